@@ -1,0 +1,29 @@
+# The two commands of the README. Each creates .venv if it is missing, installs the
+# package with its test extras (editable, which builds the Cython extensions), then runs.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: test bench build clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): $(BIN)/python pyproject.toml setup.py
+	$(BIN)/python -m pip install --quiet "setuptools>=64" "Cython>=3" "numpy>=2"
+	$(BIN)/python -m pip install --quiet --no-build-isolation -e ".[test]"
+	touch $(STAMP)
+
+build: $(STAMP)
+	$(BIN)/python setup.py build_ext --inplace --quiet
+
+test: build
+	$(BIN)/python -m pytest -q tests
+
+bench: build
+	$(BIN)/python -m benchmarks
+
+clean:
+	rm -rf build autograd_cy/_C/*.so autograd_cy/_C/ops/*.so $(VENV)

@@ -1,0 +1,11 @@
+"""``autograd_cy.autograd``: the public autograd API, named as ``torch.autograd``."""
+from autograd_cy.autograd.backward import backward, grad
+from autograd_cy.autograd.variable import Variable
+from autograd_cy.autograd import graph
+from autograd_cy.grad_mode import (
+    no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
+    is_inference_mode_enabled,
+)
+
+__all__ = ["backward", "grad", "Variable", "graph", "no_grad", "enable_grad",
+           "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled"]

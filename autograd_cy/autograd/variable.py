@@ -1,0 +1,23 @@
+"""``Variable``: the deprecated wrapper of PyTorch < 0.4; today it just returns a Tensor."""
+from autograd_cy._C.tensor import Tensor
+
+__all__ = ["Variable"]
+
+
+class _VariableMeta(type):
+    def __instancecheck__(cls, other):
+        return isinstance(other, Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """``Variable(t, requires_grad=...)`` returns ``t`` itself as a Tensor, flag set."""
+
+    def __new__(cls, data=None, requires_grad=False, volatile=False):
+        from autograd_cy import tensor
+        if data is None:
+            data = tensor([])
+        if not isinstance(data, Tensor):
+            raise TypeError("Variable data has to be a tensor, but got "
+                            f"{type(data).__name__}")
+        data.requires_grad_(requires_grad)
+        return data

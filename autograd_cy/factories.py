@@ -1,0 +1,253 @@
+"""Tensor factories: ``tensor``, ``zeros``, ``randn``, ``arange`` ... as in ``torch``.
+
+All of them return leaves; ``requires_grad=True`` is honoured even under
+``no_grad()`` (engine_semantics 9.3) and refused for non-floating dtypes.
+Random factories draw from one module-level generator seeded by ``manual_seed``.
+"""
+import builtins
+
+import numpy as np
+
+from autograd_cy import dtypes as _dtypes
+from autograd_cy._C.tensor import Tensor, _wrap_array
+
+__all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty",
+           "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint",
+           "rand_like", "randn_like", "arange", "linspace", "eye", "manual_seed", "Generator",
+           "initial_seed", "default_generator"]
+
+
+class Generator:
+    """A random number generator (``torch.Generator``) over NumPy's PCG64."""
+
+    def __init__(self, device="cpu"):
+        self._seed = 67280421310721
+        self._rng = np.random.default_rng(self._seed)
+
+    def manual_seed(self, seed):
+        self._seed = builtins.int(seed)
+        self._rng = np.random.default_rng(self._seed)
+        return self
+
+    def initial_seed(self):
+        return self._seed
+
+    def get_state(self):
+        return self._rng.bit_generator.state
+
+    def set_state(self, state):
+        self._rng.bit_generator.state = state
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed):
+    """Seed the default generator; returns it, as ``torch.manual_seed`` does."""
+    return default_generator.manual_seed(seed)
+
+
+def initial_seed():
+    return default_generator.initial_seed()
+
+
+def _rng(generator):
+    return (generator or default_generator)._rng
+
+
+def _make(array, requires_grad):
+    """Wrap ``array`` in a leaf, with PyTorch's error for requires_grad on integers."""
+    if requires_grad and array.dtype.kind != "f":
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                           "gradients")
+    result = _wrap_array(array)
+    if requires_grad:
+        result.requires_grad_(True)
+    return result
+
+
+def _numpy_dtype(dtype, default=None):
+    if dtype is None:
+        return default
+    return _dtypes.to_numpy_dtype(dtype)
+
+
+def _infer_numpy(data, dtype):
+    """NumPy array for ``data`` with PyTorch's dtype inference (floats -> float32)."""
+    if isinstance(data, Tensor):
+        array = data.detach().numpy().copy()
+    elif isinstance(data, np.ndarray):
+        array = np.array(data, copy=True)
+        _check_numpy(array)
+    else:
+        array = np.array(_unwrap(data))
+        if dtype is None and array.dtype.kind == "f":
+            array = array.astype(np.float32)
+        elif dtype is None and array.dtype.kind in "iu":
+            array = array.astype(np.int64)
+        if array.dtype.kind not in "biuf":
+            raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    if dtype is not None:
+        array = array.astype(_numpy_dtype(dtype), copy=False)
+    elif array.dtype not in _dtypes._FROM_NUMPY:
+        array = array.astype(_dtypes.from_numpy_dtype(array.dtype).numpy)
+    return array
+
+
+def _unwrap(data):
+    """Nested lists may hold 0-dim tensors (``tensor([x, y])``); take their values."""
+    if isinstance(data, Tensor):
+        return data.detach().numpy()
+    if isinstance(data, (list, tuple)):
+        return [_unwrap(item) for item in data]
+    return data
+
+
+def _check_numpy(array):
+    if any(s < 0 for s in array.strides):
+        raise ValueError(
+            "At least one stride in the given numpy array is negative, and tensors with "
+            "negative strides are not currently supported. (You can probably work around "
+            "this by making a copy of your array  with array.copy().) ")
+    _dtypes.from_numpy_dtype(array.dtype)
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A new leaf holding a copy of ``data`` (Python floats become float32)."""
+    return _make(_infer_numpy(data, dtype), requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """``data`` as a tensor, sharing memory when it already is one with this dtype."""
+    if isinstance(data, Tensor):
+        return data if dtype is None else data.to(dtype)
+    if isinstance(data, np.ndarray) and (dtype is None or
+                                         _numpy_dtype(dtype) == data.dtype):
+        return from_numpy(data)
+    return tensor(data, dtype=dtype)
+
+
+def from_numpy(array):
+    """A tensor sharing ``array``'s memory: writes through either are seen by both."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    _check_numpy(array)
+    return _make(array, False)
+
+
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    for n in size:
+        if not isinstance(n, (builtins.int, np.integer)):
+            raise TypeError(f"empty(): argument 'size' must be tuple of ints, but found "
+                            f"element of type {type(n).__name__}")
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
+                               f"{list(size)}")
+    return tuple(size)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
+    return _make(np.zeros(_size(size), _numpy_dtype(dtype, np.float32)), requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
+    return _make(np.ones(_size(size), _numpy_dtype(dtype, np.float32)), requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _make(np.empty(_size(size), _numpy_dtype(dtype, np.float32)), requires_grad)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    if dtype is None:
+        dtype = (_dtypes.bool if isinstance(fill_value, builtins.bool) else
+                 _dtypes.int64 if isinstance(fill_value, builtins.int) else _dtypes.float32)
+    return _make(np.full(_size((size,)), fill_value, _numpy_dtype(dtype)), requires_grad)
+
+
+def _like(input, dtype):
+    return _numpy_dtype(dtype, input.numpy(force=True).dtype), tuple(input.shape)
+
+
+def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    numpy_dtype, shape = _like(input, dtype)
+    return _make(np.zeros(shape, numpy_dtype), requires_grad)
+
+
+def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    numpy_dtype, shape = _like(input, dtype)
+    return _make(np.ones(shape, numpy_dtype), requires_grad)
+
+
+def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    numpy_dtype, shape = _like(input, dtype)
+    return _make(np.empty(shape, numpy_dtype), requires_grad)
+
+
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
+              memory_format=None):
+    numpy_dtype, shape = _like(input, dtype)
+    return _make(np.full(shape, fill_value, numpy_dtype), requires_grad)
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    """Uniform samples on [0, 1)."""
+    numpy_dtype = _numpy_dtype(dtype, np.float32)
+    return _make(_rng(generator).random(_size(size)).astype(numpy_dtype), requires_grad)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    """Standard normal samples."""
+    numpy_dtype = _numpy_dtype(dtype, np.float32)
+    return _make(_rng(generator).standard_normal(_size(size)).astype(numpy_dtype),
+                 requires_grad)
+
+
+def rand_like(input, *, dtype=None, requires_grad=False):
+    numpy_dtype, shape = _like(input, dtype)
+    return _make(_rng(None).random(shape).astype(numpy_dtype), requires_grad)
+
+
+def randn_like(input, *, dtype=None, requires_grad=False):
+    numpy_dtype, shape = _like(input, dtype)
+    return _make(_rng(None).standard_normal(shape).astype(numpy_dtype), requires_grad)
+
+
+def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
+            requires_grad=False):
+    """Integers uniform on [low, high); ``randint(high, size)`` also works."""
+    if size is None:
+        low, high, size = 0, low, high
+    if high is None or size is None:
+        raise TypeError("randint() missing required arguments: 'high' and 'size'")
+    array = _rng(generator).integers(low, high, size=_size((size,)))
+    return _make(array.astype(_numpy_dtype(dtype, np.int64)), requires_grad)
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 unless a float is given."""
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    values = [start, end, step]
+    values = [v.item() if isinstance(v, Tensor) else v for v in values]
+    is_float = any(isinstance(v, builtins.float) for v in values)
+    default = np.float32 if is_float else np.int64
+    array = np.arange(*values, dtype=np.float64 if is_float else np.int64)
+    return _make(array.astype(_numpy_dtype(dtype, default)), requires_grad)
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    array = np.linspace(start, end, steps)
+    return _make(array.astype(_numpy_dtype(dtype, np.float32)), requires_grad)
+
+
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    """The identity matrix (``n`` x ``m``)."""
+    return _make(np.eye(n, m, dtype=_numpy_dtype(dtype, np.float32)), requires_grad)

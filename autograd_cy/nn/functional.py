@@ -1,0 +1,3 @@
+"""Activations and losses, as ``torch.nn.functional``, composed from recorded ops."""
+
+__all__ = []

@@ -1,0 +1,547 @@
+"""The backward engine: GraphTask, ReadyQueue, InputBuffer and run_backward.
+
+Read this file top to bottom to see one ``backward()`` happen:
+
+1. ``run_backward`` makes a GraphTask and a root: the single root node itself, or
+   a GraphRoot that feeds several root gradients into the graph.
+2. ``compute_dependencies`` walks the graph once, iteratively, and counts for
+   every node how many edges point at it.
+3. With ``inputs=`` given, ``compute_exec_info`` marks the nodes that lie on a
+   path to an input (``needed``) and where ``grad()`` must capture results.
+4. ``execute`` pops the ready node with the largest sequence number, runs its
+   hooks and ``apply`` (``call_function``), checks each produced gradient against
+   what the receiving node expects (``validate_outputs``), adds it into that
+   node's InputBuffer and pushes the node once its dependency count hits zero.
+
+Nothing here recurses: the graph can be a million nodes deep.
+"""
+cimport cython
+import threading
+import warnings
+
+from autograd_cy._C.grad_mode cimport (
+    is_grad_enabled, set_grad_enabled, is_anomaly_enabled, is_anomaly_check_nan_enabled,
+)
+from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, get_grad_fn
+from autograd_cy._C.node cimport Node, Edge, AccumulateGrad, GraphRoot, gradient_edge
+
+import numpy as np
+
+
+@cython.final
+cdef class ReadyQueue:
+    """A max-heap of nodes keyed by sequence_nr: the newest forward op runs first."""
+    cdef list heap          # Nodes
+    cdef list buffers       # the InputBuffer that goes with each heap entry
+
+    def __cinit__(self):
+        self.heap = []
+        self.buffers = []
+
+    cdef void push(self, Node node, list buffer):
+        cdef Py_ssize_t child = len(self.heap)
+        cdef Py_ssize_t parent
+        self.heap.append(node)
+        self.buffers.append(buffer)
+        while child > 0:                      # sift up
+            parent = (child - 1) >> 1
+            if (<Node>self.heap[parent]).sequence_nr >= node.sequence_nr:
+                break
+            self.heap[child] = self.heap[parent]
+            self.buffers[child] = self.buffers[parent]
+            child = parent
+        self.heap[child] = node
+        self.buffers[child] = buffer
+
+    cdef tuple pop(self):
+        cdef Node top = self.heap[0]
+        cdef list top_buffer = self.buffers[0]
+        cdef Node last = self.heap.pop()
+        cdef list last_buffer = self.buffers.pop()
+        cdef Py_ssize_t size = len(self.heap)
+        cdef Py_ssize_t parent = 0
+        cdef Py_ssize_t child
+        if size:
+            while True:                       # sift down
+                child = 2 * parent + 1
+                if child >= size:
+                    break
+                if (child + 1 < size and (<Node>self.heap[child + 1]).sequence_nr
+                        > (<Node>self.heap[child]).sequence_nr):
+                    child += 1
+                if (<Node>self.heap[child]).sequence_nr <= last.sequence_nr:
+                    break
+                self.heap[parent] = self.heap[child]
+                self.buffers[parent] = self.buffers[child]
+                parent = child
+            self.heap[parent] = last
+            self.buffers[parent] = last_buffer
+        return top, top_buffer
+
+    cdef bint empty(self):
+        return not self.heap
+
+
+@cython.final
+cdef class ExecInfo:
+    """Per node, when ``inputs=`` prunes the graph: run it? capture its input for grad()?"""
+    cdef bint needed
+    cdef list captures      # (input_nr, position in grad()'s result)
+
+
+@cython.final
+cdef class GraphTask:
+    """The state of one backward() / grad() call."""
+    cdef bint keep_graph
+    cdef bint create_graph
+    cdef dict dependencies       # Node -> number of edges still to deliver a gradient
+    cdef dict not_ready          # Node -> InputBuffer (list, one slot per node input)
+    cdef dict exec_info          # Node -> ExecInfo; empty: every reachable node runs
+    cdef list captured           # grad()'s results
+    cdef ReadyQueue queue
+    cdef list final_callbacks
+    cdef readonly long long id
+    cdef set nodes_in_graph
+
+    def __cinit__(self):
+        self.dependencies = {}
+        self.not_ready = {}
+        self.exec_info = {}
+        self.captured = []
+        self.queue = ReadyQueue()
+        self.final_callbacks = []
+
+
+# The tasks running on this thread, innermost last (reentrant backward nests them).
+_local = threading.local()
+_task_counter = [0]
+
+
+cdef list current_tasks():
+    tasks = getattr(_local, "tasks", None)
+    if tasks is None:
+        tasks = _local.tasks = []
+    return tasks
+
+
+def _current_graph_task():
+    tasks = current_tasks()
+    return tasks[-1] if tasks else None
+
+
+def _current_graph_task_id():
+    tasks = current_tasks()
+    return (<GraphTask>tasks[-1]).id if tasks else -1
+
+
+def queue_callback(callback):
+    """Run ``callback()`` once the current backward has finished (rule 3.16)."""
+    tasks = current_tasks()
+    if not tasks:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    (<GraphTask>tasks[-1]).final_callbacks.append(callback)
+
+
+def _will_engine_execute_node(node):
+    """Is ``node`` in the running backward's graph and needed or captured (rule 3.12)?"""
+    cdef GraphTask task
+    cdef ExecInfo info
+    tasks = current_tasks()
+    if not tasks:
+        raise RuntimeError(
+            "_get_should_execute_nodes should only be called during the backward pass")
+    if not isinstance(node, Node):
+        raise RuntimeError("_will_engine_execute_node expects an grad_fn, node must be a Node")
+    task = tasks[-1]
+    if task.nodes_in_graph is None:
+        task.nodes_in_graph = set(task.dependencies)
+    if node not in task.nodes_in_graph and node not in task.not_ready:
+        return node in task.dependencies
+    if not task.exec_info:
+        return True
+    info = task.exec_info.get(node)
+    if info is None:
+        return False
+    if isinstance(node, AccumulateGrad) and info.captures and not info.needed:
+        raise RuntimeError(
+            "A leaf node was passed to _will_engine_execute_node but we are currently "
+            "running autograd.grad(). This is currently not supported.")
+    return info.needed or bool(info.captures)
+
+
+# ---------------------------------------------------------------- graph analysis
+
+cdef void compute_dependencies(GraphTask task, Node root):
+    """Count, for every reachable node, the edges that point at it (rule 3.3)."""
+    cdef dict dependencies = task.dependencies
+    cdef list stack = [root]
+    cdef set seen = {root}
+    cdef Node node
+    cdef Edge edge
+    while stack:
+        node = stack.pop()
+        for edge in node.next_edges:
+            if edge.function is None:
+                continue
+            dependencies[edge.function] = dependencies.get(edge.function, 0) + 1
+            if edge.function not in seen:
+                seen.add(edge.function)
+                stack.append(edge.function)
+    task.nodes_in_graph = seen
+
+
+cdef void compute_exec_info(GraphTask task, Node root, list input_edges, bint accumulate):
+    """Mark every node with a path to an input as needed (rule 3.9), without recursion.
+
+    An explicit stack of (node, index of the next child to visit) replaces the
+    recursive DFS; a node's ``needed`` is settled once all its children are done.
+    """
+    cdef dict exec_info = task.exec_info
+    cdef ExecInfo info
+    cdef Edge edge
+    cdef Node node, child
+    cdef Py_ssize_t position
+    for position in range(len(input_edges)):
+        edge = input_edges[position]
+        if edge.function is None:
+            continue
+        info = exec_info.get(edge.function)
+        if info is None:
+            info = exec_info[edge.function] = ExecInfo()
+        if accumulate:
+            info.needed = True
+        else:
+            if info.captures is None:
+                info.captures = []
+            info.captures.append((edge.input_nr, position))
+
+    cdef set visited = set()
+    cdef list stack = [(root, 0)]
+    cdef Py_ssize_t child_index
+    visited.add(root)
+    while stack:
+        node, child_index = stack[-1]
+        if child_index < len(node.next_edges):
+            stack[-1] = (node, child_index + 1)
+            edge = node.next_edges[child_index]
+            child = edge.function
+            if child is not None and child not in visited:
+                visited.add(child)
+                stack.append((child, 0))
+            continue
+        stack.pop()
+        # Post-order: every child of `node` is settled; is any of them needed?
+        for edge in node.next_edges:
+            if edge.function is None:
+                continue
+            info = exec_info.get(edge.function)
+            if info is not None and (info.needed or info.captures):
+                info = exec_info.get(node)
+                if info is None:
+                    info = exec_info[node] = ExecInfo()
+                info.needed = True
+                break
+
+
+cdef tuple needed_outputs(GraphTask task, Node node):
+    """For each next edge of ``node``: will its gradient be used? (rule 3.10)"""
+    cdef ExecInfo info
+    cdef Edge edge
+    mask = []
+    for edge in node.next_edges:
+        if edge.function is None:
+            mask.append(False)
+            continue
+        info = task.exec_info.get(edge.function)
+        mask.append(info is not None and (info.needed or bool(info.captures)))
+    return tuple(mask)
+
+
+# ----------------------------------------------------------------- running nodes
+
+cdef list call_tensor_pre_hooks(Node node, list inputs):
+    """Tensor hooks (registration order, each may replace the grad), then retains-grad."""
+    cdef dict hooks_by_slot = node.tensor_hooks()
+    cdef Py_ssize_t slot
+    if hooks_by_slot:
+        for slot, hooks in hooks_by_slot.items():
+            for hook in list(hooks.values()):
+                grad = inputs[slot]
+                result = hook(grad)
+                if result is not None:
+                    inputs[slot] = check_hook_result(hook, result, grad)
+    if node.retains_grad_hooks:
+        for slot, hook in list(node.retains_grad_hooks.items()):
+            hook(inputs[slot])
+    return inputs
+
+
+cdef object check_hook_result(object hook, object result, object grad):
+    if not isinstance(result, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+    if grad is not None:
+        if (<Tensor>result)._data.shape != (<Tensor>grad)._data.shape:
+            raise RuntimeError(f"hook '{hook_name(hook)}' has changed the size of value")
+        if (<Tensor>result)._data.dtype != (<Tensor>grad)._data.dtype:
+            raise RuntimeError(
+                f"hook '{hook_name(hook)}' has changed the type of value (was "
+                f"{tensor_type_name(grad)} got {tensor_type_name(result)})")
+    return result
+
+
+cdef str hook_name(object hook):
+    return getattr(hook, "__name__", type(hook).__name__)
+
+
+cdef str tensor_type_name(Tensor t):
+    from autograd_cy.dtypes import from_numpy_dtype
+    return "autograd_cy." + from_numpy_dtype(t._data.dtype)._tensor_type
+
+
+cdef tuple check_node_hook_result(object hook, object result, Py_ssize_t expected):
+    if not isinstance(result, tuple) and not isinstance(result, list):
+        raise TypeError(f"hook '{hook_name(hook)}' must return a tuple or None, got "
+                        f"{type(result).__name__}")
+    if len(result) != expected:
+        raise RuntimeError(
+            f"hook '{hook_name(hook)}' has returned an incorrect number of values (got "
+            f"{len(result)}, but expected {expected})")
+    return tuple(result)
+
+
+cdef tuple call_function(GraphTask task, Node node, list inputs, bint tensor_hooks_done):
+    """Hooks and apply for one node, in PyTorch's order (engine_semantics 3.7, 4.3)."""
+    cdef tuple grad_outputs
+    cdef tuple outputs
+    if not tensor_hooks_done:
+        inputs = call_tensor_pre_hooks(node, inputs)
+    grad_outputs = tuple(inputs)
+    if node.pre_hooks:
+        for hook in list(node.pre_hooks.values()):
+            result = hook(grad_outputs)
+            if result is not None:
+                grad_outputs = check_node_hook_result(hook, result, len(grad_outputs))
+
+    if task.exec_info:
+        node.output_mask = needed_outputs(task, node)
+    try:
+        outputs = node.apply(grad_outputs)
+    finally:
+        node.output_mask = None
+    outputs = validate_outputs(node, outputs)
+
+    if node.post_hooks:
+        for hook in list(node.post_hooks.values()):
+            result = hook(outputs, grad_outputs)
+            if result is not None:
+                outputs = check_node_hook_result(hook, result, len(outputs))
+    if not task.keep_graph:
+        node.release_variables()
+    if is_anomaly_enabled() and is_anomaly_check_nan_enabled():
+        check_nan(node, outputs)
+    return outputs
+
+
+cdef tuple validate_outputs(Node node, tuple outputs):
+    """Check each gradient against its receiver's metadata; sum_to or cast (rule 3.8)."""
+    cdef Py_ssize_t i, count = len(node.next_edges)
+    cdef Edge edge
+    cdef Tensor grad
+    cdef list result = None
+    if len(outputs) != count:
+        raise RuntimeError(f"Function {node.name()} returned an invalid number of gradients - "
+                           f"expected {count}, but got {len(outputs)}")
+    for i in range(count):
+        edge = node.next_edges[i]
+        value = outputs[i]
+        if value is None:
+            continue
+        if edge.function is None:
+            if result is None:
+                result = list(outputs)
+            result[i] = None
+            continue
+        grad = value
+        metadata = edge.function.input_metadata[edge.input_nr]
+        if metadata is None:
+            continue
+        shape, dtype = metadata
+        if grad._data.shape != shape or grad._data.dtype != dtype:
+            if result is None:
+                result = list(outputs)
+            result[i] = conform_gradient(node, i, grad, shape, dtype)
+    return outputs if result is None else tuple(result)
+
+
+cdef Tensor conform_gradient(Node node, Py_ssize_t index, Tensor grad, tuple shape, dtype):
+    from autograd_cy._C.ops.reduction import sum_to
+    if grad._data.shape != shape:
+        if not is_expandable_to(shape, grad._data.shape):
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {index} - got "
+                f"{list(grad._data.shape)} but expected shape compatible with {list(shape)}")
+        grad = sum_to(grad, shape)
+    if grad._data.dtype != dtype:
+        if grad._data.dtype.kind == "c" and dtype.kind != "c":
+            raise RuntimeError("Expected isFloatingType(grad.scalar_type()) || (input_is_complex "
+                               "== grad_is_complex) to be true, but got false.")
+        grad = grad.to(dtype=np.dtype(dtype))
+    return grad
+
+
+cdef bint is_expandable_to(tuple shape, tuple desired):
+    cdef Py_ssize_t i, ndim = len(shape), target_ndim = len(desired)
+    if ndim > target_ndim:
+        return False
+    for i in range(ndim):
+        size = shape[ndim - 1 - i]
+        target = desired[target_ndim - 1 - i]
+        if size != target and size != 1:
+            return False
+    return True
+
+
+cdef void check_nan(Node node, tuple outputs) except *:
+    for i, grad in enumerate(outputs):
+        if grad is not None and np.isnan((<Tensor>grad)._data).any():
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
+                               "output.")
+
+
+cdef list new_buffer(Node node):
+    return [None] * len(node.input_metadata)
+
+
+cdef void accumulate(list buffer, Py_ssize_t slot, Tensor grad) except *:
+    """InputBuffer.add: the first gradient is stored, later ones summed (rule 3.6)."""
+    old = buffer[slot]
+    if old is None:
+        buffer[slot] = grad
+    elif is_grad_enabled():
+        buffer[slot] = old + grad       # create_graph: differentiable, out of place
+    else:
+        buffer[slot] = make_tensor((<Tensor>old)._data + grad._data)
+
+
+cdef void evaluate_function(GraphTask task, Node node, list inputs) except *:
+    cdef ExecInfo info = None
+    cdef bint hooks_done = False
+    cdef tuple outputs
+    cdef Py_ssize_t i
+    cdef Edge edge
+    cdef Node child
+    cdef list buffer
+    if task.exec_info:
+        info = task.exec_info.get(node)
+        if info is not None and info.captures:
+            # grad() reads this node's input: run its tensor hooks, then capture (3.11).
+            inputs = call_tensor_pre_hooks(node, inputs)
+            hooks_done = True
+            for input_nr, position in info.captures:
+                task.captured[position] = inputs[input_nr]
+        if info is None or not info.needed:
+            return
+    try:
+        outputs = call_function(task, node, inputs, hooks_done)
+    except BaseException:
+        report_anomaly(node)
+        raise
+
+    for i in range(len(outputs)):
+        edge = node.next_edges[i]
+        child = edge.function
+        if child is None:
+            continue
+        remaining = task.dependencies[child] - 1
+        task.dependencies[child] = remaining
+        if task.exec_info:
+            info = task.exec_info.get(child)
+            if info is None or not (info.needed or info.captures):
+                continue
+        buffer = task.not_ready.get(child)
+        if buffer is None:
+            buffer = new_buffer(child)
+        if outputs[i] is not None:
+            accumulate(buffer, edge.input_nr, outputs[i])
+        if remaining == 0:
+            task.not_ready.pop(child, None)
+            task.queue.push(child, buffer)
+        else:
+            task.not_ready[child] = buffer
+
+
+cdef void report_anomaly(Node node):
+    if not is_anomaly_enabled():
+        return
+    if node.anomaly_trace is not None:
+        message = (f"Error detected in {node.name()}. Traceback of forward call that caused "
+                   f"the error:\n{node.anomaly_trace}")
+    else:
+        message = (f"Error detected in {node.name()}. No forward pass information available. "
+                   "Enable detect anomaly during forward pass for more information.")
+    warnings.warn(message, UserWarning, stacklevel=2)
+
+
+cdef void execute(GraphTask task) except *:
+    cdef Node node
+    cdef list inputs
+    while not task.queue.empty():
+        node, inputs = task.queue.pop()
+        evaluate_function(task, node, inputs)
+    # Final callbacks may queue further callbacks (rule 3.16).
+    cdef Py_ssize_t i = 0
+    while i < len(task.final_callbacks):
+        task.final_callbacks[i]()
+        i += 1
+
+
+def run_backward(tuple root_edges, tuple root_grads, bint keep_graph, bint create_graph,
+                 list input_edges, bint accumulate_grad):
+    """Run one backward pass; return the captured gradients when ``accumulate_grad`` is False.
+
+    ``root_edges``/``root_grads`` pair each output's gradient edge with its
+    gradient; ``input_edges`` is None for a plain ``backward()``, else the edges of
+    ``inputs=`` (prune to them; capture them for ``grad()``).
+    """
+    cdef GraphTask task = GraphTask()
+    cdef Node root
+    cdef list root_buffer
+    cdef Edge edge
+    _task_counter[0] += 1
+    task.id = _task_counter[0]
+    task.keep_graph = keep_graph
+    task.create_graph = create_graph
+
+    if len(root_edges) == 1:
+        # One root: that node receives the gradient directly in its slot (rule 3.2).
+        edge = root_edges[0]
+        root = edge.function
+        root_buffer = new_buffer(root)
+        if root_grads[0] is not None:
+            root_buffer[edge.input_nr] = root_grads[0]
+    else:
+        root = GraphRoot(root_edges, root_grads)
+        root.sequence_nr = <unsigned long long>-1
+        root_buffer = []
+
+    compute_dependencies(task, root)
+    if input_edges is not None:
+        task.captured = [None] * len(input_edges)
+        compute_exec_info(task, root, input_edges, accumulate_grad)
+        if len(root_edges) != 1:
+            (<ExecInfo>task.exec_info.setdefault(root, ExecInfo())).needed = True
+        elif not task.exec_info.get(root):
+            # The root reaches no input: nothing runs, everything stays unused.
+            return task.captured
+
+    tasks = current_tasks()
+    previous_grad_mode = is_grad_enabled()
+    set_grad_enabled(create_graph)       # grad mode inside backward == create_graph (2.13)
+    tasks.append(task)
+    try:
+        task.queue.push(root, root_buffer)
+        execute(task)
+    finally:
+        tasks.pop()
+        set_grad_enabled(previous_grad_mode)
+    return task.captured

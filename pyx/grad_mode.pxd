@@ -1,0 +1,13 @@
+# Design: the engine's thread-local switches, read on every op. Each is one C
+# `__thread` variable, so "is grad mode on?" costs a load, not a threading.local
+# lookup (STYLE: no per-op Python tax).
+
+cdef bint is_grad_enabled() noexcept nogil
+cdef void set_grad_enabled(bint enabled) noexcept nogil
+cdef bint is_inference_mode_enabled() noexcept nogil
+cdef void set_inference_mode(bint enabled) noexcept nogil
+cdef bint is_anomaly_enabled() noexcept nogil
+cdef bint is_anomaly_check_nan_enabled() noexcept nogil
+cdef void set_anomaly_enabled(bint enabled, bint check_nan) noexcept nogil
+cdef unsigned long long next_sequence_nr() noexcept nogil
+cdef unsigned long long peek_sequence_nr() noexcept nogil

@@ -1,0 +1,94 @@
+"""Thread-local autograd state: grad mode, inference mode, anomaly mode, sequence numbers.
+
+Every flag is a C thread-local, so a thread started inside ``no_grad()`` sees the
+default (grad enabled), as in PyTorch (engine_semantics 9.2), and reading a flag on
+the per-op path costs one memory load. The Python context managers in
+``autograd_cy/autograd/grad_mode.py`` are thin shells over the setters here.
+"""
+
+cdef extern from *:
+    """
+    static __thread int autograd_cy_grad_enabled = 1;
+    static __thread int autograd_cy_inference_mode = 0;
+    static __thread int autograd_cy_anomaly_enabled = 0;
+    static __thread int autograd_cy_anomaly_check_nan = 1;
+    /* Node sequence numbers: thread-local, one per recorded node (rule 1.5). */
+    static __thread unsigned long long autograd_cy_sequence_nr = 0;
+    """
+    int autograd_cy_grad_enabled
+    int autograd_cy_inference_mode
+    int autograd_cy_anomaly_enabled
+    int autograd_cy_anomaly_check_nan
+    unsigned long long autograd_cy_sequence_nr
+
+
+cdef bint is_grad_enabled() noexcept nogil:
+    return autograd_cy_grad_enabled
+
+
+cdef void set_grad_enabled(bint enabled) noexcept nogil:
+    global autograd_cy_grad_enabled
+    autograd_cy_grad_enabled = enabled
+
+
+cdef bint is_inference_mode_enabled() noexcept nogil:
+    return autograd_cy_inference_mode
+
+
+cdef void set_inference_mode(bint enabled) noexcept nogil:
+    global autograd_cy_inference_mode
+    autograd_cy_inference_mode = enabled
+
+
+cdef bint is_anomaly_enabled() noexcept nogil:
+    return autograd_cy_anomaly_enabled
+
+
+cdef bint is_anomaly_check_nan_enabled() noexcept nogil:
+    return autograd_cy_anomaly_check_nan
+
+
+cdef void set_anomaly_enabled(bint enabled, bint check_nan) noexcept nogil:
+    global autograd_cy_anomaly_enabled, autograd_cy_anomaly_check_nan
+    autograd_cy_anomaly_enabled = enabled
+    autograd_cy_anomaly_check_nan = check_nan
+
+
+cdef unsigned long long next_sequence_nr() noexcept nogil:
+    global autograd_cy_sequence_nr
+    autograd_cy_sequence_nr += 1
+    return autograd_cy_sequence_nr - 1
+
+
+cdef unsigned long long peek_sequence_nr() noexcept nogil:
+    return autograd_cy_sequence_nr
+
+
+# Python-visible accessors (used by the grad-mode context managers and tests).
+
+def _is_grad_enabled():
+    return autograd_cy_grad_enabled != 0
+
+
+def _set_grad_enabled(bint enabled):
+    set_grad_enabled(enabled)
+
+
+def _is_inference_mode_enabled():
+    return autograd_cy_inference_mode != 0
+
+
+def _set_inference_mode(bint enabled):
+    set_inference_mode(enabled)
+
+
+def _is_anomaly_enabled():
+    return autograd_cy_anomaly_enabled != 0
+
+
+def _is_anomaly_check_nan_enabled():
+    return autograd_cy_anomaly_check_nan != 0
+
+
+def _set_anomaly_enabled(bint enabled, bint check_nan=True):
+    set_anomaly_enabled(enabled, check_nan)

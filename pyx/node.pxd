@@ -1,0 +1,67 @@
+# Design: the backward graph. A Node is one backward function; its next_edges
+# point at the Nodes that receive the gradients it produces (one edge per
+# forward input). Tensors hold their grad_fn strongly; a Node holds its
+# children strongly and its own outputs never (SavedTensor re-wraps them).
+
+from autograd_cy._C.tensor cimport Tensor
+
+
+cdef class Edge:
+    cdef readonly Node function       # None marks an invalid edge (no gradient flows)
+    cdef readonly Py_ssize_t input_nr # which input slot of `function` receives the gradient
+
+
+cdef class Node:
+    cdef tuple next_edges             # one Edge per forward input, in argument order
+    cdef readonly unsigned long long sequence_nr  # creation order; newest runs first
+    cdef list input_metadata          # per forward output: (shape, numpy dtype)
+    cdef dict tensor_pre_hooks        # output_nr -> {handle id: hook(grad)}
+    cdef dict retains_grad_hooks      # output_nr -> RetainGradHook
+    cdef dict pre_hooks               # handle id -> hook(grad_outputs)
+    cdef dict post_hooks              # handle id -> hook(grad_inputs, grad_outputs)
+    cdef dict _metadata
+    cdef object anomaly_trace         # forward stack when created in anomaly mode
+    cdef object _parent_node          # node whose backward created this one (anomaly)
+    cdef tuple output_mask            # set by the engine around apply(): needed edges
+    cdef object __weakref__
+
+    cpdef tuple apply(self, tuple grads)
+    cdef void release_variables(self)
+    cdef dict tensor_hooks(self)
+    cdef bint should_compute_output(self, Py_ssize_t i)
+
+
+cdef class AccumulateGrad(Node):
+    cdef readonly Tensor variable
+
+
+cdef class GraphRoot(Node):
+    cdef tuple outputs
+
+
+cdef class SavedTensor:
+    cdef object data                  # the Tensor itself, or for a node's own output its array
+    cdef bint is_output               # re-wrap with grad_fn = the owning node on unpack
+    cdef bint is_leaf_or_input_kept
+    cdef bint was_none
+    cdef bint freed
+    cdef bint saved_requires_grad
+    cdef Py_ssize_t output_nr
+    cdef unsigned long long saved_version
+    cdef object version_counter       # VersionCounter shared with the original tensor
+    cdef object input_grad_fn         # grad_fn of a saved input (restored after hooks)
+    cdef object op_name               # "Add" for "output 0 of Add" in version errors
+    cdef object pack_hook, unpack_hook, packed
+
+    cpdef object unpack(self, Node owner=*)
+    cdef _apply_hooks(self, pack_hook, unpack_hook, Tensor value)
+    cdef void _restore_metadata(self, Tensor result, Node owner)
+    cdef void release(self)
+
+
+cdef Edge gradient_edge(Tensor t)
+cdef Node set_history(Node node, tuple inputs, tuple outputs)
+cdef Node set_history1(Node node, Tensor input, Tensor output)
+cdef Node set_history2(Node node, object input0, object input1, Tensor output)
+cdef SavedTensor save(Tensor t, bint is_output)
+cdef bint any_requires_grad2(object a, object b)

@@ -1,0 +1,589 @@
+"""The backward graph: Node, Edge, AccumulateGrad, GraphRoot, SavedTensor.
+
+# NOTE [What a Node is]
+A Node is one step of the backward pass. When a recorded op runs forward it
+creates a Node (``MulBackward0`` for ``a * b``) that knows how to turn the
+gradient of the op's outputs into gradients of its inputs: ``apply(grads)``
+takes one gradient per forward *output* and returns one per forward *input*.
+Where each returned gradient goes is written in ``next_edges``: an Edge
+``(function, input_nr)`` names the Node that produced that input and which of
+its outputs the input was. A leaf that requires grad is fed by its
+AccumulateGrad node, which writes ``.grad``; inputs that need no gradient get
+an invalid edge ``(None, 0)``.
+
+``sequence_nr`` counts Nodes per thread in creation order. The engine runs the
+ready Node with the largest number first, so backward visits ops in reverse
+order of the forward pass (AccumulateGrad has the largest possible number and
+runs as soon as it is ready).
+
+# NOTE [Ownership]
+Output tensors own their grad_fn; a Node owns its next Nodes and the tensors it
+saved. A Node never owns its own outputs: a SavedTensor of an output keeps the
+bare array and re-attaches ``grad_fn`` on unpack, so there is no cycle and the
+graph is freed by reference counting the moment the outputs go away.
+"""
+cimport cython
+import traceback
+import weakref
+
+from cpython.ref cimport Py_REFCNT
+from libc.stdint cimport UINT64_MAX
+
+from autograd_cy._C.grad_mode cimport (
+    is_grad_enabled, is_inference_mode_enabled, is_anomaly_enabled, next_sequence_nr,
+)
+from autograd_cy._C.tensor cimport (
+    Tensor, make_tensor, version_counter, get_grad_fn, requires_grad, VersionCounter,
+    array_module, bump_version,
+)
+
+
+@cython.freelist(64)
+cdef class Edge:
+    """``(function, input_nr)``: where one gradient produced by a Node goes."""
+
+    def __cinit__(self, Node function=None, Py_ssize_t input_nr=0):
+        self.function = function
+        self.input_nr = input_nr
+
+    def is_valid(self):
+        return self.function is not None
+
+    def __iter__(self):
+        return iter((self.function, self.input_nr))
+
+    def __repr__(self):
+        return f"Edge(function={self.function!r}, input_nr={self.input_nr})"
+
+
+cdef Edge INVALID_EDGE = Edge(None, 0)
+
+
+_next_handle_id = 0
+
+
+class RemovableHandle:
+    """Returned by every ``register_*hook``; ``remove()`` unregisters the hook."""
+
+    def __init__(self, hooks_dict, extra_dicts=()):
+        global _next_handle_id
+        _next_handle_id += 1
+        self.id = _next_handle_id
+        self._dicts = (hooks_dict,) + tuple(extra_dicts)
+
+    def remove(self):
+        for hooks in self._dicts:
+            hooks.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.remove()
+
+
+cdef object _add_hook(dict hooks, object fn):
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = fn
+    return handle
+
+
+@cython.trashcan(True)
+cdef class Node:
+    """A backward function: gradients of the outputs in, gradients of the inputs out."""
+
+    def __cinit__(self, *args, **kwargs):
+        self.next_edges = ()
+
+    cpdef tuple apply(self, tuple grads):
+        raise NotImplementedError(f"{self.name()} has no backward formula")
+
+    cdef void release_variables(self):
+        pass
+
+    cdef dict tensor_hooks(self):
+        return self.tensor_pre_hooks
+
+    cdef bint should_compute_output(self, Py_ssize_t i):
+        """Does the gradient for forward input ``i`` reach anything that wants it?"""
+        if self.output_mask is not None:
+            return self.output_mask[i]
+        return (<Edge>self.next_edges[i]).function is not None
+
+    # ---------------------------------------------------------- Python API
+    def name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        return f"<{self.name()} object at {id(self):#x}>"
+
+    def __call__(self, *grads):
+        return self.apply(grads)
+
+    @property
+    def next_functions(self):
+        return tuple((e.function, e.input_nr) for e in self.next_edges)
+
+    @property
+    def metadata(self):
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def _sequence_nr(self):
+        return self.sequence_nr
+
+    def _input_metadata(self):
+        return list(self.input_metadata or ())
+
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` after this node runs; may replace grad_inputs."""
+        if self.post_hooks is None:
+            self.post_hooks = {}
+        return _add_hook(self.post_hooks, fn)
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` before this node runs; may replace grad_outputs."""
+        if self.pre_hooks is None:
+            self.pre_hooks = {}
+        return _add_hook(self.pre_hooks, fn)
+
+    def _register_hook_dict(self, tensor):
+        pass
+
+    def __getattr__(self, str name):
+        # `_saved_self` / `_raw_saved_self` read the `saved_self` field of built-in nodes.
+        cdef object value
+        if name.startswith("_raw_saved_"):
+            value = getattr(self, "saved_" + name[len("_raw_saved_"):])
+            return value
+        if name.startswith("_saved_"):
+            value = getattr(self, "saved_" + name[len("_saved_"):])
+            if isinstance(value, SavedTensor):
+                return (<SavedTensor>value).unpack(self)
+            if isinstance(value, tuple) and value and isinstance(value[0], SavedTensor):
+                return tuple((<SavedTensor>v).unpack(self) for v in value)
+            return value
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+
+@cython.final
+cdef class AccumulateGrad(Node):
+    """The sink of a leaf: adds the incoming gradient into ``variable.grad``."""
+
+    def __cinit__(self, Tensor variable=None):
+        self.variable = variable
+        self.sequence_nr = UINT64_MAX
+        if variable is not None:
+            self.input_metadata = [(variable._data.shape, variable._data.dtype)]
+
+    def name(self):
+        return "torch::autograd::AccumulateGrad"
+
+    cdef dict tensor_hooks(self):
+        # Leaf hooks live on the tensor, so they outlive this (weakly cached) node.
+        if self.variable._hooks:
+            return {0: self.variable._hooks}
+        return None
+
+    cpdef tuple apply(self, tuple grads):
+        cdef Tensor variable = self.variable
+        cdef object grad = grads[0]
+        if grad is not None and variable._requires_grad:
+            if variable._grad_fn is not None:
+                raise RuntimeError("leaf variable has been moved into the graph interior")
+            accumulate_grad(variable, <Tensor>grad)
+        if variable._post_accumulate_grad_hooks:
+            for hook in list(variable._post_accumulate_grad_hooks.values()):
+                result = hook(variable)
+                if result is not None:
+                    raise TypeError(
+                        f"expected Variable, but hook returned '{type(result).__name__}'")
+        return ()
+
+
+# References to the incoming gradient held by the engine while AccumulateGrad runs
+# (the InputBuffer list, the grads tuple, the local in apply). One more means
+# someone else holds it, so it must be copied, not stolen (rule 6.2).
+cdef Py_ssize_t ENGINE_REFERENCES = 3
+
+
+cdef void accumulate_grad(Tensor variable, Tensor grad) except *:
+    """The "default gradient layouts" rules (engine_semantics 6.1-6.3)."""
+    cdef Tensor old = variable._grad
+    if old is None:
+        if not is_grad_enabled() and can_steal(variable, grad):
+            variable._grad = grad
+        elif is_grad_enabled() and requires_grad(grad):
+            variable._grad = grad.clone()           # differentiable copy (create_graph)
+        else:
+            variable._grad = make_tensor(copy_with_layout(grad._data, variable._data))
+    elif not is_grad_enabled():
+        # Rule 6.3: in place, so a user-assigned .grad keeps its identity and strides.
+        old._data += grad._data
+        bump_version(old)
+    else:
+        variable._grad = old + grad
+
+
+cdef bint can_steal(Tensor variable, Tensor grad):
+    array = grad._data
+    return (Py_REFCNT(grad) <= ENGINE_REFERENCES
+            and Py_REFCNT(array) == 1
+            and grad._grad_fn is None
+            and array.base is None
+            and array.strides == variable._data.strides
+            and array.dtype == variable._data.dtype)
+
+
+cdef object copy_with_layout(object grad_array, object param_array):
+    """A copy of the gradient laid out like the parameter when it is dense (rule 6.1)."""
+    xp = array_module(param_array)
+    result = xp.empty_like(param_array, dtype=grad_array.dtype)
+    result[...] = grad_array
+    return result
+
+
+def _set_engine_references(Py_ssize_t n):
+    global ENGINE_REFERENCES
+    ENGINE_REFERENCES = n
+
+
+@cython.final
+cdef class GraphRoot(Node):
+    """Feeds the root gradients of a backward with several roots into the graph."""
+
+    def __cinit__(self, tuple edges=(), tuple outputs=()):
+        self.next_edges = edges
+        self.outputs = outputs
+        self.input_metadata = []
+
+    cpdef tuple apply(self, tuple grads):
+        return self.outputs
+
+
+# ------------------------------------------------------------------ graph recording
+
+cdef AccumulateGrad get_accumulator(Tensor leaf):
+    """The leaf's AccumulateGrad, created once and cached weakly (rule 1.4)."""
+    cdef AccumulateGrad acc = None
+    if leaf._accumulator is not None:
+        acc = leaf._accumulator()
+    if acc is None:
+        acc = AccumulateGrad(leaf)
+        leaf._accumulator = weakref.ref(acc)
+    return acc
+
+
+cdef Edge gradient_edge(Tensor t):
+    """The edge a gradient for ``t`` must travel: its grad_fn, its accumulator, or none."""
+    cdef object grad_fn = get_grad_fn(t)
+    if grad_fn is not None:
+        return Edge(grad_fn, t._output_nr)
+    if t._requires_grad:
+        return Edge(get_accumulator(t), 0)
+    return INVALID_EDGE
+
+
+def _gradient_edge(Tensor t):
+    return gradient_edge(t)
+
+
+cdef inline Edge edge_of(object x):
+    if isinstance(x, Tensor):
+        return gradient_edge(<Tensor>x)
+    return INVALID_EDGE
+
+
+cdef inline void record_output(Node node, Tensor output, Py_ssize_t output_nr):
+    output._grad_fn = node
+    output._output_nr = output_nr
+    if output._base is not None:
+        output._grad_fn_version = version_counter(output).version
+    node.input_metadata.append((output._data.shape, output._data.dtype))
+
+
+cdef inline void stamp(Node node):
+    node.sequence_nr = next_sequence_nr()
+    node.input_metadata = []
+    if is_anomaly_enabled():
+        node.anomaly_trace = "".join(traceback.format_stack()[:-2])
+
+
+cdef Node set_history1(Node node, Tensor input, Tensor output):
+    """Record a one-input, one-output op: ``output = op(input)`` with backward ``node``."""
+    stamp(node)
+    node.next_edges = (gradient_edge(input),)
+    record_output(node, output, 0)
+    return node
+
+
+cdef Node set_history2(Node node, object input0, object input1, Tensor output):
+    """Record a binary op; a non-Tensor operand gets an invalid edge (rule 1.3)."""
+    stamp(node)
+    node.next_edges = (edge_of(input0), edge_of(input1))
+    record_output(node, output, 0)
+    return node
+
+
+cdef Node set_history(Node node, tuple inputs, tuple outputs):
+    """Record any op. Outputs that are None or of integer dtype stay outside the graph."""
+    cdef Py_ssize_t i
+    stamp(node)
+    node.next_edges = tuple([edge_of(x) for x in inputs])
+    for i in range(len(outputs)):
+        output = outputs[i]
+        if output is None:
+            node.input_metadata.append(None)
+        elif (<Tensor>output)._data.dtype.kind != "f":
+            node.input_metadata.append(((<Tensor>output)._data.shape,
+                                        (<Tensor>output)._data.dtype))
+        else:
+            record_output(node, <Tensor>output, i)
+    return node
+
+
+cdef bint any_requires_grad2(object a, object b):
+    """Should a binary op record a node? (grad mode on, some operand requires grad)."""
+    if not is_grad_enabled():
+        return False
+    return ((isinstance(a, Tensor) and requires_grad(<Tensor>a))
+            or (isinstance(b, Tensor) and requires_grad(<Tensor>b)))
+
+
+def _set_history(Node node, tuple inputs, tuple outputs):
+    """Python access to set_history (custom Functions, tests of the engine)."""
+    return set_history(node, inputs, outputs)
+
+
+# ------------------------------------------------------------------ saved tensors
+
+_FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward.")
+
+_INFERENCE_SAVE_MESSAGE = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead "
+    "of `torch.inference_mode()`.")
+
+# The innermost saved_tensors_hooks pair, set by autograd.graph (None: no hooks).
+_saved_tensors_hooks_stack = []
+
+
+def _push_saved_tensors_hooks(pack, unpack):
+    _saved_tensors_hooks_stack.append((pack, unpack))
+
+
+def _pop_saved_tensors_hooks():
+    _saved_tensors_hooks_stack.pop()
+
+
+def _forward_op_name(node):
+    name = node.name()
+    stripped = name.rstrip("0123456789")
+    if stripped.endswith("Backward"):
+        stripped = stripped[:-len("Backward")]
+    return stripped or name
+
+
+@cython.freelist(64)
+cdef class SavedTensor:
+    """A tensor kept for backward (PyTorch's SavedVariable), version-checked on unpack."""
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        """Replace how this value is stored: ``pack_hook`` now, ``unpack_hook`` on access."""
+        if self.was_none:
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
+                               "forbidden")
+        if self.freed:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor after it has been freed. Saved "
+                "intermediate values of the graph are freed when you call .backward() or "
+                "autograd.grad(). Specify retain_graph=True if you need to backward through "
+                "the graph a second time or if you need to access saved variables after "
+                "calling backward.")
+        if self.unpack_hook is not None:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have "
+                               "already been set. Hint: only one pair of hooks is allowed at a "
+                               "time.")
+        value = self.data
+        if self.is_output:
+            value = make_tensor(self.data)
+            self._restore_metadata(value, None)
+        self._apply_hooks(pack_hook, unpack_hook, value)
+
+    cdef _apply_hooks(self, pack_hook, unpack_hook, Tensor value):
+        """Hand storage to a pack hook (run under no_grad, exactly once: rule 5.4)."""
+        from autograd_cy._C.grad_mode import _is_grad_enabled, _set_grad_enabled
+        previous = _is_grad_enabled()
+        _set_grad_enabled(False)
+        try:
+            self.packed = pack_hook(value)
+        finally:
+            _set_grad_enabled(previous)
+        self.unpack_hook = unpack_hook
+        self.data = None
+
+    cpdef object unpack(self, Node owner=None):
+        """The saved tensor; raises if it was freed or modified in place since saving."""
+        cdef Tensor result
+        if self.was_none:
+            return None
+        if self.freed:
+            raise RuntimeError(_FREED_MESSAGE)
+        if self.unpack_hook is not None:
+            # Hooks take over storage; PyTorch skips the version check here (rule 5.5).
+            value = self.unpack_hook(self.packed)
+            if not isinstance(value, Tensor):
+                raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but "
+                                f"got result of type {type(value).__name__}")
+            result = make_tensor((<Tensor>value)._data)
+            self._restore_metadata(result, owner)
+            return result
+        if (<VersionCounter>self.version_counter).version != self.saved_version:
+            raise RuntimeError(self._version_message())
+        if not self.is_output:
+            return self.data
+        result = make_tensor(self.data)
+        self._restore_metadata(result, owner)
+        return result
+
+    cdef void _restore_metadata(self, Tensor result, Node owner):
+        result._version_counter = self.version_counter
+        if not self.saved_requires_grad:
+            return
+        if self.is_output:
+            result._grad_fn = owner
+            result._output_nr = self.output_nr
+        elif self.input_grad_fn is not None:
+            result._grad_fn = self.input_grad_fn
+            result._output_nr = self.output_nr
+        else:
+            result._requires_grad = True
+
+    def _version_message(self):
+        shape = list(self.data.shape) if not self.is_output else list(self.data.shape)
+        from autograd_cy.dtypes import from_numpy_dtype
+        array = self.data._data if not self.is_output else self.data
+        type_name = "autograd_cy." + from_numpy_dtype(array.dtype)._tensor_type
+        where = ""
+        if self.op_name is not None:
+            where = f", which is output {self.output_nr} of {self.op_name},"
+        return (
+            "one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: [{type_name} {list(array.shape)}]{where} is at version "
+            f"{(<VersionCounter>self.version_counter).version}; expected version "
+            f"{self.saved_version} instead. Hint: enable anomaly detection to find the "
+            "operation that failed to compute its gradient, with "
+            "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+    cdef void release(self):
+        self.freed = True
+        self.data = None
+        self.packed = None
+
+    def __repr__(self):
+        return "<autograd_cy._C._autograd.SavedTensor object>"
+
+
+cdef SavedTensor save(Tensor t, bint is_output):
+    """Save ``t`` for backward: an input as the object itself, an output as its array."""
+    cdef SavedTensor saved = SavedTensor.__new__(SavedTensor)
+    if t is None:
+        saved.was_none = True
+        return saved
+    if t._is_inference and not is_inference_mode_enabled():
+        raise RuntimeError(_INFERENCE_SAVE_MESSAGE)
+    counter = version_counter(t)
+    saved.version_counter = counter
+    saved.saved_version = (<VersionCounter>counter).version
+    saved.is_output = is_output
+    saved.saved_requires_grad = requires_grad(t)
+    saved.output_nr = t._output_nr
+    if t._grad_fn is not None:
+        saved.op_name = _forward_op_name(t._grad_fn)
+    saved.data = t._data if is_output else t
+    if not is_output:
+        saved.input_grad_fn = t._grad_fn
+    if _saved_tensors_hooks_stack:
+        pack_hook, unpack_hook = _saved_tensors_hooks_stack[-1]
+        saved._apply_hooks(pack_hook, unpack_hook, t)
+    return saved
+
+
+def _save(Tensor t, bint is_output=False):
+    return save(t, is_output)
+
+
+# ---------------------------------------------------------- hooks on tensors
+
+class RetainGradHook:
+    """Keeps a non-leaf's gradient in its ``.grad``; runs after every tensor hook (4.3)."""
+
+    def __init__(self, Tensor tensor):
+        self.tensor_ref = weakref.ref(tensor)
+
+    def __call__(self, grad):
+        cdef Tensor tensor = self.tensor_ref()
+        if tensor is None or grad is None:
+            return
+        if tensor._grad is None:
+            # A fresh contiguous copy: the retained grad never aliases the engine's buffer.
+            tensor._grad = grad.clone()
+        else:
+            tensor._grad = tensor._grad + grad
+
+
+def retain_grad(Tensor t):
+    cdef Node grad_fn
+    if not requires_grad(t):
+        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    if t._grad_fn is None or t._retains_grad:
+        return
+    grad_fn = get_grad_fn(t)
+    if grad_fn.retains_grad_hooks is None:
+        grad_fn.retains_grad_hooks = {}
+    grad_fn.retains_grad_hooks[t._output_nr] = RetainGradHook(t)
+    t._retains_grad = True
+
+
+def move_retains_grad_hook(Tensor t, Node old_grad_fn, Py_ssize_t old_output_nr):
+    """After an in-place op rebased ``t``, its retains-grad hook follows it (rule 4.7)."""
+    cdef Node new_grad_fn = t._grad_fn
+    hook = old_grad_fn.retains_grad_hooks.pop(old_output_nr, None)
+    if hook is None:
+        return
+    if new_grad_fn.retains_grad_hooks is None:
+        new_grad_fn.retains_grad_hooks = {}
+    new_grad_fn.retains_grad_hooks[t._output_nr] = hook
+
+
+def register_tensor_hook(Tensor t, hook):
+    cdef Node grad_fn
+    if not requires_grad(t):
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if t._grad_fn is None:
+        if t._hooks is None:
+            t._hooks = {}
+        return _add_hook(t._hooks, hook)
+    # A non-leaf's hook binds to its current grad_fn's input slot (rule 4.2).
+    grad_fn = get_grad_fn(t)
+    if grad_fn.tensor_pre_hooks is None:
+        grad_fn.tensor_pre_hooks = {}
+    slot_hooks = grad_fn.tensor_pre_hooks.setdefault(t._output_nr, {})
+    return _add_hook(slot_hooks, hook)
+
+
+def register_post_accumulate_grad_hook(Tensor t, hook):
+    if t._grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    if not t._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if t._post_accumulate_grad_hooks is None:
+        t._post_accumulate_grad_hooks = {}
+    return _add_hook(t._post_accumulate_grad_hooks, hook)

@@ -1,0 +1,278 @@
+"""In-place ops and the history rewriting they need (engine_semantics 7.1-7.4).
+
+An in-place op ``x.mul_(y)`` is computed as its out-of-place twin, written back
+into ``x``'s memory, and then *rebases* ``x``'s history: ``x.grad_fn`` becomes the
+new node, whose edge points at the old one. When ``x`` is a view of a tensor
+that is part of a graph, the base is rebased instead, through a CopySlices node
+that routes the slice of the base's gradient through the op's node; the view's
+own grad_fn is rebuilt lazily (AsStridedBackward0) the next time it is read.
+"""
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+cimport numpy as cnp
+
+from autograd_cy._C.grad_mode cimport is_grad_enabled, next_sequence_nr
+from autograd_cy._C.tensor cimport (
+    Tensor, make_tensor, requires_grad, bump_version, version_counter, get_grad_fn,
+    VIEW_DEFAULT,
+)
+from autograd_cy._C.node cimport Node, Edge, gradient_edge, set_history
+from autograd_cy._C.node import move_retains_grad_hook
+from autograd_cy._C.ops.dispatch cimport check_inplace
+from autograd_cy._C.ops.dispatch import view_error_message
+
+cnp.import_array()
+
+__all__ = ["zero_", "fill_", "copy_"]
+__tensor_methods__ = ("zero_", "fill_", "copy_")
+
+
+# ------------------------------------------------------------------ geometry
+
+cdef Py_ssize_t data_address(object array):
+    if type(array) is np.ndarray:
+        return <Py_ssize_t>cnp.PyArray_DATA(array)
+    return array.data.ptr
+
+
+cdef tuple geometry(object array, object base_array):
+    """``(shape, strides, offset)`` of ``array`` in elements of ``base_array``'s storage."""
+    itemsize = array.itemsize
+    offset = (data_address(array) - data_address(base_array)) // itemsize
+    return (array.shape, tuple(s // itemsize for s in array.strides), offset)
+
+
+cdef tuple storage_like(tuple base_geometry, object grad_array):
+    """A zeroed flat storage that can hold the base, and the base's view of it."""
+    shape, strides, _ = base_geometry
+    size = 1
+    for n, s in zip(shape, strides):
+        if n == 0:
+            size = 0
+            break
+        size += (n - 1) * s
+    storage = np.zeros(max(size, 1), dtype=grad_array.dtype)
+    return storage, strided(storage, base_geometry)
+
+
+cdef object strided(object storage, tuple geometry):
+    shape, strides, offset = geometry
+    itemsize = storage.itemsize
+    return as_strided(storage[offset:], shape=shape,
+                      strides=tuple(s * itemsize for s in strides))
+
+
+# ------------------------------------------------------------------ nodes
+
+cdef class CopySlices(Node):
+    """The base's grad_fn after an in-place op on one of its views.
+
+    Backward: the base's gradient passes through unchanged except on the view's
+    slice, which is replaced by what the in-place op's node makes of it.
+    """
+    cdef readonly tuple base_geometry
+    cdef readonly tuple view_geometry
+    cdef readonly Node fn
+
+    cpdef tuple apply(self, tuple grads):
+        cdef Tensor grad = grads[0]
+        cdef tuple result
+        if grad is None:
+            return (None,) * len(self.next_edges)
+        storage, base_view = storage_like(self.base_geometry, grad._data)
+        base_view[...] = grad._data
+        grad_slice = strided(storage, self.view_geometry)
+        if self.output_mask is not None:
+            self.fn.output_mask = (True,) + self.output_mask[1:]
+        try:
+            result = self.fn.apply((make_tensor(grad_slice.copy()),))
+        finally:
+            self.fn.output_mask = None
+        if result[0] is None:
+            grad_slice[...] = 0
+        else:
+            grad_slice[...] = (<Tensor>result[0])._data
+        return (make_tensor(np.ascontiguousarray(base_view)),) + tuple(result[1:])
+
+    cdef void release_variables(self):
+        self.fn.release_variables()
+
+
+cdef class AsStridedBackward0(Node):
+    """A view's grad_fn rebuilt after its base changed in place: scatter into the base."""
+    cdef readonly tuple base_geometry
+    cdef readonly tuple view_geometry
+
+    cpdef tuple apply(self, tuple grads):
+        cdef Tensor grad = grads[0]
+        if grad is None or not self.should_compute_output(0):
+            return (None,)
+        storage, base_view = storage_like(self.base_geometry, grad._data)
+        target = strided(storage, self.view_geometry)
+        target += grad._data
+        return (make_tensor(np.ascontiguousarray(base_view)),)
+
+
+cdef tuple base_geometry_of(Tensor base):
+    return geometry(base._data, base._data)
+
+
+def regenerate_view_grad_fn(Tensor view):
+    """Rebuild a view's grad_fn after its base or a sibling changed in place (7.4, 7.5)."""
+    cdef Tensor base = view._base
+    cdef AsStridedBackward0 node
+    view._grad_fn_version = version_counter(view).version
+    if not requires_grad(base):
+        return
+    if view._creation_meta != VIEW_DEFAULT:
+        raise RuntimeError(view_error_message(view, True))
+    node = AsStridedBackward0()
+    node.sequence_nr = next_sequence_nr()
+    node.base_geometry = base_geometry_of(base)
+    node.view_geometry = geometry(view._data, base._data)
+    node.next_edges = (gradient_edge(base),)
+    node.input_metadata = [(view._data.shape, view._data.dtype)]
+    view._grad_fn = node
+    view._output_nr = 0
+
+
+cdef void rebase_history(Tensor self, Node node) except *:
+    """Make ``node`` (the in-place op's backward) the new history of ``self``."""
+    cdef Tensor base = self._base
+    cdef CopySlices copy_slices
+    old_fn, old_nr = self._grad_fn, self._output_nr
+    if base is None:
+        self._grad_fn = node
+        self._output_nr = 0
+        if old_fn is not None:
+            move_retains_grad_hook(self, old_fn, old_nr)
+        return
+    copy_slices = CopySlices()
+    copy_slices.sequence_nr = next_sequence_nr()
+    copy_slices.base_geometry = base_geometry_of(base)
+    copy_slices.view_geometry = geometry(self._data, base._data)
+    copy_slices.fn = node
+    copy_slices.next_edges = (gradient_edge(base),) + node.next_edges[1:]
+    copy_slices.input_metadata = [(base._data.shape, base._data.dtype)]
+    old_fn, old_nr = base._grad_fn, base._output_nr
+    base._grad_fn = copy_slices
+    base._output_nr = 0
+    if old_fn is not None:
+        move_retains_grad_hook(base, old_fn, old_nr)
+    # The view's grad_fn goes stale: the version moved, so get_grad_fn rebuilds it.
+
+
+cdef void write_back(Tensor self, Tensor out) except *:
+    if out._data.shape != self._data.shape:
+        raise RuntimeError(
+            f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
+            f"{list(out._data.shape)}")
+    if out._data.dtype != self._data.dtype and not np.can_cast(
+            out._data.dtype, self._data.dtype, "same_kind"):
+        from autograd_cy.dtypes import from_numpy_dtype
+        raise RuntimeError(
+            f"result type {from_numpy_dtype(out._data.dtype)._scalar_name} can't be cast to "
+            f"the desired output type {from_numpy_dtype(self._data.dtype)._scalar_name}")
+    self._data[...] = out._data
+
+
+cdef Tensor apply_inplace(Tensor self, object compute, tuple others, bint needs_original):
+    """Run ``compute(self)`` (the out-of-place op) and make it ``self``'s new value and history.
+
+    ``needs_original``: the op's backward reads ``self``'s old value, so the node
+    must save a copy of it rather than the tensor that is about to change.
+    """
+    cdef bint records = is_grad_enabled() and (
+        requires_grad(self) or any(isinstance(o, Tensor) and requires_grad(<Tensor>o)
+                                   for o in others))
+    cdef Tensor source = self
+    cdef Tensor out
+    check_inplace(self, records)
+    if records and needs_original:
+        source = make_tensor(self._data.copy())
+        source._grad_fn = get_grad_fn(self)
+        source._output_nr = self._output_nr
+        source._requires_grad = self._requires_grad
+    out = compute(source)
+    write_back(self, out)
+    bump_version(self)
+    if records:
+        rebase_history(self, <Node>out._grad_fn)
+    return self
+
+
+# ------------------------------------------------------------ zero_, fill_, copy_
+
+cdef class FillBackward0(Node):
+    """``x.fill_(value)``: nothing flows to the old x; a tensor value gets the grad's sum."""
+
+    cpdef tuple apply(self, tuple grads):
+        cdef Tensor grad = grads[0]
+        value_grad = None
+        if len(self.next_edges) > 1 and self.should_compute_output(1) and grad is not None:
+            value_grad = grad.sum()
+        return (None, value_grad)[:len(self.next_edges)]
+
+
+cdef class ZeroBackward0(Node):
+    cpdef tuple apply(self, tuple grads):
+        return (None,)
+
+
+cdef class CopyBackwards(Node):
+    """``x.copy_(src)``: src receives the gradient (cast and summed to its shape)."""
+
+    cpdef tuple apply(self, tuple grads):
+        cdef Tensor grad = grads[0]
+        return (None, grad if self.should_compute_output(1) else None)
+
+
+def _filled(Tensor source, value, Node node):
+    cdef Tensor out = make_tensor(np.empty_like(source._data))
+    if isinstance(value, Tensor):
+        out._data[...] = (<Tensor>value)._data
+    else:
+        out._data[...] = value
+    if is_grad_enabled() and (requires_grad(source) or (
+            isinstance(value, Tensor) and requires_grad(<Tensor>value))):
+        set_history(node, (source, value) if isinstance(value, Tensor) else (source,), (out,))
+    return out
+
+
+def zero_(Tensor self):
+    """Fill with zeros, in place."""
+    return apply_inplace(self, lambda x: _filled(x, 0, ZeroBackward0()), (), False)
+
+
+def fill_(Tensor self, value):
+    """Fill with ``value`` (a number or a 0-dim tensor), in place."""
+    if isinstance(value, Tensor) and (<Tensor>value)._data.ndim != 0:
+        raise RuntimeError(
+            "fill_ only supports 0-dimension value tensor but got tensor with "
+            f"{(<Tensor>value)._data.ndim} dimensions.")
+    return apply_inplace(self, lambda x: _filled(x, value, FillBackward0()), (value,), False)
+
+
+def copy_(Tensor self, Tensor src, non_blocking=False):
+    """Copy ``src`` (broadcast to ``self``'s shape, cast to its dtype) into ``self``."""
+    try:
+        np.broadcast_shapes(src._data.shape, self._data.shape)
+        if np.broadcast_shapes(src._data.shape, self._data.shape) != self._data.shape:
+            raise ValueError
+    except ValueError:
+        raise RuntimeError(
+            f"The size of tensor a ({self._data.shape[-1] if self._data.ndim else 1}) must "
+            f"match the size of tensor b ({src._data.shape[-1] if src._data.ndim else 1}) at "
+            "non-singleton dimension") from None
+
+    def compute(Tensor x):
+        cdef Tensor out = make_tensor(np.empty_like(x._data))
+        out._data[...] = src._data
+        if is_grad_enabled() and (requires_grad(x) or requires_grad(src)):
+            set_history(CopyBackwards(), (x, src), (out,))
+        return out
+    return apply_inplace(self, compute, (src,), False)
+
+
+def _increment_version(Tensor t):
+    bump_version(t)
