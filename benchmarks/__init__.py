@@ -1,0 +1,1 @@
+"""The overhead benchmark: see README.md in this folder."""

@@ -1,0 +1,167 @@
+"""Timing and reporting: interleaved rounds, medians, ratios, one table.
+
+The three implementations of a workload run in the same process, one after the
+other inside every round, in an order that rotates each round: drift on a noisy
+machine (frequency scaling, another process) then hits all three alike. The
+garbage collector is off while timing; a warm-up round precedes the timed ones.
+"""
+import datetime
+import gc
+import json
+import os
+import platform
+import socket
+import statistics
+import time
+
+from benchmarks.workloads import IMPLEMENTATIONS, all_workloads
+
+TARGET_ROUND_SECONDS = 0.02     # short iterations are repeated inside one round
+
+
+def measure(workload, repeat):
+    """Median, min and max seconds per iteration for each implementation."""
+    runs = {impl: workload.build(impl) for impl in IMPLEMENTATIONS}
+    for run in runs.values():            # warm-up, and one timing to size the rounds
+        run()
+    start = time.perf_counter()
+    runs["autograd_cy"]()
+    single = time.perf_counter() - start
+    inner = max(1, int(TARGET_ROUND_SECONDS / max(single, 1e-9)))
+    samples = {impl: [] for impl in IMPLEMENTATIONS}
+    order = list(IMPLEMENTATIONS)
+    for _ in range(repeat):
+        order = order[1:] + order[:1]
+        for impl in order:
+            run = runs[impl]
+            gc.collect()
+            gc.disable()
+            try:
+                start = time.perf_counter()
+                for _ in range(inner):
+                    run()
+                elapsed = time.perf_counter() - start
+            finally:
+                gc.enable()
+            samples[impl].append(elapsed / inner)
+    return {impl: {"median": statistics.median(values), "min": min(values), "max": max(values)}
+            for impl, values in samples.items()}
+
+
+def environment(threads):
+    import numpy
+    import torch
+    import Cython
+    import autograd_cy  # noqa: F401
+    return {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "host": socket.gethostname(),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.processor() or ''}",
+        "python": platform.python_version(),
+        "numpy": numpy.__version__,
+        "torch": torch.__version__,
+        "cython": Cython.__version__,
+        "threads": threads,
+        "torch_threads": torch.get_num_threads(),
+    }
+
+
+def format_time(seconds):
+    if seconds >= 1:
+        return f"{seconds:.2f} s"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds * 1e6:.1f} us"
+
+
+def table(results, env):
+    header = (f"autograd_cy overhead benchmark | {env['date']} | {env['machine']} | "
+              f"Python {env['python']}, NumPy {env['numpy']}, torch {env['torch']}, "
+              f"Cython {env['cython']} | threads: {env['threads']} "
+              f"(torch {env['torch_threads']})")
+    columns = ("workload", "autograd_cy (min-max)", "torch", "numpy floor", "vs torch",
+               "vs floor", "per node")
+    rows = []
+    for result in results:
+        timings = result["timings"]
+        ours = timings["autograd_cy"]
+        rows.append((
+            result["name"],
+            f"{format_time(ours['median'])} ({format_time(ours['min'])}-"
+            f"{format_time(ours['max'])})",
+            format_time(timings["torch"]["median"]),
+            format_time(timings["numpy"]["median"]),
+            f"{ours['median'] / timings['torch']['median']:.2f}x",
+            f"{ours['median'] / timings['numpy']['median']:.2f}x",
+            format_time(ours["median"] / result["nodes"]),
+        ))
+    widths = [max(len(str(row[i])) for row in rows + [columns]) for i in range(len(columns))]
+
+    def line(cells):
+        return "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths)) + " |"
+    rule = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
+    return "\n".join([header, "", line(columns), rule] + [line(row) for row in rows])
+
+
+def run_suite(args):
+    import torch
+    torch.set_num_threads(args.threads)
+    workloads = all_workloads()
+    if args.only:
+        unknown = set(args.only) - {w.name for w in workloads} - {"depth"}
+        if unknown:
+            raise SystemExit(f"unknown workloads: {sorted(unknown)}; known: "
+                             f"{[w.name for w in workloads]}")
+        workloads = [w for w in workloads if w.name in args.only or
+                     ("depth" in args.only and w.name.startswith("depth_"))]
+    repeat = max(args.repeat, 1)
+    env = environment(args.threads)
+    results = []
+    for workload in workloads:
+        print(f"  {workload.name}: {workload.description} ...", flush=True)
+        results.append({"name": workload.name, "description": workload.description,
+                        "nodes": workload.nodes, "timings": measure(workload, repeat)})
+    report = table(results, env)
+    print()
+    print(report)
+    write_results(args.out, env, results, report)
+    if args.plot:
+        plot_depth(args.out, results)
+    return 0
+
+
+def write_results(folder, env, results, report):
+    os.makedirs(folder, exist_ok=True)
+    stem = os.path.join(folder, f"{env['date'][:10]}-{env['host']}")
+    with open(stem + ".json", "w") as handle:
+        json.dump({"environment": env, "results": results}, handle, indent=2)
+    with open(stem + ".md", "w") as handle:
+        handle.write(report + "\n")
+    print(f"\nwrote {stem}.json and {stem}.md")
+
+
+def plot_depth(folder, results):
+    """PNG: cost per node against graph depth, for the depth_* workloads."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("--plot needs matplotlib (pip install matplotlib)")
+        return
+    depth = [r for r in results if r["name"].startswith("depth_")]
+    if not depth:
+        print("--plot: no depth_* workload in this run")
+        return
+    layers = [int(r["name"].split("_")[1]) for r in depth]
+    figure, axes = plt.subplots(figsize=(6, 4))
+    for impl in ("autograd_cy", "torch", "numpy"):
+        axes.plot(layers, [r["timings"][impl]["median"] / r["nodes"] * 1e6 for r in depth],
+                  marker="o", label=impl)
+    axes.set_xscale("log")
+    axes.set_xlabel("chain depth (layers)")
+    axes.set_ylabel("microseconds per node")
+    axes.legend()
+    path = os.path.join(folder, "depth.png")
+    figure.savefig(path, dpi=120, bbox_inches="tight")
+    print(f"wrote {path}")

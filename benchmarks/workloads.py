@@ -1,0 +1,385 @@
+"""The workloads: each builds one iteration for autograd_cy, PyTorch and the NumPy floor.
+
+``build(impl)`` returns a zero-argument callable that runs one iteration with the
+implementation ``impl`` ("autograd_cy", "torch" or "numpy"). The NumPy floor is the
+same computation written by hand, forward and backward, with no autograd at all:
+what an engine would cost if its bookkeeping were free.
+"""
+import numpy as np
+
+IMPLEMENTATIONS = ("autograd_cy", "torch", "numpy")
+
+
+def library(impl):
+    if impl == "torch":
+        import torch
+        return torch
+    import autograd_cy
+    return autograd_cy
+
+
+def constant(impl, array, requires_grad=False):
+    """``array`` as a tensor of ``impl`` (a plain copy for the NumPy floor)."""
+    if impl == "numpy":
+        return array.copy()
+    return library(impl).tensor(array, requires_grad=requires_grad)
+
+
+class Workload:
+    name = ""
+    description = ""
+    nodes = 0            # backward nodes per iteration (for the per-node column)
+
+    def build(self, impl):
+        raise NotImplementedError
+
+
+# ---------------------------------------------------------------- chain and friends
+
+class Chain(Workload):
+    """``y = tanh(y * c + d)``, ``layers`` times on 16 floats; then sum and backward."""
+
+    def __init__(self, layers=200, size=16, name="chain", hooks=False, no_grad=False):
+        self.layers, self.size, self.hooks, self.no_grad = layers, size, hooks, no_grad
+        self.name = name
+        self.nodes = 3 * layers + 2
+        what = "forward under no_grad" if no_grad else "forward + backward"
+        extra = ", a tensor hook on every layer" if hooks else ""
+        self.description = f"{layers} x tanh(y*c+d) on {size} floats, {what}{extra}"
+        rng = np.random.default_rng(0)
+        self.x = rng.standard_normal(size).astype(np.float32)
+        self.c = (rng.random(size) + 0.5).astype(np.float32)
+        self.d = (rng.standard_normal(size) * 0.1).astype(np.float32)
+
+    def build(self, impl):
+        layers = self.layers
+        if impl == "numpy":
+            return self._numpy_iteration()
+        lib = library(impl)
+        x = constant(impl, self.x, requires_grad=True)
+        c, d = constant(impl, self.c), constant(impl, self.d)
+        if self.no_grad:
+            def forward_only():
+                with lib.no_grad():
+                    y = x
+                    for _ in range(layers):
+                        y = (y * c + d).tanh()
+                return y
+            return forward_only
+        hooks = self.hooks
+
+        def iteration():
+            y = x
+            for _ in range(layers):
+                y = (y * c + d).tanh()
+                if hooks:
+                    y.register_hook(_identity_hook)
+            y.sum().backward()
+            x.grad = None
+        return iteration
+
+    def _numpy_iteration(self):
+        x, c, d, layers, no_grad = self.x, self.c, self.d, self.layers, self.no_grad
+
+        def iteration():
+            y = x
+            outputs = []
+            for _ in range(layers):
+                y = np.tanh(y * c + d)
+                outputs.append(y)
+            if no_grad:
+                return y
+            grad = np.ones_like(y)
+            for y in reversed(outputs):
+                grad = grad * (1 - y * y) * c
+            return grad
+        return iteration
+
+
+def _identity_hook(grad):
+    return None
+
+
+class Wide(Workload):
+    """One input fanned out to ``branches`` products that are summed: InputBuffer work."""
+
+    def __init__(self, branches=256, size=16):
+        self.branches, self.size = branches, size
+        self.name = "wide"
+        self.nodes = 2 * branches + 2
+        self.description = f"1 input -> {branches} branches (x*c_i) summed, {size} floats"
+        rng = np.random.default_rng(1)
+        self.x = rng.standard_normal(size).astype(np.float32)
+        self.cs = [rng.standard_normal(size).astype(np.float32) for _ in range(branches)]
+
+    def build(self, impl):
+        if impl == "numpy":
+            x, cs = self.x, self.cs
+
+            def iteration():
+                total = x * cs[0]
+                for c in cs[1:]:
+                    total = total + x * c
+                total.sum()
+                grad = np.ones_like(x)
+                x_grad = grad * cs[0]
+                for c in cs[1:]:
+                    x_grad = x_grad + grad * c
+                return x_grad
+            return iteration
+        x = constant(impl, self.x, requires_grad=True)
+        cs = [constant(impl, c) for c in self.cs]
+
+        def iteration():
+            total = x * cs[0]
+            for c in cs[1:]:
+                total = total + x * c
+            total.sum().backward()
+            x.grad = None
+        return iteration
+
+
+# ---------------------------------------------------------------- MLPs
+
+class MLP(Workload):
+    """One SGD step of an MLP: forward, loss, backward, parameter update."""
+
+    def __init__(self, name, sizes, batch, activation, loss):
+        self.name, self.sizes, self.batch = name, sizes, batch
+        self.activation, self.loss = activation, loss
+        self.nodes = 4 * (len(sizes) - 1) + 4
+        layers = "-".join(str(s) for s in sizes)
+        self.description = f"SGD step, {layers} {activation} MLP, batch {batch}, {loss} loss"
+        rng = np.random.default_rng(2)
+        self.weights = [(rng.standard_normal((n_in, n_out)) / np.sqrt(n_in)).astype(np.float32)
+                        for n_in, n_out in zip(sizes[:-1], sizes[1:])]
+        self.biases = [np.zeros(n, np.float32) for n in sizes[1:]]
+        self.inputs = rng.standard_normal((batch, sizes[0])).astype(np.float32)
+        if loss == "cross_entropy":
+            self.targets = rng.integers(0, sizes[-1], batch)
+        else:
+            self.targets = rng.standard_normal((batch, sizes[-1])).astype(np.float32)
+        self.lr = 1e-3
+
+    def build(self, impl):
+        if impl == "numpy":
+            return self._numpy_step()
+        lib = library(impl)
+        functional = _functional(impl)
+        weights = [constant(impl, w, requires_grad=True) for w in self.weights]
+        biases = [constant(impl, b, requires_grad=True) for b in self.biases]
+        params = weights + biases
+        inputs = constant(impl, self.inputs)
+        targets = lib.tensor(self.targets)
+        activation = self.activation
+        last = len(weights) - 1
+        lr = self.lr
+        cross_entropy = self.loss == "cross_entropy"
+
+        def step():
+            h = inputs
+            for i, (w, b) in enumerate(zip(weights, biases)):
+                h = h @ w + b
+                if i < last:
+                    h = h.relu() if activation == "relu" else h.tanh()
+            if cross_entropy:
+                loss = functional.cross_entropy(h, targets)
+            else:
+                loss = ((h - targets) ** 2).mean()
+            loss.backward()
+            with lib.no_grad():
+                for p in params:
+                    p -= lr * p.grad
+                    p.grad = None
+        return step
+
+    def _numpy_step(self):
+        weights = [w.copy() for w in self.weights]
+        biases = [b.copy() for b in self.biases]
+        inputs, targets, lr = self.inputs, self.targets, self.lr
+        relu = self.activation == "relu"
+        cross_entropy = self.loss == "cross_entropy"
+        last = len(weights) - 1
+
+        def step():
+            activations = [inputs]
+            pre = []
+            h = inputs
+            for i, (w, b) in enumerate(zip(weights, biases)):
+                z = h @ w + b
+                pre.append(z)
+                if i < last:
+                    h = np.maximum(z, 0) if relu else np.tanh(z)
+                    activations.append(h)
+                else:
+                    h = z
+            batch = h.shape[0]
+            if cross_entropy:
+                shifted = h - h.max(axis=1, keepdims=True)
+                probabilities = np.exp(shifted)
+                probabilities /= probabilities.sum(axis=1, keepdims=True)
+                grad = probabilities
+                grad[np.arange(batch), targets] -= 1
+                grad /= batch
+            else:
+                grad = 2 * (h - targets) / h.size
+            for i in range(last, -1, -1):
+                w_grad = activations[i].T @ grad
+                b_grad = grad.sum(axis=0)
+                if i > 0:
+                    grad = grad @ weights[i].T
+                    grad = grad * (pre[i - 1] > 0) if relu else grad * (1 - activations[i] ** 2)
+                weights[i] -= lr * w_grad
+                biases[i] -= lr * b_grad
+        return step
+
+
+def _functional(impl):
+    if impl == "torch":
+        import torch.nn.functional as functional
+    else:
+        import autograd_cy.nn.functional as functional
+    return functional
+
+
+# ---------------------------------------------------------------- custom Functions
+
+class FunctionChain(Workload):
+    """A chain of ``length`` custom autograd.Function applications (y = y * c)."""
+
+    def __init__(self, length=200, size=16):
+        self.length, self.size = length, size
+        self.name = "function"
+        self.nodes = length + 2
+        self.description = f"{length} custom Function applications, forward + backward"
+        rng = np.random.default_rng(3)
+        self.x = rng.standard_normal(size).astype(np.float32)
+        self.c = (rng.random(size) + 0.5).astype(np.float32)
+
+    def build(self, impl):
+        length = self.length
+        if impl == "numpy":
+            x, c = self.x, self.c
+
+            def iteration():
+                y = x
+                for _ in range(length):
+                    y = y * c
+                grad = np.ones_like(y)
+                for _ in range(length):
+                    grad = grad * c
+                return grad
+            return iteration
+        lib = library(impl)
+        Scale = _scale_function(lib.autograd.Function)
+        x = constant(impl, self.x, requires_grad=True)
+        c = constant(impl, self.c)
+
+        def iteration():
+            y = x
+            for _ in range(length):
+                y = Scale.apply(y, c)
+            y.sum().backward()
+            x.grad = None
+        return iteration
+
+
+def _scale_function(function_base):
+    class Scale(function_base):
+        @staticmethod
+        def forward(ctx, x, c):
+            ctx.c = c
+            return x * c
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * ctx.c, None
+    return Scale
+
+
+# ---------------------------------------------------------------- Hessian-vector product
+
+class HVP(Workload):
+    """H v for the small tanh MLP by double backward; ``pruned`` asks only for w1 (inputs=)."""
+
+    def __init__(self, pruned):
+        self.pruned = pruned
+        self.mlp = MLP("mlp_small", (32, 32, 32, 1), 8, "tanh", "mse")
+        self.name = "hvp_pruned" if pruned else "hvp"
+        self.nodes = 3 * self.mlp.nodes
+        what = "w.r.t. the first weight only (inputs= pruning)" if pruned else "w.r.t. all params"
+        self.description = f"Hessian-vector product of mlp_small, {what}"
+        rng = np.random.default_rng(4)
+        self.vectors = [rng.standard_normal(w.shape).astype(np.float32) for w in self.mlp.weights]
+
+    def build(self, impl):
+        if impl == "numpy":
+            return self._numpy_hvp()
+        lib = library(impl)
+        mlp = self.mlp
+        weights = [constant(impl, w, requires_grad=True) for w in mlp.weights]
+        inputs, targets = constant(impl, mlp.inputs), constant(impl, mlp.targets)
+        vectors = [constant(impl, v) for v in self.vectors]
+        wanted = weights[:1] if self.pruned else weights
+
+        def iteration():
+            h = inputs
+            for i, w in enumerate(weights):
+                h = h @ w
+                if i < len(weights) - 1:
+                    h = h.tanh()
+            loss = ((h - targets) ** 2).mean()
+            grads = lib.autograd.grad(loss, weights, create_graph=True)
+            dot = sum((g * v).sum() for g, v in zip(grads, vectors))
+            return lib.autograd.grad(dot, wanted)
+        return iteration
+
+    def _numpy_hvp(self):
+        """The floor: the gradient by hand at w + eps v and w - eps v (central difference)."""
+        mlp = self.mlp
+        inputs, targets = mlp.inputs.astype(np.float64), mlp.targets.astype(np.float64)
+        weights = [w.astype(np.float64) for w in mlp.weights]
+        vectors = [v.astype(np.float64) for v in self.vectors]
+        eps = 1e-4
+
+        def gradient(ws):
+            activations, h = [inputs], inputs
+            for i, w in enumerate(ws):
+                h = h @ w
+                if i < len(ws) - 1:
+                    h = np.tanh(h)
+                    activations.append(h)
+            grad = 2 * (h - targets) / h.size
+            grads = [None] * len(ws)
+            for i in range(len(ws) - 1, -1, -1):
+                grads[i] = activations[i].T @ grad
+                if i > 0:
+                    grad = (grad @ ws[i].T) * (1 - activations[i] ** 2)
+            return grads
+
+        def iteration():
+            plus = gradient([w + eps * v for w, v in zip(weights, vectors)])
+            minus = gradient([w - eps * v for w, v in zip(weights, vectors)])
+            return [(p - m) / (2 * eps) for p, m in zip(plus, minus)]
+        return iteration
+
+
+# ---------------------------------------------------------------- the suite
+
+def depth_workloads():
+    return [Chain(layers=n, name=f"depth_{n}") for n in (100, 1_000, 10_000, 100_000)]
+
+
+def all_workloads():
+    return [
+        Chain(),
+        *depth_workloads(),
+        Wide(),
+        MLP("mlp_small", (32, 32, 32, 1), 8, "tanh", "mse"),
+        MLP("mlp", (784, 256, 256, 10), 64, "relu", "cross_entropy"),
+        FunctionChain(),
+        Chain(name="hooks", hooks=True),
+        HVP(pruned=False),
+        HVP(pruned=True),
+        Chain(name="no_grad", no_grad=True),
+    ]
