@@ -35,7 +35,7 @@ cdef tuple normalize_dims(object dim, Py_ssize_t ndim):
     """
     if dim is None:
         return tuple(range(ndim))
-    if isinstance(dim, int):
+    if not isinstance(dim, (tuple, list)):
         d = wrap_dim(dim, ndim)
         return (d,) if ndim else ()
     cdef list dims = []
@@ -271,8 +271,9 @@ cdef Tensor var_std(Tensor self, object dim, object unbiased, bint keepdim, obje
                       "less than the reduction factor (input numel divided by output numel).",
                       UserWarning, stacklevel=3)
     with np.errstate(divide="ignore", invalid="ignore"):
-        centered = array - np.mean(array, axis=dims, keepdims=True)
-        squares = np.multiply(centered, centered, out=centered)
+        squares = np.empty_like(array)        # (x - mean)^2, computed in one buffer
+        np.subtract(array, np.mean(array, axis=dims, keepdims=True), out=squares)
+        np.multiply(squares, squares, out=squares)
         result = np.sum(squares, axis=dims, keepdims=keepdim) / (dof if dof > 0 else 0)
         if take_sqrt:
             result = np.sqrt(result)
@@ -349,7 +350,7 @@ cdef Tensor prod_over(Tensor self, tuple dims, bint keepdim, ProdBackward0 node,
 
 def prod(Tensor self, dim=None, keepdim=False, *, dtype=None):
     """Product of all elements or along one ``dim``; integers multiply as int64."""
-    if dim is not None and not isinstance(dim, int):
+    if isinstance(dim, (tuple, list)):
         raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
     node = ProdBackward0() if dim is None else ProdBackward1()
     return prod_over(self, normalize_dims(dim, self._data.ndim), keepdim, node, dtype)
@@ -506,7 +507,7 @@ cdef Tensor arg_extreme(Tensor self, object dim, bint keepdim, bint largest):
                              "input.numel() == 0.")
         index = search(array)
         return wrap(np.full((1,) * array.ndim if keepdim else (), index, dtype=np.int64))
-    if not isinstance(dim, int):
+    if isinstance(dim, (tuple, list)):
         raise TypeError(f"{name}(): argument 'dim' (position 1) must be int, not "
                         f"{type(dim).__name__}")
     dims = normalize_dims(dim, array.ndim)
@@ -647,7 +648,7 @@ def logsumexp(Tensor self, dim, keepdim=False):
     dims = normalize_dims(dim, array.ndim)
     if array.size:
         shift = np.amax(array, axis=dims, keepdims=True)
-        shift[~np.isfinite(shift)] = 0                 # all -inf (or an inf) in a slice
+        shift = np.where(np.isfinite(shift), shift, 0)  # all -inf (or an inf) in a slice
     else:
         shift = np.zeros(kept_shape(array.shape, dims), dtype=array.dtype)
     with np.errstate(divide="ignore"):                 # log(0) = -inf for empty slices
