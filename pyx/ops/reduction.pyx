@@ -1,49 +1,158 @@
-"""Reductions: sum, mean and friends, with their backward; ``sum_to`` for broadcasting.
+"""Reductions: sum, mean, var/std, prod, amax/amin, max/min, norm, logsumexp, argmax ...
 
-A reduction's backward broadcasts the gradient back over the reduced dims;
-``keepdim=False`` dims are first re-inserted with ``unsqueeze``.
+A reduction's backward broadcasts the gradient back over the reduced dims
+(``keepdim=False`` dims are first re-inserted as size 1), then scales it by the
+local derivative. Formulas use Tensor ops, so double backward works; masks that
+only select elements (ties of a max, zeros of a prod) are constants without grad,
+as their derivative is zero almost everywhere.
 """
+import warnings
+from collections import namedtuple
+
 import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad
-from autograd_cy._C.node cimport Node, SavedTensor, save, set_history1
+from autograd_cy._C.tensor import wrap_dim
+from autograd_cy._C.node cimport Node, SavedTensor, save, set_history1, set_history
 from autograd_cy._C.ops.dispatch cimport wrap
+from autograd_cy._C.ops.arithmetic import mul, div, sub, pow
 
-__all__ = ["sum", "mean", "sum_to"]
-__tensor_methods__ = ("sum", "mean", "sum_to_size")
+__all__ = ["sum", "mean", "var", "std", "prod", "amax", "amin", "max", "min", "norm",
+           "logsumexp", "argmax", "argmin", "count_nonzero", "sum_to"]
+__tensor_methods__ = ("sum", "mean", "var", "std", "prod", "amax", "amin", "max", "min",
+                      "norm", "logsumexp", "argmax", "argmin", "count_nonzero", "sum_to_size")
 
+cdef double INF = float("inf")
+
+
+# ------------------------------------------------------------------ shared helpers
 
 cdef tuple normalize_dims(object dim, Py_ssize_t ndim):
-    """``dim`` (None, int, or tuple) as a sorted tuple of non-negative dims."""
-    from autograd_cy._C.tensor import wrap_dim
+    """``dim`` (None, int, or tuple/list; empty means all) as sorted non-negative dims.
+
+    A 0-dim tensor accepts dim 0 or -1 but has no axis to reduce: the result is ().
+    """
     if dim is None:
         return tuple(range(ndim))
-    if isinstance(dim, int):
-        return (wrap_dim(dim, ndim),)
-    dims = tuple(sorted(wrap_dim(d, ndim) for d in dim))
-    if len(set(dims)) != len(dims):
-        raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
-    return dims if dims else tuple(range(ndim))
+    if not isinstance(dim, (tuple, list)):
+        d = wrap_dim(dim, ndim)
+        return (d,) if ndim else ()
+    cdef list dims = []
+    for d in dim:
+        d = wrap_dim(d, ndim)
+        if d in dims:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        dims.append(d)
+    if not dims or not ndim:
+        return tuple(range(ndim))
+    dims.sort()
+    return tuple(dims)
 
 
-cdef object expand_reduced(object grad, tuple dims, bint keepdim, tuple shape):
-    """Broadcast a reduction's gradient back to the input ``shape``."""
-    from autograd_cy._C.ops.shape import expand, reshape
-    if not keepdim and dims:
-        kept = tuple(1 if i in dims else n for i, n in enumerate(shape))
-        grad = reshape(grad, kept)
-    return expand(grad, shape)
+cdef inline tuple kept_shape(tuple shape, tuple dims):
+    """``shape`` with each reduced dim as 1: the output shape of ``keepdim=True``."""
+    return tuple([1 if i in dims else n for i, n in enumerate(shape)])
 
 
-cdef class SumBackward0(Node):
+cdef Py_ssize_t reduced_numel(tuple shape, tuple dims):
+    """How many input elements go into each output element."""
+    cdef Py_ssize_t n = 1
+    for d in dims:
+        n *= shape[d]
+    return n
+
+
+cdef inline Tensor constant(object array):
+    """A tensor that never requires grad (a mask or a count used inside a formula)."""
+    return make_tensor(array)
+
+
+cdef object floating_array(Tensor self, str op):
+    """The input array of a float-only reduction, with PyTorch's error for other dtypes."""
+    array = self._data
+    if array.dtype.kind != "f":
+        from autograd_cy.dtypes import from_numpy_dtype
+        raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. "
+                           f"Got {from_numpy_dtype(array.dtype)._scalar_name}")
+    return array
+
+
+cdef void check_nonempty(str op, object shape, tuple dims) except *:
+    """min/max-like reductions have no identity: a reduced dim of size 0 is an error."""
+    for d in dims:
+        if shape[d] == 0:
+            raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
+
+
+cdef class ReductionBackward(Node):
+    """What every reduction's backward knows: the reduced dims and the input shape."""
+    cdef readonly tuple saved_dim             # reduced dims, sorted and non-negative
+    cdef readonly bint saved_keepdim
+    cdef readonly tuple saved_self_sym_sizes
+
+    cdef object keep(self, object t):
+        """``t``, shaped like the forward output, with the reduced dims back as size 1."""
+        if self.saved_keepdim or not self.saved_dim:
+            return t
+        from autograd_cy._C.ops.shape import reshape
+        return reshape(t, kept_shape(self.saved_self_sym_sizes, self.saved_dim))
+
+    cdef object expand_back(self, object t):
+        """``t`` broadcast back to the input's shape."""
+        from autograd_cy._C.ops.shape import expand
+        return expand(self.keep(t), self.saved_self_sym_sizes)
+
+
+cdef Tensor record(ReductionBackward node, Tensor self, Tensor out, tuple dims, bint keepdim):
+    node.saved_dim = dims
+    node.saved_keepdim = keepdim
+    node.saved_self_sym_sizes = self._data.shape
+    set_history1(node, self, out)
+    return out
+
+
+cdef class ValueReductionBackward(ReductionBackward):
+    """A reduction whose backward needs its input and, for most, its result."""
+    cdef readonly SavedTensor saved_self
+    cdef readonly SavedTensor saved_result
+
+    cdef void release_variables(self):
+        self.saved_self.release()
+        if self.saved_result is not None:
+            self.saved_result.release()
+
+
+cdef Tensor record_value(ValueReductionBackward node, Tensor self, Tensor out, tuple dims,
+                         bint keepdim, bint save_result):
+    node.saved_self = save(self, False)
+    record(node, self, out, dims, keepdim)
+    if save_result:
+        node.saved_result = save(out, True)
+    return out
+
+
+cdef inline bint records(Tensor self):
+    return is_grad_enabled() and requires_grad(self)
+
+
+cdef object sum_dtype(object array, object dtype):
+    """sum/prod accumulate integers and bools as int64, like PyTorch."""
+    if dtype is not None:
+        from autograd_cy.dtypes import to_numpy_dtype
+        return to_numpy_dtype(dtype)
+    if array.dtype.kind in "biu":
+        return np.dtype(np.int64)
+    return None
+
+
+# ------------------------------------------------------------------ sum / mean
+
+cdef class SumBackward0(ReductionBackward):
     """Backward of a full or dim-wise sum: the gradient, broadcast back."""
-    cdef readonly tuple self_sym_sizes
-    cdef readonly tuple dims
-    cdef readonly bint keepdim
 
     cpdef tuple apply(self, tuple grads):
-        return (expand_reduced(grads[0], self.dims, self.keepdim, self.self_sym_sizes),)
+        return (self.expand_back(grads[0]),)
 
 
 cdef class SumBackward1(SumBackward0):
@@ -51,34 +160,22 @@ cdef class SumBackward1(SumBackward0):
 
 
 def sum(Tensor self, dim=None, keepdim=False, *, dtype=None):
-    """Sum of all elements, or over ``dim`` (int or tuple); ints sum as int64."""
-    cdef Tensor out
-    cdef SumBackward0 node
+    """Sum of all elements, or over ``dim`` (int or tuple); integers sum as int64."""
     dims = normalize_dims(dim, self._data.ndim)
-    array = self._data
-    target = dtype
-    if target is None and array.dtype.kind in "biu":
-        target = np.int64
-    elif target is not None:
-        from autograd_cy.dtypes import to_numpy_dtype
-        target = to_numpy_dtype(target)
-    out = wrap(np.sum(array, axis=dims, keepdims=keepdim, dtype=target))
-    if is_grad_enabled() and requires_grad(self):
-        node = SumBackward0() if dim is None else SumBackward1()
-        node.self_sym_sizes = self._data.shape
-        node.dims = dims
-        node.keepdim = keepdim
-        set_history1(node, self, out)
+    cdef Tensor out = wrap(np.sum(self._data, axis=dims, keepdims=keepdim,
+                                  dtype=sum_dtype(self._data, dtype)))
+    if records(self):
+        record(SumBackward0() if dim is None else SumBackward1(), self, out, dims, keepdim)
     return out
 
 
-cdef class MeanBackward0(SumBackward0):
-    cdef readonly Py_ssize_t count
+cdef class MeanBackward0(ReductionBackward):
+    """Each input element gets ``grad / n``, n the number of elements averaged."""
+    cdef readonly Py_ssize_t saved_self_sym_numel
+    cdef Py_ssize_t count
 
     cpdef tuple apply(self, tuple grads):
-        from autograd_cy._C.ops.arithmetic import div
-        grad = div(grads[0], self.count)
-        return (expand_reduced(grad, self.dims, self.keepdim, self.self_sym_sizes),)
+        return (div(self.expand_back(grads[0]), self.count),)
 
 
 cdef class MeanBackward1(MeanBackward0):
@@ -86,25 +183,24 @@ cdef class MeanBackward1(MeanBackward0):
 
 
 def mean(Tensor self, dim=None, keepdim=False, *, dtype=None):
-    """Arithmetic mean over all elements or ``dim``; floating dtypes only."""
+    """Arithmetic mean over all elements or ``dim``; floating dtypes (or ``dtype=``) only."""
     cdef MeanBackward0 node
-    if self._data.dtype.kind != "f" and dtype is None:
+    array = self._data
+    if dtype is not None:
+        from autograd_cy.dtypes import to_numpy_dtype
+        dtype = to_numpy_dtype(dtype)
+    elif array.dtype.kind != "f":
         from autograd_cy.dtypes import from_numpy_dtype
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
-            f"or complex dtype. Got: {from_numpy_dtype(self._data.dtype)._scalar_name}")
-    dims = normalize_dims(dim, self._data.ndim)
-    count = 1
-    for d in dims:
-        count *= self._data.shape[d]
-    cdef Tensor out = wrap(np.mean(self._data, axis=dims, keepdims=keepdim))
-    if is_grad_enabled() and requires_grad(self):
+            f"or complex dtype. Got: {from_numpy_dtype(array.dtype)._scalar_name}")
+    dims = normalize_dims(dim, array.ndim)
+    cdef Tensor out = wrap(np.mean(array, axis=dims, keepdims=keepdim, dtype=dtype))
+    if records(self):
         node = MeanBackward0() if dim is None else MeanBackward1()
-        node.self_sym_sizes = self._data.shape
-        node.dims = dims
-        node.keepdim = keepdim
-        node.count = count
-        set_history1(node, self, out)
+        node.saved_self_sym_numel = array.size
+        node.count = reduced_numel(array.shape, dims)
+        record(node, self, out, dims, keepdim)
     return out
 
 
@@ -121,6 +217,444 @@ def sum_to(Tensor grad, tuple shape):
 
 
 def sum_to_size(Tensor self, *size):
+    """``self`` summed down to ``size``, which must broadcast to ``self``'s shape."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     return sum_to(self, tuple(size))
+
+
+# ------------------------------------------------------------------ var / std
+
+cdef class VarBackward0(ValueReductionBackward):
+    """``grad * 2 (x - mean) / (n - correction)``; StdBackward0 first divides by 2 std."""
+    cdef readonly object saved_correction
+    cdef Py_ssize_t count
+
+    cpdef tuple apply(self, tuple grads):
+        from autograd_cy._C.ops.pointwise import where
+        x = self.saved_self.unpack(self)
+        grad = self.keep(grads[0])
+        if self.saved_result is not None:
+            # d std = d var / (2 std); PyTorch defines it as 0 where std is 0.
+            result = self.keep(self.saved_result.unpack(self))
+            zero = constant((<Tensor>result)._data == 0)
+            grad = where(zero, 0.0, div(grad, mul(where(zero, 1.0, result), 2)))
+        dof = self.count - self.saved_correction
+        scale = 2.0 / dof if dof != 0 else INF
+        centered = sub(x, mean(x, self.saved_dim, True))
+        return (mul(mul(grad, scale), centered),)
+
+
+cdef class StdBackward0(VarBackward0):
+    pass
+
+
+cdef Tensor var_std(Tensor self, object dim, object unbiased, bint keepdim, object correction,
+                    bint take_sqrt):
+    cdef VarBackward0 node
+    name = "std" if take_sqrt else "var"
+    if isinstance(dim, bool) and unbiased is None:     # the var(unbiased) overload
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise TypeError(f"{name}() received an invalid combination of arguments - got both "
+                        "'unbiased' and 'correction'; use only 'correction'")
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    array = self._data
+    if array.dtype.kind != "f":
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    dims = normalize_dims(dim, array.ndim)
+    count = reduced_numel(array.shape, dims)
+    dof = count - correction
+    if dof <= 0:
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
+                      "less than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=3)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        squares = np.empty_like(array)        # (x - mean)^2, computed in one buffer
+        np.subtract(array, np.mean(array, axis=dims, keepdims=True), out=squares)
+        np.multiply(squares, squares, out=squares)
+        result = np.sum(squares, axis=dims, keepdims=keepdim) / (dof if dof > 0 else 0)
+        if take_sqrt:
+            result = np.sqrt(result)
+    cdef Tensor out = wrap(np.asarray(result, dtype=array.dtype))
+    if records(self):
+        node = StdBackward0() if take_sqrt else VarBackward0()
+        node.saved_correction = correction
+        node.count = count
+        record_value(node, self, out, dims, keepdim, take_sqrt)
+    return out
+
+
+def var(Tensor self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Variance over all elements or ``dim``, divided by ``n - correction`` (default 1).
+
+    ``unbiased=False`` is the legacy spelling of ``correction=0``.
+    """
+    return var_std(self, dim, unbiased, keepdim, correction, False)
+
+
+def std(Tensor self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Standard deviation: the square root of ``var`` with the same arguments."""
+    return var_std(self, dim, unbiased, keepdim, correction, True)
+
+
+# ------------------------------------------------------------------ prod
+
+cdef class ProdBackward0(ValueReductionBackward):
+    """``grad * prod(others)``: ``result / x`` without zeros, else built zero-safe."""
+
+    cpdef tuple apply(self, tuple grads):
+        grad = self.keep(grads[0])
+        x = self.saved_self.unpack(self)
+        zeros = (<Tensor>x)._data == 0
+        if not zeros.any():
+            return (mul(grad, div(self.keep(self.saved_result.unpack(self)), x)),)
+        return (mul(grad, product_of_others(x, zeros, self.saved_dim)),)
+
+
+cdef class ProdBackward1(ProdBackward0):
+    pass
+
+
+cdef object product_of_others(Tensor x, object zeros, tuple dims):
+    """For each element, the product of the other elements of its slice, as a Tensor
+    expression that stays differentiable (for double backward) when x holds zeros.
+
+    With y = x where zeros are replaced by 1, ``prod(y) / y`` is the product of the
+    other non-zero elements. Multiply by what the zeros contribute: with one zero
+    x_k in a slice, x_k for every other element and 1 for x_k itself; with two, the
+    other zero (s - x_i, s the sum of the zeros) for each zero and 0 elsewhere; with
+    more, 0. Each factor equals the true product around x to first order, so first
+    and second derivatives match PyTorch's.
+    """
+    from autograd_cy._C.ops.pointwise import where
+    dtype = x._data.dtype
+    is_zero = constant(zeros)
+    count = np.sum(zeros, axis=dims, keepdims=True)
+    nonzero = where(is_zero, 1.0, x)
+    others = div(prod_over(nonzero, dims, True, ProdBackward1()), nonzero)
+    zeros_sum = sum(where(is_zero, x, 0.0), dims, True)
+    at_zero = where(constant(count == 2), sub(zeros_sum, x), (count == 1).astype(dtype))
+    elsewhere = where(constant(count == 1), zeros_sum, (count == 0).astype(dtype))
+    return mul(others, where(is_zero, at_zero, elsewhere))
+
+
+cdef Tensor prod_over(Tensor self, tuple dims, bint keepdim, ProdBackward0 node, dtype=None):
+    cdef Tensor out = wrap(np.prod(self._data, axis=dims, keepdims=keepdim,
+                                   dtype=sum_dtype(self._data, dtype)))
+    if records(self):
+        record_value(node, self, out, dims, keepdim, True)
+    return out
+
+
+def prod(Tensor self, dim=None, keepdim=False, *, dtype=None):
+    """Product of all elements or along one ``dim``; integers multiply as int64."""
+    if isinstance(dim, (tuple, list)):
+        raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
+    node = ProdBackward0() if dim is None else ProdBackward1()
+    return prod_over(self, normalize_dims(dim, self._data.ndim), keepdim, node, dtype)
+
+
+# ------------------------------------------------------------------ amax / amin, max / min
+
+cdef class AmaxBackward0(ValueReductionBackward):
+    """The gradient is shared evenly by the elements equal to the result (ties)."""
+
+    cpdef tuple apply(self, tuple grads):
+        x = (<Tensor>self.saved_self.unpack(self))._data
+        result = (<Tensor>self.keep(self.saved_result.unpack(self)))._data
+        is_extreme = (x == result).astype(x.dtype)
+        with np.errstate(divide="ignore", invalid="ignore"):    # a NaN slice: 0/0, as torch
+            share = is_extreme / np.sum(is_extreme, axis=self.saved_dim, keepdims=True)
+        return (mul(self.keep(grads[0]), constant(share)),)
+
+
+cdef class AminBackward0(AmaxBackward0):
+    pass
+
+
+cdef Tensor extreme(Tensor self, object dim, bint keepdim, bint largest, str name):
+    dims = normalize_dims(() if dim is None else dim, self._data.ndim)
+    check_nonempty(name, self._data.shape, dims if self._data.size == 0 else ())
+    reduce = np.amax if largest else np.amin
+    cdef Tensor out = wrap(reduce(self._data, axis=dims, keepdims=keepdim))
+    if records(self):
+        node = AmaxBackward0() if largest else AminBackward0()
+        record_value(node, self, out, dims, keepdim, True)
+    return out
+
+
+def amax(Tensor self, dim=(), keepdim=False):
+    """Largest value over ``dim`` (int or tuple; all dims by default); ties share the grad."""
+    return extreme(self, dim, keepdim, True, "amax")
+
+
+def amin(Tensor self, dim=(), keepdim=False):
+    """Smallest value over ``dim`` (int or tuple; all dims by default); ties share the grad."""
+    return extreme(self, dim, keepdim, False, "amin")
+
+
+cdef class MaxBackward1(ValueReductionBackward):
+    """Full max/min: the gradient is split evenly among the elements equal to the result
+    (the NaNs, if the result is NaN)."""
+
+    cpdef tuple apply(self, tuple grads):
+        from autograd_cy._C.ops.pointwise import where
+        x = (<Tensor>self.saved_self.unpack(self))._data
+        value = (<Tensor>self.saved_result.unpack(self))._data
+        selected = np.isnan(x) if np.isnan(value) else x == value
+        share = div(grads[0], int(np.count_nonzero(selected)))
+        return (where(constant(selected), share, np.zeros((), dtype=x.dtype)),)
+
+
+cdef class MinBackward1(MaxBackward1):
+    pass
+
+
+cdef class MaxBackward0(ReductionBackward):
+    """max/min along a dim: the gradient goes to the selected index only."""
+    cdef readonly SavedTensor saved_indices
+
+    cpdef tuple apply(self, tuple grads):
+        from autograd_cy._C.ops.pointwise import where
+        indices = (<Tensor>self.keep(self.saved_indices.unpack(self)))._data
+        dtype = (<Tensor>grads[0])._data.dtype
+        if self.saved_dim:
+            selected = np.zeros(self.saved_self_sym_sizes, dtype=bool)
+            np.put_along_axis(selected, indices, True, axis=self.saved_dim[0])
+        else:
+            selected = np.ones((), dtype=bool)
+        return (where(constant(selected), self.keep(grads[0]), np.zeros((), dtype=dtype)),)
+
+    cdef void release_variables(self):
+        self.saved_indices.release()
+
+
+cdef class MinBackward0(MaxBackward0):
+    pass
+
+
+max_result = namedtuple("max", ["values", "indices"])
+min_result = namedtuple("min", ["values", "indices"])
+
+
+cdef object max_or_min(Tensor self, object dim, object keepdim, bint largest):
+    cdef str name = "max" if largest else "min"
+    if isinstance(dim, Tensor):
+        return binary_extreme(self, dim, largest)
+    array = self._data
+    if dim is None:
+        if array.size == 0:
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
+                               "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                               "argument.")
+        out = wrap(np.max(array) if largest else np.min(array))
+        if records(self):
+            node = MaxBackward1() if largest else MinBackward1()
+            record_value(node, self, out, normalize_dims(None, array.ndim), False, True)
+        return out
+    dims = normalize_dims(dim, array.ndim)
+    check_nonempty(name, array.shape, dims)
+    axis = dims[0] if dims else None
+    search = np.argmax if largest else np.argmin
+    index_array = np.asarray(search(array, axis=axis, keepdims=True), dtype=np.int64)
+    values = np.take_along_axis(array, index_array, axis) if dims else array.copy()
+    if not keepdim and dims:
+        values = np.squeeze(values, axis)
+        index_array = np.squeeze(index_array, axis)
+    out = wrap(values)
+    indices = wrap(index_array.reshape(values.shape))
+    if records(self):
+        node = MaxBackward0() if largest else MinBackward0()
+        (<MaxBackward0>node).saved_indices = save(indices, False)
+        (<MaxBackward0>node).saved_dim = dims
+        (<MaxBackward0>node).saved_keepdim = keepdim
+        (<MaxBackward0>node).saved_self_sym_sizes = array.shape
+        set_history(node, (self,), (out, indices))
+    return (max_result if largest else min_result)(out, indices)
+
+
+cdef object binary_extreme(Tensor self, Tensor other, bint largest):
+    """``max(a, b)`` is ``maximum(a, b)`` (elementwise), found at call time."""
+    import autograd_cy
+    name = "maximum" if largest else "minimum"
+    function = getattr(autograd_cy, name, None)
+    if function is None:
+        raise NotImplementedError(f"{'max' if largest else 'min'}(input, other) needs "
+                                  f"autograd_cy.{name}, which this build does not provide")
+    return function(self, other)
+
+
+def max(Tensor self, dim=None, keepdim=False):
+    """Largest element; with ``dim``, ``(values, indices)`` along it; with a Tensor,
+    the elementwise maximum."""
+    return max_or_min(self, dim, keepdim, True)
+
+
+def min(Tensor self, dim=None, keepdim=False):
+    """Smallest element; with ``dim``, ``(values, indices)``; with a Tensor, ``minimum``."""
+    return max_or_min(self, dim, keepdim, False)
+
+
+cdef Tensor arg_extreme(Tensor self, object dim, bint keepdim, bint largest):
+    cdef str name = "argmax" if largest else "argmin"
+    search = np.argmax if largest else np.argmin
+    array = self._data
+    if dim is None:
+        if array.size == 0:
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for "
+                             "input.numel() == 0.")
+        index = search(array)
+        return wrap(np.full((1,) * array.ndim if keepdim else (), index, dtype=np.int64))
+    if isinstance(dim, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'dim' (position 1) must be int, not "
+                        f"{type(dim).__name__}")
+    dims = normalize_dims(dim, array.ndim)
+    check_nonempty(name, array.shape, dims)
+    if not dims:
+        return wrap(np.zeros((), dtype=np.int64))
+    return wrap(np.asarray(search(array, axis=dims[0], keepdims=keepdim), dtype=np.int64))
+
+
+def argmax(Tensor self, dim=None, keepdim=False):
+    """Index of the largest element (of the flattened tensor when ``dim`` is None)."""
+    return arg_extreme(self, dim, keepdim, True)
+
+
+def argmin(Tensor self, dim=None, keepdim=False):
+    """Index of the smallest element (of the flattened tensor when ``dim`` is None)."""
+    return arg_extreme(self, dim, keepdim, False)
+
+
+def count_nonzero(Tensor self, dim=None):
+    """Number of non-zero elements, over all dims or ``dim`` (int or tuple); int64."""
+    dims = normalize_dims(dim, self._data.ndim)
+    return wrap(np.asarray(np.count_nonzero(self._data, axis=dims), dtype=np.int64))
+
+
+# ------------------------------------------------------------------ norm
+
+cdef class LinalgVectorNormBackward0(ValueReductionBackward):
+    """Gradient of the p-norm; 0 wherever the norm is 0 (PyTorch's convention)."""
+    cdef readonly object saved_ord
+
+    cpdef tuple apply(self, tuple grads):
+        from autograd_cy._C.ops.pointwise import where
+        p = self.saved_ord
+        if p == 0:
+            return (None,)          # counts non-zeros: no gradient at all, as in PyTorch
+        x = self.saved_self.unpack(self)
+        array = (<Tensor>x)._data
+        grad = self.keep(grads[0])
+        sign = constant(np.sign(array))
+        if p == 1:
+            return (mul(grad, sign),)
+        norm = self.keep(self.saved_result.unpack(self))
+        if p == INF or p == -INF:
+            # The gradient of amax/amin of |x|: shared by the ties (and NaNs).
+            magnitude = np.abs(array)
+            hit = (magnitude == (<Tensor>norm)._data) | np.isnan(magnitude)
+            share = hit.astype(array.dtype)
+            share /= np.sum(share, axis=self.saved_dim, keepdims=True)
+            return (mul(grad, constant(share * np.sign(array))),)
+        magnitude = mul(x, sign)                      # |x|, differentiable
+        if p < 1:
+            # sgn(x) |x|^(p-1) norm^(1-p), defined as 0 at x = 0
+            at_zero = constant(array == 0)
+            scaled = where(at_zero, 0.0, mul(sign, pow(where(at_zero, 1.0, magnitude), p - 1)))
+            return (mul(mul(scaled, grad), pow(norm, 1 - p)),)
+        norm_zero = constant((<Tensor>norm)._data == 0)
+        safe_norm = where(norm_zero, 1.0, norm)
+        if p == 2:
+            scale = div(grad, safe_norm)
+            scaled = x
+        else:
+            scale = div(grad, pow(safe_norm, p - 1))
+            scaled = (mul(sign, pow(magnitude, p - 1)) if p < 2
+                      else mul(x, pow(magnitude, p - 2)))
+        return (mul(scaled, where(norm_zero, 0.0, scale)),)
+
+
+cdef object vector_norm(object array, object p, tuple dims, bint keepdim):
+    """``sum(|x|^p)^(1/p)`` over ``dims``, with p = 0, 1, 2 and ±inf done directly."""
+    if p == 2:
+        return np.sqrt(np.sum(np.square(array), axis=dims, keepdims=keepdim))
+    if p == 0:
+        return np.sum(array != 0, axis=dims, keepdims=keepdim, dtype=array.dtype)
+    magnitude = np.abs(array)
+    if p == 1:
+        return np.sum(magnitude, axis=dims, keepdims=keepdim)
+    if p == INF or p == -INF:
+        if array.size == 0:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {'' if p > 0 else '-'}"
+                               "inf norm on an empty tensor because the operation does not "
+                               "have an identity")
+        reduce = np.amax if p > 0 else np.amin
+        return reduce(magnitude, axis=dims, keepdims=keepdim)
+    with np.errstate(divide="ignore"):                # 0 ** negative p: inf, as in PyTorch
+        powered = np.sum(magnitude ** p, axis=dims, keepdims=keepdim)
+        return powered ** (1.0 / p)
+
+
+def norm(Tensor self, p="fro", dim=None, keepdim=False, dtype=None):
+    """The vector p-norm over all elements or ``dim`` (int or tuple).
+
+    ``p``: 'fro' or 2 (default), 1, inf, -inf, 0 (the count of non-zeros) or any number.
+    """
+    cdef LinalgVectorNormBackward0 node
+    if isinstance(p, str):
+        dim_count = 1 if dim is None or isinstance(dim, int) else len(dim)
+        if p != "fro" or dim_count > 2:
+            if p == "fro":
+                raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
+                                   + " ".join(str(d) for d in dim))
+            if p == "nuc":
+                raise NotImplementedError("norm(p='nuc') (the nuclear norm) is not supported")
+            raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+        p = 2
+    elif p is None:
+        p = 2
+    array = floating_array(self, "linalg.vector_norm")
+    if dtype is not None:
+        from autograd_cy.dtypes import to_numpy_dtype
+        array = array.astype(to_numpy_dtype(dtype), copy=False)
+    dims = normalize_dims(dim, array.ndim)
+    cdef Tensor out = wrap(vector_norm(array, p, dims, keepdim))
+    if records(self):
+        node = LinalgVectorNormBackward0()
+        node.saved_ord = p
+        record_value(node, self, out, dims, keepdim, True)
+    return out
+
+
+# ------------------------------------------------------------------ logsumexp
+
+cdef class LogsumexpBackward0(ValueReductionBackward):
+    """``grad * exp(x - result)``: the softmax of x along the reduced dims."""
+
+    cpdef tuple apply(self, tuple grads):
+        from autograd_cy._C.ops.pointwise import exp
+        x = self.saved_self.unpack(self)
+        result = self.keep(self.saved_result.unpack(self))
+        return (mul(self.keep(grads[0]), exp(sub(x, result))),)
+
+
+def logsumexp(Tensor self, dim, keepdim=False):
+    """``log(sum(exp(x)))`` over ``dim``, computed stably by shifting by the maximum."""
+    array = self._data
+    if array.dtype.kind != "f":
+        array = array.astype(np.float32)
+    dims = normalize_dims(dim, array.ndim)
+    if array.size:
+        shift = np.amax(array, axis=dims, keepdims=True)
+        shift = np.where(np.isfinite(shift), shift, 0)  # all -inf (or an inf) in a slice
+    else:
+        shift = np.zeros(kept_shape(array.shape, dims), dtype=array.dtype)
+    with np.errstate(divide="ignore"):                 # log(0) = -inf for empty slices
+        total = np.log(np.sum(np.exp(array - shift), axis=dims, keepdims=True))
+    total += shift
+    cdef Tensor out = wrap(total if keepdim else np.squeeze(total, axis=dims))
+    if records(self):
+        record_value(LogsumexpBackward0(), self, out, dims, keepdim, True)
+    return out
