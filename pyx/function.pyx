@@ -375,7 +375,7 @@ cdef void rebase_dirty(_FunctionBase ctx, Tensor var, Py_ssize_t output_nr, bint
     if not is_input:
         if base is not None:
             raise RuntimeError(_DIRTY_NOT_INPUT)
-        warnings.warn(_DIRTY_NOT_INPUT, UserWarning, stacklevel=3)
+        warnings.warn(_DIRTY_NOT_INPUT, UserWarning, stacklevel=2)
     if var._grad_fn is None and var._requires_grad:
         raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
                            "operation.")

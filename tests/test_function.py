@@ -6,7 +6,6 @@ the torch class, which share the class name, so node names can be compared too.
 """
 import gc
 import sys
-import warnings
 import weakref
 
 import numpy as np
@@ -467,6 +466,9 @@ def test_saved_input_is_the_object_and_saved_output_is_rewrapped():
         assert saved_out.tolist() == out.tolist()
         raw = out.grad_fn._raw_saved_tensors
         assert len(raw) == 3 and "SavedTensor" in type(raw[0]).__name__
+    # Ours also answers ``_saved_tensors``, the spelling of built-in nodes' fields.
+    out = ours.apply(leaf(ag, [1.0]), leaf(ag, [2.0]), 1.0)
+    assert out.grad_fn._saved_tensors[2].tolist() == [2.0]
 
 
 def test_saving_an_output_makes_no_reference_cycle():

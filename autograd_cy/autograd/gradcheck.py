@@ -350,7 +350,7 @@ def _warn_undefined_grad_check():
     warnings.warn("Backwards compatibility: New undefined gradient support checking feature is "
                   "enabled by default, but it may break existing callers of this function. If "
                   "this is true for you, you can call this function with "
-                  '"check_undefined_grad=False" to disable the feature', stacklevel=4)
+                  '"check_undefined_grad=False" to disable the feature', stacklevel=5)
 
 
 def _undefined_grad_function():
@@ -406,7 +406,7 @@ def _check_inputs(inputs):
             warnings.warn(
                 f"Input #{index} requires gradient and is not a double precision floating "
                 "point or complex. This check will likely fail if all the inputs are not of "
-                "double precision floating point or complex. ", stacklevel=3)
+                "double precision floating point or complex. ", stacklevel=4)
         if not all(stride > 0 or size <= 1 for stride, size in zip(inp.stride(), inp.shape)):
             raise RuntimeError(
                 f"The {index}th input has a dimension with stride 0. gradcheck only supports "
