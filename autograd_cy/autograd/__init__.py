@@ -2,10 +2,14 @@
 from autograd_cy.autograd.backward import backward, grad
 from autograd_cy.autograd.variable import Variable
 from autograd_cy.autograd import graph
+from autograd_cy.autograd import function
+from autograd_cy.autograd.function import Function
+from autograd_cy.autograd.gradcheck import gradcheck, gradgradcheck
 from autograd_cy.grad_mode import (
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
     is_inference_mode_enabled,
 )
 
-__all__ = ["backward", "grad", "Variable", "graph", "no_grad", "enable_grad",
-           "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled"]
+__all__ = ["backward", "grad", "Variable", "graph", "function", "Function", "gradcheck",
+           "gradgradcheck", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+           "is_grad_enabled", "is_inference_mode_enabled"]

@@ -1,0 +1,453 @@
+"""Custom autograd Functions: the node that runs a user's Python ``backward``.
+
+# NOTE [ctx is the node]
+As in PyTorch, the ``ctx`` a custom Function's ``forward`` (or ``setup_context``)
+receives *is* the backward node that ends up as the outputs' ``grad_fn``: an
+instance of ``<Class>Backward``, a Python subclass (made by FunctionMeta in
+autograd_cy/autograd/function.py) of ``_FunctionBase`` below. What forward
+stores on it -- ``ctx.save_for_backward(...)``, ``ctx.mark_dirty(...)``, any
+attribute -- is therefore what ``backward(ctx, *grads)`` reads.
+
+``function_apply`` is ``Function.apply``: forward with grad mode off, then, if
+grad mode is on and a tensor argument requires grad, the outputs are attached to
+the node (engine_semantics section 8). The node has one next edge per *tensor*
+argument; ``backward`` returns one value per argument, and ``apply`` below maps
+the values for tensor arguments onto those edges.
+
+# NOTE [needs_input_grad during backward]
+At forward time ``ctx.needs_input_grad`` is the static ``requires_grad`` of each
+argument. While the engine runs ``backward`` with ``inputs=`` pruning the graph it
+sets ``output_mask`` on the node; ``needs_input_grad`` then also says False for
+an argument whose gradient nobody asked for (``backward(inputs=[a])``,
+``grad(out, a)``), so a custom backward can skip work like a built-in formula
+does. PyTorch 2.13 keeps the static tuple (pytorch issue 56500 asks for this).
+"""
+cimport cython
+import traceback
+import warnings
+
+from autograd_cy._C.grad_mode cimport (
+    is_grad_enabled, set_grad_enabled, is_anomaly_enabled, next_sequence_nr,
+)
+from autograd_cy._C.tensor cimport (
+    Tensor, make_tensor, make_view, version_counter, bump_version, requires_grad,
+    array_module, VIEW_IN_CUSTOM_FUNCTION, VIEW_MULTI_OUTPUT_NODE,
+)
+from autograd_cy._C.node cimport Node, Edge, SavedTensor, gradient_edge, save
+from autograd_cy._C.node import move_retains_grad_hook, _FREED_MESSAGE
+from autograd_cy._C.ops.inplace cimport rebase_history
+
+# Function.backward / Function.vjp / Function.setup_context of the base class,
+# installed by autograd_cy/autograd/function.py: "not overridden" means "is these".
+cdef object _base_backward = None
+cdef object _base_vjp = None
+cdef object _base_setup_context = None
+
+
+def _install(base_backward, base_vjp, base_setup_context):
+    global _base_backward, _base_vjp, _base_setup_context
+    _base_backward = base_backward
+    _base_vjp = base_vjp
+    _base_setup_context = base_setup_context
+
+
+_SAVED_RETURNED_INPUT = (
+    "An input that has been returned as-is as output is being saved for backward. This is not "
+    "supported if you override setup_context. You should return and save a view of the input "
+    "instead, e.g. with x.view_as(x) or setup ctx inside the forward function itself.")
+_DIRTY_NOT_INPUT = (
+    "ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have "
+    "been mutated should be passed to ctx.mark_dirty().")
+_DIRTY_VIEW_MULTIPLE_OUTPUTS = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your Function "
+    "cannot return more than one Tensor. This is not supported by the current autograd engine. "
+    "You should either make sure the input is not a view (using .clone() for example) or make "
+    "your Function only return one Tensor (potentially splitting it into two Functions: one "
+    "doing the inplace that returns a single Tensor and a second one that does the other "
+    "operations). You can ask on the forum https://discuss.pytorch.org/ if you need help to do "
+    "this change.")
+_DIRTY_NOT_RETURNED = (
+    "Some elements marked as dirty during the forward method were not returned as output. The "
+    "inputs that are modified inplace must all be outputs of the Function.")
+
+
+cdef class _FunctionBase(Node):
+    """A custom Function's backward node, and the ``ctx`` its forward and backward share.
+
+    The ``ctx`` methods (``save_for_backward``, ``mark_dirty`` ...) live in
+    ``FunctionCtx`` (autograd/function.py) and only fill the public fields
+    below; ``function_apply`` acts on them once forward has returned.
+    """
+    cdef public object to_save             # save_for_backward's arguments, until saved
+    cdef public object dirty_tensors       # mark_dirty's arguments
+    cdef public object non_differentiable  # mark_non_differentiable's arguments
+    cdef public object saved_for_forward   # save_for_forward's arguments (forward AD)
+    cdef public bint materialize_grads     # None gradients arrive as zeros (default True)
+    cdef tuple static_needs_input_grad     # requires_grad of each argument at forward time
+    cdef tuple tensor_index                # per argument: its next edge, or -1 (not a Tensor)
+    cdef list saved_variables              # SavedTensor per save_for_backward argument
+    cdef bint has_freed_buffers
+    cdef list output_info                  # per output: (array module, shape, dtype) or None
+
+    def __cinit__(self, *args, **kwargs):
+        self.materialize_grads = True
+        self.static_needs_input_grad = ()
+        self.tensor_index = ()
+
+    # ------------------------------------------------------------ ctx, read side
+    @property
+    def needs_input_grad(self):
+        """One bool per forward argument: does backward have to compute its gradient?"""
+        cdef Py_ssize_t i, index
+        cdef tuple static = self.static_needs_input_grad
+        if self.output_mask is None:
+            return static
+        # NOTE [needs_input_grad during backward]: also ask the running graph task.
+        result = []
+        for i in range(len(static)):
+            index = self.tensor_index[i]
+            result.append(bool(static[i]) and index >= 0 and bool(self.output_mask[index]))
+        return tuple(result)
+
+    @property
+    def saved_tensors(self):
+        """The tensors given to ``save_for_backward``, version-checked on every access."""
+        if self.has_freed_buffers:
+            raise RuntimeError(_FREED_MESSAGE)
+        if not self.saved_variables:
+            return ()
+        return tuple([(<SavedTensor>saved).unpack(self) for saved in self.saved_variables])
+
+    @property
+    def _raw_saved_tensors(self):
+        """The SavedTensor objects behind ``saved_tensors`` (to register pack/unpack hooks)."""
+        if self.has_freed_buffers:
+            raise RuntimeError(_FREED_MESSAGE)
+        return tuple(self.saved_variables or ())
+
+    # ------------------------------------------------------------ backward
+    cpdef tuple apply(self, tuple grads):
+        """Call the user's ``backward(ctx, *grads)``; one gradient per tensor argument back."""
+        cdef Py_ssize_t i
+        cdef list inputs = list(grads)
+        if self.materialize_grads and self.output_info is not None:
+            for i in range(len(inputs)):
+                info = self.output_info[i]
+                if inputs[i] is None and info is not None:
+                    xp, shape, dtype = info
+                    inputs[i] = make_tensor(xp.zeros(shape, dtype=dtype))
+        result = backward_function(type(self)._forward_cls)(self, *inputs)
+        return self.gradients_for_edges(result)
+
+    cdef tuple gradients_for_edges(self, object result):
+        """Check ``backward``'s result (engine_semantics 8.4) and keep the tensor arguments'."""
+        cdef Py_ssize_t i, count
+        cdef Py_ssize_t expected = len(self.tensor_index)
+        cdef list gradients = []
+        if not isinstance(result, tuple):
+            result = (result,)
+        count = len(result)
+        # Extra trailing Nones are fine (a backward written for optional arguments).
+        if count > expected and all(value is None for value in result[expected:]):
+            result = result[:expected]
+            count = expected
+        if count != expected:
+            raise RuntimeError(f"function {self.name()} returned an incorrect number of "
+                               f"gradients (expected {expected}, got {count})")
+        for i in range(expected):
+            value = result[i]
+            if <Py_ssize_t>self.tensor_index[i] < 0:
+                if value is not None:
+                    raise RuntimeError(
+                        f"function {self.name()} returned a gradient different than None at "
+                        f"position {i + 1}, but the corresponding forward input was not a "
+                        "Variable")
+                continue
+            if value is not None and not isinstance(value, Tensor):
+                raise RuntimeError(f"expected Variable or None (got {type(value).__name__})")
+            gradients.append(value)
+        return tuple(gradients)
+
+    cdef void release_variables(self):
+        if self.saved_variables is not None:
+            for saved in self.saved_variables:
+                (<SavedTensor>saved).release()
+        self.saved_variables = None
+        self.has_freed_buffers = True
+
+
+cdef object backward_function(object forward_cls):
+    """``backward`` or ``vjp``, whichever the Function overrides (they are aliases)."""
+    backward = forward_cls.backward
+    vjp = forward_cls.vjp
+    if backward is not _base_backward and vjp is not _base_vjp:
+        raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not "
+                           "allowed. You should only implement one of them.")
+    return vjp if vjp is not _base_vjp else backward
+
+
+# ------------------------------------------------------------------ forward
+
+def function_apply(cls, tuple args):
+    """``Function.apply(*args)``: run forward, and record the node if grad mode asks for it."""
+    cdef _FunctionBase ctx = cls._backward_cls()
+    cdef Py_ssize_t i, n = len(args)
+    cdef list needs = [None] * n
+    cdef list tensor_index = [None] * n
+    cdef list tensor_inputs = []
+    cdef bint any_requires_grad = False
+    cdef bint requires
+    for i in range(n):
+        arg = args[i]
+        if isinstance(arg, Tensor):
+            requires = requires_grad(<Tensor>arg)
+            any_requires_grad |= requires
+            needs[i] = requires
+            tensor_index[i] = len(tensor_inputs)
+            tensor_inputs.append(arg)
+        else:
+            needs[i] = False
+            tensor_index[i] = -1
+    # The node takes its sequence number before forward runs (engine_semantics 1.5).
+    ctx.sequence_nr = next_sequence_nr()
+    ctx.static_needs_input_grad = tuple(needs)
+    ctx.tensor_index = tuple(tensor_index)
+    cdef bint is_executable = is_grad_enabled() and any_requires_grad
+    if is_executable:
+        # Edges are taken now: a forward that mutates an input must not see its new history.
+        ctx.next_edges = tuple([gradient_edge(<Tensor>t) for t in tensor_inputs])
+        ctx.input_metadata = []
+        ctx.output_info = []
+        if is_anomaly_enabled():
+            ctx.anomaly_trace = "".join(traceback.format_stack()[:-1])
+
+    setup_context = cls.setup_context
+    cdef bint separate_setup = setup_context is not _base_setup_context
+    cdef bint previous = is_grad_enabled()
+    set_grad_enabled(False)
+    try:
+        if separate_setup:
+            output = cls.forward(*args)
+            setup_context(ctx, args, output)
+        else:
+            output = cls.forward(ctx, *args)
+    finally:
+        set_grad_enabled(previous)
+    return process_outputs(cls, ctx, tensor_inputs, output, is_executable, separate_setup)
+
+
+cdef set identities(object values):
+    return {id(value) for value in values} if values else set()
+
+
+cdef object process_outputs(object cls, _FunctionBase ctx, list tensor_inputs, object output,
+                            bint is_executable, bint separate_setup):
+    cdef bint single = not isinstance(output, tuple)
+    cdef list outputs = [output] if single else list(output)
+    cdef Py_ssize_t i
+
+    # What setup_context saved, to refuse an input that is returned as-is and saved (8.6).
+    cdef set saved_for_setup = set()
+    if separate_setup:
+        for value in tuple(ctx.to_save or ()) + tuple(ctx.saved_for_forward or ()):
+            if isinstance(value, Tensor):
+                saved_for_setup.add(id(value))
+    cdef list to_save = None
+    if ctx.to_save is not None and is_executable:
+        to_save = list(ctx.to_save)
+        for i in range(len(to_save)):
+            if to_save[i] is not None and not isinstance(to_save[i], Tensor):
+                raise TypeError("save_for_backward can only save variables, but argument "
+                                f"{i} is of type {type(to_save[i]).__name__}")
+
+    cdef set dirty = mark_dirty_inputs(ctx.dirty_tensors)
+    cdef set non_differentiable = set()
+    if ctx.non_differentiable is not None:
+        for value in ctx.non_differentiable:
+            if not isinstance(value, Tensor):
+                raise RuntimeError("mark_non_differentiable only accepts variable arguments, "
+                                   f"but got {type(value).__name__}")
+            non_differentiable.add(id(value))
+
+    wrap_outputs(cls, ctx, outputs, identities(tensor_inputs), dirty, non_differentiable,
+                 saved_for_setup, is_executable)
+    if is_executable and to_save is not None:
+        ctx.saved_variables = save_variables(ctx, to_save)
+    ctx.to_save = None
+    ctx.dirty_tensors = None
+    ctx.non_differentiable = None
+    ctx.saved_for_forward = None
+    return outputs[0] if single else tuple(outputs)
+
+
+cdef set mark_dirty_inputs(object dirty_tensors):
+    """Bump the version of every tensor given to ``mark_dirty``; their identities."""
+    cdef set dirty = set()
+    if dirty_tensors is None:
+        return dirty
+    for i, value in enumerate(dirty_tensors):
+        if not isinstance(value, Tensor):
+            raise RuntimeError("mark_dirty can only accept variables, but argument "
+                               f"{i} is of type {type(value).__name__}")
+        bump_version(<Tensor>value)
+        dirty.add(id(value))
+    return dirty
+
+
+cdef void wrap_outputs(object cls, _FunctionBase ctx, list outputs, set inputs, set dirty,
+                       set non_differentiable, set saved_for_setup,
+                       bint is_executable) except *:
+    """Attach each output to ``ctx`` (engine_semantics 8.2, 7.6); edits ``outputs`` in place."""
+    cdef Py_ssize_t i, count = len(outputs), differentiable_count = 0
+    cdef Tensor var
+    cdef set returned = set()
+    cdef bint is_input, is_modified, is_differentiable
+    for i in range(count):
+        value = outputs[i]
+        if not isinstance(value, Tensor):
+            if is_executable:
+                ctx.input_metadata.append(None)
+                ctx.output_info.append(None)
+            continue
+        var = value
+        returned.add(id(var))
+        is_input = id(var) in inputs
+        is_modified = id(var) in dirty
+        is_differentiable = (is_executable and id(var) not in non_differentiable
+                             and var._data.dtype.kind in "fc")
+        if is_input and not is_modified and id(var) in saved_for_setup:
+            raise RuntimeError(_SAVED_RETURNED_INPUT)
+        if is_executable:
+            ctx.output_info.append((array_module(var._data), var._data.shape, var._data.dtype))
+            ctx.input_metadata.append(
+                (var._data.shape, var._data.dtype) if is_differentiable else None)
+
+        if not is_differentiable:
+            if not requires_grad(var):
+                if is_input and not is_modified:
+                    var = alias(var)
+            elif is_input:
+                var = var.detach()
+            elif var._base is None:
+                var._grad_fn = None            # detach_(): an output made in forward
+                var._requires_grad = False
+                var._output_nr = 0
+        elif is_modified:
+            rebase_dirty(ctx, var, i, is_input, count)
+        else:
+            if is_input:
+                var = alias(var)
+            set_gradient_edge(var, ctx, i)
+        # Views leaving a custom Function may not be modified in place (rule 7.5).
+        if not (is_input and is_modified) and var._base is not None:
+            var._creation_meta = VIEW_IN_CUSTOM_FUNCTION
+            var._view_op_name = cls.__name__
+        if is_differentiable:
+            differentiable_count += 1
+        outputs[i] = var
+
+    if differentiable_count > 1:
+        for value in outputs:
+            if (isinstance(value, Tensor) and (<Tensor>value)._base is not None
+                    and (<Tensor>value)._grad_fn is ctx):
+                (<Tensor>value)._creation_meta = VIEW_MULTI_OUTPUT_NODE
+    for identity in dirty:
+        if identity not in returned:
+            raise RuntimeError(_DIRTY_NOT_RETURNED)
+
+
+cdef Tensor alias(Tensor var):
+    """An input returned as-is comes back as a new view of it (rule 8.2)."""
+    return make_view(var._data.view(), var)
+
+
+cdef inline void set_gradient_edge(Tensor var, _FunctionBase ctx, Py_ssize_t output_nr):
+    var._grad_fn = ctx
+    var._output_nr = output_nr
+    if var._base is not None:
+        var._grad_fn_version = version_counter(var).version
+
+
+cdef void rebase_dirty(_FunctionBase ctx, Tensor var, Py_ssize_t output_nr, bint is_input,
+                       Py_ssize_t output_count) except *:
+    """``var`` was modified in place by forward: its history continues at ``ctx`` (7.6)."""
+    cdef Tensor base = var._base
+    if not is_input:
+        if base is not None:
+            raise RuntimeError(_DIRTY_NOT_INPUT)
+        warnings.warn(_DIRTY_NOT_INPUT, UserWarning, stacklevel=2)
+    if var._grad_fn is None and var._requires_grad:
+        raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
+                           "operation.")
+    if base is not None and base._grad_fn is None and base._requires_grad:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+    if base is not None and output_count > 1:
+        raise RuntimeError(_DIRTY_VIEW_MULTIPLE_OUTPUTS)
+    var._grad = None
+    if base is not None:
+        # The base takes a CopySlices grad_fn, the view's own grad_fn is rebuilt lazily.
+        rebase_history(var, ctx)
+        return
+    old_fn, old_nr = var._grad_fn, var._output_nr
+    var._grad_fn = ctx
+    var._output_nr = output_nr
+    if old_fn is not None:
+        move_retains_grad_hook(var, old_fn, old_nr)
+
+
+cdef list save_variables(_FunctionBase ctx, list to_save):
+    """SavedTensors for ``save_for_backward``: an output of ``ctx`` is kept without its
+    grad_fn (no ctx -> tensor -> ctx cycle) and re-attached on unpack."""
+    cdef list saved = []
+    for value in to_save:
+        if value is None:
+            saved.append(save(None, False))
+        else:
+            saved.append(save(<Tensor>value, (<Tensor>value)._grad_fn is ctx))
+    return saved
+
+
+# ------------------------------------------------------------------ once_differentiable
+
+@cython.final
+cdef class Error(Node):
+    """A node that refuses to run: the grad_fn of a once-differentiable backward's results."""
+    cdef readonly str msg
+
+    def name(self):
+        return "torch::autograd::Error"
+
+    cpdef tuple apply(self, tuple grads):
+        raise RuntimeError(self.msg)
+
+
+def delayed_error(str msg, tuple values):
+    """``values`` re-attached to an Error node, so that differentiating them raises ``msg``.
+
+    Each tensor is routed through a fresh leaf that requires grad (PyTorch's
+    DelayedError): the results require grad, and their backward fails with ``msg``.
+    """
+    cdef Error node = Error()
+    cdef Tensor leaf, out
+    cdef list edges = []
+    cdef list results = []
+    node.msg = msg
+    node.sequence_nr = next_sequence_nr()
+    node.input_metadata = []
+    for i, value in enumerate(values):
+        if not isinstance(value, Tensor):
+            edges.append(Edge(None, 0))
+            node.input_metadata.append(None)
+            results.append(value)
+            continue
+        leaf = make_tensor((<Tensor>value)._data)
+        leaf._requires_grad = True
+        edges.append(gradient_edge(leaf))
+        out = make_tensor((<Tensor>value)._data)
+        out._grad_fn = node
+        out._output_nr = i
+        node.input_metadata.append((out._data.shape, out._data.dtype))
+        results.append(out)
+    node.next_edges = tuple(edges)
+    return tuple(results)
