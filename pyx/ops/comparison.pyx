@@ -32,7 +32,8 @@ cdef Tensor apply_binary(object ufunc, Tensor self, object other, object a, obje
 
 cdef Tensor compare(object ufunc, str name, object self, object other):
     """``self <op> other`` elementwise; ``other`` is a tensor or a Python number."""
-    if not isinstance(self, Tensor) or not (isinstance(other, (Tensor, int, float))):
+    if not isinstance(self, Tensor) or not isinstance(other, (Tensor, int, float, np.number,
+                                                              np.bool_)):
         raise TypeError(
             f"{name}() received an invalid combination of arguments - got "
             f"({type(self).__name__}, {type(other).__name__}), but expected one of:\n"
@@ -89,7 +90,7 @@ cdef Tensor logical(object ufunc, str name, object self, object other):
                         f"{type(self).__name__}")
     if isinstance(other, Tensor):
         b = (<Tensor>other)._data
-    elif isinstance(other, (int, float)):
+    elif isinstance(other, (int, float, np.number, np.bool_)):
         b = other
     else:
         raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not "

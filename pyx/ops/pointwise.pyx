@@ -120,9 +120,9 @@ cdef object result_type_of(tuple operands):
                 dims = promote(dims, array.dtype)
             else:
                 zero_dim = promote(zero_dim, array.dtype)
-        elif isinstance(value, bool):
+        elif isinstance(value, (bool, np.bool_)):
             scalars = promote(scalars, BOOL)
-        elif isinstance(value, int):
+        elif isinstance(value, (int, np.integer)):
             scalars = promote(scalars, INT64)
         else:
             scalars = promote(scalars, FLOAT32)
@@ -155,7 +155,7 @@ cdef object broadcasting(object function, tuple operands, tuple arrays):
     """``function(*arrays)``, turning NumPy's broadcast ValueError into PyTorch's message."""
     try:
         return function(*arrays)
-    except ValueError as numpy_error:
+    except ValueError:
         error = broadcast_error(*[shape_of(v) for v in operands])
         if error is None:
             raise
@@ -275,7 +275,8 @@ cdef class RsqrtBackward0(SavesResult):
 
 
 def _rsqrt_array(array):
-    result = np.sqrt(array)
+    # An explicit buffer: NumPy would return a 0-dim result as a scalar, without ``out=``.
+    result = np.sqrt(array, out=np.empty_like(array))
     return np.reciprocal(result, out=result)
 
 
@@ -359,7 +360,7 @@ cdef class SigmoidBackward0(SavesResult):
 def _sigmoid_array(array):
     # 1 / (1 + exp(-x)) in one buffer; exp overflows to inf for very negative x,
     # which correctly gives 0.
-    result = np.negative(array)
+    result = np.negative(array, out=np.empty_like(array))
     np.exp(result, out=result)
     result += 1
     return np.reciprocal(result, out=result)
@@ -423,7 +424,7 @@ def sign(Tensor self):
         if array.dtype.kind == "f":
             nans = np.isnan(result)
             if nans.any():
-                result[nans] = 0
+                result = np.where(nans, 0, result)
         out = wrap(result)
     if is_grad_enabled() and requires_grad(self):
         set_history1(SignBackward0(), self, out)
@@ -445,8 +446,7 @@ cdef class ClampBackward1(Node):
             inside = x >= self.saved_min
         if self.saved_max is not None:
             below_max = x <= self.saved_max
-            inside = below_max if inside is None else np.logical_and(inside, below_max,
-                                                                     out=inside)
+            inside = below_max if inside is None else inside & below_max
         return (where(mask(inside), grads[0], 0.0),)
 
     cdef void release_variables(self):
@@ -495,9 +495,11 @@ def _clamp_arrays(x, low, high):
     if low is None:
         return np.minimum(x, high)
     result = np.maximum(x, low)
-    if high is not None:
-        np.minimum(result, high, out=result)
-    return result
+    if high is None:
+        return result
+    if isinstance(result, np.generic):  # NumPy gives a 0-dim result as a scalar
+        return np.minimum(result, high)
+    return np.minimum(result, high, out=result)
 
 
 def clamp(Tensor self, min=None, max=None):
@@ -644,9 +646,12 @@ def where(Tensor condition, input=_MISSING, other=_MISSING):
     if isinstance(other, np.ndarray):
         other = make_tensor(other)
     dtype = result_type_of((input, other))
-    out = wrap(broadcasting(np.where, (condition, input, other),
-                            (condition._data, operand_array(input, dtype),
-                             operand_array(other, dtype))))
+    array = broadcasting(np.where, (condition, input, other),
+                         (condition._data, operand_array(input, dtype),
+                          operand_array(other, dtype)))
+    if array.dtype != dtype:  # two Python numbers: NumPy's float64, PyTorch's float32
+        array = array.astype(dtype)
+    out = wrap(array)
     if any_requires_grad2(input, other):
         node = WhereBackward0()
         node.saved_condition = save(condition, False)
@@ -676,68 +681,84 @@ cdef Tensor inplace_saving_result(Tensor self, object op):
 
 
 def exp_(Tensor self):
+    """In-place :func:`exp`."""
     return inplace_saving_result(self, exp)
 
 
 def expm1_(Tensor self):
+    """In-place :func:`expm1`."""
     return inplace_saving_result(self, expm1)
 
 
 def sqrt_(Tensor self):
+    """In-place :func:`sqrt`."""
     return inplace_saving_result(self, sqrt)
 
 
 def rsqrt_(Tensor self):
+    """In-place :func:`rsqrt`."""
     return inplace_saving_result(self, rsqrt)
 
 
 def reciprocal_(Tensor self):
+    """In-place :func:`reciprocal`."""
     return inplace_saving_result(self, reciprocal)
 
 
 def tanh_(Tensor self):
+    """In-place :func:`tanh`."""
     return inplace_saving_result(self, tanh)
 
 
 def sigmoid_(Tensor self):
+    """In-place :func:`sigmoid`."""
     return inplace_saving_result(self, sigmoid)
 
 
 def relu_(Tensor self):
+    """In-place :func:`relu`."""
     return inplace_saving_result(self, relu)
+
+
+def sign_(Tensor self):
+    """In-place :func:`sign`."""
+    return apply_inplace(self, sign, (), False)
 
 
 # These nodes read the input: apply_inplace hands them a copy of the old value.
 
 def log_(Tensor self):
+    """In-place :func:`log`."""
     return apply_inplace(self, log, (), True)
 
 
 def log1p_(Tensor self):
+    """In-place :func:`log1p`."""
     return apply_inplace(self, log1p, (), True)
 
 
 def sin_(Tensor self):
+    """In-place :func:`sin`."""
     return apply_inplace(self, sin, (), True)
 
 
 def cos_(Tensor self):
+    """In-place :func:`cos`."""
     return apply_inplace(self, cos, (), True)
 
 
 def abs_(Tensor self):
+    """In-place :func:`abs`."""
     return apply_inplace(self, abs, (), True)
 
 
-def sign_(Tensor self):
-    return apply_inplace(self, sign, (), False)
-
-
 def square_(Tensor self):
+    """In-place :func:`square`."""
     return apply_inplace(self, square, (), True)
 
 
 def clamp_(Tensor self, min=None, max=None):
+    """In-place :func:`clamp`."""
     return apply_inplace(self, lambda x: clamp(x, min, max), (min, max), True)
 
 
