@@ -831,3 +831,12 @@ GRADCHECK_CASES = {
 def test_gradcheck(case):
     fn, arrays = GRADCHECK_CASES[case]
     gradcheck(fn, *arrays)
+
+
+# ------------------------------------------------------------------ docstring examples
+
+def test_docstring_examples():
+    import doctest
+    from autograd_cy._C.ops import pointwise
+    results = doctest.testmod(pointwise)
+    assert results.attempted > 0 and results.failed == 0

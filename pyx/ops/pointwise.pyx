@@ -507,6 +507,13 @@ def clamp(Tensor self, min=None, max=None):
 
     The gradient passes where ``min <= self <= max``; a tensor bound gets it where
     it is the output (where ``min > max`` the output is ``max``).
+
+    >>> import autograd_cy as ag
+    >>> x = ag.tensor([-2.0, 0.5, 3.0], requires_grad=True)
+    >>> y = ag.clamp(x, min=0.0, max=1.0)
+    >>> y.sum().backward()
+    >>> y, x.grad
+    (tensor([0.0000, 0.5000, 1.0000], grad_fn=<ClampBackward1>), tensor([0., 1., 0.]))
     """
     cdef ClampBackward1 node1
     cdef ClampBackward0 node0
@@ -598,7 +605,17 @@ cdef Tensor binary_extremum(object self, object other, str name, object ufunc,
 
 
 def maximum(self, other):
-    """Elementwise maximum of two tensors (NaN-propagating, broadcasting)."""
+    """Elementwise maximum of two tensors (NaN-propagating, broadcasting).
+
+    Where the operands tie, each gets half of the gradient, as in PyTorch:
+
+    >>> import autograd_cy as ag
+    >>> a = ag.tensor([1.0, 2.0], requires_grad=True)
+    >>> b = ag.tensor([1.0, 0.0], requires_grad=True)
+    >>> ag.maximum(a, b).sum().backward()
+    >>> a.grad, b.grad
+    (tensor([0.5000, 1.0000]), tensor([0.5000, 0.0000]))
+    """
     return binary_extremum(self, other, "maximum", np.maximum, MaximumBackward0())
 
 
@@ -631,6 +648,11 @@ def where(Tensor condition, input=_MISSING, other=_MISSING):
 
     ``input`` and ``other`` may be tensors or numbers; they are promoted to a common
     dtype. ``where(condition)`` alone is ``nonzero(condition, as_tuple=True)``.
+
+    >>> import autograd_cy as ag
+    >>> x = ag.tensor([-1.0, 2.0])
+    >>> ag.where(x > 0, x, 0.0)
+    tensor([0., 2.])
     """
     cdef WhereBackward0 node
     if input is _MISSING and other is _MISSING:
