@@ -425,6 +425,11 @@ def test_float_promotion_with_mixed_operands():
              dtype=np.float64)
     check_op(lambda lib, x, lo: lib.clamp(x, min=lo.double()), randn(3), np.array(0.1),
              dtype=np.float32)
+    check_op(lambda lib, c, x, y: lib.where(c, x, y.float()), np.array([True, False, True]),
+             randn(3), randn(3, seed=1), dtype=np.float64)
+    check_op(lambda lib, x, lo, hi: lib.clamp(x, lo.double(), hi),
+             away_from(randn(4), [-0.2, 0.3]), np.full(4, -0.2), np.full(4, 0.3),
+             dtype=np.float32)
 
 
 # ------------------------------------------------------------------ special values
