@@ -1,0 +1,190 @@
+"""Comparison and logical ops: eq, lt, ..., logical_and, isnan, isclose, equal, allclose.
+
+Their results are bool tensors (``equal`` and ``allclose`` return a Python bool),
+which never require grad, so no op here records a Node. Operands are promoted
+to a common dtype first, as in PyTorch: ``int_tensor < 2.5`` compares in float32.
+The Tensor operators ``==``, ``<``, ``&``, ``|``, ``~`` ... forward here.
+"""
+import numpy as np
+
+from autograd_cy._C.tensor cimport Tensor, make_tensor
+from autograd_cy._C.ops.dispatch cimport result_type, operand_array
+from autograd_cy._C.ops.pointwise import broadcast_error
+
+__all__ = ["eq", "ne", "lt", "le", "gt", "ge",
+           "greater", "greater_equal", "less", "less_equal", "not_equal",
+           "logical_and", "logical_or", "logical_xor", "logical_not",
+           "isnan", "isinf", "isfinite", "isclose", "allclose", "equal"]
+__tensor_methods__ = tuple(__all__)
+
+
+cdef Tensor apply_binary(object ufunc, Tensor self, object other, object a, object b):
+    """``ufunc(a, b)`` as a Tensor, with PyTorch's message when shapes do not broadcast."""
+    try:
+        return make_tensor(ufunc(a, b))
+    except ValueError:
+        error = broadcast_error(self._data.shape, (<Tensor>other)._data.shape
+                                if isinstance(other, Tensor) else ())
+        if error is None:
+            raise
+        raise error from None
+
+
+cdef Tensor compare(object ufunc, str name, object self, object other):
+    """``self <op> other`` elementwise; ``other`` is a tensor or a Python number."""
+    if not isinstance(self, Tensor) or not isinstance(other, (Tensor, int, float, np.number,
+                                                              np.bool_)):
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments - got "
+            f"({type(self).__name__}, {type(other).__name__}), but expected one of:\n"
+            " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+            " * (Tensor input, Number other, *, Tensor out = None)\n")
+    dtype = result_type(self, other)
+    return apply_binary(ufunc, <Tensor>self, other, operand_array(self, dtype),
+                        operand_array(other, dtype))
+
+
+def eq(self, other):
+    """``self == other`` elementwise, as a bool tensor."""
+    return compare(np.equal, "eq", self, other)
+
+
+def ne(self, other):
+    """``self != other`` elementwise (NaN != NaN is True)."""
+    return compare(np.not_equal, "ne", self, other)
+
+
+def lt(self, other):
+    """``self < other`` elementwise."""
+    return compare(np.less, "lt", self, other)
+
+
+def le(self, other):
+    """``self <= other`` elementwise."""
+    return compare(np.less_equal, "le", self, other)
+
+
+def gt(self, other):
+    """``self > other`` elementwise."""
+    return compare(np.greater, "gt", self, other)
+
+
+def ge(self, other):
+    """``self >= other`` elementwise."""
+    return compare(np.greater_equal, "ge", self, other)
+
+
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+
+
+# ------------------------------------------------------------------ logical
+
+cdef Tensor logical(object ufunc, str name, object self, object other):
+    """Elementwise logic on truth values (nonzero is True, NaN included).
+
+    Beyond PyTorch's functions, ``other`` may be a Python bool or number, so that
+    ``mask & True`` works through the Tensor operators.
+    """
+    if not isinstance(self, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(self).__name__}")
+    if isinstance(other, Tensor):
+        b = (<Tensor>other)._data
+    elif isinstance(other, (int, float, np.number, np.bool_)):
+        b = other
+    else:
+        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
+                        f"{type(other).__name__}")
+    return apply_binary(ufunc, <Tensor>self, other, (<Tensor>self)._data, b)
+
+
+def logical_and(self, other):
+    """Elementwise ``self and other`` of truth values, as a bool tensor."""
+    return logical(np.logical_and, "logical_and", self, other)
+
+
+def logical_or(self, other):
+    """Elementwise ``self or other`` of truth values, as a bool tensor."""
+    return logical(np.logical_or, "logical_or", self, other)
+
+
+def logical_xor(self, other):
+    """Elementwise exclusive or of truth values, as a bool tensor."""
+    return logical(np.logical_xor, "logical_xor", self, other)
+
+
+def logical_not(Tensor self):
+    """Elementwise ``not self`` (zero is False), as a bool tensor."""
+    return make_tensor(np.logical_not(self._data))
+
+
+# ------------------------------------------------------------------ special values
+
+def isnan(Tensor self):
+    """Where ``self`` is NaN (never for integer and bool tensors)."""
+    if self._data.dtype.kind == "f":
+        return make_tensor(np.isnan(self._data))
+    return make_tensor(np.zeros_like(self._data, dtype=np.bool_))
+
+
+def isinf(Tensor self):
+    """Where ``self`` is ``+inf`` or ``-inf``."""
+    if self._data.dtype.kind == "f":
+        return make_tensor(np.isinf(self._data))
+    return make_tensor(np.zeros_like(self._data, dtype=np.bool_))
+
+
+def isfinite(Tensor self):
+    """Where ``self`` is neither infinite nor NaN (always for integer and bool tensors)."""
+    if self._data.dtype.kind == "f":
+        return make_tensor(np.isfinite(self._data))
+    return make_tensor(np.ones_like(self._data, dtype=np.bool_))
+
+
+# ------------------------------------------------------------------ closeness, equality
+
+def isclose(Tensor self, Tensor other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Where ``|self - other| <= atol + rtol * |other|`` (equal infinities are close).
+
+    Both tensors must have the same dtype; NaNs are close to each other only with
+    ``equal_nan=True``.
+    """
+    a, b = self._data, other._data
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"{self.dtype._scalar_name} did not match "
+                           f"{other.dtype._scalar_name}")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    close = apply_binary(np.equal, self, other, a, b)._data
+    if a.dtype.kind == "b":
+        return make_tensor(close)
+    if a.dtype.kind != "f":
+        # Integers compare their distance in floating point, as PyTorch does.
+        a, b = a.astype(np.float64), b.astype(np.float64)
+    elif equal_nan:
+        close |= np.isnan(a) & np.isnan(b)
+    with np.errstate(invalid="ignore", over="ignore"):
+        error = np.abs(a - b)
+        close |= np.isfinite(error) & (error <= atol + np.abs(rtol * b))
+    return make_tensor(close)
+
+
+def allclose(Tensor self, Tensor other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """``isclose(...).all()`` as a Python bool."""
+    return bool((<Tensor>isclose(self, other, rtol, atol, equal_nan))._data.all())
+
+
+def equal(Tensor self, other):
+    """True if both tensors have the same shape and the same values (a Python bool).
+
+    Values are compared after type promotion; NaN is never equal to NaN.
+    """
+    if not isinstance(other, Tensor):
+        raise TypeError("equal(): argument 'other' (position 2) must be Tensor, not "
+                        f"{type(other).__name__}")
+    a, b = self._data, (<Tensor>other)._data
+    if a.shape != b.shape:
+        return False
+    return bool((a == b).all())
