@@ -357,13 +357,17 @@ cdef Tensor index_put_unchecked(Tensor self, tuple indices, Tensor values, bint 
     return out
 
 
+cdef str scalar_name(Tensor t):
+    from autograd_cy.dtypes import from_numpy_dtype
+    return from_numpy_dtype(t._data.dtype)._scalar_name
+
+
 cdef void check_index_put(Tensor self, tuple indices, Tensor values) except *:
     if values._data.dtype != self._data.dtype:
-        from autograd_cy.dtypes import from_numpy_dtype
         raise RuntimeError(
-            "Index put requires the source and destination dtypes match, got "
-            f"{from_numpy_dtype(self._data.dtype)._scalar_name} for the destination and "
-            f"{from_numpy_dtype(values._data.dtype)._scalar_name} for the source.")
+            f"Index put requires the source and destination dtypes match, got "
+            f"{scalar_name(self)} for the destination and {scalar_name(values)} for the "
+            "source.")
     target = check_indices(self, indices)
     try:
         fits = np.broadcast_shapes(values._data.shape, target) == target
@@ -515,6 +519,9 @@ def index_add(Tensor self, dim, Tensor index, Tensor source, *, alpha=1):
         raise RuntimeError(
             f"index_add_(): Number of indices ({positions.size}) should be equal to "
             f"source.size(dim): ({src.shape[d]}), for dim: {d}")
+    if source._data.dtype != self._data.dtype:
+        raise RuntimeError(f"index_add_(): self ({scalar_name(self)}) and source "
+                           f"({scalar_name(source)}) must have the same scalar type")
     shape = self._data.shape
     if src.ndim != self._data.ndim or any(
             src.shape[k] != shape[k] for k in range(src.ndim) if k != d):
@@ -616,6 +623,8 @@ def scatter_add(Tensor self, dim, Tensor index, Tensor src):
     cdef ScatterAddBackward0 node
     cdef Py_ssize_t d = wrap_dim(dim, self._data.ndim)
     array = gather_index(self, d, index, "scatter_add")
+    if src._data.dtype != self._data.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     shape = self._data.shape
     for k in range(array.ndim):
         if ((k != d and array.shape[k] > shape[k]) or k >= src._data.ndim
@@ -626,7 +635,7 @@ def scatter_add(Tensor self, dim, Tensor index, Tensor src):
                 f"{list(src._data.shape)}")
     values = src._data[tuple(slice(0, n) for n in array.shape)]
     out_array = self._data.copy()
-    np.add.at(out_array, index_grid(array, d), values.astype(out_array.dtype, copy=False))
+    np.add.at(out_array, index_grid(array, d), values)
     cdef Tensor out = wrap(out_array)
     if is_grad_enabled() and (requires_grad(self) or requires_grad(src)):
         node = ScatterAddBackward0()
@@ -685,7 +694,7 @@ def masked_fill(Tensor self, Tensor mask, value):
         raise RuntimeError(
             "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
             f"{(<Tensor>value)._data.ndim} dimension(s).")
-    broadcast_shape(self._data.shape, mask._data.shape)
+    broadcast_shape(mask._data.shape, self._data.shape)
     fill = np.asarray((<Tensor>value)._data if is_tensor else value).astype(self._data.dtype)
     cdef Tensor out = wrap(np.where(mask._data, fill, self._data))
     if is_grad_enabled() and (requires_grad(self) or (is_tensor and requires_grad(value))):
