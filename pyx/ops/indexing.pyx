@@ -417,7 +417,7 @@ cdef Tensor strip_leading_ones(Tensor value):
     cdef Py_ssize_t k = 0
     while k < len(shape) and shape[k] == 1:
         k += 1
-    return view(value, shape[k:])
+    return view(value, shape[k:]) if k else value
 
 
 def setitem(Tensor self, index, value):
