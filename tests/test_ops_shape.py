@@ -225,7 +225,9 @@ def test_cat_and_stack_promote_dtypes():
 
 NODE_CASES = [
     (lambda lib, y: y.view(12), "ViewBackward0", {"_saved_self_sym_sizes": (4, 3)}),
-    (lambda lib, y: y.t().reshape(12), "UnsafeViewBackward0", {}),
+    (lambda lib, y: y.t().reshape(12), "UnsafeViewBackward0",
+     {"_saved_self_sym_sizes": (3, 4)}),
+    (lambda lib, y: y.t().reshape(12).grad_fn.next_functions[0][0], "CloneBackward0", {}),
     (lambda lib, y: y.t(), "TBackward0", {}),
     (lambda lib, y: y.transpose(0, 1), "TransposeBackward0",
      {"_saved_dim0": 0, "_saved_dim1": 1}),
@@ -274,7 +276,8 @@ NODE_CASES = [
 def test_node_names_and_saved_fields(fn, name, saved):
     for lib in (ag, torch):
         y = lib.tensor(randn(4, 3).astype(np.float32), requires_grad=True) * 1
-        grad_fn = fn(lib, y).grad_fn
+        result = fn(lib, y)
+        grad_fn = result if not isinstance(result, lib.Tensor) else result.grad_fn
         assert grad_fn.name() == name
         for field, value in saved.items():
             assert getattr(grad_fn, field) == value, (lib.__name__, field)
@@ -474,7 +477,8 @@ ERROR_CASES = [
      "index 4 is out of bounds for dimension 0 with size 4"),
     (lambda lib: lib.zeros(4, 3)[:, -4], IndexError,
      "index -4 is out of bounds for dimension 1 with size 3"),
-    (lambda lib: lib.zeros(4, 3)[1, 1, 1], IndexError, "too many indices for tensor of dimension 2"),
+    (lambda lib: lib.zeros(4, 3)[1, 1, 1], IndexError,
+     "too many indices for tensor of dimension 2"),
     (lambda lib: lib.tensor(1.0)[0], IndexError, "invalid index of a 0-dim tensor. Use "
      "`tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a "
      "number"),

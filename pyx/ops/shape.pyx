@@ -22,6 +22,7 @@ from autograd_cy._C.tensor import wrap_dim
 from autograd_cy._C.node cimport Node, set_history1, set_history
 from autograd_cy._C.node import _forward_op_name
 from autograd_cy._C.ops.dispatch cimport wrap
+from autograd_cy._C.ops.conversion import CloneBackward0
 
 __all__ = ["reshape", "view", "view_as", "reshape_as", "flatten", "unflatten", "transpose",
            "swapaxes", "swapdims", "permute", "movedim", "moveaxis", "t", "unsqueeze",
@@ -139,11 +140,14 @@ def reshape(Tensor self, *shape):
         node = ViewBackward0()
         node.saved_self_sym_sizes = self._data.shape
         return record_view(node, self, array)
-    node = UnsafeViewBackward0()
-    node.saved_self_sym_sizes = self._data.shape
-    out = wrap(np.reshape(self._data, shape))
+    # As PyTorch: a contiguous clone, then an "unsafe" view of it that is not a view.
+    cdef Tensor copied = wrap(np.ascontiguousarray(self._data))
+    out = wrap(copied._data.reshape(shape))
     if is_grad_enabled() and requires_grad(self):
-        set_history1(node, self, out)
+        set_history1(CloneBackward0(), self, copied)
+        node = UnsafeViewBackward0()
+        node.saved_self_sym_sizes = self._data.shape
+        set_history1(node, copied, out)
     return out
 
 
