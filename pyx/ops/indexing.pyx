@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
-from autograd_cy._C.tensor cimport Tensor, make_tensor, make_view, requires_grad, array_module
+from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, array_module
 from autograd_cy._C.tensor import wrap_dim
 from autograd_cy._C.node cimport Node, SavedTensor, save, set_history1, set_history
 from autograd_cy._C.ops.dispatch cimport wrap
@@ -426,8 +426,15 @@ def setitem(Tensor self, index, value):
     cdef type kind = type(index)
     if isinstance(value, Tensor):
         source = value
-    else:
+    elif isinstance(value, (int, float, np.number, np.bool_)):
         source = make_tensor(np.asarray(value, dtype=self._data.dtype))
+    else:
+        from autograd_cy.dtypes import from_numpy_dtype
+        kind = type(value)
+        name = kind.__name__ if kind.__module__ == "builtins" else (
+            f"{kind.__module__}.{kind.__name__}")
+        raise TypeError(f"can't assign a {name} to a autograd_cy."
+                        f"{from_numpy_dtype(self._data.dtype)._tensor_type}")
     if kind is int and self._data.ndim:
         copy_to(select_index(self, 0, index), source)
         return
