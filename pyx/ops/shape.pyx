@@ -24,10 +24,10 @@ from autograd_cy._C.node import _forward_op_name
 from autograd_cy._C.ops.dispatch cimport wrap
 from autograd_cy._C.ops.conversion import CloneBackward0
 
-__all__ = ["reshape", "view", "view_as", "reshape_as", "flatten", "unflatten", "transpose",
-           "swapaxes", "swapdims", "permute", "movedim", "moveaxis", "t", "unsqueeze",
-           "squeeze", "expand", "expand_as", "repeat", "select", "narrow", "split",
-           "split_with_sizes", "chunk", "unbind", "cat", "concat", "concatenate", "stack"]
+__all__ = ["reshape", "view", "flatten", "unflatten", "transpose", "swapaxes", "swapdims",
+           "permute", "movedim", "moveaxis", "t", "unsqueeze", "squeeze", "expand", "select",
+           "narrow", "split", "split_with_sizes", "chunk", "unbind", "cat", "concat",
+           "concatenate", "stack"]
 __tensor_methods__ = ("reshape", "view", "view_as", "reshape_as", "flatten", "unflatten",
                       "transpose", "swapaxes", "swapdims", "permute", "movedim", "moveaxis",
                       "t", "unsqueeze", "squeeze", "expand", "expand_as", "repeat", "select",
