@@ -322,6 +322,9 @@ VIEW_CASES = [
 ]
 
 
+LIBS_FOR_IDENTITY = (ag, torch)
+
+
 def _outputs(result):
     return result if isinstance(result, tuple) else (result,)
 
@@ -361,8 +364,11 @@ def test_view_semantics_match_torch(name, fn, requires_grad):
 
 
 def test_flatten_of_1d_returns_self():
-    x = ag.ones(3, requires_grad=True)
-    assert x.flatten() is x and torch.ones(3).flatten() is not None
+    for lib in LIBS_FOR_IDENTITY:
+        x = lib.ones(3, requires_grad=True)
+        y = lib.ones(2, 3) * 1
+        assert x.flatten() is x
+        assert y.flatten(1, -1) is y
 
 
 def test_views_of_views_keep_the_root_base():
