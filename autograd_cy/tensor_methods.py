@@ -1,4 +1,4 @@
-"""Tensor methods written in Python: the ``new_*`` factories and ``*_as`` shorthands.
+"""Tensor methods written in Python: the ``new_*`` factories.
 
 Ops with a backward live in pyx/ops; these only build tensors or call those ops.
 """
@@ -28,17 +28,5 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     return _factories.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
-def view_as(self, other):
-    return self.view(other.shape)
-
-
-def expand_as(self, other):
-    return self.expand(other.shape)
-
-
-def reshape_as(self, other):
-    return self.reshape(other.shape)
-
-
 TENSOR_METHODS = {f.__name__: f for f in (
-    new_zeros, new_ones, new_full, new_empty, new_tensor, view_as, expand_as, reshape_as)}
+    new_zeros, new_ones, new_full, new_empty, new_tensor)}

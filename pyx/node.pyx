@@ -469,7 +469,7 @@ cdef class SavedTensor:
     def _version_message(self):
         shape = list(self.data.shape) if not self.is_output else list(self.data.shape)
         from autograd_cy.dtypes import from_numpy_dtype
-        array = self.data._data if not self.is_output else self.data
+        array = (<Tensor>self.data)._data if not self.is_output else self.data
         type_name = "autograd_cy." + from_numpy_dtype(array.dtype)._tensor_type
         where = ""
         if self.op_name is not None:

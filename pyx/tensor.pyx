@@ -81,6 +81,8 @@ cdef Tensor make_view(object array, Tensor source):
     view._base = source._base if source._base is not None else source
     view._version_counter = version_counter(source)
     view._grad_fn_version = view._version_counter.version
+    # A view made in inference mode of a normal tensor is a normal tensor.
+    view._is_inference = source._is_inference
     if source._base is not None and source._creation_meta != VIEW_DEFAULT:
         meta = source._creation_meta
         view._view_op_name = source._view_op_name

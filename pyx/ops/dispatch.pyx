@@ -136,7 +136,14 @@ def view_error_message(Tensor view, bint indirect):
     what = ("is a view and its base or another view of its base has been modified inplace"
             if indirect else "is a view and is being modified inplace")
     template = _MULTI_OUTPUT_VIEW if meta == VIEW_MULTI_OUTPUT_NODE else _CUSTOM_FUNCTION_VIEW
-    return template.format(nr=view._output_nr, op=view._view_op_name, what=what)
+    message = template.format(nr=view._output_nr, op=view._view_op_name, what=what)
+    if view._grad_fn is None:
+        # PyTorch names the op through the view's grad_fn; without one it says no_grad mode.
+        what = ("its base or another view of its base has been modified inplace" if indirect
+                else "is being modified inplace")
+        prefix = f"A view was created in no_grad mode and {what} with grad mode enabled."
+        message = prefix + message[message.index(".") + 1:]
+    return message
 
 
 cdef void check_inplace(Tensor self, bint records) except *:
@@ -156,11 +163,12 @@ cdef void check_inplace(Tensor self, bint records) except *:
                            "operation.")
     if self._base is not None:
         base = self._base
-        if (<Tensor>base)._grad_fn is None and (<Tensor>base)._requires_grad:
-            raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
-                               "an in-place operation.")
+        # The view's own creation rules come first, as in PyTorch's check_inplace.
         meta = self._creation_meta
         if meta != VIEW_DEFAULT and (requires_grad(<Tensor>base) or records):
             if meta == VIEW_INFERENCE_MODE and is_inference_mode_enabled():
                 return
             raise RuntimeError(view_error_message(self, False))
+        if (<Tensor>base)._grad_fn is None and (<Tensor>base)._requires_grad:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
+                               "an in-place operation.")

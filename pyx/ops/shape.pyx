@@ -1,22 +1,40 @@
-"""Shape ops and views: reshape, view, transpose, permute, (un)squeeze, expand ...
+"""Shape ops and views: view, reshape, transpose, permute, split, cat, stack ...
 
+# NOTE [Views]
 A view op returns a tensor that shares memory *and* version counter with its
-input (``make_view``), so an in-place op on either is seen by both; its backward
-only rearranges the gradient back to the input's shape.
+input (``make_view``): an in-place op on either is seen by both, and ``_base``
+names the tensor that owns the memory. Its backward only rearranges the
+gradient back into the input's shape, with the same ops, so it is itself
+differentiable. Ops that return several views at once (split, chunk, unbind)
+record one Node with several outputs and mark each output
+``VIEW_MULTI_OUTPUT_NODE``: PyTorch forbids modifying those in place, because
+rebasing one output's history would have to rewrite the shared Node
+(engine_semantics 7.5). cat, stack and repeat copy and are not views.
 """
 import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
-from autograd_cy._C.tensor cimport Tensor, make_tensor, make_view, requires_grad
+from autograd_cy._C.tensor cimport (
+    Tensor, make_tensor, make_view, requires_grad, array_module, VIEW_DEFAULT,
+    VIEW_INFERENCE_MODE, VIEW_MULTI_OUTPUT_NODE,
+)
 from autograd_cy._C.tensor import wrap_dim
-from autograd_cy._C.node cimport Node, set_history1
+from autograd_cy._C.node cimport Node, set_history1, set_history
+from autograd_cy._C.node import _forward_op_name
 from autograd_cy._C.ops.dispatch cimport wrap
+from autograd_cy._C.ops.conversion import CloneBackward0
 
-__all__ = ["reshape", "view", "transpose", "swapaxes", "permute", "unsqueeze", "squeeze",
-           "expand"]
-__tensor_methods__ = ("reshape", "view", "transpose", "swapaxes", "permute", "unsqueeze",
-                      "squeeze", "expand")
+__all__ = ["reshape", "view", "flatten", "unflatten", "transpose", "swapaxes", "swapdims",
+           "permute", "movedim", "moveaxis", "t", "unsqueeze", "squeeze", "expand", "select",
+           "narrow", "split", "split_with_sizes", "chunk", "unbind", "cat", "concat",
+           "concatenate", "stack"]
+__tensor_methods__ = ("reshape", "view", "view_as", "reshape_as", "flatten", "unflatten",
+                      "transpose", "swapaxes", "swapdims", "permute", "movedim", "moveaxis",
+                      "t", "unsqueeze", "squeeze", "expand", "expand_as", "repeat", "select",
+                      "narrow", "split", "split_with_sizes", "chunk", "unbind")
 
+
+# ------------------------------------------------------------------ helpers
 
 cdef tuple size_args(tuple args):
     """``f(2, 3)`` and ``f((2, 3))`` both mean the shape (2, 3)."""
@@ -35,7 +53,7 @@ cdef tuple infer_size(tuple shape, Py_ssize_t numel):
                 raise RuntimeError("only one dimension can be inferred")
             infer_at = i
         elif n < 0:
-            raise RuntimeError(f"invalid shape dimension {n}")
+            raise RuntimeError(f"invalid shape dimension {n} at index {i} of shape {list(shape)}")
         else:
             known *= n
     if infer_at >= 0:
@@ -47,39 +65,68 @@ cdef tuple infer_size(tuple shape, Py_ssize_t numel):
     return shape
 
 
+cdef tuple leading(Py_ssize_t dim, object item):
+    """The NumPy index that applies ``item`` to dim ``dim`` (``a[:, :, item]``).
+
+    A trailing Ellipsis keeps an all-integer index returning a 0-d view, not a scalar copy.
+    """
+    return (slice(None),) * dim + (item, Ellipsis)
+
+
+cdef Tensor record_view(Node node, Tensor self, object array):
+    """Wrap ``array`` (a view of ``self``'s memory) as a view and record ``node``."""
+    cdef Tensor out = make_view(array, self)
+    if is_grad_enabled() and requires_grad(self):
+        set_history1(node, self, out)
+        if out._creation_meta != VIEW_DEFAULT:
+            # A view of a forbidden view is named after its own op ("Output 0 of Select").
+            out._view_op_name = _forward_op_name(node)
+    return out
+
+
+cdef list grads_or_zeros(Node node, tuple grads):
+    """A multi-output node's incoming grads, zeros for outputs that received none."""
+    cdef list result = list(grads)
+    for i, grad in enumerate(result):
+        if grad is None:
+            shape, dtype = node.input_metadata[i]
+            result[i] = make_tensor(np.zeros(shape, dtype=dtype))
+    return result
+
+
+# ------------------------------------------------------------------ view / reshape
+
 cdef class ViewBackward0(Node):
-    cdef readonly tuple self_sym_sizes
+    cdef readonly tuple saved_self_sym_sizes
 
     cpdef tuple apply(self, tuple grads):
-        return (reshape(grads[0], self.self_sym_sizes),)
+        return (reshape(grads[0], self.saved_self_sym_sizes),)
 
 
 cdef class UnsafeViewBackward0(ViewBackward0):
     pass
 
 
-cdef Tensor record_view(Node node, Tensor self, object array):
-    cdef Tensor out = make_view(array, self)
-    if is_grad_enabled() and requires_grad(self):
-        set_history1(node, self, out)
-    return out
+cdef object viewed(object array, tuple shape):
+    """``array`` with ``shape`` without copying, or None when the strides forbid it."""
+    try:
+        return np.reshape(array, shape, copy=False)
+    except ValueError:
+        return None
 
 
 def view(Tensor self, *shape):
     """The same memory seen with another shape; fails where a copy would be needed."""
     cdef ViewBackward0 node = ViewBackward0()
     if len(shape) == 1 and not isinstance(shape[0], (tuple, list, int)):
-        from autograd_cy.dtypes import to_numpy_dtype
         raise RuntimeError("view(dtype) is not supported")
     shape = infer_size(size_args(shape), self._data.size)
-    array = self._data.view()
-    try:
-        array.shape = shape
-    except AttributeError:
+    array = viewed(self._data, shape)
+    if array is None:
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one "
-            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") from None
-    node.self_sym_sizes = self._data.shape
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+    node.saved_self_sym_sizes = self._data.shape
     return record_view(node, self, array)
 
 
@@ -88,48 +135,114 @@ def reshape(Tensor self, *shape):
     cdef ViewBackward0 node
     cdef Tensor out
     shape = infer_size(size_args(shape), self._data.size)
-    array = self._data.view()
-    try:
-        array.shape = shape
-    except AttributeError:
+    array = viewed(self._data, shape)
+    if array is not None:
+        node = ViewBackward0()
+        node.saved_self_sym_sizes = self._data.shape
+        return record_view(node, self, array)
+    # As PyTorch: a contiguous clone, then an "unsafe" view of it that is not a view.
+    cdef Tensor copied = wrap(np.ascontiguousarray(self._data))
+    out = wrap(copied._data.reshape(shape))
+    if is_grad_enabled() and requires_grad(self):
+        set_history1(CloneBackward0(), self, copied)
         node = UnsafeViewBackward0()
-        node.self_sym_sizes = self._data.shape
-        out = wrap(np.reshape(self._data, shape))
-        if is_grad_enabled() and requires_grad(self):
-            set_history1(node, self, out)
-        return out
-    node = ViewBackward0()
-    node.self_sym_sizes = self._data.shape
-    return record_view(node, self, array)
+        node.saved_self_sym_sizes = self._data.shape
+        set_history1(node, copied, out)
+    return out
 
+
+def view_as(Tensor self, Tensor other):
+    """``self.view(other.shape)``."""
+    return view(self, other._data.shape)
+
+
+def reshape_as(Tensor self, Tensor other):
+    """``self.reshape(other.shape)``."""
+    return reshape(self, other._data.shape)
+
+
+def flatten(Tensor self, start_dim=0, end_dim=-1):
+    """Merge dims ``start_dim..end_dim`` into one (a view when the memory allows)."""
+    cdef Py_ssize_t ndim = self._data.ndim
+    if ndim == 0:
+        return reshape(self, (1,))
+    start = wrap_dim(start_dim, ndim)
+    end = wrap_dim(end_dim, ndim)
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if start == end:
+        return self
+    shape = self._data.shape
+    merged = 1
+    for n in shape[start:end + 1]:
+        merged *= n
+    return reshape(self, shape[:start] + (merged,) + shape[end + 1:])
+
+
+def unflatten(Tensor self, dim, sizes):
+    """Split dim ``dim`` into ``sizes`` (one of which may be -1); a view."""
+    cdef Py_ssize_t d = wrap_dim(dim, self._data.ndim)
+    sizes = tuple(sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    size = self._data.shape[d]
+    if -1 in sizes:
+        sizes = infer_size(sizes, size)
+    else:
+        product = 1
+        for n in sizes:
+            product *= n
+        if product != size:
+            raise RuntimeError(
+                f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim "
+                f"{d} ({size}) in the input tensor")
+    shape = self._data.shape
+    return view(self, shape[:d] + sizes + shape[d + 1:])
+
+
+# ------------------------------------------------------------------ dims
 
 cdef class TransposeBackward0(Node):
-    cdef readonly Py_ssize_t dim0, dim1
+    cdef readonly Py_ssize_t saved_dim0, saved_dim1
 
     cpdef tuple apply(self, tuple grads):
-        return (transpose(grads[0], self.dim0, self.dim1),)
+        return (transpose(grads[0], self.saved_dim0, self.saved_dim1),)
 
 
 def transpose(Tensor self, dim0, dim1):
     """Swap two dims (a view)."""
     cdef TransposeBackward0 node = TransposeBackward0()
     ndim = self._data.ndim
-    node.dim0 = wrap_dim(dim0, ndim)
-    node.dim1 = wrap_dim(dim1, ndim)
+    node.saved_dim0 = wrap_dim(dim0, ndim)
+    node.saved_dim1 = wrap_dim(dim1, ndim)
     if ndim == 0:
         return record_view(node, self, self._data.view())
-    return record_view(node, self, np.swapaxes(self._data, node.dim0, node.dim1))
+    return record_view(node, self, np.swapaxes(self._data, node.saved_dim0, node.saved_dim1))
 
 
 swapaxes = transpose
+swapdims = transpose
+
+
+cdef class TBackward0(Node):
+    cpdef tuple apply(self, tuple grads):
+        return (t(grads[0]),)
+
+
+def t(Tensor self):
+    """Transpose a matrix; 0-d and 1-d tensors come back as they are (a view)."""
+    if self._data.ndim > 2:
+        raise RuntimeError(
+            f"t() expects a tensor with <= 2 dimensions, but self is {self._data.ndim}D")
+    return record_view(TBackward0(), self, self._data.T)
 
 
 cdef class PermuteBackward0(Node):
-    cdef readonly tuple dims
+    cdef readonly tuple saved_dims
 
     cpdef tuple apply(self, tuple grads):
-        inverse = [0] * len(self.dims)
-        for i, d in enumerate(self.dims):
+        inverse = [0] * len(self.saved_dims)
+        for i, d in enumerate(self.saved_dims):
             inverse[d] = i
         return (permute(grads[0], tuple(inverse)),)
 
@@ -137,64 +250,98 @@ cdef class PermuteBackward0(Node):
 def permute(Tensor self, *dims):
     """Reorder the dims (a view)."""
     cdef PermuteBackward0 node = PermuteBackward0()
-    dims = tuple(wrap_dim(d, self._data.ndim) for d in size_args(dims))
+    dims = size_args(dims)
     if len(dims) != self._data.ndim:
         raise RuntimeError(
             "permute(sparse_coo): number of dimensions in the tensor input does not match the "
             f"length of the desired ordering of dimensions i.e. input.dim() = {self._data.ndim} "
             f"is not equal to len(dims) = {len(dims)}")
+    dims = tuple(wrap_dim(d, self._data.ndim) for d in dims)
     if len(set(dims)) != len(dims):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    node.dims = dims
+    node.saved_dims = dims
     return record_view(node, self, np.transpose(self._data, dims))
 
 
+def movedim(Tensor self, source, destination):
+    """Move dims ``source`` to positions ``destination``, the others keeping their order."""
+    cdef Py_ssize_t ndim = self._data.ndim
+    source = (source,) if isinstance(source, int) else tuple(source)
+    destination = (destination,) if isinstance(destination, int) else tuple(destination)
+    if len(source) != len(destination):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({list(source)} dims) should "
+            f"contain the same number of dims as destination ({list(destination)} dims)")
+    src = [wrap_dim(d, ndim) for d in source]
+    dst = [wrap_dim(d, ndim) for d in destination]
+    if len(set(src)) != len(src):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({list(source)})")
+    if len(set(dst)) != len(dst):
+        raise RuntimeError(f"movedim: repeated dim in `destination` ({list(destination)})")
+    order = [d for d in range(ndim) if d not in src]
+    for to, frm in sorted(zip(dst, src)):
+        order.insert(to, frm)
+    return permute(self, tuple(order))
+
+
+moveaxis = movedim
+
+
 cdef class UnsqueezeBackward0(Node):
-    cdef readonly Py_ssize_t dim
+    cdef readonly Py_ssize_t saved_dim
 
     cpdef tuple apply(self, tuple grads):
-        return (squeeze(grads[0], self.dim),)
+        return (squeeze(grads[0], self.saved_dim),)
 
 
 def unsqueeze(Tensor self, dim):
     """Insert a dim of size 1 at ``dim`` (a view)."""
     cdef UnsqueezeBackward0 node = UnsqueezeBackward0()
-    node.dim = wrap_dim(dim, self._data.ndim + 1)
-    return record_view(node, self, np.expand_dims(self._data, node.dim))
+    node.saved_dim = wrap_dim(dim, self._data.ndim + 1)
+    return record_view(node, self, np.expand_dims(self._data, node.saved_dim))
 
 
 cdef class SqueezeBackward0(Node):
-    cdef readonly tuple self_sym_sizes
+    cdef readonly tuple saved_self_sym_sizes
 
     cpdef tuple apply(self, tuple grads):
-        return (reshape(grads[0], self.self_sym_sizes),)
+        return (reshape(grads[0], self.saved_self_sym_sizes),)
 
 
 cdef class SqueezeBackward1(SqueezeBackward0):
+    cdef readonly object saved_dim
+
+
+cdef class SqueezeBackward2(SqueezeBackward1):
     pass
 
 
 def squeeze(Tensor self, dim=None):
-    """Drop dims of size 1: all of them, or those in ``dim`` (int or tuple)."""
-    cdef SqueezeBackward0 node = SqueezeBackward0() if dim is None else SqueezeBackward1()
+    """Drop dims of size 1: all of them, or those of ``dim`` (int or tuple); a view."""
+    cdef SqueezeBackward0 node
     shape = self._data.shape
     if dim is None:
+        node = SqueezeBackward0()
         axes = tuple(i for i, n in enumerate(shape) if n == 1)
     else:
+        node = SqueezeBackward1() if isinstance(dim, int) else SqueezeBackward2()
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
-        axes = tuple(d for d in (wrap_dim(d, self._data.ndim) for d in dims)
-                     if self._data.ndim and shape[d] == 1)
-    node.self_sym_sizes = shape
+        wrapped = tuple(wrap_dim(d, self._data.ndim) for d in dims)
+        (<SqueezeBackward1>node).saved_dim = wrapped[0] if isinstance(dim, int) else wrapped
+        axes = tuple(d for d in wrapped if self._data.ndim and shape[d] == 1)
+    node.saved_self_sym_sizes = shape
     return record_view(node, self, np.squeeze(self._data, axis=axes) if axes
                        else self._data.view())
 
 
+# ------------------------------------------------------------------ expand / repeat
+
 cdef class ExpandBackward0(Node):
-    cdef readonly tuple self_sym_sizes
+    cdef readonly tuple saved_self_sym_sizes
 
     cpdef tuple apply(self, tuple grads):
         from autograd_cy._C.ops.reduction import sum_to
-        return (sum_to(grads[0], self.self_sym_sizes),)
+        return (sum_to(grads[0], self.saved_self_sym_sizes),)
 
 
 def expand(Tensor self, *sizes):
@@ -203,20 +350,468 @@ def expand(Tensor self, *sizes):
     sizes = size_args(sizes)
     shape = self._data.shape
     if len(sizes) < len(shape):
+        from autograd_cy.dtypes import from_numpy_dtype
+        type_name = from_numpy_dtype(self._data.dtype)._tensor_type
         raise RuntimeError(
-            f"expand({self.__class__.__name__}{{{list(shape)}}}, size={list(sizes)}): the "
-            "number of sizes provided ({len(sizes)}) must be greater or equal to the number of "
+            f"expand(autograd_cy.{type_name}{{{list(shape)}}}, size={list(sizes)}): the "
+            f"number of sizes provided ({len(sizes)}) must be greater or equal to the number of "
             f"dimensions in the tensor ({len(shape)})")
     offset = len(sizes) - len(shape)
     target = []
     for i, n in enumerate(sizes):
-        if i >= offset and n == -1:
+        if i < offset:
+            if n < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({n}) isn't allowed in a "
+                                   f"leading, non-existing dimension {i}")
+        elif n == -1:
             n = shape[i - offset]
-        elif i >= offset and shape[i - offset] != n and shape[i - offset] != 1:
+        elif shape[i - offset] != n and shape[i - offset] != 1:
             raise RuntimeError(
                 f"The expanded size of the tensor ({n}) must match the existing size "
                 f"({shape[i - offset]}) at non-singleton dimension {i}.  Target sizes: "
                 f"{list(sizes)}.  Tensor sizes: {list(shape)}")
         target.append(n)
-    node.self_sym_sizes = shape
+    node.saved_self_sym_sizes = shape
     return record_view(node, self, np.broadcast_to(self._data, tuple(target)))
+
+
+def expand_as(Tensor self, Tensor other):
+    """``self.expand(other.shape)``."""
+    return expand(self, other._data.shape)
+
+
+cdef class RepeatBackward0(Node):
+    cdef readonly tuple saved_repeats
+    cdef readonly tuple saved_self_sym_sizes
+
+    cpdef tuple apply(self, tuple grads):
+        # Output dim i is repeats[i] copies of the (1-padded) input dim: view it as
+        # (repeats[i], size[i]) pairs and sum the copies away.
+        from autograd_cy._C.ops.reduction import sum
+        repeats = self.saved_repeats
+        sizes = (1,) * (len(repeats) - len(self.saved_self_sym_sizes)) + self.saved_self_sym_sizes
+        split = []
+        for r, n in zip(repeats, sizes):
+            split += [r, n]
+        grad = reshape(grads[0], tuple(split))
+        grad = sum(grad, tuple(range(0, 2 * len(repeats), 2)))
+        return (reshape(grad, self.saved_self_sym_sizes),)
+
+
+def repeat(Tensor self, *repeats):
+    """Tile the tensor ``repeats[i]`` times along dim i (a copy)."""
+    cdef RepeatBackward0 node
+    repeats = size_args(repeats)
+    if len(repeats) < self._data.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
+                           "of dimensions of tensor")
+    padded = (1,) * (len(repeats) - self._data.ndim) + self._data.shape
+    target = [r * n for r, n in zip(repeats, padded)]
+    for n in target:
+        if n < 0:
+            raise RuntimeError(
+                f"Trying to create tensor with negative dimension {n}: {target}")
+    cdef Tensor out = wrap(np.tile(self._data.reshape(padded), repeats))
+    if is_grad_enabled() and requires_grad(self):
+        node = RepeatBackward0()
+        node.saved_repeats = tuple(repeats)
+        node.saved_self_sym_sizes = self._data.shape
+        set_history1(node, self, out)
+    return out
+
+
+# ------------------------------------------------------------------ select / slice
+
+cdef class SelectBackward0(Node):
+    cdef readonly Py_ssize_t saved_dim, saved_index
+    cdef readonly tuple saved_self_sym_sizes
+
+    cpdef tuple apply(self, tuple grads):
+        return (select_backward(grads[0], self.saved_self_sym_sizes, self.saved_dim,
+                                self.saved_index),)
+
+
+cdef Tensor select_unchecked(Tensor self, Py_ssize_t dim, Py_ssize_t index):
+    """``self`` at position ``index`` (in range, non-negative) of dim ``dim``; a view."""
+    cdef SelectBackward0 node = SelectBackward0()
+    node.saved_dim = dim
+    node.saved_index = index
+    node.saved_self_sym_sizes = self._data.shape
+    return record_view(node, self, self._data[leading(dim, index)])
+
+
+def select(Tensor self, dim, index):
+    """The slice at position ``index`` of dim ``dim``, that dim removed (a view)."""
+    if self._data.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    cdef Py_ssize_t d = wrap_dim(dim, self._data.ndim)
+    cdef Py_ssize_t i = index
+    cdef Py_ssize_t size = self._data.shape[d]
+    if i < -size or i >= size:
+        raise IndexError(f"select(): index {i} out of range for tensor of size "
+                         f"{list(self._data.shape)} at dimension {d}")
+    return select_unchecked(self, d, i + size if i < 0 else i)
+
+
+cdef class SelectBackwardBackward0(Node):
+    cdef readonly Py_ssize_t saved_dim, saved_index
+
+    cpdef tuple apply(self, tuple grads):
+        return (select_unchecked(grads[0], self.saved_dim, self.saved_index),)
+
+
+def select_backward(Tensor grad, tuple sizes, Py_ssize_t dim, Py_ssize_t index):
+    """Zeros of ``sizes`` holding ``grad`` at ``index`` of dim ``dim`` (differentiable)."""
+    cdef SelectBackwardBackward0 node
+    xp = array_module(grad._data)
+    cdef Tensor out = make_tensor(xp.zeros(sizes, dtype=grad._data.dtype))
+    out._data[leading(dim, index)] = grad._data
+    if is_grad_enabled() and requires_grad(grad):
+        node = SelectBackwardBackward0()
+        node.saved_dim = dim
+        node.saved_index = index
+        set_history1(node, grad, out)
+    return out
+
+
+cdef class SliceBackward0(Node):
+    cdef readonly Py_ssize_t saved_dim, saved_start, saved_end, saved_step
+    cdef readonly tuple saved_self_sym_sizes
+
+    cpdef tuple apply(self, tuple grads):
+        return (slice_backward(grads[0], self.saved_self_sym_sizes, self.saved_dim,
+                               self.saved_start, self.saved_end, self.saved_step),)
+
+
+cdef Tensor slice_unchecked(Tensor self, Py_ssize_t dim, Py_ssize_t start, Py_ssize_t end,
+                            Py_ssize_t step):
+    """Elements ``start:end:step`` (clamped, step > 0) of dim ``dim``; a view."""
+    cdef SliceBackward0 node = SliceBackward0()
+    node.saved_dim = dim
+    node.saved_start = start
+    node.saved_end = end
+    node.saved_step = step
+    node.saved_self_sym_sizes = self._data.shape
+    return record_view(node, self, self._data[leading(dim, slice(start, end, step))])
+
+
+cdef class SliceBackwardBackward0(Node):
+    cdef readonly Py_ssize_t saved_dim, saved_start, saved_end, saved_step
+
+    cpdef tuple apply(self, tuple grads):
+        return (slice_unchecked(grads[0], self.saved_dim, self.saved_start, self.saved_end,
+                                self.saved_step),)
+
+
+def slice_backward(Tensor grad, tuple sizes, Py_ssize_t dim, Py_ssize_t start, Py_ssize_t end,
+                   Py_ssize_t step):
+    """Zeros of ``sizes`` holding ``grad`` at ``start:end:step`` of dim ``dim``."""
+    cdef SliceBackwardBackward0 node
+    xp = array_module(grad._data)
+    cdef Tensor out = make_tensor(xp.zeros(sizes, dtype=grad._data.dtype))
+    out._data[leading(dim, slice(start, end, step))] = grad._data
+    if is_grad_enabled() and requires_grad(grad):
+        node = SliceBackwardBackward0()
+        node.saved_dim = dim
+        node.saved_start = start
+        node.saved_end = end
+        node.saved_step = step
+        set_history1(node, grad, out)
+    return out
+
+
+def narrow(Tensor self, dim, start, Py_ssize_t length):
+    """Elements ``start:start + length`` of dim ``dim`` (a view)."""
+    if self._data.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    cdef Py_ssize_t d = wrap_dim(dim, self._data.ndim)
+    cdef Py_ssize_t size = self._data.shape[d]
+    cdef Py_ssize_t begin = start
+    if begin < -size or begin > size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
+                         f"but got {begin})")
+    if begin < 0:
+        begin += size
+    if begin + length > size:
+        raise RuntimeError(
+            f"start ({begin}) + length ({length}) exceeds dimension size ({size}).")
+    return slice_unchecked(self, d, begin, begin + length, 1)
+
+
+# ------------------------------------------------------------------ multi-output views
+
+cdef void mark_multi_output(Tensor view, str op_name):
+    """PyTorch's creation meta for an output of a view op with several outputs (7.5)."""
+    if is_grad_enabled() and view._creation_meta != VIEW_INFERENCE_MODE:
+        view._creation_meta = VIEW_MULTI_OUTPUT_NODE
+    view._view_op_name = op_name
+
+
+cdef tuple split_views(Tensor self, Py_ssize_t dim, object sizes, Node node, str op_name):
+    """Consecutive views of ``sizes`` elements along ``dim``, recorded as one ``node``."""
+    cdef list outputs = []
+    cdef Py_ssize_t offset = 0
+    cdef Tensor out
+    for n in sizes:
+        out = make_view(self._data[leading(dim, slice(offset, offset + n))], self)
+        mark_multi_output(out, op_name)
+        outputs.append(out)
+        offset += n
+    if is_grad_enabled() and requires_grad(self):
+        set_history(node, (self,), tuple(outputs))
+    return tuple(outputs)
+
+
+cdef class SplitBackward0(Node):
+    cdef readonly Py_ssize_t saved_dim, saved_split_size
+    cdef readonly tuple saved_self_sym_sizes
+
+    cpdef tuple apply(self, tuple grads):
+        return (cat(grads_or_zeros(self, grads), self.saved_dim),)
+
+
+cdef class SplitWithSizesBackward0(Node):
+    cdef readonly Py_ssize_t saved_dim
+    cdef readonly tuple saved_split_sizes
+    cdef readonly tuple saved_self_sym_sizes
+
+    cpdef tuple apply(self, tuple grads):
+        return (cat(grads_or_zeros(self, grads), self.saved_dim),)
+
+
+def split(Tensor self, split_size_or_sections, dim=0):
+    """Views of ``split_size`` elements along ``dim`` (the last may be smaller), or of
+    the given list of sizes."""
+    cdef SplitBackward0 node
+    if not isinstance(split_size_or_sections, int):
+        return split_with_sizes(self, split_size_or_sections, dim)
+    cdef Py_ssize_t split_size = split_size_or_sections
+    if self._data.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    cdef Py_ssize_t d = wrap_dim(dim, self._data.ndim)
+    cdef Py_ssize_t size = self._data.shape[d]
+    if split_size < 0:
+        raise RuntimeError(
+            f"split expects split_size be non-negative, but got split_size={split_size}")
+    if split_size == 0 and size != 0:
+        raise RuntimeError("split_size can only be 0 if dimension size is 0, but got dimension "
+                           f"size of {size}")
+    count = max((size + split_size - 1) // split_size, 1) if split_size else 1
+    sizes = [split_size] * (count - 1) + [size - split_size * (count - 1)]
+    node = SplitBackward0()
+    node.saved_dim = d
+    node.saved_split_size = split_size
+    node.saved_self_sym_sizes = self._data.shape
+    return split_views(self, d, sizes, node, "Split")
+
+
+def split_with_sizes(Tensor self, split_sizes, dim=0):
+    """Views of the given sizes along ``dim``; they must add up to the dim's size."""
+    cdef SplitWithSizesBackward0 node
+    if self._data.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    cdef Py_ssize_t d = wrap_dim(dim, self._data.ndim)
+    sizes = tuple(split_sizes)
+    size = self._data.shape[d]
+    if any(n < 0 for n in sizes):
+        raise RuntimeError("split_with_sizes expects split_sizes have only non-negative "
+                           f"entries, but got split_sizes={list(sizes)}")
+    total = 0
+    for n in sizes:
+        total += n
+    if total != size:
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
+            f"size at dimension {d}), but got split_sizes={list(sizes)}")
+    node = SplitWithSizesBackward0()
+    node.saved_dim = d
+    node.saved_split_sizes = sizes
+    node.saved_self_sym_sizes = self._data.shape
+    return split_views(self, d, sizes, node, "SplitWithSizes")
+
+
+def chunk(Tensor self, Py_ssize_t chunks, dim=0):
+    """At most ``chunks`` views of equal size along ``dim`` (the last may be smaller)."""
+    if self._data.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    cdef Py_ssize_t d = wrap_dim(dim, self._data.ndim)
+    cdef Py_ssize_t size = self._data.shape[d]
+    cdef Py_ssize_t split_size = (size + chunks - 1) // chunks
+    if split_size == 0 and size == 0:
+        return split_with_sizes(self, [0] * chunks, d)
+    return split(self, split_size, d)
+
+
+cdef class UnbindBackward0(Node):
+    cdef readonly Py_ssize_t saved_dim
+
+    cpdef tuple apply(self, tuple grads):
+        return (stack(grads_or_zeros(self, grads), self.saved_dim),)
+
+
+def unbind(Tensor self, dim=0):
+    """All slices along ``dim``, that dim removed: a tuple of views."""
+    cdef UnbindBackward0 node
+    cdef list outputs = []
+    cdef Tensor out
+    if self._data.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    cdef Py_ssize_t d = wrap_dim(dim, self._data.ndim)
+    for i in range(self._data.shape[d]):
+        out = make_view(self._data[leading(d, i)], self)
+        mark_multi_output(out, "Unbind")
+        outputs.append(out)
+    if is_grad_enabled() and requires_grad(self):
+        node = UnbindBackward0()
+        node.saved_dim = d
+        set_history(node, (self,), tuple(outputs))
+    return tuple(outputs)
+
+
+# ------------------------------------------------------------------ cat / stack
+
+cdef object promote_all(list arrays):
+    """The dtype PyTorch gives a list of same-priority tensors (cat, stack)."""
+    dtype = arrays[0].dtype
+    for array in arrays[1:]:
+        other = array.dtype
+        if other == dtype:
+            continue
+        kinds = (dtype.kind == "f") - (other.kind == "f")
+        if kinds == 0:
+            kinds = (dtype.kind != "b") - (other.kind != "b")
+        if kinds == 0:
+            dtype = np.promote_types(dtype, other)
+        elif kinds < 0:
+            dtype = other
+    return dtype
+
+
+cdef list tensor_list(object tensors):
+    cdef list result = list(tensors)
+    for i, item in enumerate(result):
+        if not isinstance(item, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(item).__name__}")
+    return result
+
+
+cdef class CatBackward0(Node):
+    cdef readonly Py_ssize_t saved_dim
+    cdef readonly tuple sizes             # each input's size along dim; None: skipped
+
+    cpdef tuple apply(self, tuple grads):
+        cdef list result = []
+        cdef Py_ssize_t offset = 0
+        grad = grads[0]
+        for i, n in enumerate(self.sizes):
+            if n is None:
+                result.append(None)
+                continue
+            if self.should_compute_output(i):
+                result.append(narrow(grad, self.saved_dim, offset, n))
+            else:
+                result.append(None)
+            offset += n
+        return tuple(result)
+
+
+cdef inline bint legacy_empty(Tensor t):
+    # PyTorch still lets a 1-d empty tensor join a cat of any shape, and skips it.
+    return t._data.ndim == 1 and t._data.shape[0] == 0
+
+
+def cat(tensors, dim=0):
+    """Join tensors along an existing dim; all other sizes must match (a copy)."""
+    cdef list items = tensor_list(tensors)
+    cdef Tensor first = None
+    cdef Tensor item
+    cdef CatBackward0 node
+    if not items:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    for i, item in enumerate(items):
+        if item._data.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
+                               "concatenated")
+        if first is None and not legacy_empty(item):
+            first = item
+    dtype = promote_all([(<Tensor>x)._data for x in items])
+    if first is None:
+        out = wrap(np.zeros((0,), dtype=dtype))
+        sizes = (None,) * len(items)
+    else:
+        d = wrap_dim(dim, first._data.ndim)
+        arrays = []
+        sizes = []
+        for i, item in enumerate(items):
+            if legacy_empty(item) and item._data.ndim != first._data.ndim:
+                sizes.append(None)
+                continue
+            check_cat_shape(first, item, d, i)
+            arrays.append(item._data)
+            sizes.append(item._data.shape[d])
+        out = wrap(np.concatenate(arrays, axis=d, dtype=dtype))
+        sizes = tuple(sizes)
+    if is_grad_enabled() and any(requires_grad(<Tensor>x) for x in items):
+        node = CatBackward0()
+        node.saved_dim = d if first is not None else 0
+        node.sizes = sizes
+        set_history(node, tuple(items), (out,))
+    return out
+
+
+cdef void check_cat_shape(Tensor first, Tensor item, Py_ssize_t dim, Py_ssize_t i) except *:
+    if item._data.ndim != first._data.ndim:
+        raise RuntimeError(f"Tensors must have same number of dimensions: got "
+                           f"{first._data.ndim} and {item._data.ndim}")
+    for k in range(first._data.ndim):
+        if k != dim and item._data.shape[k] != first._data.shape[k]:
+            raise RuntimeError(
+                f"Sizes of tensors must match except in dimension {dim}. Expected size "
+                f"{first._data.shape[k]} but got size {item._data.shape[k]} for tensor number "
+                f"{i} in the list.")
+
+
+def concat(tensors, dim=0):
+    """Alias of ``cat``."""
+    return cat(tensors, dim)
+
+
+def concatenate(tensors, axis=0):
+    """Alias of ``cat`` with NumPy's argument name."""
+    return cat(tensors, axis)
+
+
+cdef class StackBackward0(Node):
+    cdef readonly Py_ssize_t saved_dim
+
+    cpdef tuple apply(self, tuple grads):
+        cdef tuple parts = unbind(grads[0], self.saved_dim)
+        return tuple([parts[i] if self.should_compute_output(i) else None
+                      for i in range(len(parts))])
+
+
+def stack(tensors, dim=0):
+    """Join equally shaped tensors along a new dim ``dim`` (a copy)."""
+    cdef list items = tensor_list(tensors)
+    cdef StackBackward0 node
+    if not items:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    shape = (<Tensor>items[0])._data.shape
+    for i, item in enumerate(items):
+        if (<Tensor>item)._data.shape != shape:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 "
+                f"and {list((<Tensor>item)._data.shape)} at entry {i}")
+    d = wrap_dim(dim, len(shape) + 1)
+    arrays = [(<Tensor>x)._data for x in items]
+    cdef Tensor out = wrap(np.stack(arrays, axis=d, dtype=promote_all(arrays)))
+    if is_grad_enabled() and any(requires_grad(<Tensor>x) for x in items):
+        node = StackBackward0()
+        node.saved_dim = d
+        set_history(node, tuple(items), (out,))
+    return out

@@ -1,0 +1,717 @@
+"""Indexing: ``x[index]``, ``x[index] = value``, index_select, gather, masked_fill ...
+
+# NOTE [How x[index] works]
+As in PyTorch, an index is applied in two steps. The *basic* entries (integers,
+slices, None, Ellipsis) become a chain of view ops (select, slice, unsqueeze),
+so ``x[1, :2]`` shares ``x``'s memory and records SelectBackward0 then
+SliceBackward0. If *advanced* entries remain (integer or bool tensors, lists,
+arrays), one ``index`` op then gathers the chosen elements into new memory
+(IndexBackward0); its backward scatters the gradient back with accumulation,
+since an element picked twice receives both gradients (``index_put`` with
+``accumulate=True``, itself a recorded op, so double backward works).
+
+``x[index] = value`` runs the same basic step, then writes ``value`` into the
+view with ``copy_``/``fill_``, or with ``index_put_`` if advanced entries
+remain. Both are in-place ops (apply_inplace): the version counter is bumped,
+and when the target is a view the base's history becomes CopySlices.
+"""
+import warnings
+
+import numpy as np
+
+from autograd_cy._C.grad_mode cimport is_grad_enabled
+from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, array_module
+from autograd_cy._C.tensor import wrap_dim
+from autograd_cy._C.node cimport Node, SavedTensor, save, set_history1, set_history
+from autograd_cy._C.ops.dispatch cimport wrap
+from autograd_cy._C.ops.inplace cimport apply_inplace
+from autograd_cy._C.ops.shape cimport (
+    leading, record_view, select_unchecked, slice_unchecked,
+)
+from autograd_cy._C.ops.shape import unsqueeze, view, expand
+from autograd_cy._C.ops.inplace import copy_, fill_
+from autograd_cy._C.ops.pointwise import where
+
+__all__ = ["getitem", "setitem", "index_put", "index_put_", "index_select", "index_add",
+           "gather", "scatter_add", "masked_fill"]
+__tensor_methods__ = ("index_put", "index_put_", "index_select", "index_add", "gather",
+                      "scatter_add", "masked_fill", "masked_fill_")
+
+cdef object INT64 = np.dtype(np.int64)
+cdef Py_ssize_t MAX_INDEX = (1 << 62)
+
+_C10_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double",
+              "int32": "int", "int64": "long int", "bool": "bool", "uint8": "unsigned char"}
+_SEQUENCE_WARNING = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
+    "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
+    "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error "
+    "or a different result")
+
+
+# ------------------------------------------------------------------ parsing an index
+
+cdef tuple index_tuple(object index):
+    """The entries of an index: ``x[a, b]`` is the tuple ``(a, b)``, ``x[a]`` is ``(a,)``.
+
+    A list holding slices, None, Ellipsis or sequences still means a tuple in
+    PyTorch 2.13 (NumPy's old rule), with a deprecation warning.
+    """
+    if type(index) is tuple:
+        return index
+    if type(index) is list and len(index) < 32:
+        for item in index:
+            if (item is None or item is Ellipsis or isinstance(item, slice)
+                    or isinstance(item, (list, tuple, Tensor))):
+                warnings.warn(_SEQUENCE_WARNING, UserWarning, stacklevel=3)
+                return tuple(index)
+    return (index,)
+
+
+cdef object index_entry(object item):
+    """An index entry as int, slice, None, Ellipsis, bool, or an int64/bool array."""
+    if item is None or item is Ellipsis or type(item) is slice or type(item) is bool:
+        return item
+    if isinstance(item, int) or isinstance(item, np.integer):
+        return int(item)
+    if isinstance(item, Tensor):
+        array = (<Tensor>item)._data
+    elif isinstance(item, (list, tuple, np.ndarray, np.bool_)):
+        array = np.asarray(item)
+        if array.size == 0 and array.dtype.kind == "f":
+            array = array.astype(INT64)          # x[[]] selects nothing
+    else:
+        raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                         f"Variables are valid indices (got {type(item).__name__})")
+    kind = array.dtype.kind
+    if kind not in "biu":
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if array.dtype == np.uint8:
+        warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+                      "torch.bool instead.", UserWarning, stacklevel=3)
+        array = array.astype(np.bool_)
+        kind = "b"
+    if array.ndim == 0:
+        return bool(array) if kind == "b" else int(array)
+    return array if kind == "b" else array.astype(INT64, copy=False)
+
+
+cdef Py_ssize_t dims_used(object entry):
+    if entry is None or entry is Ellipsis or type(entry) is bool:
+        return 0
+    if isinstance(entry, np.ndarray) and entry.dtype.kind == "b":
+        return entry.ndim
+    return 1
+
+
+cdef Tensor select_index(Tensor self, Py_ssize_t dim, Py_ssize_t index):
+    """``x[..., index]`` at ``dim``, with the error text of indexing."""
+    cdef Py_ssize_t size = self._data.shape[dim]
+    if index < -size or index >= size:
+        raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}")
+    return select_unchecked(self, dim, index + size if index < 0 else index)
+
+
+cdef Tensor slice_index(Tensor self, Py_ssize_t dim, object entry, bint skip_full):
+    """``x[..., start:stop:step]`` at ``dim``; ``self`` itself when it covers the whole dim
+    and ``skip_full`` (PyTorch's shortcut inside a tuple index)."""
+    cdef Py_ssize_t size = self._data.shape[dim]
+    cdef Py_ssize_t start, stop, step
+    step = 1 if entry.step is None else entry.step
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    if step < 0:
+        raise ValueError("step must be greater than zero")
+    start = 0 if entry.start is None else entry.start
+    stop = MAX_INDEX if entry.stop is None else entry.stop
+    if skip_full and start == 0 and stop >= size and step == 1:
+        return self
+    if start < 0:
+        start = max(start + size, 0)
+    if stop < 0:
+        stop += size
+    start = min(start, size)
+    stop = min(max(stop, start), size)
+    return slice_unchecked(self, dim, start, stop, step)
+
+
+cdef tuple apply_basic(Tensor self, tuple items, bint skip_full):
+    """Apply the basic entries as views; return ``(view, advanced)`` where ``advanced``
+    is None or, per dim of the view, None or the int64 array indexing that dim."""
+    cdef Py_ssize_t ndim = self._data.ndim
+    cdef Py_ssize_t specified = 0, dim = 0, k
+    cdef Tensor result = self
+    cdef list entries = [index_entry(item) for item in items]
+    cdef list advanced = []                 # (dim, int64 array) pairs
+    for entry in entries:
+        specified += dims_used(entry)
+    if specified > ndim:
+        if ndim == 0 and type(entries[0]) is int:
+            raise IndexError(
+                "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        if ndim == 0 and type(entries[0]) is slice:
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    for entry in entries:
+        if type(entry) is int:
+            result = select_index(result, dim, entry)
+        elif type(entry) is slice:
+            result = slice_index(result, dim, entry, skip_full)
+            dim += 1
+        elif entry is None:
+            result = unsqueeze(result, dim)
+            dim += 1
+        elif entry is Ellipsis:
+            dim += ndim - specified
+        elif type(entry) is bool:
+            # x[True] is x[None][[0]], x[False] is x[None][[]].
+            result = unsqueeze(result, dim)
+            advanced.append((dim, np.zeros(1 if entry else 0, dtype=INT64)))
+            dim += 1
+        elif entry.dtype.kind == "b":
+            check_mask_shape(entry, result, dim)
+            for k, positions in enumerate(np.nonzero(entry)):
+                advanced.append((dim + k, positions))
+            dim += entry.ndim
+        else:
+            advanced.append((dim, entry))
+            dim += 1
+    if not advanced:
+        return result, None
+    cdef list per_dim = [None] * result._data.ndim
+    for k, positions in advanced:
+        per_dim[k] = positions
+    return result, per_dim
+
+
+cdef void check_mask_shape(object mask, Tensor target, Py_ssize_t dim) except *:
+    shape = target._data.shape
+    for k in range(mask.ndim):
+        if dim + k >= len(shape) or mask.shape[k] != shape[dim + k]:
+            raise IndexError(
+                f"The shape of the mask {list(mask.shape)} at index {k} does not match the "
+                f"shape of the indexed tensor {list(shape)} at index {dim + k}")
+
+
+cdef tuple resolve_indices(Tensor self, object indices):
+    """``index_put``'s tuple of index tensors (None, integer or bool) as per-dim arrays."""
+    cdef list per_dim = []
+    for item in indices:
+        if item is None:
+            per_dim.append(None)
+            continue
+        entry = index_entry(item)
+        if type(entry) is int:
+            entry = np.asarray(entry, dtype=INT64)
+        elif type(entry) is bool:
+            raise IndexError("index_put does not take a 0-dim bool index")
+        if entry.dtype.kind == "b":
+            check_mask_shape(entry, self, len(per_dim))
+            per_dim.extend(np.nonzero(entry))
+        else:
+            per_dim.append(entry)
+    if len(per_dim) > self._data.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {self._data.ndim}")
+    return tuple(per_dim)
+
+
+cdef tuple numpy_index(tuple indices):
+    return tuple([slice(None) if a is None else a for a in indices])
+
+
+cdef tuple check_indices(Tensor self, tuple indices):
+    """Bounds and broadcasting of per-dim index arrays; the shape of ``self[indices]``."""
+    cdef list shapes = []
+    cdef list dims = []
+    cdef Py_ssize_t position = 0
+    shape = self._data.shape
+    for d, positions in enumerate(indices):
+        if positions is None:
+            continue
+        size = shape[d]
+        if positions.size:
+            low, high = positions.min(), positions.max()
+            if high >= size or low < -size:
+                bad = high if high >= size else low
+                # PyTorch counts the indexed dims only, in order.
+                raise IndexError(f"index {bad} is out of bounds for dimension {position} with "
+                                 f"size {size}")
+        shapes.append(positions.shape)
+        dims.append(d)
+        position += 1
+    try:
+        broadcast = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
+                         "shapes " + ", ".join(str(list(s)) for s in shapes)) from None
+    rest = [n for d, n in enumerate(shape) if d not in dims]
+    if dims[-1] - dims[0] + 1 == len(dims):
+        # Adjacent indexed dims: the result's indexed dims stay where they were.
+        return tuple(rest[:dims[0]]) + broadcast + tuple(rest[dims[0]:])
+    return broadcast + tuple(rest)
+
+
+cdef tuple saved_index_tensors(tuple indices):
+    return tuple([None if a is None else make_tensor(a) for a in indices])
+
+
+cdef tuple index_arrays(tuple saved):
+    return tuple([None if t is None else (<Tensor>t)._data for t in saved])
+
+
+# ------------------------------------------------------------------ x[index]
+
+cdef class AliasBackward0(Node):
+    cpdef tuple apply(self, tuple grads):
+        return (grads[0],)
+
+
+cdef Tensor alias(Tensor self):
+    """A new view of all of ``self`` (``x[...]``)."""
+    return record_view(AliasBackward0(), self, self._data.view())
+
+
+cdef class IndexBackward0(Node):
+    cdef readonly tuple saved_indices
+    cdef readonly tuple saved_self_sym_sizes
+
+    cpdef tuple apply(self, tuple grads):
+        cdef Tensor grad = grads[0]
+        xp = array_module(grad._data)
+        zeros = make_tensor(xp.zeros(self.saved_self_sym_sizes, dtype=grad._data.dtype))
+        return (index_put_unchecked(zeros, index_arrays(self.saved_indices), grad, True),)
+
+
+cdef Tensor index_unchecked(Tensor self, tuple indices):
+    """``self[indices]`` for per-dim index arrays already checked (a copy)."""
+    cdef IndexBackward0 node
+    cdef Tensor out = wrap(self._data[numpy_index(indices)])
+    if is_grad_enabled() and requires_grad(self):
+        node = IndexBackward0()
+        node.saved_indices = saved_index_tensors(indices)
+        node.saved_self_sym_sizes = self._data.shape
+        set_history1(node, self, out)
+    return out
+
+
+def getitem(Tensor self, index):
+    """``self[index]``: basic indexing returns a view, advanced indexing a copy."""
+    cdef type kind = type(index)
+    if kind is int:
+        if self._data.ndim == 0:
+            apply_basic(self, (index,), False)      # raises PyTorch's 0-dim error
+        return select_index(self, 0, index)
+    if kind is slice:
+        if self._data.ndim == 0:
+            apply_basic(self, (index,), False)
+        return slice_index(self, 0, index, False)
+    if index is None:
+        return unsqueeze(self, 0)
+    if index is Ellipsis:
+        return alias(self)
+    result, advanced = apply_basic(self, index_tuple(index), True)
+    if advanced is None:
+        return alias(self) if result is self else result
+    check_indices(result, tuple(advanced))
+    return index_unchecked(result, tuple(advanced))
+
+
+# ------------------------------------------------------------------ index_put
+
+cdef class IndexPutBackward0(Node):
+    cdef readonly tuple saved_indices
+    cdef readonly bint saved_accumulate
+
+    cpdef tuple apply(self, tuple grads):
+        cdef Tensor grad = grads[0]
+        indices = index_arrays(self.saved_indices)
+        self_grad = values_grad = None
+        if self.should_compute_output(0):
+            if self.saved_accumulate:
+                self_grad = grad
+            else:
+                # Overwritten elements did not reach the output.
+                zero = make_tensor(array_module(grad._data).zeros((), dtype=grad._data.dtype))
+                self_grad = index_put_unchecked(grad, indices, zero, False)
+        if self.should_compute_output(1):
+            values_grad = index_unchecked(grad, indices)
+        return (self_grad, values_grad)
+
+
+cdef Tensor index_put_unchecked(Tensor self, tuple indices, Tensor values, bint accumulate):
+    """A copy of ``self`` with ``values`` written (or added) at ``indices``."""
+    cdef IndexPutBackward0 node
+    np_index = numpy_index(indices)
+    array = self._data.copy()
+    if accumulate:
+        np.add.at(array, np_index, values._data)
+    else:
+        array[np_index] = values._data
+    cdef Tensor out = wrap(array)
+    if is_grad_enabled() and (requires_grad(self) or requires_grad(values)):
+        node = IndexPutBackward0()
+        node.saved_indices = saved_index_tensors(indices)
+        node.saved_accumulate = accumulate
+        set_history(node, (self, values), (out,))
+    return out
+
+
+cdef str scalar_name(Tensor t):
+    from autograd_cy.dtypes import from_numpy_dtype
+    return from_numpy_dtype(t._data.dtype)._scalar_name
+
+
+cdef void check_index_put(Tensor self, tuple indices, Tensor values) except *:
+    if values._data.dtype != self._data.dtype:
+        raise RuntimeError(
+            f"Index put requires the source and destination dtypes match, got "
+            f"{scalar_name(self)} for the destination and {scalar_name(values)} for the "
+            "source.")
+    target = check_indices(self, indices)
+    try:
+        fits = np.broadcast_shapes(values._data.shape, target) == target
+    except ValueError:
+        fits = False
+    if not fits:
+        raise RuntimeError(
+            f"shape mismatch: value tensor of shape {list(values._data.shape)} cannot be "
+            f"broadcast to indexing result of shape {list(target)}")
+
+
+def index_put(Tensor self, indices, Tensor values, accumulate=False):
+    """A copy of ``self`` with ``values`` put at ``self[indices]`` (added if ``accumulate``)."""
+    cdef tuple per_dim = resolve_indices(self, indices)
+    check_index_put(self, per_dim, values)
+    return index_put_unchecked(self, per_dim, values, accumulate)
+
+
+cdef Tensor index_put_inplace(Tensor self, tuple indices, Tensor values, bint accumulate):
+    check_index_put(self, indices, values)
+    return apply_inplace(
+        self, lambda source: index_put_unchecked(source, indices, values, accumulate),
+        (values,), False)
+
+
+def index_put_(Tensor self, indices, Tensor values, accumulate=False):
+    """In-place ``index_put``."""
+    return index_put_inplace(self, resolve_indices(self, indices), values, accumulate)
+
+
+# ------------------------------------------------------------------ x[index] = value
+
+cdef void copy_to(Tensor target, Tensor value) except *:
+    """Write ``value`` into ``target``, broadcasting, as PyTorch's setitem does."""
+    shape = target._data.shape
+    if value._data.shape == shape:
+        copy_(target, value)
+    elif value._data.ndim == 0:
+        fill_(target, value)
+    else:
+        copy_(target, expand(strip_leading_ones(value), shape))
+
+
+cdef Tensor strip_leading_ones(Tensor value):
+    """``value`` without its leading size-1 dims (a (1, 3) value fits a (3,) slot)."""
+    shape = value._data.shape
+    cdef Py_ssize_t k = 0
+    while k < len(shape) and shape[k] == 1:
+        k += 1
+    return view(value, shape[k:]) if k else value
+
+
+def setitem(Tensor self, index, value):
+    """``self[index] = value``: an in-place write that autograd records."""
+    cdef Tensor source
+    cdef type kind = type(index)
+    if isinstance(value, Tensor):
+        source = value
+    elif isinstance(value, (int, float, np.number, np.bool_)):
+        source = make_tensor(np.asarray(value, dtype=self._data.dtype))
+    else:
+        from autograd_cy.dtypes import from_numpy_dtype
+        kind = type(value)
+        name = kind.__name__ if kind.__module__ == "builtins" else (
+            f"{kind.__module__}.{kind.__name__}")
+        raise TypeError(f"can't assign a {name} to a autograd_cy."
+                        f"{from_numpy_dtype(self._data.dtype)._tensor_type}")
+    if kind is int and self._data.ndim:
+        copy_to(select_index(self, 0, index), source)
+        return
+    if kind is slice and self._data.ndim:
+        copy_to(slice_index(self, 0, index, True), source)
+        return
+    if index is None:
+        copy_to(unsqueeze(self, 0), source)
+        return
+    if index is Ellipsis:
+        copy_to(self, source)
+        return
+    target, advanced = apply_basic(self, index_tuple(index), True)
+    if advanced is None:
+        copy_to(target, source)
+        return
+    if source._data.ndim:
+        source = strip_leading_ones(source)
+    index_put_inplace(target, tuple(advanced), source, False)
+
+
+# ------------------------------------------------------------------ index_select / index_add
+
+cdef object index_vector(Tensor index, str op):
+    array = index._data
+    if array.dtype != np.int64 and array.dtype != np.int32:
+        raise RuntimeError(f"{op}(): Expected dtype int32 or int64 for index")
+    if array.ndim > 1:
+        raise IndexError(f"{op}(): Index is supposed to be a vector")
+    return array.reshape(-1)
+
+
+cdef class IndexSelectBackward0(Node):
+    cdef readonly Py_ssize_t saved_dim
+    cdef readonly Tensor saved_index
+    cdef readonly tuple saved_self_sym_sizes
+
+    cpdef tuple apply(self, tuple grads):
+        cdef Tensor grad = grads[0]
+        xp = array_module(grad._data)
+        zeros = make_tensor(xp.zeros(self.saved_self_sym_sizes, dtype=grad._data.dtype))
+        return (index_add(zeros, self.saved_dim, self.saved_index, grad),)
+
+
+def index_select(Tensor self, dim, Tensor index):
+    """The entries ``index`` (a vector) of dim ``dim``, in that order (a copy)."""
+    cdef IndexSelectBackward0 node
+    positions = index_vector(index, "index_select")
+    cdef Py_ssize_t d = wrap_dim(dim, self._data.ndim)
+    size = self._data.shape[d] if self._data.ndim else 1
+    if positions.size and (positions.min() < 0 or positions.max() >= size):
+        raise IndexError("index out of range in self")
+    if self._data.ndim == 0:
+        out = wrap(self._data.copy())
+    else:
+        out = wrap(np.take(self._data, positions, axis=d))
+    if is_grad_enabled() and requires_grad(self):
+        node = IndexSelectBackward0()
+        node.saved_dim = d
+        node.saved_index = index
+        node.saved_self_sym_sizes = self._data.shape
+        set_history1(node, self, out)
+    return out
+
+
+cdef class IndexAddBackward0(Node):
+    cdef readonly Py_ssize_t saved_dim
+    cdef readonly Tensor saved_index
+    cdef readonly object saved_alpha
+
+    cpdef tuple apply(self, tuple grads):
+        from autograd_cy._C.ops.arithmetic import mul
+        grad = grads[0]
+        source_grad = None
+        if self.should_compute_output(1):
+            source_grad = index_select(grad, self.saved_dim, self.saved_index)
+            if self.saved_alpha != 1:
+                source_grad = mul(source_grad, self.saved_alpha)
+        return (grad if self.should_compute_output(0) else None, source_grad)
+
+
+def index_add(Tensor self, dim, Tensor index, Tensor source, *, alpha=1):
+    """A copy of ``self`` with ``alpha * source`` added at entries ``index`` of dim ``dim``."""
+    cdef IndexAddBackward0 node
+    positions = index_vector(index, "index_add_")
+    cdef Py_ssize_t d = wrap_dim(dim, self._data.ndim)
+    src = source._data if source._data.ndim else source._data.reshape(1)
+    if positions.size != (src.shape[d] if src.ndim > d else 1):
+        raise RuntimeError(
+            f"index_add_(): Number of indices ({positions.size}) should be equal to "
+            f"source.size(dim): ({src.shape[d]}), for dim: {d}")
+    if source._data.dtype != self._data.dtype:
+        raise RuntimeError(f"index_add_(): self ({scalar_name(self)}) and source "
+                           f"({scalar_name(source)}) must have the same scalar type")
+    shape = self._data.shape
+    if src.ndim != self._data.ndim or any(
+            src.shape[k] != shape[k] for k in range(src.ndim) if k != d):
+        raise RuntimeError(
+            "source tensor shape must match self tensor shape, excluding the specified "
+            f"dimension. Got self.shape = {list(shape)} source.shape = {list(src.shape)}")
+    if positions.size and (positions.min() < 0 or positions.max() >= shape[d]):
+        raise IndexError("index out of range in self")
+    array = self._data.copy()
+    np.add.at(array, leading(d, positions), src if alpha == 1 else alpha * src)
+    cdef Tensor out = wrap(array)
+    if is_grad_enabled() and (requires_grad(self) or requires_grad(source)):
+        node = IndexAddBackward0()
+        node.saved_dim = d
+        node.saved_index = index
+        node.saved_alpha = alpha
+        set_history(node, (self, source), (out,))
+    return out
+
+
+# ------------------------------------------------------------------ gather / scatter_add
+
+cdef object index_grid(object index, Py_ssize_t dim):
+    """The NumPy index that addresses ``t[..., index[i][j], ...]`` element by element."""
+    grid = list(np.indices(index.shape, sparse=True))
+    grid[dim] = index
+    return tuple(grid)
+
+
+cdef object gather_index(Tensor self, Py_ssize_t dim, Tensor index, str op):
+    array = index._data
+    if array.dtype != np.int64 and array.dtype != np.int32:
+        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index")
+    if array.ndim != self._data.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as "
+                           + ("input tensor" if op == "gather" else "self tensor"))
+    size = self._data.shape[dim]
+    if array.size:
+        low, high = array.min(), array.max()
+        if low < 0 or high >= size:
+            raise RuntimeError(f"index {low if low < 0 else high} is out of bounds for "
+                               f"dimension {dim} with size {size}")
+    return array
+
+
+cdef class GatherBackward0(Node):
+    cdef readonly Py_ssize_t saved_dim
+    cdef readonly Tensor saved_index
+    cdef readonly SavedTensor saved_self
+    cdef readonly bint saved_sparse_grad
+
+    cpdef tuple apply(self, tuple grads):
+        cdef Tensor grad = grads[0]
+        cdef Tensor input = self.saved_self.unpack(self)
+        xp = array_module(grad._data)
+        zeros = make_tensor(xp.zeros(input._data.shape, dtype=grad._data.dtype))
+        return (scatter_add(zeros, self.saved_dim, self.saved_index, grad),)
+
+    cdef void release_variables(self):
+        self.saved_self.release()
+
+
+def gather(Tensor self, dim, Tensor index, *, sparse_grad=False):
+    """``out[i][j] = self[index[i][j]][j]`` (for ``dim=0``): values picked along ``dim``."""
+    cdef GatherBackward0 node
+    cdef Py_ssize_t d = wrap_dim(dim, self._data.ndim)
+    array = gather_index(self, d, index, "gather")
+    shape = self._data.shape
+    for k in range(array.ndim):
+        if k != d and array.shape[k] > shape[k]:
+            raise RuntimeError(
+                f"Size does not match at dimension {k} expected index {list(array.shape)} to "
+                f"be no larger than self {list(shape)} apart from dimension {d}")
+    cdef Tensor out = wrap(self._data[index_grid(array, d)])
+    if is_grad_enabled() and requires_grad(self):
+        node = GatherBackward0()
+        node.saved_dim = d
+        node.saved_index = index
+        node.saved_self = save(self, False)
+        node.saved_sparse_grad = sparse_grad
+        set_history1(node, self, out)
+    return out
+
+
+cdef class ScatterAddBackward0(Node):
+    cdef readonly Py_ssize_t saved_dim
+    cdef readonly Tensor saved_index
+
+    cpdef tuple apply(self, tuple grads):
+        grad = grads[0]
+        src_grad = None
+        if self.should_compute_output(1):
+            src_grad = gather(grad, self.saved_dim, self.saved_index)
+        return (grad if self.should_compute_output(0) else None, src_grad)
+
+
+def scatter_add(Tensor self, dim, Tensor index, Tensor src):
+    """A copy of ``self`` with ``src[i][j]`` added at ``[index[i][j]][j]`` (for ``dim=0``)."""
+    cdef ScatterAddBackward0 node
+    cdef Py_ssize_t d = wrap_dim(dim, self._data.ndim)
+    array = gather_index(self, d, index, "scatter_add")
+    if src._data.dtype != self._data.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    shape = self._data.shape
+    for k in range(array.ndim):
+        if ((k != d and array.shape[k] > shape[k]) or k >= src._data.ndim
+                or array.shape[k] > src._data.shape[k]):
+            raise RuntimeError(
+                f"Expected index {list(array.shape)} to be no larger than self {list(shape)} "
+                f"apart from dimension {d} and to be no larger size than src "
+                f"{list(src._data.shape)}")
+    values = src._data[tuple(slice(0, n) for n in array.shape)]
+    out_array = self._data.copy()
+    np.add.at(out_array, index_grid(array, d), values)
+    cdef Tensor out = wrap(out_array)
+    if is_grad_enabled() and (requires_grad(self) or requires_grad(src)):
+        node = ScatterAddBackward0()
+        node.saved_dim = d
+        node.saved_index = index
+        set_history(node, (self, src), (out,))
+    return out
+
+
+# ------------------------------------------------------------------ masked_fill
+
+cdef class MaskedFillBackward0(Node):
+    cdef readonly SavedTensor saved_mask
+
+    cpdef tuple apply(self, tuple grads):
+        cdef Tensor grad = grads[0]
+        mask = self.saved_mask.unpack(self)
+        zero = np.zeros((), dtype=grad._data.dtype)
+        self_grad = value_grad = None
+        if self.should_compute_output(0):
+            self_grad = where(mask, zero, grad)
+        if len(self.next_edges) > 1 and self.should_compute_output(1):
+            value_grad = where(mask, grad, zero).sum()
+        return (self_grad, value_grad)[:len(self.next_edges)]
+
+    cdef void release_variables(self):
+        self.saved_mask.release()
+
+
+cdef class MaskedFillBackward1(MaskedFillBackward0):
+    pass
+
+
+cdef tuple broadcast_shape(tuple a, tuple b):
+    """The broadcast of two shapes, with PyTorch's error."""
+    cdef Py_ssize_t n = max(len(a), len(b))
+    result = []
+    for i in range(n):
+        x = a[len(a) - n + i] if len(a) - n + i >= 0 else 1
+        y = b[len(b) - n + i] if len(b) - n + i >= 0 else 1
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b "
+                               f"({y}) at non-singleton dimension {i}")
+        result.append(y if x == 1 else x)
+    return tuple(result)
+
+
+def masked_fill(Tensor self, Tensor mask, value):
+    """``self`` with ``value`` (a number or 0-d tensor) where ``mask`` is True (a copy)."""
+    cdef MaskedFillBackward0 node
+    if mask._data.dtype.kind != "b":
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           + _C10_NAMES.get(mask._data.dtype.name, mask._data.dtype.name))
+    is_tensor = isinstance(value, Tensor)
+    if is_tensor and (<Tensor>value)._data.ndim != 0:
+        raise RuntimeError(
+            "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+            f"{(<Tensor>value)._data.ndim} dimension(s).")
+    broadcast_shape(mask._data.shape, self._data.shape)
+    fill = np.asarray((<Tensor>value)._data if is_tensor else value).astype(self._data.dtype)
+    cdef Tensor out = wrap(np.where(mask._data, fill, self._data))
+    if is_grad_enabled() and (requires_grad(self) or (is_tensor and requires_grad(value))):
+        node = MaskedFillBackward1() if is_tensor else MaskedFillBackward0()
+        node.saved_mask = save(mask, False)
+        set_history(node, (self, value) if is_tensor else (self,), (out,))
+    return out
+
+
+def masked_fill_(Tensor self, Tensor mask, value):
+    """In-place ``masked_fill``; ``mask`` must broadcast to ``self``'s shape."""
+    return apply_inplace(self, lambda source: masked_fill(source, mask, value),
+                         (value,), False)
