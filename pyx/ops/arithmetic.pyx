@@ -15,7 +15,7 @@ from autograd_cy._C.node cimport (
     Node, SavedTensor, save, set_history1, set_history2, set_history, any_requires_grad2,
 )
 from autograd_cy._C.ops.dispatch cimport (
-    result_type, floating_result_type, operand_array, wrap,
+    result_type, floating_result_type, operand_array, wrap, quietly2,
 )
 from autograd_cy._C.ops.inplace cimport apply_inplace
 
@@ -178,7 +178,8 @@ def div(self, other, *, rounding_mode=None):
     if rounding_mode is not None:
         return _rounded_div(self, other, rounding_mode)
     dtype = floating_result_type(self, other)
-    cdef Tensor out = wrap(operand_array(self, dtype) / operand_array(other, dtype))
+    cdef Tensor out = wrap(quietly2(np.true_divide, operand_array(self, dtype),
+                                     operand_array(other, dtype)))
     if any_requires_grad2(self, other):
         node = DivBackward0()
         node.saved_other = save_operand(other, True)
@@ -208,7 +209,7 @@ def _rounded_div(self, other, rounding_mode):
     dtype = result_type(self, other)
     a, b = operand_array(self, dtype), operand_array(other, dtype)
     if dtype.kind == "f":
-        quotient = a / b
+        quotient = quietly2(np.true_divide, a, b)
         array = np.trunc(quotient) if rounding_mode == "trunc" else np.floor(quotient)
     elif rounding_mode == "floor":
         array = np.floor_divide(a, b)
@@ -321,7 +322,7 @@ def pow(self, exponent):
     exponent_array = operand_array(exponent, dtype)
     if dtype.kind in "iu" and isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    out = wrap(np.power(base_array, exponent_array))
+    out = wrap(quietly2(np.power, base_array, exponent_array))
     if not any_requires_grad2(self, exponent):
         return out
     if isinstance(exponent, Tensor):

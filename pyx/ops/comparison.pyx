@@ -9,7 +9,7 @@ import numpy as np
 
 from autograd_cy._C.tensor cimport Tensor, make_tensor
 from autograd_cy._C.ops.dispatch cimport result_type, operand_array
-from autograd_cy._C.ops.pointwise import broadcast_error
+from autograd_cy._C.ops.dispatch import broadcast_error
 
 __all__ = ["eq", "ne", "lt", "le", "gt", "ge",
            "greater", "greater_equal", "less", "less_equal", "not_equal",

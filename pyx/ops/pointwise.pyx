@@ -20,7 +20,10 @@ from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad
 from autograd_cy._C.node cimport (
     Node, SavedTensor, save, set_history1, set_history2, set_history, any_requires_grad2,
 )
-from autograd_cy._C.ops.dispatch cimport wrap, result_type, operand_array
+from autograd_cy._C.ops.dispatch cimport (
+    wrap, result_type, operand_array, result_type_of, quietly, floating, broadcasting,
+    expect_tensor,
+)
 from autograd_cy._C.ops.inplace cimport apply_inplace
 from autograd_cy._C.ops.arithmetic import mul, div, add, sub, neg, pow
 
@@ -34,42 +37,9 @@ __tensor_methods__ = tuple(name for name in __all__ if name != "where")
 
 # ------------------------------------------------------------------ helpers
 
-try:
-    # NumPy 2 keeps its floating-point error mode in a context variable: setting
-    # it directly costs ~0.1 us, against ~4 us for entering ``np.errstate``.
-    from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
-    _IGNORE_FP_ERRORS = _make_extobj(all="ignore")
-except ImportError:  # pragma: no cover - NumPy 1.x
-    _extobj_contextvar = None
-
-
-cdef object quietly(object function, object array):
-    """``function(array)`` without NumPy's overflow / divide / invalid warnings."""
-    if _extobj_contextvar is None:
-        with np.errstate(all="ignore"):
-            return function(array)
-    token = _extobj_contextvar.set(_IGNORE_FP_ERRORS)
-    try:
-        return function(array)
-    finally:
-        _extobj_contextvar.reset(token)
-
-
-cdef object floating(Tensor t):
-    """Integer and bool inputs of float-valued functions compute in float32, as in PyTorch."""
-    if t._data.dtype.kind != "f":
-        return t._data.astype(np.float32)
-    return t._data
-
-
 def zeros_like_grad(Tensor grad):
     """A gradient of zeros (ops whose derivative is zero almost everywhere)."""
     return make_tensor(np.zeros_like(grad._data))
-
-
-cdef inline object mask(object array):
-    """A boolean array as a Tensor that needs no gradient (the condition of ``where``)."""
-    return make_tensor(array)
 
 
 cdef object BOOL = np.dtype(np.bool_)
@@ -77,96 +47,9 @@ cdef object INT64 = np.dtype(np.int64)
 cdef object FLOAT32 = np.dtype(np.float32)
 
 
-cdef inline int category(object dtype):
-    """PyTorch's promotion category: bool < integer < floating."""
-    kind = dtype.kind
-    return 0 if kind == "b" else 2 if kind == "f" else 1
-
-
-cdef object promote(object a, object b):
-    """torch.promote_types for two dtypes, either of which may be None."""
-    if a is None:
-        return b
-    if b is None or a == b:
-        return a
-    ca, cb = category(a), category(b)
-    if ca == cb:
-        return np.promote_types(a, b)
-    return a if ca > cb else b
-
-
-cdef object combine(object higher, object lower):
-    """A lower-priority operand changes the result only if it is of a higher category."""
-    if higher is None:
-        return lower
-    if lower is None or category(lower) <= category(higher):
-        return higher
-    return promote(higher, lower)
-
-
-cdef object result_type_of(tuple operands):
-    """torch.result_type over several operands: Tensors, Python numbers, None (skipped).
-
-    Tensors with dimensions rank above 0-dim tensors, which rank above Python
-    numbers; a Python float brings the default dtype, float32.
-    """
-    cdef object dims = None, zero_dim = None, scalars = None
-    for value in operands:
-        if value is None:
-            continue
-        if isinstance(value, Tensor):
-            array = (<Tensor>value)._data
-            if array.ndim:
-                dims = promote(dims, array.dtype)
-            else:
-                zero_dim = promote(zero_dim, array.dtype)
-        elif isinstance(value, (bool, np.bool_)):
-            scalars = promote(scalars, BOOL)
-        elif isinstance(value, (int, np.integer)):
-            scalars = promote(scalars, INT64)
-        else:
-            scalars = promote(scalars, FLOAT32)
-    return combine(dims, combine(zero_dim, scalars))
-
-
-def broadcast_error(*shapes):
-    """PyTorch's RuntimeError for operand shapes that do not broadcast, or None if they do.
-
-    Like PyTorch, operands are folded left to right and dims compared from the right.
-    """
-    cdef tuple result = ()
-    for shape in shapes:
-        ndim = max(len(result), len(shape))
-        a = (1,) * (ndim - len(result)) + result
-        b = (1,) * (ndim - len(shape)) + tuple(shape)
-        for i in range(ndim - 1, -1, -1):
-            if a[i] != b[i] and a[i] != 1 and b[i] != 1:
-                return RuntimeError(f"The size of tensor a ({a[i]}) must match the size of "
-                                    f"tensor b ({b[i]}) at non-singleton dimension {i}")
-        result = tuple([n if n != 1 else m for n, m in zip(a, b)])
-    return None
-
-
-cdef object shape_of(object value):
-    return (<Tensor>value)._data.shape if isinstance(value, Tensor) else ()
-
-
-cdef object broadcasting(object function, tuple operands, tuple arrays):
-    """``function(*arrays)``, turning NumPy's broadcast ValueError into PyTorch's message."""
-    try:
-        return function(*arrays)
-    except ValueError:
-        error = broadcast_error(*[shape_of(v) for v in operands])
-        if error is None:
-            raise
-        raise error from None
-
-
-cdef Tensor expect_tensor(object value, str function, str argument, int position):
-    if not isinstance(value, Tensor):
-        raise TypeError(f"{function}(): argument '{argument}' (position {position}) must be "
-                        f"Tensor, not {type(value).__name__}")
-    return <Tensor>value
+cdef inline object mask(object array):
+    """A boolean array as a Tensor that needs no gradient (the condition of ``where``)."""
+    return make_tensor(array)
 
 
 # ------------------------------------------------------------------ node bases
