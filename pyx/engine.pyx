@@ -16,6 +16,7 @@ Read this file top to bottom to see one ``backward()`` happen:
 Nothing here recurses: the graph can be a million nodes deep.
 """
 cimport cython
+from cpython.object cimport PyTypeObject, Py_TYPE
 import threading
 import warnings
 
@@ -26,6 +27,10 @@ from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, get_grad_
 from autograd_cy._C.node cimport Node, Edge, AccumulateGrad, GraphRoot, gradient_edge
 
 import numpy as np
+
+cdef extern from "Python.h":
+    unsigned long Py_TPFLAGS_HEAPTYPE
+    int PyType_HasFeature(PyTypeObject *type, unsigned long feature)
 
 
 @cython.final
@@ -143,30 +148,37 @@ def queue_callback(callback):
 
 
 def _will_engine_execute_node(node):
-    """Is ``node`` in the running backward's graph and needed or captured (rule 3.12)?"""
+    """Is ``node`` in the running backward's graph, and needed or captured (rule 3.12)?"""
     cdef GraphTask task
     cdef ExecInfo info
     tasks = current_tasks()
+    if not isinstance(node, Node):
+        raise RuntimeError("_will_engine_execute_node expects an grad_fn, but got "
+                           f"{type(node).__name__}")
     if not tasks:
         raise RuntimeError(
             "_get_should_execute_nodes should only be called during the backward pass")
-    if not isinstance(node, Node):
-        raise RuntimeError("_will_engine_execute_node expects an grad_fn, node must be a Node")
     task = tasks[-1]
-    if task.nodes_in_graph is None:
-        task.nodes_in_graph = set(task.dependencies)
-    if node not in task.nodes_in_graph and node not in task.not_ready:
-        return node in task.dependencies
+    if node not in task.nodes_in_graph:
+        return False
     if not task.exec_info:
         return True
     info = task.exec_info.get(node)
-    if info is None:
+    if info is None or not (info.needed or info.captures):
         return False
-    if isinstance(node, AccumulateGrad) and info.captures and not info.needed:
+    if info.captures and not has_children(node):
         raise RuntimeError(
             "A leaf node was passed to _will_engine_execute_node but we are currently "
             "running autograd.grad(). This is currently not supported.")
-    return info.needed or bool(info.captures)
+    return True
+
+
+cdef bint has_children(Node node):
+    cdef Edge edge
+    for edge in node.next_edges:
+        if edge.function is not None:
+            return True
+    return False
 
 
 # ---------------------------------------------------------------- graph analysis
@@ -322,13 +334,17 @@ cdef tuple call_function(GraphTask task, Node node, list inputs, bint tensor_hoo
             if result is not None:
                 grad_outputs = check_node_hook_result(hook, result, len(grad_outputs))
 
-    if task.exec_info:
-        node.output_mask = needed_outputs(task, node)
-    try:
-        outputs = node.apply(grad_outputs)
-    finally:
-        node.output_mask = None
-    outputs = validate_outputs(node, outputs)
+    if passes_undefined_through(node, grad_outputs):
+        # Built-in formulas: no gradient in, no gradient out (rule 3.15).
+        outputs = (None,) * len(node.next_edges)
+    else:
+        if task.exec_info:
+            node.output_mask = needed_outputs(task, node)
+        try:
+            outputs = node.apply(grad_outputs)
+        finally:
+            node.output_mask = None
+        outputs = validate_outputs(node, outputs)
 
     if node.post_hooks:
         for hook in list(node.post_hooks.values()):
@@ -340,6 +356,23 @@ cdef tuple call_function(GraphTask task, Node node, list inputs, bint tensor_hoo
     if is_anomaly_enabled() and is_anomaly_check_nan_enabled():
         check_nan(node, outputs)
     return outputs
+
+
+cdef bint passes_undefined_through(Node node, tuple grads):
+    """Are all incoming gradients undefined, and is ``node`` a built-in formula?
+
+    Built-in nodes are Cython classes (static types); custom Functions are Python
+    classes (heap types) and decide for themselves (``set_materialize_grads``), and
+    AccumulateGrad must still run its post-accumulate hooks.
+    """
+    if not grads:
+        return False
+    for grad in grads:
+        if grad is not None:
+            return False
+    if isinstance(node, AccumulateGrad):
+        return False
+    return not PyType_HasFeature(Py_TYPE(node), Py_TPFLAGS_HEAPTYPE)
 
 
 cdef tuple validate_outputs(Node node, tuple outputs):

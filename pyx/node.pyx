@@ -23,6 +23,7 @@ bare array and re-attaches ``grad_fn`` on unpack, so there is no cycle and the
 graph is freed by reference counting the moment the outputs go away.
 """
 cimport cython
+import threading
 import traceback
 import weakref
 
@@ -30,7 +31,8 @@ from cpython.ref cimport Py_REFCNT
 from libc.stdint cimport UINT64_MAX
 
 from autograd_cy._C.grad_mode cimport (
-    is_grad_enabled, is_inference_mode_enabled, is_anomaly_enabled, next_sequence_nr,
+    is_grad_enabled, set_grad_enabled, is_inference_mode_enabled, is_anomaly_enabled,
+    next_sequence_nr,
 )
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, version_counter, get_grad_fn, requires_grad, VersionCounter,
@@ -215,7 +217,10 @@ cdef void accumulate_grad(Tensor variable, Tensor grad) except *:
         if not is_grad_enabled() and can_steal(variable, grad):
             variable._grad = grad
         elif is_grad_enabled() and requires_grad(grad):
-            variable._grad = grad.clone()           # differentiable copy (create_graph)
+            # create_graph: a differentiable copy, laid out like the leaf (CopyBackwards).
+            from autograd_cy._C.ops.inplace import copy_
+            copy = make_tensor(xp_empty_like(variable._data, grad._data.dtype))
+            variable._grad = copy_(copy, grad)
         else:
             variable._grad = make_tensor(copy_with_layout(grad._data, variable._data))
     elif not is_grad_enabled():
@@ -227,19 +232,24 @@ cdef void accumulate_grad(Tensor variable, Tensor grad) except *:
 
 
 cdef bint can_steal(Tensor variable, Tensor grad):
-    array = grad._data
+    """May ``grad`` itself become ``.grad``? Only if nobody else can see it (rule 6.2)."""
+    cdef object array = grad._data          # this local is the array's second reference
     return (Py_REFCNT(grad) <= ENGINE_REFERENCES
-            and Py_REFCNT(array) == 1
+            and Py_REFCNT(array) == 2
             and grad._grad_fn is None
+            and not grad._requires_grad
             and array.base is None
             and array.strides == variable._data.strides
             and array.dtype == variable._data.dtype)
 
 
+cdef object xp_empty_like(object param_array, object dtype):
+    return array_module(param_array).empty_like(param_array, dtype=dtype)
+
+
 cdef object copy_with_layout(object grad_array, object param_array):
     """A copy of the gradient laid out like the parameter when it is dense (rule 6.1)."""
-    xp = array_module(param_array)
-    result = xp.empty_like(param_array, dtype=grad_array.dtype)
+    result = xp_empty_like(param_array, grad_array.dtype)
     result[...] = grad_array
     return result
 
@@ -371,19 +381,57 @@ _INFERENCE_SAVE_MESSAGE = (
     "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead "
     "of `torch.inference_mode()`.")
 
-# The innermost saved_tensors_hooks pair, set by autograd.graph (None: no hooks).
-_saved_tensors_hooks_stack = []
+# ---- saved_tensors_hooks (rules 5.4-5.6): a per-thread stack of (pack, unpack) pairs.
+# `save` runs on every recorded op, so "are hooks active?" is one C thread-local load;
+# the Python stack itself lives in a threading.local and is read only when it is set.
+cdef extern from *:
+    """
+    static __thread int autograd_cy_saved_hooks_depth = 0;
+    """
+    int autograd_cy_saved_hooks_depth
+
+_hooks_local = threading.local()
+
+
+cdef list _hooks_stack():
+    stack = getattr(_hooks_local, "stack", None)
+    if stack is None:
+        stack = _hooks_local.stack = []
+    return stack
 
 
 def _push_saved_tensors_hooks(pack, unpack):
-    _saved_tensors_hooks_stack.append((pack, unpack))
+    """Make ``(pack, unpack)`` the innermost pair (only that one applies, rule 5.4)."""
+    global autograd_cy_saved_hooks_depth
+    message = getattr(_hooks_local, "disabled_message", None)
+    if message is not None:
+        raise RuntimeError(message)
+    _hooks_stack().append((pack, unpack))
+    autograd_cy_saved_hooks_depth += 1
 
 
 def _pop_saved_tensors_hooks():
-    _saved_tensors_hooks_stack.pop()
+    global autograd_cy_saved_hooks_depth
+    _hooks_stack().pop()
+    autograd_cy_saved_hooks_depth -= 1
+
+
+def _disable_saved_tensors_hooks(message):
+    """Forbid saved_tensors_hooks with ``message``; returns the previous setting."""
+    previous = getattr(_hooks_local, "disabled_message", None)
+    if message is not None and autograd_cy_saved_hooks_depth:
+        raise RuntimeError(message)
+    _hooks_local.disabled_message = message
+    return previous
+
+
+def _current_saved_tensors_hooks():
+    stack = _hooks_stack()
+    return stack[-1] if stack else None
 
 
 def _forward_op_name(node):
+    """``AddBackward0`` -> ``Add``: PyTorch names the forward op in version errors."""
     name = node.name()
     stripped = name.rstrip("0123456789")
     if stripped.endswith("Backward"):
@@ -393,7 +441,12 @@ def _forward_op_name(node):
 
 @cython.freelist(64)
 cdef class SavedTensor:
-    """A tensor kept for backward (PyTorch's SavedVariable), version-checked on unpack."""
+    """A tensor kept for backward (PyTorch's SavedVariable), version-checked on unpack.
+
+    An input of the node is kept as the tensor object itself; the node's own output
+    only as its array (plus version counter), re-wrapped with ``grad_fn = node`` on
+    each unpack, so that node -> output -> node is never a reference cycle (rule 5.1).
+    """
 
     def register_hooks(self, pack_hook, unpack_hook):
         """Replace how this value is stored: ``pack_hook`` now, ``unpack_hook`` on access."""
@@ -419,13 +472,24 @@ cdef class SavedTensor:
 
     cdef _apply_hooks(self, pack_hook, unpack_hook, Tensor value):
         """Hand storage to a pack hook (run under no_grad, exactly once: rule 5.4)."""
-        from autograd_cy._C.grad_mode import _is_grad_enabled, _set_grad_enabled
-        previous = _is_grad_enabled()
-        _set_grad_enabled(False)
+        cdef bint previous = is_grad_enabled()
+        cdef unsigned long long version = version_counter(value).version
+        if value._grad_fn is None and value._requires_grad:
+            # A leaf: keep (weakly) the accumulator, so gradients of the unpacked
+            # tensor still reach this leaf's .grad.
+            self.is_leaf_or_input_kept = True
+            self.input_grad_fn = weakref.ref(get_accumulator(value))
+        set_grad_enabled(False)
         try:
             self.packed = pack_hook(value)
         finally:
-            _set_grad_enabled(previous)
+            set_grad_enabled(previous)
+        if version_counter(value).version != version:
+            raise RuntimeError(
+                "A saved tensor pack hook is modifying its input in place. Tensors provided as "
+                "input to pack hook cannot be modified by in-place operations as this can lead "
+                "to unexpected side-effects. Please open an issue if you need to perform "
+                "in-place operations on the input to a pack hook.")
         self.unpack_hook = unpack_hook
         self.data = None
 
@@ -446,7 +510,7 @@ cdef class SavedTensor:
             self._restore_metadata(result, owner)
             return result
         if (<VersionCounter>self.version_counter).version != self.saved_version:
-            raise RuntimeError(self._version_message())
+            raise RuntimeError(self._version_message(owner))
         if not self.is_output:
             return self.data
         result = make_tensor(self.data)
@@ -460,20 +524,28 @@ cdef class SavedTensor:
         if self.is_output:
             result._grad_fn = owner
             result._output_nr = self.output_nr
+        elif self.is_leaf_or_input_kept:
+            result._requires_grad = True
+            result._accumulator = self.input_grad_fn
         elif self.input_grad_fn is not None:
             result._grad_fn = self.input_grad_fn
             result._output_nr = self.output_nr
         else:
             result._requires_grad = True
 
-    def _version_message(self):
-        shape = list(self.data.shape) if not self.is_output else list(self.data.shape)
+    def _version_message(self, owner=None):
         from autograd_cy.dtypes import from_numpy_dtype
-        array = self.data._data if not self.is_output else self.data
+        if self.is_output:
+            array, grad_fn, output_nr = self.data, owner, self.output_nr
+        else:
+            # The tensor's *current* history names the op (rule 5.2).
+            array = (<Tensor>self.data)._data
+            grad_fn = (<Tensor>self.data)._grad_fn
+            output_nr = (<Tensor>self.data)._output_nr
         type_name = "autograd_cy." + from_numpy_dtype(array.dtype)._tensor_type
         where = ""
-        if self.op_name is not None:
-            where = f", which is output {self.output_nr} of {self.op_name},"
+        if grad_fn is not None:
+            where = f", which is output {output_nr} of {_forward_op_name(grad_fn)},"
         return (
             "one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: [{type_name} {list(array.shape)}]{where} is at version "
@@ -505,13 +577,13 @@ cdef SavedTensor save(Tensor t, bint is_output):
     saved.is_output = is_output
     saved.saved_requires_grad = requires_grad(t)
     saved.output_nr = t._output_nr
-    if t._grad_fn is not None:
-        saved.op_name = _forward_op_name(t._grad_fn)
-    saved.data = t._data if is_output else t
-    if not is_output:
+    if is_output:
+        saved.data = t._data
+    else:
+        saved.data = t
         saved.input_grad_fn = t._grad_fn
-    if _saved_tensors_hooks_stack:
-        pack_hook, unpack_hook = _saved_tensors_hooks_stack[-1]
+    if autograd_cy_saved_hooks_depth:
+        pack_hook, unpack_hook = _hooks_stack()[-1]
         saved._apply_hooks(pack_hook, unpack_hook, t)
     return saved
 
@@ -534,7 +606,12 @@ class RetainGradHook:
             return
         if tensor._grad is None:
             # A fresh contiguous copy: the retained grad never aliases the engine's buffer.
-            tensor._grad = grad.clone()
+            if is_grad_enabled() and requires_grad(<Tensor>grad):
+                contiguous = (<Tensor>grad)._data.flags.c_contiguous
+                tensor._grad = grad.clone() if contiguous else grad.contiguous()
+            else:
+                tensor._grad = make_tensor(array_module((<Tensor>grad)._data).array(
+                    (<Tensor>grad)._data, order="C"))
         else:
             tensor._grad = tensor._grad + grad
 
@@ -555,6 +632,8 @@ def retain_grad(Tensor t):
 def move_retains_grad_hook(Tensor t, Node old_grad_fn, Py_ssize_t old_output_nr):
     """After an in-place op rebased ``t``, its retains-grad hook follows it (rule 4.7)."""
     cdef Node new_grad_fn = t._grad_fn
+    if not old_grad_fn.retains_grad_hooks:
+        return
     hook = old_grad_fn.retains_grad_hooks.pop(old_output_nr, None)
     if hook is None:
         return
