@@ -289,6 +289,7 @@ cdef list call_tensor_pre_hooks(Node node, list inputs):
 
 
 cdef object check_hook_result(object hook, object result, object grad):
+    """A tensor hook's replacement must be a Tensor of the same size and dtype (rule 4.5)."""
     if not isinstance(result, Tensor):
         raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
     if grad is not None:
@@ -302,7 +303,7 @@ cdef object check_hook_result(object hook, object result, object grad):
 
 
 cdef str hook_name(object hook):
-    return getattr(hook, "__name__", type(hook).__name__)
+    return getattr(hook, "__name__", "<unknown>")
 
 
 cdef str tensor_type_name(Tensor t):
@@ -310,15 +311,20 @@ cdef str tensor_type_name(Tensor t):
     return "autograd_cy." + from_numpy_dtype(t._data.dtype)._tensor_type
 
 
-cdef tuple check_node_hook_result(object hook, object result, Py_ssize_t expected):
-    if not isinstance(result, tuple) and not isinstance(result, list):
-        raise TypeError(f"hook '{hook_name(hook)}' must return a tuple or None, got "
-                        f"{type(result).__name__}")
-    if len(result) != expected:
+cdef tuple check_node_hook_result(object hook, object result, tuple values):
+    """A node hook returns a tuple as long as ``values``; each entry None or a valid
+    replacement of the value in its slot."""
+    cdef Py_ssize_t i
+    if not isinstance(result, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
+    if len(result) != len(values):
         raise RuntimeError(
             f"hook '{hook_name(hook)}' has returned an incorrect number of values (got "
-            f"{len(result)}, but expected {expected})")
-    return tuple(result)
+            f"{len(result)}, but expected {len(values)})")
+    for i in range(len(result)):
+        if result[i] is not None:
+            check_hook_result(hook, result[i], values[i])
+    return result
 
 
 cdef tuple call_function(GraphTask task, Node node, list inputs, bint tensor_hooks_done):
@@ -332,7 +338,7 @@ cdef tuple call_function(GraphTask task, Node node, list inputs, bint tensor_hoo
         for hook in list(node.pre_hooks.values()):
             result = hook(grad_outputs)
             if result is not None:
-                grad_outputs = check_node_hook_result(hook, result, len(grad_outputs))
+                grad_outputs = check_node_hook_result(hook, result, grad_outputs)
 
     if passes_undefined_through(node, grad_outputs):
         # Built-in formulas: no gradient in, no gradient out (rule 3.15).
@@ -350,7 +356,7 @@ cdef tuple call_function(GraphTask task, Node node, list inputs, bint tensor_hoo
         for hook in list(node.post_hooks.values()):
             result = hook(outputs, grad_outputs)
             if result is not None:
-                outputs = check_node_hook_result(hook, result, len(outputs))
+                outputs = check_node_hook_result(hook, result, outputs)
     if not task.keep_graph:
         node.release_variables()
     if is_anomaly_enabled() and is_anomaly_check_nan_enabled():
