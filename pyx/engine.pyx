@@ -23,6 +23,7 @@ import warnings
 from autograd_cy._C.grad_mode cimport (
     is_grad_enabled, set_grad_enabled, is_anomaly_enabled, is_anomaly_check_nan_enabled,
 )
+from autograd_cy._C.grad_mode import _is_grad_enabled
 from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, get_grad_fn
 from autograd_cy._C.node cimport Node, Edge, AccumulateGrad, GraphRoot, gradient_edge
 
@@ -574,7 +575,7 @@ def run_backward(tuple root_edges, tuple root_grads, bint keep_graph, bint creat
             return task.captured
 
     tasks = current_tasks()
-    previous_grad_mode = is_grad_enabled()
+    previous_grad_mode = _is_grad_enabled()
     set_grad_enabled(create_graph)       # grad mode inside backward == create_graph (2.13)
     tasks.append(task)
     try:

@@ -34,6 +34,7 @@ from autograd_cy._C.grad_mode cimport (
     is_grad_enabled, set_grad_enabled, is_inference_mode_enabled, is_anomaly_enabled,
     next_sequence_nr,
 )
+from autograd_cy._C.grad_mode import _is_grad_enabled
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, version_counter, get_grad_fn, requires_grad, VersionCounter,
     array_module, bump_version,
@@ -317,7 +318,7 @@ cdef inline void stamp(Node node):
     node.sequence_nr = next_sequence_nr()
     node.input_metadata = []
     if is_anomaly_enabled():
-        node.anomaly_trace = "".join(traceback.format_stack()[:-2])
+        node.anomaly_trace = "".join(traceback.format_stack())
 
 
 cdef Node set_history1(Node node, Tensor input, Tensor output):
@@ -472,7 +473,7 @@ cdef class SavedTensor:
 
     cdef _apply_hooks(self, pack_hook, unpack_hook, Tensor value):
         """Hand storage to a pack hook (run under no_grad, exactly once: rule 5.4)."""
-        cdef bint previous = is_grad_enabled()
+        cdef bint previous = _is_grad_enabled()
         cdef unsigned long long version = version_counter(value).version
         if value._grad_fn is None and value._requires_grad:
             # A leaf: keep (weakly) the accumulator, so gradients of the unpacked
@@ -546,13 +547,19 @@ cdef class SavedTensor:
         where = ""
         if grad_fn is not None:
             where = f", which is output {output_nr} of {_forward_op_name(grad_fn)},"
+        if is_anomaly_enabled():
+            hint = ("Hint: the backtrace further above shows the operation that failed to "
+                    "compute its gradient. The variable in question was changed in there or "
+                    "anywhere later. Good luck!")
+        else:
+            hint = ("Hint: enable anomaly detection to find the operation that failed to "
+                    "compute its gradient, with "
+                    "torch.autograd.set_detect_anomaly(True, check_nan=False).")
         return (
             "one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: [{type_name} {list(array.shape)}]{where} is at version "
             f"{(<VersionCounter>self.version_counter).version}; expected version "
-            f"{self.saved_version} instead. Hint: enable anomaly detection to find the "
-            "operation that failed to compute its gradient, with "
-            "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+            f"{self.saved_version} instead. {hint}")
 
     cdef void release(self):
         self.freed = True

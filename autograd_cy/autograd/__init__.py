@@ -9,3 +9,11 @@ from autograd_cy.grad_mode import (
 
 __all__ = ["backward", "grad", "Variable", "graph", "no_grad", "enable_grad",
            "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled"]
+
+from autograd_cy.autograd import anomaly_mode  # noqa: E402
+from autograd_cy.autograd.anomaly_mode import (  # noqa: E402
+    detect_anomaly, set_detect_anomaly, is_anomaly_enabled, is_anomaly_check_nan_enabled,
+)
+
+__all__ += ["anomaly_mode", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
+            "is_anomaly_check_nan_enabled"]
