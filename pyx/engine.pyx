@@ -405,8 +405,10 @@ cdef tuple validate_outputs(Node node, tuple outputs):
         metadata = edge.function.input_metadata[edge.input_nr]
         if metadata is None:
             continue
-        shape, dtype = metadata
-        if grad._data.shape != shape or grad._data.dtype != dtype:
+        shape = (<tuple>metadata)[0]
+        dtype = (<tuple>metadata)[1]
+        array = grad._data
+        if array.shape != shape or (array.dtype is not dtype and array.dtype != dtype):
             if result is None:
                 result = list(outputs)
             result[i] = conform_gradient(node, i, grad, shape, dtype)
@@ -467,7 +469,7 @@ cdef void evaluate_function(GraphTask task, Node node, list inputs) except *:
     cdef ExecInfo info = None
     cdef bint hooks_done = False
     cdef tuple outputs
-    cdef Py_ssize_t i
+    cdef Py_ssize_t i, remaining
     cdef Edge edge
     cdef Node child
     cdef list buffer
@@ -492,22 +494,26 @@ cdef void evaluate_function(GraphTask task, Node node, list inputs) except *:
         child = edge.function
         if child is None:
             continue
-        remaining = task.dependencies[child] - 1
+        remaining = <Py_ssize_t>task.dependencies[child] - 1
         task.dependencies[child] = remaining
         if task.exec_info:
             info = task.exec_info.get(child)
             if info is None or not (info.needed or info.captures):
-                continue
-        buffer = task.not_ready.get(child)
-        if buffer is None:
-            buffer = new_buffer(child)
-        if outputs[i] is not None:
-            accumulate(buffer, edge.input_nr, outputs[i])
+                continue        # pruned: the gradient is dropped, the count still drops
         if remaining == 0:
-            task.not_ready.pop(child, None)
+            # Last edge into `child`: earlier gradients (if any) wait in not_ready.
+            buffer = task.not_ready.pop(child, None)
+            if buffer is None:
+                buffer = new_buffer(child)
+            if outputs[i] is not None:
+                accumulate(buffer, edge.input_nr, outputs[i])
             task.queue.push(child, buffer)
         else:
-            task.not_ready[child] = buffer
+            buffer = task.not_ready.get(child)
+            if buffer is None:
+                buffer = task.not_ready[child] = new_buffer(child)
+            if outputs[i] is not None:
+                accumulate(buffer, edge.input_nr, outputs[i])
 
 
 cdef void report_anomaly(Node node):

@@ -286,13 +286,21 @@ cdef AccumulateGrad get_accumulator(Tensor leaf):
     return acc
 
 
+cdef inline Edge make_edge(Node function, Py_ssize_t input_nr):
+    """``Edge(function, input_nr)`` without the Python-level constructor call."""
+    cdef Edge edge = Edge.__new__(Edge)
+    edge.function = function
+    edge.input_nr = input_nr
+    return edge
+
+
 cdef Edge gradient_edge(Tensor t):
     """The edge a gradient for ``t`` must travel: its grad_fn, its accumulator, or none."""
     cdef object grad_fn = get_grad_fn(t)
     if grad_fn is not None:
-        return Edge(grad_fn, t._output_nr)
+        return make_edge(<Node>grad_fn, t._output_nr)
     if t._requires_grad:
-        return Edge(get_accumulator(t), 0)
+        return make_edge(get_accumulator(t), 0)
     return INVALID_EDGE
 
 
