@@ -23,6 +23,7 @@ bare array and re-attaches ``grad_fn`` on unpack, so there is no cycle and the
 graph is freed by reference counting the moment the outputs go away.
 """
 cimport cython
+import itertools
 import threading
 import traceback
 import weakref
@@ -62,16 +63,14 @@ cdef class Edge:
 cdef Edge INVALID_EDGE = Edge(None, 0)
 
 
-_next_handle_id = 0
+_handle_ids = itertools.count(1)       # next() on a count is atomic under the GIL
 
 
 class RemovableHandle:
     """Returned by every ``register_*hook``; ``remove()`` unregisters the hook."""
 
     def __init__(self, hooks_dict, extra_dicts=()):
-        global _next_handle_id
-        _next_handle_id += 1
-        self.id = _next_handle_id
+        self.id = next(_handle_ids)
         self._dicts = (hooks_dict,) + tuple(extra_dicts)
 
     def remove(self):

@@ -129,6 +129,18 @@ def test_1_5_sequence_nr_is_thread_local():
 
 # ------------------------------------------------------------------ 2. backward() / grad()
 
+def _parameters(fn):
+    import inspect
+    return [(p.name, p.default) for p in inspect.signature(fn).parameters.values()]
+
+
+def test_2_1_signatures():
+    for name in ("backward", "grad"):
+        assert _parameters(getattr(ag.autograd, name)) == _parameters(
+            getattr(torch.autograd, name))
+    assert _parameters(ag.Tensor.backward) == _parameters(torch.Tensor.backward)
+
+
 def test_2_2_inputs_as_dict_and_other_mappings():
     def as_dict(lib):
         x = lib.ones(2, requires_grad=True)
@@ -537,6 +549,53 @@ def _wrong_shape_ours(x):
     out = ag.ones(3)
     _set_history(WrongShapeBackward(), (x,), (out,))
     return out
+
+
+class IntGradient(torch.autograd.Function):
+    """Backward returns int64 [2, 3] for a float [3] input and a gradient for a constant."""
+
+    @staticmethod
+    def forward(ctx, x, constant):
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return torch.full((2, 3), 2, dtype=torch.int64), torch.ones(3)
+
+
+def _int_gradient_ours(x, constant):
+    from autograd_cy._C.node import Node, _set_history
+
+    class IntGradientBackward(Node):
+        def apply(self, grads):
+            return ag.full((2, 3), 2, dtype=ag.int64), ag.ones(3)
+    out = ag.ones(3)
+    _set_history(IntGradientBackward(), (x, constant), (out,))
+    return out
+
+
+def test_3_8_other_dtypes_are_cast_and_gradients_for_constants_dropped():
+    """Top 20 #12, #13: int64 [2, 3] is summed to [3] and cast; the constant's grad vanishes."""
+    x = torch.ones(3, requires_grad=True)
+    IntGradient.apply(x, torch.ones(3)).sum().backward()
+    ours = ag.ones(3, requires_grad=True)
+    _int_gradient_ours(ours, ag.ones(3)).sum().backward()
+    assert plain(ours.grad) == plain(x.grad) == [4.0, 4.0, 4.0]
+    assert str(ours.grad.dtype) == "autograd_cy.float32"
+
+
+def test_3_8_wrong_number_of_gradients():
+    from autograd_cy._C.node import Node, _set_history
+
+    class TwoGradsBackward(Node):
+        def apply(self, grads):
+            return (grads[0], grads[0])
+    x = ag.ones(3, requires_grad=True)
+    out = ag.ones(3)
+    _set_history(TwoGradsBackward(), (x,), (out,))
+    with pytest.raises(RuntimeError, match=r"^Function TwoGradsBackward returned an invalid "
+                       r"number of gradients - expected 1, but got 2$"):
+        out.sum().backward()
 
 
 def test_3_8_incompatible_gradient_shape():
@@ -1002,6 +1061,17 @@ def test_6_2_first_gradient_is_stolen_when_solely_owned():
         return result
     ours, theirs = both(run)
     assert ours == theirs
+
+
+def test_6_6_leaf_that_stopped_requiring_grad_is_skipped():
+    def run(lib):
+        x = lib.ones(3, requires_grad=True)
+        w = lib.ones(3, requires_grad=True)
+        y = x * w
+        x.requires_grad_(False)
+        y.sum().backward()
+        return x.grad, w.grad
+    assert_same(run)
 
 
 def test_6_3_accumulation_in_place_keeps_the_grad_object():
