@@ -26,6 +26,7 @@ cimport cython
 import itertools
 import threading
 import traceback
+import warnings
 import weakref
 
 from cpython.ref cimport Py_REFCNT
@@ -227,8 +228,60 @@ cdef void accumulate_grad(Tensor variable, Tensor grad) except *:
         # Rule 6.3: in place, so a user-assigned .grad keeps its identity and strides.
         old._data += grad._data
         bump_version(old)
+        check_layout_contract(old, variable)
     else:
         variable._grad = old + grad
+        check_layout_contract(variable._grad, variable)
+
+
+cdef bint _layout_warned = False
+
+
+cdef void check_layout_contract(Tensor grad, Tensor param) except *:
+    """Warn once per process when ``.grad`` is not laid out like its leaf (rule 6.4):
+    the same strides when the leaf is dense, else row-major contiguous."""
+    global _layout_warned
+    if _layout_warned or grad._data.strides == param._data.strides:
+        return
+    if obeys_layout_contract(grad._data, param._data):
+        return
+    _layout_warned = True
+    warnings.warn(
+        "grad and param do not obey the gradient layout contract. This is not an error, but "
+        "may impair performance.\n"
+        f"grad.sizes() = {list(grad._data.shape)}, strides() = {element_strides(grad._data)}\n"
+        f"param.sizes() = {list(param._data.shape)}, strides() = "
+        f"{element_strides(param._data)}", UserWarning, stacklevel=2)
+
+
+cdef list element_strides(object array):
+    return [stride // array.itemsize for stride in array.strides]
+
+
+cdef bint obeys_layout_contract(object grad, object param):
+    cdef list grad_strides = element_strides(grad)
+    cdef list param_strides = element_strides(param)
+    cdef Py_ssize_t i
+    if not is_dense(param):
+        return bool(grad.flags.c_contiguous)
+    for i in range(len(param_strides)):
+        if param.shape[i] != 1 and grad_strides[i] != param_strides[i]:
+            return False
+    return True
+
+
+cdef bint is_dense(object array):
+    """Non-overlapping and dense: the elements tile one block of memory, in some dim order."""
+    cdef list strides = element_strides(array)
+    cdef Py_ssize_t expected = 1
+    dims = sorted((strides[i], array.shape[i]) for i in range(array.ndim) if array.shape[i] != 1)
+    for stride, size in dims:
+        if size == 0:
+            return True
+        if stride != expected:
+            return False
+        expected *= size
+    return True
 
 
 cdef bint can_steal(Tensor variable, Tensor grad):

@@ -7,6 +7,7 @@ order), graph structure, error types and key words, warnings.
 import collections.abc
 import subprocess
 import sys
+import textwrap
 import warnings
 
 import numpy as np
@@ -391,7 +392,9 @@ def test_2_10_create_graph_warning():
                       r"create a reference cycle between the parameter and its gradient which "
                       r"can cause a memory leak\."):
         grad = run(ag)
-    assert plain(grad) == plain(run(torch))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert plain(grad) == plain(run(torch))
 
 
 def test_2_11_is_grads_batched():
@@ -1083,6 +1086,32 @@ def test_6_3_accumulation_in_place_keeps_the_grad_object():
         (x * 3).sum().backward()
         return (x.grad is user_grad, x.grad.stride(), x.grad, user_grad._version > 0)
     assert_same(run)
+
+
+def test_6_4_layout_contract_warning_once():
+    """A .grad whose strides differ from a dense param's: one warning per process."""
+    script = textwrap.dedent("""
+        import warnings
+        import torch, autograd_cy
+        for lib in (autograd_cy, torch):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                for _ in range(2):
+                    x = lib.ones(2, 3, requires_grad=True)
+                    x.grad = lib.zeros(3, 2).transpose(0, 1)
+                    (x * 2).sum().backward()
+                    y = lib.ones(2, 3, requires_grad=True)
+                    y.grad = lib.zeros(2, 3)
+                    (y * 2).sum().backward()          # obeys the contract: no warning
+            print(repr([str(w.message).split(" (Triggered")[0] for w in caught]))
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env={"PYTHONPATH": ag.__path__[0].rsplit("/", 1)[0]})
+    ours, theirs = out.stdout.splitlines()
+    assert ours == theirs
+    assert "grad and param do not obey the gradient layout contract. This is not an error, " \
+        "but may impair performance.\\ngrad.sizes() = [2, 3], strides() = [1, 2]\\n" \
+        "param.sizes() = [2, 3], strides() = [3, 1]" in ours
 
 
 def test_6_3_create_graph_accumulates_out_of_place():
