@@ -753,7 +753,8 @@ def test_3_13_second_backward_fails_lazily_per_saved_tensor():
                  lambda x, w: (x + 1).sum(), lambda x, w: (x + w).sum()):
         assert_same(twice(make))
     for make in (lambda x, w: (x * w).sum(), lambda x, w: x.exp().sum(),
-                 lambda x, w: (x ** 2).sum()):
+                 lambda x, w: (x ** 2).sum(), lambda x, w: (x * 2).sum(),
+                 lambda x, w: (x / 2).sum()):
         same_error(twice(make), RuntimeError,
                    r"^Trying to backward through the graph a second time \(or directly access "
                    r"saved tensors after they have already been freed\)\. Saved intermediate "
@@ -850,7 +851,10 @@ def test_5_1_saved_inputs_are_the_object_saved_outputs_are_rewrapped():
         k = h.tanh()
         z = x.exp()
         saved = z.grad_fn._saved_result
+        m = x * 2
         return (y.grad_fn._saved_self is x, y.grad_fn._saved_exponent,
+                plain(m.grad_fn._saved_other), str(m.grad_fn._saved_other.dtype)[-5:],
+                m.grad_fn._saved_self, str((x * 2.0).grad_fn._saved_other.dtype)[-7:],
                 k.grad_fn._saved_result is k, k.grad_fn._saved_result.grad_fn is k.grad_fn,
                 saved is z, plain(saved) == plain(z), saved.grad_fn is z.grad_fn,
                 saved.requires_grad, saved.is_leaf, saved._version == z._version,
