@@ -147,8 +147,13 @@ cdef class Tensor:
         return out
 
     @data.setter
-    def data(self, Tensor value):
-        self._data = value._data
+    def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        new_data = (<Tensor>value)._data
+        if new_data.dtype != self._data.dtype or new_data.shape != self._data.shape:
+            self._accumulator = None      # its metadata describes the old data (rule 1.4)
+        self._data = new_data
 
     @property
     def shape(self):

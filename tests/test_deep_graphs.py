@@ -27,6 +27,15 @@ def run_isolated(code):
     return result.stdout
 
 
+def no_gc(fn):
+    """Run ``fn`` with the cyclic garbage collector off: only reference counting frees."""
+    gc.disable()
+    try:
+        return fn()
+    finally:
+        gc.enable()
+
+
 def test_12_1_million_node_chain_backward_and_delete():
     """``y = y * 1.0`` a million times: backward, then drop every reference.
 
@@ -65,15 +74,6 @@ def test_12_1_deep_chain_with_saved_tensors():
         y.sum().backward()
         return x.grad, w.grad
     no_gc(lambda: assert_same(run, rtol=1e-4, atol=1e-6))
-
-
-def no_gc(fn):
-    """Run ``fn`` with the cyclic garbage collector off: only reference counting frees."""
-    gc.disable()
-    try:
-        return fn()
-    finally:
-        gc.enable()
 
 
 def test_12_1_deep_graph_is_freed_without_recursion():

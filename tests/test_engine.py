@@ -16,8 +16,7 @@ import torch
 
 import autograd_cy as ag
 from engine_oracle import (
-    LIBS, assert_same, both, graph_structure, no_warning, node_name, plain, same_error,
-    same_warning,
+    assert_same, both, graph_structure, node_name, plain, same_error, same_warning,
 )
 
 
@@ -818,6 +817,34 @@ def test_3_15_undefined_gradients_still_flow():
     assert ours[1] == [("hook", None), "post accumulate"]
 
 
+def _unbind_ours(x):
+    """A two-output node standing in for ``x.unbind()`` (rows of a [2, n] tensor)."""
+    from autograd_cy._C.node import Node, _set_history
+
+    class UnbindBackward0(Node):
+        def apply(self, grads):
+            rows = [g.numpy() if g is not None else np.zeros(x.shape[1], np.float32)
+                    for g in grads]
+            return (ag.from_numpy(np.stack(rows)),)
+    first, second = ag.tensor(x.detach().numpy()[0]), ag.tensor(x.detach().numpy()[1])
+    _set_history(UnbindBackward0(), (x,), (first, second))
+    return first, second
+
+
+def test_3_15_sibling_output_that_got_nothing_sees_none():
+    def run(lib):
+        x = lib.ones(2, 3, requires_grad=True)
+        a, b = x.unbind() if lib is torch else _unbind_ours(x)
+        log = []
+        a.register_hook(lambda g: log.append(("a", g)))
+        b.register_hook(lambda g: log.append(("b", plain(g))))
+        b.grad_fn.register_prehook(lambda grads: log.append([g is None for g in grads]))
+        (b * 2).sum().backward()
+        return log, x.grad
+    ours, _ = assert_same(run)
+    assert ours[0][0] == ("a", None)
+
+
 def test_3_16_final_callbacks():
     def run(lib):
         x = lib.ones(2, requires_grad=True)
@@ -986,6 +1013,17 @@ def test_5_5_no_version_check_with_saved_tensors_hooks():
         z.backward()
         return x.grad
     assert_same(run, rtol=1e-5)
+
+
+def test_5_5_pack_hook_must_not_modify_its_input():
+    def run(lib):
+        x = lib.ones(2, requires_grad=True)
+        y = x * 1
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: t.add_(1), lambda t: t):
+            y.exp() * y
+    same_error(run, RuntimeError, r"^A saved tensor pack hook is modifying its input in place\. "
+               r"Tensors provided as input to pack hook cannot be modified by in-place "
+               r"operations as this can lead to unexpected side-effects\.")
 
 
 def test_5_6_disable_saved_tensors_hooks():

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import autograd_cy as ag
-from engine_oracle import LIBS, assert_same, both, plain, same_error, same_warning
+from engine_oracle import LIBS, assert_same, plain, same_error, same_warning
 
 
 def anomaly_flags(lib):

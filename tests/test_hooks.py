@@ -6,10 +6,8 @@ on autograd_cy and on torch and compares the two.
 import functools
 
 import pytest
-import torch
 
-import autograd_cy as ag
-from engine_oracle import assert_same, both, node_name, plain, same_error
+from engine_oracle import assert_same, node_name, plain, same_error
 
 
 def acc_node(lib, leaf):

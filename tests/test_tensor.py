@@ -3,14 +3,12 @@
 Each test runs the same snippet on autograd_cy and on torch (``engine_oracle.both``)
 and compares the observable result. Rule numbers refer to engine_semantics.md.
 """
-import warnings
-
 import numpy as np
 import pytest
 import torch
 
 import autograd_cy as ag
-from engine_oracle import LIBS, assert_same, both, no_warning, plain, same_error, same_warning
+from engine_oracle import LIBS, assert_same, both, no_warning, same_error, same_warning
 
 
 def dtype_name(t):
@@ -176,6 +174,20 @@ def test_1_7_detach_shares_version_counter_data_does_not():
         return after_detach, (x._version, d._version, data._version), x.tolist(), (
             d.requires_grad, d.is_leaf, data.requires_grad)
     assert_same(versions)
+
+
+def test_set_data():
+    def run(lib):
+        x = lib.ones(3, requires_grad=True)
+        x.data = lib.zeros(2, dtype=lib.float64)
+        (x * 2).sum().backward()
+        return (x.tolist(), x._version, x.requires_grad, x.is_leaf, dtype_name(x),
+                x.grad, dtype_name(x.grad))
+    assert_same(run)
+
+    def not_a_tensor(lib):
+        lib.ones(3).data = 5
+    same_error(not_a_tensor, TypeError, r"^Variable data has to be a tensor, but got int$")
 
 
 def test_detach_inplace():
