@@ -207,7 +207,8 @@ cdef class AccumulateGrad(Node):
 
 # References to the incoming gradient held by the engine while AccumulateGrad runs
 # (the InputBuffer list, the grads tuple, the local in apply). One more means
-# someone else holds it, so it must be copied, not stolen (rule 6.2).
+# someone else holds it, so it must be copied, not stolen (rule 6.2). Calibrated
+# against torch's data_ptr() behaviour by test_6_2 in tests/test_engine.py.
 cdef Py_ssize_t ENGINE_REFERENCES = 3
 
 
@@ -292,8 +293,9 @@ cdef bint can_steal(Tensor variable, Tensor grad):
             and grad._grad_fn is None
             and not grad._requires_grad
             and array.base is None
-            and array.strides == variable._data.strides
-            and array.dtype == variable._data.dtype)
+            and array.dtype == variable._data.dtype
+            and (array.strides == variable._data.strides
+                 or obeys_layout_contract(array, variable._data)))
 
 
 cdef object xp_empty_like(object param_array, object dtype):

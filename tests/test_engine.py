@@ -1073,6 +1073,14 @@ def test_6_2_first_gradient_is_stolen_when_solely_owned():
         y.sum().backward()
         result["fresh gradient stolen"] = x.grad.data_ptr() == produced[0]
 
+        x = lib.zeros(4, 1).expand(4, 3).requires_grad_()
+        y = x * 2
+        produced = []
+        y.grad_fn.register_hook(lambda gi, go: produced.append(gi[0].data_ptr()))
+        y.sum().backward()
+        result["contiguous gradient of an expanded leaf stolen"] = (
+            x.grad.data_ptr() == produced[0])
+
         x = lib.ones(3, requires_grad=True)
         g = lib.ones(3)
         x.backward(g)
