@@ -14,6 +14,10 @@ Read this file top to bottom to see one ``backward()`` happen:
    node's InputBuffer and pushes the node once its dependency count hits zero.
 
 Nothing here recurses: the graph can be a million nodes deep.
+
+Hooks can ask about the running task through ``queue_callback``,
+``_current_graph_task_id`` and ``_will_engine_execute_node`` (PyTorch keeps the
+last two in ``torch._C``); ``autograd_cy.autograd.graph`` exports all three.
 """
 cimport cython
 from cpython.object cimport PyTypeObject, Py_TYPE
