@@ -1,45 +1,147 @@
-"""``repr(tensor)`` in PyTorch's format: ``tensor([1., 2.], requires_grad=True)``."""
+"""``repr(tensor)`` in PyTorch's format: ``tensor([ 0.1875, -1.0409,  3.9634])``.
+
+The rules (PyTorch's print options: precision 4, threshold 1000 elements,
+3 edge items, 80 columns):
+
+* One format for the whole tensor, chosen from its finite non-zero values:
+  all integral -> ``1.`` (or scientific when max/min > 1000 or max > 1e8);
+  otherwise ``0.1875``, or scientific (``1.0000e-05``) when max/min > 1000,
+  max > 1e8 or min < 1e-4. Every element is right-aligned to the widest one.
+* Rows are wrapped to 80 columns; a tensor of more than 1000 elements shows
+  its first and last 3 items per dim around ``...``.
+* Suffixes: ``dtype=`` unless float32/int64/bool, ``size=`` for empty
+  non-1-D tensors, then ``grad_fn=<Name>`` or ``requires_grad=True``.
+"""
+import math
+
 import numpy as np
 
 __all__ = ["tensor_repr"]
 
+_PRECISION = 4
+_THRESHOLD = 1000
+_EDGE_ITEMS = 3
+_LINE_WIDTH = 80
 _DEFAULT_DTYPES = ("float32", "int64", "bool")
 
 
-def _format_floats(array):
-    finite = array[np.isfinite(array)]
-    if finite.size and np.all(finite == np.round(finite)) and np.abs(finite).max() < 1e8:
-        return lambda v: (f"{v:.0f}." if np.isfinite(v) else _special(v))
-    largest = np.abs(finite).max() if finite.size else 0
-    smallest = np.abs(finite[finite != 0]).min() if np.any(finite != 0) else 1
-    if largest >= 1e8 or smallest < 1e-4 or (smallest and largest / smallest > 1000 and
-                                             largest > 1000):
-        return lambda v: (f"{v:.4e}" if np.isfinite(v) else _special(v))
-    return lambda v: (f"{v:.4f}" if np.isfinite(v) else _special(v))
+class _Format:
+    """How every element of one tensor is written, and the common width."""
+
+    def __init__(self, array):
+        self.floating = array.dtype.kind == "f"
+        self.integral = True
+        self.scientific = False
+        self.width = 1
+        values = array.reshape(-1)
+        if not self.floating:
+            if values.size:
+                self.width = max(len(str(v)) for v in values.tolist())
+            return
+        values = values.astype(np.float64)
+        values = values[np.isfinite(values) & (values != 0)]
+        if values.size == 0:
+            return
+        magnitudes = np.abs(values)
+        smallest, largest = magnitudes.min(), magnitudes.max()
+        self.integral = bool(np.all(values == np.ceil(values)))
+        wide_range = largest / smallest > 1000.0 or largest > 1.0e8
+        if self.integral:
+            self.scientific = wide_range
+        else:
+            self.scientific = wide_range or smallest < 1.0e-4
+        if self.scientific:
+            texts = (f"{v:.{_PRECISION}e}" for v in values.tolist())
+        elif self.integral:
+            texts = (f"{v:.0f}." for v in values.tolist())
+        else:
+            texts = (f"{v:.{_PRECISION}f}" for v in values.tolist())
+        self.width = max(len(text) for text in texts)
+
+    def __call__(self, value):
+        if not self.floating:
+            text = str(value)
+        elif self.scientific:
+            text = f"{value:{self.width}.{_PRECISION}e}"
+        elif self.integral:
+            text = f"{value:.0f}" + ("" if math.isinf(value) or math.isnan(value) else ".")
+        else:
+            text = f"{value:.{_PRECISION}f}"
+        return text.rjust(self.width)
 
 
-def _special(v):
-    return "nan" if np.isnan(v) else ("inf" if v > 0 else "-inf")
+def _edges(array):
+    """The first and last edge items along every dim (what a summary shows)."""
+    for axis in range(array.ndim):
+        if array.shape[axis] > 2 * _EDGE_ITEMS:
+            head = np.take(array, range(_EDGE_ITEMS), axis=axis)
+            tail = np.take(array, range(array.shape[axis] - _EDGE_ITEMS, array.shape[axis]),
+                           axis=axis)
+            array = np.concatenate([head, tail], axis=axis)
+    return array
+
+
+def _body(array, indent, summarize, fmt):
+    """The nested ``[...]`` text; ``indent`` is the column the opening bracket sits at."""
+    if array.ndim == 0:
+        return fmt(array.item())
+    size = array.shape[0]
+    shortened = summarize and size > 2 * _EDGE_ITEMS
+    if array.ndim == 1:
+        if shortened:
+            items = ([fmt(v) for v in array[:_EDGE_ITEMS].tolist()] + [" ..."]
+                     + [fmt(v) for v in array[-_EDGE_ITEMS:].tolist()])
+        else:
+            items = [fmt(v) for v in array.tolist()]
+        per_line = max(1, (_LINE_WIDTH - indent) // (fmt.width + 2))
+        lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+        return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+    if shortened:
+        rows = ([_body(array[i], indent + 1, summarize, fmt) for i in range(_EDGE_ITEMS)]
+                + ["..."]
+                + [_body(array[i], indent + 1, summarize, fmt)
+                   for i in range(size - _EDGE_ITEMS, size)])
+    else:
+        rows = [_body(array[i], indent + 1, summarize, fmt) for i in range(size)]
+    return "[" + ("," + "\n" * (array.ndim - 1) + " " * (indent + 1)).join(rows) + "]"
+
+
+def _with_suffixes(text, suffixes, indent):
+    """Append ``, suffix`` items, starting a new line where one would pass 80 columns."""
+    parts = [text]
+    line_length = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if line_length + len(suffix) + 2 > _LINE_WIDTH:
+            parts.append(",\n" + " " * indent + suffix)
+            line_length = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            line_length += len(suffix) + 2
+    parts.append(")")
+    return "".join(parts)
 
 
 def tensor_repr(t):
+    """``repr`` of a Tensor, character for character as PyTorch prints it."""
+    prefix = "tensor("
+    indent = len(prefix)
     array = t.numpy(force=True)
-    if array.dtype.kind == "f":
-        formatter = {"float_kind": _format_floats(array.astype(np.float64))}
-    elif array.dtype.kind == "b":
-        formatter = {"bool": lambda v: "True" if v else "False"}
-    else:
-        formatter = None
-    body = np.array2string(array, separator=", ", prefix="tensor(", formatter=formatter,
-                           threshold=1000, edgeitems=3, max_line_width=80)
     suffixes = []
-    if array.dtype.name not in _DEFAULT_DTYPES or array.size == 0 and array.dtype.kind != "f":
-        if array.dtype.name not in _DEFAULT_DTYPES:
-            suffixes.append(f"dtype=autograd_cy.{array.dtype.name}")
-    if array.size == 0 and array.ndim != 1:
-        suffixes.insert(0, f"size={tuple(array.shape)}")
-    if t.grad_fn is not None:
-        suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
+    if array.size == 0:
+        body = "[]"
+        if array.ndim != 1:
+            suffixes.append(f"size={tuple(array.shape)}")
+    else:
+        if array.dtype == np.float16:
+            array = array.astype(np.float32)
+        summarize = array.size > _THRESHOLD
+        fmt = _Format(_edges(array) if summarize else array)
+        body = _body(array, indent, summarize, fmt)
+    if t.dtype.name not in _DEFAULT_DTYPES:
+        suffixes.append(f"dtype={t.dtype!r}")
+    grad_fn = t.grad_fn
+    if grad_fn is not None:
+        suffixes.append(f"grad_fn=<{grad_fn.name().rsplit('::', 1)[-1]}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
-    return "tensor(" + ", ".join([body] + suffixes) + ")"
+    return _with_suffixes(prefix + body, suffixes, indent)

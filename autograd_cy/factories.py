@@ -79,9 +79,13 @@ def _infer_numpy(data, dtype):
     elif isinstance(data, np.ndarray):
         array = np.array(data, copy=True)
         _check_numpy(array)
+    elif isinstance(data, np.generic):
+        array = np.array(data)          # a NumPy scalar keeps its own dtype
     else:
         array = np.array(_unwrap(data))
-        if dtype is None and array.dtype.kind == "f":
+        if dtype is None and _all_numpy_scalars(data):
+            pass
+        elif dtype is None and array.dtype.kind == "f":
             array = array.astype(np.float32)
         elif dtype is None and array.dtype.kind in "iu":
             array = array.astype(np.int64)
@@ -92,6 +96,13 @@ def _infer_numpy(data, dtype):
     elif array.dtype not in _dtypes._FROM_NUMPY:
         array = array.astype(_dtypes.from_numpy_dtype(array.dtype).numpy)
     return array
+
+
+def _all_numpy_scalars(data):
+    """``[np.float64(1.0), ...]``: NumPy scalars keep their dtype, as in PyTorch."""
+    while isinstance(data, (list, tuple)) and data:
+        data = data[0]
+    return isinstance(data, np.generic)
 
 
 def _unwrap(data):
@@ -167,29 +178,34 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     return _make(np.full(_size((size,)), fill_value, _numpy_dtype(dtype)), requires_grad)
 
 
-def _like(input, dtype):
-    return _numpy_dtype(dtype, input.numpy(force=True).dtype), tuple(input.shape)
+def _empty_like(input, dtype):
+    """Uninitialised storage shaped like ``input`` and, when it is dense, with its strides
+    (PyTorch's ``memory_format=torch.preserve_format``)."""
+    array = input.numpy(force=True)
+    return np.empty_like(array, dtype=_numpy_dtype(dtype, array.dtype), order="K")
 
 
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    numpy_dtype, shape = _like(input, dtype)
-    return _make(np.zeros(shape, numpy_dtype), requires_grad)
+    array = _empty_like(input, dtype)
+    array.fill(0)
+    return _make(array, requires_grad)
 
 
 def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    numpy_dtype, shape = _like(input, dtype)
-    return _make(np.ones(shape, numpy_dtype), requires_grad)
+    array = _empty_like(input, dtype)
+    array.fill(1)
+    return _make(array, requires_grad)
 
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    numpy_dtype, shape = _like(input, dtype)
-    return _make(np.empty(shape, numpy_dtype), requires_grad)
+    return _make(_empty_like(input, dtype), requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
               memory_format=None):
-    numpy_dtype, shape = _like(input, dtype)
-    return _make(np.full(shape, fill_value, numpy_dtype), requires_grad)
+    array = _empty_like(input, dtype)
+    array.fill(fill_value)
+    return _make(array, requires_grad)
 
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
@@ -205,14 +221,16 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
                  requires_grad)
 
 
-def rand_like(input, *, dtype=None, requires_grad=False):
-    numpy_dtype, shape = _like(input, dtype)
-    return _make(_rng(None).random(shape).astype(numpy_dtype), requires_grad)
+def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    array = _empty_like(input, dtype)
+    array[...] = _rng(None).random(array.shape)
+    return _make(array, requires_grad)
 
 
-def randn_like(input, *, dtype=None, requires_grad=False):
-    numpy_dtype, shape = _like(input, dtype)
-    return _make(_rng(None).standard_normal(shape).astype(numpy_dtype), requires_grad)
+def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    array = _empty_like(input, dtype)
+    array[...] = _rng(None).standard_normal(array.shape)
+    return _make(array, requires_grad)
 
 
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,

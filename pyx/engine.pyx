@@ -14,18 +14,28 @@ Read this file top to bottom to see one ``backward()`` happen:
    node's InputBuffer and pushes the node once its dependency count hits zero.
 
 Nothing here recurses: the graph can be a million nodes deep.
+
+Hooks can ask about the running task through ``queue_callback``,
+``_current_graph_task_id`` and ``_will_engine_execute_node`` (PyTorch keeps the
+last two in ``torch._C``); ``autograd_cy.autograd.graph`` exports all three.
 """
 cimport cython
+from cpython.object cimport PyTypeObject, Py_TYPE
 import threading
 import warnings
 
 from autograd_cy._C.grad_mode cimport (
     is_grad_enabled, set_grad_enabled, is_anomaly_enabled, is_anomaly_check_nan_enabled,
 )
+from autograd_cy._C.grad_mode import _is_grad_enabled
 from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, get_grad_fn
 from autograd_cy._C.node cimport Node, Edge, AccumulateGrad, GraphRoot, gradient_edge
 
 import numpy as np
+
+cdef extern from "Python.h":
+    unsigned long Py_TPFLAGS_HEAPTYPE
+    int PyType_HasFeature(PyTypeObject *type, unsigned long feature)
 
 
 @cython.final
@@ -143,30 +153,37 @@ def queue_callback(callback):
 
 
 def _will_engine_execute_node(node):
-    """Is ``node`` in the running backward's graph and needed or captured (rule 3.12)?"""
+    """Is ``node`` in the running backward's graph, and needed or captured (rule 3.12)?"""
     cdef GraphTask task
     cdef ExecInfo info
     tasks = current_tasks()
+    if not isinstance(node, Node):
+        raise RuntimeError("_will_engine_execute_node expects an grad_fn, but got "
+                           f"{type(node).__name__}")
     if not tasks:
         raise RuntimeError(
             "_get_should_execute_nodes should only be called during the backward pass")
-    if not isinstance(node, Node):
-        raise RuntimeError("_will_engine_execute_node expects an grad_fn, node must be a Node")
     task = tasks[-1]
-    if task.nodes_in_graph is None:
-        task.nodes_in_graph = set(task.dependencies)
-    if node not in task.nodes_in_graph and node not in task.not_ready:
-        return node in task.dependencies
+    if node not in task.nodes_in_graph:
+        return False
     if not task.exec_info:
         return True
     info = task.exec_info.get(node)
-    if info is None:
+    if info is None or not (info.needed or info.captures):
         return False
-    if isinstance(node, AccumulateGrad) and info.captures and not info.needed:
+    if info.captures and not has_children(node):
         raise RuntimeError(
             "A leaf node was passed to _will_engine_execute_node but we are currently "
             "running autograd.grad(). This is currently not supported.")
-    return info.needed or bool(info.captures)
+    return True
+
+
+cdef bint has_children(Node node):
+    cdef Edge edge
+    for edge in node.next_edges:
+        if edge.function is not None:
+            return True
+    return False
 
 
 # ---------------------------------------------------------------- graph analysis
@@ -277,6 +294,7 @@ cdef list call_tensor_pre_hooks(Node node, list inputs):
 
 
 cdef object check_hook_result(object hook, object result, object grad):
+    """A tensor hook's replacement must be a Tensor of the same size and dtype (rule 4.5)."""
     if not isinstance(result, Tensor):
         raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
     if grad is not None:
@@ -290,7 +308,7 @@ cdef object check_hook_result(object hook, object result, object grad):
 
 
 cdef str hook_name(object hook):
-    return getattr(hook, "__name__", type(hook).__name__)
+    return getattr(hook, "__name__", "<unknown>")
 
 
 cdef str tensor_type_name(Tensor t):
@@ -298,15 +316,20 @@ cdef str tensor_type_name(Tensor t):
     return "autograd_cy." + from_numpy_dtype(t._data.dtype)._tensor_type
 
 
-cdef tuple check_node_hook_result(object hook, object result, Py_ssize_t expected):
-    if not isinstance(result, tuple) and not isinstance(result, list):
-        raise TypeError(f"hook '{hook_name(hook)}' must return a tuple or None, got "
-                        f"{type(result).__name__}")
-    if len(result) != expected:
+cdef tuple check_node_hook_result(object hook, object result, tuple values):
+    """A node hook returns a tuple as long as ``values``; each entry None or a valid
+    replacement of the value in its slot."""
+    cdef Py_ssize_t i
+    if not isinstance(result, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
+    if len(result) != len(values):
         raise RuntimeError(
             f"hook '{hook_name(hook)}' has returned an incorrect number of values (got "
-            f"{len(result)}, but expected {expected})")
-    return tuple(result)
+            f"{len(result)}, but expected {len(values)})")
+    for i in range(len(result)):
+        if result[i] is not None:
+            check_hook_result(hook, result[i], values[i])
+    return result
 
 
 cdef tuple call_function(GraphTask task, Node node, list inputs, bint tensor_hooks_done):
@@ -320,26 +343,47 @@ cdef tuple call_function(GraphTask task, Node node, list inputs, bint tensor_hoo
         for hook in list(node.pre_hooks.values()):
             result = hook(grad_outputs)
             if result is not None:
-                grad_outputs = check_node_hook_result(hook, result, len(grad_outputs))
+                grad_outputs = check_node_hook_result(hook, result, grad_outputs)
 
-    if task.exec_info:
-        node.output_mask = needed_outputs(task, node)
-    try:
-        outputs = node.apply(grad_outputs)
-    finally:
-        node.output_mask = None
-    outputs = validate_outputs(node, outputs)
+    if passes_undefined_through(node, grad_outputs):
+        # Built-in formulas: no gradient in, no gradient out (rule 3.15).
+        outputs = (None,) * len(node.next_edges)
+    else:
+        if task.exec_info:
+            node.output_mask = needed_outputs(task, node)
+        try:
+            outputs = node.apply(grad_outputs)
+        finally:
+            node.output_mask = None
+        outputs = validate_outputs(node, outputs)
 
     if node.post_hooks:
         for hook in list(node.post_hooks.values()):
             result = hook(outputs, grad_outputs)
             if result is not None:
-                outputs = check_node_hook_result(hook, result, len(outputs))
+                outputs = check_node_hook_result(hook, result, outputs)
     if not task.keep_graph:
         node.release_variables()
     if is_anomaly_enabled() and is_anomaly_check_nan_enabled():
         check_nan(node, outputs)
     return outputs
+
+
+cdef bint passes_undefined_through(Node node, tuple grads):
+    """Are all incoming gradients undefined, and is ``node`` a built-in formula?
+
+    Built-in nodes are Cython classes (static types); custom Functions are Python
+    classes (heap types) and decide for themselves (``set_materialize_grads``), and
+    AccumulateGrad must still run its post-accumulate hooks.
+    """
+    if not grads:
+        return False
+    for grad in grads:
+        if grad is not None:
+            return False
+    if isinstance(node, AccumulateGrad):
+        return False
+    return not PyType_HasFeature(Py_TYPE(node), Py_TPFLAGS_HEAPTYPE)
 
 
 cdef tuple validate_outputs(Node node, tuple outputs):
@@ -365,8 +409,10 @@ cdef tuple validate_outputs(Node node, tuple outputs):
         metadata = edge.function.input_metadata[edge.input_nr]
         if metadata is None:
             continue
-        shape, dtype = metadata
-        if grad._data.shape != shape or grad._data.dtype != dtype:
+        shape = (<tuple>metadata)[0]
+        dtype = (<tuple>metadata)[1]
+        array = grad._data
+        if array.shape != shape or (array.dtype is not dtype and array.dtype != dtype):
             if result is None:
                 result = list(outputs)
             result[i] = conform_gradient(node, i, grad, shape, dtype)
@@ -427,7 +473,7 @@ cdef void evaluate_function(GraphTask task, Node node, list inputs) except *:
     cdef ExecInfo info = None
     cdef bint hooks_done = False
     cdef tuple outputs
-    cdef Py_ssize_t i
+    cdef Py_ssize_t i, remaining
     cdef Edge edge
     cdef Node child
     cdef list buffer
@@ -452,22 +498,26 @@ cdef void evaluate_function(GraphTask task, Node node, list inputs) except *:
         child = edge.function
         if child is None:
             continue
-        remaining = task.dependencies[child] - 1
+        remaining = <Py_ssize_t>task.dependencies[child] - 1
         task.dependencies[child] = remaining
         if task.exec_info:
             info = task.exec_info.get(child)
             if info is None or not (info.needed or info.captures):
-                continue
-        buffer = task.not_ready.get(child)
-        if buffer is None:
-            buffer = new_buffer(child)
-        if outputs[i] is not None:
-            accumulate(buffer, edge.input_nr, outputs[i])
+                continue        # pruned: the gradient is dropped, the count still drops
         if remaining == 0:
-            task.not_ready.pop(child, None)
+            # Last edge into `child`: earlier gradients (if any) wait in not_ready.
+            buffer = task.not_ready.pop(child, None)
+            if buffer is None:
+                buffer = new_buffer(child)
+            if outputs[i] is not None:
+                accumulate(buffer, edge.input_nr, outputs[i])
             task.queue.push(child, buffer)
         else:
-            task.not_ready[child] = buffer
+            buffer = task.not_ready.get(child)
+            if buffer is None:
+                buffer = task.not_ready[child] = new_buffer(child)
+            if outputs[i] is not None:
+                accumulate(buffer, edge.input_nr, outputs[i])
 
 
 cdef void report_anomaly(Node node):
@@ -535,7 +585,7 @@ def run_backward(tuple root_edges, tuple root_grads, bint keep_graph, bint creat
             return task.captured
 
     tasks = current_tasks()
-    previous_grad_mode = is_grad_enabled()
+    previous_grad_mode = _is_grad_enabled()
     set_grad_enabled(create_graph)       # grad mode inside backward == create_graph (2.13)
     tasks.append(task)
     try:

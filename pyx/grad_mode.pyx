@@ -23,7 +23,9 @@ cdef extern from *:
 
 
 cdef bint is_grad_enabled() noexcept nogil:
-    return autograd_cy_grad_enabled
+    """Do ops record a graph? Grad mode on and inference mode off (an ``enable_grad()``
+    inside ``inference_mode()`` flips the flag but records nothing, rule 9.4)."""
+    return autograd_cy_grad_enabled and not autograd_cy_inference_mode
 
 
 cdef void set_grad_enabled(bint enabled) noexcept nogil:
@@ -67,6 +69,7 @@ cdef unsigned long long peek_sequence_nr() noexcept nogil:
 # Python-visible accessors (used by the grad-mode context managers and tests).
 
 def _is_grad_enabled():
+    """The grad-mode flag itself (``torch.is_grad_enabled()``), whatever inference mode says."""
     return autograd_cy_grad_enabled != 0
 
 

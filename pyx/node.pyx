@@ -23,15 +23,20 @@ bare array and re-attaches ``grad_fn`` on unpack, so there is no cycle and the
 graph is freed by reference counting the moment the outputs go away.
 """
 cimport cython
+import itertools
+import threading
 import traceback
+import warnings
 import weakref
 
 from cpython.ref cimport Py_REFCNT
 from libc.stdint cimport UINT64_MAX
 
 from autograd_cy._C.grad_mode cimport (
-    is_grad_enabled, is_inference_mode_enabled, is_anomaly_enabled, next_sequence_nr,
+    is_grad_enabled, set_grad_enabled, is_inference_mode_enabled, is_anomaly_enabled,
+    next_sequence_nr,
 )
+from autograd_cy._C.grad_mode import _is_grad_enabled
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, version_counter, get_grad_fn, requires_grad, VersionCounter,
     array_module, bump_version,
@@ -59,16 +64,14 @@ cdef class Edge:
 cdef Edge INVALID_EDGE = Edge(None, 0)
 
 
-_next_handle_id = 0
+_handle_ids = itertools.count(1)       # next() on a count is atomic under the GIL
 
 
 class RemovableHandle:
     """Returned by every ``register_*hook``; ``remove()`` unregisters the hook."""
 
     def __init__(self, hooks_dict, extra_dicts=()):
-        global _next_handle_id
-        _next_handle_id += 1
-        self.id = _next_handle_id
+        self.id = next(_handle_ids)
         self._dicts = (hooks_dict,) + tuple(extra_dicts)
 
     def remove(self):
@@ -204,7 +207,8 @@ cdef class AccumulateGrad(Node):
 
 # References to the incoming gradient held by the engine while AccumulateGrad runs
 # (the InputBuffer list, the grads tuple, the local in apply). One more means
-# someone else holds it, so it must be copied, not stolen (rule 6.2).
+# someone else holds it, so it must be copied, not stolen (rule 6.2). Calibrated
+# against torch's data_ptr() behaviour by test_6_2 in tests/test_engine.py.
 cdef Py_ssize_t ENGINE_REFERENCES = 3
 
 
@@ -215,31 +219,92 @@ cdef void accumulate_grad(Tensor variable, Tensor grad) except *:
         if not is_grad_enabled() and can_steal(variable, grad):
             variable._grad = grad
         elif is_grad_enabled() and requires_grad(grad):
-            variable._grad = grad.clone()           # differentiable copy (create_graph)
+            # create_graph: a differentiable copy, laid out like the leaf (CopyBackwards).
+            from autograd_cy._C.ops.inplace import copy_
+            copy = make_tensor(xp_empty_like(variable._data, grad._data.dtype))
+            variable._grad = copy_(copy, grad)
         else:
             variable._grad = make_tensor(copy_with_layout(grad._data, variable._data))
     elif not is_grad_enabled():
         # Rule 6.3: in place, so a user-assigned .grad keeps its identity and strides.
         old._data += grad._data
         bump_version(old)
+        check_layout_contract(old, variable)
     else:
         variable._grad = old + grad
+        check_layout_contract(variable._grad, variable)
+
+
+cdef bint _layout_warned = False
+
+
+cdef void check_layout_contract(Tensor grad, Tensor param) except *:
+    """Warn once per process when ``.grad`` is not laid out like its leaf (rule 6.4):
+    the same strides when the leaf is dense, else row-major contiguous."""
+    global _layout_warned
+    if _layout_warned or grad._data.strides == param._data.strides:
+        return
+    if obeys_layout_contract(grad._data, param._data):
+        return
+    _layout_warned = True
+    warnings.warn(
+        "grad and param do not obey the gradient layout contract. This is not an error, but "
+        "may impair performance.\n"
+        f"grad.sizes() = {list(grad._data.shape)}, strides() = {element_strides(grad._data)}\n"
+        f"param.sizes() = {list(param._data.shape)}, strides() = "
+        f"{element_strides(param._data)}", UserWarning, stacklevel=2)
+
+
+cdef list element_strides(object array):
+    return [stride // array.itemsize for stride in array.strides]
+
+
+cdef bint obeys_layout_contract(object grad, object param):
+    cdef list grad_strides = element_strides(grad)
+    cdef list param_strides = element_strides(param)
+    cdef Py_ssize_t i
+    if not is_dense(param):
+        return bool(grad.flags.c_contiguous)
+    for i in range(len(param_strides)):
+        if param.shape[i] != 1 and grad_strides[i] != param_strides[i]:
+            return False
+    return True
+
+
+cdef bint is_dense(object array):
+    """Non-overlapping and dense: the elements tile one block of memory, in some dim order."""
+    cdef list strides = element_strides(array)
+    cdef Py_ssize_t expected = 1
+    dims = sorted((strides[i], array.shape[i]) for i in range(array.ndim) if array.shape[i] != 1)
+    for stride, size in dims:
+        if size == 0:
+            return True
+        if stride != expected:
+            return False
+        expected *= size
+    return True
 
 
 cdef bint can_steal(Tensor variable, Tensor grad):
-    array = grad._data
+    """May ``grad`` itself become ``.grad``? Only if nobody else can see it (rule 6.2)."""
+    cdef object array = grad._data          # this local is the array's second reference
     return (Py_REFCNT(grad) <= ENGINE_REFERENCES
-            and Py_REFCNT(array) == 1
+            and Py_REFCNT(array) == 2
             and grad._grad_fn is None
+            and not grad._requires_grad
             and array.base is None
-            and array.strides == variable._data.strides
-            and array.dtype == variable._data.dtype)
+            and array.dtype == variable._data.dtype
+            and (array.strides == variable._data.strides
+                 or obeys_layout_contract(array, variable._data)))
+
+
+cdef object xp_empty_like(object param_array, object dtype):
+    return array_module(param_array).empty_like(param_array, dtype=dtype)
 
 
 cdef object copy_with_layout(object grad_array, object param_array):
     """A copy of the gradient laid out like the parameter when it is dense (rule 6.1)."""
-    xp = array_module(param_array)
-    result = xp.empty_like(param_array, dtype=grad_array.dtype)
+    result = xp_empty_like(param_array, grad_array.dtype)
     result[...] = grad_array
     return result
 
@@ -275,13 +340,21 @@ cdef AccumulateGrad get_accumulator(Tensor leaf):
     return acc
 
 
+cdef inline Edge make_edge(Node function, Py_ssize_t input_nr):
+    """``Edge(function, input_nr)`` without the Python-level constructor call."""
+    cdef Edge edge = Edge.__new__(Edge)
+    edge.function = function
+    edge.input_nr = input_nr
+    return edge
+
+
 cdef Edge gradient_edge(Tensor t):
     """The edge a gradient for ``t`` must travel: its grad_fn, its accumulator, or none."""
     cdef object grad_fn = get_grad_fn(t)
     if grad_fn is not None:
-        return Edge(grad_fn, t._output_nr)
+        return make_edge(<Node>grad_fn, t._output_nr)
     if t._requires_grad:
-        return Edge(get_accumulator(t), 0)
+        return make_edge(get_accumulator(t), 0)
     return INVALID_EDGE
 
 
@@ -307,7 +380,7 @@ cdef inline void stamp(Node node):
     node.sequence_nr = next_sequence_nr()
     node.input_metadata = []
     if is_anomaly_enabled():
-        node.anomaly_trace = "".join(traceback.format_stack()[:-2])
+        node.anomaly_trace = "".join(traceback.format_stack())
 
 
 cdef Node set_history1(Node node, Tensor input, Tensor output):
@@ -371,19 +444,57 @@ _INFERENCE_SAVE_MESSAGE = (
     "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead "
     "of `torch.inference_mode()`.")
 
-# The innermost saved_tensors_hooks pair, set by autograd.graph (None: no hooks).
-_saved_tensors_hooks_stack = []
+# ---- saved_tensors_hooks (rules 5.4-5.6): a per-thread stack of (pack, unpack) pairs.
+# `save` runs on every recorded op, so "are hooks active?" is one C thread-local load;
+# the Python stack itself lives in a threading.local and is read only when it is set.
+cdef extern from *:
+    """
+    static __thread int autograd_cy_saved_hooks_depth = 0;
+    """
+    int autograd_cy_saved_hooks_depth
+
+_hooks_local = threading.local()
+
+
+cdef list _hooks_stack():
+    stack = getattr(_hooks_local, "stack", None)
+    if stack is None:
+        stack = _hooks_local.stack = []
+    return stack
 
 
 def _push_saved_tensors_hooks(pack, unpack):
-    _saved_tensors_hooks_stack.append((pack, unpack))
+    """Make ``(pack, unpack)`` the innermost pair (only that one applies, rule 5.4)."""
+    global autograd_cy_saved_hooks_depth
+    message = getattr(_hooks_local, "disabled_message", None)
+    if message is not None:
+        raise RuntimeError(message)
+    _hooks_stack().append((pack, unpack))
+    autograd_cy_saved_hooks_depth += 1
 
 
 def _pop_saved_tensors_hooks():
-    _saved_tensors_hooks_stack.pop()
+    global autograd_cy_saved_hooks_depth
+    _hooks_stack().pop()
+    autograd_cy_saved_hooks_depth -= 1
+
+
+def _disable_saved_tensors_hooks(message):
+    """Forbid saved_tensors_hooks with ``message``; returns the previous setting."""
+    previous = getattr(_hooks_local, "disabled_message", None)
+    if message is not None and autograd_cy_saved_hooks_depth:
+        raise RuntimeError(message)
+    _hooks_local.disabled_message = message
+    return previous
+
+
+def _current_saved_tensors_hooks():
+    stack = _hooks_stack()
+    return stack[-1] if stack else None
 
 
 def _forward_op_name(node):
+    """``AddBackward0`` -> ``Add``: PyTorch names the forward op in version errors."""
     name = node.name()
     stripped = name.rstrip("0123456789")
     if stripped.endswith("Backward"):
@@ -393,7 +504,12 @@ def _forward_op_name(node):
 
 @cython.freelist(64)
 cdef class SavedTensor:
-    """A tensor kept for backward (PyTorch's SavedVariable), version-checked on unpack."""
+    """A tensor kept for backward (PyTorch's SavedVariable), version-checked on unpack.
+
+    An input of the node is kept as the tensor object itself; the node's own output
+    only as its array (plus version counter), re-wrapped with ``grad_fn = node`` on
+    each unpack, so that node -> output -> node is never a reference cycle (rule 5.1).
+    """
 
     def register_hooks(self, pack_hook, unpack_hook):
         """Replace how this value is stored: ``pack_hook`` now, ``unpack_hook`` on access."""
@@ -419,13 +535,24 @@ cdef class SavedTensor:
 
     cdef _apply_hooks(self, pack_hook, unpack_hook, Tensor value):
         """Hand storage to a pack hook (run under no_grad, exactly once: rule 5.4)."""
-        from autograd_cy._C.grad_mode import _is_grad_enabled, _set_grad_enabled
-        previous = _is_grad_enabled()
-        _set_grad_enabled(False)
+        cdef bint previous = _is_grad_enabled()
+        cdef unsigned long long version = version_counter(value).version
+        if value._grad_fn is None and value._requires_grad:
+            # A leaf: keep (weakly) the accumulator, so gradients of the unpacked
+            # tensor still reach this leaf's .grad.
+            self.is_leaf_or_input_kept = True
+            self.input_grad_fn = weakref.ref(get_accumulator(value))
+        set_grad_enabled(False)
         try:
             self.packed = pack_hook(value)
         finally:
-            _set_grad_enabled(previous)
+            set_grad_enabled(previous)
+        if version_counter(value).version != version:
+            raise RuntimeError(
+                "A saved tensor pack hook is modifying its input in place. Tensors provided as "
+                "input to pack hook cannot be modified by in-place operations as this can lead "
+                "to unexpected side-effects. Please open an issue if you need to perform "
+                "in-place operations on the input to a pack hook.")
         self.unpack_hook = unpack_hook
         self.data = None
 
@@ -446,7 +573,7 @@ cdef class SavedTensor:
             self._restore_metadata(result, owner)
             return result
         if (<VersionCounter>self.version_counter).version != self.saved_version:
-            raise RuntimeError(self._version_message())
+            raise RuntimeError(self._version_message(owner))
         if not self.is_output:
             return self.data
         result = make_tensor(self.data)
@@ -460,27 +587,41 @@ cdef class SavedTensor:
         if self.is_output:
             result._grad_fn = owner
             result._output_nr = self.output_nr
+        elif self.is_leaf_or_input_kept:
+            result._requires_grad = True
+            result._accumulator = self.input_grad_fn
         elif self.input_grad_fn is not None:
             result._grad_fn = self.input_grad_fn
             result._output_nr = self.output_nr
         else:
             result._requires_grad = True
 
-    def _version_message(self):
-        shape = list(self.data.shape) if not self.is_output else list(self.data.shape)
+    def _version_message(self, owner=None):
         from autograd_cy.dtypes import from_numpy_dtype
-        array = (<Tensor>self.data)._data if not self.is_output else self.data
+        if self.is_output:
+            array, grad_fn, output_nr = self.data, owner, self.output_nr
+        else:
+            # The tensor's *current* history names the op (rule 5.2).
+            array = (<Tensor>self.data)._data
+            grad_fn = (<Tensor>self.data)._grad_fn
+            output_nr = (<Tensor>self.data)._output_nr
         type_name = "autograd_cy." + from_numpy_dtype(array.dtype)._tensor_type
         where = ""
-        if self.op_name is not None:
-            where = f", which is output {self.output_nr} of {self.op_name},"
+        if grad_fn is not None:
+            where = f", which is output {output_nr} of {_forward_op_name(grad_fn)},"
+        if is_anomaly_enabled():
+            hint = ("Hint: the backtrace further above shows the operation that failed to "
+                    "compute its gradient. The variable in question was changed in there or "
+                    "anywhere later. Good luck!")
+        else:
+            hint = ("Hint: enable anomaly detection to find the operation that failed to "
+                    "compute its gradient, with "
+                    "torch.autograd.set_detect_anomaly(True, check_nan=False).")
         return (
             "one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: [{type_name} {list(array.shape)}]{where} is at version "
             f"{(<VersionCounter>self.version_counter).version}; expected version "
-            f"{self.saved_version} instead. Hint: enable anomaly detection to find the "
-            "operation that failed to compute its gradient, with "
-            "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+            f"{self.saved_version} instead. {hint}")
 
     cdef void release(self):
         self.freed = True
@@ -505,13 +646,13 @@ cdef SavedTensor save(Tensor t, bint is_output):
     saved.is_output = is_output
     saved.saved_requires_grad = requires_grad(t)
     saved.output_nr = t._output_nr
-    if t._grad_fn is not None:
-        saved.op_name = _forward_op_name(t._grad_fn)
-    saved.data = t._data if is_output else t
-    if not is_output:
+    if is_output:
+        saved.data = t._data
+    else:
+        saved.data = t
         saved.input_grad_fn = t._grad_fn
-    if _saved_tensors_hooks_stack:
-        pack_hook, unpack_hook = _saved_tensors_hooks_stack[-1]
+    if autograd_cy_saved_hooks_depth:
+        pack_hook, unpack_hook = _hooks_stack()[-1]
         saved._apply_hooks(pack_hook, unpack_hook, t)
     return saved
 
@@ -534,7 +675,12 @@ class RetainGradHook:
             return
         if tensor._grad is None:
             # A fresh contiguous copy: the retained grad never aliases the engine's buffer.
-            tensor._grad = grad.clone()
+            if is_grad_enabled() and requires_grad(<Tensor>grad):
+                contiguous = (<Tensor>grad)._data.flags.c_contiguous
+                tensor._grad = grad.clone() if contiguous else grad.contiguous()
+            else:
+                tensor._grad = make_tensor(array_module((<Tensor>grad)._data).array(
+                    (<Tensor>grad)._data, order="C"))
         else:
             tensor._grad = tensor._grad + grad
 
@@ -555,7 +701,7 @@ def retain_grad(Tensor t):
 def move_retains_grad_hook(Tensor t, Node old_grad_fn, Py_ssize_t old_output_nr):
     """After an in-place op rebased ``t``, its retains-grad hook follows it (rule 4.7)."""
     cdef Node new_grad_fn = t._grad_fn
-    if old_grad_fn.retains_grad_hooks is None:
+    if not old_grad_fn.retains_grad_hooks:
         return
     hook = old_grad_fn.retains_grad_hooks.pop(old_output_nr, None)
     if hook is None:

@@ -78,6 +78,7 @@ cdef Tensor make_view(object array, Tensor source):
     """A tensor that shares ``source``'s memory and version counter (a view op's output)."""
     cdef Tensor view = make_tensor(array)
     cdef int meta = VIEW_DEFAULT
+    view._is_inference = source._is_inference     # a view of a normal tensor stays normal
     view._base = source._base if source._base is not None else source
     view._version_counter = version_counter(source)
     view._grad_fn_version = view._version_counter.version
@@ -143,11 +144,18 @@ cdef class Tensor:
     @property
     def data(self):
         """The same memory as a tensor outside autograd (own version counter)."""
-        return make_tensor(self._data)
+        cdef Tensor out = make_tensor(self._data)
+        out._is_inference = self._is_inference
+        return out
 
     @data.setter
-    def data(self, Tensor value):
-        self._data = value._data
+    def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        new_data = (<Tensor>value)._data
+        if new_data.dtype != self._data.dtype or new_data.shape != self._data.shape:
+            self._accumulator = None      # its metadata describes the old data (rule 1.4)
+        self._data = new_data
 
     @property
     def shape(self):
@@ -369,6 +377,7 @@ cdef class Tensor:
         """A new leaf sharing memory *and* version counter, outside the graph."""
         cdef Tensor out = make_tensor(self._data)
         out._version_counter = version_counter(self)
+        out._is_inference = self._is_inference
         return out
 
     def detach_(self):

@@ -181,11 +181,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     grad_outputs = (_as_tuple(grad_outputs) if grad_outputs is not None
                     else (None,) * len(outputs))
     for value in inputs:
-        if _is_gradient_edge(value):
-            if materialize_grads:
-                raise RuntimeError("materialize_grads cannot be used when the given input is "
-                                   "a GradientEdge")
-        elif not value.requires_grad:
+        if not _is_gradient_edge(value) and not value.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     if retain_graph is None:
         retain_graph = create_graph
@@ -208,11 +204,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 def _batched_grad(root_edges, grad_outputs, retain_graph, create_graph, input_edges, inputs):
     """``is_grads_batched``: one engine call per row of the batched grad_outputs."""
-    from autograd_cy import stack, zeros_like
+    from autograd_cy import zeros_like
     batch = next(g.shape[0] for g in grad_outputs if g is not None)
     rows = []
     for index in range(batch):
-        row = tuple(None if g is None else g[index] for g in grad_outputs)
+        row = tuple(None if g is None else _row(g, index) for g in grad_outputs)
         rows.append(run_backward(root_edges, row, True if index < batch - 1 else
                                  bool(retain_graph), bool(create_graph), input_edges, False))
     result = []
@@ -221,9 +217,26 @@ def _batched_grad(root_edges, grad_outputs, retain_graph, create_graph, input_ed
         if all(item is None for item in column):
             result.append(None)
         else:
-            result.append(stack([item if item is not None else zeros_like(value)
-                                 for item in column]))
+            result.append(_stack([item if item is not None else zeros_like(value)
+                                  for item in column]))
     return result
+
+
+def _row(grad, index):
+    """``grad[index]``; a plain view of the array unless the gradient itself is differentiable."""
+    if grad.requires_grad:
+        return grad[index]
+    from autograd_cy import from_numpy
+    return from_numpy(grad.numpy()[index])
+
+
+def _stack(tensors):
+    """``stack(tensors)``; differentiable when the stack op is built (create_graph)."""
+    import autograd_cy
+    stack = getattr(autograd_cy, "stack", None)
+    if stack is not None:
+        return stack(tensors)
+    return autograd_cy.from_numpy(np.stack([t.detach().numpy() for t in tensors]))
 
 
 def _finish(result, inputs, allow_unused, materialize_grads, create_graph):
@@ -232,6 +245,9 @@ def _finish(result, inputs, allow_unused, materialize_grads, create_graph):
     for index, (value, input) in enumerate(zip(result, inputs)):
         if value is None:
             if materialize_grads:
+                if _is_gradient_edge(input):
+                    raise RuntimeError("materialize_grads cannot be used when the given input "
+                                       "is a GradientEdge")
                 value = zeros_like(input, requires_grad=create_graph)
             elif not allow_unused:
                 raise RuntimeError(

@@ -9,8 +9,20 @@ class _VariableMeta(type):
         return isinstance(other, Tensor)
 
 
+class _ExecutionEngine:
+    """``Variable._execution_engine``: where PyTorch code reaches the engine directly."""
+
+    @staticmethod
+    def queue_callback(callback):
+        """Run ``callback()`` after the current backward has finished (rule 3.16)."""
+        from autograd_cy._C.engine import queue_callback
+        queue_callback(callback)
+
+
 class Variable(metaclass=_VariableMeta):
     """``Variable(t, requires_grad=...)`` returns ``t`` itself as a Tensor, flag set."""
+
+    _execution_engine = _ExecutionEngine()
 
     def __new__(cls, data=None, requires_grad=False, volatile=False):
         from autograd_cy import tensor

@@ -35,9 +35,14 @@ cdef inline object unpack(object value, Node owner):
 
 
 cdef inline object save_operand(object value, bint needed):
+    """Save an operand the backward needs. A Python number is saved as PyTorch saves it, as a
+    0-dim "wrapped number" tensor: it reads back as a tensor and, like any saved tensor, is
+    freed after backward, so ``(x * 2).sum()`` cannot be backpropagated twice (rule 3.13)."""
+    if not needed:
+        return None
     if isinstance(value, Tensor):
-        return save(<Tensor>value, False) if needed else None
-    return value
+        return save(<Tensor>value, False)
+    return save(make_tensor(np.asarray(value)), False)
 
 
 cdef inline bint is_tensor_requiring_grad(object value):

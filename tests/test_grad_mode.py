@@ -1,0 +1,428 @@
+"""Grad modes, inference mode, anomaly mode and threads against torch (sections 9-11)."""
+import threading
+import warnings
+
+import pytest
+import torch
+
+import autograd_cy as ag
+from engine_oracle import LIBS, assert_same, plain, same_error, same_warning
+
+
+def anomaly_flags(lib):
+    """``(is_anomaly_enabled(), is_anomaly_check_nan_enabled())``; torch has them top-level."""
+    module = torch if lib is torch else ag.autograd
+    return module.is_anomaly_enabled(), module.is_anomaly_check_nan_enabled()
+
+
+def records(lib):
+    """Does an op record a graph right now?"""
+    return (lib.ones(1, requires_grad=True) * 2).requires_grad
+
+
+# ------------------------------------------------------------------ 9.1 the four modes
+
+def test_9_1_context_managers_nest_and_restore():
+    def run(lib):
+        trace = [lib.is_grad_enabled()]
+        with lib.no_grad():
+            trace.append((lib.is_grad_enabled(), records(lib)))
+            with lib.enable_grad():
+                trace.append((lib.is_grad_enabled(), records(lib)))
+            with lib.set_grad_enabled(True):
+                trace.append(lib.is_grad_enabled())
+            trace.append(lib.is_grad_enabled())
+        with lib.set_grad_enabled(False):
+            trace.append(records(lib))
+        trace.append(lib.is_grad_enabled())
+        return trace
+    assert_same(run)
+
+
+def test_9_1_set_grad_enabled_as_a_function_call():
+    def run(lib):
+        lib.set_grad_enabled(False)
+        off = (lib.is_grad_enabled(), records(lib))
+        lib.set_grad_enabled(True)
+        return off, lib.is_grad_enabled()
+    assert_same(run)
+    same_error(lambda lib: lib.set_grad_enabled(1), TypeError,
+               r"^set_grad_enabled\(\): argument 'enabled' \(position 1\) must be bool, not int$")
+
+
+def test_9_1_decorators_with_and_without_parentheses():
+    def run(lib):
+        @lib.no_grad
+        def bare_no_grad():
+            return lib.is_grad_enabled()
+
+        @lib.no_grad()
+        def called_no_grad():
+            return lib.is_grad_enabled()
+
+        @lib.enable_grad
+        def bare_enable_grad():
+            return lib.is_grad_enabled()
+
+        @lib.inference_mode
+        def bare_inference():
+            return lib.is_inference_mode_enabled(), lib.is_grad_enabled()
+
+        @lib.inference_mode(False)
+        def no_inference():
+            return lib.is_inference_mode_enabled(), lib.is_grad_enabled()
+
+        @lib.set_grad_enabled(False)
+        def grad_off():
+            return lib.is_grad_enabled()
+
+        decorated_state = lib.is_grad_enabled()       # decorating did not switch it off
+        with lib.no_grad():
+            inside = (bare_enable_grad(), no_inference())
+        with lib.inference_mode():
+            inside_inference = no_inference()
+        return (bare_no_grad(), called_no_grad(), bare_inference(), grad_off(),
+                decorated_state, inside, inside_inference, lib.is_grad_enabled(),
+                bare_no_grad.__name__)
+    assert_same(run)
+
+    def bare_set_grad_enabled(lib):
+        @lib.set_grad_enabled
+        def f():
+            pass
+    same_error(bare_set_grad_enabled, TypeError,
+               r"^set_grad_enabled\(\): argument 'enabled' \(position 1\) must be bool, not "
+               r"function$")
+
+
+def test_9_1_generators_run_each_step_in_the_mode():
+    def run(lib):
+        @lib.no_grad()
+        def steps():
+            received = yield lib.is_grad_enabled()
+            yield (received, lib.is_grad_enabled())
+            return "done"
+
+        trace = []
+        gen = steps()
+        trace.append(next(gen))
+        trace.append(lib.is_grad_enabled())          # restored between yields
+        trace.append(gen.send("sent"))
+        try:
+            next(gen)
+        except StopIteration as stop:
+            trace.append(stop.value)
+
+        @lib.enable_grad()
+        def catcher():
+            try:
+                yield 1
+            except ValueError:
+                yield ("caught", lib.is_grad_enabled())
+        with lib.no_grad():
+            gen = catcher()
+            next(gen)
+            trace.append(gen.throw(ValueError("x")))
+            trace.append(lib.is_grad_enabled())
+        return trace
+    assert_same(run)
+
+
+# ------------------------------------------------------------------ 9.2 threads
+
+def test_9_2_grad_mode_is_thread_local():
+    def run(lib):
+        seen = {}
+
+        def worker():
+            seen["grad"] = lib.is_grad_enabled()
+            seen["records"] = records(lib)
+            with lib.no_grad():
+                seen["inner"] = lib.is_grad_enabled()
+        with lib.no_grad():
+            thread = threading.Thread(target=worker)
+            thread.start()
+            thread.join()
+            seen["main"] = lib.is_grad_enabled()
+        with lib.inference_mode():
+            thread = threading.Thread(target=lambda: seen.update(
+                inference=lib.is_inference_mode_enabled()))
+            thread.start()
+            thread.join()
+        return seen
+    assert_same(run)
+
+
+# ------------------------------------------------------------------ 9.3 explicit flags
+
+def test_9_3_no_grad_does_not_stop_explicit_requires_grad():
+    def run(lib):
+        with lib.no_grad():
+            a = lib.ones(2, requires_grad=True)
+            b = lib.zeros(2).requires_grad_()
+            c = a * 2
+        return (a.requires_grad, a.is_leaf, b.requires_grad, b.is_leaf, c.requires_grad)
+    assert_same(run)
+
+
+# ------------------------------------------------------------------ 9.4 inference mode
+
+def test_9_4_inference_mode_makes_inference_tensors():
+    def run(lib):
+        normal = lib.ones(2)
+        with lib.inference_mode():
+            t = lib.ones(2)
+            view = normal.transpose(0, 0)
+            with lib.enable_grad():
+                x = lib.ones(2, requires_grad=True)
+                y = x * 2
+                flag = lib.is_grad_enabled()
+            normal.add_(1)
+            inner = (lib.is_inference_mode_enabled(), lib.is_grad_enabled(), t.is_inference())
+            with lib.inference_mode(False):
+                off = (lib.is_inference_mode_enabled(), lib.is_grad_enabled(),
+                       lib.ones(1).is_inference())
+        return (inner, off, flag, y.requires_grad, y.grad_fn is None, x.is_inference(),
+                view.is_inference(), normal._version, t.clone().is_inference(),
+                normal.is_inference(), lib.is_inference_mode_enabled())
+    assert_same(run)
+
+
+def test_9_4_inference_tensor_errors_outside_inference_mode():
+    def make(lib):
+        with lib.inference_mode():
+            return lib.ones(2)
+    same_error(lambda lib: make(lib).add_(1), RuntimeError,
+               r"^Inplace update to inference tensor outside InferenceMode is not allowed\.You "
+               r"can make a clone to get a normal tensor before doing inplace update\.See "
+               r"https://github\.com/pytorch/rfcs/pull/17 for more details\.$")
+    same_error(lambda lib: make(lib).requires_grad_(), RuntimeError,
+               r"^Setting requires_grad=True on inference tensor outside InferenceMode is not "
+               r"allowed\.$")
+    same_error(lambda lib: lib.ones(2, requires_grad=True) * make(lib), RuntimeError,
+               r"^Inference tensors cannot be saved for backward\. Please do not use Tensors "
+               r"created in inference mode in computation tracked by autograd\.")
+
+    def unsaved_use(lib):
+        y = lib.ones(2, requires_grad=True) + make(lib)   # add saves nothing: allowed
+        y.sum().backward()
+        return y.requires_grad, type(y.grad_fn).__name__
+
+    def clone_is_normal(lib):
+        c = make(lib).clone()
+        c.add_(1)
+        return c.is_inference(), c.requires_grad_().requires_grad
+    assert_same(unsaved_use)
+    assert_same(clone_is_normal)
+
+
+# ------------------------------------------------------------------ 10. anomaly mode
+
+def test_10_1_detect_anomaly_warns_set_detect_anomaly_does_not():
+    def run(lib):
+        with lib.autograd.detect_anomaly(check_nan=False):
+            inside = anomaly_flags(lib)
+        return inside, anomaly_flags(lib)
+    ours, theirs = same_warning(run, UserWarning, r"^Anomaly Detection has been enabled\. This "
+                                r"mode will increase the runtime and should only be enabled for "
+                                r"debugging\.$")
+    assert ours == theirs == ((True, False), (False, True))
+
+    def quiet(lib):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with lib.autograd.set_detect_anomaly(True, check_nan=False):
+                inside = anomaly_flags(lib)
+            lib.autograd.set_detect_anomaly(True)
+            on = anomaly_flags(lib)
+            lib.autograd.set_detect_anomaly(False)
+        return inside, on, anomaly_flags(lib)
+    assert_same(quiet)
+
+
+def test_10_3_nan_check_names_the_node_and_output():
+    def log_nan(lib):
+        x = lib.zeros(1, requires_grad=True)
+        with lib.autograd.set_detect_anomaly(True):
+            (x.log() * 0).sum().backward()
+
+    def div_nan(lib):
+        a = lib.zeros(1, requires_grad=True)
+        b = lib.zeros(1, requires_grad=True)
+        with lib.autograd.set_detect_anomaly(True):
+            (a / b).sum().backward()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same_error(log_nan, RuntimeError,
+                   r"^Function 'LogBackward0' returned nan values in its 0th output\.$")
+        same_error(div_nan, RuntimeError,
+                   r"^Function 'DivBackward0' returned nan values in its 1th output\.$")
+
+    def unchecked(lib):
+        a = lib.zeros(1, requires_grad=True)
+        b = lib.zeros(1, requires_grad=True)
+        with lib.autograd.set_detect_anomaly(True, check_nan=False):
+            (a / b).sum().backward()
+        return str(a.grad.tolist()), str(b.grad.tolist())
+    assert_same(unchecked)
+
+
+def test_10_2_error_detected_in_warning():
+    def with_trace(lib):
+        a = lib.zeros(1, requires_grad=True)
+        b = lib.zeros(1, requires_grad=True)
+        with lib.autograd.set_detect_anomaly(True):
+            y = (a / b).sum()
+            try:
+                y.backward()
+            except RuntimeError:
+                pass
+    same_warning(with_trace, UserWarning, r"^Error detected in DivBackward0\. Traceback of "
+                 r"forward call that caused the error:\n(.|\n)*test_grad_mode\.py")
+
+    def without_trace(lib):
+        a = lib.zeros(1, requires_grad=True)
+        b = lib.zeros(1, requires_grad=True)
+        y = (a / b).sum()
+        with lib.autograd.set_detect_anomaly(True):
+            try:
+                y.backward()
+            except RuntimeError:
+                pass
+    same_warning(without_trace, UserWarning,
+                 r"^Error detected in DivBackward0\. No forward pass information available\. "
+                 r"Enable detect anomaly during forward pass for more information\.")
+
+
+def test_10_2_version_hint_under_anomaly_mode():
+    def run(lib):
+        x = lib.ones(3, requires_grad=True)
+        w = lib.ones(3, requires_grad=True)
+        with lib.autograd.set_detect_anomaly(True):
+            y = x + 1
+            z = y * w
+            y.add_(1)
+            z.sum().backward()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same_error(run, RuntimeError,
+                   r"expected version 0 instead\. Hint: the backtrace further above shows the "
+                   r"operation that failed to compute its gradient\. The variable in question "
+                   r"was changed in there or anywhere later\. Good luck!$")
+
+
+# ------------------------------------------------------------------ 11. threads
+
+def test_11_1_backward_runs_on_the_calling_thread():
+    def run(lib):
+        seen = []
+        x = lib.ones(2, requires_grad=True)
+        y = x * 2
+        y.register_hook(lambda g: seen.append(threading.get_ident()))
+        y.sum().backward()
+        return seen == [threading.get_ident()]
+    assert_same(run)
+
+
+def test_11_1_concurrent_backwards_in_two_threads():
+    """Independent graphs in two threads at once: each gets its own, correct gradients."""
+    def run(lib):
+        results = {}
+        start = threading.Barrier(2)
+
+        def worker(name, scale):
+            x = lib.full((3,), float(scale), requires_grad=True)
+            start.wait()
+            total = []
+            for _ in range(300):
+                x.grad = None
+                y = x
+                for _ in range(5):
+                    y = (y * scale).tanh() + y
+                y.sum().backward()
+                total.append(plain(x.grad))
+            results[name] = total
+        threads = [threading.Thread(target=worker, args=(name, scale))
+                   for name, scale in (("a", 0.5), ("b", 0.25))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert all(grads == results["a"][:1] * len(grads) for grads in (results["a"],))
+        assert all(grads == results["b"][:1] * len(grads) for grads in (results["b"],))
+        return results["a"][0], results["b"][0]
+    assert_same(run, rtol=1e-5)
+
+
+def test_11_1_shared_graph_second_thread_fails():
+    def run(lib):
+        x = lib.ones(2, requires_grad=True)
+        y = (x.exp() * x).sum()
+        errors = []
+
+        def worker():
+            try:
+                y.backward()
+            except RuntimeError as error:
+                errors.append(str(error)[:40])
+        for _ in range(2):
+            thread = threading.Thread(target=worker)
+            thread.start()
+            thread.join()
+        return errors
+    assert_same(run)
+
+
+def test_11_3_reentrant_backward_inside_a_hook():
+    def run(lib):
+        x = lib.full((2,), 0.5, requires_grad=True)
+        inner = lib.ones(2, requires_grad=True)
+        y = x * 3
+        found = []
+
+        def hook(grad):
+            with lib.enable_grad():             # hooks run in grad mode == create_graph
+                (g,) = lib.autograd.grad((inner.exp() * 2).sum(), inner)
+                found.append(plain(g))
+                (inner * 5).sum().backward()
+            return grad * 2
+        y.register_hook(hook)
+        y.sum().backward()
+        return found, x.grad, inner.grad
+    assert_same(run, rtol=1e-5)
+
+
+def test_11_3_deeply_nested_reentrant_backward():
+    """A chain of backward calls, each started from a hook of the previous one."""
+    def run(lib, depth=100):
+        leaves = [lib.full((1,), float(i), requires_grad=True) for i in range(depth)]
+
+        def start(level):
+            with lib.enable_grad():
+                y = leaves[level] * 2
+                out = y.sum()
+            if level + 1 < depth:
+                y.register_hook(lambda g: start(level + 1))
+            out.backward()
+        start(0)
+        return [leaf.grad.item() for leaf in leaves[::10]]
+    assert_same(run)
+
+
+def test_11_4_warnings_raised_in_backward_reach_the_caller():
+    def run(lib):
+        x = lib.ones(2, requires_grad=True)
+        y = x * 2
+        y.register_hook(lambda g: warnings.warn("from a hook", UserWarning))
+        y.sum().backward()
+        return x.grad
+    same_warning(run, UserWarning, "^from a hook$")
+
+    for lib in LIBS:
+        x = lib.ones(2, requires_grad=True)
+        y = x * 2
+        y.register_hook(lambda g: warnings.warn("as error", DeprecationWarning))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(DeprecationWarning, match="as error"):
+                y.sum().backward()
