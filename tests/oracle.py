@@ -25,7 +25,7 @@ def to_numpy(value):
     if isinstance(value, ag.Tensor):
         return value.detach().numpy()
     if isinstance(value, torch.Tensor):
-        return value.detach().numpy()
+        return value.detach().numpy(force=True)     # force: torch's ZeroTensor gradients
     return np.asarray(value)
 
 

@@ -502,8 +502,7 @@ def test_inplace_on_a_view_of_a_non_leaf(name):
         y = x * 1.0
         INPLACE_WITH_ARGS[name](y.transpose(0, 1))
         return y
-    # CopySlices computes with arrays, so there is no double backward through it (yet).
-    check_op(fn, inplace_input(name), double=False)
+    check_op(fn, inplace_input(name))
 
 
 @pytest.mark.parametrize("name", INPLACE_WITH_ARGS)

@@ -157,23 +157,9 @@ def test_op_matches_torch(name, fn, arrays, dtype):
     check_op(fn, *arrays, dtype=dtype)
 
 
-# CopySlices (pyx/ops/inplace.pyx) computes on raw arrays, so second-order terms that go
-# through the in-place op's own backward are not recorded yet.
-SQUARED_SKIP = {"setitem_int", "setitem_slice", "setitem_broadcast", "setitem_leading_ones",
-                "setitem_scalar_tensor", "setitem_none", "setitem_mixed"}
-
-
-@pytest.mark.parametrize("name, fn, arrays",
-                         [c for c in CASES if c[0] not in SQUARED_SKIP],
-                         ids=[c[0] for c in CASES if c[0] not in SQUARED_SKIP])
+@pytest.mark.parametrize("name, fn, arrays", CASES, ids=[c[0] for c in CASES])
 def test_op_squared_double_backward(name, fn, arrays):
     check_op(lambda lib, *args: squared(fn(lib, *args)), *arrays)
-
-
-@pytest.mark.parametrize("name", sorted(SQUARED_SKIP))
-def test_setitem_squared_first_order(name):
-    _, fn, arrays = next(c for c in CASES if c[0] == name)
-    check_op(lambda lib, *args: squared(fn(lib, *args)), *arrays, double=False)
 
 
 def test_setitem_value_from_the_base_itself():

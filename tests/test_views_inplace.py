@@ -145,8 +145,7 @@ def _inplace_on_split_base(lib, x, w):
 ], ids=lambda f: f.__name__.strip("_"))
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_inplace_on_views_matches_torch_gradients(fn, dtype):
-    # CopySlices computes on raw arrays, so only first-order gradients are compared here.
-    check_op(fn, randn(4, 3), randn(4, 3, seed=7), dtype=dtype, double=False)
+    check_op(fn, randn(4, 3), randn(4, 3, seed=7), dtype=dtype)
 
 
 def test_view_grad_fn_is_refreshed_after_inplace_on_base():
@@ -375,7 +374,7 @@ def test_setitem_on_nonleaf_matches_torch(name, index, shape):
         y = x * 2
         y[_index_for(lib, index)] = v * 3
         return y
-    check_op(fn, randn(4, 3), randn(*shape) if shape else np.array(0.5), double=False)
+    check_op(fn, randn(4, 3), randn(*shape) if shape else np.array(0.5))
 
 
 @pytest.mark.parametrize("name, index, shape", SETITEM_CASES, ids=[c[0] for c in SETITEM_CASES])
@@ -399,7 +398,7 @@ def test_setitem_number_on_nonleaf():
         y[1:, 0] = 7.0
         y[0] = 1
         return y * x
-    check_op(fn, randn(4, 3), double=False)
+    check_op(fn, randn(4, 3))
 
 
 def test_setitem_makes_a_plain_tensor_part_of_the_graph():

@@ -42,8 +42,13 @@ cdef tuple geometry(object array, object base_array):
     return (array.shape, tuple(s // itemsize for s in array.strides), offset)
 
 
-cdef tuple storage_like(tuple base_geometry, object grad_array):
-    """A zeroed flat storage that can hold the base, and the base's view of it."""
+cdef object view_positions(tuple base_geometry, tuple view_geometry):
+    """For each element of the view, its index in the base's flattened (row-major) order.
+
+    The geometry lives in storage coordinates; numbering the base's elements in a
+    scratch storage and reading them back through the view's geometry translates it
+    into plain indices, so backward can use ordinary (differentiable) indexing ops.
+    """
     shape, strides, _ = base_geometry
     size = 1
     for n, s in zip(shape, strides):
@@ -51,8 +56,12 @@ cdef tuple storage_like(tuple base_geometry, object grad_array):
             size = 0
             break
         size += (n - 1) * s
-    storage = np.zeros(max(size, 1), dtype=grad_array.dtype)
-    return storage, strided(storage, base_geometry)
+    numel = 1
+    for n in shape:
+        numel *= n
+    storage = np.zeros(max(size, 1), dtype=np.int64)
+    strided(storage, base_geometry)[...] = np.arange(numel, dtype=np.int64).reshape(shape)
+    return np.ascontiguousarray(strided(storage, view_geometry))
 
 
 cdef object strided(object storage, tuple geometry):
@@ -63,6 +72,10 @@ cdef object strided(object storage, tuple geometry):
 
 
 # ------------------------------------------------------------------ nodes
+#
+# Both nodes express "the view's part of the base" as a gather/scatter with
+# view_positions(), through the recorded ops flat[positions] and index_put, so
+# they differentiate again under create_graph=True like every other formula.
 
 cdef class CopySlices(Node):
     """The base's grad_fn after an in-place op on one of its views.
@@ -73,26 +86,30 @@ cdef class CopySlices(Node):
     cdef readonly tuple base_geometry
     cdef readonly tuple view_geometry
     cdef readonly Node fn
+    cdef object positions
 
     cpdef tuple apply(self, tuple grads):
-        cdef Tensor grad = grads[0]
+        from autograd_cy._C.ops.indexing import getitem, index_put
+        from autograd_cy._C.ops.shape import reshape
         cdef tuple result
+        grad = grads[0]
         if grad is None:
             return (None,) * len(self.next_edges)
-        storage, base_view = storage_like(self.base_geometry, grad._data)
-        base_view[...] = grad._data
-        grad_slice = strided(storage, self.view_geometry)
+        if self.positions is None:
+            self.positions = make_tensor(view_positions(self.base_geometry, self.view_geometry))
+        flat = reshape(grad, (-1,))
         if self.output_mask is not None:
             self.fn.output_mask = (True,) + self.output_mask[1:]
         try:
-            result = self.fn.apply((make_tensor(grad_slice.copy()),))
+            result = self.fn.apply((getitem(flat, self.positions),))
         finally:
             self.fn.output_mask = None
-        if result[0] is None:
-            grad_slice[...] = 0
-        else:
-            grad_slice[...] = (<Tensor>result[0])._data
-        return (make_tensor(np.ascontiguousarray(base_view)),) + tuple(result[1:])
+        zeros = make_tensor(np.zeros((<Tensor>self.positions)._data.shape,
+                                     (<Tensor>grad)._data.dtype))
+        flat = index_put(flat, (self.positions,), zeros)
+        if result[0] is not None:
+            flat = index_put(flat, (self.positions,), result[0], accumulate=True)
+        return (reshape(flat, self.base_geometry[0]),) + tuple(result[1:])
 
     cdef void release_variables(self):
         self.fn.release_variables()
@@ -102,15 +119,23 @@ cdef class AsStridedBackward0(Node):
     """A view's grad_fn rebuilt after its base changed in place: scatter into the base."""
     cdef readonly tuple base_geometry
     cdef readonly tuple view_geometry
+    cdef object positions
 
     cpdef tuple apply(self, tuple grads):
-        cdef Tensor grad = grads[0]
+        from autograd_cy._C.ops.indexing import index_put
+        from autograd_cy._C.ops.shape import reshape
+        grad = grads[0]
         if grad is None or not self.should_compute_output(0):
             return (None,)
-        storage, base_view = storage_like(self.base_geometry, grad._data)
-        target = strided(storage, self.view_geometry)
-        target += grad._data
-        return (make_tensor(np.ascontiguousarray(base_view)),)
+        if self.positions is None:
+            self.positions = make_tensor(view_positions(self.base_geometry, self.view_geometry))
+        shape = self.base_geometry[0]
+        numel = 1
+        for n in shape:
+            numel *= n
+        zeros = make_tensor(np.zeros(numel, (<Tensor>grad)._data.dtype))
+        flat = index_put(zeros, (self.positions,), grad, accumulate=True)
+        return (reshape(flat, shape),)
 
 
 cdef tuple base_geometry_of(Tensor base):
