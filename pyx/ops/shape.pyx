@@ -1,15 +1,13 @@
-"""Shape ops and views: view, reshape, transpose, permute, split, cat, stack ...
+"""Shape ops and views: view, reshape, transpose, permute, squeeze, expand, narrow ...
 
 # NOTE [Views]
 A view op returns a tensor that shares memory *and* version counter with its
 input (``make_view``): an in-place op on either is seen by both, and ``_base``
 names the tensor that owns the memory. Its backward only rearranges the
 gradient back into the input's shape, with the same ops, so it is itself
-differentiable. Ops that return several views at once (split, chunk, unbind)
-record one Node with several outputs and mark each output
-``VIEW_MULTI_OUTPUT_NODE``: PyTorch forbids modifying those in place, because
-rebasing one output's history would have to rewrite the shared Node
-(engine_semantics 7.5). cat, stack and repeat copy and are not views.
+differentiable. repeat copies and is not a view. The ops that cut a tensor
+into several views (split, chunk, unbind) and their inverses (cat, stack) are
+in split_cat.pyx.
 """
 import numpy as np
 
@@ -26,12 +24,11 @@ from autograd_cy._C.ops.conversion import CloneBackward0
 
 __all__ = ["reshape", "view", "flatten", "unflatten", "transpose", "swapaxes", "swapdims",
            "permute", "movedim", "moveaxis", "t", "unsqueeze", "squeeze", "expand", "select",
-           "narrow", "split", "split_with_sizes", "chunk", "unbind", "cat", "concat",
-           "concatenate", "stack"]
+           "narrow"]
 __tensor_methods__ = ("reshape", "view", "view_as", "reshape_as", "flatten", "unflatten",
                       "transpose", "swapaxes", "swapdims", "permute", "movedim", "moveaxis",
                       "t", "unsqueeze", "squeeze", "expand", "expand_as", "repeat", "select",
-                      "narrow", "split", "split_with_sizes", "chunk", "unbind")
+                      "narrow")
 
 
 # ------------------------------------------------------------------ helpers
@@ -82,16 +79,6 @@ cdef Tensor record_view(Node node, Tensor self, object array):
             # A view of a forbidden view is named after its own op ("Output 0 of Select").
             out._view_op_name = _forward_op_name(node)
     return out
-
-
-cdef list grads_or_zeros(Node node, tuple grads):
-    """A multi-output node's incoming grads, zeros for outputs that received none."""
-    cdef list result = list(grads)
-    for i, grad in enumerate(result):
-        if grad is None:
-            shape, dtype = node.input_metadata[i]
-            result[i] = make_tensor(np.zeros(shape, dtype=dtype))
-    return result
 
 
 # ------------------------------------------------------------------ view / reshape
@@ -538,280 +525,3 @@ def narrow(Tensor self, dim, start, Py_ssize_t length):
         raise RuntimeError(
             f"start ({begin}) + length ({length}) exceeds dimension size ({size}).")
     return slice_unchecked(self, d, begin, begin + length, 1)
-
-
-# ------------------------------------------------------------------ multi-output views
-
-cdef void mark_multi_output(Tensor view, str op_name):
-    """PyTorch's creation meta for an output of a view op with several outputs (7.5)."""
-    if is_grad_enabled() and view._creation_meta != VIEW_INFERENCE_MODE:
-        view._creation_meta = VIEW_MULTI_OUTPUT_NODE
-    view._view_op_name = op_name
-
-
-cdef tuple split_views(Tensor self, Py_ssize_t dim, object sizes, Node node, str op_name):
-    """Consecutive views of ``sizes`` elements along ``dim``, recorded as one ``node``."""
-    cdef list outputs = []
-    cdef Py_ssize_t offset = 0
-    cdef Tensor out
-    for n in sizes:
-        out = make_view(self._data[leading(dim, slice(offset, offset + n))], self)
-        mark_multi_output(out, op_name)
-        outputs.append(out)
-        offset += n
-    if is_grad_enabled() and requires_grad(self):
-        set_history(node, (self,), tuple(outputs))
-    return tuple(outputs)
-
-
-cdef class SplitBackward0(Node):
-    cdef readonly Py_ssize_t saved_dim, saved_split_size
-    cdef readonly tuple saved_self_sym_sizes
-
-    cpdef tuple apply(self, tuple grads):
-        return (cat(grads_or_zeros(self, grads), self.saved_dim),)
-
-
-cdef class SplitWithSizesBackward0(Node):
-    cdef readonly Py_ssize_t saved_dim
-    cdef readonly tuple saved_split_sizes
-    cdef readonly tuple saved_self_sym_sizes
-
-    cpdef tuple apply(self, tuple grads):
-        return (cat(grads_or_zeros(self, grads), self.saved_dim),)
-
-
-def split(Tensor self, split_size_or_sections, dim=0):
-    """Views of ``split_size`` elements along ``dim`` (the last may be smaller), or of
-    the given list of sizes."""
-    cdef SplitBackward0 node
-    if not isinstance(split_size_or_sections, int):
-        return split_with_sizes(self, split_size_or_sections, dim)
-    cdef Py_ssize_t split_size = split_size_or_sections
-    if self._data.ndim == 0:
-        raise RuntimeError("split expects at least a 1-dimensional tensor")
-    cdef Py_ssize_t d = wrap_dim(dim, self._data.ndim)
-    cdef Py_ssize_t size = self._data.shape[d]
-    if split_size < 0:
-        raise RuntimeError(
-            f"split expects split_size be non-negative, but got split_size={split_size}")
-    if split_size == 0 and size != 0:
-        raise RuntimeError("split_size can only be 0 if dimension size is 0, but got dimension "
-                           f"size of {size}")
-    count = max((size + split_size - 1) // split_size, 1) if split_size else 1
-    sizes = [split_size] * (count - 1) + [size - split_size * (count - 1)]
-    node = SplitBackward0()
-    node.saved_dim = d
-    node.saved_split_size = split_size
-    node.saved_self_sym_sizes = self._data.shape
-    return split_views(self, d, sizes, node, "Split")
-
-
-def split_with_sizes(Tensor self, split_sizes, dim=0):
-    """Views of the given sizes along ``dim``; they must add up to the dim's size."""
-    cdef SplitWithSizesBackward0 node
-    if self._data.ndim == 0:
-        raise RuntimeError("split expects at least a 1-dimensional tensor")
-    cdef Py_ssize_t d = wrap_dim(dim, self._data.ndim)
-    sizes = tuple(split_sizes)
-    size = self._data.shape[d]
-    if any(n < 0 for n in sizes):
-        raise RuntimeError("split_with_sizes expects split_sizes have only non-negative "
-                           f"entries, but got split_sizes={list(sizes)}")
-    total = 0
-    for n in sizes:
-        total += n
-    if total != size:
-        raise RuntimeError(
-            f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
-            f"size at dimension {d}), but got split_sizes={list(sizes)}")
-    node = SplitWithSizesBackward0()
-    node.saved_dim = d
-    node.saved_split_sizes = sizes
-    node.saved_self_sym_sizes = self._data.shape
-    return split_views(self, d, sizes, node, "SplitWithSizes")
-
-
-def chunk(Tensor self, Py_ssize_t chunks, dim=0):
-    """At most ``chunks`` views of equal size along ``dim`` (the last may be smaller)."""
-    if self._data.ndim == 0:
-        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
-    if chunks <= 0:
-        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    cdef Py_ssize_t d = wrap_dim(dim, self._data.ndim)
-    cdef Py_ssize_t size = self._data.shape[d]
-    cdef Py_ssize_t split_size = (size + chunks - 1) // chunks
-    if split_size == 0 and size == 0:
-        return split_with_sizes(self, [0] * chunks, d)
-    return split(self, split_size, d)
-
-
-cdef class UnbindBackward0(Node):
-    cdef readonly Py_ssize_t saved_dim
-
-    cpdef tuple apply(self, tuple grads):
-        return (stack(grads_or_zeros(self, grads), self.saved_dim),)
-
-
-def unbind(Tensor self, dim=0):
-    """All slices along ``dim``, that dim removed: a tuple of views."""
-    cdef UnbindBackward0 node
-    cdef list outputs = []
-    cdef Tensor out
-    if self._data.ndim == 0:
-        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    cdef Py_ssize_t d = wrap_dim(dim, self._data.ndim)
-    for i in range(self._data.shape[d]):
-        out = make_view(self._data[leading(d, i)], self)
-        mark_multi_output(out, "Unbind")
-        outputs.append(out)
-    if is_grad_enabled() and requires_grad(self):
-        node = UnbindBackward0()
-        node.saved_dim = d
-        set_history(node, (self,), tuple(outputs))
-    return tuple(outputs)
-
-
-# ------------------------------------------------------------------ cat / stack
-
-cdef object promote_all(list arrays):
-    """The dtype PyTorch gives a list of same-priority tensors (cat, stack)."""
-    dtype = arrays[0].dtype
-    for array in arrays[1:]:
-        other = array.dtype
-        if other == dtype:
-            continue
-        kinds = (dtype.kind == "f") - (other.kind == "f")
-        if kinds == 0:
-            kinds = (dtype.kind != "b") - (other.kind != "b")
-        if kinds == 0:
-            dtype = np.promote_types(dtype, other)
-        elif kinds < 0:
-            dtype = other
-    return dtype
-
-
-cdef list tensor_list(object tensors):
-    cdef list result = list(tensors)
-    for i, item in enumerate(result):
-        if not isinstance(item, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
-                            f"{type(item).__name__}")
-    return result
-
-
-cdef class CatBackward0(Node):
-    cdef readonly Py_ssize_t saved_dim
-    cdef readonly tuple sizes             # each input's size along dim; None: skipped
-
-    cpdef tuple apply(self, tuple grads):
-        cdef list result = []
-        cdef Py_ssize_t offset = 0
-        grad = grads[0]
-        for i, n in enumerate(self.sizes):
-            if n is None:
-                result.append(None)
-                continue
-            if self.should_compute_output(i):
-                result.append(narrow(grad, self.saved_dim, offset, n))
-            else:
-                result.append(None)
-            offset += n
-        return tuple(result)
-
-
-cdef inline bint legacy_empty(Tensor t):
-    # PyTorch still lets a 1-d empty tensor join a cat of any shape, and skips it.
-    return t._data.ndim == 1 and t._data.shape[0] == 0
-
-
-def cat(tensors, dim=0):
-    """Join tensors along an existing dim; all other sizes must match (a copy)."""
-    cdef list items = tensor_list(tensors)
-    cdef Tensor first = None
-    cdef Tensor item
-    cdef CatBackward0 node
-    if not items:
-        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
-    for i, item in enumerate(items):
-        if item._data.ndim == 0:
-            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
-                               "concatenated")
-        if first is None and not legacy_empty(item):
-            first = item
-    dtype = promote_all([(<Tensor>x)._data for x in items])
-    if first is None:
-        out = wrap(np.zeros((0,), dtype=dtype))
-        sizes = (None,) * len(items)
-    else:
-        d = wrap_dim(dim, first._data.ndim)
-        arrays = []
-        sizes = []
-        for i, item in enumerate(items):
-            if legacy_empty(item) and item._data.ndim != first._data.ndim:
-                sizes.append(None)
-                continue
-            check_cat_shape(first, item, d, i)
-            arrays.append(item._data)
-            sizes.append(item._data.shape[d])
-        out = wrap(np.concatenate(arrays, axis=d, dtype=dtype))
-        sizes = tuple(sizes)
-    if is_grad_enabled() and any(requires_grad(<Tensor>x) for x in items):
-        node = CatBackward0()
-        node.saved_dim = d if first is not None else 0
-        node.sizes = sizes
-        set_history(node, tuple(items), (out,))
-    return out
-
-
-cdef void check_cat_shape(Tensor first, Tensor item, Py_ssize_t dim, Py_ssize_t i) except *:
-    if item._data.ndim != first._data.ndim:
-        raise RuntimeError(f"Tensors must have same number of dimensions: got "
-                           f"{first._data.ndim} and {item._data.ndim}")
-    for k in range(first._data.ndim):
-        if k != dim and item._data.shape[k] != first._data.shape[k]:
-            raise RuntimeError(
-                f"Sizes of tensors must match except in dimension {dim}. Expected size "
-                f"{first._data.shape[k]} but got size {item._data.shape[k]} for tensor number "
-                f"{i} in the list.")
-
-
-def concat(tensors, dim=0):
-    """Alias of ``cat``."""
-    return cat(tensors, dim)
-
-
-def concatenate(tensors, axis=0):
-    """Alias of ``cat`` with NumPy's argument name."""
-    return cat(tensors, axis)
-
-
-cdef class StackBackward0(Node):
-    cdef readonly Py_ssize_t saved_dim
-
-    cpdef tuple apply(self, tuple grads):
-        cdef tuple parts = unbind(grads[0], self.saved_dim)
-        return tuple([parts[i] if self.should_compute_output(i) else None
-                      for i in range(len(parts))])
-
-
-def stack(tensors, dim=0):
-    """Join equally shaped tensors along a new dim ``dim`` (a copy)."""
-    cdef list items = tensor_list(tensors)
-    cdef StackBackward0 node
-    if not items:
-        raise RuntimeError("stack expects a non-empty TensorList")
-    shape = (<Tensor>items[0])._data.shape
-    for i, item in enumerate(items):
-        if (<Tensor>item)._data.shape != shape:
-            raise RuntimeError(
-                f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 "
-                f"and {list((<Tensor>item)._data.shape)} at entry {i}")
-    d = wrap_dim(dim, len(shape) + 1)
-    arrays = [(<Tensor>x)._data for x in items]
-    cdef Tensor out = wrap(np.stack(arrays, axis=d, dtype=promote_all(arrays)))
-    if is_grad_enabled() and any(requires_grad(<Tensor>x) for x in items):
-        node = StackBackward0()
-        node.saved_dim = d
-        set_history(node, tuple(items), (out,))
-    return out
