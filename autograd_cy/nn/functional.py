@@ -1,4 +1,4 @@
-"""``autograd_cy.nn.functional``: activations, dropout, linear and losses, as ``torch.nn.functional``.
+"""``autograd_cy.nn.functional``: activations, dropout, linear and losses, as in PyTorch.
 
 A thin layer: PyTorch's signatures, defaults, argument checks and warnings live
 here; the computation is done by the primitives of pyx/ops/activation.pyx and
@@ -23,8 +23,8 @@ from autograd_cy._C.ops import loss as _loss
 from autograd_cy._C.ops.arithmetic import add, sub, mul, div, neg, pow, matmul
 from autograd_cy._C.ops.pointwise import where
 from autograd_cy._C.ops.reduction import sum as _sum, mean as _mean
-from autograd_cy._C.ops.shape import reshape, transpose, expand, unsqueeze
-from autograd_cy._C.tensor import Tensor, _wrap_array
+from autograd_cy._C.ops.shape import reshape, transpose, expand
+from autograd_cy._C.tensor import _wrap_array
 from autograd_cy import factories as _factories
 
 __all__ = ["relu", "leaky_relu", "gelu", "silu", "softplus", "softmax", "log_softmax",
@@ -298,7 +298,7 @@ def _cross_entropy_probabilities(input, target, weight, reduction, label_smoothi
         raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all "
                            f"{classes} classes or no classes but got weight tensor of shape: "
                            f"{list(weight.shape)}")
-    if not 0.0 <= label_smoothing <= 1.0:
+    if label_smoothing > 1.0:
         raise RuntimeError("label_smoothing must be between 0.0 and 1.0. Got: "
                            f"{_cpp_float(label_smoothing)}")
     log_probs = _activation.log_softmax(input, class_dim)

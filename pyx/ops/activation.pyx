@@ -1,23 +1,22 @@
 """Activations: softmax, log_softmax, gelu, silu, softplus, leaky_relu, with their backward.
 
 # Design
-Each activation is a primitive: its forward is one typed loop (or a few NumPy
-calls) over the input, not a chain of recorded ops, and its backward Node sits
-right above it. As in PyTorch, most backward formulas are themselves a primitive
-(``gelu_backward`` = ``grad * gelu'(x)`` in one loop) that records a
+Each activation is a primitive: its forward is one kernel over the array
+(activation_kernels.pyx), not a chain of recorded ops, and its backward Node
+sits right above it. As in PyTorch, most backward formulas are themselves a
+primitive (``gelu_backward`` = ``grad * gelu'(x)`` in one kernel) that records a
 ``...BackwardBackward0`` node when ``create_graph=True``. Such a backward is
-linear in the gradient, so its own gradient with respect to the gradient is
-the adjoint of that linear map (the same primitive for elementwise ops and
-softmax, whose Jacobians are symmetric); its other formulas are written with
+linear in the gradient, so its gradient with respect to the gradient is the
+adjoint of that linear map: the same primitive for elementwise ops and for
+softmax, whose Jacobians are symmetric. Its other formulas are written with
 Tensor-level ops, so every order of derivative is available.
 
 A few private primitives (``_sigmoid``, ``_log_sigmoid``, ``_relu``, ``_abs``)
-serve those formulas and the losses in loss.pyx; they stay out of ``__all__``
-because the public ``sigmoid``, ``relu``, ``abs`` belong to pointwise.pyx.
+serve those formulas, the losses in loss.pyx and nn.functional; they stay out
+of ``__all__`` because the public ``sigmoid``, ``relu``, ``abs`` belong to
+pointwise.pyx.
 """
 import numpy as np
-cimport numpy as cnp
-from libc.math cimport exp, log1p, tanh, erfc, fabs
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad
@@ -27,141 +26,20 @@ from autograd_cy._C.node cimport (
 )
 from autograd_cy._C.ops.dispatch cimport wrap
 from autograd_cy._C.ops.inplace cimport apply_inplace
-from autograd_cy._C.ops.arithmetic import add, sub, mul, div, neg
-from autograd_cy._C.ops.pointwise import exp as texp, tanh as ttanh, where
-from autograd_cy._C.ops.reduction import sum as tsum
-
-cnp.import_array()
+from autograd_cy._C.ops.activation_kernels cimport (
+    softmax_array, softmax_backward_array, gelu_array, silu_array, softplus_array,
+    leaky_relu_array, sigmoid_array, log_sigmoid_array,
+)
+from autograd_cy._C.ops.arithmetic import add, sub, mul, neg
+from autograd_cy._C.ops.pointwise import exp, tanh, where
+from autograd_cy._C.ops.reduction import sum as tensor_sum
 
 __all__ = ["softmax", "log_softmax"]
 __tensor_methods__ = ("softmax", "log_softmax")
 
-cdef object FLOAT32 = np.dtype(np.float32)
-cdef object FLOAT64 = np.dtype(np.float64)
-
-cdef double SQRT1_2 = 0.70710678118654752440       # 1 / sqrt(2)
 cdef double INV_SQRT_2PI = 0.39894228040143267794  # 1 / sqrt(2 pi)
 cdef double GELU_K = 0.79788456080286535588        # sqrt(2 / pi), the tanh approximation's
 cdef double GELU_C = 0.044715
-
-
-# ------------------------------------------------------------------ typed kernels
-
-ctypedef fused real:
-    float
-    double
-
-cdef enum Kernel:
-    SIGMOID, LOG_SIGMOID, SILU, SOFTPLUS, GELU, GELU_TANH
-
-
-cdef inline double sigmoid_scalar(double v) noexcept nogil:
-    cdef double e
-    if v >= 0:
-        return 1.0 / (1.0 + exp(-v))
-    e = exp(v)                        # no overflow for very negative v
-    return e / (1.0 + e)
-
-
-cdef inline double gelu_tanh_inner(double v) noexcept nogil:
-    return GELU_K * (v + GELU_C * v * v * v)
-
-
-cdef void forward_loop(const real* x, real* out, Py_ssize_t n, int kernel,
-                       double beta, double threshold) noexcept nogil:
-    """``out = f(x)`` for one of the Kernels; float inputs compute in double."""
-    cdef Py_ssize_t i
-    cdef double v
-    if kernel == SIGMOID:
-        for i in range(n):
-            out[i] = <real>sigmoid_scalar(x[i])
-    elif kernel == LOG_SIGMOID:
-        for i in range(n):                # min(v, 0) - log(1 + e^-|v|): stable both ways
-            v = x[i]
-            out[i] = <real>((v if v < 0 else 0.0) - log1p(exp(-fabs(v))))
-    elif kernel == SILU:
-        for i in range(n):
-            out[i] = <real>(x[i] * sigmoid_scalar(x[i]))
-    elif kernel == SOFTPLUS:
-        for i in range(n):
-            v = x[i] * beta
-            out[i] = x[i] if v > threshold else <real>(log1p(exp(v)) / beta)
-    elif kernel == GELU:
-        for i in range(n):                # x * Phi(x); erfc keeps precision for x << 0
-            out[i] = <real>(x[i] * 0.5 * erfc(-x[i] * SQRT1_2))
-    elif kernel == GELU_TANH:
-        for i in range(n):
-            v = x[i]
-            out[i] = <real>(0.5 * v * (1.0 + tanh(gelu_tanh_inner(v))))
-
-
-cdef void backward_loop(const real* g, const real* x, real* out, Py_ssize_t n, int kernel,
-                        double beta, double threshold) noexcept nogil:
-    """``out = g * f'(x)`` for one of the Kernels."""
-    cdef Py_ssize_t i
-    cdef double v, s, t, pdf
-    if kernel == SILU:
-        for i in range(n):
-            v = x[i]
-            s = sigmoid_scalar(v)
-            out[i] = <real>(g[i] * s * (1.0 + v * (1.0 - s)))
-    elif kernel == SOFTPLUS:
-        for i in range(n):
-            v = x[i] * beta
-            out[i] = g[i] if v > threshold else <real>(g[i] * sigmoid_scalar(v))
-    elif kernel == GELU:
-        for i in range(n):                # Phi(x) + x phi(x)
-            v = x[i]
-            pdf = INV_SQRT_2PI * exp(-0.5 * v * v)
-            out[i] = <real>(g[i] * (0.5 * erfc(-v * SQRT1_2) + v * pdf))
-    elif kernel == GELU_TANH:
-        for i in range(n):
-            v = x[i]
-            t = tanh(gelu_tanh_inner(v))
-            out[i] = <real>(g[i] * (0.5 * (1.0 + t) + 0.5 * v * (1.0 - t * t) * GELU_K
-                                    * (1.0 + 3.0 * GELU_C * v * v)))
-
-
-cdef object work_array(object array):
-    """A C-contiguous float32/float64 copy (or the array itself) for the typed loops."""
-    return np.ascontiguousarray(array, dtype=FLOAT64 if array.dtype == FLOAT64 else FLOAT32)
-
-
-cdef object run_forward(object array, int kernel, double beta=1.0, double threshold=0.0):
-    """``f(array)`` elementwise; float16 computes in float32 and rounds back."""
-    cdef object x = work_array(array)
-    cdef object out = np.empty(x.shape, x.dtype)
-    cdef Py_ssize_t n = x.size
-    cdef void* px = cnp.PyArray_DATA(x)
-    cdef void* po = cnp.PyArray_DATA(out)
-    if x.dtype == FLOAT64:
-        with nogil:
-            forward_loop[double](<double*>px, <double*>po, n, kernel, beta, threshold)
-    else:
-        with nogil:
-            forward_loop[float](<float*>px, <float*>po, n, kernel, beta, threshold)
-    return out if out.dtype == array.dtype else out.astype(array.dtype)
-
-
-cdef object run_backward(object grad_array, object array, int kernel, double beta=1.0,
-                         double threshold=0.0):
-    """``grad * f'(array)`` elementwise, in ``array``'s dtype."""
-    cdef object x = work_array(array)
-    cdef object g = np.ascontiguousarray(np.broadcast_to(grad_array, x.shape), dtype=x.dtype)
-    cdef object out = np.empty(x.shape, x.dtype)
-    cdef Py_ssize_t n = x.size
-    cdef void* pg = cnp.PyArray_DATA(g)
-    cdef void* px = cnp.PyArray_DATA(x)
-    cdef void* po = cnp.PyArray_DATA(out)
-    if x.dtype == FLOAT64:
-        with nogil:
-            backward_loop[double](<double*>pg, <double*>px, <double*>po, n, kernel, beta,
-                                  threshold)
-    else:
-        with nogil:
-            backward_loop[float](<float*>pg, <float*>px, <float*>po, n, kernel, beta,
-                                 threshold)
-    return out if out.dtype == array.dtype else out.astype(array.dtype)
 
 
 cdef object floating_data(Tensor t, str kernel_name):
@@ -171,6 +49,13 @@ cdef object floating_data(Tensor t, str kernel_name):
         raise NotImplementedError(f'"{kernel_name}" not implemented for '
                                   f"'{from_numpy_dtype(t._data.dtype)._scalar_name}'")
     return t._data
+
+
+cdef object sum_dim(object t, Py_ssize_t dim):
+    """``t.sum(dim, keepdim=True)``; a 0-dim tensor is its own sum."""
+    if (<Tensor>t)._data.ndim == 0:
+        return t
+    return tensor_sum(t, dim, True)
 
 
 # ------------------------------------------------------------------ softmax
@@ -186,55 +71,38 @@ cdef class SoftmaxBackward0(Node):
         self.saved_result.release()
 
 
-cdef Py_ssize_t softmax_dim(Tensor input, object dim) except -1:
-    return wrap_dim(dim, input._data.ndim)
+cdef class LogSoftmaxBackward0(SoftmaxBackward0):
+    cpdef tuple apply(self, tuple grads):
+        return (_log_softmax_backward_data(grads[0], self.saved_result.unpack(self),
+                                           self.saved_dim),)
 
 
-cdef Tensor cast_for_softmax(Tensor input, object dtype):
-    """``dtype=``: the input is converted first (a recorded ToCopyBackward0)."""
-    if dtype is None:
-        return input
-    from autograd_cy._C.ops.conversion import to
-    return to(input, dtype)
-
-
-cdef object softmax_array(object array, Py_ssize_t dim, bint log):
-    """Softmax (or log_softmax) of ``array`` along ``dim``, shifted by the max for stability."""
-    if array.size == 0:
-        return array.copy()
-    work = array.reshape(1) if array.ndim == 0 else array
-    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        shifted = work - work.max(axis=dim, keepdims=True)
-        if log:
-            shifted -= np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
-        else:
-            np.exp(shifted, out=shifted)
-            shifted /= shifted.sum(axis=dim, keepdims=True)
-    return shifted.reshape(array.shape)
-
-
-def softmax(Tensor input, dim, dtype=None):
-    """``exp(x) / sum(exp(x))`` along ``dim``; ``dtype=`` casts the input first."""
+cdef Tensor softmax_forward(Tensor input, object dim, object dtype, bint log):
     cdef SoftmaxBackward0 node
-    input = cast_for_softmax(input, dtype)
-    cdef Py_ssize_t d = softmax_dim(input, dim)
-    last = d == input._data.ndim - 1 or input._data.ndim == 0
-    array = floating_data(input, "softmax_lastdim_kernel_impl" if last
-                          else "softmax_kernel_impl")
-    cdef Tensor out = wrap(softmax_array(array, d, False))
+    if dtype is not None:           # the input is converted first (ToCopyBackward0)
+        from autograd_cy._C.ops.conversion import to
+        input = to(input, dtype)
+    cdef Py_ssize_t d = wrap_dim(dim, input._data.ndim)
+    name = "log_softmax" if log else "softmax"
+    last = "lastdim_" if d == input._data.ndim - 1 or input._data.ndim == 0 else ""
+    x = floating_data(input, f"{name}_{last}kernel_impl")
+    cdef Tensor out = wrap(softmax_array(x, d, log))
     if is_grad_enabled() and requires_grad(input):
-        node = SoftmaxBackward0()
+        node = LogSoftmaxBackward0() if log else SoftmaxBackward0()
         node.saved_dim = d
         set_history1(node, input, out)
         node.saved_result = save(out, True)
     return out
 
 
-cdef object sum_dim(object t, Py_ssize_t dim):
-    """``t.sum(dim, keepdim=True)``; a 0-dim tensor is its own sum."""
-    if (<Tensor>t)._data.ndim == 0:
-        return t
-    return tsum(t, dim, True)
+def softmax(Tensor input, dim, dtype=None):
+    """``exp(x) / sum(exp(x))`` along ``dim``; ``dtype=`` casts the input first."""
+    return softmax_forward(input, dim, dtype, False)
+
+
+def log_softmax(Tensor input, dim, dtype=None):
+    """``x - log(sum(exp(x)))`` along ``dim``, computed without overflow."""
+    return softmax_forward(input, dim, dtype, True)
 
 
 cdef class SoftmaxBackwardDataBackward0(Node):
@@ -246,14 +114,14 @@ cdef class SoftmaxBackwardDataBackward0(Node):
     cpdef tuple apply(self, tuple grads):
         gg = grads[0]
         y = self.saved_output.unpack(self)
+        d = self.saved_dim
         grad_grad = grad_y = None
         if self.should_compute_output(0):
             # Linear in g with the symmetric Jacobian diag(y) - y y^T: its own adjoint.
-            grad_grad = _softmax_backward_data(gg, y, self.saved_dim)
+            grad_grad = _softmax_backward_data(gg, y, d)
         if self.should_compute_output(1):
-            # d/dy of y * (g - sum(g y)):  gg * (g - sum(g y)) - g * sum(gg y)
+            # d/dy of y (g - sum(g y)):  gg (g - sum(g y)) - g sum(gg y)
             g = self.saved_grad_output.unpack(self)
-            d = self.saved_dim
             grad_y = sub(mul(gg, sub(g, sum_dim(mul(g, y), d))),
                          mul(g, sum_dim(mul(gg, y), d)))
         return (grad_grad, grad_y)
@@ -263,97 +131,44 @@ cdef class SoftmaxBackwardDataBackward0(Node):
         self.saved_output.release()
 
 
-def _softmax_backward_data(Tensor grad_output, Tensor output, Py_ssize_t dim):
-    """Softmax's input gradient ``y * (g - sum(g * y, dim))`` from its output ``y``."""
-    cdef SoftmaxBackwardDataBackward0 node
-    g, y = grad_output._data, output._data
-    if y.ndim == 0:
-        array = np.zeros_like(y)
-    else:
-        array = g * y
-        array -= y * array.sum(axis=dim, keepdims=True)
-    cdef Tensor out = wrap(array.astype(y.dtype, copy=False))
-    if any_requires_grad2(grad_output, output):
-        node = SoftmaxBackwardDataBackward0()
-        node.saved_dim = dim
-        node.saved_grad_output = save(grad_output, False)
-        node.saved_output = save(output, False)
-        set_history2(node, grad_output, output, out)
-    return out
-
-
-# ------------------------------------------------------------------ log_softmax
-
-cdef class LogSoftmaxBackward0(Node):
-    cdef readonly SavedTensor saved_result
-    cdef readonly Py_ssize_t saved_dim
-
-    cpdef tuple apply(self, tuple grads):
-        return (_log_softmax_backward_data(grads[0], self.saved_result.unpack(self),
-                                           self.saved_dim),)
-
-    cdef void release_variables(self):
-        self.saved_result.release()
-
-
-def log_softmax(Tensor input, dim, dtype=None):
-    """``x - log(sum(exp(x)))`` along ``dim``, computed without overflow."""
-    cdef LogSoftmaxBackward0 node
-    input = cast_for_softmax(input, dtype)
-    cdef Py_ssize_t d = softmax_dim(input, dim)
-    last = d == input._data.ndim - 1 or input._data.ndim == 0
-    array = floating_data(input, "log_softmax_lastdim_kernel_impl" if last
-                          else "log_softmax_kernel_impl")
-    cdef Tensor out = wrap(softmax_array(array, d, True))
-    if is_grad_enabled() and requires_grad(input):
-        node = LogSoftmaxBackward0()
-        node.saved_dim = d
-        set_history1(node, input, out)
-        node.saved_result = save(out, True)
-    return out
-
-
-cdef class LogSoftmaxBackwardDataBackward0(Node):
+cdef class LogSoftmaxBackwardDataBackward0(SoftmaxBackwardDataBackward0):
     """Double backward of log_softmax: inputs (grad_output, output)."""
-    cdef readonly SavedTensor saved_grad_output
-    cdef readonly SavedTensor saved_output
-    cdef readonly Py_ssize_t saved_dim
 
     cpdef tuple apply(self, tuple grads):
         gg = grads[0]
         y = self.saved_output.unpack(self)
+        d = self.saved_dim
         grad_grad = grad_y = None
         if self.should_compute_output(0):
-            # The map g -> g - exp(y) sum(g) is not symmetric: its adjoint is
-            # v -> v - sum(v exp(y)).
-            grad_grad = sub(gg, sum_dim(mul(gg, texp(y)), self.saved_dim))
+            # g -> g - exp(y) sum(g) is not symmetric: its adjoint is v -> v - sum(v exp(y)).
+            grad_grad = sub(gg, sum_dim(mul(gg, exp(y)), d))
         if self.should_compute_output(1):
-            # d/dy of g - exp(y) * sum(g):  -gg * exp(y) * sum(g)
+            # d/dy of g - exp(y) sum(g):  -gg exp(y) sum(g)
             g = self.saved_grad_output.unpack(self)
-            grad_y = neg(mul(mul(gg, texp(y)), sum_dim(g, self.saved_dim)))
+            grad_y = neg(mul(mul(gg, exp(y)), sum_dim(g, d)))
         return (grad_grad, grad_y)
 
-    cdef void release_variables(self):
-        self.saved_grad_output.release()
-        self.saved_output.release()
 
-
-def _log_softmax_backward_data(Tensor grad_output, Tensor output, Py_ssize_t dim):
-    """log_softmax's input gradient ``g - exp(y) * sum(g, dim)`` from its output ``y``."""
-    cdef LogSoftmaxBackwardDataBackward0 node
-    g, y = grad_output._data, output._data
-    if y.ndim == 0:
-        array = np.zeros_like(y)
-    else:
-        array = g - np.exp(y) * g.sum(axis=dim, keepdims=True)
-    cdef Tensor out = wrap(array.astype(y.dtype, copy=False))
+cdef Tensor softmax_backward(Tensor grad_output, Tensor output, Py_ssize_t dim, bint log):
+    cdef SoftmaxBackwardDataBackward0 node
+    cdef Tensor out = wrap(softmax_backward_array(grad_output._data, output._data, dim, log))
     if any_requires_grad2(grad_output, output):
-        node = LogSoftmaxBackwardDataBackward0()
+        node = LogSoftmaxBackwardDataBackward0() if log else SoftmaxBackwardDataBackward0()
         node.saved_dim = dim
         node.saved_grad_output = save(grad_output, False)
         node.saved_output = save(output, False)
         set_history2(node, grad_output, output, out)
     return out
+
+
+def _softmax_backward_data(Tensor grad_output, Tensor output, Py_ssize_t dim):
+    """Softmax's input gradient ``y (g - sum(g y, dim))``, from its output ``y``."""
+    return softmax_backward(grad_output, output, dim, False)
+
+
+def _log_softmax_backward_data(Tensor grad_output, Tensor output, Py_ssize_t dim):
+    """log_softmax's input gradient ``g - exp(y) sum(g, dim)``, from its output ``y``."""
+    return softmax_backward(grad_output, output, dim, True)
 
 
 # ------------------------------------------------------------------ gelu
@@ -369,19 +184,17 @@ cdef class GeluBackward0(Node):
         self.saved_self.release()
 
 
-cdef int gelu_kernel(str approximate) except -1:
-    if approximate == "none":
-        return GELU
-    if approximate == "tanh":
-        return GELU_TANH
-    raise RuntimeError("approximate argument must be either none or tanh.")
+cdef void check_approximate(str approximate) except *:
+    if approximate != "none" and approximate != "tanh":
+        raise RuntimeError("approximate argument must be either none or tanh.")
 
 
 def gelu(Tensor input, *, approximate="none"):
-    """``x * Phi(x)`` (Phi: the standard normal CDF), or its tanh approximation."""
+    """``x Phi(x)`` (Phi: the standard normal CDF), or its tanh approximation."""
     cdef GeluBackward0 node
-    cdef int kernel = gelu_kernel(approximate)
-    cdef Tensor out = wrap(run_forward(floating_data(input, "GeluKernelImpl"), kernel))
+    check_approximate(approximate)
+    x = floating_data(input, "GeluKernelImpl")
+    cdef Tensor out = wrap(gelu_array(x, None, approximate))
     if is_grad_enabled() and requires_grad(input):
         node = GeluBackward0()
         node.saved_self = save(input, False)
@@ -416,11 +229,11 @@ cdef object gelu_second_derivative(object x, str approximate):
     """gelu''(x), from recorded ops so that higher orders differentiate it."""
     x2 = mul(x, x)
     if approximate == "none":
-        # phi(x) * (2 - x^2), phi the standard normal density
-        pdf = mul(texp(mul(x2, -0.5)), INV_SQRT_2PI)
+        # phi(x) (2 - x^2), phi the standard normal density
+        pdf = mul(exp(mul(x2, -0.5)), INV_SQRT_2PI)
         return mul(pdf, sub(2.0, x2))
     # f = x (1 + tanh u) / 2, u = k (x + c x^3):  f'' = (1 - t^2) (u' - x t u'^2 + x u'' / 2)
-    t = ttanh(mul(add(x, mul(mul(x2, x), GELU_C)), GELU_K))
+    t = tanh(mul(add(x, mul(mul(x2, x), GELU_C)), GELU_K))
     du = mul(add(mul(x2, 3.0 * GELU_C), 1.0), GELU_K)
     d2u = mul(x, 6.0 * GELU_C * GELU_K)
     inner = add(sub(du, mul(mul(x, t), mul(du, du))), mul(mul(x, d2u), 0.5))
@@ -428,10 +241,10 @@ cdef object gelu_second_derivative(object x, str approximate):
 
 
 def gelu_backward(Tensor grad_output, Tensor self, approximate="none"):
-    """``grad_output * gelu'(self)`` in one pass."""
+    """``grad_output * gelu'(self)`` in one kernel."""
     cdef GeluBackwardBackward0 node
-    cdef int kernel = gelu_kernel(approximate)
-    cdef Tensor out = wrap(run_backward(grad_output._data, self._data, kernel))
+    check_approximate(approximate)
+    cdef Tensor out = wrap(gelu_array(self._data, grad_output._data, approximate))
     if any_requires_grad2(grad_output, self):
         node = GeluBackwardBackward0()
         node.saved_grad_output = save(grad_output, False)
@@ -444,7 +257,7 @@ def gelu_backward(Tensor grad_output, Tensor self, approximate="none"):
 # ------------------------------------------------------------------ silu
 
 cdef class SiluBackward0(Node):
-    """``grad * s (1 + x (1 - s))``, s = sigmoid(x): one fused loop, or recorded ops when
+    """``grad s (1 + x (1 - s))``, s = sigmoid(x): one kernel, or recorded ops under
     ``create_graph=True`` (grad mode on), as PyTorch does."""
     cdef readonly SavedTensor saved_self
 
@@ -453,16 +266,16 @@ cdef class SiluBackward0(Node):
         if is_grad_enabled():
             s = _sigmoid(x)
             return (mul(grads[0], mul(s, add(mul(x, sub(1.0, s)), 1.0))),)
-        return (wrap(run_backward((<Tensor>grads[0])._data, (<Tensor>x)._data, SILU)),)
+        return (wrap(silu_array((<Tensor>x)._data, (<Tensor>grads[0])._data)),)
 
     cdef void release_variables(self):
         self.saved_self.release()
 
 
 def silu(Tensor input):
-    """``x * sigmoid(x)`` (also called swish)."""
+    """``x sigmoid(x)`` (also called swish)."""
     cdef SiluBackward0 node
-    cdef Tensor out = wrap(run_forward(floating_data(input, "silu_cpu"), SILU))
+    cdef Tensor out = wrap(silu_array(floating_data(input, "silu_cpu"), None))
     if is_grad_enabled() and requires_grad(input):
         node = SiluBackward0()
         node.saved_self = save(input, False)
@@ -493,8 +306,8 @@ cdef class SoftplusBackward0(Node):
 def softplus(Tensor input, beta=1.0, threshold=20.0):
     """``log(1 + exp(beta x)) / beta``, and ``x`` itself where ``beta x > threshold``."""
     cdef SoftplusBackward0 node
-    cdef Tensor out = wrap(run_forward(floating_data(input, "softplus_cpu"), SOFTPLUS,
-                                       beta, threshold))
+    x = floating_data(input, "softplus_cpu")
+    cdef Tensor out = wrap(softplus_array(x, None, beta, threshold))
     if is_grad_enabled() and requires_grad(input):
         node = SoftplusBackward0()
         node.saved_self = save(input, False)
@@ -533,10 +346,9 @@ cdef class SoftplusBackwardBackward0(Node):
 
 
 def softplus_backward(Tensor grad_output, Tensor self, beta, threshold):
-    """``grad_output * sigmoid(beta x)``, or ``grad_output`` where ``beta x > threshold``."""
+    """``grad_output sigmoid(beta x)``, or ``grad_output`` where ``beta x > threshold``."""
     cdef SoftplusBackwardBackward0 node
-    cdef Tensor out = wrap(run_backward(grad_output._data, self._data, SOFTPLUS, beta,
-                                        threshold))
+    cdef Tensor out = wrap(softplus_array(self._data, grad_output._data, beta, threshold))
     if any_requires_grad2(grad_output, self):
         node = SoftplusBackwardBackward0()
         node.saved_grad_output = save(grad_output, False)
@@ -578,7 +390,7 @@ cdef Tensor leaky_relu_forward(Tensor input, object negative_slope, bint save_re
     cdef LeakyReluBackward0 node0
     cdef LeakyReluBackward1 node1
     x = floating_data(input, "leaky_relu_cpu")
-    cdef Tensor out = wrap(np.where(x > 0, x, x * x.dtype.type(negative_slope)))
+    cdef Tensor out = wrap(leaky_relu_array(x, None, negative_slope))
     if not (is_grad_enabled() and requires_grad(input)):
         return out
     if save_result:
@@ -633,8 +445,7 @@ def leaky_relu_backward(Tensor grad_output, Tensor self, negative_slope, bint se
             "negative slope, please call out-of-place version instead. File an issue at "
             "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
             "backward calculation with negative slope")
-    g = grad_output._data
-    cdef Tensor out = wrap(np.where(self._data > 0, g, g * g.dtype.type(negative_slope)))
+    cdef Tensor out = wrap(leaky_relu_array(self._data, grad_output._data, negative_slope))
     if any_requires_grad2(grad_output, self):
         node = LeakyReluBackwardBackward0()
         node.saved_self = save(self, False)
@@ -657,9 +468,9 @@ cdef class SigmoidBackward0(Node):
 
 
 def _sigmoid(Tensor input):
-    """``1 / (1 + exp(-x))`` without overflow; the formulas' differentiable sigmoid."""
+    """``1 / (1 + exp(-x))``: the formulas' differentiable sigmoid."""
     cdef SigmoidBackward0 node
-    cdef Tensor out = wrap(run_forward(floating_data(input, "sigmoid_cpu"), SIGMOID))
+    cdef Tensor out = wrap(sigmoid_array(floating_data(input, "sigmoid_cpu")))
     if is_grad_enabled() and requires_grad(input):
         node = SigmoidBackward0()
         set_history1(node, input, out)
@@ -680,8 +491,7 @@ cdef class LogSigmoidBackward0(Node):
 def _log_sigmoid(Tensor input):
     """``log(sigmoid(x))`` without overflow or log(0)."""
     cdef LogSigmoidBackward0 node
-    cdef Tensor out = wrap(run_forward(floating_data(input, "log_sigmoid_forward"),
-                                       LOG_SIGMOID))
+    cdef Tensor out = wrap(log_sigmoid_array(floating_data(input, "log_sigmoid_forward")))
     if is_grad_enabled() and requires_grad(input):
         node = LogSigmoidBackward0()
         node.saved_self = save(input, False)
@@ -701,10 +511,9 @@ cdef class ReluBackward0(Node):
 
 
 def _relu(Tensor input):
-    """``max(x, 0)``: nn.functional's fallback until pointwise.pyx provides ``relu``."""
+    """``max(x, 0)``: nn.functional's fallback while pointwise.pyx has no ``relu``."""
     cdef ReluBackward0 node
-    x = input._data
-    cdef Tensor out = wrap(np.where(x > 0, x, x.dtype.type(0)))
+    cdef Tensor out = wrap(np.maximum(input._data, 0))
     if is_grad_enabled() and requires_grad(input):
         node = ReluBackward0()
         set_history1(node, input, out)
@@ -728,7 +537,7 @@ cdef class AbsBackward0(Node):
 
 
 def _abs(Tensor input):
-    """``|x|``: nn.functional's fallback until pointwise.pyx provides ``abs``."""
+    """``|x|``: nn.functional's fallback while pointwise.pyx has no ``abs``."""
     cdef AbsBackward0 node
     cdef Tensor out = wrap(np.abs(input._data))
     if is_grad_enabled() and requires_grad(input):

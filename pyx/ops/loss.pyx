@@ -20,6 +20,7 @@ from autograd_cy._C.ops.dispatch cimport wrap, result_type
 from autograd_cy._C.ops.arithmetic import add, sub, mul, div, neg
 from autograd_cy._C.ops.pointwise import log, where
 from autograd_cy._C.ops.activation import _sigmoid, _log_sigmoid
+from autograd_cy._C.ops.activation_kernels cimport log_sigmoid_array
 
 __all__ = []
 
@@ -443,7 +444,7 @@ def binary_cross_entropy_with_logits(Tensor input, Tensor target, weight=None,
     check_no_grad(pos_weight, "pos_weight", "binary_cross_entropy_with_logits")
     dtype = result_type(input, target)
     x = x.astype(dtype, copy=False)
-    log_sig = np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+    log_sig = log_sigmoid_array(x)
     if pos_weight is not None:
         pw = (<Tensor>pos_weight)._data
         broadcast_shape(pw.shape, t.shape)
