@@ -555,7 +555,7 @@ def retain_grad(Tensor t):
 def move_retains_grad_hook(Tensor t, Node old_grad_fn, Py_ssize_t old_output_nr):
     """After an in-place op rebased ``t``, its retains-grad hook follows it (rule 4.7)."""
     cdef Node new_grad_fn = t._grad_fn
-    if old_grad_fn.retains_grad_hooks is None:
+    if not old_grad_fn.retains_grad_hooks:
         return
     hook = old_grad_fn.retains_grad_hooks.pop(old_output_nr, None)
     if hook is None:
