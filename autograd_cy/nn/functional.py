@@ -1,3 +1,392 @@
-"""Activations and losses, as ``torch.nn.functional``, composed from recorded ops."""
+"""``autograd_cy.nn.functional``: activations, dropout, linear and losses, as in PyTorch.
 
-__all__ = []
+A thin layer: PyTorch's signatures, defaults, argument checks and warnings live
+here; the computation is done by the primitives of pyx/ops/activation.pyx and
+pyx/ops/loss.pyx (each with its own backward Node) and by the Tensor-level ops,
+so every function below is differentiable, twice.
+
+>>> import autograd_cy as ag
+>>> import autograd_cy.nn.functional as F
+>>> logits = ag.tensor([[2.0, 0.5, -1.0]], requires_grad=True)
+>>> loss = F.cross_entropy(logits, ag.tensor([0]))
+>>> round(loss.item(), 4)
+0.2413
+>>> loss.backward()
+>>> [round(v, 4) for v in logits.grad.numpy()[0].tolist()]
+[-0.2144, 0.1753, 0.0391]
+"""
+import warnings
+
+import numpy as np
+
+import autograd_cy as _ag
+from autograd_cy._C.ops import activation as _activation
+from autograd_cy._C.ops import loss as _loss
+from autograd_cy._C.ops.arithmetic import add, sub, mul, div, neg, pow, matmul
+from autograd_cy._C.ops.pointwise import where
+from autograd_cy._C.ops.reduction import sum as _sum, mean as _mean
+from autograd_cy._C.ops.shape import reshape, transpose, expand
+from autograd_cy._C.tensor import _wrap_array
+from autograd_cy import factories as _factories
+
+__all__ = ["relu", "leaky_relu", "gelu", "silu", "softplus", "softmax", "log_softmax",
+           "dropout", "linear", "mse_loss", "l1_loss", "nll_loss", "cross_entropy",
+           "binary_cross_entropy", "binary_cross_entropy_with_logits"]
+
+
+def _op(name):
+    """The top-level op ``name`` (pointwise.pyx owns ``relu``, ``abs`` ...), looked up at
+    call time; activation.pyx's private ``_name`` where the build does not have it yet."""
+    fn = getattr(_ag, name, None)
+    return fn if fn is not None else getattr(_activation, "_" + name)
+
+
+# ------------------------------------------------------------------ activations
+
+def relu(input, inplace=False):
+    """``max(input, 0)`` elementwise."""
+    return _op("relu_" if inplace else "relu")(input)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """``input`` where positive, else ``negative_slope * input``."""
+    if inplace:
+        return _activation.leaky_relu_(input, negative_slope)
+    return _activation.leaky_relu(input, negative_slope)
+
+
+def gelu(input, *, approximate="none"):
+    """``x * Phi(x)`` with Phi the standard normal CDF; ``approximate='tanh'`` for the
+    tanh approximation."""
+    return _activation.gelu(input, approximate=approximate)
+
+
+def silu(input, inplace=False):
+    """``x * sigmoid(x)``."""
+    return _activation.silu_(input) if inplace else _activation.silu(input)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """``log(1 + exp(beta * x)) / beta``; linear where ``beta * x > threshold``."""
+    return _activation.softplus(input, beta, threshold)
+
+
+def _get_softmax_dim(name, ndim, stacklevel):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                  "to include dim=X as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """``exp(x_i) / sum_j exp(x_j)`` along ``dim``; ``dtype`` casts the input first."""
+    if dim is None:
+        dim = _get_softmax_dim("softmax", input.dim(), _stacklevel)
+    return _activation.softmax(input, dim, dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """``log(softmax(x))`` along ``dim``, computed stably."""
+    if dim is None:
+        dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return _activation.log_softmax(input, dim, dtype)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``.
+
+    The mask is drawn from ``autograd_cy.default_generator``, so ``manual_seed``
+    makes it reproducible. Outside training (or with ``p=0``) ``input`` itself is
+    returned.
+    """
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0 or input.numel() == 0:
+        return input
+    dtype = input.dtype
+    if not dtype.is_floating_point:
+        raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                           f"{dtype._scalar_name}")
+    if p == 1:
+        noise = np.zeros((), dtype.numpy)
+    else:
+        keep = _factories.default_generator._rng.random(tuple(input.shape)) >= p
+        noise = keep.astype(dtype.numpy) / dtype.numpy.type(1 - p)
+    noise = _wrap_array(noise)
+    return input.mul_(noise) if inplace else mul(input, noise)
+
+
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias`` over any leading batch dims of ``input``."""
+    if input.dim() == 0 or weight.dim() == 0:
+        raise RuntimeError("both arguments to linear need to be at least 1D, but they are "
+                           f"{input.dim()}D and {weight.dim()}D")
+    if weight.dim() > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
+                           f"{weight.dim()}D")
+    if input.dtype != weight.dtype:
+        raise RuntimeError("expected m1 and m2 to have the same dtype, but got: "
+                           f"{_C10_NAMES[input.dtype]} != {_C10_NAMES[weight.dtype]}")
+    if bias is not None and bias.dtype != weight.dtype:
+        raise RuntimeError("self and mat2 must have the same dtype, but got "
+                           f"{bias.dtype._scalar_name} and {weight.dtype._scalar_name}")
+    weight_t = transpose(weight, 0, 1) if weight.dim() == 2 else weight
+    leading = tuple(input.shape[:-1])
+    flat = reshape(input, (-1, input.shape[-1])) if input.dim() > 2 else input
+    out = matmul(flat, weight_t)
+    if bias is not None:
+        if not _broadcasts_to(tuple(bias.shape), tuple(out.shape)):
+            expand(bias, tuple(out.shape))          # raises PyTorch's message
+        out = add(out, bias)
+    if input.dim() > 2:
+        out = reshape(out, leading + tuple(out.shape[1:]))
+    return out
+
+
+_C10_NAMES = {_ag.float16: "c10::Half", _ag.float32: "float", _ag.float64: "double",
+              _ag.int32: "int", _ag.int64: "long int", _ag.bool: "bool"}
+
+
+def _broadcasts_to(shape, target):
+    if len(shape) > len(target):
+        return False
+    return all(n == 1 or n == m for n, m in zip(reversed(shape), reversed(target)))
+
+
+# ------------------------------------------------------------------ reductions
+
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _reduction_enum(reduction):
+    if reduction == "elementwise_mean":
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use "
+                      "reduction='mean' instead.")
+        return 1
+    try:
+        return _REDUCTIONS[reduction]
+    except (KeyError, TypeError):
+        raise ValueError(f"{reduction} is not a valid value for reduction") from None
+
+
+def _legacy_reduction(size_average, reduce):
+    """The reduction named by the deprecated ``size_average`` / ``reduce`` flags."""
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    result = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn("size_average and reduce args will be deprecated, please use "
+                  f"reduction='{result}' instead.")
+    return result
+
+
+def _apply_reduction(loss, reduction):
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return _sum(loss)
+    if reduction == "mean":
+        return _mean(loss)
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _broadcast_pair(input, target):
+    """``torch.broadcast_tensors`` for two tensors (expand views)."""
+    if input.shape == target.shape:
+        return input, target
+    shape = _loss._broadcast_shape(tuple(input.shape), tuple(target.shape))
+    return expand(input, shape), expand(target, shape)
+
+
+def _pointwise_loss(elementwise, primitive, input, target, size_average, reduce,
+                    reduction, weight):
+    """mse_loss and l1_loss: broadcast, optional elementwise weight, reduce."""
+    if target.shape != input.shape:
+        warnings.warn(f"Using a target size ({target.size()}) that is different to the input "
+                      f"size ({input.size()}). This will likely lead to incorrect results due "
+                      "to broadcasting. Please ensure they have the same size.", stacklevel=3)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    input, target = _broadcast_pair(input, target)
+    if weight is None:
+        return primitive(input, target, reduction)
+    if weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+    weighted = mul(elementwise(input, target), weight)
+    if reduction == "none":
+        return weighted
+    if reduction == "sum":
+        return _sum(weighted)
+    if reduction == "mean":
+        return div(_sum(weighted), _sum(weight))
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
+                     "'sum'.")
+
+
+# ------------------------------------------------------------------ losses
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean squared error ``(input - target)^2``, optionally weighted elementwise."""
+    return _pointwise_loss(
+        lambda x, t: pow(sub(x, t), 2),
+        lambda x, t, r: _loss.mse_loss(x, t, _reduction_enum(r)),
+        input, target, size_average, reduce, reduction, weight)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean absolute error ``|input - target|``, optionally weighted elementwise."""
+    def unweighted(x, t, r):
+        _reduction_enum(r)
+        return _apply_reduction(_op("abs")(sub(x, t)), r)
+    return _pointwise_loss(lambda x, t: _op("abs")(sub(x, t)), unweighted,
+                           input, target, size_average, reduce, reduction, weight)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """Negative log likelihood of class indices ``target`` under log-probabilities ``input``.
+
+    ``input`` is ``(C)``, ``(N, C)`` or ``(N, C, d1, ...)``; targets equal to
+    ``ignore_index`` count for nothing, and 'mean' divides by the summed ``weight``
+    of the targets that count.
+    """
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    return _loss.nll_loss_nd(input, target, weight, _reduction_enum(reduction), ignore_index)
+
+
+def _cpp_float(value):
+    """A float as PyTorch's C++ messages print it (``0.5``, ``2``)."""
+    return f"{value:g}"
+
+
+def _class_weight_view(weight, ndim, class_dim):
+    """``weight`` shaped to broadcast along the class dim of an ``ndim``-D input."""
+    shape = [1] * ndim
+    shape[class_dim] = weight.shape[0]
+    return reshape(weight, tuple(shape))
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
+                  reduce=None, reduction="mean", label_smoothing=0.0):
+    """Cross entropy between logits ``input`` and ``target``: class indices (as
+    ``nll_loss(log_softmax(input), target)``) or class probabilities of ``input``'s
+    shape; ``label_smoothing`` mixes the target with the uniform distribution."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    reduction_enum = _reduction_enum(reduction)
+    class_dim = 0 if input.dim() == 1 else 1
+    if input.shape == target.shape:
+        if not target.dtype.is_floating_point:
+            raise RuntimeError("Expected floating point type for target with class "
+                               f"probabilities, got {target.dtype._scalar_name}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        return _cross_entropy_probabilities(input, target, weight, reduction, label_smoothing,
+                                            class_dim)
+    if label_smoothing > 0.0:
+        if label_smoothing > 1.0:
+            raise RuntimeError("label_smoothing must be between 0.0 and 1.0. Got: "
+                               f"{_cpp_float(label_smoothing)}")
+        return _cross_entropy_smoothed(input, target, weight, reduction, reduction_enum,
+                                       ignore_index, label_smoothing, class_dim)
+    log_probs = _activation.log_softmax(input, class_dim)
+    return _loss.nll_loss_nd(log_probs, target, weight, reduction_enum, ignore_index)
+
+
+def _cross_entropy_probabilities(input, target, weight, reduction, label_smoothing,
+                                 class_dim):
+    """``-sum_c w_c p_c log softmax(x)_c``; 'mean' averages over the samples."""
+    classes = input.shape[class_dim]
+    if weight is not None and (weight.dim() != 1 or weight.numel() != classes):
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all "
+                           f"{classes} classes or no classes but got weight tensor of shape: "
+                           f"{list(weight.shape)}")
+    if label_smoothing > 1.0:
+        raise RuntimeError("label_smoothing must be between 0.0 and 1.0. Got: "
+                           f"{_cpp_float(label_smoothing)}")
+    log_probs = _activation.log_softmax(input, class_dim)
+    if label_smoothing > 0.0:
+        target = add(mul(target, 1.0 - label_smoothing), label_smoothing / classes)
+    terms = mul(log_probs, target)
+    if weight is not None:
+        terms = mul(terms, _class_weight_view(weight, input.dim(), class_dim))
+    losses = neg(_sum(terms, class_dim))
+    if reduction == "none":
+        return losses
+    total = _sum(losses)
+    if reduction == "sum":
+        return total
+    samples = input.numel() // classes if classes else 0
+    return div(total, samples) if samples else mul(total, float("nan"))
+
+
+def _cross_entropy_smoothed(input, target, weight, reduction, reduction_enum, ignore_index,
+                            label_smoothing, class_dim):
+    """``(1 - e) * nll + e / C * sum_c -w_c log softmax(x)_c``, ignored targets left out."""
+    classes = input.shape[class_dim]
+    log_probs = _activation.log_softmax(input, class_dim)
+    nll = _loss.nll_loss_nd(log_probs, target, weight, reduction_enum, ignore_index)
+    terms = log_probs
+    if weight is not None:
+        terms = mul(terms, _class_weight_view(weight, input.dim(), class_dim))
+    smooth = neg(_sum(terms, class_dim))
+    ignored = target.numpy() == ignore_index
+    smooth = where(_wrap_array(np.asarray(ignored)), 0.0, smooth)
+    if reduction == "sum":
+        smooth = _sum(smooth)
+    elif reduction == "mean":
+        counted = ~ignored
+        if weight is None:
+            denominator = float(counted.sum())
+        else:
+            denominator = float(weight.detach().numpy()[target.numpy()[counted]].sum())
+        total = _sum(smooth)
+        smooth = div(total, denominator) if denominator else mul(total, float("nan"))
+    return add(mul(nll, 1.0 - label_smoothing), mul(smooth, label_smoothing / classes))
+
+
+def _broadcast_weight(weight, shape):
+    """``weight.expand(broadcast_shapes(shape, weight.shape))`` with torch's message."""
+    result = list(shape)
+    weight_shape = tuple(weight.shape)
+    for i in range(1, len(weight_shape) + 1):
+        size = weight_shape[-i]
+        if i > len(result):
+            result.insert(0, size)
+        elif result[-i] == 1:
+            result[-i] = size
+        elif size != 1 and size != result[-i]:
+            raise RuntimeError(
+                f"Attempting to broadcast a dimension of length {size} at {-i}! Mismatching "
+                f"argument at index 1 had {weight.size()}; but expected shape should be "
+                f"broadcastable to {result}")
+    return weight if tuple(result) == weight_shape else expand(weight, tuple(result))
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    """``-w (t log x + (1 - t) log(1 - x))`` for probabilities ``input``; logs floored
+    at -100, so ``x`` of exactly 0 or 1 gives a finite loss."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    reduction_enum = _reduction_enum(reduction)
+    if target.shape != input.shape:
+        raise ValueError(f"Using a target size ({target.size()}) that is different to the "
+                         f"input size ({input.size()}) is deprecated. Please ensure they have "
+                         "the same size.")
+    if weight is not None:
+        weight = _broadcast_weight(weight, tuple(target.shape))
+    return _loss.binary_cross_entropy(input, target, weight, reduction_enum)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
+                                     reduce=None, reduction="mean", pos_weight=None):
+    """Binary cross entropy of ``sigmoid(input)``, computed from the logits without overflow;
+    ``pos_weight`` weighs the positive class (broadcast along the last dim)."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    reduction_enum = _reduction_enum(reduction)
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({target.size()}) must be the same as input size "
+                         f"({input.size()})")
+    return _loss.binary_cross_entropy_with_logits(input, target, weight, pos_weight,
+                                                  reduction_enum)

@@ -1,0 +1,547 @@
+"""Activations: softmax, log_softmax, gelu, silu, softplus, leaky_relu, with their backward.
+
+# Design
+Each activation is a primitive: its forward is one kernel over the array
+(activation_kernels.pyx), not a chain of recorded ops, and its backward Node
+sits right above it. As in PyTorch, most backward formulas are themselves a
+primitive (``gelu_backward`` = ``grad * gelu'(x)`` in one kernel) that records a
+``...BackwardBackward0`` node when ``create_graph=True``. Such a backward is
+linear in the gradient, so its gradient with respect to the gradient is the
+adjoint of that linear map: the same primitive for elementwise ops and for
+softmax, whose Jacobians are symmetric. Its other formulas are written with
+Tensor-level ops, so every order of derivative is available.
+
+A few private primitives (``_sigmoid``, ``_log_sigmoid``, ``_relu``, ``_abs``)
+serve those formulas, the losses in loss.pyx and nn.functional; they stay out
+of ``__all__`` because the public ``sigmoid``, ``relu``, ``abs`` belong to
+pointwise.pyx.
+"""
+import numpy as np
+
+from autograd_cy._C.grad_mode cimport is_grad_enabled
+from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad
+from autograd_cy._C.tensor import wrap_dim
+from autograd_cy._C.node cimport (
+    Node, SavedTensor, save, set_history1, set_history2, any_requires_grad2,
+)
+from autograd_cy._C.ops.dispatch cimport wrap
+from autograd_cy._C.ops.inplace cimport apply_inplace
+from autograd_cy._C.ops.activation_kernels cimport (
+    softmax_array, softmax_backward_array, gelu_array, silu_array, softplus_array,
+    leaky_relu_array, sigmoid_array, log_sigmoid_array,
+)
+from autograd_cy._C.ops.arithmetic import add, sub, mul, neg
+from autograd_cy._C.ops.pointwise import exp, tanh, where
+from autograd_cy._C.ops.reduction import sum as tensor_sum
+
+__all__ = ["softmax", "log_softmax"]
+__tensor_methods__ = ("softmax", "log_softmax")
+
+cdef double INV_SQRT_2PI = 0.39894228040143267794  # 1 / sqrt(2 pi)
+cdef double GELU_K = 0.79788456080286535588        # sqrt(2 / pi), the tanh approximation's
+cdef double GELU_C = 0.044715
+
+
+cdef object floating_data(Tensor t, str kernel_name):
+    """``t``'s array, or PyTorch's NotImplementedError for an integer or bool tensor."""
+    if t._data.dtype.kind != "f":
+        from autograd_cy.dtypes import from_numpy_dtype
+        raise NotImplementedError(f'"{kernel_name}" not implemented for '
+                                  f"'{from_numpy_dtype(t._data.dtype)._scalar_name}'")
+    return t._data
+
+
+cdef object sum_dim(object t, Py_ssize_t dim):
+    """``t.sum(dim, keepdim=True)``; a 0-dim tensor is its own sum."""
+    if (<Tensor>t)._data.ndim == 0:
+        return t
+    return tensor_sum(t, dim, True)
+
+
+# ------------------------------------------------------------------ softmax
+
+cdef class SoftmaxBackward0(Node):
+    cdef readonly SavedTensor saved_result
+    cdef readonly Py_ssize_t saved_dim
+
+    cpdef tuple apply(self, tuple grads):
+        return (_softmax_backward_data(grads[0], self.saved_result.unpack(self), self.saved_dim),)
+
+    cdef void release_variables(self):
+        self.saved_result.release()
+
+
+cdef class LogSoftmaxBackward0(SoftmaxBackward0):
+    cpdef tuple apply(self, tuple grads):
+        return (_log_softmax_backward_data(grads[0], self.saved_result.unpack(self),
+                                           self.saved_dim),)
+
+
+cdef Tensor softmax_forward(Tensor input, object dim, object dtype, bint log):
+    cdef SoftmaxBackward0 node
+    if dtype is not None:           # the input is converted first (ToCopyBackward0)
+        from autograd_cy._C.ops.conversion import to
+        input = to(input, dtype)
+    cdef Py_ssize_t d = wrap_dim(dim, input._data.ndim)
+    name = "log_softmax" if log else "softmax"
+    last = "lastdim_" if d == input._data.ndim - 1 or input._data.ndim == 0 else ""
+    x = floating_data(input, f"{name}_{last}kernel_impl")
+    cdef Tensor out = wrap(softmax_array(x, d, log))
+    if is_grad_enabled() and requires_grad(input):
+        node = LogSoftmaxBackward0() if log else SoftmaxBackward0()
+        node.saved_dim = d
+        set_history1(node, input, out)
+        node.saved_result = save(out, True)
+    return out
+
+
+def softmax(Tensor input, dim, dtype=None):
+    """``exp(x) / sum(exp(x))`` along ``dim``; ``dtype=`` casts the input first."""
+    return softmax_forward(input, dim, dtype, False)
+
+
+def log_softmax(Tensor input, dim, dtype=None):
+    """``x - log(sum(exp(x)))`` along ``dim``, computed without overflow."""
+    return softmax_forward(input, dim, dtype, True)
+
+
+cdef class SoftmaxBackwardDataBackward0(Node):
+    """Double backward of softmax: inputs (grad_output, output)."""
+    cdef readonly SavedTensor saved_grad_output
+    cdef readonly SavedTensor saved_output
+    cdef readonly Py_ssize_t saved_dim
+
+    cpdef tuple apply(self, tuple grads):
+        gg = grads[0]
+        y = self.saved_output.unpack(self)
+        d = self.saved_dim
+        grad_grad = grad_y = None
+        if self.should_compute_output(0):
+            # Linear in g with the symmetric Jacobian diag(y) - y y^T: its own adjoint.
+            grad_grad = _softmax_backward_data(gg, y, d)
+        if self.should_compute_output(1):
+            # d/dy of y (g - sum(g y)):  gg (g - sum(g y)) - g sum(gg y)
+            g = self.saved_grad_output.unpack(self)
+            grad_y = sub(mul(gg, sub(g, sum_dim(mul(g, y), d))),
+                         mul(g, sum_dim(mul(gg, y), d)))
+        return (grad_grad, grad_y)
+
+    cdef void release_variables(self):
+        self.saved_grad_output.release()
+        self.saved_output.release()
+
+
+cdef class LogSoftmaxBackwardDataBackward0(SoftmaxBackwardDataBackward0):
+    """Double backward of log_softmax: inputs (grad_output, output)."""
+
+    cpdef tuple apply(self, tuple grads):
+        gg = grads[0]
+        y = self.saved_output.unpack(self)
+        d = self.saved_dim
+        grad_grad = grad_y = None
+        if self.should_compute_output(0):
+            # g -> g - exp(y) sum(g) is not symmetric: its adjoint is v -> v - sum(v exp(y)).
+            grad_grad = sub(gg, sum_dim(mul(gg, exp(y)), d))
+        if self.should_compute_output(1):
+            # d/dy of g - exp(y) sum(g):  -gg exp(y) sum(g)
+            g = self.saved_grad_output.unpack(self)
+            grad_y = neg(mul(mul(gg, exp(y)), sum_dim(g, d)))
+        return (grad_grad, grad_y)
+
+
+cdef Tensor softmax_backward(Tensor grad_output, Tensor output, Py_ssize_t dim, bint log):
+    cdef SoftmaxBackwardDataBackward0 node
+    cdef Tensor out = wrap(softmax_backward_array(grad_output._data, output._data, dim, log))
+    if any_requires_grad2(grad_output, output):
+        node = LogSoftmaxBackwardDataBackward0() if log else SoftmaxBackwardDataBackward0()
+        node.saved_dim = dim
+        node.saved_grad_output = save(grad_output, False)
+        node.saved_output = save(output, False)
+        set_history2(node, grad_output, output, out)
+    return out
+
+
+def _softmax_backward_data(Tensor grad_output, Tensor output, Py_ssize_t dim):
+    """Softmax's input gradient ``y (g - sum(g y, dim))``, from its output ``y``."""
+    return softmax_backward(grad_output, output, dim, False)
+
+
+def _log_softmax_backward_data(Tensor grad_output, Tensor output, Py_ssize_t dim):
+    """log_softmax's input gradient ``g - exp(y) sum(g, dim)``, from its output ``y``."""
+    return softmax_backward(grad_output, output, dim, True)
+
+
+# ------------------------------------------------------------------ gelu
+
+cdef class GeluBackward0(Node):
+    cdef readonly SavedTensor saved_self
+    cdef readonly str saved_approximate
+
+    cpdef tuple apply(self, tuple grads):
+        return (gelu_backward(grads[0], self.saved_self.unpack(self), self.saved_approximate),)
+
+    cdef void release_variables(self):
+        self.saved_self.release()
+
+
+cdef void check_approximate(str approximate) except *:
+    if approximate != "none" and approximate != "tanh":
+        raise RuntimeError("approximate argument must be either none or tanh.")
+
+
+def gelu(Tensor input, *, approximate="none"):
+    """``x Phi(x)`` (Phi: the standard normal CDF), or its tanh approximation."""
+    cdef GeluBackward0 node
+    check_approximate(approximate)
+    x = floating_data(input, "GeluKernelImpl")
+    cdef Tensor out = wrap(gelu_array(x, None, approximate))
+    if is_grad_enabled() and requires_grad(input):
+        node = GeluBackward0()
+        node.saved_self = save(input, False)
+        node.saved_approximate = approximate
+        set_history1(node, input, out)
+    return out
+
+
+cdef class GeluBackwardBackward0(Node):
+    """Double backward of gelu: inputs (grad_output, self)."""
+    cdef readonly SavedTensor saved_grad_output
+    cdef readonly SavedTensor saved_self
+    cdef readonly str saved_approximate
+
+    cpdef tuple apply(self, tuple grads):
+        gg = grads[0]
+        x = self.saved_self.unpack(self)
+        grad_grad = grad_x = None
+        if self.should_compute_output(0):
+            grad_grad = gelu_backward(gg, x, self.saved_approximate)
+        if self.should_compute_output(1):
+            grad_x = mul(mul(gg, self.saved_grad_output.unpack(self)),
+                         gelu_second_derivative(x, self.saved_approximate))
+        return (grad_grad, grad_x)
+
+    cdef void release_variables(self):
+        self.saved_grad_output.release()
+        self.saved_self.release()
+
+
+cdef object gelu_second_derivative(object x, str approximate):
+    """gelu''(x), from recorded ops so that higher orders differentiate it."""
+    x2 = mul(x, x)
+    if approximate == "none":
+        # phi(x) (2 - x^2), phi the standard normal density
+        pdf = mul(exp(mul(x2, -0.5)), INV_SQRT_2PI)
+        return mul(pdf, sub(2.0, x2))
+    # f = x (1 + tanh u) / 2, u = k (x + c x^3):  f'' = (1 - t^2) (u' - x t u'^2 + x u'' / 2)
+    t = tanh(mul(add(x, mul(mul(x2, x), GELU_C)), GELU_K))
+    du = mul(add(mul(x2, 3.0 * GELU_C), 1.0), GELU_K)
+    d2u = mul(x, 6.0 * GELU_C * GELU_K)
+    inner = add(sub(du, mul(mul(x, t), mul(du, du))), mul(mul(x, d2u), 0.5))
+    return mul(sub(1.0, mul(t, t)), inner)
+
+
+def gelu_backward(Tensor grad_output, Tensor self, approximate="none"):
+    """``grad_output * gelu'(self)`` in one kernel."""
+    cdef GeluBackwardBackward0 node
+    check_approximate(approximate)
+    cdef Tensor out = wrap(gelu_array(self._data, grad_output._data, approximate))
+    if any_requires_grad2(grad_output, self):
+        node = GeluBackwardBackward0()
+        node.saved_grad_output = save(grad_output, False)
+        node.saved_self = save(self, False)
+        node.saved_approximate = approximate
+        set_history2(node, grad_output, self, out)
+    return out
+
+
+# ------------------------------------------------------------------ silu
+
+cdef class SiluBackward0(Node):
+    """``grad s (1 + x (1 - s))``, s = sigmoid(x): one kernel, or recorded ops under
+    ``create_graph=True`` (grad mode on), as PyTorch does."""
+    cdef readonly SavedTensor saved_self
+
+    cpdef tuple apply(self, tuple grads):
+        x = self.saved_self.unpack(self)
+        if is_grad_enabled():
+            s = _sigmoid(x)
+            return (mul(grads[0], mul(s, add(mul(x, sub(1.0, s)), 1.0))),)
+        return (wrap(silu_array((<Tensor>x)._data, (<Tensor>grads[0])._data)),)
+
+    cdef void release_variables(self):
+        self.saved_self.release()
+
+
+def silu(Tensor input):
+    """``x sigmoid(x)`` (also called swish)."""
+    cdef SiluBackward0 node
+    cdef Tensor out = wrap(silu_array(floating_data(input, "silu_cpu"), None))
+    if is_grad_enabled() and requires_grad(input):
+        node = SiluBackward0()
+        node.saved_self = save(input, False)
+        set_history1(node, input, out)
+    return out
+
+
+def silu_(Tensor input):
+    """In-place silu (its node keeps a copy of the original values)."""
+    return apply_inplace(input, silu, (), True)
+
+
+# ------------------------------------------------------------------ softplus
+
+cdef class SoftplusBackward0(Node):
+    cdef readonly SavedTensor saved_self
+    cdef readonly object saved_beta
+    cdef readonly object saved_threshold
+
+    cpdef tuple apply(self, tuple grads):
+        return (softplus_backward(grads[0], self.saved_self.unpack(self), self.saved_beta,
+                                  self.saved_threshold),)
+
+    cdef void release_variables(self):
+        self.saved_self.release()
+
+
+def softplus(Tensor input, beta=1.0, threshold=20.0):
+    """``log(1 + exp(beta x)) / beta``, and ``x`` itself where ``beta x > threshold``."""
+    cdef SoftplusBackward0 node
+    x = floating_data(input, "softplus_cpu")
+    cdef Tensor out = wrap(softplus_array(x, None, beta, threshold))
+    if is_grad_enabled() and requires_grad(input):
+        node = SoftplusBackward0()
+        node.saved_self = save(input, False)
+        node.saved_beta = beta
+        node.saved_threshold = threshold
+        set_history1(node, input, out)
+    return out
+
+
+cdef class SoftplusBackwardBackward0(Node):
+    """Double backward of softplus: inputs (grad_output, self)."""
+    cdef readonly SavedTensor saved_grad_output
+    cdef readonly SavedTensor saved_self
+    cdef readonly object saved_beta
+    cdef readonly object saved_threshold
+
+    cpdef tuple apply(self, tuple grads):
+        gg = grads[0]
+        x = self.saved_self.unpack(self)
+        beta, threshold = self.saved_beta, self.saved_threshold
+        grad_grad = grad_x = None
+        if self.should_compute_output(0):
+            grad_grad = softplus_backward(gg, x, beta, threshold)
+        if self.should_compute_output(1):
+            # d/dx sigmoid(beta x) = beta s (1 - s), zero on the linear part
+            s = _sigmoid(mul(x, beta))
+            curvature = mul(mul(s, sub(1.0, s)), beta)
+            inside = make_tensor((<Tensor>x)._data * beta <= threshold)
+            grad_x = where(inside, mul(mul(gg, self.saved_grad_output.unpack(self)), curvature),
+                           0.0)
+        return (grad_grad, grad_x)
+
+    cdef void release_variables(self):
+        self.saved_grad_output.release()
+        self.saved_self.release()
+
+
+def softplus_backward(Tensor grad_output, Tensor self, beta, threshold):
+    """``grad_output sigmoid(beta x)``, or ``grad_output`` where ``beta x > threshold``."""
+    cdef SoftplusBackwardBackward0 node
+    cdef Tensor out = wrap(softplus_array(self._data, grad_output._data, beta, threshold))
+    if any_requires_grad2(grad_output, self):
+        node = SoftplusBackwardBackward0()
+        node.saved_grad_output = save(grad_output, False)
+        node.saved_self = save(self, False)
+        node.saved_beta = beta
+        node.saved_threshold = threshold
+        set_history2(node, grad_output, self, out)
+    return out
+
+
+# ------------------------------------------------------------------ leaky_relu
+
+cdef class LeakyReluBackward0(Node):
+    cdef readonly SavedTensor saved_self
+    cdef readonly object saved_negative_slope
+
+    cpdef tuple apply(self, tuple grads):
+        return (leaky_relu_backward(grads[0], self.saved_self.unpack(self),
+                                    self.saved_negative_slope, False),)
+
+    cdef void release_variables(self):
+        self.saved_self.release()
+
+
+cdef class LeakyReluBackward1(Node):
+    """After ``leaky_relu_``: the sign test reads the result, valid for a positive slope."""
+    cdef readonly SavedTensor saved_result
+    cdef readonly object saved_negative_slope
+
+    cpdef tuple apply(self, tuple grads):
+        return (leaky_relu_backward(grads[0], self.saved_result.unpack(self),
+                                    self.saved_negative_slope, True),)
+
+    cdef void release_variables(self):
+        self.saved_result.release()
+
+
+cdef Tensor leaky_relu_forward(Tensor input, object negative_slope, bint save_result):
+    cdef LeakyReluBackward0 node0
+    cdef LeakyReluBackward1 node1
+    x = floating_data(input, "leaky_relu_cpu")
+    cdef Tensor out = wrap(leaky_relu_array(x, None, negative_slope))
+    if not (is_grad_enabled() and requires_grad(input)):
+        return out
+    if save_result:
+        node1 = LeakyReluBackward1()
+        node1.saved_negative_slope = negative_slope
+        set_history1(node1, input, out)
+        node1.saved_result = save(out, True)
+    else:
+        node0 = LeakyReluBackward0()
+        node0.saved_self = save(input, False)
+        node0.saved_negative_slope = negative_slope
+        set_history1(node0, input, out)
+    return out
+
+
+def leaky_relu(Tensor input, negative_slope=0.01):
+    """``x`` where ``x > 0``, else ``negative_slope * x``."""
+    return leaky_relu_forward(input, negative_slope, False)
+
+
+def leaky_relu_(Tensor input, negative_slope=0.01):
+    """In-place leaky_relu; its backward reads the result (LeakyReluBackward1)."""
+    return apply_inplace(input, lambda x: leaky_relu_forward(x, negative_slope, True), (),
+                         False)
+
+
+cdef class LeakyReluBackwardBackward0(Node):
+    """Double backward: linear in the gradient, zero with respect to ``self``."""
+    cdef readonly SavedTensor saved_self
+    cdef readonly object saved_negative_slope
+
+    cpdef tuple apply(self, tuple grads):
+        x = self.saved_self.unpack(self)
+        grad_grad = grad_x = None
+        if self.should_compute_output(0):
+            grad_grad = leaky_relu_backward(grads[0], x, self.saved_negative_slope, False)
+        if self.should_compute_output(1):
+            grad_x = make_tensor(np.zeros_like((<Tensor>x)._data))
+        return (grad_grad, grad_x)
+
+    cdef void release_variables(self):
+        self.saved_self.release()
+
+
+def leaky_relu_backward(Tensor grad_output, Tensor self, negative_slope, bint self_is_result):
+    """``grad_output`` where ``self > 0``, else ``negative_slope * grad_output``."""
+    cdef LeakyReluBackwardBackward0 node
+    if self_is_result and negative_slope < 0:
+        raise RuntimeError(
+            "In-place leakyReLu backward calculation is triggered with a negative slope which "
+            "is not supported. This is caused by calling in-place forward function with a "
+            "negative slope, please call out-of-place version instead. File an issue at "
+            "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
+            "backward calculation with negative slope")
+    cdef Tensor out = wrap(leaky_relu_array(self._data, grad_output._data, negative_slope))
+    if any_requires_grad2(grad_output, self):
+        node = LeakyReluBackwardBackward0()
+        node.saved_self = save(self, False)
+        node.saved_negative_slope = negative_slope
+        set_history2(node, grad_output, self, out)
+    return out
+
+
+# ------------------------------------------------ private helpers for formulas
+
+cdef class SigmoidBackward0(Node):
+    cdef readonly SavedTensor saved_result
+
+    cpdef tuple apply(self, tuple grads):
+        s = self.saved_result.unpack(self)
+        return (mul(grads[0], mul(s, sub(1.0, s))),)
+
+    cdef void release_variables(self):
+        self.saved_result.release()
+
+
+def _sigmoid(Tensor input):
+    """``1 / (1 + exp(-x))``: the formulas' differentiable sigmoid."""
+    cdef SigmoidBackward0 node
+    cdef Tensor out = wrap(sigmoid_array(floating_data(input, "sigmoid_cpu")))
+    if is_grad_enabled() and requires_grad(input):
+        node = SigmoidBackward0()
+        set_history1(node, input, out)
+        node.saved_result = save(out, True)
+    return out
+
+
+cdef class LogSigmoidBackward0(Node):
+    cdef readonly SavedTensor saved_self
+
+    cpdef tuple apply(self, tuple grads):
+        return (mul(grads[0], _sigmoid(neg(self.saved_self.unpack(self)))),)
+
+    cdef void release_variables(self):
+        self.saved_self.release()
+
+
+def _log_sigmoid(Tensor input):
+    """``log(sigmoid(x))`` without overflow or log(0)."""
+    cdef LogSigmoidBackward0 node
+    cdef Tensor out = wrap(log_sigmoid_array(floating_data(input, "log_sigmoid_forward")))
+    if is_grad_enabled() and requires_grad(input):
+        node = LogSigmoidBackward0()
+        node.saved_self = save(input, False)
+        set_history1(node, input, out)
+    return out
+
+
+cdef class ReluBackward0(Node):
+    cdef readonly SavedTensor saved_result
+
+    cpdef tuple apply(self, tuple grads):
+        result = self.saved_result.unpack(self)
+        return (where(make_tensor((<Tensor>result)._data > 0), grads[0], 0.0),)
+
+    cdef void release_variables(self):
+        self.saved_result.release()
+
+
+def _relu(Tensor input):
+    """``max(x, 0)``: nn.functional's fallback while pointwise.pyx has no ``relu``."""
+    cdef ReluBackward0 node
+    cdef Tensor out = wrap(np.maximum(input._data, 0))
+    if is_grad_enabled() and requires_grad(input):
+        node = ReluBackward0()
+        set_history1(node, input, out)
+        node.saved_result = save(out, True)
+    return out
+
+
+def _relu_(Tensor input):
+    return apply_inplace(input, _relu, (), False)
+
+
+cdef class AbsBackward0(Node):
+    cdef readonly SavedTensor saved_self
+
+    cpdef tuple apply(self, tuple grads):
+        x = self.saved_self.unpack(self)
+        return (mul(grads[0], make_tensor(np.sign((<Tensor>x)._data))),)
+
+    cdef void release_variables(self):
+        self.saved_self.release()
+
+
+def _abs(Tensor input):
+    """``|x|``: nn.functional's fallback while pointwise.pyx has no ``abs``."""
+    cdef AbsBackward0 node
+    cdef Tensor out = wrap(np.abs(input._data))
+    if is_grad_enabled() and requires_grad(input):
+        node = AbsBackward0()
+        node.saved_self = save(input, False)
+        set_history1(node, input, out)
+    return out

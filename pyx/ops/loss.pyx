@@ -1,0 +1,469 @@
+"""Loss primitives: mse_loss, nll_loss, binary_cross_entropy(_with_logits), with their backward.
+
+# Design
+nn.functional composes the public losses (cross_entropy = log_softmax + nll_loss,
+the weighted and label-smoothed variants) from these primitives and the
+Tensor-level ops. Each primitive computes its loss with NumPy in one go and
+reduces it (``reduction``: 0 none, 1 mean, 2 sum, PyTorch's enum); its backward
+Node writes the gradient with Tensor-level ops, so double backward works. The
+exception is nll_loss, whose backward is a scatter: it is a primitive of its
+own (``nll_loss_backward``) whose backward is nll_loss again.
+"""
+import numpy as np
+
+from autograd_cy._C.grad_mode cimport is_grad_enabled
+from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad
+from autograd_cy._C.node cimport (
+    Node, SavedTensor, save, set_history1, set_history2, any_requires_grad2,
+)
+from autograd_cy._C.ops.dispatch cimport wrap, result_type
+from autograd_cy._C.ops.arithmetic import add, sub, mul, div, neg
+from autograd_cy._C.ops.pointwise import log, where
+from autograd_cy._C.ops.activation import _sigmoid, _log_sigmoid
+from autograd_cy._C.ops.activation_kernels cimport log_sigmoid_array
+
+__all__ = []
+
+cdef enum Reduction:
+    NONE = 0
+    MEAN = 1
+    SUM = 2
+
+cdef double BCE_EPSILON = 1e-12       # floor of x (1 - x) in the BCE gradient, as in PyTorch
+
+
+cdef str scalar_name(object numpy_dtype):
+    from autograd_cy.dtypes import from_numpy_dtype
+    return from_numpy_dtype(numpy_dtype)._scalar_name
+
+
+cdef object reduce_array(object loss, int reduction):
+    """Apply ``reduction`` to an elementwise loss array (mean of nothing is nan)."""
+    if reduction == NONE:
+        return loss
+    with np.errstate(invalid="ignore", divide="ignore"):
+        total = loss.sum(dtype=loss.dtype)
+        if reduction == MEAN:
+            total = total / loss.dtype.type(loss.size)
+    return np.asarray(total, dtype=loss.dtype)
+
+
+cdef object scale_grad(object grad, int reduction, Py_ssize_t numel):
+    """The gradient's share of a reduced loss: ``grad / numel`` for 'mean'."""
+    return div(grad, numel) if reduction == MEAN else grad
+
+
+cdef void check_no_grad(object tensor, str name, str function) except *:
+    """Weights are constants for these losses; PyTorch refuses them requiring grad."""
+    if tensor is not None and is_grad_enabled() and requires_grad(<Tensor>tensor):
+        raise RuntimeError(f"The function '{function}' is not differentiable with respect to "
+                           f"argument '{name}'. This input cannot have requires_grad True.")
+
+
+cdef inline object unpack_optional(SavedTensor saved, Node owner):
+    return None if saved is None else saved.unpack(owner)
+
+
+# ------------------------------------------------------------------ mse_loss
+
+cdef class MseLossBackward0(Node):
+    cdef readonly SavedTensor saved_self
+    cdef readonly SavedTensor saved_target
+    cdef readonly int saved_reduction
+
+    cpdef tuple apply(self, tuple grads):
+        x = self.saved_self.unpack(self)
+        target = self.saved_target.unpack(self)
+        # d/dx (x - t)^2 = 2 (x - t); the target gets the opposite.
+        grad = mul(mul(sub(x, target), 2.0), grads[0])
+        grad = scale_grad(grad, self.saved_reduction, (<Tensor>x)._data.size)
+        return (grad if self.should_compute_output(0) else None,
+                neg(grad) if self.should_compute_output(1) else None)
+
+    cdef void release_variables(self):
+        self.saved_self.release()
+        self.saved_target.release()
+
+
+def mse_loss(Tensor input, Tensor target, int reduction=MEAN):
+    """Squared error ``(input - target)^2``, reduced; the operands have one shape."""
+    cdef MseLossBackward0 node
+    dtype = result_type(input, target)
+    if dtype.kind != "f":
+        raise NotImplementedError(f"\"mse_cpu\" not implemented for '{scalar_name(dtype)}'")
+    diff = input._data.astype(dtype, copy=False) - target._data.astype(dtype, copy=False)
+    cdef Tensor out = wrap(reduce_array(diff * diff, reduction))
+    if any_requires_grad2(input, target):
+        node = MseLossBackward0()
+        node.saved_self = save(input, False)
+        node.saved_target = save(target, False)
+        node.saved_reduction = reduction
+        set_history2(node, input, target, out)
+    return out
+
+
+# ------------------------------------------------------------------ nll_loss
+
+cdef class NllLossBackward0(Node):
+    """Scatter ``-weight[target] * grad`` into the target positions of a zero gradient."""
+    cdef readonly SavedTensor saved_self
+    cdef readonly SavedTensor saved_target
+    cdef readonly SavedTensor saved_weight
+    cdef readonly object saved_total_weight
+    cdef readonly int saved_reduction
+    cdef readonly object saved_ignore_index
+
+    cpdef tuple apply(self, tuple grads):
+        return (nll_loss_backward(grads[0], self.saved_self.unpack(self),
+                                  self.saved_target.unpack(self),
+                                  unpack_optional(self.saved_weight, self),
+                                  self.saved_reduction, self.saved_ignore_index,
+                                  self.saved_total_weight),)
+
+    cdef void release_variables(self):
+        self.saved_self.release()
+        self.saved_target.release()
+        if self.saved_weight is not None:
+            self.saved_weight.release()
+
+
+cdef class NllLoss2DBackward0(NllLossBackward0):
+    """nll_loss over inputs with spatial dims ``(N, C, d1, ...)``."""
+
+
+cdef class NllLossBackwardBackward0(Node):
+    """nll_loss_backward is a scatter, linear in the gradient: its adjoint, the gather,
+    is nll_loss itself. Inputs (grad_output, self); ``self`` gets zeros."""
+    cdef readonly SavedTensor saved_target
+    cdef readonly SavedTensor saved_weight
+    cdef readonly object saved_total_weight
+    cdef readonly int saved_reduction
+    cdef readonly object saved_ignore_index
+    cdef readonly tuple self_sym_sizes
+
+    cpdef tuple apply(self, tuple grads):
+        gg = grads[0]
+        grad_grad = grad_self = None
+        if self.should_compute_output(0):
+            grad_grad, _ = nll_loss_forward(gg, self.saved_target.unpack(self),
+                                            unpack_optional(self.saved_weight, self),
+                                            self.saved_reduction, self.saved_ignore_index,
+                                            self.saved_total_weight)
+        if self.should_compute_output(1):
+            grad_self = make_tensor(np.zeros(self.self_sym_sizes, (<Tensor>gg)._data.dtype))
+        return (grad_grad, grad_self)
+
+    cdef void release_variables(self):
+        self.saved_target.release()
+        if self.saved_weight is not None:
+            self.saved_weight.release()
+
+
+cdef tuple nll_layout(tuple input_shape, object target):
+    """``(N, C, S)`` of an input seen as ``(N, C, S)`` and the target as ``(N, S)``."""
+    if len(input_shape) == 1:
+        return (1, input_shape[0], 1), target.reshape(1, 1)
+    n, c = input_shape[0], input_shape[1]
+    s = 1
+    for d in input_shape[2:]:
+        s *= d
+    return (n, c, s), target.reshape(n, s)
+
+
+cdef tuple nll_picks(tuple layout, object target2, object ignore_index):
+    """The class each ``(n, s)`` picks (0 where ignored) and its weight (0 where ignored)."""
+    n, c, s = layout
+    ignored = target2 == ignore_index
+    classes = np.where(ignored, 0, target2)
+    bad = (classes < 0) | (classes >= c)
+    if bad.any():
+        raise IndexError(f"Target {classes[bad].flat[0]} is out of bounds.")
+    return classes, ignored
+
+
+cdef object nll_weights(object classes, object ignored, object weight, object dtype):
+    w = np.ones(classes.shape, dtype) if weight is None else weight[classes].astype(dtype)
+    w[ignored] = 0
+    return w
+
+
+def nll_loss_forward(Tensor input, Tensor target, weight, int reduction, ignore_index,
+                     total_weight=None):
+    """``-weight[t] * input[n, t]`` per target ``t``; 'mean' divides by the summed weight.
+
+    Returns ``(loss, total_weight)``. Checks of shapes and dtypes are nll_loss_nd's.
+    """
+    cdef NllLossBackward0 node
+    x = input._data
+    layout, target2 = nll_layout(x.shape, target._data)
+    w_array = None if weight is None else (<Tensor>weight)._data
+    classes, ignored = nll_picks(layout, target2, ignore_index)
+    w = nll_weights(classes, ignored, w_array, x.dtype)
+    picked = np.take_along_axis(x.reshape(layout), classes[:, None, :], axis=1)[:, 0, :]
+    with np.errstate(invalid="ignore"):
+        losses = -w * picked
+    losses[ignored] = 0            # an ignored pick may be -inf: 0 * inf must not leak a nan
+    if total_weight is None:
+        total_weight = w.sum(dtype=x.dtype)
+    if reduction == NONE:
+        array = losses.reshape(() if x.ndim == 1 else target._data.shape)
+    else:
+        array = losses.sum(dtype=x.dtype)
+        if reduction == MEAN:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                array = array / total_weight
+    cdef Tensor out = wrap(np.asarray(array, dtype=x.dtype))
+    if is_grad_enabled() and requires_grad(input):
+        node = NllLossBackward0() if x.ndim <= 2 else NllLoss2DBackward0()
+        node.saved_self = save(input, False)
+        node.saved_target = save(target, False)
+        node.saved_weight = None if weight is None else save(<Tensor>weight, False)
+        node.saved_total_weight = total_weight
+        node.saved_reduction = reduction
+        node.saved_ignore_index = ignore_index
+        set_history1(node, input, out)
+    return out, total_weight
+
+
+def nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, weight,
+                      int reduction, ignore_index, total_weight):
+    """The gradient of nll_loss: ``-weight[t] * grad`` at each target position, else 0."""
+    cdef NllLossBackwardBackward0 node
+    g = grad_output._data
+    input_shape = self._data.shape
+    layout, target2 = nll_layout(input_shape, target._data)
+    w_array = None if weight is None else (<Tensor>weight)._data
+    classes, ignored = nll_picks(layout, target2, ignore_index)
+    values = -nll_weights(classes, ignored, w_array, g.dtype)
+    if reduction == NONE:
+        values *= g.reshape(target2.shape)
+    else:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values *= g / total_weight if reduction == MEAN else g
+    values[ignored] = 0
+    grad = np.zeros(layout, g.dtype)
+    np.put_along_axis(grad, classes[:, None, :], values[:, None, :], axis=1)
+    cdef Tensor out = wrap(grad.reshape(input_shape))
+    if any_requires_grad2(grad_output, self):
+        node = NllLossBackwardBackward0()
+        node.saved_target = save(target, False)
+        node.saved_weight = None if weight is None else save(<Tensor>weight, False)
+        node.saved_total_weight = total_weight
+        node.saved_reduction = reduction
+        node.saved_ignore_index = ignore_index
+        node.self_sym_sizes = input_shape
+        set_history2(node, grad_output, self, out)
+    return out
+
+
+cdef void check_nll_target(Tensor input, Tensor target, object weight) except *:
+    """PyTorch's checks of nll_loss's target and weight, in PyTorch's order."""
+    x, t = input._data, target._data
+    if input._data.ndim <= 2:
+        if t.ndim > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    elif x.ndim == 4 and t.ndim != 3:
+        raise RuntimeError("only batches of spatial targets supported (3D tensors) but got "
+                           f"targets of dimension: {t.ndim}")
+    if t.dtype != np.int64:
+        raise RuntimeError("expected target dtype to be Long or Byte, but got "
+                           f"{scalar_name(t.dtype)}")
+    if x.ndim == 4 and (t.shape[0] != x.shape[0] or t.shape[1:] != x.shape[2:]):
+        raise RuntimeError(f"size mismatch (got input: {list(x.shape)} , target: "
+                           f"{list(t.shape)}")
+    classes = x.shape[0] if x.ndim == 1 else x.shape[1]
+    if weight is not None:
+        w = (<Tensor>weight)._data
+        if w.ndim != 1 or w.size != classes:
+            raise RuntimeError(f"weight tensor should be defined either for all {classes} "
+                               "classes or no classes but got weight tensor of shape: "
+                               f"{list(w.shape)}")
+        if w.dtype != x.dtype:
+            raise RuntimeError(f"expected scalar type {scalar_name(x.dtype)} but found "
+                               f"{scalar_name(w.dtype)}")
+    if x.dtype.kind != "f":
+        kernel = "nll_loss_out_frame" if x.ndim <= 2 else "nll_loss2d_forward_out_frame"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(x.dtype)}'")
+
+
+def nll_loss_nd(Tensor input, Tensor target, weight=None, int reduction=MEAN,
+                ignore_index=-100):
+    """nll_loss for inputs ``(C)``, ``(N, C)`` and ``(N, C, d1, ...)``, with PyTorch's checks."""
+    x, t = input._data, target._data
+    if x.ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {x.ndim})")
+    if x.ndim != 1 and x.shape[0] != (t.shape[0] if t.ndim else 0):
+        raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target "
+                         f"batch_size ({t.shape[0] if t.ndim else 0}).")
+    if x.ndim == 1 and t.ndim == 1 and t.shape[0] != 1:
+        raise ValueError("For 1D input, 1D target must have size 1, but got target size: "
+                         f"{t.shape[0]}")
+    if x.ndim == 3 or x.ndim > 4:
+        expected = (x.shape[0],) + x.shape[2:]
+        if t.shape != expected:
+            raise RuntimeError(f"Expected target size {list(expected)}, got {list(t.shape)}")
+    check_nll_target(input, target, weight)
+    check_no_grad(weight, "weight", "nll_loss_forward")
+    return nll_loss_forward(input, target, weight, reduction, ignore_index)[0]
+
+
+# ------------------------------------------------------------------ binary_cross_entropy
+
+cdef class BinaryCrossEntropyBackward0(Node):
+    cdef readonly SavedTensor saved_self
+    cdef readonly SavedTensor saved_target
+    cdef readonly SavedTensor saved_weight
+    cdef readonly int saved_reduction
+
+    cpdef tuple apply(self, tuple grads):
+        x = self.saved_self.unpack(self)
+        target = self.saved_target.unpack(self)
+        weight = unpack_optional(self.saved_weight, self)
+        grad = grads[0] if weight is None else mul(grads[0], weight)
+        grad = scale_grad(grad, self.saved_reduction, (<Tensor>x)._data.size)
+        grad_x = grad_target = None
+        if self.should_compute_output(0):
+            # (x - t) / (x (1 - x)), the denominator floored at BCE_EPSILON
+            denominator = mul(x, sub(1.0, x))
+            floored = where(make_tensor((<Tensor>denominator)._data > BCE_EPSILON),
+                            denominator, BCE_EPSILON)
+            grad_x = div(mul(grad, sub(x, target)), floored)
+        if self.should_compute_output(1):
+            grad_target = mul(grad, sub(log(sub(1.0, x)), log(x)))      # -logit(x)
+        return (grad_x, grad_target)
+
+    cdef void release_variables(self):
+        self.saved_self.release()
+        self.saved_target.release()
+        if self.saved_weight is not None:
+            self.saved_weight.release()
+
+
+def binary_cross_entropy(Tensor input, Tensor target, weight=None, int reduction=MEAN):
+    """``-w (t log x + (1 - t) log(1 - x))``, each log floored at -100 as in PyTorch."""
+    cdef BinaryCrossEntropyBackward0 node
+    x, t = input._data, target._data
+    if t.dtype != x.dtype:
+        raise RuntimeError(f"Found dtype {scalar_name(t.dtype)} but expected "
+                           f"{scalar_name(x.dtype)}")
+    if x.dtype.kind != "f":
+        raise NotImplementedError("\"binary_cross_entropy\" not implemented for "
+                                  f"'{scalar_name(x.dtype)}'")
+    if ((x < 0) | (x > 1)).any():
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    if ((t < 0) | (t > 1)).any():
+        raise RuntimeError("all elements of target should be between 0 and 1")
+    check_no_grad(weight, "weight", "binary_cross_entropy")
+    with np.errstate(divide="ignore"):
+        log_x = np.maximum(np.log(x), -100)
+        log_1mx = np.maximum(np.log1p(-x), -100)
+    loss = -(t * log_x + (1 - t) * log_1mx)
+    if weight is not None:
+        loss = loss * (<Tensor>weight)._data
+    cdef Tensor out = wrap(reduce_array(loss.astype(x.dtype, copy=False), reduction))
+    if any_requires_grad2(input, target):
+        node = BinaryCrossEntropyBackward0()
+        node.saved_self = save(input, False)
+        node.saved_target = save(target, False)
+        node.saved_weight = None if weight is None else save(<Tensor>weight, False)
+        node.saved_reduction = reduction
+        set_history2(node, input, target, out)
+    return out
+
+
+# ------------------------------------------------------- binary_cross_entropy_with_logits
+
+cdef class BinaryCrossEntropyWithLogitsBackward0(Node):
+    cdef readonly SavedTensor saved_self
+    cdef readonly SavedTensor saved_target
+    cdef readonly SavedTensor saved_weight
+    cdef readonly SavedTensor saved_pos_weight
+    cdef readonly int saved_reduction
+
+    cpdef tuple apply(self, tuple grads):
+        x = self.saved_self.unpack(self)
+        target = self.saved_target.unpack(self)
+        weight = unpack_optional(self.saved_weight, self)
+        pos_weight = unpack_optional(self.saved_pos_weight, self)
+        grad = grads[0] if weight is None else mul(grads[0], weight)
+        grad = scale_grad(grad, self.saved_reduction, (<Tensor>x)._data.size)
+        grad_x = grad_target = None
+        if self.should_compute_output(0):
+            if pos_weight is None:
+                grad_x = mul(grad, sub(_sigmoid(x), target))
+            else:
+                # (l sigmoid(x) - p t), l = (p - 1) t + 1 the positive-class log weight
+                log_weight = add(mul(sub(pos_weight, 1.0), target), 1.0)
+                grad_x = mul(grad, sub(mul(log_weight, _sigmoid(x)), mul(pos_weight, target)))
+        if self.should_compute_output(1):
+            if pos_weight is None:
+                grad_target = neg(mul(grad, x))
+            else:
+                # d/dt = -(x + (p - 1) log sigmoid(x))
+                grad_target = neg(mul(grad, add(x, mul(sub(pos_weight, 1.0),
+                                                       _log_sigmoid(x)))))
+        return (grad_x, grad_target)
+
+    cdef void release_variables(self):
+        self.saved_self.release()
+        self.saved_target.release()
+        if self.saved_weight is not None:
+            self.saved_weight.release()
+        if self.saved_pos_weight is not None:
+            self.saved_pos_weight.release()
+
+
+cdef tuple broadcast_shape(tuple a, tuple b):
+    """The broadcast of two shapes, with PyTorch's message when they do not fit."""
+    cdef Py_ssize_t n = max(len(a), len(b))
+    a_full = (1,) * (n - len(a)) + a
+    b_full = (1,) * (n - len(b)) + b
+    result = []
+    for i in range(n):
+        if a_full[i] != b_full[i] and a_full[i] != 1 and b_full[i] != 1:
+            raise RuntimeError(f"The size of tensor a ({a_full[i]}) must match the size of "
+                               f"tensor b ({b_full[i]}) at non-singleton dimension {i}")
+        result.append(b_full[i] if a_full[i] == 1 else a_full[i])
+    return tuple(result)
+
+
+def _broadcast_shape(a, b):
+    return broadcast_shape(tuple(a), tuple(b))
+
+
+def binary_cross_entropy_with_logits(Tensor input, Tensor target, weight=None,
+                                     pos_weight=None, int reduction=MEAN):
+    """BCE of ``sigmoid(input)``, computed from the logits without overflow:
+    ``(1 - t) x - l log sigmoid(x)`` with ``l = (pos_weight - 1) t + 1``, times ``weight``."""
+    cdef BinaryCrossEntropyWithLogitsBackward0 node
+    x, t = input._data, target._data
+    if t.dtype.kind != "f":
+        raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                           f"{scalar_name(t.dtype)}")
+    check_no_grad(weight, "weight", "binary_cross_entropy_with_logits")
+    check_no_grad(pos_weight, "pos_weight", "binary_cross_entropy_with_logits")
+    dtype = result_type(input, target)
+    x = x.astype(dtype, copy=False)
+    log_sig = log_sigmoid_array(x)
+    if pos_weight is not None:
+        pw = (<Tensor>pos_weight)._data
+        broadcast_shape(pw.shape, t.shape)
+        log_sig = ((pw - 1) * t + 1) * log_sig
+    loss = (1 - t) * x - log_sig
+    if weight is not None:
+        w = (<Tensor>weight)._data
+        shape = broadcast_shape(loss.shape, w.shape)
+        if shape != loss.shape:
+            raise RuntimeError(f"output with shape {list(loss.shape)} doesn't match the "
+                               f"broadcast shape {list(shape)}")
+        loss = loss * w
+    cdef Tensor out = wrap(reduce_array(loss.astype(dtype, copy=False), reduction))
+    if any_requires_grad2(input, target):
+        node = BinaryCrossEntropyWithLogitsBackward0()
+        node.saved_self = save(input, False)
+        node.saved_target = save(target, False)
+        node.saved_weight = None if weight is None else save(<Tensor>weight, False)
+        node.saved_pos_weight = None if pos_weight is None else save(<Tensor>pos_weight, False)
+        node.saved_reduction = reduction
+        set_history2(node, input, target, out)
+    return out
