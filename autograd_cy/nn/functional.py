@@ -34,18 +34,11 @@ __all__ = ["relu", "leaky_relu", "gelu", "silu", "softplus", "softmax", "log_sof
            "binary_cross_entropy", "binary_cross_entropy_with_logits"]
 
 
-def _op(name):
-    """The top-level op ``name`` (pointwise.pyx owns ``relu``, ``abs`` ...), looked up at
-    call time; activation.pyx's private ``_name`` where the build does not have it yet."""
-    fn = getattr(_ag, name, None)
-    return fn if fn is not None else getattr(_activation, "_" + name)
-
-
 # ------------------------------------------------------------------ activations
 
 def relu(input, inplace=False):
     """``max(input, 0)`` elementwise."""
-    return _op("relu_" if inplace else "relu")(input)
+    return _ag.relu_(input) if inplace else _ag.relu(input)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
@@ -235,8 +228,8 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     """Mean absolute error ``|input - target|``, optionally weighted elementwise."""
     def unweighted(x, t, r):
         _reduction_enum(r)
-        return _apply_reduction(_op("abs")(sub(x, t)), r)
-    return _pointwise_loss(lambda x, t: _op("abs")(sub(x, t)), unweighted,
+        return _apply_reduction(_ag.abs(sub(x, t)), r)
+    return _pointwise_loss(lambda x, t: _ag.abs(sub(x, t)), unweighted,
                            input, target, size_average, reduce, reduction, weight)
 
 

@@ -11,10 +11,8 @@ adjoint of that linear map: the same primitive for elementwise ops and for
 softmax, whose Jacobians are symmetric. Its other formulas are written with
 Tensor-level ops, so every order of derivative is available.
 
-A few private primitives (``_sigmoid``, ``_log_sigmoid``, ``_relu``, ``_abs``)
-serve those formulas, the losses in loss.pyx and nn.functional; they stay out
-of ``__all__`` because the public ``sigmoid``, ``relu``, ``abs`` belong to
-pointwise.pyx.
+``_log_sigmoid`` (for binary_cross_entropy_with_logits in loss.pyx) stays out of
+``__all__``: torch has no top-level logsigmoid.
 """
 import numpy as np
 
@@ -31,7 +29,7 @@ from autograd_cy._C.ops.activation_kernels cimport (
     leaky_relu_array, sigmoid_array, log_sigmoid_array,
 )
 from autograd_cy._C.ops.arithmetic import add, sub, mul, neg
-from autograd_cy._C.ops.pointwise import exp, tanh, where
+from autograd_cy._C.ops.pointwise import exp, tanh, where, sigmoid
 from autograd_cy._C.ops.reduction import sum as tensor_sum
 
 __all__ = ["softmax", "log_softmax"]
@@ -264,7 +262,7 @@ cdef class SiluBackward0(Node):
     cpdef tuple apply(self, tuple grads):
         x = self.saved_self.unpack(self)
         if is_grad_enabled():
-            s = _sigmoid(x)
+            s = sigmoid(x)
             return (mul(grads[0], mul(s, add(mul(x, sub(1.0, s)), 1.0))),)
         return (wrap(silu_array((<Tensor>x)._data, (<Tensor>grads[0])._data)),)
 
@@ -333,7 +331,7 @@ cdef class SoftplusBackwardBackward0(Node):
             grad_grad = softplus_backward(gg, x, beta, threshold)
         if self.should_compute_output(1):
             # d/dx sigmoid(beta x) = beta s (1 - s), zero on the linear part
-            s = _sigmoid(mul(x, beta))
+            s = sigmoid(mul(x, beta))
             curvature = mul(mul(s, sub(1.0, s)), beta)
             inside = make_tensor((<Tensor>x)._data * beta <= threshold)
             grad_x = where(inside, mul(mul(gg, self.saved_grad_output.unpack(self)), curvature),
@@ -456,33 +454,11 @@ def leaky_relu_backward(Tensor grad_output, Tensor self, negative_slope, bint se
 
 # ------------------------------------------------ private helpers for formulas
 
-cdef class SigmoidBackward0(Node):
-    cdef readonly SavedTensor saved_result
-
-    cpdef tuple apply(self, tuple grads):
-        s = self.saved_result.unpack(self)
-        return (mul(grads[0], mul(s, sub(1.0, s))),)
-
-    cdef void release_variables(self):
-        self.saved_result.release()
-
-
-def _sigmoid(Tensor input):
-    """``1 / (1 + exp(-x))``: the formulas' differentiable sigmoid."""
-    cdef SigmoidBackward0 node
-    cdef Tensor out = wrap(sigmoid_array(floating_data(input, "sigmoid_cpu")))
-    if is_grad_enabled() and requires_grad(input):
-        node = SigmoidBackward0()
-        set_history1(node, input, out)
-        node.saved_result = save(out, True)
-    return out
-
-
 cdef class LogSigmoidBackward0(Node):
     cdef readonly SavedTensor saved_self
 
     cpdef tuple apply(self, tuple grads):
-        return (mul(grads[0], _sigmoid(neg(self.saved_self.unpack(self)))),)
+        return (mul(grads[0], sigmoid(neg(self.saved_self.unpack(self)))),)
 
     cdef void release_variables(self):
         self.saved_self.release()
@@ -494,54 +470,6 @@ def _log_sigmoid(Tensor input):
     cdef Tensor out = wrap(log_sigmoid_array(floating_data(input, "log_sigmoid_forward")))
     if is_grad_enabled() and requires_grad(input):
         node = LogSigmoidBackward0()
-        node.saved_self = save(input, False)
-        set_history1(node, input, out)
-    return out
-
-
-cdef class ReluBackward0(Node):
-    cdef readonly SavedTensor saved_result
-
-    cpdef tuple apply(self, tuple grads):
-        result = self.saved_result.unpack(self)
-        return (where(make_tensor((<Tensor>result)._data > 0), grads[0], 0.0),)
-
-    cdef void release_variables(self):
-        self.saved_result.release()
-
-
-def _relu(Tensor input):
-    """``max(x, 0)``: nn.functional's fallback while pointwise.pyx has no ``relu``."""
-    cdef ReluBackward0 node
-    cdef Tensor out = wrap(np.maximum(input._data, 0))
-    if is_grad_enabled() and requires_grad(input):
-        node = ReluBackward0()
-        set_history1(node, input, out)
-        node.saved_result = save(out, True)
-    return out
-
-
-def _relu_(Tensor input):
-    return apply_inplace(input, _relu, (), False)
-
-
-cdef class AbsBackward0(Node):
-    cdef readonly SavedTensor saved_self
-
-    cpdef tuple apply(self, tuple grads):
-        x = self.saved_self.unpack(self)
-        return (mul(grads[0], make_tensor(np.sign((<Tensor>x)._data))),)
-
-    cdef void release_variables(self):
-        self.saved_self.release()
-
-
-def _abs(Tensor input):
-    """``|x|``: nn.functional's fallback while pointwise.pyx has no ``abs``."""
-    cdef AbsBackward0 node
-    cdef Tensor out = wrap(np.abs(input._data))
-    if is_grad_enabled() and requires_grad(input):
-        node = AbsBackward0()
         node.saved_self = save(input, False)
         set_history1(node, input, out)
     return out

@@ -19,7 +19,8 @@ from autograd_cy._C.node cimport (
 from autograd_cy._C.ops.dispatch cimport wrap, result_type
 from autograd_cy._C.ops.arithmetic import add, sub, mul, div, neg
 from autograd_cy._C.ops.pointwise import log, where
-from autograd_cy._C.ops.activation import _sigmoid, _log_sigmoid
+from autograd_cy._C.ops.activation import _log_sigmoid
+from autograd_cy._C.ops.pointwise import sigmoid
 from autograd_cy._C.ops.activation_kernels cimport log_sigmoid_array
 
 __all__ = []
@@ -390,11 +391,11 @@ cdef class BinaryCrossEntropyWithLogitsBackward0(Node):
         grad_x = grad_target = None
         if self.should_compute_output(0):
             if pos_weight is None:
-                grad_x = mul(grad, sub(_sigmoid(x), target))
+                grad_x = mul(grad, sub(sigmoid(x), target))
             else:
                 # (l sigmoid(x) - p t), l = (p - 1) t + 1 the positive-class log weight
                 log_weight = add(mul(sub(pos_weight, 1.0), target), 1.0)
-                grad_x = mul(grad, sub(mul(log_weight, _sigmoid(x)), mul(pos_weight, target)))
+                grad_x = mul(grad, sub(mul(log_weight, sigmoid(x)), mul(pos_weight, target)))
         if self.should_compute_output(1):
             if pos_weight is None:
                 grad_target = neg(mul(grad, x))
