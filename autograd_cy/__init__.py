@@ -48,6 +48,9 @@ from autograd_cy.grad_mode import (  # noqa: E402,F401
     is_inference_mode_enabled,
 )
 from autograd_cy import autograd  # noqa: E402,F401
+from autograd_cy.autograd.anomaly_mode import (  # noqa: E402,F401
+    is_anomaly_enabled, is_anomaly_check_nan_enabled,
+)
 from autograd_cy import nn  # noqa: E402,F401
 from autograd_cy._tensor_str import tensor_repr as _tensor_repr  # noqa: E402
 from autograd_cy.autograd.backward import backward as _backward  # noqa: E402
