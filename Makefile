@@ -12,7 +12,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(STAMP): $(BIN)/python pyproject.toml setup.py
-	$(BIN)/python -m pip install --quiet "setuptools>=64" "Cython>=3" "numpy>=2"
+	$(BIN)/python -m pip install --quiet --upgrade "setuptools>=70.1" wheel "Cython>=3" "numpy>=2"
 	$(BIN)/python -m pip install --quiet --no-build-isolation -e ".[test]"
 	touch $(STAMP)
 
