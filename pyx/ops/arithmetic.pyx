@@ -283,9 +283,9 @@ cdef class PowBackward1(Node):
 
     cpdef tuple apply(self, tuple grads):
         from autograd_cy._C.ops.pointwise import log, where
+        cdef Tensor base = self.saved_self.unpack(self)
+        cdef Tensor exponent = self.saved_exponent.unpack(self)
         grad = grads[0]
-        base = self.saved_self.unpack(self)
-        exponent = self.saved_exponent.unpack(self)
         self_grad = exponent_grad = None
         if self.should_compute_output(0):
             self_grad = mul(grad, mul(exponent, pow(base, sub(exponent, 1))))
