@@ -54,6 +54,7 @@ cdef class SavedTensor:
     cdef object pack_hook, unpack_hook, packed
 
     cpdef object unpack(self, Node owner=*)
+    cdef object unpack_array(self, Node owner)
     cdef _apply_hooks(self, pack_hook, unpack_hook, Tensor value)
     cdef void _restore_metadata(self, Tensor result, Node owner)
     cdef void release(self)

@@ -580,6 +580,15 @@ cdef class SavedTensor:
         self._restore_metadata(result, owner)
         return result
 
+    cdef object unpack_array(self, Node owner):
+        """``unpack(owner)._data`` with the same checks, without wrapping an output first."""
+        if self.was_none or self.freed or self.unpack_hook is not None or not self.is_output:
+            value = self.unpack(owner)
+            return None if value is None else (<Tensor>value)._data
+        if (<VersionCounter>self.version_counter).version != self.saved_version:
+            raise RuntimeError(self._version_message(owner))
+        return self.data
+
     cdef void _restore_metadata(self, Tensor result, Node owner):
         result._version_counter = self.version_counter
         if not self.saved_requires_grad:
