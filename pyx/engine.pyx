@@ -32,6 +32,9 @@ from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, get_grad_
 from autograd_cy._C.node cimport Node, Edge, AccumulateGrad, GraphRoot, gradient_edge
 
 import numpy as np
+cimport numpy as cnp
+
+cnp.import_array()
 
 cdef extern from "Python.h":
     unsigned long Py_TPFLAGS_HEAPTYPE
@@ -43,6 +46,7 @@ cdef class ReadyQueue:
     """A max-heap of nodes keyed by sequence_nr: the newest forward op runs first."""
     cdef list heap          # Nodes
     cdef list buffers       # the InputBuffer that goes with each heap entry
+    cdef list popped_buffer # the InputBuffer of the node pop() returned last
 
     def __cinit__(self):
         self.heap = []
@@ -63,7 +67,8 @@ cdef class ReadyQueue:
         self.heap[child] = node
         self.buffers[child] = buffer
 
-    cdef tuple pop(self):
+    cdef Node pop(self):
+        """Remove and return the newest node; its InputBuffer is left in ``popped_buffer``."""
         cdef Node top = self.heap[0]
         cdef list top_buffer = self.buffers[0]
         cdef Node last = self.heap.pop()
@@ -86,7 +91,8 @@ cdef class ReadyQueue:
                 parent = child
             self.heap[parent] = last
             self.buffers[parent] = last_buffer
-        return top, top_buffer
+        self.popped_buffer = top_buffer
+        return top
 
     cdef bint empty(self):
         return not self.heap
@@ -100,22 +106,28 @@ cdef class ExecInfo:
 
 
 @cython.final
+@cython.freelist(64)
+cdef class Pending:
+    """A node's state inside one GraphTask, until it is ready to run."""
+    cdef Py_ssize_t dependencies # edges that still have to deliver a gradient
+    cdef list buffer             # its InputBuffer (one slot per node input), made on demand
+
+
+@cython.final
 cdef class GraphTask:
     """The state of one backward() / grad() call."""
     cdef bint keep_graph
     cdef bint create_graph
-    cdef dict dependencies       # Node -> number of edges still to deliver a gradient
-    cdef dict not_ready          # Node -> InputBuffer (list, one slot per node input)
+    cdef dict pending            # Node -> Pending, for every node below the root
+    cdef Node root
     cdef dict exec_info          # Node -> ExecInfo; empty: every reachable node runs
     cdef list captured           # grad()'s results
     cdef ReadyQueue queue
     cdef list final_callbacks
     cdef readonly long long id
-    cdef set nodes_in_graph
 
     def __cinit__(self):
-        self.dependencies = {}
-        self.not_ready = {}
+        self.pending = {}
         self.exec_info = {}
         self.captured = []
         self.queue = ReadyQueue()
@@ -164,7 +176,7 @@ def _will_engine_execute_node(node):
         raise RuntimeError(
             "_get_should_execute_nodes should only be called during the backward pass")
     task = tasks[-1]
-    if node not in task.nodes_in_graph:
+    if node is not task.root and node not in task.pending:
         return False
     if not task.exec_info:
         return True
@@ -190,21 +202,23 @@ cdef bint has_children(Node node):
 
 cdef void compute_dependencies(GraphTask task, Node root):
     """Count, for every reachable node, the edges that point at it (rule 3.3)."""
-    cdef dict dependencies = task.dependencies
+    cdef dict pending = task.pending
     cdef list stack = [root]
-    cdef set seen = {root}
     cdef Node node
     cdef Edge edge
+    cdef Pending state
+    task.root = root
     while stack:
         node = stack.pop()
         for edge in node.next_edges:
             if edge.function is None:
                 continue
-            dependencies[edge.function] = dependencies.get(edge.function, 0) + 1
-            if edge.function not in seen:
-                seen.add(edge.function)
+            state = pending.get(edge.function)
+            if state is None:
+                state = Pending.__new__(Pending)
+                pending[edge.function] = state
                 stack.append(edge.function)
-    task.nodes_in_graph = seen
+            state.dependencies += 1
 
 
 cdef void compute_exec_info(GraphTask task, Node root, list input_edges, bint accumulate):
@@ -348,14 +362,15 @@ cdef tuple call_function(GraphTask task, Node node, list inputs, bint tensor_hoo
     if passes_undefined_through(node, grad_outputs):
         # Built-in formulas: no gradient in, no gradient out (rule 3.15).
         outputs = (None,) * len(node.next_edges)
-    else:
-        if task.exec_info:
-            node.output_mask = needed_outputs(task, node)
+    elif task.exec_info:
+        node.output_mask = needed_outputs(task, node)
         try:
             outputs = node.apply(grad_outputs)
         finally:
             node.output_mask = None
         outputs = validate_outputs(node, outputs)
+    else:
+        outputs = validate_outputs(node, node.apply(grad_outputs))
 
     if node.post_hooks:
         for hook in list(node.post_hooks.values()):
@@ -411,12 +426,28 @@ cdef tuple validate_outputs(Node node, tuple outputs):
             continue
         shape = (<tuple>metadata)[0]
         dtype = (<tuple>metadata)[1]
-        array = grad._data
-        if array.shape != shape or (array.dtype is not dtype and array.dtype != dtype):
+        if not conforms(grad._data, <tuple>shape, dtype):
             if result is None:
                 result = list(outputs)
             result[i] = conform_gradient(node, i, grad, shape, dtype)
     return outputs if result is None else tuple(result)
+
+
+cdef inline bint conforms(object array, tuple shape, object dtype):
+    """``array.shape == shape and array.dtype == dtype``, read from the C struct for NumPy."""
+    cdef cnp.npy_intp* dims
+    cdef Py_ssize_t i, ndim
+    if type(array) is not cnp.ndarray:
+        return array.shape == shape and array.dtype == dtype
+    ndim = cnp.PyArray_NDIM(<cnp.ndarray>array)
+    if ndim != len(shape):
+        return False
+    dims = cnp.PyArray_DIMS(<cnp.ndarray>array)
+    for i in range(ndim):
+        if dims[i] != <Py_ssize_t>shape[i]:
+            return False
+    descr = <object>cnp.PyArray_DESCR(<cnp.ndarray>array)
+    return descr is dtype or descr == dtype
 
 
 cdef Tensor conform_gradient(Node node, Py_ssize_t index, Tensor grad, tuple shape, dtype):
@@ -473,7 +504,7 @@ cdef void evaluate_function(GraphTask task, Node node, list inputs) except *:
     cdef ExecInfo info = None
     cdef bint hooks_done = False
     cdef tuple outputs
-    cdef Py_ssize_t i, remaining
+    cdef Py_ssize_t i
     cdef Edge edge
     cdef Node child
     cdef list buffer
@@ -493,31 +524,28 @@ cdef void evaluate_function(GraphTask task, Node node, list inputs) except *:
         report_anomaly(node)
         raise
 
+    cdef Pending state
+    cdef tuple next_edges = node.next_edges
     for i in range(len(outputs)):
-        edge = node.next_edges[i]
+        edge = next_edges[i]
         child = edge.function
         if child is None:
             continue
-        remaining = <Py_ssize_t>task.dependencies[child] - 1
-        task.dependencies[child] = remaining
+        state = task.pending[child]
+        state.dependencies -= 1
         if task.exec_info:
             info = task.exec_info.get(child)
             if info is None or not (info.needed or info.captures):
                 continue        # pruned: the gradient is dropped, the count still drops
-        if remaining == 0:
-            # Last edge into `child`: earlier gradients (if any) wait in not_ready.
-            buffer = task.not_ready.pop(child, None)
-            if buffer is None:
-                buffer = new_buffer(child)
-            if outputs[i] is not None:
-                accumulate(buffer, edge.input_nr, outputs[i])
+        buffer = state.buffer
+        if buffer is None:
+            buffer = state.buffer = new_buffer(child)
+        if outputs[i] is not None:
+            accumulate(buffer, edge.input_nr, outputs[i])
+        if state.dependencies == 0:
+            # Last edge into `child`: it is ready, with every gradient in its buffer.
+            state.buffer = None
             task.queue.push(child, buffer)
-        else:
-            buffer = task.not_ready.get(child)
-            if buffer is None:
-                buffer = task.not_ready[child] = new_buffer(child)
-            if outputs[i] is not None:
-                accumulate(buffer, edge.input_nr, outputs[i])
 
 
 cdef void report_anomaly(Node node):
@@ -534,10 +562,10 @@ cdef void report_anomaly(Node node):
 
 cdef void execute(GraphTask task) except *:
     cdef Node node
-    cdef list inputs
-    while not task.queue.empty():
-        node, inputs = task.queue.pop()
-        evaluate_function(task, node, inputs)
+    cdef ReadyQueue queue = task.queue
+    while not queue.empty():
+        node = queue.pop()
+        evaluate_function(task, node, queue.popped_buffer)
     # Final callbacks may queue further callbacks (rule 3.16).
     cdef Py_ssize_t i = 0
     while i < len(task.final_callbacks):

@@ -47,7 +47,8 @@ from autograd_cy._C.tensor cimport (
 cdef class Edge:
     """``(function, input_nr)``: where one gradient produced by a Node goes."""
 
-    def __cinit__(self, Node function=None, Py_ssize_t input_nr=0):
+    def __init__(self, Node function=None, Py_ssize_t input_nr=0):
+        # __init__, not __cinit__: make_edge's Edge.__new__ then parses no arguments.
         self.function = function
         self.input_nr = input_nr
 
@@ -368,17 +369,24 @@ cdef inline Edge edge_of(object x):
     return INVALID_EDGE
 
 
-cdef inline void record_output(Node node, Tensor output, Py_ssize_t output_nr):
+cdef inline tuple output_metadata(Tensor output):
+    return (output._data.shape, output._data.dtype)
+
+
+cdef inline void attach_output(Node node, Tensor output, Py_ssize_t output_nr):
     output._grad_fn = node
     output._output_nr = output_nr
     if output._base is not None:
         output._grad_fn_version = version_counter(output).version
-    node.input_metadata.append((output._data.shape, output._data.dtype))
+
+
+cdef inline void record_output(Node node, Tensor output, Py_ssize_t output_nr):
+    attach_output(node, output, output_nr)
+    node.input_metadata.append(output_metadata(output))
 
 
 cdef inline void stamp(Node node):
     node.sequence_nr = next_sequence_nr()
-    node.input_metadata = []
     if is_anomaly_enabled():
         node.anomaly_trace = "".join(traceback.format_stack())
 
@@ -387,7 +395,8 @@ cdef Node set_history1(Node node, Tensor input, Tensor output):
     """Record a one-input, one-output op: ``output = op(input)`` with backward ``node``."""
     stamp(node)
     node.next_edges = (gradient_edge(input),)
-    record_output(node, output, 0)
+    attach_output(node, output, 0)
+    node.input_metadata = [output_metadata(output)]
     return node
 
 
@@ -395,7 +404,8 @@ cdef Node set_history2(Node node, object input0, object input1, Tensor output):
     """Record a binary op; a non-Tensor operand gets an invalid edge (rule 1.3)."""
     stamp(node)
     node.next_edges = (edge_of(input0), edge_of(input1))
-    record_output(node, output, 0)
+    attach_output(node, output, 0)
+    node.input_metadata = [output_metadata(output)]
     return node
 
 
@@ -403,6 +413,7 @@ cdef Node set_history(Node node, tuple inputs, tuple outputs):
     """Record any op. Outputs that are None or of integer dtype stay outside the graph."""
     cdef Py_ssize_t i
     stamp(node)
+    node.input_metadata = []
     node.next_edges = tuple([edge_of(x) for x in inputs])
     for i in range(len(outputs)):
         output = outputs[i]

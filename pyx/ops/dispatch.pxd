@@ -25,3 +25,4 @@ cdef enum:
 
 cdef object binary_kernel(int op, object x, object y)
 cdef object tanh_backward_kernel(object grad, object result)
+cdef object tanh_kernel(object x)

@@ -22,7 +22,7 @@ from autograd_cy._C.node cimport (
 )
 from autograd_cy._C.ops.dispatch cimport (
     wrap, result_type, operand_array, result_type_of, quietly, floating, broadcasting,
-    expect_tensor, tanh_backward_kernel,
+    expect_tensor, tanh_backward_kernel, tanh_kernel,
 )
 from autograd_cy._C.ops.inplace cimport apply_inplace
 from autograd_cy._C.ops.arithmetic import mul, div, add, sub, neg, pow
@@ -239,7 +239,10 @@ cdef object np_tanh = np.tanh
 
 def tanh(Tensor self):
     """Hyperbolic tangent; backward ``grad * (1 - result ** 2)``."""
-    cdef Tensor out = wrap(quietly(np_tanh, floating(self)))
+    cdef object array = tanh_kernel(self._data)
+    if array is None:
+        array = quietly(np_tanh, floating(self))
+    cdef Tensor out = wrap(array)
     cdef TanhBackward0 node
     if is_grad_enabled() and requires_grad(self):
         node = TanhBackward0.__new__(TanhBackward0)
