@@ -44,58 +44,66 @@ cdef extern from "Python.h":
 @cython.final
 cdef class ReadyQueue:
     """A max-heap of nodes keyed by sequence_nr: the newest forward op runs first."""
-    cdef list heap          # Nodes
+    cdef list heap          # Nodes; slots from `size` on are spare (None)
     cdef list buffers       # the InputBuffer that goes with each heap entry
+    cdef Py_ssize_t size    # entries in use: the lists never shrink, so no realloc per node
     cdef list popped_buffer # the InputBuffer of the node pop() returned last
 
     def __cinit__(self):
         self.heap = []
         self.buffers = []
 
-    cdef void push(self, Node node, list buffer):
-        cdef Py_ssize_t child = len(self.heap)
+    cdef void push(self, Node node, list buffer) except *:
+        cdef Py_ssize_t child = self.size
         cdef Py_ssize_t parent
-        self.heap.append(node)
-        self.buffers.append(buffer)
+        cdef list heap = self.heap, buffers = self.buffers
+        if child == len(heap):
+            heap.append(None)
+            buffers.append(None)
+        self.size += 1
         while child > 0:                      # sift up
             parent = (child - 1) >> 1
-            if (<Node>self.heap[parent]).sequence_nr >= node.sequence_nr:
+            if (<Node>heap[parent]).sequence_nr >= node.sequence_nr:
                 break
-            self.heap[child] = self.heap[parent]
-            self.buffers[child] = self.buffers[parent]
+            heap[child] = heap[parent]
+            buffers[child] = buffers[parent]
             child = parent
-        self.heap[child] = node
-        self.buffers[child] = buffer
+        heap[child] = node
+        buffers[child] = buffer
 
     cdef Node pop(self):
         """Remove and return the newest node; its InputBuffer is left in ``popped_buffer``."""
-        cdef Node top = self.heap[0]
-        cdef list top_buffer = self.buffers[0]
-        cdef Node last = self.heap.pop()
-        cdef list last_buffer = self.buffers.pop()
-        cdef Py_ssize_t size = len(self.heap)
+        cdef list heap = self.heap, buffers = self.buffers
+        cdef Node top = heap[0]
+        cdef list top_buffer = buffers[0]
+        cdef Py_ssize_t size = self.size - 1
+        cdef Node last = heap[size]
+        cdef list last_buffer = buffers[size]
         cdef Py_ssize_t parent = 0
         cdef Py_ssize_t child
+        heap[size] = None
+        buffers[size] = None
+        self.size = size
         if size:
             while True:                       # sift down
                 child = 2 * parent + 1
                 if child >= size:
                     break
-                if (child + 1 < size and (<Node>self.heap[child + 1]).sequence_nr
-                        > (<Node>self.heap[child]).sequence_nr):
+                if (child + 1 < size and (<Node>heap[child + 1]).sequence_nr
+                        > (<Node>heap[child]).sequence_nr):
                     child += 1
-                if (<Node>self.heap[child]).sequence_nr <= last.sequence_nr:
+                if (<Node>heap[child]).sequence_nr <= last.sequence_nr:
                     break
-                self.heap[parent] = self.heap[child]
-                self.buffers[parent] = self.buffers[child]
+                heap[parent] = heap[child]
+                buffers[parent] = buffers[child]
                 parent = child
-            self.heap[parent] = last
-            self.buffers[parent] = last_buffer
+            heap[parent] = last
+            buffers[parent] = last_buffer
         self.popped_buffer = top_buffer
         return top
 
     cdef bint empty(self):
-        return not self.heap
+        return self.size == 0
 
 
 @cython.final
