@@ -20,7 +20,8 @@ Hooks can ask about the running task through ``queue_callback``,
 last two in ``torch._C``); ``autograd_cy.autograd.graph`` exports all three.
 """
 cimport cython
-from cpython.object cimport PyTypeObject, Py_TYPE
+from cpython.object cimport PyObject, PyTypeObject, Py_TYPE
+from cpython.dict cimport PyDict_GetItem
 import threading
 import warnings
 
@@ -213,19 +214,26 @@ cdef void compute_dependencies(GraphTask task, Node root):
     cdef dict pending = task.pending
     cdef list stack = [root]
     cdef Node node
-    cdef Edge edge
+    cdef Node child
+    cdef tuple edges
+    cdef Py_ssize_t i
+    cdef PyObject* entry
     cdef Pending state
     task.root = root
     while stack:
-        node = stack.pop()
-        for edge in node.next_edges:
-            if edge.function is None:
+        node = <Node>stack.pop()
+        edges = node.next_edges
+        for i in range(len(edges)):
+            child = (<Edge>edges[i]).function
+            if child is None:
                 continue
-            state = pending.get(edge.function)
-            if state is None:
+            entry = PyDict_GetItem(pending, child)
+            if entry is NULL:
                 state = Pending.__new__(Pending)
-                pending[edge.function] = state
-                stack.append(edge.function)
+                pending[child] = state
+                stack.append(child)
+            else:
+                state = <Pending>entry
             state.dependencies += 1
 
 
@@ -419,7 +427,7 @@ cdef tuple validate_outputs(Node node, tuple outputs):
         raise RuntimeError(f"Function {node.name()} returned an invalid number of gradients - "
                            f"expected {count}, but got {len(outputs)}")
     for i in range(count):
-        edge = node.next_edges[i]
+        edge = <Edge>node.next_edges[i]
         value = outputs[i]
         if value is None:
             continue
@@ -534,12 +542,17 @@ cdef void evaluate_function(GraphTask task, Node node, list inputs) except *:
 
     cdef Pending state
     cdef tuple next_edges = node.next_edges
+    cdef dict pending = task.pending
+    cdef PyObject* entry
     for i in range(len(outputs)):
-        edge = next_edges[i]
+        edge = <Edge>next_edges[i]
         child = edge.function
         if child is None:
             continue
-        state = task.pending[child]
+        entry = PyDict_GetItem(pending, child)
+        if entry is NULL:
+            raise KeyError(child)       # cannot happen: compute_dependencies saw every child
+        state = <Pending>entry
         state.dependencies -= 1
         if task.exec_info:
             info = task.exec_info.get(child)
