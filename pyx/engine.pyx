@@ -114,10 +114,19 @@ cdef class ExecInfo:
     cdef list captures      # (input_nr, position in grad()'s result)
 
 
+# NOTE [Dependencies on the node]
+# A GraphTask needs, for every node below its root, the number of edges that still have to
+# deliver a gradient and the InputBuffer collecting them. It keeps them in the node itself
+# (engine_task / engine_dependencies / engine_buffer): no dictionary, so the cost per node
+# stays flat however deep the graph. A node belongs to one task at a time: compute_dependencies
+# claims it (engine_task = task.id) and the task gives it back when it ends. If a node is
+# already claimed by another running task (a backward started inside a hook, or on another
+# thread, over part of the same graph), the new task gives back its claims and keeps its
+# counts in a private dict of Pending entries instead ("shared" mode).
+
 @cython.final
-@cython.freelist(64)
 cdef class Pending:
-    """A node's state inside one GraphTask, until it is ready to run."""
+    """A node's state inside a shared-mode GraphTask, until it is ready to run."""
     cdef Py_ssize_t dependencies # edges that still have to deliver a gradient
     cdef list buffer             # its InputBuffer (one slot per node input), made on demand
 
@@ -127,7 +136,9 @@ cdef class GraphTask:
     """The state of one backward() / grad() call."""
     cdef bint keep_graph
     cdef bint create_graph
-    cdef dict pending            # Node -> Pending, for every node below the root
+    cdef list claimed            # nodes whose engine_* fields this task owns
+    cdef bint shared             # counts live in `pending`, not on the nodes
+    cdef dict pending            # shared mode: Node -> Pending, for every node below the root
     cdef Node root
     cdef dict exec_info          # Node -> ExecInfo; empty: every reachable node runs
     cdef list captured           # grad()'s results
@@ -136,7 +147,7 @@ cdef class GraphTask:
     cdef readonly long long id
 
     def __cinit__(self):
-        self.pending = {}
+        self.claimed = []
         self.exec_info = {}
         self.captured = []
         self.queue = ReadyQueue()
@@ -185,7 +196,7 @@ def _will_engine_execute_node(node):
         raise RuntimeError(
             "_get_should_execute_nodes should only be called during the backward pass")
     task = tasks[-1]
-    if node is not task.root and node not in task.pending:
+    if node is not task.root and not in_task(task, <Node>node):
         return False
     if not task.exec_info:
         return True
@@ -209,9 +220,57 @@ cdef bint has_children(Node node):
 
 # ---------------------------------------------------------------- graph analysis
 
-cdef void compute_dependencies(GraphTask task, Node root):
+cdef bint in_task(GraphTask task, Node node):
+    """Is ``node`` below the root of ``task``?"""
+    if task.shared:
+        return node in task.pending
+    return node.engine_task == task.id
+
+
+cdef void compute_dependencies(GraphTask task, Node root) except *:
     """Count, for every reachable node, the edges that point at it (rule 3.3)."""
-    cdef dict pending = task.pending
+    cdef list stack = [root]
+    cdef list claimed = task.claimed
+    cdef long long task_id = task.id
+    cdef Node node
+    cdef Node child
+    cdef tuple edges
+    cdef Py_ssize_t i
+    task.root = root
+    while stack:
+        node = <Node>stack.pop()
+        edges = node.next_edges
+        for i in range(len(edges)):
+            child = (<Edge>edges[i]).function
+            if child is None:
+                continue
+            if child.engine_task == task_id:
+                child.engine_dependencies += 1
+            elif child.engine_task == 0:
+                child.engine_task = task_id
+                child.engine_dependencies = 1
+                child.engine_buffer = None
+                claimed.append(child)
+                stack.append(child)
+            else:
+                # Another running task owns this node (NOTE [Dependencies on the node]).
+                release_nodes(task)
+                compute_shared_dependencies(task, root)
+                return
+
+
+cdef void release_nodes(GraphTask task) except *:
+    """Give back the nodes this task claimed (it has ended, or switched to shared mode)."""
+    cdef Node node
+    for node in task.claimed:
+        node.engine_task = 0
+        node.engine_buffer = None
+    task.claimed = []
+
+
+cdef void compute_shared_dependencies(GraphTask task, Node root) except *:
+    """compute_dependencies for a task that shares nodes with another: counts in a dict."""
+    cdef dict pending = {}
     cdef list stack = [root]
     cdef Node node
     cdef Node child
@@ -219,7 +278,8 @@ cdef void compute_dependencies(GraphTask task, Node root):
     cdef Py_ssize_t i
     cdef PyObject* entry
     cdef Pending state
-    task.root = root
+    task.shared = True
+    task.pending = pending
     while stack:
         node = <Node>stack.pop()
         edges = node.next_edges
@@ -523,7 +583,7 @@ cdef void evaluate_function(GraphTask task, Node node, list inputs) except *:
     cdef Py_ssize_t i
     cdef Edge edge
     cdef Node child
-    cdef list buffer
+    cdef list buffer, buffer_out
     if task.exec_info:
         info = task.exec_info.get(node)
         if info is not None and info.captures:
@@ -540,33 +600,46 @@ cdef void evaluate_function(GraphTask task, Node node, list inputs) except *:
         report_anomaly(node)
         raise
 
-    cdef Pending state
+    cdef Pending state = None
     cdef tuple next_edges = node.next_edges
-    cdef dict pending = task.pending
+    cdef bint shared = task.shared
+    cdef Py_ssize_t remaining
     cdef PyObject* entry
     for i in range(len(outputs)):
         edge = <Edge>next_edges[i]
         child = edge.function
         if child is None:
             continue
-        entry = PyDict_GetItem(pending, child)
-        if entry is NULL:
-            raise KeyError(child)       # cannot happen: compute_dependencies saw every child
-        state = <Pending>entry
-        state.dependencies -= 1
+        if shared:
+            entry = PyDict_GetItem(task.pending, child)
+            if entry is NULL:
+                raise KeyError(child)   # cannot happen: compute_dependencies saw every child
+            state = <Pending>entry
+            state.dependencies -= 1
+            remaining = state.dependencies
+            buffer = state.buffer
+        else:
+            child.engine_dependencies -= 1
+            remaining = child.engine_dependencies
+            buffer = child.engine_buffer
         if task.exec_info:
             info = task.exec_info.get(child)
             if info is None or not (info.needed or info.captures):
                 continue        # pruned: the gradient is dropped, the count still drops
-        buffer = state.buffer
         if buffer is None:
-            buffer = state.buffer = new_buffer(child)
+            buffer = new_buffer(child)
         if outputs[i] is not None:
             accumulate(buffer, edge.input_nr, outputs[i])
-        if state.dependencies == 0:
+        if remaining == 0:
             # Last edge into `child`: it is ready, with every gradient in its buffer.
-            state.buffer = None
+            buffer_out = None
             task.queue.push(child, buffer)
+        else:
+            buffer_out = buffer
+        if shared:
+            state.buffer = buffer_out
+        else:
+            child.engine_buffer = buffer_out
 
 
 cdef void report_anomaly(Node node):
@@ -623,24 +696,27 @@ def run_backward(tuple root_edges, tuple root_grads, bint keep_graph, bint creat
         root.sequence_nr = <unsigned long long>-1
         root_buffer = []
 
-    compute_dependencies(task, root)
-    if input_edges is not None:
-        task.captured = [None] * len(input_edges)
-        compute_exec_info(task, root, input_edges, accumulate_grad)
-        if len(root_edges) != 1:
-            (<ExecInfo>task.exec_info.setdefault(root, ExecInfo())).needed = True
-        elif not task.exec_info.get(root):
-            # The root reaches no input: nothing runs, everything stays unused.
-            return task.captured
-
-    tasks = current_tasks()
-    previous_grad_mode = _is_grad_enabled()
-    set_grad_enabled(create_graph)       # grad mode inside backward == create_graph (2.13)
-    tasks.append(task)
     try:
-        task.queue.push(root, root_buffer)
-        execute(task)
+        compute_dependencies(task, root)
+        if input_edges is not None:
+            task.captured = [None] * len(input_edges)
+            compute_exec_info(task, root, input_edges, accumulate_grad)
+            if len(root_edges) != 1:
+                (<ExecInfo>task.exec_info.setdefault(root, ExecInfo())).needed = True
+            elif not task.exec_info.get(root):
+                # The root reaches no input: nothing runs, everything stays unused.
+                return task.captured
+
+        tasks = current_tasks()
+        previous_grad_mode = _is_grad_enabled()
+        set_grad_enabled(create_graph)   # grad mode inside backward == create_graph (2.13)
+        tasks.append(task)
+        try:
+            task.queue.push(root, root_buffer)
+            execute(task)
+        finally:
+            tasks.pop()
+            set_grad_enabled(previous_grad_mode)
     finally:
-        tasks.pop()
-        set_grad_enabled(previous_grad_mode)
+        release_nodes(task)
     return task.captured
