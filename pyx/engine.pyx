@@ -31,6 +31,7 @@ from autograd_cy._C.grad_mode cimport (
 from autograd_cy._C.grad_mode import _is_grad_enabled
 from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, get_grad_fn
 from autograd_cy._C.node cimport Node, Edge, AccumulateGrad, GraphRoot, gradient_edge
+from autograd_cy._C.ops.dispatch cimport binary_kernel, KERNEL_ADD
 
 import numpy as np
 cimport numpy as cnp
@@ -573,7 +574,10 @@ cdef void accumulate(list buffer, Py_ssize_t slot, Tensor grad) except *:
     elif is_grad_enabled():
         buffer[slot] = old + grad       # create_graph: differentiable, out of place
     else:
-        buffer[slot] = make_tensor((<Tensor>old)._data + grad._data)
+        array = binary_kernel(KERNEL_ADD, (<Tensor>old)._data, grad._data)
+        if array is None:
+            array = (<Tensor>old)._data + grad._data
+        buffer[slot] = make_tensor(array)
 
 
 cdef void evaluate_function(GraphTask task, Node node, list inputs) except *:
