@@ -119,11 +119,13 @@ cdef class ExecInfo:
 # A GraphTask needs, for every node below its root, the number of edges that still have to
 # deliver a gradient and the InputBuffer collecting them. It keeps them in the node itself
 # (engine_task / engine_dependencies / engine_buffer): no dictionary, so the cost per node
-# stays flat however deep the graph. A node belongs to one task at a time: compute_dependencies
-# claims it (engine_task = task.id) and the task gives it back when it ends. If a node is
-# already claimed by another running task (a backward started inside a hook, or on another
-# thread, over part of the same graph), the new task gives back its claims and keeps its
-# counts in a private dict of Pending entries instead ("shared" mode).
+# stays flat however deep the graph. A node belongs to one running task at a time:
+# compute_dependencies claims it (engine_task = task.id). The id of a task that has ended
+# is stale and the node free again (owned_by_other), so a finished backward need not walk
+# its graph once more to give the nodes back. If a node is claimed by another task that is
+# still running (a backward started inside a hook, or on another thread, over part of the
+# same graph), the new task gives back its claims and keeps its counts in a private dict of
+# Pending entries instead ("shared" mode).
 
 @cython.final
 cdef class Pending:
@@ -158,6 +160,7 @@ cdef class GraphTask:
 # The tasks running on this thread, innermost last (reentrant backward nests them).
 _local = threading.local()
 _task_counter = [0]
+cdef set _live_tasks = set()    # ids of the GraphTasks running now, on any thread
 
 
 cdef list current_tasks():
@@ -247,7 +250,7 @@ cdef void compute_dependencies(GraphTask task, Node root) except *:
                 continue
             if child.engine_task == task_id:
                 child.engine_dependencies += 1
-            elif child.engine_task == 0:
+            elif child.engine_task == 0 or not owned_by_other(child.engine_task):
                 child.engine_task = task_id
                 child.engine_dependencies = 1
                 child.engine_buffer = None
@@ -258,6 +261,12 @@ cdef void compute_dependencies(GraphTask task, Node root) except *:
                 release_nodes(task)
                 compute_shared_dependencies(task, root)
                 return
+
+
+cdef inline bint owned_by_other(long long owner) except -1:
+    """Is task ``owner`` (not the caller's) still running? Ids of ended tasks stay on the
+    nodes they ran; when the caller is the only running task, every such id is stale."""
+    return len(_live_tasks) > 1 and owner in _live_tasks
 
 
 cdef void release_nodes(GraphTask task) except *:
@@ -700,6 +709,8 @@ def run_backward(tuple root_edges, tuple root_grads, bint keep_graph, bint creat
         root.sequence_nr = <unsigned long long>-1
         root_buffer = []
 
+    cdef bint completed = False
+    _live_tasks.add(task.id)
     try:
         compute_dependencies(task, root)
         if input_edges is not None:
@@ -718,9 +729,15 @@ def run_backward(tuple root_edges, tuple root_grads, bint keep_graph, bint creat
         try:
             task.queue.push(root, root_buffer)
             execute(task)
+            completed = True
         finally:
             tasks.pop()
             set_grad_enabled(previous_grad_mode)
     finally:
-        release_nodes(task)
+        _live_tasks.discard(task.id)
+        # A plain backward that ran to the end has run every claimed node, which left no
+        # InputBuffer behind: the stale ids need no cleanup (see owned_by_other), and a deep
+        # graph is not walked a second time. Otherwise buffers may be left: drop them.
+        if not completed or task.exec_info:
+            release_nodes(task)
     return task.captured
