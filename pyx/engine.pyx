@@ -20,7 +20,8 @@ Hooks can ask about the running task through ``queue_callback``,
 last two in ``torch._C``); ``autograd_cy.autograd.graph`` exports all three.
 """
 cimport cython
-from cpython.object cimport PyTypeObject, Py_TYPE
+from cpython.object cimport PyObject, PyTypeObject, Py_TYPE
+from cpython.dict cimport PyDict_GetItem
 import threading
 import warnings
 
@@ -30,8 +31,12 @@ from autograd_cy._C.grad_mode cimport (
 from autograd_cy._C.grad_mode import _is_grad_enabled
 from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, get_grad_fn
 from autograd_cy._C.node cimport Node, Edge, AccumulateGrad, GraphRoot, gradient_edge
+from autograd_cy._C.ops.dispatch cimport binary_kernel, KERNEL_ADD
 
 import numpy as np
+cimport numpy as cnp
+
+cnp.import_array()
 
 cdef extern from "Python.h":
     unsigned long Py_TPFLAGS_HEAPTYPE
@@ -41,55 +46,66 @@ cdef extern from "Python.h":
 @cython.final
 cdef class ReadyQueue:
     """A max-heap of nodes keyed by sequence_nr: the newest forward op runs first."""
-    cdef list heap          # Nodes
+    cdef list heap          # Nodes; slots from `size` on are spare (None)
     cdef list buffers       # the InputBuffer that goes with each heap entry
+    cdef Py_ssize_t size    # entries in use: the lists never shrink, so no realloc per node
+    cdef list popped_buffer # the InputBuffer of the node pop() returned last
 
     def __cinit__(self):
         self.heap = []
         self.buffers = []
 
-    cdef void push(self, Node node, list buffer):
-        cdef Py_ssize_t child = len(self.heap)
+    cdef void push(self, Node node, list buffer) except *:
+        cdef Py_ssize_t child = self.size
         cdef Py_ssize_t parent
-        self.heap.append(node)
-        self.buffers.append(buffer)
+        cdef list heap = self.heap, buffers = self.buffers
+        if child == len(heap):
+            heap.append(None)
+            buffers.append(None)
+        self.size += 1
         while child > 0:                      # sift up
             parent = (child - 1) >> 1
-            if (<Node>self.heap[parent]).sequence_nr >= node.sequence_nr:
+            if (<Node>heap[parent]).sequence_nr >= node.sequence_nr:
                 break
-            self.heap[child] = self.heap[parent]
-            self.buffers[child] = self.buffers[parent]
+            heap[child] = heap[parent]
+            buffers[child] = buffers[parent]
             child = parent
-        self.heap[child] = node
-        self.buffers[child] = buffer
+        heap[child] = node
+        buffers[child] = buffer
 
-    cdef tuple pop(self):
-        cdef Node top = self.heap[0]
-        cdef list top_buffer = self.buffers[0]
-        cdef Node last = self.heap.pop()
-        cdef list last_buffer = self.buffers.pop()
-        cdef Py_ssize_t size = len(self.heap)
+    cdef Node pop(self):
+        """Remove and return the newest node; its InputBuffer is left in ``popped_buffer``."""
+        cdef list heap = self.heap, buffers = self.buffers
+        cdef Node top = heap[0]
+        cdef list top_buffer = buffers[0]
+        cdef Py_ssize_t size = self.size - 1
+        cdef Node last = heap[size]
+        cdef list last_buffer = buffers[size]
         cdef Py_ssize_t parent = 0
         cdef Py_ssize_t child
+        heap[size] = None
+        buffers[size] = None
+        self.size = size
         if size:
             while True:                       # sift down
                 child = 2 * parent + 1
                 if child >= size:
                     break
-                if (child + 1 < size and (<Node>self.heap[child + 1]).sequence_nr
-                        > (<Node>self.heap[child]).sequence_nr):
+                if (child + 1 < size and (<Node>heap[child + 1]).sequence_nr
+                        > (<Node>heap[child]).sequence_nr):
                     child += 1
-                if (<Node>self.heap[child]).sequence_nr <= last.sequence_nr:
+                if (<Node>heap[child]).sequence_nr <= last.sequence_nr:
                     break
-                self.heap[parent] = self.heap[child]
-                self.buffers[parent] = self.buffers[child]
+                heap[parent] = heap[child]
+                buffers[parent] = buffers[child]
                 parent = child
-            self.heap[parent] = last
-            self.buffers[parent] = last_buffer
-        return top, top_buffer
+            heap[parent] = last
+            buffers[parent] = last_buffer
+        self.popped_buffer = top_buffer
+        return top
 
     cdef bint empty(self):
-        return not self.heap
+        return self.size == 0
 
 
 @cython.final
@@ -99,23 +115,42 @@ cdef class ExecInfo:
     cdef list captures      # (input_nr, position in grad()'s result)
 
 
+# NOTE [Dependencies on the node]
+# A GraphTask needs, for every node below its root, the number of edges that still have to
+# deliver a gradient and the InputBuffer collecting them. It keeps them in the node itself
+# (engine_task / engine_dependencies / engine_buffer): no dictionary, so the cost per node
+# stays flat however deep the graph. A node belongs to one running task at a time:
+# compute_dependencies claims it (engine_task = task.id). The id of a task that has ended
+# is stale and the node free again (owned_by_other), so a finished backward need not walk
+# its graph once more to give the nodes back. If a node is claimed by another task that is
+# still running (a backward started inside a hook, or on another thread, over part of the
+# same graph), the new task gives back its claims and keeps its counts in a private dict of
+# Pending entries instead ("shared" mode).
+
+@cython.final
+cdef class Pending:
+    """A node's state inside a shared-mode GraphTask, until it is ready to run."""
+    cdef Py_ssize_t dependencies # edges that still have to deliver a gradient
+    cdef list buffer             # its InputBuffer (one slot per node input), made on demand
+
+
 @cython.final
 cdef class GraphTask:
     """The state of one backward() / grad() call."""
     cdef bint keep_graph
     cdef bint create_graph
-    cdef dict dependencies       # Node -> number of edges still to deliver a gradient
-    cdef dict not_ready          # Node -> InputBuffer (list, one slot per node input)
+    cdef list claimed            # nodes whose engine_* fields this task owns
+    cdef bint shared             # counts live in `pending`, not on the nodes
+    cdef dict pending            # shared mode: Node -> Pending, for every node below the root
+    cdef Node root
     cdef dict exec_info          # Node -> ExecInfo; empty: every reachable node runs
     cdef list captured           # grad()'s results
     cdef ReadyQueue queue
     cdef list final_callbacks
     cdef readonly long long id
-    cdef set nodes_in_graph
 
     def __cinit__(self):
-        self.dependencies = {}
-        self.not_ready = {}
+        self.claimed = []
         self.exec_info = {}
         self.captured = []
         self.queue = ReadyQueue()
@@ -125,6 +160,7 @@ cdef class GraphTask:
 # The tasks running on this thread, innermost last (reentrant backward nests them).
 _local = threading.local()
 _task_counter = [0]
+cdef set _live_tasks = set()    # ids of the GraphTasks running now, on any thread
 
 
 cdef list current_tasks():
@@ -164,7 +200,7 @@ def _will_engine_execute_node(node):
         raise RuntimeError(
             "_get_should_execute_nodes should only be called during the backward pass")
     task = tasks[-1]
-    if node not in task.nodes_in_graph:
+    if node is not task.root and not in_task(task, <Node>node):
         return False
     if not task.exec_info:
         return True
@@ -188,23 +224,87 @@ cdef bint has_children(Node node):
 
 # ---------------------------------------------------------------- graph analysis
 
-cdef void compute_dependencies(GraphTask task, Node root):
+cdef bint in_task(GraphTask task, Node node):
+    """Is ``node`` below the root of ``task``?"""
+    if task.shared:
+        return node in task.pending
+    return node.engine_task == task.id
+
+
+cdef void compute_dependencies(GraphTask task, Node root) except *:
     """Count, for every reachable node, the edges that point at it (rule 3.3)."""
-    cdef dict dependencies = task.dependencies
     cdef list stack = [root]
-    cdef set seen = {root}
+    cdef list claimed = task.claimed
+    cdef long long task_id = task.id
     cdef Node node
-    cdef Edge edge
+    cdef Node child
+    cdef tuple edges
+    cdef Py_ssize_t i
+    task.root = root
     while stack:
-        node = stack.pop()
-        for edge in node.next_edges:
-            if edge.function is None:
+        node = <Node>stack.pop()
+        edges = node.next_edges
+        for i in range(len(edges)):
+            child = (<Edge>edges[i]).function
+            if child is None:
                 continue
-            dependencies[edge.function] = dependencies.get(edge.function, 0) + 1
-            if edge.function not in seen:
-                seen.add(edge.function)
-                stack.append(edge.function)
-    task.nodes_in_graph = seen
+            if child.engine_task == task_id:
+                child.engine_dependencies += 1
+            elif child.engine_task == 0 or not owned_by_other(child.engine_task):
+                child.engine_task = task_id
+                child.engine_dependencies = 1
+                child.engine_buffer = None
+                claimed.append(child)
+                stack.append(child)
+            else:
+                # Another running task owns this node (NOTE [Dependencies on the node]).
+                release_nodes(task)
+                compute_shared_dependencies(task, root)
+                return
+
+
+cdef inline bint owned_by_other(long long owner) except -1:
+    """Is task ``owner`` (not the caller's) still running? Ids of ended tasks stay on the
+    nodes they ran; when the caller is the only running task, every such id is stale."""
+    return len(_live_tasks) > 1 and owner in _live_tasks
+
+
+cdef void release_nodes(GraphTask task) except *:
+    """Give back the nodes this task claimed (it has ended, or switched to shared mode)."""
+    cdef Node node
+    for node in task.claimed:
+        node.engine_task = 0
+        node.engine_buffer = None
+    task.claimed = []
+
+
+cdef void compute_shared_dependencies(GraphTask task, Node root) except *:
+    """compute_dependencies for a task that shares nodes with another: counts in a dict."""
+    cdef dict pending = {}
+    cdef list stack = [root]
+    cdef Node node
+    cdef Node child
+    cdef tuple edges
+    cdef Py_ssize_t i
+    cdef PyObject* entry
+    cdef Pending state
+    task.shared = True
+    task.pending = pending
+    while stack:
+        node = <Node>stack.pop()
+        edges = node.next_edges
+        for i in range(len(edges)):
+            child = (<Edge>edges[i]).function
+            if child is None:
+                continue
+            entry = PyDict_GetItem(pending, child)
+            if entry is NULL:
+                state = Pending.__new__(Pending)
+                pending[child] = state
+                stack.append(child)
+            else:
+                state = <Pending>entry
+            state.dependencies += 1
 
 
 cdef void compute_exec_info(GraphTask task, Node root, list input_edges, bint accumulate):
@@ -348,14 +448,15 @@ cdef tuple call_function(GraphTask task, Node node, list inputs, bint tensor_hoo
     if passes_undefined_through(node, grad_outputs):
         # Built-in formulas: no gradient in, no gradient out (rule 3.15).
         outputs = (None,) * len(node.next_edges)
-    else:
-        if task.exec_info:
-            node.output_mask = needed_outputs(task, node)
+    elif task.exec_info:
+        node.output_mask = needed_outputs(task, node)
         try:
             outputs = node.apply(grad_outputs)
         finally:
             node.output_mask = None
         outputs = validate_outputs(node, outputs)
+    else:
+        outputs = validate_outputs(node, node.apply(grad_outputs))
 
     if node.post_hooks:
         for hook in list(node.post_hooks.values()):
@@ -396,7 +497,7 @@ cdef tuple validate_outputs(Node node, tuple outputs):
         raise RuntimeError(f"Function {node.name()} returned an invalid number of gradients - "
                            f"expected {count}, but got {len(outputs)}")
     for i in range(count):
-        edge = node.next_edges[i]
+        edge = <Edge>node.next_edges[i]
         value = outputs[i]
         if value is None:
             continue
@@ -411,12 +512,28 @@ cdef tuple validate_outputs(Node node, tuple outputs):
             continue
         shape = (<tuple>metadata)[0]
         dtype = (<tuple>metadata)[1]
-        array = grad._data
-        if array.shape != shape or (array.dtype is not dtype and array.dtype != dtype):
+        if not conforms(grad._data, <tuple>shape, dtype):
             if result is None:
                 result = list(outputs)
             result[i] = conform_gradient(node, i, grad, shape, dtype)
     return outputs if result is None else tuple(result)
+
+
+cdef inline bint conforms(object array, tuple shape, object dtype):
+    """``array.shape == shape and array.dtype == dtype``, read from the C struct for NumPy."""
+    cdef cnp.npy_intp* dims
+    cdef Py_ssize_t i, ndim
+    if type(array) is not cnp.ndarray:
+        return array.shape == shape and array.dtype == dtype
+    ndim = cnp.PyArray_NDIM(<cnp.ndarray>array)
+    if ndim != len(shape):
+        return False
+    dims = cnp.PyArray_DIMS(<cnp.ndarray>array)
+    for i in range(ndim):
+        if dims[i] != <Py_ssize_t>shape[i]:
+            return False
+    descr = <object>cnp.PyArray_DESCR(<cnp.ndarray>array)
+    return descr is dtype or descr == dtype
 
 
 cdef Tensor conform_gradient(Node node, Py_ssize_t index, Tensor grad, tuple shape, dtype):
@@ -466,17 +583,20 @@ cdef void accumulate(list buffer, Py_ssize_t slot, Tensor grad) except *:
     elif is_grad_enabled():
         buffer[slot] = old + grad       # create_graph: differentiable, out of place
     else:
-        buffer[slot] = make_tensor((<Tensor>old)._data + grad._data)
+        array = binary_kernel(KERNEL_ADD, (<Tensor>old)._data, grad._data)
+        if array is None:
+            array = (<Tensor>old)._data + grad._data
+        buffer[slot] = make_tensor(array)
 
 
 cdef void evaluate_function(GraphTask task, Node node, list inputs) except *:
     cdef ExecInfo info = None
     cdef bint hooks_done = False
     cdef tuple outputs
-    cdef Py_ssize_t i, remaining
+    cdef Py_ssize_t i
     cdef Edge edge
     cdef Node child
-    cdef list buffer
+    cdef list buffer, buffer_out
     if task.exec_info:
         info = task.exec_info.get(node)
         if info is not None and info.captures:
@@ -493,31 +613,46 @@ cdef void evaluate_function(GraphTask task, Node node, list inputs) except *:
         report_anomaly(node)
         raise
 
+    cdef Pending state = None
+    cdef tuple next_edges = node.next_edges
+    cdef bint shared = task.shared
+    cdef Py_ssize_t remaining
+    cdef PyObject* entry
     for i in range(len(outputs)):
-        edge = node.next_edges[i]
+        edge = <Edge>next_edges[i]
         child = edge.function
         if child is None:
             continue
-        remaining = <Py_ssize_t>task.dependencies[child] - 1
-        task.dependencies[child] = remaining
+        if shared:
+            entry = PyDict_GetItem(task.pending, child)
+            if entry is NULL:
+                raise KeyError(child)   # cannot happen: compute_dependencies saw every child
+            state = <Pending>entry
+            state.dependencies -= 1
+            remaining = state.dependencies
+            buffer = state.buffer
+        else:
+            child.engine_dependencies -= 1
+            remaining = child.engine_dependencies
+            buffer = child.engine_buffer
         if task.exec_info:
             info = task.exec_info.get(child)
             if info is None or not (info.needed or info.captures):
                 continue        # pruned: the gradient is dropped, the count still drops
+        if buffer is None:
+            buffer = new_buffer(child)
+        if outputs[i] is not None:
+            accumulate(buffer, edge.input_nr, outputs[i])
         if remaining == 0:
-            # Last edge into `child`: earlier gradients (if any) wait in not_ready.
-            buffer = task.not_ready.pop(child, None)
-            if buffer is None:
-                buffer = new_buffer(child)
-            if outputs[i] is not None:
-                accumulate(buffer, edge.input_nr, outputs[i])
+            # Last edge into `child`: it is ready, with every gradient in its buffer.
+            buffer_out = None
             task.queue.push(child, buffer)
         else:
-            buffer = task.not_ready.get(child)
-            if buffer is None:
-                buffer = task.not_ready[child] = new_buffer(child)
-            if outputs[i] is not None:
-                accumulate(buffer, edge.input_nr, outputs[i])
+            buffer_out = buffer
+        if shared:
+            state.buffer = buffer_out
+        else:
+            child.engine_buffer = buffer_out
 
 
 cdef void report_anomaly(Node node):
@@ -534,10 +669,10 @@ cdef void report_anomaly(Node node):
 
 cdef void execute(GraphTask task) except *:
     cdef Node node
-    cdef list inputs
-    while not task.queue.empty():
-        node, inputs = task.queue.pop()
-        evaluate_function(task, node, inputs)
+    cdef ReadyQueue queue = task.queue
+    while not queue.empty():
+        node = queue.pop()
+        evaluate_function(task, node, queue.popped_buffer)
     # Final callbacks may queue further callbacks (rule 3.16).
     cdef Py_ssize_t i = 0
     while i < len(task.final_callbacks):
@@ -574,24 +709,35 @@ def run_backward(tuple root_edges, tuple root_grads, bint keep_graph, bint creat
         root.sequence_nr = <unsigned long long>-1
         root_buffer = []
 
-    compute_dependencies(task, root)
-    if input_edges is not None:
-        task.captured = [None] * len(input_edges)
-        compute_exec_info(task, root, input_edges, accumulate_grad)
-        if len(root_edges) != 1:
-            (<ExecInfo>task.exec_info.setdefault(root, ExecInfo())).needed = True
-        elif not task.exec_info.get(root):
-            # The root reaches no input: nothing runs, everything stays unused.
-            return task.captured
-
-    tasks = current_tasks()
-    previous_grad_mode = _is_grad_enabled()
-    set_grad_enabled(create_graph)       # grad mode inside backward == create_graph (2.13)
-    tasks.append(task)
+    cdef bint completed = False
+    _live_tasks.add(task.id)
     try:
-        task.queue.push(root, root_buffer)
-        execute(task)
+        compute_dependencies(task, root)
+        if input_edges is not None:
+            task.captured = [None] * len(input_edges)
+            compute_exec_info(task, root, input_edges, accumulate_grad)
+            if len(root_edges) != 1:
+                (<ExecInfo>task.exec_info.setdefault(root, ExecInfo())).needed = True
+            elif not task.exec_info.get(root):
+                # The root reaches no input: nothing runs, everything stays unused.
+                return task.captured
+
+        tasks = current_tasks()
+        previous_grad_mode = _is_grad_enabled()
+        set_grad_enabled(create_graph)   # grad mode inside backward == create_graph (2.13)
+        tasks.append(task)
+        try:
+            task.queue.push(root, root_buffer)
+            execute(task)
+            completed = True
+        finally:
+            tasks.pop()
+            set_grad_enabled(previous_grad_mode)
     finally:
-        tasks.pop()
-        set_grad_enabled(previous_grad_mode)
+        _live_tasks.discard(task.id)
+        # A plain backward that ran to the end has run every claimed node, which left no
+        # InputBuffer behind: the stale ids need no cleanup (see owned_by_other), and a deep
+        # graph is not walked a second time. Otherwise buffers may be left: drop them.
+        if not completed or task.exec_info:
+            release_nodes(task)
     return task.captured

@@ -23,6 +23,12 @@ cdef class Node:
     cdef object anomaly_trace         # forward stack when created in anomaly mode
     cdef object _parent_node          # node whose backward created this one (anomaly)
     cdef tuple output_mask            # set by the engine around apply(): needed edges
+    # Engine scratch space, owned by one running GraphTask at a time (NOTE [Dependencies
+    # on the node] in engine.pyx): its id, the edges still to deliver a gradient, the
+    # InputBuffer. Kept here rather than in a dict so a deep graph costs no hash lookups.
+    cdef long long engine_task
+    cdef Py_ssize_t engine_dependencies
+    cdef list engine_buffer
     cdef object __weakref__
 
     cpdef tuple apply(self, tuple grads)
@@ -54,6 +60,7 @@ cdef class SavedTensor:
     cdef object pack_hook, unpack_hook, packed
 
     cpdef object unpack(self, Node owner=*)
+    cdef object unpack_array(self, Node owner)
     cdef _apply_hooks(self, pack_hook, unpack_hook, Tensor value)
     cdef void _restore_metadata(self, Tensor result, Node owner)
     cdef void release(self)

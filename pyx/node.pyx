@@ -29,7 +29,9 @@ import traceback
 import warnings
 import weakref
 
-from cpython.ref cimport Py_REFCNT
+from cpython.ref cimport Py_REFCNT, Py_INCREF
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
+cimport numpy as cnp
 from libc.stdint cimport UINT64_MAX
 
 from autograd_cy._C.grad_mode cimport (
@@ -47,7 +49,8 @@ from autograd_cy._C.tensor cimport (
 cdef class Edge:
     """``(function, input_nr)``: where one gradient produced by a Node goes."""
 
-    def __cinit__(self, Node function=None, Py_ssize_t input_nr=0):
+    def __init__(self, Node function=None, Py_ssize_t input_nr=0):
+        # __init__, not __cinit__: make_edge's Edge.__new__ then parses no arguments.
         self.function = function
         self.input_nr = input_nr
 
@@ -60,6 +63,8 @@ cdef class Edge:
     def __repr__(self):
         return f"Edge(function={self.function!r}, input_nr={self.input_nr})"
 
+
+cnp.import_array()
 
 cdef Edge INVALID_EDGE = Edge(None, 0)
 
@@ -368,17 +373,65 @@ cdef inline Edge edge_of(object x):
     return INVALID_EDGE
 
 
-cdef inline void record_output(Node node, Tensor output, Py_ssize_t output_nr):
+cdef tuple _last_metadata = None     # the metadata tuple made last (see output_metadata)
+
+
+cdef inline tuple output_metadata(Tensor output):
+    """``(shape, dtype)`` of an output, what validate_outputs checks its gradient against.
+
+    Consecutive ops mostly produce outputs of one shape and dtype: the immutable tuple made
+    for the previous output is then shared, not rebuilt (two fewer objects per node)."""
+    global _last_metadata
+    cdef object array = output._data
+    cdef tuple metadata
+    if type(array) is not cnp.ndarray:
+        return (array.shape, array.dtype)
+    metadata = _last_metadata
+    if metadata is not None and matches(<cnp.ndarray>array, metadata):
+        return metadata
+    # Read from the array struct: no attribute lookups on the per-op path.
+    metadata = (array_shape(<cnp.ndarray>array), <object>cnp.PyArray_DESCR(<cnp.ndarray>array))
+    _last_metadata = metadata
+    return metadata
+
+
+cdef inline bint matches(cnp.ndarray array, tuple metadata):
+    """Does ``metadata`` hold exactly this array's shape and dtype?"""
+    cdef tuple shape = <tuple>metadata[0]
+    cdef Py_ssize_t i, ndim = cnp.PyArray_NDIM(array)
+    if <object>cnp.PyArray_DESCR(array) is not metadata[1] or len(shape) != ndim:
+        return False
+    for i in range(ndim):
+        if cnp.PyArray_DIMS(array)[i] != <Py_ssize_t>shape[i]:
+            return False
+    return True
+
+
+cdef tuple array_shape(cnp.ndarray array):
+    """``array.shape``, built straight from the dimensions."""
+    cdef Py_ssize_t i, ndim = cnp.PyArray_NDIM(array)
+    cdef tuple shape = PyTuple_New(ndim)
+    for i in range(ndim):
+        size = cnp.PyArray_DIMS(array)[i]
+        Py_INCREF(size)
+        PyTuple_SET_ITEM(shape, i, size)
+    return shape
+
+
+cdef inline void attach_output(Node node, Tensor output, Py_ssize_t output_nr):
     output._grad_fn = node
     output._output_nr = output_nr
     if output._base is not None:
         output._grad_fn_version = version_counter(output).version
-    node.input_metadata.append((output._data.shape, output._data.dtype))
+
+
+cdef inline void record_output(Node node, Tensor output, Py_ssize_t output_nr):
+    attach_output(node, output, output_nr)
+    node.input_metadata.append(output_metadata(output))
 
 
 cdef inline void stamp(Node node):
     node.sequence_nr = next_sequence_nr()
-    node.input_metadata = []
     if is_anomaly_enabled():
         node.anomaly_trace = "".join(traceback.format_stack())
 
@@ -387,7 +440,8 @@ cdef Node set_history1(Node node, Tensor input, Tensor output):
     """Record a one-input, one-output op: ``output = op(input)`` with backward ``node``."""
     stamp(node)
     node.next_edges = (gradient_edge(input),)
-    record_output(node, output, 0)
+    attach_output(node, output, 0)
+    node.input_metadata = [output_metadata(output)]
     return node
 
 
@@ -395,7 +449,8 @@ cdef Node set_history2(Node node, object input0, object input1, Tensor output):
     """Record a binary op; a non-Tensor operand gets an invalid edge (rule 1.3)."""
     stamp(node)
     node.next_edges = (edge_of(input0), edge_of(input1))
-    record_output(node, output, 0)
+    attach_output(node, output, 0)
+    node.input_metadata = [output_metadata(output)]
     return node
 
 
@@ -403,6 +458,7 @@ cdef Node set_history(Node node, tuple inputs, tuple outputs):
     """Record any op. Outputs that are None or of integer dtype stay outside the graph."""
     cdef Py_ssize_t i
     stamp(node)
+    node.input_metadata = []
     node.next_edges = tuple([edge_of(x) for x in inputs])
     for i in range(len(outputs)):
         output = outputs[i]
@@ -579,6 +635,15 @@ cdef class SavedTensor:
         result = make_tensor(self.data)
         self._restore_metadata(result, owner)
         return result
+
+    cdef object unpack_array(self, Node owner):
+        """``unpack(owner)._data`` with the same checks, without wrapping an output first."""
+        if self.was_none or self.freed or self.unpack_hook is not None or not self.is_output:
+            value = self.unpack(owner)
+            return None if value is None else (<Tensor>value)._data
+        if (<VersionCounter>self.version_counter).version != self.saved_version:
+            raise RuntimeError(self._version_message(owner))
+        return self.data
 
     cdef void _restore_metadata(self, Tensor result, Node owner):
         result._version_counter = self.version_counter

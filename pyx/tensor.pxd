@@ -38,6 +38,19 @@ cdef class Tensor:
     cdef object __weakref__
 
 
+# NOTE [Operator table]: the op modules cimport tensor.pxd, so tensor.pyx cannot import
+# them; instead each installs C pointers to its hot functions here at import time, and
+# the Tensor operators call through them (a NULL entry falls back to the Python namespace).
+ctypedef object (*binary_op)(object, object)
+
+cdef struct FastOps:
+    binary_op add
+    binary_op sub
+    binary_op mul
+
+cdef FastOps* fast_ops() noexcept
+
+
 cdef Tensor make_tensor(object array)
 cdef Tensor make_view(object array, Tensor source)
 cdef VersionCounter version_counter(Tensor t)

@@ -12,6 +12,7 @@ import weakref
 
 import numpy as np
 cimport numpy as cnp
+from cpython.object cimport PyTypeObject
 
 from autograd_cy._C.grad_mode cimport (
     is_grad_enabled, is_inference_mode_enabled,
@@ -36,12 +37,16 @@ def _install(ops, hooks_api, regenerate_view_grad_fn):
     _regenerate_view_grad_fn = regenerate_view_grad_fn
 
 
-cdef object _cupy_ndarray = None
+cdef FastOps _fast        # zero-initialised: every entry NULL until its module installs it
+
+
+cdef FastOps* fast_ops() noexcept:
+    return &_fast
 
 
 cdef object array_module(object array):
     """NumPy or CuPy: the one place that decides which array library runs an op."""
-    if type(array) is np.ndarray:
+    if type(array) is cnp.ndarray:
         return np
     import cupy
     return cupy
@@ -54,7 +59,7 @@ cdef class VersionCounter:
 cdef Tensor make_tensor(object array):
     """Wrap an array (NumPy scalars become 0-d arrays) in a fresh leaf Tensor."""
     cdef Tensor t = Tensor.__new__(Tensor)
-    if type(array) is not np.ndarray:
+    if type(array) is not cnp.ndarray:
         array = _coerce_array(array)
     t._data = array
     t._is_inference = is_inference_mode_enabled()
@@ -411,12 +416,23 @@ cdef class Tensor:
         _ops._backward((self,), gradient, retain_graph, create_graph, inputs=inputs)
 
     # ----------------------------------------------- ops: forwarded to pyx/ops/
-    def __add__(self, other): return _ops.add(self, other)
-    def __radd__(self, other): return _ops.add(self, other)
-    def __sub__(self, other): return _ops.sub(self, other)
+    def __add__(self, other):
+        return _fast.add(self, other) if _fast.add is not NULL else _ops.add(self, other)
+
+    def __radd__(self, other):
+        return _fast.add(self, other) if _fast.add is not NULL else _ops.add(self, other)
+
+    def __sub__(self, other):
+        return _fast.sub(self, other) if _fast.sub is not NULL else _ops.sub(self, other)
+
     def __rsub__(self, other): return _ops.rsub(self, other)
-    def __mul__(self, other): return _ops.mul(self, other)
-    def __rmul__(self, other): return _ops.mul(self, other)
+
+    def __mul__(self, other):
+        return _fast.mul(self, other) if _fast.mul is not NULL else _ops.mul(self, other)
+
+    def __rmul__(self, other):
+        return _fast.mul(self, other) if _fast.mul is not NULL else _ops.mul(self, other)
+
     def __truediv__(self, other): return _ops.div(self, other)
     def __rtruediv__(self, other): return _ops.rdiv(self, other)
     def __pow__(self, other, modulo=None): return _ops.pow(self, other)
@@ -464,8 +480,24 @@ cdef class Tensor:
 _TENSOR_METHODS = {}
 
 
+cdef extern from "Python.h":
+    void PyType_Modified(PyTypeObject* type)
+
+
 def _register_methods(dict methods):
+    """Make each op in ``methods`` a Tensor method.
+
+    Besides the table that ``__getattr__`` reads, each function also goes into the class
+    dict itself, so ``x.exp()`` is an ordinary method lookup (Python's method cache, no
+    bound-method object) instead of a failed lookup followed by ``__getattr__``. Names the
+    class defines itself keep their definition, as before.
+    """
     _TENSOR_METHODS.update(methods)
+    cdef dict class_dict = <dict>(<PyTypeObject*>Tensor).tp_dict
+    for name, method in methods.items():
+        if name not in class_dict and hasattr(method, "__get__"):
+            class_dict[name] = method
+    PyType_Modified(<PyTypeObject*>Tensor)
 
 
 class Size(tuple):

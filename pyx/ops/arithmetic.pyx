@@ -15,8 +15,10 @@ from autograd_cy._C.node cimport (
     Node, SavedTensor, save, set_history1, set_history2, set_history, any_requires_grad2,
 )
 from autograd_cy._C.ops.dispatch cimport (
-    result_type, floating_result_type, operand_array, wrap, quietly2,
+    result_type, floating_result_type, operand_array, wrap, quietly2, binary_kernel,
+    KERNEL_ADD, KERNEL_SUB, KERNEL_MUL,
 )
+from autograd_cy._C.tensor cimport fast_ops
 from autograd_cy._C.ops.inplace cimport apply_inplace
 
 __all__ = ["add", "sub", "rsub", "mul", "div", "true_divide", "rdiv", "neg", "negative",
@@ -58,22 +60,40 @@ cdef class AddBackward0(Node):
         grad = grads[0]
         other_grad = None
         if self.should_compute_output(1):
-            other_grad = grad if self.saved_alpha == 1 else mul(grad, self.saved_alpha)
+            other_grad = grad if self.saved_alpha == 1 else mul_impl(grad, self.saved_alpha)
         return (grad if self.should_compute_output(0) else None, other_grad)
 
 
 def add(self, other, *, alpha=1):
     """``self + alpha * other``, broadcasting, with PyTorch's type promotion."""
-    dtype = result_type(self, other)
-    a = operand_array(self, dtype)
-    b = operand_array(other, dtype)
-    cdef Tensor out = wrap(a + b if alpha == 1 else a + alpha * b)
+    return add_impl(self, other, alpha)
+
+
+cdef object add_impl(object self, object other, object alpha):
+    cdef object array = None
+    cdef bint unit = alpha == 1
+    if unit and isinstance(self, Tensor) and isinstance(other, Tensor):
+        array = binary_kernel(KERNEL_ADD, (<Tensor>self)._data, (<Tensor>other)._data)
+    if array is None:
+        dtype = result_type(self, other)
+        a = operand_array(self, dtype)
+        b = operand_array(other, dtype)
+        array = a + b if unit else a + alpha * b
+    cdef Tensor out = wrap(array)
     cdef AddBackward0 node
     if any_requires_grad2(self, other):
-        node = AddBackward0()
+        node = AddBackward0.__new__(AddBackward0)
         node.saved_alpha = alpha
         set_history2(node, self, other, out)
     return out
+
+
+cdef object add_op(object self, object other):
+    """``self + other`` for Tensor.__add__ (installed in tensor.pyx's fast table)."""
+    return add_impl(self, other, ONE)
+
+
+cdef object ONE = 1
 
 
 cdef class SubBackward0(Node):
@@ -89,19 +109,34 @@ cdef class SubBackward0(Node):
 
 def sub(self, other, *, alpha=1):
     """``self - alpha * other``."""
-    dtype = result_type(self, other)
-    if dtype.kind == "b":
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
-                           "supported. Use the `^` or `logical_xor()` operator instead.")
-    a = operand_array(self, dtype)
-    b = operand_array(other, dtype)
-    cdef Tensor out = wrap(a - b if alpha == 1 else a - alpha * b)
+    return sub_impl(self, other, alpha)
+
+
+cdef object sub_impl(object self, object other, object alpha):
+    cdef object array = None
+    cdef bint unit = alpha == 1
+    if unit and isinstance(self, Tensor) and isinstance(other, Tensor):
+        # Same float dtype on both sides, so never the bool case refused below.
+        array = binary_kernel(KERNEL_SUB, (<Tensor>self)._data, (<Tensor>other)._data)
+    if array is None:
+        dtype = result_type(self, other)
+        if dtype.kind == "b":
+            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                               "supported. Use the `^` or `logical_xor()` operator instead.")
+        a = operand_array(self, dtype)
+        b = operand_array(other, dtype)
+        array = a - b if unit else a - alpha * b
+    cdef Tensor out = wrap(array)
     cdef SubBackward0 node
     if any_requires_grad2(self, other):
-        node = SubBackward0()
+        node = SubBackward0.__new__(SubBackward0)
         node.saved_alpha = alpha
         set_history2(node, self, other, out)
     return out
+
+
+cdef object sub_op(object self, object other):
+    return sub_impl(self, other, ONE)
 
 
 cdef class RsubBackward0(Node):
@@ -129,9 +164,9 @@ cdef class MulBackward0(Node):
         grad = grads[0]
         self_grad = other_grad = None
         if self.should_compute_output(0):
-            self_grad = mul(grad, unpack(self.saved_other, self))
+            self_grad = mul_impl(grad, unpack(self.saved_other, self))
         if self.should_compute_output(1):
-            other_grad = mul(grad, unpack(self.saved_self, self))
+            other_grad = mul_impl(grad, unpack(self.saved_self, self))
         return (self_grad, other_grad)
 
     cdef void release_variables(self):
@@ -143,11 +178,20 @@ cdef class MulBackward0(Node):
 
 def mul(self, other):
     """Elementwise product."""
-    dtype = result_type(self, other)
-    cdef Tensor out = wrap(operand_array(self, dtype) * operand_array(other, dtype))
+    return mul_impl(self, other)
+
+
+cdef object mul_impl(object self, object other):
+    cdef object array = None
+    if isinstance(self, Tensor) and isinstance(other, Tensor):
+        array = binary_kernel(KERNEL_MUL, (<Tensor>self)._data, (<Tensor>other)._data)
+    if array is None:
+        dtype = result_type(self, other)
+        array = operand_array(self, dtype) * operand_array(other, dtype)
+    cdef Tensor out = wrap(array)
     cdef MulBackward0 node
     if any_requires_grad2(self, other):
-        node = MulBackward0()
+        node = MulBackward0.__new__(MulBackward0)
         # Each side saves the operand its own gradient needs, and only if needed.
         node.saved_other = save_operand(other, is_tensor_requiring_grad(self))
         node.saved_self = save_operand(self, is_tensor_requiring_grad(other))
@@ -542,3 +586,9 @@ def pow_(Tensor self, exponent):
 
 def neg_(Tensor self):
     return apply_inplace(self, neg, (), False)
+
+
+# The Tensor operators call these C functions directly (tensor.pyx, NOTE [Operator table]).
+fast_ops().add = add_op
+fast_ops().sub = sub_op
+fast_ops().mul = mul_impl

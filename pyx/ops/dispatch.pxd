@@ -14,3 +14,15 @@ cdef object floating(Tensor t)
 cdef object broadcasting(object function, tuple operands, tuple arrays)
 cdef Tensor expect_tensor(object value, str function, str argument, int position)
 cdef object quietly2(object function, object a, object b)
+
+
+# Fused loops for small contiguous float32/float64 arrays (NOTE [Fused kernels] in
+# dispatch.pyx); each returns None when its operands do not qualify.
+cdef enum:
+    KERNEL_ADD = 0
+    KERNEL_SUB = 1
+    KERNEL_MUL = 2
+
+cdef object binary_kernel(int op, object x, object y)
+cdef object tanh_backward_kernel(object grad, object result)
+cdef object tanh_kernel(object x)

@@ -22,7 +22,7 @@ from autograd_cy._C.node cimport (
 )
 from autograd_cy._C.ops.dispatch cimport (
     wrap, result_type, operand_array, result_type_of, quietly, floating, broadcasting,
-    expect_tensor,
+    expect_tensor, tanh_backward_kernel, tanh_kernel,
 )
 from autograd_cy._C.ops.inplace cimport apply_inplace
 from autograd_cy._C.ops.arithmetic import mul, div, add, sub, neg, pow
@@ -222,15 +222,31 @@ def cos(Tensor self):
 
 cdef class TanhBackward0(SavesResult):
     cpdef tuple apply(self, tuple grads):
+        cdef object array
+        grad = grads[0]
+        if not is_grad_enabled() and isinstance(grad, Tensor):
+            # Nothing to record (no create_graph): one fused loop when the arrays allow it.
+            array = tanh_backward_kernel((<Tensor>grad)._data,
+                                         self.saved_result.unpack_array(self))
+            if array is not None:
+                return (make_tensor(array),)
         result = self.saved_result.unpack(self)
-        return (mul(grads[0], sub(1, mul(result, result))),)
+        return (mul(grad, sub(1, mul(result, result))),)
+
+
+cdef object np_tanh = np.tanh
 
 
 def tanh(Tensor self):
     """Hyperbolic tangent; backward ``grad * (1 - result ** 2)``."""
-    out = wrap(quietly(np.tanh, floating(self)))
+    cdef object array = tanh_kernel(self._data)
+    if array is None:
+        array = quietly(np_tanh, floating(self))
+    cdef Tensor out = wrap(array)
+    cdef TanhBackward0 node
     if is_grad_enabled() and requires_grad(self):
-        record_result(TanhBackward0(), self, out)
+        node = TanhBackward0.__new__(TanhBackward0)
+        record_result(node, self, out)
     return out
 
 
