@@ -411,6 +411,7 @@ cdef tuple array_shape(cnp.ndarray array):
     """``array.shape``, built straight from the dimensions."""
     cdef Py_ssize_t i, ndim = cnp.PyArray_NDIM(array)
     cdef tuple shape = PyTuple_New(ndim)
+    cdef object size        # typed: an inferred C integer would be boxed twice, freed once
     for i in range(ndim):
         size = cnp.PyArray_DIMS(array)[i]
         Py_INCREF(size)

@@ -1,0 +1,87 @@
+"""The engine's per-node bookkeeping (pyx/engine.pyx NOTE [Per-node task state]).
+
+Dependency counts and InputBuffers live on the nodes for the running task, with a
+private fallback when tasks overlap; input metadata is built straight from the
+array. These tests compare results with torch in the situations that exercise
+those shortcuts: large dims, a backward started from inside a backward, a failed
+backward re-run, and several threads over one retained graph.
+"""
+import threading
+
+import numpy as np
+import pytest
+import torch
+
+import autograd_cy as ag
+
+LIBS = (ag, torch)
+
+
+@pytest.mark.parametrize("n", [1, 256, 257, 5000, 100_000])
+def test_metadata_of_large_dims(n):
+    x = ag.ones(n, 3, requires_grad=True)
+    y = x * x
+    assert y.grad_fn._input_metadata() == [((n, 3), np.dtype(np.float32))]
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((n, 3), 2.0, np.float32))
+
+
+def _values(lib):
+    return np.arange(1.0, 7.0).reshape(2, 3)
+
+
+def test_grad_of_a_subgraph_from_a_hook_of_the_running_backward():
+    results = []
+    for lib in LIBS:
+        x = lib.tensor(_values(lib), requires_grad=True)
+        a = x.exp()
+        b = a * 3
+        seen = []
+
+        def hook(grad, a=a, x=x, seen=seen):
+            # A second task over nodes the first one is still running (grad mode is
+            # off inside backward, so the new root is recorded under enable_grad).
+            with lib.enable_grad():
+                total = a.sum()
+            seen.append(lib.autograd.grad(total, x, retain_graph=True)[0].numpy().copy())
+        b.register_hook(hook)
+        (b * b).sum().backward()
+        results.append((seen[0], x.grad.numpy().copy()))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-6)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-6)
+
+
+def test_backward_that_failed_in_a_hook_can_run_again():
+    results = []
+    for lib in LIBS:
+        x = lib.tensor(_values(lib), requires_grad=True)
+        y = (x * 2).sin()
+        handle = y.register_hook(lambda g: (_ for _ in ()).throw(KeyError("stop")))
+        with pytest.raises(KeyError):
+            y.sum().backward(retain_graph=True)
+        handle.remove()
+        y.sum().backward()
+        results.append(x.grad.numpy().copy())
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-6)
+
+
+def test_threads_running_grad_over_one_retained_graph():
+    for lib in LIBS:
+        x = lib.tensor(_values(lib), requires_grad=True)
+        w = lib.tensor(_values(lib) * 0.5, requires_grad=True)
+        out = ((x * w).tanh() * x).sum()
+        expected = [g.numpy().copy() for g in lib.autograd.grad(out, (x, w), retain_graph=True)]
+        failures = []
+
+        def worker():
+            for _ in range(50):
+                grads = lib.autograd.grad(out, (x, w), retain_graph=True)
+                for got, want in zip(grads, expected):
+                    if not np.allclose(got.numpy(), want, rtol=1e-6):
+                        failures.append((got.numpy(), want))
+        threads = [threading.Thread(target=worker) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert not failures, lib.__name__
