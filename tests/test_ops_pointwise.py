@@ -844,3 +844,36 @@ def test_docstring_examples():
     from autograd_cy._C.ops import pointwise
     results = doctest.testmod(pointwise)
     assert results.attempted > 0 and results.failed == 0
+
+
+# ------------------------------------------------------------------ bitwise operators
+
+BITWISE = [
+    ("and", lambda a, b: a & b), ("or", lambda a, b: a | b), ("xor", lambda a, b: a ^ b),
+    ("and_scalar", lambda a, b: a & 6), ("rxor_scalar", lambda a, b: 3 ^ a),
+    ("not", lambda a, b: ~a),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.bool_])
+@pytest.mark.parametrize("name, fn", BITWISE, ids=[b[0] for b in BITWISE])
+def test_bitwise_operators_match_torch(name, fn, dtype):
+    rng = np.random.default_rng(0)
+    a = rng.integers(-8, 8, (3, 4)).astype(dtype)
+    b = rng.integers(-8, 8, (4,)).astype(dtype)
+    ours, theirs = [fn(lib.tensor(a), lib.tensor(b)) for lib in (ag, torch)]
+    assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_bitwise_on_floats_raises_like_torch():
+    for lib in (ag, torch):
+        with pytest.raises(RuntimeError, match="bitwise_and_cpu.* not implemented for 'Float'"):
+            lib.ones(2) & lib.ones(2)
+
+
+def test_comparing_with_none_is_false_like_torch():
+    for lib in (ag, torch):
+        x = lib.ones(2)
+        assert (x == None) is False  # noqa: E711
+        assert (x != None) is True  # noqa: E711

@@ -14,6 +14,7 @@ from autograd_cy._C.ops.dispatch import broadcast_error
 __all__ = ["eq", "ne", "lt", "le", "gt", "ge",
            "greater", "greater_equal", "less", "less_equal", "not_equal",
            "logical_and", "logical_or", "logical_xor", "logical_not",
+           "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
            "isnan", "isinf", "isfinite", "isclose", "allclose", "equal"]
 __tensor_methods__ = tuple(__all__)
 
@@ -116,6 +117,45 @@ def logical_xor(self, other):
 def logical_not(Tensor self):
     """Elementwise ``not self`` (zero is False), as a bool tensor."""
     return make_tensor(np.logical_not(self._data))
+
+
+# ------------------------------------------------------------------ bitwise
+
+cdef Tensor bitwise(object ufunc, str name, object self, object other):
+    """``&``, ``|``, ``^`` of bool or integer tensors (PyTorch promotes, never to float)."""
+    from autograd_cy._C.ops.dispatch import _result_type
+    from autograd_cy.dtypes import from_numpy_dtype
+    dtype = _result_type(self, other)
+    if dtype.kind == "f":
+        raise RuntimeError(f'"{name}_cpu" not implemented for '
+                           f"'{from_numpy_dtype(dtype)._scalar_name}'")
+    a = (<Tensor>self)._data.astype(dtype, copy=False)
+    b = (<Tensor>other)._data.astype(dtype, copy=False) if isinstance(other, Tensor) else other
+    return make_tensor(np.asarray(ufunc(a, b), dtype=dtype))
+
+
+def bitwise_and(self, other):
+    """Elementwise AND of bool or integer tensors (``a & b``)."""
+    return bitwise(np.bitwise_and, "bitwise_and", self, other)
+
+
+def bitwise_or(self, other):
+    """Elementwise OR of bool or integer tensors (``a | b``)."""
+    return bitwise(np.bitwise_or, "bitwise_or", self, other)
+
+
+def bitwise_xor(self, other):
+    """Elementwise XOR of bool or integer tensors (``a ^ b``)."""
+    return bitwise(np.bitwise_xor, "bitwise_xor", self, other)
+
+
+def bitwise_not(Tensor self):
+    """Elementwise NOT: ``~mask`` for bool tensors, two's complement for integers."""
+    if self._data.dtype.kind == "f":
+        from autograd_cy.dtypes import from_numpy_dtype
+        raise RuntimeError('"bitwise_not_cpu" not implemented for '
+                           f"'{from_numpy_dtype(self._data.dtype)._scalar_name}'")
+    return make_tensor(np.invert(self._data))
 
 
 # ------------------------------------------------------------------ special values
