@@ -1,4 +1,4 @@
-"""The engine's per-node bookkeeping (pyx/engine.pyx NOTE [Per-node task state]).
+"""The engine's per-node bookkeeping (pyx/engine.pyx NOTE [Dependencies on the node]).
 
 Dependency counts and InputBuffers live on the nodes for the running task, with a
 private fallback when tasks overlap; input metadata is built straight from the
