@@ -1030,13 +1030,13 @@ def test_5_6_disable_saved_tensors_hooks():
     def run(lib):
         with lib.autograd.graph.disable_saved_tensors_hooks("no hooks here"):
             with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
-                pass
+                raise AssertionError("saved_tensors_hooks was entered")
     same_error(run, RuntimeError, r"^no hooks here$")
 
     def while_active(lib):
         with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
             with lib.autograd.graph.disable_saved_tensors_hooks("already active"):
-                pass
+                raise AssertionError("disable_saved_tensors_hooks was entered")
     same_error(while_active, RuntimeError, r"^already active$")
 
 
