@@ -562,22 +562,34 @@ def addmm(Tensor self, Tensor mat1, Tensor mat2, *, beta=1, alpha=1):
 
 # ------------------------------------------------------------------ in-place
 
+cdef object scaled(object other, object alpha):
+    """``alpha * other`` for the ``alpha=`` of add_/sub_ (only when nothing is recorded)."""
+    if alpha == 1:
+        return other
+    return mul(other, alpha) if isinstance(other, Tensor) else other * alpha
+
+
 def add_(Tensor self, other, *, alpha=1):
-    return apply_inplace(self, lambda x: add(x, other, alpha=alpha), (other,), False)
+    return apply_inplace(self, lambda x: add(x, other, alpha=alpha), (other,), False,
+                         np.add, scaled(other, alpha))
 
 
 def sub_(Tensor self, other, *, alpha=1):
-    return apply_inplace(self, lambda x: sub(x, other, alpha=alpha), (other,), False)
+    return apply_inplace(self, lambda x: sub(x, other, alpha=alpha), (other,), False,
+                         np.subtract, scaled(other, alpha))
 
 
 def mul_(Tensor self, other):
     return apply_inplace(self, lambda x: mul(x, other), (other,),
-                         is_tensor_requiring_grad(other))
+                         is_tensor_requiring_grad(other), np.multiply, other)
 
 
 def div_(Tensor self, other, *, rounding_mode=None):
-    return apply_inplace(self, lambda x: div(x, other, rounding_mode=rounding_mode), (other,),
-                         is_tensor_requiring_grad(other))
+    if rounding_mode is not None:
+        return apply_inplace(self, lambda x: div(x, other, rounding_mode=rounding_mode),
+                             (other,), is_tensor_requiring_grad(other))
+    return apply_inplace(self, lambda x: div(x, other), (other,),
+                         is_tensor_requiring_grad(other), np.true_divide, other)
 
 
 def pow_(Tensor self, exponent):

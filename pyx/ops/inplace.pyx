@@ -18,7 +18,7 @@ from autograd_cy._C.tensor cimport (
 )
 from autograd_cy._C.node cimport Node, Edge, gradient_edge, set_history
 from autograd_cy._C.node import move_retains_grad_hook
-from autograd_cy._C.ops.dispatch cimport check_inplace
+from autograd_cy._C.ops.dispatch cimport check_inplace, result_type, quietly2
 from autograd_cy._C.ops.dispatch import view_error_message
 
 cnp.import_array()
@@ -201,11 +201,15 @@ cdef void write_back(Tensor self, Tensor out) except *:
     self._data[...] = out._data
 
 
-cdef Tensor apply_inplace(Tensor self, object compute, tuple others, bint needs_original):
+cdef Tensor apply_inplace(Tensor self, object compute, tuple others, bint needs_original,
+                         object ufunc=None, object operand=None):
     """Run ``compute(self)`` (the out-of-place op) and make it ``self``'s new value and history.
 
     ``needs_original``: the op's backward reads ``self``'s old value, so the node
     must save a copy of it rather than the tensor that is about to change.
+    ``ufunc``, ``operand``: the op as ``ufunc(self, operand)``; when nothing is recorded
+    (an optimizer step under no_grad) it then runs straight into ``self``'s memory,
+    without the out-of-place temporary and the copy back.
     """
     cdef bint records = is_grad_enabled() and (
         requires_grad(self) or any(isinstance(o, Tensor) and requires_grad(<Tensor>o)
@@ -213,6 +217,10 @@ cdef Tensor apply_inplace(Tensor self, object compute, tuple others, bint needs_
     cdef Tensor source = self
     cdef Tensor out
     check_inplace(self, records)
+    if not records and ufunc is not None:
+        ufunc_into(self, ufunc, operand)
+        bump_version(self)
+        return self
     if records and needs_original:
         source = make_tensor(self._data.copy())
         source._grad_fn = get_grad_fn(self)
@@ -224,6 +232,33 @@ cdef Tensor apply_inplace(Tensor self, object compute, tuple others, bint needs_
     if records:
         rebase_history(self, <Node>out._grad_fn)
     return self
+
+
+cdef void ufunc_into(Tensor self, object ufunc, object operand) except *:
+    """``self = ufunc(self, operand)`` in place, with the checks and errors of write_back."""
+    dtype = result_type(self, operand)
+    if dtype.kind == "b" and ufunc is np.subtract:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if ufunc is np.true_divide and dtype.kind != "f":
+        dtype = np.dtype(np.float32)
+    if isinstance(operand, Tensor):
+        shape = np.broadcast_shapes(self._data.shape, (<Tensor>operand)._data.shape)
+        if shape != self._data.shape:
+            raise RuntimeError(
+                f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
+                f"{list(shape)}")
+        operand = (<Tensor>operand)._data
+    if dtype != self._data.dtype and not np.can_cast(dtype, self._data.dtype, "same_kind"):
+        from autograd_cy.dtypes import from_numpy_dtype
+        raise RuntimeError(
+            f"result type {from_numpy_dtype(dtype)._scalar_name} can't be cast to the desired "
+            f"output type {from_numpy_dtype(self._data.dtype)._scalar_name}")
+    quietly_into(ufunc, self._data, operand)
+
+
+cdef void quietly_into(object ufunc, object array, object operand) except *:
+    quietly2(lambda a, b: ufunc(a, b, out=a, casting="unsafe"), array, operand)
 
 
 # ------------------------------------------------------------ zero_, fill_, copy_
