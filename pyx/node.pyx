@@ -314,11 +314,6 @@ cdef object copy_with_layout(object grad_array, object param_array):
     return result
 
 
-def _set_engine_references(Py_ssize_t n):
-    global ENGINE_REFERENCES
-    ENGINE_REFERENCES = n
-
-
 @cython.final
 cdef class GraphRoot(Node):
     """Feeds the root gradients of a backward with several roots into the graph."""
@@ -721,10 +716,6 @@ cdef SavedTensor save(Tensor t, bint is_output):
         pack_hook, unpack_hook = _hooks_stack()[-1]
         saved._apply_hooks(pack_hook, unpack_hook, t)
     return saved
-
-
-def _save(Tensor t, bint is_output=False):
-    return save(t, is_output)
 
 
 # ---------------------------------------------------------- hooks on tensors

@@ -318,30 +318,23 @@ cdef object binary_kernel(int op, object x, object y):
     cdef cnp.ndarray out = empty_like_kernel(<cnp.ndarray>x, typenum)
     n = cnp.PyArray_SIZE(out)
     if typenum == cnp.NPY_FLOAT:
-        float_binary(op, <float*>cnp.PyArray_DATA(<cnp.ndarray>x),
-                     <float*>cnp.PyArray_DATA(<cnp.ndarray>y),
-                     <float*>cnp.PyArray_DATA(out), n)
+        real_binary(op, <float*>cnp.PyArray_DATA(<cnp.ndarray>x),
+                    <float*>cnp.PyArray_DATA(<cnp.ndarray>y),
+                    <float*>cnp.PyArray_DATA(out), n)
     else:
-        double_binary(op, <double*>cnp.PyArray_DATA(<cnp.ndarray>x),
-                      <double*>cnp.PyArray_DATA(<cnp.ndarray>y),
-                      <double*>cnp.PyArray_DATA(out), n)
+        real_binary(op, <double*>cnp.PyArray_DATA(<cnp.ndarray>x),
+                    <double*>cnp.PyArray_DATA(<cnp.ndarray>y),
+                    <double*>cnp.PyArray_DATA(out), n)
     return out
 
 
-cdef void float_binary(int op, float* a, float* b, float* out, Py_ssize_t n) noexcept nogil:
-    cdef Py_ssize_t i
-    if op == KERNEL_ADD:
-        for i in range(n):
-            out[i] = a[i] + b[i]
-    elif op == KERNEL_SUB:
-        for i in range(n):
-            out[i] = a[i] - b[i]
-    else:
-        for i in range(n):
-            out[i] = a[i] * b[i]
+ctypedef fused real:
+    float
+    double
 
 
-cdef void double_binary(int op, double* a, double* b, double* out, Py_ssize_t n) noexcept nogil:
+cdef void real_binary(int op, real* a, real* b, real* out, Py_ssize_t n) noexcept nogil:
+    """One loop body for float32 and float64 (a Cython fused type)."""
     cdef Py_ssize_t i
     if op == KERNEL_ADD:
         for i in range(n):
