@@ -446,6 +446,23 @@ def test_nan_and_inf_follow_torch():
              np.array([0.0, math.nan, 2.0]), double=False)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_relu_backward_special_gradients(dtype):
+    # ReluBackward0 is PyTorch's threshold_backward, ``where(result <= 0, 0, grad)``: an
+    # infinite or NaN gradient is zeroed where the result is <= 0 (no inf * 0 = nan) and
+    # passed where the result is positive or NaN. Checked on the typed loop (contiguous
+    # grad) and on the NumPy path (a transposed, non-contiguous grad).
+    x = np.array([[math.nan, 1.0, -1.0, 0.0], [-0.0, 2.0, 3.0, -3.0]])
+    grad = np.array([[math.inf, math.inf, math.inf, math.nan], [math.nan, math.nan, -math.inf, 1.0]])
+    for layout in (lambda a: a, lambda a: np.ascontiguousarray(a.T).T):
+        grads = {}
+        for lib in (ag, torch):
+            leaf = lib.tensor(x.astype(dtype), requires_grad=True)
+            leaf.relu().backward(lib.tensor(layout(grad.astype(dtype))))
+            grads[lib] = leaf.grad
+        assert_close(grads[ag], grads[torch], what="relu gradient")
+
+
 def test_no_numpy_floating_point_warnings():
     x = ag.tensor([-1.0, 0.0, 1e30, -1e30])
     with np.errstate(all="raise"):

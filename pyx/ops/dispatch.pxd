@@ -15,6 +15,11 @@ cdef object broadcasting(object function, tuple operands, tuple arrays)
 cdef Tensor expect_tensor(object value, str function, str argument, int position)
 cdef object quietly2(object function, object a, object b)
 
+cdef class FloatingPointErrorsIgnored:
+    cdef object token
+
+cdef FloatingPointErrorsIgnored ignoring_fp_errors()
+
 
 # Fused loops for small contiguous float32/float64 arrays (NOTE [Fused kernels] in
 # dispatch.pyx); each returns None when its operands do not qualify.
@@ -26,3 +31,4 @@ cdef enum:
 cdef object binary_kernel(int op, object x, object y)
 cdef object tanh_backward_kernel(object grad, object result)
 cdef object tanh_kernel(object x)
+cdef object threshold_backward_kernel(object grad, object result)

@@ -27,6 +27,30 @@ except ImportError:  # pragma: no cover - NumPy 1.x
     _extobj_contextvar = None
 
 
+cdef class FloatingPointErrorsIgnored:
+    """``with ignoring_fp_errors():`` -- ``np.errstate(all="ignore")`` at a tenth of the cost.
+
+    PyTorch never warns about overflow, division by zero or invalid values, so the ops
+    silence NumPy's warnings wherever a kernel can produce inf or nan."""
+
+    def __enter__(self):
+        if _extobj_contextvar is None:
+            self.token = np.errstate(all="ignore")
+            self.token.__enter__()
+        else:
+            self.token = PyContextVar_Set(_extobj_contextvar, _IGNORE_FP_ERRORS)
+
+    def __exit__(self, *exc_info):
+        if _extobj_contextvar is None:
+            self.token.__exit__(*exc_info)
+        else:
+            PyContextVar_Reset(_extobj_contextvar, self.token)
+
+
+cdef FloatingPointErrorsIgnored ignoring_fp_errors():
+    return FloatingPointErrorsIgnored.__new__(FloatingPointErrorsIgnored)
+
+
 cdef object quietly(object function, object array):
     """``function(array)`` without NumPy's overflow / divide / invalid warnings."""
     if _extobj_contextvar is None:
@@ -382,6 +406,45 @@ cdef object tanh_backward_kernel(object grad, object result):
             square_d = 1 - square_d
             od[i] = gd[i] * square_d
     return out
+
+
+cdef object threshold_backward_kernel(object grad, object result):
+    """PyTorch's threshold_backward for relu: ``0 where result <= 0, else grad`` (a NaN
+    result passes the gradient, an infinite gradient stays infinite). ``np.where`` branches
+    per element and mispredicts on the random sign pattern of an activation (~4x slower than
+    this select, which the compiler makes branch-free); the loop is memory-bound, so unlike
+    the other kernels it takes arrays of any size."""
+    if type(grad) is not cnp.ndarray or not cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>grad):
+        return None
+    cdef int typenum = cnp.PyArray_TYPE(<cnp.ndarray>grad)
+    if typenum != cnp.NPY_FLOAT and typenum != cnp.NPY_DOUBLE:
+        return None
+    if not kernel_operand(result, typenum):
+        return None
+    if not cnp.PyArray_SAMESHAPE(<cnp.ndarray>grad, <cnp.ndarray>result):
+        return None
+    cdef cnp.ndarray out = empty_like_kernel(<cnp.ndarray>grad, typenum)
+    cdef Py_ssize_t n = cnp.PyArray_SIZE(out)
+    if typenum == cnp.NPY_FLOAT:
+        real_threshold_backward(<float*>cnp.PyArray_DATA(<cnp.ndarray>grad),
+                                <float*>cnp.PyArray_DATA(<cnp.ndarray>result),
+                                <float*>cnp.PyArray_DATA(out), n)
+    else:
+        real_threshold_backward(<double*>cnp.PyArray_DATA(<cnp.ndarray>grad),
+                                <double*>cnp.PyArray_DATA(<cnp.ndarray>result),
+                                <double*>cnp.PyArray_DATA(out), n)
+    return out
+
+
+cdef void real_threshold_backward(real* grad, real* result, real* out,
+                                  Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef real value, threshold_input
+    for i in range(n):
+        # Both loads before the select, so the compiler may make it a mask (no branch).
+        value = grad[i]
+        threshold_input = result[i]
+        out[i] = 0 if threshold_input <= 0 else value
 
 
 cdef object tanh_kernel(object x):

@@ -22,7 +22,7 @@ from autograd_cy._C.node cimport (
 )
 from autograd_cy._C.ops.dispatch cimport (
     wrap, result_type, operand_array, result_type_of, quietly, floating, broadcasting,
-    expect_tensor, tanh_backward_kernel, tanh_kernel,
+    expect_tensor, tanh_backward_kernel, tanh_kernel, threshold_backward_kernel,
 )
 from autograd_cy._C.ops.inplace cimport apply_inplace
 from autograd_cy._C.ops.arithmetic import mul, div, add, sub, neg, pow
@@ -276,8 +276,16 @@ def sigmoid(Tensor self):
 cdef class ReluBackward0(SavesResult):
     cpdef tuple apply(self, tuple grads):
         # PyTorch's threshold_backward: zero where result <= 0 (a NaN result passes grad).
+        cdef object array
+        grad = grads[0]
+        if not is_grad_enabled() and isinstance(grad, Tensor):
+            # Nothing to record (no create_graph): one branch-free loop.
+            array = threshold_backward_kernel((<Tensor>grad)._data,
+                                              self.saved_result.unpack_array(self))
+            if array is not None:
+                return (make_tensor(array),)
         result = <Tensor>self.saved_result.unpack(self)
-        return (where(mask(result._data <= 0), 0.0, grads[0]),)
+        return (where(mask(result._data <= 0), 0.0, grad),)
 
 
 def relu(Tensor self):
