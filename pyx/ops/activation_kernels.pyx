@@ -11,6 +11,8 @@ import numpy as np
 cimport numpy as cnp
 from libc.math cimport exp, erfc
 
+from autograd_cy._C.ops.dispatch cimport ignoring_fp_errors
+
 cnp.import_array()
 
 cdef object FLOAT32 = np.dtype(np.float32)
@@ -55,7 +57,7 @@ cdef object softmax_array(object x, Py_ssize_t dim, bint log):
     if x.size == 0:
         return x.copy()
     work = compute_array(x)
-    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+    with ignoring_fp_errors():
         shifted = work - work.max(axis=dim, keepdims=True)
         if log:
             shifted -= np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
@@ -158,7 +160,7 @@ cdef object gelu_array(object x, object g, str approximate):
     if g is not None:
         g = grad_like(g, work)
     if approximate == "tanh":
-        with np.errstate(invalid="ignore"):         # x = +-inf: inf * 0
+        with ignoring_fp_errors():  # x = +-inf: inf * 0
             return as_result(gelu_tanh(work, g), x)
     return as_result(gelu_exact(work, g), x)
 
@@ -168,7 +170,7 @@ cdef object gelu_array(object x, object g, str approximate):
 cdef object sigmoid_of(object x):
     """``1 / (1 + exp(-x))``; exp overflows to inf for x << 0, giving the limit 0."""
     out = np.negative(x)
-    with np.errstate(over="ignore"):
+    with ignoring_fp_errors():
         np.exp(out, out=out)
     out += 1
     return np.reciprocal(out, out=out)
@@ -192,7 +194,7 @@ cdef object silu_array(object x, object g):
     """``x s`` or ``g s (1 + x (1 - s))``, s = sigmoid(x)."""
     work = compute_array(x)
     s = sigmoid_of(work)
-    with np.errstate(invalid="ignore"):             # x = -inf: 0 * inf is nan, as in PyTorch
+    with ignoring_fp_errors():  # x = -inf: 0 * inf is nan, as in PyTorch
         if g is None:
             return as_result(np.multiply(s, work, out=s), x)
         out = 1 - s
@@ -210,7 +212,7 @@ cdef object softplus_array(object x, object g, double beta, double threshold):
     z = work * beta
     above = z > threshold
     if g is None:
-        with np.errstate(over="ignore"):
+        with ignoring_fp_errors():
             np.exp(z, out=z)
         np.log1p(z, out=z)
         z /= beta
@@ -237,7 +239,7 @@ cdef object leaky_relu_array(object x, object g, double negative_slope):
         factor *= g
         return as_result(factor, x)
     if negative_slope == 0:                 # max(inf, 0 * inf) would be nan
-        with np.errstate(invalid="ignore"):
+        with ignoring_fp_errors():
             return as_result(np.where(work > 0, work, work * 0.0), x)
     scaled = work * negative_slope
     if negative_slope <= 1:

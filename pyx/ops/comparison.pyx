@@ -8,7 +8,7 @@ The Tensor operators ``==``, ``<``, ``&``, ``|``, ``~`` ... forward here.
 import numpy as np
 
 from autograd_cy._C.tensor cimport Tensor, make_tensor
-from autograd_cy._C.ops.dispatch cimport result_type, operand_array
+from autograd_cy._C.ops.dispatch cimport result_type, operand_array, ignoring_fp_errors
 from autograd_cy._C.ops.dispatch import broadcast_error
 
 __all__ = ["eq", "ne", "lt", "le", "gt", "ge",
@@ -205,7 +205,7 @@ def isclose(Tensor self, Tensor other, rtol=1e-05, atol=1e-08, equal_nan=False):
         a, b = a.astype(np.float64), b.astype(np.float64)
     elif equal_nan:
         close |= np.isnan(a) & np.isnan(b)
-    with np.errstate(invalid="ignore", over="ignore"):
+    with ignoring_fp_errors():
         error = np.abs(a - b)
         close |= np.isfinite(error) & (error <= atol + np.abs(rtol * b))
     return make_tensor(close)

@@ -18,7 +18,7 @@ from autograd_cy._C.tensor cimport (
 )
 from autograd_cy._C.node cimport Node, Edge, gradient_edge, set_history
 from autograd_cy._C.node import move_retains_grad_hook
-from autograd_cy._C.ops.dispatch cimport check_inplace, result_type, quietly2
+from autograd_cy._C.ops.dispatch cimport check_inplace, result_type, ignoring_fp_errors
 from autograd_cy._C.ops.dispatch import view_error_message
 
 cnp.import_array()
@@ -212,8 +212,7 @@ cdef Tensor apply_inplace(Tensor self, object compute, tuple others, bint needs_
     without the out-of-place temporary and the copy back.
     """
     cdef bint records = is_grad_enabled() and (
-        requires_grad(self) or any(isinstance(o, Tensor) and requires_grad(<Tensor>o)
-                                   for o in others))
+        requires_grad(self) or any_tensor_requires_grad(others))
     cdef Tensor source = self
     cdef Tensor out
     check_inplace(self, records)
@@ -234,6 +233,13 @@ cdef Tensor apply_inplace(Tensor self, object compute, tuple others, bint needs_
     return self
 
 
+cdef inline bint any_tensor_requires_grad(tuple values):
+    for value in values:
+        if isinstance(value, Tensor) and requires_grad(<Tensor>value):
+            return True
+    return False
+
+
 cdef void ufunc_into(Tensor self, object ufunc, object operand) except *:
     """``self = ufunc(self, operand)`` in place, with the checks and errors of write_back."""
     dtype = result_type(self, operand)
@@ -243,7 +249,9 @@ cdef void ufunc_into(Tensor self, object ufunc, object operand) except *:
     if ufunc is np.true_divide and dtype.kind != "f":
         dtype = np.dtype(np.float32)
     if isinstance(operand, Tensor):
-        shape = np.broadcast_shapes(self._data.shape, (<Tensor>operand)._data.shape)
+        shape = (<Tensor>operand)._data.shape
+        if shape != self._data.shape:
+            shape = np.broadcast_shapes(self._data.shape, shape)
         if shape != self._data.shape:
             raise RuntimeError(
                 f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
@@ -258,7 +266,8 @@ cdef void ufunc_into(Tensor self, object ufunc, object operand) except *:
 
 
 cdef void quietly_into(object ufunc, object array, object operand) except *:
-    quietly2(lambda a, b: ufunc(a, b, out=a, casting="unsafe"), array, operand)
+    with ignoring_fp_errors():
+        ufunc(array, operand, out=array, casting="unsafe")
 
 
 # ------------------------------------------------------------ zero_, fill_, copy_

@@ -16,12 +16,13 @@ from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad
 from autograd_cy._C.node cimport (
     Node, SavedTensor, save, set_history1, set_history2, any_requires_grad2,
 )
-from autograd_cy._C.ops.dispatch cimport wrap, result_type
+from autograd_cy._C.ops.dispatch cimport wrap, result_type, ignoring_fp_errors
 from autograd_cy._C.ops.arithmetic import add, sub, mul, div, neg
 from autograd_cy._C.ops.pointwise import log, where
 from autograd_cy._C.ops.activation import _log_sigmoid
 from autograd_cy._C.ops.pointwise import sigmoid
 from autograd_cy._C.ops.activation_kernels cimport log_sigmoid_array
+from autograd_cy._C.ops.loss_kernels cimport nll_loss_2d, nll_loss_2d_backward
 
 __all__ = []
 
@@ -42,7 +43,7 @@ cdef object reduce_array(object loss, int reduction):
     """Apply ``reduction`` to an elementwise loss array (mean of nothing is nan)."""
     if reduction == NONE:
         return loss
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with ignoring_fp_errors():
         total = loss.sum(dtype=loss.dtype)
         if reduction == MEAN:
             total = total / loss.dtype.type(loss.size)
@@ -188,6 +189,30 @@ cdef object nll_weights(object classes, object ignored, object weight, object dt
     return w
 
 
+cdef tuple nll_loss_array(object x, object target, object weight, int reduction,
+                          object ignore_index, object total_weight):
+    """nll_loss's general case (any rank, class weights, every reduction) in NumPy calls:
+    ``(loss array, total_weight)``."""
+    layout, target2 = nll_layout(x.shape, target)
+    w_array = None if weight is None else (<Tensor>weight)._data
+    classes, ignored = nll_picks(layout, target2, ignore_index)
+    w = nll_weights(classes, ignored, w_array, x.dtype)
+    picked = np.take_along_axis(x.reshape(layout), classes[:, None, :], axis=1)[:, 0, :]
+    with ignoring_fp_errors():
+        losses = -w * picked
+    losses[ignored] = 0            # an ignored pick may be -inf: 0 * inf must not leak a nan
+    if total_weight is None:
+        total_weight = w.sum(dtype=x.dtype)
+    if reduction == NONE:
+        array = losses.reshape(() if x.ndim == 1 else target.shape)
+    else:
+        array = losses.sum(dtype=x.dtype)
+        if reduction == MEAN:
+            with ignoring_fp_errors():
+                array = array / total_weight
+    return np.asarray(array, dtype=x.dtype), total_weight
+
+
 def nll_loss_forward(Tensor input, Tensor target, weight, int reduction, ignore_index,
                      total_weight=None):
     """``-weight[t] * input[n, t]`` per target ``t``; 'mean' divides by the summed weight.
@@ -196,24 +221,15 @@ def nll_loss_forward(Tensor input, Tensor target, weight, int reduction, ignore_
     """
     cdef NllLossBackward0 node
     x = input._data
-    layout, target2 = nll_layout(x.shape, target._data)
-    w_array = None if weight is None else (<Tensor>weight)._data
-    classes, ignored = nll_picks(layout, target2, ignore_index)
-    w = nll_weights(classes, ignored, w_array, x.dtype)
-    picked = np.take_along_axis(x.reshape(layout), classes[:, None, :], axis=1)[:, 0, :]
-    with np.errstate(invalid="ignore"):
-        losses = -w * picked
-    losses[ignored] = 0            # an ignored pick may be -inf: 0 * inf must not leak a nan
-    if total_weight is None:
-        total_weight = w.sum(dtype=x.dtype)
-    if reduction == NONE:
-        array = losses.reshape(() if x.ndim == 1 else target._data.shape)
+    fast = None
+    if weight is None and total_weight is None and reduction != NONE:
+        fast = nll_loss_2d(x, target._data, ignore_index, reduction == MEAN)
+    if fast is not None:
+        array, total_weight = fast
     else:
-        array = losses.sum(dtype=x.dtype)
-        if reduction == MEAN:
-            with np.errstate(invalid="ignore", divide="ignore"):
-                array = array / total_weight
-    cdef Tensor out = wrap(np.asarray(array, dtype=x.dtype))
+        array, total_weight = nll_loss_array(x, target._data, weight, reduction, ignore_index,
+                                             total_weight)
+    cdef Tensor out = wrap(array)
     if is_grad_enabled() and requires_grad(input):
         node = NllLossBackward0() if x.ndim <= 2 else NllLoss2DBackward0()
         node.saved_self = save(input, False)
@@ -226,25 +242,36 @@ def nll_loss_forward(Tensor input, Tensor target, weight, int reduction, ignore_
     return out, total_weight
 
 
-def nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, weight,
-                      int reduction, ignore_index, total_weight):
-    """The gradient of nll_loss: ``-weight[t] * grad`` at each target position, else 0."""
-    cdef NllLossBackwardBackward0 node
-    g = grad_output._data
-    input_shape = self._data.shape
-    layout, target2 = nll_layout(input_shape, target._data)
+cdef object nll_loss_backward_array(object g, tuple input_shape, object target, object weight,
+                                    int reduction, object ignore_index, object total_weight):
+    """nll_loss_backward's general case in NumPy calls."""
+    layout, target2 = nll_layout(input_shape, target)
     w_array = None if weight is None else (<Tensor>weight)._data
     classes, ignored = nll_picks(layout, target2, ignore_index)
     values = -nll_weights(classes, ignored, w_array, g.dtype)
     if reduction == NONE:
         values *= g.reshape(target2.shape)
     else:
-        with np.errstate(invalid="ignore", divide="ignore"):
+        with ignoring_fp_errors():
             values *= g / total_weight if reduction == MEAN else g
     values[ignored] = 0
     grad = np.zeros(layout, g.dtype)
     np.put_along_axis(grad, classes[:, None, :], values[:, None, :], axis=1)
-    cdef Tensor out = wrap(grad.reshape(input_shape))
+    return grad.reshape(input_shape)
+
+
+def nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, weight,
+                      int reduction, ignore_index, total_weight):
+    """The gradient of nll_loss: ``-weight[t] * grad`` at each target position, else 0."""
+    cdef NllLossBackwardBackward0 node
+    grad = None
+    if weight is None and reduction != NONE:
+        grad = nll_loss_2d_backward(grad_output._data, self._data, target._data, ignore_index,
+                                    reduction == MEAN, total_weight)
+    if grad is None:
+        grad = nll_loss_backward_array(grad_output._data, self._data.shape, target._data,
+                                       weight, reduction, ignore_index, total_weight)
+    cdef Tensor out = wrap(grad)
     if any_requires_grad2(grad_output, self):
         node = NllLossBackwardBackward0()
         node.saved_target = save(target, False)
@@ -252,7 +279,7 @@ def nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, weight,
         node.saved_total_weight = total_weight
         node.saved_reduction = reduction
         node.saved_ignore_index = ignore_index
-        node.self_sym_sizes = input_shape
+        node.self_sym_sizes = self._data.shape
         set_history2(node, grad_output, self, out)
     return out
 
@@ -355,7 +382,7 @@ def binary_cross_entropy(Tensor input, Tensor target, weight=None, int reduction
     if ((t < 0) | (t > 1)).any():
         raise RuntimeError("all elements of target should be between 0 and 1")
     check_no_grad(weight, "weight", "binary_cross_entropy")
-    with np.errstate(divide="ignore"):
+    with ignoring_fp_errors():
         log_x = np.maximum(np.log(x), -100)
         log_1mx = np.maximum(np.log1p(-x), -100)
     loss = -(t * log_x + (1 - t) * log_1mx)

@@ -15,7 +15,7 @@ from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad
 from autograd_cy._C.tensor import wrap_dim
 from autograd_cy._C.node cimport Node, SavedTensor, save, set_history1, set_history
-from autograd_cy._C.ops.dispatch cimport wrap
+from autograd_cy._C.ops.dispatch cimport wrap, ignoring_fp_errors
 from autograd_cy._C.ops.arithmetic import mul, div, sub, pow
 
 __all__ = ["sum", "mean", "var", "std", "prod", "amax", "amin", "max", "min", "norm",
@@ -206,14 +206,21 @@ def mean(Tensor self, dim=None, keepdim=False, *, dtype=None):
 
 def sum_to(Tensor grad, tuple shape):
     """Sum ``grad`` down to ``shape`` (the inverse of broadcasting ``shape`` up to it)."""
+    array = grad._data
+    cdef Py_ssize_t i, leading = array.ndim - len(shape)
+    array_shape = array.shape
+    dims = list(range(leading))
+    for i in range(len(shape)):
+        if shape[i] == 1 and array_shape[leading + i] != 1:
+            dims.append(leading + i)
+    if not is_grad_enabled() and dims:
+        # Nothing to record (the engine between nodes, no create_graph): one NumPy call.
+        return make_tensor(np.sum(array, axis=tuple(dims), keepdims=True,
+                                  dtype=sum_dtype(array, None)).reshape(shape))
     from autograd_cy._C.ops.shape import reshape
-    leading = grad._data.ndim - len(shape)
-    dims = tuple(range(leading)) + tuple(
-        leading + i for i, n in enumerate(shape) if n == 1 and grad._data.shape[leading + i] != 1)
     if not dims:
-        return grad if grad._data.shape == shape else reshape(grad, shape)
-    reduced = sum(grad, dims, True)
-    return reshape(reduced, shape)
+        return grad if array_shape == shape else reshape(grad, shape)
+    return reshape(sum(grad, tuple(dims), True), shape)
 
 
 def sum_to_size(Tensor self, *size):
@@ -270,7 +277,7 @@ cdef Tensor var_std(Tensor self, object dim, object unbiased, bint keepdim, obje
         warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
                       "less than the reduction factor (input numel divided by output numel).",
                       UserWarning, stacklevel=3)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with ignoring_fp_errors():
         squares = np.empty_like(array)        # (x - mean)^2, computed in one buffer
         np.subtract(array, np.mean(array, axis=dims, keepdims=True), out=squares)
         np.multiply(squares, squares, out=squares)
@@ -365,7 +372,7 @@ cdef class AmaxBackward0(ValueReductionBackward):
         x = (<Tensor>self.saved_self.unpack(self))._data
         result = (<Tensor>self.keep(self.saved_result.unpack(self)))._data
         is_extreme = (x == result).astype(x.dtype)
-        with np.errstate(divide="ignore", invalid="ignore"):    # a NaN slice: 0/0, as torch
+        with ignoring_fp_errors():  # a NaN slice: 0/0, as torch
             share = is_extreme / np.sum(is_extreme, axis=self.saved_dim, keepdims=True)
         return (mul(self.keep(grads[0]), constant(share)),)
 
@@ -592,7 +599,7 @@ cdef object vector_norm(object array, object p, tuple dims, bint keepdim):
                                "have an identity")
         reduce = np.amax if p > 0 else np.amin
         return reduce(magnitude, axis=dims, keepdims=keepdim)
-    with np.errstate(divide="ignore"):                # 0 ** negative p: inf, as in PyTorch
+    with ignoring_fp_errors():  # 0 ** negative p: inf, as in PyTorch
         powered = np.sum(magnitude ** p, axis=dims, keepdims=keepdim)
         return powered ** (1.0 / p)
 
@@ -651,7 +658,7 @@ def logsumexp(Tensor self, dim, keepdim=False):
         shift = np.where(np.isfinite(shift), shift, 0)  # all -inf (or an inf) in a slice
     else:
         shift = np.zeros(kept_shape(array.shape, dims), dtype=array.dtype)
-    with np.errstate(divide="ignore"):                 # log(0) = -inf for empty slices
+    with ignoring_fp_errors():  # log(0) = -inf for empty slices
         total = np.log(np.sum(np.exp(array - shift), axis=dims, keepdims=True))
     total += shift
     cdef Tensor out = wrap(total if keepdim else np.squeeze(total, axis=dims))
