@@ -11,6 +11,8 @@ import numpy as np
 from autograd_cy._C.tensor import Tensor
 from autograd_cy._C.node import _gradient_edge
 from autograd_cy._C.engine import run_backward
+from autograd_cy.autograd.graph import GradientEdge
+from autograd_cy.factories import ones_like
 
 __all__ = ["backward", "grad"]
 
@@ -31,7 +33,6 @@ def _as_tuple(value):
 
 
 def _is_gradient_edge(value):
-    from autograd_cy.autograd.graph import GradientEdge
     return isinstance(value, GradientEdge)
 
 
@@ -60,7 +61,6 @@ def _edge(value):
 
 def _make_grads(outputs, grads, is_grads_batched):
     """Check the given output gradients or create the implicit ones (rules 2.4, 2.5)."""
-    from autograd_cy import ones_like
     if len(grads) < len(outputs):
         raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
     result = []
@@ -255,3 +255,4 @@ def _finish(result, inputs, allow_unused, materialize_grads, create_graph):
                     "in the graph. Set allow_unused=True if this is the desired behavior.")
         final.append(value)
     return tuple(final)
+

@@ -409,8 +409,19 @@ cdef class MatmulBackward0(Node):
     cdef readonly SavedTensor saved_other
 
     cpdef tuple apply(self, tuple grads):
-        from autograd_cy._C.ops.shape import unsqueeze, squeeze, transpose
         grad = grads[0]
+        if not is_grad_enabled() and isinstance(grad, Tensor):
+            # Nothing to record (no create_graph): two matrices multiply straight as arrays.
+            a_array = self.saved_self.unpack_array(self)
+            b_array = self.saved_other.unpack_array(self)
+            if (a_array is not None and b_array is not None
+                    and a_array.ndim == 2 and b_array.ndim == 2):
+                g = (<Tensor>grad)._data
+                return (make_tensor(np.matmul(g, b_array.T))
+                        if self.should_compute_output(0) else None,
+                        make_tensor(np.matmul(a_array.T, g))
+                        if self.should_compute_output(1) else None)
+        from autograd_cy._C.ops.shape import unsqueeze, squeeze, transpose
         a = self.saved_self.unpack(self)
         b = self.saved_other.unpack(self)
         a_grad = b_grad = None
