@@ -57,13 +57,14 @@ cdef object softmax_array(object x, Py_ssize_t dim, bint log):
     if x.size == 0:
         return x.copy()
     work = compute_array(x)
+    # The ufuncs' own reduce: ndarray.max and .sum go through a Python-level wrapper.
     with ignoring_fp_errors():
-        shifted = work - work.max(axis=dim, keepdims=True)
+        shifted = work - np.maximum.reduce(work, axis=dim, keepdims=True)
         if log:
-            shifted -= np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
+            shifted -= np.log(np.add.reduce(np.exp(shifted), axis=dim, keepdims=True))
         else:
             np.exp(shifted, out=shifted)
-            shifted /= shifted.sum(axis=dim, keepdims=True)
+            shifted /= np.add.reduce(shifted, axis=dim, keepdims=True)
     return as_result(shifted, x)
 
 
@@ -76,10 +77,10 @@ cdef object softmax_backward_array(object g, object y, Py_ssize_t dim, bint log)
     g = grad_like(g, work)
     if log:
         out = np.exp(work)
-        out *= g.sum(axis=dim, keepdims=True)
+        out *= np.add.reduce(g, axis=dim, keepdims=True)
         return as_result(np.subtract(g, out, out=out), y)
     out = g * work
-    out -= work * out.sum(axis=dim, keepdims=True)
+    out -= work * np.add.reduce(out, axis=dim, keepdims=True)
     return as_result(out, y)
 
 

@@ -214,9 +214,10 @@ def sum_to(Tensor grad, tuple shape):
         if shape[i] == 1 and array_shape[leading + i] != 1:
             dims.append(leading + i)
     if not is_grad_enabled() and dims:
-        # Nothing to record (the engine between nodes, no create_graph): one NumPy call.
-        return make_tensor(np.sum(array, axis=tuple(dims), keepdims=True,
-                                  dtype=sum_dtype(array, None)).reshape(shape))
+        # Nothing to record (the engine between nodes, no create_graph): the ufunc's own
+        # reduce, without np.sum's Python-level wrapper.
+        return make_tensor(np.add.reduce(array, axis=tuple(dims), keepdims=True,
+                                         dtype=sum_dtype(array, None)).reshape(shape))
     from autograd_cy._C.ops.shape import reshape
     if not dims:
         return grad if array_shape == shape else reshape(grad, shape)
