@@ -3,7 +3,11 @@
 The three implementations of a workload run in the same process, one after the
 other inside every round, in an order that rotates each round: drift on a noisy
 machine (frequency scaling, another process) then hits all three alike. The
-garbage collector is off while timing; a warm-up round precedes the timed ones.
+garbage collector is off while timing; a warm-up round precedes the timed ones,
+and every round starts with one untimed iteration: the first iteration after
+another implementation ran refills the caches with its own code and data (on
+``mlp``, +300 us for autograd_cy and +100 us for the floor), a cost of taking
+turns, not of the implementation, and one a training loop never pays.
 """
 import datetime
 import gc
@@ -37,6 +41,7 @@ def measure(workload, repeat):
             gc.collect()
             gc.disable()
             try:
+                run()                   # untimed: back to a warm cache after the others
                 start = time.perf_counter()
                 for _ in range(inner):
                     run()
