@@ -387,8 +387,8 @@ cdef list call_tensor_pre_hooks(Node node, list inputs):
                 result = hook(grad)
                 if result is not None:
                     inputs[slot] = check_hook_result(hook, result, grad)
-    if node.retains_grad_hooks:
-        for slot, hook in list(node.retains_grad_hooks.items()):
+    if node.extras is not None and node.extras.retains_grad_hooks:
+        for slot, hook in list(node.extras.retains_grad_hooks.items()):
             hook(inputs[slot])
     return inputs
 
@@ -439,8 +439,8 @@ cdef tuple call_function(GraphTask task, Node node, list inputs, bint tensor_hoo
     if not tensor_hooks_done:
         inputs = call_tensor_pre_hooks(node, inputs)
     grad_outputs = tuple(inputs)
-    if node.pre_hooks:
-        for hook in list(node.pre_hooks.values()):
+    if node.extras is not None and node.extras.pre_hooks:
+        for hook in list(node.extras.pre_hooks.values()):
             result = hook(grad_outputs)
             if result is not None:
                 grad_outputs = check_node_hook_result(hook, result, grad_outputs)
@@ -458,8 +458,8 @@ cdef tuple call_function(GraphTask task, Node node, list inputs, bint tensor_hoo
     else:
         outputs = validate_outputs(node, node.apply(grad_outputs))
 
-    if node.post_hooks:
-        for hook in list(node.post_hooks.values()):
+    if node.extras is not None and node.extras.post_hooks:
+        for hook in list(node.extras.post_hooks.values()):
             result = hook(outputs, grad_outputs)
             if result is not None:
                 outputs = check_node_hook_result(hook, result, outputs)
@@ -658,9 +658,9 @@ cdef void evaluate_function(GraphTask task, Node node, list inputs) except *:
 cdef void report_anomaly(Node node):
     if not is_anomaly_enabled():
         return
-    if node.anomaly_trace is not None:
+    if node.extras is not None and node.extras.anomaly_trace is not None:
         message = (f"Error detected in {node.name()}. Traceback of forward call that caused "
-                   f"the error:\n{node.anomaly_trace}")
+                   f"the error:\n{node.extras.anomaly_trace}")
     else:
         message = (f"Error detected in {node.name()}. No forward pass information available. "
                    "Enable detect anomaly during forward pass for more information.")

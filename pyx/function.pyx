@@ -216,10 +216,10 @@ def function_apply(cls, tuple args):
     if is_executable:
         # Edges are taken now: a forward that mutates an input must not see its new history.
         ctx.next_edges = tuple([gradient_edge(<Tensor>t) for t in tensor_inputs])
-        ctx.input_metadata = []
+        ctx.input_metadata = ()
         ctx.output_info = []
         if is_anomaly_enabled():
-            ctx.anomaly_trace = "".join(traceback.format_stack()[:-1])
+            ctx.get_extras().anomaly_trace = "".join(traceback.format_stack()[:-1])
 
     setup_context = cls.setup_context
     cdef bint separate_setup = setup_context is not _base_setup_context
@@ -302,11 +302,12 @@ cdef void wrap_outputs(object cls, _FunctionBase ctx, list outputs, set inputs, 
     cdef Tensor var
     cdef set returned = set()
     cdef bint is_input, is_modified, is_differentiable
+    cdef list metadata = []
     for i in range(count):
         value = outputs[i]
         if not isinstance(value, Tensor):
             if is_executable:
-                ctx.input_metadata.append(None)
+                metadata.append(None)
                 ctx.output_info.append(None)
             continue
         var = value
@@ -319,8 +320,7 @@ cdef void wrap_outputs(object cls, _FunctionBase ctx, list outputs, set inputs, 
             raise RuntimeError(_SAVED_RETURNED_INPUT)
         if is_executable:
             ctx.output_info.append((array_module(var._data), var._data.shape, var._data.dtype))
-            ctx.input_metadata.append(
-                (var._data.shape, var._data.dtype) if is_differentiable else None)
+            metadata.append((var._data.shape, var._data.dtype) if is_differentiable else None)
 
         if not is_differentiable:
             if not requires_grad(var):
@@ -345,6 +345,8 @@ cdef void wrap_outputs(object cls, _FunctionBase ctx, list outputs, set inputs, 
         if is_differentiable:
             differentiable_count += 1
         outputs[i] = var
+    if is_executable:
+        ctx.input_metadata = tuple(metadata)
 
     if differentiable_count > 1:
         for value in outputs:
@@ -432,13 +434,13 @@ def delayed_error(str msg, tuple values):
     cdef Tensor leaf, out
     cdef list edges = []
     cdef list results = []
+    cdef list metadata = []
     node.msg = msg
     node.sequence_nr = next_sequence_nr()
-    node.input_metadata = []
     for i, value in enumerate(values):
         if not isinstance(value, Tensor):
             edges.append(Edge(None, 0))
-            node.input_metadata.append(None)
+            metadata.append(None)
             results.append(value)
             continue
         leaf = make_tensor((<Tensor>value)._data)
@@ -447,7 +449,8 @@ def delayed_error(str msg, tuple values):
         out = make_tensor((<Tensor>value)._data)
         out._grad_fn = node
         out._output_nr = i
-        node.input_metadata.append((out._data.shape, out._data.dtype))
+        metadata.append((out._data.shape, out._data.dtype))
         results.append(out)
     node.next_edges = tuple(edges)
+    node.input_metadata = tuple(metadata)
     return tuple(results)

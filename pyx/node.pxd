@@ -11,17 +11,20 @@ cdef class Edge:
     cdef readonly Py_ssize_t input_nr # which input slot of `function` receives the gradient
 
 
-cdef class Node:
-    cdef tuple next_edges             # one Edge per forward input, in argument order
-    cdef readonly unsigned long long sequence_nr  # creation order; newest runs first
-    cdef list input_metadata          # per forward output: (shape, numpy dtype)
+cdef class NodeExtras:
     cdef dict tensor_pre_hooks        # output_nr -> {handle id: hook(grad)}
     cdef dict retains_grad_hooks      # output_nr -> RetainGradHook
     cdef dict pre_hooks               # handle id -> hook(grad_outputs)
     cdef dict post_hooks              # handle id -> hook(grad_inputs, grad_outputs)
-    cdef dict _metadata
+    cdef dict metadata                # Node.metadata, the user's dict
     cdef object anomaly_trace         # forward stack when created in anomaly mode
-    cdef object _parent_node          # node whose backward created this one (anomaly)
+
+
+cdef class Node:
+    cdef tuple next_edges             # one Edge per forward input, in argument order
+    cdef readonly unsigned long long sequence_nr  # creation order; newest runs first
+    cdef tuple input_metadata         # per forward output: (shape, numpy dtype) or None
+    cdef NodeExtras extras            # hooks, metadata, anomaly trace; None until first used
     cdef tuple output_mask            # set by the engine around apply(): needed edges
     # Engine scratch space, owned by one running GraphTask at a time (NOTE [Dependencies
     # on the node] in engine.pyx): its id, the edges still to deliver a gradient, the
@@ -33,6 +36,7 @@ cdef class Node:
 
     cpdef tuple apply(self, tuple grads)
     cdef void release_variables(self)
+    cdef NodeExtras get_extras(self)
     cdef dict tensor_hooks(self)
     cdef bint should_compute_output(self, Py_ssize_t i)
 

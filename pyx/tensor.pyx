@@ -11,6 +11,7 @@ import warnings
 import weakref
 
 import numpy as np
+cimport cython
 cimport numpy as cnp
 from cpython.object cimport PyTypeObject
 
@@ -128,6 +129,7 @@ _NON_LEAF_GRAD_WARNING = (
     "instead. See github.com/pytorch/pytorch/pull/30531 for more informations.")
 
 
+@cython.freelist(262144)
 cdef class Tensor:
     """A multi-dimensional array that records the operations applied to it.
 

@@ -156,7 +156,7 @@ def regenerate_view_grad_fn(Tensor view):
     node.base_geometry = base_geometry_of(base)
     node.view_geometry = geometry(view._data, base._data)
     node.next_edges = (gradient_edge(base),)
-    node.input_metadata = [(view._data.shape, view._data.dtype)]
+    node.input_metadata = ((view._data.shape, view._data.dtype),)
     view._grad_fn = node
     view._output_nr = 0
 
@@ -178,7 +178,7 @@ cdef void rebase_history(Tensor self, Node node) except *:
     copy_slices.view_geometry = geometry(self._data, base._data)
     copy_slices.fn = node
     copy_slices.next_edges = (gradient_edge(base),) + node.next_edges[1:]
-    copy_slices.input_metadata = [(base._data.shape, base._data.dtype)]
+    copy_slices.input_metadata = ((base._data.shape, base._data.dtype),)
     old_fn, old_nr = base._grad_fn, base._output_nr
     base._grad_fn = copy_slices
     base._output_nr = 0
