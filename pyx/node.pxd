@@ -50,18 +50,18 @@ cdef class GraphRoot(Node):
 
 
 cdef class SavedTensor:
+    # One per saved value of every node, so it is kept small: flags are bytes, not ints.
     cdef object data                  # the Tensor itself, or for a node's own output its array
-    cdef bint is_output               # re-wrap with grad_fn = the owning node on unpack
-    cdef bint is_leaf_or_input_kept
-    cdef bint was_none
-    cdef bint freed
-    cdef bint saved_requires_grad
+    cdef unsigned char is_output      # re-wrap with grad_fn = the owning node on unpack
+    cdef unsigned char is_leaf_or_input_kept
+    cdef unsigned char was_none
+    cdef unsigned char freed
+    cdef unsigned char saved_requires_grad
     cdef Py_ssize_t output_nr
     cdef unsigned long long saved_version
     cdef object version_counter       # VersionCounter shared with the original tensor
     cdef object input_grad_fn         # grad_fn of a saved input (restored after hooks)
-    cdef object op_name               # "Add" for "output 0 of Add" in version errors
-    cdef object pack_hook, unpack_hook, packed
+    cdef object unpack_hook, packed   # saved_tensors_hooks: what pack_hook returned
 
     cpdef object unpack(self, Node owner=*)
     cdef object unpack_array(self, Node owner)
