@@ -139,7 +139,6 @@ cdef class GraphTask:
     """The state of one backward() / grad() call."""
     cdef bint keep_graph
     cdef bint create_graph
-    cdef list claimed            # nodes whose engine_* fields this task owns
     cdef bint shared             # counts live in `pending`, not on the nodes
     cdef dict pending            # shared mode: Node -> Pending, for every node below the root
     cdef Node root
@@ -150,7 +149,6 @@ cdef class GraphTask:
     cdef readonly long long id
 
     def __cinit__(self):
-        self.claimed = []
         self.exec_info = {}
         self.captured = []
         self.queue = ReadyQueue()
@@ -234,7 +232,6 @@ cdef bint in_task(GraphTask task, Node node):
 cdef void compute_dependencies(GraphTask task, Node root) except *:
     """Count, for every reachable node, the edges that point at it (rule 3.3)."""
     cdef list stack = [root]
-    cdef list claimed = task.claimed
     cdef long long task_id = task.id
     cdef Node node
     cdef Node child
@@ -254,7 +251,6 @@ cdef void compute_dependencies(GraphTask task, Node root) except *:
                 child.engine_task = task_id
                 child.engine_dependencies = 1
                 child.engine_buffer = None
-                claimed.append(child)
                 stack.append(child)
             else:
                 # Another running task owns this node (NOTE [Dependencies on the node]).
@@ -270,12 +266,25 @@ cdef inline bint owned_by_other(long long owner) except -1:
 
 
 cdef void release_nodes(GraphTask task) except *:
-    """Give back the nodes this task claimed (it has ended, or switched to shared mode)."""
-    cdef Node node
-    for node in task.claimed:
-        node.engine_task = 0
-        node.engine_buffer = None
-    task.claimed = []
+    """Give back the nodes this task claimed (it has ended, or switched to shared mode).
+
+    They are found again from the root: every claimed node is reachable through claimed
+    nodes. (A list of them, kept while counting, would be one more pass over a deep
+    graph's memory at the end of every backward, to drop its references.)"""
+    if task.root is None:
+        return
+    cdef list stack = [task.root]
+    cdef long long task_id = task.id
+    cdef Node node, child
+    cdef Edge edge
+    while stack:
+        node = <Node>stack.pop()
+        for edge in node.next_edges:
+            child = edge.function
+            if child is not None and child.engine_task == task_id:
+                child.engine_task = 0
+                child.engine_buffer = None
+                stack.append(child)
 
 
 cdef void compute_shared_dependencies(GraphTask task, Node root) except *:
