@@ -54,15 +54,14 @@ cdef object nll_loss_2d(object x, object target, object ignore_index, bint mean)
     cdef int64_t ignore = ignore_index
     cdef double total = 0
     cdef Py_ssize_t count = 0
-    cdef Py_ssize_t bad
-    if typenum == cnp.NPY_FLOAT:
-        bad = negative_picks_sum(<const float*>cnp.PyArray_DATA(<cnp.ndarray>x), targets,
-                                 batch, classes, ignore, &total, &count)
-    else:
-        bad = negative_picks_sum(<const double*>cnp.PyArray_DATA(<cnp.ndarray>x), targets,
-                                 batch, classes, ignore, &total, &count)
-    if bad >= 0:
+    if first_out_of_range(targets, batch, classes, ignore) >= 0:
         return None                 # the general path raises "Target ... is out of bounds."
+    if typenum == cnp.NPY_FLOAT:
+        negative_picks_sum(<const float*>cnp.PyArray_DATA(<cnp.ndarray>x), targets,
+                           batch, classes, ignore, &total, &count)
+    else:
+        negative_picks_sum(<const double*>cnp.PyArray_DATA(<cnp.ndarray>x), targets,
+                           batch, classes, ignore, &total, &count)
     dtype = x.dtype
     total_weight = dtype.type(count)    # a NumPy scalar, as the general path's w.sum()
     # 'mean' divides in the input's dtype, as PyTorch does (0 / 0 is nan: all ignored).
@@ -79,22 +78,25 @@ cdef inline double rounded_divide(int typenum, double numerator, double denomina
     return numerator / denominator
 
 
-cdef Py_ssize_t negative_picks_sum(const real* x, const int64_t* targets, Py_ssize_t batch,
-                                   Py_ssize_t classes, int64_t ignore_index, double* total,
-                                   Py_ssize_t* count) noexcept nogil:
-    """Accumulate ``-x[n, t]`` (in double) and count the picks; return the first sample
-    whose target is out of range, or -1."""
+cdef Py_ssize_t first_out_of_range(const int64_t* targets, Py_ssize_t batch,
+                                   Py_ssize_t classes, int64_t ignore_index) noexcept nogil:
+    """The first sample whose target is neither ``ignore_index`` nor a class, or -1."""
     cdef Py_ssize_t n
-    cdef int64_t t
     for n in range(batch):
-        t = targets[n]
-        if t == ignore_index:
-            continue
-        if t < 0 or t >= classes:
+        if targets[n] != ignore_index and (targets[n] < 0 or targets[n] >= classes):
             return n
-        total[0] -= x[n * classes + t]
-        count[0] += 1
     return -1
+
+
+cdef void negative_picks_sum(const real* x, const int64_t* targets, Py_ssize_t batch,
+                             Py_ssize_t classes, int64_t ignore_index, double* total,
+                             Py_ssize_t* count) noexcept nogil:
+    """Accumulate ``-x[n, t]`` (in double) over the targets in range; count them."""
+    cdef Py_ssize_t n
+    for n in range(batch):
+        if targets[n] != ignore_index:
+            total[0] -= x[n * classes + targets[n]]
+            count[0] += 1
 
 
 cdef object nll_loss_2d_backward(object grad_output, object x, object target,
@@ -115,30 +117,24 @@ cdef object nll_loss_2d_backward(object grad_output, object x, object target,
                                                            typenum, 0)
     cdef const int64_t* targets = <const int64_t*>cnp.PyArray_DATA(<cnp.ndarray>target)
     cdef int64_t ignore = ignore_index
+    if first_out_of_range(targets, batch, classes, ignore) >= 0:
+        return None
     cdef double value = float(grad_output)
     if mean:
         value = rounded_divide(typenum, value, float(total_weight))
-    cdef Py_ssize_t bad
     if typenum == cnp.NPY_FLOAT:
-        bad = scatter_picks(<float*>cnp.PyArray_DATA(grad), targets, batch, classes,
-                            ignore, <float>-value)
+        scatter_picks(<float*>cnp.PyArray_DATA(grad), targets, batch, classes, ignore,
+                      <float>-value)
     else:
-        bad = scatter_picks(<double*>cnp.PyArray_DATA(grad), targets, batch, classes,
-                            ignore, -value)
-    return None if bad >= 0 else grad
+        scatter_picks(<double*>cnp.PyArray_DATA(grad), targets, batch, classes, ignore,
+                      -value)
+    return grad
 
 
-cdef Py_ssize_t scatter_picks(real* grad, const int64_t* targets, Py_ssize_t batch,
-                              Py_ssize_t classes, int64_t ignore_index,
-                              real value) noexcept nogil:
-    """Write ``value`` at ``grad[n, targets[n]]``; return the first out-of-range sample or -1."""
+cdef void scatter_picks(real* grad, const int64_t* targets, Py_ssize_t batch,
+                        Py_ssize_t classes, int64_t ignore_index, real value) noexcept nogil:
+    """Write ``value`` at ``grad[n, targets[n]]`` for the targets that are not ignored."""
     cdef Py_ssize_t n
-    cdef int64_t t
     for n in range(batch):
-        t = targets[n]
-        if t == ignore_index:
-            continue
-        if t < 0 or t >= classes:
-            return n
-        grad[n * classes + t] = value
-    return -1
+        if targets[n] != ignore_index:
+            grad[n * classes + targets[n]] = value

@@ -54,9 +54,20 @@ cdef inline object mask(object array):
 
 # ------------------------------------------------------------------ node bases
 
+ctypedef object (*ResultKernel)(object grad, object result)
+
+
 cdef class SavesResult(Node):
     """A backward that reads the forward's output (``_saved_result``)."""
     cdef readonly SavedTensor saved_result
+
+    cdef object fused_backward(self, object grad, ResultKernel kernel):
+        """``kernel(grad, result)`` as a Tensor when nothing is recorded (no create_graph)
+        and the kernel takes the arrays; None, and the caller runs its Tensor formula."""
+        if is_grad_enabled() or not isinstance(grad, Tensor):
+            return None
+        array = kernel((<Tensor>grad)._data, self.saved_result.unpack_array(self))
+        return None if array is None else make_tensor(array)
 
     cdef void release_variables(self):
         self.saved_result.release()
@@ -222,14 +233,10 @@ def cos(Tensor self):
 
 cdef class TanhBackward0(SavesResult):
     cpdef tuple apply(self, tuple grads):
-        cdef object array
         grad = grads[0]
-        if not is_grad_enabled() and isinstance(grad, Tensor):
-            # Nothing to record (no create_graph): one fused loop when the arrays allow it.
-            array = tanh_backward_kernel((<Tensor>grad)._data,
-                                         self.saved_result.unpack_array(self))
-            if array is not None:
-                return (make_tensor(array),)
+        fused = self.fused_backward(grad, tanh_backward_kernel)
+        if fused is not None:
+            return (fused,)
         result = self.saved_result.unpack(self)
         return (mul(grad, sub(1, mul(result, result))),)
 
@@ -276,14 +283,10 @@ def sigmoid(Tensor self):
 cdef class ReluBackward0(SavesResult):
     cpdef tuple apply(self, tuple grads):
         # PyTorch's threshold_backward: zero where result <= 0 (a NaN result passes grad).
-        cdef object array
         grad = grads[0]
-        if not is_grad_enabled() and isinstance(grad, Tensor):
-            # Nothing to record (no create_graph): one branch-free loop.
-            array = threshold_backward_kernel((<Tensor>grad)._data,
-                                              self.saved_result.unpack_array(self))
-            if array is not None:
-                return (make_tensor(array),)
+        fused = self.fused_backward(grad, threshold_backward_kernel)
+        if fused is not None:
+            return (fused,)
         result = <Tensor>self.saved_result.unpack(self)
         return (where(mask(result._data <= 0), 0.0, grad),)
 
