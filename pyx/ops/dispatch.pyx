@@ -27,6 +27,22 @@ except ImportError:  # pragma: no cover - NumPy 1.x
     _extobj_contextvar = None
 
 
+cdef object silence_fp_errors():
+    """Turn NumPy's floating-point warnings off; return the token that restores them."""
+    if _extobj_contextvar is None:
+        token = np.errstate(all="ignore")
+        token.__enter__()
+        return token
+    return PyContextVar_Set(_extobj_contextvar, _IGNORE_FP_ERRORS)
+
+
+cdef void restore_fp_errors(object token) except *:
+    if _extobj_contextvar is None:
+        token.__exit__(None, None, None)
+    else:
+        PyContextVar_Reset(_extobj_contextvar, token)
+
+
 cdef class FloatingPointErrorsIgnored:
     """``with ignoring_fp_errors():`` -- ``np.errstate(all="ignore")`` at a tenth of the cost.
 
@@ -34,17 +50,10 @@ cdef class FloatingPointErrorsIgnored:
     silence NumPy's warnings wherever a kernel can produce inf or nan."""
 
     def __enter__(self):
-        if _extobj_contextvar is None:
-            self.token = np.errstate(all="ignore")
-            self.token.__enter__()
-        else:
-            self.token = PyContextVar_Set(_extobj_contextvar, _IGNORE_FP_ERRORS)
+        self.token = silence_fp_errors()
 
     def __exit__(self, *exc_info):
-        if _extobj_contextvar is None:
-            self.token.__exit__(*exc_info)
-        else:
-            PyContextVar_Reset(_extobj_contextvar, self.token)
+        restore_fp_errors(self.token)
 
 
 cdef FloatingPointErrorsIgnored ignoring_fp_errors():
@@ -52,27 +61,23 @@ cdef FloatingPointErrorsIgnored ignoring_fp_errors():
 
 
 cdef object quietly(object function, object array):
-    """``function(array)`` without NumPy's overflow / divide / invalid warnings."""
-    if _extobj_contextvar is None:
-        with np.errstate(all="ignore"):
-            return function(array)
-    token = PyContextVar_Set(_extobj_contextvar, _IGNORE_FP_ERRORS)
+    """``function(array)`` without NumPy's overflow / divide / invalid warnings (the hot
+    unary ops call this rather than ``with ignoring_fp_errors()``: no Python-level
+    ``__enter__``/``__exit__``)."""
+    token = silence_fp_errors()
     try:
         return function(array)
     finally:
-        PyContextVar_Reset(_extobj_contextvar, token)
+        restore_fp_errors(token)
 
 
 cdef object quietly2(object function, object a, object b):
     """``function(a, b)`` without NumPy's floating-point warnings (``1 / 0`` is inf)."""
-    if _extobj_contextvar is None:
-        with np.errstate(all="ignore"):
-            return function(a, b)
-    token = PyContextVar_Set(_extobj_contextvar, _IGNORE_FP_ERRORS)
+    token = silence_fp_errors()
     try:
         return function(a, b)
     finally:
-        PyContextVar_Reset(_extobj_contextvar, token)
+        restore_fp_errors(token)
 
 
 cdef object floating(Tensor t):
