@@ -30,7 +30,7 @@ from autograd_cy._C.grad_mode cimport (
 )
 from autograd_cy._C.grad_mode import _is_grad_enabled
 from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, get_grad_fn
-from autograd_cy._C.node cimport Node, Edge, AccumulateGrad, GraphRoot, gradient_edge
+from autograd_cy._C.node cimport Node, Edge, AccumulateGrad, GraphRoot
 from autograd_cy._C.ops.dispatch cimport binary_kernel, KERNEL_ADD
 
 import numpy as np
@@ -213,9 +213,8 @@ def _will_engine_execute_node(node):
 
 
 cdef bint has_children(Node node):
-    cdef Edge edge
-    for edge in node.next_edges:
-        if edge.function is not None:
+    for child in node.next_nodes:
+        if child is not None:
             return True
     return False
 
@@ -235,14 +234,14 @@ cdef void compute_dependencies(GraphTask task, Node root) except *:
     cdef long long task_id = task.id
     cdef Node node
     cdef Node child
-    cdef tuple edges
+    cdef tuple children
     cdef Py_ssize_t i
     task.root = root
     while stack:
         node = <Node>stack.pop()
-        edges = node.next_edges
-        for i in range(len(edges)):
-            child = (<Edge>edges[i]).function
+        children = node.next_nodes
+        for i in range(len(children)):
+            child = <Node>children[i]
             if child is None:
                 continue
             if child.engine_task == task_id:
@@ -276,11 +275,9 @@ cdef void release_nodes(GraphTask task) except *:
     cdef list stack = [task.root]
     cdef long long task_id = task.id
     cdef Node node, child
-    cdef Edge edge
     while stack:
         node = <Node>stack.pop()
-        for edge in node.next_edges:
-            child = edge.function
+        for child in node.next_nodes:
             if child is not None and child.engine_task == task_id:
                 child.engine_task = 0
                 child.engine_buffer = None
@@ -293,7 +290,7 @@ cdef void compute_shared_dependencies(GraphTask task, Node root) except *:
     cdef list stack = [root]
     cdef Node node
     cdef Node child
-    cdef tuple edges
+    cdef tuple children
     cdef Py_ssize_t i
     cdef PyObject* entry
     cdef Pending state
@@ -301,9 +298,9 @@ cdef void compute_shared_dependencies(GraphTask task, Node root) except *:
     task.pending = pending
     while stack:
         node = <Node>stack.pop()
-        edges = node.next_edges
-        for i in range(len(edges)):
-            child = (<Edge>edges[i]).function
+        children = node.next_nodes
+        for i in range(len(children)):
+            child = <Node>children[i]
             if child is None:
                 continue
             entry = PyDict_GetItem(pending, child)
@@ -347,20 +344,19 @@ cdef void compute_exec_info(GraphTask task, Node root, list input_edges, bint ac
     visited.add(root)
     while stack:
         node, child_index = stack[-1]
-        if child_index < len(node.next_edges):
+        if child_index < len(node.next_nodes):
             stack[-1] = (node, child_index + 1)
-            edge = node.next_edges[child_index]
-            child = edge.function
+            child = node.next_nodes[child_index]
             if child is not None and child not in visited:
                 visited.add(child)
                 stack.append((child, 0))
             continue
         stack.pop()
         # Post-order: every child of `node` is settled; is any of them needed?
-        for edge in node.next_edges:
-            if edge.function is None:
+        for child in node.next_nodes:
+            if child is None:
                 continue
-            info = exec_info.get(edge.function)
+            info = exec_info.get(child)
             if info is not None and (info.needed or info.captures):
                 info = exec_info.get(node)
                 if info is None:
@@ -372,13 +368,12 @@ cdef void compute_exec_info(GraphTask task, Node root, list input_edges, bint ac
 cdef tuple needed_outputs(GraphTask task, Node node):
     """For each next edge of ``node``: will its gradient be used? (rule 3.10)"""
     cdef ExecInfo info
-    cdef Edge edge
     mask = []
-    for edge in node.next_edges:
-        if edge.function is None:
+    for child in node.next_nodes:
+        if child is None:
             mask.append(False)
             continue
-        info = task.exec_info.get(edge.function)
+        info = task.exec_info.get(child)
         mask.append(info is not None and (info.needed or bool(info.captures)))
     return tuple(mask)
 
@@ -456,7 +451,7 @@ cdef tuple call_function(GraphTask task, Node node, list inputs, bint tensor_hoo
 
     if passes_undefined_through(node, grad_outputs):
         # Built-in formulas: no gradient in, no gradient out (rule 3.15).
-        outputs = (None,) * len(node.next_edges)
+        outputs = (None,) * len(node.next_nodes)
     elif task.exec_info:
         node.output_mask = needed_outputs(task, node)
         try:
@@ -498,25 +493,26 @@ cdef bint passes_undefined_through(Node node, tuple grads):
 
 cdef tuple validate_outputs(Node node, tuple outputs):
     """Check each gradient against its receiver's metadata; sum_to or cast (rule 3.8)."""
-    cdef Py_ssize_t i, count = len(node.next_edges)
-    cdef Edge edge
+    cdef tuple children = node.next_nodes
+    cdef Py_ssize_t i, count = len(children)
+    cdef Node child
     cdef Tensor grad
     cdef list result = None
     if len(outputs) != count:
         raise RuntimeError(f"Function {node.name()} returned an invalid number of gradients - "
                            f"expected {count}, but got {len(outputs)}")
     for i in range(count):
-        edge = <Edge>node.next_edges[i]
+        child = <Node>children[i]
         value = outputs[i]
         if value is None:
             continue
-        if edge.function is None:
+        if child is None:
             if result is None:
                 result = list(outputs)
             result[i] = None
             continue
         grad = value
-        metadata = edge.function.input_metadata[edge.input_nr]
+        metadata = child.input_metadata[<Py_ssize_t>node.next_input_nrs[i]]
         if metadata is None:
             continue
         shape = (<tuple>metadata)[0]
@@ -603,7 +599,6 @@ cdef void evaluate_function(GraphTask task, Node node, list inputs) except *:
     cdef bint hooks_done = False
     cdef tuple outputs
     cdef Py_ssize_t i
-    cdef Edge edge
     cdef Node child
     cdef list buffer, buffer_out
     if task.exec_info:
@@ -623,13 +618,12 @@ cdef void evaluate_function(GraphTask task, Node node, list inputs) except *:
         raise
 
     cdef Pending state = None
-    cdef tuple next_edges = node.next_edges
+    cdef tuple children = node.next_nodes
     cdef bint shared = task.shared
     cdef Py_ssize_t remaining
     cdef PyObject* entry
     for i in range(len(outputs)):
-        edge = <Edge>next_edges[i]
-        child = edge.function
+        child = <Node>children[i]
         if child is None:
             continue
         if shared:
@@ -651,7 +645,7 @@ cdef void evaluate_function(GraphTask task, Node node, list inputs) except *:
         if buffer is None:
             buffer = new_buffer(child)
         if outputs[i] is not None:
-            accumulate(buffer, edge.input_nr, outputs[i])
+            accumulate(buffer, <Py_ssize_t>node.next_input_nrs[i], outputs[i])
         if remaining == 0:
             # Last edge into `child`: it is ready, with every gradient in its buffer.
             buffer_out = None

@@ -33,7 +33,7 @@ from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, make_view, version_counter, bump_version, requires_grad,
     array_module, VIEW_IN_CUSTOM_FUNCTION, VIEW_MULTI_OUTPUT_NODE,
 )
-from autograd_cy._C.node cimport Node, Edge, SavedTensor, gradient_edge, save
+from autograd_cy._C.node cimport Node, Edge, SavedTensor, gradient_edge, save, set_edges
 from autograd_cy._C.node import move_retains_grad_hook, _FREED_MESSAGE
 from autograd_cy._C.ops.inplace cimport rebase_history
 
@@ -215,7 +215,7 @@ def function_apply(cls, tuple args):
     cdef bint is_executable = is_grad_enabled() and any_requires_grad
     if is_executable:
         # Edges are taken now: a forward that mutates an input must not see its new history.
-        ctx.next_edges = tuple([gradient_edge(<Tensor>t) for t in tensor_inputs])
+        set_edges(ctx, [gradient_edge(<Tensor>t) for t in tensor_inputs])
         ctx.input_metadata = ()
         ctx.output_info = []
         if is_anomaly_enabled():
@@ -451,6 +451,6 @@ def delayed_error(str msg, tuple values):
         out._output_nr = i
         metadata.append((out._data.shape, out._data.dtype))
         results.append(out)
-    node.next_edges = tuple(edges)
+    set_edges(node, edges)
     node.input_metadata = tuple(metadata)
     return tuple(results)

@@ -1,11 +1,13 @@
-# Design: the backward graph. A Node is one backward function; its next_edges
-# point at the Nodes that receive the gradients it produces (one edge per
-# forward input). Tensors hold their grad_fn strongly; a Node holds its
-# children strongly and its own outputs never (SavedTensor re-wraps them).
+# Design: the backward graph. A Node is one backward function; its edges point
+# at the Nodes that receive the gradients it produces (one edge per forward
+# input). Tensors hold their grad_fn strongly; a Node holds its children
+# strongly and its own outputs never (SavedTensor re-wraps them).
 
 from autograd_cy._C.tensor cimport Tensor
 
 
+# An edge as a value, for the API (get_gradient_edge, backward's roots and inputs=).
+# Nodes do not store Edge objects: see Node.next_nodes.
 cdef class Edge:
     cdef readonly Node function       # None marks an invalid edge (no gradient flows)
     cdef readonly Py_ssize_t input_nr # which input slot of `function` receives the gradient
@@ -21,7 +23,13 @@ cdef class NodeExtras:
 
 
 cdef class Node:
-    cdef tuple next_edges             # one Edge per forward input, in argument order
+    # Edge i, for forward input i, is (next_nodes[i], next_input_nrs[i]): the Node that
+    # receives that gradient (None: no gradient flows) and which of its input slots.
+    # Two parallel tuples, not one Edge object per edge: backward walks node -> tuple ->
+    # child instead of node -> tuple -> Edge -> child, and the input numbers, nearly
+    # always zeros, share one tuple (NOTE [Edges as two tuples] in node.pyx).
+    cdef tuple next_nodes
+    cdef tuple next_input_nrs
     cdef readonly unsigned long long sequence_nr  # creation order; newest runs first
     cdef tuple input_metadata         # per forward output: (shape, numpy dtype) or None
     cdef NodeExtras extras            # hooks, metadata, anomaly trace; None until first used
@@ -71,6 +79,8 @@ cdef class SavedTensor:
 
 
 cdef Edge gradient_edge(Tensor t)
+cdef object gradient_function(Tensor t)
+cdef void set_edges(Node node, edges) except *
 cdef Node set_history(Node node, tuple inputs, tuple outputs)
 cdef Node set_history1(Node node, Tensor input, Tensor output)
 cdef Node set_history2(Node node, object input0, object input1, Tensor output)

@@ -5,11 +5,22 @@ A Node is one step of the backward pass. When a recorded op runs forward it
 creates a Node (``MulBackward0`` for ``a * b``) that knows how to turn the
 gradient of the op's outputs into gradients of its inputs: ``apply(grads)``
 takes one gradient per forward *output* and returns one per forward *input*.
-Where each returned gradient goes is written in ``next_edges``: an Edge
-``(function, input_nr)`` names the Node that produced that input and which of
-its outputs the input was. A leaf that requires grad is fed by its
-AccumulateGrad node, which writes ``.grad``; inputs that need no gradient get
-an invalid edge ``(None, 0)``.
+Where each returned gradient goes is its edge ``(function, input_nr)``: the
+Node that produced that input and which of its outputs the input was. A leaf
+that requires grad is fed by its AccumulateGrad node, which writes ``.grad``;
+inputs that need no gradient get an invalid edge ``(None, 0)``.
+
+# NOTE [Edges as two tuples]
+PyTorch keeps a node's edges in one array of ``{function, input_nr}`` structs.
+The Python equivalent, a tuple of Edge objects, costs an object per edge and
+one more pointer to follow per edge; on a graph larger than the CPU's caches
+each of those is a cache miss, paid when the graph is built, in every pass of
+backward, and when it is freed. So a Node stores its edges as two parallel
+tuples, ``next_nodes`` and ``next_input_nrs``: edge ``i`` is
+``(next_nodes[i], next_input_nrs[i])``. Almost every input is output 0 of its
+producer, so nodes share one tuple of zeros per length. The Edge class remains
+the value the API hands out (``get_gradient_edge``, backward's roots and
+``inputs=``); ``set_edges`` turns a sequence of them into the two tuples.
 
 ``sequence_nr`` counts Nodes per thread in creation order. The engine runs the
 ready Node with the largest number first, so backward visits ops in reverse
@@ -45,7 +56,6 @@ from autograd_cy._C.tensor cimport (
 )
 
 
-@cython.freelist(262144)
 cdef class Edge:
     """``(function, input_nr)``: where one gradient produced by a Node goes."""
 
@@ -106,7 +116,8 @@ cdef class Node:
     """A backward function: gradients of the outputs in, gradients of the inputs out."""
 
     def __cinit__(self, *args, **kwargs):
-        self.next_edges = ()
+        self.next_nodes = ()
+        self.next_input_nrs = ()
 
     cpdef tuple apply(self, tuple grads):
         raise NotImplementedError(f"{self.name()} has no backward formula")
@@ -126,7 +137,7 @@ cdef class Node:
         """Does the gradient for forward input ``i`` reach anything that wants it?"""
         if self.output_mask is not None:
             return self.output_mask[i]
-        return (<Edge>self.next_edges[i]).function is not None
+        return self.next_nodes[i] is not None
 
     # ---------------------------------------------------------- Python API
     def name(self):
@@ -140,7 +151,7 @@ cdef class Node:
 
     @property
     def next_functions(self):
-        return tuple((e.function, e.input_nr) for e in self.next_edges)
+        return tuple(zip(self.next_nodes, self.next_input_nrs))
 
     @property
     def metadata(self):
@@ -332,7 +343,7 @@ cdef class GraphRoot(Node):
     """Feeds the root gradients of a backward with several roots into the graph."""
 
     def __cinit__(self, tuple edges=(), tuple outputs=()):
-        self.next_edges = edges
+        set_edges(self, edges)
         self.outputs = outputs
         self.input_metadata = ()
 
@@ -361,24 +372,71 @@ cdef inline Edge make_edge(Node function, Py_ssize_t input_nr):
     return edge
 
 
-cdef Edge gradient_edge(Tensor t):
-    """The edge a gradient for ``t`` must travel: its grad_fn, its accumulator, or none."""
+cdef object gradient_function(Tensor t):
+    """The Node a gradient for ``t`` goes to: its grad_fn, its accumulator, or None."""
     cdef object grad_fn = get_grad_fn(t)
     if grad_fn is not None:
-        return make_edge(<Node>grad_fn, t._output_nr)
+        return grad_fn
     if t._requires_grad:
-        return make_edge(get_accumulator(t), 0)
-    return INVALID_EDGE
+        return get_accumulator(t)
+    return None
+
+
+cdef inline Py_ssize_t gradient_input_nr(Tensor t):
+    """The other half of t's gradient edge; call after gradient_function(t) (which may
+    regenerate a view's grad_fn)."""
+    return t._output_nr if t._grad_fn is not None else 0
+
+
+cdef Edge gradient_edge(Tensor t):
+    """The edge a gradient for ``t`` must travel, as a value for the API."""
+    cdef object function = gradient_function(t)
+    if function is None:
+        return INVALID_EDGE
+    return make_edge(<Node>function, gradient_input_nr(t))
 
 
 def _gradient_edge(Tensor t):
     return gradient_edge(t)
 
 
-cdef inline Edge edge_of(object x):
+cdef inline object function_of(object x):
+    """gradient_function for an op's operand; a non-Tensor operand gets no edge."""
     if isinstance(x, Tensor):
-        return gradient_edge(<Tensor>x)
-    return INVALID_EDGE
+        return gradient_function(<Tensor>x)
+    return None
+
+
+cdef inline Py_ssize_t input_nr_of(object x):
+    return gradient_input_nr(<Tensor>x) if isinstance(x, Tensor) else 0
+
+
+# The shared all-zero next_input_nrs, by length (NOTE [Edges as two tuples]).
+cdef tuple ZERO_INPUT_NRS = tuple([(0,) * length for length in range(9)])
+
+
+cdef inline tuple zero_input_nrs(Py_ssize_t length):
+    return <tuple>ZERO_INPUT_NRS[length] if length < 9 else (0,) * length
+
+
+cdef tuple input_nrs_tuple(list input_nrs):
+    """``tuple(input_nrs)``, or the shared tuple of zeros when they are all zero."""
+    for input_nr in input_nrs:
+        if input_nr != 0:
+            return tuple(input_nrs)
+    return zero_input_nrs(len(input_nrs))
+
+
+cdef void set_edges(Node node, edges) except *:
+    """Store a sequence of Edge values as ``node``'s two edge tuples."""
+    cdef Edge edge
+    cdef list functions = []
+    cdef list input_nrs = []
+    for edge in edges:
+        functions.append(edge.function)
+        input_nrs.append(edge.input_nr)
+    node.next_nodes = tuple(functions)
+    node.next_input_nrs = input_nrs_tuple(input_nrs)
 
 
 cdef tuple _last_metadata = None     # the metadata tuple made last (see output_metadata)
@@ -457,8 +515,11 @@ cdef inline void stamp(Node node):
 
 cdef Node set_history1(Node node, Tensor input, Tensor output):
     """Record a one-input, one-output op: ``output = op(input)`` with backward ``node``."""
+    cdef Py_ssize_t input_nr
     stamp(node)
-    node.next_edges = (gradient_edge(input),)
+    node.next_nodes = (gradient_function(input),)
+    input_nr = gradient_input_nr(input)
+    node.next_input_nrs = zero_input_nrs(1) if input_nr == 0 else (input_nr,)
     attach_output(node, output, 0)
     node.input_metadata = single_output_metadata(output)
     return node
@@ -466,8 +527,12 @@ cdef Node set_history1(Node node, Tensor input, Tensor output):
 
 cdef Node set_history2(Node node, object input0, object input1, Tensor output):
     """Record a binary op; a non-Tensor operand gets an invalid edge (rule 1.3)."""
+    cdef Py_ssize_t input_nr0, input_nr1
     stamp(node)
-    node.next_edges = (edge_of(input0), edge_of(input1))
+    node.next_nodes = (function_of(input0), function_of(input1))
+    input_nr0, input_nr1 = input_nr_of(input0), input_nr_of(input1)
+    node.next_input_nrs = (zero_input_nrs(2) if input_nr0 == 0 and input_nr1 == 0
+                           else (input_nr0, input_nr1))
     attach_output(node, output, 0)
     node.input_metadata = single_output_metadata(output)
     return node
@@ -478,7 +543,8 @@ cdef Node set_history(Node node, tuple inputs, tuple outputs):
     cdef Py_ssize_t i
     cdef list metadata = []
     stamp(node)
-    node.next_edges = tuple([edge_of(x) for x in inputs])
+    node.next_nodes = tuple([function_of(x) for x in inputs])
+    node.next_input_nrs = input_nrs_tuple([input_nr_of(x) for x in inputs])
     for i in range(len(outputs)):
         output = outputs[i]
         if output is None:

@@ -78,6 +78,21 @@ def test_1_3_next_functions_follow_argument_order():
     assert_same(structure)
 
 
+def test_1_3_edges_name_which_output_of_the_producer():
+    # input_nr is stored apart from the node it refers to (NOTE [Edges as two tuples]):
+    # pin the non-zero ones, from a multi-output node and from an in-place op on a view.
+    def structure(lib):
+        x = lib.ones(3, 2, requires_grad=True)
+        w = lib.ones(2, requires_grad=True)
+        first, second, third = x.split(1)
+        mixed = third * first + second
+        base = x.clone()
+        base[1].mul_(w)
+        return [graph_structure(mixed.grad_fn), graph_structure(base.grad_fn),
+                [nr for _, nr in mixed.grad_fn.next_functions[0][0].next_functions]]
+    assert_same(structure)
+
+
 def test_1_4_accumulate_grad_is_one_per_leaf_and_weakly_cached():
     def run(lib):
         x = lib.ones(2, requires_grad=True)

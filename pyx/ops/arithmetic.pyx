@@ -246,7 +246,7 @@ cdef class DivBackward1(Node):
     cpdef tuple apply(self, tuple grads):
         from autograd_cy._C.ops.pointwise import zeros_like_grad
         cdef list result = []
-        for i in range(len(self.next_edges)):
+        for i in range(len(self.next_nodes)):
             result.append(zeros_like_grad(grads[0]) if self.should_compute_output(i) else None)
         return tuple(result)
 

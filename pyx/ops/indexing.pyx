@@ -664,9 +664,9 @@ cdef class MaskedFillBackward0(Node):
         self_grad = value_grad = None
         if self.should_compute_output(0):
             self_grad = where(mask, zero, grad)
-        if len(self.next_edges) > 1 and self.should_compute_output(1):
+        if len(self.next_nodes) > 1 and self.should_compute_output(1):
             value_grad = where(mask, grad, zero).sum()
-        return (self_grad, value_grad)[:len(self.next_edges)]
+        return (self_grad, value_grad)[:len(self.next_nodes)]
 
     cdef void release_variables(self):
         self.saved_mask.release()

@@ -16,7 +16,7 @@ from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, bump_version, version_counter, get_grad_fn,
     VIEW_DEFAULT,
 )
-from autograd_cy._C.node cimport Node, Edge, gradient_edge, set_history
+from autograd_cy._C.node cimport Node, Edge, gradient_edge, set_edges, set_history
 from autograd_cy._C.node import move_retains_grad_hook
 from autograd_cy._C.ops.dispatch cimport check_inplace, result_type, ignoring_fp_errors
 from autograd_cy._C.ops.dispatch import view_error_message
@@ -94,7 +94,7 @@ cdef class CopySlices(Node):
         cdef tuple result
         grad = grads[0]
         if grad is None:
-            return (None,) * len(self.next_edges)
+            return (None,) * len(self.next_nodes)
         if self.positions is None:
             self.positions = make_tensor(view_positions(self.base_geometry, self.view_geometry))
         flat = reshape(grad, (-1,))
@@ -155,7 +155,7 @@ def regenerate_view_grad_fn(Tensor view):
     node.sequence_nr = next_sequence_nr()
     node.base_geometry = base_geometry_of(base)
     node.view_geometry = geometry(view._data, base._data)
-    node.next_edges = (gradient_edge(base),)
+    set_edges(node, (gradient_edge(base),))
     node.input_metadata = ((view._data.shape, view._data.dtype),)
     view._grad_fn = node
     view._output_nr = 0
@@ -177,7 +177,10 @@ cdef void rebase_history(Tensor self, Node node) except *:
     copy_slices.base_geometry = base_geometry_of(base)
     copy_slices.view_geometry = geometry(self._data, base._data)
     copy_slices.fn = node
-    copy_slices.next_edges = (gradient_edge(base),) + node.next_edges[1:]
+    # The base takes the place of the view's first input; the op's other inputs stay.
+    set_edges(copy_slices, [gradient_edge(base)] + [
+        Edge(function, input_nr)
+        for function, input_nr in zip(node.next_nodes[1:], node.next_input_nrs[1:])])
     copy_slices.input_metadata = ((base._data.shape, base._data.dtype),)
     old_fn, old_nr = base._grad_fn, base._output_nr
     base._grad_fn = copy_slices
@@ -278,9 +281,9 @@ cdef class FillBackward0(Node):
     cpdef tuple apply(self, tuple grads):
         cdef Tensor grad = grads[0]
         value_grad = None
-        if len(self.next_edges) > 1 and self.should_compute_output(1) and grad is not None:
+        if len(self.next_nodes) > 1 and self.should_compute_output(1) and grad is not None:
             value_grad = grad.sum()
-        return (None, value_grad)[:len(self.next_edges)]
+        return (None, value_grad)[:len(self.next_nodes)]
 
 
 cdef class ZeroBackward0(Node):
