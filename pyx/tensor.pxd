@@ -47,6 +47,8 @@ cdef struct FastOps:
     binary_op add
     binary_op sub
     binary_op mul
+    binary_op iadd
+    binary_op isub
 
 cdef FastOps* fast_ops() noexcept
 

@@ -444,8 +444,13 @@ cdef class Tensor:
     def __neg__(self): return _ops.neg(self)
     def __pos__(self): return self
     def __abs__(self): return _ops.abs(self)
-    def __iadd__(self, other): return _ops.add_(self, other)
-    def __isub__(self, other): return _ops.sub_(self, other)
+
+    def __iadd__(self, other):
+        return _fast.iadd(self, other) if _fast.iadd is not NULL else _ops.add_(self, other)
+
+    def __isub__(self, other):
+        return _fast.isub(self, other) if _fast.isub is not NULL else _ops.sub_(self, other)
+
     def __imul__(self, other): return _ops.mul_(self, other)
     def __itruediv__(self, other): return _ops.div_(self, other)
     def __ipow__(self, other): return _ops.pow_(self, other)

@@ -611,7 +611,24 @@ def neg_(Tensor self):
     return apply_inplace(self, neg, (), False)
 
 
+cdef object iadd(object self, object other):
+    """``self += other``: ``add_`` without its keyword arguments, and with grad mode off (an
+    optimizer step) without the closure, which only a recorded op runs."""
+    if not is_grad_enabled():
+        return apply_inplace(<Tensor>self, None, (other,), False, np.add, other)
+    return add_(self, other)
+
+
+cdef object isub(object self, object other):
+    """``self -= other``, as ``iadd``."""
+    if not is_grad_enabled():
+        return apply_inplace(<Tensor>self, None, (other,), False, np.subtract, other)
+    return sub_(self, other)
+
+
 # The Tensor operators call these C functions directly (tensor.pyx, NOTE [Operator table]).
 fast_ops().add = add_op
 fast_ops().sub = sub_op
 fast_ops().mul = mul_impl
+fast_ops().iadd = iadd
+fast_ops().isub = isub

@@ -8,6 +8,7 @@ cdef object operand_array(object value, object dtype)
 cdef Tensor wrap(object array)
 cdef object floating_result_type(object a, object b)
 cdef void check_inplace(Tensor self, bint records) except *
+cdef void check_no_partial_overlap(Tensor written, object read) except *
 cdef object result_type_of(tuple operands)
 cdef object quietly(object function, object array)
 cdef object floating(Tensor t)
@@ -29,6 +30,7 @@ cdef enum:
     KERNEL_MUL = 2
 
 cdef object binary_kernel(int op, object x, object y)
+cdef bint binary_kernel_into(int op, object x, object y) except -1
 cdef object tanh_backward_kernel(object grad, object result)
 cdef object tanh_kernel(object x)
 cdef object threshold_backward_kernel(object grad, object result)

@@ -297,6 +297,53 @@ cdef void check_inplace(Tensor self, bint records) except *:
                                "an in-place operation.")
 
 
+cdef void check_no_partial_overlap(Tensor written, object read) except *:
+    """PyTorch refuses an in-place op that reads memory it writes at other elements
+    (``x[1:] -= x[:-1]``): the result would depend on the loop order. Reading the very
+    elements written, in the same layout (``x.add_(x)``), is fine. Like PyTorch, only arrays
+    laid out densely are compared; others are "too hard" and pass."""
+    cdef cnp.ndarray a, b
+    cdef char* a_begin
+    cdef char* b_begin
+    cdef char* a_end
+    cdef char* b_end
+    if not isinstance(read, Tensor):
+        return
+    if type(written._data) is not cnp.ndarray or type((<Tensor>read)._data) is not cnp.ndarray:
+        return
+    a = <cnp.ndarray>written._data
+    b = <cnp.ndarray>(<Tensor>read)._data
+    if a is b or cnp.PyArray_SIZE(a) == 0 or cnp.PyArray_SIZE(b) == 0:
+        return
+    if not (dense(a) and dense(b)):
+        return
+    a_begin = <char*>cnp.PyArray_DATA(a)
+    b_begin = <char*>cnp.PyArray_DATA(b)
+    a_end = a_begin + cnp.PyArray_NBYTES(a)
+    b_end = b_begin + cnp.PyArray_NBYTES(b)
+    if a_begin == b_begin and a_end == b_end and same_strides(a, b):
+        return
+    if a_begin < b_end and b_begin < a_end:
+        raise RuntimeError(
+            "unsupported operation: some elements of the input tensor and the written-to "
+            "tensor refer to a single memory location. Please clone() the tensor before "
+            "performing the operation.")
+
+
+cdef inline bint dense(cnp.ndarray array):
+    return cnp.PyArray_IS_C_CONTIGUOUS(array) or cnp.PyArray_IS_F_CONTIGUOUS(array)
+
+
+cdef bint same_strides(cnp.ndarray a, cnp.ndarray b):
+    cdef int i, ndim = cnp.PyArray_NDIM(a)
+    if cnp.PyArray_NDIM(b) != ndim:
+        return False
+    for i in range(ndim):
+        if cnp.PyArray_STRIDES(a)[i] != cnp.PyArray_STRIDES(b)[i]:
+            return False
+    return True
+
+
 # --------------------------------------------------------------- small-array kernels
 #
 # NOTE [Fused kernels]
@@ -355,6 +402,33 @@ cdef object binary_kernel(int op, object x, object y):
                     <double*>cnp.PyArray_DATA(<cnp.ndarray>y),
                     <double*>cnp.PyArray_DATA(out), n)
     return out
+
+
+cdef bint binary_kernel_into(int op, object x, object y) except -1:
+    """``x += y``, ``x -= y`` or ``x *= y`` in place on two same-shape arrays; False (and
+    nothing written) when the kernel does not apply. Partly overlapping operands are left
+    to NumPy, which buffers them; the same memory on both sides is fine elementwise."""
+    cdef int typenum = kernel_type(x)
+    cdef Py_ssize_t n
+    cdef char* x_start
+    cdef char* y_start
+    if typenum < 0 or not kernel_operand(y, typenum):
+        return False
+    if not cnp.PyArray_ISWRITEABLE(<cnp.ndarray>x):
+        return False
+    if not cnp.PyArray_SAMESHAPE(<cnp.ndarray>x, <cnp.ndarray>y):
+        return False
+    n = cnp.PyArray_SIZE(<cnp.ndarray>x)
+    x_start = <char*>cnp.PyArray_DATA(<cnp.ndarray>x)
+    y_start = <char*>cnp.PyArray_DATA(<cnp.ndarray>y)
+    if (x_start != y_start and x_start < y_start + cnp.PyArray_NBYTES(<cnp.ndarray>y)
+            and y_start < x_start + cnp.PyArray_NBYTES(<cnp.ndarray>x)):
+        return False
+    if typenum == cnp.NPY_FLOAT:
+        real_binary(op, <float*>x_start, <float*>y_start, <float*>x_start, n)
+    else:
+        real_binary(op, <double*>x_start, <double*>y_start, <double*>x_start, n)
+    return True
 
 
 ctypedef fused real:

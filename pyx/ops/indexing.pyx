@@ -713,5 +713,6 @@ def masked_fill(Tensor self, Tensor mask, value):
 
 def masked_fill_(Tensor self, Tensor mask, value):
     """In-place ``masked_fill``; ``mask`` must broadcast to ``self``'s shape."""
+    # The 0-dim value is read once, before anything is written: no overlap check.
     return apply_inplace(self, lambda source: masked_fill(source, mask, value),
-                         (value,), False)
+                         (value,), False, None, None, False)

@@ -18,7 +18,10 @@ from autograd_cy._C.tensor cimport (
 )
 from autograd_cy._C.node cimport Node, Edge, gradient_edge, set_edges, set_history
 from autograd_cy._C.node import move_retains_grad_hook
-from autograd_cy._C.ops.dispatch cimport check_inplace, result_type, ignoring_fp_errors
+from autograd_cy._C.ops.dispatch cimport (
+    check_inplace, check_no_partial_overlap, result_type, ignoring_fp_errors,
+    binary_kernel_into, KERNEL_ADD, KERNEL_SUB, KERNEL_MUL,
+)
 from autograd_cy._C.ops.dispatch import view_error_message
 
 cnp.import_array()
@@ -205,7 +208,7 @@ cdef void write_back(Tensor self, Tensor out) except *:
 
 
 cdef Tensor apply_inplace(Tensor self, object compute, tuple others, bint needs_original,
-                         object ufunc=None, object operand=None):
+                         object ufunc=None, object operand=None, bint reads_elementwise=True):
     """Run ``compute(self)`` (the out-of-place op) and make it ``self``'s new value and history.
 
     ``needs_original``: the op's backward reads ``self``'s old value, so the node
@@ -213,12 +216,18 @@ cdef Tensor apply_inplace(Tensor self, object compute, tuple others, bint needs_
     ``ufunc``, ``operand``: the op as ``ufunc(self, operand)``; when nothing is recorded
     (an optimizer step under no_grad) it then runs straight into ``self``'s memory,
     without the out-of-place temporary and the copy back.
+    ``reads_elementwise``: the op reads ``others`` element by element as it writes (PyTorch's
+    TensorIterator ops), so an operand that partly overlaps ``self`` is an error; fill_
+    and masked_fill_ read their 0-dim value once, up front, and pass False.
     """
     cdef bint records = is_grad_enabled() and (
         requires_grad(self) or any_tensor_requires_grad(others))
     cdef Tensor source = self
     cdef Tensor out
     check_inplace(self, records)
+    if reads_elementwise:
+        for other in others:
+            check_no_partial_overlap(self, other)
     if not records and ufunc is not None:
         ufunc_into(self, ufunc, operand)
         bump_version(self)
@@ -243,8 +252,13 @@ cdef inline bint any_tensor_requires_grad(tuple values):
     return False
 
 
+cdef object ADD = np.add, SUBTRACT = np.subtract, MULTIPLY = np.multiply
+
+
 cdef void ufunc_into(Tensor self, object ufunc, object operand) except *:
     """``self = ufunc(self, operand)`` in place, with the checks and errors of write_back."""
+    if isinstance(operand, Tensor) and kernel_into(self, ufunc, <Tensor>operand):
+        return
     dtype = result_type(self, operand)
     if dtype.kind == "b" and ufunc is np.subtract:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
@@ -268,9 +282,24 @@ cdef void ufunc_into(Tensor self, object ufunc, object operand) except *:
     quietly_into(ufunc, self._data, operand)
 
 
+cdef inline bint kernel_into(Tensor self, object ufunc, Tensor operand) except -1:
+    """The fused loop for ``p -= lr * p.grad`` and friends on small float arrays of one
+    shape and dtype (NOTE [Fused kernels]); False when it does not apply."""
+    if ufunc is ADD:
+        return binary_kernel_into(KERNEL_ADD, self._data, operand._data)
+    if ufunc is SUBTRACT:
+        return binary_kernel_into(KERNEL_SUB, self._data, operand._data)
+    if ufunc is MULTIPLY:
+        return binary_kernel_into(KERNEL_MUL, self._data, operand._data)
+    return False
+
+
 cdef void quietly_into(object ufunc, object array, object operand) except *:
     with ignoring_fp_errors():
-        ufunc(array, operand, out=array, casting="unsafe")
+        if isinstance(operand, np.ndarray) and operand.dtype is array.dtype:
+            ufunc(array, operand, array)      # no cast: skip parsing keyword arguments
+        else:
+            ufunc(array, operand, out=array, casting="unsafe")
 
 
 # ------------------------------------------------------------ zero_, fill_, copy_
@@ -322,7 +351,9 @@ def fill_(Tensor self, value):
         raise RuntimeError(
             "fill_ only supports 0-dimension value tensor but got tensor with "
             f"{(<Tensor>value)._data.ndim} dimensions.")
-    return apply_inplace(self, lambda x: _filled(x, value, FillBackward0()), (value,), False)
+    # The 0-dim value is read once, before anything is written: no overlap check.
+    return apply_inplace(self, lambda x: _filled(x, value, FillBackward0()), (value,), False,
+                         None, None, False)
 
 
 def copy_(Tensor self, Tensor src, non_blocking=False):
