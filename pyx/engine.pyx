@@ -32,6 +32,7 @@ from autograd_cy._C.grad_mode import _is_grad_enabled
 from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, get_grad_fn
 from autograd_cy._C.node cimport Node, Edge, AccumulateGrad, GraphRoot
 from autograd_cy._C.ops.dispatch cimport binary_kernel, KERNEL_ADD
+from autograd_cy._C.ops.reduction import sum_to
 
 import numpy as np
 cimport numpy as cnp
@@ -542,7 +543,6 @@ cdef inline bint conforms(object array, tuple shape, object dtype):
 
 
 cdef Tensor conform_gradient(Node node, Py_ssize_t index, Tensor grad, tuple shape, dtype):
-    from autograd_cy._C.ops.reduction import sum_to
     if grad._data.shape != shape:
         if not is_expandable_to(shape, grad._data.shape):
             raise RuntimeError(

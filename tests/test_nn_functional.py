@@ -176,6 +176,22 @@ def test_activation_layouts(name, kwargs):
     assert_close(apply(ag, ag.tensor(x)), apply(torch, torch.tensor(x)), rtol=2e-3, atol=2e-3)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("rows", [4, 80], ids=["row loops", "numpy"])
+def test_softmax_special_values_on_both_paths(dtype, name, rows):
+    # Small arrays along the last dim run typed row loops, large ones NumPy (4096 elements
+    # is the switch): both must give torch's NaN/inf rows, values and gradients.
+    x = randn(rows, 64) * 3
+    x[0, 3] = np.nan
+    x[1, :] = -np.inf
+    x[2, 5] = np.inf
+    x[3, :2] = [1e4, -1e4]
+    check_op(lambda lib, x: getattr(fn_of(lib), name)(x, -1), x, dtype=dtype,
+             requires_grad=[False])
+    check_op(lambda lib, x: getattr(fn_of(lib), name)(x, 1), x[3:], dtype=dtype)
+
+
 @pytest.mark.parametrize("name", ["softmax", "log_softmax"])
 def test_softmax_layouts(name):
     def apply(lib, x, dim=1):

@@ -63,7 +63,7 @@ cdef class SoftmaxBackward0(Node):
     cdef readonly Py_ssize_t saved_dim
 
     cpdef tuple apply(self, tuple grads):
-        return (_softmax_backward_data(grads[0], self.saved_result.unpack(self), self.saved_dim),)
+        return (softmax_backward(grads[0], self.saved_result.unpack(self), self.saved_dim, False),)
 
     cdef void release_variables(self):
         self.saved_result.release()
@@ -71,8 +71,7 @@ cdef class SoftmaxBackward0(Node):
 
 cdef class LogSoftmaxBackward0(SoftmaxBackward0):
     cpdef tuple apply(self, tuple grads):
-        return (_log_softmax_backward_data(grads[0], self.saved_result.unpack(self),
-                                           self.saved_dim),)
+        return (softmax_backward(grads[0], self.saved_result.unpack(self), self.saved_dim, True),)
 
 
 cdef Tensor softmax_forward(Tensor input, object dim, object dtype, bint log):

@@ -215,7 +215,12 @@ def sum_to(Tensor grad, tuple shape):
             dims.append(leading + i)
     if not is_grad_enabled() and dims:
         # Nothing to record (the engine between nodes, no create_graph): the ufunc's own
-        # reduce, without np.sum's Python-level wrapper.
+        # reduce, without np.sum's Python-level wrapper. Summing away only leading dims (a
+        # bias's gradient) gives the shape at once: a fresh array, not a reshaped view,
+        # which AccumulateGrad may then take as .grad without a copy (rule 6.2).
+        if len(dims) == leading:
+            return make_tensor(np.add.reduce(array, axis=tuple(dims),
+                                             dtype=sum_dtype(array, None)))
         return make_tensor(np.add.reduce(array, axis=tuple(dims), keepdims=True,
                                          dtype=sum_dtype(array, None)).reshape(shape))
     from autograd_cy._C.ops.shape import reshape
