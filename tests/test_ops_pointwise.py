@@ -7,6 +7,7 @@ table cannot hold: ties and bounds, integer and bool dtypes, in-place variants,
 errors, and a finite-difference check that needs no torch at all.
 """
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -461,6 +462,26 @@ def test_relu_backward_special_gradients(dtype):
             leaf.relu().backward(lib.tensor(layout(grad.astype(dtype))))
             grads[lib] = leaf.grad
         assert_close(grads[ag], grads[torch], what="relu gradient")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("size", [6, 5000], ids=["fused loop", "numpy"])
+@pytest.mark.parametrize("op", [
+    lambda x: x * 2.5, lambda x: 2.5 * x, lambda x: x + 0.1, lambda x: 0.1 + x,
+    lambda x: x - 0.1, lambda x: x * 1e300, lambda x: x + 3.5e38, lambda x: x * -0.0,
+    lambda x: x * math.nan, lambda x: x - math.inf,
+], ids=["mul", "rmul", "add", "radd", "sub", "mul overflow", "add overflow", "mul -0.0",
+        "mul nan", "sub inf"])
+def test_tensor_and_python_float(op, size, dtype):
+    # A float tensor and a Python float: the number takes the tensor's dtype (float32 may
+    # round it, or overflow to inf, silently as in torch), on both the fused loop for small
+    # arrays and NumPy's path; the gradient is torch's too.
+    base = np.array([1.5, -2.0, 0.0, -0.0, 3e38, math.nan])
+    x = np.resize(base, size)
+    with np.errstate(all="raise"), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_op(lambda lib, x: op(x), x, dtype=dtype, double=False, requires_grad=[False])
+    check_op(lambda lib, x: op(x), np.resize(base[:3], size), dtype=dtype)
 
 
 def test_no_numpy_floating_point_warnings():

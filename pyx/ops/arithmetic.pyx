@@ -16,7 +16,7 @@ from autograd_cy._C.node cimport (
 )
 from autograd_cy._C.ops.dispatch cimport (
     result_type, floating_result_type, operand_array, wrap, quietly2, binary_kernel,
-    KERNEL_ADD, KERNEL_SUB, KERNEL_MUL,
+    scalar_kernel, ignoring_fp_errors, KERNEL_ADD, KERNEL_SUB, KERNEL_MUL,
 )
 from autograd_cy._C.tensor cimport fast_ops
 from autograd_cy._C.ops.inplace cimport apply_inplace
@@ -72,13 +72,14 @@ def add(self, other, *, alpha=1):
 cdef object add_impl(object self, object other, object alpha):
     cdef object array = None
     cdef bint unit = alpha == 1
-    if unit and isinstance(self, Tensor) and isinstance(other, Tensor):
-        array = binary_kernel(KERNEL_ADD, (<Tensor>self)._data, (<Tensor>other)._data)
+    if unit and isinstance(self, Tensor):
+        array = fused(KERNEL_ADD, <Tensor>self, other)
     if array is None:
         dtype = result_type(self, other)
         a = operand_array(self, dtype)
         b = operand_array(other, dtype)
-        array = a + b if unit else a + alpha * b
+        with ignoring_fp_errors():      # float32 overflow is inf, without a warning
+            array = a + b if unit else a + alpha * b
     cdef Tensor out = wrap(array)
     cdef AddBackward0 node
     if any_requires_grad2(self, other):
@@ -94,6 +95,17 @@ cdef object add_op(object self, object other):
 
 
 cdef object ONE = 1
+
+
+cdef inline object fused(int op, Tensor self, object other):
+    """The result array from a fused loop (NOTE [Fused kernels] in dispatch.pyx) when
+    ``other`` is a same-shape Tensor or a Python float and the arrays are small float32 or
+    float64; else None, and the caller runs NumPy."""
+    if isinstance(other, Tensor):
+        return binary_kernel(op, self._data, (<Tensor>other)._data)
+    if type(other) is float:
+        return scalar_kernel(op, self._data, <double>other)
+    return None
 
 
 cdef class SubBackward0(Node):
@@ -115,9 +127,9 @@ def sub(self, other, *, alpha=1):
 cdef object sub_impl(object self, object other, object alpha):
     cdef object array = None
     cdef bint unit = alpha == 1
-    if unit and isinstance(self, Tensor) and isinstance(other, Tensor):
-        # Same float dtype on both sides, so never the bool case refused below.
-        array = binary_kernel(KERNEL_SUB, (<Tensor>self)._data, (<Tensor>other)._data)
+    if unit and isinstance(self, Tensor):
+        # Float operands only, so never the bool case refused below.
+        array = fused(KERNEL_SUB, <Tensor>self, other)
     if array is None:
         dtype = result_type(self, other)
         if dtype.kind == "b":
@@ -125,7 +137,8 @@ cdef object sub_impl(object self, object other, object alpha):
                                "supported. Use the `^` or `logical_xor()` operator instead.")
         a = operand_array(self, dtype)
         b = operand_array(other, dtype)
-        array = a - b if unit else a - alpha * b
+        with ignoring_fp_errors():
+            array = a - b if unit else a - alpha * b
     cdef Tensor out = wrap(array)
     cdef SubBackward0 node
     if any_requires_grad2(self, other):
@@ -183,11 +196,12 @@ def mul(self, other):
 
 cdef object mul_impl(object self, object other):
     cdef object array = None
-    if isinstance(self, Tensor) and isinstance(other, Tensor):
-        array = binary_kernel(KERNEL_MUL, (<Tensor>self)._data, (<Tensor>other)._data)
+    if isinstance(self, Tensor):
+        array = fused(KERNEL_MUL, <Tensor>self, other)
     if array is None:
         dtype = result_type(self, other)
-        array = operand_array(self, dtype) * operand_array(other, dtype)
+        with ignoring_fp_errors():
+            array = operand_array(self, dtype) * operand_array(other, dtype)
     cdef Tensor out = wrap(array)
     cdef MulBackward0 node
     if any_requires_grad2(self, other):

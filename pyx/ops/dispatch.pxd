@@ -30,6 +30,7 @@ cdef enum:
     KERNEL_MUL = 2
 
 cdef object binary_kernel(int op, object x, object y)
+cdef object scalar_kernel(int op, object x, double value)
 cdef bint binary_kernel_into(int op, object x, object y) except -1
 cdef object tanh_backward_kernel(object grad, object result)
 cdef object tanh_kernel(object x)

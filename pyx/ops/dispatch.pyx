@@ -404,6 +404,24 @@ cdef object binary_kernel(int op, object x, object y):
     return out
 
 
+cdef object scalar_kernel(int op, object x, double value):
+    """``x + value``, ``x - value`` or ``x * value`` for a Python float ``value``. As in
+    NumPy 2 and PyTorch, the number takes the array's dtype first (float32: rounded, or
+    inf beyond its range), then one rounding per element."""
+    cdef int typenum = kernel_type(x)
+    if typenum < 0:
+        return None
+    cdef cnp.ndarray out = empty_like_kernel(<cnp.ndarray>x, typenum)
+    cdef Py_ssize_t n = cnp.PyArray_SIZE(out)
+    if typenum == cnp.NPY_FLOAT:
+        real_scalar(op, <float*>cnp.PyArray_DATA(<cnp.ndarray>x), <float>value,
+                    <float*>cnp.PyArray_DATA(out), n)
+    else:
+        real_scalar(op, <double*>cnp.PyArray_DATA(<cnp.ndarray>x), value,
+                    <double*>cnp.PyArray_DATA(out), n)
+    return out
+
+
 cdef bint binary_kernel_into(int op, object x, object y) except -1:
     """``x += y``, ``x -= y`` or ``x *= y`` in place on two same-shape arrays; False (and
     nothing written) when the kernel does not apply. Partly overlapping operands are left
@@ -448,6 +466,19 @@ cdef void real_binary(int op, real* a, real* b, real* out, Py_ssize_t n) noexcep
     else:
         for i in range(n):
             out[i] = a[i] * b[i]
+
+
+cdef void real_scalar(int op, real* a, real value, real* out, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i
+    if op == KERNEL_ADD:
+        for i in range(n):
+            out[i] = a[i] + value
+    elif op == KERNEL_SUB:
+        for i in range(n):
+            out[i] = a[i] - value
+    else:
+        for i in range(n):
+            out[i] = a[i] * value
 
 
 cdef object tanh_backward_kernel(object grad, object result):
