@@ -39,7 +39,7 @@ def extensions():
             ".".join(link.relative_to(MIRROR_ROOT).with_suffix("").parts),
             [str(link.relative_to(HERE))],
             include_dirs=[numpy.get_include()],
-            extra_compile_args=["-O2", "-Wno-unused-function"],
+            extra_compile_args=["-O2", "-fvect-cost-model=cheap", "-Wno-unused-function"],
         )
         for link in mirror_sources()
     ]
