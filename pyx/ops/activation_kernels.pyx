@@ -11,7 +11,7 @@ import numpy as np
 cimport numpy as cnp
 from libc.math cimport exp, expf, log, logf, erfc
 
-from autograd_cy._C.ops.dispatch cimport ignoring_fp_errors
+from autograd_cy._C.ops.dispatch cimport ignoring_fp_errors, kernel_type, kernel_operand
 
 cnp.import_array()
 
@@ -53,13 +53,10 @@ cdef inline object grad_like(object g, object work):
 # ------------------------------------------------------------------ softmax
 #
 # A softmax over rows of a few elements (a classifier's logits, before cross_entropy) is a
-# dozen NumPy calls of ~1 us each around almost no arithmetic. For a small C-contiguous
-# float32/float64 array along its last dim, the typed loops below do it row by row in the
-# same order of operations (shift by the row max, exp, sum, log or divide); beyond
-# ROWS_KERNEL_MAX_SIZE elements NumPy's SIMD exp wins and the NumPy path runs.
-
-cdef enum:
-    ROWS_KERNEL_MAX_SIZE = 4096
+# dozen NumPy calls of ~1 us each around almost no arithmetic. For an array the fused loops
+# take (NOTE [Fused kernels] in dispatch.pyx: small, C-contiguous, float32/float64), along
+# its last dim, the typed loops below do it row by row in the same order of operations
+# (shift by the row max, exp, sum, log or divide); on larger arrays NumPy's SIMD exp wins.
 
 
 cdef inline real exp_of(real value) noexcept nogil:
@@ -124,32 +121,29 @@ cdef void softmax_backward_rows(const real* g, const real* y, real* out, Py_ssiz
 
 
 cdef inline int rows_kernel_type(object x, Py_ssize_t dim):
-    """The NumPy type number when the row kernels apply to ``x`` along ``dim``, else -1."""
-    cdef int typenum
-    if type(x) is not cnp.ndarray or cnp.PyArray_NDIM(<cnp.ndarray>x) == 0:
+    """``kernel_type(x)`` when ``dim`` is the last dim of ``x`` (not 0-dim), else -1."""
+    if type(x) is not cnp.ndarray or dim != cnp.PyArray_NDIM(<cnp.ndarray>x) - 1:
         return -1
-    if dim != cnp.PyArray_NDIM(<cnp.ndarray>x) - 1:
-        return -1
-    typenum = cnp.PyArray_TYPE(<cnp.ndarray>x)
-    if typenum != cnp.NPY_FLOAT and typenum != cnp.NPY_DOUBLE:
-        return -1
-    if not cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>x):
-        return -1
-    if cnp.PyArray_SIZE(<cnp.ndarray>x) > ROWS_KERNEL_MAX_SIZE:
-        return -1
-    return typenum
+    return kernel_type(x)
+
+
+cdef cnp.ndarray rows_output(cnp.ndarray array, int typenum, Py_ssize_t* rows,
+                             Py_ssize_t* cols):
+    """An empty result like ``array``, viewed as ``rows`` rows of ``cols`` (its last dim)."""
+    cols[0] = cnp.PyArray_DIMS(array)[cnp.PyArray_NDIM(array) - 1]
+    rows[0] = cnp.PyArray_SIZE(array) // cols[0]
+    return <cnp.ndarray>cnp.PyArray_EMPTY(cnp.PyArray_NDIM(array), cnp.PyArray_DIMS(array),
+                                          typenum, 0)
 
 
 cdef object softmax_rows_kernel(object x, Py_ssize_t dim, bint take_log):
     """softmax_array through the row loops, or None when they do not apply."""
     cdef int typenum = rows_kernel_type(x, dim)
+    cdef Py_ssize_t rows, cols
     if typenum < 0:
         return None
     cdef cnp.ndarray array = <cnp.ndarray>x
-    cdef Py_ssize_t cols = cnp.PyArray_DIMS(array)[dim]
-    cdef Py_ssize_t rows = cnp.PyArray_SIZE(array) // cols
-    cdef cnp.ndarray out = <cnp.ndarray>cnp.PyArray_EMPTY(
-        cnp.PyArray_NDIM(array), cnp.PyArray_DIMS(array), typenum, 0)
+    cdef cnp.ndarray out = rows_output(array, typenum, &rows, &cols)
     if typenum == cnp.NPY_FLOAT:
         softmax_rows(<float*>cnp.PyArray_DATA(array), <float*>cnp.PyArray_DATA(out),
                      rows, cols, take_log)
@@ -162,16 +156,13 @@ cdef object softmax_rows_kernel(object x, Py_ssize_t dim, bint take_log):
 cdef object softmax_backward_rows_kernel(object g, object y, Py_ssize_t dim, bint take_log):
     """softmax_backward_array through the row loops, or None when they do not apply."""
     cdef int typenum = rows_kernel_type(y, dim)
-    if typenum < 0 or type(g) is not cnp.ndarray:
+    cdef Py_ssize_t rows, cols
+    if typenum < 0 or not kernel_operand(g, typenum):
         return None
-    if (cnp.PyArray_TYPE(<cnp.ndarray>g) != typenum or not cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>g)
-            or not cnp.PyArray_SAMESHAPE(<cnp.ndarray>g, <cnp.ndarray>y)):
+    if not cnp.PyArray_SAMESHAPE(<cnp.ndarray>g, <cnp.ndarray>y):
         return None
     cdef cnp.ndarray array = <cnp.ndarray>y
-    cdef Py_ssize_t cols = cnp.PyArray_DIMS(array)[dim]
-    cdef Py_ssize_t rows = cnp.PyArray_SIZE(array) // cols
-    cdef cnp.ndarray out = <cnp.ndarray>cnp.PyArray_EMPTY(
-        cnp.PyArray_NDIM(array), cnp.PyArray_DIMS(array), typenum, 0)
+    cdef cnp.ndarray out = rows_output(array, typenum, &rows, &cols)
     if typenum == cnp.NPY_FLOAT:
         softmax_backward_rows(<float*>cnp.PyArray_DATA(<cnp.ndarray>g),
                               <float*>cnp.PyArray_DATA(array),

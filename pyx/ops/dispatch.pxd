@@ -29,6 +29,8 @@ cdef enum:
     KERNEL_SUB = 1
     KERNEL_MUL = 2
 
+cdef int kernel_type(object value)
+cdef bint kernel_operand(object value, int typenum)
 cdef object binary_kernel(int op, object x, object y)
 cdef object scalar_kernel(int op, object x, double value)
 cdef bint binary_kernel_into(int op, object x, object y) except -1

@@ -357,14 +357,14 @@ cdef enum:
     KERNEL_MAX_SIZE = 4096
 
 
-cdef inline bint kernel_operand(object value, int typenum):
+cdef bint kernel_operand(object value, int typenum):
     """Can ``value`` go through a kernel with dtype ``typenum``?"""
     return (type(value) is cnp.ndarray
             and cnp.PyArray_TYPE(<cnp.ndarray>value) == typenum
             and cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>value))
 
 
-cdef inline int kernel_type(object value):
+cdef int kernel_type(object value):
     """The NumPy type number of a float32/float64 kernel operand, or -1."""
     cdef int typenum
     if type(value) is not cnp.ndarray:
