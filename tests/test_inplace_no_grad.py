@@ -84,8 +84,14 @@ OVERLAP = "some elements of the input tensor and the written-to tensor refer to 
     lambda lib, a: a.view(3, 2)[:2, :2].add_(a.view(3, 2)[:2, :2].t()),
     lambda lib, a: a[1:].copy_(a[:-1]),
     lambda lib, a: a[1:].clamp_(a[:-1], None),
+    lambda lib, a: a.__setitem__(slice(0, 3), a[1:4]),
+    lambda lib, a: a.__setitem__(lib.tensor([0, 1]), a[4:6]),
+    lambda lib, a: a.index_put_((lib.tensor([1, 2]),), a[0]),
+    lambda lib, a: a.index_put_((a > 2,), a[0], accumulate=True),
+    lambda lib, a: a.__setitem__(a > 3, a[0:2]),
 ], ids=["sub_", "isub", "iadd", "mul_", "div_", "0-dim", "broadcast row", "transposed",
-        "copy_", "clamp_"])
+        "copy_", "clamp_", "slice setitem", "index setitem", "index_put_ 0-dim value",
+        "index_put_ accumulate", "mask setitem, two values"])
 def test_inplace_partial_overlap_is_an_error(build, grad_mode):
     # The result would depend on the loop order (the fused loop reads what it wrote, NumPy
     # buffers): PyTorch refuses, in grad mode or not.
@@ -104,8 +110,14 @@ def test_inplace_partial_overlap_is_an_error(build, grad_mode):
     lambda lib, a: a.fill_(a[2]),
     lambda lib, a: a.masked_fill_(a > 2, a[2]),
     lambda lib, a: a.copy_(a),
+    # A one-element value with one bool mask runs as masked_fill_ (canDispatchToMaskedFill).
+    lambda lib, a: a.__setitem__(a > 2, a[0]),
+    lambda lib, a: a.__setitem__(a > 2, a[0:1]),
+    lambda lib, a: a.index_put_((a > 2,), a[0]),
+    lambda lib, a: a.view(2, 3).__setitem__((slice(None), lib.tensor([True, False, True])), a[4]),
 ], ids=["itself", "same view twice", "disjoint halves", "fill_ 0-dim", "masked_fill_ 0-dim",
-        "copy_ itself"])
+        "copy_ itself", "mask setitem 0-dim", "mask setitem 1 element", "index_put_ mask",
+        "mask after a slice"])
 def test_inplace_full_or_no_overlap_is_allowed(build):
     results = []
     for lib in (ag, torch):

@@ -386,16 +386,38 @@ def index_put(Tensor self, indices, Tensor values, accumulate=False):
     return index_put_unchecked(self, per_dim, values, accumulate)
 
 
-cdef Tensor index_put_inplace(Tensor self, tuple indices, Tensor values, bint accumulate):
+cdef Tensor index_put_inplace(Tensor self, tuple indices, Tensor values, bint accumulate,
+                              bint value_read_once):
+    """``value_read_once``: PyTorch runs this as masked_fill_ (see runs_as_masked_fill),
+    which reads the value before writing, so it may overlap ``self``."""
     check_index_put(self, indices, values)
     return apply_inplace(
         self, lambda source: index_put_unchecked(source, indices, values, accumulate),
-        (values,), False)
+        (values,), False, None, None, not value_read_once)
+
+
+cdef bint runs_as_masked_fill(tuple items, Tensor values):
+    """Does PyTorch's index_put_ run as ``masked_fill_(mask, value.item())``? It does
+    when the value has one element and the only index tensor is one bool (or uint8) mask
+    (canDispatchToMaskedFill); ints, slices, None and ``...`` do not count."""
+    cdef int masks = 0
+    if values._data.size != 1:
+        return False
+    for item in items:
+        if (item is None or item is Ellipsis or type(item) is slice or type(item) is bool
+                or isinstance(item, (int, np.integer))):
+            continue
+        array = (<Tensor>item)._data if isinstance(item, Tensor) else np.asarray(item)
+        if array.dtype.kind != "b" and array.dtype != np.uint8:
+            return False
+        masks += 1
+    return masks == 1
 
 
 def index_put_(Tensor self, indices, Tensor values, accumulate=False):
     """In-place ``index_put``."""
-    return index_put_inplace(self, resolve_indices(self, indices), values, accumulate)
+    return index_put_inplace(self, resolve_indices(self, indices), values, accumulate,
+                             not accumulate and runs_as_masked_fill(tuple(indices), values))
 
 
 # ------------------------------------------------------------------ x[index] = value
@@ -447,13 +469,14 @@ def setitem(Tensor self, index, value):
     if index is Ellipsis:
         copy_to(self, source)
         return
-    target, advanced = apply_basic(self, index_tuple(index), True)
+    cdef tuple items = index_tuple(index)
+    target, advanced = apply_basic(self, items, True)
     if advanced is None:
         copy_to(target, source)
         return
     if source._data.ndim:
         source = strip_leading_ones(source)
-    index_put_inplace(target, tuple(advanced), source, False)
+    index_put_inplace(target, tuple(advanced), source, False, runs_as_masked_fill(items, source))
 
 
 # ------------------------------------------------------------------ index_select / index_add
