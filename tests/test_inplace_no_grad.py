@@ -126,3 +126,21 @@ def test_inplace_full_or_no_overlap_is_allowed(build):
             build(lib, a)
         results.append(a.numpy().copy())
     np.testing.assert_array_equal(results[0], results[1])
+
+
+INTERNAL_OVERLAP = "more than one element of the written-to tensor refers to a single memory"
+
+
+@pytest.mark.parametrize("grad_mode", [False, True])
+@pytest.mark.parametrize("build", [
+    lambda lib, e: e.add_(1), lambda lib, e: e.__iadd__(lib.ones(3)), lambda lib, e: e.exp_(),
+    lambda lib, e: e.relu_(), lambda lib, e: e.clamp_(0, 1), lambda lib, e: e.copy_(lib.ones(3)),
+], ids=["add_", "iadd", "exp_", "relu_", "clamp_", "copy_"])
+def test_inplace_into_an_expanded_tensor_is_an_error(build, grad_mode):
+    # An expand shares one element among several: an elementwise write is refused.
+    for lib in (ag, torch):
+        a = lib.arange(6.0)
+        with lib.set_grad_enabled(grad_mode):
+            with pytest.raises(RuntimeError, match=INTERNAL_OVERLAP):
+                build(lib, a[:1].expand(3))
+        np.testing.assert_array_equal(a.numpy(), np.arange(6.0))

@@ -9,6 +9,7 @@ cdef Tensor wrap(object array)
 cdef object floating_result_type(object a, object b)
 cdef void check_inplace(Tensor self, bint records) except *
 cdef void check_no_partial_overlap(Tensor written, object read) except *
+cdef void check_no_internal_overlap(Tensor written) except *
 cdef object result_type_of(tuple operands)
 cdef object quietly(object function, object array)
 cdef object floating(Tensor t)

@@ -330,6 +330,22 @@ cdef void check_no_partial_overlap(Tensor written, object read) except *:
             "performing the operation.")
 
 
+cdef void check_no_internal_overlap(Tensor written) except *:
+    """PyTorch refuses to write element by element into a tensor whose elements share
+    memory (an ``expand``: stride 0 along a dim longer than 1)."""
+    cdef cnp.ndarray array
+    cdef int i
+    if type(written._data) is not cnp.ndarray:
+        return
+    array = <cnp.ndarray>written._data
+    for i in range(cnp.PyArray_NDIM(array)):
+        if cnp.PyArray_STRIDES(array)[i] == 0 and cnp.PyArray_DIMS(array)[i] > 1:
+            raise RuntimeError(
+                "unsupported operation: more than one element of the written-to tensor "
+                "refers to a single memory location. Please clone() the tensor before "
+                "performing the operation.")
+
+
 cdef inline bint dense(cnp.ndarray array):
     return cnp.PyArray_IS_C_CONTIGUOUS(array) or cnp.PyArray_IS_F_CONTIGUOUS(array)
 

@@ -19,7 +19,7 @@ from autograd_cy._C.tensor cimport (
 from autograd_cy._C.node cimport Node, Edge, gradient_edge, set_edges, set_history
 from autograd_cy._C.node import move_retains_grad_hook
 from autograd_cy._C.ops.dispatch cimport (
-    check_inplace, check_no_partial_overlap, result_type, ignoring_fp_errors,
+    check_inplace, check_no_partial_overlap, check_no_internal_overlap, result_type, ignoring_fp_errors,
     binary_kernel_into, KERNEL_ADD, KERNEL_SUB, KERNEL_MUL,
 )
 from autograd_cy._C.ops.dispatch import view_error_message
@@ -217,8 +217,9 @@ cdef Tensor apply_inplace(Tensor self, object compute, tuple others, bint needs_
     (an optimizer step under no_grad) it then runs straight into ``self``'s memory,
     without the out-of-place temporary and the copy back.
     ``reads_elementwise``: the op reads ``others`` element by element as it writes (PyTorch's
-    TensorIterator ops), so an operand that partly overlaps ``self`` is an error; fill_
-    and masked_fill_ read their 0-dim value once, up front, and pass False.
+    TensorIterator ops), so an operand that partly overlaps ``self`` is an error, and so is
+    a ``self`` whose elements share memory; fill_, zero_ and masked_fill_ read their value
+    once, up front, and pass False.
     """
     cdef bint records = is_grad_enabled() and (
         requires_grad(self) or any_tensor_requires_grad(others))
@@ -226,6 +227,7 @@ cdef Tensor apply_inplace(Tensor self, object compute, tuple others, bint needs_
     cdef Tensor out
     check_inplace(self, records)
     if reads_elementwise:
+        check_no_internal_overlap(self)
         for other in others:
             check_no_partial_overlap(self, other)
     if not records and ufunc is not None:
@@ -342,7 +344,8 @@ def _filled(Tensor source, value, Node node):
 
 def zero_(Tensor self):
     """Fill with zeros, in place."""
-    return apply_inplace(self, lambda x: _filled(x, 0, ZeroBackward0()), (), False)
+    return apply_inplace(self, lambda x: _filled(x, 0, ZeroBackward0()), (), False,
+                         None, None, False)
 
 
 def fill_(Tensor self, value):
