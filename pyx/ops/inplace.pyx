@@ -19,8 +19,8 @@ from autograd_cy._C.tensor cimport (
 from autograd_cy._C.node cimport Node, Edge, gradient_edge, set_edges, set_history
 from autograd_cy._C.node import move_retains_grad_hook
 from autograd_cy._C.ops.dispatch cimport (
-    check_inplace, check_no_partial_overlap, check_no_internal_overlap, result_type, ignoring_fp_errors,
-    binary_kernel_into, KERNEL_ADD, KERNEL_SUB, KERNEL_MUL,
+    check_inplace, check_no_partial_overlap, check_no_internal_overlap, result_type,
+    ignoring_fp_errors, binary_kernel_into, KERNEL_ADD, KERNEL_SUB, KERNEL_MUL,
 )
 from autograd_cy._C.ops.dispatch import view_error_message
 
@@ -181,9 +181,9 @@ cdef void rebase_history(Tensor self, Node node) except *:
     copy_slices.view_geometry = geometry(self._data, base._data)
     copy_slices.fn = node
     # The base takes the place of the view's first input; the op's other inputs stay.
-    set_edges(copy_slices, [gradient_edge(base)] + [
-        Edge(function, input_nr)
-        for function, input_nr in zip(node.next_nodes[1:], node.next_input_nrs[1:])])
+    cdef Edge base_edge = gradient_edge(base)
+    copy_slices.next_nodes = (base_edge.function,) + node.next_nodes[1:]
+    copy_slices.next_input_nrs = (base_edge.input_nr,) + node.next_input_nrs[1:]
     copy_slices.input_metadata = ((base._data.shape, base._data.dtype),)
     old_fn, old_nr = base._grad_fn, base._output_nr
     base._grad_fn = copy_slices
