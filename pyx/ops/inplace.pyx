@@ -262,7 +262,7 @@ cdef void ufunc_into(Tensor self, object ufunc, object operand) except *:
     if isinstance(operand, Tensor) and kernel_into(self, ufunc, <Tensor>operand):
         return
     dtype = result_type(self, operand)
-    if dtype.kind == "b" and ufunc is np.subtract:
+    if dtype.kind == "b" and ufunc is SUBTRACT:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
     if ufunc is np.true_divide and dtype.kind != "f":
