@@ -3,10 +3,13 @@
 The namespace mirrors ``torch``'s: ``autograd_cy.tensor``, ``autograd_cy.exp``,
 ``autograd_cy.no_grad``, ``autograd_cy.autograd.grad`` ... so PyTorch code reads the
 same with ``import autograd_cy as torch``.
+
+Importing the package imports every module of the core and of the ops (``autograd_cy._C``):
+each registers what it implements as Tensor methods and operators as it is imported
+(NOTE [How Tensor gets its methods] in pyx/tensor.pyx).
 """
 import importlib as _importlib
 import pkgutil as _pkgutil
-import sys as _sys
 
 try:
     from autograd_cy._C import tensor as _tensor_module
@@ -22,27 +25,25 @@ from autograd_cy.dtypes import (  # noqa: F401
 )
 from autograd_cy.device import device  # noqa: F401
 from autograd_cy._C.tensor import Tensor, Size  # noqa: F401
-from autograd_cy._C import node as _node_module
-from autograd_cy._C.ops import inplace as _inplace_module
+from autograd_cy._C import hooks, tensor_repr, views, backward as _backward  # noqa: F401
 import autograd_cy._C.ops as _ops_package
 
 
 def _import_op_modules():
-    """Every module in pyx/ops exports its ``__all__`` here and its methods on Tensor."""
-    methods = {}
+    """Import every module in pyx/ops (each registers its Tensor methods) and export its
+    ``__all__`` here."""
     for info in sorted(_pkgutil.iter_modules(_ops_package.__path__), key=lambda m: m.name):
         module = _importlib.import_module(f"autograd_cy._C.ops.{info.name}")
         for name in getattr(module, "__all__", ()):
             globals()[name] = getattr(module, name)
-        for name in getattr(module, "__tensor_methods__", ()):
-            methods[name] = getattr(module, name)
-    return methods
 
 
-_tensor_methods = _import_op_modules()
+_import_op_modules()
+del hooks, tensor_repr, views
 
 from autograd_cy.factories import *  # noqa: E402,F401,F403
 from autograd_cy.factories import __all__ as _factory_names  # noqa: E402
+from autograd_cy import tensor_methods as _tensor_methods  # noqa: E402,F401
 from autograd_cy.grad_mode import (  # noqa: E402,F401
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
     is_inference_mode_enabled,
@@ -52,11 +53,3 @@ from autograd_cy.autograd.anomaly_mode import (  # noqa: E402,F401
     is_anomaly_enabled, is_anomaly_check_nan_enabled,
 )
 from autograd_cy import nn  # noqa: E402,F401
-from autograd_cy._tensor_str import tensor_repr as _tensor_repr  # noqa: E402
-from autograd_cy.autograd.backward import backward as _backward  # noqa: E402
-from autograd_cy.tensor_methods import TENSOR_METHODS as _more_methods  # noqa: E402
-
-_tensor_methods.update(_more_methods)
-_tensor_module._register_methods(_tensor_methods)
-_tensor_module._install(_sys.modules[__name__], _node_module,
-                        _inplace_module.regenerate_view_grad_fn)

@@ -1,40 +1,4 @@
-"""``autograd_cy.device``: where a tensor's array lives (``cpu`` or ``cuda:N``)."""
+"""``autograd_cy.device``: the device objects of the core (pyx/device.pyx)."""
+from autograd_cy._C.device import device, CPU  # noqa: F401
 
 __all__ = ["device"]
-
-
-class device:
-    """A device, parsed like ``torch.device``: ``device("cpu")``, ``device("cuda", 0)``."""
-
-    __slots__ = ("type", "index")
-
-    def __init__(self, type, index=None):
-        if isinstance(type, device):
-            type, index = type.type, type.index
-        elif ":" in type:
-            type, _, number = type.partition(":")
-            index = int(number)
-        if type not in ("cpu", "cuda"):
-            raise RuntimeError(
-                f"Expected one of cpu, cuda device type at start of device string: {type}")
-        self.type = type
-        self.index = index
-
-    def __eq__(self, other):
-        if isinstance(other, str):
-            other = device(other)
-        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
-
-    def __hash__(self):
-        return hash((self.type, self.index))
-
-    def __str__(self):
-        return self.type if self.index is None else f"{self.type}:{self.index}"
-
-    def __repr__(self):
-        if self.index is None:
-            return f"device(type='{self.type}')"
-        return f"device(type='{self.type}', index={self.index})"
-
-
-CPU = device("cpu")

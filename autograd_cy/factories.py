@@ -1,7 +1,7 @@
 """Tensor factories: ``tensor``, ``zeros``, ``randn``, ``arange`` ... as in ``torch``.
 
 All of them return leaves; ``requires_grad=True`` is honoured even under
-``no_grad()`` (engine_semantics 9.3) and refused for non-floating dtypes.
+``no_grad()`` (no_grad only stops recording) and refused for non-floating dtypes.
 Random factories draw from one module-level generator seeded by ``manual_seed``.
 """
 import builtins
@@ -93,7 +93,7 @@ def _infer_numpy(data, dtype):
             raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     if dtype is not None:
         array = array.astype(_numpy_dtype(dtype), copy=False)
-    elif array.dtype not in _dtypes._FROM_NUMPY:
+    elif not _dtypes._is_supported(array.dtype):
         array = array.astype(_dtypes.from_numpy_dtype(array.dtype).numpy)
     return array
 

@@ -1,11 +1,11 @@
 """Grad modes: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``.
 
 Thin shells over the thread-local C flags in ``pyx/grad_mode.pyx``, so a thread
-started inside ``no_grad()`` sees grad mode on (engine_semantics 9.2). Each is a
+started inside ``no_grad()`` sees grad mode on (grad mode is thread-local). Each is a
 context manager and a decorator (``no_grad``, ``enable_grad`` and
 ``inference_mode`` also bare: ``@no_grad``); on a generator function the mode is
 re-applied around every resumption and the caller's mode restored between yields
-(rule 9.1).
+(as PyTorch's decorators do).
 """
 import functools
 import inspect

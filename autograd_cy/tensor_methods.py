@@ -1,10 +1,12 @@
 """Tensor methods written in Python: the ``new_*`` factories.
 
-Ops with a backward live in pyx/ops; these only build tensors or call those ops.
+Ops with a backward live in pyx/ops; these only build tensors. Like the op modules, this
+module registers its functions as Tensor methods when it is imported.
 """
 from autograd_cy import factories as _factories
+from autograd_cy._C.tensor import _register_methods
 
-__all__ = ["TENSOR_METHODS"]
+__all__ = []
 
 
 def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
@@ -28,5 +30,5 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     return _factories.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
-TENSOR_METHODS = {f.__name__: f for f in (
-    new_zeros, new_ones, new_full, new_empty, new_tensor)}
+_register_methods({f.__name__: f for f in (
+    new_zeros, new_ones, new_full, new_empty, new_tensor)})

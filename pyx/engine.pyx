@@ -1,23 +1,26 @@
-"""The backward engine: GraphTask, ReadyQueue, InputBuffer and run_backward.
+"""The backward engine: one ``backward()`` or ``grad()``, read from top to bottom.
 
-Read this file top to bottom to see one ``backward()`` happen:
+``run_backward`` runs a *GraphTask*, the state of one backward pass, in four steps:
 
-1. ``run_backward`` makes a GraphTask and a root: the single root node itself, or
-   a GraphRoot that feeds several root gradients into the graph.
-2. ``compute_dependencies`` walks the graph once, iteratively, and counts for
-   every node how many edges point at it.
-3. With ``inputs=`` given, ``compute_exec_info`` marks the nodes that lie on a
-   path to an input (``needed``) and where ``grad()`` must capture results.
-4. ``execute`` pops the ready node with the largest sequence number, runs its
-   hooks and ``apply`` (``call_function``), checks each produced gradient against
-   what the receiving node expects (``validate_outputs``), adds it into that
-   node's InputBuffer and pushes the node once its dependency count hits zero.
+1. ``compute_dependencies`` walks the graph once from the root and counts, for every node,
+   the edges that point at it (its *dependencies*: how many gradients it waits for).
+2. With ``inputs=`` given, ``compute_exec_info`` marks the nodes that lie on a path to an
+   input (*exec_info*: everything else is pruned) and where ``grad()`` *captures* a result.
+3. ``execute`` pops the *ReadyQueue*: the ready node with the largest ``sequence_nr``, that
+   is the most recent forward op, first. ``evaluate_function`` runs it (``call_function``:
+   hooks, ``apply``, ``validate_outputs`` in PyTorch's order) and adds each gradient it
+   produces into the receiving node's *InputBuffer* (one slot per forward output of that
+   node); a node whose last dependency arrived is pushed onto the queue with its buffer.
+4. Final callbacks (``queue_callback``) run; the saved tensors of every node that ran are
+   freed unless ``retain_graph``.
 
-Nothing here recurses: the graph can be a million nodes deep.
+The data structures (GraphTask, ReadyQueue, the InputBuffer and where a node's count and
+buffer live while a task runs) come after the story, at the end of the file. Nothing here
+recurses: the graph can be a million nodes deep.
 
 Hooks can ask about the running task through ``queue_callback``,
-``_current_graph_task_id`` and ``_will_engine_execute_node`` (PyTorch keeps the
-last two in ``torch._C``); ``autograd_cy.autograd.graph`` exports all three.
+``_current_graph_task_id`` and ``_will_engine_execute_node`` (PyTorch keeps the last two
+in ``torch._C``); ``autograd_cy.autograd.graph`` exports all three.
 """
 cimport cython
 from cpython.object cimport PyObject, PyTypeObject, Py_TYPE
@@ -25,17 +28,18 @@ from cpython.dict cimport PyDict_GetItem
 import threading
 import warnings
 
+import numpy as np
+cimport numpy as cnp
+
 from autograd_cy._C.grad_mode cimport (
     is_grad_enabled, set_grad_enabled, is_anomaly_enabled, is_anomaly_check_nan_enabled,
 )
 from autograd_cy._C.grad_mode import _is_grad_enabled
-from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, get_grad_fn
-from autograd_cy._C.node cimport Node, Edge, AccumulateGrad, GraphRoot
-from autograd_cy._C.ops.dispatch cimport binary_kernel, KERNEL_ADD
-from autograd_cy._C.ops.reduction import sum_to
-
-import numpy as np
-cimport numpy as cnp
+from autograd_cy._C.dtype cimport tensor_type_name
+from autograd_cy._C.tensor cimport Tensor, make_tensor
+from autograd_cy._C.node cimport Node, Edge, GraphRoot
+from autograd_cy._C.accumulate_grad cimport AccumulateGrad
+from autograd_cy._C.kernels cimport binary_kernel, KERNEL_ADD
 
 cnp.import_array()
 
@@ -44,193 +48,76 @@ cdef extern from "Python.h":
     int PyType_HasFeature(PyTypeObject *type, unsigned long feature)
 
 
-@cython.final
-cdef class ReadyQueue:
-    """A max-heap of nodes keyed by sequence_nr: the newest forward op runs first."""
-    cdef list heap          # Nodes; slots from `size` on are spare (None)
-    cdef list buffers       # the InputBuffer that goes with each heap entry
-    cdef Py_ssize_t size    # entries in use: the lists never shrink, so no realloc per node
-    cdef list popped_buffer # the InputBuffer of the node pop() returned last
+# =========================================================================== run_backward
 
-    def __cinit__(self):
-        self.heap = []
-        self.buffers = []
+cpdef list run_backward(tuple root_edges, tuple root_grads, bint keep_graph,
+                        bint create_graph, list input_edges, bint accumulate_grad):
+    """Run one backward pass; return the captured gradients when ``accumulate_grad`` is False.
 
-    cdef void push(self, Node node, list buffer) except *:
-        cdef Py_ssize_t child = self.size
-        cdef Py_ssize_t parent
-        cdef list heap = self.heap, buffers = self.buffers
-        if child == len(heap):
-            heap.append(None)
-            buffers.append(None)
-        self.size += 1
-        while child > 0:                      # sift up
-            parent = (child - 1) >> 1
-            if (<Node>heap[parent]).sequence_nr >= node.sequence_nr:
-                break
-            heap[child] = heap[parent]
-            buffers[child] = buffers[parent]
-            child = parent
-        heap[child] = node
-        buffers[child] = buffer
-
-    cdef Node pop(self):
-        """Remove and return the newest node; its InputBuffer is left in ``popped_buffer``."""
-        cdef list heap = self.heap, buffers = self.buffers
-        cdef Node top = heap[0]
-        cdef list top_buffer = buffers[0]
-        cdef Py_ssize_t size = self.size - 1
-        cdef Node last = heap[size]
-        cdef list last_buffer = buffers[size]
-        cdef Py_ssize_t parent = 0
-        cdef Py_ssize_t child
-        heap[size] = None
-        buffers[size] = None
-        self.size = size
-        if size:
-            while True:                       # sift down
-                child = 2 * parent + 1
-                if child >= size:
-                    break
-                if (child + 1 < size and (<Node>heap[child + 1]).sequence_nr
-                        > (<Node>heap[child]).sequence_nr):
-                    child += 1
-                if (<Node>heap[child]).sequence_nr <= last.sequence_nr:
-                    break
-                heap[parent] = heap[child]
-                buffers[parent] = buffers[child]
-                parent = child
-            heap[parent] = last
-            buffers[parent] = last_buffer
-        self.popped_buffer = top_buffer
-        return top
-
-    cdef bint empty(self):
-        return self.size == 0
-
-
-@cython.final
-cdef class ExecInfo:
-    """Per node, when ``inputs=`` prunes the graph: run it? capture its input for grad()?"""
-    cdef bint needed
-    cdef list captures      # (input_nr, position in grad()'s result)
-
-
-# NOTE [Dependencies on the node]
-# A GraphTask needs, for every node below its root, the number of edges that still have to
-# deliver a gradient and the InputBuffer collecting them. It keeps them in the node itself
-# (engine_task / engine_dependencies / engine_buffer): no dictionary, so the cost per node
-# stays flat however deep the graph. A node belongs to one running task at a time:
-# compute_dependencies claims it (engine_task = task.id). The id of a task that has ended
-# is stale and the node free again (owned_by_other), so a finished backward need not walk
-# its graph once more to give the nodes back. If a node is claimed by another task that is
-# still running (a backward started inside a hook, or on another thread, over part of the
-# same graph), the new task gives back its claims and keeps its counts in a private dict of
-# Pending entries instead ("shared" mode).
-
-@cython.final
-cdef class Pending:
-    """A node's state inside a shared-mode GraphTask, until it is ready to run."""
-    cdef Py_ssize_t dependencies # edges that still have to deliver a gradient
-    cdef list buffer             # its InputBuffer (one slot per node input), made on demand
-
-
-@cython.final
-cdef class GraphTask:
-    """The state of one backward() / grad() call."""
-    cdef bint keep_graph
-    cdef bint create_graph
-    cdef bint shared             # counts live in `pending`, not on the nodes
-    cdef dict pending            # shared mode: Node -> Pending, for every node below the root
+    ``root_edges``/``root_grads`` pair each output's gradient edge with its gradient;
+    ``input_edges`` is None for a plain ``backward()``, else the edges of ``inputs=``
+    (prune to them; capture them for ``grad()``).
+    """
+    cdef GraphTask task = GraphTask.__new__(GraphTask)
     cdef Node root
-    cdef dict exec_info          # Node -> ExecInfo; empty: every reachable node runs
-    cdef list captured           # grad()'s results
-    cdef ReadyQueue queue
-    cdef list final_callbacks
-    cdef readonly long long id
+    cdef list root_buffer
+    cdef Edge edge
+    _task_counter[0] += 1
+    task.id = _task_counter[0]
+    task.keep_graph = keep_graph
 
-    def __cinit__(self):
-        self.exec_info = {}
-        self.captured = []
-        self.queue = ReadyQueue()
-        self.final_callbacks = []
+    if len(root_edges) == 1:
+        # One root: that node receives the gradient directly in its input slot.
+        edge = root_edges[0]
+        root = edge.function
+        root_buffer = new_input_buffer(root)
+        if root_grads[0] is not None:
+            root_buffer[edge.input_nr] = root_grads[0]
+    else:
+        # Several roots: a GraphRoot node hands each its gradient.
+        root = GraphRoot(root_edges, root_grads)
+        root.sequence_nr = <unsigned long long>-1
+        root_buffer = []
 
+    cdef bint completed = False
+    _live_tasks.add(task.id)
+    try:
+        compute_dependencies(task, root)
+        if input_edges is not None:
+            task.captured = [None] * len(input_edges)
+            compute_exec_info(task, root, input_edges, accumulate_grad)
+            if len(root_edges) != 1:
+                (<ExecInfo>task.exec_info.setdefault(root, ExecInfo())).needed = True
+            elif not task.exec_info.get(root):
+                # The root reaches no input: nothing runs, everything stays unused.
+                return task.captured
 
-# The tasks running on this thread, innermost last (reentrant backward nests them).
-_local = threading.local()
-_task_counter = [0]
-cdef set _live_tasks = set()    # ids of the GraphTasks running now, on any thread
-
-
-cdef list current_tasks():
-    tasks = getattr(_local, "tasks", None)
-    if tasks is None:
-        tasks = _local.tasks = []
-    return tasks
-
-
-def _current_graph_task():
-    tasks = current_tasks()
-    return tasks[-1] if tasks else None
-
-
-def _current_graph_task_id():
-    tasks = current_tasks()
-    return (<GraphTask>tasks[-1]).id if tasks else -1
-
-
-def queue_callback(callback):
-    """Run ``callback()`` once the current backward has finished (rule 3.16)."""
-    tasks = current_tasks()
-    if not tasks:
-        raise RuntimeError("Final callbacks can only be installed during backward pass.")
-    (<GraphTask>tasks[-1]).final_callbacks.append(callback)
-
-
-def _will_engine_execute_node(node):
-    """Is ``node`` in the running backward's graph, and needed or captured (rule 3.12)?"""
-    cdef GraphTask task
-    cdef ExecInfo info
-    tasks = current_tasks()
-    if not isinstance(node, Node):
-        raise RuntimeError("_will_engine_execute_node expects an grad_fn, but got "
-                           f"{type(node).__name__}")
-    if not tasks:
-        raise RuntimeError(
-            "_get_should_execute_nodes should only be called during the backward pass")
-    task = tasks[-1]
-    if node is not task.root and not in_task(task, <Node>node):
-        return False
-    if not task.exec_info:
-        return True
-    info = task.exec_info.get(node)
-    if info is None or not (info.needed or info.captures):
-        return False
-    if info.captures and not has_children(node):
-        raise RuntimeError(
-            "A leaf node was passed to _will_engine_execute_node but we are currently "
-            "running autograd.grad(). This is currently not supported.")
-    return True
+        tasks = current_tasks()
+        previous_grad_mode = _is_grad_enabled()
+        set_grad_enabled(create_graph)   # inside backward, grad mode is create_graph
+        tasks.append(task)
+        try:
+            task.queue.push(root, root_buffer)
+            execute(task)
+            completed = True
+        finally:
+            tasks.pop()
+            set_grad_enabled(previous_grad_mode)
+    finally:
+        _live_tasks.discard(task.id)
+        # A plain backward that ran to the end has run every claimed node, which left no
+        # InputBuffer behind: the stale ids need no cleanup (NOTE [Dependencies on the
+        # node]), and a deep graph is not walked a second time. Otherwise buffers may be
+        # left: drop them.
+        if not completed or task.exec_info:
+            release_nodes(task)
+    return task.captured
 
 
-cdef bint has_children(Node node):
-    for child in node.next_nodes:
-        if child is not None:
-            return True
-    return False
-
-
-# ---------------------------------------------------------------- graph analysis
-
-cdef bint in_task(GraphTask task, Node node):
-    """Is ``node`` below the root of ``task``?"""
-    if task.shared:
-        return node in task.pending
-    return node.engine_task == task.id
-
+# =================================================================== compute_dependencies
 
 cdef void compute_dependencies(GraphTask task, Node root) except *:
-    """Count, for every reachable node, the edges that point at it (rule 3.3)."""
+    """Count, for every node below the root, the edges that point at it."""
     cdef list stack = [root]
     cdef long long task_id = task.id
     cdef Node node
@@ -257,32 +144,6 @@ cdef void compute_dependencies(GraphTask task, Node root) except *:
                 release_nodes(task)
                 compute_shared_dependencies(task, root)
                 return
-
-
-cdef inline bint owned_by_other(long long owner) except -1:
-    """Is task ``owner`` (not the caller's) still running? Ids of ended tasks stay on the
-    nodes they ran; when the caller is the only running task, every such id is stale."""
-    return len(_live_tasks) > 1 and owner in _live_tasks
-
-
-cdef void release_nodes(GraphTask task) except *:
-    """Give back the nodes this task claimed (it has ended, or switched to shared mode).
-
-    They are found again from the root: every claimed node is reachable through claimed
-    nodes. (A list of them, kept while counting, would be one more pass over a deep
-    graph's memory at the end of every backward, to drop its references.)"""
-    if task.root is None:
-        return
-    cdef list stack = [task.root]
-    cdef long long task_id = task.id
-    cdef Node node, child
-    while stack:
-        node = <Node>stack.pop()
-        for child in node.next_nodes:
-            if child is not None and child.engine_task == task_id:
-                child.engine_task = 0
-                child.engine_buffer = None
-                stack.append(child)
 
 
 cdef void compute_shared_dependencies(GraphTask task, Node root) except *:
@@ -314,11 +175,13 @@ cdef void compute_shared_dependencies(GraphTask task, Node root) except *:
             state.dependencies += 1
 
 
-cdef void compute_exec_info(GraphTask task, Node root, list input_edges, bint accumulate):
-    """Mark every node with a path to an input as needed (rule 3.9), without recursion.
+# ======================================================================= compute_exec_info
 
-    An explicit stack of (node, index of the next child to visit) replaces the
-    recursive DFS; a node's ``needed`` is settled once all its children are done.
+cdef void compute_exec_info(GraphTask task, Node root, list input_edges, bint accumulate):
+    """Mark every node with a path to an input as needed, without recursion.
+
+    An explicit stack of (node, index of the next child to visit) replaces the recursive
+    DFS; a node's ``needed`` is settled once all its children are done.
     """
     cdef dict exec_info = task.exec_info
     cdef ExecInfo info
@@ -355,10 +218,7 @@ cdef void compute_exec_info(GraphTask task, Node root, list input_edges, bint ac
         stack.pop()
         # Post-order: every child of `node` is settled; is any of them needed?
         for child in node.next_nodes:
-            if child is None:
-                continue
-            info = exec_info.get(child)
-            if info is not None and (info.needed or info.captures):
+            if will_run(task, child):
                 info = exec_info.get(node)
                 if info is None:
                     info = exec_info[node] = ExecInfo()
@@ -366,79 +226,84 @@ cdef void compute_exec_info(GraphTask task, Node root, list input_edges, bint ac
                 break
 
 
-cdef tuple needed_outputs(GraphTask task, Node node):
-    """For each next edge of ``node``: will its gradient be used? (rule 3.10)"""
+cdef bint will_run(GraphTask task, object node):
+    """Under exec_info: does ``node`` run, or capture a result for grad()?"""
     cdef ExecInfo info
-    mask = []
-    for child in node.next_nodes:
-        if child is None:
-            mask.append(False)
-            continue
-        info = task.exec_info.get(child)
-        mask.append(info is not None and (info.needed or bool(info.captures)))
-    return tuple(mask)
+    if node is None:
+        return False
+    info = task.exec_info.get(node)
+    return info is not None and (info.needed or bool(info.captures))
 
 
-# ----------------------------------------------------------------- running nodes
-
-cdef list call_tensor_pre_hooks(Node node, list inputs):
-    """Tensor hooks (registration order, each may replace the grad), then retains-grad."""
-    cdef dict hooks_by_slot = node.tensor_hooks()
-    cdef Py_ssize_t slot
-    if hooks_by_slot:
-        for slot, hooks in hooks_by_slot.items():
-            for hook in list(hooks.values()):
-                grad = inputs[slot]
-                result = hook(grad)
-                if result is not None:
-                    inputs[slot] = check_hook_result(hook, result, grad)
-    if node.extras is not None and node.extras.retains_grad_hooks:
-        for slot, hook in list(node.extras.retains_grad_hooks.items()):
-            hook(inputs[slot])
-    return inputs
+cdef tuple needed_outputs(GraphTask task, Node node):
+    """For each next edge of ``node``: will its gradient be used? (what a formula may skip)"""
+    return tuple([will_run(task, child) for child in node.next_nodes])
 
 
-cdef object check_hook_result(object hook, object result, object grad):
-    """A tensor hook's replacement must be a Tensor of the same size and dtype (rule 4.5)."""
-    if not isinstance(result, Tensor):
-        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
-    if grad is not None:
-        if (<Tensor>result)._data.shape != (<Tensor>grad)._data.shape:
-            raise RuntimeError(f"hook '{hook_name(hook)}' has changed the size of value")
-        if (<Tensor>result)._data.dtype != (<Tensor>grad)._data.dtype:
-            raise RuntimeError(
-                f"hook '{hook_name(hook)}' has changed the type of value (was "
-                f"{tensor_type_name(grad)} got {tensor_type_name(result)})")
-    return result
+# ================================================================================ execute
+
+cdef void execute(GraphTask task) except *:
+    """Run ready nodes, newest first, until none is left; then the final callbacks."""
+    cdef ReadyQueue queue = task.queue
+    cdef tuple entry
+    while not queue.empty():
+        entry = queue.pop()
+        evaluate_function(task, <Node>entry[0], <list>entry[1])
+    # Final callbacks may queue further callbacks.
+    cdef Py_ssize_t i = 0
+    while i < len(task.final_callbacks):
+        task.final_callbacks[i]()
+        i += 1
 
 
-cdef str hook_name(object hook):
-    return getattr(hook, "__name__", "<unknown>")
+# ====================================================================== evaluate_function
 
+cdef void evaluate_function(GraphTask task, Node node, list inputs) except *:
+    """Run ``node`` on its InputBuffer and pass each gradient it produces on."""
+    cdef ExecInfo info = None
+    cdef bint hooks_done = False
+    cdef tuple outputs
+    if task.exec_info:
+        info = task.exec_info.get(node)
+        if info is not None and info.captures:
+            # grad() reads this node's input: run its tensor hooks, then capture.
+            inputs = call_tensor_pre_hooks(node, inputs)
+            hooks_done = True
+            for input_nr, position in info.captures:
+                task.captured[position] = inputs[input_nr]
+        if info is None or not info.needed:
+            return
+    try:
+        outputs = call_function(task, node, inputs, hooks_done)
+    except BaseException:
+        report_anomaly(node)
+        raise
 
-cdef str tensor_type_name(Tensor t):
-    from autograd_cy.dtypes import from_numpy_dtype
-    return "autograd_cy." + from_numpy_dtype(t._data.dtype)._tensor_type
-
-
-cdef tuple check_node_hook_result(object hook, object result, tuple values):
-    """A node hook returns a tuple as long as ``values``; each entry None or a valid
-    replacement of the value in its slot."""
+    cdef tuple children = node.next_nodes
     cdef Py_ssize_t i
-    if not isinstance(result, tuple):
-        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
-    if len(result) != len(values):
-        raise RuntimeError(
-            f"hook '{hook_name(hook)}' has returned an incorrect number of values (got "
-            f"{len(result)}, but expected {len(values)})")
-    for i in range(len(result)):
-        if result[i] is not None:
-            check_hook_result(hook, result[i], values[i])
-    return result
+    cdef Node child
+    cdef list buffer
+    for i in range(len(outputs)):
+        child = <Node>children[i]
+        if child is None:
+            continue
+        if task.exec_info and not will_run(task, child):
+            deliver(task, child)        # pruned: the gradient is dropped, the count still drops
+            continue
+        buffer = input_buffer(task, child)
+        if outputs[i] is not None:
+            accumulate(buffer, <Py_ssize_t>node.next_input_nrs[i], outputs[i])
+        if deliver(task, child) == 0:
+            # The last edge into `child`: it is ready, with every gradient in its buffer.
+            task.queue.push(child, buffer)
 
+
+# ========================================================================== call_function
 
 cdef tuple call_function(GraphTask task, Node node, list inputs, bint tensor_hooks_done):
-    """Hooks and apply for one node, in PyTorch's order (engine_semantics 3.7, 4.3)."""
+    """Hooks and ``apply`` for one node, in PyTorch's order: tensor pre-hooks, retains-grad
+    hooks, node pre-hooks, ``apply``, validate_outputs, node post-hooks; then the saved
+    tensors are freed unless ``retain_graph``."""
     cdef tuple grad_outputs
     cdef tuple outputs
     if not tensor_hooks_done:
@@ -451,7 +316,7 @@ cdef tuple call_function(GraphTask task, Node node, list inputs, bint tensor_hoo
                 grad_outputs = check_node_hook_result(hook, result, grad_outputs)
 
     if passes_undefined_through(node, grad_outputs):
-        # Built-in formulas: no gradient in, no gradient out (rule 3.15).
+        # A built-in formula: no gradient in, no gradient out.
         outputs = (None,) * len(node.next_nodes)
     elif task.exec_info:
         node.output_mask = needed_outputs(task, node)
@@ -475,6 +340,23 @@ cdef tuple call_function(GraphTask task, Node node, list inputs, bint tensor_hoo
     return outputs
 
 
+cdef list call_tensor_pre_hooks(Node node, list inputs):
+    """Tensor hooks (registration order, each may replace the grad), then retains-grad."""
+    cdef dict hooks_by_slot = node.tensor_hooks()
+    cdef Py_ssize_t slot
+    if hooks_by_slot:
+        for slot, hooks in hooks_by_slot.items():
+            for hook in list(hooks.values()):
+                grad = inputs[slot]
+                result = hook(grad)
+                if result is not None:
+                    inputs[slot] = check_hook_result(hook, result, grad)
+    if node.extras is not None and node.extras.retains_grad_hooks:
+        for slot, hook in list(node.extras.retains_grad_hooks.items()):
+            hook(inputs[slot])
+    return inputs
+
+
 cdef bint passes_undefined_through(Node node, tuple grads):
     """Are all incoming gradients undefined, and is ``node`` a built-in formula?
 
@@ -492,8 +374,12 @@ cdef bint passes_undefined_through(Node node, tuple grads):
     return not PyType_HasFeature(Py_TYPE(node), Py_TPFLAGS_HEAPTYPE)
 
 
+# ======================================================================= validate_outputs
+
 cdef tuple validate_outputs(Node node, tuple outputs):
-    """Check each gradient against its receiver's metadata; sum_to or cast (rule 3.8)."""
+    """Check each gradient against what its receiver expects (the ``input_metadata`` of the
+    receiving node): sum a broadcast gradient back to the input's shape, cast its dtype,
+    refuse a shape that cannot be summed to it."""
     cdef tuple children = node.next_nodes
     cdef Py_ssize_t i, count = len(children)
     cdef Node child
@@ -548,7 +434,7 @@ cdef Tensor conform_gradient(Node node, Py_ssize_t index, Tensor grad, tuple sha
             raise RuntimeError(
                 f"Function {node.name()} returned an invalid gradient at index {index} - got "
                 f"{list(grad._data.shape)} but expected shape compatible with {list(shape)}")
-        grad = sum_to(grad, shape)
+        grad = grad.sum_to_size(shape)
     if grad._data.dtype != dtype:
         if grad._data.dtype.kind == "c" and dtype.kind != "c":
             raise RuntimeError("Expected isFloatingType(grad.scalar_type()) || (input_is_complex "
@@ -569,93 +455,48 @@ cdef bint is_expandable_to(tuple shape, tuple desired):
     return True
 
 
+# ================================================================= hook results, anomalies
+
+cdef object check_hook_result(object hook, object result, object grad):
+    """A tensor hook's replacement must be a Tensor of the same size and dtype."""
+    if not isinstance(result, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+    if grad is not None:
+        if (<Tensor>result)._data.shape != (<Tensor>grad)._data.shape:
+            raise RuntimeError(f"hook '{hook_name(hook)}' has changed the size of value")
+        if (<Tensor>result)._data.dtype != (<Tensor>grad)._data.dtype:
+            raise RuntimeError(
+                f"hook '{hook_name(hook)}' has changed the type of value (was "
+                f"{tensor_type_name((<Tensor>grad)._data.dtype)} got "
+                f"{tensor_type_name((<Tensor>result)._data.dtype)})")
+    return result
+
+
+cdef str hook_name(object hook):
+    return getattr(hook, "__name__", "<unknown>")
+
+
+cdef tuple check_node_hook_result(object hook, object result, tuple values):
+    """A node hook returns a tuple as long as ``values``; each entry None or a valid
+    replacement of the value in its slot."""
+    cdef Py_ssize_t i
+    if not isinstance(result, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
+    if len(result) != len(values):
+        raise RuntimeError(
+            f"hook '{hook_name(hook)}' has returned an incorrect number of values (got "
+            f"{len(result)}, but expected {len(values)})")
+    for i in range(len(result)):
+        if result[i] is not None:
+            check_hook_result(hook, result[i], values[i])
+    return result
+
+
 cdef void check_nan(Node node, tuple outputs) except *:
     for i, grad in enumerate(outputs):
         if grad is not None and np.isnan((<Tensor>grad)._data).any():
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
                                "output.")
-
-
-cdef list new_buffer(Node node):
-    return [None] * len(node.input_metadata)
-
-
-cdef void accumulate(list buffer, Py_ssize_t slot, Tensor grad) except *:
-    """InputBuffer.add: the first gradient is stored, later ones summed (rule 3.6)."""
-    old = buffer[slot]
-    if old is None:
-        buffer[slot] = grad
-    elif is_grad_enabled():
-        buffer[slot] = old + grad       # create_graph: differentiable, out of place
-    else:
-        array = binary_kernel(KERNEL_ADD, (<Tensor>old)._data, grad._data)
-        if array is None:
-            array = (<Tensor>old)._data + grad._data
-        buffer[slot] = make_tensor(array)
-
-
-cdef void evaluate_function(GraphTask task, Node node, list inputs) except *:
-    cdef ExecInfo info = None
-    cdef bint hooks_done = False
-    cdef tuple outputs
-    cdef Py_ssize_t i
-    cdef Node child
-    cdef list buffer, buffer_out
-    if task.exec_info:
-        info = task.exec_info.get(node)
-        if info is not None and info.captures:
-            # grad() reads this node's input: run its tensor hooks, then capture (3.11).
-            inputs = call_tensor_pre_hooks(node, inputs)
-            hooks_done = True
-            for input_nr, position in info.captures:
-                task.captured[position] = inputs[input_nr]
-        if info is None or not info.needed:
-            return
-    try:
-        outputs = call_function(task, node, inputs, hooks_done)
-    except BaseException:
-        report_anomaly(node)
-        raise
-
-    cdef Pending state = None
-    cdef tuple children = node.next_nodes
-    cdef bint shared = task.shared
-    cdef Py_ssize_t remaining
-    cdef PyObject* entry
-    for i in range(len(outputs)):
-        child = <Node>children[i]
-        if child is None:
-            continue
-        if shared:
-            entry = PyDict_GetItem(task.pending, child)
-            if entry is NULL:
-                raise KeyError(child)   # cannot happen: compute_dependencies saw every child
-            state = <Pending>entry
-            state.dependencies -= 1
-            remaining = state.dependencies
-            buffer = state.buffer
-        else:
-            child.engine_dependencies -= 1
-            remaining = child.engine_dependencies
-            buffer = child.engine_buffer
-        if task.exec_info:
-            info = task.exec_info.get(child)
-            if info is None or not (info.needed or info.captures):
-                continue        # pruned: the gradient is dropped, the count still drops
-        if buffer is None:
-            buffer = new_buffer(child)
-        if outputs[i] is not None:
-            accumulate(buffer, <Py_ssize_t>node.next_input_nrs[i], outputs[i])
-        if remaining == 0:
-            # Last edge into `child`: it is ready, with every gradient in its buffer.
-            buffer_out = None
-            task.queue.push(child, buffer)
-        else:
-            buffer_out = buffer
-        if shared:
-            state.buffer = buffer_out
-        else:
-            child.engine_buffer = buffer_out
 
 
 cdef void report_anomaly(Node node):
@@ -670,77 +511,252 @@ cdef void report_anomaly(Node node):
     warnings.warn(message, UserWarning, stacklevel=2)
 
 
-cdef void execute(GraphTask task) except *:
-    cdef Node node
-    cdef ReadyQueue queue = task.queue
-    while not queue.empty():
-        node = queue.pop()
-        evaluate_function(task, node, queue.popped_buffer)
-    # Final callbacks may queue further callbacks (rule 3.16).
-    cdef Py_ssize_t i = 0
-    while i < len(task.final_callbacks):
-        task.final_callbacks[i]()
-        i += 1
+# ======================================================================== data structures
+
+@cython.final
+cdef class GraphTask:
+    """The state of one backward() / grad() call (PyTorch's GraphTask)."""
+
+    def __cinit__(self):
+        self.exec_info = {}
+        self.captured = []
+        self.queue = ReadyQueue()
+        self.final_callbacks = []
 
 
-def run_backward(tuple root_edges, tuple root_grads, bint keep_graph, bint create_graph,
-                 list input_edges, bint accumulate_grad):
-    """Run one backward pass; return the captured gradients when ``accumulate_grad`` is False.
+@cython.final
+cdef class ExecInfo:
+    """Per node, when ``inputs=`` prunes the graph: run it? capture its input for grad()?"""
 
-    ``root_edges``/``root_grads`` pair each output's gradient edge with its
-    gradient; ``input_edges`` is None for a plain ``backward()``, else the edges of
-    ``inputs=`` (prune to them; capture them for ``grad()``).
-    """
-    cdef GraphTask task = GraphTask()
-    cdef Node root
-    cdef list root_buffer
-    cdef Edge edge
-    _task_counter[0] += 1
-    task.id = _task_counter[0]
-    task.keep_graph = keep_graph
-    task.create_graph = create_graph
 
-    if len(root_edges) == 1:
-        # One root: that node receives the gradient directly in its slot (rule 3.2).
-        edge = root_edges[0]
-        root = edge.function
-        root_buffer = new_buffer(root)
-        if root_grads[0] is not None:
-            root_buffer[edge.input_nr] = root_grads[0]
+# ---------------------------------------------------------------------------- InputBuffer
+# A node's InputBuffer is a list with one slot per forward output of the node: the gradients
+# arriving along different edges into the same slot are summed.
+
+cdef list new_input_buffer(Node node):
+    return [None] * len(node.input_metadata)
+
+
+cdef void accumulate(list buffer, Py_ssize_t slot, Tensor grad) except *:
+    """InputBuffer.add: the first gradient is stored, later ones summed."""
+    old = buffer[slot]
+    if old is None:
+        buffer[slot] = grad
+    elif is_grad_enabled():
+        buffer[slot] = old + grad       # create_graph: differentiable, out of place
     else:
-        root = GraphRoot(root_edges, root_grads)
-        root.sequence_nr = <unsigned long long>-1
-        root_buffer = []
+        array = binary_kernel(KERNEL_ADD, (<Tensor>old)._data, grad._data)
+        if array is None:
+            array = (<Tensor>old)._data + grad._data
+        buffer[slot] = make_tensor(array)
 
-    cdef bint completed = False
-    _live_tasks.add(task.id)
-    try:
-        compute_dependencies(task, root)
-        if input_edges is not None:
-            task.captured = [None] * len(input_edges)
-            compute_exec_info(task, root, input_edges, accumulate_grad)
-            if len(root_edges) != 1:
-                (<ExecInfo>task.exec_info.setdefault(root, ExecInfo())).needed = True
-            elif not task.exec_info.get(root):
-                # The root reaches no input: nothing runs, everything stays unused.
-                return task.captured
 
-        tasks = current_tasks()
-        previous_grad_mode = _is_grad_enabled()
-        set_grad_enabled(create_graph)   # grad mode inside backward == create_graph (2.13)
-        tasks.append(task)
-        try:
-            task.queue.push(root, root_buffer)
-            execute(task)
-            completed = True
-        finally:
-            tasks.pop()
-            set_grad_enabled(previous_grad_mode)
-    finally:
-        _live_tasks.discard(task.id)
-        # A plain backward that ran to the end has run every claimed node, which left no
-        # InputBuffer behind: the stale ids need no cleanup (see owned_by_other), and a deep
-        # graph is not walked a second time. Otherwise buffers may be left: drop them.
-        if not completed or task.exec_info:
-            release_nodes(task)
-    return task.captured
+# NOTE [Dependencies on the node]
+# A GraphTask needs, for every node below its root, the number of edges that still have to
+# deliver a gradient and the InputBuffer collecting them. It keeps them in the node itself
+# (engine_task / engine_dependencies / engine_buffer): no dictionary, so the cost per node
+# stays flat however deep the graph. A node belongs to one running task at a time:
+# compute_dependencies claims it (engine_task = task.id). The id of a task that has ended
+# is stale and the node free again (owned_by_other), so a finished backward need not walk
+# its graph once more to give the nodes back. If a node is claimed by another task that is
+# still running (a backward started inside a hook, or on another thread, over part of the
+# same graph), the new task gives back its claims and keeps its counts in a private dict of
+# Pending entries instead ("shared" mode). The two helpers below hide which storage a task
+# uses.
+
+@cython.final
+cdef class Pending:
+    """A node's state inside a shared-mode GraphTask, until it is ready to run."""
+
+
+cdef inline list input_buffer(GraphTask task, Node node):
+    """``node``'s InputBuffer in this task, made on first use."""
+    cdef Pending state
+    cdef list buffer
+    if task.shared:
+        state = <Pending>task.pending[node]
+        if state.buffer is None:
+            state.buffer = new_input_buffer(node)
+        return state.buffer
+    buffer = node.engine_buffer
+    if buffer is None:
+        buffer = node.engine_buffer = new_input_buffer(node)
+    return buffer
+
+
+cdef inline Py_ssize_t deliver(GraphTask task, Node node) except -1:
+    """One edge into ``node`` has delivered its gradient: how many are still to come? On
+    the last one the task lets go of the InputBuffer (the ready queue takes it over)."""
+    cdef Pending state
+    cdef Py_ssize_t remaining
+    if task.shared:
+        state = <Pending>task.pending[node]
+        state.dependencies -= 1
+        remaining = state.dependencies
+        if remaining == 0:
+            state.buffer = None
+        return remaining
+    node.engine_dependencies -= 1
+    remaining = node.engine_dependencies
+    if remaining == 0:
+        node.engine_buffer = None
+    return remaining
+
+
+cdef inline bint owned_by_other(long long owner) except -1:
+    """Is task ``owner`` (not the caller's) still running? Ids of ended tasks stay on the
+    nodes they ran; when the caller is the only running task, every such id is stale."""
+    return len(_live_tasks) > 1 and owner in _live_tasks
+
+
+cdef void release_nodes(GraphTask task) except *:
+    """Give back the nodes this task claimed (it has ended, or switched to shared mode).
+
+    They are found again from the root: every claimed node is reachable through claimed
+    nodes. (A list of them, kept while counting, would be one more pass over a deep
+    graph's memory at the end of every backward, to drop its references.)"""
+    if task.root is None:
+        return
+    cdef list stack = [task.root]
+    cdef long long task_id = task.id
+    cdef Node node, child
+    while stack:
+        node = <Node>stack.pop()
+        for child in node.next_nodes:
+            if child is not None and child.engine_task == task_id:
+                child.engine_task = 0
+                child.engine_buffer = None
+                stack.append(child)
+
+
+# ----------------------------------------------------------------------------- ReadyQueue
+
+@cython.final
+cdef class ReadyQueue:
+    """A max-heap of (node, InputBuffer) keyed by the node's sequence_nr: the newest
+    forward op runs first (AccumulateGrad, numbered 2**64 - 1, as soon as it is ready).
+
+    Nodes and buffers are kept in two parallel lists that never shrink, so a push or pop
+    reallocates nothing; ``size`` is the number of entries in use."""
+
+    def __cinit__(self):
+        self.nodes = []
+        self.buffers = []
+
+    cdef void push(self, Node node, list buffer) except *:
+        cdef Py_ssize_t child = self.size
+        cdef Py_ssize_t parent
+        cdef list nodes = self.nodes, buffers = self.buffers
+        if child == len(nodes):
+            nodes.append(None)
+            buffers.append(None)
+        self.size += 1
+        while child > 0:                      # sift up
+            parent = (child - 1) >> 1
+            if (<Node>nodes[parent]).sequence_nr >= node.sequence_nr:
+                break
+            nodes[child] = nodes[parent]
+            buffers[child] = buffers[parent]
+            child = parent
+        nodes[child] = node
+        buffers[child] = buffer
+
+    cdef tuple pop(self):
+        """Remove the newest node; return ``(node, its InputBuffer)``."""
+        cdef list nodes = self.nodes, buffers = self.buffers
+        cdef tuple top = (nodes[0], buffers[0])
+        cdef Py_ssize_t size = self.size - 1
+        cdef Node last = nodes[size]
+        cdef list last_buffer = buffers[size]
+        cdef Py_ssize_t parent = 0
+        cdef Py_ssize_t child
+        nodes[size] = None
+        buffers[size] = None
+        self.size = size
+        if size:
+            while True:                       # sift down
+                child = 2 * parent + 1
+                if child >= size:
+                    break
+                if (child + 1 < size and (<Node>nodes[child + 1]).sequence_nr
+                        > (<Node>nodes[child]).sequence_nr):
+                    child += 1
+                if (<Node>nodes[child]).sequence_nr <= last.sequence_nr:
+                    break
+                nodes[parent] = nodes[child]
+                buffers[parent] = buffers[child]
+                parent = child
+            nodes[parent] = last
+            buffers[parent] = last_buffer
+        return top
+
+    cdef bint empty(self):
+        return self.size == 0
+
+
+# ============================================================== the running tasks, queried
+
+# The tasks running on this thread, innermost last (a backward inside a hook nests them).
+_local = threading.local()
+_task_counter = [0]
+cdef set _live_tasks = set()    # ids of the GraphTasks running now, on any thread
+
+
+cdef list current_tasks():
+    tasks = getattr(_local, "tasks", None)
+    if tasks is None:
+        tasks = _local.tasks = []
+    return tasks
+
+
+def _current_graph_task_id():
+    tasks = current_tasks()
+    return (<GraphTask>tasks[-1]).id if tasks else -1
+
+
+def queue_callback(callback):
+    """Run ``callback()`` once the current backward has finished."""
+    tasks = current_tasks()
+    if not tasks:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    (<GraphTask>tasks[-1]).final_callbacks.append(callback)
+
+
+def _will_engine_execute_node(node):
+    """Is ``node`` in the running backward's graph, and needed or captured?"""
+    cdef GraphTask task
+    cdef ExecInfo info
+    tasks = current_tasks()
+    if not isinstance(node, Node):
+        raise RuntimeError("_will_engine_execute_node expects an grad_fn, but got "
+                           f"{type(node).__name__}")
+    if not tasks:
+        raise RuntimeError(
+            "_get_should_execute_nodes should only be called during the backward pass")
+    task = tasks[-1]
+    if node is not task.root and not in_task(task, <Node>node):
+        return False
+    if not task.exec_info:
+        return True
+    info = task.exec_info.get(node)
+    if info is None or not (info.needed or info.captures):
+        return False
+    if info.captures and not has_children(node):
+        raise RuntimeError(
+            "A leaf node was passed to _will_engine_execute_node but we are currently "
+            "running autograd.grad(). This is currently not supported.")
+    return True
+
+
+cdef bint in_task(GraphTask task, Node node):
+    """Is ``node`` below the root of ``task``?"""
+    if task.shared:
+        return node in task.pending
+    return node.engine_task == task.id
+
+
+cdef bint has_children(Node node):
+    for child in node.next_nodes:
+        if child is not None:
+            return True
+    return False

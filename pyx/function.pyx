@@ -33,22 +33,17 @@ from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, make_view, version_counter, bump_version, requires_grad,
     array_module, VIEW_IN_CUSTOM_FUNCTION, VIEW_MULTI_OUTPUT_NODE,
 )
-from autograd_cy._C.node cimport Node, Edge, SavedTensor, gradient_edge, save, set_edges
-from autograd_cy._C.node import move_retains_grad_hook, _FREED_MESSAGE
-from autograd_cy._C.ops.inplace cimport rebase_history
+from autograd_cy._C.node cimport Node, Edge, set_edges
+from autograd_cy._C.saved_tensor cimport SavedTensor, save
+from autograd_cy._C.saved_tensor import _FREED_MESSAGE
+from autograd_cy._C.recording cimport gradient_edge
+from autograd_cy._C.views cimport move_retains_grad_hook, rebase_history
 
-# Function.backward / Function.vjp / Function.setup_context of the base class,
-# installed by autograd_cy/autograd/function.py: "not overridden" means "is these".
-cdef object _base_backward = None
-cdef object _base_vjp = None
-cdef object _base_setup_context = None
-
-
-def _install(base_backward, base_vjp, base_setup_context):
-    global _base_backward, _base_vjp, _base_setup_context
-    _base_backward = base_backward
-    _base_vjp = base_vjp
-    _base_setup_context = base_setup_context
+cdef inline bint overridden(object method):
+    """Does a Function subclass define ``method`` itself? The base class's ``backward``,
+    ``vjp`` and ``setup_context`` (autograd_cy/autograd/function.py) carry the attribute
+    ``_is_default_implementation``."""
+    return not getattr(method, "_is_default_implementation", False)
 
 
 _SAVED_RETURNED_INPUT = (
@@ -180,10 +175,10 @@ cdef object backward_function(object forward_cls):
     """``backward`` or ``vjp``, whichever the Function overrides (they are aliases)."""
     backward = forward_cls.backward
     vjp = forward_cls.vjp
-    if backward is not _base_backward and vjp is not _base_vjp:
+    if overridden(backward) and overridden(vjp):
         raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not "
                            "allowed. You should only implement one of them.")
-    return vjp if vjp is not _base_vjp else backward
+    return vjp if overridden(vjp) else backward
 
 
 # ------------------------------------------------------------------ forward
@@ -222,7 +217,7 @@ def function_apply(cls, tuple args):
             ctx.get_extras().anomaly_trace = "".join(traceback.format_stack()[:-1])
 
     setup_context = cls.setup_context
-    cdef bint separate_setup = setup_context is not _base_setup_context
+    cdef bint separate_setup = overridden(setup_context)
     cdef bint previous = is_grad_enabled()
     set_grad_enabled(False)
     try:

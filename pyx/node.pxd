@@ -1,9 +1,12 @@
-# Design: the backward graph. A Node is one backward function; its edges point
-# at the Nodes that receive the gradients it produces (one edge per forward
-# input). Tensors hold their grad_fn strongly; a Node holds its children
-# strongly and its own outputs never (SavedTensor re-wraps them).
+# Design: the backward graph's vertex. A Node is one backward function; its edges point at the
+# Nodes that receive the gradients it produces (one edge per forward input). Tensors hold their
+# grad_fn strongly; a Node holds its children and its saved tensors strongly, and its own
+# outputs never (a saved output is re-wrapped on unpack: saved_tensor.pxd).
+# Above this file: accumulate_grad (the leaves' sink), saved_tensor, recording (how an op
+# makes a Node), views, hooks, the engine.
 
 from autograd_cy._C.tensor cimport Tensor
+from autograd_cy._C.saved_tensor cimport SavedTensor
 
 
 # An edge as a value, for the API (get_gradient_edge, backward's roots and inputs=).
@@ -25,13 +28,12 @@ cdef class NodeExtras:
 cdef class Node:
     # Edge i, for forward input i, is (next_nodes[i], next_input_nrs[i]): the Node that
     # receives that gradient (None: no gradient flows) and which of its input slots.
-    # Two parallel tuples, not one Edge object per edge: backward walks node -> tuple ->
-    # child instead of node -> tuple -> Edge -> child, and the input numbers, nearly
-    # always zeros, share one tuple (NOTE [Edges as two tuples] in node.pyx).
+    # Two parallel tuples, not one Edge object per edge (NOTE [Edges as two tuples]).
     cdef tuple next_nodes
     cdef tuple next_input_nrs
     cdef readonly unsigned long long sequence_nr  # creation order; newest runs first
     cdef tuple input_metadata         # per forward output: (shape, numpy dtype) or None
+    cdef tuple saved_tensors          # the SavedTensors backward reads (NOTE [Saved tensors])
     cdef NodeExtras extras            # hooks, metadata, anomaly trace; None until first used
     cdef tuple output_mask            # set by the engine around apply(): needed edges
     # Engine scratch space, owned by one running GraphTask at a time (NOTE [Dependencies
@@ -49,40 +51,18 @@ cdef class Node:
     cdef bint should_compute_output(self, Py_ssize_t i)
 
 
-cdef class AccumulateGrad(Node):
-    cdef readonly Tensor variable
-
-
 cdef class GraphRoot(Node):
     cdef tuple outputs
 
 
-cdef class SavedTensor:
-    # One per saved value of every node, so it is kept small: flags are bytes, not ints.
-    cdef object data                  # the Tensor itself, or for a node's own output its array
-    cdef unsigned char is_output      # re-wrap with grad_fn = the owning node on unpack
-    cdef unsigned char is_leaf_or_input_kept
-    cdef unsigned char was_none
-    cdef unsigned char freed
-    cdef unsigned char saved_requires_grad
-    cdef Py_ssize_t output_nr
-    cdef unsigned long long saved_version
-    cdef object version_counter       # VersionCounter shared with the original tensor
-    cdef object input_grad_fn         # grad_fn of a saved input (restored after hooks)
-    cdef object unpack_hook, packed   # saved_tensors_hooks: what pack_hook returned
-
-    cpdef object unpack(self, Node owner=*)
-    cdef object unpack_array(self, Node owner)
-    cdef _apply_hooks(self, pack_hook, unpack_hook, Tensor value)
-    cdef void _restore_metadata(self, Tensor result, Node owner)
-    cdef void release(self)
-
-
-cdef Edge gradient_edge(Tensor t)
-cdef object gradient_function(Tensor t)
+cdef Edge make_edge(Node function, Py_ssize_t input_nr)
+cdef Edge invalid_edge()
 cdef void set_edges(Node node, edges) except *
-cdef Node set_history(Node node, tuple inputs, tuple outputs)
-cdef Node set_history1(Node node, Tensor input, Tensor output)
-cdef Node set_history2(Node node, object input0, object input1, Tensor output)
-cdef SavedTensor save(Tensor t, bint is_output)
-cdef bint any_requires_grad2(object a, object b)
+cdef tuple zero_input_nrs(Py_ssize_t length)
+cdef tuple input_nrs_tuple(list input_nrs)
+cdef object add_hook(dict hooks, object fn)
+
+
+cdef inline object unpack_saved(Node node, Py_ssize_t i):
+    """The ``i``-th saved tensor of ``node``, version-checked (NOTE [Saved tensors])."""
+    return (<SavedTensor>node.saved_tensors[i]).unpack(node)

@@ -1,15 +1,15 @@
-# Design: the Tensor is an array plus the autograd metadata PyTorch keeps on a
-# Variable. It knows nothing of Node internals (node.pxd cimports this file, never
-# the reverse): `_grad_fn` is typed `object` and only the engine and the op
-# modules look inside it.
+# Design: the Tensor is an array plus the autograd metadata PyTorch keeps on a Variable. It is
+# the lowest layer that knows of autograd: it cimports only grad_mode, dtype and device, and
+# knows nothing of Node internals (`_grad_fn` is typed `object`). The modules above give it
+# its operators and methods (NOTE [How Tensor gets its methods] in tensor.pyx).
 
 cdef class VersionCounter:
-    # Bumped by every in-place op; shared by a base, its views and detach()
-    # (engine_semantics 7.1). SavedTensors compare against it at unpack time.
+    # Bumped by every in-place op; shared by a base, its views and detach(). A SavedTensor
+    # remembers the version it saw and compares on unpack.
     cdef unsigned long long version
 
 
-# Why a view exists, for the view + in-place rules (engine_semantics 7.5).
+# Why a view exists, for the rules on in-place ops through views.
 cdef enum CreationMeta:
     VIEW_DEFAULT = 0
     VIEW_NO_GRAD_MODE = 1
@@ -38,19 +38,25 @@ cdef class Tensor:
     cdef object __weakref__
 
 
-# NOTE [Operator table]: the op modules cimport tensor.pxd, so tensor.pyx cannot import
-# them; instead each installs C pointers to its hot functions here at import time, and
-# the Tensor operators call through them (a NULL entry falls back to the Python namespace).
-ctypedef object (*binary_op)(object, object)
+# NOTE [How Tensor gets its methods] (tensor.pyx): the table of what Tensor's own class
+# body calls in the layers above it; each entry is filled by the module that implements it.
+ctypedef object (*unary_fn)(object)
+ctypedef object (*binary_fn)(object, object)
+ctypedef object (*ternary_fn)(object, object, object)
 
-cdef struct FastOps:
-    binary_op add
-    binary_op sub
-    binary_op mul
-    binary_op iadd
-    binary_op isub
+cdef struct TensorOperators:
+    binary_fn add, sub, rsub, mul, div, rdiv, pow, rpow, matmul, rmatmul
+    binary_fn iadd, isub, imul, idiv, ipow
+    binary_fn eq, ne, lt, le, gt, ge
+    binary_fn bitwise_and, bitwise_or, bitwise_xor
+    unary_fn neg, abs, bitwise_not
+    binary_fn getitem
+    ternary_fn setitem
+    unary_fn repr                   # PyTorch's print format (tensor_repr.pyx)
+    unary_fn regenerate_view_grad_fn  # a view's grad_fn after an in-place op (views.pyx)
 
-cdef FastOps* fast_ops() noexcept
+cdef TensorOperators* tensor_operators() noexcept
+cdef void register_methods(dict methods) except *
 
 
 cdef Tensor make_tensor(object array)
@@ -59,6 +65,7 @@ cdef VersionCounter version_counter(Tensor t)
 cdef void bump_version(Tensor t) except *
 cdef object get_grad_fn(Tensor t)
 cdef object array_module(object array)
+cdef Py_ssize_t wrap_dim(Py_ssize_t dim, Py_ssize_t ndim) except -1
 
 
 cdef inline bint requires_grad(Tensor t) noexcept:

@@ -3,46 +3,74 @@
 
 As in PyTorch, a tensor is a *leaf* when it has no ``grad_fn``; a leaf that
 ``requires_grad`` collects its gradient in ``.grad`` through its AccumulateGrad
-node, a non-leaf passes gradients on to its ``grad_fn``. The ops themselves live
-in ``pyx/ops/``: the methods at the end of this class only forward to them, so
-this file holds the data model and nothing else.
+node, a non-leaf passes gradients on to its ``grad_fn``. This file holds the data
+model; the ops, hooks and ``backward`` live in the layers above and register
+themselves as Tensor's methods (NOTE [How Tensor gets its methods]).
 """
 import warnings
-import weakref
 
 import numpy as np
 cimport cython
 cimport numpy as cnp
 from cpython.object cimport PyTypeObject
 
-from autograd_cy._C.grad_mode cimport (
-    is_grad_enabled, is_inference_mode_enabled,
-)
-from autograd_cy import dtypes as _dtypes
-from autograd_cy.device import CPU as _CPU, device as _device
+from autograd_cy._C.grad_mode cimport is_grad_enabled, is_inference_mode_enabled
+from autograd_cy._C.dtype cimport from_numpy_dtype, scalar_name, c10_name
+from autograd_cy._C.device cimport device
 
 cnp.import_array()
 
-# Filled in by autograd_cy/__init__.py once every op module is imported: the
-# namespace that the forwarding methods below call into (tensor.pyx cannot import
-# the op modules, which cimport it).
-cdef object _ops = None
-cdef object _hooks_api = None       # autograd_cy._C.node, for hooks that live on Nodes
-cdef object _regenerate_view_grad_fn = None
+cdef device CPU = device("cpu")
 
 
-def _install(ops, hooks_api, regenerate_view_grad_fn):
-    global _ops, _hooks_api, _regenerate_view_grad_fn
-    _ops = ops
-    _hooks_api = hooks_api
-    _regenerate_view_grad_fn = regenerate_view_grad_fn
+# NOTE [How Tensor gets its methods]
+# Tensor is the lowest layer that knows of autograd, and every op lives above it (the op
+# modules cimport this file), so this file cannot import them. Instead each module above
+# *registers* what it implements, once, when it is imported:
+# - named methods (``x.exp()``, ``x.sum(1)``, ``x.backward()``, ``x.register_hook(f)``) go
+#   into Tensor's class dict through ``register_methods``: an ordinary method lookup, served
+#   by Python's method cache;
+# - what the class body itself must call -- the operators, whose C slots are fixed when the
+#   class is made, ``repr`` and the rebuild of a view's grad_fn -- goes into one C table of
+#   function pointers, ``TensorOperators``, so ``y * c`` is one C call.
+# Nothing else is handed down: no namespace, no ``__getattr__`` fallback. ``import
+# autograd_cy`` imports every op module, so the table is full before a tensor exists.
+
+cdef TensorOperators _operators   # zero-initialised: every entry NULL until registered
 
 
-cdef FastOps _fast        # zero-initialised: every entry NULL until its module installs it
+cdef TensorOperators* tensor_operators() noexcept:
+    return &_operators
 
 
-cdef FastOps* fast_ops() noexcept:
-    return &_fast
+cdef extern from "Python.h":
+    void PyType_Modified(PyTypeObject* type)
+
+
+cdef void register_methods(dict methods) except *:
+    """Make each entry of ``methods`` (a function or a property) an attribute of Tensor.
+
+    Names the class defines itself keep their definition."""
+    cdef dict class_dict = <dict>(<PyTypeObject*>Tensor).tp_dict
+    for name, method in methods.items():
+        if name not in class_dict:
+            class_dict[name] = method
+    PyType_Modified(<PyTypeObject*>Tensor)
+
+
+cdef int ops_not_loaded() except -1:
+    raise RuntimeError("autograd_cy's ops are not loaded: import autograd_cy first")
+
+
+def _register_methods(dict methods):
+    """``register_methods`` for the Python package (the ``new_*`` factories)."""
+    register_methods(methods)
+
+
+cdef inline binary_fn loaded(binary_fn function) except NULL:
+    if function is NULL:
+        ops_not_loaded()
+    return function
 
 
 cdef object array_module(object array):
@@ -72,6 +100,14 @@ def _wrap_array(array):
     return make_tensor(array)
 
 
+def _rebuild_tensor(array, requires_grad):
+    """Unpickle a tensor (``Tensor.__reduce__``): a leaf around the pickled array."""
+    cdef Tensor t = make_tensor(array)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
 cdef object _coerce_array(object array):
     if isinstance(array, np.generic):
         return np.asarray(array)
@@ -84,7 +120,6 @@ cdef Tensor make_view(object array, Tensor source):
     """A tensor that shares ``source``'s memory and version counter (a view op's output)."""
     cdef Tensor view = make_tensor(array)
     cdef int meta = VIEW_DEFAULT
-    view._is_inference = source._is_inference     # a view of a normal tensor stays normal
     view._base = source._base if source._base is not None else source
     view._version_counter = version_counter(source)
     view._grad_fn_version = view._version_counter.version
@@ -113,11 +148,11 @@ cdef void bump_version(Tensor t) except *:
 
 
 cdef object get_grad_fn(Tensor t):
-    """``t.grad_fn``; for a view whose base changed in place, rebuilt first (rule 7.4)."""
+    """``t.grad_fn``; for a view whose base changed in place since, rebuilt first."""
     if (t._base is not None
             and t._version_counter.version != t._grad_fn_version
-            and _regenerate_view_grad_fn is not None):
-        _regenerate_view_grad_fn(t)
+            and _operators.regenerate_view_grad_fn is not NULL):
+        _operators.regenerate_view_grad_fn(t)
     return t._grad_fn
 
 
@@ -171,7 +206,7 @@ cdef class Tensor:
     def size(self, dim=None):
         if dim is None:
             return Size(self._data.shape)
-        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+        return self._data.shape[wrap_dim(dim, self._data.ndim)]
 
     def dim(self):
         return self._data.ndim
@@ -193,13 +228,13 @@ cdef class Tensor:
 
     @property
     def dtype(self):
-        return _dtypes.from_numpy_dtype(self._data.dtype)
+        return from_numpy_dtype(self._data.dtype)
 
     @property
     def device(self):
         if type(self._data) is np.ndarray:
-            return _CPU
-        return _device("cuda", self._data.device.id)
+            return CPU
+        return device("cuda", self._data.device.id)
 
     @property
     def is_cuda(self):
@@ -213,7 +248,7 @@ cdef class Tensor:
         strides = tuple(s // itemsize for s in self._data.strides)
         if dim is None:
             return strides
-        return strides[_wrap_dim(dim, self._data.ndim)]
+        return strides[wrap_dim(dim, self._data.ndim)]
 
     def is_contiguous(self):
         return bool(self._data.flags.c_contiguous)
@@ -277,10 +312,10 @@ cdef class Tensor:
         return id(self)
 
     def __repr__(self):
-        return _ops._tensor_repr(self)
+        return unary(_operators.repr, self)
 
     def __reduce__(self):
-        return (_ops.tensor, (self._data, None, None, requires_grad(self)))
+        return (_rebuild_tensor, (self._data, requires_grad(self)))
 
     # ------------------------------------------------------------- autograd state
     @property
@@ -347,8 +382,8 @@ cdef class Tensor:
                 "and the tensor are the same size")
         if new_grad._data.dtype != self._data.dtype:
             raise RuntimeError(
-                f"attempting to assign a gradient with dtype '{_c10_name(new_grad._data.dtype)}' "
-                f"to a tensor with grad_dtype '{new_grad_scalar_name(self._data.dtype)}'. The "
+                f"attempting to assign a gradient with dtype '{c10_name(new_grad._data.dtype)}' "
+                f"to a tensor with grad_dtype '{scalar_name(self._data.dtype)}'. The "
                 "gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). "
                 "You can set the tensor's grad_dtype attribute with a specific dtype, or None "
                 "to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a "
@@ -401,114 +436,63 @@ cdef class Tensor:
         self._requires_grad = False
         return self
 
-    def retain_grad(self):
-        """Keep the gradient of this non-leaf in ``.grad`` during backward."""
-        _hooks_api.retain_grad(self)
+    # ------------------------------------------- operators (NOTE [How Tensor gets its methods])
+    def __add__(self, other): return loaded(_operators.add)(self, other)
+    def __radd__(self, other): return loaded(_operators.add)(self, other)
+    def __sub__(self, other): return loaded(_operators.sub)(self, other)
+    def __rsub__(self, other): return loaded(_operators.rsub)(self, other)
+    def __mul__(self, other): return loaded(_operators.mul)(self, other)
+    def __rmul__(self, other): return loaded(_operators.mul)(self, other)
+    def __truediv__(self, other): return loaded(_operators.div)(self, other)
+    def __rtruediv__(self, other): return loaded(_operators.rdiv)(self, other)
+    def __pow__(self, other, modulo=None): return loaded(_operators.pow)(self, other)
+    def __rpow__(self, other, modulo=None): return loaded(_operators.rpow)(self, other)
+    def __matmul__(self, other): return loaded(_operators.matmul)(self, other)
+    def __rmatmul__(self, other): return loaded(_operators.rmatmul)(self, other)
+    def __iadd__(self, other): return loaded(_operators.iadd)(self, other)
+    def __isub__(self, other): return loaded(_operators.isub)(self, other)
+    def __imul__(self, other): return loaded(_operators.imul)(self, other)
+    def __itruediv__(self, other): return loaded(_operators.idiv)(self, other)
+    def __ipow__(self, other): return loaded(_operators.ipow)(self, other)
+    def __eq__(self, other):
+        return False if other is None else loaded(_operators.eq)(self, other)
+    def __ne__(self, other):
+        return True if other is None else loaded(_operators.ne)(self, other)
+    def __lt__(self, other): return loaded(_operators.lt)(self, other)
+    def __le__(self, other): return loaded(_operators.le)(self, other)
+    def __gt__(self, other): return loaded(_operators.gt)(self, other)
+    def __ge__(self, other): return loaded(_operators.ge)(self, other)
+    def __and__(self, other): return loaded(_operators.bitwise_and)(self, other)
+    def __rand__(self, other): return loaded(_operators.bitwise_and)(self, other)
+    def __or__(self, other): return loaded(_operators.bitwise_or)(self, other)
+    def __ror__(self, other): return loaded(_operators.bitwise_or)(self, other)
+    def __xor__(self, other): return loaded(_operators.bitwise_xor)(self, other)
+    def __rxor__(self, other): return loaded(_operators.bitwise_xor)(self, other)
+    def __getitem__(self, index): return loaded(_operators.getitem)(self, index)
 
-    def register_hook(self, hook):
-        """Call ``hook(grad)`` when this tensor's gradient is computed; may replace it."""
-        return _hooks_api.register_tensor_hook(self, hook)
+    def __setitem__(self, index, value):
+        if _operators.setitem is NULL:
+            ops_not_loaded()
+        _operators.setitem(self, index, value)
 
-    def register_post_accumulate_grad_hook(self, hook):
-        """Call ``hook(tensor)`` after a leaf's ``.grad`` has been accumulated."""
-        return _hooks_api.register_post_accumulate_grad_hook(self, hook)
-
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Accumulate gradients of this tensor into the leaves (``autograd.backward``)."""
-        _ops._backward((self,), gradient, retain_graph, create_graph, inputs=inputs)
-
-    # ----------------------------------------------- ops: forwarded to pyx/ops/
-    def __add__(self, other):
-        return _fast.add(self, other) if _fast.add is not NULL else _ops.add(self, other)
-
-    def __radd__(self, other):
-        return _fast.add(self, other) if _fast.add is not NULL else _ops.add(self, other)
-
-    def __sub__(self, other):
-        return _fast.sub(self, other) if _fast.sub is not NULL else _ops.sub(self, other)
-
-    def __rsub__(self, other): return _ops.rsub(self, other)
-
-    def __mul__(self, other):
-        return _fast.mul(self, other) if _fast.mul is not NULL else _ops.mul(self, other)
-
-    def __rmul__(self, other):
-        return _fast.mul(self, other) if _fast.mul is not NULL else _ops.mul(self, other)
-
-    def __truediv__(self, other): return _ops.div(self, other)
-    def __rtruediv__(self, other): return _ops.rdiv(self, other)
-    def __pow__(self, other, modulo=None): return _ops.pow(self, other)
-    def __rpow__(self, other, modulo=None): return _ops.rpow(self, other)
-    def __matmul__(self, other): return _ops.matmul(self, other)
-    def __rmatmul__(self, other): return _ops.matmul(_ops.as_tensor(other), self)
-    def __neg__(self): return _ops.neg(self)
+    def __neg__(self): return unary(_operators.neg, self)
     def __pos__(self): return self
-    def __abs__(self): return _ops.abs(self)
-
-    def __iadd__(self, other):
-        return _fast.iadd(self, other) if _fast.iadd is not NULL else _ops.add_(self, other)
-
-    def __isub__(self, other):
-        return _fast.isub(self, other) if _fast.isub is not NULL else _ops.sub_(self, other)
-
-    def __imul__(self, other): return _ops.mul_(self, other)
-    def __itruediv__(self, other): return _ops.div_(self, other)
-    def __ipow__(self, other): return _ops.pow_(self, other)
-    def __eq__(self, other): return False if other is None else _ops.eq(self, other)
-    def __ne__(self, other): return True if other is None else _ops.ne(self, other)
-    def __lt__(self, other): return _ops.lt(self, other)
-    def __le__(self, other): return _ops.le(self, other)
-    def __gt__(self, other): return _ops.gt(self, other)
-    def __ge__(self, other): return _ops.ge(self, other)
-    def __and__(self, other): return _ops.bitwise_and(self, other)
-    def __rand__(self, other): return _ops.bitwise_and(self, other)
-    def __or__(self, other): return _ops.bitwise_or(self, other)
-    def __ror__(self, other): return _ops.bitwise_or(self, other)
-    def __xor__(self, other): return _ops.bitwise_xor(self, other)
-    def __rxor__(self, other): return _ops.bitwise_xor(self, other)
-    def __invert__(self): return _ops.bitwise_not(self)
-    def __getitem__(self, index): return _ops.getitem(self, index)
-    def __setitem__(self, index, value): _ops.setitem(self, index, value)
-
-    def __getattr__(self, name):
-        # Every op method (x.exp(), x.sum(dim=1), x.add_(y) ...) resolves here, once
-        # per call, to the function of the same name in the op namespace.
-        method = _TENSOR_METHODS.get(name)
-        if method is None:
-            raise AttributeError(f"'Tensor' object has no attribute '{name}'")
-        return method.__get__(self, Tensor)
+    def __abs__(self): return unary(_operators.abs, self)
+    def __invert__(self): return unary(_operators.bitwise_not, self)
 
     @property
     def T(self):
-        return _ops.permute(self, tuple(range(self._data.ndim - 1, -1, -1)))
+        return self.permute(tuple(range(self._data.ndim - 1, -1, -1)))
 
     @property
     def mT(self):
-        return _ops.transpose(self, -2, -1)
+        return self.transpose(-2, -1)
 
 
-# Names of ops that are also Tensor methods; filled by autograd_cy/__init__.py.
-_TENSOR_METHODS = {}
-
-
-cdef extern from "Python.h":
-    void PyType_Modified(PyTypeObject* type)
-
-
-def _register_methods(dict methods):
-    """Make each op in ``methods`` a Tensor method.
-
-    Besides the table that ``__getattr__`` reads, each function also goes into the class
-    dict itself, so ``x.exp()`` is an ordinary method lookup (Python's method cache, no
-    bound-method object) instead of a failed lookup followed by ``__getattr__``. Names the
-    class defines itself keep their definition, as before.
-    """
-    _TENSOR_METHODS.update(methods)
-    cdef dict class_dict = <dict>(<PyTypeObject*>Tensor).tp_dict
-    for name, method in methods.items():
-        if name not in class_dict and hasattr(method, "__get__"):
-            class_dict[name] = method
-    PyType_Modified(<PyTypeObject*>Tensor)
+cdef inline object unary(unary_fn function, object value):
+    if function is NULL:
+        ops_not_loaded()
+    return function(value)
 
 
 class Size(tuple):
@@ -524,27 +508,11 @@ class Size(tuple):
         return n
 
 
-cdef Py_ssize_t _wrap_dim(Py_ssize_t dim, Py_ssize_t ndim) except -1:
+cdef Py_ssize_t wrap_dim(Py_ssize_t dim, Py_ssize_t ndim) except -1:
+    """Normalise a possibly negative dim, with PyTorch's IndexError when out of range."""
     cdef Py_ssize_t rank = ndim if ndim > 0 else 1
     if dim < -rank or dim >= rank:
         raise IndexError(
             f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], "
             f"but got {dim})")
     return dim + rank if dim < 0 else dim
-
-
-def wrap_dim(dim, ndim):
-    """Normalise a possibly negative dim, with PyTorch's IndexError when out of range."""
-    return _wrap_dim(dim, ndim)
-
-
-_C10_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double",
-              "int32": "int", "int64": "long int", "bool": "bool"}
-
-
-cdef str _c10_name(object numpy_dtype):
-    return _C10_NAMES.get(numpy_dtype.name, numpy_dtype.name)
-
-
-cdef str new_grad_scalar_name(object numpy_dtype):
-    return _dtypes.from_numpy_dtype(numpy_dtype)._scalar_name

@@ -1,4 +1,4 @@
-"""Anomaly detection: find the forward op behind a failing backward (engine_semantics 10).
+"""Anomaly detection: find the forward op behind a failing backward, or a NaN gradient.
 
 While anomaly mode is on, every recorded node keeps the Python stack of the forward
 call that created it. When a node fails in backward, the engine first warns

@@ -8,25 +8,18 @@ PyTorch keeps in ``torch._C``: ``_will_engine_execute_node(node)`` and
 """
 import contextlib
 import threading
-from collections import namedtuple
 
-from autograd_cy._C import node as _node
+from autograd_cy._C import saved_tensor as _saved_tensor
+from autograd_cy._C.backward import GradientEdge
 from autograd_cy._C.engine import (  # noqa: F401
     _will_engine_execute_node, _current_graph_task_id, queue_callback,
 )
-from autograd_cy._C.node import Node, _gradient_edge
+from autograd_cy._C.node import Node
+from autograd_cy._C.recording import _gradient_edge
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
            "register_multi_grad_hook", "Node", "GradientEdge", "get_gradient_edge",
            "increment_version"]
-
-
-class GradientEdge(namedtuple("GradientEdge", ("node", "output_nr"))):
-    """Where a tensor's gradient enters the graph: ``(node, output_nr)``."""
-
-    @property
-    def _edge(self):
-        return _node.Edge(self.node, self.output_nr)
 
 
 def get_gradient_edge(tensor):
@@ -57,7 +50,7 @@ class saved_tensors_hooks:
     at save time, under no_grad) and comes back through ``unpack_hook`` (on every access).
 
     Only the innermost pair applies. The hooks take over the storage, so no version
-    check is made on unpack (engine_semantics 5.4, 5.5).
+    check is made on unpack (PyTorch skips it too).
 
     >>> import autograd_cy as ag
     >>> x = ag.ones(2, requires_grad=True)
@@ -72,10 +65,10 @@ class saved_tensors_hooks:
         self.unpack_hook = unpack_hook
 
     def __enter__(self):
-        _node._push_saved_tensors_hooks(self.pack_hook, self.unpack_hook)
+        _saved_tensor._push_saved_tensors_hooks(self.pack_hook, self.unpack_hook)
 
     def __exit__(self, *exc_info):
-        _node._pop_saved_tensors_hooks()
+        _saved_tensor._pop_saved_tensors_hooks()
 
 
 class save_on_cpu(saved_tensors_hooks):
@@ -97,11 +90,11 @@ class save_on_cpu(saved_tensors_hooks):
 @contextlib.contextmanager
 def disable_saved_tensors_hooks(error_message):
     """Make entering ``saved_tensors_hooks`` raise ``RuntimeError(error_message)``."""
-    previous = _node._disable_saved_tensors_hooks(error_message)
+    previous = _saved_tensor._disable_saved_tensors_hooks(error_message)
     try:
         yield
     finally:
-        _node._disable_saved_tensors_hooks(previous)
+        _saved_tensor._disable_saved_tensors_hooks(previous)
 
 
 # ------------------------------------------------------------------ multi-tensor hooks

@@ -17,13 +17,14 @@ Tensor-level ops, so every order of derivative is available.
 import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
-from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad
-from autograd_cy._C.tensor import wrap_dim
-from autograd_cy._C.node cimport (
-    Node, SavedTensor, save, set_history1, set_history2, any_requires_grad2,
-)
-from autograd_cy._C.ops.dispatch cimport wrap
-from autograd_cy._C.ops.inplace cimport apply_inplace
+from autograd_cy._C.dtype cimport from_numpy_dtype
+from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, register_methods
+from autograd_cy._C.tensor cimport wrap_dim
+from autograd_cy._C.node cimport Node
+from autograd_cy._C.saved_tensor cimport SavedTensor, save
+from autograd_cy._C.recording cimport set_history1, set_history2, any_requires_grad2
+from autograd_cy._C.promotion cimport wrap
+from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.ops.activation_kernels cimport (
     softmax_array, softmax_backward_array, gelu_array, silu_array, softplus_array,
     leaky_relu_array, sigmoid_array, log_sigmoid_array,
@@ -43,7 +44,6 @@ cdef double GELU_C = 0.044715
 cdef object floating_data(Tensor t, str kernel_name):
     """``t``'s array, or PyTorch's NotImplementedError for an integer or bool tensor."""
     if t._data.dtype.kind != "f":
-        from autograd_cy.dtypes import from_numpy_dtype
         raise NotImplementedError(f'"{kernel_name}" not implemented for '
                                   f"'{from_numpy_dtype(t._data.dtype)._scalar_name}'")
     return t._data
@@ -472,3 +472,6 @@ def _log_sigmoid(Tensor input):
         node.saved_self = save(input, False)
         set_history1(node, input, out)
     return out
+
+
+register_methods({name: globals()[name] for name in __tensor_methods__})

@@ -11,7 +11,8 @@ import numpy as np
 cimport numpy as cnp
 from libc.math cimport exp, expf, log, logf, erfc
 
-from autograd_cy._C.ops.dispatch cimport ignoring_fp_errors, kernel_type, kernel_operand
+from autograd_cy._C.fp_errors cimport ignoring_fp_errors
+from autograd_cy._C.kernels cimport kernel_type, kernel_operand
 
 cnp.import_array()
 

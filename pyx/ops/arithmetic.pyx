@@ -10,22 +10,20 @@ to its input's shape (``sum_to``, engine_semantics 3.8).
 import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
-from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad
-from autograd_cy._C.node cimport (
-    Node, SavedTensor, save, set_history1, set_history2, set_history, any_requires_grad2,
+from autograd_cy._C.tensor cimport (
+    Tensor, make_tensor, requires_grad, tensor_operators, TensorOperators, register_methods,
 )
-from autograd_cy._C.ops.dispatch cimport (
-    result_type, floating_result_type, operand_array, wrap, quietly2, binary_kernel,
-    scalar_kernel, ignoring_fp_errors, KERNEL_ADD, KERNEL_SUB, KERNEL_MUL,
-)
-from autograd_cy._C.tensor cimport fast_ops
-from autograd_cy._C.ops.inplace cimport apply_inplace
+from autograd_cy._C.node cimport Node
+from autograd_cy._C.saved_tensor cimport SavedTensor, save
+from autograd_cy._C.recording cimport set_history1, set_history2, set_history, any_requires_grad2
+from autograd_cy._C.promotion cimport result_type, floating_result_type, operand_array, wrap
+from autograd_cy._C.fp_errors cimport quietly2, ignoring_fp_errors
+from autograd_cy._C.kernels cimport binary_kernel, scalar_kernel, KERNEL_ADD, KERNEL_SUB, KERNEL_MUL
+from autograd_cy._C.views cimport apply_inplace
 
 __all__ = ["add", "sub", "rsub", "mul", "div", "true_divide", "rdiv", "neg", "negative",
-           "pow", "rpow", "matmul", "mm", "bmm", "addmm", "dot", "mv",
-           "add_", "sub_", "mul_", "div_", "pow_", "neg_"]
+           "pow", "rpow", "add_", "sub_", "mul_", "div_", "pow_", "neg_"]
 __tensor_methods__ = ("add", "sub", "mul", "div", "true_divide", "neg", "negative", "pow",
-                      "matmul", "mm", "bmm", "addmm", "dot", "mv",
                       "add_", "sub_", "mul_", "div_", "pow_", "neg_")
 
 
@@ -415,176 +413,6 @@ def rpow(Tensor self, other):
     return out
 
 
-# ------------------------------------------------------------------ matmul family
-
-cdef class MatmulBackward0(Node):
-    """Backward of ``a @ b`` for every rank combination (1-D, 2-D, batched)."""
-    cdef readonly SavedTensor saved_self
-    cdef readonly SavedTensor saved_other
-
-    cpdef tuple apply(self, tuple grads):
-        grad = grads[0]
-        if not is_grad_enabled() and isinstance(grad, Tensor):
-            # Nothing to record (no create_graph): two matrices multiply straight as arrays.
-            a_array = self.saved_self.unpack_array(self)
-            b_array = self.saved_other.unpack_array(self)
-            if (a_array is not None and b_array is not None
-                    and a_array.ndim == 2 and b_array.ndim == 2):
-                g = (<Tensor>grad)._data
-                return (make_tensor(np.matmul(g, b_array.T))
-                        if self.should_compute_output(0) else None,
-                        make_tensor(np.matmul(a_array.T, g))
-                        if self.should_compute_output(1) else None)
-        from autograd_cy._C.ops.shape import unsqueeze, squeeze, transpose
-        a = self.saved_self.unpack(self)
-        b = self.saved_other.unpack(self)
-        a_grad = b_grad = None
-        a_dim, b_dim = (<Tensor>a)._data.ndim, (<Tensor>b)._data.ndim
-        if a_dim == 1 and b_dim == 1:
-            if self.should_compute_output(0):
-                a_grad = mul(grad, b)
-            if self.should_compute_output(1):
-                b_grad = mul(grad, a)
-            return (a_grad, b_grad)
-        # Lift 1-D operands to matrices, use the matrix formulas, drop the extra dim.
-        grad_m = unsqueeze(grad, -2) if a_dim == 1 else grad
-        grad_m = unsqueeze(grad_m, -1) if b_dim == 1 else grad_m
-        a_m = unsqueeze(a, 0) if a_dim == 1 else a
-        b_m = unsqueeze(b, -1) if b_dim == 1 else b
-        if self.should_compute_output(0):
-            a_grad = matmul(grad_m, transpose(b_m, -1, -2))
-            if a_dim == 1:
-                a_grad = squeeze(a_grad, -2)
-        if self.should_compute_output(1):
-            b_grad = matmul(transpose(a_m, -1, -2), grad_m)
-            if b_dim == 1:
-                b_grad = squeeze(b_grad, -1)
-        return (a_grad, b_grad)
-
-    cdef void release_variables(self):
-        self.saved_self.release()
-        self.saved_other.release()
-
-
-cdef class MmBackward0(MatmulBackward0):
-    pass
-
-
-cdef class BmmBackward0(MatmulBackward0):
-    pass
-
-
-cdef class DotBackward0(MatmulBackward0):
-    pass
-
-
-cdef class MvBackward0(MatmulBackward0):
-    pass
-
-
-cdef Tensor _record_matmul(MatmulBackward0 node, Tensor a, Tensor b, Tensor out):
-    if is_grad_enabled() and (requires_grad(a) or requires_grad(b)):
-        node.saved_self = save(a, False)
-        node.saved_other = save(b, False)
-        set_history2(node, a, b, out)
-    return out
-
-
-cdef void _check_matmul_dtypes(Tensor a, Tensor b, str name) except *:
-    if a._data.dtype != b._data.dtype:
-        from autograd_cy.dtypes import from_numpy_dtype
-        raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: "
-            f"{from_numpy_dtype(a._data.dtype).name} != {from_numpy_dtype(b._data.dtype).name}")
-
-
-def matmul(Tensor self, Tensor other):
-    """Matrix product with NumPy/PyTorch semantics for 1-D, 2-D and batched operands."""
-    a_dim, b_dim = self._data.ndim, other._data.ndim
-    if a_dim == 0 or b_dim == 0:
-        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
-                           f"{a_dim}D and {b_dim}D")
-    _check_matmul_dtypes(self, other, "matmul")
-    try:
-        array = np.matmul(self._data, other._data)
-    except ValueError:
-        raise RuntimeError(_matmul_shape_error(self, other)) from None
-    if a_dim == 2 and b_dim == 2:
-        node = MmBackward0()
-    elif a_dim == 1 and b_dim == 1:
-        node = DotBackward0()
-    elif a_dim == 2 and b_dim == 1:
-        node = MvBackward0()
-    else:
-        node = MatmulBackward0()
-    return _record_matmul(node, self, other, wrap(array))
-
-
-cdef str _matmul_shape_error(Tensor a, Tensor b):
-    a_shape, b_shape = a._data.shape, b._data.shape
-    if a._data.ndim == 1 and b._data.ndim == 1:
-        return (f"inconsistent tensor size, expected tensor [{a_shape[0]}] and src "
-                f"[{b_shape[0]}] to have the same number of elements, but got {a_shape[0]} "
-                f"and {b_shape[0]} elements respectively")
-    a_rows = a_shape[-2] if a._data.ndim > 1 else 1
-    b_cols = b_shape[-1] if b._data.ndim > 1 else 1
-    return (f"mat1 and mat2 shapes cannot be multiplied ({a_rows}x{a_shape[-1]} and "
-            f"{b_shape[0] if b._data.ndim == 1 else b_shape[-2]}x{b_cols})")
-
-
-def mm(Tensor self, Tensor mat2):
-    """Product of two matrices (2-D only)."""
-    if self._data.ndim != 2:
-        raise RuntimeError("self must be a matrix")
-    if mat2._data.ndim != 2:
-        raise RuntimeError("mat2 must be a matrix")
-    return matmul(self, mat2)
-
-
-def bmm(Tensor self, Tensor mat2):
-    """Batched product of two 3-D tensors with the same batch size."""
-    if self._data.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor")
-    if mat2._data.ndim != 3:
-        raise RuntimeError(f"batch2 must be a 3D tensor")
-    if self._data.shape[0] != mat2._data.shape[0]:
-        raise RuntimeError("batch1 and batch2 must have same number of batches, got "
-                           f"{self._data.shape[0]} and {mat2._data.shape[0]}")
-    _check_matmul_dtypes(self, mat2, "bmm")
-    try:
-        array = np.matmul(self._data, mat2._data)
-    except ValueError:
-        raise RuntimeError(
-            f"Expected size for first two dimensions of batch2 tensor to be: "
-            f"[{self._data.shape[0]}, {self._data.shape[2]}] but got: "
-            f"[{mat2._data.shape[0]}, {mat2._data.shape[1]}].") from None
-    return _record_matmul(BmmBackward0(), self, mat2, wrap(array))
-
-
-def dot(Tensor self, Tensor other):
-    """Inner product of two 1-D tensors."""
-    if self._data.ndim != 1 or other._data.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {self._data.ndim}D and "
-                           f"{other._data.ndim}D tensors")
-    return matmul(self, other)
-
-
-def mv(Tensor self, Tensor vec):
-    """Matrix-vector product."""
-    if self._data.ndim != 2 or vec._data.ndim != 1:
-        raise RuntimeError("vector + matrix @ vector expected, got "
-                           f"{self._data.ndim}, {vec._data.ndim}")
-    return matmul(self, vec)
-
-
-def addmm(Tensor self, Tensor mat1, Tensor mat2, *, beta=1, alpha=1):
-    """``beta * self + alpha * (mat1 @ mat2)``, composed from recorded ops."""
-    product = mm(mat1, mat2)
-    if alpha != 1:
-        product = mul(product, alpha)
-    return add(mul(self, beta) if beta != 1 else self, product)
-
-
 # ------------------------------------------------------------------ in-place
 
 cdef object scaled(object other, object alpha):
@@ -640,9 +468,57 @@ cdef object isub(object self, object other):
     return sub_(self, other)
 
 
-# The Tensor operators call these C functions directly (tensor.pyx, NOTE [Operator table]).
-fast_ops().add = add_op
-fast_ops().sub = sub_op
-fast_ops().mul = mul_impl
-fast_ops().iadd = iadd
-fast_ops().isub = isub
+# The Tensor operators (NOTE [How Tensor gets its methods] in tensor.pyx).
+
+cdef object rsub_op(object self, object other):
+    return rsub(self, other)
+
+
+cdef object div_op(object self, object other):
+    return div(self, other)
+
+
+cdef object rdiv_op(object self, object other):
+    return rdiv(self, other)
+
+
+cdef object pow_op(object self, object other):
+    return pow(self, other)
+
+
+cdef object rpow_op(object self, object other):
+    return rpow(self, other)
+
+
+cdef object imul(object self, object other):
+    return mul_(self, other)
+
+
+cdef object idiv(object self, object other):
+    return div_(self, other)
+
+
+cdef object ipow(object self, object other):
+    return pow_(self, other)
+
+
+cdef object neg_op(object self):
+    return neg(self)
+
+
+cdef TensorOperators* operators = tensor_operators()
+operators.add = add_op
+operators.sub = sub_op
+operators.rsub = rsub_op
+operators.mul = mul_impl
+operators.div = div_op
+operators.rdiv = rdiv_op
+operators.pow = pow_op
+operators.rpow = rpow_op
+operators.iadd = iadd
+operators.isub = isub
+operators.imul = imul
+operators.idiv = idiv
+operators.ipow = ipow
+operators.neg = neg_op
+register_methods({name: globals()[name] for name in __tensor_methods__})

@@ -7,9 +7,13 @@ The Tensor operators ``==``, ``<``, ``&``, ``|``, ``~`` ... forward here.
 """
 import numpy as np
 
-from autograd_cy._C.tensor cimport Tensor, make_tensor
-from autograd_cy._C.ops.dispatch cimport result_type, operand_array, ignoring_fp_errors
-from autograd_cy._C.ops.dispatch import broadcast_error
+from autograd_cy._C.dtype cimport from_numpy_dtype
+from autograd_cy._C.tensor cimport (
+    Tensor, make_tensor, register_methods, tensor_operators, TensorOperators,
+)
+from autograd_cy._C.promotion cimport result_type, operand_array
+from autograd_cy._C.promotion import broadcast_error
+from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 
 __all__ = ["eq", "ne", "lt", "le", "gt", "ge",
            "greater", "greater_equal", "less", "less_equal", "not_equal",
@@ -123,9 +127,7 @@ def logical_not(Tensor self):
 
 cdef Tensor bitwise(object ufunc, str name, object self, object other):
     """``&``, ``|``, ``^`` of bool or integer tensors (PyTorch promotes, never to float)."""
-    from autograd_cy._C.ops.dispatch import _result_type
-    from autograd_cy.dtypes import from_numpy_dtype
-    dtype = _result_type(self, other)
+    dtype = result_type(self, other)
     if dtype.kind == "f":
         raise RuntimeError(f'"{name}_cpu" not implemented for '
                            f"'{from_numpy_dtype(dtype)._scalar_name}'")
@@ -152,7 +154,6 @@ def bitwise_xor(self, other):
 def bitwise_not(Tensor self):
     """Elementwise NOT: ``~mask`` for bool tensors, two's complement for integers."""
     if self._data.dtype.kind == "f":
-        from autograd_cy.dtypes import from_numpy_dtype
         raise RuntimeError('"bitwise_not_cpu" not implemented for '
                            f"'{from_numpy_dtype(self._data.dtype)._scalar_name}'")
     return make_tensor(np.invert(self._data))
@@ -228,3 +229,61 @@ def equal(Tensor self, other):
     if a.shape != b.shape:
         return False
     return bool((a == b).all())
+
+
+# The Tensor operators (NOTE [How Tensor gets its methods] in tensor.pyx).
+
+cdef object eq_op(object a, object b):
+    return eq(a, b)
+
+
+cdef object ne_op(object a, object b):
+    return ne(a, b)
+
+
+cdef object lt_op(object a, object b):
+    return lt(a, b)
+
+
+cdef object le_op(object a, object b):
+    return le(a, b)
+
+
+cdef object gt_op(object a, object b):
+    return gt(a, b)
+
+
+cdef object ge_op(object a, object b):
+    return ge(a, b)
+
+
+cdef object and_op(object a, object b):
+    return bitwise_and(a, b)
+
+
+cdef object or_op(object a, object b):
+    return bitwise_or(a, b)
+
+
+cdef object xor_op(object a, object b):
+    return bitwise_xor(a, b)
+
+
+cdef object not_op(object a):
+    return bitwise_not(a)
+
+
+cdef TensorOperators* operators = tensor_operators()
+operators.eq = eq_op
+operators.ne = ne_op
+operators.lt = lt_op
+operators.le = le_op
+operators.gt = gt_op
+operators.ge = ge_op
+operators.bitwise_and = and_op
+operators.bitwise_or = or_op
+operators.bitwise_xor = xor_op
+operators.bitwise_not = not_op
+
+
+register_methods({name: globals()[name] for name in __tensor_methods__})

@@ -7,9 +7,12 @@ the result outside the graph, as in PyTorch.
 import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
-from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad
-from autograd_cy._C.node cimport Node, set_history1
-from autograd_cy._C.ops.dispatch cimport wrap
+from autograd_cy._C.dtype cimport dtype as dtype_class, to_numpy_dtype
+from autograd_cy._C.device cimport device as device_class
+from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, register_methods
+from autograd_cy._C.node cimport Node
+from autograd_cy._C.recording cimport set_history1
+from autograd_cy._C.promotion cimport wrap
 
 __all__ = ["clone"]
 __tensor_methods__ = ("clone", "contiguous", "to", "type_as", "float", "double", "half",
@@ -60,8 +63,6 @@ cdef Tensor _cast(Tensor self, object numpy_dtype):
 
 def to(Tensor self, *args, dtype=None, device=None, copy=False, non_blocking=False):
     """``to(dtype)``, ``to(device)``, ``to(other)``: the converted tensor (self if unchanged)."""
-    from autograd_cy.dtypes import dtype as dtype_class, to_numpy_dtype
-    from autograd_cy.device import device as device_class
     for arg in args:
         if isinstance(arg, Tensor):
             dtype = (<Tensor>arg)._data.dtype
@@ -111,3 +112,6 @@ def cpu(Tensor self, memory_format=None):
     if type(self._data) is np.ndarray:
         return self
     raise RuntimeError("device transfer arrives with the CUDA backend")
+
+
+register_methods({name: globals()[name] for name in __tensor_methods__})

@@ -20,16 +20,21 @@ import warnings
 import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
-from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, array_module
-from autograd_cy._C.tensor import wrap_dim
-from autograd_cy._C.node cimport Node, SavedTensor, save, set_history1, set_history
-from autograd_cy._C.ops.dispatch cimport wrap
-from autograd_cy._C.ops.inplace cimport apply_inplace
+from autograd_cy._C.dtype cimport from_numpy_dtype
+from autograd_cy._C.tensor cimport (
+    Tensor, make_tensor, requires_grad, array_module, register_methods, tensor_operators, TensorOperators,
+)
+from autograd_cy._C.tensor cimport wrap_dim
+from autograd_cy._C.node cimport Node
+from autograd_cy._C.saved_tensor cimport SavedTensor, save
+from autograd_cy._C.recording cimport set_history1, set_history
+from autograd_cy._C.promotion cimport wrap
+from autograd_cy._C.views cimport apply_inplace
+from autograd_cy._C.ops.inplace import copy_, fill_
 from autograd_cy._C.ops.shape cimport (
     leading, record_view, select_unchecked, slice_unchecked,
 )
 from autograd_cy._C.ops.shape import unsqueeze, view, expand
-from autograd_cy._C.ops.inplace import copy_, fill_
 from autograd_cy._C.ops.pointwise import where
 
 __all__ = ["getitem", "setitem", "index_put", "index_put_", "index_select", "index_add",
@@ -358,7 +363,6 @@ cdef Tensor index_put_unchecked(Tensor self, tuple indices, Tensor values, bint 
 
 
 cdef str scalar_name(Tensor t):
-    from autograd_cy.dtypes import from_numpy_dtype
     return from_numpy_dtype(t._data.dtype)._scalar_name
 
 
@@ -451,7 +455,6 @@ def setitem(Tensor self, index, value):
     elif isinstance(value, (int, float, np.number, np.bool_)):
         source = make_tensor(np.asarray(value, dtype=self._data.dtype))
     else:
-        from autograd_cy.dtypes import from_numpy_dtype
         kind = type(value)
         name = kind.__name__ if kind.__module__ == "builtins" else (
             f"{kind.__module__}.{kind.__name__}")
@@ -739,3 +742,22 @@ def masked_fill_(Tensor self, Tensor mask, value):
     # The 0-dim value is read once, before anything is written: no overlap check.
     return apply_inplace(self, lambda source: masked_fill(source, mask, value),
                          (value,), False, None, None, False)
+
+
+# The Tensor operators (NOTE [How Tensor gets its methods] in tensor.pyx).
+
+cdef object getitem_op(object self, object index):
+    return getitem(self, index)
+
+
+cdef object setitem_op(object self, object index, object value):
+    setitem(self, index, value)
+    return None
+
+
+cdef TensorOperators* operators = tensor_operators()
+operators.getitem = getitem_op
+operators.setitem = setitem_op
+
+
+register_methods({name: globals()[name] for name in __tensor_methods__})

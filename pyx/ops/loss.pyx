@@ -12,11 +12,13 @@ own (``nll_loss_backward``) whose backward is nll_loss again.
 import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
+from autograd_cy._C.dtype cimport from_numpy_dtype
 from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad
-from autograd_cy._C.node cimport (
-    Node, SavedTensor, save, set_history1, set_history2, any_requires_grad2,
-)
-from autograd_cy._C.ops.dispatch cimport wrap, result_type, ignoring_fp_errors
+from autograd_cy._C.node cimport Node
+from autograd_cy._C.saved_tensor cimport SavedTensor, save
+from autograd_cy._C.recording cimport set_history1, set_history2, any_requires_grad2
+from autograd_cy._C.promotion cimport wrap, result_type
+from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.ops.arithmetic import add, sub, mul, div, neg
 from autograd_cy._C.ops.pointwise import log, where
 from autograd_cy._C.ops.activation import _log_sigmoid
@@ -35,7 +37,6 @@ cdef double BCE_EPSILON = 1e-12       # floor of x (1 - x) in the BCE gradient, 
 
 
 cdef str scalar_name(object numpy_dtype):
-    from autograd_cy.dtypes import from_numpy_dtype
     return from_numpy_dtype(numpy_dtype)._scalar_name
 
 

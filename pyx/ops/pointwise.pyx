@@ -16,15 +16,18 @@ warning, as in PyTorch.
 import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
-from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad
-from autograd_cy._C.node cimport (
-    Node, SavedTensor, save, set_history1, set_history2, set_history, any_requires_grad2,
+from autograd_cy._C.tensor cimport (
+    Tensor, make_tensor, requires_grad, register_methods, tensor_operators, TensorOperators,
 )
-from autograd_cy._C.ops.dispatch cimport (
-    wrap, result_type, operand_array, result_type_of, quietly, floating, broadcasting,
-    expect_tensor, tanh_backward_kernel, tanh_kernel, threshold_backward_kernel,
+from autograd_cy._C.node cimport Node
+from autograd_cy._C.saved_tensor cimport SavedTensor, save
+from autograd_cy._C.recording cimport set_history1, set_history2, set_history, any_requires_grad2
+from autograd_cy._C.promotion cimport (
+    wrap, result_type, operand_array, result_type_of, floating, broadcasting, expect_tensor,
 )
-from autograd_cy._C.ops.inplace cimport apply_inplace
+from autograd_cy._C.fp_errors cimport quietly
+from autograd_cy._C.kernels cimport tanh_backward_kernel, tanh_kernel, threshold_backward_kernel
+from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.ops.arithmetic import mul, div, add, sub, neg, pow
 
 __all__ = ["exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid",
@@ -695,3 +698,13 @@ def clamp_(Tensor self, min=None, max=None):
 
 
 clip_ = clamp_
+
+
+cdef object abs_op(object self):
+    return abs(self)
+
+
+tensor_operators().abs = abs_op
+
+
+register_methods({name: globals()[name] for name in __tensor_methods__})

@@ -12,10 +12,14 @@ from collections import namedtuple
 import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
-from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad
-from autograd_cy._C.tensor import wrap_dim
-from autograd_cy._C.node cimport Node, SavedTensor, save, set_history1, set_history
-from autograd_cy._C.ops.dispatch cimport wrap, ignoring_fp_errors
+from autograd_cy._C.dtype cimport from_numpy_dtype, to_numpy_dtype
+from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, register_methods
+from autograd_cy._C.tensor cimport wrap_dim
+from autograd_cy._C.node cimport Node
+from autograd_cy._C.saved_tensor cimport SavedTensor, save
+from autograd_cy._C.recording cimport set_history1, set_history
+from autograd_cy._C.promotion cimport wrap
+from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.ops.arithmetic import mul, div, sub, pow
 
 __all__ = ["sum", "mean", "var", "std", "prod", "amax", "amin", "max", "min", "norm",
@@ -72,7 +76,6 @@ cdef object floating_array(Tensor self, str op):
     """The input array of a float-only reduction, with PyTorch's error for other dtypes."""
     array = self._data
     if array.dtype.kind != "f":
-        from autograd_cy.dtypes import from_numpy_dtype
         raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. "
                            f"Got {from_numpy_dtype(array.dtype)._scalar_name}")
     return array
@@ -139,7 +142,6 @@ cdef inline bint records(Tensor self):
 cdef object sum_dtype(object array, object dtype):
     """sum/prod accumulate integers and bools as int64, like PyTorch."""
     if dtype is not None:
-        from autograd_cy.dtypes import to_numpy_dtype
         return to_numpy_dtype(dtype)
     if array.dtype.kind in "biu":
         return np.dtype(np.int64)
@@ -187,10 +189,8 @@ def mean(Tensor self, dim=None, keepdim=False, *, dtype=None):
     cdef MeanBackward0 node
     array = self._data
     if dtype is not None:
-        from autograd_cy.dtypes import to_numpy_dtype
         dtype = to_numpy_dtype(dtype)
     elif array.dtype.kind != "f":
-        from autograd_cy.dtypes import from_numpy_dtype
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {from_numpy_dtype(array.dtype)._scalar_name}")
@@ -490,13 +490,8 @@ cdef object max_or_min(Tensor self, object dim, object keepdim, bint largest):
 
 cdef object binary_extreme(Tensor self, Tensor other, bint largest):
     """``max(a, b)`` is ``maximum(a, b)`` (elementwise), found at call time."""
-    import autograd_cy
-    name = "maximum" if largest else "minimum"
-    function = getattr(autograd_cy, name, None)
-    if function is None:
-        raise NotImplementedError(f"{'max' if largest else 'min'}(input, other) needs "
-                                  f"autograd_cy.{name}, which this build does not provide")
-    return function(self, other)
+    from autograd_cy._C.ops.pointwise import maximum, minimum
+    return maximum(self, other) if largest else minimum(self, other)
 
 
 def max(Tensor self, dim=None, keepdim=False):
@@ -630,7 +625,6 @@ def norm(Tensor self, p="fro", dim=None, keepdim=False, dtype=None):
         p = 2
     array = floating_array(self, "linalg.vector_norm")
     if dtype is not None:
-        from autograd_cy.dtypes import to_numpy_dtype
         array = array.astype(to_numpy_dtype(dtype), copy=False)
     dims = normalize_dims(dim, array.ndim)
     cdef Tensor out = wrap(vector_norm(array, p, dims, keepdim))
@@ -671,3 +665,6 @@ def logsumexp(Tensor self, dim, keepdim=False):
     if records(self):
         record_value(LogsumexpBackward0(), self, out, dims, keepdim, True)
     return out
+
+
+register_methods({name: globals()[name] for name in __tensor_methods__})

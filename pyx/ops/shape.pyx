@@ -12,14 +12,15 @@ in split_cat.pyx.
 import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
+from autograd_cy._C.dtype cimport from_numpy_dtype
 from autograd_cy._C.tensor cimport (
-    Tensor, make_tensor, make_view, requires_grad, array_module, VIEW_DEFAULT,
-    VIEW_INFERENCE_MODE, VIEW_MULTI_OUTPUT_NODE,
+    Tensor, make_tensor, make_view, requires_grad, array_module, VIEW_DEFAULT, VIEW_INFERENCE_MODE, VIEW_MULTI_OUTPUT_NODE, register_methods,
 )
-from autograd_cy._C.tensor import wrap_dim
-from autograd_cy._C.node cimport Node, set_history1, set_history
-from autograd_cy._C.node import _forward_op_name
-from autograd_cy._C.ops.dispatch cimport wrap
+from autograd_cy._C.tensor cimport wrap_dim
+from autograd_cy._C.node cimport Node
+from autograd_cy._C.saved_tensor cimport forward_op_name
+from autograd_cy._C.recording cimport set_history1, set_history
+from autograd_cy._C.promotion cimport wrap
 from autograd_cy._C.ops.conversion import CloneBackward0
 
 __all__ = ["reshape", "view", "flatten", "unflatten", "transpose", "swapaxes", "swapdims",
@@ -77,7 +78,7 @@ cdef Tensor record_view(Node node, Tensor self, object array):
         set_history1(node, self, out)
         if out._creation_meta != VIEW_DEFAULT:
             # A view of a forbidden view is named after its own op ("Output 0 of Select").
-            out._view_op_name = _forward_op_name(node)
+            out._view_op_name = forward_op_name(node)
     return out
 
 
@@ -337,7 +338,6 @@ def expand(Tensor self, *sizes):
     sizes = size_args(sizes)
     shape = self._data.shape
     if len(sizes) < len(shape):
-        from autograd_cy.dtypes import from_numpy_dtype
         type_name = from_numpy_dtype(self._data.dtype)._tensor_type
         raise RuntimeError(
             f"expand(autograd_cy.{type_name}{{{list(shape)}}}, size={list(sizes)}): the "
@@ -525,3 +525,6 @@ def narrow(Tensor self, dim, start, Py_ssize_t length):
         raise RuntimeError(
             f"start ({begin}) + length ({length}) exceeds dimension size ({size}).")
     return slice_unchecked(self, d, begin, begin + length, 1)
+
+
+register_methods({name: globals()[name] for name in __tensor_methods__})

@@ -12,12 +12,12 @@ import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.tensor cimport (
-    Tensor, make_tensor, make_view, requires_grad, array_module, VIEW_DEFAULT,
-    VIEW_INFERENCE_MODE, VIEW_MULTI_OUTPUT_NODE,
+    Tensor, make_tensor, make_view, requires_grad, array_module, VIEW_DEFAULT, VIEW_INFERENCE_MODE, VIEW_MULTI_OUTPUT_NODE, register_methods,
 )
-from autograd_cy._C.tensor import wrap_dim
-from autograd_cy._C.node cimport Node, set_history1, set_history
-from autograd_cy._C.ops.dispatch cimport wrap
+from autograd_cy._C.tensor cimport wrap_dim
+from autograd_cy._C.node cimport Node
+from autograd_cy._C.recording cimport set_history1, set_history
+from autograd_cy._C.promotion cimport wrap
 from autograd_cy._C.ops.shape cimport leading
 from autograd_cy._C.ops.shape import narrow
 
@@ -311,3 +311,6 @@ def stack(tensors, dim=0):
         node.saved_dim = d
         set_history(node, tuple(items), (out,))
     return out
+
+
+register_methods({name: globals()[name] for name in __tensor_methods__})

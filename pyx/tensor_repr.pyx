@@ -16,6 +16,8 @@ import math
 
 import numpy as np
 
+from autograd_cy._C.tensor cimport tensor_operators
+
 __all__ = ["tensor_repr"]
 
 _PRECISION = 4
@@ -145,3 +147,10 @@ def tensor_repr(t):
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
     return _with_suffixes(prefix + body, suffixes, indent)
+
+
+cdef object repr_op(object t):
+    return tensor_repr(t)
+
+
+tensor_operators().repr = repr_op

@@ -1,0 +1,185 @@
+"""AccumulateGrad: the sink of a leaf, and the rules for how ``.grad`` is laid out.
+
+A leaf that requires grad is fed by one AccumulateGrad node, created on first use and held
+weakly by the leaf (the graph holds it strongly), so the node lives exactly as long as some
+graph uses the leaf. Its ``apply`` adds the incoming gradient into ``leaf.grad``:
+
+- the first gradient becomes ``.grad`` itself when nobody else can see it (NOTE [Stealing
+  the gradient]), otherwise a copy laid out like the leaf (the "gradient layout contract":
+  the leaf's strides when it is dense, else row-major);
+- later gradients are added in place, so ``.grad`` keeps its identity and its strides --
+  unless ``create_graph``, where the sum is out of place and differentiable.
+"""
+cimport cython
+import warnings
+import weakref
+
+from cpython.ref cimport Py_REFCNT
+from libc.stdint cimport UINT64_MAX
+
+from autograd_cy._C.grad_mode cimport is_grad_enabled
+from autograd_cy._C.tensor cimport (
+    Tensor, make_tensor, requires_grad, array_module, bump_version,
+)
+from autograd_cy._C.node cimport Node
+
+
+@cython.final
+cdef class AccumulateGrad(Node):
+    """The sink of a leaf: adds the incoming gradient into ``variable.grad``."""
+
+    def __cinit__(self, Tensor variable=None):
+        self.variable = variable
+        self.sequence_nr = UINT64_MAX
+        if variable is not None:
+            self.input_metadata = ((variable._data.shape, variable._data.dtype),)
+
+    def name(self):
+        return "torch::autograd::AccumulateGrad"
+
+    cdef dict tensor_hooks(self):
+        # Leaf hooks live on the tensor, so they outlive this (weakly cached) node.
+        if self.variable._hooks:
+            return {0: self.variable._hooks}
+        return None
+
+    cpdef tuple apply(self, tuple grads):
+        cdef Tensor variable = self.variable
+        cdef object grad = grads[0]
+        if grad is not None and variable._requires_grad:
+            if variable._grad_fn is not None:
+                raise RuntimeError("leaf variable has been moved into the graph interior")
+            accumulate_grad(variable, <Tensor>grad)
+        if variable._post_accumulate_grad_hooks:
+            for hook in list(variable._post_accumulate_grad_hooks.values()):
+                result = hook(variable)
+                if result is not None:
+                    raise TypeError(
+                        f"expected Variable, but hook returned '{type(result).__name__}'")
+        return ()
+
+
+# NOTE [Stealing the gradient]
+# The first gradient that reaches a leaf may become its ``.grad`` without a copy -- but only
+# if nobody else can see that tensor or its memory, or a later in-place accumulation into
+# ``.grad`` would change what someone else holds (a tensor a hook kept, a gradient that also
+# went to another input, the caller's ``grad_tensors``). PyTorch decides this with the
+# tensor's use count; we do the same with Python's reference counts: while AccumulateGrad
+# runs, the engine itself holds the gradient ENGINE_REFERENCES times (the InputBuffer list,
+# the grads tuple, the local in ``apply``), and its array once (the tensor) plus our local.
+# Any reference beyond those means it is shared: copy. The array must also own its memory
+# (``base is None``: not a view of something else), have the leaf's dtype and obey the
+# layout contract. A test in tests/test_engine.py pins this against torch's ``data_ptr()``:
+# we steal exactly when torch does.
+cdef Py_ssize_t ENGINE_REFERENCES = 3
+
+
+cdef void accumulate_grad(Tensor variable, Tensor grad) except *:
+    """Accumulate ``grad`` into ``variable.grad`` by PyTorch's gradient layout rules."""
+    cdef Tensor old = variable._grad
+    if old is None:
+        if not is_grad_enabled() and can_steal(variable, grad):
+            variable._grad = grad
+        elif is_grad_enabled() and requires_grad(grad):
+            # create_graph: a differentiable copy, laid out like the leaf (CopyBackwards).
+            copy = make_tensor(xp_empty_like(variable._data, grad._data.dtype))
+            variable._grad = copy.copy_(grad)
+        else:
+            variable._grad = make_tensor(copy_with_layout(grad._data, variable._data))
+    elif not is_grad_enabled():
+        # Rule 6.3: in place, so a user-assigned .grad keeps its identity and strides.
+        old._data += grad._data
+        bump_version(old)
+        check_layout_contract(old, variable)
+    else:
+        variable._grad = old + grad
+        check_layout_contract(variable._grad, variable)
+
+
+cdef bint _layout_warned = False
+
+
+cdef void check_layout_contract(Tensor grad, Tensor param) except *:
+    """Warn once per process when ``.grad`` is not laid out like its leaf:
+    the same strides when the leaf is dense, else row-major contiguous."""
+    global _layout_warned
+    if _layout_warned or grad._data.strides == param._data.strides:
+        return
+    if obeys_layout_contract(grad._data, param._data):
+        return
+    _layout_warned = True
+    warnings.warn(
+        "grad and param do not obey the gradient layout contract. This is not an error, but "
+        "may impair performance.\n"
+        f"grad.sizes() = {list(grad._data.shape)}, strides() = {element_strides(grad._data)}\n"
+        f"param.sizes() = {list(param._data.shape)}, strides() = "
+        f"{element_strides(param._data)}", UserWarning, stacklevel=2)
+
+
+cdef list element_strides(object array):
+    return [stride // array.itemsize for stride in array.strides]
+
+
+cdef bint obeys_layout_contract(object grad, object param):
+    cdef list grad_strides = element_strides(grad)
+    cdef list param_strides = element_strides(param)
+    cdef Py_ssize_t i
+    if not is_dense(param):
+        return bool(grad.flags.c_contiguous)
+    for i in range(len(param_strides)):
+        if param.shape[i] != 1 and grad_strides[i] != param_strides[i]:
+            return False
+    return True
+
+
+cdef bint is_dense(object array):
+    """Non-overlapping and dense: the elements tile one block of memory, in some dim order."""
+    cdef list strides = element_strides(array)
+    cdef Py_ssize_t expected = 1
+    dims = sorted((strides[i], array.shape[i]) for i in range(array.ndim) if array.shape[i] != 1)
+    for stride, size in dims:
+        if size == 0:
+            return True
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+cdef bint can_steal(Tensor variable, Tensor grad):
+    """May ``grad`` itself become ``.grad``? (NOTE [Stealing the gradient])"""
+    cdef object array = grad._data          # this local is the array's second reference
+    return (Py_REFCNT(grad) <= ENGINE_REFERENCES
+            and Py_REFCNT(array) == 2
+            and grad._grad_fn is None
+            and not grad._requires_grad
+            and array.base is None
+            and array.dtype == variable._data.dtype
+            and (array.strides == variable._data.strides
+                 or obeys_layout_contract(array, variable._data)))
+
+
+cdef object xp_empty_like(object param_array, object dtype):
+    return array_module(param_array).empty_like(param_array, dtype=dtype)
+
+
+cdef object copy_with_layout(object grad_array, object param_array):
+    """A copy of the gradient laid out like the parameter when it is dense."""
+    result = xp_empty_like(param_array, grad_array.dtype)
+    result[...] = grad_array
+    return result
+
+
+
+
+cdef AccumulateGrad get_accumulator(Tensor leaf):
+    """The leaf's AccumulateGrad, created on first use and held weakly by the leaf, so
+    there is at most one per leaf and it lives as long as some graph uses it."""
+    cdef AccumulateGrad acc = None
+    if leaf._accumulator is not None:
+        acc = leaf._accumulator()
+    if acc is None:
+        acc = AccumulateGrad(leaf)
+        leaf._accumulator = weakref.ref(acc)
+    return acc
+

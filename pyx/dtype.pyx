@@ -1,0 +1,117 @@
+"""Element types named as PyTorch names them: ``autograd_cy.float32`` is ``torch.float32``.
+
+A dtype compares equal only to itself, prints as ``autograd_cy.float32`` and knows its NumPy
+twin (``float32.numpy``). Python floats default to float32 and Python ints to int64, as in
+PyTorch; narrower NumPy integers are widened on the way in (``int8`` -> ``int32``).
+"""
+import builtins
+
+import numpy as np
+
+__all__ = ["dtype", "float16", "float32", "float64", "int32", "int64", "bool",
+           "half", "float", "double", "int", "long", "get_default_dtype"]
+
+
+cdef class dtype:
+    """A tensor element type; immutable singletons, one per NumPy dtype.
+
+    >>> import autograd_cy as ag
+    >>> ag.float32, ag.float32.is_floating_point, ag.tensor([1, 2]).dtype
+    (autograd_cy.float32, True, autograd_cy.int64)
+    """
+
+    def __init__(self, str name, numpy_dtype, str scalar_name, str tensor_type):
+        self.name = name
+        self.numpy = np.dtype(numpy_dtype)
+        self.is_floating_point = self.numpy.kind == "f"
+        self.is_signed = self.numpy.kind in "fi"
+        self.itemsize = self.numpy.itemsize
+        self._scalar_name = scalar_name
+        self._tensor_type = tensor_type
+
+    @property
+    def is_complex(self):
+        return False
+
+    def __repr__(self):
+        return "autograd_cy." + self.name
+
+    def __reduce__(self):
+        return (_by_name, (self.name,))
+
+
+float16 = half = dtype("float16", np.float16, "Half", "HalfTensor")
+float32 = float = dtype("float32", np.float32, "Float", "FloatTensor")
+float64 = double = dtype("float64", np.float64, "Double", "DoubleTensor")
+int32 = int = dtype("int32", np.int32, "Int", "IntTensor")
+int64 = long = dtype("int64", np.int64, "Long", "LongTensor")
+bool = dtype("bool", np.bool_, "Bool", "BoolTensor")
+
+cdef dict FROM_NUMPY = {d.numpy: d for d in (float16, float32, float64, int32, int64, bool)}
+cdef dict FROM_PYTHON_TYPE = {builtins.float: float32, builtins.int: int64,
+                              builtins.bool: bool}
+# The names C++ gives the scalar types in PyTorch's lower-level messages.
+cdef dict C10_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double",
+                       "int32": "int", "int64": "long int", "bool": "bool"}
+
+
+def _by_name(name):
+    """Unpickle a dtype: the singleton of that name."""
+    return globals()[name]
+
+
+def get_default_dtype():
+    """The dtype of tensors made from Python floats (float32, as in PyTorch)."""
+    return float32
+
+
+def _is_supported(numpy_dtype):
+    """Is there a dtype object for this NumPy dtype (without widening)?"""
+    return np.dtype(numpy_dtype) in FROM_NUMPY
+
+
+cdef dtype from_numpy_dtype(object numpy_dtype):
+    """The dtype object of a NumPy dtype; TypeError for types PyTorch lacks."""
+    found = FROM_NUMPY.get(numpy_dtype)
+    if found is None:
+        numpy_dtype = np.dtype(numpy_dtype)
+        found = FROM_NUMPY.get(numpy_dtype)
+    if found is None:
+        raise TypeError(
+            f"can't convert np.ndarray of type numpy.{numpy_dtype.name}. The only supported "
+            "types are: float64, float32, float16, int64, int32, and bool.")
+    return <dtype>found
+
+
+cdef object to_numpy_dtype(object value):
+    """Accept a dtype object, a NumPy dtype or a Python type; return a NumPy dtype."""
+    if isinstance(value, dtype):
+        return (<dtype>value).numpy
+    if value in FROM_PYTHON_TYPE:
+        return (<dtype>FROM_PYTHON_TYPE[value]).numpy
+    return from_numpy_dtype(value).numpy
+
+
+cdef str tensor_type_name(object numpy_dtype):
+    """``autograd_cy.FloatTensor``: how PyTorch's version and hook errors name a tensor."""
+    return "autograd_cy." + from_numpy_dtype(numpy_dtype)._tensor_type
+
+
+cdef str scalar_name(object numpy_dtype):
+    """``Float``: how PyTorch's casting errors name a dtype."""
+    return from_numpy_dtype(numpy_dtype)._scalar_name
+
+
+cdef str c10_name(object numpy_dtype):
+    """``float``: how PyTorch's C++ messages name a dtype."""
+    return C10_NAMES.get(numpy_dtype.name, numpy_dtype.name)
+
+
+# Python access for the package above the core.
+
+def _from_numpy_dtype(numpy_dtype):
+    return from_numpy_dtype(numpy_dtype)
+
+
+def _to_numpy_dtype(value):
+    return to_numpy_dtype(value)

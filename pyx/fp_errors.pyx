@@ -1,0 +1,67 @@
+"""NumPy's floating-point warnings, off: PyTorch never warns about overflow, division by
+zero or invalid values, so the ops silence NumPy wherever a kernel can make inf or nan.
+"""
+import numpy as np
+from cpython.contextvars cimport PyContextVar_Set, PyContextVar_Reset
+
+try:
+    # NumPy 2 keeps its floating-point error mode in a context variable: setting
+    # it directly costs ~0.1 us, against ~4 us for entering ``np.errstate``.
+    from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
+    _IGNORE_FP_ERRORS = _make_extobj(all="ignore")
+except ImportError:  # pragma: no cover - NumPy 1.x
+    _extobj_contextvar = None
+
+
+cdef object silence_fp_errors():
+    """Turn NumPy's floating-point warnings off; return the token that restores them."""
+    if _extobj_contextvar is None:
+        token = np.errstate(all="ignore")
+        token.__enter__()
+        return token
+    return PyContextVar_Set(_extobj_contextvar, _IGNORE_FP_ERRORS)
+
+
+cdef void restore_fp_errors(object token) except *:
+    if _extobj_contextvar is None:
+        token.__exit__(None, None, None)
+    else:
+        PyContextVar_Reset(_extobj_contextvar, token)
+
+
+cdef class FloatingPointErrorsIgnored:
+    """``with ignoring_fp_errors():`` -- ``np.errstate(all="ignore")`` at a tenth of the cost.
+
+    PyTorch never warns about overflow, division by zero or invalid values, so the ops
+    silence NumPy's warnings wherever a kernel can produce inf or nan."""
+
+    def __enter__(self):
+        self.token = silence_fp_errors()
+
+    def __exit__(self, *exc_info):
+        restore_fp_errors(self.token)
+
+
+cdef FloatingPointErrorsIgnored ignoring_fp_errors():
+    return FloatingPointErrorsIgnored.__new__(FloatingPointErrorsIgnored)
+
+
+cdef object quietly(object function, object array):
+    """``function(array)`` without NumPy's overflow / divide / invalid warnings (the hot
+    unary ops call this rather than ``with ignoring_fp_errors()``: no Python-level
+    ``__enter__``/``__exit__``)."""
+    token = silence_fp_errors()
+    try:
+        return function(array)
+    finally:
+        restore_fp_errors(token)
+
+
+cdef object quietly2(object function, object a, object b):
+    """``function(a, b)`` without NumPy's floating-point warnings (``1 / 0`` is inf)."""
+    token = silence_fp_errors()
+    try:
+        return function(a, b)
+    finally:
+        restore_fp_errors(token)
+

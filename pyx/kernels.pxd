@@ -1,0 +1,17 @@
+# Design: fused loops for small contiguous float32/float64 arrays (NOTE [Fused kernels] in
+# kernels.pyx). A leaf module: NumPy arrays in, a NumPy array (or None: "does not apply,
+# take the NumPy path") out. The engine and the op modules call them.
+
+cdef enum:
+    KERNEL_ADD = 0
+    KERNEL_SUB = 1
+    KERNEL_MUL = 2
+
+cdef int kernel_type(object value)
+cdef bint kernel_operand(object value, int typenum)
+cdef object binary_kernel(int op, object x, object y)
+cdef object scalar_kernel(int op, object x, double value)
+cdef bint binary_kernel_into(int op, object x, object y) except -1
+cdef object tanh_backward_kernel(object grad, object result)
+cdef object tanh_kernel(object x)
+cdef object threshold_backward_kernel(object grad, object result)

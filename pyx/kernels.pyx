@@ -1,0 +1,245 @@
+"""Fused loops for small float arrays: one pass in C instead of NumPy's per-call dispatch.
+
+NOTE [Fused kernels]
+On the 16-element arrays of an overhead-bound graph a NumPy call costs ~0.3 us, almost all
+of it ufunc dispatch, not arithmetic. For C-contiguous float32/float64 operands of the same
+shape and at most KERNEL_MAX_SIZE elements these loops produce the same bits as NumPy (each
+step rounds to the dtype, as a ufunc does; there is no FMA on this build) at a fraction of
+the cost. They return None for anything else, and the caller then takes the NumPy path.
+
+"""
+cimport numpy as cnp
+from libc.math cimport tanh as libm_tanh
+
+cnp.import_array()
+
+
+cdef enum:
+    KERNEL_MAX_SIZE = 4096
+
+
+cdef bint kernel_operand(object value, int typenum):
+    """Can ``value`` go through a kernel with dtype ``typenum``?"""
+    return (type(value) is cnp.ndarray
+            and cnp.PyArray_TYPE(<cnp.ndarray>value) == typenum
+            and cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>value))
+
+
+cdef int kernel_type(object value):
+    """The NumPy type number of a float32/float64 kernel operand, or -1."""
+    cdef int typenum
+    if type(value) is not cnp.ndarray:
+        return -1
+    typenum = cnp.PyArray_TYPE(<cnp.ndarray>value)
+    if typenum != cnp.NPY_FLOAT and typenum != cnp.NPY_DOUBLE:
+        return -1
+    if not cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>value):
+        return -1
+    if cnp.PyArray_SIZE(<cnp.ndarray>value) > KERNEL_MAX_SIZE:
+        return -1
+    return typenum
+
+
+cdef inline cnp.ndarray empty_like_kernel(cnp.ndarray a, int typenum):
+    return <cnp.ndarray>cnp.PyArray_EMPTY(cnp.PyArray_NDIM(a), cnp.PyArray_DIMS(a), typenum, 0)
+
+
+cdef object binary_kernel(int op, object x, object y):
+    """``x + y``, ``x - y`` or ``x * y`` (op KERNEL_ADD/SUB/MUL) on two same-shape arrays."""
+    cdef int typenum = kernel_type(x)
+    cdef Py_ssize_t i, n
+    if typenum < 0 or not kernel_operand(y, typenum):
+        return None
+    if not cnp.PyArray_SAMESHAPE(<cnp.ndarray>x, <cnp.ndarray>y):
+        return None
+    cdef cnp.ndarray out = empty_like_kernel(<cnp.ndarray>x, typenum)
+    n = cnp.PyArray_SIZE(out)
+    if typenum == cnp.NPY_FLOAT:
+        real_binary(op, <float*>cnp.PyArray_DATA(<cnp.ndarray>x),
+                    <float*>cnp.PyArray_DATA(<cnp.ndarray>y),
+                    <float*>cnp.PyArray_DATA(out), n)
+    else:
+        real_binary(op, <double*>cnp.PyArray_DATA(<cnp.ndarray>x),
+                    <double*>cnp.PyArray_DATA(<cnp.ndarray>y),
+                    <double*>cnp.PyArray_DATA(out), n)
+    return out
+
+
+cdef object scalar_kernel(int op, object x, double value):
+    """``x + value``, ``x - value`` or ``x * value`` for a Python float ``value``. As in
+    NumPy 2 and PyTorch, the number takes the array's dtype first (float32: rounded, or
+    inf beyond its range), then one rounding per element."""
+    cdef int typenum = kernel_type(x)
+    if typenum < 0:
+        return None
+    cdef cnp.ndarray out = empty_like_kernel(<cnp.ndarray>x, typenum)
+    cdef Py_ssize_t n = cnp.PyArray_SIZE(out)
+    if typenum == cnp.NPY_FLOAT:
+        real_scalar(op, <float*>cnp.PyArray_DATA(<cnp.ndarray>x), <float>value,
+                    <float*>cnp.PyArray_DATA(out), n)
+    else:
+        real_scalar(op, <double*>cnp.PyArray_DATA(<cnp.ndarray>x), value,
+                    <double*>cnp.PyArray_DATA(out), n)
+    return out
+
+
+cdef bint binary_kernel_into(int op, object x, object y) except -1:
+    """``x += y``, ``x -= y`` or ``x *= y`` in place on two same-shape arrays; False (and
+    nothing written) when the kernel does not apply. Partly overlapping operands are left
+    to NumPy, which buffers them; the same memory on both sides is fine elementwise."""
+    cdef int typenum = kernel_type(x)
+    cdef Py_ssize_t n
+    cdef char* x_start
+    cdef char* y_start
+    if typenum < 0 or not kernel_operand(y, typenum):
+        return False
+    if not cnp.PyArray_ISWRITEABLE(<cnp.ndarray>x):
+        return False
+    if not cnp.PyArray_SAMESHAPE(<cnp.ndarray>x, <cnp.ndarray>y):
+        return False
+    n = cnp.PyArray_SIZE(<cnp.ndarray>x)
+    x_start = <char*>cnp.PyArray_DATA(<cnp.ndarray>x)
+    y_start = <char*>cnp.PyArray_DATA(<cnp.ndarray>y)
+    if (x_start != y_start and x_start < y_start + cnp.PyArray_NBYTES(<cnp.ndarray>y)
+            and y_start < x_start + cnp.PyArray_NBYTES(<cnp.ndarray>x)):
+        return False
+    if typenum == cnp.NPY_FLOAT:
+        real_binary(op, <float*>x_start, <float*>y_start, <float*>x_start, n)
+    else:
+        real_binary(op, <double*>x_start, <double*>y_start, <double*>x_start, n)
+    return True
+
+
+ctypedef fused real:
+    float
+    double
+
+
+cdef void real_binary(int op, real* a, real* b, real* out, Py_ssize_t n) noexcept nogil:
+    """One loop body for float32 and float64 (a Cython fused type)."""
+    cdef Py_ssize_t i
+    if op == KERNEL_ADD:
+        for i in range(n):
+            out[i] = a[i] + b[i]
+    elif op == KERNEL_SUB:
+        for i in range(n):
+            out[i] = a[i] - b[i]
+    else:
+        for i in range(n):
+            out[i] = a[i] * b[i]
+
+
+cdef void real_scalar(int op, real* a, real value, real* out, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i
+    if op == KERNEL_ADD:
+        for i in range(n):
+            out[i] = a[i] + value
+    elif op == KERNEL_SUB:
+        for i in range(n):
+            out[i] = a[i] - value
+    else:
+        for i in range(n):
+            out[i] = a[i] * value
+
+
+cdef object tanh_backward_kernel(object grad, object result):
+    """``grad * (1 - result * result)`` in one pass, rounding after each step as NumPy would."""
+    cdef int typenum = kernel_type(grad)
+    cdef Py_ssize_t i, n
+    cdef float* gf
+    cdef float* rf
+    cdef float* of
+    cdef double* gd
+    cdef double* rd
+    cdef double* od
+    cdef float square_f
+    cdef double square_d
+    if typenum < 0 or not kernel_operand(result, typenum):
+        return None
+    if not cnp.PyArray_SAMESHAPE(<cnp.ndarray>grad, <cnp.ndarray>result):
+        return None
+    cdef cnp.ndarray out = empty_like_kernel(<cnp.ndarray>grad, typenum)
+    n = cnp.PyArray_SIZE(out)
+    if typenum == cnp.NPY_FLOAT:
+        gf = <float*>cnp.PyArray_DATA(<cnp.ndarray>grad)
+        rf = <float*>cnp.PyArray_DATA(<cnp.ndarray>result)
+        of = <float*>cnp.PyArray_DATA(out)
+        for i in range(n):
+            square_f = rf[i] * rf[i]
+            square_f = <float>1 - square_f
+            of[i] = gf[i] * square_f
+    else:
+        gd = <double*>cnp.PyArray_DATA(<cnp.ndarray>grad)
+        rd = <double*>cnp.PyArray_DATA(<cnp.ndarray>result)
+        od = <double*>cnp.PyArray_DATA(out)
+        for i in range(n):
+            square_d = rd[i] * rd[i]
+            square_d = 1 - square_d
+            od[i] = gd[i] * square_d
+    return out
+
+
+cdef object threshold_backward_kernel(object grad, object result):
+    """PyTorch's threshold_backward for relu: ``0 where result <= 0, else grad`` (a NaN
+    result passes the gradient, an infinite gradient stays infinite). ``np.where`` branches
+    per element and mispredicts on the random sign pattern of an activation (~4x slower than
+    this select, which the compiler makes branch-free); the loop is memory-bound, so unlike
+    the other kernels it takes arrays of any size."""
+    if type(grad) is not cnp.ndarray or not cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>grad):
+        return None
+    cdef int typenum = cnp.PyArray_TYPE(<cnp.ndarray>grad)
+    if typenum != cnp.NPY_FLOAT and typenum != cnp.NPY_DOUBLE:
+        return None
+    if not kernel_operand(result, typenum):
+        return None
+    if not cnp.PyArray_SAMESHAPE(<cnp.ndarray>grad, <cnp.ndarray>result):
+        return None
+    cdef cnp.ndarray out = empty_like_kernel(<cnp.ndarray>grad, typenum)
+    cdef Py_ssize_t n = cnp.PyArray_SIZE(out)
+    if typenum == cnp.NPY_FLOAT:
+        real_threshold_backward(<float*>cnp.PyArray_DATA(<cnp.ndarray>grad),
+                                <float*>cnp.PyArray_DATA(<cnp.ndarray>result),
+                                <float*>cnp.PyArray_DATA(out), n)
+    else:
+        real_threshold_backward(<double*>cnp.PyArray_DATA(<cnp.ndarray>grad),
+                                <double*>cnp.PyArray_DATA(<cnp.ndarray>result),
+                                <double*>cnp.PyArray_DATA(out), n)
+    return out
+
+
+cdef void real_threshold_backward(real* grad, real* result, real* out,
+                                  Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef real value, threshold_input
+    for i in range(n):
+        # Both loads before the select, so the compiler may make it a mask (no branch).
+        value = grad[i]
+        threshold_input = result[i]
+        out[i] = 0 if threshold_input <= 0 else value
+
+
+cdef object tanh_kernel(object x):
+    """``tanh(x)``; float32 goes through the double-precision tanh and rounds once, which
+    is at least as accurate as NumPy's float32 loop (it may differ from it in the last bit).
+    Like ``quietly(np.tanh, x)`` it raises no floating-point warnings."""
+    cdef int typenum = kernel_type(x)
+    cdef Py_ssize_t i, n
+    cdef float* xf
+    cdef float* of
+    cdef double* xd
+    cdef double* od
+    if typenum < 0:
+        return None
+    cdef cnp.ndarray out = empty_like_kernel(<cnp.ndarray>x, typenum)
+    n = cnp.PyArray_SIZE(out)
+    if typenum == cnp.NPY_FLOAT:
+        xf = <float*>cnp.PyArray_DATA(<cnp.ndarray>x)
+        of = <float*>cnp.PyArray_DATA(out)
+        for i in range(n):
+            of[i] = <float>libm_tanh(xf[i])
+    else:
+        xd = <double*>cnp.PyArray_DATA(<cnp.ndarray>x)
+        od = <double*>cnp.PyArray_DATA(out)
+        for i in range(n):
+            od[i] = libm_tanh(xd[i])
+    return out

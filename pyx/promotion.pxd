@@ -1,0 +1,13 @@
+# Design: PyTorch's type promotion (torch.result_type) and operand handling, shared by every
+# op and by the in-place machinery. Above tensor; knows nothing of the graph.
+
+from autograd_cy._C.tensor cimport Tensor
+
+cdef object result_type(object a, object b)
+cdef object result_type_of(tuple operands)
+cdef object floating_result_type(object a, object b)
+cdef object operand_array(object value, object dtype)
+cdef object floating(Tensor t)
+cdef object broadcasting(object function, tuple operands, tuple arrays)
+cdef Tensor expect_tensor(object value, str function, str argument, int position)
+cdef Tensor wrap(object array)

@@ -1,0 +1,154 @@
+"""PyTorch's type promotion, and how an op's operands become arrays.
+
+PyTorch promotes by category (bool < integer < floating) and priority
+(tensors with dimensions > 0-dim tensors > Python numbers): a lower-priority
+operand only changes the result when it is of a higher category, and a Python
+float then brings the default dtype (float32), not float64 as NumPy would.
+"""
+import numpy as np
+cimport numpy as cnp
+
+from autograd_cy._C.tensor cimport Tensor, make_tensor
+
+cnp.import_array()
+
+
+cdef object floating(Tensor t):
+    """Integer and bool inputs of float-valued functions compute in float32, as in PyTorch."""
+    if type(t._data) is cnp.ndarray and cnp.PyArray_ISFLOAT(<cnp.ndarray>t._data):
+        return t._data
+    if t._data.dtype.kind != "f":
+        return t._data.astype(np.float32)
+    return t._data
+
+
+cdef object BOOL = np.dtype(np.bool_)
+cdef object INT64 = np.dtype(np.int64)
+cdef object FLOAT32 = np.dtype(np.float32)
+
+
+cdef inline int category(object dtype):
+    """PyTorch's promotion category: bool < integer < floating."""
+    kind = dtype.kind
+    return 0 if kind == "b" else 2 if kind == "f" else 1
+
+
+cdef object promote(object a, object b):
+    """torch.promote_types for two dtypes, either of which may be None."""
+    if a is None:
+        return b
+    if b is None or a == b:
+        return a
+    ca, cb = category(a), category(b)
+    if ca == cb:
+        return np.promote_types(a, b)
+    return a if ca > cb else b
+
+
+cdef object combine(object higher, object lower):
+    """A lower-priority operand changes the result only if it is of a higher category."""
+    if higher is None:
+        return lower
+    if lower is None or category(lower) <= category(higher):
+        return higher
+    return promote(higher, lower)
+
+
+cdef object result_type_of(tuple operands):
+    """torch.result_type over several operands: Tensors, Python numbers, None (skipped).
+
+    Tensors with dimensions rank above 0-dim tensors, which rank above Python
+    numbers; a Python float brings the default dtype, float32.
+    """
+    cdef object dims = None, zero_dim = None, scalars = None
+    for value in operands:
+        if value is None:
+            continue
+        if isinstance(value, Tensor):
+            array = (<Tensor>value)._data
+            if array.ndim:
+                dims = promote(dims, array.dtype)
+            else:
+                zero_dim = promote(zero_dim, array.dtype)
+        elif isinstance(value, (bool, np.bool_)):
+            scalars = promote(scalars, BOOL)
+        elif isinstance(value, (int, np.integer)):
+            scalars = promote(scalars, INT64)
+        else:
+            scalars = promote(scalars, FLOAT32)
+    return combine(dims, combine(zero_dim, scalars))
+
+
+def broadcast_error(*shapes):
+    """PyTorch's RuntimeError for operand shapes that do not broadcast, or None if they do.
+
+    Like PyTorch, operands are folded left to right and dims compared from the right.
+    """
+    cdef tuple result = ()
+    for shape in shapes:
+        ndim = max(len(result), len(shape))
+        a = (1,) * (ndim - len(result)) + result
+        b = (1,) * (ndim - len(shape)) + tuple(shape)
+        for i in range(ndim - 1, -1, -1):
+            if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+                return RuntimeError(f"The size of tensor a ({a[i]}) must match the size of "
+                                    f"tensor b ({b[i]}) at non-singleton dimension {i}")
+        result = tuple([n if n != 1 else m for n, m in zip(a, b)])
+    return None
+
+
+cdef object shape_of(object value):
+    return (<Tensor>value)._data.shape if isinstance(value, Tensor) else ()
+
+
+cdef object broadcasting(object function, tuple operands, tuple arrays):
+    """``function(*arrays)``, turning NumPy's broadcast ValueError into PyTorch's message."""
+    try:
+        return function(*arrays)
+    except ValueError:
+        error = broadcast_error(*[shape_of(v) for v in operands])
+        if error is None:
+            raise
+        raise error from None
+
+
+cdef Tensor expect_tensor(object value, str function, str argument, int position):
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{function}(): argument '{argument}' (position {position}) must be "
+                        f"Tensor, not {type(value).__name__}")
+    return <Tensor>value
+
+
+cdef object result_type(object a, object b):
+    """torch.result_type for two operands (Tensor or Python number); a NumPy dtype."""
+    if (isinstance(a, Tensor) and isinstance(b, Tensor)
+            and (<Tensor>a)._data.dtype == (<Tensor>b)._data.dtype):
+        return (<Tensor>a)._data.dtype          # the common case, decided at once
+    if isinstance(a, Tensor) and isinstance(b, float) and (<Tensor>a)._data.dtype.kind == "f":
+        return (<Tensor>a)._data.dtype          # float tensor and a Python float
+    return result_type_of((a, b))
+
+
+cdef object floating_result_type(object a, object b):
+    """Like result_type, but integer results become float32 (true division)."""
+    dtype = result_type(a, b)
+    return dtype if dtype.kind == "f" else FLOAT32
+
+
+def _result_type(a, b):
+    return result_type(a, b)
+
+
+cdef object operand_array(object value, object dtype):
+    """The array of an operand in ``dtype``; a Python number stays a scalar, which
+    NumPy 2 treats as "weak" (it never widens the array's dtype), as PyTorch does."""
+    if isinstance(value, Tensor):
+        array = (<Tensor>value)._data
+        if array.dtype != dtype:
+            return array.astype(dtype)
+        return array
+    return value
+
+
+cdef Tensor wrap(object array):
+    return make_tensor(array)

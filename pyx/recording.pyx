@@ -1,0 +1,270 @@
+"""Recording: how a forward op makes its backward Node part of the graph.
+
+When grad mode is on and an input requires grad, an op creates its Node and calls one of the
+``record*`` functions here, which
+- stamp the node with the next ``sequence_nr`` (and, in anomaly mode, the forward stack);
+- give it one edge per forward input: the input's ``grad_fn`` and ``output_nr``, a leaf's
+  AccumulateGrad, or no edge for an input that needs no gradient or is not a tensor;
+- save the tensors its backward formula reads (NOTE [Saved tensors]);
+- attach each floating-point output (``grad_fn = node``, ``output_nr = i``) and record its
+  ``(shape, dtype)`` in ``input_metadata``, what the engine checks gradients against.
+"""
+cimport cython
+import traceback
+
+from cpython.ref cimport Py_INCREF
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
+cimport numpy as cnp
+
+from autograd_cy._C.grad_mode cimport is_grad_enabled, is_anomaly_enabled, next_sequence_nr
+import numpy as np
+
+from autograd_cy._C.tensor cimport (
+    Tensor, make_tensor, version_counter, get_grad_fn, requires_grad,
+)
+from autograd_cy._C.saved_tensor cimport SavedTensor, save
+from autograd_cy._C.node cimport (
+    Node, Edge, make_edge, invalid_edge, zero_input_nrs, input_nrs_tuple,
+)
+from autograd_cy._C.accumulate_grad cimport get_accumulator
+
+cnp.import_array()
+
+
+cdef object gradient_function(Tensor t):
+    """The Node a gradient for ``t`` goes to: its grad_fn, its accumulator, or None."""
+    cdef object grad_fn = get_grad_fn(t)
+    if grad_fn is not None:
+        return grad_fn
+    if t._requires_grad:
+        return get_accumulator(t)
+    return None
+
+
+cdef inline Py_ssize_t gradient_input_nr(Tensor t):
+    """The other half of t's gradient edge; call after gradient_function(t) (which may
+    regenerate a view's grad_fn)."""
+    return t._output_nr if t._grad_fn is not None else 0
+
+
+cdef Edge gradient_edge(Tensor t):
+    """The edge a gradient for ``t`` must travel, as a value for the API."""
+    cdef object function = gradient_function(t)
+    if function is None:
+        return invalid_edge()
+    return make_edge(<Node>function, gradient_input_nr(t))
+
+
+def _gradient_edge(Tensor t):
+    return gradient_edge(t)
+
+
+cdef inline object function_of(object x):
+    """gradient_function for an op's operand; a non-Tensor operand gets no edge."""
+    if isinstance(x, Tensor):
+        return gradient_function(<Tensor>x)
+    return None
+
+
+cdef inline Py_ssize_t input_nr_of(object x):
+    return gradient_input_nr(<Tensor>x) if isinstance(x, Tensor) else 0
+
+
+
+cdef tuple _last_metadata = None     # the metadata tuple made last (see output_metadata)
+cdef tuple _last_single = None       # (_last_metadata,): a one-output node's input_metadata
+
+
+cdef inline tuple output_metadata(Tensor output):
+    """``(shape, dtype)`` of an output, what validate_outputs checks its gradient against.
+
+    Consecutive ops mostly produce outputs of one shape and dtype: the immutable tuple made
+    for the previous output is then shared, not rebuilt (two fewer objects per node)."""
+    global _last_metadata
+    cdef object array = output._data
+    cdef tuple metadata
+    if type(array) is not cnp.ndarray:
+        return (array.shape, array.dtype)
+    metadata = _last_metadata
+    if metadata is not None and matches(<cnp.ndarray>array, metadata):
+        return metadata
+    # Read from the array struct: no attribute lookups on the per-op path.
+    metadata = (array_shape(<cnp.ndarray>array), <object>cnp.PyArray_DESCR(<cnp.ndarray>array))
+    _last_metadata = metadata
+    return metadata
+
+
+cdef inline tuple single_output_metadata(Tensor output):
+    """``input_metadata`` of a one-output node: ``(output_metadata(output),)``, shared
+    like the metadata itself (one object fewer per node, ~10% of a deep chain's memory)."""
+    global _last_single
+    cdef tuple metadata = output_metadata(output)
+    cdef tuple single = _last_single
+    if single is None or single[0] is not metadata:
+        single = (metadata,)
+        _last_single = single
+    return single
+
+
+cdef inline bint matches(cnp.ndarray array, tuple metadata):
+    """Does ``metadata`` hold exactly this array's shape and dtype?"""
+    cdef tuple shape = <tuple>metadata[0]
+    cdef Py_ssize_t i, ndim = cnp.PyArray_NDIM(array)
+    if <object>cnp.PyArray_DESCR(array) is not metadata[1] or len(shape) != ndim:
+        return False
+    for i in range(ndim):
+        if cnp.PyArray_DIMS(array)[i] != <Py_ssize_t>shape[i]:
+            return False
+    return True
+
+
+cdef tuple array_shape(cnp.ndarray array):
+    """``array.shape``, built straight from the dimensions."""
+    cdef Py_ssize_t i, ndim = cnp.PyArray_NDIM(array)
+    cdef tuple shape = PyTuple_New(ndim)
+    cdef object size        # typed: an inferred C integer would be boxed twice, freed once
+    for i in range(ndim):
+        size = cnp.PyArray_DIMS(array)[i]
+        Py_INCREF(size)
+        PyTuple_SET_ITEM(shape, i, size)
+    return shape
+
+
+cdef inline void attach_output(Node node, Tensor output, Py_ssize_t output_nr):
+    output._grad_fn = node
+    output._output_nr = output_nr
+    if output._base is not None:
+        output._grad_fn_version = version_counter(output).version
+
+
+cdef void stamp(Node node):
+    """Give a new node its ``sequence_nr`` (and, in anomaly mode, the forward stack)."""
+    node.sequence_nr = next_sequence_nr()
+    if is_anomaly_enabled():
+        node.get_extras().anomaly_trace = "".join(traceback.format_stack())
+
+
+cdef Node set_history1(Node node, Tensor input, Tensor output):
+    """Record a one-input, one-output op: ``output = op(input)`` with backward ``node``."""
+    cdef Py_ssize_t input_nr
+    stamp(node)
+    node.next_nodes = (gradient_function(input),)
+    input_nr = gradient_input_nr(input)
+    node.next_input_nrs = zero_input_nrs(1) if input_nr == 0 else (input_nr,)
+    attach_output(node, output, 0)
+    node.input_metadata = single_output_metadata(output)
+    return node
+
+
+cdef Node set_history2(Node node, object input0, object input1, Tensor output):
+    """Record a binary op; a non-Tensor operand gets an invalid edge (rule 1.3)."""
+    cdef Py_ssize_t input_nr0, input_nr1
+    stamp(node)
+    node.next_nodes = (function_of(input0), function_of(input1))
+    input_nr0, input_nr1 = input_nr_of(input0), input_nr_of(input1)
+    node.next_input_nrs = (zero_input_nrs(2) if input_nr0 == 0 and input_nr1 == 0
+                           else (input_nr0, input_nr1))
+    attach_output(node, output, 0)
+    node.input_metadata = single_output_metadata(output)
+    return node
+
+
+cdef Node set_history(Node node, tuple inputs, tuple outputs):
+    """Record any op. Outputs that are None or of integer dtype stay outside the graph."""
+    cdef Py_ssize_t i
+    cdef list metadata = []
+    stamp(node)
+    node.next_nodes = tuple([function_of(x) for x in inputs])
+    node.next_input_nrs = input_nrs_tuple([input_nr_of(x) for x in inputs])
+    for i in range(len(outputs)):
+        output = outputs[i]
+        if output is None:
+            metadata.append(None)
+        elif (<Tensor>output)._data.dtype.kind != "f":
+            metadata.append(((<Tensor>output)._data.shape, (<Tensor>output)._data.dtype))
+        else:
+            attach_output(node, <Tensor>output, i)
+            metadata.append(output_metadata(<Tensor>output))
+    node.input_metadata = tuple(metadata)
+    return node
+
+
+cdef bint any_requires_grad2(object a, object b):
+    """Should a binary op record a node? (grad mode on, some operand requires grad)."""
+    if not is_grad_enabled():
+        return False
+    return ((isinstance(a, Tensor) and requires_grad(<Tensor>a))
+            or (isinstance(b, Tensor) and requires_grad(<Tensor>b)))
+
+
+# ------------------------------------------------------------ one recording path
+#
+# An op is its forward, its backward Node and one call to ``record`` (or to ``record1`` /
+# ``record2``, the same for one or two inputs and one output, without building tuples):
+#
+#     out = wrap(np.exp(x._data))
+#     if is_grad_enabled() and requires_grad(x):
+#         record1(ExpBackward0(), x, out, (out,))      # backward reads the result
+#
+# ``saved`` lists what the backward formula reads, in the order of the node class's
+# ``saved_names``: an input, an output (kept without a reference cycle), None for a value
+# not needed, or a Python number (kept as a 0-d tensor, as PyTorch keeps a "wrapped
+# number"). The node then reads them with ``unpack_saved(node, i)`` and
+# ``Node.release_variables`` frees them all after backward.
+
+cdef tuple save_all(tuple saved, object outputs):
+    """A SavedTensor (or None) per entry of ``saved``; an entry that is one of ``outputs``
+    is saved as the node's output."""
+    cdef Py_ssize_t i, n = len(saved)
+    cdef tuple result = PyTuple_New(n)
+    cdef object value, entry
+    for i in range(n):
+        value = saved[i]
+        if value is None:
+            entry = None
+        elif isinstance(value, Tensor):
+            entry = save(<Tensor>value, is_output_of(value, outputs))
+        else:
+            entry = save(make_tensor(np.asarray(value)), False)
+        Py_INCREF(entry)
+        PyTuple_SET_ITEM(result, i, entry)
+    return result
+
+
+cdef inline bint is_output_of(object value, object outputs):
+    if isinstance(outputs, Tensor):
+        return value is outputs
+    for output in <tuple>outputs:
+        if value is output:
+            return True
+    return False
+
+
+cdef Node record(Node node, tuple inputs, tuple outputs, tuple saved=()):
+    """Make ``node`` the grad_fn of ``outputs = op(*inputs)`` and save ``saved`` in it."""
+    set_history(node, inputs, outputs)
+    if saved:
+        node.saved_tensors = save_all(saved, outputs)
+    return node
+
+
+cdef Node record1(Node node, Tensor input, Tensor output, tuple saved=()):
+    """``record`` for one input and one output."""
+    set_history1(node, input, output)
+    if saved:
+        node.saved_tensors = save_all(saved, output)
+    return node
+
+
+cdef Node record2(Node node, object input0, object input1, Tensor output, tuple saved=()):
+    """``record`` for two inputs (a Python number is one) and one output."""
+    set_history2(node, input0, input1, output)
+    if saved:
+        node.saved_tensors = save_all(saved, output)
+    return node
+
+
+def _set_history(Node node, tuple inputs, tuple outputs):
+    """Python access to set_history (custom Functions, tests of the engine)."""
+    return set_history(node, inputs, outputs)
+

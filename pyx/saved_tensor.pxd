@@ -1,0 +1,30 @@
+# Design: a value kept for backward, version-checked on unpack (NOTE [Saved tensors] in
+# saved_tensor.pyx), and the per-thread stack of saved_tensors_hooks. Below Node: it knows
+# only tensors, so Node can release its saved tensors generically.
+
+from autograd_cy._C.tensor cimport Tensor
+
+
+cdef class SavedTensor:
+    # One per saved value of every node, so it is kept small: flags are bytes, not ints.
+    cdef object data                  # the Tensor itself, or for a node's own output its array
+    cdef unsigned char is_output      # re-wrap with grad_fn = the owning node on unpack
+    cdef unsigned char is_leaf_or_input_kept
+    cdef unsigned char was_none
+    cdef unsigned char freed
+    cdef unsigned char saved_requires_grad
+    cdef Py_ssize_t output_nr
+    cdef unsigned long long saved_version
+    cdef object version_counter       # VersionCounter shared with the original tensor
+    cdef object input_grad_fn         # grad_fn of a saved input (restored after hooks)
+    cdef object unpack_hook, packed   # saved_tensors_hooks: what pack_hook returned
+
+    cpdef object unpack(self, object owner=*)
+    cdef object unpack_array(self, object owner)
+    cdef _apply_hooks(self, pack_hook, unpack_hook, Tensor value)
+    cdef void _restore_metadata(self, Tensor result, object owner)
+    cdef void release(self)
+
+
+cdef SavedTensor save(Tensor t, bint is_output)
+cpdef str forward_op_name(object node)

@@ -1,0 +1,268 @@
+"""Saved tensors: what a Node keeps for its backward formula (PyTorch's SavedVariable).
+
+# NOTE [Saved tensors]
+An op's backward often reads its inputs or its result (``MulBackward0`` reads both factors,
+``TanhBackward0`` its result). Recording saves them in the Node's ``saved_tensors``, one
+SavedTensor each, which remembers the tensor's version at saving time: if an in-place op
+changes the tensor before backward reads it, ``unpack`` raises PyTorch's "modified by an
+inplace operation" error instead of returning a wrong gradient. A finished backward
+releases them (``Node.release_variables``) unless ``retain_graph``; reading one after that
+raises the "backward through the graph a second time" error.
+
+A saved *input* is kept as the tensor object itself. A node's own *output* is kept only as
+its array and version counter, and re-wrapped with ``grad_fn = node`` on each unpack: the
+node owns its saved values, so owning its own output would be a reference cycle
+(node -> output -> node) that only the garbage collector could free.
+
+``saved_tensors_hooks`` (pack/unpack pairs on a per-thread stack) take over the storage:
+``pack_hook`` runs once at saving time, ``unpack_hook`` at each access.
+"""
+cimport cython
+import threading
+
+from autograd_cy._C.grad_mode cimport (
+    is_grad_enabled, set_grad_enabled, is_inference_mode_enabled, is_anomaly_enabled,
+)
+from autograd_cy._C.grad_mode import _is_grad_enabled
+from autograd_cy._C.tensor cimport (
+    Tensor, make_tensor, version_counter, requires_grad, VersionCounter,
+)
+from autograd_cy._C.dtype cimport tensor_type_name
+
+
+_FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward.")
+
+_INFERENCE_SAVE_MESSAGE = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead "
+    "of `torch.inference_mode()`.")
+
+# ---- saved_tensors_hooks (rules 5.4-5.6): a per-thread stack of (pack, unpack) pairs.
+# `save` runs on every recorded op, so "are hooks active?" is one C thread-local load;
+# the Python stack itself lives in a threading.local and is read only when it is set.
+cdef extern from *:
+    """
+    static __thread int autograd_cy_saved_hooks_depth = 0;
+    """
+    int autograd_cy_saved_hooks_depth
+
+_hooks_local = threading.local()
+
+
+cdef list _hooks_stack():
+    stack = getattr(_hooks_local, "stack", None)
+    if stack is None:
+        stack = _hooks_local.stack = []
+    return stack
+
+
+def _push_saved_tensors_hooks(pack, unpack):
+    """Make ``(pack, unpack)`` the innermost pair (only that one applies, rule 5.4)."""
+    global autograd_cy_saved_hooks_depth
+    message = getattr(_hooks_local, "disabled_message", None)
+    if message is not None:
+        raise RuntimeError(message)
+    _hooks_stack().append((pack, unpack))
+    autograd_cy_saved_hooks_depth += 1
+
+
+def _pop_saved_tensors_hooks():
+    global autograd_cy_saved_hooks_depth
+    _hooks_stack().pop()
+    autograd_cy_saved_hooks_depth -= 1
+
+
+def _disable_saved_tensors_hooks(message):
+    """Forbid saved_tensors_hooks with ``message``; returns the previous setting."""
+    previous = getattr(_hooks_local, "disabled_message", None)
+    if message is not None and autograd_cy_saved_hooks_depth:
+        raise RuntimeError(message)
+    _hooks_local.disabled_message = message
+    return previous
+
+
+def _current_saved_tensors_hooks():
+    stack = _hooks_stack()
+    return stack[-1] if stack else None
+
+
+cpdef str forward_op_name(object node):
+    """``AddBackward0`` -> ``Add``: PyTorch names the forward op in version errors."""
+    name = node.name()
+    stripped = name.rstrip("0123456789")
+    if stripped.endswith("Backward"):
+        stripped = stripped[:-len("Backward")]
+    return stripped or name
+
+
+
+@cython.freelist(262144)
+cdef class SavedTensor:
+    """A tensor kept for backward (PyTorch's SavedVariable), version-checked on unpack.
+
+    An input of the node is kept as the tensor object itself; the node's own output
+    only as its array (plus version counter), re-wrapped with ``grad_fn = node`` on
+    each unpack, so that node -> output -> node is never a reference cycle (rule 5.1).
+    """
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        """Replace how this value is stored: ``pack_hook`` now, ``unpack_hook`` on access."""
+        if self.was_none:
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
+                               "forbidden")
+        if self.freed:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor after it has been freed. Saved "
+                "intermediate values of the graph are freed when you call .backward() or "
+                "autograd.grad(). Specify retain_graph=True if you need to backward through "
+                "the graph a second time or if you need to access saved variables after "
+                "calling backward.")
+        if self.unpack_hook is not None:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have "
+                               "already been set. Hint: only one pair of hooks is allowed at a "
+                               "time.")
+        value = self.data
+        if self.is_output:
+            value = make_tensor(self.data)
+            self._restore_metadata(value, None)
+        self._apply_hooks(pack_hook, unpack_hook, value)
+
+    cdef _apply_hooks(self, pack_hook, unpack_hook, Tensor value):
+        """Hand storage to a pack hook (run under no_grad, exactly once: rule 5.4)."""
+        cdef bint previous = _is_grad_enabled()
+        cdef unsigned long long version = version_counter(value).version
+        if value._grad_fn is None and value._requires_grad:
+            # A leaf: keep (weakly) its AccumulateGrad, so gradients of the unpacked tensor
+            # still reach this leaf's .grad. Recording saves after it made the node's edges,
+            # so the leaf's accumulator exists by now.
+            self.is_leaf_or_input_kept = True
+            self.input_grad_fn = value._accumulator
+        set_grad_enabled(False)
+        try:
+            self.packed = pack_hook(value)
+        finally:
+            set_grad_enabled(previous)
+        if version_counter(value).version != version:
+            raise RuntimeError(
+                "A saved tensor pack hook is modifying its input in place. Tensors provided as "
+                "input to pack hook cannot be modified by in-place operations as this can lead "
+                "to unexpected side-effects. Please open an issue if you need to perform "
+                "in-place operations on the input to a pack hook.")
+        self.unpack_hook = unpack_hook
+        self.data = None
+
+    cpdef object unpack(self, object owner=None):
+        """The saved tensor; raises if it was freed or modified in place since saving."""
+        cdef Tensor result
+        if self.was_none:
+            return None
+        if self.freed:
+            raise RuntimeError(_FREED_MESSAGE)
+        if self.unpack_hook is not None:
+            # Hooks take over storage; PyTorch skips the version check here (rule 5.5).
+            value = self.unpack_hook(self.packed)
+            if not isinstance(value, Tensor):
+                raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but "
+                                f"got result of type {type(value).__name__}")
+            result = make_tensor((<Tensor>value)._data)
+            self._restore_metadata(result, owner)
+            return result
+        if (<VersionCounter>self.version_counter).version != self.saved_version:
+            raise RuntimeError(self._version_message(owner))
+        if not self.is_output:
+            return self.data
+        result = make_tensor(self.data)
+        self._restore_metadata(result, owner)
+        return result
+
+    cdef object unpack_array(self, object owner):
+        """``unpack(owner)._data`` with the same checks, without wrapping an output first."""
+        if self.was_none or self.freed or self.unpack_hook is not None or not self.is_output:
+            value = self.unpack(owner)
+            return None if value is None else (<Tensor>value)._data
+        if (<VersionCounter>self.version_counter).version != self.saved_version:
+            raise RuntimeError(self._version_message(owner))
+        return self.data
+
+    cdef void _restore_metadata(self, Tensor result, object owner):
+        result._version_counter = self.version_counter
+        if not self.saved_requires_grad:
+            return
+        if self.is_output:
+            result._grad_fn = owner
+            result._output_nr = self.output_nr
+        elif self.is_leaf_or_input_kept:
+            result._requires_grad = True
+            result._accumulator = self.input_grad_fn
+        elif self.input_grad_fn is not None:
+            result._grad_fn = self.input_grad_fn
+            result._output_nr = self.output_nr
+        else:
+            result._requires_grad = True
+
+    def _version_message(self, owner=None):
+        if self.is_output:
+            array, grad_fn, output_nr = self.data, owner, self.output_nr
+        else:
+            # The tensor's *current* history names the op that modified it.
+            array = (<Tensor>self.data)._data
+            grad_fn = (<Tensor>self.data)._grad_fn
+            output_nr = (<Tensor>self.data)._output_nr
+        type_name = tensor_type_name(array.dtype)
+        where = ""
+        if grad_fn is not None:
+            where = f", which is output {output_nr} of {forward_op_name(grad_fn)},"
+        if is_anomaly_enabled():
+            hint = ("Hint: the backtrace further above shows the operation that failed to "
+                    "compute its gradient. The variable in question was changed in there or "
+                    "anywhere later. Good luck!")
+        else:
+            hint = ("Hint: enable anomaly detection to find the operation that failed to "
+                    "compute its gradient, with "
+                    "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+        return (
+            "one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: [{type_name} {list(array.shape)}]{where} is at version "
+            f"{(<VersionCounter>self.version_counter).version}; expected version "
+            f"{self.saved_version} instead. {hint}")
+
+    cdef void release(self):
+        self.freed = True
+        self.data = None
+        self.packed = None
+
+    def __repr__(self):
+        return "<autograd_cy._C._autograd.SavedTensor object>"
+
+
+cdef SavedTensor save(Tensor t, bint is_output):
+    """Save ``t`` for backward: an input as the object itself, an output as its array."""
+    cdef SavedTensor saved = SavedTensor.__new__(SavedTensor)
+    if t is None:
+        saved.was_none = True
+        return saved
+    if t._is_inference and not is_inference_mode_enabled():
+        raise RuntimeError(_INFERENCE_SAVE_MESSAGE)
+    counter = version_counter(t)
+    saved.version_counter = counter
+    saved.saved_version = (<VersionCounter>counter).version
+    saved.is_output = is_output
+    saved.saved_requires_grad = requires_grad(t)
+    saved.output_nr = t._output_nr
+    if is_output:
+        saved.data = t._data
+    else:
+        saved.data = t
+        saved.input_grad_fn = t._grad_fn
+    if autograd_cy_saved_hooks_depth:
+        pack_hook, unpack_hook = _hooks_stack()[-1]
+        saved._apply_hooks(pack_hook, unpack_hook, t)
+    return saved
+
+

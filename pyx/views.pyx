@@ -1,0 +1,469 @@
+"""Views and versions: what in-place ops do to the graph.
+
+A view (``x[1:]``, ``x.t()``) shares its base's memory and version counter. An in-place op
+``x.mul_(y)`` is computed as its out-of-place twin, written back into ``x``'s memory (the
+version counter goes up, so saved copies of the old value refuse to unpack), and then
+*rebases* ``x``'s history: ``x.grad_fn`` becomes the new node, whose edge points at the old
+one. When ``x`` is a view of a tensor that is part of a graph, the base is rebased instead,
+through a CopySlices node that routes the view's slice of the base's gradient through the
+op's node; the view's own grad_fn is rebuilt lazily (AsStridedBackward0) the next time it is
+read (``get_grad_fn`` in tensor.pyx asks ``regenerate_view_grad_fn`` here).
+
+The checks that refuse what PyTorch refuses live here too: in-place on a leaf that requires
+grad, on views made in no_grad or inference mode or by multi-output ops, and writes whose
+elements overlap the operands they read.
+"""
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+cimport numpy as cnp
+
+from autograd_cy._C.grad_mode cimport (
+    is_grad_enabled, is_inference_mode_enabled, next_sequence_nr,
+)
+from autograd_cy._C.dtype cimport scalar_name
+from autograd_cy._C.tensor cimport (
+    Tensor, make_tensor, requires_grad, bump_version, version_counter, get_grad_fn,
+    tensor_operators, VIEW_DEFAULT, VIEW_NO_GRAD_MODE, VIEW_MULTI_OUTPUT_NODE,
+    VIEW_IN_CUSTOM_FUNCTION, VIEW_INFERENCE_MODE,
+)
+from autograd_cy._C.node cimport Node, NodeExtras, Edge, set_edges
+from autograd_cy._C.recording cimport gradient_edge
+from autograd_cy._C.promotion cimport result_type
+from autograd_cy._C.fp_errors cimport ignoring_fp_errors
+from autograd_cy._C.kernels cimport binary_kernel_into, KERNEL_ADD, KERNEL_SUB, KERNEL_MUL
+
+cnp.import_array()
+
+
+# ------------------------------------------------------------------ geometry
+
+cdef Py_ssize_t data_address(object array):
+    if type(array) is np.ndarray:
+        return <Py_ssize_t>cnp.PyArray_DATA(array)
+    return array.data.ptr
+
+
+cdef tuple geometry(object array, object base_array):
+    """``(shape, strides, offset)`` of ``array`` in elements of ``base_array``'s storage."""
+    itemsize = array.itemsize
+    offset = (data_address(array) - data_address(base_array)) // itemsize
+    return (array.shape, tuple(s // itemsize for s in array.strides), offset)
+
+
+cdef object view_positions(tuple base_geometry, tuple view_geometry):
+    """For each element of the view, its index in the base's flattened (row-major) order.
+
+    The geometry lives in storage coordinates; numbering the base's elements in a
+    scratch storage and reading them back through the view's geometry translates it
+    into plain indices, so backward can use ordinary (differentiable) indexing ops.
+    """
+    shape, strides, _ = base_geometry
+    size = 1
+    for n, s in zip(shape, strides):
+        if n == 0:
+            size = 0
+            break
+        size += (n - 1) * s
+    numel = 1
+    for n in shape:
+        numel *= n
+    storage = np.zeros(max(size, 1), dtype=np.int64)
+    strided(storage, base_geometry)[...] = np.arange(numel, dtype=np.int64).reshape(shape)
+    return np.ascontiguousarray(strided(storage, view_geometry))
+
+
+cdef object strided(object storage, tuple geometry):
+    shape, strides, offset = geometry
+    itemsize = storage.itemsize
+    return as_strided(storage[offset:], shape=shape,
+                      strides=tuple(s * itemsize for s in strides))
+
+
+# ------------------------------------------------------------------ nodes
+#
+# Both nodes express "the view's part of the base" as a gather/scatter with
+# view_positions(), through the recorded ops flat[positions] and index_put, so
+# they differentiate again under create_graph=True like every other formula.
+
+cdef class CopySlices(Node):
+    """The base's grad_fn after an in-place op on one of its views.
+
+    Backward: the base's gradient passes through unchanged except on the view's
+    slice, which is replaced by what the in-place op's node makes of it.
+    """
+    cdef readonly tuple base_geometry
+    cdef readonly tuple view_geometry
+    cdef readonly Node fn
+    cdef object positions
+
+    cpdef tuple apply(self, tuple grads):
+        # Written with Tensor methods (the ops register them), so that under create_graph
+        # the gather and scatter are recorded and differentiate again.
+        cdef tuple result
+        grad = grads[0]
+        if grad is None:
+            return (None,) * len(self.next_nodes)
+        if self.positions is None:
+            self.positions = make_tensor(view_positions(self.base_geometry, self.view_geometry))
+        flat = grad.reshape(-1)
+        if self.output_mask is not None:
+            self.fn.output_mask = (True,) + self.output_mask[1:]
+        try:
+            result = self.fn.apply((flat[self.positions],))
+        finally:
+            self.fn.output_mask = None
+        zeros = make_tensor(np.zeros((<Tensor>self.positions)._data.shape,
+                                     (<Tensor>grad)._data.dtype))
+        flat = flat.index_put((self.positions,), zeros)
+        if result[0] is not None:
+            flat = flat.index_put((self.positions,), result[0], accumulate=True)
+        return (flat.reshape(self.base_geometry[0]),) + tuple(result[1:])
+
+    cdef void release_variables(self):
+        self.fn.release_variables()
+
+
+cdef class AsStridedBackward0(Node):
+    """A view's grad_fn rebuilt after its base changed in place: scatter into the base."""
+    cdef readonly tuple base_geometry
+    cdef readonly tuple view_geometry
+    cdef object positions
+
+    cpdef tuple apply(self, tuple grads):
+        grad = grads[0]
+        if grad is None or not self.should_compute_output(0):
+            return (None,)
+        if self.positions is None:
+            self.positions = make_tensor(view_positions(self.base_geometry, self.view_geometry))
+        shape = self.base_geometry[0]
+        numel = 1
+        for n in shape:
+            numel *= n
+        zeros = make_tensor(np.zeros(numel, (<Tensor>grad)._data.dtype))
+        flat = zeros.index_put((self.positions,), grad, accumulate=True)
+        return (flat.reshape(shape),)
+
+
+cdef tuple base_geometry_of(Tensor base):
+    return geometry(base._data, base._data)
+
+
+cdef void regenerate_view_grad_fn(Tensor view) except *:
+    """Rebuild a view's grad_fn after its base or a sibling changed in place (7.4, 7.5)."""
+    cdef Tensor base = view._base
+    cdef AsStridedBackward0 node
+    view._grad_fn_version = version_counter(view).version
+    if not requires_grad(base):
+        return
+    if view._creation_meta != VIEW_DEFAULT:
+        raise RuntimeError(view_error_message(view, True))
+    node = AsStridedBackward0()
+    node.sequence_nr = next_sequence_nr()
+    node.base_geometry = base_geometry_of(base)
+    node.view_geometry = geometry(view._data, base._data)
+    set_edges(node, (gradient_edge(base),))
+    node.input_metadata = ((view._data.shape, view._data.dtype),)
+    view._grad_fn = node
+    view._output_nr = 0
+
+
+cdef void rebase_history(Tensor self, Node node) except *:
+    """Make ``node`` (the in-place op's backward) the new history of ``self``."""
+    cdef Tensor base = self._base
+    cdef CopySlices copy_slices
+    old_fn, old_nr = self._grad_fn, self._output_nr
+    if base is None:
+        self._grad_fn = node
+        self._output_nr = 0
+        if old_fn is not None:
+            move_retains_grad_hook(self, old_fn, old_nr)
+        return
+    copy_slices = CopySlices()
+    copy_slices.sequence_nr = next_sequence_nr()
+    copy_slices.base_geometry = base_geometry_of(base)
+    copy_slices.view_geometry = geometry(self._data, base._data)
+    copy_slices.fn = node
+    # The base takes the place of the view's first input; the op's other inputs stay.
+    cdef Edge base_edge = gradient_edge(base)
+    copy_slices.next_nodes = (base_edge.function,) + node.next_nodes[1:]
+    copy_slices.next_input_nrs = (base_edge.input_nr,) + node.next_input_nrs[1:]
+    copy_slices.input_metadata = ((base._data.shape, base._data.dtype),)
+    old_fn, old_nr = base._grad_fn, base._output_nr
+    base._grad_fn = copy_slices
+    base._output_nr = 0
+    if old_fn is not None:
+        move_retains_grad_hook(base, old_fn, old_nr)
+    # The view's grad_fn goes stale: the version moved, so get_grad_fn rebuilds it.
+
+
+cdef void write_back(Tensor self, Tensor out) except *:
+    if out._data.shape != self._data.shape:
+        raise RuntimeError(
+            f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
+            f"{list(out._data.shape)}")
+    if out._data.dtype != self._data.dtype and not np.can_cast(
+            out._data.dtype, self._data.dtype, "same_kind"):
+        raise RuntimeError(
+            f"result type {scalar_name(out._data.dtype)} can't be cast to "
+            f"the desired output type {scalar_name(self._data.dtype)}")
+    self._data[...] = out._data
+
+
+cdef Tensor apply_inplace(Tensor self, object compute, tuple others, bint needs_original,
+                         object ufunc=None, object operand=None, bint reads_elementwise=True):
+    """Run ``compute(self)`` (the out-of-place op) and make it ``self``'s new value and history.
+
+    ``needs_original``: the op's backward reads ``self``'s old value, so the node
+    must save a copy of it rather than the tensor that is about to change.
+    ``ufunc``, ``operand``: the op as ``ufunc(self, operand)``; when nothing is recorded
+    (an optimizer step under no_grad) it then runs straight into ``self``'s memory,
+    without the out-of-place temporary and the copy back.
+    ``reads_elementwise``: the op reads ``others`` element by element as it writes (PyTorch's
+    TensorIterator ops), so an operand that partly overlaps ``self`` is an error, and so is
+    a ``self`` whose elements share memory; fill_, zero_ and masked_fill_ read their value
+    once, up front, and pass False.
+    """
+    cdef bint records = is_grad_enabled() and (
+        requires_grad(self) or any_tensor_requires_grad(others))
+    cdef Tensor source = self
+    cdef Tensor out
+    check_inplace(self, records)
+    if reads_elementwise:
+        check_no_internal_overlap(self)
+        for other in others:
+            check_no_partial_overlap(self, other)
+    if not records and ufunc is not None:
+        ufunc_into(self, ufunc, operand)
+        bump_version(self)
+        return self
+    if records and needs_original:
+        source = make_tensor(self._data.copy())
+        source._grad_fn = get_grad_fn(self)
+        source._output_nr = self._output_nr
+        source._requires_grad = self._requires_grad
+    out = compute(source)
+    write_back(self, out)
+    bump_version(self)
+    if records:
+        rebase_history(self, <Node>out._grad_fn)
+    return self
+
+
+cdef inline bint any_tensor_requires_grad(tuple values):
+    for value in values:
+        if isinstance(value, Tensor) and requires_grad(<Tensor>value):
+            return True
+    return False
+
+
+cdef object ADD = np.add, SUBTRACT = np.subtract, MULTIPLY = np.multiply
+
+
+cdef void ufunc_into(Tensor self, object ufunc, object operand) except *:
+    """``self = ufunc(self, operand)`` in place, with the checks and errors of write_back."""
+    if isinstance(operand, Tensor) and kernel_into(self, ufunc, <Tensor>operand):
+        return
+    dtype = result_type(self, operand)
+    if dtype.kind == "b" and ufunc is SUBTRACT:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if ufunc is np.true_divide and dtype.kind != "f":
+        dtype = np.dtype(np.float32)
+    if isinstance(operand, Tensor):
+        shape = (<Tensor>operand)._data.shape
+        if shape != self._data.shape:
+            shape = np.broadcast_shapes(self._data.shape, shape)
+        if shape != self._data.shape:
+            raise RuntimeError(
+                f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
+                f"{list(shape)}")
+        operand = (<Tensor>operand)._data
+    if dtype != self._data.dtype and not np.can_cast(dtype, self._data.dtype, "same_kind"):
+        raise RuntimeError(
+            f"result type {scalar_name(dtype)} can't be cast to the desired "
+            f"output type {scalar_name(self._data.dtype)}")
+    quietly_into(ufunc, self._data, operand)
+
+
+cdef inline bint kernel_into(Tensor self, object ufunc, Tensor operand) except -1:
+    """The fused loop for ``p -= lr * p.grad`` and friends on small float arrays of one
+    shape and dtype (NOTE [Fused kernels]); False when it does not apply."""
+    if ufunc is ADD:
+        return binary_kernel_into(KERNEL_ADD, self._data, operand._data)
+    if ufunc is SUBTRACT:
+        return binary_kernel_into(KERNEL_SUB, self._data, operand._data)
+    if ufunc is MULTIPLY:
+        return binary_kernel_into(KERNEL_MUL, self._data, operand._data)
+    return False
+
+
+cdef void quietly_into(object ufunc, object array, object operand) except *:
+    with ignoring_fp_errors():
+        if isinstance(operand, np.ndarray) and operand.dtype is array.dtype:
+            ufunc(array, operand, array)      # no cast: skip parsing keyword arguments
+        else:
+            ufunc(array, operand, out=array, casting="unsafe")
+
+
+
+cpdef void move_retains_grad_hook(Tensor t, Node old_grad_fn, Py_ssize_t old_output_nr) except *:
+    """After an in-place op rebased ``t``, its retains-grad hook follows it (rule 4.7)."""
+    cdef NodeExtras old = old_grad_fn.extras
+    if old is None or not old.retains_grad_hooks:
+        return
+    hook = old.retains_grad_hooks.pop(old_output_nr, None)
+    if hook is None:
+        return
+    cdef NodeExtras new = (<Node>t._grad_fn).get_extras()
+    if new.retains_grad_hooks is None:
+        new.retains_grad_hooks = {}
+    new.retains_grad_hooks[t._output_nr] = hook
+
+
+
+# --------------------------------------------------------------- in-place checks
+
+_NO_GRAD_VIEW = (
+    "A view was created in no_grad mode and {what} with grad mode enabled. Given that this "
+    "use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
+    "moving both the view and the inplace either both inside the no_grad block (if you don't "
+    "want the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+_INFERENCE_VIEW = (
+    "A view was created in inference mode and {what} in normal mode. Given that this use "
+    "case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving "
+    "both the view and the inplace either both inside the inference_mode block (if you don't "
+    "want the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+_MULTI_OUTPUT_VIEW = (
+    "Output {nr} of {op} {what}. This view is the output of a function that returns multiple "
+    "views. Such functions do not allow the output views to be modified inplace. You should "
+    "replace the inplace operation by an out-of-place one.")
+_CUSTOM_FUNCTION_VIEW = (
+    "Output {nr} of {op} {what}. This view was created inside a custom Function (or because "
+    "an input was returned as-is) and the autograd logic to handle view+inplace would "
+    "override the custom backward associated with the custom Function, leading to incorrect "
+    "gradients. This behavior is forbidden. You can fix this by cloning the output of the "
+    "custom Function.")
+
+
+cpdef str view_error_message(Tensor view, bint indirect):
+    """PyTorch's message for a forbidden in-place on a view (engine_semantics 7.5)."""
+    meta = view._creation_meta
+    if meta == VIEW_NO_GRAD_MODE:
+        what = ("its base or another view of its base has been modified inplace" if indirect
+                else "is being modified inplace")
+        return _NO_GRAD_VIEW.format(what=what)
+    if meta == VIEW_INFERENCE_MODE:
+        what = ("its base or another view of its base has been modified inplace" if indirect
+                else "is being modified inplace")
+        return _INFERENCE_VIEW.format(what=what)
+    what = ("is a view and its base or another view of its base has been modified inplace"
+            if indirect else "is a view and is being modified inplace")
+    template = _MULTI_OUTPUT_VIEW if meta == VIEW_MULTI_OUTPUT_NODE else _CUSTOM_FUNCTION_VIEW
+    message = template.format(nr=view._output_nr, op=view._view_op_name, what=what)
+    if view._grad_fn is None:
+        # PyTorch names the op through the view's grad_fn; without one it says no_grad mode.
+        what = ("its base or another view of its base has been modified inplace" if indirect
+                else "is being modified inplace")
+        prefix = f"A view was created in no_grad mode and {what} with grad mode enabled."
+        message = prefix + message[message.index(".") + 1:]
+    return message
+
+
+cdef void check_inplace(Tensor self, bint records) except *:
+    """Refuse in-place ops PyTorch refuses (rules 7.2, 7.5, 9.4); ``records``: grad mode on."""
+    if self._is_inference and not is_inference_mode_enabled():
+        raise RuntimeError(
+            "Inplace update to inference tensor outside InferenceMode is not allowed.You can "
+            "make a clone to get a normal tensor before doing inplace update.See "
+            "https://github.com/pytorch/rfcs/pull/17 for more details.")
+    if not is_grad_enabled():
+        return
+    if self._grad_fn is None and self._requires_grad:
+        if self._base is not None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
+                               "an in-place operation.")
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+    if self._base is not None:
+        base = self._base
+        # The view's own creation rules come first, as in PyTorch's check_inplace.
+        meta = self._creation_meta
+        if meta != VIEW_DEFAULT and (requires_grad(<Tensor>base) or records):
+            if meta == VIEW_INFERENCE_MODE and is_inference_mode_enabled():
+                return
+            raise RuntimeError(view_error_message(self, False))
+        if (<Tensor>base)._grad_fn is None and (<Tensor>base)._requires_grad:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
+                               "an in-place operation.")
+
+
+cdef void check_no_partial_overlap(Tensor written, object read) except *:
+    """PyTorch refuses an in-place op that reads memory it writes at other elements
+    (``x[1:] -= x[:-1]``): the result would depend on the loop order. Reading the very
+    elements written, in the same layout (``x.add_(x)``), is fine. Like PyTorch, only arrays
+    laid out densely are compared; others are "too hard" and pass."""
+    cdef cnp.ndarray a, b
+    cdef char* a_begin
+    cdef char* b_begin
+    cdef char* a_end
+    cdef char* b_end
+    if not isinstance(read, Tensor):
+        return
+    if type(written._data) is not cnp.ndarray or type((<Tensor>read)._data) is not cnp.ndarray:
+        return
+    a = <cnp.ndarray>written._data
+    b = <cnp.ndarray>(<Tensor>read)._data
+    if a is b or cnp.PyArray_SIZE(a) == 0 or cnp.PyArray_SIZE(b) == 0:
+        return
+    if not (dense(a) and dense(b)):
+        return
+    a_begin = <char*>cnp.PyArray_DATA(a)
+    b_begin = <char*>cnp.PyArray_DATA(b)
+    a_end = a_begin + cnp.PyArray_NBYTES(a)
+    b_end = b_begin + cnp.PyArray_NBYTES(b)
+    if a_begin == b_begin and a_end == b_end and same_strides(a, b):
+        return
+    if a_begin < b_end and b_begin < a_end:
+        raise RuntimeError(
+            "unsupported operation: some elements of the input tensor and the written-to "
+            "tensor refer to a single memory location. Please clone() the tensor before "
+            "performing the operation.")
+
+
+cdef void check_no_internal_overlap(Tensor written) except *:
+    """PyTorch refuses to write element by element into a tensor whose elements share
+    memory (an ``expand``: stride 0 along a dim longer than 1)."""
+    cdef cnp.ndarray array
+    cdef int i
+    if type(written._data) is not cnp.ndarray:
+        return
+    array = <cnp.ndarray>written._data
+    for i in range(cnp.PyArray_NDIM(array)):
+        if cnp.PyArray_STRIDES(array)[i] == 0 and cnp.PyArray_DIMS(array)[i] > 1:
+            raise RuntimeError(
+                "unsupported operation: more than one element of the written-to tensor "
+                "refers to a single memory location. Please clone() the tensor before "
+                "performing the operation.")
+
+
+cdef inline bint dense(cnp.ndarray array):
+    return cnp.PyArray_IS_C_CONTIGUOUS(array) or cnp.PyArray_IS_F_CONTIGUOUS(array)
+
+
+cdef bint same_strides(cnp.ndarray a, cnp.ndarray b):
+    cdef int i, ndim = cnp.PyArray_NDIM(a)
+    if cnp.PyArray_NDIM(b) != ndim:
+        return False
+    for i in range(ndim):
+        if cnp.PyArray_STRIDES(a)[i] != cnp.PyArray_STRIDES(b)[i]:
+            return False
+    return True
+
+
+
+cdef object regenerate_grad_fn(object view):
+    regenerate_view_grad_fn(<Tensor>view)
+    return None
+
+
+tensor_operators().regenerate_view_grad_fn = regenerate_grad_fn
