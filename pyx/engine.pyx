@@ -14,18 +14,12 @@
 4. Final callbacks (``queue_callback``) run; the saved tensors of every node that ran are
    freed unless ``retain_graph``.
 
-The data structures (GraphTask, ReadyQueue, the InputBuffer and where a node's count and
-buffer live while a task runs) come after the story, at the end of the file. Nothing here
-recurses: the graph can be a million nodes deep.
-
-Hooks can ask about the running task through ``queue_callback``,
-``_current_graph_task_id`` and ``_will_engine_execute_node`` (PyTorch keeps the last two
-in ``torch._C``); ``autograd_cy.autograd.graph`` exports all three.
+The data structures it works on (GraphTask, ReadyQueue, the InputBuffer and where a node's
+count and buffer live while a task runs) are in graph_task.pyx. Nothing here recurses: the
+graph can be a million nodes deep.
 """
-cimport cython
 from cpython.object cimport PyObject, PyTypeObject, Py_TYPE
 from cpython.dict cimport PyDict_GetItem
-import threading
 import warnings
 
 import numpy as np
@@ -39,7 +33,11 @@ from autograd_cy._C.dtype cimport tensor_type_name
 from autograd_cy._C.tensor cimport Tensor, make_tensor
 from autograd_cy._C.node cimport Node, Edge, GraphRoot
 from autograd_cy._C.accumulate_grad cimport AccumulateGrad
-from autograd_cy._C.kernels cimport binary_kernel, KERNEL_ADD
+from autograd_cy._C.graph_task cimport (
+    GraphTask, ExecInfo, Pending, ReadyQueue, current_tasks, task_started, task_ended,
+    owned_by_other, release_nodes, will_run, input_buffer, deliver, new_input_buffer,
+    accumulate,
+)
 
 cnp.import_array()
 
@@ -62,8 +60,6 @@ cpdef list run_backward(tuple root_edges, tuple root_grads, bint keep_graph,
     cdef Node root
     cdef list root_buffer
     cdef Edge edge
-    _task_counter[0] += 1
-    task.id = _task_counter[0]
     task.keep_graph = keep_graph
 
     if len(root_edges) == 1:
@@ -80,7 +76,7 @@ cpdef list run_backward(tuple root_edges, tuple root_grads, bint keep_graph,
         root_buffer = []
 
     cdef bint completed = False
-    _live_tasks.add(task.id)
+    task_started(task)
     try:
         compute_dependencies(task, root)
         if input_edges is not None:
@@ -104,7 +100,7 @@ cpdef list run_backward(tuple root_edges, tuple root_grads, bint keep_graph,
             tasks.pop()
             set_grad_enabled(previous_grad_mode)
     finally:
-        _live_tasks.discard(task.id)
+        task_ended(task)
         # A plain backward that ran to the end has run every claimed node, which left no
         # InputBuffer behind: the stale ids need no cleanup (NOTE [Dependencies on the
         # node]), and a deep graph is not walked a second time. Otherwise buffers may be
@@ -224,15 +220,6 @@ cdef void compute_exec_info(GraphTask task, Node root, list input_edges, bint ac
                     info = exec_info[node] = ExecInfo()
                 info.needed = True
                 break
-
-
-cdef bint will_run(GraphTask task, object node):
-    """Under exec_info: does ``node`` run, or capture a result for grad()?"""
-    cdef ExecInfo info
-    if node is None:
-        return False
-    info = task.exec_info.get(node)
-    return info is not None and (info.needed or bool(info.captures))
 
 
 cdef tuple needed_outputs(GraphTask task, Node node):
@@ -509,254 +496,3 @@ cdef void report_anomaly(Node node):
         message = (f"Error detected in {node.name()}. No forward pass information available. "
                    "Enable detect anomaly during forward pass for more information.")
     warnings.warn(message, UserWarning, stacklevel=2)
-
-
-# ======================================================================== data structures
-
-@cython.final
-cdef class GraphTask:
-    """The state of one backward() / grad() call (PyTorch's GraphTask)."""
-
-    def __cinit__(self):
-        self.exec_info = {}
-        self.captured = []
-        self.queue = ReadyQueue()
-        self.final_callbacks = []
-
-
-@cython.final
-cdef class ExecInfo:
-    """Per node, when ``inputs=`` prunes the graph: run it? capture its input for grad()?"""
-
-
-# ---------------------------------------------------------------------------- InputBuffer
-# A node's InputBuffer is a list with one slot per forward output of the node: the gradients
-# arriving along different edges into the same slot are summed.
-
-cdef list new_input_buffer(Node node):
-    return [None] * len(node.input_metadata)
-
-
-cdef void accumulate(list buffer, Py_ssize_t slot, Tensor grad) except *:
-    """InputBuffer.add: the first gradient is stored, later ones summed."""
-    old = buffer[slot]
-    if old is None:
-        buffer[slot] = grad
-    elif is_grad_enabled():
-        buffer[slot] = old + grad       # create_graph: differentiable, out of place
-    else:
-        array = binary_kernel(KERNEL_ADD, (<Tensor>old)._data, grad._data)
-        if array is None:
-            array = (<Tensor>old)._data + grad._data
-        buffer[slot] = make_tensor(array)
-
-
-# NOTE [Dependencies on the node]
-# A GraphTask needs, for every node below its root, the number of edges that still have to
-# deliver a gradient and the InputBuffer collecting them. It keeps them in the node itself
-# (engine_task / engine_dependencies / engine_buffer): no dictionary, so the cost per node
-# stays flat however deep the graph. A node belongs to one running task at a time:
-# compute_dependencies claims it (engine_task = task.id). The id of a task that has ended
-# is stale and the node free again (owned_by_other), so a finished backward need not walk
-# its graph once more to give the nodes back. If a node is claimed by another task that is
-# still running (a backward started inside a hook, or on another thread, over part of the
-# same graph), the new task gives back its claims and keeps its counts in a private dict of
-# Pending entries instead ("shared" mode). The two helpers below hide which storage a task
-# uses.
-
-@cython.final
-cdef class Pending:
-    """A node's state inside a shared-mode GraphTask, until it is ready to run."""
-
-
-cdef inline list input_buffer(GraphTask task, Node node):
-    """``node``'s InputBuffer in this task, made on first use."""
-    cdef Pending state
-    cdef list buffer
-    if task.shared:
-        state = <Pending>task.pending[node]
-        if state.buffer is None:
-            state.buffer = new_input_buffer(node)
-        return state.buffer
-    buffer = node.engine_buffer
-    if buffer is None:
-        buffer = node.engine_buffer = new_input_buffer(node)
-    return buffer
-
-
-cdef inline Py_ssize_t deliver(GraphTask task, Node node) except -1:
-    """One edge into ``node`` has delivered its gradient: how many are still to come? On
-    the last one the task lets go of the InputBuffer (the ready queue takes it over)."""
-    cdef Pending state
-    cdef Py_ssize_t remaining
-    if task.shared:
-        state = <Pending>task.pending[node]
-        state.dependencies -= 1
-        remaining = state.dependencies
-        if remaining == 0:
-            state.buffer = None
-        return remaining
-    node.engine_dependencies -= 1
-    remaining = node.engine_dependencies
-    if remaining == 0:
-        node.engine_buffer = None
-    return remaining
-
-
-cdef inline bint owned_by_other(long long owner) except -1:
-    """Is task ``owner`` (not the caller's) still running? Ids of ended tasks stay on the
-    nodes they ran; when the caller is the only running task, every such id is stale."""
-    return len(_live_tasks) > 1 and owner in _live_tasks
-
-
-cdef void release_nodes(GraphTask task) except *:
-    """Give back the nodes this task claimed (it has ended, or switched to shared mode).
-
-    They are found again from the root: every claimed node is reachable through claimed
-    nodes. (A list of them, kept while counting, would be one more pass over a deep
-    graph's memory at the end of every backward, to drop its references.)"""
-    if task.root is None:
-        return
-    cdef list stack = [task.root]
-    cdef long long task_id = task.id
-    cdef Node node, child
-    while stack:
-        node = <Node>stack.pop()
-        for child in node.next_nodes:
-            if child is not None and child.engine_task == task_id:
-                child.engine_task = 0
-                child.engine_buffer = None
-                stack.append(child)
-
-
-# ----------------------------------------------------------------------------- ReadyQueue
-
-@cython.final
-cdef class ReadyQueue:
-    """A max-heap of (node, InputBuffer) keyed by the node's sequence_nr: the newest
-    forward op runs first (AccumulateGrad, numbered 2**64 - 1, as soon as it is ready).
-
-    Nodes and buffers are kept in two parallel lists that never shrink, so a push or pop
-    reallocates nothing; ``size`` is the number of entries in use."""
-
-    def __cinit__(self):
-        self.nodes = []
-        self.buffers = []
-
-    cdef void push(self, Node node, list buffer) except *:
-        cdef Py_ssize_t child = self.size
-        cdef Py_ssize_t parent
-        cdef list nodes = self.nodes, buffers = self.buffers
-        if child == len(nodes):
-            nodes.append(None)
-            buffers.append(None)
-        self.size += 1
-        while child > 0:                      # sift up
-            parent = (child - 1) >> 1
-            if (<Node>nodes[parent]).sequence_nr >= node.sequence_nr:
-                break
-            nodes[child] = nodes[parent]
-            buffers[child] = buffers[parent]
-            child = parent
-        nodes[child] = node
-        buffers[child] = buffer
-
-    cdef tuple pop(self):
-        """Remove the newest node; return ``(node, its InputBuffer)``."""
-        cdef list nodes = self.nodes, buffers = self.buffers
-        cdef tuple top = (nodes[0], buffers[0])
-        cdef Py_ssize_t size = self.size - 1
-        cdef Node last = nodes[size]
-        cdef list last_buffer = buffers[size]
-        cdef Py_ssize_t parent = 0
-        cdef Py_ssize_t child
-        nodes[size] = None
-        buffers[size] = None
-        self.size = size
-        if size:
-            while True:                       # sift down
-                child = 2 * parent + 1
-                if child >= size:
-                    break
-                if (child + 1 < size and (<Node>nodes[child + 1]).sequence_nr
-                        > (<Node>nodes[child]).sequence_nr):
-                    child += 1
-                if (<Node>nodes[child]).sequence_nr <= last.sequence_nr:
-                    break
-                nodes[parent] = nodes[child]
-                buffers[parent] = buffers[child]
-                parent = child
-            nodes[parent] = last
-            buffers[parent] = last_buffer
-        return top
-
-    cdef bint empty(self):
-        return self.size == 0
-
-
-# ============================================================== the running tasks, queried
-
-# The tasks running on this thread, innermost last (a backward inside a hook nests them).
-_local = threading.local()
-_task_counter = [0]
-cdef set _live_tasks = set()    # ids of the GraphTasks running now, on any thread
-
-
-cdef list current_tasks():
-    tasks = getattr(_local, "tasks", None)
-    if tasks is None:
-        tasks = _local.tasks = []
-    return tasks
-
-
-def _current_graph_task_id():
-    tasks = current_tasks()
-    return (<GraphTask>tasks[-1]).id if tasks else -1
-
-
-def queue_callback(callback):
-    """Run ``callback()`` once the current backward has finished."""
-    tasks = current_tasks()
-    if not tasks:
-        raise RuntimeError("Final callbacks can only be installed during backward pass.")
-    (<GraphTask>tasks[-1]).final_callbacks.append(callback)
-
-
-def _will_engine_execute_node(node):
-    """Is ``node`` in the running backward's graph, and needed or captured?"""
-    cdef GraphTask task
-    cdef ExecInfo info
-    tasks = current_tasks()
-    if not isinstance(node, Node):
-        raise RuntimeError("_will_engine_execute_node expects an grad_fn, but got "
-                           f"{type(node).__name__}")
-    if not tasks:
-        raise RuntimeError(
-            "_get_should_execute_nodes should only be called during the backward pass")
-    task = tasks[-1]
-    if node is not task.root and not in_task(task, <Node>node):
-        return False
-    if not task.exec_info:
-        return True
-    info = task.exec_info.get(node)
-    if info is None or not (info.needed or info.captures):
-        return False
-    if info.captures and not has_children(node):
-        raise RuntimeError(
-            "A leaf node was passed to _will_engine_execute_node but we are currently "
-            "running autograd.grad(). This is currently not supported.")
-    return True
-
-
-cdef bint in_task(GraphTask task, Node node):
-    """Is ``node`` below the root of ``task``?"""
-    if task.shared:
-        return node in task.pending
-    return node.engine_task == task.id
-
-
-cdef bint has_children(Node node):
-    for child in node.next_nodes:
-        if child is not None:
-            return True
-    return False

@@ -10,7 +10,7 @@ attribute -- is therefore what ``backward(ctx, *grads)`` reads.
 
 ``function_apply`` is ``Function.apply``: forward with grad mode off, then, if
 grad mode is on and a tensor argument requires grad, the outputs are attached to
-the node (engine_semantics section 8). The node has one next edge per *tensor*
+the node. The node has one next edge per *tensor*
 argument; ``backward`` returns one value per argument, and ``apply`` below maps
 the values for tensor arguments onto those edges.
 
@@ -73,17 +73,6 @@ cdef class _FunctionBase(Node):
     ``FunctionCtx`` (autograd/function.py) and only fill the public fields
     below; ``function_apply`` acts on them once forward has returned.
     """
-    cdef public object to_save             # save_for_backward's arguments, until saved
-    cdef public object dirty_tensors       # mark_dirty's arguments
-    cdef public object non_differentiable  # mark_non_differentiable's arguments
-    cdef public object saved_for_forward   # save_for_forward's arguments (forward AD)
-    cdef public bint materialize_grads     # None gradients arrive as zeros (default True)
-    cdef tuple static_needs_input_grad     # requires_grad of each argument at forward time
-    cdef tuple tensor_index                # per argument: its next edge, or -1 (not a Tensor)
-    cdef list saved_variables              # SavedTensor per save_for_backward argument
-    cdef bint has_freed_buffers
-    cdef list output_info                  # per output: (array module, shape, dtype) or None
-
     def __cinit__(self, *args, **kwargs):
         self.materialize_grads = True
         self.static_needs_input_grad = ()
@@ -135,7 +124,8 @@ cdef class _FunctionBase(Node):
         return self.gradients_for_edges(result)
 
     cdef tuple gradients_for_edges(self, object result):
-        """Check ``backward``'s result (engine_semantics 8.4) and keep the tensor arguments'."""
+        """Check ``backward``'s result (one gradient per argument, each None or of the
+        argument's shape) and keep the tensor arguments'."""
         cdef Py_ssize_t i, count
         cdef Py_ssize_t expected = len(self.tensor_index)
         cdef list gradients = []
@@ -203,7 +193,8 @@ def function_apply(cls, tuple args):
         else:
             needs[i] = False
             tensor_index[i] = -1
-    # The node takes its sequence number before forward runs (engine_semantics 1.5).
+    # The node takes its sequence number before forward runs, so nodes recorded inside
+    # forward get larger numbers.
     ctx.sequence_nr = next_sequence_nr()
     ctx.static_needs_input_grad = tuple(needs)
     ctx.tensor_index = tuple(tensor_index)
@@ -241,7 +232,7 @@ cdef object process_outputs(object cls, _FunctionBase ctx, list tensor_inputs, o
     cdef list outputs = [output] if single else list(output)
     cdef Py_ssize_t i
 
-    # What setup_context saved, to refuse an input that is returned as-is and saved (8.6).
+    # What setup_context saved, to refuse an input that is returned as-is and saved.
     cdef set saved_for_setup = set()
     if separate_setup:
         for value in tuple(ctx.to_save or ()) + tuple(ctx.saved_for_forward or ()):
@@ -292,7 +283,8 @@ cdef set mark_dirty_inputs(object dirty_tensors):
 cdef void wrap_outputs(object cls, _FunctionBase ctx, list outputs, set inputs, set dirty,
                        set non_differentiable, set saved_for_setup,
                        bint is_executable) except *:
-    """Attach each output to ``ctx`` (engine_semantics 8.2, 7.6); edits ``outputs`` in place."""
+    """Attach each output to ``ctx`` (an input returned as-is becomes a view, a dirty input
+    continues its history at ``ctx``); edits ``outputs`` in place."""
     cdef Py_ssize_t i, count = len(outputs), differentiable_count = 0
     cdef Tensor var
     cdef set returned = set()
@@ -333,7 +325,7 @@ cdef void wrap_outputs(object cls, _FunctionBase ctx, list outputs, set inputs, 
             if is_input:
                 var = alias(var)
             set_gradient_edge(var, ctx, i)
-        # Views leaving a custom Function may not be modified in place (rule 7.5).
+        # Views leaving a custom Function may not be modified in place.
         if not (is_input and is_modified) and var._base is not None:
             var._creation_meta = VIEW_IN_CUSTOM_FUNCTION
             var._view_op_name = cls.__name__
@@ -354,7 +346,7 @@ cdef void wrap_outputs(object cls, _FunctionBase ctx, list outputs, set inputs, 
 
 
 cdef Tensor alias(Tensor var):
-    """An input returned as-is comes back as a new view of it (rule 8.2)."""
+    """An input returned as-is comes back as a new view of it."""
     return make_view(var._data.view(), var)
 
 
@@ -367,7 +359,7 @@ cdef inline void set_gradient_edge(Tensor var, _FunctionBase ctx, Py_ssize_t out
 
 cdef void rebase_dirty(_FunctionBase ctx, Tensor var, Py_ssize_t output_nr, bint is_input,
                        Py_ssize_t output_count) except *:
-    """``var`` was modified in place by forward: its history continues at ``ctx`` (7.6)."""
+    """``var`` was modified in place by forward: its history continues at ``ctx``."""
     cdef Tensor base = var._base
     if not is_input:
         if base is not None:
@@ -410,7 +402,6 @@ cdef list save_variables(_FunctionBase ctx, list to_save):
 @cython.final
 cdef class Error(Node):
     """A node that refuses to run: the grad_fn of a once-differentiable backward's results."""
-    cdef readonly str msg
 
     def name(self):
         return "torch::autograd::Error"

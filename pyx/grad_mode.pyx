@@ -1,7 +1,7 @@
 """Thread-local autograd state: grad mode, inference mode, anomaly mode, sequence numbers.
 
 Every flag is a C thread-local, so a thread started inside ``no_grad()`` sees the
-default (grad enabled), as in PyTorch (engine_semantics 9.2), and reading a flag on
+default (grad enabled), as in PyTorch, and reading a flag on
 the per-op path costs one memory load. The Python context managers in
 ``autograd_cy/autograd/grad_mode.py`` are thin shells over the setters here.
 """
@@ -12,7 +12,7 @@ cdef extern from *:
     static __thread int autograd_cy_inference_mode = 0;
     static __thread int autograd_cy_anomaly_enabled = 0;
     static __thread int autograd_cy_anomaly_check_nan = 1;
-    /* Node sequence numbers: thread-local, one per recorded node (rule 1.5). */
+    /* Node sequence numbers: thread-local, one per recorded node. */
     static __thread unsigned long long autograd_cy_sequence_nr = 0;
     """
     int autograd_cy_grad_enabled
@@ -24,7 +24,7 @@ cdef extern from *:
 
 cdef bint is_grad_enabled() noexcept nogil:
     """Do ops record a graph? Grad mode on and inference mode off (an ``enable_grad()``
-    inside ``inference_mode()`` flips the flag but records nothing, rule 9.4)."""
+    inside ``inference_mode()`` flips the flag but records nothing)."""
     return autograd_cy_grad_enabled and not autograd_cy_inference_mode
 
 

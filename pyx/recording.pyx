@@ -157,7 +157,7 @@ cdef Node set_history1(Node node, Tensor input, Tensor output):
 
 
 cdef Node set_history2(Node node, object input0, object input1, Tensor output):
-    """Record a binary op; a non-Tensor operand gets an invalid edge (rule 1.3)."""
+    """Record a binary op; a non-Tensor operand (a Python number) gets an invalid edge."""
     cdef Py_ssize_t input_nr0, input_nr1
     stamp(node)
     node.next_nodes = (function_of(input0), function_of(input1))

@@ -43,7 +43,7 @@ _INFERENCE_SAVE_MESSAGE = (
     "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead "
     "of `torch.inference_mode()`.")
 
-# ---- saved_tensors_hooks (rules 5.4-5.6): a per-thread stack of (pack, unpack) pairs.
+# ---- saved_tensors_hooks: a per-thread stack of (pack, unpack) pairs; the innermost applies.
 # `save` runs on every recorded op, so "are hooks active?" is one C thread-local load;
 # the Python stack itself lives in a threading.local and is read only when it is set.
 cdef extern from *:
@@ -63,7 +63,7 @@ cdef list _hooks_stack():
 
 
 def _push_saved_tensors_hooks(pack, unpack):
-    """Make ``(pack, unpack)`` the innermost pair (only that one applies, rule 5.4)."""
+    """Make ``(pack, unpack)`` the innermost pair (only that one applies)."""
     global autograd_cy_saved_hooks_depth
     message = getattr(_hooks_local, "disabled_message", None)
     if message is not None:
@@ -108,7 +108,7 @@ cdef class SavedTensor:
 
     An input of the node is kept as the tensor object itself; the node's own output
     only as its array (plus version counter), re-wrapped with ``grad_fn = node`` on
-    each unpack, so that node -> output -> node is never a reference cycle (rule 5.1).
+    each unpack, so that node -> output -> node is never a reference cycle.
     """
 
     def register_hooks(self, pack_hook, unpack_hook):
@@ -134,7 +134,7 @@ cdef class SavedTensor:
         self._apply_hooks(pack_hook, unpack_hook, value)
 
     cdef _apply_hooks(self, pack_hook, unpack_hook, Tensor value):
-        """Hand storage to a pack hook (run under no_grad, exactly once: rule 5.4)."""
+        """Hand storage to a pack hook (run under no_grad, exactly once)."""
         cdef bint previous = _is_grad_enabled()
         cdef unsigned long long version = version_counter(value).version
         if value._grad_fn is None and value._requires_grad:
@@ -165,7 +165,7 @@ cdef class SavedTensor:
         if self.freed:
             raise RuntimeError(_FREED_MESSAGE)
         if self.unpack_hook is not None:
-            # Hooks take over storage; PyTorch skips the version check here (rule 5.5).
+            # Hooks take over storage; PyTorch skips the version check here.
             value = self.unpack_hook(self.packed)
             if not isinstance(value, Tensor):
                 raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but "

@@ -196,7 +196,7 @@ cdef class Tensor:
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
         new_data = (<Tensor>value)._data
         if new_data.dtype != self._data.dtype or new_data.shape != self._data.shape:
-            self._accumulator = None      # its metadata describes the old data (rule 1.4)
+            self._accumulator = None      # its metadata describes the old data
         self._data = new_data
 
     @property

@@ -149,7 +149,8 @@ cdef tuple base_geometry_of(Tensor base):
 
 
 cdef void regenerate_view_grad_fn(Tensor view) except *:
-    """Rebuild a view's grad_fn after its base or a sibling changed in place (7.4, 7.5)."""
+    """Rebuild a view's grad_fn after its base or a sibling changed in place (refused for
+    views made in no_grad or inference mode, by multi-output ops or custom Functions)."""
     cdef Tensor base = view._base
     cdef AsStridedBackward0 node
     view._grad_fn_version = version_counter(view).version
@@ -307,7 +308,8 @@ cdef void quietly_into(object ufunc, object array, object operand) except *:
 
 
 cpdef void move_retains_grad_hook(Tensor t, Node old_grad_fn, Py_ssize_t old_output_nr) except *:
-    """After an in-place op rebased ``t``, its retains-grad hook follows it (rule 4.7)."""
+    """After an in-place op rebased ``t``, its retains-grad hook follows it (tensor hooks
+    stay on the old grad_fn)."""
     cdef NodeExtras old = old_grad_fn.extras
     if old is None or not old.retains_grad_hooks:
         return
@@ -346,7 +348,7 @@ _CUSTOM_FUNCTION_VIEW = (
 
 
 cpdef str view_error_message(Tensor view, bint indirect):
-    """PyTorch's message for a forbidden in-place on a view (engine_semantics 7.5)."""
+    """PyTorch's message for a forbidden in-place on a view."""
     meta = view._creation_meta
     if meta == VIEW_NO_GRAD_MODE:
         what = ("its base or another view of its base has been modified inplace" if indirect
@@ -370,7 +372,9 @@ cpdef str view_error_message(Tensor view, bint indirect):
 
 
 cdef void check_inplace(Tensor self, bint records) except *:
-    """Refuse in-place ops PyTorch refuses (rules 7.2, 7.5, 9.4); ``records``: grad mode on."""
+    """Refuse the in-place ops PyTorch refuses: on a leaf that requires grad (or a view of
+    one), on inference tensors outside inference mode, on views whose creation forbids it.
+    ``records``: grad mode is on."""
     if self._is_inference and not is_inference_mode_enabled():
         raise RuntimeError(
             "Inplace update to inference tensor outside InferenceMode is not allowed.You can "

@@ -11,7 +11,7 @@ import threading
 
 from autograd_cy._C import saved_tensor as _saved_tensor
 from autograd_cy._C.backward import GradientEdge
-from autograd_cy._C.engine import (  # noqa: F401
+from autograd_cy._C.graph_task import (  # noqa: F401
     _will_engine_execute_node, _current_graph_task_id, queue_callback,
 )
 from autograd_cy._C.node import Node

@@ -15,7 +15,7 @@ class _ExecutionEngine:
     @staticmethod
     def queue_callback(callback):
         """Run ``callback()`` after the current backward has finished, in queue order."""
-        from autograd_cy._C.engine import queue_callback
+        from autograd_cy._C.graph_task import queue_callback
         queue_callback(callback)
 
 
