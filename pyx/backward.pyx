@@ -134,7 +134,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
              grad_variables=None, inputs=None):
     """Accumulate into ``.grad`` of the leaves the gradient of ``tensors``.
 
-    >>> import autograd_cy as ag
     >>> x = ag.tensor([1.0, 2.0], requires_grad=True)
     >>> ag.autograd.backward((x * 3).sum())
     >>> x.grad
@@ -173,7 +172,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
 def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulate the gradient of this tensor into the leaves (``autograd.backward``).
 
-    >>> import autograd_cy as ag
     >>> x = ag.tensor([1.0, 2.0], requires_grad=True)
     >>> (x * x).sum().backward()
     >>> x.grad

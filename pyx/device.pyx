@@ -6,7 +6,6 @@ __all__ = ["device"]
 cdef class device:
     """A device, parsed like ``torch.device``.
 
-    >>> import autograd_cy as ag
     >>> ag.device("cuda:1"), ag.device("cpu") == "cpu"
     (device(type='cuda', index=1), True)
     """

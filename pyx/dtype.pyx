@@ -15,7 +15,6 @@ __all__ = ["dtype", "float16", "float32", "float64", "int32", "int64", "bool",
 cdef class dtype:
     """A tensor element type; immutable singletons, one per NumPy dtype.
 
-    >>> import autograd_cy as ag
     >>> ag.float32, ag.float32.is_floating_point, ag.tensor([1, 2]).dtype
     (autograd_cy.float32, True, autograd_cy.int64)
     """

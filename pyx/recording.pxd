@@ -14,7 +14,7 @@ cdef void stamp(Node node)
 cdef Node record(Node node, tuple inputs, tuple outputs, tuple saved=*)
 cdef Node record1(Node node, Tensor input, Tensor output, tuple saved=*)
 cdef Node record2(Node node, object input0, object input1, Tensor output, tuple saved=*)
-cdef tuple save_all(tuple saved, object outputs)
+cdef tuple save_all(Node node, tuple saved)
 
 # History alone, for nodes that save nothing or save by hand (custom Functions, views).
 cdef Node set_history(Node node, tuple inputs, tuple outputs)

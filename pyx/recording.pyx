@@ -207,14 +207,15 @@ cdef bint any_requires_grad2(object a, object b):
 #         record1(ExpBackward0(), x, out, (out,))      # backward reads the result
 #
 # ``saved`` lists what the backward formula reads, in the order of the node class's
-# ``saved_names``: an input, an output (kept without a reference cycle), None for a value
-# not needed, or a Python number (kept as a 0-d tensor, as PyTorch keeps a "wrapped
+# ``saved_names``: an input, an output (kept without a reference cycle: its grad_fn is the
+# node), None for a value not needed, or a Python number (kept as a 0-d tensor, as PyTorch keeps a "wrapped
 # number"). The node then reads them with ``unpack_saved(node, i)`` and
 # ``Node.release_variables`` frees them all after backward.
 
-cdef tuple save_all(tuple saved, object outputs):
-    """A SavedTensor (or None) per entry of ``saved``; an entry that is one of ``outputs``
-    is saved as the node's output."""
+cdef tuple save_all(Node node, tuple saved):
+    """A SavedTensor (or None) per entry of ``saved``. An entry whose grad_fn is ``node`` is
+    one of its outputs, saved as such (NOTE [Saved tensors]); an output left outside the
+    graph (an integer result, e.g. max's indices) has no grad_fn and is kept as it is."""
     cdef Py_ssize_t i, n = len(saved)
     cdef tuple result = PyTuple_New(n)
     cdef object value, entry
@@ -223,7 +224,7 @@ cdef tuple save_all(tuple saved, object outputs):
         if value is None:
             entry = None
         elif isinstance(value, Tensor):
-            entry = save(<Tensor>value, is_output_of(value, outputs))
+            entry = save(<Tensor>value, (<Tensor>value)._grad_fn is node)
         else:
             entry = save(make_tensor(np.asarray(value)), False)
         Py_INCREF(entry)
@@ -231,20 +232,11 @@ cdef tuple save_all(tuple saved, object outputs):
     return result
 
 
-cdef inline bint is_output_of(object value, object outputs):
-    if isinstance(outputs, Tensor):
-        return value is outputs
-    for output in <tuple>outputs:
-        if value is output:
-            return True
-    return False
-
-
 cdef Node record(Node node, tuple inputs, tuple outputs, tuple saved=()):
     """Make ``node`` the grad_fn of ``outputs = op(*inputs)`` and save ``saved`` in it."""
     set_history(node, inputs, outputs)
     if saved:
-        node.saved_tensors = save_all(saved, outputs)
+        node.saved_tensors = save_all(node, saved)
     return node
 
 
@@ -252,7 +244,7 @@ cdef Node record1(Node node, Tensor input, Tensor output, tuple saved=()):
     """``record`` for one input and one output."""
     set_history1(node, input, output)
     if saved:
-        node.saved_tensors = save_all(saved, output)
+        node.saved_tensors = save_all(node, saved)
     return node
 
 
@@ -260,7 +252,7 @@ cdef Node record2(Node node, object input0, object input1, Tensor output, tuple 
     """``record`` for two inputs (a Python number is one) and one output."""
     set_history2(node, input0, input1, output)
     if saved:
-        node.saved_tensors = save_all(saved, output)
+        node.saved_tensors = save_all(node, saved)
     return node
 
 

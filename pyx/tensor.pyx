@@ -59,7 +59,7 @@ cdef void register_methods(dict methods) except *:
 
 
 cdef int ops_not_loaded() except -1:
-    raise RuntimeError("autograd_cy's ops are not loaded: import autograd_cy first")
+    raise RuntimeError("autograd_cy's ops are not loaded: import the autograd_cy package first")
 
 
 def _register_methods(dict methods):
@@ -168,7 +168,6 @@ _NON_LEAF_GRAD_WARNING = (
 cdef class Tensor:
     """A multi-dimensional array that records the operations applied to it.
 
-    >>> import autograd_cy as ag
     >>> x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
     >>> (x * x).sum().backward()
     >>> x.grad
