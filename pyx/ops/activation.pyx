@@ -20,9 +20,8 @@ from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.dtype cimport from_numpy_dtype
 from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, register_methods
 from autograd_cy._C.tensor cimport wrap_dim
-from autograd_cy._C.node cimport Node
-from autograd_cy._C.saved_tensor cimport SavedTensor, save
-from autograd_cy._C.recording cimport set_history1, set_history2, any_requires_grad2
+from autograd_cy._C.node cimport Node, unpack_saved
+from autograd_cy._C.recording cimport record1, record2, any_requires_grad2
 from autograd_cy._C.promotion cimport wrap
 from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.ops.activation_kernels cimport (
@@ -59,19 +58,16 @@ cdef object sum_dim(object t, Py_ssize_t dim):
 # ------------------------------------------------------------------ softmax
 
 cdef class SoftmaxBackward0(Node):
-    cdef readonly SavedTensor saved_result
+    saved_names = ("result",)
     cdef readonly Py_ssize_t saved_dim
 
     cpdef tuple apply(self, tuple grads):
-        return (softmax_backward(grads[0], self.saved_result.unpack(self), self.saved_dim, False),)
-
-    cdef void release_variables(self):
-        self.saved_result.release()
+        return (softmax_backward(grads[0], unpack_saved(self, 0), self.saved_dim, False),)
 
 
 cdef class LogSoftmaxBackward0(SoftmaxBackward0):
     cpdef tuple apply(self, tuple grads):
-        return (softmax_backward(grads[0], self.saved_result.unpack(self), self.saved_dim, True),)
+        return (softmax_backward(grads[0], unpack_saved(self, 0), self.saved_dim, True),)
 
 
 cdef Tensor softmax_forward(Tensor input, object dim, object dtype, bint log):
@@ -87,8 +83,7 @@ cdef Tensor softmax_forward(Tensor input, object dim, object dtype, bint log):
     if is_grad_enabled() and requires_grad(input):
         node = LogSoftmaxBackward0() if log else SoftmaxBackward0()
         node.saved_dim = d
-        set_history1(node, input, out)
-        node.saved_result = save(out, True)
+        record1(node, input, out, (out,))
     return out
 
 
@@ -104,13 +99,12 @@ def log_softmax(Tensor input, dim, dtype=None):
 
 cdef class SoftmaxBackwardDataBackward0(Node):
     """Double backward of softmax: inputs (grad_output, output)."""
-    cdef readonly SavedTensor saved_grad_output
-    cdef readonly SavedTensor saved_output
+    saved_names = ("grad_output", "output")
     cdef readonly Py_ssize_t saved_dim
 
     cpdef tuple apply(self, tuple grads):
         gg = grads[0]
-        y = self.saved_output.unpack(self)
+        y = unpack_saved(self, 1)
         d = self.saved_dim
         grad_grad = grad_y = None
         if self.should_compute_output(0):
@@ -118,14 +112,10 @@ cdef class SoftmaxBackwardDataBackward0(Node):
             grad_grad = _softmax_backward_data(gg, y, d)
         if self.should_compute_output(1):
             # d/dy of y (g - sum(g y)):  gg (g - sum(g y)) - g sum(gg y)
-            g = self.saved_grad_output.unpack(self)
+            g = unpack_saved(self, 0)
             grad_y = sub(mul(gg, sub(g, sum_dim(mul(g, y), d))),
                          mul(g, sum_dim(mul(gg, y), d)))
         return (grad_grad, grad_y)
-
-    cdef void release_variables(self):
-        self.saved_grad_output.release()
-        self.saved_output.release()
 
 
 cdef class LogSoftmaxBackwardDataBackward0(SoftmaxBackwardDataBackward0):
@@ -133,7 +123,7 @@ cdef class LogSoftmaxBackwardDataBackward0(SoftmaxBackwardDataBackward0):
 
     cpdef tuple apply(self, tuple grads):
         gg = grads[0]
-        y = self.saved_output.unpack(self)
+        y = unpack_saved(self, 1)
         d = self.saved_dim
         grad_grad = grad_y = None
         if self.should_compute_output(0):
@@ -141,7 +131,7 @@ cdef class LogSoftmaxBackwardDataBackward0(SoftmaxBackwardDataBackward0):
             grad_grad = sub(gg, sum_dim(mul(gg, exp(y)), d))
         if self.should_compute_output(1):
             # d/dy of g - exp(y) sum(g):  -gg exp(y) sum(g)
-            g = self.saved_grad_output.unpack(self)
+            g = unpack_saved(self, 0)
             grad_y = neg(mul(mul(gg, exp(y)), sum_dim(g, d)))
         return (grad_grad, grad_y)
 
@@ -152,9 +142,7 @@ cdef Tensor softmax_backward(Tensor grad_output, Tensor output, Py_ssize_t dim, 
     if any_requires_grad2(grad_output, output):
         node = LogSoftmaxBackwardDataBackward0() if log else SoftmaxBackwardDataBackward0()
         node.saved_dim = dim
-        node.saved_grad_output = save(grad_output, False)
-        node.saved_output = save(output, False)
-        set_history2(node, grad_output, output, out)
+        record2(node, grad_output, output, out, (grad_output, output))
     return out
 
 
@@ -171,14 +159,11 @@ def _log_softmax_backward_data(Tensor grad_output, Tensor output, Py_ssize_t dim
 # ------------------------------------------------------------------ gelu
 
 cdef class GeluBackward0(Node):
-    cdef readonly SavedTensor saved_self
+    saved_names = ("self",)
     cdef readonly str saved_approximate
 
     cpdef tuple apply(self, tuple grads):
-        return (gelu_backward(grads[0], self.saved_self.unpack(self), self.saved_approximate),)
-
-    cdef void release_variables(self):
-        self.saved_self.release()
+        return (gelu_backward(grads[0], unpack_saved(self, 0), self.saved_approximate),)
 
 
 cdef void check_approximate(str approximate) except *:
@@ -194,32 +179,26 @@ def gelu(Tensor input, *, approximate="none"):
     cdef Tensor out = wrap(gelu_array(x, None, approximate))
     if is_grad_enabled() and requires_grad(input):
         node = GeluBackward0()
-        node.saved_self = save(input, False)
         node.saved_approximate = approximate
-        set_history1(node, input, out)
+        record1(node, input, out, (input,))
     return out
 
 
 cdef class GeluBackwardBackward0(Node):
     """Double backward of gelu: inputs (grad_output, self)."""
-    cdef readonly SavedTensor saved_grad_output
-    cdef readonly SavedTensor saved_self
+    saved_names = ("grad_output", "self")
     cdef readonly str saved_approximate
 
     cpdef tuple apply(self, tuple grads):
         gg = grads[0]
-        x = self.saved_self.unpack(self)
+        x = unpack_saved(self, 1)
         grad_grad = grad_x = None
         if self.should_compute_output(0):
             grad_grad = gelu_backward(gg, x, self.saved_approximate)
         if self.should_compute_output(1):
-            grad_x = mul(mul(gg, self.saved_grad_output.unpack(self)),
+            grad_x = mul(mul(gg, unpack_saved(self, 0)),
                          gelu_second_derivative(x, self.saved_approximate))
         return (grad_grad, grad_x)
-
-    cdef void release_variables(self):
-        self.saved_grad_output.release()
-        self.saved_self.release()
 
 
 cdef object gelu_second_derivative(object x, str approximate):
@@ -244,10 +223,8 @@ def gelu_backward(Tensor grad_output, Tensor self, approximate="none"):
     cdef Tensor out = wrap(gelu_array(self._data, grad_output._data, approximate))
     if any_requires_grad2(grad_output, self):
         node = GeluBackwardBackward0()
-        node.saved_grad_output = save(grad_output, False)
-        node.saved_self = save(self, False)
         node.saved_approximate = approximate
-        set_history2(node, grad_output, self, out)
+        record2(node, grad_output, self, out, (grad_output, self))
     return out
 
 
@@ -256,27 +233,21 @@ def gelu_backward(Tensor grad_output, Tensor self, approximate="none"):
 cdef class SiluBackward0(Node):
     """``grad s (1 + x (1 - s))``, s = sigmoid(x): one kernel, or recorded ops under
     ``create_graph=True`` (grad mode on), as PyTorch does."""
-    cdef readonly SavedTensor saved_self
+    saved_names = ("self",)
 
     cpdef tuple apply(self, tuple grads):
-        x = self.saved_self.unpack(self)
+        x = unpack_saved(self, 0)
         if is_grad_enabled():
             s = sigmoid(x)
             return (mul(grads[0], mul(s, add(mul(x, sub(1.0, s)), 1.0))),)
         return (wrap(silu_array((<Tensor>x)._data, (<Tensor>grads[0])._data)),)
 
-    cdef void release_variables(self):
-        self.saved_self.release()
-
 
 def silu(Tensor input):
     """``x sigmoid(x)`` (also called swish)."""
-    cdef SiluBackward0 node
     cdef Tensor out = wrap(silu_array(floating_data(input, "silu_cpu"), None))
     if is_grad_enabled() and requires_grad(input):
-        node = SiluBackward0()
-        node.saved_self = save(input, False)
-        set_history1(node, input, out)
+        record1(SiluBackward0(), input, out, (input,))
     return out
 
 
@@ -288,16 +259,13 @@ def silu_(Tensor input):
 # ------------------------------------------------------------------ softplus
 
 cdef class SoftplusBackward0(Node):
-    cdef readonly SavedTensor saved_self
+    saved_names = ("self",)
     cdef readonly object saved_beta
     cdef readonly object saved_threshold
 
     cpdef tuple apply(self, tuple grads):
-        return (softplus_backward(grads[0], self.saved_self.unpack(self), self.saved_beta,
+        return (softplus_backward(grads[0], unpack_saved(self, 0), self.saved_beta,
                                   self.saved_threshold),)
-
-    cdef void release_variables(self):
-        self.saved_self.release()
 
 
 def softplus(Tensor input, beta=1.0, threshold=20.0):
@@ -307,23 +275,21 @@ def softplus(Tensor input, beta=1.0, threshold=20.0):
     cdef Tensor out = wrap(softplus_array(x, None, beta, threshold))
     if is_grad_enabled() and requires_grad(input):
         node = SoftplusBackward0()
-        node.saved_self = save(input, False)
         node.saved_beta = beta
         node.saved_threshold = threshold
-        set_history1(node, input, out)
+        record1(node, input, out, (input,))
     return out
 
 
 cdef class SoftplusBackwardBackward0(Node):
     """Double backward of softplus: inputs (grad_output, self)."""
-    cdef readonly SavedTensor saved_grad_output
-    cdef readonly SavedTensor saved_self
+    saved_names = ("grad_output", "self")
     cdef readonly object saved_beta
     cdef readonly object saved_threshold
 
     cpdef tuple apply(self, tuple grads):
         gg = grads[0]
-        x = self.saved_self.unpack(self)
+        x = unpack_saved(self, 1)
         beta, threshold = self.saved_beta, self.saved_threshold
         grad_grad = grad_x = None
         if self.should_compute_output(0):
@@ -333,13 +299,8 @@ cdef class SoftplusBackwardBackward0(Node):
             s = sigmoid(mul(x, beta))
             curvature = mul(mul(s, sub(1.0, s)), beta)
             inside = make_tensor((<Tensor>x)._data * beta <= threshold)
-            grad_x = where(inside, mul(mul(gg, self.saved_grad_output.unpack(self)), curvature),
-                           0.0)
+            grad_x = where(inside, mul(mul(gg, unpack_saved(self, 0)), curvature), 0.0)
         return (grad_grad, grad_x)
-
-    cdef void release_variables(self):
-        self.saved_grad_output.release()
-        self.saved_self.release()
 
 
 def softplus_backward(Tensor grad_output, Tensor self, beta, threshold):
@@ -348,39 +309,31 @@ def softplus_backward(Tensor grad_output, Tensor self, beta, threshold):
     cdef Tensor out = wrap(softplus_array(self._data, grad_output._data, beta, threshold))
     if any_requires_grad2(grad_output, self):
         node = SoftplusBackwardBackward0()
-        node.saved_grad_output = save(grad_output, False)
-        node.saved_self = save(self, False)
         node.saved_beta = beta
         node.saved_threshold = threshold
-        set_history2(node, grad_output, self, out)
+        record2(node, grad_output, self, out, (grad_output, self))
     return out
 
 
 # ------------------------------------------------------------------ leaky_relu
 
 cdef class LeakyReluBackward0(Node):
-    cdef readonly SavedTensor saved_self
+    saved_names = ("self",)
     cdef readonly object saved_negative_slope
 
     cpdef tuple apply(self, tuple grads):
-        return (leaky_relu_backward(grads[0], self.saved_self.unpack(self),
+        return (leaky_relu_backward(grads[0], unpack_saved(self, 0),
                                     self.saved_negative_slope, False),)
-
-    cdef void release_variables(self):
-        self.saved_self.release()
 
 
 cdef class LeakyReluBackward1(Node):
     """After ``leaky_relu_``: the sign test reads the result, valid for a positive slope."""
-    cdef readonly SavedTensor saved_result
+    saved_names = ("result",)
     cdef readonly object saved_negative_slope
 
     cpdef tuple apply(self, tuple grads):
-        return (leaky_relu_backward(grads[0], self.saved_result.unpack(self),
+        return (leaky_relu_backward(grads[0], unpack_saved(self, 0),
                                     self.saved_negative_slope, True),)
-
-    cdef void release_variables(self):
-        self.saved_result.release()
 
 
 cdef Tensor leaky_relu_forward(Tensor input, object negative_slope, bint save_result):
@@ -393,13 +346,11 @@ cdef Tensor leaky_relu_forward(Tensor input, object negative_slope, bint save_re
     if save_result:
         node1 = LeakyReluBackward1()
         node1.saved_negative_slope = negative_slope
-        set_history1(node1, input, out)
-        node1.saved_result = save(out, True)
+        record1(node1, input, out, (out,))
     else:
         node0 = LeakyReluBackward0()
-        node0.saved_self = save(input, False)
         node0.saved_negative_slope = negative_slope
-        set_history1(node0, input, out)
+        record1(node0, input, out, (input,))
     return out
 
 
@@ -416,20 +367,17 @@ def leaky_relu_(Tensor input, negative_slope=0.01):
 
 cdef class LeakyReluBackwardBackward0(Node):
     """Double backward: linear in the gradient, zero with respect to ``self``."""
-    cdef readonly SavedTensor saved_self
+    saved_names = ("self",)
     cdef readonly object saved_negative_slope
 
     cpdef tuple apply(self, tuple grads):
-        x = self.saved_self.unpack(self)
+        x = unpack_saved(self, 0)
         grad_grad = grad_x = None
         if self.should_compute_output(0):
             grad_grad = leaky_relu_backward(grads[0], x, self.saved_negative_slope, False)
         if self.should_compute_output(1):
             grad_x = make_tensor(np.zeros_like((<Tensor>x)._data))
         return (grad_grad, grad_x)
-
-    cdef void release_variables(self):
-        self.saved_self.release()
 
 
 def leaky_relu_backward(Tensor grad_output, Tensor self, negative_slope, bint self_is_result):
@@ -445,32 +393,25 @@ def leaky_relu_backward(Tensor grad_output, Tensor self, negative_slope, bint se
     cdef Tensor out = wrap(leaky_relu_array(self._data, grad_output._data, negative_slope))
     if any_requires_grad2(grad_output, self):
         node = LeakyReluBackwardBackward0()
-        node.saved_self = save(self, False)
         node.saved_negative_slope = negative_slope
-        set_history2(node, grad_output, self, out)
+        record2(node, grad_output, self, out, (self,))
     return out
 
 
 # ------------------------------------------------ private helpers for formulas
 
 cdef class LogSigmoidBackward0(Node):
-    cdef readonly SavedTensor saved_self
+    saved_names = ("self",)
 
     cpdef tuple apply(self, tuple grads):
-        return (mul(grads[0], sigmoid(neg(self.saved_self.unpack(self)))),)
-
-    cdef void release_variables(self):
-        self.saved_self.release()
+        return (mul(grads[0], sigmoid(neg(unpack_saved(self, 0)))),)
 
 
 def _log_sigmoid(Tensor input):
     """``log(sigmoid(x))`` without overflow or log(0)."""
-    cdef LogSigmoidBackward0 node
     cdef Tensor out = wrap(log_sigmoid_array(floating_data(input, "log_sigmoid_forward")))
     if is_grad_enabled() and requires_grad(input):
-        node = LogSigmoidBackward0()
-        node.saved_self = save(input, False)
-        set_history1(node, input, out)
+        record1(LogSigmoidBackward0(), input, out, (input,))
     return out
 
 

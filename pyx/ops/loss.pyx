@@ -14,9 +14,9 @@ import numpy as np
 from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.dtype cimport from_numpy_dtype
 from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad
-from autograd_cy._C.node cimport Node
-from autograd_cy._C.saved_tensor cimport SavedTensor, save
-from autograd_cy._C.recording cimport set_history1, set_history2, any_requires_grad2
+from autograd_cy._C.node cimport Node, unpack_saved
+from autograd_cy._C.saved_tensor cimport SavedTensor
+from autograd_cy._C.recording cimport record1, record2, any_requires_grad2
 from autograd_cy._C.promotion cimport wrap, result_type
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.ops.arithmetic import add, sub, mul, div, neg
@@ -63,29 +63,26 @@ cdef void check_no_grad(object tensor, str name, str function) except *:
                            f"argument '{name}'. This input cannot have requires_grad True.")
 
 
-cdef inline object unpack_optional(SavedTensor saved, Node owner):
-    return None if saved is None else saved.unpack(owner)
+cdef inline object unpack_optional(Node node, Py_ssize_t i):
+    """``unpack_saved`` for an optional tensor (a weight), saved as None when not given."""
+    saved = node.saved_tensors[i]
+    return None if saved is None else (<SavedTensor>saved).unpack(node)
 
 
 # ------------------------------------------------------------------ mse_loss
 
 cdef class MseLossBackward0(Node):
-    cdef readonly SavedTensor saved_self
-    cdef readonly SavedTensor saved_target
+    saved_names = ("self", "target")
     cdef readonly int saved_reduction
 
     cpdef tuple apply(self, tuple grads):
-        x = self.saved_self.unpack(self)
-        target = self.saved_target.unpack(self)
+        x = unpack_saved(self, 0)
+        target = unpack_saved(self, 1)
         # d/dx (x - t)^2 = 2 (x - t); the target gets the opposite.
         grad = mul(mul(sub(x, target), 2.0), grads[0])
         grad = scale_grad(grad, self.saved_reduction, (<Tensor>x)._data.size)
         return (grad if self.should_compute_output(0) else None,
                 neg(grad) if self.should_compute_output(1) else None)
-
-    cdef void release_variables(self):
-        self.saved_self.release()
-        self.saved_target.release()
 
 
 def mse_loss(Tensor input, Tensor target, int reduction=MEAN):
@@ -98,10 +95,8 @@ def mse_loss(Tensor input, Tensor target, int reduction=MEAN):
     cdef Tensor out = wrap(reduce_array(diff * diff, reduction))
     if any_requires_grad2(input, target):
         node = MseLossBackward0()
-        node.saved_self = save(input, False)
-        node.saved_target = save(target, False)
         node.saved_reduction = reduction
-        set_history2(node, input, target, out)
+        record2(node, input, target, out, (input, target))
     return out
 
 
@@ -109,25 +104,16 @@ def mse_loss(Tensor input, Tensor target, int reduction=MEAN):
 
 cdef class NllLossBackward0(Node):
     """Scatter ``-weight[target] * grad`` into the target positions of a zero gradient."""
-    cdef readonly SavedTensor saved_self
-    cdef readonly SavedTensor saved_target
-    cdef readonly SavedTensor saved_weight
+    saved_names = ("self", "target", "weight")
     cdef readonly object saved_total_weight
     cdef readonly int saved_reduction
     cdef readonly object saved_ignore_index
 
     cpdef tuple apply(self, tuple grads):
-        return (nll_loss_backward(grads[0], self.saved_self.unpack(self),
-                                  self.saved_target.unpack(self),
-                                  unpack_optional(self.saved_weight, self),
+        return (nll_loss_backward(grads[0], unpack_saved(self, 0), unpack_saved(self, 1),
+                                  unpack_optional(self, 2),
                                   self.saved_reduction, self.saved_ignore_index,
                                   self.saved_total_weight),)
-
-    cdef void release_variables(self):
-        self.saved_self.release()
-        self.saved_target.release()
-        if self.saved_weight is not None:
-            self.saved_weight.release()
 
 
 cdef class NllLoss2DBackward0(NllLossBackward0):
@@ -137,29 +123,23 @@ cdef class NllLoss2DBackward0(NllLossBackward0):
 cdef class NllLossBackwardBackward0(Node):
     """nll_loss_backward is a scatter, linear in the gradient: its adjoint, the gather,
     is nll_loss itself. Inputs (grad_output, self); ``self`` gets zeros."""
-    cdef readonly SavedTensor saved_target
-    cdef readonly SavedTensor saved_weight
+    saved_names = ("target", "weight")
     cdef readonly object saved_total_weight
     cdef readonly int saved_reduction
     cdef readonly object saved_ignore_index
-    cdef readonly tuple self_sym_sizes
+    cdef readonly tuple saved_self_sym_sizes
 
     cpdef tuple apply(self, tuple grads):
         gg = grads[0]
         grad_grad = grad_self = None
         if self.should_compute_output(0):
-            grad_grad, _ = nll_loss_forward(gg, self.saved_target.unpack(self),
-                                            unpack_optional(self.saved_weight, self),
+            grad_grad, _ = nll_loss_forward(gg, unpack_saved(self, 0), unpack_optional(self, 1),
                                             self.saved_reduction, self.saved_ignore_index,
                                             self.saved_total_weight)
         if self.should_compute_output(1):
-            grad_self = make_tensor(np.zeros(self.self_sym_sizes, (<Tensor>gg)._data.dtype))
+            grad_self = make_tensor(np.zeros(self.saved_self_sym_sizes,
+                                             (<Tensor>gg)._data.dtype))
         return (grad_grad, grad_self)
-
-    cdef void release_variables(self):
-        self.saved_target.release()
-        if self.saved_weight is not None:
-            self.saved_weight.release()
 
 
 cdef tuple nll_layout(tuple input_shape, object target):
@@ -233,13 +213,10 @@ def nll_loss_forward(Tensor input, Tensor target, weight, int reduction, ignore_
     cdef Tensor out = wrap(array)
     if is_grad_enabled() and requires_grad(input):
         node = NllLossBackward0() if x.ndim <= 2 else NllLoss2DBackward0()
-        node.saved_self = save(input, False)
-        node.saved_target = save(target, False)
-        node.saved_weight = None if weight is None else save(<Tensor>weight, False)
         node.saved_total_weight = total_weight
         node.saved_reduction = reduction
         node.saved_ignore_index = ignore_index
-        set_history1(node, input, out)
+        record1(node, input, out, (input, target, weight))
     return out, total_weight
 
 
@@ -275,13 +252,11 @@ def nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, weight,
     cdef Tensor out = wrap(grad)
     if any_requires_grad2(grad_output, self):
         node = NllLossBackwardBackward0()
-        node.saved_target = save(target, False)
-        node.saved_weight = None if weight is None else save(<Tensor>weight, False)
         node.saved_total_weight = total_weight
         node.saved_reduction = reduction
         node.saved_ignore_index = ignore_index
-        node.self_sym_sizes = self._data.shape
-        set_history2(node, grad_output, self, out)
+        node.saved_self_sym_sizes = self._data.shape
+        record2(node, grad_output, self, out, (target, weight))
     return out
 
 
@@ -339,15 +314,13 @@ def nll_loss_nd(Tensor input, Tensor target, weight=None, int reduction=MEAN,
 # ------------------------------------------------------------------ binary_cross_entropy
 
 cdef class BinaryCrossEntropyBackward0(Node):
-    cdef readonly SavedTensor saved_self
-    cdef readonly SavedTensor saved_target
-    cdef readonly SavedTensor saved_weight
+    saved_names = ("self", "target", "weight")
     cdef readonly int saved_reduction
 
     cpdef tuple apply(self, tuple grads):
-        x = self.saved_self.unpack(self)
-        target = self.saved_target.unpack(self)
-        weight = unpack_optional(self.saved_weight, self)
+        x = unpack_saved(self, 0)
+        target = unpack_saved(self, 1)
+        weight = unpack_optional(self, 2)
         grad = grads[0] if weight is None else mul(grads[0], weight)
         grad = scale_grad(grad, self.saved_reduction, (<Tensor>x)._data.size)
         grad_x = grad_target = None
@@ -360,12 +333,6 @@ cdef class BinaryCrossEntropyBackward0(Node):
         if self.should_compute_output(1):
             grad_target = mul(grad, sub(log(sub(1.0, x)), log(x)))      # -logit(x)
         return (grad_x, grad_target)
-
-    cdef void release_variables(self):
-        self.saved_self.release()
-        self.saved_target.release()
-        if self.saved_weight is not None:
-            self.saved_weight.release()
 
 
 def binary_cross_entropy(Tensor input, Tensor target, weight=None, int reduction=MEAN):
@@ -392,28 +359,22 @@ def binary_cross_entropy(Tensor input, Tensor target, weight=None, int reduction
     cdef Tensor out = wrap(reduce_array(loss.astype(x.dtype, copy=False), reduction))
     if any_requires_grad2(input, target):
         node = BinaryCrossEntropyBackward0()
-        node.saved_self = save(input, False)
-        node.saved_target = save(target, False)
-        node.saved_weight = None if weight is None else save(<Tensor>weight, False)
         node.saved_reduction = reduction
-        set_history2(node, input, target, out)
+        record2(node, input, target, out, (input, target, weight))
     return out
 
 
 # ------------------------------------------------------- binary_cross_entropy_with_logits
 
 cdef class BinaryCrossEntropyWithLogitsBackward0(Node):
-    cdef readonly SavedTensor saved_self
-    cdef readonly SavedTensor saved_target
-    cdef readonly SavedTensor saved_weight
-    cdef readonly SavedTensor saved_pos_weight
+    saved_names = ("self", "target", "weight", "pos_weight")
     cdef readonly int saved_reduction
 
     cpdef tuple apply(self, tuple grads):
-        x = self.saved_self.unpack(self)
-        target = self.saved_target.unpack(self)
-        weight = unpack_optional(self.saved_weight, self)
-        pos_weight = unpack_optional(self.saved_pos_weight, self)
+        x = unpack_saved(self, 0)
+        target = unpack_saved(self, 1)
+        weight = unpack_optional(self, 2)
+        pos_weight = unpack_optional(self, 3)
         grad = grads[0] if weight is None else mul(grads[0], weight)
         grad = scale_grad(grad, self.saved_reduction, (<Tensor>x)._data.size)
         grad_x = grad_target = None
@@ -432,14 +393,6 @@ cdef class BinaryCrossEntropyWithLogitsBackward0(Node):
                 grad_target = neg(mul(grad, add(x, mul(sub(pos_weight, 1.0),
                                                        _log_sigmoid(x)))))
         return (grad_x, grad_target)
-
-    cdef void release_variables(self):
-        self.saved_self.release()
-        self.saved_target.release()
-        if self.saved_weight is not None:
-            self.saved_weight.release()
-        if self.saved_pos_weight is not None:
-            self.saved_pos_weight.release()
 
 
 cdef tuple broadcast_shape(tuple a, tuple b):
@@ -489,10 +442,6 @@ def binary_cross_entropy_with_logits(Tensor input, Tensor target, weight=None,
     cdef Tensor out = wrap(reduce_array(loss.astype(dtype, copy=False), reduction))
     if any_requires_grad2(input, target):
         node = BinaryCrossEntropyWithLogitsBackward0()
-        node.saved_self = save(input, False)
-        node.saved_target = save(target, False)
-        node.saved_weight = None if weight is None else save(<Tensor>weight, False)
-        node.saved_pos_weight = None if pos_weight is None else save(<Tensor>pos_weight, False)
         node.saved_reduction = reduction
-        set_history2(node, input, target, out)
+        record2(node, input, target, out, (input, target, weight, pos_weight))
     return out
