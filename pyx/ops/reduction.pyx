@@ -188,7 +188,7 @@ def sum_to(Tensor grad, tuple shape):
         # Nothing to record (the engine between nodes, no create_graph): the ufunc's own
         # reduce, without np.sum's Python-level wrapper. Summing away only leading dims (a
         # bias's gradient) gives the shape at once: a fresh array, not a reshaped view,
-        # which AccumulateGrad may then take as .grad without a copy (rule 6.2).
+        # which AccumulateGrad may then take as .grad without a copy.
         if len(dims) == leading:
             return make_tensor(np.add.reduce(array, axis=tuple(dims),
                                              dtype=sum_dtype(array, None)))
