@@ -11,7 +11,7 @@ from autograd_cy._C.dtype cimport dtype as dtype_class, to_numpy_dtype
 from autograd_cy._C.device cimport device as device_class
 from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, register_methods
 from autograd_cy._C.node cimport Node
-from autograd_cy._C.recording cimport set_history1
+from autograd_cy._C.recording cimport record1
 from autograd_cy._C.promotion cimport wrap
 
 __all__ = ["clone"]
@@ -20,6 +20,8 @@ __tensor_methods__ = ("clone", "contiguous", "to", "type_as", "float", "double",
 
 
 cdef class CloneBackward0(Node):
+    """The gradient passes through unchanged; nothing is saved."""
+
     cpdef tuple apply(self, tuple grads):
         return (grads[0],)
 
@@ -28,7 +30,7 @@ def clone(Tensor self, *, memory_format=None):
     """A copy with its own memory, recorded (gradient passes through unchanged)."""
     cdef Tensor out = wrap(self._data.copy(order="K"))
     if is_grad_enabled() and requires_grad(self):
-        set_history1(CloneBackward0(), self, out)
+        record1(CloneBackward0(), self, out)
     return out
 
 
@@ -38,11 +40,12 @@ def contiguous(Tensor self, memory_format=None):
         return self
     cdef Tensor out = wrap(np.ascontiguousarray(self._data))
     if is_grad_enabled() and requires_grad(self):
-        set_history1(CloneBackward0(), self, out)
+        record1(CloneBackward0(), self, out)
     return out
 
 
 cdef class ToCopyBackward0(Node):
+    """The gradient cast back to the input's dtype; nothing is saved but that dtype."""
     cdef readonly object self_dtype
 
     cpdef tuple apply(self, tuple grads):
@@ -57,7 +60,7 @@ cdef Tensor _cast(Tensor self, object numpy_dtype):
     if is_grad_enabled() and requires_grad(self) and numpy_dtype.kind == "f":
         node = ToCopyBackward0()
         node.self_dtype = self._data.dtype
-        set_history1(node, self, out)
+        record1(node, self, out)
     return out
 
 

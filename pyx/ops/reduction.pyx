@@ -1,31 +1,29 @@
-"""Reductions: sum, mean, var/std, prod, amax/amin, max/min, norm, logsumexp, argmax ...
+"""Reductions: sum, mean, var/std, prod, norm, logsumexp, count_nonzero, sum_to.
 
 A reduction's backward broadcasts the gradient back over the reduced dims
 (``keepdim=False`` dims are first re-inserted as size 1), then scales it by the
 local derivative. Formulas use Tensor ops, so double backward works; masks that
-only select elements (ties of a max, zeros of a prod) are constants without grad,
-as their derivative is zero almost everywhere.
+only select elements (the zeros of a prod) are constants without grad, as their
+derivative is zero almost everywhere. The extrema (max/min, amax/amin, argmax/argmin)
+are in extrema.pyx and share the helpers declared in reduction.pxd.
 """
 import warnings
-from collections import namedtuple
 
 import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.dtype cimport from_numpy_dtype, to_numpy_dtype
-from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, register_methods
+from autograd_cy._C.tensor cimport Tensor, make_tensor, register_methods
 from autograd_cy._C.tensor cimport wrap_dim
-from autograd_cy._C.node cimport Node
-from autograd_cy._C.saved_tensor cimport SavedTensor, save
-from autograd_cy._C.recording cimport set_history1, set_history
+from autograd_cy._C.node cimport Node, unpack_saved
+from autograd_cy._C.recording cimport record1
 from autograd_cy._C.promotion cimport wrap
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.ops.arithmetic import mul, div, sub, pow
 
-__all__ = ["sum", "mean", "var", "std", "prod", "amax", "amin", "max", "min", "norm",
-           "logsumexp", "argmax", "argmin", "count_nonzero", "sum_to"]
-__tensor_methods__ = ("sum", "mean", "var", "std", "prod", "amax", "amin", "max", "min",
-                      "norm", "logsumexp", "argmax", "argmin", "count_nonzero", "sum_to_size")
+__all__ = ["sum", "mean", "var", "std", "prod", "norm", "logsumexp", "count_nonzero", "sum_to"]
+__tensor_methods__ = ("sum", "mean", "var", "std", "prod", "norm", "logsumexp", "count_nonzero",
+                      "sum_to_size")
 
 cdef double INF = float("inf")
 
@@ -54,7 +52,7 @@ cdef tuple normalize_dims(object dim, Py_ssize_t ndim):
     return tuple(dims)
 
 
-cdef inline tuple kept_shape(tuple shape, tuple dims):
+cdef tuple kept_shape(tuple shape, tuple dims):
     """``shape`` with each reduced dim as 1: the output shape of ``keepdim=True``."""
     return tuple([1 if i in dims else n for i, n in enumerate(shape)])
 
@@ -65,11 +63,6 @@ cdef Py_ssize_t reduced_numel(tuple shape, tuple dims):
     for d in dims:
         n *= shape[d]
     return n
-
-
-cdef inline Tensor constant(object array):
-    """A tensor that never requires grad (a mask or a count used inside a formula)."""
-    return make_tensor(array)
 
 
 cdef object floating_array(Tensor self, str op):
@@ -89,10 +82,8 @@ cdef void check_nonempty(str op, object shape, tuple dims) except *:
 
 
 cdef class ReductionBackward(Node):
-    """What every reduction's backward knows: the reduced dims and the input shape."""
-    cdef readonly tuple saved_dim             # reduced dims, sorted and non-negative
-    cdef readonly bint saved_keepdim
-    cdef readonly tuple saved_self_sym_sizes
+    """What every reduction's backward knows: the reduced dims (``saved_dim``, sorted and
+    non-negative), ``saved_keepdim`` and the input shape (``saved_self_sym_sizes``)."""
 
     cdef object keep(self, object t):
         """``t``, shaped like the forward output, with the reduced dims back as size 1."""
@@ -107,36 +98,15 @@ cdef class ReductionBackward(Node):
         return expand(self.keep(t), self.saved_self_sym_sizes)
 
 
-cdef Tensor record(ReductionBackward node, Tensor self, Tensor out, tuple dims, bint keepdim):
+cdef Tensor record_reduction(ReductionBackward node, Tensor self, Tensor out, tuple dims,
+                             bint keepdim, tuple saved=()):
+    """Record ``out = reduce(self)``: the reduced dims and input shape every reduction's
+    backward reads, then ``record1`` with ``saved`` (most save ``(self, out)``)."""
     node.saved_dim = dims
     node.saved_keepdim = keepdim
     node.saved_self_sym_sizes = self._data.shape
-    set_history1(node, self, out)
+    record1(node, self, out, saved)
     return out
-
-
-cdef class ValueReductionBackward(ReductionBackward):
-    """A reduction whose backward needs its input and, for most, its result."""
-    cdef readonly SavedTensor saved_self
-    cdef readonly SavedTensor saved_result
-
-    cdef void release_variables(self):
-        self.saved_self.release()
-        if self.saved_result is not None:
-            self.saved_result.release()
-
-
-cdef Tensor record_value(ValueReductionBackward node, Tensor self, Tensor out, tuple dims,
-                         bint keepdim, bint save_result):
-    node.saved_self = save(self, False)
-    record(node, self, out, dims, keepdim)
-    if save_result:
-        node.saved_result = save(out, True)
-    return out
-
-
-cdef inline bint records(Tensor self):
-    return is_grad_enabled() and requires_grad(self)
 
 
 cdef object sum_dtype(object array, object dtype):
@@ -167,7 +137,8 @@ def sum(Tensor self, dim=None, keepdim=False, *, dtype=None):
     cdef Tensor out = wrap(np.sum(self._data, axis=dims, keepdims=keepdim,
                                   dtype=sum_dtype(self._data, dtype)))
     if records(self):
-        record(SumBackward0() if dim is None else SumBackward1(), self, out, dims, keepdim)
+        record_reduction(SumBackward0() if dim is None else SumBackward1(), self, out, dims,
+                         keepdim)
     return out
 
 
@@ -200,7 +171,7 @@ def mean(Tensor self, dim=None, keepdim=False, *, dtype=None):
         node = MeanBackward0() if dim is None else MeanBackward1()
         node.saved_self_sym_numel = array.size
         node.count = reduced_numel(array.shape, dims)
-        record(node, self, out, dims, keepdim)
+        record_reduction(node, self, out, dims, keepdim)
     return out
 
 
@@ -217,7 +188,7 @@ def sum_to(Tensor grad, tuple shape):
         # Nothing to record (the engine between nodes, no create_graph): the ufunc's own
         # reduce, without np.sum's Python-level wrapper. Summing away only leading dims (a
         # bias's gradient) gives the shape at once: a fresh array, not a reshaped view,
-        # which AccumulateGrad may then take as .grad without a copy (rule 6.2).
+        # which AccumulateGrad may then take as .grad without a copy.
         if len(dims) == leading:
             return make_tensor(np.add.reduce(array, axis=tuple(dims),
                                              dtype=sum_dtype(array, None)))
@@ -238,18 +209,20 @@ def sum_to_size(Tensor self, *size):
 
 # ------------------------------------------------------------------ var / std
 
-cdef class VarBackward0(ValueReductionBackward):
-    """``grad * 2 (x - mean) / (n - correction)``; StdBackward0 first divides by 2 std."""
+cdef class VarBackward0(ReductionBackward):
+    """``grad * 2 (x - mean) / (n - correction)``; StdBackward0 first divides by 2 std
+    (only std saves its result)."""
+    saved_names = ("self", "result")
     cdef readonly object saved_correction
     cdef Py_ssize_t count
 
     cpdef tuple apply(self, tuple grads):
         from autograd_cy._C.ops.pointwise import where
-        x = self.saved_self.unpack(self)
+        x = unpack_saved(self, 0)
         grad = self.keep(grads[0])
-        if self.saved_result is not None:
+        if self.saved_tensors[1] is not None:
             # d std = d var / (2 std); PyTorch defines it as 0 where std is 0.
-            result = self.keep(self.saved_result.unpack(self))
+            result = self.keep(unpack_saved(self, 1))
             zero = constant((<Tensor>result)._data == 0)
             grad = where(zero, 0.0, div(grad, mul(where(zero, 1.0, result), 2)))
         dof = self.count - self.saved_correction
@@ -295,7 +268,7 @@ cdef Tensor var_std(Tensor self, object dim, object unbiased, bint keepdim, obje
         node = StdBackward0() if take_sqrt else VarBackward0()
         node.saved_correction = correction
         node.count = count
-        record_value(node, self, out, dims, keepdim, take_sqrt)
+        record_reduction(node, self, out, dims, keepdim, (self, out if take_sqrt else None))
     return out
 
 
@@ -314,15 +287,16 @@ def std(Tensor self, dim=None, unbiased=None, keepdim=False, *, correction=None)
 
 # ------------------------------------------------------------------ prod
 
-cdef class ProdBackward0(ValueReductionBackward):
+cdef class ProdBackward0(ReductionBackward):
     """``grad * prod(others)``: ``result / x`` without zeros, else built zero-safe."""
+    saved_names = ("self", "result")
 
     cpdef tuple apply(self, tuple grads):
         grad = self.keep(grads[0])
-        x = self.saved_self.unpack(self)
+        x = unpack_saved(self, 0)
         zeros = (<Tensor>x)._data == 0
         if not zeros.any():
-            return (mul(grad, div(self.keep(self.saved_result.unpack(self)), x)),)
+            return (mul(grad, div(self.keep(unpack_saved(self, 1)), x)),)
         return (mul(grad, product_of_others(x, zeros, self.saved_dim)),)
 
 
@@ -357,7 +331,7 @@ cdef Tensor prod_over(Tensor self, tuple dims, bint keepdim, ProdBackward0 node,
     cdef Tensor out = wrap(np.prod(self._data, axis=dims, keepdims=keepdim,
                                    dtype=sum_dtype(self._data, dtype)))
     if records(self):
-        record_value(node, self, out, dims, keepdim, True)
+        record_reduction(node, self, out, dims, keepdim, (self, out))
     return out
 
 
@@ -369,172 +343,6 @@ def prod(Tensor self, dim=None, keepdim=False, *, dtype=None):
     return prod_over(self, normalize_dims(dim, self._data.ndim), keepdim, node, dtype)
 
 
-# ------------------------------------------------------------------ amax / amin, max / min
-
-cdef class AmaxBackward0(ValueReductionBackward):
-    """The gradient is shared evenly by the elements equal to the result (ties)."""
-
-    cpdef tuple apply(self, tuple grads):
-        x = (<Tensor>self.saved_self.unpack(self))._data
-        result = (<Tensor>self.keep(self.saved_result.unpack(self)))._data
-        is_extreme = (x == result).astype(x.dtype)
-        with ignoring_fp_errors():  # a NaN slice: 0/0, as torch
-            share = is_extreme / np.sum(is_extreme, axis=self.saved_dim, keepdims=True)
-        return (mul(self.keep(grads[0]), constant(share)),)
-
-
-cdef class AminBackward0(AmaxBackward0):
-    pass
-
-
-cdef Tensor extreme(Tensor self, object dim, bint keepdim, bint largest, str name):
-    dims = normalize_dims(() if dim is None else dim, self._data.ndim)
-    check_nonempty(name, self._data.shape, dims if self._data.size == 0 else ())
-    reduce = np.amax if largest else np.amin
-    cdef Tensor out = wrap(reduce(self._data, axis=dims, keepdims=keepdim))
-    if records(self):
-        node = AmaxBackward0() if largest else AminBackward0()
-        record_value(node, self, out, dims, keepdim, True)
-    return out
-
-
-def amax(Tensor self, dim=(), keepdim=False):
-    """Largest value over ``dim`` (int or tuple; all dims by default); ties share the grad."""
-    return extreme(self, dim, keepdim, True, "amax")
-
-
-def amin(Tensor self, dim=(), keepdim=False):
-    """Smallest value over ``dim`` (int or tuple; all dims by default); ties share the grad."""
-    return extreme(self, dim, keepdim, False, "amin")
-
-
-cdef class MaxBackward1(ValueReductionBackward):
-    """Full max/min: the gradient is split evenly among the elements equal to the result
-    (the NaNs, if the result is NaN)."""
-
-    cpdef tuple apply(self, tuple grads):
-        from autograd_cy._C.ops.pointwise import where
-        x = (<Tensor>self.saved_self.unpack(self))._data
-        value = (<Tensor>self.saved_result.unpack(self))._data
-        selected = np.isnan(x) if np.isnan(value) else x == value
-        share = div(grads[0], int(np.count_nonzero(selected)))
-        return (where(constant(selected), share, np.zeros((), dtype=x.dtype)),)
-
-
-cdef class MinBackward1(MaxBackward1):
-    pass
-
-
-cdef class MaxBackward0(ReductionBackward):
-    """max/min along a dim: the gradient goes to the selected index only."""
-    cdef readonly SavedTensor saved_indices
-
-    cpdef tuple apply(self, tuple grads):
-        from autograd_cy._C.ops.pointwise import where
-        indices = (<Tensor>self.keep(self.saved_indices.unpack(self)))._data
-        dtype = (<Tensor>grads[0])._data.dtype
-        if self.saved_dim:
-            selected = np.zeros(self.saved_self_sym_sizes, dtype=bool)
-            np.put_along_axis(selected, indices, True, axis=self.saved_dim[0])
-        else:
-            selected = np.ones((), dtype=bool)
-        return (where(constant(selected), self.keep(grads[0]), np.zeros((), dtype=dtype)),)
-
-    cdef void release_variables(self):
-        self.saved_indices.release()
-
-
-cdef class MinBackward0(MaxBackward0):
-    pass
-
-
-max_result = namedtuple("max", ["values", "indices"])
-min_result = namedtuple("min", ["values", "indices"])
-
-
-cdef object max_or_min(Tensor self, object dim, object keepdim, bint largest):
-    cdef str name = "max" if largest else "min"
-    if isinstance(dim, Tensor):
-        return binary_extreme(self, dim, largest)
-    array = self._data
-    if dim is None:
-        if array.size == 0:
-            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
-                               "input.numel() == 0. Specify the reduction dim with the 'dim' "
-                               "argument.")
-        out = wrap(np.max(array) if largest else np.min(array))
-        if records(self):
-            node = MaxBackward1() if largest else MinBackward1()
-            record_value(node, self, out, normalize_dims(None, array.ndim), False, True)
-        return out
-    dims = normalize_dims(dim, array.ndim)
-    check_nonempty(name, array.shape, dims)
-    axis = dims[0] if dims else None
-    search = np.argmax if largest else np.argmin
-    index_array = np.asarray(search(array, axis=axis, keepdims=True), dtype=np.int64)
-    values = np.take_along_axis(array, index_array, axis) if dims else array.copy()
-    if not keepdim and dims:
-        values = np.squeeze(values, axis)
-        index_array = np.squeeze(index_array, axis)
-    out = wrap(values)
-    indices = wrap(index_array.reshape(values.shape))
-    if records(self):
-        node = MaxBackward0() if largest else MinBackward0()
-        (<MaxBackward0>node).saved_indices = save(indices, False)
-        (<MaxBackward0>node).saved_dim = dims
-        (<MaxBackward0>node).saved_keepdim = keepdim
-        (<MaxBackward0>node).saved_self_sym_sizes = array.shape
-        set_history(node, (self,), (out, indices))
-    return (max_result if largest else min_result)(out, indices)
-
-
-cdef object binary_extreme(Tensor self, Tensor other, bint largest):
-    """``max(a, b)`` is ``maximum(a, b)`` (elementwise), found at call time."""
-    from autograd_cy._C.ops.pointwise import maximum, minimum
-    return maximum(self, other) if largest else minimum(self, other)
-
-
-def max(Tensor self, dim=None, keepdim=False):
-    """Largest element; with ``dim``, ``(values, indices)`` along it; with a Tensor,
-    the elementwise maximum."""
-    return max_or_min(self, dim, keepdim, True)
-
-
-def min(Tensor self, dim=None, keepdim=False):
-    """Smallest element; with ``dim``, ``(values, indices)``; with a Tensor, ``minimum``."""
-    return max_or_min(self, dim, keepdim, False)
-
-
-cdef Tensor arg_extreme(Tensor self, object dim, bint keepdim, bint largest):
-    cdef str name = "argmax" if largest else "argmin"
-    search = np.argmax if largest else np.argmin
-    array = self._data
-    if dim is None:
-        if array.size == 0:
-            raise IndexError(f"{name}(): Expected reduction dim to be specified for "
-                             "input.numel() == 0.")
-        index = search(array)
-        return wrap(np.full((1,) * array.ndim if keepdim else (), index, dtype=np.int64))
-    if isinstance(dim, (tuple, list)):
-        raise TypeError(f"{name}(): argument 'dim' (position 1) must be int, not "
-                        f"{type(dim).__name__}")
-    dims = normalize_dims(dim, array.ndim)
-    check_nonempty(name, array.shape, dims)
-    if not dims:
-        return wrap(np.zeros((), dtype=np.int64))
-    return wrap(np.asarray(search(array, axis=dims[0], keepdims=keepdim), dtype=np.int64))
-
-
-def argmax(Tensor self, dim=None, keepdim=False):
-    """Index of the largest element (of the flattened tensor when ``dim`` is None)."""
-    return arg_extreme(self, dim, keepdim, True)
-
-
-def argmin(Tensor self, dim=None, keepdim=False):
-    """Index of the smallest element (of the flattened tensor when ``dim`` is None)."""
-    return arg_extreme(self, dim, keepdim, False)
-
-
 def count_nonzero(Tensor self, dim=None):
     """Number of non-zero elements, over all dims or ``dim`` (int or tuple); int64."""
     dims = normalize_dims(dim, self._data.ndim)
@@ -543,8 +351,9 @@ def count_nonzero(Tensor self, dim=None):
 
 # ------------------------------------------------------------------ norm
 
-cdef class LinalgVectorNormBackward0(ValueReductionBackward):
+cdef class LinalgVectorNormBackward0(ReductionBackward):
     """Gradient of the p-norm; 0 wherever the norm is 0 (PyTorch's convention)."""
+    saved_names = ("self", "result")
     cdef readonly object saved_ord
 
     cpdef tuple apply(self, tuple grads):
@@ -552,13 +361,13 @@ cdef class LinalgVectorNormBackward0(ValueReductionBackward):
         p = self.saved_ord
         if p == 0:
             return (None,)          # counts non-zeros: no gradient at all, as in PyTorch
-        x = self.saved_self.unpack(self)
+        x = unpack_saved(self, 0)
         array = (<Tensor>x)._data
         grad = self.keep(grads[0])
         sign = constant(np.sign(array))
         if p == 1:
             return (mul(grad, sign),)
-        norm = self.keep(self.saved_result.unpack(self))
+        norm = self.keep(unpack_saved(self, 1))
         if p == INF or p == -INF:
             # The gradient of amax/amin of |x|: shared by the ties (and NaNs).
             magnitude = np.abs(array)
@@ -631,19 +440,20 @@ def norm(Tensor self, p="fro", dim=None, keepdim=False, dtype=None):
     if records(self):
         node = LinalgVectorNormBackward0()
         node.saved_ord = p
-        record_value(node, self, out, dims, keepdim, True)
+        record_reduction(node, self, out, dims, keepdim, (self, out))
     return out
 
 
 # ------------------------------------------------------------------ logsumexp
 
-cdef class LogsumexpBackward0(ValueReductionBackward):
+cdef class LogsumexpBackward0(ReductionBackward):
     """``grad * exp(x - result)``: the softmax of x along the reduced dims."""
+    saved_names = ("self", "result")
 
     cpdef tuple apply(self, tuple grads):
         from autograd_cy._C.ops.pointwise import exp
-        x = self.saved_self.unpack(self)
-        result = self.keep(self.saved_result.unpack(self))
+        x = unpack_saved(self, 0)
+        result = self.keep(unpack_saved(self, 1))
         return (mul(self.keep(grads[0]), exp(sub(x, result))),)
 
 
@@ -663,7 +473,7 @@ def logsumexp(Tensor self, dim, keepdim=False):
     total += shift
     cdef Tensor out = wrap(total if keepdim else np.squeeze(total, axis=dims))
     if records(self):
-        record_value(LogsumexpBackward0(), self, out, dims, keepdim, True)
+        record_reduction(LogsumexpBackward0(), self, out, dims, keepdim, (self, out))
     return out
 
 

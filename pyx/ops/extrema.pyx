@@ -1,0 +1,203 @@
+"""Extrema: amax/amin, max/min (full, along a dim, or elementwise), argmax/argmin.
+
+Which elements get the gradient is a selection, not a formula: a full max/min and
+amax/amin share it evenly among the ties (a NaN result selects the NaNs), max/min along
+a dim give it to the saved index only. Masks are constants without grad, as their
+derivative is zero almost everywhere. A reduced dim of size 0 is an error (no identity).
+``max(a, b)`` with a Tensor ``b`` is ``maximum`` (pointwise.pyx); argmax/argmin record nothing.
+"""
+from collections import namedtuple
+
+import numpy as np
+
+from autograd_cy._C.tensor cimport Tensor, register_methods
+from autograd_cy._C.node cimport unpack_saved
+from autograd_cy._C.saved_tensor cimport SavedTensor, save
+from autograd_cy._C.recording cimport record
+from autograd_cy._C.promotion cimport wrap
+from autograd_cy._C.fp_errors cimport ignoring_fp_errors
+from autograd_cy._C.ops.reduction cimport (
+    ReductionBackward, normalize_dims, check_nonempty, record_reduction, constant, records,
+)
+from autograd_cy._C.ops.arithmetic import mul, div
+
+__all__ = ["amax", "amin", "max", "min", "argmax", "argmin"]
+__tensor_methods__ = ("amax", "amin", "max", "min", "argmax", "argmin")
+
+
+# ------------------------------------------------------------------ amax / amin
+
+cdef class AmaxBackward0(ReductionBackward):
+    """The gradient is shared evenly by the elements equal to the result (ties)."""
+    saved_names = ("self", "result")
+
+    cpdef tuple apply(self, tuple grads):
+        x = (<SavedTensor>self.saved_tensors[0]).unpack_array(self)
+        result = (<Tensor>self.keep(unpack_saved(self, 1)))._data
+        is_extreme = (x == result).astype(x.dtype)
+        with ignoring_fp_errors():  # a NaN slice: 0/0, as torch
+            share = is_extreme / np.sum(is_extreme, axis=self.saved_dim, keepdims=True)
+        return (mul(self.keep(grads[0]), constant(share)),)
+
+
+cdef class AminBackward0(AmaxBackward0):
+    pass
+
+
+cdef Tensor extreme(Tensor self, object dim, bint keepdim, bint largest, str name):
+    dims = normalize_dims(() if dim is None else dim, self._data.ndim)
+    check_nonempty(name, self._data.shape, dims if self._data.size == 0 else ())
+    reduce = np.amax if largest else np.amin
+    cdef Tensor out = wrap(reduce(self._data, axis=dims, keepdims=keepdim))
+    if records(self):
+        node = AmaxBackward0() if largest else AminBackward0()
+        record_reduction(node, self, out, dims, keepdim, (self, out))
+    return out
+
+
+def amax(Tensor self, dim=(), keepdim=False):
+    """Largest value over ``dim`` (int or tuple; all dims by default); ties share the grad."""
+    return extreme(self, dim, keepdim, True, "amax")
+
+
+def amin(Tensor self, dim=(), keepdim=False):
+    """Smallest value over ``dim`` (int or tuple; all dims by default); ties share the grad."""
+    return extreme(self, dim, keepdim, False, "amin")
+
+
+# ------------------------------------------------------------------ max / min
+
+cdef class MaxBackward1(ReductionBackward):
+    """Full max/min: the gradient is split evenly among the elements equal to the result
+    (the NaNs, if the result is NaN)."""
+    saved_names = ("self", "result")
+
+    cpdef tuple apply(self, tuple grads):
+        from autograd_cy._C.ops.pointwise import where
+        x = (<SavedTensor>self.saved_tensors[0]).unpack_array(self)
+        value = (<SavedTensor>self.saved_tensors[1]).unpack_array(self)
+        selected = np.isnan(x) if np.isnan(value) else x == value
+        share = div(grads[0], int(np.count_nonzero(selected)))
+        return (where(constant(selected), share, np.zeros((), dtype=x.dtype)),)
+
+
+cdef class MinBackward1(MaxBackward1):
+    pass
+
+
+cdef class MaxBackward0(ReductionBackward):
+    """max/min along a dim: the gradient goes to the selected index only."""
+    saved_names = ("indices",)
+
+    cpdef tuple apply(self, tuple grads):
+        from autograd_cy._C.ops.pointwise import where
+        indices = (<Tensor>self.keep(unpack_saved(self, 0)))._data
+        dtype = (<Tensor>grads[0])._data.dtype
+        if self.saved_dim:
+            selected = np.zeros(self.saved_self_sym_sizes, dtype=bool)
+            np.put_along_axis(selected, indices, True, axis=self.saved_dim[0])
+        else:
+            selected = np.ones((), dtype=bool)
+        return (where(constant(selected), self.keep(grads[0]), np.zeros((), dtype=dtype)),)
+
+
+cdef class MinBackward0(MaxBackward0):
+    pass
+
+
+max_result = namedtuple("max", ["values", "indices"])
+min_result = namedtuple("min", ["values", "indices"])
+
+
+cdef object max_or_min(Tensor self, object dim, object keepdim, bint largest):
+    cdef str name = "max" if largest else "min"
+    cdef MaxBackward0 node
+    if isinstance(dim, Tensor):
+        return binary_extreme(self, dim, largest)
+    array = self._data
+    if dim is None:
+        if array.size == 0:
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
+                               "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                               "argument.")
+        out = wrap(np.max(array) if largest else np.min(array))
+        if records(self):
+            record_reduction(MaxBackward1() if largest else MinBackward1(), self, out,
+                             normalize_dims(None, array.ndim), False, (self, out))
+        return out
+    dims = normalize_dims(dim, array.ndim)
+    check_nonempty(name, array.shape, dims)
+    axis = dims[0] if dims else None
+    search = np.argmax if largest else np.argmin
+    index_array = np.asarray(search(array, axis=axis, keepdims=True), dtype=np.int64)
+    values = np.take_along_axis(array, index_array, axis) if dims else array.copy()
+    if not keepdim and dims:
+        values = np.squeeze(values, axis)
+        index_array = np.squeeze(index_array, axis)
+    out = wrap(values)
+    indices = wrap(index_array.reshape(values.shape))
+    if records(self):
+        node = MaxBackward0() if largest else MinBackward0()
+        node.saved_dim = dims
+        node.saved_keepdim = keepdim
+        node.saved_self_sym_sizes = array.shape
+        record(node, (self,), (out, indices))
+        # The one value saved outside ``record``: the indices are an output, but an integer
+        # one, left outside the graph (no grad_fn, so keeping the tensor makes no cycle).
+        # PyTorch keeps such an output as the tensor itself: ``_saved_indices is indices``,
+        # and a version error names no producing op. ``record`` would keep it as this
+        # node's own output (a new tensor on each unpack, named as Max's output in errors).
+        node.saved_tensors = (save(indices, False),)
+    return (max_result if largest else min_result)(out, indices)
+
+
+cdef object binary_extreme(Tensor self, Tensor other, bint largest):
+    """``max(a, b)`` is ``maximum(a, b)`` (elementwise), found at call time."""
+    from autograd_cy._C.ops.pointwise import maximum, minimum
+    return maximum(self, other) if largest else minimum(self, other)
+
+
+def max(Tensor self, dim=None, keepdim=False):
+    """Largest element; with ``dim``, ``(values, indices)`` along it; with a Tensor,
+    the elementwise maximum."""
+    return max_or_min(self, dim, keepdim, True)
+
+
+def min(Tensor self, dim=None, keepdim=False):
+    """Smallest element; with ``dim``, ``(values, indices)``; with a Tensor, ``minimum``."""
+    return max_or_min(self, dim, keepdim, False)
+
+
+# ------------------------------------------------------------------ argmax / argmin
+
+cdef Tensor arg_extreme(Tensor self, object dim, bint keepdim, bint largest):
+    cdef str name = "argmax" if largest else "argmin"
+    search = np.argmax if largest else np.argmin
+    array = self._data
+    if dim is None:
+        if array.size == 0:
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for "
+                             "input.numel() == 0.")
+        index = search(array)
+        return wrap(np.full((1,) * array.ndim if keepdim else (), index, dtype=np.int64))
+    if isinstance(dim, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'dim' (position 1) must be int, not "
+                        f"{type(dim).__name__}")
+    dims = normalize_dims(dim, array.ndim)
+    check_nonempty(name, array.shape, dims)
+    if not dims:
+        return wrap(np.zeros((), dtype=np.int64))
+    return wrap(np.asarray(search(array, axis=dims[0], keepdims=keepdim), dtype=np.int64))
+
+
+def argmax(Tensor self, dim=None, keepdim=False):
+    """Index of the largest element (of the flattened tensor when ``dim`` is None)."""
+    return arg_extreme(self, dim, keepdim, True)
+
+
+def argmin(Tensor self, dim=None, keepdim=False):
+    """Index of the smallest element (of the flattened tensor when ``dim`` is None)."""
+    return arg_extreme(self, dim, keepdim, False)
+
+
+register_methods({name: globals()[name] for name in __tensor_methods__})
