@@ -302,7 +302,8 @@ cdef class PowBackward1(Node):
     saved_names = ("self", "exponent", "result")
 
     cpdef tuple apply(self, tuple grads):
-        from autograd_cy._C.ops.pointwise import log, where
+        from autograd_cy._C.ops.pointwise import log
+        from autograd_cy._C.ops.selection import where
         cdef Tensor base = unpack_saved(self, 0)
         cdef Tensor exponent = unpack_saved(self, 1)
         grad = grads[0]
