@@ -1,11 +1,15 @@
-"""Arithmetic: add, sub, mul, div, neg, pow, matmul and friends, with their backward.
+"""Arithmetic: add, sub, rsub, mul, div, neg, pow and their in-place forms, with their backward.
 
 Each op computes its result with the array module, then, if grad mode is on
 and an operand requires grad, records its backward Node, which sits right
 below it. Backward formulas are written with these same ops, so under
 ``create_graph=True`` they record a graph of their own (double backward).
 Broadcasting needs no code in the formulas: the engine sums each gradient back
-to its input's shape (``sum_to``, engine_semantics 3.8).
+to its input's shape (``sum_to``).
+
+A Python-number operand that a backward reads (``x * 2``) is saved as PyTorch saves it, as a
+0-dim "wrapped number" tensor: it reads back as a tensor and, like any saved tensor, is freed
+after backward, so ``(x * 2).sum()`` cannot be backpropagated twice.
 """
 import numpy as np
 
@@ -13,9 +17,8 @@ from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, tensor_operators, TensorOperators, register_methods,
 )
-from autograd_cy._C.node cimport Node
-from autograd_cy._C.saved_tensor cimport SavedTensor, save
-from autograd_cy._C.recording cimport set_history1, set_history2, set_history, any_requires_grad2
+from autograd_cy._C.node cimport Node, unpack_saved
+from autograd_cy._C.recording cimport record1, record2, any_requires_grad2
 from autograd_cy._C.promotion cimport result_type, floating_result_type, operand_array, wrap
 from autograd_cy._C.fp_errors cimport quietly2, ignoring_fp_errors
 from autograd_cy._C.kernels cimport binary_kernel, scalar_kernel, KERNEL_ADD, KERNEL_SUB, KERNEL_MUL
@@ -25,24 +28,6 @@ __all__ = ["add", "sub", "rsub", "mul", "div", "true_divide", "rdiv", "neg", "ne
            "pow", "rpow", "add_", "sub_", "mul_", "div_", "pow_", "neg_"]
 __tensor_methods__ = ("add", "sub", "mul", "div", "true_divide", "neg", "negative", "pow",
                       "add_", "sub_", "mul_", "div_", "pow_", "neg_")
-
-
-cdef inline object unpack(object value, Node owner):
-    """A saved operand: SavedTensor -> Tensor, a Python number as it is."""
-    if isinstance(value, SavedTensor):
-        return (<SavedTensor>value).unpack(owner)
-    return value
-
-
-cdef inline object save_operand(object value, bint needed):
-    """Save an operand the backward needs. A Python number is saved as PyTorch saves it, as a
-    0-dim "wrapped number" tensor: it reads back as a tensor and, like any saved tensor, is
-    freed after backward, so ``(x * 2).sum()`` cannot be backpropagated twice (rule 3.13)."""
-    if not needed:
-        return None
-    if isinstance(value, Tensor):
-        return save(<Tensor>value, False)
-    return save(make_tensor(np.asarray(value)), False)
 
 
 cdef inline bint is_tensor_requiring_grad(object value):
@@ -83,7 +68,7 @@ cdef object add_impl(object self, object other, object alpha):
     if any_requires_grad2(self, other):
         node = AddBackward0.__new__(AddBackward0)
         node.saved_alpha = alpha
-        set_history2(node, self, other, out)
+        record2(node, self, other, out)
     return out
 
 
@@ -142,7 +127,7 @@ cdef object sub_impl(object self, object other, object alpha):
     if any_requires_grad2(self, other):
         node = SubBackward0.__new__(SubBackward0)
         node.saved_alpha = alpha
-        set_history2(node, self, other, out)
+        record2(node, self, other, out)
     return out
 
 
@@ -161,30 +146,23 @@ def rsub(self, other):
     dtype = result_type(self, other)
     cdef Tensor out = wrap(operand_array(other, dtype) - operand_array(self, dtype))
     if any_requires_grad2(self, other):
-        set_history2(RsubBackward0(), self, other, out)
+        record2(RsubBackward0(), self, other, out)
     return out
 
 
 # ------------------------------------------------------------------ mul / div
 
 cdef class MulBackward0(Node):
-    cdef readonly object saved_self
-    cdef readonly object saved_other
+    saved_names = ("self", "other")
 
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         self_grad = other_grad = None
         if self.should_compute_output(0):
-            self_grad = mul_impl(grad, unpack(self.saved_other, self))
+            self_grad = mul_impl(grad, unpack_saved(self, 1))
         if self.should_compute_output(1):
-            other_grad = mul_impl(grad, unpack(self.saved_self, self))
+            other_grad = mul_impl(grad, unpack_saved(self, 0))
         return (self_grad, other_grad)
-
-    cdef void release_variables(self):
-        if isinstance(self.saved_self, SavedTensor):
-            (<SavedTensor>self.saved_self).release()
-        if isinstance(self.saved_other, SavedTensor):
-            (<SavedTensor>self.saved_other).release()
 
 
 def mul(self, other):
@@ -204,48 +182,39 @@ cdef object mul_impl(object self, object other):
     cdef MulBackward0 node
     if any_requires_grad2(self, other):
         node = MulBackward0.__new__(MulBackward0)
-        # Each side saves the operand its own gradient needs, and only if needed.
-        node.saved_other = save_operand(other, is_tensor_requiring_grad(self))
-        node.saved_self = save_operand(self, is_tensor_requiring_grad(other))
-        set_history2(node, self, other, out)
+        # Each side's gradient reads the other operand: save each only if that gradient is needed.
+        record2(node, self, other, out,
+                (self if is_tensor_requiring_grad(other) else None,
+                 other if is_tensor_requiring_grad(self) else None))
     return out
 
 
 cdef class DivBackward0(Node):
-    cdef readonly object saved_self
-    cdef readonly object saved_other
+    saved_names = ("self", "other")
 
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
-        other = unpack(self.saved_other, self)
+        other = unpack_saved(self, 1)
         self_grad = other_grad = None
         if self.should_compute_output(0):
             self_grad = div(grad, other)
         if self.should_compute_output(1):
             # d(a/b)/db = -a / b^2
-            other_grad = neg(div(mul(grad, unpack(self.saved_self, self)), mul(other, other)))
+            other_grad = neg(div(mul(grad, unpack_saved(self, 0)), mul(other, other)))
         return (self_grad, other_grad)
-
-    cdef void release_variables(self):
-        if isinstance(self.saved_self, SavedTensor):
-            (<SavedTensor>self.saved_self).release()
-        if isinstance(self.saved_other, SavedTensor):
-            (<SavedTensor>self.saved_other).release()
 
 
 def div(self, other, *, rounding_mode=None):
     """True division (integers give float32); ``rounding_mode`` 'trunc' or 'floor'."""
-    cdef DivBackward0 node
     if rounding_mode is not None:
         return _rounded_div(self, other, rounding_mode)
     dtype = floating_result_type(self, other)
     cdef Tensor out = wrap(quietly2(np.true_divide, operand_array(self, dtype),
                                      operand_array(other, dtype)))
     if any_requires_grad2(self, other):
-        node = DivBackward0()
-        node.saved_other = save_operand(other, True)
-        node.saved_self = save_operand(self, is_tensor_requiring_grad(other))
-        set_history2(node, self, other, out)
+        # Both gradients read the divisor; only the divisor's reads the dividend.
+        record2(DivBackward0(), self, other, out,
+                (self if is_tensor_requiring_grad(other) else None, other))
     return out
 
 
@@ -278,7 +247,7 @@ def _rounded_div(self, other, rounding_mode):
         array = np.trunc(np.true_divide(a, b)).astype(dtype)
     cdef Tensor out = wrap(np.asarray(array, dtype=dtype))
     if dtype.kind == "f" and any_requires_grad2(self, other):
-        set_history2(DivBackward1(), self, other, out)
+        record2(DivBackward1(), self, other, out)
     return out
 
 
@@ -306,7 +275,7 @@ def neg(Tensor self):
                            "operator instead.")
     cdef Tensor out = wrap(-self._data)
     if is_grad_enabled() and requires_grad(self):
-        set_history1(NegBackward0(), self, out)
+        record1(NegBackward0(), self, out)
     return out
 
 
@@ -317,65 +286,52 @@ negative = neg
 
 cdef class PowBackward0(Node):
     """``self ** exponent`` with a number exponent."""
-    cdef readonly SavedTensor saved_self
+    saved_names = ("self",)
     cdef readonly object saved_exponent
 
     cpdef tuple apply(self, tuple grads):
         exponent = self.saved_exponent
-        base = self.saved_self.unpack(self)
+        base = unpack_saved(self, 0)
         if exponent == 0:
             return (mul(grads[0], 0),)
         return (mul(grads[0], mul(pow(base, exponent - 1), exponent)),)
 
-    cdef void release_variables(self):
-        self.saved_self.release()
-
 
 cdef class PowBackward1(Node):
     """``self ** exponent`` with a tensor exponent."""
-    cdef readonly SavedTensor saved_self
-    cdef readonly SavedTensor saved_exponent
-    cdef readonly SavedTensor saved_result
+    saved_names = ("self", "exponent", "result")
 
     cpdef tuple apply(self, tuple grads):
-        from autograd_cy._C.ops.pointwise import log, where
-        cdef Tensor base = self.saved_self.unpack(self)
-        cdef Tensor exponent = self.saved_exponent.unpack(self)
+        from autograd_cy._C.ops.pointwise import log
+        from autograd_cy._C.ops.selection import where
+        cdef Tensor base = unpack_saved(self, 0)
+        cdef Tensor exponent = unpack_saved(self, 1)
         grad = grads[0]
         self_grad = exponent_grad = None
         if self.should_compute_output(0):
             self_grad = mul(grad, mul(exponent, pow(base, sub(exponent, 1))))
         if self.should_compute_output(1):
-            result = self.saved_result.unpack(self)
+            result = unpack_saved(self, 2)
             # 0 ** e has no log; PyTorch defines that gradient as 0 where e >= 0.
             safe = (base._data != 0) | (exponent._data < 0)
             exponent_grad = where(make_tensor(safe), mul(grad, mul(result, log(base))), 0.0)
         return (self_grad, exponent_grad)
 
-    cdef void release_variables(self):
-        self.saved_self.release()
-        self.saved_exponent.release()
-        self.saved_result.release()
-
 
 cdef class PowBackward2(Node):
     """``number ** exponent`` (``2 ** x``)."""
-    cdef readonly object saved_self
-    cdef readonly SavedTensor saved_result
+    saved_names = ("result",)
+    cdef readonly object saved_self       # the number base, not a tensor
 
     cpdef tuple apply(self, tuple grads):
-        result = self.saved_result.unpack(self)
+        result = unpack_saved(self, 0)
         return (mul(grads[0], mul(result, float(np.log(self.saved_self)))),)
-
-    cdef void release_variables(self):
-        self.saved_result.release()
 
 
 def pow(self, exponent):
     """``self ** exponent`` (tensor or number either side)."""
     cdef Tensor out
     cdef PowBackward0 node0
-    cdef PowBackward1 node1
     if not isinstance(self, Tensor):
         return rpow(exponent, self)
     dtype = result_type(self, exponent)
@@ -387,16 +343,11 @@ def pow(self, exponent):
     if not any_requires_grad2(self, exponent):
         return out
     if isinstance(exponent, Tensor):
-        node1 = PowBackward1()
-        node1.saved_self = save(<Tensor>self, False)
-        node1.saved_exponent = save(<Tensor>exponent, False)
-        set_history2(node1, self, exponent, out)
-        node1.saved_result = save(out, True)
+        record2(PowBackward1(), self, exponent, out, (self, exponent, out))
     else:
         node0 = PowBackward0()
-        node0.saved_self = save(<Tensor>self, False)
         node0.saved_exponent = exponent
-        set_history1(node0, self, out)
+        record1(node0, self, out, (self,))
     return out
 
 
@@ -408,8 +359,7 @@ def rpow(Tensor self, other):
     if is_grad_enabled() and requires_grad(self):
         node = PowBackward2()
         node.saved_self = other
-        set_history1(node, self, out)
-        node.saved_result = save(out, True)
+        record1(node, self, out, (out,))
     return out
 
 

@@ -1,0 +1,270 @@
+"""Selection ops: clamp (clip), maximum, minimum and where, with their backward.
+
+Each output element is one of the inputs' elements (or a bound), so each backward routes
+the gradient by a boolean mask: to ``self`` where it lies inside clamp's bounds, to the
+larger (smaller) operand of maximum (minimum), to ``input`` or ``other`` by where's
+condition. Masks are plain boolean arrays and carry no gradient, as in PyTorch.
+
+What is subtle: maximum and minimum split the gradient half and half where the operands tie;
+where ``min > max`` clamp's output is ``max`` everywhere, so a tensor ``max`` gets the whole
+gradient and a tensor ``min`` none; a missing tensor bound is saved as None, so
+``grad_fn._saved_min`` reads None.
+"""
+import numpy as np
+
+from autograd_cy._C.grad_mode cimport is_grad_enabled
+from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, register_methods
+from autograd_cy._C.node cimport Node, unpack_saved
+from autograd_cy._C.saved_tensor cimport SavedTensor
+from autograd_cy._C.recording cimport record, record1, record2, any_requires_grad2
+from autograd_cy._C.promotion cimport (
+    wrap, result_type, operand_array, result_type_of, broadcasting, expect_tensor,
+)
+from autograd_cy._C.views cimport apply_inplace
+from autograd_cy._C.ops.arithmetic import mul
+
+__all__ = ["clamp", "clip", "maximum", "minimum", "where", "clamp_", "clip_"]
+__tensor_methods__ = tuple(name for name in __all__ if name != "where")
+
+
+cdef inline object mask(object array):
+    """A boolean array as a Tensor that needs no gradient (the condition of ``where``)."""
+    return make_tensor(array)
+
+
+# ------------------------------------------------------------------ clamp
+
+cdef class ClampBackward1(Node):
+    """clamp with number bounds: the gradient passes where ``min <= self <= max``."""
+    saved_names = ("self",)
+    cdef readonly object saved_min       # the number bounds (None: unbounded)
+    cdef readonly object saved_max
+
+    cpdef tuple apply(self, tuple grads):
+        x = (<SavedTensor>self.saved_tensors[0]).unpack_array(self)
+        inside = None
+        if self.saved_min is not None:
+            inside = x >= self.saved_min
+        if self.saved_max is not None:
+            below_max = x <= self.saved_max
+            inside = below_max if inside is None else inside & below_max
+        return (where(mask(inside), grads[0], 0.0),)
+
+
+cdef class ClampBackward0(Node):
+    """clamp with tensor bounds; a bound gets the gradient where it is the output."""
+    saved_names = ("self", "min", "max")      # a missing bound is saved as None
+
+    cpdef tuple apply(self, tuple grads):
+        grad = grads[0]
+        x = saved_array(self, 0)
+        low = saved_array(self, 1)
+        high = saved_array(self, 2)
+        self_grad = min_grad = max_grad = None
+        if self.should_compute_output(0):
+            if low is None:
+                inside = x <= high
+            elif high is None:
+                inside = x >= low
+            else:
+                inside = (x >= low) & (x <= high)
+            self_grad = where(mask(inside), grad, 0.0)
+        # With min > max the output is max everywhere: min never wins, max always does.
+        if low is not None and self.should_compute_output(1):
+            below = x < low if high is None else (x < low) & (low < high)
+            min_grad = where(mask(below), grad, 0.0)
+        if high is not None and self.should_compute_output(2):
+            above = x > high if low is None else (x > high) | (high < low)
+            max_grad = where(mask(above), grad, 0.0)
+        return (self_grad, min_grad, max_grad)
+
+
+cdef inline object saved_array(Node node, Py_ssize_t i):
+    """The array of ``node``'s ``i``-th saved tensor, version-checked; None if none was saved."""
+    cdef object saved = node.saved_tensors[i]
+    return None if saved is None else (<SavedTensor>saved).unpack_array(node)
+
+
+def _clamp_arrays(x, low, high):
+    """``min(max(x, low), high)``, NaN-propagating, at most one new buffer."""
+    if low is None:
+        return np.minimum(x, high)
+    result = np.maximum(x, low)
+    if high is None:
+        return result
+    if isinstance(result, np.generic):  # NumPy gives a 0-dim result as a scalar
+        return np.minimum(result, high)
+    return np.minimum(result, high, out=result)
+
+
+def clamp(Tensor self, min=None, max=None):
+    """Limit ``self`` to ``[min, max]``; bounds are numbers or tensors (broadcast), or None.
+
+    The gradient passes where ``min <= self <= max``; a tensor bound gets it where
+    it is the output (where ``min > max`` the output is ``max``).
+
+    >>> import autograd_cy as ag
+    >>> x = ag.tensor([-2.0, 0.5, 3.0], requires_grad=True)
+    >>> y = ag.clamp(x, min=0.0, max=1.0)
+    >>> y.sum().backward()
+    >>> y, x.grad
+    (tensor([0.0000, 0.5000, 1.0000], grad_fn=<ClampBackward1>), tensor([0., 1., 0.]))
+    """
+    cdef ClampBackward1 node1
+    min_is_tensor, max_is_tensor = isinstance(min, Tensor), isinstance(max, Tensor)
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if (min_is_tensor and not max_is_tensor and max is not None) or (
+            max_is_tensor and not min_is_tensor and min is not None):
+        raise TypeError(
+            f"clamp() received an invalid combination of arguments - got (Tensor, "
+            f"{type(min).__name__}, {type(max).__name__}), but expected one of:\n"
+            " * (Tensor input, Tensor min = None, Tensor max = None)\n"
+            " * (Tensor input, Number min = None, Number max = None)")
+    dtype = result_type_of((self, min, max))
+    x = operand_array(self, dtype)
+    if not (min_is_tensor or max_is_tensor):
+        out = wrap(_clamp_arrays(x, min, max))
+        if is_grad_enabled() and requires_grad(self):
+            node1 = ClampBackward1()
+            node1.saved_min, node1.saved_max = min, max
+            record1(node1, self, out, (self,))
+        return out
+    low = operand_array(min, dtype) if min is not None else None
+    high = operand_array(max, dtype) if max is not None else None
+    out = wrap(broadcasting(_clamp_arrays, (self, min, max), (x, low, high)))
+    if is_grad_enabled() and (requires_grad(self) or (min_is_tensor and requires_grad(min))
+                              or (max_is_tensor and requires_grad(max))):
+        record(ClampBackward0(), (self, min, max), (out,), (self, min, max))
+    return out
+
+
+clip = clamp
+
+
+# ------------------------------------------------------------------ maximum / minimum
+
+cdef class MaximumBackward0(Node):
+    """The larger operand gets the gradient; ties split it half and half (as PyTorch)."""
+    saved_names = ("self", "other")
+
+    cpdef tuple apply(self, tuple grads):
+        a = saved_array(self, 0)
+        b = saved_array(self, 1)
+        return split_grad(self, grads[0], a, b, a < b, a > b)
+
+
+cdef class MinimumBackward0(MaximumBackward0):
+    """The smaller operand gets the gradient; ties split it half and half."""
+
+    cpdef tuple apply(self, tuple grads):
+        a = saved_array(self, 0)
+        b = saved_array(self, 1)
+        return split_grad(self, grads[0], a, b, a > b, a < b)
+
+
+cdef tuple split_grad(Node node, object grad, object a, object b, object self_loses,
+                      object other_loses):
+    """Gradients of an elementwise max/min: zero for the losing side, half each on ties.
+
+    Where either operand is NaN nobody loses and both get the whole gradient (PyTorch).
+    """
+    ties = a == b
+    shared = where(mask(ties), mul(grad, 0.5), grad) if ties.any() else grad
+    return (where(mask(self_loses), 0.0, shared) if node.should_compute_output(0) else None,
+            where(mask(other_loses), 0.0, shared) if node.should_compute_output(1) else None)
+
+
+cdef Tensor binary_extremum(object self, object other, str name, object ufunc,
+                            MaximumBackward0 node):
+    cdef Tensor a = expect_tensor(self, name, "input", 1)
+    cdef Tensor b = expect_tensor(other, name, "other", 2)
+    dtype = result_type(a, b)
+    out = wrap(broadcasting(ufunc, (a, b), (operand_array(a, dtype), operand_array(b, dtype))))
+    if is_grad_enabled() and (requires_grad(a) or requires_grad(b)):
+        record2(node, a, b, out, (a, b))
+    return out
+
+
+def maximum(self, other):
+    """Elementwise maximum of two tensors (NaN-propagating, broadcasting).
+
+    Where the operands tie, each gets half of the gradient, as in PyTorch:
+
+    >>> import autograd_cy as ag
+    >>> a = ag.tensor([1.0, 2.0], requires_grad=True)
+    >>> b = ag.tensor([1.0, 0.0], requires_grad=True)
+    >>> ag.maximum(a, b).sum().backward()
+    >>> a.grad, b.grad
+    (tensor([0.5000, 1.0000]), tensor([0.5000, 0.0000]))
+    """
+    return binary_extremum(self, other, "maximum", np.maximum, MaximumBackward0())
+
+
+def minimum(self, other):
+    """Elementwise minimum of two tensors (NaN-propagating, broadcasting)."""
+    return binary_extremum(self, other, "minimum", np.minimum, MinimumBackward0())
+
+
+# ------------------------------------------------------------------ where
+
+cdef class WhereBackward0(Node):
+    """``input`` gets the gradient where the condition holds, ``other`` elsewhere."""
+    saved_names = ("condition",)
+
+    cpdef tuple apply(self, tuple grads):
+        condition = unpack_saved(self, 0)
+        grad = grads[0]
+        return (where(condition, grad, 0.0) if self.should_compute_output(0) else None,
+                where(condition, 0.0, grad) if self.should_compute_output(1) else None)
+
+
+cdef object _MISSING = object()
+
+
+def where(Tensor condition, input=_MISSING, other=_MISSING):
+    """Elements of ``input`` where ``condition`` holds, else of ``other`` (broadcasting).
+
+    ``input`` and ``other`` may be tensors or numbers; they are promoted to a common
+    dtype. ``where(condition)`` alone is ``nonzero(condition, as_tuple=True)``.
+
+    >>> import autograd_cy as ag
+    >>> x = ag.tensor([-1.0, 2.0])
+    >>> ag.where(x > 0, x, 0.0)
+    tensor([0., 2.])
+    """
+    if input is _MISSING and other is _MISSING:
+        return tuple([make_tensor(index.astype(np.int64, copy=False))
+                      for index in np.nonzero(condition._data)])
+    if input is _MISSING or other is _MISSING:
+        raise TypeError("where() missing required argument 'input' or 'other'")
+    if condition._data.dtype.kind != "b":
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {condition.dtype._scalar_name}")
+    if isinstance(input, np.ndarray):
+        input = make_tensor(input)
+    if isinstance(other, np.ndarray):
+        other = make_tensor(other)
+    dtype = result_type_of((input, other))
+    array = broadcasting(np.where, (condition, input, other),
+                         (condition._data, operand_array(input, dtype),
+                          operand_array(other, dtype)))
+    if array.dtype != dtype:  # two Python numbers: NumPy's float64, PyTorch's float32
+        array = array.astype(dtype)
+    out = wrap(array)
+    if any_requires_grad2(input, other):
+        record2(WhereBackward0(), input, other, out, (condition,))
+    return out
+
+
+# ------------------------------------------------------------------ in-place
+
+def clamp_(Tensor self, min=None, max=None):
+    """In-place :func:`clamp`."""
+    return apply_inplace(self, lambda x: clamp(x, min, max), (min, max), True)
+
+
+clip_ = clamp_
+
+
+register_methods({name: globals()[name] for name in __tensor_methods__})
