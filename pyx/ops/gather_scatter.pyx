@@ -1,14 +1,14 @@
-"""Indexing along one dim by an index tensor: index_select and index_add, gather and
-scatter_add, and masked_fill.
+"""Picking or writing elements by an index tensor along one dim (index_select and
+index_add, gather and scatter_add) or by a bool mask (masked_fill).
 
 Each pair is the other's backward: the gradient of ``index_select`` is an ``index_add``
 into zeros, the gradient of ``gather`` a ``scatter_add`` into zeros (and the other way
 round), so double backward works. An index picked twice adds both gradients (``np.add.at``,
 never a plain assignment).
 
-The index tensor is kept as a plain tensor field (``saved_index``), as before saved tensors
-existed; what backward reads otherwise (gather's input, masked_fill's mask) is a
-version-checked saved tensor.
+The index tensor is kept as a plain tensor field (``saved_index``): unlike PyTorch's, it is
+not version-checked and saved_tensors_hooks do not see it. What backward reads otherwise
+(gather's input, for its shape; masked_fill's mask) is a saved tensor (``saved_tensors``).
 """
 import numpy as np
 
