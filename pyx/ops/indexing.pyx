@@ -1,4 +1,5 @@
-"""Indexing: ``x[index]``, ``x[index] = value``, index_select, gather, masked_fill ...
+"""Indexing: ``x[index]``, ``x[index] = value`` and index_put (index_select, gather,
+masked_fill and their kin are in gather_scatter.pyx).
 
 # NOTE [How x[index] works]
 As in PyTorch, an index is applied in two steps. The *basic* entries (integers,
@@ -22,31 +23,23 @@ import numpy as np
 from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.dtype cimport from_numpy_dtype
 from autograd_cy._C.tensor cimport (
-    Tensor, make_tensor, requires_grad, array_module, register_methods, tensor_operators, TensorOperators,
+    Tensor, make_tensor, requires_grad, array_module, register_methods, tensor_operators,
+    TensorOperators,
 )
-from autograd_cy._C.tensor cimport wrap_dim
 from autograd_cy._C.node cimport Node
-from autograd_cy._C.saved_tensor cimport SavedTensor, save
-from autograd_cy._C.recording cimport set_history1, set_history
+from autograd_cy._C.recording cimport record1, record
 from autograd_cy._C.promotion cimport wrap
 from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.ops.inplace import copy_, fill_
-from autograd_cy._C.ops.shape cimport (
-    leading, record_view, select_unchecked, slice_unchecked,
-)
+from autograd_cy._C.ops.shape cimport record_view, select_unchecked, slice_unchecked
 from autograd_cy._C.ops.shape import unsqueeze, view, expand
-from autograd_cy._C.ops.pointwise import where
 
-__all__ = ["getitem", "setitem", "index_put", "index_put_", "index_select", "index_add",
-           "gather", "scatter_add", "masked_fill"]
-__tensor_methods__ = ("index_put", "index_put_", "index_select", "index_add", "gather",
-                      "scatter_add", "masked_fill", "masked_fill_")
+__all__ = ["getitem", "setitem", "index_put", "index_put_"]
+__tensor_methods__ = ("index_put", "index_put_")
 
 cdef object INT64 = np.dtype(np.int64)
 cdef Py_ssize_t MAX_INDEX = (1 << 62)
 
-_C10_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double",
-              "int32": "int", "int64": "long int", "bool": "bool", "uint8": "unsigned char"}
 _SEQUENCE_WARNING = (
     "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
     "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
@@ -296,7 +289,7 @@ cdef Tensor index_unchecked(Tensor self, tuple indices):
         node = IndexBackward0()
         node.saved_indices = saved_index_tensors(indices)
         node.saved_self_sym_sizes = self._data.shape
-        set_history1(node, self, out)
+        record1(node, self, out)
     return out
 
 
@@ -358,7 +351,7 @@ cdef Tensor index_put_unchecked(Tensor self, tuple indices, Tensor values, bint 
         node = IndexPutBackward0()
         node.saved_indices = saved_index_tensors(indices)
         node.saved_accumulate = accumulate
-        set_history(node, (self, values), (out,))
+        record(node, (self, values), (out,))
     return out
 
 
@@ -480,268 +473,6 @@ def setitem(Tensor self, index, value):
     if source._data.ndim:
         source = strip_leading_ones(source)
     index_put_inplace(target, tuple(advanced), source, False, runs_as_masked_fill(items, source))
-
-
-# ------------------------------------------------------------------ index_select / index_add
-
-cdef object index_vector(Tensor index, str op):
-    array = index._data
-    if array.dtype != np.int64 and array.dtype != np.int32:
-        raise RuntimeError(f"{op}(): Expected dtype int32 or int64 for index")
-    if array.ndim > 1:
-        raise IndexError(f"{op}(): Index is supposed to be a vector")
-    return array.reshape(-1)
-
-
-cdef class IndexSelectBackward0(Node):
-    cdef readonly Py_ssize_t saved_dim
-    cdef readonly Tensor saved_index
-    cdef readonly tuple saved_self_sym_sizes
-
-    cpdef tuple apply(self, tuple grads):
-        cdef Tensor grad = grads[0]
-        xp = array_module(grad._data)
-        zeros = make_tensor(xp.zeros(self.saved_self_sym_sizes, dtype=grad._data.dtype))
-        return (index_add(zeros, self.saved_dim, self.saved_index, grad),)
-
-
-def index_select(Tensor self, dim, Tensor index):
-    """The entries ``index`` (a vector) of dim ``dim``, in that order (a copy)."""
-    cdef IndexSelectBackward0 node
-    positions = index_vector(index, "index_select")
-    cdef Py_ssize_t d = wrap_dim(dim, self._data.ndim)
-    size = self._data.shape[d] if self._data.ndim else 1
-    if positions.size and (positions.min() < 0 or positions.max() >= size):
-        raise IndexError("index out of range in self")
-    if self._data.ndim == 0:
-        out = wrap(self._data.copy())
-    else:
-        out = wrap(np.take(self._data, positions, axis=d))
-    if is_grad_enabled() and requires_grad(self):
-        node = IndexSelectBackward0()
-        node.saved_dim = d
-        node.saved_index = index
-        node.saved_self_sym_sizes = self._data.shape
-        set_history1(node, self, out)
-    return out
-
-
-cdef class IndexAddBackward0(Node):
-    cdef readonly Py_ssize_t saved_dim
-    cdef readonly Tensor saved_index
-    cdef readonly object saved_alpha
-
-    cpdef tuple apply(self, tuple grads):
-        from autograd_cy._C.ops.arithmetic import mul
-        grad = grads[0]
-        source_grad = None
-        if self.should_compute_output(1):
-            source_grad = index_select(grad, self.saved_dim, self.saved_index)
-            if self.saved_alpha != 1:
-                source_grad = mul(source_grad, self.saved_alpha)
-        return (grad if self.should_compute_output(0) else None, source_grad)
-
-
-def index_add(Tensor self, dim, Tensor index, Tensor source, *, alpha=1):
-    """A copy of ``self`` with ``alpha * source`` added at entries ``index`` of dim ``dim``."""
-    cdef IndexAddBackward0 node
-    positions = index_vector(index, "index_add_")
-    cdef Py_ssize_t d = wrap_dim(dim, self._data.ndim)
-    src = source._data if source._data.ndim else source._data.reshape(1)
-    if positions.size != (src.shape[d] if src.ndim > d else 1):
-        raise RuntimeError(
-            f"index_add_(): Number of indices ({positions.size}) should be equal to "
-            f"source.size(dim): ({src.shape[d]}), for dim: {d}")
-    if source._data.dtype != self._data.dtype:
-        raise RuntimeError(f"index_add_(): self ({scalar_name(self)}) and source "
-                           f"({scalar_name(source)}) must have the same scalar type")
-    shape = self._data.shape
-    if src.ndim != self._data.ndim or any(
-            src.shape[k] != shape[k] for k in range(src.ndim) if k != d):
-        raise RuntimeError(
-            "source tensor shape must match self tensor shape, excluding the specified "
-            f"dimension. Got self.shape = {list(shape)} source.shape = {list(src.shape)}")
-    if positions.size and (positions.min() < 0 or positions.max() >= shape[d]):
-        raise IndexError("index out of range in self")
-    array = self._data.copy()
-    np.add.at(array, leading(d, positions), src if alpha == 1 else alpha * src)
-    cdef Tensor out = wrap(array)
-    if is_grad_enabled() and (requires_grad(self) or requires_grad(source)):
-        node = IndexAddBackward0()
-        node.saved_dim = d
-        node.saved_index = index
-        node.saved_alpha = alpha
-        set_history(node, (self, source), (out,))
-    return out
-
-
-# ------------------------------------------------------------------ gather / scatter_add
-
-cdef object index_grid(object index, Py_ssize_t dim):
-    """The NumPy index that addresses ``t[..., index[i][j], ...]`` element by element."""
-    grid = list(np.indices(index.shape, sparse=True))
-    grid[dim] = index
-    return tuple(grid)
-
-
-cdef object gather_index(Tensor self, Py_ssize_t dim, Tensor index, str op):
-    array = index._data
-    if array.dtype != np.int64 and array.dtype != np.int32:
-        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index")
-    if array.ndim != self._data.ndim:
-        raise RuntimeError("Index tensor must have the same number of dimensions as "
-                           + ("input tensor" if op == "gather" else "self tensor"))
-    size = self._data.shape[dim]
-    if array.size:
-        low, high = array.min(), array.max()
-        if low < 0 or high >= size:
-            raise RuntimeError(f"index {low if low < 0 else high} is out of bounds for "
-                               f"dimension {dim} with size {size}")
-    return array
-
-
-cdef class GatherBackward0(Node):
-    cdef readonly Py_ssize_t saved_dim
-    cdef readonly Tensor saved_index
-    cdef readonly SavedTensor saved_self
-    cdef readonly bint saved_sparse_grad
-
-    cpdef tuple apply(self, tuple grads):
-        cdef Tensor grad = grads[0]
-        cdef Tensor input = self.saved_self.unpack(self)
-        xp = array_module(grad._data)
-        zeros = make_tensor(xp.zeros(input._data.shape, dtype=grad._data.dtype))
-        return (scatter_add(zeros, self.saved_dim, self.saved_index, grad),)
-
-    cdef void release_variables(self):
-        self.saved_self.release()
-
-
-def gather(Tensor self, dim, Tensor index, *, sparse_grad=False):
-    """``out[i][j] = self[index[i][j]][j]`` (for ``dim=0``): values picked along ``dim``."""
-    cdef GatherBackward0 node
-    cdef Py_ssize_t d = wrap_dim(dim, self._data.ndim)
-    array = gather_index(self, d, index, "gather")
-    shape = self._data.shape
-    for k in range(array.ndim):
-        if k != d and array.shape[k] > shape[k]:
-            raise RuntimeError(
-                f"Size does not match at dimension {k} expected index {list(array.shape)} to "
-                f"be no larger than self {list(shape)} apart from dimension {d}")
-    cdef Tensor out = wrap(self._data[index_grid(array, d)])
-    if is_grad_enabled() and requires_grad(self):
-        node = GatherBackward0()
-        node.saved_dim = d
-        node.saved_index = index
-        node.saved_self = save(self, False)
-        node.saved_sparse_grad = sparse_grad
-        set_history1(node, self, out)
-    return out
-
-
-cdef class ScatterAddBackward0(Node):
-    cdef readonly Py_ssize_t saved_dim
-    cdef readonly Tensor saved_index
-
-    cpdef tuple apply(self, tuple grads):
-        grad = grads[0]
-        src_grad = None
-        if self.should_compute_output(1):
-            src_grad = gather(grad, self.saved_dim, self.saved_index)
-        return (grad if self.should_compute_output(0) else None, src_grad)
-
-
-def scatter_add(Tensor self, dim, Tensor index, Tensor src):
-    """A copy of ``self`` with ``src[i][j]`` added at ``[index[i][j]][j]`` (for ``dim=0``)."""
-    cdef ScatterAddBackward0 node
-    cdef Py_ssize_t d = wrap_dim(dim, self._data.ndim)
-    array = gather_index(self, d, index, "scatter_add")
-    if src._data.dtype != self._data.dtype:
-        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
-    shape = self._data.shape
-    for k in range(array.ndim):
-        if ((k != d and array.shape[k] > shape[k]) or k >= src._data.ndim
-                or array.shape[k] > src._data.shape[k]):
-            raise RuntimeError(
-                f"Expected index {list(array.shape)} to be no larger than self {list(shape)} "
-                f"apart from dimension {d} and to be no larger size than src "
-                f"{list(src._data.shape)}")
-    values = src._data[tuple(slice(0, n) for n in array.shape)]
-    out_array = self._data.copy()
-    np.add.at(out_array, index_grid(array, d), values)
-    cdef Tensor out = wrap(out_array)
-    if is_grad_enabled() and (requires_grad(self) or requires_grad(src)):
-        node = ScatterAddBackward0()
-        node.saved_dim = d
-        node.saved_index = index
-        set_history(node, (self, src), (out,))
-    return out
-
-
-# ------------------------------------------------------------------ masked_fill
-
-cdef class MaskedFillBackward0(Node):
-    cdef readonly SavedTensor saved_mask
-
-    cpdef tuple apply(self, tuple grads):
-        cdef Tensor grad = grads[0]
-        mask = self.saved_mask.unpack(self)
-        zero = np.zeros((), dtype=grad._data.dtype)
-        self_grad = value_grad = None
-        if self.should_compute_output(0):
-            self_grad = where(mask, zero, grad)
-        if len(self.next_nodes) > 1 and self.should_compute_output(1):
-            value_grad = where(mask, grad, zero).sum()
-        return (self_grad, value_grad)[:len(self.next_nodes)]
-
-    cdef void release_variables(self):
-        self.saved_mask.release()
-
-
-cdef class MaskedFillBackward1(MaskedFillBackward0):
-    pass
-
-
-cdef tuple broadcast_shape(tuple a, tuple b):
-    """The broadcast of two shapes, with PyTorch's error."""
-    cdef Py_ssize_t n = max(len(a), len(b))
-    result = []
-    for i in range(n):
-        x = a[len(a) - n + i] if len(a) - n + i >= 0 else 1
-        y = b[len(b) - n + i] if len(b) - n + i >= 0 else 1
-        if x != y and x != 1 and y != 1:
-            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b "
-                               f"({y}) at non-singleton dimension {i}")
-        result.append(y if x == 1 else x)
-    return tuple(result)
-
-
-def masked_fill(Tensor self, Tensor mask, value):
-    """``self`` with ``value`` (a number or 0-d tensor) where ``mask`` is True (a copy)."""
-    cdef MaskedFillBackward0 node
-    if mask._data.dtype.kind != "b":
-        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
-                           + _C10_NAMES.get(mask._data.dtype.name, mask._data.dtype.name))
-    is_tensor = isinstance(value, Tensor)
-    if is_tensor and (<Tensor>value)._data.ndim != 0:
-        raise RuntimeError(
-            "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
-            f"{(<Tensor>value)._data.ndim} dimension(s).")
-    broadcast_shape(mask._data.shape, self._data.shape)
-    fill = np.asarray((<Tensor>value)._data if is_tensor else value).astype(self._data.dtype)
-    cdef Tensor out = wrap(np.where(mask._data, fill, self._data))
-    if is_grad_enabled() and (requires_grad(self) or (is_tensor and requires_grad(value))):
-        node = MaskedFillBackward1() if is_tensor else MaskedFillBackward0()
-        node.saved_mask = save(mask, False)
-        set_history(node, (self, value) if is_tensor else (self,), (out,))
-    return out
-
-
-def masked_fill_(Tensor self, Tensor mask, value):
-    """In-place ``masked_fill``; ``mask`` must broadcast to ``self``'s shape."""
-    # The 0-dim value is read once, before anything is written: no overlap check.
-    return apply_inplace(self, lambda source: masked_fill(source, mask, value),
-                         (value,), False, None, None, False)
 
 
 # The Tensor operators (NOTE [How Tensor gets its methods] in tensor.pyx).

@@ -10,7 +10,7 @@ from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, bump_version, register_methods,
 )
 from autograd_cy._C.node cimport Node
-from autograd_cy._C.recording cimport set_history
+from autograd_cy._C.recording cimport record
 from autograd_cy._C.views cimport apply_inplace
 
 __all__ = ["zero_", "fill_", "copy_"]
@@ -49,7 +49,7 @@ def _filled(Tensor source, value, Node node):
         out._data[...] = value
     if is_grad_enabled() and (requires_grad(source) or (
             isinstance(value, Tensor) and requires_grad(<Tensor>value))):
-        set_history(node, (source, value) if isinstance(value, Tensor) else (source,), (out,))
+        record(node, (source, value) if isinstance(value, Tensor) else (source,), (out,))
     return out
 
 
@@ -86,7 +86,7 @@ def copy_(Tensor self, Tensor src, non_blocking=False):
         cdef Tensor out = make_tensor(np.empty_like(x._data))
         out._data[...] = src._data
         if is_grad_enabled() and (requires_grad(x) or requires_grad(src)):
-            set_history(CopyBackwards(), (x, src), (out,))
+            record(CopyBackwards(), (x, src), (out,))
         return out
     return apply_inplace(self, compute, (src,), False)
 

@@ -19,7 +19,7 @@ from autograd_cy._C.tensor cimport (
 from autograd_cy._C.tensor cimport wrap_dim
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.saved_tensor cimport forward_op_name
-from autograd_cy._C.recording cimport set_history1, set_history
+from autograd_cy._C.recording cimport record1
 from autograd_cy._C.promotion cimport wrap
 from autograd_cy._C.ops.conversion import CloneBackward0
 
@@ -75,7 +75,7 @@ cdef Tensor record_view(Node node, Tensor self, object array):
     """Wrap ``array`` (a view of ``self``'s memory) as a view and record ``node``."""
     cdef Tensor out = make_view(array, self)
     if is_grad_enabled() and requires_grad(self):
-        set_history1(node, self, out)
+        record1(node, self, out)
         if out._creation_meta != VIEW_DEFAULT:
             # A view of a forbidden view is named after its own op ("Output 0 of Select").
             out._view_op_name = forward_op_name(node)
@@ -132,10 +132,10 @@ def reshape(Tensor self, *shape):
     cdef Tensor copied = wrap(np.ascontiguousarray(self._data))
     out = wrap(copied._data.reshape(shape))
     if is_grad_enabled() and requires_grad(self):
-        set_history1(CloneBackward0(), self, copied)
+        record1(CloneBackward0(), self, copied)
         node = UnsafeViewBackward0()
         node.saved_self_sym_sizes = self._data.shape
-        set_history1(node, copied, out)
+        record1(node, copied, out)
     return out
 
 
@@ -403,7 +403,7 @@ def repeat(Tensor self, *repeats):
         node = RepeatBackward0()
         node.saved_repeats = tuple(repeats)
         node.saved_self_sym_sizes = self._data.shape
-        set_history1(node, self, out)
+        record1(node, self, out)
     return out
 
 
@@ -457,7 +457,7 @@ def select_backward(Tensor grad, tuple sizes, Py_ssize_t dim, Py_ssize_t index):
         node = SelectBackwardBackward0()
         node.saved_dim = dim
         node.saved_index = index
-        set_history1(node, grad, out)
+        record1(node, grad, out)
     return out
 
 
@@ -503,7 +503,7 @@ def slice_backward(Tensor grad, tuple sizes, Py_ssize_t dim, Py_ssize_t start, P
         node.saved_start = start
         node.saved_end = end
         node.saved_step = step
-        set_history1(node, grad, out)
+        record1(node, grad, out)
     return out
 
 

@@ -6,7 +6,7 @@ its pieces' gradients, the gradient of ``cat`` is the split of its gradient.
 The pieces of split, chunk and unbind are views recorded by one Node with
 several outputs, each marked ``VIEW_MULTI_OUTPUT_NODE``: PyTorch forbids
 modifying those in place, because rebasing one output's history would have to
-rewrite the shared Node (engine_semantics 7.5). cat and stack copy.
+rewrite the shared Node. cat and stack copy.
 """
 import numpy as np
 
@@ -16,7 +16,7 @@ from autograd_cy._C.tensor cimport (
 )
 from autograd_cy._C.tensor cimport wrap_dim
 from autograd_cy._C.node cimport Node
-from autograd_cy._C.recording cimport set_history1, set_history
+from autograd_cy._C.recording cimport record
 from autograd_cy._C.promotion cimport wrap
 from autograd_cy._C.ops.shape cimport leading
 from autograd_cy._C.ops.shape import narrow
@@ -39,7 +39,8 @@ cdef list grads_or_zeros(Node node, tuple grads):
 # ------------------------------------------------------------------ multi-output views
 
 cdef void mark_multi_output(Tensor view, str op_name):
-    """PyTorch's creation meta for an output of a view op with several outputs (7.5)."""
+    """PyTorch's creation meta for an output of a view op with several outputs: modifying
+    it in place is an error."""
     if is_grad_enabled() and view._creation_meta != VIEW_INFERENCE_MODE:
         view._creation_meta = VIEW_MULTI_OUTPUT_NODE
     view._view_op_name = op_name
@@ -56,7 +57,7 @@ cdef tuple split_views(Tensor self, Py_ssize_t dim, object sizes, Node node, str
         outputs.append(out)
         offset += n
     if is_grad_enabled() and requires_grad(self):
-        set_history(node, (self,), tuple(outputs))
+        record(node, (self,), tuple(outputs))
     return tuple(outputs)
 
 
@@ -164,7 +165,7 @@ def unbind(Tensor self, dim=0):
     if is_grad_enabled() and requires_grad(self):
         node = UnbindBackward0()
         node.saved_dim = d
-        set_history(node, (self,), tuple(outputs))
+        record(node, (self,), tuple(outputs))
     return tuple(outputs)
 
 
@@ -256,7 +257,7 @@ def cat(tensors, dim=0):
         node = CatBackward0()
         node.saved_dim = d if first is not None else 0
         node.sizes = sizes
-        set_history(node, tuple(items), (out,))
+        record(node, tuple(items), (out,))
     return out
 
 
@@ -309,7 +310,7 @@ def stack(tensors, dim=0):
     if is_grad_enabled() and any(requires_grad(<Tensor>x) for x in items):
         node = StackBackward0()
         node.saved_dim = d
-        set_history(node, tuple(items), (out,))
+        record(node, tuple(items), (out,))
     return out
 
 

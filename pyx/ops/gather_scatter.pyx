@@ -1,0 +1,294 @@
+"""Picking or writing elements by an index tensor along one dim (index_select and
+index_add, gather and scatter_add) or by a bool mask (masked_fill).
+
+Each pair is the other's backward: the gradient of ``index_select`` is an ``index_add``
+into zeros, the gradient of ``gather`` a ``scatter_add`` into zeros (and the other way
+round), so double backward works. An index picked twice adds both gradients (``np.add.at``,
+never a plain assignment).
+
+The index tensor is kept as a plain tensor field (``saved_index``): unlike PyTorch's, it is
+not version-checked and saved_tensors_hooks do not see it. What backward reads otherwise
+(gather's input, for its shape; masked_fill's mask) is a saved tensor (``saved_tensors``).
+"""
+import numpy as np
+
+from autograd_cy._C.grad_mode cimport is_grad_enabled
+from autograd_cy._C.dtype cimport from_numpy_dtype
+from autograd_cy._C.tensor cimport (
+    Tensor, make_tensor, requires_grad, array_module, register_methods,
+)
+from autograd_cy._C.tensor cimport wrap_dim
+from autograd_cy._C.node cimport Node, unpack_saved
+from autograd_cy._C.recording cimport record1, record
+from autograd_cy._C.promotion cimport wrap
+from autograd_cy._C.views cimport apply_inplace
+from autograd_cy._C.ops.shape cimport leading
+from autograd_cy._C.ops.pointwise import where
+
+__all__ = ["index_select", "index_add", "gather", "scatter_add", "masked_fill"]
+__tensor_methods__ = ("index_select", "index_add", "gather", "scatter_add", "masked_fill",
+                      "masked_fill_")
+
+_C10_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double",
+              "int32": "int", "int64": "long int", "bool": "bool", "uint8": "unsigned char"}
+
+
+cdef str scalar_name(Tensor t):
+    return from_numpy_dtype(t._data.dtype)._scalar_name
+
+
+# ------------------------------------------------------------------ index_select / index_add
+
+cdef object index_vector(Tensor index, str op):
+    array = index._data
+    if array.dtype != np.int64 and array.dtype != np.int32:
+        raise RuntimeError(f"{op}(): Expected dtype int32 or int64 for index")
+    if array.ndim > 1:
+        raise IndexError(f"{op}(): Index is supposed to be a vector")
+    return array.reshape(-1)
+
+
+cdef class IndexSelectBackward0(Node):
+    cdef readonly Py_ssize_t saved_dim
+    cdef readonly Tensor saved_index
+    cdef readonly tuple saved_self_sym_sizes
+
+    cpdef tuple apply(self, tuple grads):
+        cdef Tensor grad = grads[0]
+        xp = array_module(grad._data)
+        zeros = make_tensor(xp.zeros(self.saved_self_sym_sizes, dtype=grad._data.dtype))
+        return (index_add(zeros, self.saved_dim, self.saved_index, grad),)
+
+
+def index_select(Tensor self, dim, Tensor index):
+    """The entries ``index`` (a vector) of dim ``dim``, in that order (a copy)."""
+    cdef IndexSelectBackward0 node
+    positions = index_vector(index, "index_select")
+    cdef Py_ssize_t d = wrap_dim(dim, self._data.ndim)
+    size = self._data.shape[d] if self._data.ndim else 1
+    if positions.size and (positions.min() < 0 or positions.max() >= size):
+        raise IndexError("index out of range in self")
+    if self._data.ndim == 0:
+        out = wrap(self._data.copy())
+    else:
+        out = wrap(np.take(self._data, positions, axis=d))
+    if is_grad_enabled() and requires_grad(self):
+        node = IndexSelectBackward0()
+        node.saved_dim = d
+        node.saved_index = index
+        node.saved_self_sym_sizes = self._data.shape
+        record1(node, self, out)
+    return out
+
+
+cdef class IndexAddBackward0(Node):
+    cdef readonly Py_ssize_t saved_dim
+    cdef readonly Tensor saved_index
+    cdef readonly object saved_alpha
+
+    cpdef tuple apply(self, tuple grads):
+        from autograd_cy._C.ops.arithmetic import mul
+        grad = grads[0]
+        source_grad = None
+        if self.should_compute_output(1):
+            source_grad = index_select(grad, self.saved_dim, self.saved_index)
+            if self.saved_alpha != 1:
+                source_grad = mul(source_grad, self.saved_alpha)
+        return (grad if self.should_compute_output(0) else None, source_grad)
+
+
+def index_add(Tensor self, dim, Tensor index, Tensor source, *, alpha=1):
+    """A copy of ``self`` with ``alpha * source`` added at entries ``index`` of dim ``dim``."""
+    cdef IndexAddBackward0 node
+    positions = index_vector(index, "index_add_")
+    cdef Py_ssize_t d = wrap_dim(dim, self._data.ndim)
+    src = source._data if source._data.ndim else source._data.reshape(1)
+    if positions.size != (src.shape[d] if src.ndim > d else 1):
+        raise RuntimeError(
+            f"index_add_(): Number of indices ({positions.size}) should be equal to "
+            f"source.size(dim): ({src.shape[d]}), for dim: {d}")
+    if source._data.dtype != self._data.dtype:
+        raise RuntimeError(f"index_add_(): self ({scalar_name(self)}) and source "
+                           f"({scalar_name(source)}) must have the same scalar type")
+    shape = self._data.shape
+    if src.ndim != self._data.ndim or any(
+            src.shape[k] != shape[k] for k in range(src.ndim) if k != d):
+        raise RuntimeError(
+            "source tensor shape must match self tensor shape, excluding the specified "
+            f"dimension. Got self.shape = {list(shape)} source.shape = {list(src.shape)}")
+    if positions.size and (positions.min() < 0 or positions.max() >= shape[d]):
+        raise IndexError("index out of range in self")
+    array = self._data.copy()
+    np.add.at(array, leading(d, positions), src if alpha == 1 else alpha * src)
+    cdef Tensor out = wrap(array)
+    if is_grad_enabled() and (requires_grad(self) or requires_grad(source)):
+        node = IndexAddBackward0()
+        node.saved_dim = d
+        node.saved_index = index
+        node.saved_alpha = alpha
+        record(node, (self, source), (out,))
+    return out
+
+
+# ------------------------------------------------------------------ gather / scatter_add
+
+cdef object index_grid(object index, Py_ssize_t dim):
+    """The NumPy index that addresses ``t[..., index[i][j], ...]`` element by element."""
+    grid = list(np.indices(index.shape, sparse=True))
+    grid[dim] = index
+    return tuple(grid)
+
+
+cdef object gather_index(Tensor self, Py_ssize_t dim, Tensor index, str op):
+    array = index._data
+    if array.dtype != np.int64 and array.dtype != np.int32:
+        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index")
+    if array.ndim != self._data.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as "
+                           + ("input tensor" if op == "gather" else "self tensor"))
+    size = self._data.shape[dim]
+    if array.size:
+        low, high = array.min(), array.max()
+        if low < 0 or high >= size:
+            raise RuntimeError(f"index {low if low < 0 else high} is out of bounds for "
+                               f"dimension {dim} with size {size}")
+    return array
+
+
+cdef class GatherBackward0(Node):
+    saved_names = ("self",)
+    cdef readonly Py_ssize_t saved_dim
+    cdef readonly Tensor saved_index
+    cdef readonly bint saved_sparse_grad
+
+    cpdef tuple apply(self, tuple grads):
+        cdef Tensor grad = grads[0]
+        cdef Tensor input = unpack_saved(self, 0)
+        xp = array_module(grad._data)
+        zeros = make_tensor(xp.zeros(input._data.shape, dtype=grad._data.dtype))
+        return (scatter_add(zeros, self.saved_dim, self.saved_index, grad),)
+
+
+def gather(Tensor self, dim, Tensor index, *, sparse_grad=False):
+    """``out[i][j] = self[index[i][j]][j]`` (for ``dim=0``): values picked along ``dim``."""
+    cdef GatherBackward0 node
+    cdef Py_ssize_t d = wrap_dim(dim, self._data.ndim)
+    array = gather_index(self, d, index, "gather")
+    shape = self._data.shape
+    for k in range(array.ndim):
+        if k != d and array.shape[k] > shape[k]:
+            raise RuntimeError(
+                f"Size does not match at dimension {k} expected index {list(array.shape)} to "
+                f"be no larger than self {list(shape)} apart from dimension {d}")
+    cdef Tensor out = wrap(self._data[index_grid(array, d)])
+    if is_grad_enabled() and requires_grad(self):
+        node = GatherBackward0()
+        node.saved_dim = d
+        node.saved_index = index
+        node.saved_sparse_grad = sparse_grad
+        record1(node, self, out, (self,))
+    return out
+
+
+cdef class ScatterAddBackward0(Node):
+    cdef readonly Py_ssize_t saved_dim
+    cdef readonly Tensor saved_index
+
+    cpdef tuple apply(self, tuple grads):
+        grad = grads[0]
+        src_grad = None
+        if self.should_compute_output(1):
+            src_grad = gather(grad, self.saved_dim, self.saved_index)
+        return (grad if self.should_compute_output(0) else None, src_grad)
+
+
+def scatter_add(Tensor self, dim, Tensor index, Tensor src):
+    """A copy of ``self`` with ``src[i][j]`` added at ``[index[i][j]][j]`` (for ``dim=0``)."""
+    cdef ScatterAddBackward0 node
+    cdef Py_ssize_t d = wrap_dim(dim, self._data.ndim)
+    array = gather_index(self, d, index, "scatter_add")
+    if src._data.dtype != self._data.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    shape = self._data.shape
+    for k in range(array.ndim):
+        if ((k != d and array.shape[k] > shape[k]) or k >= src._data.ndim
+                or array.shape[k] > src._data.shape[k]):
+            raise RuntimeError(
+                f"Expected index {list(array.shape)} to be no larger than self {list(shape)} "
+                f"apart from dimension {d} and to be no larger size than src "
+                f"{list(src._data.shape)}")
+    values = src._data[tuple(slice(0, n) for n in array.shape)]
+    out_array = self._data.copy()
+    np.add.at(out_array, index_grid(array, d), values)
+    cdef Tensor out = wrap(out_array)
+    if is_grad_enabled() and (requires_grad(self) or requires_grad(src)):
+        node = ScatterAddBackward0()
+        node.saved_dim = d
+        node.saved_index = index
+        record(node, (self, src), (out,))
+    return out
+
+
+# ------------------------------------------------------------------ masked_fill
+
+cdef class MaskedFillBackward0(Node):
+    saved_names = ("mask",)
+
+    cpdef tuple apply(self, tuple grads):
+        cdef Tensor grad = grads[0]
+        mask = unpack_saved(self, 0)
+        zero = np.zeros((), dtype=grad._data.dtype)
+        self_grad = value_grad = None
+        if self.should_compute_output(0):
+            self_grad = where(mask, zero, grad)
+        if len(self.next_nodes) > 1 and self.should_compute_output(1):
+            value_grad = where(mask, grad, zero).sum()
+        return (self_grad, value_grad)[:len(self.next_nodes)]
+
+
+cdef class MaskedFillBackward1(MaskedFillBackward0):
+    pass
+
+
+cdef tuple broadcast_shape(tuple a, tuple b):
+    """The broadcast of two shapes, with PyTorch's error."""
+    cdef Py_ssize_t n = max(len(a), len(b))
+    result = []
+    for i in range(n):
+        x = a[len(a) - n + i] if len(a) - n + i >= 0 else 1
+        y = b[len(b) - n + i] if len(b) - n + i >= 0 else 1
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b "
+                               f"({y}) at non-singleton dimension {i}")
+        result.append(y if x == 1 else x)
+    return tuple(result)
+
+
+def masked_fill(Tensor self, Tensor mask, value):
+    """``self`` with ``value`` (a number or 0-d tensor) where ``mask`` is True (a copy)."""
+    cdef MaskedFillBackward0 node
+    if mask._data.dtype.kind != "b":
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           + _C10_NAMES.get(mask._data.dtype.name, mask._data.dtype.name))
+    is_tensor = isinstance(value, Tensor)
+    if is_tensor and (<Tensor>value)._data.ndim != 0:
+        raise RuntimeError(
+            "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+            f"{(<Tensor>value)._data.ndim} dimension(s).")
+    broadcast_shape(mask._data.shape, self._data.shape)
+    fill = np.asarray((<Tensor>value)._data if is_tensor else value).astype(self._data.dtype)
+    cdef Tensor out = wrap(np.where(mask._data, fill, self._data))
+    if is_grad_enabled() and (requires_grad(self) or (is_tensor and requires_grad(value))):
+        node = MaskedFillBackward1() if is_tensor else MaskedFillBackward0()
+        record(node, (self, value) if is_tensor else (self,), (out,), (mask,))
+    return out
+
+
+def masked_fill_(Tensor self, Tensor mask, value):
+    """In-place ``masked_fill``; ``mask`` must broadcast to ``self``'s shape."""
+    # The 0-dim value is read once, before anything is written: no overlap check.
+    return apply_inplace(self, lambda source: masked_fill(source, mask, value),
+                         (value,), False, None, None, False)
+
+
+register_methods({name: globals()[name] for name in __tensor_methods__})
