@@ -51,7 +51,8 @@ cdef dict FROM_PYTHON_TYPE = {builtins.float: float32, builtins.int: int64,
                               builtins.bool: bool}
 # The names C++ gives the scalar types in PyTorch's lower-level messages.
 cdef dict C10_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double",
-                       "int32": "int", "int64": "long int", "bool": "bool"}
+                       "int32": "int", "int64": "long int", "bool": "bool",
+                       "uint8": "unsigned char"}
 
 
 def _by_name(name):

@@ -46,6 +46,22 @@ cdef inline bint overridden(object method):
     return not getattr(method, "_is_default_implementation", False)
 
 
+cdef tuple methods_of(object forward_cls):
+    """``(its backward or vjp, does it override setup_context?)`` for a Function class,
+    decided on first use and kept in the class's own dict (testing the methods on every
+    apply costs several attribute lookups per call)."""
+    cdef object entry = forward_cls.__dict__.get("_autograd_cy_methods")
+    if entry is None:
+        backward, vjp = forward_cls.backward, forward_cls.vjp
+        if overridden(backward) and overridden(vjp):
+            chosen = None       # refused when backward runs, as PyTorch refuses it
+        else:
+            chosen = vjp if overridden(vjp) else backward
+        entry = (chosen, overridden(forward_cls.setup_context))
+        forward_cls._autograd_cy_methods = entry
+    return <tuple>entry
+
+
 _SAVED_RETURNED_INPUT = (
     "An input that has been returned as-is as output is being saved for backward. This is not "
     "supported if you override setup_context. You should return and save a view of the input "
@@ -163,12 +179,11 @@ cdef class _FunctionBase(Node):
 
 cdef object backward_function(object forward_cls):
     """``backward`` or ``vjp``, whichever the Function overrides (they are aliases)."""
-    backward = forward_cls.backward
-    vjp = forward_cls.vjp
-    if overridden(backward) and overridden(vjp):
+    chosen = methods_of(forward_cls)[0]
+    if chosen is None:
         raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not "
                            "allowed. You should only implement one of them.")
-    return vjp if overridden(vjp) else backward
+    return chosen
 
 
 # ------------------------------------------------------------------ forward
@@ -208,7 +223,7 @@ def function_apply(cls, tuple args):
             ctx.get_extras().anomaly_trace = "".join(traceback.format_stack()[:-1])
 
     setup_context = cls.setup_context
-    cdef bint separate_setup = overridden(setup_context)
+    cdef bint separate_setup = methods_of(cls)[1]
     cdef bint previous = is_grad_enabled()
     set_grad_enabled(False)
     try:

@@ -24,7 +24,7 @@ from autograd_cy._C.ops import activation as _activation
 from autograd_cy._C.ops import loss as _loss
 from autograd_cy._C.ops.arithmetic import add, sub, mul, div, neg, pow
 from autograd_cy._C.ops.matmul import matmul
-from autograd_cy._C.ops.pointwise import where
+from autograd_cy._C.ops.selection import where
 from autograd_cy._C.ops.reduction import sum as _sum, mean as _mean
 from autograd_cy._C.ops.shape import reshape, transpose, expand
 from autograd_cy._C.tensor import _wrap_array

@@ -29,7 +29,8 @@ from autograd_cy._C.ops.activation_kernels cimport (
     leaky_relu_array, sigmoid_array, log_sigmoid_array,
 )
 from autograd_cy._C.ops.arithmetic import add, sub, mul, neg
-from autograd_cy._C.ops.pointwise import exp, tanh, where, sigmoid
+from autograd_cy._C.ops.pointwise import exp, tanh, sigmoid
+from autograd_cy._C.ops.selection import where
 from autograd_cy._C.ops.reduction import sum as tensor_sum
 
 __all__ = ["softmax", "log_softmax"]

@@ -12,7 +12,7 @@ import numpy as np
 
 from autograd_cy._C.tensor cimport Tensor, register_methods
 from autograd_cy._C.node cimport unpack_saved
-from autograd_cy._C.saved_tensor cimport SavedTensor, save
+from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record
 from autograd_cy._C.promotion cimport wrap
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
@@ -73,7 +73,7 @@ cdef class MaxBackward1(ReductionBackward):
     saved_names = ("self", "result")
 
     cpdef tuple apply(self, tuple grads):
-        from autograd_cy._C.ops.pointwise import where
+        from autograd_cy._C.ops.selection import where
         x = (<SavedTensor>self.saved_tensors[0]).unpack_array(self)
         value = (<SavedTensor>self.saved_tensors[1]).unpack_array(self)
         selected = np.isnan(x) if np.isnan(value) else x == value
@@ -90,7 +90,7 @@ cdef class MaxBackward0(ReductionBackward):
     saved_names = ("indices",)
 
     cpdef tuple apply(self, tuple grads):
-        from autograd_cy._C.ops.pointwise import where
+        from autograd_cy._C.ops.selection import where
         indices = (<Tensor>self.keep(unpack_saved(self, 0)))._data
         dtype = (<Tensor>grads[0])._data.dtype
         if self.saved_dim:
@@ -141,19 +141,15 @@ cdef object max_or_min(Tensor self, object dim, object keepdim, bint largest):
         node.saved_dim = dims
         node.saved_keepdim = keepdim
         node.saved_self_sym_sizes = array.shape
-        record(node, (self,), (out, indices))
-        # The one value saved outside ``record``: the indices are an output, but an integer
-        # one, left outside the graph (no grad_fn, so keeping the tensor makes no cycle).
-        # PyTorch keeps such an output as the tensor itself: ``_saved_indices is indices``,
-        # and a version error names no producing op. ``record`` would keep it as this
-        # node's own output (a new tensor on each unpack, named as Max's output in errors).
-        node.saved_tensors = (save(indices, False),)
+        # The indices are an integer output, outside the graph (no grad_fn): ``record`` keeps
+        # them as the tensor itself, as PyTorch does (``_saved_indices is indices``).
+        record(node, (self,), (out, indices), (indices,))
     return (max_result if largest else min_result)(out, indices)
 
 
 cdef object binary_extreme(Tensor self, Tensor other, bint largest):
     """``max(a, b)`` is ``maximum(a, b)`` (elementwise), found at call time."""
-    from autograd_cy._C.ops.pointwise import maximum, minimum
+    from autograd_cy._C.ops.selection import maximum, minimum
     return maximum(self, other) if largest else minimum(self, other)
 
 

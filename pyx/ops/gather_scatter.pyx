@@ -13,7 +13,7 @@ not version-checked and saved_tensors_hooks do not see it. What backward reads o
 import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
-from autograd_cy._C.dtype cimport from_numpy_dtype
+from autograd_cy._C.dtype cimport scalar_name, c10_name
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, array_module, register_methods,
 )
@@ -23,18 +23,14 @@ from autograd_cy._C.recording cimport record1, record
 from autograd_cy._C.promotion cimport wrap
 from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.ops.shape cimport leading
-from autograd_cy._C.ops.pointwise import where
+from autograd_cy._C.ops.selection import where
 
 __all__ = ["index_select", "index_add", "gather", "scatter_add", "masked_fill"]
 __tensor_methods__ = ("index_select", "index_add", "gather", "scatter_add", "masked_fill",
                       "masked_fill_")
 
-_C10_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double",
-              "int32": "int", "int64": "long int", "bool": "bool", "uint8": "unsigned char"}
 
 
-cdef str scalar_name(Tensor t):
-    return from_numpy_dtype(t._data.dtype)._scalar_name
 
 
 # ------------------------------------------------------------------ index_select / index_add
@@ -108,8 +104,8 @@ def index_add(Tensor self, dim, Tensor index, Tensor source, *, alpha=1):
             f"index_add_(): Number of indices ({positions.size}) should be equal to "
             f"source.size(dim): ({src.shape[d]}), for dim: {d}")
     if source._data.dtype != self._data.dtype:
-        raise RuntimeError(f"index_add_(): self ({scalar_name(self)}) and source "
-                           f"({scalar_name(source)}) must have the same scalar type")
+        raise RuntimeError(f"index_add_(): self ({scalar_name(self._data.dtype)}) and source "
+                           f"({scalar_name(source._data.dtype)}) must have the same scalar type")
     shape = self._data.shape
     if src.ndim != self._data.ndim or any(
             src.shape[k] != shape[k] for k in range(src.ndim) if k != d):
@@ -269,7 +265,7 @@ def masked_fill(Tensor self, Tensor mask, value):
     cdef MaskedFillBackward0 node
     if mask._data.dtype.kind != "b":
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
-                           + _C10_NAMES.get(mask._data.dtype.name, mask._data.dtype.name))
+                           + c10_name(mask._data.dtype))
     is_tensor = isinstance(value, Tensor)
     if is_tensor and (<Tensor>value)._data.ndim != 0:
         raise RuntimeError(

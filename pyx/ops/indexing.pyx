@@ -21,7 +21,7 @@ import warnings
 import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
-from autograd_cy._C.dtype cimport from_numpy_dtype
+from autograd_cy._C.dtype cimport from_numpy_dtype, scalar_name
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, array_module, register_methods, tensor_operators,
     TensorOperators,
@@ -355,16 +355,14 @@ cdef Tensor index_put_unchecked(Tensor self, tuple indices, Tensor values, bint 
     return out
 
 
-cdef str scalar_name(Tensor t):
-    return from_numpy_dtype(t._data.dtype)._scalar_name
 
 
 cdef void check_index_put(Tensor self, tuple indices, Tensor values) except *:
     if values._data.dtype != self._data.dtype:
         raise RuntimeError(
             f"Index put requires the source and destination dtypes match, got "
-            f"{scalar_name(self)} for the destination and {scalar_name(values)} for the "
-            "source.")
+            f"{scalar_name(self._data.dtype)} for the destination and "
+            f"{scalar_name(values._data.dtype)} for the source.")
     target = check_indices(self, indices)
     try:
         fits = np.broadcast_shapes(values._data.shape, target) == target

@@ -20,7 +20,8 @@ from autograd_cy._C.recording cimport record1, record2, any_requires_grad2
 from autograd_cy._C.promotion cimport wrap, result_type
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.ops.arithmetic import add, sub, mul, div, neg
-from autograd_cy._C.ops.pointwise import log, where
+from autograd_cy._C.ops.pointwise import log
+from autograd_cy._C.ops.selection import where
 from autograd_cy._C.ops.activation import _log_sigmoid
 from autograd_cy._C.ops.pointwise import sigmoid
 from autograd_cy._C.ops.activation_kernels cimport log_sigmoid_array

@@ -33,10 +33,6 @@ from autograd_cy._C.kernels cimport tanh_backward_kernel, tanh_kernel, threshold
 from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.ops.arithmetic import mul, div, add, sub, neg, pow
 from autograd_cy._C.ops.selection import where
-# Moved to selection.pyx; still importable from here only for the modules that import them
-# from pointwise (activation, indexing, loss, reduction, nn.functional) until they import
-# them from selection.
-from autograd_cy._C.ops.selection import maximum, minimum  # noqa: F401
 
 __all__ = ["exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid",
            "relu", "abs", "sign", "reciprocal", "square",

@@ -217,7 +217,7 @@ cdef class VarBackward0(ReductionBackward):
     cdef Py_ssize_t count
 
     cpdef tuple apply(self, tuple grads):
-        from autograd_cy._C.ops.pointwise import where
+        from autograd_cy._C.ops.selection import where
         x = unpack_saved(self, 0)
         grad = self.keep(grads[0])
         if self.saved_tensors[1] is not None:
@@ -315,7 +315,7 @@ cdef object product_of_others(Tensor x, object zeros, tuple dims):
     more, 0. Each factor equals the true product around x to first order, so first
     and second derivatives match PyTorch's.
     """
-    from autograd_cy._C.ops.pointwise import where
+    from autograd_cy._C.ops.selection import where
     dtype = x._data.dtype
     is_zero = constant(zeros)
     count = np.sum(zeros, axis=dims, keepdims=True)
@@ -357,7 +357,7 @@ cdef class LinalgVectorNormBackward0(ReductionBackward):
     cdef readonly object saved_ord
 
     cpdef tuple apply(self, tuple grads):
-        from autograd_cy._C.ops.pointwise import where
+        from autograd_cy._C.ops.selection import where
         p = self.saved_ord
         if p == 0:
             return (None,)          # counts non-zeros: no gradient at all, as in PyTorch
