@@ -48,16 +48,17 @@ cdef inline bint overridden(object method):
 
 cdef tuple methods_of(object forward_cls):
     """``(its backward or vjp, does it override setup_context?)`` for a Function class,
-    decided on first use and kept in the class's own dict (testing the methods on every
-    apply costs several attribute lookups per call)."""
-    cdef object entry = forward_cls.__dict__.get("_autograd_cy_methods")
-    if entry is None:
+    decided on first use and cached on the class (testing the methods on every apply costs
+    several attribute lookups per call). The entry names its class, so a subclass that
+    finds its parent's entry through inheritance decides for itself."""
+    cdef object entry = getattr(forward_cls, "_autograd_cy_methods", None)
+    if entry is None or (<tuple>entry)[0] is not forward_cls:
         backward, vjp = forward_cls.backward, forward_cls.vjp
         if overridden(backward) and overridden(vjp):
             chosen = None       # refused when backward runs, as PyTorch refuses it
         else:
             chosen = vjp if overridden(vjp) else backward
-        entry = (chosen, overridden(forward_cls.setup_context))
+        entry = (forward_cls, chosen, overridden(forward_cls.setup_context))
         forward_cls._autograd_cy_methods = entry
     return <tuple>entry
 
@@ -179,7 +180,7 @@ cdef class _FunctionBase(Node):
 
 cdef object backward_function(object forward_cls):
     """``backward`` or ``vjp``, whichever the Function overrides (they are aliases)."""
-    chosen = methods_of(forward_cls)[0]
+    chosen = methods_of(forward_cls)[1]
     if chosen is None:
         raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not "
                            "allowed. You should only implement one of them.")
@@ -223,7 +224,7 @@ def function_apply(cls, tuple args):
             ctx.get_extras().anomaly_trace = "".join(traceback.format_stack()[:-1])
 
     setup_context = cls.setup_context
-    cdef bint separate_setup = methods_of(cls)[1]
+    cdef bint separate_setup = methods_of(cls)[2]
     cdef bint previous = is_grad_enabled()
     set_grad_enabled(False)
     try:
