@@ -15,7 +15,7 @@ import weakref
 
 import pytest
 import autograd_cy as ag
-from engine_oracle import assert_same
+from oracle import assert_same
 
 
 def run_isolated(code):

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import autograd_cy as ag
-from engine_oracle import LIBS, assert_same, plain, same_error, same_warning
+from oracle import LIBS, assert_same, plain, assert_same_error, same_warning
 
 
 def anomaly_flags(lib):
@@ -47,8 +47,9 @@ def test_9_1_set_grad_enabled_as_a_function_call():
         lib.set_grad_enabled(True)
         return off, lib.is_grad_enabled()
     assert_same(run)
-    same_error(lambda lib: lib.set_grad_enabled(1), TypeError,
-               r"^set_grad_enabled\(\): argument 'enabled' \(position 1\) must be bool, not int$")
+    assert_same_error(
+        lambda lib: lib.set_grad_enabled(1), TypeError,
+        r"^set_grad_enabled\(\): argument 'enabled' \(position 1\) must be bool, not int$")
 
 
 def test_9_1_decorators_with_and_without_parentheses():
@@ -91,9 +92,9 @@ def test_9_1_decorators_with_and_without_parentheses():
         @lib.set_grad_enabled
         def f():
             return None
-    same_error(bare_set_grad_enabled, TypeError,
-               r"^set_grad_enabled\(\): argument 'enabled' \(position 1\) must be bool, not "
-               r"function$")
+    assert_same_error(bare_set_grad_enabled, TypeError,
+                      r"^set_grad_enabled\(\): argument 'enabled' \(position 1\) must be bool, not "
+                      r"function$")
 
 
 def test_9_1_generators_run_each_step_in_the_mode():
@@ -193,16 +194,19 @@ def test_9_4_inference_tensor_errors_outside_inference_mode():
     def make(lib):
         with lib.inference_mode():
             return lib.ones(2)
-    same_error(lambda lib: make(lib).add_(1), RuntimeError,
-               r"^Inplace update to inference tensor outside InferenceMode is not allowed\.You "
-               r"can make a clone to get a normal tensor before doing inplace update\.See "
-               r"https://github\.com/pytorch/rfcs/pull/17 for more details\.$")
-    same_error(lambda lib: make(lib).requires_grad_(), RuntimeError,
-               r"^Setting requires_grad=True on inference tensor outside InferenceMode is not "
-               r"allowed\.$")
-    same_error(lambda lib: lib.ones(2, requires_grad=True) * make(lib), RuntimeError,
-               r"^Inference tensors cannot be saved for backward\. Please do not use Tensors "
-               r"created in inference mode in computation tracked by autograd\.")
+    assert_same_error(
+        lambda lib: make(lib).add_(1), RuntimeError,
+        r"^Inplace update to inference tensor outside InferenceMode is not allowed\.You "
+        r"can make a clone to get a normal tensor before doing inplace update\.See "
+        r"https://github\.com/pytorch/rfcs/pull/17 for more details\.$")
+    assert_same_error(
+        lambda lib: make(lib).requires_grad_(), RuntimeError,
+        r"^Setting requires_grad=True on inference tensor outside InferenceMode is not "
+        r"allowed\.$")
+    assert_same_error(
+        lambda lib: lib.ones(2, requires_grad=True) * make(lib), RuntimeError,
+        r"^Inference tensors cannot be saved for backward\. Please do not use Tensors "
+        r"created in inference mode in computation tracked by autograd\.")
 
     def unsaved_use(lib):
         y = lib.ones(2, requires_grad=True) + make(lib)   # add saves nothing: allowed
@@ -254,10 +258,10 @@ def test_10_3_nan_check_names_the_node_and_output():
             (a / b).sum().backward()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        same_error(log_nan, RuntimeError,
-                   r"^Function 'LogBackward0' returned nan values in its 0th output\.$")
-        same_error(div_nan, RuntimeError,
-                   r"^Function 'DivBackward0' returned nan values in its 1th output\.$")
+        assert_same_error(log_nan, RuntimeError,
+                          r"^Function 'LogBackward0' returned nan values in its 0th output\.$")
+        assert_same_error(div_nan, RuntimeError,
+                          r"^Function 'DivBackward0' returned nan values in its 1th output\.$")
 
     def unchecked(lib):
         a = lib.zeros(1, requires_grad=True)
@@ -302,10 +306,11 @@ def test_10_2_version_hint_under_anomaly_mode():
             z.sum().backward()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        same_error(run, RuntimeError,
-                   r"expected version 0 instead\. Hint: the backtrace further above shows the "
-                   r"operation that failed to compute its gradient\. The variable in question "
-                   r"was changed in there or anywhere later\. Good luck!$")
+        assert_same_error(
+            run, RuntimeError,
+            r"expected version 0 instead\. Hint: the backtrace further above shows the "
+            r"operation that failed to compute its gradient\. The variable in question "
+            r"was changed in there or anywhere later\. Good luck!$")
 
 
 # ------------------------------------------------------------------ 11. threads

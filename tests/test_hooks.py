@@ -7,7 +7,7 @@ import functools
 
 import pytest
 
-from engine_oracle import assert_same, node_name, plain, same_error
+from oracle import assert_same, node_name, plain, assert_same_error
 
 
 def acc_node(lib, leaf):
@@ -217,7 +217,7 @@ class CallableHook:
      r"^expected Variable, but hook returned 'int'$"),
 ])
 def test_4_5_hook_results_are_validated(install, exception, message):
-    same_error(_with_hook(install), exception, message)
+    assert_same_error(_with_hook(install), exception, message)
 
 
 def test_4_5_post_hook_may_replace_grad_inputs():
@@ -352,18 +352,18 @@ def test_4_9_multi_grad_hook_any_and_errors():
         return calls
     assert_same(run)
 
-    same_error(lambda lib: lib.autograd.graph.register_multi_grad_hook(
-        (lib.ones(2, requires_grad=True),), print, mode="bad"), ValueError,
-        r"^Expects mode to be one of \('all', 'any'\) but got bad$")
-    same_error(lambda lib: lib.autograd.graph.register_multi_grad_hook(
-        (lib.ones(2, requires_grad=True), lib.ones(2)), print), AssertionError,
-        r"Expected gradient function to be set")
+    assert_same_error(lambda lib: lib.autograd.graph.register_multi_grad_hook(
+               (lib.ones(2, requires_grad=True),), print, mode="bad"), ValueError,
+               r"^Expects mode to be one of \('all', 'any'\) but got bad$")
+    assert_same_error(lambda lib: lib.autograd.graph.register_multi_grad_hook(
+               (lib.ones(2, requires_grad=True), lib.ones(2)), print), AssertionError,
+               r"Expected gradient function to be set")
 
     def leaf_with_grad(lib):
         x = lib.ones(2, requires_grad=True)
         y = x * 2
         lib.autograd.graph.register_multi_grad_hook((x, y), print)
         lib.autograd.grad(y.sum(), x)
-    same_error(leaf_with_grad, RuntimeError,
-               r"^A leaf node was passed to _will_engine_execute_node but we are currently "
-               r"running autograd\.grad\(\)")
+    assert_same_error(leaf_with_grad, RuntimeError,
+                      r"^A leaf node was passed to _will_engine_execute_node but we are currently "
+                      r"running autograd\.grad\(\)")

@@ -1,6 +1,6 @@
 """The Tensor API against torch: factories, attributes, requires_grad, .grad, repr.
 
-Each test runs the same snippet on autograd_cy and on torch (``engine_oracle.both``)
+Each test runs the same snippet on autograd_cy and on torch (``oracle.both``)
 and compares the observable result. Rule numbers refer to engine_semantics.md.
 """
 import numpy as np
@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import autograd_cy as ag
-from engine_oracle import LIBS, assert_same, both, no_warning, same_error, same_warning
+from oracle import LIBS, assert_same, both, no_warning, assert_same_error, same_warning
 
 
 def dtype_name(t):
@@ -117,22 +117,22 @@ def test_like_factories_keep_dense_strides(like):
 # ------------------------------------------------------------ rule 1.8: requires_grad
 
 def test_1_8_factory_requires_grad_on_integer_dtype():
-    same_error(lambda lib: lib.tensor([1, 2], requires_grad=True), RuntimeError,
-               r"^Only Tensors of floating point and complex dtype can require gradients$")
-    same_error(lambda lib: lib.zeros(2, dtype=lib.int32, requires_grad=True), RuntimeError,
-               r"^Only Tensors of floating point and complex dtype can require gradients$")
+    assert_same_error(lambda lib: lib.tensor([1, 2], requires_grad=True), RuntimeError,
+                      r"^Only Tensors of floating point and complex dtype can require gradients$")
+    assert_same_error(lambda lib: lib.zeros(2, dtype=lib.int32, requires_grad=True), RuntimeError,
+                      r"^Only Tensors of floating point and complex dtype can require gradients$")
 
 
 def test_1_8_attribute_requires_grad_on_integer_dtype():
     def set_flag(lib):
         lib.zeros(2, dtype=lib.int64).requires_grad = True
-    same_error(set_flag, RuntimeError,
-               r"^only Tensors of floating point and complex dtype can require gradients$")
+    assert_same_error(set_flag, RuntimeError,
+                      r"^only Tensors of floating point and complex dtype can require gradients$")
 
 
 def test_1_8_requires_grad_method_on_integer_dtype():
-    same_error(lambda lib: lib.zeros(2, dtype=lib.int64).requires_grad_(), RuntimeError,
-               r"^only Tensors of floating point dtype can require gradients$")
+    assert_same_error(lambda lib: lib.zeros(2, dtype=lib.int64).requires_grad_(), RuntimeError,
+                      r"^only Tensors of floating point dtype can require gradients$")
     # Turning it off is fine for any dtype.
     assert_same(lambda lib: lib.zeros(2, dtype=lib.int64).requires_grad_(False).requires_grad)
 
@@ -141,9 +141,10 @@ def test_1_8_non_leaf_requires_grad_false():
     def unset(lib):
         y = lib.ones(2, requires_grad=True) * 2
         y.requires_grad = False
-    same_error(unset, RuntimeError, r"you can only change requires_grad flags of leaf "
-               r"variables\. If you want to use a computed variable in a subgraph that doesn't "
-               r"require differentiation use var_no_grad = var\.detach\(\)\.")
+    assert_same_error(
+        unset, RuntimeError, r"you can only change requires_grad flags of leaf "
+        r"variables\. If you want to use a computed variable in a subgraph that doesn't "
+        r"require differentiation use var_no_grad = var\.detach\(\)\.")
 
     def set_true(lib):
         y = lib.ones(2, requires_grad=True) * 2
@@ -187,7 +188,7 @@ def test_set_data():
 
     def not_a_tensor(lib):
         lib.ones(3).data = 5
-    same_error(not_a_tensor, TypeError, r"^Variable data has to be a tensor, but got int$")
+    assert_same_error(not_a_tensor, TypeError, r"^Variable data has to be a tensor, but got int$")
 
 
 def test_detach_inplace():
@@ -199,8 +200,8 @@ def test_detach_inplace():
 
 
 def test_1_9_retain_grad():
-    same_error(lambda lib: lib.ones(2).retain_grad(), RuntimeError,
-               r"can't retain_grad on Tensor that has requires_grad=False")
+    assert_same_error(lambda lib: lib.ones(2).retain_grad(), RuntimeError,
+                      r"can't retain_grad on Tensor that has requires_grad=False")
 
     def flags(lib):
         x = lib.ones(2, requires_grad=True)
@@ -231,11 +232,11 @@ def test_1_9_non_leaf_grad_access_warns():
 
 
 def test_1_9_hook_registration_errors():
-    same_error(lambda lib: lib.ones(2).register_hook(lambda g: g), RuntimeError,
-               r"cannot register a hook on a tensor that doesn't require gradient")
-    same_error(lambda lib: (lib.ones(2, requires_grad=True) * 2)
-               .register_post_accumulate_grad_hook(lambda t: None), RuntimeError,
-               r"post accumulate grad hooks cannot be registered on non-leaf tensors")
+    assert_same_error(lambda lib: lib.ones(2).register_hook(lambda g: g), RuntimeError,
+                      r"cannot register a hook on a tensor that doesn't require gradient")
+    assert_same_error(lambda lib: (lib.ones(2, requires_grad=True) * 2)
+                      .register_post_accumulate_grad_hook(lambda t: None), RuntimeError,
+                      r"post accumulate grad hooks cannot be registered on non-leaf tensors")
 
 
 # ------------------------------------------------------------------ attributes
@@ -265,21 +266,21 @@ def test_zero_dim_attributes():
     assert_same(lambda lib: (lib.tensor(2.5).item(), lib.tensor(2.5).stride(),
                              lib.tensor(2.5).dim(), tuple(lib.tensor(2.5).shape),
                              lib.tensor(2.5).tolist(), lib.tensor(3).item()))
-    same_error(lambda lib: len(lib.tensor(1.0)), TypeError, "len\\(\\) of a 0-d tensor")
+    assert_same_error(lambda lib: len(lib.tensor(1.0)), TypeError, "len\\(\\) of a 0-d tensor")
 
 
 def test_item_tolist_errors():
-    same_error(lambda lib: lib.ones(2).item(), RuntimeError,
-               "a Tensor with 2 elements cannot be converted to Scalar")
-    same_error(lambda lib: lib.ones(2).size(1), IndexError,
-               r"Dimension out of range \(expected to be in range of \[-1, 0\], but got 1\)")
+    assert_same_error(lambda lib: lib.ones(2).item(), RuntimeError,
+                      "a Tensor with 2 elements cannot be converted to Scalar")
+    assert_same_error(lambda lib: lib.ones(2).size(1), IndexError,
+                      r"Dimension out of range \(expected to be in range of \[-1, 0\], but got 1\)")
     assert_same(lambda lib: (lib.tensor([[1, 2]]).tolist(), lib.tensor([True]).tolist()))
 
 
 def test_numpy_shares_memory_and_refuses_requires_grad():
-    same_error(lambda lib: lib.ones(2, requires_grad=True).numpy(), RuntimeError,
-               r"Can't call numpy\(\) on Tensor that requires grad\. Use "
-               r"tensor\.detach\(\)\.numpy\(\) instead\.")
+    assert_same_error(lambda lib: lib.ones(2, requires_grad=True).numpy(), RuntimeError,
+                      r"Can't call numpy\(\) on Tensor that requires grad\. Use "
+                      r"tensor\.detach\(\)\.numpy\(\) instead\.")
     for lib in LIBS:
         t = lib.ones(2)
         t.numpy()[0] = 7
@@ -326,21 +327,22 @@ def test_6_5_assign_grad():
 def test_6_5_assign_grad_errors():
     def wrong_size(lib):
         lib.ones(3, requires_grad=True).grad = lib.ones(4)
-    same_error(wrong_size, RuntimeError,
-               r"attempting to assign a gradient of size '\[4\]' to a tensor of size '\[3\]'\. "
-               r"Please ensure that the gradient and the tensor are the same size")
+    assert_same_error(
+        wrong_size, RuntimeError,
+        r"attempting to assign a gradient of size '\[4\]' to a tensor of size '\[3\]'\. "
+        r"Please ensure that the gradient and the tensor are the same size")
 
     def wrong_dtype(lib):
         lib.ones(3, requires_grad=True).grad = lib.ones(3, dtype=lib.float64)
-    same_error(wrong_dtype, RuntimeError,
-               r"attempting to assign a gradient with dtype 'double' to a tensor with "
-               r"grad_dtype 'Float'\. The gradient must match the tensor's grad_dtype "
-               r"\(defaults to the tensor's dtype\)\.")
+    assert_same_error(wrong_dtype, RuntimeError,
+                      r"attempting to assign a gradient with dtype 'double' to a tensor with "
+                      r"grad_dtype 'Float'\. The gradient must match the tensor's grad_dtype "
+                      r"\(defaults to the tensor's dtype\)\.")
 
     def not_tensor(lib):
         lib.ones(3, requires_grad=True).grad = 1
-    same_error(not_tensor, TypeError,
-               r"assigned grad expected to be a Tensor or None but got grad of type int")
+    assert_same_error(not_tensor, TypeError,
+                      r"assigned grad expected to be a Tensor or None but got grad of type int")
 
 
 # ----------------------------------------------------------------------- repr
