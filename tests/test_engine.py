@@ -15,8 +15,10 @@ import pytest
 import torch
 
 import autograd_cy as ag
+from autograd_cy.autograd.graph import Node
 from oracle import (
-    assert_same, both, graph_structure, node_name, plain, assert_same_error, same_warning,
+    assert_same, assert_same_error, both, graph_structure, node_name, plain, same_warning,
+    set_history,
 )
 
 
@@ -562,13 +564,11 @@ class WrongShape(torch.autograd.Function):
 
 def _wrong_shape_ours(x):
     """An autograd_cy node whose backward returns a [5] gradient for a [3] input."""
-    from autograd_cy._C.node import Node, _set_history
-
     class WrongShapeBackward(Node):
         def apply(self, grads):
             return (ag.ones(5),)
     out = ag.ones(3)
-    _set_history(WrongShapeBackward(), (x,), (out,))
+    set_history(WrongShapeBackward(), (x,), (out,))
     return out
 
 
@@ -585,13 +585,11 @@ class IntGradient(torch.autograd.Function):
 
 
 def _int_gradient_ours(x, constant):
-    from autograd_cy._C.node import Node, _set_history
-
     class IntGradientBackward(Node):
         def apply(self, grads):
             return ag.full((2, 3), 2, dtype=ag.int64), ag.ones(3)
     out = ag.ones(3)
-    _set_history(IntGradientBackward(), (x, constant), (out,))
+    set_history(IntGradientBackward(), (x, constant), (out,))
     return out
 
 
@@ -606,14 +604,12 @@ def test_3_8_other_dtypes_are_cast_and_gradients_for_constants_dropped():
 
 
 def test_3_8_wrong_number_of_gradients():
-    from autograd_cy._C.node import Node, _set_history
-
     class TwoGradsBackward(Node):
         def apply(self, grads):
             return (grads[0], grads[0])
     x = ag.ones(3, requires_grad=True)
     out = ag.ones(3)
-    _set_history(TwoGradsBackward(), (x,), (out,))
+    set_history(TwoGradsBackward(), (x,), (out,))
     with pytest.raises(RuntimeError, match=r"^Function TwoGradsBackward returned an invalid "
                        r"number of gradients - expected 1, but got 2$"):
         out.sum().backward()
@@ -839,15 +835,13 @@ def test_3_15_undefined_gradients_still_flow():
 
 def _unbind_ours(x):
     """A two-output node standing in for ``x.unbind()`` (rows of a [2, n] tensor)."""
-    from autograd_cy._C.node import Node, _set_history
-
     class UnbindBackward0(Node):
         def apply(self, grads):
             rows = [g.numpy() if g is not None else np.zeros(x.shape[1], np.float32)
                     for g in grads]
             return (ag.from_numpy(np.stack(rows)),)
     first, second = ag.tensor(x.detach().numpy()[0]), ag.tensor(x.detach().numpy()[1])
-    _set_history(UnbindBackward0(), (x,), (first, second))
+    set_history(UnbindBackward0(), (x,), (first, second))
     return first, second
 
 
