@@ -17,8 +17,8 @@ import torch
 import autograd_cy as ag
 from autograd_cy.autograd.graph import Node
 from oracle import (
-    assert_same, assert_same_error, both, graph_structure, node_name, plain, same_warning,
-    set_history,
+    assert_same, assert_same_error, both, graph_structure, node_name, plain, run_threads,
+    same_warning, set_history,
 )
 
 
@@ -128,8 +128,6 @@ def test_1_5_sequence_nr_increases_and_accumulate_grad_is_max():
 
 
 def test_1_5_sequence_nr_is_thread_local():
-    import threading
-
     def run(lib):
         found = []
 
@@ -137,9 +135,7 @@ def test_1_5_sequence_nr_is_thread_local():
             x = lib.ones(1, requires_grad=True)
             found.append((x * 2).grad_fn._sequence_nr())
             found.append((x * 2).grad_fn._sequence_nr())
-        thread = threading.Thread(target=worker)
-        thread.start()
-        thread.join()
+        run_threads(worker)
         return found
     assert_same(run)
 

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import autograd_cy as ag
-from oracle import LIBS, assert_same, plain, assert_same_error, same_warning
+from oracle import LIBS, assert_same, assert_same_error, plain, run_threads, same_warning
 
 
 def anomaly_flags(lib):
@@ -142,15 +142,10 @@ def test_9_2_grad_mode_is_thread_local():
             with lib.no_grad():
                 seen["inner"] = lib.is_grad_enabled()
         with lib.no_grad():
-            thread = threading.Thread(target=worker)
-            thread.start()
-            thread.join()
+            run_threads(worker)
             seen["main"] = lib.is_grad_enabled()
         with lib.inference_mode():
-            thread = threading.Thread(target=lambda: seen.update(
-                inference=lib.is_inference_mode_enabled()))
-            thread.start()
-            thread.join()
+            run_threads(lambda: seen.update(inference=lib.is_inference_mode_enabled()))
         return seen
     assert_same(run)
 
@@ -330,7 +325,7 @@ def test_11_1_concurrent_backwards_in_two_threads():
     """Independent graphs in two threads at once: each gets its own, correct gradients."""
     def run(lib):
         results = {}
-        start = threading.Barrier(2)
+        start = threading.Barrier(2, timeout=60)
 
         def worker(name, scale):
             x = lib.full((3,), float(scale), requires_grad=True)
@@ -344,14 +339,9 @@ def test_11_1_concurrent_backwards_in_two_threads():
                 y.sum().backward()
                 total.append(plain(x.grad))
             results[name] = total
-        threads = [threading.Thread(target=worker, args=(name, scale))
-                   for name, scale in (("a", 0.5), ("b", 0.25))]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        assert all(grads == results["a"][:1] * len(grads) for grads in (results["a"],))
-        assert all(grads == results["b"][:1] * len(grads) for grads in (results["b"],))
+        run_threads(lambda: worker("a", 0.5), lambda: worker("b", 0.25))
+        assert results["a"] == results["a"][:1] * 300
+        assert results["b"] == results["b"][:1] * 300
         return results["a"][0], results["b"][0]
     assert_same(run, rtol=1e-5)
 
@@ -367,10 +357,8 @@ def test_11_1_shared_graph_second_thread_fails():
                 y.backward()
             except RuntimeError as error:
                 errors.append(str(error)[:40])
-        for _ in range(2):
-            thread = threading.Thread(target=worker)
-            thread.start()
-            thread.join()
+        for _ in range(2):          # one after the other; anything but a RuntimeError fails
+            run_threads(worker)
         return errors
     assert_same(run)
 
