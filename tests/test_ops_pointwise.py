@@ -4,7 +4,8 @@ Every differentiable op goes through ``check_op`` (values, gradients and double
 backward vs torch) in float32 and float64, from op tables below: inputs are
 drawn inside each op's domain and away from its kinks. Then come the cases a
 table cannot hold: ties and bounds, integer and bool dtypes, in-place variants,
-errors, and a finite-difference check that needs no torch at all.
+errors, and a finite-difference check that needs no torch at all. (The docstring
+examples run in test_doctests.)
 """
 import math
 import warnings
@@ -855,15 +856,6 @@ GRADCHECK_CASES = {
 def test_gradcheck(case):
     fn, arrays = GRADCHECK_CASES[case]
     gradcheck(fn, *arrays)
-
-
-# ------------------------------------------------------------------ docstring examples
-
-def test_docstring_examples():
-    import doctest
-    from autograd_cy._C.ops import pointwise
-    results = doctest.testmod(pointwise)
-    assert results.attempted > 0 and results.failed == 0
 
 
 # ------------------------------------------------------------------ bitwise operators
