@@ -1,4 +1,5 @@
-"""Custom autograd Functions (engine_semantics sections 8 and 7.6), pinned against torch.
+"""Custom autograd Functions (including mark_dirty for inputs modified in place), pinned
+against torch.
 
 Each Function is written once as a *builder* ``build(lib)`` that defines the class
 with ``lib.autograd.Function``; ``pair(build)`` returns the autograd_cy class and
@@ -260,7 +261,7 @@ def test_several_outputs_share_one_node_and_non_tensor_outputs_pass_through():
         total.sum().backward()
         g_prod, g_sum, g_number, g_long = node.seen
         # Missing gradients of tensor outputs arrive as zeros of their shape and dtype,
-        # the non-tensor output's as None (rules 8.3).
+        # the non-tensor output's as None.
         assert g_number is None
         assert str(g_long.dtype).endswith("int64") and not g_long.numpy().any()
         assert not g_prod.numpy().any()
@@ -663,7 +664,7 @@ def test_wrong_gradient_shape_is_reported_by_the_engine():
                       r"\[5\] but expected shape compatible with \[3\]")
 
 
-# ------------------------------------------------------------------ mark_dirty (rule 7.6)
+# ------------------------------------------------------------------ mark_dirty: in-place inputs
 
 def test_mark_dirty_returns_the_same_object_with_version_bumped_and_history_rebased():
     ours, theirs = pair(build_dirty)

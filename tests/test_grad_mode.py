@@ -1,4 +1,4 @@
-"""Grad modes, inference mode, anomaly mode and threads against torch (sections 9-11)."""
+"""Grad modes, inference mode, anomaly mode and backward in threads against torch."""
 import contextlib
 import threading
 import warnings
@@ -21,9 +21,9 @@ def records(lib):
     return (lib.ones(1, requires_grad=True) * 2).requires_grad
 
 
-# ------------------------------------------------------------------ 9.1 the four modes
+# ------------------------------------------------------------------ the four grad modes
 
-def test_9_1_context_managers_nest_and_restore():
+def test_grad_mode_context_managers_nest_and_restore():
     def run(lib):
         trace = [lib.is_grad_enabled()]
         with lib.no_grad():
@@ -40,7 +40,7 @@ def test_9_1_context_managers_nest_and_restore():
     assert_same(run)
 
 
-def test_9_1_set_grad_enabled_as_a_function_call():
+def test_set_grad_enabled_as_a_function_call():
     def run(lib):
         lib.set_grad_enabled(False)
         off = (lib.is_grad_enabled(), records(lib))
@@ -52,7 +52,7 @@ def test_9_1_set_grad_enabled_as_a_function_call():
         r"^set_grad_enabled\(\): argument 'enabled' \(position 1\) must be bool, not int$")
 
 
-def test_9_1_decorators_with_and_without_parentheses():
+def test_grad_mode_decorators_with_and_without_parentheses():
     def run(lib):
         @lib.no_grad
         def bare_no_grad():
@@ -97,7 +97,7 @@ def test_9_1_decorators_with_and_without_parentheses():
                       r"function$")
 
 
-def test_9_1_generators_run_each_step_in_the_mode():
+def test_decorated_generators_run_each_step_in_the_mode():
     def run(lib):
         @lib.no_grad()
         def steps():
@@ -130,9 +130,9 @@ def test_9_1_generators_run_each_step_in_the_mode():
     assert_same(run)
 
 
-# ------------------------------------------------------------------ 9.2 threads
+# ------------------------------------------------------------------ grad mode per thread
 
-def test_9_2_grad_mode_is_thread_local():
+def test_grad_mode_is_thread_local():
     def run(lib):
         seen = {}
 
@@ -150,9 +150,9 @@ def test_9_2_grad_mode_is_thread_local():
     assert_same(run)
 
 
-# ------------------------------------------------------------------ 9.3 explicit flags
+# ------------------------------------------------------------------ explicit flags
 
-def test_9_3_no_grad_does_not_stop_explicit_requires_grad():
+def test_no_grad_does_not_stop_explicit_requires_grad():
     def run(lib):
         with lib.no_grad():
             a = lib.ones(2, requires_grad=True)
@@ -162,9 +162,9 @@ def test_9_3_no_grad_does_not_stop_explicit_requires_grad():
     assert_same(run)
 
 
-# ------------------------------------------------------------------ 9.4 inference mode
+# ------------------------------------------------------------------ inference mode
 
-def test_9_4_inference_mode_makes_inference_tensors():
+def test_inference_mode_makes_inference_tensors():
     def run(lib):
         normal = lib.ones(2)
         with lib.inference_mode():
@@ -185,7 +185,7 @@ def test_9_4_inference_mode_makes_inference_tensors():
     assert_same(run)
 
 
-def test_9_4_inference_tensor_errors_outside_inference_mode():
+def test_inference_tensor_errors_outside_inference_mode():
     def make(lib):
         with lib.inference_mode():
             return lib.ones(2)
@@ -216,9 +216,9 @@ def test_9_4_inference_tensor_errors_outside_inference_mode():
     assert_same(clone_is_normal)
 
 
-# ------------------------------------------------------------------ 10. anomaly mode
+# ------------------------------------------------------------------ anomaly mode
 
-def test_10_1_detect_anomaly_warns_set_detect_anomaly_does_not():
+def test_detect_anomaly_warns_set_detect_anomaly_does_not():
     def run(lib):
         with lib.autograd.detect_anomaly(check_nan=False):
             inside = anomaly_flags(lib)
@@ -240,7 +240,7 @@ def test_10_1_detect_anomaly_warns_set_detect_anomaly_does_not():
     assert_same(quiet)
 
 
-def test_10_3_nan_check_names_the_node_and_output():
+def test_anomaly_nan_check_names_the_node_and_output():
     def log_nan(lib):
         x = lib.zeros(1, requires_grad=True)
         with lib.autograd.set_detect_anomaly(True):
@@ -267,7 +267,7 @@ def test_10_3_nan_check_names_the_node_and_output():
     assert_same(unchecked)
 
 
-def test_10_2_error_detected_in_warning():
+def test_anomaly_mode_warns_which_node_failed_with_the_forward_trace():
     def with_trace(lib):
         a = lib.zeros(1, requires_grad=True)
         b = lib.zeros(1, requires_grad=True)
@@ -290,7 +290,7 @@ def test_10_2_error_detected_in_warning():
                  r"Enable detect anomaly during forward pass for more information\.")
 
 
-def test_10_2_version_hint_under_anomaly_mode():
+def test_version_check_hint_under_anomaly_mode():
     def run(lib):
         x = lib.ones(3, requires_grad=True)
         w = lib.ones(3, requires_grad=True)
@@ -308,9 +308,9 @@ def test_10_2_version_hint_under_anomaly_mode():
             r"was changed in there or anywhere later\. Good luck!$")
 
 
-# ------------------------------------------------------------------ 11. threads
+# ------------------------------------------------------------------ backward and threads
 
-def test_11_1_backward_runs_on_the_calling_thread():
+def test_backward_runs_on_the_calling_thread():
     def run(lib):
         seen = []
         x = lib.ones(2, requires_grad=True)
@@ -321,7 +321,7 @@ def test_11_1_backward_runs_on_the_calling_thread():
     assert_same(run)
 
 
-def test_11_1_concurrent_backwards_in_two_threads():
+def test_concurrent_backwards_in_two_threads():
     """Independent graphs in two threads at once: each gets its own, correct gradients."""
     def run(lib):
         results = {}
@@ -346,7 +346,7 @@ def test_11_1_concurrent_backwards_in_two_threads():
     assert_same(run, rtol=1e-5)
 
 
-def test_11_1_shared_graph_second_thread_fails():
+def test_second_backward_of_a_shared_graph_in_another_thread_fails():
     def run(lib):
         x = lib.ones(2, requires_grad=True)
         y = (x.exp() * x).sum()
@@ -363,7 +363,7 @@ def test_11_1_shared_graph_second_thread_fails():
     assert_same(run)
 
 
-def test_11_3_reentrant_backward_inside_a_hook():
+def test_reentrant_backward_inside_a_hook():
     def run(lib):
         x = lib.full((2,), 0.5, requires_grad=True)
         inner = lib.ones(2, requires_grad=True)
@@ -382,7 +382,7 @@ def test_11_3_reentrant_backward_inside_a_hook():
     assert_same(run, rtol=1e-5)
 
 
-def test_11_3_deeply_nested_reentrant_backward():
+def test_deeply_nested_reentrant_backward():
     """A chain of backward calls, each started from a hook of the previous one."""
     def run(lib, depth=100):
         leaves = [lib.full((1,), float(i), requires_grad=True) for i in range(depth)]
@@ -399,7 +399,7 @@ def test_11_3_deeply_nested_reentrant_backward():
     assert_same(run)
 
 
-def test_11_4_warnings_raised_in_backward_reach_the_caller():
+def test_warnings_raised_in_backward_reach_the_caller():
     def run(lib):
         x = lib.ones(2, requires_grad=True)
         y = x * 2

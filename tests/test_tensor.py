@@ -1,7 +1,7 @@
 """The Tensor API against torch: factories, attributes, requires_grad, .grad, repr.
 
 Each test runs the same snippet on autograd_cy and on torch (``oracle.both``)
-and compares the observable result. Rule numbers refer to engine_semantics.md.
+and compares the observable result.
 """
 import numpy as np
 import pytest
@@ -114,30 +114,30 @@ def test_like_factories_keep_dense_strides(like):
     assert ours.stride() == theirs.stride() == (1, 3)
 
 
-# ------------------------------------------------------------ rule 1.8: requires_grad
+# ------------------------------------------------------------ requires_grad, leaves, retain_grad
 
-def test_1_8_factory_requires_grad_on_integer_dtype():
+def test_factory_requires_grad_on_integer_dtype():
     assert_same_error(lambda lib: lib.tensor([1, 2], requires_grad=True), RuntimeError,
                       r"^Only Tensors of floating point and complex dtype can require gradients$")
     assert_same_error(lambda lib: lib.zeros(2, dtype=lib.int32, requires_grad=True), RuntimeError,
                       r"^Only Tensors of floating point and complex dtype can require gradients$")
 
 
-def test_1_8_attribute_requires_grad_on_integer_dtype():
+def test_attribute_requires_grad_on_integer_dtype():
     def set_flag(lib):
         lib.zeros(2, dtype=lib.int64).requires_grad = True
     assert_same_error(set_flag, RuntimeError,
                       r"^only Tensors of floating point and complex dtype can require gradients$")
 
 
-def test_1_8_requires_grad_method_on_integer_dtype():
+def test_requires_grad_method_on_integer_dtype():
     assert_same_error(lambda lib: lib.zeros(2, dtype=lib.int64).requires_grad_(), RuntimeError,
                       r"^only Tensors of floating point dtype can require gradients$")
     # Turning it off is fine for any dtype.
     assert_same(lambda lib: lib.zeros(2, dtype=lib.int64).requires_grad_(False).requires_grad)
 
 
-def test_1_8_non_leaf_requires_grad_false():
+def test_non_leaf_requires_grad_cannot_be_set_false():
     def unset(lib):
         y = lib.ones(2, requires_grad=True) * 2
         y.requires_grad = False
@@ -153,7 +153,7 @@ def test_1_8_non_leaf_requires_grad_false():
     assert_same(set_true)
 
 
-def test_1_7_is_leaf_and_requires_grad():
+def test_leaf_is_a_tensor_without_grad_fn():
     def flags(lib):
         x = lib.ones(2, requires_grad=True)
         c = lib.ones(2)
@@ -164,7 +164,7 @@ def test_1_7_is_leaf_and_requires_grad():
     assert_same(flags)
 
 
-def test_1_7_detach_shares_version_counter_data_does_not():
+def test_detach_shares_version_counter_data_does_not():
     def versions(lib):
         x = lib.ones(3, requires_grad=True)
         d = x.detach()
@@ -199,7 +199,7 @@ def test_detach_inplace():
     assert_same(run)
 
 
-def test_1_9_retain_grad():
+def test_retain_grad_on_leaves_and_non_leaves():
     assert_same_error(lambda lib: lib.ones(2).retain_grad(), RuntimeError,
                       r"can't retain_grad on Tensor that has requires_grad=False")
 
@@ -215,7 +215,7 @@ def test_1_9_retain_grad():
     assert_same(flags)
 
 
-def test_1_9_non_leaf_grad_access_warns():
+def test_non_leaf_grad_access_warns():
     def read(lib):
         y = lib.ones(2, requires_grad=True) * 2
         return y.grad
@@ -231,7 +231,7 @@ def test_1_9_non_leaf_grad_access_warns():
     no_warning(retained, "not a leaf")
 
 
-def test_1_9_hook_registration_errors():
+def test_hook_registration_errors():
     assert_same_error(lambda lib: lib.ones(2).register_hook(lambda g: g), RuntimeError,
                       r"cannot register a hook on a tensor that doesn't require gradient")
     assert_same_error(lambda lib: (lib.ones(2, requires_grad=True) * 2)
@@ -308,9 +308,9 @@ def test_variable_returns_a_tensor():
     assert_same(run)
 
 
-# ---------------------------------------------------------------- rule 6.5: .grad
+# ---------------------------------------------------------------- .grad
 
-def test_6_5_assign_grad():
+def test_assigned_grad_is_kept_and_used():
     def assign(lib):
         x = lib.ones(3, requires_grad=True)
         g = lib.full((3,), 2.0)
@@ -324,7 +324,7 @@ def test_6_5_assign_grad():
     assert_same(assign)
 
 
-def test_6_5_assign_grad_errors():
+def test_assigned_grad_is_checked():
     def wrong_size(lib):
         lib.ones(3, requires_grad=True).grad = lib.ones(4)
     assert_same_error(

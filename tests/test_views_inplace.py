@@ -1,4 +1,4 @@
-"""Views and in-place ops (engine_semantics section 7) against PyTorch: gradients through
+"""Views and in-place ops against PyTorch: gradients through
 CopySlices, regenerated view grad_fns, the forbidden cases and their messages, and version
 counters shared by a base and its views."""
 import re
@@ -15,7 +15,7 @@ def begins(text):
     return "^" + re.escape(text)
 
 
-# ------------------------------------------------------------------ 7.4 gradients
+# ------------------------------------------------------------------ gradients through views
 
 def test_inplace_on_view_of_nonleaf_routes_the_gradient():
     for lib in LIBS:
@@ -160,7 +160,7 @@ def test_inplace_on_view_with_operand_makes_base_require_grad():
     assert facts[0] == facts[1] == (True, False, "CopySlices", 1, [10.0, 100.0])
 
 
-# ------------------------------------------------------------------ 7.5 forbidden cases
+# ------------------------------------------------------------------ forbidden view + in-place cases
 
 NO_GRAD_VIEW = "A view was created in no_grad mode and is being modified inplace with grad mode"
 
@@ -301,7 +301,7 @@ def test_view_made_in_inference_mode_modified_outside_raises():
                              "inplace in normal mode."), exact=True)
 
 
-# ------------------------------------------------------------------ 7.2 leaves
+# ------------------------------------------------------------------ in-place on leaves
 
 LEAF = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF = "a view of a leaf Variable that requires grad is being used in an in-place " \
@@ -425,7 +425,7 @@ def test_setitem_under_no_grad_is_not_recorded():
     assert facts[0] == facts[1]
 
 
-# ------------------------------------------------------------------ 7.1 version counters
+# ------------------------------------------------------------------ version counters
 
 def test_version_counter_is_shared_by_base_views_and_detach():
     history = []
