@@ -214,10 +214,9 @@ def _close(a, b, rtol, atol, where):
 def _raised(fn, lib, expected_type):
     """The type and message of what ``fn(lib)`` raises, which must be an ``expected_type``.
 
-    The exception itself is not kept: its traceback holds the snippet's frames (and
-    ``info`` in this one, a reference cycle), and torch 2.13 crashes when the cyclic
-    GC walks some of its objects, e.g. a SavedVariable after a refused second
-    ``register_hooks``. Dropped here, they are freed by reference counting.
+    The exception itself is not kept: its traceback holds the snippet's frames, and with
+    ``info`` a reference cycle, which would keep the snippet's tensors and graph alive
+    until some later GC pass. Dropped here, they are freed by reference counting.
     """
     with pytest.raises(expected_type) as info:
         fn(lib)
@@ -270,7 +269,8 @@ def assert_same_error(fn, *expected, exact=None):
         assert_same_error(fn, "modified by an inplace operation")
 
     ``fn`` may also be Python source that defines ``run(lib)``: torch's side then runs
-    in a fresh interpreter, for snippets after which torch leaves its process unsafe.
+    in a fresh interpreter, for snippets after which torch leaves its process unsafe
+    (torch 2.13 corrupts memory when it refuses a second SavedVariable.register_hooks).
     """
     exception = BaseException
     if expected and isinstance(expected[0], type) and issubclass(expected[0], BaseException):
