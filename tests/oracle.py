@@ -1,18 +1,42 @@
 """The test oracle: run the same code on autograd_cy and on PyTorch, compare everything.
 
-``check_op(fn, *arrays)`` calls ``fn(lib, *tensors)`` with ``lib`` = autograd_cy and
-with ``lib`` = torch, on the same input values, and compares (1) the forward
-values, (2) the gradients for a random output gradient, (3) the second-order
-gradients (double backward through ``create_graph=True``). Op tests are then one
-line of data each (STYLE: op tests as data).
+Every test file compares against torch through this module:
+
+* ``LIBS``: the two libraries, ``(autograd_cy, torch)``, for tests that loop over both.
+* ``check_op(fn, *arrays)`` calls ``fn(lib, *tensors)`` with ``lib`` = autograd_cy and
+  with ``lib`` = torch, on the same input values, and compares (1) the forward
+  values, dtypes and shapes, (2) ``requires_grad`` and whether a ``grad_fn`` exists
+  on every output, (3) the gradients for a random output gradient, (4) the
+  second-order gradients (double backward through ``create_graph=True``). Op tests
+  are then one line of data each.
+* ``both`` / ``assert_same``: run a snippet ``fn(lib)`` on both libraries and compare
+  the results as plain Python data (numbers, lists, strings, traces).
+* ``assert_same_error``: ``fn(lib)`` raises in torch, and raises the same exception
+  type with the same key words (or the same message) in autograd_cy.
+* ``same_warning`` / ``no_warning``: both libraries warn (or neither does).
+* ``run_threads``: run workers in threads and re-raise what any of them raised.
 """
+import importlib
+import json
+import re
+import subprocess
+import sys
+import textwrap
+import threading
+import warnings
+
 import numpy as np
+import pytest
 import torch
 
 import autograd_cy as ag
 
+LIBS = (ag, torch)
+
 TOLERANCES = {np.float32: (1e-4, 1e-5), np.float64: (1e-7, 1e-9)}
 
+
+# ------------------------------------------------------------------ conversions
 
 def to_torch(value):
     if isinstance(value, ag.Tensor):
@@ -28,6 +52,25 @@ def to_numpy(value):
         return value.detach().numpy(force=True)     # force: torch's ZeroTensor gradients
     return np.asarray(value)
 
+
+def plain(value):
+    """Tensors (of either library) as nested lists; tuples/lists/dicts converted inside."""
+    if isinstance(value, (ag.Tensor, torch.Tensor)):
+        return value.detach().numpy().tolist()
+    if isinstance(value, (tuple, list)):
+        return type(value)(plain(v) for v in value)
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    return value
+
+
+def randn(*shape, seed=None, positive=False):
+    rng = np.random.default_rng(seed if seed is not None else sum(shape) + len(shape))
+    array = rng.standard_normal(shape)
+    return np.abs(array) + 0.5 if positive else array
+
+
+# ------------------------------------------------------------------ tensor comparison
 
 def assert_close(ours, theirs, rtol=1e-5, atol=1e-6, what="value"):
     """Same structure, shape, dtype and values (None matches None or zeros)."""
@@ -48,13 +91,31 @@ def assert_close(ours, theirs, rtol=1e-5, atol=1e-6, what="value"):
     np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, err_msg=what)
 
 
+def assert_same_autograd_flags(ours, theirs, what="output"):
+    """Every tensor in ``theirs`` has a twin in ``ours`` with the same ``requires_grad``
+    and the same answer to "has a ``grad_fn``" (structure walked like ``assert_close``)."""
+    if isinstance(theirs, (tuple, list)):
+        assert isinstance(ours, (tuple, list)) and len(ours) == len(theirs), what
+        for index, (a, b) in enumerate(zip(ours, theirs)):
+            assert_same_autograd_flags(a, b, f"{what}[{index}]")
+        return
+    if not isinstance(theirs, torch.Tensor):
+        return
+    assert isinstance(ours, ag.Tensor), f"{what}: {type(ours).__name__} where torch has a Tensor"
+    assert ours.requires_grad == theirs.requires_grad, (
+        f"{what}: requires_grad {ours.requires_grad} != torch {theirs.requires_grad}")
+    assert (ours.grad_fn is None) == (theirs.grad_fn is None), (
+        f"{what}: grad_fn {ours.grad_fn} vs torch {theirs.grad_fn}")
+
+
 def _outputs(result):
     return result if isinstance(result, (tuple, list)) else (result,)
 
 
 def check_op(fn, *arrays, dtype=np.float64, requires_grad=None, double=True, rtol=None,
              atol=None, seed=0):
-    """Compare ``fn(lib, *tensors)`` between autograd_cy and torch: values, grads, grad-grads.
+    """Compare ``fn(lib, *tensors)`` between autograd_cy and torch: values, autograd flags,
+    grads, grad-grads.
 
     ``arrays`` are NumPy arrays (cast to ``dtype`` when floating) or plain Python
     values passed through. ``requires_grad`` (one bool per array) defaults to
@@ -82,6 +143,7 @@ def check_op(fn, *arrays, dtype=np.float64, requires_grad=None, double=True, rto
     out = _outputs(fn(ag, *ours))
     expected = _outputs(fn(torch, *theirs))
     assert_close(out, expected, rtol, atol, "forward")
+    assert_same_autograd_flags(out, expected, "forward")
     if not differentiable:
         return
 
@@ -118,7 +180,199 @@ def check_op(fn, *arrays, dtype=np.float64, requires_grad=None, double=True, rto
     assert_close(our_second, their_second, rtol, atol, "double backward")
 
 
-def randn(*shape, seed=None, positive=False):
-    rng = np.random.default_rng(seed if seed is not None else sum(shape) + len(shape))
-    array = rng.standard_normal(shape)
-    return np.abs(array) + 0.5 if positive else array
+# ------------------------------------------------------------------ snippets on both
+
+def both(fn):
+    """``(fn(autograd_cy), fn(torch))``."""
+    return fn(ag), fn(torch)
+
+
+def assert_same(fn, rtol=1e-6, atol=1e-7):
+    """``fn(lib)`` gives the same plain data on both libraries (floats compared closely)."""
+    ours, theirs = both(fn)
+    _close(plain(ours), plain(theirs), rtol, atol, "result")
+    return ours, theirs
+
+
+def _close(a, b, rtol, atol, where):
+    if isinstance(b, (list, tuple)):
+        assert isinstance(a, (list, tuple)) and len(a) == len(b), f"{where}: {a!r} != {b!r}"
+        for i, (x, y) in enumerate(zip(a, b)):
+            _close(x, y, rtol, atol, f"{where}[{i}]")
+    elif isinstance(b, dict):
+        assert isinstance(a, dict) and a.keys() == b.keys(), f"{where}: {a!r} != {b!r}"
+        for k in b:
+            _close(a[k], b[k], rtol, atol, f"{where}[{k!r}]")
+    elif isinstance(b, float) and isinstance(a, float):
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, err_msg=where)
+    else:
+        assert a == b, f"{where}: {a!r} != torch {b!r}"
+
+
+# ------------------------------------------------------------------ errors and warnings
+
+def _raised(fn, lib, expected_type):
+    """The type and message of what ``fn(lib)`` raises, which must be an ``expected_type``.
+
+    The exception itself is not kept: its traceback holds the snippet's frames, and with
+    ``info`` a reference cycle, which would keep the snippet's tensors and graph alive
+    until some later GC pass. Dropped here, they are freed by reference counting.
+    """
+    with pytest.raises(expected_type) as info:
+        fn(lib)
+    error = info.value
+    raised = type(error), str(error)
+    error.__traceback__ = None
+    del info, error
+    return raised
+
+
+def _raised_in_a_fresh_torch(source, expected_type):
+    """``_raised`` for torch, with ``source`` (defining ``run(lib)``) in a subprocess."""
+    script = source + textwrap.dedent("""
+        import json, torch
+        try:
+            run(torch)
+        except BaseException as error:
+            print(json.dumps([type(error).__module__, type(error).__qualname__, str(error)]))
+        else:
+            print(json.dumps(None))
+        """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    raised = json.loads(done.stdout.splitlines()[-1])
+    assert raised is not None, "torch raised nothing"
+    module, qualname, message = raised
+    error_type = importlib.import_module(module)
+    for name in qualname.split("."):
+        error_type = getattr(error_type, name)
+    assert issubclass(error_type, expected_type), f"torch raised {qualname}: {message}"
+    return error_type, message
+
+
+def _torch_spelling(message):
+    """torch's message as autograd_cy words it (``torch.Size`` is ``autograd_cy.Size``)."""
+    return message.replace("torch.Size", "autograd_cy.Size")
+
+
+def assert_same_error(fn, *expected, exact=None):
+    """``fn(lib)`` raises in torch, and raises the same exception type in autograd_cy.
+
+    ``expected`` is an optional exception class (torch's exception must be one), then
+    any number of regular expressions that both messages must contain
+    (``re.search``). With no expression, or with ``exact=True``, the two messages must
+    be equal (``torch.Size`` read as ``autograd_cy.Size``). Returns both messages.
+
+        assert_same_error(lambda lib: lib.zeros(3).clamp())
+        assert_same_error(fn, RuntimeError, r"^element 0 of tensors does not require grad")
+        assert_same_error(fn, "modified by an inplace operation")
+
+    ``fn`` may also be Python source that defines ``run(lib)``: torch's side then runs
+    in a fresh interpreter, for snippets after which torch leaves its process unsafe
+    (torch 2.13 corrupts memory when it refuses a second SavedVariable.register_hooks).
+    """
+    exception = BaseException
+    if expected and isinstance(expected[0], type) and issubclass(expected[0], BaseException):
+        exception, *expected = expected
+    if isinstance(fn, str):
+        source = textwrap.dedent(fn)
+        namespace = {}
+        exec(compile(source, "<assert_same_error snippet>", "exec"), namespace)
+        fn = namespace["run"]
+        their_type, theirs = _raised_in_a_fresh_torch(source, exception)
+    else:
+        their_type, theirs = _raised(fn, torch, exception)
+    our_type, ours = _raised(fn, ag, BaseException)
+    assert our_type is their_type, (
+        f"autograd_cy raised {our_type.__name__}({ours!r}), torch {their_type.__name__}"
+        f"({theirs!r})")
+    for pattern in expected:
+        assert re.search(pattern, theirs), f"torch's message {theirs!r} lacks {pattern!r}"
+        assert re.search(pattern, ours), f"message {ours!r} lacks {pattern!r}"
+    if exact or (exact is None and not expected):
+        assert ours == _torch_spelling(theirs), f"message {ours!r} != torch's {theirs!r}"
+    return ours, theirs
+
+
+def same_warning(fn, category, match):
+    """Both libraries emit ``category`` with ``match`` in its message; returns both results."""
+    results = []
+    for lib in LIBS:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            results.append(fn(lib))
+        hits = [w for w in caught
+                if issubclass(w.category, category) and re.search(match, str(w.message))]
+        assert hits, f"{lib.__name__}: no {category.__name__} matching {match!r}: " + repr(
+            [str(w.message)[:80] for w in caught])
+    return tuple(results)
+
+
+def no_warning(fn, match=""):
+    """Neither library warns (with ``match`` in the message)."""
+    for lib in LIBS:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fn(lib)
+        hits = [str(w.message) for w in caught if re.search(match, str(w.message))]
+        assert not hits, f"{lib.__name__} warned: {hits}"
+
+
+# ------------------------------------------------------------------ threads
+
+def run_threads(*workers, timeout=120):
+    """Start one thread per callable, wait for all, and re-raise in the caller what any
+    worker raised (a worker's exception would otherwise only be printed by threading)."""
+    errors = []
+
+    def guarded(worker):
+        try:
+            worker()
+        except BaseException as error:          # noqa: B902 - handed to the main thread
+            errors.append(error)
+    threads = [threading.Thread(target=guarded, args=(worker,)) for worker in workers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout)
+    assert not any(thread.is_alive() for thread in threads), "a worker thread did not finish"
+    if errors:
+        raise errors[0]
+
+
+# ------------------------------------------------------------------ graphs
+
+def node_name(node):
+    """A node's name as both libraries spell it (``AccumulateGrad``, ``MulBackward0``)."""
+    if node is None:
+        return None
+    return node.name().rsplit("::", 1)[-1]
+
+
+def graph_structure(node):
+    """``next_functions`` as nested (name, input_nr, children) tuples, leaves named."""
+    if node is None:
+        return None
+    children = []
+    for child, input_nr in node.next_functions:
+        children.append((input_nr, graph_structure(child)))
+    return (node_name(node), tuple(children))
+
+
+def set_history(node, inputs, outputs):
+    """autograd_cy's internal ``_set_history(node, inputs, outputs)``: make ``node`` the
+    grad_fn of ``outputs``, with edges to ``inputs`` (for hand-written Node subclasses).
+
+    It lives in ``autograd_cy._C.recording`` (or, in older layouts, ``autograd_cy._C.node``).
+    """
+    for name in ("autograd_cy._C.recording", "autograd_cy._C.node"):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        if hasattr(module, "_set_history"):
+            return module._set_history(node, inputs, outputs)
+    raise ImportError("_set_history is in neither autograd_cy._C.recording nor "
+                      "autograd_cy._C.node")
+

@@ -1,4 +1,4 @@
-"""Deep graphs and graph lifetime (engine_semantics 12, DESIGN "no recursion anywhere").
+"""Deep graphs and graph lifetime: no recursion anywhere, in backward or in freeing.
 
 A chain of a million nodes must run backward and be freed without recursion
 errors or a C stack overflow, and a finished graph must not survive its outputs
@@ -15,7 +15,7 @@ import weakref
 
 import pytest
 import autograd_cy as ag
-from engine_oracle import assert_same
+from oracle import assert_same
 
 
 def run_isolated(code):
@@ -36,7 +36,7 @@ def no_gc(fn):
         gc.enable()
 
 
-def test_12_1_million_node_chain_backward_and_delete():
+def test_million_node_chain_backward_and_delete():
     """``y = y * 1.0`` a million times: backward, then drop every reference.
 
     The cyclic GC is switched off while building, as its full collections over
@@ -63,7 +63,7 @@ def test_12_1_million_node_chain_backward_and_delete():
     assert out.split() == ["[1.0]", "True"]
 
 
-def test_12_1_deep_chain_with_saved_tensors():
+def test_deep_chain_with_saved_tensors_backpropagates():
     """100,000 ops that save tensors (exp saves its output, mul its operands)."""
     def run(lib):
         x = lib.full((2,), 0.5, requires_grad=True)
@@ -76,7 +76,7 @@ def test_12_1_deep_chain_with_saved_tensors():
     no_gc(lambda: assert_same(run, rtol=1e-4, atol=1e-6))
 
 
-def test_12_1_deep_graph_is_freed_without_recursion():
+def test_deep_graph_is_freed_without_recursion():
     """Deleting the only reference to a 200,000-node graph frees it at once."""
     def run():
         x = ag.ones(1, requires_grad=True)
@@ -121,7 +121,7 @@ def test_no_reference_cycles_after_backward_with_retain_grad_and_hooks():
     assert no_gc(run)
 
 
-def test_1_4_accumulate_grad_dies_with_its_graph():
+def test_accumulate_grad_dies_with_its_graph():
     def run():
         x = ag.ones(2, requires_grad=True)
         y = x * 2

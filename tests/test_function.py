@@ -1,4 +1,5 @@
-"""Custom autograd Functions (engine_semantics sections 8 and 7.6), pinned against torch.
+"""Custom autograd Functions (including mark_dirty for inputs modified in place), pinned
+against torch.
 
 Each Function is written once as a *builder* ``build(lib)`` that defines the class
 with ``lib.autograd.Function``; ``pair(build)`` returns the autograd_cy class and
@@ -13,13 +14,16 @@ import pytest
 import torch
 
 import autograd_cy as ag
-from oracle import check_op, randn, to_numpy
-
-LIBS = (ag, torch)
+from oracle import LIBS, assert_same_error, check_op, randn, to_numpy
 
 
 def pair(build):
     return build(ag), build(torch)
+
+
+def by_lib(build):
+    """``{autograd_cy: build(autograd_cy), torch: build(torch)}``."""
+    return dict(zip(LIBS, pair(build)))
 
 
 def leaf(lib, array, requires_grad=True):
@@ -28,14 +32,6 @@ def leaf(lib, array, requires_grad=True):
 
 def close(ours, theirs):
     np.testing.assert_allclose(to_numpy(ours), to_numpy(theirs), rtol=1e-10, atol=1e-12)
-
-
-def raises_like_torch(fn_ours, fn_torch, error, words):
-    """Both libraries raise ``error`` and the message contains ``words``."""
-    with pytest.raises(error, match=words):
-        fn_ours()
-    with pytest.raises(error, match=words):
-        fn_torch()
 
 
 # ------------------------------------------------------------------ builders
@@ -265,7 +261,7 @@ def test_several_outputs_share_one_node_and_non_tensor_outputs_pass_through():
         total.sum().backward()
         g_prod, g_sum, g_number, g_long = node.seen
         # Missing gradients of tensor outputs arrive as zeros of their shape and dtype,
-        # the non-tensor output's as None (rules 8.3).
+        # the non-tensor output's as None.
         assert g_number is None
         assert str(g_long.dtype).endswith("int64") and not g_long.numpy().any()
         assert not g_prod.numpy().any()
@@ -294,10 +290,10 @@ def test_input_returned_as_is_comes_back_as_a_view_with_the_function_grad_fn():
 
 
 def test_inplace_on_an_output_of_a_custom_function_is_forbidden():
-    ours, theirs = pair(build_ident)
+    classes = by_lib(build_ident)
     words = "Output 0 of Ident is a view and is being modified inplace. This view was created "
-    raises_like_torch(lambda: ours.apply(leaf(ag, [1.0]) * 1).mul_(2),
-                      lambda: theirs.apply(leaf(torch, [1.0]) * 1).mul_(2), RuntimeError, words)
+    assert_same_error(lambda lib: classes[lib].apply(leaf(lib, [1.0]) * 1).mul_(2),
+                      RuntimeError, words)
 
 
 def test_input_returned_twice_gives_views_of_a_multi_output_node():
@@ -426,12 +422,11 @@ def test_save_for_backward_rejects_non_tensors():
             def backward(ctx, grad):
                 return grad
         return SaveInt
-    ours, theirs = pair(build)
-    raises_like_torch(lambda: ours.apply(leaf(ag, [1.0])),
-                      lambda: theirs.apply(leaf(torch, [1.0])), TypeError,
+    classes = by_lib(build)
+    assert_same_error(lambda lib: classes[lib].apply(leaf(lib, [1.0])), TypeError,
                       "save_for_backward can only save variables, but argument 1 is of type int")
     with ag.no_grad():
-        ours.apply(leaf(ag, [1.0]))                 # not checked when nothing is recorded
+        classes[ag].apply(leaf(ag, [1.0]))                 # not checked when nothing is recorded
 
 
 def test_saved_none_and_saved_intermediate():
@@ -522,8 +517,8 @@ def test_saved_tensor_modified_in_place_is_detected_at_unpack():
         with lib.no_grad():
             out.add_(1)
         out.sum().backward()
-    ours, theirs = pair(build)
-    raises_like_torch(lambda: run(ours, ag), lambda: run(theirs, torch), RuntimeError,
+    classes = by_lib(build)
+    assert_same_error(lambda lib: run(classes[lib], lib), RuntimeError,
                       "which is output 0 of SaveOut, is at version 1; expected version 0")
 
 
@@ -619,12 +614,12 @@ def build_backward_returning(result_fn, name, inputs=2):
                              "a Variable"),
 ])
 def test_backward_result_errors(result_fn, args, words):
-    ours, theirs = pair(build_backward_returning(result_fn, "WrongNum"))
+    classes = by_lib(build_backward_returning(result_fn, "WrongNum"))
 
-    def run(cls, lib):
+    def run(lib):
         extra = (leaf(lib, [1.0]),) if args == 2 else (leaf(lib, [1.0]), 7)
-        cls.apply(leaf(lib, [1.0]), *extra).sum().backward()
-    raises_like_torch(lambda: run(ours, ag), lambda: run(theirs, torch), RuntimeError, words)
+        classes[lib].apply(leaf(lib, [1.0]), *extra).sum().backward()
+    assert_same_error(run, RuntimeError, words)
 
 
 def test_extra_trailing_nones_and_grads_for_inputs_not_requiring_grad_are_dropped():
@@ -660,16 +655,16 @@ def test_engine_reduces_and_casts_custom_gradients():
 
 
 def test_wrong_gradient_shape_is_reported_by_the_engine():
-    ours, theirs = pair(build_backward_returning(lambda g: (g.new_ones(5), None), "BadShape"))
+    classes = by_lib(build_backward_returning(lambda g: (g.new_ones(5), None), "BadShape"))
 
-    def run(cls, lib):
-        cls.apply(leaf(lib, [1.0, 2.0, 3.0]), 1).sum().backward()
-    raises_like_torch(lambda: run(ours, ag), lambda: run(theirs, torch), RuntimeError,
+    def run(lib):
+        classes[lib].apply(leaf(lib, [1.0, 2.0, 3.0]), 1).sum().backward()
+    assert_same_error(run, RuntimeError,
                       r"Function BadShapeBackward returned an invalid gradient at index 0 - got "
                       r"\[5\] but expected shape compatible with \[3\]")
 
 
-# ------------------------------------------------------------------ mark_dirty (rule 7.6)
+# ------------------------------------------------------------------ mark_dirty: in-place inputs
 
 def test_mark_dirty_returns_the_same_object_with_version_bumped_and_history_rebased():
     ours, theirs = pair(build_dirty)
@@ -778,8 +773,8 @@ def test_mark_dirty_errors(case, words):
         argument = {"leaf": x, "view_of_leaf": x.view(2, 1),
                     "view_two_outputs": (x * 1).view(2, 1)}.get(case, x * 1)
         cls.apply(argument)
-    ours, theirs = pair(build)
-    raises_like_torch(lambda: run(ours, ag), lambda: run(theirs, torch), RuntimeError, words)
+    classes = by_lib(build)
+    assert_same_error(lambda lib: run(classes[lib], lib), RuntimeError, words)
 
 
 def test_mark_dirty_of_a_non_input_that_is_not_a_view_only_warns():
@@ -845,8 +840,8 @@ def test_setup_context_may_not_save_an_input_returned_as_is():
             def backward(ctx, grad):
                 return grad
         return SaveReturned
-    ours, theirs = pair(build)
-    raises_like_torch(lambda: ours.apply(leaf(ag, [1.0])), lambda: theirs.apply(leaf(torch, [1.0])),
+    classes = by_lib(build)
+    assert_same_error(lambda lib: classes[lib].apply(leaf(lib, [1.0])),
                       RuntimeError, "An input that has been returned as-is as output is being "
                                     "saved for backward. This is not supported if you override "
                                     "setup_context.")

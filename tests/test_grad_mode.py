@@ -1,4 +1,4 @@
-"""Grad modes, inference mode, anomaly mode and threads against torch (sections 9-11)."""
+"""Grad modes, inference mode, anomaly mode and backward in threads against torch."""
 import contextlib
 import threading
 import warnings
@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import autograd_cy as ag
-from engine_oracle import LIBS, assert_same, plain, same_error, same_warning
+from oracle import LIBS, assert_same, assert_same_error, plain, run_threads, same_warning
 
 
 def anomaly_flags(lib):
@@ -21,9 +21,9 @@ def records(lib):
     return (lib.ones(1, requires_grad=True) * 2).requires_grad
 
 
-# ------------------------------------------------------------------ 9.1 the four modes
+# ------------------------------------------------------------------ the four grad modes
 
-def test_9_1_context_managers_nest_and_restore():
+def test_grad_mode_context_managers_nest_and_restore():
     def run(lib):
         trace = [lib.is_grad_enabled()]
         with lib.no_grad():
@@ -40,18 +40,19 @@ def test_9_1_context_managers_nest_and_restore():
     assert_same(run)
 
 
-def test_9_1_set_grad_enabled_as_a_function_call():
+def test_set_grad_enabled_as_a_function_call():
     def run(lib):
         lib.set_grad_enabled(False)
         off = (lib.is_grad_enabled(), records(lib))
         lib.set_grad_enabled(True)
         return off, lib.is_grad_enabled()
     assert_same(run)
-    same_error(lambda lib: lib.set_grad_enabled(1), TypeError,
-               r"^set_grad_enabled\(\): argument 'enabled' \(position 1\) must be bool, not int$")
+    assert_same_error(
+        lambda lib: lib.set_grad_enabled(1), TypeError,
+        r"^set_grad_enabled\(\): argument 'enabled' \(position 1\) must be bool, not int$")
 
 
-def test_9_1_decorators_with_and_without_parentheses():
+def test_grad_mode_decorators_with_and_without_parentheses():
     def run(lib):
         @lib.no_grad
         def bare_no_grad():
@@ -91,12 +92,12 @@ def test_9_1_decorators_with_and_without_parentheses():
         @lib.set_grad_enabled
         def f():
             return None
-    same_error(bare_set_grad_enabled, TypeError,
-               r"^set_grad_enabled\(\): argument 'enabled' \(position 1\) must be bool, not "
-               r"function$")
+    assert_same_error(bare_set_grad_enabled, TypeError,
+                      r"^set_grad_enabled\(\): argument 'enabled' \(position 1\) must be bool, not "
+                      r"function$")
 
 
-def test_9_1_generators_run_each_step_in_the_mode():
+def test_decorated_generators_run_each_step_in_the_mode():
     def run(lib):
         @lib.no_grad()
         def steps():
@@ -129,9 +130,9 @@ def test_9_1_generators_run_each_step_in_the_mode():
     assert_same(run)
 
 
-# ------------------------------------------------------------------ 9.2 threads
+# ------------------------------------------------------------------ grad mode per thread
 
-def test_9_2_grad_mode_is_thread_local():
+def test_grad_mode_is_thread_local():
     def run(lib):
         seen = {}
 
@@ -141,22 +142,17 @@ def test_9_2_grad_mode_is_thread_local():
             with lib.no_grad():
                 seen["inner"] = lib.is_grad_enabled()
         with lib.no_grad():
-            thread = threading.Thread(target=worker)
-            thread.start()
-            thread.join()
+            run_threads(worker)
             seen["main"] = lib.is_grad_enabled()
         with lib.inference_mode():
-            thread = threading.Thread(target=lambda: seen.update(
-                inference=lib.is_inference_mode_enabled()))
-            thread.start()
-            thread.join()
+            run_threads(lambda: seen.update(inference=lib.is_inference_mode_enabled()))
         return seen
     assert_same(run)
 
 
-# ------------------------------------------------------------------ 9.3 explicit flags
+# ------------------------------------------------------------------ explicit flags
 
-def test_9_3_no_grad_does_not_stop_explicit_requires_grad():
+def test_no_grad_does_not_stop_explicit_requires_grad():
     def run(lib):
         with lib.no_grad():
             a = lib.ones(2, requires_grad=True)
@@ -166,9 +162,9 @@ def test_9_3_no_grad_does_not_stop_explicit_requires_grad():
     assert_same(run)
 
 
-# ------------------------------------------------------------------ 9.4 inference mode
+# ------------------------------------------------------------------ inference mode
 
-def test_9_4_inference_mode_makes_inference_tensors():
+def test_inference_mode_makes_inference_tensors():
     def run(lib):
         normal = lib.ones(2)
         with lib.inference_mode():
@@ -189,20 +185,23 @@ def test_9_4_inference_mode_makes_inference_tensors():
     assert_same(run)
 
 
-def test_9_4_inference_tensor_errors_outside_inference_mode():
+def test_inference_tensor_errors_outside_inference_mode():
     def make(lib):
         with lib.inference_mode():
             return lib.ones(2)
-    same_error(lambda lib: make(lib).add_(1), RuntimeError,
-               r"^Inplace update to inference tensor outside InferenceMode is not allowed\.You "
-               r"can make a clone to get a normal tensor before doing inplace update\.See "
-               r"https://github\.com/pytorch/rfcs/pull/17 for more details\.$")
-    same_error(lambda lib: make(lib).requires_grad_(), RuntimeError,
-               r"^Setting requires_grad=True on inference tensor outside InferenceMode is not "
-               r"allowed\.$")
-    same_error(lambda lib: lib.ones(2, requires_grad=True) * make(lib), RuntimeError,
-               r"^Inference tensors cannot be saved for backward\. Please do not use Tensors "
-               r"created in inference mode in computation tracked by autograd\.")
+    assert_same_error(
+        lambda lib: make(lib).add_(1), RuntimeError,
+        r"^Inplace update to inference tensor outside InferenceMode is not allowed\.You "
+        r"can make a clone to get a normal tensor before doing inplace update\.See "
+        r"https://github\.com/pytorch/rfcs/pull/17 for more details\.$")
+    assert_same_error(
+        lambda lib: make(lib).requires_grad_(), RuntimeError,
+        r"^Setting requires_grad=True on inference tensor outside InferenceMode is not "
+        r"allowed\.$")
+    assert_same_error(
+        lambda lib: lib.ones(2, requires_grad=True) * make(lib), RuntimeError,
+        r"^Inference tensors cannot be saved for backward\. Please do not use Tensors "
+        r"created in inference mode in computation tracked by autograd\.")
 
     def unsaved_use(lib):
         y = lib.ones(2, requires_grad=True) + make(lib)   # add saves nothing: allowed
@@ -217,9 +216,9 @@ def test_9_4_inference_tensor_errors_outside_inference_mode():
     assert_same(clone_is_normal)
 
 
-# ------------------------------------------------------------------ 10. anomaly mode
+# ------------------------------------------------------------------ anomaly mode
 
-def test_10_1_detect_anomaly_warns_set_detect_anomaly_does_not():
+def test_detect_anomaly_warns_set_detect_anomaly_does_not():
     def run(lib):
         with lib.autograd.detect_anomaly(check_nan=False):
             inside = anomaly_flags(lib)
@@ -241,7 +240,7 @@ def test_10_1_detect_anomaly_warns_set_detect_anomaly_does_not():
     assert_same(quiet)
 
 
-def test_10_3_nan_check_names_the_node_and_output():
+def test_anomaly_nan_check_names_the_node_and_output():
     def log_nan(lib):
         x = lib.zeros(1, requires_grad=True)
         with lib.autograd.set_detect_anomaly(True):
@@ -254,10 +253,10 @@ def test_10_3_nan_check_names_the_node_and_output():
             (a / b).sum().backward()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        same_error(log_nan, RuntimeError,
-                   r"^Function 'LogBackward0' returned nan values in its 0th output\.$")
-        same_error(div_nan, RuntimeError,
-                   r"^Function 'DivBackward0' returned nan values in its 1th output\.$")
+        assert_same_error(log_nan, RuntimeError,
+                          r"^Function 'LogBackward0' returned nan values in its 0th output\.$")
+        assert_same_error(div_nan, RuntimeError,
+                          r"^Function 'DivBackward0' returned nan values in its 1th output\.$")
 
     def unchecked(lib):
         a = lib.zeros(1, requires_grad=True)
@@ -268,7 +267,7 @@ def test_10_3_nan_check_names_the_node_and_output():
     assert_same(unchecked)
 
 
-def test_10_2_error_detected_in_warning():
+def test_anomaly_mode_warns_which_node_failed_with_the_forward_trace():
     def with_trace(lib):
         a = lib.zeros(1, requires_grad=True)
         b = lib.zeros(1, requires_grad=True)
@@ -291,7 +290,7 @@ def test_10_2_error_detected_in_warning():
                  r"Enable detect anomaly during forward pass for more information\.")
 
 
-def test_10_2_version_hint_under_anomaly_mode():
+def test_version_check_hint_under_anomaly_mode():
     def run(lib):
         x = lib.ones(3, requires_grad=True)
         w = lib.ones(3, requires_grad=True)
@@ -302,15 +301,16 @@ def test_10_2_version_hint_under_anomaly_mode():
             z.sum().backward()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        same_error(run, RuntimeError,
-                   r"expected version 0 instead\. Hint: the backtrace further above shows the "
-                   r"operation that failed to compute its gradient\. The variable in question "
-                   r"was changed in there or anywhere later\. Good luck!$")
+        assert_same_error(
+            run, RuntimeError,
+            r"expected version 0 instead\. Hint: the backtrace further above shows the "
+            r"operation that failed to compute its gradient\. The variable in question "
+            r"was changed in there or anywhere later\. Good luck!$")
 
 
-# ------------------------------------------------------------------ 11. threads
+# ------------------------------------------------------------------ backward and threads
 
-def test_11_1_backward_runs_on_the_calling_thread():
+def test_backward_runs_on_the_calling_thread():
     def run(lib):
         seen = []
         x = lib.ones(2, requires_grad=True)
@@ -321,11 +321,11 @@ def test_11_1_backward_runs_on_the_calling_thread():
     assert_same(run)
 
 
-def test_11_1_concurrent_backwards_in_two_threads():
+def test_concurrent_backwards_in_two_threads():
     """Independent graphs in two threads at once: each gets its own, correct gradients."""
     def run(lib):
         results = {}
-        start = threading.Barrier(2)
+        start = threading.Barrier(2, timeout=60)
 
         def worker(name, scale):
             x = lib.full((3,), float(scale), requires_grad=True)
@@ -339,19 +339,14 @@ def test_11_1_concurrent_backwards_in_two_threads():
                 y.sum().backward()
                 total.append(plain(x.grad))
             results[name] = total
-        threads = [threading.Thread(target=worker, args=(name, scale))
-                   for name, scale in (("a", 0.5), ("b", 0.25))]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        assert all(grads == results["a"][:1] * len(grads) for grads in (results["a"],))
-        assert all(grads == results["b"][:1] * len(grads) for grads in (results["b"],))
+        run_threads(lambda: worker("a", 0.5), lambda: worker("b", 0.25))
+        assert results["a"] == results["a"][:1] * 300
+        assert results["b"] == results["b"][:1] * 300
         return results["a"][0], results["b"][0]
     assert_same(run, rtol=1e-5)
 
 
-def test_11_1_shared_graph_second_thread_fails():
+def test_second_backward_of_a_shared_graph_in_another_thread_fails():
     def run(lib):
         x = lib.ones(2, requires_grad=True)
         y = (x.exp() * x).sum()
@@ -362,15 +357,13 @@ def test_11_1_shared_graph_second_thread_fails():
                 y.backward()
             except RuntimeError as error:
                 errors.append(str(error)[:40])
-        for _ in range(2):
-            thread = threading.Thread(target=worker)
-            thread.start()
-            thread.join()
+        for _ in range(2):          # one after the other; anything but a RuntimeError fails
+            run_threads(worker)
         return errors
     assert_same(run)
 
 
-def test_11_3_reentrant_backward_inside_a_hook():
+def test_reentrant_backward_inside_a_hook():
     def run(lib):
         x = lib.full((2,), 0.5, requires_grad=True)
         inner = lib.ones(2, requires_grad=True)
@@ -389,7 +382,7 @@ def test_11_3_reentrant_backward_inside_a_hook():
     assert_same(run, rtol=1e-5)
 
 
-def test_11_3_deeply_nested_reentrant_backward():
+def test_deeply_nested_reentrant_backward():
     """A chain of backward calls, each started from a hook of the previous one."""
     def run(lib, depth=100):
         leaves = [lib.full((1,), float(i), requires_grad=True) for i in range(depth)]
@@ -406,7 +399,7 @@ def test_11_3_deeply_nested_reentrant_backward():
     assert_same(run)
 
 
-def test_11_4_warnings_raised_in_backward_reach_the_caller():
+def test_warnings_raised_in_backward_reach_the_caller():
     def run(lib):
         x = lib.ones(2, requires_grad=True)
         y = x * 2

@@ -1,4 +1,6 @@
-"""Hooks against torch (engine_semantics section 4): kinds, order, firing, validation.
+"""Hooks against torch: kinds and handles, where they live, their order, when they fire,
+validation of their results, retained grads, in-place ops, AccumulateGrad and
+multi-grad hooks.
 
 Every test records a trace of hook calls (what ran, in which order, what it saw)
 on autograd_cy and on torch and compares the two.
@@ -7,16 +9,16 @@ import functools
 
 import pytest
 
-from engine_oracle import assert_same, node_name, plain, same_error
+from oracle import assert_same, node_name, plain, assert_same_error
 
 
 def acc_node(lib, leaf):
     return lib.autograd.graph.get_gradient_edge(leaf).node
 
 
-# ------------------------------------------------------------------ 4.1 kinds and handles
+# ------------------------------------------------------------------ kinds and handles
 
-def test_4_1_every_kind_returns_a_removable_handle():
+def test_every_hook_kind_returns_a_removable_handle():
     def run(lib):
         x = lib.ones(2, requires_grad=True)
         y = x * 2
@@ -38,7 +40,7 @@ def test_4_1_every_kind_returns_a_removable_handle():
     assert ours[1] == []
 
 
-def test_4_1_same_kind_hooks_chain_in_registration_order():
+def test_same_kind_hooks_chain_in_registration_order():
     def run(lib):
         x = lib.ones(2, requires_grad=True)
         y = x * 2
@@ -56,7 +58,7 @@ def test_4_1_same_kind_hooks_chain_in_registration_order():
     assert_same(run)
 
 
-def test_4_1_grad_mode_inside_hooks_is_create_graph():
+def test_grad_mode_inside_hooks_is_create_graph():
     def run(lib):
         modes = []
         for create_graph in (False, True):
@@ -73,9 +75,9 @@ def test_4_1_grad_mode_inside_hooks_is_create_graph():
     assert_same(run)
 
 
-# ------------------------------------------------------------------ 4.2 where hooks live
+# ------------------------------------------------------------------ where hooks live
 
-def test_4_2_non_leaf_hook_binds_to_the_current_grad_fn():
+def test_non_leaf_hook_binds_to_the_current_grad_fn():
     def run(lib):
         x = lib.ones(2, requires_grad=True)
         y = x * 2
@@ -88,9 +90,9 @@ def test_4_2_non_leaf_hook_binds_to_the_current_grad_fn():
     assert_same(run, rtol=1e-5)
 
 
-# ------------------------------------------------------------------ 4.3 order in one node
+# ------------------------------------------------------------------ order in one node
 
-def test_4_3_order_tensor_hooks_retain_grad_pre_hooks():
+def test_order_tensor_hooks_retain_grad_pre_hooks():
     """``y=x*2``: hook1 returns ``g*10``; hook2, retain_grad and the pre-hook all see 10g."""
     def run(lib):
         x = lib.ones(2, requires_grad=True)
@@ -107,7 +109,7 @@ def test_4_3_order_tensor_hooks_retain_grad_pre_hooks():
     assert plain(ours[1]) == [10.0, 10.0] and plain(ours[2]) == [20.0, 20.0]
 
 
-def test_4_3_order_at_a_leaf():
+def test_hook_order_at_a_leaf():
     def run(lib):
         x = lib.ones(2, requires_grad=True)
         acc = acc_node(lib, x)
@@ -124,7 +126,7 @@ def test_4_3_order_at_a_leaf():
     assert_same(run)
 
 
-# ------------------------------------------------------------------ 4.4 when hooks fire
+# ------------------------------------------------------------------ when hooks fire
 
 def _firing(lib, call):
     x = lib.ones(2, requires_grad=True)
@@ -155,7 +157,7 @@ def _firing(lib, call):
 
 @pytest.mark.parametrize("call", ["plain", "backward(inputs=t)", "grad(t)",
                                   "backward(inputs=x)", "grad(x)"])
-def test_4_4_which_hooks_fire(call):
+def test_which_hooks_fire_depends_on_the_entry_point(call):
     ours, _ = assert_same(lambda lib: _firing(lib, call))
     log = ours[0]
     if call == "grad(t)":
@@ -164,7 +166,7 @@ def test_4_4_which_hooks_fire(call):
         assert "x acc pre" not in log and "x post accumulate" not in log
 
 
-# ------------------------------------------------------------------ 4.5 validation
+# ------------------------------------------------------------------ validation
 
 def _with_hook(install):
     def run(lib):
@@ -216,11 +218,11 @@ class CallableHook:
     (lambda lib, x, y: x.register_post_accumulate_grad_hook(lambda t: 5), TypeError,
      r"^expected Variable, but hook returned 'int'$"),
 ])
-def test_4_5_hook_results_are_validated(install, exception, message):
-    same_error(_with_hook(install), exception, message)
+def test_hook_return_values_are_validated(install, exception, message):
+    assert_same_error(_with_hook(install), exception, message)
 
 
-def test_4_5_post_hook_may_replace_grad_inputs():
+def test_post_hook_may_replace_grad_inputs():
     def run(lib):
         x = lib.ones(2, requires_grad=True)
         w = lib.ones(2, requires_grad=True)
@@ -231,9 +233,9 @@ def test_4_5_post_hook_may_replace_grad_inputs():
     assert_same(run)
 
 
-# ------------------------------------------------------------------ 4.6 retained grads
+# ------------------------------------------------------------------ retained grads
 
-def test_4_6_retained_grad_is_a_new_object_each_time():
+def test_retained_grad_is_a_new_object_each_time():
     def run(lib):
         x = lib.ones(2, requires_grad=True)
         y = x * 2
@@ -248,7 +250,7 @@ def test_4_6_retained_grad_is_a_new_object_each_time():
     assert_same(run)
 
 
-def test_4_6_retains_grad_also_runs_during_autograd_grad():
+def test_retained_grad_is_also_set_during_autograd_grad():
     def run(lib):
         x = lib.ones(2, requires_grad=True)
         y = x * 2
@@ -261,7 +263,7 @@ def test_4_6_retains_grad_also_runs_during_autograd_grad():
     assert_same(run)
 
 
-def test_4_6_retained_grad_of_transposed_tensor_is_contiguous():
+def test_retained_grad_of_transposed_tensor_is_contiguous():
     def run(lib):
         x = lib.ones(2, 3, requires_grad=True)
         y = x.transpose(0, 1)
@@ -271,9 +273,9 @@ def test_4_6_retained_grad_of_transposed_tensor_is_contiguous():
     assert_same(run)
 
 
-# ------------------------------------------------------------------ 4.7 hooks and in-place
+# ------------------------------------------------------------------ hooks and in-place
 
-def test_4_7_hooks_registered_before_an_in_place_op_stay_on_the_old_grad_fn():
+def test_hooks_registered_before_an_in_place_op_stay_on_the_old_grad_fn():
     def run(lib):
         x = lib.ones(2, requires_grad=True)
         a = x.clone()
@@ -288,9 +290,9 @@ def test_4_7_hooks_registered_before_an_in_place_op_stay_on_the_old_grad_fn():
     assert ours[0] == [("hook2", [3.0, 3.0]), ("hook1", [6.0, 6.0])]
 
 
-# ------------------------------------------------------------------ 4.8 AccumulateGrad hooks
+# ------------------------------------------------------------------ AccumulateGrad hooks
 
-def test_4_8_accumulate_grad_node_hooks():
+def test_accumulate_grad_node_hooks_see_the_incoming_gradient():
     def run(lib):
         x = lib.ones(2, requires_grad=True)
         acc = acc_node(lib, x)
@@ -303,9 +305,9 @@ def test_4_8_accumulate_grad_node_hooks():
     assert_same(run)
 
 
-# ------------------------------------------------------------------ 4.9 multi-grad hooks
+# ------------------------------------------------------------------ multi-grad hooks
 
-def test_4_9_multi_grad_hook_all():
+def test_multi_grad_hook_all_fires_once_with_every_gradient():
     """The docs example: ``[True, True, True, False]``, then with inputs=(a,)."""
     def run(lib):
         a = lib.rand(2, 3, requires_grad=True)
@@ -322,7 +324,7 @@ def test_4_9_multi_grad_hook_all():
     assert ours == [[True, True, True, False], [True, False, True, False]]
 
 
-def test_4_9_multi_grad_hook_runs_inside_the_last_tensor_hook():
+def test_multi_grad_hook_runs_inside_the_last_tensor_hook():
     def run(lib):
         x = lib.ones(2, requires_grad=True)
         p = x * 2
@@ -339,7 +341,7 @@ def test_4_9_multi_grad_hook_runs_inside_the_last_tensor_hook():
     assert_same(run)
 
 
-def test_4_9_multi_grad_hook_any_and_errors():
+def test_multi_grad_hook_any_and_its_errors():
     def run(lib):
         x = lib.ones(2, requires_grad=True)
         p = x * 2
@@ -352,18 +354,18 @@ def test_4_9_multi_grad_hook_any_and_errors():
         return calls
     assert_same(run)
 
-    same_error(lambda lib: lib.autograd.graph.register_multi_grad_hook(
-        (lib.ones(2, requires_grad=True),), print, mode="bad"), ValueError,
-        r"^Expects mode to be one of \('all', 'any'\) but got bad$")
-    same_error(lambda lib: lib.autograd.graph.register_multi_grad_hook(
-        (lib.ones(2, requires_grad=True), lib.ones(2)), print), AssertionError,
-        r"Expected gradient function to be set")
+    assert_same_error(lambda lib: lib.autograd.graph.register_multi_grad_hook(
+               (lib.ones(2, requires_grad=True),), print, mode="bad"), ValueError,
+               r"^Expects mode to be one of \('all', 'any'\) but got bad$")
+    assert_same_error(lambda lib: lib.autograd.graph.register_multi_grad_hook(
+               (lib.ones(2, requires_grad=True), lib.ones(2)), print), AssertionError,
+               r"Expected gradient function to be set")
 
     def leaf_with_grad(lib):
         x = lib.ones(2, requires_grad=True)
         y = x * 2
         lib.autograd.graph.register_multi_grad_hook((x, y), print)
         lib.autograd.grad(y.sum(), x)
-    same_error(leaf_with_grad, RuntimeError,
-               r"^A leaf node was passed to _will_engine_execute_node but we are currently "
-               r"running autograd\.grad\(\)")
+    assert_same_error(leaf_with_grad, RuntimeError,
+                      r"^A leaf node was passed to _will_engine_execute_node but we are currently "
+                      r"running autograd\.grad\(\)")

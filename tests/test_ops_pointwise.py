@@ -4,7 +4,8 @@ Every differentiable op goes through ``check_op`` (values, gradients and double
 backward vs torch) in float32 and float64, from op tables below: inputs are
 drawn inside each op's domain and away from its kinks. Then come the cases a
 table cannot hold: ties and bounds, integer and bool dtypes, in-place variants,
-errors, and a finite-difference check that needs no torch at all.
+errors, and a finite-difference check that needs no torch at all. (The docstring
+examples run in test_doctests.)
 """
 import math
 import warnings
@@ -14,7 +15,7 @@ import pytest
 import torch
 
 import autograd_cy as ag
-from oracle import assert_close, check_op, randn
+from oracle import LIBS, assert_close, assert_same_error, check_op, randn
 
 DTYPES = [np.float32, np.float64]
 
@@ -42,24 +43,6 @@ def away_from(x, points, gap=0.05):
         near = np.abs(x - p) < gap
         x = np.where(near, p + 2 * gap, x)
     return x
-
-
-def torch_error(fn):
-    """The exception torch raises for ``fn(torch)``, which must raise."""
-    with pytest.raises(Exception) as info:
-        fn(torch)
-    return info.value
-
-
-def assert_same_error(fn, match=None):
-    """``fn`` raises the same exception type with the same message in both libraries."""
-    expected = torch_error(fn)
-    with pytest.raises(type(expected)) as info:
-        fn(ag)
-    if match is None:
-        assert str(info.value) == str(expected)
-    else:
-        assert match in str(info.value) and match in str(expected)
 
 
 def check_forward(fn, *arrays):
@@ -231,7 +214,7 @@ def test_clamp_without_bounds_is_an_error(call):
 
 def test_clamp_mixed_bounds_is_a_type_error():
     assert_same_error(lambda lib: lib.clamp(lib.zeros(3), lib.zeros(3), 1.0),
-                      match="received an invalid combination of arguments")
+                      "received an invalid combination of arguments")
 
 
 # ------------------------------------------------------------------ maximum, minimum
@@ -457,7 +440,7 @@ def test_relu_backward_special_gradients(dtype):
     grad = np.array([[math.inf, math.inf, math.inf, math.nan], [math.nan, math.nan, -math.inf, 1.0]])
     for layout in (lambda a: a, lambda a: np.ascontiguousarray(a.T).T):
         grads = {}
-        for lib in (ag, torch):
+        for lib in LIBS:
             leaf = lib.tensor(x.astype(dtype), requires_grad=True)
             leaf.relu().backward(lib.tensor(layout(grad.astype(dtype))))
             grads[lib] = leaf.grad
@@ -567,7 +550,7 @@ def test_inplace_result_modified_again_is_caught(name):
         INPLACE_WITH_ARGS[name](y)
         y.mul_(2)
         y.sum().backward()
-    assert_same_error(fn, match="modified by an inplace operation")
+    assert_same_error(fn, "modified by an inplace operation")
 
 
 def test_inplace_under_no_grad_leaves_history_alone():
@@ -580,7 +563,7 @@ def test_inplace_under_no_grad_leaves_history_alone():
         ty.tanh_()
     assert y.grad_fn.name() == ty.grad_fn.name() == "ExpBackward0"
     assert_same_error(lambda lib: (y if lib is ag else ty).sum().backward(),
-                      match="modified by an inplace operation")
+                      "modified by an inplace operation")
 
 
 def test_inplace_clamp_with_tensor_bounds():
@@ -595,7 +578,7 @@ def test_inplace_clamp_with_tensor_bounds():
 def test_inplace_on_int_tensor_needing_float_is_an_error():
     assert_same_error(lambda lib: lib.tensor([1, 2]).exp_())
     assert_same_error(lambda lib: lib.tensor([1, 2]).clamp_(0.5),
-                      match="result type Float can't be cast to the desired output type")
+                      "result type Float can't be cast to the desired output type")
 
 
 def test_inplace_int_ops_keep_int():
@@ -656,7 +639,7 @@ def test_comparison_errors():
     assert_same_error(lambda lib: lib.lt(lib.zeros(3), lib.zeros(2)))
     assert_same_error(lambda lib: lib.eq(lib.zeros(2, 3), lib.zeros(3, 4)))
     assert_same_error(lambda lib: lib.eq(lib.zeros(3), None),
-                      match="received an invalid combination of arguments")
+                      "received an invalid combination of arguments")
 
 
 # ------------------------------------------------------------------ logical
@@ -793,62 +776,25 @@ def test_errors_match_torch(call):
 
 # ------------------------------------------------------------------ finite differences
 
-def numerical_gradient(scalar_fn, arrays, eps=1e-6):
-    """Central differences of ``scalar_fn(arrays)`` with respect to every input element."""
-    gradients = []
-    for k, array in enumerate(arrays):
-        gradient = np.zeros_like(array)
-        for index in np.ndindex(array.shape):
-            shifted = []
-            for sign in (1.0, -1.0):
-                moved = [a.copy() for a in arrays]
-                moved[k][index] += sign * eps
-                shifted.append(scalar_fn(moved))
-            gradient[index] = (shifted[0] - shifted[1]) / (2 * eps)
-        gradients.append(gradient)
-    return gradients
+def gradcheck(fn, *arrays):
+    """First and second derivatives of ``fn(autograd_cy, *tensors)`` against finite
+    differences, in float64, with the library's own gradcheck (no torch involved).
 
-
-def analytic_vjp(fn, arrays, v, create_graph=False):
-    inputs = [ag.tensor(a, requires_grad=True) for a in arrays]
-    out = fn(ag, *inputs)
-    return inputs, ag.autograd.grad(out, inputs, ag.tensor(v), create_graph=create_graph,
-                                    allow_unused=True)
-
-
-def gradcheck(fn, *arrays, rtol=1e-5, atol=1e-7):
-    """First and second derivatives of ``fn`` against finite differences, in float64.
-
-    First order: the vector-Jacobian product for a random ``v`` against central
-    differences of ``sum(fn(x) * v)``. Second order: the gradient of
-    ``sum(vjp(x) * w)`` (double backward) against central differences of the same
-    scalar computed from first-order gradients only.
+    First order: every column of the Jacobian (rtol 1e-5, atol 1e-7). Second order:
+    gradgradcheck, the same of the gradient for a random output gradient, built with
+    create_graph=True (rtol 1e-3, atol 1e-5).
     """
-    rng = np.random.default_rng(0)
-    arrays = [np.asarray(a, dtype=np.float64) for a in arrays]
-    out = fn(ag, *[ag.tensor(a) for a in arrays]).detach().numpy()
-    v = rng.standard_normal(out.shape)
+    inputs = tuple(ag.tensor(np.asarray(a, dtype=np.float64), requires_grad=True)
+                   for a in arrays)
 
-    def value(moved):
-        return float(np.sum(fn(ag, *[ag.tensor(a) for a in moved]).detach().numpy() * v))
-    _, grads = analytic_vjp(fn, arrays, v)
-    for grad, expected in zip(grads, numerical_gradient(value, arrays)):
-        np.testing.assert_allclose(grad.detach().numpy(), expected, rtol=rtol, atol=atol)
-
-    w = [rng.standard_normal(a.shape) for a in arrays]
-
-    def first_order(moved):
-        _, moved_grads = analytic_vjp(fn, moved, v)
-        return float(sum(np.sum(g.detach().numpy() * d) for g, d in zip(moved_grads, w)))
-    inputs, grads = analytic_vjp(fn, arrays, v, create_graph=True)
-    total = sum((g * ag.tensor(d)).sum() for g, d in zip(grads, w))
-    if total.requires_grad:
-        second = ag.autograd.grad(total, inputs, allow_unused=True)
-    else:  # the first derivative does not depend on the inputs
-        second = [None] * len(inputs)
-    for grad, expected in zip(second, numerical_gradient(first_order, arrays)):
-        actual = np.zeros_like(expected) if grad is None else grad.detach().numpy()
-        np.testing.assert_allclose(actual, expected, rtol=rtol * 100, atol=atol * 100)
+    def func(*tensors):
+        return fn(ag, *tensors)
+    # The built-in nodes do not take an undefined (None) output gradient yet; the
+    # finite-difference checks do not need one.
+    assert ag.autograd.gradcheck(func, inputs, rtol=1e-5, atol=1e-7,
+                                 check_undefined_grad=False) is True
+    assert ag.autograd.gradgradcheck(func, inputs, rtol=1e-3, atol=1e-5,
+                                     check_undefined_grad=False) is True
 
 
 GRADCHECK_CASES = {
@@ -875,15 +821,6 @@ def test_gradcheck(case):
     gradcheck(fn, *arrays)
 
 
-# ------------------------------------------------------------------ docstring examples
-
-def test_docstring_examples():
-    import doctest
-    from autograd_cy._C.ops import pointwise
-    results = doctest.testmod(pointwise)
-    assert results.attempted > 0 and results.failed == 0
-
-
 # ------------------------------------------------------------------ bitwise operators
 
 BITWISE = [
@@ -899,19 +836,26 @@ def test_bitwise_operators_match_torch(name, fn, dtype):
     rng = np.random.default_rng(0)
     a = rng.integers(-8, 8, (3, 4)).astype(dtype)
     b = rng.integers(-8, 8, (4,)).astype(dtype)
-    ours, theirs = [fn(lib.tensor(a), lib.tensor(b)) for lib in (ag, torch)]
+    ours, theirs = [fn(lib.tensor(a), lib.tensor(b)) for lib in LIBS]
     assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
     np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
 
 
-def test_bitwise_on_floats_raises_like_torch():
-    for lib in (ag, torch):
+def test_bitwise_on_floats_raises_a_runtime_error_naming_the_kernel():
+    for lib in LIBS:
         with pytest.raises(RuntimeError, match="bitwise_and_cpu.* not implemented for 'Float'"):
             lib.ones(2) & lib.ones(2)
 
 
+@pytest.mark.xfail(strict=True, reason="library bug: `float & float` raises RuntimeError where "
+                   "torch raises NotImplementedError (a RuntimeError subclass)")
+def test_bitwise_on_floats_raises_torchs_exception_type():
+    assert_same_error(lambda lib: lib.ones(2) & lib.ones(2), NotImplementedError,
+                      "bitwise_and_cpu.* not implemented for 'Float'")
+
+
 def test_comparing_with_none_is_false_like_torch():
-    for lib in (ag, torch):
+    for lib in LIBS:
         x = lib.ones(2)
         assert (x == None) is False  # noqa: E711
         assert (x != None) is True  # noqa: E711

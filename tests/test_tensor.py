@@ -1,14 +1,14 @@
 """The Tensor API against torch: factories, attributes, requires_grad, .grad, repr.
 
-Each test runs the same snippet on autograd_cy and on torch (``engine_oracle.both``)
-and compares the observable result. Rule numbers refer to engine_semantics.md.
+Each test runs the same snippet on autograd_cy and on torch (``oracle.both``)
+and compares the observable result.
 """
 import numpy as np
 import pytest
 import torch
 
 import autograd_cy as ag
-from engine_oracle import LIBS, assert_same, both, no_warning, same_error, same_warning
+from oracle import LIBS, assert_same, both, no_warning, assert_same_error, same_warning
 
 
 def dtype_name(t):
@@ -114,36 +114,37 @@ def test_like_factories_keep_dense_strides(like):
     assert ours.stride() == theirs.stride() == (1, 3)
 
 
-# ------------------------------------------------------------ rule 1.8: requires_grad
+# ------------------------------------------------------------ requires_grad, leaves, retain_grad
 
-def test_1_8_factory_requires_grad_on_integer_dtype():
-    same_error(lambda lib: lib.tensor([1, 2], requires_grad=True), RuntimeError,
-               r"^Only Tensors of floating point and complex dtype can require gradients$")
-    same_error(lambda lib: lib.zeros(2, dtype=lib.int32, requires_grad=True), RuntimeError,
-               r"^Only Tensors of floating point and complex dtype can require gradients$")
+def test_factory_requires_grad_on_integer_dtype():
+    assert_same_error(lambda lib: lib.tensor([1, 2], requires_grad=True), RuntimeError,
+                      r"^Only Tensors of floating point and complex dtype can require gradients$")
+    assert_same_error(lambda lib: lib.zeros(2, dtype=lib.int32, requires_grad=True), RuntimeError,
+                      r"^Only Tensors of floating point and complex dtype can require gradients$")
 
 
-def test_1_8_attribute_requires_grad_on_integer_dtype():
+def test_attribute_requires_grad_on_integer_dtype():
     def set_flag(lib):
         lib.zeros(2, dtype=lib.int64).requires_grad = True
-    same_error(set_flag, RuntimeError,
-               r"^only Tensors of floating point and complex dtype can require gradients$")
+    assert_same_error(set_flag, RuntimeError,
+                      r"^only Tensors of floating point and complex dtype can require gradients$")
 
 
-def test_1_8_requires_grad_method_on_integer_dtype():
-    same_error(lambda lib: lib.zeros(2, dtype=lib.int64).requires_grad_(), RuntimeError,
-               r"^only Tensors of floating point dtype can require gradients$")
+def test_requires_grad_method_on_integer_dtype():
+    assert_same_error(lambda lib: lib.zeros(2, dtype=lib.int64).requires_grad_(), RuntimeError,
+                      r"^only Tensors of floating point dtype can require gradients$")
     # Turning it off is fine for any dtype.
     assert_same(lambda lib: lib.zeros(2, dtype=lib.int64).requires_grad_(False).requires_grad)
 
 
-def test_1_8_non_leaf_requires_grad_false():
+def test_non_leaf_requires_grad_cannot_be_set_false():
     def unset(lib):
         y = lib.ones(2, requires_grad=True) * 2
         y.requires_grad = False
-    same_error(unset, RuntimeError, r"you can only change requires_grad flags of leaf "
-               r"variables\. If you want to use a computed variable in a subgraph that doesn't "
-               r"require differentiation use var_no_grad = var\.detach\(\)\.")
+    assert_same_error(
+        unset, RuntimeError, r"you can only change requires_grad flags of leaf "
+        r"variables\. If you want to use a computed variable in a subgraph that doesn't "
+        r"require differentiation use var_no_grad = var\.detach\(\)\.")
 
     def set_true(lib):
         y = lib.ones(2, requires_grad=True) * 2
@@ -152,7 +153,7 @@ def test_1_8_non_leaf_requires_grad_false():
     assert_same(set_true)
 
 
-def test_1_7_is_leaf_and_requires_grad():
+def test_leaf_is_a_tensor_without_grad_fn():
     def flags(lib):
         x = lib.ones(2, requires_grad=True)
         c = lib.ones(2)
@@ -163,7 +164,7 @@ def test_1_7_is_leaf_and_requires_grad():
     assert_same(flags)
 
 
-def test_1_7_detach_shares_version_counter_data_does_not():
+def test_detach_shares_version_counter_data_does_not():
     def versions(lib):
         x = lib.ones(3, requires_grad=True)
         d = x.detach()
@@ -187,7 +188,7 @@ def test_set_data():
 
     def not_a_tensor(lib):
         lib.ones(3).data = 5
-    same_error(not_a_tensor, TypeError, r"^Variable data has to be a tensor, but got int$")
+    assert_same_error(not_a_tensor, TypeError, r"^Variable data has to be a tensor, but got int$")
 
 
 def test_detach_inplace():
@@ -198,9 +199,9 @@ def test_detach_inplace():
     assert_same(run)
 
 
-def test_1_9_retain_grad():
-    same_error(lambda lib: lib.ones(2).retain_grad(), RuntimeError,
-               r"can't retain_grad on Tensor that has requires_grad=False")
+def test_retain_grad_on_leaves_and_non_leaves():
+    assert_same_error(lambda lib: lib.ones(2).retain_grad(), RuntimeError,
+                      r"can't retain_grad on Tensor that has requires_grad=False")
 
     def flags(lib):
         x = lib.ones(2, requires_grad=True)
@@ -214,7 +215,7 @@ def test_1_9_retain_grad():
     assert_same(flags)
 
 
-def test_1_9_non_leaf_grad_access_warns():
+def test_non_leaf_grad_access_warns():
     def read(lib):
         y = lib.ones(2, requires_grad=True) * 2
         return y.grad
@@ -230,12 +231,12 @@ def test_1_9_non_leaf_grad_access_warns():
     no_warning(retained, "not a leaf")
 
 
-def test_1_9_hook_registration_errors():
-    same_error(lambda lib: lib.ones(2).register_hook(lambda g: g), RuntimeError,
-               r"cannot register a hook on a tensor that doesn't require gradient")
-    same_error(lambda lib: (lib.ones(2, requires_grad=True) * 2)
-               .register_post_accumulate_grad_hook(lambda t: None), RuntimeError,
-               r"post accumulate grad hooks cannot be registered on non-leaf tensors")
+def test_hook_registration_errors():
+    assert_same_error(lambda lib: lib.ones(2).register_hook(lambda g: g), RuntimeError,
+                      r"cannot register a hook on a tensor that doesn't require gradient")
+    assert_same_error(lambda lib: (lib.ones(2, requires_grad=True) * 2)
+                      .register_post_accumulate_grad_hook(lambda t: None), RuntimeError,
+                      r"post accumulate grad hooks cannot be registered on non-leaf tensors")
 
 
 # ------------------------------------------------------------------ attributes
@@ -265,21 +266,21 @@ def test_zero_dim_attributes():
     assert_same(lambda lib: (lib.tensor(2.5).item(), lib.tensor(2.5).stride(),
                              lib.tensor(2.5).dim(), tuple(lib.tensor(2.5).shape),
                              lib.tensor(2.5).tolist(), lib.tensor(3).item()))
-    same_error(lambda lib: len(lib.tensor(1.0)), TypeError, "len\\(\\) of a 0-d tensor")
+    assert_same_error(lambda lib: len(lib.tensor(1.0)), TypeError, "len\\(\\) of a 0-d tensor")
 
 
 def test_item_tolist_errors():
-    same_error(lambda lib: lib.ones(2).item(), RuntimeError,
-               "a Tensor with 2 elements cannot be converted to Scalar")
-    same_error(lambda lib: lib.ones(2).size(1), IndexError,
-               r"Dimension out of range \(expected to be in range of \[-1, 0\], but got 1\)")
+    assert_same_error(lambda lib: lib.ones(2).item(), RuntimeError,
+                      "a Tensor with 2 elements cannot be converted to Scalar")
+    assert_same_error(lambda lib: lib.ones(2).size(1), IndexError,
+                      r"Dimension out of range \(expected to be in range of \[-1, 0\], but got 1\)")
     assert_same(lambda lib: (lib.tensor([[1, 2]]).tolist(), lib.tensor([True]).tolist()))
 
 
 def test_numpy_shares_memory_and_refuses_requires_grad():
-    same_error(lambda lib: lib.ones(2, requires_grad=True).numpy(), RuntimeError,
-               r"Can't call numpy\(\) on Tensor that requires grad\. Use "
-               r"tensor\.detach\(\)\.numpy\(\) instead\.")
+    assert_same_error(lambda lib: lib.ones(2, requires_grad=True).numpy(), RuntimeError,
+                      r"Can't call numpy\(\) on Tensor that requires grad\. Use "
+                      r"tensor\.detach\(\)\.numpy\(\) instead\.")
     for lib in LIBS:
         t = lib.ones(2)
         t.numpy()[0] = 7
@@ -307,9 +308,9 @@ def test_variable_returns_a_tensor():
     assert_same(run)
 
 
-# ---------------------------------------------------------------- rule 6.5: .grad
+# ---------------------------------------------------------------- .grad
 
-def test_6_5_assign_grad():
+def test_assigned_grad_is_kept_and_used():
     def assign(lib):
         x = lib.ones(3, requires_grad=True)
         g = lib.full((3,), 2.0)
@@ -323,24 +324,25 @@ def test_6_5_assign_grad():
     assert_same(assign)
 
 
-def test_6_5_assign_grad_errors():
+def test_assigned_grad_is_checked():
     def wrong_size(lib):
         lib.ones(3, requires_grad=True).grad = lib.ones(4)
-    same_error(wrong_size, RuntimeError,
-               r"attempting to assign a gradient of size '\[4\]' to a tensor of size '\[3\]'\. "
-               r"Please ensure that the gradient and the tensor are the same size")
+    assert_same_error(
+        wrong_size, RuntimeError,
+        r"attempting to assign a gradient of size '\[4\]' to a tensor of size '\[3\]'\. "
+        r"Please ensure that the gradient and the tensor are the same size")
 
     def wrong_dtype(lib):
         lib.ones(3, requires_grad=True).grad = lib.ones(3, dtype=lib.float64)
-    same_error(wrong_dtype, RuntimeError,
-               r"attempting to assign a gradient with dtype 'double' to a tensor with "
-               r"grad_dtype 'Float'\. The gradient must match the tensor's grad_dtype "
-               r"\(defaults to the tensor's dtype\)\.")
+    assert_same_error(wrong_dtype, RuntimeError,
+                      r"attempting to assign a gradient with dtype 'double' to a tensor with "
+                      r"grad_dtype 'Float'\. The gradient must match the tensor's grad_dtype "
+                      r"\(defaults to the tensor's dtype\)\.")
 
     def not_tensor(lib):
         lib.ones(3, requires_grad=True).grad = 1
-    same_error(not_tensor, TypeError,
-               r"assigned grad expected to be a Tensor or None but got grad of type int")
+    assert_same_error(not_tensor, TypeError,
+                      r"assigned grad expected to be a Tensor or None but got grad of type int")
 
 
 # ----------------------------------------------------------------------- repr

@@ -1,36 +1,21 @@
-"""Views and in-place ops (engine_semantics section 7) against PyTorch: gradients through
+"""Views and in-place ops against PyTorch: gradients through
 CopySlices, regenerated view grad_fns, the forbidden cases and their messages, and version
 counters shared by a base and its views."""
 import re
 
 import numpy as np
 import pytest
-import torch
 
 import autograd_cy as ag
-from oracle import check_op, randn
-
-LIBS = (ag, torch)
+from oracle import LIBS, assert_same_error, check_op, node_name, randn
 
 
-def node_name(grad_fn):
-    return None if grad_fn is None else grad_fn.name().split("::")[-1]
+def begins(text):
+    """A pattern for a message that starts with ``text``."""
+    return "^" + re.escape(text)
 
 
-def error_text(fn, lib):
-    with pytest.raises(RuntimeError) as info:
-        fn(lib)
-    return str(info.value)
-
-
-def assert_same_error(fn, expected_start):
-    """Both libraries raise RuntimeError with the same full message."""
-    ours, theirs = error_text(fn, ag), error_text(fn, torch)
-    assert ours == theirs
-    assert ours.startswith(expected_start)
-
-
-# ------------------------------------------------------------------ 7.4 gradients
+# ------------------------------------------------------------------ gradients through views
 
 def test_inplace_on_view_of_nonleaf_routes_the_gradient():
     for lib in LIBS:
@@ -175,7 +160,7 @@ def test_inplace_on_view_with_operand_makes_base_require_grad():
     assert facts[0] == facts[1] == (True, False, "CopySlices", 1, [10.0, 100.0])
 
 
-# ------------------------------------------------------------------ 7.5 forbidden cases
+# ------------------------------------------------------------------ forbidden view + in-place cases
 
 NO_GRAD_VIEW = "A view was created in no_grad mode and is being modified inplace with grad mode"
 
@@ -186,7 +171,7 @@ def test_view_made_in_no_grad_modified_with_grad_raises():
         with lib.no_grad():
             v = y[:2]
         v.mul_(2)
-    assert_same_error(fn, NO_GRAD_VIEW)
+    assert_same_error(fn, RuntimeError, begins(NO_GRAD_VIEW), exact=True)
 
 
 def test_view_of_leaf_made_in_no_grad_raises_the_no_grad_message():
@@ -195,7 +180,7 @@ def test_view_of_leaf_made_in_no_grad_raises_the_no_grad_message():
         with lib.no_grad():
             v = x[:2]
         v.mul_(2)
-    assert_same_error(fn, NO_GRAD_VIEW)
+    assert_same_error(fn, RuntimeError, begins(NO_GRAD_VIEW), exact=True)
 
 
 def test_view_made_in_no_grad_modified_in_no_grad_is_allowed():
@@ -225,11 +210,10 @@ def test_multi_output_view_modified_inplace_raises(op, fn, leaf):
         x = lib.ones(4, 3, requires_grad=True)
         y = x if leaf else x * 1
         fn(lib, y)[-1].mul_(2)
-    ours = error_text(run, ag)
-    assert ours == error_text(run, torch)
-    assert re.match(r"Output \d of (Unbind|Split|SplitWithSizes) is a view and is being "
-                    r"modified inplace\. This view is the output of a function that returns "
-                    r"multiple views\.", ours)
+    assert_same_error(run, RuntimeError,
+                      r"^Output \d of (Unbind|Split|SplitWithSizes) is a view and is being "
+                      r"modified inplace\. This view is the output of a function that returns "
+                      r"multiple views\.", exact=True)
 
 
 def test_multi_output_message_names_the_view_op_of_a_view_of_it():
@@ -237,20 +221,24 @@ def test_multi_output_message_names_the_view_op_of_a_view_of_it():
         y = lib.ones(4, 3, requires_grad=True) * 1
         v = y.unbind(0)[1]
         v[0] = 2.0
-    assert_same_error(via_setitem, "Output 0 of Select is a view and is being modified inplace")
+    assert_same_error(via_setitem, RuntimeError,
+                      begins("Output 0 of Select is a view and is being modified inplace"),
+                      exact=True)
 
     def via_slice(lib):
         y = lib.ones(4, 3, requires_grad=True) * 1
         y.unbind(0)[0][1:].mul_(2)
-    assert_same_error(via_slice, "Output 0 of Slice is a view and is being modified inplace")
+    assert_same_error(via_slice, RuntimeError,
+                      begins("Output 0 of Slice is a view and is being modified inplace"),
+                      exact=True)
 
 
 def test_multi_output_view_without_grad_fn_and_a_grad_operand_raises():
     def fn(lib):
         w = lib.ones(3, requires_grad=True)
         lib.ones(4, 3).unbind(0)[1].mul_(w)
-    assert_same_error(fn, NO_GRAD_VIEW)
-    assert "returns multiple views" in error_text(fn, ag)
+    assert_same_error(fn, RuntimeError, begins(NO_GRAD_VIEW), "returns multiple views",
+                      exact=True)
 
 
 def test_multi_output_view_without_grad_is_writable():
@@ -270,10 +258,11 @@ def test_indirect_modification_raises_at_grad_fn_access():
         y.mul_(2)                 # no error here: the views are not modified directly
         return parts
 
-    assert_same_error(lambda lib: setup(lib)[1].grad_fn,
-                      "Output 1 of Unbind is a view and its base or another view of its base "
-                      "has been modified inplace.")
-    assert_same_error(lambda lib: setup(lib)[2] * 2, "Output 2 of Unbind is a view and its base")
+    assert_same_error(lambda lib: setup(lib)[1].grad_fn, RuntimeError,
+                      begins("Output 1 of Unbind is a view and its base or another view of its "
+                             "base has been modified inplace."), exact=True)
+    assert_same_error(lambda lib: setup(lib)[2] * 2, RuntimeError,
+                      begins("Output 2 of Unbind is a view and its base"), exact=True)
 
 
 def test_indirect_modification_through_a_sibling_raises_lazily():
@@ -283,7 +272,9 @@ def test_indirect_modification_through_a_sibling_raises_lazily():
         with lib.no_grad():
             parts[1].add_(1)
         return parts[0].grad_fn
-    assert_same_error(fn, "Output 0 of Split is a view and its base or another view of its base")
+    assert_same_error(fn, RuntimeError,
+                      begins("Output 0 of Split is a view and its base or another view of its "
+                             "base"), exact=True)
 
 
 def test_indirect_modification_of_no_grad_view_raises_lazily():
@@ -293,8 +284,10 @@ def test_indirect_modification_of_no_grad_view_raises_lazily():
             v = y[:2]
         y.mul_(2)
         return v.grad_fn
-    assert_same_error(fn, "A view was created in no_grad mode and its base or another view of "
-                          "its base has been modified inplace with grad mode enabled.")
+    assert_same_error(fn, RuntimeError,
+                      begins("A view was created in no_grad mode and its base or another view "
+                             "of its base has been modified inplace with grad mode enabled."),
+                      exact=True)
 
 
 def test_view_made_in_inference_mode_modified_outside_raises():
@@ -303,11 +296,12 @@ def test_view_made_in_inference_mode_modified_outside_raises():
         with lib.inference_mode():
             v = y[:2]
         v.mul_(2)
-    assert_same_error(fn, "A view was created in inference mode and is being modified inplace "
-                          "in normal mode.")
+    assert_same_error(fn, RuntimeError,
+                      begins("A view was created in inference mode and is being modified "
+                             "inplace in normal mode."), exact=True)
 
 
-# ------------------------------------------------------------------ 7.2 leaves
+# ------------------------------------------------------------------ in-place on leaves
 
 LEAF = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF = "a view of a leaf Variable that requires grad is being used in an in-place " \
@@ -327,11 +321,13 @@ VIEW_OF_LEAF = "a view of a leaf Variable that requires grad is being used in an
 ], ids=["mul_", "view_mul_", "view_zero_", "setitem_int", "setitem_column", "setitem_list",
         "setitem_mask", "masked_fill_", "index_put_"])
 def test_inplace_on_leaf_or_its_view_raises(fn, message):
-    for lib in LIBS:
-        x = lib.ones(4, 3, requires_grad=True)
-        with pytest.raises(RuntimeError, match=re.escape(message)):
-            fn(lib, x)
-        assert x._version == 0
+    leaves = []
+
+    def run(lib):
+        leaves.append(lib.ones(4, 3, requires_grad=True))
+        fn(lib, leaves[-1])
+    assert_same_error(run, RuntimeError, re.escape(message))
+    assert [x._version for x in leaves] == [0, 0]
 
 
 def test_inplace_on_leaf_view_is_allowed_under_no_grad():
@@ -429,7 +425,7 @@ def test_setitem_under_no_grad_is_not_recorded():
     assert facts[0] == facts[1]
 
 
-# ------------------------------------------------------------------ 7.1 version counters
+# ------------------------------------------------------------------ version counters
 
 def test_version_counter_is_shared_by_base_views_and_detach():
     history = []

@@ -1,0 +1,211 @@
+"""Matrix products against torch: ``mm``, ``bmm``, ``mv``, ``dot`` and ``matmul`` / ``@``.
+
+Values, dtypes, gradients and double backward through ``check_op`` (float32 and
+float64, sizes of one, empty inner dims, transposed operands, function and
+method forms), node names, integer operands, and the shape and dtype errors
+(same exception type as torch and the same message). Where autograd_cy differs
+from torch today the test asserts torch's behaviour and is a strict xfail naming
+the difference. Random operand shapes for ``matmul`` are in test_properties.
+"""
+import numpy as np
+import pytest
+
+from oracle import LIBS, assert_same_error, check_op, node_name, randn
+
+DTYPES = [np.float32, np.float64]
+
+# name -> (function form, method form, operand shapes)
+PRODUCTS = {
+    "mm": (lambda lib, a, b: lib.mm(a, b), lambda lib, a, b: a.mm(b),
+           [((2, 3), (3, 4)), ((1, 1), (1, 1)), ((3, 1), (1, 2)), ((2, 0), (0, 3))]),
+    "bmm": (lambda lib, a, b: lib.bmm(a, b), lambda lib, a, b: a.bmm(b),
+            [((2, 3, 4), (2, 4, 5)), ((1, 2, 3), (1, 3, 2)), ((3, 1, 1), (3, 1, 1)),
+             ((2, 3, 1), (2, 1, 4)), ((2, 2, 0), (2, 0, 3))]),
+    "mv": (lambda lib, a, b: lib.mv(a, b), lambda lib, a, b: a.mv(b),
+           [((2, 3), (3,)), ((1, 1), (1,)), ((4, 1), (1,)), ((3, 0), (0,))]),
+    "dot": (lambda lib, a, b: lib.dot(a, b), lambda lib, a, b: a.dot(b),
+            [((3,), (3,)), ((1,), (1,)), ((0,), (0,))]),
+    "matmul": (lambda lib, a, b: lib.matmul(a, b), lambda lib, a, b: a @ b,
+               [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 2)), ((2, 3), (3, 4)),
+                ((2, 2, 3), (3,)), ((3,), (2, 3, 4)), ((2, 2, 3), (3, 4)),
+                ((2, 3), (2, 3, 4)), ((2, 1, 2, 3), (3, 3, 2)), ((1, 2, 3), (4, 3, 2))]),
+}
+CASES = [(name, shapes) for name in PRODUCTS for shapes in PRODUCTS[name][2]]
+
+
+def operands(shapes, seed=0):
+    return randn(*shapes[0], seed=seed), randn(*shapes[1], seed=seed + 1)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("form", [0, 1], ids=["function", "method"])
+@pytest.mark.parametrize("name, shapes", CASES, ids=[f"{n}{s}" for n, s in CASES])
+def test_product(name, shapes, form, dtype):
+    check_op(PRODUCTS[name][form], *operands(shapes), dtype=dtype)
+
+
+@pytest.mark.parametrize("name, shapes", CASES, ids=[f"{n}{s}" for n, s in CASES])
+def test_product_where_only_one_operand_requires_grad(name, shapes):
+    check_op(PRODUCTS[name][0], *operands(shapes), requires_grad=[True, False])
+    check_op(PRODUCTS[name][0], *operands(shapes), requires_grad=[False, True])
+
+
+TRANSPOSED = {
+    "mm": lambda lib, a, b: lib.mm(a.t(), b.t()),
+    "bmm": lambda lib, a, b: lib.bmm(a.transpose(1, 2), b.transpose(1, 2)),
+    "mv": lambda lib, a, b: lib.mv(a.t(), b[::2]),
+    "dot": lambda lib, a, b: lib.dot(a[::2], b[1::2]),
+    "matmul": lambda lib, a, b: lib.matmul(a.transpose(-1, -2), b.transpose(-1, -2)),
+}
+TRANSPOSED_SHAPES = {"mm": ((3, 2), (4, 3)), "bmm": ((2, 4, 3), (2, 5, 4)),
+                     "mv": ((3, 2), (6,)), "dot": ((6,), (6,)),
+                     "matmul": ((2, 3, 2), (4, 3))}
+
+
+@pytest.mark.parametrize("name", TRANSPOSED)
+def test_product_of_non_contiguous_operands(name):
+    check_op(TRANSPOSED[name], *operands(TRANSPOSED_SHAPES[name]))
+
+
+@pytest.mark.parametrize("name, shapes", [
+    ("mm", ((2, 3), (3, 4))), ("bmm", ((2, 1, 3), (2, 3, 2))), ("mv", ((2, 3), (3,))),
+    ("dot", ((3,), (3,))), ("matmul", ((2, 3), (3,))), ("matmul", ((2, 2, 3), (3, 2)))])
+@pytest.mark.parametrize("dtype", [np.int64, np.int32])
+def test_product_of_integers(name, shapes, dtype):
+    rng = np.random.default_rng(0)
+    a, b = (rng.integers(-5, 5, shape).astype(dtype) for shape in shapes)
+    check_op(PRODUCTS[name][0], a, b)
+
+
+# ------------------------------------------------------------------ node names
+
+@pytest.mark.parametrize("call, name", [
+    (lambda lib, a, b, m, v: lib.mm(a, b), "MmBackward0"),
+    (lambda lib, a, b, m, v: lib.bmm(a.unsqueeze(0), b.unsqueeze(0)), "BmmBackward0"),
+    (lambda lib, a, b, m, v: lib.mv(m, v), "MvBackward0"),
+    (lambda lib, a, b, m, v: lib.dot(v, v), "DotBackward0"),
+    (lambda lib, a, b, m, v: a @ b, "MmBackward0"),
+    (lambda lib, a, b, m, v: m @ v, "MvBackward0"),
+    (lambda lib, a, b, m, v: v @ v, "DotBackward0"),
+    pytest.param(lambda lib, a, b, m, v: a.unsqueeze(0) @ b.unsqueeze(0), "UnsafeViewBackward0",
+                 marks=pytest.mark.xfail(strict=True, reason="library bug: matmul of batched "
+                                         "operands records one MatmulBackward0 where torch "
+                                         "records UnsafeViewBackward0 (over BmmBackward0)"),
+                 id="batched matmul"),
+    pytest.param(lambda lib, a, b, m, v: v @ m.t(), "SqueezeBackward4",
+                 marks=pytest.mark.xfail(strict=True, reason="library bug: vector @ matrix "
+                                         "records MatmulBackward0 where torch records "
+                                         "SqueezeBackward4 (over MmBackward0)"),
+                 id="vector @ matrix"),
+], ids=["mm", "bmm", "mv", "dot", "matrix @ matrix", "matrix @ vector", "vector @ vector",
+        "batched matmul", "vector @ matrix"])
+def test_product_node_name(call, name):
+    names = []
+    for lib in LIBS:
+        a, b = lib.ones(2, 3, requires_grad=True), lib.ones(3, 4, requires_grad=True)
+        m, v = lib.ones(4, 3, requires_grad=True), lib.ones(3, requires_grad=True)
+        names.append(node_name(call(lib, a, b, m, v).grad_fn))
+    assert names == [name, name]
+
+
+# ------------------------------------------------------------------ errors
+
+def xfail(reason):
+    return pytest.mark.xfail(strict=True, reason="library bug: " + reason)
+
+
+MV_SIZE = xfail("mv (and matmul of a matrix or batch and a vector) with mismatched sizes "
+                "raises mm's 'mat1 and mat2 shapes cannot be multiplied (2x3 and 4x1)' where "
+                "torch raises 'size mismatch, got input (2), mat (2x3), vec (4)'")
+MV_RANK = xfail("mv of operands that are not a matrix and a vector says 'vector + matrix @ "
+                "vector expected, got 1, 1' where torch says 'got 1, 1, 1' (the result's "
+                "dims, the matrix's, the vector's)")
+BMM_BATCH = xfail("bmm with different batch sizes raises 'batch1 and batch2 must have same "
+                  "number of batches, got 2 and 3' where torch raises 'Expected size for first "
+                  "two dimensions of batch2 tensor to be: [2, 4] but got: [3, 4].'")
+MATMUL_FOLD = xfail("matmul of a batched tensor and a matrix with mismatched sizes reports the "
+                    "last matrix ('2x3 and 4x5') where torch reports the folded batch "
+                    "('8x3 and 4x5')")
+MATMUL_BATCHED = xfail("matmul with a batched right operand of the wrong inner size raises mm's "
+                       "'mat1 and mat2 shapes cannot be multiplied' where torch raises bmm's "
+                       "'Expected size for first two dimensions of batch2 tensor to be: ...'")
+DTYPE_WORDS = ("{op} of operands of two dtypes raises 'expected m1 and m2 to have the same "
+               "dtype, but got: {ours}' where torch raises {torch}")
+BOOL_DOT = xfail("dot of bool tensors returns a value (NumPy's UFuncTypeError for longer "
+                 "ones) where torch raises NotImplementedError('\"dot\" not implemented for "
+                 "'Bool'')")
+
+
+def dtype_words(op, torch_message, ours="float32 != float64"):
+    return xfail(DTYPE_WORDS.format(op=op, ours=ours, torch=torch_message))
+
+
+SHAPE_ERRORS = [
+    # mm
+    ("mm (2, 3) (4, 5)", lambda lib: lib.mm(lib.ones(2, 3), lib.ones(4, 5)), None),
+    ("mm of a vector", lambda lib: lib.mm(lib.ones(3), lib.ones(3, 5)), None),
+    ("mm of a batch", lambda lib: lib.mm(lib.ones(2, 3, 4), lib.ones(4, 5)), None),
+    ("mm by a vector", lambda lib: lib.mm(lib.ones(2, 3), lib.ones(3)), None),
+    # bmm
+    ("bmm inner sizes", lambda lib: lib.bmm(lib.ones(2, 3, 4), lib.ones(2, 5, 6)), None),
+    ("bmm batch sizes", lambda lib: lib.bmm(lib.ones(2, 3, 4), lib.ones(3, 4, 6)), BMM_BATCH),
+    ("bmm batch of one", lambda lib: lib.bmm(lib.ones(1, 3, 4), lib.ones(2, 4, 5)), BMM_BATCH),
+    ("bmm of a matrix", lambda lib: lib.bmm(lib.ones(3, 4), lib.ones(4, 5)), None),
+    ("bmm by a matrix", lambda lib: lib.bmm(lib.ones(2, 3, 4), lib.ones(2, 4)), None),
+    # mv
+    ("mv sizes", lambda lib: lib.mv(lib.ones(2, 3), lib.ones(4)), MV_SIZE),
+    ("mv of a vector", lambda lib: lib.mv(lib.ones(3), lib.ones(3)), MV_RANK),
+    ("mv by a matrix", lambda lib: lib.mv(lib.ones(2, 3), lib.ones(2, 3)), MV_RANK),
+    ("mv of a batch", lambda lib: lib.mv(lib.ones(2, 3, 4), lib.ones(4)), MV_RANK),
+    # dot
+    ("dot sizes", lambda lib: lib.dot(lib.ones(3), lib.ones(4)), None),
+    ("dot of a matrix", lambda lib: lib.dot(lib.ones(2, 3), lib.ones(3)), None),
+    ("dot by a matrix", lambda lib: lib.dot(lib.ones(3), lib.ones(2, 3)), None),
+    ("dot of a 0-dim", lambda lib: lib.dot(lib.tensor(1.0), lib.ones(3)), None),
+    # matmul
+    ("matmul vectors", lambda lib: lib.matmul(lib.ones(3), lib.ones(4)), None),
+    ("matmul matrices", lambda lib: lib.ones(2, 3) @ lib.ones(4, 5), None),
+    ("matmul vector, matrix", lambda lib: lib.ones(3) @ lib.ones(4, 5), None),
+    ("matmul matrix, vector", lambda lib: lib.ones(2, 3) @ lib.ones(4), MV_SIZE),
+    ("matmul batch, vector", lambda lib: lib.ones(4, 2, 3) @ lib.ones(4), MV_SIZE),
+    ("matmul batch of one, matrix", lambda lib: lib.ones(1, 2, 3) @ lib.ones(4, 5), None),
+    ("matmul batch, matrix", lambda lib: lib.ones(4, 2, 3) @ lib.ones(4, 5), MATMUL_FOLD),
+    ("matmul batch, batch", lambda lib: lib.ones(4, 2, 3) @ lib.ones(4, 4, 5), MATMUL_BATCHED),
+    ("matmul matrix, batch", lambda lib: lib.ones(2, 3) @ lib.ones(4, 4, 5), MATMUL_BATCHED),
+    ("matmul 0-dim", lambda lib: lib.matmul(lib.tensor(1.0), lib.ones(3)), None),
+    ("matmul 0-dims", lambda lib: lib.tensor(1.0) @ lib.tensor(2.0), None),
+]
+DTYPE_ERRORS = [
+    ("mm dtypes", lambda lib: lib.mm(lib.ones(2, 3), lib.ones(3, 4, dtype=lib.float64)),
+     dtype_words("mm", "'expected m1 and m2 to have the same dtype, but got: float != double'")),
+    ("matmul dtypes", lambda lib: lib.ones(2, 3) @ lib.ones(3, 4, dtype=lib.float64),
+     dtype_words("matmul", "'expected m1 and m2 to have the same dtype, but got: float != "
+                 "double'")),
+    ("bmm dtypes", lambda lib: lib.bmm(lib.ones(2, 2, 3), lib.ones(2, 3, 4, dtype=lib.float64)),
+     dtype_words("bmm", "'expected scalar type Float but found Double'")),
+    ("mv dtypes", lambda lib: lib.mv(lib.ones(2, 3), lib.ones(3, dtype=lib.float64)),
+     dtype_words("mv", "'addmv input tensors must have the same dtype, but got Double, Float, "
+                 "and Double'")),
+    ("dot dtypes", lambda lib: lib.dot(lib.ones(3), lib.ones(3, dtype=lib.float64)),
+     dtype_words("dot", "'dot : expected both vectors to have same dtype, but found Float and "
+                 "Double'")),
+    ("mm int and float", lambda lib: lib.mm(lib.ones(1, 3, dtype=lib.int64), lib.ones(3, 1)),
+     dtype_words("mm", "'expected m1 and m2 to have the same dtype, but got: long int != "
+                 "float'", ours="int64 != float32")),
+    ("dot of bools", lambda lib: lib.dot(lib.tensor([True]), lib.tensor([True])), BOOL_DOT),
+]
+
+
+def as_params(cases):
+    return [pytest.param(call, id=name, marks=() if mark is None else mark)
+            for name, call, mark in cases]
+
+
+@pytest.mark.parametrize("call", as_params(SHAPE_ERRORS))
+def test_shape_errors_match_torch(call):
+    assert_same_error(call, RuntimeError)
+
+
+@pytest.mark.parametrize("call", as_params(DTYPE_ERRORS))
+def test_dtype_errors_match_torch(call):
+    assert_same_error(call, RuntimeError)
