@@ -84,7 +84,6 @@ cdef class ExpBackward0(SavesResult):
 def exp(Tensor self):
     """``e ** self``; backward ``grad * result`` (the node saves the result, not ``self``).
 
-    >>> import autograd_cy as ag
     >>> x = ag.tensor([0.0, 1.0], requires_grad=True)
     >>> y = ag.exp(x)
     >>> y.grad_fn._saved_result is not None

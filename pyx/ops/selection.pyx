@@ -103,7 +103,6 @@ def clamp(Tensor self, min=None, max=None):
     The gradient passes where ``min <= self <= max``; a tensor bound gets it where
     it is the output (where ``min > max`` the output is ``max``).
 
-    >>> import autograd_cy as ag
     >>> x = ag.tensor([-2.0, 0.5, 3.0], requires_grad=True)
     >>> y = ag.clamp(x, min=0.0, max=1.0)
     >>> y.sum().backward()
@@ -191,7 +190,6 @@ def maximum(self, other):
 
     Where the operands tie, each gets half of the gradient, as in PyTorch:
 
-    >>> import autograd_cy as ag
     >>> a = ag.tensor([1.0, 2.0], requires_grad=True)
     >>> b = ag.tensor([1.0, 0.0], requires_grad=True)
     >>> ag.maximum(a, b).sum().backward()
@@ -228,7 +226,6 @@ def where(Tensor condition, input=_MISSING, other=_MISSING):
     ``input`` and ``other`` may be tensors or numbers; they are promoted to a common
     dtype. ``where(condition)`` alone is ``nonzero(condition, as_tuple=True)``.
 
-    >>> import autograd_cy as ag
     >>> x = ag.tensor([-1.0, 2.0])
     >>> ag.where(x > 0, x, 0.0)
     tensor([0., 2.])
