@@ -46,6 +46,8 @@ def extensions():
 
 
 setup(
+    # Compile the C files of the extensions in parallel, one job per core.
+    options={"build_ext": {"parallel": os.cpu_count() or 1}},
     ext_modules=cythonize(
         extensions(),
         include_path=[str(MIRROR_ROOT)],
