@@ -36,6 +36,9 @@ def main(argv=None):
                         help="seconds to shrink each class's example (0: no shrinking)")
     parser.add_argument("--show", type=int, metavar="SEED",
                         help="print the program of SEED (unshrunk) and its outcome")
+    parser.add_argument("--known-differences", action="store_true",
+                        help="print the KNOWN_DIFFERENCES dict of tests/test_fuzz.py for "
+                             "these seeds instead of the report")
     args = parser.parse_args(argv)
 
     if args.show is not None:
@@ -50,10 +53,11 @@ def main(argv=None):
     seeds = range(args.seed, args.seed + args.count)
     start = time.monotonic()
     classes = collections.Counter()
-    first_seed, details = {}, {}
+    first_seed, details, per_seed = {}, {}, {}
     for done, (seed, (_, difference)) in enumerate(run_all(_check, seeds, args.jobs), 1):
         if isinstance(difference, Crash):
             difference = Difference(-1, f"crash ({difference!r}): run --show {seed}", "")
+        per_seed[seed] = difference
         if difference is not None:
             classes[difference.cls] += 1
             if seed < first_seed.get(difference.cls, seed + 1):
@@ -62,6 +66,13 @@ def main(argv=None):
         if done % 1000 == 0:
             print(f"... {done} programs, {time.monotonic() - start:.0f} s", file=sys.stderr)
     run_time = time.monotonic() - start
+    if args.known_differences:
+        found = sorted((seed, d.cls) for seed, d in per_seed.items() if d is not None)
+        print("KNOWN_DIFFERENCES = {")
+        for seed, cls in found:
+            print(f"    {seed}: {cls!r},")
+        print("}")
+        return 0
     shrunk = {}
     if args.shrink_budget > 0 and classes:
         jobs = [(first_seed[c], args.shrink_budget) for c in classes if "crash" not in c]

@@ -120,6 +120,8 @@ def render_value(value):
         parts = ["" if p is None else repr(p) for p in (value.start, value.stop, value.step)]
         text = f"{parts[0]}:{parts[1]}"
         return text + (f":{parts[2]}" if value.step is not None else "")
+    if isinstance(value, float) and value != value or value in (float("inf"), float("-inf")):
+        return f"float({str(value)!r})"
     if value is Ellipsis:
         return "..."
     if isinstance(value, tuple):
