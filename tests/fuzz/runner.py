@@ -15,6 +15,7 @@ import torch
 import autograd_cy
 
 from tests.fuzz.executor import Executor
+from tests.fuzz.program import Ref
 
 # rtol, and atol relative to the largest magnitude of the tensor (sums of many terms
 # in another order differ by a few ulps of the largest term, not of the smallest).
@@ -168,10 +169,22 @@ class LockStep:
         return None
 
     def compare_all(self, index, label, first):
-        backward = self.program.ops[index].kind in ("backward", "grad")
+        op = self.program.ops[index]
+        backward = op.kind in ("backward", "grad")
+        # torch's AccumulateGrad may keep a slice of the gradient argument as .grad and
+        # a later backward then adds into it in place, changing the argument: an
+        # artifact of torch's memory reuse, not a rule, so its values are not compared.
+        given = set()
+        for key in ("gradient", "grad_outputs") if backward else ():
+            value = op.kwargs.get(key)
+            for ref in value if isinstance(value, (list, tuple)) else [value]:
+                if isinstance(ref, Ref):
+                    given.add(ref.slot)
         for slot in range(first):
             t, o = self.theirs.slots[slot], self.ours.slots[slot]
             found = compare_tensor(o, t, loose=self.loose)
+            if found and slot in given and found[0] == "value mismatch":
+                found = None
             if found:
                 return Difference(index, f"{found[0]} of an earlier tensor after {label}",
                                   f"v{slot}: {found[1]}")
