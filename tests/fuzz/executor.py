@@ -42,6 +42,12 @@ class Executor:
 
     def call(self, op, index):
         """Run ``op`` (the ``index``-th record); return its outputs as a list."""
+        if op.no_grad:
+            with self.lib.no_grad():
+                return self._call(op, index)
+        return self._call(op, index)
+
+    def _call(self, op, index):
         lib = self.lib
         args = self.resolve(op.args)
         kwargs = {k: self.resolve(v) for k, v in op.kwargs.items()}

@@ -743,6 +743,9 @@ class Generator:
             del self.ex.slots[start_slots:]
             self.pending = []
             return None
+        if op.kind not in ("backward", "grad", "leaf") and self.rng.random() < 0.05:
+            op.no_grad = True
+            op.label += " under no_grad"
         index = start_ops + len(self.pending)
         try:
             outputs = self.ex.call(op, index)

@@ -58,6 +58,7 @@ class Op:
     nout: int = 1
     label: str = ""
     mutates: bool = False
+    no_grad: bool = False       # run under ``no_grad()``
 
     def refs(self):
         found = []
@@ -202,7 +203,8 @@ def render_program(program, show=()):
              "    F = T.nn.functional", "    seen = []"]
     slot = 0
     for op in program.ops:
-        lines.append("    " + render_op(op, slot))
+        prefix = "with T.no_grad(): " if op.no_grad else ""
+        lines.append("    " + prefix + render_op(op, slot))
         slot += op.nout
     leaves = [first for (first, n), op in zip(program.slot_ranges(), program.ops)
               if op.kind == "leaf"]

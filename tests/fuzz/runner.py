@@ -95,17 +95,16 @@ def compare_tensor(ours, theirs, what="", loose=False):
     else:
         close = a == b
     if not np.all(close):
-        bad = np.argwhere(~np.asarray(close))[:3]
+        wrong = ~np.asarray(close)
+        bad = np.argwhere(wrong)[:3]
         where = [tuple(int(i) for i in index) for index in bad]
         pairs = [(b[w].item() if b.ndim else b.item(), a[w].item() if a.ndim else a.item())
                  for w in where]
-        return f"{what}value mismatch", f"at {where}: (torch, ours) = {pairs}"
+        kind = "value mismatch"
+        if a.dtype.kind == "f" and np.all(np.abs(a[wrong]) == np.abs(b[wrong])):
+            kind = "signed zero mismatch"   # -0.0 vs 0.0, or what 1/x made of it
+        return f"{what}{kind}", f"at {where}: (torch, ours) = {pairs}"
     return None
-
-
-def _is_leafish(t):
-    return isinstance(t, torch.Tensor) and (_flag(t, "is_leaf") is True or
-                                            _flag(t, "retains_grad") is True)
 
 
 class LockStep:
@@ -188,7 +187,7 @@ class LockStep:
             if found:
                 return Difference(index, f"{found[0]} of an earlier tensor after {label}",
                                   f"v{slot}: {found[1]}")
-            if backward and _is_leafish(t) and isinstance(o, autograd_cy.Tensor):
+            if backward and isinstance(t, torch.Tensor) and isinstance(o, autograd_cy.Tensor):
                 found = compare_tensor(o.grad, t.grad, loose=self.loose)
                 if found:
                     return Difference(index, f".grad {found[0]} after {label}",
