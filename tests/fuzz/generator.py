@@ -760,6 +760,10 @@ class Generator:
             return None
         if op.nout != len(outputs):
             op.nout = len(outputs)
+        if op.no_grad and not op.mutates and any(
+                _holds(lambda t: t._is_view(), o) for o in outputs
+                if isinstance(o, torch.Tensor)):
+            op.label = "a view op under no_grad"     # one class: they share one rule
         if any(isinstance(o, torch.Tensor) and o.numel() > 4 * MAX_NUMEL for o in outputs):
             del self.ex.slots[start_slots:]
             self.pending = []
