@@ -743,7 +743,7 @@ class Generator:
             del self.ex.slots[start_slots:]
             self.pending = []
             return None
-        if op.kind not in ("backward", "grad", "leaf") and self.rng.random() < 0.05:
+        if op.kind not in ("backward", "grad", "leaf") and self.rng.random() < 0.015:
             op.no_grad = True
             op.label += " under no_grad"
         index = start_ops + len(self.pending)
