@@ -4,8 +4,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+N ?= 10000
 
-.PHONY: test bench build clean
+.PHONY: test bench fuzz build clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +25,10 @@ test: build
 
 bench: build
 	$(BIN)/python -m benchmarks
+
+# Differential fuzzing against torch: N random programs (tests/fuzz), then the report.
+fuzz: build
+	$(BIN)/python -m tests.fuzz --count $(N)
 
 clean:
 	rm -rf build autograd_cy/_C/*.so autograd_cy/_C/ops/*.so $(VENV)

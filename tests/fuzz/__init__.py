@@ -1,0 +1,33 @@
+"""A differential fuzzer: random autograd programs run on torch and autograd_cy in lock step.
+
+- ``generator``: seeded random programs (leaves, 5-40 ops, then backward / autograd.grad /
+  double backward), as data (``program``: a list of op records);
+- ``runner``: executes one program on both libraries and returns the first difference;
+- ``shrinker``: reduces a failing program to a minimal one with the same difference class;
+- ``python -m tests.fuzz --seed S --count N`` (``make fuzz N=...``): the report.
+"""
+from tests.fuzz.generator import generate
+from tests.fuzz.program import render_program
+from tests.fuzz.runner import Difference, run_program
+from tests.fuzz.shrinker import shown_slots, shrink
+
+__all__ = ["generate", "run_program", "shrink", "render_program", "check_seed",
+           "minimal_reproducer", "Difference"]
+
+
+def check_seed(seed):
+    """(seed, the first Difference of the program of ``seed`` or None)."""
+    try:
+        return seed, run_program(generate(seed))
+    except Exception as exc:    # noqa: BLE001 - a crash of the comparison itself
+        return seed, Difference(-1, f"fuzzer crashed: {type(exc).__name__}", repr(exc))
+
+
+def minimal_reproducer(seed, budget_s=20.0):
+    """(Python code of the shrunk program of ``seed``, its Difference)."""
+    program = generate(seed)
+    difference = run_program(program)
+    if difference is None:
+        return "# agrees", None
+    small, found = shrink(program, difference, budget_s=budget_s)
+    return render_program(small, show=shown_slots(small, found)), found

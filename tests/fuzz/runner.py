@@ -1,0 +1,211 @@
+"""Run one program on torch and on autograd_cy in lock step and find the first difference.
+
+After every op: each new output (type, shape, dtype, values, requires_grad, is_leaf,
+grad_fn present); after an op that mutates (in-place, backward), every earlier slot too,
+and after a backward the ``.grad`` of every leaf and retained gradient and what the
+recording hooks saw. If one side raises, the other must raise the same exception type
+(then the program ends, agreed).
+"""
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+import autograd_cy
+
+from tests.fuzz.executor import Executor
+from tests.fuzz.program import Ref
+
+# rtol, and atol relative to the largest magnitude of the tensor (sums of many terms
+# in another order differ by a few ulps of the largest term, not of the smallest).
+TOLERANCES = {"float32": (2e-4, 2e-5), "float64": (1e-9, 1e-11)}
+
+
+@dataclass
+class Difference:
+    index: int          # the op after which the libraries disagree
+    cls: str            # "<kind> after <op label>"
+    detail: str
+
+
+def exception_name(exc):
+    """The exception's type name; torch's own classes count as their builtin base."""
+    for klass in type(exc).__mro__:
+        if klass.__module__ == "builtins":
+            return klass.__name__
+    return type(exc).__name__
+
+
+def _array(t):
+    return t.detach().numpy() if isinstance(t, autograd_cy.Tensor) else \
+        t.detach().numpy(force=True)
+
+
+def _dtype_name(t):
+    return str(t.dtype).split(".")[-1]
+
+
+def _flag(t, name):
+    """A flag of ``t`` (grad_fn: whether it has one), or the type of what reading it
+    raised (a view of a multi-output op modified in place refuses to say)."""
+    try:
+        value = getattr(t, name)
+    except Exception as exc:    # noqa: BLE001
+        return f"raises {exception_name(exc)}"
+    return value is not None if name == "grad_fn" else value
+
+
+def compare_tensor(ours, theirs, what="", loose=False):
+    """None if they agree, else (kind, detail). ``loose``: float32 tolerances for every
+    dtype (a float64 value computed from float32 ones carries their rounding)."""
+    their_tensor = isinstance(theirs, torch.Tensor)
+    our_tensor = isinstance(ours, autograd_cy.Tensor)
+    if their_tensor != our_tensor:
+        return f"{what}type mismatch", f"torch {type(theirs).__name__}, ours {type(ours).__name__}"
+    if not their_tensor:
+        if theirs is None and ours is None:
+            return None
+        if isinstance(theirs, (bool, int, float)) and isinstance(ours, (bool, int, float)):
+            if np.allclose(ours, theirs, equal_nan=True):
+                return None
+        if theirs != ours and not (theirs is None or ours is None) and \
+                type(theirs).__name__ == type(ours).__name__:
+            return f"{what}value mismatch", f"torch {theirs!r}, ours {ours!r}"
+        if type(theirs) is not type(ours):
+            return f"{what}type mismatch", f"torch {type(theirs).__name__}, ours {type(ours).__name__}"
+        return None
+    if tuple(ours.shape) != tuple(theirs.shape):
+        return f"{what}shape mismatch", f"torch {tuple(theirs.shape)}, ours {tuple(ours.shape)}"
+    if _dtype_name(ours) != _dtype_name(theirs):
+        return f"{what}dtype mismatch", f"torch {theirs.dtype}, ours {ours.dtype}"
+    for flag in ("requires_grad", "is_leaf", "grad_fn"):
+        a, b = _flag(ours, flag), _flag(theirs, flag)
+        if a != b:
+            name = "grad_fn presence" if flag == "grad_fn" else flag
+            return f"{what}{name} mismatch", f"torch {b}, ours {a}"
+    a, b = _array(ours), _array(theirs)
+    if a.tobytes() == b.tobytes() or a.size == 0:     # the common case, cheaply
+        return None
+    if a.dtype.kind in "fc":
+        rtol, atol = TOLERANCES["float32" if loose else a.dtype.name]
+        finite = np.abs(b[np.isfinite(b)])
+        scale = float(finite.max()) if finite.size else 0.0
+        close = np.isclose(a, b, rtol=rtol, atol=atol * (1.0 + scale), equal_nan=True)
+    else:
+        close = a == b
+    if not np.all(close):
+        wrong = ~np.asarray(close)
+        bad = np.argwhere(wrong)[:3]
+        where = [tuple(int(i) for i in index) for index in bad]
+        pairs = [(b[w].item() if b.ndim else b.item(), a[w].item() if a.ndim else a.item())
+                 for w in where]
+        kind = "value mismatch"
+        if a.dtype.kind == "f" and np.all(np.abs(a[wrong]) == np.abs(b[wrong])):
+            kind = "signed zero mismatch"   # -0.0 vs 0.0, or what 1/x made of it
+        return f"{what}{kind}", f"at {where}: (torch, ours) = {pairs}"
+    return None
+
+
+class LockStep:
+    def __init__(self, program):
+        self.program = program
+        self.theirs = Executor(torch)
+        self.ours = Executor(autograd_cy)
+        self.loose = any(op.kind == "leaf" and op.args[1] == "float32" for op in program.ops)
+
+    def run(self):
+        """The first Difference, or None if the libraries agree to the end."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with np.errstate(all="ignore"):
+                return self._run()
+
+    def _run(self):
+        for index, op in enumerate(self.program.ops):
+            label = op.label or op.name
+            their_exc = our_exc = None
+            try:
+                theirs = self.theirs.call(op, index)
+            except Exception as exc:    # noqa: BLE001
+                their_exc = exc
+            try:
+                ours = self.ours.call(op, index)
+            except Exception as exc:    # noqa: BLE001
+                our_exc = exc
+            if their_exc is not None or our_exc is not None:
+                if their_exc is None:
+                    return Difference(index, f"ours raised {exception_name(our_exc)}, "
+                                             f"torch did not, in {label}",
+                                      f"{type(our_exc).__name__}: {our_exc}")
+                if our_exc is None:
+                    return Difference(index, f"torch raised {exception_name(their_exc)}, "
+                                             f"ours did not, in {label}",
+                                      f"{type(their_exc).__name__}: {their_exc}")
+                if exception_name(their_exc) != exception_name(our_exc):
+                    return Difference(
+                        index, f"torch raised {exception_name(their_exc)}, ours "
+                               f"{exception_name(our_exc)}, in {label}",
+                        f"torch: {their_exc}\nours: {our_exc}")
+                return None
+            if len(theirs) != op.nout:
+                return Difference(index, "invalid program", "output count changed")
+            if len(theirs) != len(ours):
+                return Difference(index, f"output count mismatch after {label}",
+                                  f"torch {len(theirs)}, ours {len(ours)}")
+            first = len(self.theirs.slots)
+            self.theirs.slots.extend(theirs)
+            self.ours.slots.extend(ours)
+            for k, (o, t) in enumerate(zip(ours, theirs)):
+                found = compare_tensor(o, t, loose=self.loose)
+                if found:
+                    return Difference(index, f"{found[0]} after {label}",
+                                      f"output {k} (v{first + k}): {found[1]}")
+            if op.mutates:
+                found = self.compare_all(index, label, first)
+                if found:
+                    return found
+        return None
+
+    def compare_all(self, index, label, first):
+        op = self.program.ops[index]
+        backward = op.kind in ("backward", "grad")
+        # torch's AccumulateGrad may keep a slice of the gradient argument as .grad and
+        # a later backward then adds into it in place, changing the argument: an
+        # artifact of torch's memory reuse, not a rule, so its values are not compared.
+        given = set()
+        for key in ("gradient", "grad_outputs") if backward else ():
+            value = op.kwargs.get(key)
+            for ref in value if isinstance(value, (list, tuple)) else [value]:
+                if isinstance(ref, Ref):
+                    given.add(ref.slot)
+        for slot in range(first):
+            t, o = self.theirs.slots[slot], self.ours.slots[slot]
+            found = compare_tensor(o, t, loose=self.loose)
+            if found and slot in given and found[0] == "value mismatch":
+                found = None
+            if found:
+                return Difference(index, f"{found[0]} of an earlier tensor after {label}",
+                                  f"v{slot}: {found[1]}")
+            if backward and isinstance(t, torch.Tensor) and isinstance(o, autograd_cy.Tensor):
+                found = compare_tensor(o.grad, t.grad, loose=self.loose)
+                if found:
+                    return Difference(index, f".grad {found[0]} after {label}",
+                                      f"v{slot}.grad: {found[1]}")
+        if backward:
+            for key in sorted(set(self.theirs.seen) | set(self.ours.seen)):
+                t, o = self.theirs.seen.get(key, []), self.ours.seen.get(key, [])
+                if len(t) != len(o):
+                    return Difference(index, f"hook call count mismatch after {label}",
+                                      f"hook of op {key}: torch {len(t)} calls, "
+                                      f"ours {len(o)}")
+                for a, b in zip(o, t):
+                    found = compare_tensor(a, b, loose=self.loose)
+                    if found:
+                        return Difference(index, f"hook gradient {found[0]} after {label}",
+                                          f"hook of op {key}: {found[1]}")
+        return None
+
+
+def run_program(program):
+    return LockStep(program).run()
