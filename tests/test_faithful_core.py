@@ -70,3 +70,78 @@ def test_threads_accumulating_into_one_leaf_lose_no_update(lib, fresh_grad):
             expected *= _ + 1
         grad = to_numpy(p.grad)
         assert grad.min() == grad.max() == expected
+
+
+# ------------------------------------- in-place ops whose backward ignores the old value
+
+OVERWRITES = {
+    "zero_": lambda lib, y: y.zero_(),
+    "fill_number": lambda lib, y: y.fill_(3.0),
+    "fill_tensor": lambda lib, y: y.fill_(lib.tensor(3.0)),
+    "copy_": lambda lib, y: y.copy_(lib.ones(2)),
+    "copy_broadcast": lambda lib, y: y.copy_(lib.tensor(4.0)),
+}
+
+
+@pytest.mark.parametrize("overwrite", OVERWRITES.values(), ids=OVERWRITES.keys())
+def test_overwritten_value_gets_zero_gradient_not_none(overwrite):
+    # The old value's gradient is zeros: the edge stays, grad() says it was used.
+    def fn(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 2
+        overwrite(lib, y)
+        return lib.autograd.grad(y.sum(), [x])
+    ours, _ = both(fn)
+    assert ours[0] is not None
+
+
+@pytest.mark.parametrize("overwrite", OVERWRITES.values(), ids=OVERWRITES.keys())
+def test_leaf_hook_behind_an_overwrite_sees_zeros(overwrite):
+    def fn(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        seen = []
+        x.register_hook(lambda g: seen.append(g) or g * 2)
+        y = x * 2
+        overwrite(lib, y)
+        y.sum().backward()
+        assert len(seen) == 1 and seen[0] is not None
+        return seen[0], x.grad
+    both(fn)
+
+
+@pytest.mark.parametrize("overwrite", OVERWRITES.values(), ids=OVERWRITES.keys())
+def test_overwriting_a_saved_result_is_detected(overwrite):
+    # exp saves its result; zeroing it means ExpBackward0 runs and refuses to unpack.
+    def fn(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = x.exp()
+        overwrite(lib, y)
+        y.sum().backward()
+    raises_like(fn, "modified by an inplace operation", "output 0 of Exp",
+                "is at version 1; expected version 0")
+
+
+def test_overwrite_keeps_its_value_operand_gradients():
+    def fn(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        v = lib.tensor(3.0, requires_grad=True)
+        w = lib.tensor([5.0, 6.0], requires_grad=True)
+        y = x * 2
+        y.fill_(v)
+        first = lib.autograd.grad(y.sum(), [x, v])
+        z = x * 2
+        z.copy_(w)
+        z.sum().backward()
+        return first, x.grad, w.grad, lib.autograd.grad((x * 2).zero_().sum(), [x],
+                                                         create_graph=True)
+    both(fn)
+
+
+def test_overwrite_node_names():
+    for lib in (ag, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        names = [(x * 2).zero_().grad_fn.name(), (x * 2).fill_(1.0).grad_fn.name(),
+                 (x * 2).fill_(lib.tensor(1.0)).grad_fn.name(),
+                 (x * 2).copy_(lib.ones(2)).grad_fn.name()]
+        assert names == ["ZeroBackward0", "FillBackward2", "FillBackward3",
+                         "torch::autograd::CopyBackwards"]
