@@ -348,7 +348,7 @@ cdef class Tensor:
 
     @property
     def is_leaf(self):
-        return self._grad_fn is None
+        return get_grad_fn(self) is None
 
     @property
     def grad_fn(self):

@@ -145,3 +145,66 @@ def test_overwrite_node_names():
                  (x * 2).copy_(lib.ones(2)).grad_fn.name()]
         assert names == ["ZeroBackward0", "FillBackward2", "FillBackward3",
                          "torch::autograd::CopyBackwards"]
+
+
+# -------------------------------------------------- views whose base requires grad later
+
+def test_inplace_with_a_grad_operand_brings_a_plain_base_into_the_graph():
+    def fn(lib):
+        base = lib.ones(3)
+        v = base[:2]
+        w = lib.tensor([2.0, 3.0], requires_grad=True)
+        v.mul_(w)
+        flags = (v.requires_grad, base.requires_grad, v.is_leaf, base.is_leaf,
+                 v.grad_fn is not None, base.grad_fn.name().split("::")[-1])
+        o = lib.ones(2, requires_grad=True)
+        (v * o).sum().backward(retain_graph=True)
+        other = base[1:]            # a view made after the base joined the graph
+        (other * o).sum().backward()
+        return flags, (w.grad, o.grad)
+    ours, theirs = fn(ag), fn(torch)
+    assert ours[0] == theirs[0] == (True, True, False, False, True, "CopySlices")
+    assert_close(ours[1], theirs[1])
+
+
+@pytest.mark.parametrize("op", ["add_", "mul_", "copy_"])
+def test_base_gradient_after_inplace_on_a_plain_view(op):
+    def fn(lib):
+        base = lib.ones(2, 3)
+        w = lib.tensor([2.0, 3.0, 4.0], requires_grad=True)
+        getattr(base[0], op)(w)
+        (base * lib.arange(6.0).reshape(2, 3)).sum().backward()
+        return w.grad, base.requires_grad
+    both(fn)
+
+
+VIEW_MAKERS = {
+    "slice": lambda a: a[1:],
+    "view_of_view": lambda a: a[1:][1:],
+    "view": lambda a: a.view(3),
+    "unbind": lambda a: a.unbind()[0],
+}
+
+
+@pytest.mark.parametrize("make", VIEW_MAKERS.values(), ids=VIEW_MAKERS.keys())
+def test_view_requires_grad_when_its_base_does(make):
+    def fn(lib):
+        a = lib.ones(3)
+        v = make(a)
+        before = v.requires_grad
+        a.requires_grad_()
+        w = v * 2
+        (w * 1).sum().backward()        # v has no edge: nothing flows, nothing raises
+        return (before, v.requires_grad, v.is_leaf, v.grad_fn is None, w.requires_grad,
+                a.grad is None, a.detach().requires_grad)
+    ours, theirs = fn(ag), fn(torch)
+    assert ours == theirs == (False, True, True, True, True, True, False)
+
+
+def test_view_made_in_no_grad_of_a_grad_leaf_requires_grad():
+    def fn(lib):
+        x = lib.ones(3, requires_grad=True)
+        with lib.no_grad():
+            v = x[:2]
+        return v.requires_grad, v.is_leaf, (v * 2).requires_grad, x.data.requires_grad
+    assert fn(ag) == fn(torch) == (True, True, True, False)
