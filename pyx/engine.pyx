@@ -253,9 +253,12 @@ cdef void evaluate_function(GraphTask task, Node node, list inputs) except *:
     if task.exec_info:
         info = task.exec_info.get(node)
         if info is not None and info.captures:
-            # grad() reads this node's input: run its tensor hooks, then capture.
-            inputs = call_tensor_pre_hooks(node, inputs)
-            hooks_done = True
+            # grad() reads this node's input. A node that runs anyway (it leads to another
+            # input) is captured before its tensor hooks, which then run once, inside it;
+            # otherwise the hooks run here and their edits are captured.
+            if not info.needed:
+                inputs = call_tensor_pre_hooks(node, inputs)
+                hooks_done = True
             for input_nr, position in info.captures:
                 task.captured[position] = inputs[input_nr]
         if info is None or not info.needed:

@@ -164,8 +164,11 @@ cdef void regenerate_view_grad_fn(Tensor view) except *:
     node.view_geometry = geometry(view._data, base._data)
     set_edges(node, (gradient_edge(base),))
     node.input_metadata = ((view._data.shape, view._data.dtype),)
+    old_fn, old_nr = view._grad_fn, view._output_nr
     view._grad_fn = node
     view._output_nr = 0
+    if old_fn is not None:
+        move_retains_grad_hook(view, old_fn, old_nr)
 
 
 cdef void rebase_history(Tensor self, Node node) except *:
