@@ -322,3 +322,57 @@ def test_multi_output_view_still_reads_its_data_after_its_base_changed():
     ours, theirs = fn(ag), fn(torch)
     assert ours[2:] == theirs[2:] == (True, 0, 1)
     assert_close(ours[:2], theirs[:2])
+
+
+# -------------------------------------------------------- writes into expanded tensors
+
+EXPANDED_WRITES = {
+    "mul_single_row": lambda lib: lib.ones(1, 3).expand(1, -1).mul_(3),
+    "exp_single_row": lambda lib: lib.ones(1, 3).expand(1, 3).exp_(),
+    "copy_single_row": lambda lib: lib.ones(1, 3).expand(1, 3).copy_(lib.arange(3.0)),
+    "fill_": lambda lib: lib.ones(3, 1).expand(3, 4).fill_(2.0),
+    "zero_": lambda lib: lib.ones(3, 1).expand(3, 4).zero_(),
+    "setitem_element": lambda lib: _setitem(lib.ones(1, 3).expand(1, 3), (0, 1), 7.0),
+    "setitem_select": lambda lib: _setitem(lib.ones(1).expand(3), 0, 5.0),
+    "empty_relu_": lambda lib: (lib.ones(0, 3) * 1).relu_(),
+    "empty_add_": lambda lib: lib.ones(0, 3).add_(1),
+    "empty_expanded": lambda lib: lib.ones(3, 0).expand(3, 0).mul_(2),
+}
+
+
+def _setitem(t, index, value):
+    t[index] = value
+    return t
+
+
+@pytest.mark.parametrize("write", EXPANDED_WRITES.values(), ids=EXPANDED_WRITES.keys())
+def test_writes_into_expanded_or_empty_tensors(write):
+    both(write)
+
+
+def test_fill_through_expand_writes_the_base_and_records():
+    def fn(lib):
+        x = lib.tensor([[1.0], [2.0], [3.0]], requires_grad=True)
+        base = x * 1
+        view = base.expand(3, 4)
+        view.fill_(2.0)
+        assert base.grad_fn.name().split("::")[-1] == "CopySlices"
+        assert view.grad_fn.name() == "AsStridedBackward0"
+        return base, view
+    both(fn)
+
+
+ELEMENTWISE_INTO_EXPANDED = {
+    "mul_": lambda t, lib: t.mul_(2),
+    "add_": lambda t, lib: t.add_(1),
+    "relu_": lambda t, lib: t.relu_(),
+    "copy_": lambda t, lib: t.copy_(lib.ones(3, 4)),
+}
+
+
+@pytest.mark.parametrize("op", ELEMENTWISE_INTO_EXPANDED.values(),
+                         ids=ELEMENTWISE_INTO_EXPANDED.keys())
+def test_elementwise_write_into_shared_elements_is_refused(op):
+    raises_like(lambda lib: op(lib.ones(3, 1).expand(3, 4), lib),
+                "more than one element of the written-to tensor refers to a single memory "
+                "location")
