@@ -20,6 +20,7 @@ graph can be a million nodes deep.
 """
 from cpython.object cimport PyObject, PyTypeObject, Py_TYPE
 from cpython.dict cimport PyDict_GetItem
+import sys
 import warnings
 
 import numpy as np
@@ -498,4 +499,9 @@ cdef void report_anomaly(Node node):
     else:
         message = (f"Error detected in {node.name()}. No forward pass information available. "
                    "Enable detect anomaly during forward pass for more information.")
-    warnings.warn(message, UserWarning, stacklevel=2)
+    try:
+        warnings.warn(message, UserWarning, stacklevel=2)
+    except Warning:
+        # Warnings filtered into errors: the node's own error is what propagates; the
+        # report is printed, as PyTorch's C++ warning handler does.
+        sys.stderr.write(f"UserWarning: {message}\n")

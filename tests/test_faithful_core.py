@@ -376,3 +376,104 @@ def test_elementwise_write_into_shared_elements_is_refused(op):
     raises_like(lambda lib: op(lib.ones(3, 1).expand(3, 4), lib),
                 "more than one element of the written-to tensor refers to a single memory "
                 "location")
+
+
+# ------------------------------------------------------------------------ API corners
+
+def test_variable_returns_a_new_leaf_and_leaves_its_argument_alone():
+    def fn(lib):
+        x = lib.ones(2)
+        v = lib.autograd.Variable(x, requires_grad=True)
+        with lib.no_grad():
+            v.mul_(3)           # same memory
+        return (v is x, x.requires_grad, v.requires_grad, v.is_leaf, v._base is None,
+                x.tolist())
+    assert fn(ag) == fn(torch) == (False, False, True, True, True, [3.0, 3.0])
+
+
+def test_deepcopy_of_a_leaf_copies_memory_flag_and_grad():
+    import copy
+
+    def fn(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        x.grad = lib.ones(2)
+        pair = copy.deepcopy([x, x])
+        y = pair[0]
+        with lib.no_grad():
+            y.add_(1)
+        return (pair[0] is pair[1], y is x, y.requires_grad, y.is_leaf, y.grad is x.grad,
+                x.tolist(), y.tolist(), y.grad.tolist(), copy.deepcopy(lib.ones(2).view(2))._base)
+    assert fn(ag) == fn(torch)
+    raises_like(lambda lib: copy.deepcopy(lib.ones(2, requires_grad=True) * 2),
+                "Only Tensors created explicitly by the user (graph leaves) support the "
+                "deepcopy protocol")
+
+
+def test_assigning_grad_and_data_is_checked():
+    def own_grad(lib):
+        x = lib.ones(2, requires_grad=True)
+        x.grad = x
+    raises_like(own_grad, "can't assign Variable as its own grad")
+
+    def int_data(lib):
+        x = lib.ones(2, requires_grad=True)
+        x.data = lib.ones(2, dtype=lib.int64)
+    raises_like(int_data, "data set to a tensor that requires gradients must be floating "
+                "point or complex dtype")
+
+    def plain_int_data(lib):
+        x = lib.ones(2)
+        x.data = lib.ones(2, dtype=lib.int64)
+        return str(x.dtype).split(".")[-1]
+    assert plain_int_data(ag) == plain_int_data(torch) == "int64"
+
+
+@pytest.mark.parametrize("returned, error, words", [
+    (lambda t: t * 2, RuntimeError, "Tensor post accumulate grad hooks should return None."),
+    (lambda t: 5, TypeError, "expected Variable, but hook returned 'int'"),
+])
+def test_post_accumulate_grad_hook_must_return_none(returned, error, words):
+    def fn(lib):
+        x = lib.ones(2, requires_grad=True)
+        x.register_post_accumulate_grad_hook(returned)
+        (x * 2).sum().backward()
+    raises_like(fn, words)
+    with pytest.raises(error):
+        fn(ag)
+
+
+@pytest.mark.parametrize("count", [0, 2])
+def test_calling_a_grad_fn_with_the_wrong_number_of_gradients(count):
+    def fn(lib):
+        x = lib.ones(2, requires_grad=True)
+        (x * 2).grad_fn(*[lib.ones(2)] * count)
+    raises_like(fn, f"expected 1 arguments, got {count} instead")
+
+
+def test_batched_grad_of_a_scalar_output():
+    def fn(lib):
+        x = lib.ones(3, requires_grad=True)
+        return (lib.autograd.grad((x * 2).sum(), x, lib.arange(4.0), is_grads_batched=True),
+                lib.autograd.grad(x * 2, x, lib.eye(3), is_grads_batched=True))
+    both(fn)
+
+
+def test_anomaly_report_does_not_replace_the_error_when_warnings_are_errors():
+    import warnings
+
+    def fn(lib):
+        class Warns(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                return a * 1
+
+            @staticmethod
+            def backward(ctx, g):
+                warnings.warn("in backward", DeprecationWarning)
+                return g
+        x = lib.ones(2, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with lib.autograd.set_detect_anomaly(True):
+                Warns.apply(x).sum().backward()
+    raises_like(fn, "in backward")
