@@ -172,10 +172,15 @@ cdef class SavedTensor:
                                 f"got result of type {type(value).__name__}")
             result = make_tensor((<Tensor>value)._data)
             self._restore_metadata(result, owner)
+            # What the hook returned owns the memory now: share its version counter, not
+            # that of the tensor that was packed.
+            result._version_counter = version_counter(<Tensor>value)
             return result
         if (<VersionCounter>self.version_counter).version != self.saved_version:
             raise RuntimeError(self._version_message(owner))
         if not self.is_output:
+            if self.input_grad_fn is not None and (<Tensor>self.data)._grad_fn is None:
+                raise RuntimeError(_DETACHED_MESSAGE)
             return self.data
         result = make_tensor(self.data)
         self._restore_metadata(result, owner)
@@ -239,6 +244,11 @@ cdef class SavedTensor:
 
     def __repr__(self):
         return "<autograd_cy._C._autograd.SavedTensor object>"
+
+
+_DETACHED_MESSAGE = (
+    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This "
+    "is not supported, please use out-of-place `.detach()` instead")
 
 
 cdef SavedTensor save(Tensor t, bint is_output):

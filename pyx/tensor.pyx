@@ -451,7 +451,7 @@ cdef class Tensor:
 
     def detach_(self):
         """Make this tensor a leaf that does not require grad, in place."""
-        if self._base is not None and requires_grad(self._base):
+        if self._base is not None:
             raise RuntimeError(
                 "Can't detach views in-place. Use detach() instead. If you are using "
                 "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "

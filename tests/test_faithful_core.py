@@ -477,3 +477,50 @@ def test_anomaly_report_does_not_replace_the_error_when_warnings_are_errors():
             with lib.autograd.set_detect_anomaly(True):
                 Warns.apply(x).sum().backward()
     raises_like(fn, "in backward")
+
+
+DETACH_VIEWS = {
+    "of_plain": lambda lib: lib.ones(2)[:1],
+    "of_detached": lambda lib: lib.ones(2, requires_grad=True).detach()[:1],
+    "of_graph": lambda lib: (lib.ones(2, requires_grad=True) * 1)[:1],
+}
+
+
+@pytest.mark.parametrize("make", DETACH_VIEWS.values(), ids=DETACH_VIEWS.keys())
+def test_detach_in_place_refuses_every_view(make):
+    raises_like(lambda lib: make(lib).detach_(), "Can't detach views in-place. Use detach() "
+                "instead.")
+
+
+def test_saved_input_detached_in_place_refuses_to_unpack():
+    def fn(lib):
+        x = lib.ones(2, requires_grad=True)
+        y = x * 1
+        z = y.sin()
+        y.detach_()
+        z.sum().backward()
+    raises_like(fn, "Trying to use a saved tensor that has been detached in-place")
+
+    def leaf(lib):              # a saved leaf detached in place: nothing to refuse
+        x = lib.ones(2, requires_grad=True)
+        z = x.sin()
+        x.detach_()
+        z.sum().backward()
+        return x.grad, x.requires_grad
+    assert leaf(ag) == leaf(torch) == (None, False)
+
+
+def test_unpacked_tensor_shares_the_version_of_what_the_unpack_hook_returned():
+    def fn(lib):
+        x = lib.ones(2, requires_grad=True)
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: t * 1, lambda t: t):
+            z = x.exp()
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+            y = x * 1
+            w = y.sin()
+        copied, kept = z.grad_fn._saved_result, w.grad_fn._saved_self
+        with lib.no_grad():
+            copied.add_(1)
+            y.mul_(2)
+        return copied._version, z._version, kept._version, y._version
+    assert fn(ag) == fn(torch) == (1, 0, 1, 1)
