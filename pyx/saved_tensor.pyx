@@ -251,8 +251,10 @@ _DETACHED_MESSAGE = (
     "is not supported, please use out-of-place `.detach()` instead")
 
 
-cdef SavedTensor save(Tensor t, bint is_output):
-    """Save ``t`` for backward: an input as the object itself, an output as its array."""
+cdef SavedTensor save(Tensor t, bint is_output, bint wrapped_number=False):
+    """Save ``t`` for backward: an input as the object itself, an output as its array.
+    ``wrapped_number``: ``t`` wraps a Python scalar operand, which PyTorch keeps as a Scalar,
+    so the saved-tensor hooks do not see it."""
     cdef SavedTensor saved = SavedTensor.__new__(SavedTensor)
     if t is None:
         saved.was_none = True
@@ -270,7 +272,7 @@ cdef SavedTensor save(Tensor t, bint is_output):
     else:
         saved.data = t
         saved.input_grad_fn = t._grad_fn
-    if autograd_cy_saved_hooks_depth:
+    if autograd_cy_saved_hooks_depth and not wrapped_number:
         pack_hook, unpack_hook = _hooks_stack()[-1]
         saved._apply_hooks(pack_hook, unpack_hook, t)
     return saved

@@ -524,3 +524,18 @@ def test_unpacked_tensor_shares_the_version_of_what_the_unpack_hook_returned():
             y.mul_(2)
         return copied._version, z._version, kept._version, y._version
     assert fn(ag) == fn(torch) == (1, 0, 1, 1)
+
+
+def test_saved_tensor_hooks_skip_python_scalar_operands():
+    def fn(lib):
+        packed = []
+
+        def pack(t):
+            packed.append(tuple(t.shape))
+            return t
+        with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            x = lib.ones(2, requires_grad=True)
+            out = (x * 2 + 3.0 * x + x / 2 + x.pow(2) + (2 - x) * 1.5).sum()
+        out.backward()
+        return packed, x.grad.tolist()
+    assert fn(ag) == fn(torch)
