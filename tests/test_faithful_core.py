@@ -539,3 +539,75 @@ def test_saved_tensor_hooks_skip_python_scalar_operands():
         out.backward()
         return packed, x.grad.tolist()
     assert fn(ag) == fn(torch)
+
+
+# ----------------------------------------------------------- custom Function options
+
+def _function_classes(lib):
+    class Saves(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_backward(a)
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            with pytest.warns(DeprecationWarning, match="'saved_variables' is deprecated"):
+                saved = ctx.saved_variables
+            assert isinstance(saved, tuple)
+            return g * saved[0]
+
+    class ClearsOnAccess(lib.autograd.Function):
+        clear_saved_tensors_on_access = True
+
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_backward(a)
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            a, = ctx.saved_tensors
+            with pytest.raises(RuntimeError, match="saved_tensors can only be accessed once"):
+                ctx.saved_tensors
+            return g * a
+
+    class NonDiff(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, materialize):
+            ctx._materialize_non_diff_grads = materialize
+            b = a.clone()
+            ctx.mark_non_differentiable(b)
+            return a * 2, b
+
+        @staticmethod
+        def backward(ctx, g, g_b):
+            ctx.seen = g_b
+            return g, None
+    return Saves, ClearsOnAccess, NonDiff
+
+
+def test_custom_function_saved_variables_and_clear_on_access():
+    def fn(lib):
+        saves, clears, _ = _function_classes(lib)
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        saves.apply(x).sum().backward()
+        first = x.grad.clone()
+        y = clears.apply(x)
+        y.sum().backward(retain_graph=True)
+        with pytest.raises(RuntimeError, match="saved_tensors can only be accessed once"):
+            y.sum().backward()
+        return first, x.grad
+    both(fn)
+
+
+@pytest.mark.parametrize("materialize", [True, False])
+def test_materialize_non_diff_grads(materialize):
+    def fn(lib):
+        non_diff = _function_classes(lib)[2]
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y, _ = non_diff.apply(x, materialize)
+        y.sum().backward()
+        return y.grad_fn.seen, x.grad
+    ours, theirs = both(fn)
+    assert (ours[0] is None) == (theirs[0] is None) == (not materialize)
