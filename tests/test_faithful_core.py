@@ -611,3 +611,41 @@ def test_materialize_non_diff_grads(materialize):
         return y.grad_fn.seen, x.grad
     ours, theirs = both(fn)
     assert (ours[0] is None) == (theirs[0] is None) == (not materialize)
+
+
+# ------------------------------------------------------------------ reentrant backward
+
+def _deep_reentrant(lib, failing_at=None):
+    class DeepReentrant(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            with lib.enable_grad():
+                ctx.x = lib.autograd.Variable(x.detach(), requires_grad=True) - 1
+            return ctx.x.detach()
+
+        @staticmethod
+        def backward(ctx, g):
+            if ctx.x < 0:
+                return g
+            if failing_at is not None and float(ctx.x) == failing_at:
+                raise KeyError("deep failure")
+            assert lib.is_grad_enabled() is False
+            with lib.enable_grad():
+                DeepReentrant.apply(ctx.x).sum().backward()
+            return g
+    return DeepReentrant
+
+
+def test_reentrant_backward_two_thousand_levels_deep():
+    def fn(lib):
+        v = lib.tensor(2000.0, requires_grad=True)
+        _deep_reentrant(lib).apply(v).sum().backward()
+        return v.grad
+    both(fn)
+
+
+def test_an_error_deep_in_reentrant_backward_keeps_its_type():
+    def fn(lib):
+        v = lib.tensor(300.0, requires_grad=True)
+        _deep_reentrant(lib, failing_at=5.0).apply(v).sum().backward()
+    raises_like(fn, "deep failure")
