@@ -649,3 +649,20 @@ def test_an_error_deep_in_reentrant_backward_keeps_its_type():
         v = lib.tensor(300.0, requires_grad=True)
         _deep_reentrant(lib, failing_at=5.0).apply(v).sum().backward()
     raises_like(fn, "deep failure")
+
+
+PACKS = {"identity": lambda t: t, "scaled": lambda t: t * 2, "detached": lambda t: t.detach()}
+FORMULAS = {"pow": lambda a: a ** 3, "exp": lambda a: a.exp(), "mul_sin": lambda a: (a * a).sin()}
+
+
+@pytest.mark.parametrize("formula", FORMULAS.values(), ids=FORMULAS.keys())
+@pytest.mark.parametrize("pack", PACKS.values(), ids=PACKS.keys())
+def test_double_backward_under_saved_tensor_hooks(pack, formula):
+    def fn(lib):
+        with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            a = lib.tensor([1.0, 2.0], requires_grad=True)
+            g, = lib.autograd.grad(formula(a).sum(), (a,), create_graph=True)
+            g.sum().backward()
+        return g, a.grad
+    ours, _ = both(fn)
+    assert ours[1] is not None
