@@ -49,10 +49,13 @@ cdef class AccumulateGrad(Node):
         if grad is not None and variable._requires_grad:
             if variable._grad_fn is not None:
                 raise RuntimeError("leaf variable has been moved into the graph interior")
-            accumulate_grad(variable, <Tensor>grad)
+            with self.lock:
+                accumulate_grad(variable, <Tensor>grad)
         if variable._post_accumulate_grad_hooks:
             for hook in list(variable._post_accumulate_grad_hooks.values()):
                 result = hook(variable)
+                if isinstance(result, Tensor):
+                    raise RuntimeError("Tensor post accumulate grad hooks should return None.")
                 if result is not None:
                     raise TypeError(
                         f"expected Variable, but hook returned '{type(result).__name__}'")

@@ -20,6 +20,8 @@ graph can be a million nodes deep.
 """
 from cpython.object cimport PyObject, PyTypeObject, Py_TYPE
 from cpython.dict cimport PyDict_GetItem
+import sys
+import threading
 import warnings
 
 import numpy as np
@@ -27,6 +29,7 @@ cimport numpy as cnp
 
 from autograd_cy._C.grad_mode cimport (
     is_grad_enabled, set_grad_enabled, is_anomaly_enabled, is_anomaly_check_nan_enabled,
+    set_anomaly_enabled, is_inference_mode_enabled, set_inference_mode,
 )
 from autograd_cy._C.grad_mode import _is_grad_enabled
 from autograd_cy._C.dtype cimport tensor_type_name
@@ -91,14 +94,18 @@ cpdef list run_backward(tuple root_edges, tuple root_grads, bint keep_graph,
         tasks = current_tasks()
         previous_grad_mode = _is_grad_enabled()
         set_grad_enabled(create_graph)   # inside backward, grad mode is create_graph
-        tasks.append(task)
-        try:
-            task.queue.push(root, root_buffer)
-            execute(task)
+        task.queue.push(root, root_buffer)
+        if len(tasks) >= MAX_REENTRANT_DEPTH:
+            execute_on_new_thread(task, create_graph)
             completed = True
-        finally:
-            tasks.pop()
-            set_grad_enabled(previous_grad_mode)
+        else:
+            tasks.append(task)
+            try:
+                execute(task)
+                completed = True
+            finally:
+                tasks.pop()
+                set_grad_enabled(previous_grad_mode)
     finally:
         task_ended(task)
         # A plain backward that ran to the end has run every claimed node, which left no
@@ -108,6 +115,39 @@ cpdef list run_backward(tuple root_edges, tuple root_grads, bint keep_graph,
         if not completed or task.exec_info:
             release_nodes(task)
     return task.captured
+
+
+# Reentrant backward (a backward started inside a backward, as a checkpointed model does)
+# nests on the caller's stack. Past this depth, like PyTorch's engine, the nested task runs on
+# a fresh thread, with a fresh stack, while the caller waits: thousands of levels then fit.
+cdef Py_ssize_t MAX_REENTRANT_DEPTH = 40
+
+
+cdef void execute_on_new_thread(GraphTask task, bint create_graph) except *:
+    """Run ``task`` to the end on a new thread with the caller's autograd modes."""
+    cdef bint anomaly = is_anomaly_enabled()
+    cdef bint check_nan = is_anomaly_check_nan_enabled()
+    cdef bint inference = is_inference_mode_enabled()
+    errors = []
+
+    def worker():
+        set_grad_enabled(create_graph)
+        set_anomaly_enabled(anomaly, check_nan)
+        set_inference_mode(inference)
+        tasks = current_tasks()
+        tasks.append(task)
+        try:
+            execute(task)
+        except BaseException as error:
+            errors.append(error)
+        finally:
+            tasks.pop()
+
+    thread = threading.Thread(target=worker, name="autograd reentrant backward")
+    thread.start()
+    thread.join()
+    if errors:
+        raise errors[0]
 
 
 # =================================================================== compute_dependencies
@@ -253,9 +293,12 @@ cdef void evaluate_function(GraphTask task, Node node, list inputs) except *:
     if task.exec_info:
         info = task.exec_info.get(node)
         if info is not None and info.captures:
-            # grad() reads this node's input: run its tensor hooks, then capture.
-            inputs = call_tensor_pre_hooks(node, inputs)
-            hooks_done = True
+            # grad() reads this node's input. A node that runs anyway (it leads to another
+            # input) is captured before its tensor hooks, which then run once, inside it;
+            # otherwise the hooks run here and their edits are captured.
+            if not info.needed:
+                inputs = call_tensor_pre_hooks(node, inputs)
+                hooks_done = True
             for input_nr, position in info.captures:
                 task.captured[position] = inputs[input_nr]
         if info is None or not info.needed:
@@ -495,4 +538,9 @@ cdef void report_anomaly(Node node):
     else:
         message = (f"Error detected in {node.name()}. No forward pass information available. "
                    "Enable detect anomaly during forward pass for more information.")
-    warnings.warn(message, UserWarning, stacklevel=2)
+    try:
+        warnings.warn(message, UserWarning, stacklevel=2)
+    except Warning:
+        # Warnings filtered into errors: the node's own error is what propagates; the
+        # report is printed, as PyTorch's C++ warning handler does.
+        sys.stderr.write(f"UserWarning: {message}\n")

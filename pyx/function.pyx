@@ -114,10 +114,17 @@ cdef class _FunctionBase(Node):
     def saved_tensors(self):
         """The tensors given to ``save_for_backward``, version-checked on every access."""
         if self.has_freed_buffers:
+            if getattr(self, "_saved_cleared_on_access", False):
+                raise RuntimeError(_CLEARED_ON_ACCESS)
             raise RuntimeError(_FREED_MESSAGE)
         if not self.saved_variables:
             return ()
-        return tuple([(<SavedTensor>saved).unpack(self) for saved in self.saved_variables])
+        result = tuple([(<SavedTensor>saved).unpack(self) for saved in self.saved_variables])
+        if getattr(type(self)._forward_cls, "clear_saved_tensors_on_access", False):
+            # The Function asked to free its saved tensors as soon as backward reads them.
+            self.release_variables()
+            self._saved_cleared_on_access = True
+        return result
 
     @property
     def _raw_saved_tensors(self):
@@ -134,7 +141,9 @@ cdef class _FunctionBase(Node):
         if self.materialize_grads and self.output_info is not None:
             for i in range(len(inputs)):
                 info = self.output_info[i]
-                if inputs[i] is None and info is not None:
+                if (inputs[i] is None and info is not None
+                        and (self.input_metadata[i] is not None
+                             or getattr(self, "_materialize_non_diff_grads", True))):
                     xp, shape, dtype = info
                     inputs[i] = make_tensor(xp.zeros(shape, dtype=dtype))
         result = backward_function(type(self)._forward_cls)(self, *inputs)
@@ -411,6 +420,12 @@ cdef list save_variables(_FunctionBase ctx, list to_save):
         else:
             saved.append(save(<Tensor>value, (<Tensor>value)._grad_fn is ctx))
     return saved
+
+
+_CLEARED_ON_ACCESS = (
+    "saved_tensors can only be accessed once when clear_saved_tensors_on_access=True is set "
+    "on the autograd.Function. Either access saved_tensors only once, or set "
+    "clear_saved_tensors_on_access=False.")
 
 
 # ------------------------------------------------------------------ once_differentiable

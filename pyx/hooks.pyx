@@ -41,6 +41,7 @@ def retain_grad(Tensor t):
     """Keep the gradient of this non-leaf in ``.grad`` during backward."""
     if not requires_grad(t):
         raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    # PyTorch tests the grad_fn as stored here (a stale view of a plain base is a leaf).
     if t._grad_fn is None or t._retains_grad:
         return
     extras = (<Node>get_grad_fn(t)).get_extras()
@@ -55,7 +56,7 @@ def register_hook(Tensor t, hook):
     replacement. Returns a handle whose ``remove()`` unregisters the hook."""
     if not requires_grad(t):
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-    if t._grad_fn is None:
+    if get_grad_fn(t) is None:
         if t._hooks is None:
             t._hooks = {}
         return add_hook(t._hooks, hook)

@@ -140,6 +140,9 @@ cdef class Node:
         return f"<{self.name()} object at {id(self):#x}>"
 
     def __call__(self, *grads):
+        if self.input_metadata is not None and len(grads) != len(self.input_metadata):
+            raise TypeError(f"expected {len(self.input_metadata)} arguments, got {len(grads)} "
+                            "instead")
         return self.apply(grads)
 
     @property

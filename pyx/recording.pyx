@@ -226,7 +226,7 @@ cdef tuple save_all(Node node, tuple saved):
         elif isinstance(value, Tensor):
             entry = save(<Tensor>value, (<Tensor>value)._grad_fn is node)
         else:
-            entry = save(make_tensor(np.asarray(value)), False)
+            entry = save(make_tensor(np.asarray(value)), False, True)
         Py_INCREF(entry)
         PyTuple_SET_ITEM(result, i, entry)
     return result

@@ -26,5 +26,5 @@ cdef class SavedTensor:
     cdef void release(self)
 
 
-cdef SavedTensor save(Tensor t, bint is_output)
+cdef SavedTensor save(Tensor t, bint is_output, bint wrapped_number=*)
 cpdef str forward_op_name(object node)

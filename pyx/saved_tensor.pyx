@@ -172,10 +172,15 @@ cdef class SavedTensor:
                                 f"got result of type {type(value).__name__}")
             result = make_tensor((<Tensor>value)._data)
             self._restore_metadata(result, owner)
+            # What the hook returned owns the memory now: share its version counter, not
+            # that of the tensor that was packed.
+            result._version_counter = version_counter(<Tensor>value)
             return result
         if (<VersionCounter>self.version_counter).version != self.saved_version:
             raise RuntimeError(self._version_message(owner))
         if not self.is_output:
+            if self.input_grad_fn is not None and (<Tensor>self.data)._grad_fn is None:
+                raise RuntimeError(_DETACHED_MESSAGE)
             return self.data
         result = make_tensor(self.data)
         self._restore_metadata(result, owner)
@@ -241,8 +246,15 @@ cdef class SavedTensor:
         return "<autograd_cy._C._autograd.SavedTensor object>"
 
 
-cdef SavedTensor save(Tensor t, bint is_output):
-    """Save ``t`` for backward: an input as the object itself, an output as its array."""
+_DETACHED_MESSAGE = (
+    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This "
+    "is not supported, please use out-of-place `.detach()` instead")
+
+
+cdef SavedTensor save(Tensor t, bint is_output, bint wrapped_number=False):
+    """Save ``t`` for backward: an input as the object itself, an output as its array.
+    ``wrapped_number``: ``t`` wraps a Python scalar operand, which PyTorch keeps as a Scalar,
+    so the saved-tensor hooks do not see it."""
     cdef SavedTensor saved = SavedTensor.__new__(SavedTensor)
     if t is None:
         saved.was_none = True
@@ -260,7 +272,7 @@ cdef SavedTensor save(Tensor t, bint is_output):
     else:
         saved.data = t
         saved.input_grad_fn = t._grad_fn
-    if autograd_cy_saved_hooks_depth:
+    if autograd_cy_saved_hooks_depth and not wrapped_number:
         pack_hook, unpack_hook = _hooks_stack()[-1]
         saved._apply_hooks(pack_hook, unpack_hook, t)
     return saved

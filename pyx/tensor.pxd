@@ -69,4 +69,9 @@ cdef Py_ssize_t wrap_dim(Py_ssize_t dim, Py_ssize_t ndim) except -1
 
 
 cdef inline bint requires_grad(Tensor t) noexcept:
-    return t._requires_grad or t._grad_fn is not None
+    # A view also requires grad when its base does (a view of a leaf that later called
+    # requires_grad_(), a view whose base joined the graph through an in-place op); its
+    # base is never itself a view.
+    return (t._requires_grad or t._grad_fn is not None
+            or (t._base is not None
+                and (t._base._requires_grad or t._base._grad_fn is not None)))

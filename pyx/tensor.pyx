@@ -7,6 +7,7 @@ node, a non-leaf passes gradients on to its ``grad_fn``. This file holds the dat
 model; the ops, hooks and ``backward`` live in the layers above and register
 themselves as Tensor's methods (NOTE [How Tensor gets its methods]).
 """
+import copy
 import warnings
 
 import numpy as np
@@ -161,7 +162,7 @@ _NON_LEAF_GRAD_WARNING = (
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
     "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
     "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
-    "instead. See github.com/pytorch/pytorch/pull/30531 for more informations.")
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more information.")
 
 
 @cython.freelist(262144)
@@ -194,6 +195,9 @@ cdef class Tensor:
         if not isinstance(value, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
         new_data = (<Tensor>value)._data
+        if requires_grad(self) and new_data.dtype.kind not in "fc":
+            raise RuntimeError("data set to a tensor that requires gradients must be floating "
+                               "point or complex dtype")
         if new_data.dtype != self._data.dtype or new_data.shape != self._data.shape:
             self._accumulator = None      # its metadata describes the old data
         self._data = new_data
@@ -313,6 +317,28 @@ cdef class Tensor:
     def __repr__(self):
         return unary(_operators.repr, self)
 
+    def __deepcopy__(self, memo):
+        """A new leaf with copied memory, flag and ``.grad``; graph tensors refuse."""
+        cdef Tensor result
+        if get_grad_fn(self) is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the "
+                "deepcopy protocol at the moment.  If you were attempting to deepcopy a "
+                "module, this may be because of a torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001")
+        if id(self) in memo:
+            return memo[id(self)]
+        result = make_tensor(self._data.copy())
+        result._requires_grad = self._requires_grad
+        result._is_inference = self._is_inference
+        memo[id(self)] = result
+        if self._grad is not None:
+            result._grad = copy.deepcopy(self._grad, memo)
+        attributes = getattr(self, "__dict__")
+        if attributes:
+            getattr(result, "__dict__").update(copy.deepcopy(attributes, memo))
+        return result
+
     def __reduce__(self):
         return (_rebuild_tensor, (self._data, requires_grad(self)))
 
@@ -348,7 +374,7 @@ cdef class Tensor:
 
     @property
     def is_leaf(self):
-        return self._grad_fn is None
+        return get_grad_fn(self) is None
 
     @property
     def grad_fn(self):
@@ -374,6 +400,8 @@ cdef class Tensor:
             raise TypeError("assigned grad expected to be a Tensor or None but got grad of type "
                             + type(value).__name__)
         new_grad = value
+        if new_grad is self:
+            raise RuntimeError("can't assign Variable as its own grad")
         if new_grad._data.shape != self._data.shape:
             raise RuntimeError(
                 f"attempting to assign a gradient of size '{list(new_grad._data.shape)}' to a "
@@ -423,7 +451,7 @@ cdef class Tensor:
 
     def detach_(self):
         """Make this tensor a leaf that does not require grad, in place."""
-        if self._base is not None and requires_grad(self._base):
+        if self._base is not None:
             raise RuntimeError(
                 "Can't detach views in-place. Use detach() instead. If you are using "
                 "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "

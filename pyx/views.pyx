@@ -164,8 +164,11 @@ cdef void regenerate_view_grad_fn(Tensor view) except *:
     node.view_geometry = geometry(view._data, base._data)
     set_edges(node, (gradient_edge(base),))
     node.input_metadata = ((view._data.shape, view._data.dtype),)
+    old_fn, old_nr = view._grad_fn, view._output_nr
     view._grad_fn = node
     view._output_nr = 0
+    if old_fn is not None:
+        move_retains_grad_hook(view, old_fn, old_nr)
 
 
 cdef void rebase_history(Tensor self, Node node) except *:
@@ -233,6 +236,7 @@ cdef Tensor apply_inplace(Tensor self, object compute, tuple others, bint needs_
         check_no_internal_overlap(self)
         for other in others:
             check_no_partial_overlap(self, other)
+    make_writeable(self._data)
     if not records and ufunc is not None:
         ufunc_into(self, ufunc, operand)
         bump_version(self)
@@ -248,6 +252,18 @@ cdef Tensor apply_inplace(Tensor self, object compute, tuple others, bint needs_
     if records:
         rebase_history(self, <Node>out._grad_fn)
     return self
+
+
+cdef inline void make_writeable(object array) except *:
+    """NumPy marks broadcast views (``expand``) read-only; PyTorch writes through them.
+    The flag is lifted when the memory's owner is writeable."""
+    if type(array) is not np.ndarray or cnp.PyArray_ISWRITEABLE(<cnp.ndarray>array):
+        return
+    try:
+        array.flags.writeable = True
+    except ValueError:
+        raise RuntimeError("cannot write into a tensor whose memory is read-only (for example "
+                           "one made from a read-only buffer); clone() it first") from None
 
 
 cdef inline bint any_tensor_requires_grad(tuple values):
@@ -442,6 +458,8 @@ cdef void check_no_internal_overlap(Tensor written) except *:
     if type(written._data) is not cnp.ndarray:
         return
     array = <cnp.ndarray>written._data
+    if cnp.PyArray_SIZE(array) == 0:
+        return                      # no elements, no overlap
     for i in range(cnp.PyArray_NDIM(array)):
         if cnp.PyArray_STRIDES(array)[i] == 0 and cnp.PyArray_DIMS(array)[i] > 1:
             raise RuntimeError(

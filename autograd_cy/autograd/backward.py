@@ -86,7 +86,7 @@ def _row(grad, index):
     if grad.requires_grad:
         return grad[index]
     from autograd_cy import from_numpy
-    return from_numpy(grad.numpy()[index])
+    return from_numpy(grad.numpy()[index, ...])     # [i, ...]: a 0-d array, not a scalar
 
 
 def _stack(tensors):

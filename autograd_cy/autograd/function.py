@@ -71,6 +71,13 @@ class FunctionCtx:
                     "non-tensors as attributes on ctx.")
         self.saved_for_forward = tensors
 
+    @property
+    def saved_variables(self):
+        """Deprecated name of ``saved_tensors``."""
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'",
+                      DeprecationWarning, stacklevel=2)
+        return self.saved_tensors
+
     def mark_dirty(self, *tensors):
         """Declare that forward modified these inputs in place; forward must return them.
 

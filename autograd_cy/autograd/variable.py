@@ -20,7 +20,8 @@ class _ExecutionEngine:
 
 
 class Variable(metaclass=_VariableMeta):
-    """``Variable(t, requires_grad=...)`` returns ``t`` itself as a Tensor, flag set."""
+    """``Variable(t, requires_grad=...)`` returns a new leaf sharing ``t``'s memory, with
+    the flag set; ``t`` itself is left as it was."""
 
     _execution_engine = _ExecutionEngine()
 
@@ -31,5 +32,4 @@ class Variable(metaclass=_VariableMeta):
         if not isinstance(data, Tensor):
             raise TypeError("Variable data has to be a tensor, but got "
                             f"{type(data).__name__}")
-        data.requires_grad_(requires_grad)
-        return data
+        return data.detach().requires_grad_(requires_grad)

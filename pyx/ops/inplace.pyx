@@ -7,7 +7,7 @@ import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.tensor cimport (
-    Tensor, make_tensor, requires_grad, bump_version, register_methods,
+    Tensor, make_tensor, requires_grad, bump_version, register_methods, array_module,
 )
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.recording cimport record
@@ -17,28 +17,51 @@ __all__ = ["zero_", "fill_", "copy_"]
 __tensor_methods__ = ("zero_", "fill_", "copy_")
 
 
-cdef class FillBackward0(Node):
-    """``x.fill_(value)``: nothing flows to the old x; a tensor value gets the grad's sum."""
+cdef inline object zeros_for_old_value(Node node, object grad):
+    """The old value of an overwritten tensor gets a zero gradient (not None): the edge to
+    its history stays, and what lies behind it still runs (and checks its saved tensors)."""
+    if grad is None or not node.should_compute_output(0):
+        return None
+    array = (<Tensor>grad)._data
+    return make_tensor(array_module(array).zeros_like(array))
+
+
+cdef class FillBackward2(Node):
+    """``x.fill_(number)``: the old x gets zeros."""
 
     cpdef tuple apply(self, tuple grads):
-        cdef Tensor grad = grads[0]
+        return (zeros_for_old_value(self, grads[0]),)
+
+
+cdef class FillBackward3(Node):
+    """``x.fill_(value)`` with a 0-dim tensor: the old x gets zeros, value the grad's sum."""
+
+    cpdef tuple apply(self, tuple grads):
+        grad = grads[0]
         value_grad = None
-        if len(self.next_nodes) > 1 and self.should_compute_output(1) and grad is not None:
+        if self.should_compute_output(1) and grad is not None:
             value_grad = grad.sum()
-        return (None, value_grad)[:len(self.next_nodes)]
+        return (zeros_for_old_value(self, grad), value_grad)
 
 
 cdef class ZeroBackward0(Node):
+    """``x.zero_()``: the old x gets zeros."""
+
     cpdef tuple apply(self, tuple grads):
-        return (None,)
+        return (zeros_for_old_value(self, grads[0]),)
 
 
 cdef class CopyBackwards(Node):
-    """``x.copy_(src)``: src receives the gradient (cast and summed to its shape)."""
+    """``x.copy_(src)``: the old x gets zeros; src the gradient (cast and summed to its
+    shape)."""
+
+    def name(self):
+        return "torch::autograd::CopyBackwards"
 
     cpdef tuple apply(self, tuple grads):
-        cdef Tensor grad = grads[0]
-        return (None, grad if self.should_compute_output(1) else None)
+        grad = grads[0]
+        return (zeros_for_old_value(self, grad),
+                grad if self.should_compute_output(1) else None)
 
 
 def _filled(Tensor source, value, Node node):
@@ -66,7 +89,8 @@ def fill_(Tensor self, value):
             "fill_ only supports 0-dimension value tensor but got tensor with "
             f"{(<Tensor>value)._data.ndim} dimensions.")
     # The 0-dim value is read once, before anything is written: no overlap check.
-    return apply_inplace(self, lambda x: _filled(x, value, FillBackward0()), (value,), False,
+    node_type = FillBackward3 if isinstance(value, Tensor) else FillBackward2
+    return apply_inplace(self, lambda x: _filled(x, value, node_type()), (value,), False,
                          None, None, False)
 
 
