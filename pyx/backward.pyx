@@ -119,6 +119,20 @@ def _size(shape):
     return f"autograd_cy.Size({list(shape)})"
 
 
+def _root_edges(outputs):
+    """The gradient edge of each output; an output whose gradient has nowhere to go (a view
+    made under no_grad of a tensor that requires grad has neither a grad_fn nor its own
+    flag) is refused as PyTorch's engine refuses it."""
+    edges = []
+    for index, out in enumerate(outputs):
+        edge = _edge(out)
+        if (<Edge>edge).function is None:
+            raise RuntimeError(f"element {index} of tensors does not require grad and does not "
+                               "have a grad_fn")
+        edges.append(edge)
+    return tuple(edges)
+
+
 def _check_roots(outputs):
     for index, out in enumerate(outputs):
         if _is_gradient_edge(out):
@@ -163,7 +177,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
                 # backward(inputs=[t]) fills t.grad even for a non-leaf.
                 value.retain_grad()
         input_edges = [_edge(value) for value in inputs]
-    run_backward(tuple(_edge(t) for t in tensors), grads, bool(retain_graph),
+    run_backward(_root_edges(tensors), grads, bool(retain_graph),
                  bool(create_graph), input_edges, True)
 
 

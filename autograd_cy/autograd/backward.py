@@ -10,7 +10,7 @@ import numpy as np
 
 from autograd_cy._C.backward import (
     backward, GradientEdge, _as_tuple, _check_roots, _edge, _inputs_tuple, _is_gradient_edge,
-    _make_grads,
+    _make_grads, _root_edges,
 )
 from autograd_cy._C.engine import run_backward
 
@@ -46,7 +46,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         retain_graph = create_graph
     grad_outputs = _make_grads(outputs, grad_outputs, is_grads_batched)
     _check_roots(outputs)
-    root_edges = tuple(_edge(t) for t in outputs)
+    root_edges = _root_edges(outputs)
     input_edges = [_edge(value) for value in inputs]
 
     if is_grads_batched:
