@@ -171,7 +171,14 @@ def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=Non
     return _make(np.empty(_size(size), _numpy_dtype(dtype, np.float32)), requires_grad)
 
 
+def _check_number(function, value, argument="fill_value", position=2):
+    if not isinstance(value, (builtins.int, builtins.float, np.number, np.bool_)):
+        raise TypeError(f"{function}(): argument '{argument}' (position {position}) must be "
+                        f"Number, not {type(value).__name__}")
+
+
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    _check_number("full", fill_value)
     if dtype is None:
         dtype = (_dtypes.bool if isinstance(fill_value, builtins.bool) else
                  _dtypes.int64 if isinstance(fill_value, builtins.int) else _dtypes.float32)
@@ -181,6 +188,9 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
 def _empty_like(input, dtype):
     """Uninitialised storage shaped like ``input`` and, when it is dense, with its strides
     (PyTorch's ``memory_format=torch.preserve_format``)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
     array = input.numpy(force=True)
     return np.empty_like(array, dtype=_numpy_dtype(dtype, array.dtype), order="K")
 
@@ -203,6 +213,7 @@ def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_fo
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
               memory_format=None):
+    _check_number("full_like", fill_value)
     array = _empty_like(input, dtype)
     array.fill(fill_value)
     return _make(array, requires_grad)

@@ -19,7 +19,9 @@ from autograd_cy._C.tensor cimport (
 )
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.recording cimport record1, record2, any_requires_grad2
-from autograd_cy._C.promotion cimport result_type, floating_result_type, operand_array, wrap
+from autograd_cy._C.promotion cimport (
+    result_type, floating_result_type, operand_array, wrap, broadcast_failure,
+)
 from autograd_cy._C.fp_errors cimport quietly2, ignoring_fp_errors
 from autograd_cy._C.kernels cimport binary_kernel, scalar_kernel, KERNEL_ADD, KERNEL_SUB, KERNEL_MUL
 from autograd_cy._C.views cimport apply_inplace
@@ -59,10 +61,14 @@ cdef object add_impl(object self, object other, object alpha):
         array = fused(KERNEL_ADD, <Tensor>self, other)
     if array is None:
         dtype = result_type(self, other)
+        check_alpha(dtype, alpha)
         a = operand_array(self, dtype)
         b = operand_array(other, dtype)
-        with ignoring_fp_errors():      # float32 overflow is inf, without a warning
-            array = a + b if unit else a + alpha * b
+        try:
+            with ignoring_fp_errors():      # float32 overflow is inf, without a warning
+                array = a + b if unit else a + alpha * b
+        except ValueError:
+            raise_broadcast_error(self, other)
     cdef Tensor out = wrap(array)
     cdef AddBackward0 node
     if any_requires_grad2(self, other):
@@ -78,6 +84,23 @@ cdef object add_op(object self, object other):
 
 
 cdef object ONE = 1
+
+
+cdef void raise_broadcast_error(object a, object b) except *:
+    """Called while NumPy's ValueError is handled: PyTorch's error for shapes that do not
+    broadcast, or that ValueError again when the shapes were not the cause."""
+    error = broadcast_failure(a, b)
+    if error is None:
+        raise
+    raise error from None
+
+
+cdef void check_alpha(object dtype, object alpha) except *:
+    if not isinstance(alpha, (int, float, np.number)):
+        raise TypeError(f"add(): argument 'alpha' must be Number, not {type(alpha).__name__}")
+    if dtype.kind in "biu" and isinstance(alpha, (float, np.floating)):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
 
 
 cdef inline object fused(int op, Tensor self, object other):
@@ -118,10 +141,14 @@ cdef object sub_impl(object self, object other, object alpha):
         if dtype.kind == "b":
             raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                                "supported. Use the `^` or `logical_xor()` operator instead.")
+        check_alpha(dtype, alpha)
         a = operand_array(self, dtype)
         b = operand_array(other, dtype)
-        with ignoring_fp_errors():
-            array = a - b if unit else a - alpha * b
+        try:
+            with ignoring_fp_errors():
+                array = a - b if unit else a - alpha * b
+        except ValueError:
+            raise_broadcast_error(self, other)
     cdef Tensor out = wrap(array)
     cdef SubBackward0 node
     if any_requires_grad2(self, other):
@@ -144,7 +171,11 @@ cdef class RsubBackward0(Node):
 def rsub(self, other):
     """``other - self`` (``2 - x``); its node is RsubBackward0, as in PyTorch."""
     dtype = result_type(self, other)
-    cdef Tensor out = wrap(operand_array(other, dtype) - operand_array(self, dtype))
+    try:
+        array = operand_array(other, dtype) - operand_array(self, dtype)
+    except ValueError:
+        raise_broadcast_error(self, other)
+    cdef Tensor out = wrap(array)
     if any_requires_grad2(self, other):
         record2(RsubBackward0(), self, other, out)
     return out
@@ -176,8 +207,11 @@ cdef object mul_impl(object self, object other):
         array = fused(KERNEL_MUL, <Tensor>self, other)
     if array is None:
         dtype = result_type(self, other)
-        with ignoring_fp_errors():
-            array = operand_array(self, dtype) * operand_array(other, dtype)
+        try:
+            with ignoring_fp_errors():
+                array = operand_array(self, dtype) * operand_array(other, dtype)
+        except ValueError:
+            raise_broadcast_error(self, other)
     cdef Tensor out = wrap(array)
     cdef MulBackward0 node
     if any_requires_grad2(self, other):
@@ -209,8 +243,11 @@ def div(self, other, *, rounding_mode=None):
     if rounding_mode is not None:
         return _rounded_div(self, other, rounding_mode)
     dtype = floating_result_type(self, other)
-    cdef Tensor out = wrap(quietly2(np.true_divide, operand_array(self, dtype),
-                                     operand_array(other, dtype)))
+    try:
+        array = quietly2(np.true_divide, operand_array(self, dtype), operand_array(other, dtype))
+    except ValueError:
+        raise_broadcast_error(self, other)
+    cdef Tensor out = wrap(array)
     if any_requires_grad2(self, other):
         # Both gradients read the divisor; only the divisor's reads the dividend.
         record2(DivBackward0(), self, other, out,
@@ -238,13 +275,18 @@ def _rounded_div(self, other, rounding_mode):
                            f"but found '{rounding_mode}'")
     dtype = result_type(self, other)
     a, b = operand_array(self, dtype), operand_array(other, dtype)
-    if dtype.kind == "f":
-        quotient = quietly2(np.true_divide, a, b)
-        array = np.trunc(quotient) if rounding_mode == "trunc" else np.floor(quotient)
-    elif rounding_mode == "floor":
-        array = np.floor_divide(a, b)
-    else:
-        array = np.trunc(np.true_divide(a, b)).astype(dtype)
+    if dtype.kind != "f" and not np.all(b):
+        raise RuntimeError("ZeroDivisionError")
+    try:
+        if dtype.kind == "f":
+            quotient = quietly2(np.true_divide, a, b)
+            array = np.trunc(quotient) if rounding_mode == "trunc" else np.floor(quotient)
+        elif rounding_mode == "floor":
+            array = np.floor_divide(a, b)
+        else:
+            array = np.trunc(np.true_divide(a, b)).astype(dtype)
+    except ValueError:
+        raise_broadcast_error(self, other)
     cdef Tensor out = wrap(np.asarray(array, dtype=dtype))
     if dtype.kind == "f" and any_requires_grad2(self, other):
         record2(DivBackward1(), self, other, out)
@@ -309,7 +351,9 @@ cdef class PowBackward1(Node):
         grad = grads[0]
         self_grad = exponent_grad = None
         if self.should_compute_output(0):
-            self_grad = mul(grad, mul(exponent, pow(base, sub(exponent, 1))))
+            # Zero where the exponent is 0, as PyTorch (0 ** -1 would make 0 * inf = NaN).
+            self_grad = where(make_tensor(exponent._data == 0), 0.0,
+                              mul(grad, mul(exponent, pow(base, sub(exponent, 1)))))
         if self.should_compute_output(1):
             result = unpack_saved(self, 2)
             # 0 ** e has no log; PyTorch defines that gradient as 0 where e >= 0.
@@ -324,8 +368,17 @@ cdef class PowBackward2(Node):
     cdef readonly object saved_self       # the number base, not a tensor
 
     cpdef tuple apply(self, tuple grads):
-        result = unpack_saved(self, 0)
-        return (mul(grads[0], mul(result, float(np.log(self.saved_self)))),)
+        from autograd_cy._C.ops.selection import where
+        cdef Tensor result = unpack_saved(self, 0)
+        base = self.saved_self
+        with ignoring_fp_errors():
+            log_base = float(np.log(np.float64(base)))
+        grad = mul(grads[0], mul(result, log_base))
+        if base == 0:
+            # 0 ** e has no log; PyTorch defines that gradient as 0 where e >= 0.
+            exponent_nonnegative = make_tensor(np.isfinite(result._data))
+            return (where(exponent_nonnegative, 0.0, grad),)
+        return (grad,)
 
 
 def pow(self, exponent):
@@ -339,7 +392,14 @@ def pow(self, exponent):
     exponent_array = operand_array(exponent, dtype)
     if dtype.kind in "iu" and isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    out = wrap(quietly2(np.power, base_array, exponent_array))
+    try:
+        if dtype.kind in "iu" and isinstance(exponent, Tensor) and np.any(exponent_array < 0):
+            array = integer_power(base_array, exponent_array)
+        else:
+            array = quietly2(np.power, base_array, exponent_array)
+    except ValueError:
+        raise_broadcast_error(self, exponent)
+    out = wrap(array)
     if not any_requires_grad2(self, exponent):
         return out
     if isinstance(exponent, Tensor):
@@ -351,11 +411,27 @@ def pow(self, exponent):
     return out
 
 
+cdef object integer_power(object base, object exponent):
+    """Integer ``base ** exponent`` with negative exponents, as PyTorch computes it: 1 and -1
+    keep their powers, every other base (0 included) gives 0."""
+    base, exponent = np.broadcast_arrays(base, exponent)
+    negative = exponent < 0
+    array = np.power(base, np.where(negative, 0, exponent))
+    odd = (exponent % 2) != 0
+    unit = np.where(base == 1, 1, np.where(base == -1, np.where(odd, -1, 1), 0))
+    return np.where(negative, unit, array).astype(base.dtype)
+
+
 def rpow(Tensor self, other):
     """``other ** self`` for a Python number ``other``."""
     cdef PowBackward2 node
     dtype = result_type(self, other)
-    cdef Tensor out = wrap(np.power(operand_array(other, dtype), operand_array(self, dtype)))
+    exponent = operand_array(self, dtype)
+    if dtype.kind in "iu" and np.any(exponent < 0):
+        array = integer_power(np.asarray(other, dtype=dtype), exponent)
+    else:
+        array = quietly2(np.power, operand_array(other, dtype), exponent)
+    cdef Tensor out = wrap(array)
     if is_grad_enabled() and requires_grad(self):
         node = PowBackward2()
         node.saved_self = other
@@ -373,30 +449,45 @@ cdef object scaled(object other, object alpha):
 
 
 def add_(Tensor self, other, *, alpha=1):
-    return apply_inplace(self, lambda x: add(x, other, alpha=alpha), (other,), False,
-                         np.add, scaled(other, alpha))
+    try:
+        return apply_inplace(self, lambda x: add(x, other, alpha=alpha), (other,), False,
+                             np.add, scaled(other, alpha))
+    except ValueError:
+        raise_broadcast_error(self, other)
 
 
 def sub_(Tensor self, other, *, alpha=1):
-    return apply_inplace(self, lambda x: sub(x, other, alpha=alpha), (other,), False,
-                         np.subtract, scaled(other, alpha))
+    try:
+        return apply_inplace(self, lambda x: sub(x, other, alpha=alpha), (other,), False,
+                             np.subtract, scaled(other, alpha))
+    except ValueError:
+        raise_broadcast_error(self, other)
 
 
 def mul_(Tensor self, other):
-    return apply_inplace(self, lambda x: mul(x, other), (other,),
-                         is_tensor_requiring_grad(other), np.multiply, other)
+    try:
+        return apply_inplace(self, lambda x: mul(x, other), (other,),
+                             is_tensor_requiring_grad(other), np.multiply, other)
+    except ValueError:
+        raise_broadcast_error(self, other)
 
 
 def div_(Tensor self, other, *, rounding_mode=None):
-    if rounding_mode is not None:
-        return apply_inplace(self, lambda x: div(x, other, rounding_mode=rounding_mode),
-                             (other,), is_tensor_requiring_grad(other))
-    return apply_inplace(self, lambda x: div(x, other), (other,),
-                         is_tensor_requiring_grad(other), np.true_divide, other)
+    try:
+        if rounding_mode is not None:
+            return apply_inplace(self, lambda x: div(x, other, rounding_mode=rounding_mode),
+                                 (other,), is_tensor_requiring_grad(other))
+        return apply_inplace(self, lambda x: div(x, other), (other,),
+                             is_tensor_requiring_grad(other), np.true_divide, other)
+    except ValueError:
+        raise_broadcast_error(self, other)
 
 
 def pow_(Tensor self, exponent):
-    return apply_inplace(self, lambda x: pow(x, exponent), (exponent,), True)
+    try:
+        return apply_inplace(self, lambda x: pow(x, exponent), (exponent,), True)
+    except ValueError:
+        raise_broadcast_error(self, exponent)
 
 
 def neg_(Tensor self):
@@ -407,14 +498,20 @@ cdef object iadd(object self, object other):
     """``self += other``: ``add_`` without its keyword arguments, and with grad mode off (an
     optimizer step) without the closure, which only a recorded op runs."""
     if not is_grad_enabled():
-        return apply_inplace(<Tensor>self, None, (other,), False, np.add, other)
+        try:
+            return apply_inplace(<Tensor>self, None, (other,), False, np.add, other)
+        except ValueError:
+            raise_broadcast_error(self, other)
     return add_(self, other)
 
 
 cdef object isub(object self, object other):
     """``self -= other``, as ``iadd``."""
     if not is_grad_enabled():
-        return apply_inplace(<Tensor>self, None, (other,), False, np.subtract, other)
+        try:
+            return apply_inplace(<Tensor>self, None, (other,), False, np.subtract, other)
+        except ValueError:
+            raise_broadcast_error(self, other)
     return sub_(self, other)
 
 

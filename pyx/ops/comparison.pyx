@@ -129,11 +129,12 @@ cdef Tensor bitwise(object ufunc, str name, object self, object other):
     """``&``, ``|``, ``^`` of bool or integer tensors (PyTorch promotes, never to float)."""
     dtype = result_type(self, other)
     if dtype.kind == "f":
-        raise RuntimeError(f'"{name}_cpu" not implemented for '
-                           f"'{from_numpy_dtype(dtype)._scalar_name}'")
+        raise NotImplementedError(f'"{name}_cpu" not implemented for '
+                                  f"'{from_numpy_dtype(dtype)._scalar_name}'")
     a = (<Tensor>self)._data.astype(dtype, copy=False)
     b = (<Tensor>other)._data.astype(dtype, copy=False) if isinstance(other, Tensor) else other
-    return make_tensor(np.asarray(ufunc(a, b), dtype=dtype))
+    return apply_binary(lambda x, y: np.asarray(ufunc(x, y), dtype=dtype), <Tensor>self, other,
+                        a, b)
 
 
 def bitwise_and(self, other):
@@ -154,8 +155,8 @@ def bitwise_xor(self, other):
 def bitwise_not(Tensor self):
     """Elementwise NOT: ``~mask`` for bool tensors, two's complement for integers."""
     if self._data.dtype.kind == "f":
-        raise RuntimeError('"bitwise_not_cpu" not implemented for '
-                           f"'{from_numpy_dtype(self._data.dtype)._scalar_name}'")
+        raise NotImplementedError('"bitwise_not_cpu" not implemented for '
+                                  f"'{from_numpy_dtype(self._data.dtype)._scalar_name}'")
     return make_tensor(np.invert(self._data))
 
 
@@ -270,6 +271,9 @@ cdef object xor_op(object a, object b):
 
 
 cdef object not_op(object a):
+    if (<Tensor>a)._data.dtype.kind == "f":
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                        "tensors")
     return bitwise_not(a)
 
 

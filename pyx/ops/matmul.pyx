@@ -22,43 +22,51 @@ __tensor_methods__ = ("matmul", "mm", "bmm", "addmm", "dot", "mv")
 
 
 cdef class MatmulBackward0(Node):
-    """Backward of ``a @ b`` for every rank combination (1-D, 2-D, batched)."""
+    """Backward of ``a @ b`` for every rank combination (1-D, 2-D, batched).
+
+    Each side's gradient reads only the other operand, so an operand is saved only when the
+    other one requires grad (PyTorch saves ``None`` otherwise, and an in-place change of the
+    unsaved operand does not break backward)."""
     saved_names = ("self", "other")
+    cdef int a_dim, b_dim
 
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
-        if not is_grad_enabled() and isinstance(grad, Tensor):
+        cdef bint need_a = self.should_compute_output(0)
+        cdef bint need_b = self.should_compute_output(1)
+        if (not is_grad_enabled() and isinstance(grad, Tensor)
+                and self.a_dim == 2 and self.b_dim == 2):
             # Nothing to record (no create_graph): two matrices multiply straight as arrays.
-            a_array = (<SavedTensor>self.saved_tensors[0]).unpack_array(self)
-            b_array = (<SavedTensor>self.saved_tensors[1]).unpack_array(self)
-            if (a_array is not None and b_array is not None
-                    and a_array.ndim == 2 and b_array.ndim == 2):
-                g = (<Tensor>grad)._data
-                return (make_tensor(np.matmul(g, b_array.T))
-                        if self.should_compute_output(0) else None,
-                        make_tensor(np.matmul(a_array.T, g))
-                        if self.should_compute_output(1) else None)
+            g = (<Tensor>grad)._data
+            a_grad = b_grad = None
+            if need_a:
+                b_array = (<SavedTensor>self.saved_tensors[1]).unpack_array(self)
+                a_grad = make_tensor(np.matmul(g, b_array.T))
+            if need_b:
+                a_array = (<SavedTensor>self.saved_tensors[0]).unpack_array(self)
+                b_grad = make_tensor(np.matmul(a_array.T, g))
+            return (a_grad, b_grad)
         from autograd_cy._C.ops.shape import unsqueeze, squeeze, transpose
-        a = unpack_saved(self, 0)
-        b = unpack_saved(self, 1)
+        a = unpack_saved(self, 0) if need_b else None
+        b = unpack_saved(self, 1) if need_a else None
         a_grad = b_grad = None
-        a_dim, b_dim = (<Tensor>a)._data.ndim, (<Tensor>b)._data.ndim
+        a_dim, b_dim = self.a_dim, self.b_dim
         if a_dim == 1 and b_dim == 1:
-            if self.should_compute_output(0):
+            if need_a:
                 a_grad = mul(grad, b)
-            if self.should_compute_output(1):
+            if need_b:
                 b_grad = mul(grad, a)
             return (a_grad, b_grad)
         # Lift 1-D operands to matrices, use the matrix formulas, drop the extra dim.
         grad_m = unsqueeze(grad, -2) if a_dim == 1 else grad
         grad_m = unsqueeze(grad_m, -1) if b_dim == 1 else grad_m
-        a_m = unsqueeze(a, 0) if a_dim == 1 else a
-        b_m = unsqueeze(b, -1) if b_dim == 1 else b
-        if self.should_compute_output(0):
+        if need_a:
+            b_m = unsqueeze(b, -1) if b_dim == 1 else b
             a_grad = matmul(grad_m, transpose(b_m, -1, -2))
             if a_dim == 1:
                 a_grad = squeeze(a_grad, -2)
-        if self.should_compute_output(1):
+        if need_b:
+            a_m = unsqueeze(a, 0) if a_dim == 1 else a
             b_grad = matmul(transpose(a_m, -1, -2), grad_m)
             if b_dim == 1:
                 b_grad = squeeze(b_grad, -1)
@@ -66,24 +74,27 @@ cdef class MatmulBackward0(Node):
 
 
 cdef class MmBackward0(MatmulBackward0):
-    pass
+    saved_names = ("self", "mat2")
 
 
 cdef class BmmBackward0(MatmulBackward0):
-    pass
+    saved_names = ("self", "mat2")
 
 
 cdef class DotBackward0(MatmulBackward0):
-    pass
+    saved_names = ("self", "tensor")
 
 
 cdef class MvBackward0(MatmulBackward0):
-    pass
+    saved_names = ("self", "vec")
 
 
 cdef Tensor _record_matmul(MatmulBackward0 node, Tensor a, Tensor b, Tensor out):
-    if is_grad_enabled() and (requires_grad(a) or requires_grad(b)):
-        record2(node, a, b, out, (a, b))
+    cdef bint a_grad = requires_grad(a), b_grad = requires_grad(b)
+    if is_grad_enabled() and (a_grad or b_grad):
+        node.a_dim = a._data.ndim
+        node.b_dim = b._data.ndim
+        record2(node, a, b, out, (a if b_grad else None, b if a_grad else None))
     return out
 
 
@@ -170,6 +181,10 @@ def mv(Tensor self, Tensor vec):
     if self._data.ndim != 2 or vec._data.ndim != 1:
         raise RuntimeError("vector + matrix @ vector expected, got "
                            f"{self._data.ndim}, {vec._data.ndim}")
+    if self._data.shape[1] != vec._data.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({self._data.shape[0]}), mat "
+                           f"({self._data.shape[0]}x{self._data.shape[1]}), vec "
+                           f"({vec._data.shape[0]})")
     return matmul(self, vec)
 
 

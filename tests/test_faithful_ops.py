@@ -1,0 +1,252 @@
+"""PyTorch-faithful op behaviour checked against torch 2.13: the exception a bad input raises
+(never one of NumPy's), what a node saves, pow's gradients at a zero base, output layouts,
+result dtypes of the losses, and the names PyTorch's own autograd tests use."""
+import numpy as np
+import pytest
+import torch
+
+import autograd_cy as T
+import autograd_cy.nn.functional as TF
+import torch.nn.functional as F
+
+
+def _f(lib):
+    return F if lib is torch else TF
+
+
+def _ones(lib, *shape, dtype="float32"):
+    return lib.ones(*shape, dtype=getattr(lib, dtype))
+
+
+# Bad inputs, each run on both libraries: same exception type, same key words.
+BAD_INPUTS = {
+    "add": lambda lib: _ones(lib, 2, 3) + _ones(lib, 4),
+    "add_fn": lambda lib: lib.add(_ones(lib, 2, 3), _ones(lib, 4), alpha=2),
+    "sub": lambda lib: _ones(lib, 2, 3) - _ones(lib, 4),
+    "rsub": lambda lib: lib.rsub(_ones(lib, 2, 3), _ones(lib, 4)),
+    "mul": lambda lib: _ones(lib, 2, 3) * _ones(lib, 4),
+    "div": lambda lib: _ones(lib, 2, 3) / _ones(lib, 4),
+    "div_floor": lambda lib: lib.div(_ones(lib, 2, 3), _ones(lib, 4), rounding_mode="floor"),
+    "pow": lambda lib: _ones(lib, 2, 3) ** _ones(lib, 4),
+    "maximum": lambda lib: lib.maximum(_ones(lib, 2, 3), _ones(lib, 4)),
+    "eq": lambda lib: lib.eq(_ones(lib, 2, 3), _ones(lib, 4)),
+    "bitwise_and": lambda lib: _ones(lib, 2, 3, dtype="int64") & _ones(lib, 4, dtype="int64"),
+    "add_": lambda lib: _ones(lib, 2, 3).add_(_ones(lib, 4)),
+    "add_into_smaller": lambda lib: _ones(lib, 4).add_(_ones(lib, 2, 3)),
+    "sub_": lambda lib: _ones(lib, 2, 3).sub_(_ones(lib, 4)),
+    "mul_": lambda lib: _ones(lib, 2, 3).mul_(_ones(lib, 4)),
+    "div_": lambda lib: _ones(lib, 2, 3).div_(_ones(lib, 4)),
+    "pow_": lambda lib: _ones(lib, 2, 3).pow_(_ones(lib, 4)),
+    "iadd": lambda lib: _ones(lib, 2, 3).__iadd__(_ones(lib, 4)),
+    "add_str": lambda lib: lib.add(_ones(lib, 3), "a"),
+    "mul_list": lambda lib: lib.mul(_ones(lib, 3), [1, 2, 3]),
+    "alpha_float_on_int": lambda lib: lib.add(_ones(lib, 3, dtype="int64"),
+                                              _ones(lib, 3, dtype="int64"), alpha=2.5),
+    "alpha_float_on_bool": lambda lib: lib.add(_ones(lib, 3, dtype="bool"),
+                                               _ones(lib, 3, dtype="bool"), alpha=0.5),
+    "int_div_by_zero_floor": lambda lib: lib.div(_ones(lib, 3, dtype="int64"),
+                                                 lib.zeros(3, dtype=lib.int64),
+                                                 rounding_mode="floor"),
+    "int_div_by_zero_trunc": lambda lib: lib.div(_ones(lib, 3, dtype="int64"),
+                                                 lib.zeros(3, dtype=lib.int64),
+                                                 rounding_mode="trunc"),
+    "int_pow_negative_number": lambda lib: _ones(lib, 3, dtype="int64") ** -1,
+    "bitwise_float": lambda lib: lib.bitwise_and(_ones(lib, 3), _ones(lib, 3)),
+    "bitwise_not_float": lambda lib: lib.bitwise_not(_ones(lib, 3)),
+    "invert_float": lambda lib: ~_ones(lib, 3),
+    "amax_empty": lambda lib: lib.ones(0, 3).amax(),
+    "amin_empty": lambda lib: lib.ones(0, 3).amin(),
+    "amax_empty_dim": lambda lib: lib.ones(0, 3).amax(0),
+    "max_empty": lambda lib: lib.ones(0).max(),
+    "full_str": lambda lib: lib.full((2,), "a"),
+    "full_like_str": lambda lib: lib.full_like(_ones(lib, 2), "a"),
+    "zeros_like_list": lambda lib: lib.zeros_like([1, 2]),
+    "mm_shapes": lambda lib: lib.mm(_ones(lib, 2, 3), _ones(lib, 4, 2)),
+    "mv_shapes": lambda lib: lib.mv(_ones(lib, 2, 3), _ones(lib, 4)),
+    "dot_shapes": lambda lib: lib.dot(_ones(lib, 3), _ones(lib, 4)),
+    "bmm_shapes": lambda lib: lib.bmm(_ones(lib, 2, 2, 3), _ones(lib, 2, 4, 2)),
+    "matmul_dtypes": lambda lib: lib.matmul(_ones(lib, 2, 2), _ones(lib, 2, 2, dtype="float64")),
+    "mse_broadcast": lambda lib: _f(lib).mse_loss(_ones(lib, 2, 3), _ones(lib, 4)),
+    "where_broadcast": lambda lib: lib.where(_ones(lib, 2, 3) > 0, _ones(lib, 2, 3),
+                                             _ones(lib, 4)),
+    "clamp_broadcast": lambda lib: lib.clamp(_ones(lib, 2, 3), _ones(lib, 4)),
+    "cat_shapes": lambda lib: lib.cat([_ones(lib, 2, 3), _ones(lib, 2, 4)], 0),
+    "view_size": lambda lib: _ones(lib, 2, 3).view(4),
+    "expand_size": lambda lib: _ones(lib, 2, 3).expand(4, 3),
+    "sum_dim": lambda lib: _ones(lib, 2, 3).sum(3),
+    "softmax_dim": lambda lib: _ones(lib, 2, 3).softmax(3),
+    "index_out_of_range": lambda lib: _ones(lib, 2, 3)[5],
+    "index_select_out_of_range": lambda lib: _ones(lib, 2, 3).index_select(0, lib.tensor([5])),
+    "gather_out_of_range": lambda lib: _ones(lib, 2, 3).gather(0, lib.tensor([[5]])),
+    "nll_target_shape": lambda lib: _f(lib).nll_loss(_ones(lib, 2, 3), lib.tensor([0, 1, 2])),
+    "item_of_many": lambda lib: _ones(lib, 3).item(),
+}
+
+
+def _raised(lib, case):
+    try:
+        case(lib)
+    except Exception as error:      # noqa: BLE001 - the type is what is compared
+        return error
+    return None
+
+
+@pytest.mark.parametrize("name", sorted(BAD_INPUTS))
+def test_bad_input_raises_pytorchs_exception(name):
+    theirs = _raised(torch, BAD_INPUTS[name])
+    ours = _raised(T, BAD_INPUTS[name])
+    assert theirs is not None, "the case must be an error in torch"
+    assert type(ours) is type(theirs), f"ours {ours!r}, torch {theirs!r}"
+    assert not type(ours).__module__.startswith("numpy")
+    # The first words of torch's message (up to its first number or bracket) are ours too.
+    if isinstance(theirs, TypeError) and "must be" in str(theirs):
+        # torch's argument parser: "f(): argument 'x' (position 2) must be Number, not str".
+        assert "must be" in str(ours) and str(theirs).split()[-1] in str(ours), (ours, theirs)
+        return
+    key = str(theirs).split("(")[0].split("[")[0].strip()
+    assert key[:40] in str(ours), f"ours {ours!r}, torch {theirs!r}"
+
+
+def test_broadcast_message_names_sizes_and_dim():
+    with pytest.raises(RuntimeError, match=r"The size of tensor a \(3\) must match the size of "
+                                           r"tensor b \(4\) at non-singleton dimension 1"):
+        T.ones(2, 3) + T.ones(4)
+    with pytest.raises(RuntimeError, match=r"tensor a \(4\) must match the size of tensor b "
+                                           r"\(3\) at non-singleton dimension 1"):
+        T.ones(4).add_(T.ones(2, 3))
+
+
+@pytest.mark.parametrize("base", [[-2, -1, 0, 1, 2, 3], [1, -1]])
+@pytest.mark.parametrize("exponent", [-1, -2, -3, 0, 2])
+def test_integer_tensor_to_negative_tensor_power(base, exponent):
+    ours = T.tensor(base) ** T.tensor([exponent] * len(base))
+    theirs = torch.tensor(base) ** torch.tensor([exponent] * len(base))
+    assert ours.dtype == T.int64 and ours.tolist() == theirs.tolist()
+    assert (2 ** T.tensor([exponent])).tolist() == (2 ** torch.tensor([exponent])).tolist()
+
+
+# ------------------------------------------------------------------ what a node saves
+
+def _saved(node, names):
+    result = {}
+    for name in names:
+        value = getattr(node, "_saved_" + name)
+        result[name] = None if value is None else tuple(value.shape)
+    return result
+
+
+SAVING_OPS = [
+    # (name, function, shapes, saved names)
+    ("mv", lambda lib, a, b: lib.mv(a, b), ((3, 2), (2,)), ("self", "vec")),
+    ("mm", lambda lib, a, b: lib.mm(a, b), ((3, 2), (2, 4)), ("self", "mat2")),
+    ("matmul_2d", lambda lib, a, b: lib.matmul(a, b), ((3, 2), (2, 4)), ("self", "mat2")),
+    ("matmul_mv", lambda lib, a, b: a @ b, ((3, 2), (2,)), ("self", "vec")),
+    ("bmm", lambda lib, a, b: lib.bmm(a, b), ((2, 3, 2), (2, 2, 4)), ("self", "mat2")),
+    ("dot", lambda lib, a, b: lib.dot(a, b), ((3,), (3,)), ("self", "tensor")),
+    ("matmul_1d", lambda lib, a, b: a @ b, ((3,), (3,)), ("self", "tensor")),
+    ("mul", lambda lib, a, b: a * b, ((3,), (3,)), ("self", "other")),
+    ("div", lambda lib, a, b: a / b, ((3,), (3,)), ("self", "other")),
+]
+
+
+@pytest.mark.parametrize("name,fn,shapes,names", SAVING_OPS, ids=[c[0] for c in SAVING_OPS])
+@pytest.mark.parametrize("wants", [(True, False), (False, True), (True, True)])
+def test_saves_only_what_the_needed_gradients_use(name, fn, shapes, names, wants):
+    results = []
+    for lib in (T, torch):
+        inputs = [lib.ones(*shape, dtype=lib.float64, requires_grad=w) * 1 if w
+                  else lib.ones(*shape, dtype=lib.float64) for shape, w in zip(shapes, wants)]
+        out = fn(lib, *inputs)
+        results.append((type(out.grad_fn).__name__, _saved(out.grad_fn, names)))
+    assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("name,fn,shapes,names", SAVING_OPS, ids=[c[0] for c in SAVING_OPS])
+def test_in_place_change_of_an_unsaved_operand_keeps_backward(name, fn, shapes, names):
+    """``y = W @ x; x.add_(1)``: x is not saved when W does not require grad (a divisor is)."""
+    errors = []
+    for lib in (T, torch):
+        def run():
+            w = lib.ones(*shapes[0], dtype=lib.float64) * 2
+            x = lib.ones(*shapes[1], dtype=lib.float64, requires_grad=True) * 1
+            y = fn(lib, w, x)
+            x.add_(1)
+            y.sum().backward()
+        errors.append(type(_raised(lib, lambda _: run())))
+    assert errors[0] is errors[1]
+    assert name == "div" or errors[0] is type(None)
+
+
+def test_mv_reproducer():
+    W = T.ones(3, 2)
+    x = T.tensor([1., 2.], requires_grad=True) * 1
+    y = T.mv(W, x)
+    x.add_(1)
+    y.sum().backward()
+
+
+def test_matmul_gradients_with_one_side_requiring_grad():
+    rng = np.random.default_rng(0)
+    for a_shape, b_shape in [((3, 2), (2, 4)), ((2, 3, 2), (2, 4)), ((3,), (3, 2)),
+                             ((3, 2), (2,)), ((3,), (3,)), ((2, 3, 2), (2, 2, 4))]:
+        a, b = rng.standard_normal(a_shape), rng.standard_normal(b_shape)
+        for wants in ((True, False), (False, True)):
+            grads = []
+            for lib in (T, torch):
+                ta = lib.tensor(a, requires_grad=wants[0])
+                tb = lib.tensor(b, requires_grad=wants[1])
+                out = lib.matmul(ta, tb)
+                (out * out).sum().backward()
+                grads.append((ta if wants[0] else tb).grad.numpy())
+            np.testing.assert_allclose(grads[0], grads[1], rtol=1e-10)
+
+
+# ------------------------------------------------------------------ pow at a zero base
+
+POW_CASES = {
+    "number_base_zero": lambda lib, b: 0 ** b,
+    "float_base_zero": lambda lib, b: 0.0 ** b,
+    "one_base": lambda lib, b: 1 ** b,
+    "two_base": lambda lib, b: 2 ** b,
+    "tensor_zero_base": lambda lib, b: lib.zeros(5, dtype=lib.float64,
+                                                requires_grad=True).pow(b),
+    "tensor_neg_zero_base": lambda lib, b: lib.full((5,), -0.0, dtype=lib.float64,
+                                                    requires_grad=True) ** b,
+    "tensor_negative_base": lambda lib, b: lib.full((5,), -2.0, dtype=lib.float64,
+                                                    requires_grad=True) ** b,
+}
+
+
+@pytest.mark.parametrize("name", sorted(POW_CASES))
+def test_pow_gradients_at_zero_base(name):
+    exponent = [-1.0, 0.0, 1.0, 0.5, 2.0]
+    grads = []
+    for lib in (T, torch):
+        b = lib.tensor(exponent, dtype=lib.float64, requires_grad=True)
+        out = POW_CASES[name](lib, b)
+        inputs = [b]
+        base = getattr(out.grad_fn, "_saved_self", None)
+        if base is not None and getattr(base, "requires_grad", False):
+            inputs.append(base)
+        got = lib.autograd.grad(out.sum(), inputs, allow_unused=True)
+        grads.append([None if g is None else g.detach().numpy().tolist() for g in got])
+    np.testing.assert_equal(grads[0], grads[1])
+
+
+@pytest.mark.parametrize("exponent", [-1.0, 0.0, 0.5, 1.0, 2.0, -0.5])
+def test_pow_number_exponent_gradient_at_zero(exponent):
+    grads = []
+    for lib in (T, torch):
+        z = lib.tensor([0.0, 1.0, -1.0], dtype=lib.float64, requires_grad=True)
+        (z ** exponent).sum().backward()
+        grads.append(z.grad.numpy().tolist())
+    np.testing.assert_equal(grads[0], grads[1])
+
+
+def test_pow_zero_dim_exponent_gradient():
+    grads = []
+    for lib in (T, torch):
+        z = lib.tensor([0.0, 2.0], dtype=lib.float64, requires_grad=True)
+        e = lib.tensor(0.0, dtype=lib.float64, requires_grad=True)
+        grads.append([g.numpy().tolist() for g in lib.autograd.grad(z.pow(e).sum(), (z, e))])
+    np.testing.assert_equal(grads[0], grads[1])
