@@ -250,3 +250,54 @@ def test_pow_zero_dim_exponent_gradient():
         e = lib.tensor(0.0, dtype=lib.float64, requires_grad=True)
         grads.append([g.numpy().tolist() for g in lib.autograd.grad(z.pow(e).sum(), (z, e))])
     np.testing.assert_equal(grads[0], grads[1])
+
+
+# ------------------------------------------------------------------ output layouts
+
+def _transposed(lib):
+    return lib.arange(12, dtype=lib.float64).reshape(4, 3).t()
+
+
+def _permuted(lib):
+    return lib.arange(24, dtype=lib.float64).reshape(2, 4, 3).permute(2, 0, 1)
+
+
+LAYOUT_OPS = {
+    "softmax_-2": lambda lib, x: x.softmax(-2),
+    "softmax_-1": lambda lib, x: x.softmax(-1),
+    "log_softmax_0": lambda lib, x: x.log_softmax(0),
+    "F.softmax": lambda lib, x: _f(lib).softmax(x, dim=1),
+    "F.log_softmax": lambda lib, x: _f(lib).log_softmax(x, dim=0),
+    "masked_fill": lambda lib, x: x.masked_fill(x > 3, 0.0),
+    "gelu": lambda lib, x: _f(lib).gelu(x),
+    "gelu_tanh": lambda lib, x: _f(lib).gelu(x, approximate="tanh"),
+    "exp": lambda lib, x: x.exp(),
+    "relu": lambda lib, x: x.relu(),
+    "sum_1": lambda lib, x: x.sum(1),
+    "sum_1_keepdim": lambda lib, x: x.sum(1, keepdim=True),
+    "mean_0_keepdim": lambda lib, x: x.mean(0, keepdim=True),
+    "amax_1": lambda lib, x: x.amax(1),
+    "max_1": lambda lib, x: x.max(1)[0],
+    "var_1": lambda lib, x: x.var(1),
+    "prod_1": lambda lib, x: x.prod(1),
+    "logsumexp_1": lambda lib, x: x.logsumexp(1),
+    "norm_1": lambda lib, x: x.norm(dim=1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LAYOUT_OPS))
+@pytest.mark.parametrize("make", [_transposed, _permuted], ids=["transposed", "permuted"])
+def test_output_layout_follows_pytorch(name, make):
+    results = [LAYOUT_OPS[name](lib, make(lib)) for lib in (T, torch)]
+    ours, theirs = results
+    assert ours.is_contiguous() == theirs.is_contiguous()
+    # Strides of size-1 dims carry no layout; compare the others.
+    assert ([s for s, n in zip(ours.stride(), ours.shape) if n != 1]
+            == [s for s, n in zip(theirs.stride(), theirs.shape) if n != 1])
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-12)
+
+
+def test_softmax_of_transposed_input_views():
+    y = T.ones(4, 2).t().softmax(-2).view(-1, 2)
+    assert y.shape == (4, 2)
+    assert T.ones(4, 2, requires_grad=True).t().log_softmax(0).view(-1).shape == (8,)

@@ -14,10 +14,9 @@ from autograd_cy._C.tensor cimport Tensor, register_methods
 from autograd_cy._C.node cimport unpack_saved
 from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record
-from autograd_cy._C.promotion cimport wrap
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.ops.reduction cimport (
-    ReductionBackward, normalize_dims, check_nonempty, record_reduction, constant, records,
+    ReductionBackward, normalize_dims, check_nonempty, record_reduction, constant, records, wrap,
 )
 from autograd_cy._C.ops.arithmetic import mul, div
 

@@ -17,7 +17,18 @@ from autograd_cy._C.tensor cimport Tensor, make_tensor, register_methods
 from autograd_cy._C.tensor cimport wrap_dim
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.recording cimport record1
-from autograd_cy._C.promotion cimport wrap
+cimport numpy as cnp
+from autograd_cy._C.promotion cimport wrap as wrap_array
+
+cnp.import_array()
+
+
+cdef Tensor wrap(object array):
+    """A reduction's result as a Tensor: PyTorch allocates it contiguous, whatever the input's
+    layout (NumPy's follows the input's, and ``.view`` would then fail)."""
+    if type(array) is cnp.ndarray and not cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>array):
+        array = np.ascontiguousarray(array)
+    return wrap_array(array)
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.ops.arithmetic import mul, div, sub, pow
 
