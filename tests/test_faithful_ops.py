@@ -301,3 +301,45 @@ def test_softmax_of_transposed_input_views():
     y = T.ones(4, 2).t().softmax(-2).view(-1, 2)
     assert y.shape == (4, 2)
     assert T.ones(4, 2, requires_grad=True).t().log_softmax(0).view(-1).shape == (8,)
+
+
+# ------------------------------------------------------------------ loss result dtypes
+
+LOSSES = {
+    "mse": lambda lib, a, b: _f(lib).mse_loss(a, b),
+    "mse_none": lambda lib, a, b: _f(lib).mse_loss(a, b, reduction="none"),
+    "l1": lambda lib, a, b: _f(lib).l1_loss(a, b),
+    "bce": lambda lib, a, b: _f(lib).binary_cross_entropy(a.sigmoid(), b),
+    "bce_weight": lambda lib, a, b: _f(lib).binary_cross_entropy(a.sigmoid(), a.sigmoid(),
+                                                                 weight=b),
+    "bce_logits": lambda lib, a, b: _f(lib).binary_cross_entropy_with_logits(a, b),
+    "bce_logits_none": lambda lib, a, b: _f(lib).binary_cross_entropy_with_logits(
+        a, b, reduction="none"),
+    "bce_logits_weight": lambda lib, a, b: _f(lib).binary_cross_entropy_with_logits(
+        a, b, weight=b),
+    "bce_logits_pos_weight": lambda lib, a, b: _f(lib).binary_cross_entropy_with_logits(
+        a, b, pos_weight=b),
+    "cross_entropy_probs": lambda lib, a, b: _f(lib).cross_entropy(a.reshape(2, 2),
+                                                                   b.reshape(2, 2)),
+    "nll_weight": lambda lib, a, b: _f(lib).nll_loss(a.reshape(2, 2), lib.tensor([0, 1]),
+                                                     weight=b[:2]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOSSES))
+@pytest.mark.parametrize("dtypes", [("float64", "float32"), ("float32", "float64"),
+                                    ("float32", "int64"), ("float64", "float64")])
+def test_loss_result_dtype_follows_pytorch(name, dtypes):
+    outcomes = []
+    for lib in (T, torch):
+        a = lib.tensor([0.1, 0.2, 0.3, 0.4], dtype=getattr(lib, dtypes[0]), requires_grad=True)
+        b = lib.tensor([0, 1, 1, 0], dtype=getattr(lib, dtypes[1]))
+        try:
+            y = LOSSES[name](lib, a, b)
+        except RuntimeError as error:
+            outcomes.append(("error", str(error)[:30]))
+            continue
+        y.sum().backward()
+        outcomes.append((str(y.dtype).split(".")[-1], str(a.grad.dtype).split(".")[-1],
+                         round(float(y.detach().sum()), 5)))
+    assert outcomes[0] == outcomes[1]
