@@ -9,12 +9,14 @@ import builtins
 import numpy as np
 
 from autograd_cy import dtypes as _dtypes
-from autograd_cy._C.tensor import Tensor, _wrap_array
+from autograd_cy._C.tensor import Tensor, Size, _wrap_array
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint",
            "rand_like", "randn_like", "arange", "linspace", "eye", "manual_seed", "Generator",
-           "initial_seed", "default_generator"]
+           "initial_seed", "default_generator", "is_inference", "FloatTensor", "DoubleTensor",
+           "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor",
+           "BoolTensor"]
 
 
 class Generator:
@@ -280,3 +282,58 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     """The identity matrix (``n`` x ``m``)."""
     return _make(np.eye(n, m, dtype=_numpy_dtype(dtype, np.float32)), requires_grad)
+
+
+def is_inference(input):
+    """Was ``input`` made in inference mode? (``torch.is_inference``)"""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"is_inference(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return input.is_inference()
+
+
+def _legacy_new(dtype, args):
+    """``torch.FloatTensor(...)`` and ``x.new(...)``: sizes give an uninitialised tensor, a
+    sequence or array gives its data, nothing gives an empty 1-D tensor."""
+    if not args:
+        return empty(0, dtype=dtype)
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        if args[0].dtype is not dtype:
+            raise TypeError(f"expected {dtype} (got {args[0].dtype})")
+        return args[0].detach()
+    if len(args) == 1 and isinstance(args[0], Size):
+        return empty(*args[0], dtype=dtype)
+    if all(isinstance(n, (builtins.int, np.integer)) for n in args):
+        return empty(*args, dtype=dtype)
+    if len(args) == 1 and isinstance(args[0], (list, tuple, np.ndarray)):
+        return tensor(args[0], dtype=dtype)
+    raise TypeError(f"new(): invalid data type '{type(args[-1]).__name__}'")
+
+
+class _LegacyTensorType(type):
+    """``isinstance(x, autograd_cy.LongTensor)`` is true for int64 tensors, as in PyTorch."""
+
+    def __instancecheck__(cls, value):
+        return isinstance(value, Tensor) and value.dtype is cls.dtype
+
+    def __repr__(cls):
+        return f"<class 'autograd_cy.{cls.__name__}'>"
+
+
+def _legacy_type(name, dtype):
+    def __new__(cls, *args, device=None):
+        return _legacy_new(cls.dtype, args)
+    return _LegacyTensorType(name, (), {"dtype": dtype, "__new__": __new__,
+                                        "__doc__": f"The legacy constructor of {dtype} "
+                                                   "tensors."})
+
+
+FloatTensor = _legacy_type("FloatTensor", _dtypes.float32)
+DoubleTensor = _legacy_type("DoubleTensor", _dtypes.float64)
+HalfTensor = _legacy_type("HalfTensor", _dtypes.float16)
+LongTensor = _legacy_type("LongTensor", _dtypes.int64)
+IntTensor = _legacy_type("IntTensor", _dtypes.int32)
+ShortTensor = _legacy_type("ShortTensor", _dtypes.int16)
+CharTensor = _legacy_type("CharTensor", _dtypes.int8)
+ByteTensor = _legacy_type("ByteTensor", _dtypes.uint8)
+BoolTensor = _legacy_type("BoolTensor", _dtypes.bool)

@@ -343,3 +343,193 @@ def test_loss_result_dtype_follows_pytorch(name, dtypes):
         outcomes.append((str(y.dtype).split(".")[-1], str(a.grad.dtype).split(".")[-1],
                          round(float(y.detach().sum()), 5)))
     assert outcomes[0] == outcomes[1]
+
+
+# ------------------------------------------------------------------ names PyTorch's tests use
+
+from oracle import check_op, randn      # noqa: E402
+from autograd_cy.autograd import gradcheck, gradgradcheck      # noqa: E402
+
+
+def _distinct(*shape, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.permutation(int(np.prod(shape))).reshape(shape).astype(np.float64) / 7 - 1
+
+
+NEW_OPS = [
+    ("atan2", lambda lib, a, b: lib.atan2(a, b), (randn(3, 4), randn(4, seed=1))),
+    ("atan2_method", lambda lib, a, b: a.atan2(b), (randn(2, 3), randn(2, 3, seed=2))),
+    ("arctan2", lambda lib, a, b: lib.arctan2(a, b), (randn(3), randn(3, seed=3))),
+    ("trace", lambda lib, a: lib.trace(a), (randn(3, 4),)),
+    ("trace_method", lambda lib, a: (a * 2).trace(), (randn(4, 3),)),
+    ("diagonal", lambda lib, a: a.diagonal(), (randn(3, 4),)),
+    ("diagonal_offset", lambda lib, a: a.diagonal(1), (randn(3, 4),)),
+    ("diagonal_neg_offset", lambda lib, a: lib.diagonal(a, -1), (randn(3, 4),)),
+    ("diagonal_dims", lambda lib, a: a.diagonal(1, 0, 2), (randn(2, 3, 4),)),
+    ("diagonal_dims_neg", lambda lib, a: a.diagonal(-1, 2, 0), (randn(2, 3, 4),)),
+    ("diagonal_empty", lambda lib, a: a.diagonal(5), (randn(2, 3),)),
+    ("median", lambda lib, a: a.median(), (_distinct(3, 4),)),
+    ("median_even", lambda lib, a: lib.median(a), (_distinct(2, 3),)),
+    ("median_ties", lambda lib, a: (a * 0).median() + a.sum(), (randn(2, 3),)),
+    ("median_dim", lambda lib, a: tuple(a.median(1)), (_distinct(3, 4),)),
+    ("median_dim_keepdim", lambda lib, a: tuple(a.median(0, keepdim=True)), (_distinct(3, 5),)),
+    ("median_0d", lambda lib, a: tuple(a.median(0)), (np.array(1.5),)),
+    ("var_mean", lambda lib, a: lib.var_mean(a), (randn(3, 4),)),
+    ("var_mean_dim", lambda lib, a: lib.var_mean(a, 1, keepdim=True), (randn(3, 4),)),
+    ("var_mean_correction", lambda lib, a: lib.var_mean(a, (0,), correction=0), (randn(3, 4),)),
+    ("std_mean", lambda lib, a: lib.std_mean(a, 0), (randn(3, 4),)),
+]
+
+
+@pytest.mark.parametrize("name,fn,arrays", NEW_OPS, ids=[c[0] for c in NEW_OPS])
+def test_new_ops_against_torch(name, fn, arrays):
+    check_op(fn, *arrays)
+
+
+@pytest.mark.parametrize("name,fn,arrays", NEW_OPS, ids=[c[0] for c in NEW_OPS])
+def test_new_ops_gradcheck(name, fn, arrays):
+    if name.startswith("median"):
+        pytest.skip("median is piecewise: its gradient is checked against torch above")
+    inputs = tuple(T.tensor(a, dtype=T.float64, requires_grad=True) for a in arrays)
+
+    def f(*xs):
+        out = fn(T, *xs)
+        return out if isinstance(out, tuple) else (out,)
+    assert gradcheck(f, inputs)
+    assert gradgradcheck(f, inputs)
+
+
+def test_median_with_nan_and_indices():
+    data = [[3.0, 1.0, 2.0, 5.0], [4.0, float("nan"), 1.0, 0.0]]
+    results = []
+    for lib in (T, torch):
+        y = lib.tensor(data, requires_grad=True)
+        full = y.median()
+        values, indices = y.median(1)
+        values[0].backward()
+        results.append((np.isnan(float(full)), values.detach().numpy().tolist()[0],
+                        np.isnan(values.detach().numpy()[1]), indices.tolist(),
+                        y.grad.numpy().tolist(), type(full.grad_fn).__name__,
+                        type(values.grad_fn).__name__))
+    assert results[0] == results[1]
+
+
+def test_diagonal_is_a_view_and_version_shared():
+    for lib in (T, torch):
+        x = lib.zeros(3, 3)
+        d = x.diagonal()
+        d.add_(1)
+        assert x.sum().item() == 3 and d._base is x
+        z = lib.zeros(3, 3, requires_grad=True).clone()
+        dz = z.diagonal()
+        assert type(dz.grad_fn).__name__ == "DiagonalBackward0"
+        assert (dz.grad_fn._saved_offset, dz.grad_fn._saved_dim1, dz.grad_fn._saved_dim2,
+                tuple(dz.grad_fn._saved_self_sym_sizes)) == (0, 0, 1, (3, 3))
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib: lib.ones(3).diagonal(),
+    lambda lib: lib.ones(3, 3).diagonal(0, 1, 1),
+    lambda lib: lib.ones(3).trace(),
+    lambda lib: lib.atan2(lib.ones(2, 3), lib.ones(4)),
+    lambda lib: lib.ones(3).median(1),
+    lambda lib: lib.ones(0, 3).median(0),
+    lambda lib: lib.var_mean(lib.ones(3, dtype=lib.int64)),
+    lambda lib: lib.ones(3).all(2),
+])
+def test_new_ops_errors(case):
+    theirs, ours = _raised(torch, case), _raised(T, case)
+    assert theirs is not None and type(ours) is type(theirs), (ours, theirs)
+
+
+@pytest.mark.parametrize("op", ["all", "any"])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool", "uint8", "int8"])
+@pytest.mark.parametrize("args", [(), (0,), (1,), (-1, True), ((0, 1),), ((1,), True)])
+def test_all_any(op, dtype, args):
+    data = [[1, 0, 2], [3, 4, 5]]
+    results = []
+    for lib in (T, torch):
+        x = lib.tensor(data, dtype=getattr(lib, dtype))
+        for out in (getattr(x, op)(*args), getattr(lib, op)(x, *args)):
+            results.append((out.tolist(), str(out.dtype).split(".")[-1], tuple(out.shape)))
+    assert results[:2] == results[2:]
+
+
+def test_atan2_integer_inputs_give_float32():
+    assert T.atan2(T.tensor([1]), T.tensor([2])).dtype == T.float32
+    np.testing.assert_allclose(T.atan2(T.tensor([1]), T.tensor([2])).numpy(),
+                               torch.atan2(torch.tensor([1]), torch.tensor([2])).numpy())
+
+
+@pytest.mark.parametrize("name", ["int8", "int16", "uint8"])
+def test_small_integer_dtypes(name):
+    for lib in (T, torch):
+        d = getattr(lib, name)
+        assert d.is_floating_point is False
+    ours = T.tensor([1, 2, 100], dtype=getattr(T, name))
+    theirs = torch.tensor([1, 2, 100], dtype=getattr(torch, name))
+    assert ours.tolist() == theirs.tolist() and ours.dtype.itemsize == theirs.dtype.itemsize
+    assert str(ours.dtype) == str(theirs.dtype).replace("torch", "autograd_cy")
+    assert (ours + ours).tolist() == (theirs + theirs).tolist()
+    assert str((ours + 1).dtype).split(".")[-1] == str((theirs + 1).dtype).split(".")[-1]
+    assert str(ours.sum().dtype).split(".")[-1] == str(theirs.sum().dtype).split(".")[-1]
+    assert str((ours + T.ones(3, dtype=T.int8)).dtype).split(".")[-1] == str(
+        (theirs + torch.ones(3, dtype=torch.int8)).dtype).split(".")[-1]
+    assert T.from_numpy(np.array([1], dtype=name)).dtype is getattr(T, name)
+    assert repr(ours).replace("autograd_cy", "torch") == repr(theirs)
+
+
+LEGACY = ["FloatTensor", "DoubleTensor", "LongTensor", "BoolTensor", "IntTensor", "ByteTensor"]
+
+
+@pytest.mark.parametrize("name", LEGACY)
+def test_legacy_tensor_types(name):
+    for args in ((), (2, 3), ([1, 0, 1],), ((1, 2),)):
+        ours, theirs = getattr(T, name)(*args), getattr(torch, name)(*args)
+        assert tuple(ours.shape) == tuple(theirs.shape)
+        assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+        if args and not isinstance(args[0], int):
+            assert ours.tolist() == theirs.tolist()
+    for other in LEGACY:
+        x = T.ones(2, dtype=getattr(T, name).dtype)
+        y = torch.ones(2, dtype=getattr(torch, name).dtype)
+        assert isinstance(x, getattr(T, other)) == isinstance(y, getattr(torch, other))
+    assert isinstance(T.ones(2), T.Tensor)
+    with pytest.raises(TypeError):
+        getattr(T, name)("a")
+
+
+@pytest.mark.parametrize("args", [(), (2, 3), ([1, 2],), ((2, 3),), ((),)])
+@pytest.mark.parametrize("dtype", ["float64", "int64"])
+def test_tensor_new(args, dtype):
+    ours = T.ones(2, dtype=getattr(T, dtype)).new(*args)
+    theirs = torch.ones(2, dtype=getattr(torch, dtype)).new(*args)
+    assert tuple(ours.shape) == tuple(theirs.shape) and not ours.requires_grad
+    assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+
+
+@pytest.mark.parametrize("method,args", [
+    ("new_zeros", ((2, 3),)), ("new_ones", (2, 3)), ("new_empty", ((2,),)),
+    ("new_full", ((2, 2), 7)), ("new_tensor", ([1, 2],)),
+])
+@pytest.mark.parametrize("kwargs", [{}, {"dtype": "float32"}, {"requires_grad": True}])
+def test_new_factories(method, args, kwargs):
+    results = []
+    for lib in (T, torch):
+        kw = dict(kwargs)
+        if "dtype" in kw:
+            kw["dtype"] = getattr(lib, kw["dtype"])
+        x = lib.ones(3, dtype=lib.float64, requires_grad=True)
+        out = getattr(x, method)(*args, **kw)
+        values = out.tolist() if method != "new_empty" else None
+        results.append((tuple(out.shape), str(out.dtype).split(".")[-1], out.requires_grad,
+                        out.is_leaf, values))
+    assert results[0] == results[1]
+
+
+def test_is_inference():
+    for lib in (T, torch):
+        with lib.inference_mode():
+            x = lib.ones(2)
+        assert lib.is_inference(x) and x.is_inference()
+        assert not lib.is_inference(lib.ones(2)) and not lib.ones(2).is_inference()

@@ -9,7 +9,7 @@ import numpy as np
 
 from autograd_cy._C.dtype cimport from_numpy_dtype
 from autograd_cy._C.tensor cimport (
-    Tensor, make_tensor, register_methods, tensor_operators, TensorOperators,
+    Tensor, make_tensor, register_methods, tensor_operators, TensorOperators, wrap_dim,
 )
 from autograd_cy._C.promotion cimport result_type, operand_array
 from autograd_cy._C.promotion import broadcast_error
@@ -19,7 +19,7 @@ __all__ = ["eq", "ne", "lt", "le", "gt", "ge",
            "greater", "greater_equal", "less", "less_equal", "not_equal",
            "logical_and", "logical_or", "logical_xor", "logical_not",
            "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
-           "isnan", "isinf", "isfinite", "isclose", "allclose", "equal"]
+           "isnan", "isinf", "isfinite", "isclose", "allclose", "equal", "all", "any"]
 __tensor_methods__ = tuple(__all__)
 
 
@@ -158,6 +158,35 @@ def bitwise_not(Tensor self):
         raise NotImplementedError('"bitwise_not_cpu" not implemented for '
                                   f"'{from_numpy_dtype(self._data.dtype)._scalar_name}'")
     return make_tensor(np.invert(self._data))
+
+
+# ------------------------------------------------------------------ all / any
+
+cdef Tensor truth_reduction(object ufunc, Tensor self, object dim, bint keepdim):
+    """all/any over ``dim`` (an int, a tuple, or every dim): bool, or uint8 for uint8 input."""
+    array = self._data
+    cdef Py_ssize_t ndim = array.ndim
+    if dim is None:
+        axis = None
+    elif isinstance(dim, (tuple, list)):
+        axis = tuple([wrap_dim(d, ndim) for d in dim]) if ndim else ()
+        if not dim:
+            axis = None
+    else:
+        axis = (wrap_dim(dim, ndim),) if ndim else ()
+    result = ufunc.reduce(array != 0, axis=axis, keepdims=keepdim)
+    dtype = np.uint8 if array.dtype == np.uint8 else np.bool_
+    return make_tensor(np.asarray(result, dtype=dtype))
+
+
+def all(Tensor self, dim=None, keepdim=False):
+    """Are all elements nonzero (over ``dim``, or everywhere)?"""
+    return truth_reduction(np.logical_and, self, dim, keepdim)
+
+
+def any(Tensor self, dim=None, keepdim=False):
+    """Is any element nonzero (over ``dim``, or anywhere)?"""
+    return truth_reduction(np.logical_or, self, dim, keepdim)
 
 
 # ------------------------------------------------------------------ special values

@@ -32,7 +32,8 @@ cdef Tensor wrap(object array):
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.ops.arithmetic import mul, div, sub, pow
 
-__all__ = ["sum", "mean", "var", "std", "prod", "norm", "logsumexp", "count_nonzero", "sum_to"]
+__all__ = ["sum", "mean", "var", "std", "prod", "norm", "logsumexp", "count_nonzero", "sum_to",
+           "var_mean", "std_mean"]
 __tensor_methods__ = ("sum", "mean", "var", "std", "prod", "norm", "logsumexp", "count_nonzero",
                       "sum_to_size")
 
@@ -294,6 +295,19 @@ def var(Tensor self, dim=None, unbiased=None, keepdim=False, *, correction=None)
 def std(Tensor self, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Standard deviation: the square root of ``var`` with the same arguments."""
     return var_std(self, dim, unbiased, keepdim, correction, True)
+
+
+def var_mean(Tensor self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(var, mean)`` over the same dims, with ``var``'s arguments. Recorded as the two
+    reductions (VarBackward0 and MeanBackward), whose gradients add up to PyTorch's."""
+    v = var_std(self, dim, unbiased, keepdim, correction, False)
+    return (v, mean(self, None if isinstance(dim, bool) else dim, keepdim))
+
+
+def std_mean(Tensor self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(std, mean)`` over the same dims, as ``var_mean``."""
+    v = var_std(self, dim, unbiased, keepdim, correction, True)
+    return (v, mean(self, None if isinstance(dim, bool) else dim, keepdim))
 
 
 # ------------------------------------------------------------------ prod
