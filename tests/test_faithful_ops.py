@@ -533,3 +533,74 @@ def test_is_inference():
             x = lib.ones(2)
         assert lib.is_inference(x) and x.is_inference()
         assert not lib.is_inference(lib.ones(2)) and not lib.ones(2).is_inference()
+
+
+# ------------------------------------------------------------------ out=
+
+import warnings     # noqa: E402
+
+OUT_CASES = {
+    "add": lambda lib, a, b, out: lib.add(a, b, out=out),
+    "add_alpha": lambda lib, a, b, out: lib.add(a, b, alpha=2, out=out),
+    "sub": lambda lib, a, b, out: lib.sub(a, b, out=out),
+    "mul": lambda lib, a, b, out: lib.mul(a, b, out=out),
+    "mul_number": lambda lib, a, b, out: lib.mul(a, 3, out=out),
+    "div": lambda lib, a, b, out: lib.div(a, b, out=out),
+    "div_floor": lambda lib, a, b, out: lib.div(a, b, rounding_mode="floor", out=out),
+    "sum": lambda lib, a, b, out: lib.sum(a, 0, out=out),
+    "mean": lambda lib, a, b, out: lib.mean(a, 0, out=out),
+    "matmul": lambda lib, a, b, out: lib.matmul(a, b.t(), out=out),
+    "mm": lambda lib, a, b, out: lib.mm(a, b.t(), out=out),
+    "bmm": lambda lib, a, b, out: lib.bmm(a[None], b.t()[None], out=out),
+}
+
+
+def _out_outcome(lib, name, out_shape, out_dtype="float32", grads=(False, False, False),
+                 no_grad=False):
+    a = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=grads[0])
+    b = lib.tensor([[5.0, 6.0], [7.0, 8.0]], requires_grad=grads[1])
+    out = lib.zeros(*out_shape, dtype=getattr(lib, out_dtype), requires_grad=grads[2])
+    version = out._version
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            if no_grad:
+                with lib.no_grad():
+                    result = OUT_CASES[name](lib, a, b, out)
+            else:
+                result = OUT_CASES[name](lib, a, b, out)
+    except RuntimeError as error:
+        return ("error", str(error).split(":")[0] if "out=" in str(error) else str(error))
+    return (result is out, result.tolist(), tuple(out.shape), out._version - version,
+            out.requires_grad, result.grad_fn is None, len(caught))
+
+
+@pytest.mark.parametrize("name", sorted(OUT_CASES))
+def test_out_argument_writes_the_result_like_torch(name):
+    shape = {"sum": (2,), "mean": (2,), "bmm": (1, 2, 2)}.get(name, (2, 2))
+    for out_shape in (shape, (0,), (3, 3)):
+        assert _out_outcome(T, name, out_shape) == _out_outcome(torch, name, out_shape)
+
+
+@pytest.mark.parametrize("name", sorted(OUT_CASES))
+@pytest.mark.parametrize("grads", [(True, False, False), (False, True, False),
+                                   (False, False, True)])
+def test_out_argument_refuses_autograd(name, grads):
+    shape = {"sum": (2,), "mean": (2,), "bmm": (1, 2, 2)}.get(name, (2, 2))
+    ours = _out_outcome(T, name, shape, grads=grads)
+    theirs = _out_outcome(torch, name, shape, grads=grads)
+    assert ours == theirs
+    # Under no_grad nothing is recorded, so it is allowed (out must not itself require grad:
+    # writing into a leaf that requires grad is refused, as any in-place write to one).
+    if not grads[2]:
+        assert (_out_outcome(T, name, shape, grads=grads, no_grad=True)
+                == _out_outcome(torch, name, shape, grads=grads, no_grad=True))
+
+
+def test_out_argument_dtype_cast_rules():
+    assert (_out_outcome(T, "add", (2, 2), out_dtype="int64")
+            == _out_outcome(torch, "add", (2, 2), out_dtype="int64"))
+    assert (_out_outcome(T, "add", (2, 2), out_dtype="float64")
+            == _out_outcome(torch, "add", (2, 2), out_dtype="float64"))
+    with pytest.raises(TypeError):
+        T.add(T.ones(2), T.ones(2), out=[1, 2])

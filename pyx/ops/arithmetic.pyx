@@ -25,6 +25,7 @@ from autograd_cy._C.promotion cimport (
 from autograd_cy._C.fp_errors cimport quietly2, ignoring_fp_errors
 from autograd_cy._C.kernels cimport binary_kernel, scalar_kernel, KERNEL_ADD, KERNEL_SUB, KERNEL_MUL
 from autograd_cy._C.views cimport apply_inplace
+from autograd_cy._C.ops.out_arguments cimport write_out
 
 __all__ = ["add", "sub", "rsub", "mul", "div", "true_divide", "rdiv", "neg", "negative",
            "pow", "rpow", "add_", "sub_", "mul_", "div_", "pow_", "neg_"]
@@ -49,8 +50,10 @@ cdef class AddBackward0(Node):
         return (grad if self.should_compute_output(0) else None, other_grad)
 
 
-def add(self, other, *, alpha=1):
+def add(self, other, *, alpha=1, out=None):
     """``self + alpha * other``, broadcasting, with PyTorch's type promotion."""
+    if out is not None:
+        return write_out("add", out, (self, other), lambda: add_impl(self, other, alpha))
     return add_impl(self, other, alpha)
 
 
@@ -125,8 +128,10 @@ cdef class SubBackward0(Node):
         return (grad if self.should_compute_output(0) else None, other_grad)
 
 
-def sub(self, other, *, alpha=1):
+def sub(self, other, *, alpha=1, out=None):
     """``self - alpha * other``."""
+    if out is not None:
+        return write_out("sub", out, (self, other), lambda: sub_impl(self, other, alpha))
     return sub_impl(self, other, alpha)
 
 
@@ -196,8 +201,10 @@ cdef class MulBackward0(Node):
         return (self_grad, other_grad)
 
 
-def mul(self, other):
+def mul(self, other, *, out=None):
     """Elementwise product."""
+    if out is not None:
+        return write_out("mul", out, (self, other), lambda: mul_impl(self, other))
     return mul_impl(self, other)
 
 
@@ -238,8 +245,11 @@ cdef class DivBackward0(Node):
         return (self_grad, other_grad)
 
 
-def div(self, other, *, rounding_mode=None):
+def div(self, other, *, rounding_mode=None, out=None):
     """True division (integers give float32); ``rounding_mode`` 'trunc' or 'floor'."""
+    if out is not None:
+        return write_out("div", out, (self, other),
+                         lambda: div(self, other, rounding_mode=rounding_mode))
     if rounding_mode is not None:
         return _rounded_div(self, other, rounding_mode)
     dtype = floating_result_type(self, other)
@@ -247,12 +257,12 @@ def div(self, other, *, rounding_mode=None):
         array = quietly2(np.true_divide, operand_array(self, dtype), operand_array(other, dtype))
     except ValueError:
         raise_broadcast_error(self, other)
-    cdef Tensor out = wrap(array)
+    cdef Tensor result = wrap(array)
     if any_requires_grad2(self, other):
         # Both gradients read the divisor; only the divisor's reads the dividend.
-        record2(DivBackward0(), self, other, out,
+        record2(DivBackward0(), self, other, result,
                 (self if is_tensor_requiring_grad(other) else None, other))
-    return out
+    return result
 
 
 true_divide = div

@@ -15,6 +15,7 @@ from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record2
 from autograd_cy._C.promotion cimport wrap
+from autograd_cy._C.ops.out_arguments cimport write_out
 from autograd_cy._C.ops.arithmetic import add, mul
 
 __all__ = ["matmul", "mm", "bmm", "addmm", "dot", "mv"]
@@ -105,8 +106,10 @@ cdef void _check_matmul_dtypes(Tensor a, Tensor b, str name) except *:
             f"{from_numpy_dtype(a._data.dtype).name} != {from_numpy_dtype(b._data.dtype).name}")
 
 
-def matmul(Tensor self, Tensor other):
+def matmul(Tensor self, Tensor other, *, out=None):
     """Matrix product with NumPy/PyTorch semantics for 1-D, 2-D and batched operands."""
+    if out is not None:
+        return write_out("matmul", out, (self, other), lambda: matmul(self, other))
     a_dim, b_dim = self._data.ndim, other._data.ndim
     if a_dim == 0 or b_dim == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
@@ -139,8 +142,10 @@ cdef str _matmul_shape_error(Tensor a, Tensor b):
             f"{b_shape[0] if b._data.ndim == 1 else b_shape[-2]}x{b_cols})")
 
 
-def mm(Tensor self, Tensor mat2):
+def mm(Tensor self, Tensor mat2, *, out=None):
     """Product of two matrices (2-D only)."""
+    if out is not None:
+        return write_out("mm", out, (self, mat2), lambda: mm(self, mat2))
     if self._data.ndim != 2:
         raise RuntimeError("self must be a matrix")
     if mat2._data.ndim != 2:
@@ -148,8 +153,10 @@ def mm(Tensor self, Tensor mat2):
     return matmul(self, mat2)
 
 
-def bmm(Tensor self, Tensor mat2):
+def bmm(Tensor self, Tensor mat2, *, out=None):
     """Batched product of two 3-D tensors with the same batch size."""
+    if out is not None:
+        return write_out("bmm", out, (self, mat2), lambda: bmm(self, mat2))
     if self._data.ndim != 3:
         raise RuntimeError(f"batch1 must be a 3D tensor")
     if mat2._data.ndim != 3:

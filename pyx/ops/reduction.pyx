@@ -30,6 +30,7 @@ cdef Tensor wrap(object array):
         array = np.ascontiguousarray(array)
     return wrap_array(array)
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
+from autograd_cy._C.ops.out_arguments cimport write_out
 from autograd_cy._C.ops.arithmetic import mul, div, sub, pow
 
 __all__ = ["sum", "mean", "var", "std", "prod", "norm", "logsumexp", "count_nonzero", "sum_to",
@@ -143,15 +144,17 @@ cdef class SumBackward1(SumBackward0):
     pass
 
 
-def sum(Tensor self, dim=None, keepdim=False, *, dtype=None):
+def sum(Tensor self, dim=None, keepdim=False, *, dtype=None, out=None):
     """Sum of all elements, or over ``dim`` (int or tuple); integers sum as int64."""
+    if out is not None:
+        return write_out("sum", out, (self,), lambda: sum(self, dim, keepdim, dtype=dtype))
     dims = normalize_dims(dim, self._data.ndim)
-    cdef Tensor out = wrap(np.sum(self._data, axis=dims, keepdims=keepdim,
-                                  dtype=sum_dtype(self._data, dtype)))
+    cdef Tensor result = wrap(np.sum(self._data, axis=dims, keepdims=keepdim,
+                                     dtype=sum_dtype(self._data, dtype)))
     if records(self):
-        record_reduction(SumBackward0() if dim is None else SumBackward1(), self, out, dims,
+        record_reduction(SumBackward0() if dim is None else SumBackward1(), self, result, dims,
                          keepdim)
-    return out
+    return result
 
 
 cdef class MeanBackward0(ReductionBackward):
@@ -167,9 +170,11 @@ cdef class MeanBackward1(MeanBackward0):
     pass
 
 
-def mean(Tensor self, dim=None, keepdim=False, *, dtype=None):
+def mean(Tensor self, dim=None, keepdim=False, *, dtype=None, out=None):
     """Arithmetic mean over all elements or ``dim``; floating dtypes (or ``dtype=``) only."""
     cdef MeanBackward0 node
+    if out is not None:
+        return write_out("mean", out, (self,), lambda: mean(self, dim, keepdim, dtype=dtype))
     array = self._data
     if dtype is not None:
         dtype = to_numpy_dtype(dtype)
@@ -178,13 +183,13 @@ def mean(Tensor self, dim=None, keepdim=False, *, dtype=None):
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {from_numpy_dtype(array.dtype)._scalar_name}")
     dims = normalize_dims(dim, array.ndim)
-    cdef Tensor out = wrap(np.mean(array, axis=dims, keepdims=keepdim, dtype=dtype))
+    cdef Tensor result = wrap(np.mean(array, axis=dims, keepdims=keepdim, dtype=dtype))
     if records(self):
         node = MeanBackward0() if dim is None else MeanBackward1()
         node.saved_self_sym_numel = array.size
         node.count = reduced_numel(array.shape, dims)
-        record_reduction(node, self, out, dims, keepdim)
-    return out
+        record_reduction(node, self, result, dims, keepdim)
+    return result
 
 
 def sum_to(Tensor grad, tuple shape):
