@@ -604,3 +604,84 @@ def test_out_argument_dtype_cast_rules():
             == _out_outcome(torch, "add", (2, 2), out_dtype="float64"))
     with pytest.raises(TypeError):
         T.add(T.ones(2), T.ones(2), out=[1, 2])
+
+
+# ------------------------------------------------------------------ strided and metadata ops
+
+def _strided_story(lib):
+    """as_strided, as_strided_, transpose_ and resize_ through forward, backward and errors."""
+    log = []
+    a = lib.arange(6., requires_grad=True)
+    e = a * 1
+    s = e.as_strided((2, 2), (1, 2), 1)
+    log.append((s.tolist(), type(s.grad_fn).__name__, s._base is e, tuple(s.grad_fn._saved_size),
+                tuple(s.grad_fn._saved_stride), s.grad_fn._saved_storage_offset))
+    (s * lib.tensor([[1., 2.], [3., 4.]])).sum().backward()
+    log.append(a.grad.tolist())
+    a.grad = None
+    s = (a * 1)[2:].as_strided((2,), (2,))          # a view: offsets count from its base
+    log.append((s.tolist(), s.grad_fn._saved_storage_offset))
+    s.sum().backward()
+    log.append(a.grad.tolist())
+    a.grad = None
+    f = (a * 1).reshape(2, 3)
+    f.as_strided_((3,), (2,))
+    log.append((f.tolist(), type(f.grad_fn).__name__))
+    f.sum().backward()
+    log.append(a.grad.tolist())
+    a.grad = None
+    b = (a * 1).reshape(2, 3)
+    version = b._version
+    b.transpose_(0, 1)
+    log.append((tuple(b.shape), type(b.grad_fn).__name__, b._version - version,
+                b.is_contiguous(), b.tolist()))
+    (b * lib.arange(6.).reshape(3, 2)).sum().backward()
+    log.append(a.grad.tolist())
+    a.grad = None
+    c = a * 1
+    d = c.view(2, 3)[0:1]
+    d.transpose_(0, 1)
+    log.append((type(d.grad_fn).__name__, type(d.grad_fn.next_functions[0][0]).__name__,
+                type(c.grad_fn).__name__))
+    d.sum().backward()
+    log.append(a.grad.tolist())
+    for bad in (lambda: a.transpose_(0, 0), lambda: a.resize_(3), lambda: (a * 1).resize_(3),
+                lambda: a.as_strided((10,), (1,)), lambda: a.as_strided_((2,), (1,)),
+                lambda: a.detach().as_strided((2,), (-1,)),
+                lambda: a.detach().as_strided((2, 2), (1,))):
+        error = _raised(lib, lambda _: bad())
+        log.append(type(error).__name__)
+    x = lib.ones(2, 3)
+    x.resize_(4)
+    log.append((x.tolist(), tuple(x.shape)))
+    x = lib.arange(6.)
+    x.resize_(2, 2)
+    log.append(x.tolist())
+    x.resize_(0)
+    log.append(tuple(x.shape))
+    with lib.no_grad():
+        y = lib.arange(6.)
+        y.as_strided_((2, 2), (1, 2), 1)
+    log.append((y.tolist(), tuple(y.stride())))
+    log.append(lib.arange(6.).reshape(2, 3).t().as_strided((3,), (1,)).tolist())
+    return log
+
+
+def test_strided_and_metadata_ops_against_torch():
+    ours, theirs = _strided_story(T), _strided_story(torch)
+    assert len(ours) == len(theirs)
+    for index, (a, b) in enumerate(zip(ours, theirs)):
+        assert a == b, (index, a, b)
+
+
+@pytest.mark.parametrize("size,stride,offset", [
+    ((2, 2), (1, 2), 1), ((3,), (2,), 0), ((2, 3), (1, 1), None),   # the last overlaps
+    ((2, 2), (0, 1), 2),
+])
+def test_as_strided_gradcheck(size, stride, offset):
+    x = T.tensor(randn(8), requires_grad=True)
+
+    def f(t):
+        return (t * 1).as_strided(size, stride, offset)
+    assert gradcheck(f, (x,)) and gradgradcheck(f, (x,))
+    check_op(lambda lib, t: (t * 1).as_strided(size, stride, offset), randn(8))
