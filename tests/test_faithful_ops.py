@@ -685,3 +685,57 @@ def test_as_strided_gradcheck(size, stride, offset):
         return (t * 1).as_strided(size, stride, offset)
     assert gradcheck(f, (x,)) and gradgradcheck(f, (x,))
     check_op(lambda lib, t: (t * 1).as_strided(size, stride, offset), randn(8))
+
+
+# ------------------------------------------------------------------ addmm / linear
+
+@pytest.mark.parametrize("wants", [(True, False, False), (False, True, False),
+                                   (False, False, True), (True, True, True),
+                                   (False, True, True)])
+def test_addmm_and_linear_save_what_torch_saves(wants):
+    for make in (lambda lib, s, m1, m2: lib.addmm(s, m1, m2, beta=2, alpha=3),
+                 lambda lib, s, m1, m2: _f(lib).linear(m1, m2.t(), s)):
+        results = []
+        for lib in (T, torch):
+            shapes = ((4,), (3, 2), (2, 4))
+            inputs = [lib.ones(*shape, dtype=lib.float64, requires_grad=w) * 1 if w
+                      else lib.ones(*shape, dtype=lib.float64)
+                      for shape, w in zip(shapes, wants)]
+            out = make(lib, *inputs)
+            node = out.grad_fn
+            results.append((type(node).__name__, _saved(node, ("mat1", "mat2")),
+                            node._saved_alpha, node._saved_beta))
+        assert results[0] == results[1]
+
+
+ADDMM_CASES = [
+    ("addmm", lambda lib, s, a, b: lib.addmm(s, a, b), (randn(3, 4), randn(3, 2), randn(2, 4))),
+    ("addmm_row_bias", lambda lib, s, a, b: lib.addmm(s, a, b, beta=0.5, alpha=-2),
+     (randn(4), randn(3, 2), randn(2, 4))),
+    ("addmm_scalar_bias", lambda lib, s, a, b: lib.addmm(s, a, b, alpha=2),
+     (randn(1, 1), randn(3, 2), randn(2, 4))),
+    ("addmm_beta0", lambda lib, s, a, b: lib.addmm(s, a, b, beta=0),
+     (randn(3, 4), randn(3, 2), randn(2, 4))),
+    ("linear", lambda lib, x, w, b: _f(lib).linear(x, w, b), (randn(3, 2), randn(4, 2),
+                                                             randn(4))),
+    ("linear_3d", lambda lib, x, w, b: _f(lib).linear(x, w, b), (randn(2, 3, 2), randn(4, 2),
+                                                                randn(4))),
+]
+
+
+@pytest.mark.parametrize("name,fn,arrays", ADDMM_CASES, ids=[c[0] for c in ADDMM_CASES])
+def test_addmm_against_torch(name, fn, arrays):
+    check_op(fn, *arrays)
+    inputs = tuple(T.tensor(a, requires_grad=True) for a in arrays)
+    assert gradcheck(lambda *xs: fn(T, *xs), inputs)
+    assert gradgradcheck(lambda *xs: fn(T, *xs), inputs)
+
+
+def test_addmm_beta_zero_ignores_nan_and_errors():
+    nan = T.full((3, 4), float("nan"))
+    assert not T.addmm(nan, T.ones(3, 2), T.ones(2, 4), beta=0).isnan().any()
+    for case in (lambda lib: lib.addmm(lib.ones(5), lib.ones(3, 2), lib.ones(2, 4)),
+                 lambda lib: lib.addmm(lib.ones(3, 4), lib.ones(3, 2), lib.ones(3, 4)),
+                 lambda lib: lib.addmm(lib.ones(3, 4), lib.ones(3), lib.ones(3, 4))):
+        theirs, ours = _raised(torch, case), _raised(T, case)
+        assert theirs is not None and type(ours) is type(theirs), (ours, theirs)

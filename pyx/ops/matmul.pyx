@@ -13,7 +13,7 @@ from autograd_cy._C.tensor cimport (
 )
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.saved_tensor cimport SavedTensor
-from autograd_cy._C.recording cimport record2
+from autograd_cy._C.recording cimport record, record2
 from autograd_cy._C.promotion cimport wrap
 from autograd_cy._C.ops.out_arguments cimport write_out
 from autograd_cy._C.ops.arithmetic import add, mul
@@ -195,14 +195,64 @@ def mv(Tensor self, Tensor vec):
     return matmul(self, vec)
 
 
+cdef class AddmmBackward0(Node):
+    """``beta * self + alpha * (mat1 @ mat2)``: mat1 is saved only if mat2 requires grad and
+    mat2 only if mat1 does (each is read by the other's gradient only)."""
+    saved_names = ("mat1", "mat2")
+    cdef readonly object saved_alpha, saved_beta
+
+    cpdef tuple apply(self, tuple grads):
+        from autograd_cy._C.ops.shape import t
+        grad = grads[0]
+        self_grad = mat1_grad = mat2_grad = None
+        alpha, beta = self.saved_alpha, self.saved_beta
+        if self.should_compute_output(0):
+            self_grad = grad if beta == 1 else mul(grad, beta)
+        if self.should_compute_output(1):
+            mat1_grad = mm(grad, t(unpack_saved(self, 1)))
+            mat1_grad = mat1_grad if alpha == 1 else mul(mat1_grad, alpha)
+        if self.should_compute_output(2):
+            mat2_grad = mm(t(unpack_saved(self, 0)), grad)
+            mat2_grad = mat2_grad if alpha == 1 else mul(mat2_grad, alpha)
+        return (self_grad, mat1_grad, mat2_grad)
+
+
 def addmm(Tensor self, Tensor mat1, Tensor mat2, *, beta=1, alpha=1):
-    """``beta * self + alpha * (mat1 @ mat2)``, composed from recorded ops."""
-    product = mm(mat1, mat2)
+    """``beta * self + alpha * (mat1 @ mat2)``; ``self`` broadcasts to the product's shape
+    (with ``beta=0`` its values are ignored, NaN included)."""
+    cdef AddmmBackward0 node
+    if mat1._data.ndim != 2:
+        raise RuntimeError("mat1 must be a matrix, got " f"{mat1._data.ndim}-D tensor")
+    if mat2._data.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix, got " f"{mat2._data.ndim}-D tensor")
+    _check_matmul_dtypes(mat1, mat2, "addmm")
+    if self._data.dtype != mat1._data.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                           f"{from_numpy_dtype(self._data.dtype)._scalar_name} and "
+                           f"{from_numpy_dtype(mat2._data.dtype)._scalar_name}")
+    try:
+        product = np.matmul(mat1._data, mat2._data)
+    except ValueError:
+        raise RuntimeError(_matmul_shape_error(mat1, mat2)) from None
+    try:
+        base = np.broadcast_to(self._data, product.shape)
+    except ValueError:
+        raise RuntimeError(f"The expanded size of the tensor ({product.shape[-1]}) must match "
+                           f"the existing size ({self._data.shape[-1]}) at non-singleton "
+                           f"dimension {self._data.ndim - 1}.  Target sizes: "
+                           f"{list(product.shape)}.  Tensor sizes: {list(self._data.shape)}"
+                           ) from None
     if alpha != 1:
-        product = mul(product, alpha)
-    return add(mul(self, beta) if beta != 1 else self, product)
-
-
+        product = product * alpha
+    array = product if beta == 0 else product + (base if beta == 1 else base * beta)
+    cdef Tensor out = wrap(np.asarray(array, dtype=product.dtype))
+    cdef bint mat1_grad = requires_grad(mat1), mat2_grad = requires_grad(mat2)
+    if is_grad_enabled() and (requires_grad(self) or mat1_grad or mat2_grad):
+        node = AddmmBackward0()
+        node.saved_alpha, node.saved_beta = alpha, beta
+        record(node, (self, mat1, mat2), (out,),
+               (mat1 if mat2_grad else None, mat2 if mat1_grad else None))
+    return out
 
 
 cdef object matmul_op(object self, object other):
