@@ -71,6 +71,10 @@ def _make(array, requires_grad):
 def _numpy_dtype(dtype, default=None):
     if dtype is None:
         return default
+    if not isinstance(dtype, _dtypes.dtype) and dtype not in (builtins.float, builtins.int,
+                                                              builtins.bool):
+        raise TypeError(f"argument 'dtype' must be autograd_cy.dtype, not "
+                        f"{type(dtype).__name__}")
     return _dtypes.to_numpy_dtype(dtype)
 
 
@@ -253,6 +257,9 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
         low, high, size = 0, low, high
     if high is None or size is None:
         raise TypeError("randint() missing required arguments: 'high' and 'size'")
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
+                           f">= to={high}")
     array = _rng(generator).integers(low, high, size=_size((size,)))
     return _make(array.astype(_numpy_dtype(dtype, np.int64)), requires_grad)
 
@@ -265,6 +272,8 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
         raise RuntimeError("step must be nonzero")
     values = [start, end, step]
     values = [v.item() if isinstance(v, Tensor) else v for v in values]
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     is_float = any(isinstance(v, builtins.float) for v in values)
     default = np.float32 if is_float else np.int64
     array = np.arange(*values, dtype=np.float64 if is_float else np.int64)
@@ -281,6 +290,10 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     """The identity matrix (``n`` x ``m``)."""
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m is not None and m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     return _make(np.eye(n, m, dtype=_numpy_dtype(dtype, np.float32)), requires_grad)
 
 

@@ -1,3 +1,4 @@
+# cython: allow_none_for_extension_args=False
 """Activations: softmax, log_softmax, gelu, silu, softplus, leaky_relu, with their backward.
 
 # Design

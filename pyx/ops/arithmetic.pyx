@@ -1,3 +1,4 @@
+# cython: allow_none_for_extension_args=False
 """Arithmetic: add, sub, rsub, mul, div, neg, pow and their in-place forms, with their backward.
 
 Each op computes its result with the array module, then, if grad mode is on
@@ -117,6 +118,23 @@ cdef inline object fused(int op, Tensor self, object other):
     return None
 
 
+cdef inline bint is_bool(object value):
+    return (isinstance(value, bool) or isinstance(value, Tensor)
+            and (<Tensor>value)._data.dtype.kind == "b")
+
+
+cdef void check_bool_subtraction(object a, object b) except *:
+    """PyTorch refuses a bool operand of subtraction (a bool tensor or a Python bool)."""
+    cdef bint a_bool = is_bool(a), b_bool = is_bool(b)
+    if a_bool and b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if a_bool or b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or "
+                           "`logical_not()` operator instead.")
+
+
 cdef class SubBackward0(Node):
     cdef readonly object saved_alpha
 
@@ -143,9 +161,7 @@ cdef object sub_impl(object self, object other, object alpha):
         array = fused(KERNEL_SUB, <Tensor>self, other)
     if array is None:
         dtype = result_type(self, other)
-        if dtype.kind == "b":
-            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
-                               "supported. Use the `^` or `logical_xor()` operator instead.")
+        check_bool_subtraction(self, other)
         check_alpha(dtype, alpha)
         a = operand_array(self, dtype)
         b = operand_array(other, dtype)
@@ -176,6 +192,7 @@ cdef class RsubBackward0(Node):
 def rsub(self, other):
     """``other - self`` (``2 - x``); its node is RsubBackward0, as in PyTorch."""
     dtype = result_type(self, other)
+    check_bool_subtraction(self, other)
     try:
         array = operand_array(other, dtype) - operand_array(self, dtype)
     except ValueError:
@@ -402,6 +419,8 @@ def pow(self, exponent):
     exponent_array = operand_array(exponent, dtype)
     if dtype.kind in "iu" and isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if dtype.kind == "b" and isinstance(exponent, Tensor):
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
     try:
         if dtype.kind in "iu" and isinstance(exponent, Tensor) and np.any(exponent_array < 0):
             array = integer_power(base_array, exponent_array)

@@ -1,3 +1,4 @@
+# cython: allow_none_for_extension_args=False
 """Comparison and logical ops: eq, lt, ..., logical_and, isnan, isclose, equal, allclose.
 
 Their results are bool tensors (``equal`` and ``allclose`` return a Python bool),

@@ -1,3 +1,4 @@
+# cython: allow_none_for_extension_args=False
 """Diagonals: diagonal (a view) and trace, with their backward.
 
 ``diagonal`` shares memory with its input like every view (NOTE [Views] in shape.pyx); its
@@ -93,7 +94,9 @@ def trace(Tensor self):
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim "
                            f"{self._data.ndim}")
     array = self._data
-    dtype = np.int64 if array.dtype.kind in "biu" else array.dtype
+    if array.dtype.kind == "b":
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    dtype = np.int64 if array.dtype.kind in "iu" else array.dtype
     cdef Tensor out = make_tensor(np.asarray(np.trace(array, dtype=dtype)))
     if is_grad_enabled() and requires_grad(self):
         node = TraceBackward0()

@@ -1,3 +1,4 @@
+# cython: allow_none_for_extension_args=False
 """Extrema: amax/amin, max/min (full, along a dim, or elementwise), argmax/argmin.
 
 Which elements get the gradient is a selection, not a formula: a full max/min and
@@ -171,6 +172,8 @@ def min(Tensor self, dim=None, keepdim=False):
 
 cdef Tensor arg_extreme(Tensor self, object dim, bint keepdim, bint largest):
     cdef str name = "argmax" if largest else "argmin"
+    if self._data.dtype.kind == "b":
+        raise RuntimeError(f"{name}(): does not support bool input")
     search = np.argmax if largest else np.argmin
     array = self._data
     if dim is None:
@@ -217,6 +220,8 @@ def median(Tensor self, dim=None, keepdim=False):
     With ``dim``, ``(values, indices)`` along it."""
     cdef MaxBackward0 node
     array = self._data
+    if array.dtype.kind == "b":
+        raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
     nan = np.isnan(array) if array.dtype.kind == "f" else None
     if dim is None:
         if array.size == 0:

@@ -1,3 +1,4 @@
+# cython: allow_none_for_extension_args=False
 """Picking or writing elements by an index tensor along one dim (index_select and
 index_add, gather and scatter_add) or by a bool mask (masked_fill).
 

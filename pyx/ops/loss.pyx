@@ -1,3 +1,4 @@
+# cython: allow_none_for_extension_args=False
 """Loss primitives: mse_loss, nll_loss, binary_cross_entropy(_with_logits), with their backward.
 
 # Design

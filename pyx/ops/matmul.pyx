@@ -1,3 +1,4 @@
+# cython: allow_none_for_extension_args=False
 """Matrix products: matmul, mm, bmm, dot, mv, addmm, with their backward.
 
 The products run in NumPy (BLAS). One backward serves every rank combination: 1-D operands
@@ -100,6 +101,11 @@ cdef Tensor _record_matmul(MatmulBackward0 node, Tensor a, Tensor b, Tensor out)
 
 
 cdef void _check_matmul_dtypes(Tensor a, Tensor b, str name) except *:
+    if a._data.dtype.kind == "b" and b._data.dtype.kind == "b":
+        a_dim, b_dim = a._data.ndim, b._data.ndim
+        kernel = ("dot" if a_dim == 1 and b_dim == 1 else "bmm" if name == "bmm"
+                  else "addmv_impl_cpu" if b_dim == 1 else "addmm_impl_cpu_")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     if a._data.dtype != b._data.dtype:
         raise RuntimeError(
             f"expected m1 and m2 to have the same dtype, but got: "

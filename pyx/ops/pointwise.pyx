@@ -1,3 +1,4 @@
+# cython: allow_none_for_extension_args=False
 """Pointwise ops of one tensor: exp, log, sqrt, rsqrt, reciprocal, sin, cos, tanh, sigmoid,
 relu, abs, sign and their in-place forms (clamp, maximum, minimum, where: selection.pyx).
 

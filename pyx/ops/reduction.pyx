@@ -1,3 +1,4 @@
+# cython: allow_none_for_extension_args=False
 """Reductions: sum, mean, var/std, prod, norm, logsumexp, count_nonzero, sum_to.
 
 A reduction's backward broadcasts the gradient back over the reduced dims
@@ -178,6 +179,11 @@ def mean(Tensor self, dim=None, keepdim=False, *, dtype=None, out=None):
     array = self._data
     if dtype is not None:
         dtype = to_numpy_dtype(dtype)
+        if dtype.kind != "f":
+            raise RuntimeError(
+                "mean(): could not infer output dtype. Optional dtype must be either a "
+                "floating point or complex dtype. Got: "
+                f"{from_numpy_dtype(dtype)._scalar_name}")
     elif array.dtype.kind != "f":
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "

@@ -1,3 +1,4 @@
+# cython: allow_none_for_extension_args=False
 """Strided views and metadata-only in-place ops: as_strided, as_strided_, transpose_, resize_.
 
 ``as_strided`` reads the memory of the tensor that owns it (``_base``, or the tensor itself)
