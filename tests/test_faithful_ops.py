@@ -207,6 +207,21 @@ def test_in_place_change_of_an_unsaved_operand_keeps_backward(name, fn, shapes, 
     assert name == "div" or errors[0] is type(None)
 
 
+@pytest.mark.parametrize("make", [
+    lambda lib, x: 2 ** x, lambda lib, x: x ** 2, lambda lib, x: x.pow(x.detach() + 1),
+    lambda lib, x: x.exp(), lambda lib, x: x * 3, lambda lib, x: x / 3, lambda lib, x: 3 / x,
+])
+def test_saved_operands_of_pow_and_friends_match_torch(make):
+    """Which tensors a node saves shows in an in-place change before backward."""
+    outcomes = []
+    for lib in (T, torch):
+        x = lib.ones(3, dtype=lib.float64, requires_grad=True) * 1
+        y = make(lib, x)
+        x.add_(1)
+        outcomes.append(type(_raised(lib, lambda _: y.sum().backward())).__name__)
+    assert outcomes[0] == outcomes[1]
+
+
 def test_mv_reproducer():
     W = T.ones(3, 2)
     x = T.tensor([1., 2.], requires_grad=True) * 1

@@ -321,14 +321,10 @@ def _rounded_div(self, other, rounding_mode):
 
 
 def rdiv(self, other):
-    """``other / self`` for a Python number ``other``."""
-    return div(_as_scalar_tensor(other, self), self)
-
-
-cdef Tensor _as_scalar_tensor(object value, Tensor like):
-    """A Python number as a 0-dim tensor that promotes like the number would."""
-    dtype = result_type(like, value)
-    return make_tensor(np.asarray(value, dtype=dtype))
+    """``other / self`` for a Python number ``other``: ``reciprocal(self) * other``, as
+    PyTorch computes it (so ``self`` itself is not saved, only its reciprocal)."""
+    from autograd_cy._C.ops.pointwise import reciprocal
+    return mul_impl(reciprocal(self), other)
 
 
 cdef class NegBackward0(Node):
@@ -391,12 +387,13 @@ cdef class PowBackward1(Node):
 
 cdef class PowBackward2(Node):
     """``number ** exponent`` (``2 ** x``)."""
-    saved_names = ("result",)
+    saved_names = ("exponent", "result")   # the exponent is saved as PyTorch saves it
     cdef readonly object saved_self       # the number base, not a tensor
 
     cpdef tuple apply(self, tuple grads):
         from autograd_cy._C.ops.selection import where
-        cdef Tensor result = unpack_saved(self, 0)
+        unpack_saved(self, 0)               # checks the exponent's version, as PyTorch
+        cdef Tensor result = unpack_saved(self, 1)
         base = self.saved_self
         with ignoring_fp_errors():
             log_base = float(np.log(np.float64(base)))
@@ -464,7 +461,7 @@ def rpow(Tensor self, other):
     if is_grad_enabled() and requires_grad(self):
         node = PowBackward2()
         node.saved_self = other
-        record1(node, self, out, (out,))
+        record1(node, self, out, (self, out))
     return out
 
 
