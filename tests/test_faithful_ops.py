@@ -776,6 +776,16 @@ def test_addmm_against_torch(name, fn, arrays):
     assert gradgradcheck(lambda *xs: fn(T, *xs), inputs)
 
 
+@pytest.mark.parametrize("kwargs", [{"alpha": 2.5}, {"beta": 0.5}, {"alpha": 2, "beta": 3}])
+def test_addmm_integer(kwargs):
+    ours = T.addmm(T.ones(2, 2, dtype=T.int64), T.ones(2, 2, dtype=T.int64) * 2,
+                   T.ones(2, 2, dtype=T.int64), **kwargs)
+    theirs = torch.addmm(torch.ones(2, 2, dtype=torch.int64),
+                         torch.ones(2, 2, dtype=torch.int64) * 2,
+                         torch.ones(2, 2, dtype=torch.int64), **kwargs)
+    assert ours.tolist() == theirs.tolist() and ours.dtype == T.int64
+
+
 def test_addmm_beta_zero_ignores_nan_and_errors():
     nan = T.full((3, 4), float("nan"))
     assert not T.addmm(nan, T.ones(3, 2), T.ones(2, 4), beta=0).isnan().any()

@@ -65,7 +65,8 @@ cdef object add_impl(object self, object other, object alpha):
         array = fused(KERNEL_ADD, <Tensor>self, other)
     if array is None:
         dtype = result_type(self, other)
-        check_alpha(dtype, alpha)
+        if type(alpha) is not int:
+            check_alpha(dtype, alpha)
         a = operand_array(self, dtype)
         b = operand_array(other, dtype)
         try:
@@ -162,7 +163,8 @@ cdef object sub_impl(object self, object other, object alpha):
     if array is None:
         dtype = result_type(self, other)
         check_bool_subtraction(self, other)
-        check_alpha(dtype, alpha)
+        if type(alpha) is not int:
+            check_alpha(dtype, alpha)
         a = operand_array(self, dtype)
         b = operand_array(other, dtype)
         try:

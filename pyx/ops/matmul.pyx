@@ -240,18 +240,25 @@ def addmm(Tensor self, Tensor mat1, Tensor mat2, *, beta=1, alpha=1):
         product = np.matmul(mat1._data, mat2._data)
     except ValueError:
         raise RuntimeError(_matmul_shape_error(mat1, mat2)) from None
+    a, b = alpha, beta
+    if product.dtype.kind in "biu":     # integer products scale by integers, as PyTorch
+        a, b = int(alpha), int(beta)
+    if a != 1:
+        np.multiply(product, a, out=product)
     try:
-        base = np.broadcast_to(self._data, product.shape)
+        if b != 0:          # in place: the product is a fresh array of the result's shape
+            np.add(product, self._data if b == 1 else self._data * b, out=product)
+        elif np.broadcast_shapes(self._data.shape, product.shape) != product.shape:
+            raise ValueError
+        array = product
     except ValueError:
+        array = None
+    if array is None:
         raise RuntimeError(f"The expanded size of the tensor ({product.shape[-1]}) must match "
                            f"the existing size ({self._data.shape[-1]}) at non-singleton "
                            f"dimension {self._data.ndim - 1}.  Target sizes: "
-                           f"{list(product.shape)}.  Tensor sizes: {list(self._data.shape)}"
-                           ) from None
-    if alpha != 1:
-        product = product * alpha
-    array = product if beta == 0 else product + (base if beta == 1 else base * beta)
-    cdef Tensor out = wrap(np.asarray(array, dtype=product.dtype))
+                           f"{list(product.shape)}.  Tensor sizes: {list(self._data.shape)}")
+    cdef Tensor out = wrap(array)
     cdef bint mat1_grad = requires_grad(mat1), mat2_grad = requires_grad(mat2)
     if is_grad_enabled() and (requires_grad(self) or mat1_grad or mat2_grad):
         node = AddmmBackward0()
