@@ -92,8 +92,7 @@ cdef object ONE = 1
 
 
 cdef void raise_broadcast_error(object a, object b) except *:
-    """Called while NumPy's ValueError is handled: PyTorch's error for shapes that do not
-    broadcast, or that ValueError again when the shapes were not the cause."""
+    """In NumPy's ValueError handler: PyTorch's broadcast error, or re-raise that one."""
     error = broadcast_failure(a, b)
     if error is None:
         raise
@@ -440,8 +439,7 @@ def pow(self, exponent):
 
 
 cdef object integer_power(object base, object exponent):
-    """Integer ``base ** exponent`` with negative exponents, as PyTorch computes it: 1 and -1
-    keep their powers, every other base (0 included) gives 0."""
+    """Integer powers with negative exponents as PyTorch: 1 and -1 keep theirs, others 0."""
     base, exponent = np.broadcast_arrays(base, exponent)
     negative = exponent < 0
     array = np.power(base, np.where(negative, 0, exponent))
@@ -459,6 +457,8 @@ def rpow(Tensor self, other):
         array = integer_power(np.asarray(other, dtype=dtype), exponent)
     else:
         array = quietly2(np.power, operand_array(other, dtype), exponent)
+    if not array.flags.c_contiguous:        # PyTorch's Scalar ** Tensor is contiguous
+        array = np.ascontiguousarray(array)
     cdef Tensor out = wrap(array)
     if is_grad_enabled() and requires_grad(self):
         node = PowBackward2()
