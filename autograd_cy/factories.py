@@ -9,12 +9,14 @@ import builtins
 import numpy as np
 
 from autograd_cy import dtypes as _dtypes
-from autograd_cy._C.tensor import Tensor, _wrap_array
+from autograd_cy._C.tensor import Tensor, Size, _wrap_array
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint",
            "rand_like", "randn_like", "arange", "linspace", "eye", "manual_seed", "Generator",
-           "initial_seed", "default_generator"]
+           "initial_seed", "default_generator", "is_inference", "FloatTensor", "DoubleTensor",
+           "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor",
+           "BoolTensor"]
 
 
 class Generator:
@@ -69,6 +71,10 @@ def _make(array, requires_grad):
 def _numpy_dtype(dtype, default=None):
     if dtype is None:
         return default
+    if not isinstance(dtype, _dtypes.dtype) and dtype not in (builtins.float, builtins.int,
+                                                              builtins.bool):
+        raise TypeError(f"argument 'dtype' must be autograd_cy.dtype, not "
+                        f"{type(dtype).__name__}")
     return _dtypes.to_numpy_dtype(dtype)
 
 
@@ -171,7 +177,14 @@ def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=Non
     return _make(np.empty(_size(size), _numpy_dtype(dtype, np.float32)), requires_grad)
 
 
+def _check_number(function, value, argument="fill_value", position=2):
+    if not isinstance(value, (builtins.int, builtins.float, np.number, np.bool_)):
+        raise TypeError(f"{function}(): argument '{argument}' (position {position}) must be "
+                        f"Number, not {type(value).__name__}")
+
+
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    _check_number("full", fill_value)
     if dtype is None:
         dtype = (_dtypes.bool if isinstance(fill_value, builtins.bool) else
                  _dtypes.int64 if isinstance(fill_value, builtins.int) else _dtypes.float32)
@@ -181,6 +194,9 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
 def _empty_like(input, dtype):
     """Uninitialised storage shaped like ``input`` and, when it is dense, with its strides
     (PyTorch's ``memory_format=torch.preserve_format``)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
     array = input.numpy(force=True)
     return np.empty_like(array, dtype=_numpy_dtype(dtype, array.dtype), order="K")
 
@@ -203,6 +219,7 @@ def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_fo
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
               memory_format=None):
+    _check_number("full_like", fill_value)
     array = _empty_like(input, dtype)
     array.fill(fill_value)
     return _make(array, requires_grad)
@@ -240,6 +257,9 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
         low, high, size = 0, low, high
     if high is None or size is None:
         raise TypeError("randint() missing required arguments: 'high' and 'size'")
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
+                           f">= to={high}")
     array = _rng(generator).integers(low, high, size=_size((size,)))
     return _make(array.astype(_numpy_dtype(dtype, np.int64)), requires_grad)
 
@@ -252,6 +272,8 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
         raise RuntimeError("step must be nonzero")
     values = [start, end, step]
     values = [v.item() if isinstance(v, Tensor) else v for v in values]
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     is_float = any(isinstance(v, builtins.float) for v in values)
     default = np.float32 if is_float else np.int64
     array = np.arange(*values, dtype=np.float64 if is_float else np.int64)
@@ -268,4 +290,63 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     """The identity matrix (``n`` x ``m``)."""
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m is not None and m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     return _make(np.eye(n, m, dtype=_numpy_dtype(dtype, np.float32)), requires_grad)
+
+
+def is_inference(input):
+    """Was ``input`` made in inference mode? (``torch.is_inference``)"""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"is_inference(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return input.is_inference()
+
+
+def _legacy_new(dtype, args):
+    """``torch.FloatTensor(...)`` and ``x.new(...)``: sizes give an uninitialised tensor, a
+    sequence or array gives its data, nothing gives an empty 1-D tensor."""
+    if not args:
+        return empty(0, dtype=dtype)
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        if args[0].dtype is not dtype:
+            raise TypeError(f"expected {dtype} (got {args[0].dtype})")
+        return args[0].detach()
+    if len(args) == 1 and isinstance(args[0], Size):
+        return empty(*args[0], dtype=dtype)
+    if all(isinstance(n, (builtins.int, np.integer)) for n in args):
+        return empty(*args, dtype=dtype)
+    if len(args) == 1 and isinstance(args[0], (list, tuple, np.ndarray)):
+        return tensor(args[0], dtype=dtype)
+    raise TypeError(f"new(): invalid data type '{type(args[-1]).__name__}'")
+
+
+class _LegacyTensorType(type):
+    """``isinstance(x, autograd_cy.LongTensor)`` is true for int64 tensors, as in PyTorch."""
+
+    def __instancecheck__(cls, value):
+        return isinstance(value, Tensor) and value.dtype is cls.dtype
+
+    def __repr__(cls):
+        return f"<class 'autograd_cy.{cls.__name__}'>"
+
+
+def _legacy_type(name, dtype):
+    def __new__(cls, *args, device=None):
+        return _legacy_new(cls.dtype, args)
+    return _LegacyTensorType(name, (), {"dtype": dtype, "__new__": __new__,
+                                        "__doc__": f"The legacy constructor of {dtype} "
+                                                   "tensors."})
+
+
+FloatTensor = _legacy_type("FloatTensor", _dtypes.float32)
+DoubleTensor = _legacy_type("DoubleTensor", _dtypes.float64)
+HalfTensor = _legacy_type("HalfTensor", _dtypes.float16)
+LongTensor = _legacy_type("LongTensor", _dtypes.int64)
+IntTensor = _legacy_type("IntTensor", _dtypes.int32)
+ShortTensor = _legacy_type("ShortTensor", _dtypes.int16)
+CharTensor = _legacy_type("CharTensor", _dtypes.int8)
+ByteTensor = _legacy_type("ByteTensor", _dtypes.uint8)
+BoolTensor = _legacy_type("BoolTensor", _dtypes.bool)

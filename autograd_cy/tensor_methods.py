@@ -30,5 +30,11 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     return _factories.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
+def new(self, *args):
+    """The legacy constructor: ``x.new(2, 3)`` (uninitialised), ``x.new([1, 2])`` (data) or
+    ``x.new()`` (empty), all with ``x``'s dtype."""
+    return _factories._legacy_new(self.dtype, args)
+
+
 _register_methods({f.__name__: f for f in (
-    new_zeros, new_ones, new_full, new_empty, new_tensor)})
+    new_zeros, new_ones, new_full, new_empty, new_tensor, new)})

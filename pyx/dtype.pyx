@@ -2,14 +2,14 @@
 
 A dtype compares equal only to itself, prints as ``autograd_cy.float32`` and knows its NumPy
 twin (``float32.numpy``). Python floats default to float32 and Python ints to int64, as in
-PyTorch; narrower NumPy integers are widened on the way in (``int8`` -> ``int32``).
+PyTorch.
 """
 import builtins
 
 import numpy as np
 
-__all__ = ["dtype", "float16", "float32", "float64", "int32", "int64", "bool",
-           "half", "float", "double", "int", "long", "get_default_dtype"]
+__all__ = ["dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
+           "bool", "half", "float", "double", "short", "int", "long", "get_default_dtype"]
 
 
 cdef class dtype:
@@ -42,15 +42,20 @@ cdef class dtype:
 float16 = half = dtype("float16", np.float16, "Half", "HalfTensor")
 float32 = float = dtype("float32", np.float32, "Float", "FloatTensor")
 float64 = double = dtype("float64", np.float64, "Double", "DoubleTensor")
+int8 = dtype("int8", np.int8, "Char", "CharTensor")
+int16 = short = dtype("int16", np.int16, "Short", "ShortTensor")
+uint8 = dtype("uint8", np.uint8, "Byte", "ByteTensor")
 int32 = int = dtype("int32", np.int32, "Int", "IntTensor")
 int64 = long = dtype("int64", np.int64, "Long", "LongTensor")
 bool = dtype("bool", np.bool_, "Bool", "BoolTensor")
 
-cdef dict FROM_NUMPY = {d.numpy: d for d in (float16, float32, float64, int32, int64, bool)}
+cdef dict FROM_NUMPY = {d.numpy: d for d in (float16, float32, float64, int8, int16, int32,
+                                              int64, uint8, bool)}
 cdef dict FROM_PYTHON_TYPE = {builtins.float: float32, builtins.int: int64,
                               builtins.bool: bool}
 # The names C++ gives the scalar types in PyTorch's lower-level messages.
 cdef dict C10_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double",
+                       "int8": "signed char", "int16": "short int",
                        "int32": "int", "int64": "long int", "bool": "bool",
                        "uint8": "unsigned char"}
 
@@ -79,7 +84,7 @@ cdef dtype from_numpy_dtype(object numpy_dtype):
     if found is None:
         raise TypeError(
             f"can't convert np.ndarray of type numpy.{numpy_dtype.name}. The only supported "
-            "types are: float64, float32, float16, int64, int32, and bool.")
+            "types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool.")
     return <dtype>found
 
 

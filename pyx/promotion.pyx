@@ -74,8 +74,12 @@ cdef object result_type_of(tuple operands):
             scalars = promote(scalars, BOOL)
         elif isinstance(value, (int, np.integer)):
             scalars = promote(scalars, INT64)
-        else:
+        elif isinstance(value, (float, np.floating)):
             scalars = promote(scalars, FLOAT32)
+        else:
+            # A list, a string ...: PyTorch's argument parser refuses it.
+            raise TypeError(f"argument 'other' must be Tensor or Number, not "
+                            f"{type(value).__name__}")
     return combine(dims, combine(zero_dim, scalars))
 
 
@@ -95,6 +99,11 @@ def broadcast_error(*shapes):
                                     f"tensor b ({b[i]}) at non-singleton dimension {i}")
         result = tuple([n if n != 1 else m for n, m in zip(a, b)])
     return None
+
+
+cdef object broadcast_failure(object a, object b):
+    """PyTorch's RuntimeError for two operands whose shapes do not broadcast, or None."""
+    return broadcast_error(shape_of(a), shape_of(b))
 
 
 cdef object shape_of(object value):

@@ -124,6 +124,10 @@ def linear(input, weight, bias=None):
         raise RuntimeError("self and mat2 must have the same dtype, but got "
                            f"{bias.dtype._scalar_name} and {weight.dtype._scalar_name}")
     weight_t = transpose(weight, 0, 1) if weight.dim() == 2 else weight
+    if (input.dim() == 2 and weight.dim() == 2 and bias is not None
+            and _broadcasts_to(tuple(bias.shape), (input.shape[0], weight.shape[0]))):
+        # One AddmmBackward0, as PyTorch records it.
+        return _ag.addmm(bias, input, weight_t)
     leading = tuple(input.shape[:-1])
     flat = reshape(input, (-1, input.shape[-1])) if input.dim() > 2 else input
     out = matmul(flat, weight_t)

@@ -1,3 +1,4 @@
+# cython: allow_none_for_extension_args=False
 """Activations: softmax, log_softmax, gelu, silu, softplus, leaky_relu, with their backward.
 
 # Design
@@ -80,7 +81,9 @@ cdef Tensor softmax_forward(Tensor input, object dim, object dtype, bint log):
     name = "log_softmax" if log else "softmax"
     last = "lastdim_" if d == input._data.ndim - 1 or input._data.ndim == 0 else ""
     x = floating_data(input, f"{name}_{last}kernel_impl")
-    cdef Tensor out = wrap(softmax_array(x, d, log))
+    # PyTorch's softmax output is contiguous whatever the input's layout.
+    array = softmax_array(x, d, log)
+    cdef Tensor out = wrap(array if array.flags.c_contiguous else np.ascontiguousarray(array))
     if is_grad_enabled() and requires_grad(input):
         node = LogSoftmaxBackward0() if log else SoftmaxBackward0()
         node.saved_dim = d
@@ -172,12 +175,22 @@ cdef void check_approximate(str approximate) except *:
         raise RuntimeError("approximate argument must be either none or tanh.")
 
 
+cdef object like_input(object result, object x):
+    """A pointwise result in the input's layout (PyTorch's TensorIterator keeps a transposed
+    or permuted input's strides; the fused loops write C order)."""
+    if x.flags.c_contiguous:
+        return result
+    out = np.empty_like(x, dtype=result.dtype)      # order "K": x's dense layout
+    out[...] = result
+    return out
+
+
 def gelu(Tensor input, *, approximate="none"):
     """``x Phi(x)`` (Phi: the standard normal CDF), or its tanh approximation."""
     cdef GeluBackward0 node
     check_approximate(approximate)
     x = floating_data(input, "GeluKernelImpl")
-    cdef Tensor out = wrap(gelu_array(x, None, approximate))
+    cdef Tensor out = wrap(like_input(gelu_array(x, None, approximate), x))
     if is_grad_enabled() and requires_grad(input):
         node = GeluBackward0()
         node.saved_approximate = approximate

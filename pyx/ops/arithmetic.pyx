@@ -1,3 +1,4 @@
+# cython: allow_none_for_extension_args=False
 """Arithmetic: add, sub, rsub, mul, div, neg, pow and their in-place forms, with their backward.
 
 Each op computes its result with the array module, then, if grad mode is on
@@ -19,10 +20,13 @@ from autograd_cy._C.tensor cimport (
 )
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.recording cimport record1, record2, any_requires_grad2
-from autograd_cy._C.promotion cimport result_type, floating_result_type, operand_array, wrap
+from autograd_cy._C.promotion cimport (
+    result_type, floating_result_type, operand_array, wrap, broadcast_failure,
+)
 from autograd_cy._C.fp_errors cimport quietly2, ignoring_fp_errors
 from autograd_cy._C.kernels cimport binary_kernel, scalar_kernel, KERNEL_ADD, KERNEL_SUB, KERNEL_MUL
 from autograd_cy._C.views cimport apply_inplace
+from autograd_cy._C.ops.out_arguments cimport write_out
 
 __all__ = ["add", "sub", "rsub", "mul", "div", "true_divide", "rdiv", "neg", "negative",
            "pow", "rpow", "add_", "sub_", "mul_", "div_", "pow_", "neg_"]
@@ -47,8 +51,10 @@ cdef class AddBackward0(Node):
         return (grad if self.should_compute_output(0) else None, other_grad)
 
 
-def add(self, other, *, alpha=1):
+def add(self, other, *, alpha=1, out=None):
     """``self + alpha * other``, broadcasting, with PyTorch's type promotion."""
+    if out is not None:
+        return write_out("add", out, (self, other), lambda: add_impl(self, other, alpha))
     return add_impl(self, other, alpha)
 
 
@@ -59,10 +65,15 @@ cdef object add_impl(object self, object other, object alpha):
         array = fused(KERNEL_ADD, <Tensor>self, other)
     if array is None:
         dtype = result_type(self, other)
+        if type(alpha) is not int:
+            check_alpha(dtype, alpha)
         a = operand_array(self, dtype)
         b = operand_array(other, dtype)
-        with ignoring_fp_errors():      # float32 overflow is inf, without a warning
-            array = a + b if unit else a + alpha * b
+        try:
+            with ignoring_fp_errors():      # float32 overflow is inf, without a warning
+                array = a + b if unit else a + alpha * b
+        except ValueError:
+            raise_broadcast_error(self, other)
     cdef Tensor out = wrap(array)
     cdef AddBackward0 node
     if any_requires_grad2(self, other):
@@ -80,6 +91,22 @@ cdef object add_op(object self, object other):
 cdef object ONE = 1
 
 
+cdef void raise_broadcast_error(object a, object b) except *:
+    """In NumPy's ValueError handler: PyTorch's broadcast error, or re-raise that one."""
+    error = broadcast_failure(a, b)
+    if error is None:
+        raise
+    raise error from None
+
+
+cdef void check_alpha(object dtype, object alpha) except *:
+    if not isinstance(alpha, (int, float, np.number)):
+        raise TypeError(f"add(): argument 'alpha' must be Number, not {type(alpha).__name__}")
+    if dtype.kind in "biu" and isinstance(alpha, (float, np.floating)):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+
+
 cdef inline object fused(int op, Tensor self, object other):
     """The result array from a fused loop (NOTE [Fused kernels] in dispatch.pyx) when
     ``other`` is a same-shape Tensor or a Python float and the arrays are small float32 or
@@ -89,6 +116,23 @@ cdef inline object fused(int op, Tensor self, object other):
     if type(other) is float:
         return scalar_kernel(op, self._data, <double>other)
     return None
+
+
+cdef inline bint is_bool(object value):
+    return (isinstance(value, bool) or isinstance(value, Tensor)
+            and (<Tensor>value)._data.dtype.kind == "b")
+
+
+cdef void check_bool_subtraction(object a, object b) except *:
+    """PyTorch refuses a bool operand of subtraction (a bool tensor or a Python bool)."""
+    cdef bint a_bool = is_bool(a), b_bool = is_bool(b)
+    if a_bool and b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if a_bool or b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or "
+                           "`logical_not()` operator instead.")
 
 
 cdef class SubBackward0(Node):
@@ -102,8 +146,10 @@ cdef class SubBackward0(Node):
         return (grad if self.should_compute_output(0) else None, other_grad)
 
 
-def sub(self, other, *, alpha=1):
+def sub(self, other, *, alpha=1, out=None):
     """``self - alpha * other``."""
+    if out is not None:
+        return write_out("sub", out, (self, other), lambda: sub_impl(self, other, alpha))
     return sub_impl(self, other, alpha)
 
 
@@ -115,13 +161,16 @@ cdef object sub_impl(object self, object other, object alpha):
         array = fused(KERNEL_SUB, <Tensor>self, other)
     if array is None:
         dtype = result_type(self, other)
-        if dtype.kind == "b":
-            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
-                               "supported. Use the `^` or `logical_xor()` operator instead.")
+        check_bool_subtraction(self, other)
+        if type(alpha) is not int:
+            check_alpha(dtype, alpha)
         a = operand_array(self, dtype)
         b = operand_array(other, dtype)
-        with ignoring_fp_errors():
-            array = a - b if unit else a - alpha * b
+        try:
+            with ignoring_fp_errors():
+                array = a - b if unit else a - alpha * b
+        except ValueError:
+            raise_broadcast_error(self, other)
     cdef Tensor out = wrap(array)
     cdef SubBackward0 node
     if any_requires_grad2(self, other):
@@ -144,7 +193,12 @@ cdef class RsubBackward0(Node):
 def rsub(self, other):
     """``other - self`` (``2 - x``); its node is RsubBackward0, as in PyTorch."""
     dtype = result_type(self, other)
-    cdef Tensor out = wrap(operand_array(other, dtype) - operand_array(self, dtype))
+    check_bool_subtraction(self, other)
+    try:
+        array = operand_array(other, dtype) - operand_array(self, dtype)
+    except ValueError:
+        raise_broadcast_error(self, other)
+    cdef Tensor out = wrap(array)
     if any_requires_grad2(self, other):
         record2(RsubBackward0(), self, other, out)
     return out
@@ -165,8 +219,10 @@ cdef class MulBackward0(Node):
         return (self_grad, other_grad)
 
 
-def mul(self, other):
+def mul(self, other, *, out=None):
     """Elementwise product."""
+    if out is not None:
+        return write_out("mul", out, (self, other), lambda: mul_impl(self, other))
     return mul_impl(self, other)
 
 
@@ -176,8 +232,11 @@ cdef object mul_impl(object self, object other):
         array = fused(KERNEL_MUL, <Tensor>self, other)
     if array is None:
         dtype = result_type(self, other)
-        with ignoring_fp_errors():
-            array = operand_array(self, dtype) * operand_array(other, dtype)
+        try:
+            with ignoring_fp_errors():
+                array = operand_array(self, dtype) * operand_array(other, dtype)
+        except ValueError:
+            raise_broadcast_error(self, other)
     cdef Tensor out = wrap(array)
     cdef MulBackward0 node
     if any_requires_grad2(self, other):
@@ -204,18 +263,24 @@ cdef class DivBackward0(Node):
         return (self_grad, other_grad)
 
 
-def div(self, other, *, rounding_mode=None):
+def div(self, other, *, rounding_mode=None, out=None):
     """True division (integers give float32); ``rounding_mode`` 'trunc' or 'floor'."""
+    if out is not None:
+        return write_out("div", out, (self, other),
+                         lambda: div(self, other, rounding_mode=rounding_mode))
     if rounding_mode is not None:
         return _rounded_div(self, other, rounding_mode)
     dtype = floating_result_type(self, other)
-    cdef Tensor out = wrap(quietly2(np.true_divide, operand_array(self, dtype),
-                                     operand_array(other, dtype)))
+    try:
+        array = quietly2(np.true_divide, operand_array(self, dtype), operand_array(other, dtype))
+    except ValueError:
+        raise_broadcast_error(self, other)
+    cdef Tensor result = wrap(array)
     if any_requires_grad2(self, other):
         # Both gradients read the divisor; only the divisor's reads the dividend.
-        record2(DivBackward0(), self, other, out,
+        record2(DivBackward0(), self, other, result,
                 (self if is_tensor_requiring_grad(other) else None, other))
-    return out
+    return result
 
 
 true_divide = div
@@ -238,13 +303,18 @@ def _rounded_div(self, other, rounding_mode):
                            f"but found '{rounding_mode}'")
     dtype = result_type(self, other)
     a, b = operand_array(self, dtype), operand_array(other, dtype)
-    if dtype.kind == "f":
-        quotient = quietly2(np.true_divide, a, b)
-        array = np.trunc(quotient) if rounding_mode == "trunc" else np.floor(quotient)
-    elif rounding_mode == "floor":
-        array = np.floor_divide(a, b)
-    else:
-        array = np.trunc(np.true_divide(a, b)).astype(dtype)
+    if dtype.kind != "f" and not np.all(b):
+        raise RuntimeError("ZeroDivisionError")
+    try:
+        if dtype.kind == "f":
+            quotient = quietly2(np.true_divide, a, b)
+            array = np.trunc(quotient) if rounding_mode == "trunc" else np.floor(quotient)
+        elif rounding_mode == "floor":
+            array = np.floor_divide(a, b)
+        else:
+            array = np.trunc(np.true_divide(a, b)).astype(dtype)
+    except ValueError:
+        raise_broadcast_error(self, other)
     cdef Tensor out = wrap(np.asarray(array, dtype=dtype))
     if dtype.kind == "f" and any_requires_grad2(self, other):
         record2(DivBackward1(), self, other, out)
@@ -252,14 +322,10 @@ def _rounded_div(self, other, rounding_mode):
 
 
 def rdiv(self, other):
-    """``other / self`` for a Python number ``other``."""
-    return div(_as_scalar_tensor(other, self), self)
-
-
-cdef Tensor _as_scalar_tensor(object value, Tensor like):
-    """A Python number as a 0-dim tensor that promotes like the number would."""
-    dtype = result_type(like, value)
-    return make_tensor(np.asarray(value, dtype=dtype))
+    """``other / self`` for a Python number ``other``: ``reciprocal(self) * other``, as
+    PyTorch computes it (so ``self`` itself is not saved, only its reciprocal)."""
+    from autograd_cy._C.ops.pointwise import reciprocal
+    return mul_impl(reciprocal(self), other)
 
 
 cdef class NegBackward0(Node):
@@ -309,7 +375,9 @@ cdef class PowBackward1(Node):
         grad = grads[0]
         self_grad = exponent_grad = None
         if self.should_compute_output(0):
-            self_grad = mul(grad, mul(exponent, pow(base, sub(exponent, 1))))
+            # Zero where the exponent is 0, as PyTorch (0 ** -1 would make 0 * inf = NaN).
+            self_grad = where(make_tensor(exponent._data == 0), 0.0,
+                              mul(grad, mul(exponent, pow(base, sub(exponent, 1)))))
         if self.should_compute_output(1):
             result = unpack_saved(self, 2)
             # 0 ** e has no log; PyTorch defines that gradient as 0 where e >= 0.
@@ -320,12 +388,22 @@ cdef class PowBackward1(Node):
 
 cdef class PowBackward2(Node):
     """``number ** exponent`` (``2 ** x``)."""
-    saved_names = ("result",)
+    saved_names = ("exponent", "result")   # the exponent is saved as PyTorch saves it
     cdef readonly object saved_self       # the number base, not a tensor
 
     cpdef tuple apply(self, tuple grads):
-        result = unpack_saved(self, 0)
-        return (mul(grads[0], mul(result, float(np.log(self.saved_self)))),)
+        from autograd_cy._C.ops.selection import where
+        unpack_saved(self, 0)               # checks the exponent's version, as PyTorch
+        cdef Tensor result = unpack_saved(self, 1)
+        base = self.saved_self
+        with ignoring_fp_errors():
+            log_base = float(np.log(np.float64(base)))
+        grad = mul(grads[0], mul(result, log_base))
+        if base == 0:
+            # 0 ** e has no log; PyTorch defines that gradient as 0 where e >= 0.
+            exponent_nonnegative = make_tensor(np.isfinite(result._data))
+            return (where(exponent_nonnegative, 0.0, grad),)
+        return (grad,)
 
 
 def pow(self, exponent):
@@ -339,7 +417,16 @@ def pow(self, exponent):
     exponent_array = operand_array(exponent, dtype)
     if dtype.kind in "iu" and isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    out = wrap(quietly2(np.power, base_array, exponent_array))
+    if dtype.kind == "b" and isinstance(exponent, Tensor):
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+    try:
+        if dtype.kind in "iu" and isinstance(exponent, Tensor) and np.any(exponent_array < 0):
+            array = integer_power(base_array, exponent_array)
+        else:
+            array = quietly2(np.power, base_array, exponent_array)
+    except ValueError:
+        raise_broadcast_error(self, exponent)
+    out = wrap(array)
     if not any_requires_grad2(self, exponent):
         return out
     if isinstance(exponent, Tensor):
@@ -351,15 +438,32 @@ def pow(self, exponent):
     return out
 
 
+cdef object integer_power(object base, object exponent):
+    """Integer powers with negative exponents as PyTorch: 1 and -1 keep theirs, others 0."""
+    base, exponent = np.broadcast_arrays(base, exponent)
+    negative = exponent < 0
+    array = np.power(base, np.where(negative, 0, exponent))
+    odd = (exponent % 2) != 0
+    unit = np.where(base == 1, 1, np.where(base == -1, np.where(odd, -1, 1), 0))
+    return np.where(negative, unit, array).astype(base.dtype)
+
+
 def rpow(Tensor self, other):
     """``other ** self`` for a Python number ``other``."""
     cdef PowBackward2 node
     dtype = result_type(self, other)
-    cdef Tensor out = wrap(np.power(operand_array(other, dtype), operand_array(self, dtype)))
+    exponent = operand_array(self, dtype)
+    if dtype.kind in "iu" and np.any(exponent < 0):
+        array = integer_power(np.asarray(other, dtype=dtype), exponent)
+    else:
+        array = quietly2(np.power, operand_array(other, dtype), exponent)
+    if not array.flags.c_contiguous:        # PyTorch's Scalar ** Tensor is contiguous
+        array = np.ascontiguousarray(array)
+    cdef Tensor out = wrap(array)
     if is_grad_enabled() and requires_grad(self):
         node = PowBackward2()
         node.saved_self = other
-        record1(node, self, out, (out,))
+        record1(node, self, out, (self, out))
     return out
 
 
@@ -373,30 +477,45 @@ cdef object scaled(object other, object alpha):
 
 
 def add_(Tensor self, other, *, alpha=1):
-    return apply_inplace(self, lambda x: add(x, other, alpha=alpha), (other,), False,
-                         np.add, scaled(other, alpha))
+    try:
+        return apply_inplace(self, lambda x: add(x, other, alpha=alpha), (other,), False,
+                             np.add, scaled(other, alpha))
+    except ValueError:
+        raise_broadcast_error(self, other)
 
 
 def sub_(Tensor self, other, *, alpha=1):
-    return apply_inplace(self, lambda x: sub(x, other, alpha=alpha), (other,), False,
-                         np.subtract, scaled(other, alpha))
+    try:
+        return apply_inplace(self, lambda x: sub(x, other, alpha=alpha), (other,), False,
+                             np.subtract, scaled(other, alpha))
+    except ValueError:
+        raise_broadcast_error(self, other)
 
 
 def mul_(Tensor self, other):
-    return apply_inplace(self, lambda x: mul(x, other), (other,),
-                         is_tensor_requiring_grad(other), np.multiply, other)
+    try:
+        return apply_inplace(self, lambda x: mul(x, other), (other,),
+                             is_tensor_requiring_grad(other), np.multiply, other)
+    except ValueError:
+        raise_broadcast_error(self, other)
 
 
 def div_(Tensor self, other, *, rounding_mode=None):
-    if rounding_mode is not None:
-        return apply_inplace(self, lambda x: div(x, other, rounding_mode=rounding_mode),
-                             (other,), is_tensor_requiring_grad(other))
-    return apply_inplace(self, lambda x: div(x, other), (other,),
-                         is_tensor_requiring_grad(other), np.true_divide, other)
+    try:
+        if rounding_mode is not None:
+            return apply_inplace(self, lambda x: div(x, other, rounding_mode=rounding_mode),
+                                 (other,), is_tensor_requiring_grad(other))
+        return apply_inplace(self, lambda x: div(x, other), (other,),
+                             is_tensor_requiring_grad(other), np.true_divide, other)
+    except ValueError:
+        raise_broadcast_error(self, other)
 
 
 def pow_(Tensor self, exponent):
-    return apply_inplace(self, lambda x: pow(x, exponent), (exponent,), True)
+    try:
+        return apply_inplace(self, lambda x: pow(x, exponent), (exponent,), True)
+    except ValueError:
+        raise_broadcast_error(self, exponent)
 
 
 def neg_(Tensor self):
@@ -407,14 +526,20 @@ cdef object iadd(object self, object other):
     """``self += other``: ``add_`` without its keyword arguments, and with grad mode off (an
     optimizer step) without the closure, which only a recorded op runs."""
     if not is_grad_enabled():
-        return apply_inplace(<Tensor>self, None, (other,), False, np.add, other)
+        try:
+            return apply_inplace(<Tensor>self, None, (other,), False, np.add, other)
+        except ValueError:
+            raise_broadcast_error(self, other)
     return add_(self, other)
 
 
 cdef object isub(object self, object other):
     """``self -= other``, as ``iadd``."""
     if not is_grad_enabled():
-        return apply_inplace(<Tensor>self, None, (other,), False, np.subtract, other)
+        try:
+            return apply_inplace(<Tensor>self, None, (other,), False, np.subtract, other)
+        except ValueError:
+            raise_broadcast_error(self, other)
     return sub_(self, other)
 
 

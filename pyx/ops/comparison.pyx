@@ -1,3 +1,4 @@
+# cython: allow_none_for_extension_args=False
 """Comparison and logical ops: eq, lt, ..., logical_and, isnan, isclose, equal, allclose.
 
 Their results are bool tensors (``equal`` and ``allclose`` return a Python bool),
@@ -9,7 +10,7 @@ import numpy as np
 
 from autograd_cy._C.dtype cimport from_numpy_dtype
 from autograd_cy._C.tensor cimport (
-    Tensor, make_tensor, register_methods, tensor_operators, TensorOperators,
+    Tensor, make_tensor, register_methods, tensor_operators, TensorOperators, wrap_dim,
 )
 from autograd_cy._C.promotion cimport result_type, operand_array
 from autograd_cy._C.promotion import broadcast_error
@@ -19,7 +20,7 @@ __all__ = ["eq", "ne", "lt", "le", "gt", "ge",
            "greater", "greater_equal", "less", "less_equal", "not_equal",
            "logical_and", "logical_or", "logical_xor", "logical_not",
            "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
-           "isnan", "isinf", "isfinite", "isclose", "allclose", "equal"]
+           "isnan", "isinf", "isfinite", "isclose", "allclose", "equal", "all", "any"]
 __tensor_methods__ = tuple(__all__)
 
 
@@ -129,11 +130,12 @@ cdef Tensor bitwise(object ufunc, str name, object self, object other):
     """``&``, ``|``, ``^`` of bool or integer tensors (PyTorch promotes, never to float)."""
     dtype = result_type(self, other)
     if dtype.kind == "f":
-        raise RuntimeError(f'"{name}_cpu" not implemented for '
-                           f"'{from_numpy_dtype(dtype)._scalar_name}'")
+        raise NotImplementedError(f'"{name}_cpu" not implemented for '
+                                  f"'{from_numpy_dtype(dtype)._scalar_name}'")
     a = (<Tensor>self)._data.astype(dtype, copy=False)
     b = (<Tensor>other)._data.astype(dtype, copy=False) if isinstance(other, Tensor) else other
-    return make_tensor(np.asarray(ufunc(a, b), dtype=dtype))
+    return apply_binary(lambda x, y: np.asarray(ufunc(x, y), dtype=dtype), <Tensor>self, other,
+                        a, b)
 
 
 def bitwise_and(self, other):
@@ -154,9 +156,38 @@ def bitwise_xor(self, other):
 def bitwise_not(Tensor self):
     """Elementwise NOT: ``~mask`` for bool tensors, two's complement for integers."""
     if self._data.dtype.kind == "f":
-        raise RuntimeError('"bitwise_not_cpu" not implemented for '
-                           f"'{from_numpy_dtype(self._data.dtype)._scalar_name}'")
+        raise NotImplementedError('"bitwise_not_cpu" not implemented for '
+                                  f"'{from_numpy_dtype(self._data.dtype)._scalar_name}'")
     return make_tensor(np.invert(self._data))
+
+
+# ------------------------------------------------------------------ all / any
+
+cdef Tensor truth_reduction(object ufunc, Tensor self, object dim, bint keepdim):
+    """all/any over ``dim`` (an int, a tuple, or every dim): bool, or uint8 for uint8 input."""
+    array = self._data
+    cdef Py_ssize_t ndim = array.ndim
+    if dim is None:
+        axis = None
+    elif isinstance(dim, (tuple, list)):
+        axis = tuple([wrap_dim(d, ndim) for d in dim]) if ndim else ()
+        if not dim:
+            axis = None
+    else:
+        axis = (wrap_dim(dim, ndim),) if ndim else ()
+    result = ufunc.reduce(array != 0, axis=axis, keepdims=keepdim)
+    dtype = np.uint8 if array.dtype == np.uint8 else np.bool_
+    return make_tensor(np.asarray(result, dtype=dtype))
+
+
+def all(Tensor self, dim=None, keepdim=False):
+    """Are all elements nonzero (over ``dim``, or everywhere)?"""
+    return truth_reduction(np.logical_and, self, dim, keepdim)
+
+
+def any(Tensor self, dim=None, keepdim=False):
+    """Is any element nonzero (over ``dim``, or anywhere)?"""
+    return truth_reduction(np.logical_or, self, dim, keepdim)
 
 
 # ------------------------------------------------------------------ special values
@@ -270,6 +301,9 @@ cdef object xor_op(object a, object b):
 
 
 cdef object not_op(object a):
+    if (<Tensor>a)._data.dtype.kind == "f":
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                        "tensors")
     return bitwise_not(a)
 
 

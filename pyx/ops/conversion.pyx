@@ -1,3 +1,4 @@
+# cython: allow_none_for_extension_args=False
 """Copies and conversions: clone, contiguous, to(dtype), float()/double()/... .
 
 A dtype conversion is differentiable between floating dtypes: its backward casts

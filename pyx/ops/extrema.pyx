@@ -1,3 +1,4 @@
+# cython: allow_none_for_extension_args=False
 """Extrema: amax/amin, max/min (full, along a dim, or elementwise), argmax/argmin.
 
 Which elements get the gradient is a selection, not a formula: a full max/min and
@@ -10,19 +11,18 @@ from collections import namedtuple
 
 import numpy as np
 
-from autograd_cy._C.tensor cimport Tensor, register_methods
+from autograd_cy._C.tensor cimport Tensor, register_methods, wrap_dim
 from autograd_cy._C.node cimport unpack_saved
 from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record
-from autograd_cy._C.promotion cimport wrap
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.ops.reduction cimport (
-    ReductionBackward, normalize_dims, check_nonempty, record_reduction, constant, records,
+    ReductionBackward, normalize_dims, check_nonempty, record_reduction, constant, records, wrap,
 )
 from autograd_cy._C.ops.arithmetic import mul, div
 
-__all__ = ["amax", "amin", "max", "min", "argmax", "argmin"]
-__tensor_methods__ = ("amax", "amin", "max", "min", "argmax", "argmin")
+__all__ = ["amax", "amin", "max", "min", "argmax", "argmin", "median"]
+__tensor_methods__ = ("amax", "amin", "max", "min", "argmax", "argmin", "median")
 
 
 # ------------------------------------------------------------------ amax / amin
@@ -46,6 +46,10 @@ cdef class AminBackward0(AmaxBackward0):
 
 cdef Tensor extreme(Tensor self, object dim, bint keepdim, bint largest, str name):
     dims = normalize_dims(() if dim is None else dim, self._data.ndim)
+    if self._data.size == 0 and (dim is None or dim == () or dim == []):
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
+                           "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                           "argument.")
     check_nonempty(name, self._data.shape, dims if self._data.size == 0 else ())
     reduce = np.amax if largest else np.amin
     cdef Tensor out = wrap(reduce(self._data, axis=dims, keepdims=keepdim))
@@ -168,6 +172,8 @@ def min(Tensor self, dim=None, keepdim=False):
 
 cdef Tensor arg_extreme(Tensor self, object dim, bint keepdim, bint largest):
     cdef str name = "argmax" if largest else "argmin"
+    if self._data.dtype.kind == "b":
+        raise RuntimeError(f"{name}(): does not support bool input")
     search = np.argmax if largest else np.argmin
     array = self._data
     if dim is None:
@@ -194,6 +200,69 @@ def argmax(Tensor self, dim=None, keepdim=False):
 def argmin(Tensor self, dim=None, keepdim=False):
     """Index of the smallest element (of the flattened tensor when ``dim`` is None)."""
     return arg_extreme(self, dim, keepdim, False)
+
+
+# ------------------------------------------------------------------ median
+
+cdef class MedianBackward0(MaxBackward1):
+    """Full median: the gradient is split evenly among the elements equal to it."""
+
+
+cdef class MedianBackward1(MaxBackward0):
+    """Median along a dim: the gradient goes to the returned index."""
+
+
+median_result = namedtuple("median", ["values", "indices"])
+
+
+def median(Tensor self, dim=None, keepdim=False):
+    """The lower median (of an even count, the smaller middle value); NaN if any is NaN.
+    With ``dim``, ``(values, indices)`` along it."""
+    cdef MaxBackward0 node
+    array = self._data
+    if array.dtype.kind == "b":
+        raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
+    nan = np.isnan(array) if array.dtype.kind == "f" else None
+    if dim is None:
+        if array.size == 0:
+            return wrap(np.asarray(np.nan, dtype=array.dtype))
+        flat = array.reshape(-1)
+        if nan is not None and nan.any():
+            value = flat[np.argmax(nan.reshape(-1))]
+        else:
+            value = np.partition(flat, (flat.size - 1) // 2)[(flat.size - 1) // 2]
+        out = wrap(np.asarray(value, dtype=array.dtype))
+        if records(self):
+            record_reduction(MedianBackward0(), self, out, normalize_dims(None, array.ndim),
+                             False, (self, out))
+        return out
+    cdef Py_ssize_t d = wrap_dim(dim, array.ndim)
+    work = array if array.ndim else array.reshape(1)
+    axis = d if array.ndim else 0
+    check_nonempty("median", work.shape, (axis,))
+    order = np.argsort(work, axis=axis, kind="stable")
+    middle = (work.shape[axis] - 1) // 2
+    index_array = np.take(order, [middle], axis=axis)
+    if nan is not None:
+        work_nan = nan if array.ndim else nan.reshape(1)
+        index_array = np.where(work_nan.any(axis=axis, keepdims=True),
+                               np.argmax(work_nan, axis=axis, keepdims=True), index_array)
+    index_array = index_array.astype(np.int64)
+    values = np.take_along_axis(work, index_array, axis)
+    if not keepdim or not array.ndim:
+        values = np.squeeze(values, axis)
+        index_array = np.squeeze(index_array, axis)
+    if not array.ndim:
+        values, index_array = values.reshape(()), index_array.reshape(())
+    out = wrap(values)
+    indices = wrap(index_array)
+    if records(self):
+        node = MedianBackward1()
+        node.saved_dim = (d,) if array.ndim else ()
+        node.saved_keepdim = keepdim
+        node.saved_self_sym_sizes = array.shape
+        record(node, (self,), (out, indices), (indices,))
+    return median_result(out, indices)
 
 
 register_methods({name: globals()[name] for name in __tensor_methods__})

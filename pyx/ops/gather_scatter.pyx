@@ -1,3 +1,4 @@
+# cython: allow_none_for_extension_args=False
 """Picking or writing elements by an index tensor along one dim (index_select and
 index_add, gather and scatter_add) or by a bool mask (masked_fill).
 
@@ -273,7 +274,8 @@ def masked_fill(Tensor self, Tensor mask, value):
             f"{(<Tensor>value)._data.ndim} dimension(s).")
     broadcast_shape(mask._data.shape, self._data.shape)
     fill = np.asarray((<Tensor>value)._data if is_tensor else value).astype(self._data.dtype)
-    cdef Tensor out = wrap(np.where(mask._data, fill, self._data))
+    array = np.where(mask._data, fill, self._data)      # C order, as PyTorch's result
+    cdef Tensor out = wrap(array if array.flags.c_contiguous else np.ascontiguousarray(array))
     if is_grad_enabled() and (requires_grad(self) or (is_tensor and requires_grad(value))):
         node = MaskedFillBackward1() if is_tensor else MaskedFillBackward0()
         record(node, (self, value) if is_tensor else (self,), (out,), (mask,))

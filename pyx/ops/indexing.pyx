@@ -1,3 +1,4 @@
+# cython: allow_none_for_extension_args=False
 """Indexing: ``x[index]``, ``x[index] = value`` and index_put (index_select, gather,
 masked_fill and their kin are in gather_scatter.pyx).
 

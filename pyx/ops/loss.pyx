@@ -1,3 +1,4 @@
+# cython: allow_none_for_extension_args=False
 """Loss primitives: mse_loss, nll_loss, binary_cross_entropy(_with_logits), with their backward.
 
 # Design
@@ -440,7 +441,8 @@ def binary_cross_entropy_with_logits(Tensor input, Tensor target, weight=None,
             raise RuntimeError(f"output with shape {list(loss.shape)} doesn't match the "
                                f"broadcast shape {list(shape)}")
         loss = loss * w
-    cdef Tensor out = wrap(reduce_array(loss.astype(dtype, copy=False), reduction))
+    # PyTorch builds the loss in place on ``1 - target``: the result has the target's dtype.
+    cdef Tensor out = wrap(reduce_array(loss.astype(t.dtype, copy=False), reduction))
     if any_requires_grad2(input, target):
         node = BinaryCrossEntropyWithLogitsBackward0()
         node.saved_reduction = reduction

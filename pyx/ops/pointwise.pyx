@@ -1,3 +1,4 @@
+# cython: allow_none_for_extension_args=False
 """Pointwise ops of one tensor: exp, log, sqrt, rsqrt, reciprocal, sin, cos, tanh, sigmoid,
 relu, abs, sign and their in-place forms (clamp, maximum, minimum, where: selection.pyx).
 
@@ -26,16 +27,18 @@ from autograd_cy._C.tensor cimport (
 )
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.saved_tensor cimport SavedTensor, save
-from autograd_cy._C.recording cimport record1
-from autograd_cy._C.promotion cimport wrap, floating
-from autograd_cy._C.fp_errors cimport quietly
+from autograd_cy._C.recording cimport record1, record2, any_requires_grad2
+from autograd_cy._C.promotion cimport (
+    wrap, floating, floating_result_type, operand_array, broadcast_failure, expect_tensor,
+)
+from autograd_cy._C.fp_errors cimport quietly, quietly2
 from autograd_cy._C.kernels cimport tanh_backward_kernel, tanh_kernel, threshold_backward_kernel
 from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.ops.arithmetic import mul, div, add, sub, neg, pow
 from autograd_cy._C.ops.selection import where
 
 __all__ = ["exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid",
-           "relu", "abs", "sign", "reciprocal", "square",
+           "relu", "abs", "sign", "reciprocal", "square", "atan2", "arctan2",
            "exp_", "log_", "log1p_", "expm1_", "sqrt_", "rsqrt_", "sin_", "cos_", "tanh_",
            "sigmoid_", "relu_", "abs_", "sign_", "reciprocal_", "square_"]
 __tensor_methods__ = tuple(__all__)
@@ -339,6 +342,40 @@ def sign(Tensor self):
     if is_grad_enabled() and requires_grad(self):
         record1(SignBackward0(), self, out)
     return out
+
+
+# ------------------------------------------------------------------ atan2
+
+cdef class Atan2Backward0(Node):
+    """d atan2(y, x) = (x dy - y dx) / (x^2 + y^2)."""
+    saved_names = ("self", "other")
+
+    cpdef tuple apply(self, tuple grads):
+        y, x = unpack_saved(self, 0), unpack_saved(self, 1)
+        scale = div(grads[0], add(mul(x, x), mul(y, y)))
+        return (mul(scale, x) if self.should_compute_output(0) else None,
+                mul(scale, neg(y)) if self.should_compute_output(1) else None)
+
+
+def atan2(self, other):
+    """The angle of the point ``(other, self)``, elementwise (integers give float32)."""
+    expect_tensor(self, "atan2", "input", 1)
+    expect_tensor(other, "atan2", "other", 2)
+    dtype = floating_result_type(self, other)
+    try:
+        array = quietly2(np.arctan2, operand_array(self, dtype), operand_array(other, dtype))
+    except ValueError:
+        error = broadcast_failure(self, other)
+        if error is None:
+            raise
+        raise error from None
+    cdef Tensor out = wrap(array)
+    if any_requires_grad2(self, other):
+        record2(Atan2Backward0(), self, other, out, (self, other))
+    return out
+
+
+arctan2 = atan2
 
 
 # ------------------------------------------------------------------ in-place

@@ -1,3 +1,4 @@
+# cython: allow_none_for_extension_args=False
 """Reductions: sum, mean, var/std, prod, norm, logsumexp, count_nonzero, sum_to.
 
 A reduction's backward broadcasts the gradient back over the reduced dims
@@ -17,11 +18,24 @@ from autograd_cy._C.tensor cimport Tensor, make_tensor, register_methods
 from autograd_cy._C.tensor cimport wrap_dim
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.recording cimport record1
-from autograd_cy._C.promotion cimport wrap
+cimport numpy as cnp
+from autograd_cy._C.promotion cimport wrap as wrap_array
+
+cnp.import_array()
+
+
+cdef Tensor wrap(object array):
+    """A reduction's result as a Tensor: PyTorch allocates it contiguous, whatever the input's
+    layout (NumPy's follows the input's, and ``.view`` would then fail)."""
+    if type(array) is cnp.ndarray and not cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>array):
+        array = np.ascontiguousarray(array)
+    return wrap_array(array)
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
+from autograd_cy._C.ops.out_arguments cimport write_out
 from autograd_cy._C.ops.arithmetic import mul, div, sub, pow
 
-__all__ = ["sum", "mean", "var", "std", "prod", "norm", "logsumexp", "count_nonzero", "sum_to"]
+__all__ = ["sum", "mean", "var", "std", "prod", "norm", "logsumexp", "count_nonzero", "sum_to",
+           "var_mean", "std_mean"]
 __tensor_methods__ = ("sum", "mean", "var", "std", "prod", "norm", "logsumexp", "count_nonzero",
                       "sum_to_size")
 
@@ -131,15 +145,17 @@ cdef class SumBackward1(SumBackward0):
     pass
 
 
-def sum(Tensor self, dim=None, keepdim=False, *, dtype=None):
+def sum(Tensor self, dim=None, keepdim=False, *, dtype=None, out=None):
     """Sum of all elements, or over ``dim`` (int or tuple); integers sum as int64."""
+    if out is not None:
+        return write_out("sum", out, (self,), lambda: sum(self, dim, keepdim, dtype=dtype))
     dims = normalize_dims(dim, self._data.ndim)
-    cdef Tensor out = wrap(np.sum(self._data, axis=dims, keepdims=keepdim,
-                                  dtype=sum_dtype(self._data, dtype)))
+    cdef Tensor result = wrap(np.sum(self._data, axis=dims, keepdims=keepdim,
+                                     dtype=sum_dtype(self._data, dtype)))
     if records(self):
-        record_reduction(SumBackward0() if dim is None else SumBackward1(), self, out, dims,
+        record_reduction(SumBackward0() if dim is None else SumBackward1(), self, result, dims,
                          keepdim)
-    return out
+    return result
 
 
 cdef class MeanBackward0(ReductionBackward):
@@ -155,24 +171,31 @@ cdef class MeanBackward1(MeanBackward0):
     pass
 
 
-def mean(Tensor self, dim=None, keepdim=False, *, dtype=None):
+def mean(Tensor self, dim=None, keepdim=False, *, dtype=None, out=None):
     """Arithmetic mean over all elements or ``dim``; floating dtypes (or ``dtype=``) only."""
     cdef MeanBackward0 node
+    if out is not None:
+        return write_out("mean", out, (self,), lambda: mean(self, dim, keepdim, dtype=dtype))
     array = self._data
     if dtype is not None:
         dtype = to_numpy_dtype(dtype)
+        if dtype.kind != "f":
+            raise RuntimeError(
+                "mean(): could not infer output dtype. Optional dtype must be either a "
+                "floating point or complex dtype. Got: "
+                f"{from_numpy_dtype(dtype)._scalar_name}")
     elif array.dtype.kind != "f":
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {from_numpy_dtype(array.dtype)._scalar_name}")
     dims = normalize_dims(dim, array.ndim)
-    cdef Tensor out = wrap(np.mean(array, axis=dims, keepdims=keepdim, dtype=dtype))
+    cdef Tensor result = wrap(np.mean(array, axis=dims, keepdims=keepdim, dtype=dtype))
     if records(self):
         node = MeanBackward0() if dim is None else MeanBackward1()
         node.saved_self_sym_numel = array.size
         node.count = reduced_numel(array.shape, dims)
-        record_reduction(node, self, out, dims, keepdim)
-    return out
+        record_reduction(node, self, result, dims, keepdim)
+    return result
 
 
 def sum_to(Tensor grad, tuple shape):
@@ -283,6 +306,19 @@ def var(Tensor self, dim=None, unbiased=None, keepdim=False, *, correction=None)
 def std(Tensor self, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Standard deviation: the square root of ``var`` with the same arguments."""
     return var_std(self, dim, unbiased, keepdim, correction, True)
+
+
+def var_mean(Tensor self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(var, mean)`` over the same dims, with ``var``'s arguments. Recorded as the two
+    reductions (VarBackward0 and MeanBackward), whose gradients add up to PyTorch's."""
+    v = var_std(self, dim, unbiased, keepdim, correction, False)
+    return (v, mean(self, None if isinstance(dim, bool) else dim, keepdim))
+
+
+def std_mean(Tensor self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(std, mean)`` over the same dims, as ``var_mean``."""
+    v = var_std(self, dim, unbiased, keepdim, correction, True)
+    return (v, mean(self, None if isinstance(dim, bool) else dim, keepdim))
 
 
 # ------------------------------------------------------------------ prod

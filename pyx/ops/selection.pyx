@@ -1,3 +1,4 @@
+# cython: allow_none_for_extension_args=False
 """Selection ops: clamp (clip), maximum, minimum and where, with their backward.
 
 Each output element is one of the inputs' elements (or a bound), so each backward routes

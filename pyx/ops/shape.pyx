@@ -1,3 +1,4 @@
+# cython: allow_none_for_extension_args=False
 """Shape ops and views: view, reshape, transpose, permute, squeeze, expand, narrow ...
 
 # NOTE [Views]

@@ -1,0 +1,197 @@
+# cython: allow_none_for_extension_args=False
+"""Strided views and metadata-only in-place ops: as_strided, as_strided_, transpose_, resize_.
+
+``as_strided`` reads the memory of the tensor that owns it (``_base``, or the tensor itself)
+as PyTorch reads a storage: sizes, strides and ``storage_offset`` count elements from the
+start of that memory. Its backward scatters the gradient into a zero "storage" at the
+positions the output read (adding where they overlap) and gathers the input's positions
+back, with index_add and index_select, so it is itself differentiable.
+
+``transpose_`` and ``as_strided_`` change only how ``self`` reads its memory: like other
+in-place ops they bump the version and make the new node ``self``'s grad_fn, with the old
+one as its input (on a view too: the base's history is untouched, as in PyTorch).
+"""
+import numpy as np
+from numpy.lib.stride_tricks import as_strided as np_as_strided
+
+from autograd_cy._C.grad_mode cimport is_grad_enabled
+from autograd_cy._C.tensor cimport (
+    Tensor, make_tensor, requires_grad, register_methods, bump_version, get_grad_fn, wrap_dim,
+    version_counter,
+)
+from autograd_cy._C.node cimport Node
+from autograd_cy._C.recording cimport record1
+from autograd_cy._C.ops.shape cimport record_view
+from autograd_cy._C.ops.shape import transpose
+
+__all__ = ["as_strided"]
+__tensor_methods__ = ("as_strided", "as_strided_", "transpose_", "resize_")
+
+
+cdef Tensor storage_owner(Tensor self):
+    return self._base if self._base is not None else self
+
+
+cdef tuple storage_of(Tensor self):
+    """(the owner's memory as a 1-D element array, ``self``'s storage offset in elements)."""
+    owner = storage_owner(self)._data
+    itemsize = owner.itemsize
+    length = 1 + sum([(n - 1) * s // itemsize for n, s in zip(owner.shape, owner.strides)]) \
+        if owner.size else 0
+    flat = np_as_strided(owner, (length,), (itemsize,), writeable=owner.flags.writeable)
+    offset = (self._data.__array_interface__["data"][0]
+              - owner.__array_interface__["data"][0]) // itemsize
+    return flat, offset
+
+
+cdef object positions(tuple size, tuple stride, Py_ssize_t offset):
+    """The storage index of every element of a ``size``/``stride`` geometry, in C order."""
+    index = np.full(size, offset, dtype=np.int64)
+    for d, (n, s) in enumerate(zip(size, stride)):
+        shape = [1] * len(size)
+        shape[d] = n
+        index = index + (np.arange(n, dtype=np.int64) * s).reshape(shape)
+    return index.reshape(-1)
+
+
+cdef object strided_array(Tensor self, tuple size, tuple stride, object storage_offset):
+    flat, own_offset = storage_of(self)
+    offset = own_offset if storage_offset is None else storage_offset
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape")
+    for n in size:
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
+                               f"{list(size)}")
+    for s in stride:
+        if s < 0:
+            raise RuntimeError("as_strided: Negative strides are not supported at the moment, "
+                               f"got strides: {list(stride)}")
+    needed = offset + 1 + sum([(n - 1) * s for n, s in zip(size, stride)]) \
+        if all([n > 0 for n in size]) else 0
+    if needed > flat.shape[0]:
+        itemsize = flat.itemsize
+        raise RuntimeError(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, "
+            f"and itemsize {itemsize} requiring a storage size of {needed * itemsize} are out "
+            f"of bounds for storage of size {flat.shape[0] * itemsize}")
+    itemsize = flat.itemsize
+    return np_as_strided(flat[offset:], size, tuple([s * itemsize for s in stride]),
+                         writeable=flat.flags.writeable), offset
+
+
+cdef class AsStridedBackward0(Node):
+    cdef readonly tuple saved_size, saved_stride
+    cdef readonly object saved_storage_offset       # as given (None: self's own)
+    cdef object output_positions, input_positions, input_shape
+    cdef Py_ssize_t storage_length
+
+    cpdef tuple apply(self, tuple grads):
+        from autograd_cy._C.ops.gather_scatter import index_add, index_select
+        from autograd_cy._C.ops.shape import reshape
+        grad = grads[0]
+        storage = make_tensor(np.zeros(self.storage_length, dtype=(<Tensor>grad)._data.dtype))
+        storage = index_add(storage, 0, make_tensor(self.output_positions), reshape(grad, (-1,)))
+        return (reshape(index_select(storage, 0, make_tensor(self.input_positions)),
+                        self.input_shape),)
+
+
+cdef class AsStridedBackward1(AsStridedBackward0):
+    pass
+
+
+cdef void describe(AsStridedBackward0 node, Tensor self, tuple size, tuple stride,
+                   Py_ssize_t offset, object flat, Py_ssize_t own_offset,
+                   object storage_offset) except *:
+    node.saved_size, node.saved_stride, node.saved_storage_offset = size, stride, storage_offset
+    itemsize = self._data.itemsize
+    node.input_shape = self._data.shape
+    node.input_positions = positions(self._data.shape,
+                                     tuple([s // itemsize for s in self._data.strides]),
+                                     own_offset)
+    node.output_positions = positions(size, stride, offset)
+    node.storage_length = flat.shape[0]
+
+
+def as_strided(Tensor self, size, stride, storage_offset=None):
+    """A view reading the owner's memory with the given sizes, strides and offset (in
+    elements), as ``torch.as_strided``."""
+    size, stride = tuple(size), tuple(stride)
+    flat, own_offset = storage_of(self)
+    array, offset = strided_array(self, size, stride, storage_offset)
+    cdef AsStridedBackward0 node = AsStridedBackward0()
+    if is_grad_enabled() and requires_grad(self):
+        describe(node, self, size, stride, offset, flat, own_offset, storage_offset)
+    return record_view(node, self, array)
+
+
+cdef void check_leaf(Tensor self) except *:
+    if is_grad_enabled() and self._grad_fn is None and self._requires_grad:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+
+
+cdef Tensor restride_in_place(Tensor self, object array, Node node):
+    """Make ``self`` read its memory as ``array`` does; record ``node`` as an in-place op."""
+    get_grad_fn(self)           # a view's grad_fn is brought up to date first
+    cdef bint records = is_grad_enabled() and requires_grad(self)
+    self._data = array
+    if records:
+        record1(node, self, self)
+    bump_version(self)
+    if records and self._base is not None:
+        self._grad_fn_version = version_counter(self).version
+    return self
+
+
+def as_strided_(Tensor self, size, stride, storage_offset=None):
+    """In-place ``as_strided``: ``self`` itself now reads its memory that way."""
+    check_leaf(self)
+    size, stride = tuple(size), tuple(stride)
+    flat, own_offset = storage_of(self)
+    array, offset = strided_array(self, size, stride, storage_offset)
+    cdef AsStridedBackward1 node = AsStridedBackward1()
+    describe(node, self, size, stride, offset, flat, own_offset, storage_offset)
+    return restride_in_place(self, array, node)
+
+
+cdef class TransposeBackward1(Node):
+    cdef readonly Py_ssize_t saved_dim0, saved_dim1
+
+    cpdef tuple apply(self, tuple grads):
+        return (transpose(grads[0], self.saved_dim0, self.saved_dim1),)
+
+
+def transpose_(Tensor self, dim0, dim1):
+    """In-place transpose: ``self`` now reads its memory with ``dim0`` and ``dim1`` swapped."""
+    check_leaf(self)
+    cdef TransposeBackward1 node = TransposeBackward1()
+    ndim = self._data.ndim
+    node.saved_dim0 = wrap_dim(dim0, ndim)
+    node.saved_dim1 = wrap_dim(dim1, ndim)
+    array = np.swapaxes(self._data, node.saved_dim0, node.saved_dim1) if ndim else self._data
+    return restride_in_place(self, array, node)
+
+
+def resize_(Tensor self, *sizes, memory_format=None):
+    """Give ``self`` the shape ``sizes`` (contiguous), keeping the elements it had in order;
+    new elements are uninitialised. Not for tensors that require grad."""
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = tuple(sizes[0])
+    if requires_grad(self):
+        raise RuntimeError("cannot resize variables that require grad")
+    for n in sizes:
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
+                               f"{list(sizes)}")
+    old = self._data
+    if old.shape == tuple(sizes):
+        return self
+    new = np.empty(sizes, dtype=old.dtype)
+    kept = min(old.size, new.size)
+    new.reshape(-1)[:kept] = old.reshape(-1)[:kept]
+    self._data = new
+    return self
+
+
+register_methods({name: globals()[name] for name in __tensor_methods__})
