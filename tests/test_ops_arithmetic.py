@@ -138,17 +138,10 @@ DIV_ERRORS = [
                  id="unknown rounding mode in place"),
     pytest.param(lambda lib: lib.tensor([1, 2]).div_(2), id="int in place true division"),
     pytest.param(lambda lib: lib.ones(3).div(lib.ones(2), rounding_mode="trunc"),
-                 id="shapes that do not broadcast", marks=pytest.mark.xfail(
-                     strict=True, reason="library bug: div on shapes that do not broadcast "
-                     "raises NumPy's ValueError('operands could not be broadcast together') "
-                     "where torch raises RuntimeError('The size of tensor a (3) must match the "
-                     "size of tensor b (2) at non-singleton dimension 0')")),
+                 id="shapes that do not broadcast"),
     *[pytest.param(lambda lib, mode=mode: lib.div(lib.tensor([7, -7, 3]), lib.tensor([2, 2, 0]),
                                                   rounding_mode=mode),
-                   id=f"integer {mode} division by zero", marks=pytest.mark.xfail(
-                       strict=True, reason=f"library bug: integer div(rounding_mode='{mode}') "
-                       "by zero returns a value (with a NumPy RuntimeWarning) where torch "
-                       "raises RuntimeError('ZeroDivisionError')"))
+                   id=f"integer {mode} division by zero")
       for mode in ("trunc", "floor")],
     pytest.param(lambda lib: lib.div(lib.tensor([True]), lib.tensor([True]),
                                      rounding_mode="floor"),
@@ -236,33 +229,15 @@ def test_rsub_with_alpha(dtype):
     check_op(lambda lib, x, y: lib.rsub(x, 3, alpha=-0.5), x, y, dtype=dtype)
 
 
-BOOL_SUBTRACTION = ("library bug: {what} {does} where torch raises RuntimeError('Subtraction, "
-                    "the `-` operator, with {torch_words} is not supported. ...')")
-
-
-def bool_subtraction_bug(what, does, torch_words="a bool tensor"):
-    return pytest.mark.xfail(strict=True, reason=BOOL_SUBTRACTION.format(
-        what=what, does=does, torch_words=torch_words))
-
-
 RSUB_ERRORS = [
-    pytest.param(lambda lib: 2.5 - lib.tensor([True]), id="number - bool tensor",
-                 marks=bool_subtraction_bug("2.5 - bool tensor", "returns a value")),
-    pytest.param(lambda lib: lib.rsub(lib.tensor([True]), 2), id="rsub(bool tensor, number)",
-                 marks=bool_subtraction_bug("rsub(bool tensor, 2)", "returns a value")),
+    pytest.param(lambda lib: 2.5 - lib.tensor([True]), id="number - bool tensor"),
+    pytest.param(lambda lib: lib.rsub(lib.tensor([True]), 2), id="rsub(bool tensor, number)"),
     pytest.param(lambda lib: lib.rsub(lib.tensor([True]), lib.tensor([2])),
-                 id="rsub(bool tensor, int tensor)",
-                 marks=bool_subtraction_bug("rsub(bool tensor, int tensor)", "returns a value")),
-    pytest.param(lambda lib: True - lib.tensor([1.5]), id="True - float tensor",
-                 marks=bool_subtraction_bug("True - float tensor", "returns a value")),
+                 id="rsub(bool tensor, int tensor)"),
+    pytest.param(lambda lib: True - lib.tensor([1.5]), id="True - float tensor"),
     pytest.param(lambda lib: lib.rsub(lib.tensor([True]), lib.tensor([True])),
-                 id="two bool tensors", marks=bool_subtraction_bug(
-                     "rsub of two bool tensors", "raises NumPy's TypeError('numpy boolean "
-                     "subtract, the `-` operator, is not supported ...')", "two bool tensors")),
-    pytest.param(lambda lib: True - lib.tensor([True]), id="True - bool tensor",
-                 marks=bool_subtraction_bug(
-                     "True - bool tensor", "raises NumPy's TypeError('numpy boolean subtract, "
-                     "the `-` operator, is not supported ...')", "two bool tensors")),
+                 id="two bool tensors"),
+    pytest.param(lambda lib: True - lib.tensor([True]), id="True - bool tensor"),
 ]
 
 

@@ -847,8 +847,6 @@ def test_bitwise_on_floats_raises_a_runtime_error_naming_the_kernel():
             lib.ones(2) & lib.ones(2)
 
 
-@pytest.mark.xfail(strict=True, reason="library bug: `float & float` raises RuntimeError where "
-                   "torch raises NotImplementedError (a RuntimeError subclass)")
 def test_bitwise_on_floats_raises_torchs_exception_type():
     assert_same_error(lambda lib: lib.ones(2) & lib.ones(2), NotImplementedError,
                       "bitwise_and_cpu.* not implemented for 'Float'")

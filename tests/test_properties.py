@@ -66,22 +66,13 @@ def test_binary_op_broadcasts_like_torch(name, shapes, dtype, seed):
     check_op(fn, values(a, seed, positive), values(b, seed + 1, positive), dtype=dtype)
 
 
-ARITHMETIC_SHAPE_ERROR = pytest.mark.xfail(
-    strict=True, reason="library bug: arithmetic on shapes that do not broadcast raises NumPy's "
-    "ValueError('operands could not be broadcast together with shapes (2,) (3,)') where torch "
-    "raises RuntimeError('The size of tensor a (2) must match the size of tensor b (3) at "
-    "non-singleton dimension 0')")
-
-
 @st.composite
 def shapes_that_do_not_broadcast(draw):
     shape = array_shapes(min_dims=0, max_dims=3, min_side=1, max_side=4)
     return draw(st.tuples(shape, shape).filter(lambda pair: not broadcastable(*pair)))
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(name, marks=ARITHMETIC_SHAPE_ERROR) if name in ("add", "sub", "mul", "div", "pow")
-    else name for name in sorted(BINARY)])
+@pytest.mark.parametrize("name", sorted(BINARY))
 @PROPERTY
 @given(shapes=shapes_that_do_not_broadcast())
 def test_binary_op_on_shapes_that_do_not_broadcast_raises_like_torch(name, shapes):
