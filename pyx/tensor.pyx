@@ -513,6 +513,15 @@ cdef class Tensor:
 
     @property
     def mT(self):
+        """The last two dims swapped; a 0-d tensor is returned as it is (deprecated in
+        PyTorch, with its warning) and a 1-d one refused, as PyTorch does."""
+        if self._data.ndim == 0:
+            warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the "
+                          "identity in these cases.", UserWarning, stacklevel=2)
+            return self
+        if self._data.ndim == 1:
+            raise RuntimeError("tensor.mT is only supported on matrices or batches of "
+                               "matrices. Got 1-D tensor.")
         return self.transpose(-2, -1)
 
 

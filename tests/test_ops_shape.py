@@ -559,3 +559,25 @@ def test_list_of_sequences_is_a_tuple_index_with_warning():
                                              "indexing is deprecated"):
             values.append(x[[[0, 1], [1, 2]]].numpy())
     np.testing.assert_array_equal(values[0], values[1])
+
+
+def test_mT_of_0d_is_the_tensor_itself_and_of_1d_an_error_as_in_torch():
+    for lib in LIBS:
+        x = lib.tensor(1.0, requires_grad=True)
+        with pytest.warns(UserWarning, match="mT is deprecated on 0-D tensors"):
+            assert x.mT is x
+    assert_same_error(lambda lib: lib.ones(3).mT, RuntimeError,
+                      "only supported on matrices or batches of matrices. Got 1-D tensor")
+
+
+@pytest.mark.parametrize("source,destination", [(0, 0), (-1, 0), (0, -1)])
+def test_movedim_of_a_0d_tensor_is_an_alias(source, destination):
+    results = {}
+    for lib in LIBS:
+        x = lib.tensor(2.0, requires_grad=True)
+        y = x.movedim(source, destination)
+        y.backward()
+        results[lib.__name__] = (y.item(), type(y.grad_fn).__name__, x.grad.item())
+    assert results["torch"] == results["autograd_cy"]
+    assert_same_error(lambda lib: lib.tensor(2.0).movedim(1, 0), IndexError,
+                      "Dimension out of range")

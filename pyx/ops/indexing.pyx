@@ -32,7 +32,7 @@ from autograd_cy._C.recording cimport record1, record
 from autograd_cy._C.promotion cimport wrap
 from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.ops.inplace import copy_, fill_
-from autograd_cy._C.ops.shape cimport record_view, select_unchecked, slice_unchecked
+from autograd_cy._C.ops.shape cimport alias, record_view, select_unchecked, slice_unchecked
 from autograd_cy._C.ops.shape import unsqueeze, view, expand
 
 __all__ = ["getitem", "setitem", "index_put", "index_put_"]
@@ -260,16 +260,6 @@ cdef tuple index_arrays(tuple saved):
 
 
 # ------------------------------------------------------------------ x[index]
-
-cdef class AliasBackward0(Node):
-    cpdef tuple apply(self, tuple grads):
-        return (grads[0],)
-
-
-cdef Tensor alias(Tensor self):
-    """A new view of all of ``self`` (``x[...]``)."""
-    return record_view(AliasBackward0(), self, self._data.view())
-
 
 cdef class IndexBackward0(Node):
     cdef readonly tuple saved_indices

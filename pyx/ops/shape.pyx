@@ -252,6 +252,16 @@ def permute(Tensor self, *dims):
     return record_view(node, self, np.transpose(self._data, dims))
 
 
+cdef class AliasBackward0(Node):
+    cpdef tuple apply(self, tuple grads):
+        return (grads[0],)
+
+
+cdef Tensor alias(Tensor self):
+    """A new view of all of ``self`` (``x[...]``, movedim of a 0-d tensor)."""
+    return record_view(AliasBackward0(), self, self._data.view())
+
+
 def movedim(Tensor self, source, destination):
     """Move dims ``source`` to positions ``destination``, the others keeping their order."""
     cdef Py_ssize_t ndim = self._data.ndim
@@ -267,6 +277,8 @@ def movedim(Tensor self, source, destination):
         raise RuntimeError(f"movedim: repeated dim in `source` ({list(source)})")
     if len(set(dst)) != len(dst):
         raise RuntimeError(f"movedim: repeated dim in `destination` ({list(destination)})")
+    if ndim == 0:
+        return alias(self)
     order = [d for d in range(ndim) if d not in src]
     for to, frm in sorted(zip(dst, src)):
         order.insert(to, frm)
