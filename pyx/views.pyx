@@ -164,23 +164,24 @@ cdef void regenerate_view_grad_fn(Tensor view) except *:
     node.view_geometry = geometry(view._data, base._data)
     set_edges(node, (gradient_edge(base),))
     node.input_metadata = ((view._data.shape, view._data.dtype),)
-    old_fn, old_nr = view._grad_fn, view._output_nr
-    view._grad_fn = node
-    view._output_nr = 0
+    take_history(view, node)
+
+
+cdef void take_history(Tensor t, Node node) except *:
+    """Make ``node`` the grad_fn of ``t`` (as its output 0); a retains-grad hook follows."""
+    old_fn, old_nr = t._grad_fn, t._output_nr
+    t._grad_fn = node
+    t._output_nr = 0
     if old_fn is not None:
-        move_retains_grad_hook(view, old_fn, old_nr)
+        move_retains_grad_hook(t, old_fn, old_nr)
 
 
 cdef void rebase_history(Tensor self, Node node) except *:
     """Make ``node`` (the in-place op's backward) the new history of ``self``."""
     cdef Tensor base = self._base
     cdef CopySlices copy_slices
-    old_fn, old_nr = self._grad_fn, self._output_nr
     if base is None:
-        self._grad_fn = node
-        self._output_nr = 0
-        if old_fn is not None:
-            move_retains_grad_hook(self, old_fn, old_nr)
+        take_history(self, node)
         return
     copy_slices = CopySlices()
     copy_slices.sequence_nr = next_sequence_nr()
@@ -192,11 +193,7 @@ cdef void rebase_history(Tensor self, Node node) except *:
     copy_slices.next_nodes = (base_edge.function,) + node.next_nodes[1:]
     copy_slices.next_input_nrs = (base_edge.input_nr,) + node.next_input_nrs[1:]
     copy_slices.input_metadata = ((base._data.shape, base._data.dtype),)
-    old_fn, old_nr = base._grad_fn, base._output_nr
-    base._grad_fn = copy_slices
-    base._output_nr = 0
-    if old_fn is not None:
-        move_retains_grad_hook(base, old_fn, old_nr)
+    take_history(base, copy_slices)
     # The view's grad_fn goes stale: the version moved, so get_grad_fn rebuilds it.
 
 
