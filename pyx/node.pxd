@@ -65,4 +65,8 @@ cdef object add_hook(dict hooks, object fn)
 
 cdef inline object unpack_saved(Node node, Py_ssize_t i):
     """The ``i``-th saved tensor of ``node``, version-checked (NOTE [Saved tensors])."""
-    return (<SavedTensor>node.saved_tensors[i]).unpack(node)
+    cdef object saved = node.saved_tensors[i]
+    if saved is None:
+        raise RuntimeError(f"{type(node).__name__} reads a saved value it did not save, for "
+                           "a gradient it was recorded not to need")
+    return (<SavedTensor>saved).unpack(node)

@@ -107,7 +107,9 @@ cdef class CopySlices(Node):
             self.positions = make_tensor(view_positions(self.base_geometry, self.view_geometry))
         flat = grad.reshape(-1)
         if self.output_mask is not None:
-            self.fn.output_mask = (True,) + self.output_mask[1:]
+            # fn's first input is the view: its gradient is needed exactly when the base's
+            # is (a base outside the graph needs none, and fn may not have saved for it).
+            self.fn.output_mask = (self.should_compute_output(0),) + self.output_mask[1:]
         try:
             result = self.fn.apply((flat[self.positions],))
         finally:

@@ -666,3 +666,17 @@ def test_double_backward_under_saved_tensor_hooks(pack, formula):
         return g, a.grad
     ours, _ = both(fn)
     assert ours[1] is not None
+
+
+def test_grad_through_an_in_place_op_on_a_view_of_a_plain_base_asks_only_for_the_operand():
+    """grad() prunes the graph: CopySlices must not ask the in-place op's node for the view's
+    gradient when the base needs none (the node did not save for it; this crashed)."""
+    results = []
+    for lib in (torch, ag):
+        base = lib.ones(2, 3, dtype=lib.float64)
+        w = lib.tensor(2.0, dtype=lib.float64, requires_grad=True)
+        view = base.transpose(0, 1)
+        view *= w
+        (grad,) = lib.autograd.grad((view * 3).sum(), [w])
+        results.append(grad.item())
+    assert results[0] == results[1] == 18.0

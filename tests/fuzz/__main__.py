@@ -54,9 +54,12 @@ def main(argv=None):
     start = time.monotonic()
     classes = collections.Counter()
     first_seed, details, per_seed = {}, {}, {}
-    for done, (seed, (_, difference)) in enumerate(run_all(_check, seeds, args.jobs), 1):
-        if isinstance(difference, Crash):
-            difference = Difference(-1, f"crash ({difference!r}): run --show {seed}", "")
+    for done, (seed, result) in enumerate(run_all(_check, seeds, args.jobs), 1):
+        # A worker that died on a seed leaves a Crash instead of its (program, difference).
+        if isinstance(result, Crash):
+            difference = Difference(-1, f"crash ({result!r}): run --show {seed}", "")
+        else:
+            difference = result[1]
         per_seed[seed] = difference
         if difference is not None:
             classes[difference.cls] += 1
