@@ -92,20 +92,19 @@ cpdef list run_backward(tuple root_edges, tuple root_grads, bint keep_graph,
                 return task.captured
 
         tasks = current_tasks()
-        previous_grad_mode = _is_grad_enabled()
-        set_grad_enabled(create_graph)   # inside backward, grad mode is create_graph
         task.queue.push(root, root_buffer)
         if len(tasks) >= MAX_REENTRANT_DEPTH:
             execute_on_new_thread(task, create_graph)
-            completed = True
         else:
+            previous_grad_mode = _is_grad_enabled()
+            set_grad_enabled(create_graph)   # inside backward, grad mode is create_graph
             tasks.append(task)
             try:
                 execute(task)
-                completed = True
             finally:
                 tasks.pop()
                 set_grad_enabled(previous_grad_mode)
+        completed = True
     finally:
         task_ended(task)
         # A plain backward that ran to the end has run every claimed node, which left no

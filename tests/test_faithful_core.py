@@ -632,6 +632,9 @@ def _deep_reentrant(lib, failing_at=None):
             assert lib.is_grad_enabled() is False
             with lib.enable_grad():
                 DeepReentrant.apply(ctx.x).sum().backward()
+                # The nested backward leaves the caller's grad mode as it found it, also
+                # when it ran on a fresh thread (past 40 levels).
+                assert lib.is_grad_enabled() is True
             return g
     return DeepReentrant
 
