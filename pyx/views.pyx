@@ -155,11 +155,13 @@ cdef void regenerate_view_grad_fn(Tensor view) except *:
     views made in no_grad or inference mode, by multi-output ops or custom Functions)."""
     cdef Tensor base = view._base
     cdef AsStridedBackward0 node
-    view._grad_fn_version = version_counter(view).version
     if not requires_grad(base):
+        view._grad_fn_version = version_counter(view).version
         return
     if view._creation_meta != VIEW_DEFAULT:
+        # Refused on every read, as PyTorch does: the stale grad_fn is never trusted again.
         raise RuntimeError(view_error_message(view, True))
+    view._grad_fn_version = version_counter(view).version
     node = AsStridedBackward0()
     node.sequence_nr = next_sequence_nr()
     node.base_geometry = base_geometry_of(base)
