@@ -36,6 +36,7 @@ from autograd_cy._C.dtype cimport tensor_type_name
 from autograd_cy._C.tensor cimport Tensor, make_tensor
 from autograd_cy._C.node cimport Node, Edge, GraphRoot
 from autograd_cy._C.accumulate_grad cimport AccumulateGrad
+from autograd_cy._C.saved_tensor cimport hooks_state, set_hooks_state
 from autograd_cy._C.graph_task cimport (
     GraphTask, ExecInfo, Pending, ReadyQueue, current_tasks, task_started, task_ended,
     owned_by_other, release_nodes, will_run, input_buffer, deliver, new_input_buffer,
@@ -123,16 +124,19 @@ cdef Py_ssize_t MAX_REENTRANT_DEPTH = 40
 
 
 cdef void execute_on_new_thread(GraphTask task, bint create_graph) except *:
-    """Run ``task`` to the end on a new thread with the caller's autograd modes."""
+    """Run ``task`` to the end on a new thread with the caller's thread-local state: its
+    autograd modes and saved_tensors_hooks (a nested forward there packs as the caller's)."""
     cdef bint anomaly = is_anomaly_enabled()
     cdef bint check_nan = is_anomaly_check_nan_enabled()
     cdef bint inference = is_inference_mode_enabled()
+    cdef tuple saved_hooks = hooks_state()
     errors = []
 
     def worker():
         set_grad_enabled(create_graph)
         set_anomaly_enabled(anomaly, check_nan)
         set_inference_mode(inference)
+        set_hooks_state(saved_hooks)
         tasks = current_tasks()
         tasks.append(task)
         try:

@@ -87,6 +87,20 @@ def _disable_saved_tensors_hooks(message):
     return previous
 
 
+cdef tuple hooks_state():
+    """This thread's saved_tensors_hooks setting, to carry to a thread that works for it."""
+    return (list(_hooks_stack()), getattr(_hooks_local, "disabled_message", None))
+
+
+cdef void set_hooks_state(tuple state) except *:
+    """Adopt a setting taken by ``hooks_state`` on another thread (this one starts empty)."""
+    global autograd_cy_saved_hooks_depth
+    stack, message = state
+    _hooks_local.stack = list(stack)
+    _hooks_local.disabled_message = message
+    autograd_cy_saved_hooks_depth = len(stack)
+
+
 def _current_saved_tensors_hooks():
     stack = _hooks_stack()
     return stack[-1] if stack else None

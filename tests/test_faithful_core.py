@@ -654,6 +654,34 @@ def test_an_error_deep_in_reentrant_backward_keeps_its_type():
     raises_like(fn, "deep failure")
 
 
+def test_saved_tensor_hooks_reach_a_reentrant_backward_on_a_fresh_thread():
+    """Past 40 nested levels the nested backward runs on a new thread; the caller's
+    saved_tensors_hooks go with it, so every level's forward packs what it saves."""
+    def fn(lib):
+        class Nested(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                with lib.enable_grad():
+                    ctx.x = lib.autograd.Variable(x.detach(), requires_grad=True).exp().log() - 1
+                return ctx.x.detach()
+
+            @staticmethod
+            def backward(ctx, g):
+                if ctx.x >= 0:
+                    with lib.enable_grad():
+                        Nested.apply(ctx.x).sum().backward()
+                return g
+        packed = []
+        v = lib.tensor(60.0, dtype=lib.float64, requires_grad=True)
+        y = Nested.apply(v)
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: packed.append(1) or t,
+                                                    lambda t: t):
+            y.sum().backward()
+        return len(packed), v.grad
+    ours, theirs = both(fn)
+    assert ours[0] > 40
+
+
 PACKS = {"identity": lambda t: t, "scaled": lambda t: t * 2, "detached": lambda t: t.detach()}
 FORMULAS = {"pow": lambda a: a ** 3, "exp": lambda a: a.exp(), "mul_sin": lambda a: (a * a).sin()}
 
