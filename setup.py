@@ -45,10 +45,14 @@ def extensions():
     ]
 
 
-setup(
-    # Compile the C files of the extensions in parallel, one job per core.
-    options={"build_ext": {"parallel": os.cpu_count() or 1}},
-    ext_modules=cythonize(
+def wanted_extensions():
+    """The compiled core, unless AUTOGRAD_CY_SKIP_EXTENSIONS is set: `make` installs the
+    package editable that way and then compiles once, in place and incrementally, with
+    `setup.py build_ext --inplace` (pip's editable build would compile every module a
+    second time, in a temporary directory)."""
+    if os.environ.get("AUTOGRAD_CY_SKIP_EXTENSIONS"):
+        return []
+    return cythonize(
         extensions(),
         include_path=[str(MIRROR_ROOT)],
         compiler_directives={
@@ -57,5 +61,11 @@ setup(
             "embedsignature": True,
         },
         nthreads=int(os.environ.get("CYTHON_NTHREADS", "0")) or None,
-    ),
+    )
+
+
+setup(
+    # Compile the C files of the extensions in parallel, one job per core.
+    options={"build_ext": {"parallel": os.cpu_count() or 1}},
+    ext_modules=wanted_extensions(),
 )
