@@ -54,6 +54,8 @@ cdef class AccumulateGrad(Node):
         if variable._post_accumulate_grad_hooks:
             for hook in list(variable._post_accumulate_grad_hooks.values()):
                 result = hook(variable)
+                if result is variable:
+                    continue        # handing the parameter back is the same as None
                 if isinstance(result, Tensor):
                     raise RuntimeError("Tensor post accumulate grad hooks should return None.")
                 if result is not None:

@@ -148,6 +148,13 @@ cdef void bump_version(Tensor t) except *:
     counter.version += 1
 
 
+cdef object single_element(Tensor t):
+    """``t.item()`` for Python's float(), int() and complex(), which raise a ValueError."""
+    if t._data.size != 1:
+        raise ValueError("only one element tensors can be converted to Python scalars")
+    return t.item()
+
+
 cdef object get_grad_fn(Tensor t):
     """``t.grad_fn``; for a view whose base changed in place since, rebuilt first."""
     if (t._base is not None
@@ -291,15 +298,19 @@ cdef class Tensor:
 
     def __bool__(self):
         if self._data.size != 1:
-            raise RuntimeError(
-                f"Boolean value of Tensor with more than one value is ambiguous")
+            amount = "no values" if self._data.size == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {amount} is ambiguous")
         return bool(self._data.reshape(()).item())
 
+    # float(t), int(t), complex(t): a ValueError, where t.item() raises a RuntimeError.
     def __float__(self):
-        return float(self.item())
+        return float(single_element(self))
 
     def __int__(self):
-        return int(self.item())
+        return int(single_element(self))
+
+    def __complex__(self):
+        return complex(single_element(self))
 
     def __index__(self):
         if self._data.dtype.kind not in "iub" or self._data.size != 1:

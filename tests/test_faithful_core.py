@@ -442,6 +442,15 @@ def test_post_accumulate_grad_hook_must_return_none(returned, error, words):
         fn(ag)
 
 
+def test_post_accumulate_grad_hook_may_return_its_tensor():
+    def fn(lib):
+        x = lib.ones(2, requires_grad=True)
+        x.register_post_accumulate_grad_hook(lambda t: t)
+        (x * 2).sum().backward()
+        return x.grad
+    both(fn)
+
+
 @pytest.mark.parametrize("count", [0, 2])
 def test_calling_a_grad_fn_with_the_wrong_number_of_gradients(count):
     def fn(lib):

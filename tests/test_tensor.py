@@ -277,6 +277,25 @@ def test_item_tolist_errors():
     assert_same(lambda lib: (lib.tensor([[1, 2]]).tolist(), lib.tensor([True]).tolist()))
 
 
+@pytest.mark.parametrize("convert", [float, int, complex], ids=["float", "int", "complex"])
+@pytest.mark.parametrize("shape", [(2,), (0,), (2, 3)])
+def test_python_number_of_a_tensor_that_is_not_one_element(convert, shape):
+    assert_same_error(lambda lib: convert(lib.ones(shape)), ValueError,
+                      "only one element tensors can be converted to Python scalars")
+
+
+@pytest.mark.parametrize("convert", [float, int, complex, bool], ids=["float", "int", "complex", "bool"])
+def test_python_number_of_a_one_element_tensor(convert):
+    assert_same(lambda lib: (convert(lib.tensor([[2.5]])), convert(lib.tensor(-3))))
+
+
+@pytest.mark.parametrize("shape, words", [((0,), "with no values"),
+                                          ((2,), "with more than one value")])
+def test_truth_value_of_a_tensor_that_is_not_one_element(shape, words):
+    assert_same_error(lambda lib: bool(lib.ones(shape)), RuntimeError,
+                      f"Boolean value of Tensor {words} is ambiguous")
+
+
 def test_numpy_shares_memory_and_refuses_requires_grad():
     assert_same_error(lambda lib: lib.ones(2, requires_grad=True).numpy(), RuntimeError,
                       r"Can't call numpy\(\) on Tensor that requires grad\. Use "
