@@ -9,8 +9,11 @@ import warnings
 from collections import namedtuple
 from collections.abc import Mapping
 
+import numpy as np
+
 from autograd_cy._C.tensor cimport Tensor, make_tensor, array_module, register_methods
-from autograd_cy._C.node cimport Edge, make_edge
+from autograd_cy._C.dtype cimport from_numpy_dtype
+from autograd_cy._C.node cimport Node, Edge, make_edge
 from autograd_cy._C.recording cimport gradient_edge
 from autograd_cy._C.engine cimport run_backward
 
@@ -74,14 +77,13 @@ def _make_grads(outputs, grads, is_grads_batched):
         raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
     result = []
     for index, (out, grad) in enumerate(zip(outputs, grads)):
-        if _is_gradient_edge(out):
-            if grad is None:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            result.append(grad)
+        if _is_gradient_edge(out) and grad is None:
+            result.append(_implicit_edge_grad(out))
             continue
         if isinstance(grad, Tensor):
+            out_shape, out_dtype = _output_metadata(out)
             grad_shape = tuple(grad.shape)[1:] if is_grads_batched else tuple(grad.shape)
-            if grad_shape != tuple(out.shape):
+            if out_shape is not None and grad_shape != out_shape:
                 if is_grads_batched:
                     raise RuntimeError(
                         "If `is_grads_batched=True`, we interpret the first dimension of each "
@@ -89,14 +91,15 @@ def _make_grads(outputs, grads, is_grads_batched):
                         f"dimensions are expected to match the shape of corresponding output, "
                         f"but a mismatch was detected: grad_output[{index}] has a shape of "
                         f"{_size(grad.shape)} and output[{index}] has a shape of "
-                        f"{_size(out.shape)}. If you only want some tensors in `grad_output` "
+                        f"{_size(out_shape)}. If you only want some tensors in `grad_output` "
                         "to be considered batched, consider using vmap.")
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{index}] has a shape of "
                     f"{_size(grad.shape)} and output[{index}] has a shape of "
-                    f"{_size(out.shape)}.")
-            if grad.dtype != out.dtype and out.dtype.is_floating_point:
-                grad = grad.to(out.dtype)
+                    f"{_size(out_shape)}.")
+            if (out_dtype is not None and (<Tensor>grad)._data.dtype != out_dtype
+                    and out_dtype.kind == "f"):
+                grad = grad.to(from_numpy_dtype(out_dtype))
             result.append(grad)
         elif grad is None:
             if out.requires_grad:
@@ -113,6 +116,27 @@ def _make_grads(outputs, grads, is_grads_batched):
             raise TypeError("gradients can be either Tensors or None, but got "
                             f"{type(grad).__name__}")
     return tuple(result)
+
+
+def _output_metadata(out):
+    """(shape, NumPy dtype) of an output: a tensor, or a GradientEdge (its node's metadata)."""
+    if isinstance(out, Tensor):
+        array = (<Tensor>out)._data
+        return array.shape, array.dtype
+    metadata = (<Node>out.node).input_metadata
+    if metadata is not None and out.output_nr < len(metadata):
+        return metadata[out.output_nr]
+    return None, None
+
+
+def _implicit_edge_grad(edge):
+    """Ones for a GradientEdge output of one element, as the node's metadata describes it."""
+    shape, dtype = _output_metadata(edge)
+    if shape is not None:
+        array = np.ones(shape, dtype=dtype)
+        if array.size == 1:
+            return make_tensor(array)
+    raise RuntimeError("grad can be implicitly created only for scalar outputs")
 
 
 def _size(shape):

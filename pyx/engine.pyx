@@ -98,6 +98,9 @@ cpdef list run_backward(tuple root_edges, tuple root_grads, bint keep_graph,
             execute_on_new_thread(task, create_graph)
         else:
             previous_grad_mode = _is_grad_enabled()
+            # The pass runs with a copy of the caller's saved_tensors_hooks: a hook that
+            # enters or exits a saved_tensors_hooks context during it leaves no trace after.
+            previous_saved_hooks = hooks_state()
             set_grad_enabled(create_graph)   # inside backward, grad mode is create_graph
             tasks.append(task)
             try:
@@ -105,6 +108,7 @@ cpdef list run_backward(tuple root_edges, tuple root_grads, bint keep_graph,
             finally:
                 tasks.pop()
                 set_grad_enabled(previous_grad_mode)
+                set_hooks_state(previous_saved_hooks)
         completed = True
     finally:
         task_ended(task)

@@ -37,6 +37,9 @@ cimport cython
 import itertools
 
 from autograd_cy._C.tensor cimport Tensor
+from autograd_cy._C.tensor import Size
+from autograd_cy._C.dtype cimport from_numpy_dtype
+from autograd_cy._C.device import CPU
 from autograd_cy._C.saved_tensor cimport SavedTensor
 
 
@@ -91,6 +94,25 @@ cdef object add_hook(dict hooks, object fn):
     handle = RemovableHandle(hooks)
     hooks[handle.id] = fn
     return handle
+
+
+class InputMetadata:
+    """``grad_fn._input_metadata[i]``: the shape, dtype and device the engine checks the
+    gradient of the node's output ``i`` against."""
+    __slots__ = ("shape", "dtype")
+    is_nested_tensor = False
+    is_cpp_nested_tensor = False
+
+    def __init__(self, shape, dtype):
+        self.shape = Size(shape)
+        self.dtype = from_numpy_dtype(dtype)
+
+    @property
+    def device(self):
+        return CPU
+
+    def __repr__(self):
+        return f"InputMetadata(shape={self.shape}, dtype={self.dtype}, device={self.device})"
 
 
 cdef class NodeExtras:
@@ -159,8 +181,10 @@ cdef class Node:
     def _sequence_nr(self):
         return self.sequence_nr
 
+    @property
     def _input_metadata(self):
-        return list(self.input_metadata or ())
+        """What this node expects of the gradient of each of its outputs."""
+        return tuple([InputMetadata(shape, dtype) for shape, dtype in self.input_metadata or ()])
 
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` after this node runs; may replace grad_inputs."""

@@ -118,14 +118,19 @@ cdef object _coerce_array(object array):
 
 
 cdef Tensor make_view(object array, Tensor source):
-    """A tensor that shares ``source``'s memory and version counter (a view op's output)."""
+    """A tensor that shares ``source``'s memory and version counter (a view op's output).
+    An inference tensor tracks no views: its view is a plain inference tensor (a view op on
+    it records nothing, in or out of inference mode)."""
     cdef Tensor view = make_tensor(array)
     cdef int meta = VIEW_DEFAULT
+    if source._is_inference:
+        view._is_inference = True
+        return view
     view._base = source._base if source._base is not None else source
     view._version_counter = version_counter(source)
     view._grad_fn_version = view._version_counter.version
     # A view made in inference mode of a normal tensor is a normal tensor.
-    view._is_inference = source._is_inference
+    view._is_inference = False
     if source._base is not None and source._creation_meta != VIEW_DEFAULT:
         meta = source._creation_meta
         view._view_op_name = source._view_op_name
@@ -281,8 +286,9 @@ cdef class Tensor:
         return self._data.tolist()
 
     def numpy(self, *, force=False):
-        """The NumPy array behind this tensor, sharing memory (refuses when it requires grad)."""
-        if requires_grad(self) and not force:
+        """The NumPy array behind this tensor, sharing memory (refuses when it requires grad
+        and grad mode is on: writes through the array would escape autograd)."""
+        if requires_grad(self) and not force and is_grad_enabled():
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. "
                 "Use tensor.detach().numpy() instead.")

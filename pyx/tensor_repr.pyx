@@ -141,9 +141,15 @@ def tensor_repr(t):
         body = _body(array, indent, summarize, fmt)
     if t.dtype.name not in _DEFAULT_DTYPES:
         suffixes.append(f"dtype={t.dtype!r}")
-    grad_fn = t.grad_fn
+    try:
+        grad_fn = t.grad_fn
+        name = grad_fn.name().rsplit('::', 1)[-1] if grad_fn is not None else None
+    except RuntimeError:
+        # A view made in no_grad mode and since modified in place refuses to rebuild its
+        # grad_fn; its repr still prints.
+        grad_fn, name = True, "Invalid"
     if grad_fn is not None:
-        suffixes.append(f"grad_fn=<{grad_fn.name().rsplit('::', 1)[-1]}>")
+        suffixes.append(f"grad_fn=<{name}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
     return _with_suffixes(prefix + body, suffixes, indent)

@@ -11,6 +11,7 @@ cdef void rebase_history(Tensor self, Node node) except *
 cpdef void move_retains_grad_hook(Tensor t, Node old_grad_fn,
                                   Py_ssize_t old_output_nr) except *
 cpdef str view_error_message(Tensor view, bint indirect)
+cdef void check_inference_inplace(Tensor self) except *
 cdef void check_inplace(Tensor self, bint records) except *
 cdef void check_no_partial_overlap(Tensor written, object read) except *
 cdef void check_no_internal_overlap(Tensor written) except *

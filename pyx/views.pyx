@@ -343,60 +343,65 @@ cpdef void move_retains_grad_hook(Tensor t, Node old_grad_fn, Py_ssize_t old_out
 # --------------------------------------------------------------- in-place checks
 
 _NO_GRAD_VIEW = (
-    "A view was created in no_grad mode and {what} with grad mode enabled. Given that this "
-    "use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
-    "moving both the view and the inplace either both inside the no_grad block (if you don't "
-    "want the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+    "{prefix} no_grad mode and {what} modified inplace with grad mode enabled. Given that "
+    "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code "
+    "by moving both the view and the inplace either both inside the no_grad block (if you "
+    "don't want the inplace to be tracked) or both outside (if you want the inplace to be "
+    "tracked).")
 _INFERENCE_VIEW = (
-    "A view was created in inference mode and {what} in normal mode. Given that this use "
+    "{prefix} inference mode and {what} modified inplace in normal mode. Given that this use "
     "case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving "
     "both the view and the inplace either both inside the inference_mode block (if you don't "
     "want the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
 _MULTI_OUTPUT_VIEW = (
-    "Output {nr} of {op} {what}. This view is the output of a function that returns multiple "
-    "views. Such functions do not allow the output views to be modified inplace. You should "
-    "replace the inplace operation by an out-of-place one.")
+    "Output {nr} of {op} is a view and {what} modified inplace. This view is the output of a "
+    "function that returns multiple views. Such functions do not allow the output views to "
+    "be modified inplace. You should replace the inplace operation by an out-of-place one.")
 _CUSTOM_FUNCTION_VIEW = (
-    "Output {nr} of {op} {what}. This view was created inside a custom Function (or because "
-    "an input was returned as-is) and the autograd logic to handle view+inplace would "
-    "override the custom backward associated with the custom Function, leading to incorrect "
-    "gradients. This behavior is forbidden. You can fix this by cloning the output of the "
-    "custom Function.")
+    "Output {nr} of {op} is a view and {what} modified inplace. This view was created inside "
+    "a custom Function (or because an input was returned as-is) and the autograd logic to "
+    "handle view+inplace would override the custom backward associated with the custom "
+    "Function, leading to incorrect gradients. This behavior is forbidden. You can fix this "
+    "by cloning the output of the custom Function.")
 
 
 cpdef str view_error_message(Tensor view, bint indirect):
-    """PyTorch's message for a forbidden in-place on a view."""
+    """PyTorch's message for a forbidden in-place on a view (``indirect``: on its base or
+    another view of it). A view without a grad_fn can only have been made in no_grad mode;
+    a view with one, of a view made in no_grad or inference mode, inherited that mode."""
     meta = view._creation_meta
-    if meta == VIEW_NO_GRAD_MODE:
-        what = ("its base or another view of its base has been modified inplace" if indirect
-                else "is being modified inplace")
-        return _NO_GRAD_VIEW.format(what=what)
-    if meta == VIEW_INFERENCE_MODE:
-        what = ("its base or another view of its base has been modified inplace" if indirect
-                else "is being modified inplace")
-        return _INFERENCE_VIEW.format(what=what)
-    what = ("is a view and its base or another view of its base has been modified inplace"
-            if indirect else "is a view and is being modified inplace")
+    what = "its base or another view of its base has been" if indirect else "is being"
+    has_grad_fn = view._grad_fn is not None
+    if meta == VIEW_INFERENCE_MODE or meta == VIEW_NO_GRAD_MODE or not has_grad_fn:
+        prefix = (f"Output {view._output_nr} of {view._view_op_name} is a view of a view "
+                  "which was created in" if has_grad_fn else "A view was created in")
+        message = (_INFERENCE_VIEW if meta == VIEW_INFERENCE_MODE else _NO_GRAD_VIEW).format(
+            prefix=prefix, what=what)
+        if meta == VIEW_INFERENCE_MODE or meta == VIEW_NO_GRAD_MODE:
+            return message
+        # A multi-output or custom-Function view made in no_grad mode: both explanations.
+        template = _MULTI_OUTPUT_VIEW if meta == VIEW_MULTI_OUTPUT_NODE else _CUSTOM_FUNCTION_VIEW
+        return message[:message.index(".") + 1] + template[template.index("modified inplace.")
+                                                          + len("modified inplace."):]
     template = _MULTI_OUTPUT_VIEW if meta == VIEW_MULTI_OUTPUT_NODE else _CUSTOM_FUNCTION_VIEW
-    message = template.format(nr=view._output_nr, op=view._view_op_name, what=what)
-    if view._grad_fn is None:
-        # PyTorch names the op through the view's grad_fn; without one it says no_grad mode.
-        what = ("its base or another view of its base has been modified inplace" if indirect
-                else "is being modified inplace")
-        prefix = f"A view was created in no_grad mode and {what} with grad mode enabled."
-        message = prefix + message[message.index(".") + 1:]
-    return message
+    return template.format(nr=view._output_nr, op=view._view_op_name, what=what)
+
+
+cdef void check_inference_inplace(Tensor self) except *:
+    """Inference tensors are written only inside inference mode (by any in-place op,
+    ``out=`` and the in-place view ops included)."""
+    if self._is_inference and not is_inference_mode_enabled():
+        raise RuntimeError(
+            "Inplace update to inference tensor outside InferenceMode is not allowed.You can "
+            "make a clone to get a normal tensor before doing inplace update.See "
+            "https://github.com/pytorch/rfcs/pull/17 for more details.")
 
 
 cdef void check_inplace(Tensor self, bint records) except *:
     """Refuse the in-place ops PyTorch refuses: on a leaf that requires grad (or a view of
     one), on inference tensors outside inference mode, on views whose creation forbids it.
     ``records``: grad mode is on."""
-    if self._is_inference and not is_inference_mode_enabled():
-        raise RuntimeError(
-            "Inplace update to inference tensor outside InferenceMode is not allowed.You can "
-            "make a clone to get a normal tensor before doing inplace update.See "
-            "https://github.com/pytorch/rfcs/pull/17 for more details.")
+    check_inference_inplace(self)
     if not is_grad_enabled():
         return
     if self._grad_fn is None and self._requires_grad:

@@ -1200,3 +1200,26 @@ def test_create_graph_accumulates_out_of_place():
         return (first_name, a.grad is first, node_name(a.grad.grad_fn), a.grad,
                 graph_structure(first.grad_fn)[0], b.grad.requires_grad)
     assert_same(run)
+
+
+def test_a_gradient_edge_as_the_output_of_grad_and_backward():
+    def run(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        graph = lib.autograd.graph
+        edge = graph.get_gradient_edge(x.sin().sum())
+        implicit, = lib.autograd.grad(edge, (x,), retain_graph=True)
+        given, = lib.autograd.grad(edge, (x,), grad_outputs=lib.tensor(2.0), retain_graph=True)
+        lib.autograd.backward(edge)
+        return implicit, given, x.grad
+    assert_same(run)
+    def not_scalar(lib):
+        x = lib.ones(2, requires_grad=True)
+        lib.autograd.grad(lib.autograd.graph.get_gradient_edge(x.sin()), (x,))
+    assert_same_error(not_scalar, RuntimeError,
+                      "grad can be implicitly created only for scalar outputs")
+
+    def mismatch(lib):
+        x = lib.ones(2, requires_grad=True)
+        edge = lib.autograd.graph.get_gradient_edge(x.sin().sum())
+        lib.autograd.grad(edge, (x,), grad_outputs=lib.ones(4))
+    assert_same_error(mismatch, RuntimeError, "Mismatch in shape")

@@ -416,3 +416,97 @@ def test_warnings_raised_in_backward_reach_the_caller():
             warnings.simplefilter("error")
             with pytest.raises(DeprecationWarning, match="as error"):
                 y.sum().backward()
+
+
+# ------------------------------------------------------------------ inference tensors
+
+def _inference_ones(lib, *shape, **kwargs):
+    with lib.inference_mode():
+        return lib.ones(*shape, **kwargs)
+
+
+VIEW_OPS = {
+    "view": lambda t: t.view(-1),
+    "index": lambda t: t[0],
+    "t": lambda t: t.t(),
+    "unbind": lambda t: t.unbind(0)[0],
+    "split": lambda t: t.split(1)[0],
+    "diagonal": lambda t: t.diagonal(),
+    "expand": lambda t: t.expand(2, 2, 3),
+    "as_strided": lambda t: t.as_strided((2,), (1,)),
+}
+
+
+@pytest.mark.parametrize("op", VIEW_OPS.values(), ids=VIEW_OPS.keys())
+@pytest.mark.parametrize("inside", [True, False], ids=["in inference mode", "outside"])
+def test_a_view_of_an_inference_tensor_is_a_plain_inference_tensor(op, inside):
+    """Inference tensors track no views: a view op on one records nothing, in or out of
+    inference mode, even when the inference tensor requires grad."""
+    def run(lib):
+        c = _inference_ones(lib, 2, 3, requires_grad=True)
+        context = lib.inference_mode() if inside else contextlib.nullcontext()
+        with context:
+            v = op(c)
+        return v.requires_grad, v._is_view(), v.is_leaf, v.is_inference(), v.grad_fn is None
+    assert_same(run)
+
+
+def test_a_view_made_in_inference_mode_of_a_normal_tensor_is_normal():
+    def run(lib):
+        d = lib.ones(2, 3, requires_grad=True)
+        with lib.inference_mode():
+            v, m = d.view(-1), d * 2
+        return v.requires_grad, v._is_view(), v.is_inference(), m.requires_grad, m.is_inference()
+    assert_same(run)
+
+
+INPLACE_VIEW_OPS = {
+    "transpose_": lambda t: t.transpose_(0, 1),
+    "as_strided_": lambda t: t.as_strided_((3,), (1,)),
+    "resize_": lambda t: t.resize_(4),
+    "mul out=": lambda t: ag_or_torch(t).mul(ag_or_torch(t).ones(2, 3), 2, out=t),
+}
+
+
+def ag_or_torch(t):
+    return torch if isinstance(t, torch.Tensor) else ag
+
+
+@pytest.mark.parametrize("op", INPLACE_VIEW_OPS.values(), ids=INPLACE_VIEW_OPS.keys())
+def test_every_write_to_an_inference_tensor_outside_inference_mode_is_refused(op):
+    assert_same_error(lambda lib: op(_inference_ones(lib, 2, 3)), RuntimeError,
+                      r"^Inplace update to inference tensor outside InferenceMode is not allowed")
+
+
+def test_out_checks_requires_grad_before_the_inference_tensor():
+    assert_same_error(
+        lambda lib: lib.mul(lib.ones(2, requires_grad=True), 2, out=_inference_ones(lib, 2)),
+        RuntimeError, r"out=\.\.\. arguments don't support automatic differentiation")
+
+
+def test_resize_of_a_tensor_that_requires_grad_inside_inference_mode():
+    """Inference mode skips autograd's kernels, so resize_ no longer refuses."""
+    def run(lib):
+        shapes = []
+        for make in (lambda: _inference_ones(lib, 2, requires_grad=True),
+                     lambda: lib.ones(2, requires_grad=True)):
+            t = make()
+            with lib.inference_mode():
+                t.resize_(3)
+            shapes.append(tuple(t.shape))
+        return shapes
+    assert_same(run)
+    assert_same_error(lambda lib: lib.ones(2, requires_grad=True).resize_(3), RuntimeError,
+                      "cannot resize variables that require grad")
+
+
+@pytest.mark.parametrize("mode", ["no_grad", "inference_mode"])
+@pytest.mark.parametrize("op", [lambda v: v.transpose_(0, 0), lambda v: v.as_strided_((2, 3), (3, 1)),
+                                lambda v: v.mul_(2)], ids=["transpose_", "as_strided_", "mul_"])
+def test_inplace_view_ops_on_a_view_made_in_a_no_grad_mode(mode, op):
+    def run(lib):
+        base = lib.ones(2, 3, requires_grad=True).clone()
+        with getattr(lib, mode)():
+            v = base.view_as(base)
+        op(v)
+    assert_same_error(run, RuntimeError, "is being modified inplace")

@@ -369,3 +369,29 @@ def test_multi_grad_hook_any_and_its_errors():
     assert_same_error(leaf_with_grad, RuntimeError,
                       r"^A leaf node was passed to _will_engine_execute_node but we are currently "
                       r"running autograd\.grad\(\)")
+
+
+def test_grad_fn_input_metadata_describes_each_output():
+    def run(lib):
+        x = lib.ones(2, 3, requires_grad=True, dtype=lib.float64)
+        metadata, = (x * 2).grad_fn._input_metadata
+        return tuple(metadata.shape), str(metadata.dtype).split(".")[-1], str(metadata.device)
+    assert_same(run)
+
+
+def test_saved_tensors_hooks_entered_or_exited_during_backward_leave_no_trace():
+    """Backward runs with a copy of the caller's saved_tensors_hooks stack."""
+    def run(lib):
+        packed = []
+        counting = lib.autograd.graph.saved_tensors_hooks(lambda t: packed.append(1) or t,
+                                                          lambda t: t)
+
+        def unpack(t):
+            counting.__enter__()
+            return t
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: t, unpack):
+            y = lib.ones(2, requires_grad=True).sin()
+        y.sum().backward()
+        lib.ones(2, requires_grad=True).exp()       # would pack if the hook had leaked
+        return len(packed)
+    assert_same(run)

@@ -400,3 +400,10 @@ def test_repr_matches_torch(case):
     ours, theirs = both(REPR_CASES[case])
     assert repr(ours) == repr(theirs).replace("torch.", "autograd_cy.")
     assert str(ours) == str(theirs).replace("torch.", "autograd_cy.")
+
+
+def test_numpy_of_a_tensor_that_requires_grad_under_no_grad():
+    def run(lib):
+        with lib.no_grad():
+            return lib.ones(2, requires_grad=True).numpy().tolist()
+    assert_same(run)

@@ -469,3 +469,37 @@ def test_views_see_writes_to_the_base():
         x[:, 2].add_(1)
         results.append([v.numpy().tolist() for v in views])
     assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("mode", ["no_grad", "inference_mode"])
+def test_inplace_on_a_view_of_a_view_made_in_a_no_grad_mode_names_both(mode):
+    """A view of such a view has a grad_fn; the message names it ("Output 0 of View is a
+    view of a view which was created in ...")."""
+    def direct(lib):
+        x = lib.zeros(2)
+        with getattr(lib, mode)():
+            y = x.view(2)
+        y.requires_grad_(True)
+        z = y.view(2)
+        z /= 2
+    assert_same_error(direct, RuntimeError, exact=True)
+
+    def indirect(lib):
+        a = lib.ones(2, requires_grad=True).clone()
+        with lib.no_grad():
+            y = a.view(2)
+        z = y.view(2)
+        a.mul_(2)
+        return z.grad_fn
+    assert_same_error(indirect, RuntimeError, exact=True)
+
+
+def test_repr_of_a_view_whose_grad_fn_cannot_be_rebuilt():
+    def run(lib):
+        a = lib.ones(1, requires_grad=True)
+        with lib.no_grad():
+            b = a[:]
+            b *= 2
+        return repr(b).replace("autograd_cy.", "").replace("tensor", "T")
+    ours, theirs = run(ag), run(__import__("torch"))
+    assert ours == theirs == "T([2.], grad_fn=<Invalid>)"

@@ -13,6 +13,7 @@ import numpy as np
 from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.dtype cimport scalar_name
 from autograd_cy._C.tensor cimport Tensor, requires_grad, bump_version
+from autograd_cy._C.views cimport check_inference_inplace
 
 __all__ = []
 
@@ -33,6 +34,7 @@ cdef object write_out(str name, object out, tuple inputs, object compute):
                 raise RuntimeError(
                     f"{name}(): functions with out=... arguments don't support automatic "
                     "differentiation, but one of the arguments requires grad.")
+    check_inference_inplace(target)
     result = (<Tensor>compute())._data
     if category(result.dtype) > category(target._data.dtype):
         raise RuntimeError(f"result type {scalar_name(result.dtype)} can't be cast to the "

@@ -75,7 +75,7 @@ cdef tuple leading(Py_ssize_t dim, object item):
 cdef Tensor record_view(Node node, Tensor self, object array):
     """Wrap ``array`` (a view of ``self``'s memory) as a view and record ``node``."""
     cdef Tensor out = make_view(array, self)
-    if is_grad_enabled() and requires_grad(self):
+    if is_grad_enabled() and requires_grad(self) and not self._is_inference:
         record1(node, self, out)
         if out._creation_meta != VIEW_DEFAULT:
             # A view of a forbidden view is named after its own op ("Output 0 of Select").

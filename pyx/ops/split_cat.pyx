@@ -56,7 +56,7 @@ cdef tuple split_views(Tensor self, Py_ssize_t dim, object sizes, Node node, str
         mark_multi_output(out, op_name)
         outputs.append(out)
         offset += n
-    if is_grad_enabled() and requires_grad(self):
+    if is_grad_enabled() and requires_grad(self) and not self._is_inference:
         record(node, (self,), tuple(outputs))
     return tuple(outputs)
 
@@ -162,7 +162,7 @@ def unbind(Tensor self, dim=0):
         out = make_view(self._data[leading(d, i)], self)
         mark_multi_output(out, "Unbind")
         outputs.append(out)
-    if is_grad_enabled() and requires_grad(self):
+    if is_grad_enabled() and requires_grad(self) and not self._is_inference:
         node = UnbindBackward0()
         node.saved_dim = d
         record(node, (self,), tuple(outputs))

@@ -14,13 +14,14 @@ one as its input (on a view too: the base's history is untouched, as in PyTorch)
 import numpy as np
 from numpy.lib.stride_tricks import as_strided as np_as_strided
 
-from autograd_cy._C.grad_mode cimport is_grad_enabled
+from autograd_cy._C.grad_mode cimport is_grad_enabled, is_inference_mode_enabled
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, register_methods, bump_version, get_grad_fn, wrap_dim,
     version_counter,
 )
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.recording cimport record1
+from autograd_cy._C.views cimport check_inplace, check_inference_inplace
 from autograd_cy._C.ops.shape cimport record_view
 from autograd_cy._C.ops.shape import transpose
 
@@ -125,12 +126,6 @@ def as_strided(Tensor self, size, stride, storage_offset=None):
     return record_view(node, self, array)
 
 
-cdef void check_leaf(Tensor self) except *:
-    if is_grad_enabled() and self._grad_fn is None and self._requires_grad:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
-                           "operation.")
-
-
 cdef Tensor restride_in_place(Tensor self, object array, Node node):
     """Make ``self`` read its memory as ``array`` does; record ``node`` as an in-place op."""
     get_grad_fn(self)           # a view's grad_fn is brought up to date first
@@ -146,7 +141,7 @@ cdef Tensor restride_in_place(Tensor self, object array, Node node):
 
 def as_strided_(Tensor self, size, stride, storage_offset=None):
     """In-place ``as_strided``: ``self`` itself now reads its memory that way."""
-    check_leaf(self)
+    check_inplace(self, is_grad_enabled() and requires_grad(self))
     size, stride = tuple(size), tuple(stride)
     flat, own_offset = storage_of(self)
     array, offset = strided_array(self, size, stride, storage_offset)
@@ -164,7 +159,7 @@ cdef class TransposeBackward1(Node):
 
 def transpose_(Tensor self, dim0, dim1):
     """In-place transpose: ``self`` now reads its memory with ``dim0`` and ``dim1`` swapped."""
-    check_leaf(self)
+    check_inplace(self, is_grad_enabled() and requires_grad(self))
     cdef TransposeBackward1 node = TransposeBackward1()
     ndim = self._data.ndim
     node.saved_dim0 = wrap_dim(dim0, ndim)
@@ -178,7 +173,9 @@ def resize_(Tensor self, *sizes, memory_format=None):
     new elements are uninitialised. Not for tensors that require grad."""
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
         sizes = tuple(sizes[0])
-    if requires_grad(self):
+    check_inference_inplace(self)
+    # Inference mode skips autograd's kernels, and with them this check.
+    if requires_grad(self) and not is_inference_mode_enabled():
         raise RuntimeError("cannot resize variables that require grad")
     for n in sizes:
         if n < 0:
