@@ -25,6 +25,7 @@ cdef object floating(Tensor t):
 cdef object BOOL = np.dtype(np.bool_)
 cdef object INT64 = np.dtype(np.int64)
 cdef object FLOAT32 = np.dtype(np.float32)
+cdef type NUMPY_SCALAR = np.generic
 
 
 cdef inline int category(object dtype):
@@ -156,6 +157,10 @@ cdef object operand_array(object value, object dtype):
         if array.dtype != dtype:
             return array.astype(dtype)
         return array
+    if isinstance(value, NUMPY_SCALAR):
+        # A NumPy scalar (np.float64(2), np.int32(2)) is a number to PyTorch, as weak as a
+        # Python one; to NumPy it is not, and float32 * np.float64(2) would be float64.
+        return value.item()
     return value
 
 

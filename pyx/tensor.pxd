@@ -45,8 +45,8 @@ ctypedef object (*binary_fn)(object, object)
 ctypedef object (*ternary_fn)(object, object, object)
 
 cdef struct TensorOperators:
-    binary_fn add, sub, rsub, mul, div, rdiv, pow, rpow, matmul, rmatmul
-    binary_fn iadd, isub, imul, idiv, ipow
+    binary_fn add, sub, rsub, mul, div, rdiv, floordiv, rfloordiv, pow, rpow, matmul, rmatmul
+    binary_fn iadd, isub, imul, idiv, ifloordiv, ipow
     binary_fn eq, ne, lt, le, gt, ge
     binary_fn bitwise_and, bitwise_or, bitwise_xor
     unary_fn neg, abs, bitwise_not

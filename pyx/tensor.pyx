@@ -481,6 +481,11 @@ cdef class Tensor:
         return self
 
     # ------------------------------------------- operators (NOTE [How Tensor gets its methods])
+    # Above an ndarray's priority (0), as in PyTorch: a NumPy scalar or array on the left
+    # (``np.float64(2) * x``) defers to the Tensor's reflected operator instead of
+    # converting the tensor to an array.
+    __array_priority__ = 1000
+
     def __add__(self, other): return loaded(_operators.add)(self, other)
     def __radd__(self, other): return loaded(_operators.add)(self, other)
     def __sub__(self, other): return loaded(_operators.sub)(self, other)
@@ -489,6 +494,8 @@ cdef class Tensor:
     def __rmul__(self, other): return loaded(_operators.mul)(self, other)
     def __truediv__(self, other): return loaded(_operators.div)(self, other)
     def __rtruediv__(self, other): return loaded(_operators.rdiv)(self, other)
+    def __floordiv__(self, other): return loaded(_operators.floordiv)(self, other)
+    def __rfloordiv__(self, other): return loaded(_operators.rfloordiv)(self, other)
     def __pow__(self, other, modulo=None): return loaded(_operators.pow)(self, other)
     def __rpow__(self, other, modulo=None): return loaded(_operators.rpow)(self, other)
     def __matmul__(self, other): return loaded(_operators.matmul)(self, other)
@@ -497,6 +504,7 @@ cdef class Tensor:
     def __isub__(self, other): return loaded(_operators.isub)(self, other)
     def __imul__(self, other): return loaded(_operators.imul)(self, other)
     def __itruediv__(self, other): return loaded(_operators.idiv)(self, other)
+    def __ifloordiv__(self, other): return loaded(_operators.ifloordiv)(self, other)
     def __ipow__(self, other): return loaded(_operators.ipow)(self, other)
     def __eq__(self, other):
         return False if other is None else loaded(_operators.eq)(self, other)

@@ -95,10 +95,6 @@ def test_div_special_values(rounding_mode):
     check_op(lambda lib, a, b: lib.div(a, b, rounding_mode=rounding_mode), a, b, double=False)
 
 
-@pytest.mark.xfail(strict=True, reason="library bug: div(rounding_mode='floor') on floats is "
-                   "floor(a / b) where torch rounds like Python's a // b (np.floor_divide): "
-                   "1 / 0.1 floors to 10 instead of 9, inf / 2 gives inf instead of nan, "
-                   "-3 / inf gives -0 instead of -1")
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_div_floor_rounds_like_python_floor_division(dtype):
     a = np.array([1.0, -1.0, 7.0, 0.0, -0.0, math.inf, -math.inf, 1.0, -3.0, 3.0, 5.0])
@@ -116,8 +112,6 @@ def test_div_node_names():
     assert names[0] == names[1] == ["DivBackward0"] * 3
 
 
-@pytest.mark.xfail(strict=True, reason="library bug: div with a rounding mode records "
-                   "DivBackward1 where torch records DivBackward2")
 @pytest.mark.parametrize("rounding_mode", ["trunc", "floor"])
 def test_div_with_rounding_mode_node_name(rounding_mode):
     a, b = operands(((3,), (3,)))
@@ -145,11 +139,7 @@ DIV_ERRORS = [
       for mode in ("trunc", "floor")],
     pytest.param(lambda lib: lib.div(lib.tensor([True]), lib.tensor([True]),
                                      rounding_mode="floor"),
-                 id="bool floor division", marks=pytest.mark.xfail(
-                     strict=True, reason="library bug: div(bool, bool, rounding_mode='floor') "
-                     "returns a bool tensor (NumPy's UFuncTypeError where a divisor is False) "
-                     "where torch raises NotImplementedError('\"div_floor_cpu\" not "
-                     "implemented for 'Bool'')")),
+                 id="bool floor division"),
 ]
 
 
@@ -158,13 +148,71 @@ def test_div_errors_match_torch(call):
     assert_same_error(call)
 
 
-@pytest.mark.xfail(strict=True, reason="library bug: Tensor has no __floordiv__/__rfloordiv__ "
-                   "and autograd_cy has no floor_divide; torch's x // y is "
-                   "div(x, y, rounding_mode='floor')")
-def test_floor_division_operator():
+FLOOR_DIVISIONS = {
+    "x // y": lambda lib, a, b: a // b,
+    "x // 2": lambda lib, a, b: a // 2,
+    "x // -1.5": lambda lib, a, b: a // -1.5,
+    "7 // y": lambda lib, a, b: 7 // b,
+    "floor_divide(x, y)": lambda lib, a, b: lib.floor_divide(a, b),
+    "x.floor_divide(y)": lambda lib, a, b: a.floor_divide(b),
+}
+
+
+@pytest.mark.parametrize("form", FLOOR_DIVISIONS)
+def test_floor_division_operator(form):
+    # x // y is floor_divide: div(rounding_mode='floor')'s values, without a derivative.
     a, b = operands(((3, 4), (4,)))
-    check_op(lambda lib, a, b: (a // b, a // 2, 7 // b, lib.floor_divide(a, b)), a, b,
-             double=False)
+    check_op(FLOOR_DIVISIONS[form], a, b, requires_grad=[False, False])
+    check_op(FLOOR_DIVISIONS[form], np.array([7, -7, 9, -9]), np.array([2, -2, 4, 4]))
+    check_op(FLOOR_DIVISIONS[form], np.array([1.0, -3.0, math.inf]),
+             np.array([0.1, math.inf, 2.0]), requires_grad=[False, False])
+
+
+@pytest.mark.parametrize("form", FLOOR_DIVISIONS)
+def test_floor_division_records_a_node_whose_backward_raises(form):
+    # torch records a NotImplemented node on the operands that require grad.
+    a, b = operands(((3,), (3,)))
+    structures = []
+    for lib in LIBS:
+        x = lib.tensor(a, requires_grad=True)
+        y = lib.tensor(b, requires_grad=form.startswith("7"))
+        out = FLOOR_DIVISIONS[form](lib, x, y)
+        structures.append((node_name(out.grad_fn), len(out.grad_fn.next_functions),
+                           out.requires_grad))
+    assert structures[0] == structures[1]
+    assert_same_error(lambda lib: FLOOR_DIVISIONS[form](
+        lib, lib.tensor(a, requires_grad=True), lib.tensor(b, requires_grad=True)).sum().backward(),
+        RuntimeError)
+
+
+def test_floor_division_in_place():
+    def fn(lib, a, b):
+        y = a * 1.0
+        y //= b
+        return y
+    a, b = operands(((3, 4), (4,)))
+    check_op(fn, a, b, requires_grad=[False, False])
+    names = [node_name(fn(lib, lib.tensor(a, requires_grad=True), lib.tensor(b)).grad_fn)
+             for lib in LIBS]
+    assert names == ["NotImplemented", "NotImplemented"]
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.tensor([True]) // lib.tensor([True]),
+    lambda lib: True // lib.tensor([True]),
+    lambda lib: lib.tensor([7, 3]) // 0,
+    lambda lib: lib.div(lib.tensor([True]), True, rounding_mode="trunc"),
+    lambda lib: lib.ones(3) // lib.ones(2),
+], ids=["bool // bool", "True // bool", "int // 0", "bool trunc division", "shapes"])
+def test_floor_division_errors_match_torch(call):
+    assert_same_error(call)
+
+
+def test_integer_trunc_division_is_exact():
+    # Past 2 ** 53 a float quotient would round.
+    big = np.array([2 ** 62 + 1, -(2 ** 62) - 3, 2 ** 60 + 7])
+    check_op(lambda lib, a: lib.div(a, 3, rounding_mode="trunc"), big)
+    check_op(lambda lib, a: lib.div(a, -3, rounding_mode="trunc"), big)
 
 
 # ------------------------------------------------------------------ rsub
@@ -209,8 +257,6 @@ def test_rsub_of_two_tensors_node_name():
     assert names == ["RsubBackward0", "RsubBackward0"]
 
 
-@pytest.mark.xfail(strict=True, reason="library bug: a number minus a tensor (2 - x, "
-                   "rsub(x, 2)) records RsubBackward0 where torch records RsubBackward1")
 def test_number_minus_tensor_node_name():
     names = []
     for lib in LIBS:
@@ -219,9 +265,6 @@ def test_number_minus_tensor_node_name():
     assert names[0] == names[1] == ["RsubBackward1", "RsubBackward1"]
 
 
-@pytest.mark.xfail(strict=True, reason="library bug: rsub has no alpha argument (TypeError: "
-                   "rsub() got an unexpected keyword argument 'alpha'); torch.rsub(x, y, "
-                   "alpha=a) is y - a * x")
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_rsub_with_alpha(dtype):
     x, y = randn(3, 4, seed=7), randn(4, seed=8)
@@ -246,14 +289,19 @@ def test_rsub_errors_match_torch(call):
     assert_same_error(call)
 
 
-@pytest.mark.xfail(strict=True, reason="library bug: Tensor has no __array_priority__, so a "
-                   "NumPy scalar on the left (np.float64(2) - x) is handled by NumPy: it "
-                   "raises 'Can't call numpy() on Tensor that requires grad' (or returns an "
-                   "ndarray) where torch returns a Tensor recorded as RsubBackward1")
 @pytest.mark.parametrize("op", ["-", "+", "*", "/", "**"])
 def test_numpy_scalar_on_the_left(op):
     fn = eval(f"lambda lib, x: np.float64(2.0) {op} x")
     check_op(fn, randn(3, positive=True))
+
+
+@pytest.mark.parametrize("scalar", ["np.float64(2.0)", "np.float32(2.0)", "np.int64(2)"])
+@pytest.mark.parametrize("op", ["-", "+", "*", "/", "**", "//"])
+def test_numpy_scalar_is_a_number_in_type_promotion(op, scalar):
+    # A NumPy scalar is as weak as a Python number: float32 stays float32 on either side.
+    for fn in (eval(f"lambda lib, x: {scalar} {op} x"), eval(f"lambda lib, x: x {op} {scalar}")):
+        check_op(fn, randn(3, positive=True), dtype=np.float32,
+                 requires_grad=[op != "//"])
 
 
 def test_number_minus_tensor_keeps_the_tensor_dtype():
@@ -262,10 +310,6 @@ def test_number_minus_tensor_keeps_the_tensor_dtype():
         assert (2.5 - x).dtype == lib.float32 and lib.rsub(x, 2).dtype == lib.float32
 
 
-@pytest.mark.xfail(strict=True, reason="library bug: a number minus a tensor that overflows "
-                   "the tensor's dtype (1e300 - float32) warns NumPy's RuntimeWarning('overflow "
-                   "encountered in cast'); torch gives inf silently, as autograd_cy's x * 1e300 "
-                   "does")
 def test_number_minus_tensor_overflows_to_inf_silently():
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -87,16 +87,8 @@ def test_product_of_integers(name, shapes, dtype):
     (lambda lib, a, b, m, v: a @ b, "MmBackward0"),
     (lambda lib, a, b, m, v: m @ v, "MvBackward0"),
     (lambda lib, a, b, m, v: v @ v, "DotBackward0"),
-    pytest.param(lambda lib, a, b, m, v: a.unsqueeze(0) @ b.unsqueeze(0), "UnsafeViewBackward0",
-                 marks=pytest.mark.xfail(strict=True, reason="library bug: matmul of batched "
-                                         "operands records one MatmulBackward0 where torch "
-                                         "records UnsafeViewBackward0 (over BmmBackward0)"),
-                 id="batched matmul"),
-    pytest.param(lambda lib, a, b, m, v: v @ m.t(), "SqueezeBackward4",
-                 marks=pytest.mark.xfail(strict=True, reason="library bug: vector @ matrix "
-                                         "records MatmulBackward0 where torch records "
-                                         "SqueezeBackward4 (over MmBackward0)"),
-                 id="vector @ matrix"),
+    (lambda lib, a, b, m, v: a.unsqueeze(0) @ b.unsqueeze(0), "UnsafeViewBackward0"),
+    (lambda lib, a, b, m, v: v @ m.t(), "SqueezeBackward4"),
 ], ids=["mm", "bmm", "mv", "dot", "matrix @ matrix", "matrix @ vector", "vector @ vector",
         "batched matmul", "vector @ matrix"])
 def test_product_node_name(call, name):
@@ -108,33 +100,37 @@ def test_product_node_name(call, name):
     assert names == [name, name]
 
 
+GRAPH_SHAPES = [((3,), (3, 4)), ((5, 2, 3), (3,)), ((3,), (5, 3, 4)), ((5, 2, 3), (3, 4)),
+                ((2, 3), (5, 3, 4)), ((5, 2, 3), (5, 3, 4)), ((6, 1, 2, 3), (5, 3, 4)),
+                ((5, 2, 3), (1, 3, 4)), ((1, 2, 3), (5, 3, 4)), ((1, 3), (5, 3, 4)),
+                ((2, 5, 2, 3), (3,))]
+
+
+def node_names(node):
+    """The names of a graph's nodes, depth first, ``None`` for an input without a node;
+    views through reshape are named alike (torch's _reshape_alias is our view)."""
+    if node is None:
+        return [None]
+    name = node_name(node).replace("ReshapeAliasBackward0", "ViewBackward0")
+    return [name] + [n for child, _ in node.next_functions for n in node_names(child)]
+
+
+@pytest.mark.parametrize("requires_grad", [(True, True), (True, False), (False, True)],
+                         ids=["both", "left", "right"])
+@pytest.mark.parametrize("shapes", GRAPH_SHAPES, ids=[f"{a}@{b}" for a, b in GRAPH_SHAPES])
+def test_matmul_records_the_graph_torch_records(shapes, requires_grad):
+    # torch builds matmul from mm, mv and bmm, folding a batch into mm's rows when it can;
+    # which it does depends on the ranks and on which operand requires grad.
+    graphs = []
+    for lib in LIBS:
+        a = lib.tensor(randn(*shapes[0], seed=0), requires_grad=requires_grad[0])
+        b = lib.tensor(randn(*shapes[1], seed=1), requires_grad=requires_grad[1])
+        out = a @ b
+        graphs.append((node_names(out.grad_fn), out.is_contiguous(), out._version))
+    assert graphs[0] == graphs[1]
+
+
 # ------------------------------------------------------------------ errors
-
-def xfail(reason):
-    return pytest.mark.xfail(strict=True, reason="library bug: " + reason)
-
-
-MV_SIZE = xfail("mv (and matmul of a matrix or batch and a vector) with mismatched sizes "
-                "raises mm's 'mat1 and mat2 shapes cannot be multiplied (2x3 and 4x1)' where "
-                "torch raises 'size mismatch, got input (2), mat (2x3), vec (4)'")
-MV_RANK = xfail("mv of operands that are not a matrix and a vector says 'vector + matrix @ "
-                "vector expected, got 1, 1' where torch says 'got 1, 1, 1' (the result's "
-                "dims, the matrix's, the vector's)")
-BMM_BATCH = xfail("bmm with different batch sizes raises 'batch1 and batch2 must have same "
-                  "number of batches, got 2 and 3' where torch raises 'Expected size for first "
-                  "two dimensions of batch2 tensor to be: [2, 4] but got: [3, 4].'")
-MATMUL_FOLD = xfail("matmul of a batched tensor and a matrix with mismatched sizes reports the "
-                    "last matrix ('2x3 and 4x5') where torch reports the folded batch "
-                    "('8x3 and 4x5')")
-MATMUL_BATCHED = xfail("matmul with a batched right operand of the wrong inner size raises mm's "
-                       "'mat1 and mat2 shapes cannot be multiplied' where torch raises bmm's "
-                       "'Expected size for first two dimensions of batch2 tensor to be: ...'")
-DTYPE_WORDS = ("{op} of operands of two dtypes raises 'expected m1 and m2 to have the same "
-               "dtype, but got: {ours}' where torch raises {torch}")
-
-def dtype_words(op, torch_message, ours="float32 != float64"):
-    return xfail(DTYPE_WORDS.format(op=op, ours=ours, torch=torch_message))
-
 
 SHAPE_ERRORS = [
     # mm
@@ -144,15 +140,15 @@ SHAPE_ERRORS = [
     ("mm by a vector", lambda lib: lib.mm(lib.ones(2, 3), lib.ones(3)), None),
     # bmm
     ("bmm inner sizes", lambda lib: lib.bmm(lib.ones(2, 3, 4), lib.ones(2, 5, 6)), None),
-    ("bmm batch sizes", lambda lib: lib.bmm(lib.ones(2, 3, 4), lib.ones(3, 4, 6)), BMM_BATCH),
-    ("bmm batch of one", lambda lib: lib.bmm(lib.ones(1, 3, 4), lib.ones(2, 4, 5)), BMM_BATCH),
+    ("bmm batch sizes", lambda lib: lib.bmm(lib.ones(2, 3, 4), lib.ones(3, 4, 6)), None),
+    ("bmm batch of one", lambda lib: lib.bmm(lib.ones(1, 3, 4), lib.ones(2, 4, 5)), None),
     ("bmm of a matrix", lambda lib: lib.bmm(lib.ones(3, 4), lib.ones(4, 5)), None),
     ("bmm by a matrix", lambda lib: lib.bmm(lib.ones(2, 3, 4), lib.ones(2, 4)), None),
     # mv
     ("mv sizes", lambda lib: lib.mv(lib.ones(2, 3), lib.ones(4)), None),
-    ("mv of a vector", lambda lib: lib.mv(lib.ones(3), lib.ones(3)), MV_RANK),
-    ("mv by a matrix", lambda lib: lib.mv(lib.ones(2, 3), lib.ones(2, 3)), MV_RANK),
-    ("mv of a batch", lambda lib: lib.mv(lib.ones(2, 3, 4), lib.ones(4)), MV_RANK),
+    ("mv of a vector", lambda lib: lib.mv(lib.ones(3), lib.ones(3)), None),
+    ("mv by a matrix", lambda lib: lib.mv(lib.ones(2, 3), lib.ones(2, 3)), None),
+    ("mv of a batch", lambda lib: lib.mv(lib.ones(2, 3, 4), lib.ones(4)), None),
     # dot
     ("dot sizes", lambda lib: lib.dot(lib.ones(3), lib.ones(4)), None),
     ("dot of a matrix", lambda lib: lib.dot(lib.ones(2, 3), lib.ones(3)), None),
@@ -162,32 +158,51 @@ SHAPE_ERRORS = [
     ("matmul vectors", lambda lib: lib.matmul(lib.ones(3), lib.ones(4)), None),
     ("matmul matrices", lambda lib: lib.ones(2, 3) @ lib.ones(4, 5), None),
     ("matmul vector, matrix", lambda lib: lib.ones(3) @ lib.ones(4, 5), None),
-    ("matmul matrix, vector", lambda lib: lib.ones(2, 3) @ lib.ones(4), MV_SIZE),
-    ("matmul batch, vector", lambda lib: lib.ones(4, 2, 3) @ lib.ones(4), MV_SIZE),
+    ("matmul matrix, vector", lambda lib: lib.ones(2, 3) @ lib.ones(4), None),
+    ("matmul batch, vector", lambda lib: lib.ones(4, 2, 3) @ lib.ones(4), None),
     ("matmul batch of one, matrix", lambda lib: lib.ones(1, 2, 3) @ lib.ones(4, 5), None),
-    ("matmul batch, matrix", lambda lib: lib.ones(4, 2, 3) @ lib.ones(4, 5), MATMUL_FOLD),
-    ("matmul batch, batch", lambda lib: lib.ones(4, 2, 3) @ lib.ones(4, 4, 5), MATMUL_BATCHED),
-    ("matmul matrix, batch", lambda lib: lib.ones(2, 3) @ lib.ones(4, 4, 5), MATMUL_BATCHED),
+    ("matmul batch, matrix", lambda lib: lib.ones(4, 2, 3) @ lib.ones(4, 5), None),
+    ("matmul batch, batch", lambda lib: lib.ones(4, 2, 3) @ lib.ones(4, 4, 5), None),
+    ("matmul matrix, batch", lambda lib: lib.ones(2, 3) @ lib.ones(4, 4, 5), None),
+    ("matmul batch, matrix (folded)", lambda lib: lib.ones(2, 2, 3) @ lib.ones(2, 4), None),
+    ("matmul vector, batch", lambda lib: lib.ones(3) @ lib.ones(4, 5, 6), None),
+    ("matmul batches that do not broadcast", lambda lib: lib.ones(2, 2, 3) @ lib.ones(3, 3, 4),
+     None),
+    ("matmul 4-D batches that do not broadcast",
+     lambda lib: lib.ones(4, 2, 2, 3) @ lib.ones(3, 3, 4), None),
     ("matmul 0-dim", lambda lib: lib.matmul(lib.tensor(1.0), lib.ones(3)), None),
     ("matmul 0-dims", lambda lib: lib.tensor(1.0) @ lib.tensor(2.0), None),
 ]
 DTYPE_ERRORS = [
-    ("mm dtypes", lambda lib: lib.mm(lib.ones(2, 3), lib.ones(3, 4, dtype=lib.float64)),
-     dtype_words("mm", "'expected m1 and m2 to have the same dtype, but got: float != double'")),
-    ("matmul dtypes", lambda lib: lib.ones(2, 3) @ lib.ones(3, 4, dtype=lib.float64),
-     dtype_words("matmul", "'expected m1 and m2 to have the same dtype, but got: float != "
-                 "double'")),
+    ("mm dtypes", lambda lib: lib.mm(lib.ones(2, 3), lib.ones(3, 4, dtype=lib.float64)), None),
+    ("matmul dtypes", lambda lib: lib.ones(2, 3) @ lib.ones(3, 4, dtype=lib.float64), None),
     ("bmm dtypes", lambda lib: lib.bmm(lib.ones(2, 2, 3), lib.ones(2, 3, 4, dtype=lib.float64)),
-     dtype_words("bmm", "'expected scalar type Float but found Double'")),
-    ("mv dtypes", lambda lib: lib.mv(lib.ones(2, 3), lib.ones(3, dtype=lib.float64)),
-     dtype_words("mv", "'addmv input tensors must have the same dtype, but got Double, Float, "
-                 "and Double'")),
-    ("dot dtypes", lambda lib: lib.dot(lib.ones(3), lib.ones(3, dtype=lib.float64)),
-     dtype_words("dot", "'dot : expected both vectors to have same dtype, but found Float and "
-                 "Double'")),
-    ("mm int and float", lambda lib: lib.mm(lib.ones(1, 3, dtype=lib.int64), lib.ones(3, 1)),
-     dtype_words("mm", "'expected m1 and m2 to have the same dtype, but got: long int != "
-                 "float'", ours="int64 != float32")),
+     None),
+    ("bmm of bools and floats", lambda lib: lib.bmm(lib.ones(2, 2, 3, dtype=lib.bool),
+                                                    lib.ones(2, 3, 4)), None),
+    ("bmm of floats and bools", lambda lib: lib.bmm(lib.ones(2, 2, 3),
+                                                    lib.ones(2, 3, 4, dtype=lib.bool)), None),
+    ("mv of ints and floats", lambda lib: lib.mv(lib.ones(2, 3, dtype=lib.int64), lib.ones(3)),
+     None),
+    ("matmul batch, vector dtypes", lambda lib: lib.ones(2, 2, 3) @ lib.ones(3, dtype=lib.float64),
+     None),
+    ("matmul vector, matrix dtypes", lambda lib: lib.ones(3) @ lib.ones(3, 4, dtype=lib.float64),
+     None),
+    ("matmul batch, batch dtypes",
+     lambda lib: lib.ones(2, 2, 3) @ lib.ones(2, 3, 4, dtype=lib.float64), None),
+    ("matmul bool batches", lambda lib: lib.ones(2, 2, 3, dtype=lib.bool)
+     @ lib.ones(2, 3, 4, dtype=lib.bool), None),
+    ("matmul bool batch, vector", lambda lib: lib.ones(2, 3, 4, dtype=lib.bool)
+     @ lib.ones(4, dtype=lib.bool), None),
+    ("mm dtypes and sizes", lambda lib: lib.mm(lib.ones(2, 3), lib.ones(4, 5, dtype=lib.float64)),
+     None),
+    ("mm of bools", lambda lib: lib.mm(lib.ones(2, 3, dtype=lib.bool),
+                                       lib.ones(3, 4, dtype=lib.bool)), None),
+    ("dot dtypes before sizes", lambda lib: lib.dot(lib.ones(3, dtype=lib.int64), lib.ones(4)),
+     None),
+    ("mv dtypes", lambda lib: lib.mv(lib.ones(2, 3), lib.ones(3, dtype=lib.float64)), None),
+    ("dot dtypes", lambda lib: lib.dot(lib.ones(3), lib.ones(3, dtype=lib.float64)), None),
+    ("mm int and float", lambda lib: lib.mm(lib.ones(1, 3, dtype=lib.int64), lib.ones(3, 1)), None),
     ("dot of bools", lambda lib: lib.dot(lib.tensor([True]), lib.tensor([True])), None),
 ]
 

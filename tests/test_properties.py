@@ -156,22 +156,7 @@ def test_matmul_of_any_operands_matches_torch(kinds, data, seed):
 KERNEL_WORDS = (r"^(inconsistent tensor size|size mismatch, got input|mat1 and mat2 shapes "
                 r"cannot be multiplied|Expected size for first two dimensions of batch2 tensor)")
 
-MATMUL_SHAPE_ERROR = pytest.mark.xfail(
-    strict=True, reason="library bug: matmul of operands with mismatched inner sizes always "
-    "raises mm's 'mat1 and mat2 shapes cannot be multiplied (2x3 and 4x1)', where torch's "
-    "message names the kernel it folds the operands into: mv's 'size mismatch, got input (2), "
-    "mat (2x3), vec (4)' (a vector and a matrix or batch), or bmm's 'Expected size for first "
-    "two dimensions of batch2 tensor to be: [4, 3] but got: [4, 4].' (a batched right operand)")
-
-
-def takes_mv_or_bmm(kinds):
-    """torch multiplies by a vector on the right with mv, by a batched tensor with bmm."""
-    return kinds[1] == "batched" or kinds[1] == "vector" != kinds[0]
-
-
-@pytest.mark.parametrize("kinds", [
-    pytest.param(kinds, marks=MATMUL_SHAPE_ERROR) if takes_mv_or_bmm(kinds) else kinds
-    for kinds in KINDS], ids=["@".join(k) for k in KINDS])
+@pytest.mark.parametrize("kinds", KINDS, ids=["@".join(k) for k in KINDS])
 @PROPERTY
 @given(data=st.data())
 def test_matmul_with_mismatched_inner_sizes_raises_like_torch(kinds, data):

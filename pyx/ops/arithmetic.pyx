@@ -19,7 +19,7 @@ from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, tensor_operators, TensorOperators, register_methods,
 )
 from autograd_cy._C.node cimport Node, unpack_saved
-from autograd_cy._C.recording cimport record1, record2, any_requires_grad2
+from autograd_cy._C.recording cimport record, record1, record2, any_requires_grad2
 from autograd_cy._C.promotion cimport (
     result_type, floating_result_type, operand_array, wrap, broadcast_failure,
 )
@@ -28,10 +28,12 @@ from autograd_cy._C.kernels cimport binary_kernel, scalar_kernel, KERNEL_ADD, KE
 from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.ops.out_arguments cimport write_out
 
-__all__ = ["add", "sub", "rsub", "mul", "div", "true_divide", "rdiv", "neg", "negative",
-           "pow", "rpow", "add_", "sub_", "mul_", "div_", "pow_", "neg_"]
-__tensor_methods__ = ("add", "sub", "mul", "div", "true_divide", "neg", "negative", "pow",
-                      "add_", "sub_", "mul_", "div_", "pow_", "neg_")
+__all__ = ["add", "sub", "rsub", "mul", "div", "true_divide", "rdiv", "floor_divide", "neg",
+           "negative", "pow", "rpow", "add_", "sub_", "mul_", "div_", "floor_divide_", "pow_",
+           "neg_"]
+__tensor_methods__ = ("add", "sub", "mul", "div", "true_divide", "floor_divide", "neg",
+                      "negative", "pow", "add_", "sub_", "mul_", "div_", "floor_divide_", "pow_",
+                      "neg_")
 
 
 cdef inline bint is_tensor_requiring_grad(object value):
@@ -185,22 +187,53 @@ cdef object sub_op(object self, object other):
 
 
 cdef class RsubBackward0(Node):
+    """``other - alpha * self`` of two tensors (``rsub(x, y)``)."""
+    cdef readonly object saved_alpha
+
     cpdef tuple apply(self, tuple grads):
-        return (neg(grads[0]) if self.should_compute_output(0) else None,
-                grads[0] if self.should_compute_output(1) else None)
+        grad = grads[0]
+        self_grad = None
+        if self.should_compute_output(0):
+            self_grad = neg(grad) if self.saved_alpha == 1 else mul(grad, -self.saved_alpha)
+        return (self_grad, grad if self.should_compute_output(1) else None)
 
 
-def rsub(self, other):
-    """``other - self`` (``2 - x``); its node is RsubBackward0, as in PyTorch."""
+cdef class RsubBackward1(Node):
+    """``other - alpha * self`` with a number ``other`` (``2 - x``): one input."""
+    cdef readonly object saved_alpha
+
+    cpdef tuple apply(self, tuple grads):
+        grad = grads[0]
+        return (neg(grad) if self.saved_alpha == 1 else mul(grad, -self.saved_alpha),)
+
+
+def rsub(Tensor self, other, *, alpha=1):
+    """``other - alpha * self`` (``2 - x``). PyTorch records RsubBackward0 when ``other`` is a
+    tensor and RsubBackward1 when it is a number (the number is no input of the node)."""
     dtype = result_type(self, other)
     check_bool_subtraction(self, other)
+    cdef bint unit = alpha == 1
+    if type(alpha) is not int:
+        check_alpha(dtype, alpha)
     try:
-        array = operand_array(other, dtype) - operand_array(self, dtype)
+        with ignoring_fp_errors():      # 1e300 - float32 is -inf, without a cast warning
+            a = operand_array(self, dtype)
+            b = operand_array(other, dtype)
+            array = b - a if unit else b - alpha * a
     except ValueError:
         raise_broadcast_error(self, other)
     cdef Tensor out = wrap(array)
-    if any_requires_grad2(self, other):
-        record2(RsubBackward0(), self, other, out)
+    cdef RsubBackward0 node0
+    cdef RsubBackward1 node1
+    if isinstance(other, Tensor):
+        if any_requires_grad2(self, other):
+            node0 = RsubBackward0.__new__(RsubBackward0)
+            node0.saved_alpha = alpha
+            record2(node0, self, other, out)
+    elif is_grad_enabled() and requires_grad(self):
+        node1 = RsubBackward1.__new__(RsubBackward1)
+        node1.saved_alpha = alpha
+        record1(node1, self, out)
     return out
 
 
@@ -286,8 +319,8 @@ def div(self, other, *, rounding_mode=None, out=None):
 true_divide = div
 
 
-cdef class DivBackward1(Node):
-    """Rounded division: the gradient is zero almost everywhere."""
+cdef class DivBackward2(Node):
+    """Division with a rounding mode: the gradient is zero almost everywhere."""
 
     cpdef tuple apply(self, tuple grads):
         from autograd_cy._C.ops.pointwise import zeros_like_grad
@@ -298,27 +331,68 @@ cdef class DivBackward1(Node):
 
 
 def _rounded_div(self, other, rounding_mode):
+    """``div(self, other, rounding_mode=...)``, recorded as DivBackward2."""
     if rounding_mode not in ("trunc", "floor"):
         raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                            f"but found '{rounding_mode}'")
+    cdef Tensor out = rounded_quotient(self, other, rounding_mode)
+    if out._data.dtype.kind == "f" and any_requires_grad2(self, other):
+        record2(DivBackward2(), self, other, out)
+    return out
+
+
+cdef Tensor rounded_quotient(object self, object other, str rounding_mode):
+    """The rounded quotient as a new tensor (nothing recorded).
+
+    NOTE [Floor division of floats]
+    PyTorch's 'floor' mode on floats is Python's ``a // b`` (``np.floor_divide``): the
+    quotient is computed from ``fmod``, so ``1 // 0.1`` is 9 (0.1 is a little more than
+    1/10) where ``floor(1 / 0.1)`` is 10, ``inf // 2`` is nan and ``-3 // inf`` is -1.
+    'trunc' is ``trunc(a / b)``. Integers divide exactly, and refuse a zero divisor.
+    """
     dtype = result_type(self, other)
+    if dtype.kind == "b":
+        raise NotImplementedError(f"\"div_{rounding_mode}_cpu\" not implemented for 'Bool'")
     a, b = operand_array(self, dtype), operand_array(other, dtype)
     if dtype.kind != "f" and not np.all(b):
         raise RuntimeError("ZeroDivisionError")
     try:
-        if dtype.kind == "f":
-            quotient = quietly2(np.true_divide, a, b)
-            array = np.trunc(quotient) if rounding_mode == "trunc" else np.floor(quotient)
-        elif rounding_mode == "floor":
-            array = np.floor_divide(a, b)
-        else:
-            array = np.trunc(np.true_divide(a, b)).astype(dtype)
+        with ignoring_fp_errors():
+            if rounding_mode == "floor":
+                array = np.floor_divide(a, b)
+            elif dtype.kind == "f":
+                array = np.trunc(np.true_divide(a, b))
+            else:           # a - fmod(a, b) is a multiple of b: exact, even past 2 ** 53
+                array = np.floor_divide(a - np.fmod(a, b), b)
     except ValueError:
         raise_broadcast_error(self, other)
-    cdef Tensor out = wrap(np.asarray(array, dtype=dtype))
-    if dtype.kind == "f" and any_requires_grad2(self, other):
-        record2(DivBackward1(), self, other, out)
-    return out
+    return wrap(np.asarray(array, dtype=dtype))
+
+
+cdef class NotImplemented(Node):
+    """The node PyTorch records for an op that has no derivative formula (``floor_divide``,
+    ``x // y``): the forward records it, and a backward that reaches it raises."""
+    cdef readonly str op_name
+
+    cpdef tuple apply(self, tuple grads):
+        raise RuntimeError(f"derivative for {self.op_name} is not implemented")
+
+
+def floor_divide(self, other, *, out=None):
+    """``self // other``: ``div(self, other, rounding_mode='floor')`` without a derivative
+    (PyTorch records a NotImplemented node, whose backward raises)."""
+    if out is not None:
+        return write_out("floor_divide", out, (self, other),
+                         lambda: floor_divide(self, other))
+    cdef Tensor result = rounded_quotient(self, other, "floor")
+    cdef NotImplemented node
+    if any_requires_grad2(self, other):
+        node = NotImplemented.__new__(NotImplemented)
+        node.op_name = "aten::floor_divide"
+        # Only the operands that require grad are its inputs.
+        record(node, tuple(x for x in (self, other) if is_tensor_requiring_grad(x)),
+               (result,))
+    return result
 
 
 def rdiv(self, other):
@@ -511,6 +585,13 @@ def div_(Tensor self, other, *, rounding_mode=None):
         raise_broadcast_error(self, other)
 
 
+def floor_divide_(Tensor self, other):
+    try:
+        return apply_inplace(self, lambda x: floor_divide(x, other), (other,), False)
+    except ValueError:
+        raise_broadcast_error(self, other)
+
+
 def pow_(Tensor self, exponent):
     try:
         return apply_inplace(self, lambda x: pow(x, exponent), (exponent,), True)
@@ -557,6 +638,18 @@ cdef object rdiv_op(object self, object other):
     return rdiv(self, other)
 
 
+cdef object floordiv_op(object self, object other):
+    return floor_divide(self, other)
+
+
+cdef object rfloordiv_op(object self, object other):
+    return floor_divide(other, self)
+
+
+cdef object ifloordiv(object self, object other):
+    return floor_divide_(self, other)
+
+
 cdef object pow_op(object self, object other):
     return pow(self, other)
 
@@ -588,6 +681,9 @@ operators.rsub = rsub_op
 operators.mul = mul_impl
 operators.div = div_op
 operators.rdiv = rdiv_op
+operators.floordiv = floordiv_op
+operators.rfloordiv = rfloordiv_op
+operators.ifloordiv = ifloordiv
 operators.pow = pow_op
 operators.rpow = rpow_op
 operators.iadd = iadd

@@ -1,21 +1,24 @@
 # cython: allow_none_for_extension_args=False
 """Matrix products: matmul, mm, bmm, dot, mv, addmm, with their backward.
 
-The products run in NumPy (BLAS). One backward serves every rank combination: 1-D operands
-are lifted to matrices, the matrix formulas ``grad @ b.T`` and ``a.T @ grad`` applied, and
-the extra dims dropped again.
+The products run in NumPy (BLAS). mm, bmm, mv and dot each check their operands as
+PyTorch's kernels do (the same order of checks, the same words) and record their own node;
+one backward serves the four. ``matmul`` of operands with a batch dim is built from them
+as PyTorch builds it (NOTE [How matmul decomposes]).
 """
 import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
-from autograd_cy._C.dtype cimport from_numpy_dtype
+from autograd_cy._C.dtype cimport scalar_name, c10_name
 from autograd_cy._C.tensor cimport (
-    Tensor, make_tensor, requires_grad, tensor_operators, TensorOperators, register_methods,
+    Tensor, make_tensor, requires_grad, bump_version, tensor_operators, TensorOperators,
+    register_methods,
 )
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.saved_tensor cimport SavedTensor
-from autograd_cy._C.recording cimport record, record2
+from autograd_cy._C.recording cimport record, record1, record2
 from autograd_cy._C.promotion cimport wrap
+from autograd_cy._C.ops.shape cimport unsafe_view
 from autograd_cy._C.ops.out_arguments cimport write_out
 from autograd_cy._C.ops.arithmetic import add, mul
 
@@ -24,7 +27,8 @@ __tensor_methods__ = ("matmul", "mm", "bmm", "addmm", "dot", "mv")
 
 
 cdef class MatmulBackward0(Node):
-    """Backward of ``a @ b`` for every rank combination (1-D, 2-D, batched).
+    """The backward shared by MmBackward0, BmmBackward0, MvBackward0 and DotBackward0 (never
+    recorded itself): 1-D operands are lifted to matrices, the matrix formulas applied.
 
     Each side's gradient reads only the other operand, so an operand is saved only when the
     other one requires grad (PyTorch saves ``None`` otherwise, and an in-place change of the
@@ -100,105 +104,248 @@ cdef Tensor _record_matmul(MatmulBackward0 node, Tensor a, Tensor b, Tensor out)
     return out
 
 
-cdef void _check_matmul_dtypes(Tensor a, Tensor b, str name) except *:
-    if a._data.dtype.kind == "b" and b._data.dtype.kind == "b":
-        a_dim, b_dim = a._data.ndim, b._data.ndim
-        kernel = ("dot" if a_dim == 1 and b_dim == 1 else "bmm" if name == "bmm"
-                  else "addmv_impl_cpu" if b_dim == 1 else "addmm_impl_cpu_")
-        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
-    if a._data.dtype != b._data.dtype:
-        raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: "
-            f"{from_numpy_dtype(a._data.dtype).name} != {from_numpy_dtype(b._data.dtype).name}")
+cdef inline bint plain_dtypes(object a, object b):
+    """Both arrays of one dtype, not bool: the products' common case, checked cheaply (NumPy's
+    dtypes of the builtin types are singletons); anything else takes the checks' slow path."""
+    return a.dtype is b.dtype and a.dtype.kind != "b"
 
 
-def matmul(Tensor self, Tensor other, *, out=None):
-    """Matrix product with NumPy/PyTorch semantics for 1-D, 2-D and batched operands."""
-    if out is not None:
-        return write_out("matmul", out, (self, other), lambda: matmul(self, other))
-    a_dim, b_dim = self._data.ndim, other._data.ndim
-    if a_dim == 0 or b_dim == 0:
-        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
-                           f"{a_dim}D and {b_dim}D")
-    _check_matmul_dtypes(self, other, "matmul")
-    try:
-        array = np.matmul(self._data, other._data)
-    except ValueError:
-        raise RuntimeError(_matmul_shape_error(self, other)) from None
-    if a_dim == 2 and b_dim == 2:
-        node = MmBackward0()
-    elif a_dim == 1 and b_dim == 1:
-        node = DotBackward0()
-    elif a_dim == 2 and b_dim == 1:
-        node = MvBackward0()
-    else:
-        node = MatmulBackward0()
-    return _record_matmul(node, self, other, wrap(array))
+cdef str not_implemented_for_bool(str kernel):
+    return f"\"{kernel}\" not implemented for 'Bool'"
 
 
-cdef str _matmul_shape_error(Tensor a, Tensor b):
-    a_shape, b_shape = a._data.shape, b._data.shape
-    if a._data.ndim == 1 and b._data.ndim == 1:
-        return (f"inconsistent tensor size, expected tensor [{a_shape[0]}] and src "
-                f"[{b_shape[0]}] to have the same number of elements, but got {a_shape[0]} "
-                f"and {b_shape[0]} elements respectively")
-    a_rows = a_shape[-2] if a._data.ndim > 1 else 1
-    b_cols = b_shape[-1] if b._data.ndim > 1 else 1
-    return (f"mat1 and mat2 shapes cannot be multiplied ({a_rows}x{a_shape[-1]} and "
-            f"{b_shape[0] if b._data.ndim == 1 else b_shape[-2]}x{b_cols})")
-
+# ------------------------------------------------------------------ mm, bmm, mv, dot
 
 def mm(Tensor self, Tensor mat2, *, out=None):
     """Product of two matrices (2-D only)."""
     if out is not None:
-        return write_out("mm", out, (self, mat2), lambda: mm(self, mat2))
-    if self._data.ndim != 2:
+        return write_out("mm", out, (self, mat2), lambda: mm_impl(self, mat2))
+    return mm_impl(self, mat2)
+
+
+cdef Tensor mm_impl(Tensor self, Tensor mat2):
+    a, b = self._data, mat2._data
+    if a.ndim != 2:
         raise RuntimeError("self must be a matrix")
-    if mat2._data.ndim != 2:
+    if b.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
-    return matmul(self, mat2)
+    if not plain_dtypes(a, b):
+        check_mm_operands(a, b)
+    try:
+        array = np.matmul(a, b)
+    except ValueError:
+        check_mm_operands(a, b)
+        raise
+    return _record_matmul(MmBackward0.__new__(MmBackward0), self, mat2, wrap(array))
+
+
+cdef void check_mm_operands(object a, object b) except *:
+    """mm's checks of two matrices, in PyTorch's order: sizes, dtypes, then the kernel
+    refuses bool."""
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x"
+                           f"{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{c10_name(a.dtype)} != {c10_name(b.dtype)}")
+    if a.dtype.kind == "b":
+        raise NotImplementedError(not_implemented_for_bool("addmm_impl_cpu_"))
 
 
 def bmm(Tensor self, Tensor mat2, *, out=None):
     """Batched product of two 3-D tensors with the same batch size."""
     if out is not None:
         return write_out("bmm", out, (self, mat2), lambda: bmm(self, mat2))
-    if self._data.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor")
-    if mat2._data.ndim != 3:
-        raise RuntimeError(f"batch2 must be a 3D tensor")
-    if self._data.shape[0] != mat2._data.shape[0]:
-        raise RuntimeError("batch1 and batch2 must have same number of batches, got "
-                           f"{self._data.shape[0]} and {mat2._data.shape[0]}")
-    _check_matmul_dtypes(self, mat2, "bmm")
-    try:
-        array = np.matmul(self._data, mat2._data)
-    except ValueError:
+    a, b = self._data, mat2._data
+    if a.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if b.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
         raise RuntimeError(
             f"Expected size for first two dimensions of batch2 tensor to be: "
-            f"[{self._data.shape[0]}, {self._data.shape[2]}] but got: "
-            f"[{mat2._data.shape[0]}, {mat2._data.shape[1]}].") from None
-    return _record_matmul(BmmBackward0(), self, mat2, wrap(array))
-
-
-def dot(Tensor self, Tensor other):
-    """Inner product of two 1-D tensors."""
-    if self._data.ndim != 1 or other._data.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {self._data.ndim}D and "
-                           f"{other._data.ndim}D tensors")
-    return matmul(self, other)
+            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
+    if not plain_dtypes(a, b):
+        # The kernel is picked by self's dtype (refusing bool), then checks the other's.
+        if a.dtype.kind == "b":
+            raise NotImplementedError(not_implemented_for_bool("bmm"))
+        if a.dtype != b.dtype:
+            raise RuntimeError(f"expected scalar type {scalar_name(a.dtype)} but found "
+                               f"{scalar_name(b.dtype)}")
+    return _record_matmul(BmmBackward0.__new__(BmmBackward0), self, mat2,
+                          wrap(np.matmul(a, b)))
 
 
 def mv(Tensor self, Tensor vec):
     """Matrix-vector product."""
-    if self._data.ndim != 2 or vec._data.ndim != 1:
-        raise RuntimeError("vector + matrix @ vector expected, got "
-                           f"{self._data.ndim}, {vec._data.ndim}")
-    if self._data.shape[1] != vec._data.shape[0]:
-        raise RuntimeError(f"size mismatch, got input ({self._data.shape[0]}), mat "
-                           f"({self._data.shape[0]}x{self._data.shape[1]}), vec "
-                           f"({vec._data.shape[0]})")
-    return matmul(self, vec)
+    a, v = self._data, vec._data
+    if a.ndim != 2 or v.ndim != 1:
+        # PyTorch's mv is addmv into a 1-D result: its message lists the three ranks.
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {v.ndim}")
+    if a.shape[1] != v.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat "
+                           f"({a.shape[0]}x{a.shape[1]}), vec ({v.shape[0]})")
+    if not plain_dtypes(a, v):
+        if a.dtype != v.dtype:      # the result (vec's dtype), the matrix, the vector
+            raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
+                               f"{scalar_name(v.dtype)}, {scalar_name(a.dtype)}, and "
+                               f"{scalar_name(v.dtype)}")
+        if a.dtype.kind == "b":
+            raise NotImplementedError(not_implemented_for_bool("addmv_impl_cpu"))
+    return _record_matmul(MvBackward0.__new__(MvBackward0), self, vec, wrap(np.matmul(a, v)))
+
+
+def dot(Tensor self, Tensor other):
+    """Inner product of two 1-D tensors."""
+    a, b = self._data, other._data
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                           f"{scalar_name(a.dtype)} and {scalar_name(b.dtype)}")
+    if a.shape[0] != b.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
+                           f"[{b.shape[0]}] to have the same number of elements, but got "
+                           f"{a.shape[0]} and {b.shape[0]} elements respectively")
+    if a.dtype.kind == "b":
+        raise NotImplementedError(not_implemented_for_bool("dot"))
+    return _record_matmul(DotBackward0.__new__(DotBackward0), self, other,
+                          wrap(np.matmul(a, b)))
+
+
+# ------------------------------------------------------------------ matmul
+
+def matmul(Tensor self, Tensor other, *, out=None):
+    """Matrix product with PyTorch's semantics for 1-D, 2-D and batched operands."""
+    if out is not None:
+        return write_out("matmul", out, (self, other), lambda: matmul(self, other))
+    a, b = self._data, other._data
+    a_dim, b_dim = a.ndim, b.ndim
+    if a_dim == 2 and b_dim == 2:
+        return mm_impl(self, other)
+    if a_dim == 0 or b_dim == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
+                           f"{a_dim}D and {b_dim}D")
+    if a_dim == 1 and b_dim == 1:
+        return dot(self, other)
+    if a_dim == 2 and b_dim == 1:
+        return mv(self, other)
+    cdef Tensor result
+    if (not (is_grad_enabled() and (requires_grad(self) or requires_grad(other)))
+            and plain_dtypes(a, b)):
+        # Nothing recorded: one NumPy call gives the values of PyTorch's decomposition. On a
+        # size error the decomposition runs, to fail in the words of the kernel it reaches.
+        try:
+            result = wrap(np.matmul(a, b))
+        except ValueError:
+            return decomposed_matmul(self, other)
+        if a_dim == 1 and b_dim == 2:
+            bump_version(result)        # PyTorch's result was squeezed in place
+        return result
+    return decomposed_matmul(self, other)
+
+
+cdef class SqueezeBackward4(Node):
+    """``squeeze_(dim)``, in place: matmul's 1-D @ 2-D drops mm's row dim this way."""
+    cdef readonly Py_ssize_t saved_dim
+    cdef readonly tuple saved_self_sym_sizes
+
+    cpdef tuple apply(self, tuple grads):
+        from autograd_cy._C.ops.shape import reshape
+        return (reshape(grads[0], self.saved_self_sym_sizes),)
+
+
+# NOTE [How matmul decomposes]
+# PyTorch's matmul is no kernel of its own but a composition of ops, so the graph it records
+# (and the error it raises) depends on the operands' ranks, and for batched operands on which
+# of them requires grad:
+# - 1-D @ 2-D: ``a.unsqueeze(0).mm(b).squeeze_(0)``: SqueezeBackward4 over MmBackward0.
+# - 3-D @ 3-D where one operand has a batch of one and requires grad: that batch dim is
+#   squeezed first (SqueezeBackward1), so the product below is folded.
+# - A batched operand and a 1-D or 2-D one ("fold"): the batched one (transposed if it is
+#   on the right) is reshaped to a matrix and multiplied with mm or mv, then
+#   ``_unsafe_view``-ed back (UnsafeViewBackward0). PyTorch folds when the small operand
+#   requires grad (its gradient is then one mm, not a sum over an expanded batch), else only
+#   when the fold needs no copy, and never a 2-D @ batched product it would have to
+#   transpose back with a copy.
+# - Otherwise: both are expanded to the broadcast batch, reshaped to 3-D, multiplied with
+#   bmm and ``_unsafe_view``-ed to the result's shape.
+# Errors follow: ``(4, 2, 3) @ (4, 5)`` reports mm's folded ``8x3 and 4x5``.
+
+cdef Tensor decomposed_matmul(Tensor tensor1, Tensor tensor2):
+    """matmul of a 1-D @ 2-D pair or of operands with a batch dim, built from mm, mv and bmm
+    as PyTorch builds it (NOTE [How matmul decomposes])."""
+    from autograd_cy._C.ops.shape import reshape, expand, transpose, t, squeeze, unsqueeze
+    from autograd_cy._C.ops.conversion import contiguous
+    shape1, shape2 = tensor1._data.shape, tensor2._data.shape
+    cdef Py_ssize_t dim1 = len(shape1), dim2 = len(shape2)
+    cdef Tensor out
+    cdef SqueezeBackward4 node
+    if dim1 == 1 and dim2 == 2:
+        out = mm_impl(unsqueeze(tensor1, 0), tensor2)
+        node = SqueezeBackward4.__new__(SqueezeBackward4)
+        node.saved_dim, node.saved_self_sym_sizes = 0, out._data.shape
+        out._data = out._data.reshape(out._data.shape[1:])
+        if is_grad_enabled() and requires_grad(out):
+            record1(node, out, out)
+        bump_version(out)
+        return out
+    if dim1 == 3 and dim2 == 3 and shape1[0] != shape2[0]:
+        if shape2[0] == 1 and requires_grad(tensor2):
+            return matmul(tensor1, squeeze(tensor2, 0))
+        if shape1[0] == 1 and requires_grad(tensor1):
+            return matmul(squeeze(tensor1, 0), tensor2)
+    if should_fold(tensor1, tensor2):
+        transposed = dim2 > dim1
+        t1 = transpose(tensor2, -1, -2) if transposed else tensor1
+        t2 = (t(tensor1) if dim1 == 2 else tensor1) if transposed else tensor2
+        sizes1 = t1.shape
+        output_shape = tuple(sizes1[:-1])
+        t1_folded = reshape(t1, (int(np.prod(output_shape)), sizes1[-1]))
+        if t2.ndim == 2:
+            output = unsafe_view(mm_impl(t1_folded, t2), output_shape + (t2.shape[1],))
+            return contiguous(transpose(output, -1, -2)) if transposed else output
+        return unsafe_view(mv(t1_folded, t2), output_shape)
+    n = shape1[-2] if dim1 > 1 else 1
+    m1 = shape1[-1]
+    m2 = shape2[-2] if dim2 > 1 else shape2[0]
+    p = shape2[-1] if dim2 > 1 else 1
+    batch1, batch2 = shape1[:max(dim1 - 2, 0)], shape2[:max(dim2 - 2, 0)]
+    try:
+        batch = np.broadcast_shapes(batch1, batch2)
+    except ValueError:
+        from autograd_cy._C.promotion import broadcast_error
+        raise broadcast_error(batch1, batch2) from None
+    cdef Py_ssize_t count = int(np.prod(batch))
+    expanded1 = reshape(expand(tensor1, batch + (n, m1)), (count, n, m1))
+    if dim2 == 1:
+        expanded2 = unsqueeze(reshape(expand(tensor2, batch + (m2,)), (count, m2)), 2)
+    else:
+        expanded2 = reshape(expand(tensor2, batch + (m2, p)), (count, m2, p))
+    output_shape = batch + ((n,) if dim1 > 1 else ()) + ((p,) if dim2 > 1 else ())
+    product = bmm(expanded1, expanded2)
+    return unsafe_view(squeeze(product, -1) if dim2 == 1 else product, output_shape)
+
+
+cdef bint should_fold(Tensor tensor1, Tensor tensor2):
+    """Does PyTorch multiply a batched operand and a 1-D or 2-D one by folding the batch into
+    mm's rows (NOTE [How matmul decomposes])?"""
+    a, b = tensor1._data, tensor2._data
+    cdef bint larger1 = a.ndim >= b.ndim
+    big = a if larger1 else np.swapaxes(b, -1, -2)
+    if not (big.ndim >= 3 and (b.ndim if larger1 else a.ndim) <= 2):
+        return False
+    if requires_grad(tensor2 if larger1 else tensor1):
+        return True
+    if a.ndim == 2:
+        return False
+    if big.size == 0:
+        return True
+    shape, strides = big.shape, big.strides
+    for i in range(big.ndim - 2):       # the batch dims and rows must merge without a copy
+        if strides[i] != strides[i + 1] * shape[i + 1]:
+            return False
+    return True
 
 
 cdef class AddmmBackward0(Node):
@@ -231,15 +378,11 @@ def addmm(Tensor self, Tensor mat1, Tensor mat2, *, beta=1, alpha=1):
         raise RuntimeError("mat1 must be a matrix, got " f"{mat1._data.ndim}-D tensor")
     if mat2._data.ndim != 2:
         raise RuntimeError("mat2 must be a matrix, got " f"{mat2._data.ndim}-D tensor")
-    _check_matmul_dtypes(mat1, mat2, "addmm")
-    if self._data.dtype != mat1._data.dtype:
+    if self._data.dtype != mat2._data.dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got "
-                           f"{from_numpy_dtype(self._data.dtype)._scalar_name} and "
-                           f"{from_numpy_dtype(mat2._data.dtype)._scalar_name}")
-    try:
-        product = np.matmul(mat1._data, mat2._data)
-    except ValueError:
-        raise RuntimeError(_matmul_shape_error(mat1, mat2)) from None
+                           f"{scalar_name(self._data.dtype)} and {scalar_name(mat2._data.dtype)}")
+    check_mm_operands(mat1._data, mat2._data)
+    product = np.matmul(mat1._data, mat2._data)
     a, b = alpha, beta
     if product.dtype.kind in "biu":     # integer products scale by integers, as PyTorch
         a, b = int(alpha), int(beta)

@@ -6,6 +6,7 @@ from autograd_cy._C.node cimport Node
 cdef tuple leading(Py_ssize_t dim, object item)
 cdef Tensor record_view(Node node, Tensor self, object array)
 cdef Tensor alias(Tensor self)
+cdef Tensor unsafe_view(Tensor self, tuple shape)
 cdef Tensor select_unchecked(Tensor self, Py_ssize_t dim, Py_ssize_t index)
 cdef Tensor slice_unchecked(Tensor self, Py_ssize_t dim, Py_ssize_t start, Py_ssize_t end,
                             Py_ssize_t step)

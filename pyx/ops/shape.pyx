@@ -96,6 +96,19 @@ cdef class UnsafeViewBackward0(ViewBackward0):
     pass
 
 
+cdef Tensor unsafe_view(Tensor self, tuple shape):
+    """PyTorch's ``_unsafe_view``: ``self`` (a fresh contiguous result, nobody else's memory)
+    seen with ``shape``, as a new tensor that is not a view (no ``_base``), so an in-place op
+    on it needs no CopySlices. reshape's copy and matmul's batched results end with it."""
+    cdef UnsafeViewBackward0 node
+    cdef Tensor out = wrap(self._data.reshape(shape))
+    if is_grad_enabled() and requires_grad(self):
+        node = UnsafeViewBackward0()
+        node.saved_self_sym_sizes = self._data.shape
+        record1(node, self, out)
+    return out
+
+
 cdef object viewed(object array, tuple shape):
     """``array`` with ``shape`` without copying, or None when the strides forbid it."""
     try:
@@ -122,7 +135,6 @@ def view(Tensor self, *shape):
 def reshape(Tensor self, *shape):
     """``view`` when the memory allows it, else a reshaped copy."""
     cdef ViewBackward0 node
-    cdef Tensor out
     shape = infer_size(size_args(shape), self._data.size)
     array = viewed(self._data, shape)
     if array is not None:
@@ -131,13 +143,9 @@ def reshape(Tensor self, *shape):
         return record_view(node, self, array)
     # As PyTorch: a contiguous clone, then an "unsafe" view of it that is not a view.
     cdef Tensor copied = wrap(np.ascontiguousarray(self._data))
-    out = wrap(copied._data.reshape(shape))
     if is_grad_enabled() and requires_grad(self):
         record1(CloneBackward0(), self, copied)
-        node = UnsafeViewBackward0()
-        node.saved_self_sym_sizes = self._data.shape
-        record1(node, copied, out)
-    return out
+    return unsafe_view(copied, shape)
 
 
 def view_as(Tensor self, Tensor other):
