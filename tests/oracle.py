@@ -252,8 +252,10 @@ def _raised_in_a_fresh_torch(source, expected_type):
 
 
 def _torch_spelling(message):
-    """torch's message as autograd_cy words it (``torch.Size`` is ``autograd_cy.Size``)."""
-    return message.replace("torch.Size", "autograd_cy.Size")
+    """torch's message as autograd_cy words it (``torch.Size`` is ``autograd_cy.Size``,
+    ``torch.dtype`` is ``autograd_cy.dtype``)."""
+    return message.replace("torch.Size", "autograd_cy.Size").replace("torch.dtype",
+                                                                     "autograd_cy.dtype")
 
 
 def assert_same_error(fn, *expected, exact=None):

@@ -15,6 +15,7 @@ so every function below is differentiable, twice.
 >>> [round(v, 4) for v in logits.grad.numpy()[0].tolist()]
 [-0.2144, 0.1753, 0.0391]
 """
+import math
 import warnings
 
 import numpy as np
@@ -129,7 +130,9 @@ def linear(input, weight, bias=None):
         # One AddmmBackward0, as PyTorch records it.
         return _ag.addmm(bias, input, weight_t)
     leading = tuple(input.shape[:-1])
-    flat = reshape(input, (-1, input.shape[-1])) if input.dim() > 2 else input
+    # (rows, k), not (-1, k): with k = 0 the -1 could not be inferred.
+    flat = (reshape(input, (math.prod(leading), input.shape[-1])) if input.dim() > 2
+            else input)
     out = matmul(flat, weight_t)
     if bias is not None:
         if not _broadcasts_to(tuple(bias.shape), tuple(out.shape)):

@@ -3,13 +3,13 @@
 NumPy runs exp, tanh, log1p, maximum ... as SIMD loops, so most activations are
 a few in-place NumPy passes over the array: measured 5-10x faster than a typed
 scalar loop around libm (a scalar exp and a sign branch per element). NumPy has
-no erf, so exact gelu is a typed loop over libm's erfc. Masked selects
+no erf, so exact gelu is a typed loop over libm's erf. Masked selects
 (``np.where`` on a mixed mask) are slow as well, so blends use arithmetic where
 they can.
 """
 import numpy as np
 cimport numpy as cnp
-from libc.math cimport exp, expf, log, logf, erfc
+from libc.math cimport exp, expf, log, logf, erf, erff
 
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.kernels cimport kernel_type, kernel_operand
@@ -216,21 +216,44 @@ cdef object softmax_backward_array(object g, object y, Py_ssize_t dim, bint log)
 
 # ------------------------------------------------------------------ gelu
 
+# NOTE [gelu's negative tail]
+# PyTorch computes Phi(x) as 0.5 (1 + erf(x / sqrt 2)) in the input's dtype. Far into the
+# negative tail (x < -5.5 in float32, x < -8.3 in float64) erf rounds to -1 and gelu is
+# exactly 0 (+0.0 in float32, whose loop adds 0.5x erf to 0.5x; -0.0 in float64): erfc would
+# be more accurate there, but a tiny negative value instead of 0 changes what follows
+# (0 ** 0 is 1; a tiny base to a tiny power is nan). So the loops run PyTorch's formulas, in
+# float for float32.
+
+cdef inline real erf_of(real v) noexcept nogil:
+    if real is float:
+        return erff(v)
+    return erf(v)
+
+
 cdef void gelu_loop(const real* x, real* out, Py_ssize_t n) noexcept nogil:
-    """``x Phi(x)``; erfc keeps Phi accurate far into the negative tail."""
+    """``x Phi(x)`` (NOTE [gelu's negative tail])."""
     cdef Py_ssize_t i
+    cdef real half = 0.5, one = 1, alpha = <real>SQRT1_2
+    cdef real h
     for i in range(n):
-        out[i] = <real>(x[i] * 0.5 * erfc(-x[i] * SQRT1_2))
+        h = x[i] * half
+        if real is float:           # PyTorch's float32 loop: 0.5x + 0.5x erf, +0.0 in the tail
+            out[i] = h + h * erf_of(x[i] * alpha)
+        else:
+            out[i] = h * (one + erf_of(x[i] * alpha))
 
 
 cdef void gelu_backward_loop(const real* g, const real* x, real* out,
                              Py_ssize_t n) noexcept nogil:
     """``g (Phi(x) + x phi(x))``."""
     cdef Py_ssize_t i
-    cdef double v
+    cdef real v, cdf, pdf
+    cdef real half = 0.5, one = 1, alpha = <real>SQRT1_2, beta = <real>INV_SQRT_2PI
     for i in range(n):
         v = x[i]
-        out[i] = <real>(g[i] * (0.5 * erfc(-v * SQRT1_2) + v * INV_SQRT_2PI * exp(-0.5 * v * v)))
+        cdf = half * (one + erf_of(v * alpha))
+        pdf = beta * <real>exp(v * v * -half)
+        out[i] = g[i] * (cdf + v * pdf)
 
 
 cdef object gelu_exact(object x, object g):

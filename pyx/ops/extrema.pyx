@@ -20,6 +20,8 @@ from autograd_cy._C.ops.reduction cimport (
     ReductionBackward, normalize_dims, check_nonempty, record_reduction, constant, records, wrap,
 )
 from autograd_cy._C.ops.arithmetic import mul, div
+from autograd_cy._C.ops.arguments cimport invalid_combination, missing_argument
+from autograd_cy._C.ops.arguments import NOT_GIVEN
 
 __all__ = ["amax", "amin", "max", "min", "argmax", "argmin", "median"]
 __tensor_methods__ = ("amax", "amin", "max", "min", "argmax", "argmin", "median")
@@ -113,11 +115,29 @@ max_result = namedtuple("max", ["values", "indices"])
 min_result = namedtuple("min", ["values", "indices"])
 
 
+cdef tuple MAX_SIGNATURES = ("()", "(Tensor other)", "(int dim, bool keepdim = False)")
+
+
+cdef object dim_not_none(str name, object dim, object keepdim, tuple signatures):
+    """An explicit ``dim=None``, which the overload with a dim refuses (int dim): the
+    parser's error, which lists the overloads when ``dim`` is the only argument."""
+    if keepdim is None and signatures:
+        return invalid_combination(name, (dim,), {}, signatures)
+    return TypeError(f"{name}(): argument 'dim' (position 1) must be int, not NoneType")
+
+
 cdef object max_or_min(Tensor self, object dim, object keepdim, bint largest):
     cdef str name = "max" if largest else "min"
     cdef MaxBackward0 node
     if isinstance(dim, Tensor):
         return binary_extreme(self, dim, largest)
+    if dim is NOT_GIVEN:
+        if keepdim is not None:
+            raise invalid_combination(name, (), {"keepdim": keepdim}, MAX_SIGNATURES)
+        dim = None
+    elif dim is None:
+        raise dim_not_none(name, dim, keepdim, MAX_SIGNATURES)
+    keepdim = keepdim is True or bool(keepdim)
     array = self._data
     if dim is None:
         if array.size == 0:
@@ -157,13 +177,13 @@ cdef object binary_extreme(Tensor self, Tensor other, bint largest):
     return maximum(self, other) if largest else minimum(self, other)
 
 
-def max(Tensor self, dim=None, keepdim=False):
+def max(Tensor self, dim=NOT_GIVEN, keepdim=None):
     """Largest element; with ``dim``, ``(values, indices)`` along it; with a Tensor,
     the elementwise maximum."""
     return max_or_min(self, dim, keepdim, True)
 
 
-def min(Tensor self, dim=None, keepdim=False):
+def min(Tensor self, dim=NOT_GIVEN, keepdim=None):
     """Smallest element; with ``dim``, ``(values, indices)``; with a Tensor, ``minimum``."""
     return max_or_min(self, dim, keepdim, False)
 
@@ -215,10 +235,17 @@ cdef class MedianBackward1(MaxBackward0):
 median_result = namedtuple("median", ["values", "indices"])
 
 
-def median(Tensor self, dim=None, keepdim=False):
+def median(Tensor self, dim=NOT_GIVEN, keepdim=None):
     """The lower median (of an even count, the smaller middle value); NaN if any is NaN.
     With ``dim``, ``(values, indices)`` along it."""
     cdef MaxBackward0 node
+    if dim is NOT_GIVEN:
+        if keepdim is not None:
+            raise missing_argument("median", "dim")
+        dim = None
+    elif dim is None:
+        raise dim_not_none("median", dim, keepdim, ())
+    keepdim = keepdim is True or bool(keepdim)
     array = self._data
     if array.dtype.kind == "b":
         raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")

@@ -347,10 +347,15 @@ def binary_cross_entropy(Tensor input, Tensor target, weight=None, int reduction
     if x.dtype.kind != "f":
         raise NotImplementedError("\"binary_cross_entropy\" not implemented for "
                                   f"'{scalar_name(x.dtype)}'")
-    if ((x < 0) | (x > 1)).any():
-        raise RuntimeError("all elements of input should be between 0 and 1")
-    if ((t < 0) | (t > 1)).any():
-        raise RuntimeError("all elements of target should be between 0 and 1")
+    # PyTorch's loop checks each element's input, then its target, so the first bad element
+    # names the culprit; NaN is out of range too.
+    bad_x, bad_t = ~((x >= 0) & (x <= 1)), ~((t >= 0) & (t <= 1))
+    if bad_x.any() or bad_t.any():
+        culprit = "input" if bad_x.any() else "target"
+        if bad_x.shape == bad_t.shape:
+            bad = (bad_x | bad_t).reshape(-1)
+            culprit = "input" if bad_x.reshape(-1)[np.argmax(bad)] else "target"
+        raise RuntimeError(f"all elements of {culprit} should be between 0 and 1")
     check_no_grad(weight, "weight", "binary_cross_entropy")
     with ignoring_fp_errors():
         log_x = np.maximum(np.log(x), -100)

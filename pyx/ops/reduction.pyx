@@ -32,6 +32,8 @@ cdef Tensor wrap(object array):
     return wrap_array(array)
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.ops.out_arguments cimport write_out
+from autograd_cy._C.ops.arguments cimport int_list, invalid_combination, missing_argument
+from autograd_cy._C.ops.arguments import NOT_GIVEN
 from autograd_cy._C.ops.arithmetic import mul, div, sub, pow
 
 __all__ = ["sum", "mean", "var", "std", "prod", "norm", "logsumexp", "count_nonzero", "sum_to",
@@ -145,16 +147,36 @@ cdef class SumBackward1(SumBackward0):
     pass
 
 
-def sum(Tensor self, dim=None, keepdim=False, *, dtype=None, out=None):
+cdef tuple SUM_SIGNATURES = (
+    "(*, autograd_cy.dtype dtype = None)",
+    "(tuple of ints dim, bool keepdim = False, *, autograd_cy.dtype dtype = None)")
+
+
+cdef object keepdim_without_dim(str name, object keepdim, object dtype, tuple signatures):
+    """The parser's error for ``x.sum(keepdim=True)``: keepdim belongs to the overload whose
+    dim is required (NOTE [Overloads and the argument parser] in arguments.pyx)."""
+    if dtype is not None:           # too many arguments for the overload without dim
+        return missing_argument(name, "dim")
+    return invalid_combination(name, (), {"keepdim": keepdim}, signatures)
+
+
+def sum(Tensor self, dim=NOT_GIVEN, keepdim=None, *, dtype=None, out=None):
     """Sum of all elements, or over ``dim`` (int or tuple); integers sum as int64."""
+    if dim is NOT_GIVEN:
+        if keepdim is not None:
+            raise keepdim_without_dim("sum", keepdim, dtype, SUM_SIGNATURES)
+        node = SumBackward0()
+        dim, keepdim = None, False
+    else:
+        node = SumBackward1()
+        keepdim = keepdim is True or bool(keepdim)
     if out is not None:
         return write_out("sum", out, (self,), lambda: sum(self, dim, keepdim, dtype=dtype))
     dims = normalize_dims(dim, self._data.ndim)
     cdef Tensor result = wrap(np.sum(self._data, axis=dims, keepdims=keepdim,
                                      dtype=sum_dtype(self._data, dtype)))
     if records(self):
-        record_reduction(SumBackward0() if dim is None else SumBackward1(), self, result, dims,
-                         keepdim)
+        record_reduction(node, self, result, dims, keepdim)
     return result
 
 
@@ -171,9 +193,17 @@ cdef class MeanBackward1(MeanBackward0):
     pass
 
 
-def mean(Tensor self, dim=None, keepdim=False, *, dtype=None, out=None):
+def mean(Tensor self, dim=NOT_GIVEN, keepdim=None, *, dtype=None, out=None):
     """Arithmetic mean over all elements or ``dim``; floating dtypes (or ``dtype=``) only."""
     cdef MeanBackward0 node
+    if dim is NOT_GIVEN:
+        if keepdim is not None:
+            raise keepdim_without_dim("mean", keepdim, dtype, SUM_SIGNATURES)
+        node = MeanBackward0()
+        dim, keepdim = None, False
+    else:
+        node = MeanBackward1()
+        keepdim = keepdim is True or bool(keepdim)
     if out is not None:
         return write_out("mean", out, (self,), lambda: mean(self, dim, keepdim, dtype=dtype))
     array = self._data
@@ -191,7 +221,6 @@ def mean(Tensor self, dim=None, keepdim=False, *, dtype=None, out=None):
     dims = normalize_dims(dim, array.ndim)
     cdef Tensor result = wrap(np.mean(array, axis=dims, keepdims=keepdim, dtype=dtype))
     if records(self):
-        node = MeanBackward0() if dim is None else MeanBackward1()
         node.saved_self_sym_numel = array.size
         node.count = reduced_numel(array.shape, dims)
         record_reduction(node, self, result, dims, keepdim)
@@ -223,11 +252,9 @@ def sum_to(Tensor grad, tuple shape):
     return reshape(sum(grad, tuple(dims), True), shape)
 
 
-def sum_to_size(Tensor self, *size):
+def sum_to_size(Tensor self, *sizes, size=None):
     """``self`` summed down to ``size``, which must broadcast to ``self``'s shape."""
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        size = tuple(size[0])
-    return sum_to(self, tuple(size))
+    return sum_to(self, int_list("sum_to_size", "size", sizes, size))
 
 
 # ------------------------------------------------------------------ var / std
@@ -258,17 +285,35 @@ cdef class StdBackward0(VarBackward0):
     pass
 
 
-cdef Tensor var_std(Tensor self, object dim, object unbiased, bint keepdim, object correction,
-                    bint take_sqrt):
+cdef tuple VAR_SIGNATURES = (
+    "(tuple of ints dim, bool unbiased = True, bool keepdim = False)",
+    "(tuple of ints dim = None, *, Number correction = None, bool keepdim = False)",
+    "(bool unbiased = True)")
+
+
+cdef tuple var_arguments(str name, object dim, object unbiased, object keepdim,
+                         object correction):
+    """``(dim, keepdim, correction)`` of a var/std call, refused as PyTorch's parser does when
+    it fits none of the overloads ``var(dim, unbiased, keepdim)``, ``var(dim=None, *,
+    correction, keepdim)`` and ``var(unbiased)``."""
+    if isinstance(dim, bool):                           # var(unbiased): alone
+        if unbiased is None and keepdim is None and correction is None:
+            return None, False, 0 if dim is False else 1
+    elif unbiased is None or (correction is None and (
+            dim is not NOT_GIVEN or keepdim is None)):
+        if dim is NOT_GIVEN:
+            dim = None
+        if correction is None:
+            correction = 0 if unbiased is False else 1
+        return dim, keepdim is True or bool(keepdim), correction
+    given = {key: value for key, value in (("keepdim", keepdim), ("unbiased", unbiased),
+                                           ("correction", correction)) if value is not None}
+    raise invalid_combination(name, () if dim is NOT_GIVEN else (dim,), given, VAR_SIGNATURES)
+
+
+cdef Tensor var_std(Tensor self, object dim, bint keepdim, object correction, bint take_sqrt):
     cdef VarBackward0 node
     name = "std" if take_sqrt else "var"
-    if isinstance(dim, bool) and unbiased is None:     # the var(unbiased) overload
-        dim, unbiased = None, dim
-    if unbiased is not None and correction is not None:
-        raise TypeError(f"{name}() received an invalid combination of arguments - got both "
-                        "'unbiased' and 'correction'; use only 'correction'")
-    if correction is None:
-        correction = 0 if unbiased is False else 1
     array = self._data
     if array.dtype.kind != "f":
         raise RuntimeError("std and var only support floating point and complex dtypes")
@@ -295,30 +340,32 @@ cdef Tensor var_std(Tensor self, object dim, object unbiased, bint keepdim, obje
     return out
 
 
-def var(Tensor self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def var(Tensor self, dim=NOT_GIVEN, unbiased=None, keepdim=None, *, correction=None):
     """Variance over all elements or ``dim``, divided by ``n - correction`` (default 1).
 
     ``unbiased=False`` is the legacy spelling of ``correction=0``.
     """
-    return var_std(self, dim, unbiased, keepdim, correction, False)
+    dim, keepdim, correction = var_arguments("var", dim, unbiased, keepdim, correction)
+    return var_std(self, dim, keepdim, correction, False)
 
 
-def std(Tensor self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def std(Tensor self, dim=NOT_GIVEN, unbiased=None, keepdim=None, *, correction=None):
     """Standard deviation: the square root of ``var`` with the same arguments."""
-    return var_std(self, dim, unbiased, keepdim, correction, True)
+    dim, keepdim, correction = var_arguments("std", dim, unbiased, keepdim, correction)
+    return var_std(self, dim, keepdim, correction, True)
 
 
-def var_mean(Tensor self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def var_mean(Tensor self, dim=NOT_GIVEN, unbiased=None, keepdim=None, *, correction=None):
     """``(var, mean)`` over the same dims, with ``var``'s arguments. Recorded as the two
     reductions (VarBackward0 and MeanBackward), whose gradients add up to PyTorch's."""
-    v = var_std(self, dim, unbiased, keepdim, correction, False)
-    return (v, mean(self, None if isinstance(dim, bool) else dim, keepdim))
+    dim, keepdim, correction = var_arguments("var_mean", dim, unbiased, keepdim, correction)
+    return (var_std(self, dim, keepdim, correction, False), mean(self, dim, keepdim))
 
 
-def std_mean(Tensor self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def std_mean(Tensor self, dim=NOT_GIVEN, unbiased=None, keepdim=None, *, correction=None):
     """``(std, mean)`` over the same dims, as ``var_mean``."""
-    v = var_std(self, dim, unbiased, keepdim, correction, True)
-    return (v, mean(self, None if isinstance(dim, bool) else dim, keepdim))
+    dim, keepdim, correction = var_arguments("std_mean", dim, unbiased, keepdim, correction)
+    return (var_std(self, dim, keepdim, correction, True), mean(self, dim, keepdim))
 
 
 # ------------------------------------------------------------------ prod
@@ -371,12 +418,24 @@ cdef Tensor prod_over(Tensor self, tuple dims, bint keepdim, ProdBackward0 node,
     return out
 
 
-def prod(Tensor self, dim=None, keepdim=False, *, dtype=None):
+cdef tuple PROD_SIGNATURES = (
+    "(*, autograd_cy.dtype dtype = None)",
+    "(int dim, bool keepdim = False, *, autograd_cy.dtype dtype = None)")
+
+
+def prod(Tensor self, dim=NOT_GIVEN, keepdim=None, *, dtype=None):
     """Product of all elements or along one ``dim``; integers multiply as int64."""
-    if isinstance(dim, (tuple, list)):
+    if dim is NOT_GIVEN:
+        if keepdim is not None:
+            raise keepdim_without_dim("prod", keepdim, dtype, PROD_SIGNATURES)
+        return prod_over(self, normalize_dims(None, self._data.ndim), False, ProdBackward0(),
+                         dtype)
+    if dim is None or isinstance(dim, (tuple, list)):
+        if keepdim is None and dtype is None:      # fits neither overload
+            raise invalid_combination("prod", (dim,), {}, PROD_SIGNATURES)
         raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
-    node = ProdBackward0() if dim is None else ProdBackward1()
-    return prod_over(self, normalize_dims(dim, self._data.ndim), keepdim, node, dtype)
+    return prod_over(self, normalize_dims(dim, self._data.ndim),
+                     keepdim is True or bool(keepdim), ProdBackward1(), dtype)
 
 
 def count_nonzero(Tensor self, dim=None):
@@ -439,15 +498,24 @@ cdef object vector_norm(object array, object p, tuple dims, bint keepdim):
     if p == 1:
         return np.sum(magnitude, axis=dims, keepdims=keepdim)
     if p == INF or p == -INF:
-        if array.size == 0:
-            raise RuntimeError(f"linalg.vector_norm cannot compute the {'' if p > 0 else '-'}"
-                               "inf norm on an empty tensor because the operation does not "
-                               "have an identity")
         reduce = np.amax if p > 0 else np.amin
         return reduce(magnitude, axis=dims, keepdims=keepdim)
     with ignoring_fp_errors():  # 0 ** negative p: inf, as in PyTorch
         powered = np.sum(magnitude ** p, axis=dims, keepdims=keepdim)
         return powered ** (1.0 / p)
+
+
+cdef void check_norm_identity(object p, object dim, tuple shape) except *:
+    """The inf norm (a max) and negative p (whose zero is inf) have no identity: PyTorch
+    refuses them over an empty reduced dim, naming the dim as it was given."""
+    if dim is None or (isinstance(dim, (tuple, list)) and not dim):
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {p:g} norm on an empty "
+                           "tensor because the operation does not have an identity")
+    for d in (dim if isinstance(dim, (tuple, list)) else (dim,)):
+        if shape[wrap_dim(d, len(shape))] == 0:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {p:g} norm on the "
+                               f"dimension {d}because this dimension is empty and the "
+                               "operation does not have an identity")
 
 
 def norm(Tensor self, p="fro", dim=None, keepdim=False, dtype=None):
@@ -471,6 +539,8 @@ def norm(Tensor self, p="fro", dim=None, keepdim=False, dtype=None):
     array = floating_array(self, "linalg.vector_norm")
     if dtype is not None:
         array = array.astype(to_numpy_dtype(dtype), copy=False)
+    if array.size == 0 and (p < 0 or p == INF):
+        check_norm_identity(p, dim, array.shape)
     dims = normalize_dims(dim, array.ndim)
     cdef Tensor out = wrap(vector_norm(array, p, dims, keepdim))
     if records(self):
@@ -493,9 +563,18 @@ cdef class LogsumexpBackward0(ReductionBackward):
         return (mul(self.keep(grads[0]), exp(sub(x, result))),)
 
 
-def logsumexp(Tensor self, dim, keepdim=False):
+def logsumexp(Tensor self, dim=NOT_GIVEN, keepdim=False):
     """``log(sum(exp(x)))`` over ``dim``, computed stably by shifting by the maximum."""
+    if dim is NOT_GIVEN:
+        raise missing_argument("logsumexp", "dim")
+    if dim is None:
+        raise TypeError("logsumexp(): argument 'dim' must be tuple of ints, not NoneType")
     array = self._data
+    if not keepdim and array.ndim and isinstance(dim, (tuple, list)) and not dim:
+        # PyTorch 2.13 reduces every dim for dim=(), but then writes its kept-dims result
+        # into the output allocated without them.
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
+                           f"{[1] * array.ndim}")
     if array.dtype.kind != "f":
         array = array.astype(np.float32)
     dims = normalize_dims(dim, array.ndim)

@@ -13,7 +13,7 @@ in split_cat.pyx.
 import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
-from autograd_cy._C.dtype cimport from_numpy_dtype
+from autograd_cy._C.dtype cimport dtype, from_numpy_dtype
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, make_view, requires_grad, array_module, VIEW_DEFAULT, VIEW_INFERENCE_MODE, VIEW_MULTI_OUTPUT_NODE, register_methods,
 )
@@ -23,6 +23,8 @@ from autograd_cy._C.saved_tensor cimport forward_op_name
 from autograd_cy._C.recording cimport record1
 from autograd_cy._C.promotion cimport wrap
 from autograd_cy._C.ops.conversion import CloneBackward0
+from autograd_cy._C.ops.arguments cimport int_list, invalid_combination
+from autograd_cy._C.ops.arguments import NOT_GIVEN
 
 __all__ = ["reshape", "view", "flatten", "unflatten", "transpose", "swapaxes", "swapdims",
            "permute", "movedim", "moveaxis", "t", "unsqueeze", "squeeze", "expand", "select",
@@ -34,13 +36,6 @@ __tensor_methods__ = ("reshape", "view", "view_as", "reshape_as", "flatten", "un
 
 
 # ------------------------------------------------------------------ helpers
-
-cdef tuple size_args(tuple args):
-    """``f(2, 3)`` and ``f((2, 3))`` both mean the shape (2, 3)."""
-    if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        return tuple(args[0])
-    return args
-
 
 cdef tuple infer_size(tuple shape, Py_ssize_t numel):
     """Resolve one -1 in ``shape``; PyTorch's error when the sizes do not fit."""
@@ -117,12 +112,15 @@ cdef object viewed(object array, tuple shape):
         return None
 
 
-def view(Tensor self, *shape):
+cdef tuple VIEW_SIGNATURES = ("(autograd_cy.dtype dtype)", "(tuple of ints size)")
+
+
+def view(Tensor self, *shape, size=None):
     """The same memory seen with another shape; fails where a copy would be needed."""
     cdef ViewBackward0 node = ViewBackward0()
-    if len(shape) == 1 and not isinstance(shape[0], (tuple, list, int)):
+    if len(shape) == 1 and isinstance(shape[0], dtype):
         raise RuntimeError("view(dtype) is not supported")
-    shape = infer_size(size_args(shape), self._data.size)
+    shape = infer_size(int_list("view", "size", shape, size, VIEW_SIGNATURES), self._data.size)
     array = viewed(self._data, shape)
     if array is None:
         raise RuntimeError(
@@ -132,10 +130,10 @@ def view(Tensor self, *shape):
     return record_view(node, self, array)
 
 
-def reshape(Tensor self, *shape):
+def reshape(Tensor self, *shape_args, shape=None):
     """``view`` when the memory allows it, else a reshaped copy."""
     cdef ViewBackward0 node
-    shape = infer_size(size_args(shape), self._data.size)
+    shape = infer_size(int_list("reshape", "shape", shape_args, shape), self._data.size)
     array = viewed(self._data, shape)
     if array is not None:
         node = ViewBackward0()
@@ -244,10 +242,10 @@ cdef class PermuteBackward0(Node):
         return (permute(grads[0], tuple(inverse)),)
 
 
-def permute(Tensor self, *dims):
+def permute(Tensor self, *dims_args, dims=None):
     """Reorder the dims (a view)."""
     cdef PermuteBackward0 node = PermuteBackward0()
-    dims = size_args(dims)
+    dims = int_list("permute", "dims", dims_args, dims)
     if len(dims) != self._data.ndim:
         raise RuntimeError(
             "permute(sparse_coo): number of dimensions in the tensor input does not match the "
@@ -325,11 +323,16 @@ cdef class SqueezeBackward2(SqueezeBackward1):
     pass
 
 
-def squeeze(Tensor self, dim=None):
+cdef tuple SQUEEZE_SIGNATURES = ("()", "(int dim)", "(tuple of ints dim)")
+
+
+def squeeze(Tensor self, dim=NOT_GIVEN):
     """Drop dims of size 1: all of them, or those of ``dim`` (int or tuple); a view."""
     cdef SqueezeBackward0 node
     shape = self._data.shape
     if dim is None:
+        raise invalid_combination("squeeze", (None,), {}, SQUEEZE_SIGNATURES)
+    if dim is NOT_GIVEN:
         node = SqueezeBackward0()
         axes = tuple(i for i, n in enumerate(shape) if n == 1)
     else:
@@ -353,10 +356,11 @@ cdef class ExpandBackward0(Node):
         return (sum_to(grads[0], self.saved_self_sym_sizes),)
 
 
-def expand(Tensor self, *sizes):
-    """Broadcast to ``sizes`` without copying (-1 keeps a dim); a view."""
+def expand(Tensor self, *sizes, size=None, implicit=False):
+    """Broadcast to ``sizes`` without copying (-1 keeps a dim); a view. ``implicit`` is
+    accepted and ignored, as in PyTorch."""
     cdef ExpandBackward0 node = ExpandBackward0()
-    sizes = size_args(sizes)
+    sizes = int_list("expand", "size", sizes, size)
     shape = self._data.shape
     if len(sizes) < len(shape):
         type_name = from_numpy_dtype(self._data.dtype)._tensor_type
@@ -406,10 +410,10 @@ cdef class RepeatBackward0(Node):
         return (reshape(grad, self.saved_self_sym_sizes),)
 
 
-def repeat(Tensor self, *repeats):
+def repeat(Tensor self, *repeats_args, repeats=None):
     """Tile the tensor ``repeats[i]`` times along dim i (a copy)."""
     cdef RepeatBackward0 node
-    repeats = size_args(repeats)
+    repeats = int_list("repeat", "repeats", repeats_args, repeats)
     if len(repeats) < self._data.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
                            "of dimensions of tensor")
