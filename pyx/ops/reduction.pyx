@@ -324,15 +324,19 @@ def std_mean(Tensor self, dim=None, unbiased=None, keepdim=False, *, correction=
 # ------------------------------------------------------------------ prod
 
 cdef class ProdBackward0(ReductionBackward):
-    """``grad * prod(others)``: ``result / x`` without zeros, else built zero-safe."""
+    """``grad * prod(others)``: ``result / x`` without zeros, else built zero-safe; the
+    product of a 0-d tensor is the tensor itself, so its gradient is ``grad`` as is."""
     saved_names = ("self", "result")
 
     cpdef tuple apply(self, tuple grads):
+        x = unpack_saved(self, 0)           # both checked, as PyTorch unpacks every saved
+        result = unpack_saved(self, 1)      # value before its formula runs
+        if not self.saved_self_sym_sizes:
+            return (grads[0],)
         grad = self.keep(grads[0])
-        x = unpack_saved(self, 0)
         zeros = (<Tensor>x)._data == 0
         if not zeros.any():
-            return (mul(grad, div(self.keep(unpack_saved(self, 1)), x)),)
+            return (mul(grad, div(self.keep(result), x)),)
         return (mul(grad, product_of_others(x, zeros, self.saved_dim)),)
 
 
@@ -387,6 +391,12 @@ def count_nonzero(Tensor self, dim=None):
 
 # ------------------------------------------------------------------ norm
 
+cdef object sign_of(object x):
+    """``sign(x)``, recorded like any op of ``x`` (pointwise.pyx, imported when needed)."""
+    from autograd_cy._C.ops.pointwise import sign
+    return sign(x)
+
+
 cdef class LinalgVectorNormBackward0(ReductionBackward):
     """Gradient of the p-norm; 0 wherever the norm is 0 (PyTorch's convention)."""
     saved_names = ("self", "result")
@@ -400,9 +410,11 @@ cdef class LinalgVectorNormBackward0(ReductionBackward):
         x = unpack_saved(self, 0)
         array = (<Tensor>x)._data
         grad = self.keep(grads[0])
-        sign = constant(np.sign(array))
         if p == 1:
-            return (mul(grad, sign),)
+            # sign(x) as an op of x, as PyTorch's sgn: under create_graph the gradient
+            # then requires grad (its derivative is zero).
+            return (mul(grad, sign_of(x)),)
+        sign = constant(np.sign(array))
         norm = self.keep(unpack_saved(self, 1))
         if p == INF or p == -INF:
             # The gradient of amax/amin of |x|: shared by the ties (and NaNs).
@@ -410,7 +422,7 @@ cdef class LinalgVectorNormBackward0(ReductionBackward):
             hit = (magnitude == (<Tensor>norm)._data) | np.isnan(magnitude)
             share = hit.astype(array.dtype)
             share /= np.sum(share, axis=self.saved_dim, keepdims=True)
-            return (mul(grad, constant(share * np.sign(array))),)
+            return (mul(sign_of(x), mul(grad, constant(share))),)
         magnitude = mul(x, sign)                      # |x|, differentiable
         if p < 1:
             # sgn(x) |x|^(p-1) norm^(1-p), defined as 0 at x = 0
