@@ -34,7 +34,6 @@ KNOWN_DIFFERENCES = {
     207: 'grad_fn presence mismatch of an earlier tensor after in-place binary op with a number',
     236: 'grad_fn presence mismatch of an earlier tensor after clamp_',
     265: 'grad_fn presence mismatch of an earlier tensor after in-place unary op',
-    279: '.grad requires_grad mismatch after backward',
     286: 'torch raised TypeError, ours did not, in expand',
 }
 
