@@ -184,3 +184,36 @@ def test_softmax_of_0d_tensor_gradient_like_one_element_row(op, grad):
         return g
 
     both(run)
+
+
+@pytest.mark.parametrize("op", ["var", "std"])
+@pytest.mark.parametrize("values, kwargs", [
+    ([2.0], {}), ([2.0, 3.0], {"correction": 2}), ([2.0], {"dim": 0}), (2.0, {}),
+    ([2.0, float("nan")], {"correction": 3}),
+])
+def test_var_without_degrees_of_freedom_gradient_like_torch(op, values, kwargs):
+    # No dim (or a 0-d input) and n <= correction: NaN where x is its mean, else inf, as a
+    # constant that does not require grad; with a dim, the usual formula (inf * 0).
+    def run(lib):
+        x = lib.tensor(values, dtype=lib.float64, requires_grad=True)
+        y = getattr(x, op)(**kwargs)
+        y.backward(lib.full_like(y, -2.0), create_graph=True)
+        return x.grad
+
+    both(run)
+
+
+@pytest.mark.parametrize("lib", LIBS)
+@pytest.mark.parametrize("shape, repeats, same", [
+    ((1, 2), (1, 1), True), ((), (), True), ((2,), (1,), True),
+    ((1, 2), (1, 1, 1), False), ((3, 2), (2, 1), False), ((2,), (0,), False),
+])
+def test_repeat_of_nothing_hands_the_gradient_on_as_is(lib, shape, repeats, same):
+    # grad() then returns the grad_outputs tensor itself, which requires grad.
+    x = lib.ones(shape, requires_grad=True)
+    y = x * 1
+    out = y.repeat(repeats)
+    g = lib.ones(out.shape, requires_grad=True)
+    (gy,) = lib.autograd.grad(out, y, g)
+    assert (gy is g) == same
+    assert gy.requires_grad == same

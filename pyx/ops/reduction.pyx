@@ -238,6 +238,7 @@ cdef class VarBackward0(ReductionBackward):
     saved_names = ("self", "result")
     cdef readonly object saved_correction
     cdef Py_ssize_t count
+    cdef bint without_dim               # no ``dim`` given, or a 0-d input
 
     cpdef tuple apply(self, tuple grads):
         from autograd_cy._C.ops.selection import where
@@ -249,6 +250,13 @@ cdef class VarBackward0(ReductionBackward):
             zero = constant((<Tensor>result)._data == 0)
             grad = where(zero, 0.0, div(grad, mul(where(zero, 1.0, result), 2)))
         dof = self.count - self.saved_correction
+        if dof <= 0 and self.without_dim:
+            # PyTorch's special case: 2 / dof is infinite, so NaN where x equals its mean
+            # (inf * 0), inf elsewhere, as a constant: the gradient does not depend on x.
+            array = (<Tensor>x)._data
+            with ignoring_fp_errors():
+                at_mean = array == np.mean(array)
+            return (mul(grad, constant(np.where(at_mean, np.nan, np.inf).astype(array.dtype))),)
         scale = 2.0 / dof if dof != 0 else INF
         centered = sub(x, mean(x, self.saved_dim, True))
         return (mul(mul(grad, scale), centered),)
@@ -291,6 +299,7 @@ cdef Tensor var_std(Tensor self, object dim, object unbiased, bint keepdim, obje
         node = StdBackward0() if take_sqrt else VarBackward0()
         node.saved_correction = correction
         node.count = count
+        node.without_dim = dim is None or array.ndim == 0
         record_reduction(node, self, out, dims, keepdim, (self, out if take_sqrt else None))
     return out
 
