@@ -88,9 +88,6 @@ cpdef list run_backward(tuple root_edges, tuple root_grads, bint keep_graph,
             compute_exec_info(task, root, input_edges, accumulate_grad)
             if len(root_edges) != 1:
                 (<ExecInfo>task.exec_info.setdefault(root, ExecInfo())).needed = True
-            elif not task.exec_info.get(root):
-                # The root reaches no input: nothing runs, everything stays unused.
-                return task.captured
 
         tasks = current_tasks()
         task.queue.push(root, root_buffer)
@@ -295,23 +292,25 @@ cdef void execute(GraphTask task) except *:
 cdef void evaluate_function(GraphTask task, Node node, list inputs) except *:
     """Run ``node`` on its InputBuffer and pass each gradient it produces on."""
     cdef ExecInfo info = None
-    cdef bint hooks_done = False
+    cdef bint needed
     cdef tuple outputs
     if task.exec_info:
         info = task.exec_info.get(node)
+        needed = info is not None and info.needed
+        if not needed:
+            # Popped but not run: a captured input, or the root when it reaches no input.
+            # Its tensor hooks run all the same (on an undefined slot too: the hook gets
+            # None), and grad() captures their edits.
+            inputs = call_tensor_pre_hooks(node, inputs)
         if info is not None and info.captures:
             # grad() reads this node's input. A node that runs anyway (it leads to another
-            # input) is captured before its tensor hooks, which then run once, inside it;
-            # otherwise the hooks run here and their edits are captured.
-            if not info.needed:
-                inputs = call_tensor_pre_hooks(node, inputs)
-                hooks_done = True
+            # input) is captured before its tensor hooks, which then run once, inside it.
             for input_nr, position in info.captures:
                 task.captured[position] = inputs[input_nr]
-        if info is None or not info.needed:
+        if not needed:
             return
     try:
-        outputs = call_function(task, node, inputs, hooks_done)
+        outputs = call_function(task, node, inputs)
     except BaseException:
         report_anomaly(node)
         raise
@@ -337,14 +336,13 @@ cdef void evaluate_function(GraphTask task, Node node, list inputs) except *:
 
 # ========================================================================== call_function
 
-cdef tuple call_function(GraphTask task, Node node, list inputs, bint tensor_hooks_done):
+cdef tuple call_function(GraphTask task, Node node, list inputs):
     """Hooks and ``apply`` for one node, in PyTorch's order: tensor pre-hooks, retains-grad
     hooks, node pre-hooks, ``apply``, validate_outputs, node post-hooks; then the saved
     tensors are freed unless ``retain_graph``."""
     cdef tuple grad_outputs
     cdef tuple outputs
-    if not tensor_hooks_done:
-        inputs = call_tensor_pre_hooks(node, inputs)
+    inputs = call_tensor_pre_hooks(node, inputs)
     grad_outputs = tuple(inputs)
     if node.extras is not None and node.extras.pre_hooks:
         for hook in list(node.extras.pre_hooks.values()):

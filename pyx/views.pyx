@@ -185,6 +185,11 @@ cdef void rebase_history(Tensor self, Node node) except *:
     cdef Tensor base = self._base
     cdef CopySlices copy_slices
     if base is None:
+        metadata = node.input_metadata[0]
+        if metadata is not None and (<tuple>metadata)[1] != self._data.dtype:
+            # The out-of-place result was promoted (float32 /= float64), but the output
+            # is ``self``, of its own dtype: the node receives gradients of that dtype.
+            node.input_metadata = ((self._data.shape, self._data.dtype),)
         take_history(self, node)
         return
     copy_slices = CopySlices()

@@ -196,9 +196,11 @@ cdef object softmax_array(object x, Py_ssize_t dim, bint log):
 
 cdef object softmax_backward_array(object g, object y, Py_ssize_t dim, bint log):
     """From the output ``y``: ``y (g - sum(g y))`` for softmax, ``g - exp(y) sum(g)`` for
-    log_softmax. A 0-dim softmax is the constant 1: zero gradient."""
+    log_softmax. A 0-dim tensor is one row of one element: the gradient is 0, but NaN for
+    an infinite or NaN ``g``, as PyTorch's."""
     if y.ndim == 0:
-        return np.zeros_like(y)
+        return softmax_backward_array(np.reshape(g, (1,)), np.reshape(y, (1,)), 0,
+                                      log).reshape(())
     if y.size != 0:
         result = softmax_backward_rows_kernel(g, y, dim, log)
         if result is not None:

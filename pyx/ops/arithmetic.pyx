@@ -431,9 +431,10 @@ cdef class PowBackward0(Node):
 
     cpdef tuple apply(self, tuple grads):
         exponent = self.saved_exponent
-        base = unpack_saved(self, 0)
+        cdef Tensor base = unpack_saved(self, 0)
         if exponent == 0:
-            return (mul(grads[0], 0),)
+            # PyTorch's zeros_like(self): no graph, and 0 even where grad is inf or NaN.
+            return (make_tensor(np.zeros_like(base._data)),)
         return (mul(grads[0], mul(pow(base, exponent - 1), exponent)),)
 
 
@@ -454,9 +455,13 @@ cdef class PowBackward1(Node):
                               mul(grad, mul(exponent, pow(base, sub(exponent, 1)))))
         if self.should_compute_output(1):
             result = unpack_saved(self, 2)
-            # 0 ** e has no log; PyTorch defines that gradient as 0 where e >= 0.
-            safe = (base._data != 0) | (exponent._data < 0)
-            exponent_grad = where(make_tensor(safe), mul(grad, mul(result, log(base))), 0.0)
+            # 0 ** e has no log; PyTorch defines that derivative as 0 where e >= 0 (then
+            # multiplied by grad: a NaN grad stays NaN). The log is taken in the result's
+            # dtype.
+            at_zero = (base._data == 0) & (exponent._data >= 0)
+            if base._data.dtype != (<Tensor>result)._data.dtype:
+                base = base.to(result.dtype)
+            exponent_grad = mul(grad, where(make_tensor(at_zero), 0.0, mul(result, log(base))))
         return (self_grad, exponent_grad)
 
 
@@ -472,12 +477,12 @@ cdef class PowBackward2(Node):
         base = self.saved_self
         with ignoring_fp_errors():
             log_base = float(np.log(np.float64(base)))
-        grad = mul(grads[0], mul(result, log_base))
         if base == 0:
-            # 0 ** e has no log; PyTorch defines that gradient as 0 where e >= 0.
+            # 0 ** e has no log; PyTorch defines that derivative as 0 where e >= 0 (then
+            # multiplied by grad: a NaN grad stays NaN).
             exponent_nonnegative = make_tensor(np.isfinite(result._data))
-            return (where(exponent_nonnegative, 0.0, grad),)
-        return (grad,)
+            return (mul(grads[0], where(exponent_nonnegative, 0.0, mul(result, log_base))),)
+        return (mul(grads[0], mul(result, log_base)),)
 
 
 def pow(self, exponent):

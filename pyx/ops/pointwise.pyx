@@ -8,8 +8,8 @@ Formulas reuse the forward's result where PyTorch does: ``exp``, ``expm1``,
 ``sqrt``, ``rsqrt``, ``reciprocal``, ``tanh``, ``sigmoid`` and ``relu`` save their
 output, not their input, so backward recomputes nothing. Formulas are written
 with Tensor ops (mul, div, where ...), so ``create_graph=True`` differentiates
-them again. Masks (``result <= 0`` in relu's backward) are plain boolean arrays:
-they carry no gradient, exactly as in PyTorch.
+them again. relu's backward is itself an op, ``threshold_backward``, of the
+gradient and the saved result, as in PyTorch.
 
 The in-place forms of the ops that save their result hand the node ``self`` in
 place of the out-of-place result (``inplace_saving_result``), so that modifying
@@ -35,7 +35,6 @@ from autograd_cy._C.fp_errors cimport quietly, quietly2
 from autograd_cy._C.kernels cimport tanh_backward_kernel, tanh_kernel, threshold_backward_kernel
 from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.ops.arithmetic import mul, div, add, sub, neg, pow
-from autograd_cy._C.ops.selection import where
 
 __all__ = ["exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid",
            "relu", "abs", "sign", "reciprocal", "square", "atan2", "arctan2",
@@ -49,11 +48,6 @@ __tensor_methods__ = tuple(__all__)
 def zeros_like_grad(Tensor grad):
     """A gradient of zeros (ops whose derivative is zero almost everywhere)."""
     return make_tensor(np.zeros_like(grad._data))
-
-
-cdef inline object mask(object array):
-    """A boolean array as a Tensor that needs no gradient (the condition of ``where``)."""
-    return make_tensor(array)
 
 
 # ------------------------------------------------------------------ node base
@@ -281,15 +275,49 @@ def sigmoid(Tensor self):
     return out
 
 
+cdef class ThresholdBackwardBackward0(Node):
+    """threshold_backward differentiated again: the same mask for ``grad_output``; the
+    mask itself has a zero derivative, so ``self`` gets zeros."""
+    saved_names = ("self",)
+    cdef readonly object saved_threshold
+
+    cpdef tuple apply(self, tuple grads):
+        grad = grads[0]
+        return (threshold_backward(grad, unpack_saved(self, 0), self.saved_threshold)
+                if self.should_compute_output(0) else None,
+                zeros_like_grad(grad) if self.should_compute_output(1) else None)
+
+
+def threshold_backward(Tensor grad_output, Tensor self, threshold):
+    """``grad_output`` where ``self > threshold``, else 0 (a NaN ``self`` passes it).
+
+    NOTE [relu's gradient depends on its result]
+    Like PyTorch's, relu's backward is an op of two tensors, the gradient and the saved
+    result, and records a node for both: under ``create_graph=True`` the gradient it returns
+    requires grad even when the incoming one does not, since the result does.
+    """
+    array = None
+    if threshold == 0:
+        array = threshold_backward_kernel(grad_output._data, self._data)
+    if array is None:
+        array = np.where(self._data <= threshold, np.zeros((), grad_output._data.dtype),
+                         grad_output._data)
+    out = wrap(array)
+    if any_requires_grad2(grad_output, self):
+        node = ThresholdBackwardBackward0()
+        node.saved_threshold = threshold
+        record2(node, grad_output, self, out, (self,))
+    return out
+
+
 cdef class ReluBackward0(SavesResult):
     cpdef tuple apply(self, tuple grads):
-        # PyTorch's threshold_backward: zero where result <= 0 (a NaN result passes grad).
         grad = grads[0]
         fused = self.fused_backward(grad, threshold_backward_kernel)
         if fused is not None:
             return (fused,)
-        result = <Tensor>unpack_saved(self, 0)
-        return (where(mask(result._data <= 0), 0.0, grad),)
+        # NOTE [relu's gradient depends on its result]
+        return (threshold_backward(grad, unpack_saved(self, 0), 0),)
 
 
 def relu(Tensor self):

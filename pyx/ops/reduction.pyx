@@ -265,6 +265,7 @@ cdef class VarBackward0(ReductionBackward):
     saved_names = ("self", "result")
     cdef readonly object saved_correction
     cdef Py_ssize_t count
+    cdef bint without_dim               # no ``dim`` given, or a 0-d input
 
     cpdef tuple apply(self, tuple grads):
         from autograd_cy._C.ops.selection import where
@@ -276,6 +277,13 @@ cdef class VarBackward0(ReductionBackward):
             zero = constant((<Tensor>result)._data == 0)
             grad = where(zero, 0.0, div(grad, mul(where(zero, 1.0, result), 2)))
         dof = self.count - self.saved_correction
+        if dof <= 0 and self.without_dim:
+            # PyTorch's special case: 2 / dof is infinite, so NaN where x equals its mean
+            # (inf * 0), inf elsewhere, as a constant: the gradient does not depend on x.
+            array = (<Tensor>x)._data
+            with ignoring_fp_errors():
+                at_mean = array == np.mean(array)
+            return (mul(grad, constant(np.where(at_mean, np.nan, np.inf).astype(array.dtype))),)
         scale = 2.0 / dof if dof != 0 else INF
         centered = sub(x, mean(x, self.saved_dim, True))
         return (mul(mul(grad, scale), centered),)
@@ -336,6 +344,7 @@ cdef Tensor var_std(Tensor self, object dim, bint keepdim, object correction, bi
         node = StdBackward0() if take_sqrt else VarBackward0()
         node.saved_correction = correction
         node.count = count
+        node.without_dim = dim is None or array.ndim == 0
         record_reduction(node, self, out, dims, keepdim, (self, out if take_sqrt else None))
     return out
 
@@ -371,15 +380,19 @@ def std_mean(Tensor self, dim=NOT_GIVEN, unbiased=None, keepdim=None, *, correct
 # ------------------------------------------------------------------ prod
 
 cdef class ProdBackward0(ReductionBackward):
-    """``grad * prod(others)``: ``result / x`` without zeros, else built zero-safe."""
+    """``grad * prod(others)``: ``result / x`` without zeros, else built zero-safe; the
+    product of a 0-d tensor is the tensor itself, so its gradient is ``grad`` as is."""
     saved_names = ("self", "result")
 
     cpdef tuple apply(self, tuple grads):
+        x = unpack_saved(self, 0)           # both checked, as PyTorch unpacks every saved
+        result = unpack_saved(self, 1)      # value before its formula runs
+        if not self.saved_self_sym_sizes:
+            return (grads[0],)
         grad = self.keep(grads[0])
-        x = unpack_saved(self, 0)
         zeros = (<Tensor>x)._data == 0
         if not zeros.any():
-            return (mul(grad, div(self.keep(unpack_saved(self, 1)), x)),)
+            return (mul(grad, div(self.keep(result), x)),)
         return (mul(grad, product_of_others(x, zeros, self.saved_dim)),)
 
 
@@ -446,6 +459,12 @@ def count_nonzero(Tensor self, dim=None):
 
 # ------------------------------------------------------------------ norm
 
+cdef object sign_of(object x):
+    """``sign(x)``, recorded like any op of ``x`` (pointwise.pyx, imported when needed)."""
+    from autograd_cy._C.ops.pointwise import sign
+    return sign(x)
+
+
 cdef class LinalgVectorNormBackward0(ReductionBackward):
     """Gradient of the p-norm; 0 wherever the norm is 0 (PyTorch's convention)."""
     saved_names = ("self", "result")
@@ -459,9 +478,11 @@ cdef class LinalgVectorNormBackward0(ReductionBackward):
         x = unpack_saved(self, 0)
         array = (<Tensor>x)._data
         grad = self.keep(grads[0])
-        sign = constant(np.sign(array))
         if p == 1:
-            return (mul(grad, sign),)
+            # sign(x) as an op of x, as PyTorch's sgn: under create_graph the gradient
+            # then requires grad (its derivative is zero).
+            return (mul(grad, sign_of(x)),)
+        sign = constant(np.sign(array))
         norm = self.keep(unpack_saved(self, 1))
         if p == INF or p == -INF:
             # The gradient of amax/amin of |x|: shared by the ties (and NaNs).
@@ -469,7 +490,7 @@ cdef class LinalgVectorNormBackward0(ReductionBackward):
             hit = (magnitude == (<Tensor>norm)._data) | np.isnan(magnitude)
             share = hit.astype(array.dtype)
             share /= np.sum(share, axis=self.saved_dim, keepdims=True)
-            return (mul(grad, constant(share * np.sign(array))),)
+            return (mul(sign_of(x), mul(grad, constant(share))),)
         magnitude = mul(x, sign)                      # |x|, differentiable
         if p < 1:
             # sgn(x) |x|^(p-1) norm^(1-p), defined as 0 at x = 0

@@ -401,6 +401,9 @@ cdef class RepeatBackward0(Node):
         # (repeats[i], size[i]) pairs and sum the copies away.
         from autograd_cy._C.ops.reduction import sum
         repeats = self.saved_repeats
+        if len(repeats) == len(self.saved_self_sym_sizes) and repeats.count(1) == len(repeats):
+            # Nothing was repeated: PyTorch hands the gradient on as is (the same tensor).
+            return (grads[0],)
         sizes = (1,) * (len(repeats) - len(self.saved_self_sym_sizes)) + self.saved_self_sym_sizes
         split = []
         for r, n in zip(repeats, sizes):

@@ -1,0 +1,219 @@
+"""Gradients returned by backward() and autograd.grad, checked against torch 2.13: whether
+they require grad under ``create_graph=True`` (a formula of Tensor ops that reads a saved
+value records a node for it too), their values where a formula has a special case, their
+dtype after an in-place op that promoted, and the tensor hooks of a root that reaches none
+of ``inputs=``.
+
+Each test runs the same code on autograd_cy and on torch (``lib``) and compares."""
+import numpy as np
+import pytest
+import torch
+
+import autograd_cy as ag
+from oracle import LIBS, assert_close, assert_same_autograd_flags
+
+
+def both(fn):
+    """``fn(lib)`` on both libraries; the results must match (values, None-ness, flags)."""
+    ours, theirs = fn(ag), fn(torch)
+    assert_close(ours, theirs)
+    assert_same_autograd_flags(ours, theirs)
+    return ours, theirs
+
+
+# ------------------------------------------- create_graph: does the gradient require grad?
+
+FORMULAS = {
+    # relu's backward is threshold_backward(grad, result): an op of the saved result.
+    "relu": lambda lib, x: lib.relu(x).sum(),
+    "relu_": lambda lib, x: (x * 1).relu_().sum(),
+    "relu_1d_output": lambda lib, x: lib.relu(x),
+    # norm(p=1) and norm(p=inf) multiply by sgn(x), an op of x.
+    "norm_p1": lambda lib, x: x.norm(p=1),
+    "norm_p1_dim": lambda lib, x: x.norm(p=1, dim=0),
+    "norm_inf": lambda lib, x: x.norm(p=float("inf")),
+    "norm_minus_inf": lambda lib, x: x.norm(p=-float("inf")),
+    "norm_p0": lambda lib, x: x.norm(p=0),
+    # the product of a 0-d tensor is that tensor: its gradient is grad itself.
+    "prod_0d": lambda lib, x: x[1].prod(),
+    "prod_0d_dim": lambda lib, x: x[1].prod(0),
+    "prod": lambda lib, x: x.prod(),
+    # formulas whose gradient does not depend on a saved value (no grad).
+    "sum": lambda lib, x: x.sum(),
+    "clamp": lambda lib, x: x.clamp(min=0).sum(),
+    "sign": lambda lib, x: x.sign().sum(),
+    "amax": lambda lib, x: x.amax(),
+    "pow_0": lambda lib, x: (x ** 0).sum(),
+    "abs": lambda lib, x: x.abs().sum(),
+    "var": lambda lib, x: x.var(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FORMULAS))
+def test_create_graph_gradient_requires_grad_like_torch(name):
+    def run(lib):
+        x = lib.tensor([0.5, -1.0, 2.0, 0.0], dtype=lib.float64, requires_grad=True)
+        y = FORMULAS[name](lib, x)
+        y.backward(lib.ones_like(y), create_graph=True)
+        (g,) = lib.autograd.grad(FORMULAS[name](lib, x), x, lib.ones_like(y),
+                                 create_graph=True, allow_unused=True)
+        return x.grad, g
+
+    both(run)
+
+
+def test_relu_gradient_differentiates_through_the_result():
+    # A second backward through relu's gradient: grad of grad, and zeros for the result.
+    def run(lib):
+        x = lib.tensor([0.5, -1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        y = lib.relu(x)
+        (g,) = lib.autograd.grad(y, x, lib.ones_like(y), create_graph=True)
+        (gg,) = lib.autograd.grad((g * g).sum(), x, retain_graph=True, allow_unused=True,
+                                 materialize_grads=True)
+        w = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64, requires_grad=True)
+        (g2,) = lib.autograd.grad(y, x, w, create_graph=True)
+        (gw,) = lib.autograd.grad(g2.sum(), w)
+        return g, gg, gw
+
+    both(run)
+
+
+# ------------------------------------------------------------- special cases' values
+
+@pytest.mark.parametrize("grad", [float("nan"), float("inf"), 2.0])
+def test_pow_zero_exponent_gradient_is_zeros_whatever_grad(grad):
+    # pow(x, 0)'s derivative is PyTorch's zeros_like(self): not grad * 0 (NaN for inf).
+    def run(lib):
+        x = lib.tensor([0.0, 3.0], requires_grad=True)
+        y = x ** 0
+        y.backward(lib.full((2,), grad), create_graph=True)
+        return x.grad
+
+    both(run)
+
+
+@pytest.mark.parametrize("grad", [float("nan"), 2.0])
+def test_pow_exponent_gradient_at_zero_base_keeps_nan_grad(grad):
+    # d/de 0 ** e is defined as 0 (e >= 0), then multiplied by grad: NaN stays NaN.
+    def run(lib):
+        base = lib.tensor([0.0, 2.0], dtype=lib.float64)
+        e = lib.tensor([1.5, 2.0], dtype=lib.float64, requires_grad=True)
+        (g1,) = lib.autograd.grad(base ** e, e, lib.full((2,), grad, dtype=lib.float64))
+        (g2,) = lib.autograd.grad(0 ** e, e, lib.full((2,), grad, dtype=lib.float64))
+        return g1, g2
+
+    both(run)
+
+
+@pytest.mark.parametrize("value", [0.0, 2.0, float("nan"), float("inf")])
+def test_prod_of_0d_tensor_gradient_is_grad_whatever_the_value(value):
+    def run(lib):
+        x = lib.tensor(value, requires_grad=True)
+        x.prod().backward()
+        return x.grad
+
+    both(run)
+
+
+# --------------------------------------------------- dtype after a promoting in-place op
+
+@pytest.mark.parametrize("retain", ["retain_grad", "inputs"])
+def test_inplace_op_that_promoted_passes_gradients_of_self_dtype(retain):
+    # float32 /= float64 leaves a float32 tensor: its grad_fn receives float32 gradients.
+    def run(lib):
+        x = lib.tensor([[2.25], [1.0]], requires_grad=True)
+        y = x * 2
+        d = lib.tensor([[3.0], [-0.375]], dtype=lib.float64, requires_grad=True)
+        y /= d
+        if retain == "retain_grad":
+            y.retain_grad()
+            y.sum().backward()
+        else:
+            y.sum().backward(inputs=[y, x, d])
+        return y.grad, x.grad, d.grad
+
+    both(run)
+
+
+# ------------------------------------------ tensor hooks of a root that reaches no input
+
+@pytest.mark.parametrize("lib", LIBS)
+@pytest.mark.parametrize("mode", ["grad", "backward"])
+def test_root_reaching_no_input_still_runs_its_tensor_hooks(lib, mode):
+    # The root is popped even when pruned: its tensor hooks run, its node hooks do not.
+    log = []
+    x = lib.tensor([0.5, 2.0], requires_grad=True)
+    y = x * 2
+    y.register_hook(lambda g: log.append("tensor"))
+    y.grad_fn.register_prehook(lambda g: log.append("pre"))
+    y.grad_fn.register_hook(lambda gi, go: log.append("post"))
+    other = lib.tensor([1.0, 2.0], requires_grad=True)
+    _ = other * 2
+    if mode == "grad":
+        assert lib.autograd.grad(y, [other], lib.ones(2), allow_unused=True) == (None,)
+    else:
+        y.backward(lib.ones(2), inputs=[other])
+        assert other.grad is None
+    assert log == ["tensor"]
+
+
+@pytest.mark.parametrize("lib", LIBS)
+@pytest.mark.parametrize("mode", ["grad", "backward"])
+def test_root_hook_on_an_undefined_slot_receives_none(lib, mode):
+    # A hook on the other piece of a split whose root reaches no input gets None.
+    seen = []
+    x = lib.tensor([0.5, 2.0, 3.0, 4.0], requires_grad=True)
+    a, b = (x * 2).chunk(2)
+    a.register_hook(lambda g: seen.append(g))
+    other = lib.tensor([1.0], requires_grad=True)
+    _ = other * 2
+    if mode == "grad":
+        lib.autograd.grad(b, [other], lib.ones(2), allow_unused=True)
+    else:
+        b.backward(lib.ones(2), inputs=[other])
+    assert seen == [None]
+
+
+@pytest.mark.parametrize("grad", [float("nan"), float("inf"), 2.0])
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+def test_softmax_of_0d_tensor_gradient_like_one_element_row(op, grad):
+    # Constant 1 (or 0) forward, but the formula still runs: NaN from an inf or NaN grad.
+    def run(lib):
+        x = lib.tensor(0.5, requires_grad=True)
+        (g,) = lib.autograd.grad(getattr(lib, op)(x, 0), x, lib.tensor(grad))
+        return g
+
+    both(run)
+
+
+@pytest.mark.parametrize("op", ["var", "std"])
+@pytest.mark.parametrize("values, kwargs", [
+    ([2.0], {}), ([2.0, 3.0], {"correction": 2}), ([2.0], {"dim": 0}), (2.0, {}),
+    ([2.0, float("nan")], {"correction": 3}),
+])
+def test_var_without_degrees_of_freedom_gradient_like_torch(op, values, kwargs):
+    # No dim (or a 0-d input) and n <= correction: NaN where x is its mean, else inf, as a
+    # constant that does not require grad; with a dim, the usual formula (inf * 0).
+    def run(lib):
+        x = lib.tensor(values, dtype=lib.float64, requires_grad=True)
+        y = getattr(x, op)(**kwargs)
+        y.backward(lib.full_like(y, -2.0), create_graph=True)
+        return x.grad
+
+    both(run)
+
+
+@pytest.mark.parametrize("lib", LIBS)
+@pytest.mark.parametrize("shape, repeats, same", [
+    ((1, 2), (1, 1), True), ((), (), True), ((2,), (1,), True),
+    ((1, 2), (1, 1, 1), False), ((3, 2), (2, 1), False), ((2,), (0,), False),
+])
+def test_repeat_of_nothing_hands_the_gradient_on_as_is(lib, shape, repeats, same):
+    # grad() then returns the grad_outputs tensor itself, which requires grad.
+    x = lib.ones(shape, requires_grad=True)
+    y = x * 1
+    out = y.repeat(repeats)
+    g = lib.ones(out.shape, requires_grad=True)
+    (gy,) = lib.autograd.grad(out, y, g)
+    assert (gy is g) == same
+    assert gy.requires_grad == same
