@@ -75,6 +75,15 @@ cdef object view_positions(tuple base_geometry, tuple view_geometry):
     return np.ascontiguousarray(strided(storage, view_geometry))
 
 
+cdef bint shares_memory(tuple geometry):
+    """Do elements of this geometry share memory (a zero stride on a dim longer than 1)?"""
+    shape, strides, _ = geometry
+    for n, s in zip(shape, strides):
+        if s == 0 and n > 1:
+            return True
+    return False
+
+
 cdef object strided(object storage, tuple geometry):
     shape, strides, offset = geometry
     itemsize = storage.itemsize
@@ -117,6 +126,10 @@ cdef class CopySlices(Node):
             result = self.fn.apply((flat[self.positions],))
         finally:
             self.fn.output_mask = None
+        if result[0] is not None and shares_memory(self.view_geometry):
+            # PyTorch copies the view's gradient into the view's layout of the base's
+            # gradient, and copy_ refuses to write into an expand.
+            raise RuntimeError(_INTERNAL_OVERLAP_ERROR)
         zeros = make_tensor(np.zeros((<Tensor>self.positions)._data.shape,
                                      (<Tensor>grad)._data.dtype))
         flat = flat.index_put((self.positions,), zeros)
@@ -440,6 +453,18 @@ cdef void check_inplace(Tensor self, bint records) except *:
 # next to their definitions. NumPy gives a size-1 dim any stride (``broadcast_to`` gives 0)
 # where PyTorch keeps the one it had, so strides are compared on the dims longer than 1.
 
+# NOTE [Writing into an expand]
+# index_put_ and masked_fill_ write into a tensor whose elements share memory. Writing
+# their out-of-place result back element by element would let the last alias in memory
+# order win, where PyTorch's kernel lets the last *write* win (``e[[2, 0]] = v`` leaves
+# v[1] in every row of an expanded ``e``; with accumulate, every value is added). So
+# these ops write into ``self``'s memory themselves, as the kernel does, and their result
+# is a copy of that memory, which write_back then leaves as it is. (fill_ and zero_ write
+# one value everywhere; every other op refuses such a tensor.)
+
+_INTERNAL_OVERLAP_ERROR = (
+    "unsupported operation: more than one element of the written-to tensor refers to a "
+    "single memory location. Please clone() the tensor before performing the operation.")
 _OVERLAP_ERROR = (
     "unsupported operation: some elements of the input tensor and the written-to tensor "
     "refer to a single memory location. Please clone() the tensor before performing the "
@@ -524,10 +549,7 @@ cdef bint has_internal_overlap(Tensor written) except -1:
 cdef void check_no_internal_overlap(Tensor written) except *:
     """PyTorch's assert_no_internal_overlap: no writing element by element into an ``expand``."""
     if has_internal_overlap(written):
-        raise RuntimeError(
-            "unsupported operation: more than one element of the written-to tensor "
-            "refers to a single memory location. Please clone() the tensor before "
-            "performing the operation.")
+        raise RuntimeError(_INTERNAL_OVERLAP_ERROR)
 
 
 cdef void warn_if_expanded(Tensor written, str op, str example) except *:

@@ -22,7 +22,9 @@ from autograd_cy._C.tensor cimport wrap_dim
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.recording cimport record1, record
 from autograd_cy._C.promotion cimport wrap
-from autograd_cy._C.views cimport apply_inplace, warn_if_expanded, check_no_partial_overlap
+from autograd_cy._C.views cimport (
+    apply_inplace, warn_if_expanded, check_no_partial_overlap, has_internal_overlap,
+)
 from autograd_cy._C.ops.shape cimport leading
 from autograd_cy._C.ops.selection import where
 
@@ -297,8 +299,15 @@ cdef void masked_fill_overlap_checks(Tensor self, tuple others) except *:
 
 def masked_fill_(Tensor self, Tensor mask, value):
     """In-place ``masked_fill``; ``mask`` must broadcast to ``self``'s shape."""
-    return apply_inplace(self, lambda source: masked_fill(source, mask, value),
-                         (value, mask), False, None, None, masked_fill_overlap_checks)
+    def compute(Tensor source):
+        cdef Tensor out = masked_fill(source, mask, value)
+        if has_internal_overlap(source):
+            # NOTE [Writing into an expand] in views.pyx
+            np.copyto(source._data, out._data, where=mask._data)
+            out._data[...] = source._data
+        return out
+    return apply_inplace(self, compute, (value, mask), False, None, None,
+                         masked_fill_overlap_checks)
 
 
 register_methods({name: globals()[name] for name in __tensor_methods__})

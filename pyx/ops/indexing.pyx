@@ -30,7 +30,9 @@ from autograd_cy._C.tensor cimport (
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.recording cimport record1, record
 from autograd_cy._C.promotion cimport wrap
-from autograd_cy._C.views cimport apply_inplace, warn_if_expanded, check_no_overlap
+from autograd_cy._C.views cimport (
+    apply_inplace, warn_if_expanded, check_no_overlap, has_internal_overlap,
+)
 from autograd_cy._C.ops.gather_scatter cimport masked_fill_overlap_checks
 from autograd_cy._C.ops.inplace import copy_, fill_
 from autograd_cy._C.ops.shape cimport alias, record_view, select_unchecked, slice_unchecked
@@ -329,15 +331,20 @@ cdef class IndexPutBackward0(Node):
         return (self_grad, values_grad)
 
 
-cdef Tensor index_put_unchecked(Tensor self, tuple indices, Tensor values, bint accumulate):
-    """A copy of ``self`` with ``values`` written (or added) at ``indices``."""
+cdef Tensor index_put_unchecked(Tensor self, tuple indices, Tensor values, bint accumulate,
+                                bint into_self=False):
+    """A copy of ``self`` with ``values`` written (or added) at ``indices``.
+    ``into_self``: write into ``self``'s own memory first, and copy that (NOTE [Writing
+    into an expand] in views.pyx)."""
     cdef IndexPutBackward0 node
     np_index = numpy_index(indices)
-    array = self._data.copy()
+    array = self._data if into_self else self._data.copy()
     if accumulate:
         np.add.at(array, np_index, values._data)
     else:
         array[np_index] = values._data
+    if into_self:
+        array = array.copy()
     cdef Tensor out = wrap(array)
     if is_grad_enabled() and (requires_grad(self) or requires_grad(values)):
         node = IndexPutBackward0()
@@ -421,12 +428,14 @@ cdef Tensor index_put_inplace(Tensor self, tuple indices, Tensor values, bint ac
     mask = mask_of(items, values, accumulate)
     if mask is not None:
         return apply_inplace(
-            self, lambda source: index_put_unchecked(source, indices, values, False),
+            self, lambda source: index_put_unchecked(source, indices, values, False,
+                                                     has_internal_overlap(source)),
             (values, mask), False, None, None, index_put_as_masked_fill_checks)
 
     def compute(Tensor source):
         check_index_put(source, indices, values)
-        return index_put_unchecked(source, indices, values, accumulate)
+        return index_put_unchecked(source, indices, values, accumulate,
+                                   has_internal_overlap(source))
     others = (values,) + tuple([item for item in items if isinstance(item, Tensor)])
     return apply_inplace(self, compute, others, False, None, None, index_put_overlap_checks)
 
