@@ -297,3 +297,21 @@ def test_gradient_of_a_converted_value():
         return (x.grad_fn.name(), str(v.grad.dtype).split(".")[-1], v.grad.item(),
                 a.grad.tolist())
     assert_same(run)
+
+
+ORDER = {
+    # The index arrays broadcast, then the value's shape, then dtypes, then bounds.
+    "broadcast_before_bounds": lambda lib, x: x.__setitem__(
+        (lib.tensor([0, 7]), lib.tensor([0, 1, 2])), 1.0),
+    "shape_before_dtype": lambda lib, x: x.__setitem__(lib.tensor([0, 1]), lib.ones(
+        3, 3, dtype=lib.float64)),
+    "dtype_before_bounds": lambda lib, x: x.__setitem__(lib.tensor([0, 7]), lib.ones(
+        3, dtype=lib.float64)),
+    "getitem_broadcast_before_bounds": lambda lib, x: x[lib.tensor([0, 7]),
+                                                        lib.tensor([0, 1, 2])],
+}
+
+
+@pytest.mark.parametrize("name", ORDER)
+def test_index_put_checks_in_torchs_order(name):
+    assert_same_error(written(ORDER[name], lambda lib: lib.zeros(3, 3)))

@@ -223,9 +223,36 @@ cdef tuple numpy_index(tuple indices):
 
 
 cdef tuple check_indices(Tensor self, tuple indices):
-    """Bounds and broadcasting of per-dim index arrays; the shape of ``self[indices]``."""
+    """Broadcasting, then bounds, of per-dim index arrays (PyTorch's order); the shape
+    of ``self[indices]``."""
+    target = indexed_shape(self, indices)
+    check_bounds(self, indices)
+    return target
+
+
+cdef tuple indexed_shape(Tensor self, tuple indices):
+    """The shape of ``self[indices]``, with PyTorch's error when the index arrays do not
+    broadcast; bounds are not checked."""
     cdef list shapes = []
     cdef list dims = []
+    shape = self._data.shape
+    for d, positions in enumerate(indices):
+        if positions is not None:
+            shapes.append(positions.shape)
+            dims.append(d)
+    try:
+        broadcast = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
+                         "shapes " + ", ".join(str(list(s)) for s in shapes)) from None
+    rest = [n for d, n in enumerate(shape) if d not in dims]
+    if dims[-1] - dims[0] + 1 == len(dims):
+        # Adjacent indexed dims: the result's indexed dims stay where they were.
+        return tuple(rest[:dims[0]]) + broadcast + tuple(rest[dims[0]:])
+    return broadcast + tuple(rest)
+
+
+cdef void check_bounds(Tensor self, tuple indices) except *:
     cdef Py_ssize_t position = 0
     shape = self._data.shape
     for d, positions in enumerate(indices):
@@ -239,19 +266,7 @@ cdef tuple check_indices(Tensor self, tuple indices):
                 # PyTorch counts the indexed dims only, in order.
                 raise IndexError(f"index {bad} is out of bounds for dimension {position} with "
                                  f"size {size}")
-        shapes.append(positions.shape)
-        dims.append(d)
         position += 1
-    try:
-        broadcast = np.broadcast_shapes(*shapes)
-    except ValueError:
-        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
-                         "shapes " + ", ".join(str(list(s)) for s in shapes)) from None
-    rest = [n for d, n in enumerate(shape) if d not in dims]
-    if dims[-1] - dims[0] + 1 == len(dims):
-        # Adjacent indexed dims: the result's indexed dims stay where they were.
-        return tuple(rest[:dims[0]]) + broadcast + tuple(rest[dims[0]:])
-    return broadcast + tuple(rest)
 
 
 cdef tuple saved_index_tensors(tuple indices):
@@ -357,12 +372,9 @@ cdef Tensor index_put_unchecked(Tensor self, tuple indices, Tensor values, bint 
 
 
 cdef void check_index_put(Tensor self, tuple indices, Tensor values) except *:
-    if values._data.dtype != self._data.dtype:
-        raise RuntimeError(
-            f"Index put requires the source and destination dtypes match, got "
-            f"{scalar_name(self._data.dtype)} for the destination and "
-            f"{scalar_name(values._data.dtype)} for the source.")
-    target = check_indices(self, indices)
+    """index_put's checks, in PyTorch's order: the index arrays broadcast, the value fits
+    the indexed shape, the dtypes match; the bounds last (its kernel checks them)."""
+    target = indexed_shape(self, indices)
     try:
         fits = np.broadcast_shapes(values._data.shape, target) == target
     except ValueError:
@@ -371,6 +383,12 @@ cdef void check_index_put(Tensor self, tuple indices, Tensor values) except *:
         raise RuntimeError(
             f"shape mismatch: value tensor of shape {list(values._data.shape)} cannot be "
             f"broadcast to indexing result of shape {list(target)}")
+    if values._data.dtype != self._data.dtype:
+        raise RuntimeError(
+            f"Index put requires the source and destination dtypes match, got "
+            f"{scalar_name(self._data.dtype)} for the destination and "
+            f"{scalar_name(values._data.dtype)} for the source.")
+    check_bounds(self, indices)
 
 
 # NOTE [index_put_ as masked_fill_]
