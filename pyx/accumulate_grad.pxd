@@ -16,3 +16,4 @@ cdef class AccumulateGrad(Node):
 
 
 cdef AccumulateGrad get_accumulator(Tensor leaf)
+cdef bint is_dense(object array)

@@ -22,7 +22,9 @@ from autograd_cy._C.tensor cimport wrap_dim
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.recording cimport record1, record
 from autograd_cy._C.promotion cimport wrap
-from autograd_cy._C.views cimport apply_inplace
+from autograd_cy._C.views cimport (
+    apply_inplace, warn_if_expanded, check_no_partial_overlap, has_internal_overlap,
+)
 from autograd_cy._C.ops.shape cimport leading
 from autograd_cy._C.ops.selection import where
 
@@ -261,12 +263,16 @@ cdef tuple broadcast_shape(tuple a, tuple b):
     return tuple(result)
 
 
-def masked_fill(Tensor self, Tensor mask, value):
-    """``self`` with ``value`` (a number or 0-d tensor) where ``mask`` is True (a copy)."""
-    cdef MaskedFillBackward0 node
+cdef void check_bool_mask(Tensor mask) except *:
     if mask._data.dtype.kind != "b":
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
                            + c10_name(mask._data.dtype))
+
+
+def masked_fill(Tensor self, Tensor mask, value):
+    """``self`` with ``value`` (a number or 0-d tensor) where ``mask`` is True (a copy)."""
+    cdef MaskedFillBackward0 node
+    check_bool_mask(mask)
     is_tensor = isinstance(value, Tensor)
     if is_tensor and (<Tensor>value)._data.ndim != 0:
         raise RuntimeError(
@@ -282,11 +288,26 @@ def masked_fill(Tensor self, Tensor mask, value):
     return out
 
 
+cdef void masked_fill_overlap_checks(Tensor self, tuple others) except *:
+    """masked_fill_ reads its value once, up front, and only warns about an ``expand``
+    (deprecated); the mask, ``others[1]``, may not overlap ``self`` partially.
+    index_put_ runs these too when it runs as masked_fill_."""
+    check_bool_mask(<Tensor>others[1])
+    warn_if_expanded(self, "masked_fill_", "tensor[mask] = scalar")
+    check_no_partial_overlap(self, others[1])
+
+
 def masked_fill_(Tensor self, Tensor mask, value):
     """In-place ``masked_fill``; ``mask`` must broadcast to ``self``'s shape."""
-    # The 0-dim value is read once, before anything is written: no overlap check.
-    return apply_inplace(self, lambda source: masked_fill(source, mask, value),
-                         (value,), False, None, None, False)
+    def compute(Tensor source):
+        cdef Tensor out = masked_fill(source, mask, value)
+        if has_internal_overlap(source):
+            # NOTE [Writing into an expand] in views.pyx
+            np.copyto(source._data, out._data, where=mask._data)
+            out._data[...] = source._data
+        return out
+    return apply_inplace(self, compute, (value, mask), False, None, None,
+                         masked_fill_overlap_checks)
 
 
 register_methods({name: globals()[name] for name in __tensor_methods__})

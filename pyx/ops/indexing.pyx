@@ -30,7 +30,10 @@ from autograd_cy._C.tensor cimport (
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.recording cimport record1, record
 from autograd_cy._C.promotion cimport wrap
-from autograd_cy._C.views cimport apply_inplace
+from autograd_cy._C.views cimport (
+    apply_inplace, warn_if_expanded, check_no_overlap, has_internal_overlap,
+)
+from autograd_cy._C.ops.gather_scatter cimport masked_fill_overlap_checks
 from autograd_cy._C.ops.inplace import copy_, fill_
 from autograd_cy._C.ops.shape cimport alias, record_view, select_unchecked, slice_unchecked
 from autograd_cy._C.ops.shape import unsqueeze, view, expand
@@ -220,9 +223,36 @@ cdef tuple numpy_index(tuple indices):
 
 
 cdef tuple check_indices(Tensor self, tuple indices):
-    """Bounds and broadcasting of per-dim index arrays; the shape of ``self[indices]``."""
+    """Broadcasting, then bounds, of per-dim index arrays (PyTorch's order); the shape
+    of ``self[indices]``."""
+    target = indexed_shape(self, indices)
+    check_bounds(self, indices)
+    return target
+
+
+cdef tuple indexed_shape(Tensor self, tuple indices):
+    """The shape of ``self[indices]``, with PyTorch's error when the index arrays do not
+    broadcast; bounds are not checked."""
     cdef list shapes = []
     cdef list dims = []
+    shape = self._data.shape
+    for d, positions in enumerate(indices):
+        if positions is not None:
+            shapes.append(positions.shape)
+            dims.append(d)
+    try:
+        broadcast = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
+                         "shapes " + ", ".join(str(list(s)) for s in shapes)) from None
+    rest = [n for d, n in enumerate(shape) if d not in dims]
+    if dims[-1] - dims[0] + 1 == len(dims):
+        # Adjacent indexed dims: the result's indexed dims stay where they were.
+        return tuple(rest[:dims[0]]) + broadcast + tuple(rest[dims[0]:])
+    return broadcast + tuple(rest)
+
+
+cdef void check_bounds(Tensor self, tuple indices) except *:
     cdef Py_ssize_t position = 0
     shape = self._data.shape
     for d, positions in enumerate(indices):
@@ -236,19 +266,7 @@ cdef tuple check_indices(Tensor self, tuple indices):
                 # PyTorch counts the indexed dims only, in order.
                 raise IndexError(f"index {bad} is out of bounds for dimension {position} with "
                                  f"size {size}")
-        shapes.append(positions.shape)
-        dims.append(d)
         position += 1
-    try:
-        broadcast = np.broadcast_shapes(*shapes)
-    except ValueError:
-        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
-                         "shapes " + ", ".join(str(list(s)) for s in shapes)) from None
-    rest = [n for d, n in enumerate(shape) if d not in dims]
-    if dims[-1] - dims[0] + 1 == len(dims):
-        # Adjacent indexed dims: the result's indexed dims stay where they were.
-        return tuple(rest[:dims[0]]) + broadcast + tuple(rest[dims[0]:])
-    return broadcast + tuple(rest)
 
 
 cdef tuple saved_index_tensors(tuple indices):
@@ -328,15 +346,20 @@ cdef class IndexPutBackward0(Node):
         return (self_grad, values_grad)
 
 
-cdef Tensor index_put_unchecked(Tensor self, tuple indices, Tensor values, bint accumulate):
-    """A copy of ``self`` with ``values`` written (or added) at ``indices``."""
+cdef Tensor index_put_unchecked(Tensor self, tuple indices, Tensor values, bint accumulate,
+                                bint into_self=False):
+    """A copy of ``self`` with ``values`` written (or added) at ``indices``.
+    ``into_self``: write into ``self``'s own memory first, and copy that (NOTE [Writing
+    into an expand] in views.pyx)."""
     cdef IndexPutBackward0 node
     np_index = numpy_index(indices)
-    array = self._data.copy()
+    array = self._data if into_self else self._data.copy()
     if accumulate:
         np.add.at(array, np_index, values._data)
     else:
         array[np_index] = values._data
+    if into_self:
+        array = array.copy()
     cdef Tensor out = wrap(array)
     if is_grad_enabled() and (requires_grad(self) or requires_grad(values)):
         node = IndexPutBackward0()
@@ -349,12 +372,9 @@ cdef Tensor index_put_unchecked(Tensor self, tuple indices, Tensor values, bint 
 
 
 cdef void check_index_put(Tensor self, tuple indices, Tensor values) except *:
-    if values._data.dtype != self._data.dtype:
-        raise RuntimeError(
-            f"Index put requires the source and destination dtypes match, got "
-            f"{scalar_name(self._data.dtype)} for the destination and "
-            f"{scalar_name(values._data.dtype)} for the source.")
-    target = check_indices(self, indices)
+    """index_put's checks, in PyTorch's order: the index arrays broadcast, the value fits
+    the indexed shape, the dtypes match; the bounds last (its kernel checks them)."""
+    target = indexed_shape(self, indices)
     try:
         fits = np.broadcast_shapes(values._data.shape, target) == target
     except ValueError:
@@ -363,47 +383,85 @@ cdef void check_index_put(Tensor self, tuple indices, Tensor values) except *:
         raise RuntimeError(
             f"shape mismatch: value tensor of shape {list(values._data.shape)} cannot be "
             f"broadcast to indexing result of shape {list(target)}")
+    if values._data.dtype != self._data.dtype:
+        raise RuntimeError(
+            f"Index put requires the source and destination dtypes match, got "
+            f"{scalar_name(self._data.dtype)} for the destination and "
+            f"{scalar_name(values._data.dtype)} for the source.")
+    check_bounds(self, indices)
+
+
+# NOTE [index_put_ as masked_fill_]
+# PyTorch's index_put_ (without accumulate) runs as ``masked_fill_(mask, values.item())``
+# when ``values`` has one element and the only index tensor is one bool (or uint8) mask.
+# That path reads the value once, as a number, so it converts the value to ``self``'s
+# dtype (x[mask] = torch.tensor(1.0, dtype=torch.float64) writes into a float32 x) and
+# ignores its shape, where every other index_put_ refuses a value of another dtype or
+# shape. The graph is the same either way: IndexPutBackward0, whose gradient for the
+# value the engine sums and casts back to the value's shape and dtype.
+
+cdef object mask_of(tuple items, Tensor values, bint accumulate):
+    """The mask, as a tensor, when index_put_ runs as masked_fill_ (NOTE [index_put_ as
+    masked_fill_]); else None. Ints, slices, None and ``...`` do not count as index tensors."""
+    cdef Tensor mask = None
+    if accumulate or values._data.size != 1:
+        return None
+    for item in items:
+        if (item is None or item is Ellipsis or type(item) is slice or type(item) is bool
+                or isinstance(item, (int, np.integer))):
+            continue
+        if mask is not None:
+            return None
+        mask = item if isinstance(item, Tensor) else make_tensor(np.asarray(item))
+        if mask._data.dtype.kind != "b" and mask._data.dtype != np.uint8:
+            return None
+    return mask
 
 
 def index_put(Tensor self, indices, Tensor values, accumulate=False):
     """A copy of ``self`` with ``values`` put at ``self[indices]`` (added if ``accumulate``)."""
     cdef tuple per_dim = resolve_indices(self, indices)
-    check_index_put(self, per_dim, values)
+    if mask_of(tuple(indices), values, accumulate) is None:
+        check_index_put(self, per_dim, values)
     return index_put_unchecked(self, per_dim, values, accumulate)
 
 
+cdef void index_put_overlap_checks(Tensor self, tuple others) except *:
+    """index_put_ only warns about an ``expand`` (deprecated), but its values and index
+    tensors (``others``) may share no memory with ``self`` at all."""
+    warn_if_expanded(self, "index_put_", "tensor[indices] = tensor")
+    for other in others:
+        check_no_overlap(self, other)
+
+
+cdef void index_put_as_masked_fill_checks(Tensor self, tuple others) except *:
+    """index_put_'s warning, then masked_fill_'s checks; ``others``: (values, mask)."""
+    warn_if_expanded(self, "index_put_", "tensor[indices] = tensor")
+    masked_fill_overlap_checks(self, others)
+
+
 cdef Tensor index_put_inplace(Tensor self, tuple indices, Tensor values, bint accumulate,
-                              bint value_read_once):
-    """``value_read_once``: PyTorch runs this as masked_fill_ (see runs_as_masked_fill),
-    which reads the value before writing, so it may overlap ``self``."""
-    check_index_put(self, indices, values)
-    return apply_inplace(
-        self, lambda source: index_put_unchecked(source, indices, values, accumulate),
-        (values,), False, None, None, not value_read_once)
+                              tuple items):
+    """``self[items] = values`` where ``indices`` are ``items`` resolved per dim."""
+    mask = mask_of(items, values, accumulate)
+    if mask is not None:
+        return apply_inplace(
+            self, lambda source: index_put_unchecked(source, indices, values, False,
+                                                     has_internal_overlap(source)),
+            (values, mask), False, None, None, index_put_as_masked_fill_checks)
 
-
-cdef bint runs_as_masked_fill(tuple items, Tensor values):
-    """Does PyTorch's index_put_ run as ``masked_fill_(mask, value.item())``? It does
-    when the value has one element and the only index tensor is one bool (or uint8) mask
-    (canDispatchToMaskedFill); ints, slices, None and ``...`` do not count."""
-    cdef int masks = 0
-    if values._data.size != 1:
-        return False
-    for item in items:
-        if (item is None or item is Ellipsis or type(item) is slice or type(item) is bool
-                or isinstance(item, (int, np.integer))):
-            continue
-        array = (<Tensor>item)._data if isinstance(item, Tensor) else np.asarray(item)
-        if array.dtype.kind != "b" and array.dtype != np.uint8:
-            return False
-        masks += 1
-    return masks == 1
+    def compute(Tensor source):
+        check_index_put(source, indices, values)
+        return index_put_unchecked(source, indices, values, accumulate,
+                                   has_internal_overlap(source))
+    others = (values,) + tuple([item for item in items if isinstance(item, Tensor)])
+    return apply_inplace(self, compute, others, False, None, None, index_put_overlap_checks)
 
 
 def index_put_(Tensor self, indices, Tensor values, accumulate=False):
     """In-place ``index_put``."""
     return index_put_inplace(self, resolve_indices(self, indices), values, accumulate,
-                             not accumulate and runs_as_masked_fill(tuple(indices), values))
+                             tuple(indices))
 
 
 # ------------------------------------------------------------------ x[index] = value
@@ -461,7 +519,7 @@ def setitem(Tensor self, index, value):
         return
     if source._data.ndim:
         source = strip_leading_ones(source)
-    index_put_inplace(target, tuple(advanced), source, False, runs_as_masked_fill(items, source))
+    index_put_inplace(target, tuple(advanced), source, False, items)
 
 
 # The Tensor operators (NOTE [How Tensor gets its methods] in tensor.pyx).

@@ -11,7 +11,10 @@ from autograd_cy._C.tensor cimport (
 )
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.recording cimport record
-from autograd_cy._C.views cimport apply_inplace
+from autograd_cy._C.views cimport (
+    apply_inplace, no_overlap_checks, elementwise_overlap_checks, check_no_internal_overlap,
+    same_data,
+)
 
 __all__ = ["zero_", "fill_", "copy_"]
 __tensor_methods__ = ("zero_", "fill_", "copy_")
@@ -79,7 +82,14 @@ def _filled(Tensor source, value, Node node):
 def zero_(Tensor self):
     """Fill with zeros, in place."""
     return apply_inplace(self, lambda x: _filled(x, 0, ZeroBackward0()), (), False,
-                         None, None, False)
+                         None, None, no_overlap_checks)
+
+
+cdef void fill_overlap_checks(Tensor self, tuple others) except *:
+    """fill_ with a tensor is ``copy_`` from it (from a clone when it aliases ``self``),
+    so only an ``expand`` is refused; a number is read once and refuses nothing."""
+    if isinstance(others[0], Tensor):
+        check_no_internal_overlap(self)
 
 
 def fill_(Tensor self, value):
@@ -88,10 +98,16 @@ def fill_(Tensor self, value):
         raise RuntimeError(
             "fill_ only supports 0-dimension value tensor but got tensor with "
             f"{(<Tensor>value)._data.ndim} dimensions.")
-    # The 0-dim value is read once, before anything is written: no overlap check.
     node_type = FillBackward3 if isinstance(value, Tensor) else FillBackward2
     return apply_inplace(self, lambda x: _filled(x, value, node_type()), (value,), False,
-                         None, None, False)
+                         None, None, fill_overlap_checks)
+
+
+cdef void copy_overlap_checks(Tensor self, tuple others) except *:
+    """copy_ returns at once, refusing nothing, when ``src`` is ``self``'s very data (the
+    same memory, layout and dtype, an ``expand`` too); else TensorIterator's checks."""
+    if not same_data(self, <Tensor>others[0]):
+        elementwise_overlap_checks(self, others)
 
 
 def copy_(Tensor self, Tensor src, non_blocking=False):
@@ -112,7 +128,7 @@ def copy_(Tensor self, Tensor src, non_blocking=False):
         if is_grad_enabled() and (requires_grad(x) or requires_grad(src)):
             record(CopyBackwards(), (x, src), (out,))
         return out
-    return apply_inplace(self, compute, (src,), False)
+    return apply_inplace(self, compute, (src,), False, None, None, copy_overlap_checks)
 
 
 def _increment_version(Tensor t):

@@ -1,0 +1,6 @@
+# Design: masked_fill_'s checks of the memory it writes, which index_put_ also runs when it
+# runs as masked_fill_ (indexing.pyx).
+
+from autograd_cy._C.tensor cimport Tensor
+
+cdef void masked_fill_overlap_checks(Tensor self, tuple others) except *
