@@ -818,3 +818,47 @@ def test_mlp_training_step(dtype):
 
     ours, theirs = train(ag), train(torch)
     assert_close(ours, theirs, *tolerance, what="mlp")
+
+
+LINEAR_GRAPHS = [
+    # (input shape, weight shape, bias shape or None, input contiguous)
+    ((3,), (5, 3), None, True), ((3,), (5, 3), (5,), True), ((3,), (5, 3), (), True),
+    ((2, 3), (5, 3), None, True), ((2, 3), (5, 3), (2, 5), False), ((2, 3), (3,), None, True),
+    ((4, 2, 3), (5, 3), None, True), ((4, 2, 3), (5, 3), (5,), True),
+    ((4, 2, 3), (5, 3), (5,), False), ((4, 2, 3), (5, 3), (), True),
+    ((4, 2, 3), (5, 3), (2, 5), True), ((2, 2, 2, 3), (5, 3), (1,), True),
+    ((2, 0, 3), (5, 3), None, True), ((2, 0, 3), (5, 3), (5,), True), ((4, 2, 3), (3,), (), False),
+]
+
+
+@pytest.mark.parametrize("input_shape, weight_shape, bias_shape, contiguous", LINEAR_GRAPHS)
+def test_linear_records_the_graph_torch_records(input_shape, weight_shape, bias_shape,
+                                                contiguous):
+    """addmm for a matrix with a bias; a contiguous input with a 1-D bias folded into addmm
+    and viewed back; otherwise matmul, then the bias added in place."""
+    def run(lib):
+        shape = input_shape if contiguous else input_shape[::-1]
+        leaf = lib.ones(shape, requires_grad=True)
+        x = leaf if contiguous else leaf.permute(*reversed(range(len(shape))))
+        w = lib.ones(weight_shape, requires_grad=True)
+        b = lib.ones(bias_shape, requires_grad=True) if bias_shape is not None else None
+        y = lib.nn.functional.linear(x * 1, w, b)
+        y.sum().backward()
+        return (tuple(y.shape), type(y.grad_fn).__name__, y._is_view(), leaf.grad.numpy().sum(),
+                w.grad.numpy().sum())
+    ours, theirs = run(ag), run(torch)
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("input_shape, weight_shape, bias_shape, contiguous", [
+    ((3,), (5, 3), (4,), True), ((2, 3), (3,), (5,), True), ((4, 2, 3), (5, 3), (4,), False),
+    ((4, 2, 3), (3,), (2, 5), True), ((3,), (5, 3), (2, 5), True)])
+def test_linear_errors_come_from_the_path_torch_takes(input_shape, weight_shape, bias_shape,
+                                                      contiguous):
+    def run(lib):
+        shape = input_shape if contiguous else input_shape[::-1]
+        x = lib.ones(shape)
+        if not contiguous:
+            x = x.permute(*reversed(range(len(shape))))
+        lib.nn.functional.linear(x, lib.ones(weight_shape), lib.ones(bias_shape))
+    assert_same_error(run, RuntimeError, exact=True)

@@ -588,3 +588,16 @@ def test_movedim_of_a_0d_tensor_is_an_alias(source, destination):
     assert results["torch"] == results["autograd_cy"]
     assert_same_error(lambda lib: lib.tensor(2.0).movedim(1, 0), IndexError,
                       "Dimension out of range")
+
+
+def test_cat_and_stack_results_are_contiguous_as_in_torch():
+    """NumPy keeps its inputs' memory order; PyTorch's cat and stack return contiguous
+    results unless every input is channels-last."""
+    def run(lib):
+        a, b = lib.ones(4, 2).t(), lib.ones(3, 2).t()
+        channels_last = lib.ones(2, 3, 4, 5).permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)
+        return (lib.cat([a, b], 1).is_contiguous(), lib.stack([a, a]).is_contiguous(),
+                lib.stack([a, a], 2).is_contiguous(), lib.cat([channels_last] * 2).stride(),
+                lib.cat([channels_last, lib.ones(2, 3, 4, 5)]).stride(),
+                tuple(lib.ones(4, 2).t().softmax(-2).view(-1, 2).shape))
+    assert run(ag) == run(torch)

@@ -125,21 +125,19 @@ def linear(input, weight, bias=None):
         raise RuntimeError("self and mat2 must have the same dtype, but got "
                            f"{bias.dtype._scalar_name} and {weight.dtype._scalar_name}")
     weight_t = transpose(weight, 0, 1) if weight.dim() == 2 else weight
-    if (input.dim() == 2 and weight.dim() == 2 and bias is not None
-            and _broadcasts_to(tuple(bias.shape), (input.shape[0], weight.shape[0]))):
-        # One AddmmBackward0, as PyTorch records it.
-        return _ag.addmm(bias, input, weight_t)
-    leading = tuple(input.shape[:-1])
-    # (rows, k), not (-1, k): with k = 0 the -1 could not be inferred.
-    flat = (reshape(input, (math.prod(leading), input.shape[-1])) if input.dim() > 2
-            else input)
-    out = matmul(flat, weight_t)
+    # PyTorch's three paths, each with its own graph (and its own errors):
+    if bias is not None and input.dim() == 2:
+        return _ag.addmm(bias, input, weight_t)                   # AddmmBackward0
+    if bias is not None and bias.dim() == 1 and input.is_contiguous():
+        # Rows folded into one matrix, then a view back: a view of the addmm result.
+        leading = tuple(input.shape[:-1])
+        # (rows, k), not (-1, k): with k = 0 the -1 could not be inferred.
+        flat = reshape(input, (math.prod(leading), input.shape[-1]))
+        out = _ag.addmm(bias, flat, weight_t)
+        return out.view(leading + (out.shape[1],))
+    out = matmul(input, weight_t)
     if bias is not None:
-        if not _broadcasts_to(tuple(bias.shape), tuple(out.shape)):
-            expand(bias, tuple(out.shape))          # raises PyTorch's message
-        out = add(out, bias)
-    if input.dim() > 2:
-        out = reshape(out, leading + tuple(out.shape[1:]))
+        out.add_(bias)                                            # AddBackward0, in place
     return out
 
 

@@ -19,6 +19,7 @@ from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record, record1, record2
 from autograd_cy._C.promotion cimport wrap
 from autograd_cy._C.ops.shape cimport unsafe_view
+from autograd_cy._C.ops.shape import expand
 from autograd_cy._C.ops.out_arguments cimport write_out
 from autograd_cy._C.ops.arithmetic import add, mul
 
@@ -397,10 +398,7 @@ def addmm(Tensor self, Tensor mat1, Tensor mat2, *, beta=1, alpha=1):
     except ValueError:
         array = None
     if array is None:
-        raise RuntimeError(f"The expanded size of the tensor ({product.shape[-1]}) must match "
-                           f"the existing size ({self._data.shape[-1]}) at non-singleton "
-                           f"dimension {self._data.ndim - 1}.  Target sizes: "
-                           f"{list(product.shape)}.  Tensor sizes: {list(self._data.shape)}")
+        expand(self, product.shape)     # self does not broadcast: raises PyTorch's message
     cdef Tensor out = wrap(array)
     cdef bint mat1_grad = requires_grad(mat1), mat2_grad = requires_grad(mat2)
     if is_grad_enabled() and (requires_grad(self) or mat1_grad or mat2_grad):

@@ -222,6 +222,26 @@ cdef inline bint legacy_empty(Tensor t):
     return t._data.ndim == 1 and t._data.shape[0] == 0
 
 
+cdef object torch_layout(object result, list inputs):
+    """``result`` (NumPy's, which follows its inputs' memory order) in PyTorch's layout:
+    contiguous, unless every input is channels-last (4-D or 5-D, channels innermost)."""
+    if result.flags.c_contiguous:
+        return result
+    for array in inputs:
+        if not channels_last(array):
+            return np.ascontiguousarray(result)
+    return result
+
+
+cdef bint channels_last(object array):
+    """Whether PyTorch suggests the channels-last memory format for ``array``."""
+    ndim = array.ndim
+    if (ndim != 4 and ndim != 5) or array.flags.c_contiguous:
+        return False
+    order = (0,) + tuple(range(2, ndim)) + (1,)      # N, spatial dims..., C
+    return np.transpose(array, order).flags.c_contiguous
+
+
 def cat(tensors, dim=0):
     """Join tensors along an existing dim; all other sizes must match (a copy)."""
     cdef list items = tensor_list(tensors)
@@ -251,7 +271,7 @@ def cat(tensors, dim=0):
             check_cat_shape(first, item, d, i)
             arrays.append(item._data)
             sizes.append(item._data.shape[d])
-        out = wrap(np.concatenate(arrays, axis=d, dtype=dtype))
+        out = wrap(torch_layout(np.concatenate(arrays, axis=d, dtype=dtype), arrays))
         sizes = tuple(sizes)
     if is_grad_enabled() and any(requires_grad(<Tensor>x) for x in items):
         node = CatBackward0()
@@ -306,7 +326,8 @@ def stack(tensors, dim=0):
                 f"and {list((<Tensor>item)._data.shape)} at entry {i}")
     d = wrap_dim(dim, len(shape) + 1)
     arrays = [(<Tensor>x)._data for x in items]
-    cdef Tensor out = wrap(np.stack(arrays, axis=d, dtype=promote_all(arrays)))
+    cdef Tensor out = wrap(torch_layout(np.stack(arrays, axis=d, dtype=promote_all(arrays)),
+                                        [np.expand_dims(a, d) for a in arrays]))
     if is_grad_enabled() and any(requires_grad(<Tensor>x) for x in items):
         node = StackBackward0()
         node.saved_dim = d
