@@ -86,6 +86,10 @@ cpdef list run_backward(tuple root_edges, tuple root_grads, bint keep_graph,
         if input_edges is not None:
             task.captured = [None] * len(input_edges)
             compute_exec_info(task, root, input_edges, accumulate_grad)
+            if not task.exec_info:
+                # No input has an edge (all are unreachable): prune everything all the same.
+                # An empty exec_info would mean "no pruning".
+                task.exec_info[None] = ExecInfo()
             if len(root_edges) != 1:
                 (<ExecInfo>task.exec_info.setdefault(root, ExecInfo())).needed = True
 

@@ -217,3 +217,29 @@ def test_repeat_of_nothing_hands_the_gradient_on_as_is(lib, shape, repeats, same
     (gy,) = lib.autograd.grad(out, y, g)
     assert (gy is g) == same
     assert gy.requires_grad == same
+
+
+def test_the_two_norm_gradient_at_a_zero_norm_keeps_a_nan_gradient():
+    """grad * (x / norm) with the ratio zeroed where the norm is 0: a NaN or inf incoming
+    gradient gives NaN there, as in PyTorch."""
+    def run(lib):
+        x = lib.tensor(0.0, dtype=lib.float64, requires_grad=True)
+        y = x.norm().pow(-3)        # inf; its gradient is 0 * inf = nan
+        lib.minimum(lib.tensor([0.5], dtype=lib.float64), y).sum().backward()
+        return x.grad
+    ours, theirs = run(ag), run(torch)
+    assert np.isnan(ours.item()) and np.isnan(theirs.item())
+
+
+def test_grad_with_only_unreachable_inputs_runs_nothing():
+    """A no_grad view of a tensor that requires grad has no gradient edge: grad() with it
+    as the only input prunes the whole graph (the output leaf's .grad stays None)."""
+    def run(lib):
+        leaf = lib.ones(2, 1, dtype=lib.float64, requires_grad=True)
+        with lib.no_grad():
+            view, = (lib.ones(1, 1, requires_grad=True) * 2).chunk(2, -1)
+        result = lib.autograd.grad(leaf, [view], grad_outputs=lib.ones(2, 1, dtype=lib.float64),
+                                   allow_unused=True)
+        return result, leaf.grad
+    for lib in (ag, torch):
+        assert run(lib) == ((None,), None)

@@ -862,3 +862,13 @@ def test_linear_errors_come_from_the_path_torch_takes(input_shape, weight_shape,
             x = x.permute(*reversed(range(len(shape))))
         lib.nn.functional.linear(x, lib.ones(weight_shape), lib.ones(bias_shape))
     assert_same_error(run, RuntimeError, exact=True)
+
+
+def test_cross_entropy_with_probabilities_negates_after_the_sum():
+    """A loss of zero is -0.0 in PyTorch (the sum is negated), which 1/loss shows."""
+    def run(lib):
+        x = lib.tensor([0.6875], dtype=lib.float64)
+        return [1 / lib.nn.functional.cross_entropy(x, x.clone(), reduction=r)
+                for r in ("mean", "sum", "none")]
+    ours, theirs = run(ag), run(torch)
+    assert [t.tolist() for t in ours] == [t.tolist() for t in theirs]

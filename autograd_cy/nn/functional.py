@@ -308,10 +308,10 @@ def _cross_entropy_probabilities(input, target, weight, reduction, label_smoothi
     terms = mul(log_probs, target)
     if weight is not None:
         terms = mul(terms, _class_weight_view(weight, input.dim(), class_dim))
-    losses = neg(_sum(terms, class_dim))
     if reduction == "none":
-        return losses
-    total = _sum(losses)
+        return neg(_sum(terms, class_dim))
+    # Negated after the sum, as PyTorch does: a sum of zeros is +0.0, and its negation -0.0.
+    total = neg(_sum(terms))
     if reduction == "sum":
         return total
     samples = input.numel() // classes if classes else 0

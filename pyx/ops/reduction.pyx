@@ -500,12 +500,12 @@ cdef class LinalgVectorNormBackward0(ReductionBackward):
         norm_zero = constant((<Tensor>norm)._data == 0)
         safe_norm = where(norm_zero, 1.0, norm)
         if p == 2:
-            scale = div(grad, safe_norm)
-            scaled = x
-        else:
-            scale = div(grad, pow(safe_norm, p - 1))
-            scaled = (mul(sign, pow(magnitude, p - 1)) if p < 2
-                      else mul(x, pow(magnitude, p - 2)))
+            # grad * (x / norm), the ratio (not the gradient) zeroed where the norm is 0:
+            # a NaN or inf gradient stays NaN there, as in PyTorch.
+            return (mul(grad, where(norm_zero, 0.0, div(x, safe_norm))),)
+        scale = div(grad, pow(safe_norm, p - 1))
+        scaled = (mul(sign, pow(magnitude, p - 1)) if p < 2
+                  else mul(x, pow(magnitude, p - 2)))
         return (mul(scaled, where(norm_zero, 0.0, scale)),)
 
 
