@@ -236,8 +236,9 @@ def test_grad_with_only_unreachable_inputs_runs_nothing():
     as the only input prunes the whole graph (the output leaf's .grad stays None)."""
     def run(lib):
         leaf = lib.ones(2, 1, dtype=lib.float64, requires_grad=True)
+        base = lib.ones(1, 1, requires_grad=True) * 2
         with lib.no_grad():
-            view, = (lib.ones(1, 1, requires_grad=True) * 2).chunk(2, -1)
+            view, = base.chunk(2, -1)
         result = lib.autograd.grad(leaf, [view], grad_outputs=lib.ones(2, 1, dtype=lib.float64),
                                    allow_unused=True)
         return result, leaf.grad
