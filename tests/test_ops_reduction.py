@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import autograd_cy as ag
-from oracle import LIBS, assert_same_error, check_op, randn
+from oracle import LIBS, assert_same, assert_same_error, check_op, randn
 
 DTYPES = [np.float32, np.float64]
 INF = float("inf")
@@ -402,3 +402,23 @@ def test_norm_matrix_orders_rejected():
         ag.zeros(2, 2, 2).norm("fro", dim=(0, 1, 2))
     with pytest.raises(NotImplementedError, match="nuc"):
         ag.zeros(2, 2).norm("nuc")
+
+
+@pytest.mark.parametrize("name", ["var_mean", "std_mean"])
+@pytest.mark.parametrize("kwargs", [{}, {"dim": 0}, {"dim": (0, 1), "keepdim": True},
+                                    {"dim": 1, "correction": 0}])
+def test_var_mean_is_one_node_with_two_outputs(name, kwargs):
+    """PyTorch records var_mean/std_mean as one VarMeanBackward0/StdMeanBackward0, whose
+    prehook sees both gradients; each output's gradient alone flows too."""
+    def run(lib):
+        x = lib.tensor([[1.0, 2.0, 4.0], [3.0, 5.0, 9.0]], dtype=lib.float64,
+                       requires_grad=True)
+        v, m = getattr(lib, name)(x, **kwargs)
+        seen = []
+        v.grad_fn.register_prehook(lambda grads: seen.append(len(grads)))
+        (v.sum() * 2 + m.sum() * 3).backward()
+        both_grads = x.grad.clone()
+        x.grad = None
+        getattr(lib, name)(x, **kwargs)[1].sum().backward()
+        return (type(v.grad_fn).__name__, v.grad_fn is m.grad_fn, seen, both_grads, x.grad, v, m)
+    assert_same(run)

@@ -17,7 +17,7 @@ from autograd_cy._C.dtype cimport from_numpy_dtype, to_numpy_dtype
 from autograd_cy._C.tensor cimport Tensor, make_tensor, register_methods
 from autograd_cy._C.tensor cimport wrap_dim
 from autograd_cy._C.node cimport Node, unpack_saved
-from autograd_cy._C.recording cimport record1
+from autograd_cy._C.recording cimport record, record1
 cimport numpy as cnp
 from autograd_cy._C.promotion cimport wrap as wrap_array
 
@@ -34,7 +34,7 @@ from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.ops.out_arguments cimport write_out
 from autograd_cy._C.ops.arguments cimport int_list, invalid_combination, missing_argument
 from autograd_cy._C.ops.arguments import NOT_GIVEN
-from autograd_cy._C.ops.arithmetic import mul, div, sub, pow
+from autograd_cy._C.ops.arithmetic import add, mul, div, sub, pow
 
 __all__ = ["sum", "mean", "var", "std", "prod", "norm", "logsumexp", "count_nonzero", "sum_to",
            "var_mean", "std_mean"]
@@ -293,6 +293,21 @@ cdef class StdBackward0(VarBackward0):
     pass
 
 
+cdef class VarMeanBackward0(VarBackward0):
+    """``var_mean``'s one node with two outputs: the var and mean gradients add up."""
+
+    cpdef tuple apply(self, tuple grads):
+        total = VarBackward0.apply(self, grads[:1])[0] if grads[0] is not None else None
+        if grads[1] is not None:
+            of_mean = div(self.expand_back(grads[1]), self.count)
+            total = of_mean if total is None else add(total, of_mean)
+        return (total,)
+
+
+cdef class StdMeanBackward0(VarMeanBackward0):
+    pass
+
+
 cdef tuple VAR_SIGNATURES = (
     "(tuple of ints dim, bool unbiased = True, bool keepdim = False)",
     "(tuple of ints dim = None, *, Number correction = None, bool keepdim = False)",
@@ -319,7 +334,9 @@ cdef tuple var_arguments(str name, object dim, object unbiased, object keepdim,
     raise invalid_combination(name, () if dim is NOT_GIVEN else (dim,), given, VAR_SIGNATURES)
 
 
-cdef Tensor var_std(Tensor self, object dim, bint keepdim, object correction, bint take_sqrt):
+cdef object var_std(Tensor self, object dim, bint keepdim, object correction, bint take_sqrt,
+                    bint with_mean=False):
+    """var or std; with ``with_mean``, the pair ``(var or std, mean)`` recorded as one node."""
     cdef VarBackward0 node
     name = "std" if take_sqrt else "var"
     array = self._data
@@ -334,19 +351,31 @@ cdef Tensor var_std(Tensor self, object dim, bint keepdim, object correction, bi
                       UserWarning, stacklevel=3)
     with ignoring_fp_errors():
         squares = np.empty_like(array)        # (x - mean)^2, computed in one buffer
-        np.subtract(array, np.mean(array, axis=dims, keepdims=True), out=squares)
+        kept_mean = np.mean(array, axis=dims, keepdims=True)
+        np.subtract(array, kept_mean, out=squares)
         np.multiply(squares, squares, out=squares)
         result = np.sum(squares, axis=dims, keepdims=keepdim) / (dof if dof > 0 else 0)
         if take_sqrt:
             result = np.sqrt(result)
     cdef Tensor out = wrap(np.asarray(result, dtype=array.dtype))
+    cdef Tensor mean_out = None
+    if with_mean:
+        mean_out = wrap(kept_mean if keepdim else kept_mean.reshape(out._data.shape))
     if records(self):
-        node = StdBackward0() if take_sqrt else VarBackward0()
+        if with_mean:
+            node = StdMeanBackward0() if take_sqrt else VarMeanBackward0()
+        else:
+            node = StdBackward0() if take_sqrt else VarBackward0()
         node.saved_correction = correction
         node.count = count
         node.without_dim = dim is None or array.ndim == 0
-        record_reduction(node, self, out, dims, keepdim, (self, out if take_sqrt else None))
-    return out
+        if with_mean:
+            node.saved_dim, node.saved_keepdim = dims, keepdim
+            node.saved_self_sym_sizes = array.shape
+            record(node, (self,), (out, mean_out), (self, out if take_sqrt else None))
+        else:
+            record_reduction(node, self, out, dims, keepdim, (self, out if take_sqrt else None))
+    return (out, mean_out) if with_mean else out
 
 
 def var(Tensor self, dim=NOT_GIVEN, unbiased=None, keepdim=None, *, correction=None):
@@ -365,16 +394,15 @@ def std(Tensor self, dim=NOT_GIVEN, unbiased=None, keepdim=None, *, correction=N
 
 
 def var_mean(Tensor self, dim=NOT_GIVEN, unbiased=None, keepdim=None, *, correction=None):
-    """``(var, mean)`` over the same dims, with ``var``'s arguments. Recorded as the two
-    reductions (VarBackward0 and MeanBackward), whose gradients add up to PyTorch's."""
+    """``(var, mean)`` over the same dims, with ``var``'s arguments: one VarMeanBackward0."""
     dim, keepdim, correction = var_arguments("var_mean", dim, unbiased, keepdim, correction)
-    return (var_std(self, dim, keepdim, correction, False), mean(self, dim, keepdim))
+    return var_std(self, dim, keepdim, correction, False, True)
 
 
 def std_mean(Tensor self, dim=NOT_GIVEN, unbiased=None, keepdim=None, *, correction=None):
     """``(std, mean)`` over the same dims, as ``var_mean``."""
     dim, keepdim, correction = var_arguments("std_mean", dim, unbiased, keepdim, correction)
-    return (var_std(self, dim, keepdim, correction, True), mean(self, dim, keepdim))
+    return var_std(self, dim, keepdim, correction, True, True)
 
 
 # ------------------------------------------------------------------ prod
