@@ -178,8 +178,9 @@ cdef void regenerate_view_grad_fn(Tensor view) except *:
     views made in no_grad or inference mode, by multi-output ops or custom Functions)."""
     cdef Tensor base = view._base
     cdef AsStridedBackward0 node
-    if not requires_grad(base):
-        view._grad_fn_version = version_counter(view).version
+    if view._grad_fn is None and not requires_grad(base):
+        # Nothing to rebuild, and nothing remembered: should the base come to require grad,
+        # the version moved since the view was made still makes the next read rebuild.
         return
     if view._creation_meta != VIEW_DEFAULT:
         # Refused on every read, as PyTorch does: the stale grad_fn is never trusted again.
