@@ -266,3 +266,13 @@ def test_linear_with_a_bias_is_a_view_where_torch_flattens(shapes):
         detached = outcome(lambda _: y.detach_() is y, lib)
         return name, tuple(y.shape), detached if detached is True else detached[0]
     same_outcome(fn)
+
+
+def test_linear_with_a_non_contiguous_bias_adds_it():
+    def fn(lib):
+        x = lib.ones(2, 3, 4, requires_grad=True)
+        w = lib.ones(3, 4, requires_grad=True)
+        bias = lib.ones(3, 2)[:, 0].requires_grad_()
+        y = lib.nn.functional.linear(x, w, bias)
+        return type(y.grad_fn).__name__, y._base is None
+    same_outcome(fn)
