@@ -406,50 +406,44 @@ arctan2 = atan2
 
 # ------------------------------------------------------------------ in-place
 
-cdef Tensor inplace_saving_result(Tensor self, object op):
-    """``self.op_()`` for an op whose node saves its result: apply_inplace then keeps
-    ``self`` as that result (``keep_self_as_result`` in views.pyx)."""
-    return apply_inplace(self, op, (), False)
-
-
 def exp_(Tensor self):
     """In-place :func:`exp`."""
-    return inplace_saving_result(self, exp)
+    return apply_inplace(self, exp, (), False)
 
 
 def expm1_(Tensor self):
     """In-place :func:`expm1`."""
-    return inplace_saving_result(self, expm1)
+    return apply_inplace(self, expm1, (), False)
 
 
 def sqrt_(Tensor self):
     """In-place :func:`sqrt`."""
-    return inplace_saving_result(self, sqrt)
+    return apply_inplace(self, sqrt, (), False)
 
 
 def rsqrt_(Tensor self):
     """In-place :func:`rsqrt`."""
-    return inplace_saving_result(self, rsqrt)
+    return apply_inplace(self, rsqrt, (), False)
 
 
 def reciprocal_(Tensor self):
     """In-place :func:`reciprocal`."""
-    return inplace_saving_result(self, reciprocal)
+    return apply_inplace(self, reciprocal, (), False)
 
 
 def tanh_(Tensor self):
     """In-place :func:`tanh`."""
-    return inplace_saving_result(self, tanh)
+    return apply_inplace(self, tanh, (), False)
 
 
 def sigmoid_(Tensor self):
     """In-place :func:`sigmoid`."""
-    return inplace_saving_result(self, sigmoid)
+    return apply_inplace(self, sigmoid, (), False)
 
 
 def relu_(Tensor self):
     """In-place :func:`relu`."""
-    return inplace_saving_result(self, relu)
+    return apply_inplace(self, relu, (), False)
 
 
 def sign_(Tensor self):
