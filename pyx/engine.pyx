@@ -34,7 +34,7 @@ from autograd_cy._C.grad_mode cimport (
 from autograd_cy._C.grad_mode import _is_grad_enabled
 from autograd_cy._C.dtype cimport tensor_type_name
 from autograd_cy._C.tensor cimport Tensor, make_tensor
-from autograd_cy._C.node cimport Node, Edge, GraphRoot
+from autograd_cy._C.node cimport Node, Edge, GraphRoot, check_saved
 from autograd_cy._C.accumulate_grad cimport AccumulateGrad
 from autograd_cy._C.saved_tensor cimport hooks_state, set_hooks_state
 from autograd_cy._C.graph_task cimport (
@@ -354,6 +354,7 @@ cdef tuple call_function(GraphTask task, Node node, list inputs):
             if result is not None:
                 grad_outputs = check_node_hook_result(hook, result, grad_outputs)
 
+    check_saved(node)
     if passes_undefined_through(node, grad_outputs):
         # A built-in formula: no gradient in, no gradient out.
         outputs = (None,) * len(node.next_nodes)

@@ -70,3 +70,14 @@ cdef inline object unpack_saved(Node node, Py_ssize_t i):
         raise RuntimeError(f"{type(node).__name__} reads a saved value it did not save, for "
                            "a gradient it was recorded not to need")
     return (<SavedTensor>saved).unpack(node)
+
+
+cdef inline int check_saved(Node node) except -1:
+    """Check every value ``node`` saved (freed? modified in place?), as PyTorch's generated
+    ``apply`` unpacks them all first (NOTE [Saved tensors])."""
+    cdef tuple saved_tensors = node.saved_tensors
+    if saved_tensors is not None:
+        for saved in saved_tensors:
+            if saved is not None:
+                (<SavedTensor>saved).check(node)
+    return 0

@@ -165,6 +165,7 @@ cdef class Node:
         if self.input_metadata is not None and len(grads) != len(self.input_metadata):
             raise TypeError(f"expected {len(self.input_metadata)} arguments, got {len(grads)} "
                             "instead")
+        check_saved(self)
         return self.apply(grads)
 
     @property
@@ -220,8 +221,8 @@ cdef class Node:
             return value
         if isinstance(value, SavedTensor):
             return (<SavedTensor>value).unpack(self)
-        if isinstance(value, tuple) and value and isinstance(value[0], SavedTensor):
-            return tuple((<SavedTensor>v).unpack(self) for v in value)
+        if isinstance(value, tuple) and any(isinstance(v, SavedTensor) for v in value):
+            return tuple(None if v is None else (<SavedTensor>v).unpack(self) for v in value)
         return value
 
 

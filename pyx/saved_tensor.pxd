@@ -21,6 +21,8 @@ cdef class SavedTensor:
 
     cpdef object unpack(self, object owner=*)
     cdef object unpack_array(self, object owner)
+    cdef int check(self, object owner) except -1
+    cdef void rebind_output(self, Tensor t)
     cdef _apply_hooks(self, pack_hook, unpack_hook, Tensor value)
     cdef void _restore_metadata(self, Tensor result, object owner)
     cdef void release(self)

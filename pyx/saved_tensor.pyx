@@ -9,6 +9,13 @@ inplace operation" error instead of returning a wrong gradient. A finished backw
 releases them (``Node.release_variables``) unless ``retain_graph``; reading one after that
 raises the "backward through the graph a second time" error.
 
+As PyTorch's generated ``apply`` unpacks every value its node saved before computing any
+gradient, the engine checks them all (``check_saved``) before it runs a built-in node, even
+one whose formula reads a value only for a gradient that this backward does not need, or
+one that receives no gradient at all. A formula reads only what its needed gradients use;
+recording saves only what the gradients of the inputs that require grad use (``x * y`` with
+only ``x`` requiring grad saves ``y`` alone), so the check sees exactly what PyTorch saved.
+
 A saved *input* is kept as the tensor object itself. A node's own *output* is kept only as
 its array and version counter, and re-wrapped with ``grad_fn = node`` on each unpack: the
 node owns its saved values, so owning its own output would be a reference cycle
@@ -199,6 +206,30 @@ cdef class SavedTensor:
         result = make_tensor(self.data)
         self._restore_metadata(result, owner)
         return result
+
+    cdef int check(self, object owner) except -1:
+        """``unpack``'s checks, without unpacking: what PyTorch's generated ``apply`` does to
+        every value its node saved before it computes any gradient (NOTE [Saved tensors])."""
+        if self.was_none:
+            return 0
+        if self.freed:
+            raise RuntimeError(_FREED_MESSAGE)
+        if self.unpack_hook is not None:
+            return 0
+        if (<VersionCounter>self.version_counter).version != self.saved_version:
+            raise RuntimeError(self._version_message(owner))
+        if (not self.is_output and self.input_grad_fn is not None
+                and (<Tensor>self.data)._grad_fn is None):
+            raise RuntimeError(_DETACHED_MESSAGE)
+        return 0
+
+    cdef void rebind_output(self, Tensor t):
+        """This saved output was written into ``t`` (an in-place op): keep ``t``'s memory and
+        version from now on, as PyTorch saves ``self`` as the result of an in-place op, so that
+        changing ``t`` (or its base) in place again is caught at backward."""
+        self.data = t._data
+        self.version_counter = version_counter(t)
+        self.saved_version = (<VersionCounter>self.version_counter).version
 
     cdef object unpack_array(self, object owner):
         """``unpack(owner)._data`` with the same checks, without wrapping an output first."""

@@ -28,7 +28,9 @@ from autograd_cy._C.tensor cimport (
     tensor_operators, VIEW_DEFAULT, VIEW_NO_GRAD_MODE, VIEW_MULTI_OUTPUT_NODE,
     VIEW_IN_CUSTOM_FUNCTION, VIEW_INFERENCE_MODE,
 )
-from autograd_cy._C.node cimport Node, NodeExtras, Edge, set_edges
+from autograd_cy._C.node cimport Node, NodeExtras, Edge, set_edges, check_saved
+from autograd_cy._C.saved_tensor cimport SavedTensor
+from autograd_cy._C.saved_tensor import _FREED_MESSAGE
 from autograd_cy._C.recording cimport gradient_edge
 from autograd_cy._C.accumulate_grad cimport is_dense
 from autograd_cy._C.promotion cimport result_type
@@ -107,6 +109,7 @@ cdef class CopySlices(Node):
     cdef readonly tuple view_geometry
     cdef readonly Node fn
     cdef object positions
+    cdef bint released        # PyTorch drops fn after backward: a second one is refused
 
     cpdef tuple apply(self, tuple grads):
         # Written with Tensor methods (the ops register them), so that under create_graph
@@ -115,6 +118,8 @@ cdef class CopySlices(Node):
         grad = grads[0]
         if grad is None:
             return (None,) * len(self.next_nodes)
+        if self.released:
+            raise RuntimeError(_FREED_MESSAGE)
         if self.positions is None:
             self.positions = make_tensor(view_positions(self.base_geometry, self.view_geometry))
         flat = grad.reshape(-1)
@@ -123,6 +128,7 @@ cdef class CopySlices(Node):
             # is (a base outside the graph needs none, and fn may not have saved for it).
             self.fn.output_mask = (self.should_compute_output(0),) + self.output_mask[1:]
         try:
+            check_saved(self.fn)
             result = self.fn.apply((flat[self.positions],))
         finally:
             self.fn.output_mask = None
@@ -139,6 +145,7 @@ cdef class CopySlices(Node):
 
     cdef void release_variables(self):
         self.fn.release_variables()
+        self.released = True
 
 
 cdef class AsStridedBackward0(Node):
@@ -171,8 +178,9 @@ cdef void regenerate_view_grad_fn(Tensor view) except *:
     views made in no_grad or inference mode, by multi-output ops or custom Functions)."""
     cdef Tensor base = view._base
     cdef AsStridedBackward0 node
-    if not requires_grad(base):
-        view._grad_fn_version = version_counter(view).version
+    if view._grad_fn is None and not requires_grad(base):
+        # Nothing to rebuild, and nothing remembered: should the base come to require grad,
+        # the version moved since the view was made still makes the next read rebuild.
         return
     if view._creation_meta != VIEW_DEFAULT:
         # Refused on every read, as PyTorch does: the stale grad_fn is never trusted again.
@@ -271,8 +279,25 @@ cdef Tensor apply_inplace(Tensor self, object compute, tuple others, bint needs_
     write_back(self, out)
     bump_version(self)
     if records:
+        keep_self_as_result(<Node>out._grad_fn, out, self)
         rebase_history(self, <Node>out._grad_fn)
     return self
+
+
+cdef void keep_self_as_result(Node node, Tensor out, Tensor self):
+    """The node saved the out-of-place result ``out`` (exp_, tanh_, pow_, leaky_relu_ ...),
+    whose values are now ``self``'s: save ``self`` instead, as PyTorch does, so that a later
+    in-place change of ``self`` or of its base is caught at backward. Not under a pack hook,
+    which already holds what it packed."""
+    cdef SavedTensor saved
+    if node.saved_tensors is None:
+        return
+    for entry in node.saved_tensors:
+        if entry is None:
+            continue
+        saved = <SavedTensor>entry
+        if saved.is_output and saved.data is out._data and saved.unpack_hook is None:
+            saved.rebind_output(self)
 
 
 cdef inline void make_writeable(object array) except *:

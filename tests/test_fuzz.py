@@ -19,11 +19,7 @@ from tests.fuzz.runner import compare_tensor
 
 SEEDS = range(300)
 
-KNOWN_DIFFERENCES = {
-    6: 'is_leaf mismatch of an earlier tensor after detach_',
-    91: 'torch raised RuntimeError, ours did not, in backward',
-    161: 'torch raised RuntimeError, ours did not, in second backward',
-}
+KNOWN_DIFFERENCES = {}
 
 
 class KnownDifference(AssertionError):

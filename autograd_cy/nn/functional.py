@@ -128,8 +128,10 @@ def linear(input, weight, bias=None):
     # PyTorch's three paths, each with its own graph (and its own errors):
     if bias is not None and input.dim() == 2:
         return _ag.addmm(bias, input, weight_t)                   # AddmmBackward0
-    if bias is not None and bias.dim() == 1 and input.is_contiguous():
-        # Rows folded into one matrix, then a view back: a view of the addmm result.
+    if (bias is not None and input.is_contiguous() and bias.is_contiguous()
+            and (bias.dim() == 1 or bias.squeeze().dim() == 1)):
+        # Rows folded into one matrix, then a view back: a view of the addmm result. A
+        # (1, 3) or (1, 1, 3) bias takes this path too (addmm refuses the latter).
         leading = tuple(input.shape[:-1])
         # (rows, k), not (-1, k): with k = 0 the -1 could not be inferred.
         flat = reshape(input, (math.prod(leading), input.shape[-1]))

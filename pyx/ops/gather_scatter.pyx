@@ -7,9 +7,10 @@ into zeros, the gradient of ``gather`` a ``scatter_add`` into zeros (and the oth
 round), so double backward works. An index picked twice adds both gradients (``np.add.at``,
 never a plain assignment).
 
-The index tensor is kept as a plain tensor field (``saved_index``): unlike PyTorch's, it is
-not version-checked and saved_tensors_hooks do not see it. What backward reads otherwise
-(gather's input, for its shape; masked_fill's mask) is a saved tensor (``saved_tensors``).
+The index tensor is a saved tensor (``saved_tensors``, read back as ``_saved_index``) as in
+PyTorch, version-checked and freed after backward, saved only where a needed gradient reads it
+(index_add's and scatter_add's only for ``source``/``src``). So is what backward reads
+otherwise (gather's input, for its shape; index_add's source; masked_fill's mask).
 """
 import numpy as np
 
@@ -48,15 +49,16 @@ cdef object index_vector(Tensor index, str op):
 
 
 cdef class IndexSelectBackward0(Node):
+    saved_names = ("index",)
     cdef readonly Py_ssize_t saved_dim
-    cdef readonly Tensor saved_index
     cdef readonly tuple saved_self_sym_sizes
 
     cpdef tuple apply(self, tuple grads):
         cdef Tensor grad = grads[0]
+        index = unpack_saved(self, 0)
         xp = array_module(grad._data)
         zeros = make_tensor(xp.zeros(self.saved_self_sym_sizes, dtype=grad._data.dtype))
-        return (index_add(zeros, self.saved_dim, self.saved_index, grad),)
+        return (index_add(zeros, self.saved_dim, index, grad),)
 
 
 def index_select(Tensor self, dim, Tensor index):
@@ -74,15 +76,15 @@ def index_select(Tensor self, dim, Tensor index):
     if is_grad_enabled() and requires_grad(self):
         node = IndexSelectBackward0()
         node.saved_dim = d
-        node.saved_index = index
         node.saved_self_sym_sizes = self._data.shape
-        record1(node, self, out)
+        record1(node, self, out, (index,))
     return out
 
 
 cdef class IndexAddBackward0(Node):
+    """Saves index and source (whose shape the gradient takes) only if source needs one."""
+    saved_names = ("index", "source")
     cdef readonly Py_ssize_t saved_dim
-    cdef readonly Tensor saved_index
     cdef readonly object saved_alpha
 
     cpdef tuple apply(self, tuple grads):
@@ -90,7 +92,7 @@ cdef class IndexAddBackward0(Node):
         grad = grads[0]
         source_grad = None
         if self.should_compute_output(1):
-            source_grad = index_select(grad, self.saved_dim, self.saved_index)
+            source_grad = index_select(grad, self.saved_dim, unpack_saved(self, 0))
             if self.saved_alpha != 1:
                 source_grad = mul(source_grad, self.saved_alpha)
         return (grad if self.should_compute_output(0) else None, source_grad)
@@ -123,9 +125,9 @@ def index_add(Tensor self, dim, Tensor index, Tensor source, *, alpha=1):
     if is_grad_enabled() and (requires_grad(self) or requires_grad(source)):
         node = IndexAddBackward0()
         node.saved_dim = d
-        node.saved_index = index
         node.saved_alpha = alpha
-        record(node, (self, source), (out,))
+        record(node, (self, source), (out,),
+               (index, source) if requires_grad(source) else (None, None))
     return out
 
 
@@ -155,9 +157,8 @@ cdef object gather_index(Tensor self, Py_ssize_t dim, Tensor index, str op):
 
 
 cdef class GatherBackward0(Node):
-    saved_names = ("self",)
+    saved_names = ("self", "index")
     cdef readonly Py_ssize_t saved_dim
-    cdef readonly Tensor saved_index
     cdef readonly bint saved_sparse_grad
 
     cpdef tuple apply(self, tuple grads):
@@ -165,7 +166,7 @@ cdef class GatherBackward0(Node):
         cdef Tensor input = unpack_saved(self, 0)
         xp = array_module(grad._data)
         zeros = make_tensor(xp.zeros(input._data.shape, dtype=grad._data.dtype))
-        return (scatter_add(zeros, self.saved_dim, self.saved_index, grad),)
+        return (scatter_add(zeros, self.saved_dim, unpack_saved(self, 1), grad),)
 
 
 def gather(Tensor self, dim, Tensor index, *, sparse_grad=False):
@@ -183,21 +184,21 @@ def gather(Tensor self, dim, Tensor index, *, sparse_grad=False):
     if is_grad_enabled() and requires_grad(self):
         node = GatherBackward0()
         node.saved_dim = d
-        node.saved_index = index
         node.saved_sparse_grad = sparse_grad
-        record1(node, self, out, (self,))
+        record1(node, self, out, (self, index))
     return out
 
 
 cdef class ScatterAddBackward0(Node):
+    """Saves index only if src needs a gradient (only that one reads it)."""
+    saved_names = ("index",)
     cdef readonly Py_ssize_t saved_dim
-    cdef readonly Tensor saved_index
 
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         src_grad = None
         if self.should_compute_output(1):
-            src_grad = gather(grad, self.saved_dim, self.saved_index)
+            src_grad = gather(grad, self.saved_dim, unpack_saved(self, 0))
         return (grad if self.should_compute_output(0) else None, src_grad)
 
 
@@ -223,8 +224,7 @@ def scatter_add(Tensor self, dim, Tensor index, Tensor src):
     if is_grad_enabled() and (requires_grad(self) or requires_grad(src)):
         node = ScatterAddBackward0()
         node.saved_dim = d
-        node.saved_index = index
-        record(node, (self, src), (out,))
+        record(node, (self, src), (out,), (index if requires_grad(src) else None,))
     return out
 
 

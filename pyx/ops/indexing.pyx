@@ -28,6 +28,7 @@ from autograd_cy._C.tensor cimport (
     TensorOperators,
 )
 from autograd_cy._C.node cimport Node
+from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record1, record
 from autograd_cy._C.promotion cimport wrap
 from autograd_cy._C.views cimport (
@@ -269,25 +270,34 @@ cdef void check_bounds(Tensor self, tuple indices) except *:
         position += 1
 
 
-cdef tuple saved_index_tensors(tuple indices):
+cdef tuple index_tensors(tuple indices):
+    """The per-dim index arrays as tensors, to save (PyTorch saves ``indices``: a second
+    backward through index or index_put then finds them freed)."""
     return tuple([None if a is None else make_tensor(a) for a in indices])
 
 
-cdef tuple index_arrays(tuple saved):
-    return tuple([None if t is None else (<Tensor>t)._data for t in saved])
+cdef tuple unpack_indices(Node node):
+    """The per-dim index arrays ``node`` saved as its ``saved_tensors``."""
+    return tuple([None if saved is None else (<SavedTensor>saved).unpack_array(node)
+                  for saved in node.saved_tensors])
 
 
 # ------------------------------------------------------------------ x[index]
 
 cdef class IndexBackward0(Node):
-    cdef readonly tuple saved_indices
+    """Saves its indices, one SavedTensor (or None) per dim, as ``saved_tensors``."""
     cdef readonly tuple saved_self_sym_sizes
+
+    @property
+    def saved_indices(self):
+        return self.saved_tensors
 
     cpdef tuple apply(self, tuple grads):
         cdef Tensor grad = grads[0]
+        indices = unpack_indices(self)
         xp = array_module(grad._data)
         zeros = make_tensor(xp.zeros(self.saved_self_sym_sizes, dtype=grad._data.dtype))
-        return (index_put_unchecked(zeros, index_arrays(self.saved_indices), grad, True),)
+        return (index_put_unchecked(zeros, indices, grad, True),)
 
 
 cdef Tensor index_unchecked(Tensor self, tuple indices):
@@ -296,9 +306,8 @@ cdef Tensor index_unchecked(Tensor self, tuple indices):
     cdef Tensor out = wrap(self._data[numpy_index(indices)])
     if is_grad_enabled() and requires_grad(self):
         node = IndexBackward0()
-        node.saved_indices = saved_index_tensors(indices)
         node.saved_self_sym_sizes = self._data.shape
-        record1(node, self, out)
+        record1(node, self, out, index_tensors(indices))
     return out
 
 
@@ -327,12 +336,16 @@ def getitem(Tensor self, index):
 # ------------------------------------------------------------------ index_put
 
 cdef class IndexPutBackward0(Node):
-    cdef readonly tuple saved_indices
+    """Saves its indices as IndexBackward0 does."""
     cdef readonly bint saved_accumulate
+
+    @property
+    def saved_indices(self):
+        return self.saved_tensors
 
     cpdef tuple apply(self, tuple grads):
         cdef Tensor grad = grads[0]
-        indices = index_arrays(self.saved_indices)
+        indices = unpack_indices(self)
         self_grad = values_grad = None
         if self.should_compute_output(0):
             if self.saved_accumulate:
@@ -363,9 +376,8 @@ cdef Tensor index_put_unchecked(Tensor self, tuple indices, Tensor values, bint 
     cdef Tensor out = wrap(array)
     if is_grad_enabled() and (requires_grad(self) or requires_grad(values)):
         node = IndexPutBackward0()
-        node.saved_indices = saved_index_tensors(indices)
         node.saved_accumulate = accumulate
-        record(node, (self, values), (out,))
+        record(node, (self, values), (out,), index_tensors(indices))
     return out
 
 

@@ -11,9 +11,9 @@ with Tensor ops (mul, div, where ...), so ``create_graph=True`` differentiates
 them again. relu's backward is itself an op, ``threshold_backward``, of the
 gradient and the saved result, as in PyTorch.
 
-The in-place forms of the ops that save their result hand the node ``self`` in
-place of the out-of-place result (``inplace_saving_result``), so that modifying
-it again is caught by the version check.
+The in-place forms of the ops that save their result leave ``self`` saved in
+place of the out-of-place result (apply_inplace does it for every in-place op),
+so that modifying it again is caught by the version check.
 
 Integer and bool inputs of floating functions compute in float32, as in PyTorch.
 NumPy's floating-point warnings are silenced: ``log(0)`` is ``-inf`` without a
@@ -26,7 +26,7 @@ from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, register_methods, tensor_operators, TensorOperators,
 )
 from autograd_cy._C.node cimport Node, unpack_saved
-from autograd_cy._C.saved_tensor cimport SavedTensor, save
+from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record1, record2, any_requires_grad2
 from autograd_cy._C.promotion cimport (
     wrap, floating, floating_result_type, operand_array, broadcast_failure, expect_tensor,
@@ -56,9 +56,7 @@ ctypedef object (*ResultKernel)(object grad, object result)
 
 
 cdef class SavesResult(Node):
-    """A backward that reads the forward's output, ``saved_tensors[0]`` (``_saved_result``).
-
-    The in-place forms find these nodes by this class (``inplace_saving_result``)."""
+    """A backward that reads the forward's output, ``saved_tensors[0]`` (``_saved_result``)."""
     saved_names = ("result",)
 
     cdef object fused_backward(self, object grad, ResultKernel kernel):
@@ -408,63 +406,44 @@ arctan2 = atan2
 
 # ------------------------------------------------------------------ in-place
 
-cdef Tensor inplace_saving_result(Tensor self, object op):
-    """``self.op_()`` for an op whose node saves its result.
-
-    The node saved the out-of-place result, a separate array; it is replaced by
-    ``self``, which now holds the same values, so that modifying ``self`` in place
-    again is caught at backward by the version check, as in PyTorch. (Views keep
-    the copy: their history goes through CopySlices on the base.)
-    """
-    cdef SavedTensor saved
-    old_grad_fn = self._grad_fn
-    apply_inplace(self, op, (), False)
-    node = self._grad_fn
-    if node is not old_grad_fn and self._base is None and isinstance(node, SavesResult):
-        saved = (<SavesResult>node).saved_tensors[0]
-        if saved is not None and saved.unpack_hook is None:
-            (<SavesResult>node).saved_tensors = (save(self, True),)
-    return self
-
-
 def exp_(Tensor self):
     """In-place :func:`exp`."""
-    return inplace_saving_result(self, exp)
+    return apply_inplace(self, exp, (), False)
 
 
 def expm1_(Tensor self):
     """In-place :func:`expm1`."""
-    return inplace_saving_result(self, expm1)
+    return apply_inplace(self, expm1, (), False)
 
 
 def sqrt_(Tensor self):
     """In-place :func:`sqrt`."""
-    return inplace_saving_result(self, sqrt)
+    return apply_inplace(self, sqrt, (), False)
 
 
 def rsqrt_(Tensor self):
     """In-place :func:`rsqrt`."""
-    return inplace_saving_result(self, rsqrt)
+    return apply_inplace(self, rsqrt, (), False)
 
 
 def reciprocal_(Tensor self):
     """In-place :func:`reciprocal`."""
-    return inplace_saving_result(self, reciprocal)
+    return apply_inplace(self, reciprocal, (), False)
 
 
 def tanh_(Tensor self):
     """In-place :func:`tanh`."""
-    return inplace_saving_result(self, tanh)
+    return apply_inplace(self, tanh, (), False)
 
 
 def sigmoid_(Tensor self):
     """In-place :func:`sigmoid`."""
-    return inplace_saving_result(self, sigmoid)
+    return apply_inplace(self, sigmoid, (), False)
 
 
 def relu_(Tensor self):
     """In-place :func:`relu`."""
-    return inplace_saving_result(self, relu)
+    return apply_inplace(self, relu, (), False)
 
 
 def sign_(Tensor self):
