@@ -189,6 +189,15 @@ cdef Node set_history(Node node, tuple inputs, tuple outputs):
     return node
 
 
+cdef bint gets_gradient(object x):
+    """Will the operand ``x`` get a gradient edge (its grad_fn, or as a leaf that requires
+    grad its accumulator)? What a formula reads only for another input's gradient is saved
+    only if that input gets one, as PyTorch saves it: a view made under no_grad of a tensor
+    that requires grad requires grad too, yet gets no edge."""
+    return isinstance(x, Tensor) and (
+        get_grad_fn(<Tensor>x) is not None or (<Tensor>x)._requires_grad)
+
+
 cdef bint any_requires_grad2(object a, object b):
     """Should a binary op record a node? (grad mode on, some operand requires grad)."""
     if not is_grad_enabled():

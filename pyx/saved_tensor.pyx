@@ -13,8 +13,9 @@ As PyTorch's generated ``apply`` unpacks every value its node saved before compu
 gradient, the engine checks them all (``check_saved``) before it runs a built-in node, even
 one whose formula reads a value only for a gradient that this backward does not need, or
 one that receives no gradient at all. A formula reads only what its needed gradients use;
-recording saves only what the gradients of the inputs that require grad use (``x * y`` with
-only ``x`` requiring grad saves ``y`` alone), so the check sees exactly what PyTorch saved.
+recording saves only what the gradients of the inputs that get a gradient edge use (``x * y``
+with only ``x`` requiring grad saves ``y`` alone), so the check sees exactly what PyTorch
+saved.
 
 A saved *input* is kept as the tensor object itself. A node's own *output* is kept only as
 its array and version counter, and re-wrapped with ``grad_fn = node`` on each unpack: the

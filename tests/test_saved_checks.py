@@ -102,6 +102,29 @@ def test_what_is_saved_only_for_a_gradient_not_wanted_is_not_checked(op, wants):
         same_outcome(lambda lib: run(lib, change))
 
 
+@pytest.mark.parametrize("op", ["mul", "div", "mm", "addmm", "bmm"])
+def test_an_operand_that_gets_no_gradient_edge_keeps_the_other_unsaved(op):
+    """A view made under no_grad of a tensor that requires grad requires grad, yet gets no
+    gradient: what only its gradient would read is not saved, so a second backward runs."""
+    def fn(lib):
+        base = lib.ones(1, 2, 2, requires_grad=True) * 1
+        with lib.no_grad():
+            view = base.transpose(1, 2)
+        other = lib.full((1, 2, 2), 2.0)
+        if op == "bmm":
+            out = lib.bmm(view, other)
+        elif op == "mm":
+            out = lib.mm(view[0], other[0])
+        elif op == "addmm":
+            out = lib.addmm(lib.ones(2, 2), view[0], other[0])
+        else:
+            out = getattr(lib, op)(2.0 * lib.ones(1, 2, 2), view)
+        out.sum().backward()
+        out.sum().backward()
+        return view.requires_grad, view.grad_fn is None
+    same_outcome(fn)
+
+
 # ------------------------------------------------------------ index tensors are saved
 
 INDEXING = {

@@ -19,7 +19,9 @@ from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, tensor_operators, TensorOperators, register_methods,
 )
 from autograd_cy._C.node cimport Node, unpack_saved
-from autograd_cy._C.recording cimport record, record1, record2, any_requires_grad2
+from autograd_cy._C.recording cimport (
+    record, record1, record2, any_requires_grad2, gets_gradient,
+)
 from autograd_cy._C.promotion cimport (
     result_type, floating_result_type, operand_array, wrap, broadcast_failure,
 )
@@ -276,8 +278,8 @@ cdef object mul_impl(object self, object other):
         node = MulBackward0.__new__(MulBackward0)
         # Each side's gradient reads the other operand: save each only if that gradient is needed.
         record2(node, self, other, out,
-                (self if is_tensor_requiring_grad(other) else None,
-                 other if is_tensor_requiring_grad(self) else None))
+                (self if gets_gradient(other) else None,
+                 other if gets_gradient(self) else None))
     return out
 
 
@@ -312,7 +314,7 @@ def div(self, other, *, rounding_mode=None, out=None):
     if any_requires_grad2(self, other):
         # Both gradients read the divisor; only the divisor's reads the dividend.
         record2(DivBackward0(), self, other, result,
-                (self if is_tensor_requiring_grad(other) else None, other))
+                (self if gets_gradient(other) else None, other))
     return result
 
 

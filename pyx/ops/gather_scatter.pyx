@@ -21,7 +21,7 @@ from autograd_cy._C.tensor cimport (
 )
 from autograd_cy._C.tensor cimport wrap_dim
 from autograd_cy._C.node cimport Node, unpack_saved
-from autograd_cy._C.recording cimport record1, record
+from autograd_cy._C.recording cimport record1, record, gets_gradient
 from autograd_cy._C.promotion cimport wrap
 from autograd_cy._C.views cimport (
     apply_inplace, warn_if_expanded, check_no_partial_overlap, has_internal_overlap,
@@ -127,7 +127,7 @@ def index_add(Tensor self, dim, Tensor index, Tensor source, *, alpha=1):
         node.saved_dim = d
         node.saved_alpha = alpha
         record(node, (self, source), (out,),
-               (index, source) if requires_grad(source) else (None, None))
+               (index, source) if gets_gradient(source) else (None, None))
     return out
 
 
@@ -224,7 +224,7 @@ def scatter_add(Tensor self, dim, Tensor index, Tensor src):
     if is_grad_enabled() and (requires_grad(self) or requires_grad(src)):
         node = ScatterAddBackward0()
         node.saved_dim = d
-        record(node, (self, src), (out,), (index if requires_grad(src) else None,))
+        record(node, (self, src), (out,), (index if gets_gradient(src) else None,))
     return out
 
 

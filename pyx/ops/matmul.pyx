@@ -16,7 +16,7 @@ from autograd_cy._C.tensor cimport (
 )
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.saved_tensor cimport SavedTensor
-from autograd_cy._C.recording cimport record, record1, record2
+from autograd_cy._C.recording cimport record, record1, record2, gets_gradient
 from autograd_cy._C.promotion cimport wrap
 from autograd_cy._C.ops.shape cimport unsafe_view
 from autograd_cy._C.ops.shape import expand
@@ -101,7 +101,8 @@ cdef Tensor _record_matmul(MatmulBackward0 node, Tensor a, Tensor b, Tensor out)
     if is_grad_enabled() and (a_grad or b_grad):
         node.a_dim = a._data.ndim
         node.b_dim = b._data.ndim
-        record2(node, a, b, out, (a if b_grad else None, b if a_grad else None))
+        record2(node, a, b, out, (a if gets_gradient(b) else None,
+                                  b if gets_gradient(a) else None))
     return out
 
 
@@ -350,7 +351,7 @@ cdef bint should_fold(Tensor tensor1, Tensor tensor2):
 
 
 cdef class AddmmBackward0(Node):
-    """``beta * self + alpha * (mat1 @ mat2)``: mat1 is saved only if mat2 requires grad and
+    """``beta * self + alpha * (mat1 @ mat2)``: mat1 is saved only if mat2 gets a gradient and
     mat2 only if mat1 does (each is read by the other's gradient only)."""
     saved_names = ("mat1", "mat2")
     cdef readonly object saved_alpha, saved_beta
@@ -400,12 +401,11 @@ def addmm(Tensor self, Tensor mat1, Tensor mat2, *, beta=1, alpha=1):
     if array is None:
         expand(self, product.shape)     # self does not broadcast: raises PyTorch's message
     cdef Tensor out = wrap(array)
-    cdef bint mat1_grad = requires_grad(mat1), mat2_grad = requires_grad(mat2)
-    if is_grad_enabled() and (requires_grad(self) or mat1_grad or mat2_grad):
+    if is_grad_enabled() and (requires_grad(self) or requires_grad(mat1) or requires_grad(mat2)):
         node = AddmmBackward0()
         node.saved_alpha, node.saved_beta = alpha, beta
         record(node, (self, mat1, mat2), (out,),
-               (mat1 if mat2_grad else None, mat2 if mat1_grad else None))
+               (mat1 if gets_gradient(mat2) else None, mat2 if gets_gradient(mat1) else None))
     return out
 
 
