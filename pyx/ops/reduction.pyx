@@ -160,16 +160,20 @@ cdef object keepdim_without_dim(str name, object keepdim, object dtype, tuple si
     return invalid_combination(name, (), {"keepdim": keepdim}, signatures)
 
 
-def sum(Tensor self, dim=NOT_GIVEN, keepdim=None, *, dtype=None, out=None):
-    """Sum of all elements, or over ``dim`` (int or tuple); integers sum as int64."""
+cdef tuple sum_like_arguments(str name, object dim, object keepdim, object dtype):
+    """``(dim, keepdim, dim given?)`` of sum or mean: all elements (``dim=None``) when no
+    dim is given, and then no ``keepdim`` either, as PyTorch's parser refuses it."""
     if dim is NOT_GIVEN:
         if keepdim is not None:
-            raise keepdim_without_dim("sum", keepdim, dtype, SUM_SIGNATURES)
-        node = SumBackward0()
-        dim, keepdim = None, False
-    else:
-        node = SumBackward1()
-        keepdim = keepdim is True or bool(keepdim)
+            raise keepdim_without_dim(name, keepdim, dtype, SUM_SIGNATURES)
+        return None, False, False
+    return dim, keepdim is True or bool(keepdim), True
+
+
+def sum(Tensor self, dim=NOT_GIVEN, keepdim=None, *, dtype=None, out=None):
+    """Sum of all elements, or over ``dim`` (int or tuple); integers sum as int64."""
+    dim, keepdim, by_dim = sum_like_arguments("sum", dim, keepdim, dtype)
+    node = SumBackward1() if by_dim else SumBackward0()
     if out is not None:
         return write_out("sum", out, (self,), lambda: sum(self, dim, keepdim, dtype=dtype))
     dims = normalize_dims(dim, self._data.ndim)
@@ -196,14 +200,8 @@ cdef class MeanBackward1(MeanBackward0):
 def mean(Tensor self, dim=NOT_GIVEN, keepdim=None, *, dtype=None, out=None):
     """Arithmetic mean over all elements or ``dim``; floating dtypes (or ``dtype=``) only."""
     cdef MeanBackward0 node
-    if dim is NOT_GIVEN:
-        if keepdim is not None:
-            raise keepdim_without_dim("mean", keepdim, dtype, SUM_SIGNATURES)
-        node = MeanBackward0()
-        dim, keepdim = None, False
-    else:
-        node = MeanBackward1()
-        keepdim = keepdim is True or bool(keepdim)
+    dim, keepdim, by_dim = sum_like_arguments("mean", dim, keepdim, dtype)
+    node = MeanBackward1() if by_dim else MeanBackward0()
     if out is not None:
         return write_out("mean", out, (self,), lambda: mean(self, dim, keepdim, dtype=dtype))
     array = self._data
