@@ -26,6 +26,7 @@ cdef class SavedTensor:
     cdef _apply_hooks(self, pack_hook, unpack_hook, Tensor value)
     cdef void _restore_metadata(self, Tensor result, object owner)
     cdef void release(self)
+    cdef void set_output_grad_fn(self, object grad_fn)
 
 
 cdef SavedTensor save(Tensor t, bint is_output, bint wrapped_number=*)

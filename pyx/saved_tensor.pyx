@@ -27,6 +27,7 @@ node owns its saved values, so owning its own output would be a reference cycle
 """
 cimport cython
 import threading
+import weakref
 
 from autograd_cy._C.grad_mode cimport (
     is_grad_enabled, set_grad_enabled, is_inference_mode_enabled, is_anomaly_enabled,
@@ -232,6 +233,12 @@ cdef class SavedTensor:
         self.version_counter = version_counter(t)
         self.saved_version = (<VersionCounter>self.version_counter).version
 
+    cdef void set_output_grad_fn(self, object grad_fn):
+        """A saved output whose tensor's grad_fn is not the node that saved it (the result of
+        an in-place op on a view: the view's grad_fn leads to CopySlices). Held weakly, as
+        PyTorch does: that grad_fn holds the node, which holds this."""
+        self.input_grad_fn = weakref.ref(grad_fn)
+
     cdef object unpack_array(self, object owner):
         """``unpack(owner)._data`` with the same checks, without wrapping an output first."""
         if self.was_none or self.freed or self.unpack_hook is not None or not self.is_output:
@@ -246,8 +253,12 @@ cdef class SavedTensor:
         if not self.saved_requires_grad:
             return
         if self.is_output:
-            result._grad_fn = owner
-            result._output_nr = self.output_nr
+            grad_fn = self.input_grad_fn() if self.input_grad_fn is not None else None
+            if grad_fn is not None:
+                result._grad_fn, result._output_nr = grad_fn, 0
+            else:
+                result._grad_fn = owner
+                result._output_nr = self.output_nr
         elif self.is_leaf_or_input_kept:
             result._requires_grad = True
             result._accumulator = self.input_grad_fn

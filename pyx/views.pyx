@@ -279,9 +279,25 @@ cdef Tensor apply_inplace(Tensor self, object compute, tuple others, bint needs_
     write_back(self, out)
     bump_version(self)
     if records:
-        keep_self_as_result(<Node>out._grad_fn, out, self)
-        rebase_history(self, <Node>out._grad_fn)
+        node = <Node>out._grad_fn
+        keep_self_as_result(node, out, self)
+        rebase_history(self, node)
+        if self._base is not None:
+            # In place on a view, the node sits inside CopySlices: the saved result, once
+            # unpacked, has the view's new grad_fn (which leads to CopySlices), as in PyTorch.
+            view_history_for_saved_result(node, self)
     return self
+
+
+cdef void view_history_for_saved_result(Node node, Tensor view) except *:
+    cdef SavedTensor saved
+    if node.saved_tensors is None:
+        return
+    for entry in node.saved_tensors:
+        if entry is not None and (<SavedTensor>entry).is_output:
+            saved = <SavedTensor>entry
+            if saved.data is view._data:
+                saved.set_output_grad_fn(get_grad_fn(view))
 
 
 cdef void keep_self_as_result(Node node, Tensor out, Tensor self):

@@ -244,3 +244,23 @@ def test_grad_with_only_unreachable_inputs_runs_nothing():
         return result, leaf.grad
     for lib in (ag, torch):
         assert run(lib) == ((None,), None)
+
+
+@pytest.mark.parametrize("then", ["nothing", "leaky_relu"])
+def test_the_saved_result_of_an_inplace_op_on_a_view_leads_to_copyslices(then):
+    """Unpacked in a double backward, the result rsqrt_ saved (the view itself) has the
+    view's new grad_fn, which leads through CopySlices to the base: the second-order
+    gradient with respect to the base exists and requires grad."""
+    def run(lib):
+        w = lib.tensor(0.375, requires_grad=True)
+        base = lib.ones(1, 2, 1, 3) * 2
+        base[lib.tensor([0]), lib.tensor([0])] = w
+        view = base.transpose(3, -3)
+        view.rsqrt_()
+        out = view if then == "nothing" else lib.nn.functional.leaky_relu(view, 0.2)
+        g, = lib.autograd.grad(out.sum(), w, create_graph=True)
+        second, = lib.autograd.grad(g, [base], create_graph=True, allow_unused=True)
+        return g, second, second.requires_grad
+    ours, theirs = run(ag), run(torch)
+    assert ours[2] is theirs[2] is True
+    assert_close(ours[:2], theirs[:2])
