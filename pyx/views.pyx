@@ -165,6 +165,10 @@ cdef class AsStridedBackward0(Node):
         for n in shape:
             numel *= n
         zeros = make_tensor(np.zeros(numel, (<Tensor>grad)._data.dtype))
+        if (<Tensor>grad)._data.size == 0:
+            # An empty view: zeros that do not depend on the gradient, as PyTorch's
+            # as_strided_backward returns (no graph under create_graph).
+            return (zeros.reshape(shape),)
         flat = zeros.index_put((self.positions,), grad, accumulate=True)
         return (flat.reshape(shape),)
 

@@ -264,3 +264,20 @@ def test_the_saved_result_of_an_inplace_op_on_a_view_leads_to_copyslices(then):
     ours, theirs = run(ag), run(torch)
     assert ours[2] is theirs[2] is True
     assert_close(ours[:2], theirs[:2])
+
+
+def test_the_gradient_through_an_empty_view_rebuilt_after_an_inplace_op_is_plain_zeros():
+    """An empty view whose base changed in place gets AsStridedBackward0; for no elements
+    its gradient is zeros of the base's shape that do not depend on the incoming gradient
+    (no graph under create_graph), as PyTorch's as_strided_backward."""
+    def run(lib):
+        leaf = lib.tensor([[[-0.125]]], requires_grad=True)
+        base = leaf[lib.tensor([-1]), lib.tensor([0])]
+        empty = base[-1:-1, ...]
+        base /= lib.tensor(0.25)
+        out = (empty - 1.5).pow_(1.625).mean()
+        g, = lib.autograd.grad(out, [base], create_graph=True)
+        return g, g.requires_grad
+    ours, theirs = run(ag), run(torch)
+    assert ours[1] is theirs[1] is False
+    assert_close(ours[0], theirs[0])
