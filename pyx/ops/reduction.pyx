@@ -1,15 +1,14 @@
 # cython: allow_none_for_extension_args=False
-"""Reductions: sum, mean, var/std, prod, norm, logsumexp, count_nonzero, sum_to.
+"""Reductions: sum, mean, prod, norm, logsumexp, count_nonzero, sum_to.
 
 A reduction's backward broadcasts the gradient back over the reduced dims
 (``keepdim=False`` dims are first re-inserted as size 1), then scales it by the
 local derivative. Formulas use Tensor ops, so double backward works; masks that
 only select elements (the zeros of a prod) are constants without grad, as their
 derivative is zero almost everywhere. The extrema (max/min, amax/amin, argmax/argmin)
-are in extrema.pyx and share the helpers declared in reduction.pxd.
+are in extrema.pyx and var/std in variance.pyx; they share the helpers declared in
+reduction.pxd.
 """
-import warnings
-
 import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
@@ -17,7 +16,7 @@ from autograd_cy._C.dtype cimport from_numpy_dtype, to_numpy_dtype
 from autograd_cy._C.tensor cimport Tensor, make_tensor, register_methods
 from autograd_cy._C.tensor cimport wrap_dim
 from autograd_cy._C.node cimport Node, unpack_saved
-from autograd_cy._C.recording cimport record, record1
+from autograd_cy._C.recording cimport record1
 cimport numpy as cnp
 from autograd_cy._C.promotion cimport wrap as wrap_array
 
@@ -36,9 +35,8 @@ from autograd_cy._C.ops.arguments cimport int_list, invalid_combination, missing
 from autograd_cy._C.ops.arguments import NOT_GIVEN
 from autograd_cy._C.ops.arithmetic import add, mul, div, sub, pow
 
-__all__ = ["sum", "mean", "var", "std", "prod", "norm", "logsumexp", "count_nonzero", "sum_to",
-           "var_mean", "std_mean"]
-__tensor_methods__ = ("sum", "mean", "var", "std", "prod", "norm", "logsumexp", "count_nonzero",
+__all__ = ["sum", "mean", "prod", "norm", "logsumexp", "count_nonzero", "sum_to"]
+__tensor_methods__ = ("sum", "mean", "prod", "norm", "logsumexp", "count_nonzero",
                       "sum_to_size")
 
 cdef double INF = float("inf")
@@ -253,154 +251,6 @@ def sum_to(Tensor grad, tuple shape):
 def sum_to_size(Tensor self, *sizes, size=None):
     """``self`` summed down to ``size``, which must broadcast to ``self``'s shape."""
     return sum_to(self, int_list("sum_to_size", "size", sizes, size))
-
-
-# ------------------------------------------------------------------ var / std
-
-cdef class VarBackward0(ReductionBackward):
-    """``grad * 2 (x - mean) / (n - correction)``; StdBackward0 first divides by 2 std
-    (only std saves its result)."""
-    saved_names = ("self", "result")
-    cdef readonly object saved_correction
-    cdef Py_ssize_t count
-    cdef bint without_dim               # no ``dim`` given, or a 0-d input
-
-    cpdef tuple apply(self, tuple grads):
-        from autograd_cy._C.ops.selection import where
-        x = unpack_saved(self, 0)
-        grad = self.keep(grads[0])
-        if self.saved_tensors[1] is not None:
-            # d std = d var / (2 std); PyTorch defines it as 0 where std is 0.
-            result = self.keep(unpack_saved(self, 1))
-            zero = constant((<Tensor>result)._data == 0)
-            grad = where(zero, 0.0, div(grad, mul(where(zero, 1.0, result), 2)))
-        dof = self.count - self.saved_correction
-        if dof <= 0 and self.without_dim:
-            # PyTorch's special case: 2 / dof is infinite, so NaN where x equals its mean
-            # (inf * 0), inf elsewhere, as a constant: the gradient does not depend on x.
-            array = (<Tensor>x)._data
-            with ignoring_fp_errors():
-                at_mean = array == np.mean(array)
-            return (mul(grad, constant(np.where(at_mean, np.nan, np.inf).astype(array.dtype))),)
-        scale = 2.0 / dof if dof != 0 else INF
-        centered = sub(x, mean(x, self.saved_dim, True))
-        return (mul(mul(grad, scale), centered),)
-
-
-cdef class StdBackward0(VarBackward0):
-    pass
-
-
-cdef class VarMeanBackward0(VarBackward0):
-    """``var_mean``'s one node with two outputs: the var and mean gradients add up."""
-
-    cpdef tuple apply(self, tuple grads):
-        total = VarBackward0.apply(self, grads[:1])[0] if grads[0] is not None else None
-        if grads[1] is not None:
-            of_mean = div(self.expand_back(grads[1]), self.count)
-            total = of_mean if total is None else add(total, of_mean)
-        return (total,)
-
-
-cdef class StdMeanBackward0(VarMeanBackward0):
-    pass
-
-
-cdef tuple VAR_SIGNATURES = (
-    "(tuple of ints dim, bool unbiased = True, bool keepdim = False)",
-    "(tuple of ints dim = None, *, Number correction = None, bool keepdim = False)",
-    "(bool unbiased = True)")
-
-
-cdef tuple var_arguments(str name, object dim, object unbiased, object keepdim,
-                         object correction):
-    """``(dim, keepdim, correction)`` of a var/std call, refused as PyTorch's parser does when
-    it fits none of the overloads ``var(dim, unbiased, keepdim)``, ``var(dim=None, *,
-    correction, keepdim)`` and ``var(unbiased)``."""
-    if isinstance(dim, bool):                           # var(unbiased): alone
-        if unbiased is None and keepdim is None and correction is None:
-            return None, False, 0 if dim is False else 1
-    elif unbiased is None or (correction is None and (
-            dim is not NOT_GIVEN or keepdim is None)):
-        if dim is NOT_GIVEN:
-            dim = None
-        if correction is None:
-            correction = 0 if unbiased is False else 1
-        return dim, keepdim is True or bool(keepdim), correction
-    given = {key: value for key, value in (("keepdim", keepdim), ("unbiased", unbiased),
-                                           ("correction", correction)) if value is not None}
-    raise invalid_combination(name, () if dim is NOT_GIVEN else (dim,), given, VAR_SIGNATURES)
-
-
-cdef object var_std(Tensor self, object dim, bint keepdim, object correction, bint take_sqrt,
-                    bint with_mean=False):
-    """var or std; with ``with_mean``, the pair ``(var or std, mean)`` recorded as one node."""
-    cdef VarBackward0 node
-    name = "std" if take_sqrt else "var"
-    array = self._data
-    if array.dtype.kind != "f":
-        raise RuntimeError("std and var only support floating point and complex dtypes")
-    dims = normalize_dims(dim, array.ndim)
-    count = reduced_numel(array.shape, dims)
-    dof = count - correction
-    if dof <= 0:
-        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
-                      "less than the reduction factor (input numel divided by output numel).",
-                      UserWarning, stacklevel=3)
-    with ignoring_fp_errors():
-        squares = np.empty_like(array)        # (x - mean)^2, computed in one buffer
-        kept_mean = np.mean(array, axis=dims, keepdims=True)
-        np.subtract(array, kept_mean, out=squares)
-        np.multiply(squares, squares, out=squares)
-        result = np.sum(squares, axis=dims, keepdims=keepdim) / (dof if dof > 0 else 0)
-        if take_sqrt:
-            result = np.sqrt(result)
-    cdef Tensor out = wrap(np.asarray(result, dtype=array.dtype))
-    cdef Tensor mean_out = None
-    if with_mean:
-        mean_out = wrap(kept_mean if keepdim else kept_mean.reshape(out._data.shape))
-    if records(self):
-        if with_mean:
-            node = StdMeanBackward0() if take_sqrt else VarMeanBackward0()
-        else:
-            node = StdBackward0() if take_sqrt else VarBackward0()
-        node.saved_correction = correction
-        node.count = count
-        node.without_dim = dim is None or array.ndim == 0
-        if with_mean:
-            node.saved_dim, node.saved_keepdim = dims, keepdim
-            node.saved_self_sym_sizes = array.shape
-            record(node, (self,), (out, mean_out), (self, out if take_sqrt else None))
-        else:
-            record_reduction(node, self, out, dims, keepdim, (self, out if take_sqrt else None))
-    return (out, mean_out) if with_mean else out
-
-
-def var(Tensor self, dim=NOT_GIVEN, unbiased=None, keepdim=None, *, correction=None):
-    """Variance over all elements or ``dim``, divided by ``n - correction`` (default 1).
-
-    ``unbiased=False`` is the legacy spelling of ``correction=0``.
-    """
-    dim, keepdim, correction = var_arguments("var", dim, unbiased, keepdim, correction)
-    return var_std(self, dim, keepdim, correction, False)
-
-
-def std(Tensor self, dim=NOT_GIVEN, unbiased=None, keepdim=None, *, correction=None):
-    """Standard deviation: the square root of ``var`` with the same arguments."""
-    dim, keepdim, correction = var_arguments("std", dim, unbiased, keepdim, correction)
-    return var_std(self, dim, keepdim, correction, True)
-
-
-def var_mean(Tensor self, dim=NOT_GIVEN, unbiased=None, keepdim=None, *, correction=None):
-    """``(var, mean)`` over the same dims, with ``var``'s arguments: one VarMeanBackward0."""
-    dim, keepdim, correction = var_arguments("var_mean", dim, unbiased, keepdim, correction)
-    return var_std(self, dim, keepdim, correction, False, True)
-
-
-def std_mean(Tensor self, dim=NOT_GIVEN, unbiased=None, keepdim=None, *, correction=None):
-    """``(std, mean)`` over the same dims, as ``var_mean``."""
-    dim, keepdim, correction = var_arguments("std_mean", dim, unbiased, keepdim, correction)
-    return var_std(self, dim, keepdim, correction, True, True)
 
 
 # ------------------------------------------------------------------ prod
