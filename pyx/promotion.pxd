@@ -9,6 +9,7 @@ cdef object floating_result_type(object a, object b)
 cdef object operand_array(object value, object dtype)
 cdef object floating(Tensor t)
 cdef object broadcast_failure(object a, object b)
+cdef void raise_broadcast_error(object a, object b) except *
 cdef object broadcasting(object function, tuple operands, tuple arrays)
 cdef Tensor expect_tensor(object value, str function, str argument, int position)
 cdef Tensor wrap(object array)

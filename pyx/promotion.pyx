@@ -102,6 +102,14 @@ def broadcast_error(*shapes):
     return None
 
 
+cdef void raise_broadcast_error(object a, object b) except *:
+    """In NumPy's ValueError handler: PyTorch's broadcast error, or re-raise that one."""
+    error = broadcast_failure(a, b)
+    if error is None:
+        raise
+    raise error from None
+
+
 cdef object broadcast_failure(object a, object b):
     """PyTorch's RuntimeError for two operands whose shapes do not broadcast, or None."""
     return broadcast_error(shape_of(a), shape_of(b))

@@ -23,7 +23,8 @@ import numpy as np
 import autograd_cy as _ag
 from autograd_cy._C.ops import activation as _activation
 from autograd_cy._C.ops import loss as _loss
-from autograd_cy._C.ops.arithmetic import add, sub, mul, div, neg, pow
+from autograd_cy._C.ops.arithmetic import add, sub, mul, div, neg
+from autograd_cy._C.ops.power import pow
 from autograd_cy._C.ops.matmul import matmul
 from autograd_cy._C.ops.selection import where
 from autograd_cy._C.ops.reduction import sum as _sum, mean as _mean

@@ -34,7 +34,8 @@ from autograd_cy._C.promotion cimport (
 from autograd_cy._C.fp_errors cimport quietly, quietly2
 from autograd_cy._C.kernels cimport tanh_backward_kernel, tanh_kernel, threshold_backward_kernel
 from autograd_cy._C.views cimport apply_inplace
-from autograd_cy._C.ops.arithmetic import mul, div, add, sub, neg, pow
+from autograd_cy._C.ops.arithmetic import mul, div, add, sub, neg
+from autograd_cy._C.ops.power import pow
 
 __all__ = ["exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid",
            "relu", "abs", "sign", "reciprocal", "square", "atan2", "arctan2",

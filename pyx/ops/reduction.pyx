@@ -33,7 +33,8 @@ from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.ops.out_arguments cimport write_out
 from autograd_cy._C.ops.arguments cimport int_list, invalid_combination, missing_argument
 from autograd_cy._C.ops.arguments import NOT_GIVEN
-from autograd_cy._C.ops.arithmetic import add, mul, div, sub, pow
+from autograd_cy._C.ops.arithmetic import add, mul, div, sub
+from autograd_cy._C.ops.power import pow
 
 __all__ = ["sum", "mean", "prod", "norm", "logsumexp", "count_nonzero", "sum_to"]
 __tensor_methods__ = ("sum", "mean", "prod", "norm", "logsumexp", "count_nonzero",

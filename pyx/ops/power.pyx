@@ -1,0 +1,170 @@
+# cython: allow_none_for_extension_args=False
+"""Powers: ``x ** e`` with a number or tensor exponent, ``number ** x``, and ``pow_``.
+
+The backward formulas follow PyTorch's at the edges: a zero exponent gives zeros with no
+graph, and at a zero base the exponent's derivative (which needs ``log 0``) is defined as 0
+where the exponent is not negative.
+"""
+import numpy as np
+
+from autograd_cy._C.grad_mode cimport is_grad_enabled
+from autograd_cy._C.tensor cimport (
+    Tensor, make_tensor, requires_grad, tensor_operators, TensorOperators, register_methods,
+)
+from autograd_cy._C.node cimport Node, unpack_saved
+from autograd_cy._C.recording cimport record1, record2, any_requires_grad2
+from autograd_cy._C.promotion cimport result_type, operand_array, wrap, raise_broadcast_error
+from autograd_cy._C.fp_errors cimport quietly2, ignoring_fp_errors
+from autograd_cy._C.views cimport apply_inplace
+from autograd_cy._C.ops.arithmetic import mul, sub
+
+__all__ = ["pow", "rpow", "pow_"]
+__tensor_methods__ = ("pow", "pow_")
+
+
+cdef class PowBackward0(Node):
+    """``self ** exponent`` with a number exponent."""
+    saved_names = ("self",)
+    cdef readonly object saved_exponent
+
+    cpdef tuple apply(self, tuple grads):
+        exponent = self.saved_exponent
+        cdef Tensor base = unpack_saved(self, 0)
+        if exponent == 0:
+            # PyTorch's zeros_like(self): no graph, and 0 even where grad is inf or NaN.
+            return (make_tensor(np.zeros_like(base._data)),)
+        return (mul(grads[0], mul(pow(base, exponent - 1), exponent)),)
+
+
+cdef class PowBackward1(Node):
+    """``self ** exponent`` with a tensor exponent."""
+    saved_names = ("self", "exponent", "result")
+
+    cpdef tuple apply(self, tuple grads):
+        from autograd_cy._C.ops.pointwise import log
+        from autograd_cy._C.ops.selection import where
+        cdef Tensor base = unpack_saved(self, 0)
+        cdef Tensor exponent = unpack_saved(self, 1)
+        grad = grads[0]
+        self_grad = exponent_grad = None
+        if self.should_compute_output(0):
+            # Zero where the exponent is 0, as PyTorch (0 ** -1 would make 0 * inf = NaN).
+            self_grad = where(make_tensor(exponent._data == 0), 0.0,
+                              mul(grad, mul(exponent, pow(base, sub(exponent, 1)))))
+        if self.should_compute_output(1):
+            result = unpack_saved(self, 2)
+            # 0 ** e has no log; PyTorch defines that derivative as 0 where e >= 0 (then
+            # multiplied by grad: a NaN grad stays NaN). The log is taken in the result's
+            # dtype.
+            at_zero = (base._data == 0) & (exponent._data >= 0)
+            if base._data.dtype != (<Tensor>result)._data.dtype:
+                base = base.to(result.dtype)
+            exponent_grad = mul(grad, where(make_tensor(at_zero), 0.0, mul(result, log(base))))
+        return (self_grad, exponent_grad)
+
+
+cdef class PowBackward2(Node):
+    """``number ** exponent`` (``2 ** x``)."""
+    saved_names = ("exponent", "result")   # the exponent is saved as PyTorch saves it
+    cdef readonly object saved_self       # the number base, not a tensor
+
+    cpdef tuple apply(self, tuple grads):
+        from autograd_cy._C.ops.selection import where
+        unpack_saved(self, 0)               # checks the exponent's version, as PyTorch
+        cdef Tensor result = unpack_saved(self, 1)
+        base = self.saved_self
+        with ignoring_fp_errors():
+            log_base = float(np.log(np.float64(base)))
+        if base == 0:
+            # 0 ** e has no log; PyTorch defines that derivative as 0 where e >= 0 (then
+            # multiplied by grad: a NaN grad stays NaN).
+            exponent_nonnegative = make_tensor(np.isfinite(result._data))
+            return (mul(grads[0], where(exponent_nonnegative, 0.0, mul(result, log_base))),)
+        return (mul(grads[0], mul(result, log_base)),)
+
+
+def pow(self, exponent):
+    """``self ** exponent`` (tensor or number either side)."""
+    cdef Tensor out
+    cdef PowBackward0 node0
+    if not isinstance(self, Tensor):
+        return rpow(exponent, self)
+    dtype = result_type(self, exponent)
+    base_array = operand_array(self, dtype)
+    exponent_array = operand_array(exponent, dtype)
+    if dtype.kind in "iu" and isinstance(exponent, int) and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if dtype.kind == "b" and isinstance(exponent, Tensor):
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+    try:
+        if dtype.kind in "iu" and isinstance(exponent, Tensor) and np.any(exponent_array < 0):
+            array = integer_power(base_array, exponent_array)
+        else:
+            array = quietly2(np.power, base_array, exponent_array)
+    except ValueError:
+        raise_broadcast_error(self, exponent)
+    out = wrap(array)
+    if not any_requires_grad2(self, exponent):
+        return out
+    if isinstance(exponent, Tensor):
+        record2(PowBackward1(), self, exponent, out, (self, exponent, out))
+    else:
+        node0 = PowBackward0()
+        node0.saved_exponent = exponent
+        record1(node0, self, out, (self,))
+    return out
+
+
+cdef object integer_power(object base, object exponent):
+    """Integer powers with negative exponents as PyTorch: 1 and -1 keep theirs, others 0."""
+    base, exponent = np.broadcast_arrays(base, exponent)
+    negative = exponent < 0
+    array = np.power(base, np.where(negative, 0, exponent))
+    odd = (exponent % 2) != 0
+    unit = np.where(base == 1, 1, np.where(base == -1, np.where(odd, -1, 1), 0))
+    return np.where(negative, unit, array).astype(base.dtype)
+
+
+def rpow(Tensor self, other):
+    """``other ** self`` for a Python number ``other``."""
+    cdef PowBackward2 node
+    dtype = result_type(self, other)
+    exponent = operand_array(self, dtype)
+    if dtype.kind in "iu" and np.any(exponent < 0):
+        array = integer_power(np.asarray(other, dtype=dtype), exponent)
+    else:
+        array = quietly2(np.power, operand_array(other, dtype), exponent)
+    if not array.flags.c_contiguous:        # PyTorch's Scalar ** Tensor is contiguous
+        array = np.ascontiguousarray(array)
+    cdef Tensor out = wrap(array)
+    if is_grad_enabled() and requires_grad(self):
+        node = PowBackward2()
+        node.saved_self = other
+        record1(node, self, out, (self, out))
+    return out
+
+
+def pow_(Tensor self, exponent):
+    try:
+        return apply_inplace(self, lambda x: pow(x, exponent), (exponent,), True)
+    except ValueError:
+        raise_broadcast_error(self, exponent)
+
+
+cdef object pow_op(object self, object other):
+    return pow(self, other)
+
+
+cdef object rpow_op(object self, object other):
+    return rpow(self, other)
+
+
+cdef object ipow(object self, object other):
+    return pow_(self, other)
+
+
+cdef TensorOperators* operators = tensor_operators()
+operators.pow = pow_op
+operators.rpow = rpow_op
+operators.ipow = ipow
+register_methods({name: globals()[name] for name in __tensor_methods__})
