@@ -5,11 +5,7 @@ from autograd_cy._C.tensor cimport Tensor
 from autograd_cy._C.node cimport Node
 
 
-# What an in-place op refuses (or warns about) of the memory it writes (NOTE [Memory overlap]).
-ctypedef void (*OverlapChecks)(Tensor self, tuple others) except *
-
-cdef enum:
-    OVERLAP_NO, OVERLAP_TOO_HARD, OVERLAP_FULL, OVERLAP_PARTIAL
+from autograd_cy._C.overlap cimport OverlapChecks
 
 
 cdef Tensor apply_inplace(Tensor self, object compute, tuple others, bint needs_original,
@@ -20,13 +16,4 @@ cpdef void move_retains_grad_hook(Tensor t, Node old_grad_fn,
 cpdef str view_error_message(Tensor view, bint indirect)
 cdef void check_inference_inplace(Tensor self) except *
 cdef void check_inplace(Tensor self, bint records) except *
-cdef void elementwise_overlap_checks(Tensor self, tuple others) except *
-cdef void no_overlap_checks(Tensor self, tuple others) except *
-cdef int overlap_status(Tensor written, object read) except -1
-cdef void check_no_partial_overlap(Tensor written, object read) except *
-cdef void check_no_overlap(Tensor written, object read) except *
-cdef bint has_internal_overlap(Tensor written) except -1
-cdef void check_no_internal_overlap(Tensor written) except *
-cdef void warn_if_expanded(Tensor written, str op, str example) except *
-cdef bint same_data(Tensor a, Tensor b) except -1
 cdef void regenerate_view_grad_fn(Tensor view) except *

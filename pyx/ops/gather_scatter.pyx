@@ -23,8 +23,9 @@ from autograd_cy._C.tensor cimport wrap_dim
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.recording cimport record1, record, gets_gradient
 from autograd_cy._C.promotion cimport wrap
-from autograd_cy._C.views cimport (
-    apply_inplace, warn_if_expanded, check_no_partial_overlap, has_internal_overlap,
+from autograd_cy._C.views cimport apply_inplace
+from autograd_cy._C.overlap cimport (
+    warn_if_expanded, check_no_partial_overlap, has_internal_overlap,
 )
 from autograd_cy._C.ops.shape cimport leading
 from autograd_cy._C.ops.selection import where

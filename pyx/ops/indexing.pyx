@@ -31,9 +31,8 @@ from autograd_cy._C.node cimport Node
 from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record1, record
 from autograd_cy._C.promotion cimport wrap
-from autograd_cy._C.views cimport (
-    apply_inplace, warn_if_expanded, check_no_overlap, has_internal_overlap,
-)
+from autograd_cy._C.views cimport apply_inplace
+from autograd_cy._C.overlap cimport warn_if_expanded, check_no_overlap, has_internal_overlap
 from autograd_cy._C.ops.gather_scatter cimport masked_fill_overlap_checks
 from autograd_cy._C.ops.inplace import copy_, fill_
 from autograd_cy._C.ops.shape cimport alias, record_view, select_unchecked, slice_unchecked

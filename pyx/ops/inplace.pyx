@@ -11,9 +11,9 @@ from autograd_cy._C.tensor cimport (
 )
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.recording cimport record
-from autograd_cy._C.views cimport (
-    apply_inplace, no_overlap_checks, elementwise_overlap_checks, check_no_internal_overlap,
-    same_data,
+from autograd_cy._C.views cimport apply_inplace
+from autograd_cy._C.overlap cimport (
+    no_overlap_checks, elementwise_overlap_checks, check_no_internal_overlap, same_data,
 )
 
 __all__ = ["zero_", "fill_", "copy_"]
