@@ -1,0 +1,67 @@
+"""The host side of NOTE [Layout] (cuda/common.cuh): the strided iteration of one
+elementwise launch, as the kernel receives it.
+
+``elementwise_layout(shape, operand_strides)`` takes the iteration shape and, per operand
+(output first), its strides in elements over that shape (0 along broadcast dims). It drops
+dims of size 1, merges neighbouring dims that are contiguous in every operand (so a
+contiguous launch becomes one dim of unit strides, and the kernel's index arithmetic is one
+division), and packs the result into the ``Layout`` struct the kernels take by value.
+"""
+import numpy as np
+
+MAX_DIMS = 8
+MAX_OPERANDS = 4
+
+# The C struct, field for field; align=True gives C's padding (328 bytes).
+LAYOUT_DTYPE = np.dtype([("size", np.int64, (MAX_DIMS,)),
+                         ("stride", np.int64, (MAX_OPERANDS, MAX_DIMS)),
+                         ("ndim", np.int32)], align=True)
+
+
+def coalesce(shape, operand_strides):
+    """Merge dims: returns (shape, [strides per operand]) with the fewest dims that address
+    the same elements in the same row-major order."""
+    dims = [d for d in range(len(shape)) if shape[d] != 1]
+    sizes = [shape[d] for d in dims]
+    strides = [[s[d] for d in dims] for s in operand_strides]
+    merged_sizes, merged = [], [[] for _ in operand_strides]
+    for j, size in enumerate(sizes):
+        if merged_sizes and all(merged[k][-1] == strides[k][j] * size
+                                for k in range(len(operand_strides))):
+            # dim j-1 steps exactly over all of dim j in every operand: one dim
+            merged_sizes[-1] *= size
+            for k in range(len(operand_strides)):
+                merged[k][-1] = strides[k][j]
+        else:
+            merged_sizes.append(size)
+            for k in range(len(operand_strides)):
+                merged[k].append(strides[k][j])
+    if not merged_sizes:
+        return (1,), [[1] for _ in operand_strides]
+    return tuple(merged_sizes), merged
+
+
+def elementwise_layout(shape, operand_strides):
+    """The ``Layout`` scalar for one launch (see the module docstring)."""
+    if len(operand_strides) > MAX_OPERANDS:
+        raise ValueError(f"a launch takes at most {MAX_OPERANDS} operands, "
+                         f"got {len(operand_strides)}")
+    sizes, strides = coalesce(tuple(shape), [tuple(s) for s in operand_strides])
+    if len(sizes) > MAX_DIMS:
+        raise RuntimeError(f"CUDA kernels take tensors of at most {MAX_DIMS} dims after "
+                           f"merging contiguous dims; got {len(sizes)} (shape {tuple(shape)})")
+    layout = np.zeros((), LAYOUT_DTYPE)
+    layout["ndim"] = len(sizes)
+    layout["size"][:len(sizes)] = sizes
+    for k, s in enumerate(strides):
+        layout["stride"][k, :len(sizes)] = s
+    return layout[()]
+
+
+def broadcast_strides(shape, operand_shape, operand_strides):
+    """An operand's element strides over the broadcast ``shape`` (0 where it broadcasts)."""
+    lead = len(shape) - len(operand_shape)
+    result = [0] * lead
+    for size, op_size, stride in zip(shape[lead:], operand_shape, operand_strides):
+        result.append(0 if op_size == 1 and size != 1 else stride)
+    return tuple(result)

@@ -1,0 +1,51 @@
+// common.cuh: what every kernel file shares: the accumulate type, the strided layout of an
+// elementwise launch, and float/double/half math overloads that read the same in NVRTC and
+// in the CPU emulator (g++ with autograd_cy/cuda/emulator/cuda_cpu.h).
+#pragma once
+#include <cuda_fp16.h>
+
+#define AGCY_MAX_DIMS 8
+#define AGCY_MAX_OPERANDS 4
+
+// Arithmetic of __half happens in float, as in PyTorch (opmath_type).
+template <typename T> struct Acc { typedef T type; };
+template <> struct Acc<__half> { typedef float type; };
+
+// NOTE [Layout]
+// An elementwise launch covers n = size[0] * ... * size[ndim-1] elements, numbered row-major.
+// stride[k][d] is operand k's step along dim d in elements (operand 0 is the output, then
+// the inputs in the kernel's parameter order); 0 along a broadcast dim, negative for a
+// flipped view. The host (autograd_cy/cuda/layout.py) merges dims that are contiguous in
+// every operand, so a contiguous launch arrives with ndim == 1 and unit strides. Passed by
+// value: it lives in the kernel's parameter space, no copy to the device per launch.
+struct Layout {
+    long long size[AGCY_MAX_DIMS];
+    long long stride[AGCY_MAX_OPERANDS][AGCY_MAX_DIMS];
+    int ndim;
+};
+
+// The element offsets of linear index i in the first NOPS operands.
+template <int NOPS>
+__device__ __forceinline__ void layout_offsets(const Layout& L, long long i, long long* off) {
+    for (int k = 0; k < NOPS; ++k) off[k] = 0;
+    for (int d = L.ndim - 1; d >= 0; --d) {
+        long long size = L.size[d];
+        long long idx = i % size;
+        i /= size;
+        for (int k = 0; k < NOPS; ++k) off[k] += idx * L.stride[k][d];
+    }
+}
+
+// Grid-stride loop over [0, n): every launch configuration gives the same result.
+#define AGCY_GRID_STRIDE_LOOP(i, n)                                                   \
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (n);      \
+         i += (long long)blockDim.x * gridDim.x)
+
+// Loads and stores through the accumulate type.
+template <typename T> __device__ __forceinline__ typename Acc<T>::type load(const T* p) {
+    return (typename Acc<T>::type)(*p);
+}
+template <> __device__ __forceinline__ float load<__half>(const __half* p) { return __half2float(*p); }
+template <typename T, typename A> __device__ __forceinline__ void store(T* p, A v) { *p = (T)v; }
+template <> __device__ __forceinline__ void store<__half, float>(__half* p, float v) { *p = __float2half(v); }
+template <> __device__ __forceinline__ void store<__half, double>(__half* p, double v) { *p = __float2half((float)v); }
