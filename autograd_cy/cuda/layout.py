@@ -65,3 +65,7 @@ def broadcast_strides(shape, operand_shape, operand_strides):
     for size, op_size, stride in zip(shape[lead:], operand_shape, operand_strides):
         result.append(0 if op_size == 1 and size != 1 else stride)
     return tuple(result)
+
+
+# The structs kernels take by value, by the name the manifest's parameter lists use.
+STRUCT_DTYPES = {"Layout": LAYOUT_DTYPE}
