@@ -53,3 +53,4 @@ from autograd_cy.autograd.anomaly_mode import (  # noqa: E402,F401
     is_anomaly_enabled, is_anomaly_check_nan_enabled,
 )
 from autograd_cy import nn  # noqa: E402,F401
+from autograd_cy import cuda  # noqa: E402,F401  (fills the core's CUDA backend slot)

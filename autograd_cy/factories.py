@@ -9,12 +9,13 @@ import builtins
 import numpy as np
 
 from autograd_cy import dtypes as _dtypes
+from autograd_cy._C import device as _device_module
 from autograd_cy._C.tensor import Tensor, Size, _wrap_array
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint",
            "rand_like", "randn_like", "arange", "linspace", "eye", "manual_seed", "Generator",
-           "initial_seed", "default_generator", "is_inference", "FloatTensor", "DoubleTensor",
+           "initial_seed", "default_generator", "set_default_device", "get_default_device", "is_inference", "FloatTensor", "DoubleTensor",
            "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor",
            "BoolTensor"]
 
@@ -57,11 +58,32 @@ def _rng(generator):
     return (generator or default_generator)._rng
 
 
-def _make(array, requires_grad):
-    """Wrap ``array`` in a leaf, with PyTorch's error for requires_grad on integers."""
+_default_device = None
+
+
+def set_default_device(device):
+    """The device factories use when no ``device=`` is given (None: the CPU)."""
+    global _default_device
+    _default_device = None if device is None else _device_module.device(device)
+
+
+def get_default_device():
+    return _default_device or _device_module.device("cpu")
+
+
+def _make(array, requires_grad, device=None):
+    """Wrap ``array`` in a leaf on ``device`` (the default device when None), with
+    PyTorch's error for requires_grad on integers. ``array`` is built on the host; a CUDA
+    leaf gets a copy of it on the device."""
     if requires_grad and array.dtype.kind != "f":
         raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                            "gradients")
+    if device is None:
+        device = _default_device
+    if device is not None:
+        target = _device_module.resolved_device(device)
+        if target.type != "cpu":
+            array = _device_module._array_to_device(array, target)
     result = _wrap_array(array)
     if requires_grad:
         result.requires_grad_(True)
@@ -131,7 +153,7 @@ def _check_numpy(array):
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new leaf holding a copy of ``data`` (Python floats become float32)."""
-    return _make(_infer_numpy(data, dtype), requires_grad)
+    return _make(_infer_numpy(data, dtype), requires_grad, device)
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -166,15 +188,15 @@ def _size(size):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
-    return _make(np.zeros(_size(size), _numpy_dtype(dtype, np.float32)), requires_grad)
+    return _make(np.zeros(_size(size), _numpy_dtype(dtype, np.float32)), requires_grad, device)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
-    return _make(np.ones(_size(size), _numpy_dtype(dtype, np.float32)), requires_grad)
+    return _make(np.ones(_size(size), _numpy_dtype(dtype, np.float32)), requires_grad, device)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return _make(np.empty(_size(size), _numpy_dtype(dtype, np.float32)), requires_grad)
+    return _make(np.empty(_size(size), _numpy_dtype(dtype, np.float32)), requires_grad, device)
 
 
 def _check_number(function, value, argument="fill_value", position=2):
@@ -188,7 +210,12 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     if dtype is None:
         dtype = (_dtypes.bool if isinstance(fill_value, builtins.bool) else
                  _dtypes.int64 if isinstance(fill_value, builtins.int) else _dtypes.float32)
-    return _make(np.full(_size((size,)), fill_value, _numpy_dtype(dtype)), requires_grad)
+    return _make(np.full(_size((size,)), fill_value, _numpy_dtype(dtype)), requires_grad, device)
+
+
+def _like_device(input, device):
+    """A ``*_like`` factory's device: the input's unless one is given."""
+    return input.device if device is None else device
 
 
 def _empty_like(input, dtype):
@@ -197,6 +224,8 @@ def _empty_like(input, dtype):
     if not isinstance(input, Tensor):
         raise TypeError(f"argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
+    if input.is_cuda:
+        return np.empty(tuple(input.shape), _numpy_dtype(dtype, _dtypes.to_numpy_dtype(input.dtype)))
     array = input.numpy(force=True)
     return np.empty_like(array, dtype=_numpy_dtype(dtype, array.dtype), order="K")
 
@@ -204,17 +233,17 @@ def _empty_like(input, dtype):
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     array = _empty_like(input, dtype)
     array.fill(0)
-    return _make(array, requires_grad)
+    return _make(array, requires_grad, _like_device(input, device))
 
 
 def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     array = _empty_like(input, dtype)
     array.fill(1)
-    return _make(array, requires_grad)
+    return _make(array, requires_grad, _like_device(input, device))
 
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return _make(_empty_like(input, dtype), requires_grad)
+    return _make(_empty_like(input, dtype), requires_grad, _like_device(input, device))
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
@@ -222,13 +251,13 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
     _check_number("full_like", fill_value)
     array = _empty_like(input, dtype)
     array.fill(fill_value)
-    return _make(array, requires_grad)
+    return _make(array, requires_grad, _like_device(input, device))
 
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Uniform samples on [0, 1)."""
     numpy_dtype = _numpy_dtype(dtype, np.float32)
-    return _make(_rng(generator).random(_size(size)).astype(numpy_dtype), requires_grad)
+    return _make(_rng(generator).random(_size(size)).astype(numpy_dtype), requires_grad, device)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
@@ -241,13 +270,13 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
 def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     array = _empty_like(input, dtype)
     array[...] = _rng(None).random(array.shape)
-    return _make(array, requires_grad)
+    return _make(array, requires_grad, _like_device(input, device))
 
 
 def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     array = _empty_like(input, dtype)
     array[...] = _rng(None).standard_normal(array.shape)
-    return _make(array, requires_grad)
+    return _make(array, requires_grad, _like_device(input, device))
 
 
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
@@ -261,7 +290,7 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
                            f">= to={high}")
     array = _rng(generator).integers(low, high, size=_size((size,)))
-    return _make(array.astype(_numpy_dtype(dtype, np.int64)), requires_grad)
+    return _make(array.astype(_numpy_dtype(dtype, np.int64)), requires_grad, device)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
@@ -277,7 +306,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     is_float = any(isinstance(v, builtins.float) for v in values)
     default = np.float32 if is_float else np.int64
     array = np.arange(*values, dtype=np.float64 if is_float else np.int64)
-    return _make(array.astype(_numpy_dtype(dtype, default)), requires_grad)
+    return _make(array.astype(_numpy_dtype(dtype, default)), requires_grad, device)
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
@@ -285,7 +314,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     array = np.linspace(start, end, steps)
-    return _make(array.astype(_numpy_dtype(dtype, np.float32)), requires_grad)
+    return _make(array.astype(_numpy_dtype(dtype, np.float32)), requires_grad, device)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
@@ -294,7 +323,7 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is not None and m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
-    return _make(np.eye(n, m, dtype=_numpy_dtype(dtype, np.float32)), requires_grad)
+    return _make(np.eye(n, m, dtype=_numpy_dtype(dtype, np.float32)), requires_grad, device)
 
 
 def is_inference(input):

@@ -1,7 +1,13 @@
 # Design: the device model, at the bottom of the core beside dtype: where a tensor's array
-# lives. A NumPy array is on `cpu`, a CuPy array on `cuda:N`.
+# lives. A NumPy array is on `cpu`, a DeviceArray (autograd_cy/cuda) on `cuda:N`; the CUDA
+# backend fills `cuda_backend` when imported (NOTE [The CUDA backend slot]).
 
 cdef class device:
     cdef readonly str type        # "cpu" or "cuda"
     cdef readonly object index    # None or the device number
 
+
+cpdef device resolved_device(object spec)
+cdef object array_to_device(object array, device target)
+cpdef device device_of(object array)
+cdef bint is_cuda_array(object array)

@@ -2,6 +2,8 @@
 
 __all__ = ["device"]
 
+import numpy as np
+
 
 cdef class device:
     """A device, parsed like ``torch.device``.
@@ -44,3 +46,60 @@ cdef class device:
 
 
 CPU = device("cpu")
+
+
+# NOTE [The CUDA backend slot]
+# The core moves arrays between devices (Tensor.to, .cuda(), .cpu(), factories' device=)
+# but sits below the Python package that implements CUDA (autograd_cy/cuda), which it must
+# not import. So that package fills this slot when it is imported, as the op modules fill
+# TensorOperators: one object with array_type (DeviceArray), to_cuda(array, index),
+# to_host(array) and device_index(i).
+cdef object cuda_backend = None
+
+
+cdef object cuda_array_type = None
+
+
+def set_cuda_backend(backend):
+    global cuda_backend, cuda_array_type
+    cuda_backend = backend
+    cuda_array_type = backend.array_type
+
+
+cdef bint is_cuda_array(object array):
+    """Whether ``array`` is the CUDA backend's array type (a DeviceArray)."""
+    return cuda_array_type is not None and type(array) is cuda_array_type
+
+
+cdef object array_to_device(object array, device target):
+    """``array`` on ``target`` (the same object when it is already there)."""
+    if target.type == "cpu":
+        if type(array) is np.ndarray:
+            return array
+        return cuda_backend.to_host(array)
+    if cuda_backend is None:
+        raise RuntimeError("Found no NVIDIA driver on your system.")
+    return cuda_backend.to_cuda(array, target.index)
+
+
+def _array_to_device(array, target):
+    """Python access to array_to_device, for the factories."""
+    return array_to_device(array, target if isinstance(target, device) else device(target))
+
+
+cpdef device device_of(object array):
+    """The device an array lives on: NumPy's on the CPU, a DeviceArray on its CUDA device."""
+    if type(array) is np.ndarray:
+        return CPU
+    return device("cuda", array.device.id)
+
+
+cpdef device resolved_device(object spec):
+    """A device with its index: ``"cuda"`` means the current CUDA device, as in torch;
+    a CUDA device that does not exist raises here."""
+    cdef device target = spec if isinstance(spec, device) else device(spec)
+    if target.type == "cuda":
+        if cuda_backend is None:
+            raise RuntimeError("Found no NVIDIA driver on your system.")
+        return device("cuda", cuda_backend.device_index(target.index))
+    return target

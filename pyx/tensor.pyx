@@ -17,7 +17,7 @@ from cpython.object cimport PyTypeObject
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, is_inference_mode_enabled
 from autograd_cy._C.dtype cimport from_numpy_dtype, scalar_name, c10_name
-from autograd_cy._C.device cimport device
+from autograd_cy._C.device cimport device, is_cuda_array
 
 cnp.import_array()
 
@@ -112,7 +112,7 @@ def _rebuild_tensor(array, requires_grad):
 cdef object _coerce_array(object array):
     if isinstance(array, np.generic):
         return np.asarray(array)
-    if type(array).__module__.startswith("cupy"):
+    if is_cuda_array(array):
         return array
     return np.asarray(array)
 
@@ -271,7 +271,7 @@ cdef class Tensor:
     def data_ptr(self):
         if type(self._data) is np.ndarray:
             return self._data.ctypes.data
-        return self._data.data.ptr
+        return self._data.data_ptr()
 
     def element_size(self):
         return self._data.itemsize
@@ -294,7 +294,7 @@ cdef class Tensor:
                 "Use tensor.detach().numpy() instead.")
         if type(self._data) is not np.ndarray:
             raise TypeError(
-                "can't convert cuda:0 device type tensor to numpy. "
+                f"can't convert cuda:{self._data.device.id} device type tensor to numpy. "
                 "Use Tensor.cpu() to copy the tensor to host memory first.")
         return self._data
 

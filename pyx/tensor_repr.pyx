@@ -127,8 +127,9 @@ def tensor_repr(t):
     """``repr`` of a Tensor, character for character as PyTorch prints it."""
     prefix = "tensor("
     indent = len(prefix)
-    array = t.numpy(force=True)
-    suffixes = []
+    cuda = t.is_cuda
+    array = t.detach().cpu().numpy() if cuda else t.numpy(force=True)
+    suffixes = [f"device='{t.device}'"] if cuda else []
     if array.size == 0:
         body = "[]"
         if array.ndim != 1:

@@ -1,1 +1,158 @@
-"""GPU backend (CuPy + hand-written kernels in ../../cuda/): arrives with the CUDA issue."""
+"""``autograd_cy.cuda``: CUDA devices, as ``torch.cuda`` names them.
+
+Which devices exist depends on the environment variable ``AUTOGRAD_CY_CUDA``:
+
+- unset or ``auto``: the GPUs CuPy finds (none without CuPy or a driver);
+- ``emulate`` (or ``emulate:N`` for N devices): CUDA devices emulated on the CPU, with the
+  same kernels run through the emulator (autograd_cy/cuda/emulator), for tests without a GPU;
+- ``off``: no devices.
+
+Each device is reached through its seam (seam.py); a CUDA tensor holds a DeviceArray
+(array.py) whose NumPy-protocol methods launch the kernels of ``cuda/*.cu``.
+"""
+import os
+
+import numpy as np
+
+from autograd_cy._C import device as _core_device
+from autograd_cy.cuda.array import CudaDevice, DeviceArray, from_host
+
+__all__ = ["is_available", "device_count", "current_device", "set_device", "synchronize",
+           "manual_seed", "manual_seed_all", "initial_seed", "get_device_name",
+           "DeviceArray"]
+
+_devices = None
+_current = 0
+_seed = 0
+
+
+def _mode():
+    value = os.environ.get("AUTOGRAD_CY_CUDA", "auto").strip().lower()
+    if value.startswith("emulate"):
+        _, _, count = value.partition(":")
+        return "emulate", int(count or 1)
+    return value, None
+
+
+def _all_devices():
+    """The devices of this process, found once."""
+    global _devices
+    if _devices is None:
+        mode, count = _mode()
+        if mode == "emulate":
+            from autograd_cy.cuda.seam import EmulatedSeam
+            _devices = [CudaDevice(i, EmulatedSeam(i)) for i in range(count)]
+        elif mode == "off":
+            _devices = []
+        else:
+            _devices = _real_devices()
+    return _devices
+
+
+def _real_devices():
+    try:
+        import cupy
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception:           # no CuPy, no driver, no GPU: no devices
+        return []
+    from autograd_cy.cuda.seam import CupySeam
+    return [CudaDevice(i, CupySeam(i)) for i in range(count)]
+
+
+def is_available():
+    """Whether a CUDA device (real or emulated) can be used."""
+    return bool(_all_devices())
+
+
+def device_count():
+    return len(_all_devices())
+
+
+def current_device():
+    return _current
+
+
+def set_device(device):
+    """Make ``device`` (an index, ``"cuda:N"`` or a device) the default for ``"cuda"``."""
+    global _current
+    index = _index_of(device)
+    if index is not None:
+        _device(index)
+        _current = index
+
+
+def get_device_name(device=None):
+    seam = _device(_current if device is None else _index_of(device)).seam
+    return type(seam).__name__.replace("Seam", "") + " CUDA device"
+
+
+def synchronize(device=None):
+    """Wait for every launch on ``device`` (the current one by default) to finish."""
+    _device(_current if device is None else _index_of(device)).seam.synchronize()
+
+
+def manual_seed(seed):
+    """Seed the CUDA generator (used by the random ops that run on the device)."""
+    global _seed
+    _seed = int(seed)
+
+
+def manual_seed_all(seed):
+    manual_seed(seed)
+
+
+def initial_seed():
+    return _seed
+
+
+def _index_of(device):
+    if device is None:
+        return None
+    if isinstance(device, int):
+        return device
+    device = _core_device.device(device)
+    if device.type != "cuda":
+        raise ValueError(f"Expected a cuda device, but got: {device}")
+    return _current if device.index is None else device.index
+
+
+def _device(index):
+    devices = _all_devices()
+    if not devices:
+        raise RuntimeError(
+            "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU "
+            "and installed a driver (or set AUTOGRAD_CY_CUDA=emulate to run the CUDA backend "
+            "on an emulated device)")
+    if not 0 <= index < len(devices):
+        raise RuntimeError("CUDA error: invalid device ordinal")
+    return devices[index]
+
+
+class _CoreBridge:
+    """What the core asks of the CUDA backend when an array changes device."""
+
+    array_type = DeviceArray
+
+    @staticmethod
+    def to_cuda(array, index):
+        """A copy of ``array`` (NumPy or a DeviceArray of another device) on cuda:index."""
+        device = _device(_current if index is None else index)
+        if isinstance(array, DeviceArray):
+            if array.device is device:
+                return array
+            array = array.get()
+        return from_host(np.ascontiguousarray(array), device)
+
+    @staticmethod
+    def to_host(array):
+        return array.get()
+
+    @staticmethod
+    def device_index(index):
+        """The index a tensor made for ``cuda`` / ``cuda:N`` gets (checked)."""
+        index = _current if index is None else index
+        _device(index)
+        return index
+
+
+_core_device.set_cuda_backend(_CoreBridge)

@@ -9,7 +9,8 @@ import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.dtype cimport dtype as dtype_class, to_numpy_dtype
-from autograd_cy._C.device cimport device as device_class
+from autograd_cy._C.device cimport device as device_class, array_to_device, device_of, resolved_device
+from autograd_cy._C.device import CPU
 from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, register_methods
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.recording cimport record1
@@ -17,7 +18,7 @@ from autograd_cy._C.promotion cimport wrap
 
 __all__ = ["clone"]
 __tensor_methods__ = ("clone", "contiguous", "to", "type_as", "float", "double", "half",
-                      "int", "long", "bool", "cpu")
+                      "int", "long", "bool", "cpu", "cuda")
 
 
 cdef class CloneBackward0(Node):
@@ -46,42 +47,69 @@ def contiguous(Tensor self, memory_format=None):
 
 
 cdef class ToCopyBackward0(Node):
-    """The gradient cast back to the input's dtype; nothing is saved but that dtype."""
+    """The gradient converted back to the input's dtype and device; nothing else is saved."""
     cdef readonly object self_dtype
+    cdef readonly device_class self_device
 
     cpdef tuple apply(self, tuple grads):
-        return (_cast(grads[0], self.self_dtype),)
+        return (_convert(grads[0], self.self_dtype, self.self_device),)
 
 
 cdef Tensor _cast(Tensor self, object numpy_dtype):
+    return _convert(self, numpy_dtype, None)
+
+
+cdef Tensor _convert(Tensor self, object numpy_dtype, device_class target):
+    """``self`` in ``numpy_dtype`` on ``target`` (None: where it is), recorded between
+    floating dtypes; ``self`` itself when nothing changes."""
     cdef ToCopyBackward0 node
-    if self._data.dtype == numpy_dtype:
+    cdef device_class source = device_of(self._data)
+    cdef bint moves = target is not None and not (target == source)
+    if self._data.dtype == numpy_dtype and not moves:
         return self
-    cdef Tensor out = wrap(self._data.astype(numpy_dtype))
+    array = array_to_device(self._data, target) if moves else self._data
+    if array.dtype != numpy_dtype:
+        array = array.astype(numpy_dtype)
+    cdef Tensor out = wrap(array)
     if is_grad_enabled() and requires_grad(self) and numpy_dtype.kind == "f":
         node = ToCopyBackward0()
         node.self_dtype = self._data.dtype
+        node.self_device = source
         record1(node, self, out)
     return out
 
 
 def to(Tensor self, *args, dtype=None, device=None, copy=False, non_blocking=False):
-    """``to(dtype)``, ``to(device)``, ``to(other)``: the converted tensor (self if unchanged)."""
+    """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``: the converted
+    tensor (self if unchanged); a move between devices copies and is recorded."""
     for arg in args:
         if isinstance(arg, Tensor):
             dtype = (<Tensor>arg)._data.dtype
+            device = device_of((<Tensor>arg)._data)
         elif isinstance(arg, (str, device_class)):
             device = arg
         else:
             dtype = arg
-    if device is not None and device_class(device).type != "cpu":
-        raise RuntimeError("CUDA tensors are not available yet: the GPU backend is not built")
-    if dtype is None:
-        return clone(self) if copy else self
-    out = _cast(self, to_numpy_dtype(dtype))
+    target = None if device is None else resolved_device(device)
+    numpy_dtype = self._data.dtype if dtype is None else to_numpy_dtype(dtype)
+    out = _convert(self, numpy_dtype, target)
     if copy and out is self:
         return clone(self)
     return out
+
+
+def cuda(Tensor self, device=None, non_blocking=False, memory_format=None):
+    """A copy on a CUDA device (the current one by default); self if already there."""
+    if device is None:
+        device = "cuda"
+    elif not isinstance(device, (str, device_class)):
+        device = f"cuda:{device}"
+    return _convert(self, self._data.dtype, resolved_device(device))
+
+
+def cpu(Tensor self, memory_format=None):
+    """A copy in host memory; self if already there."""
+    return _convert(self, self._data.dtype, CPU)
 
 
 def type_as(Tensor self, Tensor other):
@@ -110,12 +138,6 @@ def long(Tensor self, memory_format=None):
 
 def bool(Tensor self, memory_format=None):
     return _cast(self, np.dtype(np.bool_))
-
-
-def cpu(Tensor self, memory_format=None):
-    if type(self._data) is np.ndarray:
-        return self
-    raise RuntimeError("device transfer arrives with the CUDA backend")
 
 
 register_methods({name: globals()[name] for name in __tensor_methods__})

@@ -1,0 +1,387 @@
+"""DeviceArray: the array a CUDA tensor holds.
+
+The ops of the core are written once, against NumPy's API (``np.exp(a)``, ``np.add(a, b,
+out=a)``, ``a.sum(axis)``, ``np.where(c, a, b)``). A DeviceArray implements NumPy's two
+dispatch protocols, ``__array_ufunc__`` and ``__array_function__``, so each of those calls
+arrives here, is checked (devices, dtypes), and becomes one launch of a kernel of
+``cuda/*.cu`` through the device's seam. That is how ops never branch on the device: NumPy
+asks the array's type once, and the type is the backend.
+
+A DeviceArray wraps the seam's raw array (a ``cupy.ndarray`` on a GPU, a NumPy array on the
+emulated device) and reads only its metadata; views (slicing, transpose, broadcast,
+reshape) are metadata too, and every computation is a kernel. A NumPy function this backend
+does not implement raises a TypeError that names it; nothing falls back to the host
+silently, and ``numpy.asarray(device_array)`` refuses as ``Tensor.numpy()`` does in torch.
+"""
+import operator
+
+import numpy as np
+from numpy.lib.mixins import NDArrayOperatorsMixin
+
+from autograd_cy.cuda import manifest
+from autograd_cy.cuda.launch import elementwise_config
+from autograd_cy.cuda.layout import broadcast_strides, elementwise_layout
+
+# The C type of each dtype in name expressions, and the C type of a scalar operand.
+_CTYPES = {np.dtype(name): ctype for name, ctype in manifest.STORAGE_CTYPES.items()}
+_SCALAR_DTYPES = {np.dtype("float16"): np.float32, np.dtype("float32"): np.float32,
+                  np.dtype("float64"): np.float64, np.dtype("int64"): np.int64,
+                  np.dtype("int32"): np.int32, np.dtype("bool"): np.bool_}
+
+
+class CudaDevice:
+    """One device as a DeviceArray sees it: its index (``.id``, as CuPy names it) and seam."""
+
+    __slots__ = ("id", "seam")
+
+    def __init__(self, index, seam):
+        self.id = index
+        self.seam = seam
+
+    def __repr__(self):
+        return f"<CUDA Device {self.id}>"
+
+
+def mixed_devices_error(first, second):
+    return RuntimeError("Expected all tensors to be on the same device, but found at least "
+                        f"two devices, {first} and {second}!")
+
+
+def _device_name(array):
+    return f"cuda:{array.device.id}" if isinstance(array, DeviceArray) else "cpu"
+
+
+class DeviceArray(NDArrayOperatorsMixin):
+    """An n-dimensional array in the memory of one CUDA device (see the module docstring)."""
+
+    __slots__ = ("_raw", "device")
+    __array_priority__ = 1000
+
+    def __init__(self, raw, device):
+        self._raw = raw
+        self.device = device
+
+    # ---------------------------------------------------------------- metadata
+    shape = property(lambda self: self._raw.shape)
+    strides = property(lambda self: self._raw.strides)
+    dtype = property(lambda self: self._raw.dtype)
+    ndim = property(lambda self: self._raw.ndim)
+    size = property(lambda self: self._raw.size)
+    itemsize = property(lambda self: self._raw.itemsize)
+    nbytes = property(lambda self: self._raw.nbytes)
+    flags = property(lambda self: self._raw.flags)
+    raw = property(lambda self: self._raw, doc="the seam's array (cupy.ndarray on a GPU)")
+
+    @property
+    def element_strides(self):
+        itemsize = self._raw.itemsize
+        return tuple(s // itemsize for s in self._raw.strides)
+
+    def data_ptr(self):
+        raw = self._raw
+        return raw.data.ptr if hasattr(raw.data, "ptr") else raw.ctypes.data
+
+    def __len__(self):
+        if self._raw.ndim == 0:
+            raise TypeError("len() of unsized object")
+        return self._raw.shape[0]
+
+    def __repr__(self):
+        return f"DeviceArray({self.get()!r}, device=cuda:{self.device.id})"
+
+    # ---------------------------------------------------------------- host transfers
+    def get(self):
+        """A NumPy copy of this array in host memory (CuPy's name for it)."""
+        return self.device.seam.to_host(self._raw)
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError(f"can't convert cuda:{self.device.id} device type tensor to numpy. "
+                        "Use Tensor.cpu() to copy the tensor to host memory first.")
+
+    def item(self):
+        if self.size != 1:
+            raise ValueError("can only convert an array of size 1 to a Python scalar")
+        return self.get().item()
+
+    def tolist(self):
+        return self.get().tolist()
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        return operator.index(self.item())
+
+    def __bool__(self):
+        return bool(self.item())
+
+    # ---------------------------------------------------------------- views (metadata only)
+    def _view(self, raw):
+        return DeviceArray(raw, self.device)
+
+    def __getitem__(self, key):
+        for part in (key if isinstance(key, tuple) else (key,)):
+            if not (part is None or part is Ellipsis or isinstance(part, (slice, int, np.integer))):
+                raise NotImplementedError(
+                    f"indexing a CUDA tensor with {type(part).__name__} arrives with the "
+                    "indexing kernels; basic indexing (ints, slices, None, ...) works")
+        return self._view(self._raw[key])
+
+    def transpose(self, *axes):
+        return self._view(self._raw.transpose(*axes))
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    def swapaxes(self, a, b):
+        return self._view(self._raw.swapaxes(a, b))
+
+    def squeeze(self, axis=None):
+        return self._view(self._raw.squeeze(axis))
+
+    def reshape(self, *shape, order="C"):
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = shape[0]
+        shape = _resolve_shape(tuple(int(s) for s in shape), self.size)
+        strides = _view_strides(self.shape, self.element_strides, shape)
+        source = self
+        if strides is None:           # not expressible as a view: copy, then view
+            source = self.copy()
+            strides = _view_strides(source.shape, source.element_strides, shape)
+        itemsize = self.itemsize
+        return self._view(self.device.seam.as_strided(
+            source._raw, shape, tuple(s * itemsize for s in strides)))
+
+    def ravel(self):
+        return self.reshape(-1)
+
+    def view(self, dtype=None):
+        if dtype is not None and np.dtype(dtype) != self.dtype:
+            raise NotImplementedError("reinterpreting a CUDA array's dtype")
+        return self._view(self._raw.view())
+
+    def broadcast_to(self, shape):
+        shape = tuple(shape)
+        strides = broadcast_strides(shape, self.shape, self.element_strides)
+        if any(n != s and s != 1 for n, s in zip(shape[len(shape) - self.ndim:], self.shape)):
+            raise ValueError(f"operands could not be broadcast together with remapped shapes "
+                             f"{self.shape} and requested shape {shape}")
+        return self._view(self.device.seam.as_strided(
+            self._raw, shape, tuple(s * self.itemsize for s in strides)))
+
+    # ---------------------------------------------------------------- copies and fills
+    def copy(self, order="C"):
+        out = empty(self.shape, self.dtype, self.device)
+        _copy_into(out, self)
+        return out
+
+    def astype(self, dtype, copy=True, order="K", casting="unsafe"):
+        dtype = np.dtype(dtype)
+        if dtype == self.dtype and not copy:
+            return self
+        out = empty(self.shape, dtype, self.device)
+        _copy_into(out, self)
+        return out
+
+    def fill(self, value):
+        _fill(self, value)
+
+    def __setitem__(self, key, value):
+        target = self[key]
+        if isinstance(value, DeviceArray):
+            _check_same_device(target, value)
+            _copy_into(target, value)
+        elif isinstance(value, np.ndarray) and value.ndim > 0:
+            raise mixed_devices_error(_device_name(self), "cpu")
+        else:
+            _fill(target, value)
+
+    # ---------------------------------------------------------------- reductions
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False):
+        return _reduce("sum", self, axis, keepdims, dtype, out)
+
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False):
+        return _reduce("prod", self, axis, keepdims, dtype, out)
+
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False):
+        return _reduce("mean", self, axis, keepdims, dtype, out)
+
+    def max(self, axis=None, out=None, keepdims=False):
+        return _reduce("amax", self, axis, keepdims, None, out)
+
+    def min(self, axis=None, out=None, keepdims=False):
+        return _reduce("amin", self, axis, keepdims, None, out)
+
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=None):
+        return _reduce("var", self, axis, keepdims, dtype, out,
+                       correction=ddof if correction is None else correction)
+
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=None):
+        return _reduce("std", self, axis, keepdims, dtype, out,
+                       correction=ddof if correction is None else correction)
+
+    def argmax(self, axis=None, out=None, keepdims=False):
+        return _argreduce("argmax", self, axis, keepdims)
+
+    def argmin(self, axis=None, out=None, keepdims=False):
+        return _argreduce("argmin", self, axis, keepdims)
+
+    # ---------------------------------------------------------------- NumPy's protocols
+    def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
+        from autograd_cy.cuda import dispatch
+        return dispatch.ufunc(ufunc, method, inputs, out, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        from autograd_cy.cuda import dispatch
+        return dispatch.array_function(func, args, kwargs)
+
+
+# -------------------------------------------------------------------- construction
+
+def empty(shape, dtype, device):
+    """A new, contiguous, uninitialised DeviceArray."""
+    return DeviceArray(device.seam.empty(tuple(shape), np.dtype(dtype)), device)
+
+
+def from_host(array, device):
+    """A DeviceArray holding a copy of the NumPy ``array``."""
+    return DeviceArray(device.seam.from_host(np.asarray(array)), device)
+
+
+# -------------------------------------------------------------------- shapes
+
+def _resolve_shape(shape, size):
+    if shape.count(-1) > 1:
+        raise ValueError("can only specify one unknown dimension")
+    if -1 in shape:
+        known = 1
+        for s in shape:
+            if s != -1:
+                known *= s
+        shape = tuple(size // known if s == -1 and known else (0 if s == -1 else s)
+                      for s in shape)
+    if int(np.prod(shape, dtype=np.int64)) != size:
+        raise ValueError(f"cannot reshape array of size {size} into shape {shape}")
+    return shape
+
+
+def _view_strides(old_shape, old_strides, new_shape):
+    """The element strides of ``new_shape`` viewing memory laid out as (old_shape,
+    old_strides), or None when only a copy can have that shape.
+
+    The old dims fall into chunks, runs of dims each of which steps over exactly the next
+    one (contiguous among themselves). A view may regroup the dims inside one chunk
+    freely, but no new dim may straddle two chunks. Walk both shapes from the innermost
+    dim, chunk by chunk, and give each new dim the stride of its place in its chunk."""
+    if 0 in old_shape or 0 in new_shape or not old_shape:
+        old_shape, old_strides = (old_shape or (1,)), (old_strides or (1,))
+        if 0 in old_shape or 0 in new_shape:
+            return _contiguous_strides(new_shape)
+    new_strides = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base_stride = old_strides[-1]
+    chunk_numel = view_numel = 1
+    for d in range(len(old_shape) - 1, -1, -1):
+        chunk_numel *= old_shape[d]
+        chunk_ends = d == 0 or (old_shape[d - 1] != 1 and
+                                old_strides[d - 1] != chunk_numel * chunk_base_stride)
+        if chunk_ends:
+            while view_d >= 0 and (view_numel < chunk_numel or new_shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base_stride
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != chunk_numel:
+                return None
+            if d > 0:
+                chunk_base_stride = old_strides[d - 1]
+                chunk_numel = view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(new_strides)
+
+
+def _contiguous_strides(shape):
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
+
+
+# -------------------------------------------------------------------- launches
+
+def _check_same_device(*arrays):
+    first = None
+    for a in arrays:
+        if isinstance(a, DeviceArray):
+            if first is None:
+                first = a
+            elif a.device.id != first.device.id:
+                raise mixed_devices_error(_device_name(first), _device_name(a))
+        elif isinstance(a, np.ndarray) and a.ndim > 0:
+            raise mixed_devices_error(_device_name(first) if first is not None else "cuda:0",
+                                      "cpu")
+
+
+def launch_elementwise(family_name, out, inputs, scalars=()):
+    """One launch of an elementwise kernel: ``out`` (a DeviceArray of the broadcast shape)
+    and the DeviceArray ``inputs`` as NOTE [Layout] describes them, then the scalars."""
+    n = out.size
+    if n == 0:
+        return out
+    shape = out.shape
+    strides = [out.element_strides] + [
+        broadcast_strides(shape, a.shape, a.element_strides) for a in inputs]
+    layout = elementwise_layout(shape, strides)
+    seam = out.device.seam
+    grid, block = elementwise_config(n, seam)
+    seam.launch(family_name, grid, block,
+                (layout, np.int64(n), out._raw) + tuple(a._raw for a in inputs) + tuple(scalars))
+    return out
+
+
+def kernel_name(template, *args):
+    """``unary<float, Exp>`` from ("unary", dtype, "Exp"): dtypes become their C types."""
+    parts = [_CTYPES[a] if isinstance(a, np.dtype) else a for a in args]
+    return f"{template}<{', '.join(parts)}>"
+
+
+def require_kernel(name, what):
+    """The manifest entry ``name``, or a TypeError that says which op lacks a kernel."""
+    try:
+        return manifest.lookup(name)
+    except KeyError:
+        raise TypeError(f"autograd_cy's CUDA backend has no kernel for {what} "
+                        f"(looked for {name} in autograd_cy/cuda/manifest.py)") from None
+
+
+def scalar_operand(value, dtype):
+    """A Python or NumPy number as the exact C type a kernel of ``dtype`` takes."""
+    return _SCALAR_DTYPES[np.dtype(dtype)](value)
+
+
+def _copy_into(out, source):
+    """out[...] = source, broadcasting and converting dtype: one ``cast`` launch."""
+    name = kernel_name("cast", source.dtype, out.dtype)
+    require_kernel(name, f"a copy from {source.dtype} to {out.dtype}")
+    launch_elementwise(name, out, (source,))
+
+
+def _fill(out, value):
+    name = kernel_name("fill", out.dtype)
+    require_kernel(name, f"fill of {out.dtype}")
+    launch_elementwise(name, out, (), (scalar_operand(value, out.dtype),))
+
+
+def _reduce(op, x, axis, keepdims, dtype, out, **options):
+    from autograd_cy.cuda import dispatch
+    return dispatch.reduce(op, x, axis, keepdims, dtype, out, **options)
+
+
+def _argreduce(op, x, axis, keepdims):
+    from autograd_cy.cuda import dispatch
+    return dispatch.argreduce(op, x, axis, keepdims)

@@ -1,0 +1,365 @@
+"""NumPy calls on DeviceArrays, turned into kernel launches.
+
+``ufunc`` receives every ``np.<ufunc>(...)`` whose operands include a DeviceArray (and the
+arithmetic operators, which NumPy's mixin routes through ufuncs); ``array_function``
+receives the NumPy functions (``np.where``, ``np.zeros_like``, ``np.sum`` ...). Both resolve
+dtypes exactly as NumPy would for the same call on the CPU (``ufunc.resolve_dtypes``, so the
+core's CPU and CUDA paths compute in the same dtypes), convert operands that need it with
+``cast`` launches, and launch the op's kernel. Anything without a kernel raises a TypeError
+naming the NumPy function and the dtypes, never a silent host round trip.
+"""
+import numpy as np
+
+from autograd_cy.cuda import manifest
+from autograd_cy.cuda.array import (
+    DeviceArray, _check_same_device, _copy_into, _fill, empty, kernel_name,
+    launch_elementwise, mixed_devices_error, require_kernel, scalar_operand,
+)
+
+_UNARY = getattr(manifest, "UNARY_FUNCTORS", {})
+_BINARY = getattr(manifest, "BINARY_FUNCTORS", {})
+_COMPARE = getattr(manifest, "COMPARE_FUNCTORS", {})
+_LOGICAL = getattr(manifest, "LOGICAL_FUNCTORS", {})
+_PREDICATES = {"isnan", "isinf", "isfinite"}
+_REDUCE_UFUNCS = {"add": "sum", "multiply": "prod", "maximum": "amax", "minimum": "amin"}
+
+
+def _is_scalar(value):
+    return isinstance(value, (bool, int, float, np.generic)) or (
+        isinstance(value, np.ndarray) and value.ndim == 0)
+
+
+def _scalar_value(value):
+    return value.item() if isinstance(value, (np.ndarray, np.generic)) else value
+
+
+def _dtype_or_scalar(value):
+    if isinstance(value, DeviceArray):
+        return value.dtype
+    if isinstance(value, np.ndarray):          # a 0-d host array: a strong scalar, as on the CPU
+        return value.dtype
+    if isinstance(value, np.generic):
+        return value.dtype
+    return type(value)
+
+
+def _the_device(operands):
+    for a in operands:
+        if isinstance(a, DeviceArray):
+            return a.device
+    raise TypeError("no CUDA operand")
+
+
+def _as_device(value, dtype, device):
+    """A DeviceArray of ``dtype`` for an operand (cast on the device when it differs)."""
+    if value.dtype == dtype:
+        return value
+    return value.astype(dtype)
+
+
+# -------------------------------------------------------------------- ufuncs
+
+def ufunc(func, method, inputs, out, kwargs):
+    name = func.__name__
+    _check_same_device(*inputs, *(out or ()))
+    if kwargs.pop("casting", "same_kind") not in ("same_kind", "unsafe"):
+        raise TypeError(f"np.{name} on CUDA arrays: only the default casting")
+    if method == "reduce":
+        return _ufunc_reduce(func, inputs[0], out, **kwargs)
+    if method != "__call__":
+        raise TypeError(f"np.{name}.{method} is not implemented for CUDA arrays")
+    dtype = kwargs.pop("dtype", None)
+    if kwargs:
+        raise TypeError(f"np.{name} on CUDA arrays: unsupported arguments {sorted(kwargs)}")
+    out = out[0] if out else None
+    if name == "matmul":
+        return _matmul(inputs[0], inputs[1], out)
+    signature = tuple(_dtype_or_scalar(a) for a in inputs)
+    if dtype is not None:
+        loop = func.resolve_dtypes(signature + (np.dtype(dtype),), casting="unsafe")
+    else:
+        loop = func.resolve_dtypes(signature + (None,))
+    in_dtypes, out_dtype = loop[:-1], loop[-1]
+    device = _the_device(inputs)
+    if func.nin == 1:
+        return _unary(name, inputs[0], in_dtypes[0], out_dtype, out, device)
+    return _binary(name, inputs, in_dtypes[0], out_dtype, out, device)
+
+
+def _output(out, shape, dtype, device):
+    if out is None:
+        return empty(shape, dtype, device)
+    if not isinstance(out, DeviceArray):
+        raise mixed_devices_error(f"cuda:{device.id}", "cpu")
+    if out.shape != tuple(shape):
+        raise ValueError(f"non-broadcastable output operand with shape {out.shape} doesn't "
+                         f"match the broadcast shape {tuple(shape)}")
+    return out
+
+
+def _finish(result, out):
+    """Write ``result`` into ``out`` when its dtype differed from the kernel's."""
+    if out is not None and result is not out:
+        _copy_into(out, result)
+        return out
+    return result
+
+
+def _unary(name, x, in_dtype, out_dtype, out, device):
+    x = _as_device(x, in_dtype, device)
+    if name in _PREDICATES:
+        template, functor_args = name, (in_dtype,)
+    elif name in _LOGICAL or name == "logical_not":
+        template, functor_args = "logical_not", ()
+    elif name in _UNARY:
+        template, functor_args = "unary", (in_dtype, _UNARY[name])
+    else:
+        raise TypeError(f"np.{name} is not implemented for CUDA arrays")
+    kernel = kernel_name(template, *functor_args) if functor_args else template
+    require_kernel(kernel, f"np.{name} of {in_dtype}")
+    target_dtype = np.dtype(bool) if name in _PREDICATES or template == "logical_not" else in_dtype
+    result = _output(out if out is not None and out.dtype == target_dtype else None,
+                     x.shape, target_dtype, device)
+    launch_elementwise(kernel, result, (x,))
+    if target_dtype != out_dtype:
+        result = result.astype(out_dtype)
+    return _finish(result, out)
+
+
+def _binary(name, inputs, in_dtype, out_dtype, out, device):
+    a, b = inputs
+    if name in _COMPARE:
+        template, functor = "compare", _COMPARE[name]
+    elif name in _LOGICAL:
+        template, functor = "logical", _LOGICAL[name]
+    elif name in _BINARY:
+        template, functor = "binary", _BINARY[name]
+    else:
+        raise TypeError(f"np.{name} is not implemented for CUDA arrays")
+    kernel_dtype_out = np.dtype(bool) if template in ("compare", "logical") else in_dtype
+    scalar_a, scalar_b = _is_scalar(a), _is_scalar(b)
+    if scalar_a and scalar_b:
+        raise TypeError(f"np.{name} of two host scalars reached the CUDA backend")
+    if scalar_a or scalar_b:
+        array = _as_device(b if scalar_a else a, in_dtype, device)
+        value = _scalar_value(a if scalar_a else b)
+        shape = array.shape
+        if template == "logical":
+            raise TypeError(f"np.{name} with a scalar is not implemented for CUDA arrays")
+        if template == "compare":
+            args = (in_dtype, functor)
+            kernel = kernel_name("compare_scalar", *args)
+            if scalar_a:    # s < b  is  b > s
+                kernel = kernel_name("compare_scalar", in_dtype, _FLIPPED[functor])
+        else:
+            kernel = kernel_name("scalar_binary" if scalar_a else "binary_scalar",
+                             in_dtype, functor)
+        require_kernel(kernel, f"np.{name} of {in_dtype} and a scalar")
+        result = _output(out if out is not None and out.dtype == kernel_dtype_out else None,
+                         shape, kernel_dtype_out, device)
+        launch_elementwise(kernel, result, (array,), (scalar_operand(value, in_dtype),))
+    else:
+        a, b = _as_device(a, in_dtype, device), _as_device(b, in_dtype, device)
+        shape = np.broadcast_shapes(a.shape, b.shape)
+        kernel = (kernel_name(template, functor) if template == "logical"
+                  else kernel_name(template, in_dtype, functor))
+        require_kernel(kernel, f"np.{name} of {in_dtype}")
+        result = _output(out if out is not None and out.dtype == kernel_dtype_out else None,
+                         shape, kernel_dtype_out, device)
+        launch_elementwise(kernel, result, (a, b))
+    if result.dtype != out_dtype:
+        result = result.astype(out_dtype)
+    return _finish(result, out)
+
+
+_FLIPPED = {"Eq": "Eq", "Ne": "Ne", "Lt": "Gt", "Gt": "Lt", "Le": "Ge", "Ge": "Le"}
+
+
+def _matmul(a, b, out):
+    _check_same_device(a, b)
+    if not (isinstance(a, DeviceArray) and isinstance(b, DeviceArray)):
+        raise TypeError("np.matmul on CUDA arrays takes two CUDA arrays")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype} "
+                           f"!= {b.dtype}")
+    shape = _matmul_shape(a.shape, b.shape)
+    result = _output(out, shape, a.dtype, a.device)
+    if result.size:
+        a.device.seam.matmul(a.raw, b.raw, result.raw)
+    return result
+
+
+def _matmul_shape(sa, sb):
+    if not sa or not sb:
+        raise ValueError("matmul: Input operand does not have enough dimensions")
+    a2 = sa if len(sa) > 1 else (1,) + sa
+    b2 = sb if len(sb) > 1 else sb + (1,)
+    if a2[-1] != b2[-2]:
+        raise ValueError(f"matmul: Input operand 1 has a mismatch in its core dimension 0, "
+                         f"with gufunc signature (n?,k),(k,m?)->(n?,m?) (size {b2[-2]} is "
+                         f"different from {a2[-1]})")
+    batch = np.broadcast_shapes(a2[:-2], b2[:-2])
+    shape = batch + (a2[-2], b2[-1])
+    if len(sa) == 1:
+        shape = shape[:-2] + shape[-1:]
+    if len(sb) == 1:
+        shape = shape[:-1]
+    return shape
+
+
+# -------------------------------------------------------------------- reductions
+
+def _axes(axis, ndim):
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (int, np.integer)):
+        axis = (axis,)
+    result = []
+    for a in axis:
+        a = int(a)
+        if not -ndim <= a < max(ndim, 1):
+            raise np.exceptions.AxisError(a, ndim)
+        result.append(a % ndim if ndim else 0)
+    return tuple(sorted(set(result)))
+
+
+def _reduce_dtype(op, x, dtype):
+    """The result dtype NumPy gives for this reduction (so CPU and CUDA agree)."""
+    if dtype is not None:
+        return np.dtype(dtype)
+    if op in ("sum", "prod") and x.dtype.kind in "biu":
+        return np.dtype(np.int64) if x.dtype.kind in "bi" else np.dtype(np.uint64)
+    if op in ("mean", "var", "std") and x.dtype.kind in "biu":
+        return np.dtype(np.float64)
+    return x.dtype
+
+
+def reduce(op, x, axis, keepdims, dtype, out, **options):
+    from autograd_cy.cuda import reduce as reductions
+    dims = _axes(axis, x.ndim)
+    result_dtype = _reduce_dtype(op, x, dtype)
+    source = x if x.dtype == result_dtype or op in ("amax", "amin") else x.astype(result_dtype)
+    raw = reductions.reduce(x.device.seam, source.raw, dims, bool(keepdims), op, **options)
+    result = DeviceArray(raw, x.device)
+    if result.dtype != result_dtype:
+        result = result.astype(result_dtype)
+    return _finish(result, out)
+
+
+def _ufunc_reduce(func, x, out, axis=0, dtype=None, keepdims=False, initial=np._NoValue,
+                  where=True):
+    name = func.__name__
+    if name not in _REDUCE_UFUNCS or initial is not np._NoValue or where is not True:
+        raise TypeError(f"np.{name}.reduce is not implemented for CUDA arrays")
+    return reduce(_REDUCE_UFUNCS[name], x, axis, keepdims, dtype, out[0] if out else None)
+
+
+def argreduce(op, x, axis, keepdims):
+    from autograd_cy.cuda import reduce as reductions
+    raw = reductions.argreduce(x.device.seam, x.raw, None if axis is None else _axes(axis, x.ndim)[0],
+                               bool(keepdims), op)
+    return DeviceArray(raw, x.device)
+
+
+# -------------------------------------------------------------------- NumPy functions
+
+def _like(prototype, dtype, shape, fill):
+    shape = prototype.shape if shape is None else shape
+    result = empty(shape, prototype.dtype if dtype is None else dtype, prototype.device)
+    if fill is not None:
+        _fill(result, fill)
+    return result
+
+
+def _where(condition, a, b):
+    operands = (condition, a, b)
+    _check_same_device(*operands)
+    device = _the_device(operands)
+    if not isinstance(condition, DeviceArray):
+        raise TypeError("np.where on CUDA arrays takes a CUDA condition")
+    dtype = np.result_type(*[_dtype_or_scalar(v) if not isinstance(v, DeviceArray) else v.dtype
+                             for v in (a, b)])
+    def operand(v):
+        if isinstance(v, DeviceArray):
+            return _as_device(v, dtype, device)
+        result = empty((), dtype, device)
+        _fill(result, _scalar_value(v))
+        return result
+    a, b = operand(a), operand(b)
+    condition = _as_device(condition, np.dtype(bool), device)
+    shape = np.broadcast_shapes(condition.shape, a.shape, b.shape)
+    kernel = kernel_name("where", dtype)
+    require_kernel(kernel, f"np.where of {dtype}")
+    return launch_elementwise(kernel, empty(shape, dtype, device), (condition, a, b))
+
+
+def _copyto(dst, src, casting="same_kind", where=True):
+    if where is not True:
+        raise TypeError("np.copyto with where= is not implemented for CUDA arrays")
+    dst[...] = src
+
+
+def _sum_like(op):
+    def implementation(a, axis=None, dtype=None, out=None, keepdims=False, **kw):
+        return reduce(op, a, axis, keepdims, dtype, out, **kw)
+    return implementation
+
+
+_FUNCTIONS = {
+    np.zeros_like: lambda a, dtype=None, order="K", subok=True, shape=None, **kw:
+        _like(a, dtype, shape, 0),
+    np.ones_like: lambda a, dtype=None, order="K", subok=True, shape=None, **kw:
+        _like(a, dtype, shape, 1),
+    np.empty_like: lambda a, dtype=None, order="K", subok=True, shape=None, **kw:
+        _like(a, dtype, shape, None),
+    np.full_like: lambda a, fill_value, dtype=None, order="K", subok=True, shape=None, **kw:
+        _like(a, dtype, shape, fill_value),
+    np.where: _where,
+    np.copyto: _copyto,
+    np.sum: _sum_like("sum"),
+    np.prod: _sum_like("prod"),
+    np.mean: _sum_like("mean"),
+    np.amax: lambda a, axis=None, out=None, keepdims=False: reduce("amax", a, axis, keepdims, None, out),
+    np.amin: lambda a, axis=None, out=None, keepdims=False: reduce("amin", a, axis, keepdims, None, out),
+    np.max: lambda a, axis=None, out=None, keepdims=False: reduce("amax", a, axis, keepdims, None, out),
+    np.min: lambda a, axis=None, out=None, keepdims=False: reduce("amin", a, axis, keepdims, None, out),
+    np.argmax: lambda a, axis=None, out=None, keepdims=False: argreduce("argmax", a, axis, keepdims),
+    np.argmin: lambda a, axis=None, out=None, keepdims=False: argreduce("argmin", a, axis, keepdims),
+    np.var: lambda a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw:
+        reduce("var", a, axis, keepdims, dtype, out, correction=kw.get("correction", ddof)),
+    np.std: lambda a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw:
+        reduce("std", a, axis, keepdims, dtype, out, correction=kw.get("correction", ddof)),
+    np.broadcast_to: lambda a, shape, subok=False: a.broadcast_to(
+        (shape,) if isinstance(shape, int) else shape),
+    np.reshape: lambda a, shape=None, order="C", **kw: a.reshape(
+        kw.get("newshape", shape)),
+    np.transpose: lambda a, axes=None: a.transpose(*(() if axes is None else (axes,))),
+    np.swapaxes: lambda a, axis1, axis2: a.swapaxes(axis1, axis2),
+    np.squeeze: lambda a, axis=None: a.squeeze(axis),
+    np.expand_dims: lambda a, axis: a.reshape(_expanded_shape(a.shape, axis)),
+    np.ascontiguousarray: lambda a, dtype=None, **kw: (
+        a if a.flags.c_contiguous and dtype in (None, a.dtype) else a.astype(dtype or a.dtype)),
+    np.shape: lambda a: a.shape,
+    np.ndim: lambda a: a.ndim,
+    np.size: lambda a, axis=None: a.size if axis is None else a.shape[axis],
+    np.result_type: lambda *args: np.result_type(*[
+        a.dtype if isinstance(a, DeviceArray) else a for a in args]),
+}
+
+
+def _expanded_shape(shape, axis):
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    ndim = len(shape) + len(axes)
+    axes = sorted(a % ndim for a in axes)
+    shape = list(shape)
+    for a in axes:
+        shape.insert(a, 1)
+    return tuple(shape)
+
+
+def array_function(func, args, kwargs):
+    implementation = _FUNCTIONS.get(func)
+    if implementation is None:
+        raise TypeError(f"np.{func.__name__} is not implemented for CUDA arrays "
+                        "(autograd_cy/cuda/dispatch.py)")
+    return implementation(*args, **kwargs)

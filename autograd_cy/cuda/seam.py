@@ -1,0 +1,161 @@
+"""The seam: the one narrow object through which the CUDA backend reaches a device.
+
+Everything the backend does to a device goes through these methods: allocate, copy to and
+from the host, launch a kernel of the manifest, BLAS matmul, synchronize. Two seams exist:
+
+- ``CupySeam`` drives a real GPU through CuPy: memory from CuPy's pool, kernels from one
+  ``cupy.RawModule`` per ``.cu`` file per device (loader.py), matmul through cuBLAS;
+- ``EmulatedSeam`` (``AUTOGRAD_CY_CUDA=emulate``) holds NumPy buffers and runs every launch
+  on the CPU through the emulator, the unchanged ``.cu`` source compiled by g++.
+
+A raw array is the seam's strided array type (``cupy.ndarray`` or ``numpy.ndarray``); the
+layers above read only its metadata (shape, strides, dtype) and hand it back to the seam.
+Above the seam (DeviceArray, dispatch, launch configuration, layouts, dtypes, the engine)
+the code is the same for both, so the emulated device runs the whole GPU op path in CI.
+
+Both seams count what crosses them (``counters``: launches, bytes allocated and copied), which
+the benchmarks report where no GPU can time anything.
+"""
+import os
+
+import numpy as np
+
+from autograd_cy.cuda import launch as launch_rules
+from autograd_cy.cuda.manifest import lookup
+
+
+class SeamCounters:
+    """What crossed the seam since the last ``reset``: launches by kernel, bytes copied."""
+
+    def __init__(self):
+        self.reset()
+
+    def reset(self):
+        self.launches = 0
+        self.by_kernel = {}
+        self.host_to_device_bytes = 0
+        self.device_to_host_bytes = 0
+        self.allocated_bytes = 0
+
+    def record_launch(self, name):
+        self.launches += 1
+        self.by_kernel[name] = self.by_kernel.get(name, 0) + 1
+
+
+class Seam:
+    """What both seams share: the launch guards and the counters."""
+
+    #: the caps of a launch configuration (the emulated device uses small ones: each CUDA
+    #: thread is an OS thread there, and grid-stride loops keep any configuration right)
+    max_block_size = 1024
+    max_grid_size = 65535
+
+    def __init__(self, index):
+        self.index = index
+        self.counters = SeamCounters()
+
+    def launch(self, name, grid, block, args, shared_mem=0):
+        """Launch the manifest kernel ``name`` after checking every argument against its
+        parameter list (launch.check_launch: errors name the kernel and the argument)."""
+        kernel = lookup(name)
+        grid, block = launch_rules.check_launch(kernel, grid, block, args, shared_mem, self)
+        self.counters.record_launch(name)
+        self._launch(kernel, grid, block, args, shared_mem)
+
+
+class CupySeam(Seam):
+    """A real GPU, through CuPy."""
+
+    def __init__(self, index):
+        super().__init__(index)
+        import cupy
+        from autograd_cy.cuda.loader import KernelLoader
+        self._cupy = cupy
+        self._device = cupy.cuda.Device(index)
+        self._loader = KernelLoader(index)
+        with self._device:
+            attributes = self._device.attributes
+        self.max_block_size = attributes["MaxThreadsPerBlock"]
+        self.max_grid_size = attributes["MaxGridDimX"]
+
+    def empty(self, shape, dtype):
+        self.counters.allocated_bytes += int(np.prod(shape)) * np.dtype(dtype).itemsize
+        with self._device:
+            return self._cupy.empty(shape, dtype)
+
+    def from_host(self, array):
+        self.counters.host_to_device_bytes += array.nbytes
+        with self._device:
+            return self._cupy.asarray(np.ascontiguousarray(array))
+
+    def to_host(self, raw):
+        self.counters.device_to_host_bytes += raw.nbytes
+        with self._device:
+            return self._cupy.asnumpy(raw)
+
+    def as_strided(self, raw, shape, strides, offset_bytes=0):
+        """A view of ``raw``'s memory (no copy): the metadata of a DeviceArray view."""
+        return self._cupy.ndarray(shape, raw.dtype, memptr=raw.data + offset_bytes,
+                                  strides=strides)
+
+    def matmul(self, a, b, out):
+        with self._device:
+            self._cupy.matmul(a, b, out=out)
+        self.counters.record_launch("cublas matmul")
+
+    def _launch(self, kernel, grid, block, args, shared_mem):
+        function = self._loader.function(kernel)
+        with self._device:
+            function(grid, block, args, shared_mem=shared_mem)
+
+    def synchronize(self):
+        self._device.synchronize()
+
+
+class EmulatedSeam(Seam):
+    """A CUDA device emulated on the CPU: NumPy buffers, launches through the emulator."""
+
+    max_block_size = int(os.environ.get("AUTOGRAD_CY_EMULATE_BLOCK", "32"))
+    max_grid_size = int(os.environ.get("AUTOGRAD_CY_EMULATE_GRID", "2"))
+
+    def empty(self, shape, dtype):
+        self.counters.allocated_bytes += int(np.prod(shape)) * np.dtype(dtype).itemsize
+        # a fresh buffer filled with a signalling pattern: a kernel that forgets to write
+        # an element leaves NaN (floats) or -1 (ints) there, as uninitialised GPU memory may
+        array = np.empty(shape, dtype)
+        array.view(np.uint8)[...] = 0xFF
+        return array
+
+    def from_host(self, array):
+        self.counters.host_to_device_bytes += array.nbytes
+        return np.array(array, copy=True, order="C")
+
+    def to_host(self, raw):
+        self.counters.device_to_host_bytes += raw.nbytes
+        return np.array(raw, copy=True)
+
+    def as_strided(self, raw, shape, strides, offset_bytes=0):
+        return np.asarray(_StridedView(raw, shape, strides, offset_bytes))
+
+    def matmul(self, a, b, out):
+        np.matmul(a, b, out=out)
+        self.counters.record_launch("cublas matmul")
+
+    def _launch(self, kernel, grid, block, args, shared_mem):
+        from autograd_cy.cuda.emulator import load_kernel_file
+        function = load_kernel_file(kernel.file).get_function(kernel.name)
+        function(grid, block, args, shared_mem=shared_mem)
+
+    def synchronize(self):
+        pass
+
+
+class _StridedView:
+    """A view of a NumPy buffer described by ``__array_interface__``: NumPy builds the array
+    without bounds checks (the layers above computed the strides) and keeps ``raw`` alive."""
+
+    def __init__(self, raw, shape, strides, offset_bytes):
+        self.raw = raw
+        self.__array_interface__ = {
+            "shape": tuple(shape), "strides": tuple(strides), "typestr": raw.dtype.str,
+            "data": (raw.__array_interface__["data"][0] + offset_bytes, False), "version": 3}
