@@ -94,6 +94,22 @@ cpdef device device_of(object array):
     return device("cuda", array.device.id)
 
 
+cdef object array_namespace(object array):
+    """The array library of ``array``: NumPy, or for a DeviceArray a NumPy-like namespace
+    whose factories (zeros, ones, empty, full) make arrays on its device."""
+    if type(array) is np.ndarray:
+        return np
+    return cuda_backend.namespace(array.device.id)
+
+
+cdef object zeros_for_metadata(tuple metadata):
+    """Zeros of a node's input metadata, ``(shape, dtype)`` on the CPU or ``(shape, dtype,
+    device)`` on a CUDA device: the gradient an output that received none stands for."""
+    if len(metadata) == 2:
+        return np.zeros(metadata[0], dtype=metadata[1])
+    return cuda_backend.namespace((<device>metadata[2]).index).zeros(metadata[0], metadata[1])
+
+
 cpdef device resolved_device(object spec):
     """A device with its index: ``"cuda"`` means the current CUDA device, as in torch;
     a CUDA device that does not exist raises here."""

@@ -33,6 +33,8 @@ from autograd_cy._C.grad_mode cimport (
 )
 from autograd_cy._C.grad_mode import _is_grad_enabled
 from autograd_cy._C.dtype cimport tensor_type_name
+from autograd_cy._C.device cimport device_of
+from autograd_cy._C.device import CPU
 from autograd_cy._C.tensor cimport Tensor, make_tensor
 from autograd_cy._C.node cimport Node, Edge, GraphRoot, check_saved
 from autograd_cy._C.accumulate_grad cimport AccumulateGrad
@@ -444,6 +446,13 @@ cdef tuple validate_outputs(Node node, tuple outputs):
             continue
         shape = (<tuple>metadata)[0]
         dtype = (<tuple>metadata)[1]
+        if len(<tuple>metadata) != 2 or type(grad._data) is not cnp.ndarray:
+            # a CUDA input, or a CUDA gradient: the devices must agree
+            moved = conform_device(node, i, grad, <tuple>metadata)
+            if moved is not grad:
+                if result is None:
+                    result = list(outputs)
+                result[i] = grad = moved
         if not conforms(grad._data, <tuple>shape, dtype):
             if result is None:
                 result = list(outputs)
@@ -466,6 +475,19 @@ cdef inline bint conforms(object array, tuple shape, object dtype):
             return False
     descr = <object>cnp.PyArray_DESCR(<cnp.ndarray>array)
     return descr is dtype or descr == dtype
+
+
+cdef Tensor conform_device(Node node, Py_ssize_t index, Tensor grad, tuple metadata):
+    """The gradient on the device its input is on: a 0-dim gradient is moved there, any
+    other on the wrong device is an error, as in torch."""
+    expected = metadata[2] if len(metadata) == 3 else CPU
+    got = device_of(grad._data)
+    if got == expected:
+        return grad
+    if grad._data.ndim == 0:
+        return grad.to(expected)
+    raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {index} "
+                       f"- expected device {expected} but got {got}")
 
 
 cdef Tensor conform_gradient(Node node, Py_ssize_t index, Tensor grad, tuple shape, dtype):

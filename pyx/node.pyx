@@ -99,17 +99,14 @@ cdef object add_hook(dict hooks, object fn):
 class InputMetadata:
     """``grad_fn._input_metadata[i]``: the shape, dtype and device the engine checks the
     gradient of the node's output ``i`` against."""
-    __slots__ = ("shape", "dtype")
+    __slots__ = ("shape", "dtype", "device")
     is_nested_tensor = False
     is_cpp_nested_tensor = False
 
-    def __init__(self, shape, dtype):
+    def __init__(self, shape, dtype, device=CPU):
         self.shape = Size(shape)
         self.dtype = from_numpy_dtype(dtype)
-
-    @property
-    def device(self):
-        return CPU
+        self.device = device
 
     def __repr__(self):
         return f"InputMetadata(shape={self.shape}, dtype={self.dtype}, device={self.device})"
@@ -185,7 +182,7 @@ cdef class Node:
     @property
     def _input_metadata(self):
         """What this node expects of the gradient of each of its outputs."""
-        return tuple([InputMetadata(shape, dtype) for shape, dtype in self.input_metadata or ()])
+        return tuple([InputMetadata(*metadata) for metadata in self.input_metadata or ()])
 
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` after this node runs; may replace grad_inputs."""

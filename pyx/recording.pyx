@@ -7,7 +7,8 @@ When grad mode is on and an input requires grad, an op creates its Node and call
   AccumulateGrad, or no edge for an input that needs no gradient or is not a tensor;
 - save the tensors its backward formula reads (NOTE [Saved tensors]);
 - attach each floating-point output (``grad_fn = node``, ``output_nr = i``) and record its
-  ``(shape, dtype)`` in ``input_metadata``, what the engine checks gradients against.
+  ``(shape, dtype)`` in ``input_metadata``, what the engine checks gradients against
+  (``(shape, dtype, device)`` for an output on a CUDA device).
 """
 cimport cython
 import traceback
@@ -17,6 +18,7 @@ from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 cimport numpy as cnp
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, is_anomaly_enabled, next_sequence_nr
+from autograd_cy._C.device cimport device_of
 import numpy as np
 
 from autograd_cy._C.tensor cimport (
@@ -76,7 +78,8 @@ cdef tuple _last_single = None       # (_last_metadata,): a one-output node's in
 
 
 cdef inline tuple output_metadata(Tensor output):
-    """``(shape, dtype)`` of an output, what validate_outputs checks its gradient against.
+    """``(shape, dtype)`` of an output, what validate_outputs checks its gradient against
+    (with the device as a third item for a CUDA output; a CPU output's tuple stays short).
 
     Consecutive ops mostly produce outputs of one shape and dtype: the immutable tuple made
     for the previous output is then shared, not rebuilt (two fewer objects per node)."""
@@ -84,7 +87,7 @@ cdef inline tuple output_metadata(Tensor output):
     cdef object array = output._data
     cdef tuple metadata
     if type(array) is not cnp.ndarray:
-        return (array.shape, array.dtype)
+        return (array.shape, array.dtype, device_of(array))
     metadata = _last_metadata
     if metadata is not None and matches(<cnp.ndarray>array, metadata):
         return metadata
@@ -181,7 +184,7 @@ cdef Node set_history(Node node, tuple inputs, tuple outputs):
         if output is None:
             metadata.append(None)
         elif (<Tensor>output)._data.dtype.kind != "f":
-            metadata.append(((<Tensor>output)._data.shape, (<Tensor>output)._data.dtype))
+            metadata.append(output_metadata(<Tensor>output))
         else:
             attach_output(node, <Tensor>output, i)
             metadata.append(output_metadata(<Tensor>output))

@@ -17,7 +17,7 @@ from cpython.object cimport PyTypeObject
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, is_inference_mode_enabled
 from autograd_cy._C.dtype cimport from_numpy_dtype, scalar_name, c10_name
-from autograd_cy._C.device cimport device, is_cuda_array
+from autograd_cy._C.device cimport device, is_cuda_array, array_namespace
 
 cnp.import_array()
 
@@ -75,11 +75,10 @@ cdef inline binary_fn loaded(binary_fn function) except NULL:
 
 
 cdef object array_module(object array):
-    """NumPy or CuPy: the one place that decides which array library runs an op."""
+    """NumPy, or the CUDA namespace of a DeviceArray's device: where new arrays are made."""
     if type(array) is cnp.ndarray:
         return np
-    import cupy
-    return cupy
+    return array_namespace(array)
 
 
 cdef class VersionCounter:

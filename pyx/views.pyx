@@ -217,7 +217,8 @@ cdef void rebase_history(Tensor self, Node node) except *:
         if metadata is not None and (<tuple>metadata)[1] != self._data.dtype:
             # The out-of-place result was promoted (float32 /= float64), but the output
             # is ``self``, of its own dtype: the node receives gradients of that dtype.
-            node.input_metadata = ((self._data.shape, self._data.dtype),)
+            node.input_metadata = ((self._data.shape, self._data.dtype)
+                                   + tuple(metadata[2:]),)
         take_history(self, node)
         return
     copy_slices = CopySlices()

@@ -15,7 +15,7 @@ import os
 import numpy as np
 
 from autograd_cy._C import device as _core_device
-from autograd_cy.cuda.array import CudaDevice, DeviceArray, from_host
+from autograd_cy.cuda.array import CudaDevice, DeviceArray, empty, from_host
 
 __all__ = ["is_available", "device_count", "current_device", "set_device", "synchronize",
            "manual_seed", "manual_seed_all", "initial_seed", "get_device_name",
@@ -128,6 +128,27 @@ def _device(index):
     return devices[index]
 
 
+class DeviceNamespace:
+    """``np.zeros``-like factories that make DeviceArrays on one device."""
+
+    def __init__(self, device):
+        self.device = device
+
+    def empty(self, shape, dtype=np.float64):
+        return empty(shape if isinstance(shape, tuple) else (shape,), dtype, self.device)
+
+    def full(self, shape, fill_value, dtype=None):
+        result = self.empty(shape, np.result_type(fill_value) if dtype is None else dtype)
+        result.fill(fill_value)
+        return result
+
+    def zeros(self, shape, dtype=np.float64):
+        return self.full(shape, 0, dtype)
+
+    def ones(self, shape, dtype=np.float64):
+        return self.full(shape, 1, dtype)
+
+
 class _CoreBridge:
     """What the core asks of the CUDA backend when an array changes device."""
 
@@ -146,6 +167,11 @@ class _CoreBridge:
     @staticmethod
     def to_host(array):
         return array.get()
+
+    @staticmethod
+    def namespace(index):
+        """The NumPy-like factories of cuda:index (what ``array_module`` gives the core)."""
+        return DeviceNamespace(_device(index))
 
     @staticmethod
     def device_index(index):

@@ -11,6 +11,7 @@ rewrite the shared Node. cat and stack copy.
 import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
+from autograd_cy._C.device cimport zeros_for_metadata
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, make_view, requires_grad, array_module, VIEW_DEFAULT, VIEW_INFERENCE_MODE, VIEW_MULTI_OUTPUT_NODE, register_methods,
 )
@@ -31,8 +32,7 @@ cdef list grads_or_zeros(Node node, tuple grads):
     cdef list result = list(grads)
     for i, grad in enumerate(result):
         if grad is None:
-            shape, dtype = node.input_metadata[i]
-            result[i] = make_tensor(np.zeros(shape, dtype=dtype))
+            result[i] = make_tensor(zeros_for_metadata(node.input_metadata[i]))
     return result
 
 
