@@ -15,7 +15,13 @@ Every test file compares against torch through this module:
   type with the same key words (or the same message) in autograd_cy.
 * ``same_warning`` / ``no_warning``: both libraries warn (or neither does).
 * ``run_threads``: run workers in threads and re-raise what any of them raised.
+
+``DEVICE`` (environment variable ``AUTOGRAD_CY_TEST_DEVICE``, default ``cpu``) is where
+``check_op`` puts autograd_cy's tensors: with ``cuda`` (and ``AUTOGRAD_CY_CUDA=emulate``
+on a machine without a GPU) the op suites run through the CUDA kernels, against torch on
+the CPU (``make test`` does both).
 """
+import os
 import importlib
 import json
 import re
@@ -33,6 +39,8 @@ import autograd_cy as ag
 
 LIBS = (ag, torch)
 
+DEVICE = os.environ.get("AUTOGRAD_CY_TEST_DEVICE", "cpu")
+
 TOLERANCES = {np.float32: (1e-4, 1e-5), np.float64: (1e-7, 1e-9)}
 
 
@@ -40,14 +48,14 @@ TOLERANCES = {np.float32: (1e-4, 1e-5), np.float64: (1e-7, 1e-9)}
 
 def to_torch(value):
     if isinstance(value, ag.Tensor):
-        result = torch.from_numpy(value.detach().numpy().copy())
+        result = torch.from_numpy(value.detach().cpu().numpy().copy())
         return result.requires_grad_(value.requires_grad)
     return value
 
 
 def to_numpy(value):
     if isinstance(value, ag.Tensor):
-        return value.detach().numpy()
+        return value.detach().cpu().numpy()
     if isinstance(value, torch.Tensor):
         return value.detach().numpy(force=True)     # force: torch's ZeroTensor gradients
     return np.asarray(value)
@@ -56,7 +64,7 @@ def to_numpy(value):
 def plain(value):
     """Tensors (of either library) as nested lists; tuples/lists/dicts converted inside."""
     if isinstance(value, (ag.Tensor, torch.Tensor)):
-        return value.detach().numpy().tolist()
+        return value.detach().cpu().numpy().tolist()
     if isinstance(value, (tuple, list)):
         return type(value)(plain(v) for v in value)
     if isinstance(value, dict):
@@ -89,6 +97,10 @@ def assert_close(ours, theirs, rtol=1e-5, atol=1e-6, what="value"):
         assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1], (
             f"{what}: dtype {ours.dtype} != torch {theirs.dtype}")
     np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, err_msg=what)
+
+
+def _expected_device():
+    return "cuda:0" if DEVICE.startswith("cuda") else "cpu"
 
 
 def assert_same_autograd_flags(ours, theirs, what="output"):
@@ -135,7 +147,7 @@ def check_op(fn, *arrays, dtype=np.float64, requires_grad=None, double=True, rto
             array = array.astype(dtype)
         wants_grad = (array.dtype.kind == "f" if requires_grad is None
                       else requires_grad[index])
-        ours.append(ag.tensor(array, requires_grad=wants_grad))
+        ours.append(ag.tensor(array, requires_grad=wants_grad, device=DEVICE))
         theirs.append(torch.tensor(array, requires_grad=wants_grad))
         if wants_grad:
             differentiable.append(index)
@@ -143,6 +155,10 @@ def check_op(fn, *arrays, dtype=np.float64, requires_grad=None, double=True, rto
     out = _outputs(fn(ag, *ours))
     expected = _outputs(fn(torch, *theirs))
     assert_close(out, expected, rtol, atol, "forward")
+    for index, value in enumerate(out):
+        if isinstance(value, ag.Tensor):
+            assert str(value.device) == _expected_device(), (
+                f"forward[{index}] is on {value.device}, its inputs on {_expected_device()}")
     assert_same_autograd_flags(out, expected, "forward")
     if not differentiable:
         return
@@ -153,7 +169,7 @@ def check_op(fn, *arrays, dtype=np.float64, requires_grad=None, double=True, rto
     our_inputs = [ours[i] for i in differentiable]
     their_inputs = [theirs[i] for i in differentiable]
     our_grads = ag.autograd.grad([o for o, _ in pairs], our_inputs,
-                                 [ag.tensor(g) for g in grad_arrays],
+                                 [ag.tensor(g, device=DEVICE) for g in grad_arrays],
                                  create_graph=double, allow_unused=True)
     their_grads = torch.autograd.grad([e for _, e in pairs], their_inputs,
                                       [torch.tensor(g) for g in grad_arrays],
@@ -165,7 +181,7 @@ def check_op(fn, *arrays, dtype=np.float64, requires_grad=None, double=True, rto
     # Second order: differentiate <grads, v> once more (a Hessian-vector product).
     directions = [rng.standard_normal(tuple(g.shape)) if g is not None else None
                   for g in their_grads]
-    our_total = sum((g * ag.tensor(v.astype(to_numpy(g).dtype))).sum()
+    our_total = sum((g * ag.tensor(v.astype(to_numpy(g).dtype), device=DEVICE)).sum()
                     for g, v in zip(our_grads, directions) if g is not None and g.requires_grad)
     their_total = sum((g * torch.tensor(v.astype(to_numpy(g).dtype))).sum()
                       for g, v in zip(their_grads, directions)
