@@ -264,7 +264,7 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Standard normal samples."""
     numpy_dtype = _numpy_dtype(dtype, np.float32)
     return _make(_rng(generator).standard_normal(_size(size)).astype(numpy_dtype),
-                 requires_grad)
+                 requires_grad, device)
 
 
 def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
