@@ -133,9 +133,26 @@ def _elementwise_kernels():
     return kernels
 
 
+# ------------------------------------------------------------------ pointwise backward tables
+# kernel template (over FLOATS): (pointer parameters, number parameters). The pointers are
+# the outputs then the inputs, e.g. tanh_backward(grad_in, grad_out, result); the numbers
+# are of the accumulate type (threshold; beta, threshold; the exponent). The two-output
+# kernels (grad_a, grad_b, grad, a, b) share one Layout slot for both outputs: see NOTE
+# [Two gradients in one pass] in cuda/pointwise_backward.cu.
+POINTWISE_BACKWARD_SIGNATURES = {
+    "tanh_backward": (3, 0), "sigmoid_backward": (3, 0), "threshold_backward": (3, 1),
+    "gelu_backward": (3, 0), "gelu_tanh_backward": (3, 0), "silu_backward": (3, 0),
+    "softplus_backward": (3, 2), "mul_backward": (5, 0), "div_backward": (5, 0),
+    "pow_backward": (5, 0), "pow_scalar_backward": (3, 1),
+}
+
+
 def _pointwise_backward_kernels():
     """cuda/pointwise_backward.cu: backward formulas fused into one launch each."""
-    return []
+    return [Kernel("pointwise_backward.cu", f"{name}<{FLOAT_CTYPES[dt]}>",
+                   ("Layout", "int64") + ("ptr:" + dt,) * pointers + (scalar_param(dt),) * numbers)
+            for name, (pointers, numbers) in POINTWISE_BACKWARD_SIGNATURES.items()
+            for dt in FLOATS]
 
 
 def _reduction_kernels():
