@@ -39,7 +39,7 @@ __device__ __forceinline__ int agcy_abs(int x) { return x < 0 ? -x : x; }
 
 // NaN tests that also compile for the integer types (always false there), so one template
 // body serves floats and integers (maximum, minimum, clamp).
-template <typename A> __device__ __forceinline__ bool agcy_isnan(A x) { return false; }
+template <typename A> __device__ __forceinline__ bool agcy_isnan(A) { return false; }
 __device__ __forceinline__ bool agcy_isnan(float x) { return isnan(x); }
 __device__ __forceinline__ bool agcy_isnan(double x) { return isnan(x); }
 __device__ __forceinline__ bool agcy_isinf(float x) { return isinf(x); }

@@ -66,7 +66,11 @@ LOGICAL_FUNCTORS = {"logical_and": "LogicalAnd", "logical_or": "LogicalOr",
 CLASSIFY_KERNELS = ("isnan", "isinf", "isfinite")   # kernel templates over FLOATS, bool out
 WHERE_DTYPES = FLOATS + SIGNED_INTEGERS + ("bool",)
 CLAMP_DTYPES = FLOATS + ("int64",)
-# float32 only: the contiguous, 16-byte aligned fast path (NOTE [Vectorized contiguous path]).
+# The vectorized fast path (NOTE [Vectorized contiguous path] in cuda/elementwise.cu), for
+# float32 and every unary and binary functor: unary_vec4<float, F>(n, out, x),
+# binary_vec4<float, F>(n, out, a, b), binary_scalar_vec4<float, F>(n, out, a, s). No
+# Layout: the host picks them when the Layout merged to one dim of unit strides in every
+# operand and every pointer is 16-byte aligned; any n (the kernels finish the n % 4 tail).
 VEC4_DTYPE = "float32"
 
 
