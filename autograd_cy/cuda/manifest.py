@@ -32,14 +32,131 @@ class Kernel:
         return f"<kernel {self.name} in cuda/{self.file}>"
 
 
+# ------------------------------------------------------------------ elementwise tables
+# The host maps an op to a functor (the second template argument of its kernel family) with
+# these tables: NumPy ufuncs by their ``__name__``, the ops NumPy has no ufunc for by their
+# PyTorch name. ``*_DTYPES[functor]`` names the dtypes instantiated for it.
+FLOATS = tuple(FLOAT_CTYPES)
+SIGNED_INTEGERS = ("int64", "int32")
+UNARY_FUNCTORS = {
+    "negative": "Neg", "exp": "Exp", "expm1": "Expm1", "log": "Log", "log1p": "Log1p",
+    "sqrt": "Sqrt", "rsqrt": "Rsqrt", "reciprocal": "Reciprocal", "sin": "Sin", "cos": "Cos",
+    "tanh": "Tanh", "sigmoid": "Sigmoid", "relu": "Relu", "absolute": "Abs", "sign": "Sign",
+    "square": "Square", "floor": "Floor", "ceil": "Ceil", "trunc": "Trunc", "gelu": "Gelu",
+    "gelu_tanh": "GeluTanh", "silu": "Silu",
+}
+UNARY_DTYPES = {f: FLOATS + (SIGNED_INTEGERS if f in ("Neg", "Abs", "Sign", "Square") else ())
+                for f in UNARY_FUNCTORS.values()}
+BINARY_FUNCTORS = {
+    "add": "Add", "subtract": "Sub", "multiply": "Mul", "divide": "Div", "power": "Pow",
+    "arctan2": "Atan2", "maximum": "Maximum", "minimum": "Minimum",
+    "floor_divide": "FloorDivide", "remainder": "Remainder",
+}
+BINARY_DTYPES = {f: FLOATS + (() if f in ("Div", "Pow", "Atan2") else SIGNED_INTEGERS)
+                 for f in BINARY_FUNCTORS.values()}
+# scalar_binary<T, F> computes F(s, x): the operand orders a number can take on the left
+# that differ from F(x, s) (rsub, rdiv, rpow, 2 // x, 2 % x).
+REVERSED_SCALAR_FUNCTORS = ("Sub", "Div", "Pow", "FloorDivide", "Remainder")
+COMPARE_FUNCTORS = {"equal": "Eq", "not_equal": "Ne", "less": "Lt", "less_equal": "Le",
+                    "greater": "Gt", "greater_equal": "Ge"}
+COMPARE_DTYPES = {f: FLOATS + SIGNED_INTEGERS + (("bool",) if f in ("Eq", "Ne") else ())
+                  for f in COMPARE_FUNCTORS.values()}
+LOGICAL_FUNCTORS = {"logical_and": "LogicalAnd", "logical_or": "LogicalOr",
+                    "logical_xor": "LogicalXor"}
+CLASSIFY_KERNELS = ("isnan", "isinf", "isfinite")   # kernel templates over FLOATS, bool out
+WHERE_DTYPES = FLOATS + SIGNED_INTEGERS + ("bool",)
+CLAMP_DTYPES = FLOATS + ("int64",)
+# The vectorized fast path (NOTE [Vectorized contiguous path] in cuda/elementwise.cu), for
+# float32 and every unary and binary functor: unary_vec4<float, F>(n, out, x),
+# binary_vec4<float, F>(n, out, a, b), binary_scalar_vec4<float, F>(n, out, a, s). No
+# Layout: the host picks them when the Layout merged to one dim of unit strides in every
+# operand and every pointer is 16-byte aligned; any n (the kernels finish the n % 4 tail).
+VEC4_DTYPE = "float32"
+
+
+def scalar_param(dtype):
+    """The parameter word of a number operand of a ``dtype`` kernel: the accumulate type for
+    floats (float32 for float16), the dtype itself otherwise."""
+    return ACCUMULATE.get(dtype, dtype)
+
+
 def _elementwise_kernels():
     """cuda/elementwise.cu: unary, binary, scalar, cast/copy, fill, where, comparisons."""
-    return []
+    file = "elementwise.cu"
+    kernels = []
+
+    def add(name, *params):
+        kernels.append(Kernel(file, name, ("Layout", "int64") + params))
+
+    def ptr(dtype):
+        return "ptr:" + dtype
+
+    for functor, dtypes in UNARY_DTYPES.items():
+        for dt in dtypes:
+            add(f"unary<{STORAGE_CTYPES[dt]}, {functor}>", ptr(dt), ptr(dt))
+    for functor, dtypes in BINARY_DTYPES.items():
+        for dt in dtypes:
+            c = STORAGE_CTYPES[dt]
+            add(f"binary<{c}, {functor}>", ptr(dt), ptr(dt), ptr(dt))
+            add(f"binary_scalar<{c}, {functor}>", ptr(dt), ptr(dt), scalar_param(dt))
+            if functor in REVERSED_SCALAR_FUNCTORS:
+                add(f"scalar_binary<{c}, {functor}>", ptr(dt), ptr(dt), scalar_param(dt))
+    for functor, dtypes in COMPARE_DTYPES.items():
+        for dt in dtypes:
+            c = STORAGE_CTYPES[dt]
+            add(f"compare<{c}, {functor}>", ptr("bool"), ptr(dt), ptr(dt))
+            add(f"compare_scalar<{c}, {functor}>", ptr("bool"), ptr(dt), scalar_param(dt))
+    for functor in LOGICAL_FUNCTORS.values():
+        add(f"logical<{functor}>", ptr("bool"), ptr("bool"), ptr("bool"))
+    add("logical_not", ptr("bool"), ptr("bool"))
+    for name in CLASSIFY_KERNELS:
+        for dt in FLOATS:
+            add(f"{name}<{STORAGE_CTYPES[dt]}>", ptr("bool"), ptr(dt))
+    for dt in CLAMP_DTYPES:
+        add(f"clamp_scalar<{STORAGE_CTYPES[dt]}>", ptr(dt), ptr(dt),
+            scalar_param(dt), scalar_param(dt), "int32", "int32")
+    for dt in WHERE_DTYPES:
+        add(f"where<{STORAGE_CTYPES[dt]}>", ptr(dt), ptr("bool"), ptr(dt), ptr(dt))
+    for dt, c in STORAGE_CTYPES.items():
+        # fill's value: float32 for float16 (half-precision scalars travel as float)
+        add(f"fill<{c}>", ptr(dt), "float32" if dt == "float16" else dt)
+    for src, c_src in STORAGE_CTYPES.items():
+        for dst, c_dst in STORAGE_CTYPES.items():
+            add(f"cast<{c_src}, {c_dst}>", ptr(dst), ptr(src))
+
+    # the vectorized float32 kernels take no Layout
+    f32, c32 = VEC4_DTYPE, STORAGE_CTYPES[VEC4_DTYPE]
+    for functor in UNARY_FUNCTORS.values():
+        kernels.append(Kernel(file, f"unary_vec4<{c32}, {functor}>",
+                              ("int64", ptr(f32), ptr(f32))))
+    for functor in BINARY_FUNCTORS.values():
+        kernels.append(Kernel(file, f"binary_vec4<{c32}, {functor}>",
+                              ("int64", ptr(f32), ptr(f32), ptr(f32))))
+        kernels.append(Kernel(file, f"binary_scalar_vec4<{c32}, {functor}>",
+                              ("int64", ptr(f32), ptr(f32), f32)))
+    return kernels
+
+
+# ------------------------------------------------------------------ pointwise backward tables
+# kernel template (over FLOATS): (pointer parameters, number parameters). The pointers are
+# the outputs then the inputs, e.g. tanh_backward(grad_in, grad_out, result); the numbers
+# are of the accumulate type (threshold; beta, threshold; the exponent). The two-output
+# kernels (grad_a, grad_b, grad, a, b) share one Layout slot for both outputs: see NOTE
+# [Two gradients in one pass] in cuda/pointwise_backward.cu.
+POINTWISE_BACKWARD_SIGNATURES = {
+    "tanh_backward": (3, 0), "sigmoid_backward": (3, 0), "threshold_backward": (3, 1),
+    "gelu_backward": (3, 0), "gelu_tanh_backward": (3, 0), "silu_backward": (3, 0),
+    "softplus_backward": (3, 2), "mul_backward": (5, 0), "div_backward": (5, 0),
+    "pow_backward": (5, 0), "pow_scalar_backward": (3, 1),
+}
 
 
 def _pointwise_backward_kernels():
     """cuda/pointwise_backward.cu: backward formulas fused into one launch each."""
-    return []
+    return [Kernel("pointwise_backward.cu", f"{name}<{FLOAT_CTYPES[dt]}>",
+                   ("Layout", "int64") + ("ptr:" + dt,) * pointers + (scalar_param(dt),) * numbers)
+            for name, (pointers, numbers) in POINTWISE_BACKWARD_SIGNATURES.items()
+            for dt in FLOATS]
 
 
 def _reduction_kernels():
