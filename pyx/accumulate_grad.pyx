@@ -20,6 +20,7 @@ from libc.stdint cimport UINT64_MAX
 from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, array_module, bump_version,
+    gradient_metadata,
 )
 from autograd_cy._C.node cimport Node
 
@@ -32,7 +33,7 @@ cdef class AccumulateGrad(Node):
         self.variable = variable
         self.sequence_nr = UINT64_MAX
         if variable is not None:
-            self.input_metadata = ((variable._data.shape, variable._data.dtype),)
+            self.input_metadata = (gradient_metadata(variable),)
 
     def name(self):
         return "torch::autograd::AccumulateGrad"

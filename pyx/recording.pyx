@@ -18,11 +18,11 @@ from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 cimport numpy as cnp
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, is_anomaly_enabled, next_sequence_nr
-from autograd_cy._C.device cimport device_of
 import numpy as np
 
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, version_counter, get_grad_fn, requires_grad,
+    gradient_metadata,
 )
 from autograd_cy._C.saved_tensor cimport SavedTensor, save
 from autograd_cy._C.node cimport (
@@ -87,7 +87,7 @@ cdef inline tuple output_metadata(Tensor output):
     cdef object array = output._data
     cdef tuple metadata
     if type(array) is not cnp.ndarray:
-        return (array.shape, array.dtype, device_of(array))
+        return gradient_metadata(output)
     metadata = _last_metadata
     if metadata is not None and matches(<cnp.ndarray>array, metadata):
         return metadata

@@ -65,6 +65,7 @@ cdef VersionCounter version_counter(Tensor t)
 cdef void bump_version(Tensor t) except *
 cdef object get_grad_fn(Tensor t)
 cdef object array_module(object array)
+cdef tuple gradient_metadata(Tensor t)
 cdef Py_ssize_t wrap_dim(Py_ssize_t dim, Py_ssize_t ndim) except -1
 
 

@@ -81,6 +81,15 @@ cdef object array_module(object array):
     return array_namespace(array)
 
 
+cdef tuple gradient_metadata(Tensor t):
+    """What a gradient of ``t`` must match: ``(shape, dtype)``, and the device as a third
+    item when ``t`` is on a CUDA device (a node's ``input_metadata`` entry)."""
+    cdef object array = t._data
+    if type(array) is cnp.ndarray:
+        return (array.shape, array.dtype)
+    return (array.shape, array.dtype, device("cuda", array.device.id))
+
+
 cdef class VersionCounter:
     pass
 

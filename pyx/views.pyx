@@ -26,6 +26,7 @@ from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, bump_version, version_counter, get_grad_fn,
     tensor_operators, VIEW_DEFAULT, VIEW_NO_GRAD_MODE, VIEW_MULTI_OUTPUT_NODE,
     VIEW_IN_CUSTOM_FUNCTION, VIEW_INFERENCE_MODE,
+    gradient_metadata,
 )
 from autograd_cy._C.node cimport Node, NodeExtras, Edge, set_edges, check_saved
 from autograd_cy._C.saved_tensor cimport SavedTensor
@@ -195,7 +196,7 @@ cdef void regenerate_view_grad_fn(Tensor view) except *:
     node.base_geometry = base_geometry_of(base)
     node.view_geometry = geometry(view._data, base._data)
     set_edges(node, (gradient_edge(base),))
-    node.input_metadata = ((view._data.shape, view._data.dtype),)
+    node.input_metadata = (gradient_metadata(view),)
     take_history(view, node)
 
 
@@ -217,8 +218,7 @@ cdef void rebase_history(Tensor self, Node node) except *:
         if metadata is not None and (<tuple>metadata)[1] != self._data.dtype:
             # The out-of-place result was promoted (float32 /= float64), but the output
             # is ``self``, of its own dtype: the node receives gradients of that dtype.
-            node.input_metadata = ((self._data.shape, self._data.dtype)
-                                   + tuple(metadata[2:]),)
+            node.input_metadata = (gradient_metadata(self),)
         take_history(self, node)
         return
     copy_slices = CopySlices()
@@ -230,7 +230,7 @@ cdef void rebase_history(Tensor self, Node node) except *:
     cdef Edge base_edge = gradient_edge(base)
     copy_slices.next_nodes = (base_edge.function,) + node.next_nodes[1:]
     copy_slices.next_input_nrs = (base_edge.input_nr,) + node.next_input_nrs[1:]
-    copy_slices.input_metadata = ((base._data.shape, base._data.dtype),)
+    copy_slices.input_metadata = (gradient_metadata(base),)
     take_history(base, copy_slices)
     # The view's grad_fn goes stale: the version moved, so get_grad_fn rebuilds it.
 

@@ -69,17 +69,15 @@ def _check_argument(kernel, position, param, arg, seam):
     if param.startswith("ptr:"):
         if arg is None:
             return                      # a null pointer: an output the kernel skips
-        dtype = getattr(arg, "dtype", None)
-        if dtype is None or not hasattr(arg, "strides"):
-            raise KernelLaunchError(f"{where} must be a device array, got {type(arg).__name__}")
-        if dtype != np.dtype(param[4:]):
-            raise KernelLaunchError(f"{where} must be an array of {param[4:]}, got {dtype}")
+        if not isinstance(arg, seam.raw_type):
+            raise KernelLaunchError(f"{where} must be an array of the device "
+                                    f"({seam.raw_type.__name__}), got {type(arg).__name__}")
+        if arg.dtype != np.dtype(param[4:]):
+            raise KernelLaunchError(f"{where} must be an array of {param[4:]}, got {arg.dtype}")
         device = getattr(arg, "device", None)
-        if device is not None and getattr(device, "id", seam.index) != seam.index:
+        if getattr(device, "id", seam.index) != seam.index:
             raise KernelLaunchError(f"{where} is on cuda:{device.id}, the launch on "
                                     f"cuda:{seam.index}")
-        if isinstance(arg, np.ndarray) and type(seam).__name__ != "EmulatedSeam":
-            raise KernelLaunchError(f"{where} is a host (NumPy) array")
     elif param in STRUCT_DTYPES:
         if not isinstance(arg, np.void) or arg.dtype != STRUCT_DTYPES[param]:
             raise KernelLaunchError(f"{where} must be the {param} struct "

@@ -71,6 +71,7 @@ class CupySeam(Seam):
         import cupy
         from autograd_cy.cuda.loader import KernelLoader
         self._cupy = cupy
+        self.raw_type = cupy.ndarray
         self._device = cupy.cuda.Device(index)
         self._loader = KernelLoader(index)
         with self._device:
@@ -117,6 +118,7 @@ class EmulatedSeam(Seam):
 
     max_block_size = int(os.environ.get("AUTOGRAD_CY_EMULATE_BLOCK", "32"))
     max_grid_size = int(os.environ.get("AUTOGRAD_CY_EMULATE_GRID", "2"))
+    raw_type = np.ndarray
 
     def empty(self, shape, dtype):
         self.counters.allocated_bytes += int(np.prod(shape)) * np.dtype(dtype).itemsize
