@@ -40,15 +40,17 @@ struct ReduceLayout {
 // The host builds it with NumPy (REDUCE_LAYOUT_DTYPE in autograd_cy/cuda/layout.py).
 static_assert(sizeof(ReduceLayout) == 320, "ReduceLayout must match REDUCE_LAYOUT_DTYPE");
 
-// Offset of row-major index i over (size[d], stride[d]), d < ndim.
+// Offset of row-major index i over (size[d], stride[d]), d < ndim. What is left of i at
+// the outermost dim is its index there (i is in range), so one merged dim costs no division.
 __device__ __forceinline__ long long strided_offset(const long long* size, const long long* stride,
                                                     int ndim, long long i) {
+    if (ndim == 0) return 0;
     long long off = 0;
-    for (int d = ndim - 1; d >= 0; --d) {
+    for (int d = ndim - 1; d > 0; --d) {
         off += (i % size[d]) * stride[d];
         i /= size[d];
     }
-    return off;
+    return off + i * stride[0];
 }
 __device__ __forceinline__ long long kept_offset(const ReduceLayout& L, long long o) {
     return strided_offset(L.kept_size, L.kept_stride, L.kept_ndim, o);
