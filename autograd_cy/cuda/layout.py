@@ -67,5 +67,25 @@ def broadcast_strides(shape, operand_shape, operand_strides):
     return tuple(result)
 
 
+
+
+# ---- reductions ------------------------------------------------------------------------
+# NOTE [ReduceLayout] (cuda/reduce.cuh), field for field: (kept dims) x (reduced dims) of the
+# input, strides in elements; autograd_cy/cuda/reduce.py fills it.
+REDUCE_LAYOUT_DTYPE = np.dtype([("kept_size", np.int64, (MAX_DIMS,)),
+                                ("kept_stride", np.int64, (MAX_DIMS,)),
+                                ("reduced_size", np.int64, (MAX_DIMS,)),
+                                ("reduced_stride", np.int64, (MAX_DIMS,)),
+                                ("n_out", np.int64),
+                                ("n_reduced", np.int64),
+                                ("splits", np.int64),
+                                ("chunk", np.int64),
+                                ("numel", np.int64),
+                                ("scalar", np.float64),
+                                ("kept_ndim", np.int32),
+                                ("reduced_ndim", np.int32),
+                                ("from_partials", np.int32)], align=True)
+
+
 # The structs kernels take by value, by the name the manifest's parameter lists use.
-STRUCT_DTYPES = {"Layout": LAYOUT_DTYPE}
+STRUCT_DTYPES = {"Layout": LAYOUT_DTYPE, "ReduceLayout": REDUCE_LAYOUT_DTYPE}

@@ -159,9 +159,47 @@ def _pointwise_backward_kernels():
             for dt in FLOATS]
 
 
+# cuda/reduction.cu: the op templates of reduce<Op> and the (input, output) dtypes each is
+# instantiated for. Sums and products of integers and bools give int64 as in torch; sum,
+# prod and mean also widen a float input to a wider float output (their dtype= argument),
+# accumulating in the output's accumulate type. max and min are the ops with an index (and
+# argmax, argmin). A template of one dtype (Amax<T>) outputs its input dtype.
+_WIDENING = [("float16", "float16"), ("float32", "float32"), ("float64", "float64"),
+             ("float16", "float32"), ("float16", "float64"), ("float32", "float64")]
+_SAME_FLOAT = [("float16", "float16"), ("float32", "float32"), ("float64", "float64")]
+_SAME_FLOAT_OR_INT = _SAME_FLOAT + [("int64", "int64")]
+REDUCTION_OPS = {
+    # op: (template, takes the output dtype as a second parameter, [(input, output)])
+    "sum": ("Sum", True, _WIDENING + [("int64", "int64"), ("bool", "int64")]),
+    "prod": ("Prod", True, _WIDENING + [("int64", "int64"), ("bool", "int64")]),
+    "mean": ("Mean", True, _WIDENING),
+    "amax": ("Amax", False, _SAME_FLOAT_OR_INT),
+    "amin": ("Amin", False, _SAME_FLOAT_OR_INT),
+    "var": ("Var", False, _SAME_FLOAT),
+    "std": ("Std", False, _SAME_FLOAT),
+    "norm": ("Norm", False, _SAME_FLOAT),
+    "logsumexp": ("LogSumExp", False, _SAME_FLOAT),
+    "max": ("MaxWithIndex", False, _SAME_FLOAT_OR_INT),
+    "min": ("MinWithIndex", False, _SAME_FLOAT_OR_INT),
+}
+
+
+def reduction_name(op, in_dtype, out_dtype):
+    """The name expression of ``reduce<Op>`` for an op of REDUCTION_OPS and its dtypes,
+    e.g. ``reduce<Sum<__half, float>>`` (KeyError when not instantiated)."""
+    template, takes_out, pairs = REDUCTION_OPS[op]
+    if (in_dtype, out_dtype) not in pairs:
+        raise KeyError(f"reduction {op} has no kernel from {in_dtype} to {out_dtype}")
+    ctypes = [STORAGE_CTYPES[in_dtype]] + ([STORAGE_CTYPES[out_dtype]] if takes_out else [])
+    return f"reduce<{template}<{', '.join(ctypes)}>>"
+
+
 def _reduction_kernels():
-    """cuda/reduction.cu: reductions along any dims."""
-    return []
+    """cuda/reduction.cu: reduce<Op>(x, out, index, partials, ReduceLayout) for every op
+    and dtype pair of REDUCTION_OPS (NOTE [ReduceLayout] in cuda/reduce.cuh)."""
+    return [Kernel("reduction.cu", reduction_name(op, i, o),
+                   (f"ptr:{i}", f"ptr:{o}", "ptr:int64", "ptr:float64", "ReduceLayout"))
+            for op, (_, _, pairs) in REDUCTION_OPS.items() for i, o in pairs]
 
 
 KERNELS = tuple(_elementwise_kernels() + _pointwise_backward_kernels() + _reduction_kernels())
