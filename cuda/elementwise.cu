@@ -122,6 +122,15 @@ __device__ __forceinline__ double remainder(double a, double b) { return remaind
 __device__ __forceinline__ long long remainder(long long a, long long b) { return remainder_integer(a, b); }
 __device__ __forceinline__ int remainder(int a, int b) { return remainder_integer(a, b); }
 
+// fmod: the remainder with the dividend's sign (C's %), the same zero-divisor guard.
+template <typename I> __device__ __forceinline__ I fmod_integer(I a, I b) {
+    return (b == 0 || b == -1) ? 0 : a % b;
+}
+__device__ __forceinline__ float truncated_remainder(float a, float b) { return agcy_fmod(a, b); }
+__device__ __forceinline__ double truncated_remainder(double a, double b) { return agcy_fmod(a, b); }
+__device__ __forceinline__ long long truncated_remainder(long long a, long long b) { return fmod_integer(a, b); }
+__device__ __forceinline__ int truncated_remainder(int a, int b) { return fmod_integer(a, b); }
+
 struct Add { template <typename A> __device__ A operator()(A a, A b) const { return a + b; } };
 struct Sub { template <typename A> __device__ A operator()(A a, A b) const { return a - b; } };
 struct Mul { template <typename A> __device__ A operator()(A a, A b) const { return a * b; } };
@@ -145,6 +154,7 @@ struct Minimum {
 };
 struct FloorDivide { template <typename A> __device__ A operator()(A a, A b) const { return floor_divide(a, b); } };
 struct Remainder { template <typename A> __device__ A operator()(A a, A b) const { return remainder(a, b); } };
+struct Fmod { template <typename A> __device__ A operator()(A a, A b) const { return truncated_remainder(a, b); } };
 
 // ------------------------------------------------------------------ predicates
 

@@ -31,7 +31,7 @@ from autograd_cy._C.grad_mode cimport (
 )
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, make_view, version_counter, bump_version, requires_grad,
-    array_module, VIEW_IN_CUSTOM_FUNCTION, VIEW_MULTI_OUTPUT_NODE,
+    array_module, VIEW_IN_CUSTOM_FUNCTION, VIEW_MULTI_OUTPUT_NODE, gradient_metadata,
 )
 from autograd_cy._C.node cimport Node, Edge, set_edges
 from autograd_cy._C.saved_tensor cimport SavedTensor, save
@@ -332,7 +332,7 @@ cdef void wrap_outputs(object cls, _FunctionBase ctx, list outputs, set inputs, 
             raise RuntimeError(_SAVED_RETURNED_INPUT)
         if is_executable:
             ctx.output_info.append((array_module(var._data), var._data.shape, var._data.dtype))
-            metadata.append((var._data.shape, var._data.dtype) if is_differentiable else None)
+            metadata.append(gradient_metadata(var) if is_differentiable else None)
 
         if not is_differentiable:
             if not requires_grad(var):
@@ -466,7 +466,7 @@ def delayed_error(str msg, tuple values):
         out = make_tensor((<Tensor>value)._data)
         out._grad_fn = node
         out._output_nr = i
-        metadata.append((out._data.shape, out._data.dtype))
+        metadata.append(gradient_metadata(out))
         results.append(out)
     set_edges(node, edges)
     node.input_metadata = tuple(metadata)

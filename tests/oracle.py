@@ -99,6 +99,17 @@ def assert_close(ours, theirs, rtol=1e-5, atol=1e-6, what="value"):
     np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, err_msg=what)
 
 
+class on_test_device:
+    """Tensors that ``fn`` makes itself (``lib.tensor(...)``) go to DEVICE too."""
+
+    def __enter__(self):
+        if DEVICE != "cpu":
+            ag.set_default_device(DEVICE)
+
+    def __exit__(self, *exc):
+        ag.set_default_device(None)
+
+
 def _expected_device():
     return "cuda:0" if DEVICE.startswith("cuda") else "cpu"
 
@@ -152,7 +163,8 @@ def check_op(fn, *arrays, dtype=np.float64, requires_grad=None, double=True, rto
         if wants_grad:
             differentiable.append(index)
 
-    out = _outputs(fn(ag, *ours))
+    with on_test_device():
+        out = _outputs(fn(ag, *ours))
     expected = _outputs(fn(torch, *theirs))
     assert_close(out, expected, rtol, atol, "forward")
     for index, value in enumerate(out):

@@ -148,6 +148,12 @@ class DeviceNamespace:
     def ones(self, shape, dtype=np.float64):
         return self.full(shape, 1, dtype)
 
+    # the *_like functions take a DeviceArray: NumPy's dispatch already reaches the device
+    zeros_like = staticmethod(np.zeros_like)
+    ones_like = staticmethod(np.ones_like)
+    empty_like = staticmethod(np.empty_like)
+    full_like = staticmethod(np.full_like)
+
 
 class _CoreBridge:
     """What the core asks of the CUDA backend when an array changes device."""
@@ -162,7 +168,7 @@ class _CoreBridge:
             if array.device is device:
                 return array
             array = array.get()
-        return from_host(np.ascontiguousarray(array), device)
+        return from_host(array, device)
 
     @staticmethod
     def to_host(array):

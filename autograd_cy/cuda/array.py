@@ -71,6 +71,7 @@ class DeviceArray(NDArrayOperatorsMixin):
     nbytes = property(lambda self: self._raw.nbytes)
     flags = property(lambda self: self._raw.flags)
     raw = property(lambda self: self._raw, doc="the seam's array (cupy.ndarray on a GPU)")
+    base = property(lambda self: self._raw.base, doc="None when this array owns its memory")
 
     @property
     def element_strides(self):

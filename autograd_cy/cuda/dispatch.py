@@ -151,9 +151,11 @@ def _binary(name, inputs, in_dtype, out_dtype, out, device):
             kernel = kernel_name("compare_scalar", *args)
             if scalar_a:    # s < b  is  b > s
                 kernel = kernel_name("compare_scalar", in_dtype, _FLIPPED[functor])
+        elif scalar_a and functor not in manifest.REVERSED_SCALAR_FUNCTORS:
+            kernel = kernel_name("binary_scalar", in_dtype, functor)   # s + x is x + s
         else:
             kernel = kernel_name("scalar_binary" if scalar_a else "binary_scalar",
-                             in_dtype, functor)
+                                 in_dtype, functor)
         require_kernel(kernel, f"np.{name} of {in_dtype} and a scalar")
         result = _output(out if out is not None and out.dtype == kernel_dtype_out else None,
                          shape, kernel_dtype_out, device)
@@ -293,6 +295,19 @@ def _where(condition, a, b):
     return launch_elementwise(kernel, empty(shape, dtype, device), (condition, a, b))
 
 
+def _all(a, axis=None, out=None, keepdims=False, *, where=True):
+    """np.all: no element compares equal to zero (a sum of the zero mask is 0)."""
+    return reduce("sum", np.equal(a, 0), axis, keepdims, None, None) == 0
+
+
+def _any(a, axis=None, out=None, keepdims=False, *, where=True):
+    return reduce("sum", np.not_equal(a, 0), axis, keepdims, None, None) != 0
+
+
+def _count_nonzero(a, axis=None, *, keepdims=False):
+    return reduce("sum", np.not_equal(a, 0), axis, keepdims, None, None)
+
+
 def _copyto(dst, src, casting="same_kind", where=True):
     if where is not True:
         raise TypeError("np.copyto with where= is not implemented for CUDA arrays")
@@ -315,6 +330,9 @@ _FUNCTIONS = {
     np.full_like: lambda a, fill_value, dtype=None, order="K", subok=True, shape=None, **kw:
         _like(a, dtype, shape, fill_value),
     np.where: _where,
+    np.all: _all,
+    np.any: _any,
+    np.count_nonzero: _count_nonzero,
     np.copyto: _copyto,
     np.sum: _sum_like("sum"),
     np.prod: _sum_like("prod"),
@@ -337,8 +355,6 @@ _FUNCTIONS = {
     np.swapaxes: lambda a, axis1, axis2: a.swapaxes(axis1, axis2),
     np.squeeze: lambda a, axis=None: a.squeeze(axis),
     np.expand_dims: lambda a, axis: a.reshape(_expanded_shape(a.shape, axis)),
-    np.ascontiguousarray: lambda a, dtype=None, **kw: (
-        a if a.flags.c_contiguous and dtype in (None, a.dtype) else a.astype(dtype or a.dtype)),
     np.shape: lambda a: a.shape,
     np.ndim: lambda a: a.ndim,
     np.size: lambda a, axis=None: a.size if axis is None else a.shape[axis],

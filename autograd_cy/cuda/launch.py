@@ -84,7 +84,7 @@ def _check_argument(kernel, position, param, arg, seam):
                                     f"(a NumPy scalar of its dtype), got {type(arg).__name__}")
     else:
         expected = np.dtype(param)
-        if isinstance(arg, (bool, int, float)):
+        if isinstance(arg, (bool, int, float)) and not isinstance(arg, np.generic):
             raise KernelLaunchError(
                 f"{where} is a Python {type(arg).__name__}; pass numpy.{expected.name}: CuPy "
                 f"passes a Python number as 8 bytes, which a {expected.itemsize}-byte "

@@ -50,13 +50,13 @@ UNARY_DTYPES = {f: FLOATS + (SIGNED_INTEGERS if f in ("Neg", "Abs", "Sign", "Squ
 BINARY_FUNCTORS = {
     "add": "Add", "subtract": "Sub", "multiply": "Mul", "divide": "Div", "power": "Pow",
     "arctan2": "Atan2", "maximum": "Maximum", "minimum": "Minimum",
-    "floor_divide": "FloorDivide", "remainder": "Remainder",
+    "floor_divide": "FloorDivide", "remainder": "Remainder", "fmod": "Fmod",
 }
 BINARY_DTYPES = {f: FLOATS + (() if f in ("Div", "Pow", "Atan2") else SIGNED_INTEGERS)
                  for f in BINARY_FUNCTORS.values()}
 # scalar_binary<T, F> computes F(s, x): the operand orders a number can take on the left
 # that differ from F(x, s) (rsub, rdiv, rpow, 2 // x, 2 % x).
-REVERSED_SCALAR_FUNCTORS = ("Sub", "Div", "Pow", "FloorDivide", "Remainder")
+REVERSED_SCALAR_FUNCTORS = ("Sub", "Div", "Pow", "FloorDivide", "Remainder", "Fmod")
 COMPARE_FUNCTORS = {"equal": "Eq", "not_equal": "Ne", "less": "Lt", "less_equal": "Le",
                     "greater": "Gt", "greater_equal": "Ge"}
 COMPARE_DTYPES = {f: FLOATS + SIGNED_INTEGERS + (("bool",) if f in ("Eq", "Ne") else ())

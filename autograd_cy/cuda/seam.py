@@ -87,7 +87,7 @@ class CupySeam(Seam):
     def from_host(self, array):
         self.counters.host_to_device_bytes += array.nbytes
         with self._device:
-            return self._cupy.asarray(np.ascontiguousarray(array))
+            return self._cupy.asarray(np.asarray(array, order="C"))
 
     def to_host(self, raw):
         self.counters.device_to_host_bytes += raw.nbytes
@@ -125,7 +125,7 @@ class EmulatedSeam(Seam):
         # a fresh buffer filled with a signalling pattern: a kernel that forgets to write
         # an element leaves NaN (floats) or -1 (ints) there, as uninitialised GPU memory may
         array = np.empty(shape, dtype)
-        array.view(np.uint8)[...] = 0xFF
+        array.reshape(-1).view(np.uint8)[...] = 0xFF
         return array
 
     def from_host(self, array):

@@ -19,7 +19,7 @@ import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.dtype cimport from_numpy_dtype
-from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, register_methods
+from autograd_cy._C.tensor cimport contiguous_array, Tensor, make_tensor, requires_grad, register_methods
 from autograd_cy._C.tensor cimport wrap_dim
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.recording cimport record1, record2, any_requires_grad2
@@ -83,7 +83,7 @@ cdef Tensor softmax_forward(Tensor input, object dim, object dtype, bint log):
     x = floating_data(input, f"{name}_{last}kernel_impl")
     # PyTorch's softmax output is contiguous whatever the input's layout.
     array = softmax_array(x, d, log)
-    cdef Tensor out = wrap(array if array.flags.c_contiguous else np.ascontiguousarray(array))
+    cdef Tensor out = wrap(contiguous_array(array))
     if is_grad_enabled() and requires_grad(input):
         node = LogSoftmaxBackward0() if log else SoftmaxBackward0()
         node.saved_dim = d

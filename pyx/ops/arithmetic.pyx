@@ -17,6 +17,7 @@ import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.tensor cimport (
+    as_array,
     Tensor, make_tensor, requires_grad, tensor_operators, TensorOperators, register_methods,
 )
 from autograd_cy._C.node cimport Node, unpack_saved
@@ -359,7 +360,7 @@ cdef Tensor rounded_quotient(object self, object other, str rounding_mode):
                 array = np.floor_divide(a - np.fmod(a, b), b)
     except ValueError:
         raise_broadcast_error(self, other)
-    return wrap(np.asarray(array, dtype=dtype))
+    return wrap(as_array(array, dtype))
 
 
 cdef class NotImplemented(Node):

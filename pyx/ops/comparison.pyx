@@ -10,6 +10,7 @@ import numpy as np
 
 from autograd_cy._C.dtype cimport from_numpy_dtype
 from autograd_cy._C.tensor cimport (
+    as_array,
     Tensor, make_tensor, register_methods, tensor_operators, TensorOperators, wrap_dim,
 )
 from autograd_cy._C.promotion cimport result_type, operand_array
@@ -134,7 +135,7 @@ cdef Tensor bitwise(object ufunc, str name, object self, object other):
                                   f"'{from_numpy_dtype(dtype)._scalar_name}'")
     a = (<Tensor>self)._data.astype(dtype, copy=False)
     b = (<Tensor>other)._data.astype(dtype, copy=False) if isinstance(other, Tensor) else other
-    return apply_binary(lambda x, y: np.asarray(ufunc(x, y), dtype=dtype), <Tensor>self, other,
+    return apply_binary(lambda x, y: as_array(ufunc(x, y), dtype), <Tensor>self, other,
                         a, b)
 
 
@@ -177,7 +178,7 @@ cdef Tensor truth_reduction(object ufunc, Tensor self, object dim, bint keepdim)
         axis = (wrap_dim(dim, ndim),) if ndim else ()
     result = ufunc.reduce(array != 0, axis=axis, keepdims=keepdim)
     dtype = np.uint8 if array.dtype == np.uint8 else np.bool_
-    return make_tensor(np.asarray(result, dtype=dtype))
+    return make_tensor(as_array(result, dtype))
 
 
 def all(Tensor self, dim=None, keepdim=False):

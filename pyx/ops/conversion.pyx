@@ -11,7 +11,7 @@ from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.dtype cimport dtype as dtype_class, to_numpy_dtype
 from autograd_cy._C.device cimport device as device_class, array_to_device, device_of, resolved_device
 from autograd_cy._C.device import CPU
-from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, register_methods
+from autograd_cy._C.tensor cimport contiguous_array, Tensor, make_tensor, requires_grad, register_methods
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.recording cimport record1
 from autograd_cy._C.promotion cimport wrap
@@ -40,7 +40,7 @@ def contiguous(Tensor self, memory_format=None):
     """``self`` if already row-major contiguous, else a contiguous clone."""
     if self._data.flags.c_contiguous:
         return self
-    cdef Tensor out = wrap(np.ascontiguousarray(self._data))
+    cdef Tensor out = wrap(contiguous_array(self._data))
     if is_grad_enabled() and requires_grad(self):
         record1(CloneBackward0(), self, out)
     return out

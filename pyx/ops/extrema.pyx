@@ -11,7 +11,9 @@ from collections import namedtuple
 
 import numpy as np
 
-from autograd_cy._C.tensor cimport Tensor, register_methods, wrap_dim
+from autograd_cy._C.tensor cimport as_array, Tensor, register_methods, wrap_dim
+
+cdef object INT64 = np.dtype(np.int64)
 from autograd_cy._C.node cimport unpack_saved
 from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record
@@ -153,7 +155,7 @@ cdef object max_or_min(Tensor self, object dim, object keepdim, bint largest):
     check_nonempty(name, array.shape, dims)
     axis = dims[0] if dims else None
     search = np.argmax if largest else np.argmin
-    index_array = np.asarray(search(array, axis=axis, keepdims=True), dtype=np.int64)
+    index_array = as_array(search(array, axis=axis, keepdims=True), INT64)
     values = np.take_along_axis(array, index_array, axis) if dims else array.copy()
     if not keepdim and dims:
         values = np.squeeze(values, axis)
@@ -209,7 +211,7 @@ cdef Tensor arg_extreme(Tensor self, object dim, bint keepdim, bint largest):
     check_nonempty(name, array.shape, dims)
     if not dims:
         return wrap(np.zeros((), dtype=np.int64))
-    return wrap(np.asarray(search(array, axis=dims[0], keepdims=keepdim), dtype=np.int64))
+    return wrap(as_array(search(array, axis=dims[0], keepdims=keepdim), INT64))
 
 
 def argmax(Tensor self, dim=None, keepdim=False):
@@ -258,7 +260,7 @@ def median(Tensor self, dim=NOT_GIVEN, keepdim=None):
             value = flat[np.argmax(nan.reshape(-1))]
         else:
             value = np.partition(flat, (flat.size - 1) // 2)[(flat.size - 1) // 2]
-        out = wrap(np.asarray(value, dtype=array.dtype))
+        out = wrap(as_array(value, array.dtype))
         if records(self):
             record_reduction(MedianBackward0(), self, out, normalize_dims(None, array.ndim),
                              False, (self, out))

@@ -9,6 +9,7 @@ import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.tensor cimport (
+    contiguous_array,
     Tensor, make_tensor, requires_grad, tensor_operators, TensorOperators, register_methods,
 )
 from autograd_cy._C.node cimport Node, unpack_saved
@@ -135,7 +136,7 @@ def rpow(Tensor self, other):
     else:
         array = quietly2(np.power, operand_array(other, dtype), exponent)
     if not array.flags.c_contiguous:        # PyTorch's Scalar ** Tensor is contiguous
-        array = np.ascontiguousarray(array)
+        array = contiguous_array(array)
     cdef Tensor out = wrap(array)
     if is_grad_enabled() and requires_grad(self):
         node = PowBackward2()

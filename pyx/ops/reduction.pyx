@@ -13,7 +13,7 @@ import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.dtype cimport from_numpy_dtype, to_numpy_dtype
-from autograd_cy._C.tensor cimport Tensor, make_tensor, register_methods
+from autograd_cy._C.tensor cimport as_array, contiguous_array, Tensor, make_tensor, register_methods
 from autograd_cy._C.tensor cimport wrap_dim
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.recording cimport record1
@@ -27,7 +27,7 @@ cdef Tensor wrap(object array):
     """A reduction's result as a Tensor: PyTorch allocates it contiguous, whatever the input's
     layout (NumPy's follows the input's, and ``.view`` would then fail)."""
     if type(array) is cnp.ndarray and not cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>array):
-        array = np.ascontiguousarray(array)
+        array = contiguous_array(array)
     return wrap_array(array)
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.ops.out_arguments cimport write_out
@@ -331,7 +331,7 @@ def prod(Tensor self, dim=NOT_GIVEN, keepdim=None, *, dtype=None):
 def count_nonzero(Tensor self, dim=None):
     """Number of non-zero elements, over all dims or ``dim`` (int or tuple); int64."""
     dims = normalize_dims(dim, self._data.ndim)
-    return wrap(np.asarray(np.count_nonzero(self._data, axis=dims), dtype=np.int64))
+    return wrap(as_array(np.count_nonzero(self._data, axis=dims), np.dtype(np.int64)))
 
 
 # ------------------------------------------------------------------ norm

@@ -15,6 +15,7 @@ import numpy as np
 from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.dtype cimport dtype, from_numpy_dtype
 from autograd_cy._C.tensor cimport (
+    contiguous_array,
     Tensor, make_tensor, make_view, requires_grad, array_module, VIEW_DEFAULT, VIEW_INFERENCE_MODE, VIEW_MULTI_OUTPUT_NODE, register_methods,
 )
 from autograd_cy._C.tensor cimport wrap_dim
@@ -140,7 +141,7 @@ def reshape(Tensor self, *shape_args, shape=None):
         node.saved_self_sym_sizes = self._data.shape
         return record_view(node, self, array)
     # As PyTorch: a contiguous clone, then an "unsafe" view of it that is not a view.
-    cdef Tensor copied = wrap(np.ascontiguousarray(self._data))
+    cdef Tensor copied = wrap(contiguous_array(self._data))
     if is_grad_enabled() and requires_grad(self):
         record1(CloneBackward0(), self, copied)
     return unsafe_view(copied, shape)

@@ -13,6 +13,7 @@ import numpy as np
 from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.device cimport zeros_for_metadata
 from autograd_cy._C.tensor cimport (
+    contiguous_array,
     Tensor, make_tensor, make_view, requires_grad, array_module, VIEW_DEFAULT, VIEW_INFERENCE_MODE, VIEW_MULTI_OUTPUT_NODE, register_methods,
 )
 from autograd_cy._C.tensor cimport wrap_dim
@@ -229,7 +230,7 @@ cdef object torch_layout(object result, list inputs):
         return result
     for array in inputs:
         if not channels_last(array):
-            return np.ascontiguousarray(result)
+            return contiguous_array(result)
     return result
 
 

@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from autograd_cy._C.tensor cimport Tensor, register_methods
+from autograd_cy._C.tensor cimport as_array, Tensor, register_methods
 from autograd_cy._C.node cimport unpack_saved
 from autograd_cy._C.recording cimport record
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
@@ -126,7 +126,7 @@ cdef object var_std(Tensor self, object dim, bint keepdim, object correction, bi
         result = np.sum(squares, axis=dims, keepdims=keepdim) / (dof if dof > 0 else 0)
         if take_sqrt:
             result = np.sqrt(result)
-    cdef Tensor out = wrap(np.asarray(result, dtype=array.dtype))
+    cdef Tensor out = wrap(as_array(result, array.dtype))
     cdef Tensor mean_out = None
     if with_mean:
         mean_out = wrap(kept_mean if keepdim else kept_mean.reshape(out._data.shape))
