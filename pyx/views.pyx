@@ -46,7 +46,7 @@ cnp.import_array()
 cdef Py_ssize_t data_address(object array):
     if type(array) is np.ndarray:
         return <Py_ssize_t>cnp.PyArray_DATA(array)
-    return array.data.ptr
+    return array.data_ptr()
 
 
 cdef tuple geometry(object array, object base_array):

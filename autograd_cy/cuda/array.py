@@ -225,6 +225,12 @@ class DeviceArray(NDArrayOperatorsMixin):
         return _reduce("std", self, axis, keepdims, dtype, out,
                        correction=ddof if correction is None else correction)
 
+    def any(self, axis=None, out=None, keepdims=False):
+        return np.any(self, axis=axis, keepdims=keepdims)
+
+    def all(self, axis=None, out=None, keepdims=False):
+        return np.all(self, axis=axis, keepdims=keepdims)
+
     def argmax(self, axis=None, out=None, keepdims=False):
         return _argreduce("argmax", self, axis, keepdims)
 

@@ -106,6 +106,8 @@ def _finish(result, out):
 
 
 def _unary(name, x, in_dtype, out_dtype, out, device):
+    if name == "logical_not":
+        in_dtype = np.dtype(bool)               # the kernel reads bools: x != 0 first
     x = _as_device(x, in_dtype, device)
     if name in _PREDICATES:
         template, functor_args = name, (in_dtype,)
@@ -126,8 +128,14 @@ def _unary(name, x, in_dtype, out_dtype, out, device):
     return _finish(result, out)
 
 
+_BITWISE_ON_BOOL = {"bitwise_and": "logical_and", "bitwise_or": "logical_or",
+                    "bitwise_xor": "logical_xor"}
+
+
 def _binary(name, inputs, in_dtype, out_dtype, out, device):
     a, b = inputs
+    if name in _BITWISE_ON_BOOL and in_dtype == np.dtype(bool):
+        name = _BITWISE_ON_BOOL[name]           # on bools, & | ^ are the logical ops
     if name in _COMPARE:
         template, functor = "compare", _COMPARE[name]
     elif name in _LOGICAL:
@@ -308,6 +316,40 @@ def _count_nonzero(a, axis=None, *, keepdims=False):
     return reduce("sum", np.not_equal(a, 0), axis, keepdims, None, None)
 
 
+def _take_along_axis(arr, indices, axis):
+    """np.take_along_axis: one ``take_along_axis`` launch (a gather along ``axis``)."""
+    _check_same_device(arr, indices)
+    if axis is None:
+        arr, axis = arr.reshape(-1), 0
+    axis = _axes(axis, arr.ndim)[0]
+    if indices.ndim != arr.ndim:
+        raise ValueError("`indices` and `arr` must have the same number of dimensions")
+    shape = tuple(indices.shape[d] if d == axis else np.broadcast_shapes(
+        (arr.shape[d],), (indices.shape[d],))[0] for d in range(arr.ndim))
+    out = empty(shape, arr.dtype, arr.device)
+    if out.size == 0:
+        return out
+    source_strides = list(arr.element_strides)
+    axis_stride = source_strides[axis]
+    source_strides[axis] = 0
+    source = arr.device.seam.as_strided(
+        arr.raw, tuple(1 if d == axis else n for d, n in enumerate(arr.shape)),
+        tuple(s * arr.itemsize for s in source_strides))
+    from autograd_cy.cuda.layout import broadcast_strides, elementwise_layout
+    from autograd_cy.cuda.launch import elementwise_config
+    index = _as_device(indices, np.dtype(np.int64), arr.device)
+    layout = elementwise_layout(shape, [out.element_strides,
+                                        broadcast_strides(shape, source.shape, source_strides),
+                                        broadcast_strides(shape, index.shape, index.element_strides)])
+    seam = arr.device.seam
+    name = kernel_name("take_along_axis", arr.dtype)
+    require_kernel(name, f"np.take_along_axis of {arr.dtype}")
+    grid, block = elementwise_config(out.size, seam)
+    seam.launch(name, grid, block, (layout, np.int64(out.size), out.raw, source, index.raw,
+                                    np.int64(axis_stride), np.int64(arr.shape[axis])))
+    return out
+
+
 def _copyto(dst, src, casting="same_kind", where=True):
     if where is not True:
         raise TypeError("np.copyto with where= is not implemented for CUDA arrays")
@@ -330,6 +372,7 @@ _FUNCTIONS = {
     np.full_like: lambda a, fill_value, dtype=None, order="K", subok=True, shape=None, **kw:
         _like(a, dtype, shape, fill_value),
     np.where: _where,
+    np.take_along_axis: _take_along_axis,
     np.all: _all,
     np.any: _any,
     np.count_nonzero: _count_nonzero,

@@ -202,7 +202,15 @@ def _reduction_kernels():
             for op, (_, _, pairs) in REDUCTION_OPS.items() for i, o in pairs]
 
 
-KERNELS = tuple(_elementwise_kernels() + _pointwise_backward_kernels() + _reduction_kernels())
+def _indexing_kernels():
+    """cuda/indexing.cu: elements read at the positions of an index tensor."""
+    return [Kernel("indexing.cu", f"take_along_axis<{STORAGE_CTYPES[dt]}>",
+                   ("Layout", "int64", f"ptr:{dt}", f"ptr:{dt}", "ptr:int64", "int64", "int64"))
+            for dt in STORAGE_CTYPES]
+
+
+KERNELS = tuple(_elementwise_kernels() + _pointwise_backward_kernels() + _reduction_kernels()
+                + _indexing_kernels())
 _BY_NAME = {k.name: k for k in KERNELS}
 
 

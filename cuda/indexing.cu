@@ -1,0 +1,20 @@
+// indexing.cu: reading elements at positions held in an index tensor.
+// Part of this family today: take_along_axis, the gather of max/min with indices.
+#include "common.cuh"
+
+// out[i] = x[i's position, with the coordinate along `axis` replaced by index[i]].
+// Layout operands: 0 out, 1 x (its stride along `axis` set to 0 by the host), 2 index
+// (broadcast over out). The host passes x's real stride along the axis and its size;
+// an index outside [-size, size) is a host-checked error, a negative one counts from the end.
+template <typename T>
+__global__ void take_along_axis(Layout L, long long n, T* out, const T* x,
+                                const long long* index, long long axis_stride,
+                                long long axis_size) {
+    AGCY_GRID_STRIDE_LOOP(i, n) {
+        long long off[3];
+        layout_offsets<3>(L, i, off);
+        long long k = index[off[2]];
+        if (k < 0) k += axis_size;
+        out[off[0]] = x[off[1] + k * axis_stride];
+    }
+}
