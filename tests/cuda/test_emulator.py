@@ -38,6 +38,7 @@ PROBE_KERNELS = {
     "reduce.cu": templated("block_sum") + ["block_sum_dynamic<float>", "warp_allreduce<float>"],
     "broadcast.cu": templated("add_scaled"),
     "scatter.cu": templated("scatter_add") + ["arrival_order"],
+    "intrinsics.cu": ["shuffle_xor", "max_min"],
     "hazards.cu": ["fill_dynamic_shared", "divergent_barrier", "exit_before_barrier",
                    "shuffle_after_exit", "read_before_write_shared"],
 }
@@ -136,6 +137,28 @@ def test_blocks_in_reverse_order_give_the_same_result(monkeypatch):
     np.testing.assert_array_equal(block_sums("float32", x, blocks=5), forward)
 
 
+@pytest.mark.parametrize("lane_mask, width", [(1, 32), (8, 8), (3, 4), (16, 32)])
+def test_shfl_xor_reads_earlier_groups_never_later_ones(lane_mask, width):
+    x = np.arange(32, dtype=np.float32) + 100
+    out = np.zeros_like(x)
+    kernel("intrinsics.cu", "shuffle_xor")((1,), (32,), (x, out, np.int32(lane_mask),
+                                                         np.int32(width)))
+    lanes = np.arange(32)
+    source = lanes ^ lane_mask
+    # CUDA: a source lane in a later group of `width` lanes gives the caller's own value
+    source = np.where(source // width > lanes // width, lanes, source)
+    np.testing.assert_array_equal(out, x[source])
+
+
+def test_max_min_of_floats_are_fmax_fmin():
+    a = np.array([1.0, np.nan, 2.0, np.nan, -0.5, 3.0], np.float32)
+    b = np.array([np.nan, 1.0, -1.0, np.nan, -0.25, 3.0], np.float32)
+    out = np.zeros(12, np.float32)
+    kernel("intrinsics.cu", "max_min")((1,), (32,), (a, b, out, np.int32(a.size)))
+    np.testing.assert_array_equal(out[:6], np.fmax(a, b))  # a NaN operand loses
+    np.testing.assert_array_equal(out[6:], np.fmin(a, b))
+
+
 # ---- the Layout struct, by value ------------------------------------------------------------
 
 def element_strides(a):
@@ -231,6 +254,8 @@ def test_planted_write_past_dynamic_shared_memory():
     np.testing.assert_array_equal(out, 0.0)
     with pytest.raises(CpuKernelError, match="write past the 128 bytes of dynamic shared memory"):
         fill((1,), (32,), (out, np.int32(2)), shared_mem=32 * 4)
+    with pytest.raises(CpuKernelError, match="a launch gets at most 49152"):
+        fill((1,), (32,), (out, np.int32(2)), shared_mem=48 * 1024 + 1)  # as a GPU refuses
 
 
 def test_planted_divergent_barrier():
