@@ -11,14 +11,20 @@ warning: the kernels compile clean.
 
 prints one line per file and architecture and exits 1 on any failure, after NVRTC's log
 (which names the ``.cu`` file and line). ``compile_kernel_file`` is the one compile step;
-the GPU loader and the tests call it too.
+the GPU loader and the tests call it too. Results are cached on disk (CACHE), keyed by
+everything a compile depends on: an unchanged file is not compiled again.
 
 NVRTC is reached through ``cupy.cuda.nvrtc`` directly: RawModule itself asks the driver
 for the device's architecture, and there is no device here.
 """
 import argparse
+import dataclasses
+import hashlib
+import json
 import os
 import sys
+import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -29,6 +35,8 @@ from autograd_cy.cuda.sources import include_options, kernel_files, kernel_path
 # Turing (T4), Ampere (A100), Hopper (H100): the oldest GPU we support and the newest.
 ARCHS = (75, 80, 90)
 ARCH_ENV = "AUTOGRAD_CY_CUDA_ARCH"
+CACHE = os.environ.get("AUTOGRAD_CY_NVRTC_CACHE",
+                       os.path.join(tempfile.gettempdir(), "autograd_cy-nvrtc"))
 
 # The options the loader passes to RawModule (``options=``): the kernels' dialect and
 # the folder of the shared headers.
@@ -71,6 +79,7 @@ class CompileResult:
     lowered_names: dict = field(default_factory=dict)  # name expression -> mangled symbol
     cubin_size: int = 0
     seconds: float = 0.0
+    cached: bool = False  # the result of an identical earlier compile (see CACHE)
 
     def line(self):
         """The one-line summary the CLI prints."""
@@ -78,13 +87,32 @@ class CompileResult:
         detail = (f"{len(self.lowered_names)} kernels, {self.cubin_size / 1024:.0f} KiB cubin"
                   if self.ok else ("warnings" if self.cubin_size else "errors"))
         return (f"{status} {os.path.basename(self.path):28s} sm_{self.arch}  {detail}"
-                f"  ({self.seconds:.2f} s)")
+                f"  ({'cached' if self.cached else f'{self.seconds:.1f} s'})")
 
 
-def compile_kernel_file(path, names, arch, options=()):
+def _cache_key(path, source, names, options, nvrtc):
+    """What a compile depends on: the source and its path (the log names it), the headers
+    it can include (those of the -I folders and of its own folder), the name expressions,
+    the options and NVRTC's version."""
+    folders = [o[2:] for o in options if o.startswith("-I")] + [os.path.dirname(path)]
+    parts = [path, source, *names, *options, repr(nvrtc.getVersion())]
+    for folder in folders:
+        if os.path.isdir(folder):
+            for header in sorted(os.listdir(folder)):
+                if header.endswith((".cuh", ".h")):
+                    with open(os.path.join(folder, header)) as f:
+                        parts += [header, f.read()]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
+
+
+def compile_kernel_file(path, names, arch, options=(), use_cache=True):
     """Compile ``path`` with NVRTC for ``sm_<arch>``, instantiating every name expression of
     ``names``; ``options`` come after ``KERNEL_OPTIONS`` (e.g. ``-D`` macros). The result
-    is ok when NVRTC succeeds without a word in its log."""
+    is ok when NVRTC succeeds without a word in its log.
+
+    A file of a few hundred instantiations takes NVRTC tens of seconds per architecture, so
+    results are kept in CACHE under a hash of everything the compile depends on
+    (``use_cache=False`` compiles regardless)."""
     nvrtc = _nvrtc()
     start = time.perf_counter()
     try:
@@ -92,24 +120,35 @@ def compile_kernel_file(path, names, arch, options=()):
             source = f.read()
     except OSError as e:
         return CompileResult(path, arch, False, log=f"{path}: cannot read: {e.strerror}")
+    options = nvrtc_options(arch, KERNEL_OPTIONS + tuple(options))
+    cached = os.path.join(CACHE, _cache_key(path, source, names, options, nvrtc) + ".json")
+    if use_cache and os.path.exists(cached):
+        with open(cached) as f:
+            return CompileResult(**json.load(f), cached=True,
+                                 seconds=time.perf_counter() - start)
     # The program is named by its path, so the log reads "<path>(<line>): error: ...".
     program = nvrtc.createProgram(source, path, (), ())
     try:
         for name in names:
             nvrtc.addNameExpression(program, name)
         try:
-            nvrtc.compileProgram(program, nvrtc_options(arch, KERNEL_OPTIONS + tuple(options)))
+            nvrtc.compileProgram(program, options)
+            log = nvrtc.getProgramLog(program)
+            lowered = {name: nvrtc.getLoweredName(program, name) for name in names}
+            result = CompileResult(path, arch, not log.strip(), log=log, lowered_names=lowered,
+                                   cubin_size=len(nvrtc.getCUBIN(program)))
         except nvrtc.NVRTCError as e:
-            log = nvrtc.getProgramLog(program) or str(e)
-            return CompileResult(path, arch, False, log=log,
-                                 seconds=time.perf_counter() - start)
-        log = nvrtc.getProgramLog(program)
-        lowered = {name: nvrtc.getLoweredName(program, name) for name in names}
-        cubin = nvrtc.getCUBIN(program)
+            result = CompileResult(path, arch, False, log=nvrtc.getProgramLog(program) or str(e))
     finally:
         nvrtc.destroyProgram(program)
-    return CompileResult(path, arch, not log.strip(), log=log, lowered_names=lowered,
-                         cubin_size=len(cubin), seconds=time.perf_counter() - start)
+    os.makedirs(CACHE, exist_ok=True)
+    partial = f"{cached}.{os.getpid()}.{threading.get_ident()}"
+    with open(partial, "w") as f:
+        json.dump({k: v for k, v in dataclasses.asdict(result).items()
+                   if k not in ("seconds", "cached")}, f)
+    os.replace(partial, cached)  # in one step: a parallel reader sees all of it or nothing
+    result.seconds = time.perf_counter() - start
+    return result
 
 
 def archs_from_env():

@@ -117,6 +117,23 @@ def test_command_line_on_the_repository(capsys):
         assert f"ok   {file}" in out
 
 
+def test_results_are_cached_until_the_source_or_a_header_changes(tmp_path):
+    header, source = tmp_path / "scale.cuh", tmp_path / "scale.cu"
+    header.write_text("#define SCALE 2.0f\n")
+    source.write_text('#include "scale.cuh"\n'
+                      "__global__ void scale(float* x) { x[threadIdx.x] *= SCALE; }\n")
+    runs = []
+    for edit in [None, None, lambda: header.write_text("#define SCALE 3.0f\n"), None,
+                 lambda: source.write_text(source.read_text() + "// edited\n")]:
+        if edit:
+            edit()
+        result = compile_kernel_file(str(source), ["scale"], 80)
+        assert result.ok, result.log
+        runs.append(result.cached)
+    assert runs == [False, True, False, True, False]
+    assert compile_kernel_file(str(source), ["scale"], 80, use_cache=False).cached is False
+
+
 def test_arch_from_environment(monkeypatch):
     monkeypatch.setenv(compile_check.ARCH_ENV, "80, 90")
     assert compile_check.archs_from_env() == (80, 90)

@@ -182,8 +182,10 @@ class CpuModule:
         lib.cucpu_name.restype = lib.cucpu_signature.restype = ctypes.c_char_p
         lib.cucpu_launch.argtypes = [ctypes.c_int] + [ctypes.c_uint] * 6 + [
             ctypes.c_size_t, ctypes.POINTER(ctypes.c_void_p), ctypes.c_char_p, ctypes.c_size_t]
-        self._index = {lib.cucpu_name(i).decode(): (i, lib.cucpu_signature(i).decode().split(","))
-                       for i in range(lib.cucpu_count())}
+        self._index = {}
+        for i in range(lib.cucpu_count()):
+            sig = lib.cucpu_signature(i).decode()
+            self._index[lib.cucpu_name(i).decode()] = (i, sig.split(",") if sig else [])
         self._register_static_shared(library)
 
     def _register_static_shared(self, library):
@@ -228,9 +230,9 @@ def _launch_dims(dims):
 class CpuKernel:
     """One kernel: call it as a ``cupy.RawKernel``, ``kernel(grid, block, args, shared_mem=0)``."""
 
-    def __init__(self, module, name, index, signature):
+    def __init__(self, module, name, index, sig):
         self.module, self.name, self.index = module, name, index
-        self.signature = signature  # type codes of the parameters (see dtype_code), "P.." pointers
+        self.sig = sig  # the parameters' type codes (dtype_code; "P" + pointee for pointers)
 
     def _pack(self, i, code, arg, keep):
         """A pointer to a copy of argument ``i`` as the parameter of type ``code`` reads it."""
@@ -259,13 +261,13 @@ class CpuKernel:
 
     def __call__(self, grid, block, args, shared_mem=0):
         grid, block = _launch_dims(grid), _launch_dims(block)
-        if len(args) != len(self.signature):
-            raise TypeError(f"{self.name} takes {len(self.signature)} arguments "
-                            f"({','.join(self.signature)}), got {len(args)}")
+        if len(args) != len(self.sig):
+            raise TypeError(f"{self.name} takes {len(self.sig)} arguments "
+                            f"({','.join(self.sig)}), got {len(args)}")
         keep = []  # the argument buffers live until the launch returns
         argv = (ctypes.c_void_p * max(1, len(args)))(
             *[self._pack(i, code, arg, keep)
-              for i, (code, arg) in enumerate(zip(self.signature, args))])
+              for i, (code, arg) in enumerate(zip(self.sig, args))])
         message = ctypes.create_string_buffer(8192)
         status = self.module.lib.cucpu_launch(self.index, *grid, *block, int(shared_mem), argv,
                                               message, len(message))
