@@ -33,7 +33,9 @@ def main(argv):
     kinds = kinds.split() or list(KINDS)
     failed = []
     for kind in kinds:
-        command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+        # --capture=sys: pytest must not capture file descriptor 2, where the sanitizers
+        # write their reports (a test that passes would discard them, and ASan exits)
+        command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--capture=sys",
                    *SELECTION, *pytest_options.split()]
         print(f"== {kind} sanitizer: pytest {shlex.join(command[3:])}", flush=True)
         start = time.perf_counter()

@@ -70,11 +70,17 @@ def sanitizer_env(kind="thread"):
     that suit a Python host. TSan reports every race and carries on, and the process exits
     with 66 if it reported any; ASan stops at the first error with exit status 67."""
     library, _ = SANITIZERS[kind]
-    path = subprocess.run([CXX, f"-print-file-name={library}"], capture_output=True,
-                          text=True).stdout.strip()
-    if not os.path.isabs(path):
-        raise CpuKernelError(f"{CXX} has no {library}: install the sanitizer runtime")
-    env = dict(os.environ, LD_PRELOAD=os.path.realpath(path), **{SANITIZE_ENV: kind})
+    paths = []
+    # libstdc++ right after the runtime: the runtime looks up the C++ functions it wraps
+    # (__cxa_throw) when it starts, and Python itself does not load libstdc++; without it
+    # the first C++ exception of torch or NumPy's C++ parts would abort the process.
+    for name in (library, "libstdc++.so.6"):
+        path = subprocess.run([CXX, f"-print-file-name={name}"], capture_output=True,
+                              text=True).stdout.strip()
+        if not os.path.isabs(path):
+            raise CpuKernelError(f"{CXX} has no {name}: install the sanitizer runtime")
+        paths.append(os.path.realpath(path))
+    env = dict(os.environ, LD_PRELOAD=" ".join(paths), **{SANITIZE_ENV: kind})
     # ignore_noninstrumented_modules: only our kernels are instrumented; the memcpy calls
     # of NumPy or torch threads are none of TSan's business here.
     env.setdefault("TSAN_OPTIONS", "halt_on_error=0 exitcode=66 report_signal_unsafe=0 "
