@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 N ?= 10000
 
-.PHONY: test bench fuzz build clean
+.PHONY: test bench fuzz build clean sanitize
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,11 @@ bench: build
 # Differential fuzzing against torch: N random programs (tests/fuzz), then the report.
 fuzz: build
 	$(BIN)/python -m tests.fuzz --count $(N)
+
+# The kernel tests of tests/cuda on the CPU emulator with every kernel built under
+# ThreadSanitizer, then AddressSanitizer (tests/cuda/sanitize.py says how).
+sanitize: build
+	$(BIN)/python tests/cuda/sanitize.py
 
 clean:
 	rm -rf build autograd_cy/_C/*.so autograd_cy/_C/ops/*.so $(VENV)

@@ -1,0 +1,206 @@
+"""The NVRTC compile check: every kernel file compiles for every target GPU, without a GPU.
+
+For each file of the manifest (``name_expressions_by_file()``) and each architecture of
+``ARCHS`` (the env ``AUTOGRAD_CY_CUDA_ARCH``, e.g. ``80`` or ``75,90``, or ``--arch``
+overrides), NVRTC compiles the file with all its name expressions and the options that
+``cupy.RawModule`` would hand it (``nvrtc_options``). A ``.cu`` of ``cuda/`` that the
+manifest does not list fails too: it would never be compiled, so never checked. So does a
+warning: the kernels compile clean.
+
+    python -m autograd_cy.cuda.compile_check [--arch 80 ...]
+
+prints one line per file and architecture and exits 1 on any failure, after NVRTC's log
+(which names the ``.cu`` file and line). ``compile_kernel_file`` is the one compile step;
+the GPU loader and the tests call it too. Results are cached on disk (CACHE), keyed by
+everything a compile depends on: an unchanged file is not compiled again.
+
+NVRTC is reached through ``cupy.cuda.nvrtc`` directly: RawModule itself asks the driver
+for the device's architecture, and there is no device here.
+"""
+import argparse
+import dataclasses
+import hashlib
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from autograd_cy.cuda.manifest import name_expressions_by_file
+from autograd_cy.cuda.sources import include_options, kernel_files, kernel_path
+
+# Turing (T4), Ampere (A100), Hopper (H100): the oldest GPU we support and the newest.
+ARCHS = (75, 80, 90)
+ARCH_ENV = "AUTOGRAD_CY_CUDA_ARCH"
+CACHE = os.environ.get("AUTOGRAD_CY_NVRTC_CACHE",
+                       os.path.join(tempfile.gettempdir(), "autograd_cy-nvrtc"))
+
+# The options the loader passes to RawModule (``options=``): the kernels' dialect and
+# the folder of the shared headers.
+KERNEL_OPTIONS = ("-std=c++17",) + include_options()
+
+MISSING_NVRTC = ("the NVRTC compile check needs CuPy and NVRTC (test dependencies): "
+                 "pip install -e '.[test]' installs cupy-cuda13x and nvidia-cuda-nvrtc")
+
+
+def _nvrtc():
+    """CuPy's NVRTC binding, or a RuntimeError that says what to install."""
+    try:
+        from cupy.cuda import nvrtc
+        nvrtc.getVersion()  # loads libnvrtc: fails here if the wheel is missing
+    except Exception as e:  # ImportError, or CuPy's error for a missing libnvrtc
+        raise RuntimeError(f"{MISSING_NVRTC} ({type(e).__name__}: {e})") from e
+    return nvrtc
+
+
+def nvrtc_options(arch, options=KERNEL_OPTIONS):
+    """The complete NVRTC option list of ``RawModule(code, options=options)`` on an
+    ``sm_<arch>`` device, in the order CuPy builds it: its own include folders around the
+    user's options, flush-to-zero, the real architecture (a cubin, not PTX), and device code
+    as the default execution space.
+
+    ``assemble_cupy_compiler_options`` is CuPy's private helper for the first part; this
+    is the one place that calls it."""
+    from cupy._core.core import assemble_cupy_compiler_options
+    return tuple(assemble_cupy_compiler_options(tuple(options))) + (
+        "-ftz=true", f"-arch=sm_{arch}", "--device-as-default-execution-space")
+
+
+@dataclass
+class CompileResult:
+    """One file compiled for one architecture."""
+    path: str
+    arch: int
+    ok: bool
+    log: str = ""
+    lowered_names: dict = field(default_factory=dict)  # name expression -> mangled symbol
+    cubin_size: int = 0
+    seconds: float = 0.0
+    cached: bool = False  # the result of an identical earlier compile (see CACHE)
+
+    def line(self):
+        """The one-line summary the CLI prints."""
+        status = "ok  " if self.ok else "FAIL"
+        detail = (f"{len(self.lowered_names)} kernels, {self.cubin_size / 1024:.0f} KiB cubin"
+                  if self.ok else ("warnings" if self.cubin_size else "errors"))
+        return (f"{status} {os.path.basename(self.path):28s} sm_{self.arch}  {detail}"
+                f"  ({'cached' if self.cached else f'{self.seconds:.1f} s'})")
+
+
+def _cache_key(path, source, names, options, nvrtc):
+    """What a compile depends on: the source and its path (the log names it), the headers
+    it can include (those of the -I folders and of its own folder), the name expressions,
+    the options and NVRTC's version."""
+    folders = [o[2:] for o in options if o.startswith("-I")] + [os.path.dirname(path)]
+    parts = [path, source, *names, *options, repr(nvrtc.getVersion())]
+    for folder in folders:
+        if os.path.isdir(folder):
+            for header in sorted(os.listdir(folder)):
+                if header.endswith((".cuh", ".h")):
+                    with open(os.path.join(folder, header)) as f:
+                        parts += [header, f.read()]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
+
+
+def compile_kernel_file(path, names, arch, options=(), use_cache=True):
+    """Compile ``path`` with NVRTC for ``sm_<arch>``, instantiating every name expression of
+    ``names``; ``options`` come after ``KERNEL_OPTIONS`` (e.g. ``-D`` macros). The result
+    is ok when NVRTC succeeds without a word in its log.
+
+    A file of a few hundred instantiations takes NVRTC tens of seconds per architecture, so
+    results are kept in CACHE under a hash of everything the compile depends on
+    (``use_cache=False`` compiles regardless)."""
+    nvrtc = _nvrtc()
+    start = time.perf_counter()
+    try:
+        with open(path) as f:
+            source = f.read()
+    except OSError as e:
+        return CompileResult(path, arch, False, log=f"{path}: cannot read: {e.strerror}")
+    options = nvrtc_options(arch, KERNEL_OPTIONS + tuple(options))
+    cached = os.path.join(CACHE, _cache_key(path, source, names, options, nvrtc) + ".json")
+    if use_cache and os.path.exists(cached):
+        with open(cached) as f:
+            return CompileResult(**json.load(f), cached=True,
+                                 seconds=time.perf_counter() - start)
+    # The program is named by its path, so the log reads "<path>(<line>): error: ...".
+    program = nvrtc.createProgram(source, path, (), ())
+    try:
+        for name in names:
+            nvrtc.addNameExpression(program, name)
+        try:
+            nvrtc.compileProgram(program, options)
+            log = nvrtc.getProgramLog(program)
+            lowered = {name: nvrtc.getLoweredName(program, name) for name in names}
+            result = CompileResult(path, arch, not log.strip(), log=log, lowered_names=lowered,
+                                   cubin_size=len(nvrtc.getCUBIN(program)))
+        except nvrtc.NVRTCError as e:
+            result = CompileResult(path, arch, False, log=nvrtc.getProgramLog(program) or str(e))
+    finally:
+        nvrtc.destroyProgram(program)
+    os.makedirs(CACHE, exist_ok=True)
+    partial = f"{cached}.{os.getpid()}.{threading.get_ident()}"
+    with open(partial, "w") as f:
+        json.dump({k: v for k, v in dataclasses.asdict(result).items()
+                   if k not in ("seconds", "cached")}, f)
+    os.replace(partial, cached)  # in one step: a parallel reader sees all of it or nothing
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def archs_from_env():
+    """``ARCHS``, or the comma-separated list of ``AUTOGRAD_CY_CUDA_ARCH``."""
+    value = os.environ.get(ARCH_ENV, "").strip()
+    return tuple(int(a) for a in value.replace(",", " ").split()) if value else ARCHS
+
+
+def unlisted_files():
+    """The ``.cu`` files of ``cuda/`` that the manifest does not name."""
+    listed = set(name_expressions_by_file())
+    return [f for f in kernel_files() if f not in listed]
+
+
+def check(archs=None):
+    """Compile every manifest file for every architecture; returns the results, one per
+    file and architecture, then one failed result per unlisted ``.cu``. NVRTC releases the
+    GIL while it compiles, so the files compile in parallel threads."""
+    archs = tuple(archs) if archs else archs_from_env()
+    _nvrtc()  # fail once, with the install hint, before any thread starts
+    jobs = [(kernel_path(file), names, arch)
+            for file, names in name_expressions_by_file().items() for arch in archs]
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        results = list(pool.map(lambda job: compile_kernel_file(*job), jobs))
+    for file in unlisted_files():
+        results.append(CompileResult(kernel_path(file), 0, False, log=(
+            f"{kernel_path(file)}: no kernel of this file is in the manifest "
+            f"(autograd_cy/cuda/manifest.py), so nothing compiles or checks it")))
+    return results
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m autograd_cy.cuda.compile_check",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("--arch", action="append", type=int,
+                        help=f"compute capability, e.g. 80 (repeatable; default {ARCH_ENV} "
+                             f"or {','.join(map(str, ARCHS))})")
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    try:
+        results = check(args.arch)
+    except RuntimeError as e:
+        print(e, file=sys.stderr)
+        return 2
+    for result in results:
+        print(result.line() if result.arch else f"FAIL {os.path.basename(result.path)}")
+        if result.log.strip():
+            print(result.log.rstrip())
+    failed = sum(not r.ok for r in results)
+    print(f"{len(results) - failed} ok, {failed} failed in {time.perf_counter() - start:.1f} s")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
