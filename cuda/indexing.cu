@@ -18,3 +18,20 @@ __global__ void take_along_axis(Layout L, long long n, T* out, const T* x,
         out[off[0]] = x[off[1] + k * axis_stride];
     }
 }
+
+// arr[i's position, with the coordinate along `axis` replaced by index[i]] = values[i]:
+// the scatter that sends max/min's gradient to the positions their indices name.
+// Layout operands: 0 arr (its stride along `axis` set to 0), 1 index, 2 values (broadcast).
+// Two positions of one row naming the same element race (one of the writes wins, as
+// NumPy's sequential loop keeps the last); the indices of max/min name one element per row.
+template <typename T>
+__global__ void put_along_axis(Layout L, long long n, T* arr, const long long* index,
+                               const T* values, long long axis_stride, long long axis_size) {
+    AGCY_GRID_STRIDE_LOOP(i, n) {
+        long long off[3];
+        layout_offsets<3>(L, i, off);
+        long long k = index[off[1]];
+        if (k < 0) k += axis_size;
+        arr[off[0] + k * axis_stride] = values[off[2]];
+    }
+}

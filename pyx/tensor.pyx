@@ -105,6 +105,11 @@ cdef object as_array(object value, object dtype=None):
     return np.asarray(value, dtype=dtype)
 
 
+cdef bint is_array(object value):
+    """Whether ``value`` is an array of either device (not a Tensor, not a number)."""
+    return type(value) is cnp.ndarray or is_cuda_array(value)
+
+
 cdef object contiguous_array(object array):
     """``array`` if row-major contiguous, else a contiguous copy on its device."""
     if type(array) is cnp.ndarray:

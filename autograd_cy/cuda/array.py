@@ -368,6 +368,8 @@ def require_kernel(name, what):
 
 def scalar_operand(value, dtype):
     """A Python or NumPy number as the exact C type a kernel of ``dtype`` takes."""
+    if isinstance(value, DeviceArray):
+        value = value.item()            # a 0-d device array used as a number: read it
     return _SCALAR_DTYPES[np.dtype(dtype)](value)
 
 

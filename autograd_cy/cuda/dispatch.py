@@ -11,6 +11,8 @@ naming the NumPy function and the dtypes, never a silent host round trip.
 import numpy as np
 
 from autograd_cy.cuda import manifest
+from autograd_cy.cuda.launch import elementwise_config
+from autograd_cy.cuda.layout import broadcast_strides, elementwise_layout
 from autograd_cy.cuda.array import (
     DeviceArray, _check_same_device, _copy_into, _fill, empty, kernel_name,
     launch_elementwise, mixed_devices_error, require_kernel, scalar_operand,
@@ -248,7 +250,12 @@ def reduce(op, x, axis, keepdims, dtype, out, **options):
     from autograd_cy.cuda import reduce as reductions
     dims = _axes(axis, x.ndim)
     result_dtype = _reduce_dtype(op, x, dtype)
-    source = x if x.dtype == result_dtype or op in ("amax", "amin") else x.astype(result_dtype)
+    if op in ("amax", "amin"):
+        # the extrema kernels cover the floats and int64; smaller ints and bools go through
+        # int64 (exact), and come back in their own dtype below
+        source = x if x.dtype.kind == "f" or x.dtype == np.int64 else x.astype(np.int64)
+    else:
+        source = x if x.dtype == result_dtype else x.astype(result_dtype)
     raw = reductions.reduce(x.device.seam, source.raw, dims, bool(keepdims), op, **options)
     result = DeviceArray(raw, x.device)
     if result.dtype != result_dtype:
@@ -266,6 +273,8 @@ def _ufunc_reduce(func, x, out, axis=0, dtype=None, keepdims=False, initial=np._
 
 def argreduce(op, x, axis, keepdims):
     from autograd_cy.cuda import reduce as reductions
+    if x.dtype.kind != "f" and x.dtype != np.int64:
+        x = x.astype(np.int64)      # exact for the smaller ints and bools
     raw = reductions.argreduce(x.device.seam, x.raw, None if axis is None else _axes(axis, x.ndim)[0],
                                bool(keepdims), op)
     return DeviceArray(raw, x.device)
@@ -287,8 +296,9 @@ def _where(condition, a, b):
     device = _the_device(operands)
     if not isinstance(condition, DeviceArray):
         raise TypeError("np.where on CUDA arrays takes a CUDA condition")
-    dtype = np.result_type(*[_dtype_or_scalar(v) if not isinstance(v, DeviceArray) else v.dtype
-                             for v in (a, b)])
+    # Python numbers as values: NumPy treats them as weak (a float32 array and 0 stay float32)
+    dtype = np.result_type(*[v.dtype if isinstance(v, (DeviceArray, np.ndarray, np.generic))
+                             else v for v in (a, b)])
     def operand(v):
         if isinstance(v, DeviceArray):
             return _as_device(v, dtype, device)
@@ -316,38 +326,65 @@ def _count_nonzero(a, axis=None, *, keepdims=False):
     return reduce("sum", np.not_equal(a, 0), axis, keepdims, None, None)
 
 
-def _take_along_axis(arr, indices, axis):
-    """np.take_along_axis: one ``take_along_axis`` launch (a gather along ``axis``)."""
+def _along_axis(arr, indices, axis):
+    """What take_along_axis and put_along_axis share: the iteration shape (indices' along
+    ``axis``, broadcast elsewhere), ``arr`` with its step along ``axis`` taken out (the
+    kernel adds index * step), that step, and the indices as int64 on the device."""
     _check_same_device(arr, indices)
-    if axis is None:
-        arr, axis = arr.reshape(-1), 0
     axis = _axes(axis, arr.ndim)[0]
     if indices.ndim != arr.ndim:
         raise ValueError("`indices` and `arr` must have the same number of dimensions")
     shape = tuple(indices.shape[d] if d == axis else np.broadcast_shapes(
         (arr.shape[d],), (indices.shape[d],))[0] for d in range(arr.ndim))
-    out = empty(shape, arr.dtype, arr.device)
-    if out.size == 0:
-        return out
-    source_strides = list(arr.element_strides)
-    axis_stride = source_strides[axis]
-    source_strides[axis] = 0
-    source = arr.device.seam.as_strided(
+    strides = list(arr.element_strides)
+    axis_stride, strides[axis] = strides[axis], 0
+    pinned = arr.device.seam.as_strided(
         arr.raw, tuple(1 if d == axis else n for d, n in enumerate(arr.shape)),
-        tuple(s * arr.itemsize for s in source_strides))
-    from autograd_cy.cuda.layout import broadcast_strides, elementwise_layout
-    from autograd_cy.cuda.launch import elementwise_config
+        tuple(s * arr.itemsize for s in strides))
+    pinned_strides = broadcast_strides(shape, pinned.shape, strides)
     index = _as_device(indices, np.dtype(np.int64), arr.device)
-    layout = elementwise_layout(shape, [out.element_strides,
-                                        broadcast_strides(shape, source.shape, source_strides),
-                                        broadcast_strides(shape, index.shape, index.element_strides)])
+    return shape, pinned, pinned_strides, axis_stride, index
+
+
+def _launch_along_axis(template, arr, shape, operands, strides, axis_stride, axis):
     seam = arr.device.seam
-    name = kernel_name("take_along_axis", arr.dtype)
-    require_kernel(name, f"np.take_along_axis of {arr.dtype}")
-    grid, block = elementwise_config(out.size, seam)
-    seam.launch(name, grid, block, (layout, np.int64(out.size), out.raw, source, index.raw,
-                                    np.int64(axis_stride), np.int64(arr.shape[axis])))
+    name = kernel_name(template, arr.dtype)
+    require_kernel(name, f"np.{template} of {arr.dtype}")
+    n = int(np.prod(shape, dtype=np.int64))
+    grid, block = elementwise_config(n, seam)
+    seam.launch(name, grid, block, (elementwise_layout(shape, strides), np.int64(n))
+                + tuple(operands) + (np.int64(axis_stride), np.int64(arr.shape[axis])))
+
+
+def _take_along_axis(arr, indices, axis):
+    """np.take_along_axis: one ``take_along_axis`` launch (a gather along ``axis``)."""
+    if axis is None:
+        arr, axis = arr.reshape(-1), 0
+    shape, pinned, pinned_strides, axis_stride, index = _along_axis(arr, indices, axis)
+    out = empty(shape, arr.dtype, arr.device)
+    if out.size:
+        _launch_along_axis("take_along_axis", arr, shape, (out.raw, pinned, index.raw),
+                           [out.element_strides, pinned_strides,
+                            broadcast_strides(shape, index.shape, index.element_strides)],
+                           axis_stride, _axes(axis, arr.ndim)[0])
     return out
+
+
+def _put_along_axis(arr, indices, values, axis):
+    """np.put_along_axis, in place: one ``put_along_axis`` launch (a scatter)."""
+    shape, pinned, pinned_strides, axis_stride, index = _along_axis(arr, indices, axis)
+    if isinstance(values, DeviceArray):
+        values = _as_device(values, arr.dtype, arr.device)
+    else:
+        value = _scalar_value(values)
+        values = empty((), arr.dtype, arr.device)
+        _fill(values, value)
+    if int(np.prod(shape, dtype=np.int64)):
+        _launch_along_axis("put_along_axis", arr, shape, (pinned, index.raw, values.raw),
+                           [pinned_strides,
+                            broadcast_strides(shape, index.shape, index.element_strides),
+                            broadcast_strides(shape, values.shape, values.element_strides)],
+                           axis_stride, _axes(axis, arr.ndim)[0])
 
 
 def _copyto(dst, src, casting="same_kind", where=True):
@@ -373,6 +410,7 @@ _FUNCTIONS = {
         _like(a, dtype, shape, fill_value),
     np.where: _where,
     np.take_along_axis: _take_along_axis,
+    np.put_along_axis: _put_along_axis,
     np.all: _all,
     np.any: _any,
     np.count_nonzero: _count_nonzero,

@@ -204,9 +204,15 @@ def _reduction_kernels():
 
 def _indexing_kernels():
     """cuda/indexing.cu: elements read at the positions of an index tensor."""
-    return [Kernel("indexing.cu", f"take_along_axis<{STORAGE_CTYPES[dt]}>",
-                   ("Layout", "int64", f"ptr:{dt}", f"ptr:{dt}", "ptr:int64", "int64", "int64"))
-            for dt in STORAGE_CTYPES]
+    kernels = []
+    for dt, ctype in STORAGE_CTYPES.items():
+        kernels.append(Kernel("indexing.cu", f"take_along_axis<{ctype}>",
+                              ("Layout", "int64", f"ptr:{dt}", f"ptr:{dt}", "ptr:int64", "int64",
+                               "int64")))
+        kernels.append(Kernel("indexing.cu", f"put_along_axis<{ctype}>",
+                              ("Layout", "int64", f"ptr:{dt}", "ptr:int64", f"ptr:{dt}", "int64",
+                               "int64")))
+    return kernels
 
 
 KERNELS = tuple(_elementwise_kernels() + _pointwise_backward_kernels() + _reduction_kernels()

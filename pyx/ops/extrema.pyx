@@ -11,7 +11,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from autograd_cy._C.tensor cimport as_array, Tensor, register_methods, wrap_dim
+from autograd_cy._C.tensor cimport as_array, array_module, Tensor, register_methods, wrap_dim
 
 cdef object INT64 = np.dtype(np.int64)
 from autograd_cy._C.node cimport unpack_saved
@@ -101,12 +101,13 @@ cdef class MaxBackward0(ReductionBackward):
         from autograd_cy._C.ops.selection import where
         indices = (<Tensor>self.keep(unpack_saved(self, 0)))._data
         dtype = (<Tensor>grads[0])._data.dtype
+        xp = array_module(indices)
         if self.saved_dim:
-            selected = np.zeros(self.saved_self_sym_sizes, dtype=bool)
+            selected = xp.zeros(self.saved_self_sym_sizes, dtype=bool)
             np.put_along_axis(selected, indices, True, axis=self.saved_dim[0])
         else:
-            selected = np.ones((), dtype=bool)
-        return (where(constant(selected), self.keep(grads[0]), np.zeros((), dtype=dtype)),)
+            selected = xp.ones((), dtype=bool)
+        return (where(constant(selected), self.keep(grads[0]), xp.zeros((), dtype=dtype)),)
 
 
 cdef class MinBackward0(MaxBackward0):
@@ -203,14 +204,15 @@ cdef Tensor arg_extreme(Tensor self, object dim, bint keepdim, bint largest):
             raise IndexError(f"{name}(): Expected reduction dim to be specified for "
                              "input.numel() == 0.")
         index = search(array)
-        return wrap(np.full((1,) * array.ndim if keepdim else (), index, dtype=np.int64))
+        return wrap(array_module(array).full((1,) * array.ndim if keepdim else (), index,
+                                             dtype=np.int64))
     if isinstance(dim, (tuple, list)):
         raise TypeError(f"{name}(): argument 'dim' (position 1) must be int, not "
                         f"{type(dim).__name__}")
     dims = normalize_dims(dim, array.ndim)
     check_nonempty(name, array.shape, dims)
     if not dims:
-        return wrap(np.zeros((), dtype=np.int64))
+        return wrap(array_module(array).zeros((), dtype=np.int64))
     return wrap(as_array(search(array, axis=dims[0], keepdims=keepdim), INT64))
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.dtype cimport from_numpy_dtype, to_numpy_dtype
-from autograd_cy._C.tensor cimport as_array, contiguous_array, Tensor, make_tensor, register_methods
+from autograd_cy._C.tensor cimport as_array, array_module, contiguous_array, Tensor, make_tensor, register_methods
 from autograd_cy._C.tensor cimport wrap_dim
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.recording cimport record1
@@ -480,7 +480,7 @@ def logsumexp(Tensor self, dim=NOT_GIVEN, keepdim=False):
         shift = np.amax(array, axis=dims, keepdims=True)
         shift = np.where(np.isfinite(shift), shift, 0)  # all -inf (or an inf) in a slice
     else:
-        shift = np.zeros(kept_shape(array.shape, dims), dtype=array.dtype)
+        shift = array_module(array).zeros(kept_shape(array.shape, dims), dtype=array.dtype)
     with ignoring_fp_errors():  # log(0) = -inf for empty slices
         total = np.log(np.sum(np.exp(array - shift), axis=dims, keepdims=True))
     total += shift

@@ -14,7 +14,7 @@ gradient and a tensor ``min`` none; a missing tensor bound is saved as None, so
 import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
-from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, register_methods
+from autograd_cy._C.tensor cimport is_array, Tensor, make_tensor, requires_grad, register_methods
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record, record1, record2, any_requires_grad2
@@ -239,9 +239,9 @@ def where(Tensor condition, input=_MISSING, other=_MISSING):
     if condition._data.dtype.kind != "b":
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {condition.dtype._scalar_name}")
-    if isinstance(input, np.ndarray):
+    if is_array(input):
         input = make_tensor(input)
-    if isinstance(other, np.ndarray):
+    if is_array(other):
         other = make_tensor(other)
     dtype = result_type_of((input, other))
     array = broadcasting(np.where, (condition, input, other),
