@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 N ?= 10000
 
-.PHONY: test bench fuzz build clean sanitize
+.PHONY: test test-gpu bench fuzz build clean sanitize
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,8 +21,18 @@ $(STAMP): $(BIN)/python pyproject.toml setup.py
 build: $(STAMP)
 	$(BIN)/python setup.py build_ext --inplace --quiet
 
+# The op suites that run a second time through the CUDA kernels (on the emulated device
+# without a GPU; on the real one with make test-gpu), against torch on the CPU.
+DEVICE_SUITES := tests/test_ops_arithmetic.py tests/test_ops_pointwise.py tests/test_ops_reduction.py
+
 test: build
 	$(BIN)/python -m pytest -q tests
+	AUTOGRAD_CY_TEST_DEVICE=cuda $(BIN)/python -m pytest -q $(DEVICE_SUITES)
+
+# On a machine with an NVIDIA GPU: the op suites and the device tests on the real device.
+test-gpu: build
+	AUTOGRAD_CY_CUDA=auto AUTOGRAD_CY_TEST_DEVICE=cuda $(BIN)/python -m pytest -q \
+		$(DEVICE_SUITES) tests/cuda/test_devices.py tests/cuda/test_launch_guards.py
 
 bench: build
 	$(BIN)/python -m benchmarks

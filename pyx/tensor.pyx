@@ -112,9 +112,11 @@ cdef bint is_array(object value):
 
 cdef object contiguous_array(object array):
     """``array`` if row-major contiguous, else a contiguous copy on its device."""
+    if array.flags.c_contiguous:
+        return array
     if type(array) is cnp.ndarray:
         return np.ascontiguousarray(array)
-    return array if array.flags.c_contiguous else array.copy()
+    return array.copy()
 
 
 cdef class VersionCounter:

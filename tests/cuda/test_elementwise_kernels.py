@@ -169,7 +169,7 @@ def test_unary_in_place_on_a_transposed_view(module, functor, dtype):
 BINARY_ORACLES = {
     "Add": torch.add, "Sub": torch.sub, "Mul": torch.mul, "Div": torch.div, "Pow": torch.pow,
     "Atan2": torch.atan2, "Maximum": torch.maximum, "Minimum": torch.minimum,
-    "FloorDivide": torch.floor_divide, "Remainder": torch.remainder,
+    "FloorDivide": torch.floor_divide, "Remainder": torch.remainder, "Fmod": torch.fmod,
 }
 # Quotients of quarters by these divisors are never within rounding of an integer, so the
 # floor of the float32 quotient is the floor of the float64 one.
@@ -178,13 +178,13 @@ DIVISORS = [-3.75, -2, -1.5, -0.5, 0.5, 1, 1.5, 2, 3.75]
 
 def binary_inputs(functor, dtype, shape=SHAPE):
     if dtype not in FLOATS:
-        nonzero = functor in ("FloorDivide", "Remainder")
+        nonzero = functor in ("FloorDivide", "Remainder", "Fmod")
         return integers(-50, 50, shape), integers(-9, 9, shape, nonzero=nonzero)
     if functor == "Pow":
         return uniform(0.2, 3, shape), uniform(-2.5, 2.5, shape)
     if functor == "Div":
         return uniform(-6, 6, shape), away_from_zero(0.2, 6, shape)
-    if functor in ("FloorDivide", "Remainder"):
+    if functor in ("FloorDivide", "Remainder", "Fmod"):
         return integers(-80, 80, shape) * 0.25, rng.choice(DIVISORS, shape)
     a, b = uniform(-6, 6, shape), uniform(-6, 6, shape)
     if functor in ("Maximum", "Minimum"):
@@ -259,7 +259,7 @@ SPECIAL = [-np.inf, -7.5, -2.0, -1.0, -0.0, 0.0, 0.75, 1.0, 3.0, np.inf, np.nan]
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("functor", ["Maximum", "Minimum", "FloorDivide", "Remainder"])
+@pytest.mark.parametrize("functor", ["Maximum", "Minimum", "FloorDivide", "Remainder", "Fmod"])
 def test_binary_special_values_as_torch(module, functor, dtype):
     """Every pair of infinities, signed zeros, NaN and ordinary values: NaN propagation of
     maximum/minimum, the IEEE results of a zero divisor, the signed zeros of floor division
@@ -269,7 +269,7 @@ def test_binary_special_values_as_torch(module, functor, dtype):
     launch(module, f"binary<{CTYPE[dtype]}, {functor}>", out, (a, b), grid=4, block=32)
     want = torch_oracle(BINARY_ORACLES[functor], dtype, a, b)
     assert_matches(out, want, dtype)
-    if functor in ("FloorDivide", "Remainder"):
+    if functor in ("FloorDivide", "Remainder", "Fmod"):
         # (maximum/minimum of +0 and -0: PyTorch's own loops differ on which zero, so
         # only the floor division's signed zeros are compared)
         numbers = ~np.isnan(want)
@@ -277,7 +277,7 @@ def test_binary_special_values_as_torch(module, functor, dtype):
 
 
 @pytest.mark.parametrize("dtype", manifest.SIGNED_INTEGERS)
-@pytest.mark.parametrize("functor", ["FloorDivide", "Remainder"])
+@pytest.mark.parametrize("functor", ["FloorDivide", "Remainder", "Fmod"])
 def test_integer_floor_semantics_as_torch(module, functor, dtype):
     """Every sign combination, exact and inexact quotients, and MIN // -1 (which wraps)."""
     info = np.iinfo(dtype)
@@ -290,7 +290,7 @@ def test_integer_floor_semantics_as_torch(module, functor, dtype):
 
 
 @pytest.mark.parametrize("dtype", manifest.SIGNED_INTEGERS)
-@pytest.mark.parametrize("functor", ["FloorDivide", "Remainder"])
+@pytest.mark.parametrize("functor", ["FloorDivide", "Remainder", "Fmod"])
 def test_integer_zero_divisor_gives_zero(module, functor, dtype):
     """NOTE [Integer division]: PyTorch's CPU raises, a GPU's value is unspecified; the
     kernels guard and give 0 (as PyTorch's CUDA kernels now do) instead of trapping."""
