@@ -24,8 +24,10 @@ add_along_axis, their accumulating twin (NOTE [Scatter-add with atomics] in the 
 
 Repeated indices: ``add_rows`` adds every duplicate, as np.add.at does (the order of the
 float additions is the hardware's, so the last bits may differ between runs). ``put_rows``
-writes each duplicate in a thread of its own: one of them wins, which one is not defined
-(NumPy keeps the last in index order; torch's CUDA index_put_ leaves it undefined too).
+writes each element of each duplicate in a thread of its own: in each element one of the
+writes wins, which one is not defined, and a row named twice may end up mixing the two
+values element by element (NumPy keeps the last in index order; torch's CUDA index_put_
+leaves it undefined too).
 ``values`` must not share memory with ``array`` in a scatter (NumPy copies such values
 first; here threads would read rows others are writing).
 """
@@ -52,8 +54,9 @@ def take_rows(array, index):
 
 def put_rows(array, index, values):
     """``array[index] = values``, in place: ``values`` (a DeviceArray or a number) broadcast
-    to ``index.shape + array.shape[1:]`` and cast to ``array``'s dtype. Of rows named more
-    than once, one write wins (which one is not defined, see the module docstring)."""
+    to ``index.shape + array.shape[1:]`` and cast to ``array``'s dtype. In rows named more
+    than once, each element gets one of the writes (which one is not defined, see the
+    module docstring)."""
     _scatter("put_along_axis", array, index, values, "put_rows (array[index] = values)")
 
 

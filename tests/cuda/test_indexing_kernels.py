@@ -137,6 +137,16 @@ def test_take_rows_of_strided_arrays(capped, view):
     np.testing.assert_array_equal(result.get(), host_view[index])
 
 
+def test_zero_dim_index_takes_one_row(device):
+    a = np.arange(12.0).reshape(4, 3)
+    device_a = from_host(a, device)
+    result = indexing.take_rows(device_a, from_host(np.array(-2), device))
+    np.testing.assert_array_equal(result.get(), a[np.array(-2)])
+    indexing.add_rows(device_a, from_host(np.array(1), device), 10.0)
+    np.add.at(a, np.array(1), 10.0)
+    np.testing.assert_array_equal(device_a.get(), a)
+
+
 def test_take_rows_with_strided_index(device):
     a = np.arange(30.0).reshape(10, 3)
     index_base = np.array([[9, 1, -2], [0, 4, 4], [-10, 7, 3]])
@@ -190,9 +200,12 @@ def test_put_rows_casts_values_to_the_array_dtype(device):
     np.testing.assert_array_equal(device_a.get(), a)
 
 
-def test_put_rows_with_repeated_indices_writes_one_of_the_values(capped):
-    """Rows named several times end up holding one of their values (which one is not
-    defined); rows named once hold theirs, rows not named keep theirs."""
+def test_planted_race_put_rows_with_repeated_indices_writes_one_of_the_values(capped):
+    """Each element of a row named several times ends up holding that element of one of
+    the row's values (which one is not defined, and may differ from element to element:
+    each element is its own thread's write); rows named once hold theirs, rows not named
+    keep theirs. The threads race on purpose, so the sanitizer run leaves this test out
+    (``planted``)."""
     rng = np.random.default_rng(5)
     a = host_array((5, 4), "float64", rng)
     index = np.array([1, 3, 1, -4, 0, 3, 1])      # rows 1 and 3 repeated
@@ -205,7 +218,7 @@ def test_put_rows_with_repeated_indices_writes_one_of_the_values(capped):
         if len(writes) == 0:
             np.testing.assert_array_equal(result[row], a[row])
         else:
-            assert any(np.array_equal(result[row], w) for w in writes), row
+            assert np.all(np.any(result[row] == writes, axis=0)), (row, result[row], writes)
 
 
 @pytest.mark.parametrize("view", VIEWS)
@@ -253,7 +266,9 @@ def test_add_rows_broadcasts_values(capped, values_kind, dtype):
 @pytest.mark.parametrize("dtype", ADD_DTYPES)
 def test_add_rows_contended_atomics_add_every_duplicate(capped, dtype):
     """Many repeats of few rows: threads of every block add into the same elements at once,
-    and each addition must land (a lost one shows as a wrong sum)."""
+    and each addition must land (a lost one shows as a wrong sum). The emulator's threads
+    seldom overlap enough to lose an update of a plain `+=`; the ThreadSanitizer run
+    (tests/cuda/sanitize.py) reports such an add as a data race on this test."""
     rng = np.random.default_rng(9)
     a = host_array((3, 5), dtype, rng)
     index = row_index((150,), 3, rng)
