@@ -1,5 +1,8 @@
-// indexing.cu: reading elements at positions held in an index tensor.
-// Part of this family today: take_along_axis, the gather of max/min with indices.
+// indexing.cu: reading and writing elements at positions held in an index tensor.
+// take_along_axis gathers (max/min with indices, and row gathers x[index]), put_along_axis
+// scatters (their backward, and x[index] = v), add_along_axis scatters by accumulating
+// (np.add.at: the backward of a gather, where repeated indices must all add).
+// The host sides: autograd_cy/cuda/dispatch.py and autograd_cy/cuda/indexing.py.
 #include "common.cuh"
 
 // out[i] = x[i's position, with the coordinate along `axis` replaced by index[i]].
@@ -33,5 +36,38 @@ __global__ void put_along_axis(Layout L, long long n, T* arr, const long long* i
         long long k = index[off[1]];
         if (k < 0) k += axis_size;
         arr[off[0] + k * axis_stride] = values[off[2]];
+    }
+}
+
+// NOTE [Scatter-add with atomics]
+// Positions of the iteration may name the same element (a repeated index), and the threads
+// that hold them run at the same time: a plain `arr[k] += v` would lose all but one of the
+// additions. atomicAdd makes each read-add-write indivisible, so every addition lands, in an
+// order no one chooses: float sums may differ in their last bits from run to run (NumPy's
+// np.add.at adds in index order). CUDA has atomicAdd for float, double, __half (sm_70 and
+// up) and unsigned long long but not for signed long long; two's complement addition is the
+// same bit operation for both, so int64 adds through the unsigned overload.
+template <typename T>
+__device__ __forceinline__ void atomic_accumulate(T* address, T value) {
+    atomicAdd(address, value);
+}
+template <>
+__device__ __forceinline__ void atomic_accumulate<long long>(long long* address, long long value) {
+    atomicAdd(reinterpret_cast<unsigned long long*>(address), (unsigned long long)value);
+}
+
+// arr[i's position, with the coordinate along `axis` replaced by index[i]] += values[i]:
+// put_along_axis's layout and arguments, but every write accumulates (see NOTE [Scatter-add
+// with atomics]). Layout operands: 0 arr (its stride along `axis` set to 0), 1 index,
+// 2 values (broadcast).
+template <typename T>
+__global__ void add_along_axis(Layout L, long long n, T* arr, const long long* index,
+                               const T* values, long long axis_stride, long long axis_size) {
+    AGCY_GRID_STRIDE_LOOP(i, n) {
+        long long off[3];
+        layout_offsets<3>(L, i, off);
+        long long k = index[off[1]];
+        if (k < 0) k += axis_size;
+        atomic_accumulate(arr + off[0] + k * axis_stride, values[off[2]]);
     }
 }

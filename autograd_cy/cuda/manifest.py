@@ -202,14 +202,24 @@ def _reduction_kernels():
             for op, (_, _, pairs) in REDUCTION_OPS.items() for i, o in pairs]
 
 
+#: dtypes with an atomicAdd on every GPU compiled for (cuda/indexing.cu, add_along_axis)
+ATOMIC_ADD_DTYPES = ("float16", "float32", "float64", "int64")
+
+
 def _indexing_kernels():
-    """cuda/indexing.cu: elements read at the positions of an index tensor."""
+    """cuda/indexing.cu: elements read, written or accumulated at the positions of an
+    index tensor."""
     kernels = []
     for dt, ctype in STORAGE_CTYPES.items():
         kernels.append(Kernel("indexing.cu", f"take_along_axis<{ctype}>",
                               ("Layout", "int64", f"ptr:{dt}", f"ptr:{dt}", "ptr:int64", "int64",
                                "int64")))
         kernels.append(Kernel("indexing.cu", f"put_along_axis<{ctype}>",
+                              ("Layout", "int64", f"ptr:{dt}", "ptr:int64", f"ptr:{dt}", "int64",
+                               "int64")))
+    # the accumulating scatter: the dtypes CUDA has an atomicAdd for
+    for dt in ATOMIC_ADD_DTYPES:
+        kernels.append(Kernel("indexing.cu", f"add_along_axis<{STORAGE_CTYPES[dt]}>",
                               ("Layout", "int64", f"ptr:{dt}", "ptr:int64", f"ptr:{dt}", "int64",
                                "int64")))
     return kernels
