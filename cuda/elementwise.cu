@@ -135,6 +135,20 @@ struct Add { template <typename A> __device__ A operator()(A a, A b) const { ret
 struct Sub { template <typename A> __device__ A operator()(A a, A b) const { return a - b; } };
 struct Mul { template <typename A> __device__ A operator()(A a, A b) const { return a * b; } };
 struct Div { template <typename A> __device__ A operator()(A a, A b) const { return a / b; } };
+// Integer powers by squaring (wrapping as the GPU's integer arithmetic does); a negative
+// exponent gives 0 except for bases 1 and -1 (the host refuses it first, as torch does).
+template <typename I> __device__ __forceinline__ I integer_pow(I base, I exponent) {
+    if (exponent < 0) return base == 1 ? 1 : (base == -1 ? ((exponent & 1) ? -1 : 1) : 0);
+    unsigned long long result = 1, b = (unsigned long long)base;
+    while (exponent) {
+        if (exponent & 1) result *= b;
+        b *= b;
+        exponent >>= 1;
+    }
+    return (I)result;
+}
+__device__ __forceinline__ long long agcy_pow(long long a, long long b) { return integer_pow(a, b); }
+__device__ __forceinline__ int agcy_pow(int a, int b) { return integer_pow(a, b); }
 struct Pow { template <typename A> __device__ A operator()(A a, A b) const { return agcy_pow(a, b); } };
 struct Atan2 { template <typename A> __device__ A operator()(A a, A b) const { return agcy_atan2(a, b); } };
 // NaN-propagating, as torch.maximum / torch.minimum; on a tie the first operand.

@@ -94,6 +94,22 @@ cpdef device device_of(object array):
     return device("cuda", array.device.id)
 
 
+# NOTE [Fused formulas on CUDA]
+# On the CPU a backward formula such as tanh's ``grad * (1 - y*y)`` is a few NumPy calls (or
+# one typed loop for small arrays, kernels.pyx). On a CUDA device each NumPy call is a
+# kernel launch and a pass over memory, so a formula runs as one launch of its fused kernel
+# (cuda/pointwise_backward.cu) when nothing is recorded (no create_graph). The CPU helpers
+# that compute those formulas ask here first: a DeviceArray gets the fused kernel, anything
+# else gets None and the NumPy path, unchanged.
+
+cdef object fused_on_device(str template, tuple arrays, tuple scalars=()):
+    """``template<T>`` launched once over ``arrays`` (the first fixes dtype and device) and
+    ``scalars``; None when the arrays are not on a CUDA device."""
+    if not is_cuda_array(arrays[0]):
+        return None
+    return arrays[0].fused(template, arrays[1:], scalars)
+
+
 cdef object array_namespace(object array):
     """The array library of ``array``: NumPy, or for a DeviceArray a NumPy-like namespace
     whose factories (zeros, ones, empty, full) make arrays on its device."""

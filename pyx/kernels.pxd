@@ -1,6 +1,6 @@
 # Design: fused loops for small contiguous float32/float64 arrays (NOTE [Fused kernels] in
-# kernels.pyx). A leaf module: NumPy arrays in, a NumPy array (or None: "does not apply,
-# take the NumPy path") out. The engine and the op modules call them.
+# kernels.pyx). NumPy arrays in, a NumPy array (or None: "does not apply, take the NumPy
+# path") out; a CUDA array gets its fused kernel (NOTE [Fused formulas on CUDA], device.pyx). The engine and the op modules call them.
 
 cdef enum:
     KERNEL_ADD = 0
@@ -15,3 +15,4 @@ cdef bint binary_kernel_into(int op, object x, object y) except -1
 cdef object tanh_backward_kernel(object grad, object result)
 cdef object tanh_kernel(object x)
 cdef object threshold_backward_kernel(object grad, object result)
+cdef object sigmoid_backward_kernel(object grad, object result)

@@ -26,7 +26,7 @@ from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, bump_version, version_counter, get_grad_fn,
     tensor_operators, VIEW_DEFAULT, VIEW_NO_GRAD_MODE, VIEW_MULTI_OUTPUT_NODE,
     VIEW_IN_CUSTOM_FUNCTION, VIEW_INFERENCE_MODE,
-    gradient_metadata,
+    gradient_metadata, array_module,
 )
 from autograd_cy._C.node cimport Node, NodeExtras, Edge, set_edges, check_saved
 from autograd_cy._C.saved_tensor cimport SavedTensor
@@ -137,8 +137,8 @@ cdef class CopySlices(Node):
             # PyTorch copies the view's gradient into the view's layout of the base's
             # gradient, and copy_ refuses to write into an expand.
             raise RuntimeError(_INTERNAL_OVERLAP_ERROR)
-        zeros = make_tensor(np.zeros((<Tensor>self.positions)._data.shape,
-                                     (<Tensor>grad)._data.dtype))
+        zeros = make_tensor(array_module((<Tensor>grad)._data).zeros(
+            (<Tensor>self.positions)._data.shape, (<Tensor>grad)._data.dtype))
         flat = flat.index_put((self.positions,), zeros)
         if result[0] is not None:
             flat = flat.index_put((self.positions,), result[0], accumulate=True)
@@ -165,7 +165,8 @@ cdef class AsStridedBackward0(Node):
         numel = 1
         for n in shape:
             numel *= n
-        zeros = make_tensor(np.zeros(numel, (<Tensor>grad)._data.dtype))
+        zeros = make_tensor(array_module((<Tensor>grad)._data).zeros(
+            numel, (<Tensor>grad)._data.dtype))
         if (<Tensor>grad)._data.size == 0:
             # An empty view: zeros that do not depend on the gradient, as PyTorch's
             # as_strided_backward returns (no graph under create_graph).

@@ -123,7 +123,20 @@ class DeviceArray(NDArrayOperatorsMixin):
     def _view(self, raw):
         return DeviceArray(raw, self.device)
 
+    def _device_index(self, key):
+        """An integer index array given on the host goes to the device (torch, too, takes
+        CPU index tensors for a CUDA tensor)."""
+        if isinstance(key, tuple) and len(key) == 1:
+            key = key[0]
+        if isinstance(key, np.ndarray) and key.ndim > 0 and key.dtype.kind in "iu":
+            return from_host(key, self.device)
+        return key
+
     def __getitem__(self, key):
+        key = self._device_index(key)
+        if isinstance(key, DeviceArray):
+            from autograd_cy.cuda.indexing import take_rows
+            return take_rows(self, key)         # x[index]: a gather of rows
         for part in (key if isinstance(key, tuple) else (key,)):
             if not (part is None or part is Ellipsis or isinstance(part, (slice, int, np.integer))):
                 raise NotImplementedError(
@@ -192,6 +205,11 @@ class DeviceArray(NDArrayOperatorsMixin):
         _fill(self, value)
 
     def __setitem__(self, key, value):
+        key = self._device_index(key)
+        if isinstance(key, DeviceArray):
+            from autograd_cy.cuda.indexing import put_rows
+            put_rows(self, key, value)          # x[index] = v: a scatter of rows
+            return
         target = self[key]
         if isinstance(value, DeviceArray):
             _check_same_device(target, value)
@@ -200,6 +218,42 @@ class DeviceArray(NDArrayOperatorsMixin):
             raise mixed_devices_error(_device_name(self), "cpu")
         else:
             _fill(target, value)
+
+    # ---------------------------------------------------------------- fused formulas
+    def fused(self, template, operands=(), scalars=()):
+        """One launch of ``template<T>`` (a fused formula of cuda/pointwise_backward.cu) over
+        this array and ``operands``, all of this shape: NOTE [Fused formulas on CUDA]."""
+        name = kernel_name(template, self.dtype)
+        require_kernel(name, f"{template} of {self.dtype}")
+        out = empty(self.shape, self.dtype, self.device)
+        return launch_elementwise(name, out, (self,) + tuple(operands),
+                                  tuple(scalar_operand(s, self.dtype) for s in scalars))
+
+    def fused_pair(self, template, a, b, needs=(True, True)):
+        """Both gradients of a binary op in one launch (``mul_backward`` ...): this array is
+        the incoming gradient; outputs share one layout slot (NOTE [Two gradients in one
+        pass] in cuda/pointwise_backward.cu); an output not needed is a null pointer."""
+        name = kernel_name(template, self.dtype)
+        require_kernel(name, f"{template} of {self.dtype}")
+        shape = self.shape
+        outs = [empty(shape, self.dtype, self.device) if need else None for need in needs]
+        if self.size:
+            inputs = (self, a, b)
+            strides = [_contiguous_strides(shape)] + [
+                broadcast_strides(shape, x.shape, x.element_strides) for x in inputs]
+            seam = self.device.seam
+            grid, block = elementwise_config(self.size, seam)
+            seam.launch(name, grid, block,
+                        (elementwise_layout(shape, strides), np.int64(self.size))
+                        + tuple(o._raw if o is not None else None for o in outs)
+                        + tuple(x._raw for x in inputs))
+        return tuple(outs)
+
+    def apply_functor(self, functor):
+        """``unary<T, functor>``: an elementwise function NumPy has no ufunc for (Gelu ...)."""
+        name = kernel_name("unary", self.dtype, functor)
+        require_kernel(name, f"{functor} of {self.dtype}")
+        return launch_elementwise(name, empty(self.shape, self.dtype, self.device), (self,))
 
     # ---------------------------------------------------------------- reductions
     def sum(self, axis=None, dtype=None, out=None, keepdims=False):

@@ -68,6 +68,8 @@ def ufunc(func, method, inputs, out, kwargs):
         raise TypeError(f"np.{name} on CUDA arrays: only the default casting")
     if method == "reduce":
         return _ufunc_reduce(func, inputs[0], out, **kwargs)
+    if method == "at" and name == "add":
+        return _add_at(*inputs)
     if method != "__call__":
         raise TypeError(f"np.{name}.{method} is not implemented for CUDA arrays")
     dtype = kwargs.pop("dtype", None)
@@ -385,6 +387,15 @@ def _put_along_axis(arr, indices, values, axis):
                             broadcast_strides(shape, index.shape, index.element_strides),
                             broadcast_strides(shape, values.shape, values.element_strides)],
                            axis_stride, _axes(axis, arr.ndim)[0])
+
+
+def _add_at(array, index, values=None):
+    """np.add.at(array, index, values): a scatter-add of rows, duplicates summed (atomics)."""
+    from autograd_cy.cuda.indexing import add_rows
+    index = array._device_index(index)
+    if not isinstance(index, DeviceArray):
+        raise TypeError("np.add.at on a CUDA array takes one CUDA index array")
+    add_rows(array, index, values)
 
 
 def _copyto(dst, src, casting="same_kind", where=True):

@@ -52,7 +52,7 @@ BINARY_FUNCTORS = {
     "arctan2": "Atan2", "maximum": "Maximum", "minimum": "Minimum",
     "floor_divide": "FloorDivide", "remainder": "Remainder", "fmod": "Fmod",
 }
-BINARY_DTYPES = {f: FLOATS + (() if f in ("Div", "Pow", "Atan2") else SIGNED_INTEGERS)
+BINARY_DTYPES = {f: FLOATS + (() if f in ("Div", "Atan2") else SIGNED_INTEGERS)
                  for f in BINARY_FUNCTORS.values()}
 # scalar_binary<T, F> computes F(s, x): the operand orders a number can take on the left
 # that differ from F(x, s) (rsub, rdiv, rpow, 2 // x, 2 % x).

@@ -11,6 +11,7 @@ import numpy as np
 cimport numpy as cnp
 from libc.math cimport exp, expf, log, logf, erf, erff
 
+from autograd_cy._C.device cimport fused_on_device, is_cuda_array
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.kernels cimport kernel_type, kernel_operand
 
@@ -311,7 +312,21 @@ cdef object gelu_tanh(object x, object g):
     return t
 
 
+cdef object device_activation(str functor, str backward, object x, object g):
+    """An activation on a CUDA device: its forward functor (``unary<T, Gelu>``) or its fused
+    backward formula, one launch each (NOTE [Fused formulas on CUDA] in device.pyx)."""
+    if x.dtype.kind != "f":
+        x = x.astype(np.float32)
+    if g is None:
+        return x.apply_functor(functor)
+    return fused_on_device(backward, (g, x))
+
+
 cdef object gelu_array(object x, object g, str approximate):
+    if is_cuda_array(x):
+        return device_activation("Gelu" if approximate != "tanh" else "GeluTanh",
+                                 "gelu_backward" if approximate != "tanh" else
+                                 "gelu_tanh_backward", x, g)
     work = compute_array(x)
     if g is not None:
         g = grad_like(g, work)
@@ -348,6 +363,8 @@ cdef object log_sigmoid_array(object x):
 
 cdef object silu_array(object x, object g):
     """``x s`` or ``g s (1 + x (1 - s))``, s = sigmoid(x)."""
+    if is_cuda_array(x):
+        return device_activation("Silu", "silu_backward", x, g)
     work = compute_array(x)
     s = sigmoid_of(work)
     with ignoring_fp_errors():  # x = -inf: 0 * inf is nan, as in PyTorch
@@ -364,6 +381,8 @@ cdef object silu_array(object x, object g):
 cdef object softplus_array(object x, object g, double beta, double threshold):
     """``log1p(exp(beta x)) / beta`` or ``g sigmoid(beta x)``; where ``beta x > threshold``
     the function is ``x`` and its derivative 1."""
+    if g is not None and is_cuda_array(x) and x.dtype.kind == "f":
+        return fused_on_device("softplus_backward", (g, x), (beta, threshold))
     work = compute_array(x)
     z = work * beta
     above = z > threshold

@@ -15,6 +15,7 @@ after backward, so ``(x * 2).sum()`` cannot be backpropagated twice.
 """
 import numpy as np
 
+from autograd_cy._C.device cimport is_cuda_array
 from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.tensor cimport (
     as_array,
@@ -233,12 +234,30 @@ def rsub(Tensor self, other, *, alpha=1):
 
 # ------------------------------------------------------------------ mul / div
 
+cdef tuple fused_pair(str template, Tensor grad, object a, object b):
+    """Both gradients of a binary op in one CUDA launch (NOTE [Fused formulas on CUDA] in
+    device.pyx), when both operands are tensors of the gradient's dtype; else None."""
+    if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+        return None
+    dtype = grad._data.dtype
+    if (<Tensor>a)._data.dtype != dtype or (<Tensor>b)._data.dtype != dtype:
+        return None
+    grad_a, grad_b = grad._data.fused_pair(template, (<Tensor>a)._data, (<Tensor>b)._data)
+    return (make_tensor(grad_a), make_tensor(grad_b))
+
+
 cdef class MulBackward0(Node):
     saved_names = ("self", "other")
 
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         self_grad = other_grad = None
+        if (not is_grad_enabled() and is_cuda_array((<Tensor>grad)._data)
+                and self.should_compute_output(0) and self.should_compute_output(1)):
+            pair = fused_pair("mul_backward", <Tensor>grad, unpack_saved(self, 0),
+                              unpack_saved(self, 1))
+            if pair is not None:
+                return pair
         if self.should_compute_output(0):
             self_grad = mul_impl(grad, unpack_saved(self, 1))
         if self.should_compute_output(1):

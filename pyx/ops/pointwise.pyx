@@ -32,7 +32,9 @@ from autograd_cy._C.promotion cimport (
     wrap, floating, floating_result_type, operand_array, broadcast_failure, expect_tensor,
 )
 from autograd_cy._C.fp_errors cimport quietly, quietly2
-from autograd_cy._C.kernels cimport tanh_backward_kernel, tanh_kernel, threshold_backward_kernel
+from autograd_cy._C.kernels cimport (
+    sigmoid_backward_kernel, tanh_backward_kernel, tanh_kernel, threshold_backward_kernel,
+)
 from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.ops.arithmetic import mul, div, add, sub, neg
 from autograd_cy._C.ops.power import pow
@@ -253,6 +255,9 @@ def tanh(Tensor self):
 
 cdef class SigmoidBackward0(SavesResult):
     cpdef tuple apply(self, tuple grads):
+        fused = self.fused_backward(grads[0], sigmoid_backward_kernel)
+        if fused is not None:
+            return (fused,)
         result = unpack_saved(self, 0)
         return (mul(grads[0], mul(result, sub(1, result))),)
 
