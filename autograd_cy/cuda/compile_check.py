@@ -30,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from autograd_cy.cuda.manifest import name_expressions_by_file
-from autograd_cy.cuda.sources import include_options, kernel_files, kernel_path
+from autograd_cy.cuda.sources import KERNEL_OPTIONS, kernel_files, kernel_path
 
 # Turing (T4), Ampere (A100), Hopper (H100): the oldest GPU we support and the newest.
 ARCHS = (75, 80, 90)
@@ -38,9 +38,6 @@ ARCH_ENV = "AUTOGRAD_CY_CUDA_ARCH"
 CACHE = os.environ.get("AUTOGRAD_CY_NVRTC_CACHE",
                        os.path.join(tempfile.gettempdir(), "autograd_cy-nvrtc"))
 
-# The options the loader passes to RawModule (``options=``): the kernels' dialect and
-# the folder of the shared headers.
-KERNEL_OPTIONS = ("-std=c++17",) + include_options()
 
 MISSING_NVRTC = ("the NVRTC compile check needs CuPy and NVRTC (test dependencies): "
                  "pip install -e '.[test]' installs cupy-cuda13x and nvidia-cuda-nvrtc")
@@ -149,6 +146,42 @@ def compile_kernel_file(path, names, arch, options=(), use_cache=True):
     os.replace(partial, cached)  # in one step: a parallel reader sees all of it or nothing
     result.seconds = time.perf_counter() - start
     return result
+
+
+def cubin_for(path, names, arch):
+    """A cubin of ``path`` for ``sm_<arch>`` on disk (in CACHE) and its lowered names: what
+    the loader loads when ``AUTOGRAD_CY_CUDA_ARCH`` overrides the device's architecture
+    (CuPy's RawModule always compiles for the device's own)."""
+    nvrtc = _nvrtc()
+    with open(path) as f:
+        source = f.read()
+    options = nvrtc_options(arch)
+    key = _cache_key(path, source, names, options, nvrtc)
+    cubin_path = os.path.join(CACHE, key + ".cubin")
+    names_path = os.path.join(CACHE, key + ".names.json")
+    if not (os.path.exists(cubin_path) and os.path.exists(names_path)):
+        program = nvrtc.createProgram(source, path, (), ())
+        try:
+            for name in names:
+                nvrtc.addNameExpression(program, name)
+            try:
+                nvrtc.compileProgram(program, options)
+            except nvrtc.NVRTCError:
+                raise RuntimeError(f"NVRTC failed for {path} (sm_{arch}):\n"
+                                   f"{nvrtc.getProgramLog(program)}") from None
+            lowered = {name: nvrtc.getLoweredName(program, name) for name in names}
+            cubin = nvrtc.getCUBIN(program)
+        finally:
+            nvrtc.destroyProgram(program)
+        os.makedirs(CACHE, exist_ok=True)
+        for target, write in ((cubin_path, lambda f: f.write(cubin)),
+                              (names_path, lambda f: f.write(json.dumps(lowered).encode()))):
+            partial = f"{target}.{os.getpid()}.{threading.get_ident()}"
+            with open(partial, "wb") as f:
+                write(f)
+            os.replace(partial, target)
+    with open(names_path) as f:
+        return cubin_path, json.load(f)
 
 
 def archs_from_env():

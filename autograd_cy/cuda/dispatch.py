@@ -90,6 +90,28 @@ def ufunc(func, method, inputs, out, kwargs):
     return _binary(name, inputs, in_dtypes[0], out_dtype, out, device)
 
 
+def _launch(template, functor, result, operands, scalars=()):
+    """One launch of ``template<T, functor>`` writing ``result``: the vectorized kernel
+    (``..._vec4``: float4 loads and stores) when every operand is a contiguous float32
+    array of the result's shape and 16-byte aligned, else the strided one (NOTE [Layout])."""
+    dtype = result.dtype
+    if (dtype == np.float32 and result.size >= 4 and result.flags.c_contiguous
+            and all(a.dtype == dtype and a.shape == result.shape and a.flags.c_contiguous
+                    for a in operands)
+            and all(a.data_ptr() % 16 == 0 for a in (result,) + tuple(operands))):
+        name = kernel_name(template + "_vec4", dtype, functor)
+        if name in _VEC4:
+            seam = result.device.seam
+            grid, block = elementwise_config((result.size + 3) // 4, seam)
+            seam.launch(name, grid, block, (np.int64(result.size), result.raw)
+                        + tuple(a.raw for a in operands) + tuple(scalars))
+            return result
+    return launch_elementwise(kernel_name(template, dtype, functor), result, operands, scalars)
+
+
+_VEC4 = {k.name for k in manifest.KERNELS if "_vec4<" in k.name}
+
+
 def _output(out, shape, dtype, device):
     if out is None:
         return empty(shape, dtype, device)
@@ -126,7 +148,10 @@ def _unary(name, x, in_dtype, out_dtype, out, device):
     target_dtype = np.dtype(bool) if name in _PREDICATES or template == "logical_not" else in_dtype
     result = _output(out if out is not None and out.dtype == target_dtype else None,
                      x.shape, target_dtype, device)
-    launch_elementwise(kernel, result, (x,))
+    if template == "unary":
+        _launch("unary", _UNARY[name], result, (x,))
+    else:
+        launch_elementwise(kernel, result, (x,))
     if target_dtype != out_dtype:
         result = result.astype(out_dtype)
     return _finish(result, out)
@@ -171,7 +196,10 @@ def _binary(name, inputs, in_dtype, out_dtype, out, device):
         require_kernel(kernel, f"np.{name} of {in_dtype} and a scalar")
         result = _output(out if out is not None and out.dtype == kernel_dtype_out else None,
                          shape, kernel_dtype_out, device)
-        launch_elementwise(kernel, result, (array,), (scalar_operand(value, in_dtype),))
+        if kernel.startswith("binary_scalar<"):
+            _launch("binary_scalar", functor, result, (array,), (scalar_operand(value, in_dtype),))
+        else:
+            launch_elementwise(kernel, result, (array,), (scalar_operand(value, in_dtype),))
     else:
         a, b = _as_device(a, in_dtype, device), _as_device(b, in_dtype, device)
         shape = np.broadcast_shapes(a.shape, b.shape)
@@ -180,7 +208,10 @@ def _binary(name, inputs, in_dtype, out_dtype, out, device):
         require_kernel(kernel, f"np.{name} of {in_dtype}")
         result = _output(out if out is not None and out.dtype == kernel_dtype_out else None,
                          shape, kernel_dtype_out, device)
-        launch_elementwise(kernel, result, (a, b))
+        if template == "binary":
+            _launch("binary", functor, result, (a, b))
+        else:
+            launch_elementwise(kernel, result, (a, b))
     if result.dtype != out_dtype:
         result = result.astype(out_dtype)
     return _finish(result, out)

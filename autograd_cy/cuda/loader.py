@@ -6,14 +6,15 @@ caches the compiled binary on disk (``~/.cupy/kernel_cache``) keyed by the sourc
 options, not by the headers the source includes; so the options carry a hash of the shared
 headers (``-DAGCY_HEADERS_HASH=...``), and editing ``common.cuh`` compiles afresh.
 ``AUTOGRAD_CY_CUDA_ARCH`` (e.g. ``80``) compiles for that architecture instead of the
-device's own.
+device's own: RawModule cannot be told an architecture, so then the file is compiled by
+NVRTC here (compile_check.cubin_for, cached on disk under the same key) and the cubin loaded.
 """
 import functools
 import hashlib
 import os
 
 from autograd_cy.cuda.manifest import name_expressions_by_file
-from autograd_cy.cuda.sources import KERNEL_DIR, include_options, kernel_path
+from autograd_cy.cuda.sources import KERNEL_DIR, KERNEL_OPTIONS, kernel_path
 
 
 @functools.lru_cache(maxsize=None)
@@ -28,12 +29,8 @@ def headers_hash():
 
 
 def compile_options():
-    """The options every kernel file is compiled with, on the GPU and in the compile check."""
-    options = ("-std=c++17",) + include_options() + (f"-DAGCY_HEADERS_HASH=0x{headers_hash()}",)
-    arch = os.environ.get("AUTOGRAD_CY_CUDA_ARCH")
-    if arch:
-        options += (f"--gpu-architecture=sm_{arch}",)
-    return options
+    """The options of a RawModule: the kernels' own, and the headers' hash for CuPy's cache."""
+    return KERNEL_OPTIONS + (f"-DAGCY_HEADERS_HASH=0x{headers_hash()}",)
 
 
 class KernelLoader:
@@ -41,24 +38,31 @@ class KernelLoader:
 
     def __init__(self, device_index):
         self.device_index = device_index
-        self._modules = {}
+        self.arch = os.environ.get("AUTOGRAD_CY_CUDA_ARCH")
+        self._modules = {}      # file -> (RawModule, {name expression: symbol to look up})
         self._functions = {}
 
     def module(self, file):
         if file not in self._modules:
             import cupy
-            with open(kernel_path(file)) as f:
-                source = f.read()
             names = name_expressions_by_file()[file]
             with cupy.cuda.Device(self.device_index):
-                self._modules[file] = cupy.RawModule(code=source, options=compile_options(),
-                                                     name_expressions=names)
+                if self.arch:
+                    from autograd_cy.cuda.compile_check import cubin_for
+                    cubin, lowered = cubin_for(kernel_path(file), names, int(self.arch))
+                    self._modules[file] = (cupy.RawModule(path=cubin), lowered)
+                else:
+                    with open(kernel_path(file)) as f:
+                        source = f.read()
+                    module = cupy.RawModule(code=source, options=compile_options(),
+                                            name_expressions=names)
+                    self._modules[file] = (module, {name: name for name in names})
         return self._modules[file]
 
     def function(self, kernel):
         """The ``cupy.RawKernel`` of a manifest entry."""
         function = self._functions.get(kernel.name)
         if function is None:
-            function = self._functions[kernel.name] = \
-                self.module(kernel.file).get_function(kernel.name)
+            module, symbols = self.module(kernel.file)
+            function = self._functions[kernel.name] = module.get_function(symbols[kernel.name])
         return function

@@ -23,3 +23,8 @@ def kernel_files():
 def include_options():
     """The compiler options that find the shared headers."""
     return (f"-I{KERNEL_DIR}",)
+
+
+#: The options every kernel file is compiled with: by the loader on a GPU, by the compile
+#: check, and (the -D/-I ones) by the emulator.
+KERNEL_OPTIONS = ("-std=c++17",) + include_options()

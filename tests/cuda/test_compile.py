@@ -145,3 +145,17 @@ def test_missing_cupy_fails_with_the_install_hint(monkeypatch):
     monkeypatch.setitem(sys.modules, "cupy.cuda", None)  # as if CuPy were not installed
     with pytest.raises(RuntimeError, match=r"pip install -e '\.\[test\]'"):
         compile_kernel_file(REDUCE, ["block_sum<float>"], 80)
+
+
+def test_the_loaders_arch_override_gets_a_cubin_with_every_kernel():
+    """AUTOGRAD_CY_CUDA_ARCH: the loader loads NVRTC's cubin for that architecture and looks
+    kernels up by their lowered names (RawModule itself always targets the device)."""
+    from autograd_cy.cuda.compile_check import cubin_for
+    from autograd_cy.cuda.manifest import name_expressions_by_file
+    from autograd_cy.cuda.sources import kernel_path
+    names = name_expressions_by_file()["indexing.cu"]
+    path, lowered = cubin_for(kernel_path("indexing.cu"), names, 75)
+    with open(path, "rb") as f:
+        assert f.read(4) == b"\x7fELF"
+    assert sorted(lowered) == sorted(names)
+    assert all(symbol.startswith("_Z") for symbol in lowered.values())
