@@ -67,6 +67,7 @@ cpdef list run_backward(tuple root_edges, tuple root_grads, bint keep_graph,
     cdef list root_buffer
     cdef Edge edge
     task.keep_graph = keep_graph
+    root_grads = root_grads_on_their_devices(root_edges, root_grads)
 
     if len(root_edges) == 1:
         # One root: that node receives the gradient directly in its input slot.
@@ -475,6 +476,34 @@ cdef inline bint conforms(object array, tuple shape, object dtype):
             return False
     descr = <object>cnp.PyArray_DESCR(<cnp.ndarray>array)
     return descr is dtype or descr == dtype
+
+
+cdef tuple root_grads_on_their_devices(tuple root_edges, tuple root_grads):
+    """The gradients given to backward() on their outputs' devices: a 0-dim one is moved,
+    any other on the wrong device refused, in the root's words (torch validates the roots'
+    gradients as it validates a node's outputs)."""
+    cdef list result = None
+    cdef Py_ssize_t i
+    for i in range(len(root_grads)):
+        grad = root_grads[i]
+        edge = <Edge>root_edges[i]
+        if grad is None or edge.function is None:
+            continue
+        metadata = (<Node>edge.function).input_metadata[edge.input_nr]
+        if metadata is None or (len(<tuple>metadata) == 2
+                                and type((<Tensor>grad)._data) is cnp.ndarray):
+            continue                            # the CPU case: nothing to move
+        expected = metadata[2] if len(<tuple>metadata) == 3 else CPU
+        got = device_of((<Tensor>grad)._data)
+        if got == expected:
+            continue
+        if (<Tensor>grad)._data.ndim != 0:
+            raise RuntimeError(f"invalid gradient at index {i} - expected device {expected} "
+                               f"but got {got}")
+        if result is None:
+            result = list(root_grads)
+        result[i] = (<Tensor>grad).to(expected)
+    return root_grads if result is None else tuple(result)
 
 
 cdef Tensor conform_device(Node node, Py_ssize_t index, Tensor grad, tuple metadata):

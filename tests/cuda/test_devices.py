@@ -114,3 +114,21 @@ def test_a_gradient_on_the_wrong_device_is_refused_by_the_engine():
                                            r"gradient at index 0 - expected device cuda:0 "
                                            r"but got cpu"):
         ToHost.apply(x).sum().backward()
+
+
+def test_the_gradient_given_to_backward_must_be_on_the_outputs_device():
+    x = ag.ones(3, device="cuda", requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"invalid gradient at index 0 - expected device "
+                                           r"cuda:0 but got cpu"):
+        (x * 2).backward(ag.ones(3))
+    (x * 2).sum().backward(ag.tensor(1.0))      # a 0-dim gradient is moved, as in torch
+    assert x.grad.is_cuda and x.grad.cpu().tolist() == [2.0, 2.0, 2.0]
+
+
+def test_a_cuda_leaf_gets_a_cuda_grad_that_accumulates_in_place():
+    x = ag.tensor([1.0, 2.0], device="cuda", requires_grad=True)
+    (x * x).sum().backward()
+    first = x.grad
+    (x * 3).sum().backward()
+    assert x.grad is first and x.grad.is_cuda
+    assert x.grad.cpu().tolist() == [5.0, 7.0]
