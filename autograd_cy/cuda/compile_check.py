@@ -102,6 +102,23 @@ def _cache_key(path, source, names, options, nvrtc):
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
 
 
+def _run_nvrtc(nvrtc, source, path, names, options):
+    """One NVRTC compile: (ok, log, {name expression: lowered name}, cubin bytes)."""
+    # The program is named by its path, so the log reads "<path>(<line>): error: ...".
+    program = nvrtc.createProgram(source, path, (), ())
+    try:
+        for name in names:
+            nvrtc.addNameExpression(program, name)
+        try:
+            nvrtc.compileProgram(program, options)
+        except nvrtc.NVRTCError as e:
+            return False, nvrtc.getProgramLog(program) or str(e), {}, b""
+        lowered = {name: nvrtc.getLoweredName(program, name) for name in names}
+        return True, nvrtc.getProgramLog(program), lowered, nvrtc.getCUBIN(program)
+    finally:
+        nvrtc.destroyProgram(program)
+
+
 def compile_kernel_file(path, names, arch, options=(), use_cache=True):
     """Compile ``path`` with NVRTC for ``sm_<arch>``, instantiating every name expression of
     ``names``; ``options`` come after ``KERNEL_OPTIONS`` (e.g. ``-D`` macros). The result
@@ -123,21 +140,9 @@ def compile_kernel_file(path, names, arch, options=(), use_cache=True):
         with open(cached) as f:
             return CompileResult(**json.load(f), cached=True,
                                  seconds=time.perf_counter() - start)
-    # The program is named by its path, so the log reads "<path>(<line>): error: ...".
-    program = nvrtc.createProgram(source, path, (), ())
-    try:
-        for name in names:
-            nvrtc.addNameExpression(program, name)
-        try:
-            nvrtc.compileProgram(program, options)
-            log = nvrtc.getProgramLog(program)
-            lowered = {name: nvrtc.getLoweredName(program, name) for name in names}
-            result = CompileResult(path, arch, not log.strip(), log=log, lowered_names=lowered,
-                                   cubin_size=len(nvrtc.getCUBIN(program)))
-        except nvrtc.NVRTCError as e:
-            result = CompileResult(path, arch, False, log=nvrtc.getProgramLog(program) or str(e))
-    finally:
-        nvrtc.destroyProgram(program)
+    ok, log, lowered, cubin = _run_nvrtc(nvrtc, source, path, names, options)
+    result = CompileResult(path, arch, ok and not log.strip(), log=log,
+                           lowered_names=lowered, cubin_size=len(cubin))
     os.makedirs(CACHE, exist_ok=True)
     partial = f"{cached}.{os.getpid()}.{threading.get_ident()}"
     with open(partial, "w") as f:
@@ -160,19 +165,9 @@ def cubin_for(path, names, arch):
     cubin_path = os.path.join(CACHE, key + ".cubin")
     names_path = os.path.join(CACHE, key + ".names.json")
     if not (os.path.exists(cubin_path) and os.path.exists(names_path)):
-        program = nvrtc.createProgram(source, path, (), ())
-        try:
-            for name in names:
-                nvrtc.addNameExpression(program, name)
-            try:
-                nvrtc.compileProgram(program, options)
-            except nvrtc.NVRTCError:
-                raise RuntimeError(f"NVRTC failed for {path} (sm_{arch}):\n"
-                                   f"{nvrtc.getProgramLog(program)}") from None
-            lowered = {name: nvrtc.getLoweredName(program, name) for name in names}
-            cubin = nvrtc.getCUBIN(program)
-        finally:
-            nvrtc.destroyProgram(program)
+        ok, log, lowered, cubin = _run_nvrtc(nvrtc, source, path, names, options)
+        if not ok:
+            raise RuntimeError(f"NVRTC failed for {path} (sm_{arch}):\n{log}")
         os.makedirs(CACHE, exist_ok=True)
         for target, write in ((cubin_path, lambda f: f.write(cubin)),
                               (names_path, lambda f: f.write(json.dumps(lowered).encode()))):
