@@ -135,3 +135,32 @@ cpdef device resolved_device(object spec):
             raise RuntimeError("Found no NVIDIA driver on your system.")
         return device("cuda", cuda_backend.device_index(target.index))
     return target
+
+
+# NOTE [Arrays of either device]
+# np.asarray and np.ascontiguousarray do not take part in NumPy's dispatch: on a CUDA
+# DeviceArray they would ask for a host copy (which it refuses). Ops that normalise a
+# result (a NumPy scalar back to a 0-d array, a dtype, a layout) call these two instead.
+
+cdef object as_array(object value, object dtype=None):
+    """``value`` as an array of ``dtype`` (its own when None): arrays of either device stay
+    where they are; NumPy scalars and Python numbers become 0-d NumPy arrays."""
+    if type(value) is np.ndarray or is_cuda_array(value):
+        if dtype is None or value.dtype == dtype:
+            return value
+        return value.astype(dtype)
+    return np.asarray(value, dtype=dtype)
+
+
+cdef bint is_array(object value):
+    """Whether ``value`` is an array of either device (not a Tensor, not a number)."""
+    return type(value) is np.ndarray or is_cuda_array(value)
+
+
+cdef object contiguous_array(object array):
+    """``array`` if row-major contiguous, else a contiguous copy on its device."""
+    if array.flags.c_contiguous:
+        return array
+    if type(array) is np.ndarray:
+        return np.ascontiguousarray(array)
+    return array.copy()

@@ -32,12 +32,12 @@ from autograd_cy._C.grad_mode cimport (
     set_anomaly_enabled, is_inference_mode_enabled, set_inference_mode,
 )
 from autograd_cy._C.grad_mode import _is_grad_enabled
-from autograd_cy._C.dtype cimport tensor_type_name
 from autograd_cy._C.device cimport device_of
 from autograd_cy._C.device import CPU
 from autograd_cy._C.tensor cimport Tensor, make_tensor
 from autograd_cy._C.node cimport Node, Edge, GraphRoot, check_saved
 from autograd_cy._C.accumulate_grad cimport AccumulateGrad
+from autograd_cy._C.hooks cimport check_hook_result, check_node_hook_result
 from autograd_cy._C.saved_tensor cimport hooks_state, set_hooks_state
 from autograd_cy._C.graph_task cimport (
     GraphTask, ExecInfo, Pending, ReadyQueue, current_tasks, task_started, task_ended,
@@ -546,42 +546,7 @@ cdef bint is_expandable_to(tuple shape, tuple desired):
     return True
 
 
-# ================================================================= hook results, anomalies
-
-cdef object check_hook_result(object hook, object result, object grad):
-    """A tensor hook's replacement must be a Tensor of the same size and dtype."""
-    if not isinstance(result, Tensor):
-        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
-    if grad is not None:
-        if (<Tensor>result)._data.shape != (<Tensor>grad)._data.shape:
-            raise RuntimeError(f"hook '{hook_name(hook)}' has changed the size of value")
-        if (<Tensor>result)._data.dtype != (<Tensor>grad)._data.dtype:
-            raise RuntimeError(
-                f"hook '{hook_name(hook)}' has changed the type of value (was "
-                f"{tensor_type_name((<Tensor>grad)._data.dtype)} got "
-                f"{tensor_type_name((<Tensor>result)._data.dtype)})")
-    return result
-
-
-cdef str hook_name(object hook):
-    return getattr(hook, "__name__", "<unknown>")
-
-
-cdef tuple check_node_hook_result(object hook, object result, tuple values):
-    """A node hook returns a tuple as long as ``values``; each entry None or a valid
-    replacement of the value in its slot."""
-    cdef Py_ssize_t i
-    if not isinstance(result, tuple):
-        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
-    if len(result) != len(values):
-        raise RuntimeError(
-            f"hook '{hook_name(hook)}' has returned an incorrect number of values (got "
-            f"{len(result)}, but expected {len(values)})")
-    for i in range(len(result)):
-        if result[i] is not None:
-            check_hook_result(hook, result[i], values[i])
-    return result
-
+# ============================================================================= anomalies
 
 cdef void check_nan(Node node, tuple outputs) except *:
     for i, grad in enumerate(outputs):

@@ -9,6 +9,7 @@ that runs after every tensor pre-hook of the slot. Node hooks (``grad_fn.registe
 import weakref
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
+from autograd_cy._C.dtype cimport tensor_type_name
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, get_grad_fn, array_module, register_methods,
 )
@@ -86,3 +87,40 @@ register_methods({
     "register_hook": register_hook,
     "register_post_accumulate_grad_hook": register_post_accumulate_grad_hook,
 })
+
+
+# ------------------------------------------------------------------ what hooks return
+
+cdef object check_hook_result(object hook, object result, object grad):
+    """A tensor hook's replacement must be a Tensor of the same size and dtype."""
+    if not isinstance(result, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+    if grad is not None:
+        if (<Tensor>result)._data.shape != (<Tensor>grad)._data.shape:
+            raise RuntimeError(f"hook '{hook_name(hook)}' has changed the size of value")
+        if (<Tensor>result)._data.dtype != (<Tensor>grad)._data.dtype:
+            raise RuntimeError(
+                f"hook '{hook_name(hook)}' has changed the type of value (was "
+                f"{tensor_type_name((<Tensor>grad)._data.dtype)} got "
+                f"{tensor_type_name((<Tensor>result)._data.dtype)})")
+    return result
+
+
+cdef str hook_name(object hook):
+    return getattr(hook, "__name__", "<unknown>")
+
+
+cdef tuple check_node_hook_result(object hook, object result, tuple values):
+    """A node hook returns a tuple as long as ``values``; each entry None or a valid
+    replacement of the value in its slot."""
+    cdef Py_ssize_t i
+    if not isinstance(result, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
+    if len(result) != len(values):
+        raise RuntimeError(
+            f"hook '{hook_name(hook)}' has returned an incorrect number of values (got "
+            f"{len(result)}, but expected {len(values)})")
+    for i in range(len(result)):
+        if result[i] is not None:
+            check_hook_result(hook, result[i], values[i])
+    return result

@@ -66,9 +66,6 @@ cdef void bump_version(Tensor t) except *
 cdef object get_grad_fn(Tensor t)
 cdef object array_module(object array)
 cdef tuple gradient_metadata(Tensor t)
-cdef object as_array(object value, object dtype=*)
-cdef bint is_array(object value)
-cdef object contiguous_array(object array)
 cdef Py_ssize_t wrap_dim(Py_ssize_t dim, Py_ssize_t ndim) except -1
 
 

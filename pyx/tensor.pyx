@@ -90,35 +90,6 @@ cdef tuple gradient_metadata(Tensor t):
     return (array.shape, array.dtype, device("cuda", array.device.id))
 
 
-# NOTE [Arrays of either device]
-# np.asarray and np.ascontiguousarray do not take part in NumPy's dispatch: on a CUDA
-# DeviceArray they would ask for a host copy (which it refuses). Ops that normalise a
-# result (a NumPy scalar back to a 0-d array, a dtype, a layout) call these two instead.
-
-cdef object as_array(object value, object dtype=None):
-    """``value`` as an array of ``dtype`` (its own when None): arrays of either device stay
-    where they are; NumPy scalars and Python numbers become 0-d NumPy arrays."""
-    if type(value) is cnp.ndarray or is_cuda_array(value):
-        if dtype is None or value.dtype == dtype:
-            return value
-        return value.astype(dtype)
-    return np.asarray(value, dtype=dtype)
-
-
-cdef bint is_array(object value):
-    """Whether ``value`` is an array of either device (not a Tensor, not a number)."""
-    return type(value) is cnp.ndarray or is_cuda_array(value)
-
-
-cdef object contiguous_array(object array):
-    """``array`` if row-major contiguous, else a contiguous copy on its device."""
-    if array.flags.c_contiguous:
-        return array
-    if type(array) is cnp.ndarray:
-        return np.ascontiguousarray(array)
-    return array.copy()
-
-
 cdef class VersionCounter:
     pass
 

@@ -19,7 +19,8 @@ import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.dtype cimport from_numpy_dtype
-from autograd_cy._C.tensor cimport contiguous_array, Tensor, make_tensor, requires_grad, register_methods
+from autograd_cy._C.device cimport contiguous_array
+from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, register_methods
 from autograd_cy._C.tensor cimport wrap_dim
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.recording cimport record1, record2, any_requires_grad2

@@ -15,10 +15,9 @@ after backward, so ``(x * 2).sum()`` cannot be backpropagated twice.
 """
 import numpy as np
 
-from autograd_cy._C.device cimport is_cuda_array
+from autograd_cy._C.device cimport as_array, is_cuda_array
 from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.tensor cimport (
-    as_array,
     Tensor, make_tensor, requires_grad, tensor_operators, TensorOperators, register_methods,
 )
 from autograd_cy._C.node cimport Node, unpack_saved

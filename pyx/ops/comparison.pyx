@@ -9,8 +9,8 @@ The Tensor operators ``==``, ``<``, ``&``, ``|``, ``~`` ... forward here.
 import numpy as np
 
 from autograd_cy._C.dtype cimport from_numpy_dtype
+from autograd_cy._C.device cimport as_array
 from autograd_cy._C.tensor cimport (
-    as_array,
     Tensor, make_tensor, register_methods, tensor_operators, TensorOperators, wrap_dim,
 )
 from autograd_cy._C.promotion cimport result_type, operand_array

@@ -11,7 +11,8 @@ from collections import namedtuple
 
 import numpy as np
 
-from autograd_cy._C.tensor cimport as_array, array_module, Tensor, register_methods, wrap_dim
+from autograd_cy._C.device cimport as_array
+from autograd_cy._C.tensor cimport array_module, Tensor, register_methods, wrap_dim
 
 cdef object INT64 = np.dtype(np.int64)
 from autograd_cy._C.node cimport unpack_saved

@@ -8,8 +8,8 @@ where the exponent is not negative.
 import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
+from autograd_cy._C.device cimport contiguous_array
 from autograd_cy._C.tensor cimport (
-    contiguous_array,
     Tensor, make_tensor, requires_grad, tensor_operators, TensorOperators, register_methods,
 )
 from autograd_cy._C.node cimport Node, unpack_saved

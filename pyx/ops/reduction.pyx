@@ -13,7 +13,8 @@ import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.dtype cimport from_numpy_dtype, to_numpy_dtype
-from autograd_cy._C.tensor cimport as_array, array_module, contiguous_array, Tensor, make_tensor, register_methods
+from autograd_cy._C.device cimport as_array, contiguous_array
+from autograd_cy._C.tensor cimport array_module, Tensor, make_tensor, register_methods
 from autograd_cy._C.tensor cimport wrap_dim
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.recording cimport record1

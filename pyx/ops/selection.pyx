@@ -14,7 +14,8 @@ gradient and a tensor ``min`` none; a missing tensor bound is saved as None, so
 import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
-from autograd_cy._C.tensor cimport is_array, Tensor, make_tensor, requires_grad, register_methods
+from autograd_cy._C.device cimport is_array
+from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, register_methods
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record, record1, record2, any_requires_grad2

@@ -12,8 +12,8 @@ import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.device cimport zeros_for_metadata
+from autograd_cy._C.device cimport contiguous_array
 from autograd_cy._C.tensor cimport (
-    contiguous_array,
     Tensor, make_tensor, make_view, requires_grad, array_module, VIEW_DEFAULT, VIEW_INFERENCE_MODE, VIEW_MULTI_OUTPUT_NODE, register_methods,
 )
 from autograd_cy._C.tensor cimport wrap_dim

@@ -10,7 +10,8 @@ import warnings
 
 import numpy as np
 
-from autograd_cy._C.tensor cimport as_array, Tensor, register_methods
+from autograd_cy._C.device cimport as_array
+from autograd_cy._C.tensor cimport Tensor, register_methods
 from autograd_cy._C.node cimport unpack_saved
 from autograd_cy._C.recording cimport record
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
