@@ -1,7 +1,8 @@
 """The seam: the one narrow object through which the CUDA backend reaches a device.
 
 Everything the backend does to a device goes through these methods: allocate, copy to and
-from the host, launch a kernel of the manifest, BLAS matmul, synchronize. Two seams exist:
+from the host, launch a kernel of the manifest, BLAS matmul, synchronize, and streams and
+events (new_stream, current_stream, record_event, wait_event). Two seams exist:
 
 - ``CupySeam`` drives a real GPU through CuPy: memory from CuPy's pool, kernels from one
   ``cupy.RawModule`` per ``.cu`` file per device (loader.py), matmul through cuBLAS;
@@ -16,6 +17,7 @@ the code is the same for both, so the emulated device runs the whole GPU op path
 Both seams count what crosses them (``counters``: launches, bytes allocated and copied), which
 the benchmarks report where no GPU can time anything.
 """
+import collections
 import os
 
 import numpy as np
@@ -112,9 +114,51 @@ class CupySeam(Seam):
     def synchronize(self):
         self._device.synchronize()
 
+    # streams and events: CuPy's own (a launch goes to CuPy's current stream)
+    def new_stream(self):
+        with self._device:
+            return self._cupy.cuda.Stream(non_blocking=True)
+
+    def current_stream(self):
+        with self._device:
+            return self._cupy.cuda.get_current_stream()
+
+    def record_event(self, stream):
+        with self._device:
+            return stream.record()
+
+    def wait_event(self, stream, event):
+        stream.wait_event(event)
+
+
+class EmulatedStream:
+    """A stream of the emulated device: its number, launches issued, events waited on."""
+
+    def __init__(self, number):
+        self.number = number
+        self.launches = 0
+        self.waited = []
+
+    def __repr__(self):
+        return f"<emulated stream {self.number}>"
+
+
+class EmulatedEvent:
+    """An event recorded on ``stream`` after its first ``launches`` launches."""
+
+    def __init__(self, stream, launches):
+        self.stream = stream
+        self.launches = launches
+
 
 class EmulatedSeam(Seam):
     """A CUDA device emulated on the CPU: NumPy buffers, launches through the emulator."""
+
+    def __init__(self, index):
+        super().__init__(index)
+        self._streams = [EmulatedStream(0)]      # stream 0: the default stream
+        self._current = self._streams[0]
+        self.launch_log = collections.deque(maxlen=4096)   # the latest launches
 
     max_block_size = int(os.environ.get("AUTOGRAD_CY_EMULATE_BLOCK", "32"))
     max_grid_size = int(os.environ.get("AUTOGRAD_CY_EMULATE_GRID", "2"))
@@ -145,11 +189,36 @@ class EmulatedSeam(Seam):
 
     def _launch(self, kernel, grid, block, args, shared_mem):
         from autograd_cy.cuda.emulator import load_kernel_file
+        self._current.launches += 1
+        self.launch_log.append((kernel.name, self._current.number))
         function = load_kernel_file(kernel.file).get_function(kernel.name)
         function(grid, block, args, shared_mem=shared_mem)
 
     def synchronize(self):
         pass
+
+    # NOTE [Streams on the emulated device]
+    # Every emulated launch runs to completion before the call returns, so no ordering
+    # between streams can go wrong here; what the emulated device can show is which stream
+    # each launch was issued to and which events were recorded and waited on. Streams are
+    # plain objects with a number; an event remembers its stream and how many launches that
+    # stream had seen; `launch_log` keeps (kernel name, stream number) of the latest launches.
+    def new_stream(self):
+        self._streams.append(EmulatedStream(len(self._streams)))
+        return self._streams[-1]
+
+    def current_stream(self):
+        return self._current
+
+    def use_stream(self, stream):
+        """Make ``stream`` the one launches go to (what ``with stream:`` does on a GPU)."""
+        self._current = stream
+
+    def record_event(self, stream):
+        return EmulatedEvent(stream, stream.launches)
+
+    def wait_event(self, stream, event):
+        stream.waited.append(event)
 
 
 class _StridedView:

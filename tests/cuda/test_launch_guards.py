@@ -93,3 +93,22 @@ def test_the_launch_configuration_respects_the_seam(seam):
     grid, block = launch.elementwise_config(10 ** 6, seam)
     assert block[0] <= seam.max_block_size and grid[0] <= seam.max_grid_size
     assert launch.elementwise_config(1, seam)[0] == (1,)
+
+
+def test_the_emulated_seam_records_streams_and_events(seam):
+    """What the emulated device can show of streams (NOTE [Streams on the emulated device]):
+    the stream each launch went to, and the events recorded and waited on."""
+    default = seam.current_stream()
+    side = seam.new_stream()
+    out, x = arrays(seam)
+    try:
+        seam.use_stream(side)
+        seam.launch(KERNEL, (1,), (32,), (layout(), np.int64(4), out, x))
+        event = seam.record_event(side)
+    finally:
+        seam.use_stream(default)
+    seam.wait_event(default, event)
+    seam.launch(KERNEL, (1,), (32,), (layout(), np.int64(4), out, x))
+    assert list(seam.launch_log)[-2:] == [(KERNEL, side.number), (KERNEL, default.number)]
+    assert event.stream is side and event.launches == side.launches == 1
+    assert default.waited[-1] is event
