@@ -24,7 +24,7 @@ build: $(STAMP)
 # The op suites that run a second time through the CUDA kernels (on the emulated device
 # without a GPU; on the real one with make test-gpu), against torch on the CPU.
 DEVICE_SUITES := tests/test_ops_arithmetic.py tests/test_ops_pointwise.py tests/test_ops_reduction.py \
-	tests/test_ops_matmul.py
+	tests/test_ops_matmul.py tests/test_nn_functional.py
 
 test: build
 	$(BIN)/python -m pytest -q tests

@@ -128,7 +128,7 @@ class DeviceArray(NDArrayOperatorsMixin):
         CPU index tensors for a CUDA tensor)."""
         if isinstance(key, tuple) and len(key) == 1:
             key = key[0]
-        if isinstance(key, np.ndarray) and key.ndim > 0 and key.dtype.kind in "iu":
+        if isinstance(key, np.ndarray) and key.ndim > 0 and key.dtype.kind in "iub":
             return from_host(key, self.device)
         return key
 
@@ -206,6 +206,9 @@ class DeviceArray(NDArrayOperatorsMixin):
 
     def __setitem__(self, key, value):
         key = self._device_index(key)
+        if isinstance(key, DeviceArray) and key.dtype == np.bool_:
+            _masked_fill(self, key, value)      # x[mask] = v: a where() into x itself
+            return
         if isinstance(key, DeviceArray):
             from autograd_cy.cuda.indexing import put_rows
             put_rows(self, key, value)          # x[index] = v: a scatter of rows
@@ -432,6 +435,24 @@ def _copy_into(out, source):
     name = kernel_name("cast", source.dtype, out.dtype)
     require_kernel(name, f"a copy from {source.dtype} to {out.dtype}")
     launch_elementwise(name, out, (source,))
+
+
+def _masked_fill(out, mask, value):
+    """``out[mask] = value`` for a bool mask of out's shape: one ``where`` launch writing
+    into ``out`` (each element reads only its own position, so the aliasing is safe)."""
+    if mask.shape != out.shape:
+        raise NotImplementedError(
+            f"x[mask] = v on a CUDA array needs a mask of x's shape {out.shape}, got "
+            f"{mask.shape}")
+    if isinstance(value, DeviceArray):
+        if value.size != 1:
+            raise NotImplementedError("x[mask] = values (one per True) on a CUDA array")
+        value = value.item()
+    filled = empty((), out.dtype, out.device)
+    _fill(filled, value)
+    name = kernel_name("where", out.dtype)
+    require_kernel(name, f"x[mask] = v of {out.dtype}")
+    launch_elementwise(name, out, (mask, filled, out))
 
 
 def _fill(out, value):

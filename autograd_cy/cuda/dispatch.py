@@ -132,6 +132,8 @@ def _finish(result, out):
 
 
 def _unary(name, x, in_dtype, out_dtype, out, device):
+    if name == "invert" and in_dtype == np.dtype(bool):
+        name = "logical_not"                    # ~ on bools is logical not
     if name == "logical_not":
         in_dtype = np.dtype(bool)               # the kernel reads bools: x != 0 first
     x = _as_device(x, in_dtype, device)

@@ -331,16 +331,17 @@ def _cross_entropy_smoothed(input, target, weight, reduction, reduction_enum, ig
     if weight is not None:
         terms = mul(terms, _class_weight_view(weight, input.dim(), class_dim))
     smooth = neg(_sum(terms, class_dim))
-    ignored = target.numpy() == ignore_index
-    smooth = where(_wrap_array(np.asarray(ignored)), 0.0, smooth)
+    ignored = target.eq(ignore_index)             # tensor ops: on the target's device
+    smooth = where(ignored, 0.0, smooth)
     if reduction == "sum":
         smooth = _sum(smooth)
     elif reduction == "mean":
-        counted = ~ignored
+        counted = ignored.logical_not()
         if weight is None:
             denominator = float(counted.sum())
         else:
-            denominator = float(weight.detach().numpy()[target.numpy()[counted]].sum())
+            picked = weight.detach()[where(counted, target, 0)]   # ignored rows read class 0
+            denominator = float(mul(picked, counted).sum())
         total = _sum(smooth)
         smooth = div(total, denominator) if denominator else mul(total, float("nan"))
     return add(mul(nll, 1.0 - label_smoothing), mul(smooth, label_smoothing / classes))

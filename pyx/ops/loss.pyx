@@ -14,7 +14,8 @@ import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.dtype cimport from_numpy_dtype
-from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad
+from autograd_cy._C.device cimport as_array
+from autograd_cy._C.tensor cimport Tensor, array_module, make_tensor, requires_grad
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record1, record2, any_requires_grad2
@@ -50,7 +51,7 @@ cdef object reduce_array(object loss, int reduction):
         total = loss.sum(dtype=loss.dtype)
         if reduction == MEAN:
             total = total / loss.dtype.type(loss.size)
-    return np.asarray(total, dtype=loss.dtype)
+    return as_array(total, loss.dtype)
 
 
 cdef object scale_grad(object grad, int reduction, Py_ssize_t numel):
@@ -139,8 +140,8 @@ cdef class NllLossBackwardBackward0(Node):
                                             self.saved_reduction, self.saved_ignore_index,
                                             self.saved_total_weight)
         if self.should_compute_output(1):
-            grad_self = make_tensor(np.zeros(self.saved_self_sym_sizes,
-                                             (<Tensor>gg)._data.dtype))
+            grad_self = make_tensor(array_module((<Tensor>gg)._data).zeros(
+                self.saved_self_sym_sizes, (<Tensor>gg)._data.dtype))
         return (grad_grad, grad_self)
 
 
@@ -167,7 +168,8 @@ cdef tuple nll_picks(tuple layout, object target2, object ignore_index):
 
 
 cdef object nll_weights(object classes, object ignored, object weight, object dtype):
-    w = np.ones(classes.shape, dtype) if weight is None else weight[classes].astype(dtype)
+    w = (array_module(classes).ones(classes.shape, dtype) if weight is None
+         else weight[classes].astype(dtype))
     w[ignored] = 0
     return w
 
@@ -193,7 +195,7 @@ cdef tuple nll_loss_array(object x, object target, object weight, int reduction,
         if reduction == MEAN:
             with ignoring_fp_errors():
                 array = array / total_weight
-    return np.asarray(array, dtype=x.dtype), total_weight
+    return as_array(array, x.dtype), total_weight
 
 
 def nll_loss_forward(Tensor input, Tensor target, weight, int reduction, ignore_index,
@@ -235,7 +237,7 @@ cdef object nll_loss_backward_array(object g, tuple input_shape, object target, 
         with ignoring_fp_errors():
             values *= g / total_weight if reduction == MEAN else g
     values[ignored] = 0
-    grad = np.zeros(layout, g.dtype)
+    grad = array_module(g).zeros(layout, g.dtype)
     np.put_along_axis(grad, classes[:, None, :], values[:, None, :], axis=1)
     return grad.reshape(input_shape)
 
