@@ -1,4 +1,5 @@
-"""Tensor methods written in Python: the ``new_*`` factories.
+"""Tensor methods written in Python: the ``new_*`` factories (on ``self``'s device and
+dtype unless told otherwise).
 
 Ops with a backward live in pyx/ops; these only build tensors. Like the op modules, this
 module registers its functions as Tensor methods when it is imported.
@@ -9,25 +10,33 @@ from autograd_cy._C.tensor import _register_methods
 __all__ = []
 
 
+def _device(self, device):
+    return self.device if device is None else device
+
+
 def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
-    return _factories.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return _factories.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad,
+                            device=_device(self, device))
 
 
 def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
-    return _factories.ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return _factories.ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad,
+                           device=_device(self, device))
 
 
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
     return _factories.full(size, fill_value, dtype=dtype or self.dtype,
-                           requires_grad=requires_grad)
+                           requires_grad=requires_grad, device=_device(self, device))
 
 
 def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
-    return _factories.empty(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return _factories.empty(*size, dtype=dtype or self.dtype, requires_grad=requires_grad,
+                            device=_device(self, device))
 
 
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
-    return _factories.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return _factories.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad,
+                             device=_device(self, device))
 
 
 def new(self, *args):

@@ -104,6 +104,11 @@ cdef Tensor make_tensor(object array):
     return t
 
 
+def _array_of(Tensor t):
+    """The array a tensor holds, without a check (autograd_cy.dlpack shares it)."""
+    return t._data
+
+
 def _wrap_array(array):
     """A leaf Tensor around ``array`` without copying (factories use this)."""
     return make_tensor(array)
