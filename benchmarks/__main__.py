@@ -31,9 +31,8 @@ def main(argv=None):
                      "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS"):
         os.environ[variable] = str(args.threads)
     if args.device == "cuda":
-        print("--device cuda: the CUDA backend of autograd_cy does not exist yet; "
-              "nothing to measure.")
-        return 0
+        from benchmarks.device import run_device_report
+        return run_device_report(args)
     from benchmarks.harness import run_suite
     return run_suite(args)
 

@@ -9,6 +9,9 @@ import numpy as np
 
 IMPLEMENTATIONS = ("autograd_cy", "torch", "numpy")
 
+#: where the tensors of autograd_cy and torch go ("cuda" for ``--device cuda``)
+DEVICE = "cpu"
+
 
 def library(impl):
     if impl == "torch":
@@ -22,7 +25,7 @@ def constant(impl, array, requires_grad=False):
     """``array`` as a tensor of ``impl`` (a plain copy for the NumPy floor)."""
     if impl == "numpy":
         return array.copy()
-    return library(impl).tensor(array, requires_grad=requires_grad)
+    return library(impl).tensor(array, requires_grad=requires_grad, device=DEVICE)
 
 
 class Workload:
@@ -170,7 +173,7 @@ class MLP(Workload):
         biases = [constant(impl, b, requires_grad=True) for b in self.biases]
         params = weights + biases
         inputs = constant(impl, self.inputs)
-        targets = lib.tensor(self.targets)
+        targets = lib.tensor(self.targets, device=DEVICE)
         activation = self.activation
         last = len(weights) - 1
         lr = self.lr
