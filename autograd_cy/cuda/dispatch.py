@@ -52,13 +52,6 @@ def _the_device(operands):
     raise TypeError("no CUDA operand")
 
 
-def _as_device(value, dtype, device):
-    """A DeviceArray of ``dtype`` for an operand (cast on the device when it differs)."""
-    if value.dtype == dtype:
-        return value
-    return value.astype(dtype)
-
-
 # -------------------------------------------------------------------- ufuncs
 
 def ufunc(func, method, inputs, out, kwargs):
@@ -90,23 +83,22 @@ def ufunc(func, method, inputs, out, kwargs):
     return _binary(name, inputs, in_dtypes[0], out_dtype, out, device)
 
 
-def _launch(template, functor, result, operands, scalars=()):
-    """One launch of ``template<T, functor>`` writing ``result``: the vectorized kernel
-    (``..._vec4``: float4 loads and stores) when every operand is a contiguous float32
-    array of the result's shape and 16-byte aligned, else the strided one (NOTE [Layout])."""
-    dtype = result.dtype
-    if (dtype == np.float32 and result.size >= 4 and result.flags.c_contiguous
-            and all(a.dtype == dtype and a.shape == result.shape and a.flags.c_contiguous
-                    for a in operands)
+def _launch(kernel, result, operands, scalars=()):
+    """One launch of the elementwise ``kernel`` writing ``result``: its vectorized twin
+    (``unary_vec4<...>``: float4 loads and stores) when the manifest has one and every
+    operand is a contiguous float32 array of the result's shape, 16-byte aligned; else the
+    strided kernel (NOTE [Layout])."""
+    vectorized = kernel.replace("<", "_vec4<", 1)
+    if (vectorized in _VEC4 and result.size >= 4 and result.flags.c_contiguous
+            and all(a.dtype == result.dtype and a.shape == result.shape
+                    and a.flags.c_contiguous for a in operands)
             and all(a.data_ptr() % 16 == 0 for a in (result,) + tuple(operands))):
-        name = kernel_name(template + "_vec4", dtype, functor)
-        if name in _VEC4:
-            seam = result.device.seam
-            grid, block = elementwise_config((result.size + 3) // 4, seam)
-            seam.launch(name, grid, block, (np.int64(result.size), result.raw)
-                        + tuple(a.raw for a in operands) + tuple(scalars))
-            return result
-    return launch_elementwise(kernel_name(template, dtype, functor), result, operands, scalars)
+        seam = result.device.seam
+        grid, block = elementwise_config((result.size + 3) // 4, seam)
+        seam.launch(vectorized, grid, block, (np.int64(result.size), result.raw)
+                    + tuple(a.raw for a in operands) + tuple(scalars))
+        return result
+    return launch_elementwise(kernel, result, operands, scalars)
 
 
 _VEC4 = {k.name for k in manifest.KERNELS if "_vec4<" in k.name}
@@ -136,7 +128,7 @@ def _unary(name, x, in_dtype, out_dtype, out, device):
         name = "logical_not"                    # ~ on bools is logical not
     if name == "logical_not":
         in_dtype = np.dtype(bool)               # the kernel reads bools: x != 0 first
-    x = _as_device(x, in_dtype, device)
+    x = x.astype(in_dtype, copy=False)
     if name in _PREDICATES:
         template, functor_args = name, (in_dtype,)
     elif name in _LOGICAL or name == "logical_not":
@@ -150,10 +142,7 @@ def _unary(name, x, in_dtype, out_dtype, out, device):
     target_dtype = np.dtype(bool) if name in _PREDICATES or template == "logical_not" else in_dtype
     result = _output(out if out is not None and out.dtype == target_dtype else None,
                      x.shape, target_dtype, device)
-    if template == "unary":
-        _launch("unary", _UNARY[name], result, (x,))
-    else:
-        launch_elementwise(kernel, result, (x,))
+    _launch(kernel, result, (x,))
     if target_dtype != out_dtype:
         result = result.astype(out_dtype)
     return _finish(result, out)
@@ -180,40 +169,31 @@ def _binary(name, inputs, in_dtype, out_dtype, out, device):
     if scalar_a and scalar_b:
         raise TypeError(f"np.{name} of two host scalars reached the CUDA backend")
     if scalar_a or scalar_b:
-        array = _as_device(b if scalar_a else a, in_dtype, device)
+        array = (b if scalar_a else a).astype(in_dtype, copy=False)
         value = _scalar_value(a if scalar_a else b)
         shape = array.shape
         if template == "logical":
             raise TypeError(f"np.{name} with a scalar is not implemented for CUDA arrays")
-        if template == "compare":
-            args = (in_dtype, functor)
-            kernel = kernel_name("compare_scalar", *args)
-            if scalar_a:    # s < b  is  b > s
-                kernel = kernel_name("compare_scalar", in_dtype, _FLIPPED[functor])
-        elif scalar_a and functor not in manifest.REVERSED_SCALAR_FUNCTORS:
-            kernel = kernel_name("binary_scalar", in_dtype, functor)   # s + x is x + s
-        else:
-            kernel = kernel_name("scalar_binary" if scalar_a else "binary_scalar",
+        if template == "compare":       # s < b  is  b > s
+            kernel = kernel_name("compare_scalar", in_dtype,
+                                 _FLIPPED[functor] if scalar_a else functor)
+        else:                           # s + x is x + s; s - x needs scalar_binary
+            reversed_ = scalar_a and functor in manifest.REVERSED_SCALAR_FUNCTORS
+            kernel = kernel_name("scalar_binary" if reversed_ else "binary_scalar",
                                  in_dtype, functor)
         require_kernel(kernel, f"np.{name} of {in_dtype} and a scalar")
         result = _output(out if out is not None and out.dtype == kernel_dtype_out else None,
                          shape, kernel_dtype_out, device)
-        if kernel.startswith("binary_scalar<"):
-            _launch("binary_scalar", functor, result, (array,), (scalar_operand(value, in_dtype),))
-        else:
-            launch_elementwise(kernel, result, (array,), (scalar_operand(value, in_dtype),))
+        _launch(kernel, result, (array,), (scalar_operand(value, in_dtype),))
     else:
-        a, b = _as_device(a, in_dtype, device), _as_device(b, in_dtype, device)
+        a, b = a.astype(in_dtype, copy=False), b.astype(in_dtype, copy=False)
         shape = np.broadcast_shapes(a.shape, b.shape)
         kernel = (kernel_name(template, functor) if template == "logical"
                   else kernel_name(template, in_dtype, functor))
         require_kernel(kernel, f"np.{name} of {in_dtype}")
         result = _output(out if out is not None and out.dtype == kernel_dtype_out else None,
                          shape, kernel_dtype_out, device)
-        if template == "binary":
-            _launch("binary", functor, result, (a, b))
-        else:
-            launch_elementwise(kernel, result, (a, b))
+        _launch(kernel, result, (a, b))
     if result.dtype != out_dtype:
         result = result.astype(out_dtype)
     return _finish(result, out)
@@ -336,12 +316,12 @@ def _where(condition, a, b):
                              else v for v in (a, b)])
     def operand(v):
         if isinstance(v, DeviceArray):
-            return _as_device(v, dtype, device)
+            return v.astype(dtype, copy=False)
         result = empty((), dtype, device)
         _fill(result, _scalar_value(v))
         return result
     a, b = operand(a), operand(b)
-    condition = _as_device(condition, np.dtype(bool), device)
+    condition = condition.astype(np.dtype(bool), copy=False)
     shape = np.broadcast_shapes(condition.shape, a.shape, b.shape)
     kernel = kernel_name("where", dtype)
     require_kernel(kernel, f"np.where of {dtype}")
@@ -377,7 +357,7 @@ def _along_axis(arr, indices, axis):
         arr.raw, tuple(1 if d == axis else n for d, n in enumerate(arr.shape)),
         tuple(s * arr.itemsize for s in strides))
     pinned_strides = broadcast_strides(shape, pinned.shape, strides)
-    index = _as_device(indices, np.dtype(np.int64), arr.device)
+    index = indices.astype(np.dtype(np.int64), copy=False)
     return shape, pinned, pinned_strides, axis_stride, index
 
 
@@ -409,7 +389,7 @@ def _put_along_axis(arr, indices, values, axis):
     """np.put_along_axis, in place: one ``put_along_axis`` launch (a scatter)."""
     shape, pinned, pinned_strides, axis_stride, index = _along_axis(arr, indices, axis)
     if isinstance(values, DeviceArray):
-        values = _as_device(values, arr.dtype, arr.device)
+        values = values.astype(arr.dtype, copy=False)
     else:
         value = _scalar_value(values)
         values = empty((), arr.dtype, arr.device)
