@@ -125,7 +125,7 @@ def _output_metadata(out):
         return array.shape, array.dtype
     metadata = (<Node>out.node).input_metadata
     if metadata is not None and out.output_nr < len(metadata):
-        return metadata[out.output_nr]
+        return metadata[out.output_nr][:2]
     return None, None
 
 

@@ -66,6 +66,28 @@ def set_cuda_backend(backend):
     cuda_array_type = backend.array_type
 
 
+cdef bint cuda_streams_seen = False
+
+
+cdef object current_stream(int index):
+    """The current stream of cuda:index, as the backend's seam names it: what a CUDA
+    output records in its gradient metadata (the stream its backward node will run on)."""
+    global cuda_streams_seen
+    cuda_streams_seen = True
+    return cuda_backend.current_stream(index)
+
+
+cdef bint streams_in_use():
+    """Whether any CUDA output has been recorded in this process: until then the engine
+    skips its stream bookkeeping (NOTE [Streams of backward]), and the CPU pays one test."""
+    return cuda_streams_seen
+
+
+cdef object backend():
+    """The CUDA backend (NOTE [The CUDA backend slot]); None before it is imported."""
+    return cuda_backend
+
+
 cdef bint is_cuda_array(object array):
     """Whether ``array`` is the CUDA backend's array type (a DeviceArray)."""
     return cuda_array_type is not None and type(array) is cuda_array_type
@@ -120,7 +142,7 @@ cdef object array_namespace(object array):
 
 cdef object zeros_for_metadata(tuple metadata):
     """Zeros of a node's input metadata, ``(shape, dtype)`` on the CPU or ``(shape, dtype,
-    device)`` on a CUDA device: the gradient an output that received none stands for."""
+    device, stream)`` on a CUDA device: the gradient an output that received none stands for."""
     if len(metadata) == 2:
         return np.zeros(metadata[0], dtype=metadata[1])
     return cuda_backend.namespace((<device>metadata[2]).index).zeros(metadata[0], metadata[1])

@@ -14,6 +14,9 @@
 4. Final callbacks (``queue_callback``) run; the saved tensors of every node that ran are
    freed unless ``retain_graph``.
 
+On CUDA devices each node runs on the stream its forward op used, with events where
+gradients cross streams (streams.pyx, NOTE [Streams of backward]).
+
 The data structures it works on (GraphTask, ReadyQueue, the InputBuffer and where a node's
 count and buffer live while a task runs) are in graph_task.pyx. Nothing here recurses: the
 graph can be a million nodes deep.
@@ -32,7 +35,7 @@ from autograd_cy._C.grad_mode cimport (
     set_anomaly_enabled, is_inference_mode_enabled, set_inference_mode,
 )
 from autograd_cy._C.grad_mode import _is_grad_enabled
-from autograd_cy._C.device cimport device_of
+from autograd_cy._C.device cimport device_of, streams_in_use, backend
 from autograd_cy._C.device import CPU
 from autograd_cy._C.tensor cimport Tensor, make_tensor
 from autograd_cy._C.node cimport Node, Edge, GraphRoot, check_saved
@@ -43,6 +46,11 @@ from autograd_cy._C.graph_task cimport (
     GraphTask, ExecInfo, Pending, ReadyQueue, current_tasks, task_started, task_ended,
     owned_by_other, release_nodes, will_run, input_buffer, deliver, new_input_buffer,
     accumulate,
+)
+from autograd_cy._C.validate_outputs cimport validate_outputs, root_grads_on_their_devices
+from autograd_cy._C.streams cimport (
+    node_stream, enter_stream, exit_stream, add_on_streams, caller_stream, note_leaf_stream,
+    sync_leaf_streams,
 )
 
 cnp.import_array()
@@ -68,13 +76,19 @@ cpdef list run_backward(tuple root_edges, tuple root_grads, bint keep_graph,
     cdef Edge edge
     task.keep_graph = keep_graph
     root_grads = root_grads_on_their_devices(root_edges, root_grads)
+    if streams_in_use():
+        task.caller_streams = backend().current_streams()
+        task.leaf_streams = []
 
     if len(root_edges) == 1:
         # One root: that node receives the gradient directly in its input slot.
         edge = root_edges[0]
         root = edge.function
         root_buffer = new_input_buffer(root)
-        if root_grads[0] is not None:
+        if root_grads[0] is not None and task.caller_streams is not None:
+            add_on_streams(root_buffer, edge.input_nr, root_grads[0],
+                           caller_stream(task, root_grads[0]), node_stream(root))
+        elif root_grads[0] is not None:
             root_buffer[edge.input_nr] = root_grads[0]
     else:
         # Several roots: a GraphRoot node hands each its gradient.
@@ -286,7 +300,12 @@ cdef void execute(GraphTask task) except *:
     cdef tuple entry
     while not queue.empty():
         entry = queue.pop()
-        evaluate_function(task, <Node>entry[0], <list>entry[1])
+        if task.caller_streams is None:
+            evaluate_function(task, <Node>entry[0], <list>entry[1], None)
+        else:
+            evaluate_on_stream(task, <Node>entry[0], <list>entry[1])
+    if task.caller_streams is not None:
+        sync_leaf_streams(task)
     # Final callbacks may queue further callbacks.
     cdef Py_ssize_t i = 0
     while i < len(task.final_callbacks):
@@ -296,7 +315,20 @@ cdef void execute(GraphTask task) except *:
 
 # ====================================================================== evaluate_function
 
-cdef void evaluate_function(GraphTask task, Node node, list inputs) except *:
+cdef void evaluate_on_stream(GraphTask task, Node node, list inputs) except *:
+    """evaluate_function with the node's stream current (NOTE [Streams of backward])."""
+    stream = node_stream(node)
+    if stream is None:
+        evaluate_function(task, node, inputs, None)
+        return
+    previous = enter_stream(stream)
+    try:
+        evaluate_function(task, node, inputs, stream)
+    finally:
+        exit_stream(stream, previous)
+
+
+cdef void evaluate_function(GraphTask task, Node node, list inputs, object stream) except *:
     """Run ``node`` on its InputBuffer and pass each gradient it produces on."""
     cdef ExecInfo info = None
     cdef bint needed
@@ -314,6 +346,8 @@ cdef void evaluate_function(GraphTask task, Node node, list inputs) except *:
             # input) is captured before its tensor hooks, which then run once, inside it.
             for input_nr, position in info.captures:
                 task.captured[position] = inputs[input_nr]
+            if stream is not None:
+                note_leaf_stream(task, stream)
         if not needed:
             return
     try:
@@ -326,6 +360,8 @@ cdef void evaluate_function(GraphTask task, Node node, list inputs) except *:
     cdef Py_ssize_t i
     cdef Node child
     cdef list buffer
+    if stream is not None and not children:
+        note_leaf_stream(task, stream)      # AccumulateGrad: it wrote a .grad on its stream
     for i in range(len(outputs)):
         child = <Node>children[i]
         if child is None:
@@ -334,7 +370,10 @@ cdef void evaluate_function(GraphTask task, Node node, list inputs) except *:
             deliver(task, child)        # pruned: the gradient is dropped, the count still drops
             continue
         buffer = input_buffer(task, child)
-        if outputs[i] is not None:
+        if outputs[i] is not None and task.caller_streams is not None:
+            add_on_streams(buffer, <Py_ssize_t>node.next_input_nrs[i], outputs[i], stream,
+                           node_stream(child))
+        elif outputs[i] is not None:
             accumulate(buffer, <Py_ssize_t>node.next_input_nrs[i], outputs[i])
         if deliver(task, child) == 0:
             # The last edge into `child`: it is ready, with every gradient in its buffer.
@@ -415,135 +454,6 @@ cdef bint passes_undefined_through(Node node, tuple grads):
     if isinstance(node, AccumulateGrad):
         return False
     return not PyType_HasFeature(Py_TYPE(node), Py_TPFLAGS_HEAPTYPE)
-
-
-# ======================================================================= validate_outputs
-
-cdef tuple validate_outputs(Node node, tuple outputs):
-    """Check each gradient against what its receiver expects (the ``input_metadata`` of the
-    receiving node): sum a broadcast gradient back to the input's shape, cast its dtype,
-    refuse a shape that cannot be summed to it."""
-    cdef tuple children = node.next_nodes
-    cdef Py_ssize_t i, count = len(children)
-    cdef Node child
-    cdef Tensor grad
-    cdef list result = None
-    if len(outputs) != count:
-        raise RuntimeError(f"Function {node.name()} returned an invalid number of gradients - "
-                           f"expected {count}, but got {len(outputs)}")
-    for i in range(count):
-        child = <Node>children[i]
-        value = outputs[i]
-        if value is None:
-            continue
-        if child is None:
-            if result is None:
-                result = list(outputs)
-            result[i] = None
-            continue
-        grad = value
-        metadata = child.input_metadata[<Py_ssize_t>node.next_input_nrs[i]]
-        if metadata is None:
-            continue
-        shape = (<tuple>metadata)[0]
-        dtype = (<tuple>metadata)[1]
-        if len(<tuple>metadata) != 2 or type(grad._data) is not cnp.ndarray:
-            # a CUDA input, or a CUDA gradient: the devices must agree
-            moved = conform_device(node, i, grad, <tuple>metadata)
-            if moved is not grad:
-                if result is None:
-                    result = list(outputs)
-                result[i] = grad = moved
-        if not conforms(grad._data, <tuple>shape, dtype):
-            if result is None:
-                result = list(outputs)
-            result[i] = conform_gradient(node, i, grad, shape, dtype)
-    return outputs if result is None else tuple(result)
-
-
-cdef inline bint conforms(object array, tuple shape, object dtype):
-    """``array.shape == shape and array.dtype == dtype``, read from the C struct for NumPy."""
-    cdef cnp.npy_intp* dims
-    cdef Py_ssize_t i, ndim
-    if type(array) is not cnp.ndarray:
-        return array.shape == shape and array.dtype == dtype
-    ndim = cnp.PyArray_NDIM(<cnp.ndarray>array)
-    if ndim != len(shape):
-        return False
-    dims = cnp.PyArray_DIMS(<cnp.ndarray>array)
-    for i in range(ndim):
-        if dims[i] != <Py_ssize_t>shape[i]:
-            return False
-    descr = <object>cnp.PyArray_DESCR(<cnp.ndarray>array)
-    return descr is dtype or descr == dtype
-
-
-cdef tuple root_grads_on_their_devices(tuple root_edges, tuple root_grads):
-    """The gradients given to backward() on their outputs' devices: a 0-dim one is moved,
-    any other on the wrong device refused, in the root's words (torch validates the roots'
-    gradients as it validates a node's outputs)."""
-    cdef list result = None
-    cdef Py_ssize_t i
-    for i in range(len(root_grads)):
-        grad = root_grads[i]
-        edge = <Edge>root_edges[i]
-        if grad is None or edge.function is None:
-            continue
-        metadata = (<Node>edge.function).input_metadata[edge.input_nr]
-        if metadata is None or (len(<tuple>metadata) == 2
-                                and type((<Tensor>grad)._data) is cnp.ndarray):
-            continue                            # the CPU case: nothing to move
-        expected = metadata[2] if len(<tuple>metadata) == 3 else CPU
-        got = device_of((<Tensor>grad)._data)
-        if got == expected:
-            continue
-        if (<Tensor>grad)._data.ndim != 0:
-            raise RuntimeError(f"invalid gradient at index {i} - expected device {expected} "
-                               f"but got {got}")
-        if result is None:
-            result = list(root_grads)
-        result[i] = (<Tensor>grad).to(expected)
-    return root_grads if result is None else tuple(result)
-
-
-cdef Tensor conform_device(Node node, Py_ssize_t index, Tensor grad, tuple metadata):
-    """The gradient on the device its input is on: a 0-dim gradient is moved there, any
-    other on the wrong device is an error, as in torch."""
-    expected = metadata[2] if len(metadata) == 3 else CPU
-    got = device_of(grad._data)
-    if got == expected:
-        return grad
-    if grad._data.ndim == 0:
-        return grad.to(expected)
-    raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {index} "
-                       f"- expected device {expected} but got {got}")
-
-
-cdef Tensor conform_gradient(Node node, Py_ssize_t index, Tensor grad, tuple shape, dtype):
-    if grad._data.shape != shape:
-        if not is_expandable_to(shape, grad._data.shape):
-            raise RuntimeError(
-                f"Function {node.name()} returned an invalid gradient at index {index} - got "
-                f"{list(grad._data.shape)} but expected shape compatible with {list(shape)}")
-        grad = grad.sum_to_size(shape)
-    if grad._data.dtype != dtype:
-        if grad._data.dtype.kind == "c" and dtype.kind != "c":
-            raise RuntimeError("Expected isFloatingType(grad.scalar_type()) || (input_is_complex "
-                               "== grad_is_complex) to be true, but got false.")
-        grad = grad.to(dtype=np.dtype(dtype))
-    return grad
-
-
-cdef bint is_expandable_to(tuple shape, tuple desired):
-    cdef Py_ssize_t i, ndim = len(shape), target_ndim = len(desired)
-    if ndim > target_ndim:
-        return False
-    for i in range(ndim):
-        size = shape[ndim - 1 - i]
-        target = desired[target_ndim - 1 - i]
-        if size != target and size != 1:
-            return False
-    return True
 
 
 # ============================================================================= anomalies

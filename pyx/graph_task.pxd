@@ -34,6 +34,8 @@ cdef class GraphTask:
     cdef list final_callbacks
     cdef bint shared              # counts live in `pending`, not on the nodes
     cdef dict pending             # shared mode: Node -> Pending, for every node below the root
+    cdef dict caller_streams      # CUDA: device index -> the caller's current stream; else None
+    cdef list leaf_streams        # CUDA: (index, stream) of the nodes that wrote results
 
 
 

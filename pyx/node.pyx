@@ -182,7 +182,7 @@ cdef class Node:
     @property
     def _input_metadata(self):
         """What this node expects of the gradient of each of its outputs."""
-        return tuple([InputMetadata(*metadata) for metadata in self.input_metadata or ()])
+        return tuple([InputMetadata(*metadata[:3]) for metadata in self.input_metadata or ()])
 
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` after this node runs; may replace grad_inputs."""

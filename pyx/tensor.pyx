@@ -17,7 +17,7 @@ from cpython.object cimport PyTypeObject
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, is_inference_mode_enabled
 from autograd_cy._C.dtype cimport from_numpy_dtype, scalar_name, c10_name
-from autograd_cy._C.device cimport device, is_cuda_array, array_namespace
+from autograd_cy._C.device cimport device, is_cuda_array, array_namespace, current_stream
 
 cnp.import_array()
 
@@ -82,12 +82,14 @@ cdef object array_module(object array):
 
 
 cdef tuple gradient_metadata(Tensor t):
-    """What a gradient of ``t`` must match: ``(shape, dtype)``, and the device as a third
-    item when ``t`` is on a CUDA device (a node's ``input_metadata`` entry)."""
+    """What a gradient of ``t`` must match: ``(shape, dtype)``, and for a tensor on a CUDA
+    device also the device and the stream current now, the one its backward runs on (a
+    node's ``input_metadata`` entry; NOTE [Streams of backward])."""
     cdef object array = t._data
     if type(array) is cnp.ndarray:
         return (array.shape, array.dtype)
-    return (array.shape, array.dtype, device("cuda", array.device.id))
+    cdef int index = array.device.id
+    return (array.shape, array.dtype, device("cuda", index), current_stream(index))
 
 
 cdef class VersionCounter:

@@ -19,7 +19,8 @@ from autograd_cy.cuda.array import CudaDevice, DeviceArray, empty, from_host
 
 __all__ = ["is_available", "device_count", "current_device", "set_device", "synchronize",
            "manual_seed", "manual_seed_all", "initial_seed", "get_device_name",
-           "DeviceArray"]
+           "DeviceArray", "Stream", "Event", "StreamContext", "current_stream",
+           "default_stream", "set_stream", "stream"]
 
 _devices = None
 _current = 0
@@ -186,5 +187,32 @@ class _CoreBridge:
         _device(index)
         return index
 
+    # the engine's stream rules (the core's NOTE [Streams of backward]), in seam streams
+    @staticmethod
+    def current_stream(index):
+        return _device(index).seam.current_stream()
+
+    @staticmethod
+    def current_streams():
+        """The current stream of every device: what backward's caller left current."""
+        return {i: d.seam.current_stream() for i, d in enumerate(_all_devices())}
+
+    @staticmethod
+    def default_stream(index):
+        return _device(index).seam.default_stream()
+
+    @staticmethod
+    def use_stream(index, stream):
+        _device(index).seam.use_stream(stream)
+
+    @staticmethod
+    def wait_stream(index, waiter, producer):
+        """``waiter`` waits for what ``producer`` has queued so far: an event between them."""
+        seam = _device(index).seam
+        seam.wait_event(waiter, seam.record_event(producer))
+
 
 _core_device.set_cuda_backend(_CoreBridge)
+
+from autograd_cy.cuda.streams import (  # noqa: E402  (streams use _device above)
+    Event, Stream, StreamContext, current_stream, default_stream, set_stream, stream)

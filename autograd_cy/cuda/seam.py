@@ -2,7 +2,8 @@
 
 Everything the backend does to a device goes through these methods: allocate, copy to and
 from the host, launch a kernel of the manifest, BLAS matmul, synchronize, and streams and
-events (new_stream, current_stream, record_event, wait_event). Two seams exist:
+events (new_stream, current_stream, default_stream, use_stream, record_event, wait_event,
+stream and event queries). Two seams exist:
 
 - ``CupySeam`` drives a real GPU through CuPy: memory from CuPy's pool, kernels from one
   ``cupy.RawModule`` per ``.cu`` file per device (loader.py), matmul through cuBLAS;
@@ -19,6 +20,7 @@ the benchmarks report where no GPU can time anything.
 """
 import collections
 import os
+import time
 
 import numpy as np
 
@@ -47,8 +49,8 @@ class SeamCounters:
 class Seam:
     """What both seams share: the launch guards and the counters."""
 
-    #: the caps of a launch configuration (the emulated device uses small ones: each CUDA
-    #: thread is an OS thread there, and grid-stride loops keep any configuration right)
+    #: the caps of a launch configuration (the emulated device uses small ones: its launches
+    #: cost time per thread, and grid-stride loops keep any configuration right)
     max_block_size = 1024
     max_grid_size = 65535
 
@@ -115,27 +117,56 @@ class CupySeam(Seam):
         self._device.synchronize()
 
     # streams and events: CuPy's own (a launch goes to CuPy's current stream)
-    def new_stream(self):
+    def new_stream(self, priority=0):
         with self._device:
-            return self._cupy.cuda.Stream(non_blocking=True)
+            return self._cupy.cuda.Stream(non_blocking=True, priority=priority)
 
     def current_stream(self):
         with self._device:
             return self._cupy.cuda.get_current_stream()
 
-    def record_event(self, stream):
+    def default_stream(self):
+        return self._cupy.cuda.Stream.null
+
+    def use_stream(self, stream):
         with self._device:
-            return stream.record()
+            stream.use()
+
+    def new_event(self, enable_timing=False, blocking=False):
+        return self._cupy.cuda.Event(block=blocking, disable_timing=not enable_timing)
+
+    def record_event(self, stream, event=None):
+        with self._device:
+            return stream.record(event)
 
     def wait_event(self, stream, event):
         stream.wait_event(event)
+
+    def event_done(self, event):
+        return event.done
+
+    def stream_done(self, stream):
+        return stream.done
+
+    def synchronize_event(self, event):
+        event.synchronize()
+
+    def synchronize_stream(self, stream):
+        stream.synchronize()
+
+    def elapsed_ms(self, start, end):
+        return self._cupy.cuda.get_elapsed_time(start, end)
+
+    def stream_handle(self, stream):
+        return stream.ptr
 
 
 class EmulatedStream:
     """A stream of the emulated device: its number, launches issued, events waited on."""
 
-    def __init__(self, number):
+    def __init__(self, number, priority=0):
         self.number = number
+        self.priority = priority
         self.launches = 0
         self.waited = []
 
@@ -144,11 +175,12 @@ class EmulatedStream:
 
 
 class EmulatedEvent:
-    """An event recorded on ``stream`` after its first ``launches`` launches."""
+    """An event: recorded on ``stream`` after its first ``launches`` launches (None until
+    recorded), at ``time`` (perf_counter seconds) when it keeps timing."""
 
-    def __init__(self, stream, launches):
-        self.stream = stream
-        self.launches = launches
+    def __init__(self, enable_timing=False):
+        self.enable_timing = enable_timing
+        self.stream = self.launches = self.time = None
 
 
 class EmulatedSeam(Seam):
@@ -203,22 +235,51 @@ class EmulatedSeam(Seam):
     # each launch was issued to and which events were recorded and waited on. Streams are
     # plain objects with a number; an event remembers its stream and how many launches that
     # stream had seen; `launch_log` keeps (kernel name, stream number) of the latest launches.
-    def new_stream(self):
-        self._streams.append(EmulatedStream(len(self._streams)))
+    def new_stream(self, priority=0):
+        self._streams.append(EmulatedStream(len(self._streams), priority))
         return self._streams[-1]
 
     def current_stream(self):
         return self._current
 
+    def default_stream(self):
+        return self._streams[0]
+
     def use_stream(self, stream):
         """Make ``stream`` the one launches go to (what ``with stream:`` does on a GPU)."""
         self._current = stream
 
-    def record_event(self, stream):
-        return EmulatedEvent(stream, stream.launches)
+    def new_event(self, enable_timing=False, blocking=False):
+        return EmulatedEvent(enable_timing)
+
+    def record_event(self, stream, event=None):
+        event = EmulatedEvent() if event is None else event
+        event.stream, event.launches = stream, stream.launches
+        if event.enable_timing:
+            event.time = time.perf_counter()
+        return event
 
     def wait_event(self, stream, event):
         stream.waited.append(event)
+
+    # every launch has finished when it returns
+    def event_done(self, event):
+        return True
+
+    def stream_done(self, stream):
+        return True
+
+    def synchronize_event(self, event):
+        pass
+
+    def synchronize_stream(self, stream):
+        pass
+
+    def elapsed_ms(self, start, end):
+        return (end.time - start.time) * 1000.0
+
+    def stream_handle(self, stream):
+        return stream.number
 
 
 class _StridedView:
