@@ -14,7 +14,7 @@ import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.dtype cimport from_numpy_dtype
-from autograd_cy._C.device cimport as_array
+from autograd_cy._C.device cimport as_array, loss_on_device
 from autograd_cy._C.tensor cimport Tensor, array_module, make_tensor, requires_grad
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.saved_tensor cimport SavedTensor
@@ -206,8 +206,11 @@ def nll_loss_forward(Tensor input, Tensor target, weight, int reduction, ignore_
     """
     cdef NllLossBackward0 node
     x = input._data
-    fast = None
-    if weight is None and total_weight is None and reduction != NONE:
+    w_array = None if weight is None else (<Tensor>weight)._data
+    # On a CUDA device one launch of cuda/loss.cu; an out-of-range target is a device-side
+    # assert there (NOTE [Device-side asserts]), so nothing is read back here.
+    fast = loss_on_device("nll_loss", (x, target._data, w_array), (reduction, ignore_index))
+    if fast is None and weight is None and total_weight is None and reduction != NONE:
         fast = nll_loss_2d(x, target._data, ignore_index, reduction == MEAN)
     if fast is not None:
         array, total_weight = fast
@@ -246,8 +249,11 @@ def nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, weight,
                       int reduction, ignore_index, total_weight):
     """The gradient of nll_loss: ``-weight[t] * grad`` at each target position, else 0."""
     cdef NllLossBackwardBackward0 node
-    grad = None
-    if weight is None and reduction != NONE:
+    w_array = None if weight is None else (<Tensor>weight)._data
+    grad = loss_on_device("nll_loss_backward",
+                          (grad_output._data, target._data, w_array, total_weight),
+                          (self._data.shape, reduction, ignore_index))
+    if grad is None and weight is None and reduction != NONE:
         grad = nll_loss_2d_backward(grad_output._data, self._data, target._data, ignore_index,
                                     reduction == MEAN, total_weight)
     if grad is None:
