@@ -179,9 +179,8 @@ cdef object softmax_backward_rows_kernel(object g, object y, Py_ssize_t dim, bin
 cdef object softmax_array(object x, Py_ssize_t dim, bint log):
     """Softmax (or log_softmax) along ``dim``, shifted by the max so exp cannot overflow;
     on a CUDA device one launch of cuda/softmax.cu."""
-    result = rows_on_device("softmax_forward", (x,), dim, (log,))
-    if result is not None:
-        return result
+    if is_cuda_array(x):
+        return rows_on_device("softmax_forward", (x,), dim, (log,))
     if x.size == 0:
         return x.copy()
     result = softmax_rows_kernel(x, dim, log)
@@ -203,9 +202,8 @@ cdef object softmax_backward_array(object g, object y, Py_ssize_t dim, bint log)
     """From the output ``y``: ``y (g - sum(g y))`` for softmax, ``g - exp(y) sum(g)`` for
     log_softmax. A 0-dim tensor is one row of one element: the gradient is 0, but NaN for
     an infinite or NaN ``g``, as PyTorch's. On a CUDA device one launch of cuda/softmax.cu."""
-    result = rows_on_device("softmax_backward", (g, y), dim, (log,))
-    if result is not None:
-        return result
+    if is_cuda_array(y):
+        return rows_on_device("softmax_backward", (g, y), dim, (log,))
     if y.ndim == 0:
         return softmax_backward_array(np.reshape(g, (1,)), np.reshape(y, (1,)), 0,
                                       log).reshape(())

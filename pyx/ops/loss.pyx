@@ -14,7 +14,7 @@ import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.dtype cimport from_numpy_dtype
-from autograd_cy._C.device cimport as_array, loss_on_device
+from autograd_cy._C.device cimport as_array, is_cuda_array, loss_on_device
 from autograd_cy._C.tensor cimport Tensor, array_module, make_tensor, requires_grad
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.saved_tensor cimport SavedTensor
@@ -63,10 +63,8 @@ cdef object fused_loss_backward(str kernel, object x, object target, object grad
                                 int reduction):
     """A pointwise loss's input gradient in one launch on a CUDA device (cuda/loss.cu), when
     nothing is recorded and input and target share a dtype; else None (the Tensor ops)."""
-    if is_grad_enabled():
-        return None
     xa, ta = (<Tensor>x)._data, (<Tensor>target)._data
-    if xa.dtype != ta.dtype:
+    if is_grad_enabled() or not is_cuda_array(xa) or xa.dtype != ta.dtype:
         return None
     result = loss_on_device(kernel, (xa, ta, (<Tensor>grad)._data),
                             (xa.size if reduction == MEAN else 1,))
@@ -112,7 +110,8 @@ def mse_loss(Tensor input, Tensor target, int reduction=MEAN):
     if dtype.kind != "f":
         raise NotImplementedError(f"\"mse_cpu\" not implemented for '{scalar_name(dtype)}'")
     x, t = input._data.astype(dtype, copy=False), target._data.astype(dtype, copy=False)
-    fused = loss_on_device("mse_loss", (x, t, None), (reduction,))
+    fused = (loss_on_device("mse_loss", (x, t, None), (reduction,)) if is_cuda_array(x)
+             else None)
     cdef Tensor out = wrap(reduce_array((x - t) * (x - t), reduction) if fused is None
                            else fused)
     if any_requires_grad2(input, target):
@@ -228,7 +227,9 @@ def nll_loss_forward(Tensor input, Tensor target, weight, int reduction, ignore_
     w_array = None if weight is None else (<Tensor>weight)._data
     # On a CUDA device one launch of cuda/loss.cu; an out-of-range target is a device-side
     # assert there (NOTE [Device-side asserts]), so nothing is read back here.
-    fast = loss_on_device("nll_loss", (x, target._data, w_array), (reduction, ignore_index))
+    fast = None
+    if is_cuda_array(x):
+        fast = loss_on_device("nll_loss", (x, target._data, w_array), (reduction, ignore_index))
     if fast is None and weight is None and total_weight is None and reduction != NONE:
         fast = nll_loss_2d(x, target._data, ignore_index, reduction == MEAN)
     if fast is not None:
@@ -269,9 +270,11 @@ def nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, weight,
     """The gradient of nll_loss: ``-weight[t] * grad`` at each target position, else 0."""
     cdef NllLossBackwardBackward0 node
     w_array = None if weight is None else (<Tensor>weight)._data
-    grad = loss_on_device("nll_loss_backward",
-                          (grad_output._data, target._data, w_array, total_weight),
-                          (self._data.shape, reduction, ignore_index))
+    grad = None
+    if is_cuda_array(grad_output._data):
+        grad = loss_on_device("nll_loss_backward",
+                              (grad_output._data, target._data, w_array, total_weight),
+                              (self._data.shape, reduction, ignore_index))
     if grad is None and weight is None and reduction != NONE:
         grad = nll_loss_2d_backward(grad_output._data, self._data, target._data, ignore_index,
                                     reduction == MEAN, total_weight)
@@ -382,7 +385,8 @@ def binary_cross_entropy(Tensor input, Tensor target, weight=None, int reduction
     w_array = None if weight is None else (<Tensor>weight)._data
     # On a CUDA device one launch, whose kernel flags an input outside [0, 1] as torch's
     # device-side assert does (NOTE [Device-side asserts] in cuda/loss.cu).
-    fused = loss_on_device("binary_cross_entropy", (x, t, w_array), (reduction,))
+    fused = (loss_on_device("binary_cross_entropy", (x, t, w_array), (reduction,))
+             if is_cuda_array(x) else None)
     if fused is not None:
         return bce_result(fused, input, target, weight, reduction)
     # PyTorch's loop checks each element's input, then its target, so the first bad element
