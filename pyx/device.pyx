@@ -132,6 +132,25 @@ cdef object fused_on_device(str template, tuple arrays, tuple scalars=()):
     return arrays[0].fused(template, arrays[1:], scalars)
 
 
+cdef object rows_on_device(str template, tuple arrays, Py_ssize_t dim, tuple scalars=()):
+    """``template<T>`` (cuda/softmax.cu) launched once over the rows of ``arrays`` along
+    ``dim`` (softmax_forward: x; softmax_backward: g, y; the last fixes shape and dtype);
+    None when the arrays are not on a CUDA device."""
+    if not is_cuda_array(arrays[len(arrays) - 1]):
+        return None
+    return cuda_backend.rows(template, arrays, dim, scalars)
+
+
+cdef object loss_on_device(str name, tuple arrays, tuple options):
+    """The loss ``name`` (cuda/loss.cu: nll_loss, mse_loss ... and their ``_backward``) in
+    one launch over ``arrays`` (the first on a CUDA device; None entries are absent
+    weights) with ``options`` (reduction, ignore_index ...): autograd_cy/cuda/rows.py's
+    ``loss``. None when the first array is not on a CUDA device."""
+    if not is_cuda_array(arrays[0]):
+        return None
+    return cuda_backend.loss(name, arrays, options)
+
+
 cdef object array_namespace(object array):
     """The array library of ``array``: NumPy, or for a DeviceArray a NumPy-like namespace
     whose factories (zeros, ones, empty, full) make arrays on its device."""

@@ -16,6 +16,7 @@ import numpy as np
 
 from autograd_cy._C import device as _core_device
 from autograd_cy.cuda.array import CudaDevice, DeviceArray, empty, from_host
+from autograd_cy.cuda import rows as _rows
 
 __all__ = ["is_available", "device_count", "current_device", "set_device", "synchronize",
            "manual_seed", "manual_seed_all", "initial_seed", "get_device_name",
@@ -210,6 +211,10 @@ class _CoreBridge:
         """``waiter`` waits for what ``producer`` has queued so far: an event between them."""
         seam = _device(index).seam
         seam.wait_event(waiter, seam.record_event(producer))
+
+    # the fused row and loss kernels (NOTE [Fused formulas on CUDA] in pyx/device.pyx)
+    rows = staticmethod(_rows.rows)
+    loss = staticmethod(_rows.loss)
 
 
 _core_device.set_cuda_backend(_CoreBridge)

@@ -92,7 +92,10 @@ class DeviceArray(NDArrayOperatorsMixin):
 
     # ---------------------------------------------------------------- host transfers
     def get(self):
-        """A NumPy copy of this array in host memory (CuPy's name for it)."""
+        """A NumPy copy of this array in host memory (CuPy's name for it); a device-side
+        assert flagged since the last host read raises here (NOTE [Device-side asserts])."""
+        from autograd_cy.cuda.rows import check_device_asserts
+        check_device_asserts(self.device)
         return self.device.seam.to_host(self._raw)
 
     def __array__(self, dtype=None, copy=None):

@@ -87,5 +87,19 @@ REDUCE_LAYOUT_DTYPE = np.dtype([("kept_size", np.int64, (MAX_DIMS,)),
                                 ("from_partials", np.int32)], align=True)
 
 
+# ---- rows ------------------------------------------------------------------------------
+# NOTE [RowLayout] (cuda/softmax.cu): outer x dim x inner, and per operand its (outer, dim,
+# inner) strides in elements; autograd_cy/cuda/rows.py fills it.
+ROW_LAYOUT_DTYPE = np.dtype([("outer", np.int64), ("dim", np.int64), ("inner", np.int64),
+                             ("stride", np.int64, (3, 3))], align=True)
+
+# NOTE [NllLayout] (cuda/loss.cu): the (n, c, s) view of nll_loss's input and its target.
+NLL_LAYOUT_DTYPE = np.dtype([("n", np.int64), ("c", np.int64), ("s", np.int64),
+                             ("x_stride", np.int64, (3,)), ("target_stride", np.int64, (2,)),
+                             ("grad_stride", np.int64, (2,)), ("weight_stride", np.int64),
+                             ("ignore_index", np.int64), ("reduction", np.int32)], align=True)
+
+
 # The structs kernels take by value, by the name the manifest's parameter lists use.
-STRUCT_DTYPES = {"Layout": LAYOUT_DTYPE, "ReduceLayout": REDUCE_LAYOUT_DTYPE}
+STRUCT_DTYPES = {"Layout": LAYOUT_DTYPE, "ReduceLayout": REDUCE_LAYOUT_DTYPE,
+                 "RowLayout": ROW_LAYOUT_DTYPE, "NllLayout": NLL_LAYOUT_DTYPE}

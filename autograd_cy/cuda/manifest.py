@@ -225,8 +225,47 @@ def _indexing_kernels():
     return kernels
 
 
+def _softmax_kernels():
+    """cuda/softmax.cu: softmax and log_softmax along any dim (NOTE [RowLayout]), forward
+    (y, x) and backward (grad_in, g, y); the last int32 is 1 for log_softmax."""
+    kernels = []
+    for dt, ctype in FLOAT_CTYPES.items():
+        p = "ptr:" + dt
+        kernels.append(Kernel("softmax.cu", f"softmax_forward<{ctype}>",
+                              (p, p, "RowLayout", "int32")))
+        kernels.append(Kernel("softmax.cu", f"softmax_backward<{ctype}>",
+                              (p, p, p, "RowLayout", "int32")))
+    return kernels
+
+
+#: the functors of pointwise_loss<T, F> (cuda/loss.cu), by the loss's name
+POINTWISE_LOSS_FUNCTORS = {"mse_loss": "MseLoss", "l1_loss": "L1Loss",
+                           "binary_cross_entropy": "BceLoss",
+                           "binary_cross_entropy_with_logits": "BceWithLogitsLoss"}
+
+
+def _loss_kernels():
+    """cuda/loss.cu: nll_loss forward (out, total_weight, x, target, weight, error word) and
+    backward (grad_in, grad_out, target, weight, total_weight, error word) over an
+    NllLayout; the pointwise losses fused into their reduction (out, x, target, weight,
+    error word, reduction) and their backward formulas (grad_in, x, target, grad, divisor)."""
+    kernels = []
+    for dt, ctype in FLOAT_CTYPES.items():
+        p = "ptr:" + dt
+        kernels.append(Kernel("loss.cu", f"nll_loss_forward<{ctype}>",
+                              (p, p, p, "ptr:int64", p, "ptr:int64", "NllLayout")))
+        kernels.append(Kernel("loss.cu", f"nll_loss_backward<{ctype}>",
+                              (p, p, "ptr:int64", p, p, "ptr:int64", "NllLayout")))
+        for loss, functor in POINTWISE_LOSS_FUNCTORS.items():
+            kernels.append(Kernel("loss.cu", f"pointwise_loss<{ctype}, {functor}>",
+                                  ("Layout", "int64", p, p, p, p, "ptr:int64", "int32")))
+            kernels.append(Kernel("loss.cu", f"{loss}_backward<{ctype}>",
+                                  ("Layout", "int64", p, p, p, p, scalar_param(dt))))
+    return kernels
+
+
 KERNELS = tuple(_elementwise_kernels() + _pointwise_backward_kernels() + _reduction_kernels()
-                + _indexing_kernels())
+                + _indexing_kernels() + _softmax_kernels() + _loss_kernels())
 _BY_NAME = {k.name: k for k in KERNELS}
 
 

@@ -11,7 +11,7 @@ import numpy as np
 cimport numpy as cnp
 from libc.math cimport exp, expf, log, logf, erf, erff
 
-from autograd_cy._C.device cimport fused_on_device, is_cuda_array
+from autograd_cy._C.device cimport fused_on_device, is_cuda_array, rows_on_device
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.kernels cimport kernel_type, kernel_operand
 
@@ -177,7 +177,10 @@ cdef object softmax_backward_rows_kernel(object g, object y, Py_ssize_t dim, bin
 
 
 cdef object softmax_array(object x, Py_ssize_t dim, bint log):
-    """Softmax (or log_softmax) along ``dim``, shifted by the max so exp cannot overflow."""
+    """Softmax (or log_softmax) along ``dim``, shifted by the max so exp cannot overflow;
+    on a CUDA device one launch of cuda/softmax.cu."""
+    if is_cuda_array(x):
+        return rows_on_device("softmax_forward", (x,), dim, (log,))
     if x.size == 0:
         return x.copy()
     result = softmax_rows_kernel(x, dim, log)
@@ -198,7 +201,9 @@ cdef object softmax_array(object x, Py_ssize_t dim, bint log):
 cdef object softmax_backward_array(object g, object y, Py_ssize_t dim, bint log):
     """From the output ``y``: ``y (g - sum(g y))`` for softmax, ``g - exp(y) sum(g)`` for
     log_softmax. A 0-dim tensor is one row of one element: the gradient is 0, but NaN for
-    an infinite or NaN ``g``, as PyTorch's."""
+    an infinite or NaN ``g``, as PyTorch's. On a CUDA device one launch of cuda/softmax.cu."""
+    if is_cuda_array(y):
+        return rows_on_device("softmax_backward", (g, y), dim, (log,))
     if y.ndim == 0:
         return softmax_backward_array(np.reshape(g, (1,)), np.reshape(y, (1,)), 0,
                                       log).reshape(())

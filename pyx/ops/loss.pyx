@@ -14,7 +14,7 @@ import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.dtype cimport from_numpy_dtype
-from autograd_cy._C.device cimport as_array
+from autograd_cy._C.device cimport as_array, is_cuda_array, loss_on_device
 from autograd_cy._C.tensor cimport Tensor, array_module, make_tensor, requires_grad
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.saved_tensor cimport SavedTensor
@@ -59,6 +59,18 @@ cdef object scale_grad(object grad, int reduction, Py_ssize_t numel):
     return div(grad, numel) if reduction == MEAN else grad
 
 
+cdef object fused_loss_backward(str kernel, object x, object target, object grad,
+                                int reduction):
+    """A pointwise loss's input gradient in one launch on a CUDA device (cuda/loss.cu), when
+    nothing is recorded and input and target share a dtype; else None (the Tensor ops)."""
+    xa, ta = (<Tensor>x)._data, (<Tensor>target)._data
+    if is_grad_enabled() or not is_cuda_array(xa) or xa.dtype != ta.dtype:
+        return None
+    result = loss_on_device(kernel, (xa, ta, (<Tensor>grad)._data),
+                            (xa.size if reduction == MEAN else 1,))
+    return None if result is None else wrap(result)
+
+
 cdef void check_no_grad(object tensor, str name, str function) except *:
     """Weights are constants for these losses; PyTorch refuses them requiring grad."""
     if tensor is not None and is_grad_enabled() and requires_grad(<Tensor>tensor):
@@ -82,8 +94,11 @@ cdef class MseLossBackward0(Node):
         x = unpack_saved(self, 0)
         target = unpack_saved(self, 1)
         # d/dx (x - t)^2 = 2 (x - t); the target gets the opposite.
-        grad = mul(mul(sub(x, target), 2.0), grads[0])
-        grad = scale_grad(grad, self.saved_reduction, (<Tensor>x)._data.size)
+        grad = fused_loss_backward("mse_loss_backward", x, target, grads[0],
+                                   self.saved_reduction)
+        if grad is None:
+            grad = mul(mul(sub(x, target), 2.0), grads[0])
+            grad = scale_grad(grad, self.saved_reduction, (<Tensor>x)._data.size)
         return (grad if self.should_compute_output(0) else None,
                 neg(grad) if self.should_compute_output(1) else None)
 
@@ -94,8 +109,11 @@ def mse_loss(Tensor input, Tensor target, int reduction=MEAN):
     dtype = result_type(input, target)
     if dtype.kind != "f":
         raise NotImplementedError(f"\"mse_cpu\" not implemented for '{scalar_name(dtype)}'")
-    diff = input._data.astype(dtype, copy=False) - target._data.astype(dtype, copy=False)
-    cdef Tensor out = wrap(reduce_array(diff * diff, reduction))
+    x, t = input._data.astype(dtype, copy=False), target._data.astype(dtype, copy=False)
+    fused = (loss_on_device("mse_loss", (x, t, None), (reduction,)) if is_cuda_array(x)
+             else None)
+    cdef Tensor out = wrap(reduce_array((x - t) * (x - t), reduction) if fused is None
+                           else fused)
     if any_requires_grad2(input, target):
         node = MseLossBackward0()
         node.saved_reduction = reduction
@@ -206,8 +224,13 @@ def nll_loss_forward(Tensor input, Tensor target, weight, int reduction, ignore_
     """
     cdef NllLossBackward0 node
     x = input._data
+    w_array = None if weight is None else (<Tensor>weight)._data
+    # On a CUDA device one launch of cuda/loss.cu; an out-of-range target is a device-side
+    # assert there (NOTE [Device-side asserts]), so nothing is read back here.
     fast = None
-    if weight is None and total_weight is None and reduction != NONE:
+    if is_cuda_array(x):
+        fast = loss_on_device("nll_loss", (x, target._data, w_array), (reduction, ignore_index))
+    if fast is None and weight is None and total_weight is None and reduction != NONE:
         fast = nll_loss_2d(x, target._data, ignore_index, reduction == MEAN)
     if fast is not None:
         array, total_weight = fast
@@ -246,8 +269,13 @@ def nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, weight,
                       int reduction, ignore_index, total_weight):
     """The gradient of nll_loss: ``-weight[t] * grad`` at each target position, else 0."""
     cdef NllLossBackwardBackward0 node
+    w_array = None if weight is None else (<Tensor>weight)._data
     grad = None
-    if weight is None and reduction != NONE:
+    if is_cuda_array(grad_output._data):
+        grad = loss_on_device("nll_loss_backward",
+                              (grad_output._data, target._data, w_array, total_weight),
+                              (self._data.shape, reduction, ignore_index))
+    if grad is None and weight is None and reduction != NONE:
         grad = nll_loss_2d_backward(grad_output._data, self._data, target._data, ignore_index,
                                     reduction == MEAN, total_weight)
     if grad is None:
@@ -326,8 +354,13 @@ cdef class BinaryCrossEntropyBackward0(Node):
         target = unpack_saved(self, 1)
         weight = unpack_optional(self, 2)
         grad = grads[0] if weight is None else mul(grads[0], weight)
-        grad = scale_grad(grad, self.saved_reduction, (<Tensor>x)._data.size)
         grad_x = grad_target = None
+        if self.should_compute_output(0) and not self.should_compute_output(1):
+            grad_x = fused_loss_backward("binary_cross_entropy_backward", x, target, grad,
+                                         self.saved_reduction)
+            if grad_x is not None:
+                return (grad_x, None)
+        grad = scale_grad(grad, self.saved_reduction, (<Tensor>x)._data.size)
         if self.should_compute_output(0):
             # (x - t) / (x (1 - x)), the denominator floored at BCE_EPSILON
             denominator = mul(x, sub(1.0, x))
@@ -341,7 +374,6 @@ cdef class BinaryCrossEntropyBackward0(Node):
 
 def binary_cross_entropy(Tensor input, Tensor target, weight=None, int reduction=MEAN):
     """``-w (t log x + (1 - t) log(1 - x))``, each log floored at -100 as in PyTorch."""
-    cdef BinaryCrossEntropyBackward0 node
     x, t = input._data, target._data
     if t.dtype != x.dtype:
         raise RuntimeError(f"Found dtype {scalar_name(t.dtype)} but expected "
@@ -349,6 +381,14 @@ def binary_cross_entropy(Tensor input, Tensor target, weight=None, int reduction
     if x.dtype.kind != "f":
         raise NotImplementedError("\"binary_cross_entropy\" not implemented for "
                                   f"'{scalar_name(x.dtype)}'")
+    check_no_grad(weight, "weight", "binary_cross_entropy")
+    w_array = None if weight is None else (<Tensor>weight)._data
+    # On a CUDA device one launch, whose kernel flags an input outside [0, 1] as torch's
+    # device-side assert does (NOTE [Device-side asserts] in cuda/loss.cu).
+    fused = (loss_on_device("binary_cross_entropy", (x, t, w_array), (reduction,))
+             if is_cuda_array(x) else None)
+    if fused is not None:
+        return bce_result(fused, input, target, weight, reduction)
     # PyTorch's loop checks each element's input, then its target, so the first bad element
     # names the culprit; NaN is out of range too.
     bad_x, bad_t = ~((x >= 0) & (x <= 1)), ~((t >= 0) & (t <= 1))
@@ -358,14 +398,21 @@ def binary_cross_entropy(Tensor input, Tensor target, weight=None, int reduction
             bad = (bad_x | bad_t).reshape(-1)
             culprit = "input" if bad_x.reshape(-1)[np.argmax(bad)] else "target"
         raise RuntimeError(f"all elements of {culprit} should be between 0 and 1")
-    check_no_grad(weight, "weight", "binary_cross_entropy")
     with ignoring_fp_errors():
         log_x = np.maximum(np.log(x), -100)
         log_1mx = np.maximum(np.log1p(-x), -100)
     loss = -(t * log_x + (1 - t) * log_1mx)
     if weight is not None:
         loss = loss * (<Tensor>weight)._data
-    cdef Tensor out = wrap(reduce_array(loss.astype(x.dtype, copy=False), reduction))
+    return bce_result(reduce_array(loss.astype(x.dtype, copy=False), reduction), input,
+                      target, weight, reduction)
+
+
+cdef Tensor bce_result(object array, Tensor input, Tensor target, object weight,
+                       int reduction):
+    """binary_cross_entropy's output, with its node when the operands require grad."""
+    cdef BinaryCrossEntropyBackward0 node
+    cdef Tensor out = wrap(array)
     if any_requires_grad2(input, target):
         node = BinaryCrossEntropyBackward0()
         node.saved_reduction = reduction
