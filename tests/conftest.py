@@ -7,3 +7,23 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # The CUDA backend's tests run on an emulated device unless a real one is asked for
 # (`make test-gpu` sets AUTOGRAD_CY_CUDA=auto): same kernels, run on the CPU.
 os.environ.setdefault("AUTOGRAD_CY_CUDA", "emulate")
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _tensors_on_the_test_device():
+    """With AUTOGRAD_CY_TEST_DEVICE=cuda every tensor a test makes without naming a device
+    goes to that device (torch's stay on the CPU: the oracle), so the engine and op suites
+    run again through the CUDA backend."""
+    device = os.environ.get("AUTOGRAD_CY_TEST_DEVICE", "cpu")
+    if device == "cpu":
+        yield
+        return
+    import autograd_cy as ag
+    ag.set_default_device(device)
+    try:
+        yield
+    finally:
+        ag.set_default_device(None)
