@@ -4,14 +4,85 @@ On a GPU the timed comparison with torch CUDA belongs here (it comes with the GP
 benchmark). What every CUDA device shows, the emulated one included
 (``AUTOGRAD_CY_CUDA=emulate``), is counted at the seam: kernel launches per iteration (by
 kernel, cuBLAS calls included) and bytes copied between host and device. Budgets, reported
-in the table: the SGD step of the 784-256-256-10 MLP at batch 64 in at most 20 launches,
-and no host copies inside an iteration.
+in the tables: the SGD step of the 784-256-256-10 MLP at batch 64 in at most 20 launches,
+no host copies inside an iteration, and each elementwise op's forward and backward moving
+at most 1.1x the bytes of reading its inputs and writing its outputs once (``kernel_bytes``,
+counted at the seam from the arrays each launch is given).
 """
 import sys
+
+import numpy as np
 
 from benchmarks import workloads
 
 LAUNCH_BUDGETS = {"mlp": 20}
+BYTES_BUDGET = 1.1
+
+# Each elementwise op: how it is called, and the arrays of n elements that reading the inputs
+# and writing the outputs once takes, forward and backward (the backward reads the incoming
+# gradient and what its formula needs, and writes one gradient per input; add hands the
+# incoming gradient on untouched).
+ELEMENTWISE = [
+    ("add", lambda x, y: x + y, 3, 0),
+    ("sub", lambda x, y: x - y, 3, 2),
+    ("mul", lambda x, y: x * y, 3, 5),
+    ("div", lambda x, y: x / y, 3, 5),
+    ("exp", lambda x, y: x.exp(), 2, 3),
+    ("tanh", lambda x, y: x.tanh(), 2, 3),
+    ("sigmoid", lambda x, y: x.sigmoid(), 2, 3),
+    ("relu", lambda x, y: x.relu(), 2, 3),
+    ("gelu", lambda x, y: _functional().gelu(x), 2, 3),
+    ("silu", lambda x, y: _functional().silu(x), 2, 3),
+]
+ELEMENTS = 4096
+
+
+def _functional():
+    import autograd_cy.nn.functional as F
+    return F
+
+
+def _elementwise_bytes(op):
+    """Bytes moved by one elementwise op's forward and by its backward, with the ideal."""
+    import autograd_cy as ag
+    _, function, forward_arrays, backward_arrays = op
+    seam = ag.cuda._device(0).seam
+    rng = np.random.default_rng(0)
+    x, y = (ag.tensor(rng.random(ELEMENTS, dtype=np.float32) + 0.5, device="cuda",
+                      requires_grad=True) for _ in range(2))
+    gradient = ag.ones(ELEMENTS, device="cuda")
+    function(x, y).backward(gradient)     # warm-up: kernels built, first .grad stolen
+    x.grad = y.grad = None
+    seam.counters.reset()
+    out = function(x, y)
+    forward = seam.counters.kernel_bytes
+    seam.counters.reset()
+    out.backward(gradient)
+    backward = seam.counters.kernel_bytes
+    unit = ELEMENTS * 4
+    return forward, forward_arrays * unit, backward, backward_arrays * unit
+
+
+def _ratio(moved, ideal):
+    if ideal == 0:
+        return "0 bytes" if moved == 0 else f"{moved} bytes (over)"
+    ratio = moved / ideal
+    return f"{ratio:.2f}x" + (" (over)" if ratio > BYTES_BUDGET else "")
+
+
+def run_bytes_report():
+    """The elementwise table: bytes moved per op against reading and writing once."""
+    print(f"\nBytes moved per elementwise op ({ELEMENTS} float32 elements), against reading "
+          f"the inputs and writing the outputs once (budget {BYTES_BUDGET}x)\n")
+    print("| op | forward | backward |")
+    print("|---|---:|---:|")
+    over = False
+    for op in ELEMENTWISE:
+        forward, forward_ideal, backward, backward_ideal = _elementwise_bytes(op)
+        row = (_ratio(forward, forward_ideal), _ratio(backward, backward_ideal))
+        over |= any("over" in cell for cell in row)
+        print(f"| {op[0]} | {row[0]} | {row[1]} |")
+    return over
 
 
 def _count(workload):
@@ -52,4 +123,6 @@ def run_device_report(args):
         budget_text = "" if budget is None else f"{budget}{' (over)' if over else ''}"
         print(f"| {workload.name} | {launches} | {budget_text} | {copied} | {top} |")
     sys.stdout.flush()
+    if args.only is None:
+        run_bytes_report()
     return 0

@@ -28,8 +28,22 @@ from autograd_cy.cuda import launch as launch_rules
 from autograd_cy.cuda.manifest import lookup
 
 
+def touched_bytes(raw):
+    """The bytes of device memory an array argument spans: a broadcast dimension (stride
+    0) counts once, so an operand read through a broadcast is counted at its own size."""
+    count = raw.itemsize
+    for extent, stride in zip(raw.shape, raw.strides):
+        if extent == 0:
+            return 0
+        if stride != 0:
+            count *= extent
+    return count
+
+
 class SeamCounters:
-    """What crossed the seam since the last ``reset``: launches by kernel, bytes copied."""
+    """What crossed the seam since the last ``reset``: launches by kernel, bytes copied,
+    and ``kernel_bytes``, the device memory the launches' array arguments span (what a
+    kernel reads and writes once, if it touches each element once)."""
 
     def __init__(self):
         self.reset()
@@ -40,6 +54,7 @@ class SeamCounters:
         self.host_to_device_bytes = 0
         self.device_to_host_bytes = 0
         self.allocated_bytes = 0
+        self.kernel_bytes = 0
 
     def record_launch(self, name):
         self.launches += 1
@@ -64,6 +79,8 @@ class Seam:
         kernel = lookup(name)
         grid, block = launch_rules.check_launch(kernel, grid, block, args, shared_mem, self)
         self.counters.record_launch(name)
+        self.counters.kernel_bytes += sum(touched_bytes(a) for a in args
+                                          if isinstance(a, self.raw_type))
         self._launch(kernel, grid, block, args, shared_mem)
 
 
@@ -107,6 +124,7 @@ class CupySeam(Seam):
         with self._device:
             self._cupy.matmul(a, b, out=out)
         self.counters.record_launch("cublas matmul")
+        self.counters.kernel_bytes += touched_bytes(a) + touched_bytes(b) + touched_bytes(out)
 
     def _launch(self, kernel, grid, block, args, shared_mem):
         function = self._loader.function(kernel)
@@ -218,6 +236,7 @@ class EmulatedSeam(Seam):
     def matmul(self, a, b, out):
         np.matmul(a, b, out=out)
         self.counters.record_launch("cublas matmul")
+        self.counters.kernel_bytes += touched_bytes(a) + touched_bytes(b) + touched_bytes(out)
 
     def _launch(self, kernel, grid, block, args, shared_mem):
         from autograd_cy.cuda.emulator import load_kernel_file
