@@ -280,7 +280,8 @@ def masked_fill(Tensor self, Tensor mask, value):
             "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
             f"{(<Tensor>value)._data.ndim} dimension(s).")
     broadcast_shape(mask._data.shape, self._data.shape)
-    fill = np.asarray((<Tensor>value)._data if is_tensor else value).astype(self._data.dtype)
+    # a 0-d array of self's dtype on the value's device (a CUDA value stays there)
+    fill = ((<Tensor>value)._data if is_tensor else np.asarray(value)).astype(self._data.dtype)
     array = np.where(mask._data, fill, self._data)      # C order, as PyTorch's result
     cdef Tensor out = wrap(array if array.flags.c_contiguous else np.ascontiguousarray(array))
     if is_grad_enabled() and (requires_grad(self) or (is_tensor and requires_grad(value))):
