@@ -169,6 +169,11 @@ class DeviceArray(NDArrayOperatorsMixin):
             raise NotImplementedError("reinterpreting a CUDA array's dtype")
         return self._view(self._raw.view())
 
+    def as_strided(self, shape, strides):
+        """A view of this array's memory with ``shape`` and ``strides`` (bytes, from its
+        element 0), as NumPy's as_strided: the caller keeps the view inside the memory."""
+        return self._view(self.device.seam.as_strided(self._raw, tuple(shape), tuple(strides)))
+
     def broadcast_to(self, shape):
         shape = tuple(shape)
         strides = broadcast_strides(shape, self.shape, self.element_strides)
