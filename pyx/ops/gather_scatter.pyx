@@ -150,7 +150,7 @@ cdef object gather_index(Tensor self, Py_ssize_t dim, Tensor index, str op):
                            + ("input tensor" if op == "gather" else "self tensor"))
     size = self._data.shape[dim]
     if array.size:
-        low, high = array.min(), array.max()
+        low, high = int(array.min()), int(array.max())       # read back (CUDA too)
         if low < 0 or high >= size:
             raise RuntimeError(f"index {low if low < 0 else high} is out of bounds for "
                                f"dimension {dim} with size {size}")

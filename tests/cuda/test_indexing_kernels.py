@@ -4,7 +4,7 @@ on the emulated device, against NumPy as the oracle (``a[index]``, ``a[index] = 
 ``np.add.at``): 1-D and 3-D arrays, index shapes (5,), (2, 3) and (0,), negative and
 repeated indices, contended atomics (many repeats of few rows), strided arrays (transposed,
 flipped, stepped) and indices, values broadcast from a number and from a row, launch caps
-from one thread to several blocks, and the errors (out of range, bool masks, dtypes)."""
+from one thread to several blocks, and the errors (out of range, dtypes, shapes)."""
 import types
 
 import numpy as np

@@ -308,3 +308,18 @@ def test_tile_of_a_flipped_view(device):
     device_view = from_host(host, device)[::-1, ::2]
     np.testing.assert_array_equal(np.tile(device_view, (2, 2)).get(),
                                   np.tile(host[::-1, ::2], (2, 2)))
+
+
+def test_tensor_index_errors_on_cuda_read_as_torchs_on_the_cpu():
+    """The core checks bounds on the host for CUDA tensors too; its messages carry the
+    offending index as a number, as torch's do."""
+    import torch
+    a = np.arange(12.0).reshape(3, 4)
+    cases = [lambda lib, t, i: t[:, i], lambda lib, t, i: t.gather(1, i[None].expand(3, 1))]
+    for case in cases:
+        with pytest.raises((IndexError, RuntimeError)) as ours:
+            case(ag, ag.tensor(a, device="cuda"), ag.tensor([4], device="cuda"))
+        with pytest.raises((IndexError, RuntimeError)) as theirs:
+            case(torch, torch.tensor(a), torch.tensor([4]))
+        assert type(ours.value) is type(theirs.value)
+        assert str(ours.value) == str(theirs.value)
