@@ -3,6 +3,7 @@
 __all__ = ["device"]
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided as numpy_as_strided
 
 
 cdef class device:
@@ -205,3 +206,11 @@ cdef object contiguous_array(object array):
     if type(array) is np.ndarray:
         return np.ascontiguousarray(array)
     return array.copy()
+
+
+cdef object strided_view(object array, tuple shape, tuple strides):
+    """A writable view of ``array``'s memory with ``shape`` and ``strides`` (bytes, from its
+    element 0), on its device; the caller keeps the view inside that memory."""
+    if type(array) is np.ndarray:
+        return numpy_as_strided(array, shape, strides, writeable=array.flags.writeable)
+    return array.as_strided(shape, strides)

@@ -126,26 +126,17 @@ class DeviceArray(NDArrayOperatorsMixin):
     def _view(self, raw):
         return DeviceArray(raw, self.device)
 
-    def _device_index(self, key):
-        """An integer index array given on the host goes to the device (torch, too, takes
-        CPU index tensors for a CUDA tensor)."""
-        if isinstance(key, tuple) and len(key) == 1:
-            key = key[0]
-        if isinstance(key, np.ndarray) and key.ndim > 0 and key.dtype.kind in "iub":
-            return from_host(key, self.device)
-        return key
-
     def __getitem__(self, key):
-        key = self._device_index(key)
-        if isinstance(key, DeviceArray):
-            from autograd_cy.cuda.indexing import take_rows
-            return take_rows(self, key)         # x[index]: a gather of rows
-        for part in (key if isinstance(key, tuple) else (key,)):
-            if not (part is None or part is Ellipsis or isinstance(part, (slice, int, np.integer))):
-                raise NotImplementedError(
-                    f"indexing a CUDA tensor with {type(part).__name__} arrives with the "
-                    "indexing kernels; basic indexing (ints, slices, None, ...) works")
-        return self._view(self._raw[key])
+        """Basic indexing (ints, slices, None, Ellipsis) is a view; a key with index arrays
+        or bool masks is a gather (NOTE [An index as a view and a gather] in indexing.py)."""
+        if _is_basic(key):
+            return self._view(self._raw[key])
+        from autograd_cy.cuda.indexing import take
+        return take(self, key)
+
+    def nonzero(self):
+        from autograd_cy.cuda.indexing import nonzero
+        return nonzero(self)
 
     def transpose(self, *axes):
         return self._view(self._raw.transpose(*axes))
@@ -181,6 +172,11 @@ class DeviceArray(NDArrayOperatorsMixin):
             raise NotImplementedError("reinterpreting a CUDA array's dtype")
         return self._view(self._raw.view())
 
+    def as_strided(self, shape, strides):
+        """A view of this array's memory with ``shape`` and ``strides`` (bytes, from its
+        element 0), as NumPy's as_strided: the caller keeps the view inside the memory."""
+        return self._view(self.device.seam.as_strided(self._raw, tuple(shape), tuple(strides)))
+
     def broadcast_to(self, shape):
         shape = tuple(shape)
         strides = broadcast_strides(shape, self.shape, self.element_strides)
@@ -208,13 +204,13 @@ class DeviceArray(NDArrayOperatorsMixin):
         _fill(self, value)
 
     def __setitem__(self, key, value):
-        key = self._device_index(key)
-        if isinstance(key, DeviceArray) and key.dtype == np.bool_:
+        if (isinstance(key, DeviceArray) and key.dtype == np.bool_ and key.shape == self.shape
+                and (not isinstance(value, DeviceArray) or value.size == 1)):
             _masked_fill(self, key, value)      # x[mask] = v: a where() into x itself
             return
-        if isinstance(key, DeviceArray):
-            from autograd_cy.cuda.indexing import put_rows
-            put_rows(self, key, value)          # x[index] = v: a scatter of rows
+        if not _is_basic(key):
+            from autograd_cy.cuda.indexing import put
+            put(self, key, value)               # x[index] = v: a scatter
             return
         target = self[key]
         if isinstance(value, DeviceArray):
@@ -371,6 +367,15 @@ def _view_strides(old_shape, old_strides, new_shape):
     return tuple(new_strides)
 
 
+def _is_basic(key):
+    """Whether ``key`` indexes with ints, slices, None and Ellipsis only (a view)."""
+    for part in (key if isinstance(key, tuple) else (key,)):
+        if not (part is None or part is Ellipsis or isinstance(part, slice)
+                or (isinstance(part, (int, np.integer)) and not isinstance(part, (bool, np.bool_)))):
+            return False
+    return True
+
+
 def _contiguous_strides(shape):
     strides, step = [], 1
     for size in reversed(shape):
@@ -441,21 +446,19 @@ def _copy_into(out, source):
 
 
 def _masked_fill(out, mask, value):
-    """``out[mask] = value`` for a bool mask of out's shape: one ``where`` launch writing
-    into ``out`` (each element reads only its own position, so the aliasing is safe)."""
-    if mask.shape != out.shape:
-        raise NotImplementedError(
-            f"x[mask] = v on a CUDA array needs a mask of x's shape {out.shape}, got "
-            f"{mask.shape}")
+    """``out[mask] = value`` for a bool mask of out's shape and one value: one ``where``
+    launch writing into ``out`` (each element reads only its own position, so the aliasing
+    is safe)."""
     if isinstance(value, DeviceArray):
-        if value.size != 1:
-            raise NotImplementedError("x[mask] = values (one per True) on a CUDA array")
-        value = value.item()
-    filled = empty((), out.dtype, out.device)
-    _fill(filled, value)
+        value = value.reshape(())
+    else:
+        filled = empty((), out.dtype, out.device)
+        _fill(filled, value)
+        value = filled
+    value = value.astype(out.dtype, copy=False)
     name = kernel_name("where", out.dtype)
     require_kernel(name, f"x[mask] = v of {out.dtype}")
-    launch_elementwise(name, out, (mask, filled, out))
+    launch_elementwise(name, out, (mask, value, out))
 
 
 def _fill(out, value):

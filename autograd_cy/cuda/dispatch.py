@@ -10,7 +10,8 @@ naming the NumPy function and the dtypes, never a silent host round trip.
 """
 import numpy as np
 
-from autograd_cy.cuda import manifest
+from autograd_cy.cuda import indexing, manifest
+from autograd_cy.cuda import shape as shape_ops
 from autograd_cy.cuda.launch import elementwise_config
 from autograd_cy.cuda.layout import broadcast_strides, elementwise_layout
 from autograd_cy.cuda.array import (
@@ -403,12 +404,17 @@ def _put_along_axis(arr, indices, values, axis):
 
 
 def _add_at(array, index, values=None):
-    """np.add.at(array, index, values): a scatter-add of rows, duplicates summed (atomics)."""
-    from autograd_cy.cuda.indexing import add_rows
-    index = array._device_index(index)
-    if not isinstance(index, DeviceArray):
-        raise TypeError("np.add.at on a CUDA array takes one CUDA index array")
-    add_rows(array, index, values)
+    """np.add.at(array, index, values): a scatter-add, duplicates summed (atomics)."""
+    indexing.add_at(array, index, values)
+
+
+def _take(a, indices, axis=None, out=None, mode="raise"):
+    """np.take: a gather along ``axis`` (of the flattened array when None)."""
+    if mode != "raise" or out is not None:
+        raise TypeError("np.take on CUDA arrays: only mode='raise', no out=")
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    return indexing.take(a, (slice(None),) * _axes(axis, a.ndim)[0] + (indices,))
 
 
 def _copyto(dst, src, casting="same_kind", where=True):
@@ -434,6 +440,11 @@ _FUNCTIONS = {
         _like(a, dtype, shape, fill_value),
     np.where: _where,
     np.take_along_axis: _take_along_axis,
+    np.take: _take,
+    np.nonzero: indexing.nonzero,
+    np.concatenate: shape_ops.concatenate,
+    np.stack: shape_ops.stack,
+    np.tile: shape_ops.tile,
     np.put_along_axis: _put_along_axis,
     np.all: _all,
     np.any: _any,

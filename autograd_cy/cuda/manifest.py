@@ -264,8 +264,33 @@ def _loss_kernels():
     return kernels
 
 
+def _advanced_indexing_kernels():
+    """cuda/advanced_indexing.cu: several index arrays folded into one offset array, the
+    gather/scatter/scatter-add at those offsets, and np.nonzero's three passes."""
+    file = "advanced_indexing.cu"
+    kernels = [Kernel(file, "index_offsets", ("Layout", "int64", "ptr:int64", "ptr:int64",
+                                              "int64", "int64", "int32")),
+               Kernel(file, "exclusive_scan", ("int64", "ptr:int64"))]
+    for dt, ctype in STORAGE_CTYPES.items():
+        kernels += [
+            Kernel(file, f"take_at_offsets<{ctype}>",
+                   ("Layout", "int64", f"ptr:{dt}", f"ptr:{dt}", "ptr:int64")),
+            Kernel(file, f"put_at_offsets<{ctype}>",
+                   ("Layout", "int64", f"ptr:{dt}", "ptr:int64", f"ptr:{dt}")),
+            Kernel(file, f"nonzero_count<{ctype}>",
+                   ("Layout", "int64", f"ptr:{dt}", "ptr:int64", "int64")),
+            Kernel(file, f"nonzero_scatter<{ctype}>",
+                   ("Layout", "int64", f"ptr:{dt}", "ptr:int64", "ptr:int64", "int64")),
+        ]
+    for dt in ATOMIC_ADD_DTYPES:
+        kernels.append(Kernel(file, f"add_at_offsets<{STORAGE_CTYPES[dt]}>",
+                              ("Layout", "int64", f"ptr:{dt}", "ptr:int64", f"ptr:{dt}")))
+    return kernels
+
+
 KERNELS = tuple(_elementwise_kernels() + _pointwise_backward_kernels() + _reduction_kernels()
-                + _indexing_kernels() + _softmax_kernels() + _loss_kernels())
+                + _indexing_kernels() + _advanced_indexing_kernels() + _softmax_kernels()
+                + _loss_kernels())
 _BY_NAME = {k.name: k for k in KERNELS}
 
 

@@ -150,7 +150,7 @@ cdef object gather_index(Tensor self, Py_ssize_t dim, Tensor index, str op):
                            + ("input tensor" if op == "gather" else "self tensor"))
     size = self._data.shape[dim]
     if array.size:
-        low, high = array.min(), array.max()
+        low, high = int(array.min()), int(array.max())       # read back (CUDA too)
         if low < 0 or high >= size:
             raise RuntimeError(f"index {low if low < 0 else high} is out of bounds for "
                                f"dimension {dim} with size {size}")
@@ -280,7 +280,8 @@ def masked_fill(Tensor self, Tensor mask, value):
             "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
             f"{(<Tensor>value)._data.ndim} dimension(s).")
     broadcast_shape(mask._data.shape, self._data.shape)
-    fill = np.asarray((<Tensor>value)._data if is_tensor else value).astype(self._data.dtype)
+    # a 0-d array of self's dtype on the value's device (a CUDA value stays there)
+    fill = ((<Tensor>value)._data if is_tensor else np.asarray(value)).astype(self._data.dtype)
     array = np.where(mask._data, fill, self._data)      # C order, as PyTorch's result
     cdef Tensor out = wrap(array if array.flags.c_contiguous else np.ascontiguousarray(array))
     if is_grad_enabled() and (requires_grad(self) or (is_tensor and requires_grad(value))):

@@ -260,7 +260,7 @@ cdef void check_bounds(Tensor self, tuple indices) except *:
             continue
         size = shape[d]
         if positions.size:
-            low, high = positions.min(), positions.max()
+            low, high = int(positions.min()), int(positions.max())   # read back (CUDA too)
             if high >= size or low < -size:
                 bad = high if high >= size else low
                 # PyTorch counts the indexed dims only, in order.

@@ -1,9 +1,10 @@
-"""Row gather, scatter and scatter-add (autograd_cy/cuda/indexing.py over cuda/indexing.cu)
+"""Row gather, scatter and scatter-add (autograd_cy/cuda/indexing.py over cuda/indexing.cu:
+one index array, the along-axis kernels)
 on the emulated device, against NumPy as the oracle (``a[index]``, ``a[index] = v``,
 ``np.add.at``): 1-D and 3-D arrays, index shapes (5,), (2, 3) and (0,), negative and
 repeated indices, contended atomics (many repeats of few rows), strided arrays (transposed,
 flipped, stepped) and indices, values broadcast from a number and from a row, launch caps
-from one thread to several blocks, and the errors (out of range, bool masks, dtypes)."""
+from one thread to several blocks, and the errors (out of range, dtypes, shapes)."""
 import types
 
 import numpy as np
@@ -72,7 +73,7 @@ def add_at_tolerance(array, index, values):
 
 
 def assert_add_matches(result, array, index, values):
-    """``result`` (the device's add_rows) against np.add.at in float64 on the same inputs."""
+    """``result`` (the device's add_at) against np.add.at in float64 on the same inputs."""
     assert result.dtype == array.dtype
     if array.dtype.kind in "iu":                   # integers: exact, in their own dtype
         expected = array.copy()
@@ -85,7 +86,7 @@ def assert_add_matches(result, array, index, values):
         assert np.all(error <= add_at_tolerance(array, index, values)), error.max()
 
 
-# -------------------------------------------------------------------- take_rows
+# -------------------------------------------------------------------- take: rows
 
 @pytest.mark.parametrize("array_shape", ARRAY_SHAPES, ids=str)
 @pytest.mark.parametrize("index_shape", INDEX_SHAPES, ids=str)
@@ -94,7 +95,7 @@ def test_take_rows_matches_numpy(capped, array_shape, index_shape, dtype):
     rng = np.random.default_rng(0)
     a = host_array(array_shape, dtype, rng)
     index = row_index(index_shape, array_shape[0], rng)
-    result = indexing.take_rows(from_host(a, capped), from_host(index, capped))
+    result = indexing.take(from_host(a, capped), from_host(index, capped))
     assert result.shape == a[index].shape and result.dtype == a.dtype
     np.testing.assert_array_equal(result.get(), a[index])
 
@@ -104,7 +105,7 @@ def test_take_rows_every_dtype(device, dtype):
     rng = np.random.default_rng(1)
     a = host_array((5, 3), dtype, rng)
     index = np.array([[4, -5, 2], [2, 2, -1]])
-    result = indexing.take_rows(from_host(a, device), from_host(index, device))
+    result = indexing.take(from_host(a, device), from_host(index, device))
     np.testing.assert_array_equal(result.get(), a[index])
 
 
@@ -112,7 +113,7 @@ def test_take_rows_every_dtype(device, dtype):
 def test_take_rows_casts_other_integer_indices(device, index_dtype):
     a = np.arange(24.0).reshape(6, 4)
     index = np.array([5, 0, 3, 3], dtype=index_dtype)
-    result = indexing.take_rows(from_host(a, device), from_host(index, device))
+    result = indexing.take(from_host(a, device), from_host(index, device))
     np.testing.assert_array_equal(result.get(), a[index])
 
 
@@ -133,16 +134,16 @@ def test_take_rows_of_strided_arrays(capped, view):
     device_view = VIEWS[view](from_host(base, capped))
     assert device_view.strides == host_view.strides
     index = row_index((2, 3), host_view.shape[0], rng)
-    result = indexing.take_rows(device_view, from_host(index, capped))
+    result = indexing.take(device_view, from_host(index, capped))
     np.testing.assert_array_equal(result.get(), host_view[index])
 
 
 def test_zero_dim_index_takes_one_row(device):
     a = np.arange(12.0).reshape(4, 3)
     device_a = from_host(a, device)
-    result = indexing.take_rows(device_a, from_host(np.array(-2), device))
+    result = indexing.take(device_a, from_host(np.array(-2), device))
     np.testing.assert_array_equal(result.get(), a[np.array(-2)])
-    indexing.add_rows(device_a, from_host(np.array(1), device), 10.0)
+    indexing.add_at(device_a, from_host(np.array(1), device), 10.0)
     np.add.at(a, np.array(1), 10.0)
     np.testing.assert_array_equal(device_a.get(), a)
 
@@ -151,11 +152,11 @@ def test_take_rows_with_strided_index(device):
     a = np.arange(30.0).reshape(10, 3)
     index_base = np.array([[9, 1, -2], [0, 4, 4], [-10, 7, 3]])
     index = from_host(index_base, device).T[::-1]       # transposed and flipped
-    result = indexing.take_rows(from_host(a, device), index)
+    result = indexing.take(from_host(a, device), index)
     np.testing.assert_array_equal(result.get(), a[index_base.T[::-1]])
 
 
-# -------------------------------------------------------------------- put_rows
+# -------------------------------------------------------------------- put: rows
 
 def value_cases(index_shape, row_shape, dtype, rng):
     """Values of the full indexing result's shape, one row (broadcast), and a number."""
@@ -174,7 +175,7 @@ def test_put_rows_matches_numpy(capped, array_shape, index_shape, values_kind):
     values = value_cases(index_shape, array_shape[1:], "float64", rng)[values_kind]
     device_a = from_host(a, capped)
     device_values = from_host(values, capped) if values_kind != "number" else values
-    indexing.put_rows(device_a, from_host(index, capped), device_values)
+    indexing.put(device_a, from_host(index, capped), device_values)
     a[index] = values
     np.testing.assert_array_equal(device_a.get(), a)
 
@@ -186,7 +187,7 @@ def test_put_rows_every_dtype(device, dtype):
     index = np.array([[4, 0], [-3, 1]])
     values = host_array((2, 2, 3), dtype, rng)
     device_a = from_host(a, device)
-    indexing.put_rows(device_a, from_host(index, device), from_host(values, device))
+    indexing.put(device_a, from_host(index, device), from_host(values, device))
     a[index] = values
     np.testing.assert_array_equal(device_a.get(), a)
 
@@ -195,7 +196,7 @@ def test_put_rows_casts_values_to_the_array_dtype(device):
     a = np.zeros((4, 2), np.float32)
     values = np.array([[1.5, -2.25]], np.float64)
     device_a = from_host(a, device)
-    indexing.put_rows(device_a, from_host(np.array([1, 3]), device), from_host(values, device))
+    indexing.put(device_a, from_host(np.array([1, 3]), device), from_host(values, device))
     a[[1, 3]] = values
     np.testing.assert_array_equal(device_a.get(), a)
 
@@ -211,7 +212,7 @@ def test_planted_race_put_rows_with_repeated_indices_writes_one_of_the_values(ca
     index = np.array([1, 3, 1, -4, 0, 3, 1])      # rows 1 and 3 repeated
     values = host_array((7, 4), "float64", rng)
     device_a = from_host(a, capped)
-    indexing.put_rows(device_a, from_host(index, capped), from_host(values, capped))
+    indexing.put(device_a, from_host(index, capped), from_host(values, capped))
     result = device_a.get()
     for row in range(5):
         writes = values[(index % 5) == row]
@@ -230,12 +231,12 @@ def test_put_rows_into_strided_arrays(capped, view):
     host_view, device_view = VIEWS[view](base), VIEWS[view](device_base)
     index = row_index((2,), host_view.shape[0], rng, unique=True)
     values = host_array(host_view.shape[1:], "float32", rng)      # one row, broadcast
-    indexing.put_rows(device_view, from_host(index, capped), from_host(values, capped))
+    indexing.put(device_view, from_host(index, capped), from_host(values, capped))
     host_view[index] = values
     np.testing.assert_array_equal(device_base.get(), base)
 
 
-# -------------------------------------------------------------------- add_rows
+# -------------------------------------------------------------------- add_at: rows
 
 @pytest.mark.parametrize("array_shape", ARRAY_SHAPES, ids=str)
 @pytest.mark.parametrize("index_shape", INDEX_SHAPES, ids=str)
@@ -246,7 +247,7 @@ def test_add_rows_matches_numpy(capped, array_shape, index_shape, dtype):
     index = row_index(index_shape, array_shape[0], rng)          # repeats likely
     values = host_array(index_shape + array_shape[1:], dtype, rng)
     device_a = from_host(a, capped)
-    indexing.add_rows(device_a, from_host(index, capped), from_host(values, capped))
+    indexing.add_at(device_a, from_host(index, capped), from_host(values, capped))
     assert_add_matches(device_a.get(), a, index, values)
 
 
@@ -259,7 +260,7 @@ def test_add_rows_broadcasts_values(capped, values_kind, dtype):
     values = value_cases((2, 3), (3, 4), dtype, rng)[values_kind]
     device_a = from_host(a, capped)
     device_values = from_host(values, capped) if values_kind != "number" else values
-    indexing.add_rows(device_a, from_host(index, capped), device_values)
+    indexing.add_at(device_a, from_host(index, capped), device_values)
     assert_add_matches(device_a.get(), a, index, values)
 
 
@@ -274,7 +275,7 @@ def test_add_rows_contended_atomics_add_every_duplicate(capped, dtype):
     index = row_index((150,), 3, rng)
     values = host_array((150, 5), dtype, rng)
     device_a = from_host(a, capped)
-    indexing.add_rows(device_a, from_host(index, capped), from_host(values, capped))
+    indexing.add_at(device_a, from_host(index, capped), from_host(values, capped))
     assert_add_matches(device_a.get(), a, index, values)
 
 
@@ -285,7 +286,7 @@ def test_add_rows_of_ones_counts_the_repeats(device, monkeypatch):
     rng = np.random.default_rng(10)
     index = rng.integers(-4, 4, 200)
     device_a = from_host(np.zeros((4, 2), np.float32), device)
-    indexing.add_rows(device_a, from_host(index, device), 1.0)
+    indexing.add_at(device_a, from_host(index, device), 1.0)
     counts = np.bincount(index % 4, minlength=4).astype(np.float32)
     np.testing.assert_array_equal(device_a.get(), np.repeat(counts[:, None], 2, axis=1))
 
@@ -298,7 +299,7 @@ def test_add_rows_into_strided_arrays(capped, view):
     host_view, device_view = VIEWS[view](base), VIEWS[view](device_base)
     index = row_index((4,), host_view.shape[0], rng)
     values = host_array((4,) + host_view.shape[1:], "float64", rng)
-    indexing.add_rows(device_view, from_host(index, capped), from_host(values, capped))
+    indexing.add_at(device_view, from_host(index, capped), from_host(values, capped))
     expected = base.copy()
     np.add.at(VIEWS[view](expected), index, values)
     np.testing.assert_allclose(device_base.get(), expected, rtol=1e-14, atol=1e-14)
@@ -312,7 +313,7 @@ def test_add_rows_of_negative_int64_wraps_as_twos_complement(device):
     index = np.array([0, 1, 1, 2, 0])
     values = np.array([[1], [-7], [3], [-big], [2]], np.int64)
     device_a = from_host(a, device)
-    indexing.add_rows(device_a, from_host(index, device), from_host(values, device))
+    indexing.add_at(device_a, from_host(index, device), from_host(values, device))
     with np.errstate(over="ignore"):
         np.add.at(a, index, values)
     np.testing.assert_array_equal(device_a.get(), a)
@@ -329,11 +330,11 @@ def test_out_of_range_index_raises_before_any_launch(device, bad, operation):
     device.seam.counters.reset()
     with pytest.raises(IndexError) as error:
         if operation == "take":
-            indexing.take_rows(device_a, index)
+            indexing.take(device_a, index)
         elif operation == "put":
-            indexing.put_rows(device_a, index, 1.0)
+            indexing.put(device_a, index, 1.0)
         else:
-            indexing.add_rows(device_a, index, 1.0)
+            indexing.add_at(device_a, index, 1.0)
     assert str(error.value) == f"index {bad} is out of bounds for dimension 0 with size 7"
     assert not any("along_axis" in name for name in device.seam.counters.by_kernel)
     np.testing.assert_array_equal(device_a.get(), a)
@@ -341,37 +342,28 @@ def test_out_of_range_index_raises_before_any_launch(device, bad, operation):
 
 def test_any_index_is_out_of_range_for_an_empty_array(device):
     with pytest.raises(IndexError, match="index 0 is out of bounds for dimension 0 with size 0"):
-        indexing.take_rows(from_host(np.zeros((0, 3)), device),
+        indexing.take(from_host(np.zeros((0, 3)), device),
                            from_host(np.array([0]), device))
-    empty_result = indexing.take_rows(from_host(np.zeros((0, 3)), device),
+    empty_result = indexing.take(from_host(np.zeros((0, 3)), device),
                                       from_host(np.zeros(0, np.int64), device))
     assert empty_result.shape == (0, 3)
 
 
-def test_bool_mask_is_not_implemented(device):
-    a = from_host(np.arange(4.0), device)
-    mask = from_host(np.array([True, False, True, False]), device)
-    for call in (lambda: indexing.take_rows(a, mask), lambda: indexing.put_rows(a, mask, 0.0),
-                 lambda: indexing.add_rows(a, mask, 1.0)):
-        with pytest.raises(NotImplementedError, match="bool mask"):
-            call()
-
-
 def test_float_index_and_zero_dim_array_raise_index_error(device):
     with pytest.raises(IndexError, match="must be long, int"):
-        indexing.take_rows(from_host(np.arange(4.0), device),
+        indexing.take(from_host(np.arange(4.0), device),
                            from_host(np.array([1.0]), device))
     with pytest.raises(IndexError, match="0-dimensional"):
-        indexing.take_rows(from_host(np.array(3.0), device), from_host(np.array([0]), device))
+        indexing.take(from_host(np.array(3.0), device), from_host(np.array([0]), device))
 
 
-def test_add_rows_without_an_atomic_add_names_the_kernel(device):
+def test_add_at_without_an_atomic_add_names_the_kernel(device):
     with pytest.raises(TypeError, match=r"add_along_axis<int>"):
-        indexing.add_rows(from_host(np.zeros(3, np.int32), device),
+        indexing.add_at(from_host(np.zeros(3, np.int32), device),
                           from_host(np.array([0]), device), 1)
 
 
-@pytest.mark.parametrize("operation", [indexing.put_rows, indexing.add_rows])
+@pytest.mark.parametrize("operation", [indexing.put, indexing.add_at])
 def test_values_that_do_not_broadcast_raise(device, operation):
     a = from_host(np.zeros((4, 3)), device)
     index = from_host(np.array([0, 1]), device)
@@ -379,9 +371,11 @@ def test_values_that_do_not_broadcast_raise(device, operation):
         operation(a, index, from_host(np.ones((2, 2)), device))
 
 
-def test_host_operands_are_refused(device):
-    a = from_host(np.zeros((4, 3)), device)
+def test_host_values_are_refused_and_host_indices_go_to_the_device(device):
+    """A host index array is copied to the device (torch takes CPU index tensors for a CUDA
+    tensor); host values of more than one element are refused."""
+    a = from_host(np.arange(12.0).reshape(4, 3), device)
+    np.testing.assert_array_equal(indexing.take(a, np.array([3, 1])).get(),
+                                  np.arange(12.0).reshape(4, 3)[[3, 1]])
     with pytest.raises(RuntimeError, match="same device"):
-        indexing.take_rows(a, np.array([0, 1]))
-    with pytest.raises(RuntimeError, match="same device"):
-        indexing.put_rows(a, from_host(np.array([0]), device), np.ones(3))
+        indexing.put(a, from_host(np.array([0]), device), np.ones(3))
