@@ -12,13 +12,19 @@ os.environ.setdefault("AUTOGRAD_CY_CUDA", "emulate")
 import pytest  # noqa: E402
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "cpu_only: the test checks what torch does on the CPU (e.g. an error raised "
+        "at once where CUDA reports it later): its tensors stay on the CPU in the device run")
+
+
 @pytest.fixture(autouse=True)
-def _tensors_on_the_test_device():
+def _tensors_on_the_test_device(request):
     """With AUTOGRAD_CY_TEST_DEVICE=cuda every tensor a test makes without naming a device
     goes to that device (torch's stay on the CPU: the oracle), so the engine and op suites
     run again through the CUDA backend."""
     device = os.environ.get("AUTOGRAD_CY_TEST_DEVICE", "cpu")
-    if device == "cpu":
+    if device == "cpu" or request.node.get_closest_marker("cpu_only"):
         yield
         return
     import autograd_cy as ag
