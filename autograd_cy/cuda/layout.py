@@ -87,5 +87,19 @@ REDUCE_LAYOUT_DTYPE = np.dtype([("kept_size", np.int64, (MAX_DIMS,)),
                                 ("from_partials", np.int32)], align=True)
 
 
+# ---- multi-tensor launches ----------------------------------------------------------
+# NOTE [Multi-tensor launch] (cuda/foreach.cu), field for field: device addresses of the
+# written list and the two lists read, element counts, each tensor's first chunk number;
+# autograd_cy/cuda/foreach.py fills it.
+FOREACH_MAX_TENSORS = 64
+FOREACH_LISTS = 3
+FOREACH_TABLE_DTYPE = np.dtype([("address", np.uint64, (FOREACH_LISTS, FOREACH_MAX_TENSORS)),
+                                ("numel", np.int64, (FOREACH_MAX_TENSORS,)),
+                                ("first_chunk", np.int64, (FOREACH_MAX_TENSORS + 1,)),
+                                ("chunk_size", np.int64),
+                                ("count", np.int32)], align=True)
+
+
 # The structs kernels take by value, by the name the manifest's parameter lists use.
-STRUCT_DTYPES = {"Layout": LAYOUT_DTYPE, "ReduceLayout": REDUCE_LAYOUT_DTYPE}
+STRUCT_DTYPES = {"Layout": LAYOUT_DTYPE, "ReduceLayout": REDUCE_LAYOUT_DTYPE,
+                 "ForeachTable": FOREACH_TABLE_DTYPE}
