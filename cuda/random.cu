@@ -151,12 +151,16 @@ __global__ void dropout_forward(T* out, bool* keep, const T* x, long long n, flo
     }
 }
 
-// Dropout's backward: grad_input = grad * keep * scale, with the forward's mask.
+// Dropout's backward: grad_input = grad * keep * scale, with the forward's mask. Strided
+// (NOTE [Layout]; operands grad_input, grad, keep): the gradient of a sum arrives expanded,
+// and a contiguous copy first would be a second launch.
 template <typename T>
-__global__ void dropout_backward(T* grad_input, const T* grad, const bool* keep, long long n,
-                                 typename Acc<T>::type scale) {
+__global__ void dropout_backward(Layout L, long long n, T* grad_input, const T* grad,
+                                 const bool* keep, typename Acc<T>::type scale) {
     typedef typename Acc<T>::type A;
     AGCY_GRID_STRIDE_LOOP(i, n) {
-        store(grad_input + i, load(grad + i) * (A)keep[i] * scale);
+        long long off[3];
+        layout_offsets<3>(L, i, off);
+        store(grad_input + off[0], load(grad + off[1]) * (A)keep[off[2]] * scale);
     }
 }

@@ -251,7 +251,8 @@ def _random_kernels():
             Kernel(file, f"philox_normal<{c}>", (p, "int64") + stream),
             Kernel(file, f"dropout_forward<{c}>",
                    (p, "ptr:bool", p, "int64", "float32", acc) + stream),
-            Kernel(file, f"dropout_backward<{c}>", (p, p, "ptr:bool", "int64", acc)),
+            Kernel(file, f"dropout_backward<{c}>",
+                   ("Layout", "int64", p, p, "ptr:bool", acc)),
         ]
     return kernels
 
