@@ -44,8 +44,11 @@ def _tensor_list(name, value, position, *args):
     return list(value)
 
 
+_NUMBER_TYPES = (int, float, complex, np.number, np.bool_)   # bool is an int
+
+
 def _is_number(value):
-    return isinstance(value, (numbers.Number, np.number, np.bool_))
+    return isinstance(value, _NUMBER_TYPES)
 
 
 def _other_operands(name, tensors, other, *args):
@@ -53,7 +56,7 @@ def _other_operands(name, tensors, other, *args):
     numbers (``.ScalarList``), one 0-dim Tensor (``.Tensor``) or a number (``.Scalar``);
     returns (kind, operands) with one operand per tensor."""
     if isinstance(other, (list, tuple)):
-        if other and all(_is_number(o) for o in other):
+        if other and not isinstance(other[0], Tensor) and all(map(_is_number, other)):
             if len(other) != len(tensors):
                 raise RuntimeError("Tensor list must have same number of elements as scalar "
                                    "list.")
@@ -107,6 +110,8 @@ def _overlaps_partly(a, b):
 
 def _cuda_groups(tensors, others, scalar):
     """{dtype: [indices]} when the list may take the fast path, else None."""
+    if not tensors[0].is_cuda:
+        return None             # a CPU list: the loop (which refuses a mix of devices)
     involved = tensors + (others or [])
     if not all(t.is_cuda for t in involved):
         return None
