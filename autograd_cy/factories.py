@@ -46,7 +46,10 @@ default_generator = Generator()
 
 
 def manual_seed(seed):
-    """Seed the default generator; returns it, as ``torch.manual_seed`` does."""
+    """Seed the default generator and every CUDA device's (as ``torch.manual_seed`` does);
+    returns the default generator."""
+    from autograd_cy import cuda
+    cuda.manual_seed_all(seed)
     return default_generator.manual_seed(seed)
 
 

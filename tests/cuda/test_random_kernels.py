@@ -176,6 +176,14 @@ def test_manual_seed_replays_and_consecutive_calls_differ():
     assert not np.array_equal(ag.rand(40, device="cuda").cpu().numpy(), first.cpu().numpy())
 
 
+def test_the_global_manual_seed_seeds_the_devices_too():
+    ag.manual_seed(21)
+    assert ag.cuda.initial_seed() == torch.manual_seed(21).initial_seed() == 21
+    first = ag.randn(8, device="cuda").cpu().numpy()
+    ag.manual_seed(21)
+    assert np.array_equal(ag.randn(8, device="cuda").cpu().numpy(), first)
+
+
 def test_the_offset_advances_by_the_words_drawn():
     from autograd_cy import cuda
     from autograd_cy.cuda import random
@@ -226,6 +234,16 @@ def test_dropout_double_backward_uses_the_same_mask():
     (gg,) = ag.autograd.grad(g.sum(), x)
     scale = 1 / 0.6
     np.testing.assert_allclose(gg.cpu().numpy(), 2 * keep * scale * keep * scale, rtol=1e-12)
+
+
+def test_dropout_in_place_writes_the_same_values():
+    values = np.linspace(-2, 2, 50).astype(np.float32)
+    ag.cuda.manual_seed(8)
+    expected = F.dropout(ag.tensor(values, device="cuda"), 0.25).cpu().numpy()
+    ag.cuda.manual_seed(8)
+    x = ag.tensor(values, device="cuda")
+    assert F.dropout(x, 0.25, inplace=True) is x
+    np.testing.assert_array_equal(x.cpu().numpy(), expected)
 
 
 @pytest.mark.parametrize("p, training", [(0.0, True), (1.0, True), (0.5, False)])
