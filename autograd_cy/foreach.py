@@ -135,9 +135,9 @@ def _cuda_groups(tensors, others, scalar):
 
 def _launch_groups(functor, groups, outs, firsts, seconds, scalar):
     from autograd_cy.cuda.foreach import has_kernel, launch_foreach
-    for dtype, indices in groups.items():
-        if not has_kernel(functor, _array_of(outs[indices[0]]).dtype):
-            return False
+    if not all(has_kernel(functor, _array_of(outs[indices[0]]).dtype)
+               for indices in groups.values()):
+        return False
     for indices in groups.values():
         launch_foreach(functor, [_array_of(outs[i]) for i in indices],
                        None if firsts is None else [_array_of(firsts[i]) for i in indices],
