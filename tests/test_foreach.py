@@ -256,13 +256,15 @@ def test_every_op_is_one_launch(seam, call, kernel):
 
 
 def test_one_launch_per_dtype(seam):
-    a = arrays(13, np.float32) + arrays(14, np.float64) + [np.arange(6, dtype=np.int64)]
+    a = (arrays(13, np.float32) + arrays(14, np.float64) + arrays(15, np.float16)
+         + [np.arange(6, dtype=np.int64)])
     mine, yours = ours(a, "cuda"), theirs(a)
     seam.counters.reset()
     ag._foreach_mul_(mine, 3)
     torch._foreach_mul_(yours, 3)
     assert seam.counters.by_kernel == {"foreach_apply<float, MulScalar>": 1,
                                        "foreach_apply<double, MulScalar>": 1,
+                                       "foreach_apply<__half, MulScalar>": 1,
                                        "foreach_apply<long long, MulScalar>": 1}
     assert_lists_close(mine, yours)
 
