@@ -46,7 +46,10 @@ default_generator = Generator()
 
 
 def manual_seed(seed):
-    """Seed the default generator; returns it, as ``torch.manual_seed`` does."""
+    """Seed the default generator and every CUDA device's (as ``torch.manual_seed`` does);
+    returns the default generator."""
+    from autograd_cy import cuda
+    cuda.manual_seed_all(seed)
     return default_generator.manual_seed(seed)
 
 
@@ -218,12 +221,16 @@ def _like_device(input, device):
     return input.device if device is None else device
 
 
-def _empty_like(input, dtype):
-    """Uninitialised storage shaped like ``input`` and, when it is dense, with its strides
-    (PyTorch's ``memory_format=torch.preserve_format``)."""
+def _check_like_input(input):
     if not isinstance(input, Tensor):
         raise TypeError(f"argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
+
+
+def _empty_like(input, dtype):
+    """Uninitialised storage shaped like ``input`` and, when it is dense, with its strides
+    (PyTorch's ``memory_format=torch.preserve_format``)."""
+    _check_like_input(input)
     if input.is_cuda:
         return np.empty(tuple(input.shape), _numpy_dtype(dtype, _dtypes.to_numpy_dtype(input.dtype)))
     array = input.numpy(force=True)
@@ -254,29 +261,65 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
     return _make(array, requires_grad, _like_device(input, device))
 
 
+def _cuda_device(device):
+    """The CUDA device (autograd_cy.cuda's) a factory's ``device=`` names, or None for the
+    CPU: random factories draw a CUDA tensor on the device, from its Philox stream."""
+    if device is None:
+        device = _default_device
+    if device is None:
+        return None
+    target = _device_module.resolved_device(device)
+    if target.type != "cuda":
+        return None
+    from autograd_cy import cuda
+    return cuda._device(cuda._CoreBridge.device_index(target.index))
+
+
+def _random(kind, shape, numpy_dtype, generator, device, requires_grad):
+    """Samples of ``kind`` ("uniform" or "normal"): on a CUDA device by cuda/random.cu,
+    on the CPU from the generator."""
+    cuda_device = _cuda_device(device)
+    if cuda_device is not None:
+        from autograd_cy.cuda import random
+        sample = random.uniform if kind == "uniform" else random.normal
+        return _make(sample(shape, numpy_dtype, cuda_device), requires_grad, device)
+    rng = _rng(generator)
+    array = rng.random(shape) if kind == "uniform" else rng.standard_normal(shape)
+    return _make(array.astype(numpy_dtype), requires_grad, device)
+
+
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Uniform samples on [0, 1)."""
-    numpy_dtype = _numpy_dtype(dtype, np.float32)
-    return _make(_rng(generator).random(_size(size)).astype(numpy_dtype), requires_grad, device)
+    return _random("uniform", _size(size), _numpy_dtype(dtype, np.float32), generator, device,
+                   requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Standard normal samples."""
-    numpy_dtype = _numpy_dtype(dtype, np.float32)
-    return _make(_rng(generator).standard_normal(_size(size)).astype(numpy_dtype),
-                 requires_grad, device)
+    return _random("normal", _size(size), _numpy_dtype(dtype, np.float32), generator, device,
+                   requires_grad)
+
+
+def _random_like(kind, input, dtype, device, requires_grad):
+    """rand_like / randn_like: on a CUDA device from its stream; on the CPU into storage
+    laid out like ``input``."""
+    _check_like_input(input)
+    device = _like_device(input, device)
+    if _cuda_device(device) is not None:
+        numpy_dtype = _numpy_dtype(dtype, _dtypes.to_numpy_dtype(input.dtype))
+        return _random(kind, tuple(input.shape), numpy_dtype, None, device, requires_grad)
+    array = _empty_like(input, dtype)
+    rng = _rng(None)
+    array[...] = rng.random(array.shape) if kind == "uniform" else rng.standard_normal(array.shape)
+    return _make(array, requires_grad, device)
 
 
 def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    array = _empty_like(input, dtype)
-    array[...] = _rng(None).random(array.shape)
-    return _make(array, requires_grad, _like_device(input, device))
+    return _random_like("uniform", input, dtype, device, requires_grad)
 
 
 def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    array = _empty_like(input, dtype)
-    array[...] = _rng(None).standard_normal(array.shape)
-    return _make(array, requires_grad, _like_device(input, device))
+    return _random_like("normal", input, dtype, device, requires_grad)
 
 
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,

@@ -26,6 +26,9 @@ __all__ = ["is_available", "device_count", "current_device", "set_device", "sync
 _devices = None
 _current = 0
 _seed = 0
+# The Philox stream offset of each device, in 32-bit words (NOTE [Philox4x32-10] in
+# cuda/random.cu): every random launch starts where the previous one stopped.
+_offsets = {}
 
 
 def _mode():
@@ -94,9 +97,19 @@ def synchronize(device=None):
 
 
 def manual_seed(seed):
-    """Seed the CUDA generator (used by the random ops that run on the device)."""
+    """Seed the CUDA generator (the random ops that run on the device) and rewind every
+    device's stream to its start, so the same calls draw the same numbers again."""
     global _seed
-    _seed = int(seed)
+    _seed = int(seed) & 0xFFFFFFFFFFFFFFFF
+    _offsets.clear()
+
+
+def _philox_offset(index, words):
+    """The stream offset a launch on cuda:index drawing ``words`` 32-bit words starts at;
+    the device's offset moves past them (rounded up to whole Philox counters of 4 words)."""
+    offset = _offsets.get(index, 0)
+    _offsets[index] = offset + (words + 3) // 4 * 4
+    return offset
 
 
 def manual_seed_all(seed):

@@ -99,7 +99,20 @@ NLL_LAYOUT_DTYPE = np.dtype([("n", np.int64), ("c", np.int64), ("s", np.int64),
                              ("grad_stride", np.int64, (2,)), ("weight_stride", np.int64),
                              ("ignore_index", np.int64), ("reduction", np.int32)], align=True)
 
+# ---- multi-tensor launches ----------------------------------------------------------
+# NOTE [Multi-tensor launch] (cuda/foreach.cu), field for field: device addresses of the
+# written list and the two lists read, element counts, each tensor's first chunk number;
+# autograd_cy/cuda/foreach.py fills it.
+FOREACH_MAX_TENSORS = 64
+FOREACH_LISTS = 3
+FOREACH_TABLE_DTYPE = np.dtype([("address", np.uint64, (FOREACH_LISTS, FOREACH_MAX_TENSORS)),
+                                ("numel", np.int64, (FOREACH_MAX_TENSORS,)),
+                                ("first_chunk", np.int64, (FOREACH_MAX_TENSORS + 1,)),
+                                ("chunk_size", np.int64),
+                                ("count", np.int32)], align=True)
+
 
 # The structs kernels take by value, by the name the manifest's parameter lists use.
 STRUCT_DTYPES = {"Layout": LAYOUT_DTYPE, "ReduceLayout": REDUCE_LAYOUT_DTYPE,
-                 "RowLayout": ROW_LAYOUT_DTYPE, "NllLayout": NLL_LAYOUT_DTYPE}
+                 "RowLayout": ROW_LAYOUT_DTYPE, "NllLayout": NLL_LAYOUT_DTYPE,
+                 "ForeachTable": FOREACH_TABLE_DTYPE}

@@ -288,9 +288,41 @@ def _advanced_indexing_kernels():
     return kernels
 
 
+# cuda/foreach.cu: foreach_apply<T, Op>(ForeachTable, scalar) (NOTE [Multi-tensor launch]),
+# the functors by the _foreach op they serve, and the dtypes each is instantiated for.
+FOREACH_FUNCTORS = ("AddScaled", "MulList", "AddScalar", "MulScalar", "CopyList", "Fill")
+FOREACH_DTYPES = FLOATS + ("int64",)
+
+
+def _foreach_kernels():
+    """cuda/foreach.cu: one launch over a table of up to 64 tensors of one dtype."""
+    return [Kernel("foreach.cu", f"foreach_apply<{STORAGE_CTYPES[dt]}, {functor}>",
+                   ("ForeachTable", scalar_param(dt)))
+            for functor in FOREACH_FUNCTORS for dt in FOREACH_DTYPES]
+
+
+# cuda/random.cu: the Philox4x32-10 stream (NOTE [Philox4x32-10]); every kernel takes the
+# seed and the stream offset in words as uint64.
+def _random_kernels():
+    """cuda/random.cu: raw words, uniform and normal samples, dropout's two passes."""
+    file, stream = "random.cu", ("uint64", "uint64")
+    kernels = [Kernel(file, "philox_bits", ("ptr:uint32", "int64") + stream)]
+    for dt in FLOATS:
+        c, p, acc = FLOAT_CTYPES[dt], "ptr:" + dt, scalar_param(dt)
+        kernels += [
+            Kernel(file, f"philox_uniform<{c}>", (p, "int64") + stream),
+            Kernel(file, f"philox_normal<{c}>", (p, "int64") + stream),
+            Kernel(file, f"dropout_forward<{c}>",
+                   (p, "ptr:bool", p, "int64", "float32", acc) + stream),
+            Kernel(file, f"dropout_backward<{c}>",
+                   ("Layout", "int64", p, p, "ptr:bool", acc)),
+        ]
+    return kernels
+
+
 KERNELS = tuple(_elementwise_kernels() + _pointwise_backward_kernels() + _reduction_kernels()
                 + _indexing_kernels() + _advanced_indexing_kernels() + _softmax_kernels()
-                + _loss_kernels())
+                + _loss_kernels() + _foreach_kernels() + _random_kernels())
 _BY_NAME = {k.name: k for k in KERNELS}
 
 

@@ -29,7 +29,7 @@ from autograd_cy._C.ops.matmul import matmul
 from autograd_cy._C.ops.selection import where
 from autograd_cy._C.ops.reduction import sum as _sum, mean as _mean
 from autograd_cy._C.ops.shape import reshape, transpose, expand
-from autograd_cy._C.tensor import _wrap_array
+from autograd_cy._C.tensor import _array_of, _wrap_array
 from autograd_cy import factories as _factories
 
 __all__ = ["relu", "leaky_relu", "gelu", "silu", "softplus", "softmax", "log_softmax",
@@ -102,6 +102,9 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if not dtype.is_floating_point:
         raise RuntimeError(f"result type Float can't be cast to the desired output type "
                            f"{dtype._scalar_name}")
+    if input.is_cuda:
+        output = NativeDropout.apply(input, p)
+        return input.copy_(output) if inplace else output
     if p == 1:
         noise = np.zeros((), dtype.numpy)
     else:
@@ -109,6 +112,38 @@ def dropout(input, p=0.5, training=True, inplace=False):
         noise = keep.astype(dtype.numpy) / dtype.numpy.type(1 - p)
     noise = _wrap_array(noise)
     return input.mul_(noise) if inplace else mul(input, noise)
+
+
+class NativeDropout(_ag.autograd.Function):
+    """Dropout of a CUDA tensor: output and keep-mask in one launch from the device's
+    Philox stream (autograd_cy/cuda/random.py); the backward is one launch of
+    ``grad * keep * scale`` with the same mask. The mask stays on the node (``keep``)."""
+
+    @staticmethod
+    def forward(ctx, input, p):
+        from autograd_cy.cuda import random
+        output, ctx.keep = random.dropout(_array_of(input.contiguous()), p)
+        ctx.scale = random.dropout_scale(p, output.dtype)
+        return _wrap_array(output)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return NativeDropoutBackward.apply(grad, ctx.keep, ctx.scale), None
+
+
+class NativeDropoutBackward(_ag.autograd.Function):
+    """``grad * keep * scale``: dropout's backward, linear in ``grad``, so its own
+    backward is itself (double backward through dropout)."""
+
+    @staticmethod
+    def forward(ctx, grad, keep, scale):
+        from autograd_cy.cuda import random
+        ctx.keep, ctx.scale = keep, scale
+        return _wrap_array(random.dropout_backward(_array_of(grad), keep, scale))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return NativeDropoutBackward.apply(grad, ctx.keep, ctx.scale), None, None
 
 
 def linear(input, weight, bias=None):

@@ -1,0 +1,59 @@
+"""The host side of NOTE [Multi-tensor launch] (cuda/foreach.cu): a whole list of tensors
+updated by one launch of ``foreach_apply<T, Op>`` per 64 tensors.
+
+``launch_foreach(functor, outs, firsts, seconds, scalar)`` writes ``outs[t] =
+Op(firsts[t], seconds[t], scalar)`` for every t. The arrays are contiguous DeviceArrays of
+one dtype on one device, ``outs[t]`` of the shape of the others' t-th (the caller,
+autograd_cy/foreach.py, checks and groups; an in-place op passes the same list as ``outs``
+and ``firsts``).
+"""
+import numpy as np
+
+from autograd_cy.cuda.array import kernel_name, require_kernel, scalar_operand
+from autograd_cy.cuda.layout import FOREACH_MAX_TENSORS, FOREACH_TABLE_DTYPE
+
+#: elements per chunk (one block's share of a tensor at a time): PyTorch's size on a GPU
+CHUNK_SIZE = 65536
+#: threads per block
+BLOCK_SIZE = 512
+
+
+def has_kernel(functor, dtype):
+    """Whether ``foreach_apply`` is instantiated for ``functor`` and ``dtype``."""
+    try:
+        require_kernel(kernel_name("foreach_apply", np.dtype(dtype), functor), "")
+    except (TypeError, KeyError):
+        return False
+    return True
+
+
+def launch_foreach(functor, outs, firsts=None, seconds=None, scalar=0, chunk_size=CHUNK_SIZE):
+    """One launch per FOREACH_MAX_TENSORS tensors (see the module docstring); returns the
+    number of launches."""
+    dtype = outs[0].dtype
+    name = kernel_name("foreach_apply", dtype, functor)
+    require_kernel(name, f"_foreach ops on {dtype} ({functor})")
+    seam = outs[0].device.seam
+    value = scalar_operand(scalar, dtype)
+    lists = [outs, firsts, seconds]
+    launches = 0
+    for start in range(0, len(outs), FOREACH_MAX_TENSORS):
+        stop = min(start + FOREACH_MAX_TENSORS, len(outs))
+        table = np.zeros((), FOREACH_TABLE_DTYPE)
+        for k, arrays in enumerate(lists):
+            if arrays is not None:
+                table["address"][k, :stop - start] = [a.data_ptr() for a in arrays[start:stop]]
+        numel = np.array([a.size for a in outs[start:stop]], np.int64)
+        chunks = (numel + chunk_size - 1) // chunk_size
+        table["numel"][:stop - start] = numel
+        table["first_chunk"][1:stop - start + 1] = np.cumsum(chunks)
+        table["chunk_size"] = chunk_size
+        table["count"] = stop - start
+        total = int(chunks.sum())
+        if total == 0:
+            continue
+        grid = min(total, seam.max_grid_size)
+        block = min(BLOCK_SIZE, seam.max_block_size)
+        seam.launch(name, (grid,), (block,), (table[()], value))
+        launches += 1
+    return launches

@@ -1,0 +1,264 @@
+"""The ``_foreach_*`` ops: one op over every tensor of a list, as torch names them.
+
+``_foreach_add_(params, grads, alpha=-lr)`` is an SGD update of every parameter at once.
+Their meaning is the loop ``for t, o in zip(self, other): t.add_(o, alpha=alpha)``, and on
+the CPU that loop is what runs: each tensor goes through the library's own op, with its
+checks, version bump and (when recording) its graph. On a CUDA device the point is the
+launch count: a list of N tensors would cost N launches, so when nothing needs recording
+the whole list is one launch per dtype (NOTE [Foreach on CUDA]).
+
+As in torch, the out-of-place forms are differentiable (each output records the op's
+ordinary backward; torch records one ``Foreach*Backward`` node for the list) and return a
+tuple; the in-place forms return ``self`` and refuse a leaf that requires grad outside
+``no_grad`` as ``add_`` does.
+"""
+import numbers
+
+import numpy as np
+
+from autograd_cy._C.ops.inplace import _increment_version
+from autograd_cy._C.tensor import Tensor, _array_of, _wrap_array
+from autograd_cy.grad_mode import is_grad_enabled
+
+__all__ = ["_foreach_add", "_foreach_add_", "_foreach_sub", "_foreach_sub_", "_foreach_mul",
+           "_foreach_mul_", "_foreach_zero_", "_foreach_copy_"]
+
+
+# ------------------------------------------------------------------ arguments
+
+def _invalid_arguments(name, *args):
+    got = ", ".join(type(a).__name__ for a in args)
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({got})")
+
+
+def _tensor_list(name, value, position, *args):
+    """``value`` as a list of Tensors (torch's ``Tensor[]`` argument), or torch's errors."""
+    if not isinstance(value, (list, tuple)):
+        raise _invalid_arguments(name, *args)
+    for i, t in enumerate(value):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument {position}, but got "
+                            f"{type(t).__name__}")
+    if not value:
+        raise RuntimeError("Tensor list must have at least one tensor.")
+    return list(value)
+
+
+_NUMBER_TYPES = (int, float, complex, np.number, np.bool_)   # bool is an int
+
+
+def _is_number(value):
+    return isinstance(value, _NUMBER_TYPES)
+
+
+def _other_operands(name, tensors, other, *args):
+    """The per-tensor second operands of a binary op: a list of Tensors (``.List``), of
+    numbers (``.ScalarList``), one 0-dim Tensor (``.Tensor``) or a number (``.Scalar``);
+    returns (kind, operands) with one operand per tensor."""
+    if isinstance(other, (list, tuple)):
+        if other and not isinstance(other[0], Tensor) and all(map(_is_number, other)):
+            if len(other) != len(tensors):
+                raise RuntimeError("Tensor list must have same number of elements as scalar "
+                                   "list.")
+            return "scalars", list(other)
+        others = _tensor_list(name, other, 1, *args)
+        if len(others) != len(tensors):
+            raise RuntimeError(f"Tensor lists must have the same number of tensors, got "
+                               f"{len(tensors)} and {len(others)}")
+        return "tensors", others
+    if isinstance(other, Tensor):
+        if other.dim() != 0:
+            raise RuntimeError(f"scalar tensor expected to be 0 dim but it has {other.dim()} "
+                               f"dimensions and {other.numel()} elements.")
+        return "tensor", [other] * len(tensors)
+    if _is_number(other):
+        return "scalar", [other] * len(tensors)
+    raise _invalid_arguments(name, *args)
+
+
+# ------------------------------------------------------------------ the CUDA fast path
+
+# NOTE [Foreach on CUDA]
+# When nothing is recorded (grad mode off, or no tensor requires grad) and every tensor is a
+# contiguous CUDA tensor of one device whose result keeps its dtype, the list goes to
+# foreach_apply (cuda/foreach.cu, NOTE [Multi-tensor launch]): one launch per dtype present
+# (per 64 tensors). Written data is then the same as the loop's, and each written tensor's
+# version is bumped as its in-place op would bump it; with nothing recorded, that is all
+# apply_inplace would have done besides the write. Anything else (a CPU list, a recorded
+# op, a dtype promotion, a broadcast, a non-contiguous view, a number list) takes the loop,
+# whose ops give torch's errors.
+
+def _keeps_dtype(dtype, value):
+    """Whether ``tensor (dtype) op value`` (a number) keeps ``dtype``: floats take any int
+    or float, integers only ints (a bool, or a float for an integer tensor, promotes)."""
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    if isinstance(value, (numbers.Integral, np.integer)):
+        return True
+    return dtype.is_floating_point and isinstance(value, (numbers.Real, np.floating))
+
+
+def _overlaps_partly(a, b):
+    """Whether two contiguous tensors share memory other than element for element (the
+    loop's ops check such overlaps and refuse or handle them)."""
+    start_a, start_b = a.data_ptr(), b.data_ptr()
+    if start_a == start_b:
+        return False
+    return start_a < start_b + b.numel() * b.element_size() and \
+        start_b < start_a + a.numel() * a.element_size()
+
+
+def _cuda_groups(tensors, others, scalar):
+    """{dtype: [indices]} when the list may take the fast path, else None."""
+    if not tensors[0].is_cuda:
+        return None             # a CPU list: the loop (which refuses a mix of devices)
+    involved = tensors + (others or [])
+    if not all(t.is_cuda for t in involved):
+        return None
+    if is_grad_enabled() and any(t.requires_grad for t in involved):
+        return None
+    device = tensors[0].device
+    groups = {}
+    for i, t in enumerate(tensors):
+        if t.device != device or not t.is_contiguous():
+            return None
+        if others is not None:
+            o = others[i]
+            if o.device != device or o.dtype != t.dtype or o.shape != t.shape \
+                    or not o.is_contiguous() or _overlaps_partly(t, o):
+                return None
+        if scalar is not None and not _keeps_dtype(t.dtype, scalar):
+            return None
+        groups.setdefault(t.dtype, []).append(i)
+    return groups
+
+
+def _launch_groups(functor, groups, outs, firsts, seconds, scalar):
+    from autograd_cy.cuda.foreach import has_kernel, launch_foreach
+    if not all(has_kernel(functor, _array_of(outs[indices[0]]).dtype)
+               for indices in groups.values()):
+        return False
+    for indices in groups.values():
+        launch_foreach(functor, [_array_of(outs[i]) for i in indices],
+                       None if firsts is None else [_array_of(firsts[i]) for i in indices],
+                       None if seconds is None else [_array_of(seconds[i]) for i in indices],
+                       scalar)
+    return True
+
+
+def _fast_binary(functor, tensors, kind, operands, scalar, inplace):
+    """The fast path of add/sub/mul (NOTE [Foreach on CUDA]): the written tensors, or None
+    when the loop must run. ``scalar`` is alpha for a list, the number for a scalar."""
+    if kind == "tensors":
+        groups = _cuda_groups(tensors, operands, scalar)
+        seconds = operands
+    elif kind == "scalar":
+        groups = _cuda_groups(tensors, None, scalar)
+        seconds = None
+    else:
+        return None
+    if not groups:
+        return None
+    if inplace:
+        outs = tensors
+    else:
+        from autograd_cy.cuda.array import empty
+        outs = [_wrap_array(empty(tuple(t.shape), _array_of(t).dtype, _array_of(t).device))
+                for t in tensors]
+    if not _launch_groups(functor, groups, outs, tensors, seconds, scalar):
+        return None
+    if inplace:
+        for t in tensors:
+            _increment_version(t)
+    return outs
+
+
+# ------------------------------------------------------------------ the ops
+
+def _binary(name, tensor_op, functor, self, other, alpha, inplace, scalar_functor,
+            negate=False):
+    """add/sub/mul over lists: ``tensor_op(t, o, **kw)`` per tensor, or the fast path."""
+    tensors = _tensor_list(name, self, 0, self, other)
+    kind, operands = _other_operands(name, tensors, other, self, other)
+    if alpha is not None and kind in ("scalar", "scalars"):
+        raise _invalid_arguments(name, self, other)
+    if kind == "tensors":
+        value = 1 if alpha is None else alpha
+        fast = _fast_binary(functor, tensors, kind, operands,
+                            -value if negate else value, inplace)
+    elif kind == "scalar":
+        fast = _fast_binary(scalar_functor, tensors, kind, operands,
+                            -other if negate else other, inplace)
+    else:
+        fast = None
+    if fast is not None:
+        return self if inplace else tuple(fast)
+    kwargs = {} if alpha is None else {"alpha": alpha}
+    results = [tensor_op(t, o, **kwargs) for t, o in zip(tensors, operands)]
+    return self if inplace else tuple(results)
+
+
+def _foreach_add(self, other, *, alpha=None):
+    """``self[i] + alpha * other[i]`` (or ``+ other`` for a number or a number list)."""
+    return _binary("_foreach_add", Tensor.add, "AddScaled", self, other, alpha, False,
+                   "AddScalar")
+
+
+def _foreach_add_(self, other, *, alpha=None):
+    """``self[i] += alpha * other[i]`` (or ``+= other``), in place; returns ``self``."""
+    return _binary("_foreach_add_", Tensor.add_, "AddScaled", self, other, alpha, True,
+                   "AddScalar")
+
+
+def _foreach_sub(self, other, *, alpha=None):
+    """``self[i] - alpha * other[i]`` (or ``- other``)."""
+    return _binary("_foreach_sub", Tensor.sub, "AddScaled", self, other, alpha, False,
+                   "AddScalar", negate=True)
+
+
+def _foreach_sub_(self, other, *, alpha=None):
+    """``self[i] -= alpha * other[i]`` (or ``-= other``), in place; returns ``self``."""
+    return _binary("_foreach_sub_", Tensor.sub_, "AddScaled", self, other, alpha, True,
+                   "AddScalar", negate=True)
+
+
+def _foreach_mul(self, other):
+    """``self[i] * other[i]`` (or ``* other``)."""
+    return _binary("_foreach_mul", Tensor.mul, "MulList", self, other, None, False,
+                   "MulScalar")
+
+
+def _foreach_mul_(self, other):
+    """``self[i] *= other[i]`` (or ``*= other``), in place; returns ``self``."""
+    return _binary("_foreach_mul_", Tensor.mul_, "MulList", self, other, None, True,
+                   "MulScalar")
+
+
+def _foreach_zero_(self):
+    """Zero every tensor of ``self`` in place; returns ``self``."""
+    tensors = _tensor_list("_foreach_zero_", self, 0, self)
+    groups = _cuda_groups(tensors, None, 0)
+    if groups and _launch_groups("Fill", groups, tensors, None, None, 0):
+        for t in tensors:
+            _increment_version(t)
+        return self
+    for t in tensors:
+        t.zero_()
+    return self
+
+
+def _foreach_copy_(self, src, non_blocking=False):
+    """``self[i].copy_(src[i])`` for every i; returns ``self``."""
+    tensors = _tensor_list("_foreach_copy_", self, 0, self, src)
+    sources = _tensor_list("_foreach_copy_", src, 1, self, src)
+    if len(sources) != len(tensors):
+        raise RuntimeError(f"Tensor lists must have the same number of tensors, got "
+                           f"{len(tensors)} and {len(sources)}")
+    groups = _cuda_groups(tensors, sources, None)
+    if groups and _launch_groups("CopyList", groups, tensors, sources, None, 0):
+        for t in tensors:
+            _increment_version(t)
+        return self
+    for t, s in zip(tensors, sources):
+        t.copy_(s, non_blocking)
+    return self

@@ -1,0 +1,75 @@
+// foreach.cu: multi-tensor kernels, one launch for a whole list of tensors (the
+// `_foreach_*` ops: an optimizer's update of every parameter at once).
+#include "common.cuh"
+
+// NOTE [Multi-tensor launch]
+// A list of N tensors updated one op at a time costs N launches; an optimizer step over
+// every parameter of a model would be dominated by them. Here one launch covers up to
+// AGCY_FOREACH_MAX_TENSORS contiguous tensors of one dtype. The host cuts every tensor into
+// chunks of `chunk_size` elements and numbers the chunks of all tensors one after another:
+// tensor t owns chunks first_chunk[t] .. first_chunk[t+1]-1. A block takes a chunk (a
+// grid-stride loop over chunk numbers, so any grid is right), finds its tensor in the
+// table, and its threads stride over the chunk's elements. The table travels by value in
+// the kernel's parameter space, which CUDA limits to 4 KB: 64 tensors of three lists take
+// 2,600 bytes; a longer list is several launches (autograd_cy/cuda/foreach.py).
+//
+// address[0] is the list written, address[1] and address[2] the lists read (the same
+// pointer as address[0] for an in-place op; unused ones are 0 and never read: each functor
+// says how many inputs it reads).
+#define AGCY_FOREACH_MAX_TENSORS 64
+#define AGCY_FOREACH_LISTS 3
+
+struct ForeachTable {
+    unsigned long long address[AGCY_FOREACH_LISTS][AGCY_FOREACH_MAX_TENSORS];
+    long long numel[AGCY_FOREACH_MAX_TENSORS];
+    long long first_chunk[AGCY_FOREACH_MAX_TENSORS + 1];
+    long long chunk_size;
+    int count;
+};
+
+// The functors: out = apply(a, b, s) in the accumulate type, reading `inputs` of a and b.
+struct AddScaled {      // a + s * b: add with alpha (sub passes -alpha)
+    static constexpr int inputs = 2;
+    template <typename A> __device__ static A apply(A a, A b, A s) { return a + s * b; }
+};
+struct MulList {        // a * b
+    static constexpr int inputs = 2;
+    template <typename A> __device__ static A apply(A a, A b, A) { return a * b; }
+};
+struct AddScalar {      // a + s
+    static constexpr int inputs = 1;
+    template <typename A> __device__ static A apply(A a, A, A s) { return a + s; }
+};
+struct MulScalar {      // a * s
+    static constexpr int inputs = 1;
+    template <typename A> __device__ static A apply(A a, A, A s) { return a * s; }
+};
+struct CopyList {       // a (copy_ from a list of the same dtype)
+    static constexpr int inputs = 1;
+    template <typename A> __device__ static A apply(A a, A, A) { return a; }
+};
+struct Fill {           // s (zero_ passes 0: a multiply by 0 would keep NaN and inf)
+    static constexpr int inputs = 0;
+    template <typename A> __device__ static A apply(A, A, A s) { return s; }
+};
+
+template <typename T, typename Op>
+__global__ void foreach_apply(ForeachTable table, typename Acc<T>::type scalar) {
+    typedef typename Acc<T>::type A;
+    const long long chunks = table.first_chunk[table.count];
+    for (long long chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x) {
+        int t = 0;          // the tensor of this chunk (empty tensors own no chunk)
+        while (table.first_chunk[t + 1] <= chunk) ++t;
+        const long long begin = (chunk - table.first_chunk[t]) * table.chunk_size;
+        const long long end = begin + table.chunk_size < table.numel[t]
+                                  ? begin + table.chunk_size : table.numel[t];
+        T* out = reinterpret_cast<T*>(table.address[0][t]);
+        const T* a = reinterpret_cast<const T*>(table.address[1][t]);
+        const T* b = reinterpret_cast<const T*>(table.address[2][t]);
+        for (long long i = begin + threadIdx.x; i < end; i += blockDim.x) {
+            A x = Op::inputs >= 1 ? load(a + i) : A(0);
+            A y = Op::inputs >= 2 ? load(b + i) : A(0);
+            store(out + i, Op::template apply<A>(x, y, scalar));
+        }
+    }
+}
