@@ -234,7 +234,8 @@ class DeviceArray(NDArrayOperatorsMixin):
     def fused_pair(self, template, a, b, needs=(True, True)):
         """Both gradients of a binary op in one launch (``mul_backward`` ...): this array is
         the incoming gradient; outputs share one layout slot (NOTE [Two gradients in one
-        pass] in cuda/pointwise_backward.cu); an output not needed is a null pointer."""
+        pass] in cuda/pointwise_backward.cu); an output not needed is a null pointer, and so
+        is an input (None) that only such an output's formula reads."""
         name = kernel_name(template, self.dtype)
         require_kernel(name, f"{template} of {self.dtype}")
         shape = self.shape
@@ -242,13 +243,14 @@ class DeviceArray(NDArrayOperatorsMixin):
         if self.size:
             inputs = (self, a, b)
             strides = [_contiguous_strides(shape)] + [
+                (0,) * len(shape) if x is None else
                 broadcast_strides(shape, x.shape, x.element_strides) for x in inputs]
             seam = self.device.seam
             grid, block = elementwise_config(self.size, seam)
             seam.launch(name, grid, block,
                         (elementwise_layout(shape, strides), np.int64(self.size))
                         + tuple(o._raw if o is not None else None for o in outs)
-                        + tuple(x._raw for x in inputs))
+                        + tuple(None if x is None else x._raw for x in inputs))
         return tuple(outs)
 
     def apply_functor(self, functor):

@@ -233,16 +233,26 @@ def rsub(Tensor self, other, *, alpha=1):
 
 # ------------------------------------------------------------------ mul / div
 
-cdef tuple fused_pair(str template, Tensor grad, object a, object b):
-    """Both gradients of a binary op in one CUDA launch (NOTE [Fused formulas on CUDA] in
-    device.pyx), when both operands are tensors of the gradient's dtype; else None."""
-    if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+cdef tuple fused_pair(str template, Node node, Tensor grad, object a, object b):
+    """The gradients ``node`` needs of a binary op, in one CUDA launch (NOTE [Fused formulas
+    on CUDA] in device.pyx), when nothing is recorded and the operands are tensors of the
+    gradient's dtype on its device; else None. An operand the needed formulas do not read
+    may be None (not saved)."""
+    if is_grad_enabled() or not is_cuda_array(grad._data):
         return None
+    cdef bint need_a = node.should_compute_output(0), need_b = node.should_compute_output(1)
     dtype = grad._data.dtype
-    if (<Tensor>a)._data.dtype != dtype or (<Tensor>b)._data.dtype != dtype:
+    for operand in (a, b):
+        if operand is not None and not (isinstance(operand, Tensor)
+                                        and (<Tensor>operand)._data.dtype == dtype):
+            return None
+    if not isinstance(b if need_a else a, Tensor):     # a formula needs it, and it is not there
         return None
-    grad_a, grad_b = grad._data.fused_pair(template, (<Tensor>a)._data, (<Tensor>b)._data)
-    return (make_tensor(grad_a), make_tensor(grad_b))
+    grad_a, grad_b = grad._data.fused_pair(
+        template, None if a is None else (<Tensor>a)._data,
+        None if b is None else (<Tensor>b)._data, (need_a, need_b))
+    return (None if grad_a is None else make_tensor(grad_a),
+            None if grad_b is None else make_tensor(grad_b))
 
 
 cdef class MulBackward0(Node):
@@ -251,9 +261,8 @@ cdef class MulBackward0(Node):
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         self_grad = other_grad = None
-        if (not is_grad_enabled() and is_cuda_array((<Tensor>grad)._data)
-                and self.should_compute_output(0) and self.should_compute_output(1)):
-            pair = fused_pair("mul_backward", <Tensor>grad, unpack_saved(self, 0),
+        if self.should_compute_output(0) and self.should_compute_output(1):
+            pair = fused_pair("mul_backward", self, <Tensor>grad, unpack_saved(self, 0),
                               unpack_saved(self, 1))
             if pair is not None:
                 return pair
@@ -300,6 +309,10 @@ cdef class DivBackward0(Node):
         grad = grads[0]
         other = unpack_saved(self, 1)
         self_grad = other_grad = None
+        if self.should_compute_output(1):
+            pair = fused_pair("div_backward", self, <Tensor>grad, unpack_saved(self, 0), other)
+            if pair is not None:
+                return pair
         if self.should_compute_output(0):
             self_grad = div(grad, other)
         if self.should_compute_output(1):

@@ -22,3 +22,15 @@ def test_the_report_prints_one_row_per_workload(capsys, monkeypatch):
     assert run_device_report(types.SimpleNamespace(only=["mlp_small"])) == 0
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| mlp")]
     assert len(rows) == 1 and "cublas matmul x8" in rows[0]
+
+
+def test_each_elementwise_op_moves_its_bytes_once(capsys):
+    """Forward and backward of every op in the table within the 1.1x bytes budget: fused
+    formulas read each input and write each output once (a composition would not)."""
+    from benchmarks.device import ELEMENTWISE, _elementwise_bytes, BYTES_BUDGET, run_bytes_report
+    for op in ELEMENTWISE:
+        forward, forward_ideal, backward, backward_ideal = _elementwise_bytes(op)
+        assert forward <= BYTES_BUDGET * forward_ideal, op[0]
+        assert backward <= BYTES_BUDGET * backward_ideal, op[0]
+    assert run_bytes_report() is False
+    assert "| sigmoid | 1.00x | 1.00x |" in capsys.readouterr().out
