@@ -15,7 +15,7 @@ from autograd_cy.cuda import shape as shape_ops
 from autograd_cy.cuda.launch import elementwise_config
 from autograd_cy.cuda.layout import broadcast_strides, elementwise_layout
 from autograd_cy.cuda.array import (
-    DeviceArray, _check_same_device, _copy_into, _fill, empty, kernel_name,
+    DeviceArray, _check_same_device, _copy_into, _fill, empty, empty_in_layout_of, kernel_name,
     launch_elementwise, mixed_devices_error, require_kernel, scalar_operand,
 )
 
@@ -105,9 +105,10 @@ def _launch(kernel, result, operands, scalars=()):
 _VEC4 = {k.name for k in manifest.KERNELS if "_vec4<" in k.name}
 
 
-def _output(out, shape, dtype, device):
+def _output(out, shape, dtype, device, operands=()):
+    """``out``, checked, or a new result laid out like the operands (empty_in_layout_of)."""
     if out is None:
-        return empty(shape, dtype, device)
+        return empty_in_layout_of(operands, shape, dtype, device)
     if not isinstance(out, DeviceArray):
         raise mixed_devices_error(f"cuda:{device.id}", "cpu")
     if out.shape != tuple(shape):
@@ -142,7 +143,7 @@ def _unary(name, x, in_dtype, out_dtype, out, device):
     require_kernel(kernel, f"np.{name} of {in_dtype}")
     target_dtype = np.dtype(bool) if name in _PREDICATES or template == "logical_not" else in_dtype
     result = _output(out if out is not None and out.dtype == target_dtype else None,
-                     x.shape, target_dtype, device)
+                     x.shape, target_dtype, device, (x,))
     _launch(kernel, result, (x,))
     if target_dtype != out_dtype:
         result = result.astype(out_dtype)
@@ -184,7 +185,7 @@ def _binary(name, inputs, in_dtype, out_dtype, out, device):
                                  in_dtype, functor)
         require_kernel(kernel, f"np.{name} of {in_dtype} and a scalar")
         result = _output(out if out is not None and out.dtype == kernel_dtype_out else None,
-                         shape, kernel_dtype_out, device)
+                         shape, kernel_dtype_out, device, (array,))
         _launch(kernel, result, (array,), (scalar_operand(value, in_dtype),))
     else:
         a, b = a.astype(in_dtype, copy=False), b.astype(in_dtype, copy=False)
@@ -193,7 +194,7 @@ def _binary(name, inputs, in_dtype, out_dtype, out, device):
                   else kernel_name(template, in_dtype, functor))
         require_kernel(kernel, f"np.{name} of {in_dtype}")
         result = _output(out if out is not None and out.dtype == kernel_dtype_out else None,
-                         shape, kernel_dtype_out, device)
+                         shape, kernel_dtype_out, device, (a, b))
         _launch(kernel, result, (a, b))
     if result.dtype != out_dtype:
         result = result.astype(out_dtype)

@@ -146,6 +146,12 @@ class NativeDropoutBackward(_ag.autograd.Function):
         return NativeDropoutBackward.apply(grad, ctx.keep, ctx.scale), None, None
 
 
+# The nodes as torch names those of its fused CUDA dropout (a Function's node is otherwise
+# called <Function>Backward).
+NativeDropout._backward_cls.__name__ = "NativeDropoutBackward0"
+NativeDropoutBackward._backward_cls.__name__ = "NativeDropoutBackwardBackward0"
+
+
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias`` over any leading batch dims of ``input``."""
     if input.dim() == 0 or weight.dim() == 0:
