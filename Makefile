@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 N ?= 10000
 
-.PHONY: test test-gpu bench fuzz build clean sanitize
+.PHONY: test test-gpu bench bench-gpu fuzz build clean sanitize
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,10 @@ test-gpu: build
 
 bench: build
 	$(BIN)/python -m benchmarks
+
+# On a machine with an NVIDIA GPU: launches, bytes and times against torch on CUDA.
+bench-gpu: build
+	AUTOGRAD_CY_CUDA=auto $(BIN)/python -m benchmarks --device cuda
 
 # Differential fuzzing against torch: N random programs (tests/fuzz), then the report.
 fuzz: build

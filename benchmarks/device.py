@@ -1,7 +1,7 @@
 """``python -m benchmarks --device cuda``: what each workload costs a CUDA device.
 
-On a GPU the timed comparison with torch CUDA belongs here (it comes with the GPU
-benchmark). What every CUDA device shows, the emulated one included
+On a GPU it then times the workloads against torch CUDA (benchmarks/gpu.py). What every
+CUDA device shows, the emulated one included
 (``AUTOGRAD_CY_CUDA=emulate``), is counted at the seam: kernel launches per iteration (by
 kernel, cuBLAS calls included) and bytes copied between host and device. Budgets, reported
 in the tables: the SGD step of the 784-256-256-10 MLP at batch 64 in at most 20 launches,
@@ -129,4 +129,9 @@ def run_device_report(args):
     sys.stdout.flush()
     if args.only is None:
         run_bytes_report()
+        if type(ag.cuda._device(0).seam).__name__ != "EmulatedSeam":
+            from benchmarks.gpu import run_gpu_timings
+            run_gpu_timings()
+        else:
+            print("\nTimes, bandwidth and ratios to torch need a GPU (make bench-gpu there).")
     return 0

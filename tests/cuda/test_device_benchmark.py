@@ -34,3 +34,17 @@ def test_each_elementwise_op_moves_its_bytes_once(capsys):
         assert backward <= BYTES_BUDGET * backward_ideal, op[0]
     assert run_bytes_report() is False
     assert "| sigmoid | 1.00x | 1.00x |" in capsys.readouterr().out
+
+
+def test_the_gpu_timings_run(capsys, monkeypatch):
+    """The timed tables need a GPU to mean anything; at a tiny scale on the emulated device
+    they show that every workload runs and that its bytes are counted."""
+    from benchmarks.gpu import run_gpu_timings
+    monkeypatch.setattr(workloads, "DEVICE", "cuda")
+    monkeypatch.setattr(workloads, "all_workloads", lambda: [])     # the CPU suite's: too slow
+    rows = run_gpu_timings(scale=1 / 4096, rounds=1)
+    assert [row[0] for row in rows] == ["elementwise_64mb", "softmax_cross_entropy", "mlp_1024"]
+    elements = 16 * 2 ** 20 // 4096
+    assert rows[0][2] == 5 * 4 * elements      # tanh: read x, write y; read g and y, write dx
+    assert all(moved > 0 for _, _, moved, _, _ in rows)
+    assert "| mlp_1024 |" in capsys.readouterr().out
