@@ -150,10 +150,36 @@ class DeviceNamespace:
     def ones(self, shape, dtype=np.float64):
         return self.full(shape, 1, dtype)
 
-    # the *_like functions take a DeviceArray: NumPy's dispatch already reaches the device
+    def array(self, source, dtype=None, order="K"):
+        """``np.array``: always a copy, on this device. A DeviceArray is copied on the device
+        (row-major); host data is sent over (an explicit upload, never a download)."""
+        if isinstance(source, DeviceArray):
+            if source.device is not self.device:
+                source = _CoreBridge.to_cuda(source, self.device.id)
+            return source.astype(source.dtype if dtype is None else dtype, copy=True)
+        return from_host(np.array(source, dtype=dtype, order=order), self.device)
+
+    def empty_like(self, prototype, dtype=None, order="K", shape=None):
+        """``np.empty_like``; with ``order="K"`` the new array keeps the prototype's dim order
+        (NOTE [Layout of empty_like])."""
+        if order != "K" or shape is not None or prototype.ndim < 2:
+            return np.empty_like(prototype, dtype=dtype, order=order, shape=shape)
+        strides = prototype.strides
+        outer_first = sorted(range(prototype.ndim), key=lambda dim: -abs(strides[dim]))
+        result = self.empty(tuple(prototype.shape[dim] for dim in outer_first),
+                            prototype.dtype if dtype is None else dtype)
+        return result.transpose(tuple(np.argsort(outer_first)))
+
+    # NOTE [Layout of empty_like]
+    # NumPy's ``empty_like(a, order="K")`` lays the new array out in the dim order of ``a``:
+    # dims sorted by decreasing |stride| (a stable sort, so ties and broadcast dims keep their
+    # place), the result a dense array in that order, seen through the inverse permutation.
+    # The leaf gradient's layout rule (pyx/accumulate_grad.pyx) relies on it: a transposed
+    # leaf gets a transposed ``.grad``, as on the CPU and in torch.
+
+    # the other *_like functions take a DeviceArray: NumPy's dispatch reaches the device
     zeros_like = staticmethod(np.zeros_like)
     ones_like = staticmethod(np.ones_like)
-    empty_like = staticmethod(np.empty_like)
     full_like = staticmethod(np.full_like)
 
 
