@@ -203,6 +203,12 @@ class _CoreBridge:
         return array.get()
 
     @staticmethod
+    def as_strided(array, shape, byte_strides):
+        """A view of ``array``'s device memory with this geometry (metadata only)."""
+        return DeviceArray(array.device.seam.as_strided(array.raw, shape, byte_strides),
+                           array.device)
+
+    @staticmethod
     def namespace(index):
         """The NumPy-like factories of cuda:index (what ``array_module`` gives the core)."""
         return DeviceNamespace(_device(index))

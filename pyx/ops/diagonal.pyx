@@ -6,11 +6,11 @@ gradient is a zero tensor of the input's shape holding the incoming gradient on 
 diagonal, written by ``diagonal_backward``, which is itself differentiable.
 """
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, register_methods
-from autograd_cy._C.tensor cimport wrap_dim
+from autograd_cy._C.tensor cimport wrap_dim, array_module
+from autograd_cy._C.device cimport strided_view, as_array, array_to_device, device_of
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.recording cimport record1
 from autograd_cy._C.ops.shape cimport record_view
@@ -31,10 +31,10 @@ cdef object diagonal_array(object array, Py_ssize_t offset, Py_ssize_t dim1, Py_
     sub = array[tuple(index)]
     length = min(sub.shape[dim1], sub.shape[dim2])
     keep = [d for d in range(array.ndim) if d != dim1 and d != dim2]
-    return as_strided(sub, tuple([sub.shape[d] for d in keep]) + (length,),
-                      tuple([sub.strides[d] for d in keep]) + (sub.strides[dim1]
-                                                                + sub.strides[dim2],),
-                      writeable=sub.flags.writeable)
+    return strided_view(sub, tuple([sub.shape[d] for d in keep]) + (length,),
+                        tuple([sub.strides[d] for d in keep]) + (sub.strides[dim1]
+                                                                 + sub.strides[dim2],),
+                        sub.flags.writeable)
 
 
 cdef class DiagonalBackward0(Node):
@@ -69,7 +69,7 @@ def diagonal_backward(Tensor grad, tuple sizes, Py_ssize_t offset, Py_ssize_t di
                       Py_ssize_t dim2):
     """Zeros of ``sizes`` holding ``grad`` on the diagonal (differentiable)."""
     cdef DiagonalBackwardBackward0 node
-    cdef Tensor out = make_tensor(np.zeros(sizes, dtype=grad._data.dtype))
+    cdef Tensor out = make_tensor(array_module(grad._data).zeros(sizes, grad._data.dtype))
     diagonal_array(out._data, offset, dim1, dim2)[...] = grad._data
     if is_grad_enabled() and requires_grad(grad):
         node = DiagonalBackwardBackward0()
@@ -84,7 +84,8 @@ cdef class TraceBackward0(Node):
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         n, m = self.saved_self_sym_sizes
-        return (mul(grad, make_tensor(np.eye(n, m, dtype=(<Tensor>grad)._data.dtype))),)
+        eye = np.eye(n, m, dtype=(<Tensor>grad)._data.dtype)
+        return (mul(grad, make_tensor(array_to_device(eye, device_of((<Tensor>grad)._data)))),)
 
 
 def trace(Tensor self):
@@ -97,7 +98,7 @@ def trace(Tensor self):
     if array.dtype.kind == "b":
         raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     dtype = np.int64 if array.dtype.kind in "iu" else array.dtype
-    cdef Tensor out = make_tensor(np.asarray(np.trace(array, dtype=dtype)))
+    cdef Tensor out = make_tensor(as_array(diagonal_array(array, 0, 0, 1).sum(dtype=dtype)))
     if is_grad_enabled() and requires_grad(self):
         node = TraceBackward0()
         node.saved_self_sym_sizes = array.shape
