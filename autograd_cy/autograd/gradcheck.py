@@ -21,6 +21,7 @@ import warnings
 import numpy as np
 
 from autograd_cy._C.tensor import Tensor, _array_of
+from autograd_cy.factories import _write_host_values
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -183,12 +184,12 @@ def _central_difference(func, inputs, array, direction, eps):
     input whose data is ``array`` moves along ``direction`` (a unit vector, or one entry)."""
     original = _host_copy(array)
     try:
-        _write(array, original - eps * direction)
+        _write_host_values(array, original - eps * direction)
         before = _evaluate(func, inputs)
-        _write(array, original + eps * direction)
+        _write_host_values(array, original + eps * direction)
         after = _evaluate(func, inputs)
     finally:
-        _write(array, original)
+        _write_host_values(array, original)
     return [(b - a).reshape(-1) / (2 * eps) for a, b in zip(before, after)]
 
 
@@ -210,7 +211,7 @@ def _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes):
             unit = zeros_like(output)
             one_hot = np.zeros(output.numel())
             one_hot[r] = 1
-            _write(_array_of(unit), one_hot.reshape(tuple(output.shape)))
+            _write_host_values(_array_of(unit), one_hot.reshape(tuple(output.shape)))
             grads = _vjp(output, differentiable, unit)
             for j, (g, x) in enumerate(zip(grads, differentiable)):
                 if g is None:
@@ -406,13 +407,7 @@ def _host_copy(array):
     return array.copy() if isinstance(array, np.ndarray) else array.get()
 
 
-def _write(array, values):
-    """``array[...] = values`` (NumPy values, cast to the array's dtype), uploaded first
-    when ``array`` lives on a CUDA device: the tensor itself sees the perturbation."""
-    if not isinstance(array, np.ndarray):
-        from autograd_cy.cuda import DeviceNamespace
-        values = DeviceNamespace(array.device).array(values, dtype=array.dtype)
-    array[...] = values
+
 
 
 def _check_inputs(inputs):
