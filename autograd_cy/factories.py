@@ -10,7 +10,7 @@ import numpy as np
 
 from autograd_cy import dtypes as _dtypes
 from autograd_cy._C import device as _device_module
-from autograd_cy._C.tensor import Tensor, Size, _wrap_array
+from autograd_cy._C.tensor import Tensor, Size, _wrap_array, _array_of
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint",
@@ -160,21 +160,27 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 
 
 def as_tensor(data, dtype=None, device=None):
-    """``data`` as a tensor, sharing memory when it already is one with this dtype."""
+    """``data`` as a tensor on ``device`` (the default device when None), sharing memory
+    when it already is one there with this dtype (a NumPy array shares it on the CPU)."""
     if isinstance(data, Tensor):
+        if device is not None:
+            data = data.to(device)
         return data if dtype is None else data.to(dtype)
-    if isinstance(data, np.ndarray) and (dtype is None or
-                                         _numpy_dtype(dtype) == data.dtype):
+    on_cpu = _device_module.resolved_device(
+        device if device is not None else get_default_device()).type == "cpu"
+    if on_cpu and isinstance(data, np.ndarray) and (dtype is None or
+                                                    _numpy_dtype(dtype) == data.dtype):
         return from_numpy(data)
-    return tensor(data, dtype=dtype)
+    return tensor(data, dtype=dtype, device=device)
 
 
 def from_numpy(array):
-    """A tensor sharing ``array``'s memory: writes through either are seen by both."""
+    """A tensor sharing ``array``'s memory: writes through either are seen by both. Always
+    on the CPU, whatever the default device (as torch's)."""
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
     _check_numpy(array)
-    return _make(array, False)
+    return _make(array, False, "cpu")
 
 
 def _size(size):
@@ -229,11 +235,13 @@ def _check_like_input(input):
 
 def _empty_like(input, dtype):
     """Uninitialised storage shaped like ``input`` and, when it is dense, with its strides
-    (PyTorch's ``memory_format=torch.preserve_format``)."""
+    (PyTorch's ``memory_format=torch.preserve_format``), on its device."""
     _check_like_input(input)
-    if input.is_cuda:
-        return np.empty(tuple(input.shape), _numpy_dtype(dtype, _dtypes.to_numpy_dtype(input.dtype)))
-    array = input.numpy(force=True)
+    array = _array_of(input)
+    if input.is_cuda:       # on the input's device, laid out like it
+        from autograd_cy.cuda import DeviceNamespace
+        return DeviceNamespace(array.device).empty_like(
+            array, _numpy_dtype(dtype, array.dtype))
     return np.empty_like(array, dtype=_numpy_dtype(dtype, array.dtype), order="K")
 
 

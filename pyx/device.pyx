@@ -3,7 +3,7 @@
 __all__ = ["device"]
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided as numpy_as_strided
+from numpy.lib.stride_tricks import as_strided as np_as_strided
 
 
 cdef class device:
@@ -208,9 +208,21 @@ cdef object contiguous_array(object array):
     return array.copy()
 
 
-cdef object strided_view(object array, tuple shape, tuple strides):
-    """A writable view of ``array``'s memory with ``shape`` and ``strides`` (bytes, from its
-    element 0), on its device; the caller keeps the view inside that memory."""
+# NOTE [Strided views of either device]
+# NumPy's as_strided goes through ``np.array`` (no dispatch), so on a DeviceArray it would
+# ask for a host copy. The strided ops (as_strided, diagonal) call these instead: the view
+# is metadata over the same device memory, made by the array's seam.
+
+cdef object strided_view(object array, tuple shape, tuple byte_strides, bint writeable=True):
+    """A view of ``array``'s memory from its first element, with ``shape`` and
+    ``byte_strides`` (no copy, no bounds check: the caller checked them)."""
     if type(array) is np.ndarray:
-        return numpy_as_strided(array, shape, strides, writeable=array.flags.writeable)
-    return array.as_strided(shape, strides)
+        return np_as_strided(array, shape, byte_strides, writeable=writeable)
+    return array.as_strided(shape, byte_strides)
+
+
+cdef Py_ssize_t data_address(object array):
+    """The address of ``array``'s first element, in its device's memory."""
+    if type(array) is np.ndarray:
+        return array.__array_interface__["data"][0]
+    return array.data_ptr()

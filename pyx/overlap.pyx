@@ -9,6 +9,7 @@ cimport numpy as cnp
 
 from autograd_cy._C.tensor cimport Tensor
 from autograd_cy._C.accumulate_grad cimport is_dense
+from autograd_cy._C.device cimport is_cuda_array, data_address
 
 cnp.import_array()
 
@@ -30,6 +31,8 @@ cnp.import_array()
 # operand that overlaps PARTIALLY; copy_, fill_, masked_fill_ and index_put_ say otherwise
 # next to their definitions. NumPy gives a size-1 dim any stride (``broadcast_to`` gives 0)
 # where PyTorch keeps the one it had, so strides are compared on the dims longer than 1.
+# NumPy arrays take a fast path through the C API; two DeviceArrays of one CUDA device are
+# compared the same way through their Python metadata (arrays of two devices share nothing).
 
 _INTERNAL_OVERLAP_ERROR = (
     "unsupported operation: more than one element of the written-to tensor refers to a "
@@ -64,7 +67,7 @@ cdef int overlap_status(Tensor written, object read) except -1:
     if read is written:
         return OVERLAP_FULL
     if type(written._data) is not cnp.ndarray or type((<Tensor>read)._data) is not cnp.ndarray:
-        return OVERLAP_TOO_HARD
+        return device_overlap_status(written._data, (<Tensor>read)._data)
     a = <cnp.ndarray>written._data
     b = <cnp.ndarray>(<Tensor>read)._data
     if a is b:
@@ -105,7 +108,7 @@ cdef bint has_internal_overlap(Tensor written) except -1:
     cdef cnp.ndarray array
     cdef int i
     if type(written._data) is not cnp.ndarray:
-        return False
+        return is_cuda_array(written._data) and any_zero_stride(written._data)
     array = <cnp.ndarray>written._data
     if cnp.PyArray_SIZE(array) == 0:
         return False                # no elements, no overlap
@@ -136,7 +139,9 @@ cdef bint same_data(Tensor a, Tensor b) except -1:
     if a is b or a._data is b._data:
         return True
     if type(a._data) is not cnp.ndarray or type(b._data) is not cnp.ndarray:
-        return False
+        return (same_cuda_device(a._data, b._data)
+                and data_address(a._data) == data_address(b._data)
+                and a._data.dtype == b._data.dtype and same_strides(a._data, b._data))
     return (cnp.PyArray_DATA(<cnp.ndarray>a._data) == cnp.PyArray_DATA(<cnp.ndarray>b._data)
             and a._data.dtype == b._data.dtype
             and same_layout(<cnp.ndarray>a._data, <cnp.ndarray>b._data))
@@ -159,3 +164,40 @@ cdef bint same_layout(cnp.ndarray a, cnp.ndarray b):
         if cnp.PyArray_DIMS(a)[i] > 1 and cnp.PyArray_STRIDES(a)[i] != cnp.PyArray_STRIDES(b)[i]:
             return False
     return True
+
+
+# ------------------------------------------------------------------ DeviceArrays
+
+cdef bint same_cuda_device(object a, object b):
+    return is_cuda_array(a) and is_cuda_array(b) and a.device is b.device
+
+
+cdef int device_overlap_status(object a, object b) except -1:
+    """overlap_status for arrays that are not both NumPy's (NOTE [Memory overlap])."""
+    if not same_cuda_device(a, b):
+        return OVERLAP_NO if is_cuda_array(a) or is_cuda_array(b) else OVERLAP_TOO_HARD
+    if a is b:
+        return OVERLAP_FULL
+    if a.size == 0 or b.size == 0:
+        return OVERLAP_NO
+    cdef Py_ssize_t a_begin = data_address(a), b_begin = data_address(b)
+    cdef Py_ssize_t a_end = a_begin + a.nbytes, b_end = b_begin + b.nbytes
+    if not (a_begin < b_end and b_begin < a_end):
+        return OVERLAP_NO
+    if not (is_dense(a) and is_dense(b)):
+        return OVERLAP_TOO_HARD
+    if a_begin == b_begin and a_end == b_end and same_strides(a, b):
+        return OVERLAP_FULL
+    return OVERLAP_PARTIAL
+
+
+cdef bint any_zero_stride(object array):
+    """A zero stride on a dim longer than 1 (in an array with elements)."""
+    return array.size != 0 and any([s == 0 and n > 1 for n, s in zip(array.shape,
+                                                                     array.strides)])
+
+
+cdef bint same_strides(object a, object b):
+    """same_layout for arrays of any device."""
+    return a.shape == b.shape and all([n <= 1 or s == t for n, s, t in zip(a.shape, a.strides,
+                                                                           b.strides)])

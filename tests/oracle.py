@@ -40,6 +40,8 @@ import autograd_cy as ag
 LIBS = (ag, torch)
 
 DEVICE = os.environ.get("AUTOGRAD_CY_TEST_DEVICE", "cpu")
+# how ``str(tensor.device)`` spells DEVICE (a bare "cuda" means the current device, cuda:0)
+DEVICE_NAME = "cuda:0" if DEVICE.startswith("cuda") else "cpu"
 
 TOLERANCES = {np.float32: (1e-4, 1e-5), np.float64: (1e-7, 1e-9)}
 
@@ -110,10 +112,6 @@ class on_test_device:
         ag.set_default_device(None)
 
 
-def _expected_device():
-    return "cuda:0" if DEVICE.startswith("cuda") else "cpu"
-
-
 def assert_same_autograd_flags(ours, theirs, what="output"):
     """Every tensor in ``theirs`` has a twin in ``ours`` with the same ``requires_grad``
     and the same answer to "has a ``grad_fn``" (structure walked like ``assert_close``)."""
@@ -169,8 +167,8 @@ def check_op(fn, *arrays, dtype=np.float64, requires_grad=None, double=True, rto
     assert_close(out, expected, rtol, atol, "forward")
     for index, value in enumerate(out):
         if isinstance(value, ag.Tensor):
-            assert str(value.device) == _expected_device(), (
-                f"forward[{index}] is on {value.device}, its inputs on {_expected_device()}")
+            assert str(value.device) == DEVICE_NAME, (
+                f"forward[{index}] is on {value.device}, its inputs on {DEVICE_NAME}")
     assert_same_autograd_flags(out, expected, "forward")
     if not differentiable:
         return

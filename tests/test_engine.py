@@ -20,7 +20,7 @@ import autograd_cy as ag
 from autograd_cy.autograd.graph import Node
 from oracle import (
     assert_same, assert_same_error, both, graph_structure, node_name, plain, run_threads,
-    same_warning, set_history,
+    same_warning, set_history, to_numpy,
 )
 
 
@@ -836,10 +836,10 @@ def _unbind_ours(x):
     """A two-output node standing in for ``x.unbind()`` (rows of a [2, n] tensor)."""
     class UnbindBackward0(Node):
         def apply(self, grads):
-            rows = [g.numpy() if g is not None else np.zeros(x.shape[1], np.float32)
+            rows = [to_numpy(g) if g is not None else np.zeros(x.shape[1], np.float32)
                     for g in grads]
-            return (ag.from_numpy(np.stack(rows)),)
-    first, second = ag.tensor(x.detach().numpy()[0]), ag.tensor(x.detach().numpy()[1])
+            return (ag.tensor(np.stack(rows), device=x.device),)
+    first, second = x.detach()[0].clone(), x.detach()[1].clone()
     set_history(UnbindBackward0(), (x,), (first, second))
     return first, second
 

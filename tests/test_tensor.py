@@ -8,7 +8,9 @@ import pytest
 import torch
 
 import autograd_cy as ag
-from oracle import LIBS, assert_same, both, no_warning, assert_same_error, same_warning
+from oracle import (
+    DEVICE_NAME, LIBS, assert_same, both, no_warning, assert_same_error, same_warning, to_numpy,
+)
 
 
 def dtype_name(t):
@@ -81,7 +83,7 @@ def test_random_factories_follow_manual_seed():
     ag.manual_seed(3)
     again = ag.randn(4).tolist(), ag.rand(2).tolist(), ag.randint(0, 5, (3,)).tolist()
     assert first == again
-    values = ag.rand(1000).numpy()
+    values = to_numpy(ag.rand(1000))
     assert values.min() >= 0 and values.max() < 1
     assert set(ag.randint(2, 4, (100,)).tolist()) <= {2, 3}
 
@@ -99,8 +101,9 @@ def test_from_numpy_shares_memory():
 def test_as_tensor_shares_numpy_memory_when_dtype_matches():
     for lib in LIBS:
         array = np.zeros(3)
-        shared = lib.as_tensor(array)
-        copied = lib.as_tensor(array, dtype=lib.float32)
+        # CPU: only a CPU tensor can share a NumPy array's memory
+        shared = lib.as_tensor(array, device="cpu")
+        copied = lib.as_tensor(array, dtype=lib.float32, device="cpu")
         array[0] = 5
         assert shared.tolist()[0] == 5.0 and copied.tolist()[0] == 0.0
         t = lib.ones(2)
@@ -246,13 +249,20 @@ def test_attributes():
         t = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
         tt = t.transpose(0, 1)
         return (tuple(t.shape), tuple(t.size()), t.size(1), t.size(-1), t.dim(), t.ndim,
-                t.numel(), t.nelement(), len(t), dtype_name(t), str(t.device), t.device.type,
+                t.numel(), t.nelement(), len(t), dtype_name(t),
                 t.stride(), t.stride(0), t.is_contiguous(), tt.is_contiguous(), tt.stride(),
                 tt.contiguous().stride(), tt.contiguous().is_contiguous(),
                 t.is_floating_point(), t.requires_grad, t.is_leaf, t._version,
                 t._is_view(), tt._is_view(), tt._base is t, t._base is None,
-                t.element_size(), t.is_cuda)
+                t.element_size())
     assert_same(attributes)
+
+    def device_attributes(t):
+        return str(t.device), t.device.type, t.is_cuda
+    # torch is the oracle on the CPU; ours run on the test device
+    assert device_attributes(torch.ones(1)) == ("cpu", "cpu", False)
+    assert device_attributes(ag.ones(1)) == (DEVICE_NAME, DEVICE_NAME.split(":")[0],
+                                             DEVICE_NAME != "cpu")
 
 
 def test_shape_is_a_tuple_subclass():
@@ -297,14 +307,15 @@ def test_truth_value_of_a_tensor_that_is_not_one_element(shape, words):
 
 
 def test_numpy_shares_memory_and_refuses_requires_grad():
-    assert_same_error(lambda lib: lib.ones(2, requires_grad=True).numpy(), RuntimeError,
-                      r"Can't call numpy\(\) on Tensor that requires grad\. Use "
-                      r"tensor\.detach\(\)\.numpy\(\) instead\.")
+    # CPU: numpy() is for CPU tensors (tests/cuda/test_devices.py: a CUDA tensor refuses it)
+    assert_same_error(lambda lib: lib.ones(2, requires_grad=True, device="cpu").numpy(),
+                      RuntimeError, r"Can't call numpy\(\) on Tensor that requires grad\. "
+                      r"Use tensor\.detach\(\)\.numpy\(\) instead\.")
     for lib in LIBS:
-        t = lib.ones(2)
+        t = lib.ones(2, device="cpu")
         t.numpy()[0] = 7
         assert t.tolist() == [7.0, 1.0]
-        x = lib.ones(2, requires_grad=True)
+        x = lib.ones(2, requires_grad=True, device="cpu")
         assert x.detach().numpy().tolist() == [1.0, 1.0]
 
 
@@ -395,15 +406,46 @@ REPR_CASES = {
 }
 
 
+def _on_test_device(text):
+    """torch's text for a CPU tensor as torch writes the same tensor on the test device: a
+    CUDA tensor's device is the first suffix after the data, and suffixes wrap past column
+    80 (torch's _tensor_str rule)."""
+    text = text.replace("torch.", "autograd_cy.")
+    if DEVICE_NAME == "cpu":
+        return text
+    depth, cuts = 0, []
+    for index, char in enumerate(text[len("tensor("):-1], len("tensor(")):
+        if char in "([<":
+            depth += 1
+        elif char in ")]>":
+            depth -= 1
+        elif char == "," and depth == 0:
+            cuts.append(index)
+    data = text[:cuts[0]] if cuts else text[:-1]
+    bounds = cuts + [len(text) - 1]
+    suffixes = [f"device='{DEVICE_NAME}'"] + [text[start + 1:end].strip()
+                                              for start, end in zip(bounds, bounds[1:])]
+    line_length = len(data.split("\n")[-1])
+    for suffix in suffixes:
+        if line_length + len(suffix) + 2 > 80:
+            data += ",\n" + " " * len("tensor(") + suffix
+            line_length = len("tensor(") + len(suffix)
+        else:
+            data += ", " + suffix
+            line_length += len(suffix) + 2
+    return data + ")"
+
+
 @pytest.mark.parametrize("case", REPR_CASES)
 def test_repr_matches_torch(case):
     ours, theirs = both(REPR_CASES[case])
-    assert repr(ours) == repr(theirs).replace("torch.", "autograd_cy.")
-    assert str(ours) == str(theirs).replace("torch.", "autograd_cy.")
+    assert repr(ours) == _on_test_device(repr(theirs))
+    assert str(ours) == _on_test_device(str(theirs))
 
 
 def test_numpy_of_a_tensor_that_requires_grad_under_no_grad():
     def run(lib):
         with lib.no_grad():
-            return lib.ones(2, requires_grad=True).numpy().tolist()
+            # CPU: numpy() is for CPU tensors
+            return lib.ones(2, requires_grad=True, device="cpu").numpy().tolist()
     assert_same(run)

@@ -85,8 +85,7 @@ def _row(grad, index):
     """``grad[index]``; a plain view of the array unless the gradient itself is differentiable."""
     if grad.requires_grad:
         return grad[index]
-    from autograd_cy import from_numpy
-    return from_numpy(grad.numpy()[index, ...])     # [i, ...]: a 0-d array, not a scalar
+    return grad.detach()[index]
 
 
 def _stack(tensors):

@@ -9,6 +9,9 @@ take ``(f(x + eps) - f(x - eps)) / (2 eps)`` (in float64). Both are laid out as
 numerical, rtol, atol)``. ``fast_mode`` compares only ``v^T J u`` for random
 ``u``, ``v``, so it costs two engine calls and two function calls per pair.
 
+On a CUDA tensor the perturbation is written into the tensor's device memory (the
+perturbed values uploaded) and the results are compared on the host, as torch does.
+
 ``gradgradcheck`` checks the gradient *function*: it runs ``gradcheck`` on
 ``(x, v) -> grad(f(x), x, v, create_graph=True)``, i.e. on the graph that a
 backward with ``create_graph=True`` records.
@@ -17,7 +20,8 @@ import warnings
 
 import numpy as np
 
-from autograd_cy._C.tensor import Tensor
+from autograd_cy._C.tensor import Tensor, _array_of
+from autograd_cy.factories import _write_host_values
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -164,7 +168,7 @@ def _numerical_jacobian(func, inputs, eps):
     for inp in inputs:
         if not _requires_grad(inp):
             continue
-        array = _array(inp)
+        array = _array_of(inp)
         columns = [np.zeros((array.size, size)) for size in output_sizes]
         for index in range(array.size):
             direction = np.zeros(array.shape)
@@ -178,21 +182,21 @@ def _numerical_jacobian(func, inputs, eps):
 def _central_difference(func, inputs, array, direction, eps):
     """``(f(x + eps u) - f(x - eps u)) / (2 eps)`` per tensor output, flattened, where the
     input whose data is ``array`` moves along ``direction`` (a unit vector, or one entry)."""
-    original = array.copy()
+    original = _host_copy(array)
     try:
-        array[...] = original - eps * direction
+        _write_host_values(array, original - eps * direction)
         before = _evaluate(func, inputs)
-        array[...] = original + eps * direction
+        _write_host_values(array, original + eps * direction)
         after = _evaluate(func, inputs)
     finally:
-        array[...] = original
+        _write_host_values(array, original)
     return [(b - a).reshape(-1) / (2 * eps) for a, b in zip(before, after)]
 
 
 def _evaluate(func, inputs):
     # Not under no_grad: gradgradcheck's function itself differentiates.
     out = func(*inputs)
-    return [_array(o).astype(np.float64) for o in _as_tuple(out) if isinstance(o, Tensor)]
+    return [_host(o).astype(np.float64) for o in _as_tuple(out) if isinstance(o, Tensor)]
 
 
 def _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes):
@@ -205,7 +209,9 @@ def _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes):
         columns = [np.zeros((x.numel(), output.numel())) for x in differentiable]
         for r in range(output.numel()):
             unit = zeros_like(output)
-            _array(unit).flat[r] = 1
+            one_hot = np.zeros(output.numel())
+            one_hot[r] = 1
+            _write_host_values(_array_of(unit), one_hot.reshape(tuple(output.shape)))
             grads = _vjp(output, differentiable, unit)
             for j, (g, x) in enumerate(zip(grads, differentiable)):
                 if g is None:
@@ -214,7 +220,7 @@ def _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes):
                     raise GradcheckError("Analytical gradient has incorrect size")
                 if check_grad_dtypes and g.dtype != x.dtype:
                     raise GradcheckError("Gradient has dtype mismatch")
-                columns[j][:, r] = _array(g).reshape(-1)
+                columns[j][:, r] = _host(g).reshape(-1)
         jacobians.append(columns)
     for first, second in zip(*jacobians):
         if first.size and np.max(np.abs(first - second)) > nondet_tol:
@@ -255,7 +261,7 @@ def _fast_check(func, inputs, outputs, positions, eps, atol, rtol, nondet_tol,
                 raise GradcheckError("Gradient has dtype mismatch")
             u = all_u[j].reshape(tuple(x.shape))
             analytical = float(vj @ all_u[j])
-            ju = _central_difference(func, inputs, _array(x), u, eps)[positions[i]]
+            ju = _central_difference(func, inputs, _array_of(x), u, eps)[positions[i]]
             numerical = float(ju @ all_v[i])
             # |v^T (A - N) u| may reach atol * sum(u) * sum(v) where every |A - N| <= atol.
             tolerance = atol * all_u[j].sum() * all_v[i].sum()
@@ -292,7 +298,7 @@ def _unit_random(rng, size):
 def _flat_or_zeros(grad, like):
     if grad is None:
         return np.zeros(like.numel())
-    return _array(grad).astype(np.float64).reshape(-1)
+    return _host(grad).astype(np.float64).reshape(-1)
 
 
 def _check_backward_multiplies_grad_output(inputs, outputs):
@@ -304,7 +310,7 @@ def _check_backward_multiplies_grad_output(inputs, outputs):
     for g, x in zip(grads, differentiable):
         if g is None:
             continue
-        if np.any(_array(g) != 0):
+        if np.any(_host(g) != 0):
             raise GradcheckError("backward not multiplied by grad_output")
         if g.dtype != x.dtype:
             raise GradcheckError("grad is incorrect type")
@@ -329,7 +335,7 @@ def _check_undefined_grad(func, inputs):
                 '"Notes about undefined output gradients" in "tools/autograd/derivatives.yaml"'
             ) from error
         for g in grads:
-            if g is not None and np.any(_array(g) != 0):
+            if g is not None and np.any(_host(g) != 0):
                 _warn_undefined_grad_check()
                 raise GradcheckError(
                     "Expected all input grads to be undefined or zero when all output grads "
@@ -391,9 +397,17 @@ def _requires_grad(x):
     return isinstance(x, Tensor) and x.requires_grad
 
 
-def _array(t):
-    """The NumPy array behind ``t`` (shared memory: writes perturb the tensor)."""
-    return t.detach().numpy()
+def _host(t):
+    """``t``'s values as a NumPy array (a download from a CUDA device)."""
+    return t.detach().cpu().numpy()
+
+
+def _host_copy(array):
+    """A NumPy copy of a tensor's array, of either device."""
+    return array.copy() if isinstance(array, np.ndarray) else array.get()
+
+
+
 
 
 def _check_inputs(inputs):

@@ -312,32 +312,24 @@ def empty(shape, dtype, device):
     return DeviceArray(device.seam.empty(tuple(shape), np.dtype(dtype)), device)
 
 
-def empty_in_layout_of(operands, shape, dtype, device):
-    """A new DeviceArray of ``shape`` whose dimensions are laid out in the order of the
-    first operand of that whole shape (by decreasing stride), densely: an elementwise result
-    keeps its input's memory layout, as torch's TensorIterator (and NumPy's order="K") do,
-    so a permuted tensor times 2 is permuted too. Row-major when no operand says otherwise
-    (none of the shape, or one with a broadcast or reversed dimension)."""
-    shape = tuple(shape)
-    for operand in operands:
-        if not isinstance(operand, DeviceArray) or operand.shape != shape:
-            continue
-        strides = operand.element_strides
-        dims = [d for d in range(len(shape)) if shape[d] != 1]
-        if any(strides[d] <= 0 for d in dims):
-            break
-        order = sorted(dims, key=lambda d: -strides[d])      # outermost first (stable)
-        if order == dims:
-            break                                            # already row-major order
-        new_strides, step = [0] * len(shape), 1
-        for d in reversed(order):
-            new_strides[d] = step
-            step *= shape[d]
-        base = empty((step,), dtype, device)
-        itemsize = base.itemsize
-        return base._view(device.seam.as_strided(
-            base._raw, shape, tuple(max(s, 1) * itemsize for s in new_strides)))
-    return empty(shape, dtype, device)
+# NOTE [Layout of empty_like]
+# NumPy's ``empty_like(a, order="K")`` lays the new array out in the dim order of ``a``: dims
+# sorted by decreasing |stride| (a stable sort, so ties and broadcast dims keep their place),
+# the result a dense array in that order, seen through the inverse permutation. A CUDA
+# array follows the same rule, so both devices agree: the leaf gradient's layout rule
+# (pyx/accumulate_grad.pyx) gives a transposed leaf a transposed ``.grad``, and an
+# elementwise result keeps its input's layout (a permuted tensor times 2 is permuted), as on
+# the CPU and in torch.
+
+def empty_in_layout_of(prototype, dtype=None):
+    """A new DeviceArray of ``prototype``'s shape and device, laid out in its dim order."""
+    dtype = prototype.dtype if dtype is None else np.dtype(dtype)
+    if prototype.ndim < 2:
+        return empty(prototype.shape, dtype, prototype.device)
+    strides = prototype.strides
+    outer_first = sorted(range(prototype.ndim), key=lambda dim: -abs(strides[dim]))
+    result = empty(tuple(prototype.shape[dim] for dim in outer_first), dtype, prototype.device)
+    return result.transpose(tuple(np.argsort(outer_first)))
 
 
 def from_host(array, device):

@@ -106,9 +106,13 @@ _VEC4 = {k.name for k in manifest.KERNELS if "_vec4<" in k.name}
 
 
 def _output(out, shape, dtype, device, operands=()):
-    """``out``, checked, or a new result laid out like the operands (empty_in_layout_of)."""
+    """``out``, checked, or a new result laid out like the first operand of the whole shape
+    (NOTE [Layout of empty_like])."""
     if out is None:
-        return empty_in_layout_of(operands, shape, dtype, device)
+        for operand in operands:
+            if isinstance(operand, DeviceArray) and operand.shape == tuple(shape):
+                return empty_in_layout_of(operand, dtype)
+        return empty(shape, dtype, device)
     if not isinstance(out, DeviceArray):
         raise mixed_devices_error(f"cuda:{device.id}", "cpu")
     if out.shape != tuple(shape):

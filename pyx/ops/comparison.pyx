@@ -164,8 +164,9 @@ def bitwise_not(Tensor self):
 
 # ------------------------------------------------------------------ all / any
 
-cdef Tensor truth_reduction(object ufunc, Tensor self, object dim, bint keepdim):
-    """all/any over ``dim`` (an int, a tuple, or every dim): bool, or uint8 for uint8 input."""
+cdef Tensor truth_reduction(object reduction, Tensor self, object dim, bint keepdim):
+    """all/any over ``dim`` (an int, a tuple, or every dim): bool, or uint8 for uint8 input.
+    ``reduction`` is np.all or np.any: functions, which a CUDA array's dispatch takes."""
     array = self._data
     cdef Py_ssize_t ndim = array.ndim
     if dim is None:
@@ -176,19 +177,19 @@ cdef Tensor truth_reduction(object ufunc, Tensor self, object dim, bint keepdim)
             axis = None
     else:
         axis = (wrap_dim(dim, ndim),) if ndim else ()
-    result = ufunc.reduce(array != 0, axis=axis, keepdims=keepdim)
+    result = reduction(array != 0, axis=axis, keepdims=keepdim)
     dtype = np.uint8 if array.dtype == np.uint8 else np.bool_
     return make_tensor(as_array(result, dtype))
 
 
 def all(Tensor self, dim=None, keepdim=False):
     """Are all elements nonzero (over ``dim``, or everywhere)?"""
-    return truth_reduction(np.logical_and, self, dim, keepdim)
+    return truth_reduction(np.all, self, dim, keepdim)
 
 
 def any(Tensor self, dim=None, keepdim=False):
     """Is any element nonzero (over ``dim``, or anywhere)?"""
-    return truth_reduction(np.logical_or, self, dim, keepdim)
+    return truth_reduction(np.any, self, dim, keepdim)
 
 
 # ------------------------------------------------------------------ special values

@@ -35,7 +35,8 @@ cdef object diagonal_array(object array, Py_ssize_t offset, Py_ssize_t dim1, Py_
     keep = [d for d in range(array.ndim) if d != dim1 and d != dim2]
     return strided_view(sub, tuple([sub.shape[d] for d in keep]) + (length,),
                         tuple([sub.strides[d] for d in keep]) + (sub.strides[dim1]
-                                                                 + sub.strides[dim2],))
+                                                                 + sub.strides[dim2],),
+                        sub.flags.writeable)
 
 
 cdef class DiagonalBackward0(Node):

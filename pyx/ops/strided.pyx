@@ -12,13 +12,13 @@ in-place ops they bump the version and make the new node ``self``'s grad_fn, wit
 one as its input (on a view too: the base's history is untouched, as in PyTorch).
 """
 import numpy as np
-from numpy.lib.stride_tricks import as_strided as np_as_strided
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, is_inference_mode_enabled
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, register_methods, bump_version, get_grad_fn, wrap_dim,
-    version_counter,
+    version_counter, array_module,
 )
+from autograd_cy._C.device cimport strided_view, data_address, array_to_device, device_of
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.recording cimport record1
 from autograd_cy._C.views cimport check_inplace, check_inference_inplace
@@ -39,9 +39,8 @@ cdef tuple storage_of(Tensor self):
     itemsize = owner.itemsize
     length = 1 + sum([(n - 1) * s // itemsize for n, s in zip(owner.shape, owner.strides)]) \
         if owner.size else 0
-    flat = np_as_strided(owner, (length,), (itemsize,), writeable=owner.flags.writeable)
-    offset = (self._data.__array_interface__["data"][0]
-              - owner.__array_interface__["data"][0]) // itemsize
+    flat = strided_view(owner, (length,), (itemsize,), owner.flags.writeable)
+    offset = (data_address(self._data) - data_address(owner)) // itemsize
     return flat, offset
 
 
@@ -77,8 +76,8 @@ cdef object strided_array(Tensor self, tuple size, tuple stride, object storage_
             f"and itemsize {itemsize} requiring a storage size of {needed * itemsize} are out "
             f"of bounds for storage of size {flat.shape[0] * itemsize}")
     itemsize = flat.itemsize
-    return np_as_strided(flat[offset:], size, tuple([s * itemsize for s in stride]),
-                         writeable=flat.flags.writeable), offset
+    return strided_view(flat[offset:], size, tuple([s * itemsize for s in stride]),
+                        flat.flags.writeable), offset
 
 
 cdef class AsStridedBackward0(Node):
@@ -91,10 +90,14 @@ cdef class AsStridedBackward0(Node):
         from autograd_cy._C.ops.gather_scatter import index_add, index_select
         from autograd_cy._C.ops.shape import reshape
         grad = grads[0]
-        storage = make_tensor(np.zeros(self.storage_length, dtype=(<Tensor>grad)._data.dtype))
-        storage = index_add(storage, 0, make_tensor(self.output_positions), reshape(grad, (-1,)))
-        return (reshape(index_select(storage, 0, make_tensor(self.input_positions)),
-                        self.input_shape),)
+        grad_array = (<Tensor>grad)._data
+        where = device_of(grad_array)       # the positions go where the gradient is
+        storage = make_tensor(array_module(grad_array).zeros(self.storage_length,
+                                                             grad_array.dtype))
+        output_positions = make_tensor(array_to_device(self.output_positions, where))
+        input_positions = make_tensor(array_to_device(self.input_positions, where))
+        storage = index_add(storage, 0, output_positions, reshape(grad, (-1,)))
+        return (reshape(index_select(storage, 0, input_positions), self.input_shape),)
 
 
 cdef class AsStridedBackward1(AsStridedBackward0):
@@ -184,7 +187,7 @@ def resize_(Tensor self, *sizes, memory_format=None):
     old = self._data
     if old.shape == tuple(sizes):
         return self
-    new = np.empty(sizes, dtype=old.dtype)
+    new = array_module(old).empty(tuple(sizes), old.dtype)
     kept = min(old.size, new.size)
     new.reshape(-1)[:kept] = old.reshape(-1)[:kept]
     self._data = new
