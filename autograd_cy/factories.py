@@ -315,7 +315,12 @@ def _random_like(kind, input, dtype, device, requires_grad):
     device = _like_device(input, device)
     if _cuda_device(device) is not None:
         numpy_dtype = _numpy_dtype(dtype, _dtypes.to_numpy_dtype(input.dtype))
-        return _random(kind, tuple(input.shape), numpy_dtype, None, device, requires_grad)
+        sample = _random(kind, tuple(input.shape), numpy_dtype, None, device, requires_grad)
+        if sample.device != input.device:
+            return sample
+        array = _empty_like(input, dtype)       # the samples, laid out like ``input``
+        array[...] = _array_of(sample)
+        return _make(array, requires_grad, device)
     array = _empty_like(input, dtype)
     rng = _rng(None)
     array[...] = rng.random(array.shape) if kind == "uniform" else rng.standard_normal(array.shape)

@@ -21,13 +21,22 @@ import warnings
 import numpy as np
 
 from autograd_cy._C.tensor import Tensor, _array_of
-from autograd_cy.factories import _write_host_values
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
 
 class GradcheckError(RuntimeError):
     """Raised by :func:`gradcheck` and :func:`gradgradcheck` when a check fails."""
+
+
+def _write_host_values(array, values):
+    """``array[...] = values`` for NumPy ``values``, uploaded first when ``array`` is on a
+    CUDA device: gradcheck perturbs inputs on their device and compares on the host, as
+    torch's does."""
+    if not isinstance(array, np.ndarray):
+        from autograd_cy.cuda import DeviceNamespace
+        values = DeviceNamespace(array.device).array(values, dtype=array.dtype)
+    array[...] = values
 
 
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,

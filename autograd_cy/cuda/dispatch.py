@@ -107,10 +107,13 @@ _VEC4 = {k.name for k in manifest.KERNELS if "_vec4<" in k.name}
 
 def _output(out, shape, dtype, device, operands=()):
     """``out``, checked, or a new result laid out like the first operand of the whole shape
-    (NOTE [Layout of empty_like])."""
+    that is not broadcast along any dimension (NOTE [Layout of empty_like]; NumPy's ufuncs
+    and torch's TensorIterator both make a broadcast operand's result row-major)."""
     if out is None:
         for operand in operands:
-            if isinstance(operand, DeviceArray) and operand.shape == tuple(shape):
+            if (isinstance(operand, DeviceArray) and operand.shape == tuple(shape)
+                    and all(stride or extent == 1
+                            for extent, stride in zip(operand.shape, operand.strides))):
                 return empty_in_layout_of(operand, dtype)
         return empty(shape, dtype, device)
     if not isinstance(out, DeviceArray):
