@@ -26,7 +26,9 @@ from autograd_cy.cuda.layout import broadcast_strides, elementwise_layout
 _CTYPES = {np.dtype(name): ctype for name, ctype in manifest.STORAGE_CTYPES.items()}
 _SCALAR_DTYPES = {np.dtype("float16"): np.float32, np.dtype("float32"): np.float32,
                   np.dtype("float64"): np.float64, np.dtype("int64"): np.int64,
-                  np.dtype("int32"): np.int32, np.dtype("bool"): np.bool_}
+                  np.dtype("int32"): np.int32, np.dtype("int16"): np.int16,
+                  np.dtype("int8"): np.int8, np.dtype("uint8"): np.uint8,
+                  np.dtype("bool"): np.bool_}
 
 
 class CudaDevice:
