@@ -163,6 +163,10 @@ class DeviceNamespace:
     def ones(self, shape, dtype=np.float64):
         return self.full(shape, 1, dtype)
 
+    def array(self, a, dtype=None, order="K", copy=True):
+        """A copy of the DeviceArray ``a`` on its device (contiguous; ``np.array``'s role)."""
+        return a.astype(a.dtype if dtype is None else dtype, copy=copy)
+
     # the *_like functions take a DeviceArray: NumPy's dispatch already reaches the device
     zeros_like = staticmethod(np.zeros_like)
     ones_like = staticmethod(np.ones_like)

@@ -15,7 +15,8 @@ from autograd_cy.cuda import shape as shape_ops
 from autograd_cy.cuda.launch import elementwise_config
 from autograd_cy.cuda.layout import broadcast_strides, elementwise_layout
 from autograd_cy.cuda.array import (
-    DeviceArray, _check_same_device, _copy_into, _fill, empty, kernel_name,
+    DeviceArray, _check_same_device, _copy_into, _fill, _resolve_shape, _view_strides, empty,
+    kernel_name,
     launch_elementwise, mixed_devices_error, require_kernel, scalar_operand,
 )
 
@@ -510,8 +511,8 @@ _FUNCTIONS = {
         reduce("std", a, axis, keepdims, dtype, out, correction=kw.get("correction", ddof)),
     np.broadcast_to: lambda a, shape, subok=False: a.broadcast_to(
         (shape,) if isinstance(shape, int) else shape),
-    np.reshape: lambda a, shape=None, order="C", **kw: a.reshape(
-        kw.get("newshape", shape)),
+    np.reshape: lambda a, shape=None, order="C", *, newshape=None, copy=None: _reshape(
+        a, newshape if shape is None else shape, copy),
     np.transpose: lambda a, axes=None: a.transpose(*(() if axes is None else (axes,))),
     np.swapaxes: lambda a, axis1, axis2: a.swapaxes(axis1, axis2),
     np.squeeze: lambda a, axis=None: a.squeeze(axis),
@@ -522,6 +523,17 @@ _FUNCTIONS = {
     np.result_type: lambda *args: np.result_type(*[
         a.dtype if isinstance(a, DeviceArray) else a for a in args]),
 }
+
+
+def _reshape(a, shape, copy):
+    """np.reshape; ``copy=False`` raises NumPy's ValueError where only a copy would do
+    (the core's ``view`` and ``reshape`` tell views from copies by it)."""
+    if copy is False:
+        shape = _resolve_shape(tuple(shape) if isinstance(shape, (tuple, list)) else (shape,),
+                               a.size)
+        if _view_strides(a.shape, a.element_strides, shape) is None:
+            raise ValueError("Unable to avoid creating a copy while reshaping.")
+    return (a.copy() if copy else a).reshape(shape)
 
 
 def _broadcast_arrays(arrays):
