@@ -64,7 +64,7 @@ cdef int overlap_status(Tensor written, object read) except -1:
     if read is written:
         return OVERLAP_FULL
     if type(written._data) is not cnp.ndarray or type((<Tensor>read)._data) is not cnp.ndarray:
-        return OVERLAP_TOO_HARD
+        return device_overlap_status(written._data, (<Tensor>read)._data)
     a = <cnp.ndarray>written._data
     b = <cnp.ndarray>(<Tensor>read)._data
     if a is b:
@@ -86,6 +86,32 @@ cdef int overlap_status(Tensor written, object read) except -1:
     return OVERLAP_PARTIAL
 
 
+cdef int device_overlap_status(object a, object b) except -1:
+    """overlap_status's decision for arrays of a device (DeviceArray: ``data_ptr()``, shape,
+    strides); arrays of two devices (or of the CPU and a device) share no memory."""
+    if type(a) is cnp.ndarray or type(b) is cnp.ndarray or a.device is not b.device:
+        return OVERLAP_NO
+    if a is b:
+        return OVERLAP_FULL
+    if a.size == 0 or b.size == 0:
+        return OVERLAP_NO
+    a_begin, b_begin = a.data_ptr(), b.data_ptr()
+    a_end, b_end = a_begin + a.nbytes, b_begin + b.nbytes
+    if not (a_begin < b_end and b_begin < a_end):
+        return OVERLAP_NO
+    if not (is_dense(a) and is_dense(b)):
+        return OVERLAP_TOO_HARD
+    if a_begin == b_begin and a_end == b_end and same_layout_of(a, b):
+        return OVERLAP_FULL
+    return OVERLAP_PARTIAL
+
+
+cdef bint same_layout_of(object a, object b):
+    """same_layout for arrays of any device."""
+    return a.shape == b.shape and all([n <= 1 or s == t for n, s, t
+                                       in zip(a.shape, a.strides, b.strides)])
+
+
 cdef void check_no_partial_overlap(Tensor written, object read) except *:
     """PyTorch's assert_no_partial_overlap: ``x[1:] -= x[:-1]`` is refused; reading the
     very elements written, in the same layout (``x.add_(x)``), is fine."""
@@ -105,7 +131,9 @@ cdef bint has_internal_overlap(Tensor written) except -1:
     cdef cnp.ndarray array
     cdef int i
     if type(written._data) is not cnp.ndarray:
-        return False
+        data = written._data
+        return data.size > 0 and any([s == 0 and n > 1
+                                      for n, s in zip(data.shape, data.strides)])
     array = <cnp.ndarray>written._data
     if cnp.PyArray_SIZE(array) == 0:
         return False                # no elements, no overlap
@@ -136,7 +164,9 @@ cdef bint same_data(Tensor a, Tensor b) except -1:
     if a is b or a._data is b._data:
         return True
     if type(a._data) is not cnp.ndarray or type(b._data) is not cnp.ndarray:
-        return False
+        return (type(a._data) is type(b._data) and a._data.device is b._data.device
+                and a._data.data_ptr() == b._data.data_ptr() and a._data.dtype == b._data.dtype
+                and same_layout_of(a._data, b._data))
     return (cnp.PyArray_DATA(<cnp.ndarray>a._data) == cnp.PyArray_DATA(<cnp.ndarray>b._data)
             and a._data.dtype == b._data.dtype
             and same_layout(<cnp.ndarray>a._data, <cnp.ndarray>b._data))

@@ -460,8 +460,8 @@ def _take(a, indices, axis=None, out=None, mode="raise"):
 
 
 def _copyto(dst, src, casting="same_kind", where=True):
-    if where is not True:
-        raise TypeError("np.copyto with where= is not implemented for CUDA arrays")
+    if where is not True:       # the elements where the mask is False keep their value
+        src = _where(where, src, dst)
     dst[...] = src
 
 
