@@ -16,6 +16,7 @@ from autograd_cy.cuda.launch import elementwise_config
 from autograd_cy.cuda.layout import broadcast_strides, elementwise_layout
 from autograd_cy.cuda.array import (
     DeviceArray, _check_same_device, _copy_into, _fill, _resolve_shape, _view_strides, empty,
+    empty_in_order,
     kernel_name,
     launch_elementwise, mixed_devices_error, require_kernel, scalar_operand,
 )
@@ -106,9 +107,10 @@ def _launch(kernel, result, operands, scalars=()):
 _VEC4 = {k.name for k in manifest.KERNELS if "_vec4<" in k.name}
 
 
-def _output(out, shape, dtype, device):
-    if out is None:
-        return empty(shape, dtype, device)
+def _output(out, shape, dtype, device, operands=()):
+    if out is None:     # in the operands' memory order, as NumPy's ufuncs (order="K")
+        return empty_in_order(shape, dtype, device,
+                              [a for a in operands if a.shape == tuple(shape)])
     if not isinstance(out, DeviceArray):
         raise mixed_devices_error(f"cuda:{device.id}", "cpu")
     if out.shape != tuple(shape):
@@ -147,7 +149,7 @@ def _unary(name, x, in_dtype, out_dtype, out, device):
     require_kernel(kernel, f"np.{name} of {in_dtype}")
     target_dtype = np.dtype(bool) if name in _PREDICATES or template == "logical_not" else in_dtype
     result = _output(out if out is not None and out.dtype == target_dtype else None,
-                     x.shape, target_dtype, device)
+                     x.shape, target_dtype, device, (x,))
     _launch(kernel, result, (x,))
     if target_dtype != out_dtype:
         result = result.astype(out_dtype)
@@ -198,7 +200,7 @@ def _binary(name, inputs, in_dtype, out_dtype, out, device):
                                  in_dtype, functor)
         require_kernel(kernel, f"np.{name} of {in_dtype} and a scalar")
         result = _output(out if out is not None and out.dtype == kernel_dtype_out else None,
-                         shape, kernel_dtype_out, device)
+                         shape, kernel_dtype_out, device, (array,))
         _launch(kernel, result, (array,), (scalar_operand(value, in_dtype),))
     else:
         a, b = a.astype(in_dtype, copy=False), b.astype(in_dtype, copy=False)
@@ -207,7 +209,7 @@ def _binary(name, inputs, in_dtype, out_dtype, out, device):
                   else kernel_name(template, in_dtype, functor))
         require_kernel(kernel, f"np.{name} of {in_dtype}")
         result = _output(out if out is not None and out.dtype == kernel_dtype_out else None,
-                         shape, kernel_dtype_out, device)
+                         shape, kernel_dtype_out, device, (a, b))
         _launch(kernel, result, (a, b))
     if result.dtype != out_dtype:
         result = result.astype(out_dtype)
@@ -538,7 +540,8 @@ def _reshape(a, shape, copy):
 
 def _broadcast_arrays(arrays):
     shape = np.broadcast_shapes(*[a.shape for a in arrays])
-    return tuple(a.broadcast_to(shape) for a in arrays)
+    return tuple(a.broadcast_to(shape) if isinstance(a, DeviceArray) else np.broadcast_to(a, shape)
+                 for a in arrays)
 
 
 def _expanded_shape(shape, axis):

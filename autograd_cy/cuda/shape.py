@@ -19,19 +19,9 @@ own strides along each ``n[i]`` fills it in one cast launch.
 """
 import numpy as np
 
-from autograd_cy.cuda.array import DeviceArray, _check_same_device, _copy_into, empty
-
-
-def _empty_in_order(shape, dtype, device, arrays):
-    """An uninitialised result of ``shape`` laid out in the inputs' memory order when they
-    all share one (each dense in the order of the first's strides, largest first), as
-    NumPy's concatenate keeps it; C order otherwise."""
-    order = sorted(range(len(shape)), key=lambda d: -arrays[0].strides[d])
-    if order == list(range(len(shape))) or not all(
-            a.transpose(order).flags.c_contiguous for a in arrays):
-        return empty(shape, dtype, device)
-    permuted = empty([shape[d] for d in order], dtype, device)
-    return permuted.transpose([order.index(d) for d in range(len(shape))])
+from autograd_cy.cuda.array import (
+    DeviceArray, _check_same_device, _copy_into, empty, empty_in_order,
+)
 
 
 def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
@@ -65,7 +55,7 @@ def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
     dtype = np.result_type(*[a.dtype for a in arrays]) if dtype is None else np.dtype(dtype)
     shape = list(first.shape)
     shape[axis] = sum(a.shape[axis] for a in arrays)
-    result = _empty_in_order(shape, dtype, first.device, arrays) if out is None else out
+    result = empty_in_order(shape, dtype, first.device, arrays) if out is None else out
     start = 0
     for a in arrays:
         stop = start + a.shape[axis]

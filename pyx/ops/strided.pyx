@@ -12,7 +12,6 @@ in-place ops they bump the version and make the new node ``self``'s grad_fn, wit
 one as its input (on a view too: the base's history is untouched, as in PyTorch).
 """
 import numpy as np
-from numpy.lib.stride_tricks import as_strided as np_as_strided
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, is_inference_mode_enabled
 from autograd_cy._C.tensor cimport (
@@ -23,6 +22,9 @@ from autograd_cy._C.node cimport Node
 from autograd_cy._C.recording cimport record1
 from autograd_cy._C.views cimport check_inplace, check_inference_inplace
 from autograd_cy._C.ops.shape cimport record_view
+from autograd_cy._C.device cimport (
+    strided_view, array_namespace, array_to_device, device_of,
+)
 from autograd_cy._C.ops.shape import transpose
 
 __all__ = ["as_strided"]
@@ -39,10 +41,16 @@ cdef tuple storage_of(Tensor self):
     itemsize = owner.itemsize
     length = 1 + sum([(n - 1) * s // itemsize for n, s in zip(owner.shape, owner.strides)]) \
         if owner.size else 0
-    flat = np_as_strided(owner, (length,), (itemsize,), writeable=owner.flags.writeable)
-    offset = (self._data.__array_interface__["data"][0]
-              - owner.__array_interface__["data"][0]) // itemsize
+    flat = strided_view(owner, (length,), (itemsize,))
+    offset = (data_address(self._data) - data_address(owner)) // itemsize
     return flat, offset
+
+
+cdef Py_ssize_t data_address(object array):
+    """The address of ``array``'s first element, in host or device memory."""
+    if type(array) is np.ndarray:
+        return array.__array_interface__["data"][0]
+    return array.data_ptr()
 
 
 cdef object positions(tuple size, tuple stride, Py_ssize_t offset):
@@ -77,8 +85,7 @@ cdef object strided_array(Tensor self, tuple size, tuple stride, object storage_
             f"and itemsize {itemsize} requiring a storage size of {needed * itemsize} are out "
             f"of bounds for storage of size {flat.shape[0] * itemsize}")
     itemsize = flat.itemsize
-    return np_as_strided(flat[offset:], size, tuple([s * itemsize for s in stride]),
-                         writeable=flat.flags.writeable), offset
+    return strided_view(flat[offset:], size, tuple([s * itemsize for s in stride])), offset
 
 
 cdef class AsStridedBackward0(Node):
@@ -91,10 +98,19 @@ cdef class AsStridedBackward0(Node):
         from autograd_cy._C.ops.gather_scatter import index_add, index_select
         from autograd_cy._C.ops.shape import reshape
         grad = grads[0]
-        storage = make_tensor(np.zeros(self.storage_length, dtype=(<Tensor>grad)._data.dtype))
-        storage = index_add(storage, 0, make_tensor(self.output_positions), reshape(grad, (-1,)))
-        return (reshape(index_select(storage, 0, make_tensor(self.input_positions)),
+        data = (<Tensor>grad)._data
+        storage = make_tensor(array_namespace(data).zeros(self.storage_length, data.dtype))
+        storage = index_add(storage, 0, on_device_of(self.output_positions, data),
+                            reshape(grad, (-1,)))
+        return (reshape(index_select(storage, 0, on_device_of(self.input_positions, data)),
                         self.input_shape),)
+
+
+cdef Tensor on_device_of(object positions, object array):
+    """The host index array ``positions`` as a tensor on ``array``'s device."""
+    if type(array) is np.ndarray:
+        return make_tensor(positions)
+    return make_tensor(array_to_device(positions, device_of(array)))
 
 
 cdef class AsStridedBackward1(AsStridedBackward0):
