@@ -200,7 +200,7 @@ def resize_(Tensor self, *sizes, memory_format=None):
     old = self._data
     if old.shape == tuple(sizes):
         return self
-    new = np.empty(sizes, dtype=old.dtype)
+    new = array_namespace(old).empty(tuple(sizes), old.dtype)
     kept = min(old.size, new.size)
     new.reshape(-1)[:kept] = old.reshape(-1)[:kept]
     self._data = new
