@@ -6,6 +6,9 @@ import torch
 import autograd_cy as ag
 
 
+# cpu_only: exchanges a CPU tensor's memory with torch's CPU build and NumPy, which read
+# host memory only (the emulated device's refusal is test_an_emulated_cuda_tensor_...)
+@pytest.mark.cpu_only
 def test_torch_reads_a_tensor_without_a_copy():
     x = ag.tensor([1.0, 2.0, 3.0])
     shared = torch.from_dlpack(x)
@@ -26,17 +29,26 @@ def test_from_dlpack_shares_torchs_and_numpys_memory():
     assert y.tolist() == [[7, 2], [3, 5]]
 
 
+# cpu_only: exchanges a CPU tensor's memory with torch's CPU build and NumPy, which read
+# host memory only (the emulated device's refusal is test_an_emulated_cuda_tensor_...)
+@pytest.mark.cpu_only
 def test_numpy_reads_a_tensor_and_round_trips():
     x = ag.tensor([1.5, -2.0])
     assert np.from_dlpack(x).tolist() == [1.5, -2.0]
     assert ag.from_dlpack(torch.from_dlpack(x)).tolist() == [1.5, -2.0]
 
 
+# cpu_only: exchanges a CPU tensor's memory with torch's CPU build and NumPy, which read
+# host memory only (the emulated device's refusal is test_an_emulated_cuda_tensor_...)
+@pytest.mark.cpu_only
 def test_dlpack_device_as_torch_reports_it():
     assert tuple(ag.ones(1).__dlpack_device__()) == tuple(int(v) for v in
                                                          torch.ones(1).__dlpack_device__())
 
 
+# cpu_only: exchanges a CPU tensor's memory with torch's CPU build and NumPy, which read
+# host memory only (the emulated device's refusal is test_an_emulated_cuda_tensor_...)
+@pytest.mark.cpu_only
 def test_a_tensor_that_requires_grad_is_refused_as_in_torch():
     for lib in (ag, torch):
         with pytest.raises(BufferError, match="Can't export tensors that require gradient, "
@@ -45,6 +57,9 @@ def test_a_tensor_that_requires_grad_is_refused_as_in_torch():
     assert torch.from_dlpack(ag.ones(2, requires_grad=True).detach()).tolist() == [1.0, 1.0]
 
 
+# cpu_only: exchanges a CPU tensor's memory with torch's CPU build and NumPy, which read
+# host memory only (the emulated device's refusal is test_an_emulated_cuda_tensor_...)
+@pytest.mark.cpu_only
 def test_cuda_array_interface_of_a_cpu_tensor_is_refused_as_in_torch():
     with pytest.raises(AttributeError, match="Can't get __cuda_array_interface__ on non-CUDA "
                                              "tensor type: autograd_cy.FloatTensor"):

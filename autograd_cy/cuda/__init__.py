@@ -163,13 +163,14 @@ class DeviceNamespace:
     def ones(self, shape, dtype=np.float64):
         return self.full(shape, 1, dtype)
 
-    def array(self, source, dtype=None, order="K"):
-        """``np.array``: always a copy, on this device. A DeviceArray is copied on the device
-        (row-major); host data is sent over (an explicit upload, never a download)."""
+    def array(self, source, dtype=None, order="K", copy=True):
+        """``np.array`` on this device. A DeviceArray is copied on the device (row-major;
+        not at all with ``copy=False`` when nothing changes); host data is sent over (an
+        explicit upload, never a download)."""
         if isinstance(source, DeviceArray):
             if source.device is not self.device:
                 source = _CoreBridge.to_cuda(source, self.device.id)
-            return source.astype(source.dtype if dtype is None else dtype, copy=True)
+            return source.astype(source.dtype if dtype is None else dtype, copy=copy)
         return from_host(np.array(source, dtype=dtype, order=order), self.device)
 
     def empty_like(self, prototype, dtype=None, order="K", shape=None):

@@ -26,7 +26,9 @@ from autograd_cy.cuda.layout import broadcast_strides, elementwise_layout
 _CTYPES = {np.dtype(name): ctype for name, ctype in manifest.STORAGE_CTYPES.items()}
 _SCALAR_DTYPES = {np.dtype("float16"): np.float32, np.dtype("float32"): np.float32,
                   np.dtype("float64"): np.float64, np.dtype("int64"): np.int64,
-                  np.dtype("int32"): np.int32, np.dtype("bool"): np.bool_}
+                  np.dtype("int32"): np.int32, np.dtype("int16"): np.int16,
+                  np.dtype("int8"): np.int8, np.dtype("uint8"): np.uint8,
+                  np.dtype("bool"): np.bool_}
 
 
 class CudaDevice:
@@ -227,7 +229,7 @@ class DeviceArray(NDArrayOperatorsMixin):
         this array and ``operands``, all of this shape: NOTE [Fused formulas on CUDA]."""
         name = kernel_name(template, self.dtype)
         require_kernel(name, f"{template} of {self.dtype}")
-        out = empty(self.shape, self.dtype, self.device)
+        out = empty_in_order(self.shape, self.dtype, self.device, (self,) + tuple(operands))
         return launch_elementwise(name, out, (self,) + tuple(operands),
                                   tuple(scalar_operand(s, self.dtype) for s in scalars))
 
@@ -257,7 +259,8 @@ class DeviceArray(NDArrayOperatorsMixin):
         """``unary<T, functor>``: an elementwise function NumPy has no ufunc for (Gelu ...)."""
         name = kernel_name("unary", self.dtype, functor)
         require_kernel(name, f"{functor} of {self.dtype}")
-        return launch_elementwise(name, empty(self.shape, self.dtype, self.device), (self,))
+        return launch_elementwise(
+            name, empty_in_order(self.shape, self.dtype, self.device, (self,)), (self,))
 
     # ---------------------------------------------------------------- reductions
     def sum(self, axis=None, dtype=None, out=None, keepdims=False):
@@ -306,6 +309,20 @@ class DeviceArray(NDArrayOperatorsMixin):
 
 
 # -------------------------------------------------------------------- construction
+
+def empty_in_order(shape, dtype, device, arrays):
+    """An uninitialised result of ``shape`` laid out in the inputs' memory order when they
+    all share one (each dense in the order of the first's strides, largest first), as
+    NumPy's concatenate and ufuncs keep it; C order otherwise."""
+    arrays = [a for a in arrays if isinstance(a, DeviceArray) and a.ndim == len(shape)]
+    if not arrays or len(shape) < 2:
+        return empty(shape, dtype, device)
+    order = sorted(range(len(shape)), key=lambda d: -arrays[0].strides[d])
+    if order == list(range(len(shape))) or not all(
+            a.transpose(order).flags.c_contiguous for a in arrays):
+        return empty(shape, dtype, device)
+    return empty_in_layout_of(arrays[0], dtype)
+
 
 def empty(shape, dtype, device):
     """A new, contiguous, uninitialised DeviceArray."""

@@ -10,12 +10,13 @@ naming the NumPy function and the dtypes, never a silent host round trip.
 """
 import numpy as np
 
-from autograd_cy.cuda import indexing, manifest
+from autograd_cy.cuda import indexing, manifest, sorting
 from autograd_cy.cuda import shape as shape_ops
 from autograd_cy.cuda.launch import elementwise_config
 from autograd_cy.cuda.layout import broadcast_strides, elementwise_layout
 from autograd_cy.cuda.array import (
-    DeviceArray, _check_same_device, _copy_into, _fill, empty, empty_in_layout_of, kernel_name,
+    DeviceArray, _check_same_device, _copy_into, _fill, _resolve_shape, _view_strides, empty,
+    empty_in_order, kernel_name,
     launch_elementwise, mixed_devices_error, require_kernel, scalar_operand,
 )
 
@@ -41,8 +42,8 @@ def _dtype_or_scalar(value):
         return value.dtype
     if isinstance(value, np.ndarray):          # a 0-d host array: a strong scalar, as on the CPU
         return value.dtype
-    if isinstance(value, np.generic):
-        return value.dtype
+    if isinstance(value, (np.generic, bool)):
+        return np.dtype(type(value)) if isinstance(value, bool) else value.dtype
     return type(value)
 
 
@@ -106,16 +107,10 @@ _VEC4 = {k.name for k in manifest.KERNELS if "_vec4<" in k.name}
 
 
 def _output(out, shape, dtype, device, operands=()):
-    """``out``, checked, or a new result laid out like the first operand of the whole shape
-    that is not broadcast along any dimension (NOTE [Layout of empty_like]; NumPy's ufuncs
-    and torch's TensorIterator both make a broadcast operand's result row-major)."""
-    if out is None:
-        for operand in operands:
-            if (isinstance(operand, DeviceArray) and operand.shape == tuple(shape)
-                    and all(stride or extent == 1
-                            for extent, stride in zip(operand.shape, operand.strides))):
-                return empty_in_layout_of(operand, dtype)
-        return empty(shape, dtype, device)
+    """``out``, checked, or a new result in the operands' memory order (empty_in_order)."""
+    if out is None:     # in the operands' memory order, as NumPy's ufuncs (order="K")
+        return empty_in_order(shape, dtype, device,
+                              [a for a in operands if a.shape == tuple(shape)])
     if not isinstance(out, DeviceArray):
         raise mixed_devices_error(f"cuda:{device.id}", "cpu")
     if out.shape != tuple(shape):
@@ -137,8 +132,12 @@ def _unary(name, x, in_dtype, out_dtype, out, device):
         name = "logical_not"                    # ~ on bools is logical not
     if name == "logical_not":
         in_dtype = np.dtype(bool)               # the kernel reads bools: x != 0 first
+    elif name in _UNARY and _needs_widening("unary", in_dtype, _UNARY[name]):
+        in_dtype = np.dtype(np.int64)           # computed exactly in int64, cast back below
     x = x.astype(in_dtype, copy=False)
-    if name in _PREDICATES:
+    if name == "invert":
+        template, functor_args = "bitwise_not", (in_dtype,)
+    elif name in _PREDICATES:
         template, functor_args = name, (in_dtype,)
     elif name in _LOGICAL or name == "logical_not":
         template, functor_args = "logical_not", ()
@@ -165,14 +164,23 @@ def _binary(name, inputs, in_dtype, out_dtype, out, device):
     a, b = inputs
     if name in _BITWISE_ON_BOOL and in_dtype == np.dtype(bool):
         name = _BITWISE_ON_BOOL[name]           # on bools, & | ^ are the logical ops
+    if name in _EXTREMUM_ON_BOOL and in_dtype == np.dtype(bool):
+        name = _EXTREMUM_ON_BOOL[name]          # the larger of two bools: either is True
     if name in _COMPARE:
         template, functor = "compare", _COMPARE[name]
     elif name in _LOGICAL:
         template, functor = "logical", _LOGICAL[name]
+        # like NumPy's ufunc, non-bool operands count as their truth (x != 0; NaN is True)
+        a, b = (_truth(v, device) for v in (a, b))
+        in_dtype = np.dtype(bool)
+    elif name in _BITWISE:
+        template, functor = "bitwise", _BITWISE[name]
     elif name in _BINARY:
         template, functor = "binary", _BINARY[name]
     else:
         raise TypeError(f"np.{name} is not implemented for CUDA arrays")
+    if _needs_widening(template, in_dtype, functor):
+        in_dtype = np.dtype(np.int64)           # computed exactly in int64, cast back below
     kernel_dtype_out = np.dtype(bool) if template in ("compare", "logical") else in_dtype
     scalar_a, scalar_b = _is_scalar(a), _is_scalar(b)
     if scalar_a and scalar_b:
@@ -181,11 +189,11 @@ def _binary(name, inputs, in_dtype, out_dtype, out, device):
         array = (b if scalar_a else a).astype(in_dtype, copy=False)
         value = _scalar_value(a if scalar_a else b)
         shape = array.shape
-        if template == "logical":
-            raise TypeError(f"np.{name} with a scalar is not implemented for CUDA arrays")
         if template == "compare":       # s < b  is  b > s
             kernel = kernel_name("compare_scalar", in_dtype,
                                  _FLIPPED[functor] if scalar_a else functor)
+        elif template == "bitwise":     # & | ^ commute
+            kernel = kernel_name("bitwise_scalar", in_dtype, functor)
         else:                           # s + x is x + s; s - x needs scalar_binary
             reversed_ = scalar_a and functor in manifest.REVERSED_SCALAR_FUNCTORS
             kernel = kernel_name("scalar_binary" if reversed_ else "binary_scalar",
@@ -206,6 +214,31 @@ def _binary(name, inputs, in_dtype, out_dtype, out, device):
     if result.dtype != out_dtype:
         result = result.astype(out_dtype)
     return _finish(result, out)
+
+
+_BITWISE = getattr(manifest, "BITWISE_FUNCTORS", {})
+_EXTREMUM_ON_BOOL = {"maximum": "logical_or", "minimum": "logical_and"}
+_KERNEL_NAMES = {k.name for k in manifest.KERNELS}
+
+
+def _needs_widening(template, dtype, functor):
+    """Whether an op on a narrow integer dtype (int8, int16, uint8, and bool for the
+    comparisons) has no kernel of its own and runs in int64: exact for comparisons, and
+    for arithmetic the cast back wraps around as the narrow type itself would."""
+    if dtype.kind not in "biu" or dtype == np.int64 or template not in (
+            "unary", "binary", "compare"):
+        return False
+    return kernel_name(template, dtype, functor) not in _KERNEL_NAMES
+
+
+def _truth(value, device):
+    """A logical op's operand as bools: a DeviceArray through a cast (x != 0), a number
+    through bool() into a 0-d bool array on the same device."""
+    if isinstance(value, DeviceArray):
+        return value.astype(np.dtype(bool), copy=False)
+    result = empty((), np.dtype(bool), device)
+    _fill(result, bool(_scalar_value(value)))
+    return result
 
 
 _FLIPPED = {"Eq": "Eq", "Ne": "Ne", "Lt": "Gt", "Gt": "Lt", "Le": "Ge", "Ge": "Le"}
@@ -290,6 +323,9 @@ def reduce(op, x, axis, keepdims, dtype, out, **options):
 def _ufunc_reduce(func, x, out, axis=0, dtype=None, keepdims=False, initial=np._NoValue,
                   where=True):
     name = func.__name__
+    if name in ("logical_and", "logical_or") and initial is np._NoValue and where is True:
+        every = _all if name == "logical_and" else _any
+        return _finish(every(x, axis, keepdims=keepdims), out[0] if out else None)
     if name not in _REDUCE_UFUNCS or initial is not np._NoValue or where is not True:
         raise TypeError(f"np.{name}.reduce is not implemented for CUDA arrays")
     return reduce(_REDUCE_UFUNCS[name], x, axis, keepdims, dtype, out[0] if out else None)
@@ -426,8 +462,8 @@ def _take(a, indices, axis=None, out=None, mode="raise"):
 
 
 def _copyto(dst, src, casting="same_kind", where=True):
-    if where is not True:
-        raise TypeError("np.copyto with where= is not implemented for CUDA arrays")
+    if where is not True:       # the elements where the mask is False keep their value
+        src = _where(where, src, dst)
     dst[...] = src
 
 
@@ -454,6 +490,10 @@ _FUNCTIONS = {
     np.stack: shape_ops.stack,
     np.tile: shape_ops.tile,
     np.put_along_axis: _put_along_axis,
+    np.sort: sorting.sort,
+    np.argsort: sorting.argsort,
+    np.partition: sorting.partition,
+    np.broadcast_arrays: lambda *arrays, subok=False: _broadcast_arrays(arrays),
     np.all: _all,
     np.any: _any,
     np.count_nonzero: _count_nonzero,
@@ -473,8 +513,8 @@ _FUNCTIONS = {
         reduce("std", a, axis, keepdims, dtype, out, correction=kw.get("correction", ddof)),
     np.broadcast_to: lambda a, shape, subok=False: a.broadcast_to(
         (shape,) if isinstance(shape, int) else shape),
-    np.reshape: lambda a, shape=None, order="C", **kw: a.reshape(
-        kw.get("newshape", shape)),
+    np.reshape: lambda a, shape=None, order="C", *, newshape=None, copy=None: _reshape(
+        a, newshape if shape is None else shape, copy),
     np.transpose: lambda a, axes=None: a.transpose(*(() if axes is None else (axes,))),
     np.swapaxes: lambda a, axis1, axis2: a.swapaxes(axis1, axis2),
     np.squeeze: lambda a, axis=None: a.squeeze(axis),
@@ -485,6 +525,23 @@ _FUNCTIONS = {
     np.result_type: lambda *args: np.result_type(*[
         a.dtype if isinstance(a, DeviceArray) else a for a in args]),
 }
+
+
+def _reshape(a, shape, copy):
+    """np.reshape; ``copy=False`` raises NumPy's ValueError where only a copy would do
+    (the core's ``view`` and ``reshape`` tell views from copies by it)."""
+    if copy is False:
+        shape = _resolve_shape(tuple(shape) if isinstance(shape, (tuple, list)) else (shape,),
+                               a.size)
+        if _view_strides(a.shape, a.element_strides, shape) is None:
+            raise ValueError("Unable to avoid creating a copy while reshaping.")
+    return (a.copy() if copy else a).reshape(shape)
+
+
+def _broadcast_arrays(arrays):
+    shape = np.broadcast_shapes(*[a.shape for a in arrays])
+    return tuple(a.broadcast_to(shape) if isinstance(a, DeviceArray) else np.broadcast_to(a, shape)
+                 for a in arrays)
 
 
 def _expanded_shape(shape, axis):

@@ -320,9 +320,43 @@ def _random_kernels():
     return kernels
 
 
+# cuda/bitwise.cu: &, |, ^ (np.bitwise_and/or/xor) and ~ (np.invert) on the integer dtypes;
+# on bools NumPy's bitwise ufuncs are the logical ops and reach elementwise.cu's kernels.
+BITWISE_FUNCTORS = {"bitwise_and": "BitAnd", "bitwise_or": "BitOr", "bitwise_xor": "BitXor"}
+BITWISE_DTYPES = ("int64", "int32", "int16", "int8", "uint8")
+
+
+def _bitwise_kernels():
+    """cuda/bitwise.cu: bitwise<T, F>(out, a, b), bitwise_scalar<T, F>(out, a, s) and
+    bitwise_not<T>(out, x), over a Layout."""
+    kernels = []
+    for dt in BITWISE_DTYPES:
+        c, p = STORAGE_CTYPES[dt], "ptr:" + dt
+        for functor in BITWISE_FUNCTORS.values():
+            kernels.append(Kernel("bitwise.cu", f"bitwise<{c}, {functor}>",
+                                  ("Layout", "int64", p, p, p)))
+            kernels.append(Kernel("bitwise.cu", f"bitwise_scalar<{c}, {functor}>",
+                                  ("Layout", "int64", p, p, dt)))
+        kernels.append(Kernel("bitwise.cu", f"bitwise_not<{c}>", ("Layout", "int64", p, p)))
+    return kernels
+
+
+#: the dtypes cuda/sort.cu sorts (NOTE [Sorting by rank]); bools sort as uint8
+SORT_DTYPES = FLOATS + ("int64", "int32", "int16", "int8", "uint8")
+
+
+def _sort_kernels():
+    """cuda/sort.cu: sort_rows<T>(x, values, indices, rows, length), a stable sort of
+    contiguous rows (np.sort, np.argsort, np.partition along the last axis)."""
+    return [Kernel("sort.cu", f"sort_rows<{STORAGE_CTYPES[dt]}>",
+                   ("ptr:" + dt, "ptr:" + dt, "ptr:int64", "int64", "int64"))
+            for dt in SORT_DTYPES]
+
+
 KERNELS = tuple(_elementwise_kernels() + _pointwise_backward_kernels() + _reduction_kernels()
                 + _indexing_kernels() + _advanced_indexing_kernels() + _softmax_kernels()
-                + _loss_kernels() + _foreach_kernels() + _random_kernels())
+                + _loss_kernels() + _foreach_kernels() + _random_kernels()
+                + _bitwise_kernels() + _sort_kernels())
 _BY_NAME = {k.name: k for k in KERNELS}
 
 

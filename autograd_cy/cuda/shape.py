@@ -19,7 +19,9 @@ own strides along each ``n[i]`` fills it in one cast launch.
 """
 import numpy as np
 
-from autograd_cy.cuda.array import DeviceArray, _check_same_device, _copy_into, empty
+from autograd_cy.cuda.array import (
+    DeviceArray, _check_same_device, _copy_into, empty, empty_in_order,
+)
 
 
 def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
@@ -53,7 +55,7 @@ def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
     dtype = np.result_type(*[a.dtype for a in arrays]) if dtype is None else np.dtype(dtype)
     shape = list(first.shape)
     shape[axis] = sum(a.shape[axis] for a in arrays)
-    result = empty(shape, dtype, first.device) if out is None else out
+    result = empty_in_order(shape, dtype, first.device, arrays) if out is None else out
     start = 0
     for a in arrays:
         stop = start + a.shape[axis]

@@ -12,6 +12,7 @@ import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.dtype cimport scalar_name
+from autograd_cy._C.device cimport array_namespace
 from autograd_cy._C.tensor cimport Tensor, requires_grad, bump_version
 from autograd_cy._C.views cimport check_inference_inplace
 
@@ -48,7 +49,7 @@ cdef object write_out(str name, object out, tuple inputs, object compute):
                 "release outputs will not be resized unless they have zero elements. You can "
                 "explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
                 "with t.resize_(0).", UserWarning, stacklevel=3)
-        target._data = np.empty(result.shape, dtype=target._data.dtype)
+        target._data = array_namespace(target._data).empty(result.shape, target._data.dtype)
     target._data[...] = result
     bump_version(target)
     return target

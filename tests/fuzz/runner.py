@@ -38,7 +38,7 @@ def exception_name(exc):
 
 
 def _array(t):
-    return t.detach().numpy() if isinstance(t, autograd_cy.Tensor) else \
+    return t.detach().cpu().numpy() if isinstance(t, autograd_cy.Tensor) else \
         t.detach().numpy(force=True)
 
 
