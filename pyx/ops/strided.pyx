@@ -23,9 +23,6 @@ from autograd_cy._C.node cimport Node
 from autograd_cy._C.recording cimport record1
 from autograd_cy._C.views cimport check_inplace, check_inference_inplace
 from autograd_cy._C.ops.shape cimport record_view
-from autograd_cy._C.device cimport (
-    strided_view, array_namespace, array_to_device, device_of,
-)
 from autograd_cy._C.ops.shape import transpose
 
 __all__ = ["as_strided"]
@@ -45,13 +42,6 @@ cdef tuple storage_of(Tensor self):
     flat = strided_view(owner, (length,), (itemsize,), owner.flags.writeable)
     offset = (data_address(self._data) - data_address(owner)) // itemsize
     return flat, offset
-
-
-cdef Py_ssize_t data_address(object array):
-    """The address of ``array``'s first element, in host or device memory."""
-    if type(array) is np.ndarray:
-        return array.__array_interface__["data"][0]
-    return array.data_ptr()
 
 
 cdef object positions(tuple size, tuple stride, Py_ssize_t offset):
