@@ -76,8 +76,8 @@ def get_default_device():
 
 def _make(array, requires_grad, device=None):
     """Wrap ``array`` in a leaf on ``device`` (the default device when None), with
-    PyTorch's error for requires_grad on integers. ``array`` is built on the host; a CUDA
-    leaf gets a copy of it on the device."""
+    PyTorch's error for requires_grad on integers; ``array`` is moved there when it is
+    elsewhere."""
     if requires_grad and array.dtype.kind != "f":
         raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                            "gradients")
@@ -85,7 +85,7 @@ def _make(array, requires_grad, device=None):
         device = _default_device
     if device is not None:
         target = _device_module.resolved_device(device)
-        if target.type != "cpu":
+        if target != _device_module.device_of(array):
             array = _device_module._array_to_device(array, target)
     result = _wrap_array(array)
     if requires_grad:
@@ -233,38 +233,42 @@ def _check_like_input(input):
                         f"{type(input).__name__}")
 
 
-def _empty_like(input, dtype):
+def _empty_like(input, dtype, device=None):
     """Uninitialised storage shaped like ``input`` and, when it is dense, with its strides
-    (PyTorch's ``memory_format=torch.preserve_format``), on its device."""
+    (PyTorch's ``memory_format=torch.preserve_format``): on ``input``'s CUDA device when
+    that is the target (``device``, the input's when None), else on the host, for _make to
+    move."""
     _check_like_input(input)
     array = _array_of(input)
-    if input.is_cuda:       # on the input's device, laid out like it
-        from autograd_cy.cuda import DeviceNamespace
-        return DeviceNamespace(array.device).empty_like(
-            array, _numpy_dtype(dtype, array.dtype))
-    return np.empty_like(array, dtype=_numpy_dtype(dtype, array.dtype), order="K")
+    dtype = _numpy_dtype(dtype, array.dtype)
+    if input.is_cuda:
+        if _device_module.resolved_device(_like_device(input, device)) == input.device:
+            from autograd_cy.cuda import DeviceNamespace
+            return DeviceNamespace(array.device).empty_like(array, dtype)
+        return np.empty(tuple(input.shape), dtype)
+    return np.empty_like(array, dtype=dtype, order="K")
 
 
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    array = _empty_like(input, dtype)
+    array = _empty_like(input, dtype, device)
     array.fill(0)
     return _make(array, requires_grad, _like_device(input, device))
 
 
 def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    array = _empty_like(input, dtype)
+    array = _empty_like(input, dtype, device)
     array.fill(1)
     return _make(array, requires_grad, _like_device(input, device))
 
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return _make(_empty_like(input, dtype), requires_grad, _like_device(input, device))
+    return _make(_empty_like(input, dtype, device), requires_grad, _like_device(input, device))
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
               memory_format=None):
     _check_number("full_like", fill_value)
-    array = _empty_like(input, dtype)
+    array = _empty_like(input, dtype, device)
     array.fill(fill_value)
     return _make(array, requires_grad, _like_device(input, device))
 

@@ -233,14 +233,16 @@ def rsub(Tensor self, other, *, alpha=1):
 
 # ------------------------------------------------------------------ mul / div
 
-cdef tuple fused_pair(str template, Node node, Tensor grad, object a, object b):
-    """The gradients ``node`` needs of a binary op, in one CUDA launch (NOTE [Fused formulas
-    on CUDA] in device.pyx), when nothing is recorded and the operands are tensors of the
-    gradient's dtype on its device; else None. An operand the needed formulas do not read
-    may be None (not saved)."""
+cdef tuple fused_pair(str template, Node node, Tensor grad):
+    """The gradients ``node`` needs of a binary op (saved as ``self`` and ``other``), in one
+    CUDA launch (NOTE [Fused formulas on CUDA] in device.pyx), when nothing is recorded and
+    the operands are tensors of the gradient's dtype on its device; else None (nothing
+    unpacked: a saved tensor's unpack hook runs once per use). An operand the needed
+    formulas do not read may be missing (not saved)."""
     if is_grad_enabled() or not is_cuda_array(grad._data):
         return None
     cdef bint need_a = node.should_compute_output(0), need_b = node.should_compute_output(1)
+    a, b = unpack_saved(node, 0), unpack_saved(node, 1)
     dtype = grad._data.dtype
     for operand in (a, b):
         if operand is not None and not (isinstance(operand, Tensor)
@@ -262,8 +264,7 @@ cdef class MulBackward0(Node):
         grad = grads[0]
         self_grad = other_grad = None
         if self.should_compute_output(0) and self.should_compute_output(1):
-            pair = fused_pair("mul_backward", self, <Tensor>grad, unpack_saved(self, 0),
-                              unpack_saved(self, 1))
+            pair = fused_pair("mul_backward", self, <Tensor>grad)
             if pair is not None:
                 return pair
         if self.should_compute_output(0):
@@ -307,12 +308,12 @@ cdef class DivBackward0(Node):
 
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
-        other = unpack_saved(self, 1)
         self_grad = other_grad = None
         if self.should_compute_output(1):
-            pair = fused_pair("div_backward", self, <Tensor>grad, unpack_saved(self, 0), other)
+            pair = fused_pair("div_backward", self, <Tensor>grad)
             if pair is not None:
                 return pair
+        other = unpack_saved(self, 1)
         if self.should_compute_output(0):
             self_grad = div(grad, other)
         if self.should_compute_output(1):
