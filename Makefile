@@ -21,10 +21,11 @@ $(STAMP): $(BIN)/python pyproject.toml setup.py
 build: $(STAMP)
 	$(BIN)/python setup.py build_ext --inplace --quiet
 
-# The op suites that run a second time through the CUDA kernels (on the emulated device
-# without a GPU; on the real one with make test-gpu), against torch on the CPU.
-DEVICE_SUITES := tests/test_ops_arithmetic.py tests/test_ops_pointwise.py tests/test_ops_reduction.py \
-	tests/test_ops_matmul.py tests/test_nn_functional.py
+# The suites run a second time with every tensor on the CUDA device (the emulated one without
+# a GPU; the real one with make test-gpu), against torch on the CPU: all of them but the
+# kernel tests of tests/cuda (device tests already) and the million-node graphs (a CPU
+# matter, far too slow on an emulator).
+DEVICE_SUITES := tests --ignore=tests/cuda --ignore=tests/test_deep_graphs.py
 
 test: build
 	$(BIN)/python -m pytest -q tests
@@ -33,7 +34,9 @@ test: build
 # On a machine with an NVIDIA GPU: the op suites and the device tests on the real device.
 test-gpu: build
 	AUTOGRAD_CY_CUDA=auto AUTOGRAD_CY_TEST_DEVICE=cuda $(BIN)/python -m pytest -q \
-		$(DEVICE_SUITES) tests/cuda/test_devices.py tests/cuda/test_launch_guards.py
+		$(DEVICE_SUITES)
+	AUTOGRAD_CY_CUDA=auto $(BIN)/python -m pytest -q tests/cuda/test_devices.py \
+		tests/cuda/test_launch_guards.py tests/cuda/test_streams.py tests/test_dlpack.py
 
 bench: build
 	$(BIN)/python -m benchmarks

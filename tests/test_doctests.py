@@ -22,6 +22,9 @@ import pytest
 
 import autograd_cy
 
+# The examples show what a reader sees on the CPU (a CUDA tensor prints its device too).
+pytestmark = pytest.mark.cpu_only
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 

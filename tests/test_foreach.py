@@ -220,9 +220,9 @@ def test_errors_match_torch(device, name, call, words):
 
 def test_mixed_devices_are_refused():
     with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
-        ag._foreach_add_([ag.ones(3, device="cuda")], [ag.ones(3)])
+        ag._foreach_add_([ag.ones(3, device="cuda")], [ag.ones(3, device="cpu")])
     with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
-        ag._foreach_mul([ag.ones(3)], [ag.ones(3, device="cuda")])
+        ag._foreach_mul([ag.ones(3, device="cpu")], [ag.ones(3, device="cuda")])
 
 
 # ------------------------------------------------------------------ one launch on CUDA

@@ -338,7 +338,7 @@ def test_inplace_on_leaf_view_is_allowed_under_no_grad():
             x[:2].mul_(2)
             x[3] = 5.0
             x[[0, 0]] = -1.0
-        results.append((x.detach().numpy().tolist(), x._version, x.is_leaf, x.grad_fn))
+        results.append((to_numpy(x).tolist(), x._version, x.is_leaf, x.grad_fn))
     assert results[0] == results[1]
 
 
@@ -409,7 +409,7 @@ def test_setitem_makes_a_plain_tensor_part_of_the_graph():
         c[lib.tensor([True, False, True, False])] = 5.0
         (a * lib.arange(4.0) + b).sum().backward()
         facts.append((node_name(a.grad_fn), a.requires_grad, node_name(b.grad_fn),
-                      c.grad_fn, c._version, w.grad.numpy().tolist()))
+                      c.grad_fn, c._version, to_numpy(w.grad).tolist()))
     assert facts[0] == facts[1]
     assert facts[0][:3] == ("CopySlices", True, "IndexPutBackward0")
 
@@ -421,7 +421,7 @@ def test_setitem_under_no_grad_is_not_recorded():
         with lib.no_grad():
             y[0] = 2.0
             y[[1, 2]] = lib.ones(3, requires_grad=True)
-        facts.append((node_name(y.grad_fn), y._version, y.detach().numpy().tolist()))
+        facts.append((node_name(y.grad_fn), y._version, to_numpy(y).tolist()))
     assert facts[0] == facts[1]
 
 
@@ -456,7 +456,7 @@ def test_version_counter_is_shared_by_base_views_and_detach():
         record()
         x.data.add_(1)          # .data has its own counter
         record()
-        history.append((versions, x.numpy().tolist()))
+        history.append((versions, to_numpy(x).tolist()))
     assert history[0] == history[1]
 
 

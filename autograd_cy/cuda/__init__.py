@@ -15,7 +15,7 @@ import os
 import numpy as np
 
 from autograd_cy._C import device as _core_device
-from autograd_cy.cuda.array import CudaDevice, DeviceArray, empty, empty_in_layout_of, from_host
+from autograd_cy.cuda.array import CudaDevice, DeviceArray, empty, from_host
 from autograd_cy.cuda import rows as _rows
 
 __all__ = ["is_available", "device_count", "current_device", "set_device", "synchronize",
@@ -173,14 +173,9 @@ class DeviceNamespace:
             return source.astype(source.dtype if dtype is None else dtype, copy=copy)
         return from_host(np.array(source, dtype=dtype, order=order), self.device)
 
-    def empty_like(self, prototype, dtype=None, order="K", shape=None):
-        """``np.empty_like``; with ``order="K"`` the new array keeps the prototype's dim order
-        (NOTE [Layout of empty_like] in array.py)."""
-        if order != "K" or shape is not None:
-            return np.empty_like(prototype, dtype=dtype, order=order, shape=shape)
-        return empty_in_layout_of(prototype, dtype)
-
-    # the other *_like functions take a DeviceArray: NumPy's dispatch reaches the device
+    # the *_like functions take a DeviceArray: NumPy's dispatch reaches the device (and keeps
+    # the prototype's layout: NOTE [Layout of empty_like] in array.py)
+    empty_like = staticmethod(np.empty_like)
     zeros_like = staticmethod(np.zeros_like)
     ones_like = staticmethod(np.ones_like)
     full_like = staticmethod(np.full_like)

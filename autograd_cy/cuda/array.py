@@ -132,7 +132,10 @@ class DeviceArray(NDArrayOperatorsMixin):
         """Basic indexing (ints, slices, None, Ellipsis) is a view; a key with index arrays
         or bool masks is a gather (NOTE [An index as a view and a gather] in indexing.py)."""
         if _is_basic(key):
-            return self._view(self._raw[key])
+            parts = key if isinstance(key, tuple) else (key,)
+            if Ellipsis not in parts:
+                parts += (Ellipsis,)    # a view even when every dim is indexed away (0-d)
+            return self._view(self._raw[parts])
         from autograd_cy.cuda.indexing import take
         return take(self, key)
 
@@ -198,7 +201,8 @@ class DeviceArray(NDArrayOperatorsMixin):
         dtype = np.dtype(dtype)
         if dtype == self.dtype and not copy:
             return self
-        out = empty(self.shape, dtype, self.device)
+        out = (empty_in_order(self.shape, dtype, self.device, (self,)) if order == "K"
+               else empty(self.shape, dtype, self.device))
         _copy_into(out, self)
         return out
 

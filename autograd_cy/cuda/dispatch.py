@@ -16,7 +16,7 @@ from autograd_cy.cuda.launch import elementwise_config
 from autograd_cy.cuda.layout import broadcast_strides, elementwise_layout
 from autograd_cy.cuda.array import (
     DeviceArray, _check_same_device, _copy_into, _fill, _resolve_shape, _view_strides, empty,
-    empty_in_order, kernel_name,
+    empty_in_layout_of, empty_in_order, kernel_name,
     launch_elementwise, mixed_devices_error, require_kernel, scalar_operand,
 )
 
@@ -342,9 +342,14 @@ def argreduce(op, x, axis, keepdims):
 
 # -------------------------------------------------------------------- NumPy functions
 
-def _like(prototype, dtype, shape, fill):
-    shape = prototype.shape if shape is None else shape
-    result = empty(shape, prototype.dtype if dtype is None else dtype, prototype.device)
+def _like(prototype, dtype, shape, fill, order):
+    """np.*_like: with order "K" and the prototype's shape, in its dim order (NOTE [Layout
+    of empty_like] in array.py); otherwise row-major."""
+    dtype = prototype.dtype if dtype is None else dtype
+    if shape is None and order == "K":
+        result = empty_in_layout_of(prototype, dtype)
+    else:
+        result = empty(prototype.shape if shape is None else shape, dtype, prototype.device)
     if fill is not None:
         _fill(result, fill)
     return result
@@ -370,7 +375,8 @@ def _where(condition, a, b):
     shape = np.broadcast_shapes(condition.shape, a.shape, b.shape)
     kernel = kernel_name("where", dtype)
     require_kernel(kernel, f"np.where of {dtype}")
-    return launch_elementwise(kernel, empty(shape, dtype, device), (condition, a, b))
+    return launch_elementwise(kernel, empty_in_order(shape, dtype, device, (condition, a, b)),
+                              (condition, a, b))
 
 
 def _all(a, axis=None, out=None, keepdims=False, *, where=True):
@@ -462,9 +468,14 @@ def _take(a, indices, axis=None, out=None, mode="raise"):
 
 
 def _copyto(dst, src, casting="same_kind", where=True):
-    if where is not True:       # the elements where the mask is False keep their value
-        src = _where(where, src, dst)
-    dst[...] = src
+    """np.copyto; with a mask, only the selected elements are written (a masked scatter, not
+    a where() over all of ``dst``: in an expand's shared memory an unselected element would
+    write its old value back over a selected one)."""
+    if where is True:
+        dst[...] = src
+        return
+    mask = where.broadcast_to(dst.shape)
+    dst[mask] = src.broadcast_to(dst.shape)[mask] if isinstance(src, DeviceArray) else src
 
 
 def _sum_like(op):
@@ -475,13 +486,13 @@ def _sum_like(op):
 
 _FUNCTIONS = {
     np.zeros_like: lambda a, dtype=None, order="K", subok=True, shape=None, **kw:
-        _like(a, dtype, shape, 0),
+        _like(a, dtype, shape, 0, order),
     np.ones_like: lambda a, dtype=None, order="K", subok=True, shape=None, **kw:
-        _like(a, dtype, shape, 1),
+        _like(a, dtype, shape, 1, order),
     np.empty_like: lambda a, dtype=None, order="K", subok=True, shape=None, **kw:
-        _like(a, dtype, shape, None),
+        _like(a, dtype, shape, None, order),
     np.full_like: lambda a, fill_value, dtype=None, order="K", subok=True, shape=None, **kw:
-        _like(a, dtype, shape, fill_value),
+        _like(a, dtype, shape, fill_value, order),
     np.where: _where,
     np.take_along_axis: _take_along_axis,
     np.take: _take,

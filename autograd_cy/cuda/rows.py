@@ -14,7 +14,7 @@ import numpy as np
 
 from autograd_cy.cuda import manifest
 from autograd_cy.cuda.array import (
-    empty, kernel_name, launch_elementwise, require_kernel, _contiguous_strides, _fill,
+    empty, empty_in_order, kernel_name, launch_elementwise, require_kernel, _contiguous_strides, _fill,
 )
 from autograd_cy.cuda.launch import elementwise_config
 from autograd_cy.cuda.layout import (
@@ -238,7 +238,7 @@ def pointwise_loss(loss, x, target, weight, reduction):
     weight = None if weight is None else weight.astype(x.dtype, copy=False)
     operands = (x, target) + (() if weight is None else (weight,))
     if reduction == 0:
-        out = empty(shape, x.dtype, device)
+        out = empty_in_order(shape, x.dtype, device, operands)     # the inputs' layout
         if n == 0:
             return out
         out_strides = out.element_strides
@@ -272,7 +272,7 @@ def pointwise_loss_backward(loss, x, target, grad, divisor):
     loss's derivative in x."""
     name = kernel_name(f"{loss}_backward", x.dtype)
     require_kernel(name, f"{loss}'s backward of {x.dtype}")
-    out = empty(tuple(x.shape), x.dtype, x.device)
+    out = empty_in_order(tuple(x.shape), x.dtype, x.device, (x, target))
     return launch_elementwise(name, out, (x, target, grad.astype(x.dtype, copy=False)),
                               (manifest_scalar(divisor, x.dtype),))
 

@@ -15,6 +15,7 @@ otherwise (gather's input, for its shape; index_add's source; masked_fill's mask
 import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
+from autograd_cy._C.device cimport contiguous_array
 from autograd_cy._C.dtype cimport scalar_name, c10_name
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, array_module, register_methods,
@@ -283,7 +284,7 @@ def masked_fill(Tensor self, Tensor mask, value):
     # a 0-d array of self's dtype on the value's device (a CUDA value stays there)
     fill = ((<Tensor>value)._data if is_tensor else np.asarray(value)).astype(self._data.dtype)
     array = np.where(mask._data, fill, self._data)      # C order, as PyTorch's result
-    cdef Tensor out = wrap(array if array.flags.c_contiguous else np.ascontiguousarray(array))
+    cdef Tensor out = wrap(contiguous_array(array))
     if is_grad_enabled() and (requires_grad(self) or (is_tensor and requires_grad(value))):
         node = MaskedFillBackward1() if is_tensor else MaskedFillBackward0()
         record(node, (self, value) if is_tensor else (self,), (out,), (mask,))

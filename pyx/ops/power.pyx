@@ -15,7 +15,7 @@ from autograd_cy._C.tensor cimport (
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.recording cimport record1, record2, any_requires_grad2
 from autograd_cy._C.promotion cimport result_type, operand_array, wrap, raise_broadcast_error
-from autograd_cy._C.fp_errors cimport quietly2, ignoring_fp_errors
+from autograd_cy._C.fp_errors cimport quietly, quietly2, ignoring_fp_errors
 from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.ops.arithmetic import mul, sub
 
@@ -100,6 +100,13 @@ def pow(self, exponent):
     try:
         if dtype.kind in "iu" and isinstance(exponent, Tensor) and np.any(exponent_array < 0):
             array = integer_power(base_array, exponent_array)
+        elif (dtype.kind == "f" and not isinstance(exponent, Tensor)
+                and (exponent == 0.5 or exponent == -0.5)):
+            # PyTorch computes these as sqrt and rsqrt: (-inf) ** 0.5 is NaN, not C's inf,
+            # and (-0.) ** -0.5 is -inf
+            array = quietly(np.sqrt, base_array)
+            if exponent < 0:
+                array = quietly(np.reciprocal, array)
         else:
             array = quietly2(np.power, base_array, exponent_array)
     except ValueError:
@@ -132,7 +139,7 @@ def rpow(Tensor self, other):
     dtype = result_type(self, other)
     exponent = operand_array(self, dtype)
     if dtype.kind in "iu" and np.any(exponent < 0):
-        array = integer_power(np.asarray(other, dtype=dtype), exponent)
+        array = integer_power(np.full_like(exponent, other, dtype=dtype), exponent)
     else:
         array = quietly2(np.power, operand_array(other, dtype), exponent)
     if not array.flags.c_contiguous:        # PyTorch's Scalar ** Tensor is contiguous
