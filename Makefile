@@ -25,18 +25,19 @@ build: $(STAMP)
 # a GPU; the real one with make test-gpu), against torch on the CPU: all of them but the
 # kernel tests of tests/cuda (device tests already) and the million-node graphs (a CPU
 # matter, far too slow on an emulator).
-DEVICE_SUITES := tests --ignore=tests/cuda --ignore=tests/test_deep_graphs.py
+DEVICE_SUITES := tests --ignore=tests/cuda --ignore=tests/gpu --ignore=tests/test_deep_graphs.py
 
 test: build
-	$(BIN)/python -m pytest -q tests
+	$(BIN)/python -m pytest -q tests --ignore=tests/gpu
 	AUTOGRAD_CY_TEST_DEVICE=cuda $(BIN)/python -m pytest -q $(DEVICE_SUITES)
 
-# On a machine with an NVIDIA GPU: the op suites and the device tests on the real device.
+# On a machine with an NVIDIA GPU: every suite on the real device, the device tests, and
+# tests/gpu (memory shared with CuPy and torch, which only a GPU can show).
 test-gpu: build
 	AUTOGRAD_CY_CUDA=auto AUTOGRAD_CY_TEST_DEVICE=cuda $(BIN)/python -m pytest -q \
 		$(DEVICE_SUITES)
 	AUTOGRAD_CY_CUDA=auto $(BIN)/python -m pytest -q tests/cuda/test_devices.py \
-		tests/cuda/test_launch_guards.py tests/test_dlpack.py
+		tests/cuda/test_launch_guards.py tests/gpu
 
 bench: build
 	$(BIN)/python -m benchmarks
