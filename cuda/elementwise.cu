@@ -45,6 +45,7 @@ struct Sign {
     template <typename A> __device__ A operator()(A x) const { return A((A(0) < x) - (x < A(0))); }
 };
 struct Square { template <typename A> __device__ A operator()(A x) const { return x * x; } };
+struct BitNot { template <typename A> __device__ A operator()(A x) const { return ~x; } };
 struct Floor { template <typename A> __device__ A operator()(A x) const { return agcy_floor(x); } };
 struct Ceil { template <typename A> __device__ A operator()(A x) const { return agcy_ceil(x); } };
 struct Trunc { template <typename A> __device__ A operator()(A x) const { return agcy_trunc(x); } };
@@ -151,6 +152,10 @@ __device__ __forceinline__ long long agcy_pow(long long a, long long b) { return
 __device__ __forceinline__ int agcy_pow(int a, int b) { return integer_pow(a, b); }
 struct Pow { template <typename A> __device__ A operator()(A a, A b) const { return agcy_pow(a, b); } };
 struct Atan2 { template <typename A> __device__ A operator()(A a, A b) const { return agcy_atan2(a, b); } };
+// the bitwise ops, instantiated for the integer dtypes only
+struct BitAnd { template <typename A> __device__ A operator()(A a, A b) const { return a & b; } };
+struct BitOr { template <typename A> __device__ A operator()(A a, A b) const { return a | b; } };
+struct BitXor { template <typename A> __device__ A operator()(A a, A b) const { return a ^ b; } };
 // NaN-propagating, as torch.maximum / torch.minimum; on a tie the first operand.
 struct Maximum {
     template <typename A> __device__ A operator()(A a, A b) const {

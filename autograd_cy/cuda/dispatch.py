@@ -135,9 +135,7 @@ def _unary(name, x, in_dtype, out_dtype, out, device):
     elif name in _UNARY and _needs_widening("unary", in_dtype, _UNARY[name]):
         in_dtype = np.dtype(np.int64)           # computed exactly in int64, cast back below
     x = x.astype(in_dtype, copy=False)
-    if name == "invert":
-        template, functor_args = "bitwise_not", (in_dtype,)
-    elif name in _PREDICATES:
+    if name in _PREDICATES:
         template, functor_args = name, (in_dtype,)
     elif name in _LOGICAL or name == "logical_not":
         template, functor_args = "logical_not", ()
@@ -173,8 +171,6 @@ def _binary(name, inputs, in_dtype, out_dtype, out, device):
         # like NumPy's ufunc, non-bool operands count as their truth (x != 0; NaN is True)
         a, b = (_truth(v, device) for v in (a, b))
         in_dtype = np.dtype(bool)
-    elif name in _BITWISE:
-        template, functor = "bitwise", _BITWISE[name]
     elif name in _BINARY:
         template, functor = "binary", _BINARY[name]
     else:
@@ -192,8 +188,6 @@ def _binary(name, inputs, in_dtype, out_dtype, out, device):
         if template == "compare":       # s < b  is  b > s
             kernel = kernel_name("compare_scalar", in_dtype,
                                  _FLIPPED[functor] if scalar_a else functor)
-        elif template == "bitwise":     # & | ^ commute
-            kernel = kernel_name("bitwise_scalar", in_dtype, functor)
         else:                           # s + x is x + s; s - x needs scalar_binary
             reversed_ = scalar_a and functor in manifest.REVERSED_SCALAR_FUNCTORS
             kernel = kernel_name("scalar_binary" if reversed_ else "binary_scalar",
@@ -216,7 +210,6 @@ def _binary(name, inputs, in_dtype, out_dtype, out, device):
     return _finish(result, out)
 
 
-_BITWISE = getattr(manifest, "BITWISE_FUNCTORS", {})
 _EXTREMUM_ON_BOOL = {"maximum": "logical_or", "minimum": "logical_and"}
 _KERNEL_NAMES = {k.name for k in manifest.KERNELS}
 

@@ -43,16 +43,22 @@ UNARY_FUNCTORS = {
     "sqrt": "Sqrt", "rsqrt": "Rsqrt", "reciprocal": "Reciprocal", "sin": "Sin", "cos": "Cos",
     "tanh": "Tanh", "sigmoid": "Sigmoid", "relu": "Relu", "absolute": "Abs", "sign": "Sign",
     "square": "Square", "floor": "Floor", "ceil": "Ceil", "trunc": "Trunc", "gelu": "Gelu",
-    "gelu_tanh": "GeluTanh", "silu": "Silu",
+    "gelu_tanh": "GeluTanh", "silu": "Silu", "invert": "BitNot",
 }
-UNARY_DTYPES = {f: FLOATS + (SIGNED_INTEGERS if f in ("Neg", "Abs", "Sign", "Square") else ())
+# ~ & | ^ on the integer dtypes (on bools NumPy's bitwise ufuncs are the logical ops)
+BITWISE_DTYPES = ("int64", "int32", "int16", "int8", "uint8")
+BITWISE = ("BitNot", "BitAnd", "BitOr", "BitXor")
+UNARY_DTYPES = {f: BITWISE_DTYPES if f in BITWISE else
+                FLOATS + (SIGNED_INTEGERS if f in ("Neg", "Abs", "Sign", "Square") else ())
                 for f in UNARY_FUNCTORS.values()}
 BINARY_FUNCTORS = {
     "add": "Add", "subtract": "Sub", "multiply": "Mul", "divide": "Div", "power": "Pow",
     "arctan2": "Atan2", "maximum": "Maximum", "minimum": "Minimum",
     "floor_divide": "FloorDivide", "remainder": "Remainder", "fmod": "Fmod",
+    "bitwise_and": "BitAnd", "bitwise_or": "BitOr", "bitwise_xor": "BitXor",
 }
-BINARY_DTYPES = {f: FLOATS + (() if f in ("Div", "Atan2") else SIGNED_INTEGERS)
+BINARY_DTYPES = {f: BITWISE_DTYPES if f in BITWISE else
+                 FLOATS + (() if f in ("Div", "Atan2") else SIGNED_INTEGERS)
                  for f in BINARY_FUNCTORS.values()}
 # scalar_binary<T, F> computes F(s, x): the operand orders a number can take on the left
 # that differ from F(x, s) (rsub, rdiv, rpow, 2 // x, 2 % x).
@@ -127,9 +133,12 @@ def _elementwise_kernels():
     # the vectorized float32 kernels take no Layout
     f32, c32 = VEC4_DTYPE, STORAGE_CTYPES[VEC4_DTYPE]
     for functor in UNARY_FUNCTORS.values():
-        kernels.append(Kernel(file, f"unary_vec4<{c32}, {functor}>",
-                              ("int64", ptr(f32), ptr(f32))))
+        if f32 in UNARY_DTYPES[functor]:
+            kernels.append(Kernel(file, f"unary_vec4<{c32}, {functor}>",
+                                  ("int64", ptr(f32), ptr(f32))))
     for functor in BINARY_FUNCTORS.values():
+        if f32 not in BINARY_DTYPES[functor]:
+            continue
         kernels.append(Kernel(file, f"binary_vec4<{c32}, {functor}>",
                               ("int64", ptr(f32), ptr(f32), ptr(f32))))
         kernels.append(Kernel(file, f"binary_scalar_vec4<{c32}, {functor}>",
@@ -320,27 +329,6 @@ def _random_kernels():
     return kernels
 
 
-# cuda/bitwise.cu: &, |, ^ (np.bitwise_and/or/xor) and ~ (np.invert) on the integer dtypes;
-# on bools NumPy's bitwise ufuncs are the logical ops and reach elementwise.cu's kernels.
-BITWISE_FUNCTORS = {"bitwise_and": "BitAnd", "bitwise_or": "BitOr", "bitwise_xor": "BitXor"}
-BITWISE_DTYPES = ("int64", "int32", "int16", "int8", "uint8")
-
-
-def _bitwise_kernels():
-    """cuda/bitwise.cu: bitwise<T, F>(out, a, b), bitwise_scalar<T, F>(out, a, s) and
-    bitwise_not<T>(out, x), over a Layout."""
-    kernels = []
-    for dt in BITWISE_DTYPES:
-        c, p = STORAGE_CTYPES[dt], "ptr:" + dt
-        for functor in BITWISE_FUNCTORS.values():
-            kernels.append(Kernel("bitwise.cu", f"bitwise<{c}, {functor}>",
-                                  ("Layout", "int64", p, p, p)))
-            kernels.append(Kernel("bitwise.cu", f"bitwise_scalar<{c}, {functor}>",
-                                  ("Layout", "int64", p, p, dt)))
-        kernels.append(Kernel("bitwise.cu", f"bitwise_not<{c}>", ("Layout", "int64", p, p)))
-    return kernels
-
-
 #: the dtypes cuda/sort.cu sorts (NOTE [Sorting by rank]); bools sort as uint8
 SORT_DTYPES = FLOATS + ("int64", "int32", "int16", "int8", "uint8")
 
@@ -356,7 +344,7 @@ def _sort_kernels():
 KERNELS = tuple(_elementwise_kernels() + _pointwise_backward_kernels() + _reduction_kernels()
                 + _indexing_kernels() + _advanced_indexing_kernels() + _softmax_kernels()
                 + _loss_kernels() + _foreach_kernels() + _random_kernels()
-                + _bitwise_kernels() + _sort_kernels())
+                + _sort_kernels())
 _BY_NAME = {k.name: k for k in KERNELS}
 
 

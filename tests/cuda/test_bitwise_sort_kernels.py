@@ -1,7 +1,7 @@
-"""The kernels of cuda/bitwise.cu and cuda/sort.cu on the CPU emulator, against NumPy (and
-torch on the CPU for the median).
+"""The bitwise kernels of cuda/elementwise.cu (binary<T, BitAnd> ..., unary<T, BitNot>) and
+cuda/sort.cu on the CPU emulator, against NumPy (and torch on the CPU for the median).
 
-bitwise.cu: every functor and dtype on a transposed and a broadcast operand, in place, with
+The bitwise ops: every functor and dtype on a transposed and a broadcast operand, in place, with
 a scalar (the dtype's extremes among them), ~; the layouts and sizes a view has (empty, 0-d,
 one element, flipped, broadcast), launch configurations from one 32-thread block to grids of
 1024-thread blocks, blocks in reverse order. sort.cu: every dtype over row lengths around
@@ -21,11 +21,13 @@ from autograd_cy.cuda import launch as launch_config
 from autograd_cy.cuda import manifest, sorting
 from autograd_cy.cuda.array import from_host
 from autograd_cy.cuda.emulator import load_kernel_file
-from autograd_cy.cuda.layout import LAYOUT_DTYPE, elementwise_layout
+from autograd_cy.cuda.layout import LAYOUT_DTYPE
+from launching import element_strides, launch_elementwise
 
 CTYPE = manifest.STORAGE_CTYPES
 BITWISE_DTYPES = manifest.BITWISE_DTYPES
-FUNCTORS = manifest.BITWISE_FUNCTORS          # ufunc name -> functor
+FUNCTORS = {name: functor for name, functor in manifest.BINARY_FUNCTORS.items()
+            if functor in manifest.BITWISE}          # ufunc name -> functor
 SORT_DTYPES = manifest.SORT_DTYPES
 SHAPE = (5, 7)   # 35 elements: more than one 32-thread block
 # (grid, block): fewer threads than elements, more, and the largest block
@@ -36,7 +38,7 @@ rng = np.random.default_rng(0)
 
 @pytest.fixture(scope="module")
 def bitwise_module():
-    return load_kernel_file("bitwise.cu")
+    return load_kernel_file("elementwise.cu")
 
 
 @pytest.fixture(scope="module")
@@ -56,14 +58,19 @@ def signature_code(word):
     return {"f": "f", "i": "i", "u": "u", "b": "b"}[dt.kind] + str(dt.itemsize)
 
 
-@pytest.mark.parametrize("file", ["bitwise.cu", "sort.cu"])
+def _is_bitwise(kernel):
+    return any(f", {functor}>" in kernel.name for functor in manifest.BITWISE)
+
+
+@pytest.mark.parametrize("file", ["elementwise.cu", "sort.cu"])
 def test_manifest_entries_resolve_with_their_parameter_types(file):
     """Every entry builds, is found by its name expression, and its manifest parameter list
     is the C++ signature; the tables cover every dtype and functor."""
     module = load_kernel_file(file)
-    entries = [k for k in manifest.KERNELS if k.file == file]
+    entries = [k for k in manifest.KERNELS if k.file == file
+               and (file == "sort.cu" or _is_bitwise(k))]
     assert len(entries) == len({k.name for k in entries})
-    expected = (len(BITWISE_DTYPES) * (2 * len(FUNCTORS) + 1) if file == "bitwise.cu"
+    expected = (len(BITWISE_DTYPES) * (2 * len(FUNCTORS) + 1) if file == "elementwise.cu"
                 else len(SORT_DTYPES))
     assert len(entries) == expected
     for entry in entries:
@@ -77,17 +84,6 @@ def test_bitwise_table_names_numpy_ufuncs():
 
 # ------------------------------------------------------------------ bitwise
 
-def element_strides(array):
-    return tuple(s // array.itemsize for s in array.strides)
-
-
-def launch_elementwise(module, name, out, arrays=(), scalars=(), grid=2, block=32):
-    """Run ``name`` with the Layout of ``out`` and ``arrays`` (views of out's shape, any
-    strides), the element count, the arrays and then the scalars."""
-    operands = (out,) + tuple(arrays)
-    layout = elementwise_layout(out.shape, [element_strides(a) for a in operands])
-    module.get_function(name)((grid,), (block,),
-                              (layout, np.int64(out.size), *operands, *scalars))
 
 
 def bit_patterns(dtype, shape=SHAPE):
@@ -115,14 +111,14 @@ BITWISE_CASES = [(u, dt) for u in FUNCTORS for dt in BITWISE_DTYPES]
 def test_bitwise(bitwise_module, ufunc, dtype):
     a, b = transposed(bit_patterns(dtype)), broadcast_row(bit_patterns(dtype))
     out = np.empty(SHAPE, dtype)
-    launch_elementwise(bitwise_module, f"bitwise<{CTYPE[dtype]}, {FUNCTORS[ufunc]}>", out, (a, b))
+    launch_elementwise(bitwise_module, f"binary<{CTYPE[dtype]}, {FUNCTORS[ufunc]}>", out, (a, b))
     np.testing.assert_array_equal(out, getattr(np, ufunc)(a, b))
 
 
 @pytest.mark.parametrize("ufunc,dtype", BITWISE_CASES)
 def test_bitwise_in_place_on_either_operand(bitwise_module, ufunc, dtype):
     """out is a, then out is b: each element reads before it writes."""
-    name = f"bitwise<{CTYPE[dtype]}, {FUNCTORS[ufunc]}>"
+    name = f"binary<{CTYPE[dtype]}, {FUNCTORS[ufunc]}>"
     a, b = transposed(bit_patterns(dtype)), transposed(bit_patterns(dtype))
     want = getattr(np, ufunc)(a, b)
     a_copy = a.copy()
@@ -135,7 +131,7 @@ def test_bitwise_in_place_on_either_operand(bitwise_module, ufunc, dtype):
 @pytest.mark.parametrize("ufunc,dtype", BITWISE_CASES)
 def test_bitwise_scalar(bitwise_module, ufunc, dtype):
     """The scalar is the parameter's exact type (manifest): the extremes, 0, all ones."""
-    name = f"bitwise_scalar<{CTYPE[dtype]}, {FUNCTORS[ufunc]}>"
+    name = f"binary_scalar<{CTYPE[dtype]}, {FUNCTORS[ufunc]}>"
     info = np.iinfo(dtype)
     for s in np.array([info.min, info.max, 0, -1 if info.min else info.max, 0x5A]).astype(dtype):
         a = transposed(bit_patterns(dtype))
@@ -151,10 +147,10 @@ def test_bitwise_scalar(bitwise_module, ufunc, dtype):
 def test_bitwise_not(bitwise_module, dtype):
     x = transposed(bit_patterns(dtype))
     out = np.empty(SHAPE, dtype)
-    launch_elementwise(bitwise_module, f"bitwise_not<{CTYPE[dtype]}>", out, (x,))
+    launch_elementwise(bitwise_module, f"unary<{CTYPE[dtype]}, BitNot>", out, (x,))
     np.testing.assert_array_equal(out, np.invert(x))
     want = np.invert(x)
-    launch_elementwise(bitwise_module, f"bitwise_not<{CTYPE[dtype]}>", x, (x,))   # in place
+    launch_elementwise(bitwise_module, f"unary<{CTYPE[dtype]}, BitNot>", x, (x,))   # in place
     np.testing.assert_array_equal(x, want)
 
 
@@ -191,14 +187,14 @@ def test_bitwise_over_layouts_and_sizes(bitwise_module, shape, kind):
     b = layout_view("flipped", bit_patterns(dtype, shape) if shape else np.array(12, dtype))
     flip = (slice(None, None, -1),) * len(shape) + (Ellipsis,)   # 0-d: the array itself
     out = np.full(shape, 99, dtype)[flip]
-    launch_elementwise(bitwise_module, "bitwise<short, BitXor>", out, (a, b))
+    launch_elementwise(bitwise_module, "binary<short, BitXor>", out, (a, b))
     np.testing.assert_array_equal(out, a ^ b)
     out = np.full(shape, 99, dtype)[flip]
-    launch_elementwise(bitwise_module, "bitwise_scalar<short, BitOr>", out, (a,),
+    launch_elementwise(bitwise_module, "binary_scalar<short, BitOr>", out, (a,),
                        (np.int16(0x0F0F),))
     np.testing.assert_array_equal(out, a | np.int16(0x0F0F))
     out = np.full(shape, 99, dtype)[flip]
-    launch_elementwise(bitwise_module, "bitwise_not<short>", out, (a,))
+    launch_elementwise(bitwise_module, "unary<short, BitNot>", out, (a,))
     np.testing.assert_array_equal(out, ~a)
 
 
@@ -207,7 +203,7 @@ def test_bitwise_broadcast_both_ways_over_three_dims(bitwise_module):
     a = np.broadcast_to(bit_patterns("int64", (4, 1, 6)), (4, 5, 6))
     b = np.broadcast_to(bit_patterns("int64", (1, 5, 1))[:, ::-1], (4, 5, 6))
     out = np.empty((4, 5, 6), np.int64)
-    launch_elementwise(bitwise_module, "bitwise<long long, BitAnd>", out, (a, b), grid=3,
+    launch_elementwise(bitwise_module, "binary<long long, BitAnd>", out, (a, b), grid=3,
                        block=64)
     np.testing.assert_array_equal(out, a & b)
 
@@ -218,10 +214,10 @@ def test_bitwise_launch_configurations(bitwise_module, grid, block):
     a = transposed(bit_patterns("uint8", (40, 50)))
     b = layout_view("flipped", bit_patterns("uint8", (40, 50)))
     out = np.zeros((40, 50), np.uint8)
-    launch_elementwise(bitwise_module, "bitwise<unsigned char, BitOr>", out, (a, b), grid=grid,
+    launch_elementwise(bitwise_module, "binary<unsigned char, BitOr>", out, (a, b), grid=grid,
                        block=block)
     np.testing.assert_array_equal(out, a | b)
-    launch_elementwise(bitwise_module, "bitwise_not<unsigned char>", out, (a,), grid=grid,
+    launch_elementwise(bitwise_module, "unary<unsigned char, BitNot>", out, (a,), grid=grid,
                        block=block)
     np.testing.assert_array_equal(out, ~a)
 
@@ -231,9 +227,9 @@ def test_bitwise_blocks_in_reverse_order(bitwise_module, monkeypatch):
     a = layout_view("flipped", bit_patterns("int32", (9, 13)))
     b = broadcast_row(bit_patterns("int32", (9, 13)))
     out = np.empty((9, 13), np.int32)
-    launch_elementwise(bitwise_module, "bitwise<int, BitXor>", out, (a, b), grid=4, block=32)
+    launch_elementwise(bitwise_module, "binary<int, BitXor>", out, (a, b), grid=4, block=32)
     np.testing.assert_array_equal(out, a ^ b)
-    launch_elementwise(bitwise_module, "bitwise_scalar<int, BitAnd>", out, (a,),
+    launch_elementwise(bitwise_module, "binary_scalar<int, BitAnd>", out, (a,),
                        (np.int32(-256),), grid=4, block=32)
     np.testing.assert_array_equal(out, a & np.int32(-256))
 

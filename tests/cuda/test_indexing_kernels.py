@@ -5,13 +5,11 @@ on the emulated device, against NumPy as the oracle (``a[index]``, ``a[index] = 
 repeated indices, contended atomics (many repeats of few rows), strided arrays (transposed,
 flipped, stepped) and indices, values broadcast from a number and from a row, launch caps
 from one thread to several blocks, and the errors (out of range, dtypes, shapes)."""
-import types
 
 import numpy as np
 import pytest
 
-import autograd_cy as ag
-from autograd_cy.cuda import indexing, launch
+from autograd_cy.cuda import indexing
 from autograd_cy.cuda.array import from_host
 from autograd_cy.cuda.manifest import STORAGE_CTYPES
 
@@ -19,27 +17,6 @@ FLOATS = ("float16", "float32", "float64")
 ADD_DTYPES = FLOATS + ("int64",)
 ARRAY_SHAPES = [(7,), (6, 3, 4)]
 INDEX_SHAPES = [(5,), (2, 3), (0,)]
-# (block, grid) caps of the emulated device: one thread, one block, several blocks
-CAPS = [(1, 1), (4, 3), (32, 2)]
-
-
-@pytest.fixture
-def device():
-    return ag.cuda._device(0)
-
-
-@pytest.fixture(params=CAPS, ids=lambda c: f"block{c[0]}-grid{c[1]}")
-def capped(request, device, monkeypatch):
-    """The device, its indexing launches under small caps: grid-stride loops must cover any
-    configuration. (Only the indexing launches: the reductions of the bounds check have
-    caps of their own.)"""
-    caps = types.SimpleNamespace(max_block_size=request.param[0],
-                                 max_grid_size=request.param[1])
-    monkeypatch.setattr(indexing, "elementwise_config",
-                        lambda n, seam: launch.elementwise_config(n, caps))
-    return device
-
-
 def host_array(shape, dtype, rng):
     if np.dtype(dtype) == np.bool_:
         return rng.random(shape) < 0.5

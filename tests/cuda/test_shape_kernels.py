@@ -4,32 +4,14 @@
 add up): awkward shapes (empty, 0-d, size-1 dims), non-contiguous and flipped views, index
 arrays that broadcast, duplicate indices for the scatter-add (float16 too), small launch
 caps, and blocks run in reverse order where the order could matter."""
-import types
 
 import numpy as np
 import pytest
 
 import autograd_cy as ag
-from autograd_cy.cuda import indexing, launch
+from autograd_cy.cuda import indexing
 from autograd_cy.cuda.array import from_host
 from autograd_cy.cuda.layout import elementwise_layout
-
-CAPS = [(1, 1), (4, 3), (32, 2)]
-
-
-@pytest.fixture
-def device():
-    return ag.cuda._device(0)
-
-
-@pytest.fixture(params=CAPS, ids=lambda c: f"block{c[0]}-grid{c[1]}")
-def capped(request, device, monkeypatch):
-    """The indexing launches under small caps (grid-stride loops must cover any launch)."""
-    caps = types.SimpleNamespace(max_block_size=request.param[0],
-                                 max_grid_size=request.param[1])
-    monkeypatch.setattr(indexing, "elementwise_config",
-                        lambda n, seam: launch.elementwise_config(n, caps))
-    return device
 
 
 @pytest.fixture(params=["forward", "reverse"])
