@@ -12,7 +12,7 @@ import torch.nn.functional as F
 
 from autograd_cy.cuda import manifest
 from autograd_cy.cuda.emulator import load_kernel_file
-from autograd_cy.cuda.layout import LAYOUT_DTYPE, elementwise_layout
+from autograd_cy.cuda.layout import LAYOUT_DTYPE
 from launching import element_strides, launch_elementwise as launch
 
 FILE = "elementwise.cu"
