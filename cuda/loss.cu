@@ -20,8 +20,11 @@ template <typename A> struct LossSum {
 // synchronizing host call. These kernels never read out of bounds either: a bad target is
 // skipped and `error` (one int64 word per device, rows.py) is set to 1; the host reads that
 // word at the next host read of an array of the device and raises there
-// (rows.check_device_asserts), so the hot path copies nothing to the host.
-__device__ __forceinline__ void flag_device_assert(long long* error) { *error = 1; }
+// (rows.check_device_asserts), so the hot path copies nothing to the host. Many threads may
+// flag at once: the store is atomic (a plain one is a data race, however benign).
+__device__ __forceinline__ void flag_device_assert(long long* error) {
+    atomicExch(reinterpret_cast<unsigned long long*>(error), 1ull);
+}
 
 // ---- nll_loss ------------------------------------------------------------------------------
 // NOTE [NllLayout]
