@@ -1,7 +1,9 @@
-"""How the kernel tests launch an elementwise-family kernel directly on the emulator."""
+"""What the kernel tests share: launching an elementwise-family kernel directly on the
+emulator, and reading a manifest entry's parameters as the emulator's signature codes."""
 import numpy as np
 
-from autograd_cy.cuda.layout import elementwise_layout
+from autograd_cy.cuda.emulator.module import dtype_code
+from autograd_cy.cuda.layout import LAYOUT_DTYPE, elementwise_layout
 
 
 def element_strides(array):
@@ -15,3 +17,13 @@ def launch_elementwise(module, name, out, arrays=(), scalars=(), grid=2, block=3
     layout = elementwise_layout(out.shape, [element_strides(a) for a in operands])
     module.get_function(name)((grid,), (block,),
                               (layout, np.int64(out.size), *operands, *scalars))
+
+
+def signature_code(word):
+    """The emulator's code (``CpuKernel.sig``) of one manifest parameter word: a Layout by
+    value, a pointer to its pointee's code, an exact scalar type."""
+    if word == "Layout":
+        return f"V{LAYOUT_DTYPE.itemsize}"
+    if word.startswith("ptr:"):
+        return "P" + signature_code(word[4:])
+    return dtype_code(word)

@@ -7,7 +7,8 @@ import torch
 
 from autograd_cy.cuda import manifest
 from autograd_cy.cuda.emulator import load_kernel_file
-from autograd_cy.cuda.layout import LAYOUT_DTYPE, elementwise_layout
+from autograd_cy.cuda.layout import elementwise_layout
+from launching import signature_code
 
 FILE = "pointwise_backward.cu"
 FLOATS = manifest.FLOATS
@@ -55,18 +56,10 @@ def assert_matches(got, want, dtype):
 
 
 def test_manifest_entries_resolve_with_their_parameter_types(module):
-    def code(word):
-        if word == "Layout":
-            return f"V{LAYOUT_DTYPE.itemsize}"
-        if word.startswith("ptr:"):
-            return "P" + code(word[4:])
-        dt = np.dtype(word)
-        return dt.kind + str(dt.itemsize)   # "f" or "i" here
-
     entries = [k for k in manifest.KERNELS if k.file == FILE]
     assert len(entries) == len(manifest.POINTWISE_BACKWARD_SIGNATURES) * len(FLOATS)
     for entry in entries:
-        assert module.get_function(entry.name).sig == [code(p) for p in entry.params], entry.name
+        assert module.get_function(entry.name).sig == [signature_code(p) for p in entry.params], entry.name
 
 
 # ------------------------------------------------------------------ one gradient

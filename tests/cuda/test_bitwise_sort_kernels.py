@@ -21,8 +21,7 @@ from autograd_cy.cuda import launch as launch_config
 from autograd_cy.cuda import manifest, sorting
 from autograd_cy.cuda.array import from_host
 from autograd_cy.cuda.emulator import load_kernel_file
-from autograd_cy.cuda.layout import LAYOUT_DTYPE
-from launching import element_strides, launch_elementwise
+from launching import element_strides, launch_elementwise, signature_code
 
 CTYPE = manifest.STORAGE_CTYPES
 BITWISE_DTYPES = manifest.BITWISE_DTYPES
@@ -47,16 +46,6 @@ def sort_module():
 
 
 # ------------------------------------------------------------------ manifest
-
-def signature_code(word):
-    """The emulator's code of one manifest parameter word (``kernel.sig``)."""
-    if word == "Layout":
-        return f"V{LAYOUT_DTYPE.itemsize}"
-    if word.startswith("ptr:"):
-        return "P" + signature_code(word[4:])
-    dt = np.dtype(word)
-    return {"f": "f", "i": "i", "u": "u", "b": "b"}[dt.kind] + str(dt.itemsize)
-
 
 def _is_bitwise(kernel):
     return any(f", {functor}>" in kernel.name for functor in manifest.BITWISE)

@@ -12,8 +12,7 @@ import torch.nn.functional as F
 
 from autograd_cy.cuda import manifest
 from autograd_cy.cuda.emulator import load_kernel_file
-from autograd_cy.cuda.layout import LAYOUT_DTYPE
-from launching import element_strides, launch_elementwise as launch
+from launching import element_strides, launch_elementwise as launch, signature_code
 
 FILE = "elementwise.cu"
 FLOATS = manifest.FLOATS
@@ -80,19 +79,11 @@ def integers(low, high, shape=SHAPE, nonzero=False):
 def test_manifest_entries_resolve_with_their_parameter_types(module):
     """Every entry builds, is found by its name expression, and its manifest parameter list
     is the C++ signature (Layout by value, exact scalar types, pointee types)."""
-    def code(word):
-        if word == "Layout":
-            return f"V{LAYOUT_DTYPE.itemsize}"
-        if word.startswith("ptr:"):
-            return "P" + code(word[4:])
-        dt = np.dtype(word)
-        return {"f": "f", "i": "i", "u": "u", "b": "b"}[dt.kind] + str(dt.itemsize)
-
     entries = [k for k in manifest.KERNELS if k.file == FILE]
     assert len(entries) == len({k.name for k in entries})
     for entry in entries:
         kernel = module.get_function(entry.name)
-        assert kernel.sig == [code(p) for p in entry.params], entry.name
+        assert kernel.sig == [signature_code(p) for p in entry.params], entry.name
 
 
 def test_tables_name_the_ufuncs_they_map():
