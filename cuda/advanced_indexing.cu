@@ -60,23 +60,15 @@ __global__ void put_at_offsets(Layout L, long long n, T* x, const long long* off
     }
 }
 
-// CUDA's atomicAdd overloads, int64 through the unsigned one (NOTE [Scatter-add with
-// atomics] in indexing.cu says why that is the same addition).
-template <typename T>
-__device__ __forceinline__ void atomic_add_at(T* address, T value) { atomicAdd(address, value); }
-template <>
-__device__ __forceinline__ void atomic_add_at<long long>(long long* address, long long value) {
-    atomicAdd(reinterpret_cast<unsigned long long*>(address), (unsigned long long)value);
-}
-
-// x[i's offset + offsets[...]] += values[i], every duplicate adding (atomics).
+// x[i's offset + offsets[...]] += values[i], every duplicate adding (NOTE [Scatter-add
+// with atomics] in common.cuh).
 template <typename T>
 __global__ void add_at_offsets(Layout L, long long n, T* x, const long long* offsets,
                                const T* values) {
     AGCY_GRID_STRIDE_LOOP(i, n) {
         long long off[3];
         layout_offsets<3>(L, i, off);
-        atomic_add_at(x + off[0] + offsets[off[1]], values[off[2]]);
+        atomic_accumulate(x + off[0] + offsets[off[1]], values[off[2]]);
     }
 }
 

@@ -49,3 +49,20 @@ template <> __device__ __forceinline__ float load<__half>(const __half* p) { ret
 template <typename T, typename A> __device__ __forceinline__ void store(T* p, A v) { *p = (T)v; }
 template <> __device__ __forceinline__ void store<__half, float>(__half* p, float v) { *p = __float2half(v); }
 template <> __device__ __forceinline__ void store<__half, double>(__half* p, double v) { *p = __float2half((float)v); }
+
+// NOTE [Scatter-add with atomics]
+// Positions of the iteration may name the same element (a repeated index), and the threads
+// that hold them run at the same time: a plain `arr[k] += v` would lose all but one of the
+// additions. atomicAdd makes each read-add-write indivisible, so every addition lands, in an
+// order no one chooses: float sums may differ in their last bits from run to run (NumPy's
+// np.add.at adds in index order). CUDA has atomicAdd for float, double, __half (sm_70 and
+// up) and unsigned long long but not for signed long long; two's complement addition is the
+// same bit operation for both, so int64 adds through the unsigned overload.
+template <typename T>
+__device__ __forceinline__ void atomic_accumulate(T* address, T value) {
+    atomicAdd(address, value);
+}
+template <>
+__device__ __forceinline__ void atomic_accumulate<long long>(long long* address, long long value) {
+    atomicAdd(reinterpret_cast<unsigned long long*>(address), (unsigned long long)value);
+}

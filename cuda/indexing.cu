@@ -39,27 +39,10 @@ __global__ void put_along_axis(Layout L, long long n, T* arr, const long long* i
     }
 }
 
-// NOTE [Scatter-add with atomics]
-// Positions of the iteration may name the same element (a repeated index), and the threads
-// that hold them run at the same time: a plain `arr[k] += v` would lose all but one of the
-// additions. atomicAdd makes each read-add-write indivisible, so every addition lands, in an
-// order no one chooses: float sums may differ in their last bits from run to run (NumPy's
-// np.add.at adds in index order). CUDA has atomicAdd for float, double, __half (sm_70 and
-// up) and unsigned long long but not for signed long long; two's complement addition is the
-// same bit operation for both, so int64 adds through the unsigned overload.
-template <typename T>
-__device__ __forceinline__ void atomic_accumulate(T* address, T value) {
-    atomicAdd(address, value);
-}
-template <>
-__device__ __forceinline__ void atomic_accumulate<long long>(long long* address, long long value) {
-    atomicAdd(reinterpret_cast<unsigned long long*>(address), (unsigned long long)value);
-}
-
 // arr[i's position, with the coordinate along `axis` replaced by index[i]] += values[i]:
-// put_along_axis's layout and arguments, but every write accumulates (see NOTE [Scatter-add
-// with atomics]). Layout operands: 0 arr (its stride along `axis` set to 0), 1 index,
-// 2 values (broadcast).
+// put_along_axis's layout and arguments, but every write accumulates (NOTE [Scatter-add
+// with atomics] in common.cuh). Layout operands: 0 arr (its stride along `axis` set to 0),
+// 1 index, 2 values (broadcast).
 template <typename T>
 __global__ void add_along_axis(Layout L, long long n, T* arr, const long long* index,
                                const T* values, long long axis_stride, long long axis_size) {

@@ -35,15 +35,18 @@ cdef object node_stream(Node node):
 
 
 cdef object enter_stream(object stream):
-    """Make ``stream`` current on its device; return the stream it replaces."""
+    """Make ``stream`` current on its device; return the stream it replaces (the common
+    case, already current, switches nothing)."""
     cdef object cuda = backend()
     previous = cuda.current_stream(stream[0])
-    cuda.use_stream(stream[0], stream[1])
+    if previous is not stream[1]:
+        cuda.use_stream(stream[0], stream[1])
     return previous
 
 
 cdef void exit_stream(object stream, object previous) except *:
-    backend().use_stream(stream[0], previous)
+    if previous is not stream[1]:
+        backend().use_stream(stream[0], previous)
 
 
 cdef void wait_for(int index, object waiter, object producer) except *:

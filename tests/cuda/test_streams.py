@@ -74,7 +74,11 @@ def test_events_order_streams_and_time_them():
     ag.ones(8, device="cuda").exp()
     end.record()
     end.synchronize()
-    assert end.query() and start.elapsed_time(end) >= 0
+    # what elapsed_time measures between: itself none, and the same span either way round
+    assert end.query() and start.elapsed_time(start) == 0.0
+    assert end.elapsed_time(start) == -start.elapsed_time(end)
+    with pytest.raises(RuntimeError, match="must be recorded"):
+        start.elapsed_time(cuda.Event(enable_timing=True))
 
 
 def test_backward_ops_run_on_the_streams_of_their_forward_ops(seam):
