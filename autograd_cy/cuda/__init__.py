@@ -17,6 +17,8 @@ import numpy as np
 from autograd_cy._C import device as _core_device
 from autograd_cy.cuda.array import CudaDevice, DeviceArray, empty, from_host
 from autograd_cy.cuda import rows as _rows
+from autograd_cy.cuda import gemm as _gemm
+from autograd_cy.cuda import foreach as _foreach
 
 __all__ = ["is_available", "device_count", "current_device", "set_device", "synchronize",
            "manual_seed", "manual_seed_all", "initial_seed", "get_device_name",
@@ -239,6 +241,12 @@ class _CoreBridge:
     # the fused row and loss kernels (NOTE [Fused formulas on CUDA] in pyx/device.pyx)
     rows = staticmethod(_rows.rows)
     loss = staticmethod(_rows.loss)
+    # addmm and its backward with their epilogues (NOTE [GEMM epilogues] in cuda/gemm.cu)
+    gemm = staticmethod(_gemm.gemm)
+    gemm_dtypes = _gemm.GEMM_DTYPES
+    # the deferred .grad additions of a backward (NOTE [Deferred gradient accumulation])
+    can_add_in_place_together = staticmethod(_foreach.can_add_in_place_together)
+    add_in_place_together = staticmethod(_foreach.add_in_place_together)
 
 
 _core_device.set_cuda_backend(_CoreBridge)
