@@ -146,8 +146,8 @@ def get_device_states(*args):
     """(device indices, RNG states) of the CUDA devices the tensors of ``args`` live on."""
     indices = []
     for value in _tensors_in(args):
-        if value.is_cuda and value.get_device() not in indices:
-            indices.append(value.get_device())
+        if value.is_cuda and value.device.index not in indices:
+            indices.append(value.device.index)
     return indices, [_ag.cuda.get_rng_state(index) for index in indices]
 
 
@@ -396,7 +396,7 @@ class _checkpoint_hook(saved_tensors_hooks):
 
 # ------------------------------------------------------------------ debug=True
 
-_DEBUG_TEMPLATE = """\
+_DEBUG_TEMPLATE = """ \
 An error happened while unpacking tensors; dumping logs of latest computation
 because you passed `debug=True` to `torch.utils.checkpoint.checkpoint()`.
 
