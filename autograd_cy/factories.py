@@ -35,28 +35,35 @@ class Generator:
     def initial_seed(self):
         return self._seed
 
+    def _raw_state(self):
+        """(PCG64 state dict, seed): what ``get_state`` packs, cheap to take and compare."""
+        return self._rng.bit_generator.state, self._seed
+
+    def _set_raw_state(self, raw):
+        self._rng.bit_generator.state, self._seed = raw
+
     def get_state(self):
         """The generator's state as a uint8 tensor (``torch.Generator.get_state``): PCG64's
         128-bit state and increment, its buffered half-word, and the seed."""
-        state = self._rng.bit_generator.state
+        state, seed = self._raw_state()
         words = state["state"]
         packed = b"".join([
             words["state"].to_bytes(16, "little"), words["inc"].to_bytes(16, "little"),
             builtins.int(state["has_uint32"]).to_bytes(4, "little"),
             builtins.int(state["uinteger"]).to_bytes(4, "little"),
-            (self._seed & 0xFFFFFFFFFFFFFFFF).to_bytes(8, "little")])
+            (seed & 0xFFFFFFFFFFFFFFFF).to_bytes(8, "little")])
         return _wrap_array(np.frombuffer(packed, np.uint8).copy())
 
     def set_state(self, new_state):
         """Restore a state taken by ``get_state``: the same numbers are drawn again."""
         packed = _rng_state_bytes(new_state, _CPU_STATE_SIZE, "CPUGeneratorImplState")
-        self._rng.bit_generator.state = {
+        self._set_raw_state(({
             "bit_generator": "PCG64",
             "state": {"state": builtins.int.from_bytes(packed[0:16], "little"),
                       "inc": builtins.int.from_bytes(packed[16:32], "little")},
             "has_uint32": builtins.int.from_bytes(packed[32:36], "little"),
-            "uinteger": builtins.int.from_bytes(packed[36:40], "little")}
-        self._seed = builtins.int.from_bytes(packed[40:48], "little")
+            "uinteger": builtins.int.from_bytes(packed[36:40], "little")},
+            builtins.int.from_bytes(packed[40:48], "little")))
         return self
 
 

@@ -130,8 +130,8 @@ def get_rng_state(device="cuda"):
     from autograd_cy._C.tensor import _wrap_array
     index = _index_of(device)
     _device(index)
-    packed = (_device_seed(index).to_bytes(8, "little")
-              + _offsets.get(index, 0).to_bytes(8, "little"))
+    seed, offset = _raw_rng_state(index)
+    packed = seed.to_bytes(8, "little") + offset.to_bytes(8, "little")
     return _wrap_array(np.frombuffer(packed, np.uint8).copy())
 
 
@@ -141,8 +141,17 @@ def set_rng_state(new_state, device="cuda"):
     index = _index_of(device)
     _device(index)
     packed = _rng_state_bytes(new_state, _STATE_SIZE, "PhiloxCudaState")
-    _device_seeds[index] = int.from_bytes(packed[:8], "little")
-    _offsets[index] = int.from_bytes(packed[8:], "little")
+    _set_raw_rng_state(index, (int.from_bytes(packed[:8], "little"),
+                               int.from_bytes(packed[8:], "little")))
+
+
+def _raw_rng_state(index):
+    """(seed, offset) of cuda:index: what ``get_rng_state`` packs."""
+    return _device_seed(index), _offsets.get(index, 0)
+
+
+def _set_raw_rng_state(index, raw):
+    _device_seeds[index], _offsets[index] = raw
 
 
 def get_rng_state_all():

@@ -36,12 +36,13 @@ import traceback
 import uuid
 import warnings
 import weakref
-from collections import defaultdict
+
+import numpy as np
 
 import autograd_cy as _ag
 from autograd_cy._C.graph_task import _current_graph_task_id, _is_checkpoint_valid
 from autograd_cy._C.saved_tensor import _make_saved_tensor
-from autograd_cy._C.tensor import Tensor
+from autograd_cy._C.tensor import Size, Tensor, _array_of, _wrap_array
 from autograd_cy.autograd.function import Function
 from autograd_cy.autograd.graph import saved_tensors_hooks
 
@@ -161,21 +162,38 @@ class _RngStates:
     """The RNG states a checkpointed forward started from (NOTE [Checkpoint RNG state])."""
 
     def __init__(self, args):
-        self.cpu = _ag.get_rng_state()
-        self.devices, self.device_states = get_device_states(*args)
+        self.devices = get_device_states(*args)[0] if _ag.cuda.is_available() else []
+        self.states = self._take()
+
+    def _take(self):
+        """The raw states (CPU generator, then each device's), cheap to take and compare."""
+        return ([_ag.default_generator._raw_state()]
+                + [_ag.cuda._raw_rng_state(index) for index in self.devices])
+
+    def _restore(self, states):
+        _ag.default_generator._set_raw_state(states[0])
+        for index, state in zip(self.devices, states[1:]):
+            _ag.cuda._set_raw_rng_state(index, state)
+
+    def drew_nothing(self):
+        """Nothing random was drawn since the states were taken: a rerun draws nothing
+        either, and needs no replay."""
+        return self._take() == self.states
 
     @contextlib.contextmanager
     def replay(self):
         """Run the body from the saved states; restore the current ones afterwards."""
-        current_cpu = _ag.get_rng_state()
-        current_devices = [_ag.cuda.get_rng_state(index) for index in self.devices]
-        _ag.set_rng_state(self.cpu)
-        set_device_states(self.devices, self.device_states)
+        current = self._take()
+        self._restore(self.states)
         try:
             yield
         finally:
-            _ag.set_rng_state(current_cpu)
-            set_device_states(self.devices, current_devices)
+            self._restore(current)
+
+
+def _replay(rng_states):
+    """The context a recomputation runs in: replaying ``rng_states``, if any."""
+    return rng_states.replay() if rng_states is not None else contextlib.nullcontext()
 
 
 # ------------------------------------------------------------------ reentrant checkpoint
@@ -193,7 +211,10 @@ class CheckpointFunction(Function):
         ctx.tensor_indices = [i for i, value in enumerate(args) if isinstance(value, Tensor)]
         ctx.save_for_backward(*(args[i] for i in ctx.tensor_indices))
         with _ag.no_grad():
-            return run_function(*args)
+            outputs = run_function(*args)
+        if ctx.rng_states is not None and ctx.rng_states.drew_nothing():
+            ctx.rng_states = None
+        return outputs
 
     @staticmethod
     def backward(ctx, *grads):
@@ -206,8 +227,7 @@ class CheckpointFunction(Function):
         inputs = list(ctx.inputs)
         for index, tensor in zip(ctx.tensor_indices, ctx.saved_tensors):
             inputs[index] = tensor
-        replay = ctx.rng_states.replay() if ctx.rng_states else contextlib.nullcontext()
-        with replay:
+        with _replay(ctx.rng_states):
             detached = detach_variable(tuple(inputs))
             with _ag.enable_grad():
                 outputs = ctx.run_function(*detached)
@@ -234,13 +254,22 @@ enable checkpoint\u2011debug mode globally.
 
 
 def _default_meta_extractor(tensor):
-    """What ``determinism_check="default"`` compares: shape, dtype and device."""
-    return {"shape": tensor.shape, "dtype": tensor.dtype, "device": tensor.device}
+    """What ``determinism_check="default"`` compares: shape, dtype and device. Taken from the
+    tensor's array (``"cpu"`` or the CUDA device), as it is taken for every saved tensor;
+    ``_as_dict`` shows it as PyTorch does."""
+    array = _array_of(tensor)
+    return array.shape, array.dtype, array.device
+
+
+def _as_dict(metadata):
+    shape, dtype, device = metadata
+    return {"shape": Size(shape), "dtype": _wrap_array(np.empty(0, dtype)).dtype,
+            "device": _ag.device("cpu" if device == "cpu" else f"cuda:{device.id}")}
 
 
 _allowed_determinism_checks_to_fns = {
     _DEFAULT_DETERMINISM_MODE: _default_meta_extractor,
-    "none": lambda _: None,
+    "none": None,
 }
 
 
@@ -248,35 +277,34 @@ class _StopRecomputationError(Exception):
     """Raised by the recomputation's pack hook once every needed tensor is back."""
 
 
-class _Handle:
-    """The key of one recomputed tensor: it lives as long as its holder points at it."""
-
-
 class _Holder:
     """What the checkpoint's pack hook keeps instead of a saved tensor: per backward (graph
-    task id), the handle of the tensor recomputed for it (None once given out)."""
+    task id), the tensor recomputed for it (None once given out). Only the SavedTensor
+    holds it (the frame refers to it weakly), so a recomputed tensor dies with the graph
+    that would have used it, or when it is given out, whichever comes first."""
+
+    __slots__ = ("recomputed", "__weakref__")
 
     def __init__(self):
-        self.handles = {}
+        self.recomputed = {}
 
 
 class _CheckpointFrame:
     """The state of one non-reentrant checkpointed region."""
 
-    def __init__(self, recompute_fn, early_stop, unpack_error_cb, metadata_fn):
+    def __init__(self, recompute_fn, early_stop, metadata_fn):
         self.recompute_fn = recompute_fn
         self.early_stop = early_stop
-        self.unpack_error_cb = unpack_error_cb
-        self.metadata_fn = metadata_fn
+        self.metadata_fn = metadata_fn     # None: determinism_check="none"
+        self.unpack_error_cb = None        # debug=True: shows the logs with the error
         self.saved_args = []
         self.weak_holders = []             # one per tensor saved in the forward, in order
         self.x_metadatas = []              # metadata_fn of each of them
-        self.recomputed = defaultdict(weakref.WeakKeyDictionary)   # gid -> handle -> tensor
-        self.recompute_count = defaultdict(int)
-        self.is_recomputed = defaultdict(bool)
+        self.recomputed_for = set()        # graph task ids whose backward has recomputed
         self.forward_completed = False
         self.ignore_saved_mismatch = False
         self.forward_log = self.recompute_log = None   # debug=True: _SaveLog each
+        self.rng_states = None             # what the recomputation replays, if anything
 
     def save_inputs(self, *args):
         self.saved_args = [_make_saved_tensor(value) if isinstance(value, Tensor) else value
@@ -286,45 +314,56 @@ class _CheckpointFrame:
         return [value.unpack() if hasattr(value, "unpack") else value
                 for value in self.saved_args]
 
-    def check_recomputed_tensors_match(self, gid):
-        """The recomputation must save as many tensors, of the same metadata, as the forward."""
+    def recompute(self, gid):
+        """Rerun the forward for the backward ``gid``, filling the holders that are still
+        alive; then check it saved what the forward saved (NOTE [Two ways to checkpoint])."""
+        args = self.get_inputs()
+        if self.recompute_log is not None:
+            self.recompute_log.entries = []
+        hooks = _recomputation_hook(self, gid)
+        try:
+            with hooks, _ag.enable_grad():
+                self.recompute_fn(*args)
+        except _StopRecomputationError:
+            pass
+        self.recomputed_for.add(gid)
         if self.ignore_saved_mismatch:
             return
-        if len(self.weak_holders) != self.recompute_count[gid]:
+        if len(self.weak_holders) != hooks.count:
             raise CheckpointError(
                 "torch.utils.checkpoint: A different number of tensors was saved during the "
                 "original forward and recomputation.\n"
                 f"Number of tensors saved during forward: {len(self.weak_holders)}\n"
-                "Number of tensors saved during recomputation: "
-                f"{self.recompute_count[gid]}.\n{_DEBUG_TIP}")
-        mismatches = ""
-        for index, weak_holder in enumerate(self.weak_holders):
-            holder = weak_holder()
-            if holder is None:
-                continue
-            recomputed = self.recomputed[gid][holder.handles[gid]]
-            saved_meta, recomputed_meta = self.x_metadatas[index], self.metadata_fn(recomputed)
-            if saved_meta != recomputed_meta:
-                mismatches += (f"tensor at position {index}:\nsaved metadata: {saved_meta}\n"
-                               f"recomputed metadata: {recomputed_meta}\n")
-        if mismatches:
+                f"Number of tensors saved during recomputation: {hooks.count}.\n{_DEBUG_TIP}")
+        if hooks.mismatches:
+            described = "".join(
+                f"tensor at position {index}:\nsaved metadata: {_as_dict(saved)}\n"
+                f"recomputed metadata: {_as_dict(recomputed)}\n"
+                for index, saved, recomputed in hooks.mismatches)
             raise CheckpointError(
                 "torch.utils.checkpoint: Recomputed values for the following tensors have "
-                f"different metadata than during the forward pass.\n{mismatches}.\n{_DEBUG_TIP}")
+                f"different metadata than during the forward pass.\n{described}.\n{_DEBUG_TIP}")
 
 
 class _recomputation_hook(saved_tensors_hooks):
-    """During a rerun: hand each saved tensor to the holder of the same position."""
+    """During a rerun: hand each saved tensor to the holder of the same position, and note
+    where its metadata differs from the forward's. ``count``: tensors saved so far."""
 
-    def __init__(self, frame_ref, gid):
+    def __init__(self, frame, gid):
+        self.count = 0
+        self.mismatches = []
+        weak_holders, metadatas, metadata_fn = frame.weak_holders, frame.x_metadatas, \
+            frame.metadata_fn
+        log = frame.recompute_log
+
         def pack_hook(x):
-            x = x.detach() if x.requires_grad else x
-            frame = frame_ref()
-            if frame.recompute_log is not None:
-                frame.recompute_log.add(x)
-            index = frame.recompute_count[gid]
-            frame.recompute_count[gid] += 1
-            if index >= len(frame.weak_holders):
+            index = self.count
+            self.count = index + 1
+            if x.requires_grad:
+                x = x.detach()
+            if log is not None:
+                log.add(x)
+            if index >= len(weak_holders):
                 if not frame.forward_completed:
                     # A backward inside the checkpointed forward, without early stop: the
                     # rerun goes past what the forward has saved so far.
@@ -333,65 +372,65 @@ class _recomputation_hook(saved_tensors_hooks):
                 raise CheckpointError(
                     "torch.utils.checkpoint: trying to save more tensors during recomputation "
                     f"than during the original forward pass.\n{_DEBUG_TIP}")
-            holder = frame.weak_holders[index]()
+            holder = weak_holders[index]()
             if holder is not None:         # else: freed by an earlier backward; not needed
-                handle = holder.handles[gid] = _Handle()
-                frame.recomputed[gid][handle] = x
-            if frame.early_stop and frame.recompute_count[gid] == len(frame.weak_holders):
+                holder.recomputed[gid] = x
+                if metadata_fn is not None:
+                    metadata = metadata_fn(x)
+                    if metadata != metadatas[index]:
+                        self.mismatches.append((index, metadatas[index], metadata))
+            if self.count == len(weak_holders) and frame.early_stop:
                 raise _StopRecomputationError
             return x
 
-        super().__init__(pack_hook, lambda x: x)
+        super().__init__(pack_hook, _identity)
+
+
+def _identity(x):
+    return x
 
 
 class _checkpoint_hook(saved_tensors_hooks):
     """During the forward: keep a holder for each saved tensor; recompute on first unpack."""
 
     def __init__(self, frame):
+        add_holder, add_metadata = frame.weak_holders.append, frame.x_metadatas.append
+        metadata_fn, log = frame.metadata_fn, frame.forward_log
+        new_reference = weakref.ref
+
         def pack_hook(x):
             holder = _Holder()
-            frame.weak_holders.append(weakref.ref(holder))
-            if frame.forward_log is not None:
-                frame.forward_log.add(x)
-            if frame.metadata_fn is not None:
-                with _ag.no_grad():
-                    frame.x_metadatas.append(frame.metadata_fn(x))
+            add_holder(new_reference(holder))
+            if metadata_fn is not None:
+                add_metadata(metadata_fn(x))
+            if log is not None:
+                log.add(x)
             return holder
 
         def unpack_hook(holder):
             gid = _current_graph_task_id()
             if gid == -1:                  # unpacked outside any backward
                 gid = uuid.uuid4().int
-            if not frame.is_recomputed[gid]:
-                args = frame.get_inputs()
-                if frame.recompute_log is not None:
-                    frame.recompute_log.entries = []
-                try:
-                    with _recomputation_hook(weakref.ref(frame), gid), _ag.enable_grad():
-                        frame.recompute_fn(*args)
-                except _StopRecomputationError:
-                    pass
-                frame.is_recomputed[gid] = True
-                frame.check_recomputed_tensors_match(gid)
-            if holder.handles.get(gid) is None:
+            if gid not in frame.recomputed_for:
+                frame.recompute(gid)
+            tensor = holder.recomputed.get(gid)
+            if tensor is None:
                 raise CheckpointError(
                     "torch.utils.checkpoint: Unpack is being triggered for a tensor that was "
                     "already unpacked once. If you are calling ctx.saved_tensors in backward, "
                     "make sure to do so only once. Otherwise please open an issue with details "
                     "on your use case.")
-            tensor = frame.recomputed[gid][holder.handles[gid]]
-            holder.handles[gid] = None
+            holder.recomputed[gid] = None
             return tensor
 
-        if frame.unpack_error_cb is None:
-            super().__init__(pack_hook, unpack_hook)
-        else:
-            def unpack_hook_with_error_cb(holder):
-                try:
-                    return unpack_hook(holder)
-                except CheckpointError as error:
-                    frame.unpack_error_cb(error)
-            super().__init__(pack_hook, unpack_hook_with_error_cb)
+        def unpack_hook_with_error_cb(holder):
+            try:
+                return unpack_hook(holder)
+            except CheckpointError as error:
+                frame.unpack_error_cb(error)
+
+        super().__init__(pack_hook, unpack_hook if frame.unpack_error_cb is None
+                         else unpack_hook_with_error_cb)
 
 
 # ------------------------------------------------------------------ debug=True
@@ -427,7 +466,7 @@ class _SaveLog:
                  if not frame.filename.endswith(("checkpoint.py", "graph.py"))]
         where = "".join(f"{frame.filename}:{frame.lineno}:{frame.name}\n"
                         for frame in stack[-3:])
-        self.entries.append(f"{_default_meta_extractor(tensor)}\n{where}")
+        self.entries.append(f"{_as_dict(_default_meta_extractor(tensor))}\n{where}")
 
     def text(self):
         return "".join(f"({i + 1} of {len(self.entries)}) {entry}\n"
@@ -462,14 +501,13 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, context_fn, dete
     rng_states = _RngStates(args) if preserve_rng_state else None
 
     def recompute_fn(*inputs):
-        replay = rng_states.replay() if rng_states else contextlib.nullcontext()
-        with replay, recompute_context:
+        with _replay(frame.rng_states), recompute_context:
             function(*inputs, **kwargs)
 
     frame = _CheckpointFrame(
         recompute_fn,
         early_stop if _enable_checkpoint_early_stop is None else _enable_checkpoint_early_stop,
-        None, metadata_fn)
+        metadata_fn)
     if debug:
         frame.unpack_error_cb = _debug_callback(frame)
     if not _ag.is_grad_enabled():
@@ -485,6 +523,8 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, context_fn, dete
             "exception raised during the checkpointed forward. This is not supported because "
             "checkpoint cannot return a value for a failed forward.")
     frame.forward_completed = True
+    if rng_states is not None and not rng_states.drew_nothing():
+        frame.rng_states = rng_states
     return result
 
 
