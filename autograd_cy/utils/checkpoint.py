@@ -35,14 +35,14 @@ import enum
 import traceback
 import uuid
 import warnings
-import weakref
 
 import numpy as np
 
 import autograd_cy as _ag
-from autograd_cy._C.graph_task import _current_graph_task_id, _is_checkpoint_valid
+from autograd_cy._C import checkpoint_hooks as _hooks
+from autograd_cy._C.graph_task import _is_checkpoint_valid
 from autograd_cy._C.saved_tensor import _make_saved_tensor
-from autograd_cy._C.tensor import Size, Tensor, _array_of, _wrap_array
+from autograd_cy._C.tensor import Size, Tensor, _wrap_array
 from autograd_cy.autograd.function import Function
 from autograd_cy.autograd.graph import saved_tensors_hooks
 
@@ -253,44 +253,24 @@ enable checkpoint\u2011debug mode globally.
 """
 
 
-def _default_meta_extractor(tensor):
-    """What ``determinism_check="default"`` compares: shape, dtype and device. Taken from the
-    tensor's array (``"cpu"`` or the CUDA device), as it is taken for every saved tensor;
-    ``_as_dict`` shows it as PyTorch does."""
-    array = _array_of(tensor)
-    return array.shape, array.dtype, array.device
-
-
 def _as_dict(metadata):
+    """Metadata as the determinism check takes it (pyx/checkpoint_hooks.pyx: the array's
+    shape, dtype and device), shown as PyTorch shows it."""
     shape, dtype, device = metadata
     return {"shape": Size(shape), "dtype": _wrap_array(np.empty(0, dtype)).dtype,
             "device": _ag.device("cpu" if device == "cpu" else f"cuda:{device.id}")}
 
 
 _allowed_determinism_checks_to_fns = {
-    _DEFAULT_DETERMINISM_MODE: _default_meta_extractor,
+    _DEFAULT_DETERMINISM_MODE: _hooks.metadata,
     "none": None,
 }
 
 
-class _StopRecomputationError(Exception):
-    """Raised by the recomputation's pack hook once every needed tensor is back."""
-
-
-class _Holder:
-    """What the checkpoint's pack hook keeps instead of a saved tensor: per backward (graph
-    task id), the tensor recomputed for it (None once given out). Only the SavedTensor
-    holds it (the frame refers to it weakly), so a recomputed tensor dies with the graph
-    that would have used it, or when it is given out, whichever comes first."""
-
-    __slots__ = ("recomputed", "__weakref__")
-
-    def __init__(self):
-        self.recomputed = {}
-
-
 class _CheckpointFrame:
-    """The state of one non-reentrant checkpointed region."""
+    """The state of one non-reentrant checkpointed region. Its saved_tensors_hooks
+    (pyx/checkpoint_hooks.pyx) fill ``weak_holders`` and ``x_metadatas`` in the forward and
+    call ``recompute`` on the first unpack of each backward."""
 
     def __init__(self, recompute_fn, early_stop, metadata_fn):
         self.recompute_fn = recompute_fn
@@ -299,7 +279,7 @@ class _CheckpointFrame:
         self.unpack_error_cb = None        # debug=True: shows the logs with the error
         self.saved_args = []
         self.weak_holders = []             # one per tensor saved in the forward, in order
-        self.x_metadatas = []              # metadata_fn of each of them
+        self.x_metadatas = []              # the metadata of each of them
         self.recomputed_for = set()        # graph task ids whose backward has recomputed
         self.forward_completed = False
         self.ignore_saved_mismatch = False
@@ -314,123 +294,74 @@ class _CheckpointFrame:
         return [value.unpack() if hasattr(value, "unpack") else value
                 for value in self.saved_args]
 
+    def hooks(self):
+        """The saved_tensors_hooks of the forward."""
+        unpack = _hooks.Unpack(self)
+        if self.unpack_error_cb is not None:
+            def unpack_with_error_cb(holder):
+                try:
+                    return unpack(holder)
+                except CheckpointError as error:
+                    self.unpack_error_cb(error)
+            return saved_tensors_hooks(_hooks.ForwardPack(self), unpack_with_error_cb)
+        return saved_tensors_hooks(_hooks.ForwardPack(self), unpack)
+
     def recompute(self, gid):
         """Rerun the forward for the backward ``gid``, filling the holders that are still
         alive; then check it saved what the forward saved (NOTE [Two ways to checkpoint])."""
         args = self.get_inputs()
         if self.recompute_log is not None:
             self.recompute_log.entries = []
-        hooks = _recomputation_hook(self, gid)
+        pack = _hooks.RecomputePack(self, gid)
         try:
-            with hooks, _ag.enable_grad():
+            with saved_tensors_hooks(pack, _identity), _ag.enable_grad():
                 self.recompute_fn(*args)
-        except _StopRecomputationError:
+        except _hooks.StopRecomputation:
             pass
         self.recomputed_for.add(gid)
         if self.ignore_saved_mismatch:
             return
-        if len(self.weak_holders) != hooks.count:
+        if len(self.weak_holders) != pack.count:
             raise CheckpointError(
                 "torch.utils.checkpoint: A different number of tensors was saved during the "
                 "original forward and recomputation.\n"
                 f"Number of tensors saved during forward: {len(self.weak_holders)}\n"
-                f"Number of tensors saved during recomputation: {hooks.count}.\n{_DEBUG_TIP}")
-        if hooks.mismatches:
+                f"Number of tensors saved during recomputation: {pack.count}.\n{_DEBUG_TIP}")
+        if pack.mismatches:
             described = "".join(
                 f"tensor at position {index}:\nsaved metadata: {_as_dict(saved)}\n"
                 f"recomputed metadata: {_as_dict(recomputed)}\n"
-                for index, saved, recomputed in hooks.mismatches)
+                for index, saved, recomputed in pack.mismatches)
             raise CheckpointError(
                 "torch.utils.checkpoint: Recomputed values for the following tensors have "
                 f"different metadata than during the forward pass.\n{described}.\n{_DEBUG_TIP}")
 
-
-class _recomputation_hook(saved_tensors_hooks):
-    """During a rerun: hand each saved tensor to the holder of the same position, and note
-    where its metadata differs from the forward's. ``count``: tensors saved so far."""
-
-    def __init__(self, frame, gid):
-        self.count = 0
-        self.mismatches = []
-        weak_holders, metadatas, metadata_fn = frame.weak_holders, frame.x_metadatas, \
-            frame.metadata_fn
-        log = frame.recompute_log
-
-        def pack_hook(x):
-            index = self.count
-            self.count = index + 1
-            if x.requires_grad:
-                x = x.detach()
-            if log is not None:
-                log.add(x)
-            if index >= len(weak_holders):
-                if not frame.forward_completed:
-                    # A backward inside the checkpointed forward, without early stop: the
-                    # rerun goes past what the forward has saved so far.
-                    frame.ignore_saved_mismatch = True
-                    return x
-                raise CheckpointError(
-                    "torch.utils.checkpoint: trying to save more tensors during recomputation "
-                    f"than during the original forward pass.\n{_DEBUG_TIP}")
-            holder = weak_holders[index]()
-            if holder is not None:         # else: freed by an earlier backward; not needed
-                holder.recomputed[gid] = x
-                if metadata_fn is not None:
-                    metadata = metadata_fn(x)
-                    if metadata != metadatas[index]:
-                        self.mismatches.append((index, metadatas[index], metadata))
-            if self.count == len(weak_holders) and frame.early_stop:
-                raise _StopRecomputationError
+    def saved_more(self, x):
+        """The recomputation saves more tensors than the forward did."""
+        if not self.forward_completed:
+            # A backward inside the checkpointed forward, without early stop: the rerun goes
+            # past what the forward has saved so far.
+            self.ignore_saved_mismatch = True
             return x
+        raise CheckpointError(
+            "torch.utils.checkpoint: trying to save more tensors during recomputation than "
+            f"during the original forward pass.\n{_DEBUG_TIP}")
 
-        super().__init__(pack_hook, _identity)
+    @staticmethod
+    def new_gid():
+        """An id for an unpack outside any backward (each such unpack recomputes)."""
+        return uuid.uuid4().int
+
+    @staticmethod
+    def unpacked_twice():
+        raise CheckpointError(
+            "torch.utils.checkpoint: Unpack is being triggered for a tensor that was already "
+            "unpacked once. If you are calling ctx.saved_tensors in backward, make sure to do "
+            "so only once. Otherwise please open an issue with details on your use case.")
 
 
 def _identity(x):
     return x
-
-
-class _checkpoint_hook(saved_tensors_hooks):
-    """During the forward: keep a holder for each saved tensor; recompute on first unpack."""
-
-    def __init__(self, frame):
-        add_holder, add_metadata = frame.weak_holders.append, frame.x_metadatas.append
-        metadata_fn, log = frame.metadata_fn, frame.forward_log
-        new_reference = weakref.ref
-
-        def pack_hook(x):
-            holder = _Holder()
-            add_holder(new_reference(holder))
-            if metadata_fn is not None:
-                add_metadata(metadata_fn(x))
-            if log is not None:
-                log.add(x)
-            return holder
-
-        def unpack_hook(holder):
-            gid = _current_graph_task_id()
-            if gid == -1:                  # unpacked outside any backward
-                gid = uuid.uuid4().int
-            if gid not in frame.recomputed_for:
-                frame.recompute(gid)
-            tensor = holder.recomputed.get(gid)
-            if tensor is None:
-                raise CheckpointError(
-                    "torch.utils.checkpoint: Unpack is being triggered for a tensor that was "
-                    "already unpacked once. If you are calling ctx.saved_tensors in backward, "
-                    "make sure to do so only once. Otherwise please open an issue with details "
-                    "on your use case.")
-            holder.recomputed[gid] = None
-            return tensor
-
-        def unpack_hook_with_error_cb(holder):
-            try:
-                return unpack_hook(holder)
-            except CheckpointError as error:
-                frame.unpack_error_cb(error)
-
-        super().__init__(pack_hook, unpack_hook if frame.unpack_error_cb is None
-                         else unpack_hook_with_error_cb)
 
 
 # ------------------------------------------------------------------ debug=True
@@ -466,7 +397,7 @@ class _SaveLog:
                  if not frame.filename.endswith(("checkpoint.py", "graph.py"))]
         where = "".join(f"{frame.filename}:{frame.lineno}:{frame.name}\n"
                         for frame in stack[-3:])
-        self.entries.append(f"{_as_dict(_default_meta_extractor(tensor))}\n{where}")
+        self.entries.append(f"{_as_dict(_hooks.metadata(tensor))}\n{where}")
 
     def text(self):
         return "".join(f"({i + 1} of {len(self.entries)}) {entry}\n"
@@ -514,7 +445,7 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, context_fn, dete
         return function(*args, **kwargs)
     frame.save_inputs(*args)
     suppressed = True
-    with _checkpoint_hook(frame), forward_context:
+    with frame.hooks(), forward_context:
         result = function(*args, **kwargs)
         suppressed = False
     if suppressed:
