@@ -11,7 +11,6 @@ import torch
 import torch.utils.checkpoint
 
 import autograd_cy as ag
-import autograd_cy.utils.checkpoint
 from tests.oracle import (
     LIBS, assert_close, assert_same_error, no_warning, randn, same_warning, to_numpy,
 )
@@ -330,8 +329,9 @@ def test_debug_lists_what_was_saved():
         y = module(lib).checkpoint(flaky_function("fewer"), leaf(lib, randn(3)),
                                    use_reentrant=False, debug=True)
         y.sum().backward()
-    assert_same_checkpoint_error(run, r"^ An error happened while unpacking tensors; dumping logs of latest "
-                                 r"computation\nbecause you passed `debug=True`")
+    assert_same_checkpoint_error(run, r"^ An error happened while unpacking tensors; dumping "
+                                      r"logs of latest computation\nbecause you passed "
+                                      r"`debug=True`")
 
 
 def test_early_stop():

@@ -21,14 +21,17 @@ Each holder gives its tensor out once and forgets it, so recomputed tensors die 
 backward consumes them, even with ``retain_graph=True``; a second backward (another graph
 task id) recomputes again. The inputs are kept as SavedTensors made while the enclosing
 hooks apply, so a checkpoint inside a checkpoint hands its inputs to its parent, which
-recomputes them when needed (nesting works to any depth).
+recomputes them when needed (nesting works to any depth). The hooks run once per saved
+tensor, so they are written in C (pyx/checkpoint_hooks.pyx); what happens once per region
+(recomputing, checking, raising) stays here, in ``_CheckpointFrame``.
 
 # NOTE [Checkpoint RNG state]
 A region that draws random numbers (dropout) must draw the same ones when rerun. With
 ``preserve_rng_state=True`` the CPU generator's state, and that of every CUDA device an
 input lives on, is taken before the forward; the recomputation runs from those states and
 the states of the surrounding program are restored afterwards, so checkpointing does not
-change what later code draws.
+change what later code draws. A forward that drew nothing leaves the states as it found
+them (compared after it): its rerun draws nothing either and skips the replay.
 """
 import contextlib
 import enum
