@@ -18,16 +18,13 @@ cdef class Holder:
     id), the tensor recomputed for it, None once given out. Only the SavedTensor holds it
     (the frame refers to it weakly), so a recomputed tensor dies with the graph that would
     have used it, or when it is given out, whichever comes first."""
-    cdef readonly dict recomputed
-    cdef object __weakref__
-
     def __cinit__(self):
         self.recomputed = {}
 
 
-cpdef tuple metadata(Tensor tensor):
+cpdef tuple metadata(object tensor):
     """What ``determinism_check="default"`` compares: the array's shape, dtype and device."""
-    array = tensor._data
+    array = (<Tensor?>tensor)._data
     return (array.shape, array.dtype, array.device)
 
 
@@ -37,10 +34,6 @@ class StopRecomputation(Exception):
 
 cdef class ForwardPack:
     """The forward's pack hook: a Holder for each saved tensor, and its metadata."""
-    cdef list holders, metadatas
-    cdef bint check
-    cdef object log
-
     def __init__(self, frame):
         self.holders, self.metadatas = frame.weak_holders, frame.x_metadatas
         self.check = frame.metadata_fn is not None
@@ -59,12 +52,6 @@ cdef class ForwardPack:
 cdef class RecomputePack:
     """The recomputation's pack hook: give each saved tensor (detached) to the holder of the
     same position, noting where its metadata differs; stop once the last one is filled."""
-    cdef readonly Py_ssize_t count
-    cdef readonly list mismatches
-    cdef object frame, gid, log
-    cdef list holders, metadatas
-    cdef bint check
-
     def __init__(self, frame, gid):
         self.frame, self.gid, self.log = frame, gid, frame.recompute_log
         self.holders, self.metadatas = frame.weak_holders, frame.x_metadatas
@@ -97,8 +84,6 @@ cdef class RecomputePack:
 cdef class Unpack:
     """The unpack hook: on the first unpack of a backward, recompute; then give the holder's
     tensor out, once."""
-    cdef object frame
-
     def __init__(self, frame):
         self.frame = frame
 
