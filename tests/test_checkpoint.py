@@ -129,6 +129,15 @@ def test_checkpoint_sequential(use_reentrant, segments):
     assert_close(run(ag), run(torch))
 
 
+def test_double_backward_through_a_non_reentrant_checkpoint():
+    def run(lib):
+        x = leaf(lib, randn(3, seed=12))
+        y = module(lib).checkpoint(lambda t: (t.sin() * t).exp(), x, use_reentrant=False)
+        g, = lib.autograd.grad(y.sum(), x, create_graph=True)
+        return g, lib.autograd.grad(g.sum(), x)[0]
+    assert_close(run(ag), run(torch))
+
+
 def test_backward_twice_with_retain_graph_recomputes_each_time():
     def run(lib):
         x = leaf(lib, randn(4, seed=10))
