@@ -379,6 +379,7 @@ def depth_workloads():
 
 
 def all_workloads():
+    from benchmarks.checkpoint_workloads import checkpoint_workloads   # it imports Chain
     return [
         Chain(),
         *depth_workloads(),
@@ -390,4 +391,5 @@ def all_workloads():
         HVP(pruned=False),
         HVP(pruned=True),
         Chain(name="no_grad", no_grad=True),
+        *checkpoint_workloads(),
     ]

@@ -210,6 +210,15 @@ def _current_graph_task_id():
     return (<GraphTask>tasks[-1]).id if tasks else -1
 
 
+def _is_checkpoint_valid():
+    """False while a backward running on this thread prunes its graph (``grad()``, or
+    ``backward(inputs=...)``): a reentrant checkpoint cannot work out which gradients to make."""
+    for task in current_tasks():
+        if (<GraphTask>task).exec_info:
+            return False
+    return True
+
+
 def queue_callback(callback):
     """Run ``callback()`` once the current backward has finished."""
     tasks = current_tasks()

@@ -335,3 +335,10 @@ cdef SavedTensor save(Tensor t, bint is_output, bint wrapped_number=False):
     return saved
 
 
+
+
+def _make_saved_tensor(Tensor tensor, bint is_output=False):
+    """A SavedTensor of ``tensor`` outside any node, as recording makes one: the innermost
+    saved_tensors_hooks pack it, or it is version-checked on ``unpack()``. Non-reentrant
+    checkpointing keeps its inputs this way (autograd_cy/utils/checkpoint.py)."""
+    return save(tensor, is_output)
