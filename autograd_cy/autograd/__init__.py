@@ -11,8 +11,19 @@ from autograd_cy.grad_mode import (
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
     is_inference_mode_enabled,
 )
+# PyTorch's module paths torch.autograd.grad_mode and .variable, and the names it exports
+# from them and from torch._C.
+from autograd_cy.autograd import grad_mode, variable
+from autograd_cy.autograd.function import NestedIOFunction
+from autograd_cy.grad_mode import (
+    set_multithreading_enabled, is_multithreading_enabled, enforce_grad_layout_policy,
+    is_view_replay_enabled, _force_original_view_tracking, _unsafe_preserve_version_counter,
+)
+from autograd_cy._C.saved_tensor import SavedTensor
 
 __all__ = ["backward", "grad", "Variable", "Function", "function", "graph", "gradcheck",
            "gradgradcheck", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled", "anomaly_mode", "detect_anomaly",
-           "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
+           "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
+           "grad_mode", "variable", "NestedIOFunction", "set_multithreading_enabled",
+           "enforce_grad_layout_policy"]

@@ -16,6 +16,7 @@ from autograd_cy._C.graph_task import (  # noqa: F401
 )
 from autograd_cy._C.node import Node
 from autograd_cy._C.recording import _gradient_edge
+from autograd_cy._C.tensor import Tensor
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
            "register_multi_grad_hook", "Node", "GradientEdge", "get_gradient_edge",
@@ -38,9 +39,27 @@ def get_gradient_edge(tensor):
 
 
 def increment_version(tensor):
-    """Bump ``tensor``'s version counter by hand, as an in-place op would."""
+    """Bump the version counter of ``tensor`` (a tensor, or an iterable of tensors) by hand,
+    as an in-place op would: for memory changed behind autograd's back, so that a saved
+    tensor's check still fails at backward. Inference tensors have no counter and are skipped.
+
+    >>> import autograd_cy as ag
+    >>> x = ag.ones(2)
+    >>> increment_version([x, x]); x._version
+    2
+    """
     from autograd_cy._C.ops.inplace import _increment_version
-    _increment_version(tensor)
+    if isinstance(tensor, Tensor):
+        tensor = (tensor,)
+    try:
+        tensors = iter(tensor)
+    except TypeError:
+        raise RuntimeError("increment_version expect a Iterable[Tensor] as input") from None
+    for t in tensors:
+        if not isinstance(t, Tensor):
+            raise RuntimeError(
+                "increment_version expects each element of the iterable to be a tensor")
+        _increment_version(t)
 
 
 # ------------------------------------------------------------------ saved tensors
