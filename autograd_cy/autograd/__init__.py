@@ -11,9 +11,9 @@ from autograd_cy.grad_mode import (
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
     is_inference_mode_enabled,
 )
-# PyTorch's module paths torch.autograd.grad_mode and .variable, and the names it exports
-# from them and from torch._C.
-from autograd_cy.autograd import grad_mode, variable
+# PyTorch's module path torch.autograd.grad_mode, and the names it exports from it and from
+# torch._C.
+from autograd_cy.autograd import grad_mode
 from autograd_cy.autograd.function import NestedIOFunction
 from autograd_cy.grad_mode import (
     set_multithreading_enabled, is_multithreading_enabled, enforce_grad_layout_policy,
@@ -27,3 +27,13 @@ __all__ = ["backward", "grad", "Variable", "Function", "function", "graph", "gra
            "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
            "grad_mode", "variable", "NestedIOFunction", "set_multithreading_enabled",
            "enforce_grad_layout_policy"]
+
+
+def variable(*args, **kwargs):
+    """Deprecated (PyTorch < 0.4): raises. It shadows the module ``autograd.variable``, as
+    in PyTorch, and carries ``variable.Variable``."""
+    raise RuntimeError(
+        "torch.autograd.variable(...) is deprecated, use torch.tensor(...) instead")
+
+
+variable.Variable = Variable
