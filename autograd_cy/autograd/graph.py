@@ -22,7 +22,9 @@ from autograd_cy._C.tensor import Tensor
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
            "register_multi_grad_hook", "allow_mutation_on_saved_tensors", "Node",
-           "GradientEdge", "get_gradient_edge", "increment_version"]
+           "GradientEdge", "get_gradient_edge", "increment_version",
+           "region_activation_memory_budget", "set_warn_on_accumulate_grad_stream_mismatch",
+           "set_override_stale_capture_stream"]
 
 
 def get_gradient_edge(tensor):
@@ -62,6 +64,45 @@ def increment_version(tensor):
             raise RuntimeError(
                 "increment_version expects each element of the iterable to be a tensor")
         _increment_version(t)
+
+
+# ------------------------------------------------------------------ compiler and stream knobs
+
+def region_activation_memory_budget(budget):
+    """PyTorch's activation-memory budget for a region of a ``torch.compile``d forward.
+    There is no compiler here, so, as PyTorch outside a compiled region, a valid budget
+    (a float in [0, 1]) raises RuntimeError."""
+    name = "torch.autograd.graph.region_activation_memory_budget"
+    if isinstance(budget, bool) or not isinstance(budget, (int, float)):
+        raise TypeError(f"{name}: expects a float, got {type(budget).__name__}")
+    if not 0.0 <= budget <= 1.0:
+        raise ValueError(f"{name}: must be in [0, 1], got {budget}")
+    raise RuntimeError(f"{name} can only be used inside a torch.compile region; it has no "
+                       "effect in eager mode.")
+
+
+# Process-wide, as PyTorch's. Recorded only: autograd_cy's engine neither warns about the
+# stream of an AccumulateGrad nor captures CUDA graphs.
+_stream_flags = {"warn_on_accumulate_grad_stream_mismatch": True,
+                 "override_stale_capture_stream": False}
+
+
+def _set_stream_flag(name, enabled):
+    if not isinstance(enabled, bool):
+        raise RuntimeError(f"enabled must be a bool, but got {type(enabled).__name__}")
+    _stream_flags[name] = enabled
+
+
+def set_warn_on_accumulate_grad_stream_mismatch(enabled):
+    """Whether to warn when a gradient reaches AccumulateGrad on another stream than the
+    leaf's (recorded only here)."""
+    _set_stream_flag("warn_on_accumulate_grad_stream_mismatch", enabled)
+
+
+def set_override_stale_capture_stream(enabled):
+    """Whether a stale stream met during CUDA graph capture is replaced by the capturing
+    one (recorded only: there is no graph capture here)."""
+    _set_stream_flag("override_stale_capture_stream", enabled)
 
 
 # ------------------------------------------------------------------ saved tensors
