@@ -486,3 +486,26 @@ def test_gradgradcheck_argument_assertions(options):
         return lib.autograd.gradgradcheck(lambda a: a.exp(), (x,), **options)
     assert_same_error(run, AssertionError, exact=True)
 
+
+
+def test_deprecated_jacobian_functions():
+    def run(lib):
+        gradcheck = module(lib, "gradcheck")
+        x, y = gradcheck_inputs(lib)
+        z = lib.tensor([2.0], dtype=lib.float64, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            numerical = gradcheck.get_numerical_jacobian(lambda t: t[0] * t[1], (x, z))
+            wrt_z = gradcheck.get_numerical_jacobian(lambda t: t[0] * t[1], (x, z), target=(z,))
+            one = gradcheck.get_numerical_jacobian(lambda t: t[0].exp(), x)
+            analytical = gradcheck.get_analytical_jacobian((x, y, z), (x * z).sin())
+        return numerical, wrt_z, one, analytical
+    assert_same(run, rtol=1e-6, atol=1e-6)
+    for lib in LIBS:
+        x, _ = gradcheck_inputs(lib)
+        with pytest.warns(FutureWarning, match=r"^`get_analytical_jacobian` was part of "
+                          "PyTorch's private API and not meant to be exposed"):
+            module(lib, "gradcheck").get_analytical_jacobian((x,), x * 2)
+    assert_same_error(lambda lib: module(lib, "gradcheck").get_numerical_jacobian(
+        lambda t: t[0], (lib.ones(1, requires_grad=True),), grad_out=2.0), ValueError,
+        exact=True)

@@ -27,7 +27,8 @@ import numpy as np
 
 from autograd_cy._C.tensor import Tensor, _array_of
 
-__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "get_numerical_jacobian",
+           "get_analytical_jacobian"]
 
 # Appended to a failure of the batched-gradient check: the first paragraph of PyTorch's text
 # (the rest points at PyTorch's own test suite and sources).
@@ -147,6 +148,68 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                      check_backward_ad=check_rev_over_rev, masked=masked)
 
 
+# ------------------------------------------------------------------ deprecated Jacobians
+
+def _warn_private(name):
+    warnings.warn(f"`{name}` was part of PyTorch's private API and not meant to be exposed. "
+                  "We are deprecating it and it will be removed in a future version of "
+                  "PyTorch.", FutureWarning, stacklevel=3)
+
+
+def get_numerical_jacobian(fn, inputs, target=None, eps=1e-3, grad_out=1.0):
+    """Deprecated: the central-difference Jacobians of ``fn(inputs)`` (called with the
+    tuple) w.r.t. each tensor of ``target`` (default ``inputs``) that requires grad, for
+    the first output: one ``(input numel, output numel)`` tensor per such tensor."""
+    from autograd_cy import tensor
+    _warn_private("get_numerical_jacobian")
+    if grad_out != 1.0:
+        raise ValueError("Expected grad_out to be 1.0. get_numerical_jacobian no longer "
+                         "supports values of grad_out != 1.0.")
+    inputs = _as_tuple(inputs)
+    target = inputs if target is None else _as_tuple(target)
+    jacobians = _numerical_jacobian(lambda *args: fn(args), inputs, eps, target)
+    differentiable = [t for t in target if _requires_grad(t)]
+    return tuple(tensor(per_output[0], dtype=t.dtype, device=t.device)
+                 for per_output, t in zip(jacobians, differentiable))
+
+
+def get_analytical_jacobian(inputs, output, nondet_tol=0.0, grad_out=1.0):
+    """Deprecated: ``(jacobians, reentrant, correct_grad_sizes, correct_grad_types)``, the
+    engine's Jacobians of ``output`` w.r.t. each input that requires grad (computed twice:
+    ``reentrant`` says both agree within ``nondet_tol``) and whether every gradient had
+    its input's shape and dtype."""
+    from autograd_cy import tensor, zeros_like
+    _warn_private("get_analytical_jacobian")
+    if grad_out != 1.0:
+        raise ValueError("Expected grad_out to be 1.0. get_analytical_jacobian no longer "
+                         "supports values of grad_out != 1.0.")
+    differentiable = [x for x in _as_tuple(inputs) if _requires_grad(x)]
+    sizes_ok = types_ok = True
+    attempts = []
+    for attempt in range(2):
+        columns = [np.zeros((x.numel(), output.numel())) for x in differentiable]
+        for r in range(output.numel()):
+            unit = zeros_like(output)
+            one_hot = np.zeros(output.numel())
+            one_hot[r] = 1
+            _write_host_values(_array_of(unit), one_hot.reshape(tuple(output.shape)))
+            for j, (g, x) in enumerate(zip(_vjp(output, differentiable, unit),
+                                           differentiable)):
+                if g is None:
+                    continue
+                if tuple(g.shape) != tuple(x.shape):
+                    sizes_ok = False
+                    continue
+                types_ok = types_ok and g.dtype == x.dtype
+                columns[j][:, r] = _host(g).reshape(-1)
+        attempts.append(columns)
+    reentrant = all(a.size == 0 or np.max(np.abs(a - b)) <= nondet_tol
+                    for a, b in zip(*attempts))
+    jacobians = tuple(tensor(a, dtype=x.dtype, device=x.device)
+                      for a, x in zip(attempts[0], differentiable))
+    return jacobians, reentrant, sizes_ok, types_ok
+
+
 # ------------------------------------------------------------------ the checks
 
 def _gradcheck(func, inputs, *, eps, atol, rtol, nondet_tol, check_undefined_grad,
@@ -219,12 +282,13 @@ def _mismatch_message(analytical, numerical, output_index, input_index):
             f"analytical:{tensor(analytical)!r}\n")
 
 
-def _numerical_jacobian(func, inputs, eps):
+def _numerical_jacobian(func, inputs, eps, target=None):
     """``J[j][k]``: central differences of tensor output ``k`` w.r.t. differentiable input
-    ``j``, shape ``(input numel, output numel)``, float64."""
+    ``j``, shape ``(input numel, output numel)``, float64. ``target``: the tensors to
+    perturb, when not ``inputs`` themselves (``func`` is still called on ``inputs``)."""
     output_sizes = [o.size for o in _evaluate(func, inputs)]
     result = []
-    for inp in inputs:
+    for inp in inputs if target is None else target:
         if not _requires_grad(inp):
             continue
         array = _array_of(inp)
