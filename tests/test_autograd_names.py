@@ -506,6 +506,52 @@ def test_deprecated_jacobian_functions():
         with pytest.warns(FutureWarning, match=r"^`get_analytical_jacobian` was part of "
                           "PyTorch's private API and not meant to be exposed"):
             module(lib, "gradcheck").get_analytical_jacobian((x,), x * 2)
-    assert_same_error(lambda lib: module(lib, "gradcheck").get_numerical_jacobian(
-        lambda t: t[0], (lib.ones(1, requires_grad=True),), grad_out=2.0), ValueError,
-        exact=True)
+    def wrong_grad_out(lib):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            module(lib, "gradcheck").get_numerical_jacobian(
+                lambda t: t[0], (lib.ones(1, requires_grad=True),), grad_out=2.0)
+    assert_same_error(wrong_grad_out, ValueError, exact=True)
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_gradcheck_forward_mode_checks(fast_mode):
+    def run(lib):
+        x, y = gradcheck_inputs(lib)
+        z = lib.tensor([-0.3, 0.8], dtype=lib.float64, requires_grad=True)
+        gradcheck, gradgradcheck = lib.autograd.gradcheck, lib.autograd.gradgradcheck
+        return (
+            gradcheck(lambda a, b: (a * b + a.exp(), b.sin()), (x, y), check_forward_ad=True,
+                      fast_mode=fast_mode),
+            gradcheck(lambda a, b: a * b + a.exp(), (x, y), check_forward_ad=True,
+                      check_backward_ad=False, check_undefined_grad=False,
+                      fast_mode=fast_mode),
+            gradgradcheck(lambda a: a.exp() * a, (x,), check_fwd_over_rev=True,
+                          fast_mode=fast_mode),
+            gradgradcheck(lambda a, b: a.exp() * b, (x, z), check_fwd_over_rev=True,
+                          check_rev_over_rev=False, check_undefined_grad=False,
+                          fast_mode=fast_mode))
+    assert_same(run)
+
+
+def test_gradcheck_forward_mode_finds_a_wrong_tangent():
+    def message(lib):
+        x, _ = gradcheck_inputs(lib)
+        fwAD = module(lib, "forward_ad")
+
+        def wrong_tangent(a):
+            # The value of a * 2, with the tangent of a * 3 (a dual rebuilt by hand).
+            primal, tangent = fwAD.unpack_dual(a)
+            if tangent is None:
+                return a * 2
+            return fwAD.make_dual(primal * 2, tangent * 3)
+        with pytest.raises(module(lib, "gradcheck").GradcheckError) as error:
+            lib.autograd.gradcheck(wrong_tangent, (x,), check_forward_ad=True,
+                                   check_backward_ad=False, check_undefined_grad=False)
+        # On the CUDA test device our Jacobians print their device; torch's are on the CPU.
+        return str(error.value).replace(lib.__name__ + ".", "").replace(
+            "device='cuda:0', ", "")
+    ours, theirs = message(ag), message(torch)
+    assert ours == theirs
+    assert ours.startswith("Jacobian computed with forward mode mismatch for output 0 with "
+                           "respect to input 0,\nnumerical:tensor([[2.0000, 0.0000],")

@@ -132,8 +132,13 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         grad_outputs = _as_tuple(grad_outputs)
     count = len(grad_outputs)
     differentiable = [i for i, x in enumerate(inputs) if _requires_grad(x)]
+    # The forward-mode check passes detached dual tensors: what required grad must again.
+    requiring = set(differentiable) | {len(inputs) + i for i, g in enumerate(grad_outputs)
+                                        if g.requires_grad}
 
     def gradient_function(*args):
+        args = tuple(x.requires_grad_() if i in requiring and not x.requires_grad else x
+                     for i, x in enumerate(args))
         outputs = _differentiable_outputs(func(*args[:-count]))
         wrt = tuple(args[i] for i in differentiable)
         grads = autograd_grad(outputs, wrt, args[-count:], create_graph=True,
