@@ -215,6 +215,21 @@ def test_increment_version_makes_backward_refuse_the_saved_tensor():
     assert_same_error(run, RuntimeError, "modified by an inplace operation")
 
 
+def test_push_and_pop_saved_tensors_default_hooks():
+    def run(lib):
+        packed = []
+        lib.autograd._push_saved_tensors_default_hooks(
+            lambda t: packed.append(tuple(t.shape)) or t * 2, lambda t: t)
+        try:
+            x = lib.tensor([1.0, 2.0], requires_grad=True)
+            (x * x).sum().backward()
+        finally:
+            lib.autograd._pop_saved_tensors_default_hooks()
+        (x * x).sum().backward()
+        return packed, x.grad
+    assert_same(run)
+
+
 def test_compiler_and_stream_knobs():
     for bad in (True, "a", 2, -0.5, 0.5):
         assert_same_error(lambda lib: module(lib, "graph").region_activation_memory_budget(bad))

@@ -19,7 +19,10 @@ from autograd_cy.grad_mode import (
     set_multithreading_enabled, is_multithreading_enabled, enforce_grad_layout_policy,
     is_view_replay_enabled, _force_original_view_tracking, _unsafe_preserve_version_counter,
 )
-from autograd_cy._C.saved_tensor import SavedTensor
+from autograd_cy._C.saved_tensor import (  # noqa: F401
+    SavedTensor, _push_saved_tensors_hooks as _push_saved_tensors_default_hooks,
+    _pop_saved_tensors_hooks as _pop_saved_tensors_default_hooks,
+)
 
 __all__ = ["backward", "grad", "Variable", "Function", "forward_ad", "function", "graph", "gradcheck",
            "gradgradcheck", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
