@@ -514,13 +514,21 @@ def test_deprecated_jacobian_functions():
             wrt_z = gradcheck.get_numerical_jacobian(lambda t: t[0] * t[1], (x, z), target=(z,))
             one = gradcheck.get_numerical_jacobian(lambda t: t[0].exp(), x)
             analytical = gradcheck.get_analytical_jacobian((x, y, z), (x * z).sin())
-        return numerical, wrt_z, one, analytical
+        outputs = (x * z, x.exp())
+        specific = gradcheck.get_numerical_jacobian_wrt_specific_input(
+            lambda a, b: (a * b, a.exp()), 0, (x, z), outputs, 1e-6)
+        instead = gradcheck.get_numerical_jacobian_wrt_specific_input(
+            lambda a, b: (a * b, a.exp()), 0, (x, z), outputs, 1e-6, input=z)
+        return numerical, wrt_z, one, analytical, specific, instead
     assert_same(run, rtol=1e-6, atol=1e-6)
     for lib in LIBS:
         x, _ = gradcheck_inputs(lib)
         with pytest.warns(FutureWarning, match=r"^`get_analytical_jacobian` was part of "
                           "PyTorch's private API and not meant to be exposed"):
             module(lib, "gradcheck").get_analytical_jacobian((x,), x * 2)
+    assert_same(lambda lib: [module(lib, "gradcheck").is_tensor_like(v)
+                             for v in (lib.ones(1), 1.0, [lib.ones(1)])])
+
     def wrong_grad_out(lib):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)

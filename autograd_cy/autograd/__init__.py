@@ -6,7 +6,7 @@ from autograd_cy.autograd.anomaly_mode import (
     detect_anomaly, set_detect_anomaly, is_anomaly_enabled, is_anomaly_check_nan_enabled,
 )
 from autograd_cy.autograd.function import Function
-from autograd_cy.autograd.gradcheck import gradcheck, gradgradcheck
+from autograd_cy.autograd.gradcheck import gradcheck, gradgradcheck, is_tensor_like
 from autograd_cy.grad_mode import (
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
     is_inference_mode_enabled,

@@ -28,7 +28,8 @@ import numpy as np
 from autograd_cy._C.tensor import Tensor, _array_of
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "get_numerical_jacobian",
-           "get_analytical_jacobian"]
+           "get_analytical_jacobian", "get_numerical_jacobian_wrt_specific_input",
+           "is_tensor_like"]
 
 # Appended to a failure of the batched-gradient check: the first paragraph of PyTorch's text
 # (the rest points at PyTorch's own test suite and sources).
@@ -176,6 +177,26 @@ def get_numerical_jacobian(fn, inputs, target=None, eps=1e-3, grad_out=1.0):
     differentiable = [t for t in target if _requires_grad(t)]
     return tuple(tensor(per_output[0], dtype=t.dtype, device=t.device)
                  for per_output, t in zip(jacobians, differentiable))
+
+
+def get_numerical_jacobian_wrt_specific_input(fn, input_idx, inputs, outputs, eps,
+                                              input=None, is_forward_ad=False):
+    """The central-difference Jacobian of each of ``outputs`` (what ``fn(*inputs)``
+    returns) w.r.t. ``inputs[input_idx]`` (or the tensor ``input``, perturbed in its
+    place): ``(input numel, output numel)``, in the output's dtype. ``is_forward_ad``
+    matters only for complex inputs, which autograd_cy does not have."""
+    from autograd_cy import tensor
+    input = inputs[input_idx] if input is None else input
+    if not input.requires_grad:
+        raise AssertionError("Expected input to have requires_grad=True")
+    per_output = _numerical_jacobian(fn, inputs, eps, target=(input,))[0]
+    return tuple(tensor(jacobian, dtype=out.dtype, device=out.device)
+                 for jacobian, out in zip(per_output, _as_tuple(outputs)))
+
+
+def is_tensor_like(inp):
+    """Is ``inp`` a Tensor, or an object that takes part in ``__torch_function__``?"""
+    return isinstance(inp, Tensor) or hasattr(type(inp), "__torch_function__")
 
 
 def get_analytical_jacobian(inputs, output, nondet_tol=0.0, grad_out=1.0):
