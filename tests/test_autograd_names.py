@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import autograd_cy as ag
-from oracle import LIBS, assert_same, assert_same_error, run_threads
+from oracle import LIBS, assert_same, assert_same_error, plain, run_threads
 
 
 def module(lib, name):
@@ -578,3 +578,28 @@ def test_gradcheck_forward_mode_finds_a_wrong_tangent():
     assert ours == theirs
     assert ours.startswith("Jacobian computed with forward mode mismatch for output 0 with "
                            "respect to input 0,\nnumerical:tensor([[2.0000, 0.0000],")
+
+
+def test_gradcheck_forward_mode_checks_undefined_tangents():
+    def message(lib):
+        x, _ = gradcheck_inputs(lib)
+        z = lib.tensor([-0.3, 0.8], dtype=lib.float64, requires_grad=True)
+        fwAD = module(lib, "forward_ad")
+
+        def product(a, b):
+            # b without a tangent is taken as moving along ones: not as a zero tangent.
+            primal_a, tangent_a = fwAD.unpack_dual(a)
+            primal_b, tangent_b = fwAD.unpack_dual(b)
+            if tangent_a is None:
+                return a * primal_b
+            return fwAD.make_dual(primal_a * primal_b, tangent_a * primal_b + (
+                tangent_b * primal_a if tangent_b is not None else primal_a))
+        with pytest.raises(module(lib, "gradcheck").GradcheckError) as error:
+            lib.autograd.gradcheck(product, (x, z), check_forward_ad=True,
+                                   check_backward_ad=False)
+        # The tangents printed depend on each library's random directions.
+        return error.value.args[:5]
+    ours, theirs = message(ag), message(torch)
+    assert ours[0] == theirs[0] == "Mismatch in tangent values for output with index: "
+    assert ours[1:3] == theirs[1:3] and ours[4] == theirs[4]
+    assert plain(ours[3]) == plain(theirs[3])

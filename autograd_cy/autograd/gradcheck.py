@@ -261,6 +261,8 @@ def _gradcheck(func, inputs, *, eps, atol, rtol, nondet_tol, check_undefined_gra
     if check_forward_ad:
         _check_forward_ad(func, inputs, func_out, eps, atol, rtol, fast_mode,
                           check_grad_dtypes)
+        if check_undefined_grad:
+            _check_undefined_tangents(func, inputs)
     if check_batched_forward_grad:
         _check_batched_forward_grad(func, inputs)
     if not check_backward_ad:
@@ -515,14 +517,16 @@ def _forward_ad():
 def _tangents(func, inputs, index, direction, check_grad_dtypes):
     """The tangents of ``func``'s tensor outputs (host float64, flattened; zeros where an
     output has none) when input ``index`` moves along ``direction`` (a NumPy array of its
-    shape) and the others stand still."""
-    from autograd_cy import tensor
+    shape) and the other differentiable inputs carry zero tangents (as PyTorch's)."""
+    from autograd_cy import tensor, zeros_like
     fwAD = _forward_ad()
-    x = inputs[index]
     with fwAD.dual_level():
-        dual_inputs = [inp.detach() if isinstance(inp, Tensor) else inp for inp in inputs]
-        dual_inputs[index] = fwAD.make_dual(
-            x.detach(), tensor(direction, dtype=x.dtype, device=x.device))
+        dual_inputs = list(inputs)
+        for i, inp in enumerate(inputs):
+            if _requires_grad(inp):
+                tangent = (tensor(direction, dtype=inp.dtype, device=inp.device)
+                           if i == index else zeros_like(inp))
+                dual_inputs[i] = fwAD.make_dual(inp.detach(), tangent)
         results = []
         for out in _as_tuple(func(*dual_inputs)):
             if not isinstance(out, Tensor):
@@ -566,6 +570,43 @@ def _check_forward_ad(func, inputs, func_out, eps, atol, rtol, fast_mode,
             if not np.allclose(a, n, rtol=rtol, atol=tolerance):
                 raise GradcheckError("Jacobian computed with forward mode "
                                      + _mismatch_message(a, n, i, j)[len("Jacobian "):])
+
+
+def _check_undefined_tangents(func, inputs):
+    """An input without a tangent must count as one with a zero tangent: with random
+    tangents on the other inputs, the outputs' tangents must agree either way."""
+    from autograd_cy import tensor, zeros_like
+    fwAD = _forward_ad()
+    rng = np.random.default_rng(0)
+    differentiable = [i for i, x in enumerate(inputs) if _requires_grad(x)]
+    with fwAD.dual_level():
+        duals = list(inputs)
+        for i in differentiable:
+            x = inputs[i]
+            u = _unit_random(rng, x.numel()).reshape(tuple(x.shape))
+            duals[i] = fwAD.make_dual(x.detach(), tensor(u, dtype=x.dtype, device=x.device))
+        for i in differentiable:
+            x, dual = inputs[i], duals[i]
+            duals[i] = fwAD.make_dual(x.detach(), zeros_like(x))
+            with_zeros = [o for o in _as_tuple(func(*duals)) if _is_floating_tensor(o)]
+            duals[i] = x.detach()
+            without = [o for o in _as_tuple(func(*duals)) if _is_floating_tensor(o)]
+            duals[i] = dual
+            for index, (first, second) in enumerate(zip(with_zeros, without)):
+                tangent1, tangent2 = fwAD.unpack_dual(first)[1], fwAD.unpack_dual(second)[1]
+                if tangent1 is None or tangent2 is None:
+                    continue
+                if not np.allclose(_host(tangent1), _host(tangent2), rtol=1e-5, atol=1e-8):
+                    # PyTorch passes the pieces as separate arguments, so they print as a
+                    # tuple.
+                    raise GradcheckError(
+                        "Mismatch in tangent values for output with index: ", index,
+                        " when input: ", x, " has an undefined tangent value. ", " Got: ",
+                        tangent1, " but expected: ", tangent2)
+
+
+def _is_floating_tensor(x):
+    return isinstance(x, Tensor) and x.is_floating_point()
 
 
 def _check_batched_forward_grad(func, inputs):
