@@ -67,9 +67,20 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     tolerances are meant for them. Returns True, or raises GradcheckError (returns
     False with ``raise_exception=False``).
 
+    What is checked: the backward-mode Jacobians (``check_backward_ad``), then those of
+    forward mode (``check_forward_ad``, through ``autograd.forward_ad``); with backward
+    mode, ``check_batched_grad`` (``is_grads_batched=True`` against one call per
+    grad_output), that zero grad_outputs give zero gradients (within tolerance with
+    ``masked``), and ``check_undefined_grad``. ``fast_mode`` compares ``v^T J u``
+    (``J u`` in forward mode) instead of whole Jacobians. ``check_batched_forward_grad``
+    needs vmap, which autograd_cy lacks: it raises NotImplementedError.
+
     >>> import autograd_cy as ag
     >>> x = ag.tensor([0.5, 1.5], dtype=ag.float64, requires_grad=True)
     >>> ag.autograd.gradcheck(lambda t: (t * t).exp(), (x,), check_undefined_grad=False)
+    True
+    >>> ag.autograd.gradcheck(lambda t: t.sin() * t, (x,), check_batched_grad=True,
+    ...                       check_forward_ad=True)
     True
     """
     if not (check_forward_ad or check_backward_ad):
