@@ -316,6 +316,38 @@ def test_a_saved_tensor_freed_by_backward_is_not_cloned():
     assert_same(run)
 
 
+def test_mutations_by_an_optimizer_step_through_data_and_metadata():
+    def run(lib):
+        with allow_mutation(lib):
+            w = lib.tensor([[0.5, -1.0], [2.0, 3.0]], requires_grad=True)
+            x = lib.tensor([[2.0, 3.0], [1.0, -1.0]])
+            step = (w * x).sum() + (w * w).sum()
+            with lib.no_grad():
+                w.sub_(0.1)                     # an optimizer step between forward and backward
+            b = w * 1
+            first = (b * b).sum()
+            b.mul_(2)
+            second = (b * b).sum()
+            b.data.mul_(10)                     # .data and detach() alias b's memory
+            b.detach().add_(1)
+            c = w * 1
+            third = (c * x).sum() + (c * c).sum()
+            c.transpose_(0, 1)                  # a metadata change
+            e = w * 1
+            fourth = e.exp().sum()
+            e.copy_(x)
+            e.zero_()
+            e.fill_(2.0)
+            step.backward()
+            grads = [w.grad.clone()]
+            for out in (first, second, third, fourth):
+                w.grad = None
+                out.backward(retain_graph=True)
+                grads.append(w.grad.clone())
+        return grads, w, b, c, e
+    assert_same(run)
+
+
 def test_without_the_context_the_mutation_is_refused():
     def run(lib):
         a = lib.tensor([0.5, 1.0], requires_grad=True)
