@@ -30,6 +30,13 @@ def is_inference_mode_enabled():
     return _flags._is_inference_mode_enabled()
 
 
+def _check_bool(function_name, argument, value, position=1):
+    """The TypeError PyTorch's argument parser raises for a non-bool flag."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{function_name}(): argument '{argument}' (position {position}) "
+                        f"must be bool, not {type(value).__name__}")
+
+
 class _DecoratorContextManager:
     """A context manager that can also decorate functions and generator functions."""
 
@@ -145,9 +152,7 @@ class set_grad_enabled(_DecoratorContextManager):
     """
 
     def __init__(self, mode):
-        if not isinstance(mode, bool):
-            raise TypeError("set_grad_enabled(): argument 'enabled' (position 1) must be "
-                            f"bool, not {type(mode).__name__}")
+        _check_bool("set_grad_enabled", "enabled", mode)
         self.previous = _flags._is_grad_enabled()
         self.mode = mode
         _flags._set_grad_enabled(mode)
@@ -229,8 +234,9 @@ class inference_mode(_DecoratorContextManager):
 # runs backward on the calling thread (a very deep reentrant backward aside, pyx/engine.pyx)
 # and rebuilds a modified view's grad_fn as AsStridedBackward0 (pyx/views.pyx), whatever
 # these flags say: they exist, thread-local with PyTorch's defaults, so that code that
-# sets and reads them runs as is; a difference shows only in the grad_fn of such a view
-# under ``_force_original_view_tracking(True)``.
+# sets and reads them runs as is. Differences show only in the grad_fn of such a view under
+# ``_force_original_view_tracking(True)`` and in the strides of an accumulated ``.grad``
+# under ``enforce_grad_layout_policy(False)``.
 
 class _EngineSwitches(threading.local):
     multithreading = True
@@ -239,13 +245,6 @@ class _EngineSwitches(threading.local):
 
 
 _switches = _EngineSwitches()
-
-
-def _check_bool(function_name, argument, value, position=1):
-    """The TypeError PyTorch's argument parser raises for a non-bool flag."""
-    if not isinstance(value, bool):
-        raise TypeError(f"{function_name}(): argument '{argument}' (position {position}) "
-                        f"must be bool, not {type(value).__name__}")
 
 
 def is_multithreading_enabled():

@@ -8,6 +8,7 @@ and, with ``check_nan``, raises as soon as a node returns a NaN gradient.
 import warnings
 
 from autograd_cy._C import grad_mode as _flags
+from autograd_cy.grad_mode import _check_bool
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled"]
@@ -80,8 +81,6 @@ class set_detect_anomaly:
 
 def _set_anomaly_enabled(enabled, check_nan=True):
     """Set the thread's anomaly flags; both must be bools, as PyTorch's parser requires."""
-    for position, (name, value) in enumerate((("enabled", enabled), ("check_nan", check_nan)), 1):
-        if not isinstance(value, bool):
-            raise TypeError(f"set_anomaly_enabled(): argument '{name}' (position {position}) "
-                            f"must be bool, not {type(value).__name__}")
+    _check_bool("set_anomaly_enabled", "enabled", enabled)
+    _check_bool("set_anomaly_enabled", "check_nan", check_nan, position=2)
     _flags._set_anomaly_enabled(enabled, check_nan)
