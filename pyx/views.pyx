@@ -32,7 +32,7 @@ from autograd_cy._C.tensor cimport (
 from autograd_cy._C.device cimport strided_view, array_to_device, device_of
 from autograd_cy._C.forward cimport set_tangent, any_tangent
 from autograd_cy._C.node cimport Node, NodeExtras, Edge, set_edges, check_saved
-from autograd_cy._C.saved_tensor cimport SavedTensor
+from autograd_cy._C.saved_tensor cimport SavedTensor, before_write
 from autograd_cy._C.saved_tensor import _FREED_MESSAGE
 from autograd_cy._C.recording cimport gradient_edge
 from autograd_cy._C.overlap cimport elementwise_overlap_checks
@@ -463,35 +463,14 @@ cpdef str view_error_message(Tensor view, bint indirect):
     return template.format(nr=view._output_nr, op=view._view_op_name, what=what)
 
 
-# NOTE [Before a tensor is written]
-# Every op that writes into an existing tensor (in-place ops, ``out=``, the in-place view
-# ops) first calls check_inference_inplace. Right there, before the write,
-# ``autograd.graph.allow_mutation_on_saved_tensors`` must clone the tensor's value when it
-# is saved for backward (PyTorch intercepts the mutating op the same way). The hook is None
-# outside that context, so the cost elsewhere is one comparison per in-place op.
-cdef object before_write_hook = None
-
-
-def _set_before_write_hook(hook):
-    """Install ``hook(tensor)``, called before any op writes into ``tensor`` (None: no
-    hook); returns the previous one."""
-    global before_write_hook
-    previous = before_write_hook
-    before_write_hook = hook
-    return previous
-
-
 cdef void check_inference_inplace(Tensor self) except *:
-    """Inference tensors are written only inside inference mode (by any in-place op,
-    ``out=`` and the in-place view ops included). Then the before-write hook runs
-    (NOTE [Before a tensor is written])."""
+    """Before any write (in-place op, ``out=``, in-place view op): inference rule, before_write."""
     if self._is_inference and not is_inference_mode_enabled():
         raise RuntimeError(
             "Inplace update to inference tensor outside InferenceMode is not allowed.You can "
             "make a clone to get a normal tensor before doing inplace update.See "
             "https://github.com/pytorch/rfcs/pull/17 for more details.")
-    if before_write_hook is not None:
-        before_write_hook(self)
+    before_write(self)
 
 
 cdef void check_inplace(Tensor self, bint records) except *:

@@ -248,7 +248,7 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
 # - a pair of saved_tensors_hooks: packing a tensor stores it (its "original") under a
 #   handle, keyed by the tensor's identity (object id, memory address, version); aliases
 #   are found by (memory address, version);
-# - the before-write hook (NOTE [Before a tensor is written] in pyx/views.pyx): before an
+# - the before-write hook (NOTE [Before a tensor is written] in pyx/saved_tensor.pyx): before an
 #   op writes into a tensor, every saved tensor with the same memory address and version
 #   is cloned, and the clone replaces the original under its handle.
 # Unpacking returns the clone when there is one, else the original: backward sees the
@@ -341,7 +341,7 @@ def _clone_saved_before_write(ctx):
 
 @contextlib.contextmanager
 def _writes_watched_by(hook):
-    from autograd_cy._C.views import _set_before_write_hook
+    from autograd_cy._C.saved_tensor import _set_before_write_hook
     previous = _set_before_write_hook(hook)
     try:
         yield
