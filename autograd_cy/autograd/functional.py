@@ -401,7 +401,6 @@ def _jacobian_forward_mode(func, inputs, strict, vectorize):
     """``jacobian(strategy="forward-mode")``: one forward-AD run of ``func`` per input
     element, its tangent a unit vector (a row of the standard basis); the output tangents
     are the columns of the Jacobian."""
-    from autograd_cy.autograd import forward_ad
     if strict:
         raise RuntimeError(
             "torch.autograd.functional.jacobian: `strict=True` and "
@@ -412,6 +411,7 @@ def _jacobian_forward_mode(func, inputs, strict, vectorize):
         raise NotImplementedError(
             "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
             "only implemented for `vectorize=True`.")
+    from autograd_cy.autograd import forward_ad    # imported when used: an optional part
     numels = tuple(input.numel() for input in inputs)
     basis = _standard_basis(inputs, numels)
     columns, outputs, outputs_were_tuple = [], None, False
