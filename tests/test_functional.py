@@ -9,8 +9,8 @@ import torch
 
 import autograd_cy as ag
 
-from oracle import (LIBS, assert_close, assert_same_autograd_flags, assert_same_error, randn,
-                    to_numpy)
+from oracle import (DEVICE_NAME, assert_close, assert_same_autograd_flags,
+                    assert_same_error, randn, to_numpy)
 
 RTOL, ATOL = 1e-7, 1e-9
 
@@ -25,7 +25,17 @@ def compare(run, rtol=RTOL, atol=ATOL):
     ours, theirs = run(ag), run(torch)
     assert_close(ours, theirs, rtol, atol, "result")
     assert_same_autograd_flags(ours, theirs, "result")
+    assert_on_test_device(ours)
     return ours, theirs
+
+
+def assert_on_test_device(result):
+    """Every tensor of the result stays on the device of the inputs (no silent copy)."""
+    if isinstance(result, (tuple, list)):
+        for item in result:
+            assert_on_test_device(item)
+    elif isinstance(result, ag.Tensor):
+        assert str(result.device) == DEVICE_NAME, f"result on {result.device}"
 
 
 # Functions of one or two inputs, returning one output or a tuple of two; written against
@@ -441,6 +451,7 @@ def test_torch_docstring_examples_run_unchanged():
     ours, theirs = run_examples(ag), run_examples(torch)
     assert_close(ours, theirs, 1e-5, 1e-6, "examples")
     assert_same_autograd_flags(ours, theirs, "examples")
+    assert_on_test_device(ours)
     # the shapes the docstrings print
     assert to_numpy(ours[6]).shape == (2, 2, 2)
     assert [to_numpy(h).shape for row in ours[11] for h in row] == [(2, 2)] * 4
