@@ -10,7 +10,7 @@ import torch
 import autograd_cy as ag
 
 from oracle import (DEVICE_NAME, assert_close, assert_same_autograd_flags,
-                    assert_same_error, randn, to_numpy)
+                    assert_same_error, node_name, randn, to_numpy)
 
 RTOL, ATOL = 1e-7, 1e-9
 
@@ -131,6 +131,38 @@ def test_create_graph_keeps_the_result_connected_to_the_callers_inputs(function)
         again = lib.autograd.grad((product * product).sum() + out.sum(), x)
         return out, product, again
     compare(run)
+
+
+def graph_nodes(node, counts=None):
+    """How often each node name occurs in the graph behind ``node`` (paths counted): the
+    graph's content, whatever the order in which the engine summed the gradients."""
+    counts = {} if counts is None else counts
+    if node is not None:
+        counts[node_name(node)] = counts.get(node_name(node), 0) + 1
+        for child, _ in node.next_functions:
+            graph_nodes(child, counts)
+    return counts
+
+
+@pytest.mark.parametrize("function", ["vjp", "jvp", "vhp", "hvp", "jacobian", "hessian"])
+def test_create_graph_records_the_graph_torch_records(function):
+    # jvp and hvp differentiate a backward pass (the double-backward trick): their results
+    # are the outputs of the graph that the second backward recorded, node for node.
+    def run(lib):
+        x, = tensors(lib, randn(3), requires_grad=True)
+        v, = tensors(lib, randn(3, seed=3))
+        call = getattr(lib.autograd.functional, function)
+        if function in ("vjp", "jvp"):
+            results = call(lambda t: t.sin() * t, x, v, create_graph=True)
+        elif function in ("vhp", "hvp"):
+            results = call(lambda t: (t.sin() * t).sum(), x, v, create_graph=True)
+        elif function == "jacobian":
+            results = (call(lambda t: t.exp() * t, x, create_graph=True),)
+        else:
+            results = (call(lambda t: (t.exp() * t).sum(), x, create_graph=True),)
+        return [graph_nodes(r.grad_fn) for r in results]
+    ours, theirs = run(ag), run(torch)
+    assert ours == theirs
 
 
 def test_without_create_graph_results_are_detached_even_under_grad_mode():
