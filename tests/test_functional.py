@@ -277,6 +277,30 @@ def test_hessian_with_create_graph_is_differentiable():
     compare(run)
 
 
+EDGE_CASES = {
+    # func returns its input itself: the engine's root is then the input (a graph root)
+    "jacobian_identity": lambda F, x: F.jacobian(lambda t: t, x),
+    "jacobian_identity_vectorized": lambda F, x: F.jacobian(lambda t: t, x, vectorize=True),
+    "vjp_identity": lambda F, x: F.vjp(lambda t: t, x, x * 3),
+    "jvp_identity": lambda F, x: F.jvp(lambda t: t, x, x * 3),
+    # 0-dim inputs and outputs: the Jacobian of a 0-d function of a 0-d input is 0-d
+    "jacobian_0d": lambda F, x: F.jacobian(lambda t: (t * t).exp(), x[0]),
+    "jacobian_0d_vectorized": lambda F, x: F.jacobian(lambda t: (t * t).sum(), x,
+                                                      vectorize=True),
+    "hessian_0d": lambda F, x: F.hessian(lambda t: t.exp() * t, x[1]),
+    # the blocks have the input's dtype, whatever the output's
+    "jacobian_float32_output": lambda F, x: F.jacobian(lambda t: t.float() * 2, x),
+    "hessian_float32_output": lambda F, x: F.hessian(lambda t: (t.float() ** 3).sum(), x,
+                                                     vectorize=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EDGE_CASES))
+def test_edge_cases(name):
+    compare(lambda lib: EDGE_CASES[name](lib.autograd.functional,
+                                         tensors(lib, [0.5, -1.0, 2.0])[0]), rtol=1e-6)
+
+
 # ------------------------------------------------------------------ strict mode
 
 def independent_of_y(x, y):
