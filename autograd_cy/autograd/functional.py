@@ -362,8 +362,13 @@ def _jacobian_rows(index, output, inputs, create_graph, strict):
     """The blocks ``J[index][j]`` of one output, a backward pass per output element."""
     rows = tuple([] for _ in inputs)
     flat = output.reshape(-1)
+    unused = (None,) * len(inputs)
     for element in range(output.nelement()):
-        grads = _grad((flat[element],), inputs, retain_graph=True, create_graph=create_graph)
+        # _grad's filter, hoisted out of the loop: every element of ``output`` requires grad,
+        # or none does
+        grads = (_autograd_grad_api((flat[element],), inputs, retain_graph=True,
+                                    create_graph=create_graph, allow_unused=True)
+                 if output.requires_grad else unused)
         for j, (value, input) in enumerate(zip(grads, inputs)):
             if value is None:
                 if strict:
