@@ -219,14 +219,24 @@ def test_jacobian_with_create_graph_is_differentiable(vectorize):
     compare(run)
 
 
-def test_jacobian_gradcheck():
-    # gradcheck of x -> jacobian(f, x, create_graph=True): the Jacobian's derivatives
-    # against finite differences.
+GRADCHECKED = {
+    "jacobian": lambda F, t, v: F.jacobian(lambda u: (u * u).sin(), t, create_graph=True),
+    "jacobian_vectorized": lambda F, t, v: F.jacobian(lambda u: (u * u).sin(), t,
+                                                      create_graph=True, vectorize=True),
+    "jvp": lambda F, t, v: F.jvp(lambda u: u.exp() * u, t, v, create_graph=True)[1],
+    "hvp": lambda F, t, v: F.hvp(lambda u: (u.sin() * u).sum(), t, v, create_graph=True)[1],
+    "hessian": lambda F, t, v: F.hessian(lambda u: (u.exp() * u).sum(), t, create_graph=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRADCHECKED))
+def test_gradcheck_of_the_results(name):
+    # gradcheck of x -> result(f, x, create_graph=True): the derivatives of the Jacobian
+    # (or product) against finite differences, in float64.
     x, = tensors(ag, randn(3), requires_grad=True)
-    assert ag.autograd.gradcheck(
-        lambda t: ag.autograd.functional.jacobian(lambda u: (u * u).sin(), t,
-                                                  create_graph=True),
-        (x,), check_undefined_grad=False)
+    v, = tensors(ag, randn(3, seed=8))
+    assert ag.autograd.gradcheck(lambda t: GRADCHECKED[name](ag.autograd.functional, t, v),
+                                 (x,), check_undefined_grad=False)
 
 
 # ------------------------------------------------------------------ hessian, vhp, hvp
