@@ -429,14 +429,16 @@ def _jacobian_forward_mode(func, inputs, strict, vectorize):
         outputs = tuple(primal for primal, _ in unpacked)
         columns.append(tuple(zeros_like(primal) if tangent is None else tangent
                              for primal, tangent in unpacked))
+    # Lists, not tuples, where torch's forward-mode jacobian returns lists (J[i] for a tuple
+    # of inputs; the outer level when outputs and inputs were both tuples).
     blocks = []
     for i, output in enumerate(outputs):
         # columns[r][i]: d output_i / d (flat input element r); split r per input
         stacked = stack([column[i] for column in columns], dim=0)
-        blocks.append(tuple(
+        blocks.append([
             part.permute(*range(1, part.ndim), 0).reshape(output.shape + input.shape)
-            for part, input in zip(stacked.split(numels, dim=0), inputs)))
-    return _as_given_nested(tuple(blocks), outputs_were_tuple, inputs_were_tuple)
+            for part, input in zip(stacked.split(numels, dim=0), inputs)])
+    return _as_given_nested(blocks, outputs_were_tuple, inputs_were_tuple)
 
 
 # ---------------------------------------------------------------- hessian, vhp, hvp
