@@ -14,12 +14,17 @@ cdef extern from *:
     static __thread int autograd_cy_anomaly_check_nan = 1;
     /* Node sequence numbers: thread-local, one per recorded node. */
     static __thread unsigned long long autograd_cy_sequence_nr = 0;
+    /* Forward AD (NOTE [Forward AD levels]): process-wide, as PyTorch's levels are. */
+    static unsigned long long autograd_cy_forward_level = 0;
+    static unsigned long long autograd_cy_forward_level_ids = 0;
     """
     int autograd_cy_grad_enabled
     int autograd_cy_inference_mode
     int autograd_cy_anomaly_enabled
     int autograd_cy_anomaly_check_nan
     unsigned long long autograd_cy_sequence_nr
+    unsigned long long autograd_cy_forward_level
+    unsigned long long autograd_cy_forward_level_ids
 
 
 cdef bint is_grad_enabled() noexcept nogil:
@@ -64,6 +69,54 @@ cdef unsigned long long next_sequence_nr() noexcept nogil:
 
 cdef unsigned long long peek_sequence_nr() noexcept nogil:
     return autograd_cy_sequence_nr
+
+
+# NOTE [Forward AD levels]
+# A dual level is identified by a number never reused (1, 2, 3 ... over the process's
+# life); ``forward_level()`` is the id of the level active now, or 0 when none is. An op
+# asks ``if forward_level() and has_tangent(...)``: outside a level that is one load. A
+# tangent on a Tensor carries the id of its level (``Tensor._fw_level``): a tangent whose id
+# is not the active one belongs to an exited level and reads as None. Exiting a level is
+# then O(1) and needs no weak reference to each dual tensor made in it (the cheaper choice:
+# a dual tensor costs no registration); the stale tangent's memory goes with its tensor or
+# with the next tangent set on it. While a tangent formula runs, the level reads 0
+# (``suspend_forward_level``), so the primals it reads do not propagate their own tangents:
+# forward AD is not nested, a tangent has no tangent.
+
+cdef unsigned long long forward_level() noexcept nogil:
+    return autograd_cy_forward_level
+
+
+cdef unsigned long long suspend_forward_level() noexcept nogil:
+    """Read the active level as 0 until ``resume_forward_level(returned id)``."""
+    global autograd_cy_forward_level
+    cdef unsigned long long level = autograd_cy_forward_level
+    autograd_cy_forward_level = 0
+    return level
+
+
+cdef void resume_forward_level(unsigned long long level) noexcept nogil:
+    global autograd_cy_forward_level
+    autograd_cy_forward_level = level
+
+
+def _forward_level():
+    """The id of the active dual level (0: none)."""
+    return autograd_cy_forward_level
+
+
+def _enter_forward_level():
+    """Activate a new dual level; returns its id (ids are never reused)."""
+    global autograd_cy_forward_level, autograd_cy_forward_level_ids
+    autograd_cy_forward_level_ids += 1
+    autograd_cy_forward_level = autograd_cy_forward_level_ids
+    return autograd_cy_forward_level
+
+
+def _exit_forward_level():
+    """Deactivate the active level: every tangent made in it reads as None from now on."""
+    global autograd_cy_forward_level
+    autograd_cy_forward_level = 0
 
 
 # Python-visible accessors (used by the grad-mode context managers and tests).

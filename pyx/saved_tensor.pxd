@@ -18,6 +18,7 @@ cdef class SavedTensor:
     cdef object version_counter       # VersionCounter shared with the original tensor
     cdef object input_grad_fn         # grad_fn of a saved input (restored after hooks)
     cdef object unpack_hook, packed   # saved_tensors_hooks: what pack_hook returned
+    cdef object fw_grad               # a saved output's (tangent, level), or None (forward AD)
 
     cpdef object unpack(self, object owner=*)
     cdef object unpack_array(self, object owner)

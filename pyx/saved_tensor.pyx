@@ -207,6 +207,9 @@ cdef class SavedTensor:
             return self.data
         result = make_tensor(self.data)
         self._restore_metadata(result, owner)
+        if self.fw_grad is not None:
+            # The output's tangent goes with it (forward AD through a backward formula).
+            result._fw_grad, result._fw_level = self.fw_grad
         return result
 
     cdef int check(self, object owner) except -1:
@@ -297,6 +300,7 @@ cdef class SavedTensor:
     cdef void release(self):
         self.freed = True
         self.data = None
+        self.fw_grad = None
         self.packed = None
 
     def __repr__(self):
@@ -326,6 +330,8 @@ cdef SavedTensor save(Tensor t, bint is_output, bint wrapped_number=False):
     saved.output_nr = t._output_nr
     if is_output:
         saved.data = t._data
+        if t._fw_grad is not None:
+            saved.fw_grad = (t._fw_grad, t._fw_level)
     else:
         saved.data = t
         saved.input_grad_fn = t._grad_fn
