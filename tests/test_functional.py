@@ -528,3 +528,33 @@ def test_module_is_importable_as_in_torch():
     from autograd_cy.autograd.functional import jacobian
     assert ag.autograd.functional is functional and functional.jacobian is jacobian
     assert sorted(functional.__all__) == sorted(torch.autograd.functional.__all__)
+
+
+# ------------------------------------------------------------------ forward mode
+
+def structure(result):
+    """The nesting of tuples and lists around the tensors (torch's forward-mode jacobian
+    returns lists where the reverse-mode one returns tuples)."""
+    if isinstance(result, (tuple, list)):
+        return type(result).__name__, [structure(item) for item in result]
+    return "tensor"
+
+
+FORWARD_FUNCTIONS = {
+    # ops with tangent formulas: arithmetic, pointwise, views
+    "one_to_one": (one_to_one, (randn(2, 3),)),
+    "two_to_one": (two_to_one, (randn(3), randn(3))),
+    "one_to_two_views": (lambda x: (x.reshape(3, 2) * x[0, 0], x[1].exp()), (randn(2, 3),)),
+    "two_to_two": (lambda x, y: ((x * y).tanh(), x.exp() * 3 + y), (randn(2, 2), randn(2, 2))),
+}
+
+
+# torch's forward-mode jacobian imports its vmap prototype, which warns about torch.jit.script
+@pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning")
+@pytest.mark.parametrize("name", sorted(FORWARD_FUNCTIONS))
+def test_jacobian_forward_mode(name):
+    # one forward-AD run of func per input element (autograd_cy has no vmap)
+    fn, arrays = FORWARD_FUNCTIONS[name]
+    ours, theirs = compare(lambda lib: lib.autograd.functional.jacobian(
+        fn, as_inputs(lib, arrays), vectorize=True, strategy="forward-mode"))
+    assert structure(ours) == structure(theirs)

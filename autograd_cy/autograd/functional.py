@@ -25,6 +25,7 @@ tensor([[2., 0.],
 """
 from autograd_cy._C.ops.split_cat import stack
 from autograd_cy._C.tensor import Tensor
+from autograd_cy.autograd import forward_ad
 from autograd_cy.autograd.backward import grad as _autograd_grad_api
 from autograd_cy.factories import zeros_like
 from autograd_cy.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
@@ -416,7 +417,6 @@ def _jacobian_forward_mode(func, inputs, strict, vectorize):
         raise NotImplementedError(
             "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
             "only implemented for `vectorize=True`.")
-    from autograd_cy.autograd import forward_ad    # imported when used: an optional part
     numels = tuple(input.numel() for input in inputs)
     basis = _standard_basis(inputs, numels)
     columns, outputs, outputs_were_tuple = [], None, False
