@@ -1,4 +1,5 @@
-"""``autograd.functional``: products with, and whole, Jacobians and Hessians of a function.
+"""``autograd.functional``: the Jacobian and Hessian of a whole function, and their products
+with a vector.
 
 Each function takes a Python function ``func`` and the point ``inputs`` at which to
 differentiate it (a Tensor or a tuple of Tensors), runs ``func`` once on fresh graph roots
@@ -15,7 +16,8 @@ and asks the engine (``autograd.grad``) for what it needs, as ``torch.autograd.f
 Results follow the inputs' (and outputs') structure: a single Tensor where the argument
 was a single Tensor, a tuple where it was a tuple, and for ``jacobian`` a tuple of tuples
 ``J[i][j]`` (output ``i``, input ``j``, shape ``output_i.shape + input_j.shape``) when both
-were tuples. Without ``create_graph`` every result is detached from the graph.
+were tuples (lists where torch's forward-mode jacobian returns lists). Without
+``create_graph`` every result is detached from the graph.
 
 >>> import autograd_cy as ag
 >>> from autograd_cy.autograd.functional import jacobian
@@ -26,7 +28,7 @@ tensor([[2., 0.],
 from autograd_cy._C.ops.split_cat import stack
 from autograd_cy._C.tensor import Tensor
 from autograd_cy.autograd import forward_ad
-from autograd_cy.autograd.backward import grad as _autograd_grad_api
+from autograd_cy.autograd.backward import grad as _autograd_grad
 from autograd_cy.factories import zeros_like
 from autograd_cy.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 
@@ -196,7 +198,7 @@ def _grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=N
             if out is not None and out.requires_grad]
     if not kept:
         return (None,) * len(inputs)
-    return _autograd_grad_api(tuple(out for out, _ in kept), inputs,
+    return _autograd_grad(tuple(out for out, _ in kept), inputs,
                               tuple(g for _, g in kept), retain_graph=retain_graph,
                               create_graph=create_graph, allow_unused=True,
                               is_grads_batched=is_grads_batched)
@@ -367,7 +369,7 @@ def _jacobian_rows(index, output, inputs, create_graph, strict):
     for element in range(output.nelement()):
         # _grad's filter, hoisted out of the loop: every element of ``output`` requires grad,
         # or none does
-        grads = (_autograd_grad_api((flat[element],), inputs, retain_graph=True,
+        grads = (_autograd_grad((flat[element],), inputs, retain_graph=True,
                                     create_graph=create_graph, allow_unused=True)
                  if output.requires_grad else unused)
         for j, (value, input) in enumerate(zip(grads, inputs)):
