@@ -298,6 +298,12 @@ EDGE_CASES = {
     "jacobian_0d_vectorized": lambda F, x: F.jacobian(lambda t: (t * t).sum(), x,
                                                       vectorize=True),
     "hessian_0d": lambda F, x: F.hessian(lambda t: t.exp() * t, x[1]),
+    # outputs that do not depend on the inputs (not strict): zeros
+    "vjp_constant_output": lambda F, x: F.vjp(lambda t: t.detach() * 2, x, x),
+    "jvp_constant_output": lambda F, x: F.jvp(lambda t: t.detach() * 2, x, x),
+    "hvp_linear": lambda F, x: F.hvp(lambda t: (t * 3).sum(), x, x),
+    "vhp_linear": lambda F, x: F.vhp(lambda t: (t * 3).sum(), x, x),
+    "hessian_linear": lambda F, x: F.hessian(lambda t: (t * 3).sum(), x),
     # the blocks have the input's dtype, whatever the output's
     "jacobian_float32_output": lambda F, x: F.jacobian(lambda t: t.float() * 2, x),
     "hessian_float32_output": lambda F, x: F.hessian(lambda t: (t.float() ** 3).sum(), x,
