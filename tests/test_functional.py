@@ -324,7 +324,7 @@ def independent_of_y(x, y):
 
 
 def constant_output(x):
-    return ag.zeros(2) if isinstance(x, ag.Tensor) else torch.zeros(2)
+    return x.detach() * 2
 
 
 def linear(x):
