@@ -379,7 +379,9 @@ def depth_workloads():
 
 
 def all_workloads():
-    from benchmarks.checkpoint_workloads import checkpoint_workloads   # it imports Chain
+    # imported here: these modules build on the workloads above (Chain, MLP)
+    from benchmarks.checkpoint_workloads import checkpoint_workloads
+    from benchmarks.functional_workloads import functional_workloads
     return [
         Chain(),
         *depth_workloads(),
@@ -392,4 +394,5 @@ def all_workloads():
         HVP(pruned=True),
         Chain(name="no_grad", no_grad=True),
         *checkpoint_workloads(),
+        *functional_workloads(),
     ]

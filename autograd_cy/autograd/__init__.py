@@ -8,6 +8,7 @@ from autograd_cy.autograd.anomaly_mode import (
 from autograd_cy.autograd.function import Function
 from autograd_cy.autograd.gradcheck import gradcheck, gradgradcheck, is_tensor_like
 from autograd_cy._C.graph_task import _is_checkpoint_valid  # noqa: F401  (utils.checkpoint)
+from autograd_cy.autograd import functional  # jacobian, hessian, vjp, jvp, vhp, hvp
 from autograd_cy.grad_mode import (
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
     is_inference_mode_enabled,
