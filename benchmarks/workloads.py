@@ -375,6 +375,7 @@ def depth_workloads():
 
 
 def all_workloads():
+    from benchmarks.batched_workloads import batched_workloads   # it imports this module
     return [
         Chain(),
         *depth_workloads(),
@@ -386,4 +387,5 @@ def all_workloads():
         HVP(pruned=False),
         HVP(pruned=True),
         Chain(name="no_grad", no_grad=True),
+        *batched_workloads(),
     ]

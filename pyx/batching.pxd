@@ -10,3 +10,4 @@ cdef Py_ssize_t batch_ndim() noexcept nogil
 cdef tuple batched_shape(Tensor grad, tuple shape)
 cdef Py_ssize_t batched_dim(Py_ssize_t dim) noexcept nogil
 cdef tuple batched_dims(object dims)
+cdef void warn_per_row(object node) except *

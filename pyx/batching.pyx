@@ -72,6 +72,26 @@ cdef tuple batched_dims(object dims):
     return tuple([batched_dim(d) for d in dims])
 
 
+cdef bint display_fallback_warnings = False
+
+
+cdef void warn_per_row(object node) except *:
+    """The warning of a per-row fallback, when asked for (PyTorch words it for its vmap
+    fallback and, like PyTorch, shows it only after ``_debug_only_display_vmap_fallback_warnings
+    (True)``)."""
+    if display_fallback_warnings:
+        import warnings
+        warnings.warn("There is a performance drop because we have not yet implemented the "
+                      f"batching rule for {node.name()}. Please file us an issue on GitHub so "
+                      "that we can prioritize its implementation.", UserWarning, stacklevel=2)
+
+
+def _debug_only_display_vmap_fallback_warnings(bint enabled):
+    """Warn each time a node's formula runs once per batch row (off by default)."""
+    global display_fallback_warnings
+    display_fallback_warnings = enabled
+
+
 def _grads_batched():
     """Python view of the switch (tests)."""
     return autograd_cy_grads_batched != 0

@@ -50,7 +50,7 @@ from autograd_cy._C.graph_task cimport (
 from autograd_cy._C.validate_outputs cimport (
     validate_outputs, validate_batched_outputs, root_grads_on_their_devices,
 )
-from autograd_cy._C.batching cimport grads_batched, set_grads_batched
+from autograd_cy._C.batching cimport grads_batched, set_grads_batched, warn_per_row
 from autograd_cy._C.streams cimport (
     node_stream, enter_stream, exit_stream, add_on_streams, caller_stream, note_leaf_stream,
     sync_leaf_streams,
@@ -81,6 +81,11 @@ cpdef list run_backward(tuple root_edges, tuple root_grads, bint keep_graph,
     cdef Edge edge
     task.keep_graph = keep_graph
     task.batched = batched
+    if batched:
+        for grad in root_grads:
+            if grad is not None:
+                task.batch_size = (<Tensor>grad)._data.shape[0]
+                break
     root_grads = root_grads_on_their_devices(root_edges, root_grads)
     if streams_in_use():
         task.caller_streams = backend().current_streams()
@@ -437,7 +442,7 @@ cdef tuple call_function(GraphTask task, Node node, list inputs):
 cdef tuple call_batched(GraphTask task, Node node, tuple grad_outputs):
     """``apply`` and validate_outputs in a batched pass (NOTE [Batched gradients]): once
     with the batched gradients if the node's formula batches, else once per batch row."""
-    cdef Py_ssize_t batch = batch_size(grad_outputs)
+    cdef Py_ssize_t batch = task.batch_size
     if task.exec_info:
         node.output_mask = needed_outputs(task, node)
     try:
@@ -450,13 +455,6 @@ cdef tuple call_batched(GraphTask task, Node node, tuple grad_outputs):
     return validate_batched_outputs(node, outputs, batch)
 
 
-cdef Py_ssize_t batch_size(tuple grads):
-    for grad in grads:
-        if grad is not None:
-            return (<Tensor>grad)._data.shape[0]
-    return 0
-
-
 cdef tuple apply_per_row(Node node, tuple grads, Py_ssize_t batch):
     """The fallback of a formula that does not batch: ``apply`` once per batch row, with the
     switch off (the formula sees gradients of its tensors' shapes), the rows' results
@@ -465,6 +463,7 @@ cdef tuple apply_per_row(Node node, tuple grads, Py_ssize_t batch):
     from autograd_cy import zeros_like
     cdef Py_ssize_t row
     cdef list rows = []
+    warn_per_row(node)
     set_grads_batched(False)
     try:
         for row in range(batch):

@@ -77,6 +77,7 @@ cdef class SavesResult(Node):
 # ------------------------------------------------------------------ exp / log
 
 cdef class ExpBackward0(SavesResult):
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         return (mul(grads[0], unpack_saved(self, 0)),)
 
@@ -99,6 +100,7 @@ def exp(Tensor self):
 
 
 cdef class Expm1Backward0(SavesResult):
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         return (mul(grads[0], add(unpack_saved(self, 0), 1)),)
 
@@ -114,6 +116,7 @@ def expm1(Tensor self):
 cdef class LogBackward0(Node):
     saved_names = ("self",)
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         return (div(grads[0], unpack_saved(self, 0)),)
 
@@ -129,6 +132,7 @@ def log(Tensor self):
 cdef class Log1PBackward0(Node):
     saved_names = ("self",)
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         return (div(grads[0], add(unpack_saved(self, 0), 1)),)
 
@@ -144,6 +148,7 @@ def log1p(Tensor self):
 # ------------------------------------------------------------------ powers and roots
 
 cdef class SqrtBackward0(SavesResult):
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         return (div(grads[0], mul(unpack_saved(self, 0), 2)),)
 
@@ -157,6 +162,7 @@ def sqrt(Tensor self):
 
 
 cdef class RsqrtBackward0(SavesResult):
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         # d/dx x^(-1/2) = -1/2 x^(-3/2) = -1/2 result^3
         return (mul(grads[0], mul(pow(unpack_saved(self, 0), 3), -0.5)),)
@@ -177,6 +183,7 @@ def rsqrt(Tensor self):
 
 
 cdef class ReciprocalBackward0(SavesResult):
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         result = unpack_saved(self, 0)
         return (mul(grads[0], neg(mul(result, result))),)
@@ -200,6 +207,7 @@ def square(Tensor self):
 cdef class SinBackward0(Node):
     saved_names = ("self",)
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         return (mul(grads[0], cos(unpack_saved(self, 0))),)
 
@@ -215,6 +223,7 @@ def sin(Tensor self):
 cdef class CosBackward0(Node):
     saved_names = ("self",)
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         return (mul(grads[0], neg(sin(unpack_saved(self, 0)))),)
 
@@ -230,6 +239,7 @@ def cos(Tensor self):
 # ------------------------------------------------------------------ activations
 
 cdef class TanhBackward0(SavesResult):
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         fused = self.fused_backward(grad, tanh_backward_kernel)
@@ -256,6 +266,7 @@ def tanh(Tensor self):
 
 
 cdef class SigmoidBackward0(SavesResult):
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         fused = self.fused_backward(grads[0], sigmoid_backward_kernel)
         if fused is not None:
@@ -289,6 +300,7 @@ cdef class ThresholdBackwardBackward0(Node):
     saved_names = ("self",)
     cdef readonly object saved_threshold
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         return (threshold_backward(grad, unpack_saved(self, 0), self.saved_threshold)
@@ -319,6 +331,7 @@ def threshold_backward(Tensor grad_output, Tensor self, threshold):
 
 
 cdef class ReluBackward0(SavesResult):
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         fused = self.fused_backward(grad, threshold_backward_kernel)
@@ -343,6 +356,7 @@ def relu(Tensor self):
 cdef class AbsBackward0(Node):
     saved_names = ("self",)
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         return (mul(grads[0], sign(unpack_saved(self, 0))),)
 
@@ -358,6 +372,7 @@ def abs(Tensor self):
 
 
 cdef class SignBackward0(Node):
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         return (zeros_like_grad(grads[0]),)
 
@@ -386,6 +401,7 @@ cdef class Atan2Backward0(Node):
     """d atan2(y, x) = (x dy - y dx) / (x^2 + y^2)."""
     saved_names = ("self", "other")
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         y, x = unpack_saved(self, 0), unpack_saved(self, 1)
         scale = div(grads[0], add(mul(x, x), mul(y, y)))

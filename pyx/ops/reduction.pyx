@@ -16,6 +16,7 @@ from autograd_cy._C.dtype cimport from_numpy_dtype, to_numpy_dtype
 from autograd_cy._C.device cimport as_array, contiguous_array
 from autograd_cy._C.tensor cimport array_module, Tensor, make_tensor, register_methods
 from autograd_cy._C.tensor cimport wrap_dim
+from autograd_cy._C.batching cimport grads_batched, batched_shape
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.recording cimport record1
 cimport numpy as cnp
@@ -108,10 +109,18 @@ cdef class ReductionBackward(Node):
         from autograd_cy._C.ops.shape import reshape
         return reshape(t, kept_shape(self.saved_self_sym_sizes, self.saved_dim))
 
-    cdef object expand_back(self, object t):
-        """``t`` broadcast back to the input's shape."""
+    cdef object keep_grad(self, object grad):
+        """``keep`` for a gradient, whose batch dim (NOTE [Batched gradients]) stays."""
+        if self.saved_keepdim or not self.saved_dim:
+            return grad
+        from autograd_cy._C.ops.shape import reshape
+        return reshape(grad, batched_shape(grad, kept_shape(self.saved_self_sym_sizes,
+                                                            self.saved_dim)))
+
+    cdef object expand_back(self, object grad):
+        """A gradient broadcast back to the input's shape."""
         from autograd_cy._C.ops.shape import expand
-        return expand(self.keep(t), self.saved_self_sym_sizes)
+        return expand(self.keep_grad(grad), batched_shape(grad, self.saved_self_sym_sizes))
 
 
 cdef Tensor record_reduction(ReductionBackward node, Tensor self, Tensor out, tuple dims,
@@ -139,6 +148,7 @@ cdef object sum_dtype(object array, object dtype):
 cdef class SumBackward0(ReductionBackward):
     """Backward of a full or dim-wise sum: the gradient, broadcast back."""
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         return (self.expand_back(grads[0]),)
 
@@ -189,6 +199,7 @@ cdef class MeanBackward0(ReductionBackward):
     cdef readonly Py_ssize_t saved_self_sym_numel
     cdef Py_ssize_t count
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         return (div(self.expand_back(grads[0]), self.count),)
 
@@ -248,6 +259,17 @@ def sum_to(Tensor grad, tuple shape):
     if not dims:
         return grad if array_shape == shape else reshape(grad, shape)
     return reshape(sum(grad, tuple(dims), True), shape)
+
+
+def sum_to_grad(Tensor grad, tuple shape):
+    """``sum_to`` for a gradient: in a batched pass (NOTE [Batched gradients]) the batch dim
+    stays and the dims between it and ``shape`` are summed away."""
+    if not grads_batched():
+        return sum_to(grad, shape)
+    cdef Py_ssize_t extra = grad._data.ndim - 1 - len(shape)
+    if extra > 0:
+        grad = sum(grad, tuple(range(1, extra + 1)))
+    return sum_to(grad, batched_shape(grad, shape))
 
 
 def sum_to_size(Tensor self, *sizes, size=None):
