@@ -24,8 +24,19 @@ A Node opts in with the class attribute ``batches_gradients = True`` once its fo
 been read with the rules above. Any other Node (a custom ``autograd.Function``, whose
 backward, as under PyTorch's vmap, sees gradients of the forward shape; and every formula
 not yet audited) runs once per batch row with the switch off, and its per-row results are
-stacked: correct, B times slower, as PyTorch's vmap fallback. The nodes that fall back
-today are listed in tests/test_batched_grad.py (``PER_ROW_NODES``), which checks both lists.
+stacked: correct, B times slower, as PyTorch's vmap fallback (which warns only after
+``_debug_only_display_vmap_fallback_warnings(True)``, here as there). The built-in nodes
+that run per row today (tests/test_batched_grad.py ``PER_ROW_NODES`` keeps this list
+honest):
+
+- reductions and extrema: Amax, Max (both), Prod, Var, VarMean, Logsumexp,
+  LinalgVectorNorm, Trace;
+- activations and losses: Softmax, LogSoftmax and their double backward, Gelu, Softplus,
+  LeakyRelu (and their double backward), MseLoss, NllLoss, BinaryCrossEntropy(WithLogits);
+- indexing and in-place: Index, IndexPut, IndexSelect, IndexAdd, Gather, ScatterAdd,
+  MaskedFill, Diagonal, Repeat, AsStrided, TransposeBackward1, CopySlices (the view
+  regeneration of an in-place op on a view), CopyBackwards, Fill, Zero;
+- a custom Function's backward, by design; torch::autograd::Error (it only raises).
 """
 
 cdef extern from *:
