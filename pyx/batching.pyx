@@ -29,12 +29,11 @@ stacked: correct, B times slower, as PyTorch's vmap fallback (which warns only a
 that run per row today (tests/test_batched_grad.py ``PER_ROW_NODES`` keeps this list
 honest):
 
-- reductions and extrema: Amax, Max (both), Prod, Var, VarMean, Logsumexp,
-  LinalgVectorNorm, Trace;
+- reductions: the full max/min/median (MaxBackward1), Trace;
 - activations and losses: Softmax, LogSoftmax and their double backward, Gelu, Softplus,
   LeakyRelu (and their double backward), MseLoss, NllLoss, BinaryCrossEntropy(WithLogits);
 - indexing and in-place: Index, IndexPut, IndexSelect, IndexAdd, Gather, ScatterAdd,
-  MaskedFill, Diagonal, Repeat, AsStrided, TransposeBackward1, CopySlices (the view
+  MaskedFill, Diagonal, AsStrided, TransposeBackward1, CopySlices (the view
   regeneration of an in-place op on a view), CopyBackwards, Fill, Zero;
 - a custom Function's backward, by design; torch::autograd::Error (it only raises).
 """

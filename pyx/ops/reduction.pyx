@@ -284,12 +284,13 @@ cdef class ProdBackward0(ReductionBackward):
     product of a 0-d tensor is the tensor itself, so its gradient is ``grad`` as is."""
     saved_names = ("self", "result")
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         x = unpack_saved(self, 0)           # both checked, as PyTorch unpacks every saved
         result = unpack_saved(self, 1)      # value before its formula runs
         if not self.saved_self_sym_sizes:
             return (grads[0],)
-        grad = self.keep(grads[0])
+        grad = self.keep_grad(grads[0])
         zeros = (<Tensor>x)._data == 0
         if not zeros.any():
             return (mul(grad, div(self.keep(result), x)),)
@@ -370,6 +371,7 @@ cdef class LinalgVectorNormBackward0(ReductionBackward):
     saved_names = ("self", "result")
     cdef readonly object saved_ord
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         from autograd_cy._C.ops.selection import where
         p = self.saved_ord
@@ -377,7 +379,7 @@ cdef class LinalgVectorNormBackward0(ReductionBackward):
             return (None,)          # counts non-zeros: no gradient at all, as in PyTorch
         x = unpack_saved(self, 0)
         array = (<Tensor>x)._data
-        grad = self.keep(grads[0])
+        grad = self.keep_grad(grads[0])
         if p == 1:
             # sign(x) as an op of x, as PyTorch's sgn: under create_graph the gradient
             # then requires grad (its derivative is zero).
@@ -477,11 +479,12 @@ cdef class LogsumexpBackward0(ReductionBackward):
     """``grad * exp(x - result)``: the softmax of x along the reduced dims."""
     saved_names = ("self", "result")
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         from autograd_cy._C.ops.pointwise import exp
         x = unpack_saved(self, 0)
         result = self.keep(unpack_saved(self, 1))
-        return (mul(self.keep(grads[0]), exp(sub(x, result))),)
+        return (mul(self.keep_grad(grads[0]), exp(sub(x, result))),)
 
 
 def logsumexp(Tensor self, dim=NOT_GIVEN, keepdim=False):

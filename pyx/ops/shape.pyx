@@ -415,6 +415,7 @@ cdef class RepeatBackward0(Node):
     cdef readonly tuple saved_repeats
     cdef readonly tuple saved_self_sym_sizes
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         # Output dim i is repeats[i] copies of the (1-padded) input dim: view it as
         # (repeats[i], size[i]) pairs and sum the copies away.
@@ -427,9 +428,9 @@ cdef class RepeatBackward0(Node):
         split = []
         for r, n in zip(repeats, sizes):
             split += [r, n]
-        grad = reshape(grads[0], tuple(split))
-        grad = sum(grad, tuple(range(0, 2 * len(repeats), 2)))
-        return (reshape(grad, self.saved_self_sym_sizes),)
+        grad = reshape(grads[0], batched_shape(grads[0], tuple(split)))
+        grad = sum(grad, batched_dims(range(0, 2 * len(repeats), 2)))
+        return (reshape(grad, batched_shape(grad, self.saved_self_sym_sizes)),)
 
 
 def repeat(Tensor self, *repeats_args, repeats=None):
