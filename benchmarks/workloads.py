@@ -382,6 +382,7 @@ def all_workloads():
     # imported here: these modules build on the workloads above (Chain, MLP)
     from benchmarks.checkpoint_workloads import checkpoint_workloads
     from benchmarks.functional_workloads import functional_workloads
+    from benchmarks.batched_workloads import batched_workloads
     return [
         Chain(),
         *depth_workloads(),
@@ -395,4 +396,5 @@ def all_workloads():
         Chain(name="no_grad", no_grad=True),
         *checkpoint_workloads(),
         *functional_workloads(),
+        *batched_workloads(),
     ]

@@ -82,15 +82,19 @@ def _make_grads(outputs, grads, is_grads_batched):
             continue
         if isinstance(grad, Tensor):
             out_shape, out_dtype = _output_metadata(out)
-            grad_shape = tuple(grad.shape)[1:] if is_grads_batched else tuple(grad.shape)
+            # torch checks the first row of a batch (and prints that row's shape less its
+            # first dim); a 0-dim batch has no first row.
+            grad_shape = tuple(grad[0].shape) if is_grads_batched else tuple(grad.shape)
             if out_shape is not None and grad_shape != out_shape:
+                if is_grads_batched and _is_gradient_edge(out):
+                    raise RuntimeError("Batched grads are not supported with GradientEdge")
                 if is_grads_batched:
                     raise RuntimeError(
                         "If `is_grads_batched=True`, we interpret the first dimension of each "
                         "grad_output as the batch dimension. The sizes of the remaining "
                         f"dimensions are expected to match the shape of corresponding output, "
                         f"but a mismatch was detected: grad_output[{index}] has a shape of "
-                        f"{_size(grad.shape)} and output[{index}] has a shape of "
+                        f"{_size(grad_shape[1:])} and output[{index}] has a shape of "
                         f"{_size(out_shape)}. If you only want some tensors in `grad_output` "
                         "to be considered batched, consider using vmap.")
                 raise RuntimeError(

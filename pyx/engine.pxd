@@ -2,4 +2,5 @@
 # graph_task and the kernels; below the Python-facing backward()/grad() (backward.pyx).
 
 cpdef list run_backward(tuple root_edges, tuple root_grads, bint keep_graph,
-                        bint create_graph, list input_edges, bint accumulate_grad)
+                        bint create_graph, list input_edges, bint accumulate_grad,
+                        bint batched=*)

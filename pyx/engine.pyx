@@ -47,7 +47,10 @@ from autograd_cy._C.graph_task cimport (
     owned_by_other, release_nodes, will_run, input_buffer, deliver, new_input_buffer,
     accumulate,
 )
-from autograd_cy._C.validate_outputs cimport validate_outputs, root_grads_on_their_devices
+from autograd_cy._C.validate_outputs cimport (
+    validate_outputs, validate_batched_outputs, root_grads_on_their_devices,
+)
+from autograd_cy._C.batching cimport grads_batched, set_grads_batched, warn_per_row
 from autograd_cy._C.streams cimport (
     node_stream, enter_stream, exit_stream, add_on_streams, caller_stream, note_leaf_stream,
     sync_leaf_streams,
@@ -63,18 +66,26 @@ cdef extern from "Python.h":
 # =========================================================================== run_backward
 
 cpdef list run_backward(tuple root_edges, tuple root_grads, bint keep_graph,
-                        bint create_graph, list input_edges, bint accumulate_grad):
+                        bint create_graph, list input_edges, bint accumulate_grad,
+                        bint batched=False):
     """Run one backward pass; return the captured gradients when ``accumulate_grad`` is False.
 
     ``root_edges``/``root_grads`` pair each output's gradient edge with its gradient;
     ``input_edges`` is None for a plain ``backward()``, else the edges of ``inputs=``
-    (prune to them; capture them for ``grad()``).
+    (prune to them; capture them for ``grad()``). ``batched``: every gradient carries a
+    leading batch dim (``is_grads_batched``, NOTE [Batched gradients] in batching.pyx).
     """
     cdef GraphTask task = GraphTask.__new__(GraphTask)
     cdef Node root
     cdef list root_buffer
     cdef Edge edge
     task.keep_graph = keep_graph
+    task.batched = batched
+    if batched:
+        for grad in root_grads:
+            if grad is not None:
+                task.batch_size = (<Tensor>grad)._data.shape[0]
+                break
     root_grads = root_grads_on_their_devices(root_edges, root_grads)
     if streams_in_use():
         task.caller_streams = backend().current_streams()
@@ -119,13 +130,16 @@ cpdef list run_backward(tuple root_edges, tuple root_grads, bint keep_graph,
             # The pass runs with a copy of the caller's saved_tensors_hooks: a hook that
             # enters or exits a saved_tensors_hooks context during it leaves no trace after.
             previous_saved_hooks = hooks_state()
+            previous_batched = grads_batched()
             set_grad_enabled(create_graph)   # inside backward, grad mode is create_graph
+            set_grads_batched(batched)
             tasks.append(task)
             try:
                 execute(task)
             finally:
                 tasks.pop()
                 set_grad_enabled(previous_grad_mode)
+                set_grads_batched(previous_batched)
                 set_hooks_state(previous_saved_hooks)
         completed = True
     finally:
@@ -160,6 +174,7 @@ cdef void execute_on_new_thread(GraphTask task, bint create_graph) except *:
         set_anomaly_enabled(anomaly, check_nan)
         set_inference_mode(inference)
         set_hooks_state(saved_hooks)
+        set_grads_batched(task.batched)
         tasks = current_tasks()
         tasks.append(task)
         try:
@@ -402,6 +417,8 @@ cdef tuple call_function(GraphTask task, Node node, list inputs):
     if passes_undefined_through(node, grad_outputs):
         # A built-in formula: no gradient in, no gradient out.
         outputs = (None,) * len(node.next_nodes)
+    elif task.batched:
+        outputs = call_batched(task, node, grad_outputs)
     elif task.exec_info:
         node.output_mask = needed_outputs(task, node)
         try:
@@ -422,6 +439,51 @@ cdef tuple call_function(GraphTask task, Node node, list inputs):
     if is_anomaly_enabled() and is_anomaly_check_nan_enabled():
         check_nan(node, outputs)
     return outputs
+
+
+cdef tuple call_batched(GraphTask task, Node node, tuple grad_outputs):
+    """``apply`` and validate_outputs in a batched pass (NOTE [Batched gradients]): once
+    with the batched gradients if the node's formula batches, else once per batch row."""
+    cdef Py_ssize_t batch = task.batch_size
+    if task.exec_info:
+        node.output_mask = needed_outputs(task, node)
+    try:
+        if getattr(node, "batches_gradients", False):
+            outputs = node.apply(grad_outputs)
+        else:
+            outputs = apply_per_row(node, grad_outputs, batch)
+    finally:
+        node.output_mask = None
+    return validate_batched_outputs(node, outputs, batch)
+
+
+cdef tuple apply_per_row(Node node, tuple grads, Py_ssize_t batch):
+    """The fallback of a formula that does not batch: ``apply`` once per batch row, with the
+    switch off (the formula sees gradients of its tensors' shapes), the rows' results
+    stacked. A result some rows leave undefined is zeros in those rows."""
+    from autograd_cy._C.ops.split_cat import stack
+    from autograd_cy import zeros_like
+    cdef Py_ssize_t row
+    cdef list rows = []
+    warn_per_row(node)
+    set_grads_batched(False)
+    try:
+        for row in range(batch):
+            rows.append(node.apply(tuple([None if grad is None else grad[row]
+                                          for grad in grads])))
+    finally:
+        set_grads_batched(True)
+    if not rows:
+        return (None,) * len(node.next_nodes)
+    cdef list outputs = []
+    for column in zip(*rows):
+        defined = next((value for value in column if value is not None), None)
+        if defined is None:
+            outputs.append(None)
+        else:
+            outputs.append(stack([value if value is not None else zeros_like(defined)
+                                  for value in column]))
+    return tuple(outputs)
 
 
 cdef list call_tensor_pre_hooks(Node node, list inputs):

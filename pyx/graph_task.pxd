@@ -36,6 +36,8 @@ cdef class GraphTask:
     cdef dict pending             # shared mode: Node -> Pending, for every node below the root
     cdef dict caller_streams      # CUDA: device index -> the caller's current stream; else None
     cdef list leaf_streams        # CUDA: (index, stream) of the nodes that wrote results
+    cdef bint batched             # is_grads_batched: gradients carry a leading batch dim
+    cdef Py_ssize_t batch_size    # ... of that many rows
 
 
 

@@ -232,6 +232,7 @@ cdef class GraphRoot(Node):
         self.outputs = outputs
         self.input_metadata = ()
 
+    batches_gradients = True     # hands on the (batched) root gradients as they are
     cpdef tuple apply(self, tuple grads):
         return self.outputs
 

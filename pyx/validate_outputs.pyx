@@ -141,3 +141,46 @@ cdef bint is_expandable_to(tuple shape, tuple desired):
         if size != target and size != 1:
             return False
     return True
+
+
+cdef tuple validate_batched_outputs(Node node, tuple outputs, Py_ssize_t batch):
+    """validate_outputs in a batched pass (NOTE [Batched gradients] in batching.pyx): each
+    gradient is ``(batch, *shape)`` for its receiver's ``shape``; a batched gradient of a
+    broadcast shape is summed down to it, the dtype cast, the device checked."""
+    cdef tuple children = node.next_nodes
+    cdef Py_ssize_t i, count = len(children), extra
+    cdef Node child
+    cdef Tensor grad
+    cdef list result = list(outputs)
+    if len(outputs) != count:
+        raise RuntimeError(f"Function {node.name()} returned an invalid number of gradients - "
+                           f"expected {count}, but got {len(outputs)}")
+    for i in range(count):
+        child = <Node>children[i]
+        if outputs[i] is None:
+            continue
+        if child is None:
+            result[i] = None
+            continue
+        grad = outputs[i]
+        metadata = child.input_metadata[<Py_ssize_t>node.next_input_nrs[i]]
+        if metadata is None:
+            continue
+        shape = (<tuple>metadata)[0]
+        if len(<tuple>metadata) != 2 or type(grad._data) is not cnp.ndarray:
+            grad = conform_device(node, i, grad, <tuple>metadata)
+        rows = grad._data.shape[1:] if grad._data.ndim else ()
+        if not grad._data.ndim or grad._data.shape[0] != batch:
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                f"{list(grad._data.shape)} but expected a batch of {batch} gradients of a "
+                f"shape compatible with {list(shape)}")
+        extra = len(rows) - len(<tuple>shape)
+        if extra > 0 and is_expandable_to(<tuple>shape, rows):
+            # broadcast to more dims than the input has: sum the extra leading ones away
+            grad = grad.sum(tuple(range(1, extra + 1)))
+        batched = (batch,) + <tuple>shape
+        if not conforms(grad._data, batched, (<tuple>metadata)[1]):
+            grad = conform_gradient(node, i, grad, batched, (<tuple>metadata)[1])
+        result[i] = grad
+    return tuple(result)

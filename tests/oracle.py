@@ -206,6 +206,58 @@ def check_op(fn, *arrays, dtype=np.float64, requires_grad=None, double=True, rto
     assert_close(our_second, their_second, rtol, atol, "double backward")
 
 
+def check_batched_grad(fn, *arrays, batch=3, create_graph=False, dtype=np.float64, seed=0):
+    """Compare ``autograd.grad(outputs, inputs, grad_outputs, is_grads_batched=True)`` of
+    ``fn(lib, *tensors)`` with torch's: a batch of ``batch`` random gradients per output,
+    every floating array an input. With ``create_graph`` the batched gradients are
+    differentiated once more (their weighted sum, against the inputs)."""
+    rtol, atol = TOLERANCES[dtype]
+    rng = np.random.default_rng(seed)
+    ours, theirs, inputs = [], [], []
+    for index, array in enumerate(arrays):
+        if isinstance(array, np.ndarray) and array.dtype.kind == "f":
+            array = array.astype(dtype)
+            inputs.append(index)
+            ours.append(ag.tensor(array, requires_grad=True, device=DEVICE))
+            theirs.append(torch.tensor(array, requires_grad=True))
+        else:
+            ours.append(ag.tensor(array, device=DEVICE) if isinstance(array, np.ndarray)
+                        else array)
+            theirs.append(torch.tensor(array) if isinstance(array, np.ndarray) else array)
+    with on_test_device():
+        out = _outputs(fn(ag, *ours))
+    expected = _outputs(fn(torch, *theirs))
+    pairs = [(o, e) for o, e in zip(out, expected)
+             if isinstance(e, torch.Tensor) and e.requires_grad]
+    grad_arrays = [rng.standard_normal((batch,) + tuple(e.shape)).astype(to_numpy(e).dtype)
+                   for _, e in pairs]
+    our_inputs = [ours[i] for i in inputs]
+    their_inputs = [theirs[i] for i in inputs]
+    our_grads = ag.autograd.grad([o for o, _ in pairs], our_inputs,
+                                 [ag.tensor(g, device=DEVICE) for g in grad_arrays],
+                                 create_graph=create_graph, allow_unused=True,
+                                 is_grads_batched=True)
+    their_grads = torch.autograd.grad([e for _, e in pairs], their_inputs,
+                                      [torch.tensor(g) for g in grad_arrays],
+                                      create_graph=create_graph, allow_unused=True,
+                                      is_grads_batched=True)
+    assert_close(our_grads, their_grads, rtol, atol, "batched gradient")
+    if not create_graph:
+        return
+    weights = [rng.standard_normal(tuple(g.shape)) if g is not None else None
+               for g in their_grads]
+    our_total = sum((g * ag.tensor(w.astype(to_numpy(g).dtype), device=DEVICE)).sum()
+                    for g, w in zip(our_grads, weights) if g is not None and g.requires_grad)
+    their_total = sum((g * torch.tensor(w.astype(to_numpy(g).dtype))).sum()
+                      for g, w in zip(their_grads, weights)
+                      if g is not None and g.requires_grad)
+    if not isinstance(their_total, torch.Tensor):
+        return
+    their_second = torch.autograd.grad(their_total, their_inputs, allow_unused=True)
+    our_second = ag.autograd.grad(our_total, our_inputs, allow_unused=True)
+    assert_close(our_second, their_second, rtol, atol, "double backward of batched gradient")
+
+
 # ------------------------------------------------------------------ snippets on both
 
 def both(fn):

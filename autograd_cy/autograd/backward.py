@@ -2,11 +2,11 @@
 
 ``backward`` and the checks both share live in the core (pyx/backward.pyx), so that
 ``Tensor.backward`` reaches the engine without passing through Python; ``grad`` adds what
-only it has: captured results, ``allow_unused``, ``materialize_grads``, batched gradients.
+only it has: captured results, ``allow_unused``, ``materialize_grads``, batched gradients
+(one engine pass: NOTE [Batched gradients] in pyx/batching.pyx).
 """
 import warnings
 
-import numpy as np
 
 from autograd_cy._C.backward import (
     backward, GradientEdge, _as_tuple, _check_roots, _edge, _inputs_tuple, _is_gradient_edge,
@@ -45,56 +45,35 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if retain_graph is None:
         retain_graph = create_graph
     grad_outputs = _make_grads(outputs, grad_outputs, is_grads_batched)
+    if is_grads_batched:
+        _check_batch_sizes(grad_outputs)
     _check_roots(outputs)
     root_edges = _root_edges(outputs)
     input_edges = [_edge(value) for value in inputs]
 
-    if is_grads_batched:
-        result = _batched_grad(root_edges, grad_outputs, retain_graph, create_graph,
-                               input_edges, inputs)
-    else:
-        result = run_backward(root_edges, grad_outputs, bool(retain_graph),
-                              bool(create_graph), input_edges, False)
+    result = run_backward(root_edges, grad_outputs, bool(retain_graph), bool(create_graph),
+                          input_edges, False, bool(is_grads_batched))
     result = _finish(result, inputs, allow_unused, materialize_grads, create_graph)
     if keys is not None:
         return dict(zip(keys, result))
     return result
 
 
-def _batched_grad(root_edges, grad_outputs, retain_graph, create_graph, input_edges, inputs):
-    """``is_grads_batched``: one engine call per row of the batched grad_outputs."""
-    from autograd_cy import zeros_like
-    batch = next(g.shape[0] for g in grad_outputs if g is not None)
-    rows = []
-    for index in range(batch):
-        row = tuple(None if g is None else _row(g, index) for g in grad_outputs)
-        rows.append(run_backward(root_edges, row, True if index < batch - 1 else
-                                 bool(retain_graph), bool(create_graph), input_edges, False))
-    result = []
-    for position, value in enumerate(inputs):
-        column = [row[position] for row in rows]
-        if all(item is None for item in column):
-            result.append(None)
-        else:
-            result.append(_stack([item if item is not None else zeros_like(value)
-                                  for item in column]))
-    return result
-
-
-def _row(grad, index):
-    """``grad[index]``; a plain view of the array unless the gradient itself is differentiable."""
-    if grad.requires_grad:
-        return grad[index]
-    return grad.detach()[index]
-
-
-def _stack(tensors):
-    """``stack(tensors)``; differentiable when the stack op is built (create_graph)."""
-    import autograd_cy
-    stack = getattr(autograd_cy, "stack", None)
-    if stack is not None:
-        return stack(tensors)
-    return autograd_cy.from_numpy(np.stack([t.detach().numpy() for t in tensors]))
+def _check_batch_sizes(grad_outputs):
+    """Every batched grad_output has a first dim, and all of them the same size (the words
+    are those of PyTorch's vmap, which runs its batched backward)."""
+    sizes = []
+    for grad in grad_outputs:
+        if grad is None:
+            continue
+        if grad.dim() == 0:
+            raise ValueError("vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some input, "
+                             "but that input is a Tensor of dimensionality 0 so expected in_dim "
+                             "to satisfy 0 <= in_dim < 0.")
+        sizes.append(grad.shape[0])
+    if len(set(sizes)) > 1:
+        raise ValueError("vmap: Expected all tensors to have the same size in the mapped "
+                         f"dimension, got sizes {sizes} for the mapped dimension")
 
 
 def _finish(result, inputs, allow_unused, materialize_grads, create_graph):

@@ -250,6 +250,7 @@ cdef class SiluBackward0(Node):
     ``create_graph=True`` (grad mode on), as PyTorch does."""
     saved_names = ("self",)
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         x = unpack_saved(self, 0)
         if is_grad_enabled():
@@ -418,6 +419,7 @@ def leaky_relu_backward(Tensor grad_output, Tensor self, negative_slope, bint se
 cdef class LogSigmoidBackward0(Node):
     saved_names = ("self",)
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         return (mul(grads[0], sigmoid(neg(unpack_saved(self, 0)))),)
 

@@ -70,6 +70,7 @@ cdef inline bint is_tensor_requiring_grad(object value):
 cdef class AddBackward0(Node):
     cdef readonly object saved_alpha
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         other_grad = None
@@ -168,6 +169,7 @@ cdef void check_bool_subtraction(object a, object b) except *:
 cdef class SubBackward0(Node):
     cdef readonly object saved_alpha
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         other_grad = None
@@ -229,6 +231,7 @@ cdef class RsubBackward0(Node):
     """``other - alpha * self`` of two tensors (``rsub(x, y)``)."""
     cdef readonly object saved_alpha
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         self_grad = None
@@ -241,6 +244,7 @@ cdef class RsubBackward1(Node):
     """``other - alpha * self`` with a number ``other`` (``2 - x``): one input."""
     cdef readonly object saved_alpha
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         return (neg(grad) if self.saved_alpha == 1 else mul(grad, -self.saved_alpha),)
@@ -312,6 +316,7 @@ cdef tuple fused_pair(str template, Node node, Tensor grad):
 cdef class MulBackward0(Node):
     saved_names = ("self", "other")
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         self_grad = other_grad = None
@@ -369,6 +374,7 @@ cdef object mul_impl(object self, object other):
 cdef class DivBackward0(Node):
     saved_names = ("self", "other")
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         self_grad = other_grad = None
@@ -422,6 +428,7 @@ true_divide = div
 cdef class DivBackward2(Node):
     """Division with a rounding mode: the gradient is zero almost everywhere."""
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         from autograd_cy._C.ops.pointwise import zeros_like_grad
         cdef list result = []
@@ -481,6 +488,7 @@ cdef class NotImplemented(Node):
     ``x // y``): the forward records it, and a backward that reaches it raises."""
     cdef readonly str op_name
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         raise RuntimeError(f"derivative for {self.op_name} is not implemented")
 
@@ -510,6 +518,7 @@ def rdiv(self, other):
 
 
 cdef class NegBackward0(Node):
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         return (neg(grads[0]),)
 

@@ -25,6 +25,7 @@ __tensor_methods__ = ("clone", "contiguous", "to", "type_as", "float", "double",
 cdef class CloneBackward0(Node):
     """The gradient passes through unchanged; nothing is saved."""
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         return (grads[0],)
 
@@ -52,6 +53,7 @@ cdef class ToCopyBackward0(Node):
     cdef readonly object self_dtype
     cdef readonly device_class self_device
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         return (_convert(grads[0], self.self_dtype, self.self_device),)
 

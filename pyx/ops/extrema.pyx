@@ -36,13 +36,14 @@ cdef class AmaxBackward0(ReductionBackward):
     """The gradient is shared evenly by the elements equal to the result (ties)."""
     saved_names = ("self", "result")
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         x = (<SavedTensor>self.saved_tensors[0]).unpack_array(self)
         result = (<Tensor>self.keep(unpack_saved(self, 1)))._data
         is_extreme = (x == result).astype(x.dtype)
         with ignoring_fp_errors():  # a NaN slice: 0/0, as torch
             share = is_extreme / np.sum(is_extreme, axis=self.saved_dim, keepdims=True)
-        return (mul(self.keep(grads[0]), constant(share)),)
+        return (mul(self.keep_grad(grads[0]), constant(share)),)
 
 
 cdef class AminBackward0(AmaxBackward0):
@@ -98,6 +99,7 @@ cdef class MaxBackward0(ReductionBackward):
     """max/min along a dim: the gradient goes to the selected index only."""
     saved_names = ("indices",)
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         from autograd_cy._C.ops.selection import where
         indices = (<Tensor>self.keep(unpack_saved(self, 0)))._data
@@ -108,7 +110,8 @@ cdef class MaxBackward0(ReductionBackward):
             np.put_along_axis(selected, indices, True, axis=self.saved_dim[0])
         else:
             selected = xp.ones((), dtype=bool)
-        return (where(constant(selected), self.keep(grads[0]), xp.zeros((), dtype=dtype)),)
+        return (where(constant(selected), self.keep_grad(grads[0]),
+                      xp.zeros((), dtype=dtype)),)
 
 
 cdef class MinBackward0(MaxBackward0):

@@ -14,6 +14,7 @@ from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, bump_version, tensor_operators, TensorOperators,
     register_methods,
 )
+from autograd_cy._C.batching cimport grads_batched, batched_shape
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record, record1, record2, gets_gradient
@@ -38,6 +39,7 @@ cdef class MatmulBackward0(Node):
     saved_names = ("self", "other")
     cdef int a_dim, b_dim
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         cdef bint need_a = self.should_compute_output(0)
@@ -60,6 +62,8 @@ cdef class MatmulBackward0(Node):
         a_grad = b_grad = None
         a_dim, b_dim = self.a_dim, self.b_dim
         if a_dim == 1 and b_dim == 1:
+            if grads_batched():     # a batch of scalars scales the vectors row by row
+                grad = unsqueeze(grad, -1)
             if need_a:
                 a_grad = mul(grad, b)
             if need_b:
@@ -253,9 +257,10 @@ cdef class SqueezeBackward4(Node):
     cdef readonly Py_ssize_t saved_dim
     cdef readonly tuple saved_self_sym_sizes
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         from autograd_cy._C.ops.shape import reshape
-        return (reshape(grads[0], self.saved_self_sym_sizes),)
+        return (reshape(grads[0], batched_shape(grads[0], self.saved_self_sym_sizes)),)
 
 
 # NOTE [How matmul decomposes]
@@ -358,6 +363,7 @@ cdef class AddmmBackward0(Node):
     cdef readonly object saved_alpha, saved_beta
     cdef tuple self_sizes       # the bias's shape: whether gemm.cu can sum its gradient
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         from autograd_cy._C.ops.shape import t
         grad = grads[0]
@@ -367,13 +373,14 @@ cdef class AddmmBackward0(Node):
             return self.gradients_on_device(grad)
         self_grad = mat1_grad = mat2_grad = None
         alpha, beta = self.saved_alpha, self.saved_beta
+        product = matmul if grads_batched() else mm     # matmul: over the batch dim too
         if self.should_compute_output(0):
             self_grad = grad if beta == 1 else mul(grad, beta)
         if self.should_compute_output(1):
-            mat1_grad = mm(grad, t(unpack_saved(self, 1)))
+            mat1_grad = product(grad, t(unpack_saved(self, 1)))
             mat1_grad = mat1_grad if alpha == 1 else mul(mat1_grad, alpha)
         if self.should_compute_output(2):
-            mat2_grad = mm(t(unpack_saved(self, 0)), grad)
+            mat2_grad = product(t(unpack_saved(self, 0)), grad)
             mat2_grad = mat2_grad if alpha == 1 else mul(mat2_grad, alpha)
         return (self_grad, mat1_grad, mat2_grad)
 

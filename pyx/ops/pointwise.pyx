@@ -90,6 +90,7 @@ cdef object result_formula(Tensor self_t, Tensor result, ResultKernel kernel, ty
 # ------------------------------------------------------------------ exp / log
 
 cdef class ExpBackward0(SavesResult):
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         return (mul(grads[0], unpack_saved(self, 0)),)
 
@@ -119,6 +120,7 @@ def exp(Tensor self):
 
 
 cdef class Expm1Backward0(SavesResult):
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         return (mul(grads[0], add(unpack_saved(self, 0), 1)),)
 
@@ -141,6 +143,7 @@ def expm1(Tensor self):
 cdef class LogBackward0(Node):
     saved_names = ("self",)
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         return (div(grads[0], unpack_saved(self, 0)),)
 
@@ -163,6 +166,7 @@ def log(Tensor self):
 cdef class Log1PBackward0(Node):
     saved_names = ("self",)
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         return (div(grads[0], add(unpack_saved(self, 0), 1)),)
 
@@ -185,6 +189,7 @@ def log1p(Tensor self):
 # ------------------------------------------------------------------ powers and roots
 
 cdef class SqrtBackward0(SavesResult):
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         return (div(grads[0], mul(unpack_saved(self, 0), 2)),)
 
@@ -205,6 +210,7 @@ def sqrt(Tensor self):
 
 
 cdef class RsqrtBackward0(SavesResult):
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         # d/dx x^(-1/2) = -1/2 x^(-3/2) = -1/2 result^3
         return (mul(grads[0], mul(pow(unpack_saved(self, 0), 3), -0.5)),)
@@ -232,6 +238,7 @@ def rsqrt(Tensor self):
 
 
 cdef class ReciprocalBackward0(SavesResult):
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         result = unpack_saved(self, 0)
         return (mul(grads[0], neg(mul(result, result))),)
@@ -262,6 +269,7 @@ def square(Tensor self):
 cdef class SinBackward0(Node):
     saved_names = ("self",)
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         return (mul(grads[0], cos(unpack_saved(self, 0))),)
 
@@ -284,6 +292,7 @@ def sin(Tensor self):
 cdef class CosBackward0(Node):
     saved_names = ("self",)
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         return (mul(grads[0], neg(sin(unpack_saved(self, 0)))),)
 
@@ -306,6 +315,7 @@ def cos(Tensor self):
 # ------------------------------------------------------------------ activations
 
 cdef class TanhBackward0(SavesResult):
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         fused = self.fused_backward(grad, tanh_backward_kernel)
@@ -339,6 +349,7 @@ def tanh(Tensor self):
 
 
 cdef class SigmoidBackward0(SavesResult):
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         fused = self.fused_backward(grads[0], sigmoid_backward_kernel)
         if fused is not None:
@@ -379,6 +390,7 @@ cdef class ThresholdBackwardBackward0(Node):
     saved_names = ("self",)
     cdef readonly object saved_threshold
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         return (threshold_backward(grad, unpack_saved(self, 0), self.saved_threshold)
@@ -409,6 +421,7 @@ def threshold_backward(Tensor grad_output, Tensor self, threshold):
 
 
 cdef class ReluBackward0(SavesResult):
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         fused = self.fused_backward(grad, threshold_backward_kernel)
@@ -440,6 +453,7 @@ def relu(Tensor self):
 cdef class AbsBackward0(Node):
     saved_names = ("self",)
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         return (mul(grads[0], sign(unpack_saved(self, 0))),)
 
@@ -462,6 +476,7 @@ def abs(Tensor self):
 
 
 cdef class SignBackward0(Node):
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         return (zeros_like_grad(grads[0]),)
 
@@ -497,6 +512,7 @@ cdef class Atan2Backward0(Node):
     """d atan2(y, x) = (x dy - y dx) / (x^2 + y^2)."""
     saved_names = ("self", "other")
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         y, x = unpack_saved(self, 0), unpack_saved(self, 1)
         scale = div(grads[0], add(mul(x, x), mul(y, y)))

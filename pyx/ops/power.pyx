@@ -12,6 +12,7 @@ from autograd_cy._C.device cimport contiguous_array
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, tensor_operators, TensorOperators, register_methods,
 )
+from autograd_cy._C.batching cimport grads_batched
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.recording cimport record1, record2, any_requires_grad2
 from autograd_cy._C.promotion cimport result_type, operand_array, wrap, raise_broadcast_error
@@ -28,11 +29,15 @@ cdef class PowBackward0(Node):
     saved_names = ("self",)
     cdef readonly object saved_exponent
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         exponent = self.saved_exponent
         cdef Tensor base = unpack_saved(self, 0)
         if exponent == 0:
             # PyTorch's zeros_like(self): no graph, and 0 even where grad is inf or NaN.
+            if grads_batched():
+                return (make_tensor(np.zeros_like((<Tensor>grads[0])._data,
+                                                  dtype=base._data.dtype)),)
             return (make_tensor(np.zeros_like(base._data)),)
         return (mul(grads[0], mul(pow(base, exponent - 1), exponent)),)
 
@@ -41,6 +46,7 @@ cdef class PowBackward1(Node):
     """``self ** exponent`` with a tensor exponent."""
     saved_names = ("self", "exponent", "result")
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         from autograd_cy._C.ops.pointwise import log
         from autograd_cy._C.ops.selection import where
@@ -69,6 +75,7 @@ cdef class PowBackward2(Node):
     saved_names = ("exponent", "result")   # the exponent is saved as PyTorch saves it
     cdef readonly object saved_self       # the number base, not a tensor
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         from autograd_cy._C.ops.selection import where
         unpack_saved(self, 0)               # checks the exponent's version, as PyTorch

@@ -13,6 +13,7 @@ cdef class ReductionBackward(Node):
     cdef readonly tuple saved_self_sym_sizes
 
     cdef object keep(self, object t)
+    cdef object keep_grad(self, object grad)
     cdef object expand_back(self, object t)
 
 

@@ -16,6 +16,7 @@ from autograd_cy._C.dtype cimport from_numpy_dtype, to_numpy_dtype
 from autograd_cy._C.device cimport as_array, contiguous_array
 from autograd_cy._C.tensor cimport array_module, Tensor, make_tensor, register_methods
 from autograd_cy._C.tensor cimport wrap_dim
+from autograd_cy._C.batching cimport grads_batched, batched_shape
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.recording cimport record1
 cimport numpy as cnp
@@ -108,10 +109,18 @@ cdef class ReductionBackward(Node):
         from autograd_cy._C.ops.shape import reshape
         return reshape(t, kept_shape(self.saved_self_sym_sizes, self.saved_dim))
 
-    cdef object expand_back(self, object t):
-        """``t`` broadcast back to the input's shape."""
+    cdef object keep_grad(self, object grad):
+        """``keep`` for a gradient, whose batch dim (NOTE [Batched gradients]) stays."""
+        if self.saved_keepdim or not self.saved_dim:
+            return grad
+        from autograd_cy._C.ops.shape import reshape
+        return reshape(grad, batched_shape(grad, kept_shape(self.saved_self_sym_sizes,
+                                                            self.saved_dim)))
+
+    cdef object expand_back(self, object grad):
+        """A gradient broadcast back to the input's shape."""
         from autograd_cy._C.ops.shape import expand
-        return expand(self.keep(t), self.saved_self_sym_sizes)
+        return expand(self.keep_grad(grad), batched_shape(grad, self.saved_self_sym_sizes))
 
 
 cdef Tensor record_reduction(ReductionBackward node, Tensor self, Tensor out, tuple dims,
@@ -139,6 +148,7 @@ cdef object sum_dtype(object array, object dtype):
 cdef class SumBackward0(ReductionBackward):
     """Backward of a full or dim-wise sum: the gradient, broadcast back."""
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         return (self.expand_back(grads[0]),)
 
@@ -189,6 +199,7 @@ cdef class MeanBackward0(ReductionBackward):
     cdef readonly Py_ssize_t saved_self_sym_numel
     cdef Py_ssize_t count
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         return (div(self.expand_back(grads[0]), self.count),)
 
@@ -250,6 +261,17 @@ def sum_to(Tensor grad, tuple shape):
     return reshape(sum(grad, tuple(dims), True), shape)
 
 
+def sum_to_grad(Tensor grad, tuple shape):
+    """``sum_to`` for a gradient: in a batched pass (NOTE [Batched gradients]) the batch dim
+    stays and the dims between it and ``shape`` are summed away."""
+    if not grads_batched():
+        return sum_to(grad, shape)
+    cdef Py_ssize_t extra = grad._data.ndim - 1 - len(shape)
+    if extra > 0:
+        grad = sum(grad, tuple(range(1, extra + 1)))
+    return sum_to(grad, batched_shape(grad, shape))
+
+
 def sum_to_size(Tensor self, *sizes, size=None):
     """``self`` summed down to ``size``, which must broadcast to ``self``'s shape."""
     return sum_to(self, int_list("sum_to_size", "size", sizes, size))
@@ -262,12 +284,13 @@ cdef class ProdBackward0(ReductionBackward):
     product of a 0-d tensor is the tensor itself, so its gradient is ``grad`` as is."""
     saved_names = ("self", "result")
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         x = unpack_saved(self, 0)           # both checked, as PyTorch unpacks every saved
         result = unpack_saved(self, 1)      # value before its formula runs
         if not self.saved_self_sym_sizes:
             return (grads[0],)
-        grad = self.keep(grads[0])
+        grad = self.keep_grad(grads[0])
         zeros = (<Tensor>x)._data == 0
         if not zeros.any():
             return (mul(grad, div(self.keep(result), x)),)
@@ -348,6 +371,7 @@ cdef class LinalgVectorNormBackward0(ReductionBackward):
     saved_names = ("self", "result")
     cdef readonly object saved_ord
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         from autograd_cy._C.ops.selection import where
         p = self.saved_ord
@@ -355,7 +379,7 @@ cdef class LinalgVectorNormBackward0(ReductionBackward):
             return (None,)          # counts non-zeros: no gradient at all, as in PyTorch
         x = unpack_saved(self, 0)
         array = (<Tensor>x)._data
-        grad = self.keep(grads[0])
+        grad = self.keep_grad(grads[0])
         if p == 1:
             # sign(x) as an op of x, as PyTorch's sgn: under create_graph the gradient
             # then requires grad (its derivative is zero).
@@ -455,11 +479,12 @@ cdef class LogsumexpBackward0(ReductionBackward):
     """``grad * exp(x - result)``: the softmax of x along the reduced dims."""
     saved_names = ("self", "result")
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         from autograd_cy._C.ops.pointwise import exp
         x = unpack_saved(self, 0)
         result = self.keep(unpack_saved(self, 1))
-        return (mul(self.keep(grads[0]), exp(sub(x, result))),)
+        return (mul(self.keep_grad(grads[0]), exp(sub(x, result))),)
 
 
 def logsumexp(Tensor self, dim=NOT_GIVEN, keepdim=False):

@@ -42,6 +42,7 @@ cdef class ClampBackward1(Node):
     cdef readonly object saved_min       # the number bounds (None: unbounded)
     cdef readonly object saved_max
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         x = (<SavedTensor>self.saved_tensors[0]).unpack_array(self)
         inside = None
@@ -57,6 +58,7 @@ cdef class ClampBackward0(Node):
     """clamp with tensor bounds; a bound gets the gradient where it is the output."""
     saved_names = ("self", "min", "max")      # a missing bound is saved as None
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         x = saved_array(self, 0)
@@ -149,6 +151,7 @@ cdef class MaximumBackward0(Node):
     """The larger operand gets the gradient; ties split it half and half (as PyTorch)."""
     saved_names = ("self", "other")
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         a = saved_array(self, 0)
         b = saved_array(self, 1)
@@ -212,6 +215,7 @@ cdef class WhereBackward0(Node):
     """``input`` gets the gradient where the condition holds, ``other`` elsewhere."""
     saved_names = ("condition",)
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         condition = unpack_saved(self, 0)
         grad = grads[0]

@@ -21,6 +21,7 @@ from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, make_view, requires_grad, array_module, VIEW_DEFAULT, VIEW_INFERENCE_MODE, VIEW_MULTI_OUTPUT_NODE, register_methods,
 )
 from autograd_cy._C.tensor cimport wrap_dim
+from autograd_cy._C.batching cimport grads_batched, batched_shape, batched_dim, batched_dims
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.saved_tensor cimport forward_op_name
 from autograd_cy._C.recording cimport record1
@@ -89,8 +90,9 @@ cdef Tensor record_view(Node node, Tensor self, object array):
 cdef class ViewBackward0(Node):
     cdef readonly tuple saved_self_sym_sizes
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
-        return (reshape(grads[0], self.saved_self_sym_sizes),)
+        return (reshape(grads[0], batched_shape(grads[0], self.saved_self_sym_sizes)),)
 
 
 cdef class UnsafeViewBackward0(ViewBackward0):
@@ -206,8 +208,13 @@ def unflatten(Tensor self, dim, sizes):
 cdef class TransposeBackward0(Node):
     cdef readonly Py_ssize_t saved_dim0, saved_dim1
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
-        return (transpose(grads[0], self.saved_dim0, self.saved_dim1),)
+        if self.saved_dim0 == self.saved_dim1:
+            return (transpose(grads[0], -1, -1) if grads_batched() else
+                    transpose(grads[0], self.saved_dim0, self.saved_dim1),)
+        return (transpose(grads[0], batched_dim(self.saved_dim0),
+                          batched_dim(self.saved_dim1)),)
 
 
 def transpose(Tensor self, dim0, dim1):
@@ -226,8 +233,12 @@ swapdims = transpose
 
 
 cdef class TBackward0(Node):
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
-        return (t(grads[0]),)
+        grad = grads[0]
+        if grads_batched():         # the gradient of a matrix is a batch of matrices
+            return (transpose(grad, -1, -2) if grad.dim() == 3 else grad,)
+        return (t(grad),)
 
 
 def t(Tensor self):
@@ -241,10 +252,13 @@ def t(Tensor self):
 cdef class PermuteBackward0(Node):
     cdef readonly tuple saved_dims
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         inverse = [0] * len(self.saved_dims)
         for i, d in enumerate(self.saved_dims):
             inverse[d] = i
+        if grads_batched():
+            return (permute(grads[0], (0,) + batched_dims(inverse)),)
         return (permute(grads[0], tuple(inverse)),)
 
 
@@ -265,6 +279,7 @@ def permute(Tensor self, *dims_args, dims=None):
 
 
 cdef class AliasBackward0(Node):
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         return (grads[0],)
 
@@ -303,8 +318,9 @@ moveaxis = movedim
 cdef class UnsqueezeBackward0(Node):
     cdef readonly Py_ssize_t saved_dim
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
-        return (squeeze(grads[0], self.saved_dim),)
+        return (squeeze(grads[0], batched_dim(self.saved_dim)),)
 
 
 def unsqueeze(Tensor self, dim):
@@ -317,8 +333,9 @@ def unsqueeze(Tensor self, dim):
 cdef class SqueezeBackward0(Node):
     cdef readonly tuple saved_self_sym_sizes
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
-        return (reshape(grads[0], self.saved_self_sym_sizes),)
+        return (reshape(grads[0], batched_shape(grads[0], self.saved_self_sym_sizes)),)
 
 
 cdef class SqueezeBackward1(SqueezeBackward0):
@@ -357,9 +374,10 @@ def squeeze(Tensor self, dim=NOT_GIVEN):
 cdef class ExpandBackward0(Node):
     cdef readonly tuple saved_self_sym_sizes
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
-        from autograd_cy._C.ops.reduction import sum_to
-        return (sum_to(grads[0], self.saved_self_sym_sizes),)
+        from autograd_cy._C.ops.reduction import sum_to_grad
+        return (sum_to_grad(grads[0], self.saved_self_sym_sizes),)
 
 
 def expand(Tensor self, *sizes, size=None, implicit=False):
@@ -402,6 +420,7 @@ cdef class RepeatBackward0(Node):
     cdef readonly tuple saved_repeats
     cdef readonly tuple saved_self_sym_sizes
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         # Output dim i is repeats[i] copies of the (1-padded) input dim: view it as
         # (repeats[i], size[i]) pairs and sum the copies away.
@@ -414,9 +433,9 @@ cdef class RepeatBackward0(Node):
         split = []
         for r, n in zip(repeats, sizes):
             split += [r, n]
-        grad = reshape(grads[0], tuple(split))
-        grad = sum(grad, tuple(range(0, 2 * len(repeats), 2)))
-        return (reshape(grad, self.saved_self_sym_sizes),)
+        grad = reshape(grads[0], batched_shape(grads[0], tuple(split)))
+        grad = sum(grad, batched_dims(range(0, 2 * len(repeats), 2)))
+        return (reshape(grad, batched_shape(grad, self.saved_self_sym_sizes)),)
 
 
 def repeat(Tensor self, *repeats_args, repeats=None):
@@ -447,9 +466,11 @@ cdef class SelectBackward0(Node):
     cdef readonly Py_ssize_t saved_dim, saved_index
     cdef readonly tuple saved_self_sym_sizes
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
-        return (select_backward(grads[0], self.saved_self_sym_sizes, self.saved_dim,
-                                self.saved_index),)
+        grad = grads[0]
+        return (select_backward(grad, batched_shape(grad, self.saved_self_sym_sizes),
+                                batched_dim(self.saved_dim), self.saved_index),)
 
 
 cdef Tensor select_unchecked(Tensor self, Py_ssize_t dim, Py_ssize_t index):
@@ -477,8 +498,9 @@ def select(Tensor self, dim, index):
 cdef class SelectBackwardBackward0(Node):
     cdef readonly Py_ssize_t saved_dim, saved_index
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
-        return (select_unchecked(grads[0], self.saved_dim, self.saved_index),)
+        return (select_unchecked(grads[0], batched_dim(self.saved_dim), self.saved_index),)
 
 
 def select_backward(Tensor grad, tuple sizes, Py_ssize_t dim, Py_ssize_t index):
@@ -499,9 +521,12 @@ cdef class SliceBackward0(Node):
     cdef readonly Py_ssize_t saved_dim, saved_start, saved_end, saved_step
     cdef readonly tuple saved_self_sym_sizes
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
-        return (slice_backward(grads[0], self.saved_self_sym_sizes, self.saved_dim,
-                               self.saved_start, self.saved_end, self.saved_step),)
+        grad = grads[0]
+        return (slice_backward(grad, batched_shape(grad, self.saved_self_sym_sizes),
+                               batched_dim(self.saved_dim), self.saved_start, self.saved_end,
+                               self.saved_step),)
 
 
 cdef Tensor slice_unchecked(Tensor self, Py_ssize_t dim, Py_ssize_t start, Py_ssize_t end,
@@ -519,9 +544,10 @@ cdef Tensor slice_unchecked(Tensor self, Py_ssize_t dim, Py_ssize_t start, Py_ss
 cdef class SliceBackwardBackward0(Node):
     cdef readonly Py_ssize_t saved_dim, saved_start, saved_end, saved_step
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
-        return (slice_unchecked(grads[0], self.saved_dim, self.saved_start, self.saved_end,
-                                self.saved_step),)
+        return (slice_unchecked(grads[0], batched_dim(self.saved_dim), self.saved_start,
+                                self.saved_end, self.saved_step),)
 
 
 def slice_backward(Tensor grad, tuple sizes, Py_ssize_t dim, Py_ssize_t start, Py_ssize_t end,

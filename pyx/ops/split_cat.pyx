@@ -18,6 +18,7 @@ from autograd_cy._C.tensor cimport (
 )
 from autograd_cy._C.tensor cimport wrap_dim
 from autograd_cy._C.node cimport Node
+from autograd_cy._C.batching cimport grads_batched, batched_shape, batched_dim
 from autograd_cy._C.recording cimport record
 from autograd_cy._C.promotion cimport wrap
 from autograd_cy._C.ops.shape cimport leading
@@ -29,11 +30,16 @@ __tensor_methods__ = ("split", "split_with_sizes", "chunk", "unbind")
 
 
 cdef list grads_or_zeros(Node node, tuple grads):
-    """A multi-output node's incoming grads, zeros for outputs that received none."""
+    """A multi-output node's incoming grads, zeros for outputs that received none (of the
+    batched shape in a batched pass: NOTE [Batched gradients])."""
     cdef list result = list(grads)
+    batch = next((g for g in grads if g is not None), None) if grads_batched() else None
     for i, grad in enumerate(result):
         if grad is None:
-            result[i] = make_tensor(zeros_for_metadata(node.input_metadata[i]))
+            metadata = node.input_metadata[i]
+            if batch is not None:
+                metadata = (batched_shape(batch, metadata[0]),) + tuple(metadata[1:])
+            result[i] = make_tensor(zeros_for_metadata(metadata))
     return result
 
 
@@ -66,8 +72,9 @@ cdef class SplitBackward0(Node):
     cdef readonly Py_ssize_t saved_dim, saved_split_size
     cdef readonly tuple saved_self_sym_sizes
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
-        return (cat(grads_or_zeros(self, grads), self.saved_dim),)
+        return (cat(grads_or_zeros(self, grads), batched_dim(self.saved_dim)),)
 
 
 cdef class SplitWithSizesBackward0(Node):
@@ -75,8 +82,9 @@ cdef class SplitWithSizesBackward0(Node):
     cdef readonly tuple saved_split_sizes
     cdef readonly tuple saved_self_sym_sizes
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
-        return (cat(grads_or_zeros(self, grads), self.saved_dim),)
+        return (cat(grads_or_zeros(self, grads), batched_dim(self.saved_dim)),)
 
 
 def split(Tensor self, split_size_or_sections, dim=0):
@@ -147,8 +155,9 @@ def chunk(Tensor self, Py_ssize_t chunks, dim=0):
 cdef class UnbindBackward0(Node):
     cdef readonly Py_ssize_t saved_dim
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
-        return (stack(grads_or_zeros(self, grads), self.saved_dim),)
+        return (stack(grads_or_zeros(self, grads), batched_dim(self.saved_dim)),)
 
 
 def unbind(Tensor self, dim=0):
@@ -202,16 +211,18 @@ cdef class CatBackward0(Node):
     cdef readonly Py_ssize_t saved_dim
     cdef readonly tuple sizes             # each input's size along dim; None: skipped
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         cdef list result = []
         cdef Py_ssize_t offset = 0
+        cdef Py_ssize_t dim = batched_dim(self.saved_dim)
         grad = grads[0]
         for i, n in enumerate(self.sizes):
             if n is None:
                 result.append(None)
                 continue
             if self.should_compute_output(i):
-                result.append(narrow(grad, self.saved_dim, offset, n))
+                result.append(narrow(grad, dim, offset, n))
             else:
                 result.append(None)
             offset += n
@@ -307,8 +318,9 @@ def concatenate(tensors, axis=0):
 cdef class StackBackward0(Node):
     cdef readonly Py_ssize_t saved_dim
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
-        cdef tuple parts = unbind(grads[0], self.saved_dim)
+        cdef tuple parts = unbind(grads[0], batched_dim(self.saved_dim))
         return tuple([parts[i] if self.should_compute_output(i) else None
                       for i in range(len(parts))])
 

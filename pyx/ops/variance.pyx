@@ -37,10 +37,11 @@ cdef class VarBackward0(ReductionBackward):
     cdef Py_ssize_t count
     cdef bint without_dim               # no ``dim`` given, or a 0-d input
 
+    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         from autograd_cy._C.ops.selection import where
         x = unpack_saved(self, 0)
-        grad = self.keep(grads[0])
+        grad = self.keep_grad(grads[0])
         if self.saved_tensors[1] is not None:
             # d std = d var / (2 std); PyTorch defines it as 0 where std is 0.
             result = self.keep(unpack_saved(self, 1))

@@ -1,0 +1,13 @@
+# Design: batched gradients (``autograd.grad(..., is_grads_batched=True)``): the thread-local
+# switch the engine sets while such a backward runs, and the small vocabulary the backward
+# formulas use to account for the leading batch dim (NOTE [Batched gradients], batching.pyx).
+
+from autograd_cy._C.tensor cimport Tensor
+
+cdef bint grads_batched() noexcept nogil
+cdef void set_grads_batched(bint batched) noexcept nogil
+cdef Py_ssize_t batch_ndim() noexcept nogil
+cdef tuple batched_shape(Tensor grad, tuple shape)
+cdef Py_ssize_t batched_dim(Py_ssize_t dim) noexcept nogil
+cdef tuple batched_dims(object dims)
+cdef void warn_per_row(object node) except *
