@@ -16,7 +16,7 @@ import numbers
 
 import numpy as np
 
-from autograd_cy._C.ops.inplace import _increment_version
+from autograd_cy._C.ops.inplace import _check_write, _increment_version
 from autograd_cy._C.tensor import Tensor, _array_of, _wrap_array
 from autograd_cy.grad_mode import is_grad_enabled
 
@@ -160,6 +160,8 @@ def _fast_binary(functor, tensors, kind, operands, scalar, inplace):
     if not groups:
         return None
     if inplace:
+        for t in tensors:
+            _check_write(t)
         outs = tensors
     else:
         from autograd_cy.cuda.array import empty

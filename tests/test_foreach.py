@@ -297,3 +297,16 @@ def test_a_non_contiguous_view_takes_the_loop(seam):
     expected = torch.arange(12.0).reshape(3, 4)
     torch._foreach_add_([expected[:, 1]], 1.0)
     np.testing.assert_allclose(host(base), expected.numpy())
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_inplace_foreach_refuses_inference_tensors_outside_inference_mode(device):
+    """The multi-tensor kernel writes through the same checks as every in-place op."""
+    messages = []
+    for lib, where in ((torch, "cpu"), (ag, device)):
+        with lib.inference_mode():
+            tensors = [lib.ones(3, device=where), lib.ones(2, device=where)]
+        with pytest.raises(RuntimeError) as raised:
+            lib._foreach_add_(tensors, [lib.ones(3, device=where), lib.ones(2, device=where)])
+        messages.append(str(raised.value))
+    assert messages[0] == messages[1]

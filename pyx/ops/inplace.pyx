@@ -12,7 +12,7 @@ from autograd_cy._C.tensor cimport (
 )
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.recording cimport record
-from autograd_cy._C.views cimport apply_inplace
+from autograd_cy._C.views cimport apply_inplace, check_inference_inplace
 from autograd_cy._C.overlap cimport (
     no_overlap_checks, elementwise_overlap_checks, check_no_internal_overlap, same_data,
 )
@@ -130,6 +130,13 @@ def copy_(Tensor self, Tensor src, non_blocking=False):
             record(CopyBackwards(), (x, src), (out,))
         return out
     return apply_inplace(self, compute, (src,), False, None, None, copy_overlap_checks)
+
+
+def _check_write(Tensor t):
+    """What every write into ``t`` checks first (an inference tensor outside inference
+    mode, allow_mutation_on_saved_tensors' clone): for writes that bypass the ops, such as
+    the multi-tensor kernels of ``_foreach_*_``."""
+    check_inference_inplace(t)
 
 
 def _increment_version(Tensor t):
