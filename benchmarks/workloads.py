@@ -386,4 +386,5 @@ def all_workloads():
         HVP(pruned=False),
         HVP(pruned=True),
         Chain(name="no_grad", no_grad=True),
+        *__import__("benchmarks.profiler_workloads", fromlist=["_"]).profiler_workloads(),
     ]

@@ -11,3 +11,5 @@ cdef bint is_anomaly_check_nan_enabled() noexcept nogil
 cdef void set_anomaly_enabled(bint enabled, bint check_nan) noexcept nogil
 cdef unsigned long long next_sequence_nr() noexcept nogil
 cdef unsigned long long peek_sequence_nr() noexcept nogil
+cdef bint is_profiler_enabled() noexcept nogil
+cdef void set_profiler_enabled(bint enabled) noexcept nogil

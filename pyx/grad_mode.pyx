@@ -14,12 +14,16 @@ cdef extern from *:
     static __thread int autograd_cy_anomaly_check_nan = 1;
     /* Node sequence numbers: thread-local, one per recorded node. */
     static __thread unsigned long long autograd_cy_sequence_nr = 0;
+    /* Is an autograd profiler recording? Process-wide, as the profiler's swapped ops are
+       (NOTE [Profiling ops] in profiling.pyx). */
+    static int autograd_cy_profiler_enabled = 0;
     """
     int autograd_cy_grad_enabled
     int autograd_cy_inference_mode
     int autograd_cy_anomaly_enabled
     int autograd_cy_anomaly_check_nan
     unsigned long long autograd_cy_sequence_nr
+    int autograd_cy_profiler_enabled
 
 
 cdef bint is_grad_enabled() noexcept nogil:
@@ -66,6 +70,15 @@ cdef unsigned long long peek_sequence_nr() noexcept nogil:
     return autograd_cy_sequence_nr
 
 
+cdef bint is_profiler_enabled() noexcept nogil:
+    return autograd_cy_profiler_enabled
+
+
+cdef void set_profiler_enabled(bint enabled) noexcept nogil:
+    global autograd_cy_profiler_enabled
+    autograd_cy_profiler_enabled = enabled
+
+
 # Python-visible accessors (used by the grad-mode context managers and tests).
 
 def _is_grad_enabled():
@@ -95,3 +108,8 @@ def _is_anomaly_check_nan_enabled():
 
 def _set_anomaly_enabled(bint enabled, bint check_nan=True):
     set_anomaly_enabled(enabled, check_nan)
+
+
+def _is_profiler_enabled():
+    """Is an autograd profiler recording (``torch.autograd.profiler._is_profiler_enabled``)?"""
+    return autograd_cy_profiler_enabled != 0
