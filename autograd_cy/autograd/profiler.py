@@ -63,57 +63,70 @@ def _recording(name, function):
 
 class _OpSwap:
     """Puts recording wrappers in place of the ops (Tensor methods and the functions of
-    ``autograd_cy`` and ``autograd_cy.nn.functional``) and puts the originals back."""
+    ``autograd_cy`` and ``autograd_cy.nn.functional``) and puts the originals back.
+
+    Made once, on the first profile: the wrappers are built then, so starting a profile
+    costs two dict updates per namespace. A name rebound since (``ag.mul = f``) is left
+    alone."""
 
     def __init__(self):
         import autograd_cy
         import autograd_cy.nn.functional as functional
         from autograd_cy import Tensor
-        self.functions = _op_functions()
-        self.namespaces = (autograd_cy, functional)
-        self.tensor_type = Tensor
-        self.saved_namespaces = []
-        self.saved_methods = {}
+        functions = _op_functions()
+        wrappers = {}
+
+        def plan(items):
+            result = {}
+            for name, value in items:
+                if id(value) in functions and not name.startswith("_"):
+                    key = (name, id(value))
+                    if key not in wrappers:
+                        wrappers[key] = _recording(name, value)
+                    result[name] = (value, wrappers[key])
+            return result
+        self.namespace_plans = [(vars(namespace), plan(vars(namespace).items()))
+                                for namespace in (autograd_cy, functional)]
+        self.method_plan = plan(vars(Tensor).items())
+        self.tensor_dict = vars(Tensor)
+        self.swapped = []
 
     def install(self):
-        wrappers = {}
-        for namespace in self.namespaces:
-            replaced = {}
-            for name, value in vars(namespace).items():
-                if id(value) in self.functions and not name.startswith("_"):
-                    replaced[name] = value
-            self.saved_namespaces.append((namespace, replaced))
-            for name, value in replaced.items():
-                wrapper = wrappers.get((name, id(value)))
-                if wrapper is None:
-                    wrapper = wrappers[(name, id(value))] = _recording(name, value)
-                setattr(namespace, name, wrapper)
-        methods = {name: _recording(name, value)
-                   for name, value in vars(self.tensor_type).items()
-                   if id(value) in self.functions and not name.startswith("_")}
-        self.saved_methods = _profiling.replace_tensor_methods(methods)
+        for namespace, plan in self.namespace_plans:
+            swap = {name: wrapper for name, (original, wrapper) in plan.items()
+                    if namespace.get(name) is original}
+            namespace.update(swap)
+            self.swapped.append((namespace, plan, list(swap)))
+        methods = {name: wrapper for name, (original, wrapper) in self.method_plan.items()
+                   if self.tensor_dict.get(name) is original}
+        _profiling.replace_tensor_methods(methods)
+        self.swapped.append((None, self.method_plan, list(methods)))
 
     def uninstall(self):
-        for namespace, replaced in self.saved_namespaces:
-            for name, value in replaced.items():
-                setattr(namespace, name, value)
-        self.saved_namespaces = []
-        _profiling.replace_tensor_methods(self.saved_methods)
-        self.saved_methods = {}
+        for namespace, plan, names in self.swapped:
+            originals = {name: plan[name][0] for name in names}
+            if namespace is None:
+                _profiling.replace_tensor_methods(originals)
+            else:
+                namespace.update(originals)
+        self.swapped = []
 
 
+_swap_maker = None      # the _OpSwap, made on first use
 _swap = None            # the installed _OpSwap while a profile (or emit_nvtx) is active
 _active = None          # that profile
 
 
 def _start(owner, record_shapes, profile_memory, push=None, pop=None):
     """Start recording for ``owner``; a recording already running is taken over."""
-    global _swap, _active
+    global _swap, _active, _swap_maker
     if _active is not None:
         _active._cancelled = True
     raw = _profiling.start(record_shapes, profile_memory, push, pop)
     if _swap is None:
-        _swap = _OpSwap()
+        if _swap_maker is None:
+            _swap_maker = _OpSwap()
+        _swap = _swap_maker
         _swap.install()
     _active = owner
     return raw
@@ -271,6 +284,7 @@ class profile:
             with_flops=self.with_flops)
         self._function_events._build_tree()
         _clear_nested_sequence_numbers(self._function_events)
+        _sum_memory_of_ranges(self._function_events)
         if self._old_function_events and self.acc_events:
             self._function_events.extend(self._old_function_events)
             self._old_function_events = None
@@ -365,6 +379,16 @@ def _clear_nested_sequence_numbers(events):
                 event.sequence_nr = -1
                 break
             parent = parent.cpu_parent
+
+
+def _sum_memory_of_ranges(events):
+    """A label's or a backward node's memory is what the ops inside it allocated (an op's
+    own is the size of its results, recorded when it ran). Children start after their
+    parent, so walking backwards sums each child before its parent."""
+    for event in reversed(events):
+        if not event._is_op:
+            event.cpu_memory_usage = sum(c.cpu_memory_usage for c in event.cpu_children)
+            event.device_memory_usage = sum(c.device_memory_usage for c in event.cpu_children)
 
 
 def _cuda_available():
