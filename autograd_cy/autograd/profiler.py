@@ -172,10 +172,13 @@ class profile:
 
     Example::
 
-        >>> x = autograd_cy.randn(3, requires_grad=True)
+        >>> import autograd_cy
+        >>> x = autograd_cy.ones(3, requires_grad=True)
         >>> with autograd_cy.autograd.profiler.profile() as prof:
         ...     (x * 2).tanh().sum().backward()
-        >>> print(prof.key_averages().table(sort_by="self_cpu_time_total"))
+        >>> [(row.key, row.count) for row in prof.key_averages()][:4]
+        [('aten::mul', 1), ('aten::tanh', 1), ('aten::sum', 1), ('autograd::engine::evaluate_function: SumBackward0', 1)]
+        >>> table = prof.key_averages().table(sort_by="self_cpu_time_total")  # to print
     """
 
     def __init__(self, enabled=True, *, use_cuda=False, use_device=None, record_shapes=False,
@@ -416,9 +419,13 @@ class record_function(contextlib.ContextDecorator):
 
     Example::
 
-        >>> with profile() as prof:
+        >>> import autograd_cy
+        >>> y = autograd_cy.ones(2)
+        >>> with autograd_cy.autograd.profiler.profile() as prof:
         ...     with record_function("label-z"):
         ...         z = y ** 3
+        >>> [(e.name, [c.name for c in e.cpu_children]) for e in prof.function_events]
+        [('label-z', ['aten::pow']), ('aten::pow', [])]
     """
 
     def __init__(self, name, args=None):
