@@ -223,3 +223,54 @@ def test_kineto_step_tracker_as_torch():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert steps(ag) == steps(torch)
+
+
+def test_op_names_of_functions_methods_and_operators_as_torch():
+    def names(lib):
+        x, w = lib.ones(2, 3), lib.ones(3, 2)
+        with lib_profiler(lib).profile() as prof:
+            lib.mul(x, x)
+            x.exp()
+            x @ w
+            x[0]
+            x[:, 1:]
+            x[None]
+            x[..., 0]
+            x.double()
+            lib.nn.functional.softmax(x, dim=1)
+            -x
+            x.sum(0)
+            lib.nn.functional.relu(x)
+            y = x.clone()
+            y += 1
+        return [e.name for e in prof.function_events if e.cpu_parent is None]
+    assert names(ag) == names(torch)
+
+
+def test_parse_nvprof_trace_as_torch(tmp_path):
+    """An nvprof SQLite trace with two NVTX ranges, one of which launched a kernel."""
+    import sqlite3
+    path = str(tmp_path / "trace.sqlite")
+    db = sqlite3.connect(path)
+    db.executescript("""
+        CREATE TABLE StringTable (_id_ INTEGER, value TEXT);
+        CREATE TABLE CUPTI_ACTIVITY_KIND_MARKER (id INTEGER, name INTEGER, timestamp INTEGER);
+        CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (_id_ INTEGER, cbid INTEGER, start INTEGER,
+                                                  "end" INTEGER, correlationId INTEGER);
+        CREATE TABLE CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL (start INTEGER, "end" INTEGER,
+                                                            name TEXT, correlationId INTEGER);
+        INSERT INTO StringTable VALUES (1, 'aten::mul, seq = 0'), (2, 'MulBackward0, seq = 0');
+        INSERT INTO CUPTI_ACTIVITY_KIND_MARKER VALUES
+            (7, 2, 500), (7, 0, 900), (3, 1, 100), (3, 0, 400);
+        INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (1, 211, 150, 200, 42);
+        INSERT INTO CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL VALUES (210, 260, 'mul_kernel', 42);
+    """)
+    db.commit()
+    db.close()
+
+    def parsed(lib):
+        return [(e.id, e.name, e.time_range.start, e.time_range.end, e.kernels)
+                for e in lib_profiler(lib).parse_nvprof_trace(path)]
+    ours, theirs = parsed(ag), parsed(torch)
+    assert [tuple(k) for e in ours for k in e[4]] == [tuple(k) for e in theirs for k in e[4]]
+    assert [e[:4] for e in ours] == [e[:4] for e in theirs]

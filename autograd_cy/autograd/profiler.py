@@ -35,12 +35,21 @@ _VALID_DEVICES = ("cuda", "xpu", "mtia", "hpu")
 
 # ----------------------------------------------------------------- swapping the ops in
 
+# Where torch records another name than the function's: the dtype shorthands are aten::to.
+_ATEN_NAMES = {"float": "to", "double": "to", "half": "to", "bfloat16": "to", "int": "to",
+               "long": "to", "short": "to", "char": "to", "byte": "to", "bool": "to",
+               "cross_entropy": "cross_entropy_loss"}
+
+
 def _op_functions():
-    """Every op function of pyx/ops, by identity: ``{id(function): function}``."""
+    """Every op function of pyx/ops and of ``nn.functional``, by identity:
+    ``{id(function): function}``."""
     import autograd_cy._C.ops as ops_package
+    import autograd_cy.nn.functional as functional
+    modules = [importlib.import_module(f"autograd_cy._C.ops.{info.name}")
+               for info in pkgutil.iter_modules(ops_package.__path__)] + [functional]
     functions = {}
-    for info in pkgutil.iter_modules(ops_package.__path__):
-        module = importlib.import_module(f"autograd_cy._C.ops.{info.name}")
+    for module in modules:
         names = tuple(getattr(module, "__all__", ())) + tuple(
             getattr(module, "__tensor_methods__", ()))
         for name in names:
@@ -51,8 +60,8 @@ def _op_functions():
 
 
 def _recording(name, function):
-    """``function``, recorded as the op ``aten::<name>`` (NOTE [Profiling ops])."""
-    op_name = "aten::" + name
+    """``function``, recorded as torch's op for it, ``aten::<name>`` (NOTE [Profiling ops])."""
+    op_name = "aten::" + _ATEN_NAMES.get(name, name)
     record_call = _profiling.record_call
 
     @functools.wraps(function)
@@ -615,37 +624,39 @@ def load_nvprof(path):
 
 
 def parse_nvprof_trace(path):
-    """FunctionEvents from the NVTX ranges (and the kernels they launched) of an nvprof
-    SQLite trace, times in microseconds."""
+    """FunctionEvents from the NVTX ranges of an nvprof SQLite trace, each with the kernels
+    launched (``cudaLaunchKernel``, callback id 211) inside it; in the trace's time unit,
+    sorted by start."""
     connection = sqlite3.connect(path)
     connection.row_factory = sqlite3.Row
     strings = StringTable()
-    for row in connection.execute("SELECT _id_ as id, value FROM StringTable"):
+    for row in connection.execute("SELECT _id_ AS id, value FROM StringTable"):
         strings[row["id"]] = row["value"]
-    ranges = {}
-    query = ("SELECT start.id AS marker_id, start.name, start.timestamp AS start_time, "
-             "end.timestamp AS end_time FROM CUPTI_ACTIVITY_KIND_MARKER AS start "
-             "INNER JOIN CUPTI_ACTIVITY_KIND_MARKER AS end ON start.id = end.id "
-             "WHERE start.name != 0 AND end.name = 0")
-    for number, row in enumerate(connection.execute(query)):
-        ranges[row["marker_id"]] = FunctionEvent(
-            id=number, name=strings[row["name"]], thread=0,
-            start_us=row["start_time"] / 1000, end_us=row["end_time"] / 1000)
-    query = ("SELECT start.id AS marker_id, kernel.name AS kernel_name, "
-             "kernel.start AS kernel_start, kernel.end AS kernel_end "
-             "FROM CUPTI_ACTIVITY_KIND_MARKER AS start "
-             "INNER JOIN CUPTI_ACTIVITY_KIND_MARKER AS end ON start.id = end.id "
-             "INNER JOIN CUPTI_ACTIVITY_KIND_RUNTIME AS runtime "
-             "ON (start.timestamp < runtime.start AND runtime.end < end.timestamp) "
-             "INNER JOIN CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL AS kernel "
-             "ON kernel.correlationId = runtime.correlationId")
-    try:
-        for row in connection.execute(query):
-            event = ranges[row["marker_id"]]
-            event.append_kernel(strings[row["kernel_name"]], 0,
-                                (row["kernel_end"] - row["kernel_start"]) / 1000)
-    except sqlite3.OperationalError:
-        pass                    # a trace without kernels
-    events = sorted(ranges.values(), key=lambda e: e.time_range.start)
+    # A range is a pair of markers with one id: the start names it, the end has name 0.
+    ranges = ("CUPTI_ACTIVITY_KIND_MARKER AS start INNER JOIN CUPTI_ACTIVITY_KIND_MARKER "
+              "AS end ON start.id = end.id")
+    events, by_id, unique = [], {}, EnforceUnique()
+    for row in connection.execute(
+            "SELECT start.id AS marker_id, start.name, start.timestamp AS start_time, "
+            f"end.timestamp AS end_time FROM {ranges} WHERE start.name != 0 AND end.name = 0"):
+        unique.see(row["marker_id"])
+        event = FunctionEvent(id=row["marker_id"], node_id=0, name=strings[row["name"]],
+                              start_us=row["start_time"], end_us=row["end_time"], thread=0)
+        events.append(event)
+        by_id[event.id] = event
+    unique = EnforceUnique()
+    for row in connection.execute(
+            "SELECT start.id AS marker_id, runtime._id_ AS runtime_id, runtime.cbid, "
+            "kernel.start AS kernel_start, kernel.end AS kernel_end, "
+            f"kernel.name AS kernel_name FROM {ranges} "
+            "INNER JOIN CUPTI_ACTIVITY_KIND_RUNTIME AS runtime "
+            "ON (start.timestamp < runtime.start AND runtime.end < end.timestamp) "
+            "INNER JOIN CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL AS kernel "
+            "ON kernel.correlationId = runtime.correlationId"):
+        unique.see(row["marker_id"], row["runtime_id"])
+        if row["cbid"] != 211:
+            raise AssertionError(f"Expected cbid to be 211, but got {row['cbid']}")
+        by_id[row["marker_id"]].append_kernel(row["kernel_name"], 0,
+                                              row["kernel_end"] - row["kernel_start"])
+    events.sort(key=lambda event: event.time_range.start)
     return events
-
