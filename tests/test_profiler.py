@@ -274,3 +274,16 @@ def test_parse_nvprof_trace_as_torch(tmp_path):
     ours, theirs = parsed(ag), parsed(torch)
     assert [tuple(k) for e in ours for k in e[4]] == [tuple(k) for e in theirs for k in e[4]]
     assert [e[:4] for e in ours] == [e[:4] for e in theirs]
+
+
+def test_flops_as_torch():
+    def flops(lib):
+        x, w = lib.ones(3, 4), lib.ones(4, 5)
+        with lib_profiler(lib).profile(with_flops=True) as prof:
+            lib.mm(x, w)
+            x * x
+            x + 1
+        averages = prof.key_averages()
+        counted = [(row.key, row.flops) for row in averages if row.flops]
+        return counted, averages.table().splitlines()[1].split("  ")[-6:]
+    assert flops(ag) == flops(torch)

@@ -10,15 +10,18 @@ is active: NOTE [Profiling ops] in pyx/profiling.pyx.
 import contextlib
 import functools
 import importlib
+import math
 import pkgutil
 import sqlite3
 import warnings
 from collections import defaultdict
 
+import numpy as np
+
 from autograd_cy._C import profiling as _profiling
 from autograd_cy._C.grad_mode import _is_profiler_enabled
 from autograd_cy.autograd.profiler_util import (
-    DeviceType, EventList, FunctionEvent, FunctionEventAvg, Interval, Kernel, MemRecordsAcc,
+    EventList, FunctionEvent, FunctionEventAvg, Interval, Kernel, MemRecordsAcc,
     StringTable, SCOPE_BACKWARD_FUNCTION, SCOPE_FUNCTION, SCOPE_USER,
 )
 
@@ -127,10 +130,9 @@ _active = None          # that profile
 
 
 def _start(owner, record_shapes, profile_memory, push=None, pop=None):
-    """Start recording for ``owner``; a recording already running is taken over."""
+    """Start recording for ``owner``; a recording already running is taken over (its
+    events are dropped and its exit finds it no longer owns the recording)."""
     global _swap, _active, _swap_maker
-    if _active is not None:
-        _active._cancelled = True
     raw = _profiling.start(record_shapes, profile_memory, push, pop)
     if _swap is None:
         if _swap_maker is None:
@@ -208,7 +210,6 @@ class profile:
         self._function_events = None
         self._old_function_events = None
         self._needs_processing = False
-        self._cancelled = False
         self._raw = None
         self.entered = False
         self.record_shapes = record_shapes or with_flops
@@ -249,7 +250,6 @@ class profile:
         if self.entered:
             raise RuntimeError("Profiler context manager is not reentrant")
         self.entered = True
-        self._cancelled = False
         self._raw = _start(self, self.record_shapes, self.profile_memory)
         self.profiling_start_time_ns = _profiling.now_ns()
         return self
@@ -291,7 +291,8 @@ class profile:
         self._needs_processing = False
         raw = self._raw if self._raw is not None and not _is_recording(self) else []
         self._function_events = EventList(
-            _function_events(raw, self.profiling_start_time_ns, self.use_device),
+            _function_events(raw, self.profiling_start_time_ns, self.use_device,
+                             self.with_flops),
             use_device=self.use_device, profile_memory=self.profile_memory,
             with_flops=self.with_flops)
         self._function_events._build_tree()
@@ -357,7 +358,7 @@ def _is_recording(owner):
     return _active is owner
 
 
-def _function_events(raw, start_ns, use_device):
+def _function_events(raw, start_ns, use_device, with_flops=False):
     """FunctionEvents from the raw tuples of pyx/profiling.pyx (``RAW_FIELDS``), sorted by
     start time (the longer first), numbered from 1, times in microseconds since the start."""
     raw = sorted(raw, key=lambda r: (r[2], -r[3]))
@@ -374,10 +375,29 @@ def _function_events(raw, start_ns, use_device):
             input_shapes=shapes if shapes is not None else [], stack=[],
             scope=_SCOPE_OF_KIND[kind], use_device=use_device,
             cpu_memory_usage=cpu_bytes, device_memory_usage=device_bytes,
-            sequence_nr=seq, is_user_annotation=kind == _KIND["user"])
+            sequence_nr=seq, is_user_annotation=kind == _KIND["user"],
+            flops=_flops(name, shapes) if with_flops else None)
         event._is_op = kind == _KIND["op"]
         events.append(event)
     return events
+
+
+def _flops(name, shapes):
+    """torch's FLOP estimate of an op from its input shapes: 2*M*K*N for a matrix product,
+    one per output element for mul and add; 0 for any other op."""
+    if name in ("aten::mm", "aten::bmm", "aten::addmm"):
+        first, second = shapes[-2], shapes[-1]
+        if len(first) >= 2 and len(second) >= 2:
+            batch = first[0] if name == "aten::bmm" else 1
+            return 2 * batch * first[-2] * first[-1] * second[-1]
+        return 0
+    if name in ("aten::mul", "aten::add"):
+        tensor_shapes = [tuple(shape) for shape in shapes[:2]]
+        try:
+            return math.prod(np.broadcast_shapes(*tensor_shapes))
+        except ValueError:
+            return 0
+    return 0
 
 
 def _clear_nested_sequence_numbers(events):

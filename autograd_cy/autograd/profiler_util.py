@@ -9,6 +9,7 @@ import bisect
 import enum
 import itertools
 import json
+import math
 import os
 from collections import defaultdict, namedtuple
 
@@ -637,5 +638,4 @@ def _build_table(events, sort_by=None, header=None, row_limit=100, max_src_colum
 
 
 def _log1000(value):
-    import math
     return math.log10(value) / 3
