@@ -32,7 +32,7 @@ cimport numpy as cnp
 
 from autograd_cy._C.grad_mode cimport (
     is_grad_enabled, set_grad_enabled, is_anomaly_enabled, is_anomaly_check_nan_enabled,
-    set_anomaly_enabled, is_inference_mode_enabled, set_inference_mode, is_profiler_enabled,
+    set_anomaly_enabled, is_inference_mode_enabled, set_inference_mode, profiler_flag,
 )
 from autograd_cy._C.grad_mode import _is_grad_enabled
 from autograd_cy._C.device cimport device_of, streams_in_use, backend
@@ -352,7 +352,7 @@ cdef void evaluate_function(GraphTask task, Node node, list inputs, object strea
         if not needed:
             return
     try:
-        if is_profiler_enabled():
+        if profiler_active[0]:
             outputs = profiled_call_function(task, node, inputs)
         else:
             outputs = call_function(task, node, inputs)
@@ -385,6 +385,9 @@ cdef void evaluate_function(GraphTask task, Node node, list inputs, object strea
 
 
 # ========================================================================== call_function
+
+cdef int* profiler_active = profiler_flag()   # a profile records (read per node: one load)
+
 
 cdef tuple profiled_call_function(GraphTask task, Node node, list inputs):
     """call_function between the profiler's events for ``node`` (NOTE [Profiling ops])."""

@@ -12,4 +12,5 @@ cdef void set_anomaly_enabled(bint enabled, bint check_nan) noexcept nogil
 cdef unsigned long long next_sequence_nr() noexcept nogil
 cdef unsigned long long peek_sequence_nr() noexcept nogil
 cdef bint is_profiler_enabled() noexcept nogil
+cdef int* profiler_flag() noexcept nogil      # its address: the engine reads it without a call
 cdef void set_profiler_enabled(bint enabled) noexcept nogil

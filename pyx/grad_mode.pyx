@@ -74,6 +74,10 @@ cdef bint is_profiler_enabled() noexcept nogil:
     return autograd_cy_profiler_enabled
 
 
+cdef int* profiler_flag() noexcept nogil:
+    return &autograd_cy_profiler_enabled
+
+
 cdef void set_profiler_enabled(bint enabled) noexcept nogil:
     global autograd_cy_profiler_enabled
     autograd_cy_profiler_enabled = enabled

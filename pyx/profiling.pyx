@@ -34,8 +34,10 @@ cdef extern from "Python.h":
 #   ``record_call``; ``replace_tensor_methods`` writes Tensor's class dict) and restored after.
 # Between profiles every op is exactly the function it was, at exactly its cost (measured:
 # benchmarks/NOTES.md, "Profiler"). Only the engine tests one C flag per node it runs (grad
-# mode's ``is_profiler_enabled``), to bracket the node with its two events, torch's
-# "autograd::engine::evaluate_function: MulBackward0" around "MulBackward0".
+# mode's profiler flag, read through a pointer: one load), to bracket the node with its two
+# events, torch's "autograd::engine::evaluate_function: MulBackward0" around "MulBackward0".
+# A built-in formula computes with arrays, not through the swapped ops, so its work is the
+# node's own time (torch lists e.g. the aten::mul inside MulBackward0).
 # The price of swapping: a reference taken before the profile started (``f = autograd_cy.mul``)
 # calls the original, unrecorded; and the swap is process-wide, as the flag is.
 # A forward op's ``sequence_nr`` is the sequence number the next node would get (the node the
@@ -165,12 +167,21 @@ cdef void exit_node(Node node, list inputs, tuple started) except *:
 # ------------------------------------------------------------------ the operator table
 
 cdef str index_op_name(object index):
-    """torch's op for ``x[index]``: select for an int, slice for a slice, index otherwise."""
-    if isinstance(index, int):
-        return "aten::select"
-    if isinstance(index, slice):
-        return "aten::slice"
-    return "aten::index"
+    """torch's first op for ``x[index]``: index when the key holds an index array (or is a
+    list, a mask); otherwise what its first entry that does something does: select for an
+    int, slice for a slice other than ``:``, unsqueeze for None; alias for ``x[...]``."""
+    entries = index if type(index) is tuple else (index,)
+    for entry in entries:
+        if not (entry is None or entry is Ellipsis or isinstance(entry, (int, slice))):
+            return "aten::index"
+    for entry in entries:
+        if entry is None:
+            return "aten::unsqueeze"
+        if isinstance(entry, int):
+            return "aten::select"
+        if isinstance(entry, slice) and entry != slice(None):
+            return "aten::slice"
+    return "aten::alias"
 
 
 cdef object binary(str name, object (*op)(object, object), object a, object b):
