@@ -56,3 +56,4 @@ from autograd_cy import nn  # noqa: E402,F401
 from autograd_cy import cuda  # noqa: E402,F401  (fills the core's CUDA backend slot)
 from autograd_cy.dlpack import from_dlpack  # noqa: E402,F401  (and Tensor.__dlpack__)
 from autograd_cy.foreach import *  # noqa: E402,F401,F403  (_foreach_add_ ...)
+from autograd_cy import utils  # noqa: E402,F401  (utils.checkpoint)

@@ -15,7 +15,7 @@ from autograd_cy._C.tensor import Tensor, Size, _wrap_array, _array_of
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint",
            "rand_like", "randn_like", "arange", "linspace", "eye", "manual_seed", "Generator",
-           "initial_seed", "default_generator", "set_default_device", "get_default_device", "is_inference", "FloatTensor", "DoubleTensor",
+           "initial_seed", "default_generator", "get_rng_state", "set_rng_state", "set_default_device", "get_default_device", "is_inference", "FloatTensor", "DoubleTensor",
            "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor",
            "BoolTensor"]
 
@@ -35,11 +35,51 @@ class Generator:
     def initial_seed(self):
         return self._seed
 
-    def get_state(self):
-        return self._rng.bit_generator.state
+    def _raw_state(self):
+        """(PCG64 state dict, seed): what ``get_state`` packs, cheap to take and compare."""
+        return self._rng.bit_generator.state, self._seed
 
-    def set_state(self, state):
-        self._rng.bit_generator.state = state
+    def _set_raw_state(self, raw):
+        self._rng.bit_generator.state, self._seed = raw
+
+    def get_state(self):
+        """The generator's state as a uint8 tensor (``torch.Generator.get_state``): PCG64's
+        128-bit state and increment, its buffered half-word, and the seed."""
+        state, seed = self._raw_state()
+        words = state["state"]
+        packed = b"".join([
+            words["state"].to_bytes(16, "little"), words["inc"].to_bytes(16, "little"),
+            builtins.int(state["has_uint32"]).to_bytes(4, "little"),
+            builtins.int(state["uinteger"]).to_bytes(4, "little"),
+            (seed & 0xFFFFFFFFFFFFFFFF).to_bytes(8, "little")])
+        return _wrap_array(np.frombuffer(packed, np.uint8).copy())
+
+    def set_state(self, new_state):
+        """Restore a state taken by ``get_state``: the same numbers are drawn again."""
+        packed = _rng_state_bytes(new_state, _CPU_STATE_SIZE, "CPUGeneratorImplState")
+        self._set_raw_state(({
+            "bit_generator": "PCG64",
+            "state": {"state": builtins.int.from_bytes(packed[0:16], "little"),
+                      "inc": builtins.int.from_bytes(packed[16:32], "little")},
+            "has_uint32": builtins.int.from_bytes(packed[32:36], "little"),
+            "uinteger": builtins.int.from_bytes(packed[36:40], "little")},
+            builtins.int.from_bytes(packed[40:48], "little")))
+        return self
+
+
+_CPU_STATE_SIZE = 48
+
+
+def _rng_state_bytes(state, size, kind):
+    """The bytes of a generator state tensor, with torch's checks of its type and size."""
+    if not isinstance(state, Tensor):
+        raise TypeError(f"expected a torch.ByteTensor, but got {type(state).__name__}")
+    if state.dtype != _dtypes.uint8 or state.is_cuda:
+        raise TypeError("RNG state must be a torch.ByteTensor")
+    if state.numel() != size:
+        raise RuntimeError(f"Expected a {kind} of size {size} but found the input RNG state "
+                           f"size to be {state.numel()}")
+    return np.ascontiguousarray(_array_of(state)).tobytes()
 
 
 default_generator = Generator()
@@ -55,6 +95,16 @@ def manual_seed(seed):
 
 def initial_seed():
     return default_generator.initial_seed()
+
+
+def get_rng_state():
+    """The default CPU generator's state, a uint8 tensor (``torch.get_rng_state``)."""
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state):
+    """Restore the default CPU generator to ``new_state`` from ``get_rng_state``."""
+    default_generator.set_state(new_state)
 
 
 def _rng(generator):

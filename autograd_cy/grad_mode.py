@@ -1,4 +1,5 @@
-"""Grad modes: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``.
+"""Grad modes: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``, and
+the engine switches ``set_multithreading_enabled``, ``enforce_grad_layout_policy``.
 
 Thin shells over the thread-local C flags in ``pyx/grad_mode.pyx``, so a thread
 started inside ``no_grad()`` sees grad mode on (grad mode is thread-local). Each is a
@@ -9,12 +10,14 @@ re-applied around every resumption and the caller's mode restored between yields
 """
 import functools
 import inspect
+import threading
 import warnings
 
 from autograd_cy._C import grad_mode as _flags
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
-           "is_grad_enabled", "is_inference_mode_enabled"]
+           "is_grad_enabled", "is_inference_mode_enabled", "set_multithreading_enabled",
+           "is_multithreading_enabled", "enforce_grad_layout_policy", "is_view_replay_enabled"]
 
 
 def is_grad_enabled():
@@ -25,6 +28,13 @@ def is_grad_enabled():
 def is_inference_mode_enabled():
     """Is inference mode on in this thread?"""
     return _flags._is_inference_mode_enabled()
+
+
+def _check_bool(function_name, argument, value, position=1):
+    """The TypeError PyTorch's argument parser raises for a non-bool flag."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{function_name}(): argument '{argument}' (position {position}) "
+                        f"must be bool, not {type(value).__name__}")
 
 
 class _DecoratorContextManager:
@@ -79,7 +89,16 @@ class _DecoratorContextManager:
         return self.__class__()
 
 
-class no_grad(_DecoratorContextManager):
+class _NoParamDecoratorContextManager(_DecoratorContextManager):
+    """A context manager without arguments, usable bare as a decorator (``@no_grad``)."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecoratorContextManager):
     """Disable recording: ops inside produce tensors with no grad_fn.
 
     Factories with ``requires_grad=True`` and ``requires_grad_()`` still work.
@@ -92,11 +111,6 @@ class no_grad(_DecoratorContextManager):
     False
     """
 
-    def __new__(cls, orig_func=None):
-        if orig_func is None or cls is not no_grad:
-            return super().__new__(cls)
-        return cls()(orig_func)     # bare @no_grad
-
     def __init__(self, orig_func=None):
         pass
 
@@ -108,16 +122,11 @@ class no_grad(_DecoratorContextManager):
         _flags._set_grad_enabled(self.previous)
 
 
-class enable_grad(_DecoratorContextManager):
+class enable_grad(_NoParamDecoratorContextManager):
     """Enable grad mode, e.g. inside a ``no_grad`` region.
 
     Inside ``inference_mode`` it flips the flag but ops still record nothing.
     """
-
-    def __new__(cls, orig_func=None):
-        if orig_func is None or cls is not enable_grad:
-            return super().__new__(cls)
-        return cls()(orig_func)     # bare @enable_grad
 
     def __init__(self, orig_func=None):
         pass
@@ -143,9 +152,7 @@ class set_grad_enabled(_DecoratorContextManager):
     """
 
     def __init__(self, mode):
-        if not isinstance(mode, bool):
-            raise TypeError("set_grad_enabled(): argument 'enabled' (position 1) must be "
-                            f"bool, not {type(mode).__name__}")
+        _check_bool("set_grad_enabled", "enabled", mode)
         self.previous = _flags._is_grad_enabled()
         self.mode = mode
         _flags._set_grad_enabled(mode)
@@ -163,6 +170,11 @@ class set_grad_enabled(_DecoratorContextManager):
 
     def clone(self):
         return _GradEnabledScope(self.mode)
+
+    def __repr__(self):
+        return f"{type(self).__module__}.{type(self).__qualname__}(mode={self.mode})"
+
+    __str__ = __repr__
 
 
 class _GradEnabledScope:
@@ -211,3 +223,128 @@ class inference_mode(_DecoratorContextManager):
 
     def clone(self):
         return self.__class__(self.mode)
+
+
+# ------------------------------------------------------------------ engine switches
+
+# NOTE [Engine switches without an effect]
+# PyTorch's engine runs the backward of accelerator devices on one worker thread per
+# device, relaxes the layout contract of accumulated gradients on request, and can
+# replay the views of a modified base instead of using as_strided. autograd_cy's engine
+# runs backward on the calling thread (a very deep reentrant backward aside, pyx/engine.pyx)
+# and rebuilds a modified view's grad_fn as AsStridedBackward0 (pyx/views.pyx), whatever
+# these flags say: they exist, thread-local with PyTorch's defaults, so that code that
+# sets and reads them runs as is. Differences show only in the grad_fn of such a view under
+# ``_force_original_view_tracking(True)`` and in the strides of an accumulated ``.grad``
+# under ``enforce_grad_layout_policy(False)``.
+
+class _EngineSwitches(threading.local):
+    multithreading = True
+    grad_layout_enforced = True
+    view_replay = False
+
+
+_switches = _EngineSwitches()
+
+
+def is_multithreading_enabled():
+    """Does backward run on per-device worker threads in this thread (the default)?"""
+    return _switches.multithreading
+
+
+def is_view_replay_enabled():
+    """Is view replay forced on in this thread (``_force_original_view_tracking``)?"""
+    return _switches.view_replay
+
+
+class _ImmediateSwitch(_DecoratorContextManager):
+    """A thread-local engine flag set at construction, restored on exit: usable as a
+    function call or as a context manager (decorating leaves the flag set, as PyTorch's)."""
+
+    _setter_name = _argument = _attribute = None
+
+    def __init__(self, mode):
+        _check_bool(self._setter_name, self._argument, mode)
+        self.prev = getattr(_switches, self._attribute)
+        setattr(_switches, self._attribute, mode)
+        self.mode = mode
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc_info):
+        setattr(_switches, self._attribute, self.prev)
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class set_multithreading_enabled(_ImmediateSwitch):
+    """Enable or disable multithreaded backward (per-device worker threads), in this thread.
+
+    Takes effect at once; as a context manager the previous setting comes back on exit.
+    autograd_cy's engine always runs backward on the calling thread, so the flag is only
+    recorded (NOTE [Engine switches without an effect]).
+
+    >>> import autograd_cy as ag
+    >>> with ag.autograd.set_multithreading_enabled(False):
+    ...     ag.autograd.is_multithreading_enabled()
+    False
+    >>> ag.autograd.is_multithreading_enabled()
+    True
+    """
+
+    _setter_name, _argument, _attribute = "set_multithreading_enabled", "enabled", "multithreading"
+
+
+class enforce_grad_layout_policy(_ImmediateSwitch):
+    """Whether accumulated gradients must follow their parameter's strides (``enable=True``,
+    the default) or may keep the incoming gradient's layout; thread-local.
+
+    Only recorded here (NOTE [Engine switches without an effect]).
+    """
+
+    _setter_name, _argument = "set_grad_layout_enforcement_enabled", "enabled"
+    _attribute = "grad_layout_enforced"
+
+    def __init__(self, enable=True):
+        super().__init__(enable)
+
+    def __call__(self, func):
+        # Decorating: undo the immediate effect of the constructor call.
+        setattr(_switches, self._attribute, self.prev)
+        return super().__call__(func)
+
+
+class _force_original_view_tracking(_ImmediateSwitch):
+    """Force view replay (rather than ``as_strided``) when a modified view's grad_fn is
+    rebuilt; thread-local. Only recorded here (NOTE [Engine switches without an effect])."""
+
+    _setter_name, _argument, _attribute = "set_view_replay_enabled", "enabled", "view_replay"
+
+    def __call__(self, func):
+        setattr(_switches, self._attribute, self.prev)
+        return super().__call__(func)
+
+
+class _unsafe_preserve_version_counter(_DecoratorContextManager):
+    """Hide the in-place changes made inside from autograd: on exit, the version counters
+    of ``tensors`` (a tensor or a tuple of tensors) are set back to their values on entry,
+    so a saved tensor modified inside no longer fails its check at backward."""
+
+    def __init__(self, tensors):
+        from autograd_cy._C.tensor import Tensor
+        self.tensors = (tensors,) if isinstance(tensors, Tensor) else tensors
+        if not isinstance(self.tensors, tuple):
+            raise AssertionError("Expected tensors to be a tuple")
+        self.prev_versions = tuple(t._version for t in self.tensors)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc_info):
+        from autograd_cy._C.ops.inplace import _unsafe_set_version_counter
+        _unsafe_set_version_counter(self.tensors, self.prev_versions)
+
+    def clone(self):
+        return self.__class__(self.tensors)

@@ -4,10 +4,13 @@ On a GPU it then times the workloads against torch CUDA (benchmarks/gpu.py). Wha
 CUDA device shows, the emulated one included
 (``AUTOGRAD_CY_CUDA=emulate``), is counted at the seam: kernel launches per iteration (by
 kernel, cuBLAS calls included) and bytes copied between host and device. Budgets, reported
-in the tables: the SGD step of the 784-256-256-10 MLP at batch 64 in at most 20 launches,
-no host copies inside an iteration, and each elementwise op's forward and backward moving
-at most 1.1x the bytes of reading its inputs and writing its outputs once (``kernel_bytes``,
-counted at the seam from the arrays each launch is given).
+in the tables: the SGD step of the 784-256-256-10 MLP at batch 64 in at most 20 launches
+(its layers are addmm: one cuda/gemm.cu launch each way, NOTE [GEMM epilogues]); the same
+step over two micro-batches with ``.grad`` kept (``mlp_accumulate``), whose additions into
+``.grad`` are one launch per backward for all six parameters (NOTE [Deferred gradient
+accumulation]); no host copies inside an iteration; and each elementwise op's forward and
+backward moving at most 1.1x the bytes of reading its inputs and writing its outputs once
+(``kernel_bytes``, counted at the seam from the arrays each launch is given).
 """
 import sys
 
@@ -15,7 +18,7 @@ import numpy as np
 
 from benchmarks import workloads
 
-LAUNCH_BUDGETS = {"mlp": 20}
+LAUNCH_BUDGETS = {"mlp": 20, "mlp_accumulate": 38}
 BYTES_BUDGET = 1.1
 
 # Each elementwise op: how it is called on (x, y), how many of them it takes, and the arrays
@@ -89,6 +92,46 @@ def run_bytes_report():
     return over
 
 
+class AccumulatingMLP(workloads.MLP):
+    """The ``mlp`` step as two micro-batches of 32 whose gradients add up in ``.grad``: the
+    gradients are kept and zeroed in place (``zero_grad(set_to_none=False)``), so both
+    backward passes accumulate into every parameter's ``.grad``. Its budget: two micro-batch
+    steps of the ``mlp`` kind (17 launches each without the update), one launch per backward
+    for all six additions, the update and the zeroing."""
+
+    def __init__(self):
+        super().__init__("mlp_accumulate", (784, 256, 256, 10), 64, "relu", "cross_entropy",
+                         addmm=True)
+
+    def build(self, impl):
+        lib = workloads.library(impl)
+        functional = workloads._functional(impl)
+        weights = [workloads.constant(impl, w, requires_grad=True) for w in self.weights]
+        biases = [workloads.constant(impl, b, requires_grad=True) for b in self.biases]
+        params = weights + biases
+        half = self.batch // 2
+        batches = [(workloads.constant(impl, self.inputs[i:i + half]),
+                    lib.tensor(self.targets[i:i + half], device=workloads.DEVICE))
+                   for i in (0, half)]
+        for p in params:
+            p.grad = lib.zeros_like(p)
+        last, lr = len(weights) - 1, self.lr
+
+        def step():
+            for inputs, targets in batches:
+                h = inputs
+                for i, (w, b) in enumerate(zip(weights, biases)):
+                    h = lib.addmm(b, h, w)
+                    if i < last:
+                        h = h.relu()
+                functional.cross_entropy(h, targets).backward()
+            with lib.no_grad():
+                grads = [p.grad for p in params]
+                lib._foreach_add_(params, grads, alpha=-lr)
+                lib._foreach_zero_(grads)
+        return step
+
+
 def _count(workload):
     """Launches and host copies of one iteration, after one warm-up iteration."""
     import autograd_cy as ag
@@ -110,8 +153,8 @@ def run_device_report(args):
               "one, which counts launches but cannot time them)")
         return 1
     workloads.DEVICE = "cuda"
-    names = args.only or ["chain", "mlp_small", "mlp"]
-    chosen = [w for w in workloads.all_workloads() if w.name in names]
+    names = args.only or ["chain", "mlp_small", "mlp", "mlp_accumulate"]
+    chosen = [w for w in workloads.all_workloads() + [AccumulatingMLP()] if w.name in names]
     device = ag.cuda.get_device_name()
     print(f"Launches per iteration on {device} (counted at the seam)\n")
     print("| workload | launches | budget | host copies (bytes) | kernels (most launched) |")

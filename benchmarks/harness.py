@@ -127,6 +127,8 @@ def run_suite(args):
         results.append({"name": workload.name, "description": workload.description,
                         "nodes": workload.nodes, "timings": measure(workload, repeat)})
     report = table(results, env)
+    # A workload may add a section of its own after the table (e.g. saved bytes).
+    report += "".join(w.report() + "\n" for w in workloads if hasattr(w, "report"))
     print()
     print(report)
     write_results(args.out, env, results, report)

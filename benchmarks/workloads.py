@@ -147,10 +147,13 @@ class Wide(Workload):
 class MLP(Workload):
     """One SGD step of an MLP: forward, loss, backward, parameter update."""
 
-    def __init__(self, name, sizes, batch, activation, loss):
+    def __init__(self, name, sizes, batch, activation, loss, addmm=False):
         self.name, self.sizes, self.batch = name, sizes, batch
         self.activation, self.loss = activation, loss
-        self.nodes = 4 * (len(sizes) - 1) + 4
+        # addmm: each layer is ``addmm(b, h, w)`` (one AddmmBackward0, as nn.Linear records)
+        # instead of ``h @ w + b`` (MmBackward0 and AddBackward0)
+        self.addmm = addmm
+        self.nodes = (3 if addmm else 4) * (len(sizes) - 1) + 4
         layers = "-".join(str(s) for s in sizes)
         self.description = f"SGD step, {layers} {activation} MLP, batch {batch}, {loss} loss"
         rng = np.random.default_rng(2)
@@ -178,11 +181,12 @@ class MLP(Workload):
         last = len(weights) - 1
         lr = self.lr
         cross_entropy = self.loss == "cross_entropy"
+        addmm = self.addmm
 
         def step():
             h = inputs
             for i, (w, b) in enumerate(zip(weights, biases)):
-                h = h @ w + b
+                h = lib.addmm(b, h, w) if addmm else h @ w + b
                 if i < last:
                     h = h.relu() if activation == "relu" else h.tanh()
             if cross_entropy:
@@ -375,16 +379,22 @@ def depth_workloads():
 
 
 def all_workloads():
+    # imported here: these modules build on the workloads above (Chain, MLP)
+    from benchmarks.checkpoint_workloads import checkpoint_workloads
+    from benchmarks.functional_workloads import functional_workloads
+    from benchmarks.profiler_workloads import profiler_workloads
     return [
         Chain(),
         *depth_workloads(),
         Wide(),
         MLP("mlp_small", (32, 32, 32, 1), 8, "tanh", "mse"),
-        MLP("mlp", (784, 256, 256, 10), 64, "relu", "cross_entropy"),
+        MLP("mlp", (784, 256, 256, 10), 64, "relu", "cross_entropy", addmm=True),
         FunctionChain(),
         Chain(name="hooks", hooks=True),
         HVP(pruned=False),
         HVP(pruned=True),
         Chain(name="no_grad", no_grad=True),
-        *__import__("benchmarks.profiler_workloads", fromlist=["_"]).profiler_workloads(),
+        *checkpoint_workloads(),
+        *functional_workloads(),
+        *profiler_workloads(),
     ]

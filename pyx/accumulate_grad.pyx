@@ -11,6 +11,7 @@ graph uses the leaf. Its ``apply`` adds the incoming gradient into ``leaf.grad``
   unless ``create_graph``, where the sum is out of place and differentiable.
 """
 cimport cython
+import threading
 import warnings
 import weakref
 
@@ -23,6 +24,9 @@ from autograd_cy._C.tensor cimport (
     gradient_metadata,
 )
 from autograd_cy._C.node cimport Node
+from autograd_cy._C.device cimport is_cuda_array, backend
+from autograd_cy._C.graph_task cimport current_tasks
+from autograd_cy._C import tensor as tensor_module
 
 
 @cython.final
@@ -94,12 +98,79 @@ cdef void accumulate_grad(Tensor variable, Tensor grad) except *:
             variable._grad = make_tensor(copy_with_layout(grad._data, variable._data))
     elif not is_grad_enabled():
         # Rule 6.3: in place, so a user-assigned .grad keeps its identity and strides.
-        old._data += grad._data
+        if not (is_cuda_array(old._data) and defer_addition(variable, old, grad)):
+            old._data += grad._data
         bump_version(old)
         check_layout_contract(old, variable)
     else:
         variable._grad = old + grad
         check_layout_contract(variable._grad, variable)
+
+
+# NOTE [Deferred gradient accumulation]
+# On a CUDA device each in-place ``.grad += g`` is a launch, one per parameter, every
+# backward that accumulates (micro-batches, ``.grad`` kept instead of set to None). Those
+# additions are independent, so instead of running them in AccumulateGrad they wait in
+# `deferred` and run at the end of the backward as one multi-tensor launch per device and
+# dtype (NOTE [Multi-tensor launch] in cuda/foreach.cu): the engine calls
+# flush_deferred_accumulation when its ready queue is empty (before the final callbacks)
+# and when the backward ends, by error too. The version counter is bumped at once, as the
+# in-place add would.
+# Nothing may see a .grad before its addition lands, so an addition is deferred only when
+# - a backward is running on this thread (AccumulateGrad called by hand runs at once) and
+#   its leaf has no post-accumulate-grad hook (which would read .grad right after);
+# - both arrays are contiguous CUDA arrays of one shape and dtype (the kernel's table);
+# - neither array is already in a deferred addition as the other role, nor the target
+#   twice: one launch must not read what it writes (that flushes first);
+# and every ``.grad`` read flushes first: the Tensor's ``grad`` property calls the flush
+# while additions wait (``_flush_deferred_grads`` in pyx/tensor.pyx). Flushing early is
+# always correct (the additions commute), so a flush runs every waiting addition, of any
+# backward of any thread; the lock orders the flushes and the additions. What it cannot see
+# is a tensor taken from ``.grad`` before the backward and read inside it (by a hook):
+# that reads the value before this backward's addition. The CPU never defers: NumPy's
+# add is no launch.
+cdef list deferred = []                 # (target array, addend array) pairs
+cdef set deferred_targets = set()       # data addresses of the targets ...
+cdef set deferred_addends = set()       # ... and of the addends, to refuse overlaps
+deferred_lock = threading.RLock()
+
+
+cdef bint defer_addition(Tensor variable, Tensor old, Tensor grad) except -1:
+    """Queue ``old += grad`` for the end of the backward (the rules of NOTE [Deferred
+    gradient accumulation]); False when it must run now."""
+    target, addend = old._data, grad._data
+    if (variable._post_accumulate_grad_hooks or not is_cuda_array(addend)
+            or not current_tasks() or not backend().can_add_in_place_together(target, addend)):
+        return False
+    target_address, addend_address = target.data_ptr(), addend.data_ptr()
+    with deferred_lock:
+        if (target_address in deferred_targets or target_address in deferred_addends
+                or addend_address in deferred_targets):
+            flush_deferred_accumulation()
+        deferred.append((target, addend))
+        deferred_targets.add(target_address)
+        deferred_addends.add(addend_address)
+        tensor_module._flush_deferred_grads = flush_deferred_grads
+    return True
+
+
+cdef void flush_deferred_accumulation() except *:
+    """Run every deferred ``.grad`` addition: one multi-tensor launch per device and dtype."""
+    if not deferred:
+        return
+    with deferred_lock:
+        if deferred:
+            pairs = list(deferred)
+            deferred.clear()
+            deferred_targets.clear()
+            deferred_addends.clear()
+            backend().add_in_place_together(pairs)
+        tensor_module._flush_deferred_grads = None
+
+
+def flush_deferred_grads():
+    """Python's handle on flush_deferred_accumulation (what a ``.grad`` read calls)."""
+    flush_deferred_accumulation()
 
 
 cdef bint _layout_warned = False

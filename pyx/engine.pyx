@@ -39,7 +39,7 @@ from autograd_cy._C.device cimport device_of, streams_in_use, backend
 from autograd_cy._C.device import CPU
 from autograd_cy._C.tensor cimport Tensor, make_tensor
 from autograd_cy._C.node cimport Node, Edge, GraphRoot, check_saved
-from autograd_cy._C.accumulate_grad cimport AccumulateGrad
+from autograd_cy._C.accumulate_grad cimport AccumulateGrad, flush_deferred_accumulation
 from autograd_cy._C.hooks cimport check_hook_result, check_node_hook_result
 from autograd_cy._C.saved_tensor cimport hooks_state, set_hooks_state
 from autograd_cy._C.graph_task cimport (
@@ -130,6 +130,7 @@ cpdef list run_backward(tuple root_edges, tuple root_grads, bint keep_graph,
                 set_hooks_state(previous_saved_hooks)
         completed = True
     finally:
+        flush_deferred_accumulation()   # a backward that failed: what was added lands
         task_ended(task)
         # A plain backward that ran to the end has run every claimed node, which left no
         # InputBuffer behind: the stale ids need no cleanup (NOTE [Dependencies on the
@@ -307,6 +308,7 @@ cdef void execute(GraphTask task) except *:
             evaluate_on_stream(task, <Node>entry[0], <list>entry[1])
     if task.caller_streams is not None:
         sync_leaf_streams(task)
+    flush_deferred_accumulation()       # NOTE [Deferred gradient accumulation]
     # Final callbacks may queue further callbacks.
     cdef Py_ssize_t i = 0
     while i < len(task.final_callbacks):

@@ -17,6 +17,9 @@ cdef extern from *:
     /* Is an autograd profiler recording? Process-wide, as the profiler's swapped ops are
        (NOTE [Profiling ops] in profiling.pyx). */
     static int autograd_cy_profiler_enabled = 0;
+    /* Forward AD (NOTE [Forward AD levels]): process-wide, as PyTorch's levels are. */
+    static unsigned long long autograd_cy_forward_level = 0;
+    static unsigned long long autograd_cy_forward_level_ids = 0;
     """
     int autograd_cy_grad_enabled
     int autograd_cy_inference_mode
@@ -24,6 +27,8 @@ cdef extern from *:
     int autograd_cy_anomaly_check_nan
     unsigned long long autograd_cy_sequence_nr
     int autograd_cy_profiler_enabled
+    unsigned long long autograd_cy_forward_level
+    unsigned long long autograd_cy_forward_level_ids
 
 
 cdef bint is_grad_enabled() noexcept nogil:
@@ -81,6 +86,54 @@ cdef int* profiler_flag() noexcept nogil:
 cdef void set_profiler_enabled(bint enabled) noexcept nogil:
     global autograd_cy_profiler_enabled
     autograd_cy_profiler_enabled = enabled
+
+
+# NOTE [Forward AD levels]
+# A dual level is identified by a number never reused (1, 2, 3 ... over the process's
+# life); ``forward_level()`` is the id of the level active now, or 0 when none is. An op
+# asks ``if forward_level() and has_tangent(...)``: outside a level that is one load. A
+# tangent on a Tensor carries the id of its level (``Tensor._fw_level``): a tangent whose id
+# is not the active one belongs to an exited level and reads as None. Exiting a level is
+# then O(1) and needs no weak reference to each dual tensor made in it (the cheaper choice:
+# a dual tensor costs no registration); the stale tangent's memory goes with its tensor or
+# with the next tangent set on it. While a tangent formula runs, the level reads 0
+# (``suspend_forward_level``), so the primals it reads do not propagate their own tangents:
+# forward AD is not nested, a tangent has no tangent.
+
+cdef unsigned long long forward_level() noexcept nogil:
+    return autograd_cy_forward_level
+
+
+cdef unsigned long long suspend_forward_level() noexcept nogil:
+    """Read the active level as 0 until ``resume_forward_level(returned id)``."""
+    global autograd_cy_forward_level
+    cdef unsigned long long level = autograd_cy_forward_level
+    autograd_cy_forward_level = 0
+    return level
+
+
+cdef void resume_forward_level(unsigned long long level) noexcept nogil:
+    global autograd_cy_forward_level
+    autograd_cy_forward_level = level
+
+
+def _forward_level():
+    """The id of the active dual level (0: none)."""
+    return autograd_cy_forward_level
+
+
+def _enter_forward_level():
+    """Activate a new dual level; returns its id (ids are never reused)."""
+    global autograd_cy_forward_level, autograd_cy_forward_level_ids
+    autograd_cy_forward_level_ids += 1
+    autograd_cy_forward_level = autograd_cy_forward_level_ids
+    return autograd_cy_forward_level
+
+
+def _exit_forward_level():
+    """Deactivate the active level: every tangent made in it reads as None from now on."""
+    global autograd_cy_forward_level
+    autograd_cy_forward_level = 0
 
 
 # Python-visible accessors (used by the grad-mode context managers and tests).

@@ -132,32 +132,47 @@ cdef class ReadyQueue:
         buffers[child] = buffer
 
     cdef tuple pop(self):
-        """Remove the newest node; return ``(node, its InputBuffer)``."""
+        """Remove the newest node; return ``(node, its InputBuffer)``.
+
+        NOTE [Ties in the ready queue]
+        Every AccumulateGrad has the same sequence_nr, so the order in which the leaves of
+        one node accumulate (and their hooks fire) is decided by how the heap breaks ties.
+        PyTorch's queue is a ``std::priority_queue``, and its pop moves the hole left by
+        the top all the way down to a leaf, always into the larger child (the right one
+        on a tie), then sifts the last entry up from there. Doing the same here gives
+        PyTorch's order: for five leaves of one ``cat``, 0, 2, 4, 1, 3."""
         cdef list nodes = self.nodes, buffers = self.buffers
         cdef tuple top = (nodes[0], buffers[0])
         cdef Py_ssize_t size = self.size - 1
         cdef Node last = nodes[size]
         cdef list last_buffer = buffers[size]
-        cdef Py_ssize_t parent = 0
-        cdef Py_ssize_t child
+        cdef Py_ssize_t hole = 0, child = 0, parent
         nodes[size] = None
         buffers[size] = None
         self.size = size
-        if size:
-            while True:                       # sift down
-                child = 2 * parent + 1
-                if child >= size:
-                    break
-                if (child + 1 < size and (<Node>nodes[child + 1]).sequence_nr
-                        > (<Node>nodes[child]).sequence_nr):
-                    child += 1
-                if (<Node>nodes[child]).sequence_nr <= last.sequence_nr:
-                    break
-                nodes[parent] = nodes[child]
-                buffers[parent] = buffers[child]
-                parent = child
-            nodes[parent] = last
-            buffers[parent] = last_buffer
+        if size == 0:
+            return top
+        while child < (size - 1) // 2:            # the hole down to a leaf
+            child = 2 * child + 2
+            if (<Node>nodes[child]).sequence_nr < (<Node>nodes[child - 1]).sequence_nr:
+                child -= 1
+            nodes[hole] = nodes[child]
+            buffers[hole] = buffers[child]
+            hole = child
+        if size % 2 == 0 and child == (size - 2) // 2:   # a last parent with one child
+            child = 2 * child + 1
+            nodes[hole] = nodes[child]
+            buffers[hole] = buffers[child]
+            hole = child
+        while hole > 0:                           # then the last entry up from there
+            parent = (hole - 1) // 2
+            if (<Node>nodes[parent]).sequence_nr >= last.sequence_nr:
+                break
+            nodes[hole] = nodes[parent]
+            buffers[hole] = buffers[parent]
+            hole = parent
+        nodes[hole] = last
+        buffers[hole] = last_buffer
         return top
 
     cdef bint empty(self):
@@ -193,6 +208,15 @@ cdef list current_tasks():
 def _current_graph_task_id():
     tasks = current_tasks()
     return (<GraphTask>tasks[-1]).id if tasks else -1
+
+
+def _is_checkpoint_valid():
+    """False while a backward running on this thread prunes its graph (``grad()``, or
+    ``backward(inputs=...)``): a reentrant checkpoint cannot work out which gradients to make."""
+    for task in current_tasks():
+        if (<GraphTask>task).exec_info:
+            return False
+    return True
 
 
 def queue_callback(callback):

@@ -18,6 +18,7 @@ cdef class SavedTensor:
     cdef object version_counter       # VersionCounter shared with the original tensor
     cdef object input_grad_fn         # grad_fn of a saved input (restored after hooks)
     cdef object unpack_hook, packed   # saved_tensors_hooks: what pack_hook returned
+    cdef object fw_grad               # a saved output's (tangent, level), or None (forward AD)
 
     cpdef object unpack(self, object owner=*)
     cdef object unpack_array(self, object owner)
@@ -33,3 +34,4 @@ cdef SavedTensor save(Tensor t, bint is_output, bint wrapped_number=*)
 cpdef str forward_op_name(object node)
 cdef tuple hooks_state()
 cdef void set_hooks_state(tuple state) except *
+cdef void before_write(Tensor t) except *

@@ -115,6 +115,29 @@ def _current_saved_tensors_hooks():
     return stack[-1] if stack else None
 
 
+# NOTE [Before a tensor is written]
+# Every op that writes into an existing tensor (in-place ops, ``out=``, the in-place view
+# ops) first calls check_inference_inplace (views.pyx), which calls before_write. Right
+# there, before the write, ``autograd.graph.allow_mutation_on_saved_tensors`` must clone
+# the tensor's value when it is saved for backward (PyTorch intercepts the mutating op the
+# same way). The hook is None outside that context: one comparison per in-place op.
+cdef object before_write_hook = None
+
+
+def _set_before_write_hook(hook):
+    """Install ``hook(tensor)``, called before any op writes into ``tensor`` (None: no
+    hook); returns the previous one."""
+    global before_write_hook
+    previous = before_write_hook
+    before_write_hook = hook
+    return previous
+
+
+cdef void before_write(Tensor t) except *:
+    if before_write_hook is not None:
+        before_write_hook(t)
+
+
 cpdef str forward_op_name(object node):
     """``AddBackward0`` -> ``Add``: PyTorch names the forward op in version errors."""
     name = node.name()
@@ -207,6 +230,9 @@ cdef class SavedTensor:
             return self.data
         result = make_tensor(self.data)
         self._restore_metadata(result, owner)
+        if self.fw_grad is not None:
+            # The output's tangent goes with it (forward AD through a backward formula).
+            result._fw_grad, result._fw_level = self.fw_grad
         return result
 
     cdef int check(self, object owner) except -1:
@@ -297,6 +323,7 @@ cdef class SavedTensor:
     cdef void release(self):
         self.freed = True
         self.data = None
+        self.fw_grad = None
         self.packed = None
 
     def __repr__(self):
@@ -326,6 +353,8 @@ cdef SavedTensor save(Tensor t, bint is_output, bint wrapped_number=False):
     saved.output_nr = t._output_nr
     if is_output:
         saved.data = t._data
+        if t._fw_grad is not None:
+            saved.fw_grad = (t._fw_grad, t._fw_level)
     else:
         saved.data = t
         saved.input_grad_fn = t._grad_fn
@@ -335,3 +364,10 @@ cdef SavedTensor save(Tensor t, bint is_output, bint wrapped_number=False):
     return saved
 
 
+
+
+def _make_saved_tensor(Tensor tensor, bint is_output=False):
+    """A SavedTensor of ``tensor`` outside any node, as recording makes one: the innermost
+    saved_tensors_hooks pack it, or it is version-checked on ``unpack()``. Non-reentrant
+    checkpointing keeps its inputs this way (autograd_cy/utils/checkpoint.py)."""
+    return save(tensor, is_output)

@@ -34,6 +34,8 @@ cdef class Tensor:
     cdef object _accumulator             # weakref to this leaf's AccumulateGrad
     cdef bint _retains_grad
     cdef bint _is_inference
+    cdef object _fw_grad                 # forward AD tangent (a Tensor) or None
+    cdef unsigned long long _fw_level    # the dual level _fw_grad belongs to (NOTE [Forward AD levels])
     cdef dict __dict__
     cdef object __weakref__
 
@@ -76,3 +78,11 @@ cdef inline bint requires_grad(Tensor t) noexcept:
     return (t._requires_grad or t._grad_fn is not None
             or (t._base is not None
                 and (t._base._requires_grad or t._base._grad_fn is not None)))
+
+
+cdef inline object tangent_of(object x, unsigned long long level):
+    """The tangent of ``x`` at the active dual ``level`` (``forward_level()``), or None: for a
+    non-Tensor, a tensor without one, or one whose tangent belongs to an exited level."""
+    if not isinstance(x, Tensor) or (<Tensor>x)._fw_grad is None or (<Tensor>x)._fw_level != level:
+        return None
+    return (<Tensor>x)._fw_grad

@@ -22,6 +22,9 @@ from autograd_cy._C.device cimport device, is_cuda_array, array_namespace, curre
 cnp.import_array()
 
 cdef device CPU = device("cpu")
+# NOTE [Deferred gradient accumulation] (pyx/accumulate_grad.pyx): while additions into a
+# .grad wait for the end of a backward, accumulate_grad sets this to their flush.
+_flush_deferred_grads = None
 
 
 # NOTE [How Tensor gets its methods]
@@ -418,6 +421,8 @@ cdef class Tensor:
 
     @property
     def grad(self):
+        if _flush_deferred_grads is not None:
+            _flush_deferred_grads()     # NOTE [Deferred gradient accumulation]
         if self._grad_fn is not None and not self._retains_grad and self._grad is None:
             warnings.warn(_NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad

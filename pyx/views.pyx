@@ -19,17 +19,20 @@ from numpy.lib.stride_tricks import as_strided
 cimport numpy as cnp
 
 from autograd_cy._C.grad_mode cimport (
-    is_grad_enabled, is_inference_mode_enabled, next_sequence_nr,
+    is_grad_enabled, is_inference_mode_enabled, next_sequence_nr, forward_level,
+    suspend_forward_level, resume_forward_level,
 )
 from autograd_cy._C.dtype cimport scalar_name
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, bump_version, version_counter, get_grad_fn,
     tensor_operators, VIEW_DEFAULT, VIEW_NO_GRAD_MODE, VIEW_MULTI_OUTPUT_NODE,
     VIEW_IN_CUSTOM_FUNCTION, VIEW_INFERENCE_MODE,
-    gradient_metadata, array_module,
+    gradient_metadata, array_module, make_view, tangent_of,
 )
+from autograd_cy._C.device cimport strided_view, array_to_device, device_of
+from autograd_cy._C.forward cimport set_tangent, any_tangent
 from autograd_cy._C.node cimport Node, NodeExtras, Edge, set_edges, check_saved
-from autograd_cy._C.saved_tensor cimport SavedTensor
+from autograd_cy._C.saved_tensor cimport SavedTensor, before_write
 from autograd_cy._C.saved_tensor import _FREED_MESSAGE
 from autograd_cy._C.recording cimport gradient_edge
 from autograd_cy._C.overlap cimport elementwise_overlap_checks
@@ -266,13 +269,16 @@ cdef Tensor apply_inplace(Tensor self, object compute, tuple others, bint needs_
         requires_grad(self) or any_tensor_requires_grad(others))
     cdef Tensor source = self
     cdef Tensor out
+    cdef unsigned long long level = forward_level()
+    cdef bint tangents = level != 0 and (
+        tangent_of(self, level) is not None or any_tangent(others, level))
     check_inplace(self, records)
     if overlap_checks is NULL:
         elementwise_overlap_checks(self, others)
     else:
         overlap_checks(self, others)
     make_writeable(self._data)
-    if not records and ufunc is not None:
+    if not records and ufunc is not None and not tangents:
         ufunc_into(self, ufunc, operand)
         bump_version(self)
         return self
@@ -281,6 +287,7 @@ cdef Tensor apply_inplace(Tensor self, object compute, tuple others, bint needs_
         source._grad_fn = get_grad_fn(self)
         source._output_nr = self._output_nr
         source._requires_grad = self._requires_grad
+        source._fw_grad, source._fw_level = self._fw_grad, self._fw_level
     out = compute(source)
     write_back(self, out)
     bump_version(self)
@@ -292,6 +299,8 @@ cdef Tensor apply_inplace(Tensor self, object compute, tuple others, bint needs_
             # In place on a view, the node sits inside CopySlices: the saved result, once
             # unpacked, has the view's new grad_fn (which leads to CopySlices), as in PyTorch.
             view_history_for_saved_result(node, self)
+    if tangents:
+        inplace_tangent(self, out, level)
     return self
 
 
@@ -455,13 +464,13 @@ cpdef str view_error_message(Tensor view, bint indirect):
 
 
 cdef void check_inference_inplace(Tensor self) except *:
-    """Inference tensors are written only inside inference mode (by any in-place op,
-    ``out=`` and the in-place view ops included)."""
+    """Before any write (in-place op, ``out=``, in-place view op): inference rule, before_write."""
     if self._is_inference and not is_inference_mode_enabled():
         raise RuntimeError(
             "Inplace update to inference tensor outside InferenceMode is not allowed.You can "
             "make a clone to get a normal tensor before doing inplace update.See "
             "https://github.com/pytorch/rfcs/pull/17 for more details.")
+    before_write(self)
 
 
 cdef void check_inplace(Tensor self, bint records) except *:
@@ -506,3 +515,86 @@ cdef object regenerate_grad_fn(object view):
 
 
 tensor_operators().regenerate_view_grad_fn = regenerate_grad_fn
+
+
+# ------------------------------------------------------------------ forward AD
+#
+# NOTE [Tangents of views and in-place ops]
+# As in PyTorch, a view's tangent is the same view of its base's tangent (shared memory): an
+# in-place op writes its tangent into ``self``'s in place (``copy_``), so a view's shows in
+# its base's (made zero first if it had none). ``view_tangent`` applies the view's geometry
+# relative to ``self`` to ``self``'s tangent, which has ``self``'s layout (a tangent of
+# another layout is gathered element by element: a copy, no longer sharing memory).
+
+cdef inline tuple element_strides(object array):
+    return tuple([s // array.itemsize for s in array.strides])
+
+
+cdef object element_positions(object array, object origin):
+    """The memory offset (in elements, from ``origin``'s first) of each element, C order."""
+    shape, strides, offset = geometry(array, origin)
+    index = np.full(shape, offset, dtype=np.int64)
+    for d in range(len(shape)):
+        index = index + np.arange(shape[d], dtype=np.int64).reshape(
+            (-1,) + (1,) * (len(shape) - d - 1)) * strides[d]
+    return index.reshape(-1)
+
+
+def view_tangent(Tensor self_t, Tensor self, Tensor result):
+    """The tangent of ``result``, a view of ``self``: the same view of ``self``'s tangent
+    ``self_t`` (NOTE [Tangents of views and in-place ops])."""
+    tangent = self_t._data
+    if tangent.shape == self._data.shape and element_strides(tangent) == element_strides(
+            self._data):
+        shape, strides, offset = geometry(result._data, self._data)
+        if is_grad_enabled() and requires_grad(self_t):
+            # Recorded, so the tangent's graph stays differentiable (reverse-over-forward).
+            from autograd_cy._C.ops.strided import as_strided
+            owner = self_t._base if self_t._base is not None else self_t
+            own_offset = (data_address(tangent) - data_address(owner._data)) // tangent.itemsize
+            return as_strided(self_t, shape, strides, own_offset + offset)
+        itemsize = tangent.itemsize
+        length = (1 + sum([(n - 1) * s for n, s in zip(tangent.shape, element_strides(tangent))])
+                  if tangent.size else 0)
+        flat = strided_view(tangent, (length,), (itemsize,), True)
+        array = strided_view(flat[offset:], shape, tuple([s * itemsize for s in strides]), True)
+        return make_view(array, self_t)
+    # Another layout: gather the tangent's elements at the positions the view reads.
+    from autograd_cy._C.ops.shape import reshape
+    self_positions = element_positions(self._data, self._data)
+    order = np.argsort(self_positions, kind="stable")
+    wanted = element_positions(result._data, self._data)
+    index = order[np.searchsorted(self_positions[order], wanted)]
+    index = make_tensor(array_to_device(index, device_of(tangent)))
+    return reshape(reshape(self_t, (-1,))[index], result._data.shape)
+
+
+cdef object fresh_tangent(Tensor self, unsigned long long level):
+    """A zero tangent for ``self``; a view's is the view of its base's (zero if none)."""
+    cdef Tensor base = self._base
+    if base is None:
+        array = self._data
+        tangent = make_tensor(array_module(array).zeros_like(array))
+        set_tangent(self, tangent, level)
+        return tangent
+    base_t = tangent_of(base, level)
+    if base_t is None:
+        base_t = fresh_tangent(base, level)
+    return view_tangent(base_t, base, self)
+
+
+cdef void inplace_tangent(Tensor self, Tensor out, unsigned long long level) except *:
+    """After an in-place op computed as ``out``: ``out``'s tangent becomes ``self``'s, written
+    into ``self``'s tangent in place (into its base's too, for a view)."""
+    out_t = tangent_of(out, level)
+    if out_t is None:
+        return
+    self_t = tangent_of(self, level)
+    suspend_forward_level()
+    try:
+        if self_t is None:
+            self_t = fresh_tangent(self, level)
+        self_t.copy_(out_t)
+    finally:
+        resume_forward_level(level)
+    set_tangent(self, self_t, level)

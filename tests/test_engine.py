@@ -511,6 +511,21 @@ def test_ready_queue_order_is_by_sequence_nr():
     assert ours[0] == ["e", "d", "c", "w", "b", "a", "x"]
 
 
+@pytest.mark.parametrize("leaves", [3, 5, 8, 9])
+def test_leaves_of_one_node_accumulate_in_torchs_heap_order(leaves):
+    """Every AccumulateGrad has one sequence_nr; ties leave the ready queue as they leave
+    PyTorch's std::priority_queue (five leaves of a cat: 0, 2, 4, 1, 3)."""
+    def run(lib):
+        tensors = [lib.ones(2, requires_grad=True) for _ in range(leaves)]
+        log = []
+        for i, t in enumerate(tensors):
+            t.register_post_accumulate_grad_hook(lambda t, i=i: log.append(i))
+        lib.cat(tensors).sum().backward()
+        return log
+    ours, theirs = assert_same(run)
+    assert ours == theirs
+
+
 def test_independent_branch_created_later_runs_first():
     def run(lib):
         x = lib.tensor([0.1, 0.2], requires_grad=True)

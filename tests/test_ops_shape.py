@@ -88,6 +88,11 @@ CASES = [
     ("stack", lambda lib, x, y: lib.stack([x, y]), [randn(4, 3), randn(4, 3, seed=1)]),
     ("stack_dim", lambda lib, x, y: lib.stack((x, y), dim=-1), [randn(4, 3),
                                                                  randn(4, 3, seed=1)]),
+    # inputs in another memory order: the result keeps it, with the stacked shape
+    ("stack_transposed", lambda lib, x, y: lib.stack([x.t(), y.t()]),
+     [randn(4, 3), randn(4, 3, seed=1)]),
+    ("cat_transposed", lambda lib, x, y: lib.cat([x.t(), y.t()], 1),
+     [randn(4, 3), randn(4, 3, seed=1)]),
     # basic indexing
     ("getitem_int", lambda lib, x: x[1], [randn(4, 3)]),
     ("getitem_neg_int", lambda lib, x: x[-1, -2], [randn(4, 3)]),

@@ -8,6 +8,7 @@ and, with ``check_nan``, raises as soon as a node returns a NaN gradient.
 import warnings
 
 from autograd_cy._C import grad_mode as _flags
+from autograd_cy.grad_mode import _check_bool
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled"]
@@ -24,7 +25,8 @@ def is_anomaly_check_nan_enabled():
 
 
 class detect_anomaly:
-    """Context manager (and decorator) that turns anomaly mode on, with a warning.
+    """Context manager that turns anomaly mode on, with a warning. The previous setting,
+    read when the object is made, comes back on exit.
 
     >>> import autograd_cy as ag
     >>> import warnings
@@ -39,37 +41,46 @@ class detect_anomaly:
     """
 
     def __init__(self, check_nan=True):
+        self.prev = is_anomaly_enabled()
         self.check_nan = check_nan
+        self.prev_check_nan = is_anomaly_check_nan_enabled()
         warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime "
                       "and should only be enabled for debugging.", stacklevel=2)
 
     def __enter__(self):
-        self.previous = (is_anomaly_enabled(), is_anomaly_check_nan_enabled())
-        _flags._set_anomaly_enabled(True, self.check_nan)
+        _set_anomaly_enabled(True, self.check_nan)
 
     def __exit__(self, *exc_info):
-        _flags._set_anomaly_enabled(*self.previous)
-
-    def __call__(self, func):
-        import functools
-
-        @functools.wraps(func)
-        def decorated(*args, **kwargs):
-            with self.__class__(self.check_nan):
-                return func(*args, **kwargs)
-        return decorated
+        _set_anomaly_enabled(self.prev, self.prev_check_nan)
 
 
 class set_detect_anomaly:
-    """Turn anomaly mode on or off, at once (no warning); as a context manager the previous
-    setting comes back on exit."""
+    """Turn anomaly mode on or off (``mode``), with or without the NaN check
+    (``check_nan``), at once and without a warning. Usable as a function call or as a
+    context manager, which restores the previous setting on exit.
+
+    >>> import autograd_cy as ag
+    >>> with set_detect_anomaly(True, check_nan=False):
+    ...     ag.is_anomaly_enabled(), ag.is_anomaly_check_nan_enabled()
+    (True, False)
+    >>> ag.is_anomaly_enabled()
+    False
+    """
 
     def __init__(self, mode, check_nan=True):
-        self.previous = (is_anomaly_enabled(), is_anomaly_check_nan_enabled())
-        _flags._set_anomaly_enabled(mode, check_nan)
+        self.prev = is_anomaly_enabled()
+        self.prev_check_nan = is_anomaly_check_nan_enabled()
+        _set_anomaly_enabled(mode, check_nan)
 
     def __enter__(self):
         pass
 
     def __exit__(self, *exc_info):
-        _flags._set_anomaly_enabled(*self.previous)
+        _set_anomaly_enabled(self.prev, self.prev_check_nan)
+
+
+def _set_anomaly_enabled(enabled, check_nan=True):
+    """Set the thread's anomaly flags; both must be bools, as PyTorch's parser requires."""
+    _check_bool("set_anomaly_enabled", "enabled", enabled)
+    _check_bool("set_anomaly_enabled", "check_nan", check_nan, position=2)
+    _flags._set_anomaly_enabled(enabled, check_nan)

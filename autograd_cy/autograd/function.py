@@ -29,7 +29,7 @@ from autograd_cy._C.function import (
 from autograd_cy._C.tensor import Tensor
 
 __all__ = ["FunctionCtx", "BackwardCFunction", "FunctionMeta", "Function",
-           "once_differentiable", "InplaceFunction"]
+           "once_differentiable", "InplaceFunction", "NestedIOFunction"]
 
 
 class FunctionCtx:
@@ -231,6 +231,142 @@ class InplaceFunction(Function):
     def __init__(self, inplace=False):
         super().__init__()
         self.inplace = inplace
+
+
+# ------------------------------------------------------------------ NestedIOFunction
+
+def _iter_nested(obj, accepts, accepted):
+    """The leaves of a nesting of lists, tuples and dict values that ``accepts(leaf)``,
+    depth first; None entries are skipped, any other leaf is refused."""
+    if accepts(obj):
+        yield obj
+    elif obj is None:
+        return
+    elif isinstance(obj, (list, tuple)):
+        for item in obj:
+            yield from _iter_nested(item, accepts, accepted)
+    elif isinstance(obj, dict):
+        for item in obj.values():
+            yield from _iter_nested(item, accepts, accepted)
+    else:
+        raise ValueError("Auto nesting doesn't know how to process an input object of type "
+                         f"{_typename(obj)}. Accepted types: {accepted}, or lists/tuples of "
+                         "them")
+
+
+def _typename(obj):
+    """PyTorch's ``typename``: the class's qualified name, builtins without a module."""
+    module = type(obj).__module__
+    name = type(obj).__qualname__
+    return name if module in ("builtins", None) else f"{module}.{name}"
+
+
+def _iter_tensors(obj):
+    return _iter_nested(obj, lambda x: isinstance(x, Tensor), "Tensors")
+
+
+def _iter_tensors_or_none(obj):
+    return _iter_nested(obj, lambda x: x is None or isinstance(x, Tensor), "Tensors or None")
+
+
+def _unflatten(flat, proto):
+    """Give the flat sequence ``flat`` the nesting of ``proto`` (lists and tuples whose
+    leaves are taken from ``flat`` in order; None entries of ``proto`` stay None)."""
+    def take(flat, proto):
+        if not isinstance(proto, (list, tuple)):
+            return flat[0], flat[1:]
+        result = []
+        for entry in proto:
+            if entry is None:
+                result.append(None)
+            else:
+                value, flat = take(flat, entry)
+                result.append(value)
+        return type(proto)(result), flat
+    return take(flat, proto)[0]
+
+
+def _detached_data(obj):
+    """``obj`` with each tensor replaced by its ``.data`` (the nesting kept)."""
+    if isinstance(obj, Tensor):
+        return obj.data
+    if obj is None:
+        return None
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_detached_data(item) for item in obj)
+    if isinstance(obj, dict):
+        return {key: _detached_data(value) for key, value in obj.items()}
+    raise ValueError("Auto nesting doesn't know how to process an input object of type "
+                     f"{_typename(obj)}. Accepted types: Tensors, or lists/tuples of them")
+
+
+class NestedIOFunction(Function):
+    """Kept for old code (use ``Function``): an instance-method Function whose
+    ``forward_extended`` / ``backward_extended`` take and return nested lists and tuples
+    of tensors, flattened for the engine by ``forward`` / ``backward``.
+
+    As in PyTorch 2.13 it cannot run any more: calling an instance needs the legacy
+    ``_do_forward`` that Function no longer has, and ``apply`` runs ``forward`` on the
+    node class's ctx, which has no ``_nested_input``. Both raise AttributeError.
+    """
+
+    def _do_forward(self, *inputs):
+        self._nested_input = inputs
+        flat_output = super()._do_forward(*tuple(_iter_tensors(inputs)))
+        return _unflatten(flat_output, self._nested_output)
+
+    def _do_backward(self, gradients, retain_variables):
+        self.retain_variables = retain_variables
+        result = super()._do_backward(gradients, retain_variables)
+        if not retain_variables:
+            del self._nested_output
+            del self._to_save_nested
+        return result
+
+    __call__ = _do_forward
+
+    def forward(self, *args):
+        """Run ``forward_extended`` on the nested inputs' data; returns the flat outputs."""
+        nested_inputs = _detached_data(self._nested_input)
+        result = self.forward_extended(*nested_inputs)
+        del self._nested_input
+        self._nested_output = result
+        return tuple(_iter_tensors(result))
+
+    def backward(self, *gradients):
+        """Nest the flat output gradients as the outputs were, run ``backward_extended``,
+        and flatten what it returns (None entries kept)."""
+        nested_gradients = _unflatten(gradients, self._nested_output)
+        result = self.backward_extended(*nested_gradients)
+        return tuple(_iter_tensors_or_none(result))
+
+    def save_for_backward(self, *args):
+        """Keep the tensors of a nesting for ``saved_tensors``."""
+        self.to_save = tuple(_iter_tensors(args))
+        self._to_save_nested = args
+
+    @property
+    def saved_tensors(self):
+        """The saved tensors, nested as given to ``save_for_backward``. An instance never
+        runs as a node, so the engine holds nothing for it: this raises IndexError, as
+        PyTorch's does."""
+        return _unflatten((), self._to_save_nested)
+
+    def mark_dirty(self, *args, **kwargs):
+        """Declare the tensors of a nesting modified in place."""
+        self.dirty_tensors = tuple(_iter_tensors((args, kwargs)))
+
+    def mark_non_differentiable(self, *args, **kwargs):
+        """Declare the tensors of a nesting non-differentiable."""
+        self.non_differentiable = tuple(_iter_tensors((args, kwargs)))
+
+    def forward_extended(self, *input):
+        """The user's forward, on nested inputs."""
+        raise NotImplementedError
+
+    def backward_extended(self, *grad_output):
+        """The user's backward, on nested output gradients."""
+        raise NotImplementedError
 
 
 _ONCE_DIFFERENTIABLE_ERROR = ("trying to differentiate twice a function that was marked with "

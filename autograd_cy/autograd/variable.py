@@ -4,13 +4,16 @@ from autograd_cy._C.tensor import Tensor
 __all__ = ["Variable"]
 
 
-class _VariableMeta(type):
+class VariableMeta(type):
+    """Makes ``isinstance(t, Variable)`` true of every Tensor."""
+
     def __instancecheck__(cls, other):
         return isinstance(other, Tensor)
 
 
-class _ExecutionEngine:
-    """``Variable._execution_engine``: where PyTorch code reaches the engine directly."""
+class ImperativeEngine:
+    """The type of ``Variable._execution_engine``: where PyTorch code reaches the engine
+    directly."""
 
     @staticmethod
     def queue_callback(callback):
@@ -19,11 +22,11 @@ class _ExecutionEngine:
         queue_callback(callback)
 
 
-class Variable(metaclass=_VariableMeta):
+class Variable(metaclass=VariableMeta):
     """``Variable(t, requires_grad=...)`` returns a new leaf sharing ``t``'s memory, with
     the flag set; ``t`` itself is left as it was."""
 
-    _execution_engine = _ExecutionEngine()
+    _execution_engine = ImperativeEngine()
 
     def __new__(cls, data=None, requires_grad=False, volatile=False):
         from autograd_cy import tensor

@@ -17,9 +17,12 @@ import numpy as np
 from autograd_cy._C import device as _core_device
 from autograd_cy.cuda.array import CudaDevice, DeviceArray, empty, from_host
 from autograd_cy.cuda import rows as _rows
+from autograd_cy.cuda import gemm as _gemm
+from autograd_cy.cuda import foreach as _foreach
 
 __all__ = ["is_available", "device_count", "current_device", "set_device", "synchronize",
-           "manual_seed", "manual_seed_all", "initial_seed", "get_device_name",
+           "manual_seed", "manual_seed_all", "initial_seed", "get_rng_state", "set_rng_state",
+           "get_rng_state_all", "set_rng_state_all", "get_device_name",
            "DeviceArray", "Stream", "Event", "StreamContext", "current_stream",
            "default_stream", "set_stream", "stream"]
 
@@ -29,6 +32,8 @@ _seed = 0
 # The Philox stream offset of each device, in 32-bit words (NOTE [Philox4x32-10] in
 # cuda/random.cu): every random launch starts where the previous one stopped.
 _offsets = {}
+# A device whose state was set by set_rng_state draws from that state's seed, not _seed.
+_device_seeds = {}
 
 
 def _mode():
@@ -102,6 +107,7 @@ def manual_seed(seed):
     global _seed
     _seed = int(seed) & 0xFFFFFFFFFFFFFFFF
     _offsets.clear()
+    _device_seeds.clear()
 
 
 def _philox_offset(index, words):
@@ -110,6 +116,55 @@ def _philox_offset(index, words):
     offset = _offsets.get(index, 0)
     _offsets[index] = offset + (words + 3) // 4 * 4
     return offset
+
+
+def _device_seed(index):
+    """The Philox seed random launches on cuda:index use."""
+    return _device_seeds.get(index, _seed)
+
+
+_STATE_SIZE = 16
+
+
+def get_rng_state(device="cuda"):
+    """The generator state of ``device`` (``torch.cuda.get_rng_state``): a uint8 tensor (on
+    the CPU) of its Philox seed and stream offset; ``set_rng_state`` replays from there."""
+    from autograd_cy._C.tensor import _wrap_array
+    index = _index_of(device)
+    _device(index)
+    seed, offset = _raw_rng_state(index)
+    packed = seed.to_bytes(8, "little") + offset.to_bytes(8, "little")
+    return _wrap_array(np.frombuffer(packed, np.uint8).copy())
+
+
+def set_rng_state(new_state, device="cuda"):
+    """Restore ``device``'s generator to a state taken by ``get_rng_state``."""
+    from autograd_cy.factories import _rng_state_bytes
+    index = _index_of(device)
+    _device(index)
+    packed = _rng_state_bytes(new_state, _STATE_SIZE, "PhiloxCudaState")
+    _set_raw_rng_state(index, (int.from_bytes(packed[:8], "little"),
+                               int.from_bytes(packed[8:], "little")))
+
+
+def _raw_rng_state(index):
+    """(seed, offset) of cuda:index: what ``get_rng_state`` packs."""
+    return _device_seed(index), _offsets.get(index, 0)
+
+
+def _set_raw_rng_state(index, raw):
+    _device_seeds[index], _offsets[index] = raw
+
+
+def get_rng_state_all():
+    """``get_rng_state`` of every device, in index order."""
+    return [get_rng_state(index) for index in range(device_count())]
+
+
+def set_rng_state_all(new_states):
+    """``set_rng_state`` of every device from the list ``get_rng_state_all`` returned."""
+    for index, state in enumerate(new_states):
+        set_rng_state(state, index)
 
 
 def manual_seed_all(seed):
@@ -239,6 +294,12 @@ class _CoreBridge:
     # the fused row and loss kernels (NOTE [Fused formulas on CUDA] in pyx/device.pyx)
     rows = staticmethod(_rows.rows)
     loss = staticmethod(_rows.loss)
+    # addmm and its backward with their epilogues (NOTE [GEMM epilogues] in cuda/gemm.cu)
+    gemm = staticmethod(_gemm.gemm)
+    gemm_dtypes = _gemm.GEMM_DTYPES
+    # the deferred .grad additions of a backward (NOTE [Deferred gradient accumulation])
+    can_add_in_place_together = staticmethod(_foreach.can_add_in_place_together)
+    add_in_place_together = staticmethod(_foreach.add_in_place_together)
 
 
 _core_device.set_cuda_backend(_CoreBridge)

@@ -325,7 +325,8 @@ def empty_in_order(shape, dtype, device, arrays):
     if order == list(range(len(shape))) or not all(
             a.transpose(order).flags.c_contiguous for a in arrays):
         return empty(shape, dtype, device)
-    return empty_in_layout_of(arrays[0], dtype)
+    result = empty(tuple(shape[dim] for dim in order), dtype, device)
+    return result.transpose(tuple(np.argsort(order)))
 
 
 def empty(shape, dtype, device):

@@ -57,3 +57,23 @@ def launch_foreach(functor, outs, firsts=None, seconds=None, scalar=0, chunk_siz
         seam.launch(name, (grid,), (block,), (table[()], value))
         launches += 1
     return launches
+
+
+def can_add_in_place_together(out, addend):
+    """Whether ``out += addend`` may join a multi-tensor launch of add_in_place_together:
+    two contiguous DeviceArrays of one shape, dtype and device, of a dtype with a kernel."""
+    return (out.shape == addend.shape and out.dtype == addend.dtype
+            and out.device is addend.device and out.flags.c_contiguous
+            and addend.flags.c_contiguous and has_kernel("AddScaled", out.dtype))
+
+
+def add_in_place_together(pairs):
+    """``out += addend`` for every (out, addend) of ``pairs`` (each passed
+    can_add_in_place_together, no ``out`` twice): one launch per device and dtype (per 64
+    tensors)."""
+    groups = {}
+    for out, addend in pairs:
+        groups.setdefault((out.device.id, out.dtype), []).append((out, addend))
+    for group in groups.values():
+        outs = [out for out, _ in group]
+        launch_foreach("AddScaled", outs, outs, [addend for _, addend in group], 1)

@@ -111,8 +111,16 @@ FOREACH_TABLE_DTYPE = np.dtype([("address", np.uint64, (FOREACH_LISTS, FOREACH_M
                                 ("chunk_size", np.int64),
                                 ("count", np.int32)], align=True)
 
+# ---- matrix products -------------------------------------------------------------------
+# cuda/gemm.cu's GemmLayout, field for field: the sizes, then each operand's (row, column)
+# strides in elements (NOTE [GEMM epilogues]); autograd_cy/cuda/gemm.py fills it.
+GEMM_LAYOUT_DTYPE = np.dtype([("m", np.int64), ("n", np.int64), ("k", np.int64),
+                              ("a_stride", np.int64, (2,)), ("b_stride", np.int64, (2,)),
+                              ("out_stride", np.int64, (2,)), ("bias_stride", np.int64, (2,)),
+                              ("sums_stride", np.int64)], align=True)
+
 
 # The structs kernels take by value, by the name the manifest's parameter lists use.
 STRUCT_DTYPES = {"Layout": LAYOUT_DTYPE, "ReduceLayout": REDUCE_LAYOUT_DTYPE,
                  "RowLayout": ROW_LAYOUT_DTYPE, "NllLayout": NLL_LAYOUT_DTYPE,
-                 "ForeachTable": FOREACH_TABLE_DTYPE}
+                 "ForeachTable": FOREACH_TABLE_DTYPE, "GemmLayout": GEMM_LAYOUT_DTYPE}

@@ -341,10 +341,18 @@ def _sort_kernels():
             for dt in SORT_DTYPES]
 
 
+def _gemm_kernels():
+    """cuda/gemm.cu: gemm<T>(out, column_sums, a, b, bias, GemmLayout, alpha, beta), the
+    tiled product with addmm's epilogues (NOTE [GEMM epilogues])."""
+    return [Kernel("gemm.cu", f"gemm<{ctype}>", ("ptr:" + dt,) * 5 + ("GemmLayout",)
+                   + (scalar_param(dt),) * 2)
+            for dt, ctype in FLOAT_CTYPES.items()]
+
+
 KERNELS = tuple(_elementwise_kernels() + _pointwise_backward_kernels() + _reduction_kernels()
                 + _indexing_kernels() + _advanced_indexing_kernels() + _softmax_kernels()
                 + _loss_kernels() + _foreach_kernels() + _random_kernels()
-                + _sort_kernels())
+                + _sort_kernels() + _gemm_kernels())
 _BY_NAME = {k.name: k for k in KERNELS}
 
 

@@ -20,7 +20,8 @@ def _counters(n, dtype):
 def _stream(device, counters):
     """(seed, offset) for a launch on ``device`` reading ``counters`` Philox counters."""
     from autograd_cy import cuda
-    return np.uint64(cuda._seed), np.uint64(cuda._philox_offset(device.id, 4 * counters))
+    return (np.uint64(cuda._device_seed(device.id)),
+            np.uint64(cuda._philox_offset(device.id, 4 * counters)))
 
 
 def _launch(kernel, out, counters, leading, trailing=()):

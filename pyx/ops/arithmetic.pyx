@@ -1,6 +1,6 @@
 # cython: allow_none_for_extension_args=False
-"""Arithmetic: add, sub, rsub, mul, div, neg and their in-place forms, with their backward
-(pow is in power.pyx).
+"""Arithmetic: add, sub, rsub, mul, div, neg, with their backward and
+tangent formulas (pow is in power.pyx; the in-place forms in arithmetic_inplace.pyx).
 
 Each op computes its result with the array module, then, if grad mode is on
 and an operand requires grad, records its backward Node, which sits right
@@ -16,9 +16,10 @@ after backward, so ``(x * 2).sum()`` cannot be backpropagated twice.
 import numpy as np
 
 from autograd_cy._C.device cimport as_array, is_cuda_array
-from autograd_cy._C.grad_mode cimport is_grad_enabled
+from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, tensor_operators, TensorOperators, register_methods,
+    array_module,
 )
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.recording cimport (
@@ -31,11 +32,33 @@ from autograd_cy._C.fp_errors cimport quietly2, ignoring_fp_errors
 from autograd_cy._C.kernels cimport binary_kernel, scalar_kernel, KERNEL_ADD, KERNEL_SUB, KERNEL_MUL
 from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.ops.out_arguments cimport write_out
+from autograd_cy._C.forward cimport forward1, forward2
 
 __all__ = ["add", "sub", "rsub", "mul", "div", "true_divide", "rdiv", "floor_divide", "neg",
-           "negative", "add_", "sub_", "mul_", "div_", "floor_divide_", "neg_"]
+           "negative"]
 __tensor_methods__ = ("add", "sub", "mul", "div", "true_divide", "floor_divide", "neg",
-                      "negative", "add_", "sub_", "mul_", "div_", "floor_divide_", "neg_")
+                      "negative")
+
+
+# ------------------------------------------------------------------ tangents
+#
+# Each op's tangent formula (NOTE [Forward AD] in forward.pyx) sits below its backward Node.
+# A term whose input has no tangent (None) is skipped. A tangent is always a tensor of its
+# own: an in-place op updates tangents in place, so two tensors never share one.
+
+cdef object sole_tangent(object t, Tensor result):
+    """``t`` (the one input tangent a formula passes on unchanged) as a new tensor of
+    ``result``'s shape."""
+    array = (<Tensor>t)._data
+    if array.shape == result._data.shape and not (is_grad_enabled() and requires_grad(t)):
+        return make_tensor(array.copy())
+    return add_impl(t, make_tensor(array_module(array).zeros(result._data.shape, array.dtype)),
+                    ONE)
+
+
+cdef object scaled_tangent(object t, object alpha, Tensor result):
+    """``alpha * t`` as a new tensor of ``result``'s shape."""
+    return sole_tangent(t, result) if alpha == 1 else mul_impl(sole_tangent(t, result), alpha)
 
 
 cdef inline bint is_tensor_requiring_grad(object value):
@@ -53,6 +76,15 @@ cdef class AddBackward0(Node):
         if self.should_compute_output(1):
             other_grad = grad if self.saved_alpha == 1 else mul_impl(grad, self.saved_alpha)
         return (grad if self.should_compute_output(0) else None, other_grad)
+
+
+def add_tangent(self_t, other_t, self, other, result, alpha):
+    """``self_t + alpha * other_t``."""
+    if other_t is None:
+        return sole_tangent(self_t, result)
+    if self_t is None:
+        return scaled_tangent(other_t, alpha, result)
+    return add_impl(self_t, other_t, alpha)
 
 
 def add(self, other, *, alpha=1, out=None):
@@ -84,6 +116,8 @@ cdef object add_impl(object self, object other, object alpha):
         node = AddBackward0.__new__(AddBackward0)
         node.saved_alpha = alpha
         record2(node, self, other, out)
+    if forward_level():
+        forward2(out, self, other, add_tangent, (alpha,))
     return out
 
 
@@ -142,6 +176,15 @@ cdef class SubBackward0(Node):
         return (grad if self.should_compute_output(0) else None, other_grad)
 
 
+def sub_tangent(self_t, other_t, self, other, result, alpha):
+    """``self_t - alpha * other_t``."""
+    if other_t is None:
+        return sole_tangent(self_t, result)
+    if self_t is None:
+        return scaled_tangent(other_t, -alpha, result)
+    return sub_impl(self_t, other_t, alpha)
+
+
 def sub(self, other, *, alpha=1, out=None):
     """``self - alpha * other``."""
     if out is not None:
@@ -173,6 +216,8 @@ cdef object sub_impl(object self, object other, object alpha):
         node = SubBackward0.__new__(SubBackward0)
         node.saved_alpha = alpha
         record2(node, self, other, out)
+    if forward_level():
+        forward2(out, self, other, sub_tangent, (alpha,))
     return out
 
 
@@ -199,6 +244,11 @@ cdef class RsubBackward1(Node):
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         return (neg(grad) if self.saved_alpha == 1 else mul(grad, -self.saved_alpha),)
+
+
+def rsub_tangent(self_t, other_t, self, other, result, alpha):
+    """``other_t - alpha * self_t``."""
+    return sub_tangent(other_t, self_t, other, self, result, alpha)
 
 
 def rsub(Tensor self, other, *, alpha=1):
@@ -228,6 +278,8 @@ def rsub(Tensor self, other, *, alpha=1):
         node1 = RsubBackward1.__new__(RsubBackward1)
         node1.saved_alpha = alpha
         record1(node1, self, out)
+    if forward_level():
+        forward2(out, self, other, rsub_tangent, (alpha,))
     return out
 
 
@@ -274,6 +326,15 @@ cdef class MulBackward0(Node):
         return (self_grad, other_grad)
 
 
+def mul_tangent(self_t, other_t, self, other, result):
+    """``self_t * other + self * other_t``."""
+    term = None if self_t is None else mul_impl(self_t, other)
+    if other_t is None:
+        return term
+    other_term = mul_impl(other_t, self)
+    return other_term if term is None else add_impl(term, other_term, ONE)
+
+
 def mul(self, other, *, out=None):
     """Elementwise product."""
     if out is not None:
@@ -300,6 +361,8 @@ cdef object mul_impl(object self, object other):
         record2(node, self, other, out,
                 (self if gets_gradient(other) else None,
                  other if gets_gradient(self) else None))
+    if forward_level():
+        forward2(out, self, other, mul_tangent)
     return out
 
 
@@ -322,6 +385,15 @@ cdef class DivBackward0(Node):
         return (self_grad, other_grad)
 
 
+def div_tangent(self_t, other_t, self, other, result):
+    """``(self_t - result * other_t) / other``."""
+    if other_t is None:
+        return div(self_t, other)
+    numerator = neg(mul_impl(result, other_t)) if self_t is None else sub_impl(
+        self_t, mul_impl(result, other_t), ONE)
+    return div(numerator, other)
+
+
 def div(self, other, *, rounding_mode=None, out=None):
     """True division (integers give float32); ``rounding_mode`` 'trunc' or 'floor'."""
     if out is not None:
@@ -339,6 +411,8 @@ def div(self, other, *, rounding_mode=None, out=None):
         # Both gradients read the divisor; only the divisor's reads the dividend.
         record2(DivBackward0(), self, other, result,
                 (self if gets_gradient(other) else None, other))
+    if forward_level():
+        forward2(result, self, other, div_tangent)
     return result
 
 
@@ -356,6 +430,11 @@ cdef class DivBackward2(Node):
         return tuple(result)
 
 
+def zero_tangent(self_t, other_t, self, other, result):
+    """An op whose derivative is zero almost everywhere: a zero tangent."""
+    return make_tensor(array_module(result._data).zeros_like(result._data))
+
+
 def _rounded_div(self, other, rounding_mode):
     """``div(self, other, rounding_mode=...)``, recorded as DivBackward2."""
     if rounding_mode not in ("trunc", "floor"):
@@ -364,6 +443,8 @@ def _rounded_div(self, other, rounding_mode):
     cdef Tensor out = rounded_quotient(self, other, rounding_mode)
     if out._data.dtype.kind == "f" and any_requires_grad2(self, other):
         record2(DivBackward2(), self, other, out)
+    if forward_level():
+        forward2(out, self, other, zero_tangent)
     return out
 
 
@@ -433,6 +514,11 @@ cdef class NegBackward0(Node):
         return (neg(grads[0]),)
 
 
+def neg_tangent(self_t, self, result):
+    """``-self_t``."""
+    return neg(self_t)
+
+
 def neg(Tensor self):
     """``-self``."""
     if self._data.dtype.kind == "b":
@@ -442,86 +528,12 @@ def neg(Tensor self):
     cdef Tensor out = wrap(-self._data)
     if is_grad_enabled() and requires_grad(self):
         record1(NegBackward0(), self, out)
+    if forward_level():
+        forward1(out, self, neg_tangent)
     return out
 
 
 negative = neg
-
-
-# ------------------------------------------------------------------ in-place
-
-cdef object scaled(object other, object alpha):
-    """``alpha * other`` for the ``alpha=`` of add_/sub_ (only when nothing is recorded)."""
-    if alpha == 1:
-        return other
-    return mul(other, alpha) if isinstance(other, Tensor) else other * alpha
-
-
-def add_(Tensor self, other, *, alpha=1):
-    try:
-        return apply_inplace(self, lambda x: add(x, other, alpha=alpha), (other,), False,
-                             np.add, scaled(other, alpha))
-    except ValueError:
-        raise_broadcast_error(self, other)
-
-
-def sub_(Tensor self, other, *, alpha=1):
-    try:
-        return apply_inplace(self, lambda x: sub(x, other, alpha=alpha), (other,), False,
-                             np.subtract, scaled(other, alpha))
-    except ValueError:
-        raise_broadcast_error(self, other)
-
-
-def mul_(Tensor self, other):
-    try:
-        return apply_inplace(self, lambda x: mul(x, other), (other,),
-                             is_tensor_requiring_grad(other), np.multiply, other)
-    except ValueError:
-        raise_broadcast_error(self, other)
-
-
-def div_(Tensor self, other, *, rounding_mode=None):
-    try:
-        if rounding_mode is not None:
-            return apply_inplace(self, lambda x: div(x, other, rounding_mode=rounding_mode),
-                                 (other,), is_tensor_requiring_grad(other))
-        return apply_inplace(self, lambda x: div(x, other), (other,),
-                             is_tensor_requiring_grad(other), np.true_divide, other)
-    except ValueError:
-        raise_broadcast_error(self, other)
-
-
-def floor_divide_(Tensor self, other):
-    try:
-        return apply_inplace(self, lambda x: floor_divide(x, other), (other,), False)
-    except ValueError:
-        raise_broadcast_error(self, other)
-
-
-def neg_(Tensor self):
-    return apply_inplace(self, neg, (), False)
-
-
-cdef object iadd(object self, object other):
-    """``self += other``: ``add_`` without its keyword arguments, and with grad mode off (an
-    optimizer step) without the closure, which only a recorded op runs."""
-    if not is_grad_enabled():
-        try:
-            return apply_inplace(<Tensor>self, None, (other,), False, np.add, other)
-        except ValueError:
-            raise_broadcast_error(self, other)
-    return add_(self, other)
-
-
-cdef object isub(object self, object other):
-    """``self -= other``, as ``iadd``."""
-    if not is_grad_enabled():
-        try:
-            return apply_inplace(<Tensor>self, None, (other,), False, np.subtract, other)
-        except ValueError:
-            raise_broadcast_error(self, other)
-    return sub_(self, other)
 
 
 # The Tensor operators (NOTE [How Tensor gets its methods] in tensor.pyx).
@@ -546,18 +558,6 @@ cdef object rfloordiv_op(object self, object other):
     return floor_divide(other, self)
 
 
-cdef object ifloordiv(object self, object other):
-    return floor_divide_(self, other)
-
-
-cdef object imul(object self, object other):
-    return mul_(self, other)
-
-
-cdef object idiv(object self, object other):
-    return div_(self, other)
-
-
 cdef object neg_op(object self):
     return neg(self)
 
@@ -571,10 +571,5 @@ operators.div = div_op
 operators.rdiv = rdiv_op
 operators.floordiv = floordiv_op
 operators.rfloordiv = rfloordiv_op
-operators.ifloordiv = ifloordiv
-operators.iadd = iadd
-operators.isub = isub
-operators.imul = imul
-operators.idiv = idiv
 operators.neg = neg_op
 register_methods({name: globals()[name] for name in __tensor_methods__})

@@ -7,7 +7,8 @@ import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.tensor cimport (
-    Tensor, make_tensor, requires_grad, bump_version, register_methods, array_module,
+    Tensor, make_tensor, requires_grad, bump_version, version_counter, register_methods,
+    array_module,
 )
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.recording cimport record
@@ -132,7 +133,17 @@ def copy_(Tensor self, Tensor src, non_blocking=False):
 
 
 def _increment_version(Tensor t):
-    bump_version(t)
+    """``autograd.graph.increment_version`` of one tensor: an inference tensor has no
+    version counter to bump and is left alone, as in PyTorch."""
+    if not t._is_inference:
+        bump_version(t)
+
+
+def _unsafe_set_version_counter(tuple tensors, tuple versions):
+    """Set each tensor's version counter (shared with its views) back to a value it had:
+    ``_unsafe_preserve_version_counter`` hides in-place changes from the saved-tensor checks."""
+    for t, version in zip(tensors, versions):
+        version_counter(<Tensor?>t).version = version
 
 
 register_methods({name: globals()[name] for name in __tensor_methods__})

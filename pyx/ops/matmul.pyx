@@ -22,6 +22,7 @@ from autograd_cy._C.ops.shape cimport unsafe_view
 from autograd_cy._C.ops.shape import expand
 from autograd_cy._C.ops.out_arguments cimport write_out
 from autograd_cy._C.ops.arithmetic import add, mul
+from autograd_cy._C.device cimport is_cuda_array, backend
 
 __all__ = ["matmul", "mm", "bmm", "addmm", "dot", "mv"]
 __tensor_methods__ = ("matmul", "mm", "bmm", "addmm", "dot", "mv")
@@ -355,10 +356,15 @@ cdef class AddmmBackward0(Node):
     mat2 only if mat1 does (each is read by the other's gradient only)."""
     saved_names = ("mat1", "mat2")
     cdef readonly object saved_alpha, saved_beta
+    cdef tuple self_sizes       # the bias's shape: whether gemm.cu can sum its gradient
 
     cpdef tuple apply(self, tuple grads):
         from autograd_cy._C.ops.shape import t
         grad = grads[0]
+        if (not is_grad_enabled() and isinstance(grad, Tensor)
+                and is_cuda_array((<Tensor>grad)._data)
+                and (<Tensor>grad)._data.dtype in backend().gemm_dtypes):
+            return self.gradients_on_device(grad)
         self_grad = mat1_grad = mat2_grad = None
         alpha, beta = self.saved_alpha, self.saved_beta
         if self.should_compute_output(0):
@@ -369,6 +375,33 @@ cdef class AddmmBackward0(Node):
         if self.should_compute_output(2):
             mat2_grad = mm(t(unpack_saved(self, 0)), grad)
             mat2_grad = mat2_grad if alpha == 1 else mul(mat2_grad, alpha)
+        return (self_grad, mat1_grad, mat2_grad)
+
+    cdef tuple gradients_on_device(self, Tensor grad):
+        """The formula above on a CUDA device with nothing recorded (NOTE [Fused formulas
+        on CUDA] in pyx/device.pyx), each product one launch of cuda/gemm.cu with alpha
+        folded in (NOTE [GEMM epilogues]); the bias's gradient, the column sums of grad
+        that validate_outputs' sum_to would take, comes out of mat2's launch."""
+        gemm = backend().gemm
+        g = grad._data
+        alpha, beta = self.saved_alpha, self.saved_beta
+        self_grad = mat1_grad = mat2_grad = None
+        cdef bint need_self = self.should_compute_output(0)
+        cdef bint need_mat2 = self.should_compute_output(2)
+        cdef bint sum_bias = (need_self and need_mat2
+                              and self.self_sizes in ((g.shape[1],), (1, g.shape[1])))
+        if need_mat2:
+            mat1 = (<SavedTensor>self.saved_tensors[0]).unpack_array(self)
+            product, sums = gemm(mat1.T, g, alpha, None, beta, sum_bias)
+            mat2_grad = make_tensor(product)
+            if sum_bias:
+                self_grad = make_tensor(sums if len(self.self_sizes) == 1
+                                        else sums.reshape(self.self_sizes))
+        if need_self and not sum_bias:
+            self_grad = grad if beta == 1 else mul(grad, beta)
+        if self.should_compute_output(1):
+            mat2 = (<SavedTensor>self.saved_tensors[1]).unpack_array(self)
+            mat1_grad = make_tensor(gemm(g, mat2.T, alpha)[0])
         return (self_grad, mat1_grad, mat2_grad)
 
 
@@ -384,6 +417,22 @@ def addmm(Tensor self, Tensor mat1, Tensor mat2, *, beta=1, alpha=1):
         raise RuntimeError(f"self and mat2 must have the same dtype, but got "
                            f"{scalar_name(self._data.dtype)} and {scalar_name(mat2._data.dtype)}")
     check_mm_operands(mat1._data, mat2._data)
+    array = addmm_on_device(self, mat1, mat2, alpha, beta)
+    if array is None:
+        array = addmm_array(self, mat1, mat2, alpha, beta)
+    cdef Tensor out = wrap(array)
+    if is_grad_enabled() and (requires_grad(self) or requires_grad(mat1) or requires_grad(mat2)):
+        node = AddmmBackward0()
+        node.saved_alpha, node.saved_beta = alpha, beta
+        node.self_sizes = self._data.shape
+        record(node, (self, mat1, mat2), (out,),
+               (mat1 if gets_gradient(mat2) else None, mat2 if gets_gradient(mat1) else None))
+    return out
+
+
+cdef object addmm_array(Tensor self, Tensor mat1, Tensor mat2, alpha, beta):
+    """addmm's values with NumPy's calls (either device): the product, scaled, plus the
+    scaled ``self``; PyTorch's error when ``self`` does not broadcast."""
     product = np.matmul(mat1._data, mat2._data)
     a, b = alpha, beta
     if product.dtype.kind in "biu":     # integer products scale by integers, as PyTorch
@@ -400,13 +449,24 @@ def addmm(Tensor self, Tensor mat1, Tensor mat2, *, beta=1, alpha=1):
         array = None
     if array is None:
         expand(self, product.shape)     # self does not broadcast: raises PyTorch's message
-    cdef Tensor out = wrap(array)
-    if is_grad_enabled() and (requires_grad(self) or requires_grad(mat1) or requires_grad(mat2)):
-        node = AddmmBackward0()
-        node.saved_alpha, node.saved_beta = alpha, beta
-        record(node, (self, mat1, mat2), (out,),
-               (mat1 if gets_gradient(mat2) else None, mat2 if gets_gradient(mat1) else None))
-    return out
+    return array
+
+
+cdef object addmm_on_device(Tensor self, Tensor mat1, Tensor mat2, alpha, beta):
+    """addmm of float CUDA arrays in one launch of cuda/gemm.cu, the bias added by its
+    epilogue (NOTE [GEMM epilogues]); None for anything else (the NumPy calls)."""
+    bias, a, b = self._data, mat1._data, mat2._data
+    if not (is_cuda_array(a) and is_cuda_array(b) and is_cuda_array(bias)
+            and a.dtype in backend().gemm_dtypes):
+        return None
+    shape = (a.shape[0], b.shape[1])
+    try:
+        broadcasts = np.broadcast_shapes(bias.shape, shape) == shape
+    except ValueError:
+        broadcasts = False
+    if not broadcasts:
+        return None         # the NumPy calls raise PyTorch's message
+    return backend().gemm(a, b, alpha, bias if beta != 0 else None, beta)[0]
 
 
 cdef object matmul_op(object self, object other):

@@ -23,12 +23,13 @@ import numpy as np
 
 from autograd_cy._C.device cimport is_cuda_array
 
-from autograd_cy._C.grad_mode cimport is_grad_enabled
+from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
+from autograd_cy._C.forward cimport forward1, forward2
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, register_methods, tensor_operators, TensorOperators,
 )
 from autograd_cy._C.node cimport Node, unpack_saved
-from autograd_cy._C.saved_tensor cimport SavedTensor
+from autograd_cy._C.saved_tensor cimport SavedTensor, save
 from autograd_cy._C.recording cimport record1, record2, any_requires_grad2
 from autograd_cy._C.promotion cimport (
     wrap, floating, floating_result_type, operand_array, broadcast_failure, expect_tensor,
@@ -42,9 +43,7 @@ from autograd_cy._C.ops.arithmetic import mul, div, add, sub, neg
 from autograd_cy._C.ops.power import pow
 
 __all__ = ["exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid",
-           "relu", "abs", "sign", "reciprocal", "square", "atan2", "arctan2",
-           "exp_", "log_", "log1p_", "expm1_", "sqrt_", "rsqrt_", "sin_", "cos_", "tanh_",
-           "sigmoid_", "relu_", "abs_", "sign_", "reciprocal_", "square_"]
+           "relu", "abs", "sign", "reciprocal", "square", "atan2", "arctan2"]
 __tensor_methods__ = tuple(__all__)
 
 
@@ -74,12 +73,31 @@ cdef class SavesResult(Node):
         return None if array is None else make_tensor(array)
 
 
+cdef object result_formula(Tensor self_t, Tensor result, ResultKernel kernel, type node_type):
+    """A tangent formula that is its op's backward formula applied to the tangent
+    (``self_t * f'`` with ``f'`` read from the result): the fused kernel when nothing is
+    recorded, else the node's Tensor formula."""
+    cdef SavesResult node
+    if not (is_grad_enabled() and (requires_grad(self_t) or requires_grad(result))):
+        array = kernel(self_t._data, result._data)
+        if array is not None:
+            return make_tensor(array)
+    node = node_type()
+    node.saved_tensors = (save(result, False),)
+    return node.apply((self_t,))[0]
+
+
 # ------------------------------------------------------------------ exp / log
 
 cdef class ExpBackward0(SavesResult):
     cpdef tuple apply(self, tuple grads):
         return (mul(grads[0], unpack_saved(self, 0)),)
 
+
+
+def exp_tangent(self_t, self, result):
+    """``self_t * result``."""
+    return mul(self_t, result)
 
 def exp(Tensor self):
     """``e ** self``; backward ``grad * result`` (the node saves the result, not ``self``).
@@ -95,6 +113,8 @@ def exp(Tensor self):
     out = wrap(quietly(np.exp, floating(self)))
     if is_grad_enabled() and requires_grad(self):
         record1(ExpBackward0(), self, out, (out,))
+    if forward_level():
+        forward1(out, self, exp_tangent)
     return out
 
 
@@ -103,11 +123,18 @@ cdef class Expm1Backward0(SavesResult):
         return (mul(grads[0], add(unpack_saved(self, 0), 1)),)
 
 
+
+def expm1_tangent(self_t, self, result):
+    """``self_t * (result + 1)``."""
+    return mul(self_t, add(result, 1))
+
 def expm1(Tensor self):
     """``exp(self) - 1``, accurate near 0; backward ``grad * (result + 1)``."""
     out = wrap(quietly(np.expm1, floating(self)))
     if is_grad_enabled() and requires_grad(self):
         record1(Expm1Backward0(), self, out, (out,))
+    if forward_level():
+        forward1(out, self, expm1_tangent)
     return out
 
 
@@ -118,11 +145,18 @@ cdef class LogBackward0(Node):
         return (div(grads[0], unpack_saved(self, 0)),)
 
 
+
+def log_tangent(self_t, self, result):
+    """``self_t / self``."""
+    return div(self_t, self)
+
 def log(Tensor self):
     """Natural logarithm (``-inf`` at 0, ``nan`` below); backward ``grad / self``."""
     out = wrap(quietly(np.log, floating(self)))
     if is_grad_enabled() and requires_grad(self):
         record1(LogBackward0(), self, out, (self,))
+    if forward_level():
+        forward1(out, self, log_tangent)
     return out
 
 
@@ -133,11 +167,18 @@ cdef class Log1PBackward0(Node):
         return (div(grads[0], add(unpack_saved(self, 0), 1)),)
 
 
+
+def log1p_tangent(self_t, self, result):
+    """``self_t / (self + 1)``."""
+    return div(self_t, add(self, 1))
+
 def log1p(Tensor self):
     """``log(1 + self)``, accurate near 0; backward ``grad / (self + 1)``."""
     out = wrap(quietly(np.log1p, floating(self)))
     if is_grad_enabled() and requires_grad(self):
         record1(Log1PBackward0(), self, out, (self,))
+    if forward_level():
+        forward1(out, self, log1p_tangent)
     return out
 
 
@@ -148,11 +189,18 @@ cdef class SqrtBackward0(SavesResult):
         return (div(grads[0], mul(unpack_saved(self, 0), 2)),)
 
 
+
+def sqrt_tangent(self_t, self, result):
+    """``self_t / (2 * result)``."""
+    return div(self_t, mul(result, 2))
+
 def sqrt(Tensor self):
     """Square root; backward ``grad / (2 * result)``."""
     out = wrap(quietly(np.sqrt, floating(self)))
     if is_grad_enabled() and requires_grad(self):
         record1(SqrtBackward0(), self, out, (out,))
+    if forward_level():
+        forward1(out, self, sqrt_tangent)
     return out
 
 
@@ -168,11 +216,18 @@ def _rsqrt_array(array):
     return np.reciprocal(result, out=result)
 
 
+
+def rsqrt_tangent(self_t, self, result):
+    """``-0.5 * self_t * result ** 3``."""
+    return mul(self_t, mul(pow(result, 3), -0.5))
+
 def rsqrt(Tensor self):
     """``1 / sqrt(self)``; backward ``-0.5 * grad * result ** 3``."""
     out = wrap(quietly(_rsqrt_array, floating(self)))
     if is_grad_enabled() and requires_grad(self):
         record1(RsqrtBackward0(), self, out, (out,))
+    if forward_level():
+        forward1(out, self, rsqrt_tangent)
     return out
 
 
@@ -182,11 +237,18 @@ cdef class ReciprocalBackward0(SavesResult):
         return (mul(grads[0], neg(mul(result, result))),)
 
 
+
+def reciprocal_tangent(self_t, self, result):
+    """``-self_t * result ** 2``."""
+    return mul(self_t, neg(mul(result, result)))
+
 def reciprocal(Tensor self):
     """``1 / self`` (integers give float32); backward ``-grad * result ** 2``."""
     out = wrap(quietly(np.reciprocal, floating(self)))
     if is_grad_enabled() and requires_grad(self):
         record1(ReciprocalBackward0(), self, out, (out,))
+    if forward_level():
+        forward1(out, self, reciprocal_tangent)
     return out
 
 
@@ -204,11 +266,18 @@ cdef class SinBackward0(Node):
         return (mul(grads[0], cos(unpack_saved(self, 0))),)
 
 
+
+def sin_tangent(self_t, self, result):
+    """``self_t * cos(self)``."""
+    return mul(self_t, cos(self))
+
 def sin(Tensor self):
     """Sine; backward ``grad * cos(self)``."""
     out = wrap(quietly(np.sin, floating(self)))
     if is_grad_enabled() and requires_grad(self):
         record1(SinBackward0(), self, out, (self,))
+    if forward_level():
+        forward1(out, self, sin_tangent)
     return out
 
 
@@ -219,11 +288,18 @@ cdef class CosBackward0(Node):
         return (mul(grads[0], neg(sin(unpack_saved(self, 0)))),)
 
 
+
+def cos_tangent(self_t, self, result):
+    """``-self_t * sin(self)``."""
+    return mul(self_t, neg(sin(self)))
+
 def cos(Tensor self):
     """Cosine; backward ``-grad * sin(self)``."""
     out = wrap(quietly(np.cos, floating(self)))
     if is_grad_enabled() and requires_grad(self):
         record1(CosBackward0(), self, out, (self,))
+    if forward_level():
+        forward1(out, self, cos_tangent)
     return out
 
 
@@ -242,6 +318,11 @@ cdef class TanhBackward0(SavesResult):
 cdef object np_tanh = np.tanh
 
 
+def tanh_tangent(self_t, self, result):
+    """``self_t * (1 - result ** 2)``: tanh's backward formula, fused alike."""
+    return result_formula(self_t, result, tanh_backward_kernel, TanhBackward0)
+
+
 def tanh(Tensor self):
     """Hyperbolic tangent; backward ``grad * (1 - result ** 2)``."""
     cdef object array = tanh_kernel(self._data)
@@ -252,6 +333,8 @@ def tanh(Tensor self):
     if is_grad_enabled() and requires_grad(self):
         node = TanhBackward0.__new__(TanhBackward0)
         record1(node, self, out, (out,))
+    if forward_level():
+        forward1(out, self, tanh_tangent)
     return out
 
 
@@ -275,11 +358,18 @@ def _sigmoid_array(array):
     return np.reciprocal(result, out=result)
 
 
+
+def sigmoid_tangent(self_t, self, result):
+    """``self_t * result * (1 - result)``."""
+    return result_formula(self_t, result, sigmoid_backward_kernel, SigmoidBackward0)
+
 def sigmoid(Tensor self):
     """Logistic function ``1 / (1 + exp(-self))``; backward ``grad * result * (1 - result)``."""
     out = wrap(quietly(_sigmoid_array, floating(self)))
     if is_grad_enabled() and requires_grad(self):
         record1(SigmoidBackward0(), self, out, (out,))
+    if forward_level():
+        forward1(out, self, sigmoid_tangent)
     return out
 
 
@@ -328,6 +418,11 @@ cdef class ReluBackward0(SavesResult):
         return (threshold_backward(grad, unpack_saved(self, 0), 0),)
 
 
+
+def relu_tangent(self_t, self, result):
+    """``self_t where result > 0, else 0``."""
+    return threshold_backward(self_t, result, 0)
+
 def relu(Tensor self):
     """``max(self, 0)``; keeps the dtype (integers stay integers)."""
     if self._data.dtype.kind == "b":
@@ -335,6 +430,8 @@ def relu(Tensor self):
     out = wrap(np.maximum(self._data, 0))
     if is_grad_enabled() and requires_grad(self):
         record1(ReluBackward0(), self, out, (out,))
+    if forward_level():
+        forward1(out, self, relu_tangent)
     return out
 
 
@@ -347,6 +444,11 @@ cdef class AbsBackward0(Node):
         return (mul(grads[0], sign(unpack_saved(self, 0))),)
 
 
+
+def abs_tangent(self_t, self, result):
+    """``self_t * sign(self)``."""
+    return mul(self_t, sign(self))
+
 def abs(Tensor self):
     """``|self|``; integers stay integers; backward ``grad * sign(self)`` (0 at 0)."""
     if self._data.dtype.kind == "b":
@@ -354,6 +456,8 @@ def abs(Tensor self):
     out = wrap(np.abs(self._data))
     if is_grad_enabled() and requires_grad(self):
         record1(AbsBackward0(), self, out, (self,))
+    if forward_level():
+        forward1(out, self, abs_tangent)
     return out
 
 
@@ -361,6 +465,11 @@ cdef class SignBackward0(Node):
     cpdef tuple apply(self, tuple grads):
         return (zeros_like_grad(grads[0]),)
 
+
+
+def sign_tangent(self_t, self, result):
+    """``0``."""
+    return zeros_like_grad(result)
 
 def sign(Tensor self):
     """-1, 0 or 1 with the dtype of ``self`` (``sign(nan)`` is 0, as in PyTorch)."""
@@ -377,6 +486,8 @@ def sign(Tensor self):
         out = wrap(result)
     if is_grad_enabled() and requires_grad(self):
         record1(SignBackward0(), self, out)
+    if forward_level():
+        forward1(out, self, sign_tangent)
     return out
 
 
@@ -391,6 +502,14 @@ cdef class Atan2Backward0(Node):
         scale = div(grads[0], add(mul(x, x), mul(y, y)))
         return (mul(scale, x) if self.should_compute_output(0) else None,
                 mul(scale, neg(y)) if self.should_compute_output(1) else None)
+
+
+def atan2_tangent(self_t, other_t, self, other, result):
+    """``(other * self_t - self * other_t) / (self ** 2 + other ** 2)``."""
+    term = None if self_t is None else mul(other, self_t)
+    if other_t is not None:
+        term = neg(mul(self, other_t)) if term is None else sub(term, mul(self, other_t))
+    return div(term, add(mul(self, self), mul(other, other)))
 
 
 def atan2(self, other):
@@ -408,89 +527,12 @@ def atan2(self, other):
     cdef Tensor out = wrap(array)
     if any_requires_grad2(self, other):
         record2(Atan2Backward0(), self, other, out, (self, other))
+    if forward_level():
+        forward2(out, self, other, atan2_tangent)
     return out
 
 
 arctan2 = atan2
-
-
-# ------------------------------------------------------------------ in-place
-
-def exp_(Tensor self):
-    """In-place :func:`exp`."""
-    return apply_inplace(self, exp, (), False)
-
-
-def expm1_(Tensor self):
-    """In-place :func:`expm1`."""
-    return apply_inplace(self, expm1, (), False)
-
-
-def sqrt_(Tensor self):
-    """In-place :func:`sqrt`."""
-    return apply_inplace(self, sqrt, (), False)
-
-
-def rsqrt_(Tensor self):
-    """In-place :func:`rsqrt`."""
-    return apply_inplace(self, rsqrt, (), False)
-
-
-def reciprocal_(Tensor self):
-    """In-place :func:`reciprocal`."""
-    return apply_inplace(self, reciprocal, (), False)
-
-
-def tanh_(Tensor self):
-    """In-place :func:`tanh`."""
-    return apply_inplace(self, tanh, (), False)
-
-
-def sigmoid_(Tensor self):
-    """In-place :func:`sigmoid`."""
-    return apply_inplace(self, sigmoid, (), False)
-
-
-def relu_(Tensor self):
-    """In-place :func:`relu`."""
-    return apply_inplace(self, relu, (), False)
-
-
-def sign_(Tensor self):
-    """In-place :func:`sign`."""
-    return apply_inplace(self, sign, (), False)
-
-
-# These nodes read the input: apply_inplace hands them a copy of the old value.
-
-def log_(Tensor self):
-    """In-place :func:`log`."""
-    return apply_inplace(self, log, (), True)
-
-
-def log1p_(Tensor self):
-    """In-place :func:`log1p`."""
-    return apply_inplace(self, log1p, (), True)
-
-
-def sin_(Tensor self):
-    """In-place :func:`sin`."""
-    return apply_inplace(self, sin, (), True)
-
-
-def cos_(Tensor self):
-    """In-place :func:`cos`."""
-    return apply_inplace(self, cos, (), True)
-
-
-def abs_(Tensor self):
-    """In-place :func:`abs`."""
-    return apply_inplace(self, abs, (), True)
-
-
-def square_(Tensor self):
-    """In-place :func:`square`."""
-    return apply_inplace(self, square, (), True)
 
 
 cdef object abs_op(object self):

@@ -12,7 +12,9 @@ in split_cat.pyx.
 """
 import numpy as np
 
-from autograd_cy._C.grad_mode cimport is_grad_enabled
+from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
+from autograd_cy._C.forward cimport forward1
+from autograd_cy._C.views import view_tangent
 from autograd_cy._C.dtype cimport dtype, from_numpy_dtype
 from autograd_cy._C.device cimport contiguous_array
 from autograd_cy._C.tensor cimport (
@@ -76,6 +78,9 @@ cdef Tensor record_view(Node node, Tensor self, object array):
         if out._creation_meta != VIEW_DEFAULT:
             # A view of a forbidden view is named after its own op ("Output 0 of Select").
             out._view_op_name = forward_op_name(node)
+    if forward_level():
+        # The same view of self's tangent (NOTE [Tangents of views and in-place ops]).
+        forward1(out, self, view_tangent)
     return out
 
 

@@ -3,7 +3,7 @@ emulator, and reading a manifest entry's parameters as the emulator's signature 
 import numpy as np
 
 from autograd_cy.cuda.emulator.module import dtype_code
-from autograd_cy.cuda.layout import LAYOUT_DTYPE, elementwise_layout
+from autograd_cy.cuda.layout import STRUCT_DTYPES, elementwise_layout
 
 
 def element_strides(array):
@@ -21,9 +21,10 @@ def launch_elementwise(module, name, out, arrays=(), scalars=(), grid=2, block=3
 
 def signature_code(word):
     """The emulator's code (``CpuKernel.sig``) of one manifest parameter word: a Layout by
-    value, a pointer to its pointee's code, an exact scalar type."""
-    if word == "Layout":
-        return f"V{LAYOUT_DTYPE.itemsize}"
+    value (any struct of layout.STRUCT_DTYPES), a pointer to its pointee's code, an exact
+    scalar type."""
+    if word in STRUCT_DTYPES:
+        return f"V{STRUCT_DTYPES[word].itemsize}"
     if word.startswith("ptr:"):
         return "P" + signature_code(word[4:])
     return dtype_code(word)

@@ -48,3 +48,20 @@ def test_the_gpu_timings_run(capsys, monkeypatch):
     assert rows[0][2] == 5 * 4 * elements      # tanh: read x, write y; read g and y, write dx
     assert all(moved > 0 for _, _, moved, _, _ in rows)
     assert "| mlp_1024 |" in capsys.readouterr().out
+
+
+def test_the_mlp_steps_keep_their_launch_budgets(monkeypatch):
+    """The issue's budget: the mlp SGD step in at most 20 launches (addmm one gemm.cu launch
+    each way, the bias's gradient inside mat2's); over two micro-batches with .grad kept,
+    the additions into .grad are one launch per backward, not one per parameter."""
+    from benchmarks.device import LAUNCH_BUDGETS, AccumulatingMLP
+    monkeypatch.setattr(workloads, "DEVICE", "cuda")
+    mlp = next(w for w in workloads.all_workloads() if w.name == "mlp")
+    launches, by_kernel, copied = _count(mlp)
+    assert launches <= LAUNCH_BUDGETS["mlp"] and copied == 0, by_kernel
+    assert "cublas matmul" not in by_kernel and not any(k.startswith("reduce") for k in by_kernel)
+    launches, by_kernel, copied = _count(AccumulatingMLP())
+    assert launches <= LAUNCH_BUDGETS["mlp_accumulate"] and copied == 0, by_kernel
+    # two backward flushes and the update; no per-parameter binary add
+    assert by_kernel["foreach_apply<float, AddScaled>"] == 3, by_kernel
+    assert not any(k.startswith("binary<float, Add>") for k in by_kernel), by_kernel

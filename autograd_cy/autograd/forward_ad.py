@@ -1,0 +1,141 @@
+"""``autograd_cy.autograd.forward_ad``: forward-mode AD, named as ``torch.autograd.forward_ad``.
+
+Inside a ``dual_level``, ``make_dual(x, v)`` makes a *dual tensor*: ``x``'s value with the
+tangent ``v`` attached. Every op then computes its output's tangent along with its value
+(its Jacobian-vector product, NOTE [Forward AD] in pyx/forward.pyx), and
+``unpack_dual(out)`` gives back ``(primal, tangent)``: ``tangent = J(x) @ v`` in one forward
+pass, without a backward. Exiting the level forgets every tangent made in it.
+
+>>> import autograd_cy as ag
+>>> import autograd_cy.autograd.forward_ad as fwAD
+>>> x = ag.tensor([0.0, 1.0])
+>>> with fwAD.dual_level():
+...     y = ag.exp(fwAD.make_dual(x, ag.ones(2)))
+...     fwAD.unpack_dual(y).tangent
+tensor([1.0000, 2.7183])
+>>> fwAD.unpack_dual(y).tangent is None
+True
+
+As in PyTorch, only one level exists at a time (its number is 0): nested levels are refused.
+"""
+from typing import NamedTuple, Optional
+
+from autograd_cy._C import grad_mode as _flags
+from autograd_cy._C.forward import _tangent, _set_tangent, _run_suspended
+from autograd_cy._C.tensor import Tensor
+from autograd_cy.grad_mode import _DecoratorContextManager
+
+__all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
+           "unpack_dual", "dual_level"]
+
+# The level number the API speaks of: -1 (none) or 0 (the one level). The C flag holds the
+# level's process-wide id (NOTE [Forward AD levels] in pyx/grad_mode.pyx).
+_current_level = -1
+
+
+def enter_dual_level():
+    """Enter a new forward grad level and return its number (0: only one level at a time).
+
+    Dual tensors can be made and unpacked in it; the other functions of this module use it
+    by default."""
+    global _current_level
+    if _current_level >= 0:
+        raise RuntimeError("Nested forward mode AD is not supported at the moment")
+    _flags._enter_forward_level()
+    _current_level = 0
+    return _current_level
+
+
+def exit_dual_level(*, level=None):
+    """Exit the forward grad level ``level`` (default: the current one), deleting every
+    tangent made in it. Only the latest entered level can be exited."""
+    global _current_level
+    if level is None:
+        level = _current_level
+    if level != _current_level:
+        raise RuntimeError("Trying to exit a forward AD level that was not the last one that "
+                           "was created. This is not supported.")
+    if level < 0:
+        raise RuntimeError("Dual level must be a positive number.")
+    _flags._exit_forward_level()
+    _current_level = level - 1
+
+
+def _check_level(level, op_name):
+    if level != _current_level:
+        raise RuntimeError(f"Invalid level given to {op_name}")
+
+
+def _shape_text(t):
+    return "[" + ", ".join(str(n) for n in t.shape) + "]"
+
+
+def make_dual(tensor, tangent, *, level=None):
+    """A dual tensor: a view of ``tensor`` (sharing its memory) with ``tangent`` attached
+    as-is, for forward AD. Differentiable in reverse mode, like a view.
+
+    ``tangent`` must have ``tensor``'s shape; both must be floating point."""
+    if level is None:
+        level = _current_level
+    if level < 0:
+        raise RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, "
+                           "make sure to enter_dual_level() first.")
+    if not (tensor.is_floating_point() or tensor.is_complex()):
+        raise ValueError(
+            f"Expected primal to be floating point or complex, but got: {tensor.dtype}")
+    if not (tangent.is_floating_point() or tangent.is_complex()):
+        raise ValueError(
+            f"Expected tangent to be floating point or complex, but got: {tangent.dtype}")
+    _check_level(level, "_make_dual")
+    if _tangent(tensor) is not None:
+        raise RuntimeError("Making a dual Tensor based on a Tensor that already has a forward "
+                           f"gradient at the same level {level} is not supported.")
+    if tuple(tangent.shape) != tuple(tensor.shape):
+        raise RuntimeError(
+            "Trying to set a forward gradient that has a different size than that of the "
+            f"original Tensor, this is not supported. Tensor is of size {_shape_text(tensor)} "
+            f"while the given forward gradient is of size {_shape_text(tangent)}.")
+    if tangent.device != tensor.device:
+        raise RuntimeError(
+            "Trying to set a forward gradient that is on a different device than that of the "
+            f"original Tensor, this is not supported. Tensor is on {tensor.device} while the "
+            f"given forward gradient is on {tangent.device}.")
+    dual = _run_suspended(Tensor.view_as, tensor, tensor)
+    _set_tangent(dual, tangent)
+    return dual
+
+
+class UnpackedDualTensor(NamedTuple):
+    """What ``unpack_dual`` returns: the ``primal`` and its ``tangent`` (None without one)."""
+
+    primal: Tensor
+    tangent: Optional[Tensor]
+
+
+def unpack_dual(tensor, *, level=None):
+    """``(primal, tangent)`` of a dual tensor: ``primal`` a view of ``tensor`` without the
+    tangent, ``tangent`` the tangent as-is (None if ``tensor`` has none at this level).
+    Outside a level: ``(tensor, None)``."""
+    if level is None:
+        level = _current_level
+    if level < 0:
+        return UnpackedDualTensor(tensor, None)
+    if not isinstance(tensor, Tensor):
+        raise TypeError("_unpack_dual(): argument 'dual' (position 1) must be Tensor, not "
+                        f"{type(tensor).__name__}")
+    _check_level(level, "_fw_primal")
+    primal = _run_suspended(Tensor.view_as, tensor, tensor)
+    return UnpackedDualTensor(primal, _tangent(tensor))
+
+
+class dual_level(_DecoratorContextManager):
+    """Context manager for forward AD: every forward AD computation happens inside it.
+
+    ``with dual_level():`` enters a level (its number is the value of the ``with``) and exits
+    it at the end, deleting the tangents made in it. Levels do not nest."""
+
+    def __enter__(self):
+        return enter_dual_level()
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        exit_dual_level()

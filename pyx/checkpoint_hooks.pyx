@@ -1,0 +1,102 @@
+"""The per-tensor half of non-reentrant checkpointing: its saved_tensors_hooks, in C.
+
+autograd_cy/utils/checkpoint.py keeps the logic (NOTE [Two ways to checkpoint] there); these
+three callables run once for every tensor a checkpointed region saves, in its forward, in its
+recomputation and in its backward, so that they cost a C call rather than a Python frame each.
+``frame`` is that module's _CheckpointFrame: they read its lists and call back into it for
+everything that happens once per region (recomputing, raising errors).
+"""
+from cpython.weakref cimport PyWeakref_NewRef, PyWeakref_GetObject
+from cpython.ref cimport PyObject
+
+from autograd_cy._C.tensor cimport Tensor, requires_grad
+from autograd_cy._C.graph_task cimport GraphTask, current_tasks
+
+
+cdef class Holder:
+    """What the forward's pack hook keeps instead of a saved tensor: per backward (graph task
+    id), the tensor recomputed for it, None once given out. Only the SavedTensor holds it
+    (the frame refers to it weakly), so a recomputed tensor dies with the graph that would
+    have used it, or when it is given out, whichever comes first."""
+    def __cinit__(self):
+        self.recomputed = {}
+
+
+cpdef tuple metadata(object tensor):
+    """What ``determinism_check="default"`` compares: the array's shape, dtype and device."""
+    array = (<Tensor?>tensor)._data
+    return (array.shape, array.dtype, array.device)
+
+
+class StopRecomputation(Exception):
+    """Raised by the recomputation's pack hook once every needed tensor is back."""
+
+
+cdef class ForwardPack:
+    """The forward's pack hook: a Holder for each saved tensor, and its metadata."""
+    def __init__(self, frame):
+        self.holders, self.metadatas = frame.weak_holders, frame.x_metadatas
+        self.check = frame.metadata_fn is not None
+        self.log = frame.forward_log
+
+    def __call__(self, Tensor x):
+        cdef Holder holder = Holder.__new__(Holder)
+        self.holders.append(PyWeakref_NewRef(holder, None))
+        if self.check:
+            self.metadatas.append(metadata(x))
+        if self.log is not None:
+            self.log.add(x)
+        return holder
+
+
+cdef class RecomputePack:
+    """The recomputation's pack hook: give each saved tensor (detached) to the holder of the
+    same position, noting where its metadata differs; stop once the last one is filled."""
+    def __init__(self, frame, gid):
+        self.frame, self.gid, self.log = frame, gid, frame.recompute_log
+        self.holders, self.metadatas = frame.weak_holders, frame.x_metadatas
+        self.check = frame.metadata_fn is not None
+        self.count = 0
+        self.mismatches = []
+
+    def __call__(self, Tensor x):
+        cdef Py_ssize_t index = self.count
+        cdef PyObject* holder
+        self.count += 1
+        if requires_grad(x):
+            x = x.detach()
+        if self.log is not None:
+            self.log.add(x)
+        if index >= len(self.holders):
+            return self.frame.saved_more(x)
+        holder = PyWeakref_GetObject(self.holders[index])
+        if <object>holder is not None:     # else: freed by an earlier backward; not needed
+            (<Holder>holder).recomputed[self.gid] = x
+            if self.check:
+                found = metadata(x)
+                if found != self.metadatas[index]:
+                    self.mismatches.append((index, self.metadatas[index], found))
+        if self.count == len(self.holders) and self.frame.early_stop:
+            raise StopRecomputation
+        return x
+
+
+cdef class Unpack:
+    """The unpack hook: on the first unpack of a backward, recompute; then give the holder's
+    tensor out, once."""
+    def __init__(self, frame):
+        self.frame = frame
+
+    def __call__(self, Holder holder):
+        tasks = current_tasks()
+        if tasks:
+            gid = (<GraphTask>tasks[-1]).id
+        else:                              # unpacked outside any backward
+            gid = self.frame.new_gid()
+        if gid not in self.frame.recomputed_for:
+            self.frame.recompute(gid)
+        tensor = holder.recomputed.get(gid)
+        if tensor is None:
+            self.frame.unpacked_twice()
+        holder.recomputed[gid] = None
+        return tensor

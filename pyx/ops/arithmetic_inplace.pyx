@@ -1,0 +1,118 @@
+# cython: allow_none_for_extension_args=False
+"""The in-place forms of arithmetic.pyx's ops: add_, sub_, mul_, div_, floor_divide_, neg_
+and the operators ``+=``, ``-=``, ``*=``, ``/=``, ``//=``.
+
+Each runs its out-of-place op through the in-place machinery of views.pyx
+(``apply_inplace``), which also updates the tangent in place under forward AD.
+"""
+import numpy as np
+
+from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
+from autograd_cy._C.tensor cimport (
+    Tensor, requires_grad, tensor_operators, TensorOperators, register_methods,
+)
+from autograd_cy._C.promotion cimport raise_broadcast_error
+from autograd_cy._C.views cimport apply_inplace
+from autograd_cy._C.ops.arithmetic import add, sub, mul, div, floor_divide, neg
+
+__all__ = ["add_", "sub_", "mul_", "div_", "floor_divide_", "neg_"]
+__tensor_methods__ = tuple(__all__)
+
+
+cdef inline bint is_tensor_requiring_grad(object value):
+    return isinstance(value, Tensor) and requires_grad(<Tensor>value)
+
+
+cdef object scaled(object other, object alpha):
+    """``alpha * other`` for the ``alpha=`` of add_/sub_ (only when nothing is recorded)."""
+    if alpha == 1:
+        return other
+    return mul(other, alpha) if isinstance(other, Tensor) else other * alpha
+
+
+def add_(Tensor self, other, *, alpha=1):
+    try:
+        return apply_inplace(self, lambda x: add(x, other, alpha=alpha), (other,), False,
+                             np.add, scaled(other, alpha))
+    except ValueError:
+        raise_broadcast_error(self, other)
+
+
+def sub_(Tensor self, other, *, alpha=1):
+    try:
+        return apply_inplace(self, lambda x: sub(x, other, alpha=alpha), (other,), False,
+                             np.subtract, scaled(other, alpha))
+    except ValueError:
+        raise_broadcast_error(self, other)
+
+
+def mul_(Tensor self, other):
+    try:
+        return apply_inplace(self, lambda x: mul(x, other), (other,),
+                             is_tensor_requiring_grad(other), np.multiply, other)
+    except ValueError:
+        raise_broadcast_error(self, other)
+
+
+def div_(Tensor self, other, *, rounding_mode=None):
+    try:
+        if rounding_mode is not None:
+            return apply_inplace(self, lambda x: div(x, other, rounding_mode=rounding_mode),
+                                 (other,), is_tensor_requiring_grad(other))
+        return apply_inplace(self, lambda x: div(x, other), (other,),
+                             is_tensor_requiring_grad(other), np.true_divide, other)
+    except ValueError:
+        raise_broadcast_error(self, other)
+
+
+def floor_divide_(Tensor self, other):
+    try:
+        return apply_inplace(self, lambda x: floor_divide(x, other), (other,), False)
+    except ValueError:
+        raise_broadcast_error(self, other)
+
+
+def neg_(Tensor self):
+    return apply_inplace(self, neg, (), False)
+
+
+cdef object iadd(object self, object other):
+    """``self += other``: ``add_`` without its keyword arguments, and with grad mode off (an
+    optimizer step) without the closure, which only a recorded op runs."""
+    if not is_grad_enabled() and not forward_level():
+        try:
+            return apply_inplace(<Tensor>self, None, (other,), False, np.add, other)
+        except ValueError:
+            raise_broadcast_error(self, other)
+    return add_(self, other)
+
+
+cdef object isub(object self, object other):
+    """``self -= other``, as ``iadd``."""
+    if not is_grad_enabled() and not forward_level():
+        try:
+            return apply_inplace(<Tensor>self, None, (other,), False, np.subtract, other)
+        except ValueError:
+            raise_broadcast_error(self, other)
+    return sub_(self, other)
+
+
+cdef object ifloordiv(object self, object other):
+    return floor_divide_(self, other)
+
+
+cdef object imul(object self, object other):
+    return mul_(self, other)
+
+
+cdef object idiv(object self, object other):
+    return div_(self, other)
+
+
+cdef TensorOperators* operators = tensor_operators()
+operators.ifloordiv = ifloordiv
+operators.iadd = iadd
+operators.isub = isub
+operators.imul = imul
+operators.idiv = idiv
+register_methods({name: globals()[name] for name in __tensor_methods__})
