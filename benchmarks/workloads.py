@@ -383,6 +383,7 @@ def all_workloads():
     from benchmarks.checkpoint_workloads import checkpoint_workloads
     from benchmarks.functional_workloads import functional_workloads
     from benchmarks.batched_workloads import batched_workloads
+    from benchmarks.profiler_workloads import profiler_workloads
     return [
         Chain(),
         *depth_workloads(),
@@ -397,4 +398,5 @@ def all_workloads():
         *checkpoint_workloads(),
         *functional_workloads(),
         *batched_workloads(),
+        *profiler_workloads(),
     ]

@@ -32,7 +32,7 @@ cimport numpy as cnp
 
 from autograd_cy._C.grad_mode cimport (
     is_grad_enabled, set_grad_enabled, is_anomaly_enabled, is_anomaly_check_nan_enabled,
-    set_anomaly_enabled, is_inference_mode_enabled, set_inference_mode,
+    set_anomaly_enabled, is_inference_mode_enabled, set_inference_mode, profiler_flag,
 )
 from autograd_cy._C.grad_mode import _is_grad_enabled
 from autograd_cy._C.device cimport device_of, streams_in_use, backend
@@ -51,6 +51,7 @@ from autograd_cy._C.validate_outputs cimport (
     validate_outputs, validate_batched_outputs, root_grads_on_their_devices,
 )
 from autograd_cy._C.batching cimport grads_batched, set_grads_batched, warn_per_row
+from autograd_cy._C.profiling cimport enter_node, exit_node
 from autograd_cy._C.streams cimport (
     node_stream, enter_stream, exit_stream, add_on_streams, caller_stream, note_leaf_stream,
     sync_leaf_streams,
@@ -368,7 +369,10 @@ cdef void evaluate_function(GraphTask task, Node node, list inputs, object strea
         if not needed:
             return
     try:
-        outputs = call_function(task, node, inputs)
+        if profiler_active[0]:
+            outputs = profiled_call_function(task, node, inputs)
+        else:
+            outputs = call_function(task, node, inputs)
     except BaseException:
         report_anomaly(node)
         raise
@@ -398,6 +402,18 @@ cdef void evaluate_function(GraphTask task, Node node, list inputs, object strea
 
 
 # ========================================================================== call_function
+
+cdef int* profiler_active = profiler_flag()   # a profile records (read per node: one load)
+
+
+cdef tuple profiled_call_function(GraphTask task, Node node, list inputs):
+    """call_function between the profiler's events for ``node`` (NOTE [Profiling ops])."""
+    cdef tuple started = enter_node(node)
+    try:
+        return call_function(task, node, inputs)
+    finally:
+        exit_node(node, inputs, started)
+
 
 cdef tuple call_function(GraphTask task, Node node, list inputs):
     """Hooks and ``apply`` for one node, in PyTorch's order: tensor pre-hooks, retains-grad

@@ -11,6 +11,9 @@ cdef bint is_anomaly_check_nan_enabled() noexcept nogil
 cdef void set_anomaly_enabled(bint enabled, bint check_nan) noexcept nogil
 cdef unsigned long long next_sequence_nr() noexcept nogil
 cdef unsigned long long peek_sequence_nr() noexcept nogil
+cdef bint is_profiler_enabled() noexcept nogil
+cdef int* profiler_flag() noexcept nogil      # its address: the engine reads it without a call
+cdef void set_profiler_enabled(bint enabled) noexcept nogil
 cdef unsigned long long forward_level() noexcept nogil
 cdef unsigned long long suspend_forward_level() noexcept nogil
 cdef void resume_forward_level(unsigned long long level) noexcept nogil

@@ -14,6 +14,9 @@ cdef extern from *:
     static __thread int autograd_cy_anomaly_check_nan = 1;
     /* Node sequence numbers: thread-local, one per recorded node. */
     static __thread unsigned long long autograd_cy_sequence_nr = 0;
+    /* Is an autograd profiler recording? Process-wide, as the profiler's swapped ops are
+       (NOTE [Profiling ops] in profiling.pyx). */
+    static int autograd_cy_profiler_enabled = 0;
     /* Forward AD (NOTE [Forward AD levels]): process-wide, as PyTorch's levels are. */
     static unsigned long long autograd_cy_forward_level = 0;
     static unsigned long long autograd_cy_forward_level_ids = 0;
@@ -23,6 +26,7 @@ cdef extern from *:
     int autograd_cy_anomaly_enabled
     int autograd_cy_anomaly_check_nan
     unsigned long long autograd_cy_sequence_nr
+    int autograd_cy_profiler_enabled
     unsigned long long autograd_cy_forward_level
     unsigned long long autograd_cy_forward_level_ids
 
@@ -69,6 +73,19 @@ cdef unsigned long long next_sequence_nr() noexcept nogil:
 
 cdef unsigned long long peek_sequence_nr() noexcept nogil:
     return autograd_cy_sequence_nr
+
+
+cdef bint is_profiler_enabled() noexcept nogil:
+    return autograd_cy_profiler_enabled
+
+
+cdef int* profiler_flag() noexcept nogil:
+    return &autograd_cy_profiler_enabled
+
+
+cdef void set_profiler_enabled(bint enabled) noexcept nogil:
+    global autograd_cy_profiler_enabled
+    autograd_cy_profiler_enabled = enabled
 
 
 # NOTE [Forward AD levels]
@@ -148,3 +165,8 @@ def _is_anomaly_check_nan_enabled():
 
 def _set_anomaly_enabled(bint enabled, bint check_nan=True):
     set_anomaly_enabled(enabled, check_nan)
+
+
+def _is_profiler_enabled():
+    """Is an autograd profiler recording (``torch.autograd.profiler._is_profiler_enabled``)?"""
+    return autograd_cy_profiler_enabled != 0

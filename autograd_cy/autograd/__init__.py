@@ -1,7 +1,9 @@
 """``autograd_cy.autograd``: the public autograd API, named as ``torch.autograd``."""
 from autograd_cy.autograd.backward import backward, grad
 from autograd_cy.autograd.variable import Variable
-from autograd_cy.autograd import anomaly_mode, forward_ad, function, graph
+from autograd_cy.autograd import (
+    anomaly_mode, forward_ad, function, graph, profiler, profiler_util,
+)
 from autograd_cy.autograd.anomaly_mode import (
     detect_anomaly, set_detect_anomaly, is_anomaly_enabled, is_anomaly_check_nan_enabled,
 )
@@ -27,8 +29,8 @@ from autograd_cy._C.saved_tensor import (  # noqa: F401
 )
 
 __all__ = ["backward", "grad", "Variable", "Function", "forward_ad", "function", "graph", "gradcheck",
-           "gradgradcheck", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
-           "is_grad_enabled", "is_inference_mode_enabled", "anomaly_mode", "detect_anomaly",
+           "gradgradcheck", "profiler", "profiler_util", "no_grad", "enable_grad",
+           "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "anomaly_mode", "detect_anomaly",
            "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
            "grad_mode", "variable", "NestedIOFunction", "set_multithreading_enabled",
            "enforce_grad_layout_policy"]
