@@ -436,7 +436,7 @@ cdef Tensor leaky_relu_forward(Tensor input, object negative_slope, bint save_re
     x = floating_data(input, "leaky_relu_cpu")
     cdef Tensor out = wrap(leaky_relu_array(x, None, negative_slope))
     if forward_level():
-        forward1(out, input, leaky_relu_tangent, (negative_slope,))
+        forward1(out, input, leaky_relu_tangent, (negative_slope, save_result))
     if not (is_grad_enabled() and requires_grad(input)):
         return out
     if save_result:
@@ -450,9 +450,11 @@ cdef Tensor leaky_relu_forward(Tensor input, object negative_slope, bint save_re
     return out
 
 
-def leaky_relu_tangent(self_t, self, result, negative_slope):
+def leaky_relu_tangent(self_t, self, result, negative_slope, bint in_place):
     """``leaky_relu_backward(self_t, self)``: ``self_t``, times the slope where
-    ``self <= 0``."""
+    ``self <= 0``; in place the sign test reads the result (``self`` is overwritten)."""
+    if in_place:
+        return leaky_relu_backward(self_t, result, negative_slope, True)
     return leaky_relu_backward(self_t, self, negative_slope, False)
 
 

@@ -106,20 +106,30 @@ cdef tuple var_arguments(str name, object dim, object unbiased, object keepdim,
     raise invalid_combination(name, () if dim is NOT_GIVEN else (dim,), given, VAR_SIGNATURES)
 
 
-def var_tangent(self_t, Tensor self, Tensor result, tuple dims, bint keepdim, double dof):
-    """``sum(self_t * (self - mean)) * 2 / (n - correction)`` over ``dims`` (an infinite
-    factor where ``n - correction`` is 0, as PyTorch's var_jvp)."""
+def var_tangent(self_t, Tensor self, Tensor result, tuple dims, bint keepdim, double dof,
+                bint without_dim):
+    """The sum over ``dims`` of var's backward formula applied to ``self_t``: ``self_t * (2 /
+    (n - correction)) * (self - mean)``, so that ``n - correction <= 0`` gives PyTorch's
+    infinities and NaNs (VarBackward0's special case without a dim included)."""
+    if dof <= 0 and without_dim:
+        array = self._data
+        with ignoring_fp_errors():
+            at_mean = array == np.mean(array)
+        scale = constant(np.where(at_mean, np.nan, np.inf).astype(array.dtype))
+        return sum(mul(self_t, scale), dims, keepdim)
     centered = sub(self, mean(self, dims, True))
-    scale = 2.0 / dof if dof != 0 else INF
-    return mul(sum(mul(self_t, centered), dims, keepdim), scale)
+    return sum(mul(mul(self_t, 2.0 / dof if dof != 0 else INF), centered), dims, keepdim)
 
 
-def std_tangent(self_t, Tensor self, Tensor result, tuple dims, bint keepdim, double dof):
-    """``var``'s tangent divided by ``2 * result``; 0 where ``result`` is 0 (PyTorch)."""
+def std_tangent(self_t, Tensor self, Tensor result, tuple dims, bint keepdim, double dof,
+                bint without_dim):
+    """``var``'s tangent divided by ``2 * result``, then 0 where ``result`` is 0 (PyTorch's
+    order: differentiated again, that 0 has a NaN derivative, as in PyTorch)."""
     from autograd_cy._C.ops.selection import where
     zero = constant(result._data == 0)
-    var_t = var_tangent(self_t, self, result, dims, keepdim, dof)
-    return where(zero, 0.0, div(var_t, mul(where(zero, 1.0, result), 2)))
+    var_t = var_tangent(self_t, self, result, dims, keepdim, dof, without_dim)
+    with ignoring_fp_errors():
+        return where(zero, 0.0, div(var_t, mul(result, 2)))
 
 
 def mean_tangent(self_t, Tensor self, Tensor result, tuple dims, bint keepdim):
@@ -169,7 +179,8 @@ cdef object var_std(Tensor self, object dim, bint keepdim, object correction, bi
         else:
             record_reduction(node, self, out, dims, keepdim, (self, out if take_sqrt else None))
     if forward_level():
-        forward1(out, self, std_tangent if take_sqrt else var_tangent, (dims, keepdim, dof))
+        forward1(out, self, std_tangent if take_sqrt else var_tangent,
+                 (dims, keepdim, dof, dim is None or array.ndim == 0))
         if with_mean:
             forward1(mean_out, self, mean_tangent, (dims, keepdim))
     return (out, mean_out) if with_mean else out
