@@ -375,6 +375,7 @@ def depth_workloads():
 
 
 def all_workloads():
+    from benchmarks.forward_ad_workloads import forward_ad_workloads
     return [
         Chain(),
         *depth_workloads(),
@@ -386,4 +387,5 @@ def all_workloads():
         HVP(pruned=False),
         HVP(pruned=True),
         Chain(name="no_grad", no_grad=True),
+        *forward_ad_workloads(),
     ]

@@ -16,7 +16,9 @@ import numpy as np
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
 from autograd_cy._C.forward cimport forward2
 from autograd_cy._C.device cimport is_array
-from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, register_methods
+from autograd_cy._C.tensor cimport (
+    Tensor, make_tensor, requires_grad, register_methods, array_module,
+)
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record, record1, record2, any_requires_grad2
@@ -297,6 +299,14 @@ cdef class WhereBackward0(Node):
 cdef object _MISSING = object()
 
 
+def where_tangent(input_t, other_t, input, other, Tensor result, condition):
+    """``where(condition, input_t, other_t)``, a missing tangent read as zeros."""
+    zero = 0.0
+    return where(condition, zero if input_t is None else input_t,
+                 zero if other_t is None else other_t) + make_tensor(
+                     array_module(result._data).zeros_like(result._data))
+
+
 def where(Tensor condition, input=_MISSING, other=_MISSING):
     """Elements of ``input`` where ``condition`` holds, else of ``other`` (broadcasting).
 
@@ -328,6 +338,8 @@ def where(Tensor condition, input=_MISSING, other=_MISSING):
     out = wrap(array)
     if any_requires_grad2(input, other):
         record2(WhereBackward0(), input, other, out, (condition,))
+    if forward_level():
+        forward2(out, input, other, where_tangent, (condition,))
     return out
 
 
