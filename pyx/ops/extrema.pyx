@@ -55,7 +55,7 @@ def indexed_tangent(self_t, Tensor self, Tensor result, Tensor indices, tuple di
     """``self_t`` at ``indices`` along ``dims[0]`` (max/min/median along a dim)."""
     from autograd_cy._C.ops.gather_scatter import gather
     if not dims or self._data.ndim == 0:
-        return self_t.reshape(result.shape)
+        return self_t.reshape(result.shape).clone()     # a tangent of its own
     kept = indices if keepdim else indices.unsqueeze(dims[0])
     picked = gather(self_t, dims[0], kept)
     return picked if keepdim else picked.squeeze(dims[0])
