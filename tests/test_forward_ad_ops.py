@@ -259,3 +259,17 @@ def test_integer_outputs_carry_no_tangent_and_do_not_raise():
         assert ag_fwad.unpack_dual(indices).tangent is None
         assert ag_fwad.unpack_dual(dual.argmax()).tangent is None
         assert ag_fwad.unpack_dual(values).tangent is not None
+
+
+def test_dropout_tangent_is_dropped_with_the_same_mask():
+    """F.dropout (NativeDropout's jvp on a CUDA device, a product with the mask on the CPU):
+    the tangent is scaled where the output is, ``tangent = t * out / x`` (NumPy oracle)."""
+    x, t = randn(4, 5, positive=True), randn(4, 5, seed=1)
+    ag.manual_seed(0)
+    with ag_fwad.dual_level():
+        dual = ag_fwad.make_dual(ag.tensor(x, device=DEVICE), ag.tensor(t, device=DEVICE))
+        primal, tangent = ag_fwad.unpack_dual(ag.nn.functional.dropout(dual, p=0.4))
+    assert str(tangent.device) == str(primal.device)
+    dropped = to_numpy(primal) / x
+    assert set(np.round(dropped, 12).ravel()) <= {0.0, round(1 / 0.6, 12)}
+    np.testing.assert_allclose(to_numpy(tangent), t * dropped, **TOLERANCE)
