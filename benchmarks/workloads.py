@@ -384,6 +384,7 @@ def all_workloads():
     from benchmarks.functional_workloads import functional_workloads
     from benchmarks.batched_workloads import batched_workloads
     from benchmarks.profiler_workloads import profiler_workloads
+    from benchmarks.forward_ad_workloads import forward_ad_workloads
     return [
         Chain(),
         *depth_workloads(),
@@ -399,4 +400,5 @@ def all_workloads():
         *functional_workloads(),
         *batched_workloads(),
         *profiler_workloads(),
+        *forward_ad_workloads(),
     ]

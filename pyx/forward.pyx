@@ -38,7 +38,8 @@ from autograd_cy._C.grad_mode cimport (
 )
 from autograd_cy._C.tensor cimport Tensor, tangent_of
 from autograd_cy._C.node cimport Node
-from autograd_cy._C.saved_tensor cimport SavedTensor
+from autograd_cy._C.saved_tensor cimport SavedTensor, save
+from autograd_cy._C.tensor cimport make_tensor, array_module
 
 
 cdef void set_tangent(Tensor out, object tangent, unsigned long long level) except *:
@@ -104,16 +105,39 @@ cdef bint any_tangent(tuple inputs, unsigned long long level):
     return False
 
 
-cdef void no_forward_formula(str op_name, tuple inputs) except *:
-    """PyTorch's error for an op without a tangent formula that meets a dual tensor."""
+NOT_IMPLEMENTED_YET = (
+    " because it has not been implemented yet.\nPlease file an issue to PyTorch at "
+    "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that we can "
+    "prioritize its implementation or submit a PR adding the implementation to derivatives.yaml")
+
+
+cdef void no_forward_formula(str op_name, tuple inputs, str reason=NOT_IMPLEMENTED_YET) except *:
+    """PyTorch's error for an op without a tangent formula that meets a dual tensor
+    (``reason``: why, as PyTorch words it; an op with no derivative at all says ".")."""
     cdef unsigned long long level = forward_level()
     if level and not is_inference_mode_enabled() and any_tangent(inputs, level):
         raise NotImplementedError(
-            f"Trying to use forward AD with {op_name} that does not support it because it "
-            "has not been implemented yet.\nPlease file an issue to PyTorch at "
-            "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so "
-            "that we can prioritize its implementation or submit a PR adding the "
-            "implementation to derivatives.yaml")
+            f"Trying to use forward AD with {op_name} that does not support it{reason}")
+
+
+cdef object pointwise_tangent(Node node, tuple saved, tuple tangents, Tensor result):
+    """The tangent of an elementwise op from its backward Node: its Jacobian is diagonal, so
+    ``J v`` is the backward formula applied to the tangent as the gradient, one input at a
+    time (``tangents[i]`` None: that term is skipped). ``node`` is a fresh instance with
+    its attributes (``saved_exponent`` ...) set; ``saved`` what its ``saved_tensors`` hold."""
+    cdef Py_ssize_t i, n = len(tangents)
+    node.saved_tensors = tuple([None if x is None or not isinstance(x, Tensor)
+                                else save(<Tensor>x, False, True) for x in saved])
+    total = None
+    for i in range(n):
+        if tangents[i] is None:
+            continue
+        node.output_mask = tuple([j == i for j in range(n)])
+        term = node.apply((tangents[i],))[i]
+        total = term if total is None else total + term
+    if total is not None and (<Tensor>total)._data.shape != result._data.shape:
+        total = total + make_tensor(array_module(result._data).zeros_like(result._data))
+    return total
 
 
 # ------------------------------------------------------------------ Python access

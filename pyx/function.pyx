@@ -21,17 +21,28 @@ sets ``output_mask`` on the node; ``needs_input_grad`` then also says False for
 an argument whose gradient nobody asked for (``backward(inputs=[a])``,
 ``grad(out, a)``), so a custom backward can skip work like a built-in formula
 does. PyTorch 2.13 keeps the static tuple (pytorch issue 56500 asks for this).
+
+# NOTE [Custom Functions in forward AD]
+When a tensor argument has a tangent (NOTE [Forward AD] in forward.pyx), ``forward`` runs
+with the level suspended (its ops compute no tangents) and then ``jvp(ctx, *tangents)``
+gives the outputs' tangents, one per output, from one tangent per argument (zeros for a
+tensor without one, unless ``ctx.set_materialize_grads(False)``; None for a non-tensor).
+In ``jvp``, ``ctx.saved_tensors`` are what ``ctx.save_for_forward`` kept. An input that
+forward modified in place (``mark_dirty``) must have its tangent modified in place too.
 """
 cimport cython
 import traceback
 import warnings
 
 from autograd_cy._C.grad_mode cimport (
-    is_grad_enabled, set_grad_enabled, is_anomaly_enabled, next_sequence_nr,
+    is_grad_enabled, set_grad_enabled, is_anomaly_enabled, next_sequence_nr, forward_level,
+    suspend_forward_level, resume_forward_level, is_inference_mode_enabled,
 )
+from autograd_cy._C.forward cimport any_tangent, set_tangent, run_formula
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, make_view, version_counter, bump_version, requires_grad,
     array_module, VIEW_IN_CUSTOM_FUNCTION, VIEW_MULTI_OUTPUT_NODE, gradient_metadata,
+    tangent_of,
 )
 from autograd_cy._C.node cimport Node, Edge, set_edges
 from autograd_cy._C.saved_tensor cimport SavedTensor, save
@@ -112,7 +123,10 @@ cdef class _FunctionBase(Node):
 
     @property
     def saved_tensors(self):
-        """The tensors given to ``save_for_backward``, version-checked on every access."""
+        """The tensors given to ``save_for_backward``, version-checked on every access (in
+        ``jvp``: those given to ``save_for_forward``)."""
+        if self.saved_for_forward is not None:
+            return self.saved_for_forward
         if self.has_freed_buffers:
             if getattr(self, "_saved_cleared_on_access", False):
                 raise RuntimeError(_CLEARED_ON_ACCESS)
@@ -235,7 +249,14 @@ def function_apply(cls, tuple args):
     setup_context = cls.setup_context
     cdef bint separate_setup = methods_of(cls)[2]
     cdef bint previous = is_grad_enabled()
+    cdef unsigned long long level = forward_level()
+    cdef bint forward_ad = (level != 0 and not is_inference_mode_enabled()
+                            and any_tangent(tuple(tensor_inputs), level))
+    cdef tuple input_tangents = None
+    if forward_ad:      # taken before forward, which may modify an input in place
+        input_tangents = tuple([tangent_of(arg, level) for arg in args])
     set_grad_enabled(False)
+    suspend_forward_level()
     try:
         if separate_setup:
             output = cls.forward(*args)
@@ -244,7 +265,53 @@ def function_apply(cls, tuple args):
             output = cls.forward(ctx, *args)
     finally:
         set_grad_enabled(previous)
-    return process_outputs(cls, ctx, tensor_inputs, output, is_executable, separate_setup)
+        resume_forward_level(level)
+    saved_for_forward = ctx.saved_for_forward
+    result = process_outputs(cls, ctx, tensor_inputs, output, is_executable, separate_setup)
+    if forward_ad:
+        set_output_tangents(cls, ctx, args, input_tangents, result, saved_for_forward, level)
+    return result
+
+
+cdef void set_output_tangents(object cls, _FunctionBase ctx, tuple args, tuple input_tangents,
+                              object result, object saved_for_forward,
+                              unsigned long long level) except *:
+    """Run ``jvp`` and give each output its tangent (NOTE [Custom Functions in forward AD])."""
+    cdef Py_ssize_t i, j
+    cdef list tangents = list(input_tangents)
+    for i in range(len(args)):
+        if tangents[i] is None and isinstance(args[i], Tensor) and ctx.materialize_grads:
+            array = (<Tensor>args[i])._data
+            tangents[i] = make_tensor(array_module(array).zeros_like(array))
+    ctx.saved_for_forward = tuple(saved_for_forward) if saved_for_forward is not None else ()
+    try:
+        output_tangents = run_formula(cls.jvp, (ctx,) + tuple(tangents), level)
+    finally:
+        ctx.saved_for_forward = None
+    outputs = result if isinstance(result, tuple) else (result,)
+    if not isinstance(output_tangents, tuple):
+        output_tangents = (output_tangents,)
+    if len(output_tangents) != len(outputs):
+        raise RuntimeError("Function's jvp returned an invalid number of forward gradients "
+                           f"(expected {len(outputs)} but got {len(output_tangents)})")
+    for i in range(len(outputs)):
+        output, tangent = outputs[i], output_tangents[i]
+        if not isinstance(output, Tensor) or tangent is None:
+            continue
+        for j in range(len(args)):
+            if (args[j] is output and input_tangents[j] is not None
+                    and tangent is not input_tangents[j]):
+                raise RuntimeError(
+                    "An inplace custom Function is not modifying the forward mode gradients "
+                    "inplace. If the forward is modifying an input inplace, then the jvp "
+                    "function must modify the corresponding gradient inplace.")
+        if (<Tensor>tangent)._data.shape != (<Tensor>output)._data.shape:
+            raise RuntimeError(
+                "Trying to set a forward gradient that has a different size than that of the "
+                "original Tensor, this is not supported. Tensor is of size "
+                f"{list((<Tensor>output)._data.shape)} while the given forward gradient is of "
+                f"size {list((<Tensor>tangent)._data.shape)}.")
+        set_tangent(<Tensor>output, tangent, level)
 
 
 cdef set identities(object values):

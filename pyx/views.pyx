@@ -544,8 +544,7 @@ def view_tangent(Tensor self_t, Tensor self, Tensor result):
     """The tangent of ``result``, a view of ``self``: the same view of ``self``'s tangent
     ``self_t`` (NOTE [Tangents of views and in-place ops])."""
     tangent = self_t._data
-    if tangent.shape == self._data.shape and element_strides(tangent) == element_strides(
-            self._data):
+    if element_strides(tangent) == element_strides(self._data):
         shape, strides, offset = geometry(result._data, self._data)
         if is_grad_enabled() and requires_grad(self_t):
             # Recorded, so the tangent's graph stays differentiable (reverse-over-forward).
@@ -554,9 +553,8 @@ def view_tangent(Tensor self_t, Tensor self, Tensor result):
             own_offset = (data_address(tangent) - data_address(owner._data)) // tangent.itemsize
             return as_strided(self_t, shape, strides, own_offset + offset)
         itemsize = tangent.itemsize
-        length = (1 + sum([(n - 1) * s for n, s in zip(tangent.shape, element_strides(tangent))])
-                  if tangent.size else 0)
-        flat = strided_view(tangent, (length,), (itemsize,), True)
+        span = sum([(n - 1) * s for n, s in zip(tangent.shape, element_strides(tangent))])
+        flat = strided_view(tangent, (span + 1 if tangent.size else 0,), (itemsize,), True)
         array = strided_view(flat[offset:], shape, tuple([s * itemsize for s in strides]), True)
         return make_view(array, self_t)
     # Another layout: gather the tangent's elements at the positions the view reads.
@@ -573,8 +571,7 @@ cdef object fresh_tangent(Tensor self, unsigned long long level):
     """A zero tangent for ``self``; a view's is the view of its base's (zero if none)."""
     cdef Tensor base = self._base
     if base is None:
-        array = self._data
-        tangent = make_tensor(array_module(array).zeros_like(array))
+        tangent = make_tensor(array_module(self._data).zeros_like(self._data))
         set_tangent(self, tangent, level)
         return tangent
     base_t = tangent_of(base, level)
@@ -584,12 +581,14 @@ cdef object fresh_tangent(Tensor self, unsigned long long level):
 
 
 cdef void inplace_tangent(Tensor self, Tensor out, unsigned long long level) except *:
-    """After an in-place op computed as ``out``: ``out``'s tangent becomes ``self``'s, written
-    into ``self``'s tangent in place (into its base's too, for a view)."""
+    """After an in-place op computed as ``out``: ``out``'s tangent, into ``self``'s in place."""
     out_t = tangent_of(out, level)
     if out_t is None:
         return
     self_t = tangent_of(self, level)
+    if self_t is None and self._base is None:       # out's tangent is new: self takes it
+        set_tangent(self, out_t, level)
+        return
     suspend_forward_level()
     try:
         if self_t is None:

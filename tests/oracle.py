@@ -258,6 +258,45 @@ def check_batched_grad(fn, *arrays, batch=3, create_graph=False, dtype=np.float6
     assert_close(our_second, their_second, rtol, atol, "double backward of batched gradient")
 
 
+# ------------------------------------------------------------------ forward AD
+
+def check_jvp(fn, *arrays, dtype=np.float64, tangents=None, rtol=None, atol=None, seed=0):
+    """Forward AD through ``fn(lib, *inputs)`` in autograd_cy and torch: each array becomes
+    a dual tensor (``make_dual``) with a random tangent, or ``tangents[i]`` (None: a plain
+    tensor); the outputs' values and tangents (``unpack_dual``) must match. Returns both
+    libraries' ``(primal, tangent)`` pairs.
+
+        check_jvp(lambda lib, x, y: lib.tanh(x * y), randn(3), randn(3))
+    """
+    default_rtol, default_atol = TOLERANCES[np.dtype(dtype).type]
+    rtol = default_rtol if rtol is None else rtol
+    atol = default_atol if atol is None else atol
+    rng = np.random.default_rng(seed)
+    if tangents is None:
+        tangents = [rng.standard_normal(np.shape(a)) for a in arrays]
+    results = []
+    for lib in LIBS:
+        fwad = lib.autograd.forward_ad
+        with fwad.dual_level():
+            inputs = []
+            for array, tangent in zip(arrays, tangents):
+                primal = lib.tensor(np.asarray(array, dtype=dtype))
+                inputs.append(primal if tangent is None else fwad.make_dual(
+                    primal, lib.tensor(np.asarray(tangent, dtype=dtype))))
+            outputs = _outputs(fn(lib, *inputs))
+            results.append([tuple(fwad.unpack_dual(out)) if isinstance(
+                out, (ag.Tensor, torch.Tensor)) else (out, None) for out in outputs])
+    ours, theirs = results
+    assert len(ours) == len(theirs)
+    for index, ((primal, tangent), (their_primal, their_tangent)) in enumerate(
+            zip(ours, theirs)):
+        assert_close(primal, their_primal, rtol, atol, f"output[{index}]")
+        assert (tangent is None) == (their_tangent is None), (
+            f"tangent[{index}]: {tangent} vs torch {their_tangent}")
+        assert_close(tangent, their_tangent, rtol, atol, f"tangent[{index}]")
+    return ours, theirs
+
+
 # ------------------------------------------------------------------ snippets on both
 
 def both(fn):

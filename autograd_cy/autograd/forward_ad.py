@@ -66,6 +66,10 @@ def _check_level(level, op_name):
         raise RuntimeError(f"Invalid level given to {op_name}")
 
 
+def _floating_or_complex(t):
+    return t.is_floating_point() or getattr(t.dtype, "is_complex", False)
+
+
 def _shape_text(t):
     return "[" + ", ".join(str(n) for n in t.shape) + "]"
 
@@ -80,10 +84,10 @@ def make_dual(tensor, tangent, *, level=None):
     if level < 0:
         raise RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, "
                            "make sure to enter_dual_level() first.")
-    if not (tensor.is_floating_point() or tensor.is_complex()):
+    if not _floating_or_complex(tensor):
         raise ValueError(
             f"Expected primal to be floating point or complex, but got: {tensor.dtype}")
-    if not (tangent.is_floating_point() or tangent.is_complex()):
+    if not _floating_or_complex(tangent):
         raise ValueError(
             f"Expected tangent to be floating point or complex, but got: {tangent.dtype}")
     _check_level(level, "_make_dual")
@@ -100,9 +104,18 @@ def make_dual(tensor, tangent, *, level=None):
             "Trying to set a forward gradient that is on a different device than that of the "
             f"original Tensor, this is not supported. Tensor is on {tensor.device} while the "
             f"given forward gradient is on {tangent.device}.")
+    if tuple(tangent.stride()) != tuple(tensor.stride()):
+        # As PyTorch: a tangent of another layout is copied into the primal's, so that a
+        # view's tangent is the same view of it (NOTE [Tangents of views and in-place ops]).
+        tangent = _run_suspended(_relaid, tangent, tensor)
     dual = _run_suspended(Tensor.view_as, tensor, tensor)
     _set_tangent(dual, tangent)
     return dual
+
+
+def _relaid(tangent, tensor):
+    from autograd_cy.factories import zeros_like
+    return zeros_like(tensor, dtype=tangent.dtype).copy_(tangent)
 
 
 class UnpackedDualTensor(NamedTuple):
@@ -123,7 +136,8 @@ def unpack_dual(tensor, *, level=None):
     if not isinstance(tensor, Tensor):
         raise TypeError("_unpack_dual(): argument 'dual' (position 1) must be Tensor, not "
                         f"{type(tensor).__name__}")
-    _check_level(level, "_fw_primal")
+    if _tangent(tensor) is not None:
+        _check_level(level, "_fw_primal")
     primal = _run_suspended(Tensor.view_as, tensor, tensor)
     return UnpackedDualTensor(primal, _tangent(tensor))
 

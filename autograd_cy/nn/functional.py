@@ -130,6 +130,11 @@ class NativeDropout(_ag.autograd.Function):
     def backward(ctx, grad):
         return NativeDropoutBackward.apply(grad, ctx.keep, ctx.scale), None
 
+    @staticmethod
+    def jvp(ctx, input_t, p_t):
+        """Forward AD: dropout is linear in its input, the tangent is dropped alike."""
+        return NativeDropoutBackward.apply(input_t, ctx.keep, ctx.scale)
+
 
 class NativeDropoutBackward(_ag.autograd.Function):
     """``grad * keep * scale``: dropout's backward, linear in ``grad``, so its own
@@ -144,6 +149,11 @@ class NativeDropoutBackward(_ag.autograd.Function):
     @staticmethod
     def backward(ctx, grad):
         return NativeDropoutBackward.apply(grad, ctx.keep, ctx.scale), None, None
+
+    @staticmethod
+    def jvp(ctx, grad_t, keep_t, scale_t):
+        """Forward AD: linear in ``grad``."""
+        return NativeDropoutBackward.apply(grad_t, ctx.keep, ctx.scale)
 
 
 # The nodes as torch names those of its fused CUDA dropout (a Function's node is otherwise

@@ -17,7 +17,8 @@ Tensor-level ops, so every order of derivative is available.
 """
 import numpy as np
 
-from autograd_cy._C.grad_mode cimport is_grad_enabled
+from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
+from autograd_cy._C.forward cimport forward1, forward2
 from autograd_cy._C.dtype cimport from_numpy_dtype
 from autograd_cy._C.device cimport contiguous_array
 from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, register_methods
@@ -31,6 +32,7 @@ from autograd_cy._C.ops.activation_kernels cimport (
     leaky_relu_array, sigmoid_array, log_sigmoid_array,
 )
 from autograd_cy._C.ops.arithmetic import add, sub, mul, neg
+from autograd_cy._C.ops.gather_scatter cimport tangent_or_zeros
 from autograd_cy._C.ops.pointwise import exp, tanh, sigmoid
 from autograd_cy._C.ops.selection import where
 from autograd_cy._C.ops.reduction import sum as tensor_sum
@@ -89,7 +91,20 @@ cdef Tensor softmax_forward(Tensor input, object dim, object dtype, bint log):
         node = LogSoftmaxBackward0() if log else SoftmaxBackward0()
         node.saved_dim = d
         record1(node, input, out, (out,))
+    if forward_level():
+        forward1(out, input, log_softmax_tangent if log else softmax_tangent, (d,))
     return out
+
+
+def softmax_tangent(self_t, self, result, Py_ssize_t dim):
+    """``result * (self_t - sum(self_t * result, dim))``: softmax's Jacobian is symmetric,
+    so this is its backward formula applied to the tangent."""
+    return softmax_backward(self_t, result, dim, False)
+
+
+def log_softmax_tangent(self_t, self, result, Py_ssize_t dim):
+    """``self_t - sum(self_t * exp(result), dim)``."""
+    return sub(self_t, sum_dim(mul(self_t, exp(result)), dim))
 
 
 def softmax(Tensor input, dim, dtype=None):
@@ -148,7 +163,23 @@ cdef Tensor softmax_backward(Tensor grad_output, Tensor output, Py_ssize_t dim, 
         node = LogSoftmaxBackwardDataBackward0() if log else SoftmaxBackwardDataBackward0()
         node.saved_dim = dim
         record2(node, grad_output, output, out, (grad_output, output))
+    if forward_level():
+        forward2(out, grad_output, output, softmax_backward_tangent, (dim, log))
     return out
+
+
+def softmax_backward_tangent(g_t, y_t, g, y, result, Py_ssize_t dim, bint log):
+    """The tangent of softmax's (log_softmax's) backward in both its arguments: linear in
+    ``g``; in ``y`` the derivative of ``y (g - sum(g y))`` (of ``g - exp(y) sum(g)``)."""
+    tangent = None if g_t is None else softmax_backward(g_t, y, dim, log)
+    if y_t is not None:
+        if log:
+            y_part = neg(mul(mul(y_t, exp(y)), sum_dim(g, dim)))
+        else:
+            y_part = sub(mul(y_t, sub(g, sum_dim(mul(g, y), dim))),
+                         mul(y, sum_dim(mul(g, y_t), dim)))
+        tangent = y_part if tangent is None else add(tangent, y_part)
+    return tangent
 
 
 def _softmax_backward_data(Tensor grad_output, Tensor output, Py_ssize_t dim):
@@ -196,7 +227,14 @@ def gelu(Tensor input, *, approximate="none"):
         node = GeluBackward0()
         node.saved_approximate = approximate
         record1(node, input, out, (input,))
+    if forward_level():
+        forward1(out, input, gelu_tangent, (approximate,))
     return out
+
+
+def gelu_tangent(self_t, self, result, str approximate):
+    """``gelu_backward(self_t, self)``: ``self_t * gelu'(self)``."""
+    return gelu_backward(self_t, self, approximate)
 
 
 cdef class GeluBackwardBackward0(Node):
@@ -240,7 +278,18 @@ def gelu_backward(Tensor grad_output, Tensor self, approximate="none"):
         node = GeluBackwardBackward0()
         node.saved_approximate = approximate
         record2(node, grad_output, self, out, (grad_output, self))
+    if forward_level():
+        forward2(out, grad_output, self, gelu_backward_tangent, (approximate,))
     return out
+
+
+def gelu_backward_tangent(g_t, x_t, g, x, result, str approximate):
+    """``gelu_backward(g_t, x) + g * gelu''(x) * x_t``."""
+    tangent = None if g_t is None else gelu_backward(g_t, x, approximate)
+    if x_t is not None:
+        x_part = mul(mul(x_t, g), gelu_second_derivative(x, approximate))
+        tangent = x_part if tangent is None else add(tangent, x_part)
+    return tangent
 
 
 # ------------------------------------------------------------------ silu
@@ -264,7 +313,15 @@ def silu(Tensor input):
     cdef Tensor out = wrap(silu_array(floating_data(input, "silu_cpu"), None))
     if is_grad_enabled() and requires_grad(input):
         record1(SiluBackward0(), input, out, (input,))
+    if forward_level():
+        forward1(out, input, silu_tangent)
     return out
+
+
+def silu_tangent(self_t, self, result):
+    """``self_t * s (1 + self (1 - s))``, s = sigmoid(self)."""
+    s = sigmoid(self)
+    return mul(self_t, mul(s, add(mul(self, sub(1.0, s)), 1.0)))
 
 
 def silu_(Tensor input):
@@ -294,7 +351,14 @@ def softplus(Tensor input, beta=1.0, threshold=20.0):
         node.saved_beta = beta
         node.saved_threshold = threshold
         record1(node, input, out, (input,))
+    if forward_level():
+        forward1(out, input, softplus_tangent, (beta, threshold))
     return out
+
+
+def softplus_tangent(self_t, self, result, beta, threshold):
+    """``softplus_backward(self_t, self, beta, threshold)``."""
+    return softplus_backward(self_t, self, beta, threshold)
 
 
 cdef class SoftplusBackwardBackward0(Node):
@@ -328,7 +392,22 @@ def softplus_backward(Tensor grad_output, Tensor self, beta, threshold):
         node.saved_beta = beta
         node.saved_threshold = threshold
         record2(node, grad_output, self, out, (grad_output, self))
+    if forward_level():
+        forward2(out, grad_output, self, softplus_backward_tangent, (beta, threshold))
     return out
+
+
+def softplus_backward_tangent(g_t, x_t, g, Tensor x, result, beta, threshold):
+    """``softplus_backward(g_t, x) + g * beta s (1 - s) * x_t`` (s = sigmoid(beta x)),
+    the second term zero on the linear part."""
+    tangent = None if g_t is None else softplus_backward(g_t, x, beta, threshold)
+    if x_t is not None:
+        s = sigmoid(mul(x, beta))
+        curvature = mul(mul(s, sub(1.0, s)), beta)
+        inside = make_tensor(x._data * beta <= threshold)
+        x_part = where(inside, mul(mul(x_t, g), curvature), 0.0)
+        tangent = x_part if tangent is None else add(tangent, x_part)
+    return tangent
 
 
 # ------------------------------------------------------------------ leaky_relu
@@ -357,6 +436,8 @@ cdef Tensor leaky_relu_forward(Tensor input, object negative_slope, bint save_re
     cdef LeakyReluBackward1 node1
     x = floating_data(input, "leaky_relu_cpu")
     cdef Tensor out = wrap(leaky_relu_array(x, None, negative_slope))
+    if forward_level():
+        forward1(out, input, leaky_relu_tangent, (negative_slope, save_result))
     if not (is_grad_enabled() and requires_grad(input)):
         return out
     if save_result:
@@ -368,6 +449,14 @@ cdef Tensor leaky_relu_forward(Tensor input, object negative_slope, bint save_re
         node0.saved_negative_slope = negative_slope
         record1(node0, input, out, (input,))
     return out
+
+
+def leaky_relu_tangent(self_t, self, result, negative_slope, bint in_place):
+    """``leaky_relu_backward(self_t, self)``: ``self_t``, times the slope where
+    ``self <= 0``; in place the sign test reads the result (``self`` is overwritten)."""
+    if in_place:
+        return leaky_relu_backward(self_t, result, negative_slope, True)
+    return leaky_relu_backward(self_t, self, negative_slope, False)
 
 
 def leaky_relu(Tensor input, negative_slope=0.01):
@@ -411,7 +500,16 @@ def leaky_relu_backward(Tensor grad_output, Tensor self, negative_slope, bint se
         node = LeakyReluBackwardBackward0()
         node.saved_negative_slope = negative_slope
         record2(node, grad_output, self, out, (self,))
+    if forward_level():
+        forward2(out, grad_output, self, leaky_relu_backward_tangent,
+                 (negative_slope, self_is_result))
     return out
+
+
+def leaky_relu_backward_tangent(g_t, x_t, g, Tensor x, result, negative_slope,
+                                bint self_is_result):
+    """Linear in ``g``, constant in ``x``: ``leaky_relu_backward(g_t, x)``."""
+    return leaky_relu_backward(tangent_or_zeros(g_t, g), x, negative_slope, self_is_result)
 
 
 # ------------------------------------------------ private helpers for formulas
@@ -429,7 +527,14 @@ def _log_sigmoid(Tensor input):
     cdef Tensor out = wrap(log_sigmoid_array(floating_data(input, "log_sigmoid_forward")))
     if is_grad_enabled() and requires_grad(input):
         record1(LogSigmoidBackward0(), input, out, (input,))
+    if forward_level():
+        forward1(out, input, log_sigmoid_tangent)
     return out
+
+
+def log_sigmoid_tangent(self_t, self, result):
+    """``self_t * sigmoid(-self)``."""
+    return mul(self_t, sigmoid(neg(self)))
 
 
 register_methods({name: globals()[name] for name in __tensor_methods__})

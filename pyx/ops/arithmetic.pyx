@@ -32,7 +32,7 @@ from autograd_cy._C.fp_errors cimport quietly2, ignoring_fp_errors
 from autograd_cy._C.kernels cimport binary_kernel, scalar_kernel, KERNEL_ADD, KERNEL_SUB, KERNEL_MUL
 from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.ops.out_arguments cimport write_out
-from autograd_cy._C.forward cimport forward1, forward2
+from autograd_cy._C.forward cimport forward1, forward2, no_forward_formula
 
 __all__ = ["add", "sub", "rsub", "mul", "div", "true_divide", "rdiv", "floor_divide", "neg",
            "negative"]
@@ -437,7 +437,7 @@ cdef class DivBackward2(Node):
         return tuple(result)
 
 
-def zero_tangent(self_t, other_t, self, other, result):
+def zero_tangent(self_t, other_t, self, other, Tensor result):
     """An op whose derivative is zero almost everywhere: a zero tangent."""
     return make_tensor(array_module(result._data).zeros_like(result._data))
 
@@ -499,6 +499,8 @@ def floor_divide(self, other, *, out=None):
     if out is not None:
         return write_out("floor_divide", out, (self, other),
                          lambda: floor_divide(self, other))
+    if forward_level():
+        no_forward_formula("aten::floor_divide", (self, other), ".")
     cdef Tensor result = rounded_quotient(self, other, "floor")
     cdef NotImplemented node
     if any_requires_grad2(self, other):

@@ -7,7 +7,8 @@ the result outside the graph, as in PyTorch.
 """
 import numpy as np
 
-from autograd_cy._C.grad_mode cimport is_grad_enabled
+from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
+from autograd_cy._C.forward cimport forward1
 from autograd_cy._C.dtype cimport dtype as dtype_class, to_numpy_dtype
 from autograd_cy._C.device cimport device as device_class, array_to_device, device_of, resolved_device
 from autograd_cy._C.device import CPU
@@ -30,12 +31,24 @@ cdef class CloneBackward0(Node):
         return (grads[0],)
 
 
+def clone_tangent(self_t, self, result):
+    """A clone of ``self_t``."""
+    return clone(self_t)
+
+
 def clone(Tensor self, *, memory_format=None):
     """A copy with its own memory, recorded (gradient passes through unchanged)."""
     cdef Tensor out = wrap(self._data.copy(order="K"))
     if is_grad_enabled() and requires_grad(self):
         record1(CloneBackward0(), self, out)
+    if forward_level():
+        forward1(out, self, clone_tangent)
     return out
+
+
+def contiguous_tangent(self_t, self, result):
+    """A contiguous copy of ``self_t`` (a new tensor even when it is contiguous already)."""
+    return clone(contiguous(self_t))
 
 
 def contiguous(Tensor self, memory_format=None):
@@ -45,6 +58,8 @@ def contiguous(Tensor self, memory_format=None):
     cdef Tensor out = wrap(contiguous_array(self._data))
     if is_grad_enabled() and requires_grad(self):
         record1(CloneBackward0(), self, out)
+    if forward_level():
+        forward1(out, self, contiguous_tangent)
     return out
 
 
@@ -79,7 +94,15 @@ cdef Tensor _convert(Tensor self, object numpy_dtype, device_class target):
         node.self_dtype = self._data.dtype
         node.self_device = source
         record1(node, self, out)
+    if forward_level():
+        forward1(out, self, convert_tangent, (numpy_dtype, target))
     return out
+
+
+def convert_tangent(self_t, self, result, numpy_dtype, target):
+    """``self_t`` converted alike (a copy: only floating results get a tangent)."""
+    converted = _convert(self_t, numpy_dtype, target)
+    return clone(converted) if converted is self_t else converted
 
 
 def to(Tensor self, *args, dtype=None, device=None, copy=False, non_blocking=False):

@@ -7,7 +7,8 @@ diagonal, written by ``diagonal_backward``, which is itself differentiable.
 """
 import numpy as np
 
-from autograd_cy._C.grad_mode cimport is_grad_enabled
+from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
+from autograd_cy._C.forward cimport forward1
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, register_methods, array_module,
 )
@@ -77,7 +78,14 @@ def diagonal_backward(Tensor grad, tuple sizes, Py_ssize_t offset, Py_ssize_t di
         node = DiagonalBackwardBackward0()
         node.saved_offset, node.saved_dim1, node.saved_dim2 = offset, dim1, dim2
         record1(node, grad, out)
+    if forward_level():
+        forward1(out, grad, diagonal_backward_tangent, (sizes, offset, dim1, dim2))
     return out
+
+
+def diagonal_backward_tangent(grad_t, grad, result, sizes, offset, dim1, dim2):
+    """Linear in ``grad``: ``diagonal_backward(grad_t, ...)``."""
+    return diagonal_backward(grad_t, sizes, offset, dim1, dim2)
 
 
 cdef class TraceBackward0(Node):
@@ -107,7 +115,14 @@ def trace(Tensor self):
         node = TraceBackward0()
         node.saved_self_sym_sizes = array.shape
         record1(node, self, out)
+    if forward_level():
+        forward1(out, self, trace_tangent)
     return out
+
+
+def trace_tangent(self_t, self, result):
+    """``trace(self_t)`` (linear; the diagonal is a view of a view's tangent too)."""
+    return trace(self_t)
 
 
 register_methods({name: globals()[name] for name in __tensor_methods__})

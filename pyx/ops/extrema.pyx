@@ -13,6 +13,8 @@ import numpy as np
 
 from autograd_cy._C.device cimport as_array
 from autograd_cy._C.tensor cimport array_module, Tensor, register_methods, wrap_dim
+from autograd_cy._C.grad_mode cimport forward_level
+from autograd_cy._C.forward cimport forward1
 
 cdef object INT64 = np.dtype(np.int64)
 from autograd_cy._C.node cimport unpack_saved
@@ -21,6 +23,7 @@ from autograd_cy._C.recording cimport record
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.ops.reduction cimport (
     ReductionBackward, normalize_dims, check_nonempty, record_reduction, constant, records, wrap,
+    kept_shape,
 )
 from autograd_cy._C.ops.arithmetic import mul, div
 from autograd_cy._C.ops.arguments cimport invalid_combination, missing_argument
@@ -28,6 +31,34 @@ from autograd_cy._C.ops.arguments import NOT_GIVEN
 
 __all__ = ["amax", "amin", "max", "min", "argmax", "argmin", "median"]
 __tensor_methods__ = ("amax", "amin", "max", "min", "argmax", "argmin", "median")
+
+
+# ------------------------------------------------------------------ forward AD
+#
+# NOTE [Tangents of extrema]
+# A reduction that shares its gradient among ties (amax/amin, full max/min/median) has the
+# mean of the tied elements' tangents as its tangent (``sum(where(x == result, x_t, 0)) /
+# count``; a NaN result ties with nothing: 0 / 0 is NaN, as in PyTorch). One that returns
+# indices (max/min/median along a dim) reads the tangent at those indices (a gather).
+
+def shared_tangent(self_t, Tensor self, Tensor result, tuple dims, bint keepdim):
+    """The mean of ``self_t`` over the elements equal to ``result`` along ``dims``."""
+    from autograd_cy._C.ops.selection import where
+    from autograd_cy._C.ops.reduction import sum
+    kept = result._data if keepdim else result._data.reshape(kept_shape(self._data.shape, dims))
+    selected = constant(self._data == kept)
+    return div(sum(where(selected, self_t, 0.0), dims, keepdim), sum(selected, dims, keepdim))
+
+
+def indexed_tangent(self_t, Tensor self, Tensor result, Tensor indices, tuple dims,
+                    bint keepdim):
+    """``self_t`` at ``indices`` along ``dims[0]`` (max/min/median along a dim)."""
+    from autograd_cy._C.ops.gather_scatter import gather
+    if not dims or self._data.ndim == 0:
+        return self_t.reshape(result.shape).clone()     # a tangent of its own
+    kept = indices if keepdim else indices.unsqueeze(dims[0])
+    picked = gather(self_t, dims[0], kept)
+    return picked if keepdim else picked.squeeze(dims[0])
 
 
 # ------------------------------------------------------------------ amax / amin
@@ -62,6 +93,8 @@ cdef Tensor extreme(Tensor self, object dim, bint keepdim, bint largest, str nam
     if records(self):
         node = AmaxBackward0() if largest else AminBackward0()
         record_reduction(node, self, out, dims, keepdim, (self, out))
+    if forward_level():
+        forward1(out, self, shared_tangent, (dims, keepdim))
     return out
 
 
@@ -155,6 +188,8 @@ cdef object max_or_min(Tensor self, object dim, object keepdim, bint largest):
         if records(self):
             record_reduction(MaxBackward1() if largest else MinBackward1(), self, out,
                              normalize_dims(None, array.ndim), False, (self, out))
+        if forward_level():
+            forward1(out, self, shared_tangent, (normalize_dims(None, array.ndim), False))
         return out
     dims = normalize_dims(dim, array.ndim)
     check_nonempty(name, array.shape, dims)
@@ -175,6 +210,8 @@ cdef object max_or_min(Tensor self, object dim, object keepdim, bint largest):
         # The indices are an integer output, outside the graph (no grad_fn): ``record`` keeps
         # them as the tensor itself, as PyTorch does (``_saved_indices is indices``).
         record(node, (self,), (out, indices), (indices,))
+    if forward_level():
+        forward1(out, self, indexed_tangent, (indices, dims, keepdim))
     return (max_result if largest else min_result)(out, indices)
 
 
@@ -270,6 +307,8 @@ def median(Tensor self, dim=NOT_GIVEN, keepdim=None):
         if records(self):
             record_reduction(MedianBackward0(), self, out, normalize_dims(None, array.ndim),
                              False, (self, out))
+        if forward_level():
+            forward1(out, self, shared_tangent, (normalize_dims(None, array.ndim), False))
         return out
     cdef Py_ssize_t d = wrap_dim(dim, array.ndim)
     work = array if array.ndim else array.reshape(1)
@@ -297,6 +336,8 @@ def median(Tensor self, dim=NOT_GIVEN, keepdim=None):
         node.saved_keepdim = keepdim
         node.saved_self_sym_sizes = array.shape
         record(node, (self,), (out, indices), (indices,))
+    if forward_level():
+        forward1(out, self, indexed_tangent, (indices, (d,) if array.ndim else (), keepdim))
     return median_result(out, indices)
 
 

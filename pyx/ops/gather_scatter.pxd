@@ -4,3 +4,4 @@
 from autograd_cy._C.tensor cimport Tensor
 
 cdef void masked_fill_overlap_checks(Tensor self, tuple others) except *
+cdef object tangent_or_zeros(object tangent, Tensor primal)

@@ -14,7 +14,8 @@ otherwise (gather's input, for its shape; index_add's source; masked_fill's mask
 """
 import numpy as np
 
-from autograd_cy._C.grad_mode cimport is_grad_enabled
+from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
+from autograd_cy._C.forward cimport forward1, forward2
 from autograd_cy._C.device cimport contiguous_array
 from autograd_cy._C.dtype cimport scalar_name, c10_name
 from autograd_cy._C.tensor cimport (
@@ -34,6 +35,18 @@ from autograd_cy._C.ops.selection import where
 __all__ = ["index_select", "index_add", "gather", "scatter_add", "masked_fill"]
 __tensor_methods__ = ("index_select", "index_add", "gather", "scatter_add", "masked_fill",
                       "masked_fill_")
+
+
+# NOTE [Tangents of index ops]
+# Every op here is linear in its float inputs, so its tangent is the op itself applied to
+# the tangents (a missing tangent is zero): ``index_select(self_t, dim, index)``,
+# ``index_add(self_t, dim, index, source_t)``, ``masked_fill(self_t, mask, value_t)``...
+
+cdef object tangent_or_zeros(object tangent, Tensor primal):
+    """``tangent``, or zeros shaped as ``primal`` where it has none."""
+    if tangent is not None:
+        return tangent
+    return make_tensor(array_module(primal._data).zeros_like(primal._data))
 
 
 
@@ -80,7 +93,14 @@ def index_select(Tensor self, dim, Tensor index):
         node.saved_dim = d
         node.saved_self_sym_sizes = self._data.shape
         record1(node, self, out, (index,))
+    if forward_level():
+        forward1(out, self, index_select_tangent, (d, index))
     return out
+
+
+def index_select_tangent(self_t, self, result, dim, index):
+    """``index_select(self_t, dim, index)``."""
+    return index_select(self_t, dim, index)
 
 
 cdef class IndexAddBackward0(Node):
@@ -130,7 +150,15 @@ def index_add(Tensor self, dim, Tensor index, Tensor source, *, alpha=1):
         node.saved_alpha = alpha
         record(node, (self, source), (out,),
                (index, source) if gets_gradient(source) else (None, None))
+    if forward_level():
+        forward2(out, self, source, index_add_tangent, (d, index, alpha))
     return out
+
+
+def index_add_tangent(self_t, source_t, self, source, result, dim, index, alpha):
+    """``index_add(self_t, dim, index, source_t, alpha=alpha)``."""
+    return index_add(tangent_or_zeros(self_t, self), dim, index,
+                     tangent_or_zeros(source_t, source), alpha=alpha)
 
 
 # ------------------------------------------------------------------ gather / scatter_add
@@ -188,7 +216,14 @@ def gather(Tensor self, dim, Tensor index, *, sparse_grad=False):
         node.saved_dim = d
         node.saved_sparse_grad = sparse_grad
         record1(node, self, out, (self, index))
+    if forward_level():
+        forward1(out, self, gather_tangent, (d, index))
     return out
+
+
+def gather_tangent(self_t, self, result, dim, index):
+    """``gather(self_t, dim, index)``."""
+    return gather(self_t, dim, index)
 
 
 cdef class ScatterAddBackward0(Node):
@@ -227,7 +262,14 @@ def scatter_add(Tensor self, dim, Tensor index, Tensor src):
         node = ScatterAddBackward0()
         node.saved_dim = d
         record(node, (self, src), (out,), (index if gets_gradient(src) else None,))
+    if forward_level():
+        forward2(out, self, src, scatter_add_tangent, (d, index))
     return out
+
+
+def scatter_add_tangent(self_t, src_t, self, src, result, dim, index):
+    """``scatter_add(self_t, dim, index, src_t)``."""
+    return scatter_add(tangent_or_zeros(self_t, self), dim, index, tangent_or_zeros(src_t, src))
 
 
 # ------------------------------------------------------------------ masked_fill
@@ -288,7 +330,15 @@ def masked_fill(Tensor self, Tensor mask, value):
     if is_grad_enabled() and (requires_grad(self) or (is_tensor and requires_grad(value))):
         node = MaskedFillBackward1() if is_tensor else MaskedFillBackward0()
         record(node, (self, value) if is_tensor else (self,), (out,), (mask,))
+    if forward_level():
+        forward2(out, self, value, masked_fill_tangent, (mask,))
     return out
+
+
+def masked_fill_tangent(self_t, value_t, Tensor self, value, result, mask):
+    """``masked_fill(self_t, mask, value_t)`` (``value_t`` 0 for a number value)."""
+    return masked_fill(tangent_or_zeros(self_t, self), mask,
+                       0.0 if value_t is None else value_t)
 
 
 cdef void masked_fill_overlap_checks(Tensor self, tuple others) except *:

@@ -21,7 +21,8 @@ import warnings
 
 import numpy as np
 
-from autograd_cy._C.grad_mode cimport is_grad_enabled
+from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
+from autograd_cy._C.forward cimport forward1, forward2
 from autograd_cy._C.dtype cimport from_numpy_dtype, scalar_name
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, array_module, register_methods, tensor_operators,
@@ -33,7 +34,7 @@ from autograd_cy._C.recording cimport record1, record
 from autograd_cy._C.promotion cimport wrap
 from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.overlap cimport warn_if_expanded, check_no_overlap, has_internal_overlap
-from autograd_cy._C.ops.gather_scatter cimport masked_fill_overlap_checks
+from autograd_cy._C.ops.gather_scatter cimport masked_fill_overlap_checks, tangent_or_zeros
 from autograd_cy._C.ops.inplace import copy_, fill_
 from autograd_cy._C.ops.shape cimport alias, record_view, select_unchecked, slice_unchecked
 from autograd_cy._C.ops.shape import unsqueeze, view, expand
@@ -307,7 +308,14 @@ cdef Tensor index_unchecked(Tensor self, tuple indices):
         node = IndexBackward0()
         node.saved_self_sym_sizes = self._data.shape
         record1(node, self, out, index_tensors(indices))
+    if forward_level():
+        forward1(out, self, index_tangent, (indices,))
     return out
+
+
+def index_tangent(self_t, self, result, tuple indices):
+    """``self_t[indices]``: indexing is linear (NOTE [Tangents of index ops])."""
+    return index_unchecked(self_t, indices)
 
 
 def getitem(Tensor self, index):
@@ -377,7 +385,15 @@ cdef Tensor index_put_unchecked(Tensor self, tuple indices, Tensor values, bint 
         node = IndexPutBackward0()
         node.saved_accumulate = accumulate
         record(node, (self, values), (out,), index_tensors(indices))
+    if forward_level():
+        forward2(out, self, values, index_put_tangent, (indices, accumulate))
     return out
+
+
+def index_put_tangent(self_t, values_t, self, values, result, tuple indices, bint accumulate):
+    """``index_put(self_t, indices, values_t, accumulate)``, a missing tangent zero."""
+    return index_put_unchecked(tangent_or_zeros(self_t, self), indices,
+                               tangent_or_zeros(values_t, values), accumulate)
 
 
 

@@ -5,7 +5,8 @@ in-place op.
 """
 import numpy as np
 
-from autograd_cy._C.grad_mode cimport is_grad_enabled
+from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
+from autograd_cy._C.forward cimport forward2
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, bump_version, version_counter, register_methods,
     array_module,
@@ -68,6 +69,20 @@ cdef class CopyBackwards(Node):
                 grad if self.should_compute_output(1) else None)
 
 
+def filled_tangent(self_t, value_t, self, value, Tensor result):
+    """``fill_``'s tangent: ``value_t`` (of a 0-dim tensor ``value``) in every element, in
+    ``self``'s dtype; zeros for a number."""
+    zeros = make_tensor(array_module(result._data).zeros_like(result._data))
+    return zeros if value_t is None else copy_(zeros, value_t)
+
+
+def copy_tangent(self_t, src_t, self, src, Tensor result):
+    """``copy_``'s tangent: ``src_t`` broadcast to ``self``'s shape (in its own dtype, as
+    PyTorch keeps it), or zeros."""
+    zeros = make_tensor(array_module(result._data).zeros_like(result._data))
+    return zeros if src_t is None else src_t + zeros.to(src_t.dtype)
+
+
 def _filled(Tensor source, value, Node node):
     cdef Tensor out = make_tensor(np.empty_like(source._data))
     if isinstance(value, Tensor):
@@ -77,6 +92,8 @@ def _filled(Tensor source, value, Node node):
     if is_grad_enabled() and (requires_grad(source) or (
             isinstance(value, Tensor) and requires_grad(<Tensor>value))):
         record(node, (source, value) if isinstance(value, Tensor) else (source,), (out,))
+    if forward_level():
+        forward2(out, source, value, filled_tangent)
     return out
 
 
@@ -128,6 +145,8 @@ def copy_(Tensor self, Tensor src, non_blocking=False):
         out._data[...] = src._data
         if is_grad_enabled() and (requires_grad(x) or requires_grad(src)):
             record(CopyBackwards(), (x, src), (out,))
+        if forward_level():
+            forward2(out, x, src, copy_tangent)
         return out
     return apply_inplace(self, compute, (src,), False, None, None, copy_overlap_checks)
 

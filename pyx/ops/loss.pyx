@@ -12,7 +12,8 @@ own (``nll_loss_backward``) whose backward is nll_loss again.
 """
 import numpy as np
 
-from autograd_cy._C.grad_mode cimport is_grad_enabled
+from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
+from autograd_cy._C.forward cimport forward1, forward2
 from autograd_cy._C.dtype cimport from_numpy_dtype
 from autograd_cy._C.device cimport as_array, is_cuda_array, loss_on_device
 from autograd_cy._C.tensor cimport Tensor, array_module, make_tensor, requires_grad
@@ -28,6 +29,8 @@ from autograd_cy._C.ops.activation import _log_sigmoid
 from autograd_cy._C.ops.pointwise import sigmoid
 from autograd_cy._C.ops.activation_kernels cimport log_sigmoid_array
 from autograd_cy._C.ops.loss_kernels cimport nll_loss_2d, nll_loss_2d_backward
+from autograd_cy._C.ops.gather_scatter cimport tangent_or_zeros
+from autograd_cy._C.ops.reduction import sum as tensor_sum, mean as tensor_mean
 
 __all__ = []
 
@@ -69,6 +72,26 @@ cdef object fused_loss_backward(str kernel, object x, object target, object grad
     result = loss_on_device(kernel, (xa, ta, (<Tensor>grad)._data),
                             (xa.size if reduction == MEAN else 1,))
     return None if result is None else wrap(result)
+
+
+# NOTE [Tangents of losses]
+# A pointwise loss's tangent is its elementwise derivative times each operand's tangent
+# (``d loss / d input * input_t + d loss / d target * target_t``, a missing tangent zero),
+# reduced as the loss is: summed, or averaged for 'mean'. nll_loss is linear in its input,
+# so its tangent is nll_loss of the input's tangent (with the same total weight).
+
+cdef object reduce_tangent(object tangent, int reduction):
+    """An elementwise loss tangent reduced as the loss (``reduction``)."""
+    if reduction == NONE:
+        return tangent
+    return tensor_mean(tangent) if reduction == MEAN else tensor_sum(tangent)
+
+
+cdef object add_terms(object first, object second):
+    """``first + second``, either possibly None (a missing tangent's term)."""
+    if first is None:
+        return second
+    return first if second is None else add(first, second)
 
 
 cdef void check_no_grad(object tensor, str name, str function) except *:
@@ -118,7 +141,15 @@ def mse_loss(Tensor input, Tensor target, int reduction=MEAN):
         node = MseLossBackward0()
         node.saved_reduction = reduction
         record2(node, input, target, out, (input, target))
+    if forward_level():
+        forward2(out, input, target, mse_loss_tangent, (reduction,))
     return out
+
+
+def mse_loss_tangent(input_t, target_t, input, target, result, int reduction):
+    """``2 (input - target) (input_t - target_t)``, reduced."""
+    difference_t = add_terms(input_t, None if target_t is None else neg(target_t))
+    return reduce_tangent(mul(mul(sub(input, target), 2.0), difference_t), reduction)
 
 
 # ------------------------------------------------------------------ nll_loss
@@ -244,7 +275,16 @@ def nll_loss_forward(Tensor input, Tensor target, weight, int reduction, ignore_
         node.saved_reduction = reduction
         node.saved_ignore_index = ignore_index
         record1(node, input, out, (input, target, weight))
+    if forward_level():
+        forward1(out, input, nll_loss_tangent,
+                 (target, weight, reduction, ignore_index, total_weight))
     return out, total_weight
+
+
+def nll_loss_tangent(input_t, input, result, target, weight, int reduction, ignore_index,
+                     total_weight):
+    """nll_loss of ``input_t``: the loss is linear in its input."""
+    return nll_loss_forward(input_t, target, weight, reduction, ignore_index, total_weight)[0]
 
 
 cdef object nll_loss_backward_array(object g, tuple input_shape, object target, object weight,
@@ -289,7 +329,17 @@ def nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, weight,
         node.saved_ignore_index = ignore_index
         node.saved_self_sym_sizes = self._data.shape
         record2(node, grad_output, self, out, (target, weight))
+    if forward_level():
+        forward2(out, grad_output, self, nll_loss_backward_tangent,
+                 (target, weight, reduction, ignore_index, total_weight))
     return out
+
+
+def nll_loss_backward_tangent(grad_t, self_t, grad_output, self, result, target, weight,
+                              int reduction, ignore_index, total_weight):
+    """Linear in ``grad_output``, constant in ``self``: the backward of ``grad_t``."""
+    return nll_loss_backward(tangent_or_zeros(grad_t, grad_output), self, target, weight,
+                             reduction, ignore_index, total_weight)
 
 
 cdef void check_nll_target(Tensor input, Tensor target, object weight) except *:
@@ -417,7 +467,27 @@ cdef Tensor bce_result(object array, Tensor input, Tensor target, object weight,
         node = BinaryCrossEntropyBackward0()
         node.saved_reduction = reduction
         record2(node, input, target, out, (input, target, weight))
+    if forward_level():
+        forward2(out, input, target, bce_tangent, (weight, reduction))
     return out
+
+
+def bce_tangent(input_t, target_t, input, target, result, weight, int reduction):
+    """``w ((x - t) / (x (1 - x)) x_t + (log(1 - x) - log(x)) t_t)``, reduced (the
+    denominator floored at BCE_EPSILON, as the gradient's)."""
+    x = input
+    input_part = target_part = None
+    if input_t is not None:
+        denominator = mul(x, sub(1.0, x))
+        floored = where(make_tensor((<Tensor>denominator)._data > BCE_EPSILON),
+                        denominator, BCE_EPSILON)
+        input_part = div(mul(input_t, sub(x, target)), floored)
+    if target_t is not None:
+        target_part = mul(target_t, sub(log(sub(1.0, x)), log(x)))
+    tangent = add_terms(input_part, target_part)
+    if weight is not None:
+        tangent = mul(tangent, weight)
+    return reduce_tangent(tangent, reduction)
 
 
 # ------------------------------------------------------- binary_cross_entropy_with_logits
@@ -501,4 +571,29 @@ def binary_cross_entropy_with_logits(Tensor input, Tensor target, weight=None,
         node = BinaryCrossEntropyWithLogitsBackward0()
         node.saved_reduction = reduction
         record2(node, input, target, out, (input, target, weight, pos_weight))
+    if forward_level():
+        forward2(out, input, target, bce_with_logits_tangent, (weight, pos_weight, reduction))
     return out
+
+
+def bce_with_logits_tangent(input_t, target_t, input, target, result, weight, pos_weight,
+                            int reduction):
+    """``w ((l sigmoid(x) - p t) x_t - (x + (p - 1) log sigmoid(x)) t_t)``, reduced, with
+    ``l = (p - 1) t + 1`` (``p`` = pos_weight; without it ``(sigmoid(x) - t) x_t - x t_t``)."""
+    x = input
+    input_part = target_part = None
+    if input_t is not None:
+        if pos_weight is None:
+            input_part = mul(input_t, sub(sigmoid(x), target))
+        else:
+            log_weight = add(mul(sub(pos_weight, 1.0), target), 1.0)
+            input_part = mul(input_t, sub(mul(log_weight, sigmoid(x)), mul(pos_weight, target)))
+    if target_t is not None:
+        if pos_weight is None:
+            target_part = neg(mul(target_t, x))
+        else:
+            target_part = neg(mul(target_t, add(x, mul(sub(pos_weight, 1.0), _log_sigmoid(x)))))
+    tangent = add_terms(input_part, target_part)
+    if weight is not None:
+        tangent = mul(tangent, weight)
+    return reduce_tangent(tangent, reduction)

@@ -8,11 +8,12 @@ as PyTorch builds it (NOTE [How matmul decomposes]).
 """
 import numpy as np
 
-from autograd_cy._C.grad_mode cimport is_grad_enabled
+from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
+from autograd_cy._C.forward cimport forward1, forward2, forward_n
 from autograd_cy._C.dtype cimport scalar_name, c10_name
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, bump_version, tensor_operators, TensorOperators,
-    register_methods,
+    register_methods, array_module,
 )
 from autograd_cy._C.batching cimport grads_batched, batched_shape
 from autograd_cy._C.node cimport Node, unpack_saved
@@ -101,6 +102,15 @@ cdef class MvBackward0(MatmulBackward0):
     saved_names = ("self", "vec")
 
 
+def product_tangent(a_t, b_t, a, b, result):
+    """``a_t @ b + a @ b_t``, for mm, bmm, mv, dot and matmul (the product is bilinear)."""
+    term = None if a_t is None else matmul(a_t, b)
+    if b_t is None:
+        return term
+    other_term = matmul(a, b_t)
+    return other_term if term is None else add(term, other_term)
+
+
 cdef Tensor _record_matmul(MatmulBackward0 node, Tensor a, Tensor b, Tensor out):
     cdef bint a_grad = requires_grad(a), b_grad = requires_grad(b)
     if is_grad_enabled() and (a_grad or b_grad):
@@ -108,6 +118,8 @@ cdef Tensor _record_matmul(MatmulBackward0 node, Tensor a, Tensor b, Tensor out)
         node.b_dim = b._data.ndim
         record2(node, a, b, out, (a if gets_gradient(b) else None,
                                   b if gets_gradient(a) else None))
+    if forward_level():
+        forward2(out, a, b, product_tangent)
     return out
 
 
@@ -248,6 +260,8 @@ def matmul(Tensor self, Tensor other, *, out=None):
             return decomposed_matmul(self, other)
         if a_dim == 1 and b_dim == 2:
             bump_version(result)        # PyTorch's result was squeezed in place
+        if forward_level():
+            forward2(result, self, other, product_tangent)
         return result
     return decomposed_matmul(self, other)
 
@@ -297,6 +311,8 @@ cdef Tensor decomposed_matmul(Tensor tensor1, Tensor tensor2):
         if is_grad_enabled() and requires_grad(out):
             record1(node, out, out)
         bump_version(out)
+        if forward_level():     # mm's tangent is squeezed alike
+            forward1(out, out, lambda out_t, x, result: reshape(out_t, result.shape))
         return out
     if dim1 == 3 and dim2 == 3 and shape1[0] != shape2[0]:
         if shape2[0] == 1 and requires_grad(tensor2):
@@ -412,6 +428,21 @@ cdef class AddmmBackward0(Node):
         return (self_grad, mat1_grad, mat2_grad)
 
 
+def addmm_tangent(tangents, inputs, Tensor result, beta, alpha):
+    """``beta * self_t + alpha * (mat1_t @ mat2 + mat1 @ mat2_t)``."""
+    self_t, mat1_t, mat2_t = tangents
+    self, mat1, mat2 = inputs
+    total = None
+    if mat1_t is not None or mat2_t is not None:
+        total = product_tangent(mat1_t, mat2_t, mat1, mat2, result)
+        total = total if alpha == 1 else mul(total, alpha)
+    zeros = make_tensor(array_module(result._data).zeros_like(result._data))
+    if self_t is not None and beta != 0:
+        term = self_t if beta == 1 else mul(self_t, beta)
+        total = add(term, zeros) if total is None else add(total, term)
+    return zeros if total is None else total
+
+
 def addmm(Tensor self, Tensor mat1, Tensor mat2, *, beta=1, alpha=1):
     """``beta * self + alpha * (mat1 @ mat2)``; ``self`` broadcasts to the product's shape
     (with ``beta=0`` its values are ignored, NaN included)."""
@@ -434,6 +465,8 @@ def addmm(Tensor self, Tensor mat1, Tensor mat2, *, beta=1, alpha=1):
         node.self_sizes = self._data.shape
         record(node, (self, mat1, mat2), (out,),
                (mat1 if gets_gradient(mat2) else None, mat2 if gets_gradient(mat1) else None))
+    if forward_level():
+        forward_n(out, (self, mat1, mat2), addmm_tangent, (beta, alpha))
     return out
 
 

@@ -10,7 +10,8 @@ import warnings
 
 import numpy as np
 
-from autograd_cy._C.grad_mode cimport is_grad_enabled
+from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
+from autograd_cy._C.forward cimport no_forward_formula
 from autograd_cy._C.dtype cimport scalar_name
 from autograd_cy._C.device cimport array_namespace
 from autograd_cy._C.tensor cimport Tensor, requires_grad, bump_version
@@ -29,6 +30,8 @@ cdef object write_out(str name, object out, tuple inputs, object compute):
     if not isinstance(out, Tensor):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
     cdef Tensor target = <Tensor>out
+    if forward_level():
+        no_forward_formula(f"{name}_out", inputs + (out,), " because it is an out= function")
     if is_grad_enabled():
         for value in inputs + (out,):
             if isinstance(value, Tensor) and requires_grad(<Tensor>value):

@@ -7,7 +7,8 @@ where the exponent is not negative.
 """
 import numpy as np
 
-from autograd_cy._C.grad_mode cimport is_grad_enabled
+from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
+from autograd_cy._C.forward cimport forward1, forward2, pointwise_tangent
 from autograd_cy._C.device cimport contiguous_array
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, tensor_operators, TensorOperators, register_methods,
@@ -91,6 +92,24 @@ cdef class PowBackward2(Node):
         return (mul(grads[0], mul(result, log_base)),)
 
 
+def pow_tangent(self_t, exponent_t, self, exponent, result):
+    """PowBackward0/1's formulas applied to the tangents (elementwise: NOTE [Forward AD])."""
+    cdef PowBackward0 node0
+    if isinstance(exponent, Tensor):
+        return pointwise_tangent(PowBackward1(), (self, exponent, result),
+                                 (self_t, exponent_t), result)
+    node0 = PowBackward0()
+    node0.saved_exponent = exponent
+    return pointwise_tangent(node0, (self,), (self_t,), result)
+
+
+def rpow_tangent(self_t, self, result, base):
+    """``self_t * result * log(base)`` (PowBackward2's formula on the tangent)."""
+    cdef PowBackward2 node = PowBackward2()
+    node.saved_self = base
+    return pointwise_tangent(node, (self, result), (self_t,), result)
+
+
 def pow(self, exponent):
     """``self ** exponent`` (tensor or number either side)."""
     cdef Tensor out
@@ -119,14 +138,15 @@ def pow(self, exponent):
     except ValueError:
         raise_broadcast_error(self, exponent)
     out = wrap(array)
-    if not any_requires_grad2(self, exponent):
-        return out
-    if isinstance(exponent, Tensor):
-        record2(PowBackward1(), self, exponent, out, (self, exponent, out))
-    else:
-        node0 = PowBackward0()
-        node0.saved_exponent = exponent
-        record1(node0, self, out, (self,))
+    if any_requires_grad2(self, exponent):
+        if isinstance(exponent, Tensor):
+            record2(PowBackward1(), self, exponent, out, (self, exponent, out))
+        else:
+            node0 = PowBackward0()
+            node0.saved_exponent = exponent
+            record1(node0, self, out, (self,))
+    if forward_level():
+        forward2(out, self, exponent, pow_tangent)
     return out
 
 
@@ -156,6 +176,8 @@ def rpow(Tensor self, other):
         node = PowBackward2()
         node.saved_self = other
         record1(node, self, out, (self, out))
+    if forward_level():
+        forward1(out, self, rpow_tangent, (other,))
     return out
 
 

@@ -11,7 +11,9 @@ reduction.pxd.
 """
 import numpy as np
 
-from autograd_cy._C.grad_mode cimport is_grad_enabled
+from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
+from autograd_cy._C.forward cimport forward1
+from autograd_cy._C.saved_tensor cimport save
 from autograd_cy._C.dtype cimport from_numpy_dtype, to_numpy_dtype
 from autograd_cy._C.device cimport as_array, contiguous_array
 from autograd_cy._C.tensor cimport array_module, Tensor, make_tensor, register_methods
@@ -134,6 +136,22 @@ cdef Tensor record_reduction(ReductionBackward node, Tensor self, Tensor out, tu
     return out
 
 
+def slice_tangent(self_t, Tensor self, Tensor result, ReductionBackward node, tuple dims,
+                  bint keepdim):
+    """The tangent of a reduction whose every output reads only its own slice of ``self``
+    (prod, norm, logsumexp): the partials d result / d self, which the backward formula
+    ``node`` (a fresh instance) gives for a gradient of ones, times ``self_t``, summed over
+    the slice."""
+    node.saved_dim, node.saved_keepdim = dims, keepdim
+    node.saved_self_sym_sizes = self._data.shape
+    node.saved_tensors = (save(self, False, True), save(result, False, True))
+    node.output_mask = (True,)
+    partials = node.apply((make_tensor(array_module(result._data).ones_like(result._data)),))[0]
+    if partials is None:
+        return make_tensor(array_module(result._data).zeros_like(result._data))
+    return sum(mul(self_t, partials), dims, keepdim)
+
+
 cdef object sum_dtype(object array, object dtype):
     """sum/prod accumulate integers and bools as int64, like PyTorch."""
     if dtype is not None:
@@ -191,6 +209,8 @@ def sum(Tensor self, dim=NOT_GIVEN, keepdim=None, *, dtype=None, out=None):
                                      dtype=sum_dtype(self._data, dtype)))
     if records(self):
         record_reduction(node, self, result, dims, keepdim)
+    if forward_level():
+        forward1(result, self, lambda self_t, x, out: sum(self_t, dims, keepdim, dtype=dtype))
     return result
 
 
@@ -233,6 +253,8 @@ def mean(Tensor self, dim=NOT_GIVEN, keepdim=None, *, dtype=None, out=None):
         node.saved_self_sym_numel = array.size
         node.count = reduced_numel(array.shape, dims)
         record_reduction(node, self, result, dims, keepdim)
+    if forward_level():
+        forward1(result, self, lambda self_t, x, out: mean(self_t, dims, keepdim, dtype=dtype))
     return result
 
 
@@ -245,7 +267,7 @@ def sum_to(Tensor grad, tuple shape):
     for i in range(len(shape)):
         if shape[i] == 1 and array_shape[leading + i] != 1:
             dims.append(leading + i)
-    if not is_grad_enabled() and dims:
+    if not is_grad_enabled() and dims and not forward_level():
         # Nothing to record (the engine between nodes, no create_graph): the ufunc's own
         # reduce, without np.sum's Python-level wrapper. Summing away only leading dims (a
         # bias's gradient) gives the shape at once: a fresh array, not a reshaped view,
@@ -329,6 +351,8 @@ cdef Tensor prod_over(Tensor self, tuple dims, bint keepdim, ProdBackward0 node,
                                    dtype=sum_dtype(self._data, dtype)))
     if records(self):
         record_reduction(node, self, out, dims, keepdim, (self, out))
+    if forward_level():
+        forward1(out, self, slice_tangent, (type(node)(), dims, keepdim))
     return out
 
 
@@ -470,6 +494,10 @@ def norm(Tensor self, p="fro", dim=None, keepdim=False, dtype=None):
         node = LinalgVectorNormBackward0()
         node.saved_ord = p
         record_reduction(node, self, out, dims, keepdim, (self, out))
+    if forward_level():
+        node = LinalgVectorNormBackward0()
+        node.saved_ord = p
+        forward1(out, self, slice_tangent, (node, dims, keepdim))
     return out
 
 
@@ -513,6 +541,8 @@ def logsumexp(Tensor self, dim=NOT_GIVEN, keepdim=False):
     cdef Tensor out = wrap(total if keepdim else np.squeeze(total, axis=dims))
     if records(self):
         record_reduction(LogsumexpBackward0(), self, out, dims, keepdim, (self, out))
+    if forward_level():
+        forward1(out, self, slice_tangent, (LogsumexpBackward0(), dims, keepdim))
     return out
 
 

@@ -13,9 +13,12 @@ gradient and a tensor ``min`` none; a missing tensor bound is saved as None, so
 """
 import numpy as np
 
-from autograd_cy._C.grad_mode cimport is_grad_enabled
+from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
+from autograd_cy._C.forward cimport forward2
 from autograd_cy._C.device cimport is_array
-from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, register_methods
+from autograd_cy._C.tensor cimport (
+    Tensor, make_tensor, requires_grad, register_methods, array_module,
+)
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record, record1, record2, any_requires_grad2
@@ -89,6 +92,60 @@ cdef inline object saved_array(Node node, Py_ssize_t i):
     return None if saved is None else (<SavedTensor>saved).unpack_array(node)
 
 
+from autograd_cy._C.forward cimport forward1, forward_n
+from autograd_cy._C.ops.arithmetic import add
+
+# NOTE [Tangents of selections]
+# Each output element is one input element (or a constant bound), so the tangent is picked
+# by the same masks as the gradient: the tangent of the input the element came from, zero
+# for a constant. A missing tangent is zero. maximum/minimum take the mean of both tangents
+# where the operands tie, as the gradient splits half and half; where an operand is NaN
+# neither wins and the tangent is ``other``'s (PyTorch's formula).
+
+cdef object pick(object selected, object tangent, object rest):
+    """``where(selected, tangent, rest)``, with a None tangent read as zero."""
+    if tangent is None:
+        return rest
+    return where(mask(selected), tangent, 0.0 if rest is None else rest)
+
+
+def clamp_number_tangent(self_t, Tensor self, Tensor result, low, high):
+    """``self_t`` where ``low <= self <= high``, else 0."""
+    x = self._data
+    inside = None
+    if low is not None:
+        inside = x >= low
+    if high is not None:
+        below_max = x <= high
+        inside = below_max if inside is None else inside & below_max
+    return where(mask(inside), self_t, 0.0)
+
+
+def clamp_tangent(tuple tangents, tuple inputs, Tensor result):
+    """clamp with tensor bounds: ``self_t`` inside the bounds, a bound's tangent where
+    the bound is the output (with ``min > max``, ``max`` is the output everywhere)."""
+    self_t, low_t, high_t = tangents
+    dtype = result._data.dtype
+    x = operand_array(inputs[0], dtype)
+    low = operand_array(inputs[1], dtype) if inputs[1] is not None else None
+    high = operand_array(inputs[2], dtype) if inputs[2] is not None else None
+    if low is None:
+        inside, below, above = x <= high, None, x > high
+    elif high is None:
+        inside, below, above = x >= low, x < low, None
+    else:
+        inside = (x >= low) & (x <= high)
+        below, above = (x < low) & (low < high), (x > high) | (high < low)
+    tangent = pick(inside, self_t, None)
+    if low_t is not None:
+        tangent = pick(below, low_t, tangent)
+    if high_t is not None:
+        tangent = pick(above, high_t, tangent)
+    if tangent is None:
+        return None
+    return tangent.expand(result.shape) if tuple(tangent.shape) != result._data.shape else tangent
+
+
 def _clamp_arrays(x, low, high):
     """``min(max(x, low), high)``, NaN-propagating, at most one new buffer."""
     if low is None:
@@ -132,6 +189,8 @@ def clamp(Tensor self, min=None, max=None):
             node1 = ClampBackward1()
             node1.saved_min, node1.saved_max = min, max
             record1(node1, self, out, (self,))
+        if forward_level():
+            forward1(out, self, clamp_number_tangent, (min, max))
         return out
     low = operand_array(min, dtype) if min is not None else None
     high = operand_array(max, dtype) if max is not None else None
@@ -139,6 +198,8 @@ def clamp(Tensor self, min=None, max=None):
     if is_grad_enabled() and (requires_grad(self) or (min_is_tensor and requires_grad(min))
                               or (max_is_tensor and requires_grad(max))):
         record(ClampBackward0(), (self, min, max), (out,), (self, min, max))
+    if forward_level():
+        forward_n(out, (self, min, max), clamp_tangent)
     return out
 
 
@@ -187,7 +248,23 @@ cdef Tensor binary_extremum(object self, object other, str name, object ufunc,
     out = wrap(broadcasting(ufunc, (a, b), (operand_array(a, dtype), operand_array(b, dtype))))
     if is_grad_enabled() and (requires_grad(a) or requires_grad(b)):
         record2(node, a, b, out, (a, b))
+    if forward_level():
+        forward2(out, a, b, extremum_tangent, (ufunc is np.maximum,))
     return out
+
+
+def extremum_tangent(a_t, b_t, Tensor a, Tensor b, Tensor result, bint largest):
+    """``b_t + w * (a_t - b_t)``, ``w`` 1 where ``a`` wins, 0.5 on ties, else 0 (a NaN
+    operand wins nothing: ``b_t``, as PyTorch's formula)."""
+    x, y = a._data, b._data
+    wins = (x > y) if largest else (x < y)
+    dtype = result._data.dtype
+    weight = wins.astype(dtype) + (x == y).astype(dtype) * 0.5    # wins and ties exclude
+    tangent = None if a_t is None else mul(a_t, make_tensor(weight))
+    if b_t is not None:
+        b_part = mul(b_t, make_tensor(1 - weight))
+        tangent = b_part if tangent is None else add(tangent, b_part)
+    return tangent.expand(result.shape) if tuple(tangent.shape) != result._data.shape else tangent
 
 
 def maximum(self, other):
@@ -226,6 +303,14 @@ cdef class WhereBackward0(Node):
 cdef object _MISSING = object()
 
 
+def where_tangent(input_t, other_t, input, other, Tensor result, condition):
+    """``where(condition, input_t, other_t)``, a missing tangent read as zeros."""
+    zero = 0.0
+    return where(condition, zero if input_t is None else input_t,
+                 zero if other_t is None else other_t) + make_tensor(
+                     array_module(result._data).zeros_like(result._data))
+
+
 def where(Tensor condition, input=_MISSING, other=_MISSING):
     """Elements of ``input`` where ``condition`` holds, else of ``other`` (broadcasting).
 
@@ -257,6 +342,8 @@ def where(Tensor condition, input=_MISSING, other=_MISSING):
     out = wrap(array)
     if any_requires_grad2(input, other):
         record2(WhereBackward0(), input, other, out, (condition,))
+    if forward_level():
+        forward2(out, input, other, where_tangent, (condition,))
     return out
 
 

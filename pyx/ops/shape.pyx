@@ -26,7 +26,7 @@ from autograd_cy._C.node cimport Node
 from autograd_cy._C.saved_tensor cimport forward_op_name
 from autograd_cy._C.recording cimport record1
 from autograd_cy._C.promotion cimport wrap
-from autograd_cy._C.ops.conversion import CloneBackward0
+from autograd_cy._C.ops.conversion import CloneBackward0, clone, contiguous
 from autograd_cy._C.ops.arguments cimport int_list, invalid_combination
 from autograd_cy._C.ops.arguments import NOT_GIVEN
 
@@ -109,6 +109,8 @@ cdef Tensor unsafe_view(Tensor self, tuple shape):
         node = UnsafeViewBackward0()
         node.saved_self_sym_sizes = self._data.shape
         record1(node, self, out)
+    if forward_level():
+        forward1(out, self, lambda self_t, x, result: reshape(self_t, shape))
     return out
 
 
@@ -151,6 +153,8 @@ def reshape(Tensor self, *shape_args, shape=None):
     cdef Tensor copied = wrap(contiguous_array(self._data))
     if is_grad_enabled() and requires_grad(self):
         record1(CloneBackward0(), self, copied)
+    if forward_level():
+        forward1(copied, self, lambda self_t, x, result: clone(contiguous(self_t)))
     return unsafe_view(copied, shape)
 
 
@@ -457,6 +461,8 @@ def repeat(Tensor self, *repeats_args, repeats=None):
         node.saved_repeats = tuple(repeats)
         node.saved_self_sym_sizes = self._data.shape
         record1(node, self, out)
+    if forward_level():
+        forward1(out, self, lambda self_t, x, result: repeat(self_t, repeats))
     return out
 
 
@@ -514,6 +520,8 @@ def select_backward(Tensor grad, tuple sizes, Py_ssize_t dim, Py_ssize_t index):
         node.saved_dim = dim
         node.saved_index = index
         record1(node, grad, out)
+    if forward_level():
+        forward1(out, grad, lambda grad_t, x, result: select_backward(grad_t, sizes, dim, index))
     return out
 
 
@@ -564,6 +572,9 @@ def slice_backward(Tensor grad, tuple sizes, Py_ssize_t dim, Py_ssize_t start, P
         node.saved_end = end
         node.saved_step = step
         record1(node, grad, out)
+    if forward_level():
+        forward1(out, grad, lambda grad_t, x, result: slice_backward(grad_t, sizes, dim, start,
+                                                                     end, step))
     return out
 
 

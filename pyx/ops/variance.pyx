@@ -12,13 +12,15 @@ import numpy as np
 
 from autograd_cy._C.device cimport as_array
 from autograd_cy._C.tensor cimport Tensor, register_methods
+from autograd_cy._C.grad_mode cimport forward_level
+from autograd_cy._C.forward cimport forward1
 from autograd_cy._C.node cimport unpack_saved
 from autograd_cy._C.recording cimport record
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.ops.reduction cimport (
     ReductionBackward, wrap, normalize_dims, reduced_numel, record_reduction, constant, records,
 )
-from autograd_cy._C.ops.reduction import mean
+from autograd_cy._C.ops.reduction import mean, sum
 from autograd_cy._C.ops.arguments cimport invalid_combination
 from autograd_cy._C.ops.arguments import NOT_GIVEN
 from autograd_cy._C.ops.arithmetic import add, mul, div, sub
@@ -105,6 +107,37 @@ cdef tuple var_arguments(str name, object dim, object unbiased, object keepdim,
     raise invalid_combination(name, () if dim is NOT_GIVEN else (dim,), given, VAR_SIGNATURES)
 
 
+def var_tangent(self_t, Tensor self, Tensor result, tuple dims, bint keepdim, double dof,
+                bint without_dim):
+    """The sum over ``dims`` of var's backward formula applied to ``self_t``: ``self_t * (2 /
+    (n - correction)) * (self - mean)``, so that ``n - correction <= 0`` gives PyTorch's
+    infinities and NaNs (VarBackward0's special case without a dim included)."""
+    if dof <= 0 and without_dim:
+        array = self._data
+        with ignoring_fp_errors():
+            at_mean = array == np.mean(array)
+        scale = constant(np.where(at_mean, np.nan, np.inf).astype(array.dtype))
+        return sum(mul(self_t, scale), dims, keepdim)
+    centered = sub(self, mean(self, dims, True))
+    return sum(mul(mul(self_t, 2.0 / dof if dof != 0 else INF), centered), dims, keepdim)
+
+
+def std_tangent(self_t, Tensor self, Tensor result, tuple dims, bint keepdim, double dof,
+                bint without_dim):
+    """``var``'s tangent divided by ``2 * result``, then 0 where ``result`` is 0 (PyTorch's
+    order: differentiated again, that 0 has a NaN derivative, as in PyTorch)."""
+    from autograd_cy._C.ops.selection import where
+    zero = constant(result._data == 0)
+    var_t = var_tangent(self_t, self, result, dims, keepdim, dof, without_dim)
+    with ignoring_fp_errors():
+        return where(zero, 0.0, div(var_t, mul(result, 2)))
+
+
+def mean_tangent(self_t, Tensor self, Tensor result, tuple dims, bint keepdim):
+    """The mean output of var_mean/std_mean: the mean of ``self_t``."""
+    return mean(self_t, dims, keepdim)
+
+
 cdef object var_std(Tensor self, object dim, bint keepdim, object correction, bint take_sqrt,
                     bint with_mean=False):
     """var or std; with ``with_mean``, the pair ``(var or std, mean)`` recorded as one node."""
@@ -146,6 +179,11 @@ cdef object var_std(Tensor self, object dim, bint keepdim, object correction, bi
             record(node, (self,), (out, mean_out), (self, out if take_sqrt else None))
         else:
             record_reduction(node, self, out, dims, keepdim, (self, out if take_sqrt else None))
+    if forward_level():
+        forward1(out, self, std_tangent if take_sqrt else var_tangent,
+                 (dims, keepdim, dof, dim is None or array.ndim == 0))
+        if with_mean:
+            forward1(mean_out, self, mean_tangent, (dims, keepdim))
     return (out, mean_out) if with_mean else out
 
 
