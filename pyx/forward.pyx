@@ -33,6 +33,8 @@ Ops inside ``inference_mode`` propagate no tangent (as in PyTorch); ``no_grad`` 
 stop forward AD. An op that has no formula yet calls ``no_forward_formula``, which raises
 PyTorch's error when an input has a tangent: a tangent is never dropped silently.
 """
+cimport numpy as cnp
+
 from autograd_cy._C.grad_mode cimport (
     forward_level, suspend_forward_level, resume_forward_level, is_inference_mode_enabled,
 )
@@ -41,11 +43,18 @@ from autograd_cy._C.node cimport Node
 from autograd_cy._C.saved_tensor cimport SavedTensor, save
 from autograd_cy._C.tensor cimport make_tensor, array_module
 
+cnp.import_array()
+
 
 cdef void set_tangent(Tensor out, object tangent, unsigned long long level) except *:
     """Give ``out`` its ``tangent`` at ``level`` (an integer output or a None tangent gets
     none), and the saved copy of ``out`` in its own node too (NOTE [Saved tensors])."""
-    if tangent is None or out._data.dtype.kind not in "fc":
+    if tangent is None:
+        return
+    array = out._data
+    kind = (<object>cnp.PyArray_DESCR(<cnp.ndarray>array)).kind if type(array) is cnp.ndarray \
+        else array.dtype.kind
+    if kind != "f" and kind != "c":
         return
     out._fw_grad = tangent
     out._fw_level = level
