@@ -33,6 +33,9 @@ Ops inside ``inference_mode`` propagate no tangent (as in PyTorch); ``no_grad`` 
 stop forward AD. An op that has no formula yet calls ``no_forward_formula``, which raises
 PyTorch's error when an input has a tangent: a tangent is never dropped silently.
 """
+cimport numpy as cnp
+from cpython.object cimport PyObject_CallObject
+
 from autograd_cy._C.grad_mode cimport (
     forward_level, suspend_forward_level, resume_forward_level, is_inference_mode_enabled,
 )
@@ -41,11 +44,18 @@ from autograd_cy._C.node cimport Node
 from autograd_cy._C.saved_tensor cimport SavedTensor, save
 from autograd_cy._C.tensor cimport make_tensor, array_module
 
+cnp.import_array()
+
 
 cdef void set_tangent(Tensor out, object tangent, unsigned long long level) except *:
     """Give ``out`` its ``tangent`` at ``level`` (an integer output or a None tangent gets
     none), and the saved copy of ``out`` in its own node too (NOTE [Saved tensors])."""
-    if tangent is None or out._data.dtype.kind not in "fc":
+    if tangent is None:
+        return
+    array = out._data
+    kind = (<object>cnp.PyArray_DESCR(<cnp.ndarray>array)).kind if type(array) is cnp.ndarray \
+        else array.dtype.kind
+    if kind != "f" and kind != "c":
         return
     out._fw_grad = tangent
     out._fw_level = level
@@ -63,9 +73,10 @@ cdef object run_formula(object formula, tuple args, unsigned long long level):
     propagated by the formula's own ops)."""
     suspend_forward_level()
     try:
-        return formula(*args)
+        result = PyObject_CallObject(formula, args)
     finally:
         resume_forward_level(level)
+    return result
 
 
 cdef void forward1(Tensor out, object x, object formula, tuple extra=()) except *:
@@ -74,7 +85,8 @@ cdef void forward1(Tensor out, object x, object formula, tuple extra=()) except 
     x_t = tangent_of(x, level)
     if x_t is None or is_inference_mode_enabled():
         return
-    set_tangent(out, run_formula(formula, (x_t, x, out) + extra, level), level)
+    args = (x_t, x, out) + extra if extra else (x_t, x, out)
+    set_tangent(out, run_formula(formula, args, level), level)
 
 
 cdef void forward2(Tensor out, object a, object b, object formula, tuple extra=()) except *:
@@ -85,7 +97,8 @@ cdef void forward2(Tensor out, object a, object b, object formula, tuple extra=(
     b_t = tangent_of(b, level)
     if (a_t is None and b_t is None) or is_inference_mode_enabled():
         return
-    set_tangent(out, run_formula(formula, (a_t, b_t, a, b, out) + extra, level), level)
+    args = (a_t, b_t, a, b, out) + extra if extra else (a_t, b_t, a, b, out)
+    set_tangent(out, run_formula(formula, args, level), level)
 
 
 cdef void forward_n(Tensor out, tuple inputs, object formula, tuple extra=()) except *:

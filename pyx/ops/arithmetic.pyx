@@ -14,6 +14,7 @@ A Python-number operand that a backward reads (``x * 2``) is saved as PyTorch sa
 after backward, so ``(x * 2).sum()`` cannot be backpropagated twice.
 """
 import numpy as np
+cimport numpy as cnp
 
 from autograd_cy._C.device cimport as_array, is_cuda_array
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
@@ -34,6 +35,8 @@ from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.ops.out_arguments cimport write_out
 from autograd_cy._C.forward cimport forward1, forward2, no_forward_formula
 
+cnp.import_array()
+
 __all__ = ["add", "sub", "rsub", "mul", "div", "true_divide", "rdiv", "floor_divide", "neg",
            "negative"]
 __tensor_methods__ = ("add", "sub", "mul", "div", "true_divide", "floor_divide", "neg",
@@ -51,6 +54,8 @@ cdef object sole_tangent(object t, Tensor result):
     ``result``'s shape."""
     array = (<Tensor>t)._data
     if array.shape == result._data.shape and not (is_grad_enabled() and requires_grad(t)):
+        if type(array) is cnp.ndarray:
+            return make_tensor(cnp.PyArray_NewCopy(<cnp.ndarray>array, cnp.NPY_KEEPORDER))
         return make_tensor(array.copy())
     return add_impl(t, make_tensor(array_module(array).zeros(result._data.shape, array.dtype)),
                     ONE)
