@@ -16,6 +16,7 @@ import numbers
 
 import numpy as np
 
+from autograd_cy._C.grad_mode import _forward_level
 from autograd_cy._C.ops.inplace import _check_write, _increment_version
 from autograd_cy._C.tensor import Tensor, _array_of, _wrap_array
 from autograd_cy.grad_mode import is_grad_enabled
@@ -117,6 +118,8 @@ def _cuda_groups(tensors, others, scalar):
         return None
     if is_grad_enabled() and any(t.requires_grad for t in involved):
         return None
+    if _forward_level():
+        return None             # dual tensors: the per-tensor ops carry their tangents
     device = tensors[0].device
     groups = {}
     for i, t in enumerate(tensors):

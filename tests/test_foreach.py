@@ -310,3 +310,18 @@ def test_inplace_foreach_refuses_inference_tensors_outside_inference_mode(device
             lib._foreach_add_(tensors, [lib.ones(3, device=where), lib.ones(2, device=where)])
         messages.append(str(raised.value))
     assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_foreach_ops_carry_forward_ad_tangents(device):
+    values, tangents = arrays(0), arrays(1)
+    results = []
+    for lib, where in ((torch, "cpu"), (ag, device)):
+        fwad = lib.autograd.forward_ad
+        with fwad.dual_level():
+            duals = [fwad.make_dual(lib.tensor(v, device=where), lib.tensor(t, device=where))
+                     for v, t in zip(values, tangents)]
+            out = lib._foreach_mul(duals, 3.0)
+            lib._foreach_add_(duals, out)
+            results.append([fwad.unpack_dual(d).tangent for d in duals])
+    assert_lists_close(results[1], results[0])

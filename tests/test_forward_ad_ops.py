@@ -95,6 +95,16 @@ def index(*values):
 MASK = np.array([[True, False, True], [False, False, True]])
 
 CASES = [
+    # split / cat: views of the tangent, and the tangents joined
+    ("split", lambda lib, x: x.split(2, 1), [randn(3, 5)]),
+    ("split_sizes", lambda lib, x: lib.split(x, [1, 2], 0), [randn(3, 2)]),
+    ("chunk", lambda lib, x: x.chunk(2, -1), [randn(2, 3)]),
+    ("unbind", lambda lib, x: x.unbind(1), [randn(2, 3)]),
+    ("cat", lambda lib, x, y: lib.cat([x, y], 1), [randn(2, 3), randn(2, 2)]),
+    ("cat_tangent_missing", lambda lib, x, y: lib.cat([x, y.detach()], 0) * y.sum(),
+     [randn(2, 3), randn(1, 3)]),
+    ("stack", lambda lib, x, y: lib.stack([x, y], -1), [randn(2, 3), randn(2, 3)]),
+    ("stack_transposed", lambda lib, x: lib.stack([x.t(), x.t() * 2]), [randn(3, 2)]),
     # selection
     ("clamp", lambda lib, x: lib.clamp(x, -0.5, 0.5), [randn(3, 4)]),
     ("clamp_min", lambda lib, x: x.clamp(min=0.0), [randn(3, 4)]),

@@ -49,9 +49,6 @@ cdef object tangent_or_zeros(object tangent, Tensor primal):
     return make_tensor(array_module(primal._data).zeros_like(primal._data))
 
 
-
-
-
 # ------------------------------------------------------------------ index_select / index_add
 
 cdef object index_vector(Tensor index, str op):

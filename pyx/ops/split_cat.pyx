@@ -10,7 +10,8 @@ rewrite the shared Node. cat and stack copy.
 """
 import numpy as np
 
-from autograd_cy._C.grad_mode cimport is_grad_enabled
+from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
+from autograd_cy._C.forward cimport forward1, forward_n
 from autograd_cy._C.device cimport zeros_for_metadata
 from autograd_cy._C.device cimport contiguous_array
 from autograd_cy._C.tensor cimport (
@@ -23,6 +24,8 @@ from autograd_cy._C.recording cimport record
 from autograd_cy._C.promotion cimport wrap
 from autograd_cy._C.ops.shape cimport leading
 from autograd_cy._C.ops.shape import narrow
+from autograd_cy._C.ops.gather_scatter cimport tangent_or_zeros
+from autograd_cy._C.views import view_tangent
 
 __all__ = ["split", "split_with_sizes", "chunk", "unbind", "cat", "concat", "concatenate",
            "stack"]
@@ -65,6 +68,9 @@ cdef tuple split_views(Tensor self, Py_ssize_t dim, object sizes, Node node, str
         offset += n
     if is_grad_enabled() and requires_grad(self) and not self._is_inference:
         record(node, (self,), tuple(outputs))
+    if forward_level():
+        for out in outputs:
+            forward1(out, self, view_tangent)      # each the same view of self's tangent
     return tuple(outputs)
 
 
@@ -176,6 +182,9 @@ def unbind(Tensor self, dim=0):
         node = UnbindBackward0()
         node.saved_dim = d
         record(node, (self,), tuple(outputs))
+    if forward_level():
+        for out in outputs:
+            forward1(out, self, view_tangent)
     return tuple(outputs)
 
 
@@ -290,7 +299,19 @@ def cat(tensors, dim=0):
         node.saved_dim = d if first is not None else 0
         node.sizes = sizes
         record(node, tuple(items), (out,))
+    if forward_level():
+        forward_n(out, tuple(items), cat_tangent, (d if first is not None else 0, sizes))
     return out
+
+
+def cat_tangent(tangents, inputs, Tensor result, Py_ssize_t dim, tuple sizes):
+    """The inputs' tangents joined the same way (zeros for an input without one; the
+    legacy empty inputs cat skipped are skipped again)."""
+    parts = [tangent_or_zeros(t, <Tensor>x)
+             for t, x, n in zip(tangents, inputs, sizes) if n is not None]
+    if not parts:
+        return make_tensor(array_module(result._data).zeros_like(result._data))
+    return cat(parts, dim)
 
 
 cdef void check_cat_shape(Tensor first, Tensor item, Py_ssize_t dim, Py_ssize_t i) except *:
@@ -345,7 +366,14 @@ def stack(tensors, dim=0):
         node = StackBackward0()
         node.saved_dim = d
         record(node, tuple(items), (out,))
+    if forward_level():
+        forward_n(out, tuple(items), stack_tangent, (d,))
     return out
+
+
+def stack_tangent(tangents, inputs, Tensor result, Py_ssize_t dim):
+    """The inputs' tangents stacked the same way (zeros for an input without one)."""
+    return stack([tangent_or_zeros(t, <Tensor>x) for t, x in zip(tangents, inputs)], dim)
 
 
 register_methods({name: globals()[name] for name in __tensor_methods__})
