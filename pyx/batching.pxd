@@ -11,3 +11,8 @@ cdef tuple batched_shape(Tensor grad, tuple shape)
 cdef Py_ssize_t batched_dim(Py_ssize_t dim) noexcept nogil
 cdef tuple batched_dims(object dims)
 cdef void warn_per_row(object node) except *
+
+# The op that joins the fallback's rows: split_cat's ``stack``, registered when that module
+# is imported (ops sit above the engine, which may not import them).
+cdef object stack_rows(list rows)
+cdef void register_stack_rows(object stack) except *

@@ -82,6 +82,19 @@ cdef tuple batched_dims(object dims):
     return tuple([batched_dim(d) for d in dims])
 
 
+cdef object stack_op = None
+
+
+cdef void register_stack_rows(object stack) except *:
+    global stack_op
+    stack_op = stack
+
+
+cdef object stack_rows(list rows):
+    """The per-row results of the fallback, stacked along a new leading dim."""
+    return stack_op(rows)
+
+
 cdef bint display_fallback_warnings = False
 
 

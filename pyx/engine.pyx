@@ -37,7 +37,7 @@ from autograd_cy._C.grad_mode cimport (
 from autograd_cy._C.grad_mode import _is_grad_enabled
 from autograd_cy._C.device cimport device_of, streams_in_use, backend
 from autograd_cy._C.device import CPU
-from autograd_cy._C.tensor cimport Tensor, make_tensor
+from autograd_cy._C.tensor cimport Tensor, make_tensor, array_module
 from autograd_cy._C.node cimport Node, Edge, GraphRoot, check_saved
 from autograd_cy._C.accumulate_grad cimport AccumulateGrad, flush_deferred_accumulation
 from autograd_cy._C.hooks cimport check_hook_result, check_node_hook_result
@@ -50,7 +50,9 @@ from autograd_cy._C.graph_task cimport (
 from autograd_cy._C.validate_outputs cimport (
     validate_outputs, validate_batched_outputs, root_grads_on_their_devices,
 )
-from autograd_cy._C.batching cimport grads_batched, set_grads_batched, warn_per_row
+from autograd_cy._C.batching cimport (
+    grads_batched, set_grads_batched, warn_per_row, stack_rows,
+)
 from autograd_cy._C.profiling cimport enter_node, exit_node
 from autograd_cy._C.streams cimport (
     node_stream, enter_stream, exit_stream, add_on_streams, caller_stream, note_leaf_stream,
@@ -477,8 +479,6 @@ cdef tuple apply_per_row(Node node, tuple grads, Py_ssize_t batch):
     """The fallback of a formula that does not batch: ``apply`` once per batch row, with the
     switch off (the formula sees gradients of its tensors' shapes), the rows' results
     stacked. A result some rows leave undefined is zeros in those rows."""
-    from autograd_cy._C.ops.split_cat import stack
-    from autograd_cy import zeros_like
     cdef Py_ssize_t row
     cdef list rows = []
     warn_per_row(node)
@@ -497,8 +497,11 @@ cdef tuple apply_per_row(Node node, tuple grads, Py_ssize_t batch):
         if defined is None:
             outputs.append(None)
         else:
-            outputs.append(stack([value if value is not None else zeros_like(defined)
-                                  for value in column]))
+            if any(value is None for value in column):
+                data = (<Tensor>defined)._data
+                zeros = make_tensor(array_module(data).zeros_like(data))
+                column = [value if value is not None else zeros for value in column]
+            outputs.append(stack_rows(list(column)))
     return tuple(outputs)
 
 

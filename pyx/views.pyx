@@ -547,24 +547,23 @@ def view_tangent(Tensor self_t, Tensor self, Tensor result):
     if element_strides(tangent) == element_strides(self._data):
         shape, strides, offset = geometry(result._data, self._data)
         if is_grad_enabled() and requires_grad(self_t):
-            # Recorded, so the tangent's graph stays differentiable (reverse-over-forward).
-            from autograd_cy._C.ops.strided import as_strided
+            # Recorded, so the tangent's graph stays differentiable (reverse-over-forward);
+            # a method call, as the ops that implement it sit above this module.
             owner = self_t._base if self_t._base is not None else self_t
             own_offset = (data_address(tangent) - data_address(owner._data)) // tangent.itemsize
-            return as_strided(self_t, shape, strides, own_offset + offset)
+            return self_t.as_strided(shape, strides, own_offset + offset)
         itemsize = tangent.itemsize
         span = sum([(n - 1) * s for n, s in zip(tangent.shape, element_strides(tangent))])
         flat = strided_view(tangent, (span + 1 if tangent.size else 0,), (itemsize,), True)
         array = strided_view(flat[offset:], shape, tuple([s * itemsize for s in strides]), True)
         return make_view(array, self_t)
     # Another layout: gather the tangent's elements at the positions the view reads.
-    from autograd_cy._C.ops.shape import reshape
     self_positions = element_positions(self._data, self._data)
     order = np.argsort(self_positions, kind="stable")
     wanted = element_positions(result._data, self._data)
     index = order[np.searchsorted(self_positions[order], wanted)]
     index = make_tensor(array_to_device(index, device_of(tangent)))
-    return reshape(reshape(self_t, (-1,))[index], result._data.shape)
+    return self_t.reshape((-1,))[index].reshape(result._data.shape)
 
 
 cdef object fresh_tangent(Tensor self, unsigned long long level):

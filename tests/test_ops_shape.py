@@ -470,6 +470,13 @@ ERROR_CASES = [
      "stack expects each tensor to be equal size, but got [4, 3] at entry 0 and [2, 3] at "
      "entry 1"),
     (lambda lib: lib.stack([]), RuntimeError, "stack expects a non-empty TensorList"),
+    # a tensor is not a list of tensors (it is not iterated)
+    (lambda lib: lib.cat(lib.zeros(2, 2)), TypeError,
+     "cat(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor"),
+    (lambda lib: lib.concatenate(lib.zeros(2, 2)), TypeError,
+     "concatenate(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor"),
+    (lambda lib: lib.stack(lib.zeros(2, 2)), TypeError,
+     "stack(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor"),
     # indexing
     (lambda lib: lib.zeros(4, 3)[4], IndexError,
      "index 4 is out of bounds for dimension 0 with size 4"),

@@ -19,7 +19,9 @@ from autograd_cy._C.tensor cimport (
 )
 from autograd_cy._C.tensor cimport wrap_dim
 from autograd_cy._C.node cimport Node
-from autograd_cy._C.batching cimport grads_batched, batched_shape, batched_dim
+from autograd_cy._C.batching cimport (
+    grads_batched, batched_shape, batched_dim, register_stack_rows,
+)
 from autograd_cy._C.recording cimport record
 from autograd_cy._C.promotion cimport wrap
 from autograd_cy._C.ops.shape cimport leading
@@ -207,7 +209,11 @@ cdef object promote_all(list arrays):
     return dtype
 
 
-cdef list tensor_list(object tensors):
+cdef list tensor_list(object tensors, str op):
+    """``tensors`` as a list, each item checked; a Tensor is refused, not iterated."""
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"{op}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                        "not Tensor")
     cdef list result = list(tensors)
     for i, item in enumerate(result):
         if not isinstance(item, Tensor):
@@ -265,7 +271,22 @@ cdef bint channels_last(object array):
 
 def cat(tensors, dim=0):
     """Join tensors along an existing dim; all other sizes must match (a copy)."""
-    cdef list items = tensor_list(tensors)
+    return joined(tensors, dim, "cat")
+
+
+def concat(tensors, dim=0):
+    """Alias of ``cat``."""
+    return joined(tensors, dim, "concat")
+
+
+def concatenate(tensors, axis=0):
+    """Alias of ``cat`` with NumPy's argument name."""
+    return joined(tensors, axis, "concatenate")
+
+
+cdef object joined(object tensors, object dim, str op):
+    """cat under the name it was called by (for the errors)."""
+    cdef list items = tensor_list(tensors, op)
     cdef Tensor first = None
     cdef Tensor item
     cdef CatBackward0 node
@@ -278,6 +299,7 @@ def cat(tensors, dim=0):
         if first is None and not legacy_empty(item):
             first = item
     dtype = promote_all([(<Tensor>x)._data for x in items])
+    d = 0
     if first is None:
         out = wrap(np.zeros((0,), dtype=dtype))
         sizes = (None,) * len(items)
@@ -296,11 +318,11 @@ def cat(tensors, dim=0):
         sizes = tuple(sizes)
     if is_grad_enabled() and any(requires_grad(<Tensor>x) for x in items):
         node = CatBackward0()
-        node.saved_dim = d if first is not None else 0
+        node.saved_dim = d
         node.sizes = sizes
         record(node, tuple(items), (out,))
     if forward_level():
-        forward_n(out, tuple(items), cat_tangent, (d if first is not None else 0, sizes))
+        forward_n(out, tuple(items), cat_tangent, (d, sizes))
     return out
 
 
@@ -326,16 +348,6 @@ cdef void check_cat_shape(Tensor first, Tensor item, Py_ssize_t dim, Py_ssize_t 
                 f"{i} in the list.")
 
 
-def concat(tensors, dim=0):
-    """Alias of ``cat``."""
-    return cat(tensors, dim)
-
-
-def concatenate(tensors, axis=0):
-    """Alias of ``cat`` with NumPy's argument name."""
-    return cat(tensors, axis)
-
-
 cdef class StackBackward0(Node):
     cdef readonly Py_ssize_t saved_dim
 
@@ -348,7 +360,7 @@ cdef class StackBackward0(Node):
 
 def stack(tensors, dim=0):
     """Join equally shaped tensors along a new dim ``dim`` (a copy)."""
-    cdef list items = tensor_list(tensors)
+    cdef list items = tensor_list(tensors, "stack")
     cdef StackBackward0 node
     if not items:
         raise RuntimeError("stack expects a non-empty TensorList")
@@ -377,3 +389,4 @@ def stack_tangent(tangents, inputs, Tensor result, Py_ssize_t dim):
 
 
 register_methods({name: globals()[name] for name in __tensor_methods__})
+register_stack_rows(stack)     # the batched engine's per-row fallback joins rows with it
