@@ -3,7 +3,7 @@ True)`` (NOTE [Batched gradients] in pyx/batching.pyx), against the same call in
 a NumPy floor; and, for scale, the same Jacobian as one ``grad`` call per row."""
 import numpy as np
 
-from benchmarks.workloads import Workload, constant, library
+from benchmarks.workloads import Workload, chain_constants, constant, library
 
 
 class ChainJacobian(Workload):
@@ -17,10 +17,7 @@ class ChainJacobian(Workload):
         how = f"{size} grad calls, one per row" if per_row else \
             f"one grad(is_grads_batched=True), batch {size}"
         self.description = f"jacobian of {layers} x tanh(y*c+d), {size} -> {size}: {how}"
-        rng = np.random.default_rng(0)
-        self.x = rng.standard_normal(size).astype(np.float32)
-        self.c = (rng.random(size) + 0.5).astype(np.float32)
-        self.d = (rng.standard_normal(size) * 0.1).astype(np.float32)
+        self.x, self.c, self.d = chain_constants(size, seed=0)
         self.eye = np.eye(size, dtype=np.float32)
 
     def build(self, impl):

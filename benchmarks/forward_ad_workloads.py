@@ -5,7 +5,7 @@ Target: forward AD through ``tanh(y * c + d)`` at most 2x our own plain forward 
 """
 import numpy as np
 
-from benchmarks.workloads import Workload, constant, library
+from benchmarks.workloads import Workload, chain_constants, constant, library
 
 
 class ForwardADChain(Workload):
@@ -17,11 +17,8 @@ class ForwardADChain(Workload):
         self.nodes = 3 * layers
         self.description = (f"{layers} x tanh(y*c+d) on {size} floats, forward AD "
                             "(a dual input, no graph)")
-        rng = np.random.default_rng(0)
-        self.x = rng.standard_normal(size).astype(np.float32)
-        self.v = rng.standard_normal(size).astype(np.float32)
-        self.c = (rng.random(size) + 0.5).astype(np.float32)
-        self.d = (rng.standard_normal(size) * 0.1).astype(np.float32)
+        self.x, self.c, self.d = chain_constants(size, seed=0)
+        self.v = np.random.default_rng(1).standard_normal(size).astype(np.float32)
 
     def build(self, impl):
         layers = self.layers

@@ -7,7 +7,7 @@ gradient for the MLP's Hessian products, as the ``hvp`` workload does).
 """
 import numpy as np
 
-from benchmarks.workloads import HVP, MLP, Workload, constant, library
+from benchmarks.workloads import HVP, MLP, Workload, chain_constants, constant, library
 
 
 class ChainJacobian(Workload):
@@ -20,10 +20,7 @@ class ChainJacobian(Workload):
         self.nodes = size * (3 * layers + 2)
         how = "one batched backward" if vectorize else "a backward per row"
         self.description = f"jacobian of {layers} x tanh(y*c+d) ({size} -> {size}), {how}"
-        rng = np.random.default_rng(5)
-        self.x = rng.standard_normal(size).astype(np.float32)
-        self.c = (rng.random(size) + 0.5).astype(np.float32)
-        self.d = (rng.standard_normal(size) * 0.1).astype(np.float32)
+        self.x, self.c, self.d = chain_constants(size, seed=5)
 
     def build(self, impl):
         layers = self.layers
@@ -60,10 +57,7 @@ class ScalarHessian(Workload):
         self.nodes = size * 12
         how = "outer Jacobian vectorized" if vectorize else "a double backward per row"
         self.description = f"hessian of sum(tanh(x*c+d)), {size} inputs, {how}"
-        rng = np.random.default_rng(6)
-        self.x = rng.standard_normal(size).astype(np.float32)
-        self.c = (rng.random(size) + 0.5).astype(np.float32)
-        self.d = (rng.standard_normal(size) * 0.1).astype(np.float32)
+        self.x, self.c, self.d = chain_constants(size, seed=6)
 
     def build(self, impl):
         if impl == "numpy":

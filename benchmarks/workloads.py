@@ -28,6 +28,16 @@ def constant(impl, array, requires_grad=False):
     return library(impl).tensor(array, requires_grad=requires_grad, device=DEVICE)
 
 
+def chain_constants(size, seed):
+    """``x``, ``c`` and ``d`` of a ``tanh(y * c + d)`` chain: a standard normal input, scales
+    in [0.5, 1.5) (the chain neither vanishes nor explodes) and small shifts."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(size).astype(np.float32)
+    c = (rng.random(size) + 0.5).astype(np.float32)
+    d = (rng.standard_normal(size) * 0.1).astype(np.float32)
+    return x, c, d
+
+
 class Workload:
     name = ""
     description = ""
@@ -49,10 +59,7 @@ class Chain(Workload):
         what = "forward under no_grad" if no_grad else "forward + backward"
         extra = ", a tensor hook on every layer" if hooks else ""
         self.description = f"{layers} x tanh(y*c+d) on {size} floats, {what}{extra}"
-        rng = np.random.default_rng(0)
-        self.x = rng.standard_normal(size).astype(np.float32)
-        self.c = (rng.random(size) + 0.5).astype(np.float32)
-        self.d = (rng.standard_normal(size) * 0.1).astype(np.float32)
+        self.x, self.c, self.d = chain_constants(size, seed=0)
 
     def build(self, impl):
         layers = self.layers

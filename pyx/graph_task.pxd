@@ -10,6 +10,7 @@ cdef class ReadyQueue:
     cdef Py_ssize_t size      # entries in use
 
     cdef void push(self, Node node, list buffer) except *
+    cdef void sift_up(self, Py_ssize_t hole, Node node, list buffer) except *
     cdef tuple pop(self)
     cdef bint empty(self)
 

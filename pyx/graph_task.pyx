@@ -114,22 +114,25 @@ cdef class ReadyQueue:
         self.buffers = []
 
     cdef void push(self, Node node, list buffer) except *:
-        cdef Py_ssize_t child = self.size
+        if self.size == len(self.nodes):
+            self.nodes.append(None)
+            self.buffers.append(None)
+        self.size += 1
+        self.sift_up(self.size - 1, node, buffer)
+
+    cdef void sift_up(self, Py_ssize_t hole, Node node, list buffer) except *:
+        """Put ``(node, buffer)`` at ``hole`` or above it, moving older parents down."""
         cdef Py_ssize_t parent
         cdef list nodes = self.nodes, buffers = self.buffers
-        if child == len(nodes):
-            nodes.append(None)
-            buffers.append(None)
-        self.size += 1
-        while child > 0:                      # sift up
-            parent = (child - 1) >> 1
+        while hole > 0:
+            parent = (hole - 1) >> 1
             if (<Node>nodes[parent]).sequence_nr >= node.sequence_nr:
                 break
-            nodes[child] = nodes[parent]
-            buffers[child] = buffers[parent]
-            child = parent
-        nodes[child] = node
-        buffers[child] = buffer
+            nodes[hole] = nodes[parent]
+            buffers[hole] = buffers[parent]
+            hole = parent
+        nodes[hole] = node
+        buffers[hole] = buffer
 
     cdef tuple pop(self):
         """Remove the newest node; return ``(node, its InputBuffer)``.
@@ -146,7 +149,7 @@ cdef class ReadyQueue:
         cdef Py_ssize_t size = self.size - 1
         cdef Node last = nodes[size]
         cdef list last_buffer = buffers[size]
-        cdef Py_ssize_t hole = 0, child = 0, parent
+        cdef Py_ssize_t hole = 0, child = 0
         nodes[size] = None
         buffers[size] = None
         self.size = size
@@ -164,15 +167,7 @@ cdef class ReadyQueue:
             nodes[hole] = nodes[child]
             buffers[hole] = buffers[child]
             hole = child
-        while hole > 0:                           # then the last entry up from there
-            parent = (hole - 1) // 2
-            if (<Node>nodes[parent]).sequence_nr >= last.sequence_nr:
-                break
-            nodes[hole] = nodes[parent]
-            buffers[hole] = buffers[parent]
-            hole = parent
-        nodes[hole] = last
-        buffers[hole] = last_buffer
+        self.sift_up(hole, last, last_buffer)     # then the last entry up from there
         return top
 
     cdef bint empty(self):

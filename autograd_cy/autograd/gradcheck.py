@@ -215,31 +215,13 @@ def get_analytical_jacobian(inputs, output, nondet_tol=0.0, grad_out=1.0):
     engine's Jacobians of ``output`` w.r.t. each input that requires grad (computed twice:
     ``reentrant`` says both agree within ``nondet_tol``) and whether every gradient had
     its input's shape and dtype."""
-    from autograd_cy import tensor, zeros_like
+    from autograd_cy import tensor
     _warn_private("get_analytical_jacobian")
     if grad_out != 1.0:
         raise ValueError("Expected grad_out to be 1.0. get_analytical_jacobian no longer "
                          "supports values of grad_out != 1.0.")
     differentiable = [x for x in _as_tuple(inputs) if _requires_grad(x)]
-    sizes_ok = types_ok = True
-    attempts = []
-    for attempt in range(2):
-        columns = [np.zeros((x.numel(), output.numel())) for x in differentiable]
-        for r in range(output.numel()):
-            unit = zeros_like(output)
-            one_hot = np.zeros(output.numel())
-            one_hot[r] = 1
-            _write_host_values(_array_of(unit), one_hot.reshape(tuple(output.shape)))
-            for j, (g, x) in enumerate(zip(_vjp(output, differentiable, unit),
-                                           differentiable)):
-                if g is None:
-                    continue
-                if tuple(g.shape) != tuple(x.shape):
-                    sizes_ok = False
-                    continue
-                types_ok = types_ok and g.dtype == x.dtype
-                columns[j][:, r] = _host(g).reshape(-1)
-        attempts.append(columns)
+    attempts, sizes_ok, types_ok = _engine_jacobians(output, differentiable)
     reentrant = all(a.size == 0 or np.max(np.abs(a - b)) <= nondet_tol
                     for a, b in zip(*attempts))
     jacobians = tuple(tensor(a, dtype=x.dtype, device=x.device)
@@ -364,26 +346,12 @@ def _evaluate(func, inputs):
 def _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes):
     """``J[j]`` of shape ``(input numel, output numel)``: one engine call per output element
     (column), computed twice to catch a backward that is not reentrant."""
-    from autograd_cy import zeros_like
     differentiable = [x for x in inputs if _requires_grad(x)]
-    jacobians = []
-    for attempt in range(2):
-        columns = [np.zeros((x.numel(), output.numel())) for x in differentiable]
-        for r in range(output.numel()):
-            unit = zeros_like(output)
-            one_hot = np.zeros(output.numel())
-            one_hot[r] = 1
-            _write_host_values(_array_of(unit), one_hot.reshape(tuple(output.shape)))
-            grads = _vjp(output, differentiable, unit)
-            for j, (g, x) in enumerate(zip(grads, differentiable)):
-                if g is None:
-                    continue
-                if tuple(g.shape) != tuple(x.shape):
-                    raise GradcheckError("Analytical gradient has incorrect size")
-                if check_grad_dtypes and g.dtype != x.dtype:
-                    raise GradcheckError("Gradient has dtype mismatch")
-                columns[j][:, r] = _host(g).reshape(-1)
-        jacobians.append(columns)
+    jacobians, sizes_ok, types_ok = _engine_jacobians(output, differentiable)
+    if not sizes_ok:
+        raise GradcheckError("Analytical gradient has incorrect size")
+    if check_grad_dtypes and not types_ok:
+        raise GradcheckError("Gradient has dtype mismatch")
     for first, second in zip(*jacobians):
         if first.size and np.max(np.abs(first - second)) > nondet_tol:
             raise GradcheckError(
@@ -392,6 +360,33 @@ def _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes):
                 f"gradient matches numerical gradient.The tolerance for nondeterminism was "
                 f"{nondet_tol}.")
     return jacobians[0]
+
+
+def _engine_jacobians(output, differentiable):
+    """The engine's Jacobians of ``output`` w.r.t. each of ``differentiable``, twice (a
+    list of columns per attempt), and whether every gradient had its input's shape (a
+    wrong one is left out) and dtype."""
+    from autograd_cy import zeros_like
+    sizes_ok = types_ok = True
+    attempts = []
+    for attempt in range(2):
+        columns = [np.zeros((x.numel(), output.numel())) for x in differentiable]
+        for r in range(output.numel()):
+            unit = zeros_like(output)
+            one_hot = np.zeros(output.numel())
+            one_hot[r] = 1
+            _write_host_values(_array_of(unit), one_hot.reshape(tuple(output.shape)))
+            for j, (g, x) in enumerate(zip(_vjp(output, differentiable, unit),
+                                           differentiable)):
+                if g is None:
+                    continue
+                if tuple(g.shape) != tuple(x.shape):
+                    sizes_ok = False
+                    continue
+                types_ok = types_ok and g.dtype == x.dtype
+                columns[j][:, r] = _host(g).reshape(-1)
+        attempts.append(columns)
+    return attempts, sizes_ok, types_ok
 
 
 def _vjp(output, inputs, grad_output):
