@@ -542,9 +542,7 @@ cdef Tensor slice_unchecked(Tensor self, Py_ssize_t dim, Py_ssize_t start, Py_ss
     """Elements ``start:end:step`` (clamped, step > 0) of dim ``dim``; a view."""
     cdef SliceBackward0 node = SliceBackward0()
     node.saved_dim = dim
-    node.saved_start = start
-    node.saved_end = end
-    node.saved_step = step
+    node.saved_start, node.saved_end, node.saved_step = start, end, step
     node.saved_self_sym_sizes = self._data.shape
     return record_view(node, self, self._data[leading(dim, slice(start, end, step))])
 
@@ -568,9 +566,7 @@ def slice_backward(Tensor grad, tuple sizes, Py_ssize_t dim, Py_ssize_t start, P
     if is_grad_enabled() and requires_grad(grad):
         node = SliceBackwardBackward0()
         node.saved_dim = dim
-        node.saved_start = start
-        node.saved_end = end
-        node.saved_step = step
+        node.saved_start, node.saved_end, node.saved_step = start, end, step
         record1(node, grad, out)
     if forward_level():
         forward1(out, grad, lambda grad_t, x, result: slice_backward(grad_t, sizes, dim, start,
