@@ -6,6 +6,12 @@ MulBackward0``) and every ``record_function`` label as a timed range; ``prof.key
 .table()`` summarises them in PyTorch's format and ``prof.export_chrome_trace(path)`` writes
 a trace that ``chrome://tracing`` and Perfetto open. How recording stays free when no profile
 is active: NOTE [Profiling ops] in pyx/profiling.pyx.
+
+Where it differs from PyTorch's: built-in backward formulas compute on arrays, so no
+``aten::mul`` appears inside ``MulBackward0``; ops reached inside other ops (matmul's ``mm``)
+and factories (``tensor``, ``ones``) are not recorded; an op function looked up before the
+profile started (``f = ag.mul``) is not recorded; ``profile_memory`` counts the bytes of
+results only (no frees); the Chrome trace has the trace-event fields, not kineto's metadata.
 """
 import contextlib
 import functools
