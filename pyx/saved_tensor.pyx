@@ -364,8 +364,6 @@ cdef SavedTensor save(Tensor t, bint is_output, bint wrapped_number=False):
     return saved
 
 
-
-
 def _make_saved_tensor(Tensor tensor, bint is_output=False):
     """A SavedTensor of ``tensor`` outside any node, as recording makes one: the innermost
     saved_tensors_hooks pack it, or it is version-checked on ``unpack()``. Non-reentrant
