@@ -26,7 +26,10 @@ from autograd_cy._C.tensor cimport (
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.device cimport is_cuda_array, backend
 from autograd_cy._C.graph_task cimport current_tasks
+from autograd_cy._C.tracing cimport tracing_flag, trace_accumulate, trace_hook
 from autograd_cy._C import tensor as tensor_module
+
+cdef int* tracing_active = tracing_flag()     # a trace records (NOTE [Tracing the engine])
 
 
 @cython.final
@@ -55,9 +58,16 @@ cdef class AccumulateGrad(Node):
             if variable._grad_fn is not None:
                 raise RuntimeError("leaf variable has been moved into the graph interior")
             with self.lock:
-                accumulate_grad(variable, <Tensor>grad)
+                if tracing_active[0]:       # NOTE [Tracing the engine] in tracing.pyx
+                    before = variable._grad
+                    accumulate_grad(variable, <Tensor>grad)
+                    trace_accumulate(self, variable, before, grad)
+                else:
+                    accumulate_grad(variable, <Tensor>grad)
         if variable._post_accumulate_grad_hooks:
             for hook in list(variable._post_accumulate_grad_hooks.values()):
+                if tracing_active[0]:
+                    trace_hook("post accumulate grad", self, 0, hook)
                 result = hook(variable)
                 if result is variable:
                     continue        # handing the parameter back is the same as None

@@ -54,6 +54,9 @@ from autograd_cy._C.batching cimport (
     grads_batched, set_grads_batched, warn_per_row, stack_rows,
 )
 from autograd_cy._C.profiling cimport enter_node, exit_node
+from autograd_cy._C.tracing cimport (
+    tracing_flag, trace_plan, trace_pop, trace_edge, trace_hook,
+)
 from autograd_cy._C.streams cimport (
     node_stream, enter_stream, exit_stream, add_on_streams, caller_stream, note_leaf_stream,
     sync_leaf_streams,
@@ -123,6 +126,8 @@ cpdef list run_backward(tuple root_edges, tuple root_grads, bint keep_graph,
                 task.exec_info[None] = ExecInfo()
             if len(root_edges) != 1:
                 (<ExecInfo>task.exec_info.setdefault(root, ExecInfo())).needed = True
+        if tracing_active[0]:
+            trace_plan(task, root)      # NOTE [Tracing the engine] in tracing.pyx
 
         tasks = current_tasks()
         task.queue.push(root, root_buffer)
@@ -353,6 +358,9 @@ cdef void evaluate_function(GraphTask task, Node node, list inputs, object strea
     cdef ExecInfo info = None
     cdef bint needed
     cdef tuple outputs
+    cdef bint tracing = tracing_active[0]     # read once per node (NOTE [Tracing the engine])
+    if tracing:
+        trace_pop(task, node, inputs)
     if task.exec_info:
         info = task.exec_info.get(node)
         needed = info is not None and info.needed
@@ -389,6 +397,8 @@ cdef void evaluate_function(GraphTask task, Node node, list inputs, object strea
         child = <Node>children[i]
         if child is None:
             continue
+        if tracing:
+            trace_edge(task, node, i, outputs[i])
         if task.exec_info and not will_run(task, child):
             deliver(task, child)        # pruned: the gradient is dropped, the count still drops
             continue
@@ -406,6 +416,7 @@ cdef void evaluate_function(GraphTask task, Node node, list inputs, object strea
 # ========================================================================== call_function
 
 cdef int* profiler_active = profiler_flag()   # a profile records (read per node: one load)
+cdef int* tracing_active = tracing_flag()     # a trace records (NOTE [Tracing the engine])
 
 
 cdef tuple profiled_call_function(GraphTask task, Node node, list inputs):
@@ -427,6 +438,8 @@ cdef tuple call_function(GraphTask task, Node node, list inputs):
     grad_outputs = tuple(inputs)
     if node.extras is not None and node.extras.pre_hooks:
         for hook in list(node.extras.pre_hooks.values()):
+            if tracing_active[0]:
+                trace_hook("node pre-hook", node, -1, hook)
             result = hook(grad_outputs)
             if result is not None:
                 grad_outputs = check_node_hook_result(hook, result, grad_outputs)
@@ -449,6 +462,8 @@ cdef tuple call_function(GraphTask task, Node node, list inputs):
 
     if node.extras is not None and node.extras.post_hooks:
         for hook in list(node.extras.post_hooks.values()):
+            if tracing_active[0]:
+                trace_hook("node post-hook", node, -1, hook)
             result = hook(outputs, grad_outputs)
             if result is not None:
                 outputs = check_node_hook_result(hook, result, outputs)
@@ -512,12 +527,16 @@ cdef list call_tensor_pre_hooks(Node node, list inputs):
     if hooks_by_slot:
         for slot, hooks in hooks_by_slot.items():
             for hook in list(hooks.values()):
+                if tracing_active[0]:
+                    trace_hook("tensor pre-hook", node, slot, hook)
                 grad = inputs[slot]
                 result = hook(grad)
                 if result is not None:
                     inputs[slot] = check_hook_result(hook, result, grad)
     if node.extras is not None and node.extras.retains_grad_hooks:
         for slot, hook in list(node.extras.retains_grad_hooks.items()):
+            if tracing_active[0]:
+                trace_hook("retains_grad", node, slot, hook)
             hook(inputs[slot])
     return inputs
 
