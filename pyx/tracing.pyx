@@ -53,6 +53,11 @@ def remove_recorder(token):
     tracing = 1 if recorders else 0
 
 
+def recording():
+    """Is a recorder installed (on any thread)? The engine then reports its events."""
+    return tracing == 1
+
+
 cdef void record(str kind, long long task_id, Node node, dict fields) except *:
     cdef unsigned long thread = PyThread_get_thread_ident()
     for owner, recorder in list(recorders):
