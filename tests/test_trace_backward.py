@@ -257,3 +257,42 @@ def test_errors_are_those_of_backward_and_leave_no_recorder():
     with pytest.raises(RuntimeError, match="does not require grad"):
         x.sum().backward()
     assert not recording()
+
+
+def stolen_in_torch(build):
+    """For each leaf, did torch make the incoming gradient itself its ``.grad``? (A post
+    hook on the node that feeds the leaf notes the gradient's address, not the tensor:
+    holding it would change torch's choice.)"""
+    root, leaves = build(torch)
+    addresses = {}
+    for node in walk_in_parallel(root.grad_fn, root.grad_fn)[1]:
+        def note(grad_inputs, grad_outputs, node=node):
+            for (child, _), grad in zip(node.next_functions, grad_inputs):
+                if child is not None and hasattr(child, "variable") and grad is not None:
+                    addresses.setdefault(id(child.variable), []).append(grad.data_ptr())
+        node.register_hook(note)
+    root.backward()
+    return {name: [leaf.grad.data_ptr()] == addresses[id(leaf)]
+            for name, leaf in leaves.items() if leaf.requires_grad}
+
+
+def added_twice(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    w = lib.tensor([3.0, 4.0], requires_grad=True)
+    return (x + w).sum(), {"x": x, "w": w}
+
+
+def scaled(lib):
+    x = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    return (x * 3).sum(), {"x": x}
+
+
+@pytest.mark.cpu_only        # torch's choice is read from its CPU tensors
+@pytest.mark.parametrize("build", [scaled, added_twice, two_layers])
+def test_accumulate_events_say_when_the_gradient_is_stolen_as_torch_does(build):
+    root, leaves = build(ag)
+    trace = trace_backward(root, names=leaves)
+    ours = {trace.label(event.node)[len("AccumulateGrad("):-1]:
+            event.action == "took the gradient as .grad"
+            for event in trace if event.kind == "accumulate"}
+    assert ours == stolen_in_torch(build)
