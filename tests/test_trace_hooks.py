@@ -11,7 +11,7 @@ import torch
 import autograd_cy as ag
 from autograd_cy.autograd import trace_hooks
 from autograd_cy._C.tracing import recording
-from tests.oracle import assert_close
+from tests.oracle import assert_close, run_threads
 
 
 def install_hooks(lib, log):
@@ -157,3 +157,12 @@ def test_the_log_prints_and_the_recorder_goes_away():
     assert lines[0].split() == ["order", "kind", "node", "slot", "hook"]
     assert len(lines) == len(log) + 1
     assert "0x" not in str(log)
+
+
+def test_hooks_called_on_another_thread_are_not_logged():
+    calls = []
+    x = ag.tensor([1.0], requires_grad=True)
+    x.register_hook(lambda grad: calls.append("hook"))
+    with trace_hooks() as log:
+        run_threads(lambda: (x * 2).sum().backward())
+    assert calls == ["hook"] and list(log) == []

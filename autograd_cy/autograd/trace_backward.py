@@ -82,7 +82,22 @@ class BackwardTrace:
     """The events of one traced backward, in order: iterate it, index it, print it.
 
     ``node_order`` lists the nodes of the traced backward in the order the engine ran them;
-    ``table()`` (also ``str(trace)``) prints the events as a fixed-width table.
+    ``table()`` (also ``str(trace)``) prints the events as a fixed-width table. Step
+    through it one event at a time (each prints as its row), and read an event's fields:
+
+    >>> import autograd_cy as ag
+    >>> w = ag.tensor([1.0, -2.0], requires_grad=True)
+    >>> trace = ag.autograd.trace_backward((w * w).sum())
+    >>> steps = iter(trace)
+    >>> print(next(steps))
+       0  dependencies  SumBackward0      1  the root
+    >>> print(next(steps))
+       1  dependencies  MulBackward0      0  waits for 1 gradient
+    >>> pop = trace[5]
+    >>> pop.kind, pop.node.name(), pop.inputs, pop.queue
+    ('pop', 'MulBackward0', ('float32[2]',), ())
+    >>> [(event.action, event.left) for event in trace if event.kind == "input"]
+    [('stored', 0), ('stored', 1), ('summed', 0)]
     """
 
     def __init__(self, events, names=None):
