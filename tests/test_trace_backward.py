@@ -296,3 +296,36 @@ def test_accumulate_events_say_when_the_gradient_is_stolen_as_torch_does(build):
             event.action == "took the gradient as .grad"
             for event in trace if event.kind == "accumulate"}
     assert ours == stolen_in_torch(build)
+
+
+def test_a_backward_sharing_nodes_with_the_traced_one_keeps_its_own_counts():
+    """A backward started in a hook over nodes the traced backward has claimed keeps its
+    counts and buffers apart ("shared" mode, NOTE [Dependencies on the node])."""
+    def build(lib, inner_roots):
+        x = lib.tensor([0.5, 1.0], requires_grad=True)
+        a = x * 2
+        b = a.exp()
+
+        def inner_backward(grad):
+            with lib.enable_grad():
+                inner_roots.append((a * a).sum())
+                inner_roots[-1].backward(retain_graph=True)
+        b.register_hook(inner_backward)
+        return b.sum(), x
+    inner_roots, their_inner_roots = [], []
+    root, x = build(ag, inner_roots)
+    trace = trace_backward(root)
+    their_root, their_x = build(torch, their_inner_roots)
+    their_root.backward()
+    assert_close(x.grad, their_x.grad)
+
+    our_labels, their_labels = walk_in_parallel(inner_roots[0].grad_fn,
+                                                their_inner_roots[0].grad_fn)
+    inner = [event for event in trace if event.task == 1]
+    counts = {our_labels[event.node]: event.count for event in inner
+              if event.kind == "dependencies"}
+    assert counts == edges_into(their_labels)
+    for node, count in counts.items():
+        lefts = [event.left for event in inner
+                 if event.kind == "input" and our_labels[event.child] == node]
+        assert lefts == list(range(count - 1, -1, -1))
