@@ -11,6 +11,7 @@ from autograd_cy.autograd.function import Function
 from autograd_cy.autograd.gradcheck import gradcheck, gradgradcheck, is_tensor_like
 from autograd_cy._C.graph_task import _is_checkpoint_valid  # noqa: F401  (utils.checkpoint)
 from autograd_cy.autograd import functional  # jacobian, hessian, vjp, jvp, vhp, hvp
+from autograd_cy.autograd.draw_graph import draw_graph
 from autograd_cy.grad_mode import (
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
     is_inference_mode_enabled,
@@ -33,7 +34,7 @@ __all__ = ["backward", "grad", "Variable", "Function", "forward_ad", "function",
            "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "anomaly_mode", "detect_anomaly",
            "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
            "grad_mode", "variable", "NestedIOFunction", "set_multithreading_enabled",
-           "enforce_grad_layout_policy"]
+           "enforce_grad_layout_policy", "draw_graph"]
 
 
 def variable(*args, **kwargs):
