@@ -1,4 +1,4 @@
-"""``draw_graph``: a picture of the backward graph behind tensors, as a ``graphviz.Digraph``.
+r"""``draw_graph``: a picture of the backward graph behind tensors, as a ``graphviz.Digraph``.
 
 What the picture shows, for each Node reachable from the tensors' ``grad_fn``:
 
@@ -14,18 +14,22 @@ What the picture shows, for each Node reachable from the tensors' ``grad_fn``:
 
 >>> import autograd_cy as ag
 >>> x = ag.tensor([1.0, 2.0], requires_grad=True)
->>> loss = (x * x).sum()
->>> dot = ag.autograd.draw_graph(loss)
->>> print(dot.source.splitlines()[2])                      # doctest: +SKIP
-	node0 [label="SumBackward0" ...]
->>> svg = dot.pipe(format="svg")                           # doctest: +SKIP
+>>> dot = ag.autograd.draw_graph((x * x).sum())
+>>> for line in dot.source.splitlines()[5:9]:
+...     print(line.strip())
+node0 [label=SumBackward0]
+node1 [label=MulBackward0]
+node1_saved0 [label="saved self\n(2,) float32\nversion 0" fillcolor=orange shape=note]
+node1_saved0 -> node1 [arrowhead=none color=black style=dashed]
+>>> svg = dot.pipe(format="svg").decode()          # Graphviz's dot draws it
+>>> "MulBackward0" in svg
+True
 
 Rendering (``pipe``, ``render``) needs Graphviz's ``dot`` program; building the Digraph
 needs only the ``graphviz`` Python package. Node ids follow the walk (``node0`` is the first
 root's grad_fn), never memory addresses, so the same graph always gives the same source.
 """
 from autograd_cy._C.accumulate_grad import AccumulateGrad
-from autograd_cy._C.node import Node
 from autograd_cy._C.tensor import Tensor, _wrap_array
 
 __all__ = ["draw_graph"]
@@ -35,6 +39,10 @@ _LEAF_COLOR = "lightblue"
 _ROOT_COLOR = "darkolivegreen1"
 _SAVED_COLOR = "orange"
 _NOT_RUN_COLOR = "lightgrey"
+_FREED = "freed (backward ran without retain_graph)"
+# Lines of a label are joined by DOT's own escape for a centred line break (the source then
+# keeps one line per node).
+_LINE_BREAK = "\\n"
 
 
 def _graphviz():
@@ -82,14 +90,14 @@ def saved_values(node):
 
 
 def saved_state(saved):
-    """``(text, stale)``: a saved tensor's shape, dtype and versions, as the picture shows it."""
+    """``(lines, stale)``: a saved tensor's shape, dtype and versions, as the picture shows it."""
     if saved is None:
-        return "freed (backward ran without retain_graph)", False
+        return [_FREED], False
     state = saved._inspect()
     if state["was_none"]:
-        return "None", False
+        return ["None"], False
     if state["freed"]:
-        return "freed (backward ran without retain_graph)", False
+        return [_FREED], False
     value = state["value"]
     if state["packed"]:
         text = "packed by saved_tensors_hooks"
@@ -98,11 +106,11 @@ def saved_state(saved):
     else:                               # a node's own output, kept as its array
         text = _tensor_text(_wrap_array(value))
     if state["packed"]:
-        return text, False
+        return [text], False
     saved_at, now = state["saved_version"], state["version"]
     if saved_at != now:
-        return f"{text}\nSTALE: saved at version {saved_at}, now {now}", True
-    return f"{text}\nversion {saved_at}", False
+        return [text, f"STALE: saved at version {saved_at}, now {now}"], True
+    return [text, f"version {saved_at}"], False
 
 
 def _hook_lines(node):
@@ -199,9 +207,10 @@ def draw_graph(tensors, trace=None, *, show_saved=True, graph_name="backward_gra
 
     for i, tensor in enumerate(tensors):
         root = f"tensor{i}"
-        label = f"tensor {i}\n{_tensor_text(tensor)}"
+        lines = [f"tensor {i}", _tensor_text(tensor)]
         if tensor.grad_fn is None:
-            label += "\nno grad_fn (leaf or constant)"
+            lines.append("no grad_fn (leaf or constant)")
+        label = _LINE_BREAK.join(lines)
         dot.node(root, text(label), fillcolor=_ROOT_COLOR, shape="ellipse")
         if tensor.grad_fn is not None:
             nr = tensor.output_nr
@@ -227,12 +236,13 @@ def draw_graph(tensors, trace=None, *, show_saved=True, graph_name="backward_gra
         if hook_lines:
             lines += hook_lines
             attrs["penwidth"] = "2"
-        dot.node(name, text("\n".join(lines)), **attrs)
+        dot.node(name, text(_LINE_BREAK.join(lines)), **attrs)
         if show_saved and not isinstance(node, AccumulateGrad):
             for slot, (saved_name, saved) in enumerate(saved_values(node)):
                 saved_text, stale = saved_state(saved)
                 saved_id = f"{name}_saved{slot}"
-                dot.node(saved_id, text(f"saved {saved_name}\n{saved_text}"), shape="note",
+                label = _LINE_BREAK.join([f"saved {saved_name}", *saved_text])
+                dot.node(saved_id, text(label), shape="note",
                          fillcolor=_STALE_COLOR if stale else _SAVED_COLOR)
                 dot.edge(saved_id, name, style="dashed", arrowhead="none",
                          color=_STALE_COLOR if stale else "black")
