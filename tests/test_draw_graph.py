@@ -139,7 +139,8 @@ def test_a_stale_saved_tensor_is_marked_and_backward_refuses_it():
     a, b = run(ag)
     ta, _ = run(torch)
     nodes, edges = render(draw_graph(b))
-    stale = [(name, texts, fill) for name, (texts, fill) in nodes.items() if "STALE" in " ".join(texts)]
+    stale = [(name, texts, fill) for name, (texts, fill) in nodes.items()
+             if "STALE" in " ".join(texts)]
     assert len(stale) == 2                      # b saved a twice (self and other)
     for name, texts, fill in stale:
         assert texts[-1] == f"STALE: saved at version 0, now {ta._version}"

@@ -194,3 +194,25 @@ def test_the_report_keeps_nothing_alive():
     del y
     assert freed(node)
     assert "SinBackward0" in str(report)
+
+
+def raise_with_a_graph(x):
+    inside = (x * 3).exp()
+    raise ValueError(f"failed with {inside.shape}")
+
+
+def test_a_caught_exception_keeps_the_failed_call():
+    x = values()
+    try:
+        raise_with_a_graph(x)
+    except ValueError as error:
+        caught = error
+    node = weakref.ref(caught.__traceback__.tb_next.tb_frame.f_locals["inside"].grad_fn)
+    lines = lines_of(why_alive(node()))
+    assert lines[1].startswith("local variable 'caught' in "
+                               "test_a_caught_exception_keeps_the_failed_call()")
+    assert lines[2].startswith("whose traceback holds the finished call raise_with_a_graph() at")
+    assert lines[3:] == ["whose local variable 'inside' is tensor (3,) float32 with "
+                         "grad_fn=ExpBackward0", "its grad_fn is ExpBackward0"]
+    del caught
+    assert freed(node)

@@ -40,7 +40,8 @@ __all__ = ["why_alive", "AliveReport"]
 
 _THIS_FILE = os.path.normcase(os.path.abspath(__file__))
 _MAX_FRONTIER = 10_000
-_CONTAINERS = (dict, list, tuple, set, frozenset, types.CellType, SavedTensor, NodeExtras)
+_CONTAINERS = (dict, list, tuple, set, frozenset, types.CellType, types.TracebackType, SavedTensor,
+               NodeExtras)
 
 
 class AliveReport:
@@ -130,6 +131,8 @@ def _step(holder, links, held):
             return f"whose closure variable '{name}' is {what}"
         if links[0] is holder.__defaults__:
             return f"whose default argument is {what}"
+    if isinstance(holder, BaseException) and links and links[0] is holder.__traceback__:
+        return f"whose traceback holds {what}"
     if isinstance(holder, types.FrameType):
         return f"whose local variable '{_key_of(holder.f_locals, held)}' is {what}"
     if links and links[0] is getattr(holder, "__dict__", None):
@@ -276,7 +279,8 @@ def why_alive(obj, *, max_depth=30, max_chains=5):
     toward = {id(obj): None}          # id -> id of the object it refers to, towards obj
     found, dead_ends = [], []
     frontier = [obj]
-    own = {id(objects), id(toward), id(found), id(dead_ends), id(roots), id(namespaces)}
+    # The search's own containers refer to what it looks at: never take them for referrers.
+    search_state = {id(objects), id(toward), id(found), id(dead_ends), id(roots), id(namespaces)}
     for depth in range(max_depth + 1):
         for item in frontier:
             for root in roots.get(id(item), ()):
@@ -284,15 +288,16 @@ def why_alive(obj, *, max_depth=30, max_chains=5):
         if len(found) >= max_chains or depth == max_depth or not frontier:
             break
         args = tuple(frontier)
-        own.update((id(args), id(frontier)))
+        by_id = {id(item): item for item in args}
         referrers = gc.get_referrers(*args)
-        own.add(id(referrers))
+        own = search_state | {id(args), id(by_id), id(frontier), id(referrers)}
         next_frontier = []
+        own.add(id(next_frontier))
         for referrer in referrers:
             if id(referrer) in own or id(referrer) in objects or (
                     isinstance(referrer, types.FrameType) and _is_own_frame(referrer)):
                 continue
-            held = _held_by(referrer, args)
+            held = _held_by(referrer, by_id)
             if held is None:
                 continue
             objects[id(referrer)] = referrer
@@ -303,7 +308,7 @@ def why_alive(obj, *, max_depth=30, max_chains=5):
             elif not isinstance(referrer, (type, types.ModuleType)):
                 next_frontier.append(referrer)
         del next_frontier[_MAX_FRONTIER:]       # a bound on each level's scan
-        del referrers, args
+        del referrers, args, by_id
         frontier = next_frontier
     chains = [_words(root, start, objects, toward) for root, start in found[:max_chains]]
     if not found:
@@ -320,11 +325,10 @@ def _is_own_frame(frame):
 
 
 def _held_by(referrer, candidates):
-    """Which of ``candidates`` ``referrer`` refers to (directly)."""
-    referents = {id(r) for r in gc.get_referents(referrer)}
-    for candidate in candidates:
-        if id(candidate) in referents:
-            return candidate
+    """Which of ``candidates`` (by id) ``referrer`` refers to directly."""
+    for referent in gc.get_referents(referrer):
+        if id(referent) in candidates:
+            return referent
     return None
 
 
