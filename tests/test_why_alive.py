@@ -11,7 +11,10 @@ import torch
 
 import autograd_cy as ag
 from autograd_cy.autograd import why_alive
-from oracle import assert_close, to_torch
+from oracle import DEVICE_NAME, assert_close, to_torch
+
+# How the reports spell a float32 tensor's dtype (and device, off the CPU).
+F32 = "float32" if DEVICE_NAME == "cpu" else f"float32 {DEVICE_NAME}"
 
 
 def values():
@@ -69,7 +72,7 @@ def test_a_ctx_attribute_of_a_custom_function():
     lines = lines_of(why_alive(node()))
     assert lines[0] == "SinBackward0 is kept alive by:"
     assert lines[1].startswith("local variable 'out' in test_a_ctx_attribute_of_a_custom_function")
-    assert "whose ctx attribute 'kept_graph' is tensor (3,) float32 with grad_fn=SinBackward0" \
+    assert f"whose ctx attribute 'kept_graph' is tensor (3,) {F32} with grad_fn=SinBackward0" \
         in lines
     out.sum().backward()
     tx = to_torch(x)
@@ -99,7 +102,7 @@ def test_a_hooks_closure():
     assert lines[2] == "its grad_fn is MulBackward0"
     assert lines[3].startswith("which has the tensor hook (on its output 0) scale_by_captured() "
                                "of test_why_alive.py:")
-    assert lines[4] == "whose closure variable 'captured' is tensor (3,) float32 with " \
+    assert lines[4] == f"whose closure variable 'captured' is tensor (3,) {F32} with " \
                        "grad_fn=CosBackward0"
     y.sum().backward()
     tx = to_torch(x)
@@ -126,7 +129,7 @@ def test_a_node_post_hooks_closure():
     lines = lines_of(why_alive(node()))
     assert lines[2] == "its grad_fn is ExpBackward0"
     assert lines[3].startswith("which has the post-hook <lambda>() of test_why_alive.py:")
-    assert lines[4] == "whose closure variable 'total' is tensor () float32 with " \
+    assert lines[4] == f"whose closure variable 'total' is tensor () {F32} with " \
                        "grad_fn=SumBackward0"
 
 
@@ -140,7 +143,7 @@ def test_a_retained_grad_with_create_graph():
     node = weakref.ref(w.grad.grad_fn)
     lines = lines_of(why_alive(node()))
     assert lines[1].startswith("local variable 'w' in test_a_retained_grad_with_create_graph()")
-    assert lines[2].startswith("its .grad is tensor (3,) float32 with grad_fn=")
+    assert lines[2].startswith(f"its .grad is tensor (3,) {F32} with grad_fn=")
     assert "(backward with create_graph=True)" in lines[2]
     # That graph is real: the second derivative through it is torch's.
     tw = run(torch)
@@ -158,10 +161,10 @@ def test_a_saved_tensor():
     ref = weakref.ref(temporary)
     del temporary
     lines = lines_of(why_alive(ref()))
-    assert lines[0] == "tensor (3,) float32 with grad_fn=ExpBackward0 is kept alive by:"
+    assert lines[0] == f"tensor (3,) {F32} with grad_fn=ExpBackward0 is kept alive by:"
     assert lines[1].startswith("local variable 'product' in test_a_saved_tensor()")
     assert lines[2:] == ["its grad_fn is MulBackward0",
-                         "which saved 'self' for backward: tensor (3,) float32 with "
+                         f"which saved 'self' for backward: tensor (3,) {F32} with "
                          "grad_fn=ExpBackward0"]
     product.sum().backward()            # frees what MulBackward0 saved
     assert freed(ref)
@@ -177,7 +180,7 @@ def test_a_module_global_and_what_keeps_nothing():
     try:
         lines = lines_of(why_alive(node()))
         assert lines[1] == (f"global variable 'GLOBAL_KEEPER' of module {__name__}")
-        assert lines[2:] == ["which holds [0] tensor (3,) float32 with grad_fn=TanhBackward0",
+        assert lines[2:] == [f"which holds [0] tensor (3,) {F32} with grad_fn=TanhBackward0",
                              "its grad_fn is TanhBackward0"]
     finally:
         GLOBAL_KEEPER.clear()
@@ -212,7 +215,7 @@ def test_a_caught_exception_keeps_the_failed_call():
     assert lines[1].startswith("local variable 'caught' in "
                                "test_a_caught_exception_keeps_the_failed_call()")
     assert lines[2].startswith("whose traceback holds the finished call raise_with_a_graph() at")
-    assert lines[3:] == ["whose local variable 'inside' is tensor (3,) float32 with "
+    assert lines[3:] == [f"whose local variable 'inside' is tensor (3,) {F32} with "
                          "grad_fn=ExpBackward0", "its grad_fn is ExpBackward0"]
     del caught
     assert freed(node)

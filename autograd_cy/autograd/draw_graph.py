@@ -57,7 +57,7 @@ def _graphviz():
 
 
 def describe_tensor(shape, dtype, device=None):
-    """``(2, 3) float32`` (and the device when it is not the CPU)."""
+    """``(2, 3) float32`` (and the device when it is not the CPU); why_alive says it too."""
     dtype_name = str(dtype).rsplit(".", 1)[-1]
     text = f"{tuple(shape)} {dtype_name}"
     if device is not None and str(device) != "cpu":
@@ -82,7 +82,7 @@ def saved_values(node):
         try:
             raw = node._raw_saved_tensors
         except RuntimeError:           # freed by a backward without retain_graph
-            return [("saved_tensors", None)]
+            return [("tensors", None)]
         return [(str(i), saved) for i, saved in enumerate(raw)]
     names = getattr(type(node), "saved_names", ())
     return [(names[i] if i < len(names) else str(i), saved)
@@ -98,15 +98,13 @@ def saved_state(saved):
         return ["None"], False
     if state["freed"]:
         return [_FREED], False
-    value = state["value"]
     if state["packed"]:
-        text = "packed by saved_tensors_hooks"
-    elif isinstance(value, Tensor):
+        return ["packed by saved_tensors_hooks"], False
+    value = state["value"]
+    if isinstance(value, Tensor):
         text = _tensor_text(value)
     else:                               # a node's own output, kept as its array
         text = _tensor_text(_wrap_array(value))
-    if state["packed"]:
-        return [text], False
     saved_at, now = state["saved_version"], state["version"]
     if saved_at != now:
         return [text, f"STALE: saved at version {saved_at}, now {now}"], True

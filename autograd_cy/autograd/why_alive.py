@@ -35,6 +35,7 @@ from autograd_cy._C.accumulate_grad import AccumulateGrad
 from autograd_cy._C.node import Node, NodeExtras
 from autograd_cy._C.saved_tensor import SavedTensor
 from autograd_cy._C.tensor import Tensor
+from autograd_cy.autograd.draw_graph import describe_tensor
 
 __all__ = ["why_alive", "AliveReport"]
 
@@ -75,7 +76,7 @@ class AliveReport:
 def describe(obj):
     """A short name for ``obj``: ``tensor (2,) float32 with grad_fn=MulBackward0``."""
     if isinstance(obj, Tensor):
-        text = f"tensor {tuple(obj.shape)} {str(obj.dtype).rsplit('.', 1)[-1]}"
+        text = f"tensor {describe_tensor(obj.shape, obj.dtype, obj.device)}"
         grad_fn = obj.grad_fn
         if grad_fn is not None:
             text += f" with grad_fn={grad_fn.name()}"
