@@ -13,6 +13,8 @@ from autograd_cy._C.graph_task import _is_checkpoint_valid  # noqa: F401  (utils
 from autograd_cy.autograd import functional  # jacobian, hessian, vjp, jvp, vhp, hvp
 from autograd_cy.autograd.trace_backward import trace_backward  # the engine, step by step
 from autograd_cy.autograd.trace_hooks import trace_hooks  # every hook call of a backward
+from autograd_cy.autograd.draw_graph import draw_graph
+from autograd_cy.autograd.why_alive import why_alive
 from autograd_cy.grad_mode import (
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
     is_inference_mode_enabled,
@@ -35,7 +37,8 @@ __all__ = ["backward", "grad", "Variable", "Function", "forward_ad", "function",
            "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "anomaly_mode", "detect_anomaly",
            "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
            "grad_mode", "variable", "NestedIOFunction", "set_multithreading_enabled",
-           "enforce_grad_layout_policy", "trace_backward", "trace_hooks"]
+           "enforce_grad_layout_policy", "trace_backward", "trace_hooks", "draw_graph",
+           "why_alive"]
 
 
 def variable(*args, **kwargs):
