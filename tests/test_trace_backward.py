@@ -329,3 +329,14 @@ def test_a_backward_sharing_nodes_with_the_traced_one_keeps_its_own_counts():
         lefts = [event.left for event in inner
                  if event.kind == "input" and our_labels[event.child] == node]
         assert lefts == list(range(count - 1, -1, -1))
+
+
+def test_draw_graph_numbers_the_nodes_by_the_trace():
+    """The contract with draw_graph: ``node_order`` numbers and colours its nodes."""
+    root, leaves = product_of_three(ag)
+    trace = trace_backward(root, inputs=[leaves["a"]])
+    source = ag.autograd.draw_graph(root, trace=trace).source
+    steps = len(trace.node_order)
+    for step in range(1, steps + 1):
+        assert source.count(f"step {step} of {steps}") == 1
+    assert source.count("not run") == 2            # the AccumulateGrads of b and c
