@@ -54,12 +54,12 @@ from autograd_cy._C.batching cimport (
     grads_batched, set_grads_batched, warn_per_row, stack_rows,
 )
 from autograd_cy._C.profiling cimport enter_node, exit_node
-from autograd_cy._C.tracing cimport (
-    tracing_flag, trace_plan, trace_pop, trace_edge, trace_hook,
-)
 from autograd_cy._C.streams cimport (
     node_stream, enter_stream, exit_stream, add_on_streams, caller_stream, note_leaf_stream,
     sync_leaf_streams,
+)
+from autograd_cy._C.tracing cimport (
+    tracing_flag, trace_plan, trace_pop, trace_edge, trace_hook,
 )
 
 cnp.import_array()
