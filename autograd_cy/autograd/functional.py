@@ -29,7 +29,7 @@ from autograd_cy._C.ops.split_cat import stack
 from autograd_cy._C.tensor import Tensor
 from autograd_cy.autograd import forward_ad
 from autograd_cy.autograd.backward import grad as _autograd_grad
-from autograd_cy.factories import zeros_like
+from autograd_cy.factories import eye, zeros_like
 from autograd_cy.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
@@ -291,6 +291,8 @@ def _standard_basis(tensors, numels):
     """One ``(sum(numels), numel_i)`` block per tensor (its dtype and device) of the identity
     matrix: row ``r`` holds, across the blocks, the unit vector of flat element ``r`` of the
     concatenated tensors. Rows are the batch of ``is_grads_batched`` (or of tangents)."""
+    if len(tensors) == 1:       # the identity itself: one factory call
+        return (eye(numels[0], dtype=tensors[0].dtype, device=tensors[0].device),)
     total = sum(numels)
     blocks, start = [], 0
     for tensor, numel in zip(tensors, numels):
@@ -391,17 +393,31 @@ def _jacobian_rows(index, output, inputs, create_graph, strict):
 def _jacobian_batched(outputs, inputs, create_graph):
     """All blocks from one batched backward: the identity matrix as the batch of
     grad_outputs for the flattened outputs; the result for input ``j`` stacks the rows of
-    every output, split back per output."""
+    every output, split back per output.
+
+    Without ``create_graph`` the graph is not returned, so the basis is shaped like each
+    output instead of each output being flattened (no reshape recorded and backpropagated),
+    and one output needs no split."""
     numels = tuple(out.numel() for out in outputs)
-    flat_outputs = tuple(out.reshape(-1) for out in outputs)
-    grads = _grad(flat_outputs, inputs, _standard_basis(outputs, numels),
-                  create_graph=create_graph, is_grads_batched=True)
+    total = sum(numels)
+    basis = _standard_basis(outputs, numels)
+    if create_graph:
+        roots = tuple(out.reshape(-1) for out in outputs)
+    else:
+        roots = outputs
+        basis = tuple(block if block.dim() == out.dim() + 1 else block.view((total,) + out.shape)
+                      for block, out in zip(basis, outputs))
+    grads = _grad(roots, inputs, basis, create_graph=create_graph, is_grads_batched=True)
     by_input = []
     for value, input in zip(grads, inputs):
         if value is None:
-            value = zeros_like(input).expand((sum(numels),) + input.shape)
-        by_input.append(tuple(part.view(out.shape + input.shape)
-                              for part, out in zip(value.split(numels, dim=0), outputs)))
+            value = zeros_like(input).expand((total,) + input.shape)
+        if len(outputs) == 1 and not create_graph:
+            shape = outputs[0].shape + input.shape
+            by_input.append((value if value.shape == shape else value.view(shape),))
+        else:
+            by_input.append(tuple(part.view(out.shape + input.shape)
+                                  for part, out in zip(value.split(numels, dim=0), outputs)))
     return tuple(zip(*by_input))
 
 
@@ -483,13 +499,29 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
     def gradient(*args):
         if outer_jacobian_strategy == "forward-mode":
             args = tuple(arg.requires_grad_(True) for arg in args)
-        gradients = jacobian(scalar_func, args, create_graph=True)
+        if create_graph or outer_jacobian_strategy == "forward-mode":
+            gradients = jacobian(scalar_func, args, create_graph=True)
+        else:       # the Hessian's graph is not returned: the short way
+            gradients = _gradient_of_scalar(scalar_func, args)
         _check_requires_grad(gradients, "jacobian", strict)
         return gradients
 
     blocks = jacobian(gradient, inputs, create_graph=create_graph, strict=strict,
                       vectorize=vectorize, strategy=outer_jacobian_strategy)
     return _as_given_nested(blocks, inputs_were_tuple, inputs_were_tuple)
+
+
+def _gradient_of_scalar(func, inputs):
+    """``jacobian(func, inputs, create_graph=True)`` for a ``func`` that returns one
+    element: the same values and differentiability, from one ``autograd.grad`` of the
+    output, without the per-element indexing and stacking of the general Jacobian (whose
+    graph only matters where it is returned: ``hessian(create_graph=True)``)."""
+    with enable_grad():
+        roots = _graph_roots(inputs, True, need_graph=True)
+        output = func(*roots)
+        gradients = _grad((output,), roots, create_graph=True)
+    return tuple(zeros_like(root) if value is None else value
+                 for value, root in zip(gradients, roots))
 
 
 def _scalar_function_gradient(func, inputs, v, create_graph, strict, function):
