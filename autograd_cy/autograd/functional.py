@@ -366,14 +366,23 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
 def _jacobian_rows(index, output, inputs, create_graph, strict):
     """The blocks ``J[index][j]`` of one output, a backward pass per output element."""
     rows = tuple([] for _ in inputs)
-    flat = output.reshape(-1)
+    numel = output.nelement()
+    # One backward per element: (root, seed) pairs. _grad's filter is hoisted out of the loop:
+    # every element of ``output`` requires grad, or none does (then no gradient flows).
+    if not output.requires_grad:
+        backwards = [None] * numel
+    elif create_graph:      # the graph torch records: a backward from each element
+        flat = output.reshape(-1)
+        backwards = [((flat[element],), None) for element in range(numel)]
+    else:                   # the same gradients, from the output seeded with one-hot rows
+        rows_of_identity = _standard_basis((output,), (numel,))[0].view(
+            (numel,) + output.shape).unbind(0)
+        backwards = [((output,), (row,)) for row in rows_of_identity]
     unused = (None,) * len(inputs)
-    for element in range(output.nelement()):
-        # _grad's filter, hoisted out of the loop: every element of ``output`` requires grad,
-        # or none does
-        grads = (_autograd_grad((flat[element],), inputs, retain_graph=True,
-                                    create_graph=create_graph, allow_unused=True)
-                 if output.requires_grad else unused)
+    for backward in backwards:
+        grads = unused if backward is None else _autograd_grad(
+            backward[0], inputs, backward[1], retain_graph=True, create_graph=create_graph,
+            allow_unused=True)
         for j, (value, input) in enumerate(zip(grads, inputs)):
             if value is None:
                 if strict:
