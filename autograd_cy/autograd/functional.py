@@ -292,7 +292,8 @@ def _standard_basis(tensors, numels):
     """One ``(sum(numels), numel_i)`` block per tensor (its dtype and device) of the identity
     matrix: row ``r`` holds, across the blocks, the unit vector of flat element ``r`` of the
     concatenated tensors. Rows are the batch of ``is_grads_batched`` (or of tangents)."""
-    if len(tensors) == 1:       # the identity itself: one factory call
+    if len(tensors) == 1 and not tensors[0].is_cuda:
+        # the identity itself: one NumPy call (on a GPU, filling it there beats an upload)
         return (eye(numels[0], dtype=tensors[0].dtype, device=tensors[0].device),)
     total = sum(numels)
     blocks, start = [], 0
