@@ -416,7 +416,8 @@ def _jacobian_batched(outputs, inputs, create_graph):
         roots = tuple(out.reshape(-1) for out in outputs)
     else:
         roots = outputs
-        basis = tuple(block if block.dim() == out.dim() + 1 else block.view((total,) + out.shape)
+        basis = tuple(block if block.shape == (total,) + out.shape
+                      else block.view((total,) + out.shape)
                       for block, out in zip(basis, outputs))
     grads = _grad(roots, inputs, basis, create_graph=create_graph, is_grads_batched=True)
     by_input = []
