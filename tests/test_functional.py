@@ -249,7 +249,14 @@ def scalar_two(x, y):
     return ((x * y).tanh() * y).sum() + (x ** 3).sum()
 
 
+def scalar_mlp(w1, w2, w3):
+    # a small network's loss: dense Hessian blocks between the three weights
+    h = (w1.new_tensor(randn(2, 3)) @ w1).tanh()
+    return (((h @ w2).tanh() @ w3 - 0.5) ** 2).mean()
+
+
 SCALAR_FUNCTIONS = {
+    "mlp": (scalar_mlp, (randn(3, 2, seed=5), randn(2, 2, seed=6), randn(2, 1, seed=7))),
     "one": (scalar_one, (randn(2, 2),)),
     "two": (scalar_two, (randn(3), randn(3, seed=4))),
     "unused": (lambda x, y: (x ** 3).sum(), (randn(2), randn(3))),

@@ -10,8 +10,9 @@ and asks the engine (``autograd.grad``) for what it needs, as ``torch.autograd.f
 * ``jacobian``: one backward per output element, or ONE batched backward
   (``vectorize=True``), or forward-mode AD (``strategy="forward-mode"``).
 * ``hessian``: the Jacobian of the gradient (the inner Jacobian is reverse mode).
-* ``vhp``: ``v^T H`` -- a backward of the gradient; ``hvp``: ``H v`` -- the double-backward
-  trick applied to the gradient.
+* ``vhp``: ``v^T H`` -- a backward of the gradient; ``hvp``: ``H v`` -- the same backward
+  (H is symmetric: NOTE [hvp as the backward of the gradient]), or, with ``create_graph``
+  or ``strict``, the double-backward trick applied to the gradient, as in torch.
 
 Results follow the inputs' (and outputs') structure: a single Tensor where the argument
 was a single Tensor, a tuple where it was a tuple, and for ``jacobian`` a tuple of tuples
@@ -29,7 +30,7 @@ from autograd_cy._C.ops.split_cat import stack
 from autograd_cy._C.tensor import Tensor
 from autograd_cy.autograd import forward_ad
 from autograd_cy.autograd.backward import grad as _autograd_grad
-from autograd_cy.factories import zeros_like
+from autograd_cy.factories import eye, zeros_like
 from autograd_cy.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
@@ -291,6 +292,9 @@ def _standard_basis(tensors, numels):
     """One ``(sum(numels), numel_i)`` block per tensor (its dtype and device) of the identity
     matrix: row ``r`` holds, across the blocks, the unit vector of flat element ``r`` of the
     concatenated tensors. Rows are the batch of ``is_grads_batched`` (or of tangents)."""
+    if len(tensors) == 1 and not tensors[0].is_cuda:
+        # the identity itself: one NumPy call (on a GPU, filling it there beats an upload)
+        return (eye(numels[0], dtype=tensors[0].dtype, device=tensors[0].device),)
     total = sum(numels)
     blocks, start = [], 0
     for tensor, numel in zip(tensors, numels):
@@ -364,14 +368,23 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
 def _jacobian_rows(index, output, inputs, create_graph, strict):
     """The blocks ``J[index][j]`` of one output, a backward pass per output element."""
     rows = tuple([] for _ in inputs)
-    flat = output.reshape(-1)
+    numel = output.nelement()
+    # One backward per element: (root, seed) pairs. _grad's filter is hoisted out of the loop:
+    # every element of ``output`` requires grad, or none does (then no gradient flows).
+    if not output.requires_grad:
+        backwards = [None] * numel
+    elif create_graph:      # the graph torch records: a backward from each element
+        flat = output.reshape(-1)
+        backwards = [((flat[element],), None) for element in range(numel)]
+    else:                   # the same gradients, from the output seeded with one-hot rows
+        rows_of_identity = _standard_basis((output,), (numel,))[0].view(
+            (numel,) + output.shape).unbind(0)
+        backwards = [((output,), (row,)) for row in rows_of_identity]
     unused = (None,) * len(inputs)
-    for element in range(output.nelement()):
-        # _grad's filter, hoisted out of the loop: every element of ``output`` requires grad,
-        # or none does
-        grads = (_autograd_grad((flat[element],), inputs, retain_graph=True,
-                                    create_graph=create_graph, allow_unused=True)
-                 if output.requires_grad else unused)
+    for backward in backwards:
+        grads = unused if backward is None else _autograd_grad(
+            backward[0], inputs, backward[1], retain_graph=True, create_graph=create_graph,
+            allow_unused=True)
         for j, (value, input) in enumerate(zip(grads, inputs)):
             if value is None:
                 if strict:
@@ -391,17 +404,32 @@ def _jacobian_rows(index, output, inputs, create_graph, strict):
 def _jacobian_batched(outputs, inputs, create_graph):
     """All blocks from one batched backward: the identity matrix as the batch of
     grad_outputs for the flattened outputs; the result for input ``j`` stacks the rows of
-    every output, split back per output."""
+    every output, split back per output.
+
+    Without ``create_graph`` the graph is not returned, so the basis is shaped like each
+    output instead of each output being flattened (no reshape recorded and backpropagated),
+    and one output needs no split."""
     numels = tuple(out.numel() for out in outputs)
-    flat_outputs = tuple(out.reshape(-1) for out in outputs)
-    grads = _grad(flat_outputs, inputs, _standard_basis(outputs, numels),
-                  create_graph=create_graph, is_grads_batched=True)
+    total = sum(numels)
+    basis = _standard_basis(outputs, numels)
+    if create_graph:
+        roots = tuple(out.reshape(-1) for out in outputs)
+    else:
+        roots = outputs
+        basis = tuple(block if block.shape == (total,) + out.shape
+                      else block.view((total,) + out.shape)
+                      for block, out in zip(basis, outputs))
+    grads = _grad(roots, inputs, basis, create_graph=create_graph, is_grads_batched=True)
     by_input = []
     for value, input in zip(grads, inputs):
         if value is None:
-            value = zeros_like(input).expand((sum(numels),) + input.shape)
-        by_input.append(tuple(part.view(out.shape + input.shape)
-                              for part, out in zip(value.split(numels, dim=0), outputs)))
+            value = zeros_like(input).expand((total,) + input.shape)
+        if len(outputs) == 1 and not create_graph:
+            shape = outputs[0].shape + input.shape
+            by_input.append((value if value.shape == shape else value.view(shape),))
+        else:
+            by_input.append(tuple(part.view(out.shape + input.shape)
+                                  for part, out in zip(value.split(numels, dim=0), outputs)))
     return tuple(zip(*by_input))
 
 
@@ -483,13 +511,29 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
     def gradient(*args):
         if outer_jacobian_strategy == "forward-mode":
             args = tuple(arg.requires_grad_(True) for arg in args)
-        gradients = jacobian(scalar_func, args, create_graph=True)
+        if create_graph or outer_jacobian_strategy == "forward-mode":
+            gradients = jacobian(scalar_func, args, create_graph=True)
+        else:       # the Hessian's graph is not returned: the short way
+            gradients = _gradient_of_scalar(scalar_func, args)
         _check_requires_grad(gradients, "jacobian", strict)
         return gradients
 
     blocks = jacobian(gradient, inputs, create_graph=create_graph, strict=strict,
                       vectorize=vectorize, strategy=outer_jacobian_strategy)
     return _as_given_nested(blocks, inputs_were_tuple, inputs_were_tuple)
+
+
+def _gradient_of_scalar(func, inputs):
+    """``jacobian(func, inputs, create_graph=True)`` for a ``func`` that returns one
+    element: the same values and differentiability, from one ``autograd.grad`` of the
+    output, without the per-element indexing and stacking of the general Jacobian (whose
+    graph only matters where it is returned: ``hessian(create_graph=True)``)."""
+    with enable_grad():
+        roots = _graph_roots(inputs, True, need_graph=True)
+        output = func(*roots)
+        gradients = _grad((output,), roots, create_graph=True)
+    return tuple(zeros_like(root) if value is None else value
+                 for value, root in zip(gradients, roots))
 
 
 def _scalar_function_gradient(func, inputs, v, create_graph, strict, function):
@@ -526,9 +570,16 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     >>> vhp(pow_adder_reducer, (ag.ones(2), ag.ones(2)), (ag.zeros(2), ag.ones(2)))[1]
     (tensor([0., 0.]), tensor([6., 6.]))
     """
+    return _backward_of_gradient(func, inputs, v, create_graph, strict, "vhp")
+
+
+def _backward_of_gradient(func, inputs, v, create_graph, strict, function):
+    """``vhp``: ``v^T H`` as the backward of the gradient in the direction ``v``; also
+    ``hvp``'s fast way (NOTE [hvp as the backward of the gradient]). ``function`` names the
+    caller in the errors."""
     with enable_grad():
         inputs_were_tuple, inputs, v, outputs, gradient = _scalar_function_gradient(
-            func, inputs, v, create_graph, strict, "vhp")
+            func, inputs, v, create_graph, strict, function)
     with set_grad_enabled(True if create_graph else is_grad_enabled()):
         products = _zeros_where_unused(_grad(gradient, inputs, v, create_graph=create_graph),
                                        inputs, strict, create_graph, "double_back")
@@ -536,12 +587,29 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
             _as_given(_detached_unless(products, create_graph), inputs_were_tuple))
 
 
-def hvp(func, inputs, v=None, create_graph=False, strict=False):
-    """The Hessian-vector product ``H v`` of the scalar function ``func`` at ``inputs``,
-    by the double-backward trick on its gradient (NOTE [The double-backward trick]).
+# NOTE [hvp as the backward of the gradient]
+# torch's hvp computes H v by the double-backward trick on the gradient (NOTE [The
+# double-backward trick]): three reverse passes, the second one recording a graph. H is the
+# Hessian of a scalar function, symmetric wherever func is twice continuously
+# differentiable, and then H v = (v^T H)^T: vhp's single backward of the gradient gives the
+# same product for one pass less (about half the time). hvp takes that way whenever nothing
+# else can be observed: without create_graph (with it, the result's graph is the trick's,
+# node for node as torch records it) and without strict (whose errors are worded after the
+# trick's stages). The values agree with the trick's up to rounding; only at points where
+# func is not twice differentiable (where the Hessian is not defined and autograd returns
+# one convention or another) could the two conventions differ.
+#
+# Forward-over-reverse (the gradient computed on dual inputs with tangent v: its tangent is
+# H v) would be the direct way; it is not used yet. Backward formulas propagate tangents
+# only when the backward records a graph (create_graph=True), and tangent formulas record
+# graph nodes of their own, so it currently costs about as much as the trick.
 
-    For a twice continuously differentiable ``func`` the Hessian is symmetric and
-    ``hvp == vhp``; ``vhp`` costs one backward pass less.
+def hvp(func, inputs, v=None, create_graph=False, strict=False):
+    """The Hessian-vector product ``H v`` of the scalar function ``func`` at ``inputs``.
+
+    With ``create_graph`` or ``strict``, as torch, by the double-backward trick on its
+    gradient (NOTE [The double-backward trick]); otherwise, as ``H`` is symmetric, by
+    ``vhp``'s single backward of the gradient (NOTE [hvp as the backward of the gradient]).
 
     >>> import autograd_cy as ag
     >>> from autograd_cy.autograd.functional import hvp
@@ -550,6 +618,8 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
     >>> hvp(pow_adder_reducer, (ag.ones(2), ag.ones(2)), (ag.zeros(2), ag.ones(2)))[1]
     (tensor([0., 0.]), tensor([6., 6.]))
     """
+    if not create_graph and not strict:
+        return _backward_of_gradient(func, inputs, v, create_graph, strict, "hvp")
     with enable_grad():
         inputs_were_tuple, inputs, v, outputs, gradient = _scalar_function_gradient(
             func, inputs, v, create_graph, strict, "hvp")
