@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 N ?= 10000
 
-.PHONY: test test-gpu bench bench-gpu fuzz build clean sanitize graphviz-dot
+.PHONY: test test-gpu bench bench-gpu fuzz build clean sanitize graphviz-dot docs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,10 @@ bench: build
 # On a machine with an NVIDIA GPU: launches, bytes and times against torch on CUDA.
 bench-gpu: build
 	AUTOGRAD_CY_CUDA=auto $(BIN)/python -m benchmarks --device cuda
+
+# The pictures of docs/internals.md and the README (draw_graph through Graphviz's dot).
+docs: build graphviz-dot
+	$(BIN)/python docs/images.py
 
 # Differential fuzzing against torch: N random programs (tests/fuzz), then the report.
 fuzz: build
