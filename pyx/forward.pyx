@@ -133,7 +133,8 @@ cdef void forward_n(Tensor out, tuple inputs, NaryTangent formula, tuple extra=(
 cdef object linear_tangent(Tensor x_t, Tensor x, Tensor result, tuple extra):
     """The formula of an op linear in its input (a repeat, a reshape, a backward linear in
     its gradient): the op itself on the tangent, ``op(x_t, *rest)`` for ``extra = (op,
-    *rest)``."""
+    *rest)``. ``op`` is the op's Python function (a ``def`` taking Python arguments), which
+    the formula would call through Python anyway."""
     return extra[0](x_t, *extra[1:])
 
 
