@@ -7,7 +7,7 @@ value along the direction the user seeded with ``make_dual``. Each op computes i
 tangent from its inputs' tangents with its *tangent formula* (the Jacobian-vector product),
 written right below its backward Node in the op's module, e.g. for ``exp``::
 
-    def exp_tangent(self_t, self, result):
+    cdef object exp_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
         return mul(self_t, result)
 
     def exp(Tensor self):
@@ -17,13 +17,15 @@ written right below its backward Node in the op's module, e.g. for ``exp``::
         if forward_level():                      # one load outside a dual level
             forward1(out, self, exp_tangent)
 
-``forward1`` / ``forward2`` / ``forward_n`` call the formula only when an input has a
-tangent, with the inputs' tangents first (None for an input without one: the formula skips
-that term, a missing tangent is zero), then the inputs, the result and any extra
-arguments. The formula runs with the level suspended, so the primals it reads do not
-propagate tangents of their own (forward AD is not nested), and under the current grad
-mode, with Tensor ops: reverse mode records it, so a tangent can be differentiated
-(reverse-over-forward). The tangent is set *after* the op recorded its node, as PyTorch
+A formula is a C function of the type its arity needs (``UnaryTangent``, ``BinaryTangent``,
+``NaryTangent`` in forward.pxd), so propagating a tangent costs no Python call.
+``forward1`` / ``forward2`` / ``forward_n`` call it only when an input has a tangent, with
+the inputs' tangents first (None for an input without one: the formula skips that term, a
+missing tangent is zero), then the inputs, the result and the op's ``extra`` arguments (a
+tuple, ``()`` when it has none: ``forward1(out, self, softmax_tangent, (dim,))``). The
+formula runs with the level suspended, so the primals it reads do not propagate tangents of
+their own (forward AD is not nested), and under the current grad mode, with Tensor ops:
+reverse mode records it, so a tangent can be differentiated (reverse-over-forward). The tangent is set *after* the op recorded its node, as PyTorch
 does, so that the formula's graph reaches the inputs through the output's grad_fn; then
 ``set_tangent`` hands it to the node's saved copy of the output too, so that backward
 formulas run on dual tensors (forward-over-reverse: forward AD through a backward built
@@ -34,6 +36,7 @@ stop forward AD. An op that has no formula yet calls ``no_forward_formula``, whi
 PyTorch's error when an input has a tangent: a tangent is never dropped silently.
 """
 cimport numpy as cnp
+from libc.string cimport memcpy
 from cpython.object cimport PyObject_CallObject
 
 from autograd_cy._C.grad_mode cimport (
@@ -53,9 +56,9 @@ cdef void set_tangent(Tensor out, object tangent, unsigned long long level) exce
     if tangent is None:
         return
     array = out._data
-    kind = (<object>cnp.PyArray_DESCR(<cnp.ndarray>array)).kind if type(array) is cnp.ndarray \
-        else array.dtype.kind
-    if kind != "f" and kind != "c":
+    cdef char kind = ((<cnp.ndarray>array).descr.kind if type(array) is cnp.ndarray
+                      else (<cnp.dtype>array.dtype).kind)
+    if kind != b"f" and kind != b"c":
         return
     out._fw_grad = tangent
     out._fw_level = level
@@ -69,46 +72,70 @@ cdef void set_tangent(Tensor out, object tangent, unsigned long long level) exce
 
 
 cdef object run_formula(object formula, tuple args, unsigned long long level):
-    """``formula(*args)`` with the level suspended (the primals' tangents are not
-    propagated by the formula's own ops)."""
+    """``formula(*args)``, a Python callable (a custom Function's ``jvp``, make_dual's view),
+    with the level suspended (the primals' tangents are not propagated by its own ops)."""
     suspend_forward_level()
     try:
-        result = PyObject_CallObject(formula, args)
+        return PyObject_CallObject(formula, args)
     finally:
         resume_forward_level(level)
-    return result
 
 
-cdef void forward1(Tensor out, object x, object formula, tuple extra=()) except *:
-    """``out = op(x)``: ``out``'s tangent is ``formula(x_t, x, out, *extra)`` if x has one."""
+# The formula runs with the level suspended; try/finally restores it when the formula
+# raises (on the normal path Cython's finally is plain C, no exception state is touched).
+
+cdef void forward1(Tensor out, object x, UnaryTangent formula, tuple extra=()) except *:
+    """``out = op(x)``: ``out``'s tangent is ``formula(x_t, x, out, extra)`` if x has one."""
     cdef unsigned long long level = forward_level()
     x_t = tangent_of(x, level)
     if x_t is None or is_inference_mode_enabled():
         return
-    args = (x_t, x, out) + extra if extra else (x_t, x, out)
-    set_tangent(out, run_formula(formula, args, level), level)
+    suspend_forward_level()
+    try:
+        tangent = formula(<Tensor>x_t, <Tensor>x, out, extra)
+    finally:
+        resume_forward_level(level)
+    set_tangent(out, tangent, level)
 
 
-cdef void forward2(Tensor out, object a, object b, object formula, tuple extra=()) except *:
-    """``out = op(a, b)``: ``formula(a_t, b_t, a, b, out, *extra)`` if either has a tangent
+cdef void forward2(Tensor out, object a, object b, BinaryTangent formula,
+                   tuple extra=()) except *:
+    """``out = op(a, b)``: ``formula(a_t, b_t, a, b, out, extra)`` if either has a tangent
     (the other's is None; a Python number has none)."""
     cdef unsigned long long level = forward_level()
     a_t = tangent_of(a, level)
     b_t = tangent_of(b, level)
     if (a_t is None and b_t is None) or is_inference_mode_enabled():
         return
-    args = (a_t, b_t, a, b, out) + extra if extra else (a_t, b_t, a, b, out)
-    set_tangent(out, run_formula(formula, args, level), level)
+    suspend_forward_level()
+    try:
+        tangent = formula(a_t, b_t, a, b, out, extra)
+    finally:
+        resume_forward_level(level)
+    set_tangent(out, tangent, level)
 
 
-cdef void forward_n(Tensor out, tuple inputs, object formula, tuple extra=()) except *:
-    """``out = op(*inputs)``: ``formula(tangents, inputs, out, *extra)``, ``tangents`` a
+cdef void forward_n(Tensor out, tuple inputs, NaryTangent formula, tuple extra=()) except *:
+    """``out = op(*inputs)``: ``formula(tangents, inputs, out, extra)``, ``tangents`` a
     tuple with None for each input without one."""
     cdef unsigned long long level = forward_level()
     if not any_tangent(inputs, level) or is_inference_mode_enabled():
         return
     tangents = tuple([tangent_of(x, level) for x in inputs])
-    set_tangent(out, run_formula(formula, (tangents, inputs, out) + extra, level), level)
+    suspend_forward_level()
+    try:
+        tangent = formula(tangents, inputs, out, extra)
+    finally:
+        resume_forward_level(level)
+    set_tangent(out, tangent, level)
+
+
+cdef object linear_tangent(Tensor x_t, Tensor x, Tensor result, tuple extra):
+    """The formula of an op linear in its input (a repeat, a reshape, a backward linear in
+    its gradient): the op itself on the tangent, ``op(x_t, *rest)`` for ``extra = (op,
+    *rest)``. ``op`` is the op's Python function (a ``def`` taking Python arguments), which
+    the formula would call through Python anyway."""
+    return extra[0](x_t, *extra[1:])
 
 
 cdef bint any_tangent(tuple inputs, unsigned long long level):
@@ -116,6 +143,17 @@ cdef bint any_tangent(tuple inputs, unsigned long long level):
         if tangent_of(x, level) is not None:
             return True
     return False
+
+
+cdef object array_copy(cnp.ndarray array):
+    """A copy of ``array``: one memcpy when it is one native-order C block (NumPy's general
+    copy costs more than the copy itself on a small tangent)."""
+    if not (cnp.PyArray_ISCARRAY_RO(array) and cnp.PyArray_ISNOTSWAPPED(array)):
+        return cnp.PyArray_NewCopy(array, cnp.NPY_KEEPORDER)
+    cdef cnp.ndarray copy = cnp.PyArray_SimpleNew(cnp.PyArray_NDIM(array), cnp.PyArray_DIMS(array),
+                                                  cnp.PyArray_TYPE(array))
+    memcpy(cnp.PyArray_DATA(copy), cnp.PyArray_DATA(array), cnp.PyArray_NBYTES(array))
+    return copy
 
 
 NOT_IMPLEMENTED_YET = (

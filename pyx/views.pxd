@@ -17,3 +17,4 @@ cpdef str view_error_message(Tensor view, bint indirect)
 cdef void check_inference_inplace(Tensor self) except *
 cdef void check_inplace(Tensor self, bint records) except *
 cdef void regenerate_view_grad_fn(Tensor view) except *
+cdef object view_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra)

@@ -540,7 +540,7 @@ cdef object element_positions(object array, object origin):
     return index.reshape(-1)
 
 
-def view_tangent(Tensor self_t, Tensor self, Tensor result):
+cdef object view_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """The tangent of ``result``, a view of ``self``: the same view of ``self``'s tangent
     ``self_t`` (NOTE [Tangents of views and in-place ops])."""
     tangent = self_t._data
@@ -576,7 +576,7 @@ cdef object fresh_tangent(Tensor self, unsigned long long level):
     base_t = tangent_of(base, level)
     if base_t is None:
         base_t = fresh_tangent(base, level)
-    return view_tangent(base_t, base, self)
+    return view_tangent(base_t, base, self, ())
 
 
 cdef void inplace_tangent(Tensor self, Tensor out, unsigned long long level) except *:

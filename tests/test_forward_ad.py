@@ -478,3 +478,14 @@ def test_forward_ad_tutorial_runs_unchanged():
         dual_output = Fn.apply(fwAD_.make_dual(primal, tangent))
         jvp = fwAD_.unpack_dual(dual_output).tangent
     assert_close(jvp, to_numpy(tangent) * np.exp(to_numpy(primal)))
+
+
+def test_a_tangent_formula_that_raises_leaves_the_level_active():
+    def run(lib):
+        fw = lib.autograd.forward_ad
+        with fw.dual_level():
+            d = dual(lib, randn(3), randn(3, seed=1))
+            with pytest.raises(NotImplementedError):
+                _functions(lib)["NoJvp"].apply(d)       # its jvp runs with the level suspended
+            return fw.unpack_dual(d.exp()).tangent
+    assert_close(run(ag), run(torch))

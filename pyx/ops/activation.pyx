@@ -96,15 +96,15 @@ cdef Tensor softmax_forward(Tensor input, object dim, object dtype, bint log):
     return out
 
 
-def softmax_tangent(self_t, self, result, Py_ssize_t dim):
+cdef object softmax_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``result * (self_t - sum(self_t * result, dim))``: softmax's Jacobian is symmetric,
-    so this is its backward formula applied to the tangent."""
-    return softmax_backward(self_t, result, dim, False)
+    so this is its backward formula applied to the tangent (``extra``: ``(dim,)``)."""
+    return softmax_backward(self_t, result, extra[0], False)
 
 
-def log_softmax_tangent(self_t, self, result, Py_ssize_t dim):
-    """``self_t - sum(self_t * exp(result), dim)``."""
-    return sub(self_t, sum_dim(mul(self_t, exp(result)), dim))
+cdef object log_softmax_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    """``self_t - sum(self_t * exp(result), dim)`` (``extra``: ``(dim,)``)."""
+    return sub(self_t, sum_dim(mul(self_t, exp(result)), extra[0]))
 
 
 def softmax(Tensor input, dim, dtype=None):
@@ -168,9 +168,11 @@ cdef Tensor softmax_backward(Tensor grad_output, Tensor output, Py_ssize_t dim, 
     return out
 
 
-def softmax_backward_tangent(g_t, y_t, g, y, result, Py_ssize_t dim, bint log):
+cdef object softmax_backward_tangent(g_t, y_t, g, y, Tensor result, tuple extra):
     """The tangent of softmax's (log_softmax's) backward in both its arguments: linear in
     ``g``; in ``y`` the derivative of ``y (g - sum(g y))`` (of ``g - exp(y) sum(g)``)."""
+    cdef Py_ssize_t dim = extra[0]
+    cdef bint log = extra[1]
     tangent = None if g_t is None else softmax_backward(g_t, y, dim, log)
     if y_t is not None:
         if log:
@@ -232,9 +234,9 @@ def gelu(Tensor input, *, approximate="none"):
     return out
 
 
-def gelu_tangent(self_t, self, result, str approximate):
-    """``gelu_backward(self_t, self)``: ``self_t * gelu'(self)``."""
-    return gelu_backward(self_t, self, approximate)
+cdef object gelu_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    """``gelu_backward(self_t, self)``: ``self_t * gelu'(self)`` (``extra``: ``(approximate,)``)."""
+    return gelu_backward(self_t, self, extra[0])
 
 
 cdef class GeluBackwardBackward0(Node):
@@ -283,8 +285,9 @@ def gelu_backward(Tensor grad_output, Tensor self, approximate="none"):
     return out
 
 
-def gelu_backward_tangent(g_t, x_t, g, x, result, str approximate):
+cdef object gelu_backward_tangent(g_t, x_t, g, x, Tensor result, tuple extra):
     """``gelu_backward(g_t, x) + g * gelu''(x) * x_t``."""
+    cdef str approximate = extra[0]
     tangent = None if g_t is None else gelu_backward(g_t, x, approximate)
     if x_t is not None:
         x_part = mul(mul(x_t, g), gelu_second_derivative(x, approximate))
@@ -318,7 +321,7 @@ def silu(Tensor input):
     return out
 
 
-def silu_tangent(self_t, self, result):
+cdef object silu_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``self_t * s (1 + self (1 - s))``, s = sigmoid(self)."""
     s = sigmoid(self)
     return mul(self_t, mul(s, add(mul(self, sub(1.0, s)), 1.0)))
@@ -356,9 +359,9 @@ def softplus(Tensor input, beta=1.0, threshold=20.0):
     return out
 
 
-def softplus_tangent(self_t, self, result, beta, threshold):
-    """``softplus_backward(self_t, self, beta, threshold)``."""
-    return softplus_backward(self_t, self, beta, threshold)
+cdef object softplus_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    """``softplus_backward(self_t, self, beta, threshold)``, ``extra`` ``(beta, threshold)``."""
+    return softplus_backward(self_t, self, *extra)
 
 
 cdef class SoftplusBackwardBackward0(Node):
@@ -397,14 +400,15 @@ def softplus_backward(Tensor grad_output, Tensor self, beta, threshold):
     return out
 
 
-def softplus_backward_tangent(g_t, x_t, g, Tensor x, result, beta, threshold):
+cdef object softplus_backward_tangent(g_t, x_t, g, x, Tensor result, tuple extra):
     """``softplus_backward(g_t, x) + g * beta s (1 - s) * x_t`` (s = sigmoid(beta x)),
     the second term zero on the linear part."""
+    beta, threshold = extra
     tangent = None if g_t is None else softplus_backward(g_t, x, beta, threshold)
     if x_t is not None:
         s = sigmoid(mul(x, beta))
         curvature = mul(mul(s, sub(1.0, s)), beta)
-        inside = make_tensor(x._data * beta <= threshold)
+        inside = make_tensor((<Tensor>x)._data * beta <= threshold)
         x_part = where(inside, mul(mul(x_t, g), curvature), 0.0)
         tangent = x_part if tangent is None else add(tangent, x_part)
     return tangent
@@ -451,9 +455,10 @@ cdef Tensor leaky_relu_forward(Tensor input, object negative_slope, bint save_re
     return out
 
 
-def leaky_relu_tangent(self_t, self, result, negative_slope, bint in_place):
+cdef object leaky_relu_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``leaky_relu_backward(self_t, self)``: ``self_t``, times the slope where
     ``self <= 0``; in place the sign test reads the result (``self`` is overwritten)."""
+    negative_slope, in_place = extra
     if in_place:
         return leaky_relu_backward(self_t, result, negative_slope, True)
     return leaky_relu_backward(self_t, self, negative_slope, False)
@@ -506,10 +511,10 @@ def leaky_relu_backward(Tensor grad_output, Tensor self, negative_slope, bint se
     return out
 
 
-def leaky_relu_backward_tangent(g_t, x_t, g, Tensor x, result, negative_slope,
-                                bint self_is_result):
-    """Linear in ``g``, constant in ``x``: ``leaky_relu_backward(g_t, x)``."""
-    return leaky_relu_backward(tangent_or_zeros(g_t, g), x, negative_slope, self_is_result)
+cdef object leaky_relu_backward_tangent(g_t, x_t, g, x, Tensor result, tuple extra):
+    """Linear in ``g``, constant in ``x``: ``leaky_relu_backward(g_t, x)`` (``extra``:
+    ``(negative_slope, self_is_result)``)."""
+    return leaky_relu_backward(tangent_or_zeros(g_t, g), x, *extra)
 
 
 # ------------------------------------------------ private helpers for formulas
@@ -532,7 +537,7 @@ def _log_sigmoid(Tensor input):
     return out
 
 
-def log_sigmoid_tangent(self_t, self, result):
+cdef object log_sigmoid_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``self_t * sigmoid(-self)``."""
     return mul(self_t, sigmoid(neg(self)))
 

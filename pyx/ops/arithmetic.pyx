@@ -33,7 +33,9 @@ from autograd_cy._C.fp_errors cimport quietly2, ignoring_fp_errors
 from autograd_cy._C.kernels cimport binary_kernel, scalar_kernel, KERNEL_ADD, KERNEL_SUB, KERNEL_MUL
 from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.ops.out_arguments cimport write_out
-from autograd_cy._C.forward cimport forward1, forward2, no_forward_formula
+from autograd_cy._C.forward cimport (
+    forward1, forward2, no_forward_formula, array_copy,
+)
 
 cnp.import_array()
 
@@ -51,12 +53,14 @@ __tensor_methods__ = ("add", "sub", "mul", "div", "true_divide", "floor_divide",
 
 cdef object sole_tangent(object t, Tensor result):
     """``t`` (the one input tangent a formula passes on unchanged) as a new tensor of
-    ``result``'s shape."""
+    ``result``'s shape (a plain copy, unless broadcast or recorded: then ``t + 0``)."""
     array = (<Tensor>t)._data
-    if array.shape == result._data.shape and not (is_grad_enabled() and requires_grad(t)):
-        if type(array) is cnp.ndarray:
-            return make_tensor(cnp.PyArray_NewCopy(<cnp.ndarray>array, cnp.NPY_KEEPORDER))
-        return make_tensor(array.copy())
+    if not (is_grad_enabled() and requires_grad(<Tensor>t)):
+        if type(array) is cnp.ndarray and type(result._data) is cnp.ndarray:
+            if cnp.PyArray_SAMESHAPE(<cnp.ndarray>array, <cnp.ndarray>result._data):
+                return make_tensor(array_copy(<cnp.ndarray>array))
+        elif array.shape == result._data.shape:
+            return make_tensor(array.copy())
     return add_impl(t, make_tensor(array_module(array).zeros(result._data.shape, array.dtype)),
                     ONE)
 
@@ -84,8 +88,9 @@ cdef class AddBackward0(Node):
         return (grad if self.should_compute_output(0) else None, other_grad)
 
 
-def add_tangent(self_t, other_t, self, other, result, alpha):
+cdef object add_tangent(self_t, other_t, self, other, Tensor result, tuple extra):
     """``self_t + alpha * other_t``."""
+    alpha = extra[0]
     if other_t is None:
         return sole_tangent(self_t, result)
     if self_t is None:
@@ -183,8 +188,9 @@ cdef class SubBackward0(Node):
         return (grad if self.should_compute_output(0) else None, other_grad)
 
 
-def sub_tangent(self_t, other_t, self, other, result, alpha):
+cdef object sub_tangent(self_t, other_t, self, other, Tensor result, tuple extra):
     """``self_t - alpha * other_t``."""
+    alpha = extra[0]
     if other_t is None:
         return sole_tangent(self_t, result)
     if self_t is None:
@@ -255,9 +261,9 @@ cdef class RsubBackward1(Node):
         return (neg(grad) if self.saved_alpha == 1 else mul(grad, -self.saved_alpha),)
 
 
-def rsub_tangent(self_t, other_t, self, other, result, alpha):
+cdef object rsub_tangent(self_t, other_t, self, other, Tensor result, tuple extra):
     """``other_t - alpha * self_t``."""
-    return sub_tangent(other_t, self_t, other, self, result, alpha)
+    return sub_tangent(other_t, self_t, other, self, result, extra)
 
 
 def rsub(Tensor self, other, *, alpha=1):
@@ -336,7 +342,7 @@ cdef class MulBackward0(Node):
         return (self_grad, other_grad)
 
 
-def mul_tangent(self_t, other_t, self, other, result):
+cdef object mul_tangent(self_t, other_t, self, other, Tensor result, tuple extra):
     """``self_t * other + self * other_t``."""
     term = None if self_t is None else mul_impl(self_t, other)
     if other_t is None:
@@ -396,7 +402,7 @@ cdef class DivBackward0(Node):
         return (self_grad, other_grad)
 
 
-def div_tangent(self_t, other_t, self, other, result):
+cdef object div_tangent(self_t, other_t, self, other, Tensor result, tuple extra):
     """``(self_t - result * other_t) / other``."""
     if other_t is None:
         return div(self_t, other)
@@ -442,7 +448,7 @@ cdef class DivBackward2(Node):
         return tuple(result)
 
 
-def zero_tangent(self_t, other_t, self, other, Tensor result):
+cdef object zero_tangent(self_t, other_t, self, other, Tensor result, tuple extra):
     """An op whose derivative is zero almost everywhere: a zero tangent."""
     return make_tensor(array_module(result._data).zeros_like(result._data))
 
@@ -530,7 +536,7 @@ cdef class NegBackward0(Node):
         return (neg(grads[0]),)
 
 
-def neg_tangent(self_t, self, result):
+cdef object neg_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``-self_t``."""
     return neg(self_t)
 

@@ -31,7 +31,7 @@ cdef class CloneBackward0(Node):
         return (grads[0],)
 
 
-def clone_tangent(self_t, self, result):
+cdef object clone_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """A clone of ``self_t``."""
     return clone(self_t)
 
@@ -46,7 +46,7 @@ def clone(Tensor self, *, memory_format=None):
     return out
 
 
-def contiguous_tangent(self_t, self, result):
+cdef object contiguous_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """A contiguous copy of ``self_t`` (a new tensor even when it is contiguous already)."""
     return clone(contiguous(self_t))
 
@@ -99,9 +99,10 @@ cdef Tensor _convert(Tensor self, object numpy_dtype, device_class target):
     return out
 
 
-def convert_tangent(self_t, self, result, numpy_dtype, target):
-    """``self_t`` converted alike (a copy: only floating results get a tangent)."""
-    converted = _convert(self_t, numpy_dtype, target)
+cdef object convert_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    """``self_t`` converted alike (a copy: only floating results get a tangent); ``extra``:
+    ``(numpy_dtype, target)``."""
+    converted = _convert(self_t, extra[0], extra[1])
     return clone(converted) if converted is self_t else converted
 
 

@@ -83,9 +83,9 @@ def diagonal_backward(Tensor grad, tuple sizes, Py_ssize_t offset, Py_ssize_t di
     return out
 
 
-def diagonal_backward_tangent(grad_t, grad, result, sizes, offset, dim1, dim2):
-    """Linear in ``grad``: ``diagonal_backward(grad_t, ...)``."""
-    return diagonal_backward(grad_t, sizes, offset, dim1, dim2)
+cdef object diagonal_backward_tangent(Tensor grad_t, Tensor grad, Tensor result, tuple extra):
+    """Linear in ``grad``: ``diagonal_backward(grad_t, sizes, offset, dim1, dim2)``."""
+    return diagonal_backward(grad_t, *extra)
 
 
 cdef class TraceBackward0(Node):
@@ -120,7 +120,7 @@ def trace(Tensor self):
     return out
 
 
-def trace_tangent(self_t, self, result):
+cdef object trace_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``trace(self_t)`` (linear; the diagonal is a view of a view's tangent too)."""
     return trace(self_t)
 

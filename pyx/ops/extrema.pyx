@@ -41,8 +41,10 @@ __tensor_methods__ = ("amax", "amin", "max", "min", "argmax", "argmin", "median"
 # count``; a NaN result ties with nothing: 0 / 0 is NaN, as in PyTorch). One that returns
 # indices (max/min/median along a dim) reads the tangent at those indices (a gather).
 
-def shared_tangent(self_t, Tensor self, Tensor result, tuple dims, bint keepdim):
+cdef object shared_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """The mean of ``self_t`` over the elements equal to ``result`` along ``dims``."""
+    cdef tuple dims = extra[0]
+    cdef bint keepdim = extra[1]
     from autograd_cy._C.ops.selection import where
     from autograd_cy._C.ops.reduction import sum
     kept = result._data if keepdim else result._data.reshape(kept_shape(self._data.shape, dims))
@@ -50,9 +52,11 @@ def shared_tangent(self_t, Tensor self, Tensor result, tuple dims, bint keepdim)
     return div(sum(where(selected, self_t, 0.0), dims, keepdim), sum(selected, dims, keepdim))
 
 
-def indexed_tangent(self_t, Tensor self, Tensor result, Tensor indices, tuple dims,
-                    bint keepdim):
+cdef object indexed_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``self_t`` at ``indices`` along ``dims[0]`` (max/min/median along a dim)."""
+    cdef Tensor indices = extra[0]
+    cdef tuple dims = extra[1]
+    cdef bint keepdim = extra[2]
     from autograd_cy._C.ops.gather_scatter import gather
     if not dims or self._data.ndim == 0:
         return self_t.reshape(result.shape).clone()     # a tangent of its own

@@ -95,9 +95,9 @@ def index_select(Tensor self, dim, Tensor index):
     return out
 
 
-def index_select_tangent(self_t, self, result, dim, index):
-    """``index_select(self_t, dim, index)``."""
-    return index_select(self_t, dim, index)
+cdef object index_select_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    """``index_select(self_t, dim, index)``, ``extra`` ``(dim, index)``."""
+    return index_select(self_t, *extra)
 
 
 cdef class IndexAddBackward0(Node):
@@ -152,8 +152,9 @@ def index_add(Tensor self, dim, Tensor index, Tensor source, *, alpha=1):
     return out
 
 
-def index_add_tangent(self_t, source_t, self, source, result, dim, index, alpha):
+cdef object index_add_tangent(self_t, source_t, self, source, Tensor result, tuple extra):
     """``index_add(self_t, dim, index, source_t, alpha=alpha)``."""
+    dim, index, alpha = extra
     return index_add(tangent_or_zeros(self_t, self), dim, index,
                      tangent_or_zeros(source_t, source), alpha=alpha)
 
@@ -218,9 +219,9 @@ def gather(Tensor self, dim, Tensor index, *, sparse_grad=False):
     return out
 
 
-def gather_tangent(self_t, self, result, dim, index):
-    """``gather(self_t, dim, index)``."""
-    return gather(self_t, dim, index)
+cdef object gather_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    """``gather(self_t, dim, index)``, ``extra`` ``(dim, index)``."""
+    return gather(self_t, *extra)
 
 
 cdef class ScatterAddBackward0(Node):
@@ -264,8 +265,9 @@ def scatter_add(Tensor self, dim, Tensor index, Tensor src):
     return out
 
 
-def scatter_add_tangent(self_t, src_t, self, src, result, dim, index):
+cdef object scatter_add_tangent(self_t, src_t, self, src, Tensor result, tuple extra):
     """``scatter_add(self_t, dim, index, src_t)``."""
+    dim, index = extra
     return scatter_add(tangent_or_zeros(self_t, self), dim, index, tangent_or_zeros(src_t, src))
 
 
@@ -332,9 +334,9 @@ def masked_fill(Tensor self, Tensor mask, value):
     return out
 
 
-def masked_fill_tangent(self_t, value_t, Tensor self, value, result, mask):
+cdef object masked_fill_tangent(self_t, value_t, self, value, Tensor result, tuple extra):
     """``masked_fill(self_t, mask, value_t)`` (``value_t`` 0 for a number value)."""
-    return masked_fill(tangent_or_zeros(self_t, self), mask,
+    return masked_fill(tangent_or_zeros(self_t, self), extra[0],
                        0.0 if value_t is None else value_t)
 
 

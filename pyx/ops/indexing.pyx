@@ -313,9 +313,9 @@ cdef Tensor index_unchecked(Tensor self, tuple indices):
     return out
 
 
-def index_tangent(self_t, self, result, tuple indices):
+cdef object index_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``self_t[indices]``: indexing is linear (NOTE [Tangents of index ops])."""
-    return index_unchecked(self_t, indices)
+    return index_unchecked(self_t, extra[0])
 
 
 def getitem(Tensor self, index):
@@ -390,8 +390,9 @@ cdef Tensor index_put_unchecked(Tensor self, tuple indices, Tensor values, bint 
     return out
 
 
-def index_put_tangent(self_t, values_t, self, values, result, tuple indices, bint accumulate):
+cdef object index_put_tangent(self_t, values_t, self, values, Tensor result, tuple extra):
     """``index_put(self_t, indices, values_t, accumulate)``, a missing tangent zero."""
+    indices, accumulate = extra
     return index_put_unchecked(tangent_or_zeros(self_t, self), indices,
                                tangent_or_zeros(values_t, values), accumulate)
 

@@ -69,14 +69,14 @@ cdef class CopyBackwards(Node):
                 grad if self.should_compute_output(1) else None)
 
 
-def filled_tangent(self_t, value_t, self, value, Tensor result):
+cdef object filled_tangent(self_t, value_t, self, value, Tensor result, tuple extra):
     """``fill_``'s tangent: ``value_t`` (of a 0-dim tensor ``value``) in every element, in
     ``self``'s dtype; zeros for a number."""
     zeros = make_tensor(array_module(result._data).zeros_like(result._data))
     return zeros if value_t is None else copy_(zeros, value_t)
 
 
-def copy_tangent(self_t, src_t, self, src, Tensor result):
+cdef object copy_tangent(self_t, src_t, self, src, Tensor result, tuple extra):
     """``copy_``'s tangent: ``src_t`` broadcast to ``self``'s shape (in its own dtype, as
     PyTorch keeps it), or zeros."""
     zeros = make_tensor(array_module(result._data).zeros_like(result._data))

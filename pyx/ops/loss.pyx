@@ -146,10 +146,10 @@ def mse_loss(Tensor input, Tensor target, int reduction=MEAN):
     return out
 
 
-def mse_loss_tangent(input_t, target_t, input, target, result, int reduction):
-    """``2 (input - target) (input_t - target_t)``, reduced."""
+cdef object mse_loss_tangent(input_t, target_t, input, target, Tensor result, tuple extra):
+    """``2 (input - target) (input_t - target_t)``, reduced (``extra``: ``(reduction,)``)."""
     difference_t = add_terms(input_t, None if target_t is None else neg(target_t))
-    return reduce_tangent(mul(mul(sub(input, target), 2.0), difference_t), reduction)
+    return reduce_tangent(mul(mul(sub(input, target), 2.0), difference_t), extra[0])
 
 
 # ------------------------------------------------------------------ nll_loss
@@ -281,10 +281,9 @@ def nll_loss_forward(Tensor input, Tensor target, weight, int reduction, ignore_
     return out, total_weight
 
 
-def nll_loss_tangent(input_t, input, result, target, weight, int reduction, ignore_index,
-                     total_weight):
-    """nll_loss of ``input_t``: the loss is linear in its input."""
-    return nll_loss_forward(input_t, target, weight, reduction, ignore_index, total_weight)[0]
+cdef object nll_loss_tangent(Tensor input_t, Tensor input, Tensor result, tuple extra):
+    """nll_loss of ``input_t`` (linear in its input); ``extra``: nll_loss_forward's rest."""
+    return nll_loss_forward(input_t, *extra)[0]
 
 
 cdef object nll_loss_backward_array(object g, tuple input_shape, object target, object weight,
@@ -335,11 +334,11 @@ def nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, weight,
     return out
 
 
-def nll_loss_backward_tangent(grad_t, self_t, grad_output, self, result, target, weight,
-                              int reduction, ignore_index, total_weight):
-    """Linear in ``grad_output``, constant in ``self``: the backward of ``grad_t``."""
-    return nll_loss_backward(tangent_or_zeros(grad_t, grad_output), self, target, weight,
-                             reduction, ignore_index, total_weight)
+cdef object nll_loss_backward_tangent(grad_t, self_t, grad_output, self, Tensor result,
+                                      tuple extra):
+    """Linear in ``grad_output``, constant in ``self``: the backward of ``grad_t``
+    (``extra``: ``(target, weight, reduction, ignore_index, total_weight)``)."""
+    return nll_loss_backward(tangent_or_zeros(grad_t, grad_output), self, *extra)
 
 
 cdef void check_nll_target(Tensor input, Tensor target, object weight) except *:
@@ -472,9 +471,10 @@ cdef Tensor bce_result(object array, Tensor input, Tensor target, object weight,
     return out
 
 
-def bce_tangent(input_t, target_t, input, target, result, weight, int reduction):
+cdef object bce_tangent(input_t, target_t, input, target, Tensor result, tuple extra):
     """``w ((x - t) / (x (1 - x)) x_t + (log(1 - x) - log(x)) t_t)``, reduced (the
     denominator floored at BCE_EPSILON, as the gradient's)."""
+    weight, reduction = extra
     x = input
     input_part = target_part = None
     if input_t is not None:
@@ -576,10 +576,11 @@ def binary_cross_entropy_with_logits(Tensor input, Tensor target, weight=None,
     return out
 
 
-def bce_with_logits_tangent(input_t, target_t, input, target, result, weight, pos_weight,
-                            int reduction):
+cdef object bce_with_logits_tangent(input_t, target_t, input, target, Tensor result,
+                                    tuple extra):
     """``w ((l sigmoid(x) - p t) x_t - (x + (p - 1) log sigmoid(x)) t_t)``, reduced, with
     ``l = (p - 1) t + 1`` (``p`` = pos_weight; without it ``(sigmoid(x) - t) x_t - x t_t``)."""
+    weight, pos_weight, reduction = extra
     x = input
     input_part = target_part = None
     if input_t is not None:

@@ -9,7 +9,7 @@ as PyTorch builds it (NOTE [How matmul decomposes]).
 import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
-from autograd_cy._C.forward cimport forward1, forward2, forward_n
+from autograd_cy._C.forward cimport forward1, forward2, forward_n, linear_tangent
 from autograd_cy._C.dtype cimport scalar_name, c10_name
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, bump_version, tensor_operators, TensorOperators,
@@ -102,7 +102,7 @@ cdef class MvBackward0(MatmulBackward0):
     saved_names = ("self", "vec")
 
 
-def product_tangent(a_t, b_t, a, b, result):
+cdef object product_tangent(a_t, b_t, a, b, Tensor result, tuple extra):
     """``a_t @ b + a @ b_t``, for mm, bmm, mv, dot and matmul (the product is bilinear)."""
     term = None if a_t is None else matmul(a_t, b)
     if b_t is None:
@@ -312,7 +312,7 @@ cdef Tensor decomposed_matmul(Tensor tensor1, Tensor tensor2):
             record1(node, out, out)
         bump_version(out)
         if forward_level():     # mm's tangent is squeezed alike
-            forward1(out, out, lambda out_t, x, result: reshape(out_t, result.shape))
+            forward1(out, out, linear_tangent, (reshape, out._data.shape))
         return out
     if dim1 == 3 and dim2 == 3 and shape1[0] != shape2[0]:
         if shape2[0] == 1 and requires_grad(tensor2):
@@ -428,13 +428,14 @@ cdef class AddmmBackward0(Node):
         return (self_grad, mat1_grad, mat2_grad)
 
 
-def addmm_tangent(tangents, inputs, Tensor result, beta, alpha):
+cdef object addmm_tangent(tuple tangents, tuple inputs, Tensor result, tuple extra):
     """``beta * self_t + alpha * (mat1_t @ mat2 + mat1 @ mat2_t)``."""
     self_t, mat1_t, mat2_t = tangents
     self, mat1, mat2 = inputs
+    beta, alpha = extra
     total = None
     if mat1_t is not None or mat2_t is not None:
-        total = product_tangent(mat1_t, mat2_t, mat1, mat2, result)
+        total = product_tangent(mat1_t, mat2_t, mat1, mat2, result, ())
         total = total if alpha == 1 else mul(total, alpha)
     zeros = make_tensor(array_module(result._data).zeros_like(result._data))
     if self_t is not None and beta != 0:

@@ -96,7 +96,7 @@ cdef class ExpBackward0(SavesResult):
 
 
 
-def exp_tangent(self_t, self, result):
+cdef object exp_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``self_t * result``."""
     return mul(self_t, result)
 
@@ -126,7 +126,7 @@ cdef class Expm1Backward0(SavesResult):
 
 
 
-def expm1_tangent(self_t, self, result):
+cdef object expm1_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``self_t * (result + 1)``."""
     return mul(self_t, add(result, 1))
 
@@ -149,7 +149,7 @@ cdef class LogBackward0(Node):
 
 
 
-def log_tangent(self_t, self, result):
+cdef object log_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``self_t / self``."""
     return div(self_t, self)
 
@@ -172,7 +172,7 @@ cdef class Log1PBackward0(Node):
 
 
 
-def log1p_tangent(self_t, self, result):
+cdef object log1p_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``self_t / (self + 1)``."""
     return div(self_t, add(self, 1))
 
@@ -195,7 +195,7 @@ cdef class SqrtBackward0(SavesResult):
 
 
 
-def sqrt_tangent(self_t, self, result):
+cdef object sqrt_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``self_t / (2 * result)``."""
     return div(self_t, mul(result, 2))
 
@@ -223,7 +223,7 @@ def _rsqrt_array(array):
 
 
 
-def rsqrt_tangent(self_t, self, result):
+cdef object rsqrt_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``-0.5 * self_t * result ** 3``."""
     return mul(self_t, mul(pow(result, 3), -0.5))
 
@@ -245,7 +245,7 @@ cdef class ReciprocalBackward0(SavesResult):
 
 
 
-def reciprocal_tangent(self_t, self, result):
+cdef object reciprocal_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``-self_t * result ** 2``."""
     return mul(self_t, neg(mul(result, result)))
 
@@ -275,7 +275,7 @@ cdef class SinBackward0(Node):
 
 
 
-def sin_tangent(self_t, self, result):
+cdef object sin_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``self_t * cos(self)``."""
     return mul(self_t, cos(self))
 
@@ -298,7 +298,7 @@ cdef class CosBackward0(Node):
 
 
 
-def cos_tangent(self_t, self, result):
+cdef object cos_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``-self_t * sin(self)``."""
     return mul(self_t, neg(sin(self)))
 
@@ -328,7 +328,7 @@ cdef class TanhBackward0(SavesResult):
 cdef object np_tanh = np.tanh
 
 
-def tanh_tangent(self_t, self, result):
+cdef object tanh_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``self_t * (1 - result ** 2)``: tanh's backward formula, fused alike."""
     return result_formula(self_t, result, tanh_backward_kernel, TanhBackward0)
 
@@ -370,7 +370,7 @@ def _sigmoid_array(array):
 
 
 
-def sigmoid_tangent(self_t, self, result):
+cdef object sigmoid_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``self_t * result * (1 - result)``."""
     return result_formula(self_t, result, sigmoid_backward_kernel, SigmoidBackward0)
 
@@ -432,7 +432,7 @@ cdef class ReluBackward0(SavesResult):
 
 
 
-def relu_tangent(self_t, self, result):
+cdef object relu_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``self_t where result > 0, else 0``."""
     return threshold_backward(self_t, result, 0)
 
@@ -459,7 +459,7 @@ cdef class AbsBackward0(Node):
 
 
 
-def abs_tangent(self_t, self, result):
+cdef object abs_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``self_t * sign(self)``."""
     return mul(self_t, sign(self))
 
@@ -482,7 +482,7 @@ cdef class SignBackward0(Node):
 
 
 
-def sign_tangent(self_t, self, result):
+cdef object sign_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``0``."""
     return zeros_like_grad(result)
 
@@ -520,7 +520,7 @@ cdef class Atan2Backward0(Node):
                 mul(scale, neg(y)) if self.should_compute_output(1) else None)
 
 
-def atan2_tangent(self_t, other_t, self, other, result):
+cdef object atan2_tangent(self_t, other_t, self, other, Tensor result, tuple extra):
     """``(other * self_t - self * other_t) / (self ** 2 + other ** 2)``."""
     term = None if self_t is None else mul(other, self_t)
     if other_t is not None:

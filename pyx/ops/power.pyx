@@ -92,7 +92,7 @@ cdef class PowBackward2(Node):
         return (mul(grads[0], mul(result, log_base)),)
 
 
-def pow_tangent(self_t, exponent_t, self, exponent, result):
+cdef object pow_tangent(self_t, exponent_t, self, exponent, Tensor result, tuple extra):
     """PowBackward0/1's formulas applied to the tangents (elementwise: NOTE [Forward AD])."""
     cdef PowBackward0 node0
     if isinstance(exponent, Tensor):
@@ -103,10 +103,10 @@ def pow_tangent(self_t, exponent_t, self, exponent, result):
     return pointwise_tangent(node0, (self,), (self_t,), result)
 
 
-def rpow_tangent(self_t, self, result, base):
+cdef object rpow_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``self_t * result * log(base)`` (PowBackward2's formula on the tangent)."""
     cdef PowBackward2 node = PowBackward2()
-    node.saved_self = base
+    node.saved_self = extra[0]       # the base
     return pointwise_tangent(node, (self, result), (self_t,), result)
 
 

@@ -136,12 +136,13 @@ cdef Tensor record_reduction(ReductionBackward node, Tensor self, Tensor out, tu
     return out
 
 
-def slice_tangent(self_t, Tensor self, Tensor result, ReductionBackward node, tuple dims,
-                  bint keepdim):
+cdef object slice_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """The tangent of a reduction whose every output reads only its own slice of ``self``
     (prod, norm, logsumexp): the partials d result / d self, which the backward formula
     ``node`` (a fresh instance) gives for a gradient of ones, times ``self_t``, summed over
-    the slice."""
+    the slice (``extra``: ``(node, dims, keepdim)``)."""
+    cdef ReductionBackward node = extra[0]
+    dims, keepdim = extra[1], extra[2]
     node.saved_dim, node.saved_keepdim = dims, keepdim
     node.saved_self_sym_sizes = self._data.shape
     node.saved_tensors = (save(self, False, True), save(result, False, True))
@@ -173,6 +174,12 @@ cdef class SumBackward0(ReductionBackward):
 
 cdef class SumBackward1(SumBackward0):
     pass
+
+
+cdef object sum_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    """The same sum of ``self_t`` (``extra``: ``(dims, keepdim, dtype)``)."""
+    dims, keepdim, dtype = extra
+    return sum(self_t, dims, keepdim, dtype=dtype)
 
 
 cdef tuple SUM_SIGNATURES = (
@@ -210,7 +217,7 @@ def sum(Tensor self, dim=NOT_GIVEN, keepdim=None, *, dtype=None, out=None):
     if records(self):
         record_reduction(node, self, result, dims, keepdim)
     if forward_level():
-        forward1(result, self, lambda self_t, x, out: sum(self_t, dims, keepdim, dtype=dtype))
+        forward1(result, self, sum_tangent, (dims, keepdim, dtype))
     return result
 
 
@@ -226,6 +233,12 @@ cdef class MeanBackward0(ReductionBackward):
 
 cdef class MeanBackward1(MeanBackward0):
     pass
+
+
+cdef object mean_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    """The same mean of ``self_t`` (``extra``: ``(dims, keepdim, dtype)``)."""
+    dims, keepdim, dtype = extra
+    return mean(self_t, dims, keepdim, dtype=dtype)
 
 
 def mean(Tensor self, dim=NOT_GIVEN, keepdim=None, *, dtype=None, out=None):
@@ -254,7 +267,7 @@ def mean(Tensor self, dim=NOT_GIVEN, keepdim=None, *, dtype=None, out=None):
         node.count = reduced_numel(array.shape, dims)
         record_reduction(node, self, result, dims, keepdim)
     if forward_level():
-        forward1(result, self, lambda self_t, x, out: mean(self_t, dims, keepdim, dtype=dtype))
+        forward1(result, self, mean_tangent, (dims, keepdim, dtype))
     return result
 
 

@@ -109,9 +109,10 @@ cdef object pick(object selected, object tangent, object rest):
     return where(mask(selected), tangent, 0.0 if rest is None else rest)
 
 
-def clamp_number_tangent(self_t, Tensor self, Tensor result, low, high):
+cdef object clamp_number_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``self_t`` where ``low <= self <= high``, else 0."""
     x = self._data
+    low, high = extra
     inside = None
     if low is not None:
         inside = x >= low
@@ -121,7 +122,7 @@ def clamp_number_tangent(self_t, Tensor self, Tensor result, low, high):
     return where(mask(inside), self_t, 0.0)
 
 
-def clamp_tangent(tuple tangents, tuple inputs, Tensor result):
+cdef object clamp_tangent(tuple tangents, tuple inputs, Tensor result, tuple extra):
     """clamp with tensor bounds: ``self_t`` inside the bounds, a bound's tangent where
     the bound is the output (with ``min > max``, ``max`` is the output everywhere)."""
     self_t, low_t, high_t = tangents
@@ -253,10 +254,11 @@ cdef Tensor binary_extremum(object self, object other, str name, object ufunc,
     return out
 
 
-def extremum_tangent(a_t, b_t, Tensor a, Tensor b, Tensor result, bint largest):
+cdef object extremum_tangent(a_t, b_t, a, b, Tensor result, tuple extra):
     """``b_t + w * (a_t - b_t)``, ``w`` 1 where ``a`` wins, 0.5 on ties, else 0 (a NaN
     operand wins nothing: ``b_t``, as PyTorch's formula)."""
-    x, y = a._data, b._data
+    cdef bint largest = extra[0]
+    x, y = (<Tensor>a)._data, (<Tensor>b)._data
     wins = (x > y) if largest else (x < y)
     dtype = result._data.dtype
     weight = wins.astype(dtype) + (x == y).astype(dtype) * 0.5    # wins and ties exclude
@@ -303,8 +305,9 @@ cdef class WhereBackward0(Node):
 cdef object _MISSING = object()
 
 
-def where_tangent(input_t, other_t, input, other, Tensor result, condition):
+cdef object where_tangent(input_t, other_t, input, other, Tensor result, tuple extra):
     """``where(condition, input_t, other_t)``, a missing tangent read as zeros."""
+    condition = extra[0]
     zero = 0.0
     return where(condition, zero if input_t is None else input_t,
                  zero if other_t is None else other_t) + make_tensor(

@@ -13,8 +13,8 @@ in split_cat.pyx.
 import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
-from autograd_cy._C.forward cimport forward1
-from autograd_cy._C.views import view_tangent
+from autograd_cy._C.forward cimport forward1, linear_tangent
+from autograd_cy._C.views cimport view_tangent
 from autograd_cy._C.dtype cimport dtype, from_numpy_dtype
 from autograd_cy._C.device cimport contiguous_array
 from autograd_cy._C.tensor cimport (
@@ -26,7 +26,8 @@ from autograd_cy._C.node cimport Node
 from autograd_cy._C.saved_tensor cimport forward_op_name
 from autograd_cy._C.recording cimport record1
 from autograd_cy._C.promotion cimport wrap
-from autograd_cy._C.ops.conversion import CloneBackward0, clone, contiguous
+from autograd_cy._C.ops.conversion import CloneBackward0
+from autograd_cy._C.ops.conversion cimport contiguous_tangent
 from autograd_cy._C.ops.arguments cimport int_list, invalid_combination
 from autograd_cy._C.ops.arguments import NOT_GIVEN
 
@@ -110,7 +111,7 @@ cdef Tensor unsafe_view(Tensor self, tuple shape):
         node.saved_self_sym_sizes = self._data.shape
         record1(node, self, out)
     if forward_level():
-        forward1(out, self, lambda self_t, x, result: reshape(self_t, shape))
+        forward1(out, self, linear_tangent, (reshape, shape))
     return out
 
 
@@ -154,7 +155,7 @@ def reshape(Tensor self, *shape_args, shape=None):
     if is_grad_enabled() and requires_grad(self):
         record1(CloneBackward0(), self, copied)
     if forward_level():
-        forward1(copied, self, lambda self_t, x, result: clone(contiguous(self_t)))
+        forward1(copied, self, contiguous_tangent)
     return unsafe_view(copied, shape)
 
 
@@ -462,7 +463,7 @@ def repeat(Tensor self, *repeats_args, repeats=None):
         node.saved_self_sym_sizes = self._data.shape
         record1(node, self, out)
     if forward_level():
-        forward1(out, self, lambda self_t, x, result: repeat(self_t, repeats))
+        forward1(out, self, linear_tangent, (repeat, repeats))
     return out
 
 
@@ -521,7 +522,7 @@ def select_backward(Tensor grad, tuple sizes, Py_ssize_t dim, Py_ssize_t index):
         node.saved_index = index
         record1(node, grad, out)
     if forward_level():
-        forward1(out, grad, lambda grad_t, x, result: select_backward(grad_t, sizes, dim, index))
+        forward1(out, grad, linear_tangent, (select_backward, sizes, dim, index))
     return out
 
 
@@ -569,8 +570,7 @@ def slice_backward(Tensor grad, tuple sizes, Py_ssize_t dim, Py_ssize_t start, P
         node.saved_start, node.saved_end, node.saved_step = start, end, step
         record1(node, grad, out)
     if forward_level():
-        forward1(out, grad, lambda grad_t, x, result: slice_backward(grad_t, sizes, dim, start,
-                                                                     end, step))
+        forward1(out, grad, linear_tangent, (slice_backward, sizes, dim, start, end, step))
     return out
 
 

@@ -27,7 +27,7 @@ from autograd_cy._C.promotion cimport wrap
 from autograd_cy._C.ops.shape cimport leading
 from autograd_cy._C.ops.shape import narrow
 from autograd_cy._C.ops.gather_scatter cimport tangent_or_zeros
-from autograd_cy._C.views import view_tangent
+from autograd_cy._C.views cimport view_tangent
 
 __all__ = ["split", "split_with_sizes", "chunk", "unbind", "cat", "concat", "concatenate",
            "stack"]
@@ -326,9 +326,10 @@ cdef object joined(object tensors, object dim, str op):
     return out
 
 
-def cat_tangent(tangents, inputs, Tensor result, Py_ssize_t dim, tuple sizes):
+cdef object cat_tangent(tuple tangents, tuple inputs, Tensor result, tuple extra):
     """The inputs' tangents joined the same way (zeros for an input without one; the
     legacy empty inputs cat skipped are skipped again)."""
+    dim, sizes = extra
     parts = [tangent_or_zeros(t, <Tensor>x)
              for t, x, n in zip(tangents, inputs, sizes) if n is not None]
     if not parts:
@@ -383,9 +384,9 @@ def stack(tensors, dim=0):
     return out
 
 
-def stack_tangent(tangents, inputs, Tensor result, Py_ssize_t dim):
+cdef object stack_tangent(tuple tangents, tuple inputs, Tensor result, tuple extra):
     """The inputs' tangents stacked the same way (zeros for an input without one)."""
-    return stack([tangent_or_zeros(t, <Tensor>x) for t, x in zip(tangents, inputs)], dim)
+    return stack([tangent_or_zeros(t, <Tensor>x) for t, x in zip(tangents, inputs)], extra[0])
 
 
 register_methods({name: globals()[name] for name in __tensor_methods__})

@@ -13,8 +13,11 @@ one as its input (on a view too: the base's history is untouched, as in PyTorch)
 """
 import numpy as np
 
-from autograd_cy._C.grad_mode cimport is_grad_enabled, is_inference_mode_enabled, forward_level
-from autograd_cy._C.forward cimport set_tangent, run_formula
+from autograd_cy._C.grad_mode cimport (
+    is_grad_enabled, is_inference_mode_enabled, forward_level, suspend_forward_level,
+    resume_forward_level,
+)
+from autograd_cy._C.forward cimport set_tangent
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, register_methods, bump_version, get_grad_fn, wrap_dim,
     version_counter, array_module, tangent_of,
@@ -22,10 +25,9 @@ from autograd_cy._C.tensor cimport (
 from autograd_cy._C.device cimport strided_view, data_address, array_to_device, device_of
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.recording cimport record1
-from autograd_cy._C.views cimport check_inplace, check_inference_inplace
+from autograd_cy._C.views cimport check_inplace, check_inference_inplace, view_tangent
 from autograd_cy._C.ops.shape cimport record_view
 from autograd_cy._C.ops.shape import transpose
-from autograd_cy._C.views import view_tangent
 
 __all__ = ["as_strided"]
 __tensor_methods__ = ("as_strided", "as_strided_", "transpose_", "resize_")
@@ -139,8 +141,11 @@ cdef Tensor restride_in_place(Tensor self, object array, Node node):
     cdef unsigned long long level = forward_level()
     self_t = tangent_of(self, level) if level and not is_inference_mode_enabled() else None
     if self_t is not None:
-        self_t = run_formula(view_tangent, (self_t, make_tensor(self._data),
-                                            make_tensor(array)), level)
+        suspend_forward_level()         # as forward1 runs a formula (NOTE [Forward AD])
+        try:
+            self_t = view_tangent(<Tensor>self_t, make_tensor(self._data), make_tensor(array), ())
+        finally:
+            resume_forward_level(level)
     self._data = array
     if records:
         record1(node, self, self)

@@ -107,12 +107,14 @@ cdef tuple var_arguments(str name, object dim, object unbiased, object keepdim,
     raise invalid_combination(name, () if dim is NOT_GIVEN else (dim,), given, VAR_SIGNATURES)
 
 
-def var_tangent(self_t, Tensor self, Tensor result, tuple dims, bint keepdim, double dof,
-                bint without_dim):
+cdef object var_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """The sum over ``dims`` of var's backward formula applied to ``self_t``: ``self_t * (2 /
     (n - correction)) * (self - mean)``, so that ``n - correction <= 0`` gives PyTorch's
-    infinities and NaNs (VarBackward0's special case without a dim included)."""
-    if dof <= 0 and without_dim:
+    infinities and NaNs (VarBackward0's special case without a dim included). ``extra``:
+    ``(dims, keepdim, dof, without_dim)``."""
+    dims, keepdim = extra[0], extra[1]
+    cdef double dof = extra[2]
+    if dof <= 0 and extra[3]:
         array = self._data
         with ignoring_fp_errors():
             at_mean = array == np.mean(array)
@@ -122,20 +124,20 @@ def var_tangent(self_t, Tensor self, Tensor result, tuple dims, bint keepdim, do
     return sum(mul(mul(self_t, 2.0 / dof if dof != 0 else INF), centered), dims, keepdim)
 
 
-def std_tangent(self_t, Tensor self, Tensor result, tuple dims, bint keepdim, double dof,
-                bint without_dim):
+cdef object std_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``var``'s tangent divided by ``2 * result``, then 0 where ``result`` is 0 (PyTorch's
     order: differentiated again, that 0 has a NaN derivative, as in PyTorch)."""
     from autograd_cy._C.ops.selection import where
     zero = constant(result._data == 0)
-    var_t = var_tangent(self_t, self, result, dims, keepdim, dof, without_dim)
+    var_t = var_tangent(self_t, self, result, extra)
     with ignoring_fp_errors():
         return where(zero, 0.0, div(var_t, mul(result, 2)))
 
 
-def mean_tangent(self_t, Tensor self, Tensor result, tuple dims, bint keepdim):
-    """The mean output of var_mean/std_mean: the mean of ``self_t``."""
-    return mean(self_t, dims, keepdim)
+cdef object mean_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    """The mean output of var_mean/std_mean: the mean of ``self_t`` (``extra``: ``(dims,
+    keepdim)``)."""
+    return mean(self_t, *extra)
 
 
 cdef object var_std(Tensor self, object dim, bint keepdim, object correction, bint take_sqrt,
