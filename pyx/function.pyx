@@ -39,6 +39,8 @@ from autograd_cy._C.grad_mode cimport (
     suspend_forward_level, resume_forward_level, is_inference_mode_enabled,
 )
 from autograd_cy._C.forward cimport any_tangent, set_tangent, run_formula
+from autograd_cy._C.provenance cimport recording_provenance, caller_code
+from autograd_cy._C.provenance import created_sentence
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, make_view, version_counter, bump_version, requires_grad,
     array_module, VIEW_IN_CUSTOM_FUNCTION, VIEW_MULTI_OUTPUT_NODE, gradient_metadata,
@@ -130,7 +132,7 @@ cdef class _FunctionBase(Node):
         if self.has_freed_buffers:
             if getattr(self, "_saved_cleared_on_access", False):
                 raise RuntimeError(_CLEARED_ON_ACCESS)
-            raise RuntimeError(_FREED_MESSAGE)
+            raise RuntimeError(_FREED_MESSAGE + created_sentence(self))
         if not self.saved_variables:
             return ()
         result = tuple([(<SavedTensor>saved).unpack(self) for saved in self.saved_variables])
@@ -144,7 +146,7 @@ cdef class _FunctionBase(Node):
     def _raw_saved_tensors(self):
         """The SavedTensor objects behind ``saved_tensors`` (to register pack/unpack hooks)."""
         if self.has_freed_buffers:
-            raise RuntimeError(_FREED_MESSAGE)
+            raise RuntimeError(_FREED_MESSAGE + created_sentence(self))
         return tuple(self.saved_variables or ())
 
     # ------------------------------------------------------------ backward
@@ -243,6 +245,8 @@ def function_apply(cls, tuple args):
         set_edges(ctx, [gradient_edge(<Tensor>t) for t in tensor_inputs])
         ctx.input_metadata = ()
         ctx.output_info = []
+        if recording_provenance():       # NOTE [Provenance]
+            ctx.origin_code = caller_code(&ctx.origin_lasti)
         if is_anomaly_enabled():
             ctx.get_extras().anomaly_trace = "".join(traceback.format_stack()[:-1])
 

@@ -368,6 +368,12 @@ def _raised_in_a_fresh_torch(source, expected_type):
     return error_type, message
 
 
+#: What autograd_cy says after PyTorch's words in an error about a node: where the node's
+#: forward op ran (NOTE [Provenance] in pyx/provenance.pyx). It ends a pattern that anchors
+#: torch's message with ``$``; torch's message matches it too (the group is optional).
+PROVENANCE_TAIL = r"( The node \w+ was created by the forward op at .+)?$"
+
+
 def _torch_spelling(message):
     """torch's message as autograd_cy words it (``torch.Size`` is ``autograd_cy.Size``,
     ``torch.dtype`` is ``autograd_cy.dtype``)."""
