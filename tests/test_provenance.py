@@ -23,7 +23,7 @@ def line_of(function, marker):
 
 def at(function, marker):
     """``file:line (in function)`` as the errors write it."""
-    return f"{__file__}:{line_of(function, marker)} (in {function.__name__})"
+    return f"{function.__code__.co_filename}:{line_of(function, marker)} (in {function.__name__})"
 
 
 def ours_after_torchs(run, *patterns):
