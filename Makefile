@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 N ?= 10000
 
-.PHONY: test test-gpu bench bench-gpu fuzz build clean sanitize
+.PHONY: test test-gpu bench bench-gpu fuzz build clean sanitize graphviz-dot
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,19 +21,25 @@ $(STAMP): $(BIN)/python pyproject.toml setup.py
 build: $(STAMP)
 	$(BIN)/python setup.py build_ext --inplace --quiet
 
+# draw_graph's tests render through Graphviz's dot program: Debian's graphviz package, installed
+# (as root, quietly) only when dot is not on PATH yet.
+graphviz-dot:
+	@command -v dot >/dev/null 2>&1 || { apt-get update -qq >/dev/null && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz >/dev/null; }
+
 # The suites run a second time with every tensor on the CUDA device (the emulated one without
 # a GPU; the real one with make test-gpu), against torch on the CPU: all of them but the
 # kernel tests of tests/cuda (device tests already) and the million-node graphs (a CPU
 # matter, far too slow on an emulator).
 DEVICE_SUITES := tests --ignore=tests/cuda --ignore=tests/gpu --ignore=tests/test_deep_graphs.py
 
-test: build
+test: build graphviz-dot
 	$(BIN)/python -m pytest -q tests --ignore=tests/gpu
 	AUTOGRAD_CY_TEST_DEVICE=cuda $(BIN)/python -m pytest -q $(DEVICE_SUITES)
 
 # On a machine with an NVIDIA GPU: every suite on the real device, the device tests, and
 # tests/gpu (memory shared with CuPy and torch, which only a GPU can show).
-test-gpu: build
+test-gpu: build graphviz-dot
 	AUTOGRAD_CY_CUDA=auto AUTOGRAD_CY_TEST_DEVICE=cuda $(BIN)/python -m pytest -q \
 		$(DEVICE_SUITES)
 	AUTOGRAD_CY_CUDA=auto $(BIN)/python -m pytest -q tests/cuda/test_devices.py \

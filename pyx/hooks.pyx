@@ -82,10 +82,26 @@ def register_post_accumulate_grad_hook(Tensor t, hook):
 
 
 
+def _backward_hooks(Tensor t):
+    """PyTorch's ``tensor._backward_hooks``: this tensor's hooks (handle id -> hook), or None:
+    a leaf's own table, a non-leaf's slot on its grad_fn. Read by draw_graph."""
+    if t._grad_fn is None:
+        return t._hooks
+    tables = (<Node>t._grad_fn).tensor_hooks()
+    return None if tables is None else tables.get(t._output_nr)
+
+
+def _post_accumulate_grad_hooks(Tensor t):
+    """PyTorch's ``tensor._post_accumulate_grad_hooks`` (handle id -> hook), or None."""
+    return t._post_accumulate_grad_hooks
+
+
 register_methods({
     "retain_grad": retain_grad,
     "register_hook": register_hook,
     "register_post_accumulate_grad_hook": register_post_accumulate_grad_hook,
+    "_backward_hooks": property(_backward_hooks),
+    "_post_accumulate_grad_hooks": property(_post_accumulate_grad_hooks),
 })
 
 

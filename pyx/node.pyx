@@ -195,6 +195,18 @@ cdef class Node:
         """What this node expects of the gradient of each of its outputs."""
         return tuple([InputMetadata(*metadata[:3]) for metadata in self.input_metadata or ()])
 
+    def _inspect(self):
+        """What this node holds, read-only, for the debugging tools (draw_graph, why_alive):
+        its SavedTensors and its hook tables (None where it has none)."""
+        extras = self.extras
+        return {
+            "saved": self.saved_tensors or (),
+            "pre_hooks": None if extras is None else extras.pre_hooks,
+            "post_hooks": None if extras is None else extras.post_hooks,
+            "tensor_pre_hooks": None if extras is None else extras.tensor_pre_hooks,
+            "retains_grad_hooks": None if extras is None else extras.retains_grad_hooks,
+        }
+
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` after this node runs; may replace grad_inputs."""
         cdef NodeExtras extras = self.get_extras()

@@ -337,6 +337,18 @@ cdef class SavedTensor:
         self.fw_grad = None
         self.packed = None
 
+    def _inspect(self):
+        """What this SavedTensor holds, read-only, for the debugging tools (draw_graph,
+        why_alive): the value (a Tensor, a node's own output as its array, or None once freed
+        or packed by hooks), the version it was saved at and the tensor's version now."""
+        return {
+            "value": self.data, "is_output": bool(self.is_output), "was_none": bool(self.was_none),
+            "freed": bool(self.freed), "packed": self.unpack_hook is not None,
+            "saved_version": self.saved_version,
+            "version": None if self.version_counter is None
+            else (<VersionCounter>self.version_counter).version,
+        }
+
     def __repr__(self):
         return "<autograd_cy._C._autograd.SavedTensor object>"
 

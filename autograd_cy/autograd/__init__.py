@@ -12,6 +12,8 @@ from autograd_cy.autograd.provenance import set_provenance, is_provenance_enable
 from autograd_cy.autograd.gradcheck import gradcheck, gradgradcheck, is_tensor_like
 from autograd_cy._C.graph_task import _is_checkpoint_valid  # noqa: F401  (utils.checkpoint)
 from autograd_cy.autograd import functional  # jacobian, hessian, vjp, jvp, vhp, hvp
+from autograd_cy.autograd.draw_graph import draw_graph
+from autograd_cy.autograd.why_alive import why_alive
 from autograd_cy.grad_mode import (
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
     is_inference_mode_enabled,
@@ -34,8 +36,8 @@ __all__ = ["backward", "grad", "Variable", "Function", "forward_ad", "function",
            "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "anomaly_mode", "detect_anomaly",
            "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
            "grad_mode", "variable", "NestedIOFunction", "set_multithreading_enabled",
-           "enforce_grad_layout_policy"]
-__all__ += ["set_provenance", "is_provenance_enabled", "forward_location"]   # provenance.py
+           "enforce_grad_layout_policy", "draw_graph", "why_alive", "set_provenance",
+           "is_provenance_enabled", "forward_location"]
 
 
 def variable(*args, **kwargs):
