@@ -27,7 +27,6 @@ import sys
 import threading
 import warnings
 
-import numpy as np
 cimport numpy as cnp
 
 from autograd_cy._C.grad_mode cimport (

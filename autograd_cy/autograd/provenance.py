@@ -11,7 +11,7 @@ pyx/provenance.pyx). The errors then say where, after PyTorch's own words:
     operation: (...) The node MulBackward0 was created by the forward op at train.py:12 (in
     step). The in-place op at train.py:15 (in step) last bumped its version.
 
-Recording costs about 1% of a small-op graph; ``set_provenance(False)`` turns it off.
+Recording costs about 1.5% of a graph of small ops; ``set_provenance(False)`` turns it off.
 ``detect_anomaly(check_nan=True)`` also names, in its NaN error, the first forward op whose
 output had a NaN or inf (NOTE [NaN origins]).
 """
