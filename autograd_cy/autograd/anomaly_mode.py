@@ -39,9 +39,9 @@ class detect_anomaly:
     ...     warnings.simplefilter("ignore")
     ...     with detect_anomaly():
     ...         y = (x.log() * 0).sum()
-    ...         y.backward()
+    ...         y.backward()  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    RuntimeError: Function 'LogBackward0' returned nan values in its 0th output.
+    RuntimeError: Function 'LogBackward0' returned nan values in its 0th output. The node ...
     """
 
     def __init__(self, check_nan=True):
