@@ -77,6 +77,19 @@ def test_version_error_names_the_last_of_several_writes_through_a_view():
                          "version.")
 
 
+def test_an_inplace_op_on_a_view_names_its_line_on_copyslices():
+    def run(lib):
+        x = lib.ones(4, requires_grad=True)
+        y = x * 1
+        y[:2].exp_()             # in place on a view
+        loss = y.sum()
+        loss.backward()
+        loss.backward()
+    tail = ours_after_torchs(run, "backward through the graph a second time")
+    assert tail == (" The node CopySlices was created by the forward op at "
+                    f"{at(run, '# in place on a view')}.")
+
+
 def test_library_frames_are_skipped_for_the_users_line():
     """nn.functional is Python: the node's line is the user's call, not the library's."""
     x = ag.ones(3, requires_grad=True)
