@@ -392,6 +392,7 @@ def all_workloads():
     from benchmarks.batched_workloads import batched_workloads
     from benchmarks.profiler_workloads import profiler_workloads
     from benchmarks.forward_ad_workloads import forward_ad_workloads
+    from benchmarks.anomaly_workloads import anomaly_workloads
     return [
         Chain(),
         *depth_workloads(),
@@ -408,4 +409,5 @@ def all_workloads():
         *batched_workloads(),
         *profiler_workloads(),
         *forward_ad_workloads(),
+        *anomaly_workloads(),
     ]

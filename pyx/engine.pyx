@@ -27,7 +27,6 @@ import sys
 import threading
 import warnings
 
-import numpy as np
 cimport numpy as cnp
 
 from autograd_cy._C.grad_mode cimport (
@@ -54,6 +53,8 @@ from autograd_cy._C.batching cimport (
     grads_batched, set_grads_batched, warn_per_row, stack_rows,
 )
 from autograd_cy._C.profiling cimport enter_node, exit_node
+from autograd_cy._C.provenance cimport has_nan
+from autograd_cy._C.provenance import nan_origin_sentences, format_trace
 from autograd_cy._C.streams cimport (
     node_stream, enter_stream, exit_stream, add_on_streams, caller_stream, note_leaf_stream,
     sync_leaf_streams,
@@ -562,9 +563,9 @@ cdef bint passes_undefined_through(Node node, tuple grads):
 
 cdef void check_nan(Node node, tuple outputs) except *:
     for i, grad in enumerate(outputs):
-        if grad is not None and np.isnan((<Tensor>grad)._data).any():
+        if grad is not None and has_nan((<Tensor>grad)._data):   # NOTE [NaN origins]
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
-                               "output.")
+                               "output." + nan_origin_sentences(node))
 
 
 cdef void report_anomaly(Node node):
@@ -572,7 +573,7 @@ cdef void report_anomaly(Node node):
         return
     if node.extras is not None and node.extras.anomaly_trace is not None:
         message = (f"Error detected in {node.name()}. Traceback of forward call that caused "
-                   f"the error:\n{node.extras.anomaly_trace}")
+                   f"the error:\n{format_trace(node.extras.anomaly_trace)}")
     else:
         message = (f"Error detected in {node.name()}. No forward pass information available. "
                    "Enable detect anomaly during forward pass for more information.")

@@ -39,14 +39,14 @@ from autograd_cy._C.grad_mode cimport (
     suspend_forward_level, resume_forward_level, is_inference_mode_enabled,
 )
 from autograd_cy._C.forward cimport any_tangent, set_tangent, run_formula
+from autograd_cy._C.provenance cimport recording_provenance, caller_code
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, make_view, version_counter, bump_version, requires_grad,
     array_module, VIEW_IN_CUSTOM_FUNCTION, VIEW_MULTI_OUTPUT_NODE, gradient_metadata,
     tangent_of,
 )
 from autograd_cy._C.node cimport Node, Edge, set_edges
-from autograd_cy._C.saved_tensor cimport SavedTensor, save
-from autograd_cy._C.saved_tensor import _FREED_MESSAGE
+from autograd_cy._C.saved_tensor cimport SavedTensor, save, freed_message
 from autograd_cy._C.recording cimport gradient_edge
 from autograd_cy._C.views cimport move_retains_grad_hook, rebase_history
 
@@ -130,7 +130,7 @@ cdef class _FunctionBase(Node):
         if self.has_freed_buffers:
             if getattr(self, "_saved_cleared_on_access", False):
                 raise RuntimeError(_CLEARED_ON_ACCESS)
-            raise RuntimeError(_FREED_MESSAGE)
+            raise RuntimeError(freed_message(self))
         if not self.saved_variables:
             return ()
         result = tuple([(<SavedTensor>saved).unpack(self) for saved in self.saved_variables])
@@ -144,7 +144,7 @@ cdef class _FunctionBase(Node):
     def _raw_saved_tensors(self):
         """The SavedTensor objects behind ``saved_tensors`` (to register pack/unpack hooks)."""
         if self.has_freed_buffers:
-            raise RuntimeError(_FREED_MESSAGE)
+            raise RuntimeError(freed_message(self))
         return tuple(self.saved_variables or ())
 
     # ------------------------------------------------------------ backward
@@ -243,6 +243,8 @@ def function_apply(cls, tuple args):
         set_edges(ctx, [gradient_edge(<Tensor>t) for t in tensor_inputs])
         ctx.input_metadata = ()
         ctx.output_info = []
+        if recording_provenance():       # NOTE [Provenance]
+            ctx.origin_code = caller_code(&ctx.origin_lasti)
         if is_anomaly_enabled():
             ctx.get_extras().anomaly_trace = "".join(traceback.format_stack()[:-1])
 

@@ -42,6 +42,12 @@ cdef class Node:
     cdef long long engine_task
     cdef Py_ssize_t engine_dependencies
     cdef list engine_buffer
+    # Where the forward op was called (NOTE [Provenance] in provenance.pyx): a code object
+    # and an instruction offset, None / -1 when recorded with provenance off.
+    cdef object origin_code
+    cdef int origin_lasti
+    cdef unsigned char forward_check  # anomaly mode (NOTE [NaN origins]): 0 unchecked,
+                                      # 1 its outputs were finite, 2 one had a NaN or inf
     cdef object __weakref__
 
     cpdef tuple apply(self, tuple grads)

@@ -180,6 +180,17 @@ cdef class Node:
         return self.sequence_nr
 
     @property
+    def _forward_origin(self):
+        """``(code, offset)`` of the forward op's call (NOTE [Provenance]), or None."""
+        return None if self.origin_code is None else (self.origin_code, self.origin_lasti)
+
+    @property
+    def _forward_nonfinite(self):
+        """Had an output of the forward op a NaN or inf? None if anomaly mode with
+        check_nan was off in forward (NOTE [NaN origins])."""
+        return None if self.forward_check == 0 else self.forward_check == 2
+
+    @property
     def _input_metadata(self):
         """What this node expects of the gradient of each of its outputs."""
         return tuple([InputMetadata(*metadata[:3]) for metadata in self.input_metadata or ()])

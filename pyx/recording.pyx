@@ -2,22 +2,27 @@
 
 When grad mode is on and an input requires grad, an op creates its Node and calls one of the
 ``record*`` functions here, which
-- stamp the node with the next ``sequence_nr`` (and, in anomaly mode, the forward stack);
+- stamp the node with the next ``sequence_nr``, where the forward op was called (NOTE
+  [Provenance]) and, in anomaly mode, the forward stack;
 - give it one edge per forward input: the input's ``grad_fn`` and ``output_nr``, a leaf's
   AccumulateGrad, or no edge for an input that needs no gradient or is not a tensor;
 - save the tensors its backward formula reads (NOTE [Saved tensors]);
 - attach each floating-point output (``grad_fn = node``, ``output_nr = i``) and record its
   ``(shape, dtype)`` in ``input_metadata``, what the engine checks gradients against
-  (``(shape, dtype, device)`` for an output on a CUDA device).
+  (``(shape, dtype, device)`` for an output on a CUDA device);
+- in anomaly mode with check_nan, mark the node whose outputs hold a NaN or inf (NOTE [NaN
+  origins]).
 """
 cimport cython
-import traceback
 
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 cimport numpy as cnp
 
-from autograd_cy._C.grad_mode cimport is_grad_enabled, is_anomaly_enabled, next_sequence_nr
+from autograd_cy._C.grad_mode cimport (
+    is_grad_enabled, is_anomaly_enabled, is_anomaly_check_nan_enabled, next_sequence_nr,
+)
+from autograd_cy._C.provenance cimport recording_provenance, caller_code, capture_stack, all_finite
 import numpy as np
 
 from autograd_cy._C.tensor cimport (
@@ -141,10 +146,20 @@ cdef inline void attach_output(Node node, Tensor output, Py_ssize_t output_nr):
 
 
 cdef void stamp(Node node):
-    """Give a new node its ``sequence_nr`` (and, in anomaly mode, the forward stack)."""
+    """Give a new node its ``sequence_nr``, where its forward op was called (NOTE
+    [Provenance]) and, in anomaly mode, the forward stack."""
     node.sequence_nr = next_sequence_nr()
-    if is_anomaly_enabled():
-        node.get_extras().anomaly_trace = "".join(traceback.format_stack())
+    if recording_provenance():
+        node.origin_code = caller_code(&node.origin_lasti)
+        if is_anomaly_enabled():
+            node.get_extras().anomaly_trace = capture_stack()
+
+
+cdef void check_output(Node node, Tensor output) except *:
+    """Anomaly mode with check_nan: mark ``node`` if ``output`` has a NaN or inf (NOTE [NaN
+    origins]); 1 = checked and finite, 2 = not finite."""
+    if node.forward_check != 2:
+        node.forward_check = 1 if all_finite(output._data) else 2
 
 
 cdef Node set_history1(Node node, Tensor input, Tensor output):
@@ -156,6 +171,8 @@ cdef Node set_history1(Node node, Tensor input, Tensor output):
     node.next_input_nrs = zero_input_nrs(1) if input_nr == 0 else (input_nr,)
     attach_output(node, output, 0)
     node.input_metadata = single_output_metadata(output)
+    if is_anomaly_enabled() and is_anomaly_check_nan_enabled():
+        check_output(node, output)
     return node
 
 
@@ -169,6 +186,8 @@ cdef Node set_history2(Node node, object input0, object input1, Tensor output):
                            else (input_nr0, input_nr1))
     attach_output(node, output, 0)
     node.input_metadata = single_output_metadata(output)
+    if is_anomaly_enabled() and is_anomaly_check_nan_enabled():
+        check_output(node, output)
     return node
 
 
@@ -188,6 +207,8 @@ cdef Node set_history(Node node, tuple inputs, tuple outputs):
         else:
             attach_output(node, <Tensor>output, i)
             metadata.append(output_metadata(<Tensor>output))
+            if is_anomaly_enabled() and is_anomaly_check_nan_enabled():
+                check_output(node, <Tensor>output)
     node.input_metadata = tuple(metadata)
     return node
 

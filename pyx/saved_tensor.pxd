@@ -35,3 +35,4 @@ cpdef str forward_op_name(object node)
 cdef tuple hooks_state()
 cdef void set_hooks_state(tuple state) except *
 cdef void before_write(Tensor t) except *
+cdef str freed_message(object owner)              # the "second time" error, with provenance

@@ -37,6 +37,7 @@ from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, version_counter, requires_grad, VersionCounter,
 )
 from autograd_cy._C.dtype cimport tensor_type_name
+from autograd_cy._C.provenance import created_sentence, bumped_sentence
 
 
 _FREED_MESSAGE = (
@@ -45,6 +46,13 @@ _FREED_MESSAGE = (
     "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
     "backward through the graph a second time or if you need to access saved tensors after "
     "calling backward.")
+
+
+cdef str freed_message(object owner):
+    """PyTorch's "second time" error, then where ``owner``'s forward op ran (NOTE
+    [Provenance])."""
+    return _FREED_MESSAGE if owner is None else _FREED_MESSAGE + created_sentence(owner)
+
 
 _INFERENCE_SAVE_MESSAGE = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
@@ -209,7 +217,7 @@ cdef class SavedTensor:
         if self.was_none:
             return None
         if self.freed:
-            raise RuntimeError(_FREED_MESSAGE)
+            raise RuntimeError(freed_message(owner))
         if self.unpack_hook is not None:
             # Hooks take over storage; PyTorch skips the version check here.
             value = self.unpack_hook(self.packed)
@@ -241,7 +249,7 @@ cdef class SavedTensor:
         if self.was_none:
             return 0
         if self.freed:
-            raise RuntimeError(_FREED_MESSAGE)
+            raise RuntimeError(freed_message(owner))
         if self.unpack_hook is not None:
             return 0
         if (<VersionCounter>self.version_counter).version != self.saved_version:
@@ -318,7 +326,10 @@ cdef class SavedTensor:
             "one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: [{type_name} {list(array.shape)}]{where} is at version "
             f"{(<VersionCounter>self.version_counter).version}; expected version "
-            f"{self.saved_version} instead. {hint}")
+            f"{self.saved_version} instead. {hint}"
+            + ("" if owner is None else created_sentence(owner))
+            + bumped_sentence((<VersionCounter>self.version_counter).bumped_code,
+                              (<VersionCounter>self.version_counter).bumped_lasti))
 
     cdef void release(self):
         self.freed = True

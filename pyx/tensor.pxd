@@ -1,12 +1,16 @@
 # Design: the Tensor is an array plus the autograd metadata PyTorch keeps on a Variable. It is
-# the lowest layer that knows of autograd: it cimports only grad_mode, dtype and device, and
-# knows nothing of Node internals (`_grad_fn` is typed `object`). The modules above give it
-# its operators and methods (NOTE [How Tensor gets its methods] in tensor.pyx).
+# the lowest layer that knows of autograd: it cimports only grad_mode, provenance, dtype and
+# device, and knows nothing of Node internals (`_grad_fn` is typed `object`). The modules above
+# give it its operators and methods (NOTE [How Tensor gets its methods] in tensor.pyx).
+
+from autograd_cy._C.provenance cimport recording_provenance, caller_code
 
 cdef class VersionCounter:
     # Bumped by every in-place op; shared by a base, its views and detach(). A SavedTensor
     # remembers the version it saw and compares on unpack.
     cdef unsigned long long version
+    cdef object bumped_code           # where the last in-place write ran (NOTE [Provenance])
+    cdef int bumped_lasti
 
 
 # Why a view exists, for the rules on in-place ops through views.
@@ -64,7 +68,6 @@ cdef void register_methods(dict methods) except *
 cdef Tensor make_tensor(object array)
 cdef Tensor make_view(object array, Tensor source)
 cdef VersionCounter version_counter(Tensor t)
-cdef void bump_version(Tensor t) except *
 cdef object get_grad_fn(Tensor t)
 cdef object array_module(object array)
 cdef tuple gradient_metadata(Tensor t)
@@ -86,3 +89,11 @@ cdef inline object tangent_of(object x, unsigned long long level):
     if not isinstance(x, Tensor) or (<Tensor>x)._fw_grad is None or (<Tensor>x)._fw_level != level:
         return None
     return (<Tensor>x)._fw_grad
+
+
+cdef inline void bump_version(Tensor t) except *:
+    """Count an in-place write into ``t``'s memory and, with provenance on, where it ran."""
+    cdef VersionCounter counter = version_counter(t)
+    counter.version += 1
+    if recording_provenance():
+        counter.bumped_code = caller_code(&counter.bumped_lasti)

@@ -166,11 +166,6 @@ cdef VersionCounter version_counter(Tensor t):
     return t._version_counter
 
 
-cdef void bump_version(Tensor t) except *:
-    cdef VersionCounter counter = version_counter(t)
-    counter.version += 1
-
-
 cdef object single_element(Tensor t):
     """``t.item()`` for Python's float(), int() and complex(), which raise a ValueError."""
     if t._data.size != 1:

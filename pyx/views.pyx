@@ -32,9 +32,8 @@ from autograd_cy._C.tensor cimport (
 from autograd_cy._C.device cimport strided_view, array_to_device, device_of
 from autograd_cy._C.forward cimport set_tangent, any_tangent
 from autograd_cy._C.node cimport Node, NodeExtras, Edge, set_edges, check_saved
-from autograd_cy._C.saved_tensor cimport SavedTensor, before_write
-from autograd_cy._C.saved_tensor import _FREED_MESSAGE
-from autograd_cy._C.recording cimport gradient_edge
+from autograd_cy._C.saved_tensor cimport SavedTensor, before_write, freed_message
+from autograd_cy._C.recording cimport gradient_edge, stamp
 from autograd_cy._C.overlap cimport elementwise_overlap_checks
 from autograd_cy._C.overlap import _INTERNAL_OVERLAP_ERROR
 from autograd_cy._C.promotion cimport result_type
@@ -123,7 +122,7 @@ cdef class CopySlices(Node):
         if grad is None:
             return (None,) * len(self.next_nodes)
         if self.released:
-            raise RuntimeError(_FREED_MESSAGE)
+            raise RuntimeError(freed_message(self))
         if self.positions is None:
             self.positions = make_tensor(view_positions(self.base_geometry, self.view_geometry))
         flat = grad.reshape(-1)
@@ -226,7 +225,7 @@ cdef void rebase_history(Tensor self, Node node) except *:
         take_history(self, node)
         return
     copy_slices = CopySlices()
-    copy_slices.sequence_nr = next_sequence_nr()
+    stamp(copy_slices)          # its sequence_nr, and where the in-place op ran
     copy_slices.base_geometry = base_geometry_of(base)
     copy_slices.view_geometry = geometry(self._data, base._data)
     copy_slices.fn = node

@@ -19,8 +19,8 @@ import torch
 import autograd_cy as ag
 from autograd_cy.autograd.graph import Node
 from oracle import (
-    assert_same, assert_same_error, both, graph_structure, node_name, plain, run_threads,
-    same_warning, set_history, to_numpy,
+    PROVENANCE_TAIL, assert_same, assert_same_error, both, graph_structure, node_name, plain,
+    run_threads, same_warning, set_history, to_numpy,
 )
 
 
@@ -790,7 +790,7 @@ def test_second_backward_fails_lazily_per_saved_tensor():
             r"values of the graph are freed when you call \.backward\(\) or "
             r"autograd\.grad\(\)\. Specify retain_graph=True if you need to backward "
             r"through the graph a second time or if you need to access saved tensors "
-            r"after calling backward\.$")
+            r"after calling backward\." + PROVENANCE_TAIL)
 
 
 def test_pruned_nodes_keep_their_saved_tensors():
@@ -922,7 +922,7 @@ def test_version_check_at_unpack_names_the_forward_op():
                 r"an inplace operation: \[\w+\.FloatTensor \[3\]\]{where} is at version 1; "
                 r"expected version 0 instead\. Hint: enable anomaly detection to find the "
                 r"operation that failed to compute its gradient, with "
-                r"torch\.autograd\.set_detect_anomaly\(True, check_nan=False\)\.$")
+                r"torch\.autograd\.set_detect_anomaly\(True, check_nan=False\)\." + PROVENANCE_TAIL)
 
     def non_leaf(lib):
         x = lib.ones(3, requires_grad=True)

@@ -8,6 +8,7 @@ from autograd_cy.autograd.anomaly_mode import (
     detect_anomaly, set_detect_anomaly, is_anomaly_enabled, is_anomaly_check_nan_enabled,
 )
 from autograd_cy.autograd.function import Function
+from autograd_cy.autograd.provenance import set_provenance, is_provenance_enabled, forward_location
 from autograd_cy.autograd.gradcheck import gradcheck, gradgradcheck, is_tensor_like
 from autograd_cy._C.graph_task import _is_checkpoint_valid  # noqa: F401  (utils.checkpoint)
 from autograd_cy.autograd import functional  # jacobian, hessian, vjp, jvp, vhp, hvp
@@ -38,7 +39,7 @@ __all__ = ["backward", "grad", "Variable", "Function", "forward_ad", "function",
            "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
            "grad_mode", "variable", "NestedIOFunction", "set_multithreading_enabled",
            "enforce_grad_layout_policy", "trace_backward", "trace_hooks", "draw_graph",
-           "why_alive"]
+           "why_alive", "set_provenance", "is_provenance_enabled", "forward_location"]
 
 
 def variable(*args, **kwargs):

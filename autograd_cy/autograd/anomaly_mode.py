@@ -3,7 +3,12 @@
 While anomaly mode is on, every recorded node keeps the Python stack of the forward
 call that created it. When a node fails in backward, the engine first warns
 ``Error detected in <Node>. Traceback of forward call that caused the error: ...``
-and, with ``check_nan``, raises as soon as a node returns a NaN gradient.
+and, with ``check_nan``, raises as soon as a node returns a NaN gradient. That error then
+also names the node's forward line and the first forward op before it whose output had a
+NaN or inf, which recording looks for in anomaly mode (NOTE [NaN origins] in
+pyx/provenance.pyx); the stacks are kept as code objects and offsets, so that anomaly mode
+costs about 1.3-1.4x a plain forward and backward of small ops (``chain_anomaly`` in the
+benchmarks), where formatting a traceback per op, as PyTorch does, costs 10-20x.
 """
 import warnings
 
@@ -35,9 +40,9 @@ class detect_anomaly:
     ...     warnings.simplefilter("ignore")
     ...     with detect_anomaly():
     ...         y = (x.log() * 0).sum()
-    ...         y.backward()
+    ...         y.backward()  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    RuntimeError: Function 'LogBackward0' returned nan values in its 0th output.
+    RuntimeError: Function 'LogBackward0' returned nan values in its 0th output. The node ...
     """
 
     def __init__(self, check_nan=True):
