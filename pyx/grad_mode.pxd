@@ -15,5 +15,6 @@ cdef bint is_profiler_enabled() noexcept nogil
 cdef int* profiler_flag() noexcept nogil      # its address: the engine reads it without a call
 cdef void set_profiler_enabled(bint enabled) noexcept nogil
 cdef unsigned long long forward_level() noexcept nogil
+cdef bint needs_tensor_ops() noexcept nogil
 cdef unsigned long long suspend_forward_level() noexcept nogil
 cdef void resume_forward_level(unsigned long long level) noexcept nogil

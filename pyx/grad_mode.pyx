@@ -104,6 +104,14 @@ cdef unsigned long long forward_level() noexcept nogil:
     return autograd_cy_forward_level
 
 
+cdef bint needs_tensor_ops() noexcept nogil:
+    """Must an op with a bare-array fast path (a fused backward kernel, an InputBuffer sum)
+    take its Tensor path? Yes when it is recorded (grad mode on: create_graph) and when its
+    result may need a tangent (inside a dual level: forward AD through a backward, which
+    PyTorch propagates with or without create_graph)."""
+    return is_grad_enabled() or autograd_cy_forward_level != 0
+
+
 cdef unsigned long long suspend_forward_level() noexcept nogil:
     """Read the active level as 0 until ``resume_forward_level(returned id)``."""
     global autograd_cy_forward_level

@@ -15,7 +15,7 @@ engine.pyx tells the story of a backward; this file holds what it works on:
 cimport cython
 import threading
 
-from autograd_cy._C.grad_mode cimport is_grad_enabled
+from autograd_cy._C.grad_mode cimport needs_tensor_ops
 from autograd_cy._C.tensor cimport Tensor, make_tensor
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.kernels cimport binary_kernel, KERNEL_ADD
@@ -42,12 +42,14 @@ cdef class ExecInfo:
 # arriving along different edges into the same slot are summed.
 
 cdef void accumulate(list buffer, Py_ssize_t slot, Tensor grad) except *:
-    """InputBuffer.add: the first gradient is stored, later ones summed."""
+    """InputBuffer.add: the first gradient is stored, later ones summed. The sum is a Tensor
+    op when it must be differentiable (create_graph) or must carry a tangent (a backward
+    inside a dual level: forward-over-reverse); else a bare array addition."""
     old = buffer[slot]
     if old is None:
         buffer[slot] = grad
-    elif is_grad_enabled():
-        buffer[slot] = old + grad       # create_graph: differentiable, out of place
+    elif needs_tensor_ops():
+        buffer[slot] = old + grad       # out of place: the sum records / propagates
     else:
         array = binary_kernel(KERNEL_ADD, (<Tensor>old)._data, grad._data)
         if array is None:

@@ -17,7 +17,7 @@ Tensor-level ops, so every order of derivative is available.
 """
 import numpy as np
 
-from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
+from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
 from autograd_cy._C.forward cimport forward1, forward2
 from autograd_cy._C.dtype cimport from_numpy_dtype
 from autograd_cy._C.device cimport contiguous_array
@@ -305,7 +305,7 @@ cdef class SiluBackward0(Node):
     batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         x = unpack_saved(self, 0)
-        if is_grad_enabled():
+        if needs_tensor_ops():
             s = sigmoid(x)
             return (mul(grads[0], mul(s, add(mul(x, sub(1.0, s)), 1.0))),)
         return (wrap(silu_array((<Tensor>x)._data, (<Tensor>grads[0])._data)),)

@@ -17,7 +17,7 @@ import numpy as np
 cimport numpy as cnp
 
 from autograd_cy._C.device cimport as_array, is_cuda_array
-from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
+from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, tensor_operators, TensorOperators, register_methods,
     array_module,
@@ -306,7 +306,7 @@ cdef tuple fused_pair(str template, Node node, Tensor grad):
     the operands are tensors of the gradient's dtype on its device; else None (nothing
     unpacked: a saved tensor's unpack hook runs once per use). An operand the needed
     formulas do not read may be missing (not saved)."""
-    if is_grad_enabled() or not is_cuda_array(grad._data):
+    if needs_tensor_ops() or not is_cuda_array(grad._data):
         return None
     cdef bint need_a = node.should_compute_output(0), need_b = node.should_compute_output(1)
     a, b = unpack_saved(node, 0), unpack_saved(node, 1)

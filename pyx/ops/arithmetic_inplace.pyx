@@ -7,7 +7,7 @@ Each runs its out-of-place op through the in-place machinery of views.pyx
 """
 import numpy as np
 
-from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
+from autograd_cy._C.grad_mode cimport needs_tensor_ops
 from autograd_cy._C.tensor cimport (
     Tensor, requires_grad, tensor_operators, TensorOperators, register_methods,
 )
@@ -79,7 +79,7 @@ def neg_(Tensor self):
 cdef object iadd(object self, object other):
     """``self += other``: ``add_`` without its keyword arguments, and with grad mode off (an
     optimizer step) without the closure, which only a recorded op runs."""
-    if not is_grad_enabled() and not forward_level():
+    if not needs_tensor_ops():
         try:
             return apply_inplace(<Tensor>self, None, (other,), False, np.add, other)
         except ValueError:
@@ -89,7 +89,7 @@ cdef object iadd(object self, object other):
 
 cdef object isub(object self, object other):
     """``self -= other``, as ``iadd``."""
-    if not is_grad_enabled() and not forward_level():
+    if not needs_tensor_ops():
         try:
             return apply_inplace(<Tensor>self, None, (other,), False, np.subtract, other)
         except ValueError:

@@ -12,7 +12,7 @@ own (``nll_loss_backward``) whose backward is nll_loss again.
 """
 import numpy as np
 
-from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
+from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
 from autograd_cy._C.forward cimport forward1, forward2
 from autograd_cy._C.dtype cimport from_numpy_dtype
 from autograd_cy._C.device cimport as_array, is_cuda_array, loss_on_device
@@ -67,7 +67,7 @@ cdef object fused_loss_backward(str kernel, object x, object target, object grad
     """A pointwise loss's input gradient in one launch on a CUDA device (cuda/loss.cu), when
     nothing is recorded and input and target share a dtype; else None (the Tensor ops)."""
     xa, ta = (<Tensor>x)._data, (<Tensor>target)._data
-    if is_grad_enabled() or not is_cuda_array(xa) or xa.dtype != ta.dtype:
+    if needs_tensor_ops() or not is_cuda_array(xa) or xa.dtype != ta.dtype:
         return None
     result = loss_on_device(kernel, (xa, ta, (<Tensor>grad)._data),
                             (xa.size if reduction == MEAN else 1,))

@@ -8,7 +8,7 @@ as PyTorch builds it (NOTE [How matmul decomposes]).
 """
 import numpy as np
 
-from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
+from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
 from autograd_cy._C.forward cimport forward1, forward2, forward_n, linear_tangent
 from autograd_cy._C.dtype cimport scalar_name, c10_name
 from autograd_cy._C.tensor cimport (
@@ -45,7 +45,7 @@ cdef class MatmulBackward0(Node):
         grad = grads[0]
         cdef bint need_a = self.should_compute_output(0)
         cdef bint need_b = self.should_compute_output(1)
-        if (not is_grad_enabled() and isinstance(grad, Tensor)
+        if (not needs_tensor_ops() and isinstance(grad, Tensor)
                 and self.a_dim == 2 and self.b_dim == 2):
             # Nothing to record (no create_graph): two matrices multiply straight as arrays.
             g = (<Tensor>grad)._data
@@ -383,7 +383,7 @@ cdef class AddmmBackward0(Node):
     cpdef tuple apply(self, tuple grads):
         from autograd_cy._C.ops.shape import t
         grad = grads[0]
-        if (not is_grad_enabled() and isinstance(grad, Tensor)
+        if (not needs_tensor_ops() and isinstance(grad, Tensor)
                 and is_cuda_array((<Tensor>grad)._data)
                 and (<Tensor>grad)._data.dtype in backend().gemm_dtypes):
             return self.gradients_on_device(grad)

@@ -23,7 +23,7 @@ import numpy as np
 
 from autograd_cy._C.device cimport is_cuda_array
 
-from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
+from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
 from autograd_cy._C.forward cimport forward1, forward2
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, register_methods, tensor_operators, TensorOperators,
@@ -65,8 +65,8 @@ cdef class SavesResult(Node):
 
     cdef object fused_backward(self, object grad, ResultKernel kernel):
         """``kernel(grad, result)`` as a Tensor when nothing is recorded (no create_graph)
-        and the kernel takes the arrays; None, and the caller runs its Tensor formula."""
-        if is_grad_enabled() or not isinstance(grad, Tensor):
+        or differentiated forward (no dual level), and the kernel takes the arrays; None, and the caller runs its Tensor formula."""
+        if needs_tensor_ops() or not isinstance(grad, Tensor):
             return None
         array = kernel((<Tensor>grad)._data,
                        (<SavedTensor>self.saved_tensors[0]).unpack_array(self))
@@ -417,7 +417,18 @@ def threshold_backward(Tensor grad_output, Tensor self, threshold):
         node = ThresholdBackwardBackward0()
         node.saved_threshold = threshold
         record2(node, grad_output, self, out, (self,))
+    if forward_level():
+        forward2(out, grad_output, self, threshold_backward_tangent, (threshold,))
     return out
+
+
+cdef object threshold_backward_tangent(grad_t, self_t, grad_output, self, Tensor result,
+                                       tuple extra):
+    """Linear in ``grad_output`` through the same mask (``self``'s tangent moves no mask:
+    its term is zero). Forward AD through relu's backward needs it (forward-over-reverse)."""
+    if grad_t is None:
+        return zeros_like_grad(result)
+    return threshold_backward(grad_t, self, extra[0])
 
 
 cdef class ReluBackward0(SavesResult):

@@ -11,7 +11,7 @@ reduction.pxd.
 """
 import numpy as np
 
-from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
+from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
 from autograd_cy._C.forward cimport forward1
 from autograd_cy._C.saved_tensor cimport save
 from autograd_cy._C.dtype cimport from_numpy_dtype, to_numpy_dtype
@@ -280,7 +280,7 @@ def sum_to(Tensor grad, tuple shape):
     for i in range(len(shape)):
         if shape[i] == 1 and array_shape[leading + i] != 1:
             dims.append(leading + i)
-    if not is_grad_enabled() and dims and not forward_level():
+    if dims and not needs_tensor_ops():
         # Nothing to record (the engine between nodes, no create_graph): the ufunc's own
         # reduce, without np.sum's Python-level wrapper. Summing away only leading dims (a
         # bias's gradient) gives the shape at once: a fresh array, not a reshaped view,
