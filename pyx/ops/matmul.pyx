@@ -21,7 +21,7 @@ from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record, record1, record2, gets_gradient
 from autograd_cy._C.promotion cimport wrap
 from autograd_cy._C.ops.shape cimport unsafe_view
-from autograd_cy._C.ops.shape import expand
+from autograd_cy._C.ops.shape import expand, reshape, squeeze, t, transpose, unsqueeze
 from autograd_cy._C.ops.out_arguments cimport write_out
 from autograd_cy._C.ops.arithmetic import add, mul
 from autograd_cy._C.device cimport is_cuda_array, backend
@@ -57,7 +57,6 @@ cdef class MatmulBackward0(Node):
                 a_array = (<SavedTensor>self.saved_tensors[0]).unpack_array(self)
                 b_grad = make_tensor(np.matmul(a_array.T, g))
             return (a_grad, b_grad)
-        from autograd_cy._C.ops.shape import unsqueeze, squeeze, transpose
         a = unpack_saved(self, 0) if need_b else None
         b = unpack_saved(self, 1) if need_a else None
         a_grad = b_grad = None
@@ -69,6 +68,13 @@ cdef class MatmulBackward0(Node):
                 a_grad = mul(grad, b)
             if need_b:
                 b_grad = mul(grad, a)
+            return (a_grad, b_grad)
+        if a_dim == 2 and b_dim == 2 and (<Tensor>grad)._data.ndim == 2:
+            # create_graph (or a dual level) on two matrices: mm, recorded, as PyTorch's.
+            if need_a:
+                a_grad = mm_impl(<Tensor>grad, transpose(b, 0, 1))
+            if need_b:
+                b_grad = mm_impl(transpose(a, 0, 1), <Tensor>grad)
             return (a_grad, b_grad)
         # Lift 1-D operands to matrices, use the matrix formulas, drop the extra dim.
         grad_m = unsqueeze(grad, -2) if a_dim == 1 else grad
@@ -273,7 +279,6 @@ cdef class SqueezeBackward4(Node):
 
     batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
-        from autograd_cy._C.ops.shape import reshape
         return (reshape(grads[0], batched_shape(grads[0], self.saved_self_sym_sizes)),)
 
 
@@ -297,7 +302,6 @@ cdef class SqueezeBackward4(Node):
 cdef Tensor decomposed_matmul(Tensor tensor1, Tensor tensor2):
     """matmul of a 1-D @ 2-D pair or of operands with a batch dim, built from mm, mv and bmm
     as PyTorch builds it (NOTE [How matmul decomposes])."""
-    from autograd_cy._C.ops.shape import reshape, expand, transpose, t, squeeze, unsqueeze
     from autograd_cy._C.ops.conversion import contiguous
     shape1, shape2 = tensor1._data.shape, tensor2._data.shape
     cdef Py_ssize_t dim1 = len(shape1), dim2 = len(shape2)
@@ -381,7 +385,6 @@ cdef class AddmmBackward0(Node):
 
     batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
-        from autograd_cy._C.ops.shape import t
         grad = grads[0]
         if (not needs_tensor_ops() and isinstance(grad, Tensor)
                 and is_cuda_array((<Tensor>grad)._data)

@@ -20,6 +20,7 @@ from autograd_cy._C.promotion cimport result_type, operand_array, wrap, raise_br
 from autograd_cy._C.fp_errors cimport quietly, quietly2, ignoring_fp_errors
 from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.ops.arithmetic import mul, sub
+from autograd_cy._C.ops.selection import where
 
 __all__ = ["pow", "rpow", "pow_"]
 __tensor_methods__ = ("pow", "pow_")
@@ -50,7 +51,6 @@ cdef class PowBackward1(Node):
     batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         from autograd_cy._C.ops.pointwise import log
-        from autograd_cy._C.ops.selection import where
         cdef Tensor base = unpack_saved(self, 0)
         cdef Tensor exponent = unpack_saved(self, 1)
         grad = grads[0]
@@ -78,7 +78,6 @@ cdef class PowBackward2(Node):
 
     batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
-        from autograd_cy._C.ops.selection import where
         unpack_saved(self, 0)               # checks the exponent's version, as PyTorch
         cdef Tensor result = unpack_saved(self, 1)
         base = self.saved_self

@@ -39,6 +39,7 @@ from autograd_cy._C.ops.arguments cimport int_list, invalid_combination, missing
 from autograd_cy._C.ops.arguments import NOT_GIVEN
 from autograd_cy._C.ops.arithmetic import add, mul, div, sub
 from autograd_cy._C.ops.power import pow
+from autograd_cy._C.ops.shape import expand, reshape
 
 __all__ = ["sum", "mean", "prod", "norm", "logsumexp", "count_nonzero", "sum_to"]
 __tensor_methods__ = ("sum", "mean", "prod", "norm", "logsumexp", "count_nonzero",
@@ -108,20 +109,17 @@ cdef class ReductionBackward(Node):
         """``t``, shaped like the forward output, with the reduced dims back as size 1."""
         if self.saved_keepdim or not self.saved_dim:
             return t
-        from autograd_cy._C.ops.shape import reshape
         return reshape(t, kept_shape(self.saved_self_sym_sizes, self.saved_dim))
 
     cdef object keep_grad(self, object grad):
         """``keep`` for a gradient, whose batch dim (NOTE [Batched gradients]) stays."""
         if self.saved_keepdim or not self.saved_dim:
             return grad
-        from autograd_cy._C.ops.shape import reshape
         return reshape(grad, batched_shape(grad, kept_shape(self.saved_self_sym_sizes,
                                                             self.saved_dim)))
 
     cdef object expand_back(self, object grad):
         """A gradient broadcast back to the input's shape."""
-        from autograd_cy._C.ops.shape import expand
         return expand(self.keep_grad(grad), batched_shape(grad, self.saved_self_sym_sizes))
 
 
@@ -290,7 +288,6 @@ def sum_to(Tensor grad, tuple shape):
                                              dtype=sum_dtype(array, None)))
         return make_tensor(np.add.reduce(array, axis=tuple(dims), keepdims=True,
                                          dtype=sum_dtype(array, None)).reshape(shape))
-    from autograd_cy._C.ops.shape import reshape
     if not dims:
         return grad if array_shape == shape else reshape(grad, shape)
     return reshape(sum(grad, tuple(dims), True), shape)
