@@ -279,7 +279,7 @@ class _CheckpointFrame:
         self.recompute_fn = recompute_fn
         self.early_stop = early_stop
         self.metadata_fn = metadata_fn     # None: determinism_check="none"
-        self.unpack_error_cb = None        # debug=True: shows the logs with the error
+        self.debug = False                 # debug=True: errors show the logs below
         self.saved_args = []
         self.weak_holders = []             # one per tensor saved in the forward, in order
         self.x_metadatas = []              # the metadata of each of them
@@ -300,12 +300,12 @@ class _CheckpointFrame:
     def hooks(self):
         """The saved_tensors_hooks of the forward."""
         unpack = _hooks.Unpack(self)
-        if self.unpack_error_cb is not None:
+        if self.debug:
             def unpack_with_error_cb(holder):
                 try:
                     return unpack(holder)
                 except CheckpointError as error:
-                    self.unpack_error_cb(error)
+                    _raise_with_logs(self, error)
             return saved_tensors_hooks(_hooks.ForwardPack(self), unpack_with_error_cb)
         return saved_tensors_hooks(_hooks.ForwardPack(self), unpack)
 
@@ -318,7 +318,7 @@ class _CheckpointFrame:
         pack = _hooks.RecomputePack(self, gid)
         try:
             with saved_tensors_hooks(pack, _identity), _ag.enable_grad():
-                self.recompute_fn(*args)
+                self.recompute_fn(self.rng_states, *args)
         except _hooks.StopRecomputation:
             pass
         self.recomputed_for.add(gid)
@@ -407,16 +407,11 @@ class _SaveLog:
                        for i, entry in enumerate(self.entries))
 
 
-def _debug_callback(frame):
-    """debug=True: give the frame its two logs; return what turns a CheckpointError into
-    one that shows them."""
-    frame.forward_log, frame.recompute_log = _SaveLog(), _SaveLog()
-
-    def unpack_error_cb(error):
-        raise CheckpointError(_DEBUG_TEMPLATE.format(
-            forward_log=frame.forward_log.text(),
-            recompute_log=frame.recompute_log.text())) from error
-    return unpack_error_cb
+def _raise_with_logs(frame, error):
+    """debug=True: turn ``error`` into a CheckpointError that shows the frame's two logs."""
+    raise CheckpointError(_DEBUG_TEMPLATE.format(
+        forward_log=frame.forward_log.text(),
+        recompute_log=frame.recompute_log.text())) from error
 
 
 def _checkpoint_without_reentrant(function, preserve_rng_state, context_fn, determinism_check,
@@ -434,8 +429,8 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, context_fn, dete
     forward_context, recompute_context = context_fn()
     rng_states = _RngStates(args) if preserve_rng_state else None
 
-    def recompute_fn(*inputs):
-        with _replay(frame.rng_states), recompute_context:
+    def recompute_fn(rng_states, *inputs):
+        with _replay(rng_states), recompute_context:
             function(*inputs, **kwargs)
 
     frame = _CheckpointFrame(
@@ -443,7 +438,8 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, context_fn, dete
         early_stop if _enable_checkpoint_early_stop is None else _enable_checkpoint_early_stop,
         metadata_fn)
     if debug:
-        frame.unpack_error_cb = _debug_callback(frame)
+        frame.debug = True
+        frame.forward_log, frame.recompute_log = _SaveLog(), _SaveLog()
     if not _ag.is_grad_enabled():
         return function(*args, **kwargs)
     frame.save_inputs(*args)
