@@ -1,19 +1,22 @@
 # Design: the saved_tensors_hooks of non-reentrant checkpointing (autograd_cy/utils/
-# checkpoint.py), one C call per saved tensor. Below graph_task (it reads the running task's
-# id); nothing cimports it: the checkpoint module uses it from Python.
+# checkpoint.py), NativeHooks that saving and unpacking call in C. Above saved_tensor and
+# graph_task (it reads the running task's id); nothing cimports it: the checkpoint module
+# uses it from Python.
+
+from autograd_cy._C.saved_tensor cimport NativeHook
 
 cdef class Holder:
     cdef readonly dict recomputed     # graph task id -> recomputed tensor (None: given out)
     cdef object __weakref__
 
 
-cdef class ForwardPack:
+cdef class ForwardPack(NativeHook):
     cdef list holders, metadatas      # the frame's weak_holders and x_metadatas
     cdef bint check                   # determinism_check="default"
     cdef object log                   # debug=True: the frame's forward log
 
 
-cdef class RecomputePack:
+cdef class RecomputePack(NativeHook):
     cdef readonly Py_ssize_t count    # tensors saved so far by this recomputation
     cdef readonly list mismatches     # (position, saved metadata, recomputed metadata)
     cdef object frame, gid, log
@@ -21,8 +24,9 @@ cdef class RecomputePack:
     cdef bint check
 
 
-cdef class Unpack:
+cdef class Unpack(NativeHook):
     cdef object frame
+    cdef set recomputed_for           # the frame's: graph task ids that have recomputed
 
 
 cpdef tuple metadata(object tensor)

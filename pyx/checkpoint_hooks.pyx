@@ -1,14 +1,18 @@
 """The per-tensor half of non-reentrant checkpointing: its saved_tensors_hooks, in C.
 
 autograd_cy/utils/checkpoint.py keeps the logic (NOTE [Two ways to checkpoint] there); these
-three callables run once for every tensor a checkpointed region saves, in its forward, in its
-recomputation and in its backward, so that they cost a C call rather than a Python frame each.
+three hooks run once for every tensor a checkpointed region saves, in its forward, in its
+recomputation and in its backward. They are NativeHooks, so saving and unpacking call them in
+C, with no Python call at all (NOTE [Native saved-tensor hooks] in pyx/saved_tensor.pyx).
 ``frame`` is that module's _CheckpointFrame: they read its lists and call back into it for
 everything that happens once per region (recomputing, raising errors).
 """
 from cpython.weakref cimport PyWeakref_NewRef, PyWeakref_GetObject
 from cpython.ref cimport PyObject
 
+from numpy import ndarray
+
+from autograd_cy._C.saved_tensor cimport NativeHook
 from autograd_cy._C.tensor cimport Tensor, requires_grad
 from autograd_cy._C.graph_task cimport GraphTask, current_tasks
 
@@ -25,21 +29,21 @@ cdef class Holder:
 cpdef tuple metadata(object tensor):
     """What ``determinism_check="default"`` compares: the array's shape, dtype and device."""
     array = (<Tensor?>tensor)._data
-    return (array.shape, array.dtype, array.device)
+    return (array.shape, array.dtype, "cpu" if type(array) is ndarray else array.device)
 
 
 class StopRecomputation(Exception):
     """Raised by the recomputation's pack hook once every needed tensor is back."""
 
 
-cdef class ForwardPack:
+cdef class ForwardPack(NativeHook):
     """The forward's pack hook: a Holder for each saved tensor, and its metadata."""
     def __init__(self, frame):
         self.holders, self.metadatas = frame.weak_holders, frame.x_metadatas
         self.check = frame.metadata_fn is not None
         self.log = frame.forward_log
 
-    def __call__(self, Tensor x):
+    cdef object call(self, object x):
         cdef Holder holder = Holder.__new__(Holder)
         self.holders.append(PyWeakref_NewRef(holder, None))
         if self.check:
@@ -49,7 +53,7 @@ cdef class ForwardPack:
         return holder
 
 
-cdef class RecomputePack:
+cdef class RecomputePack(NativeHook):
     """The recomputation's pack hook: give each saved tensor (detached) to the holder of the
     same position, noting where its metadata differs; stop once the last one is filled."""
     def __init__(self, frame, gid):
@@ -59,11 +63,11 @@ cdef class RecomputePack:
         self.count = 0
         self.mismatches = []
 
-    def __call__(self, Tensor x):
+    cdef object call(self, object x):
         cdef Py_ssize_t index = self.count
         cdef PyObject* holder
         self.count += 1
-        if requires_grad(x):
+        if requires_grad(<Tensor?>x):
             x = x.detach()
         if self.log is not None:
             self.log.add(x)
@@ -81,19 +85,21 @@ cdef class RecomputePack:
         return x
 
 
-cdef class Unpack:
+cdef class Unpack(NativeHook):
     """The unpack hook: on the first unpack of a backward, recompute; then give the holder's
     tensor out, once."""
     def __init__(self, frame):
         self.frame = frame
+        self.recomputed_for = frame.recomputed_for
 
-    def __call__(self, Holder holder):
+    cdef object call(self, object packed):
+        cdef Holder holder = <Holder?>packed
         tasks = current_tasks()
         if tasks:
             gid = (<GraphTask>tasks[-1]).id
         else:                              # unpacked outside any backward
             gid = self.frame.new_gid()
-        if gid not in self.frame.recomputed_for:
+        if gid not in self.recomputed_for:
             self.frame.recompute(gid)
         tensor = holder.recomputed.get(gid)
         if tensor is None:
