@@ -5,13 +5,19 @@
 
 from autograd_cy._C.saved_tensor cimport NativeHook
 
+
 cdef class Holder:
-    cdef readonly dict recomputed     # graph task id -> recomputed tensor (None: given out)
+    cdef object gid, tensor           # a backward's id and its recomputed tensor (None: given out)
+    cdef dict others                  # other backwards' (NOTE [Holder slots]), or None
+    cdef tuple metadata               # the saved tensor's, when determinism_check="default"
     cdef object __weakref__
+
+    cdef void put(self, object gid, object tensor)
+    cdef object take(self, object gid)
 
 
 cdef class ForwardPack(NativeHook):
-    cdef list holders, metadatas      # the frame's weak_holders and x_metadatas
+    cdef list holders                 # the frame's weak_holders
     cdef bint check                   # determinism_check="default"
     cdef object log                   # debug=True: the frame's forward log
 
@@ -20,8 +26,8 @@ cdef class RecomputePack(NativeHook):
     cdef readonly Py_ssize_t count    # tensors saved so far by this recomputation
     cdef readonly list mismatches     # (position, saved metadata, recomputed metadata)
     cdef object frame, gid, log
-    cdef list holders, metadatas
-    cdef bint check
+    cdef list holders
+    cdef bint check, early_stop
 
 
 cdef class Unpack(NativeHook):

@@ -9,7 +9,6 @@ everything that happens once per region (recomputing, raising errors).
 """
 from cpython.weakref cimport PyWeakref_NewRef, PyWeakref_GetObject
 from cpython.ref cimport PyObject
-
 from numpy import ndarray
 
 from autograd_cy._C.saved_tensor cimport NativeHook
@@ -19,11 +18,34 @@ from autograd_cy._C.graph_task cimport GraphTask, current_tasks
 
 cdef class Holder:
     """What the forward's pack hook keeps instead of a saved tensor: per backward (graph task
-    id), the tensor recomputed for it, None once given out. Only the SavedTensor holds it
-    (the frame refers to it weakly), so a recomputed tensor dies with the graph that would
-    have used it, or when it is given out, whichever comes first."""
-    def __cinit__(self):
-        self.recomputed = {}
+    id), the tensor recomputed for it, None once given out; and the saved tensor's metadata.
+    Only the SavedTensor holds it (the frame refers to it weakly), so a recomputed tensor dies
+    with the graph that would have used it, or when it is given out, whichever comes first.
+
+    # NOTE [Holder slots]
+    One backward at a time nearly always: its id and tensor sit in two slots (no dict per
+    saved tensor). A backward that recomputes while another still holds an unused tensor here
+    (a backward run from inside a backward) keeps its own in ``others``.
+    """
+
+    cdef void put(self, object gid, object tensor):
+        if self.tensor is None or self.gid == gid:
+            self.gid, self.tensor = gid, tensor
+        else:
+            if self.others is None:
+                self.others = {}
+            self.others[gid] = tensor
+
+    cdef object take(self, object gid):
+        """The tensor recomputed for ``gid``, once; None if given out already."""
+        cdef object tensor = None
+        if self.gid == gid:
+            tensor, self.tensor = self.tensor, None
+        elif self.others is not None:
+            tensor = self.others.get(gid)
+            if tensor is not None:
+                self.others[gid] = None
+        return tensor
 
 
 cpdef tuple metadata(object tensor):
@@ -37,9 +59,9 @@ class StopRecomputation(Exception):
 
 
 cdef class ForwardPack(NativeHook):
-    """The forward's pack hook: a Holder for each saved tensor, and its metadata."""
+    """The forward's pack hook: a Holder for each saved tensor, with its metadata."""
     def __init__(self, frame):
-        self.holders, self.metadatas = frame.weak_holders, frame.x_metadatas
+        self.holders = frame.weak_holders
         self.check = frame.metadata_fn is not None
         self.log = frame.forward_log
 
@@ -47,7 +69,7 @@ cdef class ForwardPack(NativeHook):
         cdef Holder holder = Holder.__new__(Holder)
         self.holders.append(PyWeakref_NewRef(holder, None))
         if self.check:
-            self.metadatas.append(metadata(x))
+            holder.metadata = metadata(x)
         if self.log is not None:
             self.log.add(x)
         return holder
@@ -58,14 +80,16 @@ cdef class RecomputePack(NativeHook):
     same position, noting where its metadata differs; stop once the last one is filled."""
     def __init__(self, frame, gid):
         self.frame, self.gid, self.log = frame, gid, frame.recompute_log
-        self.holders, self.metadatas = frame.weak_holders, frame.x_metadatas
+        self.holders = frame.weak_holders
         self.check = frame.metadata_fn is not None
+        self.early_stop = frame.early_stop
         self.count = 0
         self.mismatches = []
 
     cdef object call(self, object x):
         cdef Py_ssize_t index = self.count
-        cdef PyObject* holder
+        cdef PyObject* alive
+        cdef Holder holder
         self.count += 1
         if requires_grad(<Tensor?>x):
             x = x.detach()
@@ -73,14 +97,15 @@ cdef class RecomputePack(NativeHook):
             self.log.add(x)
         if index >= len(self.holders):
             return self.frame.saved_more(x)
-        holder = PyWeakref_GetObject(self.holders[index])
-        if <object>holder is not None:     # else: freed by an earlier backward; not needed
-            (<Holder>holder).recomputed[self.gid] = x
+        alive = PyWeakref_GetObject(self.holders[index])
+        if <object>alive is not None:      # else: freed by an earlier backward; not needed
+            holder = <Holder>alive
+            holder.put(self.gid, x)
             if self.check:
                 found = metadata(x)
-                if found != self.metadatas[index]:
-                    self.mismatches.append((index, self.metadatas[index], found))
-        if self.count == len(self.holders) and self.frame.early_stop:
+                if found != holder.metadata:
+                    self.mismatches.append((index, holder.metadata, found))
+        if self.count == len(self.holders) and self.early_stop:
             raise StopRecomputation
         return x
 
@@ -101,8 +126,7 @@ cdef class Unpack(NativeHook):
             gid = self.frame.new_gid()
         if gid not in self.recomputed_for:
             self.frame.recompute(gid)
-        tensor = holder.recomputed.get(gid)
+        tensor = holder.take(gid)
         if tensor is None:
             self.frame.unpacked_twice()
-        holder.recomputed[gid] = None
         return tensor

@@ -343,6 +343,31 @@ def test_debug_lists_what_was_saved():
                                       r"`debug=True`")
 
 
+def test_backward_inside_a_backward_while_the_region_is_half_unpacked():
+    """A grad() run from a hook inside the region, after the outer backward recomputed it but
+    before it unpacked everything: each backward gets its own recomputed tensors (NOTE
+    [Holder slots] in pyx/checkpoint_hooks.pyx)."""
+    def run(lib):
+        x = leaf(lib, randn(3, seed=5))
+        inner = []
+
+        def function(t):
+            a = t.sin()
+            if not inner:
+                def hook(grad):
+                    if len(inner) == 1:
+                        inner.append("running")
+                        inner.append(lib.autograd.grad(s, x, retain_graph=True)[0])
+                    return grad
+                a.register_hook(hook)
+                inner.append("registered")
+            return (a * t).exp().cos()
+        s = module(lib).checkpoint(function, x, use_reentrant=False).sum()
+        s.backward(retain_graph=True)
+        return x.grad, inner[-1]
+    assert_close(run(ag), run(torch))
+
+
 @pytest.mark.parametrize("debug", [False, True])
 @pytest.mark.parametrize("backward", [False, True])
 def test_non_reentrant_graph_dies_by_reference_counting(debug, backward):

@@ -272,7 +272,7 @@ _allowed_determinism_checks_to_fns = {
 
 class _CheckpointFrame:
     """The state of one non-reentrant checkpointed region. Its saved_tensors_hooks
-    (pyx/checkpoint_hooks.pyx) fill ``weak_holders`` and ``x_metadatas`` in the forward and
+    (pyx/checkpoint_hooks.pyx) fill ``weak_holders`` in the forward and
     call ``recompute`` on the first unpack of each backward."""
 
     def __init__(self, recompute_fn, early_stop, metadata_fn):
@@ -282,7 +282,6 @@ class _CheckpointFrame:
         self.debug = False                 # debug=True: errors show the logs below
         self.saved_args = []
         self.weak_holders = []             # one per tensor saved in the forward, in order
-        self.x_metadatas = []              # the metadata of each of them
         self.recomputed_for = set()        # graph task ids whose backward has recomputed
         self.forward_completed = False
         self.ignore_saved_mismatch = False
