@@ -43,11 +43,13 @@ import numpy as np
 
 import autograd_cy as _ag
 from autograd_cy._C import checkpoint_hooks as _hooks
+from autograd_cy._C.grad_mode import _is_grad_enabled, _set_grad_enabled
 from autograd_cy._C.graph_task import _is_checkpoint_valid
-from autograd_cy._C.saved_tensor import _make_saved_tensor
+from autograd_cy._C.saved_tensor import (
+    SavedTensor, _make_saved_tensor, _pop_saved_tensors_hooks, _push_saved_tensors_hooks,
+)
 from autograd_cy._C.tensor import Size, Tensor, _wrap_array
 from autograd_cy.autograd.function import Function
-from autograd_cy.autograd.graph import saved_tensors_hooks
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction",
            "check_backward_validity", "detach_variable", "get_device_states",
@@ -170,8 +172,10 @@ class _RngStates:
 
     def _take(self):
         """The raw states (CPU generator, then each device's), cheap to take and compare."""
-        return ([_ag.default_generator._raw_state()]
-                + [_ag.cuda._raw_rng_state(index) for index in self.devices])
+        states = [_ag.default_generator._raw_state()]
+        if self.devices:
+            states += [_ag.cuda._raw_rng_state(index) for index in self.devices]
+        return states
 
     def _restore(self, states):
         _ag.default_generator._set_raw_state(states[0])
@@ -293,11 +297,11 @@ class _CheckpointFrame:
                            for value in args]
 
     def get_inputs(self):
-        return [value.unpack() if hasattr(value, "unpack") else value
+        return [value.unpack() if type(value) is SavedTensor else value
                 for value in self.saved_args]
 
     def hooks(self):
-        """The saved_tensors_hooks of the forward."""
+        """The (pack, unpack) saved_tensors_hooks of the forward."""
         unpack = _hooks.Unpack(self)
         if self.debug:
             def unpack_with_error_cb(holder):
@@ -305,8 +309,8 @@ class _CheckpointFrame:
                     return unpack(holder)
                 except CheckpointError as error:
                     _raise_with_logs(self, error)
-            return saved_tensors_hooks(_hooks.ForwardPack(self), unpack_with_error_cb)
-        return saved_tensors_hooks(_hooks.ForwardPack(self), unpack)
+            return _hooks.ForwardPack(self), unpack_with_error_cb
+        return _hooks.ForwardPack(self), unpack
 
     def recompute(self, gid):
         """Rerun the forward for the backward ``gid``, filling the holders that are still
@@ -315,11 +319,17 @@ class _CheckpointFrame:
         if self.recompute_log is not None:
             self.recompute_log.entries = []
         pack = _hooks.RecomputePack(self, gid)
+        # saved_tensors_hooks(pack, _identity) and enable_grad(), without their frames.
+        _push_saved_tensors_hooks(pack, _identity)
+        grad_was_enabled = _is_grad_enabled()
+        _set_grad_enabled(True)
         try:
-            with saved_tensors_hooks(pack, _identity), _ag.enable_grad():
-                self.recompute_fn(self.rng_states, *args)
+            self.recompute_fn(self.rng_states, *args)
         except _hooks.StopRecomputation:
             pass
+        finally:
+            _set_grad_enabled(grad_was_enabled)
+            _pop_saved_tensors_hooks()
         self.recomputed_for.add(gid)
         if self.ignore_saved_mismatch:
             return
@@ -443,9 +453,13 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, context_fn, dete
         return function(*args, **kwargs)
     frame.save_inputs(*args)
     suppressed = True
-    with frame.hooks(), forward_context:
-        result = function(*args, **kwargs)
-        suppressed = False
+    _push_saved_tensors_hooks(*frame.hooks())     # saved_tensors_hooks, without its frames
+    try:
+        with forward_context:
+            result = function(*args, **kwargs)
+            suppressed = False
+    finally:
+        _pop_saved_tensors_hooks()
     if suppressed:
         raise RuntimeError(
             "torch.utils.checkpoint: the forward context provided by context_fn suppressed an "
