@@ -9,7 +9,7 @@ everything that happens once per region (recomputing, raising errors).
 """
 from cpython.weakref cimport PyWeakref_NewRef, PyWeakref_GetObject
 from cpython.ref cimport PyObject
-from numpy import ndarray
+cimport numpy as cnp
 
 from autograd_cy._C.saved_tensor cimport NativeHook
 from autograd_cy._C.tensor cimport Tensor, requires_grad
@@ -48,10 +48,40 @@ cdef class Holder:
         return tensor
 
 
+cnp.import_array()
+
+
 cpdef tuple metadata(object tensor):
-    """What ``determinism_check="default"`` compares: the array's shape, dtype and device."""
+    """What ``determinism_check="default"`` compares: the array's shape, dtype and device
+    (read from the C struct for NumPy: this runs for every tensor a region saves)."""
+    cdef cnp.npy_intp* dims
+    cdef Py_ssize_t i, ndim
     array = (<Tensor?>tensor)._data
-    return (array.shape, array.dtype, "cpu" if type(array) is ndarray else array.device)
+    if type(array) is not cnp.ndarray:
+        return (array.shape, array.dtype, array.device)
+    ndim = cnp.PyArray_NDIM(<cnp.ndarray>array)
+    dims = cnp.PyArray_DIMS(<cnp.ndarray>array)
+    shape = tuple([dims[i] for i in range(ndim)])
+    return (shape, <object>cnp.PyArray_DESCR(<cnp.ndarray>array), "cpu")
+
+
+cdef inline bint same_metadata(object tensor, tuple saved):
+    """``metadata(tensor) == saved``, without building the tuple for NumPy arrays."""
+    cdef cnp.npy_intp* dims
+    cdef Py_ssize_t i, ndim
+    array = (<Tensor>tensor)._data
+    if type(array) is not cnp.ndarray:
+        return metadata(tensor) == saved
+    shape = <tuple>saved[0]
+    ndim = cnp.PyArray_NDIM(<cnp.ndarray>array)
+    if saved[2] != "cpu" or ndim != len(shape):
+        return False
+    dims = cnp.PyArray_DIMS(<cnp.ndarray>array)
+    for i in range(ndim):
+        if dims[i] != <Py_ssize_t>shape[i]:
+            return False
+    descr = <object>cnp.PyArray_DESCR(<cnp.ndarray>array)
+    return descr is saved[1] or descr == saved[1]
 
 
 class StopRecomputation(Exception):
@@ -101,10 +131,8 @@ cdef class RecomputePack(NativeHook):
         if <object>alive is not None:      # else: freed by an earlier backward; not needed
             holder = <Holder>alive
             holder.put(self.gid, x)
-            if self.check:
-                found = metadata(x)
-                if found != holder.metadata:
-                    self.mismatches.append((index, holder.metadata, found))
+            if self.check and not same_metadata(x, holder.metadata):
+                self.mismatches.append((index, holder.metadata, metadata(x)))
         if self.count == len(self.holders) and self.early_stop:
             raise StopRecomputation
         return x

@@ -302,6 +302,8 @@ def flaky_function(changes):
         first = calls[0] == 1
         if changes == "shape":
             return t[:calls[0]].exp()
+        if changes == "dtype":
+            return t.exp() if first else t.half().exp()
         if changes == "fewer":
             return t.exp().exp() if first else t.exp()
         return t.exp() if first else t.exp().exp()
@@ -312,6 +314,9 @@ def flaky_function(changes):
     ("shape", r"^torch\.utils\.checkpoint: Recomputed values for the following tensors have "
               r"different metadata than during the forward pass\.\ntensor at position 0:\n"
               r"saved metadata: \{'shape': \w+\.Size\(\[1\]\)"),
+    ("dtype", r"^torch\.utils\.checkpoint: Recomputed values for the following tensors have "
+              r"different metadata than during the forward pass\.\ntensor at position 0:\n"
+              r"saved metadata: \{'shape': \w+\.Size\(\[3\]\), 'dtype': \w+\.float64"),
     ("fewer", r"^torch\.utils\.checkpoint: A different number of tensors was saved during the "
               r"original forward and recomputation\.\nNumber of tensors saved during forward: "
               r"2\nNumber of tensors saved during recomputation: 1\.\n"),
