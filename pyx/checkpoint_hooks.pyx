@@ -8,7 +8,8 @@ C, with no Python call at all (NOTE [Native saved-tensor hooks] in pyx/saved_ten
 everything that happens once per region (recomputing, raising errors).
 """
 from cpython.weakref cimport PyWeakref_NewRef, PyWeakref_GetObject
-from cpython.ref cimport PyObject
+from cpython.ref cimport PyObject, Py_INCREF
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 cimport numpy as cnp
 
 from autograd_cy._C.saved_tensor cimport NativeHook
@@ -56,12 +57,17 @@ cpdef tuple metadata(object tensor):
     (read from the C struct for NumPy: this runs for every tensor a region saves)."""
     cdef cnp.npy_intp* dims
     cdef Py_ssize_t i, ndim
+    cdef object extent
     array = (<Tensor?>tensor)._data
     if type(array) is not cnp.ndarray:
         return (array.shape, array.dtype, array.device)
     ndim = cnp.PyArray_NDIM(<cnp.ndarray>array)
     dims = cnp.PyArray_DIMS(<cnp.ndarray>array)
-    shape = tuple([dims[i] for i in range(ndim)])
+    shape = PyTuple_New(ndim)
+    for i in range(ndim):
+        extent = dims[i]
+        Py_INCREF(extent)                  # PyTuple_SET_ITEM steals a reference
+        PyTuple_SET_ITEM(shape, i, extent)
     return (shape, <object>cnp.PyArray_DESCR(<cnp.ndarray>array), "cpu")
 
 
