@@ -10,6 +10,7 @@ everything that happens once per region (recomputing, raising errors).
 from cpython.weakref cimport PyWeakref_NewRef, PyWeakref_GetObject
 from cpython.ref cimport PyObject, Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
+cimport cython
 cimport numpy as cnp
 
 from autograd_cy._C.saved_tensor cimport NativeHook
@@ -17,6 +18,7 @@ from autograd_cy._C.tensor cimport Tensor, requires_grad
 from autograd_cy._C.graph_task cimport GraphTask, current_tasks
 
 
+@cython.freelist(4096)                    # one per tensor a region saves
 cdef class Holder:
     """What the forward's pack hook keeps instead of a saved tensor: per backward (graph task
     id), the tensor recomputed for it, None once given out; and the saved tensor's metadata.

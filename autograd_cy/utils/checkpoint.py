@@ -116,9 +116,12 @@ def check_backward_validity(inputs):
                       stacklevel=2)
 
 
+_NO_CONTEXT = contextlib.nullcontext()     # stateless: one serves every region
+
+
 def noop_context_fn():
     """The default ``context_fn``: no context around the forward or its recomputation."""
-    return contextlib.nullcontext(), contextlib.nullcontext()
+    return _NO_CONTEXT, _NO_CONTEXT
 
 
 # ------------------------------------------------------------------ RNG state of devices
@@ -200,7 +203,7 @@ class _RngStates:
 
 def _replay(rng_states):
     """The context a recomputation runs in: replaying ``rng_states``, if any."""
-    return rng_states.replay() if rng_states is not None else contextlib.nullcontext()
+    return rng_states.replay() if rng_states is not None else _NO_CONTEXT
 
 
 # ------------------------------------------------------------------ reentrant checkpoint
