@@ -308,7 +308,8 @@ cdef class SavedTensor:
 
     cdef object unpack_array(self, object owner):
         """``unpack(owner)._data`` with the same checks, without wrapping an output first."""
-        if isinstance(self.unpack_hook, NativeHook) and not self.freed:
+        if (self.unpack_hook is not None and isinstance(self.unpack_hook, NativeHook)
+                and not self.freed):
             # A NativeHook gives a Tensor back: only its array is wanted, no wrapper.
             return (<Tensor?>(<NativeHook>self.unpack_hook).call(self.packed))._data
         if self.was_none or self.freed or self.unpack_hook is not None or not self.is_output:
