@@ -22,8 +22,10 @@ backward consumes them, even with ``retain_graph=True``; a second backward (anot
 task id) recomputes again. The inputs are kept as SavedTensors made while the enclosing
 hooks apply, so a checkpoint inside a checkpoint hands its inputs to its parent, which
 recomputes them when needed (nesting works to any depth). The hooks run once per saved
-tensor, so they are written in C (pyx/checkpoint_hooks.pyx); what happens once per region
-(recomputing, checking, raising) stays here, in ``_CheckpointFrame``.
+tensor, so they are written in C (pyx/checkpoint_hooks.pyx) and saving calls them without a
+Python call (NOTE [Native saved-tensor hooks] in pyx/saved_tensor.pyx); what happens once
+per region (recomputing, checking, raising) stays here, in ``_CheckpointFrame``, which
+nothing it owns refers back to, so a region's graph dies by reference counting.
 
 # NOTE [Checkpoint RNG state]
 A region that draws random numbers (dropout) must draw the same ones when rerun. With
