@@ -348,6 +348,42 @@ def test_debug_lists_what_was_saved():
                                       r"`debug=True`")
 
 
+@pytest.mark.parametrize("where", ["inside", "outside", "both"])
+def test_user_saved_tensors_hooks_and_a_non_reentrant_checkpoint(where):
+    """Hooks inside the region take what is saved under them (in the forward and again in
+    the recomputation); hooks around the region pack its inputs."""
+    def run(lib):
+        packed, unpacked = [], []
+
+        def pack(t):
+            packed.append(tuple(t.shape))
+            return t
+
+        def unpack(t):
+            unpacked.append(tuple(t.shape))
+            return t
+
+        def function(t):
+            if where != "outside":
+                with lib.autograd.graph.saved_tensors_hooks(pack, unpack):
+                    a = t.sin()
+            else:
+                a = t.sin()
+            return (a * t[:2].sum()).exp()
+        x = leaf(lib, randn(3, seed=7))
+        h = x * 2
+        if where != "inside":
+            with lib.autograd.graph.saved_tensors_hooks(pack, unpack):
+                y = module(lib).checkpoint(function, h, use_reentrant=False)
+        else:
+            y = module(lib).checkpoint(function, h, use_reentrant=False)
+        y.sum().backward()
+        return x.grad, packed, unpacked
+    ours, theirs = run(ag), run(torch)
+    assert_close(ours[0], theirs[0])
+    assert ours[1:] == theirs[1:]
+
+
 def test_backward_inside_a_backward_while_the_region_is_half_unpacked():
     """A grad() run from a hook inside the region, after the outer backward recomputed it but
     before it unpacked everything: each backward gets its own recomputed tensors (NOTE
