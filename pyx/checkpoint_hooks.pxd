@@ -12,7 +12,7 @@ cdef class Holder:
     cdef tuple metadata               # the saved tensor's, when determinism_check="default"
     cdef object __weakref__
 
-    cdef void put(self, object gid, object tensor)
+    cdef int put(self, object gid, object tensor) except -1
     cdef object take(self, object gid)
 
 

@@ -31,13 +31,14 @@ cdef class Holder:
     (a backward run from inside a backward) keeps its own in ``others``.
     """
 
-    cdef void put(self, object gid, object tensor):
+    cdef int put(self, object gid, object tensor) except -1:
         if self.tensor is None or self.gid == gid:
             self.gid, self.tensor = gid, tensor
         else:
             if self.others is None:
                 self.others = {}
             self.others[gid] = tensor
+        return 0
 
     cdef object take(self, object gid):
         """The tensor recomputed for ``gid``, once; None if given out already."""
