@@ -5,6 +5,12 @@
 from autograd_cy._C.tensor cimport Tensor
 
 
+cdef class NativeHook:
+    # A saved_tensors_hooks pack or unpack hook written in Cython, which saving and unpacking
+    # call in C (NOTE [Native saved-tensor hooks] in saved_tensor.pyx).
+    cdef object call(self, object value)
+
+
 cdef class SavedTensor:
     # One per saved value of every node, so it is kept small: flags are bytes, not ints.
     cdef object data                  # the Tensor itself, or for a node's own output its array

@@ -24,8 +24,17 @@ node owns its saved values, so owning its own output would be a reference cycle
 
 ``saved_tensors_hooks`` (pack/unpack pairs on a per-thread stack) take over the storage:
 ``pack_hook`` runs once at saving time, ``unpack_hook`` at each access.
+
+# NOTE [Native saved-tensor hooks]
+Non-reentrant checkpointing (autograd_cy/utils/checkpoint.py) packs and unpacks every tensor
+its region saves. Its hooks are NativeHook objects (pyx/checkpoint_hooks.pyx): saving and
+unpacking call their C method ``call`` instead of making a Python call, and saving skips
+the grad-mode switch and the "pack hook modified its input" check, which only guard hooks
+that may run ops: a NativeHook runs none and writes nothing. They stay callable, so that
+``_current_saved_tensors_hooks()`` and any caller see ordinary hooks.
 """
 cimport cython
+from cpython.ref cimport PyObject
 import threading
 import weakref
 
@@ -66,8 +75,10 @@ _INFERENCE_SAVE_MESSAGE = (
 cdef extern from *:
     """
     static __thread int autograd_cy_saved_hooks_depth = 0;
+    static __thread PyObject *autograd_cy_saved_hooks_top = NULL;  /* borrowed from the stack */
     """
     int autograd_cy_saved_hooks_depth
+    PyObject *autograd_cy_saved_hooks_top
 
 _hooks_local = threading.local()
 
@@ -81,18 +92,28 @@ cdef list _hooks_stack():
 
 def _push_saved_tensors_hooks(pack, unpack):
     """Make ``(pack, unpack)`` the innermost pair (only that one applies)."""
-    global autograd_cy_saved_hooks_depth
     message = getattr(_hooks_local, "disabled_message", None)
     if message is not None:
         raise RuntimeError(message)
-    _hooks_stack().append((pack, unpack))
-    autograd_cy_saved_hooks_depth += 1
+    stack = _hooks_stack()
+    stack.append((pack, unpack))
+    _set_top(stack)
 
 
 def _pop_saved_tensors_hooks():
-    global autograd_cy_saved_hooks_depth
-    _hooks_stack().pop()
-    autograd_cy_saved_hooks_depth -= 1
+    stack = _hooks_stack()
+    stack.pop()
+    _set_top(stack)
+
+
+cdef void _set_top(list stack):
+    """Mirror this thread's stack in the two C thread-locals that ``save`` reads: its depth
+    and (borrowed: the stack holds it until it is popped) its innermost pair."""
+    global autograd_cy_saved_hooks_depth, autograd_cy_saved_hooks_top
+    autograd_cy_saved_hooks_depth = len(stack)
+    autograd_cy_saved_hooks_top = NULL
+    if stack:
+        autograd_cy_saved_hooks_top = <PyObject*>stack[-1]
 
 
 def _disable_saved_tensors_hooks(message):
@@ -111,11 +132,10 @@ cdef tuple hooks_state():
 
 cdef void set_hooks_state(tuple state) except *:
     """Adopt a setting taken by ``hooks_state`` on another thread (this one starts empty)."""
-    global autograd_cy_saved_hooks_depth
     stack, message = state
     _hooks_local.stack = list(stack)
     _hooks_local.disabled_message = message
-    autograd_cy_saved_hooks_depth = len(stack)
+    _set_top(_hooks_local.stack)
 
 
 def _current_saved_tensors_hooks():
@@ -156,6 +176,17 @@ cpdef str forward_op_name(object node):
 
 
 
+cdef class NativeHook:
+    """A saved_tensors_hooks hook with a C entry point (NOTE [Native saved-tensor hooks]);
+    subclasses define ``call``."""
+
+    cdef object call(self, object value):
+        raise NotImplementedError
+
+    def __call__(self, value):
+        return self.call(value)
+
+
 @cython.freelist(262144)
 cdef class SavedTensor:
     """A tensor kept for backward (PyTorch's SavedVariable), version-checked on unpack.
@@ -189,14 +220,21 @@ cdef class SavedTensor:
 
     cdef _apply_hooks(self, pack_hook, unpack_hook, Tensor value):
         """Hand storage to a pack hook (run under no_grad, exactly once)."""
-        cdef bint previous = _is_grad_enabled()
-        cdef unsigned long long version = version_counter(value).version
+        cdef bint previous
+        cdef unsigned long long version
         if value._grad_fn is None and value._requires_grad:
             # A leaf: keep (weakly) its AccumulateGrad, so gradients of the unpacked tensor
             # still reach this leaf's .grad. Recording saves after it made the node's edges,
             # so the leaf's accumulator exists by now.
             self.is_leaf_or_input_kept = True
             self.input_grad_fn = value._accumulator
+        if isinstance(pack_hook, NativeHook):     # NOTE [Native saved-tensor hooks]
+            self.packed = (<NativeHook>pack_hook).call(value)
+            self.unpack_hook = unpack_hook
+            self.data = None
+            return
+        previous = _is_grad_enabled()
+        version = version_counter(value).version
         set_grad_enabled(False)
         try:
             self.packed = pack_hook(value)
@@ -220,7 +258,10 @@ cdef class SavedTensor:
             raise RuntimeError(freed_message(owner))
         if self.unpack_hook is not None:
             # Hooks take over storage; PyTorch skips the version check here.
-            value = self.unpack_hook(self.packed)
+            if isinstance(self.unpack_hook, NativeHook):
+                value = (<NativeHook>self.unpack_hook).call(self.packed)
+            else:
+                value = self.unpack_hook(self.packed)
             if not isinstance(value, Tensor):
                 raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but "
                                 f"got result of type {type(value).__name__}")
@@ -275,6 +316,10 @@ cdef class SavedTensor:
 
     cdef object unpack_array(self, object owner):
         """``unpack(owner)._data`` with the same checks, without wrapping an output first."""
+        if (self.unpack_hook is not None and isinstance(self.unpack_hook, NativeHook)
+                and not self.freed):
+            # A NativeHook gives a Tensor back: only its array is wanted, no wrapper.
+            return (<Tensor?>(<NativeHook>self.unpack_hook).call(self.packed))._data
         if self.was_none or self.freed or self.unpack_hook is not None or not self.is_output:
             value = self.unpack(owner)
             return None if value is None else (<Tensor>value)._data
@@ -382,7 +427,7 @@ cdef SavedTensor save(Tensor t, bint is_output, bint wrapped_number=False):
         saved.data = t
         saved.input_grad_fn = t._grad_fn
     if autograd_cy_saved_hooks_depth and not wrapped_number:
-        pack_hook, unpack_hook = _hooks_stack()[-1]
+        pack_hook, unpack_hook = <tuple>autograd_cy_saved_hooks_top
         saved._apply_hooks(pack_hook, unpack_hook, t)
     return saved
 

@@ -22,8 +22,10 @@ backward consumes them, even with ``retain_graph=True``; a second backward (anot
 task id) recomputes again. The inputs are kept as SavedTensors made while the enclosing
 hooks apply, so a checkpoint inside a checkpoint hands its inputs to its parent, which
 recomputes them when needed (nesting works to any depth). The hooks run once per saved
-tensor, so they are written in C (pyx/checkpoint_hooks.pyx); what happens once per region
-(recomputing, checking, raising) stays here, in ``_CheckpointFrame``.
+tensor, so they are written in C (pyx/checkpoint_hooks.pyx) and saving calls them without a
+Python call (NOTE [Native saved-tensor hooks] in pyx/saved_tensor.pyx); what happens once
+per region (recomputing, checking, raising) stays here, in ``_CheckpointFrame``, which
+nothing it owns refers back to, so a region's graph dies by reference counting.
 
 # NOTE [Checkpoint RNG state]
 A region that draws random numbers (dropout) must draw the same ones when rerun. With
@@ -43,11 +45,13 @@ import numpy as np
 
 import autograd_cy as _ag
 from autograd_cy._C import checkpoint_hooks as _hooks
+from autograd_cy._C.grad_mode import _is_grad_enabled, _set_grad_enabled
 from autograd_cy._C.graph_task import _is_checkpoint_valid
-from autograd_cy._C.saved_tensor import _make_saved_tensor
+from autograd_cy._C.saved_tensor import (
+    SavedTensor, _make_saved_tensor, _pop_saved_tensors_hooks, _push_saved_tensors_hooks,
+)
 from autograd_cy._C.tensor import Size, Tensor, _wrap_array
 from autograd_cy.autograd.function import Function
-from autograd_cy.autograd.graph import saved_tensors_hooks
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction",
            "check_backward_validity", "detach_variable", "get_device_states",
@@ -114,9 +118,12 @@ def check_backward_validity(inputs):
                       stacklevel=2)
 
 
+_NO_CONTEXT = contextlib.nullcontext()     # stateless: one serves every region
+
+
 def noop_context_fn():
     """The default ``context_fn``: no context around the forward or its recomputation."""
-    return contextlib.nullcontext(), contextlib.nullcontext()
+    return _NO_CONTEXT, _NO_CONTEXT
 
 
 # ------------------------------------------------------------------ RNG state of devices
@@ -170,8 +177,10 @@ class _RngStates:
 
     def _take(self):
         """The raw states (CPU generator, then each device's), cheap to take and compare."""
-        return ([_ag.default_generator._raw_state()]
-                + [_ag.cuda._raw_rng_state(index) for index in self.devices])
+        states = [_ag.default_generator._raw_state()]
+        if self.devices:
+            states += [_ag.cuda._raw_rng_state(index) for index in self.devices]
+        return states
 
     def _restore(self, states):
         _ag.default_generator._set_raw_state(states[0])
@@ -196,7 +205,7 @@ class _RngStates:
 
 def _replay(rng_states):
     """The context a recomputation runs in: replaying ``rng_states``, if any."""
-    return rng_states.replay() if rng_states is not None else contextlib.nullcontext()
+    return rng_states.replay() if rng_states is not None else _NO_CONTEXT
 
 
 # ------------------------------------------------------------------ reentrant checkpoint
@@ -272,17 +281,16 @@ _allowed_determinism_checks_to_fns = {
 
 class _CheckpointFrame:
     """The state of one non-reentrant checkpointed region. Its saved_tensors_hooks
-    (pyx/checkpoint_hooks.pyx) fill ``weak_holders`` and ``x_metadatas`` in the forward and
+    (pyx/checkpoint_hooks.pyx) fill ``weak_holders`` in the forward and
     call ``recompute`` on the first unpack of each backward."""
 
     def __init__(self, recompute_fn, early_stop, metadata_fn):
         self.recompute_fn = recompute_fn
         self.early_stop = early_stop
         self.metadata_fn = metadata_fn     # None: determinism_check="none"
-        self.unpack_error_cb = None        # debug=True: shows the logs with the error
+        self.debug = False                 # debug=True: errors show the logs below
         self.saved_args = []
         self.weak_holders = []             # one per tensor saved in the forward, in order
-        self.x_metadatas = []              # the metadata of each of them
         self.recomputed_for = set()        # graph task ids whose backward has recomputed
         self.forward_completed = False
         self.ignore_saved_mismatch = False
@@ -294,20 +302,20 @@ class _CheckpointFrame:
                            for value in args]
 
     def get_inputs(self):
-        return [value.unpack() if hasattr(value, "unpack") else value
+        return [value.unpack() if type(value) is SavedTensor else value
                 for value in self.saved_args]
 
     def hooks(self):
-        """The saved_tensors_hooks of the forward."""
+        """The (pack, unpack) saved_tensors_hooks of the forward."""
         unpack = _hooks.Unpack(self)
-        if self.unpack_error_cb is not None:
+        if self.debug:
             def unpack_with_error_cb(holder):
                 try:
                     return unpack(holder)
                 except CheckpointError as error:
-                    self.unpack_error_cb(error)
-            return saved_tensors_hooks(_hooks.ForwardPack(self), unpack_with_error_cb)
-        return saved_tensors_hooks(_hooks.ForwardPack(self), unpack)
+                    _raise_with_logs(self, error)
+            return _hooks.ForwardPack(self), unpack_with_error_cb
+        return _hooks.ForwardPack(self), unpack
 
     def recompute(self, gid):
         """Rerun the forward for the backward ``gid``, filling the holders that are still
@@ -316,11 +324,17 @@ class _CheckpointFrame:
         if self.recompute_log is not None:
             self.recompute_log.entries = []
         pack = _hooks.RecomputePack(self, gid)
+        # saved_tensors_hooks(pack, _identity) and enable_grad(), without their frames.
+        _push_saved_tensors_hooks(pack, _identity)
+        grad_was_enabled = _is_grad_enabled()
+        _set_grad_enabled(True)
         try:
-            with saved_tensors_hooks(pack, _identity), _ag.enable_grad():
-                self.recompute_fn(*args)
+            self.recompute_fn(self.rng_states, *args)
         except _hooks.StopRecomputation:
             pass
+        finally:
+            _set_grad_enabled(grad_was_enabled)
+            _pop_saved_tensors_hooks()
         self.recomputed_for.add(gid)
         if self.ignore_saved_mismatch:
             return
@@ -407,16 +421,11 @@ class _SaveLog:
                        for i, entry in enumerate(self.entries))
 
 
-def _debug_callback(frame):
-    """debug=True: give the frame its two logs; return what turns a CheckpointError into
-    one that shows them."""
-    frame.forward_log, frame.recompute_log = _SaveLog(), _SaveLog()
-
-    def unpack_error_cb(error):
-        raise CheckpointError(_DEBUG_TEMPLATE.format(
-            forward_log=frame.forward_log.text(),
-            recompute_log=frame.recompute_log.text())) from error
-    return unpack_error_cb
+def _raise_with_logs(frame, error):
+    """debug=True: turn ``error`` into a CheckpointError that shows the frame's two logs."""
+    raise CheckpointError(_DEBUG_TEMPLATE.format(
+        forward_log=frame.forward_log.text(),
+        recompute_log=frame.recompute_log.text())) from error
 
 
 def _checkpoint_without_reentrant(function, preserve_rng_state, context_fn, determinism_check,
@@ -434,8 +443,8 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, context_fn, dete
     forward_context, recompute_context = context_fn()
     rng_states = _RngStates(args) if preserve_rng_state else None
 
-    def recompute_fn(*inputs):
-        with _replay(frame.rng_states), recompute_context:
+    def recompute_fn(rng_states, *inputs):
+        with _replay(rng_states), recompute_context:
             function(*inputs, **kwargs)
 
     frame = _CheckpointFrame(
@@ -443,14 +452,19 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, context_fn, dete
         early_stop if _enable_checkpoint_early_stop is None else _enable_checkpoint_early_stop,
         metadata_fn)
     if debug:
-        frame.unpack_error_cb = _debug_callback(frame)
+        frame.debug = True
+        frame.forward_log, frame.recompute_log = _SaveLog(), _SaveLog()
     if not _ag.is_grad_enabled():
         return function(*args, **kwargs)
     frame.save_inputs(*args)
     suppressed = True
-    with frame.hooks(), forward_context:
-        result = function(*args, **kwargs)
-        suppressed = False
+    _push_saved_tensors_hooks(*frame.hooks())     # saved_tensors_hooks, without its frames
+    try:
+        with forward_context:
+            result = function(*args, **kwargs)
+            suppressed = False
+    finally:
+        _pop_saved_tensors_hooks()
     if suppressed:
         raise RuntimeError(
             "torch.utils.checkpoint: the forward context provided by context_fn suppressed an "
