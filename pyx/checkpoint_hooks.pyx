@@ -16,6 +16,7 @@ cimport numpy as cnp
 from autograd_cy._C.saved_tensor cimport NativeHook
 from autograd_cy._C.tensor cimport Tensor, requires_grad
 from autograd_cy._C.graph_task cimport GraphTask, current_tasks
+from autograd_cy._C.validate_outputs cimport conforms
 
 
 @cython.freelist(4096)                    # one per tensor a region saves
@@ -76,21 +77,10 @@ cpdef tuple metadata(object tensor):
 
 cdef inline bint same_metadata(object tensor, tuple saved):
     """``metadata(tensor) == saved``, without building the tuple for NumPy arrays."""
-    cdef cnp.npy_intp* dims
-    cdef Py_ssize_t i, ndim
     array = (<Tensor>tensor)._data
     if type(array) is not cnp.ndarray:
         return metadata(tensor) == saved
-    shape = <tuple>saved[0]
-    ndim = cnp.PyArray_NDIM(<cnp.ndarray>array)
-    if saved[2] != "cpu" or ndim != len(shape):
-        return False
-    dims = cnp.PyArray_DIMS(<cnp.ndarray>array)
-    for i in range(ndim):
-        if dims[i] != <Py_ssize_t>shape[i]:
-            return False
-    descr = <object>cnp.PyArray_DESCR(<cnp.ndarray>array)
-    return descr is saved[1] or descr == saved[1]
+    return saved[2] == "cpu" and conforms(array, <tuple>saved[0], saved[1])
 
 
 class StopRecomputation(Exception):

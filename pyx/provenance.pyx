@@ -199,32 +199,19 @@ def bumped_sentence(code, int lasti):
 # ------------------------------------------------------------ NaN and inf
 
 cdef bint all_finite(object array) except -1:
-    """No NaN and no inf in ``array``; a C loop for contiguous float32/float64 NumPy arrays
-    (NOTE [NaN origins]), NumPy (or the CUDA backend) otherwise."""
-    cdef Py_ssize_t i, n
-    cdef float* f32
-    cdef double* f64
-    if type(array) is cnp.ndarray and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>array):
-        n = cnp.PyArray_SIZE(<cnp.ndarray>array)
-        if cnp.PyArray_TYPE(<cnp.ndarray>array) == cnp.NPY_FLOAT32:
-            f32 = <float*>cnp.PyArray_DATA(<cnp.ndarray>array)
-            for i in range(n):
-                if f32[i] - f32[i] != 0:       # inf - inf and NaN - NaN are NaN
-                    return False
-            return True
-        if cnp.PyArray_TYPE(<cnp.ndarray>array) == cnp.NPY_FLOAT64:
-            f64 = <double*>cnp.PyArray_DATA(<cnp.ndarray>array)
-            for i in range(n):
-                if f64[i] - f64[i] != 0:
-                    return False
-            return True
-    if array.dtype.kind not in "fc":
-        return True
-    return bool(np.isfinite(array).all())
+    """No NaN and no inf in ``array`` (the forward check of NOTE [NaN origins])."""
+    return not has_bad_value(array, True)
 
 
 cdef bint has_nan(object array) except -1:
     """Is there a NaN in ``array``? (The backward check of anomaly mode, as PyTorch's.)"""
+    return has_bad_value(array, False)
+
+
+cdef bint has_bad_value(object array, bint inf_too) except -1:
+    """A NaN (or, with ``inf_too``, an inf) in ``array``? A C loop for contiguous
+    float32/float64 NumPy arrays, NumPy (or the CUDA backend) otherwise. ``x - x`` is NaN
+    exactly for a NaN or an inf; ``x != x`` only for a NaN."""
     cdef Py_ssize_t i, n
     cdef float* f32
     cdef double* f64
@@ -233,15 +220,19 @@ cdef bint has_nan(object array) except -1:
         if cnp.PyArray_TYPE(<cnp.ndarray>array) == cnp.NPY_FLOAT32:
             f32 = <float*>cnp.PyArray_DATA(<cnp.ndarray>array)
             for i in range(n):
-                if f32[i] != f32[i]:
+                if (f32[i] - f32[i] != 0) if inf_too else (f32[i] != f32[i]):
                     return True
             return False
         if cnp.PyArray_TYPE(<cnp.ndarray>array) == cnp.NPY_FLOAT64:
             f64 = <double*>cnp.PyArray_DATA(<cnp.ndarray>array)
             for i in range(n):
-                if f64[i] != f64[i]:
+                if (f64[i] - f64[i] != 0) if inf_too else (f64[i] != f64[i]):
                     return True
             return False
+    if array.dtype.kind not in "fc":
+        return False
+    if inf_too:
+        return not bool(np.isfinite(array).all())
     return bool(np.isnan(array).any())
 
 

@@ -58,23 +58,6 @@ cdef tuple validate_outputs(Node node, tuple outputs):
     return outputs if result is None else tuple(result)
 
 
-cdef inline bint conforms(object array, tuple shape, object dtype):
-    """``array.shape == shape and array.dtype == dtype``, read from the C struct for NumPy."""
-    cdef cnp.npy_intp* dims
-    cdef Py_ssize_t i, ndim
-    if type(array) is not cnp.ndarray:
-        return array.shape == shape and array.dtype == dtype
-    ndim = cnp.PyArray_NDIM(<cnp.ndarray>array)
-    if ndim != len(shape):
-        return False
-    dims = cnp.PyArray_DIMS(<cnp.ndarray>array)
-    for i in range(ndim):
-        if dims[i] != <Py_ssize_t>shape[i]:
-            return False
-    descr = <object>cnp.PyArray_DESCR(<cnp.ndarray>array)
-    return descr is dtype or descr == dtype
-
-
 cdef tuple root_grads_on_their_devices(tuple root_edges, tuple root_grads):
     """The gradients given to backward() on their outputs' devices: a 0-dim one is moved,
     any other on the wrong device refused, in the root's words (torch validates the roots'
