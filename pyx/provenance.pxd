@@ -8,3 +8,4 @@ cdef object caller_code(int* lasti)               # innermost user frame: code, 
 cdef tuple capture_stack()                        # anomaly mode: the whole stack, compactly
 cdef bint all_finite(object array) except -1      # no NaN and no inf in a float array
 cdef bint has_nan(object array) except -1
+cpdef str forward_op_name(object node)       # AddBackward0 -> Add, as PyTorch names ops

@@ -244,6 +244,15 @@ def _has_nan(array):
     return has_nan(array)
 
 
+cpdef str forward_op_name(object node):
+    """``AddBackward0`` -> ``Add``: PyTorch names the forward op in version errors."""
+    name = node.name()
+    stripped = name.rstrip("0123456789")
+    if stripped.endswith("Backward"):
+        stripped = stripped[:-len("Backward")]
+    return stripped or name
+
+
 def nan_origin_sentences(node):
     """What the NaN error of anomaly mode adds after PyTorch's words: where ``node``'s
     forward op ran, and the first forward op upstream of it whose output had a NaN or an
@@ -267,7 +276,6 @@ def nan_origin_sentences(node):
     if first is None:
         return text + (" No forward op before it had a NaN or inf output: the first NaN was "
                        f"made in backward, by {node.name()}.")
-    from autograd_cy._C.saved_tensor import forward_op_name     # a module above this one
     location = node_location(first)
     at = f", at {location}" if location is not None else ""
     return text + (" The first forward op before it whose output had a NaN or inf is "

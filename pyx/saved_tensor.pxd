@@ -37,7 +37,6 @@ cdef class SavedTensor:
 
 
 cdef SavedTensor save(Tensor t, bint is_output, bint wrapped_number=*)
-cpdef str forward_op_name(object node)
 cdef tuple hooks_state()
 cdef void set_hooks_state(tuple state) except *
 cdef void before_write(Tensor t) except *

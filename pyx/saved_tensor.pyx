@@ -47,6 +47,7 @@ from autograd_cy._C.tensor cimport (
 )
 from autograd_cy._C.dtype cimport tensor_type_name
 from autograd_cy._C.provenance import created_sentence, bumped_sentence
+from autograd_cy._C.provenance cimport forward_op_name
 
 
 _FREED_MESSAGE = (
@@ -164,16 +165,6 @@ def _set_before_write_hook(hook):
 cdef void before_write(Tensor t) except *:
     if before_write_hook is not None:
         before_write_hook(t)
-
-
-cpdef str forward_op_name(object node):
-    """``AddBackward0`` -> ``Add``: PyTorch names the forward op in version errors."""
-    name = node.name()
-    stripped = name.rstrip("0123456789")
-    if stripped.endswith("Backward"):
-        stripped = stripped[:-len("Backward")]
-    return stripped or name
-
 
 
 cdef class NativeHook:

@@ -23,7 +23,7 @@ from autograd_cy._C.tensor cimport (
 from autograd_cy._C.tensor cimport wrap_dim
 from autograd_cy._C.batching cimport grads_batched, batched_shape, batched_dim, batched_dims
 from autograd_cy._C.node cimport Node
-from autograd_cy._C.saved_tensor cimport forward_op_name
+from autograd_cy._C.provenance cimport forward_op_name
 from autograd_cy._C.recording cimport record1
 from autograd_cy._C.promotion cimport wrap
 from autograd_cy._C.ops.conversion import CloneBackward0

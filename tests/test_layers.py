@@ -1,0 +1,55 @@
+"""The layers of pyx/ go one way: each module imports only modules listed above it in
+docs/architecture.md ("Layers (one way)"), never one below, not even inside a function, and
+nothing in pyx/ imports the Python package. This reads the list and every import."""
+import os
+import re
+
+import pytest
+
+pytestmark = pytest.mark.cpu_only      # reads source files; nothing device-specific
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+IMPORT = re.compile(r"from autograd_cy\._C\.(ops\.)?(\w+) c?import")
+PACKAGE = re.compile(r"(from|import) autograd_cy(?!\._C)[\s.]")
+
+
+def layer_order():
+    """The module names of the documented list, top (imported by all below) first."""
+    with open(os.path.join(ROOT, "docs", "architecture.md")) as handle:
+        text = handle.read()
+    start = text.index("```\ngrad_mode")
+    block = text[start + 4:text.index("```", start + 3)]
+    order = []
+    for line in block.splitlines():
+        if line and not line.startswith(" "):
+            head = line.split("  ")[0]
+            order += [name.split()[0] for name in re.split(r",\s*", head.strip())]
+    return {name: index for index, name in enumerate(order)}
+
+
+def sources():
+    for folder, key in (("pyx", None), (os.path.join("pyx", "ops"), "ops/*")):
+        for name in sorted(os.listdir(os.path.join(ROOT, folder))):
+            if name.endswith((".pyx", ".pxd")):
+                with open(os.path.join(ROOT, folder, name)) as handle:
+                    yield name, key or name.rsplit(".", 1)[0], handle.read()
+
+
+def test_every_pyx_module_imports_only_modules_above_it():
+    position = layer_order()
+    problems = []
+    for name, module, source in sources():
+        if module not in position:
+            problems.append(f"{name}: its module is not in the layer list")
+            continue
+        for match in IMPORT.finditer(source):
+            if match.group(1):          # one op module from another: the same layer
+                continue
+            dependency = match.group(2)
+            if dependency not in position:
+                problems.append(f"{name} imports {dependency}, which is not in the list")
+            elif position[dependency] >= position[module]:
+                problems.append(f"{name} imports {dependency}, listed below it")
+        if PACKAGE.search(source):
+            problems.append(f"{name} imports the Python package autograd_cy")
+    assert not problems, "\n".join(problems)
