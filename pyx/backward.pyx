@@ -11,7 +11,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from autograd_cy._C.tensor cimport Tensor, make_tensor, array_module, register_methods
+from autograd_cy._C.tensor cimport (
+    Tensor, make_tensor, array_module, register_methods, requires_grad,
+)
 from autograd_cy._C.dtype cimport from_numpy_dtype
 from autograd_cy._C.node cimport Node, Edge, make_edge
 from autograd_cy._C.recording cimport gradient_edge
@@ -77,14 +79,15 @@ def _make_grads(outputs, grads, is_grads_batched):
         raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
     result = []
     for index, (out, grad) in enumerate(zip(outputs, grads)):
-        if _is_gradient_edge(out) and grad is None:
+        if isinstance(out, GradientEdge) and grad is None:
             result.append(_implicit_edge_grad(out))
             continue
         if isinstance(grad, Tensor):
             out_shape, out_dtype = _output_metadata(out)
             # torch checks the first row of a batch (and prints that row's shape less its
             # first dim); a 0-dim batch has no first row.
-            grad_shape = tuple(grad[0].shape) if is_grads_batched else tuple(grad.shape)
+            grad_shape = (tuple(grad[0].shape) if is_grads_batched
+                          else (<Tensor>grad)._data.shape)
             if out_shape is not None and grad_shape != out_shape:
                 if is_grads_batched and _is_gradient_edge(out):
                     raise RuntimeError("Batched grads are not supported with GradientEdge")
@@ -106,20 +109,32 @@ def _make_grads(outputs, grads, is_grads_batched):
                 grad = grad.to(from_numpy_dtype(out_dtype))
             result.append(grad)
         elif grad is None:
-            if out.requires_grad:
-                if out.numel() != 1:
+            if isinstance(out, Tensor) and requires_grad(<Tensor>out):
+                array = (<Tensor>out)._data
+                if array.size != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                if not out.dtype.is_floating_point:
+                if array.dtype.kind != "f":
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {out.dtype}")
-                array = (<Tensor>out)._data
-                result.append(make_tensor(array_module(array).ones_like(array)))
+                result.append(make_tensor(ones_like_array(array)))
+            elif not isinstance(out, Tensor):
+                raise AssertionError("Expected output to be a autograd_cy.Tensor")
             else:
                 result.append(None)
         else:
             raise TypeError("gradients can be either Tensors or None, but got "
                             f"{type(grad).__name__}")
     return tuple(result)
+
+
+cdef object ones_like_array(object array):
+    """Ones shaped like ``array`` (the implicit gradient of a scalar output); on the CPU
+    without np.ones_like's Python wrapper."""
+    if type(array) is not np.ndarray:
+        return array_module(array).ones_like(array)
+    ones = np.empty(array.shape, array.dtype)
+    ones.fill(1)
+    return ones
 
 
 def _output_metadata(out):

@@ -3,7 +3,17 @@
 __all__ = ["device"]
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided as np_as_strided
+
+cimport numpy as cnp
+from cpython.object cimport PyObject
+from cpython.ref cimport Py_INCREF
+
+cnp.import_array()
+
+cdef extern from "numpy/arrayobject.h":
+    # (numpy's own .pxd leaves it out) steals a reference to ``descr``
+    object PyArray_NewFromDescr(type subtype, cnp.PyArray_Descr* descr, int nd, cnp.npy_intp* dims,
+                                cnp.npy_intp* strides, void* data, int flags, PyObject* obj)
 
 
 cdef class device:
@@ -217,8 +227,33 @@ cdef object strided_view(object array, tuple shape, tuple byte_strides, bint wri
     """A view of ``array``'s memory from its first element, with ``shape`` and
     ``byte_strides`` (no copy, no bounds check: the caller checked them)."""
     if type(array) is np.ndarray:
-        return np_as_strided(array, shape, byte_strides, writeable=writeable)
+        return host_strided_view(<cnp.ndarray>array, shape, byte_strides, writeable)
     return array.as_strided(shape, byte_strides)
+
+
+cdef object host_strided_view(cnp.ndarray array, tuple shape, tuple byte_strides,
+                              bint writeable):
+    """``strided_view`` of a NumPy array, made in C: the same array as
+    ``np.lib.stride_tricks.as_strided`` gives (whose Python costs more than an op), with
+    ``array`` as its base. It is writeable only where ``array`` is."""
+    cdef int ndim = len(shape)
+    cdef cnp.npy_intp sizes[cnp.NPY_MAXDIMS]
+    cdef cnp.npy_intp strides[cnp.NPY_MAXDIMS]
+    cdef int i
+    if ndim > cnp.NPY_MAXDIMS:
+        raise ValueError(f"maximum supported dimension for an ndarray is {cnp.NPY_MAXDIMS}, "
+                         f"found {ndim}")
+    for i in range(ndim):
+        sizes[i] = shape[i]
+        strides[i] = byte_strides[i]
+    cdef cnp.PyArray_Descr* descr = cnp.PyArray_DESCR(array)
+    Py_INCREF(<object>descr)
+    cdef int flags = (cnp.NPY_ARRAY_WRITEABLE
+                      if writeable and cnp.PyArray_ISWRITEABLE(array) else 0)
+    cdef cnp.ndarray view = PyArray_NewFromDescr(
+        np.ndarray, descr, ndim, sizes, strides, cnp.PyArray_DATA(array), flags, NULL)
+    cnp.set_array_base(view, array)
+    return view
 
 
 cdef Py_ssize_t data_address(object array):

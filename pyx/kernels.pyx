@@ -232,8 +232,10 @@ cdef void real_threshold_backward(real* grad, real* result, real* out,
 
 
 cdef object tanh_kernel(object x):
-    """``tanh(x)``; float32 goes through the double-precision tanh and rounds once, which
-    is at least as accurate as NumPy's float32 loop (it may differ from it in the last bit).
+    """``tanh(x)``, or None where NumPy's own loop is faster: float32 arrays of more than
+    32 elements, which NumPy computes with SIMD (this loop calls libm once per element).
+    float32 goes through the double-precision tanh and rounds once, which is at least as
+    accurate as NumPy's float32 loop (it may differ from it in the last bit).
     Like ``quietly(np.tanh, x)`` it raises no floating-point warnings."""
     cdef int typenum = kernel_type(x)
     cdef Py_ssize_t i, n
@@ -241,7 +243,7 @@ cdef object tanh_kernel(object x):
     cdef float* of
     cdef double* xd
     cdef double* od
-    if typenum < 0:
+    if typenum < 0 or (typenum == cnp.NPY_FLOAT and cnp.PyArray_SIZE(<cnp.ndarray>x) > 32):
         return None
     cdef cnp.ndarray out = empty_like_kernel(<cnp.ndarray>x, typenum)
     n = cnp.PyArray_SIZE(out)

@@ -210,8 +210,8 @@ def sum(Tensor self, dim=NOT_GIVEN, keepdim=None, *, dtype=None, out=None):
     if out is not None:
         return write_out("sum", out, (self,), lambda: sum(self, dim, keepdim, dtype=dtype))
     dims = normalize_dims(dim, self._data.ndim)
-    cdef Tensor result = wrap(np.sum(self._data, axis=dims, keepdims=keepdim,
-                                     dtype=sum_dtype(self._data, dtype)))
+    cdef Tensor result = wrap(np.add.reduce(self._data, axis=dims, keepdims=keepdim,
+                                            dtype=sum_dtype(self._data, dtype)))
     if records(self):
         record_reduction(node, self, result, dims, keepdim)
     if forward_level():
@@ -239,6 +239,21 @@ cdef object mean_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra)
     return mean(self_t, dims, keepdim, dtype=dtype)
 
 
+cdef object mean_array(object array, tuple dims, bint keepdim, object dtype):
+    """``np.mean``; on the CPU its sum and division without np.mean's Python wrapper (which
+    costs more than the op). float16 accumulates in float32, as np.mean does."""
+    if type(array) is not np.ndarray:
+        return np.mean(array, axis=dims, keepdims=keepdim, dtype=dtype)
+    if dtype is None and array.dtype == np.float16:
+        return mean_array(array, dims, keepdim, np.dtype(np.float32)).astype(np.float16)
+    total = np.add.reduce(array, axis=dims, keepdims=keepdim, dtype=dtype)
+    count = reduced_numel(array.shape, dims)
+    if count == 0:
+        with ignoring_fp_errors():      # the mean of nothing is NaN, quietly, as in PyTorch
+            return np.true_divide(total, count, dtype=total.dtype)
+    return np.true_divide(total, count, dtype=total.dtype)
+
+
 def mean(Tensor self, dim=NOT_GIVEN, keepdim=None, *, dtype=None, out=None):
     """Arithmetic mean over all elements or ``dim``; floating dtypes (or ``dtype=``) only."""
     cdef MeanBackward0 node
@@ -259,7 +274,7 @@ def mean(Tensor self, dim=NOT_GIVEN, keepdim=None, *, dtype=None, out=None):
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {from_numpy_dtype(array.dtype)._scalar_name}")
     dims = normalize_dims(dim, array.ndim)
-    cdef Tensor result = wrap(np.mean(array, axis=dims, keepdims=keepdim, dtype=dtype))
+    cdef Tensor result = wrap(mean_array(array, dims, keepdim, dtype))
     if records(self):
         node.saved_self_sym_numel = array.size
         node.count = reduced_numel(array.shape, dims)

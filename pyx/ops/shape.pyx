@@ -16,11 +16,10 @@ from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
 from autograd_cy._C.forward cimport forward1, linear_tangent
 from autograd_cy._C.views cimport view_tangent
 from autograd_cy._C.dtype cimport dtype, from_numpy_dtype
-from autograd_cy._C.device cimport contiguous_array
+from autograd_cy._C.device cimport contiguous_array, strided_view
 from autograd_cy._C.tensor cimport (
-    Tensor, make_tensor, make_view, requires_grad, array_module, VIEW_DEFAULT, VIEW_INFERENCE_MODE, VIEW_MULTI_OUTPUT_NODE, register_methods,
-)
-from autograd_cy._C.tensor cimport wrap_dim
+    Tensor, make_tensor, make_view, requires_grad, array_module, register_methods, wrap_dim,
+    VIEW_DEFAULT, VIEW_INFERENCE_MODE, VIEW_MULTI_OUTPUT_NODE)
 from autograd_cy._C.batching cimport grads_batched, batched_shape, batched_dim, batched_dims
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.provenance cimport forward_op_name
@@ -116,9 +115,10 @@ cdef Tensor unsafe_view(Tensor self, tuple shape):
 
 
 cdef object viewed(object array, tuple shape):
-    """``array`` with ``shape`` without copying, or None when the strides forbid it."""
+    """``array`` with ``shape`` without copying (or None when the strides forbid it)."""
     try:
-        return np.reshape(array, shape, copy=False)
+        return (array.reshape(shape, copy=False) if type(array) is np.ndarray
+                else np.reshape(array, shape, copy=False))
     except ValueError:
         return None
 
@@ -230,7 +230,7 @@ def transpose(Tensor self, dim0, dim1):
     node.saved_dim1 = wrap_dim(dim1, ndim)
     if ndim == 0:
         return record_view(node, self, self._data.view())
-    return record_view(node, self, np.swapaxes(self._data, node.saved_dim0, node.saved_dim1))
+    return record_view(node, self, self._data.swapaxes(node.saved_dim0, node.saved_dim1))
 
 
 swapaxes = transpose
@@ -398,22 +398,25 @@ def expand(Tensor self, *sizes, size=None, implicit=False):
             f"number of sizes provided ({len(sizes)}) must be greater or equal to the number of "
             f"dimensions in the tensor ({len(shape)})")
     offset = len(sizes) - len(shape)
-    target = []
+    strides = self._data.strides
+    # An expanded dim reads one element again (stride 0); read-only, as np.broadcast_to's.
+    target, target_strides = [], []
     for i, n in enumerate(sizes):
-        if i < offset:
-            if n < 0:
-                raise RuntimeError(f"The expanded size of the tensor ({n}) isn't allowed in a "
-                                   f"leading, non-existing dimension {i}")
-        elif n == -1:
+        if i < offset and n < 0:
+            raise RuntimeError(f"The expanded size of the tensor ({n}) isn't allowed in a "
+                               f"leading, non-existing dimension {i}")
+        if i >= offset and n == -1:
             n = shape[i - offset]
-        elif shape[i - offset] != n and shape[i - offset] != 1:
+        elif i >= offset and shape[i - offset] != n and shape[i - offset] != 1:
             raise RuntimeError(
                 f"The expanded size of the tensor ({n}) must match the existing size "
                 f"({shape[i - offset]}) at non-singleton dimension {i}.  Target sizes: "
                 f"{list(sizes)}.  Tensor sizes: {list(shape)}")
         target.append(n)
+        target_strides.append(0 if i < offset or shape[i - offset] != n else strides[i - offset])
     node.saved_self_sym_sizes = shape
-    return record_view(node, self, np.broadcast_to(self._data, tuple(target)))
+    return record_view(node, self, strided_view(self._data, tuple(target),
+                                                tuple(target_strides), False))
 
 
 def expand_as(Tensor self, Tensor other):
