@@ -8,6 +8,10 @@ as PyTorch builds it (NOTE [How matmul decomposes]).
 """
 import numpy as np
 
+cimport numpy as cnp
+
+cnp.import_array()
+
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
 from autograd_cy._C.forward cimport forward1, forward2, forward_n, linear_tangent
 from autograd_cy._C.dtype cimport scalar_name, c10_name
@@ -52,10 +56,10 @@ cdef class MatmulBackward0(Node):
             a_grad = b_grad = None
             if need_a:
                 b_array = (<SavedTensor>self.saved_tensors[1]).unpack_array(self)
-                a_grad = make_tensor(np.matmul(g, b_array.T))
+                a_grad = make_tensor(matrix_product(g, b_array.T))
             if need_b:
                 a_array = (<SavedTensor>self.saved_tensors[0]).unpack_array(self)
-                b_grad = make_tensor(np.matmul(a_array.T, g))
+                b_grad = make_tensor(matrix_product(a_array.T, g))
             return (a_grad, b_grad)
         a = unpack_saved(self, 0) if need_b else None
         b = unpack_saved(self, 1) if need_a else None
@@ -70,11 +74,12 @@ cdef class MatmulBackward0(Node):
                 b_grad = mul(grad, a)
             return (a_grad, b_grad)
         if a_dim == 2 and b_dim == 2 and (<Tensor>grad)._data.ndim == 2:
-            # create_graph (or a dual level) on two matrices: mm, recorded, as PyTorch's.
+            # create_graph (or a dual level) on two matrices: mm and t, recorded, as
+            # PyTorch's (TBackward0 nodes).
             if need_a:
-                a_grad = mm_impl(<Tensor>grad, transpose(b, 0, 1))
+                a_grad = mm_impl(<Tensor>grad, t(b))
             if need_b:
-                b_grad = mm_impl(transpose(a, 0, 1), <Tensor>grad)
+                b_grad = mm_impl(t(a), <Tensor>grad)
             return (a_grad, b_grad)
         # Lift 1-D operands to matrices, use the matrix formulas, drop the extra dim.
         grad_m = unsqueeze(grad, -2) if a_dim == 1 else grad
@@ -129,6 +134,20 @@ cdef Tensor _record_matmul(MatmulBackward0 node, Tensor a, Tensor b, Tensor out)
     return out
 
 
+cdef inline object matrix_product(object a, object b):
+    """``np.matmul(a, b)``. Two float32 or float64 NumPy matrices multiply through the
+    array's ``dot`` method: the same BLAS call without np.matmul's generalized-ufunc set-up,
+    which costs more than a small product. (A batch, such as a batched gradient, takes
+    np.matmul: ``dot`` does not broadcast.)"""
+    if (type(a) is np.ndarray and type(b) is np.ndarray
+            and cnp.PyArray_NDIM(<cnp.ndarray>a) == 2 and cnp.PyArray_NDIM(<cnp.ndarray>b) == 2
+            and cnp.PyArray_TYPE(<cnp.ndarray>a) == cnp.PyArray_TYPE(<cnp.ndarray>b)
+            and (cnp.PyArray_TYPE(<cnp.ndarray>a) == cnp.NPY_FLOAT
+                 or cnp.PyArray_TYPE(<cnp.ndarray>a) == cnp.NPY_DOUBLE)):
+        return a.dot(b)
+    return np.matmul(a, b)
+
+
 cdef inline bint plain_dtypes(object a, object b):
     """Both arrays of one dtype, not bool: the products' common case, checked cheaply (NumPy's
     dtypes of the builtin types are singletons); anything else takes the checks' slow path."""
@@ -157,7 +176,7 @@ cdef Tensor mm_impl(Tensor self, Tensor mat2):
     if not plain_dtypes(a, b):
         check_mm_operands(a, b)
     try:
-        array = np.matmul(a, b)
+        array = matrix_product(a, b)
     except ValueError:
         check_mm_operands(a, b)
         raise
@@ -477,7 +496,7 @@ def addmm(Tensor self, Tensor mat1, Tensor mat2, *, beta=1, alpha=1):
 cdef object addmm_array(Tensor self, Tensor mat1, Tensor mat2, alpha, beta):
     """addmm's values with NumPy's calls (either device): the product, scaled, plus the
     scaled ``self``; PyTorch's error when ``self`` does not broadcast."""
-    product = np.matmul(mat1._data, mat2._data)
+    product = matrix_product(mat1._data, mat2._data)
     a, b = alpha, beta
     if product.dtype.kind in "biu":     # integer products scale by integers, as PyTorch
         a, b = int(alpha), int(beta)

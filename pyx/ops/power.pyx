@@ -125,6 +125,10 @@ def pow(self, exponent):
     try:
         if dtype.kind in "iu" and isinstance(exponent, Tensor) and np.any(exponent_array < 0):
             array = integer_power(base_array, exponent_array)
+        elif dtype.kind == "f" and not isinstance(exponent, Tensor) and exponent == 2:
+            array = quietly(np.square, base_array)      # as NumPy's ** (and PyTorch) do
+        elif dtype.kind == "f" and not isinstance(exponent, Tensor) and exponent == 1:
+            array = base_array.copy()
         elif (dtype.kind == "f" and not isinstance(exponent, Tensor)
                 and (exponent == 0.5 or exponent == -0.5)):
             # PyTorch computes these as sqrt and rsqrt: (-inf) ** 0.5 is NaN, not C's inf,
