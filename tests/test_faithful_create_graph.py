@@ -5,12 +5,18 @@ dtype after an in-place op that promoted, and the tensor hooks of a root that re
 of ``inputs=``.
 
 Each test runs the same code on autograd_cy and on torch (``lib``) and compares."""
+import contextlib
+
 import numpy as np
 import pytest
 import torch
 
 import autograd_cy as ag
-from oracle import LIBS, assert_close, assert_same_autograd_flags
+from autograd_cy._C.ops import activation_backward
+from oracle import (
+    DEVICE, LIBS, assert_close, assert_same_autograd_flags, check_batched_grad, check_jvp,
+    check_op, graph_structure, node_name, on_test_device, randn,
+)
 
 
 def both(fn):
@@ -76,6 +82,157 @@ def test_relu_gradient_differentiates_through_the_result():
         return g, gg, gw
 
     both(run)
+
+
+# ------------------------------- tanh's and sigmoid's backward are ops (NOTE [Activation
+# backwards are ops] in activation_backward.pyx)
+
+ACTIVATIONS = ["tanh", "sigmoid"]
+
+
+def backward_op(lib, name):
+    """``tanh_backward`` / ``sigmoid_backward``: torch.ops.aten's, or ours."""
+    module = torch.ops.aten if lib is torch else activation_backward
+    return getattr(module, f"{name}_backward")
+
+
+def on_device_for(lib):
+    return on_test_device() if lib is ag else contextlib.nullcontext()
+
+
+def activation_gradient(lib, name, x, grad_output):
+    """The first derivative of ``name`` at ``x`` for ``grad_output``, with a graph."""
+    y = getattr(lib, name)(x)
+    (g,) = lib.autograd.grad(y, x, grad_output, create_graph=True)
+    return g
+
+
+@pytest.mark.parametrize("name", ACTIVATIONS)
+def test_double_backward_graph_is_one_backward_op_node_with_torchs_saved_tensors(name):
+    def run(lib):
+        with on_device_for(lib):
+            x = lib.tensor([0.5, -1.0, 2.0], dtype=lib.float64, requires_grad=True)
+            w = lib.tensor([1.0, -2.0, 0.5], dtype=lib.float64, requires_grad=True)
+            g = activation_gradient(lib, name, x, w)
+            (gg,) = lib.autograd.grad((g * g).sum(), x, create_graph=True)
+        node = g.grad_fn
+        saved = (node._saved_grad_output, node._saved_output)
+        # (deeper in gg's graph torch's formulas record ``-2 * output`` as MulBackward1,
+        # a mul by a Scalar, which autograd_cy records as MulBackward0: compare one level)
+        return (graph_structure(g.grad_fn),
+                [node_name(gg.grad_fn)] + [node_name(n) for n, _ in gg.grad_fn.next_functions],
+                [s.requires_grad for s in saved], [s.grad_fn.name() if s.grad_fn else None
+                                                    for s in saved],
+                saved, g, gg)
+
+    ours, theirs = run(ag), run(torch)
+    assert ours[0][0] == f"{name.capitalize()}BackwardBackward0"
+    assert ours[:4] == theirs[:4]
+    assert_close(ours[4:], theirs[4:])
+
+
+@pytest.mark.parametrize("name", ACTIVATIONS)
+def test_second_and_third_derivatives_match_torch(name):
+    # check_op differentiates the first derivative twice: the second and third derivatives
+    # of the activation, through its BackwardBackward node and that node's own formulas.
+    grad_output = randn(2, 3, seed=11)
+
+    def first_derivative(lib, x):
+        return activation_gradient(lib, name, x, lib.tensor(grad_output, dtype=lib.float64))
+
+    check_op(first_derivative, randn(2, 3, seed=12))
+
+
+@pytest.mark.parametrize("name", ACTIVATIONS)
+@pytest.mark.parametrize("shapes", [((2, 3), (2, 3)), ((2, 3), (3,)), ((3,), (2, 3))])
+def test_backward_op_gradients_for_grad_output_and_output(name, shapes):
+    # Both inputs require grad; a broadcast operand's gradient is summed to its shape.
+    grad_shape, output_shape = shapes
+    output = np.tanh(randn(*output_shape, seed=14))     # inside sigmoid's (0, 1) too
+    check_op(lambda lib, g, y: backward_op(lib, name)(g, y), randn(*grad_shape, seed=13),
+             np.abs(output) if name == "sigmoid" else output)
+
+
+@pytest.mark.parametrize("name", ACTIVATIONS)
+def test_backward_op_records_only_when_an_operand_requires_grad(name):
+    def run(lib):
+        g, y = lib.tensor([0.5, 2.0]), lib.tensor([0.25, -0.5])
+        results = [backward_op(lib, name)(g, y).requires_grad]
+        for requires in ([True, False], [False, True]):
+            a = g.detach().requires_grad_(requires[0])
+            b = y.detach().requires_grad_(requires[1])
+            out = backward_op(lib, name)(a, b)
+            results.append((out.requires_grad, graph_structure(out.grad_fn)))
+        with lib.no_grad():
+            results.append(backward_op(lib, name)(g.requires_grad_(), y).requires_grad)
+        return results
+
+    ours, theirs = run(ag), run(torch)
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("name", ACTIVATIONS)
+def test_gradgradcheck_of_the_first_derivative_in_float64(name):
+    # gradgradcheck of the first derivative checks the third derivative against finite
+    # differences of the second (the library's own checker, no torch involved).
+    x = ag.tensor(randn(2, 3, seed=15), dtype=ag.float64, requires_grad=True)
+    grad_output = ag.tensor(randn(2, 3, seed=16), dtype=ag.float64, requires_grad=True)
+
+    def first_derivative(x, grad_output):
+        return activation_gradient(ag, name, x, grad_output)
+
+    assert ag.autograd.gradcheck(first_derivative, (x, grad_output), check_undefined_grad=False)
+    assert ag.autograd.gradgradcheck(first_derivative, (x, grad_output),
+                                     check_undefined_grad=False)
+
+
+@pytest.mark.parametrize("name", ACTIVATIONS)
+def test_batched_gradients_through_the_backward_op(name):
+    # is_grads_batched: the batch dim of the gradient broadcasts against the saved output.
+    grad_output = randn(3, seed=17)
+    check_batched_grad(lambda lib, x: activation_gradient(
+        lib, name, x, lib.tensor(grad_output, dtype=lib.float64)), randn(3, seed=18),
+        create_graph=True)
+    check_batched_grad(lambda lib, g, y: backward_op(lib, name)(g, y), randn(2, 3, seed=19),
+                       np.abs(np.tanh(randn(3, seed=20))), create_graph=True)
+
+
+@pytest.mark.parametrize("name", ACTIVATIONS)
+@pytest.mark.parametrize("vectorize", [False, True])
+def test_hessian_through_the_activation(name, vectorize):
+    def run(lib):
+        with on_device_for(lib):
+            x = lib.tensor(randn(4, seed=21))
+            return lib.autograd.functional.hessian(
+                lambda x: (getattr(lib, name)(x) * x).sum(), x, vectorize=vectorize)
+
+    assert_close(run(ag), run(torch), 1e-7, 1e-9)
+
+
+@pytest.mark.parametrize("name", ACTIVATIONS)
+def test_forward_ad_through_the_backward_op(name):
+    # The op's tangent formula, with a tangent on grad_output, on output, or both.
+    grad_output, output = randn(2, 3, seed=22), np.abs(np.tanh(randn(2, 3, seed=23)))
+    for tangents in (None, [randn(2, 3, seed=24), None], [None, randn(2, 3, seed=25)]):
+        check_jvp(lambda lib, g, y: backward_op(lib, name)(g, y), grad_output, output,
+                  tangents=tangents)
+
+
+@pytest.mark.parametrize("name", ACTIVATIONS)
+def test_forward_over_reverse_over_reverse(name):
+    # The tangent of the second derivative: forward AD through TanhBackwardBackward0's
+    # (or SigmoidBackwardBackward0's) formulas, which call the op and its tangent again.
+    def run(lib):
+        fwad = lib.autograd.forward_ad
+        x = lib.tensor(randn(3, seed=26), requires_grad=True)
+        with fwad.dual_level():
+            dual = fwad.make_dual(x, lib.tensor(randn(3, seed=27)))
+            y = getattr(lib, name)(dual) * dual
+            (g,) = lib.autograd.grad(y.sum(), dual, create_graph=True)
+            (gg,) = lib.autograd.grad((g * g).sum(), dual, create_graph=True)
+            return tuple(fwad.unpack_dual(g)) + tuple(fwad.unpack_dual(gg))
+
+    assert_close(run(ag), run(torch), 1e-7, 1e-9)
 
 
 # ------------------------------------------------------------- special cases' values

@@ -8,8 +8,9 @@ Formulas reuse the forward's result where PyTorch does: ``exp``, ``expm1``,
 ``sqrt``, ``rsqrt``, ``reciprocal``, ``tanh``, ``sigmoid`` and ``relu`` save their
 output, not their input, so backward recomputes nothing. Formulas are written
 with Tensor ops (mul, div, where ...), so ``create_graph=True`` differentiates
-them again. relu's backward is itself an op, ``threshold_backward``, of the
-gradient and the saved result, as in PyTorch.
+them again. The backwards of relu, tanh and sigmoid are themselves ops of the gradient
+and the saved result (``threshold_backward``, ``tanh_backward``, ``sigmoid_backward`` in
+activation_backward.pyx), as in PyTorch.
 
 The in-place forms of the ops that save their result leave ``self`` saved in
 place of the out-of-place result (apply_inplace does it for every in-place op),
@@ -40,18 +41,14 @@ from autograd_cy._C.kernels cimport (
 )
 from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.ops.arithmetic import mul, div, add, sub, neg
+from autograd_cy._C.ops.activation_backward import (
+    zeros_like_grad, threshold_backward, tanh_backward, sigmoid_backward,
+)
 from autograd_cy._C.ops.power import pow
 
 __all__ = ["exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid",
            "relu", "abs", "sign", "reciprocal", "square", "atan2", "arctan2"]
 __tensor_methods__ = tuple(__all__)
-
-
-# ------------------------------------------------------------------ helpers
-
-def zeros_like_grad(Tensor grad):
-    """A gradient of zeros (ops whose derivative is zero almost everywhere)."""
-    return make_tensor(np.zeros_like(grad._data))
 
 
 # ------------------------------------------------------------------ node base
@@ -321,8 +318,8 @@ cdef class TanhBackward0(SavesResult):
         fused = self.fused_backward(grad, tanh_backward_kernel)
         if fused is not None:
             return (fused,)
-        result = unpack_saved(self, 0)
-        return (mul(grad, sub(1, mul(result, result))),)
+        # NOTE [Activation backwards are ops]: one op that create_graph records as such.
+        return (tanh_backward(grad, unpack_saved(self, 0)),)
 
 
 cdef object np_tanh = np.tanh
@@ -354,8 +351,7 @@ cdef class SigmoidBackward0(SavesResult):
         fused = self.fused_backward(grads[0], sigmoid_backward_kernel)
         if fused is not None:
             return (fused,)
-        result = unpack_saved(self, 0)
-        return (mul(grads[0], mul(result, sub(1, result))),)
+        return (sigmoid_backward(grads[0], unpack_saved(self, 0)),)
 
 
 def _sigmoid_array(array):
@@ -382,53 +378,6 @@ def sigmoid(Tensor self):
     if forward_level():
         forward1(out, self, sigmoid_tangent)
     return out
-
-
-cdef class ThresholdBackwardBackward0(Node):
-    """threshold_backward differentiated again: the same mask for ``grad_output``; the
-    mask itself has a zero derivative, so ``self`` gets zeros."""
-    saved_names = ("self",)
-    cdef readonly object saved_threshold
-
-    batches_gradients = True     # NOTE [Batched gradients]
-    cpdef tuple apply(self, tuple grads):
-        grad = grads[0]
-        return (threshold_backward(grad, unpack_saved(self, 0), self.saved_threshold)
-                if self.should_compute_output(0) else None,
-                zeros_like_grad(grad) if self.should_compute_output(1) else None)
-
-
-def threshold_backward(Tensor grad_output, Tensor self, threshold):
-    """``grad_output`` where ``self > threshold``, else 0 (a NaN ``self`` passes it).
-
-    NOTE [relu's gradient depends on its result]
-    Like PyTorch's, relu's backward is an op of two tensors, the gradient and the saved
-    result, and records a node for both: under ``create_graph=True`` the gradient it returns
-    requires grad even when the incoming one does not, since the result does.
-    """
-    array = None
-    if threshold == 0:
-        array = threshold_backward_kernel(grad_output._data, self._data)
-    if array is None:
-        array = np.where(self._data <= threshold, np.zeros((), grad_output._data.dtype),
-                         grad_output._data)
-    out = wrap(array)
-    if any_requires_grad2(grad_output, self):
-        node = ThresholdBackwardBackward0()
-        node.saved_threshold = threshold
-        record2(node, grad_output, self, out, (self,))
-    if forward_level():
-        forward2(out, grad_output, self, threshold_backward_tangent, (threshold,))
-    return out
-
-
-cdef object threshold_backward_tangent(grad_t, self_t, grad_output, self, Tensor result,
-                                       tuple extra):
-    """Linear in ``grad_output`` through the same mask (``self``'s tangent moves no mask:
-    its term is zero). Forward AD through relu's backward needs it (forward-over-reverse)."""
-    if grad_t is None:
-        return zeros_like_grad(result)
-    return threshold_backward(grad_t, self, extra[0])
 
 
 cdef class ReluBackward0(SavesResult):
