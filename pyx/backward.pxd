@@ -1,3 +1,2 @@
-# Design: backward() from the user's arguments to one engine call (backward.pyx), and
-# Tensor.backward, which it registers. Above the engine; the Python API's autograd.grad shares
-# its checks.
+# Design: backward() and grad() from the user's arguments to one engine call (backward.pyx),
+# and Tensor.backward, which it registers. Above the engine.
