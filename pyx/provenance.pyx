@@ -80,21 +80,30 @@ def _is_provenance_enabled():
 
 cdef str PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 cdef dict _internal_files = {}    # co_filename -> is it a file of autograd_cy?
-cdef object _last_code = None     # the code object asked about last, and the answer
-cdef bint _last_internal = False
+cdef enum:
+    RECENT_CODES = 8
+cdef list _recent_codes = [None] * RECENT_CODES   # code objects asked about lately ...
+cdef bint _recent_internal[RECENT_CODES]          # ... and their answers
+cdef int _next_recent = 0
 
 
 cdef bint is_internal(object code) except -1:
-    """Is ``code`` autograd_cy's own? Ops called in a loop ask about one code object
-    again and again: one comparison then."""
-    global _last_code, _last_internal
-    if code is _last_code:
-        return _last_internal
+    """Is ``code`` autograd_cy's own? The code objects asked about repeat (the frames
+    between the user's and an op: the same few functions, call after call), so the last
+    few answers are kept by identity: the list holds them, and the walk up from an op
+    compares pointers instead of looking file names up."""
+    global _next_recent
+    cdef int i
+    for i in range(RECENT_CODES):
+        if _recent_codes[i] is code:
+            return _recent_internal[i]
     filename = <object>(<PyCodeObject*>code).co_filename
     internal = _internal_files.get(filename)
     if internal is None:
         internal = _internal_files[filename] = os.path.abspath(filename).startswith(PACKAGE_DIR)
-    _last_code, _last_internal = code, internal
+    _recent_codes[_next_recent] = code
+    _recent_internal[_next_recent] = internal
+    _next_recent = (_next_recent + 1) % RECENT_CODES
     return internal
 
 

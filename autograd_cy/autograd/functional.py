@@ -76,8 +76,10 @@ def _graph_roots(tensors, create_graph, need_graph):
     other input is detached (no copy: the storage is shared) and then requires grad when
     ``need_graph`` (the inputs), not when it is only a given vector ``v``.
     """
-    return tuple(t.view_as(t) if create_graph and t.requires_grad
-                 else t.detach().requires_grad_(need_graph) for t in tensors)
+    if not need_graph and not create_graph:
+        return tuple([t.detach() for t in tensors])
+    return tuple([t.view_as(t) if create_graph and t.requires_grad
+                  else t.detach().requires_grad_(need_graph) for t in tensors])
 
 
 def _detached_unless(results, create_graph):
@@ -85,8 +87,8 @@ def _detached_unless(results, create_graph):
     walked)."""
     if create_graph:
         return results
-    return tuple(r.detach() if isinstance(r, Tensor) else _detached_unless(r, False)
-                 for r in results)
+    return tuple([r.detach() if isinstance(r, Tensor) else _detached_unless(r, False)
+                  for r in results])
 
 
 def _check_v(v, refs, refs_were_tuple):

@@ -21,13 +21,13 @@ namespace (no ``__all__``).
 import numpy as np
 
 from autograd_cy._C.device cimport is_cuda_array
-from autograd_cy._C.grad_mode cimport forward_level
+from autograd_cy._C.grad_mode cimport forward_level, needs_tensor_ops
 from autograd_cy._C.forward cimport forward2
 from autograd_cy._C.tensor cimport Tensor, make_tensor
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.recording cimport record2, any_requires_grad2
 from autograd_cy._C.promotion cimport wrap
-from autograd_cy._C.fp_errors cimport quietly2
+from autograd_cy._C.fp_errors cimport quietly2, ignoring_fp_errors
 from autograd_cy._C.kernels cimport (
     sigmoid_backward_kernel, tanh_backward_kernel, threshold_backward_kernel,
 )
@@ -56,6 +56,17 @@ cdef object kernel_or_numpy(PairKernel kernel, object numpy_formula, Tensor grad
     if array is None:
         array = quietly2(numpy_formula, grad_array, output_array)
     return array
+
+
+cdef Tensor array_product(Tensor a, Tensor b, Tensor c, int scale):
+    """``a * (scale * b * c)`` on the arrays, quietly: a Backward-Backward node's formula when
+    nothing records it and no tangent flows (``needs_tensor_ops()`` false), in place of
+    three Tensor ops."""
+    with ignoring_fp_errors():
+        product = b._data * c._data
+        if scale != 1:
+            product *= scale
+        return make_tensor(a._data * product)
 
 
 cdef object add_terms(object term, object other_term):
@@ -126,9 +137,13 @@ cdef class TanhBackwardBackward0(Node):
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         output = unpack_saved(self, 1)
+        output_grad = None
+        if self.should_compute_output(1) and not needs_tensor_ops():
+            output_grad = array_product(grad, output, unpack_saved(self, 0), -2)
+        elif self.should_compute_output(1):
+            output_grad = mul(grad, mul(mul(output, -2), unpack_saved(self, 0)))
         return (tanh_backward(grad, output) if self.should_compute_output(0) else None,
-                mul(grad, mul(mul(output, -2), unpack_saved(self, 0)))
-                if self.should_compute_output(1) else None)
+                output_grad)
 
 
 def _tanh_backward_numpy(grad_output, output):
@@ -169,9 +184,14 @@ cdef class SigmoidBackwardBackward0(Node):
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         output = unpack_saved(self, 1)
+        output_grad = None
+        if self.should_compute_output(1) and not needs_tensor_ops():
+            output_grad = array_product(grad, unpack_saved(self, 0),
+                                        make_tensor(1 - 2 * (<Tensor>output)._data), 1)
+        elif self.should_compute_output(1):
+            output_grad = mul(mul(grad, unpack_saved(self, 0)), add(mul(output, -2), 1))
         return (sigmoid_backward(grad, output) if self.should_compute_output(0) else None,
-                mul(mul(grad, unpack_saved(self, 0)), add(mul(output, -2), 1))
-                if self.should_compute_output(1) else None)
+                output_grad)
 
 
 def _sigmoid_backward_numpy(grad_output, output):
