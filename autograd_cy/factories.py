@@ -26,8 +26,10 @@ class Generator:
     def __init__(self, device="cpu"):
         self._seed = 67280421310721
         self._rng = np.random.default_rng(self._seed)
+        self._waiting = []      # who wants the state as it is before the next draw or change
 
     def manual_seed(self, seed):
+        self._before_change()
         self._seed = builtins.int(seed)
         self._rng = np.random.default_rng(self._seed)
         return self
@@ -40,7 +42,27 @@ class Generator:
         return self._rng.bit_generator.state, self._seed
 
     def _set_raw_state(self, raw):
+        self._before_change()
         self._rng.bit_generator.state, self._seed = raw
+
+    def _wait_for_state(self, waiter):
+        """Give ``waiter.states`` the raw state this generator has just before its next draw
+        or change, not now: most checkpointed regions draw nothing, and reading PCG64's
+        state costs more than the rest of a region's bookkeeping (NOTE [Checkpoint RNG
+        state]). A waiter still waiting has seen the state unchanged."""
+        self._waiting.append(waiter)
+
+    def _stop_waiting(self, waiter):
+        if waiter in self._waiting:
+            self._waiting.remove(waiter)
+
+    def _before_change(self):
+        """About to draw or change the state: the waiters get the state as it is now."""
+        if self._waiting:
+            raw = self._raw_state()
+            for waiter in self._waiting:
+                waiter.states = [raw]
+            self._waiting.clear()
 
     def get_state(self):
         """The generator's state as a uint8 tensor (``torch.Generator.get_state``): PCG64's
@@ -108,7 +130,10 @@ def set_rng_state(new_state):
 
 
 def _rng(generator):
-    return (generator or default_generator)._rng
+    """The NumPy generator to draw from (``generator`` or the default one)."""
+    generator = generator or default_generator
+    generator._before_change()
+    return generator._rng
 
 
 _default_device = None

@@ -15,6 +15,8 @@ engine.pyx tells the story of a backward; this file holds what it works on:
 cimport cython
 import threading
 
+from cpython.object cimport PyObject
+
 from autograd_cy._C.grad_mode cimport needs_tensor_ops
 from autograd_cy._C.tensor cimport Tensor, make_tensor
 from autograd_cy._C.node cimport Node
@@ -195,10 +197,24 @@ cdef void task_ended(GraphTask task) except *:
     _live_tasks.discard(task.id)
 
 
+cdef extern from *:
+    """
+    static __thread PyObject *autograd_cy_current_tasks = NULL;  /* borrowed from _local */
+    """
+    PyObject* autograd_cy_current_tasks
+
+
 cdef list current_tasks():
+    """This thread's running tasks, innermost last. The list lives in a threading.local (it
+    dies with the thread); a C thread-local keeps a borrowed pointer to it, so the reads on
+    every unpack and accumulation skip threading.local's attribute lookup."""
+    global autograd_cy_current_tasks
+    if autograd_cy_current_tasks != NULL:
+        return <list>autograd_cy_current_tasks
     tasks = getattr(_local, "tasks", None)
     if tasks is None:
         tasks = _local.tasks = []
+    autograd_cy_current_tasks = <PyObject*>tasks
     return tasks
 
 

@@ -108,7 +108,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if p == 1:
         noise = np.zeros((), dtype.numpy)
     else:
-        keep = _factories.default_generator._rng.random(tuple(input.shape)) >= p
+        keep = _factories._rng(None).random(tuple(input.shape)) >= p
         noise = keep.astype(dtype.numpy) / dtype.numpy.type(1 - p)
     noise = _wrap_array(noise)
     return input.mul_(noise) if inplace else mul(input, noise)

@@ -33,7 +33,10 @@ A region that draws random numbers (dropout) must draw the same ones when rerun.
 input lives on, is taken before the forward; the recomputation runs from those states and
 the states of the surrounding program are restored afterwards, so checkpointing does not
 change what later code draws. A forward that drew nothing leaves the states as it found
-them (compared after it): its rerun draws nothing either and skips the replay.
+them (compared after it): its rerun draws nothing either and skips the replay. The CPU
+generator's state is taken lazily (with no CUDA input): the region waits on the generator,
+which hands it the state just before its next draw or change; a region still waiting when
+its forward ends drew nothing, and reading the state was never paid for.
 """
 import contextlib
 import enum
@@ -173,7 +176,11 @@ class _RngStates:
 
     def __init__(self, args):
         self.devices = get_device_states(*args)[0] if _ag.cuda.is_available() else []
-        self.states = self._take()
+        if self.devices:
+            self.states = self._take()
+        else:                   # the CPU generator hands its state over at its next draw
+            self.states = None
+            _ag.default_generator._wait_for_state(self)
 
     def _take(self):
         """The raw states (CPU generator, then each device's), cheap to take and compare."""
@@ -190,7 +197,10 @@ class _RngStates:
     def drew_nothing(self):
         """Nothing random was drawn since the states were taken: a rerun draws nothing
         either, and needs no replay."""
-        return self._take() == self.states
+        if self.devices:
+            return self._take() == self.states
+        _ag.default_generator._stop_waiting(self)
+        return self.states is None
 
     @contextlib.contextmanager
     def replay(self):
