@@ -209,6 +209,40 @@ def test_dropout_without_preserve_rng_state_draws_a_new_mask(use_reentrant):
         assert not np.array_equal(grad, plain_grad), lib.__name__
 
 
+def nested_dropout_run(lib, checkpointed, use_reentrant):
+    """An outer region that draws after an inner checkpointed region that draws, and a
+    region that reseeds: the states each replays are the ones its forward started from."""
+    lib.manual_seed(5)
+    x = leaf(lib, np.linspace(-1.0, 1.0, 24))
+    dropout = lib.nn.functional.dropout
+    run = ((lambda f, *a: module(lib).checkpoint(f, *a, use_reentrant=use_reentrant))
+           if checkpointed else (lambda f, *a: f(*a)))
+
+    def inner(t):
+        return dropout(t.cos(), 0.5) * t
+
+    def outer(t):
+        u = t.exp()                               # draws nothing before the inner region
+        return dropout(run(inner, u), 0.3) + t
+
+    def reseeding(t):
+        lib.manual_seed(11)
+        return dropout(t.sin(), 0.5)
+
+    y = run(outer, x) * run(reseeding, x)
+    y.sum().backward()
+    return to_numpy(x.grad), to_numpy(lib.rand(4))
+
+
+@pytest.mark.parametrize("use_reentrant", [True, False])
+def test_nested_regions_replay_the_states_they_started_from(use_reentrant):
+    for lib in LIBS:
+        plain_grad, plain_after = nested_dropout_run(lib, False, use_reentrant)
+        grad, after = nested_dropout_run(lib, True, use_reentrant)
+        np.testing.assert_allclose(grad, plain_grad, rtol=1e-12, atol=1e-12)
+        np.testing.assert_array_equal(after, plain_after)
+
+
 def test_rng_state_round_trip_and_errors():
     def draws(lib):     # the CPU generator's state: draws on the CPU
         state = lib.get_rng_state()
