@@ -58,15 +58,13 @@ cdef object kernel_or_numpy(PairKernel kernel, object numpy_formula, Tensor grad
     return array
 
 
-cdef Tensor array_product(Tensor a, Tensor b, Tensor c, int scale):
-    """``a * (scale * b * c)`` on the arrays, quietly: a Backward-Backward node's formula when
-    nothing records it and no tangent flows (``needs_tensor_ops()`` false), in place of
-    three Tensor ops."""
+cdef Tensor tanh_output_term(Tensor grad, Tensor output, Tensor grad_output):
+    """``grad * (-2 * output * grad_output)`` on the arrays, quietly: TanhBackwardBackward0's
+    ``output`` formula when nothing records it and no tangent flows (``needs_tensor_ops()``
+    false), with array operands only (a scalar operand costs NumPy more than a product)."""
     with ignoring_fp_errors():
-        product = b._data * c._data
-        if scale != 1:
-            product *= scale
-        return make_tensor(a._data * product)
+        term = output._data * grad_output._data
+        return make_tensor(grad._data * np.negative(term + term))
 
 
 cdef object add_terms(object term, object other_term):
@@ -139,7 +137,7 @@ cdef class TanhBackwardBackward0(Node):
         output = unpack_saved(self, 1)
         output_grad = None
         if self.should_compute_output(1) and not needs_tensor_ops():
-            output_grad = array_product(grad, output, unpack_saved(self, 0), -2)
+            output_grad = tanh_output_term(grad, output, unpack_saved(self, 0))
         elif self.should_compute_output(1):
             output_grad = mul(grad, mul(mul(output, -2), unpack_saved(self, 0)))
         return (tanh_backward(grad, output) if self.should_compute_output(0) else None,
@@ -184,14 +182,9 @@ cdef class SigmoidBackwardBackward0(Node):
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         output = unpack_saved(self, 1)
-        output_grad = None
-        if self.should_compute_output(1) and not needs_tensor_ops():
-            output_grad = array_product(grad, unpack_saved(self, 0),
-                                        make_tensor(1 - 2 * (<Tensor>output)._data), 1)
-        elif self.should_compute_output(1):
-            output_grad = mul(mul(grad, unpack_saved(self, 0)), add(mul(output, -2), 1))
         return (sigmoid_backward(grad, output) if self.should_compute_output(0) else None,
-                output_grad)
+                mul(mul(grad, unpack_saved(self, 0)), add(mul(output, -2), 1))
+                if self.should_compute_output(1) else None)
 
 
 def _sigmoid_backward_numpy(grad_output, output):

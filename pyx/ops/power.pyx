@@ -7,7 +7,7 @@ where the exponent is not negative.
 """
 import numpy as np
 
-from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
+from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
 from autograd_cy._C.forward cimport forward1, forward2, pointwise_tangent
 from autograd_cy._C.device cimport contiguous_array
 from autograd_cy._C.tensor cimport (
@@ -41,6 +41,14 @@ cdef class PowBackward0(Node):
                 return (make_tensor(np.zeros_like((<Tensor>grads[0])._data,
                                                   dtype=base._data.dtype)),)
             return (make_tensor(np.zeros_like(base._data)),)
+        if not needs_tensor_ops() and isinstance(grads[0], Tensor) and (
+                exponent == 1 or exponent == 2):
+            # Nothing records (no create_graph, no dual level): the two common exponents on
+            # the arrays, with the formula's values (x ** 0 is 1 even at inf and NaN).
+            if exponent == 1:
+                return (grads[0],)
+            with ignoring_fp_errors():
+                return (make_tensor((<Tensor>grads[0])._data * (base._data + base._data)),)
         return (mul(grads[0], mul(pow(base, exponent - 1), exponent)),)
 
 
