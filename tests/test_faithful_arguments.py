@@ -194,3 +194,11 @@ def test_gelu_is_exactly_zero_far_into_the_negative_tail(dtype):
     np.testing.assert_allclose(ours, theirs, rtol=1e-4 if dtype == np.float32 else 1e-12,
                                atol=1e-6 if dtype == np.float32 else 0)
     check_op(lambda lib, x: lib.nn.functional.gelu(x), values.astype(np.float64))
+
+
+def test_grad_of_an_output_that_is_not_a_tensor():
+    # A number among the outputs, with no gradient given for it: torch's assertion.
+    assert_same_error(
+        lambda lib: lib.autograd.grad([lib.ones(1, requires_grad=True).sum(), 2.0],
+                                      lib.ones(1, requires_grad=True)),
+        AssertionError, r"^Expected output to be a (torch|autograd_cy)\.Tensor$")
