@@ -13,9 +13,9 @@ engine.pyx tells the story of a backward; this file holds what it works on:
   ``_current_graph_task_id``, ``_will_engine_execute_node``).
 """
 cimport cython
-import threading
 
 from cpython.object cimport PyObject
+from cpython.ref cimport Py_INCREF
 
 from autograd_cy._C.grad_mode cimport needs_tensor_ops
 from autograd_cy._C.tensor cimport Tensor, make_tensor
@@ -180,8 +180,6 @@ cdef class ReadyQueue:
 
 # ============================================================== the running tasks, queried
 
-# The tasks running on this thread, innermost last (a backward inside a hook nests them).
-_local = threading.local()
 _task_counter = [0]
 cdef set _live_tasks = set()    # ids of the GraphTasks running now, on any thread
 
@@ -199,23 +197,23 @@ cdef void task_ended(GraphTask task) except *:
 
 cdef extern from *:
     """
-    static __thread PyObject *autograd_cy_current_tasks = NULL;  /* borrowed from _local */
+    static __thread PyObject *autograd_cy_current_tasks = NULL;  /* owned, never freed */
     """
     PyObject* autograd_cy_current_tasks
 
 
 cdef list current_tasks():
-    """This thread's running tasks, innermost last. The list lives in a threading.local (it
-    dies with the thread); a C thread-local keeps a borrowed pointer to it, so the reads on
-    every unpack and accumulation skip threading.local's attribute lookup."""
+    """This thread's running tasks, innermost last: a list owned by a C thread-local (one
+    load on every unpack and accumulation; threading.local's lookup cost more). The list is
+    made on the thread's first backward and kept for the OS thread's life, so a new Python
+    thread state on the same OS thread (a C library calling back into Python) finds a live,
+    empty list, never a freed one."""
     global autograd_cy_current_tasks
-    if autograd_cy_current_tasks != NULL:
-        return <list>autograd_cy_current_tasks
-    tasks = getattr(_local, "tasks", None)
-    if tasks is None:
-        tasks = _local.tasks = []
-    autograd_cy_current_tasks = <PyObject*>tasks
-    return tasks
+    if autograd_cy_current_tasks == NULL:
+        tasks = []
+        Py_INCREF(tasks)
+        autograd_cy_current_tasks = <PyObject*>tasks
+    return <list>autograd_cy_current_tasks
 
 
 def _current_graph_task_id():

@@ -125,27 +125,20 @@ def pow(self, exponent):
         return rpow(exponent, self)
     dtype = result_type(self, exponent)
     base_array = operand_array(self, dtype)
-    exponent_array = operand_array(exponent, dtype)
     if dtype.kind in "iu" and isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     if dtype.kind == "b" and isinstance(exponent, Tensor):
         raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+    array = None
+    if dtype.kind == "f" and not isinstance(exponent, Tensor):
+        array = power_by_special_number(base_array, exponent)
     try:
-        if dtype.kind in "iu" and isinstance(exponent, Tensor) and np.any(exponent_array < 0):
-            array = integer_power(base_array, exponent_array)
-        elif dtype.kind == "f" and not isinstance(exponent, Tensor) and exponent == 2:
-            array = quietly(np.square, base_array)      # as NumPy's ** (and PyTorch) do
-        elif dtype.kind == "f" and not isinstance(exponent, Tensor) and exponent == 1:
-            array = base_array.copy()
-        elif (dtype.kind == "f" and not isinstance(exponent, Tensor)
-                and (exponent == 0.5 or exponent == -0.5)):
-            # PyTorch computes these as sqrt and rsqrt: (-inf) ** 0.5 is NaN, not C's inf,
-            # and (-0.) ** -0.5 is -inf
-            array = quietly(np.sqrt, base_array)
-            if exponent < 0:
-                array = quietly(np.reciprocal, array)
-        else:
-            array = quietly2(np.power, base_array, exponent_array)
+        if array is None:
+            exponent_array = operand_array(exponent, dtype)
+            if dtype.kind in "iu" and isinstance(exponent, Tensor) and np.any(exponent_array < 0):
+                array = integer_power(base_array, exponent_array)
+            else:
+                array = quietly2(np.power, base_array, exponent_array)
     except ValueError:
         raise_broadcast_error(self, exponent)
     out = wrap(array)
@@ -159,6 +152,20 @@ def pow(self, exponent):
     if forward_level():
         forward2(out, self, exponent, pow_tangent)
     return out
+
+
+cdef object power_by_special_number(object base, object exponent):
+    """``base ** exponent`` (a float array, a number) for the exponents PyTorch computes with
+    other functions, or None: 2 is a square and 1 a copy (also NumPy's ``**``), 0.5 and -0.5
+    are sqrt and rsqrt ((-inf) ** 0.5 is NaN, not C's inf, and (-0.) ** -0.5 is -inf)."""
+    if exponent == 2:
+        return quietly(np.square, base)
+    if exponent == 1:
+        return base.copy()
+    if exponent == 0.5 or exponent == -0.5:
+        root = quietly(np.sqrt, base)
+        return quietly(np.reciprocal, root) if exponent < 0 else root
+    return None
 
 
 cdef object integer_power(object base, object exponent):
