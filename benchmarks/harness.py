@@ -23,34 +23,58 @@ from benchmarks.workloads import IMPLEMENTATIONS, all_workloads
 TARGET_ROUND_SECONDS = 0.02     # short iterations are repeated inside one round
 
 
+# NOTE [Ratios between our own workloads]
+# Some targets compare two workloads of ours (the checkpointed chain against the plain one,
+# forward AD against the plain forward). This VM's speed swings in bursts of a few seconds,
+# so two medians taken in separate measurements, a minute apart, compare two states of the
+# machine as much as two workloads. A workload with a ``baseline`` therefore times the
+# baseline's autograd_cy iteration right next to its own in every round (the two take turns
+# going first) and reports the median of the rounds' ratios: a burst longer than a round
+# slows both sides of a ratio alike.
+
 def measure(workload, repeat):
-    """Median, min and max seconds per iteration for each implementation."""
+    """Median, min and max seconds per iteration for each implementation; with a baseline,
+    also the median, min and max of the per-round ratio to it."""
     runs = {impl: workload.build(impl) for impl in IMPLEMENTATIONS}
+    slots = [(impl,) for impl in IMPLEMENTATIONS]
+    if workload.baseline is not None:
+        runs["baseline"] = workload.baseline.build("autograd_cy")
+        slots[0] = ("autograd_cy", "baseline")
     for run in runs.values():            # warm-up, and one timing to size the rounds
         run()
     start = time.perf_counter()
     runs["autograd_cy"]()
     single = time.perf_counter() - start
     inner = max(1, int(TARGET_ROUND_SECONDS / max(single, 1e-9)))
-    samples = {impl: [] for impl in IMPLEMENTATIONS}
-    order = list(IMPLEMENTATIONS)
-    for _ in range(repeat):
-        order = order[1:] + order[:1]
-        for impl in order:
-            run = runs[impl]
-            gc.collect()
-            gc.disable()
-            try:
-                run()                   # untimed: back to a warm cache after the others
-                start = time.perf_counter()
-                for _ in range(inner):
-                    run()
-                elapsed = time.perf_counter() - start
-            finally:
-                gc.enable()
-            samples[impl].append(elapsed / inner)
-    return {impl: {"median": statistics.median(values), "min": min(values), "max": max(values)}
-            for impl, values in samples.items()}
+    samples = {name: [] for name in runs}
+    for round_index in range(repeat):
+        slots = slots[1:] + slots[:1]
+        for slot in slots:
+            for name in (slot if round_index % 2 else reversed(slot)):
+                samples[name].append(_time_round(runs[name], inner))
+    result = {"timings": {name: _summary(values) for name, values in samples.items()}}
+    if workload.baseline is not None:
+        result["baseline_ratio"] = _summary(
+            [ours / base for ours, base in zip(samples["autograd_cy"], samples["baseline"])])
+    return result
+
+
+def _time_round(run, inner):
+    """Seconds per iteration over ``inner`` iterations, after one untimed iteration."""
+    gc.collect()
+    gc.disable()
+    try:
+        run()                   # untimed: back to a warm cache after the others
+        start = time.perf_counter()
+        for _ in range(inner):
+            run()
+        return (time.perf_counter() - start) / inner
+    finally:
+        gc.enable()
+
+
+def _summary(values):
+    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
 
 
 def environment(threads):
@@ -108,6 +132,25 @@ def table(results, env):
     return "\n".join([header, "", line(columns), rule] + [line(row) for row in rows])
 
 
+def targets_table(results):
+    """The workloads measured against a baseline of ours (NOTE [Ratios between our own
+    workloads]): the per-round ratio against its target."""
+    rows = [r for r in results if "baseline_ratio" in r]
+    if not rows:
+        return ""
+    lines = ["", "", "Targets against our own workloads (both timed in every round; the median "
+             "of the rounds' ratios):", "",
+             "| workload | against | ratio (min-max) | target | holds |",
+             "|---|---|---|---|---|"]
+    for r in rows:
+        ratio = r["baseline_ratio"]
+        holds = "yes" if ratio["median"] <= r["target"] else "**no**"
+        lines.append(f"| {r['name']} | {r['baseline']} | {ratio['median']:.2f}x "
+                     f"({ratio['min']:.2f}x-{ratio['max']:.2f}x) | <= {r['target']}x | "
+                     f"{holds} |")
+    return "\n".join(lines) + "\n"
+
+
 def run_suite(args):
     import torch
     torch.set_num_threads(args.threads)
@@ -124,9 +167,12 @@ def run_suite(args):
     results = []
     for workload in workloads:
         print(f"  {workload.name}: {workload.description} ...", flush=True)
-        results.append({"name": workload.name, "description": workload.description,
-                        "nodes": workload.nodes, "timings": measure(workload, repeat)})
-    report = table(results, env)
+        result = {"name": workload.name, "description": workload.description,
+                  "nodes": workload.nodes, **measure(workload, repeat)}
+        if workload.baseline is not None:
+            result["baseline"], result["target"] = workload.baseline.name, workload.target
+        results.append(result)
+    report = table(results, env) + targets_table(results)
     # A workload may add a section of its own after the table (e.g. saved bytes).
     report += "".join(w.report() + "\n" for w in workloads if hasattr(w, "report"))
     print()

@@ -42,6 +42,12 @@ class Workload:
     name = ""
     description = ""
     nodes = 0            # backward nodes per iteration (for the per-node column)
+    # A target relative to another workload of ours (the checkpointed chain against the plain
+    # one): ``baseline`` is that workload and ``target`` the largest ratio allowed. The harness
+    # times the baseline's autograd_cy iteration beside this one's in every round (NOTE
+    # [Ratios between our own workloads] in harness.py).
+    baseline = None
+    target = None
 
     def build(self, impl):
         raise NotImplementedError
