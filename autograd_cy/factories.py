@@ -10,6 +10,8 @@ import numpy as np
 
 from autograd_cy import dtypes as _dtypes
 from autograd_cy._C import device as _device_module
+from autograd_cy._C.dtype import check_convertible as _check_convertible
+from autograd_cy._C.fp_errors import FloatingPointErrorsIgnored as _FloatingPointErrorsIgnored
 from autograd_cy._C.tensor import Tensor, Size, _wrap_array, _array_of
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty",
@@ -192,15 +194,20 @@ def _infer_numpy(data, dtype):
         if dtype is None and _all_numpy_scalars(data):
             pass
         elif dtype is None and array.dtype.kind == "f":
-            array = array.astype(np.float32)
+            with _FloatingPointErrorsIgnored():
+                array = array.astype(np.float32)
         elif dtype is None and array.dtype.kind in "iu":
             array = array.astype(np.int64)
         if array.dtype.kind not in "biuf":
             raise TypeError(f"Could not infer dtype of {type(data).__name__}")
-    if dtype is not None:
-        array = array.astype(_numpy_dtype(dtype), copy=False)
-    elif not _dtypes._is_supported(array.dtype):
-        array = array.astype(_dtypes.from_numpy_dtype(array.dtype).numpy)
+    with _FloatingPointErrorsIgnored():     # a float past the type's range is inf, quietly
+        if dtype is not None:
+            numpy_dtype = _numpy_dtype(dtype)
+            if not isinstance(data, np.ndarray):
+                _check_convertible(array, numpy_dtype, False)
+            array = array.astype(numpy_dtype, copy=False)
+        elif not _dtypes._is_supported(array.dtype):
+            array = array.astype(_dtypes.from_numpy_dtype(array.dtype).numpy)
     return array
 
 
@@ -294,7 +301,14 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     if dtype is None:
         dtype = (_dtypes.bool if isinstance(fill_value, builtins.bool) else
                  _dtypes.int64 if isinstance(fill_value, builtins.int) else _dtypes.float32)
-    return _make(np.full(_size((size,)), fill_value, _numpy_dtype(dtype)), requires_grad, device)
+    numpy_dtype = _numpy_dtype(dtype)
+    shape = _size((size,))
+    # PyTorch's one-element fill casts a float16 without the check.
+    _check_convertible(fill_value, numpy_dtype,
+                       numpy_dtype != np.float16 or builtins.int(np.prod(shape)) != 1)
+    with _FloatingPointErrorsIgnored():     # cast as C++ casts: -1 is 255 in uint8
+        array = np.full(shape, np.asarray(fill_value).astype(numpy_dtype), numpy_dtype)
+    return _make(array, requires_grad, device)
 
 
 def _like_device(input, device):

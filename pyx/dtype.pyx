@@ -60,6 +60,38 @@ cdef dict C10_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "d
                        "uint8": "unsigned char"}
 
 
+# How PyTorch's checked conversion of a scalar argument (full, fill_) names its C++ type.
+cdef dict CHECKED_NAMES = {"float16": "c10::Half", "float32": "float", "int64": "int64_t",
+                           "int32": "int",
+                           "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t"}
+
+
+cpdef check_convertible(object values, object numpy_dtype, bint scalar_argument):
+    """PyTorch's checked conversion of numbers into ``numpy_dtype``, where NumPy would cast
+    quietly and wrongly: RuntimeError "value cannot be converted to type ... without
+    overflow". Integer types refuse nan, inf and values out of range (uint8 takes negative
+    integers down to -255, wrapping, as C++ does); a scalar argument (``scalar_argument``:
+    full, fill_) into float32 or float16 must be in range too, where the tensor constructor
+    makes it inf."""
+    cdef str kind = numpy_dtype.kind
+    if kind == "b" or kind == "f" and not (scalar_argument and numpy_dtype.itemsize < 8):
+        return
+    array = np.asarray(values)
+    if array.dtype.kind not in "iuf" or array.size == 0:
+        return
+    if kind == "f":
+        overflows = np.any(np.isfinite(array) & (np.abs(array) > np.finfo(numpy_dtype).max))
+    else:
+        limits = np.iinfo(numpy_dtype)
+        lowest = -limits.max if kind == "u" and array.dtype.kind in "iu" else limits.min
+        overflows = np.any((array < lowest) | (array > limits.max))
+        if array.dtype.kind == "f":
+            overflows = overflows or not np.all(np.isfinite(array))
+    if overflows:
+        name = CHECKED_NAMES[numpy_dtype.name] if scalar_argument else numpy_dtype.name
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+
+
 def _by_name(name):
     """Unpickle a dtype: the singleton of that name."""
     return globals()[name]

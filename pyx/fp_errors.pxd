@@ -7,3 +7,5 @@ cdef class FloatingPointErrorsIgnored:
 cdef FloatingPointErrorsIgnored ignoring_fp_errors()
 cdef object quietly(object function, object array)
 cdef object quietly2(object function, object a, object b)
+cdef object quiet_reduce(object function, object array, object axis, bint keepdims,
+                         object dtype)

@@ -57,6 +57,18 @@ cdef object quietly(object function, object array):
         restore_fp_errors(token)
 
 
+cdef object quiet_reduce(object function, object array, object axis, bint keepdims,
+                         object dtype):
+    """``function(array, axis=, keepdims=, dtype=)`` (``np.add.reduce``, ``np.prod``)
+    without NumPy's floating-point warnings: inf + -inf is nan and a product past the range
+    is inf, quietly, as in PyTorch."""
+    token = silence_fp_errors()
+    try:
+        return function(array, axis=axis, keepdims=keepdims, dtype=dtype)
+    finally:
+        restore_fp_errors(token)
+
+
 cdef object quietly2(object function, object a, object b):
     """``function(a, b)`` without NumPy's floating-point warnings (``1 / 0`` is inf)."""
     token = silence_fp_errors()

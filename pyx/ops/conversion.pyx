@@ -10,6 +10,7 @@ import numpy as np
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
 from autograd_cy._C.forward cimport forward1
 from autograd_cy._C.dtype cimport dtype as dtype_class, to_numpy_dtype
+from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.device cimport device as device_class, array_to_device, device_of, resolved_device
 from autograd_cy._C.device import CPU
 from autograd_cy._C.device cimport contiguous_array
@@ -87,7 +88,8 @@ cdef Tensor _convert(Tensor self, object numpy_dtype, device_class target):
         return self
     array = array_to_device(self._data, target) if moves else self._data
     if array.dtype != numpy_dtype:
-        array = array.astype(numpy_dtype)
+        with ignoring_fp_errors():      # past the type's range: inf (or any int), quietly
+            array = array.astype(numpy_dtype)
     cdef Tensor out = wrap(array)
     if is_grad_enabled() and requires_grad(self) and numpy_dtype.kind == "f":
         node = ToCopyBackward0()

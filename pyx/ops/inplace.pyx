@@ -7,6 +7,8 @@ import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
 from autograd_cy._C.forward cimport forward2
+from autograd_cy._C.dtype cimport check_convertible
+from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, bump_version, version_counter, register_methods,
     array_module,
@@ -83,12 +85,19 @@ cdef object copy_tangent(self_t, src_t, self, src, Tensor result, tuple extra):
     return zeros if src_t is None else src_t + zeros.to(src_t.dtype)
 
 
+cdef object scalar_as(object value, object numpy_dtype):
+    """A number (checked by ``check_convertible``) as a NumPy scalar of ``numpy_dtype``, cast
+    as C++ casts it: -1 is 255 in uint8, 1e308 inf in float16, quietly."""
+    with ignoring_fp_errors():
+        return np.asarray(value).astype(numpy_dtype)[()]
+
+
 def _filled(Tensor source, value, Node node):
     cdef Tensor out = make_tensor(np.empty_like(source._data))
     if isinstance(value, Tensor):
         out._data[...] = (<Tensor>value)._data
     else:
-        out._data[...] = value
+        out._data[...] = scalar_as(value, out._data.dtype)
     if is_grad_enabled() and (requires_grad(source) or (
             isinstance(value, Tensor) and requires_grad(<Tensor>value))):
         record(node, (source, value) if isinstance(value, Tensor) else (source,), (out,))
@@ -116,6 +125,10 @@ def fill_(Tensor self, value):
         raise RuntimeError(
             "fill_ only supports 0-dimension value tensor but got tensor with "
             f"{(<Tensor>value)._data.ndim} dimensions.")
+    if not isinstance(value, Tensor):
+        # PyTorch's one-element fill casts a float16 without the check.
+        check_convertible(value, self._data.dtype,
+                          self._data.size != 1 or self._data.dtype != np.float16)
     node_type = FillBackward3 if isinstance(value, Tensor) else FillBackward2
     return apply_inplace(self, lambda x: _filled(x, value, node_type()), (value,), False,
                          None, None, fill_overlap_checks)

@@ -133,10 +133,12 @@ def mse_loss(Tensor input, Tensor target, int reduction=MEAN):
     if dtype.kind != "f":
         raise NotImplementedError(f"\"mse_cpu\" not implemented for '{scalar_name(dtype)}'")
     x, t = input._data.astype(dtype, copy=False), target._data.astype(dtype, copy=False)
-    fused = (loss_on_device("mse_loss", (x, t, None), (reduction,)) if is_cuda_array(x)
-             else None)
-    cdef Tensor out = wrap(reduce_array((x - t) * (x - t), reduction) if fused is None
-                           else fused)
+    loss = (loss_on_device("mse_loss", (x, t, None), (reduction,)) if is_cuda_array(x)
+            else None)
+    if loss is None:
+        with ignoring_fp_errors():      # an overflow is inf, quietly, as in PyTorch
+            loss = reduce_array((x - t) * (x - t), reduction)
+    cdef Tensor out = wrap(loss)
     if any_requires_grad2(input, target):
         node = MseLossBackward0()
         node.saved_reduction = reduction

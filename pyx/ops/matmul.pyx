@@ -29,6 +29,7 @@ from autograd_cy._C.ops.shape import expand, reshape, squeeze, t, transpose, uns
 from autograd_cy._C.ops.out_arguments cimport write_out
 from autograd_cy._C.ops.arithmetic import add, mul
 from autograd_cy._C.device cimport is_cuda_array, backend
+from autograd_cy._C.fp_errors cimport quietly2
 
 __all__ = ["matmul", "mm", "bmm", "addmm", "dot", "mv"]
 __tensor_methods__ = ("matmul", "mm", "bmm", "addmm", "dot", "mv")
@@ -135,7 +136,8 @@ cdef Tensor _record_matmul(MatmulBackward0 node, Tensor a, Tensor b, Tensor out)
 
 
 cdef inline object matrix_product(object a, object b):
-    """``np.matmul(a, b)``. Two float32 or float64 NumPy matrices multiply through the
+    """``np.matmul(a, b)``, without NumPy's warnings (an overflow is inf, quietly, as in
+    PyTorch). Two float32 or float64 NumPy matrices multiply through the
     array's ``dot`` method: the same BLAS call without np.matmul's generalized-ufunc set-up,
     which costs more than a small product. (A batch, such as a batched gradient, takes
     np.matmul: ``dot`` does not broadcast.)"""
@@ -144,8 +146,8 @@ cdef inline object matrix_product(object a, object b):
             and cnp.PyArray_TYPE(<cnp.ndarray>a) == cnp.PyArray_TYPE(<cnp.ndarray>b)
             and (cnp.PyArray_TYPE(<cnp.ndarray>a) == cnp.NPY_FLOAT
                  or cnp.PyArray_TYPE(<cnp.ndarray>a) == cnp.NPY_DOUBLE)):
-        return a.dot(b)
-    return np.matmul(a, b)
+        return quietly2(np.ndarray.dot, a, b)
+    return quietly2(np.matmul, a, b)
 
 
 cdef inline bint plain_dtypes(object a, object b):
@@ -217,7 +219,7 @@ def bmm(Tensor self, Tensor mat2, *, out=None):
             raise RuntimeError(f"expected scalar type {scalar_name(a.dtype)} but found "
                                f"{scalar_name(b.dtype)}")
     return _record_matmul(BmmBackward0.__new__(BmmBackward0), self, mat2,
-                          wrap(np.matmul(a, b)))
+                          wrap(matrix_product(a, b)))
 
 
 def mv(Tensor self, Tensor vec):
@@ -236,7 +238,7 @@ def mv(Tensor self, Tensor vec):
                                f"{scalar_name(v.dtype)}")
         if a.dtype.kind == "b":
             raise NotImplementedError(not_implemented_for_bool("addmv_impl_cpu"))
-    return _record_matmul(MvBackward0.__new__(MvBackward0), self, vec, wrap(np.matmul(a, v)))
+    return _record_matmul(MvBackward0.__new__(MvBackward0), self, vec, wrap(matrix_product(a, v)))
 
 
 def dot(Tensor self, Tensor other):
@@ -254,7 +256,7 @@ def dot(Tensor self, Tensor other):
     if a.dtype.kind == "b":
         raise NotImplementedError(not_implemented_for_bool("dot"))
     return _record_matmul(DotBackward0.__new__(DotBackward0), self, other,
-                          wrap(np.matmul(a, b)))
+                          wrap(matrix_product(a, b)))
 
 
 # ------------------------------------------------------------------ matmul
@@ -280,7 +282,7 @@ def matmul(Tensor self, Tensor other, *, out=None):
         # Nothing recorded: one NumPy call gives the values of PyTorch's decomposition. On a
         # size error the decomposition runs, to fail in the words of the kernel it reaches.
         try:
-            result = wrap(np.matmul(a, b))
+            result = wrap(matrix_product(a, b))
         except ValueError:
             return decomposed_matmul(self, other)
         if a_dim == 1 and b_dim == 2:

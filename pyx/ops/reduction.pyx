@@ -33,7 +33,7 @@ cdef Tensor wrap(object array):
     if type(array) is cnp.ndarray and not cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>array):
         array = contiguous_array(array)
     return wrap_array(array)
-from autograd_cy._C.fp_errors cimport ignoring_fp_errors
+from autograd_cy._C.fp_errors cimport ignoring_fp_errors, quiet_reduce
 from autograd_cy._C.ops.out_arguments cimport write_out
 from autograd_cy._C.ops.arguments cimport int_list, invalid_combination, missing_argument
 from autograd_cy._C.ops.arguments import NOT_GIVEN
@@ -210,8 +210,8 @@ def sum(Tensor self, dim=NOT_GIVEN, keepdim=None, *, dtype=None, out=None):
     if out is not None:
         return write_out("sum", out, (self,), lambda: sum(self, dim, keepdim, dtype=dtype))
     dims = normalize_dims(dim, self._data.ndim)
-    cdef Tensor result = wrap(np.add.reduce(self._data, axis=dims, keepdims=keepdim,
-                                            dtype=sum_dtype(self._data, dtype)))
+    cdef Tensor result = wrap(quiet_reduce(np.add.reduce, self._data, dims, keepdim,
+                                           sum_dtype(self._data, dtype)))
     if records(self):
         record_reduction(node, self, result, dims, keepdim)
     if forward_level():
@@ -246,7 +246,7 @@ cdef object mean_array(object array, tuple dims, bint keepdim, object dtype):
         return np.mean(array, axis=dims, keepdims=keepdim, dtype=dtype)
     if dtype is None and array.dtype == np.float16:
         return mean_array(array, dims, keepdim, np.dtype(np.float32)).astype(np.float16)
-    total = np.add.reduce(array, axis=dims, keepdims=keepdim, dtype=dtype)
+    total = quiet_reduce(np.add.reduce, array, dims, keepdim, dtype)
     count = reduced_numel(array.shape, dims)
     if count == 0:
         with ignoring_fp_errors():      # the mean of nothing is NaN, quietly, as in PyTorch
@@ -299,10 +299,10 @@ def sum_to(Tensor grad, tuple shape):
         # bias's gradient) gives the shape at once: a fresh array, not a reshaped view,
         # which AccumulateGrad may then take as .grad without a copy.
         if len(dims) == leading:
-            return make_tensor(np.add.reduce(array, axis=tuple(dims),
-                                             dtype=sum_dtype(array, None)))
-        return make_tensor(np.add.reduce(array, axis=tuple(dims), keepdims=True,
-                                         dtype=sum_dtype(array, None)).reshape(shape))
+            return make_tensor(quiet_reduce(np.add.reduce, array, tuple(dims), False,
+                                            sum_dtype(array, None)))
+        return make_tensor(quiet_reduce(np.add.reduce, array, tuple(dims), True,
+                                        sum_dtype(array, None)).reshape(shape))
     if not dims:
         return grad if array_shape == shape else reshape(grad, shape)
     return reshape(sum(grad, tuple(dims), True), shape)
@@ -341,6 +341,12 @@ cdef class ProdBackward0(ReductionBackward):
         zeros = (<Tensor>x)._data == 0
         if not zeros.any():
             return (mul(grad, div(self.keep(result), x)),)
+        if (type(self) is ProdBackward0 and not is_grad_enabled()
+                and np.count_nonzero(zeros) > 1):
+            # The full product with two zeros or more: every product of the others holds a
+            # zero. PyTorch returns zeros here at once (a nan or inf elsewhere included).
+            return (make_tensor(array_module((<Tensor>x)._data).zeros(
+                batched_shape(<Tensor>grad, (<Tensor>x)._data.shape), (<Tensor>x)._data.dtype)),)
         return (mul(grad, product_of_others(x, zeros, self.saved_dim)),)
 
 
@@ -372,8 +378,8 @@ cdef object product_of_others(Tensor x, object zeros, tuple dims):
 
 
 cdef Tensor prod_over(Tensor self, tuple dims, bint keepdim, ProdBackward0 node, dtype=None):
-    cdef Tensor out = wrap(np.prod(self._data, axis=dims, keepdims=keepdim,
-                                   dtype=sum_dtype(self._data, dtype)))
+    cdef Tensor out = wrap(quiet_reduce(np.prod, self._data, dims, keepdim,
+                                        sum_dtype(self._data, dtype)))
     if records(self):
         record_reduction(node, self, out, dims, keepdim, (self, out))
     if forward_level():
@@ -461,7 +467,13 @@ cdef class LinalgVectorNormBackward0(ReductionBackward):
 
 
 cdef object vector_norm(object array, object p, tuple dims, bint keepdim):
-    """``sum(|x|^p)^(1/p)`` over ``dims``, with p = 0, 1, 2 and ±inf done directly."""
+    """``sum(|x|^p)^(1/p)`` over ``dims``, with p = 0, 1, 2 and ±inf done directly (an
+    overflow is inf and 0 ** negative p inf, quietly, as in PyTorch)."""
+    with ignoring_fp_errors():
+        return vector_norm_loud(array, p, dims, keepdim)
+
+
+cdef object vector_norm_loud(object array, object p, tuple dims, bint keepdim):
     if p == 2:
         return np.sqrt(np.sum(np.square(array), axis=dims, keepdims=keepdim))
     if p == 0:
@@ -472,9 +484,8 @@ cdef object vector_norm(object array, object p, tuple dims, bint keepdim):
     if p == INF or p == -INF:
         reduce = np.amax if p > 0 else np.amin
         return reduce(magnitude, axis=dims, keepdims=keepdim)
-    with ignoring_fp_errors():  # 0 ** negative p: inf, as in PyTorch
-        powered = np.sum(magnitude ** p, axis=dims, keepdims=keepdim)
-        return powered ** (1.0 / p)
+    powered = np.sum(magnitude ** p, axis=dims, keepdims=keepdim)
+    return powered ** (1.0 / p)
 
 
 cdef void check_norm_identity(object p, object dim, tuple shape) except *:
