@@ -14,7 +14,7 @@ cimport cython
 cimport numpy as cnp
 
 from autograd_cy._C.saved_tensor cimport NativeHook
-from autograd_cy._C.tensor cimport Tensor, requires_grad
+from autograd_cy._C.tensor cimport Tensor, requires_grad, detached
 from autograd_cy._C.graph_task cimport GraphTask, current_tasks
 from autograd_cy._C.validate_outputs cimport conforms
 
@@ -121,7 +121,7 @@ cdef class RecomputePack(NativeHook):
         cdef Holder holder
         self.count += 1
         if requires_grad(<Tensor?>x):
-            x = x.detach()
+            x = detached(<Tensor>x)
         if self.log is not None:
             self.log.add(x)
         if index >= len(self.holders):

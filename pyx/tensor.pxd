@@ -68,6 +68,7 @@ cdef void register_methods(dict methods) except *
 cdef Tensor make_tensor(object array)
 cdef Tensor make_view(object array, Tensor source)
 cdef VersionCounter version_counter(Tensor t)
+cdef Tensor detached(Tensor t)
 cdef object get_grad_fn(Tensor t)
 cdef object array_module(object array)
 cdef tuple gradient_metadata(Tensor t)

@@ -160,6 +160,14 @@ cdef Tensor make_view(object array, Tensor source):
     return view
 
 
+cdef Tensor detached(Tensor t):
+    """``t.detach()``, from C (a checkpoint's recomputation detaches every tensor it saves)."""
+    cdef Tensor out = make_tensor(t._data)
+    out._version_counter = version_counter(t)
+    out._is_inference = t._is_inference
+    return out
+
+
 cdef VersionCounter version_counter(Tensor t):
     if t._version_counter is None:
         t._version_counter = VersionCounter.__new__(VersionCounter)
@@ -476,10 +484,7 @@ cdef class Tensor:
 
     def detach(self):
         """A new leaf sharing memory *and* version counter, outside the graph."""
-        cdef Tensor out = make_tensor(self._data)
-        out._version_counter = version_counter(self)
-        out._is_inference = self._is_inference
-        return out
+        return detached(self)
 
     def detach_(self):
         """Make this tensor a leaf that does not require grad, in place."""
