@@ -23,10 +23,9 @@ from autograd_cy._C.recording cimport record1, record2, any_requires_grad2
 from autograd_cy._C.promotion cimport wrap, result_type
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.ops.arithmetic import add, sub, mul, div, neg
-from autograd_cy._C.ops.pointwise import log
+from autograd_cy._C.ops.pointwise import log, sigmoid
 from autograd_cy._C.ops.selection import where
 from autograd_cy._C.ops.activation import _log_sigmoid
-from autograd_cy._C.ops.pointwise import sigmoid
 from autograd_cy._C.ops.activation_kernels cimport log_sigmoid_array
 from autograd_cy._C.ops.loss_kernels cimport nll_loss_2d, nll_loss_2d_backward
 from autograd_cy._C.ops.gather_scatter cimport tangent_or_zeros
@@ -133,8 +132,7 @@ def mse_loss(Tensor input, Tensor target, int reduction=MEAN):
     if dtype.kind != "f":
         raise NotImplementedError(f"\"mse_cpu\" not implemented for '{scalar_name(dtype)}'")
     x, t = input._data.astype(dtype, copy=False), target._data.astype(dtype, copy=False)
-    loss = (loss_on_device("mse_loss", (x, t, None), (reduction,)) if is_cuda_array(x)
-            else None)
+    loss = loss_on_device("mse_loss", (x, t, None), (reduction,)) if is_cuda_array(x) else None
     if loss is None:
         with ignoring_fp_errors():      # an overflow is inf, quietly, as in PyTorch
             loss = reduce_array((x - t) * (x - t), reduction)
