@@ -9,3 +9,4 @@ cdef object quietly(object function, object array)
 cdef object quietly2(object function, object a, object b)
 cdef object quiet_reduce(object function, object array, object axis, bint keepdims,
                          object dtype)
+cdef object quiet_matrix_product(object a, object b)

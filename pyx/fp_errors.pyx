@@ -2,6 +2,8 @@
 zero or invalid values, so the ops silence NumPy wherever a kernel can make inf or nan.
 """
 import numpy as np
+cimport numpy as cnp
+cnp.import_array()
 from cpython.contextvars cimport PyContextVar_Set, PyContextVar_Reset
 
 try:
@@ -77,3 +79,14 @@ cdef object quietly2(object function, object a, object b):
     finally:
         restore_fp_errors(token)
 
+
+
+cdef object quiet_matrix_product(object a, object b):
+    """``a.dot(b)`` of two NumPy arrays through NumPy's C API (``PyArray_MatrixProduct``,
+    what ``ndarray.dot`` calls after parsing its arguments), without floating-point
+    warnings."""
+    token = silence_fp_errors()
+    try:
+        return cnp.PyArray_MatrixProduct(a, b)
+    finally:
+        restore_fp_errors(token)

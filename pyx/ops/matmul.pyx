@@ -29,7 +29,7 @@ from autograd_cy._C.ops.shape import expand, reshape, squeeze, t, transpose, uns
 from autograd_cy._C.ops.out_arguments cimport write_out
 from autograd_cy._C.ops.arithmetic import add, mul
 from autograd_cy._C.device cimport is_cuda_array, backend
-from autograd_cy._C.fp_errors cimport quietly2
+from autograd_cy._C.fp_errors cimport quietly2, quiet_matrix_product
 
 __all__ = ["matmul", "mm", "bmm", "addmm", "dot", "mv"]
 __tensor_methods__ = ("matmul", "mm", "bmm", "addmm", "dot", "mv")
@@ -135,19 +135,22 @@ cdef Tensor _record_matmul(MatmulBackward0 node, Tensor a, Tensor b, Tensor out)
     return out
 
 
+cdef object numpy_matmul = np.matmul     # looked up once: matrix_product is hot
+
+
 cdef inline object matrix_product(object a, object b):
     """``np.matmul(a, b)``, without NumPy's warnings (an overflow is inf, quietly, as in
-    PyTorch). Two float32 or float64 NumPy matrices multiply through the
-    array's ``dot`` method: the same BLAS call without np.matmul's generalized-ufunc set-up,
-    which costs more than a small product. (A batch, such as a batched gradient, takes
-    np.matmul: ``dot`` does not broadcast.)"""
+    PyTorch). Two float32 or float64 NumPy matrices multiply through the C function behind
+    the array's ``dot`` method: the same BLAS call without np.matmul's generalized-ufunc
+    set-up, which costs more than a small product. (A batch, such as a batched gradient,
+    takes np.matmul: ``dot`` does not broadcast.)"""
     if (type(a) is np.ndarray and type(b) is np.ndarray
             and cnp.PyArray_NDIM(<cnp.ndarray>a) == 2 and cnp.PyArray_NDIM(<cnp.ndarray>b) == 2
             and cnp.PyArray_TYPE(<cnp.ndarray>a) == cnp.PyArray_TYPE(<cnp.ndarray>b)
             and (cnp.PyArray_TYPE(<cnp.ndarray>a) == cnp.NPY_FLOAT
                  or cnp.PyArray_TYPE(<cnp.ndarray>a) == cnp.NPY_DOUBLE)):
-        return quietly2(np.ndarray.dot, a, b)
-    return quietly2(np.matmul, a, b)
+        return quiet_matrix_product(a, b)
+    return quietly2(numpy_matmul, a, b)
 
 
 cdef inline bint plain_dtypes(object a, object b):
