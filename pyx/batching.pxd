@@ -12,6 +12,11 @@ cdef Py_ssize_t batched_dim(Py_ssize_t dim) noexcept nogil
 cdef tuple batched_dims(object dims)
 cdef void warn_per_row(object node) except *
 
+# Batched tangents (NOTE [Batched tangents], forward.pyx): the batch size of every tangent
+# while a batched forward pass runs, 0 otherwise.
+cdef Py_ssize_t tangent_batch() noexcept nogil
+cdef void set_tangent_batch(Py_ssize_t batch) noexcept nogil
+
 # The op that joins the fallback's rows: split_cat's ``stack``, registered when that module
 # is imported (ops sit above the engine, which may not import them).
 cdef object stack_rows(list rows)

@@ -41,8 +41,10 @@ honest):
 cdef extern from *:
     """
     static __thread int autograd_cy_grads_batched = 0;
+    static __thread Py_ssize_t autograd_cy_tangent_batch = 0;
     """
     int autograd_cy_grads_batched
+    Py_ssize_t autograd_cy_tangent_batch
 
 
 cdef bint grads_batched() noexcept nogil:
@@ -82,6 +84,17 @@ cdef tuple batched_dims(object dims):
     return tuple([batched_dim(d) for d in dims])
 
 
+cdef Py_ssize_t tangent_batch() noexcept nogil:
+    """The batch size of every tangent in a batched forward pass (NOTE [Batched tangents] in
+    forward.pyx), 0 outside one."""
+    return autograd_cy_tangent_batch
+
+
+cdef void set_tangent_batch(Py_ssize_t batch) noexcept nogil:
+    global autograd_cy_tangent_batch
+    autograd_cy_tangent_batch = batch
+
+
 cdef object stack_op = None
 
 
@@ -118,3 +131,16 @@ def _debug_only_display_vmap_fallback_warnings(bint enabled):
 def _grads_batched():
     """Python view of the switch (tests)."""
     return autograd_cy_grads_batched != 0
+
+
+def _tangent_batch():
+    """Python view of the batched-tangents switch: the batch size, 0 when off."""
+    return autograd_cy_tangent_batch
+
+
+def _set_tangent_batch(Py_ssize_t batch):
+    """Turn batched tangents on (``batch`` rows) or off (0); returns the previous value
+    (forward_ad's private ``_batched_tangents`` context manager)."""
+    previous = autograd_cy_tangent_batch
+    set_tangent_batch(batch)
+    return previous

@@ -25,3 +25,13 @@ cdef bint any_tangent(tuple inputs, unsigned long long level)
 cdef object pointwise_tangent(Node node, tuple saved, tuple tangents, Tensor result)
 cdef object run_formula(object formula, tuple args, unsigned long long level)
 cdef object array_copy(cnp.ndarray array)
+
+# Batched tangents (NOTE [Batched tangents] in forward.pyx): a formula registered here runs
+# once on batched tangents; any other runs once per batch row.
+cdef void batch_unary(UnaryTangent formula) except *
+cdef void batch_binary(BinaryTangent formula, bint align) except *
+cdef void batch_nary(NaryTangent formula, bint align) except *
+cdef tuple tangent_shape(Tensor t)
+cdef object zero_tangent_of(Tensor t)
+cdef tuple run_formula_per_row(object formula, object ctx, list tangents,
+                               unsigned long long level)

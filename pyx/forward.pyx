@@ -34,6 +34,32 @@ with ``create_graph=True``, what a Hessian-vector product needs).
 Ops inside ``inference_mode`` propagate no tangent (as in PyTorch); ``no_grad`` does not
 stop forward AD. An op that has no formula yet calls ``no_forward_formula``, which raises
 PyTorch's error when an input has a tangent: a tangent is never dropped silently.
+
+# NOTE [Batched tangents]
+gradcheck's ``check_batched_forward_grad`` asks whether the tangent formulas stay right when
+every tangent carries a leading batch dim: PyTorch runs forward AD under vmap with a batch of
+tangents on unbatched primals. Here a private switch does it (``forward_ad._batched_tangents
+(B)``; ``tangent_batch()`` in batching.pyx): while it is on, every tangent has the shape
+``(B, *shape)``, its primal ``shape``, and the formulas run in one of two ways:
+
+- a formula that has been read for it is *registered* (``batch_unary`` / ``batch_binary``
+  / ``batch_nary``, next to the formulas, in the op modules) and runs once on the batched
+  tangents, with ``grads_batched()`` on: the vocabulary of NOTE [Batched gradients]
+  (``batched_dim``, ``batched_shape``; a Node of ``batches_gradients``) applies to a batched
+  tangent as to a batched gradient. An elementwise formula registers with ``align``: its
+  tangents are first given the output's rank (``(B, 3)`` for an output of ``(2, 3)`` becomes
+  ``(B, 1, 3)``), so they broadcast as the primals do;
+- any other formula runs once per batch row with the switch off (a custom Function's ``jvp``
+  too, as under PyTorch's vmap fallback), and the rows are stacked: right, B times slower.
+
+So inside a formula ``grads_batched()`` says whether *its tangents* are batched: a formula
+that runs inside a batched backward (forward-over-reverse under ``is_grads_batched``) sees it
+off, as its tangents are not.
+
+The check then compares one batched pass with one pass per tangent; only a registered formula
+can make them differ, so only those are under test. Tangents in a batched pass are values:
+the per-row rows and the aligned tangents carry no graph (the check never differentiates
+them).
 """
 cimport numpy as cnp
 from libc.string cimport memcpy
@@ -46,6 +72,9 @@ from autograd_cy._C.tensor cimport Tensor, tangent_of
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.saved_tensor cimport SavedTensor, save
 from autograd_cy._C.tensor cimport make_tensor, array_module
+from autograd_cy._C.batching cimport (
+    tangent_batch, set_tangent_batch, grads_batched, set_grads_batched, stack_rows,
+)
 
 cnp.import_array()
 
@@ -92,7 +121,10 @@ cdef void forward1(Tensor out, object x, UnaryTangent formula, tuple extra=()) e
         return
     suspend_forward_level()
     try:
-        tangent = formula(<Tensor>x_t, <Tensor>x, out, extra)
+        if tangent_batch() or grads_batched():
+            tangent = batched_formula1(formula, <Tensor>x_t, <Tensor>x, out, extra)
+        else:
+            tangent = formula(<Tensor>x_t, <Tensor>x, out, extra)
     finally:
         resume_forward_level(level)
     set_tangent(out, tangent, level)
@@ -109,7 +141,10 @@ cdef void forward2(Tensor out, object a, object b, BinaryTangent formula,
         return
     suspend_forward_level()
     try:
-        tangent = formula(a_t, b_t, a, b, out, extra)
+        if tangent_batch() or grads_batched():
+            tangent = batched_formula2(formula, a_t, b_t, a, b, out, extra)
+        else:
+            tangent = formula(a_t, b_t, a, b, out, extra)
     finally:
         resume_forward_level(level)
     set_tangent(out, tangent, level)
@@ -124,7 +159,10 @@ cdef void forward_n(Tensor out, tuple inputs, NaryTangent formula, tuple extra=(
     tangents = tuple([tangent_of(x, level) for x in inputs])
     suspend_forward_level()
     try:
-        tangent = formula(tangents, inputs, out, extra)
+        if tangent_batch() or grads_batched():
+            tangent = batched_formula_n(formula, tangents, inputs, out, extra)
+        else:
+            tangent = formula(tangents, inputs, out, extra)
     finally:
         resume_forward_level(level)
     set_tangent(out, tangent, level)
@@ -186,9 +224,193 @@ cdef object pointwise_tangent(Node node, tuple saved, tuple tangents, Tensor res
         node.output_mask = tuple([j == i for j in range(n)])
         term = node.apply((tangents[i],))[i]
         total = term if total is None else total + term
-    if total is not None and (<Tensor>total)._data.shape != result._data.shape:
+    if total is not None and (<Tensor>total)._data.shape != tangent_shape(result):
         total = total + make_tensor(array_module(result._data).zeros_like(result._data))
     return total
+
+
+# ------------------------------------------------------------------ batched tangents
+# NOTE [Batched tangents]
+
+cdef dict batched_formulas = {}     # a registered formula's address -> align its tangents?
+
+
+cdef void batch_unary(UnaryTangent formula) except *:
+    """Register ``formula`` as right on a batched tangent as it is."""
+    batched_formulas[<size_t><void*>formula] = False
+
+
+cdef void batch_binary(BinaryTangent formula, bint align) except *:
+    """Register ``formula``; ``align``: an elementwise formula, its tangents to be given the
+    output's rank first."""
+    batched_formulas[<size_t><void*>formula] = align
+
+
+cdef void batch_nary(NaryTangent formula, bint align) except *:
+    batched_formulas[<size_t><void*>formula] = align
+
+
+cdef tuple tangent_shape(Tensor t):
+    """The shape of a tangent of ``t``: ``t``'s, with the batch in front in a batched pass."""
+    cdef Py_ssize_t batch = tangent_batch()
+    return (batch,) + t._data.shape if batch else t._data.shape
+
+
+cdef object zero_tangent_of(Tensor t):
+    """A zero tangent for ``t`` (of ``tangent_shape(t)``)."""
+    return make_tensor(array_module(t._data).zeros(tangent_shape(t), t._data.dtype))
+
+
+cdef object aligned(object t, Tensor result):
+    """A batched tangent with the rank of ``result``'s tangent: ones inserted after the
+    batch dim, so that it broadcasts against the primals as its primal does."""
+    if t is None:
+        return None
+    array = (<Tensor>t)._data
+    cdef Py_ssize_t missing = result._data.ndim + 1 - array.ndim
+    if missing <= 0:
+        return t
+    return make_tensor(array.reshape(array.shape[:1] + (1,) * missing + array.shape[1:]))
+
+
+cdef Py_ssize_t per_row_runs = 0     # formulas run once per row so far (tests read it)
+
+
+cdef inline object row(object t, Py_ssize_t b):
+    return None if t is None else make_tensor((<Tensor>t)._data[b])
+
+
+cdef object stacked(list rows):
+    global per_row_runs
+    per_row_runs += 1
+    return None if rows[0] is None else stack_rows(rows)
+
+
+cdef object batched_formula1(UnaryTangent formula, Tensor x_t, Tensor x, Tensor out,
+                             tuple extra):
+    cdef Py_ssize_t b, batch = tangent_batch()
+    cdef bint previous = grads_batched()
+    if batch == 0:      # inside a batched backward: the tangents themselves are not batched
+        set_grads_batched(False)
+        try:
+            return formula(x_t, x, out, extra)
+        finally:
+            set_grads_batched(previous)
+    if <size_t><void*>formula in batched_formulas:
+        set_grads_batched(True)
+        try:
+            return formula(x_t, x, out, extra)
+        finally:
+            set_grads_batched(previous)
+    rows = []
+    set_tangent_batch(0)
+    set_grads_batched(False)
+    try:
+        for b in range(batch):
+            rows.append(formula(<Tensor>row(x_t, b), x, out, extra))
+    finally:
+        set_tangent_batch(batch)
+        set_grads_batched(previous)
+    return stacked(rows)
+
+
+cdef object batched_formula2(BinaryTangent formula, object a_t, object b_t, object a, object b,
+                             Tensor out, tuple extra):
+    cdef Py_ssize_t i, batch = tangent_batch()
+    cdef bint previous = grads_batched()
+    if batch == 0:
+        set_grads_batched(False)
+        try:
+            return formula(a_t, b_t, a, b, out, extra)
+        finally:
+            set_grads_batched(previous)
+    align = batched_formulas.get(<size_t><void*>formula)
+    if align is not None:
+        if align:
+            a_t, b_t = aligned(a_t, out), aligned(b_t, out)
+        set_grads_batched(True)
+        try:
+            return formula(a_t, b_t, a, b, out, extra)
+        finally:
+            set_grads_batched(previous)
+    rows = []
+    set_tangent_batch(0)
+    set_grads_batched(False)
+    try:
+        for i in range(batch):
+            rows.append(formula(row(a_t, i), row(b_t, i), a, b, out, extra))
+    finally:
+        set_tangent_batch(batch)
+        set_grads_batched(previous)
+    return stacked(rows)
+
+
+cdef object batched_formula_n(NaryTangent formula, tuple tangents, tuple inputs, Tensor out,
+                              tuple extra):
+    cdef Py_ssize_t i, batch = tangent_batch()
+    cdef bint previous = grads_batched()
+    if batch == 0:
+        set_grads_batched(False)
+        try:
+            return formula(tangents, inputs, out, extra)
+        finally:
+            set_grads_batched(previous)
+    align = batched_formulas.get(<size_t><void*>formula)
+    if align is not None:
+        if align:
+            tangents = tuple([aligned(t, out) for t in tangents])
+        set_grads_batched(True)
+        try:
+            return formula(tangents, inputs, out, extra)
+        finally:
+            set_grads_batched(previous)
+    rows = []
+    set_tangent_batch(0)
+    set_grads_batched(False)
+    try:
+        for i in range(batch):
+            rows.append(formula(tuple([row(t, i) for t in tangents]), inputs, out, extra))
+    finally:
+        set_tangent_batch(batch)
+        set_grads_batched(previous)
+    return stacked(rows)
+
+
+cdef tuple run_formula_per_row(object formula, object ctx, list tangents,
+                               unsigned long long level):
+    """A Python formula (a custom Function's ``jvp(ctx, *tangents)``) in a batched pass:
+    once per batch row with the switch off, as under PyTorch's vmap fallback. Returns one
+    batched tangent per output: its rows stacked, or, when every row is the row given for an
+    input (a ``jvp`` that updates it in place), that input's batched tangent itself."""
+    cdef Py_ssize_t i, j, k, batch = tangent_batch()
+    cdef bint previous = grads_batched()
+    given, returned = [], []
+    suspend_forward_level()
+    set_tangent_batch(0)
+    set_grads_batched(False)
+    try:
+        for i in range(batch):
+            rows = [row(t, i) for t in tangents]
+            result = PyObject_CallObject(formula, (ctx,) + tuple(rows))
+            given.append(rows)
+            returned.append(result if isinstance(result, tuple) else (result,))
+    finally:
+        set_tangent_batch(batch)
+        set_grads_batched(previous)
+        resume_forward_level(level)
+    outputs = []
+    for k in range(len(returned[0])):
+        column = [returned[i][k] if k < len(returned[i]) else None for i in range(batch)]
+        if column[0] is None or not isinstance(column[0], Tensor):
+            outputs.append(column[0])
+            continue
+        for j in range(len(tangents)):
+            if all([column[i] is given[i][j] for i in range(batch)]):
+                outputs.append(tangents[j])
+                break
+        else:
+            outputs.append(stacked(column))
+    return tuple(outputs)
 
 
 # ------------------------------------------------------------------ Python access
@@ -201,6 +423,11 @@ def _tangent(Tensor t):
 def _set_tangent(Tensor t, tangent):
     """Make ``tangent`` ``t``'s tangent at the active level (``make_dual``)."""
     set_tangent(t, tangent, forward_level())
+
+
+def _per_row_tangent_runs():
+    """How many tangent formulas have run once per batch row (NOTE [Batched tangents])."""
+    return per_row_runs
 
 
 def _run_suspended(formula, *args):

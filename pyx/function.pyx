@@ -38,7 +38,10 @@ from autograd_cy._C.grad_mode cimport (
     is_grad_enabled, set_grad_enabled, is_anomaly_enabled, next_sequence_nr, forward_level,
     suspend_forward_level, resume_forward_level, is_inference_mode_enabled,
 )
-from autograd_cy._C.forward cimport any_tangent, set_tangent, run_formula
+from autograd_cy._C.forward cimport (
+    any_tangent, set_tangent, run_formula, run_formula_per_row, tangent_shape, zero_tangent_of,
+)
+from autograd_cy._C.batching cimport tangent_batch
 from autograd_cy._C.provenance cimport recording_provenance, caller_code
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, make_view, version_counter, bump_version, requires_grad,
@@ -283,11 +286,13 @@ cdef void set_output_tangents(object cls, _FunctionBase ctx, tuple args, tuple i
     cdef list tangents = list(input_tangents)
     for i in range(len(args)):
         if tangents[i] is None and isinstance(args[i], Tensor) and ctx.materialize_grads:
-            array = (<Tensor>args[i])._data
-            tangents[i] = make_tensor(array_module(array).zeros_like(array))
+            tangents[i] = zero_tangent_of(<Tensor>args[i])
     ctx.saved_for_forward = tuple(saved_for_forward) if saved_for_forward is not None else ()
     try:
-        output_tangents = run_formula(cls.jvp, (ctx,) + tuple(tangents), level)
+        if tangent_batch():     # jvp sees one row at a time (NOTE [Batched tangents])
+            output_tangents = run_formula_per_row(cls.jvp, ctx, tangents, level)
+        else:
+            output_tangents = run_formula(cls.jvp, (ctx,) + tuple(tangents), level)
     finally:
         ctx.saved_for_forward = None
     outputs = result if isinstance(result, tuple) else (result,)
@@ -307,7 +312,7 @@ cdef void set_output_tangents(object cls, _FunctionBase ctx, tuple args, tuple i
                     "An inplace custom Function is not modifying the forward mode gradients "
                     "inplace. If the forward is modifying an input inplace, then the jvp "
                     "function must modify the corresponding gradient inplace.")
-        if (<Tensor>tangent)._data.shape != (<Tensor>output)._data.shape:
+        if (<Tensor>tangent)._data.shape != tangent_shape(<Tensor>output):
             raise RuntimeError(
                 "Trying to set a forward gradient that has a different size than that of the "
                 "original Tensor, this is not supported. Tensor is of size "

@@ -30,7 +30,8 @@ from autograd_cy._C.tensor cimport (
     gradient_metadata, array_module, make_view, tangent_of,
 )
 from autograd_cy._C.device cimport strided_view, array_to_device, device_of
-from autograd_cy._C.forward cimport set_tangent, any_tangent
+from autograd_cy._C.forward cimport set_tangent, any_tangent, batch_unary, zero_tangent_of
+from autograd_cy._C.batching cimport tangent_batch
 from autograd_cy._C.node cimport Node, NodeExtras, Edge, set_edges, check_saved
 from autograd_cy._C.saved_tensor cimport SavedTensor, before_write, freed_message
 from autograd_cy._C.recording cimport gradient_edge, stamp
@@ -398,7 +399,6 @@ cdef void quietly_into(object ufunc, object array, object operand) except *:
             ufunc(array, operand, out=array, casting="unsafe")
 
 
-
 cpdef void move_retains_grad_hook(Tensor t, Node old_grad_fn, Py_ssize_t old_output_nr) except *:
     """After an in-place op rebased ``t``, its retains-grad hook follows it (tensor hooks
     stay on the old grad_fn)."""
@@ -412,7 +412,6 @@ cpdef void move_retains_grad_hook(Tensor t, Node old_grad_fn, Py_ssize_t old_out
     if new.retains_grad_hooks is None:
         new.retains_grad_hooks = {}
     new.retains_grad_hooks[t._output_nr] = hook
-
 
 
 # --------------------------------------------------------------- in-place checks
@@ -525,10 +524,6 @@ tensor_operators().regenerate_view_grad_fn = regenerate_grad_fn
 # relative to ``self`` to ``self``'s tangent, which has ``self``'s layout (a tangent of
 # another layout is gathered element by element: a copy, no longer sharing memory).
 
-cdef inline tuple element_strides(object array):
-    return tuple([s // array.itemsize for s in array.strides])
-
-
 cdef object element_positions(object array, object origin):
     """The memory offset (in elements, from ``origin``'s first) of each element, C order."""
     shape, strides, offset = geometry(array, origin)
@@ -541,10 +536,14 @@ cdef object element_positions(object array, object origin):
 
 cdef object view_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """The tangent of ``result``, a view of ``self``: the same view of ``self``'s tangent
-    ``self_t`` (NOTE [Tangents of views and in-place ops])."""
+    ``self_t`` (NOTE [Tangents of views and in-place ops]); of a batched tangent's every row."""
     tangent = self_t._data
-    if element_strides(tangent) == element_strides(self._data):
+    cdef Py_ssize_t batch = tangent_batch()
+    tangent_strides = geometry(tangent, tangent)[1]
+    if tangent_strides[1 if batch else 0:] == geometry(self._data, self._data)[1]:
         shape, strides, offset = geometry(result._data, self._data)
+        if batch:
+            shape, strides = (batch,) + shape, tangent_strides[:1] + strides
         if is_grad_enabled() and requires_grad(self_t):
             # Recorded, so the tangent's graph stays differentiable (reverse-over-forward);
             # a method call, as the ops that implement it sit above this module.
@@ -552,7 +551,7 @@ cdef object view_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra)
             own_offset = (data_address(tangent) - data_address(owner._data)) // tangent.itemsize
             return self_t.as_strided(shape, strides, own_offset + offset)
         itemsize = tangent.itemsize
-        span = sum([(n - 1) * s for n, s in zip(tangent.shape, element_strides(tangent))])
+        span = sum([(n - 1) * s for n, s in zip(tangent.shape, tangent_strides)])
         flat = strided_view(tangent, (span + 1 if tangent.size else 0,), (itemsize,), True)
         array = strided_view(flat[offset:], shape, tuple([s * itemsize for s in strides]), True)
         return make_view(array, self_t)
@@ -560,18 +559,22 @@ cdef object view_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra)
     self_positions = element_positions(self._data, self._data)
     order = np.argsort(self_positions, kind="stable")
     wanted = element_positions(result._data, self._data)
-    index = order[np.searchsorted(self_positions[order], wanted)]
-    index = make_tensor(array_to_device(index, device_of(tangent)))
+    index = make_tensor(array_to_device(order[np.searchsorted(self_positions[order], wanted)],
+                                        device_of(tangent)))
+    if batch:
+        return self_t.reshape((batch, -1))[:, index].reshape((batch,) + result._data.shape)
     return self_t.reshape((-1,))[index].reshape(result._data.shape)
+
+
+batch_unary(view_tangent)
 
 
 cdef object fresh_tangent(Tensor self, unsigned long long level):
     """A zero tangent for ``self``; a view's is the view of its base's (zero if none)."""
     cdef Tensor base = self._base
     if base is None:
-        tangent = make_tensor(array_module(self._data).zeros_like(self._data))
-        set_tangent(self, tangent, level)
-        return tangent
+        set_tangent(self, zero_tangent_of(self), level)
+        return self._fw_grad
     base_t = tangent_of(base, level)
     if base_t is None:
         base_t = fresh_tangent(base, level)

@@ -18,9 +18,11 @@ True
 
 As in PyTorch, only one level exists at a time (its number is 0): nested levels are refused.
 """
+import contextlib
 from typing import NamedTuple, Optional
 
 from autograd_cy._C import grad_mode as _flags
+from autograd_cy._C.batching import _set_tangent_batch, _tangent_batch
 from autograd_cy._C.forward import _tangent, _set_tangent, _run_suspended
 from autograd_cy._C.tensor import Tensor
 from autograd_cy.grad_mode import _DecoratorContextManager
@@ -94,6 +96,8 @@ def make_dual(tensor, tangent, *, level=None):
     if _tangent(tensor) is not None:
         raise RuntimeError("Making a dual Tensor based on a Tensor that already has a forward "
                            f"gradient at the same level {level} is not supported.")
+    if _tangent_batch():
+        return _make_batched_dual(tensor, tangent)
     if tuple(tangent.shape) != tuple(tensor.shape):
         raise RuntimeError(
             "Trying to set a forward gradient that has a different size than that of the "
@@ -116,6 +120,49 @@ def make_dual(tensor, tangent, *, level=None):
 def _relaid(tangent, tensor):
     from autograd_cy.factories import zeros_like
     return zeros_like(tensor, dtype=tangent.dtype).copy_(tangent)
+
+
+# ------------------------------------------------------------------ batched tangents
+
+@contextlib.contextmanager
+def _batched_tangents(batch_size):
+    """Inside, every tangent carries a leading batch dim of ``batch_size`` (NOTE [Batched
+    tangents] in pyx/forward.pyx): ``make_dual(x, v)`` takes ``v`` of shape ``(batch_size,
+    *x.shape)``, each row a direction, and every formula computes all rows' tangents. What
+    PyTorch does with vmap over forward AD, for gradcheck's ``check_batched_forward_grad``;
+    private, as vmap is out of scope."""
+    previous = _set_tangent_batch(batch_size)
+    try:
+        yield
+    finally:
+        _set_tangent_batch(previous)
+
+
+def _make_batched_dual(tensor, tangent):
+    """``make_dual`` in a batched pass: ``tangent``'s rows have ``tensor``'s shape (and are
+    relaid to its strides, so that views of the dual view each row alike)."""
+    batch = _tangent_batch()
+    if tuple(tangent.shape) != (batch,) + tuple(tensor.shape):
+        raise RuntimeError(
+            f"Trying to set a batch of {batch} forward gradients of size {_shape_text(tensor)}"
+            f", but the given forward gradient is of size {_shape_text(tangent)}.")
+    if tuple(tangent.stride()[1:]) != tuple(tensor.stride()):
+        tangent = _run_suspended(_relaid_rows, tangent, tensor)
+    dual = _run_suspended(Tensor.view_as, tensor, tensor)
+    _set_tangent(dual, tangent)
+    return dual
+
+
+def _relaid_rows(tangent, tensor):
+    """A copy of the batched ``tangent`` whose every row has ``tensor``'s strides, where
+    ``tensor`` is dense in some dim order (a permutation of a contiguous layout)."""
+    from autograd_cy.factories import empty
+    order = sorted(range(tensor.dim()), key=lambda d: -tensor.stride(d))
+    batch = tangent.shape[0]
+    storage = empty((batch,) + tuple(tensor.shape[d] for d in order), dtype=tangent.dtype,
+                    device=tangent.device)
+    inverse = [order.index(d) + 1 for d in range(tensor.dim())]
+    return storage.permute(0, *inverse).copy_(tangent)
 
 
 class UnpackedDualTensor(NamedTuple):

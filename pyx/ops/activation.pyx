@@ -18,7 +18,7 @@ Tensor-level ops, so every order of derivative is available.
 import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
-from autograd_cy._C.forward cimport forward1, forward2
+from autograd_cy._C.forward cimport forward1, forward2, batch_unary
 from autograd_cy._C.dtype cimport from_numpy_dtype
 from autograd_cy._C.device cimport contiguous_array
 from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, register_methods
@@ -541,5 +541,8 @@ cdef object log_sigmoid_tangent(Tensor self_t, Tensor self, Tensor result, tuple
     """``self_t * sigmoid(-self)``."""
     return mul(self_t, sigmoid(neg(self)))
 
+
+batch_unary(silu_tangent)           # NOTE [Batched tangents]: elementwise
+batch_unary(log_sigmoid_tangent)
 
 register_methods({name: globals()[name] for name in __tensor_methods__})

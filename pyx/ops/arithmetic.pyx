@@ -34,7 +34,7 @@ from autograd_cy._C.kernels cimport binary_kernel, scalar_kernel, KERNEL_ADD, KE
 from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.ops.out_arguments cimport write_out
 from autograd_cy._C.forward cimport (
-    forward1, forward2, no_forward_formula, array_copy,
+    forward1, forward2, no_forward_formula, array_copy, batch_unary, batch_binary,
 )
 
 cnp.import_array()
@@ -594,4 +594,7 @@ operators.rdiv = rdiv_op
 operators.floordiv = floordiv_op
 operators.rfloordiv = rfloordiv_op
 operators.neg = neg_op
+batch_binary(add_tangent, True); batch_binary(sub_tangent, True)   # NOTE [Batched tangents]
+batch_binary(rsub_tangent, True); batch_binary(mul_tangent, True)
+batch_binary(div_tangent, True); batch_unary(neg_tangent)
 register_methods({name: globals()[name] for name in __tensor_methods__})

@@ -13,7 +13,9 @@ cimport numpy as cnp
 cnp.import_array()
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
-from autograd_cy._C.forward cimport forward1, forward2, forward_n, linear_tangent
+from autograd_cy._C.forward cimport (
+    forward1, forward2, forward_n, linear_tangent, batch_binary, batch_nary,
+)
 from autograd_cy._C.dtype cimport scalar_name, c10_name
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, bump_version, tensor_operators, TensorOperators,
@@ -116,11 +118,39 @@ cdef class MvBackward0(MatmulBackward0):
 
 cdef object product_tangent(a_t, b_t, a, b, Tensor result, tuple extra):
     """``a_t @ b + a @ b_t``, for mm, bmm, mv, dot and matmul (the product is bilinear)."""
+    if grads_batched():
+        return batched_product_tangent(a_t, b_t, a, b, result)
     term = None if a_t is None else matmul(a_t, b)
     if b_t is None:
         return term
     other_term = matmul(a, b_t)
     return other_term if term is None else add(term, other_term)
+
+
+cdef object batched_product_tangent(a_t, b_t, Tensor a, Tensor b, Tensor result):
+    """``product_tangent`` on batched tangents (NOTE [Batched tangents]): 1-D operands lifted
+    to matrices; a tangent given one dim per dim of the wider operand, so that matmul
+    broadcasts the operands' own batch dims right-aligned, below the tangents' batch dim;
+    the product reshaped to ``(B, *result.shape)``."""
+    cdef Tensor a_m = unsqueeze(a, 0) if a._data.ndim == 1 else a
+    cdef Tensor b_m = unsqueeze(b, -1) if b._data.ndim == 1 else b
+    cdef Py_ssize_t rank = max(a_m._data.ndim, b_m._data.ndim)
+    term = other_term = None
+    if a_t is not None:
+        term = matmul(lifted_tangent(a_t, 1 if a._data.ndim == 1 else 0, rank), b_m)
+    if b_t is not None:
+        other_term = matmul(a_m, lifted_tangent(b_t, -1 if b._data.ndim == 1 else 0, rank))
+    total = other_term if term is None else term if other_term is None else add(term, other_term)
+    return reshape(total, batched_shape(total, result._data.shape))
+
+
+cdef object lifted_tangent(Tensor t, Py_ssize_t lift, Py_ssize_t rank):
+    """A batched tangent ``(B, *shape)``: unsqueezed at ``lift`` (1: a row vector, -1: a
+    column; 0: as it is), then with ones after the batch dim up to ``1 + rank`` dims."""
+    if lift:
+        t = unsqueeze(t, lift)
+    shape = (<Tensor>t)._data.shape
+    return reshape(t, shape[:1] + (1,) * (rank + 1 - len(shape)) + shape[1:])
 
 
 cdef Tensor _record_matmul(MatmulBackward0 node, Tensor a, Tensor b, Tensor out):
@@ -549,4 +579,7 @@ cdef object rmatmul_op(object self, object other):
 cdef TensorOperators* operators = tensor_operators()
 operators.matmul = matmul_op
 operators.rmatmul = rmatmul_op
+batch_binary(product_tangent, False)     # NOTE [Batched tangents]
+batch_nary(addmm_tangent, True)
+
 register_methods({name: globals()[name] for name in __tensor_methods__})

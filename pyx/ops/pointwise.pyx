@@ -25,7 +25,7 @@ import numpy as np
 from autograd_cy._C.device cimport is_cuda_array
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
-from autograd_cy._C.forward cimport forward1, forward2
+from autograd_cy._C.forward cimport forward1, forward2, batch_unary, batch_binary
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, register_methods, tensor_operators, TensorOperators,
 )
@@ -517,5 +517,14 @@ cdef object abs_op(object self):
 
 tensor_operators().abs = abs_op
 
+
+# NOTE [Batched tangents]: these formulas are elementwise in the tangent (sign's is not: it
+# makes zeros of the result's shape).
+batch_unary(exp_tangent); batch_unary(expm1_tangent); batch_unary(log_tangent)
+batch_unary(log1p_tangent); batch_unary(sqrt_tangent); batch_unary(rsqrt_tangent)
+batch_unary(reciprocal_tangent); batch_unary(sin_tangent); batch_unary(cos_tangent)
+batch_unary(tanh_tangent); batch_unary(sigmoid_tangent); batch_unary(relu_tangent)
+batch_unary(abs_tangent)
+batch_binary(atan2_tangent, True)
 
 register_methods({name: globals()[name] for name in __tensor_methods__})

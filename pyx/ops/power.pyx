@@ -8,7 +8,9 @@ where the exponent is not negative.
 import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
-from autograd_cy._C.forward cimport forward1, forward2, pointwise_tangent
+from autograd_cy._C.forward cimport (
+    forward1, forward2, pointwise_tangent, batch_unary, batch_binary,
+)
 from autograd_cy._C.device cimport contiguous_array
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, tensor_operators, TensorOperators, register_methods,
@@ -222,4 +224,8 @@ cdef TensorOperators* operators = tensor_operators()
 operators.pow = pow_op
 operators.rpow = rpow_op
 operators.ipow = ipow
+# NOTE [Batched tangents]: the Pow nodes batch their gradients, so their formulas a tangent.
+batch_binary(pow_tangent, True)
+batch_unary(rpow_tangent)
+
 register_methods({name: globals()[name] for name in __tensor_methods__})

@@ -12,13 +12,13 @@ reduction.pxd.
 import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
-from autograd_cy._C.forward cimport forward1
+from autograd_cy._C.forward cimport forward1, batch_unary
 from autograd_cy._C.saved_tensor cimport save
 from autograd_cy._C.dtype cimport from_numpy_dtype, to_numpy_dtype
 from autograd_cy._C.device cimport as_array, contiguous_array
 from autograd_cy._C.tensor cimport array_module, Tensor, make_tensor, register_methods
 from autograd_cy._C.tensor cimport wrap_dim
-from autograd_cy._C.batching cimport grads_batched, batched_shape
+from autograd_cy._C.batching cimport grads_batched, batched_shape, batched_dims
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.recording cimport record1
 cimport numpy as cnp
@@ -39,7 +39,7 @@ from autograd_cy._C.ops.arguments cimport int_list, invalid_combination, missing
 from autograd_cy._C.ops.arguments import NOT_GIVEN
 from autograd_cy._C.ops.arithmetic import add, mul, div, sub
 from autograd_cy._C.ops.power import pow
-from autograd_cy._C.ops.shape import expand, reshape
+from autograd_cy._C.ops.shape import expand, reshape, unsqueeze
 
 __all__ = ["sum", "mean", "prod", "norm", "logsumexp", "count_nonzero", "sum_to"]
 __tensor_methods__ = ("sum", "mean", "prod", "norm", "logsumexp", "count_nonzero",
@@ -174,10 +174,20 @@ cdef class SumBackward1(SumBackward0):
     pass
 
 
-cdef object sum_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
-    """The same sum of ``self_t`` (``extra``: ``(dims, keepdim, dtype)``)."""
+cdef object reduced_tangent(object reduction, Tensor self_t, tuple extra):
+    """The same reduction of ``self_t`` (``extra``: ``(dims, keepdim, dtype)``, the dims
+    normalized); of each row of a batched tangent (NOTE [Batched tangents])."""
     dims, keepdim, dtype = extra
-    return sum(self_t, dims, keepdim, dtype=dtype)
+    if grads_batched():
+        if not dims:        # a 0-dim primal: a row has nothing to reduce
+            return reduction(unsqueeze(self_t, -1), -1, False, dtype=dtype)
+        dims = batched_dims(dims)
+    return reduction(self_t, dims, keepdim, dtype=dtype)
+
+
+cdef object sum_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    """The same sum of ``self_t``."""
+    return reduced_tangent(sum, self_t, extra)
 
 
 cdef tuple SUM_SIGNATURES = (
@@ -234,9 +244,8 @@ cdef class MeanBackward1(MeanBackward0):
 
 
 cdef object mean_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
-    """The same mean of ``self_t`` (``extra``: ``(dims, keepdim, dtype)``)."""
-    dims, keepdim, dtype = extra
-    return mean(self_t, dims, keepdim, dtype=dtype)
+    """The same mean of ``self_t``."""
+    return reduced_tangent(mean, self_t, extra)
 
 
 cdef object mean_array(object array, tuple dims, bint keepdim, object dtype):
@@ -581,5 +590,8 @@ def logsumexp(Tensor self, dim=NOT_GIVEN, keepdim=False):
         forward1(out, self, slice_tangent, (LogsumexpBackward0(), dims, keepdim))
     return out
 
+
+batch_unary(sum_tangent)           # NOTE [Batched tangents]
+batch_unary(mean_tangent)
 
 register_methods({name: globals()[name] for name in __tensor_methods__})
