@@ -54,6 +54,7 @@ from autograd_cy._C.batching cimport (
 )
 from autograd_cy._C.profiling cimport enter_node, exit_node
 from autograd_cy._C.provenance cimport has_nan
+from autograd_cy._C.fp_errors cimport enter_quiet_region, exit_quiet_region
 from autograd_cy._C.provenance import nan_origin_sentences, format_trace
 from autograd_cy._C.streams cimport (
     node_stream, enter_stream, exit_stream, add_on_streams, caller_stream, note_leaf_stream,
@@ -143,9 +144,11 @@ cpdef list run_backward(tuple root_edges, tuple root_grads, bint keep_graph,
             set_grad_enabled(create_graph)   # inside backward, grad mode is create_graph
             set_grads_batched(batched)
             tasks.append(task)
+            quiet = enter_quiet_region()        # NOTE [Quiet regions] in fp_errors.pyx
             try:
                 execute(task)
             finally:
+                exit_quiet_region(quiet)
                 tasks.pop()
                 set_grad_enabled(previous_grad_mode)
                 set_grads_batched(previous_batched)

@@ -10,3 +10,5 @@ cdef object quietly2(object function, object a, object b)
 cdef object quiet_reduce(object function, object array, object axis, bint keepdims,
                          object dtype)
 cdef object quiet_matrix_product(object a, object b)
+cdef object enter_quiet_region()
+cdef void exit_quiet_region(object token) except *

@@ -121,3 +121,32 @@ def test_tensor_into_an_integer_type(dtype, values):
         assert_same_error(make, RuntimeError, exact=True)
     else:
         assert_close(make(ag), expected, what="tensor")
+
+
+def test_a_backward_is_one_quiet_region_and_restores_numpys_error_state():
+    """NOTE [Quiet regions]: the engine silences NumPy once for a whole backward (a hook
+    sees "ignore"), and puts the caller's error state back after, also when backward
+    raises."""
+    before = np.geterr()
+    seen = []
+    x = ag.tensor([1e38, 3.0], requires_grad=True)
+
+    def hook(grad):
+        seen.append(np.geterr())
+        return grad
+
+    y = x * 10
+    y.register_hook(hook)
+    y.sum().backward()
+    assert set(seen[0].values()) == {"ignore"} and np.geterr() == before
+
+    def failing(grad):
+        raise ValueError("a hook that fails")
+
+    z = x * 2
+    z.register_hook(failing)
+    with pytest.raises(ValueError, match="a hook that fails"):
+        z.sum().backward()
+    assert np.geterr() == before
+    with pytest.raises(RuntimeWarning):
+        np.array([1.0]) / np.array([0.0])

@@ -26,12 +26,13 @@ were tuples (lists where torch's forward-mode jacobian returns lists). Without
 tensor([[2., 0.],
         [0., 4.]])
 """
+from autograd_cy._C.grad_mode import _GradMode
 from autograd_cy._C.ops.split_cat import stack
 from autograd_cy._C.tensor import Tensor
 from autograd_cy.autograd import forward_ad
 from autograd_cy.autograd.backward import grad as _autograd_grad
 from autograd_cy.factories import eye, zeros_like
-from autograd_cy.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
+from autograd_cy.grad_mode import is_grad_enabled
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
@@ -224,7 +225,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     >>> vjp(adder, (ag.ones(2), ag.ones(2)), ag.ones(2))[1]
     (tensor([2., 2.]), tensor([3., 3.]))
     """
-    with enable_grad():
+    with _GradMode(True):
         inputs_were_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
         inputs = _graph_roots(inputs, create_graph, need_graph=True)
         outputs_were_tuple, outputs = _as_tuple(
@@ -236,7 +237,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
         elif len(outputs) != 1 or outputs[0].nelement() != 1:
             raise RuntimeError("The vector v can only be None if the user-provided function "
                                "returns a single Tensor with a single element.")
-    with set_grad_enabled(True if create_graph else is_grad_enabled()):
+    with _GradMode(create_graph or is_grad_enabled()):
         products = _zeros_where_unused(_grad(outputs, inputs, v, create_graph=create_graph),
                                        inputs, strict, create_graph, "back")
     return (_as_given(_detached_unless(outputs, create_graph), outputs_were_tuple),
@@ -266,7 +267,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     >>> jvp(adder, (ag.ones(2), ag.ones(2)), (ag.ones(2), ag.ones(2)))[1]
     tensor([5., 5.])
     """
-    with enable_grad():
+    with _GradMode(True):
         inputs_were_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _graph_roots(inputs, create_graph, need_graph=True)
         if v is not None:
@@ -280,7 +281,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         placeholders = tuple(zeros_like(out, requires_grad=True) for out in outputs)
         grad_inputs = _grad(outputs, inputs, placeholders, create_graph=True)
         _check_requires_grad(grad_inputs, "grad_inputs", strict)
-    with set_grad_enabled(True if create_graph else is_grad_enabled()):
+    with _GradMode(create_graph or is_grad_enabled()):
         products = _zeros_where_unused(
             _grad(grad_inputs, placeholders, v, create_graph=create_graph),
             outputs, strict, create_graph, "back_trick")
@@ -347,7 +348,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
                 'set `create_graph=False` or `strategy="reverse-mode"`.')
         return _jacobian_forward_mode(func, inputs, strict, vectorize)
 
-    with enable_grad():
+    with _GradMode(True):
         inputs_were_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _graph_roots(inputs, create_graph, need_graph=True)
         outputs_were_tuple, outputs = _as_tuple(
@@ -530,7 +531,7 @@ def _gradient_of_scalar(func, inputs):
     element: the same values and differentiability, from one ``autograd.grad`` of the
     output, without the per-element indexing and stacking of the general Jacobian (whose
     graph only matters where it is returned: ``hessian(create_graph=True)``)."""
-    with enable_grad():
+    with _GradMode(True):
         roots = _graph_roots(inputs, True, need_graph=True)
         output = func(*roots)
         gradients = _grad((output,), roots, create_graph=True)
@@ -579,10 +580,10 @@ def _backward_of_gradient(func, inputs, v, create_graph, strict, function):
     """``vhp``: ``v^T H`` as the backward of the gradient in the direction ``v``; also
     ``hvp``'s fast way (NOTE [hvp as the backward of the gradient]). ``function`` names the
     caller in the errors."""
-    with enable_grad():
+    with _GradMode(True):
         inputs_were_tuple, inputs, v, outputs, gradient = _scalar_function_gradient(
             func, inputs, v, create_graph, strict, function)
-    with set_grad_enabled(True if create_graph else is_grad_enabled()):
+    with _GradMode(create_graph or is_grad_enabled()):
         products = _zeros_where_unused(_grad(gradient, inputs, v, create_graph=create_graph),
                                        inputs, strict, create_graph, "double_back")
     return (_detached_unless(outputs, create_graph)[0],
@@ -622,13 +623,13 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
     """
     if not create_graph and not strict:
         return _backward_of_gradient(func, inputs, v, create_graph, strict, "hvp")
-    with enable_grad():
+    with _GradMode(True):
         inputs_were_tuple, inputs, v, outputs, gradient = _scalar_function_gradient(
             func, inputs, v, create_graph, strict, "hvp")
         placeholders = tuple(zeros_like(input, requires_grad=True) for input in inputs)
         double_back = _grad(gradient, inputs, placeholders, create_graph=True)
         _check_requires_grad(gradient, "hessian", strict)
-    with set_grad_enabled(True if create_graph else is_grad_enabled()):
+    with _GradMode(create_graph or is_grad_enabled()):
         products = _zeros_where_unused(
             _grad(double_back, placeholders, v, create_graph=create_graph),
             inputs, strict, create_graph, "double_back_trick")
