@@ -254,8 +254,7 @@ cdef class Tensor:
     def numel(self):
         return self._data.size
 
-    def nelement(self):
-        return self._data.size
+    nelement = numel
 
     def __len__(self):
         if self._data.ndim == 0:

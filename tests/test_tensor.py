@@ -449,3 +449,27 @@ def test_numpy_of_a_tensor_that_requires_grad_under_no_grad():
             # CPU: numpy() is for CPU tensors
             return lib.ones(2, requires_grad=True, device="cpu").numpy().tolist()
     assert_same(run)
+
+
+def test_user_attributes_live_in_a_dict_made_on_first_use():
+    """As on torch's tensors, any attribute can be set; the dict that holds them is made
+    when first needed (NOTE [A Tensor's attribute dict] in setup.py), and a tensor recycled
+    from the free list starts without the attributes of the one before."""
+    import copy
+    import gc
+    results = {}
+    for lib in (ag, torch):
+        t = lib.ones(2)
+        empty = dict(vars(t))
+        t.note = "kept"
+        copied = copy.deepcopy(t)
+        with pytest.raises(AttributeError, match="object has no attribute 'missing'"):
+            t.missing
+        results[lib] = (empty, t.note, dict(vars(t)), copied.note)
+    assert results[ag] == results[torch] == ({}, "kept", {"note": "kept"}, "kept")
+    for _ in range(3):
+        t = ag.ones(2)
+        t.cycle = t                 # a cycle through the dict: the collector frees it
+        del t
+        gc.collect()
+        assert vars(ag.zeros(1)) == {}

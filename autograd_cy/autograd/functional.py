@@ -100,7 +100,7 @@ def _check_v(v, refs, refs_were_tuple):
                                f"got {len(v)}.")
         raise RuntimeError("The given v should contain a single Tensor.")
     for index, (vector, ref) in enumerate(zip(v, refs)):
-        if vector.size() != ref.size():
+        if not vector.is_same_size(ref):
             entry = f"Entry {index} in " if refs_were_tuple else ""
             raise RuntimeError(f"{entry}v has invalid size: should be {ref.size()} but got "
                                f"{vector.size()}.")

@@ -21,7 +21,8 @@ __all__ = ["eq", "ne", "lt", "le", "gt", "ge",
            "greater", "greater_equal", "less", "less_equal", "not_equal",
            "logical_and", "logical_or", "logical_xor", "logical_not",
            "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
-           "isnan", "isinf", "isfinite", "isclose", "allclose", "equal", "all", "any"]
+           "isnan", "isinf", "isfinite", "isclose", "allclose", "equal", "is_same_size",
+           "all", "any"]
 __tensor_methods__ = tuple(__all__)
 
 
@@ -262,6 +263,15 @@ def equal(Tensor self, other):
     if a.shape != b.shape:
         return False
     return bool((a == b).all())
+
+
+def is_same_size(self, other):
+    """True if both tensors have the same shape (no ``Size`` objects made)."""
+    for position, name, value in ((1, "input", self), (2, "other", other)):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"is_same_size(): argument '{name}' (position {position}) must be "
+                            f"Tensor, not {type(value).__name__}")
+    return (<Tensor>self)._data.shape == (<Tensor>other)._data.shape
 
 
 # The Tensor operators (NOTE [How Tensor gets its methods] in tensor.pyx).
