@@ -33,6 +33,10 @@ def mirror_sources():
     return links
 
 
+# -ftls-model=initial-exec: the thread-local flags (grad mode, the batched switches, ...) are
+# read on every op. In a shared library each read otherwise calls __tls_get_addr (1.7% of the
+# plain chain's instructions, 2.5% of the forward-AD chain's); initial-exec makes it one load.
+# The flags take a few dozen bytes of the static TLS block glibc keeps for dlopen'ed modules.
 def extensions():
     return [
         Extension(
@@ -40,7 +44,7 @@ def extensions():
             [str(link.relative_to(HERE))],
             include_dirs=[numpy.get_include()],
             extra_compile_args=["-O2", "-fvect-cost-model=cheap", "-Wno-unused-function",
-                                "-Wno-unused-label"],
+                                "-Wno-unused-label", "-ftls-model=initial-exec"],
         )
         for link in mirror_sources()
     ]
