@@ -38,6 +38,9 @@ def cases():
                [randn(4, seed=6), randn(2, 3), randn(3, 4, seed=3)])]
     found += [("broadcast_ranks", lambda lib, x, r: x * r + r - x / (r * r + 1),
                [randn(2, 3), randn(3, seed=7)])]
+    found += [("pow_broadcast", lambda lib, x, r: lib.abs(x) ** r, [randn(2, 3), randn(3)])]
+    found += [("addmm_beta_0", lambda lib, c, x, y: lib.addmm(c, x, y, beta=0),
+               [randn(2, 4), randn(2, 3), randn(3, 4, seed=3)])]
     found += [("scalar_operand", lambda lib, x, s: x * s + s, [randn(2, 3), np.array(0.7)])]
     found += [("inplace_through_view", lambda lib, x: _write_through_view(x), [randn(3, 4)])]
     found += [(f"ops_{name}", fn, arrays) for name, fn, arrays in CASES]
@@ -117,7 +120,8 @@ NATIVE = ["unary_exp", "unary_expm1", "unary_sin", "unary_cos", "unary_tanh",
           "positive_reciprocal", "positive_pow_fraction",
           "binary_add", "binary_add_alpha", "binary_sub", "binary_sub_alpha", "binary_rsub",
           "binary_mul", "binary_div", "binary_atan2", "binary_pow_tensor",
-          "addmm", "broadcast_ranks", "scalar_operand", "inplace_through_view"]
+          "addmm", "addmm_beta_0", "broadcast_ranks", "pow_broadcast", "scalar_operand",
+          "inplace_through_view"]
 NATIVE += [c[0] for c in ALL_CASES if c[0].startswith("matmul_")]
 
 

@@ -14,7 +14,7 @@ cnp.import_array()
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
 from autograd_cy._C.forward cimport (
-    forward1, forward2, forward_n, linear_tangent, batch_binary, batch_nary,
+    forward1, forward2, forward_n, linear_tangent, batch_binary, batch_nary, zero_tangent_of,
 )
 from autograd_cy._C.dtype cimport scalar_name, c10_name
 from autograd_cy._C.tensor cimport (
@@ -494,7 +494,7 @@ cdef object addmm_tangent(tuple tangents, tuple inputs, Tensor result, tuple ext
     if mat1_t is not None or mat2_t is not None:
         total = product_tangent(mat1_t, mat2_t, mat1, mat2, result, ())
         total = total if alpha == 1 else mul(total, alpha)
-    zeros = make_tensor(array_module(result._data).zeros_like(result._data))
+    zeros = zero_tangent_of(result)
     if self_t is not None and beta != 0:
         term = self_t if beta == 1 else mul(self_t, beta)
         total = add(term, zeros) if total is None else add(total, term)
