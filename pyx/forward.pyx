@@ -286,93 +286,70 @@ cdef object stacked(list rows):
     return None if rows[0] is None else stack_rows(rows)
 
 
+cdef inline (Py_ssize_t, bint) batching_state() noexcept nogil:
+    return tangent_batch(), grads_batched()
+
+
+cdef inline void set_batching(Py_ssize_t batch, bint grads) noexcept nogil:
+    """The two switches a formula runs under: its tangents' batch size (0: unbatched) and
+    ``grads_batched()``, which inside a formula says whether its tangents are batched."""
+    set_tangent_batch(batch)
+    set_grads_batched(grads)
+
+
+# Each of the three runs ``formula`` once (unbatched tangents inside a batched backward, or a
+# registered formula on the batch) or once per row, and restores the switches.
+
 cdef object batched_formula1(UnaryTangent formula, Tensor x_t, Tensor x, Tensor out,
                              tuple extra):
-    cdef Py_ssize_t b, batch = tangent_batch()
-    cdef bint previous = grads_batched()
-    if batch == 0:      # inside a batched backward: the tangents themselves are not batched
-        set_grads_batched(False)
-        try:
-            return formula(x_t, x, out, extra)
-        finally:
-            set_grads_batched(previous)
-    if <size_t><void*>formula in batched_formulas:
-        set_grads_batched(True)
-        try:
-            return formula(x_t, x, out, extra)
-        finally:
-            set_grads_batched(previous)
-    rows = []
-    set_tangent_batch(0)
-    set_grads_batched(False)
+    cdef Py_ssize_t i, batch = tangent_batch()
+    cdef (Py_ssize_t, bint) previous = batching_state()
+    cdef bint registered = batch != 0 and <size_t><void*>formula in batched_formulas
+    cdef bint once = batch == 0 or registered
+    set_batching(batch if once else 0, registered)
     try:
-        for b in range(batch):
-            rows.append(formula(<Tensor>row(x_t, b), x, out, extra))
+        if once:
+            return formula(x_t, x, out, extra)
+        rows = [formula(<Tensor>row(x_t, i), x, out, extra) for i in range(batch)]
     finally:
-        set_tangent_batch(batch)
-        set_grads_batched(previous)
+        set_batching(previous[0], previous[1])
     return stacked(rows)
 
 
 cdef object batched_formula2(BinaryTangent formula, object a_t, object b_t, object a, object b,
                              Tensor out, tuple extra):
     cdef Py_ssize_t i, batch = tangent_batch()
-    cdef bint previous = grads_batched()
-    if batch == 0:
-        set_grads_batched(False)
-        try:
-            return formula(a_t, b_t, a, b, out, extra)
-        finally:
-            set_grads_batched(previous)
-    align = batched_formulas.get(<size_t><void*>formula)
-    if align is not None:
-        if align:
-            a_t, b_t = aligned(a_t, out), aligned(b_t, out)
-        set_grads_batched(True)
-        try:
-            return formula(a_t, b_t, a, b, out, extra)
-        finally:
-            set_grads_batched(previous)
-    rows = []
-    set_tangent_batch(0)
-    set_grads_batched(False)
+    cdef (Py_ssize_t, bint) previous = batching_state()
+    align = batched_formulas.get(<size_t><void*>formula) if batch else None
+    cdef bint once = batch == 0 or align is not None
+    if align:
+        a_t, b_t = aligned(a_t, out), aligned(b_t, out)
+    set_batching(batch if once else 0, align is not None)
     try:
-        for i in range(batch):
-            rows.append(formula(row(a_t, i), row(b_t, i), a, b, out, extra))
+        if once:
+            return formula(a_t, b_t, a, b, out, extra)
+        rows = [formula(row(a_t, i), row(b_t, i), a, b, out, extra) for i in range(batch)]
     finally:
-        set_tangent_batch(batch)
-        set_grads_batched(previous)
+        set_batching(previous[0], previous[1])
     return stacked(rows)
 
 
 cdef object batched_formula_n(NaryTangent formula, tuple tangents, tuple inputs, Tensor out,
                               tuple extra):
     cdef Py_ssize_t i, batch = tangent_batch()
-    cdef bint previous = grads_batched()
-    if batch == 0:
-        set_grads_batched(False)
-        try:
-            return formula(tangents, inputs, out, extra)
-        finally:
-            set_grads_batched(previous)
-    align = batched_formulas.get(<size_t><void*>formula)
-    if align is not None:
-        if align:
-            tangents = tuple([aligned(t, out) for t in tangents])
-        set_grads_batched(True)
-        try:
-            return formula(tangents, inputs, out, extra)
-        finally:
-            set_grads_batched(previous)
-    rows = []
-    set_tangent_batch(0)
-    set_grads_batched(False)
+    cdef (Py_ssize_t, bint) previous = batching_state()
+    align = batched_formulas.get(<size_t><void*>formula) if batch else None
+    cdef bint once = batch == 0 or align is not None
+    if align:
+        tangents = tuple([aligned(t, out) for t in tangents])
+    set_batching(batch if once else 0, align is not None)
     try:
-        for i in range(batch):
-            rows.append(formula(tuple([row(t, i) for t in tangents]), inputs, out, extra))
+        if once:
+            return formula(tangents, inputs, out, extra)
+        rows = [formula(tuple([row(t, i) for t in tangents]), inputs, out, extra)
+                for i in range(batch)]
     finally:
-        set_tangent_batch(batch)
-        set_grads_batched(previous)
+        set_batching(previous[0], previous[1])
     return stacked(rows)
 
 
@@ -383,11 +360,10 @@ cdef tuple run_formula_per_row(object formula, object ctx, list tangents,
     batched tangent per output: its rows stacked, or, when every row is the row given for an
     input (a ``jvp`` that updates it in place), that input's batched tangent itself."""
     cdef Py_ssize_t i, j, k, batch = tangent_batch()
-    cdef bint previous = grads_batched()
+    cdef (Py_ssize_t, bint) previous = batching_state()
     given, returned = [], []
     suspend_forward_level()
-    set_tangent_batch(0)
-    set_grads_batched(False)
+    set_batching(0, False)
     try:
         for i in range(batch):
             rows = [row(t, i) for t in tangents]
@@ -395,8 +371,7 @@ cdef tuple run_formula_per_row(object formula, object ctx, list tangents,
             given.append(rows)
             returned.append(result if isinstance(result, tuple) else (result,))
     finally:
-        set_tangent_batch(batch)
-        set_grads_batched(previous)
+        set_batching(previous[0], previous[1])
         resume_forward_level(level)
     outputs = []
     for k in range(len(returned[0])):

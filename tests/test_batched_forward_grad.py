@@ -53,39 +53,34 @@ def _write_through_view(x):
     return y, y.t()[1:]
 
 
-def our_batched_tangents(fn, arrays, which, directions):
-    """Our outputs' tangents in one batched pass (zeros where an output has none)."""
-    with ag_fwad.dual_level(), on_test_device(), ag_fwad._batched_tangents(BATCH):
-        inputs = [ag.tensor(a, device=DEVICE) for a in arrays]
-        inputs[which] = ag_fwad.make_dual(inputs[which], ag.tensor(directions, device=DEVICE))
-        outputs = fn(ag, *inputs)
-        outputs = outputs if isinstance(outputs, (tuple, list)) else (outputs,)
-        results = []
-        for out in outputs:
-            if not isinstance(out, ag.Tensor) or not out.is_floating_point():
-                continue
-            tangent = ag_fwad.unpack_dual(out).tangent
-            results.append(np.zeros((BATCH,) + tuple(out.shape)) if tangent is None
-                           else to_numpy(tangent))
+def output_tangents(lib, outputs, batch=()):
+    """The tangents of the floating outputs, as arrays (zeros where an output has none)."""
+    outputs = outputs if isinstance(outputs, (tuple, list)) else (outputs,)
+    results = []
+    for out in outputs:
+        if not isinstance(out, (ag.Tensor, torch.Tensor)) or not out.is_floating_point():
+            continue
+        tangent = lib.autograd.forward_ad.unpack_dual(out).tangent
+        results.append(np.zeros(batch + tuple(out.shape)) if tangent is None
+                       else to_numpy(tangent))
     return results
 
 
+def our_batched_tangents(fn, arrays, which, directions):
+    """Our outputs' tangents in one batched pass."""
+    with ag_fwad.dual_level(), on_test_device(), ag_fwad._batched_tangents(BATCH):
+        inputs = [ag.tensor(a, device=DEVICE) for a in arrays]
+        inputs[which] = ag_fwad.make_dual(inputs[which], ag.tensor(directions, device=DEVICE))
+        return output_tangents(ag, fn(ag, *inputs), (BATCH,))
+
+
 def torch_tangents(fn, arrays, which, direction):
-    """torch's outputs' tangents for one direction (zeros where an output has none)."""
+    """torch's outputs' tangents for one direction."""
     with torch.autograd.forward_ad.dual_level():
         inputs = [torch.tensor(a) for a in arrays]
         inputs[which] = torch.autograd.forward_ad.make_dual(inputs[which],
                                                             torch.tensor(direction))
-        outputs = fn(torch, *inputs)
-        outputs = outputs if isinstance(outputs, (tuple, list)) else (outputs,)
-        results = []
-        for out in outputs:
-            if not isinstance(out, torch.Tensor) or not out.is_floating_point():
-                continue
-            tangent = torch.autograd.forward_ad.unpack_dual(out).tangent
-            results.append(np.zeros(tuple(out.shape)) if tangent is None
-                           else tangent.detach().numpy())
-    return results
+        return output_tangents(torch, fn(torch, *inputs))
 
 
 ALL_CASES = cases()
