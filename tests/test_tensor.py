@@ -473,3 +473,12 @@ def test_user_attributes_live_in_a_dict_made_on_first_use():
         del t
         gc.collect()
         assert vars(ag.zeros(1)) == {}
+
+
+def test_is_same_size():
+    for lib in LIBS:
+        a = lib.ones(2, 3)
+        assert (a.is_same_size(lib.zeros(2, 3)), lib.is_same_size(a, lib.zeros(3, 2)),
+                a.is_same_size(lib.zeros(6))) == (True, False, False)
+    assert_same_error(lambda lib: lib.is_same_size(lib.ones(2), 3), TypeError, exact=True)
+    assert_same_error(lambda lib: lib.is_same_size(3, lib.ones(2)), TypeError, exact=True)
