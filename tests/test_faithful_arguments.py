@@ -185,10 +185,13 @@ def test_gelu_is_exactly_zero_far_into_the_negative_tail(dtype):
     values = np.array([-12.0, -10.0, -8.5, -6.0, -5.5, -3.0, -0.5, 0.0, 2.0], dtype=dtype)
     # CPU: the sign of these zeros is that of torch's CPU kernels (its CUDA kernel, like
     # ours, computes x * 0.5 * (1 + erf) and keeps -0.0); check_op covers the test device.
+    # torch's float32 gelu runs oneDNN's kernel, whose zeros are +0.0 in its AVX2 code and
+    # -0.0 in its AVX-512 code: there only the zeros themselves are torch's on every machine.
     ours = to_numpy(ag.nn.functional.gelu(ag.tensor(values, device="cpu")))
     theirs = torch.nn.functional.gelu(torch.tensor(values)).numpy()
     assert np.array_equal(ours == 0, theirs == 0)
-    assert np.array_equal(np.signbit(ours), np.signbit(theirs))
+    if dtype == np.float64:
+        assert np.array_equal(np.signbit(ours), np.signbit(theirs))
     # float32: PyTorch's vectorized erf is not libm's erff (an ulp apart, which 1 + erf
     # magnifies in the tail), so only closeness is checked there.
     np.testing.assert_allclose(ours, theirs, rtol=1e-4 if dtype == np.float32 else 1e-12,

@@ -227,10 +227,11 @@ cdef object softmax_backward_array(object g, object y, Py_ssize_t dim, bint log)
 # NOTE [gelu's negative tail]
 # PyTorch computes Phi(x) as 0.5 (1 + erf(x / sqrt 2)) in the input's dtype. Far into the
 # negative tail (x < -5.5 in float32, x < -8.3 in float64) erf rounds to -1 and gelu is
-# exactly 0 (+0.0 in float32, whose loop adds 0.5x erf to 0.5x; -0.0 in float64): erfc would
-# be more accurate there, but a tiny negative value instead of 0 changes what follows
-# (0 ** 0 is 1; a tiny base to a tiny power is nan). So the loops run PyTorch's formulas, in
-# float for float32.
+# exactly 0: -0.0 in float64; in float32 +0.0, whose loop adds 0.5x erf to 0.5x as the
+# AVX2 code of oneDNN (which runs torch's float32 gelu on the CPU) does, though its AVX-512
+# code gives -0.0. erfc would be more accurate there, but a tiny negative value instead of 0
+# changes what follows (0 ** 0 is 1; a tiny base to a tiny power is nan). So the loops run
+# PyTorch's formulas, in float for float32.
 
 cdef inline real erf_of(real v) noexcept nogil:
     if real is float:
