@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).resolve().parent
 PYX = HERE / "pyx"
@@ -92,7 +93,27 @@ def wanted_extensions():
     return modules
 
 
+# NOTE [A wheel built in the checkout]
+# A wheel is assembled from build/lib, and setuptools only ever adds to that folder: a module
+# deleted or renamed in the tree, or the extension of a deleted .pyx, would still ship in every
+# later wheel built in this checkout. So build_py first empties build/lib/autograd_cy of all
+# but the current extension modules. build_ext keeps those up to date, and finds the ones `make
+# build` compiled current (`build_ext --inplace` compiles into build/lib and copies from there):
+# a wheel built after `make build` compiles nothing.
+class BuildPyFromAnEmptyFolder(build_py):
+    def run(self):
+        build_ext = self.get_finalized_command("build_ext")
+        current = {os.path.join(self.build_lib, build_ext.get_ext_filename(ext.name))
+                   for ext in self.distribution.ext_modules or ()}
+        for folder, _, names in os.walk(os.path.join(self.build_lib, "autograd_cy")):
+            for path in (os.path.join(folder, name) for name in names):
+                if path not in current:
+                    os.remove(path)
+        super().run()
+
+
 setup(
+    cmdclass={"build_py": BuildPyFromAnEmptyFolder},
     # Compile the C files of the extensions in parallel, one job per core.
     options={"build_ext": {"parallel": os.cpu_count() or 1}},
     ext_modules=wanted_extensions(),

@@ -1,13 +1,23 @@
 """Where the kernel sources are and the options every compiler gets for them.
 
 The ``.cu`` files live in the repository's ``cuda/`` folder, one per op family, with the
-headers they share (``*.cuh``). The real loader (NVRTC through CuPy), the compile check and
-the CPU emulator all read them from here, with the same include option.
+headers they share (``*.cuh``). The package sees that folder as ``autograd_cy/cuda/kernels``
+(a symbolic link in a checkout, real files in an installed wheel: pyproject.toml ships them
+as package data), and finds it through ``importlib.resources``, so a checkout, an editable
+install and a wheel read their kernels the same way. The real loader (NVRTC through CuPy),
+the compile check and the CPU emulator all read them from here, with the same include option.
 """
 import os
+from importlib.resources import files
 
-KERNEL_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "cuda")
+KERNELS = "autograd_cy.cuda.kernels"
+
+# The folder is a namespace package (a folder of data: no __init__.py, which would make the
+# top-level cuda/ shadow NVIDIA's `cuda` package for anyone running from the checkout), and
+# importlib.resources gives a namespace package's files as concrete paths, not the folder
+# itself: the folder is the one that holds the shared header. realpath: compiler messages
+# name cuda/<file>, where a reader finds it, not the link.
+KERNEL_DIR = os.path.dirname(os.path.realpath(files(KERNELS).joinpath("common.cuh")))
 
 
 def kernel_path(file):
