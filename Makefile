@@ -1,25 +1,35 @@
 # The two commands of the README. Each creates .venv if it is missing, installs the
 # package with its test extras (editable, without compiling), compiles the Cython extensions
-# in place (only what changed), then runs.
+# in place (only what changed), then runs. The set-up is quiet: a line of progress per step,
+# and the compiler's output only when a build fails (build/build.log keeps the last one).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 N ?= 10000
+EXTENSIONS := $(words $(wildcard pyx/*.pyx pyx/ops/*.pyx))
+# -qq: pip's errors only (a machine's pip configuration may warn about every index it reads).
+PIP := $(BIN)/python -m pip install -qq
 
 .PHONY: test test-gpu bench bench-gpu fuzz build clean sanitize graphviz-dot docs
 
 $(BIN)/python:
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	@echo "creating $(VENV)..."
+	@$(PYTHON) -m venv $(VENV)
+	@$(PIP) --upgrade pip
 
 $(STAMP): $(BIN)/python pyproject.toml setup.py
-	$(BIN)/python -m pip install --quiet --upgrade "setuptools>=70.1" wheel "Cython>=3" "numpy>=2"
-	AUTOGRAD_CY_SKIP_EXTENSIONS=1 $(BIN)/python -m pip install --quiet --no-build-isolation -e ".[test]"
-	touch $(STAMP)
+	@echo "installing the build tools and the test dependencies into $(VENV) (torch's CPU" \
+		"build, CuPy, NVRTC)..."
+	@$(PIP) --upgrade "setuptools>=70.1" wheel "Cython>=3" "numpy>=2"
+	@AUTOGRAD_CY_SKIP_EXTENSIONS=1 $(PIP) --no-build-isolation -e ".[test]"
+	@touch $(STAMP)
 
 build: $(STAMP)
-	$(BIN)/python setup.py build_ext --inplace --quiet
+	@mkdir -p build
+	@echo "building $(EXTENSIONS) extension modules (only what changed)..."
+	@$(BIN)/python setup.py build_ext --inplace --quiet > build/build.log 2>&1 || \
+		{ cat build/build.log; echo "the build failed (its log: build/build.log)"; exit 1; }
 
 # draw_graph's tests render through Graphviz's dot program: Debian's graphviz package, installed
 # (as root, quietly) only when dot is not on PATH yet.
@@ -29,9 +39,10 @@ graphviz-dot:
 
 # The suites run a second time with every tensor on the CUDA device (the emulated one without
 # a GPU; the real one with make test-gpu), against torch on the CPU: all of them but the
-# kernel tests of tests/cuda (device tests already) and the million-node graphs (a CPU
-# matter, far too slow on an emulator).
-DEVICE_SUITES := tests --ignore=tests/cuda --ignore=tests/gpu --ignore=tests/test_deep_graphs.py
+# kernel tests of tests/cuda (device tests already), the million-node graphs (a CPU
+# matter, far too slow on an emulator) and the install test (it runs the emulated device itself).
+DEVICE_SUITES := tests --ignore=tests/cuda --ignore=tests/gpu --ignore=tests/test_deep_graphs.py \
+	--ignore=tests/test_install.py
 
 test: build graphviz-dot
 	$(BIN)/python -m pytest -q tests --ignore=tests/gpu
