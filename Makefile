@@ -34,7 +34,8 @@ build: $(STAMP)
 # draw_graph's tests render through Graphviz's dot program: Debian's graphviz package, installed
 # (as root, quietly) only when dot is not on PATH yet.
 graphviz-dot:
-	@command -v dot >/dev/null 2>&1 || { mkdir -p build && echo "installing Debian's graphviz (for dot)..." && \
+	@command -v dot >/dev/null 2>&1 || { mkdir -p build && \
+		echo "installing Debian's graphviz (for dot)..." && \
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 		graphviz; } > build/apt.log 2>&1 || { cat build/apt.log; exit 1; }; }
 

@@ -102,8 +102,9 @@ def packaged_tree():
     for folder, _, names in os.walk(os.path.join(ROOT, "autograd_cy")):
         relative = os.path.relpath(folder, ROOT)
         wanted.update(os.path.join(relative, n) for n in names if n.endswith((".py", ".h")))
-    for folder, _, names in os.walk(os.path.join(ROOT, "pyx")):
-        package = os.path.join("autograd_cy", "_C", os.path.relpath(folder, os.path.join(ROOT, "pyx")))
+    pyx = os.path.join(ROOT, "pyx")
+    for folder, _, names in os.walk(pyx):
+        package = os.path.join("autograd_cy", "_C", os.path.relpath(folder, pyx))
         wanted.update(os.path.normpath(os.path.join(package, n[:-4])) + ".so"
                       for n in names if n.endswith(".pyx"))
     for name in os.listdir(os.path.join(ROOT, "cuda")):
