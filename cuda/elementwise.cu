@@ -70,6 +70,14 @@ struct Silu {
 
 // ------------------------------------------------------------------ binary functors
 
+// NOTE [Helpers in namespace agcy]
+// Helpers whose names the C and C++ math libraries also use (remainder) live in namespace
+// agcy: nvcc compiles a .cu file with the host's <cmath> in view, where a global
+// remainder(float, float) conflicts with std::remainder; NVRTC sees fewer headers.
+// The functors name them agcy::remainder; the kernels and functors stay global, as the
+// manifest's name expressions spell them.
+namespace agcy {
+
 // NOTE [Integer division]
 // floor_divide and remainder on integers round the quotient toward -inf (Python's and
 // PyTorch's semantics): C's / truncates, so a quotient with a nonzero remainder and operands
@@ -132,6 +140,8 @@ __device__ __forceinline__ double truncated_remainder(double a, double b) { retu
 __device__ __forceinline__ long long truncated_remainder(long long a, long long b) { return fmod_integer(a, b); }
 __device__ __forceinline__ int truncated_remainder(int a, int b) { return fmod_integer(a, b); }
 
+}  // namespace agcy
+
 struct Add { template <typename A> __device__ A operator()(A a, A b) const { return a + b; } };
 struct Sub { template <typename A> __device__ A operator()(A a, A b) const { return a - b; } };
 struct Mul { template <typename A> __device__ A operator()(A a, A b) const { return a * b; } };
@@ -171,9 +181,9 @@ struct Minimum {
         return b < a ? b : a;
     }
 };
-struct FloorDivide { template <typename A> __device__ A operator()(A a, A b) const { return floor_divide(a, b); } };
-struct Remainder { template <typename A> __device__ A operator()(A a, A b) const { return remainder(a, b); } };
-struct Fmod { template <typename A> __device__ A operator()(A a, A b) const { return truncated_remainder(a, b); } };
+struct FloorDivide { template <typename A> __device__ A operator()(A a, A b) const { return agcy::floor_divide(a, b); } };
+struct Remainder { template <typename A> __device__ A operator()(A a, A b) const { return agcy::remainder(a, b); } };
+struct Fmod { template <typename A> __device__ A operator()(A a, A b) const { return agcy::truncated_remainder(a, b); } };
 
 // ------------------------------------------------------------------ predicates
 

@@ -1,16 +1,17 @@
-"""The NVRTC compile check (autograd_cy/cuda/compile_check.py): every kernel file of the
-manifest compiles for every target architecture with the options RawModule uses, and a
-broken file fails with its name and line.
+"""The compile check (autograd_cy/cuda/compile_check.py): every kernel file of the
+manifest compiles for every target architecture with the options RawModule uses (NVRTC),
+and with nvcc, which sees the host's headers; a broken file fails with its name and line.
 
-CuPy and NVRTC are test dependencies: without them these tests fail, they do not skip.
+CuPy, NVRTC and nvcc are test dependencies: without them these tests fail, they do not skip.
 """
 import os
+import re
 import sys
 
 import pytest
 
 from autograd_cy.cuda import compile_check
-from autograd_cy.cuda.compile_check import ARCHS, compile_kernel_file
+from autograd_cy.cuda.compile_check import ARCHS, compile_kernel_file, compile_with_nvcc
 from autograd_cy.cuda.manifest import name_expressions_by_file
 from autograd_cy.cuda.sources import kernel_path
 
@@ -46,6 +47,57 @@ def test_manifest_file_compiles(file, arch):
     assert result.ok, result.log
     assert set(result.lowered_names) == set(names)
     assert result.cubin_size > 0
+
+
+@pytest.mark.parametrize("file, arch", manifest_cases())
+def test_manifest_file_compiles_with_nvcc(file, arch):
+    """With the host's C++ headers in view (NOTE [nvcc beside NVRTC])."""
+    if file is None:
+        return
+    result = compile_with_nvcc(kernel_path(file), name_expressions_by_file()[file], arch)
+    assert result.ok, result.log
+    assert result.cubin_size > 0
+
+
+def test_nvcc_sees_a_conflict_with_the_math_library_that_nvrtc_does_not(tmp_path):
+    """What NOTE [Helpers in namespace agcy] guards against: a global remainder(float, float)
+    beside <cmath>'s std::remainder."""
+    source = tmp_path / "conflict.cu"
+    source.write_text(
+        "__device__ float remainder(float a, float b) { return a - b; }\n"
+        "__global__ void rest(float* x) { x[threadIdx.x] = remainder(x[0], 2.0f); }\n")
+    assert compile_kernel_file(str(source), ["rest"], 80, use_cache=False).ok
+    result = compile_with_nvcc(str(source), ["rest"], 80, use_cache=False)
+    assert not result.ok
+    assert f"{source}(2): error" in result.log, result.log  # the call that is ambiguous
+    assert "remainder" in result.log
+
+
+def test_planted_error_names_file_and_line_with_nvcc(tmp_path):
+    path, line = planted(tmp_path, "load", lambda s: s.replace("load(x + i)", "load(x + j)"))
+    result = compile_with_nvcc(path, ["block_sum<float>"], 80)
+    assert not result.ok
+    assert f"{path}({line}): error" in result.log, result.log
+    assert 'identifier "j" is undefined' in result.log
+
+
+def test_planted_warning_fails_with_nvcc(tmp_path):
+    path, _ = planted(tmp_path, "write", lambda s: "int unused_variable;" + s)
+    result = compile_with_nvcc(path, ["block_sum<float>"], 75)
+    assert not result.ok and result.cubin_size > 0  # compiled, with a warning
+    assert "unused_variable" in result.log, result.log
+
+
+def test_missing_nvcc_fails_with_the_install_hint(monkeypatch):
+    monkeypatch.setenv(compile_check.NVCC_ENV, "/nonexistent/nvcc")
+    monkeypatch.setitem(sys.modules, "nvidia", None)  # as if no NVIDIA wheel were installed
+    monkeypatch.setenv("PATH", "")
+    compile_check.nvcc_command.cache_clear()
+    try:
+        with pytest.raises(RuntimeError, match=r"nvidia-cuda-nvcc"):
+            compile_with_nvcc(REDUCE, ["block_sum<float>"], 80)
+    finally:
+        compile_check.nvcc_command.cache_clear()
 
 
 def test_every_kernel_file_is_in_the_manifest():
@@ -104,9 +156,10 @@ def test_planted_command_line_reports_failures(tmp_path, monkeypatch, capsys):
     assert compile_check.main(["--arch", "80", "--arch", "90"]) == 1
     out = capsys.readouterr().out
     assert "FAIL reduce.cu" in out and "sm_80" in out and "sm_90" in out
+    assert "nvrtc" in out and "nvcc" in out
     assert f"{path}({line}): error" in out
     assert "FAIL stray.cu" in out and "no kernel of this file is in the manifest" in out
-    assert "0 ok, 3 failed" in out
+    assert "0 ok, 5 failed" in out
 
 
 def test_command_line_on_the_repository(capsys):
@@ -114,7 +167,8 @@ def test_command_line_on_the_repository(capsys):
     out = capsys.readouterr().out
     assert status == 0, out
     for file in name_expressions_by_file():
-        assert f"ok   {file}" in out
+        for compiler in ("nvrtc", "nvcc "):
+            assert re.search(rf"ok   {re.escape(file)} +sm_80  {compiler}", out), out
 
 
 def test_results_are_cached_until_the_source_or_a_header_changes(tmp_path):
