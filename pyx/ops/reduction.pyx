@@ -216,14 +216,14 @@ cdef tuple sum_like_arguments(str name, object dim, object keepdim, object dtype
 def sum(Tensor self, dim=NOT_GIVEN, keepdim=None, *, dtype=None, out=None):
     """Sum of all elements, or over ``dim`` (int or tuple); integers sum as int64."""
     dim, keepdim, by_dim = sum_like_arguments("sum", dim, keepdim, dtype)
-    node = SumBackward1() if by_dim else SumBackward0()
     if out is not None:
         return write_out("sum", out, (self,), lambda: sum(self, dim, keepdim, dtype=dtype))
     dims = normalize_dims(dim, self._data.ndim)
     cdef Tensor result = wrap(quiet_reduce(np.add.reduce, self._data, dims, keepdim,
                                            sum_dtype(self._data, dtype)))
     if records(self):
-        record_reduction(node, self, result, dims, keepdim)
+        record_reduction(SumBackward1() if by_dim else SumBackward0(), self, result, dims,
+                         keepdim)
     if forward_level():
         forward1(result, self, sum_tangent, (dims, keepdim, dtype))
     return result
@@ -267,7 +267,6 @@ def mean(Tensor self, dim=NOT_GIVEN, keepdim=None, *, dtype=None, out=None):
     """Arithmetic mean over all elements or ``dim``; floating dtypes (or ``dtype=``) only."""
     cdef MeanBackward0 node
     dim, keepdim, by_dim = sum_like_arguments("mean", dim, keepdim, dtype)
-    node = MeanBackward1() if by_dim else MeanBackward0()
     if out is not None:
         return write_out("mean", out, (self,), lambda: mean(self, dim, keepdim, dtype=dtype))
     array = self._data
@@ -285,6 +284,7 @@ def mean(Tensor self, dim=NOT_GIVEN, keepdim=None, *, dtype=None, out=None):
     dims = normalize_dims(dim, array.ndim)
     cdef Tensor result = wrap(mean_array(array, dims, keepdim, dtype))
     if records(self):
+        node = MeanBackward1() if by_dim else MeanBackward0()
         node.saved_self_sym_numel = array.size
         node.count = reduced_numel(array.shape, dims)
         record_reduction(node, self, result, dims, keepdim)

@@ -72,9 +72,10 @@ cdef tuple leading(Py_ssize_t dim, object item):
 
 
 cdef Tensor record_view(Node node, Tensor self, object array):
-    """Wrap ``array`` (a view of ``self``'s memory) as a view and record ``node``."""
+    """Wrap ``array`` (a view of ``self``'s memory) as a view and record ``node``, which is
+    None where ``view_records(self)`` is false: an op need not make a Node nothing records."""
     cdef Tensor out = make_view(array, self)
-    if is_grad_enabled() and requires_grad(self) and not self._is_inference:
+    if node is not None and view_records(self):
         record1(node, self, out)
         if out._creation_meta != VIEW_DEFAULT:
             # A view of a forbidden view is named after its own op ("Output 0 of Select").
@@ -126,9 +127,17 @@ cdef object viewed(object array, tuple shape):
 cdef tuple VIEW_SIGNATURES = ("(autograd_cy.dtype dtype)", "(tuple of ints size)")
 
 
+cdef ViewBackward0 view_node(Tensor self):
+    """The Node of a view or reshape of ``self``, or None when nothing records."""
+    cdef ViewBackward0 node = None
+    if view_records(self):
+        node = ViewBackward0()
+        node.saved_self_sym_sizes = self._data.shape
+    return node
+
+
 def view(Tensor self, *shape, size=None):
     """The same memory seen with another shape; fails where a copy would be needed."""
-    cdef ViewBackward0 node = ViewBackward0()
     if len(shape) == 1 and isinstance(shape[0], dtype):
         raise RuntimeError("view(dtype) is not supported")
     shape = infer_size(int_list("view", "size", shape, size, VIEW_SIGNATURES), self._data.size)
@@ -137,19 +146,15 @@ def view(Tensor self, *shape, size=None):
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one "
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
-    node.saved_self_sym_sizes = self._data.shape
-    return record_view(node, self, array)
+    return record_view(view_node(self), self, array)
 
 
 def reshape(Tensor self, *shape_args, shape=None):
     """``view`` when the memory allows it, else a reshaped copy."""
-    cdef ViewBackward0 node
     shape = infer_size(int_list("reshape", "shape", shape_args, shape), self._data.size)
     array = viewed(self._data, shape)
     if array is not None:
-        node = ViewBackward0()
-        node.saved_self_sym_sizes = self._data.shape
-        return record_view(node, self, array)
+        return record_view(view_node(self), self, array)
     # As PyTorch: a contiguous clone, then an "unsafe" view of it that is not a view.
     cdef Tensor copied = wrap(contiguous_array(self._data))
     if is_grad_enabled() and requires_grad(self):
@@ -251,7 +256,7 @@ def t(Tensor self):
     if self._data.ndim > 2:
         raise RuntimeError(
             f"t() expects a tensor with <= 2 dimensions, but self is {self._data.ndim}D")
-    return record_view(TBackward0(), self, self._data.T)
+    return record_view(TBackward0() if view_records(self) else None, self, self._data.T)
 
 
 cdef class PermuteBackward0(Node):
@@ -291,7 +296,8 @@ cdef class AliasBackward0(Node):
 
 cdef Tensor alias(Tensor self):
     """A new view of all of ``self`` (``x[...]``, movedim of a 0-d tensor)."""
-    return record_view(AliasBackward0(), self, self._data.view())
+    return record_view(AliasBackward0() if view_records(self) else None, self,
+                       self._data.view())
 
 
 def movedim(Tensor self, source, destination):
@@ -388,7 +394,7 @@ cdef class ExpandBackward0(Node):
 def expand(Tensor self, *sizes, size=None, implicit=False):
     """Broadcast to ``sizes`` without copying (-1 keeps a dim); a view. ``implicit`` is
     accepted and ignored, as in PyTorch."""
-    cdef ExpandBackward0 node = ExpandBackward0()
+    cdef ExpandBackward0 node = None
     sizes = int_list("expand", "size", sizes, size)
     shape = self._data.shape
     if len(sizes) < len(shape):
@@ -414,7 +420,9 @@ def expand(Tensor self, *sizes, size=None, implicit=False):
                 f"{list(sizes)}.  Tensor sizes: {list(shape)}")
         target.append(n)
         target_strides.append(0 if i < offset or shape[i - offset] != n else strides[i - offset])
-    node.saved_self_sym_sizes = shape
+    if view_records(self):
+        node = ExpandBackward0()
+        node.saved_self_sym_sizes = shape
     return record_view(node, self, strided_view(self._data, tuple(target),
                                                 tuple(target_strides), False))
 
