@@ -21,13 +21,12 @@ from libc.stdint cimport UINT64_MAX
 from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, array_module, bump_version,
-    gradient_metadata,
+    gradient_metadata, set_grad_flush,
 )
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.device cimport is_cuda_array, backend
 from autograd_cy._C.graph_task cimport current_tasks
 from autograd_cy._C.tracing cimport tracing_flag, trace_accumulate, trace_hook
-from autograd_cy._C import tensor as tensor_module
 
 cdef int* tracing_active = tracing_flag()     # a trace records (NOTE [Tracing the engine])
 
@@ -133,7 +132,7 @@ cdef void accumulate_grad(Tensor variable, Tensor grad) except *:
 # - neither array is already in a deferred addition as the other role, nor the target
 #   twice: one launch must not read what it writes (that flushes first);
 # and every ``.grad`` read flushes first: the Tensor's ``grad`` property calls the flush
-# while additions wait (``_flush_deferred_grads`` in pyx/tensor.pyx). Flushing early is
+# while additions wait (``set_grad_flush`` of pyx/tensor.pyx). Flushing early is
 # always correct (the additions commute), so a flush runs every waiting addition, of any
 # backward of any thread; the lock orders the flushes and the additions. What it cannot see
 # is a tensor taken from ``.grad`` before the backward and read inside it (by a hook):
@@ -160,7 +159,7 @@ cdef bint defer_addition(Tensor variable, Tensor old, Tensor grad) except -1:
         deferred.append((target, addend))
         deferred_targets.add(target_address)
         deferred_addends.add(addend_address)
-        tensor_module._flush_deferred_grads = flush_deferred_grads
+        set_grad_flush(flush_deferred_accumulation)
     return True
 
 
@@ -175,12 +174,7 @@ cdef void flush_deferred_accumulation() except *:
             deferred_targets.clear()
             deferred_addends.clear()
             backend().add_in_place_together(pairs)
-        tensor_module._flush_deferred_grads = None
-
-
-def flush_deferred_grads():
-    """Python's handle on flush_deferred_accumulation (what a ``.grad`` read calls)."""
-    flush_deferred_accumulation()
+        set_grad_flush(NULL)
 
 
 cdef bint _layout_warned = False

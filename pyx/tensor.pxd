@@ -64,6 +64,12 @@ cdef struct TensorOperators:
 cdef TensorOperators* tensor_operators() noexcept
 cdef void register_methods(dict methods) except *
 
+# NOTE [Deferred gradient accumulation] (accumulate_grad.pyx): while additions into a .grad
+# wait for the end of a backward, accumulate_grad sets the flush every .grad read runs first
+# (and NULL once nothing waits).
+ctypedef void (*grad_flush_fn)() except *
+cdef void set_grad_flush(grad_flush_fn flush) noexcept
+
 
 cdef Tensor make_tensor(object array)
 cdef Tensor make_view(object array, Tensor source)

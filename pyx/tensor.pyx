@@ -24,7 +24,12 @@ cnp.import_array()
 cdef device CPU = device("cpu")
 # NOTE [Deferred gradient accumulation] (pyx/accumulate_grad.pyx): while additions into a
 # .grad wait for the end of a backward, accumulate_grad sets this to their flush.
-_flush_deferred_grads = None
+cdef grad_flush_fn grad_flush = NULL
+
+
+cdef void set_grad_flush(grad_flush_fn flush) noexcept:
+    global grad_flush
+    grad_flush = flush
 
 
 # NOTE [How Tensor gets its methods]
@@ -423,8 +428,8 @@ cdef class Tensor:
 
     @property
     def grad(self):
-        if _flush_deferred_grads is not None:
-            _flush_deferred_grads()     # NOTE [Deferred gradient accumulation]
+        if grad_flush is not NULL:
+            grad_flush()                # NOTE [Deferred gradient accumulation]
         if self._grad_fn is not None and not self._retains_grad and self._grad is None:
             warnings.warn(_NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
