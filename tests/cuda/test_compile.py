@@ -73,21 +73,6 @@ def test_nvcc_sees_a_conflict_with_the_math_library_that_nvrtc_does_not(tmp_path
     assert "remainder" in result.log
 
 
-def test_planted_error_names_file_and_line_with_nvcc(tmp_path):
-    path, line = planted(tmp_path, "load", lambda s: s.replace("load(x + i)", "load(x + j)"))
-    result = compile_with_nvcc(path, ["block_sum<float>"], 80)
-    assert not result.ok
-    assert f"{path}({line}): error" in result.log, result.log
-    assert 'identifier "j" is undefined' in result.log
-
-
-def test_planted_warning_fails_with_nvcc(tmp_path):
-    path, _ = planted(tmp_path, "write", lambda s: "int unused_variable;" + s)
-    result = compile_with_nvcc(path, ["block_sum<float>"], 75)
-    assert not result.ok and result.cubin_size > 0  # compiled, with a warning
-    assert "unused_variable" in result.log, result.log
-
-
 def test_missing_nvcc_fails_with_the_install_hint(monkeypatch):
     monkeypatch.setenv(compile_check.NVCC_ENV, "/nonexistent/nvcc")
     monkeypatch.setitem(sys.modules, "nvidia", None)  # as if no NVIDIA wheel were installed
@@ -124,9 +109,14 @@ def planted(tmp_path, marker, edit):
     return str(path), number
 
 
-def test_planted_error_names_file_and_line(tmp_path):
+COMPILERS = [pytest.param(compile_kernel_file, id="nvrtc"),
+             pytest.param(compile_with_nvcc, id="nvcc")]
+
+
+@pytest.mark.parametrize("compile", COMPILERS)
+def test_planted_error_names_file_and_line(tmp_path, compile):
     path, line = planted(tmp_path, "load", lambda s: s.replace("load(x + i)", "load(x + j)"))
-    result = compile_kernel_file(path, ["block_sum<float>"], 80)
+    result = compile(path, ["block_sum<float>"], 80)
     assert not result.ok
     assert f"{path}({line}): error" in result.log, result.log
     assert 'identifier "j" is undefined' in result.log
@@ -138,9 +128,10 @@ def test_planted_missing_name_expression_fails(tmp_path):
     assert "block_total" in result.log, result.log
 
 
-def test_planted_warning_fails(tmp_path):
+@pytest.mark.parametrize("compile", COMPILERS)
+def test_planted_warning_fails(tmp_path, compile):
     path, _ = planted(tmp_path, "write", lambda s: "int unused_variable;" + s)
-    result = compile_kernel_file(path, ["block_sum<float>"], 75)
+    result = compile(path, ["block_sum<float>"], 75)
     assert not result.ok and result.cubin_size > 0  # compiled, with a warning
     assert "unused_variable" in result.log, result.log
 
