@@ -594,7 +594,11 @@ operators.rdiv = rdiv_op
 operators.floordiv = floordiv_op
 operators.rfloordiv = rfloordiv_op
 operators.neg = neg_op
-batch_binary(add_tangent, True); batch_binary(sub_tangent, True)   # NOTE [Batched tangents]
-batch_binary(rsub_tangent, True); batch_binary(mul_tangent, True)
-batch_binary(div_tangent, True); batch_unary(neg_tangent)
+# NOTE [Batched tangents] in forward.pyx: these formulas are elementwise in the tangent.
+batch_binary(add_tangent, True)
+batch_binary(sub_tangent, True)
+batch_binary(rsub_tangent, True)
+batch_binary(mul_tangent, True)
+batch_binary(div_tangent, True)
+batch_unary(neg_tangent)
 register_methods({name: globals()[name] for name in __tensor_methods__})

@@ -520,10 +520,18 @@ tensor_operators().abs = abs_op
 
 # NOTE [Batched tangents]: these formulas are elementwise in the tangent (sign's is not: it
 # makes zeros of the result's shape).
-batch_unary(exp_tangent); batch_unary(expm1_tangent); batch_unary(log_tangent)
-batch_unary(log1p_tangent); batch_unary(sqrt_tangent); batch_unary(rsqrt_tangent)
-batch_unary(reciprocal_tangent); batch_unary(sin_tangent); batch_unary(cos_tangent)
-batch_unary(tanh_tangent); batch_unary(sigmoid_tangent); batch_unary(relu_tangent)
+batch_unary(exp_tangent)
+batch_unary(expm1_tangent)
+batch_unary(log_tangent)
+batch_unary(log1p_tangent)
+batch_unary(sqrt_tangent)
+batch_unary(rsqrt_tangent)
+batch_unary(reciprocal_tangent)
+batch_unary(sin_tangent)
+batch_unary(cos_tangent)
+batch_unary(tanh_tangent)
+batch_unary(sigmoid_tangent)
+batch_unary(relu_tangent)
 batch_unary(abs_tangent)
 batch_binary(atan2_tangent, True)
 
