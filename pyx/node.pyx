@@ -36,7 +36,6 @@ graph is freed by reference counting the moment the outputs go away.
 cimport cython
 import itertools
 
-from autograd_cy._C.tensor cimport Tensor
 from autograd_cy._C.tensor import Size
 from autograd_cy._C.dtype cimport from_numpy_dtype
 from autograd_cy._C.device import CPU

@@ -13,8 +13,6 @@ When grad mode is on and an input requires grad, an op creates its Node and call
 - in anomaly mode with check_nan, mark the node whose outputs hold a NaN or inf (NOTE [NaN
   origins]).
 """
-cimport cython
-
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 cimport numpy as cnp
@@ -29,7 +27,7 @@ from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, version_counter, get_grad_fn, requires_grad,
     gradient_metadata,
 )
-from autograd_cy._C.saved_tensor cimport SavedTensor, save
+from autograd_cy._C.saved_tensor cimport save
 from autograd_cy._C.node cimport (
     Node, Edge, make_edge, invalid_edge, zero_input_nrs, input_nrs_tuple,
 )

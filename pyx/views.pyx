@@ -26,7 +26,7 @@ from autograd_cy._C.dtype cimport scalar_name
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, bump_version, version_counter, get_grad_fn,
     tensor_operators, VIEW_DEFAULT, VIEW_NO_GRAD_MODE, VIEW_MULTI_OUTPUT_NODE,
-    VIEW_IN_CUSTOM_FUNCTION, VIEW_INFERENCE_MODE,
+    VIEW_INFERENCE_MODE,
     gradient_metadata, array_module, make_view, tangent_of,
 )
 from autograd_cy._C.device cimport strided_view, array_to_device, device_of

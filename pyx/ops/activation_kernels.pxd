@@ -6,8 +6,8 @@
 # float32). ``g``: None for the function itself, else the incoming gradient, and
 # the kernel returns ``g * f'(x)``.
 
-cdef object softmax_array(object x, Py_ssize_t dim, bint log)
-cdef object softmax_backward_array(object g, object y, Py_ssize_t dim, bint log)
+cdef object softmax_array(object x, Py_ssize_t dim, bint take_log)
+cdef object softmax_backward_array(object g, object y, Py_ssize_t dim, bint take_log)
 cdef object gelu_array(object x, object g, str approximate)
 cdef object silu_array(object x, object g)
 cdef object softplus_array(object x, object g, double beta, double threshold)

@@ -31,7 +31,6 @@ from autograd_cy._C.promotion cimport (
 )
 from autograd_cy._C.fp_errors cimport quietly2, ignoring_fp_errors
 from autograd_cy._C.kernels cimport binary_kernel, scalar_kernel, KERNEL_ADD, KERNEL_SUB, KERNEL_MUL
-from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.ops.out_arguments cimport write_out
 from autograd_cy._C.forward cimport (
     forward1, forward2, no_forward_formula, array_copy, batch_unary, batch_binary,

@@ -27,7 +27,7 @@ from autograd_cy._C.device cimport is_cuda_array
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
 from autograd_cy._C.forward cimport forward1, forward2, batch_unary, batch_binary
 from autograd_cy._C.tensor cimport (
-    Tensor, make_tensor, requires_grad, register_methods, tensor_operators, TensorOperators,
+    Tensor, make_tensor, requires_grad, register_methods, tensor_operators,
 )
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.saved_tensor cimport SavedTensor, save
@@ -39,7 +39,6 @@ from autograd_cy._C.fp_errors cimport quietly, quietly2
 from autograd_cy._C.kernels cimport (
     sigmoid_backward_kernel, tanh_backward_kernel, tanh_kernel, threshold_backward_kernel,
 )
-from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.ops.arithmetic import mul, div, add, sub, neg
 from autograd_cy._C.ops.activation_backward import (
     zeros_like_grad, threshold_backward, tanh_backward, sigmoid_backward,
