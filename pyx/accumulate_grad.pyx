@@ -257,8 +257,6 @@ cdef object copy_with_layout(object grad_array, object param_array):
     return result
 
 
-
-
 cdef AccumulateGrad get_accumulator(Tensor leaf):
     """The leaf's AccumulateGrad, created on first use and held weakly by the leaf, so
     there is at most one per leaf and it lives as long as some graph uses it."""
@@ -269,4 +267,3 @@ cdef AccumulateGrad get_accumulator(Tensor leaf):
         acc = AccumulateGrad(leaf)
         leaf._accumulator = weakref.ref(acc)
     return acc
-

@@ -75,7 +75,6 @@ cdef inline Py_ssize_t input_nr_of(object x):
     return gradient_input_nr(<Tensor>x) if isinstance(x, Tensor) else 0
 
 
-
 cdef tuple _last_metadata = None     # the metadata tuple made last (see output_metadata)
 cdef tuple _last_single = None       # (_last_metadata,): a one-output node's input_metadata
 
@@ -239,8 +238,8 @@ cdef bint any_requires_grad2(object a, object b):
 #
 # ``saved`` lists what the backward formula reads, in the order of the node class's
 # ``saved_names``: an input, an output (kept without a reference cycle: its grad_fn is the
-# node), None for a value not needed, or a Python number (kept as a 0-d tensor, as PyTorch keeps a "wrapped
-# number"). The node then reads them with ``unpack_saved(node, i)`` and
+# node), None for a value not needed, or a Python number (kept as a 0-d tensor, as PyTorch
+# keeps a "wrapped number"). The node then reads them with ``unpack_saved(node, i)`` and
 # ``Node.release_variables`` frees them all after backward.
 
 cdef tuple save_all(Node node, tuple saved):
@@ -290,4 +289,3 @@ cdef Node record2(Node node, object input0, object input1, Tensor output, tuple 
 def _set_history(Node node, tuple inputs, tuple outputs):
     """Python access to set_history (custom Functions, tests of the engine)."""
     return set_history(node, inputs, outputs)
-

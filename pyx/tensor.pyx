@@ -525,10 +525,13 @@ cdef class Tensor:
     def __itruediv__(self, other): return loaded(_operators.idiv)(self, other)
     def __ifloordiv__(self, other): return loaded(_operators.ifloordiv)(self, other)
     def __ipow__(self, other): return loaded(_operators.ipow)(self, other)
+
     def __eq__(self, other):
         return False if other is None else loaded(_operators.eq)(self, other)
+
     def __ne__(self, other):
         return True if other is None else loaded(_operators.ne)(self, other)
+
     def __lt__(self, other): return loaded(_operators.lt)(self, other)
     def __le__(self, other): return loaded(_operators.le)(self, other)
     def __gt__(self, other): return loaded(_operators.gt)(self, other)

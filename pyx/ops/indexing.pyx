@@ -397,8 +397,6 @@ cdef object index_put_tangent(self_t, values_t, self, values, Tensor result, tup
                                tangent_or_zeros(values_t, values), accumulate)
 
 
-
-
 cdef void check_index_put(Tensor self, tuple indices, Tensor values) except *:
     """index_put's checks, in PyTorch's order: the index arrays broadcast, the value fits
     the indexed shape, the dtypes match; the bounds last (its kernel checks them)."""
