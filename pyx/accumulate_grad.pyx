@@ -107,7 +107,8 @@ cdef void accumulate_grad(Tensor variable, Tensor grad) except *:
         else:
             variable._grad = make_tensor(copy_with_layout(grad._data, variable._data))
     elif not is_grad_enabled():
-        # Rule 6.3: in place, so a user-assigned .grad keeps its identity and strides.
+        # In place, as PyTorch's AccumulateGrad adds outside grad mode, so a user-assigned
+        # .grad keeps its identity and strides.
         if not (is_cuda_array(old._data) and defer_addition(variable, old, grad)):
             old._data += grad._data
         bump_version(old)

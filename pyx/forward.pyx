@@ -231,7 +231,7 @@ cdef object pointwise_tangent(Node node, tuple saved, tuple tangents, Tensor res
 
 
 # ------------------------------------------------------------------ batched tangents
-# NOTE [Batched tangents]
+# NOTE [Batched tangents], in this module's docstring
 
 cdef dict batched_formulas = {}     # a registered formula's address -> align its tangents?
 

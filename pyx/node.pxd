@@ -37,7 +37,7 @@ cdef class Node:
     cdef NodeExtras extras            # hooks, metadata, anomaly trace; None until first used
     cdef tuple output_mask            # set by the engine around apply(): needed edges
     # Engine scratch space, owned by one running GraphTask at a time (NOTE [Dependencies
-    # on the node] in engine.pyx): its id, the edges still to deliver a gradient, the
+    # on the node] in graph_task.pyx): its id, the edges still to deliver a gradient, the
     # InputBuffer. Kept here rather than in a dict so a deep graph costs no hash lookups.
     cdef long long engine_task
     cdef Py_ssize_t engine_dependencies

@@ -23,7 +23,7 @@ cdef enum CreationMeta:
 
 
 cdef class Tensor:
-    cdef object _data                    # numpy.ndarray (CPU) or cupy.ndarray (GPU)
+    cdef object _data                    # numpy.ndarray (CPU) or DeviceArray (CUDA)
     cdef bint _requires_grad             # the leaf flag; a non-leaf requires grad via grad_fn
     cdef object _grad                    # Tensor or None
     cdef object _grad_fn                 # Node or None (None <=> leaf)

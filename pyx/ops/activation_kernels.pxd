@@ -1,6 +1,7 @@
 # Design: the array math of the activations, NumPy arrays in and out, no autograd.
-# activation.pyx wraps each kernel in an op with a backward Node; a GPU backend
-# would provide the same functions over CuPy arrays.
+# activation.pyx wraps each kernel in an op with a backward Node. A CUDA tensor's array (a
+# DeviceArray) takes the same functions to one launch of a kernel of cuda/ (NOTE [Fused
+# formulas on CUDA] in device.pyx).
 #
 # Every kernel returns a new array in the dtype of ``x`` (float16 computes in
 # float32). ``g``: None for the function itself, else the incoming gradient, and

@@ -56,7 +56,7 @@ cdef inline object grad_like(object g, object work):
 #
 # A softmax over rows of a few elements (a classifier's logits, before cross_entropy) is a
 # dozen NumPy calls of ~1 us each around almost no arithmetic. For an array the fused loops
-# take (NOTE [Fused kernels] in dispatch.pyx: small, C-contiguous, float32/float64), along
+# take (NOTE [Fused kernels] in kernels.pyx: small, C-contiguous, float32/float64), along
 # its last dim, the typed loops below do it row by row in the same order of operations
 # (shift by the row max, exp, sum, log or divide); on larger arrays NumPy's SIMD exp wins.
 

@@ -148,7 +148,7 @@ cdef void check_alpha(object dtype, object alpha) except *:
 
 
 cdef inline object fused(int op, Tensor self, object other):
-    """The result array from a fused loop (NOTE [Fused kernels] in dispatch.pyx) when
+    """The result array from a fused loop (NOTE [Fused kernels] in kernels.pyx) when
     ``other`` is a same-shape Tensor or a Python float and the arrays are small float32 or
     float64; else None, and the caller runs NumPy."""
     if isinstance(other, Tensor):

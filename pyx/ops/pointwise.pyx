@@ -387,7 +387,7 @@ cdef class ReluBackward0(SavesResult):
         fused = self.fused_backward(grad, threshold_backward_kernel)
         if fused is not None:
             return (fused,)
-        # NOTE [relu's gradient depends on its result]
+        # NOTE [relu's gradient depends on its result] in activation_backward.pyx
         return (threshold_backward(grad, unpack_saved(self, 0), 0),)
 
 
