@@ -11,7 +11,7 @@ EXTENSIONS := $(words $(wildcard pyx/*.pyx pyx/ops/*.pyx))
 # -qq: pip's errors only (a machine's pip configuration may warn about every index it reads).
 PIP := $(BIN)/python -m pip install -qq
 
-.PHONY: test test-gpu bench bench-gpu fuzz build clean sanitize graphviz-dot docs
+.PHONY: test test-gpu bench bench-gpu fuzz build clean sanitize graphviz-dot docs lint
 
 $(BIN)/python:
 	@echo "creating $(VENV)..."
@@ -46,7 +46,16 @@ graphviz-dot:
 DEVICE_SUITES := tests --ignore=tests/cuda --ignore=tests/gpu --ignore=tests/test_deep_graphs.py \
 	--ignore=tests/test_install.py
 
-test: build graphviz-dot
+# The linters, configured in pyproject.toml: ruff for the Python files, cython-lint for pyx/
+# (it runs pycodestyle, which it finds on PATH: the venv's). Both run, and print only problems,
+# one line each; either one failing fails the target.
+lint: $(STAMP)
+	@status=0; \
+	$(BIN)/ruff check --quiet --output-format concise . || status=1; \
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/cython-lint pyx || status=1; \
+	exit $$status
+
+test: lint build graphviz-dot
 	$(BIN)/python -m pytest -q tests --ignore=tests/gpu
 	AUTOGRAD_CY_TEST_DEVICE=cuda $(BIN)/python -m pytest -q $(DEVICE_SUITES)
 
@@ -79,4 +88,4 @@ sanitize: build
 	$(BIN)/python tests/cuda/sanitize.py
 
 clean:
-	rm -rf build autograd_cy/_C/*.so autograd_cy/_C/ops/*.so $(VENV)
+	rm -rf build autograd_cy/_C/*.so autograd_cy/_C/ops/*.so $(VENV) .ruff_cache

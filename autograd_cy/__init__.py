@@ -12,7 +12,7 @@ import importlib as _importlib
 import pkgutil as _pkgutil
 
 try:
-    from autograd_cy._C import tensor as _tensor_module
+    _importlib.import_module("autograd_cy._C.tensor")
 except ImportError as _error:  # pragma: no cover - only without a build
     raise ImportError(
         "autograd_cy's compiled extensions (autograd_cy/_C/*.so) are missing or stale. "
@@ -42,7 +42,6 @@ _import_op_modules()
 del hooks, tensor_repr, views
 
 from autograd_cy.factories import *  # noqa: E402,F401,F403
-from autograd_cy.factories import __all__ as _factory_names  # noqa: E402
 from autograd_cy import tensor_methods as _tensor_methods  # noqa: E402,F401
 from autograd_cy.grad_mode import (  # noqa: E402,F401
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,

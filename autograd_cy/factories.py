@@ -17,9 +17,10 @@ from autograd_cy._C.tensor import Tensor, Size, _wrap_array, _array_of
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint",
            "rand_like", "randn_like", "arange", "linspace", "eye", "manual_seed", "Generator",
-           "initial_seed", "default_generator", "get_rng_state", "set_rng_state", "set_default_device", "get_default_device", "is_inference", "FloatTensor", "DoubleTensor",
-           "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor",
-           "BoolTensor"]
+           "initial_seed", "default_generator", "get_rng_state", "set_rng_state",
+           "set_default_device", "get_default_device", "is_inference", "FloatTensor",
+           "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
+           "ByteTensor", "BoolTensor"]
 
 
 class Generator:

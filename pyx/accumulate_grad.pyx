@@ -106,7 +106,8 @@ cdef void accumulate_grad(Tensor variable, Tensor grad) except *:
         else:
             variable._grad = make_tensor(copy_with_layout(grad._data, variable._data))
     elif not is_grad_enabled():
-        # Rule 6.3: in place, so a user-assigned .grad keeps its identity and strides.
+        # In place, as PyTorch's AccumulateGrad adds outside grad mode, so a user-assigned
+        # .grad keeps its identity and strides.
         if not (is_cuda_array(old._data) and defer_addition(variable, old, grad)):
             old._data += grad._data
         bump_version(old)
@@ -251,8 +252,6 @@ cdef object copy_with_layout(object grad_array, object param_array):
     return result
 
 
-
-
 cdef AccumulateGrad get_accumulator(Tensor leaf):
     """The leaf's AccumulateGrad, created on first use and held weakly by the leaf, so
     there is at most one per leaf and it lives as long as some graph uses it."""
@@ -263,4 +262,3 @@ cdef AccumulateGrad get_accumulator(Tensor leaf):
         acc = AccumulateGrad(leaf)
         leaf._accumulator = weakref.ref(acc)
     return acc
-

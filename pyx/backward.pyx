@@ -32,6 +32,7 @@ class GradientEdge(namedtuple("GradientEdge", ("node", "output_nr"))):
     def _edge(self):
         return make_edge(self.node, self.output_nr)
 
+
 _CREATE_GRAPH_WARNING = (
     "Using backward() with create_graph=True will create a reference cycle between the "
     "parameter and its gradient which can cause a memory leak. We recommend using "
@@ -221,9 +222,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         input_edges = [edge_of(value) for value in inputs]
     run_backward(root_edges_of(tensors), grads, bool(retain_graph),
                  bool(create_graph), input_edges, True)
-
-
-
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,

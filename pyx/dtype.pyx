@@ -50,7 +50,7 @@ int64 = long = dtype("int64", np.int64, "Long", "LongTensor")
 bool = dtype("bool", np.bool_, "Bool", "BoolTensor")
 
 cdef dict FROM_NUMPY = {d.numpy: d for d in (float16, float32, float64, int8, int16, int32,
-                                              int64, uint8, bool)}
+                                             int64, uint8, bool)}
 cdef dict FROM_PYTHON_TYPE = {builtins.float: float32, builtins.int: int64,
                               builtins.bool: bool}
 # The names C++ gives the scalar types in PyTorch's lower-level messages.

@@ -30,12 +30,11 @@ import warnings
 cimport numpy as cnp
 
 from autograd_cy._C.grad_mode cimport (
-    is_grad_enabled, set_grad_enabled, is_anomaly_enabled, is_anomaly_check_nan_enabled,
+    set_grad_enabled, is_anomaly_enabled, is_anomaly_check_nan_enabled,
     set_anomaly_enabled, is_inference_mode_enabled, set_inference_mode, profiler_flag,
 )
 from autograd_cy._C.grad_mode import _is_grad_enabled
-from autograd_cy._C.device cimport device_of, streams_in_use, backend
-from autograd_cy._C.device import CPU
+from autograd_cy._C.device cimport streams_in_use, backend
 from autograd_cy._C.tensor cimport Tensor, make_tensor, array_module
 from autograd_cy._C.node cimport Node, Edge, GraphRoot, check_saved
 from autograd_cy._C.accumulate_grad cimport AccumulateGrad, flush_deferred_accumulation
@@ -266,7 +265,8 @@ cdef void compute_shared_dependencies(GraphTask task, Node root) except *:
 
 # ======================================================================= compute_exec_info
 
-cdef void compute_exec_info(GraphTask task, Node root, list input_edges, bint accumulate):
+cdef void compute_exec_info(GraphTask task, Node root, list input_edges,
+                            bint accumulate_grad):
     """Mark every node with a path to an input as needed, without recursion.
 
     An explicit stack of (node, index of the next child to visit) replaces the recursive
@@ -284,7 +284,7 @@ cdef void compute_exec_info(GraphTask task, Node root, list input_edges, bint ac
         info = exec_info.get(edge.function)
         if info is None:
             info = exec_info[edge.function] = ExecInfo()
-        if accumulate:
+        if accumulate_grad:
             info.needed = True
         else:
             if info.captures is None:

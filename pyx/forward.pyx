@@ -25,8 +25,9 @@ missing tangent is zero), then the inputs, the result and the op's ``extra`` arg
 tuple, ``()`` when it has none: ``forward1(out, self, softmax_tangent, (dim,))``). The
 formula runs with the level suspended, so the primals it reads do not propagate tangents of
 their own (forward AD is not nested), and under the current grad mode, with Tensor ops:
-reverse mode records it, so a tangent can be differentiated (reverse-over-forward). The tangent is set *after* the op recorded its node, as PyTorch
-does, so that the formula's graph reaches the inputs through the output's grad_fn; then
+reverse mode records it, so a tangent can be differentiated (reverse-over-forward). The
+tangent is set *after* the op recorded its node, as PyTorch does, so that the formula's
+graph reaches the inputs through the output's grad_fn; then
 ``set_tangent`` hands it to the node's saved copy of the output too, so that backward
 formulas run on dual tensors (forward-over-reverse: forward AD through a backward built
 with ``create_graph=True``, what a Hessian-vector product needs).
@@ -230,7 +231,7 @@ cdef object pointwise_tangent(Node node, tuple saved, tuple tangents, Tensor res
 
 
 # ------------------------------------------------------------------ batched tangents
-# NOTE [Batched tangents]
+# NOTE [Batched tangents], in this module's docstring
 
 cdef dict batched_formulas = {}     # a registered formula's address -> align its tangents?
 

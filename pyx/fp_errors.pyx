@@ -115,7 +115,6 @@ cdef object quietly2(object function, object a, object b):
         restore_fp_errors(token)
 
 
-
 cdef object quiet_matrix_product(object a, object b):
     """``a.dot(b)`` of two NumPy arrays through NumPy's C API (``PyArray_MatrixProduct``,
     what ``ndarray.dot`` calls after parsing its arguments), without floating-point

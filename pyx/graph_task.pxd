@@ -41,7 +41,6 @@ cdef class GraphTask:
     cdef Py_ssize_t batch_size    # ... of that many rows
 
 
-
 cdef list current_tasks()
 cdef void task_started(GraphTask task) except *
 cdef void task_ended(GraphTask task) except *

@@ -13,7 +13,7 @@ from autograd_cy._C.dtype cimport tensor_type_name
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, get_grad_fn, array_module, register_methods,
 )
-from autograd_cy._C.node cimport Node, NodeExtras, add_hook
+from autograd_cy._C.node cimport Node, add_hook
 
 
 class RetainGradHook:
@@ -79,7 +79,6 @@ def register_post_accumulate_grad_hook(Tensor t, hook):
     if t._post_accumulate_grad_hooks is None:
         t._post_accumulate_grad_hooks = {}
     return add_hook(t._post_accumulate_grad_hooks, hook)
-
 
 
 def _backward_hooks(Tensor t):

@@ -1,6 +1,7 @@
 # Design: fused loops for small contiguous float32/float64 arrays (NOTE [Fused kernels] in
 # kernels.pyx). NumPy arrays in, a NumPy array (or None: "does not apply, take the NumPy
-# path") out; a CUDA array gets its fused kernel (NOTE [Fused formulas on CUDA], device.pyx). The engine and the op modules call them.
+# path") out; a CUDA array gets its fused kernel (NOTE [Fused formulas on CUDA], device.pyx).
+# The engine and the op modules call them.
 
 cdef enum:
     KERNEL_ADD = 0

@@ -49,7 +49,7 @@ cdef inline cnp.ndarray empty_like_kernel(cnp.ndarray a, int typenum):
 cdef object binary_kernel(int op, object x, object y):
     """``x + y``, ``x - y`` or ``x * y`` (op KERNEL_ADD/SUB/MUL) on two same-shape arrays."""
     cdef int typenum = kernel_type(x)
-    cdef Py_ssize_t i, n
+    cdef Py_ssize_t n
     if typenum < 0 or not kernel_operand(y, typenum):
         return None
     if not cnp.PyArray_SAMESHAPE(<cnp.ndarray>x, <cnp.ndarray>y):

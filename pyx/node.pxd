@@ -13,7 +13,7 @@ from autograd_cy._C.saved_tensor cimport SavedTensor
 # Nodes do not store Edge objects: see Node.next_nodes.
 cdef class Edge:
     cdef readonly Node function       # None marks an invalid edge (no gradient flows)
-    cdef readonly Py_ssize_t input_nr # which input slot of `function` receives the gradient
+    cdef readonly Py_ssize_t input_nr  # which input slot of `function` receives the gradient
 
 
 cdef class NodeExtras:
@@ -37,7 +37,7 @@ cdef class Node:
     cdef NodeExtras extras            # hooks, metadata, anomaly trace; None until first used
     cdef tuple output_mask            # set by the engine around apply(): needed edges
     # Engine scratch space, owned by one running GraphTask at a time (NOTE [Dependencies
-    # on the node] in engine.pyx): its id, the edges still to deliver a gradient, the
+    # on the node] in graph_task.pyx): its id, the edges still to deliver a gradient, the
     # InputBuffer. Kept here rather than in a dict so a deep graph costs no hash lookups.
     cdef long long engine_task
     cdef Py_ssize_t engine_dependencies
@@ -46,8 +46,9 @@ cdef class Node:
     # and an instruction offset, None / -1 when recorded with provenance off.
     cdef object origin_code
     cdef int origin_lasti
-    cdef unsigned char forward_check  # anomaly mode (NOTE [NaN origins]): 0 unchecked,
-                                      # 1 its outputs were finite, 2 one had a NaN or inf
+    # Anomaly mode (NOTE [NaN origins]): 0 unchecked, 1 its outputs were finite, 2 one had a
+    # NaN or inf.
+    cdef unsigned char forward_check
     cdef object __weakref__
 
     cpdef tuple apply(self, tuple grads)

@@ -36,7 +36,6 @@ graph is freed by reference counting the moment the outputs go away.
 cimport cython
 import itertools
 
-from autograd_cy._C.tensor cimport Tensor
 from autograd_cy._C.tensor import Size
 from autograd_cy._C.dtype cimport from_numpy_dtype
 from autograd_cy._C.device import CPU
@@ -260,14 +259,12 @@ cdef class GraphRoot(Node):
         return self.outputs
 
 
-
 cdef Edge make_edge(Node function, Py_ssize_t input_nr):
     """``Edge(function, input_nr)`` without the Python-level constructor call."""
     cdef Edge edge = Edge.__new__(Edge)
     edge.function = function
     edge.input_nr = input_nr
     return edge
-
 
 
 # The shared all-zero next_input_nrs, by length (NOTE [Edges as two tuples]).
@@ -296,4 +293,3 @@ cdef void set_edges(Node node, edges) except *:
         input_nrs.append(edge.input_nr)
     node.next_nodes = tuple(functions)
     node.next_input_nrs = input_nrs_tuple(input_nrs)
-

@@ -4,7 +4,6 @@ PyTorch's MemOverlap functions decide it (NOTE [Memory overlap]). ``apply_inplac
 views.pyx runs an op's ``OverlapChecks`` after the autograd checks."""
 import warnings
 
-import numpy as np
 cimport numpy as cnp
 
 from autograd_cy._C.tensor cimport Tensor

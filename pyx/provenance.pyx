@@ -38,7 +38,7 @@ import traceback
 
 cimport numpy as cnp
 from cpython.ref cimport PyObject, Py_DECREF
-from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_AS_STRING
+from cpython.bytes cimport PyBytes_FromStringAndSize
 
 from autograd_cy._C.grad_mode cimport is_anomaly_enabled
 import numpy as np

@@ -13,8 +13,6 @@ When grad mode is on and an input requires grad, an op creates its Node and call
 - in anomaly mode with check_nan, mark the node whose outputs hold a NaN or inf (NOTE [NaN
   origins]).
 """
-cimport cython
-
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 cimport numpy as cnp
@@ -29,7 +27,7 @@ from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, version_counter, get_grad_fn, requires_grad,
     gradient_metadata,
 )
-from autograd_cy._C.saved_tensor cimport SavedTensor, save
+from autograd_cy._C.saved_tensor cimport save
 from autograd_cy._C.node cimport (
     Node, Edge, make_edge, invalid_edge, zero_input_nrs, input_nrs_tuple,
 )
@@ -75,7 +73,6 @@ cdef inline object function_of(object x):
 
 cdef inline Py_ssize_t input_nr_of(object x):
     return gradient_input_nr(<Tensor>x) if isinstance(x, Tensor) else 0
-
 
 
 cdef tuple _last_metadata = None     # the metadata tuple made last (see output_metadata)
@@ -241,8 +238,8 @@ cdef bint any_requires_grad2(object a, object b):
 #
 # ``saved`` lists what the backward formula reads, in the order of the node class's
 # ``saved_names``: an input, an output (kept without a reference cycle: its grad_fn is the
-# node), None for a value not needed, or a Python number (kept as a 0-d tensor, as PyTorch keeps a "wrapped
-# number"). The node then reads them with ``unpack_saved(node, i)`` and
+# node), None for a value not needed, or a Python number (kept as a 0-d tensor, as PyTorch
+# keeps a "wrapped number"). The node then reads them with ``unpack_saved(node, i)`` and
 # ``Node.release_variables`` frees them all after backward.
 
 cdef tuple save_all(Node node, tuple saved):
@@ -292,4 +289,3 @@ cdef Node record2(Node node, object input0, object input1, Tensor output, tuple 
 def _set_history(Node node, tuple inputs, tuple outputs):
     """Python access to set_history (custom Functions, tests of the engine)."""
     return set_history(node, inputs, outputs)
-

@@ -39,7 +39,7 @@ import threading
 import weakref
 
 from autograd_cy._C.grad_mode cimport (
-    is_grad_enabled, set_grad_enabled, is_inference_mode_enabled, is_anomaly_enabled,
+    set_grad_enabled, is_inference_mode_enabled, is_anomaly_enabled,
 )
 from autograd_cy._C.grad_mode import _is_grad_enabled
 from autograd_cy._C.tensor cimport (

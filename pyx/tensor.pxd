@@ -23,12 +23,12 @@ cdef enum CreationMeta:
 
 
 cdef class Tensor:
-    cdef object _data                    # numpy.ndarray (CPU) or cupy.ndarray (GPU)
+    cdef object _data                    # numpy.ndarray (CPU) or DeviceArray (CUDA)
     cdef bint _requires_grad             # the leaf flag; a non-leaf requires grad via grad_fn
     cdef object _grad                    # Tensor or None
     cdef object _grad_fn                 # Node or None (None <=> leaf)
     cdef Py_ssize_t _output_nr           # which output of _grad_fn this tensor is
-    cdef VersionCounter _version_counter # created lazily; shared with views
+    cdef VersionCounter _version_counter  # created lazily; shared with views
     cdef Tensor _base                    # the tensor this is a view of, or None
     cdef int _creation_meta              # CreationMeta of a view
     cdef object _view_op_name            # forward op that made the view ("Unbind"), for errors
@@ -39,7 +39,7 @@ cdef class Tensor:
     cdef bint _retains_grad
     cdef bint _is_inference
     cdef object _fw_grad                 # forward AD tangent (a Tensor) or None
-    cdef unsigned long long _fw_level    # the dual level _fw_grad belongs to (NOTE [Forward AD levels])
+    cdef unsigned long long _fw_level    # the dual level of _fw_grad (NOTE [Forward AD levels])
     cdef dict __dict__
     cdef object __weakref__
 

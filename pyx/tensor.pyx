@@ -7,7 +7,7 @@ node, a non-leaf passes gradients on to its ``grad_fn``. This file holds the dat
 model; the ops, hooks and ``backward`` live in the layers above and register
 themselves as Tensor's methods (NOTE [How Tensor gets its methods]).
 """
-import copy
+import copy as copy_module    # __array__ has an argument named copy
 import warnings
 
 import numpy as np
@@ -375,10 +375,10 @@ cdef class Tensor:
         result._is_inference = self._is_inference
         memo[id(self)] = result
         if self._grad is not None:
-            result._grad = copy.deepcopy(self._grad, memo)
+            result._grad = copy_module.deepcopy(self._grad, memo)
         attributes = getattr(self, "__dict__")
         if attributes:
-            getattr(result, "__dict__").update(copy.deepcopy(attributes, memo))
+            getattr(result, "__dict__").update(copy_module.deepcopy(attributes, memo))
         return result
 
     def __reduce__(self):
@@ -530,10 +530,13 @@ cdef class Tensor:
     def __itruediv__(self, other): return loaded(_operators.idiv)(self, other)
     def __ifloordiv__(self, other): return loaded(_operators.ifloordiv)(self, other)
     def __ipow__(self, other): return loaded(_operators.ipow)(self, other)
+
     def __eq__(self, other):
         return False if other is None else loaded(_operators.eq)(self, other)
+
     def __ne__(self, other):
         return True if other is None else loaded(_operators.ne)(self, other)
+
     def __lt__(self, other): return loaded(_operators.lt)(self, other)
     def __le__(self, other): return loaded(_operators.le)(self, other)
     def __gt__(self, other): return loaded(_operators.gt)(self, other)

@@ -26,7 +26,7 @@ from autograd_cy._C.dtype cimport scalar_name
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, bump_version, version_counter, get_grad_fn,
     tensor_operators, VIEW_DEFAULT, VIEW_NO_GRAD_MODE, VIEW_MULTI_OUTPUT_NODE,
-    VIEW_IN_CUSTOM_FUNCTION, VIEW_INFERENCE_MODE,
+    VIEW_INFERENCE_MODE,
     gradient_metadata, array_module, make_view, tangent_of,
 )
 from autograd_cy._C.device cimport strided_view, array_to_device, device_of
@@ -253,8 +253,8 @@ cdef void write_back(Tensor self, Tensor out) except *:
 
 
 cdef Tensor apply_inplace(Tensor self, object compute, tuple others, bint needs_original,
-                         object ufunc=None, object operand=None,
-                         OverlapChecks overlap_checks=NULL):
+                          object ufunc=None, object operand=None,
+                          OverlapChecks overlap_checks=NULL):
     """Run ``compute(self)`` (the out-of-place op) and make it ``self``'s new value and history.
 
     ``needs_original``: the op's backward reads ``self``'s old value, so the node
@@ -455,8 +455,8 @@ cpdef str view_error_message(Tensor view, bint indirect):
             return message
         # A multi-output or custom-Function view made in no_grad mode: both explanations.
         template = _MULTI_OUTPUT_VIEW if meta == VIEW_MULTI_OUTPUT_NODE else _CUSTOM_FUNCTION_VIEW
-        return message[:message.index(".") + 1] + template[template.index("modified inplace.")
-                                                          + len("modified inplace."):]
+        tail = template[template.index("modified inplace.") + len("modified inplace."):]
+        return message[:message.index(".") + 1] + tail
     template = _MULTI_OUTPUT_VIEW if meta == VIEW_MULTI_OUTPUT_NODE else _CUSTOM_FUNCTION_VIEW
     return template.format(nr=view._output_nr, op=view._view_op_name, what=what)
 

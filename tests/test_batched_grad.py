@@ -17,7 +17,7 @@ import autograd_cy._C
 import autograd_cy._C.ops
 from autograd_cy._C.batching import _debug_only_display_vmap_fallback_warnings
 from autograd_cy._C.node import Node
-from oracle import DEVICE, assert_close, assert_same_error, check_batched_grad, randn
+from oracle import assert_close, assert_same_error, check_batched_grad, randn
 from test_ops_matmul import PRODUCTS
 from test_ops_pointwise import UNARY
 from test_ops_shape import CASES as SHAPE_CASES

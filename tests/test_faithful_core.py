@@ -4,7 +4,6 @@ ops whose backward ignores the old value, in-place ops on views, and API corners
 Each test runs the same code on autograd_cy and on torch (``lib``) and compares."""
 import threading
 
-import numpy as np
 import pytest
 import torch
 

@@ -14,7 +14,7 @@ import torch
 import autograd_cy as ag
 from autograd_cy._C.ops import activation_backward
 from oracle import (
-    DEVICE, LIBS, assert_close, assert_same_autograd_flags, check_batched_grad, check_jvp,
+    LIBS, assert_close, assert_same_autograd_flags, check_batched_grad, check_jvp,
     check_op, graph_structure, node_name, on_test_device, randn,
 )
 

@@ -1,5 +1,5 @@
 """``x[index] = value``, copy_, fill_, index_put_ and masked_fill_ checked against torch 2.13:
-which memory overlaps each op refuses (NOTE [Memory overlap] in views.pyx), and which
+which memory overlaps each op refuses (NOTE [Memory overlap] in overlap.pyx), and which
 values of another dtype it converts (NOTE [index_put_ as masked_fill_] in indexing.pyx).
 
 Each test runs the same code on autograd_cy and on torch (``lib``) and compares."""

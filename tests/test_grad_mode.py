@@ -7,7 +7,9 @@ import pytest
 import torch
 
 import autograd_cy as ag
-from oracle import PROVENANCE_TAIL, LIBS, assert_same, assert_same_error, plain, run_threads, same_warning
+from oracle import (
+    PROVENANCE_TAIL, LIBS, assert_same, assert_same_error, plain, run_threads, same_warning,
+)
 
 
 def anomaly_flags(lib):
@@ -503,7 +505,8 @@ def test_resize_of_a_tensor_that_requires_grad_inside_inference_mode():
 
 
 @pytest.mark.parametrize("mode", ["no_grad", "inference_mode"])
-@pytest.mark.parametrize("op", [lambda v: v.transpose_(0, 0), lambda v: v.as_strided_((2, 3), (3, 1)),
+@pytest.mark.parametrize("op", [lambda v: v.transpose_(0, 0),
+                                lambda v: v.as_strided_((2, 3), (3, 1)),
                                 lambda v: v.mul_(2)], ids=["transpose_", "as_strided_", "mul_"])
 def test_inplace_view_ops_on_a_view_made_in_a_no_grad_mode(mode, op):
     def run(lib):

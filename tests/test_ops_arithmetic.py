@@ -12,7 +12,6 @@ import warnings
 import numpy as np
 import pytest
 
-import autograd_cy as ag
 from oracle import LIBS, assert_same_error, check_op, node_name, randn
 
 DTYPES = [np.float32, np.float64]

@@ -437,7 +437,8 @@ def test_relu_backward_special_gradients(dtype):
     # passed where the result is positive or NaN. Checked on the typed loop (contiguous
     # grad) and on the NumPy path (a transposed, non-contiguous grad).
     x = np.array([[math.nan, 1.0, -1.0, 0.0], [-0.0, 2.0, 3.0, -3.0]])
-    grad = np.array([[math.inf, math.inf, math.inf, math.nan], [math.nan, math.nan, -math.inf, 1.0]])
+    grad = np.array([[math.inf, math.inf, math.inf, math.nan],
+                     [math.nan, math.nan, -math.inf, 1.0]])
     for layout in (lambda a: a, lambda a: np.ascontiguousarray(a.T).T):
         grads = {}
         for lib in LIBS:

@@ -1,6 +1,5 @@
 """The oracle itself: each comparison fails when autograd_cy and torch differ in what it
 claims to compare, so that a passing op test cannot be an accident of a lax helper."""
-import numpy as np
 import pytest
 
 import autograd_cy as ag

@@ -294,7 +294,8 @@ def test_python_number_of_a_tensor_that_is_not_one_element(convert, shape):
                       "only one element tensors can be converted to Python scalars")
 
 
-@pytest.mark.parametrize("convert", [float, int, complex, bool], ids=["float", "int", "complex", "bool"])
+@pytest.mark.parametrize("convert", [float, int, complex, bool],
+                         ids=["float", "int", "complex", "bool"])
 def test_python_number_of_a_one_element_tensor(convert):
     assert_same(lambda lib: (convert(lib.tensor([[2.5]])), convert(lib.tensor(-3))))
 

@@ -26,20 +26,25 @@ from autograd_cy.autograd import grad_mode
 from autograd_cy.autograd.function import NestedIOFunction
 from autograd_cy.grad_mode import (
     set_multithreading_enabled, is_multithreading_enabled, enforce_grad_layout_policy,
-    is_view_replay_enabled, _force_original_view_tracking, _unsafe_preserve_version_counter,
+    is_view_replay_enabled,
+)
+from autograd_cy.grad_mode import (  # noqa: F401  (torch.autograd's private names)
+    _force_original_view_tracking, _unsafe_preserve_version_counter,
 )
 from autograd_cy._C.saved_tensor import (  # noqa: F401
     SavedTensor, _push_saved_tensors_hooks as _push_saved_tensors_default_hooks,
     _pop_saved_tensors_hooks as _pop_saved_tensors_default_hooks,
 )
 
-__all__ = ["backward", "grad", "Variable", "Function", "forward_ad", "function", "graph", "gradcheck",
-           "gradgradcheck", "profiler", "profiler_util", "no_grad", "enable_grad",
-           "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "anomaly_mode", "detect_anomaly",
+__all__ = ["backward", "grad", "Variable", "Function", "forward_ad", "function", "graph",
+           "gradcheck", "gradgradcheck", "is_tensor_like", "functional", "profiler",
+           "profiler_util", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+           "is_grad_enabled", "is_inference_mode_enabled", "anomaly_mode", "detect_anomaly",
            "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
            "grad_mode", "variable", "NestedIOFunction", "set_multithreading_enabled",
-           "enforce_grad_layout_policy", "trace_backward", "trace_hooks", "draw_graph",
-           "why_alive", "set_provenance", "is_provenance_enabled", "forward_location"]
+           "is_multithreading_enabled", "enforce_grad_layout_policy", "is_view_replay_enabled",
+           "trace_backward", "trace_hooks", "draw_graph", "why_alive", "set_provenance",
+           "is_provenance_enabled", "forward_location"]
 
 
 def variable(*args, **kwargs):

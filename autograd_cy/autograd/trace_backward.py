@@ -182,7 +182,8 @@ class BackwardTrace:
     def table(self, kinds=None):
         """The events as a fixed-width text table; ``kinds``: only the events of these kinds
         (their steps keep their numbers)."""
-        lines = [self.header_line] + [event.text for event in self.events if kinds is None or event.kind in kinds]
+        lines = [self.header_line] + [event.text for event in self.events
+                                      if kinds is None or event.kind in kinds]
         lines.append("(seq: sequence_nr counted from the oldest node in the trace; "
                      "max: AccumulateGrad)")
         return "\n".join(lines)
@@ -289,7 +290,7 @@ def trace_backward(tensor, gradient=None, retain_graph=None, create_graph=False,
     (seq: sequence_nr counted from the oldest node in the trace; max: AccumulateGrad)
     >>> a.grad, b.grad
     (tensor(3.), tensor(2.))
-    """
+    """  # noqa: E501  (the table's rows as the trace prints them, wider than 100 columns)
     with Recorder() as recorder:
         tensor.backward(gradient, retain_graph, create_graph, inputs)
     return BackwardTrace(recorder.events, names)

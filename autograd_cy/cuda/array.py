@@ -415,7 +415,8 @@ def _is_basic(key):
     """Whether ``key`` indexes with ints, slices, None and Ellipsis only (a view)."""
     for part in (key if isinstance(key, tuple) else (key,)):
         if not (part is None or part is Ellipsis or isinstance(part, slice)
-                or (isinstance(part, (int, np.integer)) and not isinstance(part, (bool, np.bool_)))):
+                or (isinstance(part, (int, np.integer))
+                    and not isinstance(part, (bool, np.bool_)))):
             return False
     return True
 

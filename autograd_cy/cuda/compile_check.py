@@ -13,8 +13,9 @@ kernels compile clean.
 
 prints one line per file and architecture and exits 1 on any failure, after NVRTC's log
 (which names the ``.cu`` file and line). ``compile_kernel_file`` is the one NVRTC compile
-step; the GPU loader and the tests call it too. ``compile_with_nvcc`` is nvcc's. Results are cached on disk (CACHE), keyed by
-everything a compile depends on: an unchanged file is not compiled again.
+step; the GPU loader and the tests call it too. ``compile_with_nvcc`` is nvcc's. Results are
+cached on disk (CACHE), keyed by everything a compile depends on: an unchanged file is not
+compiled again.
 
 NVRTC is reached through ``cupy.cuda.nvrtc`` directly: RawModule itself asks the driver
 for the device's architecture, and there is no device here.
@@ -144,7 +145,8 @@ def compile_kernel_file(path, names, arch, options=(), use_cache=True):
     except OSError as e:
         return CompileResult(path, arch, False, log=f"{path}: cannot read: {e.strerror}")
     options = nvrtc_options(arch, KERNEL_OPTIONS + tuple(options))
-    cached = os.path.join(CACHE, _cache_key(path, source, names, options, repr(nvrtc.getVersion())) + ".json")
+    key = _cache_key(path, source, names, options, repr(nvrtc.getVersion()))
+    cached = os.path.join(CACHE, key + ".json")
     if use_cache and os.path.exists(cached):
         with open(cached) as f:
             return CompileResult(**json.load(f), cached=True,

@@ -328,8 +328,8 @@ def argreduce(op, x, axis, keepdims):
     from autograd_cy.cuda import reduce as reductions
     if x.dtype.kind != "f" and x.dtype != np.int64:
         x = x.astype(np.int64)      # exact for the smaller ints and bools
-    raw = reductions.argreduce(x.device.seam, x.raw, None if axis is None else _axes(axis, x.ndim)[0],
-                               bool(keepdims), op)
+    raw = reductions.argreduce(x.device.seam, x.raw,
+                               None if axis is None else _axes(axis, x.ndim)[0], bool(keepdims), op)
     return DeviceArray(raw, x.device)
 
 
@@ -505,12 +505,18 @@ _FUNCTIONS = {
     np.sum: _sum_like("sum"),
     np.prod: _sum_like("prod"),
     np.mean: _sum_like("mean"),
-    np.amax: lambda a, axis=None, out=None, keepdims=False: reduce("amax", a, axis, keepdims, None, out),
-    np.amin: lambda a, axis=None, out=None, keepdims=False: reduce("amin", a, axis, keepdims, None, out),
-    np.max: lambda a, axis=None, out=None, keepdims=False: reduce("amax", a, axis, keepdims, None, out),
-    np.min: lambda a, axis=None, out=None, keepdims=False: reduce("amin", a, axis, keepdims, None, out),
-    np.argmax: lambda a, axis=None, out=None, keepdims=False: argreduce("argmax", a, axis, keepdims),
-    np.argmin: lambda a, axis=None, out=None, keepdims=False: argreduce("argmin", a, axis, keepdims),
+    np.amax: lambda a, axis=None, out=None, keepdims=False:
+        reduce("amax", a, axis, keepdims, None, out),
+    np.amin: lambda a, axis=None, out=None, keepdims=False:
+        reduce("amin", a, axis, keepdims, None, out),
+    np.max: lambda a, axis=None, out=None, keepdims=False:
+        reduce("amax", a, axis, keepdims, None, out),
+    np.min: lambda a, axis=None, out=None, keepdims=False:
+        reduce("amin", a, axis, keepdims, None, out),
+    np.argmax: lambda a, axis=None, out=None, keepdims=False:
+        argreduce("argmax", a, axis, keepdims),
+    np.argmin: lambda a, axis=None, out=None, keepdims=False:
+        argreduce("argmin", a, axis, keepdims),
     np.var: lambda a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw:
         reduce("var", a, axis, keepdims, dtype, out, correction=kw.get("correction", ddof)),
     np.std: lambda a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw:

@@ -14,7 +14,8 @@ import numpy as np
 
 from autograd_cy.cuda import manifest
 from autograd_cy.cuda.array import (
-    empty, empty_in_order, kernel_name, launch_elementwise, require_kernel, _contiguous_strides, _fill,
+    empty, empty_in_order, kernel_name, launch_elementwise, require_kernel, _contiguous_strides,
+    _fill,
 )
 from autograd_cy.cuda.launch import elementwise_config
 from autograd_cy.cuda.layout import (

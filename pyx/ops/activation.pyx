@@ -29,7 +29,7 @@ from autograd_cy._C.promotion cimport wrap
 from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.ops.activation_kernels cimport (
     softmax_array, softmax_backward_array, gelu_array, silu_array, softplus_array,
-    leaky_relu_array, sigmoid_array, log_sigmoid_array,
+    leaky_relu_array, log_sigmoid_array,
 )
 from autograd_cy._C.ops.arithmetic import add, sub, mul, neg
 from autograd_cy._C.ops.gather_scatter cimport tangent_or_zeros

@@ -1,13 +1,14 @@
 # Design: the array math of the activations, NumPy arrays in and out, no autograd.
-# activation.pyx wraps each kernel in an op with a backward Node; a GPU backend
-# would provide the same functions over CuPy arrays.
+# activation.pyx wraps each kernel in an op with a backward Node. A CUDA tensor's array (a
+# DeviceArray) takes the same functions to one launch of a kernel of cuda/ (NOTE [Fused
+# formulas on CUDA] in device.pyx).
 #
 # Every kernel returns a new array in the dtype of ``x`` (float16 computes in
 # float32). ``g``: None for the function itself, else the incoming gradient, and
 # the kernel returns ``g * f'(x)``.
 
-cdef object softmax_array(object x, Py_ssize_t dim, bint log)
-cdef object softmax_backward_array(object g, object y, Py_ssize_t dim, bint log)
+cdef object softmax_array(object x, Py_ssize_t dim, bint take_log)
+cdef object softmax_backward_array(object g, object y, Py_ssize_t dim, bint take_log)
 cdef object gelu_array(object x, object g, str approximate)
 cdef object silu_array(object x, object g)
 cdef object softplus_array(object x, object g, double beta, double threshold)

@@ -56,7 +56,7 @@ cdef inline object grad_like(object g, object work):
 #
 # A softmax over rows of a few elements (a classifier's logits, before cross_entropy) is a
 # dozen NumPy calls of ~1 us each around almost no arithmetic. For an array the fused loops
-# take (NOTE [Fused kernels] in dispatch.pyx: small, C-contiguous, float32/float64), along
+# take (NOTE [Fused kernels] in kernels.pyx: small, C-contiguous, float32/float64), along
 # its last dim, the typed loops below do it row by row in the same order of operations
 # (shift by the row max, exp, sum, log or divide); on larger arrays NumPy's SIMD exp wins.
 
@@ -176,21 +176,21 @@ cdef object softmax_backward_rows_kernel(object g, object y, Py_ssize_t dim, bin
     return out
 
 
-cdef object softmax_array(object x, Py_ssize_t dim, bint log):
+cdef object softmax_array(object x, Py_ssize_t dim, bint take_log):
     """Softmax (or log_softmax) along ``dim``, shifted by the max so exp cannot overflow;
     on a CUDA device one launch of cuda/softmax.cu."""
     if is_cuda_array(x):
-        return rows_on_device("softmax_forward", (x,), dim, (log,))
+        return rows_on_device("softmax_forward", (x,), dim, (take_log,))
     if x.size == 0:
         return x.copy()
-    result = softmax_rows_kernel(x, dim, log)
+    result = softmax_rows_kernel(x, dim, take_log)
     if result is not None:
         return result
     work = compute_array(x)
     # The ufuncs' own reduce: ndarray.max and .sum go through a Python-level wrapper.
     with ignoring_fp_errors():
         shifted = work - np.maximum.reduce(work, axis=dim, keepdims=True)
-        if log:
+        if take_log:
             shifted -= np.log(np.add.reduce(np.exp(shifted), axis=dim, keepdims=True))
         else:
             np.exp(shifted, out=shifted)
@@ -198,22 +198,22 @@ cdef object softmax_array(object x, Py_ssize_t dim, bint log):
     return as_result(shifted, x)
 
 
-cdef object softmax_backward_array(object g, object y, Py_ssize_t dim, bint log):
+cdef object softmax_backward_array(object g, object y, Py_ssize_t dim, bint take_log):
     """From the output ``y``: ``y (g - sum(g y))`` for softmax, ``g - exp(y) sum(g)`` for
     log_softmax. A 0-dim tensor is one row of one element: the gradient is 0, but NaN for
     an infinite or NaN ``g``, as PyTorch's. On a CUDA device one launch of cuda/softmax.cu."""
     if is_cuda_array(y):
-        return rows_on_device("softmax_backward", (g, y), dim, (log,))
+        return rows_on_device("softmax_backward", (g, y), dim, (take_log,))
     if y.ndim == 0:
         return softmax_backward_array(np.reshape(g, (1,)), np.reshape(y, (1,)), 0,
-                                      log).reshape(())
+                                      take_log).reshape(())
     if y.size != 0:
-        result = softmax_backward_rows_kernel(g, y, dim, log)
+        result = softmax_backward_rows_kernel(g, y, dim, take_log)
         if result is not None:
             return result
     work = compute_array(y)
     g = grad_like(g, work)
-    if log:
+    if take_log:
         out = np.exp(work)
         out *= np.add.reduce(g, axis=dim, keepdims=True)
         return as_result(np.subtract(g, out, out=out), y)

@@ -31,7 +31,6 @@ from autograd_cy._C.promotion cimport (
 )
 from autograd_cy._C.fp_errors cimport quietly2, ignoring_fp_errors
 from autograd_cy._C.kernels cimport binary_kernel, scalar_kernel, KERNEL_ADD, KERNEL_SUB, KERNEL_MUL
-from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.ops.out_arguments cimport write_out
 from autograd_cy._C.forward cimport (
     forward1, forward2, no_forward_formula, array_copy, batch_unary, batch_binary,
@@ -149,7 +148,7 @@ cdef void check_alpha(object dtype, object alpha) except *:
 
 
 cdef inline object fused(int op, Tensor self, object other):
-    """The result array from a fused loop (NOTE [Fused kernels] in dispatch.pyx) when
+    """The result array from a fused loop (NOTE [Fused kernels] in kernels.pyx) when
     ``other`` is a same-shape Tensor or a Python float and the arrays are small float32 or
     float64; else None, and the caller runs NumPy."""
     if isinstance(other, Tensor):
@@ -594,7 +593,11 @@ operators.rdiv = rdiv_op
 operators.floordiv = floordiv_op
 operators.rfloordiv = rfloordiv_op
 operators.neg = neg_op
-batch_binary(add_tangent, True); batch_binary(sub_tangent, True)   # NOTE [Batched tangents]
-batch_binary(rsub_tangent, True); batch_binary(mul_tangent, True)
-batch_binary(div_tangent, True); batch_unary(neg_tangent)
+# NOTE [Batched tangents] in forward.pyx: these formulas are elementwise in the tangent.
+batch_binary(add_tangent, True)
+batch_binary(sub_tangent, True)
+batch_binary(rsub_tangent, True)
+batch_binary(mul_tangent, True)
+batch_binary(div_tangent, True)
+batch_unary(neg_tangent)
 register_methods({name: globals()[name] for name in __tensor_methods__})

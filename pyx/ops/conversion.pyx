@@ -9,12 +9,14 @@ import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
 from autograd_cy._C.forward cimport forward1
-from autograd_cy._C.dtype cimport dtype as dtype_class, to_numpy_dtype
+from autograd_cy._C.dtype cimport to_numpy_dtype
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
-from autograd_cy._C.device cimport device as device_class, array_to_device, device_of, resolved_device
+from autograd_cy._C.device cimport (
+    device as device_class, array_to_device, device_of, resolved_device,
+)
 from autograd_cy._C.device import CPU
 from autograd_cy._C.device cimport contiguous_array
-from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, register_methods
+from autograd_cy._C.tensor cimport Tensor, requires_grad, register_methods
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.recording cimport record1
 from autograd_cy._C.promotion cimport wrap

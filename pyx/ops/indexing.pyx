@@ -36,7 +36,7 @@ from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.overlap cimport warn_if_expanded, check_no_overlap, has_internal_overlap
 from autograd_cy._C.ops.gather_scatter cimport masked_fill_overlap_checks, tangent_or_zeros
 from autograd_cy._C.ops.inplace import copy_, fill_
-from autograd_cy._C.ops.shape cimport alias, record_view, select_unchecked, slice_unchecked
+from autograd_cy._C.ops.shape cimport alias, select_unchecked, slice_unchecked
 from autograd_cy._C.ops.shape import unsqueeze, view, expand
 
 __all__ = ["getitem", "setitem", "index_put", "index_put_"]
@@ -395,8 +395,6 @@ cdef object index_put_tangent(self_t, values_t, self, values, Tensor result, tup
     indices, accumulate = extra
     return index_put_unchecked(tangent_or_zeros(self_t, self), indices,
                                tangent_or_zeros(values_t, values), accumulate)
-
-
 
 
 cdef void check_index_put(Tensor self, tuple indices, Tensor values) except *:

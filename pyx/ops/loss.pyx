@@ -207,7 +207,7 @@ cdef tuple nll_layout(tuple input_shape, object target):
 
 cdef tuple nll_picks(tuple layout, object target2, object ignore_index):
     """The class each ``(n, s)`` picks (0 where ignored) and its weight (0 where ignored)."""
-    n, c, s = layout
+    _, c, _ = layout
     ignored = target2 == ignore_index
     classes = np.where(ignored, 0, target2)
     bad = (classes < 0) | (classes >= c)

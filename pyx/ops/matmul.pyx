@@ -19,7 +19,7 @@ from autograd_cy._C.forward cimport (
 from autograd_cy._C.dtype cimport scalar_name, c10_name
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, bump_version, tensor_operators, TensorOperators,
-    register_methods, array_module,
+    register_methods,
 )
 from autograd_cy._C.batching cimport grads_batched, batched_shape
 from autograd_cy._C.node cimport Node, unpack_saved
@@ -144,13 +144,13 @@ cdef object batched_product_tangent(a_t, b_t, Tensor a, Tensor b, Tensor result)
     return reshape(total, batched_shape(total, result._data.shape))
 
 
-cdef object lifted_tangent(Tensor t, Py_ssize_t lift, Py_ssize_t rank):
+cdef object lifted_tangent(Tensor tangent, Py_ssize_t lift, Py_ssize_t rank):
     """A batched tangent ``(B, *shape)``: unsqueezed at ``lift`` (1: a row vector, -1: a
     column; 0: as it is), then with ones after the batch dim up to ``1 + rank`` dims."""
     if lift:
-        t = unsqueeze(t, lift)
-    shape = (<Tensor>t)._data.shape
-    return reshape(t, shape[:1] + (1,) * (rank + 1 - len(shape)) + shape[1:])
+        tangent = unsqueeze(tangent, lift)
+    shape = (<Tensor>tangent)._data.shape
+    return reshape(tangent, shape[:1] + (1,) * (rank + 1 - len(shape)) + shape[1:])
 
 
 cdef Tensor _record_matmul(MatmulBackward0 node, Tensor a, Tensor b, Tensor out):
@@ -488,7 +488,7 @@ cdef class AddmmBackward0(Node):
 cdef object addmm_tangent(tuple tangents, tuple inputs, Tensor result, tuple extra):
     """``beta * self_t + alpha * (mat1_t @ mat2 + mat1 @ mat2_t)``."""
     self_t, mat1_t, mat2_t = tangents
-    self, mat1, mat2 = inputs
+    _, mat1, mat2 = inputs
     beta, alpha = extra
     total = None
     if mat1_t is not None or mat2_t is not None:

@@ -8,8 +8,6 @@ any in-place write.
 """
 import warnings
 
-import numpy as np
-
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
 from autograd_cy._C.forward cimport no_forward_formula
 from autograd_cy._C.dtype cimport scalar_name

@@ -27,7 +27,7 @@ from autograd_cy._C.device cimport is_cuda_array
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
 from autograd_cy._C.forward cimport forward1, forward2, batch_unary, batch_binary
 from autograd_cy._C.tensor cimport (
-    Tensor, make_tensor, requires_grad, register_methods, tensor_operators, TensorOperators,
+    Tensor, make_tensor, requires_grad, register_methods, tensor_operators,
 )
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.saved_tensor cimport SavedTensor, save
@@ -39,7 +39,6 @@ from autograd_cy._C.fp_errors cimport quietly, quietly2
 from autograd_cy._C.kernels cimport (
     sigmoid_backward_kernel, tanh_backward_kernel, tanh_kernel, threshold_backward_kernel,
 )
-from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.ops.arithmetic import mul, div, add, sub, neg
 from autograd_cy._C.ops.activation_backward import (
     zeros_like_grad, threshold_backward, tanh_backward, sigmoid_backward,
@@ -62,7 +61,8 @@ cdef class SavesResult(Node):
 
     cdef object fused_backward(self, object grad, ResultKernel kernel):
         """``kernel(grad, result)`` as a Tensor when nothing is recorded (no create_graph)
-        or differentiated forward (no dual level), and the kernel takes the arrays; None, and the caller runs its Tensor formula."""
+        or differentiated forward (no dual level), and the kernel takes the arrays; None, and
+        the caller runs its Tensor formula."""
         if needs_tensor_ops() or not isinstance(grad, Tensor):
             return None
         array = kernel((<Tensor>grad)._data,
@@ -92,10 +92,10 @@ cdef class ExpBackward0(SavesResult):
         return (mul(grads[0], unpack_saved(self, 0)),)
 
 
-
 cdef object exp_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``self_t * result``."""
     return mul(self_t, result)
+
 
 def exp(Tensor self):
     """``e ** self``; backward ``grad * result`` (the node saves the result, not ``self``).
@@ -122,10 +122,10 @@ cdef class Expm1Backward0(SavesResult):
         return (mul(grads[0], add(unpack_saved(self, 0), 1)),)
 
 
-
 cdef object expm1_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``self_t * (result + 1)``."""
     return mul(self_t, add(result, 1))
+
 
 def expm1(Tensor self):
     """``exp(self) - 1``, accurate near 0; backward ``grad * (result + 1)``."""
@@ -145,10 +145,10 @@ cdef class LogBackward0(Node):
         return (div(grads[0], unpack_saved(self, 0)),)
 
 
-
 cdef object log_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``self_t / self``."""
     return div(self_t, self)
+
 
 def log(Tensor self):
     """Natural logarithm (``-inf`` at 0, ``nan`` below); backward ``grad / self``."""
@@ -168,10 +168,10 @@ cdef class Log1PBackward0(Node):
         return (div(grads[0], add(unpack_saved(self, 0), 1)),)
 
 
-
 cdef object log1p_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``self_t / (self + 1)``."""
     return div(self_t, add(self, 1))
+
 
 def log1p(Tensor self):
     """``log(1 + self)``, accurate near 0; backward ``grad / (self + 1)``."""
@@ -191,10 +191,10 @@ cdef class SqrtBackward0(SavesResult):
         return (div(grads[0], mul(unpack_saved(self, 0), 2)),)
 
 
-
 cdef object sqrt_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``self_t / (2 * result)``."""
     return div(self_t, mul(result, 2))
+
 
 def sqrt(Tensor self):
     """Square root; backward ``grad / (2 * result)``."""
@@ -219,10 +219,10 @@ def _rsqrt_array(array):
     return np.reciprocal(result, out=result)
 
 
-
 cdef object rsqrt_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``-0.5 * self_t * result ** 3``."""
     return mul(self_t, mul(pow(result, 3), -0.5))
+
 
 def rsqrt(Tensor self):
     """``1 / sqrt(self)``; backward ``-0.5 * grad * result ** 3``."""
@@ -241,10 +241,10 @@ cdef class ReciprocalBackward0(SavesResult):
         return (mul(grads[0], neg(mul(result, result))),)
 
 
-
 cdef object reciprocal_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``-self_t * result ** 2``."""
     return mul(self_t, neg(mul(result, result)))
+
 
 def reciprocal(Tensor self):
     """``1 / self`` (integers give float32); backward ``-grad * result ** 2``."""
@@ -271,10 +271,10 @@ cdef class SinBackward0(Node):
         return (mul(grads[0], cos(unpack_saved(self, 0))),)
 
 
-
 cdef object sin_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``self_t * cos(self)``."""
     return mul(self_t, cos(self))
+
 
 def sin(Tensor self):
     """Sine; backward ``grad * cos(self)``."""
@@ -294,10 +294,10 @@ cdef class CosBackward0(Node):
         return (mul(grads[0], neg(sin(unpack_saved(self, 0)))),)
 
 
-
 cdef object cos_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``-self_t * sin(self)``."""
     return mul(self_t, neg(sin(self)))
+
 
 def cos(Tensor self):
     """Cosine; backward ``-grad * sin(self)``."""
@@ -365,10 +365,10 @@ def _sigmoid_array(array):
     return np.reciprocal(result, out=result)
 
 
-
 cdef object sigmoid_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``self_t * result * (1 - result)``."""
     return result_formula(self_t, result, sigmoid_backward_kernel, SigmoidBackward0)
+
 
 def sigmoid(Tensor self):
     """Logistic function ``1 / (1 + exp(-self))``; backward ``grad * result * (1 - result)``."""
@@ -387,14 +387,14 @@ cdef class ReluBackward0(SavesResult):
         fused = self.fused_backward(grad, threshold_backward_kernel)
         if fused is not None:
             return (fused,)
-        # NOTE [relu's gradient depends on its result]
+        # NOTE [relu's gradient depends on its result] in activation_backward.pyx
         return (threshold_backward(grad, unpack_saved(self, 0), 0),)
-
 
 
 cdef object relu_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``self_t where result > 0, else 0``."""
     return threshold_backward(self_t, result, 0)
+
 
 def relu(Tensor self):
     """``max(self, 0)``; keeps the dtype (integers stay integers)."""
@@ -418,10 +418,10 @@ cdef class AbsBackward0(Node):
         return (mul(grads[0], sign(unpack_saved(self, 0))),)
 
 
-
 cdef object abs_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``self_t * sign(self)``."""
     return mul(self_t, sign(self))
+
 
 def abs(Tensor self):
     """``|self|``; integers stay integers; backward ``grad * sign(self)`` (0 at 0)."""
@@ -441,10 +441,10 @@ cdef class SignBackward0(Node):
         return (zeros_like_grad(grads[0]),)
 
 
-
 cdef object sign_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``0``."""
     return zeros_like_grad(result)
+
 
 def sign(Tensor self):
     """-1, 0 or 1 with the dtype of ``self`` (``sign(nan)`` is 0, as in PyTorch)."""
@@ -520,10 +520,18 @@ tensor_operators().abs = abs_op
 
 # NOTE [Batched tangents]: these formulas are elementwise in the tangent (sign's is not: it
 # makes zeros of the result's shape).
-batch_unary(exp_tangent); batch_unary(expm1_tangent); batch_unary(log_tangent)
-batch_unary(log1p_tangent); batch_unary(sqrt_tangent); batch_unary(rsqrt_tangent)
-batch_unary(reciprocal_tangent); batch_unary(sin_tangent); batch_unary(cos_tangent)
-batch_unary(tanh_tangent); batch_unary(sigmoid_tangent); batch_unary(relu_tangent)
+batch_unary(exp_tangent)
+batch_unary(expm1_tangent)
+batch_unary(log_tangent)
+batch_unary(log1p_tangent)
+batch_unary(sqrt_tangent)
+batch_unary(rsqrt_tangent)
+batch_unary(reciprocal_tangent)
+batch_unary(sin_tangent)
+batch_unary(cos_tangent)
+batch_unary(tanh_tangent)
+batch_unary(sigmoid_tangent)
+batch_unary(relu_tangent)
 batch_unary(abs_tangent)
 batch_binary(atan2_tangent, True)
 

@@ -37,7 +37,7 @@ from autograd_cy._C.fp_errors cimport ignoring_fp_errors, quiet_reduce
 from autograd_cy._C.ops.out_arguments cimport write_out
 from autograd_cy._C.ops.arguments cimport int_list, invalid_combination, missing_argument
 from autograd_cy._C.ops.arguments import NOT_GIVEN
-from autograd_cy._C.ops.arithmetic import add, mul, div, sub
+from autograd_cy._C.ops.arithmetic import mul, div, sub
 from autograd_cy._C.ops.power import pow
 from autograd_cy._C.ops.shape import expand, reshape, unsqueeze
 

@@ -19,7 +19,7 @@ from autograd_cy._C.dtype cimport dtype, from_numpy_dtype
 from autograd_cy._C.device cimport contiguous_array, strided_view
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, make_view, requires_grad, array_module, register_methods, wrap_dim,
-    VIEW_DEFAULT, VIEW_INFERENCE_MODE, VIEW_MULTI_OUTPUT_NODE)
+    VIEW_DEFAULT)
 from autograd_cy._C.batching cimport grads_batched, batched_shape, batched_dim, batched_dims
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.provenance cimport forward_op_name

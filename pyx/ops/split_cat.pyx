@@ -15,7 +15,8 @@ from autograd_cy._C.forward cimport forward1, forward_n
 from autograd_cy._C.device cimport zeros_for_metadata
 from autograd_cy._C.device cimport contiguous_array
 from autograd_cy._C.tensor cimport (
-    Tensor, make_tensor, make_view, requires_grad, array_module, VIEW_DEFAULT, VIEW_INFERENCE_MODE, VIEW_MULTI_OUTPUT_NODE, register_methods,
+    Tensor, make_tensor, make_view, requires_grad, array_module, VIEW_INFERENCE_MODE,
+    VIEW_MULTI_OUTPUT_NODE, register_methods,
 )
 from autograd_cy._C.tensor cimport wrap_dim
 from autograd_cy._C.node cimport Node

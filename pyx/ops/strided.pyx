@@ -62,7 +62,7 @@ cdef object strided_array(Tensor self, tuple size, tuple stride, object storage_
     flat, own_offset = storage_of(self)
     offset = own_offset if storage_offset is None else storage_offset
     if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape")
+        raise RuntimeError("mismatch in length of strides and shape")
     for n in size:
         if n < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "

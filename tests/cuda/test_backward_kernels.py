@@ -59,7 +59,8 @@ def test_manifest_entries_resolve_with_their_parameter_types(module):
     entries = [k for k in manifest.KERNELS if k.file == FILE]
     assert len(entries) == len(manifest.POINTWISE_BACKWARD_SIGNATURES) * len(FLOATS)
     for entry in entries:
-        assert module.get_function(entry.name).sig == [signature_code(p) for p in entry.params], entry.name
+        expected = [signature_code(p) for p in entry.params]
+        assert module.get_function(entry.name).sig == expected, entry.name
 
 
 # ------------------------------------------------------------------ one gradient
@@ -173,8 +174,8 @@ def pow_inputs(shape):
 
 TWO_GRADIENTS = {
     "mul_backward": (torch.mul, lambda shape: (uniform(-3, 3, shape), uniform(-3, 3, shape))),
-    "div_backward": (torch.div, lambda shape: (uniform(-3, 3, shape),
-                                               uniform(0.3, 3, shape) * rng.choice([-1, 1], shape))),
+    "div_backward": (torch.div, lambda shape: (
+        uniform(-3, 3, shape), uniform(0.3, 3, shape) * rng.choice([-1, 1], shape))),
     "pow_backward": (torch.pow, pow_inputs),
 }
 TWO_GRADIENT_CASES = [(name, dt) for name in TWO_GRADIENTS for dt in FLOATS]

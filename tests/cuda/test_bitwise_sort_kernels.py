@@ -21,7 +21,7 @@ from autograd_cy.cuda import launch as launch_config
 from autograd_cy.cuda import manifest, sorting
 from autograd_cy.cuda.array import from_host
 from autograd_cy.cuda.emulator import load_kernel_file
-from launching import element_strides, launch_elementwise, signature_code
+from launching import launch_elementwise, signature_code
 
 CTYPE = manifest.STORAGE_CTYPES
 BITWISE_DTYPES = manifest.BITWISE_DTYPES

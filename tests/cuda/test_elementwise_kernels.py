@@ -12,7 +12,7 @@ import torch.nn.functional as F
 
 from autograd_cy.cuda import manifest
 from autograd_cy.cuda.emulator import load_kernel_file
-from launching import element_strides, launch_elementwise as launch, signature_code
+from launching import launch_elementwise as launch, signature_code
 
 FILE = "elementwise.cu"
 FLOATS = manifest.FLOATS
@@ -285,11 +285,12 @@ def test_integer_zero_divisor_gives_zero(module, functor, dtype):
     launch(module, f"binary<{CTYPE[dtype]}, {functor}>", out, (a, b))
     np.testing.assert_array_equal(out, np.zeros(3, dtype))
     out[:] = 99
-    launch(module, f"binary_scalar<{CTYPE[dtype]}, {functor}>", out, (a,), (np.dtype(dtype).type(0),))
+    launch(module, f"binary_scalar<{CTYPE[dtype]}, {functor}>", out, (a,),
+           (np.dtype(dtype).type(0),))
     np.testing.assert_array_equal(out, np.zeros(3, dtype))
 
 
-# ------------------------------------------------------------------ comparisons, logical, classification
+# ------------------------------------------------------------- comparisons, logical, classification
 
 COMPARE_ORACLES = {"Eq": np.equal, "Ne": np.not_equal, "Lt": np.less, "Le": np.less_equal,
                    "Gt": np.greater, "Ge": np.greater_equal}

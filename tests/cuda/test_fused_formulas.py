@@ -5,7 +5,6 @@ import pytest
 import torch
 
 import autograd_cy as ag
-import autograd_cy.nn.functional as F
 
 X = np.linspace(-3, 3, 12).reshape(3, 4)
 

@@ -258,7 +258,8 @@ def test_concatenate_matches_numpy(device):
 
 def test_concatenate_errors_are_numpys(device):
     a, b = from_host(rand((2, 3)), device), from_host(rand((2, 2)), device)
-    for args in (([a, b],), ([a, from_host(rand(3), device)],), ([from_host(np.array(1.0), device)],)):
+    for args in (([a, b],), ([a, from_host(rand(3), device)],),
+                 ([from_host(np.array(1.0), device)],)):
         with pytest.raises(ValueError) as got:
             np.concatenate(*args)
         with pytest.raises(ValueError) as want:

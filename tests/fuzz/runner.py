@@ -73,7 +73,8 @@ def compare_tensor(ours, theirs, what="", loose=False):
                 type(theirs).__name__ == type(ours).__name__:
             return f"{what}value mismatch", f"torch {theirs!r}, ours {ours!r}"
         if type(theirs) is not type(ours):
-            return f"{what}type mismatch", f"torch {type(theirs).__name__}, ours {type(ours).__name__}"
+            return (f"{what}type mismatch",
+                    f"torch {type(theirs).__name__}, ours {type(ours).__name__}")
         return None
     if tuple(ours.shape) != tuple(theirs.shape):
         return f"{what}shape mismatch", f"torch {tuple(theirs.shape)}, ours {tuple(ours.shape)}"
