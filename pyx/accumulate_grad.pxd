@@ -16,5 +16,4 @@ cdef class AccumulateGrad(Node):
 
 
 cdef AccumulateGrad get_accumulator(Tensor leaf)
-cdef bint is_dense(object array)
 cdef void flush_deferred_accumulation() except *

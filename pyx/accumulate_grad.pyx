@@ -24,7 +24,7 @@ from autograd_cy._C.tensor cimport (
     gradient_metadata, set_grad_flush,
 )
 from autograd_cy._C.node cimport Node
-from autograd_cy._C.device cimport is_cuda_array, backend
+from autograd_cy._C.device cimport is_cuda_array, backend, element_strides, is_dense
 from autograd_cy._C.graph_task cimport current_tasks
 from autograd_cy._C.tracing cimport tracing_flag, trace_accumulate, trace_hook
 
@@ -198,10 +198,6 @@ cdef void check_layout_contract(Tensor grad, Tensor param) except *:
         f"{element_strides(param._data)}", UserWarning, stacklevel=2)
 
 
-cdef list element_strides(object array):
-    return [stride // array.itemsize for stride in array.strides]
-
-
 cdef bint obeys_layout_contract(object grad, object param):
     cdef list grad_strides = element_strides(grad)
     cdef list param_strides = element_strides(param)
@@ -211,20 +207,6 @@ cdef bint obeys_layout_contract(object grad, object param):
     for i in range(len(param_strides)):
         if param.shape[i] != 1 and grad_strides[i] != param_strides[i]:
             return False
-    return True
-
-
-cdef bint is_dense(object array):
-    """Non-overlapping and dense: the elements tile one block of memory, in some dim order."""
-    cdef list strides = element_strides(array)
-    cdef Py_ssize_t expected = 1
-    dims = sorted((strides[i], array.shape[i]) for i in range(array.ndim) if array.shape[i] != 1)
-    for stride, size in dims:
-        if size == 0:
-            return True
-        if stride != expected:
-            return False
-        expected *= size
     return True
 
 

@@ -218,6 +218,58 @@ cdef object contiguous_array(object array):
     return array.copy()
 
 
+cdef list element_strides(object array):
+    return [stride // array.itemsize for stride in array.strides]
+
+
+cdef bint is_dense(object array):
+    """Non-overlapping and dense: the elements tile one block of memory, in some dim order."""
+    cdef list strides = element_strides(array)
+    cdef Py_ssize_t expected = 1
+    dims = sorted((strides[i], array.shape[i]) for i in range(array.ndim) if array.shape[i] != 1)
+    for stride, size in dims:
+        if size == 0:
+            return True
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+cdef list result_dim_order(object array):
+    """The dims of ``array`` from innermost to outermost as PyTorch's TensorIterator orders a
+    result's memory: by the input's strides, an insertion sort from the last dim to the first
+    in which a comparison with a stride-0 dim decides nothing (the dims keep their order)."""
+    cdef list order = list(range(array.ndim - 1, -1, -1))
+    cdef list strides = [abs(s) for s in array.strides]
+    cdef Py_ssize_t i, inner, outer
+    for i in range(1, len(order)):
+        outer = i
+        for inner in range(i - 1, -1, -1):
+            a, b = strides[order[inner]], strides[order[outer]]
+            if a == 0 or b == 0:
+                continue
+            if a < b:
+                break
+            if a > b:
+                order[inner], order[outer] = order[outer], order[inner]
+                outer = inner
+    return order
+
+
+cdef object empty_result_like(object x, object dtype=None):
+    """An uninitialized result of ``x``'s shape, laid out as PyTorch lays out a pointwise
+    result: ``x``'s strides when ``x`` is non-overlapping and dense (a transposed input's
+    result is transposed), else dense in the order of ``result_dim_order``. NumPy's order "K"
+    would sort an expanded input's stride-0 dims innermost, where PyTorch keeps their place."""
+    if type(x) is not np.ndarray or is_dense(x):
+        return np.empty_like(x, dtype=dtype)
+    cdef list outer_first = result_dim_order(x)[::-1]
+    block = np.empty([x.shape[dim] for dim in outer_first], dtype=x.dtype if dtype is None
+                     else dtype)
+    return block.transpose(np.argsort(outer_first))     # back to x's dim order
+
+
 # NOTE [Strided views of either device]
 # NumPy's as_strided goes through ``np.array`` (no dispatch), so on a DeviceArray it would
 # ask for a host copy. The strided ops (as_strided, diagonal) call these instead: the view

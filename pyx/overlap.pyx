@@ -7,8 +7,7 @@ import warnings
 cimport numpy as cnp
 
 from autograd_cy._C.tensor cimport Tensor
-from autograd_cy._C.accumulate_grad cimport is_dense
-from autograd_cy._C.device cimport is_cuda_array, data_address
+from autograd_cy._C.device cimport is_cuda_array, data_address, is_dense
 
 cnp.import_array()
 

@@ -858,3 +858,41 @@ def test_comparing_with_none_is_false_like_torch():
         x = lib.ones(2)
         assert (x == None) is False  # noqa: E711
         assert (x != None) is True  # noqa: E711
+
+
+# ------------------------------------------------------------------ result layout
+
+# Results allocated by empty_result_like (device.pyx), PyTorch's layout rule for a pointwise
+# result, and results NumPy's ufuncs allocate in order "K". The two agree with PyTorch but for
+# an input both expanded and permuted, where "K" sorts the stride-0 dim innermost and PyTorch
+# keeps its place: those ops are checked on the other layouts until every pointwise result is
+# allocated in one place (the op table of issue 25).
+ALLOCATED_OPS = {
+    "sigmoid": lambda lib, x: x.sigmoid(), "rsqrt": lambda lib, x: x.rsqrt(),
+    "clone": lambda lib, x: x.clone(), "gelu": lambda lib, x: lib.nn.functional.gelu(x),
+    "masked_fill": lambda lib, x: x.masked_fill(x > 0, 0.0),
+}
+UFUNC_OPS = {
+    "exp": lambda lib, x: x.exp(), "tanh": lambda lib, x: x.tanh(), "neg": lambda lib, x: -x,
+    "silu": lambda lib, x: lib.nn.functional.silu(x), "mul": lambda lib, x: x * x,
+    "add_scalar": lambda lib, x: x + 2,
+}
+LAYOUTS = {
+    "expanded": lambda x: x[0].expand(2, 3, 4),          # stride 0: the result is contiguous
+    "transposed": lambda x: x.transpose(0, 2),           # dense: the result keeps its strides
+    "expanded_transposed": lambda x: x[:, :1].expand(2, 3, 4).transpose(0, 2),
+}
+LAYOUT_CASES = [(op, fn, layout) for op, fn in ALLOCATED_OPS.items() for layout in LAYOUTS] + [
+    (op, fn, layout) for op, fn in UFUNC_OPS.items()
+    for layout in ("expanded", "transposed")]
+
+
+@pytest.mark.cpu_only
+@pytest.mark.parametrize("op, function, layout", LAYOUT_CASES,
+                         ids=[f"{op}-{layout}" for op, _, layout in LAYOUT_CASES])
+def test_result_strides_of_expanded_and_transposed_inputs_are_torchs(op, function, layout):
+    """As PyTorch lays out a pointwise result: an input's strides when it is non-overlapping
+    and dense, else dense in the input's dim order with stride-0 dims kept in place."""
+    values = anywhere(2, 3, 4)
+    strides = [function(lib, LAYOUTS[layout](lib.tensor(values))).stride() for lib in LIBS]
+    assert strides[0] == strides[1]

@@ -20,7 +20,7 @@ import numpy as np
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
 from autograd_cy._C.forward cimport forward1, forward2, batch_unary
 from autograd_cy._C.dtype cimport from_numpy_dtype
-from autograd_cy._C.device cimport contiguous_array
+from autograd_cy._C.device cimport contiguous_array, empty_result_like
 from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, register_methods
 from autograd_cy._C.tensor cimport wrap_dim
 from autograd_cy._C.node cimport Node, unpack_saved
@@ -214,7 +214,9 @@ cdef object like_input(object result, object x):
     or permuted input's strides; the fused loops write C order)."""
     if x.flags.c_contiguous:
         return result
-    out = np.empty_like(x, dtype=result.dtype)      # order "K": x's dense layout
+    out = empty_result_like(x, result.dtype)        # x's dense layout, else row-major
+    if out.flags.c_contiguous:
+        return result
     out[...] = result
     return out
 

@@ -15,7 +15,7 @@ from autograd_cy._C.device cimport (
     device as device_class, array_to_device, device_of, resolved_device,
 )
 from autograd_cy._C.device import CPU
-from autograd_cy._C.device cimport contiguous_array
+from autograd_cy._C.device cimport contiguous_array, empty_result_like, is_dense
 from autograd_cy._C.tensor cimport Tensor, requires_grad, register_methods
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.recording cimport record1
@@ -39,9 +39,19 @@ cdef object clone_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra
     return clone(self_t)
 
 
+cdef object copy_like(object array):
+    """A copy laid out as PyTorch's clone (preserve_format): the same strides when ``array``
+    is non-overlapping and dense, else as a pointwise result (``empty_result_like``)."""
+    if type(array) is np.ndarray and not is_dense(array):
+        copied = empty_result_like(array)
+        copied[...] = array
+        return copied
+    return array.copy(order="K")
+
+
 def clone(Tensor self, *, memory_format=None):
     """A copy with its own memory, recorded (gradient passes through unchanged)."""
-    cdef Tensor out = wrap(self._data.copy(order="K"))
+    cdef Tensor out = wrap(copy_like(self._data))
     if is_grad_enabled() and requires_grad(self):
         record1(CloneBackward0(), self, out)
     if forward_level():

@@ -9,6 +9,7 @@ from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
 from autograd_cy._C.forward cimport forward2
 from autograd_cy._C.dtype cimport check_convertible
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
+from autograd_cy._C.device cimport empty_result_like
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, bump_version, version_counter, register_methods,
     array_module,
@@ -93,7 +94,7 @@ cdef object scalar_as(object value, object numpy_dtype):
 
 
 def _filled(Tensor source, value, Node node):
-    cdef Tensor out = make_tensor(np.empty_like(source._data))
+    cdef Tensor out = make_tensor(empty_result_like(source._data))
     if isinstance(value, Tensor):
         out._data[...] = (<Tensor>value)._data
     else:

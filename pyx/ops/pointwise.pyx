@@ -22,7 +22,7 @@ warning, as in PyTorch.
 """
 import numpy as np
 
-from autograd_cy._C.device cimport is_cuda_array
+from autograd_cy._C.device cimport is_cuda_array, empty_result_like
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
 from autograd_cy._C.forward cimport forward1, forward2, batch_unary, batch_binary
@@ -215,7 +215,7 @@ cdef class RsqrtBackward0(SavesResult):
 
 def _rsqrt_array(array):
     # An explicit buffer: NumPy would return a 0-dim result as a scalar, without ``out=``.
-    result = np.sqrt(array, out=np.empty_like(array))
+    result = np.sqrt(array, out=empty_result_like(array))
     return np.reciprocal(result, out=result)
 
 
@@ -359,7 +359,7 @@ def _sigmoid_array(array):
     # which correctly gives 0. On a CUDA device the same formula is one launch.
     if is_cuda_array(array):
         return array.apply_functor("Sigmoid")
-    result = np.negative(array, out=np.empty_like(array))
+    result = np.negative(array, out=empty_result_like(array))
     np.exp(result, out=result)
     result += 1
     return np.reciprocal(result, out=result)
