@@ -53,3 +53,28 @@ def test_every_pyx_module_imports_only_modules_above_it():
         if PACKAGE.search(source):
             problems.append(f"{name} imports the Python package autograd_cy")
     assert not problems, "\n".join(problems)
+
+
+def test_the_cuda_array_imports_none_of_the_modules_that_operate_on_it():
+    """NOTE [The array's operations]: dispatch, indexing and rows import array.py and register
+    their entry points with it; array.py imports none of them, at any level, and neither it
+    nor dispatch.py imports anything inside a function."""
+    import ast
+    operating = {"dispatch", "indexing", "rows", "reduce", "shape", "sorting", "gemm",
+                 "foreach", "random", "streams"}
+    problems = []
+    for name in ("array.py", "dispatch.py"):
+        with open(os.path.join(ROOT, "autograd_cy", "cuda", name)) as handle:
+            tree = ast.parse(handle.read())
+        top_level = set(map(id, tree.body))
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            if id(node) not in top_level:
+                problems.append(f"{name}:{node.lineno} imports inside a function")
+            modules = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                       else [f"{node.module}.{alias.name}" for alias in node.names])
+            if name == "array.py":
+                problems += [f"array.py:{node.lineno} imports {module}" for module in modules
+                             if set(module.split(".")) & operating]
+    assert not problems, "\n".join(problems)

@@ -16,6 +16,9 @@ import numpy as np
 
 from autograd_cy._C import device as _core_device
 from autograd_cy.cuda.array import CudaDevice, DeviceArray, empty, from_host
+# The modules that register the array's operations (NOTE [The array's operations]).
+from autograd_cy.cuda import dispatch as _dispatch  # noqa: F401
+from autograd_cy.cuda import indexing as _indexing  # noqa: F401
 from autograd_cy.cuda import rows as _rows
 from autograd_cy.cuda import gemm as _gemm
 from autograd_cy.cuda import foreach as _foreach

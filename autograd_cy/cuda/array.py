@@ -23,6 +23,20 @@ from autograd_cy.cuda.launch import elementwise_config
 from autograd_cy.cuda.layout import broadcast_strides, elementwise_layout
 
 # The C type of each dtype in name expressions, and the C type of a scalar operand.
+# NOTE [The array's operations]
+# This module holds the array: its data, views, copies and host transfers. The modules that
+# implement NumPy's protocols on it (dispatch: ufuncs, functions and reductions; indexing:
+# gathers and scatters; rows: the device-side asserts) import it, and register their entry
+# points here when they are imported (register_operations), so this module imports none of
+# them and no import runs in a method. autograd_cy.cuda imports every one of them first.
+_operations = {}
+
+
+def register_operations(**functions):
+    """Make ``functions`` the array's operations of those names (see the NOTE above)."""
+    _operations.update(functions)
+
+
 _CTYPES = {np.dtype(name): ctype for name, ctype in manifest.STORAGE_CTYPES.items()}
 _SCALAR_DTYPES = {np.dtype("float16"): np.float32, np.dtype("float32"): np.float32,
                   np.dtype("float64"): np.float64, np.dtype("int64"): np.int64,
@@ -96,8 +110,7 @@ class DeviceArray(NDArrayOperatorsMixin):
     def get(self):
         """A NumPy copy of this array in host memory (CuPy's name for it); a device-side
         assert flagged since the last host read raises here (NOTE [Device-side asserts])."""
-        from autograd_cy.cuda.rows import check_device_asserts
-        check_device_asserts(self.device)
+        _operations["check_device_asserts"](self.device)
         return self.device.seam.to_host(self._raw)
 
     def __array__(self, dtype=None, copy=None):
@@ -136,12 +149,10 @@ class DeviceArray(NDArrayOperatorsMixin):
             if Ellipsis not in parts:
                 parts += (Ellipsis,)    # a view even when every dim is indexed away (0-d)
             return self._view(self._raw[parts])
-        from autograd_cy.cuda.indexing import take
-        return take(self, key)
+        return _operations["take"](self, key)
 
     def nonzero(self):
-        from autograd_cy.cuda.indexing import nonzero
-        return nonzero(self)
+        return _operations["nonzero"](self)
 
     def transpose(self, *axes):
         return self._view(self._raw.transpose(*axes))
@@ -215,8 +226,7 @@ class DeviceArray(NDArrayOperatorsMixin):
             _masked_fill(self, key, value)      # x[mask] = v: a where() into x itself
             return
         if not _is_basic(key):
-            from autograd_cy.cuda.indexing import put
-            put(self, key, value)               # x[index] = v: a scatter
+            _operations["put"](self, key, value)    # x[index] = v: a scatter
             return
         target = self[key]
         if isinstance(value, DeviceArray):
@@ -304,12 +314,10 @@ class DeviceArray(NDArrayOperatorsMixin):
 
     # ---------------------------------------------------------------- NumPy's protocols
     def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
-        from autograd_cy.cuda import dispatch
-        return dispatch.ufunc(ufunc, method, inputs, out, kwargs)
+        return _operations["ufunc"](ufunc, method, inputs, out, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
-        from autograd_cy.cuda import dispatch
-        return dispatch.array_function(func, args, kwargs)
+        return _operations["array_function"](func, args, kwargs)
 
 
 # -------------------------------------------------------------------- construction
@@ -513,10 +521,8 @@ def _fill(out, value):
 
 
 def _reduce(op, x, axis, keepdims, dtype, out, **options):
-    from autograd_cy.cuda import dispatch
-    return dispatch.reduce(op, x, axis, keepdims, dtype, out, **options)
+    return _operations["reduce"](op, x, axis, keepdims, dtype, out, **options)
 
 
 def _argreduce(op, x, axis, keepdims):
-    from autograd_cy.cuda import dispatch
-    return dispatch.argreduce(op, x, axis, keepdims)
+    return _operations["argreduce"](op, x, axis, keepdims)

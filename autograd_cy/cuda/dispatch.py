@@ -11,13 +11,15 @@ naming the NumPy function and the dtypes, never a silent host round trip.
 import numpy as np
 
 from autograd_cy.cuda import indexing, manifest, sorting
+from autograd_cy.cuda import reduce as reductions
 from autograd_cy.cuda import shape as shape_ops
 from autograd_cy.cuda.launch import elementwise_config
 from autograd_cy.cuda.layout import broadcast_strides, elementwise_layout
 from autograd_cy.cuda.array import (
     DeviceArray, _check_same_device, _copy_into, _fill, _resolve_shape, _view_strides, empty,
     empty_in_layout_of, empty_in_order, kernel_name,
-    launch_elementwise, mixed_devices_error, require_kernel, scalar_operand,
+    launch_elementwise, mixed_devices_error, register_operations, require_kernel,
+    scalar_operand,
 )
 
 _UNARY = getattr(manifest, "UNARY_FUNCTORS", {})
@@ -297,7 +299,6 @@ def _reduce_dtype(op, x, dtype):
 
 
 def reduce(op, x, axis, keepdims, dtype, out, **options):
-    from autograd_cy.cuda import reduce as reductions
     dims = _axes(axis, x.ndim)
     result_dtype = _reduce_dtype(op, x, dtype)
     if op in ("amax", "amin"):
@@ -325,7 +326,6 @@ def _ufunc_reduce(func, x, out, axis=0, dtype=None, keepdims=False, initial=np._
 
 
 def argreduce(op, x, axis, keepdims):
-    from autograd_cy.cuda import reduce as reductions
     if x.dtype.kind != "f" and x.dtype != np.int64:
         x = x.astype(np.int64)      # exact for the smaller ints and bools
     raw = reductions.argreduce(x.device.seam, x.raw,
@@ -570,3 +570,7 @@ def array_function(func, args, kwargs):
         raise TypeError(f"np.{func.__name__} is not implemented for CUDA arrays "
                         "(autograd_cy/cuda/dispatch.py)")
     return implementation(*args, **kwargs)
+
+
+register_operations(ufunc=ufunc, array_function=array_function, reduce=reduce,
+                    argreduce=argreduce)

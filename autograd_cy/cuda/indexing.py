@@ -35,7 +35,8 @@ undefined too). ``values`` must not share memory with ``array`` in a scatter.
 import numpy as np
 
 from autograd_cy.cuda.array import (DeviceArray, _check_same_device, empty, from_host,
-                                    kernel_name, mixed_devices_error, require_kernel)
+                                    kernel_name, mixed_devices_error, register_operations,
+                                    require_kernel)
 from autograd_cy.cuda.launch import elementwise_config
 from autograd_cy.cuda.layout import (LAYOUT_DTYPE, MAX_DIMS, broadcast_strides,
                                      elementwise_layout)
@@ -321,3 +322,6 @@ def _values_operand(values, array, shape):
         raise ValueError(f"shape mismatch: value array of shape {values.shape} could not be "
                          f"broadcast to indexing result of shape {shape}")
     return values
+
+
+register_operations(take=take, put=put, nonzero=nonzero)

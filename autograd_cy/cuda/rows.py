@@ -14,8 +14,8 @@ import numpy as np
 
 from autograd_cy.cuda import manifest
 from autograd_cy.cuda.array import (
-    empty, empty_in_order, kernel_name, launch_elementwise, require_kernel, _contiguous_strides,
-    _fill,
+    empty, empty_in_order, kernel_name, launch_elementwise, register_operations,
+    require_kernel, _contiguous_strides, _fill,
 )
 from autograd_cy.cuda.launch import elementwise_config
 from autograd_cy.cuda.layout import (
@@ -296,3 +296,6 @@ def loss(name, arrays, options):
     if name.endswith("_backward"):
         return pointwise_loss_backward(name[:-len("_backward")], *arrays, *options)
     return pointwise_loss(name, *arrays, *options)
+
+
+register_operations(check_device_asserts=check_device_asserts)
