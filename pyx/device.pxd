@@ -2,6 +2,9 @@
 # lives. A NumPy array is on `cpu`, a DeviceArray (autograd_cy/cuda) on `cuda:N`; the CUDA
 # backend fills `cuda_backend` when imported (NOTE [The CUDA backend slot]).
 
+cimport numpy as cnp
+
+
 cdef class device:
     cdef readonly str type        # "cpu" or "cuda"
     cdef readonly object index    # None or the device number
@@ -21,6 +24,7 @@ cdef bint is_array(object value)
 cdef object contiguous_array(object array)
 cdef list element_strides(object array)
 cdef bint is_dense(object array)
+cdef bint has_dense_layout(cnp.ndarray array) except -1
 cdef object empty_result_like(object x, object dtype=*)
 cdef object current_stream(int index)
 cdef bint streams_in_use()

@@ -236,6 +236,12 @@ cdef bint is_dense(object array):
     return True
 
 
+cdef bint has_dense_layout(cnp.ndarray array) except -1:
+    """``is_dense``, answered from NumPy's flags first (most arrays are contiguous)."""
+    return (cnp.PyArray_IS_C_CONTIGUOUS(array) or cnp.PyArray_IS_F_CONTIGUOUS(array)
+            or is_dense(array))
+
+
 cdef list result_dim_order(object array):
     """The dims of ``array`` from innermost to outermost as PyTorch's TensorIterator orders a
     result's memory: by the input's strides, an insertion sort from the last dim to the first
@@ -262,7 +268,7 @@ cdef object empty_result_like(object x, object dtype=None):
     result: ``x``'s strides when ``x`` is non-overlapping and dense (a transposed input's
     result is transposed), else dense in the order of ``result_dim_order``. NumPy's order "K"
     would sort an expanded input's stride-0 dims innermost, where PyTorch keeps their place."""
-    if type(x) is not np.ndarray or is_dense(x):
+    if type(x) is not np.ndarray or has_dense_layout(<cnp.ndarray>x):
         return np.empty_like(x, dtype=dtype)
     cdef list outer_first = result_dim_order(x)[::-1]
     block = np.empty([x.shape[dim] for dim in outer_first], dtype=x.dtype if dtype is None

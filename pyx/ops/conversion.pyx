@@ -6,6 +6,7 @@ the gradient back (ToCopyBackward0). Conversions to integer or bool dtypes leave
 the result outside the graph, as in PyTorch.
 """
 import numpy as np
+cimport numpy as cnp
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
 from autograd_cy._C.forward cimport forward1
@@ -15,7 +16,7 @@ from autograd_cy._C.device cimport (
     device as device_class, array_to_device, device_of, resolved_device,
 )
 from autograd_cy._C.device import CPU
-from autograd_cy._C.device cimport contiguous_array, empty_result_like, is_dense
+from autograd_cy._C.device cimport contiguous_array, empty_result_like, has_dense_layout
 from autograd_cy._C.tensor cimport Tensor, requires_grad, register_methods
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.recording cimport record1
@@ -42,7 +43,7 @@ cdef object clone_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra
 cdef object copy_like(object array):
     """A copy laid out as PyTorch's clone (preserve_format): the same strides when ``array``
     is non-overlapping and dense, else as a pointwise result (``empty_result_like``)."""
-    if type(array) is np.ndarray and not is_dense(array):
+    if type(array) is np.ndarray and not has_dense_layout(<cnp.ndarray>array):
         copied = empty_result_like(array)
         copied[...] = array
         return copied
