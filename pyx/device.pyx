@@ -283,7 +283,9 @@ cdef object empty_result_like(object x, object dtype=None):
 
 cdef object strided_view(object array, tuple shape, tuple byte_strides, bint writeable=True):
     """A view of ``array``'s memory from its first element, with ``shape`` and
-    ``byte_strides`` (no copy, no bounds check: the caller checked them)."""
+    ``byte_strides`` (no copy, no bounds check: the caller checked them). It is writeable
+    where ``array`` is, unless ``writeable`` is False; the caller need not (and, for a
+    DeviceArray, whose CuPy flags have no ``writeable``, cannot) ask the array."""
     if type(array) is np.ndarray:
         return host_strided_view(<cnp.ndarray>array, shape, byte_strides, writeable)
     return array.as_strided(shape, byte_strides)

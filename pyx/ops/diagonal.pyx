@@ -34,10 +34,11 @@ cdef object diagonal_array(object array, Py_ssize_t offset, Py_ssize_t dim1, Py_
     sub = array[tuple(index)]
     length = min(sub.shape[dim1], sub.shape[dim2])
     keep = [d for d in range(array.ndim) if d != dim1 and d != dim2]
+    # writeable where ``sub`` is: strided_view asks the array itself (a CuPy array's flags
+    # have no ``writeable``, so the caller must not)
     return strided_view(sub, tuple([sub.shape[d] for d in keep]) + (length,),
                         tuple([sub.strides[d] for d in keep]) + (sub.strides[dim1]
-                                                                 + sub.strides[dim2],),
-                        sub.flags.writeable)
+                                                                 + sub.strides[dim2],))
 
 
 cdef class DiagonalBackward0(Node):

@@ -43,7 +43,7 @@ cdef tuple storage_of(Tensor self):
     itemsize = owner.itemsize
     length = 1 + sum([(n - 1) * s // itemsize for n, s in zip(owner.shape, owner.strides)]) \
         if owner.size else 0
-    flat = strided_view(owner, (length,), (itemsize,), owner.flags.writeable)
+    flat = strided_view(owner, (length,), (itemsize,))    # writeable where owner is
     offset = (data_address(self._data) - data_address(owner)) // itemsize
     return flat, offset
 
@@ -80,8 +80,7 @@ cdef object strided_array(Tensor self, tuple size, tuple stride, object storage_
             f"and itemsize {itemsize} requiring a storage size of {needed * itemsize} are out "
             f"of bounds for storage of size {flat.shape[0] * itemsize}")
     itemsize = flat.itemsize
-    return strided_view(flat[offset:], size, tuple([s * itemsize for s in stride]),
-                        flat.flags.writeable), offset
+    return strided_view(flat[offset:], size, tuple([s * itemsize for s in stride])), offset
 
 
 cdef class AsStridedBackward0(Node):
