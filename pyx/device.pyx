@@ -237,7 +237,8 @@ cdef bint is_dense(object array):
 
 
 cdef bint has_dense_layout(cnp.ndarray array) except -1:
-    """``is_dense``, answered from NumPy's flags first (most arrays are contiguous)."""
+    """PyTorch's is_non_overlapping_and_dense (``is_dense``), answered from NumPy's flags
+    first: most arrays are contiguous."""
     return (cnp.PyArray_IS_C_CONTIGUOUS(array) or cnp.PyArray_IS_F_CONTIGUOUS(array)
             or is_dense(array))
 

@@ -7,7 +7,7 @@ import warnings
 cimport numpy as cnp
 
 from autograd_cy._C.tensor cimport Tensor
-from autograd_cy._C.device cimport is_cuda_array, data_address, is_dense
+from autograd_cy._C.device cimport is_cuda_array, data_address, is_dense, has_dense_layout
 
 cnp.import_array()
 
@@ -80,7 +80,7 @@ cdef int overlap_status(Tensor written, object read) except -1:
         # The common case, tested first as it is cheap. (For a layout that is not dense
         # these are not its bounds, but it would be TOO_HARD, which passes all the same.)
         return OVERLAP_NO
-    if not (dense(a) and dense(b)):
+    if not (has_dense_layout(a) and has_dense_layout(b)):
         return OVERLAP_TOO_HARD
     if a_begin == b_begin and a_end == b_end and same_layout(a, b):
         return OVERLAP_FULL
@@ -143,12 +143,6 @@ cdef bint same_data(Tensor a, Tensor b) except -1:
     return (cnp.PyArray_DATA(<cnp.ndarray>a._data) == cnp.PyArray_DATA(<cnp.ndarray>b._data)
             and a._data.dtype == b._data.dtype
             and same_layout(<cnp.ndarray>a._data, <cnp.ndarray>b._data))
-
-
-cdef inline bint dense(cnp.ndarray array):
-    """PyTorch's is_non_overlapping_and_dense: the elements tile one block, in any dim order."""
-    return (cnp.PyArray_IS_C_CONTIGUOUS(array) or cnp.PyArray_IS_F_CONTIGUOUS(array)
-            or is_dense(array))
 
 
 cdef bint same_layout(cnp.ndarray a, cnp.ndarray b):
