@@ -6,6 +6,7 @@ import pytest
 import autograd_cy as ag
 from autograd_cy.cuda import launch
 from autograd_cy.cuda.layout import elementwise_layout
+from autograd_cy.cuda.seam import EmulatedSeam
 
 KERNEL = "cast<float, float>"
 
@@ -95,9 +96,11 @@ def test_the_launch_configuration_respects_the_seam(seam):
     assert launch.elementwise_config(1, seam)[0] == (1,)
 
 
-def test_the_emulated_seam_records_streams_and_events(seam):
+def test_the_emulated_seam_records_streams_and_events():
     """What the emulated device can show of streams (NOTE [Streams on the emulated device]):
-    the stream each launch went to, and the events recorded and waited on."""
+    the stream each launch went to, and the events recorded and waited on. An emulated seam
+    of its own, so that the test means the same under make test-gpu (whose cuda:0 is real)."""
+    seam = EmulatedSeam(0)
     default = seam.current_stream()
     side = seam.new_stream()
     out, x = arrays(seam)
