@@ -74,9 +74,11 @@ bench: build
 bench-gpu: build
 	AUTOGRAD_CY_CUDA=auto $(BIN)/python -m benchmarks --device cuda
 
-# The pictures of docs/internals.md and the README (draw_graph through Graphviz's dot).
+# The pictures of docs/internals.md and the README (draw_graph through Graphviz's dot), and
+# the op table's rows of docs/derivatives.md.
 docs: build graphviz-dot
 	$(BIN)/python docs/images.py
+	$(BIN)/python docs/op_table.py
 
 # Differential fuzzing against torch: N random programs (tests/fuzz), then the report.
 fuzz: build

@@ -29,6 +29,7 @@ struct Neg { template <typename A> __device__ A operator()(A x) const { return -
 struct Exp { template <typename A> __device__ A operator()(A x) const { return agcy_exp(x); } };
 struct Expm1 { template <typename A> __device__ A operator()(A x) const { return agcy_expm1(x); } };
 struct Log { template <typename A> __device__ A operator()(A x) const { return agcy_log(x); } };
+struct Log2 { template <typename A> __device__ A operator()(A x) const { return agcy_log2(x); } };
 struct Log1p { template <typename A> __device__ A operator()(A x) const { return agcy_log1p(x); } };
 struct Sqrt { template <typename A> __device__ A operator()(A x) const { return agcy_sqrt(x); } };
 struct Rsqrt { template <typename A> __device__ A operator()(A x) const { return agcy_rsqrt(x); } };

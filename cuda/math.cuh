@@ -15,6 +15,7 @@
 AGCY_MATH_1(agcy_exp, expf, exp)
 AGCY_MATH_1(agcy_expm1, expm1f, expm1)
 AGCY_MATH_1(agcy_log, logf, log)
+AGCY_MATH_1(agcy_log2, log2f, log2)
 AGCY_MATH_1(agcy_log1p, log1pf, log1p)
 AGCY_MATH_1(agcy_sqrt, sqrtf, sqrt)
 AGCY_MATH_1(agcy_rsqrt, rsqrtf, rsqrt)

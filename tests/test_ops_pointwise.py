@@ -69,6 +69,7 @@ UNARY = {
     "exp": anywhere,
     "expm1": anywhere,
     "log": positive,
+    "log2": positive,
     "log1p": positive,
     "sqrt": positive,
     "rsqrt": positive,
@@ -119,7 +120,7 @@ def test_unary_0d_and_empty(name):
 def test_unary_composed_twice(name):
     # The op applied to its own output: its node's saved tensor has a grad_fn.
     x = UNARY[name](5)
-    if name in ("log", "log1p", "sqrt", "rsqrt"):
+    if name in ("log", "log2", "log1p", "sqrt", "rsqrt"):
         fn = lambda lib, x: getattr(lib, name)(getattr(lib, name)(x + 2))  # noqa: E731
     else:
         fn = lambda lib, x: getattr(lib, name)(getattr(lib, name)(x))  # noqa: E731
@@ -480,7 +481,8 @@ def test_no_numpy_floating_point_warnings():
 
 # name -> input generator; the out-of-place op is the name without "_".
 INPLACE = {
-    "exp_": anywhere, "expm1_": anywhere, "log_": positive, "log1p_": positive,
+    "exp_": anywhere, "expm1_": anywhere, "log_": positive, "log2_": positive,
+    "log1p_": positive,
     "sqrt_": positive, "rsqrt_": positive, "sin_": anywhere, "cos_": anywhere,
     "tanh_": anywhere, "sigmoid_": anywhere, "relu_": away_from_zero, "abs_": away_from_zero,
     "sign_": away_from_zero, "reciprocal_": away_from_zero, "square_": anywhere,

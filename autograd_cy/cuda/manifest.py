@@ -14,6 +14,8 @@ expressions), the NVRTC compile check, and the kernel tests on the CPU emulator.
 """
 from dataclasses import dataclass
 
+from autograd_cy._C.ops.op_table import cuda_unary_functors
+
 # The dtypes the kernels are templated over, with their C type and accumulate dtype.
 FLOAT_CTYPES = {"float16": "__half", "float32": "float", "float64": "double"}
 ACCUMULATE = {"float16": "float32", "float32": "float32", "float64": "float64"}
@@ -38,12 +40,12 @@ class Kernel:
 # PyTorch name. ``*_DTYPES[functor]`` names the dtypes instantiated for it.
 FLOATS = tuple(FLOAT_CTYPES)
 SIGNED_INTEGERS = ("int64", "int32")
+# The ops of the op table (NOTE [The op table] in pyx/ops/op_table.pyx) name their functor in
+# their entry; the others are listed here.
 UNARY_FUNCTORS = {
-    "negative": "Neg", "exp": "Exp", "expm1": "Expm1", "log": "Log", "log1p": "Log1p",
-    "sqrt": "Sqrt", "rsqrt": "Rsqrt", "reciprocal": "Reciprocal", "sin": "Sin", "cos": "Cos",
-    "tanh": "Tanh", "sigmoid": "Sigmoid", "relu": "Relu", "absolute": "Abs", "sign": "Sign",
-    "square": "Square", "floor": "Floor", "ceil": "Ceil", "trunc": "Trunc", "gelu": "Gelu",
-    "gelu_tanh": "GeluTanh", "silu": "Silu", "invert": "BitNot",
+    "negative": "Neg", "square": "Square", "floor": "Floor", "ceil": "Ceil", "trunc": "Trunc",
+    "gelu": "Gelu", "gelu_tanh": "GeluTanh", "silu": "Silu", "invert": "BitNot",
+    **cuda_unary_functors(),
 }
 # ~ & | ^ on the integer dtypes (on bools NumPy's bitwise ufuncs are the logical ops)
 BITWISE_DTYPES = ("int64", "int32", "int16", "int8", "uint8")

@@ -1,20 +1,19 @@
-# cython: allow_none_for_extension_args=False
-"""Pointwise ops of one tensor: exp, log, sqrt, rsqrt, reciprocal, sin, cos, tanh, sigmoid,
-relu, abs, sign and their in-place forms (clamp, maximum, minimum, where: selection.pyx).
+"""Pointwise ops of one tensor: exp, expm1, log, log2, log1p, sqrt, rsqrt, reciprocal, sin, cos,
+tanh, sigmoid, relu, abs, sign, their in-place forms, square, and atan2 (clamp, maximum,
+minimum, where: selection.pyx).
 
-Each op computes its result with one array call, then, if grad mode is on and
-its input requires grad, records its backward Node (defined right above it).
-Formulas reuse the forward's result where PyTorch does: ``exp``, ``expm1``,
-``sqrt``, ``rsqrt``, ``reciprocal``, ``tanh``, ``sigmoid`` and ``relu`` save their
-output, not their input, so backward recomputes nothing. Formulas are written
-with Tensor ops (mul, div, where ...), so ``create_graph=True`` differentiates
-them again. The backwards of relu, tanh and sigmoid are themselves ops of the gradient
-and the saved result (``threshold_backward``, ``tanh_backward``, ``sigmoid_backward`` in
-activation_backward.pyx), as in PyTorch.
+Each op is an entry of the op table (NOTE [The op table] in op_table.pyx): its backward Node
+and its tangent formula, then one ``unary_op(...)`` that names its array forward, what the
+Node saves, its CUDA functor and its formulas as docs/derivatives.md prints them. The entry
+makes the function, the in-place form (``exp_``) and the Tensor methods.
 
-The in-place forms of the ops that save their result leave ``self`` saved in
-place of the out-of-place result (apply_inplace does it for every in-place op),
-so that modifying it again is caught by the version check.
+Formulas reuse the forward's result where PyTorch does: ``exp``, ``expm1``, ``sqrt``,
+``rsqrt``, ``reciprocal``, ``tanh``, ``sigmoid`` and ``relu`` save their output, not their
+input, so backward recomputes nothing, and their in-place forms need no copy of the old
+value. Formulas are written with Tensor ops (mul, div, where ...), so ``create_graph=True``
+differentiates them again. The backwards of relu, tanh and sigmoid are themselves ops of the
+gradient and the saved result (``threshold_backward``, ``tanh_backward``,
+``sigmoid_backward`` in activation_backward.pyx), as in PyTorch.
 
 Integer and bool inputs of floating functions compute in float32, as in PyTorch.
 NumPy's floating-point warnings are silenced: ``log(0)`` is ``-inf`` without a
@@ -24,51 +23,225 @@ import numpy as np
 
 from autograd_cy._C.device cimport is_cuda_array, empty_result_like
 
-from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
-from autograd_cy._C.forward cimport forward1, forward2, batch_unary, batch_binary
+from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
+from autograd_cy._C.forward cimport forward2, batch_binary
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, register_methods, tensor_operators,
 )
-from autograd_cy._C.node cimport Node, unpack_saved
-from autograd_cy._C.saved_tensor cimport SavedTensor, save
-from autograd_cy._C.recording cimport record1, record2, any_requires_grad2
+from autograd_cy._C.node cimport unpack_saved
+from autograd_cy._C.saved_tensor cimport save
+from autograd_cy._C.recording cimport record2, any_requires_grad2
 from autograd_cy._C.promotion cimport (
-    wrap, floating, floating_result_type, operand_array, broadcast_failure, expect_tensor,
+    wrap, floating_result_type, operand_array, broadcast_failure, expect_tensor,
 )
-from autograd_cy._C.fp_errors cimport quietly, quietly2
+from autograd_cy._C.fp_errors cimport quietly2
 from autograd_cy._C.kernels cimport (
     sigmoid_backward_kernel, tanh_backward_kernel, tanh_kernel, threshold_backward_kernel,
 )
+from autograd_cy._C.ops.op_table cimport (
+    ResultKernel, SavesSelf, SavesResult, ElementwiseNode, unary_op, set_fast_forward,
+    SAVES_NOTHING, SAVES_SELF, SAVES_RESULT,
+)
+from autograd_cy._C.ops.op_table import export_unary_ops
+from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.ops.arithmetic import mul, div, add, sub, neg
 from autograd_cy._C.ops.activation_backward import (
     zeros_like_grad, threshold_backward, tanh_backward, sigmoid_backward,
 )
 from autograd_cy._C.ops.power import pow
 
-__all__ = ["exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid",
-           "relu", "abs", "sign", "reciprocal", "square", "atan2", "arctan2"]
+__all__ = ["square", "square_", "atan2", "arctan2"]
 __tensor_methods__ = tuple(__all__)
 
 
-# ------------------------------------------------------------------ node base
-
-ctypedef object (*ResultKernel)(object grad, object result)
+cdef double LN2 = 0.69314718055994530942
 
 
-cdef class SavesResult(Node):
-    """A backward that reads the forward's output, ``saved_tensors[0]`` (``_saved_result``)."""
-    saved_names = ("result",)
+# ------------------------------------------------------------------ exp / log
 
-    cdef object fused_backward(self, object grad, ResultKernel kernel):
-        """``kernel(grad, result)`` as a Tensor when nothing is recorded (no create_graph)
-        or differentiated forward (no dual level), and the kernel takes the arrays; None, and
-        the caller runs its Tensor formula."""
-        if needs_tensor_ops() or not isinstance(grad, Tensor):
-            return None
-        array = kernel((<Tensor>grad)._data,
-                       (<SavedTensor>self.saved_tensors[0]).unpack_array(self))
-        return None if array is None else make_tensor(array)
+cdef class ExpBackward0(SavesResult):
+    cpdef tuple apply(self, tuple grads):
+        return (mul(grads[0], unpack_saved(self, 0)),)
 
+
+cdef object exp_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    return mul(self_t, result)
+
+
+exp = unary_op(
+    "exp", np.exp, ExpBackward0, SAVES_RESULT, exp_tangent, cuda_functor="Exp",
+    gradient="self: g * r", tangent_formula="self_t * r",
+    doc="""``e ** self``; backward ``grad * result`` (the node saves the result, not ``self``).
+
+    >>> x = ag.tensor([0.0, 1.0], requires_grad=True)
+    >>> y = ag.exp(x)
+    >>> y.grad_fn._saved_result is not None
+    True
+    >>> y.sum().backward()
+    >>> x.grad
+    tensor([1.0000, 2.7183])
+    """)
+
+
+cdef class Expm1Backward0(SavesResult):
+    cpdef tuple apply(self, tuple grads):
+        return (mul(grads[0], add(unpack_saved(self, 0), 1)),)
+
+
+cdef object expm1_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    return mul(self_t, add(result, 1))
+
+
+expm1 = unary_op(
+    "expm1", np.expm1, Expm1Backward0, SAVES_RESULT, expm1_tangent, cuda_functor="Expm1",
+    gradient="self: g * (r + 1)", tangent_formula="self_t * (r + 1)",
+    doc="``exp(self) - 1``, accurate near 0; backward ``grad * (result + 1)``.")
+
+
+cdef class LogBackward0(SavesSelf):
+    cpdef tuple apply(self, tuple grads):
+        return (div(grads[0], unpack_saved(self, 0)),)
+
+
+cdef object log_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    return div(self_t, self)
+
+
+log = unary_op(
+    "log", np.log, LogBackward0, SAVES_SELF, log_tangent, cuda_functor="Log",
+    gradient="self: g / self", tangent_formula="self_t / self",
+    doc="Natural logarithm (``-inf`` at 0, ``nan`` below); backward ``grad / self``.")
+
+
+cdef class Log2Backward0(SavesSelf):
+    cpdef tuple apply(self, tuple grads):
+        return (div(grads[0], mul(unpack_saved(self, 0), LN2)),)
+
+
+cdef object log2_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    return div(self_t, mul(self, LN2))
+
+
+log2 = unary_op(
+    "log2", np.log2, Log2Backward0, SAVES_SELF, log2_tangent, cuda_functor="Log2",
+    gradient="self: g / (self * ln 2)", tangent_formula="self_t / (self * ln 2)",
+    doc="Base-2 logarithm; backward ``grad / (self * ln 2)``.")
+
+
+cdef class Log1PBackward0(SavesSelf):
+    cpdef tuple apply(self, tuple grads):
+        return (div(grads[0], add(unpack_saved(self, 0), 1)),)
+
+
+cdef object log1p_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    return div(self_t, add(self, 1))
+
+
+log1p = unary_op(
+    "log1p", np.log1p, Log1PBackward0, SAVES_SELF, log1p_tangent, cuda_functor="Log1p",
+    gradient="self: g / (self + 1)", tangent_formula="self_t / (self + 1)",
+    doc="``log(1 + self)``, accurate near 0; backward ``grad / (self + 1)``.")
+
+
+# ------------------------------------------------------------------ powers and roots
+
+cdef class SqrtBackward0(SavesResult):
+    cpdef tuple apply(self, tuple grads):
+        return (div(grads[0], mul(unpack_saved(self, 0), 2)),)
+
+
+cdef object sqrt_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    return div(self_t, mul(result, 2))
+
+
+sqrt = unary_op(
+    "sqrt", np.sqrt, SqrtBackward0, SAVES_RESULT, sqrt_tangent, cuda_functor="Sqrt",
+    gradient="self: g / (r * 2)", tangent_formula="self_t / (r * 2)",
+    doc="Square root; backward ``grad / (2 * result)``.")
+
+
+cdef class RsqrtBackward0(SavesResult):
+    cpdef tuple apply(self, tuple grads):
+        # d/dx x^(-1/2) = -1/2 x^(-3/2) = -1/2 result^3
+        return (mul(grads[0], mul(pow(unpack_saved(self, 0), 3), -0.5)),)
+
+
+def _rsqrt_array(array):
+    # An explicit buffer: NumPy would return a 0-dim result as a scalar, without ``out=``.
+    result = np.sqrt(array, out=empty_result_like(array))
+    return np.reciprocal(result, out=result)
+
+
+cdef object rsqrt_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    return mul(self_t, mul(pow(result, 3), -0.5))
+
+
+rsqrt = unary_op(
+    "rsqrt", _rsqrt_array, RsqrtBackward0, SAVES_RESULT, rsqrt_tangent, cuda_functor="Rsqrt",
+    gradient="self: g * (r ** 3 * -0.5)", tangent_formula="self_t * (r ** 3 * -0.5)",
+    doc="``1 / sqrt(self)``; backward ``-0.5 * grad * result ** 3``.")
+
+
+cdef class ReciprocalBackward0(SavesResult):
+    cpdef tuple apply(self, tuple grads):
+        result = unpack_saved(self, 0)
+        return (mul(grads[0], neg(mul(result, result))),)
+
+
+cdef object reciprocal_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    return mul(self_t, neg(mul(result, result)))
+
+
+reciprocal = unary_op(
+    "reciprocal", np.reciprocal, ReciprocalBackward0, SAVES_RESULT, reciprocal_tangent,
+    cuda_functor="Reciprocal", gradient="self: g * -(r * r)",
+    tangent_formula="self_t * -(r * r)",
+    doc="``1 / self`` (integers give float32); backward ``-grad * result ** 2``.")
+
+
+def square(Tensor self):
+    """``self ** 2``; as in PyTorch it is ``pow(self, 2)`` (PowBackward0), ints stay ints."""
+    return pow(self, 2)
+
+
+def square_(Tensor self):
+    """In-place :func:`square` (its node reads the old value: apply_inplace saves a copy)."""
+    return apply_inplace(self, square, (), True)
+
+
+# ------------------------------------------------------------------ trigonometric
+
+cdef class SinBackward0(SavesSelf):
+    cpdef tuple apply(self, tuple grads):
+        return (mul(grads[0], cos(unpack_saved(self, 0))),)
+
+
+cdef object sin_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    return mul(self_t, cos(self))
+
+
+sin = unary_op(
+    "sin", np.sin, SinBackward0, SAVES_SELF, sin_tangent, cuda_functor="Sin",
+    gradient="self: g * cos(self)", tangent_formula="self_t * cos(self)",
+    doc="Sine; backward ``grad * cos(self)``.")
+
+
+cdef class CosBackward0(SavesSelf):
+    cpdef tuple apply(self, tuple grads):
+        return (mul(grads[0], neg(sin(unpack_saved(self, 0)))),)
+
+
+cdef object cos_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    return mul(self_t, neg(sin(self)))
+
+
+cos = unary_op(
+    "cos", np.cos, CosBackward0, SAVES_SELF, cos_tangent, cuda_functor="Cos",
+    gradient="self: g * -sin(self)", tangent_formula="self_t * -sin(self)",
+    doc="Cosine; backward ``-grad * sin(self)``.")
+
+
+# ------------------------------------------------------------------ activations
 
 cdef object result_formula(Tensor self_t, Tensor result, ResultKernel kernel, type node_type):
     """A tangent formula that is its op's backward formula applied to the tangent
@@ -84,235 +257,7 @@ cdef object result_formula(Tensor self_t, Tensor result, ResultKernel kernel, ty
     return node.apply((self_t,))[0]
 
 
-# ------------------------------------------------------------------ exp / log
-
-cdef class ExpBackward0(SavesResult):
-    batches_gradients = True     # NOTE [Batched gradients]
-    cpdef tuple apply(self, tuple grads):
-        return (mul(grads[0], unpack_saved(self, 0)),)
-
-
-cdef object exp_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
-    """``self_t * result``."""
-    return mul(self_t, result)
-
-
-def exp(Tensor self):
-    """``e ** self``; backward ``grad * result`` (the node saves the result, not ``self``).
-
-    >>> x = ag.tensor([0.0, 1.0], requires_grad=True)
-    >>> y = ag.exp(x)
-    >>> y.grad_fn._saved_result is not None
-    True
-    >>> y.sum().backward()
-    >>> x.grad
-    tensor([1.0000, 2.7183])
-    """
-    out = wrap(quietly(np.exp, floating(self)))
-    if is_grad_enabled() and requires_grad(self):
-        record1(ExpBackward0(), self, out, (out,))
-    if forward_level():
-        forward1(out, self, exp_tangent)
-    return out
-
-
-cdef class Expm1Backward0(SavesResult):
-    batches_gradients = True     # NOTE [Batched gradients]
-    cpdef tuple apply(self, tuple grads):
-        return (mul(grads[0], add(unpack_saved(self, 0), 1)),)
-
-
-cdef object expm1_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
-    """``self_t * (result + 1)``."""
-    return mul(self_t, add(result, 1))
-
-
-def expm1(Tensor self):
-    """``exp(self) - 1``, accurate near 0; backward ``grad * (result + 1)``."""
-    out = wrap(quietly(np.expm1, floating(self)))
-    if is_grad_enabled() and requires_grad(self):
-        record1(Expm1Backward0(), self, out, (out,))
-    if forward_level():
-        forward1(out, self, expm1_tangent)
-    return out
-
-
-cdef class LogBackward0(Node):
-    saved_names = ("self",)
-
-    batches_gradients = True     # NOTE [Batched gradients]
-    cpdef tuple apply(self, tuple grads):
-        return (div(grads[0], unpack_saved(self, 0)),)
-
-
-cdef object log_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
-    """``self_t / self``."""
-    return div(self_t, self)
-
-
-def log(Tensor self):
-    """Natural logarithm (``-inf`` at 0, ``nan`` below); backward ``grad / self``."""
-    out = wrap(quietly(np.log, floating(self)))
-    if is_grad_enabled() and requires_grad(self):
-        record1(LogBackward0(), self, out, (self,))
-    if forward_level():
-        forward1(out, self, log_tangent)
-    return out
-
-
-cdef class Log1PBackward0(Node):
-    saved_names = ("self",)
-
-    batches_gradients = True     # NOTE [Batched gradients]
-    cpdef tuple apply(self, tuple grads):
-        return (div(grads[0], add(unpack_saved(self, 0), 1)),)
-
-
-cdef object log1p_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
-    """``self_t / (self + 1)``."""
-    return div(self_t, add(self, 1))
-
-
-def log1p(Tensor self):
-    """``log(1 + self)``, accurate near 0; backward ``grad / (self + 1)``."""
-    out = wrap(quietly(np.log1p, floating(self)))
-    if is_grad_enabled() and requires_grad(self):
-        record1(Log1PBackward0(), self, out, (self,))
-    if forward_level():
-        forward1(out, self, log1p_tangent)
-    return out
-
-
-# ------------------------------------------------------------------ powers and roots
-
-cdef class SqrtBackward0(SavesResult):
-    batches_gradients = True     # NOTE [Batched gradients]
-    cpdef tuple apply(self, tuple grads):
-        return (div(grads[0], mul(unpack_saved(self, 0), 2)),)
-
-
-cdef object sqrt_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
-    """``self_t / (2 * result)``."""
-    return div(self_t, mul(result, 2))
-
-
-def sqrt(Tensor self):
-    """Square root; backward ``grad / (2 * result)``."""
-    out = wrap(quietly(np.sqrt, floating(self)))
-    if is_grad_enabled() and requires_grad(self):
-        record1(SqrtBackward0(), self, out, (out,))
-    if forward_level():
-        forward1(out, self, sqrt_tangent)
-    return out
-
-
-cdef class RsqrtBackward0(SavesResult):
-    batches_gradients = True     # NOTE [Batched gradients]
-    cpdef tuple apply(self, tuple grads):
-        # d/dx x^(-1/2) = -1/2 x^(-3/2) = -1/2 result^3
-        return (mul(grads[0], mul(pow(unpack_saved(self, 0), 3), -0.5)),)
-
-
-def _rsqrt_array(array):
-    # An explicit buffer: NumPy would return a 0-dim result as a scalar, without ``out=``.
-    result = np.sqrt(array, out=empty_result_like(array))
-    return np.reciprocal(result, out=result)
-
-
-cdef object rsqrt_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
-    """``-0.5 * self_t * result ** 3``."""
-    return mul(self_t, mul(pow(result, 3), -0.5))
-
-
-def rsqrt(Tensor self):
-    """``1 / sqrt(self)``; backward ``-0.5 * grad * result ** 3``."""
-    out = wrap(quietly(_rsqrt_array, floating(self)))
-    if is_grad_enabled() and requires_grad(self):
-        record1(RsqrtBackward0(), self, out, (out,))
-    if forward_level():
-        forward1(out, self, rsqrt_tangent)
-    return out
-
-
-cdef class ReciprocalBackward0(SavesResult):
-    batches_gradients = True     # NOTE [Batched gradients]
-    cpdef tuple apply(self, tuple grads):
-        result = unpack_saved(self, 0)
-        return (mul(grads[0], neg(mul(result, result))),)
-
-
-cdef object reciprocal_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
-    """``-self_t * result ** 2``."""
-    return mul(self_t, neg(mul(result, result)))
-
-
-def reciprocal(Tensor self):
-    """``1 / self`` (integers give float32); backward ``-grad * result ** 2``."""
-    out = wrap(quietly(np.reciprocal, floating(self)))
-    if is_grad_enabled() and requires_grad(self):
-        record1(ReciprocalBackward0(), self, out, (out,))
-    if forward_level():
-        forward1(out, self, reciprocal_tangent)
-    return out
-
-
-def square(Tensor self):
-    """``self ** 2``; as in PyTorch it is ``pow(self, 2)`` (PowBackward0), ints stay ints."""
-    return pow(self, 2)
-
-
-# ------------------------------------------------------------------ trigonometric
-
-cdef class SinBackward0(Node):
-    saved_names = ("self",)
-
-    batches_gradients = True     # NOTE [Batched gradients]
-    cpdef tuple apply(self, tuple grads):
-        return (mul(grads[0], cos(unpack_saved(self, 0))),)
-
-
-cdef object sin_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
-    """``self_t * cos(self)``."""
-    return mul(self_t, cos(self))
-
-
-def sin(Tensor self):
-    """Sine; backward ``grad * cos(self)``."""
-    out = wrap(quietly(np.sin, floating(self)))
-    if is_grad_enabled() and requires_grad(self):
-        record1(SinBackward0(), self, out, (self,))
-    if forward_level():
-        forward1(out, self, sin_tangent)
-    return out
-
-
-cdef class CosBackward0(Node):
-    saved_names = ("self",)
-
-    batches_gradients = True     # NOTE [Batched gradients]
-    cpdef tuple apply(self, tuple grads):
-        return (mul(grads[0], neg(sin(unpack_saved(self, 0)))),)
-
-
-cdef object cos_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
-    """``-self_t * sin(self)``."""
-    return mul(self_t, neg(sin(self)))
-
-
-def cos(Tensor self):
-    """Cosine; backward ``-grad * sin(self)``."""
-    out = wrap(quietly(np.cos, floating(self)))
-    if is_grad_enabled() and requires_grad(self):
-        record1(CosBackward0(), self, out, (self,))
-    if forward_level():
-        forward1(out, self, cos_tangent)
-    return out
-
-
-# ------------------------------------------------------------------ activations
-
 cdef class TanhBackward0(SavesResult):
-    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         fused = self.fused_backward(grad, tanh_backward_kernel)
@@ -322,31 +267,20 @@ cdef class TanhBackward0(SavesResult):
         return (tanh_backward(grad, unpack_saved(self, 0)),)
 
 
-cdef object np_tanh = np.tanh
-
-
 cdef object tanh_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
-    """``self_t * (1 - result ** 2)``: tanh's backward formula, fused alike."""
+    """tanh's backward formula, fused alike."""
     return result_formula(self_t, result, tanh_backward_kernel, TanhBackward0)
 
 
-def tanh(Tensor self):
-    """Hyperbolic tangent; backward ``grad * (1 - result ** 2)``."""
-    cdef object array = tanh_kernel(self._data)
-    if array is None:
-        array = quietly(np_tanh, floating(self))
-    cdef Tensor out = wrap(array)
-    cdef TanhBackward0 node
-    if is_grad_enabled() and requires_grad(self):
-        node = TanhBackward0.__new__(TanhBackward0)
-        record1(node, self, out, (out,))
-    if forward_level():
-        forward1(out, self, tanh_tangent)
-    return out
+tanh = unary_op(
+    "tanh", np.tanh, TanhBackward0, SAVES_RESULT, tanh_tangent, cuda_functor="Tanh",
+    gradient="self: tanh_backward(g, r) (5)",
+    tangent_formula="tanh_backward(self_t, r) (one fused kernel when nothing records)",
+    doc="Hyperbolic tangent; backward ``grad * (1 - result ** 2)``.")
+set_fast_forward(tanh, tanh_kernel)     # a fused loop for small arrays (kernels.pyx)
 
 
 cdef class SigmoidBackward0(SavesResult):
-    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         fused = self.fused_backward(grads[0], sigmoid_backward_kernel)
         if fused is not None:
@@ -366,22 +300,19 @@ def _sigmoid_array(array):
 
 
 cdef object sigmoid_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
-    """``self_t * result * (1 - result)``."""
+    """sigmoid's backward formula, fused alike."""
     return result_formula(self_t, result, sigmoid_backward_kernel, SigmoidBackward0)
 
 
-def sigmoid(Tensor self):
-    """Logistic function ``1 / (1 + exp(-self))``; backward ``grad * result * (1 - result)``."""
-    out = wrap(quietly(_sigmoid_array, floating(self)))
-    if is_grad_enabled() and requires_grad(self):
-        record1(SigmoidBackward0(), self, out, (out,))
-    if forward_level():
-        forward1(out, self, sigmoid_tangent)
-    return out
+sigmoid = unary_op(
+    "sigmoid", _sigmoid_array, SigmoidBackward0, SAVES_RESULT, sigmoid_tangent,
+    cuda_functor="Sigmoid", gradient="self: sigmoid_backward(g, r) (5)",
+    tangent_formula="sigmoid_backward(self_t, r) (one fused kernel when nothing records)",
+    doc="Logistic function ``1 / (1 + exp(-self))``; backward "
+        "``grad * result * (1 - result)``.")
 
 
 cdef class ReluBackward0(SavesResult):
-    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         fused = self.fused_backward(grad, threshold_backward_kernel)
@@ -392,87 +323,79 @@ cdef class ReluBackward0(SavesResult):
 
 
 cdef object relu_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
-    """``self_t where result > 0, else 0``."""
     return threshold_backward(self_t, result, 0)
 
 
-def relu(Tensor self):
-    """``max(self, 0)``; keeps the dtype (integers stay integers)."""
-    if self._data.dtype.kind == "b":
+def _relu_array(array):
+    if array.dtype.kind == "b":
         raise RuntimeError("Boolean inputs not supported for relu")
-    out = wrap(np.maximum(self._data, 0))
-    if is_grad_enabled() and requires_grad(self):
-        record1(ReluBackward0(), self, out, (out,))
-    if forward_level():
-        forward1(out, self, relu_tangent)
-    return out
+    return np.maximum(array, 0)
+
+
+relu = unary_op(
+    "relu", _relu_array, ReluBackward0, SAVES_RESULT, relu_tangent, cuda_functor="Relu",
+    floating=False, gradient="self: threshold_backward(g, r, 0) (1)",
+    tangent_formula="threshold_backward(self_t, r, 0)",
+    doc="``max(self, 0)``; keeps the dtype (integers stay integers).")
 
 
 # ------------------------------------------------------------------ abs / sign
 
-cdef class AbsBackward0(Node):
-    saved_names = ("self",)
-
-    batches_gradients = True     # NOTE [Batched gradients]
+cdef class AbsBackward0(SavesSelf):
     cpdef tuple apply(self, tuple grads):
         return (mul(grads[0], sign(unpack_saved(self, 0))),)
 
 
 cdef object abs_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
-    """``self_t * sign(self)``."""
     return mul(self_t, sign(self))
 
 
-def abs(Tensor self):
-    """``|self|``; integers stay integers; backward ``grad * sign(self)`` (0 at 0)."""
-    if self._data.dtype.kind == "b":
+def _abs_array(array):
+    if array.dtype.kind == "b":
         raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
-    out = wrap(np.abs(self._data))
-    if is_grad_enabled() and requires_grad(self):
-        record1(AbsBackward0(), self, out, (self,))
-    if forward_level():
-        forward1(out, self, abs_tangent)
-    return out
+    return np.abs(array)
 
 
-cdef class SignBackward0(Node):
-    batches_gradients = True     # NOTE [Batched gradients]
+abs = unary_op(
+    "abs", _abs_array, AbsBackward0, SAVES_SELF, abs_tangent, cuda_functor="Abs",
+    floating=False, gradient="self: g * sign(self) (2)", tangent_formula="self_t * sign(self)",
+    doc="``|self|``; integers stay integers; backward ``grad * sign(self)`` (0 at 0).")
+
+
+cdef class SignBackward0(ElementwiseNode):
     cpdef tuple apply(self, tuple grads):
         return (zeros_like_grad(grads[0]),)
 
 
 cdef object sign_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
-    """``0``."""
     return zeros_like_grad(result)
 
 
-def sign(Tensor self):
-    """-1, 0 or 1 with the dtype of ``self`` (``sign(nan)`` is 0, as in PyTorch)."""
-    cdef Tensor out
-    array = self._data
+def _sign_array(array):
     if array.dtype.kind == "b":
-        out = wrap(array.copy())
-    else:
-        result = np.sign(array)
-        if array.dtype.kind == "f":
-            nans = np.isnan(result)
-            if nans.any():
-                result = np.where(nans, 0, result)
-        out = wrap(result)
-    if is_grad_enabled() and requires_grad(self):
-        record1(SignBackward0(), self, out)
-    if forward_level():
-        forward1(out, self, sign_tangent)
-    return out
+        return array.copy()
+    result = np.sign(array)
+    if array.dtype.kind == "f":
+        nans = np.isnan(result)
+        if nans.any():
+            result = np.where(nans, 0, result)
+    return result
+
+
+# sign's tangent makes zeros of the result's shape: not right on a batch of tangents.
+sign = unary_op(
+    "sign", _sign_array, SignBackward0, SAVES_NOTHING, sign_tangent, cuda_functor="Sign",
+    floating=False, batched_tangent=False, gradient="self: zeros_like(g)",
+    tangent_formula="zeros",
+    doc="-1, 0 or 1 with the dtype of ``self`` (``sign(nan)`` is 0, as in PyTorch).")
 
 
 # ------------------------------------------------------------------ atan2
 
-cdef class Atan2Backward0(Node):
+cdef class Atan2Backward0(ElementwiseNode):
     """d atan2(y, x) = (x dy - y dx) / (x^2 + y^2)."""
     saved_names = ("self", "other")
 
-    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         y, x = unpack_saved(self, 0), unpack_saved(self, 1)
         scale = div(grads[0], add(mul(x, x), mul(y, y)))
@@ -512,27 +435,13 @@ arctan2 = atan2
 
 
 cdef object abs_op(object self):
-    return abs(self)
+    return abs(self)        # builtin abs(tensor): the op above
 
 
 tensor_operators().abs = abs_op
 
 
-# NOTE [Batched tangents]: these formulas are elementwise in the tangent (sign's is not: it
-# makes zeros of the result's shape).
-batch_unary(exp_tangent)
-batch_unary(expm1_tangent)
-batch_unary(log_tangent)
-batch_unary(log1p_tangent)
-batch_unary(sqrt_tangent)
-batch_unary(rsqrt_tangent)
-batch_unary(reciprocal_tangent)
-batch_unary(sin_tangent)
-batch_unary(cos_tangent)
-batch_unary(tanh_tangent)
-batch_unary(sigmoid_tangent)
-batch_unary(relu_tangent)
-batch_unary(abs_tangent)
-batch_binary(atan2_tangent, True)
+batch_binary(atan2_tangent, True)     # NOTE [Batched tangents]
 
+export_unary_ops(globals())
 register_methods({name: globals()[name] for name in __tensor_methods__})

@@ -1,0 +1,62 @@
+"""``make docs``: write the op table's rows into docs/derivatives.md.
+
+The ops declared as entries of the op table (NOTE [The op table] in pyx/ops/op_table.pyx) get
+their rows of derivatives.md from their entries: the backward table (op, node, saves,
+gradient) and the tangent table (op, tangent). Each generated table sits between two marker
+comments; everything else in the file is written by hand. tests/test_op_table.py fails when
+the file differs from what this script writes, so the page cannot drift from the code.
+"""
+import os
+import re
+import sys
+
+from autograd_cy._C.ops.op_table import unary_ops
+
+PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "derivatives.md")
+BLOCK = re.compile(r"(<!-- op table: (\w+) (backward|tangents) -->\n)(.*?)(<!-- end op table -->)",
+                   re.S)
+
+
+def _names(op):
+    return f"`{op.name}`" + (f", `{op.inplace}`" if op.inplace else "")
+
+
+def backward_rows(module):
+    """The backward table of the entries declared by ``module`` (e.g. ``pointwise``)."""
+    rows = ["| op | node | saves | gradient |", "| --- | --- | --- | --- |"]
+    for op in unary_ops():
+        if op.module.rsplit(".", 1)[-1] == module:
+            rows.append(f"| {_names(op)} | {op.node_type.__name__} | {op.saved} | "
+                        f"{op.gradient} |")
+    return rows
+
+
+def tangent_rows(module):
+    """The tangent table of the entries declared by ``module``."""
+    rows = ["| module | op | tangent |", "| --- | --- | --- |"]
+    for op in unary_ops():
+        if op.module.rsplit(".", 1)[-1] == module:
+            rows.append(f"| {module} | `{op.name}` | {op.tangent_formula} |")
+    return rows
+
+
+def render(text):
+    """``text`` (derivatives.md) with every generated block written anew."""
+    def block(match):
+        rows = (backward_rows if match.group(3) == "backward" else tangent_rows)(match.group(2))
+        return match.group(1) + "\n" + "\n".join(rows) + "\n\n" + match.group(5)
+    return BLOCK.sub(block, text)
+
+
+def main():
+    with open(PATH) as handle:
+        text = handle.read()
+    updated = render(text)
+    if updated != text:
+        with open(PATH, "w") as handle:
+            handle.write(updated)
+        print(f"updated {os.path.relpath(PATH)}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
