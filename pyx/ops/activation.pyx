@@ -24,6 +24,7 @@ from autograd_cy._C.device cimport contiguous_array, empty_result_like
 from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, register_methods
 from autograd_cy._C.tensor cimport wrap_dim
 from autograd_cy._C.node cimport Node, unpack_saved
+from autograd_cy._C.ops.op_table cimport ElementwiseNode
 from autograd_cy._C.recording cimport record1, record2, any_requires_grad2
 from autograd_cy._C.promotion cimport wrap
 from autograd_cy._C.views cimport apply_inplace
@@ -299,12 +300,11 @@ cdef object gelu_backward_tangent(g_t, x_t, g, x, Tensor result, tuple extra):
 
 # ------------------------------------------------------------------ silu
 
-cdef class SiluBackward0(Node):
+cdef class SiluBackward0(ElementwiseNode):
     """``grad s (1 + x (1 - s))``, s = sigmoid(x): one kernel, or recorded ops under
     ``create_graph=True`` (grad mode on), as PyTorch does."""
     saved_names = ("self",)
 
-    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         x = unpack_saved(self, 0)
         if needs_tensor_ops():
@@ -521,10 +521,9 @@ cdef object leaky_relu_backward_tangent(g_t, x_t, g, x, Tensor result, tuple ext
 
 # ------------------------------------------------ private helpers for formulas
 
-cdef class LogSigmoidBackward0(Node):
+cdef class LogSigmoidBackward0(ElementwiseNode):
     saved_names = ("self",)
 
-    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         return (mul(grads[0], sigmoid(neg(unpack_saved(self, 0)))),)
 

@@ -24,7 +24,8 @@ from autograd_cy._C.device cimport is_cuda_array
 from autograd_cy._C.grad_mode cimport forward_level, needs_tensor_ops
 from autograd_cy._C.forward cimport forward2
 from autograd_cy._C.tensor cimport Tensor, make_tensor
-from autograd_cy._C.node cimport Node, unpack_saved
+from autograd_cy._C.node cimport unpack_saved
+from autograd_cy._C.ops.op_table cimport ElementwiseNode
 from autograd_cy._C.recording cimport record2, any_requires_grad2
 from autograd_cy._C.promotion cimport wrap
 from autograd_cy._C.fp_errors cimport quietly2, ignoring_fp_errors
@@ -76,13 +77,12 @@ cdef object add_terms(object term, object other_term):
 
 # ------------------------------------------------------------------ threshold_backward
 
-cdef class ThresholdBackwardBackward0(Node):
+cdef class ThresholdBackwardBackward0(ElementwiseNode):
     """threshold_backward differentiated again: the same mask for ``grad_output``; the
     mask itself has a zero derivative, so ``self`` gets zeros."""
     saved_names = ("self",)
     cdef readonly object saved_threshold
 
-    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         return (threshold_backward(grad, unpack_saved(self, 0), self.saved_threshold)
@@ -125,13 +125,12 @@ cdef object threshold_backward_tangent(grad_t, self_t, grad_output, self, Tensor
 
 # ------------------------------------------------------------------ tanh_backward
 
-cdef class TanhBackwardBackward0(Node):
+cdef class TanhBackwardBackward0(ElementwiseNode):
     """tanh_backward differentiated again: ``grad_output`` gets ``tanh_backward(grad,
     output)`` (the op is linear in it); ``output`` gets ``grad * (-2 * output *
     grad_output)``, the derivative of ``1 - output ** 2``."""
     saved_names = ("grad_output", "output")
 
-    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         output = unpack_saved(self, 1)
@@ -172,13 +171,12 @@ cdef object tanh_backward_tangent(grad_output_t, output_t, grad_output, output,
 
 # ------------------------------------------------------------------ sigmoid_backward
 
-cdef class SigmoidBackwardBackward0(Node):
+cdef class SigmoidBackwardBackward0(ElementwiseNode):
     """sigmoid_backward differentiated again: ``grad_output`` gets ``sigmoid_backward(grad,
     output)``; ``output`` gets ``grad * grad_output * (1 - 2 * output)``, the derivative
     of ``output * (1 - output)``."""
     saved_names = ("grad_output", "output")
 
-    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         output = unpack_saved(self, 1)

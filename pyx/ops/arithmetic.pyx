@@ -23,6 +23,7 @@ from autograd_cy._C.tensor cimport (
     array_module,
 )
 from autograd_cy._C.node cimport Node, unpack_saved
+from autograd_cy._C.ops.op_table cimport ElementwiseNode
 from autograd_cy._C.recording cimport (
     record, record1, record2, any_requires_grad2, gets_gradient,
 )
@@ -75,10 +76,9 @@ cdef inline bint is_tensor_requiring_grad(object value):
 
 # ------------------------------------------------------------------ add / sub
 
-cdef class AddBackward0(Node):
+cdef class AddBackward0(ElementwiseNode):
     cdef readonly object saved_alpha
 
-    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         other_grad = None
@@ -175,10 +175,9 @@ cdef void check_bool_subtraction(object a, object b) except *:
                            "`logical_not()` operator instead.")
 
 
-cdef class SubBackward0(Node):
+cdef class SubBackward0(ElementwiseNode):
     cdef readonly object saved_alpha
 
-    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         other_grad = None
@@ -237,11 +236,10 @@ cdef object sub_op(object self, object other):
     return sub_impl(self, other, ONE)
 
 
-cdef class RsubBackward0(Node):
+cdef class RsubBackward0(ElementwiseNode):
     """``other - alpha * self`` of two tensors (``rsub(x, y)``)."""
     cdef readonly object saved_alpha
 
-    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         self_grad = None
@@ -250,11 +248,10 @@ cdef class RsubBackward0(Node):
         return (self_grad, grad if self.should_compute_output(1) else None)
 
 
-cdef class RsubBackward1(Node):
+cdef class RsubBackward1(ElementwiseNode):
     """``other - alpha * self`` with a number ``other`` (``2 - x``): one input."""
     cdef readonly object saved_alpha
 
-    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         return (neg(grad) if self.saved_alpha == 1 else mul(grad, -self.saved_alpha),)
@@ -323,10 +320,9 @@ cdef tuple fused_pair(str template, Node node, Tensor grad):
             None if grad_b is None else make_tensor(grad_b))
 
 
-cdef class MulBackward0(Node):
+cdef class MulBackward0(ElementwiseNode):
     saved_names = ("self", "other")
 
-    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         self_grad = other_grad = None
@@ -381,10 +377,9 @@ cdef object mul_impl(object self, object other):
     return out
 
 
-cdef class DivBackward0(Node):
+cdef class DivBackward0(ElementwiseNode):
     saved_names = ("self", "other")
 
-    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         self_grad = other_grad = None
@@ -435,10 +430,9 @@ def div(self, other, *, rounding_mode=None, out=None):
 true_divide = div
 
 
-cdef class DivBackward2(Node):
+cdef class DivBackward2(ElementwiseNode):
     """Division with a rounding mode: the gradient is zero almost everywhere."""
 
-    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         from autograd_cy._C.ops.pointwise import zeros_like_grad
         cdef list result = []
@@ -493,12 +487,11 @@ cdef Tensor rounded_quotient(object self, object other, str rounding_mode):
     return wrap(as_array(array, dtype))
 
 
-cdef class NotImplemented(Node):
+cdef class NotImplemented(ElementwiseNode):
     """The node PyTorch records for an op that has no derivative formula (``floor_divide``,
     ``x // y``): the forward records it, and a backward that reaches it raises."""
     cdef readonly str op_name
 
-    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         raise RuntimeError(f"derivative for {self.op_name} is not implemented")
 
@@ -529,8 +522,7 @@ def rdiv(self, other):
     return mul_impl(reciprocal(self), other)
 
 
-cdef class NegBackward0(Node):
-    batches_gradients = True     # NOTE [Batched gradients]
+cdef class NegBackward0(ElementwiseNode):
     cpdef tuple apply(self, tuple grads):
         return (neg(grads[0]),)
 

@@ -18,7 +18,7 @@ from autograd_cy._C.device cimport (
 from autograd_cy._C.device import CPU
 from autograd_cy._C.device cimport contiguous_array, empty_result_like, has_dense_layout
 from autograd_cy._C.tensor cimport Tensor, requires_grad, register_methods
-from autograd_cy._C.node cimport Node
+from autograd_cy._C.ops.op_table cimport ElementwiseNode
 from autograd_cy._C.recording cimport record1
 from autograd_cy._C.promotion cimport wrap
 
@@ -27,10 +27,9 @@ __tensor_methods__ = ("clone", "contiguous", "to", "type_as", "float", "double",
                       "int", "long", "bool", "cpu", "cuda")
 
 
-cdef class CloneBackward0(Node):
+cdef class CloneBackward0(ElementwiseNode):
     """The gradient passes through unchanged; nothing is saved."""
 
-    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         return (grads[0],)
 
@@ -77,12 +76,11 @@ def contiguous(Tensor self, memory_format=None):
     return out
 
 
-cdef class ToCopyBackward0(Node):
+cdef class ToCopyBackward0(ElementwiseNode):
     """The gradient converted back to the input's dtype and device; nothing else is saved."""
     cdef readonly object self_dtype
     cdef readonly device_class self_device
 
-    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         return (_convert(grads[0], self.self_dtype, self.self_device),)
 

@@ -16,7 +16,8 @@ from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, tensor_operators, TensorOperators, register_methods,
 )
 from autograd_cy._C.batching cimport grads_batched
-from autograd_cy._C.node cimport Node, unpack_saved
+from autograd_cy._C.node cimport unpack_saved
+from autograd_cy._C.ops.op_table cimport ElementwiseNode
 from autograd_cy._C.recording cimport record1, record2, any_requires_grad2
 from autograd_cy._C.promotion cimport result_type, operand_array, wrap, raise_broadcast_error
 from autograd_cy._C.fp_errors cimport quietly, quietly2, ignoring_fp_errors
@@ -28,12 +29,11 @@ __all__ = ["pow", "rpow", "pow_"]
 __tensor_methods__ = ("pow", "pow_")
 
 
-cdef class PowBackward0(Node):
+cdef class PowBackward0(ElementwiseNode):
     """``self ** exponent`` with a number exponent."""
     saved_names = ("self",)
     cdef readonly object saved_exponent
 
-    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         exponent = self.saved_exponent
         cdef Tensor base = unpack_saved(self, 0)
@@ -54,11 +54,10 @@ cdef class PowBackward0(Node):
         return (mul(grads[0], mul(pow(base, exponent - 1), exponent)),)
 
 
-cdef class PowBackward1(Node):
+cdef class PowBackward1(ElementwiseNode):
     """``self ** exponent`` with a tensor exponent."""
     saved_names = ("self", "exponent", "result")
 
-    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         from autograd_cy._C.ops.pointwise import log
         cdef Tensor base = unpack_saved(self, 0)
@@ -81,12 +80,11 @@ cdef class PowBackward1(Node):
         return (self_grad, exponent_grad)
 
 
-cdef class PowBackward2(Node):
+cdef class PowBackward2(ElementwiseNode):
     """``number ** exponent`` (``2 ** x``)."""
     saved_names = ("exponent", "result")   # the exponent is saved as PyTorch saves it
     cdef readonly object saved_self       # the number base, not a tensor
 
-    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         unpack_saved(self, 0)               # checks the exponent's version, as PyTorch
         cdef Tensor result = unpack_saved(self, 1)

@@ -20,6 +20,7 @@ from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, register_methods, array_module,
 )
 from autograd_cy._C.node cimport Node, unpack_saved
+from autograd_cy._C.ops.op_table cimport ElementwiseNode
 from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record, record1, record2, any_requires_grad2
 from autograd_cy._C.promotion cimport (
@@ -39,13 +40,12 @@ cdef inline object mask(object array):
 
 # ------------------------------------------------------------------ clamp
 
-cdef class ClampBackward1(Node):
+cdef class ClampBackward1(ElementwiseNode):
     """clamp with number bounds: the gradient passes where ``min <= self <= max``."""
     saved_names = ("self",)
     cdef readonly object saved_min       # the number bounds (None: unbounded)
     cdef readonly object saved_max
 
-    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         x = (<SavedTensor>self.saved_tensors[0]).unpack_array(self)
         inside = None
@@ -57,11 +57,10 @@ cdef class ClampBackward1(Node):
         return (where(mask(inside), grads[0], 0.0),)
 
 
-cdef class ClampBackward0(Node):
+cdef class ClampBackward0(ElementwiseNode):
     """clamp with tensor bounds; a bound gets the gradient where it is the output."""
     saved_names = ("self", "min", "max")      # a missing bound is saved as None
 
-    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         x = saved_array(self, 0)
@@ -209,11 +208,10 @@ clip = clamp
 
 # ------------------------------------------------------------------ maximum / minimum
 
-cdef class MaximumBackward0(Node):
+cdef class MaximumBackward0(ElementwiseNode):
     """The larger operand gets the gradient; ties split it half and half (as PyTorch)."""
     saved_names = ("self", "other")
 
-    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         a = saved_array(self, 0)
         b = saved_array(self, 1)
@@ -290,11 +288,10 @@ def minimum(self, other):
 
 # ------------------------------------------------------------------ where
 
-cdef class WhereBackward0(Node):
+cdef class WhereBackward0(ElementwiseNode):
     """``input`` gets the gradient where the condition holds, ``other`` elsewhere."""
     saved_names = ("condition",)
 
-    batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
         condition = unpack_saved(self, 0)
         grad = grads[0]
