@@ -13,38 +13,39 @@ import sys
 from autograd_cy._C.ops.op_table import unary_ops
 
 PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "derivatives.md")
-BLOCK = re.compile(r"(<!-- op table: (\w+) (backward|tangents) -->\n)(.*?)(<!-- end op table -->)",
-                   re.S)
+BLOCK = re.compile(r"(<!-- op table: (backward|tangents) -->\n)(.*?)(<!-- end op table -->)", re.S)
 
 
 def _names(op):
     return f"`{op.name}`" + (f", `{op.inplace}`" if op.inplace else "")
 
 
-def backward_rows(module):
-    """The backward table of the entries declared by ``module`` (e.g. ``pointwise``)."""
-    rows = ["| op | node | saves | gradient |", "| --- | --- | --- | --- |"]
+def _module(op):
+    return op.module.rsplit(".", 1)[-1]
+
+
+def backward_rows():
+    """The backward table of every entry: module, op, node, what it saves, gradient."""
+    rows = ["| module | op | node | saves | gradient |", "| --- | --- | --- | --- | --- |"]
     for op in unary_ops():
-        if op.module.rsplit(".", 1)[-1] == module:
-            rows.append(f"| {_names(op)} | {op.node_type.__name__} | {op.saved} | "
-                        f"{op.gradient} |")
+        rows.append(f"| {_module(op)} | {_names(op)} | {op.node_type.__name__} | {op.saved} | "
+                    f"{op.gradient} |")
     return rows
 
 
-def tangent_rows(module):
-    """The tangent table of the entries declared by ``module``."""
+def tangent_rows():
+    """The tangent table of every entry."""
     rows = ["| module | op | tangent |", "| --- | --- | --- |"]
     for op in unary_ops():
-        if op.module.rsplit(".", 1)[-1] == module:
-            rows.append(f"| {module} | `{op.name}` | {op.tangent_formula} |")
+        rows.append(f"| {_module(op)} | `{op.name}` | {op.tangent_formula} |")
     return rows
 
 
 def render(text):
     """``text`` (derivatives.md) with every generated block written anew."""
     def block(match):
-        rows = (backward_rows if match.group(3) == "backward" else tangent_rows)(match.group(2))
-        return match.group(1) + "\n" + "\n".join(rows) + "\n\n" + match.group(5)
+        rows = (backward_rows if match.group(2) == "backward" else tangent_rows)()
+        return match.group(1) + "\n" + "\n".join(rows) + "\n\n" + match.group(4)
     return BLOCK.sub(block, text)
 
 

@@ -37,6 +37,8 @@ honest):
   regeneration of an in-place op on a view), CopyBackwards, Fill, Zero;
 - a custom Function's backward, by design; torch::autograd::Error (it only raises).
 """
+import warnings
+
 
 cdef extern from *:
     """
@@ -116,7 +118,6 @@ cdef void warn_per_row(object node) except *:
     fallback and, like PyTorch, shows it only after ``_debug_only_display_vmap_fallback_warnings
     (True)``)."""
     if display_fallback_warnings:
-        import warnings
         warnings.warn("There is a performance drop because we have not yet implemented the "
                       f"batching rule for {node.name()}. Please file us an issue on GitHub so "
                       "that we can prioritize its implementation.", UserWarning, stacklevel=2)

@@ -27,6 +27,20 @@ def layer_order():
     return {name: index for index, name in enumerate(order)}
 
 
+def op_layer_order():
+    """The op modules of the second list ("The op modules of `ops/*` are layered too")."""
+    with open(os.path.join(ROOT, "docs", "architecture.md")) as handle:
+        text = handle.read()
+    start = text.index("```\nop_table")
+    block = text[start + 4:text.index("```", start + 3)]
+    order = []
+    for line in block.splitlines():
+        if line and not line.startswith(" "):
+            head = re.split(r"\s{2,}", line.strip())[0]
+            order += [name.strip() for name in head.split(",")]
+    return {name: index for index, name in enumerate(order)}
+
+
 def sources():
     for folder, key in (("pyx", None), (os.path.join("pyx", "ops"), "ops/*")):
         for name in sorted(os.listdir(os.path.join(ROOT, folder))):
@@ -43,7 +57,8 @@ def test_every_pyx_module_imports_only_modules_above_it():
             problems.append(f"{name}: its module is not in the layer list")
             continue
         for match in IMPORT.finditer(source):
-            if match.group(1):          # one op module from another: the same layer
+            if match.group(1):          # one op module from another: the op layer list
+                problems += op_module_problems(name, module, match.group(2))
                 continue
             dependency = match.group(2)
             if dependency not in position:
@@ -52,6 +67,39 @@ def test_every_pyx_module_imports_only_modules_above_it():
                 problems.append(f"{name} imports {dependency}, listed below it")
         if PACKAGE.search(source):
             problems.append(f"{name} imports the Python package autograd_cy")
+    assert not problems, "\n".join(problems)
+
+
+def op_module_problems(name, module, dependency):
+    if module != "ops/*":
+        return [f"{name} imports the op module {dependency}"]
+    position = op_layer_order()
+    own = name.rsplit(".", 1)[0]
+    for op_module in (own, dependency):
+        if op_module not in position:
+            return [f"{name}: the op module {op_module} is not in the op layer list"]
+    if dependency != own and position[dependency] >= position[own]:
+        return [f"{name} imports the op module {dependency}, listed below it"]
+    return []
+
+
+def test_every_op_module_is_in_the_op_layer_list():
+    listed = set(op_layer_order())
+    present = {name.rsplit(".", 1)[0] for name in os.listdir(os.path.join(ROOT, "pyx", "ops"))
+               if name.endswith(".pyx")}
+    assert present == listed
+
+
+FUNCTION_LEVEL_IMPORT = re.compile(r"^[ \t]+(from autograd_cy\S* c?import|c?import autograd_cy)",
+                                   re.M)
+
+
+def test_no_module_of_pyx_imports_ours_inside_a_function():
+    """An import inside a function is how a cycle hides from the lists above: every
+    dependency between the modules of pyx/ is at module level, where this file reads it."""
+    problems = [f"{name}:{source[:match.start()].count(chr(10)) + 1}: {match.group(1)}"
+                for name, _, source in sources()
+                for match in FUNCTION_LEVEL_IMPORT.finditer(source)]
     assert not problems, "\n".join(problems)
 
 

@@ -37,6 +37,7 @@ from autograd_cy._C.ops.gather_scatter cimport tangent_or_zeros
 from autograd_cy._C.ops.pointwise import exp, tanh, sigmoid
 from autograd_cy._C.ops.selection import where
 from autograd_cy._C.ops.reduction import sum as tensor_sum
+from autograd_cy._C.ops.conversion import to
 
 __all__ = ["softmax", "log_softmax"]
 __tensor_methods__ = ("softmax", "log_softmax")
@@ -79,7 +80,6 @@ cdef class LogSoftmaxBackward0(SoftmaxBackward0):
 cdef Tensor softmax_forward(Tensor input, object dim, object dtype, bint log):
     cdef SoftmaxBackward0 node
     if dtype is not None:           # the input is converted first (ToCopyBackward0)
-        from autograd_cy._C.ops.conversion import to
         input = to(input, dtype)
     cdef Py_ssize_t d = wrap_dim(dim, input._data.ndim)
     name = "log_softmax" if log else "softmax"

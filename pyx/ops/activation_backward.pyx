@@ -32,15 +32,10 @@ from autograd_cy._C.fp_errors cimport quietly2, ignoring_fp_errors
 from autograd_cy._C.kernels cimport (
     sigmoid_backward_kernel, tanh_backward_kernel, threshold_backward_kernel,
 )
-from autograd_cy._C.ops.arithmetic import mul, add
+from autograd_cy._C.ops.arithmetic import mul, add, zeros_like_grad
 
 
 ctypedef object (*PairKernel)(object grad, object result)
-
-
-def zeros_like_grad(Tensor grad):
-    """A gradient of zeros (ops whose derivative is zero almost everywhere)."""
-    return make_tensor(np.zeros_like(grad._data))
 
 
 cdef object kernel_or_numpy(PairKernel kernel, object numpy_formula, Tensor grad_output,

@@ -1,6 +1,8 @@
 # cython: allow_none_for_extension_args=False
 """Arithmetic: add, sub, rsub, mul, div, neg, with their backward and
-tangent formulas (pow is in power.pyx; the in-place forms in arithmetic_inplace.pyx).
+tangent formulas (pow, sqrt, rsqrt, square are in power.pyx; the in-place forms in
+arithmetic_inplace.pyx), and reciprocal, an entry of the op table (NOTE [The op table] in
+op_table.pyx) that rdiv (``2 / x``) is built on.
 
 Each op computes its result with the array module, then, if grad mode is on
 and an operand requires grad, records its backward Node, which sits right
@@ -23,7 +25,10 @@ from autograd_cy._C.tensor cimport (
     array_module,
 )
 from autograd_cy._C.node cimport Node, unpack_saved
-from autograd_cy._C.ops.op_table cimport ElementwiseNode
+from autograd_cy._C.ops.op_table cimport (
+    ElementwiseNode, SavesResult, unary_op, SAVES_RESULT,
+)
+from autograd_cy._C.ops.op_table import export_unary_ops
 from autograd_cy._C.recording cimport (
     record, record1, record2, any_requires_grad2, gets_gradient,
 )
@@ -430,11 +435,15 @@ def div(self, other, *, rounding_mode=None, out=None):
 true_divide = div
 
 
+def zeros_like_grad(Tensor grad):
+    """A gradient of zeros (ops whose derivative is zero almost everywhere)."""
+    return make_tensor(np.zeros_like(grad._data))
+
+
 cdef class DivBackward2(ElementwiseNode):
     """Division with a rounding mode: the gradient is zero almost everywhere."""
 
     cpdef tuple apply(self, tuple grads):
-        from autograd_cy._C.ops.pointwise import zeros_like_grad
         cdef list result = []
         for i in range(len(self.next_nodes)):
             result.append(zeros_like_grad(grads[0]) if self.should_compute_output(i) else None)
@@ -515,10 +524,28 @@ def floor_divide(self, other, *, out=None):
     return result
 
 
+# ------------------------------------------------------------------ reciprocal, rdiv
+
+cdef class ReciprocalBackward0(SavesResult):
+    cpdef tuple apply(self, tuple grads):
+        result = unpack_saved(self, 0)
+        return (mul(grads[0], neg(mul(result, result))),)
+
+
+cdef object reciprocal_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    return mul(self_t, neg(mul(result, result)))
+
+
+reciprocal = unary_op(
+    "reciprocal", np.reciprocal, ReciprocalBackward0, SAVES_RESULT, reciprocal_tangent,
+    cuda_functor="Reciprocal", gradient="self: g * -(r * r)",
+    tangent_formula="self_t * -(r * r)",
+    doc="``1 / self`` (integers give float32); backward ``-grad * result ** 2``.")
+
+
 def rdiv(self, other):
     """``other / self`` for a Python number ``other``: ``reciprocal(self) * other``, as
     PyTorch computes it (so ``self`` itself is not saved, only its reciprocal)."""
-    from autograd_cy._C.ops.pointwise import reciprocal
     return mul_impl(reciprocal(self), other)
 
 
@@ -593,3 +620,4 @@ batch_binary(mul_tangent, True)
 batch_binary(div_tangent, True)
 batch_unary(neg_tangent)
 register_methods({name: globals()[name] for name in __tensor_methods__})
+export_unary_ops(globals())

@@ -28,6 +28,9 @@ from autograd_cy._C.ops.reduction cimport (
 from autograd_cy._C.ops.arithmetic import mul, div
 from autograd_cy._C.ops.arguments cimport invalid_combination, missing_argument
 from autograd_cy._C.ops.arguments import NOT_GIVEN
+from autograd_cy._C.ops.selection import where, maximum, minimum
+from autograd_cy._C.ops.reduction import sum
+from autograd_cy._C.ops.gather_scatter import gather
 
 __all__ = ["amax", "amin", "max", "min", "argmax", "argmin", "median"]
 __tensor_methods__ = ("amax", "amin", "max", "min", "argmax", "argmin", "median")
@@ -45,8 +48,6 @@ cdef object shared_tangent(Tensor self_t, Tensor self, Tensor result, tuple extr
     """The mean of ``self_t`` over the elements equal to ``result`` along ``dims``."""
     cdef tuple dims = extra[0]
     cdef bint keepdim = extra[1]
-    from autograd_cy._C.ops.selection import where
-    from autograd_cy._C.ops.reduction import sum
     kept = result._data if keepdim else result._data.reshape(kept_shape(self._data.shape, dims))
     selected = constant(self._data == kept)
     return div(sum(where(selected, self_t, 0.0), dims, keepdim), sum(selected, dims, keepdim))
@@ -57,7 +58,6 @@ cdef object indexed_tangent(Tensor self_t, Tensor self, Tensor result, tuple ext
     cdef Tensor indices = extra[0]
     cdef tuple dims = extra[1]
     cdef bint keepdim = extra[2]
-    from autograd_cy._C.ops.gather_scatter import gather
     if not dims or self._data.ndim == 0:
         return self_t.reshape(result.shape).clone()     # a tangent of its own
     kept = indices if keepdim else indices.unsqueeze(dims[0])
@@ -120,7 +120,6 @@ cdef class MaxBackward1(ReductionBackward):
     saved_names = ("self", "result")
 
     cpdef tuple apply(self, tuple grads):
-        from autograd_cy._C.ops.selection import where
         x = (<SavedTensor>self.saved_tensors[0]).unpack_array(self)
         value = (<SavedTensor>self.saved_tensors[1]).unpack_array(self)
         selected = np.isnan(x) if np.isnan(value) else x == value
@@ -138,7 +137,6 @@ cdef class MaxBackward0(ReductionBackward):
 
     batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
-        from autograd_cy._C.ops.selection import where
         indices = (<Tensor>self.keep(unpack_saved(self, 0)))._data
         dtype = (<Tensor>grads[0])._data.dtype
         xp = array_module(indices)
@@ -221,7 +219,6 @@ cdef object max_or_min(Tensor self, object dim, object keepdim, bint largest):
 
 cdef object binary_extreme(Tensor self, Tensor other, bint largest):
     """``max(a, b)`` is ``maximum(a, b)`` (elementwise), found at call time."""
-    from autograd_cy._C.ops.selection import maximum, minimum
     return maximum(self, other) if largest else minimum(self, other)
 
 

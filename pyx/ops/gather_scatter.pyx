@@ -31,6 +31,7 @@ from autograd_cy._C.overlap cimport (
 )
 from autograd_cy._C.ops.shape cimport leading
 from autograd_cy._C.ops.selection import where
+from autograd_cy._C.ops.arithmetic import mul
 
 __all__ = ["index_select", "index_add", "gather", "scatter_add", "masked_fill"]
 __tensor_methods__ = ("index_select", "index_add", "gather", "scatter_add", "masked_fill",
@@ -107,7 +108,6 @@ cdef class IndexAddBackward0(Node):
     cdef readonly object saved_alpha
 
     cpdef tuple apply(self, tuple grads):
-        from autograd_cy._C.ops.arithmetic import mul
         grad = grads[0]
         source_grad = None
         if self.should_compute_output(1):

@@ -26,12 +26,14 @@ from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record, record1, record2, gets_gradient
 from autograd_cy._C.promotion cimport wrap
+from autograd_cy._C.promotion import broadcast_error
 from autograd_cy._C.ops.shape cimport unsafe_view
 from autograd_cy._C.ops.shape import expand, reshape, squeeze, t, transpose, unsqueeze
 from autograd_cy._C.ops.out_arguments cimport write_out
 from autograd_cy._C.ops.arithmetic import add, mul
 from autograd_cy._C.device cimport is_cuda_array, backend
 from autograd_cy._C.fp_errors cimport quietly2, quiet_matrix_product
+from autograd_cy._C.ops.conversion import contiguous
 
 __all__ = ["matmul", "mm", "bmm", "addmm", "dot", "mv"]
 __tensor_methods__ = ("matmul", "mm", "bmm", "addmm", "dot", "mv")
@@ -356,7 +358,6 @@ cdef class SqueezeBackward4(Node):
 cdef Tensor decomposed_matmul(Tensor tensor1, Tensor tensor2):
     """matmul of a 1-D @ 2-D pair or of operands with a batch dim, built from mm, mv and bmm
     as PyTorch builds it (NOTE [How matmul decomposes])."""
-    from autograd_cy._C.ops.conversion import contiguous
     shape1, shape2 = tensor1._data.shape, tensor2._data.shape
     cdef Py_ssize_t dim1 = len(shape1), dim2 = len(shape2)
     cdef Tensor out
@@ -396,7 +397,6 @@ cdef Tensor decomposed_matmul(Tensor tensor1, Tensor tensor2):
     try:
         batch = np.broadcast_shapes(batch1, batch2)
     except ValueError:
-        from autograd_cy._C.promotion import broadcast_error
         raise broadcast_error(batch1, batch2) from None
     cdef Py_ssize_t count = int(np.prod(batch))
     expanded1 = reshape(expand(tensor1, batch + (n, m1)), (count, n, m1))

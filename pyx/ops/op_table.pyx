@@ -201,7 +201,8 @@ def export_unary_ops(dict namespace):
     cdef dict methods = {}
     exported = namespace.setdefault("__all__", [])
     for op in UNARY_OPS.values():
-        if namespace.get(op.name) is not op.function:
+        # an entry is the declaring module's: others that import its function skip it
+        if op.module is not None or namespace.get(op.name) is not op.function:
             continue
         op.module = namespace["__name__"]
         op.function.__module__ = op.module

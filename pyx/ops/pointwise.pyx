@@ -1,19 +1,19 @@
-"""Pointwise ops of one tensor: exp, expm1, log, log2, log1p, sqrt, rsqrt, reciprocal, sin, cos,
-tanh, sigmoid, relu, abs, sign, their in-place forms, square, and atan2 (clamp, maximum,
-minimum, where: selection.pyx).
+"""Pointwise ops of one tensor: exp, expm1, log, log2, log1p, sin, cos, tanh, sigmoid, relu,
+abs, sign and their in-place forms, and atan2 (sqrt, rsqrt, square: power.pyx; reciprocal:
+arithmetic.pyx; clamp, maximum, minimum, where: selection.pyx).
 
 Each op is an entry of the op table (NOTE [The op table] in op_table.pyx): its backward Node
 and its tangent formula, then one ``unary_op(...)`` that names its array forward, what the
 Node saves, its CUDA functor and its formulas as docs/derivatives.md prints them. The entry
 makes the function, the in-place form (``exp_``) and the Tensor methods.
 
-Formulas reuse the forward's result where PyTorch does: ``exp``, ``expm1``, ``sqrt``,
-``rsqrt``, ``reciprocal``, ``tanh``, ``sigmoid`` and ``relu`` save their output, not their
-input, so backward recomputes nothing, and their in-place forms need no copy of the old
-value. Formulas are written with Tensor ops (mul, div, where ...), so ``create_graph=True``
-differentiates them again. The backwards of relu, tanh and sigmoid are themselves ops of the
-gradient and the saved result (``threshold_backward``, ``tanh_backward``,
-``sigmoid_backward`` in activation_backward.pyx), as in PyTorch.
+Formulas reuse the forward's result where PyTorch does: ``exp``, ``expm1``, ``tanh``,
+``sigmoid`` and ``relu`` save their output, not their input, so backward recomputes nothing,
+and their in-place forms need no copy of the old value. Formulas are written with Tensor ops
+(mul, div, where ...), so ``create_graph=True`` differentiates them again. The backwards of
+relu, tanh and sigmoid are themselves ops of the gradient and the saved result
+(``threshold_backward``, ``tanh_backward``, ``sigmoid_backward`` in activation_backward.pyx),
+as in PyTorch.
 
 Integer and bool inputs of floating functions compute in float32, as in PyTorch.
 NumPy's floating-point warnings are silenced: ``log(0)`` is ``-inf`` without a
@@ -43,14 +43,12 @@ from autograd_cy._C.ops.op_table cimport (
     SAVES_NOTHING, SAVES_SELF, SAVES_RESULT,
 )
 from autograd_cy._C.ops.op_table import export_unary_ops
-from autograd_cy._C.views cimport apply_inplace
-from autograd_cy._C.ops.arithmetic import mul, div, add, sub, neg
+from autograd_cy._C.ops.arithmetic import mul, div, add, sub, neg, zeros_like_grad
 from autograd_cy._C.ops.activation_backward import (
-    zeros_like_grad, threshold_backward, tanh_backward, sigmoid_backward,
+    threshold_backward, tanh_backward, sigmoid_backward,
 )
-from autograd_cy._C.ops.power import pow
 
-__all__ = ["square", "square_", "atan2", "arctan2"]
+__all__ = ["atan2", "arctan2"]
 __tensor_methods__ = tuple(__all__)
 
 
@@ -141,72 +139,6 @@ log1p = unary_op(
     "log1p", np.log1p, Log1PBackward0, SAVES_SELF, log1p_tangent, cuda_functor="Log1p",
     gradient="self: g / (self + 1)", tangent_formula="self_t / (self + 1)",
     doc="``log(1 + self)``, accurate near 0; backward ``grad / (self + 1)``.")
-
-
-# ------------------------------------------------------------------ powers and roots
-
-cdef class SqrtBackward0(SavesResult):
-    cpdef tuple apply(self, tuple grads):
-        return (div(grads[0], mul(unpack_saved(self, 0), 2)),)
-
-
-cdef object sqrt_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
-    return div(self_t, mul(result, 2))
-
-
-sqrt = unary_op(
-    "sqrt", np.sqrt, SqrtBackward0, SAVES_RESULT, sqrt_tangent, cuda_functor="Sqrt",
-    gradient="self: g / (r * 2)", tangent_formula="self_t / (r * 2)",
-    doc="Square root; backward ``grad / (2 * result)``.")
-
-
-cdef class RsqrtBackward0(SavesResult):
-    cpdef tuple apply(self, tuple grads):
-        # d/dx x^(-1/2) = -1/2 x^(-3/2) = -1/2 result^3
-        return (mul(grads[0], mul(pow(unpack_saved(self, 0), 3), -0.5)),)
-
-
-def _rsqrt_array(array):
-    # An explicit buffer: NumPy would return a 0-dim result as a scalar, without ``out=``.
-    result = np.sqrt(array, out=empty_result_like(array))
-    return np.reciprocal(result, out=result)
-
-
-cdef object rsqrt_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
-    return mul(self_t, mul(pow(result, 3), -0.5))
-
-
-rsqrt = unary_op(
-    "rsqrt", _rsqrt_array, RsqrtBackward0, SAVES_RESULT, rsqrt_tangent, cuda_functor="Rsqrt",
-    gradient="self: g * (r ** 3 * -0.5)", tangent_formula="self_t * (r ** 3 * -0.5)",
-    doc="``1 / sqrt(self)``; backward ``-0.5 * grad * result ** 3``.")
-
-
-cdef class ReciprocalBackward0(SavesResult):
-    cpdef tuple apply(self, tuple grads):
-        result = unpack_saved(self, 0)
-        return (mul(grads[0], neg(mul(result, result))),)
-
-
-cdef object reciprocal_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
-    return mul(self_t, neg(mul(result, result)))
-
-
-reciprocal = unary_op(
-    "reciprocal", np.reciprocal, ReciprocalBackward0, SAVES_RESULT, reciprocal_tangent,
-    cuda_functor="Reciprocal", gradient="self: g * -(r * r)",
-    tangent_formula="self_t * -(r * r)",
-    doc="``1 / self`` (integers give float32); backward ``-grad * result ** 2``.")
-
-
-def square(Tensor self):
-    """``self ** 2``; as in PyTorch it is ``pow(self, 2)`` (PowBackward0), ints stay ints."""
-    return pow(self, 2)
-
-
-def square_(Tensor self):
-    """In-place :func:`square` (its node reads the old value: apply_inplace saves a copy)."""
-    return apply_inplace(self, square, (), True)
 
 
 # ------------------------------------------------------------------ trigonometric

@@ -1,5 +1,6 @@
 # cython: allow_none_for_extension_args=False
-"""Powers: ``x ** e`` with a number or tensor exponent, ``number ** x``, and ``pow_``.
+"""Powers and roots: ``x ** e`` with a number or tensor exponent, ``number ** x``, ``pow_``,
+``square`` (which is ``pow(x, 2)``, as in PyTorch), and the op table's entries sqrt and rsqrt.
 
 The backward formulas follow PyTorch's at the edges: a zero exponent gives zeros with no
 graph, and at a zero base the exponent's derivative (which needs ``log 0``) is defined as 0
@@ -11,22 +12,24 @@ from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tens
 from autograd_cy._C.forward cimport (
     forward1, forward2, pointwise_tangent, batch_unary, batch_binary,
 )
-from autograd_cy._C.device cimport contiguous_array
+from autograd_cy._C.device cimport contiguous_array, empty_result_like
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, tensor_operators, TensorOperators, register_methods,
 )
 from autograd_cy._C.batching cimport grads_batched
 from autograd_cy._C.node cimport unpack_saved
-from autograd_cy._C.ops.op_table cimport ElementwiseNode
+from autograd_cy._C.ops.op_table cimport ElementwiseNode, SavesResult, unary_op, SAVES_RESULT
+from autograd_cy._C.ops.op_table import export_unary_ops
 from autograd_cy._C.recording cimport record1, record2, any_requires_grad2
 from autograd_cy._C.promotion cimport result_type, operand_array, wrap, raise_broadcast_error
 from autograd_cy._C.fp_errors cimport quietly, quietly2, ignoring_fp_errors
 from autograd_cy._C.views cimport apply_inplace
-from autograd_cy._C.ops.arithmetic import mul, sub
+from autograd_cy._C.ops.arithmetic import mul, sub, div
 from autograd_cy._C.ops.selection import where
+from autograd_cy._C.ops.pointwise import log
 
-__all__ = ["pow", "rpow", "pow_"]
-__tensor_methods__ = ("pow", "pow_")
+__all__ = ["pow", "rpow", "pow_", "square", "square_"]
+__tensor_methods__ = ("pow", "pow_", "square", "square_")
 
 
 cdef class PowBackward0(ElementwiseNode):
@@ -59,7 +62,6 @@ cdef class PowBackward1(ElementwiseNode):
     saved_names = ("self", "exponent", "result")
 
     cpdef tuple apply(self, tuple grads):
-        from autograd_cy._C.ops.pointwise import log
         cdef Tensor base = unpack_saved(self, 0)
         cdef Tensor exponent = unpack_saved(self, 1)
         grad = grads[0]
@@ -206,6 +208,55 @@ def pow_(Tensor self, exponent):
         raise_broadcast_error(self, exponent)
 
 
+# ------------------------------------------------------------------ roots and square
+
+cdef class SqrtBackward0(SavesResult):
+    cpdef tuple apply(self, tuple grads):
+        return (div(grads[0], mul(unpack_saved(self, 0), 2)),)
+
+
+cdef object sqrt_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    return div(self_t, mul(result, 2))
+
+
+sqrt = unary_op(
+    "sqrt", np.sqrt, SqrtBackward0, SAVES_RESULT, sqrt_tangent, cuda_functor="Sqrt",
+    gradient="self: g / (r * 2)", tangent_formula="self_t / (r * 2)",
+    doc="Square root; backward ``grad / (2 * result)``.")
+
+
+cdef class RsqrtBackward0(SavesResult):
+    cpdef tuple apply(self, tuple grads):
+        # d/dx x^(-1/2) = -1/2 x^(-3/2) = -1/2 result^3
+        return (mul(grads[0], mul(pow(unpack_saved(self, 0), 3), -0.5)),)
+
+
+def _rsqrt_array(array):
+    # An explicit buffer: NumPy would return a 0-dim result as a scalar, without ``out=``.
+    result = np.sqrt(array, out=empty_result_like(array))
+    return np.reciprocal(result, out=result)
+
+
+cdef object rsqrt_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    return mul(self_t, mul(pow(result, 3), -0.5))
+
+
+rsqrt = unary_op(
+    "rsqrt", _rsqrt_array, RsqrtBackward0, SAVES_RESULT, rsqrt_tangent, cuda_functor="Rsqrt",
+    gradient="self: g * (r ** 3 * -0.5)", tangent_formula="self_t * (r ** 3 * -0.5)",
+    doc="``1 / sqrt(self)``; backward ``-0.5 * grad * result ** 3``.")
+
+
+def square(Tensor self):
+    """``self ** 2``; as in PyTorch it is ``pow(self, 2)`` (PowBackward0), ints stay ints."""
+    return pow(self, 2)
+
+
+def square_(Tensor self):
+    """In-place :func:`square` (its node reads the old value: apply_inplace saves a copy)."""
+    return apply_inplace(self, square, (), True)
+
+
 cdef object pow_op(object self, object other):
     return pow(self, other)
 
@@ -227,3 +278,4 @@ batch_binary(pow_tangent, True)
 batch_unary(rpow_tangent)
 
 register_methods({name: globals()[name] for name in __tensor_methods__})
+export_unary_ops(globals())

@@ -40,6 +40,9 @@ from autograd_cy._C.ops.arguments import NOT_GIVEN
 from autograd_cy._C.ops.arithmetic import mul, div, sub
 from autograd_cy._C.ops.power import pow
 from autograd_cy._C.ops.shape import expand, reshape, unsqueeze
+from autograd_cy._C.ops.shape cimport use_reductions
+from autograd_cy._C.ops.selection import where
+from autograd_cy._C.ops.pointwise import sign, exp
 
 __all__ = ["sum", "mean", "prod", "norm", "logsumexp", "count_nonzero", "sum_to"]
 __tensor_methods__ = ("sum", "mean", "prod", "norm", "logsumexp", "count_nonzero",
@@ -374,7 +377,6 @@ cdef object product_of_others(Tensor x, object zeros, tuple dims):
     more, 0. Each factor equals the true product around x to first order, so first
     and second derivatives match PyTorch's.
     """
-    from autograd_cy._C.ops.selection import where
     dtype = x._data.dtype
     is_zero = constant(zeros)
     count = np.sum(zeros, axis=dims, keepdims=True)
@@ -424,12 +426,6 @@ def count_nonzero(Tensor self, dim=None):
 
 # ------------------------------------------------------------------ norm
 
-cdef object sign_of(object x):
-    """``sign(x)``, recorded like any op of ``x`` (pointwise.pyx, imported when needed)."""
-    from autograd_cy._C.ops.pointwise import sign
-    return sign(x)
-
-
 cdef class LinalgVectorNormBackward0(ReductionBackward):
     """Gradient of the p-norm; 0 wherever the norm is 0 (PyTorch's convention)."""
     saved_names = ("self", "result")
@@ -437,7 +433,6 @@ cdef class LinalgVectorNormBackward0(ReductionBackward):
 
     batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
-        from autograd_cy._C.ops.selection import where
         p = self.saved_ord
         if p == 0:
             return (None,)          # counts non-zeros: no gradient at all, as in PyTorch
@@ -447,8 +442,8 @@ cdef class LinalgVectorNormBackward0(ReductionBackward):
         if p == 1:
             # sign(x) as an op of x, as PyTorch's sgn: under create_graph the gradient
             # then requires grad (its derivative is zero).
-            return (mul(grad, sign_of(x)),)
-        sign = constant(np.sign(array))
+            return (mul(grad, sign(x)),)
+        signs = constant(np.sign(array))
         norm = self.keep(unpack_saved(self, 1))
         if p == INF or p == -INF:
             # The gradient of amax/amin of |x|: shared by the ties (and NaNs).
@@ -456,12 +451,12 @@ cdef class LinalgVectorNormBackward0(ReductionBackward):
             hit = (magnitude == (<Tensor>norm)._data) | np.isnan(magnitude)
             share = hit.astype(array.dtype)
             share /= np.sum(share, axis=self.saved_dim, keepdims=True)
-            return (mul(sign_of(x), mul(grad, constant(share))),)
-        magnitude = mul(x, sign)                      # |x|, differentiable
+            return (mul(sign(x), mul(grad, constant(share))),)
+        magnitude = mul(x, signs)                      # |x|, differentiable
         if p < 1:
             # sgn(x) |x|^(p-1) norm^(1-p), defined as 0 at x = 0
             at_zero = constant(array == 0)
-            scaled = where(at_zero, 0.0, mul(sign, pow(where(at_zero, 1.0, magnitude), p - 1)))
+            scaled = where(at_zero, 0.0, mul(signs, pow(where(at_zero, 1.0, magnitude), p - 1)))
             return (mul(mul(scaled, grad), pow(norm, 1 - p)),)
         norm_zero = constant((<Tensor>norm)._data == 0)
         safe_norm = where(norm_zero, 1.0, norm)
@@ -470,7 +465,7 @@ cdef class LinalgVectorNormBackward0(ReductionBackward):
             # a NaN or inf gradient stays NaN there, as in PyTorch.
             return (mul(grad, where(norm_zero, 0.0, div(x, safe_norm))),)
         scale = div(grad, pow(safe_norm, p - 1))
-        scaled = (mul(sign, pow(magnitude, p - 1)) if p < 2
+        scaled = (mul(signs, pow(magnitude, p - 1)) if p < 2
                   else mul(x, pow(magnitude, p - 2)))
         return (mul(scaled, where(norm_zero, 0.0, scale)),)
 
@@ -554,7 +549,6 @@ cdef class LogsumexpBackward0(ReductionBackward):
 
     batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
-        from autograd_cy._C.ops.pointwise import exp
         x = unpack_saved(self, 0)
         result = self.keep(unpack_saved(self, 1))
         return (mul(self.keep_grad(grads[0]), exp(sub(x, result))),)
@@ -595,3 +589,5 @@ batch_unary(sum_tangent)           # NOTE [Batched tangents]
 batch_unary(mean_tangent)
 
 register_methods({name: globals()[name] for name in __tensor_methods__})
+# NOTE [expand and sum differentiate into each other] in shape.pyx
+use_reductions(sum, sum_to_grad)

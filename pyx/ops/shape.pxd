@@ -18,3 +18,4 @@ cdef Tensor unsafe_view(Tensor self, tuple shape)
 cdef Tensor select_unchecked(Tensor self, Py_ssize_t dim, Py_ssize_t index)
 cdef Tensor slice_unchecked(Tensor self, Py_ssize_t dim, Py_ssize_t start, Py_ssize_t end,
                             Py_ssize_t step)
+cdef void use_reductions(object sum, object sum_to_grad) except *

@@ -382,13 +382,28 @@ def squeeze(Tensor self, dim=NOT_GIVEN):
 
 # ------------------------------------------------------------------ expand / repeat
 
+# NOTE [expand and sum differentiate into each other]
+# expand's backward is a sum (sum_to: the broadcast dims summed away) and sum's backward is an
+# expand, so reduction.pyx (sum) imports this module (expand) and this module cannot import
+# reduction. reduction hands its two functions to the slots below as it is imported; the
+# package imports every op module before any op runs, so a backward never finds them empty.
+
+cdef object reduction_sum = None
+cdef object reduction_sum_to_grad = None
+
+
+cdef void use_reductions(object sum, object sum_to_grad) except *:
+    """reduction.pyx's ``sum`` and ``sum_to_grad``, for expand's and repeat's backwards."""
+    global reduction_sum, reduction_sum_to_grad
+    reduction_sum, reduction_sum_to_grad = sum, sum_to_grad
+
+
 cdef class ExpandBackward0(Node):
     cdef readonly tuple saved_self_sym_sizes
 
     batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
-        from autograd_cy._C.ops.reduction import sum_to_grad
-        return (sum_to_grad(grads[0], self.saved_self_sym_sizes),)
+        return (reduction_sum_to_grad(grads[0], self.saved_self_sym_sizes),)
 
 
 def expand(Tensor self, *sizes, size=None, implicit=False):
@@ -440,7 +455,6 @@ cdef class RepeatBackward0(Node):
     cpdef tuple apply(self, tuple grads):
         # Output dim i is repeats[i] copies of the (1-padded) input dim: view it as
         # (repeats[i], size[i]) pairs and sum the copies away.
-        from autograd_cy._C.ops.reduction import sum
         repeats = self.saved_repeats
         if len(repeats) == len(self.saved_self_sym_sizes) and repeats.count(1) == len(repeats):
             # Nothing was repeated: PyTorch hands the gradient on as is (the same tensor).
@@ -450,7 +464,7 @@ cdef class RepeatBackward0(Node):
         for r, n in zip(repeats, sizes):
             split += [r, n]
         grad = reshape(grads[0], batched_shape(grads[0], tuple(split)))
-        grad = sum(grad, batched_dims(range(0, 2 * len(repeats), 2)))
+        grad = reduction_sum(grad, batched_dims(range(0, 2 * len(repeats), 2)))
         return (reshape(grad, batched_shape(grad, self.saved_self_sym_sizes)),)
 
 

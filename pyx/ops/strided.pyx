@@ -27,7 +27,8 @@ from autograd_cy._C.node cimport Node
 from autograd_cy._C.recording cimport record1
 from autograd_cy._C.views cimport check_inplace, check_inference_inplace, view_tangent
 from autograd_cy._C.ops.shape cimport record_view
-from autograd_cy._C.ops.shape import transpose
+from autograd_cy._C.ops.shape import transpose, reshape
+from autograd_cy._C.ops.gather_scatter import index_add, index_select
 
 __all__ = ["as_strided"]
 __tensor_methods__ = ("as_strided", "as_strided_", "transpose_", "resize_")
@@ -90,8 +91,6 @@ cdef class AsStridedBackward0(Node):
     cdef Py_ssize_t storage_length
 
     cpdef tuple apply(self, tuple grads):
-        from autograd_cy._C.ops.gather_scatter import index_add, index_select
-        from autograd_cy._C.ops.shape import reshape
         grad = grads[0]
         grad_array = (<Tensor>grad)._data
         where = device_of(grad_array)       # the positions go where the gradient is

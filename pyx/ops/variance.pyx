@@ -24,6 +24,7 @@ from autograd_cy._C.ops.reduction import mean, sum
 from autograd_cy._C.ops.arguments cimport invalid_combination
 from autograd_cy._C.ops.arguments import NOT_GIVEN
 from autograd_cy._C.ops.arithmetic import add, mul, div, sub
+from autograd_cy._C.ops.selection import where
 
 __all__ = ["var", "std", "var_mean", "std_mean"]
 __tensor_methods__ = ("var", "std")
@@ -41,7 +42,6 @@ cdef class VarBackward0(ReductionBackward):
 
     batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
-        from autograd_cy._C.ops.selection import where
         x = unpack_saved(self, 0)
         grad = self.keep_grad(grads[0])
         if self.saved_tensors[1] is not None:
@@ -127,7 +127,6 @@ cdef object var_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
 cdef object std_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``var``'s tangent divided by ``2 * result``, then 0 where ``result`` is 0 (PyTorch's
     order: differentiated again, that 0 has a NaN derivative, as in PyTorch)."""
-    from autograd_cy._C.ops.selection import where
     zero = constant(result._data == 0)
     var_t = var_tangent(self_t, self, result, extra)
     with ignoring_fp_errors():
