@@ -24,7 +24,7 @@ from autograd_cy._C.tensor cimport (
     gradient_metadata, set_grad_flush,
 )
 from autograd_cy._C.node cimport Node
-from autograd_cy._C.device cimport is_cuda_array, backend, element_strides, is_dense
+from autograd_cy._C.device cimport backend_of, element_strides, is_dense
 from autograd_cy._C.graph_task cimport current_tasks
 from autograd_cy._C.tracing cimport tracing_flag, trace_accumulate, trace_hook
 
@@ -108,7 +108,7 @@ cdef void accumulate_grad(Tensor variable, Tensor grad) except *:
     elif not is_grad_enabled():
         # In place, as PyTorch's AccumulateGrad adds outside grad mode, so a user-assigned
         # .grad keeps its identity and strides.
-        if not (is_cuda_array(old._data) and defer_addition(variable, old, grad)):
+        if not defer_addition(variable, old, grad):
             old._data += grad._data
         bump_version(old)
         check_layout_contract(old, variable)
@@ -137,8 +137,9 @@ cdef void accumulate_grad(Tensor variable, Tensor grad) except *:
 # always correct (the additions commute), so a flush runs every waiting addition, of any
 # backward of any thread; the lock orders the flushes and the additions. What it cannot see
 # is a tensor taken from ``.grad`` before the backward and read inside it (by a hook):
-# that reads the value before this backward's addition. The CPU never defers: NumPy's
-# add is no launch.
+# that reads the value before this backward's addition. Whether an addition may wait is
+# the target's backend's can_add_in_place_together (NOTE [One backend interface] in
+# device.pxd); the CPU's is False: NumPy's add is no launch.
 cdef list deferred = []                 # (target array, addend array) pairs
 cdef set deferred_targets = set()       # data addresses of the targets ...
 cdef set deferred_addends = set()       # ... and of the addends, to refuse overlaps
@@ -149,8 +150,8 @@ cdef bint defer_addition(Tensor variable, Tensor old, Tensor grad) except -1:
     """Queue ``old += grad`` for the end of the backward (the rules of NOTE [Deferred
     gradient accumulation]); False when it must run now."""
     target, addend = old._data, grad._data
-    if (variable._post_accumulate_grad_hooks or not is_cuda_array(addend)
-            or not current_tasks() or not backend().can_add_in_place_together(target, addend)):
+    if (not backend_of(target).can_add_in_place_together(target, addend)
+            or variable._post_accumulate_grad_hooks or not current_tasks()):
         return False
     target_address, addend_address = target.data_ptr(), addend.data_ptr()
     with deferred_lock:
@@ -174,7 +175,7 @@ cdef void flush_deferred_accumulation() except *:
             deferred.clear()
             deferred_targets.clear()
             deferred_addends.clear()
-            backend().add_in_place_together(pairs)
+            backend_of(pairs[0][0]).add_in_place_together(pairs)
         set_grad_flush(NULL)
 
 

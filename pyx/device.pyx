@@ -63,18 +63,30 @@ CPU = device("cpu")
 # The core moves arrays between devices (Tensor.to, .cuda(), .cpu(), factories' device=)
 # but sits below the Python package that implements CUDA (autograd_cy/cuda), which it must
 # not import. So that package fills this slot when it is imported, as the op modules fill
-# TensorOperators: one object with array_type (DeviceArray), to_cuda(array, index),
-# to_host(array) and device_index(i).
+# TensorOperators: one Backend (NOTE [One backend interface]) that also has array_type
+# (DeviceArray), to_cuda(array, index), to_host(array), namespace(index), device_index(i)
+# and the stream methods of NOTE [Streams of backward]. The CPU backend's slot is filled the
+# same way, by pyx/ops/cpu_backend.pyx: its typed loops sit in the op layer.
 cdef object cuda_backend = None
 
 
 cdef object cuda_array_type = None
 
 
+cdef Backend cpu_backend = Backend()
+
+
 def set_cuda_backend(backend):
     global cuda_backend, cuda_array_type
+    if not isinstance(backend, Backend):
+        raise TypeError(f"the CUDA backend must be a Backend, not {type(backend).__name__}")
     cuda_backend = backend
     cuda_array_type = backend.array_type
+
+
+def set_cpu_backend(Backend backend not None):
+    global cpu_backend
+    cpu_backend = backend
 
 
 cdef bint cuda_streams_seen = False
@@ -97,6 +109,80 @@ cdef bint streams_in_use():
 cdef object backend():
     """The CUDA backend (NOTE [The CUDA backend slot]); None before it is imported."""
     return cuda_backend
+
+
+cdef class Backend:
+    """What an op may ask of the device of its arrays (NOTE [One backend interface] in
+    device.pxd). This base serves nothing: each method answers None ("no fused path: run
+    the NumPy formula"), False, or the plain loop."""
+
+    cpdef object fused(self, str formula, object grad, object operand, tuple scalars=()):
+        """The backward formula ``formula`` (a template of cuda/pointwise_backward.cu:
+        ``tanh_backward``, ``gelu_backward`` ...) of the incoming gradient ``grad`` and one
+        saved array ``operand``, with ``scalars`` (threshold_backward's threshold ...), in
+        one pass; the result has ``grad``'s shape and dtype. None where not served."""
+        return None
+
+    cpdef tuple fused_pair(self, str formula, object grad, object a, object b, bint need_a,
+                           bint need_b):
+        """Both input gradients of a binary op (``mul_backward``, ``div_backward``) from
+        ``grad`` and the saved operands ``a`` and ``b`` in one pass: ``(grad_a, grad_b)``,
+        each None unless ``need_a`` / ``need_b`` (an operand only such a formula reads may
+        be None). None where not served."""
+        return None
+
+    cpdef object unary(self, str functor, object x):
+        """An elementwise function NumPy has no ufunc for (``Gelu``, ``Silu``, ``Sigmoid``
+        in one pass) of ``x``. None where not served."""
+        return None
+
+    cpdef object rows(self, str formula, tuple arrays, Py_ssize_t dim, tuple scalars=()):
+        """``softmax_forward`` (arrays ``(x,)``) or ``softmax_backward`` (``(grad,
+        output)``) along ``dim``, scalars ``(take_log,)``. None where not served."""
+        return None
+
+    cpdef object loss(self, str name, tuple arrays, tuple options):
+        """The loss ``name`` with its reduction. ``nll_loss``: arrays ``(input, target,
+        weight, total_weight)``, options ``(reduction, ignore_index)``, gives ``(loss,
+        total_weight)``; ``nll_loss_backward``: arrays ``(grad, input, target, weight,
+        total_weight)``, the same options; ``mse_loss`` and ``binary_cross_entropy``:
+        ``(input, target, weight)``, ``(reduction,)``; their ``_backward``: ``(input, target,
+        grad)``, ``(divisor,)``. None where not served."""
+        return None
+
+    cpdef bint has_gemm(self, object array) except -1:
+        """Whether ``gemm`` serves matrices like ``array`` (its dtype, on this backend)."""
+        return False
+
+    cpdef tuple gemm(self, object a, object b, object alpha, object bias=None, object beta=1,
+                     bint column_sums=False):
+        """``(alpha * (a @ b) + beta * bias, beta * b.sum(0) or None)`` in one pass (no bias
+        term when ``bias`` is None; its values ignored when ``beta`` is 0, NaN included, as
+        in addmm). None where not served."""
+        return None
+
+    cpdef bint can_add_in_place_together(self, object out, object addend) except -1:
+        """Whether ``out += addend`` may wait for one ``add_in_place_together`` with others
+        (NOTE [Deferred gradient accumulation] in accumulate_grad.pyx)."""
+        return False
+
+    cpdef add_in_place_together(self, list pairs):
+        """``out += addend`` for every ``(out, addend)`` of ``pairs``."""
+        for out, addend in pairs:
+            out += addend
+
+    cpdef object current_stream(self, int index):
+        """The current stream of device ``index``; None: this device has no streams."""
+        return None
+
+
+cdef Backend backend_of(object array):
+    """The Backend of ``array``'s device: the CPU's for a NumPy array (one pointer compare)
+    and for anything that is no array (a number: nothing to fuse), the CUDA backend's for a
+    DeviceArray."""
+    if type(array) is cnp.ndarray or type(array) is not cuda_array_type:
+        return cpu_backend
+    return <Backend>cuda_backend
 
 
 cdef bint is_cuda_array(object array):
@@ -131,35 +217,10 @@ cpdef device device_of(object array):
 # On the CPU a backward formula such as tanh's ``grad * (1 - y*y)`` is a few NumPy calls (or
 # one typed loop for small arrays, kernels.pyx). On a CUDA device each NumPy call is a
 # kernel launch and a pass over memory, so a formula runs as one launch of its fused kernel
-# (cuda/pointwise_backward.cu) when nothing is recorded (no create_graph). The CPU helpers
-# that compute those formulas ask here first: a DeviceArray gets the fused kernel, anything
-# else gets None and the NumPy path, unchanged.
-
-cdef object fused_on_device(str template, tuple arrays, tuple scalars=()):
-    """``template<T>`` launched once over ``arrays`` (the first fixes dtype and device) and
-    ``scalars``; None when the arrays are not on a CUDA device."""
-    if not is_cuda_array(arrays[0]):
-        return None
-    return arrays[0].fused(template, arrays[1:], scalars)
-
-
-cdef object rows_on_device(str template, tuple arrays, Py_ssize_t dim, tuple scalars=()):
-    """``template<T>`` (cuda/softmax.cu) launched once over the rows of ``arrays`` along
-    ``dim`` (softmax_forward: x; softmax_backward: g, y; the last fixes shape and dtype);
-    None when the arrays are not on a CUDA device."""
-    if not is_cuda_array(arrays[len(arrays) - 1]):
-        return None
-    return cuda_backend.rows(template, arrays, dim, scalars)
-
-
-cdef object loss_on_device(str name, tuple arrays, tuple options):
-    """The loss ``name`` (cuda/loss.cu: nll_loss, mse_loss ... and their ``_backward``) in
-    one launch over ``arrays`` (the first on a CUDA device; None entries are absent
-    weights) with ``options`` (reduction, ignore_index ...): autograd_cy/cuda/rows.py's
-    ``loss``. None when the first array is not on a CUDA device."""
-    if not is_cuda_array(arrays[0]):
-        return None
-    return cuda_backend.loss(name, arrays, options)
+# (cuda/pointwise_backward.cu) when nothing is recorded (no create_graph); so do softmax
+# (cuda/softmax.cu), the losses (cuda/loss.cu) and addmm (cuda/gemm.cu). The ops ask the
+# backend of their array (NOTE [One backend interface]); the CUDA backend launches, the
+# CPU backend runs its loop or answers None, and the NumPy path runs unchanged.
 
 
 cdef object array_namespace(object array):

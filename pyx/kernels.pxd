@@ -1,7 +1,8 @@
 # Design: fused loops for small contiguous float32/float64 arrays (NOTE [Fused kernels] in
 # kernels.pyx). NumPy arrays in, a NumPy array (or None: "does not apply, take the NumPy
-# path") out; a CUDA array gets its fused kernel (NOTE [Fused formulas on CUDA], device.pyx).
-# The engine and the op modules call them.
+# path") out. The *_backward_kernel functions ask the gradient's backend (NOTE [Fused
+# formulas by the backend]); the CPU backend runs the *_loop functions. The engine and the
+# op modules call them.
 
 cdef enum:
     KERNEL_ADD = 0
@@ -17,3 +18,5 @@ cdef object tanh_backward_kernel(object grad, object result)
 cdef object tanh_kernel(object x)
 cdef object threshold_backward_kernel(object grad, object result)
 cdef object sigmoid_backward_kernel(object grad, object result)
+cdef object tanh_backward_loop(object grad, object result)
+cdef object threshold_backward_loop(object grad, object result)

@@ -11,7 +11,7 @@ the cost. They return None for anything else, and the caller then takes the NumP
 cimport numpy as cnp
 from libc.math cimport tanh as libm_tanh
 
-from autograd_cy._C.device cimport fused_on_device, is_cuda_array
+from autograd_cy._C.device cimport backend_of
 
 cnp.import_array()
 
@@ -144,11 +144,34 @@ cdef void real_scalar(int op, real* a, real value, real* out, Py_ssize_t n) noex
             out[i] = a[i] * value
 
 
+# NOTE [Fused formulas by the backend]
+# tanh's, sigmoid's and relu's backward formulas go to the backend of the gradient (NOTE [One
+# backend interface] in device.pxd): the CPU backend runs the loops below (it has none for
+# sigmoid's: the NumPy formula is as fast), a CUDA backend one launch; None means neither
+# applies and the caller runs its NumPy formula.
+
 cdef object tanh_backward_kernel(object grad, object result):
-    """``grad * (1 - result * result)`` in one pass, rounding after each step as NumPy would
-    (one fused launch on a CUDA device: NOTE [Fused formulas on CUDA] in device.pyx)."""
-    if is_cuda_array(grad):
-        return fused_on_device("tanh_backward", (grad, result))
+    """``grad * (1 - result * result)`` by the backend of ``grad``, or None."""
+    return backend_of(grad).fused("tanh_backward", grad, result)
+
+
+cdef object sigmoid_backward_kernel(object grad, object result):
+    """``grad * result * (1 - result)`` by the backend of ``grad``, or None."""
+    return backend_of(grad).fused("sigmoid_backward", grad, result)
+
+
+cdef tuple ZERO = (0,)
+
+
+cdef object threshold_backward_kernel(object grad, object result):
+    """``0 where result <= 0, else grad`` (relu's backward) by the backend of ``grad``, or
+    None."""
+    return backend_of(grad).fused("threshold_backward", grad, result, ZERO)
+
+
+cdef object tanh_backward_loop(object grad, object result):
+    """``grad * (1 - result * result)`` in one pass, rounding after each step as NumPy
+    would; None unless both are kernel operands (NOTE [Fused kernels]) of one shape."""
     cdef int typenum = kernel_type(grad)
     cdef Py_ssize_t i, n
     cdef float* gf
@@ -184,20 +207,12 @@ cdef object tanh_backward_kernel(object grad, object result):
     return out
 
 
-cdef object sigmoid_backward_kernel(object grad, object result):
-    """``grad * result * (1 - result)``: one fused launch on a CUDA device; None on the CPU
-    (the Tensor formula is as fast there)."""
-    return fused_on_device("sigmoid_backward", (grad, result))
-
-
-cdef object threshold_backward_kernel(object grad, object result):
+cdef object threshold_backward_loop(object grad, object result):
     """PyTorch's threshold_backward for relu: ``0 where result <= 0, else grad`` (a NaN
     result passes the gradient, an infinite gradient stays infinite). ``np.where`` branches
     per element and mispredicts on the random sign pattern of an activation (~4x slower than
     this select, which the compiler makes branch-free); the loop is memory-bound, so unlike
     the other kernels it takes arrays of any size."""
-    if is_cuda_array(grad):
-        return fused_on_device("threshold_backward", (grad, result), (0,))
     if type(grad) is not cnp.ndarray or not cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>grad):
         return None
     cdef int typenum = cnp.PyArray_TYPE(<cnp.ndarray>grad)

@@ -126,3 +126,23 @@ def test_the_cuda_array_imports_none_of_the_modules_that_operate_on_it():
                 problems += [f"array.py:{node.lineno} imports {module}" for module in modules
                              if set(module.split(".")) & operating]
     assert not problems, "\n".join(problems)
+
+
+def test_no_op_tests_the_device():
+    """NOTE [One backend interface] (pyx/device.pxd): an op asks the backend of its array,
+    ``backend_of(array).fused(...)``; it never tests which device the array is on, nor calls
+    a method only a DeviceArray has."""
+    asked = re.compile(r"backend_of\((?:[^()]|\([^()]*\))*\)\.(fused|fused_pair)\(")
+    fused_call = re.compile(r"\.(fused|fused_pair)\(")
+    problems = []
+    for name, module, source in sources():
+        if module != "ops/*":
+            continue
+        if "is_cuda_array" in source:
+            problems.append(f"ops/{name} tests is_cuda_array")
+        if ".apply_functor(" in source:
+            problems.append(f"ops/{name} calls DeviceArray.apply_functor")
+        if len(fused_call.findall(source)) != len(asked.findall(source)):
+            problems.append(f"ops/{name} calls .fused/.fused_pair on something that is not "
+                            "backend_of(array)")
+    assert not problems, "\n".join(problems)

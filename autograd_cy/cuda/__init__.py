@@ -19,9 +19,7 @@ from autograd_cy.cuda.array import CudaDevice, DeviceArray, empty, from_host
 # The modules that register the array's operations (NOTE [The array's operations]).
 from autograd_cy.cuda import dispatch as _dispatch  # noqa: F401
 from autograd_cy.cuda import indexing as _indexing  # noqa: F401
-from autograd_cy.cuda import rows as _rows
-from autograd_cy.cuda import gemm as _gemm
-from autograd_cy.cuda import foreach as _foreach
+from autograd_cy.cuda.backend import CudaBackend
 
 __all__ = ["is_available", "device_count", "current_device", "set_device", "synchronize",
            "manual_seed", "manual_seed_all", "initial_seed", "get_rng_state", "set_rng_state",
@@ -239,10 +237,10 @@ class DeviceNamespace:
     full_like = staticmethod(np.full_like)
 
 
-class _CoreBridge:
-    """What the core asks of the CUDA backend when an array changes device."""
-
-    array_type = DeviceArray
+class _CoreBridge(CudaBackend):
+    """The CUDA backend the core asks (NOTE [The CUDA backend slot] in pyx/device.pyx): the
+    fused launches of CudaBackend, and what it asks when an array changes device or a
+    backward runs on streams."""
 
     @staticmethod
     def to_cuda(array, index):
@@ -294,18 +292,8 @@ class _CoreBridge:
         seam = _device(index).seam
         seam.wait_event(waiter, seam.record_event(producer))
 
-    # the fused row and loss kernels (NOTE [Fused formulas on CUDA] in pyx/device.pyx)
-    rows = staticmethod(_rows.rows)
-    loss = staticmethod(_rows.loss)
-    # addmm and its backward with their epilogues (NOTE [GEMM epilogues] in cuda/gemm.cu)
-    gemm = staticmethod(_gemm.gemm)
-    gemm_dtypes = _gemm.GEMM_DTYPES
-    # the deferred .grad additions of a backward (NOTE [Deferred gradient accumulation])
-    can_add_in_place_together = staticmethod(_foreach.can_add_in_place_together)
-    add_in_place_together = staticmethod(_foreach.add_in_place_together)
 
-
-_core_device.set_cuda_backend(_CoreBridge)
+_core_device.set_cuda_backend(_CoreBridge())
 
 from autograd_cy.cuda.streams import (  # noqa: E402  (streams use _device above)
     Event, Stream, StreamContext, current_stream, default_stream, set_stream, stream)

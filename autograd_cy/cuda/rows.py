@@ -2,11 +2,10 @@
 log_softmax along a dim, nll_loss, and the pointwise losses fused into their reduction,
 forward and backward, one launch each.
 
-The core reaches these through its device slot (NOTE [The CUDA backend slot] and NOTE
-[Fused formulas on CUDA] in pyx/device.pyx): ``rows_on_device`` and ``loss_on_device``
-there call ``rows`` and ``loss`` here for a DeviceArray and return None (the NumPy path)
-for anything else. Argument checks stay in the ops (pyx/ops/loss.pyx), which run them
-before asking the device, so errors read as on the CPU.
+The core reaches these through the CUDA backend (NOTE [One backend interface] in
+pyx/device.pxd): its ``rows`` and ``loss`` call ``rows`` and ``loss`` here. Argument checks
+stay in the ops (pyx/ops/loss.pyx), which run them before asking the backend, so errors
+read as on the CPU.
 """
 import math
 
@@ -284,14 +283,16 @@ def manifest_scalar(value, dtype):
 
 
 def loss(name, arrays, options):
-    """The core's entry (loss_on_device in pyx/device.pyx): ``name`` with ``arrays`` and
-    ``options`` as the functions above take them."""
+    """The backend's ``loss`` (Backend.loss in pyx/device.pyx names the arrays and options
+    of each ``name``), by the functions above."""
     if name == "nll_loss":
-        return nll_loss(*arrays, *options)
+        # a total weight passed in is the one this computes again (same target and weights)
+        x, target, weight, _ = arrays
+        return nll_loss(x, target, weight, *options)
     if name == "nll_loss_backward":
-        grad, target, weight, total_weight = arrays
-        input_shape, reduction, ignore_index = options
-        return nll_loss_backward(grad, input_shape, target, weight, reduction, ignore_index,
+        grad, x, target, weight, total_weight = arrays
+        reduction, ignore_index = options
+        return nll_loss_backward(grad, x.shape, target, weight, reduction, ignore_index,
                                  total_weight)
     if name.endswith("_backward"):
         return pointwise_loss_backward(name[:-len("_backward")], *arrays, *options)

@@ -20,7 +20,6 @@ namespace (no ``__all__``).
 """
 import numpy as np
 
-from autograd_cy._C.device cimport is_cuda_array
 from autograd_cy._C.grad_mode cimport forward_level, needs_tensor_ops
 from autograd_cy._C.forward cimport forward2
 from autograd_cy._C.tensor cimport Tensor, make_tensor
@@ -40,15 +39,12 @@ ctypedef object (*PairKernel)(object grad, object result)
 
 cdef object kernel_or_numpy(PairKernel kernel, object numpy_formula, Tensor grad_output,
                             Tensor output):
-    """``kernel(grad_output, output)`` where it applies (a CUDA launch needs operands of one
-    shape and dtype: its output takes the gradient's), else ``numpy_formula`` on the
-    arrays, which broadcasts."""
+    """``kernel(grad_output, output)`` where its backend has the formula for these arrays
+    (its result takes the gradient's shape and dtype), else ``numpy_formula`` on the arrays,
+    which broadcasts and promotes."""
     grad_array = grad_output._data
     output_array = output._data
-    array = None
-    if not is_cuda_array(grad_array) or (grad_array.shape == output_array.shape
-                                         and grad_array.dtype == output_array.dtype):
-        array = kernel(grad_array, output_array)
+    array = kernel(grad_array, output_array)
     if array is None:
         array = quietly2(numpy_formula, grad_array, output_array)
     return array

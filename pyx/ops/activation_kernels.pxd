@@ -1,7 +1,8 @@
 # Design: the array math of the activations, NumPy arrays in and out, no autograd.
-# activation.pyx wraps each kernel in an op with a backward Node. A CUDA tensor's array (a
-# DeviceArray) takes the same functions to one launch of a kernel of cuda/ (NOTE [Fused
-# formulas on CUDA] in device.pyx).
+# activation.pyx wraps each kernel in an op with a backward Node. Each asks the backend of
+# its array first (NOTE [One backend interface] in device.pxd): a CUDA tensor's array (a
+# DeviceArray) takes them to one launch of a kernel of cuda/, and the CPU backend runs the
+# softmax row loops, which are declared here for it.
 #
 # Every kernel returns a new array in the dtype of ``x`` (float16 computes in
 # float32). ``g``: None for the function itself, else the incoming gradient, and
@@ -15,3 +16,5 @@ cdef object softplus_array(object x, object g, double beta, double threshold)
 cdef object leaky_relu_array(object x, object g, double negative_slope)
 cdef object sigmoid_array(object x)
 cdef object log_sigmoid_array(object x)
+cdef object softmax_rows_kernel(object x, Py_ssize_t dim, bint take_log)
+cdef object softmax_backward_rows_kernel(object g, object y, Py_ssize_t dim, bint take_log)

@@ -11,7 +11,7 @@ import numpy as np
 cimport numpy as cnp
 from libc.math cimport exp, expf, log, logf, erf, erff
 
-from autograd_cy._C.device cimport fused_on_device, is_cuda_array, rows_on_device
+from autograd_cy._C.device cimport backend_of
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.kernels cimport kernel_type, kernel_operand
 
@@ -123,8 +123,11 @@ cdef void softmax_backward_rows(const real* g, const real* y, real* out, Py_ssiz
 
 
 cdef inline int rows_kernel_type(object x, Py_ssize_t dim):
-    """``kernel_type(x)`` when ``dim`` is the last dim of ``x`` (not 0-dim), else -1."""
+    """``kernel_type(x)`` when ``dim`` is the last dim of ``x`` (not 0-dim, not empty), else
+    -1."""
     if type(x) is not cnp.ndarray or dim != cnp.PyArray_NDIM(<cnp.ndarray>x) - 1:
+        return -1
+    if cnp.PyArray_SIZE(<cnp.ndarray>x) == 0:
         return -1
     return kernel_type(x)
 
@@ -176,16 +179,18 @@ cdef object softmax_backward_rows_kernel(object g, object y, Py_ssize_t dim, bin
     return out
 
 
+cdef tuple TAKE_LOG = (True,), NO_LOG = (False,)     # the rows' scalars
+
+
 cdef object softmax_array(object x, Py_ssize_t dim, bint take_log):
     """Softmax (or log_softmax) along ``dim``, shifted by the max so exp cannot overflow;
-    on a CUDA device one launch of cuda/softmax.cu."""
-    if is_cuda_array(x):
-        return rows_on_device("softmax_forward", (x,), dim, (take_log,))
-    if x.size == 0:
-        return x.copy()
-    result = softmax_rows_kernel(x, dim, take_log)
+    by the backend's rows where it has them (the row loops above on the CPU, one launch of
+    cuda/softmax.cu on a CUDA device)."""
+    result = backend_of(x).rows("softmax_forward", (x,), dim, TAKE_LOG if take_log else NO_LOG)
     if result is not None:
         return result
+    if x.size == 0:
+        return x.copy()
     work = compute_array(x)
     # The ufuncs' own reduce: ndarray.max and .sum go through a Python-level wrapper.
     with ignoring_fp_errors():
@@ -201,16 +206,15 @@ cdef object softmax_array(object x, Py_ssize_t dim, bint take_log):
 cdef object softmax_backward_array(object g, object y, Py_ssize_t dim, bint take_log):
     """From the output ``y``: ``y (g - sum(g y))`` for softmax, ``g - exp(y) sum(g)`` for
     log_softmax. A 0-dim tensor is one row of one element: the gradient is 0, but NaN for
-    an infinite or NaN ``g``, as PyTorch's. On a CUDA device one launch of cuda/softmax.cu."""
-    if is_cuda_array(y):
-        return rows_on_device("softmax_backward", (g, y), dim, (take_log,))
+    an infinite or NaN ``g``, as PyTorch's. By the backend's rows where it has them, as
+    softmax_array."""
+    result = backend_of(y).rows("softmax_backward", (g, y), dim,
+                                TAKE_LOG if take_log else NO_LOG)
+    if result is not None:
+        return result
     if y.ndim == 0:
         return softmax_backward_array(np.reshape(g, (1,)), np.reshape(y, (1,)), 0,
                                       take_log).reshape(())
-    if y.size != 0:
-        result = softmax_backward_rows_kernel(g, y, dim, take_log)
-        if result is not None:
-            return result
     work = compute_array(y)
     g = grad_like(g, work)
     if take_log:
@@ -318,21 +322,22 @@ cdef object gelu_tanh(object x, object g):
     return t
 
 
-cdef object device_activation(str functor, str backward, object x, object g):
-    """An activation on a CUDA device: its forward functor (``unary<T, Gelu>``) or its fused
-    backward formula, one launch each (NOTE [Fused formulas on CUDA] in device.pyx)."""
-    if x.dtype.kind != "f":
-        x = x.astype(np.float32)
+cdef object fused_activation(str functor, str backward, object x, object g):
+    """An activation by its backend (NOTE [One backend interface] in device.pxd): the
+    forward functor (``Gelu``: ``unary<T, Gelu>`` on a CUDA device) or, with a gradient
+    ``g``, the fused backward formula; None where the backend has neither (the CPU's
+    loops below)."""
     if g is None:
-        return x.apply_functor(functor)
-    return fused_on_device(backward, (g, x))
+        return backend_of(x).unary(functor, x)
+    return backend_of(g).fused(backward, g, x)
 
 
 cdef object gelu_array(object x, object g, str approximate):
-    if is_cuda_array(x):
-        return device_activation("Gelu" if approximate != "tanh" else "GeluTanh",
-                                 "gelu_backward" if approximate != "tanh" else
-                                 "gelu_tanh_backward", x, g)
+    result = fused_activation("Gelu" if approximate != "tanh" else "GeluTanh",
+                              "gelu_backward" if approximate != "tanh" else
+                              "gelu_tanh_backward", x, g)
+    if result is not None:
+        return result
     work = compute_array(x)
     if g is not None:
         g = grad_like(g, work)
@@ -369,8 +374,9 @@ cdef object log_sigmoid_array(object x):
 
 cdef object silu_array(object x, object g):
     """``x s`` or ``g s (1 + x (1 - s))``, s = sigmoid(x)."""
-    if is_cuda_array(x):
-        return device_activation("Silu", "silu_backward", x, g)
+    result = fused_activation("Silu", "silu_backward", x, g)
+    if result is not None:
+        return result
     work = compute_array(x)
     s = sigmoid_of(work)
     with ignoring_fp_errors():  # x = -inf: 0 * inf is nan, as in PyTorch
@@ -387,8 +393,10 @@ cdef object silu_array(object x, object g):
 cdef object softplus_array(object x, object g, double beta, double threshold):
     """``log1p(exp(beta x)) / beta`` or ``g sigmoid(beta x)``; where ``beta x > threshold``
     the function is ``x`` and its derivative 1."""
-    if g is not None and is_cuda_array(x) and x.dtype.kind == "f":
-        return fused_on_device("softplus_backward", (g, x), (beta, threshold))
+    if g is not None:
+        result = backend_of(g).fused("softplus_backward", g, x, (beta, threshold))
+        if result is not None:
+            return result
     work = compute_array(x)
     z = work * beta
     above = z > threshold

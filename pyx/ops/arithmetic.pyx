@@ -18,7 +18,7 @@ after backward, so ``(x * 2).sum()`` cannot be backpropagated twice.
 import numpy as np
 cimport numpy as cnp
 
-from autograd_cy._C.device cimport as_array, is_cuda_array
+from autograd_cy._C.device cimport as_array, backend_of
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, tensor_operators, TensorOperators, register_methods,
@@ -301,26 +301,29 @@ def rsub(Tensor self, other, *, alpha=1):
 
 # ------------------------------------------------------------------ mul / div
 
-cdef tuple fused_pair(str template, Node node, Tensor grad):
-    """The gradients ``node`` needs of a binary op (saved as ``self`` and ``other``), in one
-    CUDA launch (NOTE [Fused formulas on CUDA] in device.pyx), when nothing is recorded and
-    the operands are tensors of the gradient's dtype on its device; else None (nothing
-    unpacked: a saved tensor's unpack hook runs once per use). An operand the needed
-    formulas do not read may be missing (not saved)."""
-    if needs_tensor_ops() or not is_cuda_array(grad._data):
+cdef inline object array_of(object operand):
+    return None if operand is None else (<Tensor>operand)._data
+
+
+cdef tuple fused_pair(str formula, Node node, Tensor grad, object a, object b):
+    """The gradients ``node`` needs of a binary op, from its saved operands unpacked as ``a``
+    (self) and ``b`` (other), by one call of the gradient's backend (one CUDA launch: NOTE
+    [Fused formulas on CUDA] in device.pyx), when nothing is recorded and the operands are
+    tensors; else None (the Tensor formulas, on the same unpacked operands: a saved
+    tensor's unpack hook runs once per use). An operand the needed formulas do not read may
+    be None (not saved)."""
+    if needs_tensor_ops():
         return None
     cdef bint need_a = node.should_compute_output(0), need_b = node.should_compute_output(1)
-    a, b = unpack_saved(node, 0), unpack_saved(node, 1)
-    dtype = grad._data.dtype
-    for operand in (a, b):
-        if operand is not None and not (isinstance(operand, Tensor)
-                                        and (<Tensor>operand)._data.dtype == dtype):
-            return None
-    if not isinstance(b if need_a else a, Tensor):     # a formula needs it, and it is not there
+    if ((a is not None and not isinstance(a, Tensor))
+            or (b is not None and not isinstance(b, Tensor))
+            or not isinstance(b if need_a else a, Tensor)):     # a formula needs it
         return None
-    grad_a, grad_b = grad._data.fused_pair(
-        template, None if a is None else (<Tensor>a)._data,
-        None if b is None else (<Tensor>b)._data, (need_a, need_b))
+    pair = backend_of(grad._data).fused_pair(formula, grad._data, array_of(a), array_of(b),
+                                             need_a, need_b)
+    if pair is None:
+        return None
+    grad_a, grad_b = pair
     return (None if grad_a is None else make_tensor(grad_a),
             None if grad_b is None else make_tensor(grad_b))
 
@@ -332,9 +335,11 @@ cdef class MulBackward0(ElementwiseNode):
         grad = grads[0]
         self_grad = other_grad = None
         if self.should_compute_output(0) and self.should_compute_output(1):
-            pair = fused_pair("mul_backward", self, <Tensor>grad)
+            other, operand = unpack_saved(self, 1), unpack_saved(self, 0)
+            pair = fused_pair("mul_backward", self, <Tensor>grad, operand, other)
             if pair is not None:
                 return pair
+            return (mul_impl(grad, other), mul_impl(grad, operand))
         if self.should_compute_output(0):
             self_grad = mul_impl(grad, unpack_saved(self, 1))
         if self.should_compute_output(1):
@@ -387,17 +392,18 @@ cdef class DivBackward0(ElementwiseNode):
 
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
-        self_grad = other_grad = None
+        self_grad = other_grad = operand = None
+        other = unpack_saved(self, 1)
         if self.should_compute_output(1):
-            pair = fused_pair("div_backward", self, <Tensor>grad)
+            operand = unpack_saved(self, 0)
+            pair = fused_pair("div_backward", self, <Tensor>grad, operand, other)
             if pair is not None:
                 return pair
-        other = unpack_saved(self, 1)
         if self.should_compute_output(0):
             self_grad = div(grad, other)
         if self.should_compute_output(1):
             # d(a/b)/db = -a / b^2
-            other_grad = neg(div(mul(grad, unpack_saved(self, 0)), mul(other, other)))
+            other_grad = neg(div(mul(grad, operand), mul(other, other)))
         return (self_grad, other_grad)
 
 

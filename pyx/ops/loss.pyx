@@ -15,7 +15,7 @@ import numpy as np
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
 from autograd_cy._C.forward cimport forward1, forward2
 from autograd_cy._C.dtype cimport from_numpy_dtype
-from autograd_cy._C.device cimport as_array, is_cuda_array, loss_on_device
+from autograd_cy._C.device cimport as_array, backend_of
 from autograd_cy._C.tensor cimport Tensor, array_module, make_tensor, requires_grad
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.saved_tensor cimport SavedTensor
@@ -27,7 +27,6 @@ from autograd_cy._C.ops.pointwise import log, sigmoid
 from autograd_cy._C.ops.selection import where
 from autograd_cy._C.ops.activation import _log_sigmoid
 from autograd_cy._C.ops.activation_kernels cimport log_sigmoid_array
-from autograd_cy._C.ops.loss_kernels cimport nll_loss_2d, nll_loss_2d_backward
 from autograd_cy._C.ops.gather_scatter cimport tangent_or_zeros
 from autograd_cy._C.ops.reduction import sum as tensor_sum, mean as tensor_mean
 
@@ -63,13 +62,14 @@ cdef object scale_grad(object grad, int reduction, Py_ssize_t numel):
 
 cdef object fused_loss_backward(str kernel, object x, object target, object grad,
                                 int reduction):
-    """A pointwise loss's input gradient in one launch on a CUDA device (cuda/loss.cu), when
-    nothing is recorded and input and target share a dtype; else None (the Tensor ops)."""
+    """A pointwise loss's input gradient by the input's backend (one launch of cuda/loss.cu
+    on a CUDA device), when nothing is recorded and input and target share a dtype; else
+    None (the Tensor ops)."""
     xa, ta = (<Tensor>x)._data, (<Tensor>target)._data
-    if needs_tensor_ops() or not is_cuda_array(xa) or xa.dtype != ta.dtype:
+    if needs_tensor_ops() or xa.dtype != ta.dtype:
         return None
-    result = loss_on_device(kernel, (xa, ta, (<Tensor>grad)._data),
-                            (xa.size if reduction == MEAN else 1,))
+    result = backend_of(xa).loss(kernel, (xa, ta, (<Tensor>grad)._data),
+                                 (xa.size if reduction == MEAN else 1,))
     return None if result is None else wrap(result)
 
 
@@ -132,7 +132,7 @@ def mse_loss(Tensor input, Tensor target, int reduction=MEAN):
     if dtype.kind != "f":
         raise NotImplementedError(f"\"mse_cpu\" not implemented for '{scalar_name(dtype)}'")
     x, t = input._data.astype(dtype, copy=False), target._data.astype(dtype, copy=False)
-    loss = loss_on_device("mse_loss", (x, t, None), (reduction,)) if is_cuda_array(x) else None
+    loss = backend_of(x).loss("mse_loss", (x, t, None), (reduction,))
     if loss is None:
         with ignoring_fp_errors():      # an overflow is inf, quietly, as in PyTorch
             loss = reduce_array((x - t) * (x - t), reduction)
@@ -256,13 +256,11 @@ def nll_loss_forward(Tensor input, Tensor target, weight, int reduction, ignore_
     cdef NllLossBackward0 node
     x = input._data
     w_array = None if weight is None else (<Tensor>weight)._data
-    # On a CUDA device one launch of cuda/loss.cu; an out-of-range target is a device-side
-    # assert there (NOTE [Device-side asserts]), so nothing is read back here.
-    fast = None
-    if is_cuda_array(x):
-        fast = loss_on_device("nll_loss", (x, target._data, w_array), (reduction, ignore_index))
-    if fast is None and weight is None and total_weight is None and reduction != NONE:
-        fast = nll_loss_2d(x, target._data, ignore_index, reduction == MEAN)
+    # The backend's loss: the typed loops of loss_kernels.pyx for the common case on the CPU,
+    # one launch of cuda/loss.cu on a CUDA device, where an out-of-range target is a
+    # device-side assert (NOTE [Device-side asserts]), so nothing is read back here.
+    fast = backend_of(x).loss("nll_loss", (x, target._data, w_array, total_weight),
+                              (reduction, ignore_index))
     if fast is not None:
         array, total_weight = fast
     else:
@@ -309,14 +307,10 @@ def nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, weight,
     """The gradient of nll_loss: ``-weight[t] * grad`` at each target position, else 0."""
     cdef NllLossBackwardBackward0 node
     w_array = None if weight is None else (<Tensor>weight)._data
-    grad = None
-    if is_cuda_array(grad_output._data):
-        grad = loss_on_device("nll_loss_backward",
-                              (grad_output._data, target._data, w_array, total_weight),
-                              (self._data.shape, reduction, ignore_index))
-    if grad is None and weight is None and reduction != NONE:
-        grad = nll_loss_2d_backward(grad_output._data, self._data, target._data, ignore_index,
-                                    reduction == MEAN, total_weight)
+    grad = backend_of(grad_output._data).loss(
+        "nll_loss_backward",
+        (grad_output._data, self._data, target._data, w_array, total_weight),
+        (reduction, ignore_index))
     if grad is None:
         grad = nll_loss_backward_array(grad_output._data, self._data.shape, target._data,
                                        weight, reduction, ignore_index, total_weight)
@@ -432,10 +426,9 @@ def binary_cross_entropy(Tensor input, Tensor target, weight=None, int reduction
                                   f"'{scalar_name(x.dtype)}'")
     check_no_grad(weight, "weight", "binary_cross_entropy")
     w_array = None if weight is None else (<Tensor>weight)._data
-    # On a CUDA device one launch, whose kernel flags an input outside [0, 1] as torch's
-    # device-side assert does (NOTE [Device-side asserts] in cuda/loss.cu).
-    fused = (loss_on_device("binary_cross_entropy", (x, t, w_array), (reduction,))
-             if is_cuda_array(x) else None)
+    # On a CUDA device the backend's loss is one launch, whose kernel flags an input outside
+    # [0, 1] as torch's device-side assert does (NOTE [Device-side asserts] in cuda/loss.cu).
+    fused = backend_of(x).loss("binary_cross_entropy", (x, t, w_array), (reduction,))
     if fused is not None:
         return bce_result(fused, input, target, weight, reduction)
     # PyTorch's loop checks each element's input, then its target, so the first bad element

@@ -5,7 +5,8 @@ input, a 1-D int64 target of class indices, no class weights, reduction 'mean' o
 'sum'. loss.pyx's general path (any rank, weights, reduction 'none') takes about ten
 NumPy calls, ~20 us on a batch of 64; these loops make one pass over the target. Each
 function returns None when its operands do not qualify, and loss.pyx takes the general
-path, which also raises the errors.
+path, which also raises the errors. loss.pyx reaches them through the CPU backend
+(cpu_backend.pyx: NOTE [One backend interface] in device.pxd).
 """
 import numpy as np
 cimport numpy as cnp

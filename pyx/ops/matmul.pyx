@@ -31,7 +31,7 @@ from autograd_cy._C.ops.shape cimport unsafe_view
 from autograd_cy._C.ops.shape import expand, reshape, squeeze, t, transpose, unsqueeze
 from autograd_cy._C.ops.out_arguments cimport write_out
 from autograd_cy._C.ops.arithmetic import add, mul
-from autograd_cy._C.device cimport is_cuda_array, backend
+from autograd_cy._C.device cimport Backend, backend_of
 from autograd_cy._C.fp_errors cimport quietly2, quiet_matrix_product
 from autograd_cy._C.ops.conversion import contiguous
 
@@ -441,9 +441,8 @@ cdef class AddmmBackward0(Node):
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         if (not needs_tensor_ops() and isinstance(grad, Tensor)
-                and is_cuda_array((<Tensor>grad)._data)
-                and (<Tensor>grad)._data.dtype in backend().gemm_dtypes):
-            return self.gradients_on_device(grad)
+                and backend_of((<Tensor>grad)._data).has_gemm((<Tensor>grad)._data)):
+            return self.gemm_gradients(grad)
         self_grad = mat1_grad = mat2_grad = None
         alpha, beta = self.saved_alpha, self.saved_beta
         product = matmul if grads_batched() else mm     # matmul: over the batch dim too
@@ -457,13 +456,14 @@ cdef class AddmmBackward0(Node):
             mat2_grad = mat2_grad if alpha == 1 else mul(mat2_grad, alpha)
         return (self_grad, mat1_grad, mat2_grad)
 
-    cdef tuple gradients_on_device(self, Tensor grad):
-        """The formula above on a CUDA device with nothing recorded (NOTE [Fused formulas
-        on CUDA] in pyx/device.pyx), each product one launch of cuda/gemm.cu with alpha
-        folded in (NOTE [GEMM epilogues]); the bias's gradient, the column sums of grad
-        that validate_outputs' sum_to would take, comes out of mat2's launch."""
-        gemm = backend().gemm
+    cdef tuple gemm_gradients(self, Tensor grad):
+        """The formula above with nothing recorded, each product one gemm of the gradient's
+        backend with alpha folded in (one launch of cuda/gemm.cu on a CUDA device: NOTE
+        [Fused formulas on CUDA] in pyx/device.pyx, NOTE [GEMM epilogues]); the bias's
+        gradient, the column sums of grad that validate_outputs' sum_to would take, comes
+        out of mat2's product."""
         g = grad._data
+        cdef Backend backend = backend_of(g)
         alpha, beta = self.saved_alpha, self.saved_beta
         self_grad = mat1_grad = mat2_grad = None
         cdef bint need_self = self.should_compute_output(0)
@@ -472,7 +472,7 @@ cdef class AddmmBackward0(Node):
                               and self.self_sizes in ((g.shape[1],), (1, g.shape[1])))
         if need_mat2:
             mat1 = (<SavedTensor>self.saved_tensors[0]).unpack_array(self)
-            product, sums = gemm(mat1.T, g, alpha, None, beta, sum_bias)
+            product, sums = backend.gemm(mat1.T, g, alpha, None, beta, sum_bias)
             mat2_grad = make_tensor(product)
             if sum_bias:
                 self_grad = make_tensor(sums if len(self.self_sizes) == 1
@@ -481,7 +481,7 @@ cdef class AddmmBackward0(Node):
             self_grad = grad if beta == 1 else mul(grad, beta)
         if self.should_compute_output(1):
             mat2 = (<SavedTensor>self.saved_tensors[1]).unpack_array(self)
-            mat1_grad = make_tensor(gemm(g, mat2.T, alpha)[0])
+            mat1_grad = make_tensor(backend.gemm(g, mat2.T, alpha)[0])
         return (self_grad, mat1_grad, mat2_grad)
 
 
@@ -513,7 +513,7 @@ def addmm(Tensor self, Tensor mat1, Tensor mat2, *, beta=1, alpha=1):
         raise RuntimeError(f"self and mat2 must have the same dtype, but got "
                            f"{scalar_name(self._data.dtype)} and {scalar_name(mat2._data.dtype)}")
     check_mm_operands(mat1._data, mat2._data)
-    array = addmm_on_device(self, mat1, mat2, alpha, beta)
+    array = fused_addmm(self, mat1, mat2, alpha, beta)
     if array is None:
         array = addmm_array(self, mat1, mat2, alpha, beta)
     cdef Tensor out = wrap(array)
@@ -550,12 +550,13 @@ cdef object addmm_array(Tensor self, Tensor mat1, Tensor mat2, alpha, beta):
     return array
 
 
-cdef object addmm_on_device(Tensor self, Tensor mat1, Tensor mat2, alpha, beta):
-    """addmm of float CUDA arrays in one launch of cuda/gemm.cu, the bias added by its
-    epilogue (NOTE [GEMM epilogues]); None for anything else (the NumPy calls)."""
+cdef object fused_addmm(Tensor self, Tensor mat1, Tensor mat2, alpha, beta):
+    """addmm in one gemm of mat1's backend, the bias added by its epilogue (one launch of
+    cuda/gemm.cu on a CUDA device: NOTE [GEMM epilogues]); None where the backend has no
+    gemm for these operands (the NumPy calls)."""
     bias, a, b = self._data, mat1._data, mat2._data
-    if not (is_cuda_array(a) and is_cuda_array(b) and is_cuda_array(bias)
-            and a.dtype in backend().gemm_dtypes):
+    cdef Backend backend = backend_of(a)
+    if not backend.has_gemm(a):
         return None
     shape = (a.shape[0], b.shape[1])
     try:
@@ -564,7 +565,8 @@ cdef object addmm_on_device(Tensor self, Tensor mat1, Tensor mat2, alpha, beta):
         broadcasts = False
     if not broadcasts:
         return None         # the NumPy calls raise PyTorch's message
-    return backend().gemm(a, b, alpha, bias if beta != 0 else None, beta)[0]
+    result = backend.gemm(a, b, alpha, bias, beta)
+    return None if result is None else result[0]
 
 
 cdef object matmul_op(object self, object other):

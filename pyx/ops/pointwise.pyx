@@ -21,7 +21,7 @@ warning, as in PyTorch.
 """
 import numpy as np
 
-from autograd_cy._C.device cimport is_cuda_array, empty_result_like
+from autograd_cy._C.device cimport backend_of, empty_result_like
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
 from autograd_cy._C.forward cimport forward2, batch_binary
@@ -222,9 +222,10 @@ cdef class SigmoidBackward0(SavesResult):
 
 def _sigmoid_array(array):
     # 1 / (1 + exp(-x)) in one buffer; exp overflows to inf for very negative x,
-    # which correctly gives 0. On a CUDA device the same formula is one launch.
-    if is_cuda_array(array):
-        return array.apply_functor("Sigmoid")
+    # which correctly gives 0. A backend with the functor (CUDA) runs it in one launch.
+    fused = backend_of(array).unary("Sigmoid", array)
+    if fused is not None:
+        return fused
     result = np.negative(array, out=empty_result_like(array))
     np.exp(result, out=result)
     result += 1
