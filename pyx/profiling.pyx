@@ -39,7 +39,10 @@ cdef extern from "Python.h":
 # A built-in formula computes with arrays, not through the swapped ops, so its work is the
 # node's own time (torch lists e.g. the aten::mul inside MulBackward0).
 # The price of swapping: a reference taken before the profile started (``f = autograd_cy.mul``)
-# calls the original, unrecorded; and the swap is process-wide, as the flag is.
+# calls the original, unrecorded; and the swap is process-wide, as the flag is. What it
+# records is not: as torch's, a profile is the thread's that started it, so a wrapper (and
+# the engine's node events) called on any other thread runs the op unrecorded, at the cost of
+# one thread-id compare (``recording_here``).
 # A forward op's ``sequence_nr`` is the sequence number the next node would get (the node the
 # op records, if any) when grad mode is on, and -1 otherwise, as torch's; the Python side sets
 # it to -1 for an op nested inside another op (in torch such ops run below autograd).
@@ -61,6 +64,7 @@ cdef bint memory_on = False
 cdef TensorOperators saved_operators
 cdef object range_push = None    # emit_nvtx: open a named range (None: not emitting)
 cdef object range_pop = None
+cdef unsigned long profiling_thread = 0     # the thread that started the active profile
 
 
 cdef inline long long now() noexcept nogil:
@@ -98,6 +102,11 @@ cdef tuple result_bytes(object result, tuple args):
     return cpu, device
 
 
+cdef inline bint recording_here() noexcept:
+    """Does this thread record? A profile is active and this thread started it."""
+    return sink is not None and PyThread_get_thread_ident() == profiling_thread
+
+
 cdef inline void open_range(str name, long long seq) except *:
     """emit_nvtx's range for an op, named as torch names it."""
     if range_push is not None:
@@ -116,7 +125,7 @@ cdef void append_op(str name, long long start, long long seq, tuple args, object
 
 cpdef object record_call(str name, object function, tuple args, dict kwargs):
     """Run ``function(*args, **kwargs)`` and record it as the op ``name``."""
-    if sink is None:                      # a wrapper outliving its profile (another thread)
+    if not recording_here():     # another thread, or a wrapper outliving its profile
         return function(*args, **kwargs)
     cdef long long seq = peek_sequence_nr() if is_grad_enabled() else -1
     open_range(name, seq)
@@ -132,7 +141,7 @@ cpdef object record_call(str name, object function, tuple args, dict kwargs):
 
 def record_range(str name, long long start_ns, long long end_ns):
     """Record a ``record_function`` range."""
-    if sink is not None:
+    if recording_here():
         sink.append((KIND_USER, name, start_ns, end_ns, PyThread_get_thread_ident(), -1,
                      [] if shapes_on else None, 0, 0))
 
@@ -140,7 +149,10 @@ def record_range(str name, long long start_ns, long long end_ns):
 # --------------------------------------------------------------------- backward nodes
 
 cdef tuple enter_node(Node node):
-    """Start the two events of a node: evaluate_function's, then the node's own."""
+    """Start the two events of a node: evaluate_function's, then the node's own (None on a
+    thread that does not record)."""
+    if not recording_here():
+        return None
     if range_push is not None:
         range_push(f"{node.name()}, seq = {node.sequence_nr}"
                    if node.sequence_nr != UINT64_MAX else node.name())
@@ -149,11 +161,11 @@ cdef tuple enter_node(Node node):
 
 
 cdef void exit_node(Node node, list inputs, tuple started) except *:
+    if started is None:
+        return
     cdef long long inner_end = now()
     if range_pop is not None:
         range_pop()
-    if sink is None:
-        return
     name = node.name()
     seq = -1 if node.sequence_nr == UINT64_MAX else <long long>node.sequence_nr
     shapes = ([list(g.shape) if g is not None else [] for g in inputs] if shapes_on
@@ -185,6 +197,8 @@ cdef str index_op_name(object index):
 
 
 cdef object binary(str name, object (*op)(object, object), object a, object b):
+    if not recording_here():
+        return op(a, b)
     cdef long long seq = peek_sequence_nr() if is_grad_enabled() else -1
     open_range(name, seq)
     cdef long long start = now()
@@ -237,6 +251,8 @@ cdef object p_getitem(object a, object b):
 
 
 cdef object unary(str name, object (*op)(object), object a):
+    if not recording_here():
+        return op(a)
     cdef long long seq = peek_sequence_nr() if is_grad_enabled() else -1
     open_range(name, seq)
     cdef long long start = now()
@@ -255,6 +271,8 @@ cdef object p_not(object a): return unary("aten::bitwise_not", saved_operators.b
 
 
 cdef object p_setitem(object a, object index, object value):
+    if not recording_here():
+        return saved_operators.setitem(a, index, value)
     name = "aten::copy_" if isinstance(value, Tensor) else "aten::fill_"
     if isinstance(index, Tensor) or isinstance(index, (list, tuple)):
         name = "aten::index_put_"
@@ -303,13 +321,14 @@ def start(bint record_shapes, bint profile_memory, push=None, pop=None):
 
     A profile started inside another takes over, as in torch: the outer one's events so
     far are dropped and it records nothing more."""
-    global sink, shapes_on, memory_on, range_push, range_pop
+    global sink, shapes_on, memory_on, range_push, range_pop, profiling_thread
     if is_profiler_enabled():
         del sink[:]
     else:
         swap_operators()
     sink, shapes_on, memory_on = [], record_shapes, profile_memory
     range_push, range_pop = push, pop
+    profiling_thread = PyThread_get_thread_ident()
     set_profiler_enabled(True)
     return sink
 

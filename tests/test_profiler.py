@@ -287,3 +287,32 @@ def test_flops_as_torch():
         counted = [(row.key, row.flops) for row in averages if row.flops]
         return counted, averages.table().splitlines()[1].split("  ")[-6:]
     assert flops(ag) == flops(torch)
+
+
+def test_a_profile_records_only_the_thread_that_started_it():
+    """As torch's: ops another thread runs during the profile (through the same swapped
+    functions and operators) are not recorded, and still compute right."""
+    import threading
+
+    def run(lib):
+        x = lib.ones(3, requires_grad=True)
+        results, done = [], threading.Event()
+
+        def worker():
+            while not done.is_set():
+                results.append((lib.tanh(x) * 2).sum())
+                results[-1].backward()
+        thread = threading.Thread(target=worker)
+        thread.start()
+        try:
+            with lib_profiler(lib).profile() as prof:
+                for _ in range(3):
+                    lib.exp(x).sum()
+        finally:
+            done.set()
+            thread.join()
+        assert results and float(results[-1]) == pytest.approx(2 * 3 * np.tanh(1.0), rel=1e-6)
+        names = {event.name for event in prof.function_events}
+        return ("aten::exp" in names, "aten::sum" in names, "aten::tanh" in names,
+                "aten::mul" in names, any("TanhBackward0" in name for name in names))
+    assert run(ag) == run(torch) == (True, True, False, False, False)
