@@ -381,5 +381,5 @@ cdef object host_strided_view(cnp.ndarray array, tuple shape, tuple byte_strides
 cdef Py_ssize_t data_address(object array):
     """The address of ``array``'s first element, in its device's memory."""
     if type(array) is np.ndarray:
-        return array.__array_interface__["data"][0]
+        return <Py_ssize_t>cnp.PyArray_DATA(<cnp.ndarray>array)
     return array.data_ptr()

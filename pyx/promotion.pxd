@@ -13,3 +13,9 @@ cdef void raise_broadcast_error(object a, object b) except *
 cdef object broadcasting(object function, tuple operands, tuple arrays)
 cdef Tensor expect_tensor(object value, str function, str argument, int position)
 cdef Tensor wrap(object array)
+
+
+cdef inline int category(object dtype):
+    """PyTorch's promotion category: bool < integer < floating."""
+    kind = dtype.kind
+    return 0 if kind == "b" else 2 if kind == "f" else 1

@@ -28,12 +28,6 @@ cdef object FLOAT32 = np.dtype(np.float32)
 cdef type NUMPY_SCALAR = np.generic
 
 
-cdef inline int category(object dtype):
-    """PyTorch's promotion category: bool < integer < floating."""
-    kind = dtype.kind
-    return 0 if kind == "b" else 2 if kind == "f" else 1
-
-
 cdef object promote(object a, object b):
     """torch.promote_types for two dtypes, either of which may be None."""
     if a is None:

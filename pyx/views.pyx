@@ -29,7 +29,7 @@ from autograd_cy._C.tensor cimport (
     VIEW_INFERENCE_MODE,
     gradient_metadata, array_module, make_view, tangent_of,
 )
-from autograd_cy._C.device cimport strided_view, array_to_device, device_of
+from autograd_cy._C.device cimport strided_view, array_to_device, device_of, data_address
 from autograd_cy._C.forward cimport set_tangent, any_tangent, batch_unary, zero_tangent_of
 from autograd_cy._C.batching cimport tangent_batch
 from autograd_cy._C.node cimport Node, NodeExtras, Edge, set_edges, check_saved
@@ -45,12 +45,6 @@ cnp.import_array()
 
 
 # ------------------------------------------------------------------ geometry
-
-cdef Py_ssize_t data_address(object array):
-    if type(array) is np.ndarray:
-        return <Py_ssize_t>cnp.PyArray_DATA(array)
-    return array.data_ptr()
-
 
 cdef tuple geometry(object array, object base_array):
     """``(shape, strides, offset)`` of ``array`` in elements of ``base_array``'s storage."""

@@ -32,6 +32,7 @@ from autograd_cy._C.kernels cimport (
     sigmoid_backward_kernel, tanh_backward_kernel, threshold_backward_kernel,
 )
 from autograd_cy._C.ops.arithmetic import mul, add, zeros_like_grad
+from autograd_cy._C.ops.arithmetic cimport add_terms
 
 
 ctypedef object (*PairKernel)(object grad, object result)
@@ -57,13 +58,6 @@ cdef Tensor tanh_output_term(Tensor grad, Tensor output, Tensor grad_output):
     with ignoring_fp_errors():
         term = output._data * grad_output._data
         return make_tensor(grad._data * np.negative(term + term))
-
-
-cdef object add_terms(object term, object other_term):
-    """``term + other_term`` where either may be None (an operand without a tangent)."""
-    if term is None:
-        return other_term
-    return term if other_term is None else add(term, other_term)
 
 
 # ------------------------------------------------------------------ threshold_backward

@@ -75,10 +75,6 @@ cdef object scaled_tangent(object t, object alpha, Tensor result):
     return sole_tangent(t, result) if alpha == 1 else mul_impl(sole_tangent(t, result), alpha)
 
 
-cdef inline bint is_tensor_requiring_grad(object value):
-    return isinstance(value, Tensor) and requires_grad(<Tensor>value)
-
-
 # ------------------------------------------------------------------ add / sub
 
 cdef class AddBackward0(ElementwiseNode):
@@ -528,6 +524,13 @@ def floor_divide(self, other, *, out=None):
         record(node, tuple(x for x in (self, other) if is_tensor_requiring_grad(x)),
                (result,))
     return result
+
+
+cdef object add_terms(object term, object other_term):
+    """``term + other_term`` where either may be None (an operand without a tangent)."""
+    if term is None:
+        return other_term
+    return term if other_term is None else add(term, other_term)
 
 
 # ------------------------------------------------------------------ reciprocal, rdiv

@@ -9,18 +9,15 @@ import numpy as np
 
 from autograd_cy._C.grad_mode cimport needs_tensor_ops
 from autograd_cy._C.tensor cimport (
-    Tensor, requires_grad, tensor_operators, TensorOperators, register_methods,
+    Tensor, tensor_operators, TensorOperators, register_methods,
 )
 from autograd_cy._C.promotion cimport raise_broadcast_error
 from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.ops.arithmetic import add, sub, mul, div, floor_divide, neg
+from autograd_cy._C.ops.arithmetic cimport is_tensor_requiring_grad
 
 __all__ = ["add_", "sub_", "mul_", "div_", "floor_divide_", "neg_"]
 __tensor_methods__ = tuple(__all__)
-
-
-cdef inline bint is_tensor_requiring_grad(object value):
-    return isinstance(value, Tensor) and requires_grad(<Tensor>value)
 
 
 cdef object scaled(object other, object alpha):

@@ -22,8 +22,8 @@ from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.ops.reduction cimport (
-    ReductionBackward, normalize_dims, check_nonempty, record_reduction, constant, records, wrap,
-    kept_shape,
+    ReductionBackward, normalize_dims, check_nonempty, record_reduction, constant, records,
+    contiguous_result, kept_shape,
 )
 from autograd_cy._C.ops.arithmetic import mul, div
 from autograd_cy._C.ops.arguments cimport invalid_combination, missing_argument
@@ -93,7 +93,7 @@ cdef Tensor extreme(Tensor self, object dim, bint keepdim, bint largest, str nam
                            "argument.")
     check_nonempty(name, self._data.shape, dims if self._data.size == 0 else ())
     reduce = np.amax if largest else np.amin
-    cdef Tensor out = wrap(reduce(self._data, axis=dims, keepdims=keepdim))
+    cdef Tensor out = contiguous_result(reduce(self._data, axis=dims, keepdims=keepdim))
     if records(self):
         node = AmaxBackward0() if largest else AminBackward0()
         record_reduction(node, self, out, dims, keepdim, (self, out))
@@ -186,7 +186,7 @@ cdef object max_or_min(Tensor self, object dim, object keepdim, bint largest):
             raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
                                "input.numel() == 0. Specify the reduction dim with the 'dim' "
                                "argument.")
-        out = wrap(np.max(array) if largest else np.min(array))
+        out = contiguous_result(np.max(array) if largest else np.min(array))
         if records(self):
             record_reduction(MaxBackward1() if largest else MinBackward1(), self, out,
                              normalize_dims(None, array.ndim), False, (self, out))
@@ -202,8 +202,8 @@ cdef object max_or_min(Tensor self, object dim, object keepdim, bint largest):
     if not keepdim and dims:
         values = np.squeeze(values, axis)
         index_array = np.squeeze(index_array, axis)
-    out = wrap(values)
-    indices = wrap(index_array.reshape(values.shape))
+    out = contiguous_result(values)
+    indices = contiguous_result(index_array.reshape(values.shape))
     if records(self):
         node = MaxBackward0() if largest else MinBackward0()
         node.saved_dim = dims
@@ -246,16 +246,16 @@ cdef Tensor arg_extreme(Tensor self, object dim, bint keepdim, bint largest):
             raise IndexError(f"{name}(): Expected reduction dim to be specified for "
                              "input.numel() == 0.")
         index = search(array)
-        return wrap(array_module(array).full((1,) * array.ndim if keepdim else (), index,
-                                             dtype=np.int64))
+        shape = (1,) * array.ndim if keepdim else ()
+        return contiguous_result(array_module(array).full(shape, index, dtype=np.int64))
     if isinstance(dim, (tuple, list)):
         raise TypeError(f"{name}(): argument 'dim' (position 1) must be int, not "
                         f"{type(dim).__name__}")
     dims = normalize_dims(dim, array.ndim)
     check_nonempty(name, array.shape, dims)
     if not dims:
-        return wrap(array_module(array).zeros((), dtype=np.int64))
-    return wrap(as_array(search(array, axis=dims[0], keepdims=keepdim), INT64))
+        return contiguous_result(array_module(array).zeros((), dtype=np.int64))
+    return contiguous_result(as_array(search(array, axis=dims[0], keepdims=keepdim), INT64))
 
 
 def argmax(Tensor self, dim=None, keepdim=False):
@@ -298,13 +298,13 @@ def median(Tensor self, dim=NOT_GIVEN, keepdim=None):
     nan = np.isnan(array) if array.dtype.kind == "f" else None
     if dim is None:
         if array.size == 0:
-            return wrap(np.asarray(np.nan, dtype=array.dtype))
+            return contiguous_result(np.asarray(np.nan, dtype=array.dtype))
         flat = array.reshape(-1)
         if nan is not None and nan.any():
             value = flat[np.argmax(nan.reshape(-1))]
         else:
             value = np.partition(flat, (flat.size - 1) // 2)[(flat.size - 1) // 2]
-        out = wrap(as_array(value, array.dtype))
+        out = contiguous_result(as_array(value, array.dtype))
         if records(self):
             record_reduction(MedianBackward0(), self, out, normalize_dims(None, array.ndim),
                              False, (self, out))
@@ -329,8 +329,8 @@ def median(Tensor self, dim=NOT_GIVEN, keepdim=None):
         index_array = np.squeeze(index_array, axis)
     if not array.ndim:
         values, index_array = values.reshape(()), index_array.reshape(())
-    out = wrap(values)
-    indices = wrap(index_array)
+    out = contiguous_result(values)
+    indices = contiguous_result(index_array)
     if records(self):
         node = MedianBackward1()
         node.saved_dim = (d,) if array.ndim else ()

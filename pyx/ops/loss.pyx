@@ -23,11 +23,12 @@ from autograd_cy._C.recording cimport record1, record2, any_requires_grad2
 from autograd_cy._C.promotion cimport wrap, result_type
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.ops.arithmetic import add, sub, mul, div, neg
+from autograd_cy._C.ops.arithmetic cimport add_terms
 from autograd_cy._C.ops.pointwise import log, sigmoid
 from autograd_cy._C.ops.selection import where
 from autograd_cy._C.ops.activation import _log_sigmoid
 from autograd_cy._C.ops.activation_kernels cimport log_sigmoid_array
-from autograd_cy._C.ops.gather_scatter cimport tangent_or_zeros
+from autograd_cy._C.ops.gather_scatter cimport tangent_or_zeros, broadcast_shape
 from autograd_cy._C.ops.reduction import sum as tensor_sum, mean as tensor_mean
 
 __all__ = []
@@ -84,13 +85,6 @@ cdef object reduce_tangent(object tangent, int reduction):
     if reduction == NONE:
         return tangent
     return tensor_mean(tangent) if reduction == MEAN else tensor_sum(tangent)
-
-
-cdef object add_terms(object first, object second):
-    """``first + second``, either possibly None (a missing tangent's term)."""
-    if first is None:
-        return second
-    return first if second is None else add(first, second)
 
 
 cdef void check_no_grad(object tensor, str name, str function) except *:
@@ -512,20 +506,6 @@ cdef class BinaryCrossEntropyWithLogitsBackward0(Node):
                 grad_target = neg(mul(grad, add(x, mul(sub(pos_weight, 1.0),
                                                        _log_sigmoid(x)))))
         return (grad_x, grad_target)
-
-
-cdef tuple broadcast_shape(tuple a, tuple b):
-    """The broadcast of two shapes, with PyTorch's message when they do not fit."""
-    cdef Py_ssize_t n = max(len(a), len(b))
-    a_full = (1,) * (n - len(a)) + a
-    b_full = (1,) * (n - len(b)) + b
-    result = []
-    for i in range(n):
-        if a_full[i] != b_full[i] and a_full[i] != 1 and b_full[i] != 1:
-            raise RuntimeError(f"The size of tensor a ({a_full[i]}) must match the size of "
-                               f"tensor b ({b_full[i]}) at non-singleton dimension {i}")
-        result.append(b_full[i] if a_full[i] == 1 else a_full[i])
-    return tuple(result)
 
 
 def _broadcast_shape(a, b):

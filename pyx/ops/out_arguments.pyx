@@ -11,16 +11,12 @@ import warnings
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
 from autograd_cy._C.forward cimport no_forward_formula
 from autograd_cy._C.dtype cimport scalar_name
+from autograd_cy._C.promotion cimport category
 from autograd_cy._C.device cimport array_namespace
 from autograd_cy._C.tensor cimport Tensor, requires_grad, bump_version
 from autograd_cy._C.views cimport check_inference_inplace
 
 __all__ = []
-
-
-cdef inline int category(object dtype):
-    kind = dtype.kind
-    return 0 if kind == "b" else 2 if kind == "f" else 1
 
 
 cdef object write_out(str name, object out, tuple inputs, object compute):

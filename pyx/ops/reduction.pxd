@@ -17,7 +17,7 @@ cdef class ReductionBackward(Node):
     cdef object expand_back(self, object t)
 
 
-cdef Tensor wrap(object array)      # a reduction's result, contiguous as in PyTorch
+cdef Tensor contiguous_result(object array)      # a reduction's result, contiguous as in PyTorch
 cdef tuple normalize_dims(object dim, Py_ssize_t ndim)
 cdef tuple kept_shape(tuple shape, tuple dims)
 cdef Py_ssize_t reduced_numel(tuple shape, tuple dims)

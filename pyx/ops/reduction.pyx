@@ -27,7 +27,7 @@ from autograd_cy._C.promotion cimport wrap as wrap_array
 cnp.import_array()
 
 
-cdef Tensor wrap(object array):
+cdef Tensor contiguous_result(object array):
     """A reduction's result as a Tensor: PyTorch allocates it contiguous, whatever the input's
     layout (NumPy's follows the input's, and ``.view`` would then fail)."""
     if type(array) is cnp.ndarray and not cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>array):
@@ -222,7 +222,7 @@ def sum(Tensor self, dim=NOT_GIVEN, keepdim=None, *, dtype=None, out=None):
     if out is not None:
         return write_out("sum", out, (self,), lambda: sum(self, dim, keepdim, dtype=dtype))
     dims = normalize_dims(dim, self._data.ndim)
-    cdef Tensor result = wrap(quiet_reduce(np.add.reduce, self._data, dims, keepdim,
+    cdef Tensor result = contiguous_result(quiet_reduce(np.add.reduce, self._data, dims, keepdim,
                                            sum_dtype(self._data, dtype)))
     if records(self):
         record_reduction(SumBackward1() if by_dim else SumBackward0(), self, result, dims,
@@ -285,7 +285,7 @@ def mean(Tensor self, dim=NOT_GIVEN, keepdim=None, *, dtype=None, out=None):
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {from_numpy_dtype(array.dtype)._scalar_name}")
     dims = normalize_dims(dim, array.ndim)
-    cdef Tensor result = wrap(mean_array(array, dims, keepdim, dtype))
+    cdef Tensor result = contiguous_result(mean_array(array, dims, keepdim, dtype))
     if records(self):
         node = MeanBackward1() if by_dim else MeanBackward0()
         node.saved_self_sym_numel = array.size
@@ -389,7 +389,7 @@ cdef object product_of_others(Tensor x, object zeros, tuple dims):
 
 
 cdef Tensor prod_over(Tensor self, tuple dims, bint keepdim, ProdBackward0 node, dtype=None):
-    cdef Tensor out = wrap(quiet_reduce(np.prod, self._data, dims, keepdim,
+    cdef Tensor out = contiguous_result(quiet_reduce(np.prod, self._data, dims, keepdim,
                                         sum_dtype(self._data, dtype)))
     if records(self):
         record_reduction(node, self, out, dims, keepdim, (self, out))
@@ -421,7 +421,7 @@ def prod(Tensor self, dim=NOT_GIVEN, keepdim=None, *, dtype=None):
 def count_nonzero(Tensor self, dim=None):
     """Number of non-zero elements, over all dims or ``dim`` (int or tuple); int64."""
     dims = normalize_dims(dim, self._data.ndim)
-    return wrap(as_array(np.count_nonzero(self._data, axis=dims), np.dtype(np.int64)))
+    return contiguous_result(as_array(np.count_nonzero(self._data, axis=dims), np.dtype(np.int64)))
 
 
 # ------------------------------------------------------------------ norm
@@ -529,7 +529,7 @@ def norm(Tensor self, p="fro", dim=None, keepdim=False, dtype=None):
     if array.size == 0 and (p < 0 or p == INF):
         check_norm_identity(p, dim, array.shape)
     dims = normalize_dims(dim, array.ndim)
-    cdef Tensor out = wrap(vector_norm(array, p, dims, keepdim))
+    cdef Tensor out = contiguous_result(vector_norm(array, p, dims, keepdim))
     if records(self):
         node = LinalgVectorNormBackward0()
         node.saved_ord = p
@@ -577,7 +577,7 @@ def logsumexp(Tensor self, dim=NOT_GIVEN, keepdim=False):
     with ignoring_fp_errors():  # log(0) = -inf for empty slices
         total = np.log(np.sum(np.exp(array - shift), axis=dims, keepdims=True))
     total += shift
-    cdef Tensor out = wrap(total if keepdim else np.squeeze(total, axis=dims))
+    cdef Tensor out = contiguous_result(total if keepdim else np.squeeze(total, axis=dims))
     if records(self):
         record_reduction(LogsumexpBackward0(), self, out, dims, keepdim, (self, out))
     if forward_level():

@@ -18,7 +18,8 @@ from autograd_cy._C.node cimport unpack_saved
 from autograd_cy._C.recording cimport record
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.ops.reduction cimport (
-    ReductionBackward, wrap, normalize_dims, reduced_numel, record_reduction, constant, records,
+    ReductionBackward, contiguous_result, normalize_dims, reduced_numel, record_reduction,
+    constant, records,
 )
 from autograd_cy._C.ops.reduction import mean, sum
 from autograd_cy._C.ops.arguments cimport invalid_combination
@@ -162,10 +163,10 @@ cdef object var_std(Tensor self, object dim, bint keepdim, object correction, bi
         result = np.sum(squares, axis=dims, keepdims=keepdim) / (dof if dof > 0 else 0)
         if take_sqrt:
             result = np.sqrt(result)
-    cdef Tensor out = wrap(as_array(result, array.dtype))
+    cdef Tensor out = contiguous_result(as_array(result, array.dtype))
     cdef Tensor mean_out = None
     if with_mean:
-        mean_out = wrap(kept_mean if keepdim else kept_mean.reshape(out._data.shape))
+        mean_out = contiguous_result(kept_mean if keepdim else kept_mean.reshape(out._data.shape))
     if records(self):
         if with_mean:
             node = StdMeanBackward0() if take_sqrt else VarMeanBackward0()
