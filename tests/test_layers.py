@@ -13,32 +13,29 @@ IMPORT = re.compile(r"from autograd_cy\._C\.(ops\.)?(\w+) c?import")
 PACKAGE = re.compile(r"(from|import) autograd_cy(?!\._C)[\s.]")
 
 
-def layer_order():
-    """The module names of the documented list, top (imported by all below) first."""
+def documented_order(first):
+    """The module names of the list in docs/architecture.md that starts with ``first``, top
+    (imported by all below) first: ``{name: position}``."""
     with open(os.path.join(ROOT, "docs", "architecture.md")) as handle:
         text = handle.read()
-    start = text.index("```\ngrad_mode")
-    block = text[start + 4:text.index("```", start + 3)]
-    order = []
-    for line in block.splitlines():
-        if line and not line.startswith(" "):
-            head = line.split("  ")[0]
-            order += [name.split()[0] for name in re.split(r",\s*", head.strip())]
-    return {name: index for index, name in enumerate(order)}
-
-
-def op_layer_order():
-    """The op modules of the second list ("The op modules of `ops/*` are layered too")."""
-    with open(os.path.join(ROOT, "docs", "architecture.md")) as handle:
-        text = handle.read()
-    start = text.index("```\nop_table")
+    start = text.index("```\n" + first)
     block = text[start + 4:text.index("```", start + 3)]
     order = []
     for line in block.splitlines():
         if line and not line.startswith(" "):
             head = re.split(r"\s{2,}", line.strip())[0]
-            order += [name.strip() for name in head.split(",")]
+            order += [name.split()[0] for name in re.split(r",\s*", head)]
     return {name: index for index, name in enumerate(order)}
+
+
+def layer_order():
+    """The layers of pyx/ ("Layers (one way)")."""
+    return documented_order("grad_mode")
+
+
+def op_layer_order():
+    """The op modules of the second list ("The op modules of `ops/*` are layered too")."""
+    return documented_order("op_table")
 
 
 def sources():
