@@ -77,9 +77,9 @@ def from_dlpack(ext_tensor):
         return _wrap_array(np.from_dlpack(ext_tensor))
     if int(device_type) == _KDL_CUDA:
         import cupy
-        from autograd_cy import cuda
+        from autograd_cy.cuda import devices
         from autograd_cy.cuda.array import DeviceArray
-        device = cuda._device(int(index))
+        device = devices.get(int(index))
         with cupy.cuda.Device(int(index)):
             return _wrap_array(DeviceArray(cupy.from_dlpack(ext_tensor), device))
     raise RuntimeError(f"from_dlpack: unsupported DLPack device type {device_type}")

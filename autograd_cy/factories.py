@@ -373,8 +373,8 @@ def _cuda_device(device):
     target = _device_module.resolved_device(device)
     if target.type != "cuda":
         return None
-    from autograd_cy import cuda
-    return cuda._device(cuda._CoreBridge.device_index(target.index))
+    from autograd_cy.cuda import devices
+    return devices.get(target.index)
 
 
 def _random(kind, shape, numpy_dtype, generator, device, requires_grad):

@@ -45,19 +45,6 @@ _SCALAR_DTYPES = {np.dtype("float16"): np.float32, np.dtype("float32"): np.float
                   np.dtype("bool"): np.bool_}
 
 
-class CudaDevice:
-    """One device as a DeviceArray sees it: its index (``.id``, as CuPy names it) and seam."""
-
-    __slots__ = ("id", "seam")
-
-    def __init__(self, index, seam):
-        self.id = index
-        self.seam = seam
-
-    def __repr__(self):
-        return f"<CUDA Device {self.id}>"
-
-
 def mixed_devices_error(first, second):
     return RuntimeError("Expected all tensors to be on the same device, but found at least "
                         f"two devices, {first} and {second}!")
