@@ -13,6 +13,7 @@ Each device is reached through its seam (seam.py); a CUDA tensor holds a DeviceA
 import numpy as np
 
 from autograd_cy._C import device as _core_device
+from autograd_cy.rng_state import state_bytes, state_tensor
 from autograd_cy.cuda import devices
 from autograd_cy.cuda.array import DeviceArray, empty, from_host
 # The modules that register the array's operations (NOTE [The array's operations]).
@@ -80,17 +81,15 @@ _STATE_SIZE = 16
 def get_rng_state(device="cuda"):
     """The generator state of ``device`` (``torch.cuda.get_rng_state``): a uint8 tensor (on
     the CPU) of its Philox seed and stream offset; ``set_rng_state`` replays from there."""
-    from autograd_cy._C.tensor import _wrap_array
     seed, offset = devices.get(devices.index_of(device)).rng_state
     packed = seed.to_bytes(8, "little") + offset.to_bytes(8, "little")
-    return _wrap_array(np.frombuffer(packed, np.uint8).copy())
+    return state_tensor(packed)
 
 
 def set_rng_state(new_state, device="cuda"):
     """Restore ``device``'s generator to a state taken by ``get_rng_state``."""
-    from autograd_cy.factories import _rng_state_bytes
     target = devices.get(devices.index_of(device))
-    packed = _rng_state_bytes(new_state, _STATE_SIZE, "PhiloxCudaState")
+    packed = state_bytes(new_state, _STATE_SIZE, "PhiloxCudaState")
     target.rng_state = (int.from_bytes(packed[:8], "little"),
                         int.from_bytes(packed[8:], "little"))
 
