@@ -15,7 +15,7 @@ import numpy as np
 from autograd_cy.cuda import manifest
 from autograd_cy.cuda.array import (
     empty, empty_in_order, kernel_name, launch_elementwise, register_operations,
-    require_kernel, _contiguous_strides, _fill,
+    require_kernel, contiguous_strides, fill_array,
 )
 from autograd_cy.cuda.launch import elementwise_config
 from autograd_cy.cuda.layout import (
@@ -111,7 +111,7 @@ def _assert_word(device):
     """The device's assert word (zero until a kernel flags an error), made on first use."""
     if device.assert_word is None:
         device.assert_word = empty((1,), np.dtype(np.int64), device)
-        _fill(device.assert_word, 0)
+        fill_array(device.assert_word, 0)
     return device.assert_word
 
 
@@ -131,7 +131,7 @@ def check_device_asserts(device):
     device.assert_armed = False
     word = device.assert_word
     if device.seam.to_host(word.raw)[0]:
-        _fill(word, 0)
+        fill_array(word, 0)
         raise RuntimeError(
             "CUDA error: device-side assert triggered\nCUDA kernel errors might be "
             "asynchronously reported at some other API call, so the stacktrace below might be "
@@ -209,13 +209,13 @@ def nll_loss_backward(grad, input_shape, target, weight, reduction, ignore_index
     out = empty(tuple(input_shape), grad.dtype, grad.device)
     if out.size == 0:
         return out
-    layout, t = _nll_layout(tuple(input_shape), _contiguous_strides(tuple(input_shape)),
+    layout, t = _nll_layout(tuple(input_shape), contiguous_strides(tuple(input_shape)),
                             target, reduction, ignore_index, weight, grad)
     seam = grad.device.seam
     if isinstance(total_weight, np.ndarray) or total_weight is None:
         total = None if total_weight is None else empty((), grad.dtype, grad.device)
         if total is not None:
-            _fill(total, float(total_weight))
+            fill_array(total, float(total_weight))
         total_weight = total
     else:
         total_weight = total_weight.astype(grad.dtype, copy=False)
