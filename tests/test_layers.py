@@ -188,10 +188,9 @@ def test_no_cuda_module_uses_another_modules_private_names():
     assert not problems, "\n".join(problems)
 
 
-def test_the_cuda_package_imports_in_no_circle():
-    """The graph of which module of autograd_cy/cuda imports which (``from autograd_cy.cuda
-    import x`` is an edge to x when x is a module, to the package's __init__ otherwise) has
-    no cycle: each module can be read knowing only the ones it imports."""
+def cuda_import_graph():
+    """{module: the modules of autograd_cy/cuda it imports}: ``from autograd_cy.cuda import
+    x`` is an edge to x when x is a module, to the package's __init__ otherwise."""
     edges = {}
     for module, _, _, tree in cuda_modules():
         package = module if is_package(module) else module.rpartition(".")[0]
@@ -204,7 +203,13 @@ def test_the_cuda_package_imports_in_no_circle():
             elif is_cuda_module(target):
                 targets.add(target)
         targets.discard(module)
+    return edges
 
+
+def test_the_cuda_package_imports_in_no_circle():
+    """The import graph of autograd_cy/cuda has no cycle: each module can be read knowing
+    only the ones it imports."""
+    edges = cuda_import_graph()
     done, path = set(), []
 
     def cycle_from(module):
@@ -224,3 +229,38 @@ def test_the_cuda_package_imports_in_no_circle():
     for module in sorted(edges):
         cycle = cycle_from(module)
         assert cycle is None, "an import cycle: " + " -> ".join(cycle)
+
+
+def documented_cuda_order():
+    """{module: position} from the CUDA block of docs/architecture.md, top first; a
+    folder (emulator/) stands for its modules."""
+    with open(os.path.join(ROOT, "docs", "architecture.md")) as handle:
+        text = handle.read()
+    start = text.index("autograd_cy/cuda/    __init__.py")
+    order = {}
+    for line in text[start:text.index("```", start)].splitlines():
+        match = re.match(r"\s*(\w+)(\.py|/)\s", line.replace("autograd_cy/cuda/", "", 1))
+        if match:
+            name = match.group(1)
+            order["autograd_cy.cuda" + ("" if name == "__init__" else "." + name)] = len(order)
+    return order
+
+
+def test_each_cuda_module_imports_only_modules_listed_below_it():
+    """The order of docs/architecture.md ("The CUDA backend") is the import order."""
+    order = documented_cuda_order()
+
+    def position(module):
+        while module not in order and "." in module:
+            module = module.rpartition(".")[0]         # emulator.module: emulator/
+        return order.get(module)
+
+    problems = []
+    for module, targets in cuda_import_graph().items():
+        if position(module) is None:
+            problems.append(f"{module} is not in the list")
+            continue
+        for target in targets:
+            if position(target) < position(module):
+                problems.append(f"{module} imports {target}, listed above it")
+    assert not problems, "\n".join(problems)

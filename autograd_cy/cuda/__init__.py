@@ -1,14 +1,15 @@
 """``autograd_cy.cuda``: CUDA devices, as ``torch.cuda`` names them.
 
-Which devices exist depends on the environment variable ``AUTOGRAD_CY_CUDA``:
-
-- unset or ``auto``: the GPUs CuPy finds (none without CuPy or a driver);
-- ``emulate`` (or ``emulate:N`` for N devices): CUDA devices emulated on the CPU, with the
-  same kernels run through the emulator (autograd_cy/cuda/emulator), for tests without a GPU;
-- ``off``: no devices.
+This module re-exports torch.cuda's API and fills the core's CUDA backend slot
+(``_CoreBridge``); the state lives below it. Which devices exist (``AUTOGRAD_CY_CUDA``: the
+GPUs CuPy finds, ``emulate[:N]`` devices emulated on the CPU, or ``off``), which one is
+current, and each device's own state (generator, streams through its seam, device-side
+assert word) are devices.py's (NOTE [Device state lives on the device]).
 
 Each device is reached through its seam (seam.py); a CUDA tensor holds a DeviceArray
-(array.py) whose NumPy-protocol methods launch the kernels of ``cuda/*.cu``.
+(array.py) whose NumPy-protocol methods launch the kernels of ``cuda/*.cu``. The modules of
+the package import each other at module level and in no circle (tests/test_layers.py); the
+order is in docs/architecture.md ("The CUDA backend").
 """
 import numpy as np
 
@@ -30,6 +31,7 @@ __all__ = ["is_available", "device_count", "current_device", "set_device", "sync
            "get_rng_state_all", "set_rng_state_all", "get_device_name",
            "DeviceArray", "Stream", "Event", "StreamContext", "current_stream",
            "default_stream", "set_stream", "stream"]
+
 
 def is_available():
     """Whether a CUDA device (real or emulated) can be used."""
