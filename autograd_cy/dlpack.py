@@ -16,6 +16,9 @@ another library's CUDA code: its tensors refuse DLPack and the array interface b
 import numpy as np
 
 from autograd_cy._C.tensor import _array_of, _register_methods, _wrap_array
+from autograd_cy.cuda import devices
+from autograd_cy.cuda.array import DeviceArray
+from autograd_cy.cuda.seam import EmulatedSeam
 
 __all__ = ["from_dlpack"]
 
@@ -28,7 +31,6 @@ def _raw(tensor):
     array = _array_of(tensor)
     if not tensor.is_cuda:
         return array
-    from autograd_cy.cuda.seam import EmulatedSeam
     if isinstance(array.device.seam, EmulatedSeam):
         raise RuntimeError(
             f"an emulated {tensor.device} tensor lives in host memory: it cannot be shared "
@@ -76,10 +78,8 @@ def from_dlpack(ext_tensor):
     if int(device_type) == _KDL_CPU:
         return _wrap_array(np.from_dlpack(ext_tensor))
     if int(device_type) == _KDL_CUDA:
-        import cupy
-        from autograd_cy import cuda
-        from autograd_cy.cuda.array import DeviceArray
-        device = cuda._device(int(index))
+        import cupy     # optional (a CPU install has none): only a CUDA capsule needs it
+        device = devices.get(int(index))
         with cupy.cuda.Device(int(index)):
             return _wrap_array(DeviceArray(cupy.from_dlpack(ext_tensor), device))
     raise RuntimeError(f"from_dlpack: unsupported DLPack device type {device_type}")

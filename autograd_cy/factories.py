@@ -13,6 +13,9 @@ from autograd_cy._C import device as _device_module
 from autograd_cy._C.dtype import check_convertible as _check_convertible
 from autograd_cy._C.fp_errors import FloatingPointErrorsIgnored as _FloatingPointErrorsIgnored
 from autograd_cy._C.tensor import Tensor, Size, _wrap_array, _array_of
+from autograd_cy import cuda as _cuda
+from autograd_cy.cuda import random as _cuda_random
+from autograd_cy.rng_state import state_bytes, state_tensor
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint",
@@ -77,11 +80,11 @@ class Generator:
             builtins.int(state["has_uint32"]).to_bytes(4, "little"),
             builtins.int(state["uinteger"]).to_bytes(4, "little"),
             (seed & 0xFFFFFFFFFFFFFFFF).to_bytes(8, "little")])
-        return _wrap_array(np.frombuffer(packed, np.uint8).copy())
+        return state_tensor(packed)
 
     def set_state(self, new_state):
         """Restore a state taken by ``get_state``: the same numbers are drawn again."""
-        packed = _rng_state_bytes(new_state, _CPU_STATE_SIZE, "CPUGeneratorImplState")
+        packed = state_bytes(new_state, _CPU_STATE_SIZE, "CPUGeneratorImplState")
         self._set_raw_state(({
             "bit_generator": "PCG64",
             "state": {"state": builtins.int.from_bytes(packed[0:16], "little"),
@@ -95,26 +98,13 @@ class Generator:
 _CPU_STATE_SIZE = 48
 
 
-def _rng_state_bytes(state, size, kind):
-    """The bytes of a generator state tensor, with torch's checks of its type and size."""
-    if not isinstance(state, Tensor):
-        raise TypeError(f"expected a torch.ByteTensor, but got {type(state).__name__}")
-    if state.dtype != _dtypes.uint8 or state.is_cuda:
-        raise TypeError("RNG state must be a torch.ByteTensor")
-    if state.numel() != size:
-        raise RuntimeError(f"Expected a {kind} of size {size} but found the input RNG state "
-                           f"size to be {state.numel()}")
-    return np.ascontiguousarray(_array_of(state)).tobytes()
-
-
 default_generator = Generator()
 
 
 def manual_seed(seed):
     """Seed the default generator and every CUDA device's (as ``torch.manual_seed`` does);
     returns the default generator."""
-    from autograd_cy import cuda
-    cuda.manual_seed_all(seed)
+    _cuda.manual_seed_all(seed)
     return default_generator.manual_seed(seed)
 
 
@@ -333,8 +323,7 @@ def _empty_like(input, dtype, device=None):
     dtype = _numpy_dtype(dtype, array.dtype)
     if input.is_cuda:
         if _device_module.resolved_device(_like_device(input, device)) == input.device:
-            from autograd_cy.cuda import DeviceNamespace
-            return DeviceNamespace(array.device).empty_like(array, dtype)
+            return _cuda.DeviceNamespace(array.device).empty_like(array, dtype)
         return np.empty(tuple(input.shape), dtype)
     return np.empty_like(array, dtype=dtype, order="K")
 
@@ -373,8 +362,7 @@ def _cuda_device(device):
     target = _device_module.resolved_device(device)
     if target.type != "cuda":
         return None
-    from autograd_cy import cuda
-    return cuda._device(cuda._CoreBridge.device_index(target.index))
+    return _cuda.devices.get(target.index)
 
 
 def _random(kind, shape, numpy_dtype, generator, device, requires_grad):
@@ -382,8 +370,7 @@ def _random(kind, shape, numpy_dtype, generator, device, requires_grad):
     on the CPU from the generator."""
     cuda_device = _cuda_device(device)
     if cuda_device is not None:
-        from autograd_cy.cuda import random
-        sample = random.uniform if kind == "uniform" else random.normal
+        sample = _cuda_random.uniform if kind == "uniform" else _cuda_random.normal
         return _make(sample(shape, numpy_dtype, cuda_device), requires_grad, device)
     rng = _rng(generator)
     array = rng.random(shape) if kind == "uniform" else rng.standard_normal(shape)

@@ -49,7 +49,7 @@ def _elementwise_bytes(op):
     """Bytes moved by one elementwise op's forward and by its backward, with the ideal."""
     import autograd_cy as ag
     _, function, arity, forward_arrays, backward_arrays = op
-    seam = ag.cuda._device(0).seam
+    seam = ag.cuda.devices.get(0).seam
     rng = np.random.default_rng(0)
     x, y = (ag.tensor(rng.random(ELEMENTS, dtype=np.float32) + 0.5, device="cuda",
                       requires_grad=True) for _ in range(2))
@@ -135,7 +135,7 @@ class AccumulatingMLP(workloads.MLP):
 def _count(workload):
     """Launches and host copies of one iteration, after one warm-up iteration."""
     import autograd_cy as ag
-    seam = ag.cuda._device(0).seam
+    seam = ag.cuda.devices.get(0).seam
     step = workload.build("autograd_cy")
     step()
     seam.counters.reset()
@@ -172,7 +172,7 @@ def run_device_report(args):
     sys.stdout.flush()
     if args.only is None:
         run_bytes_report()
-        if type(ag.cuda._device(0).seam).__name__ != "EmulatedSeam":
+        if type(ag.cuda.devices.get(0).seam).__name__ != "EmulatedSeam":
             from benchmarks.gpu import run_gpu_timings
             run_gpu_timings()
         else:

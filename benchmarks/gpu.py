@@ -108,7 +108,7 @@ def _copy_seconds(nbytes, synchronize, rounds):
 def run_gpu_timings(scale=1.0, rounds=ROUNDS):
     """Print both tables; return the rows of the large workloads (for the tests)."""
     import autograd_cy as ag
-    seam = ag.cuda._device(0).seam
+    seam = ag.cuda.devices.get(0).seam
     synchronize = ag.cuda.synchronize
     torch = _torch_cuda()
     workloads.DEVICE = "cuda"

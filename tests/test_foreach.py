@@ -40,7 +40,7 @@ def assert_lists_close(got, want):
 @pytest.fixture
 def seam():
     """The emulated device's counters, reset."""
-    seam = ag.cuda._device(0).seam
+    seam = ag.cuda.devices.get(0).seam
     seam.counters.reset()
     return seam
 

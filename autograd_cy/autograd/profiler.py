@@ -514,7 +514,7 @@ def _real_gpu_nvtx():
     """CuPy's NVTX module when a real GPU backs autograd_cy.cuda, else None."""
     from autograd_cy import cuda
     from autograd_cy.cuda.seam import CupySeam
-    if not any(isinstance(d.seam, CupySeam) for d in cuda._all_devices()):
+    if not any(isinstance(d.seam, CupySeam) for d in cuda.devices.all_devices()):
         return None
     from cupy.cuda import nvtx
     return nvtx

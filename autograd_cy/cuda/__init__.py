@@ -1,25 +1,28 @@
 """``autograd_cy.cuda``: CUDA devices, as ``torch.cuda`` names them.
 
-Which devices exist depends on the environment variable ``AUTOGRAD_CY_CUDA``:
-
-- unset or ``auto``: the GPUs CuPy finds (none without CuPy or a driver);
-- ``emulate`` (or ``emulate:N`` for N devices): CUDA devices emulated on the CPU, with the
-  same kernels run through the emulator (autograd_cy/cuda/emulator), for tests without a GPU;
-- ``off``: no devices.
+This module re-exports torch.cuda's API and fills the core's CUDA backend slot
+(``_CoreBridge``); the state lives below it. Which devices exist (``AUTOGRAD_CY_CUDA``: the
+GPUs CuPy finds, ``emulate[:N]`` devices emulated on the CPU, or ``off``), which one is
+current, and each device's own state (generator, streams through its seam, device-side
+assert word) are devices.py's (NOTE [Device state lives on the device]).
 
 Each device is reached through its seam (seam.py); a CUDA tensor holds a DeviceArray
-(array.py) whose NumPy-protocol methods launch the kernels of ``cuda/*.cu``.
+(array.py) whose NumPy-protocol methods launch the kernels of ``cuda/*.cu``. The modules of
+the package import each other at module level and in no circle (tests/test_layers.py); the
+order is in docs/architecture.md ("The CUDA backend").
 """
-import os
-
 import numpy as np
 
 from autograd_cy._C import device as _core_device
-from autograd_cy.cuda.array import CudaDevice, DeviceArray, empty, from_host
+from autograd_cy.rng_state import state_bytes, state_tensor
+from autograd_cy.cuda import devices
+from autograd_cy.cuda.array import DeviceArray, empty, from_host
 # The modules that register the array's operations (NOTE [The array's operations]).
 from autograd_cy.cuda import dispatch as _dispatch  # noqa: F401
 from autograd_cy.cuda import indexing as _indexing  # noqa: F401
 from autograd_cy.cuda.backend import CudaBackend
+from autograd_cy.cuda.streams import (
+    Event, Stream, StreamContext, current_stream, default_stream, set_stream, stream)
 
 __all__ = ["is_available", "device_count", "current_device", "set_device", "synchronize",
            "manual_seed", "manual_seed_all", "initial_seed", "get_rng_state", "set_rng_state",
@@ -27,101 +30,49 @@ __all__ = ["is_available", "device_count", "current_device", "set_device", "sync
            "DeviceArray", "Stream", "Event", "StreamContext", "current_stream",
            "default_stream", "set_stream", "stream"]
 
-_devices = None
-_current = 0
-_seed = 0
-# The Philox stream offset of each device, in 32-bit words (NOTE [Philox4x32-10] in
-# cuda/random.cu): every random launch starts where the previous one stopped.
-_offsets = {}
-# A device whose state was set by set_rng_state draws from that state's seed, not _seed.
-_device_seeds = {}
-
-
-def _mode():
-    value = os.environ.get("AUTOGRAD_CY_CUDA", "auto").strip().lower()
-    if value.startswith("emulate"):
-        _, _, count = value.partition(":")
-        return "emulate", int(count or 1)
-    return value, None
-
-
-def _all_devices():
-    """The devices of this process, found once."""
-    global _devices
-    if _devices is None:
-        mode, count = _mode()
-        if mode == "emulate":
-            from autograd_cy.cuda.seam import EmulatedSeam
-            _devices = [CudaDevice(i, EmulatedSeam(i)) for i in range(count)]
-        elif mode == "off":
-            _devices = []
-        else:
-            _devices = _real_devices()
-    return _devices
-
-
-def _real_devices():
-    try:
-        import cupy
-        count = cupy.cuda.runtime.getDeviceCount()
-    except Exception:           # no CuPy, no driver, no GPU: no devices
-        return []
-    from autograd_cy.cuda.seam import CupySeam
-    return [CudaDevice(i, CupySeam(i)) for i in range(count)]
-
 
 def is_available():
     """Whether a CUDA device (real or emulated) can be used."""
-    return bool(_all_devices())
+    return bool(devices.all_devices())
 
 
 def device_count():
-    return len(_all_devices())
+    return len(devices.all_devices())
 
 
 def current_device():
-    return _current
+    return devices.current_index()
 
 
 def set_device(device):
-    """Make ``device`` (an index, ``"cuda:N"`` or a device) the default for ``"cuda"``."""
-    global _current
-    index = _index_of(device)
-    if index is not None:
-        _device(index)
-        _current = index
+    """Make ``device`` (an index, ``"cuda:N"`` or a device) the default for ``"cuda"``; None
+    changes nothing."""
+    if device is not None:
+        devices.set_current(devices.index_of(device))
 
 
 def get_device_name(device=None):
-    seam = _device(_current if device is None else _index_of(device)).seam
+    seam = devices.get(devices.index_of(device)).seam
     return type(seam).__name__.replace("Seam", "") + " CUDA device"
 
 
 def synchronize(device=None):
     """Wait for every launch on ``device`` (the current one by default) to finish."""
-    _device(_current if device is None else _index_of(device)).seam.synchronize()
+    devices.get(devices.index_of(device)).seam.synchronize()
 
 
 def manual_seed(seed):
     """Seed the CUDA generator (the random ops that run on the device) and rewind every
     device's stream to its start, so the same calls draw the same numbers again."""
-    global _seed
-    _seed = int(seed) & 0xFFFFFFFFFFFFFFFF
-    _offsets.clear()
-    _device_seeds.clear()
+    devices.manual_seed(seed)
 
 
-def _philox_offset(index, words):
-    """The stream offset a launch on cuda:index drawing ``words`` 32-bit words starts at;
-    the device's offset moves past them (rounded up to whole Philox counters of 4 words)."""
-    offset = _offsets.get(index, 0)
-    _offsets[index] = offset + (words + 3) // 4 * 4
-    return offset
+def manual_seed_all(seed):
+    manual_seed(seed)
 
 
-def _device_seed(index):
-    """The Philox seed random launches on cuda:index use."""
-    return _device_seeds.get(index, _seed)
+def initial_seed():
+    return devices.initial_seed()
 
 
 _STATE_SIZE = 16
@@ -130,31 +81,17 @@ _STATE_SIZE = 16
 def get_rng_state(device="cuda"):
     """The generator state of ``device`` (``torch.cuda.get_rng_state``): a uint8 tensor (on
     the CPU) of its Philox seed and stream offset; ``set_rng_state`` replays from there."""
-    from autograd_cy._C.tensor import _wrap_array
-    index = _index_of(device)
-    _device(index)
-    seed, offset = _raw_rng_state(index)
+    seed, offset = devices.get(devices.index_of(device)).rng_state
     packed = seed.to_bytes(8, "little") + offset.to_bytes(8, "little")
-    return _wrap_array(np.frombuffer(packed, np.uint8).copy())
+    return state_tensor(packed)
 
 
 def set_rng_state(new_state, device="cuda"):
     """Restore ``device``'s generator to a state taken by ``get_rng_state``."""
-    from autograd_cy.factories import _rng_state_bytes
-    index = _index_of(device)
-    _device(index)
-    packed = _rng_state_bytes(new_state, _STATE_SIZE, "PhiloxCudaState")
-    _set_raw_rng_state(index, (int.from_bytes(packed[:8], "little"),
-                               int.from_bytes(packed[8:], "little")))
-
-
-def _raw_rng_state(index):
-    """(seed, offset) of cuda:index: what ``get_rng_state`` packs."""
-    return _device_seed(index), _offsets.get(index, 0)
-
-
-def _set_raw_rng_state(index, raw):
-    _device_seeds[index], _offsets[index] = raw
+    target = devices.get(devices.index_of(device))
+    packed = state_bytes(new_state, _STATE_SIZE, "PhiloxCudaState")
+    target.rng_state = (int.from_bytes(packed[:8], "little"),
+                        int.from_bytes(packed[8:], "little"))
 
 
 def get_rng_state_all():
@@ -166,37 +103,6 @@ def set_rng_state_all(new_states):
     """``set_rng_state`` of every device from the list ``get_rng_state_all`` returned."""
     for index, state in enumerate(new_states):
         set_rng_state(state, index)
-
-
-def manual_seed_all(seed):
-    manual_seed(seed)
-
-
-def initial_seed():
-    return _seed
-
-
-def _index_of(device):
-    if device is None:
-        return None
-    if isinstance(device, int):
-        return device
-    device = _core_device.device(device)
-    if device.type != "cuda":
-        raise ValueError(f"Expected a cuda device, but got: {device}")
-    return _current if device.index is None else device.index
-
-
-def _device(index):
-    devices = _all_devices()
-    if not devices:
-        raise RuntimeError(
-            "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU "
-            "and installed a driver (or set AUTOGRAD_CY_CUDA=emulate to run the CUDA backend "
-            "on an emulated device)")
-    if not 0 <= index < len(devices):
-        raise RuntimeError("CUDA error: invalid device ordinal")
-    return devices[index]
 
 
 class DeviceNamespace:
@@ -245,7 +151,7 @@ class _CoreBridge(CudaBackend):
     @staticmethod
     def to_cuda(array, index):
         """A copy of ``array`` (NumPy or a DeviceArray of another device) on cuda:index."""
-        device = _device(_current if index is None else index)
+        device = devices.get(index)
         if isinstance(array, DeviceArray):
             if array.device is device:
                 return array
@@ -259,41 +165,37 @@ class _CoreBridge(CudaBackend):
     @staticmethod
     def namespace(index):
         """The NumPy-like factories of cuda:index (what ``array_module`` gives the core)."""
-        return DeviceNamespace(_device(index))
+        return DeviceNamespace(devices.get(index))
 
     @staticmethod
     def device_index(index):
         """The index a tensor made for ``cuda`` / ``cuda:N`` gets (checked)."""
-        index = _current if index is None else index
-        _device(index)
-        return index
+        return devices.get(index).id
 
     # the engine's stream rules (the core's NOTE [Streams of backward]), in seam streams
     @staticmethod
     def current_stream(index):
-        return _device(index).seam.current_stream()
+        return devices.get(index).seam.current_stream()
 
     @staticmethod
     def current_streams():
         """The current stream of every device: what backward's caller left current."""
-        return {i: d.seam.current_stream() for i, d in enumerate(_all_devices())}
+        return {i: d.seam.current_stream() for i, d in enumerate(devices.all_devices())}
 
     @staticmethod
     def default_stream(index):
-        return _device(index).seam.default_stream()
+        return devices.get(index).seam.default_stream()
 
     @staticmethod
     def use_stream(index, stream):
-        _device(index).seam.use_stream(stream)
+        devices.get(index).seam.use_stream(stream)
 
     @staticmethod
     def wait_stream(index, waiter, producer):
         """``waiter`` waits for what ``producer`` has queued so far: an event between them."""
-        seam = _device(index).seam
+        seam = devices.get(index).seam
         seam.wait_event(waiter, seam.record_event(producer))
 
 
-_core_device.set_cuda_backend(_CoreBridge())
 
-from autograd_cy.cuda.streams import (  # noqa: E402  (streams use _device above)
-    Event, Stream, StreamContext, current_stream, default_stream, set_stream, stream)
+_core_device.set_cuda_backend(_CoreBridge())

@@ -45,19 +45,6 @@ _SCALAR_DTYPES = {np.dtype("float16"): np.float32, np.dtype("float32"): np.float
                   np.dtype("bool"): np.bool_}
 
 
-class CudaDevice:
-    """One device as a DeviceArray sees it: its index (``.id``, as CuPy names it) and seam."""
-
-    __slots__ = ("id", "seam")
-
-    def __init__(self, index, seam):
-        self.id = index
-        self.seam = seam
-
-    def __repr__(self):
-        return f"<CUDA Device {self.id}>"
-
-
 def mixed_devices_error(first, second):
     return RuntimeError("Expected all tensors to be on the same device, but found at least "
                         f"two devices, {first} and {second}!")
@@ -170,12 +157,12 @@ class DeviceArray(NDArrayOperatorsMixin):
     def reshape(self, *shape, order="C"):
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = shape[0]
-        shape = _resolve_shape(tuple(int(s) for s in shape), self.size)
-        strides = _view_strides(self.shape, self.element_strides, shape)
+        shape = resolve_shape(tuple(int(s) for s in shape), self.size)
+        strides = view_strides(self.shape, self.element_strides, shape)
         source = self
         if strides is None:           # not expressible as a view: copy, then view
             source = self.copy()
-            strides = _view_strides(source.shape, source.element_strides, shape)
+            strides = view_strides(source.shape, source.element_strides, shape)
         itemsize = self.itemsize
         return self._view(self.device.seam.as_strided(
             source._raw, shape, tuple(s * itemsize for s in strides)))
@@ -205,7 +192,7 @@ class DeviceArray(NDArrayOperatorsMixin):
     # ---------------------------------------------------------------- copies and fills
     def copy(self, order="C"):
         out = empty(self.shape, self.dtype, self.device)
-        _copy_into(out, self)
+        copy_into(out, self)
         return out
 
     def astype(self, dtype, copy=True, order="K", casting="unsafe"):
@@ -214,11 +201,11 @@ class DeviceArray(NDArrayOperatorsMixin):
             return self
         out = (empty_in_order(self.shape, dtype, self.device, (self,)) if order == "K"
                else empty(self.shape, dtype, self.device))
-        _copy_into(out, self)
+        copy_into(out, self)
         return out
 
     def fill(self, value):
-        _fill(self, value)
+        fill_array(self, value)
 
     def __setitem__(self, key, value):
         if (isinstance(key, DeviceArray) and key.dtype == np.bool_ and key.shape == self.shape
@@ -230,12 +217,12 @@ class DeviceArray(NDArrayOperatorsMixin):
             return
         target = self[key]
         if isinstance(value, DeviceArray):
-            _check_same_device(target, value)
-            _copy_into(target, value)
+            check_same_device(target, value)
+            copy_into(target, value)
         elif isinstance(value, np.ndarray) and value.ndim > 0:
             raise mixed_devices_error(_device_name(self), "cpu")
         else:
-            _fill(target, value)
+            fill_array(target, value)
 
     # ---------------------------------------------------------------- fused formulas
     def fused(self, template, operands=(), scalars=()):
@@ -258,7 +245,7 @@ class DeviceArray(NDArrayOperatorsMixin):
         outs = [empty(shape, self.dtype, self.device) if need else None for need in needs]
         if self.size:
             inputs = (self, a, b)
-            strides = [_contiguous_strides(shape)] + [
+            strides = [contiguous_strides(shape)] + [
                 (0,) * len(shape) if x is None else
                 broadcast_strides(shape, x.shape, x.element_strides) for x in inputs]
             seam = self.device.seam
@@ -369,7 +356,8 @@ def from_host(array, device):
 
 # -------------------------------------------------------------------- shapes
 
-def _resolve_shape(shape, size):
+def resolve_shape(shape, size):
+    """``shape`` with its -1 (if any) worked out for ``size`` elements, as reshape takes it."""
     if shape.count(-1) > 1:
         raise ValueError("can only specify one unknown dimension")
     if -1 in shape:
@@ -384,7 +372,7 @@ def _resolve_shape(shape, size):
     return shape
 
 
-def _view_strides(old_shape, old_strides, new_shape):
+def view_strides(old_shape, old_strides, new_shape):
     """The element strides of ``new_shape`` viewing memory laid out as (old_shape,
     old_strides), or None when only a copy can have that shape.
 
@@ -395,7 +383,7 @@ def _view_strides(old_shape, old_strides, new_shape):
     if 0 in old_shape or 0 in new_shape or not old_shape:
         old_shape, old_strides = (old_shape or (1,)), (old_strides or (1,))
         if 0 in old_shape or 0 in new_shape:
-            return _contiguous_strides(new_shape)
+            return contiguous_strides(new_shape)
     new_strides = [0] * len(new_shape)
     view_d = len(new_shape) - 1
     chunk_base_stride = old_strides[-1]
@@ -429,7 +417,8 @@ def _is_basic(key):
     return True
 
 
-def _contiguous_strides(shape):
+def contiguous_strides(shape):
+    """The element strides of a C-contiguous array of ``shape``."""
     strides, step = [], 1
     for size in reversed(shape):
         strides.append(step)
@@ -439,7 +428,9 @@ def _contiguous_strides(shape):
 
 # -------------------------------------------------------------------- launches
 
-def _check_same_device(*arrays):
+def check_same_device(*arrays):
+    """Raise torch's mixed-devices error when the DeviceArrays among ``arrays`` are on two
+    devices, or one of ``arrays`` is a NumPy array that is not 0-d (a CPU tensor's)."""
     first = None
     for a in arrays:
         if isinstance(a, DeviceArray):
@@ -491,7 +482,7 @@ def scalar_operand(value, dtype):
     return _SCALAR_DTYPES[np.dtype(dtype)](value)
 
 
-def _copy_into(out, source):
+def copy_into(out, source):
     """out[...] = source, broadcasting and converting dtype: one ``cast`` launch."""
     name = kernel_name("cast", source.dtype, out.dtype)
     require_kernel(name, f"a copy from {source.dtype} to {out.dtype}")
@@ -506,7 +497,7 @@ def _masked_fill(out, mask, value):
         value = value.reshape(())
     else:
         filled = empty((), out.dtype, out.device)
-        _fill(filled, value)
+        fill_array(filled, value)
         value = filled
     value = value.astype(out.dtype, copy=False)
     name = kernel_name("where", out.dtype)
@@ -514,7 +505,8 @@ def _masked_fill(out, mask, value):
     launch_elementwise(name, out, (mask, value, out))
 
 
-def _fill(out, value):
+def fill_array(out, value):
+    """out[...] = value for one number: one ``fill`` launch."""
     name = kernel_name("fill", out.dtype)
     require_kernel(name, f"fill of {out.dtype}")
     launch_elementwise(name, out, (), (scalar_operand(value, out.dtype),))

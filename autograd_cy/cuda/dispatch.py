@@ -16,7 +16,7 @@ from autograd_cy.cuda import shape as shape_ops
 from autograd_cy.cuda.launch import elementwise_config
 from autograd_cy.cuda.layout import broadcast_strides, elementwise_layout
 from autograd_cy.cuda.array import (
-    DeviceArray, _check_same_device, _copy_into, _fill, _resolve_shape, _view_strides, empty,
+    DeviceArray, check_same_device, copy_into, fill_array, resolve_shape, view_strides, empty,
     empty_in_layout_of, empty_in_order, kernel_name,
     launch_elementwise, mixed_devices_error, register_operations, require_kernel,
     scalar_operand,
@@ -60,7 +60,7 @@ def _the_device(operands):
 
 def ufunc(func, method, inputs, out, kwargs):
     name = func.__name__
-    _check_same_device(*inputs, *(out or ()))
+    check_same_device(*inputs, *(out or ()))
     if kwargs.pop("casting", "same_kind") not in ("same_kind", "unsafe"):
         raise TypeError(f"np.{name} on CUDA arrays: only the default casting")
     if method == "reduce":
@@ -124,7 +124,7 @@ def _output(out, shape, dtype, device, operands=()):
 def _finish(result, out):
     """Write ``result`` into ``out`` when its dtype differed from the kernel's."""
     if out is not None and result is not out:
-        _copy_into(out, result)
+        copy_into(out, result)
         return out
     return result
 
@@ -232,7 +232,7 @@ def _truth(value, device):
     if isinstance(value, DeviceArray):
         return value.astype(np.dtype(bool), copy=False)
     result = empty((), np.dtype(bool), device)
-    _fill(result, bool(_scalar_value(value)))
+    fill_array(result, bool(_scalar_value(value)))
     return result
 
 
@@ -240,7 +240,7 @@ _FLIPPED = {"Eq": "Eq", "Ne": "Ne", "Lt": "Gt", "Gt": "Lt", "Le": "Ge", "Ge": "L
 
 
 def _matmul(a, b, out):
-    _check_same_device(a, b)
+    check_same_device(a, b)
     if not (isinstance(a, DeviceArray) and isinstance(b, DeviceArray)):
         raise TypeError("np.matmul on CUDA arrays takes two CUDA arrays")
     if a.dtype != b.dtype:
@@ -344,13 +344,13 @@ def _like(prototype, dtype, shape, fill, order):
     else:
         result = empty(prototype.shape if shape is None else shape, dtype, prototype.device)
     if fill is not None:
-        _fill(result, fill)
+        fill_array(result, fill)
     return result
 
 
 def _where(condition, a, b):
     operands = (condition, a, b)
-    _check_same_device(*operands)
+    check_same_device(*operands)
     device = _the_device(operands)
     if not isinstance(condition, DeviceArray):
         raise TypeError("np.where on CUDA arrays takes a CUDA condition")
@@ -361,7 +361,7 @@ def _where(condition, a, b):
         if isinstance(v, DeviceArray):
             return v.astype(dtype, copy=False)
         result = empty((), dtype, device)
-        _fill(result, _scalar_value(v))
+        fill_array(result, _scalar_value(v))
         return result
     a, b = operand(a), operand(b)
     condition = condition.astype(np.dtype(bool), copy=False)
@@ -389,7 +389,7 @@ def _along_axis(arr, indices, axis):
     """What take_along_axis and put_along_axis share: the iteration shape (indices' along
     ``axis``, broadcast elsewhere), ``arr`` with its step along ``axis`` taken out (the
     kernel adds index * step), that step, and the indices as int64 on the device."""
-    _check_same_device(arr, indices)
+    check_same_device(arr, indices)
     axis = _axes(axis, arr.ndim)[0]
     if indices.ndim != arr.ndim:
         raise ValueError("`indices` and `arr` must have the same number of dimensions")
@@ -437,7 +437,7 @@ def _put_along_axis(arr, indices, values, axis):
     else:
         value = _scalar_value(values)
         values = empty((), arr.dtype, arr.device)
-        _fill(values, value)
+        fill_array(values, value)
     if int(np.prod(shape, dtype=np.int64)):
         _launch_along_axis("put_along_axis", arr, shape, (pinned, index.raw, values.raw),
                            [pinned_strides,
@@ -541,9 +541,9 @@ def _reshape(a, shape, copy):
     """np.reshape; ``copy=False`` raises NumPy's ValueError where only a copy would do
     (the core's ``view`` and ``reshape`` tell views from copies by it)."""
     if copy is False:
-        shape = _resolve_shape(tuple(shape) if isinstance(shape, (tuple, list)) else (shape,),
+        shape = resolve_shape(tuple(shape) if isinstance(shape, (tuple, list)) else (shape,),
                                a.size)
-        if _view_strides(a.shape, a.element_strides, shape) is None:
+        if view_strides(a.shape, a.element_strides, shape) is None:
             raise ValueError("Unable to avoid creating a copy while reshaping.")
     return (a.copy() if copy else a).reshape(shape)
 

@@ -11,7 +11,7 @@ first (pyx/ops/matmul.pyx), so errors read as on the CPU.
 import numpy as np
 
 from autograd_cy.cuda.array import (
-    _check_same_device, empty, kernel_name, require_kernel, scalar_operand,
+    check_same_device, empty, kernel_name, require_kernel, scalar_operand,
 )
 from autograd_cy.cuda.layout import GEMM_LAYOUT_DTYPE, broadcast_strides
 from autograd_cy.cuda.manifest import FLOAT_CTYPES
@@ -25,7 +25,7 @@ GEMM_DTYPES = frozenset(np.dtype(name) for name in FLOAT_CTYPES)
 
 def gemm(a, b, alpha=1, bias=None, beta=1, column_sums=False):
     """One launch of ``gemm<T>`` (see the module docstring)."""
-    _check_same_device(a, b, bias)
+    check_same_device(a, b, bias)
     dtype = a.dtype
     name = kernel_name("gemm", dtype)
     require_kernel(name, f"addmm of {dtype}")

@@ -34,7 +34,7 @@ undefined too). ``values`` must not share memory with ``array`` in a scatter.
 """
 import numpy as np
 
-from autograd_cy.cuda.array import (DeviceArray, _check_same_device, empty, from_host,
+from autograd_cy.cuda.array import (DeviceArray, check_same_device, empty, from_host,
                                     kernel_name, mixed_devices_error, register_operations,
                                     require_kernel)
 from autograd_cy.cuda.launch import elementwise_config
@@ -196,7 +196,7 @@ def _entry(array, entry):
     if not isinstance(entry, DeviceArray):
         raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis "
                          "(`None`) and integer or boolean arrays are valid indices")
-    _check_same_device(array, entry)
+    check_same_device(array, entry)
     if entry.dtype == np.bool_:
         if entry.ndim == 0:
             raise NotImplementedError("a 0-d bool array as an index of a CUDA array")
@@ -303,7 +303,7 @@ def _values_operand(values, array, shape):
     """``values`` as a DeviceArray of ``array``'s dtype that broadcasts to ``shape`` (leading
     size-1 dims beyond ``shape``'s are dropped, as NumPy's assignment does)."""
     if isinstance(values, DeviceArray):
-        _check_same_device(array, values)
+        check_same_device(array, values)
         values = values.astype(array.dtype, copy=False)
         extra = values.ndim - len(shape)
         if extra > 0 and all(n == 1 for n in values.shape[:extra]):

@@ -44,10 +44,14 @@ class KernelLoader:
 
     def module(self, file):
         if file not in self._modules:
-            import cupy
+            import cupy     # optional: a real GPU's launches are the only ones that get here
             names = name_expressions_by_file()[file]
             with cupy.cuda.Device(self.device_index):
                 if self.arch:
+                    # Not a cycle: compile_check is also a program (python -m
+                    # autograd_cy.cuda.compile_check), and runpy warns when the package
+                    # imported the module it is about to run; so the package never imports
+                    # it, and only a real GPU with AUTOGRAD_CY_CUDA_ARCH set reaches it here.
                     from autograd_cy.cuda.compile_check import cubin_for
                     cubin, lowered = cubin_for(kernel_path(file), names, int(self.arch))
                     self._modules[file] = (cupy.RawModule(path=cubin), lowered)

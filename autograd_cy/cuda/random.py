@@ -1,7 +1,7 @@
 """Random numbers made on a CUDA device: the host side of cuda/random.cu.
 
-Every launch reads the Philox stream of ``autograd_cy.cuda.manual_seed``'s seed from its
-device's offset and moves the offset past the words it reads (NOTE [Philox4x32-10]):
+Every launch reads the Philox stream of its device's seed (``autograd_cy.cuda.manual_seed``'s)
+from the device's offset and moves the offset past the words it reads (NOTE [Philox4x32-10]):
 consecutive calls draw different numbers, re-seeding replays them, and nothing random is
 made on the host and copied.
 """
@@ -18,10 +18,9 @@ def _counters(n, dtype):
 
 
 def _stream(device, counters):
-    """(seed, offset) for a launch on ``device`` reading ``counters`` Philox counters."""
-    from autograd_cy import cuda
-    return (np.uint64(cuda._device_seed(device.id)),
-            np.uint64(cuda._philox_offset(device.id, 4 * counters)))
+    """(seed, offset) for a launch on ``device`` reading ``counters`` Philox counters: the
+    device's generator moves past them (NOTE [Device state lives on the device])."""
+    return np.uint64(device.seed), np.uint64(device.take_philox_offset(4 * counters))
 
 
 def _launch(kernel, out, counters, leading, trailing=()):

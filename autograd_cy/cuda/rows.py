@@ -14,7 +14,7 @@ import numpy as np
 from autograd_cy.cuda import manifest
 from autograd_cy.cuda.array import (
     empty, empty_in_order, kernel_name, launch_elementwise, register_operations,
-    require_kernel, _contiguous_strides, _fill,
+    require_kernel, contiguous_strides, fill_array,
 )
 from autograd_cy.cuda.launch import elementwise_config
 from autograd_cy.cuda.layout import (
@@ -103,32 +103,34 @@ def rows(template, arrays, dim, scalars):
 
 # ---- device-side asserts ------------------------------------------------------------------
 # NOTE [Device-side asserts] (cuda/loss.cu): one int64 word per device that a kernel sets on a
-# bad class index or probability; armed devices have it read at their next host read.
+# bad class index or probability; armed devices have it read at their next host read. The
+# word and the flag are the device's own (NOTE [Device state lives on the device]).
 
-_error_words = {}
-_armed = set()
+def _assert_word(device):
+    """The device's assert word (zero until a kernel flags an error), made on first use."""
+    if device.assert_word is None:
+        device.assert_word = empty((1,), np.dtype(np.int64), device)
+        fill_array(device.assert_word, 0)
+    return device.assert_word
 
 
 def error_word(device):
-    """The device's assert word (zero until a kernel flags an error); launching a kernel
-    with it arms the check of the next host read."""
-    word = _error_words.get(device.id)
-    if word is None:
-        word = _error_words[device.id] = empty((1,), np.dtype(np.int64), device)
-        _fill(word, 0)
-    _armed.add(device.id)
+    """The device's assert word; launching a kernel with it arms the check of the next host
+    read."""
+    word = _assert_word(device)
+    device.assert_armed = True
     return word
 
 
 def check_device_asserts(device):
     """Raise torch's device-side assert error when a kernel of ``device`` flagged one since
     the last check (the word is read only after such a launch); called by host reads."""
-    if device.id not in _armed:
+    if not device.assert_armed:
         return
-    _armed.discard(device.id)
-    word = _error_words[device.id]
+    device.assert_armed = False
+    word = device.assert_word
     if device.seam.to_host(word.raw)[0]:
-        _fill(word, 0)
+        fill_array(word, 0)
         raise RuntimeError(
             "CUDA error: device-side assert triggered\nCUDA kernel errors might be "
             "asynchronously reported at some other API call, so the stacktrace below might be "
@@ -206,13 +208,13 @@ def nll_loss_backward(grad, input_shape, target, weight, reduction, ignore_index
     out = empty(tuple(input_shape), grad.dtype, grad.device)
     if out.size == 0:
         return out
-    layout, t = _nll_layout(tuple(input_shape), _contiguous_strides(tuple(input_shape)),
+    layout, t = _nll_layout(tuple(input_shape), contiguous_strides(tuple(input_shape)),
                             target, reduction, ignore_index, weight, grad)
     seam = grad.device.seam
     if isinstance(total_weight, np.ndarray) or total_weight is None:
         total = None if total_weight is None else empty((), grad.dtype, grad.device)
         if total is not None:
-            _fill(total, float(total_weight))
+            fill_array(total, float(total_weight))
         total_weight = total
     else:
         total_weight = total_weight.astype(grad.dtype, copy=False)
@@ -260,11 +262,7 @@ def pointwise_loss(loss, x, target, weight, reduction):
 
 def _unarmed_word(device):
     """The assert word for a kernel that never flags it (no check armed)."""
-    word = _error_words.get(device.id)
-    if word is None:
-        word = error_word(device)
-        _armed.discard(device.id)
-    return word
+    return _assert_word(device)
 
 
 def pointwise_loss_backward(loss, x, target, grad, divisor):

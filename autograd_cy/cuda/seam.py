@@ -25,6 +25,8 @@ import time
 import numpy as np
 
 from autograd_cy.cuda import launch as launch_rules
+from autograd_cy.cuda.emulator import load_kernel_file
+from autograd_cy.cuda.loader import KernelLoader
 from autograd_cy.cuda.manifest import lookup
 
 
@@ -89,8 +91,7 @@ class CupySeam(Seam):
 
     def __init__(self, index):
         super().__init__(index)
-        import cupy
-        from autograd_cy.cuda.loader import KernelLoader
+        import cupy     # optional (a CPU install has none): only a real GPU's seam needs it
         self._cupy = cupy
         self.raw_type = cupy.ndarray
         self._device = cupy.cuda.Device(index)
@@ -239,7 +240,6 @@ class EmulatedSeam(Seam):
         self.counters.kernel_bytes += touched_bytes(a) + touched_bytes(b) + touched_bytes(out)
 
     def _launch(self, kernel, grid, block, args, shared_mem):
-        from autograd_cy.cuda.emulator import load_kernel_file
         self._current.launches += 1
         self.launch_log.append((kernel.name, self._current.number))
         function = load_kernel_file(kernel.file).get_function(kernel.name)

@@ -20,7 +20,7 @@ own strides along each ``n[i]`` fills it in one cast launch.
 import numpy as np
 
 from autograd_cy.cuda.array import (
-    DeviceArray, _check_same_device, _copy_into, empty, empty_in_order,
+    DeviceArray, check_same_device, copy_into, empty, empty_in_order,
 )
 
 
@@ -29,7 +29,7 @@ def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
     arrays = list(arrays)
     if not arrays:
         raise ValueError("need at least one array to concatenate")
-    _check_same_device(*arrays)
+    check_same_device(*arrays)
     if not all(isinstance(a, DeviceArray) for a in arrays):
         raise TypeError("np.concatenate on CUDA arrays takes CUDA arrays only")
     if axis is None:
@@ -60,7 +60,7 @@ def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
     for a in arrays:
         stop = start + a.shape[axis]
         if a.size:
-            _copy_into(result[(slice(None),) * axis + (slice(start, stop),)], a)
+            copy_into(result[(slice(None),) * axis + (slice(start, stop),)], a)
         start = stop
     return result
 
@@ -91,5 +91,5 @@ def tile(a, reps):
     if result.size:
         pairs = tuple(x for r, n in zip(reps, sizes) for x in (r, n))
         source = a.reshape(tuple(x for n in sizes for x in (1, n))).broadcast_to(pairs)
-        _copy_into(result.reshape(pairs), source)
+        copy_into(result.reshape(pairs), source)
     return result

@@ -9,18 +9,15 @@ only recorded: which stream each launch went to (the seam's ``launch_log``) and 
 each stream waited on (``stream.waited``) is what its tests check.
 """
 from autograd_cy._C import device as _core_device
+from autograd_cy.cuda import devices
 
 
 def _device_index(device):
-    from autograd_cy import cuda
-    if device is None:
-        return cuda.current_device()
-    return cuda._index_of(device)
+    return devices.index_of(device)
 
 
 def _seam(index):
-    from autograd_cy import cuda
-    return cuda._device(index).seam
+    return devices.get(index).seam
 
 
 class Stream:
@@ -164,20 +161,18 @@ class StreamContext:
         self.stream = stream
 
     def __enter__(self):
-        from autograd_cy import cuda
         if self.stream is None:
             return None
-        self._previous_device = cuda.current_device()
+        self._previous_device = devices.current_index()
         self._previous_stream = current_stream(self.stream._index)
-        cuda.set_device(self.stream._index)
+        devices.set_current(self.stream._index)
         set_stream(self.stream)
         return self.stream
 
     def __exit__(self, *exc):
-        from autograd_cy import cuda
         if self.stream is not None:
             set_stream(self._previous_stream)
-            cuda.set_device(self._previous_device)
+            devices.set_current(self._previous_device)
         return False
 
 

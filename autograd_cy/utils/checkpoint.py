@@ -186,13 +186,13 @@ class _RngStates:
         """The raw states (CPU generator, then each device's), cheap to take and compare."""
         states = [_ag.default_generator._raw_state()]
         if self.devices:
-            states += [_ag.cuda._raw_rng_state(index) for index in self.devices]
+            states += [_ag.cuda.devices.get(index).rng_state for index in self.devices]
         return states
 
     def _restore(self, states):
         _ag.default_generator._set_raw_state(states[0])
         for index, state in zip(self.devices, states[1:]):
-            _ag.cuda._set_raw_rng_state(index, state)
+            _ag.cuda.devices.get(index).rng_state = state
 
     def drew_nothing(self):
         """Nothing random was drawn since the states were taken: a rerun draws nothing

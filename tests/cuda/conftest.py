@@ -12,7 +12,7 @@ CAPS = [(1, 1), (4, 3), (32, 2)]
 
 @pytest.fixture
 def device():
-    return ag.cuda._device(0)
+    return ag.cuda.devices.get(0)
 
 
 @pytest.fixture(params=CAPS, ids=lambda c: f"block{c[0]}-grid{c[1]}")

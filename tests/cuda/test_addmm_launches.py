@@ -11,7 +11,7 @@ RTOL = {"float16": 2e-2, "float32": 1e-5, "float64": 1e-10}
 
 
 def seam():
-    return ag.cuda._device(0).seam
+    return ag.cuda.devices.get(0).seam
 
 
 def both(arrays, dtype, wants):

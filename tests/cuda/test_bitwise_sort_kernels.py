@@ -326,7 +326,7 @@ def device(request, monkeypatch):
                                  max_grid_size=request.param[1])
     monkeypatch.setattr(sorting, "elementwise_config",
                         lambda n, seam: launch_config.elementwise_config(n, caps))
-    return ag.cuda._device(0)
+    return ag.cuda.devices.get(0)
 
 
 # Views the host must move and copy before it sorts, taken alike of the NumPy array and of

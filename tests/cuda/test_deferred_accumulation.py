@@ -14,7 +14,7 @@ ARRAYS = [RNG.standard_normal(s).astype(np.float32) for s in [(5,), (6, 3), (3, 
 
 
 def seam():
-    return ag.cuda._device(0).seam
+    return ag.cuda.devices.get(0).seam
 
 
 def params(lib):

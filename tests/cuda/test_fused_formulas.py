@@ -10,7 +10,7 @@ X = np.linspace(-3, 3, 12).reshape(3, 4)
 
 
 def seam():
-    return ag.cuda._device(0).seam
+    return ag.cuda.devices.get(0).seam
 
 
 @pytest.mark.parametrize("name, op, kernel", [

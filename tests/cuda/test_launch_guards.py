@@ -13,7 +13,7 @@ KERNEL = "cast<float, float>"
 
 @pytest.fixture
 def seam():
-    return ag.cuda._device(0).seam
+    return ag.cuda.devices.get(0).seam
 
 
 def arrays(seam, n=4, dtype=np.float32):

@@ -111,7 +111,7 @@ def test_out_of_range_target_flags_the_assert_word(module, bad):
 
 
 def test_out_of_range_target_raises_at_the_next_host_read():
-    seam = ag.cuda._device(0).seam
+    seam = ag.cuda.devices.get(0).seam
     x = ag.tensor(np.zeros((2, 3), np.float32), device="cuda")
     F.cross_entropy(x, ag.tensor([0, 1], device="cuda")).item()    # the word exists
     seam.counters.reset()
@@ -189,7 +189,7 @@ def test_bce_input_outside_zero_one_flags_the_assert_word(module):
 
 
 def test_mse_and_bce_launches_on_the_device():
-    seam = ag.cuda._device(0).seam
+    seam = ag.cuda.devices.get(0).seam
     rng = np.random.default_rng(4)
     x = ag.tensor(rng.random((4, 3)).astype(np.float32), device="cuda", requires_grad=True)
     t = ag.tensor(rng.random((4, 3)).astype(np.float32), device="cuda")

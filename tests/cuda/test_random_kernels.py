@@ -134,7 +134,7 @@ def test_dropout_backward_kernel_is_the_formula_on_strided_gradients(module):
 
 @pytest.fixture
 def seam():
-    seam = ag.cuda._device(0).seam
+    seam = ag.cuda.devices.get(0).seam
     seam.counters.reset()
     return seam
 
@@ -190,11 +190,12 @@ def test_the_offset_advances_by_the_words_drawn():
     ag.cuda.manual_seed(9)
     ag.rand(10, device="cuda")                       # 10 words: 3 counters, 12 words
     ag.randn(3, device="cuda", dtype=ag.float64)     # 2 per counter: 2 counters, 8 words
-    assert cuda._offsets[0] == 20
-    words = random.bits(8, cuda._device(0)).get()    # the stream goes on from word 20
+    device = cuda.devices.get(0)
+    assert device.philox_offset == 20
+    words = random.bits(8, device).get()    # the stream goes on from word 20
     np.testing.assert_array_equal(words, reference_words(9, 20, 8))
     ag.cuda.manual_seed(9)
-    assert cuda._offsets.get(0, 0) == 0
+    assert device.philox_offset == 0
 
 
 # ------------------------------------------------------------------ dropout

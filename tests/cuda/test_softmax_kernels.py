@@ -99,7 +99,7 @@ def test_strided_and_broadcast_operands_on_the_device():
 
 
 def launches(fn):
-    seam = ag.cuda._device(0).seam
+    seam = ag.cuda.devices.get(0).seam
     seam.counters.reset()
     result = fn()
     return result, dict(seam.counters.by_kernel)

@@ -17,7 +17,7 @@ cuda = ag.cuda
 
 @pytest.fixture
 def seam():
-    seam = cuda._device(0).seam
+    seam = cuda.devices.get(0).seam
     seam.launch_log.clear()
     return seam
 

@@ -9,7 +9,7 @@ import pytest
 import autograd_cy as ag
 
 cupy = pytest.importorskip("cupy")
-if not ag.cuda.is_available() or type(ag.cuda._device(0).seam).__name__ != "CupySeam":
+if not ag.cuda.is_available() or type(ag.cuda.devices.get(0).seam).__name__ != "CupySeam":
     pytest.skip("needs a real GPU (make test-gpu)", allow_module_level=True)
 
 
