@@ -11,7 +11,7 @@ import numpy as np
 cimport numpy as cnp
 from libc.math cimport exp, expf, log, logf, erf, erff
 
-from autograd_cy._C.device cimport backend_of
+from autograd_cy._C.device cimport backend_of, empty_result_like
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.kernels cimport kernel_type, kernel_operand
 
@@ -350,16 +350,14 @@ cdef object gelu_array(object x, object g, str approximate):
 # ------------------------------------------------------------------ sigmoid family
 
 cdef object sigmoid_of(object x):
-    """``1 / (1 + exp(-x))``; exp overflows to inf for x << 0, giving the limit 0."""
-    out = np.negative(x)
+    """``1 / (1 + exp(-x))`` in one buffer laid out as torch lays out a pointwise result; exp
+    overflows to inf for x << 0, giving the limit 0. The sigmoid op's forward, and a part of
+    silu and softplus."""
+    out = np.negative(x, out=empty_result_like(x))
     with ignoring_fp_errors():
         np.exp(out, out=out)
     out += 1
     return np.reciprocal(out, out=out)
-
-
-cdef object sigmoid_array(object x):
-    return as_result(sigmoid_of(compute_array(x)), x)
 
 
 cdef object log_sigmoid_array(object x):

@@ -21,7 +21,7 @@ warning, as in PyTorch.
 """
 import numpy as np
 
-from autograd_cy._C.device cimport backend_of, empty_result_like
+from autograd_cy._C.device cimport backend_of
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
 from autograd_cy._C.forward cimport forward2, batch_binary
@@ -43,6 +43,7 @@ from autograd_cy._C.ops.op_table cimport (
     SAVES_NOTHING, SAVES_SELF, SAVES_RESULT,
 )
 from autograd_cy._C.ops.op_table import export_unary_ops
+from autograd_cy._C.ops.activation_kernels cimport sigmoid_of
 from autograd_cy._C.ops.arithmetic import mul, div, add, sub, neg, zeros_like_grad
 from autograd_cy._C.ops.activation_backward import (
     threshold_backward, tanh_backward, sigmoid_backward,
@@ -221,15 +222,9 @@ cdef class SigmoidBackward0(SavesResult):
 
 
 def _sigmoid_array(array):
-    # 1 / (1 + exp(-x)) in one buffer; exp overflows to inf for very negative x,
-    # which correctly gives 0. A backend with the functor (CUDA) runs it in one launch.
+    # One launch of the functor on a backend that has it (CUDA), else NumPy's passes.
     fused = backend_of(array).unary("Sigmoid", array)
-    if fused is not None:
-        return fused
-    result = np.negative(array, out=empty_result_like(array))
-    np.exp(result, out=result)
-    result += 1
-    return np.reciprocal(result, out=result)
+    return sigmoid_of(array) if fused is None else fused
 
 
 cdef object sigmoid_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
