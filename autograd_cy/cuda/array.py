@@ -20,7 +20,7 @@ from numpy.lib.mixins import NDArrayOperatorsMixin
 
 from autograd_cy.cuda import manifest
 from autograd_cy.cuda.launch import elementwise_config
-from autograd_cy.cuda.layout import broadcast_strides, elementwise_layout
+from autograd_cy.cuda.layout import broadcast_strides, contiguous_strides, elementwise_layout
 
 # The C type of each dtype in name expressions, and the C type of a scalar operand.
 # NOTE [The array's operations]
@@ -415,15 +415,6 @@ def _is_basic(key):
                     and not isinstance(part, (bool, np.bool_)))):
             return False
     return True
-
-
-def contiguous_strides(shape):
-    """The element strides of a C-contiguous array of ``shape``."""
-    strides, step = [], 1
-    for size in reversed(shape):
-        strides.append(step)
-        step *= max(size, 1)
-    return tuple(reversed(strides))
 
 
 # -------------------------------------------------------------------- launches

@@ -124,3 +124,12 @@ GEMM_LAYOUT_DTYPE = np.dtype([("m", np.int64), ("n", np.int64), ("k", np.int64),
 STRUCT_DTYPES = {"Layout": LAYOUT_DTYPE, "ReduceLayout": REDUCE_LAYOUT_DTYPE,
                  "RowLayout": ROW_LAYOUT_DTYPE, "NllLayout": NLL_LAYOUT_DTYPE,
                  "ForeachTable": FOREACH_TABLE_DTYPE, "GemmLayout": GEMM_LAYOUT_DTYPE}
+
+
+def contiguous_strides(shape):
+    """The element strides of a C-contiguous array of ``shape``."""
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from autograd_cy.cuda.layout import MAX_DIMS, REDUCE_LAYOUT_DTYPE, coalesce
+from autograd_cy.cuda.layout import MAX_DIMS, REDUCE_LAYOUT_DTYPE, coalesce, contiguous_strides
 from autograd_cy.cuda.manifest import REDUCTION_OPS, reduction_name
 
 VALUE_OPS = ("sum", "prod", "mean", "amax", "amin", "var", "std", "norm", "logsumexp")
@@ -198,14 +198,6 @@ def _element_strides(x):
     return [s // x.itemsize for s in x.strides]
 
 
-def _contiguous_strides(shape):
-    strides, step = [], 1
-    for size in reversed(shape):
-        strides.append(step)
-        step *= max(size, 1)
-    return strides[::-1]
-
-
 def _reduce_into(backend, name, x, dims, out, index, scalar, keep_order):
     """Launch ``name`` to reduce x over ``dims`` into ``out`` (contiguous, n_out elements in
     the order of the kept dims). ``keep_order``: the reduction index r must be the row-major
@@ -223,7 +215,7 @@ def _reduce_into(backend, name, x, dims, out, index, scalar, keep_order):
     if n_out == 0:
         return  # nothing to compute, and a grid of 0 blocks is a launch error
     kept_sizes, (kept_strides, _) = coalesce(
-        kept_shape, [[strides[d] for d in kept], _contiguous_strides(kept_shape)])
+        kept_shape, [[strides[d] for d in kept], list(contiguous_strides(kept_shape))])
     reduced_sizes, (reduced_strides,) = coalesce(reduced_shape, [[strides[d] for d in reduced]])
     if max(len(kept_sizes), len(reduced_sizes)) > MAX_DIMS:
         raise RuntimeError(f"CUDA reductions take at most {MAX_DIMS} kept and {MAX_DIMS} "

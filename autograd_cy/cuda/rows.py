@@ -14,11 +14,11 @@ import numpy as np
 from autograd_cy.cuda import manifest
 from autograd_cy.cuda.array import (
     empty, empty_in_order, kernel_name, launch_elementwise, register_operations,
-    require_kernel, contiguous_strides, fill_array,
+    require_kernel, fill_array,
 )
 from autograd_cy.cuda.launch import elementwise_config
 from autograd_cy.cuda.layout import (
-    NLL_LAYOUT_DTYPE, ROW_LAYOUT_DTYPE, broadcast_strides, elementwise_layout,
+    NLL_LAYOUT_DTYPE, ROW_LAYOUT_DTYPE, broadcast_strides, contiguous_strides, elementwise_layout,
 )
 
 #: rows of at most this many elements take a warp each, longer ones a block each
