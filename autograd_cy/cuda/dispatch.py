@@ -8,6 +8,8 @@ core's CPU and CUDA paths compute in the same dtypes), convert operands that nee
 ``cast`` launches, and launch the op's kernel. Anything without a kernel raises a TypeError
 naming the NumPy function and the dtypes, never a silent host round trip.
 """
+import functools
+
 import numpy as np
 
 from autograd_cy.cuda import indexing, manifest, sorting
@@ -289,13 +291,14 @@ def _axes(axis, ndim):
 
 def _reduce_dtype(op, x, dtype):
     """The result dtype NumPy gives for this reduction (so CPU and CUDA agree)."""
-    if dtype is not None:
-        return np.dtype(dtype)
-    if op in ("sum", "prod") and x.dtype.kind in "biu":
-        return np.dtype(np.int64) if x.dtype.kind in "bi" else np.dtype(np.uint64)
-    if op in ("mean", "var", "std") and x.dtype.kind in "biu":
-        return np.dtype(np.float64)
-    return x.dtype
+    return np.dtype(dtype) if dtype is not None else _numpy_reduce_dtype(op, x.dtype)
+
+
+@functools.cache
+def _numpy_reduce_dtype(op, dtype):
+    """What NumPy's ``op`` (sum, prod, mean, var, std, amax, amin) makes of ``dtype``, asked
+    of NumPy itself on one element, once per pair: its rules are not written again here."""
+    return getattr(np, op)(np.ones(1, dtype)).dtype
 
 
 def reduce(op, x, axis, keepdims, dtype, out, **options):
