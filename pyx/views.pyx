@@ -76,8 +76,11 @@ cdef object view_positions(tuple base_geometry, tuple view_geometry):
 
 
 cdef bint shares_memory(tuple geometry):
-    """Do elements of this geometry share memory (a zero stride on a dim longer than 1)?"""
+    """Do elements of this geometry share memory (a zero stride on a dim longer than 1)? A
+    geometry without elements shares nothing, as torch's overlap check says of it."""
     shape, strides, _ = geometry
+    if 0 in shape:
+        return False
     for n, s in zip(shape, strides):
         if s == 0 and n > 1:
             return True

@@ -123,6 +123,17 @@ def _inplace_on_split_base(lib, x, w):
     return y.split(2)
 
 
+def test_fill_of_an_empty_expanded_view_backpropagates():
+    """An expand with no elements shares no memory: torch writes into it, and its CopySlices
+    backward runs (fuzz seed 11731160 found ours refusing it)."""
+    def fn(lib, x):
+        y = lib.stack([x, x, x], dim=-1)
+        z = y.expand(2, -1, 3)
+        z.fill_(1.875)
+        return z.mean()
+    check_op(fn, np.zeros((0,)), double=False)
+
+
 @pytest.mark.parametrize("fn", [
     _mul_view, _add_column, _transposed_row, _view_of_view, _copy_into_row, _fill_row,
     _zero_strided, _narrow_then_mul, _two_inplace_views, _base_modified_then_view_used,
