@@ -151,8 +151,6 @@ def test_no_op_tests_the_device():
 # ---- the CUDA package ---------------------------------------------------------------------
 
 CUDA = os.path.join(ROOT, "autograd_cy", "cuda")
-#: the first line of the comment above an import that a function may make: the reason follows
-NOT_A_CYCLE = "# Not a cycle:"
 
 
 def cuda_modules():
@@ -201,28 +199,14 @@ def is_cuda_module(dotted):
         os.path.isfile(path + ".py") or os.path.isfile(os.path.join(path, "__init__.py")))
 
 
-def has_reason(source_lines, lineno):
-    """Whether the comment block right above line ``lineno`` starts with NOT_A_CYCLE and
-    says why."""
-    line = lineno - 2
-    while line >= 0 and source_lines[line].strip().startswith("#"):
-        text = source_lines[line].strip()
-        if text.startswith(NOT_A_CYCLE):
-            return len(text) > len(NOT_A_CYCLE) + 10
-        line -= 1
-    return False
-
-
 def test_no_cuda_module_imports_one_of_ours_inside_a_function():
-    """An import of ours inside a function is how a cycle hides; the package has none. One
-    that a function must make for another reason says so in a comment starting
-    ``# Not a cycle:`` right above it. (CuPy, optional, is imported where it is needed.)"""
+    """An import of ours inside a function is how a cycle hides; the package has none.
+    (CuPy, optional, is imported where a real GPU needs it.)"""
     problems = []
     for module, path, source, tree in cuda_modules():
         package = module if is_package(module) else module.rpartition(".")[0]
-        lines = source.splitlines()
         for node, target, _, in_function in imports(tree, package):
-            if in_function and not has_reason(lines, node.lineno):
+            if in_function:
                 problems.append(f"{os.path.relpath(path, ROOT)}:{node.lineno} imports "
                                 f"{target} inside a function")
     assert not problems, "\n".join(problems)

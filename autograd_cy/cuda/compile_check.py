@@ -9,13 +9,13 @@ headers in view (NOTE [nvcc beside NVRTC]). A ``.cu`` of ``cuda/`` that the mani
 not list fails too: it would never be compiled, so never checked. So does a warning: the
 kernels compile clean.
 
-    python -m autograd_cy.cuda.compile_check [--arch 80 ...]
+    python -m autograd_cy.cuda.check_kernels [--arch 80 ...]
 
-prints one line per file and architecture and exits 1 on any failure, after NVRTC's log
-(which names the ``.cu`` file and line). ``compile_kernel_file`` is the one NVRTC compile
-step; the GPU loader and the tests call it too. ``compile_with_nvcc`` is nvcc's. Results are
-cached on disk (CACHE), keyed by everything a compile depends on: an unchanged file is not
-compiled again.
+(``main`` here) prints one line per file and architecture and exits 1 on any failure,
+after NVRTC's log (which names the ``.cu`` file and line). ``compile_kernel_file`` is the
+one NVRTC compile step; the GPU loader and the tests call it too. ``compile_with_nvcc`` is
+nvcc's. Results are cached on disk (CACHE), keyed by everything a compile depends on: an
+unchanged file is not compiled again.
 
 NVRTC is reached through ``cupy.cuda.nvrtc`` directly: RawModule itself asks the driver
 for the device's architecture, and there is no device here.
@@ -304,7 +304,7 @@ def check(archs=None):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m autograd_cy.cuda.compile_check",
+    parser = argparse.ArgumentParser(prog="python -m autograd_cy.cuda.check_kernels",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--arch", action="append", type=int,
                         help=f"compute capability, e.g. 80 (repeatable; default {ARCH_ENV} "
@@ -323,7 +323,3 @@ def main(argv=None):
     failed = sum(not r.ok for r in results)
     print(f"{len(results) - failed} ok, {failed} failed in {time.perf_counter() - start:.1f} s")
     return 1 if failed else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -13,6 +13,7 @@ import functools
 import hashlib
 import os
 
+from autograd_cy.cuda.compile_check import cubin_for
 from autograd_cy.cuda.manifest import name_expressions_by_file
 from autograd_cy.cuda.sources import KERNEL_DIR, KERNEL_OPTIONS, kernel_path
 
@@ -48,11 +49,6 @@ class KernelLoader:
             names = name_expressions_by_file()[file]
             with cupy.cuda.Device(self.device_index):
                 if self.arch:
-                    # Not a cycle: compile_check is also a program (python -m
-                    # autograd_cy.cuda.compile_check), and runpy warns when the package
-                    # imported the module it is about to run; so the package never imports
-                    # it, and only a real GPU with AUTOGRAD_CY_CUDA_ARCH set reaches it here.
-                    from autograd_cy.cuda.compile_check import cubin_for
                     cubin, lowered = cubin_for(kernel_path(file), names, int(self.arch))
                     self._modules[file] = (cupy.RawModule(path=cubin), lowered)
                 else:
