@@ -21,7 +21,7 @@ $(BIN)/python:
 $(STAMP): $(BIN)/python pyproject.toml setup.py
 	@echo "installing the build tools and the test dependencies into $(VENV) (torch's CPU" \
 		"build, CuPy, NVRTC)..."
-	@$(PIP) --upgrade "setuptools>=70.1" wheel "Cython>=3" "numpy>=2"
+	@$(PIP) --upgrade "setuptools>=70.1" wheel "Cython>=3.3,<3.4" "numpy>=2"
 	@AUTOGRAD_CY_SKIP_EXTENSIONS=1 $(PIP) --no-build-isolation -e ".[test]"
 	@touch $(STAMP)
 

@@ -57,7 +57,10 @@ def extensions():
 # freed per op output, ~150 instructions (callgrind: 6.5% of the forward-AD chain, 2.8% of the
 # plain chain). CPython makes an instance dict itself on first use when its slot is NULL
 # (PyObject_GenericSetAttr, PyObject_GenericGetDict), and Cython's dealloc, traverse and
-# clear of Tensor accept a NULL slot; so the build deletes the one line that makes it.
+# clear of Tensor accept a NULL slot; so the build deletes the one line that makes it. The
+# edit is known for the Cython range pyproject.toml pins; with any other Cython that no longer
+# writes the line, the build stops and says so, and tests/test_build.py checks that a built
+# tensor has no dict until an attribute is set.
 EAGER_TENSOR_DICT = "p->__dict__ = PyDict_New(); if (unlikely(!p->__dict__)) goto bad;"
 LAZY_TENSOR_DICT = "/* __dict__ made on first use: NOTE [A Tensor's attribute dict] */"
 
@@ -68,8 +71,13 @@ def make_tensor_dict_lazy():
     if EAGER_TENSOR_DICT in text:
         source.write_text(text.replace(EAGER_TENSOR_DICT, LAZY_TENSOR_DICT))
     elif LAZY_TENSOR_DICT not in text:
-        print("warning: this Cython makes Tensor's __dict__ in a way setup.py does not know; "
-              "every tensor keeps an eager dict (slower, not wrong)")
+        # Loudly: a Cython outside the pinned range changed the line, and every tensor would
+        # silently pay for an eager dict. tests/test_build.py checks the edit took effect.
+        import Cython
+        raise SystemExit(
+            f"setup.py: Cython {Cython.__version__} makes Tensor's __dict__ in a way this build "
+            f"does not know (NOTE [A Tensor's attribute dict, made on first use]): update "
+            f"EAGER_TENSOR_DICT for it, or build with the Cython pyproject.toml pins")
 
 
 def wanted_extensions():

@@ -15,3 +15,17 @@ def test_import_without_extensions_explains_how_to_build(tmp_path):
     assert result.returncode != 0
     assert "ImportError" in result.stderr
     assert "build_ext --inplace" in result.stderr and "pip install -e ." in result.stderr
+
+
+def test_a_tensor_makes_its_attribute_dict_on_first_use():
+    """NOTE [A Tensor's attribute dict, made on first use] (setup.py): the build's edit of
+    Cython's tensor.c took effect. A new tensor holds no dict (Cython's traverse visits the
+    slot only when it is set); setting an attribute makes one, as CPython does for any
+    object."""
+    import gc
+    import autograd_cy as ag
+    t = ag.tensor([1.0])
+    assert not any(type(r) is dict for r in gc.get_referents(t))
+    t.note = "set"
+    assert t.note == "set" and t.__dict__ == {"note": "set"}
+    assert any(type(r) is dict for r in gc.get_referents(t))
