@@ -4,9 +4,9 @@ The namespace mirrors ``torch``'s: ``autograd_cy.tensor``, ``autograd_cy.exp``,
 ``autograd_cy.no_grad``, ``autograd_cy.autograd.grad`` ... so PyTorch code reads the
 same with ``import autograd_cy as torch``.
 
-Importing the package imports every module of the core and of the ops (``autograd_cy._C``):
-each registers what it implements as Tensor methods and operators as it is imported
-(NOTE [How Tensor gets its methods] in pyx/tensor.pyx).
+Importing the package imports every module of the core and of the ops (``autograd_cy._C``)
+and makes what they implement Tensor's methods and operators (NOTE [How Tensor gets its
+methods] in pyx/tensor.pyx).
 """
 import importlib as _importlib
 import pkgutil as _pkgutil
@@ -24,18 +24,20 @@ from autograd_cy.dtypes import (  # noqa: F401
     double, short, int, long, get_default_dtype,
 )
 from autograd_cy.device import device  # noqa: F401
-from autograd_cy._C.tensor import Tensor, Size  # noqa: F401
+from autograd_cy._C.tensor import Tensor, Size, _register_methods  # noqa: F401
 from autograd_cy._C import hooks, tensor_repr, views, backward as _backward  # noqa: F401
 import autograd_cy._C.ops as _ops_package
 
 
 def _import_op_modules():
-    """Import every module in pyx/ops (each registers its Tensor methods) and export its
-    ``__all__`` here."""
+    """Import every module in pyx/ops, export its ``__all__`` here and make its
+    ``__tensor_methods__`` Tensor's methods (NOTE [How Tensor gets its methods])."""
     for info in sorted(_pkgutil.iter_modules(_ops_package.__path__), key=lambda m: m.name):
         module = _importlib.import_module(f"autograd_cy._C.ops.{info.name}")
         for name in getattr(module, "__all__", ()):
             globals()[name] = getattr(module, name)
+        _register_methods({name: getattr(module, name)
+                           for name in getattr(module, "__tensor_methods__", ())})
 
 
 _import_op_modules()

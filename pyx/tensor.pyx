@@ -34,11 +34,12 @@ cdef void set_grad_flush(grad_flush_fn flush) noexcept:
 
 # NOTE [How Tensor gets its methods]
 # Tensor is the lowest layer that knows of autograd, and every op lives above it (the op
-# modules cimport this file), so this file cannot import them. Instead each module above
-# *registers* what it implements, once, when it is imported:
+# modules cimport this file), so this file cannot import them. Instead what the modules above
+# implement is *registered*, once, when they are imported:
 # - named methods (``x.exp()``, ``x.sum(1)``, ``x.backward()``, ``x.register_hook(f)``) go
 #   into Tensor's class dict through ``register_methods``: an ordinary method lookup, served
-#   by Python's method cache;
+#   by Python's method cache. A core module registers its own; an op module lists its
+#   methods in ``__tensor_methods__`` and the package's import of pyx/ops registers them;
 # - what the class body itself must call -- the operators, whose C slots are fixed when the
 #   class is made, ``repr`` and the rebuild of a view's grad_fn -- goes into one C table of
 #   function pointers, ``TensorOperators``, so ``y * c`` is one C call.
@@ -72,7 +73,8 @@ cdef int ops_not_loaded() except -1:
 
 
 def _register_methods(dict methods):
-    """``register_methods`` for the Python package (the ``new_*`` factories)."""
+    """``register_methods`` for the Python package (the op modules' ``__tensor_methods__``,
+    the ``new_*`` factories)."""
     register_methods(methods)
 
 

@@ -21,7 +21,7 @@ from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tens
 from autograd_cy._C.forward cimport forward1, forward2, batch_unary
 from autograd_cy._C.dtype cimport from_numpy_dtype
 from autograd_cy._C.device cimport contiguous_array, empty_result_like
-from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, register_methods
+from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad
 from autograd_cy._C.tensor cimport wrap_dim
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.ops.op_table cimport ElementwiseNode
@@ -545,5 +545,3 @@ cdef object log_sigmoid_tangent(Tensor self_t, Tensor self, Tensor result, tuple
 
 batch_unary(silu_tangent)           # NOTE [Batched tangents]: elementwise
 batch_unary(log_sigmoid_tangent)
-
-register_methods({name: globals()[name] for name in __tensor_methods__})

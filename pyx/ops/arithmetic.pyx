@@ -21,7 +21,7 @@ cimport numpy as cnp
 from autograd_cy._C.device cimport as_array, backend_of
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
 from autograd_cy._C.tensor cimport (
-    Tensor, make_tensor, requires_grad, tensor_operators, TensorOperators, register_methods,
+    Tensor, make_tensor, requires_grad, tensor_operators, TensorOperators,
     array_module,
 )
 from autograd_cy._C.node cimport Node, unpack_saved
@@ -628,5 +628,4 @@ batch_binary(rsub_tangent, True)
 batch_binary(mul_tangent, True)
 batch_binary(div_tangent, True)
 batch_unary(neg_tangent)
-register_methods({name: globals()[name] for name in __tensor_methods__})
 export_unary_ops(globals())

@@ -9,7 +9,7 @@ import numpy as np
 
 from autograd_cy._C.grad_mode cimport needs_tensor_ops
 from autograd_cy._C.tensor cimport (
-    Tensor, tensor_operators, TensorOperators, register_methods,
+    Tensor, tensor_operators, TensorOperators,
 )
 from autograd_cy._C.promotion cimport raise_broadcast_error
 from autograd_cy._C.views cimport apply_inplace
@@ -112,4 +112,3 @@ operators.iadd = iadd
 operators.isub = isub
 operators.imul = imul
 operators.idiv = idiv
-register_methods({name: globals()[name] for name in __tensor_methods__})

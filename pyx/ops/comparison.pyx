@@ -11,7 +11,7 @@ import numpy as np
 from autograd_cy._C.dtype cimport from_numpy_dtype
 from autograd_cy._C.device cimport as_array
 from autograd_cy._C.tensor cimport (
-    Tensor, make_tensor, register_methods, tensor_operators, TensorOperators, wrap_dim,
+    Tensor, make_tensor, tensor_operators, TensorOperators, wrap_dim,
 )
 from autograd_cy._C.promotion cimport result_type, operand_array
 from autograd_cy._C.promotion import broadcast_error
@@ -330,6 +330,3 @@ operators.bitwise_and = and_op
 operators.bitwise_or = or_op
 operators.bitwise_xor = xor_op
 operators.bitwise_not = not_op
-
-
-register_methods({name: globals()[name] for name in __tensor_methods__})

@@ -17,7 +17,7 @@ from autograd_cy._C.device cimport (
 )
 from autograd_cy._C.device import CPU
 from autograd_cy._C.device cimport contiguous_array, empty_result_like, has_dense_layout
-from autograd_cy._C.tensor cimport Tensor, requires_grad, register_methods
+from autograd_cy._C.tensor cimport Tensor, requires_grad
 from autograd_cy._C.ops.op_table cimport ElementwiseNode
 from autograd_cy._C.recording cimport record1
 from autograd_cy._C.promotion cimport wrap
@@ -178,6 +178,3 @@ def long(Tensor self, memory_format=None):
 
 def bool(Tensor self, memory_format=None):
     return _cast(self, np.dtype(np.bool_))
-
-
-register_methods({name: globals()[name] for name in __tensor_methods__})

@@ -10,7 +10,7 @@ import numpy as np
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
 from autograd_cy._C.forward cimport forward1
 from autograd_cy._C.tensor cimport (
-    Tensor, make_tensor, requires_grad, register_methods, array_module,
+    Tensor, make_tensor, requires_grad, array_module,
 )
 from autograd_cy._C.device cimport strided_view, as_array
 from autograd_cy._C.tensor cimport wrap_dim
@@ -124,6 +124,3 @@ def trace(Tensor self):
 cdef object trace_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``trace(self_t)`` (linear; the diagonal is a view of a view's tangent too)."""
     return trace(self_t)
-
-
-register_methods({name: globals()[name] for name in __tensor_methods__})

@@ -12,7 +12,7 @@ from collections import namedtuple
 import numpy as np
 
 from autograd_cy._C.device cimport as_array
-from autograd_cy._C.tensor cimport array_module, Tensor, register_methods, wrap_dim
+from autograd_cy._C.tensor cimport array_module, Tensor, wrap_dim
 from autograd_cy._C.grad_mode cimport forward_level
 from autograd_cy._C.forward cimport forward1
 
@@ -340,6 +340,3 @@ def median(Tensor self, dim=NOT_GIVEN, keepdim=None):
     if forward_level():
         forward1(out, self, indexed_tangent, (indices, (d,) if array.ndim else (), keepdim))
     return median_result(out, indices)
-
-
-register_methods({name: globals()[name] for name in __tensor_methods__})

@@ -19,7 +19,7 @@ from autograd_cy._C.forward cimport forward1, forward2
 from autograd_cy._C.device cimport contiguous_array
 from autograd_cy._C.dtype cimport scalar_name, c10_name
 from autograd_cy._C.tensor cimport (
-    Tensor, make_tensor, requires_grad, array_module, register_methods,
+    Tensor, make_tensor, requires_grad, array_module,
 )
 from autograd_cy._C.tensor cimport wrap_dim
 from autograd_cy._C.node cimport Node, unpack_saved
@@ -360,6 +360,3 @@ def masked_fill_(Tensor self, Tensor mask, value):
         return out
     return apply_inplace(self, compute, (value, mask), False, None, None,
                          masked_fill_overlap_checks)
-
-
-register_methods({name: globals()[name] for name in __tensor_methods__})

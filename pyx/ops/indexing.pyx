@@ -25,7 +25,7 @@ from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
 from autograd_cy._C.forward cimport forward1, forward2
 from autograd_cy._C.dtype cimport from_numpy_dtype, scalar_name
 from autograd_cy._C.tensor cimport (
-    Tensor, make_tensor, requires_grad, array_module, register_methods, tensor_operators,
+    Tensor, make_tensor, requires_grad, array_module, tensor_operators,
     TensorOperators,
 )
 from autograd_cy._C.node cimport Node
@@ -562,6 +562,3 @@ cdef object setitem_op(object self, object index, object value):
 cdef TensorOperators* operators = tensor_operators()
 operators.getitem = getitem_op
 operators.setitem = setitem_op
-
-
-register_methods({name: globals()[name] for name in __tensor_methods__})

@@ -11,7 +11,7 @@ from autograd_cy._C.dtype cimport check_convertible
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.device cimport empty_result_like
 from autograd_cy._C.tensor cimport (
-    Tensor, make_tensor, requires_grad, bump_version, version_counter, register_methods,
+    Tensor, make_tensor, requires_grad, bump_version, version_counter,
     array_module,
 )
 from autograd_cy._C.node cimport Node
@@ -184,6 +184,3 @@ def _unsafe_set_version_counter(tuple tensors, tuple versions):
     ``_unsafe_preserve_version_counter`` hides in-place changes from the saved-tensor checks."""
     for t, version in zip(tensors, versions):
         version_counter(<Tensor?>t).version = version
-
-
-register_methods({name: globals()[name] for name in __tensor_methods__})

@@ -19,7 +19,6 @@ from autograd_cy._C.forward cimport (
 from autograd_cy._C.dtype cimport scalar_name, c10_name
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, bump_version, tensor_operators, TensorOperators,
-    register_methods,
 )
 from autograd_cy._C.batching cimport grads_batched, batched_shape
 from autograd_cy._C.node cimport Node, unpack_saved
@@ -583,5 +582,3 @@ operators.matmul = matmul_op
 operators.rmatmul = rmatmul_op
 batch_binary(product_tangent, False)     # NOTE [Batched tangents]
 batch_nary(addmm_tangent, True)
-
-register_methods({name: globals()[name] for name in __tensor_methods__})

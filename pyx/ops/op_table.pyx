@@ -12,7 +12,7 @@ from cpython.object cimport PyObject, PyTypeObject
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
 from autograd_cy._C.forward cimport forward1, batch_unary
-from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, register_methods
+from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record1
@@ -33,7 +33,8 @@ from autograd_cy._C.views cimport apply_inplace
 #     name a PyTorch user sees (ExpBackward0). The bases below carry what every elementwise
 #     Node shares (it batches gradients; it saves ``self`` or its result);
 #   - the entry makes the public function, the in-place form (which saves a copy of the old
-#     value only when the Node reads ``self``), the Tensor methods, ``__all__``, and
+#     value only when the Node reads ``self``), their names in ``__all__`` and
+#     ``__tensor_methods__`` (the package makes those Tensor methods), and
 #     registers a batching tangent (NOTE [Batched tangents] in forward.pyx);
 #   - docs/derivatives.md's rows of these ops are generated from the entries (docs/
 #     op_table.py; a test fails when the file is stale), and the CUDA manifest maps each
@@ -195,24 +196,26 @@ cdef void set_fast_forward(object function, ArrayKernel kernel) except *:
 
 def export_unary_ops(dict namespace):
     """Export the entries whose functions ``namespace`` (a family module's globals) holds:
-    their in-place forms join the module, all join its ``__all__``, and both become Tensor
-    methods."""
+    their in-place forms join the module, and all join its ``__all__`` (the package's names)
+    and ``__tensor_methods__`` (Tensor's, NOTE [How Tensor gets its methods])."""
     cdef UnaryOp op
-    cdef dict methods = {}
-    exported = namespace.setdefault("__all__", [])
+    cdef list names = []
     for op in UNARY_OPS.values():
         # an entry is the declaring module's: others that import its function skip it
         if op.module is not None or namespace.get(op.name) is not op.function:
             continue
         op.module = namespace["__name__"]
         op.function.__module__ = op.module
-        methods[op.name] = op.function
+        names.append(op.name)
         if op.inplace is not None:
             function = _inplace_function_of(op)
             function.__module__ = op.module
-            namespace[op.inplace] = methods[op.inplace] = function
-    exported += [name for name in methods if name not in exported]
-    register_methods(methods)
+            namespace[op.inplace] = function
+            names.append(op.inplace)
+    exported = namespace.setdefault("__all__", [])
+    exported += [name for name in names if name not in exported]
+    namespace["__tensor_methods__"] = tuple(namespace.get("__tensor_methods__", ())) + tuple(
+        name for name in names if name not in namespace.get("__tensor_methods__", ()))
 
 
 def cuda_unary_functors():

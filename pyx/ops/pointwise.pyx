@@ -26,7 +26,7 @@ from autograd_cy._C.device cimport backend_of
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
 from autograd_cy._C.forward cimport forward2, batch_binary
 from autograd_cy._C.tensor cimport (
-    Tensor, make_tensor, requires_grad, register_methods, tensor_operators,
+    Tensor, make_tensor, requires_grad, tensor_operators,
 )
 from autograd_cy._C.node cimport unpack_saved
 from autograd_cy._C.saved_tensor cimport save
@@ -372,4 +372,3 @@ tensor_operators().abs = abs_op
 batch_binary(atan2_tangent, True)     # NOTE [Batched tangents]
 
 export_unary_ops(globals())
-register_methods({name: globals()[name] for name in __tensor_methods__})

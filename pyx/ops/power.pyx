@@ -14,7 +14,7 @@ from autograd_cy._C.forward cimport (
 )
 from autograd_cy._C.device cimport contiguous_array, empty_result_like
 from autograd_cy._C.tensor cimport (
-    Tensor, make_tensor, requires_grad, tensor_operators, TensorOperators, register_methods,
+    Tensor, make_tensor, requires_grad, tensor_operators, TensorOperators,
 )
 from autograd_cy._C.batching cimport grads_batched
 from autograd_cy._C.node cimport unpack_saved
@@ -277,5 +277,4 @@ operators.ipow = ipow
 batch_binary(pow_tangent, True)
 batch_unary(rpow_tangent)
 
-register_methods({name: globals()[name] for name in __tensor_methods__})
 export_unary_ops(globals())

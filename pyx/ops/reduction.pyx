@@ -16,7 +16,7 @@ from autograd_cy._C.forward cimport forward1, batch_unary
 from autograd_cy._C.saved_tensor cimport save
 from autograd_cy._C.dtype cimport from_numpy_dtype, to_numpy_dtype
 from autograd_cy._C.device cimport as_array, contiguous_array
-from autograd_cy._C.tensor cimport array_module, Tensor, make_tensor, register_methods
+from autograd_cy._C.tensor cimport array_module, Tensor, make_tensor
 from autograd_cy._C.tensor cimport wrap_dim
 from autograd_cy._C.batching cimport grads_batched, batched_shape, batched_dims
 from autograd_cy._C.node cimport Node, unpack_saved
@@ -588,6 +588,5 @@ def logsumexp(Tensor self, dim=NOT_GIVEN, keepdim=False):
 batch_unary(sum_tangent)           # NOTE [Batched tangents]
 batch_unary(mean_tangent)
 
-register_methods({name: globals()[name] for name in __tensor_methods__})
 # NOTE [expand and sum differentiate into each other] in shape.pyx
 use_reductions(sum, sum_to_grad)

@@ -17,7 +17,7 @@ from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
 from autograd_cy._C.forward cimport forward2
 from autograd_cy._C.device cimport is_array
 from autograd_cy._C.tensor cimport (
-    Tensor, make_tensor, requires_grad, register_methods, array_module,
+    Tensor, make_tensor, requires_grad, array_module,
 )
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.ops.op_table cimport ElementwiseNode
@@ -355,6 +355,3 @@ def clamp_(Tensor self, min=None, max=None):
 
 
 clip_ = clamp_
-
-
-register_methods({name: globals()[name] for name in __tensor_methods__})

@@ -18,7 +18,7 @@ from autograd_cy._C.views cimport view_tangent
 from autograd_cy._C.dtype cimport dtype, from_numpy_dtype
 from autograd_cy._C.device cimport contiguous_array, strided_view
 from autograd_cy._C.tensor cimport (
-    Tensor, make_tensor, make_view, requires_grad, array_module, register_methods, wrap_dim,
+    Tensor, make_tensor, make_view, requires_grad, array_module, wrap_dim,
     VIEW_DEFAULT)
 from autograd_cy._C.batching cimport grads_batched, batched_shape, batched_dim, batched_dims
 from autograd_cy._C.node cimport Node
@@ -617,6 +617,3 @@ def narrow(Tensor self, dim, start, Py_ssize_t length):
         raise RuntimeError(
             f"start ({begin}) + length ({length}) exceeds dimension size ({size}).")
     return slice_unchecked(self, d, begin, begin + length, 1)
-
-
-register_methods({name: globals()[name] for name in __tensor_methods__})

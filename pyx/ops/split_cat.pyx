@@ -16,7 +16,7 @@ from autograd_cy._C.device cimport zeros_for_metadata
 from autograd_cy._C.device cimport contiguous_array
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, make_view, requires_grad, array_module, VIEW_INFERENCE_MODE,
-    VIEW_MULTI_OUTPUT_NODE, register_methods,
+    VIEW_MULTI_OUTPUT_NODE,
 )
 from autograd_cy._C.tensor cimport wrap_dim
 from autograd_cy._C.node cimport Node
@@ -390,5 +390,4 @@ cdef object stack_tangent(tuple tangents, tuple inputs, Tensor result, tuple ext
     return stack([tangent_or_zeros(t, <Tensor>x) for t, x in zip(tangents, inputs)], extra[0])
 
 
-register_methods({name: globals()[name] for name in __tensor_methods__})
 register_stack_rows(stack)     # the batched engine's per-row fallback joins rows with it

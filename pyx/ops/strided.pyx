@@ -19,7 +19,7 @@ from autograd_cy._C.grad_mode cimport (
 )
 from autograd_cy._C.forward cimport set_tangent
 from autograd_cy._C.tensor cimport (
-    Tensor, make_tensor, requires_grad, register_methods, bump_version, get_grad_fn, wrap_dim,
+    Tensor, make_tensor, requires_grad, bump_version, get_grad_fn, wrap_dim,
     version_counter, array_module, tangent_of,
 )
 from autograd_cy._C.device cimport strided_view, data_address, array_to_device, device_of
@@ -205,6 +205,3 @@ def resize_(Tensor self, *sizes, memory_format=None):
     new.reshape(-1)[:kept] = old.reshape(-1)[:kept]
     self._data = new
     return self
-
-
-register_methods({name: globals()[name] for name in __tensor_methods__})

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from autograd_cy._C.device cimport as_array
-from autograd_cy._C.tensor cimport Tensor, register_methods
+from autograd_cy._C.tensor cimport Tensor
 from autograd_cy._C.grad_mode cimport forward_level
 from autograd_cy._C.forward cimport forward1
 from autograd_cy._C.node cimport unpack_saved
@@ -214,6 +214,3 @@ def std_mean(Tensor self, dim=NOT_GIVEN, unbiased=None, keepdim=None, *, correct
     """``(std, mean)`` over the same dims, as ``var_mean``."""
     dim, keepdim, correction = var_arguments("std_mean", dim, unbiased, keepdim, correction)
     return var_std(self, dim, keepdim, correction, True, True)
-
-
-register_methods({name: globals()[name] for name in __tensor_methods__})
