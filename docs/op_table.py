@@ -17,7 +17,7 @@ BLOCK = re.compile(r"(<!-- op table: (backward|tangents) -->\n)(.*?)(<!-- end op
 
 
 def _names(op):
-    return f"`{op.name}`" + (f", `{op.inplace}`" if op.inplace else "")
+    return f"`{op.name}`, `{op.inplace}`"
 
 
 def _module(op):

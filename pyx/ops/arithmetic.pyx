@@ -26,7 +26,7 @@ from autograd_cy._C.tensor cimport (
 )
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.ops.op_table cimport (
-    ElementwiseNode, SavesResult, unary_op, SAVES_RESULT,
+    ElementwiseNode, SavesResult, unary_op,
 )
 from autograd_cy._C.ops.op_table import export_unary_ops
 from autograd_cy._C.recording cimport (
@@ -546,7 +546,7 @@ cdef object reciprocal_tangent(Tensor self_t, Tensor self, Tensor result, tuple 
 
 
 reciprocal = unary_op(
-    "reciprocal", np.reciprocal, ReciprocalBackward0, SAVES_RESULT, reciprocal_tangent,
+    "reciprocal", np.reciprocal, ReciprocalBackward0, reciprocal_tangent,
     cuda_functor="Reciprocal", gradient="self: g * -(r * r)",
     tangent_formula="self_t * -(r * r)",
     doc="``1 / self`` (integers give float32); backward ``-grad * result ** 2``.")

@@ -9,12 +9,14 @@ from autograd_cy._C.tensor cimport Tensor
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.forward cimport UnaryTangent
 
-# A fused loop that computes a result from one or two arrays, or declines with None (too
-# large, not contiguous, another dtype): the caller then takes the NumPy path.
+# A fused loop that computes a result from one array (ArrayKernel) or from a gradient and a
+# saved result (ResultKernel), or declines with None (too large, not contiguous, another
+# dtype): the caller then takes the NumPy path.
 ctypedef object (*ArrayKernel)(object array)
 ctypedef object (*ResultKernel)(object grad, object result)
 
-# What an entry's Node saves (PyTorch's derivatives.yaml: ``self`` or ``result``).
+# What an entry's Node saves (PyTorch's derivatives.yaml: ``self`` or ``result``), read from
+# its base class: SavesSelf, SavesResult, or neither.
 cdef enum Saves:
     SAVES_NOTHING = 0
     SAVES_SELF = 1
@@ -45,15 +47,14 @@ cdef class UnaryOp:
     cdef readonly str cuda_functor        # the functor of unary<T, F> (cuda/elementwise.cu)
     cdef readonly str gradient            # the formulas, as docs/derivatives.md prints them
     cdef readonly str tangent_formula
-    cdef readonly str inplace             # the in-place form's name, or None
+    cdef readonly str inplace             # the in-place form's name
     cdef readonly object function         # the op as autograd_cy exports it
     cdef readonly str module              # the family module that declared it
 
     cdef Tensor apply(self, Tensor self_)
 
 
-cdef object unary_op(str name, object forward, type node_type, Saves saves,
-                     UnaryTangent tangent, str gradient, str tangent_formula, str doc,
-                     str cuda_functor=*, bint floating=*, bint batched_tangent=*,
-                     bint inplace=*)
+cdef object unary_op(str name, object forward, type node_type, UnaryTangent tangent,
+                     str gradient, str tangent_formula, str doc, str cuda_functor=*,
+                     bint floating=*, bint batched_tangent=*)
 cdef void set_fast_forward(object function, ArrayKernel kernel) except *

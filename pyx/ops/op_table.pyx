@@ -148,34 +148,34 @@ def _inplace_function_of(UnaryOp op):
     return inplace
 
 
-cdef object unary_op(str name, object forward, type node_type, Saves saves,
-                     UnaryTangent tangent, str gradient, str tangent_formula, str doc,
-                     str cuda_functor=None, bint floating=True, bint batched_tangent=True,
-                     bint inplace=True):
+cdef object unary_op(str name, object forward, type node_type, UnaryTangent tangent,
+                     str gradient, str tangent_formula, str doc, str cuda_functor=None,
+                     bint floating=True, bint batched_tangent=True):
     """Declare the op ``name`` (NOTE [The op table]) and return its public function; the
     family module's ``export_unary_ops(globals())`` exports it with its in-place form.
 
     ``forward``: the array function (NumPy's API, so a DeviceArray takes it to its kernel);
-    ``floating``:
-    integer and bool inputs compute in float32 (False: the op keeps the dtype); ``saves``:
-    what ``node_type`` reads; ``tangent``: the forward-mode formula, ``batched_tangent`` if it
-    is right on a batch of tangents as it is; ``gradient``/``tangent_formula``: the formulas
-    as docs/derivatives.md prints them; ``cuda_functor``: ``F`` of ``unary<T, F>``."""
-    if not issubclass(node_type, Node):
-        raise TypeError(f"{name}: {node_type!r} is not a Node class")
+    ``node_type``: the backward Node, whose base says what it saves (SavesSelf, SavesResult,
+    or neither); ``floating``: integer and bool inputs compute in float32 (False: the op
+    keeps the dtype); ``tangent``: the forward-mode formula, ``batched_tangent`` if it is
+    right on a batch of tangents as it is; ``gradient``/``tangent_formula``: the formulas as
+    docs/derivatives.md prints them; ``cuda_functor``: ``F`` of ``unary<T, F>``."""
+    if not issubclass(node_type, ElementwiseNode):
+        raise TypeError(f"{name}: {node_type!r} is not an ElementwiseNode class")
     cdef UnaryOp op = UnaryOp.__new__(UnaryOp)
     op.name = name
     op.forward = forward
     op.fast_forward = NULL
     op.floating = floating
     op.node_type = node_type
-    op.saves = saves
+    op.saves = (SAVES_RESULT if issubclass(node_type, SavesResult) else
+                SAVES_SELF if issubclass(node_type, SavesSelf) else SAVES_NOTHING)
     op.tangent = tangent
     op.batched_tangent = batched_tangent
     op.cuda_functor = cuda_functor
     op.gradient = gradient
     op.tangent_formula = tangent_formula
-    op.inplace = name + "_" if inplace else None
+    op.inplace = name + "_"
     op.function = _function_of(op, doc)
     if batched_tangent:
         batch_unary(tangent)
@@ -206,16 +206,11 @@ def export_unary_ops(dict namespace):
             continue
         op.module = namespace["__name__"]
         op.function.__module__ = op.module
-        names.append(op.name)
-        if op.inplace is not None:
-            function = _inplace_function_of(op)
-            function.__module__ = op.module
-            namespace[op.inplace] = function
-            names.append(op.inplace)
-    exported = namespace.setdefault("__all__", [])
-    exported += [name for name in names if name not in exported]
-    namespace["__tensor_methods__"] = tuple(namespace.get("__tensor_methods__", ())) + tuple(
-        name for name in names if name not in namespace.get("__tensor_methods__", ()))
+        namespace[op.inplace] = _inplace_function_of(op)
+        namespace[op.inplace].__module__ = op.module
+        names += [op.name, op.inplace]
+    namespace.setdefault("__all__", []).extend(names)
+    namespace["__tensor_methods__"] = tuple(namespace.get("__tensor_methods__", ())) + tuple(names)
 
 
 def cuda_unary_functors():

@@ -3,9 +3,10 @@ abs, sign and their in-place forms, and atan2 (sqrt, rsqrt, square: power.pyx; r
 arithmetic.pyx; clamp, maximum, minimum, where: selection.pyx).
 
 Each op is an entry of the op table (NOTE [The op table] in op_table.pyx): its backward Node
-and its tangent formula, then one ``unary_op(...)`` that names its array forward, what the
-Node saves, its CUDA functor and its formulas as docs/derivatives.md prints them. The entry
-makes the function, the in-place form (``exp_``) and the Tensor methods.
+(whose base, SavesSelf or SavesResult, says what it saves) and its tangent formula, then one
+``unary_op(...)`` that names its array forward, its CUDA functor and its formulas as
+docs/derivatives.md prints them. The entry makes the function, the in-place form (``exp_``)
+and the Tensor methods.
 
 Formulas reuse the forward's result where PyTorch does: ``exp``, ``expm1``, ``tanh``,
 ``sigmoid`` and ``relu`` save their output, not their input, so backward recomputes nothing,
@@ -40,7 +41,6 @@ from autograd_cy._C.kernels cimport (
 )
 from autograd_cy._C.ops.op_table cimport (
     ResultKernel, SavesSelf, SavesResult, ElementwiseNode, unary_op, set_fast_forward,
-    SAVES_NOTHING, SAVES_SELF, SAVES_RESULT,
 )
 from autograd_cy._C.ops.op_table import export_unary_ops
 from autograd_cy._C.ops.activation_kernels cimport sigmoid_of
@@ -68,7 +68,7 @@ cdef object exp_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
 
 
 exp = unary_op(
-    "exp", np.exp, ExpBackward0, SAVES_RESULT, exp_tangent, cuda_functor="Exp",
+    "exp", np.exp, ExpBackward0, exp_tangent, cuda_functor="Exp",
     gradient="self: g * r", tangent_formula="self_t * r",
     doc="""``e ** self``; backward ``grad * result`` (the node saves the result, not ``self``).
 
@@ -92,7 +92,7 @@ cdef object expm1_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra
 
 
 expm1 = unary_op(
-    "expm1", np.expm1, Expm1Backward0, SAVES_RESULT, expm1_tangent, cuda_functor="Expm1",
+    "expm1", np.expm1, Expm1Backward0, expm1_tangent, cuda_functor="Expm1",
     gradient="self: g * (r + 1)", tangent_formula="self_t * (r + 1)",
     doc="``exp(self) - 1``, accurate near 0; backward ``grad * (result + 1)``.")
 
@@ -107,7 +107,7 @@ cdef object log_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
 
 
 log = unary_op(
-    "log", np.log, LogBackward0, SAVES_SELF, log_tangent, cuda_functor="Log",
+    "log", np.log, LogBackward0, log_tangent, cuda_functor="Log",
     gradient="self: g / self", tangent_formula="self_t / self",
     doc="Natural logarithm (``-inf`` at 0, ``nan`` below); backward ``grad / self``.")
 
@@ -122,7 +122,7 @@ cdef object log2_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra)
 
 
 log2 = unary_op(
-    "log2", np.log2, Log2Backward0, SAVES_SELF, log2_tangent, cuda_functor="Log2",
+    "log2", np.log2, Log2Backward0, log2_tangent, cuda_functor="Log2",
     gradient="self: g / (self * ln 2)", tangent_formula="self_t / (self * ln 2)",
     doc="Base-2 logarithm; backward ``grad / (self * ln 2)``.")
 
@@ -137,7 +137,7 @@ cdef object log1p_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra
 
 
 log1p = unary_op(
-    "log1p", np.log1p, Log1PBackward0, SAVES_SELF, log1p_tangent, cuda_functor="Log1p",
+    "log1p", np.log1p, Log1PBackward0, log1p_tangent, cuda_functor="Log1p",
     gradient="self: g / (self + 1)", tangent_formula="self_t / (self + 1)",
     doc="``log(1 + self)``, accurate near 0; backward ``grad / (self + 1)``.")
 
@@ -154,7 +154,7 @@ cdef object sin_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
 
 
 sin = unary_op(
-    "sin", np.sin, SinBackward0, SAVES_SELF, sin_tangent, cuda_functor="Sin",
+    "sin", np.sin, SinBackward0, sin_tangent, cuda_functor="Sin",
     gradient="self: g * cos(self)", tangent_formula="self_t * cos(self)",
     doc="Sine; backward ``grad * cos(self)``.")
 
@@ -169,7 +169,7 @@ cdef object cos_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
 
 
 cos = unary_op(
-    "cos", np.cos, CosBackward0, SAVES_SELF, cos_tangent, cuda_functor="Cos",
+    "cos", np.cos, CosBackward0, cos_tangent, cuda_functor="Cos",
     gradient="self: g * -sin(self)", tangent_formula="self_t * -sin(self)",
     doc="Cosine; backward ``-grad * sin(self)``.")
 
@@ -206,7 +206,7 @@ cdef object tanh_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra)
 
 
 tanh = unary_op(
-    "tanh", np.tanh, TanhBackward0, SAVES_RESULT, tanh_tangent, cuda_functor="Tanh",
+    "tanh", np.tanh, TanhBackward0, tanh_tangent, cuda_functor="Tanh",
     gradient="self: tanh_backward(g, r) (5)",
     tangent_formula="tanh_backward(self_t, r) (one fused kernel when nothing records)",
     doc="Hyperbolic tangent; backward ``grad * (1 - result ** 2)``.")
@@ -233,7 +233,7 @@ cdef object sigmoid_tangent(Tensor self_t, Tensor self, Tensor result, tuple ext
 
 
 sigmoid = unary_op(
-    "sigmoid", _sigmoid_array, SigmoidBackward0, SAVES_RESULT, sigmoid_tangent,
+    "sigmoid", _sigmoid_array, SigmoidBackward0, sigmoid_tangent,
     cuda_functor="Sigmoid", gradient="self: sigmoid_backward(g, r) (5)",
     tangent_formula="sigmoid_backward(self_t, r) (one fused kernel when nothing records)",
     doc="Logistic function ``1 / (1 + exp(-self))``; backward "
@@ -261,7 +261,7 @@ def _relu_array(array):
 
 
 relu = unary_op(
-    "relu", _relu_array, ReluBackward0, SAVES_RESULT, relu_tangent, cuda_functor="Relu",
+    "relu", _relu_array, ReluBackward0, relu_tangent, cuda_functor="Relu",
     floating=False, gradient="self: threshold_backward(g, r, 0) (1)",
     tangent_formula="threshold_backward(self_t, r, 0)",
     doc="``max(self, 0)``; keeps the dtype (integers stay integers).")
@@ -285,7 +285,7 @@ def _abs_array(array):
 
 
 abs = unary_op(
-    "abs", _abs_array, AbsBackward0, SAVES_SELF, abs_tangent, cuda_functor="Abs",
+    "abs", _abs_array, AbsBackward0, abs_tangent, cuda_functor="Abs",
     floating=False, gradient="self: g * sign(self) (2)", tangent_formula="self_t * sign(self)",
     doc="``|self|``; integers stay integers; backward ``grad * sign(self)`` (0 at 0).")
 
@@ -312,7 +312,7 @@ def _sign_array(array):
 
 # sign's tangent makes zeros of the result's shape: not right on a batch of tangents.
 sign = unary_op(
-    "sign", _sign_array, SignBackward0, SAVES_NOTHING, sign_tangent, cuda_functor="Sign",
+    "sign", _sign_array, SignBackward0, sign_tangent, cuda_functor="Sign",
     floating=False, batched_tangent=False, gradient="self: zeros_like(g)",
     tangent_formula="zeros",
     doc="-1, 0 or 1 with the dtype of ``self`` (``sign(nan)`` is 0, as in PyTorch).")

@@ -18,7 +18,7 @@ from autograd_cy._C.tensor cimport (
 )
 from autograd_cy._C.batching cimport grads_batched
 from autograd_cy._C.node cimport unpack_saved
-from autograd_cy._C.ops.op_table cimport ElementwiseNode, SavesResult, unary_op, SAVES_RESULT
+from autograd_cy._C.ops.op_table cimport ElementwiseNode, SavesResult, unary_op
 from autograd_cy._C.ops.op_table import export_unary_ops
 from autograd_cy._C.recording cimport record1, record2, any_requires_grad2
 from autograd_cy._C.promotion cimport result_type, operand_array, wrap, raise_broadcast_error
@@ -220,7 +220,7 @@ cdef object sqrt_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra)
 
 
 sqrt = unary_op(
-    "sqrt", np.sqrt, SqrtBackward0, SAVES_RESULT, sqrt_tangent, cuda_functor="Sqrt",
+    "sqrt", np.sqrt, SqrtBackward0, sqrt_tangent, cuda_functor="Sqrt",
     gradient="self: g / (r * 2)", tangent_formula="self_t / (r * 2)",
     doc="Square root; backward ``grad / (2 * result)``.")
 
@@ -242,7 +242,7 @@ cdef object rsqrt_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra
 
 
 rsqrt = unary_op(
-    "rsqrt", _rsqrt_array, RsqrtBackward0, SAVES_RESULT, rsqrt_tangent, cuda_functor="Rsqrt",
+    "rsqrt", _rsqrt_array, RsqrtBackward0, rsqrt_tangent, cuda_functor="Rsqrt",
     gradient="self: g * (r ** 3 * -0.5)", tangent_formula="self_t * (r ** 3 * -0.5)",
     doc="``1 / sqrt(self)``; backward ``-0.5 * grad * result ** 3``.")
 
