@@ -141,7 +141,12 @@ cdef class CopySlices(Node):
             (<Tensor>self.positions)._data.shape, (<Tensor>grad)._data.dtype))
         flat = flat.index_put((self.positions,), zeros)
         if result[0] is not None:
-            flat = flat.index_put((self.positions,), result[0], accumulate=True)
+            view_grad = result[0]
+            if (<Tensor>view_grad)._data.dtype != (<Tensor>flat)._data.dtype:
+                # PyTorch copy_s the view's gradient into the base's: a cast, as an in-place
+                # op with an operand of another dtype (x_view.div_(float64)) makes one
+                view_grad = view_grad.to((<Tensor>flat).dtype)
+            flat = flat.index_put((self.positions,), view_grad, accumulate=True)
         return (flat.reshape(self.base_geometry[0]),) + tuple(result[1:])
 
     cdef void release_variables(self):

@@ -123,6 +123,16 @@ def _inplace_on_split_base(lib, x, w):
     return y.split(2)
 
 
+def test_inplace_op_on_a_view_with_an_operand_of_another_dtype_backpropagates():
+    """The in-place op's node gives the view's gradient in the operand's promoted dtype;
+    CopySlices casts it into the base's, as torch's copy_ does (fuzz seed 9789726)."""
+    def fn(lib, x):
+        y = (x * 1).squeeze()
+        y.div_(lib.tensor([[2.75]], dtype=lib.float64))
+        return y
+    check_op(fn, randn(4, 1, 3), dtype=np.float32)
+
+
 def test_fill_of_an_empty_expanded_view_backpropagates():
     """An expand with no elements shares no memory: torch writes into it, and its CopySlices
     backward runs (fuzz seed 11731160 found ours refusing it)."""
