@@ -58,13 +58,18 @@ class Workload:
 class Chain(Workload):
     """``y = tanh(y * c + d)``, ``layers`` times on 16 floats; then sum and backward."""
 
-    def __init__(self, layers=200, size=16, name="chain", hooks=False, no_grad=False):
+    def __init__(self, layers=200, size=16, name="chain", hooks=False, no_grad=False,
+                 function_form=False):
         self.layers, self.size, self.hooks, self.no_grad = layers, size, hooks, no_grad
         self.name = name
+        # function_form: ``lib.tanh(y * c + d)`` instead of ``(y * c + d).tanh()``; the two
+        # spellings must cost the same (a user writes either)
+        self.function_form = function_form
         self.nodes = 3 * layers + 2
         what = "forward under no_grad" if no_grad else "forward + backward"
         extra = ", a tensor hook on every layer" if hooks else ""
-        self.description = f"{layers} x tanh(y*c+d) on {size} floats, {what}{extra}"
+        spelling = "tanh(y*c+d)" if function_form else "(y*c+d).tanh()"
+        self.description = f"{layers} x {spelling} on {size} floats, {what}{extra}"
         self.x, self.c, self.d = chain_constants(size, seed=0)
 
     def build(self, impl):
@@ -74,6 +79,16 @@ class Chain(Workload):
         lib = library(impl)
         x = constant(impl, self.x, requires_grad=True)
         c, d = constant(impl, self.c), constant(impl, self.d)
+        if self.function_form:
+            tanh = lib.tanh
+
+            def iteration():
+                y = x
+                for _ in range(layers):
+                    y = tanh(y * c + d)
+                y.sum().backward()
+                x.grad = None
+            return iteration
         if self.no_grad:
             def forward_only():
                 with lib.no_grad():
@@ -158,7 +173,11 @@ class Wide(Workload):
 # ---------------------------------------------------------------- MLPs
 
 class MLP(Workload):
-    """One SGD step of an MLP: forward, loss, backward, parameter update."""
+    """One SGD step of an MLP: forward, loss, backward, parameter update.
+
+    The update is written as torch.optim.SGD runs it by default: a loop of ``p -= lr * p.grad``
+    over the parameters on the CPU, one multi-tensor ``_foreach_add_`` on a CUDA device (one
+    launch for all parameters)."""
 
     def __init__(self, name, sizes, batch, activation, loss, addmm=False):
         self.name, self.sizes, self.batch = name, sizes, batch
@@ -195,6 +214,7 @@ class MLP(Workload):
         lr = self.lr
         cross_entropy = self.loss == "cross_entropy"
         addmm = self.addmm
+        foreach = DEVICE != "cpu"
 
         def step():
             h = inputs
@@ -208,8 +228,11 @@ class MLP(Workload):
                 loss = ((h - targets) ** 2).mean()
             loss.backward()
             with lib.no_grad():
-                # the whole update in one call: one multi-tensor launch on a CUDA device
-                lib._foreach_add_(params, [p.grad for p in params], alpha=-lr)
+                if foreach:
+                    lib._foreach_add_(params, [p.grad for p in params], alpha=-lr)
+                else:
+                    for p in params:
+                        p -= lr * p.grad
                 for p in params:
                     p.grad = None
         return step
@@ -309,12 +332,13 @@ def _scale_function(function_base):
     class Scale(function_base):
         @staticmethod
         def forward(ctx, x, c):
-            ctx.c = c
+            ctx.save_for_backward(c)
             return x * c
 
         @staticmethod
         def backward(ctx, grad):
-            return grad * ctx.c, None
+            c, = ctx.saved_tensors
+            return grad * c, None
     return Scale
 
 
@@ -400,7 +424,7 @@ def all_workloads():
     from benchmarks.forward_ad_workloads import forward_ad_workloads
     from benchmarks.anomaly_workloads import anomaly_workloads
     return [
-        Chain(),
+        Chain(function_form=True),
         *depth_workloads(),
         Wide(),
         MLP("mlp_small", (32, 32, 32, 1), 8, "tanh", "mse"),
