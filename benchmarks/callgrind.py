@@ -37,16 +37,19 @@ def parse_args(argv):
     parser.add_argument("--iterations", type=int, default=10,
                         help="N: the longer run has N more iterations than the shorter one")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
-    parser.add_argument("--child", nargs=2, metavar=("NAME", "COUNT"), help=argparse.SUPPRESS)
+    parser.add_argument("--floor", action="store_true",
+                        help="also count the NumPy floor of each workload (its Ir column)")
+    parser.add_argument("--child", nargs=3, metavar=("NAME", "COUNT", "IMPL"),
+                        help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
 
-def child(name, count):
-    """Inside valgrind: build ``name`` for autograd_cy, warm up, run ``count`` iterations."""
+def child(name, count, impl):
+    """Inside valgrind: build ``name`` for ``impl``, warm up, run ``count`` iterations."""
     import autograd_cy
     from benchmarks.workloads import all_workloads
     workload = next(w for w in all_workloads() if w.name == name)
-    run = workload.build("autograd_cy")
+    run = workload.build(impl)
     run()
     gc.collect()
     gc.disable()
@@ -66,30 +69,44 @@ def total_instructions(path):
     raise RuntimeError(f"no summary or totals line in {path}")
 
 
-def count(name, iterations, env, folder):
+def count(name, iterations, env, folder, impl):
     """Instructions of one valgrind run of ``name`` with ``iterations`` counted iterations."""
-    out = os.path.join(folder, f"{name}.{iterations}.out")
+    out = os.path.join(folder, f"{name}.{impl}.{iterations}.out")
     command = ["valgrind", "--tool=callgrind", "--quiet", f"--callgrind-out-file={out}",
-               sys.executable, os.path.abspath(__file__), "--child", name, str(iterations)]
+               sys.executable, os.path.abspath(__file__), "--child", name, str(iterations),
+               impl]
     done = subprocess.run(command, env=env, capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"{name}: valgrind failed ({done.returncode}):\n{done.stderr}")
     return total_instructions(out), json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def measure(name, extra, env):
+def per_iteration(name, extra, env, impl):
+    """Instructions of one iteration of ``impl``: the difference of two runs, over ``extra``."""
     with tempfile.TemporaryDirectory(prefix="callgrind-") as folder:
-        shorter, info = count(name, BASE, env, folder)
-        longer, _ = count(name, BASE + extra, env, folder)
-    per_iteration = (longer - shorter) / extra
-    return {"name": name, "ir_per_iteration": round(per_iteration), "nodes": info["nodes"],
-            "ir_per_node": round(per_iteration / info["nodes"]),
-            "ir_total": {BASE: shorter, BASE + extra: longer}, "autograd_cy": info["autograd_cy"]}
+        shorter, info = count(name, BASE, env, folder, impl)
+        longer, _ = count(name, BASE + extra, env, folder, impl)
+    return (longer - shorter) / extra, info, {BASE: shorter, BASE + extra: longer}
+
+
+def measure(name, extra, env, floor):
+    ours, info, totals = per_iteration(name, extra, env, "autograd_cy")
+    result = {"name": name, "ir_per_iteration": round(ours), "nodes": info["nodes"],
+              "ir_per_node": round(ours / info["nodes"]), "ir_total": totals,
+              "autograd_cy": info["autograd_cy"]}
+    if floor:
+        result["floor_ir_per_iteration"] = round(per_iteration(name, extra, env, "numpy")[0])
+    return result
 
 
 def table(results):
     columns = ("workload", "Ir per iteration", "Ir per node")
     rows = [(r["name"], f"{r['ir_per_iteration']:,}", f"{r['ir_per_node']:,}") for r in results]
+    if all("floor_ir_per_iteration" in r for r in results):
+        columns += ("NumPy floor Ir", "vs floor")
+        rows = [row + (f"{r['floor_ir_per_iteration']:,}",
+                       f"{r['ir_per_iteration'] / r['floor_ir_per_iteration']:.2f}x")
+                for row, r in zip(rows, results)]
     widths = [max(len(row[i]) for row in rows + [columns]) for i in range(len(columns))]
 
     def line(cells):
@@ -105,7 +122,7 @@ def main(argv=None):
     for variable in THREAD_VARIABLES:
         os.environ[variable] = "1"
     if args.child:
-        return child(args.child[0], int(args.child[1]))
+        return child(args.child[0], int(args.child[1]), args.child[2])
     import benchmarks
     from benchmarks.workloads import all_workloads
     names = args.only or list(DEFAULT_WORKLOADS)
@@ -124,7 +141,7 @@ def main(argv=None):
     for name in names:
         print(f"  {name}: {BASE} and {BASE + args.iterations} iterations under callgrind ...",
               file=sys.stderr, flush=True)
-        results.append(measure(name, args.iterations, env))
+        results.append(measure(name, args.iterations, env, args.floor))
     print(f"autograd_cy from {results[0]['autograd_cy']}, Python {sys.version.split()[0]}, "
           f"Ir = instructions executed, (Ir({BASE + args.iterations}) - Ir({BASE})) / "
           f"{args.iterations}\n")

@@ -5,7 +5,18 @@
 from autograd_cy._C.node cimport Node
 
 
+cdef class FunctionMethods:
+    # What apply and backward need from a Function class, looked up once per class
+    # (NOTE [A Function class's methods, looked up once]).
+    cdef readonly object forward_cls
+    cdef readonly object backward_cls      # <Class>Backward, the class of its ctx
+    cdef object backward                   # backward or vjp; None when both are overridden
+    cdef bint separate_setup               # forward without ctx, plus setup_context
+    cdef bint clear_saved_on_access        # clear_saved_tensors_on_access
+
+
 cdef class _FunctionBase(Node):
+    cdef FunctionMethods methods           # its Function class's, set by function_apply
     cdef public object to_save             # save_for_backward's arguments, until saved
     cdef public object dirty_tensors       # mark_dirty's arguments
     cdef public object non_differentiable  # mark_non_differentiable's arguments
@@ -15,7 +26,8 @@ cdef class _FunctionBase(Node):
     cdef tuple tensor_index                # per argument: its next edge, or -1 (not a Tensor)
     cdef list saved_variables              # SavedTensor per save_for_backward argument
     cdef bint has_freed_buffers
-    cdef list output_info                  # per output: (array module, shape, dtype) or None
+    cdef bint cleared_on_access            # freed by clear_saved_tensors_on_access
+    cdef list output_info                  # per output: its metadata (gradient_metadata)
 
     cdef tuple gradients_for_edges(self, object result)
 

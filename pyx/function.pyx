@@ -45,12 +45,13 @@ from autograd_cy._C.batching cimport tangent_batch
 from autograd_cy._C.provenance cimport recording_provenance, caller_code
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, make_view, version_counter, bump_version, requires_grad,
-    array_module, VIEW_IN_CUSTOM_FUNCTION, VIEW_MULTI_OUTPUT_NODE, gradient_metadata,
+    VIEW_IN_CUSTOM_FUNCTION, VIEW_MULTI_OUTPUT_NODE, gradient_metadata,
     tangent_of,
 )
 from autograd_cy._C.node cimport Node, Edge, set_edges
+from autograd_cy._C.device cimport zeros_for_metadata
 from autograd_cy._C.saved_tensor cimport SavedTensor, save, freed_message
-from autograd_cy._C.recording cimport gradient_edge
+from autograd_cy._C.recording cimport gradient_edge, set_next_edges
 from autograd_cy._C.views cimport move_retains_grad_hook, rebase_history
 
 cdef inline bint overridden(object method):
@@ -60,21 +61,65 @@ cdef inline bint overridden(object method):
     return not getattr(method, "_is_default_implementation", False)
 
 
-cdef tuple methods_of(object forward_cls):
-    """``(its backward or vjp, does it override setup_context?)`` for a Function class,
-    decided on first use and cached on the class (testing the methods on every apply costs
-    several attribute lookups per call). The entry names its class, so a subclass that
-    finds its parent's entry through inheritance decides for itself."""
-    cdef object entry = getattr(forward_cls, "_autograd_cy_methods", None)
-    if entry is None or (<tuple>entry)[0] is not forward_cls:
-        backward, vjp = forward_cls.backward, forward_cls.vjp
-        if overridden(backward) and overridden(vjp):
-            chosen = None       # refused when backward runs, as PyTorch refuses it
-        else:
-            chosen = vjp if overridden(vjp) else backward
-        entry = (forward_cls, chosen, overridden(forward_cls.setup_context))
-        forward_cls._autograd_cy_methods = entry
-    return <tuple>entry
+# NOTE [A Function class's methods, looked up once]
+# Function.apply runs for every call of a custom Function and its node's ``apply`` for
+# every backward through it. What both need from the Function class -- its ctx class, which
+# of ``backward`` / ``vjp`` it overrides, whether it has its own ``setup_context``, whether
+# saved tensors are freed on first access -- is decided on the class's first use and kept in
+# one FunctionMethods on the class; every ctx points to it. The entry names its class, so a
+# subclass that finds its parent's entry through inheritance decides for itself. The
+# ``<Class>Backward`` node class is made with the C attribute lookup of its base (NOTE
+# [Attribute lookup of a Function's node]).
+
+cdef extern from "Python.h":
+    ctypedef object (*getattrofunc)(object, object)
+    ctypedef struct PyTypeObject:
+        getattrofunc tp_getattro
+
+
+@cython.final
+cdef class FunctionMethods:
+    """What ``apply`` and backward need from one Function class."""
+
+    def __repr__(self):
+        return f"<FunctionMethods of {self.forward_cls.__name__}>"
+
+
+cdef FunctionMethods methods_of(object forward_cls):
+    """The FunctionMethods of a Function class, made on first use."""
+    cdef object found = getattr(forward_cls, "_autograd_cy_methods", None)
+    if found is not None and (<FunctionMethods>found).forward_cls is forward_cls:
+        return <FunctionMethods>found
+    cdef FunctionMethods entry
+    entry = FunctionMethods.__new__(FunctionMethods)
+    entry.forward_cls = forward_cls
+    entry.backward_cls = forward_cls._backward_cls
+    backward, vjp = forward_cls.backward, forward_cls.vjp
+    if overridden(backward) and overridden(vjp):
+        entry.backward = None       # refused when backward runs, as PyTorch refuses it
+    else:
+        entry.backward = vjp if overridden(vjp) else backward
+    entry.separate_setup = overridden(forward_cls.setup_context)
+    entry.clear_saved_on_access = bool(
+        getattr(forward_cls, "clear_saved_tensors_on_access", False))
+    forward_cls._autograd_cy_methods = entry
+    return entry
+
+
+# NOTE [Attribute lookup of a Function's node]
+# ``<Class>Backward`` is a Python subclass of _FunctionBase, and Node defines ``__getattr__``
+# (for ``_saved_<name>``). CPython gives such a subclass a generic slot that goes through
+# Python-level ``__getattribute__`` and ``__getattr__`` wrappers for every attribute read, a
+# few hundred instructions each, and a ctx is read many times per call (``ctx.
+# save_for_backward``, ``ctx.saved_tensors``, the user's own attributes). The class is made
+# here and then given its base's C lookup, which already tries the instance dict and the
+# class before ``__getattr__``: the same answers without the wrappers.
+
+def _make_node_class(str name, type base, object forward_cls):
+    """``<name>``: the ctx / backward node class of the Function class ``forward_cls``."""
+    node_class = type(name, (base,), {"_forward_cls": forward_cls})
+    (<PyTypeObject*>node_class).tp_getattro = (<PyTypeObject*>_FunctionBase).tp_getattro
+    return node_class
 
 
 _SAVED_RETURNED_INPUT = (
@@ -109,6 +154,25 @@ cdef class _FunctionBase(Node):
         self.static_needs_input_grad = ()
         self.tensor_index = ()
 
+    # ------------------------------------------------------------ ctx, write side
+    # FunctionCtx (autograd/function.py) documents these; the node's own versions, in C,
+    # take precedence over its Python ones (a Python call frame less per call).
+    def save_for_backward(self, *tensors):
+        """Keep ``tensors`` (or None) for ``backward``: ``ctx.saved_tensors`` returns them."""
+        self.to_save = tensors
+
+    def mark_dirty(self, *tensors):
+        """Declare that forward modified these inputs in place; forward must return them."""
+        self.dirty_tensors = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        """Declare outputs without a gradient: they get ``requires_grad=False``."""
+        self.non_differentiable = tensors
+
+    def set_materialize_grads(self, value):
+        """Whether missing output gradients reach ``backward`` as zeros (the default)."""
+        self.materialize_grads = bool(value)
+
     # ------------------------------------------------------------ ctx, read side
     @property
     def needs_input_grad(self):
@@ -131,16 +195,16 @@ cdef class _FunctionBase(Node):
         if self.saved_for_forward is not None:
             return self.saved_for_forward
         if self.has_freed_buffers:
-            if getattr(self, "_saved_cleared_on_access", False):
+            if self.cleared_on_access:
                 raise RuntimeError(_CLEARED_ON_ACCESS)
             raise RuntimeError(freed_message(self))
         if not self.saved_variables:
             return ()
         result = tuple([(<SavedTensor>saved).unpack(self) for saved in self.saved_variables])
-        if getattr(type(self)._forward_cls, "clear_saved_tensors_on_access", False):
+        if self.methods is not None and self.methods.clear_saved_on_access:
             # The Function asked to free its saved tensors as soon as backward reads them.
             self.release_variables()
-            self._saved_cleared_on_access = True
+            self.cleared_on_access = True
         return result
 
     @property
@@ -154,17 +218,25 @@ cdef class _FunctionBase(Node):
     cpdef tuple apply(self, tuple grads):
         """Call the user's ``backward(ctx, *grads)``; one gradient per tensor argument back."""
         cdef Py_ssize_t i
-        cdef list inputs = list(grads)
+        cdef list inputs = None
         if self.materialize_grads and self.output_info is not None:
-            for i in range(len(inputs)):
+            for i in range(len(grads)):
                 info = self.output_info[i]
-                if (inputs[i] is None and info is not None
+                if (grads[i] is None and info is not None
                         and (self.input_metadata[i] is not None
                              or getattr(self, "_materialize_non_diff_grads", True))):
-                    xp, shape, dtype = info
-                    inputs[i] = make_tensor(xp.zeros(shape, dtype=dtype))
-        result = backward_function(type(self)._forward_cls)(self, *inputs)
-        return self.gradients_for_edges(result)
+                    if inputs is None:
+                        inputs = list(grads)
+                    inputs[i] = make_tensor(zeros_for_metadata(info))
+            if inputs is not None:
+                grads = tuple(inputs)
+        cdef FunctionMethods methods = self.methods
+        if methods is None:         # a node made without apply (the class called directly)
+            methods = methods_of(type(self)._forward_cls)
+        if methods.backward is None:
+            raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function "
+                               "is not allowed. You should only implement one of them.")
+        return self.gradients_for_edges(methods.backward(self, *grads))
 
     cdef tuple gradients_for_edges(self, object result):
         """Check ``backward``'s result (one gradient per argument, each None or of the
@@ -204,37 +276,46 @@ cdef class _FunctionBase(Node):
         self.has_freed_buffers = True
 
 
-cdef object backward_function(object forward_cls):
-    """``backward`` or ``vjp``, whichever the Function overrides (they are aliases)."""
-    chosen = methods_of(forward_cls)[1]
-    if chosen is None:
-        raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not "
-                           "allowed. You should only implement one of them.")
-    return chosen
-
-
 # ------------------------------------------------------------------ forward
 
-def function_apply(cls, tuple args):
-    """``Function.apply(*args)``: run forward, and record the node if grad mode asks for it."""
-    cdef _FunctionBase ctx = cls._backward_cls()
+cdef object argument_binder = None      # autograd/function.py's _bind_arguments
+
+
+def _set_argument_binder(binder):
+    """Called once by autograd/function.py: ``binder(cls, args, kwargs)`` makes keyword
+    arguments and defaults of ``forward`` positional (it needs ``inspect``)."""
+    global argument_binder
+    argument_binder = binder
+
+
+def function_apply(cls, *args, **kwargs):
+    """Run the Function on ``args``; the outputs record ``<Class>Backward`` as grad_fn
+    when grad mode is on and a tensor argument requires grad (``Function.apply``)."""
+    cdef FunctionMethods methods = methods_of(cls)
+    if kwargs or methods.separate_setup:
+        args = argument_binder(cls, args, kwargs)
+    return apply_function(cls, methods, args)
+
+
+cdef object apply_function(object cls, FunctionMethods methods, tuple args):
+    """Forward with grad mode off, then the node attached to the outputs."""
+    cdef _FunctionBase ctx = _FunctionBase.__new__(methods.backward_cls)
     cdef Py_ssize_t i, n = len(args)
-    cdef list needs = [None] * n
-    cdef list tensor_index = [None] * n
-    cdef list tensor_inputs = []
+    cdef list needs = [False] * n
+    cdef list tensor_index = [-1] * n
+    cdef list tensor_list = []
     cdef bint any_requires_grad = False
     cdef bint requires
+    ctx.methods = methods
     for i in range(n):
         arg = args[i]
         if isinstance(arg, Tensor):
             requires = requires_grad(<Tensor>arg)
             any_requires_grad |= requires
             needs[i] = requires
-            tensor_index[i] = len(tensor_inputs)
-            tensor_inputs.append(arg)
-        else:
-            needs[i] = False
-            tensor_index[i] = -1
+            tensor_index[i] = len(tensor_list)
+            tensor_list.append(arg)
+    cdef tuple tensor_inputs = tuple(tensor_list)
     # The node takes its sequence number before forward runs, so nodes recorded inside
     # forward get larger numbers.
     ctx.sequence_nr = next_sequence_nr()
@@ -243,7 +324,7 @@ def function_apply(cls, tuple args):
     cdef bint is_executable = is_grad_enabled() and any_requires_grad
     if is_executable:
         # Edges are taken now: a forward that mutates an input must not see its new history.
-        set_edges(ctx, [gradient_edge(<Tensor>t) for t in tensor_inputs])
+        set_next_edges(ctx, tensor_inputs)
         ctx.input_metadata = ()
         ctx.output_info = []
         if recording_provenance():       # NOTE [Provenance]
@@ -251,28 +332,27 @@ def function_apply(cls, tuple args):
         if is_anomaly_enabled():
             ctx.get_extras().anomaly_trace = "".join(traceback.format_stack()[:-1])
 
-    setup_context = cls.setup_context
-    cdef bint separate_setup = methods_of(cls)[2]
     cdef bint previous = is_grad_enabled()
     cdef unsigned long long level = forward_level()
     cdef bint forward_ad = (level != 0 and not is_inference_mode_enabled()
-                            and any_tangent(tuple(tensor_inputs), level))
+                            and any_tangent(tensor_inputs, level))
     cdef tuple input_tangents = None
     if forward_ad:      # taken before forward, which may modify an input in place
         input_tangents = tuple([tangent_of(arg, level) for arg in args])
     set_grad_enabled(False)
     suspend_forward_level()
     try:
-        if separate_setup:
+        if methods.separate_setup:
             output = cls.forward(*args)
-            setup_context(ctx, args, output)
+            cls.setup_context(ctx, args, output)
         else:
             output = cls.forward(ctx, *args)
     finally:
         set_grad_enabled(previous)
         resume_forward_level(level)
     saved_for_forward = ctx.saved_for_forward
-    result = process_outputs(cls, ctx, tensor_inputs, output, is_executable, separate_setup)
+    result = process_outputs(cls, ctx, tensor_inputs, output, is_executable,
+                             methods.separate_setup)
     if forward_ad:
         set_output_tangents(cls, ctx, args, input_tangents, result, saved_for_forward, level)
     return result
@@ -321,40 +401,43 @@ cdef void set_output_tangents(object cls, _FunctionBase ctx, tuple args, tuple i
         set_tangent(<Tensor>output, tangent, level)
 
 
-cdef set identities(object values):
-    return {id(value) for value in values} if values else set()
+cdef inline bint contains(tuple values, object value):
+    """Is ``value`` one of ``values`` (by identity)? A custom Function has a few inputs: a
+    scan costs less than building a set of their ids on every call."""
+    for candidate in values:
+        if candidate is value:
+            return True
+    return False
 
 
-cdef object process_outputs(object cls, _FunctionBase ctx, list tensor_inputs, object output,
+cdef object process_outputs(object cls, _FunctionBase ctx, tuple tensor_inputs, object output,
                             bint is_executable, bint separate_setup):
     cdef bint single = not isinstance(output, tuple)
     cdef list outputs = [output] if single else list(output)
     cdef Py_ssize_t i
 
     # What setup_context saved, to refuse an input that is returned as-is and saved.
-    cdef set saved_for_setup = set()
+    cdef tuple saved_for_setup = ()
     if separate_setup:
-        for value in tuple(ctx.to_save or ()) + tuple(ctx.saved_for_forward or ()):
-            if isinstance(value, Tensor):
-                saved_for_setup.add(id(value))
-    cdef list to_save = None
+        saved_for_setup = tuple(ctx.to_save or ()) + tuple(ctx.saved_for_forward or ())
+    cdef tuple to_save = None
     if ctx.to_save is not None and is_executable:
-        to_save = list(ctx.to_save)
+        to_save = tuple(ctx.to_save)
         for i in range(len(to_save)):
             if to_save[i] is not None and not isinstance(to_save[i], Tensor):
                 raise TypeError("save_for_backward can only save variables, but argument "
                                 f"{i} is of type {type(to_save[i]).__name__}")
 
-    cdef set dirty = mark_dirty_inputs(ctx.dirty_tensors)
-    cdef set non_differentiable = set()
+    cdef tuple dirty = mark_dirty_inputs(ctx.dirty_tensors)
+    cdef tuple non_differentiable = ()
     if ctx.non_differentiable is not None:
-        for value in ctx.non_differentiable:
+        non_differentiable = tuple(ctx.non_differentiable)
+        for value in non_differentiable:
             if not isinstance(value, Tensor):
                 raise RuntimeError("mark_non_differentiable only accepts variable arguments, "
                                    f"but got {type(value).__name__}")
-            non_differentiable.add(id(value))
 
-    wrap_outputs(cls, ctx, outputs, identities(tensor_inputs), dirty, non_differentiable,
+    wrap_outputs(cls, ctx, outputs, tensor_inputs, dirty, non_differentiable,
                  saved_for_setup, is_executable)
     if is_executable and to_save is not None:
         ctx.saved_variables = save_variables(ctx, to_save)
@@ -365,30 +448,30 @@ cdef object process_outputs(object cls, _FunctionBase ctx, list tensor_inputs, o
     return outputs[0] if single else tuple(outputs)
 
 
-cdef set mark_dirty_inputs(object dirty_tensors):
-    """Bump the version of every tensor given to ``mark_dirty``; their identities."""
-    cdef set dirty = set()
+cdef tuple mark_dirty_inputs(object dirty_tensors):
+    """Bump the version of every tensor given to ``mark_dirty``; those tensors."""
     if dirty_tensors is None:
-        return dirty
-    for i, value in enumerate(dirty_tensors):
+        return ()
+    cdef tuple dirty = tuple(dirty_tensors)
+    for i, value in enumerate(dirty):
         if not isinstance(value, Tensor):
             raise RuntimeError("mark_dirty can only accept variables, but argument "
                                f"{i} is of type {type(value).__name__}")
         bump_version(<Tensor>value)
-        dirty.add(id(value))
     return dirty
 
 
-cdef void wrap_outputs(object cls, _FunctionBase ctx, list outputs, set inputs, set dirty,
-                       set non_differentiable, set saved_for_setup,
+cdef void wrap_outputs(object cls, _FunctionBase ctx, list outputs, tuple inputs, tuple dirty,
+                       tuple non_differentiable, tuple saved_for_setup,
                        bint is_executable) except *:
     """Attach each output to ``ctx`` (an input returned as-is becomes a view, a dirty input
-    continues its history at ``ctx``); edits ``outputs`` in place."""
+    continues its history at ``ctx``); edits ``outputs`` in place. The tuples hold tensors,
+    compared by identity."""
     cdef Py_ssize_t i, count = len(outputs), differentiable_count = 0
     cdef Tensor var
-    cdef set returned = set()
     cdef bint is_input, is_modified, is_differentiable
     cdef list metadata = []
+    cdef list returned = list(outputs) if dirty else None
     for i in range(count):
         value = outputs[i]
         if not isinstance(value, Tensor):
@@ -397,16 +480,16 @@ cdef void wrap_outputs(object cls, _FunctionBase ctx, list outputs, set inputs, 
                 ctx.output_info.append(None)
             continue
         var = value
-        returned.add(id(var))
-        is_input = id(var) in inputs
-        is_modified = id(var) in dirty
-        is_differentiable = (is_executable and id(var) not in non_differentiable
+        is_input = contains(inputs, var)
+        is_modified = contains(dirty, var)
+        is_differentiable = (is_executable and not contains(non_differentiable, var)
                              and var._data.dtype.kind in "fc")
-        if is_input and not is_modified and id(var) in saved_for_setup:
+        if is_input and not is_modified and contains(saved_for_setup, var):
             raise RuntimeError(_SAVED_RETURNED_INPUT)
         if is_executable:
-            ctx.output_info.append((array_module(var._data), var._data.shape, var._data.dtype))
-            metadata.append(gradient_metadata(var) if is_differentiable else None)
+            info = gradient_metadata(var)
+            ctx.output_info.append(info)
+            metadata.append(info if is_differentiable else None)
 
         if not is_differentiable:
             if not requires_grad(var):
@@ -439,8 +522,8 @@ cdef void wrap_outputs(object cls, _FunctionBase ctx, list outputs, set inputs, 
             if (isinstance(value, Tensor) and (<Tensor>value)._base is not None
                     and (<Tensor>value)._grad_fn is ctx):
                 (<Tensor>value)._creation_meta = VIEW_MULTI_OUTPUT_NODE
-    for identity in dirty:
-        if identity not in returned:
+    for value in dirty:
+        if not contains(tuple(returned), value):
             raise RuntimeError(_DIRTY_NOT_RETURNED)
 
 
@@ -463,7 +546,7 @@ cdef void rebase_dirty(_FunctionBase ctx, Tensor var, Py_ssize_t output_nr, bint
     if not is_input:
         if base is not None:
             raise RuntimeError(_DIRTY_NOT_INPUT)
-        warnings.warn(_DIRTY_NOT_INPUT, UserWarning, stacklevel=2)
+        warnings.warn(_DIRTY_NOT_INPUT, UserWarning, stacklevel=1)
     if var._grad_fn is None and var._requires_grad:
         raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
                            "operation.")
@@ -484,7 +567,7 @@ cdef void rebase_dirty(_FunctionBase ctx, Tensor var, Py_ssize_t output_nr, bint
         move_retains_grad_hook(var, old_fn, old_nr)
 
 
-cdef list save_variables(_FunctionBase ctx, list to_save):
+cdef list save_variables(_FunctionBase ctx, tuple to_save):
     """SavedTensors for ``save_for_backward``: an output of ``ctx`` is kept without its
     grad_fn (no ctx -> tensor -> ctx cycle) and re-attached on unpack."""
     cdef list saved = []

@@ -8,6 +8,7 @@ from autograd_cy._C.node cimport Node, Edge
 cdef Edge gradient_edge(Tensor t)
 cdef object gradient_function(Tensor t)
 cdef void stamp(Node node)
+cdef void set_next_edges(Node node, tuple inputs) except *
 
 # The one recording path (see recording.pyx): history (sequence_nr, edges, outputs,
 # input_metadata), then the saved tensors.

@@ -193,8 +193,7 @@ cdef Node set_history(Node node, tuple inputs, tuple outputs):
     cdef Py_ssize_t i
     cdef list metadata = []
     stamp(node)
-    node.next_nodes = tuple([function_of(x) for x in inputs])
-    node.next_input_nrs = input_nrs_tuple([input_nr_of(x) for x in inputs])
+    set_next_edges(node, inputs)
     for i in range(len(outputs)):
         output = outputs[i]
         if output is None:
@@ -208,6 +207,13 @@ cdef Node set_history(Node node, tuple inputs, tuple outputs):
                 check_output(node, <Tensor>output)
     node.input_metadata = tuple(metadata)
     return node
+
+
+cdef void set_next_edges(Node node, tuple inputs) except *:
+    """``node``'s edges: one per operand, to the Node its gradient goes to (none for an
+    operand that is not a Tensor or does not require grad)."""
+    node.next_nodes = tuple([function_of(x) for x in inputs])
+    node.next_input_nrs = input_nrs_tuple([input_nr_of(x) for x in inputs])
 
 
 cdef bint gets_gradient(object x):

@@ -25,6 +25,7 @@ import warnings
 
 from autograd_cy._C.function import (
     _FunctionBase, function_apply as _function_apply, delayed_error as _delayed_error,
+    _make_node_class, _set_argument_binder,
 )
 from autograd_cy._C.tensor import Tensor
 
@@ -115,7 +116,7 @@ class FunctionMeta(type):
     """Gives each Function subclass its node class ``<Class>Backward``."""
 
     def __init__(cls, name, bases, attrs):
-        cls._backward_cls = type(name + "Backward", (BackwardCFunction,), {"_forward_cls": cls})
+        cls._backward_cls = _make_node_class(name + "Backward", BackwardCFunction, cls)
         super().__init__(name, bases, attrs)
 
 
@@ -181,13 +182,8 @@ class Function(_SingleLevelFunction):
             "new-style autograd function with static forward method. (Example: "
             "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
 
-    @classmethod
-    def apply(cls, *args, **kwargs):
-        """Run the Function on ``args``; the outputs record ``<Class>Backward`` as grad_fn
-        when grad mode is on and a tensor argument requires grad."""
-        if kwargs or cls.setup_context is not _SingleLevelFunction.setup_context:
-            args = _bind_arguments(cls, args, kwargs)
-        return _function_apply(cls, args)
+    # Function.apply is the C function itself: no Python frame between a call and forward.
+    apply = classmethod(_function_apply)
 
 
 # forward function -> (its signature, whether binding can change positional arguments)
@@ -216,6 +212,9 @@ def _bind_arguments(cls, args, kwargs):
         name = next(iter(bound.kwargs))
         raise TypeError(f"forward() got an unexpected keyword argument '{name}'")
     return tuple(bound.args[1:] if with_ctx else bound.args)
+
+
+_set_argument_binder(_bind_arguments)
 
 
 # The engine tells an overridden backward/vjp/setup_context from these defaults by this mark.
