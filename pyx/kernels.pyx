@@ -7,6 +7,12 @@ shape and at most KERNEL_MAX_SIZE elements these loops produce the same bits as 
 step rounds to the dtype, as a ufunc does; there is no FMA on this build) at a fraction of
 the cost. They return None for anything else, and the caller then takes the NumPy path.
 
+One more operand shape goes through them: an *expanded scalar*, one value seen at every
+position (every stride 0), which is what the gradient of ``sum`` and ``mean`` is (the
+output's gradient expanded to the input's shape, as PyTorch expands it). A binary op with
+such an operand is the scalar loop on the other operand; without this, every product a
+``sum().backward()`` gradient meets would take NumPy's strided path.
+
 """
 cimport numpy as cnp
 from libc.math cimport tanh as libm_tanh
@@ -46,11 +52,42 @@ cdef inline cnp.ndarray empty_like_kernel(cnp.ndarray a, int typenum):
     return <cnp.ndarray>cnp.PyArray_EMPTY(cnp.PyArray_NDIM(a), cnp.PyArray_DIMS(a), typenum, 0)
 
 
+cdef bint expanded_scalar(object value, int typenum):
+    """Is ``value`` one float of dtype ``typenum`` expanded to its shape (every stride 0, at
+    least one element)? NOTE [Fused kernels]."""
+    cdef int axis
+    if type(value) is not cnp.ndarray or cnp.PyArray_TYPE(<cnp.ndarray>value) != typenum:
+        return False
+    if cnp.PyArray_SIZE(<cnp.ndarray>value) == 0:
+        return False
+    for axis in range(cnp.PyArray_NDIM(<cnp.ndarray>value)):
+        if cnp.PyArray_STRIDES(<cnp.ndarray>value)[axis] != 0:
+            return False
+    return True
+
+
+cdef inline double scalar_value(cnp.ndarray value, int typenum):
+    """The one value of an expanded scalar."""
+    if typenum == cnp.NPY_FLOAT:
+        return (<float*>cnp.PyArray_DATA(value))[0]
+    return (<double*>cnp.PyArray_DATA(value))[0]
+
+
 cdef object binary_kernel(int op, object x, object y):
-    """``x + y``, ``x - y`` or ``x * y`` (op KERNEL_ADD/SUB/MUL) on two same-shape arrays."""
+    """``x + y``, ``x - y`` or ``x * y`` (op KERNEL_ADD/SUB/MUL) on two same-shape arrays,
+    one of which may be an expanded scalar (for ``-``, only ``y``)."""
     cdef int typenum = kernel_type(x)
     cdef Py_ssize_t n
-    if typenum < 0 or not kernel_operand(y, typenum):
+    if typenum < 0:
+        typenum = kernel_type(y)
+        if (typenum >= 0 and op != KERNEL_SUB and expanded_scalar(x, typenum)
+                and cnp.PyArray_SAMESHAPE(<cnp.ndarray>x, <cnp.ndarray>y)):
+            return scalar_kernel(op, y, scalar_value(<cnp.ndarray>x, typenum))
+        return None
+    if not kernel_operand(y, typenum):
+        if (expanded_scalar(y, typenum)
+                and cnp.PyArray_SAMESHAPE(<cnp.ndarray>x, <cnp.ndarray>y)):
+            return scalar_kernel(op, x, scalar_value(<cnp.ndarray>y, typenum))
         return None
     if not cnp.PyArray_SAMESHAPE(<cnp.ndarray>x, <cnp.ndarray>y):
         return None

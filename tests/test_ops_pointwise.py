@@ -469,6 +469,38 @@ def test_tensor_and_python_float(op, size, dtype):
     check_op(lambda lib, x: op(x), np.resize(base[:3], size), dtype=dtype)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("size", [6, 5000], ids=["fused loop", "numpy"])
+@pytest.mark.parametrize("op", [
+    lambda e, x: e * x, lambda e, x: x * e, lambda e, x: e + x, lambda e, x: x + e,
+    lambda e, x: x - e, lambda e, x: e - x,
+], ids=["expanded * x", "x * expanded", "expanded + x", "x + expanded", "x - expanded",
+        "expanded - x"])
+def test_expanded_scalar_operand(op, size, dtype):
+    # One value expanded to a shape (every stride 0, what sum's and mean's gradients are)
+    # meets a tensor: the fused loop takes it as a scalar (NOTE [Fused kernels]); the bits
+    # are torch's, on both paths, with special values among the other operand's elements.
+    x = np.resize(np.array([1.5, -2.0, 0.0, -0.0, 3e38, math.nan]), size).astype(dtype)
+    results = {}
+    for lib in LIBS:
+        expanded = lib.tensor(np.array(-1.25, dtype=dtype)).expand(size)
+        results[lib] = op(expanded, lib.tensor(x)).numpy()
+    np.testing.assert_array_equal(results[ag], results[torch])
+    assert results[ag].dtype == results[torch].dtype
+
+
+def test_sum_gradient_meets_a_product():
+    # sum's gradient is expanded; the product in MulBackward0 takes the scalar loop.
+    x = randn(16, seed=3).astype(np.float32)
+    c = randn(16, seed=4).astype(np.float32)
+    grads = {}
+    for lib in LIBS:
+        leaf = lib.tensor(x, requires_grad=True)
+        (leaf * lib.tensor(c)).sum().backward()
+        grads[lib] = leaf.grad.numpy()
+    np.testing.assert_array_equal(grads[ag], grads[torch])
+
+
 def test_no_numpy_floating_point_warnings():
     x = ag.tensor([-1.0, 0.0, 1e30, -1e30])
     with np.errstate(all="raise"):
