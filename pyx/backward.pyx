@@ -13,6 +13,8 @@ from collections import namedtuple
 from collections.abc import Mapping
 
 import numpy as np
+cimport numpy as cnp
+cnp.import_array()
 
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, array_module, register_methods, requires_grad,
@@ -130,7 +132,7 @@ cdef tuple make_grads(tuple outputs, tuple grads, bint is_grads_batched):
 cdef object ones_like_array(object array):
     """Ones shaped like ``array`` (the implicit gradient of a scalar output); on the CPU
     without np.ones_like's Python wrapper."""
-    if type(array) is not np.ndarray:
+    if type(array) is not cnp.ndarray:
         return array_module(array).ones_like(array)
     ones = np.empty(array.shape, array.dtype)
     ones.fill(1)

@@ -193,7 +193,7 @@ cdef bint is_cuda_array(object array):
 cdef object array_to_device(object array, device target):
     """``array`` on ``target`` (the same object when it is already there)."""
     if target.type == "cpu":
-        if type(array) is np.ndarray:
+        if type(array) is cnp.ndarray:
             return array
         return cuda_backend.to_host(array)
     if cuda_backend is None:
@@ -208,7 +208,7 @@ def _array_to_device(array, target):
 
 cpdef device device_of(object array):
     """The device an array lives on: NumPy's on the CPU, a DeviceArray on its CUDA device."""
-    if type(array) is np.ndarray:
+    if type(array) is cnp.ndarray:
         return CPU
     return device("cuda", array.device.id)
 
@@ -226,7 +226,7 @@ cpdef device device_of(object array):
 cdef object array_namespace(object array):
     """The array library of ``array``: NumPy, or for a DeviceArray a NumPy-like namespace
     whose factories (zeros, ones, empty, full) make arrays on its device."""
-    if type(array) is np.ndarray:
+    if type(array) is cnp.ndarray:
         return np
     return cuda_backend.namespace(array.device.id)
 
@@ -258,7 +258,7 @@ cpdef device resolved_device(object spec):
 cdef object as_array(object value, object dtype=None):
     """``value`` as an array of ``dtype`` (its own when None): arrays of either device stay
     where they are; NumPy scalars and Python numbers become 0-d NumPy arrays."""
-    if type(value) is np.ndarray or is_cuda_array(value):
+    if type(value) is cnp.ndarray or is_cuda_array(value):
         if dtype is None or value.dtype == dtype:
             return value
         return value.astype(dtype)
@@ -267,14 +267,14 @@ cdef object as_array(object value, object dtype=None):
 
 cdef bint is_array(object value):
     """Whether ``value`` is an array of either device (not a Tensor, not a number)."""
-    return type(value) is np.ndarray or is_cuda_array(value)
+    return type(value) is cnp.ndarray or is_cuda_array(value)
 
 
 cdef object contiguous_array(object array):
     """``array`` if row-major contiguous, else a contiguous copy on its device."""
     if array.flags.c_contiguous:
         return array
-    if type(array) is np.ndarray:
+    if type(array) is cnp.ndarray:
         return np.ascontiguousarray(array)
     return array.copy()
 
@@ -330,7 +330,7 @@ cdef object empty_result_like(object x, object dtype=None):
     result: ``x``'s strides when ``x`` is non-overlapping and dense (a transposed input's
     result is transposed), else dense in the order of ``result_dim_order``. NumPy's order "K"
     would sort an expanded input's stride-0 dims innermost, where PyTorch keeps their place."""
-    if type(x) is not np.ndarray or has_dense_layout(<cnp.ndarray>x):
+    if type(x) is not cnp.ndarray or has_dense_layout(<cnp.ndarray>x):
         return np.empty_like(x, dtype=dtype)
     cdef list outer_first = result_dim_order(x)[::-1]
     block = np.empty([x.shape[dim] for dim in outer_first], dtype=x.dtype if dtype is None
@@ -348,7 +348,7 @@ cdef object strided_view(object array, tuple shape, tuple byte_strides, bint wri
     ``byte_strides`` (no copy, no bounds check: the caller checked them). It is writeable
     where ``array`` is, unless ``writeable`` is False; the caller need not (and, for a
     DeviceArray, whose CuPy flags have no ``writeable``, cannot) ask the array."""
-    if type(array) is np.ndarray:
+    if type(array) is cnp.ndarray:
         return host_strided_view(<cnp.ndarray>array, shape, byte_strides, writeable)
     return array.as_strided(shape, byte_strides)
 
@@ -380,6 +380,6 @@ cdef object host_strided_view(cnp.ndarray array, tuple shape, tuple byte_strides
 
 cdef Py_ssize_t data_address(object array):
     """The address of ``array``'s first element, in its device's memory."""
-    if type(array) is np.ndarray:
+    if type(array) is cnp.ndarray:
         return <Py_ssize_t>cnp.PyArray_DATA(<cnp.ndarray>array)
     return array.data_ptr()

@@ -34,7 +34,6 @@ bare array and re-attaches ``grad_fn`` on unpack, so there is no cycle and the
 graph is freed by reference counting the moment the outputs go away.
 """
 cimport cython
-import itertools
 
 from autograd_cy._C.tensor import Size
 from autograd_cy._C.dtype cimport from_numpy_dtype
@@ -68,19 +67,21 @@ cdef Edge invalid_edge():
     return INVALID_EDGE
 
 
-_handle_ids = itertools.count(1)       # next() on a count is atomic under the GIL
+cdef unsigned long long last_handle_id = 0   # ids count up; the GIL orders the increments
 
 
-class RemovableHandle:
+cdef class RemovableHandle:
     """Returned by every ``register_*hook``; ``remove()`` unregisters the hook."""
+    cdef readonly object id
+    cdef tuple dicts              # the hook tables it is in (a hook may sit in several)
 
     def __init__(self, hooks_dict, extra_dicts=()):
-        self.id = next(_handle_ids)
-        self._dicts = (hooks_dict,) + tuple(extra_dicts)
+        self.id = next_handle_id()
+        self.dicts = (hooks_dict,) + tuple(extra_dicts)
 
     def remove(self):
-        for hooks in self._dicts:
-            hooks.pop(self.id, None)
+        for hooks in self.dicts:
+            (<dict>hooks).pop(self.id, None)
 
     def __enter__(self):
         return self
@@ -89,8 +90,17 @@ class RemovableHandle:
         self.remove()
 
 
+cdef inline object next_handle_id():
+    global last_handle_id
+    last_handle_id += 1
+    return last_handle_id
+
+
 cdef object add_hook(dict hooks, object fn):
-    handle = RemovableHandle(hooks)
+    """Add ``fn`` to ``hooks`` under a new handle's id; the handle."""
+    cdef RemovableHandle handle = RemovableHandle.__new__(RemovableHandle)
+    handle.id = next_handle_id()
+    handle.dicts = (hooks,)
     hooks[handle.id] = fn
     return handle
 

@@ -274,13 +274,13 @@ cdef class Tensor:
 
     @property
     def device(self):
-        if type(self._data) is np.ndarray:
+        if type(self._data) is cnp.ndarray:
             return CPU
         return device("cuda", self._data.device.id)
 
     @property
     def is_cuda(self):
-        return type(self._data) is not np.ndarray
+        return type(self._data) is not cnp.ndarray
 
     def is_floating_point(self):
         return self._data.dtype.kind == "f"
@@ -296,7 +296,7 @@ cdef class Tensor:
         return bool(self._data.flags.c_contiguous)
 
     def data_ptr(self):
-        if type(self._data) is np.ndarray:
+        if type(self._data) is cnp.ndarray:
             return self._data.ctypes.data
         return self._data.data_ptr()
 
@@ -319,7 +319,7 @@ cdef class Tensor:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. "
                 "Use tensor.detach().numpy() instead.")
-        if type(self._data) is not np.ndarray:
+        if type(self._data) is not cnp.ndarray:
             raise TypeError(
                 f"can't convert cuda:{self._data.device.id} device type tensor to numpy. "
                 "Use Tensor.cpu() to copy the tensor to host memory first.")

@@ -10,7 +10,7 @@ cimport numpy as cnp
 
 from autograd_cy._C.device cimport device_of
 from autograd_cy._C.device import CPU
-from autograd_cy._C.tensor cimport Tensor
+from autograd_cy._C.tensor cimport Tensor, tensor_operators
 from autograd_cy._C.node cimport Node, Edge
 
 cnp.import_array()
@@ -105,7 +105,7 @@ cdef Tensor conform_gradient(Node node, Py_ssize_t index, Tensor grad, tuple sha
             raise RuntimeError(
                 f"Function {node.name()} returned an invalid gradient at index {index} - got "
                 f"{list(grad._data.shape)} but expected shape compatible with {list(shape)}")
-        grad = grad.sum_to_size(shape)
+        grad = tensor_operators().sum_to(grad, shape)  # reduction.pyx's sum_to
     if grad._data.dtype != dtype:
         if grad._data.dtype.kind == "c" and dtype.kind != "c":
             raise RuntimeError("Expected isFloatingType(grad.scalar_type()) || (input_is_complex "

@@ -336,7 +336,7 @@ cdef void keep_self_as_result(Node node, Tensor out, Tensor self):
 cdef inline void make_writeable(object array) except *:
     """NumPy marks broadcast views (``expand``) read-only; PyTorch writes through them.
     The flag is lifted when the memory's owner is writeable."""
-    if type(array) is not np.ndarray or cnp.PyArray_ISWRITEABLE(<cnp.ndarray>array):
+    if type(array) is not cnp.ndarray or cnp.PyArray_ISWRITEABLE(<cnp.ndarray>array):
         return
     try:
         array.flags.writeable = True
@@ -395,7 +395,7 @@ cdef inline bint kernel_into(Tensor self, object ufunc, Tensor operand) except -
 
 cdef void quietly_into(object ufunc, object array, object operand) except *:
     with ignoring_fp_errors():
-        if isinstance(operand, np.ndarray) and operand.dtype is array.dtype:
+        if isinstance(operand, cnp.ndarray) and operand.dtype is array.dtype:
             ufunc(array, operand, array)      # no cast: skip parsing keyword arguments
         else:
             ufunc(array, operand, out=array, casting="unsafe")

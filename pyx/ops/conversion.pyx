@@ -42,7 +42,7 @@ cdef object clone_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra
 cdef object copy_like(object array):
     """A copy laid out as PyTorch's clone (preserve_format): the same strides when ``array``
     is non-overlapping and dense, else as a pointwise result (``empty_result_like``)."""
-    if type(array) is np.ndarray and not has_dense_layout(<cnp.ndarray>array):
+    if type(array) is cnp.ndarray and not has_dense_layout(<cnp.ndarray>array):
         copied = empty_result_like(array)
         copied[...] = array
         return copied

@@ -20,6 +20,8 @@ and when the target is a view the base's history becomes CopySlices.
 import warnings
 
 import numpy as np
+cimport numpy as cnp
+cnp.import_array()
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
 from autograd_cy._C.forward cimport forward1, forward2
@@ -79,7 +81,7 @@ cdef object index_entry(object item):
         return int(item)
     if isinstance(item, Tensor):
         array = (<Tensor>item)._data
-    elif isinstance(item, (list, tuple, np.ndarray, np.bool_)):
+    elif isinstance(item, (list, tuple, cnp.ndarray, np.bool_)):
         array = np.asarray(item)
         if array.size == 0 and array.dtype.kind == "f":
             array = array.astype(INT64)          # x[[]] selects nothing
@@ -102,7 +104,7 @@ cdef object index_entry(object item):
 cdef Py_ssize_t dims_used(object entry):
     if entry is None or entry is Ellipsis or type(entry) is bool:
         return 0
-    if isinstance(entry, np.ndarray) and entry.dtype.kind == "b":
+    if isinstance(entry, cnp.ndarray) and entry.dtype.kind == "b":
         return entry.ndim
     return 1
 

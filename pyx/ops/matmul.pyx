@@ -175,7 +175,7 @@ cdef inline object matrix_product(object a, object b):
     the array's ``dot`` method: the same BLAS call without np.matmul's generalized-ufunc
     set-up, which costs more than a small product. (A batch, such as a batched gradient,
     takes np.matmul: ``dot`` does not broadcast.)"""
-    if (type(a) is np.ndarray and type(b) is np.ndarray
+    if (type(a) is cnp.ndarray and type(b) is cnp.ndarray
             and cnp.PyArray_NDIM(<cnp.ndarray>a) == 2 and cnp.PyArray_NDIM(<cnp.ndarray>b) == 2
             and cnp.PyArray_TYPE(<cnp.ndarray>a) == cnp.PyArray_TYPE(<cnp.ndarray>b)
             and (cnp.PyArray_TYPE(<cnp.ndarray>a) == cnp.NPY_FLOAT

@@ -17,7 +17,7 @@ from autograd_cy._C.saved_tensor cimport save
 from autograd_cy._C.dtype cimport from_numpy_dtype, to_numpy_dtype
 from autograd_cy._C.device cimport as_array, contiguous_array
 from autograd_cy._C.tensor cimport array_module, Tensor, make_tensor
-from autograd_cy._C.tensor cimport wrap_dim
+from autograd_cy._C.tensor cimport wrap_dim, tensor_operators
 from autograd_cy._C.batching cimport grads_batched, batched_shape, batched_dims
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.recording cimport record1
@@ -254,7 +254,7 @@ cdef object mean_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra)
 cdef object mean_array(object array, tuple dims, bint keepdim, object dtype):
     """``np.mean``; on the CPU its sum and division without np.mean's Python wrapper (which
     costs more than the op). float16 accumulates in float32, as np.mean does."""
-    if type(array) is not np.ndarray:
+    if type(array) is not cnp.ndarray:
         return np.mean(array, axis=dims, keepdims=keepdim, dtype=dtype)
     if dtype is None and array.dtype == np.float16:
         return mean_array(array, dims, keepdim, np.dtype(np.float32)).astype(np.float16)
@@ -296,7 +296,7 @@ def mean(Tensor self, dim=NOT_GIVEN, keepdim=None, *, dtype=None, out=None):
     return result
 
 
-def sum_to(Tensor grad, tuple shape):
+cpdef Tensor sum_to(Tensor grad, tuple shape):
     """Sum ``grad`` down to ``shape`` (the inverse of broadcasting ``shape`` up to it)."""
     array = grad._data
     cdef Py_ssize_t i, leading = array.ndim - len(shape)
@@ -318,6 +318,13 @@ def sum_to(Tensor grad, tuple shape):
     if not dims:
         return grad if array_shape == shape else reshape(grad, shape)
     return reshape(sum(grad, tuple(dims), True), shape)
+
+
+cdef object sum_to_op(object grad, object shape):
+    return sum_to(<Tensor>grad, <tuple>shape)
+
+
+tensor_operators().sum_to = sum_to_op
 
 
 def sum_to_grad(Tensor grad, tuple shape):

@@ -11,6 +11,8 @@ into several views (split, chunk, unbind) and their inverses (cat, stack) are
 in split_cat.pyx.
 """
 import numpy as np
+cimport numpy as cnp
+cnp.import_array()
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
 from autograd_cy._C.forward cimport forward1, linear_tangent
@@ -118,7 +120,7 @@ cdef Tensor unsafe_view(Tensor self, tuple shape):
 cdef object viewed(object array, tuple shape):
     """``array`` with ``shape`` without copying (or None when the strides forbid it)."""
     try:
-        return (array.reshape(shape, copy=False) if type(array) is np.ndarray
+        return (array.reshape(shape, copy=False) if type(array) is cnp.ndarray
                 else np.reshape(array, shape, copy=False))
     except ValueError:
         return None
