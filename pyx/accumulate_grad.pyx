@@ -13,9 +13,11 @@ graph uses the leaf. Its ``apply`` adds the incoming gradient into ``leaf.grad``
 cimport cython
 import threading
 import warnings
-import weakref
 
 from cpython.ref cimport Py_REFCNT
+from cpython.weakref cimport PyWeakref_NewRef
+cimport numpy as cnp
+cnp.import_array()
 from libc.stdint cimport UINT64_MAX
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled
@@ -214,14 +216,32 @@ cdef bint obeys_layout_contract(object grad, object param):
 cdef bint can_steal(Tensor variable, Tensor grad):
     """May ``grad`` itself become ``.grad``? (NOTE [Stealing the gradient])"""
     cdef object array = grad._data          # this local is the array's second reference
-    return (Py_REFCNT(grad) <= ENGINE_REFERENCES
+    if not (Py_REFCNT(grad) <= ENGINE_REFERENCES
             and Py_REFCNT(array) == 2
             and grad._grad_fn is None
-            and not grad._requires_grad
-            and array.base is None
+            and not grad._requires_grad):
+        return False
+    if type(array) is cnp.ndarray and type(variable._data) is cnp.ndarray:
+        # The same tests on NumPy arrays, through the C API (every training step asks)
+        return (cnp.PyArray_BASE(<cnp.ndarray>array) is NULL
+                and cnp.PyArray_DESCR(<cnp.ndarray>array)
+                is cnp.PyArray_DESCR(<cnp.ndarray>variable._data)
+                and (same_strides(<cnp.ndarray>array, <cnp.ndarray>variable._data)
+                     or obeys_layout_contract(array, variable._data)))
+    return (array.base is None
             and array.dtype == variable._data.dtype
             and (array.strides == variable._data.strides
                  or obeys_layout_contract(array, variable._data)))
+
+
+cdef bint same_strides(cnp.ndarray a, cnp.ndarray b) noexcept:
+    cdef int axis
+    if cnp.PyArray_NDIM(a) != cnp.PyArray_NDIM(b):
+        return False
+    for axis in range(cnp.PyArray_NDIM(a)):
+        if cnp.PyArray_STRIDES(a)[axis] != cnp.PyArray_STRIDES(b)[axis]:
+            return False
+    return True
 
 
 cdef object xp_empty_like(object param_array, object dtype):
@@ -243,5 +263,5 @@ cdef AccumulateGrad get_accumulator(Tensor leaf):
         acc = leaf._accumulator()
     if acc is None:
         acc = AccumulateGrad(leaf)
-        leaf._accumulator = weakref.ref(acc)
+        leaf._accumulator = PyWeakref_NewRef(acc, None)
     return acc

@@ -31,6 +31,7 @@ In ``jvp``, ``ctx.saved_tensors`` are what ``ctx.save_for_forward`` kept. An inp
 forward modified in place (``mark_dirty``) must have its tangent modified in place too.
 """
 cimport cython
+from cpython.object cimport PyObject
 import traceback
 import warnings
 
@@ -73,8 +74,10 @@ cdef inline bint overridden(object method):
 
 cdef extern from "Python.h":
     ctypedef object (*getattrofunc)(object, object)
+    ctypedef object (*newfunc)(PyObject*, PyObject*, PyObject*)
     ctypedef struct PyTypeObject:
         getattrofunc tp_getattro
+        newfunc tp_new
 
 
 @cython.final
@@ -279,6 +282,7 @@ cdef class _FunctionBase(Node):
 # ------------------------------------------------------------------ forward
 
 cdef object argument_binder = None      # autograd/function.py's _bind_arguments
+cdef tuple NO_ARGUMENTS = ()
 
 
 def _set_argument_binder(binder):
@@ -299,7 +303,9 @@ def function_apply(cls, *args, **kwargs):
 
 cdef object apply_function(object cls, FunctionMethods methods, tuple args):
     """Forward with grad mode off, then the node attached to the outputs."""
-    cdef _FunctionBase ctx = _FunctionBase.__new__(methods.backward_cls)
+    # ``_FunctionBase.__new__(backward_cls)``, by the slot: Cython would look ``__new__`` up
+    cdef _FunctionBase ctx = (<PyTypeObject*>_FunctionBase).tp_new(
+        <PyObject*>methods.backward_cls, <PyObject*>NO_ARGUMENTS, NULL)
     cdef Py_ssize_t i, n = len(args)
     cdef list needs = [False] * n
     cdef list tensor_index = [-1] * n
