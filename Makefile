@@ -11,7 +11,7 @@ EXTENSIONS := $(words $(wildcard pyx/*.pyx pyx/ops/*.pyx))
 # -qq: pip's errors only (a machine's pip configuration may warn about every index it reads).
 PIP := $(BIN)/python -m pip install -qq
 
-.PHONY: test test-gpu bench bench-gpu fuzz build clean sanitize graphviz-dot docs lint
+.PHONY: test test-gpu bench bench-full bench-gpu fuzz build clean sanitize graphviz-dot docs lint
 
 $(BIN)/python:
 	@echo "creating $(VENV)..."
@@ -67,8 +67,19 @@ test-gpu: build graphviz-dot
 	AUTOGRAD_CY_CUDA=auto $(BIN)/python -m pytest -q tests/cuda/test_devices.py \
 		tests/cuda/test_launch_guards.py tests/gpu
 
-bench: build
+# The benchmark's own extra (tqdm's progress bars, matplotlib's picture), once.
+BENCH_STAMP := $(VENV)/.bench-installed
+$(BENCH_STAMP): $(STAMP)
+	@echo "installing the benchmark's extra (tqdm, matplotlib)..."
+	@AUTOGRAD_CY_SKIP_EXTENSIONS=1 $(PIP) --no-build-isolation -e ".[bench]"
+	@touch $(BENCH_STAMP)
+
+# The headline workloads (a few minutes); bench-full: every workload, depth to 100,000.
+bench: build $(BENCH_STAMP)
 	$(BIN)/python -m benchmarks
+
+bench-full: build $(BENCH_STAMP)
+	$(BIN)/python -m benchmarks --full
 
 # On a machine with an NVIDIA GPU: launches, bytes and times against torch on CUDA.
 bench-gpu: build

@@ -12,16 +12,17 @@ import sys
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
     parser.add_argument("--only", nargs="*", default=None,
-                        help="workload names to run (default: all)")
-    parser.add_argument("--repeat", type=int, default=25,
+                        help="workload names to run (default: the headline workloads)")
+    parser.add_argument("--full", action="store_true",
+                        help="every workload: depth to 100,000, the functional, checkpoint, "
+                             "profiler, forward-AD and anomaly variants (make bench-full)")
+    parser.add_argument("--repeat", type=int, default=20,
                         help="timed rounds per workload (at least 20 for the table)")
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument("--threads", type=int, default=1,
                         help="threads for every library (OpenMP, OpenBLAS, MKL, torch)")
-    parser.add_argument("--plot", action="store_true",
-                        help="write a PNG of cost per node against graph depth")
     parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results"),
-                        help="folder for the JSON and markdown results")
+                        help="folder for the JSON, markdown, PNG and log of the run")
     return parser.parse_args(argv)
 
 

@@ -18,7 +18,9 @@ import socket
 import statistics
 import time
 
-from benchmarks.workloads import IMPLEMENTATIONS, all_workloads
+from benchmarks.console import RoundProgress, captured_output, format_time
+from benchmarks.pictures import publish, write_picture
+from benchmarks.workloads import IMPLEMENTATIONS, all_workloads, headline_workloads
 
 TARGET_ROUND_SECONDS = 0.02     # short iterations are repeated inside one round
 
@@ -32,9 +34,10 @@ TARGET_ROUND_SECONDS = 0.02     # short iterations are repeated inside one round
 # going first) and reports the median of the rounds' ratios: a burst longer than a round
 # slows both sides of a ratio alike.
 
-def measure(workload, repeat):
+def measure(workload, repeat, progress=None):
     """Median, min and max seconds per iteration for each implementation; with a baseline,
-    also the median, min and max of the per-round ratio to it."""
+    also the median, min and max of the per-round ratio to it. ``progress`` (a
+    RoundProgress) hears of every round."""
     runs = {impl: workload.build(impl) for impl in IMPLEMENTATIONS}
     slots = [(impl,) for impl in IMPLEMENTATIONS]
     if workload.baseline is not None:
@@ -52,6 +55,9 @@ def measure(workload, repeat):
         for slot in slots:
             for name in (slot if round_index % 2 else reversed(slot)):
                 samples[name].append(_time_round(runs[name], inner))
+        if progress is not None:
+            progress.update(statistics.median(samples["autograd_cy"]),
+                            statistics.median(samples["numpy"]))
     result = {"timings": {name: _summary(values) for name, values in samples.items()}}
     if workload.baseline is not None:
         result["baseline_ratio"] = _summary(
@@ -85,7 +91,8 @@ def environment(threads):
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "host": socket.gethostname(),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.processor() or ''}",
+        "machine": ", ".join(part for part in (platform.machine(), f"{os.cpu_count()} cores",
+                                                platform.processor()) if part),
         "python": platform.python_version(),
         "numpy": numpy.__version__,
         "torch": torch.__version__,
@@ -93,14 +100,6 @@ def environment(threads):
         "threads": threads,
         "torch_threads": torch.get_num_threads(),
     }
-
-
-def format_time(seconds):
-    if seconds >= 1:
-        return f"{seconds:.2f} s"
-    if seconds >= 1e-3:
-        return f"{seconds * 1e3:.2f} ms"
-    return f"{seconds * 1e6:.1f} us"
 
 
 def table(results, env):
@@ -151,10 +150,10 @@ def targets_table(results):
     return "\n".join(lines) + "\n"
 
 
-def run_suite(args):
-    import torch
-    torch.set_num_threads(args.threads)
-    workloads = all_workloads()
+def select(args):
+    """The workloads to run: ``--only`` names, all of them with ``--full``, else the headline
+    ones (``make bench``)."""
+    workloads = all_workloads() if args.full or args.only else headline_workloads()
     if args.only:
         unknown = set(args.only) - {w.name for w in workloads} - {"depth"}
         if unknown:
@@ -162,59 +161,63 @@ def run_suite(args):
                              f"{[w.name for w in workloads]}")
         workloads = [w for w in workloads if w.name in args.only or
                      ("depth" in args.only and w.name.startswith("depth_"))]
+    return workloads
+
+
+def run_suite(args):
+    import torch
+    torch.set_num_threads(args.threads)
+    workloads = select(args)
     repeat = max(args.repeat, 1)
     env = environment(args.threads)
+    os.makedirs(args.out, exist_ok=True)
+    stem = os.path.join(args.out, f"{env['date'][:10]}-{env['host']}")
+    log_path = stem + ".log"
+    print(f"{len(workloads)} workloads, {repeat} rounds each (autograd_cy, torch and the NumPy "
+          f"floor take turns); the libraries' own output goes to {log_path}", flush=True)
     results = []
-    for workload in workloads:
-        print(f"  {workload.name}: {workload.description} ...", flush=True)
-        result = {"name": workload.name, "description": workload.description,
-                  "nodes": workload.nodes, **measure(workload, repeat)}
-        if workload.baseline is not None:
-            result["baseline"], result["target"] = workload.baseline.name, workload.target
-        results.append(result)
-    report = table(results, env) + targets_table(results)
-    # A workload may add a section of its own after the table (e.g. saved bytes).
-    report += "".join(w.report() + "\n" for w in workloads if hasattr(w, "report"))
-    print()
+    started = time.perf_counter()
+    with captured_output(log_path) as terminal:
+        width = max(len(w.name) for w in workloads)
+        for workload in workloads:
+            progress = RoundProgress(terminal, workload.name.ljust(width), repeat)
+            try:
+                result = {"name": workload.name, "description": workload.description,
+                          "nodes": workload.nodes, **measure(workload, repeat, progress)}
+            finally:
+                progress.close()
+            if workload.baseline is not None:
+                result["baseline"], result["target"] = workload.baseline.name, workload.target
+            results.append(result)
+        # A workload may add a section of its own after the table (e.g. saved bytes).
+        sections = "".join(w.report() + "\n" for w in workloads if hasattr(w, "report"))
+    report = table(results, env) + targets_table(results) + sections
+    print(f"\nmeasured in {time.perf_counter() - started:.0f} s\n")
     print(report)
-    write_results(args.out, env, results, report)
-    if args.plot:
-        plot_depth(args.out, results)
+    write_results(stem, env, results, report)
     return 0
 
 
-def write_results(folder, env, results, report):
-    os.makedirs(folder, exist_ok=True)
-    stem = os.path.join(folder, f"{env['date'][:10]}-{env['host']}")
+def write_results(stem, env, results, report):
+    """The run as JSON, as markdown, and as a picture (NOTE [The picture of the latest run])."""
     with open(stem + ".json", "w") as handle:
         json.dump({"environment": env, "results": results}, handle, indent=2)
     with open(stem + ".md", "w") as handle:
         handle.write(report + "\n")
-    print(f"\nwrote {stem}.json and {stem}.md")
+    written = [stem + ".json", stem + ".md"]
+    title = (f"autograd_cy vs PyTorch {env['torch']} vs a NumPy floor | {env['date']} | "
+             f"{env['machine']}")
+    if write_picture(results, stem + ".png", title):
+        publish(stem + ".png", LATEST_PICTURE)
+        written += [stem + ".png", LATEST_PICTURE]
+    else:
+        print("(no picture: matplotlib is missing; `make bench` installs it)")
+    print("\nwrote " + ", ".join(written))
 
 
-def plot_depth(folder, results):
-    """PNG: cost per node against graph depth, for the depth_* workloads."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("--plot needs matplotlib (pip install matplotlib)")
-        return
-    depth = [r for r in results if r["name"].startswith("depth_")]
-    if not depth:
-        print("--plot: no depth_* workload in this run")
-        return
-    layers = [int(r["name"].split("_")[1]) for r in depth]
-    figure, axes = plt.subplots(figsize=(6, 4))
-    for impl in ("autograd_cy", "torch", "numpy"):
-        axes.plot(layers, [r["timings"][impl]["median"] / r["nodes"] * 1e6 for r in depth],
-                  marker="o", label=impl)
-    axes.set_xscale("log")
-    axes.set_xlabel("chain depth (layers)")
-    axes.set_ylabel("microseconds per node")
-    axes.legend()
-    path = os.path.join(folder, "depth.png")
-    figure.savefig(path, dpi=120, bbox_inches="tight")
-    print(f"wrote {path}")
+# NOTE [The picture of the latest run]
+# Every run writes ``<date>-<host>.png`` beside its JSON in benchmarks/results/ (ignored by
+# git) and copies it to benchmarks/results/latest.png, the one file of that folder git tracks:
+# the README shows it. Commit it with the run's table in RESULTS.md.
+LATEST_PICTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results",
+                              "latest.png")

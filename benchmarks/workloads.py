@@ -441,3 +441,13 @@ def all_workloads():
         *forward_ad_workloads(),
         *anomaly_workloads(),
     ]
+
+
+# What ``make bench`` runs (a few minutes on 2 cores): the per-op overhead on small tensors,
+# the cost per node as the graph deepens, a BLAS-bound step. ``make bench-full`` runs them all.
+HEADLINE = ("chain", "depth_100", "depth_1000", "depth_10000", "wide", "mlp_small", "mlp",
+            "function", "hooks", "hvp", "no_grad")
+
+
+def headline_workloads():
+    return [w for w in all_workloads() if w.name in HEADLINE]

@@ -1,0 +1,69 @@
+"""The terminal while the benchmark runs: a progress bar per workload, and nothing else.
+
+Libraries print on their own while a workload runs: torch's profiler (kineto) writes
+``USDT:`` lines to file descriptor 2 from C++, which no logging setting silences, and a
+workload may warn. ``captured_output`` points descriptors 1 and 2 at a log file for the
+whole measurement, so none of it reaches the table; the progress bars are drawn on a copy
+of the terminal's stderr taken before, and the table is printed after the descriptors are
+back.
+"""
+import contextlib
+import os
+import sys
+
+from tqdm import tqdm
+
+
+@contextlib.contextmanager
+def captured_output(log_path):
+    """Descriptors 1 and 2 (and Python's sys.stdout / sys.stderr) write to ``log_path``
+    inside the block; yields a text stream on the original stderr, for progress bars."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved_out, saved_err = os.dup(1), os.dup(2)
+    terminal = os.fdopen(os.dup(saved_err), "w", buffering=1)
+    try:
+        with open(log_path, "ab") as log:
+            os.dup2(log.fileno(), 1)
+            os.dup2(log.fileno(), 2)
+            try:
+                yield terminal
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os.dup2(saved_out, 1)
+                os.dup2(saved_err, 2)
+    finally:
+        terminal.close()
+        os.close(saved_out)
+        os.close(saved_err)
+
+
+def format_time(seconds):
+    """``1.23 s``, ``4.56 ms`` or ``7.8 us``."""
+    if seconds >= 1:
+        return f"{seconds:.2f} s"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds * 1e6:.1f} us"
+
+
+class RoundProgress:
+    """One bar per workload: rounds done out of ``total``, and autograd_cy's median so far
+    against the NumPy floor's."""
+
+    def __init__(self, stream, label, total):
+        self.bar = tqdm(total=total, desc=label, file=stream, unit="round", leave=True,
+                        dynamic_ncols=True, mininterval=0.2,
+                        bar_format="{desc} {bar} {n_fmt}/{total_fmt} rounds{postfix}")
+
+    def update(self, median_ours, median_floor):
+        """After a round: the medians of autograd_cy and the floor so far, in seconds."""
+        postfix = f"median {format_time(median_ours)}"
+        if median_floor:
+            postfix += f", {median_ours / median_floor:.2f}x the NumPy floor"
+        self.bar.set_postfix_str(postfix, refresh=False)
+        self.bar.update(1)
+
+    def close(self):
+        self.bar.close()

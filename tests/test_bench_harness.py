@@ -1,0 +1,100 @@
+"""The benchmark harness (benchmarks/): what ``make bench`` runs, what it writes, and that no
+library's own output reaches its table.
+
+The workloads here are tiny stand-ins (each iteration a few microseconds), so the run takes
+a second; the real ones are timed by ``make bench``, never by a test.
+"""
+import argparse
+import json
+import os
+
+import numpy as np
+import pytest
+
+from benchmarks import harness
+from benchmarks.workloads import HEADLINE, Workload, all_workloads, headline_workloads
+
+
+class Noisy(Workload):
+    """A workload whose build and every iteration write to file descriptors 1 and 2, as
+    torch's profiler does from C++ (its ``USDT:`` lines)."""
+
+    def __init__(self, name, nodes=3):
+        self.name, self.nodes = name, nodes
+        self.description = "writes to fd 1 and fd 2"
+
+    def build(self, impl):
+        x = np.ones(4)
+
+        def iteration():
+            os.write(1, f"STDOUT-NOISE {impl}\n".encode())
+            os.write(2, f"USDT: STDERR-NOISE {impl}\n".encode())
+            return x * 2
+        return iteration
+
+
+def arguments(tmp_path, **overrides):
+    values = dict(only=None, full=False, repeat=3, threads=1, out=str(tmp_path))
+    values.update(overrides)
+    return argparse.Namespace(**values)
+
+
+@pytest.fixture
+def tiny_suite(monkeypatch, tmp_path):
+    """The harness with two noisy stand-ins for the headline workloads, and its picture's
+    published copy in tmp_path (not the tracked benchmarks/results/latest.png)."""
+    workloads = [Noisy("first"), Noisy("depth_10", nodes=30)]
+    monkeypatch.setattr(harness, "headline_workloads", lambda: workloads)
+    monkeypatch.setattr(harness, "LATEST_PICTURE", str(tmp_path / "published" / "latest.png"))
+    return workloads
+
+
+def test_a_run_writes_json_markdown_picture_and_log(tiny_suite, tmp_path, capfd):
+    assert harness.run_suite(arguments(tmp_path)) == 0
+    files = sorted(os.listdir(tmp_path))
+    stems = {os.path.splitext(name)[0] for name in files if name != "published"}
+    assert len(stems) == 1
+    stem = tmp_path / stems.pop()
+    for suffix in (".json", ".md", ".png", ".log"):
+        assert os.path.getsize(str(stem) + suffix) > 0, suffix
+    with open(str(stem) + ".png", "rb") as handle:
+        assert handle.read(8) == b"\x89PNG\r\n\x1a\n"
+    assert (tmp_path / "published" / "latest.png").read_bytes() == \
+        open(str(stem) + ".png", "rb").read()
+    data = json.loads(open(str(stem) + ".json").read())
+    assert [r["name"] for r in data["results"]] == ["first", "depth_10"]
+    for result in data["results"]:
+        assert set(result["timings"]) == {"autograd_cy", "torch", "numpy"}
+
+
+def test_library_output_goes_to_the_log_not_the_table(tiny_suite, tmp_path, capfd):
+    harness.run_suite(arguments(tmp_path))
+    out, err = capfd.readouterr()
+    assert "| first" in out and "| depth_10" in out          # the table
+    assert "NOISE" not in out and "USDT" not in out
+    assert "NOISE" not in err and "USDT" not in err
+    log = next(name for name in os.listdir(tmp_path) if name.endswith(".log"))
+    text = (tmp_path / log).read_text()
+    for impl in ("autograd_cy", "torch", "numpy"):
+        assert f"STDOUT-NOISE {impl}" in text and f"USDT: STDERR-NOISE {impl}" in text
+
+
+def test_progress_bars_count_rounds_on_stderr(tiny_suite, tmp_path, capfd):
+    harness.run_suite(arguments(tmp_path, repeat=4))
+    _, err = capfd.readouterr()
+    assert "4/4 rounds" in err
+    assert "the NumPy floor" in err
+
+
+def test_headline_and_full_selections():
+    names = [w.name for w in all_workloads()]
+    assert set(HEADLINE) <= set(names)
+    assert [w.name for w in headline_workloads()] == [n for n in names if n in HEADLINE]
+    full = harness.select(arguments(".", full=True))
+    assert [w.name for w in full] == names
+    assert "depth_100000" in names and "depth_100000" not in HEADLINE
+    only = harness.select(arguments(".", only=["depth", "hvp"]))
+    assert [w.name for w in only] == [n for n in names
+                                      if n.startswith("depth_") or n == "hvp"]
+    with pytest.raises(SystemExit, match="unknown workloads"):
+        harness.select(arguments(".", only=["no_such_workload"]))
