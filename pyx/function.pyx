@@ -32,6 +32,8 @@ forward modified in place (``mark_dirty``) must have its tangent modified in pla
 """
 cimport cython
 from cpython.object cimport PyObject
+from cpython.ref cimport Py_INCREF
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 import traceback
 import warnings
 
@@ -301,32 +303,44 @@ def function_apply(cls, *args, **kwargs):
     return apply_function(cls, methods, args)
 
 
+cdef inline void set_item(object fresh_tuple, Py_ssize_t i, object value) noexcept:
+    """Fill slot ``i`` of a tuple just made by PyTuple_New (which then owns ``value``)."""
+    Py_INCREF(value)
+    PyTuple_SET_ITEM(fresh_tuple, i, value)
+
+
 cdef object apply_function(object cls, FunctionMethods methods, tuple args):
     """Forward with grad mode off, then the node attached to the outputs."""
     # ``_FunctionBase.__new__(backward_cls)``, by the slot: Cython would look ``__new__`` up
     cdef _FunctionBase ctx = (<PyTypeObject*>_FunctionBase).tp_new(
         <PyObject*>methods.backward_cls, <PyObject*>NO_ARGUMENTS, NULL)
-    cdef Py_ssize_t i, n = len(args)
-    cdef list needs = [False] * n
-    cdef list tensor_index = [-1] * n
-    cdef list tensor_list = []
+    cdef Py_ssize_t i, tensors = 0, n = len(args)
+    # Per argument: does it require grad, and its edge (or -1: not a Tensor); the tensors.
+    cdef object needs = PyTuple_New(n)
+    cdef object tensor_index = PyTuple_New(n)
+    cdef tuple tensor_inputs
     cdef bint any_requires_grad = False
     cdef bint requires
     ctx.methods = methods
     for i in range(n):
         arg = args[i]
+        requires = isinstance(arg, Tensor) and requires_grad(<Tensor>arg)
+        any_requires_grad |= requires
+        set_item(needs, i, True if requires else False)
         if isinstance(arg, Tensor):
-            requires = requires_grad(<Tensor>arg)
-            any_requires_grad |= requires
-            needs[i] = requires
-            tensor_index[i] = len(tensor_list)
-            tensor_list.append(arg)
-    cdef tuple tensor_inputs = tuple(tensor_list)
+            set_item(tensor_index, i, tensors)
+            tensors += 1
+        else:
+            set_item(tensor_index, i, -1)
+    if tensors == n:
+        tensor_inputs = args
+    else:
+        tensor_inputs = tuple([arg for arg in args if isinstance(arg, Tensor)])
     # The node takes its sequence number before forward runs, so nodes recorded inside
     # forward get larger numbers.
     ctx.sequence_nr = next_sequence_nr()
-    ctx.static_needs_input_grad = tuple(needs)
-    ctx.tensor_index = tuple(tensor_index)
+    ctx.static_needs_input_grad = <tuple>needs
+    ctx.tensor_index = <tuple>tensor_index
     cdef bint is_executable = is_grad_enabled() and any_requires_grad
     if is_executable:
         # Edges are taken now: a forward that mutates an input must not see its new history.

@@ -29,7 +29,7 @@ from autograd_cy._C.tensor cimport (
 )
 from autograd_cy._C.saved_tensor cimport save
 from autograd_cy._C.node cimport (
-    Node, Edge, make_edge, invalid_edge, zero_input_nrs, input_nrs_tuple,
+    Node, Edge, make_edge, invalid_edge, zero_input_nrs,
 )
 from autograd_cy._C.accumulate_grad cimport get_accumulator
 
@@ -211,9 +211,23 @@ cdef Node set_history(Node node, tuple inputs, tuple outputs):
 
 cdef void set_next_edges(Node node, tuple inputs) except *:
     """``node``'s edges: one per operand, to the Node its gradient goes to (none for an
-    operand that is not a Tensor or does not require grad)."""
-    node.next_nodes = tuple([function_of(x) for x in inputs])
-    node.next_input_nrs = input_nrs_tuple([input_nr_of(x) for x in inputs])
+    operand that is not a Tensor or does not require grad). The two tuples are filled in
+    place; the input numbers are the shared tuple of zeros unless one is not 0."""
+    cdef Py_ssize_t i, input_nr, n = len(inputs)
+    cdef object functions = PyTuple_New(n)
+    cdef list input_nrs = None
+    for i in range(n):
+        x = inputs[i]
+        function = function_of(x)       # first: it may regenerate a view's grad_fn
+        Py_INCREF(function)             # PyTuple_SET_ITEM takes this reference
+        PyTuple_SET_ITEM(functions, i, function)
+        input_nr = input_nr_of(x)
+        if input_nrs is None and input_nr != 0:
+            input_nrs = [0] * i
+        if input_nrs is not None:
+            input_nrs.append(input_nr)
+    node.next_nodes = <tuple>functions
+    node.next_input_nrs = zero_input_nrs(n) if input_nrs is None else tuple(input_nrs)
 
 
 cdef bint gets_gradient(object x):
