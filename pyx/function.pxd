@@ -27,7 +27,7 @@ cdef class _FunctionBase(Node):
     cdef list saved_variables              # SavedTensor per save_for_backward argument
     cdef bint has_freed_buffers
     cdef bint cleared_on_access            # freed by clear_saved_tensors_on_access
-    cdef list output_info                  # per output: its metadata (gradient_metadata)
+    cdef tuple output_info                 # per output: its metadata (gradient_metadata)
 
     cdef tuple gradients_for_edges(self, object result)
 

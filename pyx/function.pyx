@@ -32,8 +32,8 @@ forward modified in place (``mark_dirty``) must have its tangent modified in pla
 """
 cimport cython
 from cpython.object cimport PyObject
-from cpython.ref cimport Py_INCREF
-from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
+from cpython.ref cimport Py_INCREF, Py_XDECREF
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM, PyTuple_GET_ITEM
 import traceback
 import warnings
 
@@ -259,6 +259,13 @@ cdef class _FunctionBase(Node):
         if count != expected:
             raise RuntimeError(f"function {self.name()} returned an incorrect number of "
                                f"gradients (expected {expected}, got {count})")
+        if len(self.next_nodes) == expected:
+            # Every argument is a tensor: backward's tuple is the edges' gradients.
+            for value in <tuple>result:
+                if value is not None and not isinstance(value, Tensor):
+                    raise RuntimeError(
+                        f"expected Variable or None (got {type(value).__name__})")
+            return <tuple>result
         for i in range(expected):
             value = result[i]
             if <Py_ssize_t>self.tensor_index[i] < 0:
@@ -309,6 +316,14 @@ cdef inline void set_item(object fresh_tuple, Py_ssize_t i, object value) noexce
     PyTuple_SET_ITEM(fresh_tuple, i, value)
 
 
+cdef inline void replace_item(object own_tuple, Py_ssize_t i, object value) noexcept:
+    """Replace slot ``i`` of a tuple this module made and filled, and nobody else reads yet."""
+    cdef PyObject* old = PyTuple_GET_ITEM(own_tuple, i)
+    Py_INCREF(value)
+    PyTuple_SET_ITEM(own_tuple, i, value)
+    Py_XDECREF(old)
+
+
 cdef object apply_function(object cls, FunctionMethods methods, tuple args):
     """Forward with grad mode off, then the node attached to the outputs."""
     # ``_FunctionBase.__new__(backward_cls)``, by the slot: Cython would look ``__new__`` up
@@ -346,7 +361,6 @@ cdef object apply_function(object cls, FunctionMethods methods, tuple args):
         # Edges are taken now: a forward that mutates an input must not see its new history.
         set_next_edges(ctx, tensor_inputs)
         ctx.input_metadata = ()
-        ctx.output_info = []
         if recording_provenance():       # NOTE [Provenance]
             ctx.origin_code = caller_code(&ctx.origin_lasti)
         if is_anomaly_enabled():
@@ -490,14 +504,20 @@ cdef void wrap_outputs(object cls, _FunctionBase ctx, list outputs, tuple inputs
     cdef Py_ssize_t i, count = len(outputs), differentiable_count = 0
     cdef Tensor var
     cdef bint is_input, is_modified, is_differentiable
-    cdef list metadata = []
+    # Per output, when recording: its metadata, and the engine's copy (None when it gets no
+    # gradient). Filled in place: every slot is set before anything can raise.
+    cdef object output_info = PyTuple_New(count) if is_executable else None
+    cdef object metadata = PyTuple_New(count) if is_executable else None
     cdef list returned = list(outputs) if dirty else None
+    if is_executable:
+        for i in range(count):
+            set_item(output_info, i, None)
+            set_item(metadata, i, None)
+        ctx.output_info = <tuple>output_info
+        ctx.input_metadata = <tuple>metadata
     for i in range(count):
         value = outputs[i]
         if not isinstance(value, Tensor):
-            if is_executable:
-                metadata.append(None)
-                ctx.output_info.append(None)
             continue
         var = value
         is_input = contains(inputs, var)
@@ -508,8 +528,9 @@ cdef void wrap_outputs(object cls, _FunctionBase ctx, list outputs, tuple inputs
             raise RuntimeError(_SAVED_RETURNED_INPUT)
         if is_executable:
             info = gradient_metadata(var)
-            ctx.output_info.append(info)
-            metadata.append(info if is_differentiable else None)
+            replace_item(output_info, i, info)
+            if is_differentiable:
+                replace_item(metadata, i, info)
 
         if not is_differentiable:
             if not requires_grad(var):
@@ -534,9 +555,6 @@ cdef void wrap_outputs(object cls, _FunctionBase ctx, list outputs, tuple inputs
         if is_differentiable:
             differentiable_count += 1
         outputs[i] = var
-    if is_executable:
-        ctx.input_metadata = tuple(metadata)
-
     if differentiable_count > 1:
         for value in outputs:
             if (isinstance(value, Tensor) and (<Tensor>value)._base is not None
