@@ -41,8 +41,9 @@ cdef void set_grad_flush(grad_flush_fn flush) noexcept:
 #   by Python's method cache. A core module registers its own; an op module lists its
 #   methods in ``__tensor_methods__`` and the package's import of pyx/ops registers them;
 # - what the class body itself must call -- the operators, whose C slots are fixed when the
-#   class is made, ``repr`` and the rebuild of a view's grad_fn -- goes into one C table of
-#   function pointers, ``TensorOperators``, so ``y * c`` is one C call.
+#   class is made, ``repr`` and the rebuild of a view's grad_fn -- and what a core module
+#   below the ops calls on a gradient (``sum_to``, for validate_outputs) goes into one C
+#   table of function pointers, ``TensorOperators``, so ``y * c`` is one C call.
 # Nothing else is handed down: no namespace, no ``__getattr__`` fallback. ``import
 # autograd_cy`` imports every op module, so the table is full before a tensor exists.
 
