@@ -208,16 +208,19 @@ def write_results(stem, env, results, report):
     title = (f"autograd_cy vs PyTorch {env['torch']} vs a NumPy floor | {env['date']} | "
              f"{env['machine']}")
     if write_picture(results, stem + ".png", title):
-        publish(stem + ".png", LATEST_PICTURE)
-        written += [stem + ".png", LATEST_PICTURE]
+        written.append(stem + ".png")
+        if os.path.dirname(os.path.abspath(stem)) == os.path.dirname(LATEST_PICTURE):
+            publish(stem + ".png", LATEST_PICTURE)      # a run into benchmarks/results/
+            written.append(LATEST_PICTURE)
     else:
         print("(no picture: matplotlib is missing; `make bench` installs it)")
     print("\nwrote " + ", ".join(written))
 
 
 # NOTE [The picture of the latest run]
-# Every run writes ``<date>-<host>.png`` beside its JSON in benchmarks/results/ (ignored by
-# git) and copies it to benchmarks/results/latest.png, the one file of that folder git tracks:
-# the README shows it. Commit it with the run's table in RESULTS.md.
+# Every run writes ``<date>-<host>.png`` beside its JSON; a run into benchmarks/results/ (the
+# default ``--out``, ignored by git) also copies it to benchmarks/results/latest.png, the one
+# file of that folder git tracks: the README shows it. Commit it with the run's table in
+# RESULTS.md. A run with another ``--out`` leaves the published picture alone.
 LATEST_PICTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results",
                               "latest.png")

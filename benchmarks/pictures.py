@@ -36,7 +36,9 @@ def write_picture(results, path, title):
         else:
             draw_depth(axis, depth)
     figure.suptitle(title, fontsize=9)
-    figure.tight_layout()
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    figure.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
+    figure.tight_layout(rect=(0, 0.06, 1, 1))    # room for the legend below the panels
     figure.savefig(path, dpi=110)
     plt.close(figure)
     return True
@@ -61,7 +63,6 @@ def draw_bars(axis, results):
     axis.axvline(1.0, color="black", linewidth=0.8)
     axis.set_xlabel("median time / NumPy floor's (log scale; lower is faster)")
     axis.set_title("each workload against PyTorch and the NumPy floor", fontsize=9)
-    axis.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3)
 
 
 def draw_depth(axis, results):
@@ -75,7 +76,6 @@ def draw_depth(axis, results):
     axis.set_xlabel("chain depth (layers)")
     axis.set_ylabel("microseconds per node")
     axis.set_title("cost per node against depth", fontsize=9)
-    axis.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3)
 
 
 def publish(path, latest):

@@ -41,30 +41,36 @@ def arguments(tmp_path, **overrides):
 
 @pytest.fixture
 def tiny_suite(monkeypatch, tmp_path):
-    """The harness with two noisy stand-ins for the headline workloads, and its picture's
-    published copy in tmp_path (not the tracked benchmarks/results/latest.png)."""
+    """The harness with two noisy stand-ins for the headline workloads, publishing its picture
+    into tmp_path (the run's folder there) instead of the tracked benchmarks/results/."""
     workloads = [Noisy("first"), Noisy("depth_10", nodes=30)]
     monkeypatch.setattr(harness, "headline_workloads", lambda: workloads)
-    monkeypatch.setattr(harness, "LATEST_PICTURE", str(tmp_path / "published" / "latest.png"))
+    monkeypatch.setattr(harness, "LATEST_PICTURE", str(tmp_path / "latest.png"))
     return workloads
 
 
 def test_a_run_writes_json_markdown_picture_and_log(tiny_suite, tmp_path, capfd):
     assert harness.run_suite(arguments(tmp_path)) == 0
     files = sorted(os.listdir(tmp_path))
-    stems = {os.path.splitext(name)[0] for name in files if name != "published"}
+    stems = {os.path.splitext(name)[0] for name in files if name != "latest.png"}
     assert len(stems) == 1
     stem = tmp_path / stems.pop()
     for suffix in (".json", ".md", ".png", ".log"):
         assert os.path.getsize(str(stem) + suffix) > 0, suffix
     with open(str(stem) + ".png", "rb") as handle:
         assert handle.read(8) == b"\x89PNG\r\n\x1a\n"
-    assert (tmp_path / "published" / "latest.png").read_bytes() == \
-        open(str(stem) + ".png", "rb").read()
+    assert (tmp_path / "latest.png").read_bytes() == open(str(stem) + ".png", "rb").read()
     data = json.loads(open(str(stem) + ".json").read())
     assert [r["name"] for r in data["results"]] == ["first", "depth_10"]
     for result in data["results"]:
         assert set(result["timings"]) == {"autograd_cy", "torch", "numpy"}
+
+
+def test_a_run_elsewhere_leaves_the_published_picture_alone(tiny_suite, tmp_path):
+    other = tmp_path / "elsewhere"
+    harness.run_suite(arguments(other))
+    assert any(name.endswith(".png") for name in os.listdir(other))
+    assert not (tmp_path / "latest.png").exists()
 
 
 def test_library_output_goes_to_the_log_not_the_table(tiny_suite, tmp_path, capfd):
