@@ -54,7 +54,7 @@ from autograd_cy._C.tensor cimport (
 from autograd_cy._C.node cimport Node, Edge, set_edges
 from autograd_cy._C.device cimport zeros_for_metadata
 from autograd_cy._C.saved_tensor cimport SavedTensor, save, freed_message
-from autograd_cy._C.recording cimport gradient_edge, set_next_edges
+from autograd_cy._C.recording cimport gradient_edge, set_next_edges, output_metadata
 from autograd_cy._C.views cimport move_retains_grad_hook, rebase_history
 
 cdef inline bint overridden(object method):
@@ -527,7 +527,7 @@ cdef void wrap_outputs(object cls, _FunctionBase ctx, list outputs, tuple inputs
         if is_input and not is_modified and contains(saved_for_setup, var):
             raise RuntimeError(_SAVED_RETURNED_INPUT)
         if is_executable:
-            info = gradient_metadata(var)
+            info = output_metadata(var)
             replace_item(output_info, i, info)
             if is_differentiable:
                 replace_item(metadata, i, info)

@@ -6,6 +6,7 @@ from autograd_cy._C.node cimport Node, Edge
 
 
 cdef Edge gradient_edge(Tensor t)
+cdef tuple output_metadata(Tensor output)
 cdef object gradient_function(Tensor t)
 cdef void stamp(Node node)
 cdef void set_next_edges(Node node, tuple inputs) except *

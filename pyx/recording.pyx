@@ -79,7 +79,7 @@ cdef tuple _last_metadata = None     # the metadata tuple made last (see output_
 cdef tuple _last_single = None       # (_last_metadata,): a one-output node's input_metadata
 
 
-cdef inline tuple output_metadata(Tensor output):
+cdef tuple output_metadata(Tensor output):
     """``(shape, dtype)`` of an output, what validate_outputs checks its gradient against
     (with the device as a third item for a CUDA output; a CPU output's tuple stays short).
 
