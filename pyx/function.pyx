@@ -34,6 +34,7 @@ cimport cython
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF, Py_XDECREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM, PyTuple_GET_ITEM
+cimport numpy as cnp
 import traceback
 import warnings
 
@@ -523,7 +524,7 @@ cdef void wrap_outputs(object cls, _FunctionBase ctx, list outputs, tuple inputs
         is_input = contains(inputs, var)
         is_modified = contains(dirty, var)
         is_differentiable = (is_executable and not contains(non_differentiable, var)
-                             and var._data.dtype.kind in "fc")
+                             and floating_or_complex(var._data))
         if is_input and not is_modified and contains(saved_for_setup, var):
             raise RuntimeError(_SAVED_RETURNED_INPUT)
         if is_executable:
@@ -563,6 +564,15 @@ cdef void wrap_outputs(object cls, _FunctionBase ctx, list outputs, tuple inputs
     for value in dirty:
         if not contains(tuple(returned), value):
             raise RuntimeError(_DIRTY_NOT_RETURNED)
+
+
+cdef inline bint floating_or_complex(object array):
+    """Can ``array`` carry a gradient (a floating or complex dtype)? Read from the array
+    struct for a NumPy array."""
+    if type(array) is cnp.ndarray:
+        return (cnp.PyArray_ISFLOAT(<cnp.ndarray>array)
+                or cnp.PyArray_ISCOMPLEX(<cnp.ndarray>array))
+    return array.dtype.kind in "fc"
 
 
 cdef Tensor alias(Tensor var):
