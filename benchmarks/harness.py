@@ -50,20 +50,34 @@ def measure(workload, repeat, progress=None):
     single = time.perf_counter() - start
     inner = max(1, int(TARGET_ROUND_SECONDS / max(single, 1e-9)))
     samples = {name: [] for name in runs}
-    for round_index in range(repeat):
-        slots = slots[1:] + slots[:1]
-        for slot in slots:
-            for name in (slot if round_index % 2 else reversed(slot)):
-                samples[name].append(_time_round(runs[name], inner))
-        if progress is not None:
-            progress.update(statistics.median(samples["autograd_cy"]),
-                            statistics.median(samples["numpy"]))
+    gc.collect()
+    gc.freeze()                          # NOTE [A frozen heap between rounds]
+    try:
+        for round_index in range(repeat):
+            slots = slots[1:] + slots[:1]
+            for slot in slots:
+                for name in (slot if round_index % 2 else reversed(slot)):
+                    samples[name].append(_time_round(runs[name], inner))
+            if progress is not None:
+                progress.update(statistics.median(samples["autograd_cy"]),
+                                statistics.median(samples["numpy"]))
+    finally:
+        gc.unfreeze()
     result = {"timings": {name: _summary(values) for name, values in samples.items()}}
     if workload.baseline is not None:
         result["baseline_ratio"] = _summary(
             [ours / base for ours, base in zip(samples["autograd_cy"], samples["baseline"])])
     return result
 
+
+# NOTE [A frozen heap between rounds]
+# Every round starts with gc.collect(), so that no round inherits another's garbage. A full
+# collection walks every object the collector tracks, and with torch imported that is about
+# 200,000 of them: 85 ms on this VM, three or four times a round, which was two thirds of
+# ``make bench``'s wall time. gc.freeze() moves everything alive before the rounds (the
+# modules, the built workload) to a generation that collections skip; the garbage the
+# rounds make is still collected. The timed iterations are the same: the collector is off
+# while they run either way.
 
 def _time_round(run, inner):
     """Seconds per iteration over ``inner`` iterations, after one untimed iteration."""
