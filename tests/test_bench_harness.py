@@ -41,16 +41,18 @@ def arguments(tmp_path, **overrides):
 
 @pytest.fixture
 def tiny_suite(monkeypatch, tmp_path):
-    """The harness with two noisy stand-ins for the headline workloads, and its picture's
-    published copy in tmp_path (not the tracked benchmarks/results/latest.png)."""
+    """The harness with two noisy stand-ins for the headline workloads, rounds of 1 ms, and
+    its picture's published copy in tmp_path (not the tracked benchmarks/results/latest.png)."""
     workloads = [Noisy("first"), Noisy("depth_10", nodes=30)]
     monkeypatch.setattr(harness, "headline_workloads", lambda: workloads)
+    monkeypatch.setattr(harness, "all_workloads", lambda: workloads)
+    monkeypatch.setattr(harness, "TARGET_ROUND_SECONDS", 0.001)
     monkeypatch.setattr(harness, "LATEST_PICTURE", str(tmp_path / "published" / "latest.png"))
     return workloads
 
 
 def test_a_run_writes_json_markdown_picture_and_log(tiny_suite, tmp_path, capfd):
-    assert harness.run_suite(arguments(tmp_path)) == 0
+    assert harness.run_suite(arguments(tmp_path, repeat=harness.MIN_PUBLISHED_ROUNDS)) == 0
     files = sorted(os.listdir(tmp_path))
     stems = {os.path.splitext(name)[0] for name in files if name != "published"}
     assert len(stems) == 1
@@ -65,6 +67,17 @@ def test_a_run_writes_json_markdown_picture_and_log(tiny_suite, tmp_path, capfd)
     assert [r["name"] for r in data["results"]] == ["first", "depth_10"]
     for result in data["results"]:
         assert set(result["timings"]) == {"autograd_cy", "torch", "numpy"}
+    assert data["environment"]["commit"] == harness.checkout_commit()
+    out, _ = capfd.readouterr()
+    assert f"commit {harness.checkout_commit()}" in out
+
+
+@pytest.mark.parametrize("overrides", [dict(only=["first"]), dict(full=True), dict(repeat=3)])
+def test_only_a_make_bench_run_replaces_the_readme_picture(tiny_suite, tmp_path, overrides):
+    """--only, --full and short runs write their own picture but leave latest.png alone."""
+    harness.run_suite(arguments(tmp_path, **{"repeat": 20, **overrides}))
+    assert any(name.endswith(".png") for name in os.listdir(tmp_path))
+    assert not (tmp_path / "published").exists()
 
 
 def test_library_output_goes_to_the_log_not_the_table(tiny_suite, tmp_path, capfd):
