@@ -5,19 +5,23 @@ The workloads here are tiny stand-ins (each iteration a few microseconds), so th
 a second; the real ones are timed by ``make bench``, never by a test.
 """
 import argparse
+import io
 import json
 import os
+import sys
 
 import numpy as np
 import pytest
 
 from benchmarks import harness
+from benchmarks.console import RoundProgress
 from benchmarks.workloads import HEADLINE, Workload, all_workloads, headline_workloads
 
 
 class Noisy(Workload):
-    """A workload whose build and every iteration write to file descriptors 1 and 2, as
-    torch's profiler does from C++ (its ``USDT:`` lines)."""
+    """A workload whose every iteration writes to file descriptors 1 and 2, as torch's
+    profiler does from C++ (its ``USDT:`` lines), and whose build prints through Python's
+    sys.stdout and sys.stderr, as a library's print or warning does."""
 
     def __init__(self, name, nodes=3):
         self.name, self.nodes = name, nodes
@@ -25,6 +29,8 @@ class Noisy(Workload):
 
     def build(self, impl):
         x = np.ones(4)
+        print(f"PRINT-NOISE {impl}")
+        print(f"WARNING-NOISE {impl}", file=sys.stderr)
 
         def iteration():
             os.write(1, f"STDOUT-NOISE {impl}\n".encode())
@@ -90,13 +96,34 @@ def test_library_output_goes_to_the_log_not_the_table(tiny_suite, tmp_path, capf
     text = (tmp_path / log).read_text()
     for impl in ("autograd_cy", "torch", "numpy"):
         assert f"STDOUT-NOISE {impl}" in text and f"USDT: STDERR-NOISE {impl}" in text
+        assert f"PRINT-NOISE {impl}" in text and f"WARNING-NOISE {impl}" in text
 
 
-def test_progress_bars_count_rounds_on_stderr(tiny_suite, tmp_path, capfd):
+def test_progress_off_a_terminal_is_one_line_per_workload(tiny_suite, tmp_path, capfd):
+    """capfd's stderr is a file, as in CI: no bar redrawn with carriage returns."""
     harness.run_suite(arguments(tmp_path, repeat=4))
     _, err = capfd.readouterr()
-    assert "4/4 rounds" in err
-    assert "the NumPy floor" in err
+    lines = err.splitlines()
+    assert len(lines) == 2 and "\r" not in err
+    assert lines[0].startswith("first ") and lines[1].startswith("depth_10 ")
+    for line in lines:
+        assert "4/4 rounds, median " in line and "x the NumPy floor" in line
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_on_a_terminal_is_a_redrawn_bar():
+    terminal = Terminal()
+    progress = RoundProgress(terminal, "chain", 3)
+    for median in (2e-3, 3e-3, 4e-3):
+        progress.update(median, 1e-3)
+    progress.close()
+    text = terminal.getvalue()
+    assert "\r" in text and "chain" in text
+    assert "3/3 rounds, median 4.00 ms, 4.00x the NumPy floor" in text
 
 
 def test_headline_and_full_selections():
