@@ -210,7 +210,8 @@ def run_suite(args):
     os.makedirs(args.out, exist_ok=True)
     stem = os.path.join(args.out, f"{env['date'][:10]}-{env['host']}")
     log_path = stem + ".log"
-    print(f"{len(workloads)} workloads, {repeat} rounds each (autograd_cy, torch and the NumPy "
+    count = f"{len(workloads)} workload" + ("s" if len(workloads) > 1 else "")
+    print(f"{count}, {repeat} rounds each (autograd_cy, torch and the NumPy "
           f"floor take turns); the libraries' own output goes to {log_path}", flush=True)
     results = []
     started = time.perf_counter()
