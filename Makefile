@@ -74,7 +74,10 @@ $(BENCH_STAMP): $(STAMP)
 	@AUTOGRAD_CY_SKIP_EXTENSIONS=1 $(PIP) --no-build-isolation -e ".[bench]"
 	@touch $(BENCH_STAMP)
 
-# The headline workloads (a few minutes); bench-full: every workload, depth to 100,000.
+# The overhead benchmark (benchmarks/README.md). bench: the headline workloads, each with a
+# progress bar on stderr, then the table on stdout; the run's JSON, table, PNG and the
+# libraries' own output (a .log) go to benchmarks/results/, and the PNG to latest.png, which
+# the README shows. bench-full: every workload, depth to 100,000 (latest.png left alone).
 bench: build $(BENCH_STAMP)
 	$(BIN)/python -m benchmarks
 

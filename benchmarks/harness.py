@@ -16,6 +16,7 @@ import os
 import platform
 import socket
 import statistics
+import subprocess
 import time
 
 from benchmarks.console import RoundProgress, captured_output, format_time
@@ -23,6 +24,8 @@ from benchmarks.pictures import publish, write_picture
 from benchmarks.workloads import IMPLEMENTATIONS, all_workloads, headline_workloads
 
 TARGET_ROUND_SECONDS = 0.02     # short iterations are repeated inside one round
+MIN_PUBLISHED_ROUNDS = 20       # the fewest rounds whose picture may become latest.png
+CHECKOUT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 # NOTE [Ratios between our own workloads]
@@ -50,20 +53,34 @@ def measure(workload, repeat, progress=None):
     single = time.perf_counter() - start
     inner = max(1, int(TARGET_ROUND_SECONDS / max(single, 1e-9)))
     samples = {name: [] for name in runs}
-    for round_index in range(repeat):
-        slots = slots[1:] + slots[:1]
-        for slot in slots:
-            for name in (slot if round_index % 2 else reversed(slot)):
-                samples[name].append(_time_round(runs[name], inner))
-        if progress is not None:
-            progress.update(statistics.median(samples["autograd_cy"]),
-                            statistics.median(samples["numpy"]))
+    gc.collect()
+    gc.freeze()                          # NOTE [A frozen heap between rounds]
+    try:
+        for round_index in range(repeat):
+            slots = slots[1:] + slots[:1]
+            for slot in slots:
+                for name in (slot if round_index % 2 else reversed(slot)):
+                    samples[name].append(_time_round(runs[name], inner))
+            if progress is not None:
+                progress.update(statistics.median(samples["autograd_cy"]),
+                                statistics.median(samples["numpy"]))
+    finally:
+        gc.unfreeze()
     result = {"timings": {name: _summary(values) for name, values in samples.items()}}
     if workload.baseline is not None:
         result["baseline_ratio"] = _summary(
             [ours / base for ours, base in zip(samples["autograd_cy"], samples["baseline"])])
     return result
 
+
+# NOTE [A frozen heap between rounds]
+# Every round starts with gc.collect(), so that no round inherits another's garbage. A full
+# collection walks every object the collector tracks, and with torch imported that is about
+# 200,000 of them: 85 ms on this VM, three or four times a round, which was two thirds of
+# ``make bench``'s wall time. gc.freeze() moves everything alive before the rounds (the
+# modules, the built workload) to a generation that collections skip; the garbage the
+# rounds make is still collected. The timed iterations are the same: the collector is off
+# while they run either way.
 
 def _time_round(run, inner):
     """Seconds per iteration over ``inner`` iterations, after one untimed iteration."""
@@ -90,6 +107,7 @@ def environment(threads):
     import autograd_cy  # noqa: F401
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "commit": checkout_commit(),
         "host": socket.gethostname(),
         "machine": ", ".join(part for part in (platform.machine(), f"{os.cpu_count()} cores",
                                                 platform.processor()) if part),
@@ -102,8 +120,27 @@ def environment(threads):
     }
 
 
+def checkout_commit():
+    """The short hash of the checkout's HEAD, ``-dirty`` when a tracked file (other than the
+    published picture) differs from it; ``unknown`` outside a git checkout."""
+    def git(*arguments):
+        done = subprocess.run(["git", "-C", CHECKOUT, *arguments], capture_output=True,
+                              text=True)
+        return done.stdout.strip() if done.returncode == 0 else None
+    try:
+        commit = git("rev-parse", "--short", "HEAD")
+        changes = git("status", "--porcelain", "--untracked-files=no", "--", ".",
+                      ":!benchmarks/results/latest.png")
+    except OSError:                 # no git program
+        return "unknown"
+    if commit is None:
+        return "unknown"
+    return commit + ("-dirty" if changes else "")
+
+
 def table(results, env):
-    header = (f"autograd_cy overhead benchmark | {env['date']} | {env['machine']} | "
+    header = (f"autograd_cy overhead benchmark | {env['date']} | commit {env['commit']} | "
+              f"{env['machine']} | "
               f"Python {env['python']}, NumPy {env['numpy']}, torch {env['torch']}, "
               f"Cython {env['cython']} | threads: {env['threads']} "
               f"(torch {env['torch_threads']})")
@@ -173,7 +210,8 @@ def run_suite(args):
     os.makedirs(args.out, exist_ok=True)
     stem = os.path.join(args.out, f"{env['date'][:10]}-{env['host']}")
     log_path = stem + ".log"
-    print(f"{len(workloads)} workloads, {repeat} rounds each (autograd_cy, torch and the NumPy "
+    count = f"{len(workloads)} workload" + ("s" if len(workloads) > 1 else "")
+    print(f"{count}, {repeat} rounds each (autograd_cy, torch and the NumPy "
           f"floor take turns); the libraries' own output goes to {log_path}", flush=True)
     results = []
     started = time.perf_counter()
@@ -194,33 +232,42 @@ def run_suite(args):
     report = table(results, env) + targets_table(results) + sections
     print(f"\nmeasured in {time.perf_counter() - started:.0f} s\n")
     print(report)
-    write_results(stem, env, results, report)
+    publish_as = LATEST_PICTURE if publishes(args) else None
+    write_results(stem, env, results, report, publish_as)
     return 0
 
 
-def write_results(stem, env, results, report):
-    """The run as JSON, as markdown, and as a picture (NOTE [The picture of the latest run])."""
+def publishes(args):
+    """Whether the run's picture becomes the README's (NOTE [The picture of the latest run]):
+    only a ``make bench`` run, the headline workloads with enough rounds."""
+    return not args.only and not args.full and args.repeat >= MIN_PUBLISHED_ROUNDS
+
+
+def write_results(stem, env, results, report, publish_as=None):
+    """The run as JSON, as markdown, and as a picture, copied to ``publish_as`` if given."""
     with open(stem + ".json", "w") as handle:
         json.dump({"environment": env, "results": results}, handle, indent=2)
     with open(stem + ".md", "w") as handle:
         handle.write(report + "\n")
     written = [stem + ".json", stem + ".md"]
-    title = (f"autograd_cy vs PyTorch {env['torch']} vs a NumPy floor | {env['date']} | "
-             f"{env['machine']}")
+    title = (f"autograd_cy vs PyTorch {env['torch']} vs a NumPy floor | commit {env['commit']} "
+             f"| {env['date']} | {env['machine']}")
     if write_picture(results, stem + ".png", title):
         written.append(stem + ".png")
-        if os.path.dirname(os.path.abspath(stem)) == os.path.dirname(LATEST_PICTURE):
-            publish(stem + ".png", LATEST_PICTURE)      # a run into benchmarks/results/
-            written.append(LATEST_PICTURE)
+        if publish_as is not None:
+            publish(stem + ".png", publish_as)
+            written.append(publish_as)
     else:
         print("(no picture: matplotlib is missing; `make bench` installs it)")
     print("\nwrote " + ", ".join(written))
 
 
 # NOTE [The picture of the latest run]
-# Every run writes ``<date>-<host>.png`` beside its JSON; a run into benchmarks/results/ (the
-# default ``--out``, ignored by git) also copies it to benchmarks/results/latest.png, the one
-# file of that folder git tracks: the README shows it. Commit it with the run's table in
-# RESULTS.md. A run with another ``--out`` leaves the published picture alone.
+# Every run writes ``<date>-<host>.png`` beside its JSON (benchmarks/results/, ignored by git).
+# A ``make bench`` run (the headline workloads, at least 20 rounds) also copies it to
+# benchmarks/results/latest.png, the one file of that folder git tracks: the README shows it.
+# Runs with --only or --full leave it alone, so that timing one workload while optimising
+# never replaces the README's picture with a one-bar chart. The picture's title names the
+# commit it measured; commit it with a line in the README's benchmark section.
 LATEST_PICTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results",
                               "latest.png")

@@ -5,19 +5,23 @@ The workloads here are tiny stand-ins (each iteration a few microseconds), so th
 a second; the real ones are timed by ``make bench``, never by a test.
 """
 import argparse
+import io
 import json
 import os
+import sys
 
 import numpy as np
 import pytest
 
 from benchmarks import harness
+from benchmarks.console import RoundProgress
 from benchmarks.workloads import HEADLINE, Workload, all_workloads, headline_workloads
 
 
 class Noisy(Workload):
-    """A workload whose build and every iteration write to file descriptors 1 and 2, as
-    torch's profiler does from C++ (its ``USDT:`` lines)."""
+    """A workload whose every iteration writes to file descriptors 1 and 2, as torch's
+    profiler does from C++ (its ``USDT:`` lines), and whose build prints through Python's
+    sys.stdout and sys.stderr, as a library's print or warning does."""
 
     def __init__(self, name, nodes=3):
         self.name, self.nodes = name, nodes
@@ -25,6 +29,8 @@ class Noisy(Workload):
 
     def build(self, impl):
         x = np.ones(4)
+        print(f"PRINT-NOISE {impl}")
+        print(f"WARNING-NOISE {impl}", file=sys.stderr)
 
         def iteration():
             os.write(1, f"STDOUT-NOISE {impl}\n".encode())
@@ -41,36 +47,43 @@ def arguments(tmp_path, **overrides):
 
 @pytest.fixture
 def tiny_suite(monkeypatch, tmp_path):
-    """The harness with two noisy stand-ins for the headline workloads, publishing its picture
-    into tmp_path (the run's folder there) instead of the tracked benchmarks/results/."""
+    """The harness with two noisy stand-ins for the headline workloads, rounds of 1 ms, and
+    its picture's published copy in tmp_path (not the tracked benchmarks/results/latest.png)."""
     workloads = [Noisy("first"), Noisy("depth_10", nodes=30)]
     monkeypatch.setattr(harness, "headline_workloads", lambda: workloads)
-    monkeypatch.setattr(harness, "LATEST_PICTURE", str(tmp_path / "latest.png"))
+    monkeypatch.setattr(harness, "all_workloads", lambda: workloads)
+    monkeypatch.setattr(harness, "TARGET_ROUND_SECONDS", 0.001)
+    monkeypatch.setattr(harness, "LATEST_PICTURE", str(tmp_path / "published" / "latest.png"))
     return workloads
 
 
 def test_a_run_writes_json_markdown_picture_and_log(tiny_suite, tmp_path, capfd):
-    assert harness.run_suite(arguments(tmp_path)) == 0
+    assert harness.run_suite(arguments(tmp_path, repeat=harness.MIN_PUBLISHED_ROUNDS)) == 0
     files = sorted(os.listdir(tmp_path))
-    stems = {os.path.splitext(name)[0] for name in files if name != "latest.png"}
+    stems = {os.path.splitext(name)[0] for name in files if name != "published"}
     assert len(stems) == 1
     stem = tmp_path / stems.pop()
     for suffix in (".json", ".md", ".png", ".log"):
         assert os.path.getsize(str(stem) + suffix) > 0, suffix
     with open(str(stem) + ".png", "rb") as handle:
         assert handle.read(8) == b"\x89PNG\r\n\x1a\n"
-    assert (tmp_path / "latest.png").read_bytes() == open(str(stem) + ".png", "rb").read()
+    assert (tmp_path / "published" / "latest.png").read_bytes() == \
+        open(str(stem) + ".png", "rb").read()
     data = json.loads(open(str(stem) + ".json").read())
     assert [r["name"] for r in data["results"]] == ["first", "depth_10"]
     for result in data["results"]:
         assert set(result["timings"]) == {"autograd_cy", "torch", "numpy"}
+    assert data["environment"]["commit"] == harness.checkout_commit()
+    out, _ = capfd.readouterr()
+    assert f"commit {harness.checkout_commit()}" in out
 
 
-def test_a_run_elsewhere_leaves_the_published_picture_alone(tiny_suite, tmp_path):
-    other = tmp_path / "elsewhere"
-    harness.run_suite(arguments(other))
-    assert any(name.endswith(".png") for name in os.listdir(other))
-    assert not (tmp_path / "latest.png").exists()
+@pytest.mark.parametrize("overrides", [dict(only=["first"]), dict(full=True), dict(repeat=3)])
+def test_only_a_make_bench_run_replaces_the_readme_picture(tiny_suite, tmp_path, overrides):
+    """--only, --full and short runs write their own picture but leave latest.png alone."""
+    harness.run_suite(arguments(tmp_path, **{"repeat": 20, **overrides}))
+    assert any(name.endswith(".png") for name in os.listdir(tmp_path))
+    assert not (tmp_path / "published").exists()
 
 
 def test_library_output_goes_to_the_log_not_the_table(tiny_suite, tmp_path, capfd):
@@ -83,13 +96,34 @@ def test_library_output_goes_to_the_log_not_the_table(tiny_suite, tmp_path, capf
     text = (tmp_path / log).read_text()
     for impl in ("autograd_cy", "torch", "numpy"):
         assert f"STDOUT-NOISE {impl}" in text and f"USDT: STDERR-NOISE {impl}" in text
+        assert f"PRINT-NOISE {impl}" in text and f"WARNING-NOISE {impl}" in text
 
 
-def test_progress_bars_count_rounds_on_stderr(tiny_suite, tmp_path, capfd):
+def test_progress_off_a_terminal_is_one_line_per_workload(tiny_suite, tmp_path, capfd):
+    """capfd's stderr is a file, as in CI: no bar redrawn with carriage returns."""
     harness.run_suite(arguments(tmp_path, repeat=4))
     _, err = capfd.readouterr()
-    assert "4/4 rounds" in err
-    assert "the NumPy floor" in err
+    lines = err.splitlines()
+    assert len(lines) == 2 and "\r" not in err
+    assert lines[0].startswith("first ") and lines[1].startswith("depth_10 ")
+    for line in lines:
+        assert "4/4 rounds, median " in line and "x the NumPy floor" in line
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_on_a_terminal_is_a_redrawn_bar():
+    terminal = Terminal()
+    progress = RoundProgress(terminal, "chain", 3)
+    for median in (2e-3, 3e-3, 4e-3):
+        progress.update(median, 1e-3)
+    progress.close()
+    text = terminal.getvalue()
+    assert "\r" in text and "chain" in text
+    assert "3/3 rounds, median 4.00 ms, 4.00x the NumPy floor" in text
 
 
 def test_headline_and_full_selections():
