@@ -29,6 +29,7 @@ cdef class _FunctionBase(Node):
     cdef bint cleared_on_access            # freed by clear_saved_tensors_on_access
     cdef tuple output_info                 # per output: its metadata (gradient_metadata)
 
+    cdef FunctionMethods function_methods(self)
     cdef tuple gradients_for_edges(self, object result)
 
 

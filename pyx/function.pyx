@@ -207,7 +207,7 @@ cdef class _FunctionBase(Node):
         if not self.saved_variables:
             return ()
         result = tuple([(<SavedTensor>saved).unpack(self) for saved in self.saved_variables])
-        if self.methods is not None and self.methods.clear_saved_on_access:
+        if self.function_methods().clear_saved_on_access:
             # The Function asked to free its saved tensors as soon as backward reads them.
             self.release_variables()
             self.cleared_on_access = True
@@ -236,20 +236,26 @@ cdef class _FunctionBase(Node):
                     inputs[i] = make_tensor(zeros_for_metadata(info))
             if inputs is not None:
                 grads = tuple(inputs)
-        cdef FunctionMethods methods = self.methods
-        if methods is None:         # a node made without apply (the class called directly)
-            methods = methods_of(type(self)._forward_cls)
+        cdef FunctionMethods methods = self.function_methods()
         if methods.backward is None:
             raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function "
                                "is not allowed. You should only implement one of them.")
         return self.gradients_for_edges(methods.backward(self, *grads))
+
+    cdef FunctionMethods function_methods(self):
+        """Its Function class's FunctionMethods (set by apply; looked up for a node made by
+        calling its class directly)."""
+        if self.methods is None:
+            self.methods = methods_of(type(self)._forward_cls)
+        return self.methods
 
     cdef tuple gradients_for_edges(self, object result):
         """Check ``backward``'s result (one gradient per argument, each None or of the
         argument's shape) and keep the tensor arguments'."""
         cdef Py_ssize_t i, count
         cdef Py_ssize_t expected = len(self.tensor_index)
-        cdef list gradients = []
+        # Every argument a tensor (one edge each): backward's own tuple is the edges'.
+        cdef list gradients = None if len(self.next_nodes) == expected else []
         if not isinstance(result, tuple):
             result = (result,)
         count = len(result)
@@ -260,16 +266,9 @@ cdef class _FunctionBase(Node):
         if count != expected:
             raise RuntimeError(f"function {self.name()} returned an incorrect number of "
                                f"gradients (expected {expected}, got {count})")
-        if len(self.next_nodes) == expected:
-            # Every argument is a tensor: backward's tuple is the edges' gradients.
-            for value in <tuple>result:
-                if value is not None and not isinstance(value, Tensor):
-                    raise RuntimeError(
-                        f"expected Variable or None (got {type(value).__name__})")
-            return <tuple>result
         for i in range(expected):
             value = result[i]
-            if <Py_ssize_t>self.tensor_index[i] < 0:
+            if gradients is not None and <Py_ssize_t>self.tensor_index[i] < 0:
                 if value is not None:
                     raise RuntimeError(
                         f"function {self.name()} returned a gradient different than None at "
@@ -278,8 +277,9 @@ cdef class _FunctionBase(Node):
                 continue
             if value is not None and not isinstance(value, Tensor):
                 raise RuntimeError(f"expected Variable or None (got {type(value).__name__})")
-            gradients.append(value)
-        return tuple(gradients)
+            if gradients is not None:
+                gradients.append(value)
+        return <tuple>result if gradients is None else tuple(gradients)
 
     cdef void release_variables(self):
         if self.saved_variables is not None:
@@ -340,14 +340,15 @@ cdef object apply_function(object cls, FunctionMethods methods, tuple args):
     ctx.methods = methods
     for i in range(n):
         arg = args[i]
-        requires = isinstance(arg, Tensor) and requires_grad(<Tensor>arg)
-        any_requires_grad |= requires
-        set_item(needs, i, True if requires else False)
         if isinstance(arg, Tensor):
+            requires = requires_grad(<Tensor>arg)
             set_item(tensor_index, i, tensors)
             tensors += 1
         else:
+            requires = False
             set_item(tensor_index, i, -1)
+        any_requires_grad |= requires
+        set_item(needs, i, True if requires else False)
     if tensors == n:
         tensor_inputs = args
     else:
@@ -509,7 +510,7 @@ cdef void wrap_outputs(object cls, _FunctionBase ctx, list outputs, tuple inputs
     # gradient). Filled in place: every slot is set before anything can raise.
     cdef object output_info = PyTuple_New(count) if is_executable else None
     cdef object metadata = PyTuple_New(count) if is_executable else None
-    cdef list returned = list(outputs) if dirty else None
+    cdef tuple returned = tuple(outputs) if dirty else None     # before any is replaced
     if is_executable:
         for i in range(count):
             set_item(output_info, i, None)
@@ -562,7 +563,7 @@ cdef void wrap_outputs(object cls, _FunctionBase ctx, list outputs, tuple inputs
                     and (<Tensor>value)._grad_fn is ctx):
                 (<Tensor>value)._creation_meta = VIEW_MULTI_OUTPUT_NODE
     for value in dirty:
-        if not contains(tuple(returned), value):
+        if not contains(returned, value):
             raise RuntimeError(_DIRTY_NOT_RETURNED)
 
 
