@@ -44,6 +44,15 @@ def test_product(name, shapes, form, dtype):
     check_op(PRODUCTS[name][form], *operands(shapes), dtype=dtype)
 
 
+@pytest.mark.parametrize("form", [0, 1], ids=["function", "method"])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_large_products(form, dtype):
+    """Products with an output past 512 KiB take np.matmul instead of ``ndarray.dot`` (NOTE
+    [Small and large matrix products]): the same values and gradients as torch, the
+    weight gradient (384 by 384, 576 KiB in float32) included."""
+    check_op(PRODUCTS["mm"][form], *operands(((384, 16), (16, 384))), dtype=dtype)
+
+
 @pytest.mark.parametrize("name, shapes", CASES, ids=[f"{n}{s}" for n, s in CASES])
 def test_product_where_only_one_operand_requires_grad(name, shapes):
     check_op(PRODUCTS[name][0], *operands(shapes), requires_grad=[True, False])

@@ -169,17 +169,32 @@ cdef Tensor _record_matmul(MatmulBackward0 node, Tensor a, Tensor b, Tensor out)
 cdef object numpy_matmul = np.matmul     # looked up once: matrix_product is hot
 
 
+# NOTE [Small and large matrix products]
+# NumPy offers two C paths to the same BLAS gemm. ``ndarray.dot`` (PyArray_MatrixProduct)
+# costs about half a microsecond to call, but zero-fills its output before gemm, called with
+# beta = 0, writes every element again. ``np.matmul`` (a generalized ufunc) costs about a
+# microsecond more to set up and writes the output once. While the output fits in the
+# cache the memset is cheap (dot is as fast or faster up to 256 KiB of output on the
+# 2-core VM); past it the output goes to memory twice, and a weight gradient of a 784-by-256
+# layer (784 KiB) takes 175 us through dot against 148 us through matmul. Products with at
+# least LARGE_PRODUCT_BYTES of output take np.matmul; the rest, where the call is the cost,
+# take dot.
+cdef enum:
+    LARGE_PRODUCT_BYTES = 524288
+
+
 cdef inline object matrix_product(object a, object b):
     """``np.matmul(a, b)``, without NumPy's warnings (an overflow is inf, quietly, as in
-    PyTorch). Two float32 or float64 NumPy matrices multiply through the C function behind
-    the array's ``dot`` method: the same BLAS call without np.matmul's generalized-ufunc
-    set-up, which costs more than a small product. (A batch, such as a batched gradient,
-    takes np.matmul: ``dot`` does not broadcast.)"""
+    PyTorch). Two float32 or float64 NumPy matrices with a small product multiply through the
+    C function behind the array's ``dot`` method (NOTE [Small and large matrix products]).
+    (A batch, such as a batched gradient, takes np.matmul: ``dot`` does not broadcast.)"""
     if (type(a) is cnp.ndarray and type(b) is cnp.ndarray
             and cnp.PyArray_NDIM(<cnp.ndarray>a) == 2 and cnp.PyArray_NDIM(<cnp.ndarray>b) == 2
             and cnp.PyArray_TYPE(<cnp.ndarray>a) == cnp.PyArray_TYPE(<cnp.ndarray>b)
             and (cnp.PyArray_TYPE(<cnp.ndarray>a) == cnp.NPY_FLOAT
-                 or cnp.PyArray_TYPE(<cnp.ndarray>a) == cnp.NPY_DOUBLE)):
+                 or cnp.PyArray_TYPE(<cnp.ndarray>a) == cnp.NPY_DOUBLE)
+            and (cnp.PyArray_DIM(<cnp.ndarray>a, 0) * cnp.PyArray_DIM(<cnp.ndarray>b, 1)
+                 * cnp.PyArray_ITEMSIZE(<cnp.ndarray>a) < LARGE_PRODUCT_BYTES)):
         return quiet_matrix_product(a, b)
     return quietly2(numpy_matmul, a, b)
 
