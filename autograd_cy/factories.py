@@ -146,7 +146,7 @@ def _make(array, requires_grad, device=None):
     """Wrap ``array`` in a leaf on ``device`` (the default device when None), with
     PyTorch's error for requires_grad on integers; ``array`` is moved there when it is
     elsewhere."""
-    if requires_grad and array.dtype.kind != "f":
+    if requires_grad and array.dtype.kind not in "fc":
         raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                            "gradients")
     if device is None:
@@ -172,7 +172,8 @@ def _numpy_dtype(dtype, default=None):
 
 
 def _infer_numpy(data, dtype):
-    """NumPy array for ``data`` with PyTorch's dtype inference (floats -> float32)."""
+    """NumPy array for ``data`` with PyTorch's dtype inference (floats -> float32, complex
+    numbers -> complex64)."""
     if isinstance(data, Tensor):
         array = data.detach().numpy().copy()
     elif isinstance(data, np.ndarray):
@@ -187,9 +188,11 @@ def _infer_numpy(data, dtype):
         elif dtype is None and array.dtype.kind == "f":
             with _FloatingPointErrorsIgnored():
                 array = array.astype(np.float32)
+        elif dtype is None and array.dtype.kind == "c":
+            array = array.astype(_dtypes.default_complex_dtype().numpy)
         elif dtype is None and array.dtype.kind in "iu":
             array = array.astype(np.int64)
-        if array.dtype.kind not in "biuf":
+        if array.dtype.kind not in "biufc":
             raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     with _FloatingPointErrorsIgnored():     # a float past the type's range is inf, quietly
         if dtype is not None:

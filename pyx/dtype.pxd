@@ -7,6 +7,7 @@ cdef class dtype:
     cdef readonly str name                # "float32"
     cdef readonly object numpy            # numpy.dtype('float32')
     cdef readonly bint is_floating_point
+    cdef readonly bint is_complex
     cdef readonly bint is_signed
     cdef readonly int itemsize
     cdef readonly str _scalar_name        # the c10 name in PyTorch's messages: "Float"

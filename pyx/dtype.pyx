@@ -8,8 +8,9 @@ import builtins
 
 import numpy as np
 
-__all__ = ["dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
-           "bool", "half", "float", "double", "short", "int", "long", "get_default_dtype"]
+__all__ = ["dtype", "float16", "float32", "float64", "complex64", "complex128", "int8", "int16",
+           "int32", "int64", "uint8", "bool", "half", "float", "double", "cfloat", "cdouble",
+           "short", "int", "long", "get_default_dtype"]
 
 
 cdef class dtype:
@@ -23,14 +24,25 @@ cdef class dtype:
         self.name = name
         self.numpy = np.dtype(numpy_dtype)
         self.is_floating_point = self.numpy.kind == "f"
-        self.is_signed = self.numpy.kind in "fi"
+        self.is_complex = self.numpy.kind == "c"
+        self.is_signed = self.numpy.kind in "fci"
         self.itemsize = self.numpy.itemsize
         self._scalar_name = scalar_name
         self._tensor_type = tensor_type
 
-    @property
-    def is_complex(self):
-        return False
+    def to_complex(self):
+        """The complex dtype whose parts are this floating dtype (float32 -> complex64)."""
+        if self.is_complex:
+            return self
+        if not self.is_floating_point or self.itemsize == 2:
+            raise RuntimeError(f"Unsupported dtype {self._scalar_name}")
+        return complex64 if self.itemsize == 4 else complex128
+
+    def to_real(self):
+        """The floating dtype of a complex dtype's parts (complex64 -> float32)."""
+        if not self.is_complex:
+            return self
+        return float32 if self.itemsize == 8 else float64
 
     def __repr__(self):
         return "autograd_cy." + self.name
@@ -42,6 +54,8 @@ cdef class dtype:
 float16 = half = dtype("float16", np.float16, "Half", "HalfTensor")
 float32 = float = dtype("float32", np.float32, "Float", "FloatTensor")
 float64 = double = dtype("float64", np.float64, "Double", "DoubleTensor")
+complex64 = cfloat = dtype("complex64", np.complex64, "ComplexFloat", "ComplexFloatTensor")
+complex128 = cdouble = dtype("complex128", np.complex128, "ComplexDouble", "ComplexDoubleTensor")
 int8 = dtype("int8", np.int8, "Char", "CharTensor")
 int16 = short = dtype("int16", np.int16, "Short", "ShortTensor")
 uint8 = dtype("uint8", np.uint8, "Byte", "ByteTensor")
@@ -49,12 +63,13 @@ int32 = int = dtype("int32", np.int32, "Int", "IntTensor")
 int64 = long = dtype("int64", np.int64, "Long", "LongTensor")
 bool = dtype("bool", np.bool_, "Bool", "BoolTensor")
 
-cdef dict FROM_NUMPY = {d.numpy: d for d in (float16, float32, float64, int8, int16, int32,
-                                             int64, uint8, bool)}
-cdef dict FROM_PYTHON_TYPE = {builtins.float: float32, builtins.int: int64,
-                              builtins.bool: bool}
+cdef dict FROM_NUMPY = {d.numpy: d for d in (float16, float32, float64, complex64, complex128,
+                                             int8, int16, int32, int64, uint8, bool)}
+cdef dict FROM_PYTHON_TYPE = {builtins.float: float32, builtins.complex: complex64,
+                              builtins.int: int64, builtins.bool: bool}
 # The names C++ gives the scalar types in PyTorch's lower-level messages.
 cdef dict C10_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double",
+                       "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
                        "int8": "signed char", "int16": "short int",
                        "int32": "int", "int64": "long int", "bool": "bool",
                        "uint8": "unsigned char"}
@@ -102,6 +117,12 @@ def get_default_dtype():
     return float32
 
 
+def _default_complex_dtype():
+    """The dtype of tensors made from Python complex numbers: the complex dtype of the
+    default dtype (complex64), as in PyTorch."""
+    return complex64
+
+
 def _is_supported(numpy_dtype):
     """Is there a dtype object for this NumPy dtype (without widening)?"""
     return np.dtype(numpy_dtype) in FROM_NUMPY
@@ -116,7 +137,8 @@ cdef dtype from_numpy_dtype(object numpy_dtype):
     if found is None:
         raise TypeError(
             f"can't convert np.ndarray of type numpy.{numpy_dtype.name}. The only supported "
-            "types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool.")
+            "types are: float64, float32, float16, complex64, complex128, int64, int32, int16, "
+            "int8, uint8, and bool.")
     return <dtype>found
 
 

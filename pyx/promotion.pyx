@@ -1,9 +1,11 @@
 """PyTorch's type promotion, and how an op's operands become arrays.
 
-PyTorch promotes by category (bool < integer < floating) and priority
+PyTorch promotes by category (bool < integer < floating < complex) and priority
 (tensors with dimensions > 0-dim tensors > Python numbers): a lower-priority
 operand only changes the result when it is of a higher category, and a Python
-float then brings the default dtype (float32), not float64 as NumPy would.
+float then brings the default dtype (float32), not float64 as NumPy would (a Python
+complex the default complex dtype, complex64). Floating and complex dtypes promote by
+width too: float64 with complex64 is complex128.
 """
 import numpy as np
 cimport numpy as cnp
@@ -14,10 +16,11 @@ cnp.import_array()
 
 
 cdef object floating(Tensor t):
-    """Integer and bool inputs of float-valued functions compute in float32, as in PyTorch."""
+    """Integer and bool inputs of float-valued functions compute in float32, as in PyTorch
+    (complex inputs stay complex)."""
     if type(t._data) is cnp.ndarray and cnp.PyArray_ISFLOAT(<cnp.ndarray>t._data):
         return t._data
-    if t._data.dtype.kind != "f":
+    if t._data.dtype.kind not in "fc":
         return t._data.astype(np.float32)
     return t._data
 
@@ -25,6 +28,8 @@ cdef object floating(Tensor t):
 cdef object BOOL = np.dtype(np.bool_)
 cdef object INT64 = np.dtype(np.int64)
 cdef object FLOAT32 = np.dtype(np.float32)
+cdef object COMPLEX64 = np.dtype(np.complex64)
+cdef object COMPLEX128 = np.dtype(np.complex128)
 cdef type NUMPY_SCALAR = np.generic
 
 
@@ -35,17 +40,22 @@ cdef object promote(object a, object b):
     if b is None or a == b:
         return a
     ca, cb = category(a), category(b)
-    if ca == cb:
+    if ca == cb or ca >= 2 and cb >= 2:     # floating with complex: by width too
         return np.promote_types(a, b)
     return a if ca > cb else b
 
 
 cdef object combine(object higher, object lower):
-    """A lower-priority operand changes the result only if it is of a higher category."""
+    """A lower-priority operand changes the result only if it is of a higher category; a
+    complex one makes a floating result complex of the floating width (float64 tensor + 1j is
+    complex128, float32 tensor + a complex128 0-dim tensor is complex64). float16 becomes
+    complex64: there is no complex32 here."""
     if higher is None:
         return lower
     if lower is None or category(lower) <= category(higher):
         return higher
+    if category(lower) == 3 and category(higher) == 2:
+        return COMPLEX128 if higher.itemsize == 8 else COMPLEX64
     return promote(higher, lower)
 
 
@@ -71,6 +81,8 @@ cdef object result_type_of(tuple operands):
             scalars = promote(scalars, INT64)
         elif isinstance(value, (float, np.floating)):
             scalars = promote(scalars, FLOAT32)
+        elif isinstance(value, (complex, np.complexfloating)):
+            scalars = promote(scalars, COMPLEX64)
         else:
             # A list, a string ...: PyTorch's argument parser refuses it.
             raise TypeError(f"argument 'other' must be Tensor or Number, not "
@@ -144,7 +156,7 @@ cdef object result_type(object a, object b):
 cdef object floating_result_type(object a, object b):
     """Like result_type, but integer results become float32 (true division)."""
     dtype = result_type(a, b)
-    return dtype if dtype.kind == "f" else FLOAT32
+    return dtype if dtype.kind in "fc" else FLOAT32
 
 
 def _result_type(a, b):
@@ -168,3 +180,18 @@ cdef object operand_array(object value, object dtype):
 
 cdef Tensor wrap(object array):
     return make_tensor(array)
+
+
+cdef bint is_complex_device_array(object array) except -1:
+    """is_complex_array for an array that is not NumPy's (a DeviceArray)."""
+    return array.dtype.kind == "c"
+
+
+cdef void refuse_complex(object value, type error, str message) except *:
+    """PyTorch's ``error`` for an op it does not define on complex numbers (an ordering
+    comparison, max, clamp ...), where NumPy would order them lexicographically.
+    ``message`` may name the dtype as ``{dtype}`` (``ComplexFloat``)."""
+    if isinstance(value, Tensor) and is_complex_array((<Tensor>value)._data):
+        raise error(message.format(dtype="ComplexFloat"
+                                   if (<Tensor>value)._data.dtype.itemsize == 8
+                                   else "ComplexDouble"))

@@ -286,6 +286,9 @@ cdef class Tensor:
     def is_floating_point(self):
         return self._data.dtype.kind == "f"
 
+    def is_complex(self):
+        return self._data.dtype.kind == "c"
+
     def stride(self, dim=None):
         itemsize = self._data.itemsize
         strides = tuple(s // itemsize for s in self._data.strides)
@@ -410,7 +413,7 @@ cdef class Tensor:
                     "use a computed variable in a subgraph that doesn't require differentiation "
                     "use var_no_grad = var.detach().")
             return
-        if value and self._data.dtype.kind != "f":
+        if value and self._data.dtype.kind not in "fc":
             raise RuntimeError(dtype_error)
         if value and self._is_inference and not is_inference_mode_enabled():
             raise RuntimeError("Setting requires_grad=True on inference tensor outside "

@@ -24,7 +24,7 @@ _PRECISION = 4
 _THRESHOLD = 1000
 _EDGE_ITEMS = 3
 _LINE_WIDTH = 80
-_DEFAULT_DTYPES = ("float32", "int64", "bool")
+_DEFAULT_DTYPES = ("float32", "int64", "bool", "complex64")
 
 
 class _Format:
@@ -70,6 +70,21 @@ class _Format:
         else:
             text = f"{value:.{_PRECISION}f}"
         return text.rjust(self.width)
+
+
+class _ComplexFormat:
+    """A complex element as PyTorch writes it: the real part in the format of all real
+    parts, then the imaginary part in the format of all imaginary parts, unpadded, with its
+    sign (``1.5000+2.j``, ``-0.0000-1.j``)."""
+
+    def __init__(self, array):
+        self.real = _Format(array.real)
+        self.imag = _Format(array.imag)
+        self.width = self.real.width + self.imag.width + 1     # the ``j``
+
+    def __call__(self, value):
+        imag = (self.imag(value.imag) + "j").lstrip()
+        return self.real(value.real) + (imag if imag[0] in "+-" else "+" + imag)
 
 
 def _edges(array):
@@ -138,7 +153,8 @@ def tensor_repr(t):
         if array.dtype == np.float16:
             array = array.astype(np.float32)
         summarize = array.size > _THRESHOLD
-        fmt = _Format(_edges(array) if summarize else array)
+        shown = _edges(array) if summarize else array
+        fmt = _ComplexFormat(shown) if array.dtype.kind == "c" else _Format(shown)
         body = _body(array, indent, summarize, fmt)
     if t.dtype.name not in _DEFAULT_DTYPES:
         suffixes.append(f"dtype={t.dtype!r}")
