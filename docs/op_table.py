@@ -24,12 +24,23 @@ def _module(op):
     return op.module.rsplit(".", 1)[-1]
 
 
+def _complex(op):
+    """What the entry does with a complex input: its formula takes the conjugates (NOTE
+    [Complex gradients] in pyx/ops/conjugate.pyx), PyTorch refuses it, or its backward is
+    not written for complex tensors yet (recording it raises NotImplementedError)."""
+    if getattr(op.node_type, "complex_formulas", False):
+        return "yes"
+    return "refused" if op.complex_error is not None else "not yet"
+
+
 def backward_rows():
-    """The backward table of every entry: module, op, node, what it saves, gradient."""
-    rows = ["| module | op | node | saves | gradient |", "| --- | --- | --- | --- | --- |"]
+    """The backward table of every entry: module, op, node, what it saves, gradient, and
+    whether it differentiates complex inputs."""
+    rows = ["| module | op | node | saves | gradient | complex |",
+            "| --- | --- | --- | --- | --- | --- |"]
     for op in unary_ops():
         rows.append(f"| {_module(op)} | {_names(op)} | {op.node_type.__name__} | {op.saved} | "
-                    f"{op.gradient} |")
+                    f"{op.gradient} | {_complex(op)} |")
     return rows
 
 

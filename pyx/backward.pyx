@@ -106,9 +106,15 @@ cdef tuple make_grads(tuple outputs, tuple grads, bint is_grads_batched):
                     f"Mismatch in shape: grad_output[{index}] has a shape of "
                     f"{size_repr(grad.shape)} and output[{index}] has a shape of "
                     f"{size_repr(out_shape)}.")
-            if (out_dtype is not None and (<Tensor>grad)._data.dtype != out_dtype
-                    and out_dtype.kind == "f"):
-                grad = grad.to(from_numpy_dtype(out_dtype))
+            if out_dtype is not None and (<Tensor>grad)._data.dtype != out_dtype:
+                if ((<Tensor>grad)._data.dtype.kind == "c") != (out_dtype.kind == "c"):
+                    raise RuntimeError(
+                        "For complex Tensors, both grad_output and output are required to "
+                        f"have the same dtype. Mismatch in dtype: grad_output[{index}] has a "
+                        f"dtype of {grad.dtype} and output[{index}] has a dtype of "
+                        f"{from_numpy_dtype(out_dtype)}.")
+                if out_dtype.kind in "fc":
+                    grad = grad.to(from_numpy_dtype(out_dtype))
             result.append(grad)
         elif grad is None:
             if isinstance(out, Tensor) and requires_grad(<Tensor>out):

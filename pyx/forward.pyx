@@ -73,6 +73,7 @@ from autograd_cy._C.tensor cimport Tensor, tangent_of
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.saved_tensor cimport SavedTensor, save
 from autograd_cy._C.tensor cimport make_tensor, array_module
+from autograd_cy._C.promotion cimport is_complex_array
 from autograd_cy._C.batching cimport (
     tangent_batch, set_tangent_batch, grads_batched, set_grads_batched, stack_rows,
 )
@@ -114,12 +115,22 @@ cdef object run_formula(object formula, tuple args, unsigned long long level):
 # The formula runs with the level suspended; try/finally restores it when the formula
 # raises (on the normal path Cython's finally is plain C, no exception state is touched).
 
+cdef void refuse_complex(Tensor out) except *:
+    """Forward-mode AD of complex tensors is not built yet: the tangent formulas have not
+    been checked against PyTorch's for complex values (abs, for one, needs its own), so an
+    op with a complex result and a tangent raises rather than propagate a wrong one."""
+    if is_complex_array(out._data):
+        raise NotImplementedError(
+            "forward-mode AD of complex tensors is not implemented in autograd_cy yet")
+
+
 cdef void forward1(Tensor out, object x, UnaryTangent formula, tuple extra=()) except *:
     """``out = op(x)``: ``out``'s tangent is ``formula(x_t, x, out, extra)`` if x has one."""
     cdef unsigned long long level = forward_level()
     x_t = tangent_of(x, level)
     if x_t is None or is_inference_mode_enabled():
         return
+    refuse_complex(out)
     suspend_forward_level()
     try:
         if tangent_batch() or grads_batched():
@@ -140,6 +151,7 @@ cdef void forward2(Tensor out, object a, object b, BinaryTangent formula,
     b_t = tangent_of(b, level)
     if (a_t is None and b_t is None) or is_inference_mode_enabled():
         return
+    refuse_complex(out)
     suspend_forward_level()
     try:
         if tangent_batch() or grads_batched():
@@ -157,6 +169,7 @@ cdef void forward_n(Tensor out, tuple inputs, NaryTangent formula, tuple extra=(
     cdef unsigned long long level = forward_level()
     if not any_tangent(inputs, level) or is_inference_mode_enabled():
         return
+    refuse_complex(out)
     tangents = tuple([tangent_of(x, level) for x in inputs])
     suspend_forward_level()
     try:

@@ -28,6 +28,7 @@ from autograd_cy._C.tensor cimport (
     gradient_metadata,
 )
 from autograd_cy._C.saved_tensor cimport save
+from autograd_cy._C.promotion cimport is_complex_array
 from autograd_cy._C.node cimport (
     Node, Edge, make_edge, invalid_edge, zero_input_nrs,
 )
@@ -159,9 +160,40 @@ cdef void check_output(Node node, Tensor output) except *:
         node.forward_check = 1 if all_finite(output._data) else 2
 
 
+# NOTE [Complex formulas gate]
+# A backward formula written for real tensors gives a wrong gradient for complex ones unless
+# it takes the conjugates PyTorch's convention asks for (NOTE [Complex gradients] in
+# ops/conjugate.pyx). A Node class whose formulas do says so with ``complex_formulas =
+# True``. Recording any other Node where an input or an output is complex raises
+# NotImplementedError naming it, at the forward op, so that a formula nobody has checked
+# for complex tensors fails loudly instead of training a model on a wrong gradient. The test
+# on the real path is the dtype read from each array struct; the class attribute is looked
+# up only for complex tensors.
+
+cdef void check_complex_formulas(Node node) except *:
+    """Refuse to record ``node`` on complex tensors unless its class has complex formulas."""
+    if not getattr(type(node), "complex_formulas", False):
+        raise NotImplementedError(
+            f"the derivative of {type(node).__name__} for complex tensors is not implemented "
+            "in autograd_cy yet; compute it under no_grad() or on real tensors")
+
+
+cdef inline bint complex_tensor(object x):
+    return isinstance(x, Tensor) and is_complex_array((<Tensor>x)._data)
+
+
+cdef bint any_complex(tuple values):
+    for x in values:
+        if complex_tensor(x):
+            return True
+    return False
+
+
 cdef Node set_history1(Node node, Tensor input, Tensor output):
     """Record a one-input, one-output op: ``output = op(input)`` with backward ``node``."""
     cdef Py_ssize_t input_nr
+    if is_complex_array(output._data) or is_complex_array(input._data):
+        check_complex_formulas(node)
     stamp(node)
     node.next_nodes = (gradient_function(input),)
     input_nr = gradient_input_nr(input)
@@ -176,6 +208,8 @@ cdef Node set_history1(Node node, Tensor input, Tensor output):
 cdef Node set_history2(Node node, object input0, object input1, Tensor output):
     """Record a binary op; a non-Tensor operand (a Python number) gets an invalid edge."""
     cdef Py_ssize_t input_nr0, input_nr1
+    if is_complex_array(output._data) or complex_tensor(input0) or complex_tensor(input1):
+        check_complex_formulas(node)
     stamp(node)
     node.next_nodes = (function_of(input0), function_of(input1))
     input_nr0, input_nr1 = input_nr_of(input0), input_nr_of(input1)
@@ -192,13 +226,15 @@ cdef Node set_history(Node node, tuple inputs, tuple outputs):
     """Record any op. Outputs that are None or of integer dtype stay outside the graph."""
     cdef Py_ssize_t i
     cdef list metadata = []
+    if any_complex(inputs) or any_complex(outputs):
+        check_complex_formulas(node)
     stamp(node)
     set_next_edges(node, inputs)
     for i in range(len(outputs)):
         output = outputs[i]
         if output is None:
             metadata.append(None)
-        elif (<Tensor>output)._data.dtype.kind != "f":
+        elif (<Tensor>output)._data.dtype.kind not in "fc":
             metadata.append(output_metadata(<Tensor>output))
         else:
             attach_output(node, <Tensor>output, i)

@@ -108,8 +108,15 @@ cdef Tensor conform_gradient(Node node, Py_ssize_t index, Tensor grad, tuple sha
         grad = tensor_operators().sum_to(grad, shape)  # reduction.pyx's sum_to
     if grad._data.dtype != dtype:
         if grad._data.dtype.kind == "c" and dtype.kind != "c":
-            raise RuntimeError("Expected isFloatingType(grad.scalar_type()) || (input_is_complex "
-                               "== grad_is_complex) to be true, but got false.")
+            if not getattr(type(node), "complex_formulas", False):
+                raise RuntimeError("Expected isFloatingType(grad.scalar_type()) || "
+                                   "(input_is_complex == grad_is_complex) to be true, but got "
+                                   "false.")
+            # A real input of a complex op gets dL/dx, the real part (NOTE [Complex
+            # gradients] in ops/conjugate.pyx): what PyTorch's formulas take one by one.
+            grad = grad.real
+            if grad._data.dtype == dtype:
+                return grad
         grad = grad.to(dtype=np.dtype(dtype))
     return grad
 

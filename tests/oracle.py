@@ -44,6 +44,8 @@ DEVICE = os.environ.get("AUTOGRAD_CY_TEST_DEVICE", "cpu")
 DEVICE_NAME = "cuda:0" if DEVICE.startswith("cuda") else "cpu"
 
 TOLERANCES = {np.float32: (1e-4, 1e-5), np.float64: (1e-7, 1e-9)}
+# the complex dtype whose parts are a float dtype: complex arrays given to check_op take it
+COMPLEX_OF = {np.float32: np.complex64, np.float64: np.complex128}
 
 
 # ------------------------------------------------------------------ conversions
@@ -138,9 +140,11 @@ def check_op(fn, *arrays, dtype=np.float64, requires_grad=None, double=True, rto
     """Compare ``fn(lib, *tensors)`` between autograd_cy and torch: values, autograd flags,
     grads, grad-grads.
 
-    ``arrays`` are NumPy arrays (cast to ``dtype`` when floating) or plain Python
-    values passed through. ``requires_grad`` (one bool per array) defaults to
-    True for floating arrays.
+    ``arrays`` are NumPy arrays (cast to ``dtype`` when floating, to the complex dtype of
+    ``dtype`` when complex) or plain Python values passed through. ``requires_grad`` (one
+    bool per array) defaults to True for floating and complex arrays. A complex output gets
+    a complex output gradient; a complex second-order total is differentiated through its
+    real part (a complex scalar has no implicit gradient).
     """
     default_rtol, default_atol = TOLERANCES[dtype]
     rtol = default_rtol if rtol is None else rtol
@@ -154,7 +158,9 @@ def check_op(fn, *arrays, dtype=np.float64, requires_grad=None, double=True, rto
             continue
         if array.dtype.kind == "f":
             array = array.astype(dtype)
-        wants_grad = (array.dtype.kind == "f" if requires_grad is None
+        elif array.dtype.kind == "c":
+            array = array.astype(COMPLEX_OF[dtype])
+        wants_grad = (array.dtype.kind in "fc" if requires_grad is None
                       else requires_grad[index])
         ours.append(ag.tensor(array, requires_grad=wants_grad, device=DEVICE))
         theirs.append(torch.tensor(array, requires_grad=wants_grad))
@@ -175,7 +181,7 @@ def check_op(fn, *arrays, dtype=np.float64, requires_grad=None, double=True, rto
 
     pairs = [(o, e) for o, e in zip(out, expected)
              if isinstance(e, torch.Tensor) and e.requires_grad]
-    grad_arrays = [rng.standard_normal(e.shape).astype(to_numpy(e).dtype) for _, e in pairs]
+    grad_arrays = [_random_like(rng, tuple(e.shape), to_numpy(e).dtype) for _, e in pairs]
     our_inputs = [ours[i] for i in differentiable]
     their_inputs = [theirs[i] for i in differentiable]
     our_grads = ag.autograd.grad([o for o, _ in pairs], our_inputs,
@@ -189,7 +195,7 @@ def check_op(fn, *arrays, dtype=np.float64, requires_grad=None, double=True, rto
         return
 
     # Second order: differentiate <grads, v> once more (a Hessian-vector product).
-    directions = [rng.standard_normal(tuple(g.shape)) if g is not None else None
+    directions = [_random_like(rng, tuple(g.shape), to_numpy(g).dtype) if g is not None else None
                   for g in their_grads]
     our_total = sum((g * ag.tensor(v.astype(to_numpy(g).dtype), device=DEVICE)).sum()
                     for g, v in zip(our_grads, directions) if g is not None and g.requires_grad)
@@ -198,12 +204,22 @@ def check_op(fn, *arrays, dtype=np.float64, requires_grad=None, double=True, rto
                       if g is not None and g.requires_grad)
     if not isinstance(their_total, torch.Tensor):
         return
+    if their_total.is_complex():
+        their_total, our_total = their_total.real, our_total.real
     their_second = torch.autograd.grad(their_total, their_inputs, allow_unused=True)
     if not isinstance(our_total, ag.Tensor):
         assert all(g is None or not g.any() for g in their_second), "double backward missing"
         return
     our_second = ag.autograd.grad(our_total, our_inputs, allow_unused=True)
     assert_close(our_second, their_second, rtol, atol, "double backward")
+
+
+def _random_like(rng, shape, dtype):
+    """Standard normal values of ``shape`` in ``dtype``; complex ones in both parts."""
+    values = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        values = values + 1j * rng.standard_normal(shape)
+    return values.astype(dtype)
 
 
 def check_batched_grad(fn, *arrays, batch=3, create_graph=False, dtype=np.float64, seed=0):

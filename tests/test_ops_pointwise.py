@@ -80,6 +80,7 @@ UNARY = {
     "relu": away_from_zero,
     "abs": away_from_zero,
     "sign": away_from_zero,
+    "sgn": away_from_zero,
     "reciprocal": away_from_zero,
     "square": anywhere,
 }

@@ -92,6 +92,9 @@ def make_dual(tensor, tangent, *, level=None):
     if not _floating_or_complex(tangent):
         raise ValueError(
             f"Expected tangent to be floating point or complex, but got: {tangent.dtype}")
+    if tensor.is_complex() or tangent.is_complex():
+        raise NotImplementedError(
+            "forward-mode AD of complex tensors is not implemented in autograd_cy yet")
     _check_level(level, "_make_dual")
     if _tangent(tensor) is not None:
         raise RuntimeError("Making a dual Tensor based on a Tensor that already has a forward "

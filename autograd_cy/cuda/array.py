@@ -324,9 +324,20 @@ def empty_in_order(shape, dtype, device, arrays):
     return result.transpose(tuple(np.argsort(order)))
 
 
+def require_storage(dtype):
+    """Refuse a dtype the CUDA kernels are not instantiated for (the complex dtypes),
+    where the array is made, rather than at the first kernel the array meets."""
+    if dtype.kind == "c":
+        raise NotImplementedError(
+            f"autograd_cy's CUDA kernels are not instantiated for {dtype.name} yet: keep "
+            f"{dtype.name} tensors on the CPU")
+
+
 def empty(shape, dtype, device):
     """A new, contiguous, uninitialised DeviceArray."""
-    return DeviceArray(device.seam.empty(tuple(shape), np.dtype(dtype)), device)
+    dtype = np.dtype(dtype)
+    require_storage(dtype)
+    return DeviceArray(device.seam.empty(tuple(shape), dtype), device)
 
 
 # NOTE [Layout of empty_like]
@@ -351,7 +362,9 @@ def empty_in_layout_of(prototype, dtype=None):
 
 def from_host(array, device):
     """A DeviceArray holding a copy of the NumPy ``array``."""
-    return DeviceArray(device.seam.from_host(np.asarray(array)), device)
+    array = np.asarray(array)
+    require_storage(array.dtype)
+    return DeviceArray(device.seam.from_host(array), device)
 
 
 # -------------------------------------------------------------------- shapes

@@ -26,7 +26,8 @@ from autograd_cy._C.tensor cimport Tensor, make_tensor
 from autograd_cy._C.node cimport unpack_saved
 from autograd_cy._C.ops.op_table cimport ElementwiseNode
 from autograd_cy._C.recording cimport record2, any_requires_grad2
-from autograd_cy._C.promotion cimport wrap
+from autograd_cy._C.promotion cimport wrap, is_complex_array
+from autograd_cy._C.ops.conjugate cimport conj_of
 from autograd_cy._C.fp_errors cimport quietly2, ignoring_fp_errors
 from autograd_cy._C.kernels cimport (
     sigmoid_backward_kernel, tanh_backward_kernel, threshold_backward_kernel,
@@ -115,20 +116,31 @@ cdef class TanhBackwardBackward0(ElementwiseNode):
     output)`` (the op is linear in it); ``output`` gets ``grad * (-2 * output *
     grad_output)``, the derivative of ``1 - output ** 2``."""
     saved_names = ("grad_output", "output")
+    # For complex tensors tanh_backward is ``grad_output * conj(1 - output ** 2)``: linear in
+    # grad_output (its adjoint multiplies by ``1 - output ** 2``: tanh_backward of the
+    # conjugate output) and a function of conj(output) (its gradient ``conj(grad) * -2 *
+    # conj(output) * grad_output``); for real tensors the conjugates are no-ops.
+    complex_formulas = True
 
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         output = unpack_saved(self, 1)
         output_grad = None
-        if self.should_compute_output(1) and not needs_tensor_ops():
+        if (self.should_compute_output(1) and not needs_tensor_ops()
+                and not is_complex_array((<Tensor>output)._data)):
             output_grad = tanh_output_term(grad, output, unpack_saved(self, 0))
         elif self.should_compute_output(1):
-            output_grad = mul(grad, mul(mul(output, -2), unpack_saved(self, 0)))
-        return (tanh_backward(grad, output) if self.should_compute_output(0) else None,
+            output_grad = mul(conj_of(grad),
+                              mul(mul(conj_of(output), -2), unpack_saved(self, 0)))
+        return (tanh_backward(grad, conj_of(output)) if self.should_compute_output(0) else None,
                 output_grad)
 
 
 def _tanh_backward_numpy(grad_output, output):
+    """``grad_output * (1 - output ** 2)``; its conjugate for complex tensors (NOTE [Complex
+    gradients] in conjugate.pyx)."""
+    if output.dtype.kind == "c":
+        return grad_output * np.conjugate(1 - output * output)
     return grad_output * (1 - output * output)
 
 
@@ -161,16 +173,20 @@ cdef class SigmoidBackwardBackward0(ElementwiseNode):
     output)``; ``output`` gets ``grad * grad_output * (1 - 2 * output)``, the derivative
     of ``output * (1 - output)``."""
     saved_names = ("grad_output", "output")
+    complex_formulas = True     # as TanhBackwardBackward0's
 
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
-        output = unpack_saved(self, 1)
+        output = conj_of(unpack_saved(self, 1))
         return (sigmoid_backward(grad, output) if self.should_compute_output(0) else None,
-                mul(mul(grad, unpack_saved(self, 0)), add(mul(output, -2), 1))
+                mul(mul(conj_of(grad), unpack_saved(self, 0)), add(mul(output, -2), 1))
                 if self.should_compute_output(1) else None)
 
 
 def _sigmoid_backward_numpy(grad_output, output):
+    """``grad_output * (1 - output) * output``; its conjugate for complex tensors."""
+    if output.dtype.kind == "c":
+        return grad_output * np.conjugate((1 - output) * output)
     return grad_output * (1 - output) * output
 
 

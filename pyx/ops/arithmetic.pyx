@@ -36,6 +36,7 @@ from autograd_cy._C.promotion cimport (
     result_type, floating_result_type, operand_array, wrap, raise_broadcast_error,
 )
 from autograd_cy._C.fp_errors cimport quietly2, ignoring_fp_errors
+from autograd_cy._C.ops.conjugate cimport conj_of
 from autograd_cy._C.kernels cimport binary_kernel, scalar_kernel, KERNEL_ADD, KERNEL_SUB, KERNEL_MUL
 from autograd_cy._C.ops.out_arguments cimport write_out
 from autograd_cy._C.forward cimport (
@@ -79,12 +80,14 @@ cdef object scaled_tangent(object t, object alpha, Tensor result):
 
 cdef class AddBackward0(ElementwiseNode):
     cdef readonly object saved_alpha
+    complex_formulas = True     # NOTE [Complex gradients] in conjugate.pyx
 
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         other_grad = None
         if self.should_compute_output(1):
-            other_grad = grad if self.saved_alpha == 1 else mul_impl(grad, self.saved_alpha)
+            other_grad = (grad if self.saved_alpha == 1
+                          else mul_impl(grad, conj_of(self.saved_alpha)))
         return (grad if self.should_compute_output(0) else None, other_grad)
 
 
@@ -141,11 +144,14 @@ cdef object ONE = 1
 
 
 cdef void check_alpha(object dtype, object alpha) except *:
-    if not isinstance(alpha, (int, float, np.number)):
+    if not isinstance(alpha, (int, float, complex, np.number)):
         raise TypeError(f"add(): argument 'alpha' must be Number, not {type(alpha).__name__}")
     if dtype.kind in "biu" and isinstance(alpha, (float, np.floating)):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
                            "point number.")
+    if dtype.kind != "c" and isinstance(alpha, (complex, np.complexfloating)):
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a "
+                           "complex number.")
 
 
 cdef inline object fused(int op, Tensor self, object other):
@@ -178,12 +184,14 @@ cdef void check_bool_subtraction(object a, object b) except *:
 
 cdef class SubBackward0(ElementwiseNode):
     cdef readonly object saved_alpha
+    complex_formulas = True
 
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         other_grad = None
         if self.should_compute_output(1):
-            other_grad = neg(grad) if self.saved_alpha == 1 else mul(grad, -self.saved_alpha)
+            other_grad = (neg(grad) if self.saved_alpha == 1
+                          else mul(grad, -conj_of(self.saved_alpha)))
         return (grad if self.should_compute_output(0) else None, other_grad)
 
 
@@ -240,22 +248,26 @@ cdef object sub_op(object self, object other):
 cdef class RsubBackward0(ElementwiseNode):
     """``other - alpha * self`` of two tensors (``rsub(x, y)``)."""
     cdef readonly object saved_alpha
+    complex_formulas = True
 
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         self_grad = None
         if self.should_compute_output(0):
-            self_grad = neg(grad) if self.saved_alpha == 1 else mul(grad, -self.saved_alpha)
+            self_grad = (neg(grad) if self.saved_alpha == 1
+                         else mul(grad, -conj_of(self.saved_alpha)))
         return (self_grad, grad if self.should_compute_output(1) else None)
 
 
 cdef class RsubBackward1(ElementwiseNode):
     """``other - alpha * self`` with a number ``other`` (``2 - x``): one input."""
     cdef readonly object saved_alpha
+    complex_formulas = True
 
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
-        return (neg(grad) if self.saved_alpha == 1 else mul(grad, -self.saved_alpha),)
+        return (neg(grad) if self.saved_alpha == 1
+                else mul(grad, -conj_of(self.saved_alpha)),)
 
 
 cdef object rsub_tangent(self_t, other_t, self, other, Tensor result, tuple extra):
@@ -325,21 +337,23 @@ cdef tuple fused_pair(str formula, Node node, Tensor grad, object a, object b):
 
 
 cdef class MulBackward0(ElementwiseNode):
+    """``grad * conj(other)`` and ``grad * conj(self)`` (NOTE [Complex gradients])."""
     saved_names = ("self", "other")
+    complex_formulas = True
 
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         self_grad = other_grad = None
         if self.should_compute_output(0) and self.should_compute_output(1):
-            other, operand = unpack_saved(self, 1), unpack_saved(self, 0)
+            other, operand = conj_of(unpack_saved(self, 1)), conj_of(unpack_saved(self, 0))
             pair = fused_pair("mul_backward", self, <Tensor>grad, operand, other)
             if pair is not None:
                 return pair
             return (mul_impl(grad, other), mul_impl(grad, operand))
         if self.should_compute_output(0):
-            self_grad = mul_impl(grad, unpack_saved(self, 1))
+            self_grad = mul_impl(grad, conj_of(unpack_saved(self, 1)))
         if self.should_compute_output(1):
-            other_grad = mul_impl(grad, unpack_saved(self, 0))
+            other_grad = mul_impl(grad, conj_of(unpack_saved(self, 0)))
         return (self_grad, other_grad)
 
 
@@ -384,14 +398,16 @@ cdef object mul_impl(object self, object other):
 
 
 cdef class DivBackward0(ElementwiseNode):
+    """``grad / conj(other)`` and ``-grad * conj(self) / conj(other)^2``."""
     saved_names = ("self", "other")
+    complex_formulas = True
 
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         self_grad = other_grad = operand = None
-        other = unpack_saved(self, 1)
+        other = conj_of(unpack_saved(self, 1))
         if self.should_compute_output(1):
-            operand = unpack_saved(self, 0)
+            operand = conj_of(unpack_saved(self, 0))
             pair = fused_pair("div_backward", self, <Tensor>grad, operand, other)
             if pair is not None:
                 return pair
@@ -536,8 +552,10 @@ cdef object add_terms(object term, object other_term):
 # ------------------------------------------------------------------ reciprocal, rdiv
 
 cdef class ReciprocalBackward0(SavesResult):
+    complex_formulas = True
+
     cpdef tuple apply(self, tuple grads):
-        result = unpack_saved(self, 0)
+        result = conj_of(unpack_saved(self, 0))
         return (mul(grads[0], neg(mul(result, result))),)
 
 
@@ -547,7 +565,7 @@ cdef object reciprocal_tangent(Tensor self_t, Tensor self, Tensor result, tuple 
 
 reciprocal = unary_op(
     "reciprocal", np.reciprocal, ReciprocalBackward0, reciprocal_tangent,
-    cuda_functor="Reciprocal", gradient="self: g * -(r * r)",
+    cuda_functor="Reciprocal", gradient="self: g * -conj(r * r)",
     tangent_formula="self_t * -(r * r)",
     doc="``1 / self`` (integers give float32); backward ``-grad * result ** 2``.")
 
@@ -559,6 +577,8 @@ def rdiv(self, other):
 
 
 cdef class NegBackward0(ElementwiseNode):
+    complex_formulas = True
+
     cpdef tuple apply(self, tuple grads):
         return (neg(grads[0]),)
 

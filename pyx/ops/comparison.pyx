@@ -13,7 +13,7 @@ from autograd_cy._C.device cimport as_array
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, tensor_operators, TensorOperators, wrap_dim,
 )
-from autograd_cy._C.promotion cimport result_type, operand_array
+from autograd_cy._C.promotion cimport result_type, operand_array, refuse_complex
 from autograd_cy._C.promotion import broadcast_error
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 
@@ -47,9 +47,17 @@ cdef Tensor compare(object ufunc, str name, object self, object other):
             f"({type(self).__name__}, {type(other).__name__}), but expected one of:\n"
             " * (Tensor input, Tensor other, *, Tensor out = None)\n"
             " * (Tensor input, Number other, *, Tensor out = None)\n")
+    if name in ORDERINGS:
+        refuse_complex(self, NotImplementedError, f'"{name}_cpu" not implemented for '
+                                                  "'{dtype}'")
+        refuse_complex(other, NotImplementedError, f'"{name}_cpu" not implemented for '
+                                                   "'{dtype}'")
     dtype = result_type(self, other)
     return apply_binary(ufunc, <Tensor>self, other, operand_array(self, dtype),
                         operand_array(other, dtype))
+
+
+cdef tuple ORDERINGS = ("lt", "le", "gt", "ge")     # undefined on complex numbers
 
 
 def eq(self, other):

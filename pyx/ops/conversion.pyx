@@ -5,6 +5,8 @@ A dtype conversion is differentiable between floating dtypes: its backward casts
 the gradient back (ToCopyBackward0). Conversions to integer or bool dtypes leave
 the result outside the graph, as in PyTorch.
 """
+import warnings
+
 import numpy as np
 cimport numpy as cnp
 
@@ -20,7 +22,7 @@ from autograd_cy._C.device cimport contiguous_array, empty_result_like, has_dens
 from autograd_cy._C.tensor cimport Tensor, requires_grad
 from autograd_cy._C.ops.op_table cimport ElementwiseNode
 from autograd_cy._C.recording cimport record1
-from autograd_cy._C.promotion cimport wrap
+from autograd_cy._C.promotion cimport wrap, is_complex_array
 
 __all__ = ["clone"]
 __tensor_methods__ = ("clone", "contiguous", "to", "type_as", "float", "double", "half",
@@ -30,6 +32,7 @@ __tensor_methods__ = ("clone", "contiguous", "to", "type_as", "float", "double",
 cdef class CloneBackward0(ElementwiseNode):
     """The gradient passes through unchanged; nothing is saved."""
 
+    complex_formulas = True     # the gradient as it is (NOTE [Complex gradients] in conjugate.pyx)
     cpdef tuple apply(self, tuple grads):
         return (grads[0],)
 
@@ -81,8 +84,12 @@ cdef class ToCopyBackward0(ElementwiseNode):
     cdef readonly object self_dtype
     cdef readonly device_class self_device
 
+    complex_formulas = True     # the gradient as it is (NOTE [Complex gradients] in conjugate.pyx)
     cpdef tuple apply(self, tuple grads):
-        return (_convert(grads[0], self.self_dtype, self.self_device),)
+        grad = grads[0]
+        if self.self_dtype.kind != "c" and is_complex_array((<Tensor>grad)._data):
+            grad = grad.real        # a real input's gradient: dL/dx (NOTE [Complex gradients])
+        return (_convert(grad, self.self_dtype, self.self_device),)
 
 
 cdef Tensor _cast(Tensor self, object numpy_dtype):
@@ -99,10 +106,14 @@ cdef Tensor _convert(Tensor self, object numpy_dtype, device_class target):
         return self
     array = array_to_device(self._data, target) if moves else self._data
     if array.dtype != numpy_dtype:
+        if is_complex_array(array) and numpy_dtype.kind != "c":
+            warnings.warn("Casting complex values to real discards the imaginary part",
+                          UserWarning, stacklevel=2)
+            array = array.real
         with ignoring_fp_errors():      # past the type's range: inf (or any int), quietly
             array = array.astype(numpy_dtype)
     cdef Tensor out = wrap(array)
-    if is_grad_enabled() and requires_grad(self) and numpy_dtype.kind == "f":
+    if is_grad_enabled() and requires_grad(self) and numpy_dtype.kind in "fc":
         node = ToCopyBackward0()
         node.self_dtype = self._data.dtype
         node.self_device = source

@@ -21,6 +21,7 @@ from autograd_cy._C.node cimport unpack_saved
 from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
+from autograd_cy._C.promotion cimport refuse_complex
 from autograd_cy._C.ops.reduction cimport (
     ReductionBackward, normalize_dims, check_nonempty, record_reduction, constant, records,
     contiguous_result, kept_shape,
@@ -86,6 +87,8 @@ cdef class AminBackward0(AmaxBackward0):
 
 
 cdef Tensor extreme(Tensor self, object dim, bint keepdim, bint largest, str name):
+    refuse_complex(self, NotImplementedError,
+                   f'"{name[1:]}_values_cpu" not implemented for ' "'{dtype}'")
     dims = normalize_dims(() if dim is None else dim, self._data.ndim)
     if self._data.size == 0 and (dim is None or dim == () or dim == []):
         raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
@@ -182,6 +185,7 @@ cdef object max_or_min(Tensor self, object dim, object keepdim, bint largest):
     keepdim = keepdim is True or bool(keepdim)
     array = self._data
     if dim is None:
+        refuse_complex(self, NotImplementedError, f'"{name}_all" not implemented for ' "'{dtype}'")
         if array.size == 0:
             raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
                                "input.numel() == 0. Specify the reduction dim with the 'dim' "
@@ -193,6 +197,7 @@ cdef object max_or_min(Tensor self, object dim, object keepdim, bint largest):
         if forward_level():
             forward1(out, self, shared_tangent, (normalize_dims(None, array.ndim), False))
         return out
+    refuse_complex(self, RuntimeError, f"{name}(): does not support complex input")
     dims = normalize_dims(dim, array.ndim)
     check_nonempty(name, array.shape, dims)
     axis = dims[0] if dims else None
@@ -237,6 +242,7 @@ def min(Tensor self, dim=NOT_GIVEN, keepdim=None):
 
 cdef Tensor arg_extreme(Tensor self, object dim, bint keepdim, bint largest):
     cdef str name = "argmax" if largest else "argmin"
+    refuse_complex(self, RuntimeError, f"{name}(): does not support complex input")
     if self._data.dtype.kind == "b":
         raise RuntimeError(f"{name}(): does not support bool input")
     search = np.argmax if largest else np.argmin

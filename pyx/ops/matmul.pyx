@@ -24,7 +24,8 @@ from autograd_cy._C.batching cimport grads_batched, batched_shape
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record, record1, record2, gets_gradient
-from autograd_cy._C.promotion cimport wrap
+from autograd_cy._C.promotion cimport wrap, is_complex_array
+from autograd_cy._C.ops.conjugate cimport conj_of
 from autograd_cy._C.promotion import broadcast_error
 from autograd_cy._C.ops.shape cimport unsafe_view
 from autograd_cy._C.ops.shape import expand, reshape, squeeze, t, transpose, unsqueeze
@@ -49,6 +50,8 @@ cdef class MatmulBackward0(Node):
     cdef int a_dim, b_dim
 
     batches_gradients = True     # NOTE [Batched gradients]
+    complex_formulas = True      # the other operand conjugated (NOTE [Complex gradients])
+
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         cdef bint need_a = self.should_compute_output(0)
@@ -60,13 +63,17 @@ cdef class MatmulBackward0(Node):
             a_grad = b_grad = None
             if need_a:
                 b_array = (<SavedTensor>self.saved_tensors[1]).unpack_array(self)
+                if is_complex_array(b_array):
+                    b_array = b_array.conj()
                 a_grad = make_tensor(matrix_product(g, b_array.T))
             if need_b:
                 a_array = (<SavedTensor>self.saved_tensors[0]).unpack_array(self)
+                if is_complex_array(a_array):
+                    a_array = a_array.conj()
                 b_grad = make_tensor(matrix_product(a_array.T, g))
             return (a_grad, b_grad)
-        a = unpack_saved(self, 0) if need_b else None
-        b = unpack_saved(self, 1) if need_a else None
+        a = conj_of(unpack_saved(self, 0)) if need_b else None
+        b = conj_of(unpack_saved(self, 1)) if need_a else None
         a_grad = b_grad = None
         a_dim, b_dim = self.a_dim, self.b_dim
         if a_dim == 1 and b_dim == 1:

@@ -16,11 +16,12 @@ ctypedef object (*ArrayKernel)(object array)
 ctypedef object (*ResultKernel)(object grad, object result)
 
 # What an entry's Node saves (PyTorch's derivatives.yaml: ``self`` or ``result``), read from
-# its base class: SavesSelf, SavesResult, or neither.
+# its base class: SavesSelf, SavesResult, SavesSelfAndResult, or none of them.
 cdef enum Saves:
     SAVES_NOTHING = 0
     SAVES_SELF = 1
     SAVES_RESULT = 2
+    SAVES_SELF_AND_RESULT = 3
 
 
 cdef class ElementwiseNode(Node):
@@ -35,11 +36,16 @@ cdef class SavesResult(ElementwiseNode):
     cdef object fused_backward(self, object grad, ResultKernel kernel)
 
 
+cdef class SavesSelfAndResult(ElementwiseNode):
+    pass
+
+
 cdef class UnaryOp:
     cdef readonly str name
     cdef readonly object forward          # the array function: np.exp, np.log, ...
     cdef ArrayKernel fast_forward         # NULL, or a fused loop tried first
     cdef readonly bint floating           # integer and bool inputs compute in float32
+    cdef readonly str complex_error       # PyTorch's refusal of complex inputs, or None
     cdef readonly type node_type
     cdef readonly Saves saves
     cdef UnaryTangent tangent
@@ -56,5 +62,5 @@ cdef class UnaryOp:
 
 cdef object unary_op(str name, object forward, type node_type, UnaryTangent tangent,
                      str gradient, str tangent_formula, str doc, str cuda_functor=*,
-                     bint floating=*, bint batched_tangent=*)
+                     bint floating=*, bint batched_tangent=*, str complex_error=*)
 cdef void set_fast_forward(object function, ArrayKernel kernel) except *

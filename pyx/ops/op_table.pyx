@@ -16,7 +16,7 @@ from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record1
-from autograd_cy._C.promotion cimport floating as computed_in_float
+from autograd_cy._C.promotion cimport floating as computed_in_float, refuse_complex
 from autograd_cy._C.fp_errors cimport quietly
 from autograd_cy._C.views cimport apply_inplace
 
@@ -75,6 +75,11 @@ cdef class SavesResult(ElementwiseNode):
         return None if array is None else make_tensor(array)
 
 
+cdef class SavesSelfAndResult(ElementwiseNode):
+    """A backward that reads both: ``saved_tensors`` is ``(self, result)``."""
+    saved_names = ("self", "result")
+
+
 cdef tuple NO_ARGUMENTS = ()
 
 
@@ -92,13 +97,15 @@ cdef class UnaryOp:
     @property
     def saved(self):
         """What the Node saves, as docs/derivatives.md names it."""
-        return ("-", "self", "result")[self.saves]
+        return ("-", "self", "result", "self, result")[self.saves]
 
     cdef Tensor apply(self, Tensor self_):
         """The op on ``self_``: the array forward, then the Node if grad mode records, then
         the tangent if a dual level is active."""
         cdef object array = None
         cdef Node node
+        if self.complex_error is not None:
+            refuse_complex(self_, NotImplementedError, self.complex_error)
         if self.fast_forward is not NULL:
             array = self.fast_forward(self_._data)
         if array is None:
@@ -107,7 +114,9 @@ cdef class UnaryOp:
         cdef Tensor out = make_tensor(array)
         if is_grad_enabled() and requires_grad(self_):
             node = new_node(self.node_type)
-            if self.saves == SAVES_RESULT:
+            if self.saves == SAVES_SELF_AND_RESULT:
+                record1(node, self_, out, (self_, out))
+            elif self.saves == SAVES_RESULT:
                 record1(node, self_, out, (out,))
             elif self.saves == SAVES_SELF:
                 record1(node, self_, out, (self_,))
@@ -139,7 +148,7 @@ def _function_of(UnaryOp op, str doc):
 def _inplace_function_of(UnaryOp op):
     """``op``'s in-place form (``exp_``): apply_inplace saves a copy of the old value only
     when the Node reads ``self``, and ``self`` itself in place of a saved result."""
-    needs_original = op.saves == SAVES_SELF
+    needs_original = op.saves == SAVES_SELF or op.saves == SAVES_SELF_AND_RESULT
 
     def inplace(Tensor self):
         return apply_inplace(self, op.function, (), needs_original)
@@ -150,15 +159,17 @@ def _inplace_function_of(UnaryOp op):
 
 cdef object unary_op(str name, object forward, type node_type, UnaryTangent tangent,
                      str gradient, str tangent_formula, str doc, str cuda_functor=None,
-                     bint floating=True, bint batched_tangent=True):
+                     bint floating=True, bint batched_tangent=True, str complex_error=None):
     """Declare the op ``name`` (NOTE [The op table]) and return its public function; the
     family module's ``export_unary_ops(globals())`` exports it with its in-place form.
 
     ``forward``: the array function (NumPy's API, so a DeviceArray takes it to its kernel);
     ``node_type``: the backward Node, whose base says what it saves (SavesSelf, SavesResult,
-    or neither); ``floating``: integer and bool inputs compute in float32 (False: the op
-    keeps the dtype); ``tangent``: the forward-mode formula, ``batched_tangent`` if it is
-    right on a batch of tangents as it is; ``gradient``/``tangent_formula``: the formulas as
+    SavesSelfAndResult, or none of them); ``floating``: integer and bool inputs compute in
+    float32 (False: the op keeps the dtype); ``complex_error``: PyTorch's NotImplementedError
+    message for a complex input, for an op it does not define on complex numbers;
+    ``tangent``: the forward-mode formula, ``batched_tangent`` if it is right on a batch of
+    tangents as it is; ``gradient``/``tangent_formula``: the formulas as
     docs/derivatives.md prints them; ``cuda_functor``: ``F`` of ``unary<T, F>``."""
     if not issubclass(node_type, ElementwiseNode):
         raise TypeError(f"{name}: {node_type!r} is not an ElementwiseNode class")
@@ -167,9 +178,12 @@ cdef object unary_op(str name, object forward, type node_type, UnaryTangent tang
     op.forward = forward
     op.fast_forward = NULL
     op.floating = floating
+    op.complex_error = complex_error
     op.node_type = node_type
     op.saves = (SAVES_RESULT if issubclass(node_type, SavesResult) else
-                SAVES_SELF if issubclass(node_type, SavesSelf) else SAVES_NOTHING)
+                SAVES_SELF if issubclass(node_type, SavesSelf) else
+                SAVES_SELF_AND_RESULT if issubclass(node_type, SavesSelfAndResult) else
+                SAVES_NOTHING)
     op.tangent = tangent
     op.batched_tangent = batched_tangent
     op.cuda_functor = cuda_functor

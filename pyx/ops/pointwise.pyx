@@ -33,16 +33,19 @@ from autograd_cy._C.node cimport unpack_saved
 from autograd_cy._C.saved_tensor cimport save
 from autograd_cy._C.recording cimport record2, any_requires_grad2
 from autograd_cy._C.promotion cimport (
-    wrap, floating_result_type, operand_array, broadcast_failure, expect_tensor,
+    wrap, floating_result_type, operand_array, broadcast_failure, expect_tensor, is_complex_array,
 )
 from autograd_cy._C.fp_errors cimport quietly2
 from autograd_cy._C.kernels cimport (
     sigmoid_backward_kernel, tanh_backward_kernel, tanh_kernel, threshold_backward_kernel,
 )
 from autograd_cy._C.ops.op_table cimport (
-    ResultKernel, SavesSelf, SavesResult, ElementwiseNode, unary_op, set_fast_forward,
+    ResultKernel, SavesSelf, SavesResult, SavesSelfAndResult, ElementwiseNode, unary_op,
+    set_fast_forward,
 )
 from autograd_cy._C.ops.op_table import export_unary_ops
+from autograd_cy._C.ops.conjugate cimport conj_of
+from autograd_cy._C.ops.conjugate import imag
 from autograd_cy._C.ops.activation_kernels cimport sigmoid_of
 from autograd_cy._C.ops.arithmetic import mul, div, add, sub, neg, zeros_like_grad
 from autograd_cy._C.ops.activation_backward import (
@@ -59,8 +62,10 @@ cdef double LN2 = 0.69314718055994530942
 # ------------------------------------------------------------------ exp / log
 
 cdef class ExpBackward0(SavesResult):
+    complex_formulas = True     # NOTE [Complex gradients] in conjugate.pyx
+
     cpdef tuple apply(self, tuple grads):
-        return (mul(grads[0], unpack_saved(self, 0)),)
+        return (mul(grads[0], conj_of(unpack_saved(self, 0))),)
 
 
 cdef object exp_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
@@ -69,7 +74,7 @@ cdef object exp_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
 
 exp = unary_op(
     "exp", np.exp, ExpBackward0, exp_tangent, cuda_functor="Exp",
-    gradient="self: g * r", tangent_formula="self_t * r",
+    gradient="self: g * conj(r)", tangent_formula="self_t * r",
     doc="""``e ** self``; backward ``grad * result`` (the node saves the result, not ``self``).
 
     >>> x = ag.tensor([0.0, 1.0], requires_grad=True)
@@ -83,8 +88,10 @@ exp = unary_op(
 
 
 cdef class Expm1Backward0(SavesResult):
+    complex_formulas = True     # NOTE [Complex gradients] in conjugate.pyx
+
     cpdef tuple apply(self, tuple grads):
-        return (mul(grads[0], add(unpack_saved(self, 0), 1)),)
+        return (mul(grads[0], add(conj_of(unpack_saved(self, 0)), 1)),)
 
 
 cdef object expm1_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
@@ -93,13 +100,15 @@ cdef object expm1_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra
 
 expm1 = unary_op(
     "expm1", np.expm1, Expm1Backward0, expm1_tangent, cuda_functor="Expm1",
-    gradient="self: g * (r + 1)", tangent_formula="self_t * (r + 1)",
+    gradient="self: g * (conj(r) + 1)", tangent_formula="self_t * (r + 1)",
     doc="``exp(self) - 1``, accurate near 0; backward ``grad * (result + 1)``.")
 
 
 cdef class LogBackward0(SavesSelf):
+    complex_formulas = True     # NOTE [Complex gradients] in conjugate.pyx
+
     cpdef tuple apply(self, tuple grads):
-        return (div(grads[0], unpack_saved(self, 0)),)
+        return (div(grads[0], conj_of(unpack_saved(self, 0))),)
 
 
 cdef object log_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
@@ -108,13 +117,15 @@ cdef object log_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
 
 log = unary_op(
     "log", np.log, LogBackward0, log_tangent, cuda_functor="Log",
-    gradient="self: g / self", tangent_formula="self_t / self",
+    gradient="self: g / conj(self)", tangent_formula="self_t / self",
     doc="Natural logarithm (``-inf`` at 0, ``nan`` below); backward ``grad / self``.")
 
 
 cdef class Log2Backward0(SavesSelf):
+    complex_formulas = True     # NOTE [Complex gradients] in conjugate.pyx
+
     cpdef tuple apply(self, tuple grads):
-        return (div(grads[0], mul(unpack_saved(self, 0), LN2)),)
+        return (div(grads[0], mul(conj_of(unpack_saved(self, 0)), LN2)),)
 
 
 cdef object log2_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
@@ -123,13 +134,15 @@ cdef object log2_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra)
 
 log2 = unary_op(
     "log2", np.log2, Log2Backward0, log2_tangent, cuda_functor="Log2",
-    gradient="self: g / (self * ln 2)", tangent_formula="self_t / (self * ln 2)",
+    gradient="self: g / (conj(self) * ln 2)", tangent_formula="self_t / (self * ln 2)",
     doc="Base-2 logarithm; backward ``grad / (self * ln 2)``.")
 
 
 cdef class Log1PBackward0(SavesSelf):
+    complex_formulas = True     # NOTE [Complex gradients] in conjugate.pyx
+
     cpdef tuple apply(self, tuple grads):
-        return (div(grads[0], add(unpack_saved(self, 0), 1)),)
+        return (div(grads[0], add(conj_of(unpack_saved(self, 0)), 1)),)
 
 
 cdef object log1p_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
@@ -138,15 +151,17 @@ cdef object log1p_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra
 
 log1p = unary_op(
     "log1p", np.log1p, Log1PBackward0, log1p_tangent, cuda_functor="Log1p",
-    gradient="self: g / (self + 1)", tangent_formula="self_t / (self + 1)",
+    gradient="self: g / (conj(self) + 1)", tangent_formula="self_t / (self + 1)",
     doc="``log(1 + self)``, accurate near 0; backward ``grad / (self + 1)``.")
 
 
 # ------------------------------------------------------------------ trigonometric
 
 cdef class SinBackward0(SavesSelf):
+    complex_formulas = True     # NOTE [Complex gradients] in conjugate.pyx
+
     cpdef tuple apply(self, tuple grads):
-        return (mul(grads[0], cos(unpack_saved(self, 0))),)
+        return (mul(grads[0], cos(conj_of(unpack_saved(self, 0)))),)
 
 
 cdef object sin_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
@@ -155,13 +170,15 @@ cdef object sin_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
 
 sin = unary_op(
     "sin", np.sin, SinBackward0, sin_tangent, cuda_functor="Sin",
-    gradient="self: g * cos(self)", tangent_formula="self_t * cos(self)",
+    gradient="self: g * cos(conj(self))", tangent_formula="self_t * cos(self)",
     doc="Sine; backward ``grad * cos(self)``.")
 
 
 cdef class CosBackward0(SavesSelf):
+    complex_formulas = True     # NOTE [Complex gradients] in conjugate.pyx
+
     cpdef tuple apply(self, tuple grads):
-        return (mul(grads[0], neg(sin(unpack_saved(self, 0)))),)
+        return (mul(grads[0], neg(sin(conj_of(unpack_saved(self, 0))))),)
 
 
 cdef object cos_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
@@ -170,7 +187,7 @@ cdef object cos_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
 
 cos = unary_op(
     "cos", np.cos, CosBackward0, cos_tangent, cuda_functor="Cos",
-    gradient="self: g * -sin(self)", tangent_formula="self_t * -sin(self)",
+    gradient="self: g * -sin(conj(self))", tangent_formula="self_t * -sin(self)",
     doc="Cosine; backward ``-grad * sin(self)``.")
 
 
@@ -191,6 +208,8 @@ cdef object result_formula(Tensor self_t, Tensor result, ResultKernel kernel, ty
 
 
 cdef class TanhBackward0(SavesResult):
+    complex_formulas = True     # tanh_backward conjugates (NOTE [Complex gradients])
+
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         fused = self.fused_backward(grad, tanh_backward_kernel)
@@ -214,6 +233,8 @@ set_fast_forward(tanh, tanh_kernel)     # a fused loop for small arrays (kernels
 
 
 cdef class SigmoidBackward0(SavesResult):
+    complex_formulas = True     # sigmoid_backward conjugates (NOTE [Complex gradients])
+
     cpdef tuple apply(self, tuple grads):
         fused = self.fused_backward(grads[0], sigmoid_backward_kernel)
         if fused is not None:
@@ -262,7 +283,9 @@ def _relu_array(array):
 
 relu = unary_op(
     "relu", _relu_array, ReluBackward0, relu_tangent, cuda_functor="Relu",
-    floating=False, gradient="self: threshold_backward(g, r, 0) (1)",
+    floating=False, batched_tangent=True,
+    complex_error="clamp is not supported for complex types",
+    gradient="self: threshold_backward(g, r, 0) (1)",
     tangent_formula="threshold_backward(self_t, r, 0)",
     doc="``max(self, 0)``; keeps the dtype (integers stay integers).")
 
@@ -270,8 +293,13 @@ relu = unary_op(
 # ------------------------------------------------------------------ abs / sign
 
 cdef class AbsBackward0(SavesSelf):
+    """``grad * sign(self)``; for a complex ``self``, ``grad * sgn(self)`` (``self /
+    |self|``, 0 at 0): dL/dx + i dL/dy of |self| (NOTE [Complex gradients])."""
+    complex_formulas = True
+
     cpdef tuple apply(self, tuple grads):
-        return (mul(grads[0], sign(unpack_saved(self, 0))),)
+        x = unpack_saved(self, 0)
+        return (mul(grads[0], sgn(x) if is_complex_array((<Tensor>x)._data) else sign(x)),)
 
 
 cdef object abs_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
@@ -286,7 +314,8 @@ def _abs_array(array):
 
 abs = unary_op(
     "abs", _abs_array, AbsBackward0, abs_tangent, cuda_functor="Abs",
-    floating=False, gradient="self: g * sign(self) (2)", tangent_formula="self_t * sign(self)",
+    floating=False, gradient="self: g * sign(self) (2); g * sgn(self) (complex)",
+    tangent_formula="self_t * sign(self)",
     doc="``|self|``; integers stay integers; backward ``grad * sign(self)`` (0 at 0).")
 
 
@@ -315,7 +344,35 @@ sign = unary_op(
     "sign", _sign_array, SignBackward0, sign_tangent, cuda_functor="Sign",
     floating=False, batched_tangent=False, gradient="self: zeros_like(g)",
     tangent_formula="zeros",
+    complex_error="Unlike NumPy, torch.sign is not intended to support complex numbers. "
+                  "Please use torch.sgn instead.",
     doc="-1, 0 or 1 with the dtype of ``self`` (``sign(nan)`` is 0, as in PyTorch).")
+
+
+cdef class SgnBackward0(SavesSelfAndResult):
+    """Zero for a real ``self`` (sign's); for a complex one, ``s = self / |self|`` moves only
+    with the phase: ``i * s * Im(grad * conj(s)) / |self|``, 0 at 0 (from the two real
+    derivatives, NOTE [Complex gradients])."""
+    complex_formulas = True
+
+    cpdef tuple apply(self, tuple grads):
+        grad = grads[0]
+        cdef Tensor x = unpack_saved(self, 0)
+        if not is_complex_array(x._data):
+            return (zeros_like_grad(grad),)
+        s = unpack_saved(self, 1)
+        cdef Tensor magnitude = abs(x)
+        # |self| where it is not 0; 1 where it is (there s is 0, and so is the whole term)
+        safe = add(magnitude, make_tensor((x._data == 0).astype(magnitude._data.dtype)))
+        return (div(mul(mul(s, imag(mul(grad, conj_of(s)))), 1j), safe),)
+
+
+sgn = unary_op(
+    "sgn", _sign_array, SgnBackward0, sign_tangent, cuda_functor=None, floating=False,
+    batched_tangent=False,
+    gradient="self: 0 (real); i s Im(g conj(s)) / abs(self) (complex, s = sgn(self))",
+    tangent_formula="zeros (real)",
+    doc="sign for a real tensor; ``self / |self|`` (0 at 0) for a complex one.")
 
 
 # ------------------------------------------------------------------ atan2

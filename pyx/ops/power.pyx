@@ -20,6 +20,7 @@ from autograd_cy._C.batching cimport grads_batched
 from autograd_cy._C.node cimport unpack_saved
 from autograd_cy._C.ops.op_table cimport ElementwiseNode, SavesResult, unary_op
 from autograd_cy._C.ops.op_table import export_unary_ops
+from autograd_cy._C.ops.conjugate cimport conj_of
 from autograd_cy._C.recording cimport record1, record2, any_requires_grad2
 from autograd_cy._C.promotion cimport result_type, operand_array, wrap, raise_broadcast_error
 from autograd_cy._C.fp_errors cimport quietly, quietly2, ignoring_fp_errors
@@ -211,8 +212,10 @@ def pow_(Tensor self, exponent):
 # ------------------------------------------------------------------ roots and square
 
 cdef class SqrtBackward0(SavesResult):
+    complex_formulas = True     # NOTE [Complex gradients] in conjugate.pyx
+
     cpdef tuple apply(self, tuple grads):
-        return (div(grads[0], mul(unpack_saved(self, 0), 2)),)
+        return (div(grads[0], mul(conj_of(unpack_saved(self, 0)), 2)),)
 
 
 cdef object sqrt_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
@@ -221,14 +224,16 @@ cdef object sqrt_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra)
 
 sqrt = unary_op(
     "sqrt", np.sqrt, SqrtBackward0, sqrt_tangent, cuda_functor="Sqrt",
-    gradient="self: g / (r * 2)", tangent_formula="self_t / (r * 2)",
+    gradient="self: g / (conj(r) * 2)", tangent_formula="self_t / (r * 2)",
     doc="Square root; backward ``grad / (2 * result)``.")
 
 
 cdef class RsqrtBackward0(SavesResult):
+    complex_formulas = True     # NOTE [Complex gradients] in conjugate.pyx
+
     cpdef tuple apply(self, tuple grads):
         # d/dx x^(-1/2) = -1/2 x^(-3/2) = -1/2 result^3
-        return (mul(grads[0], mul(pow(unpack_saved(self, 0), 3), -0.5)),)
+        return (mul(grads[0], mul(pow(conj_of(unpack_saved(self, 0)), 3), -0.5)),)
 
 
 def _rsqrt_array(array):
@@ -243,7 +248,7 @@ cdef object rsqrt_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra
 
 rsqrt = unary_op(
     "rsqrt", _rsqrt_array, RsqrtBackward0, rsqrt_tangent, cuda_functor="Rsqrt",
-    gradient="self: g * (r ** 3 * -0.5)", tangent_formula="self_t * (r ** 3 * -0.5)",
+    gradient="self: g * (conj(r) ** 3 * -0.5)", tangent_formula="self_t * (r ** 3 * -0.5)",
     doc="``1 / sqrt(self)``; backward ``-0.5 * grad * result ** 3``.")
 
 

@@ -169,6 +169,7 @@ cdef class SumBackward0(ReductionBackward):
     """Backward of a full or dim-wise sum: the gradient, broadcast back."""
 
     batches_gradients = True     # NOTE [Batched gradients]
+    complex_formulas = True     # linear: no conjugate
     cpdef tuple apply(self, tuple grads):
         return (self.expand_back(grads[0]),)
 
@@ -238,6 +239,7 @@ cdef class MeanBackward0(ReductionBackward):
     cdef Py_ssize_t count
 
     batches_gradients = True     # NOTE [Batched gradients]
+    complex_formulas = True     # linear: no conjugate
     cpdef tuple apply(self, tuple grads):
         return (div(self.expand_back(grads[0]), self.count),)
 
@@ -275,12 +277,12 @@ def mean(Tensor self, dim=NOT_GIVEN, keepdim=None, *, dtype=None, out=None):
     array = self._data
     if dtype is not None:
         dtype = to_numpy_dtype(dtype)
-        if dtype.kind != "f":
+        if dtype.kind not in "fc":
             raise RuntimeError(
                 "mean(): could not infer output dtype. Optional dtype must be either a "
                 "floating point or complex dtype. Got: "
                 f"{from_numpy_dtype(dtype)._scalar_name}")
-    elif array.dtype.kind != "f":
+    elif array.dtype.kind not in "fc":
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {from_numpy_dtype(array.dtype)._scalar_name}")

@@ -25,6 +25,7 @@ from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record, record1, record2, any_requires_grad2
 from autograd_cy._C.promotion cimport (
     wrap, result_type, operand_array, result_type_of, broadcasting, expect_tensor,
+    refuse_complex,
 )
 from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.ops.arithmetic import mul
@@ -171,6 +172,7 @@ def clamp(Tensor self, min=None, max=None):
     (tensor([0.0000, 0.5000, 1.0000], grad_fn=<ClampBackward1>), tensor([0., 1., 0.]))
     """
     cdef ClampBackward1 node1
+    refuse_complex(self, NotImplementedError, "clamp is not supported for complex types")
     min_is_tensor, max_is_tensor = isinstance(min, Tensor), isinstance(max, Tensor)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -243,6 +245,8 @@ cdef Tensor binary_extremum(object self, object other, str name, object ufunc,
                             MaximumBackward0 node):
     cdef Tensor a = expect_tensor(self, name, "input", 1)
     cdef Tensor b = expect_tensor(other, name, "other", 2)
+    refuse_complex(a, RuntimeError, f"{name} not implemented for complex tensors.")
+    refuse_complex(b, RuntimeError, f"{name} not implemented for complex tensors.")
     dtype = result_type(a, b)
     out = wrap(broadcasting(ufunc, (a, b), (operand_array(a, dtype), operand_array(b, dtype))))
     if is_grad_enabled() and (requires_grad(a) or requires_grad(b)):

@@ -1,17 +1,10 @@
 # Design: the view primitives that indexing.pyx builds x[index] from, callable at C speed.
 
-from autograd_cy._C.tensor cimport Tensor, requires_grad
+from autograd_cy._C.tensor cimport Tensor
 from autograd_cy._C.node cimport Node
-from autograd_cy._C.grad_mode cimport is_grad_enabled
 
 cdef tuple leading(Py_ssize_t dim, object item)
 cdef Tensor record_view(Node node, Tensor self, object array)
-
-
-cdef inline bint view_records(Tensor self):
-    """Does a view of ``self`` record its Node? Grad mode on, ``self`` requires grad and is
-    not an inference tensor. Where not, a view op makes no Node (record_view takes None)."""
-    return is_grad_enabled() and requires_grad(self) and not self._is_inference
 
 cdef Tensor alias(Tensor self)
 cdef Tensor unsafe_view(Tensor self, tuple shape)

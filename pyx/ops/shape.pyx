@@ -25,7 +25,7 @@ from autograd_cy._C.tensor cimport (
 from autograd_cy._C.batching cimport grads_batched, batched_shape, batched_dim, batched_dims
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.provenance cimport forward_op_name
-from autograd_cy._C.recording cimport record1
+from autograd_cy._C.recording cimport record1, view_records
 from autograd_cy._C.promotion cimport wrap
 from autograd_cy._C.ops.conversion import CloneBackward0
 from autograd_cy._C.ops.conversion cimport contiguous_tangent
@@ -94,6 +94,7 @@ cdef class ViewBackward0(Node):
     cdef readonly tuple saved_self_sym_sizes
 
     batches_gradients = True     # NOTE [Batched gradients]
+    complex_formulas = True     # it only moves the gradient's elements
     cpdef tuple apply(self, tuple grads):
         return (reshape(grads[0], batched_shape(grads[0], self.saved_self_sym_sizes)),)
 
@@ -221,6 +222,7 @@ cdef class TransposeBackward0(Node):
     cdef readonly Py_ssize_t saved_dim0, saved_dim1
 
     batches_gradients = True     # NOTE [Batched gradients]
+    complex_formulas = True     # it only moves the gradient's elements
     cpdef tuple apply(self, tuple grads):
         if self.saved_dim0 == self.saved_dim1:
             return (transpose(grads[0], -1, -1) if grads_batched() else
@@ -246,6 +248,7 @@ swapdims = transpose
 
 cdef class TBackward0(Node):
     batches_gradients = True     # NOTE [Batched gradients]
+    complex_formulas = True     # it only moves the gradient's elements
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         if grads_batched():         # the gradient of a matrix is a batch of matrices
@@ -265,6 +268,7 @@ cdef class PermuteBackward0(Node):
     cdef readonly tuple saved_dims
 
     batches_gradients = True     # NOTE [Batched gradients]
+    complex_formulas = True     # it only moves the gradient's elements
     cpdef tuple apply(self, tuple grads):
         inverse = [0] * len(self.saved_dims)
         for i, d in enumerate(self.saved_dims):
@@ -292,6 +296,7 @@ def permute(Tensor self, *dims_args, dims=None):
 
 cdef class AliasBackward0(Node):
     batches_gradients = True     # NOTE [Batched gradients]
+    complex_formulas = True     # it only moves the gradient's elements
     cpdef tuple apply(self, tuple grads):
         return (grads[0],)
 
@@ -332,6 +337,7 @@ cdef class UnsqueezeBackward0(Node):
     cdef readonly Py_ssize_t saved_dim
 
     batches_gradients = True     # NOTE [Batched gradients]
+    complex_formulas = True     # it only moves the gradient's elements
     cpdef tuple apply(self, tuple grads):
         return (squeeze(grads[0], batched_dim(self.saved_dim)),)
 
@@ -347,6 +353,7 @@ cdef class SqueezeBackward0(Node):
     cdef readonly tuple saved_self_sym_sizes
 
     batches_gradients = True     # NOTE [Batched gradients]
+    complex_formulas = True     # it only moves the gradient's elements
     cpdef tuple apply(self, tuple grads):
         return (reshape(grads[0], batched_shape(grads[0], self.saved_self_sym_sizes)),)
 
@@ -404,6 +411,7 @@ cdef class ExpandBackward0(Node):
     cdef readonly tuple saved_self_sym_sizes
 
     batches_gradients = True     # NOTE [Batched gradients]
+    complex_formulas = True     # it only moves the gradient's elements
     cpdef tuple apply(self, tuple grads):
         return (reduction_sum_to_grad(grads[0], self.saved_self_sym_sizes),)
 
@@ -454,6 +462,7 @@ cdef class RepeatBackward0(Node):
     cdef readonly tuple saved_self_sym_sizes
 
     batches_gradients = True     # NOTE [Batched gradients]
+    complex_formulas = True     # it only moves the gradient's elements
     cpdef tuple apply(self, tuple grads):
         # Output dim i is repeats[i] copies of the (1-padded) input dim: view it as
         # (repeats[i], size[i]) pairs and sum the copies away.
@@ -501,6 +510,7 @@ cdef class SelectBackward0(Node):
     cdef readonly tuple saved_self_sym_sizes
 
     batches_gradients = True     # NOTE [Batched gradients]
+    complex_formulas = True     # it only moves the gradient's elements
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         return (select_backward(grad, batched_shape(grad, self.saved_self_sym_sizes),
@@ -533,6 +543,7 @@ cdef class SelectBackwardBackward0(Node):
     cdef readonly Py_ssize_t saved_dim, saved_index
 
     batches_gradients = True     # NOTE [Batched gradients]
+    complex_formulas = True     # it only moves the gradient's elements
     cpdef tuple apply(self, tuple grads):
         return (select_unchecked(grads[0], batched_dim(self.saved_dim), self.saved_index),)
 
@@ -558,6 +569,7 @@ cdef class SliceBackward0(Node):
     cdef readonly tuple saved_self_sym_sizes
 
     batches_gradients = True     # NOTE [Batched gradients]
+    complex_formulas = True     # it only moves the gradient's elements
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         return (slice_backward(grad, batched_shape(grad, self.saved_self_sym_sizes),
@@ -579,6 +591,7 @@ cdef class SliceBackwardBackward0(Node):
     cdef readonly Py_ssize_t saved_dim, saved_start, saved_end, saved_step
 
     batches_gradients = True     # NOTE [Batched gradients]
+    complex_formulas = True     # it only moves the gradient's elements
     cpdef tuple apply(self, tuple grads):
         return (slice_unchecked(grads[0], batched_dim(self.saved_dim), self.saved_start,
                                 self.saved_end, self.saved_step),)

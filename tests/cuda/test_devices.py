@@ -41,6 +41,17 @@ def test_factories_take_a_device():
     assert not ag.zeros_like(ag.ones(2, device="cuda"), device="cpu").is_cuda
 
 
+def test_complex_tensors_are_refused_where_they_would_reach_the_device():
+    """The kernels are not instantiated for complex dtypes yet: a complex tensor is refused
+    when it is made on or moved to the device, with a message that says so, not by the first
+    kernel it meets."""
+    for make in (lambda: ag.tensor([1 + 2j], device="cuda"),
+                 lambda: ag.zeros(2, dtype=ag.cdouble, device="cuda"),
+                 lambda: ag.tensor([1j]).cuda(), lambda: ag.ones(2, device="cuda") * 1j):
+        with pytest.raises(NotImplementedError, match="not instantiated for complex"):
+            make()
+
+
 def test_a_device_that_does_not_exist_is_refused():
     with pytest.raises(RuntimeError, match="CUDA error: invalid device ordinal"):
         ag.ones(1, device=f"cuda:{ag.cuda.device_count()}")

@@ -1,0 +1,239 @@
+# cython: allow_none_for_extension_args=False
+"""Complex numbers: ``conj``, ``real``, ``imag``, ``complex``, and the conjugate that every
+backward formula takes of what it multiplies the gradient by.
+
+# NOTE [Complex gradients]
+A real loss L of a complex z = x + iy has two real derivatives, dL/dx and dL/dy. PyTorch's
+convention, followed here, is that ``z.grad`` holds dL/dx + i dL/dy: the conjugate
+Wirtinger derivative, times two. It is the direction of steepest ascent, so ``z -= lr *
+z.grad`` descends L as it does for a real parameter.
+
+For an op w = f(z) with f holomorphic (exp, mul, matmul ...), the chain rule in this
+convention is ``grad_z = grad_w * conj(f'(z))``: the formulas are the real ones with every
+factor conjugated. So ``MulBackward0`` returns ``grad * conj(other)`` and ``ExpBackward0``
+``grad * conj(result)``. ``conj_of`` is that conjugate: a complex tensor's conjugate, a
+recorded op so that double backward sees it, and the value itself (no node, no copy) for a
+real tensor or a real number, so the real formulas pay a type test and nothing else.
+
+An op that is not holomorphic (abs, real, imag, angle) has its own formula, from the two
+real derivatives. A real input of a complex computation receives the real part of its
+complex gradient (validate_outputs): dL/dx, its own derivative.
+
+A formula is right for complex tensors only once it takes those conjugates, so a Node
+class says so with ``complex_formulas = True``; recording a Node without it on a complex
+tensor raises NotImplementedError naming the Node (NOTE [Complex formulas gate] in
+recording.pyx), rather than returning a wrong gradient.
+"""
+import builtins
+
+import numpy as np
+cimport numpy as cnp
+
+from autograd_cy._C.grad_mode cimport forward_level, is_grad_enabled
+from autograd_cy._C.forward cimport forward1, forward2, batch_unary, UnaryTangent
+from autograd_cy._C.tensor cimport (
+    Tensor, make_tensor, make_view, array_module, register_methods, requires_grad)
+from autograd_cy._C.node cimport Node
+from autograd_cy._C.recording cimport (
+    record1, record2, any_requires_grad2, view_records)
+from autograd_cy._C.dtype cimport scalar_name
+from autograd_cy._C.promotion cimport is_complex_array
+
+cnp.import_array()
+
+__all__ = ["conj", "conj_physical", "resolve_conj", "is_conj", "real", "imag", "complex"]
+__tensor_methods__ = ("conj", "conj_physical", "resolve_conj", "is_conj")
+
+
+cdef type PYTHON_COMPLEX = builtins.complex       # this module's ``complex`` is the op
+
+
+cdef object conjugate(object x):
+    """conj_of's other cases: ``conj_physical(x)`` for a complex tensor, ``x.conjugate()``
+    for a complex number, ``x`` itself otherwise."""
+    if isinstance(x, Tensor):
+        return conj_physical(<Tensor>x) if is_complex_array((<Tensor>x)._data) else x
+    if isinstance(x, PYTHON_COMPLEX):
+        return x.conjugate()
+    return x
+
+
+# ------------------------------------------------------------------ conj
+
+cdef class ConjBackward0(Node):
+    """The conjugate of the gradient: conj is its own adjoint."""
+    batches_gradients = True
+    complex_formulas = True
+
+    cpdef tuple apply(self, tuple grads):
+        return (conj_of(grads[0]),)
+
+
+cdef class ConjPhysicalBackward0(ConjBackward0):
+    pass
+
+
+cdef object conj_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    return conj_of(self_t)
+
+
+cdef Tensor conjugated(Tensor self, Node node):
+    """The conjugate of a complex ``self`` as a new tensor, recorded with ``node``."""
+    cdef Tensor out = make_tensor(np.conjugate(self._data))
+    if is_grad_enabled() and requires_grad(self):
+        record1(node, self, out)
+    if forward_level():
+        forward1(out, self, conj_tangent)
+    return out
+
+
+def conj_physical(Tensor self):
+    """The complex conjugate, computed now; a real tensor is returned as it is."""
+    if not is_complex_array(self._data):
+        return self
+    return conjugated(self, ConjPhysicalBackward0.__new__(ConjPhysicalBackward0))
+
+
+def conj(Tensor self):
+    """The complex conjugate (``ConjBackward0``); a real tensor is returned as it is.
+
+    PyTorch returns a lazy view with the conjugate bit set; here the conjugate is computed
+    at once, so ``is_conj()`` is False and a write into the result does not reach ``self``.
+    """
+    if not is_complex_array(self._data):
+        return self
+    return conjugated(self, ConjBackward0.__new__(ConjBackward0))
+
+
+def resolve_conj(Tensor self):
+    """``self``: a conjugate here is never lazy, so there is nothing to resolve."""
+    return self
+
+
+def is_conj(Tensor self):
+    """False: ``conj`` computes its result at once (no conjugate bit)."""
+    return False
+
+
+# ------------------------------------------------------------------ complex(real, imag)
+
+cdef object parts_to_complex(object real_part, object imag_part):
+    """The complex array ``real_part + i imag_part`` (either may be None: zeros)."""
+    like = real_part if real_part is not None else imag_part
+    xp = array_module(like)
+    dtype = np.complex128 if like.dtype == np.float64 else np.complex64
+    array = xp.zeros(like.shape, dtype=dtype)
+    if real_part is not None:
+        array.real = real_part
+    if imag_part is not None:
+        array.imag = imag_part
+    return array
+
+
+cdef class ComplexBackward0(Node):
+    """``complex(real, imag)``: the real part of the gradient to ``real``, its imaginary part
+    to ``imag`` (their derivatives dL/dx and dL/dy, NOTE [Complex gradients])."""
+    batches_gradients = True
+    complex_formulas = True
+
+    cpdef tuple apply(self, tuple grads):
+        grad = grads[0]
+        return (real(grad) if self.should_compute_output(0) else None,
+                imag(grad) if self.should_compute_output(1) else None)
+
+
+cdef object complex_tangent(real_t, imag_t, real_part, imag_part, Tensor result, tuple extra):
+    zeros = make_tensor(array_module(result._data).zeros(result._data.shape,
+                                                         dtype=(<Tensor>real_part)._data.dtype))
+    return complex(zeros if real_t is None else real_t, zeros if imag_t is None else imag_t)
+
+
+def complex(Tensor real, Tensor imag, *, out=None):
+    """The complex tensor ``real + i imag`` of two floating tensors of one dtype."""
+    a, b = real._data, imag._data
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"Expected object of scalar type {scalar_name(a.dtype)} but got "
+                           f"scalar type {scalar_name(b.dtype)} for second argument")
+    if a.dtype.kind != "f" or a.dtype == np.float16:
+        raise RuntimeError("Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{scalar_name(a.dtype)} and {scalar_name(b.dtype)}")
+    xp = array_module(a)
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    cdef Tensor result = make_tensor(parts_to_complex(xp.broadcast_to(a, shape),
+                                                      xp.broadcast_to(b, shape)))
+    if any_requires_grad2(real, imag):
+        record2(ComplexBackward0.__new__(ComplexBackward0), real, imag, result)
+    if forward_level():
+        forward2(result, real, imag, complex_tangent)
+    return result
+
+
+# ------------------------------------------------------------------ real / imag
+
+cdef class RealBackward0(Node):
+    """The gradient of the real part, as a complex gradient with no imaginary part."""
+    batches_gradients = True
+    complex_formulas = True
+
+    cpdef tuple apply(self, tuple grads):
+        return (complex(grads[0], zeros_like(grads[0])),)
+
+
+cdef class ImagBackward0(Node):
+    """The gradient of the imaginary part goes to the imaginary part: ``i * grad``."""
+    batches_gradients = True
+    complex_formulas = True
+
+    cpdef tuple apply(self, tuple grads):
+        return (complex(zeros_like(grads[0]), grads[0]),)
+
+
+cdef Tensor zeros_like(Tensor t):
+    return make_tensor(array_module(t._data).zeros_like(t._data))
+
+
+cdef object real_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    return real(self_t)
+
+
+cdef object imag_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    return imag(self_t)
+
+
+cdef Tensor part_view(Tensor self, object array, Node node, UnaryTangent tangent):
+    """``array`` (the real or imaginary part of ``self``'s memory) as a view of ``self``."""
+    cdef Tensor out = make_view(array, self)
+    if view_records(self):
+        record1(node, self, out)
+    if forward_level():
+        forward1(out, self, tangent)
+    return out
+
+
+def real(Tensor self):
+    """The real part of a complex tensor, a view of its memory; a real tensor itself."""
+    if not is_complex_array(self._data):
+        return self
+    return part_view(self, self._data.real, RealBackward0.__new__(RealBackward0), real_tangent)
+
+
+def imag(Tensor self):
+    """The imaginary part of a complex tensor, a view of its memory."""
+    if not is_complex_array(self._data):
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return part_view(self, self._data.imag, ImagBackward0.__new__(ImagBackward0), imag_tangent)
+
+
+def _set_real(Tensor self, value):
+    real(self).copy_(value)
+
+
+def _set_imag(Tensor self, value):
+    imag(self).copy_(value)
+
+
+batch_unary(real_tangent)
+batch_unary(imag_tangent)
+batch_unary(conj_tangent)
+register_methods({"real": property(real, _set_real, doc=real.__doc__),
+                  "imag": property(imag, _set_imag, doc=imag.__doc__)})
