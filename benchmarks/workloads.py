@@ -55,13 +55,26 @@ class Workload:
 
 # ---------------------------------------------------------------- chain and friends
 
+def complex_chain_constants(size, seed):
+    """``x``, ``c`` and ``d`` of the chain in complex64: scales of modulus in [0.5, 1.5), as
+    the real chain's, with phases within 0.2 rad, so that ``y * c + d`` stays clear of
+    tanh's poles (at i pi / 2 and its odd multiples: near them the chain is chaotic)."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(size) + 1j * rng.standard_normal(size)
+    c = (rng.random(size) + 0.5) * np.exp(0.2j * (2 * rng.random(size) - 1))
+    d = (rng.standard_normal(size) + 1j * rng.standard_normal(size)) * 0.1
+    return x.astype(np.complex64), c.astype(np.complex64), d.astype(np.complex64)
+
+
 class Chain(Workload):
-    """``y = tanh(y * c + d)``, ``layers`` times on 16 floats; then sum and backward."""
+    """``y = tanh(y * c + d)``, ``layers`` times on 16 floats; then sum and backward. With
+    ``complex_numbers``, on 16 complex64 numbers, backward from the real part's sum."""
 
     def __init__(self, layers=200, size=16, name="chain", hooks=False, no_grad=False,
-                 function_form=False):
+                 function_form=False, complex_numbers=False):
         self.layers, self.size, self.hooks, self.no_grad = layers, size, hooks, no_grad
         self.name = name
+        self.complex_numbers = complex_numbers
         # function_form: ``lib.tanh(y * c + d)`` instead of ``(y * c + d).tanh()``; the two
         # spellings must cost the same (a user writes either)
         self.function_form = function_form
@@ -69,8 +82,10 @@ class Chain(Workload):
         what = "forward under no_grad" if no_grad else "forward + backward"
         extra = ", a tensor hook on every layer" if hooks else ""
         spelling = "tanh(y*c+d)" if function_form else "(y*c+d).tanh()"
-        self.description = f"{layers} x {spelling} on {size} floats, {what}{extra}"
-        self.x, self.c, self.d = chain_constants(size, seed=0)
+        numbers = "complex64 numbers, y.real.sum()" if complex_numbers else "floats"
+        self.description = f"{layers} x {spelling} on {size} {numbers}, {what}{extra}"
+        self.x, self.c, self.d = (complex_chain_constants if complex_numbers
+                                  else chain_constants)(size, seed=0)
 
     def build(self, impl):
         layers = self.layers
@@ -81,12 +96,13 @@ class Chain(Workload):
         c, d = constant(impl, self.c), constant(impl, self.d)
         if self.function_form:
             tanh = lib.tanh
+            complex_numbers = self.complex_numbers
 
             def iteration():
                 y = x
                 for _ in range(layers):
                     y = tanh(y * c + d)
-                y.sum().backward()
+                (y.real if complex_numbers else y).sum().backward()
                 x.grad = None
             return iteration
         if self.no_grad:
@@ -120,9 +136,11 @@ class Chain(Workload):
                 outputs.append(y)
             if no_grad:
                 return y
-            grad = np.ones_like(y)
+            grad = np.ones_like(y)      # of y.real.sum() too: 1 + 0i
             for y in reversed(outputs):
-                grad = grad * (1 - y * y) * c
+                # the conjugates of torch's convention; np.conjugate of a real array is a copy
+                grad = (grad * (1 - y * y) * c if not self.complex_numbers
+                        else grad * np.conjugate((1 - y * y) * c))
             return grad
         return iteration
 
@@ -425,6 +443,7 @@ def all_workloads():
     from benchmarks.anomaly_workloads import anomaly_workloads
     return [
         Chain(function_form=True),
+        Chain(name="complex_chain", function_form=True, complex_numbers=True),
         *depth_workloads(),
         Wide(),
         MLP("mlp_small", (32, 32, 32, 1), 8, "tanh", "mse"),
@@ -445,8 +464,8 @@ def all_workloads():
 
 # What ``make bench`` runs (a few minutes on 2 cores): the per-op overhead on small tensors,
 # the cost per node as the graph deepens, a BLAS-bound step. ``make bench-full`` runs them all.
-HEADLINE = ("chain", "depth_100", "depth_1000", "depth_10000", "wide", "mlp_small", "mlp",
-            "function", "hooks", "hvp", "no_grad")
+HEADLINE = ("chain", "complex_chain", "depth_100", "depth_1000", "depth_10000", "wide",
+            "mlp_small", "mlp", "function", "hooks", "hvp", "no_grad")
 
 
 def headline_workloads():
