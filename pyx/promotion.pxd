@@ -5,6 +5,7 @@ cimport numpy as cnp
 
 from autograd_cy._C.tensor cimport Tensor
 
+cdef object promote(object a, object b)
 cdef object result_type(object a, object b)
 cdef object result_type_of(tuple operands)
 cdef object floating_result_type(object a, object b)

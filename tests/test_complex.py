@@ -138,6 +138,24 @@ def test_double_backward(fn):
     check_op(fn, crandn(3, 2, seed=4) + 0.5)
 
 
+@pytest.mark.parametrize("fn", [
+    lambda lib, z, w: lib.cat([z, w * 2], dim=1),
+    lambda lib, z, w: lib.cat([z, w.real], dim=0),
+    lambda lib, z, w: lib.stack([z, w], dim=-1),
+    lambda lib, z, w: z.split(1, dim=1)[1] * w.unbind(1)[0].unsqueeze(1),
+    lambda lib, z, w: lib.where(z.real > 0, z, w),
+    lambda lib, z, w: lib.where(w.imag > 0, z, 0.5),
+    lambda lib, z, w: z.masked_fill(w.real > 0, 2 - 1j),
+    lambda lib, z, w: z[[0, 1, 1]] * w[1:, [2, 0, 1]],
+    lambda lib, z, w: z.index_select(1, lib.tensor([2, 0, 2])),
+    lambda lib, z, w: z[:, 1:] + w[0, 2],
+], ids=["cat", "cat_real", "stack", "split_unbind", "where", "where_number", "masked_fill",
+        "index", "index_select", "slices"])
+def test_selection_and_joining(fn):
+    """Linear ops: the gradient moves or is picked, with no conjugate to take."""
+    check_op(fn, crandn(2, 3, seed=7), crandn(2, 3, seed=8))
+
+
 def test_complex_from_parts():
     check_op(lambda lib, a, b: lib.complex(a, b) * (1 - 2j), np.random.default_rng(0).
              standard_normal((2, 3)), np.random.default_rng(1).standard_normal((2, 3)))
@@ -264,8 +282,6 @@ def test_a_formula_not_written_for_complex_raises_instead_of_a_wrong_gradient():
 GAPS = [
     ("pow", lambda lib, z: z ** 3),
     ("prod", lambda lib, z: z.prod()),
-    ("cat", lambda lib, z: lib.cat([z, z * 2])),
-    ("where", lambda lib, z: lib.where(lib.tensor([True, False, True]), z, 0)),
     ("addmm", lambda lib, z: lib.addmm(z[:1].reshape(1, 1), z.reshape(3, 1), z.reshape(1, 3))),
 ]
 

@@ -66,6 +66,7 @@ cdef class IndexSelectBackward0(Node):
     cdef readonly Py_ssize_t saved_dim
     cdef readonly tuple saved_self_sym_sizes
 
+    complex_formulas = True     # linear: it only moves the gradient's elements
     cpdef tuple apply(self, tuple grads):
         cdef Tensor grad = grads[0]
         index = unpack_saved(self, 0)
@@ -276,6 +277,7 @@ cdef object scatter_add_tangent(self_t, src_t, self, src, Tensor result, tuple e
 cdef class MaskedFillBackward0(Node):
     saved_names = ("mask",)
 
+    complex_formulas = True     # linear: it only moves the gradient's elements
     cpdef tuple apply(self, tuple grads):
         cdef Tensor grad = grads[0]
         mask = unpack_saved(self, 0)

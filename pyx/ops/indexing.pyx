@@ -294,6 +294,7 @@ cdef class IndexBackward0(Node):
     def saved_indices(self):
         return self.saved_tensors
 
+    complex_formulas = True     # linear: it only moves the gradient's elements
     cpdef tuple apply(self, tuple grads):
         cdef Tensor grad = grads[0]
         indices = unpack_indices(self)
@@ -352,6 +353,7 @@ cdef class IndexPutBackward0(Node):
     def saved_indices(self):
         return self.saved_tensors
 
+    complex_formulas = True     # linear: it only moves the gradient's elements
     cpdef tuple apply(self, tuple grads):
         cdef Tensor grad = grads[0]
         indices = unpack_indices(self)

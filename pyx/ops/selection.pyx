@@ -296,6 +296,7 @@ cdef class WhereBackward0(ElementwiseNode):
     """``input`` gets the gradient where the condition holds, ``other`` elsewhere."""
     saved_names = ("condition",)
 
+    complex_formulas = True     # linear: it only picks the gradient's elements
     cpdef tuple apply(self, tuple grads):
         condition = unpack_saved(self, 0)
         grad = grads[0]

@@ -24,7 +24,7 @@ from autograd_cy._C.batching cimport (
     grads_batched, batched_shape, batched_dim, register_stack_rows,
 )
 from autograd_cy._C.recording cimport record
-from autograd_cy._C.promotion cimport wrap
+from autograd_cy._C.promotion cimport wrap, promote
 from autograd_cy._C.ops.shape cimport leading
 from autograd_cy._C.ops.shape import narrow
 from autograd_cy._C.ops.gather_scatter cimport tangent_or_zeros
@@ -82,6 +82,7 @@ cdef class SplitBackward0(Node):
     cdef readonly tuple saved_self_sym_sizes
 
     batches_gradients = True     # NOTE [Batched gradients]
+    complex_formulas = True     # linear: it only moves the gradient's elements
     cpdef tuple apply(self, tuple grads):
         return (cat(grads_or_zeros(self, grads), batched_dim(self.saved_dim)),)
 
@@ -92,6 +93,7 @@ cdef class SplitWithSizesBackward0(Node):
     cdef readonly tuple saved_self_sym_sizes
 
     batches_gradients = True     # NOTE [Batched gradients]
+    complex_formulas = True     # linear: it only moves the gradient's elements
     cpdef tuple apply(self, tuple grads):
         return (cat(grads_or_zeros(self, grads), batched_dim(self.saved_dim)),)
 
@@ -165,6 +167,7 @@ cdef class UnbindBackward0(Node):
     cdef readonly Py_ssize_t saved_dim
 
     batches_gradients = True     # NOTE [Batched gradients]
+    complex_formulas = True     # linear: it only moves the gradient's elements
     cpdef tuple apply(self, tuple grads):
         return (stack(grads_or_zeros(self, grads), batched_dim(self.saved_dim)),)
 
@@ -197,16 +200,7 @@ cdef object promote_all(list arrays):
     """The dtype PyTorch gives a list of same-priority tensors (cat, stack)."""
     dtype = arrays[0].dtype
     for array in arrays[1:]:
-        other = array.dtype
-        if other == dtype:
-            continue
-        kinds = (dtype.kind == "f") - (other.kind == "f")
-        if kinds == 0:
-            kinds = (dtype.kind != "b") - (other.kind != "b")
-        if kinds == 0:
-            dtype = np.promote_types(dtype, other)
-        elif kinds < 0:
-            dtype = other
+        dtype = promote(dtype, array.dtype)
     return dtype
 
 
@@ -228,6 +222,7 @@ cdef class CatBackward0(Node):
     cdef readonly tuple sizes             # each input's size along dim; None: skipped
 
     batches_gradients = True     # NOTE [Batched gradients]
+    complex_formulas = True     # linear: it only moves the gradient's elements
     cpdef tuple apply(self, tuple grads):
         cdef list result = []
         cdef Py_ssize_t offset = 0
@@ -354,6 +349,7 @@ cdef class StackBackward0(Node):
     cdef readonly Py_ssize_t saved_dim
 
     batches_gradients = True     # NOTE [Batched gradients]
+    complex_formulas = True     # linear: it only moves the gradient's elements
     cpdef tuple apply(self, tuple grads):
         cdef tuple parts = unbind(grads[0], batched_dim(self.saved_dim))
         return tuple([parts[i] if self.should_compute_output(i) else None
