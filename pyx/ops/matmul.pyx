@@ -459,21 +459,23 @@ cdef class AddmmBackward0(Node):
     cdef tuple self_sizes       # the bias's shape: whether gemm.cu can sum its gradient
 
     batches_gradients = True     # NOTE [Batched gradients]
+    complex_formulas = True      # the other matrix and the scalars conjugated
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         if (not needs_tensor_ops() and isinstance(grad, Tensor)
-                and backend_of((<Tensor>grad)._data).has_gemm((<Tensor>grad)._data)):
+                and backend_of((<Tensor>grad)._data).has_gemm((<Tensor>grad)._data)
+                and not is_complex_array((<Tensor>grad)._data)):
             return self.gemm_gradients(grad)
         self_grad = mat1_grad = mat2_grad = None
-        alpha, beta = self.saved_alpha, self.saved_beta
+        alpha, beta = conj_of(self.saved_alpha), conj_of(self.saved_beta)
         product = matmul if grads_batched() else mm     # matmul: over the batch dim too
         if self.should_compute_output(0):
             self_grad = grad if beta == 1 else mul(grad, beta)
         if self.should_compute_output(1):
-            mat1_grad = product(grad, t(unpack_saved(self, 1)))
+            mat1_grad = product(grad, t(conj_of(unpack_saved(self, 1))))
             mat1_grad = mat1_grad if alpha == 1 else mul(mat1_grad, alpha)
         if self.should_compute_output(2):
-            mat2_grad = product(t(unpack_saved(self, 0)), grad)
+            mat2_grad = product(t(conj_of(unpack_saved(self, 0))), grad)
             mat2_grad = mat2_grad if alpha == 1 else mul(mat2_grad, alpha)
         return (self_grad, mat1_grad, mat2_grad)
 

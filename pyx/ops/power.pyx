@@ -34,9 +34,11 @@ __tensor_methods__ = ("pow", "pow_", "square", "square_")
 
 
 cdef class PowBackward0(ElementwiseNode):
-    """``self ** exponent`` with a number exponent."""
+    """``self ** exponent`` with a number exponent: ``grad * conj(exponent * self ** (exponent
+    - 1))``."""
     saved_names = ("self",)
     cdef readonly object saved_exponent
+    complex_formulas = True
 
     cpdef tuple apply(self, tuple grads):
         exponent = self.saved_exponent
@@ -53,9 +55,12 @@ cdef class PowBackward0(ElementwiseNode):
             # the arrays, with the formula's values (x ** 0 is 1 even at inf and NaN).
             if exponent == 1:
                 return (grads[0],)
+            base_array = base._data
+            if base_array.dtype.kind == "c":
+                base_array = base_array.conj()
             with ignoring_fp_errors():
-                return (make_tensor((<Tensor>grads[0])._data * (base._data + base._data)),)
-        return (mul(grads[0], mul(pow(base, exponent - 1), exponent)),)
+                return (make_tensor((<Tensor>grads[0])._data * (base_array + base_array)),)
+        return (mul(grads[0], conj_of(mul(pow(base, exponent - 1), exponent))),)
 
 
 cdef class PowBackward1(ElementwiseNode):

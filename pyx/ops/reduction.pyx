@@ -35,6 +35,7 @@ cdef Tensor contiguous_result(object array):
     return wrap_array(array)
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors, quiet_reduce
 from autograd_cy._C.ops.out_arguments cimport write_out
+from autograd_cy._C.ops.conjugate cimport conj_of
 from autograd_cy._C.ops.arguments cimport int_list, invalid_combination, missing_argument
 from autograd_cy._C.ops.arguments import NOT_GIVEN
 from autograd_cy._C.ops.arithmetic import mul, div, sub
@@ -353,6 +354,7 @@ cdef class ProdBackward0(ReductionBackward):
     saved_names = ("self", "result")
 
     batches_gradients = True     # NOTE [Batched gradients]
+    complex_formulas = True      # the product of the others, conjugated
     cpdef tuple apply(self, tuple grads):
         x = unpack_saved(self, 0)           # both checked, as PyTorch unpacks every saved
         result = unpack_saved(self, 1)      # value before its formula runs
@@ -361,14 +363,14 @@ cdef class ProdBackward0(ReductionBackward):
         grad = self.keep_grad(grads[0])
         zeros = (<Tensor>x)._data == 0
         if not zeros.any():
-            return (mul(grad, div(self.keep(result), x)),)
+            return (mul(grad, conj_of(div(self.keep(result), x))),)
         if (type(self) is ProdBackward0 and not is_grad_enabled()
                 and np.count_nonzero(zeros) > 1):
             # The full product with two zeros or more: every product of the others holds a
             # zero. PyTorch returns zeros here at once (a nan or inf elsewhere included).
             return (make_tensor(array_module((<Tensor>x)._data).zeros(
                 batched_shape(<Tensor>grad, (<Tensor>x)._data.shape), (<Tensor>x)._data.dtype)),)
-        return (mul(grad, product_of_others(x, zeros, self.saved_dim)),)
+        return (mul(grad, conj_of(product_of_others(x, zeros, self.saved_dim))),)
 
 
 cdef class ProdBackward1(ProdBackward0):
