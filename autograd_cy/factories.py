@@ -285,7 +285,8 @@ def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=Non
 
 
 def _check_number(function, value, argument="fill_value", position=2):
-    if not isinstance(value, (builtins.int, builtins.float, np.number, np.bool_)):
+    if not isinstance(value, (builtins.int, builtins.float, builtins.complex, np.number,
+                              np.bool_)):
         raise TypeError(f"{function}(): argument '{argument}' (position {position}) must be "
                         f"Number, not {type(value).__name__}")
 
@@ -294,14 +295,19 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     _check_number("full", fill_value)
     if dtype is None:
         dtype = (_dtypes.bool if isinstance(fill_value, builtins.bool) else
-                 _dtypes.int64 if isinstance(fill_value, builtins.int) else _dtypes.float32)
+                 _dtypes.int64 if isinstance(fill_value, builtins.int) else
+                 _dtypes.default_complex_dtype() if isinstance(fill_value, builtins.complex)
+                 else _dtypes.float32)
     numpy_dtype = _numpy_dtype(dtype)
     shape = _size((size,))
     # PyTorch's one-element fill casts a float16 without the check.
     _check_convertible(fill_value, numpy_dtype,
                        numpy_dtype != np.float16 or builtins.int(np.prod(shape)) != 1)
+    value = np.asarray(fill_value)
+    if value.dtype.kind == "c" and numpy_dtype.kind != "c":
+        value = value.real          # checked above: no imaginary part
     with _FloatingPointErrorsIgnored():     # cast as C++ casts: -1 is 255 in uint8
-        array = np.full(shape, np.asarray(fill_value).astype(numpy_dtype), numpy_dtype)
+        array = np.full(shape, value.astype(numpy_dtype), numpy_dtype)
     return _make(array, requires_grad, device)
 
 

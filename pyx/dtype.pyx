@@ -89,9 +89,14 @@ cpdef check_convertible(object values, object numpy_dtype, bint scalar_argument)
     full, fill_) into float32 or float16 must be in range too, where the tensor constructor
     makes it inf."""
     cdef str kind = numpy_dtype.kind
-    if kind == "b" or kind == "f" and not (scalar_argument and numpy_dtype.itemsize < 8):
-        return
     array = np.asarray(values)
+    if array.dtype.kind == "c" and kind != "c" and np.any(array.imag != 0):
+        # a number with an imaginary part into a real type (PyTorch's scalar check)
+        raise RuntimeError(f"value cannot be converted to type "
+                           f"{CHECKED_NAMES.get(numpy_dtype.name, numpy_dtype.name)} without "
+                           "overflow")
+    if kind in "bc" or kind == "f" and not (scalar_argument and numpy_dtype.itemsize < 8):
+        return
     if array.dtype.kind not in "iuf" or array.size == 0:
         return
     if kind == "f":

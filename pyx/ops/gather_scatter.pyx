@@ -30,6 +30,7 @@ from autograd_cy._C.overlap cimport (
     warn_if_expanded, check_no_partial_overlap, has_internal_overlap,
 )
 from autograd_cy._C.ops.shape cimport leading
+from autograd_cy._C.ops.conjugate cimport conj_of
 from autograd_cy._C.ops.selection import where
 from autograd_cy._C.ops.arithmetic import mul
 
@@ -108,13 +109,14 @@ cdef class IndexAddBackward0(Node):
     cdef readonly Py_ssize_t saved_dim
     cdef readonly object saved_alpha
 
+    complex_formulas = True     # linear: it only moves the gradient's elements (alpha conjugated)
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         source_grad = None
         if self.should_compute_output(1):
             source_grad = index_select(grad, self.saved_dim, unpack_saved(self, 0))
             if self.saved_alpha != 1:
-                source_grad = mul(source_grad, self.saved_alpha)
+                source_grad = mul(source_grad, conj_of(self.saved_alpha))
         return (grad if self.should_compute_output(0) else None, source_grad)
 
 
@@ -190,6 +192,7 @@ cdef class GatherBackward0(Node):
     cdef readonly Py_ssize_t saved_dim
     cdef readonly bint saved_sparse_grad
 
+    complex_formulas = True     # linear: it only moves the gradient's elements (alpha conjugated)
     cpdef tuple apply(self, tuple grads):
         cdef Tensor grad = grads[0]
         cdef Tensor input = unpack_saved(self, 0)
@@ -230,6 +233,7 @@ cdef class ScatterAddBackward0(Node):
     saved_names = ("index",)
     cdef readonly Py_ssize_t saved_dim
 
+    complex_formulas = True     # linear: it only moves the gradient's elements (alpha conjugated)
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         src_grad = None

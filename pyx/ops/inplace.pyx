@@ -37,6 +37,7 @@ cdef inline object zeros_for_old_value(Node node, object grad):
 cdef class FillBackward2(Node):
     """``x.fill_(number)``: the old x gets zeros."""
 
+    complex_formulas = True     # linear: zeros or the gradient itself
     cpdef tuple apply(self, tuple grads):
         return (zeros_for_old_value(self, grads[0]),)
 
@@ -44,6 +45,7 @@ cdef class FillBackward2(Node):
 cdef class FillBackward3(Node):
     """``x.fill_(value)`` with a 0-dim tensor: the old x gets zeros, value the grad's sum."""
 
+    complex_formulas = True     # linear: zeros or the gradient itself
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         value_grad = None
@@ -55,6 +57,7 @@ cdef class FillBackward3(Node):
 cdef class ZeroBackward0(Node):
     """``x.zero_()``: the old x gets zeros."""
 
+    complex_formulas = True     # linear: zeros or the gradient itself
     cpdef tuple apply(self, tuple grads):
         return (zeros_for_old_value(self, grads[0]),)
 
@@ -66,6 +69,7 @@ cdef class CopyBackwards(Node):
     def name(self):
         return "torch::autograd::CopyBackwards"
 
+    complex_formulas = True     # linear: zeros or the gradient itself
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         return (zeros_for_old_value(self, grad),
@@ -89,8 +93,11 @@ cdef object copy_tangent(self_t, src_t, self, src, Tensor result, tuple extra):
 cdef object scalar_as(object value, object numpy_dtype):
     """A number (checked by ``check_convertible``) as a NumPy scalar of ``numpy_dtype``, cast
     as C++ casts it: -1 is 255 in uint8, 1e308 inf in float16, quietly."""
+    array = np.asarray(value)
+    if array.dtype.kind == "c" and numpy_dtype.kind != "c":
+        array = array.real          # checked: no imaginary part
     with ignoring_fp_errors():
-        return np.asarray(value).astype(numpy_dtype)[()]
+        return array.astype(numpy_dtype)[()]
 
 
 def _filled(Tensor source, value, Node node):

@@ -355,6 +355,7 @@ cdef class SqueezeBackward4(Node):
     cdef readonly tuple saved_self_sym_sizes
 
     batches_gradients = True     # NOTE [Batched gradients]
+    complex_formulas = True     # it only moves the gradient's elements
     cpdef tuple apply(self, tuple grads):
         return (reshape(grads[0], batched_shape(grads[0], self.saved_self_sym_sizes)),)
 

@@ -64,8 +64,10 @@ cdef class PowBackward0(ElementwiseNode):
 
 
 cdef class PowBackward1(ElementwiseNode):
-    """``self ** exponent`` with a tensor exponent."""
+    """``self ** exponent`` with a tensor exponent (for complex tensors each factor
+    conjugated, NOTE [Complex gradients])."""
     saved_names = ("self", "exponent", "result")
+    complex_formulas = True
 
     cpdef tuple apply(self, tuple grads):
         cdef Tensor base = unpack_saved(self, 0)
@@ -75,16 +77,17 @@ cdef class PowBackward1(ElementwiseNode):
         if self.should_compute_output(0):
             # Zero where the exponent is 0, as PyTorch (0 ** -1 would make 0 * inf = NaN).
             self_grad = where(make_tensor(exponent._data == 0), 0.0,
-                              mul(grad, mul(exponent, pow(base, sub(exponent, 1)))))
+                              mul(grad, conj_of(mul(exponent, pow(base, sub(exponent, 1))))))
         if self.should_compute_output(1):
             result = unpack_saved(self, 2)
             # 0 ** e has no log; PyTorch defines that derivative as 0 where e >= 0 (then
             # multiplied by grad: a NaN grad stays NaN). The log is taken in the result's
             # dtype.
-            at_zero = (base._data == 0) & (exponent._data >= 0)
+            at_zero = (base._data == 0) & (np.real(exponent._data) >= 0)
             if base._data.dtype != (<Tensor>result)._data.dtype:
                 base = base.to(result.dtype)
-            exponent_grad = mul(grad, where(make_tensor(at_zero), 0.0, mul(result, log(base))))
+            exponent_grad = mul(grad, where(make_tensor(at_zero), 0.0,
+                                            conj_of(mul(result, log(base)))))
         return (self_grad, exponent_grad)
 
 
@@ -92,13 +95,19 @@ cdef class PowBackward2(ElementwiseNode):
     """``number ** exponent`` (``2 ** x``)."""
     saved_names = ("exponent", "result")   # the exponent is saved as PyTorch saves it
     cdef readonly object saved_self       # the number base, not a tensor
+    complex_formulas = True     # ``grad * conj(result * log(base))``
 
     cpdef tuple apply(self, tuple grads):
         unpack_saved(self, 0)               # checks the exponent's version, as PyTorch
         cdef Tensor result = unpack_saved(self, 1)
+        cdef object log_base        # a Python float or complex, not a C complex
         base = self.saved_self
         with ignoring_fp_errors():
-            log_base = float(np.log(np.float64(base)))
+            if result._data.dtype.kind == "c":
+                log_base = complex(np.log(np.complex128(base))).conjugate()
+                result = conj_of(result)
+            else:
+                log_base = float(np.log(np.float64(base)))
         if base == 0:
             # 0 ** e has no log; PyTorch defines that derivative as 0 where e >= 0 (then
             # multiplied by grad: a NaN grad stays NaN).

@@ -22,7 +22,7 @@ from autograd_cy._C.batching cimport grads_batched, batched_shape, batched_dims
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.recording cimport record1
 cimport numpy as cnp
-from autograd_cy._C.promotion cimport wrap as wrap_array
+from autograd_cy._C.promotion cimport wrap as wrap_array, refuse_complex
 
 cnp.import_array()
 
@@ -92,6 +92,8 @@ cdef Py_ssize_t reduced_numel(tuple shape, tuple dims):
 cdef object floating_array(Tensor self, str op):
     """The input array of a float-only reduction, with PyTorch's error for other dtypes."""
     array = self._data
+    refuse_complex(self, NotImplementedError,
+                   f"{op} of complex tensors is not implemented in autograd_cy yet")
     if array.dtype.kind != "f":
         raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. "
                            f"Got {from_numpy_dtype(array.dtype)._scalar_name}")
@@ -577,6 +579,8 @@ def logsumexp(Tensor self, dim=NOT_GIVEN, keepdim=False):
         # into the output allocated without them.
         raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
                            f"{[1] * array.ndim}")
+    refuse_complex(self, NotImplementedError,
+                   "logsumexp of complex tensors is not implemented in autograd_cy yet")
     if array.dtype.kind != "f":
         array = array.astype(np.float32)
     dims = normalize_dims(dim, array.ndim)

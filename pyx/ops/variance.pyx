@@ -35,11 +35,13 @@ cdef double INF = float("inf")
 
 cdef class VarBackward0(ReductionBackward):
     """``grad * 2 (x - mean) / (n - correction)``; StdBackward0 first divides by 2 std
-    (only std saves its result)."""
+    (only std saves its result). For complex ``x`` the var is the mean of ``|x - mean|^2``,
+    real, and the same formula is its dL/dx + i dL/dy (NOTE [Complex gradients])."""
     saved_names = ("self", "result")
     cdef readonly object saved_correction
     cdef Py_ssize_t count
     cdef bint without_dim               # no ``dim`` given, or a 0-d input
+    complex_formulas = True
 
     batches_gradients = True     # NOTE [Batched gradients]
     cpdef tuple apply(self, tuple grads):
@@ -146,7 +148,7 @@ cdef object var_std(Tensor self, object dim, bint keepdim, object correction, bi
     cdef VarBackward0 node
     name = "std" if take_sqrt else "var"
     array = self._data
-    if array.dtype.kind != "f":
+    if array.dtype.kind not in "fc":
         raise RuntimeError("std and var only support floating point and complex dtypes")
     dims = normalize_dims(dim, array.ndim)
     count = reduced_numel(array.shape, dims)
@@ -155,15 +157,20 @@ cdef object var_std(Tensor self, object dim, bint keepdim, object correction, bi
         warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
                       "less than the reduction factor (input numel divided by output numel).",
                       UserWarning, stacklevel=3)
+    real_dtype = array.real.dtype           # a complex input's var is real, |x - mean|^2
     with ignoring_fp_errors():
-        squares = np.empty_like(array)        # (x - mean)^2, computed in one buffer
         kept_mean = np.mean(array, axis=dims, keepdims=True)
-        np.subtract(array, kept_mean, out=squares)
-        np.multiply(squares, squares, out=squares)
+        if array.dtype.kind == "c":
+            centered = array - kept_mean
+            squares = centered.real * centered.real + centered.imag * centered.imag
+        else:
+            squares = np.empty_like(array)        # (x - mean)^2, computed in one buffer
+            np.subtract(array, kept_mean, out=squares)
+            np.multiply(squares, squares, out=squares)
         result = np.sum(squares, axis=dims, keepdims=keepdim) / (dof if dof > 0 else 0)
         if take_sqrt:
             result = np.sqrt(result)
-    cdef Tensor out = contiguous_result(as_array(result, array.dtype))
+    cdef Tensor out = contiguous_result(as_array(result, real_dtype))
     cdef Tensor mean_out = None
     if with_mean:
         mean_out = contiguous_result(kept_mean if keepdim else kept_mean.reshape(out._data.shape))

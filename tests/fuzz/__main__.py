@@ -18,6 +18,12 @@ def _check(seed):
     return check_seed(seed)
 
 
+def _family(seed):
+    """"complex" or "real": which dtypes the program of ``seed`` draws."""
+    from tests.fuzz.generator import Generator
+    return "complex" if Generator(seed).complex_program else "real"
+
+
 def _shrink(args):
     seed, budget = args
     try:
@@ -36,10 +42,15 @@ def main(argv=None):
                         help="seconds to shrink each class's example (0: no shrinking)")
     parser.add_argument("--show", type=int, metavar="SEED",
                         help="print the program of SEED (unshrunk) and its outcome")
+    parser.add_argument("--complex-share", type=float, default=0.0, metavar="P",
+                        help="the share of seeds whose program uses complex tensors (default "
+                             "0: the programs of every seed stay as they were)")
     parser.add_argument("--known-differences", action="store_true",
                         help="print the KNOWN_DIFFERENCES dict of tests/test_fuzz.py for "
                              "these seeds instead of the report")
     args = parser.parse_args(argv)
+    from tests.fuzz import generator
+    generator.COMPLEX_SHARE = args.complex_share     # read by the forked workers too
 
     if args.show is not None:
         from tests.fuzz.generator import generate
@@ -54,6 +65,7 @@ def main(argv=None):
     start = time.monotonic()
     classes = collections.Counter()
     first_seed, details, per_seed = {}, {}, {}
+    families = collections.Counter()            # programs by dtype family: (total, failing)
     for done, (seed, result) in enumerate(run_all(_check, seeds, args.jobs), 1):
         # A worker that died on a seed leaves a Crash instead of its (program, difference).
         if isinstance(result, Crash):
@@ -61,6 +73,9 @@ def main(argv=None):
         else:
             difference = result[1]
         per_seed[seed] = difference
+        family = _family(seed)
+        families[family, "total"] += 1
+        families[family, "failing"] += difference is not None
         if difference is not None:
             classes[difference.cls] += 1
             if seed < first_seed.get(difference.cls, seed + 1):
@@ -88,6 +103,11 @@ def main(argv=None):
     print(f"seeds {args.seed}..{args.seed + args.count - 1}: {agree}/{args.count} programs "
           f"agree with torch ({100.0 * agree / max(args.count, 1):.1f}%); "
           f"{run_time:.1f} s to run, {total_time:.1f} s with shrinking, {args.jobs} jobs")
+    for family in ("real", "complex"):
+        total = families[family, "total"]
+        if total and args.complex_share > 0:
+            good = total - families[family, "failing"]
+            print(f"  {family} programs: {good}/{total} agree ({100.0 * good / total:.1f}%)")
     if not classes:
         return 0
     print(f"\n{len(classes)} difference classes:\n")

@@ -5,8 +5,14 @@ program; what torch refuses is kept now and then (the program then ends there, a
 other library must refuse it with the same exception type) and otherwise dropped. So
 shapes, dims and indices are mostly valid without a shape calculus of our own.
 
+Complex programs: with ``COMPLEX_SHARE`` > 0 (``python -m tests.fuzz --complex-share P``),
+that share of the seeds makes complex64/complex128 leaves (and some real ones), draws the
+same op families (what torch refuses for complex numbers is dropped or kept as an error both
+must raise) and mostly differentiates a real part, modulus or imaginary part. At 0, the
+default, no seed's program changes.
+
 Not generated, because autograd_cy does not have them at all: random ops (dropout with
-p > 0, rand*), integer/half arithmetic chains, sparse/complex tensors, forward-mode AD,
+p > 0, rand*), integer/half arithmetic chains, sparse tensors, forward-mode AD,
 custom Functions (tested by tests/test_function.py), hooks on Nodes, saved-tensor hooks.
 """
 import random
@@ -32,6 +38,9 @@ COMPARISONS = ["gt", "lt", "ge", "le", "eq", "ne"]
 
 MAX_NUMEL = 64
 
+#: the share of seeds whose program is complex (set by ``--complex-share``; workers are forked)
+COMPLEX_SHARE = 0.0
+
 
 class Generator:
     def __init__(self, seed, min_ops=5, max_ops=40):
@@ -41,6 +50,8 @@ class Generator:
         self.ops = []
         self.pending = []
         self.min_ops, self.max_ops = min_ops, max_ops
+        # drawn only when asked for, so that every program of the default run stays the same
+        self.complex_program = COMPLEX_SHARE > 0 and self.rng.random() < COMPLEX_SHARE
 
     # ------------------------------------------------------------ slots and operands
 
@@ -48,7 +59,8 @@ class Generator:
         return self.ex.slots[ref.slot]
 
     def _is_float(self, v):
-        return isinstance(v, torch.Tensor) and v.dtype.is_floating_point
+        """Can ``v`` carry a gradient (a floating or complex tensor)?"""
+        return isinstance(v, torch.Tensor) and (v.dtype.is_floating_point or v.dtype.is_complex)
 
     def pick(self, pred=None, recent=0.7):
         """A float tensor slot, most often one of the newest (keeps the graph connected)."""
@@ -63,13 +75,16 @@ class Generator:
     def number(self, low=-16, high=16, den=8):
         return self.rng.randint(low, high) / den
 
-    def data(self, shape, positive=False):
+    def data(self, shape, positive=False, dtype="float32"):
         rng = self.rng
+        complex_values = dtype.startswith("complex")
 
         def build(dims):
             if not dims:
                 if positive:
                     return rng.randint(1, 15) / 16
+                if complex_values:
+                    return complex(rng.randint(-24, 24) / 8, rng.randint(-24, 24) / 8)
                 return rng.randint(-24, 24) / 8
             return [build(dims[1:]) for _ in range(dims[0])]
         return build(list(shape))
@@ -77,14 +92,17 @@ class Generator:
     def dtype_like(self, ref=None):
         if ref is not None and self.rng.random() < 0.85:
             return str(self.value(ref).dtype).split(".")[-1]
+        if self.complex_program:
+            return self.rng.choice(["complex64", "complex128", "complex64", "float32"])
         return self.rng.choice(["float32", "float64"])
 
     def leaf(self, shape, dtype=None, requires_grad=None, positive=False):
         """A new leaf made just for this op (executed now, dropped with the op)."""
         if requires_grad is None:
             requires_grad = self.rng.random() < 0.5
-        op = Op("leaf", "tensor", (self.data(shape, positive), dtype or self.dtype_like(),
-                                   requires_grad), label="tensor")
+        dtype = dtype or self.dtype_like()
+        op = Op("leaf", "tensor", (self.data(shape, positive, dtype), dtype, requires_grad),
+                label="tensor")
         ref = Ref(len(self.ex.slots))
         self.ex.slots.extend(self.ex.call(op, len(self.ops) + len(self.pending)))
         self.pending.append(op)
@@ -794,7 +812,8 @@ class Generator:
         return Program(self.ops, self.seed)
 
     def _initial_leaf(self):
-        op = Op("leaf", "tensor", (self.data(self.random_shape()), self.dtype_like(),
+        dtype = self.dtype_like()
+        op = Op("leaf", "tensor", (self.data(self.random_shape(), dtype=dtype), dtype,
                                    self.rng.random() < 0.8), label="tensor")
         return op
 
@@ -817,6 +836,13 @@ class Generator:
             out = self.pick()
         if out is None:
             return None, None
+        if self.value(out).is_complex() and rng.random() < 0.8:
+            # a real loss of a complex value: its real part, imaginary part or modulus
+            part = rng.choice(["real", "imag", "abs"])
+            op = (Op("attr", part, (out,), label=f".{part}") if part != "abs"
+                  else Op("method", "abs", (out,), label="abs"))
+            if self.attempt(lambda: op) == "ok":
+                out = Ref(len(self.ex.slots) - 1)
         gradient = None
         if self.value(out).dim() or rng.random() < 0.1:
             r = rng.random()

@@ -19,7 +19,8 @@ from tests.fuzz.program import Ref
 
 # rtol, and atol relative to the largest magnitude of the tensor (sums of many terms
 # in another order differ by a few ulps of the largest term, not of the smallest).
-TOLERANCES = {"float32": (2e-4, 2e-5), "float64": (1e-9, 1e-11)}
+TOLERANCES = {"float32": (2e-4, 2e-5), "float64": (1e-9, 1e-11),
+              "complex64": (2e-4, 2e-5), "complex128": (1e-9, 1e-11)}
 
 
 @dataclass
@@ -113,7 +114,8 @@ class LockStep:
         self.program = program
         self.theirs = Executor(torch)
         self.ours = Executor(autograd_cy)
-        self.loose = any(op.kind == "leaf" and op.args[1] == "float32" for op in program.ops)
+        self.loose = any(op.kind == "leaf" and op.args[1] in ("float32", "complex64")
+                         for op in program.ops)
 
     def run(self):
         """The first Difference, or None if the libraries agree to the end."""
