@@ -22,7 +22,7 @@ from autograd_cy._C.batching cimport grads_batched, batched_shape, batched_dims
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.recording cimport record1
 cimport numpy as cnp
-from autograd_cy._C.promotion cimport wrap as wrap_array, refuse_complex
+from autograd_cy._C.promotion cimport wrap as wrap_array, refuse_complex, is_complex_array
 
 cnp.import_array()
 
@@ -43,7 +43,7 @@ from autograd_cy._C.ops.power import pow
 from autograd_cy._C.ops.shape import expand, reshape, unsqueeze
 from autograd_cy._C.ops.shape cimport use_reductions
 from autograd_cy._C.ops.selection import where
-from autograd_cy._C.ops.pointwise import sign, exp
+from autograd_cy._C.ops.pointwise import sign, exp, abs as absolute
 
 __all__ = ["sum", "mean", "prod", "norm", "logsumexp", "count_nonzero", "sum_to"]
 __tensor_methods__ = ("sum", "mean", "prod", "norm", "logsumexp", "count_nonzero",
@@ -92,8 +92,6 @@ cdef Py_ssize_t reduced_numel(tuple shape, tuple dims):
 cdef object floating_array(Tensor self, str op):
     """The input array of a float-only reduction, with PyTorch's error for other dtypes."""
     array = self._data
-    refuse_complex(self, NotImplementedError,
-                   f"{op} of complex tensors is not implemented in autograd_cy yet")
     if array.dtype.kind != "f":
         raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. "
                            f"Got {from_numpy_dtype(array.dtype)._scalar_name}")
@@ -536,6 +534,10 @@ def norm(Tensor self, p="fro", dim=None, keepdim=False, dtype=None):
         p = 2
     elif p is None:
         p = 2
+    if is_complex_array(self._data):
+        # The norm of the moduli: abs records AbsBackward0 below the norm's node (PyTorch
+        # makes one node), and its gradient, sgn(x), is the complex part of the formula.
+        return norm(absolute(self), p, dim, keepdim, dtype)
     array = floating_array(self, "linalg.vector_norm")
     if dtype is not None:
         array = array.astype(to_numpy_dtype(dtype), copy=False)
