@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 
 import autograd_cy as ag
-from oracle import DEVICE_NAME, LIBS, assert_same_error, check_op, node_name, randn, to_numpy
+from oracle import (
+    DEVICE_NAME, LIBS, assert_same, assert_same_error, check_op, node_name, randn, to_numpy,
+)
 
 
 def begins(text):
@@ -193,6 +195,33 @@ def test_view_made_in_no_grad_modified_with_grad_raises():
             v = y[:2]
         v.mul_(2)
     assert_same_error(fn, RuntimeError, begins(NO_GRAD_VIEW), exact=True)
+
+
+def test_gradient_summed_over_leading_dims_is_a_view_made_in_no_grad():
+    """autograd.grad's gradient of a broadcast input is a view of a keepdim sum (NOTE
+    [sum_to returns a view]), made while backward ran without grad mode: an in-place op
+    on it that records is refused."""
+    def fn(lib):
+        x = lib.randn(4, 2, 1, 1, requires_grad=True)
+        w = lib.tensor([0.67], requires_grad=True)
+        g, = lib.autograd.grad(lib.minimum(w, x).sum(), [w])
+        g -= w.contiguous()
+    assert_same_error(fn, RuntimeError, begins(NO_GRAD_VIEW), exact=True)
+
+
+@pytest.mark.parametrize("shapes", [((4, 2, 3), (2, 1)), ((4, 3), (3,)), ((2, 3), (1, 3)),
+                                    ((2, 3), (2, 3))])
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_gradient_of_a_broadcast_input_is_a_view_when_leading_dims_went(shapes, create_graph):
+    def run(lib):
+        x = lib.ones(shapes[0], requires_grad=True)
+        w = lib.ones(shapes[1], requires_grad=True)
+        g, = lib.autograd.grad((x * w).sum(), [w], create_graph=create_graph)
+        grad_fn = g.grad_fn and node_name(g.grad_fn)
+        with lib.no_grad():
+            g += 1                              # allowed: the view and the write in no_grad
+        return g._base is not None, grad_fn, g
+    assert_same(run)
 
 
 def test_view_of_leaf_made_in_no_grad_raises_the_no_grad_message():
