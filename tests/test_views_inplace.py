@@ -380,6 +380,18 @@ def test_inplace_on_leaf_or_its_view_raises(fn, message):
     assert [x._version for x in leaves] == [0, 0]
 
 
+def test_inplace_on_a_view_of_a_base_detached_in_place_raises():
+    """detach_() makes the base a leaf that does not require grad, but its view keeps its
+    grad_fn (it requires grad): an in-place op on it is one on a view of a leaf."""
+    def fn(lib):
+        x = lib.tensor([[-2.06, -0.25], [1.66, 1.79]], dtype=lib.float64, requires_grad=True)
+        y = lib.tanh(x * 2)
+        view = y.flatten(0)
+        y.detach_()
+        view.reciprocal_()
+    assert_same_error(fn, RuntimeError, re.escape(VIEW_OF_LEAF), exact=True)
+
+
 def test_inplace_on_leaf_view_is_allowed_under_no_grad():
     results = []
     for lib in LIBS:
