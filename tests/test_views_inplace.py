@@ -135,6 +135,19 @@ def test_inplace_op_on_a_view_with_an_operand_of_another_dtype_backpropagates():
     check_op(fn, randn(4, 1, 3), dtype=np.float32)
 
 
+def test_inplace_op_on_a_moved_view_with_a_float64_operand_backpropagates_through_max():
+    """The same cast, the view a movedim of the base and the loss a max (a fuzzer program
+    that failed in backward's index_put before the cast)."""
+    def run(lib):
+        x = lib.tensor([[0.5, 0.13, -0.8], [-0.04, -0.02, 0.94]], requires_grad=True)
+        w = lib.tensor([-1.04], dtype=lib.float64, requires_grad=True)
+        y = lib.sub(x, 1.67, alpha=2).movedim(0, -2)
+        y.mul_(w.reshape((1,)))
+        (y.squeeze() * 2).max().backward()
+        return y, x.grad, w.grad
+    assert_same(run, rtol=1e-5, atol=1e-6)
+
+
 def test_fill_of_an_empty_expanded_view_backpropagates():
     """An expand with no elements shares no memory: torch writes into it, and its CopySlices
     backward runs (fuzz seed 11731160 found ours refusing it)."""
