@@ -181,7 +181,12 @@ def _infer_numpy(data, dtype):
     elif isinstance(data, np.generic):
         array = np.array(data)          # a NumPy scalar keeps its own dtype
     else:
-        array = np.array(_unwrap(data))
+        values = _unwrap(data)
+        try:
+            array = np.array(values)
+        except ValueError:
+            _check_nesting(values, _nested_shape(values), 0)    # torch's words, if ragged
+            raise
         if dtype is None and _all_numpy_scalars(data):
             pass
         elif dtype is None and array.dtype.kind == "f":
@@ -207,6 +212,38 @@ def _all_numpy_scalars(data):
     while isinstance(data, (list, tuple)) and data:
         data = data[0]
     return isinstance(data, np.generic)
+
+
+def _is_sequence(data):
+    return isinstance(data, (list, tuple)) or (isinstance(data, np.ndarray) and data.ndim > 0)
+
+
+def _nested_shape(data):
+    """The shape torch reads from nested sequences: the length at each depth of the first
+    element of the one above."""
+    shape = []
+    while _is_sequence(data):
+        shape.append(len(data))
+        if not len(data):
+            break
+        data = data[0]
+    return shape
+
+
+def _check_nesting(data, shape, dim):
+    """Refuse, as torch does, nested sequences that do not all have ``shape``: the first
+    sequence of another length, a number where a sequence belongs, or the reverse."""
+    if dim == len(shape):
+        if _is_sequence(data):
+            raise TypeError(f"must be real number, not {type(data).__name__}")
+        return
+    if not _is_sequence(data):
+        raise TypeError("not a sequence")
+    if len(data) != shape[dim]:
+        raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} "
+                         f"(got {len(data)})")
+    for item in data:
+        _check_nesting(item, shape, dim + 1)
 
 
 def _unwrap(data):

@@ -3,6 +3,9 @@
 Each test runs the same snippet on autograd_cy and on torch (``oracle.both``)
 and compares the observable result.
 """
+import re
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -115,6 +118,26 @@ def test_like_factories_keep_dense_strides(like):
     """``*_like`` use preserve_format: a dense transposed input gives transposed strides."""
     ours, theirs = both(lambda lib: getattr(lib, like)(lib.zeros(2, 3).transpose(0, 1)))
     assert ours.stride() == theirs.stride() == (1, 3)
+
+
+@pytest.mark.parametrize("data, error, message", [
+    ([[1.0, 2.0], [3.0]], ValueError, "expected sequence of length 2 at dim 1 (got 1)"),
+    ([[1, 2], [3, 4, 5]], ValueError, "expected sequence of length 2 at dim 1 (got 3)"),
+    ([[[1.0], [2.0]], [[3.0], [4.0, 5.0]]], ValueError,
+     "expected sequence of length 1 at dim 2 (got 2)"),
+    ([(1.0, 2.0), [3.0]], ValueError, "expected sequence of length 2 at dim 1 (got 1)"),
+    ([np.array([1.0, 2.0]), [3.0]], ValueError,
+     "expected sequence of length 2 at dim 1 (got 1)"),
+    ([[1.0, 2.0], 3.0], TypeError, "not a sequence"),
+    ([1.0, [2.0, 3.0]], TypeError, "must be real number, not list"),
+], ids=["shorter", "longer", "deeper", "tuple", "array", "number_for_sequence",
+        "sequence_for_number"])
+def test_ragged_nested_sequences_are_refused_in_torch_words(data, error, message):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)    # torch: a list of arrays is slow
+        assert_same_error(lambda lib: lib.tensor(data), error, exact=True)
+    with pytest.raises(error, match=re.escape(message)):
+        ag.tensor(data)
 
 
 # ------------------------------------------------------------ requires_grad, leaves, retain_grad
