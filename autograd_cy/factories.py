@@ -5,6 +5,7 @@ All of them return leaves; ``requires_grad=True`` is honoured even under
 Random factories draw from one module-level generator seeded by ``manual_seed``.
 """
 import builtins
+import math
 
 import numpy as np
 
@@ -182,7 +183,12 @@ def _infer_numpy(data, dtype):
     elif isinstance(data, np.generic):
         array = np.array(data)          # a NumPy scalar keeps its own dtype
     else:
-        array = np.array(_unwrap(data))
+        values = _unwrap(data)
+        try:
+            array = np.array(values)
+        except ValueError:
+            _check_nesting(values, _nested_shape(values), 0)    # torch's words, if ragged
+            raise
         if dtype is None and _all_numpy_scalars(data):
             pass
         elif dtype is None and array.dtype.kind == "f":
@@ -210,6 +216,38 @@ def _all_numpy_scalars(data):
     while isinstance(data, (list, tuple)) and data:
         data = data[0]
     return isinstance(data, np.generic)
+
+
+def _is_sequence(data):
+    return isinstance(data, (list, tuple)) or (isinstance(data, np.ndarray) and data.ndim > 0)
+
+
+def _nested_shape(data):
+    """The shape torch reads from nested sequences: the length at each depth of the first
+    element of the one above."""
+    shape = []
+    while _is_sequence(data):
+        shape.append(len(data))
+        if not len(data):
+            break
+        data = data[0]
+    return shape
+
+
+def _check_nesting(data, shape, dim):
+    """Refuse, as torch does, nested sequences that do not all have ``shape``: the first
+    sequence of another length, a number where a sequence belongs, or the reverse."""
+    if dim == len(shape):
+        if _is_sequence(data):
+            raise TypeError(f"must be real number, not {type(data).__name__}")
+        return
+    if not _is_sequence(data):
+        raise TypeError("not a sequence")
+    if len(data) != shape[dim]:
+        raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} "
+                         f"(got {len(data)})")
+    for item in data:
+        _check_nesting(item, shape, dim + 1)
 
 
 def _unwrap(data):
@@ -272,16 +310,63 @@ def _size(size):
     return tuple(size)
 
 
+# NOTE [A factory out of memory]
+# Every factory takes its host storage from _allocate, which fails as PyTorch's CPU
+# allocator does: sizes whose byte count does not fit in 64 bits are a size error, and
+# storage the system cannot give is a RuntimeError naming the bytes asked for, where NumPy
+# raises MemoryError, or ValueError past its own limit of 2**63 - 1 bytes, in its own
+# words. The bytes named are the tensor's, whatever temporaries a factory needs to fill it
+# (random samples are drawn as float64). The sizes are read only on failure: the common
+# case costs a try block.
+
+_ZEROED = object()      # _allocate's fill for zeros: calloc's pages are zeroed when touched
+
+
+def _allocate(shape, numpy_dtype, fill=None, like=None):
+    """Host storage for a factory's tensor (NOTE [A factory out of memory]): uninitialised,
+    or filled with ``fill`` (a value, _ZEROED, or a function that fills the array).
+    ``like``: an array whose layout it takes, and its shape."""
+    try:
+        if like is not None:
+            array = np.empty_like(like, dtype=numpy_dtype, order="K")
+        elif fill is _ZEROED:
+            return np.zeros(shape, numpy_dtype)
+        else:
+            array = np.empty(shape, numpy_dtype)
+    except (MemoryError, ValueError):       # ValueError: NumPy's "array is too big"
+        raise _allocation_error(shape if like is None else like.shape, numpy_dtype) from None
+    try:
+        if callable(fill):
+            fill(array)
+        elif fill is not None:
+            array.fill(fill)
+    except MemoryError:                     # a temporary of the fill
+        raise _allocation_error(array.shape, numpy_dtype) from None
+    return array
+
+
+def _allocation_error(shape, numpy_dtype):
+    """What torch's CPU allocator raises for a tensor of ``shape`` it cannot allocate."""
+    nbytes = math.prod(shape) * np.dtype(numpy_dtype).itemsize
+    if nbytes >= 2 ** 64:
+        return RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
+    return RuntimeError(f"DefaultCPUAllocator: can't allocate memory: you tried to allocate "
+                        f"{nbytes} bytes. Error code 12 (Cannot allocate memory)")
+
+
 def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
-    return _make(np.zeros(_size(size), _numpy_dtype(dtype, np.float32)), requires_grad, device)
+    return _make(_allocate(_size(size), _numpy_dtype(dtype, np.float32), _ZEROED),
+                 requires_grad, device)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
-    return _make(np.ones(_size(size), _numpy_dtype(dtype, np.float32)), requires_grad, device)
+    return _make(_allocate(_size(size), _numpy_dtype(dtype, np.float32), 1), requires_grad,
+                 device)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return _make(np.empty(_size(size), _numpy_dtype(dtype, np.float32)), requires_grad, device)
+    return _make(_allocate(_size(size), _numpy_dtype(dtype, np.float32)), requires_grad,
+                 device)
 
 
 def _check_number(function, value, argument="fill_value", position=2):
@@ -307,7 +392,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     if value.dtype.kind == "c" and numpy_dtype.kind != "c":
         value = value.real          # checked above: no imaginary part
     with _FloatingPointErrorsIgnored():     # cast as C++ casts: -1 is 255 in uint8
-        array = np.full(shape, value.astype(numpy_dtype), numpy_dtype)
+        array = _allocate(shape, numpy_dtype, value.astype(numpy_dtype))
     return _make(array, requires_grad, device)
 
 
@@ -322,19 +407,19 @@ def _check_like_input(input):
                         f"{type(input).__name__}")
 
 
-def _empty_like(input, dtype, device=None):
+def _empty_like(input, dtype, device=None, fill=None):
     """Uninitialised storage shaped like ``input`` and, when it is dense, with its strides
     (PyTorch's ``memory_format=torch.preserve_format``): on ``input``'s CUDA device when
     that is the target (``device``, the input's when None), else on the host, for _make to
-    move."""
+    move. On the host, ``fill`` as _allocate's."""
     _check_like_input(input)
     array = _array_of(input)
     dtype = _numpy_dtype(dtype, array.dtype)
     if input.is_cuda:
         if _device_module.resolved_device(_like_device(input, device)) == input.device:
             return _cuda.DeviceNamespace(array.device).empty_like(array, dtype)
-        return np.empty(tuple(input.shape), dtype)
-    return np.empty_like(array, dtype=dtype, order="K")
+        return _allocate(tuple(input.shape), dtype, fill)
+    return _allocate(None, dtype, fill, like=array)
 
 
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
@@ -382,8 +467,11 @@ def _random(kind, shape, numpy_dtype, generator, device, requires_grad):
         sample = _cuda_random.uniform if kind == "uniform" else _cuda_random.normal
         return _make(sample(shape, numpy_dtype, cuda_device), requires_grad, device)
     rng = _rng(generator)
-    array = rng.random(shape) if kind == "uniform" else rng.standard_normal(shape)
-    return _make(array.astype(numpy_dtype), requires_grad, device)
+    draw = rng.random if kind == "uniform" else rng.standard_normal
+
+    def fill(array):
+        array[...] = draw(shape)
+    return _make(_allocate(shape, numpy_dtype, fill), requires_grad, device)
 
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
@@ -411,10 +499,12 @@ def _random_like(kind, input, dtype, device, requires_grad):
         array = _empty_like(input, dtype)       # the samples, laid out like ``input``
         array[...] = _array_of(sample)
         return _make(array, requires_grad, device)
-    array = _empty_like(input, dtype)
     rng = _rng(None)
-    array[...] = rng.random(array.shape) if kind == "uniform" else rng.standard_normal(array.shape)
-    return _make(array, requires_grad, device)
+    draw = rng.random if kind == "uniform" else rng.standard_normal
+
+    def fill(array):
+        array[...] = draw(array.shape)
+    return _make(_empty_like(input, dtype, fill=fill), requires_grad, device)
 
 
 def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
@@ -435,8 +525,11 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
                            f">= to={high}")
-    array = _rng(generator).integers(low, high, size=_size((size,)))
-    return _make(array.astype(_numpy_dtype(dtype, np.int64)), requires_grad, device)
+    shape = _size((size,))
+
+    def fill(array):
+        array[...] = _rng(generator).integers(low, high, size=shape)
+    return _make(_allocate(shape, _numpy_dtype(dtype, np.int64), fill), requires_grad, device)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
@@ -469,7 +562,9 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is not None and m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
-    return _make(np.eye(n, m, dtype=_numpy_dtype(dtype, np.float32)), requires_grad, device)
+    array = _allocate((n, n if m is None else m), _numpy_dtype(dtype, np.float32), _ZEROED)
+    np.fill_diagonal(array, 1)
+    return _make(array, requires_grad, device)
 
 
 def is_inference(input):

@@ -23,7 +23,7 @@ from libc.stdint cimport UINT64_MAX
 from autograd_cy._C.grad_mode cimport is_grad_enabled
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, array_module, bump_version,
-    gradient_metadata, set_grad_flush,
+    gradient_metadata, set_grad_flush, detached,
 )
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.device cimport backend_of, element_strides, is_dense
@@ -90,8 +90,10 @@ cdef class AccumulateGrad(Node):
 # the grads tuple, the local in ``apply``), and its array once (the tensor) plus our local.
 # Any reference beyond those means it is shared: copy. The array must also own its memory
 # (``base is None``: not a view of something else), have the leaf's dtype and obey the
-# layout contract. A test in tests/test_engine.py pins this against torch's ``data_ptr()``:
-# we steal exactly when torch does.
+# layout contract. A gradient that is a view (of a keepdim sum: NOTE [sum_to returns a
+# view]) is taken, detached, when its base and the base's memory are held by nothing else:
+# torch counts the uses of the view alone. A test in tests/test_engine.py pins this against
+# torch's ``data_ptr()``: we steal exactly when torch does.
 cdef Py_ssize_t ENGINE_REFERENCES = 3
 
 
@@ -100,7 +102,7 @@ cdef void accumulate_grad(Tensor variable, Tensor grad) except *:
     cdef Tensor old = variable._grad
     if old is None:
         if not is_grad_enabled() and can_steal(variable, grad):
-            variable._grad = grad
+            variable._grad = grad if grad._base is None else detached(grad)
         elif is_grad_enabled() and requires_grad(grad):
             # create_graph: a differentiable copy, laid out like the leaf (CopyBackwards).
             copy = make_tensor(xp_empty_like(variable._data, grad._data.dtype))
@@ -221,6 +223,8 @@ cdef bint can_steal(Tensor variable, Tensor grad):
             and grad._grad_fn is None
             and not grad._requires_grad):
         return False
+    if grad._base is not None:
+        return sole_view(grad) and layout_fits(array, variable._data)
     if type(array) is cnp.ndarray and type(variable._data) is cnp.ndarray:
         # The same tests on NumPy arrays, through the C API (every training step asks)
         return (cnp.PyArray_BASE(<cnp.ndarray>array) is NULL
@@ -228,10 +232,27 @@ cdef bint can_steal(Tensor variable, Tensor grad):
                 is cnp.PyArray_DESCR(<cnp.ndarray>variable._data)
                 and (same_strides(<cnp.ndarray>array, <cnp.ndarray>variable._data)
                      or obeys_layout_contract(array, variable._data)))
-    return (array.base is None
-            and array.dtype == variable._data.dtype
-            and (array.strides == variable._data.strides
-                 or obeys_layout_contract(array, variable._data)))
+    return array.base is None and layout_fits(array, variable._data)
+
+
+cdef bint sole_view(Tensor grad):
+    """Is ``grad``, a view, the only way to its base and to the base's memory? (Only NumPy
+    arrays say who holds their memory: a view of another array copies.)"""
+    cdef object base = grad._base
+    cdef object owner = (<Tensor>base)._data
+    # The base: held by the view and this local; its array: by the base, by the view's
+    # array (as its memory's owner) and this local.
+    return (Py_REFCNT(base) == 2
+            and type(owner) is cnp.ndarray and type(grad._data) is cnp.ndarray
+            and cnp.PyArray_BASE(<cnp.ndarray>owner) is NULL
+            and cnp.PyArray_BASE(<cnp.ndarray>grad._data) is <cnp.PyObject*>owner
+            and Py_REFCNT(owner) == 3)
+
+
+cdef bint layout_fits(object array, object param):
+    """The dtype and strides a stolen gradient must have (NOTE [Stealing the gradient])."""
+    return (array.dtype == param.dtype
+            and (array.strides == param.strides or obeys_layout_contract(array, param)))
 
 
 cdef bint same_strides(cnp.ndarray a, cnp.ndarray b) noexcept:

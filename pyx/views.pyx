@@ -494,7 +494,9 @@ cdef void check_inplace(Tensor self, bint records) except *:
             if meta == VIEW_INFERENCE_MODE and is_inference_mode_enabled():
                 return
             raise RuntimeError(view_error_message(self, False))
-        if (<Tensor>base)._grad_fn is None and (<Tensor>base)._requires_grad:
+        if (<Tensor>base)._grad_fn is None and requires_grad(self):
+            # A view that requires grad, of a leaf: normally a leaf that requires grad, but
+            # also one detach_()ed after the view was made (the view keeps its grad_fn).
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
                                "an in-place operation.")
 

@@ -1148,6 +1148,17 @@ def test_first_gradient_is_stolen_when_solely_owned():
         w.register_hook(fresh)
         (w * 2).sum().backward()
         result["hook result stolen"] = w.grad.data_ptr() == made[0]
+
+        for x_shape, w_shape in (((4, 3), (3,)), ((4, 3), (1, 3)), ((2, 4, 3), (4, 1))):
+            # The gradient summed down to a broadcast input's shape: a view of the sum when
+            # leading dims went, and the view is stolen as the sum would be.
+            w = lib.ones(*w_shape, requires_grad=True)
+            y = lib.ones(*x_shape) * w
+            produced = []
+            y.grad_fn.register_hook(lambda gi, go: produced.append(gi[1].data_ptr()))
+            y.sum().backward()
+            result[f"summed gradient for {w_shape} stolen"] = (
+                w.grad.data_ptr() == produced[0], w.grad._base is None)
         return result
     ours, theirs = both(run)
     assert ours == theirs

@@ -7,10 +7,12 @@ method forms), node names, integer operands, and the shape and dtype errors
 from torch today the test asserts torch's behaviour and is a strict xfail naming
 the difference. Random operand shapes for ``matmul`` are in test_properties.
 """
+import warnings
+
 import numpy as np
 import pytest
 
-from oracle import LIBS, assert_same_error, check_op, node_name, randn
+from oracle import LIBS, assert_same, assert_same_error, check_op, node_name, randn
 
 DTYPES = [np.float32, np.float64]
 
@@ -57,6 +59,49 @@ def test_large_products(form, dtype):
 def test_product_where_only_one_operand_requires_grad(name, shapes):
     check_op(PRODUCTS[name][0], *operands(shapes), requires_grad=[True, False])
     check_op(PRODUCTS[name][0], *operands(shapes), requires_grad=[False, True])
+
+
+# (the operand holding nan or inf, the other operand's shape, special operand on the left)
+ONE_BY_ONE_ZEROS = {
+    "column_times_1x1_zero": ((3, 1), (1, 1), True),
+    "1x1_zero_times_row": ((1, 3), (1, 1), False),
+    "row_times_column_zero_gradient": ((1, 3), (3, 1), True),
+    "column_zero_gradient_times_row": ((3, 1), (1, 3), False),
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("special", [np.nan, np.inf])
+@pytest.mark.parametrize("case", ONE_BY_ONE_ZEROS)
+def test_zero_times_nan_through_a_one_by_one_operand_is_nan(case, special, dtype):
+    """A 1-by-1 zero times an operand holding nan or inf is nan: in a product, and in the
+    gradient of a 1-by-1 output whose gradient is zero (NOTE [A 1-by-1 operand of dot])."""
+    special_shape, other_shape, special_left = ONE_BY_ONE_ZEROS[case]
+
+    def run(lib):
+        a = lib.full(special_shape, special, dtype=getattr(lib, np.dtype(dtype).name),
+                     requires_grad=True)
+        b = lib.zeros(other_shape, dtype=a.dtype, requires_grad=True)
+        out = lib.mm(a, b) if special_left else lib.mm(b, a)
+        (out * 0).sum().backward()
+        return out, a.grad, b.grad
+    assert_same(run)
+
+
+def test_nan_reaches_the_gradient_through_a_product_with_a_zero_gradient():
+    """The fuzzer's program: a where() that takes its other branch gives the product a zero
+    gradient, and nan (the std of one element) times zero is nan in the weight's."""
+    def run(lib):
+        v0 = lib.tensor([[-1.97, -0.72]], requires_grad=True)
+        v7 = lib.exp(v0.unbind(-1)[0].clamp(max=8)) ** 3
+        with lib.no_grad():
+            v27 = v7.masked_fill(v7 > 0, 0.5).std().unsqueeze(0) + 1
+        v30 = lib.matmul(lib.nn.functional.gelu(lib.stack([v27, v27], dim=-1)), v0.t())
+        lib.where(v30.sum(dim=(1, 0), keepdim=True) > v30, v30, -0.86).sum().backward()
+        return v0.grad
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)     # std of one element
+        assert_same(run)
 
 
 TRANSPOSED = {

@@ -536,6 +536,12 @@ ERROR_CASES = [
      "[4, 3] apart from dimension 0"),
     (lambda lib: lib.zeros(4, 3).gather(0, lib.tensor([[0.0]])), RuntimeError,
      "gather(): Expected dtype int32/int64 for index"),
+    (lambda lib: lib.zeros(4, 3).scatter_add(0, lib.tensor([[0.0]]), lib.ones(2, 2)),
+     RuntimeError, "scatter(): Expected dtype int32/int64 for index"),
+    (lambda lib: lib.zeros(4, 3).scatter_add(0, lib.tensor([[]]), lib.ones(2, 2).double()),
+     RuntimeError, "scatter(): Expected self.dtype to be equal to src.dtype"),
+    (lambda lib: lib.zeros(4, 3).index_add(0, lib.tensor([0.0]), lib.ones(1, 3)),
+     RuntimeError, "index_add_(): Expected dtype int32/int64 for index but got: Float"),
     (lambda lib: lib.zeros(4, 3).scatter_add(0, lib.tensor([[0, 0, 0, 0]]), lib.ones(2, 2)),
      RuntimeError, "Expected index [1, 4] to be no larger than self [4, 3] apart from "
      "dimension 0 and to be no larger size than src [2, 2]"),
@@ -553,6 +559,26 @@ ERROR_CASES = [
     (lambda lib: lib.zeros(4, 3).masked_fill_(lib.ones(2, 4, 3, dtype=lib.bool), 1.0),
      RuntimeError, "output with shape [4, 3] doesn't match the broadcast shape [2, 4, 3]"),
 ]
+
+
+# An empty index is not checked (NOTE [An empty index]): float32 (torch.tensor([[]])), of
+# another rank, or larger than self.
+EMPTY_INDEX_CASES = {
+    "gather_float_index_of_empty_self": lambda lib, x: lib.gather(
+        lib.zeros(1, 0, 2) + x.sum(), 0, lib.tensor([[]])),
+    "gather_float_index": lambda lib, x: lib.gather(x, 0, lib.tensor([[]])),
+    "gather_other_rank": lambda lib, x: lib.gather(x, 1, lib.zeros(0)),
+    "gather_larger": lambda lib, x: x.gather(0, lib.zeros(0, 5, dtype=lib.int64)),
+    "scatter_add_float_index": lambda lib, x: x.scatter_add(0, lib.zeros(0, 3),
+                                                            lib.ones(2, 3, dtype=x.dtype)),
+    "scatter_add_larger": lambda lib, x: x.scatter_add(0, lib.zeros(0, 7),
+                                                       lib.ones(1, 3, dtype=x.dtype)),
+}
+
+
+@pytest.mark.parametrize("name", EMPTY_INDEX_CASES)
+def test_empty_index_is_not_checked(name):
+    check_op(EMPTY_INDEX_CASES[name], randn(2, 3), double=False)
 
 
 @pytest.mark.parametrize("fn, error, message", ERROR_CASES,

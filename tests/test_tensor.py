@@ -3,6 +3,9 @@
 Each test runs the same snippet on autograd_cy and on torch (``oracle.both``)
 and compares the observable result.
 """
+import re
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -115,6 +118,70 @@ def test_like_factories_keep_dense_strides(like):
     """``*_like`` use preserve_format: a dense transposed input gives transposed strides."""
     ours, theirs = both(lambda lib: getattr(lib, like)(lib.zeros(2, 3).transpose(0, 1)))
     assert ours.stride() == theirs.stride() == (1, 3)
+
+
+@pytest.mark.parametrize("data, error, message", [
+    ([[1.0, 2.0], [3.0]], ValueError, "expected sequence of length 2 at dim 1 (got 1)"),
+    ([[1, 2], [3, 4, 5]], ValueError, "expected sequence of length 2 at dim 1 (got 3)"),
+    ([[[1.0], [2.0]], [[3.0], [4.0, 5.0]]], ValueError,
+     "expected sequence of length 1 at dim 2 (got 2)"),
+    ([(1.0, 2.0), [3.0]], ValueError, "expected sequence of length 2 at dim 1 (got 1)"),
+    ([np.array([1.0, 2.0]), [3.0]], ValueError,
+     "expected sequence of length 2 at dim 1 (got 1)"),
+    ([[1.0, 2.0], 3.0], TypeError, "not a sequence"),
+    ([1.0, [2.0, 3.0]], TypeError, "must be real number, not list"),
+], ids=["shorter", "longer", "deeper", "tuple", "array", "number_for_sequence",
+        "sequence_for_number"])
+def test_ragged_nested_sequences_are_refused_in_torch_words(data, error, message):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)    # torch: a list of arrays is slow
+        assert_same_error(lambda lib: lib.tensor(data), error, exact=True)
+    with pytest.raises(error, match=re.escape(message)):
+        ag.tensor(data)
+
+
+def _expanded(lib):
+    return lib.zeros(1).expand(10 ** 14)
+
+
+# Storage the allocator cannot give (NOTE [A factory out of memory]): 10**14 float32
+# elements are 400 TB, past a 64-bit process's address space, so no allocator can hand it
+# out lazily (an always-overcommitting kernel would, below it, and the fill would then run).
+OUT_OF_MEMORY = {
+    "zeros": lambda lib: lib.zeros(10 ** 7, 10 ** 7),
+    "zeros float64": lambda lib: lib.zeros(10 ** 7, 10 ** 7, dtype=lib.float64),
+    "ones bool": lambda lib: lib.ones(10 ** 8, 10 ** 7, dtype=lib.bool),
+    "empty": lambda lib: lib.empty((10 ** 7, 10 ** 7)),
+    "full": lambda lib: lib.full((10 ** 7, 10 ** 7), 2.0),
+    "rand": lambda lib: lib.rand(10 ** 7, 10 ** 7),
+    "randn": lambda lib: lib.randn(10 ** 7, 10 ** 7),
+    "randint": lambda lib: lib.randint(0, 5, (10 ** 7, 10 ** 7)),
+    "eye": lambda lib: lib.eye(10 ** 7),
+    "zeros_like": lambda lib: lib.zeros_like(_expanded(lib)),
+    "ones_like": lambda lib: lib.ones_like(_expanded(lib)),
+    "empty_like": lambda lib: lib.empty_like(_expanded(lib)),
+    "full_like": lambda lib: lib.full_like(_expanded(lib), 3),
+    "rand_like": lambda lib: lib.rand_like(_expanded(lib)),
+    "randn_like": lambda lib: lib.randn_like(_expanded(lib)),
+    "new_zeros": lambda lib: lib.zeros(2).new_zeros((10 ** 7, 10 ** 7)),
+    "new_ones": lambda lib: lib.zeros(2).new_ones((10 ** 7, 10 ** 7)),
+    "new_empty": lambda lib: lib.zeros(2).new_empty((10 ** 7, 10 ** 7)),
+    "new_full": lambda lib: lib.zeros(2).new_full((10 ** 7, 10 ** 7), 1.0),
+    "new": lambda lib: lib.zeros(2).new(10 ** 7, 10 ** 7),
+}
+
+
+@pytest.mark.parametrize("case", OUT_OF_MEMORY)
+def test_factory_out_of_memory_names_the_bytes(case):
+    ours, theirs = assert_same_error(OUT_OF_MEMORY[case], RuntimeError,
+                                     r"can't allocate memory: you tried to allocate \d+ bytes")
+    assert re.findall(r"\d+ bytes", ours) == re.findall(r"\d+ bytes", theirs)
+
+
+def test_factory_sizes_past_64_bits_of_bytes_are_refused():
+    assert_same_error(lambda lib: lib.zeros(10 ** 10, 10 ** 10), RuntimeError, exact=True)
+    assert_same_error(lambda lib: lib.empty(2 ** 62, 4), RuntimeError,
+                      r"^Storage size calculation overflowed with sizes=", exact=True)
 
 
 # ------------------------------------------------------------ requires_grad, leaves, retain_grad

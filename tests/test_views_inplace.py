@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 
 import autograd_cy as ag
-from oracle import DEVICE_NAME, LIBS, assert_same_error, check_op, node_name, randn, to_numpy
+from oracle import (
+    DEVICE_NAME, LIBS, assert_same, assert_same_error, check_op, node_name, randn, to_numpy,
+)
 
 
 def begins(text):
@@ -133,6 +135,19 @@ def test_inplace_op_on_a_view_with_an_operand_of_another_dtype_backpropagates():
     check_op(fn, randn(4, 1, 3), dtype=np.float32)
 
 
+def test_inplace_op_on_a_moved_view_with_a_float64_operand_backpropagates_through_max():
+    """The same cast, the view a movedim of the base and the loss a max (a fuzzer program
+    that failed in backward's index_put before the cast)."""
+    def run(lib):
+        x = lib.tensor([[0.5, 0.13, -0.8], [-0.04, -0.02, 0.94]], requires_grad=True)
+        w = lib.tensor([-1.04], dtype=lib.float64, requires_grad=True)
+        y = lib.sub(x, 1.67, alpha=2).movedim(0, -2)
+        y.mul_(w.reshape((1,)))
+        (y.squeeze() * 2).max().backward()
+        return y, x.grad, w.grad
+    assert_same(run, rtol=1e-5, atol=1e-6)
+
+
 def test_fill_of_an_empty_expanded_view_backpropagates():
     """An expand with no elements shares no memory: torch writes into it, and its CopySlices
     backward runs (fuzz seed 11731160 found ours refusing it)."""
@@ -193,6 +208,33 @@ def test_view_made_in_no_grad_modified_with_grad_raises():
             v = y[:2]
         v.mul_(2)
     assert_same_error(fn, RuntimeError, begins(NO_GRAD_VIEW), exact=True)
+
+
+def test_gradient_summed_over_leading_dims_is_a_view_made_in_no_grad():
+    """autograd.grad's gradient of a broadcast input is a view of a keepdim sum (NOTE
+    [sum_to returns a view]), made while backward ran without grad mode: an in-place op
+    on it that records is refused."""
+    def fn(lib):
+        x = lib.randn(4, 2, 1, 1, requires_grad=True)
+        w = lib.tensor([0.67], requires_grad=True)
+        g, = lib.autograd.grad(lib.minimum(w, x).sum(), [w])
+        g -= w.contiguous()
+    assert_same_error(fn, RuntimeError, begins(NO_GRAD_VIEW), exact=True)
+
+
+@pytest.mark.parametrize("shapes", [((4, 2, 3), (2, 1)), ((4, 3), (3,)), ((2, 3), (1, 3)),
+                                    ((2, 3), (2, 3))])
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_gradient_of_a_broadcast_input_is_a_view_when_leading_dims_went(shapes, create_graph):
+    def run(lib):
+        x = lib.ones(shapes[0], requires_grad=True)
+        w = lib.ones(shapes[1], requires_grad=True)
+        g, = lib.autograd.grad((x * w).sum(), [w], create_graph=create_graph)
+        grad_fn = g.grad_fn and node_name(g.grad_fn)
+        with lib.no_grad():
+            g += 1                              # allowed: the view and the write in no_grad
+        return g._base is not None, grad_fn, g
+    assert_same(run)
 
 
 def test_view_of_leaf_made_in_no_grad_raises_the_no_grad_message():
@@ -349,6 +391,18 @@ def test_inplace_on_leaf_or_its_view_raises(fn, message):
         fn(lib, leaves[-1])
     assert_same_error(run, RuntimeError, re.escape(message))
     assert [x._version for x in leaves] == [0, 0]
+
+
+def test_inplace_on_a_view_of_a_base_detached_in_place_raises():
+    """detach_() makes the base a leaf that does not require grad, but its view keeps its
+    grad_fn (it requires grad): an in-place op on it is one on a view of a leaf."""
+    def fn(lib):
+        x = lib.tensor([[-2.06, -0.25], [1.66, 1.79]], dtype=lib.float64, requires_grad=True)
+        y = lib.tanh(x * 2)
+        view = y.flatten(0)
+        y.detach_()
+        view.reciprocal_()
+    assert_same_error(fn, RuntimeError, re.escape(VIEW_OF_LEAF), exact=True)
 
 
 def test_inplace_on_leaf_view_is_allowed_under_no_grad():

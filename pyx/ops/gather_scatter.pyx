@@ -56,6 +56,9 @@ cdef object tangent_or_zeros(object tangent, Tensor primal):
 cdef object index_vector(Tensor index, str op):
     array = index._data
     if array.dtype != np.int64 and array.dtype != np.int32:
+        if op == "index_add_":      # its own check, which names the dtype
+            raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: "
+                               f"{scalar_name(array.dtype)}")
         raise RuntimeError(f"{op}(): Expected dtype int32 or int64 for index")
     if array.ndim > 1:
         raise IndexError(f"{op}(): Index is supposed to be a vector")
@@ -171,20 +174,33 @@ cdef object index_grid(object index, Py_ssize_t dim):
     return tuple(grid)
 
 
-cdef object gather_index(Tensor self, Py_ssize_t dim, Tensor index, str op):
-    array = index._data
-    if array.dtype != np.int64 and array.dtype != np.int32:
+# NOTE [An empty index]
+# gather and scatter_add with an index of no elements read and write nothing, and PyTorch
+# checks nothing of that index: not its dtype (``torch.tensor([[]])`` is float32), not its
+# rank, not its sizes against self's or src's. gather returns an empty tensor of the
+# index's shape, scatter_add a copy of self. What does not concern the index (dim, the
+# dtypes of self and src) is still checked.
+
+cdef void check_index_dtype(Tensor index, str op) except *:
+    """The index's dtype, unless it is empty (NOTE [An empty index])."""
+    dtype = index._data.dtype
+    if index._data.size and dtype != np.int64 and dtype != np.int32:
         raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index")
-    if array.ndim != self._data.ndim:
-        raise RuntimeError("Index tensor must have the same number of dimensions as "
-                           + ("input tensor" if op == "gather" else "self tensor"))
+
+
+cdef void check_index_rank(Tensor self, Tensor index, str name) except *:
+    if index._data.ndim != self._data.ndim:
+        raise RuntimeError(f"Index tensor must have the same number of dimensions as {name} "
+                           f"tensor")
+
+
+cdef void check_index_bounds(Tensor self, Py_ssize_t dim, object array) except *:
+    """Every index within ``self``'s size along ``dim`` (the kernel's check, the last)."""
     size = self._data.shape[dim]
-    if array.size:
-        low, high = int(array.min()), int(array.max())       # read back (CUDA too)
-        if low < 0 or high >= size:
-            raise RuntimeError(f"index {low if low < 0 else high} is out of bounds for "
-                               f"dimension {dim} with size {size}")
-    return array
+    low, high = int(array.min()), int(array.max())       # read back (CUDA too)
+    if low < 0 or high >= size:
+        raise RuntimeError(f"index {low if low < 0 else high} is out of bounds for "
+                           f"dimension {dim} with size {size}")
 
 
 cdef class GatherBackward0(Node):
@@ -205,14 +221,21 @@ def gather(Tensor self, dim, Tensor index, *, sparse_grad=False):
     """``out[i][j] = self[index[i][j]][j]`` (for ``dim=0``): values picked along ``dim``."""
     cdef GatherBackward0 node
     cdef Py_ssize_t d = wrap_dim(dim, self._data.ndim)
-    array = gather_index(self, d, index, "gather")
-    shape = self._data.shape
-    for k in range(array.ndim):
-        if k != d and array.shape[k] > shape[k]:
-            raise RuntimeError(
-                f"Size does not match at dimension {k} expected index {list(array.shape)} to "
-                f"be no larger than self {list(shape)} apart from dimension {d}")
-    cdef Tensor out = wrap(self._data[index_grid(array, d)])
+    cdef Tensor out
+    check_index_dtype(index, "gather")
+    array = index._data
+    if array.size == 0:         # NOTE [An empty index]
+        out = wrap(array_module(self._data).empty(array.shape, dtype=self._data.dtype))
+    else:
+        check_index_rank(self, index, "input")
+        shape = self._data.shape
+        for k in range(array.ndim):
+            if k != d and array.shape[k] > shape[k]:
+                raise RuntimeError(
+                    f"Size does not match at dimension {k} expected index {list(array.shape)} "
+                    f"to be no larger than self {list(shape)} apart from dimension {d}")
+        check_index_bounds(self, d, array)
+        out = wrap(self._data[index_grid(array, d)])
     if is_grad_enabled() and requires_grad(self):
         node = GatherBackward0()
         node.saved_dim = d
@@ -246,20 +269,25 @@ def scatter_add(Tensor self, dim, Tensor index, Tensor src):
     """A copy of ``self`` with ``src[i][j]`` added at ``[index[i][j]][j]`` (for ``dim=0``)."""
     cdef ScatterAddBackward0 node
     cdef Py_ssize_t d = wrap_dim(dim, self._data.ndim)
-    array = gather_index(self, d, index, "scatter_add")
+    # PyTorch's scatter kernels share one check, which says "scatter" for scatter_add too.
+    check_index_dtype(index, "scatter")
     if src._data.dtype != self._data.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
-    shape = self._data.shape
-    for k in range(array.ndim):
-        if ((k != d and array.shape[k] > shape[k]) or k >= src._data.ndim
-                or array.shape[k] > src._data.shape[k]):
-            raise RuntimeError(
-                f"Expected index {list(array.shape)} to be no larger than self {list(shape)} "
-                f"apart from dimension {d} and to be no larger size than src "
-                f"{list(src._data.shape)}")
-    values = src._data[tuple(slice(0, n) for n in array.shape)]
+    array = index._data
     out_array = self._data.copy()
-    np.add.at(out_array, index_grid(array, d), values)
+    if array.size:              # else nothing to add (NOTE [An empty index])
+        check_index_rank(self, index, "self")
+        shape = self._data.shape
+        for k in range(array.ndim):
+            if ((k != d and array.shape[k] > shape[k]) or k >= src._data.ndim
+                    or array.shape[k] > src._data.shape[k]):
+                raise RuntimeError(
+                    f"Expected index {list(array.shape)} to be no larger than self "
+                    f"{list(shape)} apart from dimension {d} and to be no larger size than "
+                    f"src {list(src._data.shape)}")
+        check_index_bounds(self, d, array)
+        values = src._data[tuple(slice(0, n) for n in array.shape)]
+        np.add.at(out_array, index_grid(array, d), values)
     cdef Tensor out = wrap(out_array)
     if is_grad_enabled() and (requires_grad(self) or requires_grad(src)):
         node = ScatterAddBackward0()

@@ -186,6 +186,14 @@ cdef object numpy_matmul = np.matmul     # looked up once: matrix_product is hot
 # layer (784 KiB) takes 175 us through dot against 148 us through matmul. Products with at
 # least LARGE_PRODUCT_BYTES of output take np.matmul; the rest, where the call is the cost,
 # take dot.
+#
+# NOTE [A 1-by-1 operand of dot]
+# ``ndarray.dot`` treats a 1-by-1 operand as a number and scales the other operand with
+# BLAS's axpy, which returns early when that number is zero: [[0]] times a column holding
+# nan or inf gives zeros, where a product (PyTorch's, np.matmul's) gives nan. A backward
+# hits it as soon as a zero gradient of a 1-by-1 output meets an operand holding nan
+# (x @ w after a where() that took the other branch). Products with a 1-by-1 operand take
+# np.matmul.
 cdef enum:
     LARGE_PRODUCT_BYTES = 524288
 
@@ -193,13 +201,15 @@ cdef enum:
 cdef inline object matrix_product(object a, object b):
     """``np.matmul(a, b)``, without NumPy's warnings (an overflow is inf, quietly, as in
     PyTorch). Two float32 or float64 NumPy matrices with a small product multiply through the
-    C function behind the array's ``dot`` method (NOTE [Small and large matrix products]).
-    (A batch, such as a batched gradient, takes np.matmul: ``dot`` does not broadcast.)"""
+    C function behind the array's ``dot`` method (NOTE [Small and large matrix products]),
+    unless one is 1-by-1 (NOTE [A 1-by-1 operand of dot]). (A batch, such as a batched
+    gradient, takes np.matmul: ``dot`` does not broadcast.)"""
     if (type(a) is cnp.ndarray and type(b) is cnp.ndarray
             and cnp.PyArray_NDIM(<cnp.ndarray>a) == 2 and cnp.PyArray_NDIM(<cnp.ndarray>b) == 2
             and cnp.PyArray_TYPE(<cnp.ndarray>a) == cnp.PyArray_TYPE(<cnp.ndarray>b)
             and (cnp.PyArray_TYPE(<cnp.ndarray>a) == cnp.NPY_FLOAT
                  or cnp.PyArray_TYPE(<cnp.ndarray>a) == cnp.NPY_DOUBLE)
+            and cnp.PyArray_SIZE(<cnp.ndarray>a) != 1 and cnp.PyArray_SIZE(<cnp.ndarray>b) != 1
             and (cnp.PyArray_DIM(<cnp.ndarray>a, 0) * cnp.PyArray_DIM(<cnp.ndarray>b, 1)
                  * cnp.PyArray_ITEMSIZE(<cnp.ndarray>a) < LARGE_PRODUCT_BYTES)):
         return quiet_matrix_product(a, b)

@@ -16,7 +16,7 @@ from autograd_cy._C.forward cimport forward1, batch_unary
 from autograd_cy._C.saved_tensor cimport save
 from autograd_cy._C.dtype cimport from_numpy_dtype, to_numpy_dtype
 from autograd_cy._C.device cimport as_array, contiguous_array
-from autograd_cy._C.tensor cimport array_module, Tensor, make_tensor
+from autograd_cy._C.tensor cimport array_module, Tensor, make_tensor, make_view
 from autograd_cy._C.tensor cimport wrap_dim, tensor_operators
 from autograd_cy._C.batching cimport grads_batched, batched_shape, batched_dims
 from autograd_cy._C.node cimport Node, unpack_saved
@@ -299,28 +299,37 @@ def mean(Tensor self, dim=NOT_GIVEN, keepdim=None, *, dtype=None, out=None):
     return result
 
 
+# NOTE [sum_to returns a view]
+# A gradient summed down to an input's shape (the engine does it to every broadcast
+# gradient) is, as in PyTorch, the sum over the broadcast dims with keepdim and, when
+# leading dims were summed away, a view of that sum in the input's shape. The view is
+# visible: one that autograd.grad returns was made in no_grad mode (the backward ran
+# without create_graph), so an in-place op on it with grad mode on is refused. Under
+# create_graph it is a recorded view (ViewBackward0 over SumBackward1). Without leading
+# dims the keepdim sum is the result itself. Either way the sum owns its memory, so
+# AccumulateGrad may take it as .grad without a copy (NOTE [Stealing the gradient]).
+
 cpdef Tensor sum_to(Tensor grad, tuple shape):
-    """Sum ``grad`` down to ``shape`` (the inverse of broadcasting ``shape`` up to it)."""
+    """Sum ``grad`` down to ``shape`` (the inverse of broadcasting ``shape`` up to it), a
+    view of the sum when leading dims went (NOTE [sum_to returns a view])."""
     array = grad._data
     cdef Py_ssize_t i, leading = array.ndim - len(shape)
+    cdef Tensor summed
     array_shape = array.shape
     dims = list(range(leading))
     for i in range(len(shape)):
         if shape[i] == 1 and array_shape[leading + i] != 1:
             dims.append(leading + i)
-    if dims and not needs_tensor_ops():
-        # Nothing to record (the engine between nodes, no create_graph): the ufunc's own
-        # reduce, without np.sum's Python-level wrapper. Summing away only leading dims (a
-        # bias's gradient) gives the shape at once: a fresh array, not a reshaped view,
-        # which AccumulateGrad may then take as .grad without a copy.
-        if len(dims) == leading:
-            return make_tensor(quiet_reduce(np.add.reduce, array, tuple(dims), False,
-                                            sum_dtype(array, None)))
-        return make_tensor(quiet_reduce(np.add.reduce, array, tuple(dims), True,
-                                        sum_dtype(array, None)).reshape(shape))
     if not dims:
-        return grad if array_shape == shape else reshape(grad, shape)
-    return reshape(sum(grad, tuple(dims), True), shape)
+        return grad
+    if needs_tensor_ops():
+        summed = sum(grad, tuple(dims), True)
+        return reshape(summed, shape) if leading else summed
+    # Nothing to record (the engine between nodes, no create_graph): the ufunc's own
+    # reduce, without np.sum's Python-level wrapper.
+    summed = make_tensor(quiet_reduce(np.add.reduce, array, tuple(dims), True,
+                                      sum_dtype(array, None)))
+    return make_view(summed._data.reshape(shape), summed) if leading else summed
 
 
 cdef object sum_to_op(object grad, object shape):
