@@ -236,17 +236,19 @@ cdef bint can_steal(Tensor variable, Tensor grad):
 
 
 cdef bint sole_view(Tensor grad):
-    """Is ``grad``, a view, the only way to its base and to the base's memory? (Only NumPy
-    arrays say who holds their memory: a view of another array copies.)"""
+    """Is ``grad``, a view, the only way to its base and to the base's memory?"""
     cdef object base = grad._base
     cdef object owner = (<Tensor>base)._data
-    # The base: held by the view and this local; its array: by the base, by the view's
-    # array (as its memory's owner) and this local.
-    return (Py_REFCNT(base) == 2
-            and type(owner) is cnp.ndarray and type(grad._data) is cnp.ndarray
-            and cnp.PyArray_BASE(<cnp.ndarray>owner) is NULL
-            and cnp.PyArray_BASE(<cnp.ndarray>grad._data) is <cnp.PyObject*>owner
-            and Py_REFCNT(owner) == 3)
+    if Py_REFCNT(base) != 2:            # held by the view and this local only
+        return False
+    if type(owner) is cnp.ndarray and type(grad._data) is cnp.ndarray:
+        # The base's array owns the memory and is held by the base, by the view's array
+        # (NumPy's views hold the array that owns their memory) and this local.
+        return (cnp.PyArray_BASE(<cnp.ndarray>owner) is NULL
+                and cnp.PyArray_BASE(<cnp.ndarray>grad._data) is <cnp.PyObject*>owner
+                and Py_REFCNT(owner) == 3)
+    # A CUDA array's views hold its memory, not the array: held by the base and this local.
+    return owner.base is None and Py_REFCNT(owner) == 2
 
 
 cdef bint layout_fits(object array, object param):

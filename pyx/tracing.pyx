@@ -184,7 +184,9 @@ cdef void trace_accumulate(Node node, Tensor variable, object grad_before, objec
     """AccumulateGrad ``node`` has written ``grad`` into ``variable.grad``."""
     cdef Tensor after = variable._grad
     if grad_before is None:
-        action = "took the gradient as .grad" if after is grad else "copied into .grad"
+        # Taken: the gradient itself, or its memory (a view is taken detached).
+        taken = after is grad or after._data is (<Tensor>grad)._data
+        action = "took the gradient as .grad" if taken else "copied into .grad"
     elif after is grad_before:
         action = "added into .grad in place"
     else:

@@ -171,6 +171,7 @@ OUT_OF_MEMORY = {
 }
 
 
+@pytest.mark.cpu_only    # torch's CPU allocator: a CUDA device's allocator has its own words
 @pytest.mark.parametrize("case", OUT_OF_MEMORY)
 def test_factory_out_of_memory_names_the_bytes(case):
     ours, theirs = assert_same_error(OUT_OF_MEMORY[case], RuntimeError,
