@@ -83,7 +83,9 @@ cdef class PowBackward1(ElementwiseNode):
             # 0 ** e has no log; PyTorch defines that derivative as 0 where e >= 0 (then
             # multiplied by grad: a NaN grad stays NaN). The log is taken in the result's
             # dtype.
-            at_zero = (base._data == 0) & (np.real(exponent._data) >= 0)
+            real_exponent = (exponent._data.real if exponent._data.dtype.kind == "c"
+                             else exponent._data)
+            at_zero = (base._data == 0) & (real_exponent >= 0)
             if base._data.dtype != (<Tensor>result)._data.dtype:
                 base = base.to(result.dtype)
             exponent_grad = mul(grad, where(make_tensor(at_zero), 0.0,

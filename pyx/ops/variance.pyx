@@ -157,7 +157,8 @@ cdef object var_std(Tensor self, object dim, bint keepdim, object correction, bi
         warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
                       "less than the reduction factor (input numel divided by output numel).",
                       UserWarning, stacklevel=3)
-    real_dtype = array.real.dtype           # a complex input's var is real, |x - mean|^2
+    # a complex input's var is real, the mean of |x - mean|^2
+    real_dtype = np.finfo(array.dtype).dtype if array.dtype.kind == "c" else array.dtype
     with ignoring_fp_errors():
         kept_mean = np.mean(array, axis=dims, keepdims=True)
         if array.dtype.kind == "c":
