@@ -179,3 +179,8 @@ def _from_numpy_dtype(numpy_dtype):
 
 def _to_numpy_dtype(value):
     return to_numpy_dtype(value)
+
+
+def _c10_name(dtype value):
+    """How PyTorch's C++ messages name the dtype ``value`` (``c10::complex<float>``)."""
+    return c10_name(value.numpy)

@@ -267,8 +267,11 @@ def test_views_of_parts_write_through():
     (lambda lib, z: z.sign(), (NotImplementedError, "Please use torch.sgn instead")),
     (lambda lib, z: lib.ones(2).imag, (RuntimeError, "imag is not implemented for tensors with "
                                        "non-complex dtypes")),
+    (lambda lib, z: lib.nn.functional.linear(z.reshape(1, 2), z.reshape(1, 2).to(lib.cdouble)),
+     (RuntimeError, r"same dtype, but got: c10::complex<float> != c10::complex<double>")),
 ], ids=["implicit_grad", "real_grad_for_complex", "complex_grad_for_real", "lt", "ge", "max",
-        "min_dim", "amax", "argmin", "maximum", "relu", "clamp", "sign", "imag_of_real"])
+        "min_dim", "amax", "argmin", "maximum", "relu", "clamp", "sign", "imag_of_real",
+        "linear_dtypes"])
 def test_errors(call, expected):
     assert_same_error(lambda lib: call(lib, lib.tensor([1 + 2j, 3 - 1j], requires_grad=True)),
                       *expected)

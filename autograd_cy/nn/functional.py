@@ -21,6 +21,7 @@ import warnings
 import numpy as np
 
 import autograd_cy as _ag
+from autograd_cy._C.dtype import _c10_name
 from autograd_cy._C.ops import activation as _activation
 from autograd_cy._C.ops import loss as _loss
 from autograd_cy._C.ops.arithmetic import add, sub, mul, div, neg
@@ -172,7 +173,7 @@ def linear(input, weight, bias=None):
                            f"{weight.dim()}D")
     if input.dtype != weight.dtype:
         raise RuntimeError("expected m1 and m2 to have the same dtype, but got: "
-                           f"{_C10_NAMES[input.dtype]} != {_C10_NAMES[weight.dtype]}")
+                           f"{_c10_name(input.dtype)} != {_c10_name(weight.dtype)}")
     if bias is not None and bias.dtype != weight.dtype:
         raise RuntimeError("self and mat2 must have the same dtype, but got "
                            f"{bias.dtype._scalar_name} and {weight.dtype._scalar_name}")
@@ -193,10 +194,6 @@ def linear(input, weight, bias=None):
     if bias is not None:
         out.add_(bias)                                            # AddBackward0, in place
     return out
-
-
-_C10_NAMES = {_ag.float16: "c10::Half", _ag.float32: "float", _ag.float64: "double",
-              _ag.int32: "int", _ag.int64: "long int", _ag.bool: "bool"}
 
 
 def _broadcasts_to(shape, target):
