@@ -22,7 +22,7 @@ from autograd_cy._C.batching cimport grads_batched, batched_shape, batched_dims
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.recording cimport record1
 cimport numpy as cnp
-from autograd_cy._C.promotion cimport wrap as wrap_array, refuse_complex, is_complex_array
+from autograd_cy._C.promotion cimport wrap as wrap_array, is_complex_array
 
 cnp.import_array()
 
@@ -568,14 +568,16 @@ def norm(Tensor self, p="fro", dim=None, keepdim=False, dtype=None):
 # ------------------------------------------------------------------ logsumexp
 
 cdef class LogsumexpBackward0(ReductionBackward):
-    """``grad * exp(x - result)``: the softmax of x along the reduced dims."""
+    """``grad * exp(x - result)``: the softmax of x along the reduced dims (its conjugate
+    for complex x, NOTE [Complex gradients])."""
     saved_names = ("self", "result")
 
     batches_gradients = True     # NOTE [Batched gradients]
+    complex_formulas = True
     cpdef tuple apply(self, tuple grads):
         x = unpack_saved(self, 0)
         result = self.keep(unpack_saved(self, 1))
-        return (mul(self.keep_grad(grads[0]), exp(sub(x, result))),)
+        return (mul(self.keep_grad(grads[0]), conj_of(exp(sub(x, result)))),)
 
 
 def logsumexp(Tensor self, dim=NOT_GIVEN, keepdim=False):
@@ -590,13 +592,13 @@ def logsumexp(Tensor self, dim=NOT_GIVEN, keepdim=False):
         # into the output allocated without them.
         raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
                            f"{[1] * array.ndim}")
-    refuse_complex(self, NotImplementedError,
-                   "logsumexp of complex tensors is not implemented in autograd_cy yet")
-    if array.dtype.kind != "f":
+    if array.dtype.kind not in "fc":
         array = array.astype(np.float32)
     dims = normalize_dims(dim, array.ndim)
     if array.size:
-        shift = np.amax(array, axis=dims, keepdims=True)
+        # by the largest real part for complex x: |exp(x)| is exp of the real part
+        shift = np.amax(array.real if array.dtype.kind == "c" else array, axis=dims,
+                        keepdims=True)
         shift = np.where(np.isfinite(shift), shift, 0)  # all -inf (or an inf) in a slice
     else:
         shift = array_module(array).zeros(kept_shape(array.shape, dims), dtype=array.dtype)
