@@ -64,6 +64,23 @@ def test_programs_cover_the_backward_phase():
     assert {"F.softmax", "matmul", "getitem[advanced]", "register_hook"} & labels
 
 
+@pytest.mark.cpu_only      # complex tensors have no CUDA kernels yet
+def test_complex_programs_leave_the_default_ones_unchanged(monkeypatch):
+    """--complex-share makes complex programs that agree with torch where the ops have their
+    complex formulas; at 0 every seed's program is the one it always was."""
+    from tests.fuzz import generator
+    default = [render_program(generate(seed)) for seed in range(5)]
+    monkeypatch.setattr(generator, "COMPLEX_SHARE", 1.0)
+    programs = [generate(seed) for seed in range(20)]
+    dtypes = {op.args[1] for program in programs for op in program.ops if op.kind == "leaf"}
+    assert {"complex64", "complex128"} <= dtypes
+    agreeing = [p for p in programs if run_program(p) is None]
+    assert len(agreeing) >= 10
+    assert any(op.label in (".real", ".imag", "abs") for p in agreeing for op in p.ops)
+    monkeypatch.setattr(generator, "COMPLEX_SHARE", 0.0)
+    assert [render_program(generate(seed)) for seed in range(5)] == default
+
+
 def _forced_difference_program(extra_ops):
     """A leaf, ``extra_ops`` irrelevant ops, then ``leaf.__class__`` (torch.Tensor vs
     autograd_cy.Tensor): a difference the libraries always show."""
