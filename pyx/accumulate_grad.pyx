@@ -236,17 +236,22 @@ cdef bint can_steal(Tensor variable, Tensor grad):
 
 
 cdef bint sole_view(Tensor grad):
-    """Is ``grad``, a view, the only way to its base and to the base's memory?"""
+    """Is ``grad``, a view, the only way to its base and to the base's memory, and all of
+    that memory, writeable? (An expanded gradient, a sum's backward, is a read-only view of
+    fewer elements: the next backward's accumulation into it would fail.)"""
     cdef object base = grad._base
     cdef object owner = (<Tensor>base)._data
     if Py_REFCNT(base) != 2:            # held by the view and this local only
+        return False
+    if grad._data.size != owner.size:
         return False
     if type(owner) is cnp.ndarray and type(grad._data) is cnp.ndarray:
         # The base's array owns the memory and is held by the base, by the view's array
         # (NumPy's views hold the array that owns their memory) and this local.
         return (cnp.PyArray_BASE(<cnp.ndarray>owner) is NULL
                 and cnp.PyArray_BASE(<cnp.ndarray>grad._data) is <cnp.PyObject*>owner
-                and Py_REFCNT(owner) == 3)
+                and Py_REFCNT(owner) == 3
+                and cnp.PyArray_ISWRITEABLE(<cnp.ndarray>grad._data))
     # A CUDA array's views hold its memory, not the array: held by the base and this local.
     return owner.base is None and Py_REFCNT(owner) == 2
 

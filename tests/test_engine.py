@@ -1249,3 +1249,19 @@ def test_a_gradient_edge_as_the_output_of_grad_and_backward():
         edge = lib.autograd.graph.get_gradient_edge(x.sin().sum())
         lib.autograd.grad(edge, (x,), grad_outputs=lib.ones(4))
     assert_same_error(mismatch, RuntimeError, "Mismatch in shape")
+
+
+def test_a_read_only_view_gradient_is_copied_not_taken_as_grad():
+    """A gradient that is a read-only view (nll_loss's double backward through a sum) is
+    copied into .grad, so a second backward can accumulate into it, as in torch (found by
+    the fuzzer, seed 57313428)."""
+    def run(lib):
+        x = lib.tensor([[2.0, -0.875]], dtype=lib.float64, requires_grad=True)
+        summed = lib.sum(x, dim=0)
+        loss = lib.nn.functional.nll_loss(summed, lib.tensor(0))
+        g, = lib.autograd.grad(loss, [summed], create_graph=True)
+        v = lib.tensor([-2.875, -1.875], dtype=lib.float64)
+        g.backward(gradient=v, retain_graph=True)
+        g.backward(gradient=v)
+        return x.grad.tolist()
+    assert_same(run)
