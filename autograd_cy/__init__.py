@@ -20,7 +20,8 @@ except ImportError as _error:  # pragma: no cover - only without a build
         "`python setup.py build_ext --inplace` (`make test` does both).") from _error
 
 from autograd_cy.dtypes import (  # noqa: F401
-    dtype, float16, float32, float64, complex64, complex128, int8, int16, int32, int64, uint8,
+    dtype, float16, bfloat16, float32, float64, complex64, complex128, int8, int16, int32, int64,
+    uint8,
     bool, half, float, double, cfloat, cdouble, short, int, long, get_default_dtype,
 )
 from autograd_cy.device import device  # noqa: F401

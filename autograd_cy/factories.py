@@ -147,7 +147,8 @@ def _make(array, requires_grad, device=None):
     """Wrap ``array`` in a leaf on ``device`` (the default device when None), with
     PyTorch's error for requires_grad on integers; ``array`` is moved there when it is
     elsewhere."""
-    if requires_grad and array.dtype.kind not in "fc":
+    if requires_grad and not _dtypes.from_numpy_dtype(array.dtype).is_floating_point and \
+            array.dtype.kind != "c":
         raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                            "gradients")
     if device is None:

@@ -19,7 +19,7 @@ cnp.import_array()
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, array_module, register_methods, requires_grad,
 )
-from autograd_cy._C.dtype cimport from_numpy_dtype
+from autograd_cy._C.dtype cimport from_numpy_dtype, kind_of
 from autograd_cy._C.node cimport Node, Edge, make_edge
 from autograd_cy._C.recording cimport gradient_edge
 from autograd_cy._C.engine cimport run_backward
@@ -113,7 +113,7 @@ cdef tuple make_grads(tuple outputs, tuple grads, bint is_grads_batched):
                         f"have the same dtype. Mismatch in dtype: grad_output[{index}] has a "
                         f"dtype of {grad.dtype} and output[{index}] has a dtype of "
                         f"{from_numpy_dtype(out_dtype)}.")
-                if out_dtype.kind in "fc":
+                if kind_of(out_dtype) in "fc":
                     grad = grad.to(from_numpy_dtype(out_dtype))
             result.append(grad)
         elif grad is None:
@@ -121,7 +121,7 @@ cdef tuple make_grads(tuple outputs, tuple grads, bint is_grads_batched):
                 array = (<Tensor>out)._data
                 if array.size != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                if array.dtype.kind != "f":
+                if kind_of(array.dtype) != "f":
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {out.dtype}")
                 result.append(make_tensor(ones_like_array(array)))

@@ -14,6 +14,24 @@ cdef class dtype:
     cdef readonly str _tensor_type        # the legacy tensor type name: "FloatTensor"
 
 
+# NOTE [bfloat16's kind]
+# NumPy has no bfloat16; ml_dtypes (the extension dtype JAX and TensorFlow use) adds one, and
+# NumPy files every extension dtype under kind "V" ("void"), not "f". Every "is it floating?"
+# question of the core goes through kind_of, which answers "f" for it: the only "V" dtype a
+# tensor can hold (from_numpy_dtype refuses the others).
+
+cdef inline str kind_of(object numpy_dtype):
+    """NumPy's kind letter of ``numpy_dtype`` ("b", "i", "u", "f", "c"), bfloat16 being "f"."""
+    cdef str kind = numpy_dtype.kind
+    return "f" if kind == "V" else kind
+
+
+cdef inline bint half_precision(object numpy_dtype):
+    """float16 or bfloat16: the floating types that compute and accumulate in float32
+    (NOTE [Half-precision products and reductions] in ops/reduction.pyx)."""
+    return numpy_dtype.itemsize == 2 and kind_of(numpy_dtype) == "f"
+
+
 cdef dtype from_numpy_dtype(object numpy_dtype)
 cdef object to_numpy_dtype(object value)
 cdef str tensor_type_name(object numpy_dtype)

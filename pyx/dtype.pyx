@@ -6,11 +6,12 @@ PyTorch.
 """
 import builtins
 
+import ml_dtypes
 import numpy as np
 
-__all__ = ["dtype", "float16", "float32", "float64", "complex64", "complex128", "int8", "int16",
-           "int32", "int64", "uint8", "bool", "half", "float", "double", "cfloat", "cdouble",
-           "short", "int", "long", "get_default_dtype"]
+__all__ = ["dtype", "float16", "bfloat16", "float32", "float64", "complex64", "complex128", "int8",
+           "int16", "int32", "int64", "uint8", "bool", "half", "float", "double", "cfloat",
+           "cdouble", "short", "int", "long", "get_default_dtype"]
 
 
 cdef class dtype:
@@ -23,9 +24,9 @@ cdef class dtype:
     def __init__(self, str name, numpy_dtype, str scalar_name, str tensor_type):
         self.name = name
         self.numpy = np.dtype(numpy_dtype)
-        self.is_floating_point = self.numpy.kind == "f"
+        self.is_floating_point = kind_of(self.numpy) == "f"
         self.is_complex = self.numpy.kind == "c"
-        self.is_signed = self.numpy.kind in "fci"
+        self.is_signed = kind_of(self.numpy) in "fci"
         self.itemsize = self.numpy.itemsize
         self._scalar_name = scalar_name
         self._tensor_type = tensor_type
@@ -52,6 +53,7 @@ cdef class dtype:
 
 
 float16 = half = dtype("float16", np.float16, "Half", "HalfTensor")
+bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, "BFloat16", "BFloat16Tensor")
 float32 = float = dtype("float32", np.float32, "Float", "FloatTensor")
 float64 = double = dtype("float64", np.float64, "Double", "DoubleTensor")
 complex64 = cfloat = dtype("complex64", np.complex64, "ComplexFloat", "ComplexFloatTensor")
@@ -63,12 +65,13 @@ int32 = int = dtype("int32", np.int32, "Int", "IntTensor")
 int64 = long = dtype("int64", np.int64, "Long", "LongTensor")
 bool = dtype("bool", np.bool_, "Bool", "BoolTensor")
 
-cdef dict FROM_NUMPY = {d.numpy: d for d in (float16, float32, float64, complex64, complex128,
-                                             int8, int16, int32, int64, uint8, bool)}
+cdef dict FROM_NUMPY = {d.numpy: d for d in (float16, bfloat16, float32, float64, complex64,
+                                             complex128, int8, int16, int32, int64, uint8, bool)}
 cdef dict FROM_PYTHON_TYPE = {builtins.float: float32, builtins.complex: complex64,
                               builtins.int: int64, builtins.bool: bool}
 # The names C++ gives the scalar types in PyTorch's lower-level messages.
-cdef dict C10_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double",
+cdef dict C10_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+                       "float64": "double",
                        "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
                        "int8": "signed char", "int16": "short int",
                        "int32": "int", "int64": "long int", "bool": "bool",
@@ -76,7 +79,8 @@ cdef dict C10_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "d
 
 
 # How PyTorch's checked conversion of a scalar argument (full, fill_) names its C++ type.
-cdef dict CHECKED_NAMES = {"float16": "c10::Half", "float32": "float", "int64": "int64_t",
+cdef dict CHECKED_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+                           "int64": "int64_t",
                            "int32": "int",
                            "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t"}
 
@@ -88,7 +92,7 @@ cpdef check_convertible(object values, object numpy_dtype, bint scalar_argument)
     integers down to -255, wrapping, as C++ does); a scalar argument (``scalar_argument``:
     full, fill_) into float32 or float16 must be in range too, where the tensor constructor
     makes it inf."""
-    cdef str kind = numpy_dtype.kind
+    cdef str kind = kind_of(numpy_dtype)
     array = np.asarray(values)
     if array.dtype.kind == "c" and kind != "c" and np.any(array.imag != 0):
         # a number with an imaginary part into a real type (PyTorch's scalar check)
@@ -100,7 +104,8 @@ cpdef check_convertible(object values, object numpy_dtype, bint scalar_argument)
     if array.dtype.kind not in "iuf" or array.size == 0:
         return
     if kind == "f":
-        overflows = np.any(np.isfinite(array) & (np.abs(array) > np.finfo(numpy_dtype).max))
+        largest = ml_dtypes.finfo(numpy_dtype).max
+        overflows = np.any(np.isfinite(array) & (np.abs(array) > largest))
     else:
         limits = np.iinfo(numpy_dtype)
         lowest = -limits.max if kind == "u" and array.dtype.kind in "iu" else limits.min

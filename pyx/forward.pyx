@@ -89,7 +89,7 @@ cdef void set_tangent(Tensor out, object tangent, unsigned long long level) exce
     array = out._data
     cdef char kind = ((<cnp.ndarray>array).descr.kind if type(array) is cnp.ndarray
                       else (<cnp.dtype>array.dtype).kind)
-    if kind != b"f" and kind != b"c":
+    if kind != b"f" and kind != b"c" and kind != b"V":     # V: NOTE [bfloat16's kind]
         return
     out._fw_grad = tangent
     out._fw_level = level

@@ -38,6 +38,7 @@ cimport numpy as cnp
 import traceback
 import warnings
 
+from autograd_cy._C.dtype cimport kind_of
 from autograd_cy._C.grad_mode cimport (
     is_grad_enabled, set_grad_enabled, is_anomaly_enabled, next_sequence_nr, forward_level,
     suspend_forward_level, resume_forward_level, is_inference_mode_enabled,
@@ -573,7 +574,7 @@ cdef inline bint floating_or_complex(object array):
     if type(array) is cnp.ndarray:
         return (cnp.PyArray_ISFLOAT(<cnp.ndarray>array)
                 or cnp.PyArray_ISCOMPLEX(<cnp.ndarray>array))
-    return array.dtype.kind in "fc"
+    return kind_of(array.dtype) in "fc"
 
 
 cdef Tensor alias(Tensor var):

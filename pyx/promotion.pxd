@@ -3,6 +3,8 @@
 
 cimport numpy as cnp
 
+from autograd_cy._C.dtype cimport half_precision
+
 from autograd_cy._C.tensor cimport Tensor
 
 cdef object promote(object a, object b)
@@ -10,6 +12,8 @@ cdef object result_type(object a, object b)
 cdef object result_type_of(tuple operands)
 cdef object floating_result_type(object a, object b)
 cdef object operand_array(object value, object dtype)
+cdef object opmath_operand(object value, object dtype)
+cdef object rounded(object array, object dtype)
 cdef object floating(Tensor t)
 cdef object broadcast_failure(object a, object b)
 cdef void raise_broadcast_error(object a, object b) except *
@@ -20,9 +24,10 @@ cdef void refuse_complex(object value, type error, str message) except *
 
 
 cdef inline int category(object dtype):
-    """PyTorch's promotion category: bool < integer < floating < complex."""
+    """PyTorch's promotion category: bool < integer < floating < complex (bfloat16's kind is
+    "V": NOTE [bfloat16's kind])."""
     kind = dtype.kind
-    return 0 if kind == "b" else 2 if kind == "f" else 3 if kind == "c" else 1
+    return 0 if kind == "b" else 2 if kind == "f" or kind == "V" else 3 if kind == "c" else 1
 
 
 cdef bint is_complex_device_array(object array) except -1
@@ -34,3 +39,15 @@ cdef inline bint is_complex_array(object array) except -1:
     if type(array) is cnp.ndarray:
         return cnp.PyArray_ISCOMPLEX(<cnp.ndarray>array)
     return is_complex_device_array(array)
+
+
+cdef inline bint half_precision_array(object array) except -1:
+    """A float16 or bfloat16 array? Read from the array struct for a NumPy array (the op
+    table asks for every op; bfloat16 is the one user-defined NumPy type a tensor holds). A
+    module calling it cimports numpy and calls ``cnp.import_array()``, as for any of NumPy's
+    C API."""
+    if type(array) is cnp.ndarray:
+        return cnp.PyArray_ITEMSIZE(<cnp.ndarray>array) == 2 and (
+            cnp.PyArray_TYPE(<cnp.ndarray>array) == cnp.NPY_FLOAT16
+            or cnp.PyArray_ISUSERDEF(<cnp.ndarray>array))
+    return half_precision(array.dtype)

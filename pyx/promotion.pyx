@@ -7,9 +7,11 @@ float then brings the default dtype (float32), not float64 as NumPy would (a Pyt
 complex the default complex dtype, complex64). Floating and complex dtypes promote by
 width too: float64 with complex64 is complex128.
 """
+import ml_dtypes
 import numpy as np
 cimport numpy as cnp
 
+from autograd_cy._C.dtype cimport kind_of
 from autograd_cy._C.tensor cimport Tensor, make_tensor
 
 cnp.import_array()
@@ -20,7 +22,7 @@ cdef object floating(Tensor t):
     (complex inputs stay complex)."""
     if type(t._data) is cnp.ndarray and cnp.PyArray_ISFLOAT(<cnp.ndarray>t._data):
         return t._data
-    if t._data.dtype.kind not in "fc":
+    if kind_of(t._data.dtype) not in "fc":
         return t._data.astype(np.float32)
     return t._data
 
@@ -40,6 +42,8 @@ cdef object promote(object a, object b):
     if b is None or a == b:
         return a
     ca, cb = category(a), category(b)
+    if ca == 2 and cb == 2 and a.itemsize == 2 and b.itemsize == 2:
+        return FLOAT32                      # float16 with bfloat16: neither holds the other
     if ca == cb or ca >= 2 and cb >= 2:     # floating with complex: by width too
         return np.promote_types(a, b)
     return a if ca > cb else b
@@ -48,8 +52,8 @@ cdef object promote(object a, object b):
 cdef object combine(object higher, object lower):
     """A lower-priority operand changes the result only if it is of a higher category; a
     complex one makes a floating result complex of the floating width (float64 tensor + 1j is
-    complex128, float32 tensor + a complex128 0-dim tensor is complex64). float16 becomes
-    complex64: there is no complex32 here."""
+    complex128, float32 tensor + a complex128 0-dim tensor is complex64). float16 and bfloat16
+    become complex64: there is no complex32 here."""
     if higher is None:
         return lower
     if lower is None or category(lower) <= category(higher):
@@ -148,7 +152,7 @@ cdef object result_type(object a, object b):
     if (isinstance(a, Tensor) and isinstance(b, Tensor)
             and (<Tensor>a)._data.dtype == (<Tensor>b)._data.dtype):
         return (<Tensor>a)._data.dtype          # the common case, decided at once
-    if isinstance(a, Tensor) and isinstance(b, float) and (<Tensor>a)._data.dtype.kind == "f":
+    if isinstance(a, Tensor) and isinstance(b, float) and kind_of((<Tensor>a)._data.dtype) == "f":
         return (<Tensor>a)._data.dtype          # float tensor and a Python float
     return result_type_of((a, b))
 
@@ -156,7 +160,7 @@ cdef object result_type(object a, object b):
 cdef object floating_result_type(object a, object b):
     """Like result_type, but integer results become float32 (true division)."""
     dtype = result_type(a, b)
-    return dtype if dtype.kind in "fc" else FLOAT32
+    return dtype if kind_of(dtype) in "fc" else FLOAT32
 
 
 def _result_type(a, b):
@@ -174,8 +178,37 @@ cdef object operand_array(object value, object dtype):
     if isinstance(value, NUMPY_SCALAR):
         # A NumPy scalar (np.float64(2), np.int32(2)) is a number to PyTorch, as weak as a
         # Python one; to NumPy it is not, and float32 * np.float64(2) would be float64.
-        return value.item()
+        value = value.item()
+    if dtype.kind == "V":
+        # NumPy treats no number as weak beside an extension dtype (bfloat16 * 0.5 would be
+        # float32): the number becomes a 0-dim bfloat16 array (NOTE [bfloat16's kind]).
+        return np.asarray(value, dtype)
     return value
+
+
+cdef object BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+cdef object FLOAT16 = np.dtype(np.float16)
+
+
+cdef object opmath_operand(object value, object dtype):
+    """operand_array for mul and div, where PyTorch computes float16 and bfloat16 in float32
+    (its "opmath" type) with a number as float32, unrounded (add and sub round the number to
+    the dtype first, as operand_array does): the number becomes a float32 NumPy scalar, the
+    result is float32, and the caller rounds it once (``rounded``)."""
+    if (dtype is BFLOAT16 or dtype is FLOAT16) and not isinstance(value, Tensor):
+        if isinstance(value, NUMPY_SCALAR):
+            value = value.item()
+        if isinstance(value, (bool, int, float)):
+            return np.float32(value)
+    return operand_array(value, dtype)
+
+
+cdef object rounded(object array, object dtype):
+    """An arithmetic op's result in its result ``dtype``: a float16 or bfloat16 op computed in
+    float32 (``opmath_operand``) rounds here, once."""
+    if (dtype is BFLOAT16 or dtype is FLOAT16) and array.dtype is not dtype:
+        return array.astype(dtype)
+    return array
 
 
 cdef Tensor wrap(object array):

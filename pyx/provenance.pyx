@@ -40,6 +40,7 @@ cimport numpy as cnp
 from cpython.ref cimport PyObject, Py_DECREF
 from cpython.bytes cimport PyBytes_FromStringAndSize
 
+from autograd_cy._C.dtype cimport kind_of
 from autograd_cy._C.grad_mode cimport is_anomaly_enabled
 import numpy as np
 
@@ -238,7 +239,7 @@ cdef bint has_bad_value(object array, bint inf_too) except -1:
                 if (f64[i] - f64[i] != 0) if inf_too else (f64[i] != f64[i]):
                     return True
             return False
-    if array.dtype.kind not in "fc":
+    if kind_of(array.dtype) not in "fc":
         return False
     if inf_too:
         return not bool(np.isfinite(array).all())

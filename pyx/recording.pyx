@@ -17,6 +17,7 @@ from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 cimport numpy as cnp
 
+from autograd_cy._C.dtype cimport kind_of
 from autograd_cy._C.grad_mode cimport (
     is_grad_enabled, is_anomaly_enabled, is_anomaly_check_nan_enabled, next_sequence_nr,
 )
@@ -234,7 +235,7 @@ cdef Node set_history(Node node, tuple inputs, tuple outputs):
         output = outputs[i]
         if output is None:
             metadata.append(None)
-        elif (<Tensor>output)._data.dtype.kind not in "fc":
+        elif kind_of((<Tensor>output)._data.dtype) not in "fc":
             metadata.append(output_metadata(<Tensor>output))
         else:
             attach_output(node, <Tensor>output, i)

@@ -16,7 +16,7 @@ cimport numpy as cnp
 from cpython.object cimport PyTypeObject
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, is_inference_mode_enabled
-from autograd_cy._C.dtype cimport from_numpy_dtype, scalar_name, c10_name
+from autograd_cy._C.dtype cimport from_numpy_dtype, scalar_name, c10_name, kind_of
 from autograd_cy._C.device cimport device, is_cuda_array, array_namespace, current_stream
 
 cnp.import_array()
@@ -236,7 +236,7 @@ cdef class Tensor:
         if not isinstance(value, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
         new_data = (<Tensor>value)._data
-        if requires_grad(self) and new_data.dtype.kind not in "fc":
+        if requires_grad(self) and kind_of(new_data.dtype) not in "fc":
             raise RuntimeError("data set to a tensor that requires gradients must be floating "
                                "point or complex dtype")
         if new_data.dtype != self._data.dtype or new_data.shape != self._data.shape:
@@ -284,7 +284,7 @@ cdef class Tensor:
         return type(self._data) is not cnp.ndarray
 
     def is_floating_point(self):
-        return self._data.dtype.kind == "f"
+        return kind_of(self._data.dtype) == "f"
 
     def is_complex(self):
         return self._data.dtype.kind == "c"
@@ -413,7 +413,7 @@ cdef class Tensor:
                     "use a computed variable in a subgraph that doesn't require differentiation "
                     "use var_no_grad = var.detach().")
             return
-        if value and self._data.dtype.kind not in "fc":
+        if value and kind_of(self._data.dtype) not in "fc":
             raise RuntimeError(dtype_error)
         if value and self._is_inference and not is_inference_mode_enabled():
             raise RuntimeError("Setting requires_grad=True on inference tensor outside "

@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from autograd_cy._C.dtype cimport kind_of
 from autograd_cy._C.tensor cimport tensor_operators
 
 __all__ = ["tensor_repr"]
@@ -31,7 +32,7 @@ class _Format:
     """How every element of one tensor is written, and the common width."""
 
     def __init__(self, array):
-        self.floating = array.dtype.kind == "f"
+        self.floating = kind_of(array.dtype) == "f"
         self.integral = True
         self.scientific = False
         self.width = 1

@@ -22,7 +22,7 @@ from autograd_cy._C.grad_mode cimport (
     is_grad_enabled, is_inference_mode_enabled, next_sequence_nr, forward_level,
     suspend_forward_level, resume_forward_level,
 )
-from autograd_cy._C.dtype cimport scalar_name
+from autograd_cy._C.dtype cimport scalar_name, kind_of
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, bump_version, version_counter, get_grad_fn,
     tensor_operators, VIEW_DEFAULT, VIEW_NO_GRAD_MODE, VIEW_MULTI_OUTPUT_NODE,
@@ -363,7 +363,7 @@ cdef void ufunc_into(Tensor self, object ufunc, object operand) except *:
     if dtype.kind == "b" and ufunc is SUBTRACT:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
-    if ufunc is np.true_divide and dtype.kind != "f":
+    if ufunc is np.true_divide and kind_of(dtype) != "f":
         dtype = np.dtype(np.float32)
     if isinstance(operand, Tensor):
         shape = (<Tensor>operand)._data.shape

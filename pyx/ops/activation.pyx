@@ -19,7 +19,7 @@ import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
 from autograd_cy._C.forward cimport forward1, forward2, batch_unary
-from autograd_cy._C.dtype cimport from_numpy_dtype
+from autograd_cy._C.dtype cimport from_numpy_dtype, kind_of
 from autograd_cy._C.device cimport contiguous_array, empty_result_like
 from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad
 from autograd_cy._C.tensor cimport wrap_dim
@@ -49,7 +49,7 @@ cdef double GELU_C = 0.044715
 
 cdef object floating_data(Tensor t, str kernel_name):
     """``t``'s array, or PyTorch's NotImplementedError for an integer or bool tensor."""
-    if t._data.dtype.kind != "f":
+    if kind_of(t._data.dtype) != "f":
         raise NotImplementedError(f'"{kernel_name}" not implemented for '
                                   f"'{from_numpy_dtype(t._data.dtype)._scalar_name}'")
     return t._data

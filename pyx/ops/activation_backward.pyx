@@ -19,6 +19,7 @@ reachable as ``autograd_cy._C.ops.activation_backward.*`` and stay out of the pa
 namespace (no ``__all__``).
 """
 import numpy as np
+cimport numpy as cnp
 
 from autograd_cy._C.grad_mode cimport forward_level, needs_tensor_ops
 from autograd_cy._C.forward cimport forward2
@@ -26,7 +27,7 @@ from autograd_cy._C.tensor cimport Tensor, make_tensor
 from autograd_cy._C.node cimport unpack_saved
 from autograd_cy._C.ops.op_table cimport ElementwiseNode
 from autograd_cy._C.recording cimport record2, any_requires_grad2
-from autograd_cy._C.promotion cimport wrap, is_complex_array
+from autograd_cy._C.promotion cimport wrap, is_complex_array, half_precision_array
 from autograd_cy._C.ops.conjugate cimport conj_of
 from autograd_cy._C.fp_errors cimport quietly2, ignoring_fp_errors
 from autograd_cy._C.kernels cimport (
@@ -34,6 +35,10 @@ from autograd_cy._C.kernels cimport (
 )
 from autograd_cy._C.ops.arithmetic import mul, add, zeros_like_grad
 from autograd_cy._C.ops.arithmetic cimport add_terms
+
+cnp.import_array()
+
+cdef object FLOAT32 = np.dtype(np.float32)
 
 
 ctypedef object (*PairKernel)(object grad, object result)
@@ -43,9 +48,13 @@ cdef object kernel_or_numpy(PairKernel kernel, object numpy_formula, Tensor grad
                             Tensor output):
     """``kernel(grad_output, output)`` where its backend has the formula for these arrays
     (its result takes the gradient's shape and dtype), else ``numpy_formula`` on the arrays,
-    which broadcasts and promotes."""
+    which broadcasts and promotes. float16 and bfloat16 compute in float32 and round once, as
+    PyTorch's kernels do (NOTE [Half-precision products and reductions])."""
     grad_array = grad_output._data
     output_array = output._data
+    if half_precision_array(grad_array) and grad_array.dtype == output_array.dtype:
+        return kernel_or_numpy(kernel, numpy_formula, make_tensor(grad_array.astype(FLOAT32)),
+                               make_tensor(output_array.astype(FLOAT32))).astype(grad_array.dtype)
     array = kernel(grad_array, output_array)
     if array is None:
         array = quietly2(numpy_formula, grad_array, output_array)

@@ -18,6 +18,7 @@ after backward, so ``(x * 2).sum()`` cannot be backpropagated twice.
 import numpy as np
 cimport numpy as cnp
 
+from autograd_cy._C.dtype cimport kind_of, half_precision
 from autograd_cy._C.device cimport as_array, backend_of
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
 from autograd_cy._C.tensor cimport (
@@ -34,6 +35,7 @@ from autograd_cy._C.recording cimport (
 )
 from autograd_cy._C.promotion cimport (
     result_type, floating_result_type, operand_array, wrap, raise_broadcast_error,
+    opmath_operand, rounded,
 )
 from autograd_cy._C.fp_errors cimport quietly2, ignoring_fp_errors
 from autograd_cy._C.ops.conjugate cimport conj_of
@@ -121,7 +123,7 @@ cdef object add_impl(object self, object other, object alpha):
         b = operand_array(other, dtype)
         try:
             with ignoring_fp_errors():      # float32 overflow is inf, without a warning
-                array = a + b if unit else a + alpha * b
+                array = a + b if unit else alpha_combination(a, b, alpha, dtype, False)
         except ValueError:
             raise_broadcast_error(self, other)
     cdef Tensor out = wrap(array)
@@ -135,11 +137,24 @@ cdef object add_impl(object self, object other, object alpha):
     return out
 
 
+cdef object alpha_combination(object a, object b, object alpha, object dtype, bint subtract):
+    """``a + alpha * b`` (``a - alpha * b``). float16 and bfloat16 compute in float32 and
+    round once, as PyTorch's kernels do (NOTE [Half-precision products and reductions] in
+    reduction.pyx)."""
+    if half_precision(dtype):           # alpha is rounded to the dtype, as PyTorch's
+        scaled = np.multiply(np.asarray(alpha, dtype), b, dtype=FLOAT32)
+        combined = np.subtract(a, scaled, dtype=FLOAT32) if subtract else np.add(
+            a, scaled, dtype=FLOAT32)
+        return combined.astype(dtype)
+    return a - alpha * b if subtract else a + alpha * b
+
+
 cdef object add_op(object self, object other):
     """``self + other`` for Tensor.__add__ (installed in tensor.pyx's fast table)."""
     return add_impl(self, other, ONE)
 
 
+cdef object FLOAT32 = np.dtype(np.float32)
 cdef object ONE = 1
 
 
@@ -227,7 +242,7 @@ cdef object sub_impl(object self, object other, object alpha):
         b = operand_array(other, dtype)
         try:
             with ignoring_fp_errors():
-                array = a - b if unit else a - alpha * b
+                array = a - b if unit else alpha_combination(a, b, alpha, dtype, True)
         except ValueError:
             raise_broadcast_error(self, other)
     cdef Tensor out = wrap(array)
@@ -287,7 +302,7 @@ def rsub(Tensor self, other, *, alpha=1):
         with ignoring_fp_errors():      # 1e300 - float32 is -inf, without a cast warning
             a = operand_array(self, dtype)
             b = operand_array(other, dtype)
-            array = b - a if unit else b - alpha * a
+            array = b - a if unit else alpha_combination(b, a, alpha, dtype, True)
     except ValueError:
         raise_broadcast_error(self, other)
     cdef Tensor out = wrap(array)
@@ -381,7 +396,8 @@ cdef object mul_impl(object self, object other):
         dtype = result_type(self, other)
         try:
             with ignoring_fp_errors():
-                array = operand_array(self, dtype) * operand_array(other, dtype)
+                array = rounded(opmath_operand(self, dtype) * opmath_operand(other, dtype),
+                                dtype)
         except ValueError:
             raise_broadcast_error(self, other)
     cdef Tensor out = wrap(array)
@@ -437,7 +453,8 @@ def div(self, other, *, rounding_mode=None, out=None):
         return _rounded_div(self, other, rounding_mode)
     dtype = floating_result_type(self, other)
     try:
-        array = quietly2(np.true_divide, operand_array(self, dtype), operand_array(other, dtype))
+        array = rounded(quietly2(np.true_divide, opmath_operand(self, dtype),
+                                 opmath_operand(other, dtype)), dtype)
     except ValueError:
         raise_broadcast_error(self, other)
     cdef Tensor result = wrap(array)
@@ -479,7 +496,7 @@ def _rounded_div(self, other, rounding_mode):
         raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                            f"but found '{rounding_mode}'")
     cdef Tensor out = rounded_quotient(self, other, rounding_mode)
-    if out._data.dtype.kind == "f" and any_requires_grad2(self, other):
+    if kind_of(out._data.dtype) == "f" and any_requires_grad2(self, other):
         record2(DivBackward2(), self, other, out)
     if forward_level():
         forward2(out, self, other, zero_tangent)
@@ -499,13 +516,13 @@ cdef Tensor rounded_quotient(object self, object other, str rounding_mode):
     if dtype.kind == "b":
         raise NotImplementedError(f"\"div_{rounding_mode}_cpu\" not implemented for 'Bool'")
     a, b = operand_array(self, dtype), operand_array(other, dtype)
-    if dtype.kind != "f" and not np.all(b):
+    if kind_of(dtype) != "f" and not np.all(b):
         raise RuntimeError("ZeroDivisionError")
     try:
         with ignoring_fp_errors():
             if rounding_mode == "floor":
                 array = np.floor_divide(a, b)
-            elif dtype.kind == "f":
+            elif kind_of(dtype) == "f":
                 array = np.trunc(np.true_divide(a, b))
             else:           # a - fmod(a, b) is a multiple of b: exact, even past 2 ** 53
                 array = np.floor_divide(a - np.fmod(a, b), b)

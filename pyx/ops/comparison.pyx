@@ -8,7 +8,7 @@ The Tensor operators ``==``, ``<``, ``&``, ``|``, ``~`` ... forward here.
 """
 import numpy as np
 
-from autograd_cy._C.dtype cimport from_numpy_dtype
+from autograd_cy._C.dtype cimport from_numpy_dtype, kind_of
 from autograd_cy._C.device cimport as_array
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, tensor_operators, TensorOperators, wrap_dim,
@@ -139,7 +139,7 @@ def logical_not(Tensor self):
 cdef Tensor bitwise(object ufunc, str name, object self, object other):
     """``&``, ``|``, ``^`` of bool or integer tensors (PyTorch promotes, never to float)."""
     dtype = result_type(self, other)
-    if dtype.kind == "f":
+    if kind_of(dtype) == "f":
         raise NotImplementedError(f'"{name}_cpu" not implemented for '
                                   f"'{from_numpy_dtype(dtype)._scalar_name}'")
     a = (<Tensor>self)._data.astype(dtype, copy=False)
@@ -165,7 +165,7 @@ def bitwise_xor(self, other):
 
 def bitwise_not(Tensor self):
     """Elementwise NOT: ``~mask`` for bool tensors, two's complement for integers."""
-    if self._data.dtype.kind == "f":
+    if kind_of(self._data.dtype) == "f":
         raise NotImplementedError('"bitwise_not_cpu" not implemented for '
                                   f"'{from_numpy_dtype(self._data.dtype)._scalar_name}'")
     return make_tensor(np.invert(self._data))
@@ -205,21 +205,21 @@ def any(Tensor self, dim=None, keepdim=False):
 
 def isnan(Tensor self):
     """Where ``self`` is NaN (never for integer and bool tensors)."""
-    if self._data.dtype.kind == "f":
+    if kind_of(self._data.dtype) == "f":
         return make_tensor(np.isnan(self._data))
     return make_tensor(np.zeros_like(self._data, dtype=np.bool_))
 
 
 def isinf(Tensor self):
     """Where ``self`` is ``+inf`` or ``-inf``."""
-    if self._data.dtype.kind == "f":
+    if kind_of(self._data.dtype) == "f":
         return make_tensor(np.isinf(self._data))
     return make_tensor(np.zeros_like(self._data, dtype=np.bool_))
 
 
 def isfinite(Tensor self):
     """Where ``self`` is neither infinite nor NaN (always for integer and bool tensors)."""
-    if self._data.dtype.kind == "f":
+    if kind_of(self._data.dtype) == "f":
         return make_tensor(np.isfinite(self._data))
     return make_tensor(np.ones_like(self._data, dtype=np.bool_))
 
@@ -243,7 +243,7 @@ def isclose(Tensor self, Tensor other, rtol=1e-05, atol=1e-08, equal_nan=False):
     close = apply_binary(np.equal, self, other, a, b)._data
     if a.dtype.kind == "b":
         return make_tensor(close)
-    if a.dtype.kind != "f":
+    if kind_of(a.dtype) != "f":
         # Integers compare their distance in floating point, as PyTorch does.
         a, b = a.astype(np.float64), b.astype(np.float64)
     elif equal_nan:
@@ -321,7 +321,7 @@ cdef object xor_op(object a, object b):
 
 
 cdef object not_op(object a):
-    if (<Tensor>a)._data.dtype.kind == "f":
+    if kind_of((<Tensor>a)._data.dtype) == "f":
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
                         "tensors")
     return bitwise_not(a)

@@ -36,7 +36,7 @@ from autograd_cy._C.tensor cimport (
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.recording cimport (
     record1, record2, any_requires_grad2, view_records)
-from autograd_cy._C.dtype cimport scalar_name
+from autograd_cy._C.dtype cimport scalar_name, kind_of
 from autograd_cy._C.promotion cimport is_complex_array
 
 cnp.import_array()
@@ -154,7 +154,7 @@ def complex(Tensor real, Tensor imag, *, out=None):
     if a.dtype != b.dtype:
         raise RuntimeError(f"Expected object of scalar type {scalar_name(a.dtype)} but got "
                            f"scalar type {scalar_name(b.dtype)} for second argument")
-    if a.dtype.kind != "f" or a.dtype == np.float16:
+    if kind_of(a.dtype) != "f" or a.dtype == np.float16:
         raise RuntimeError("Expected both inputs to be Half, Float or Double tensors but got "
                            f"{scalar_name(a.dtype)} and {scalar_name(b.dtype)}")
     xp = array_module(a)

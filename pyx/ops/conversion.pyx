@@ -7,12 +7,13 @@ the result outside the graph, as in PyTorch.
 """
 import warnings
 
+import ml_dtypes
 import numpy as np
 cimport numpy as cnp
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
 from autograd_cy._C.forward cimport forward1
-from autograd_cy._C.dtype cimport to_numpy_dtype
+from autograd_cy._C.dtype cimport to_numpy_dtype, kind_of
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.device cimport (
     device as device_class, array_to_device, device_of, resolved_device,
@@ -26,7 +27,7 @@ from autograd_cy._C.promotion cimport wrap, is_complex_array
 
 __all__ = ["clone"]
 __tensor_methods__ = ("clone", "contiguous", "to", "type_as", "float", "double", "half",
-                      "int", "long", "bool", "cpu", "cuda")
+                      "bfloat16", "int", "long", "bool", "cpu", "cuda")
 
 
 cdef class CloneBackward0(ElementwiseNode):
@@ -113,7 +114,7 @@ cdef Tensor _convert(Tensor self, object numpy_dtype, device_class target):
         with ignoring_fp_errors():      # past the type's range: inf (or any int), quietly
             array = array.astype(numpy_dtype)
     cdef Tensor out = wrap(array)
-    if is_grad_enabled() and requires_grad(self) and numpy_dtype.kind in "fc":
+    if is_grad_enabled() and requires_grad(self) and kind_of(numpy_dtype) in "fc":
         node = ToCopyBackward0()
         node.self_dtype = self._data.dtype
         node.self_device = source
@@ -177,6 +178,10 @@ def double(Tensor self, memory_format=None):
 
 def half(Tensor self, memory_format=None):
     return _cast(self, np.dtype(np.float16))
+
+
+def bfloat16(Tensor self, memory_format=None):
+    return _cast(self, np.dtype(ml_dtypes.bfloat16))
 
 
 def int(Tensor self, memory_format=None):

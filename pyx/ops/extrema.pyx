@@ -11,6 +11,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from autograd_cy._C.dtype cimport kind_of
 from autograd_cy._C.device cimport as_array
 from autograd_cy._C.tensor cimport array_module, Tensor, wrap_dim
 from autograd_cy._C.grad_mode cimport forward_level
@@ -301,7 +302,7 @@ def median(Tensor self, dim=NOT_GIVEN, keepdim=None):
     array = self._data
     if array.dtype.kind == "b":
         raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
-    nan = np.isnan(array) if array.dtype.kind == "f" else None
+    nan = np.isnan(array) if kind_of(array.dtype) == "f" else None
     if dim is None:
         if array.size == 0:
             return contiguous_result(np.asarray(np.nan, dtype=array.dtype))

@@ -25,7 +25,7 @@ cnp.import_array()
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
 from autograd_cy._C.forward cimport forward1, forward2
-from autograd_cy._C.dtype cimport from_numpy_dtype, scalar_name
+from autograd_cy._C.dtype cimport from_numpy_dtype, scalar_name, kind_of
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, array_module, tensor_operators,
     TensorOperators,
@@ -83,7 +83,7 @@ cdef object index_entry(object item):
         array = (<Tensor>item)._data
     elif isinstance(item, (list, tuple, cnp.ndarray, np.bool_)):
         array = np.asarray(item)
-        if array.size == 0 and array.dtype.kind == "f":
+        if array.size == 0 and kind_of(array.dtype) == "f":
             array = array.astype(INT64)          # x[[]] selects nothing
     else:
         raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "

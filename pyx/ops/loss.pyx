@@ -14,7 +14,7 @@ import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
 from autograd_cy._C.forward cimport forward1, forward2
-from autograd_cy._C.dtype cimport from_numpy_dtype
+from autograd_cy._C.dtype cimport from_numpy_dtype, kind_of
 from autograd_cy._C.device cimport as_array, backend_of
 from autograd_cy._C.tensor cimport Tensor, array_module, make_tensor, requires_grad
 from autograd_cy._C.node cimport Node, unpack_saved
@@ -123,7 +123,7 @@ def mse_loss(Tensor input, Tensor target, int reduction=MEAN):
     """Squared error ``(input - target)^2``, reduced; the operands have one shape."""
     cdef MseLossBackward0 node
     dtype = result_type(input, target)
-    if dtype.kind != "f":
+    if kind_of(dtype) != "f":
         raise NotImplementedError(f"\"mse_cpu\" not implemented for '{scalar_name(dtype)}'")
     x, t = input._data.astype(dtype, copy=False), target._data.astype(dtype, copy=False)
     loss = backend_of(x).loss("mse_loss", (x, t, None), (reduction,))
@@ -354,7 +354,7 @@ cdef void check_nll_target(Tensor input, Tensor target, object weight) except *:
         if w.dtype != x.dtype:
             raise RuntimeError(f"expected scalar type {scalar_name(x.dtype)} but found "
                                f"{scalar_name(w.dtype)}")
-    if x.dtype.kind != "f":
+    if kind_of(x.dtype) != "f":
         kernel = "nll_loss_out_frame" if x.ndim <= 2 else "nll_loss2d_forward_out_frame"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(x.dtype)}'")
 
@@ -415,7 +415,7 @@ def binary_cross_entropy(Tensor input, Tensor target, weight=None, int reduction
     if t.dtype != x.dtype:
         raise RuntimeError(f"Found dtype {scalar_name(t.dtype)} but expected "
                            f"{scalar_name(x.dtype)}")
-    if x.dtype.kind != "f":
+    if kind_of(x.dtype) != "f":
         raise NotImplementedError("\"binary_cross_entropy\" not implemented for "
                                   f"'{scalar_name(x.dtype)}'")
     check_no_grad(weight, "weight", "binary_cross_entropy")
@@ -518,7 +518,7 @@ def binary_cross_entropy_with_logits(Tensor input, Tensor target, weight=None,
     ``(1 - t) x - l log sigmoid(x)`` with ``l = (pos_weight - 1) t + 1``, times ``weight``."""
     cdef BinaryCrossEntropyWithLogitsBackward0 node
     x, t = input._data, target._data
-    if t.dtype.kind != "f":
+    if kind_of(t.dtype) != "f":
         raise RuntimeError(f"result type Float can't be cast to the desired output type "
                            f"{scalar_name(t.dtype)}")
     check_no_grad(weight, "weight", "binary_cross_entropy_with_logits")

@@ -16,7 +16,7 @@ from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tens
 from autograd_cy._C.forward cimport (
     forward1, forward2, forward_n, linear_tangent, batch_binary, batch_nary, zero_tangent_of,
 )
-from autograd_cy._C.dtype cimport scalar_name, c10_name
+from autograd_cy._C.dtype cimport scalar_name, c10_name, half_precision
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, bump_version, tensor_operators, TensorOperators,
 )
@@ -197,13 +197,16 @@ cdef object numpy_matmul = np.matmul     # looked up once: matrix_product is hot
 cdef enum:
     LARGE_PRODUCT_BYTES = 524288
 
+cdef object FLOAT32 = np.dtype(np.float32)
+
 
 cdef inline object matrix_product(object a, object b):
     """``np.matmul(a, b)``, without NumPy's warnings (an overflow is inf, quietly, as in
     PyTorch). Two float32 or float64 NumPy matrices with a small product multiply through the
     C function behind the array's ``dot`` method (NOTE [Small and large matrix products]),
     unless one is 1-by-1 (NOTE [A 1-by-1 operand of dot]). (A batch, such as a batched
-    gradient, takes np.matmul: ``dot`` does not broadcast.)"""
+    gradient, takes np.matmul: ``dot`` does not broadcast.) float16 and bfloat16 multiply in
+    float32 and round once."""
     if (type(a) is cnp.ndarray and type(b) is cnp.ndarray
             and cnp.PyArray_NDIM(<cnp.ndarray>a) == 2 and cnp.PyArray_NDIM(<cnp.ndarray>b) == 2
             and cnp.PyArray_TYPE(<cnp.ndarray>a) == cnp.PyArray_TYPE(<cnp.ndarray>b)
@@ -213,6 +216,10 @@ cdef inline object matrix_product(object a, object b):
             and (cnp.PyArray_DIM(<cnp.ndarray>a, 0) * cnp.PyArray_DIM(<cnp.ndarray>b, 1)
                  * cnp.PyArray_ITEMSIZE(<cnp.ndarray>a) < LARGE_PRODUCT_BYTES)):
         return quiet_matrix_product(a, b)
+    if a.dtype == b.dtype and half_precision(a.dtype):
+        # float32 products, rounded once (NOTE [Half-precision products and reductions] in
+        # reduction.pyx)
+        return quietly2(numpy_matmul, a.astype(FLOAT32), b.astype(FLOAT32)).astype(a.dtype)
     return quietly2(numpy_matmul, a, b)
 
 
@@ -564,8 +571,15 @@ def addmm(Tensor self, Tensor mat1, Tensor mat2, *, beta=1, alpha=1):
 
 cdef object addmm_array(Tensor self, Tensor mat1, Tensor mat2, alpha, beta):
     """addmm's values with NumPy's calls (either device): the product, scaled, plus the
-    scaled ``self``; PyTorch's error when ``self`` does not broadcast."""
-    product = matrix_product(mat1._data, mat2._data)
+    scaled ``self``; PyTorch's error when ``self`` does not broadcast. float16 and bfloat16
+    compute all of it in float32 and round once (NOTE [Half-precision products and
+    reductions] in reduction.pyx)."""
+    bias = self._data
+    if half_precision(mat1._data.dtype) and mat1._data.dtype == bias.dtype:
+        product = matrix_product(mat1._data.astype(FLOAT32), mat2._data.astype(FLOAT32))
+        bias = bias.astype(FLOAT32)
+    else:
+        product = matrix_product(mat1._data, mat2._data)
     a, b = alpha, beta
     if product.dtype.kind in "biu":     # integer products scale by integers, as PyTorch
         a, b = int(alpha), int(beta)
@@ -573,15 +587,15 @@ cdef object addmm_array(Tensor self, Tensor mat1, Tensor mat2, alpha, beta):
         np.multiply(product, a, out=product)
     try:
         if b != 0:          # in place: the product is a fresh array of the result's shape
-            np.add(product, self._data if b == 1 else self._data * b, out=product)
-        elif np.broadcast_shapes(self._data.shape, product.shape) != product.shape:
+            np.add(product, bias if b == 1 else bias * b, out=product)
+        elif np.broadcast_shapes(bias.shape, product.shape) != product.shape:
             raise ValueError
         array = product
     except ValueError:
         array = None
     if array is None:
         expand(self, product.shape)     # self does not broadcast: raises PyTorch's message
-    return array
+    return array if array.dtype == self._data.dtype else array.astype(self._data.dtype)
 
 
 cdef object fused_addmm(Tensor self, Tensor mat1, Tensor mat2, alpha, beta):

@@ -7,6 +7,7 @@ function, the in-place form and the Tensor methods, and gives docs/derivatives.m
 CUDA manifest what they list.
 """
 import numpy as np
+cimport numpy as cnp
 
 from cpython.object cimport PyObject, PyTypeObject
 
@@ -16,9 +17,12 @@ from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record1
-from autograd_cy._C.promotion cimport floating as computed_in_float, refuse_complex
+from autograd_cy._C.promotion cimport (
+    floating as computed_in_float, refuse_complex, half_precision_array)
 from autograd_cy._C.fp_errors cimport quietly
 from autograd_cy._C.views cimport apply_inplace
+
+cnp.import_array()
 
 
 # NOTE [The op table]
@@ -70,8 +74,12 @@ cdef class SavesResult(ElementwiseNode):
         the caller runs its Tensor formula."""
         if needs_tensor_ops() or not isinstance(grad, Tensor):
             return None
-        array = kernel((<Tensor>grad)._data,
-                       (<SavedTensor>self.saved_tensors[0]).unpack_array(self))
+        grad_array = (<Tensor>grad)._data
+        result = (<SavedTensor>self.saved_tensors[0]).unpack_array(self)
+        if half_precision_array(grad_array):        # computed in float32, rounded once
+            array = kernel(grad_array.astype(FLOAT32), result.astype(FLOAT32))
+            return None if array is None else make_tensor(array.astype(grad_array.dtype))
+        array = kernel(grad_array, result)
         return None if array is None else make_tensor(array)
 
 
@@ -81,6 +89,7 @@ cdef class SavesSelfAndResult(ElementwiseNode):
 
 
 cdef tuple NO_ARGUMENTS = ()
+cdef object FLOAT32 = np.dtype(np.float32)
 
 
 cdef inline Node new_node(type node_type):
@@ -108,7 +117,11 @@ cdef class UnaryOp:
             refuse_complex(self_, NotImplementedError, self.complex_error)
         if self.fast_forward is not NULL:
             array = self.fast_forward(self_._data)
-        if array is None:
+        if array is None and self.floating and half_precision_array(self_._data):
+            # NOTE [Half-precision products and reductions]: a formula of several NumPy
+            # calls (sigmoid's) rounds once, as PyTorch's kernel does
+            array = quietly(self.forward, self_._data.astype(FLOAT32)).astype(self_._data.dtype)
+        elif array is None:
             array = quietly(self.forward,
                             computed_in_float(self_) if self.floating else self_._data)
         cdef Tensor out = make_tensor(array)

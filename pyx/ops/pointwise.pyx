@@ -22,6 +22,7 @@ warning, as in PyTorch.
 """
 import numpy as np
 
+from autograd_cy._C.dtype cimport kind_of
 from autograd_cy._C.device cimport backend_of
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
@@ -332,7 +333,7 @@ def _sign_array(array):
     if array.dtype.kind == "b":
         return array.copy()
     result = np.sign(array)
-    if array.dtype.kind == "f":
+    if kind_of(array.dtype) == "f":
         nans = np.isnan(result)
         if nans.any():
             result = np.where(nans, 0, result)

@@ -8,6 +8,7 @@ where the exponent is not negative.
 """
 import numpy as np
 
+from autograd_cy._C.dtype cimport kind_of
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
 from autograd_cy._C.forward cimport (
     forward1, forward2, pointwise_tangent, batch_unary, batch_binary,
@@ -149,7 +150,7 @@ def pow(self, exponent):
     if dtype.kind == "b" and isinstance(exponent, Tensor):
         raise NotImplementedError("\"pow\" not implemented for 'Bool'")
     array = None
-    if dtype.kind == "f" and not isinstance(exponent, Tensor):
+    if kind_of(dtype) == "f" and not isinstance(exponent, Tensor):
         array = power_by_special_number(base_array, exponent)
     try:
         if array is None:

@@ -14,7 +14,7 @@ import numpy as np
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
 from autograd_cy._C.forward cimport forward1, batch_unary
 from autograd_cy._C.saved_tensor cimport save
-from autograd_cy._C.dtype cimport from_numpy_dtype, to_numpy_dtype
+from autograd_cy._C.dtype cimport from_numpy_dtype, to_numpy_dtype, kind_of, half_precision
 from autograd_cy._C.device cimport as_array, contiguous_array
 from autograd_cy._C.tensor cimport array_module, Tensor, make_tensor, make_view
 from autograd_cy._C.tensor cimport wrap_dim, tensor_operators
@@ -92,7 +92,7 @@ cdef Py_ssize_t reduced_numel(tuple shape, tuple dims):
 cdef object floating_array(Tensor self, str op):
     """The input array of a float-only reduction, with PyTorch's error for other dtypes."""
     array = self._data
-    if array.dtype.kind != "f":
+    if kind_of(array.dtype) != "f":
         raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. "
                            f"Got {from_numpy_dtype(array.dtype)._scalar_name}")
     return array
@@ -153,6 +153,30 @@ cdef object slice_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra
     if partials is None:
         return make_tensor(array_module(result._data).zeros_like(result._data))
     return sum(mul(self_t, partials), dims, keepdim)
+
+
+# NOTE [Half-precision products and reductions]
+# float16 and bfloat16 keep 11 and 8 bits of mantissa: a sum that rounds after every
+# addition, as NumPy's float16 (pairwise, in float16) and ml_dtypes' bfloat16 reductions do,
+# drifts far from the true sum (bfloat16's sum of 100,000 normal samples: -19.4 where it is
+# -10.7). PyTorch's CPU kernels accumulate both in float32 and round once, at the end; so do
+# sum and mean here (``accumulated``), and the matrix products of matmul.pyx multiply
+# in float32 (BLAS's sgemm) and round once. Single-threaded, torch's result is then the
+# same to the bit; with several threads torch rounds each thread's partial sum, and its
+# own results vary with the thread count. (Its prod is the exception: it rounds after every
+# factor, as NumPy's does.)
+
+cdef object FLOAT32 = np.dtype(np.float32)
+
+
+cdef object accumulated(object function, object array, tuple dims, bint keepdim,
+                        object dtype):
+    """``function`` (np.add.reduce) over ``dims`` into ``dtype`` (None: the array's),
+    accumulating float16 and bfloat16 in float32 (NOTE [Half-precision products and
+    reductions])."""
+    if dtype is None and half_precision(array.dtype):
+        return quiet_reduce(function, array, dims, keepdim, FLOAT32).astype(array.dtype)
+    return quiet_reduce(function, array, dims, keepdim, dtype)
 
 
 cdef object sum_dtype(object array, object dtype):
@@ -224,7 +248,7 @@ def sum(Tensor self, dim=NOT_GIVEN, keepdim=None, *, dtype=None, out=None):
     if out is not None:
         return write_out("sum", out, (self,), lambda: sum(self, dim, keepdim, dtype=dtype))
     dims = normalize_dims(dim, self._data.ndim)
-    cdef Tensor result = contiguous_result(quiet_reduce(np.add.reduce, self._data, dims, keepdim,
+    cdef Tensor result = contiguous_result(accumulated(np.add.reduce, self._data, dims, keepdim,
                                            sum_dtype(self._data, dtype)))
     if records(self):
         record_reduction(SumBackward1() if by_dim else SumBackward0(), self, result, dims,
@@ -256,11 +280,12 @@ cdef object mean_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra)
 
 cdef object mean_array(object array, tuple dims, bint keepdim, object dtype):
     """``np.mean``; on the CPU its sum and division without np.mean's Python wrapper (which
-    costs more than the op). float16 accumulates in float32, as np.mean does."""
+    costs more than the op). float16 and bfloat16 accumulate in float32 (NOTE
+    [Half-precision products and reductions])."""
+    if dtype is None and half_precision(array.dtype):
+        return mean_array(array, dims, keepdim, FLOAT32).astype(array.dtype)
     if type(array) is not cnp.ndarray:
         return np.mean(array, axis=dims, keepdims=keepdim, dtype=dtype)
-    if dtype is None and array.dtype == np.float16:
-        return mean_array(array, dims, keepdim, np.dtype(np.float32)).astype(np.float16)
     total = quiet_reduce(np.add.reduce, array, dims, keepdim, dtype)
     count = reduced_numel(array.shape, dims)
     if count == 0:
@@ -278,12 +303,12 @@ def mean(Tensor self, dim=NOT_GIVEN, keepdim=None, *, dtype=None, out=None):
     array = self._data
     if dtype is not None:
         dtype = to_numpy_dtype(dtype)
-        if dtype.kind not in "fc":
+        if kind_of(dtype) not in "fc":
             raise RuntimeError(
                 "mean(): could not infer output dtype. Optional dtype must be either a "
                 "floating point or complex dtype. Got: "
                 f"{from_numpy_dtype(dtype)._scalar_name}")
-    elif array.dtype.kind not in "fc":
+    elif kind_of(array.dtype) not in "fc":
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {from_numpy_dtype(array.dtype)._scalar_name}")
@@ -327,8 +352,8 @@ cpdef Tensor sum_to(Tensor grad, tuple shape):
         return reshape(summed, shape) if leading else summed
     # Nothing to record (the engine between nodes, no create_graph): the ufunc's own
     # reduce, without np.sum's Python-level wrapper.
-    summed = make_tensor(quiet_reduce(np.add.reduce, array, tuple(dims), True,
-                                      sum_dtype(array, None)))
+    summed = make_tensor(accumulated(np.add.reduce, array, tuple(dims), True,
+                                     sum_dtype(array, None)))
     return make_view(summed._data.reshape(shape), summed) if leading else summed
 
 
@@ -592,7 +617,7 @@ def logsumexp(Tensor self, dim=NOT_GIVEN, keepdim=False):
         # into the output allocated without them.
         raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
                            f"{[1] * array.ndim}")
-    if array.dtype.kind not in "fc":
+    if kind_of(array.dtype) not in "fc":
         array = array.astype(np.float32)
     dims = normalize_dims(dim, array.ndim)
     if array.size:

@@ -186,7 +186,9 @@ def clamp(Tensor self, min=None, max=None):
     dtype = result_type_of((self, min, max))
     x = operand_array(self, dtype)
     if not (min_is_tensor or max_is_tensor):
-        out = wrap(_clamp_arrays(x, min, max))
+        # (operand_array: a bound as bfloat16 wants it, NOTE [bfloat16's kind])
+        out = wrap(_clamp_arrays(x, None if min is None else operand_array(min, dtype),
+                                 None if max is None else operand_array(max, dtype)))
         if is_grad_enabled() and requires_grad(self):
             node1 = ClampBackward1()
             node1.saved_min, node1.saved_max = min, max

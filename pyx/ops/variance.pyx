@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 
+from autograd_cy._C.dtype cimport kind_of
 from autograd_cy._C.device cimport as_array
 from autograd_cy._C.tensor cimport Tensor
 from autograd_cy._C.grad_mode cimport forward_level
@@ -148,7 +149,7 @@ cdef object var_std(Tensor self, object dim, bint keepdim, object correction, bi
     cdef VarBackward0 node
     name = "std" if take_sqrt else "var"
     array = self._data
-    if array.dtype.kind not in "fc":
+    if kind_of(array.dtype) not in "fc":
         raise RuntimeError("std and var only support floating point and complex dtypes")
     dims = normalize_dims(dim, array.ndim)
     count = reduced_numel(array.shape, dims)

@@ -1,0 +1,211 @@
+"""bfloat16 and float16 against torch: the dtype, promotion, values and gradients of the common
+ops with torch's tolerances for these types, and the accumulation rules that make sums, means
+and matrix products equal to torch's to the bit (NOTE [Half-precision products and reductions]
+in pyx/ops/reduction.pyx)."""
+import numpy as np
+import pytest
+import torch
+
+import autograd_cy as ag
+
+# the CUDA kernels are not instantiated for bfloat16 and float16 yet: the Makefile leaves this
+# file out of the device run
+pytestmark = pytest.mark.cpu_only
+
+DTYPES = [(ag.bfloat16, torch.bfloat16), (ag.float16, torch.float16)]
+DTYPE_IDS = ["bfloat16", "float16"]
+# torch's own test tolerances for the two types (torch.testing's defaults)
+TOLERANCES = {torch.bfloat16: dict(rtol=1.6e-2, atol=1e-5),
+              torch.float16: dict(rtol=1e-3, atol=1e-5)}
+# Formulas whose result cancels (log_softmax's gradient ``g - exp(y) sum(g)``, rsqrt's
+# ``-grad * r^3 / 2`` of several ops) turn a last-place difference of a rounded intermediate
+# into a larger one on small elements: an absolute tolerance of a few units of the last place
+# at 1 (torch's own tests loosen these ops for the half types alike).
+LOOSER = {"log_softmax": 8, "cross_entropy": 8, "rsqrt": 4}
+EPS = {torch.bfloat16: 2.0 ** -8, torch.float16: 2.0 ** -11}
+
+
+def values(shape, seed, low=-2.0, high=2.0):
+    return np.random.default_rng(seed).uniform(low, high, shape).astype(np.float32)
+
+
+def as_numpy(t):
+    return t.detach().float().numpy()
+
+
+def dtype_name(t):
+    return str(t.dtype).split(".")[-1]
+
+
+OPS = {
+    "add": lambda T, a, b: a + b,
+    "add_alpha": lambda T, a, b: T.add(a, b, alpha=0.3),
+    "sub_number": lambda T, a, b: a - 0.7,
+    "rsub_number": lambda T, a, b: 1.3 - a,
+    "mul": lambda T, a, b: a * b,
+    "mul_number": lambda T, a, b: a * 0.1,
+    "div": lambda T, a, b: a / (b.abs() + 1),
+    "neg": lambda T, a, b: -a,
+    "exp": lambda T, a, b: T.exp(a),
+    "log": lambda T, a, b: T.log(a.abs() + 0.5),
+    "sin": lambda T, a, b: T.sin(a),
+    "tanh": lambda T, a, b: T.tanh(a),
+    "sigmoid": lambda T, a, b: T.sigmoid(a),
+    "relu": lambda T, a, b: T.relu(a),
+    "abs": lambda T, a, b: a.abs(),
+    "pow": lambda T, a, b: a ** 2,
+    "sqrt": lambda T, a, b: (a.abs() + 0.1).sqrt(),
+    "rsqrt": lambda T, a, b: (a.abs() + 1).rsqrt(),
+    "reciprocal": lambda T, a, b: (a.abs() + 1).reciprocal(),
+    "clamp": lambda T, a, b: a.clamp(-0.5, 0.5),
+    "where": lambda T, a, b: T.where(a > 0, a, b),
+    "maximum": lambda T, a, b: T.maximum(a, b),
+    "gelu": lambda T, a, b: T.nn.functional.gelu(a),
+    "silu": lambda T, a, b: T.nn.functional.silu(a),
+    "softplus": lambda T, a, b: T.nn.functional.softplus(a),
+    "leaky_relu": lambda T, a, b: T.nn.functional.leaky_relu(a, 0.1),
+    "softmax": lambda T, a, b: T.softmax(a, -1),
+    "log_softmax": lambda T, a, b: T.log_softmax(a, -1),
+    "sum": lambda T, a, b: a.sum(),
+    "sum_dim": lambda T, a, b: a.sum(0),
+    "mean": lambda T, a, b: a.mean(1),
+    "prod": lambda T, a, b: a.prod(1),
+    "var": lambda T, a, b: a.var(1),
+    "std": lambda T, a, b: a.std(),
+    "norm": lambda T, a, b: a.norm(),
+    "logsumexp": lambda T, a, b: a.logsumexp(1),
+    "amax": lambda T, a, b: a.amax(1),
+    "mm": lambda T, a, b: a @ b.t(),
+    "addmm": lambda T, a, b: T.addmm(a[:, :5], a, b.t()),
+    "bmm": lambda T, a, b: T.bmm(a.reshape(1, 5, 8), b.t().reshape(1, 8, 5)),
+    "linear": lambda T, a, b: T.nn.functional.linear(a, b, b[:, 0]),
+    "cat": lambda T, a, b: T.cat([a, b]),
+    "index": lambda T, a, b: a[[0, 2]],
+    "gather": lambda T, a, b: a.gather(1, T.tensor([[0], [1], [2], [3], [4]])),
+    "mse_loss": lambda T, a, b: T.nn.functional.mse_loss(a, b),
+    "cross_entropy": lambda T, a, b: T.nn.functional.cross_entropy(
+        a, T.tensor([0, 2, 1, 3, 0])),
+    "binary_cross_entropy": lambda T, a, b: T.nn.functional.binary_cross_entropy(
+        T.sigmoid(a), T.sigmoid(b)),
+}
+
+
+def run(T, dtype, op):
+    a = T.tensor(values((5, 8), 0)).to(dtype).requires_grad_(True)
+    b = T.tensor(values((5, 8), 1)).to(dtype).requires_grad_(True)
+    out = op(T, a, b)
+    shape = tuple(out.shape)
+    grad = T.tensor(np.linspace(-1, 1, int(np.prod(shape))).reshape(shape).astype(np.float32))
+    grads = T.autograd.grad(out, [a, b], grad.to(out.dtype), allow_unused=True)
+    return out, grads
+
+
+@pytest.mark.parametrize("dtypes", DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_op_against_torch(name, dtypes):
+    """Values, result dtype, gradients and their dtypes as torch's, within its tolerances."""
+    ours, theirs = run(ag, dtypes[0], OPS[name]), run(torch, dtypes[1], OPS[name])
+    tolerance = dict(TOLERANCES[dtypes[1]])
+    if name in LOOSER:
+        tolerance["atol"] = LOOSER[name] * EPS[dtypes[1]]
+    assert dtype_name(ours[0]) == dtype_name(theirs[0])
+    np.testing.assert_allclose(as_numpy(ours[0]), as_numpy(theirs[0]), **tolerance)
+    for mine, expected in zip(ours[1], theirs[1]):
+        assert (mine is None) == (expected is None)
+        if expected is not None:
+            assert dtype_name(mine) == dtype_name(expected)
+            np.testing.assert_allclose(as_numpy(mine), as_numpy(expected), **tolerance)
+
+
+@pytest.fixture
+def one_torch_thread():
+    """torch rounds each thread's partial sum: single-threaded, its sums are deterministic."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.mark.parametrize("dtypes", DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("reduction", ["sum", "sum0", "sum1", "mean", "mean0"])
+def test_reductions_accumulate_in_float32_bit_for_bit(reduction, dtypes, one_torch_thread):
+    """A sum of 30,000 elements: rounding after each addition (NumPy's own half-precision
+    sums) drifts by many units in the last place; float32 accumulation equals torch's."""
+    x = np.random.default_rng(2).standard_normal((300, 100)).astype(np.float32)
+    call = {"sum": lambda t: t.sum(), "sum0": lambda t: t.sum(0), "sum1": lambda t: t.sum(1),
+            "mean": lambda t: t.mean(), "mean0": lambda t: t.mean(0)}[reduction]
+    ours = call(ag.tensor(x).to(dtypes[0]))
+    theirs = call(torch.tensor(x).to(dtypes[1]))
+    np.testing.assert_array_equal(as_numpy(ours), as_numpy(theirs))
+
+
+@pytest.mark.parametrize("dtypes", DTYPES, ids=DTYPE_IDS)
+def test_matrix_products_round_once(dtypes, one_torch_thread):
+    """mm and the input gradient of a product: float32 products, one rounding. bfloat16 equals
+    torch's to the bit; torch's float16 gemm rounds some partial sums (a few elements of a
+    product over 300 differ by a unit in the last place), so float16 is compared within a
+    unit in the last place."""
+    a = ag.tensor(values((64, 300), 3)).to(dtypes[0]).requires_grad_(True)
+    w = ag.tensor(values((300, 32), 4)).to(dtypes[0])
+    ta = torch.tensor(values((64, 300), 3)).to(dtypes[1]).requires_grad_(True)
+    tw = torch.tensor(values((300, 32), 4)).to(dtypes[1])
+    (a @ w).sum().backward()
+    (ta @ tw).sum().backward()
+    for ours, theirs in ((a @ w, ta @ tw), (a.grad, ta.grad)):
+        if dtypes[1] is torch.bfloat16:
+            np.testing.assert_array_equal(as_numpy(ours), as_numpy(theirs))
+        else:
+            np.testing.assert_allclose(as_numpy(ours), as_numpy(theirs), rtol=2.0 ** -10,
+                                       atol=1e-3)
+
+
+PROMOTIONS = [(ag.bfloat16, ag.float16, "float32"), (ag.bfloat16, ag.float32, "float32"),
+              (ag.bfloat16, ag.float64, "float64"), (ag.bfloat16, ag.complex64, "complex64"),
+              (ag.bfloat16, ag.int64, "bfloat16"), (ag.bfloat16, ag.bool, "bfloat16"),
+              (ag.float16, ag.int32, "float16")]
+
+
+@pytest.mark.parametrize("first,second,expected", PROMOTIONS)
+def test_promotion_as_torch(first, second, expected):
+    x = ag.ones(2, dtype=first) + ag.ones(2, dtype=second)
+    t = (torch.ones(2, dtype=getattr(torch, first.name))
+         + torch.ones(2, dtype=getattr(torch, second.name)))
+    assert dtype_name(x) == dtype_name(t) == expected
+
+
+def test_numbers_keep_bfloat16():
+    """A Python number never widens a bfloat16 tensor (NumPy alone would make it float32)."""
+    x = ag.tensor([1.5, 2.5], dtype=ag.bfloat16)
+    for result in (x * 0.1, x + 1, 2 - x, x / 3.0, x ** 2, x.clamp(0, 2), ag.where(x > 2, x, 0.5)):
+        assert result.dtype == ag.bfloat16
+
+
+def test_dtype_object_and_conversions():
+    x = ag.tensor([[1.5, -2.25], [3.0, 0.1]], dtype=ag.bfloat16, requires_grad=True)
+    t = torch.tensor([[1.5, -2.25], [3.0, 0.1]], dtype=torch.bfloat16, requires_grad=True)
+    assert repr(x).replace("autograd_cy", "torch") == repr(t)
+    assert ag.bfloat16.is_floating_point and not ag.bfloat16.is_complex
+    assert ag.bfloat16.itemsize == 2 and x.is_floating_point()
+    assert x.bfloat16() is not None and x.float().dtype == ag.float32
+    assert x.to(ag.float32).to(ag.bfloat16).dtype == ag.bfloat16
+    assert ag.zeros(3, dtype=ag.bfloat16).dtype == ag.bfloat16
+    assert ag.randn(3, dtype=ag.bfloat16).dtype == ag.bfloat16
+    (x * x).sum().backward()
+    (t * t).sum().backward()
+    assert x.grad.dtype == ag.bfloat16
+    np.testing.assert_array_equal(as_numpy(x.grad), as_numpy(t.grad))
+
+
+def test_full_refuses_an_overflowing_number_as_torch():
+    with pytest.raises(RuntimeError) as ours:
+        ag.full((2,), 1e39, dtype=ag.bfloat16)
+    with pytest.raises(RuntimeError) as theirs:
+        torch.full((2,), 1e39, dtype=torch.bfloat16)
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_mixed_dtype_product_error_as_torch():
+    a = ag.ones(2, 2, dtype=ag.bfloat16)
+    with pytest.raises(RuntimeError, match="expected m1 and m2 to have the same dtype, but got: "
+                                           "c10::BFloat16 != float"):
+        a @ ag.ones(2, 2)
