@@ -17,7 +17,7 @@ BLOCK = re.compile(r"(<!-- op table: (backward|tangents) -->\n)(.*?)(<!-- end op
 
 
 def _names(op):
-    return f"`{op.name}`, `{op.inplace}`"
+    return f"`{op.name}`" if op.inplace is None else f"`{op.name}`, `{op.inplace}`"
 
 
 def _module(op):

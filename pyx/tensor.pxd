@@ -61,6 +61,7 @@ cdef struct TensorOperators:
     unary_fn repr                   # PyTorch's print format (tensor_repr.pyx)
     unary_fn regenerate_view_grad_fn  # a view's grad_fn after an in-place op (views.pyx)
     binary_fn sum_to                # a gradient summed to a shape (reduction.pyx, below ops)
+    unary_fn view_as_real, view_as_complex  # a view of another dtype's gradient (views.pyx)
 
 cdef TensorOperators* tensor_operators() noexcept
 cdef void register_methods(dict methods) except *

@@ -37,7 +37,7 @@ from autograd_cy._C.saved_tensor cimport SavedTensor, before_write, freed_messag
 from autograd_cy._C.recording cimport gradient_edge, stamp
 from autograd_cy._C.overlap cimport elementwise_overlap_checks
 from autograd_cy._C.overlap import _INTERNAL_OVERLAP_ERROR
-from autograd_cy._C.promotion cimport result_type
+from autograd_cy._C.promotion cimport result_type, is_complex_array
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.kernels cimport binary_kernel_into, KERNEL_ADD, KERNEL_SUB, KERNEL_MUL
 
@@ -51,6 +51,41 @@ cdef tuple geometry(object array, object base_array):
     itemsize = array.itemsize
     offset = (data_address(array) - data_address(base_array)) // itemsize
     return (array.shape, tuple(s // itemsize for s in array.strides), offset)
+
+
+# NOTE [Views of another dtype]
+# ``z.real``, ``z.imag`` and ``view_as_real(z)`` are real views of a complex base;
+# ``view_as_complex(x)`` is a complex view of a real one. Their elements do not have the
+# base's size, so the nodes below count both in real numbers: a complex array is seen as
+# its view_as_real (one more dim, of size 2, stride 1), and the gradients of the complex
+# side are viewed that way going in and back as complex numbers coming out. Every step is
+# a recorded op, so create_graph differentiates through it as through the rest.
+
+cdef tuple real_geometry(object array, object base_array):
+    """geometry() in real numbers (NOTE [Views of another dtype]): a complex array as its
+    real view, with a last dim of 2."""
+    cdef bint is_complex = is_complex_array(array)
+    unit = array.itemsize // 2 if is_complex else array.itemsize
+    offset = (data_address(array) - data_address(base_array)) // unit
+    strides = tuple(s // unit for s in array.strides)
+    if is_complex:
+        return (array.shape + (2,), strides + (1,), offset)
+    return (array.shape, strides, offset)
+
+
+cdef bint changes_dtype(Tensor view, Tensor base):
+    """Is ``view`` real and its base complex, or the other way round?"""
+    return is_complex_array(view._data) != is_complex_array(base._data)
+
+
+cdef object as_real(object grad, bint is_complex):
+    """A complex gradient seen as reals (NOTE [Views of another dtype])."""
+    return tensor_operators().view_as_real(grad) if is_complex else grad
+
+
+cdef object as_complex(object grad, bint is_complex):
+    """The inverse of as_real: a real gradient with a last dim of 2 as complex numbers."""
+    return tensor_operators().view_as_complex(grad) if is_complex else grad
 
 
 cdef object view_positions(tuple base_geometry, tuple view_geometry):
@@ -111,6 +146,9 @@ cdef class CopySlices(Node):
     cdef readonly Node fn
     cdef object positions
     cdef bint released        # PyTorch drops fn after backward: a second one is refused
+    # The view's dtype is not the base's: geometries in real numbers, which side is complex
+    # (NOTE [Views of another dtype])
+    cdef bint base_complex, view_complex
 
     cpdef tuple apply(self, tuple grads):
         # Written with Tensor methods (the ops register them), so that under create_graph
@@ -123,14 +161,14 @@ cdef class CopySlices(Node):
             raise RuntimeError(freed_message(self))
         if self.positions is None:
             self.positions = make_tensor(view_positions(self.base_geometry, self.view_geometry))
-        flat = grad.reshape(-1)
+        flat = as_real(grad, self.base_complex).reshape(-1)
         if self.output_mask is not None:
             # fn's first input is the view: its gradient is needed exactly when the base's
             # is (a base outside the graph needs none, and fn may not have saved for it).
             self.fn.output_mask = (self.should_compute_output(0),) + self.output_mask[1:]
         try:
             check_saved(self.fn)
-            result = self.fn.apply((flat[self.positions],))
+            result = self.fn.apply((as_complex(flat[self.positions], self.view_complex),))
         finally:
             self.fn.output_mask = None
         if result[0] is not None and shares_memory(self.view_geometry):
@@ -138,16 +176,17 @@ cdef class CopySlices(Node):
             # gradient, and copy_ refuses to write into an expand.
             raise RuntimeError(_INTERNAL_OVERLAP_ERROR)
         zeros = make_tensor(array_module((<Tensor>grad)._data).zeros(
-            (<Tensor>self.positions)._data.shape, (<Tensor>grad)._data.dtype))
+            (<Tensor>self.positions)._data.shape, (<Tensor>flat)._data.dtype))
         flat = flat.index_put((self.positions,), zeros)
         if result[0] is not None:
-            view_grad = result[0]
+            view_grad = as_real(result[0], self.view_complex)
             if (<Tensor>view_grad)._data.dtype != (<Tensor>flat)._data.dtype:
                 # PyTorch copy_s the view's gradient into the base's: a cast, as an in-place
                 # op with an operand of another dtype (x_view.div_(float64)) makes one
                 view_grad = view_grad.to((<Tensor>flat).dtype)
             flat = flat.index_put((self.positions,), view_grad, accumulate=True)
-        return (flat.reshape(self.base_geometry[0]),) + tuple(result[1:])
+        return ((as_complex(flat.reshape(self.base_geometry[0]), self.base_complex),)
+                + tuple(result[1:]))
 
     cdef void release_variables(self):
         self.fn.release_variables()
@@ -159,6 +198,7 @@ cdef class AsStridedBackward0(Node):
     cdef readonly tuple base_geometry
     cdef readonly tuple view_geometry
     cdef object positions
+    cdef bint base_complex, view_complex      # as CopySlices'
 
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
@@ -166,6 +206,7 @@ cdef class AsStridedBackward0(Node):
             return (None,)
         if self.positions is None:
             self.positions = make_tensor(view_positions(self.base_geometry, self.view_geometry))
+        grad = as_real(grad, self.view_complex)
         shape = self.base_geometry[0]
         numel = 1
         for n in shape:
@@ -175,9 +216,9 @@ cdef class AsStridedBackward0(Node):
         if (<Tensor>grad)._data.size == 0:
             # An empty view: zeros that do not depend on the gradient, as PyTorch's
             # as_strided_backward returns (no graph under create_graph).
-            return (zeros.reshape(shape),)
+            return (as_complex(zeros.reshape(shape), self.base_complex),)
         flat = zeros.index_put((self.positions,), grad, accumulate=True)
-        return (flat.reshape(shape),)
+        return (as_complex(flat.reshape(shape), self.base_complex),)
 
 
 cdef tuple base_geometry_of(Tensor base):
@@ -199,8 +240,14 @@ cdef void regenerate_view_grad_fn(Tensor view) except *:
     view._grad_fn_version = version_counter(view).version
     node = AsStridedBackward0()
     node.sequence_nr = next_sequence_nr()
-    node.base_geometry = base_geometry_of(base)
-    node.view_geometry = geometry(view._data, base._data)
+    if changes_dtype(view, base):
+        node.base_complex = is_complex_array(base._data)
+        node.view_complex = not node.base_complex
+        node.base_geometry = real_geometry(base._data, base._data)
+        node.view_geometry = real_geometry(view._data, base._data)
+    else:
+        node.base_geometry = base_geometry_of(base)
+        node.view_geometry = geometry(view._data, base._data)
     set_edges(node, (gradient_edge(base),))
     node.input_metadata = (gradient_metadata(view),)
     take_history(view, node)
@@ -229,8 +276,14 @@ cdef void rebase_history(Tensor self, Node node) except *:
         return
     copy_slices = CopySlices()
     stamp(copy_slices)          # its sequence_nr, and where the in-place op ran
-    copy_slices.base_geometry = base_geometry_of(base)
-    copy_slices.view_geometry = geometry(self._data, base._data)
+    if changes_dtype(self, base):
+        copy_slices.base_complex = is_complex_array(base._data)
+        copy_slices.view_complex = not copy_slices.base_complex
+        copy_slices.base_geometry = real_geometry(base._data, base._data)
+        copy_slices.view_geometry = real_geometry(self._data, base._data)
+    else:
+        copy_slices.base_geometry = base_geometry_of(base)
+        copy_slices.view_geometry = geometry(self._data, base._data)
     copy_slices.fn = node
     # The base takes the place of the view's first input; the op's other inputs stay.
     cdef Edge base_edge = gradient_edge(base)

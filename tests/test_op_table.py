@@ -43,7 +43,10 @@ def test_an_entry_makes_the_forms_torch_has(name):
     assert getattr(ag, name) is op.function
     assert getattr(ag.Tensor, name) is op.function
     assert op.function.__name__ == name and op.function.__doc__
-    assert op.inplace == name + "_" and hasattr(torch.Tensor, op.inplace)
+    if not hasattr(torch.Tensor, name + "_"):     # angle
+        assert op.inplace is None and not hasattr(ag.Tensor, name + "_")
+        return
+    assert op.inplace == name + "_"
     assert getattr(ag.Tensor, op.inplace).__name__ == op.inplace
     assert getattr(ag, op.inplace) is getattr(ag.Tensor, op.inplace)
 
@@ -76,6 +79,8 @@ def test_inplace_form_keeps_backward_right(name):
     """The in-place form records the same Node; a Node that reads ``self`` gets a copy of
     the old value (so the gradient is right though ``self`` changed)."""
     inplace = ENTRIES[name].inplace
+    if inplace is None:
+        pytest.skip(f"torch has no {name}_")
     check_op(lambda lib, x: getattr(x * 1, inplace)(), UNARY[name](4, 3),
              double=name not in ZERO_SECOND_ORDER)
 

@@ -81,6 +81,7 @@ UNARY = {
     "abs": away_from_zero,
     "sign": away_from_zero,
     "sgn": away_from_zero,
+    "angle": away_from_zero,
     "reciprocal": away_from_zero,
     "square": anywhere,
 }

@@ -100,9 +100,12 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if not training or p == 0 or input.numel() == 0:
         return input
     dtype = input.dtype
-    if not dtype.is_floating_point:
+    if not (dtype.is_floating_point or dtype.is_complex):
         raise RuntimeError(f"result type Float can't be cast to the desired output type "
                            f"{dtype._scalar_name}")
+    if dtype.is_complex and p != 1:     # PyTorch draws the mask in the input's dtype
+        raise NotImplementedError(f"\"bernoulli_scalar_cpu_\" not implemented for "
+                                  f"'{dtype._scalar_name}'")
     if input.is_cuda:
         output = NativeDropout.apply(input, p)
         return input.copy_(output) if inplace else output

@@ -20,6 +20,7 @@ cimport numpy as cnp
 
 from autograd_cy._C.dtype cimport kind_of, half_precision
 from autograd_cy._C.device cimport as_array, backend_of
+from autograd_cy._C.dtype cimport scalar_name
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, tensor_operators, TensorOperators,
@@ -513,8 +514,9 @@ cdef Tensor rounded_quotient(object self, object other, str rounding_mode):
     'trunc' is ``trunc(a / b)``. Integers divide exactly, and refuse a zero divisor.
     """
     dtype = result_type(self, other)
-    if dtype.kind == "b":
-        raise NotImplementedError(f"\"div_{rounding_mode}_cpu\" not implemented for 'Bool'")
+    if dtype.kind == "b" or dtype.kind == "c":
+        raise NotImplementedError(f"\"div_{rounding_mode}_cpu\" not implemented for "
+                                  f"'{scalar_name(dtype)}'")
     a, b = operand_array(self, dtype), operand_array(other, dtype)
     if kind_of(dtype) != "f" and not np.all(b):
         raise RuntimeError("ZeroDivisionError")

@@ -139,7 +139,7 @@ def logical_not(Tensor self):
 cdef Tensor bitwise(object ufunc, str name, object self, object other):
     """``&``, ``|``, ``^`` of bool or integer tensors (PyTorch promotes, never to float)."""
     dtype = result_type(self, other)
-    if kind_of(dtype) == "f":
+    if kind_of(dtype) in "fc":
         raise NotImplementedError(f'"{name}_cpu" not implemented for '
                                   f"'{from_numpy_dtype(dtype)._scalar_name}'")
     a = (<Tensor>self)._data.astype(dtype, copy=False)
@@ -165,7 +165,7 @@ def bitwise_xor(self, other):
 
 def bitwise_not(Tensor self):
     """Elementwise NOT: ``~mask`` for bool tensors, two's complement for integers."""
-    if kind_of(self._data.dtype) == "f":
+    if kind_of(self._data.dtype) in "fc":
         raise NotImplementedError('"bitwise_not_cpu" not implemented for '
                                   f"'{from_numpy_dtype(self._data.dtype)._scalar_name}'")
     return make_tensor(np.invert(self._data))
@@ -204,22 +204,24 @@ def any(Tensor self, dim=None, keepdim=False):
 # ------------------------------------------------------------------ special values
 
 def isnan(Tensor self):
-    """Where ``self`` is NaN (never for integer and bool tensors)."""
-    if kind_of(self._data.dtype) == "f":
+    """Where ``self`` is NaN (a complex number: either part; never for integer and bool
+    tensors)."""
+    if kind_of(self._data.dtype) in "fc":
         return make_tensor(np.isnan(self._data))
     return make_tensor(np.zeros_like(self._data, dtype=np.bool_))
 
 
 def isinf(Tensor self):
-    """Where ``self`` is ``+inf`` or ``-inf``."""
-    if kind_of(self._data.dtype) == "f":
+    """Where ``self`` is ``+inf`` or ``-inf`` (a complex number: either part)."""
+    if kind_of(self._data.dtype) in "fc":
         return make_tensor(np.isinf(self._data))
     return make_tensor(np.zeros_like(self._data, dtype=np.bool_))
 
 
 def isfinite(Tensor self):
-    """Where ``self`` is neither infinite nor NaN (always for integer and bool tensors)."""
-    if kind_of(self._data.dtype) == "f":
+    """Where ``self`` is neither infinite nor NaN (a complex number: both parts; always for
+    integer and bool tensors)."""
+    if kind_of(self._data.dtype) in "fc":
         return make_tensor(np.isfinite(self._data))
     return make_tensor(np.ones_like(self._data, dtype=np.bool_))
 
@@ -230,7 +232,7 @@ def isclose(Tensor self, Tensor other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Where ``|self - other| <= atol + rtol * |other|`` (equal infinities are close).
 
     Both tensors must have the same dtype; NaNs are close to each other only with
-    ``equal_nan=True``.
+    ``equal_nan=True``. Complex numbers compare by the modulus of their difference.
     """
     a, b = self._data, other._data
     if a.dtype != b.dtype:
@@ -243,7 +245,7 @@ def isclose(Tensor self, Tensor other, rtol=1e-05, atol=1e-08, equal_nan=False):
     close = apply_binary(np.equal, self, other, a, b)._data
     if a.dtype.kind == "b":
         return make_tensor(close)
-    if kind_of(a.dtype) != "f":
+    if kind_of(a.dtype) not in "fc":
         # Integers compare their distance in floating point, as PyTorch does.
         a, b = a.astype(np.float64), b.astype(np.float64)
     elif equal_nan:

@@ -6,6 +6,7 @@ from autograd_cy._C.promotion cimport is_complex_array
 
 
 cdef object conjugate(object x)
+cdef void check_parts(object a, object b) except *
 
 
 cdef inline object conj_of(object x):

@@ -130,6 +130,17 @@ cdef object parts_to_complex(object real_part, object imag_part):
     return array
 
 
+cdef void check_parts(object a, object b) except *:
+    """PyTorch's errors for the arrays of two parts of complex numbers (complex, polar): one
+    floating dtype (half, float or double)."""
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"Expected object of scalar type {scalar_name(a.dtype)} but got "
+                           f"scalar type {scalar_name(b.dtype)} for second argument")
+    if a.dtype.kind != "f":
+        raise RuntimeError("Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{scalar_name(a.dtype)} and {scalar_name(b.dtype)}")
+
+
 cdef class ComplexBackward0(Node):
     """``complex(real, imag)``: the real part of the gradient to ``real``, its imaginary part
     to ``imag`` (their derivatives dL/dx and dL/dy, NOTE [Complex gradients])."""
@@ -151,10 +162,8 @@ cdef object complex_tangent(real_t, imag_t, real_part, imag_part, Tensor result,
 def complex(Tensor real, Tensor imag, *, out=None):
     """The complex tensor ``real + i imag`` of two floating tensors of one dtype."""
     a, b = real._data, imag._data
-    if a.dtype != b.dtype:
-        raise RuntimeError(f"Expected object of scalar type {scalar_name(a.dtype)} but got "
-                           f"scalar type {scalar_name(b.dtype)} for second argument")
-    if kind_of(a.dtype) != "f" or a.dtype == np.float16:
+    check_parts(a, b)
+    if a.dtype == np.float16:
         raise RuntimeError("Expected both inputs to be Half, Float or Double tensors but got "
                            f"{scalar_name(a.dtype)} and {scalar_name(b.dtype)}")
     xp = array_module(a)

@@ -45,6 +45,8 @@ cdef class DiagonalBackward0(Node):
     cdef readonly Py_ssize_t saved_offset, saved_dim1, saved_dim2
     cdef readonly tuple saved_self_sym_sizes
 
+    complex_formulas = True     # it only moves the gradient's elements
+
     cpdef tuple apply(self, tuple grads):
         return (diagonal_backward(grads[0], self.saved_self_sym_sizes, self.saved_offset,
                                   self.saved_dim1, self.saved_dim2),)
@@ -64,6 +66,8 @@ def diagonal(Tensor self, offset=0, dim1=0, dim2=1):
 
 cdef class DiagonalBackwardBackward0(Node):
     cdef readonly Py_ssize_t saved_offset, saved_dim1, saved_dim2
+
+    complex_formulas = True
 
     cpdef tuple apply(self, tuple grads):
         return (diagonal(grads[0], self.saved_offset, self.saved_dim1, self.saved_dim2),)
@@ -91,6 +95,8 @@ cdef object diagonal_backward_tangent(Tensor grad_t, Tensor grad, Tensor result,
 
 cdef class TraceBackward0(Node):
     cdef readonly tuple saved_self_sym_sizes
+
+    complex_formulas = True     # the gradient on the diagonal: a real identity times it
 
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]

@@ -302,6 +302,9 @@ def median(Tensor self, dim=NOT_GIVEN, keepdim=None):
     array = self._data
     if array.dtype.kind == "b":
         raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
+    refuse_complex(self, NotImplementedError,
+                   ('"median_cpu"' if dim is None else '"median_out"') + " not implemented for "
+                   "'{dtype}'")
     nan = np.isnan(array) if kind_of(array.dtype) == "f" else None
     if dim is None:
         if array.size == 0:

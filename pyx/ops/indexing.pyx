@@ -25,7 +25,7 @@ cnp.import_array()
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
 from autograd_cy._C.forward cimport forward1, forward2
-from autograd_cy._C.dtype cimport from_numpy_dtype, scalar_name, kind_of
+from autograd_cy._C.dtype cimport from_numpy_dtype, scalar_name, check_convertible, kind_of
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, array_module, tensor_operators,
     TensorOperators,
@@ -524,6 +524,11 @@ def setitem(Tensor self, index, value):
         source = value
     elif isinstance(value, (int, float, np.number, np.bool_)):
         source = make_tensor(np.asarray(value, dtype=self._data.dtype))
+    elif isinstance(value, complex):
+        # a real tensor takes a complex number whose imaginary part is 0, as fill_ does
+        check_convertible(value, self._data.dtype, True)
+        source = make_tensor(np.asarray(value if self._data.dtype.kind == "c" else value.real,
+                                        dtype=self._data.dtype))
     else:
         kind = type(value)
         name = kind.__name__ if kind.__module__ == "builtins" else (

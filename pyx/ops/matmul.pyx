@@ -35,8 +35,8 @@ from autograd_cy._C.device cimport Backend, backend_of
 from autograd_cy._C.fp_errors cimport quietly2, quiet_matrix_product
 from autograd_cy._C.ops.conversion import contiguous
 
-__all__ = ["matmul", "mm", "bmm", "addmm", "dot", "mv"]
-__tensor_methods__ = ("matmul", "mm", "bmm", "addmm", "dot", "mv")
+__all__ = ["matmul", "mm", "bmm", "addmm", "dot", "vdot", "mv"]
+__tensor_methods__ = ("matmul", "mm", "bmm", "addmm", "dot", "vdot", "mv")
 
 
 cdef class MatmulBackward0(Node):
@@ -314,9 +314,8 @@ def mv(Tensor self, Tensor vec):
     return _record_matmul(MvBackward0.__new__(MvBackward0), self, vec, wrap(matrix_product(a, v)))
 
 
-def dot(Tensor self, Tensor other):
-    """Inner product of two 1-D tensors."""
-    a, b = self._data, other._data
+cdef void check_vectors(object a, object b) except *:
+    """PyTorch's errors of dot and vdot: two 1-D tensors of one dtype and length."""
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
     if a.dtype != b.dtype:
@@ -328,8 +327,51 @@ def dot(Tensor self, Tensor other):
                            f"{a.shape[0]} and {b.shape[0]} elements respectively")
     if a.dtype.kind == "b":
         raise NotImplementedError(not_implemented_for_bool("dot"))
+
+
+def dot(Tensor self, Tensor other):
+    """Inner product of two 1-D tensors."""
+    a, b = self._data, other._data
+    check_vectors(a, b)
     return _record_matmul(DotBackward0.__new__(DotBackward0), self, other,
                           wrap(matrix_product(a, b)))
+
+
+cdef class VdotBackward0(Node):
+    """``vdot(self, other) = sum(conj(self) * other)``: ``self`` enters conjugated, so it
+    gets ``conj(grad) * other``, and ``other`` gets ``grad * self`` (NOTE [Complex
+    gradients])."""
+    saved_names = ("self", "other")
+    complex_formulas = True
+
+    cpdef tuple apply(self, tuple grads):
+        grad = grads[0]
+        return (mul(conj_of(grad), unpack_saved(self, 1)) if self.should_compute_output(0)
+                else None,
+                mul(grad, unpack_saved(self, 0)) if self.should_compute_output(1) else None)
+
+
+cdef object vdot_tangent(a_t, b_t, a, b, Tensor result, tuple extra):
+    """``vdot(a_t, b) + vdot(a, b_t)``."""
+    term = None if a_t is None else vdot(a_t, b)
+    if b_t is None:
+        return term
+    other_term = vdot(a, b_t)
+    return other_term if term is None else add(term, other_term)
+
+
+def vdot(Tensor self, Tensor other):
+    """Inner product of two 1-D tensors, ``self`` conjugated first: ``sum(conj(self) *
+    other)``, dot for real tensors."""
+    a, b = self._data, other._data
+    check_vectors(a, b)
+    cdef Tensor out = wrap(matrix_product(a.conj() if is_complex_array(a) else a, b))
+    if is_grad_enabled() and (requires_grad(self) or requires_grad(other)):
+        record2(VdotBackward0.__new__(VdotBackward0), self, other, out,
+                (self if gets_gradient(other) else None, other if gets_gradient(self) else None))
+    if forward_level():
+        forward2(out, self, other, vdot_tangent)
+    return out
 
 
 # ------------------------------------------------------------------ matmul

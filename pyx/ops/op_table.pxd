@@ -53,7 +53,7 @@ cdef class UnaryOp:
     cdef readonly str cuda_functor        # the functor of unary<T, F> (cuda/elementwise.cu)
     cdef readonly str gradient            # the formulas, as docs/derivatives.md prints them
     cdef readonly str tangent_formula
-    cdef readonly str inplace             # the in-place form's name
+    cdef readonly str inplace             # the in-place form's name (None: PyTorch has none)
     cdef readonly object function         # the op as autograd_cy exports it
     cdef readonly str module              # the family module that declared it
 
@@ -62,5 +62,6 @@ cdef class UnaryOp:
 
 cdef object unary_op(str name, object forward, type node_type, UnaryTangent tangent,
                      str gradient, str tangent_formula, str doc, str cuda_functor=*,
-                     bint floating=*, bint batched_tangent=*, str complex_error=*)
+                     bint floating=*, bint batched_tangent=*, str complex_error=*,
+                     bint has_inplace=*)
 cdef void set_fast_forward(object function, ArrayKernel kernel) except *

@@ -172,7 +172,8 @@ def _inplace_function_of(UnaryOp op):
 
 cdef object unary_op(str name, object forward, type node_type, UnaryTangent tangent,
                      str gradient, str tangent_formula, str doc, str cuda_functor=None,
-                     bint floating=True, bint batched_tangent=True, str complex_error=None):
+                     bint floating=True, bint batched_tangent=True, str complex_error=None,
+                     bint has_inplace=True):
     """Declare the op ``name`` (NOTE [The op table]) and return its public function; the
     family module's ``export_unary_ops(globals())`` exports it with its in-place form.
 
@@ -183,7 +184,8 @@ cdef object unary_op(str name, object forward, type node_type, UnaryTangent tang
     message for a complex input, for an op it does not define on complex numbers;
     ``tangent``: the forward-mode formula, ``batched_tangent`` if it is right on a batch of
     tangents as it is; ``gradient``/``tangent_formula``: the formulas as
-    docs/derivatives.md prints them; ``cuda_functor``: ``F`` of ``unary<T, F>``."""
+    docs/derivatives.md prints them; ``cuda_functor``: ``F`` of ``unary<T, F>``;
+    ``has_inplace``: False for an op PyTorch gives no in-place form (angle)."""
     if not issubclass(node_type, ElementwiseNode):
         raise TypeError(f"{name}: {node_type!r} is not an ElementwiseNode class")
     cdef UnaryOp op = UnaryOp.__new__(UnaryOp)
@@ -202,7 +204,7 @@ cdef object unary_op(str name, object forward, type node_type, UnaryTangent tang
     op.cuda_functor = cuda_functor
     op.gradient = gradient
     op.tangent_formula = tangent_formula
-    op.inplace = name + "_"
+    op.inplace = name + "_" if has_inplace else None
     op.function = _function_of(op, doc)
     if batched_tangent:
         batch_unary(tangent)
@@ -233,9 +235,11 @@ def export_unary_ops(dict namespace):
             continue
         op.module = namespace["__name__"]
         op.function.__module__ = op.module
-        namespace[op.inplace] = _inplace_function_of(op)
-        namespace[op.inplace].__module__ = op.module
-        names += [op.name, op.inplace]
+        names.append(op.name)
+        if op.inplace is not None:
+            namespace[op.inplace] = _inplace_function_of(op)
+            namespace[op.inplace].__module__ = op.module
+            names.append(op.inplace)
     namespace.setdefault("__all__", []).extend(names)
     namespace["__tensor_methods__"] = tuple(namespace.get("__tensor_methods__", ())) + tuple(names)
 

@@ -1,6 +1,7 @@
 """Pointwise ops of one tensor: exp, expm1, log, log2, log1p, sin, cos, tanh, sigmoid, relu,
-abs, sign and their in-place forms, and atan2 (sqrt, rsqrt, square: power.pyx; reciprocal:
-arithmetic.pyx; clamp, maximum, minimum, where: selection.pyx).
+abs, sign, sgn, angle and their in-place forms (none for angle), and atan2 and polar (sqrt,
+rsqrt, square: power.pyx; reciprocal: arithmetic.pyx; clamp, maximum, minimum, where:
+selection.pyx).
 
 Each op is an entry of the op table (NOTE [The op table] in op_table.pyx): its backward Node
 (whose base, SavesSelf or SavesResult, says what it saves) and its tangent formula, then one
@@ -24,6 +25,7 @@ import numpy as np
 
 from autograd_cy._C.dtype cimport kind_of
 from autograd_cy._C.device cimport backend_of
+from autograd_cy._C.dtype cimport scalar_name
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
 from autograd_cy._C.forward cimport forward2, batch_binary
@@ -45,16 +47,18 @@ from autograd_cy._C.ops.op_table cimport (
     set_fast_forward,
 )
 from autograd_cy._C.ops.op_table import export_unary_ops
-from autograd_cy._C.ops.conjugate cimport conj_of
-from autograd_cy._C.ops.conjugate import imag
+from autograd_cy._C.ops.conjugate cimport conj_of, check_parts
+from autograd_cy._C.ops.conjugate import imag, real, complex
+from autograd_cy._C.ops.comparison import eq
+from autograd_cy._C.ops.selection import where
 from autograd_cy._C.ops.activation_kernels cimport sigmoid_of
 from autograd_cy._C.ops.arithmetic import mul, div, add, sub, neg, zeros_like_grad
 from autograd_cy._C.ops.activation_backward import (
     threshold_backward, tanh_backward, sigmoid_backward,
 )
 
-__all__ = ["atan2", "arctan2"]
-__tensor_methods__ = tuple(__all__)
+__all__ = ["atan2", "arctan2", "polar"]
+__tensor_methods__ = ("atan2", "arctan2")
 
 
 cdef double LN2 = 0.69314718055994530942
@@ -376,6 +380,48 @@ sgn = unary_op(
     doc="sign for a real tensor; ``self / |self|`` (0 at 0) for a complex one.")
 
 
+# ------------------------------------------------------------------ angle
+
+cdef class AngleBackward0(SavesSelf):
+    """Zero for a real ``self`` (its angle is 0 or pi); for a complex one, the angle turns
+    with the imaginary part of ``dz / z``: ``grad * i z / |z|^2``, 0 at 0 (from the two
+    real derivatives, NOTE [Complex gradients])."""
+    complex_formulas = True
+
+    cpdef tuple apply(self, tuple grads):
+        grad = grads[0]
+        cdef Tensor x = unpack_saved(self, 0)
+        if not is_complex_array(x._data):
+            return (zeros_like_grad(grad),)
+        magnitude = abs(x)
+        turn = mul(div(mul(grad, x), mul(magnitude, magnitude)), 1j)
+        return (where(eq(x, 0), 0, turn),)
+
+
+cdef object angle_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    """Zeros for a real ``self``; ``Im(self_t conj(self)) / |self|^2`` for a complex one."""
+    if not is_complex_array(self._data):
+        return zeros_like_grad(self_t)
+    magnitude = abs(self)
+    turn = div(imag(mul(self_t, conj_of(self))), mul(magnitude, magnitude))
+    return where(eq(self, 0), 0, turn)
+
+
+def _angle_array(array):
+    if array.dtype.kind == "c":
+        return np.angle(array)
+    # A real number's angle: pi below 0, else 0 (-0.0 too, and inf); NaN stays NaN.
+    return np.where(array < 0, np.pi, np.where(np.isnan(array), array, 0)).astype(array.dtype)
+
+
+angle = unary_op(
+    "angle", _angle_array, AngleBackward0, angle_tangent, cuda_functor=None, floating=True,
+    batched_tangent=True, complex_error=None, has_inplace=False,
+    gradient="self: 0 (real); g * i * self / abs(self)^2, 0 at 0 (complex)",
+    tangent_formula="0 (real); Im(self_t * conj(self)) / abs(self)^2 (complex)",
+    doc="The argument of each complex number, a real tensor; 0 or pi for real numbers.")
+
+
 # ------------------------------------------------------------------ atan2
 
 cdef class Atan2Backward0(ElementwiseNode):
@@ -402,6 +448,8 @@ def atan2(self, other):
     expect_tensor(self, "atan2", "input", 1)
     expect_tensor(other, "atan2", "other", 2)
     dtype = floating_result_type(self, other)
+    if dtype.kind == "c":
+        raise NotImplementedError(f"\"atan2_cpu\" not implemented for '{scalar_name(dtype)}'")
     try:
         array = quietly2(np.arctan2, operand_array(self, dtype), operand_array(other, dtype))
     except ValueError:
@@ -420,6 +468,60 @@ def atan2(self, other):
 arctan2 = atan2
 
 
+# ------------------------------------------------------------------ polar
+
+cdef class PolarBackward0(ElementwiseNode):
+    """``result = abs * e^(i angle)``. The real inputs take the real parts of their complex
+    derivatives times ``conj(grad)``: ``sgn(result)`` for ``abs``, ``i * result`` for
+    ``angle`` (as PyTorch writes it, ``sgn(result)`` is ``-e^(i angle)`` where ``abs < 0``)."""
+    saved_names = ("result",)
+    complex_formulas = True
+
+    cpdef tuple apply(self, tuple grads):
+        grad = conj_of(grads[0])
+        result = unpack_saved(self, 0)
+        return (real(mul(grad, sgn(result))) if self.should_compute_output(0) else None,
+                real(mul(grad, mul(result, 1j))) if self.should_compute_output(1) else None)
+
+
+cdef object polar_tangent(abs_t, angle_t, abs, angle, Tensor result, tuple extra):
+    """``abs_t * e^(i angle) + angle_t * i * result``, written in real and imaginary parts."""
+    cosine, sine = cos(angle), sin(angle)
+    re = im = None
+    if abs_t is not None:
+        re, im = mul(abs_t, cosine), mul(abs_t, sine)
+    if angle_t is not None:
+        rate = mul(angle_t, abs)
+        re = neg(mul(rate, sine)) if re is None else sub(re, mul(rate, sine))
+        im = mul(rate, cosine) if im is None else add(im, mul(rate, cosine))
+    return complex(re, im)
+
+
+def polar(Tensor abs, Tensor angle):
+    """The complex numbers of modulus ``abs`` and argument ``angle``: ``abs * cos(angle) +
+    i abs * sin(angle)``, broadcast; float gives complex64, double complex128."""
+    a, b = abs._data, angle._data
+    check_parts(a, b)
+    if a.dtype == np.float16:
+        raise NotImplementedError("\"polar_cpu\" not implemented for 'Half'")
+    try:
+        shape = np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        error = broadcast_failure(abs, angle)
+        if error is None:
+            raise
+        raise error from None
+    array = np.empty(shape, dtype=np.complex64 if a.dtype == np.float32 else np.complex128)
+    array.real = a * np.cos(b)
+    array.imag = a * np.sin(b)
+    cdef Tensor out = make_tensor(array)
+    if any_requires_grad2(abs, angle):
+        record2(PolarBackward0.__new__(PolarBackward0), abs, angle, out, (out,))
+    if forward_level():
+        forward2(out, abs, angle, polar_tangent)
+    return out
+
+
 cdef object abs_op(object self):
     return abs(self)        # builtin abs(tensor): the op above
 
@@ -428,5 +530,6 @@ tensor_operators().abs = abs_op
 
 
 batch_binary(atan2_tangent, True)     # NOTE [Batched tangents]
+batch_binary(polar_tangent, True)
 
 export_unary_ops(globals())

@@ -2,9 +2,10 @@
 
 from autograd_cy._C.tensor cimport Tensor
 from autograd_cy._C.node cimport Node
+from autograd_cy._C.forward cimport UnaryTangent
 
 cdef tuple leading(Py_ssize_t dim, object item)
-cdef Tensor record_view(Node node, Tensor self, object array)
+cdef Tensor record_view(Node node, Tensor self, object array, UnaryTangent tangent=*)
 
 cdef Tensor alias(Tensor self)
 cdef Tensor unsafe_view(Tensor self, tuple shape)

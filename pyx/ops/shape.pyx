@@ -15,26 +15,26 @@ cimport numpy as cnp
 cnp.import_array()
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
-from autograd_cy._C.forward cimport forward1, linear_tangent
+from autograd_cy._C.forward cimport forward1, linear_tangent, batch_unary, UnaryTangent
 from autograd_cy._C.views cimport view_tangent
-from autograd_cy._C.dtype cimport dtype, from_numpy_dtype
-from autograd_cy._C.device cimport contiguous_array, strided_view
+from autograd_cy._C.dtype cimport dtype, from_numpy_dtype, scalar_name
+from autograd_cy._C.device cimport contiguous_array, strided_view, data_address
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, make_view, requires_grad, array_module, wrap_dim,
-    VIEW_DEFAULT)
+    VIEW_DEFAULT, tensor_operators)
 from autograd_cy._C.batching cimport grads_batched, batched_shape, batched_dim, batched_dims
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.provenance cimport forward_op_name
 from autograd_cy._C.recording cimport record1, view_records
-from autograd_cy._C.promotion cimport wrap
-from autograd_cy._C.ops.conversion import CloneBackward0
+from autograd_cy._C.promotion cimport wrap, is_complex_array
+from autograd_cy._C.ops.conversion import CloneBackward0, contiguous
 from autograd_cy._C.ops.conversion cimport contiguous_tangent
 from autograd_cy._C.ops.arguments cimport int_list, invalid_combination
 from autograd_cy._C.ops.arguments import NOT_GIVEN
 
 __all__ = ["reshape", "view", "flatten", "unflatten", "transpose", "swapaxes", "swapdims",
            "permute", "movedim", "moveaxis", "t", "unsqueeze", "squeeze", "expand", "select",
-           "narrow"]
+           "narrow", "view_as_real", "view_as_complex"]
 __tensor_methods__ = ("reshape", "view", "view_as", "reshape_as", "flatten", "unflatten",
                       "transpose", "swapaxes", "swapdims", "permute", "movedim", "moveaxis",
                       "t", "unsqueeze", "squeeze", "expand", "expand_as", "repeat", "select",
@@ -73,9 +73,11 @@ cdef tuple leading(Py_ssize_t dim, object item):
     return (slice(None),) * dim + (item, Ellipsis)
 
 
-cdef Tensor record_view(Node node, Tensor self, object array):
+cdef Tensor record_view(Node node, Tensor self, object array,
+                        UnaryTangent tangent=view_tangent):
     """Wrap ``array`` (a view of ``self``'s memory) as a view and record ``node``, which is
-    None where ``view_records(self)`` is false: an op need not make a Node nothing records."""
+    None where ``view_records(self)`` is false: an op need not make a Node nothing records.
+    ``tangent``: the same view of ``self``'s tangent, unless the view changes the dtype."""
     cdef Tensor out = make_view(array, self)
     if node is not None and view_records(self):
         record1(node, self, out)
@@ -84,7 +86,7 @@ cdef Tensor record_view(Node node, Tensor self, object array):
             out._view_op_name = forward_op_name(node)
     if forward_level():
         # The same view of self's tangent (NOTE [Tangents of views and in-place ops]).
-        forward1(out, self, view_tangent)
+        forward1(out, self, tangent)
     return out
 
 
@@ -632,3 +634,98 @@ def narrow(Tensor self, dim, start, Py_ssize_t length):
         raise RuntimeError(
             f"start ({begin}) + length ({length}) exceeds dimension size ({size}).")
     return slice_unchecked(self, d, begin, begin + length, 1)
+
+
+# ------------------------------------------------------------------ view_as_real / view_as_complex
+# NOTE [Complex views]
+# A complex tensor's memory holds each element as two reals, real part first. view_as_real
+# sees that memory as reals with a last dim of 2; view_as_complex reads pairs of reals as
+# complex numbers. Both are views: writes through either reach the other, and they share
+# the version counter. Their dtype is not their base's, so an in-place op on one, or on its
+# base, is routed through the views machinery in real numbers (NOTE [Views of another
+# dtype] in views.pyx). The gradient is the same numbers seen the other way back.
+
+cdef class ViewAsRealBackward0(Node):
+    """The real gradient's last dim of 2 read back as complex numbers."""
+    batches_gradients = True     # NOTE [Batched gradients]
+    complex_formulas = True
+
+    cpdef tuple apply(self, tuple grads):
+        return (view_as_complex(contiguous(grads[0])),)
+
+
+cdef class ViewAsComplexBackward0(Node):
+    """The complex gradient seen as reals, with a last dim of 2."""
+    batches_gradients = True
+    complex_formulas = True
+
+    cpdef tuple apply(self, tuple grads):
+        return (view_as_real(grads[0]),)
+
+
+cdef object view_as_real_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    return view_as_real(self_t)
+
+
+cdef object view_as_complex_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    return view_as_complex(contiguous(self_t))
+
+
+def view_as_real(Tensor self):
+    """A complex tensor's memory seen as reals: a view with one more dim, of size 2, holding
+    each element's real and imaginary parts (float32 for complex64)."""
+    array = self._data
+    if not is_complex_array(array):
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    real_dtype = array.real.dtype
+    return record_view(ViewAsRealBackward0.__new__(ViewAsRealBackward0), self,
+                       array[..., None].view(real_dtype), view_as_real_tangent)
+
+
+def view_as_complex(Tensor self):
+    """Pairs of reals seen as complex numbers: a view of a float or double tensor whose last
+    dim has size 2 and stride 1 (the real part, then the imaginary part), without it."""
+    array = self._data
+    if array.dtype != np.float32 and array.dtype != np.float64:
+        if array.dtype == np.float16:
+            raise NotImplementedError("view_as_complex of a Half tensor would be ComplexHalf, "
+                                      "a dtype autograd_cy does not have")
+        raise RuntimeError("view_as_complex is only supported for half, float and double "
+                           f"tensors, but got a tensor of scalar type: {scalar_name(array.dtype)}")
+    if array.ndim == 0:
+        raise RuntimeError("Input tensor must have one or more dimensions")
+    if array.shape[-1] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    itemsize = array.itemsize
+    strides = array.strides
+    if array.size == 0 and not any(strides):
+        # NumPy makes an empty array with zero strides, PyTorch with row-major ones
+        strides = tuple([itemsize * int(np.prod(array.shape[d + 1:]))
+                         for d in range(array.ndim)])
+    if strides[-1] != itemsize:
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
+    for n, s in zip(array.shape[:-1], strides[:-1]):
+        if n != 1 and (s // itemsize) % 2:
+            raise RuntimeError("Tensor must have a stride divisible by 2 for all but last "
+                               "dimension")
+    owner = self._base._data if self._base is not None else array
+    if (data_address(array) - data_address(owner)) // itemsize % 2:
+        raise RuntimeError("Tensor must have a storage_offset divisible by 2")
+    complex_dtype = np.complex64 if array.dtype == np.float32 else np.complex128
+    return record_view(ViewAsComplexBackward0.__new__(ViewAsComplexBackward0), self,
+                       array.view(complex_dtype)[..., 0], view_as_complex_tangent)
+
+
+cdef object view_as_real_op(object self):
+    return view_as_real(self)
+
+
+cdef object view_as_complex_op(object self):
+    return view_as_complex(self)
+
+
+# views.pyx routes a view of another dtype through these (NOTE [Views of another dtype])
+tensor_operators().view_as_real = view_as_real_op
+tensor_operators().view_as_complex = view_as_complex_op
+batch_unary(view_as_real_tangent)
+batch_unary(view_as_complex_tangent)

@@ -90,6 +90,8 @@ cdef class AsStridedBackward0(Node):
     cdef object output_positions, input_positions, input_shape
     cdef Py_ssize_t storage_length
 
+    complex_formulas = True     # it only moves (and adds) the gradient's elements
+
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         grad_array = (<Tensor>grad)._data
