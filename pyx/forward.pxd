@@ -31,6 +31,13 @@ cdef object array_copy(cnp.ndarray array)
 cdef void batch_unary(UnaryTangent formula) except *
 cdef void batch_binary(BinaryTangent formula, bint align) except *
 cdef void batch_nary(NaryTangent formula, bint align) except *
+
+# Formulas checked for complex tensors (NOTE [Complex tangents] in forward.pyx): any other
+# raises NotImplementedError when it meets one.
+cdef void complex_unary(UnaryTangent formula) except *
+cdef void complex_binary(BinaryTangent formula) except *
+cdef void complex_nary(NaryTangent formula) except *
+
 cdef tuple tangent_shape(Tensor t)
 cdef object zero_tangent_of(Tensor t)
 cdef tuple run_formula_per_row(object formula, object ctx, list tangents,

@@ -69,7 +69,7 @@ from cpython.object cimport PyObject_CallObject
 from autograd_cy._C.grad_mode cimport (
     forward_level, suspend_forward_level, resume_forward_level, is_inference_mode_enabled,
 )
-from autograd_cy._C.tensor cimport Tensor, tangent_of
+from autograd_cy._C.tensor cimport Tensor, tangent_of, tensor_operators
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.saved_tensor cimport SavedTensor, save
 from autograd_cy._C.tensor cimport make_tensor, array_module
@@ -115,13 +115,72 @@ cdef object run_formula(object formula, tuple args, unsigned long long level):
 # The formula runs with the level suspended; try/finally restores it when the formula
 # raises (on the normal path Cython's finally is plain C, no exception state is touched).
 
-cdef void refuse_complex(Tensor out) except *:
-    """Forward-mode AD of complex tensors is not built yet: the tangent formulas have not
-    been checked against PyTorch's for complex values (abs, for one, needs its own), so an
-    op with a complex result and a tangent raises rather than propagate a wrong one."""
-    if is_complex_array(out._data):
-        raise NotImplementedError(
-            "forward-mode AD of complex tensors is not implemented in autograd_cy yet")
+# NOTE [Complex tangents]
+# A tangent formula is a Jacobian-vector product, and for complex tensors PyTorch's convention
+# is the plain one: the tangent of ``w = f(z)`` is what ``w`` moves by when ``z`` moves by
+# ``dz``. For a holomorphic f (exp, mul, matmul, a view ...) that is ``f'(z) * dz``: the real
+# formula as written, with no conjugate, unlike the backward formulas (NOTE [Complex
+# gradients] in ops/conjugate.pyx), which multiply by ``conj(f'(z))``. So a tangent formula
+# that reuses its backward Node (``pointwise_tangent``) is wrong for complex tensors as it is;
+# conjugating its tangent in and its result out, ``conj(J^H conj(dz))``, gives ``f'(z) dz``
+# back for a holomorphic op. An op that is not holomorphic moves with ``dz`` and
+# ``conj(dz)``, and has a formula of its own: ``abs``'s tangent is ``Re(conj(z) dz) / |z|``,
+# ``conj``'s is ``conj(dz)``, ``real``'s ``Re(dz)``.
+#
+# As in reverse mode (NOTE [Complex formulas gate] in recording.pyx), a formula is trusted
+# with complex tensors only once someone has checked it against PyTorch's: its module
+# registers it (``complex_unary`` / ``complex_binary`` / ``complex_nary``, next to the
+# batching registrations). Any other formula meeting a complex input or output raises
+# NotImplementedError naming the op, rather than propagating a wrong tangent. The real path
+# pays the dtype test of the output and the inputs, no lookup.
+
+cdef set complex_formulas = set()   # the addresses of the formulas checked for complex
+
+
+cdef void complex_unary(UnaryTangent formula) except *:
+    """Register ``formula`` as right for complex tensors (NOTE [Complex tangents])."""
+    complex_formulas.add(<size_t><void*>formula)
+
+
+cdef void complex_binary(BinaryTangent formula) except *:
+    complex_formulas.add(<size_t><void*>formula)
+
+
+cdef void complex_nary(NaryTangent formula) except *:
+    complex_formulas.add(<size_t><void*>formula)
+
+
+cdef inline bint complex_tensor(object x):
+    return isinstance(x, Tensor) and is_complex_array((<Tensor>x)._data)
+
+
+cdef void check_complex_tangent(size_t formula, Tensor out, tuple extra) except *:
+    """Refuse ``formula``, which meets a complex output or input, unless it is registered
+    (NOTE [Complex tangents])."""
+    if formula in complex_formulas:
+        return
+    if formula == <size_t><void*>linear_tangent:
+        name = extra[0].__name__
+    elif out._grad_fn is not None:
+        name = f"{type(out._grad_fn).__name__}'s op"
+    elif extra and isinstance(extra[0], Node):       # a formula that runs a Node's
+        name = f"{type(extra[0]).__name__}'s op"
+    else:
+        name = "an op"
+    raise NotImplementedError(
+        f"forward-mode AD of {name} for complex tensors is not implemented in autograd_cy "
+        "yet (its tangent formula has not been checked for them); compute it in reverse "
+        "mode or on real tensors")
+
+
+cdef object complex_valued(object tangent, Tensor out):
+    """A complex output's tangent as a complex tensor: a real one (a real input's tangent
+    passed on by ``add``) plus ``0j``, recorded, as PyTorch gives a complex output a complex
+    tangent."""
+    if (tangent is None or not is_complex_array(out._data)
+            or is_complex_array((<Tensor>tangent)._data)):
+        return tangent
+    return tensor_operators().add(tangent, 0j)
 
 
 cdef void forward1(Tensor out, object x, UnaryTangent formula, tuple extra=()) except *:
@@ -130,13 +189,15 @@ cdef void forward1(Tensor out, object x, UnaryTangent formula, tuple extra=()) e
     x_t = tangent_of(x, level)
     if x_t is None or is_inference_mode_enabled():
         return
-    refuse_complex(out)
+    if is_complex_array(out._data) or is_complex_array((<Tensor>x)._data):
+        check_complex_tangent(<size_t><void*>formula, out, extra)
     suspend_forward_level()
     try:
         if tangent_batch() or grads_batched():
             tangent = batched_formula1(formula, <Tensor>x_t, <Tensor>x, out, extra)
         else:
             tangent = formula(<Tensor>x_t, <Tensor>x, out, extra)
+        tangent = complex_valued(tangent, out)
     finally:
         resume_forward_level(level)
     set_tangent(out, tangent, level)
@@ -151,13 +212,15 @@ cdef void forward2(Tensor out, object a, object b, BinaryTangent formula,
     b_t = tangent_of(b, level)
     if (a_t is None and b_t is None) or is_inference_mode_enabled():
         return
-    refuse_complex(out)
+    if is_complex_array(out._data) or complex_tensor(a) or complex_tensor(b):
+        check_complex_tangent(<size_t><void*>formula, out, extra)
     suspend_forward_level()
     try:
         if tangent_batch() or grads_batched():
             tangent = batched_formula2(formula, a_t, b_t, a, b, out, extra)
         else:
             tangent = formula(a_t, b_t, a, b, out, extra)
+        tangent = complex_valued(tangent, out)
     finally:
         resume_forward_level(level)
     set_tangent(out, tangent, level)
@@ -169,7 +232,8 @@ cdef void forward_n(Tensor out, tuple inputs, NaryTangent formula, tuple extra=(
     cdef unsigned long long level = forward_level()
     if not any_tangent(inputs, level) or is_inference_mode_enabled():
         return
-    refuse_complex(out)
+    if is_complex_array(out._data) or any([complex_tensor(x) for x in inputs]):
+        check_complex_tangent(<size_t><void*>formula, out, extra)
     tangents = tuple([tangent_of(x, level) for x in inputs])
     suspend_forward_level()
     try:
@@ -177,6 +241,7 @@ cdef void forward_n(Tensor out, tuple inputs, NaryTangent formula, tuple extra=(
             tangent = batched_formula_n(formula, tangents, inputs, out, extra)
         else:
             tangent = formula(tangents, inputs, out, extra)
+        tangent = complex_valued(tangent, out)
     finally:
         resume_forward_level(level)
     set_tangent(out, tangent, level)
@@ -188,6 +253,9 @@ cdef object linear_tangent(Tensor x_t, Tensor x, Tensor result, tuple extra):
     *rest)``. ``op`` is the op's Python function (a ``def`` taking Python arguments), which
     the formula would call through Python anyway."""
     return extra[0](x_t, *extra[1:])
+
+
+complex_unary(linear_tangent)     # the op of a complex-linear map, on the tangent
 
 
 cdef bint any_tangent(tuple inputs, unsigned long long level):

@@ -655,3 +655,8 @@ cdef void inplace_tangent(Tensor self, Tensor out, unsigned long long level) exc
     finally:
         resume_forward_level(level)
     set_tangent(self, self_t, level)
+
+
+# NOTE [Complex tangents] in forward.pyx: these formulas are checked for complex tensors.
+from autograd_cy._C.forward cimport complex_unary
+complex_unary(view_tangent)

@@ -284,9 +284,10 @@ def check_jvp(fn, *arrays, dtype=np.float64, tangents=None, rtol=None, atol=None
 
         check_jvp(lambda lib, x, y: lib.tanh(x * y), randn(3), randn(3))
     """
-    default_rtol, default_atol = TOLERANCES[np.dtype(dtype).type]
-    rtol = default_rtol if rtol is None else rtol
-    atol = default_atol if atol is None else atol
+    if rtol is None or atol is None:        # a complex dtype comes with both
+        default_rtol, default_atol = TOLERANCES[np.dtype(dtype).type]
+        rtol = default_rtol if rtol is None else rtol
+        atol = default_atol if atol is None else atol
     rng = np.random.default_rng(seed)
     if tangents is None:
         tangents = [rng.standard_normal(np.shape(a)) for a in arrays]

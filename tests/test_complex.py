@@ -322,21 +322,3 @@ GAPS = [
 @pytest.mark.parametrize("name, fn", GAPS, ids=[name for name, _ in GAPS])
 def test_formula_gaps(name, fn):
     check_op(fn, crandn(3, seed=5) + 0.5, double=False)
-
-
-@pytest.mark.xfail(strict=True, raises=NotImplementedError,
-                   reason="forward-mode AD of complex tensors is not built yet")
-def test_forward_mode_gap():
-    outputs = []
-    for lib in LIBS:
-        with lib.autograd.forward_ad.dual_level():
-            z = lib.autograd.forward_ad.make_dual(lib.tensor([1 + 2j]), lib.tensor([1j]))
-            outputs.append(lib.autograd.forward_ad.unpack_dual(z * z).tangent.tolist())
-    assert outputs[0] == outputs[1]
-
-
-@pytest.mark.xfail(strict=True, raises=NotImplementedError,
-                   reason="gradcheck of complex functions is not built yet (it refuses them)")
-def test_gradcheck_gap():
-    z = ag.tensor([1 + 2j, 0.5 - 1j], dtype=ag.cdouble, requires_grad=True)
-    assert ag.autograd.gradcheck(lambda z: z * z, (z,))

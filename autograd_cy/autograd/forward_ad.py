@@ -80,7 +80,8 @@ def make_dual(tensor, tangent, *, level=None):
     """A dual tensor: a view of ``tensor`` (sharing its memory) with ``tangent`` attached
     as-is, for forward AD. Differentiable in reverse mode, like a view.
 
-    ``tangent`` must have ``tensor``'s shape; both must be floating point."""
+    ``tangent`` must have ``tensor``'s shape; both must be floating point or complex (their
+    dtypes may differ, as in PyTorch: the tangent is kept as it is)."""
     if level is None:
         level = _current_level
     if level < 0:
@@ -92,9 +93,6 @@ def make_dual(tensor, tangent, *, level=None):
     if not _floating_or_complex(tangent):
         raise ValueError(
             f"Expected tangent to be floating point or complex, but got: {tangent.dtype}")
-    if tensor.is_complex() or tangent.is_complex():
-        raise NotImplementedError(
-            "forward-mode AD of complex tensors is not implemented in autograd_cy yet")
     _check_level(level, "_make_dual")
     if _tangent(tensor) is not None:
         raise RuntimeError("Making a dual Tensor based on a Tensor that already has a forward "

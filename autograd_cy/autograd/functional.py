@@ -376,6 +376,10 @@ def _jacobian_rows(index, output, inputs, create_graph, strict):
     # every element of ``output`` requires grad, or none does (then no gradient flows).
     if not output.requires_grad:
         backwards = [None] * numel
+    elif output.is_complex():
+        # torch's backward from each element, with the gradient created implicitly
+        raise RuntimeError("grad can be implicitly created only for real scalar outputs but "
+                           f"got {output.dtype}")
     elif create_graph:      # the graph torch records: a backward from each element
         flat = output.reshape(-1)
         backwards = [((flat[element],), None) for element in range(numel)]

@@ -12,6 +12,11 @@ numerical, rtol, atol)``. ``fast_mode`` compares only ``v^T J u`` for random
 On a CUDA tensor the perturbation is written into the tensor's device memory (the
 perturbed values uploaded) and the results are compared on the host, as torch does.
 
+Complex inputs and outputs are checked as PyTorch checks them (NOTE [gradcheck of complex
+functions]): backward mode compares the gradient of a complex input with ``dL/dx + i dL/dy``
+of each real and imaginary part of the outputs; forward mode perturbs the real and the
+imaginary part of a complex input as two real inputs.
+
 ``gradgradcheck`` checks the gradient *function*: it runs ``gradcheck`` on
 ``(x, v) -> grad(f(x), x, v, create_graph=True)``, i.e. on the graph that a
 backward with ``create_graph=True`` records.
@@ -141,7 +146,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     >>> ag.autograd.gradgradcheck(lambda t: t.exp() * t, (x,), check_undefined_grad=False)
     True
     """
-    from autograd_cy import rand, float64
     from autograd_cy.autograd.backward import grad as autograd_grad
     if not (check_fwd_over_rev or check_rev_over_rev):
         raise AssertionError(
@@ -155,9 +159,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     inputs = _as_tuple(inputs)
     if grad_outputs is None:
         outputs = _differentiable_outputs(func(*inputs))
-        grad_outputs = tuple(
-            (rand(*out.shape, dtype=out.dtype if out.is_floating_point() else float64) * 2
-             - 1).requires_grad_() for out in outputs)
+        grad_outputs = tuple(_random_grad_output(out).requires_grad_() for out in outputs)
     else:
         grad_outputs = _as_tuple(grad_outputs)
     count = len(grad_outputs)
@@ -181,6 +183,20 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                      check_grad_dtypes=check_grad_dtypes, check_batched_grad=check_batched_grad,
                      fast_mode=fast_mode, check_forward_ad=check_fwd_over_rev,
                      check_backward_ad=check_rev_over_rev, masked=masked)
+
+
+def _random_grad_output(out):
+    """Values in [-1, 1) of ``out``'s shape and dtype (float64 for an integer ``out``); both
+    parts of a complex one so, as PyTorch's ``make_tensor``."""
+    from autograd_cy import complex as make_complex, rand, float64
+
+    def uniform(dtype):
+        return rand(*out.shape, dtype=dtype) * 2 - 1
+
+    if out.is_complex():
+        part = out.real.dtype
+        return make_complex(uniform(part), uniform(part))
+    return uniform(out.dtype if out.is_floating_point() else float64)
 
 
 # ------------------------------------------------------------------ deprecated Jacobians
@@ -212,14 +228,19 @@ def get_numerical_jacobian_wrt_specific_input(fn, input_idx, inputs, outputs, ep
                                               input=None, is_forward_ad=False):
     """The central-difference Jacobian of each of ``outputs`` (what ``fn(*inputs)``
     returns) w.r.t. ``inputs[input_idx]`` (or the tensor ``input``, perturbed in its
-    place): ``(input numel, output numel)``, in the output's dtype. ``is_forward_ad``
-    matters only for complex inputs, which autograd_cy does not have."""
+    place): ``(input numel, output numel)``, in the output's dtype, or the input's when it
+    is complex (its columns are ``dL/dx + i dL/dy``, NOTE [gradcheck of complex
+    functions]). Complex outputs are refused unless ``is_forward_ad``, as in PyTorch."""
     from autograd_cy import tensor
     input = inputs[input_idx] if input is None else input
     if not input.requires_grad:
         raise AssertionError("Expected input to have requires_grad=True")
+    if not is_forward_ad and any(o.is_complex() for o in _as_tuple(outputs)):
+        raise ValueError("Expected output to be non-complex. get_numerical_jacobian no longer "
+                         "supports functions that return complex outputs.")
     per_output = _numerical_jacobian(fn, inputs, eps, target=(input,))[0]
-    return tuple(tensor(jacobian, dtype=out.dtype, device=out.device)
+    return tuple(tensor(jacobian, dtype=input.dtype if input.is_complex() else out.dtype,
+                        device=out.device)
                  for jacobian, out in zip(per_output, _as_tuple(outputs)))
 
 
@@ -238,6 +259,9 @@ def get_analytical_jacobian(inputs, output, nondet_tol=0.0, grad_out=1.0):
     if grad_out != 1.0:
         raise ValueError("Expected grad_out to be 1.0. get_analytical_jacobian no longer "
                          "supports values of grad_out != 1.0.")
+    if output.is_complex():
+        raise ValueError("Expected output to be non-complex. get_analytical_jacobian no "
+                         "longer supports functions that return complex outputs.")
     differentiable = [x for x in _as_tuple(inputs) if _requires_grad(x)]
     attempts, sizes_ok, types_ok = _engine_jacobians(output, differentiable)
     reentrant = all(a.size == 0 or np.max(np.abs(a - b)) <= nondet_tol
@@ -259,22 +283,21 @@ def _gradcheck(func, inputs, *, eps, atol, rtol, nondet_tol, check_undefined_gra
     _check_inputs(inputs)
     func_out = func(*inputs)
     outputs = _differentiable_outputs(func_out)
-    _refuse_complex(inputs, outputs)
     if check_backward_ad:
         if not outputs:
             _check_no_differentiable_outputs(func, inputs, eps)
             return True
-        if fast_mode:
-            _fast_check(func, inputs, outputs, _positions(func_out), eps, atol, rtol,
-                        nondet_tol, check_grad_dtypes)
-        else:
-            _slow_check(func, inputs, outputs, _positions(func_out), eps, atol, rtol,
-                        nondet_tol, check_grad_dtypes)
+        for part_func, part in _output_parts(func, outputs):
+            part_out = part_func(*inputs)
+            check = _fast_check if fast_mode else _slow_check
+            check(part_func, inputs, _differentiable_outputs(part_out), _positions(part_out),
+                  eps, atol, rtol, nondet_tol, check_grad_dtypes, part)
     if check_forward_ad:
-        _check_forward_ad(func, inputs, func_out, eps, atol, rtol, fast_mode,
-                          check_grad_dtypes)
-        if check_undefined_grad:
-            _check_undefined_tangents(func, inputs)
+        for part_func, part_inputs, part in _input_parts(func, inputs):
+            _check_forward_ad(part_func, part_inputs, part_func(*part_inputs), eps, atol, rtol,
+                              fast_mode, check_grad_dtypes, part)
+            if check_undefined_grad:
+                _check_undefined_tangents(part_func, part_inputs)
     if check_batched_forward_grad:
         _check_batched_forward_grad(func, inputs)
     if not check_backward_ad:
@@ -286,6 +309,76 @@ def _gradcheck(func, inputs, *, eps, atol, rtol, nondet_tol, check_undefined_gra
     if check_undefined_grad:
         _check_undefined_grad(func, inputs)
     return True
+
+
+# NOTE [gradcheck of complex functions]
+# The Jacobians compared here are those of real functions, so a complex function is checked
+# as real ones, as PyTorch does:
+#
+# - backward mode, complex outputs: the real parts of the outputs form one real function
+#   of the inputs, their imaginary parts another (``_output_parts``), each checked on its
+#   own, the imaginary one first. A real output L of a complex input z = x + iy has the
+#   gradient dL/dx + i dL/dy (NOTE [Complex gradients] in pyx/ops/conjugate.pyx), so the
+#   numerical Jacobian's column for z is the central difference along x plus i times the
+#   one along y, and the engine's gradient, complex, must match it;
+# - forward mode, complex inputs: ``x -> f(x + i y)`` with y held, and ``y -> f(x + i y)``
+#   with x held (``_input_parts``), are functions of real inputs whose tangents (complex
+#   where the outputs are) match central differences as they are.
+#
+# A failure then says which part failed: "While considering the imaginary part of complex
+# outputs only, Jacobian mismatch ...", or "the real part of complex inputs only".
+# ``fast_mode`` draws ``u = (u_r, u_i)`` for a complex input and compares
+# ``Re(vJ) . u_r + i Im(vJ) . u_i`` with ``v . (J_x u_r + i J_y u_i)``.
+
+def _output_parts(func, outputs):
+    """``(function, part)`` pairs to check in backward mode: ``func`` itself when no output
+    is complex; else its imaginary, then its real part. ``part`` is ``(name, complex
+    output indices, "outputs")``, or None."""
+    from autograd_cy import imag, real
+    indices = [i for i, o in enumerate(outputs) if o.is_complex()]
+    if not indices:
+        return [(func, None)]
+
+    def applied_to_complex(part):
+        def part_func(*args):
+            return tuple(part(o) if isinstance(o, Tensor) and o.is_complex() else o
+                         for o in _as_tuple(func(*args)))
+        return part_func
+
+    return [(applied_to_complex(imag), ("imaginary", indices, "outputs")),
+            (applied_to_complex(real), ("real", indices, "outputs"))]
+
+
+def _input_parts(func, inputs):
+    """``(function, inputs, part)`` triples to check in forward mode: ``func`` on ``inputs``
+    when none is complex; else the function of the imaginary parts of the complex inputs
+    (the real parts held), then of the real parts (the imaginary parts held)."""
+    indices = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.is_complex()]
+    if not indices:
+        return [(func, inputs, None)]
+
+    def with_complex_inputs(rebuild):
+        def part_func(*args):
+            args = list(args)
+            for i in indices:
+                args[i] = rebuild(args[i], inputs[i])
+            return _as_tuple(func(*args))
+        return part_func
+
+    imag_func = with_complex_inputs(lambda y, z: z.real + y * 1j)
+    real_func = with_complex_inputs(lambda x, z: x + z.imag * 1j)
+    imag_inputs = tuple(x.imag if i in indices else x for i, x in enumerate(inputs))
+    real_inputs = tuple(x.real if i in indices else x for i, x in enumerate(inputs))
+    return [(imag_func, imag_inputs, ("imaginary", indices, "inputs")),
+            (real_func, real_inputs, ("real", indices, "inputs"))]
+
+
+def _part_prefix(part, index):
+    """"While considering the real part of complex outputs only, " when the failing output
+    (backward mode) or input (forward mode) ``index`` is complex (PyTorch's words)."""
+    if part is None or index not in part[1]:
+        return ""
+    return f"While considering the {part[0]} part of complex {part[2]} only, "
 
 
 def _positions(func_out):
@@ -304,15 +397,16 @@ def _check_no_differentiable_outputs(func, inputs, eps):
 
 
 def _slow_check(func, inputs, outputs, positions, eps, atol, rtol, nondet_tol,
-                check_grad_dtypes):
-    """Compare the full Jacobians, one (output, input) pair at a time."""
+                check_grad_dtypes, part=None):
+    """Compare the full Jacobians, one (output, input) pair at a time (``part``: which part
+    of a complex function ``func`` is, NOTE [gradcheck of complex functions])."""
     numerical = _numerical_jacobian(func, inputs, eps)   # [input][tensor output]
     for i, out in enumerate(outputs):
         analytical = _analytical_jacobian(inputs, out, nondet_tol, check_grad_dtypes)
         for j, a in enumerate(analytical):
             n = numerical[j][positions[i]]
             if not np.allclose(a, n, rtol=rtol, atol=atol):
-                raise GradcheckError(_mismatch_message(a, n, i, j))
+                raise GradcheckError(_part_prefix(part, i) + _mismatch_message(a, n, i, j))
 
 
 def _mismatch_message(analytical, numerical, output_index, input_index):
@@ -326,20 +420,33 @@ def _numerical_jacobian(func, inputs, eps, target=None):
     """``J[j][k]``: central differences of tensor output ``k`` w.r.t. differentiable input
     ``j``, shape ``(input numel, output numel)``, float64. ``target``: the tensors to
     perturb, when not ``inputs`` themselves (``func`` is still called on ``inputs``)."""
-    output_sizes = [o.size for o in _evaluate(func, inputs)]
+    outputs = _evaluate(func, inputs)
     result = []
     for inp in inputs if target is None else target:
         if not _requires_grad(inp):
             continue
         array = _array_of(inp)
-        columns = [np.zeros((array.size, size)) for size in output_sizes]
+        columns = [np.zeros((array.size, o.size), dtype=np.result_type(o, array, np.float64))
+                   for o in outputs]
         for index in range(array.size):
             direction = np.zeros(array.shape)
             direction.flat[index] = 1
-            for k, d in enumerate(_central_difference(func, inputs, array, direction, eps)):
+            for k, d in enumerate(_directional_difference(func, inputs, array, direction,
+                                                          direction, eps)):
                 columns[k][index] = d
         result.append(columns)
     return result
+
+
+def _directional_difference(func, inputs, array, u_real, u_imag, eps):
+    """The central differences of each tensor output along ``u_real``; for a complex input,
+    plus ``i`` times those along ``i u_imag``: ``dL/dx + i dL/dy`` of a real output
+    (NOTE [gradcheck of complex functions])."""
+    along_x = _central_difference(func, inputs, array, u_real, eps)
+    if not np.iscomplexobj(array):
+        return along_x
+    along_y = _central_difference(func, inputs, array, 1j * u_imag, eps)
+    return [dx + 1j * dy for dx, dy in zip(along_x, along_y)]
 
 
 def _central_difference(func, inputs, array, direction, eps):
@@ -359,7 +466,12 @@ def _central_difference(func, inputs, array, direction, eps):
 def _evaluate(func, inputs):
     # Not under no_grad: gradgradcheck's function itself differentiates.
     out = func(*inputs)
-    return [_host(o).astype(np.float64) for o in _as_tuple(out) if isinstance(o, Tensor)]
+    return [_float64(_host(o)) for o in _as_tuple(out) if isinstance(o, Tensor)]
+
+
+def _float64(array):
+    """``array`` in float64, or complex128 if it is complex."""
+    return array.astype(np.complex128 if np.iscomplexobj(array) else np.float64)
 
 
 def _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes):
@@ -389,7 +501,9 @@ def _engine_jacobians(output, differentiable):
     sizes_ok = types_ok = True
     attempts = []
     for attempt in range(2):
-        columns = [np.zeros((x.numel(), output.numel())) for x in differentiable]
+        columns = [np.zeros((x.numel(), output.numel()),
+                            dtype=np.complex128 if x.is_complex() else np.float64)
+                   for x in differentiable]
         for r in range(output.numel()):
             unit = zeros_like(output)
             one_hot = np.zeros(output.numel())
@@ -414,12 +528,15 @@ def _vjp(output, inputs, grad_output):
 
 
 def _fast_check(func, inputs, outputs, positions, eps, atol, rtol, nondet_tol,
-                check_grad_dtypes):
-    """Compare ``v^T J u`` for one random ``u`` per input and ``v`` per output."""
+                check_grad_dtypes, part=None):
+    """Compare ``v^T J u`` for one random ``u`` per input and ``v`` per output (for a
+    complex input ``u = (u_r, u_i)``: NOTE [gradcheck of complex functions])."""
     from autograd_cy import tensor
     rng = np.random.default_rng(0)
     differentiable = [x for x in inputs if _requires_grad(x)]
     all_u = [_unit_random(rng, x.numel()) for x in differentiable]
+    all_u_imag = [_unit_random(rng, x.numel()) if x.is_complex() else None
+                  for x in differentiable]
     all_v = [_unit_random(rng, out.numel()) for out in outputs]
     for i, out in enumerate(outputs):
         v = tensor(all_v[i].reshape(tuple(out.shape)), dtype=out.dtype)
@@ -435,15 +552,24 @@ def _fast_check(func, inputs, outputs, positions, eps, atol, rtol, nondet_tol,
                                      f"{nondet_tol}.")
             if check_grad_dtypes and first[j] is not None and first[j].dtype != x.dtype:
                 raise GradcheckError("Gradient has dtype mismatch")
-            u = all_u[j].reshape(tuple(x.shape))
-            analytical = float(vj @ all_u[j])
-            ju = _central_difference(func, inputs, _array_of(x), u, eps)[positions[i]]
-            numerical = float(ju @ all_v[i])
+            u, u_imag = all_u[j], all_u_imag[j]
+            if u_imag is None:
+                analytical = vj @ u
+                u_sum = u.sum()
+            else:
+                analytical = vj.real @ u + 1j * (vj.imag @ u_imag)
+                u_sum = u.sum() + u_imag.sum()
+            shape = tuple(x.shape)
+            ju = _directional_difference(
+                func, inputs, _array_of(x), u.reshape(shape),
+                None if u_imag is None else u_imag.reshape(shape), eps)[positions[i]]
+            numerical = ju @ all_v[i]
             # |v^T (A - N) u| may reach atol * sum(u) * sum(v) where every |A - N| <= atol.
-            tolerance = atol * all_u[j].sum() * all_v[i].sum()
+            tolerance = atol * u_sum * all_v[i].sum()
             if not np.isclose(analytical, numerical, rtol=rtol, atol=tolerance):
                 raise GradcheckError(
-                    _mismatch_message(np.array(analytical), np.array(numerical), i, j)
+                    _part_prefix(part, i)
+                    + _mismatch_message(np.array(analytical), np.array(numerical), i, j)
                     + _slow_details(func, inputs, out, positions[i], j, eps, atol, rtol))
 
 
@@ -477,7 +603,7 @@ def _unit_random(rng, size):
 def _flat_or_zeros(grad, like):
     if grad is None:
         return np.zeros(like.numel())
-    return _host(grad).astype(np.float64).reshape(-1)
+    return _float64(_host(grad)).reshape(-1)
 
 
 def _check_backward_multiplies_grad_output(inputs, outputs, masked):
@@ -565,15 +691,16 @@ def _tangents(func, inputs, index, direction, check_grad_dtypes):
                 continue
             if check_grad_dtypes and tangent.dtype != primal.dtype:
                 raise GradcheckError("Forward AD gradient has dtype mismatch.")
-            results.append(_host(tangent).astype(np.float64).reshape(-1))
+            results.append(_float64(_host(tangent)).reshape(-1))
     return results
 
 
 def _check_forward_ad(func, inputs, func_out, eps, atol, rtol, fast_mode,
-                      check_grad_dtypes):
+                      check_grad_dtypes, part=None):
     """Forward-mode Jacobians against the numerical ones: every column (one dual run per
     input element), or in fast mode ``J u`` for one random ``u`` per input (forward mode
-    computes ``J u`` itself, so no ``v`` is needed)."""
+    computes ``J u`` itself, so no ``v`` is needed). The inputs are real (``part``: which
+    part of a complex input they are, NOTE [gradcheck of complex functions])."""
     positions = _positions(func_out)
     differentiable = [i for i, x in enumerate(inputs) if _requires_grad(x)]
     rng = np.random.default_rng(0)
@@ -594,7 +721,7 @@ def _check_forward_ad(func, inputs, func_out, eps, atol, rtol, fast_mode,
             if fast_mode:
                 a, n = a[0], n[0]
             if not np.allclose(a, n, rtol=rtol, atol=tolerance):
-                message = ("Jacobian computed with forward mode "
+                message = (_part_prefix(part, j) + "Jacobian computed with forward mode "
                            + _mismatch_message(a, n, i, j)[len("Jacobian "):])
                 if fast_mode:
                     forward_jacobian = np.stack([
@@ -639,7 +766,8 @@ def _check_undefined_tangents(func, inputs):
 
 
 def _is_floating_tensor(x):
-    return isinstance(x, Tensor) and x.is_floating_point()
+    """Is ``x`` a floating or complex tensor (one that can carry a gradient)?"""
+    return isinstance(x, Tensor) and (x.is_floating_point() or x.is_complex())
 
 
 def _check_batched_forward_grad(func, inputs):
@@ -775,19 +903,6 @@ def _host(t):
 def _host_copy(array):
     """A NumPy copy of a tensor's array, of either device."""
     return array.copy() if isinstance(array, np.ndarray) else array.get()
-
-
-
-
-
-def _refuse_complex(inputs, outputs):
-    """The Jacobians here are real: a complex input or output would lose its imaginary part
-    and pass unchecked, so it is refused until the complex checks (perturbing the real and
-    imaginary parts, as PyTorch does) are built."""
-    for value in tuple(inputs) + tuple(outputs):
-        if isinstance(value, Tensor) and value.is_complex():
-            raise NotImplementedError(
-                "gradcheck of complex inputs or outputs is not implemented in autograd_cy yet")
 
 
 def _check_inputs(inputs):

@@ -668,3 +668,14 @@ batch_binary(mul_tangent, True)
 batch_binary(div_tangent, True)
 batch_unary(neg_tangent)
 export_unary_ops(globals())
+
+
+# NOTE [Complex tangents] in forward.pyx: these formulas are checked for complex tensors.
+from autograd_cy._C.forward cimport complex_unary, complex_binary
+complex_binary(add_tangent)
+complex_binary(sub_tangent)
+complex_binary(rsub_tangent)
+complex_binary(mul_tangent)
+complex_binary(div_tangent)
+complex_unary(reciprocal_tangent)
+complex_unary(neg_tangent)

@@ -246,3 +246,11 @@ batch_unary(imag_tangent)
 batch_unary(conj_tangent)
 register_methods({"real": property(real, _set_real, doc=real.__doc__),
                   "imag": property(imag, _set_imag, doc=imag.__doc__)})
+
+
+# NOTE [Complex tangents] in forward.pyx: these formulas are checked for complex tensors.
+from autograd_cy._C.forward cimport complex_unary, complex_binary
+complex_unary(conj_tangent)
+complex_unary(real_tangent)
+complex_unary(imag_tangent)
+complex_binary(complex_tangent)

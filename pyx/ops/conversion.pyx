@@ -194,3 +194,10 @@ def long(Tensor self, memory_format=None):
 
 def bool(Tensor self, memory_format=None):
     return _cast(self, np.dtype(np.bool_))
+
+
+# NOTE [Complex tangents] in forward.pyx: these formulas are checked for complex tensors.
+from autograd_cy._C.forward cimport complex_unary
+complex_unary(clone_tangent)
+complex_unary(contiguous_tangent)
+complex_unary(convert_tangent)

@@ -130,3 +130,9 @@ def trace(Tensor self):
 cdef object trace_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     """``trace(self_t)`` (linear; the diagonal is a view of a view's tangent too)."""
     return trace(self_t)
+
+
+# NOTE [Complex tangents] in forward.pyx: these formulas are checked for complex tensors.
+from autograd_cy._C.forward cimport complex_unary
+complex_unary(diagonal_backward_tangent)
+complex_unary(trace_tangent)

@@ -394,3 +394,12 @@ def masked_fill_(Tensor self, Tensor mask, value):
         return out
     return apply_inplace(self, compute, (value, mask), False, None, None,
                          masked_fill_overlap_checks)
+
+
+# NOTE [Complex tangents] in forward.pyx: these formulas are checked for complex tensors.
+from autograd_cy._C.forward cimport complex_unary, complex_binary
+complex_unary(index_select_tangent)
+complex_unary(gather_tangent)
+complex_binary(index_add_tangent)
+complex_binary(scatter_add_tangent)
+complex_binary(masked_fill_tangent)

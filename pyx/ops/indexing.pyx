@@ -571,3 +571,9 @@ cdef object setitem_op(object self, object index, object value):
 cdef TensorOperators* operators = tensor_operators()
 operators.getitem = getitem_op
 operators.setitem = setitem_op
+
+
+# NOTE [Complex tangents] in forward.pyx: these formulas are checked for complex tensors.
+from autograd_cy._C.forward cimport complex_unary, complex_binary
+complex_unary(index_tangent)
+complex_binary(index_put_tangent)

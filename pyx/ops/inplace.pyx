@@ -191,3 +191,9 @@ def _unsafe_set_version_counter(tuple tensors, tuple versions):
     ``_unsafe_preserve_version_counter`` hides in-place changes from the saved-tensor checks."""
     for t, version in zip(tensors, versions):
         version_counter(<Tensor?>t).version = version
+
+
+# NOTE [Complex tangents] in forward.pyx: these formulas are checked for complex tensors.
+from autograd_cy._C.forward cimport complex_binary
+complex_binary(filled_tangent)
+complex_binary(copy_tangent)

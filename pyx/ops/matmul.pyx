@@ -673,3 +673,9 @@ operators.matmul = matmul_op
 operators.rmatmul = rmatmul_op
 batch_binary(product_tangent, False)     # NOTE [Batched tangents]
 batch_nary(addmm_tangent, True)
+
+
+# NOTE [Complex tangents] in forward.pyx: these formulas are checked for complex tensors.
+from autograd_cy._C.forward cimport complex_binary, complex_nary
+complex_binary(product_tangent)
+complex_nary(addmm_tangent)

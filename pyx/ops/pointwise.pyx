@@ -28,7 +28,7 @@ from autograd_cy._C.device cimport backend_of
 from autograd_cy._C.dtype cimport scalar_name
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
-from autograd_cy._C.forward cimport forward2, batch_binary
+from autograd_cy._C.forward cimport forward2, batch_binary, pointwise_tangent
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, tensor_operators,
 )
@@ -225,7 +225,10 @@ cdef class TanhBackward0(SavesResult):
 
 
 cdef object tanh_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
-    """tanh's backward formula, fused alike."""
+    """tanh's backward formula, fused alike; ``self_t * (1 - r ** 2)``, unconjugated, for a
+    complex tensor (NOTE [Complex tangents] in forward.pyx)."""
+    if is_complex_array(result._data):
+        return mul(self_t, add(neg(mul(result, result)), 1))
     return result_formula(self_t, result, tanh_backward_kernel, TanhBackward0)
 
 
@@ -254,7 +257,10 @@ def _sigmoid_array(array):
 
 
 cdef object sigmoid_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
-    """sigmoid's backward formula, fused alike."""
+    """sigmoid's backward formula, fused alike; ``self_t * r * (1 - r)``, unconjugated, for
+    a complex tensor (NOTE [Complex tangents] in forward.pyx)."""
+    if is_complex_array(result._data):
+        return mul(self_t, mul(result, add(neg(result), 1)))
     return result_formula(self_t, result, sigmoid_backward_kernel, SigmoidBackward0)
 
 
@@ -308,6 +314,10 @@ cdef class AbsBackward0(SavesSelf):
 
 
 cdef object abs_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    """``self_t * sign(self)``; for a complex ``self``, ``Re(conj(self_t) * sgn(self))``:
+    |z| moves with the part of dz along z (NOTE [Complex tangents] in forward.pyx)."""
+    if is_complex_array(self._data):
+        return real(mul(conj_of(self_t), sgn(self)))
     return mul(self_t, sign(self))
 
 
@@ -320,7 +330,7 @@ def _abs_array(array):
 abs = unary_op(
     "abs", _abs_array, AbsBackward0, abs_tangent, cuda_functor="Abs",
     floating=False, gradient="self: g * sign(self) (2); g * sgn(self) (complex)",
-    tangent_formula="self_t * sign(self)",
+    tangent_formula="self_t * sign(self); Re(conj(self_t) * sgn(self)) (complex)",
     doc="``|self|``; integers stay integers; backward ``grad * sign(self)`` (0 at 0).")
 
 
@@ -372,11 +382,19 @@ cdef class SgnBackward0(SavesSelfAndResult):
         return (div(mul(mul(s, imag(mul(grad, conj_of(s)))), 1j), safe),)
 
 
+cdef object sgn_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    """Zeros for a real ``self``; for a complex one SgnBackward0's formula on the tangent,
+    ``i s Im(conj(s) self_t) / |self|``: that real-linear map is its own adjoint."""
+    if not is_complex_array(self._data):
+        return sign_tangent(self_t, self, result, extra)
+    return pointwise_tangent(SgnBackward0(), (self, result), (self_t,), result)
+
+
 sgn = unary_op(
-    "sgn", _sign_array, SgnBackward0, sign_tangent, cuda_functor=None, floating=False,
+    "sgn", _sign_array, SgnBackward0, sgn_tangent, cuda_functor=None, floating=False,
     batched_tangent=False,
     gradient="self: 0 (real); i s Im(g conj(s)) / abs(self) (complex, s = sgn(self))",
-    tangent_formula="zeros (real)",
+    tangent_formula="zeros (real); i s Im(conj(s) self_t) / abs(self) (complex)",
     doc="sign for a real tensor; ``self / |self|`` (0 at 0) for a complex one.")
 
 
@@ -533,3 +551,18 @@ batch_binary(atan2_tangent, True)     # NOTE [Batched tangents]
 batch_binary(polar_tangent, True)
 
 export_unary_ops(globals())
+
+
+# NOTE [Complex tangents] in forward.pyx: these formulas are checked for complex tensors.
+from autograd_cy._C.forward cimport complex_unary
+complex_unary(exp_tangent)
+complex_unary(expm1_tangent)
+complex_unary(log_tangent)
+complex_unary(log2_tangent)
+complex_unary(log1p_tangent)
+complex_unary(sin_tangent)
+complex_unary(cos_tangent)
+complex_unary(tanh_tangent)
+complex_unary(sigmoid_tangent)
+complex_unary(abs_tangent)
+complex_unary(sgn_tangent)

@@ -120,21 +120,24 @@ cdef class PowBackward2(ElementwiseNode):
 
 
 cdef object pow_tangent(self_t, exponent_t, self, exponent, Tensor result, tuple extra):
-    """PowBackward0/1's formulas applied to the tangents (elementwise: NOTE [Forward AD])."""
+    """PowBackward0/1's formulas applied to the tangents (elementwise: NOTE [Forward AD]),
+    each conjugated in and out: ``conj(J^H conj(t))`` is ``J t`` for the holomorphic power
+    (NOTE [Complex tangents] in forward.pyx); nothing for real tensors."""
     cdef PowBackward0 node0
     if isinstance(exponent, Tensor):
-        return pointwise_tangent(PowBackward1(), (self, exponent, result),
-                                 (self_t, exponent_t), result)
+        return conj_of(pointwise_tangent(PowBackward1(), (self, exponent, result),
+                                         (conj_of(self_t), conj_of(exponent_t)), result))
     node0 = PowBackward0()
     node0.saved_exponent = exponent
-    return pointwise_tangent(node0, (self,), (self_t,), result)
+    return conj_of(pointwise_tangent(node0, (self,), (conj_of(self_t),), result))
 
 
 cdef object rpow_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
-    """``self_t * result * log(base)`` (PowBackward2's formula on the tangent)."""
+    """``self_t * result * log(base)`` (PowBackward2's formula on the tangent, conjugated as
+    pow's)."""
     cdef PowBackward2 node = PowBackward2()
     node.saved_self = extra[0]       # the base
-    return pointwise_tangent(node, (self, result), (self_t,), result)
+    return conj_of(pointwise_tangent(node, (self, result), (conj_of(self_t),), result))
 
 
 def pow(self, exponent):
@@ -300,3 +303,11 @@ batch_binary(pow_tangent, True)
 batch_unary(rpow_tangent)
 
 export_unary_ops(globals())
+
+
+# NOTE [Complex tangents] in forward.pyx: these formulas are checked for complex tensors.
+from autograd_cy._C.forward cimport complex_unary, complex_binary
+complex_binary(pow_tangent)
+complex_unary(rpow_tangent)
+complex_unary(sqrt_tangent)
+complex_unary(rsqrt_tangent)

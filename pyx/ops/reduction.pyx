@@ -643,3 +643,9 @@ batch_unary(mean_tangent)
 
 # NOTE [expand and sum differentiate into each other] in shape.pyx
 use_reductions(sum, sum_to_grad)
+
+
+# NOTE [Complex tangents] in forward.pyx: these formulas are checked for complex tensors.
+from autograd_cy._C.forward cimport complex_unary
+complex_unary(sum_tangent)
+complex_unary(mean_tangent)

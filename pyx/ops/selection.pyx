@@ -362,3 +362,8 @@ def clamp_(Tensor self, min=None, max=None):
 
 
 clip_ = clamp_
+
+
+# NOTE [Complex tangents] in forward.pyx: these formulas are checked for complex tensors.
+from autograd_cy._C.forward cimport complex_binary
+complex_binary(where_tangent)

@@ -387,3 +387,9 @@ cdef object stack_tangent(tuple tangents, tuple inputs, Tensor result, tuple ext
 
 
 register_stack_rows(stack)     # the batched engine's per-row fallback joins rows with it
+
+
+# NOTE [Complex tangents] in forward.pyx: these formulas are checked for complex tensors.
+from autograd_cy._C.forward cimport complex_nary
+complex_nary(cat_tangent)
+complex_nary(stack_tangent)
