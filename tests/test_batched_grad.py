@@ -31,6 +31,8 @@ PER_ROW_NODES = {
     "Node", "_FunctionBase", "Error", "AccumulateGrad",
     # reductions and extrema
     "MaxBackward1", "TraceBackward0",
+    # products with a 0-dim gradient
+    "VdotBackward0",
     # activations and losses
     "SoftmaxBackward0", "LogSoftmaxBackward0", "SoftmaxBackwardDataBackward0",
     "LogSoftmaxBackwardDataBackward0", "GeluBackward0", "GeluBackwardBackward0",

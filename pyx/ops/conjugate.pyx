@@ -36,7 +36,7 @@ from autograd_cy._C.tensor cimport (
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.recording cimport (
     record1, record2, any_requires_grad2, view_records)
-from autograd_cy._C.dtype cimport scalar_name, kind_of
+from autograd_cy._C.dtype cimport scalar_name
 from autograd_cy._C.promotion cimport is_complex_array
 
 cnp.import_array()
