@@ -21,11 +21,23 @@ def library(impl):
     return autograd_cy
 
 
-def constant(impl, array, requires_grad=False):
-    """``array`` as a tensor of ``impl`` (a plain copy for the NumPy floor)."""
+def constant(impl, array, requires_grad=False, dtype=None):
+    """``array`` as a tensor of ``impl`` (a plain copy for the NumPy floor), in ``dtype`` (a
+    name, "bfloat16") if given."""
     if impl == "numpy":
-        return array.copy()
-    return library(impl).tensor(array, requires_grad=requires_grad, device=DEVICE)
+        return array.astype(_numpy_dtype(dtype)) if dtype else array.copy()
+    lib = library(impl)
+    tensor = lib.tensor(array, device=DEVICE)
+    if dtype:
+        tensor = tensor.to(getattr(lib, dtype))
+    return tensor.requires_grad_(requires_grad)
+
+
+def _numpy_dtype(name):
+    if name == "bfloat16":
+        import ml_dtypes
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(name)
 
 
 def chain_constants(size, seed):
@@ -197,15 +209,18 @@ class MLP(Workload):
     over the parameters on the CPU, one multi-tensor ``_foreach_add_`` on a CUDA device (one
     launch for all parameters)."""
 
-    def __init__(self, name, sizes, batch, activation, loss, addmm=False):
+    def __init__(self, name, sizes, batch, activation, loss, addmm=False, dtype=None):
         self.name, self.sizes, self.batch = name, sizes, batch
         self.activation, self.loss = activation, loss
         # addmm: each layer is ``addmm(b, h, w)`` (one AddmmBackward0, as nn.Linear records)
         # instead of ``h @ w + b`` (MmBackward0 and AddBackward0)
         self.addmm = addmm
+        # dtype: the parameters and inputs in that dtype ("bfloat16"), float32 when None
+        self.dtype = dtype
         self.nodes = (3 if addmm else 4) * (len(sizes) - 1) + 4
         layers = "-".join(str(s) for s in sizes)
-        self.description = f"SGD step, {layers} {activation} MLP, batch {batch}, {loss} loss"
+        self.description = (f"SGD step, {layers} {activation} MLP, batch {batch}, {loss} loss"
+                            + (f", {dtype}" if dtype else ""))
         rng = np.random.default_rng(2)
         self.weights = [(rng.standard_normal((n_in, n_out)) / np.sqrt(n_in)).astype(np.float32)
                         for n_in, n_out in zip(sizes[:-1], sizes[1:])]
@@ -222,11 +237,13 @@ class MLP(Workload):
             return self._numpy_step()
         lib = library(impl)
         functional = _functional(impl)
-        weights = [constant(impl, w, requires_grad=True) for w in self.weights]
-        biases = [constant(impl, b, requires_grad=True) for b in self.biases]
+        dtype = self.dtype
+        weights = [constant(impl, w, True, dtype) for w in self.weights]
+        biases = [constant(impl, b, True, dtype) for b in self.biases]
         params = weights + biases
-        inputs = constant(impl, self.inputs)
-        targets = lib.tensor(self.targets, device=DEVICE)
+        inputs = constant(impl, self.inputs, dtype=dtype)
+        targets = (lib.tensor(self.targets, device=DEVICE) if self.loss == "cross_entropy"
+                   else constant(impl, self.targets, dtype=dtype))
         activation = self.activation
         last = len(weights) - 1
         lr = self.lr
@@ -256,6 +273,8 @@ class MLP(Workload):
         return step
 
     def _numpy_step(self):
+        if self.dtype:
+            return self._numpy_half_precision_step()
         weights = [w.copy() for w in self.weights]
         biases = [b.copy() for b in self.biases]
         inputs, targets, lr = self.inputs, self.targets, self.lr
@@ -293,6 +312,48 @@ class MLP(Workload):
                     grad = grad * (pre[i - 1] > 0) if relu else grad * (1 - activations[i] ** 2)
                 weights[i] -= lr * w_grad
                 biases[i] -= lr * b_grad
+        return step
+
+    def _numpy_half_precision_step(self):
+        """The step in ``self.dtype`` as PyTorch's CPU kernels compute it, by hand: each op in
+        float32 and its result rounded once to the dtype (NumPy's own float16 and ml_dtypes'
+        bfloat16 loops give the same elementwise values, slower, and a bfloat16 product has
+        no BLAS). The relu, cross-entropy MLP only (mlp_bfloat16)."""
+        assert self.activation == "relu" and self.loss == "cross_entropy"
+        dtype = _numpy_dtype(self.dtype)
+        weights = [constant("numpy", w, dtype=self.dtype) for w in self.weights]
+        biases = [constant("numpy", b, dtype=self.dtype) for b in self.biases]
+        inputs = constant("numpy", self.inputs, dtype=self.dtype)
+        targets, lr = self.targets, self.lr
+        last = len(weights) - 1
+
+        def wide(x):
+            return x.astype(np.float32)
+
+        def step():
+            activations = [inputs]
+            h = inputs
+            for i, (w, b) in enumerate(zip(weights, biases)):
+                z = wide(h) @ wide(w) + wide(b)                     # addmm: one rounding
+                h = np.maximum(z, 0, out=z).astype(dtype) if i < last else z.astype(dtype)
+                activations.append(h)
+            logits = wide(h)
+            batch = logits.shape[0]
+            shifted = logits - logits.max(axis=1, keepdims=True)
+            log_probabilities = (shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+                                 ).astype(dtype)                      # log_softmax
+            grad = np.exp(wide(log_probabilities))                    # its backward
+            grad[np.arange(batch), targets] -= 1
+            grad /= batch
+            for i in range(last, -1, -1):
+                grad = grad.astype(dtype)
+                w_grad = (wide(activations[i]).T @ wide(grad)).astype(dtype)
+                b_grad = wide(grad).sum(axis=0).astype(dtype)
+                if i > 0:
+                    grad = wide(grad) @ wide(weights[i]).T
+                    grad *= wide(activations[i]) > 0                  # relu's backward
+                np.copyto(weights[i], wide(weights[i]) - lr * wide(w_grad), casting="unsafe")
+                np.copyto(biases[i], wide(biases[i]) - lr * wide(b_grad), casting="unsafe")
         return step
 
 
@@ -448,6 +509,8 @@ def all_workloads():
         Wide(),
         MLP("mlp_small", (32, 32, 32, 1), 8, "tanh", "mse"),
         MLP("mlp", (784, 256, 256, 10), 64, "relu", "cross_entropy", addmm=True),
+        MLP("mlp_bfloat16", (784, 256, 256, 10), 64, "relu", "cross_entropy", addmm=True,
+            dtype="bfloat16"),
         FunctionChain(),
         Chain(name="hooks", hooks=True),
         HVP(pruned=False),
@@ -465,7 +528,7 @@ def all_workloads():
 # What ``make bench`` runs (a few minutes on 2 cores): the per-op overhead on small tensors,
 # the cost per node as the graph deepens, a BLAS-bound step. ``make bench-full`` runs them all.
 HEADLINE = ("chain", "complex_chain", "depth_100", "depth_1000", "depth_10000", "wide",
-            "mlp_small", "mlp", "function", "hooks", "hvp", "no_grad")
+            "mlp_small", "mlp", "mlp_bfloat16", "function", "hooks", "hvp", "no_grad")
 
 
 def headline_workloads():

@@ -190,16 +190,24 @@ cdef object BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 cdef object FLOAT16 = np.dtype(np.float16)
 
 
-cdef object opmath_operand(object value, object dtype):
-    """operand_array for mul and div, where PyTorch computes float16 and bfloat16 in float32
-    (its "opmath" type) with a number as float32, unrounded (add and sub round the number to
-    the dtype first, as operand_array does): the number becomes a float32 NumPy scalar, the
-    result is float32, and the caller rounds it once (``rounded``)."""
-    if (dtype is BFLOAT16 or dtype is FLOAT16) and not isinstance(value, Tensor):
-        if isinstance(value, NUMPY_SCALAR):
-            value = value.item()
-        if isinstance(value, (bool, int, float)):
-            return np.float32(value)
+cdef object opmath_operand(object value, object dtype, bint round_number):
+    """operand_array for the arithmetic ops, which PyTorch computes for float16 and bfloat16
+    in float32 (its "opmath" type), rounding the result once (``rounded``, by the caller): a
+    tensor's array is widened to float32, and a number becomes a float32 NumPy scalar,
+    rounded to ``dtype`` first if ``round_number`` (add and sub round it; mul and div take it
+    as it is). (NumPy's own float16 and ml_dtypes' bfloat16 loops compute the same elementwise
+    values at several times the cost of the two conversions.)"""
+    if dtype is not BFLOAT16 and dtype is not FLOAT16:
+        return operand_array(value, dtype)
+    if isinstance(value, Tensor):
+        array = (<Tensor>value)._data
+        if array.dtype is not dtype:
+            array = array.astype(dtype)     # an integer tensor: to the dtype first
+        return array.astype(FLOAT32)
+    if isinstance(value, NUMPY_SCALAR):
+        value = value.item()
+    if isinstance(value, (bool, int, float)):
+        return np.float32(np.asarray(value, dtype)) if round_number else np.float32(value)
     return operand_array(value, dtype)
 
 

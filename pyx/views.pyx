@@ -37,7 +37,7 @@ from autograd_cy._C.saved_tensor cimport SavedTensor, before_write, freed_messag
 from autograd_cy._C.recording cimport gradient_edge, stamp
 from autograd_cy._C.overlap cimport elementwise_overlap_checks
 from autograd_cy._C.overlap import _INTERNAL_OVERLAP_ERROR
-from autograd_cy._C.promotion cimport result_type, is_complex_array
+from autograd_cy._C.promotion cimport result_type, is_complex_array, half_precision_array
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.kernels cimport binary_kernel_into, KERNEL_ADD, KERNEL_SUB, KERNEL_MUL
 
@@ -448,7 +448,14 @@ cdef inline bint kernel_into(Tensor self, object ufunc, Tensor operand) except -
 
 cdef void quietly_into(object ufunc, object array, object operand) except *:
     with ignoring_fp_errors():
-        if isinstance(operand, cnp.ndarray) and operand.dtype is array.dtype:
+        if half_precision_array(array):
+            # in float32, rounded once into ``array`` (NOTE [Half-precision products and
+            # reductions]); a number is rounded to the dtype first for add and subtract
+            if not isinstance(operand, cnp.ndarray):
+                operand = np.float32(np.asarray(operand, array.dtype) if ufunc is ADD
+                                     or ufunc is SUBTRACT else operand)
+            np.copyto(array, ufunc(array.astype(np.float32), operand), casting="unsafe")
+        elif isinstance(operand, cnp.ndarray) and operand.dtype is array.dtype:
             ufunc(array, operand, array)      # no cast: skip parsing keyword arguments
         else:
             ufunc(array, operand, out=array, casting="unsafe")

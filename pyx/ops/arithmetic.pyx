@@ -120,11 +120,12 @@ cdef object add_impl(object self, object other, object alpha):
         dtype = result_type(self, other)
         if type(alpha) is not int:
             check_alpha(dtype, alpha)
-        a = operand_array(self, dtype)
-        b = operand_array(other, dtype)
+        a = opmath_operand(self, dtype, True)
+        b = opmath_operand(other, dtype, True)
         try:
             with ignoring_fp_errors():      # float32 overflow is inf, without a warning
-                array = a + b if unit else alpha_combination(a, b, alpha, dtype, False)
+                array = rounded(a + b if unit else alpha_combination(a, b, alpha, dtype, False),
+                                dtype)
         except ValueError:
             raise_broadcast_error(self, other)
     cdef Tensor out = wrap(array)
@@ -139,14 +140,11 @@ cdef object add_impl(object self, object other, object alpha):
 
 
 cdef object alpha_combination(object a, object b, object alpha, object dtype, bint subtract):
-    """``a + alpha * b`` (``a - alpha * b``). float16 and bfloat16 compute in float32 and
-    round once, as PyTorch's kernels do (NOTE [Half-precision products and reductions] in
-    reduction.pyx)."""
-    if half_precision(dtype):           # alpha is rounded to the dtype, as PyTorch's
-        scaled = np.multiply(np.asarray(alpha, dtype), b, dtype=FLOAT32)
-        combined = np.subtract(a, scaled, dtype=FLOAT32) if subtract else np.add(
-            a, scaled, dtype=FLOAT32)
-        return combined.astype(dtype)
+    """``a + alpha * b`` (``a - alpha * b``); for float16 and bfloat16 (whose operands come
+    in float32, ``opmath_operand``) ``alpha`` is rounded to the dtype first, as PyTorch's
+    kernels do (NOTE [Half-precision products and reductions] in reduction.pyx)."""
+    if half_precision(dtype):
+        alpha = np.float32(np.asarray(alpha, dtype))
     return a - alpha * b if subtract else a + alpha * b
 
 
@@ -239,11 +237,12 @@ cdef object sub_impl(object self, object other, object alpha):
         check_bool_subtraction(self, other)
         if type(alpha) is not int:
             check_alpha(dtype, alpha)
-        a = operand_array(self, dtype)
-        b = operand_array(other, dtype)
+        a = opmath_operand(self, dtype, True)
+        b = opmath_operand(other, dtype, True)
         try:
             with ignoring_fp_errors():
-                array = a - b if unit else alpha_combination(a, b, alpha, dtype, True)
+                array = rounded(a - b if unit else alpha_combination(a, b, alpha, dtype, True),
+                                dtype)
         except ValueError:
             raise_broadcast_error(self, other)
     cdef Tensor out = wrap(array)
@@ -301,9 +300,9 @@ def rsub(Tensor self, other, *, alpha=1):
         check_alpha(dtype, alpha)
     try:
         with ignoring_fp_errors():      # 1e300 - float32 is -inf, without a cast warning
-            a = operand_array(self, dtype)
-            b = operand_array(other, dtype)
-            array = b - a if unit else alpha_combination(b, a, alpha, dtype, True)
+            a = opmath_operand(self, dtype, True)
+            b = opmath_operand(other, dtype, True)
+            array = rounded(b - a if unit else alpha_combination(b, a, alpha, dtype, True), dtype)
     except ValueError:
         raise_broadcast_error(self, other)
     cdef Tensor out = wrap(array)
@@ -397,8 +396,8 @@ cdef object mul_impl(object self, object other):
         dtype = result_type(self, other)
         try:
             with ignoring_fp_errors():
-                array = rounded(opmath_operand(self, dtype) * opmath_operand(other, dtype),
-                                dtype)
+                array = rounded(opmath_operand(self, dtype, False)
+                                * opmath_operand(other, dtype, False), dtype)
         except ValueError:
             raise_broadcast_error(self, other)
     cdef Tensor out = wrap(array)
@@ -454,8 +453,8 @@ def div(self, other, *, rounding_mode=None, out=None):
         return _rounded_div(self, other, rounding_mode)
     dtype = floating_result_type(self, other)
     try:
-        array = rounded(quietly2(np.true_divide, opmath_operand(self, dtype),
-                                 opmath_operand(other, dtype)), dtype)
+        array = rounded(quietly2(np.true_divide, opmath_operand(self, dtype, False),
+                                 opmath_operand(other, dtype, False)), dtype)
     except ValueError:
         raise_broadcast_error(self, other)
     cdef Tensor result = wrap(array)

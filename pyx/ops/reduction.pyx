@@ -14,7 +14,7 @@ import numpy as np
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
 from autograd_cy._C.forward cimport forward1, batch_unary
 from autograd_cy._C.saved_tensor cimport save
-from autograd_cy._C.dtype cimport from_numpy_dtype, to_numpy_dtype, kind_of, half_precision
+from autograd_cy._C.dtype cimport from_numpy_dtype, to_numpy_dtype, kind_of
 from autograd_cy._C.device cimport as_array, contiguous_array
 from autograd_cy._C.tensor cimport array_module, Tensor, make_tensor, make_view
 from autograd_cy._C.tensor cimport wrap_dim, tensor_operators
@@ -22,7 +22,7 @@ from autograd_cy._C.batching cimport grads_batched, batched_shape, batched_dims
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.recording cimport record1
 cimport numpy as cnp
-from autograd_cy._C.promotion cimport wrap as wrap_array, is_complex_array
+from autograd_cy._C.promotion cimport wrap as wrap_array, is_complex_array, half_precision_array
 
 cnp.import_array()
 
@@ -174,7 +174,7 @@ cdef object accumulated(object function, object array, tuple dims, bint keepdim,
     """``function`` (np.add.reduce) over ``dims`` into ``dtype`` (None: the array's),
     accumulating float16 and bfloat16 in float32 (NOTE [Half-precision products and
     reductions])."""
-    if dtype is None and half_precision(array.dtype):
+    if dtype is None and half_precision_array(array):
         return quiet_reduce(function, array, dims, keepdim, FLOAT32).astype(array.dtype)
     return quiet_reduce(function, array, dims, keepdim, dtype)
 
@@ -282,7 +282,7 @@ cdef object mean_array(object array, tuple dims, bint keepdim, object dtype):
     """``np.mean``; on the CPU its sum and division without np.mean's Python wrapper (which
     costs more than the op). float16 and bfloat16 accumulate in float32 (NOTE
     [Half-precision products and reductions])."""
-    if dtype is None and half_precision(array.dtype):
+    if dtype is None and half_precision_array(array):
         return mean_array(array, dims, keepdim, FLOAT32).astype(array.dtype)
     if type(array) is not cnp.ndarray:
         return np.mean(array, axis=dims, keepdims=keepdim, dtype=dtype)
