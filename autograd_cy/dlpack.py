@@ -12,7 +12,12 @@ array interface.
 
 The emulated CUDA device keeps its arrays in host memory, so it has nothing to share with
 another library's CUDA code: its tensors refuse DLPack and the array interface by name.
+
+NumPy's DLPack knows no bfloat16 (NOTE [bfloat16 through DLPack]).
 """
+import ctypes
+
+import ml_dtypes
 import numpy as np
 
 from autograd_cy._C.tensor import _array_of, _register_methods, _wrap_array
@@ -38,6 +43,55 @@ def _raw(tensor):
     return array.raw
 
 
+# NOTE [bfloat16 through DLPack]
+# DLPack describes an element type by a code and a width: kDLUInt (1) or kDLBfloat (4) of 16
+# bits. NumPy exports and imports neither bfloat16 (an extension dtype to it) nor kDLBfloat.
+# The memory needs no conversion, only the label: a bfloat16 array is exported as NumPy's
+# capsule of its uint16 view with the label changed to kDLBfloat; a kDLBfloat capsule
+# (torch.bfloat16) is relabelled kDLUInt, read by NumPy, and viewed as bfloat16. The capsule
+# keeps its producer's deleter, so ownership is untouched.
+_BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+_KDL_UINT, _KDL_BFLOAT = 1, 4
+# Where DLTensor.dtype sits: after data (8 bytes), device (8) and ndim (4); in a versioned
+# capsule the DLTensor follows the version, manager_ctx, deleter and flags (32 bytes).
+_DTYPE_OFFSET = 20
+_TENSOR_OFFSET = {b"dltensor": 0, b"dltensor_versioned": 32}
+
+_capsule_name = ctypes.pythonapi.PyCapsule_GetName
+_capsule_name.restype, _capsule_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_pointer.restype = ctypes.c_void_p
+_capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+
+def _relabel(capsule, expected_code, new_code):
+    """Change a 16-bit DLPack capsule's type code from ``expected_code`` to ``new_code`` in
+    place; False if it holds another type."""
+    name = _capsule_name(capsule)
+    label = _capsule_pointer(capsule, name) + _TENSOR_OFFSET[name] + _DTYPE_OFFSET
+    code, bits = ctypes.c_uint8.from_address(label), ctypes.c_uint8.from_address(label + 1)
+    if code.value != expected_code or bits.value != 16:
+        return False
+    code.value = new_code
+    return True
+
+
+class _Relabelled:
+    """A DLPack producer whose bfloat16 capsule NumPy reads as uint16."""
+
+    def __init__(self, producer):
+        self.producer = producer
+        self.bfloat16 = False
+
+    def __dlpack_device__(self):
+        return self.producer.__dlpack_device__()
+
+    def __dlpack__(self, **kwargs):
+        capsule = self.producer.__dlpack__(**kwargs)
+        self.bfloat16 = _relabel(capsule, _KDL_BFLOAT, _KDL_UINT)
+        return capsule
+
+
 def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
     """A DLPack capsule of this tensor's memory (no copy unless ``copy=True``)."""
     if self.requires_grad:
@@ -47,7 +101,12 @@ def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None
         kwargs["copy"] = copy
     if self.is_cuda:
         return _raw(self).__dlpack__(stream=stream, **kwargs)
-    return _raw(self).__dlpack__(**kwargs)
+    array = _raw(self)
+    if array.dtype == _BFLOAT16:        # NOTE [bfloat16 through DLPack]
+        capsule = array.view(np.uint16).__dlpack__(**kwargs)
+        _relabel(capsule, _KDL_UINT, _KDL_BFLOAT)
+        return capsule
+    return array.__dlpack__(**kwargs)
 
 
 def __dlpack_device__(self):
@@ -76,7 +135,9 @@ def from_dlpack(ext_tensor):
         raise TypeError(f"from_dlpack: {type(ext_tensor).__name__} has no __dlpack__")
     device_type, index = ext_tensor.__dlpack_device__()
     if int(device_type) == _KDL_CPU:
-        return _wrap_array(np.from_dlpack(ext_tensor))
+        producer = _Relabelled(ext_tensor)
+        array = np.from_dlpack(producer)
+        return _wrap_array(array.view(_BFLOAT16) if producer.bfloat16 else array)
     if int(device_type) == _KDL_CUDA:
         import cupy     # optional (a CPU install has none): only a CUDA capsule needs it
         device = devices.get(int(index))

@@ -84,3 +84,21 @@ def test_new_factories_follow_the_tensors_device():
                  x.new_tensor([1.0, 2.0, 3.0])):
         assert made.device == ag.device("cuda:0")
     assert x.new_zeros(3, device="cpu").device == ag.device("cpu")
+
+
+@pytest.mark.cpu_only
+def test_bfloat16_both_ways_without_a_copy():
+    """NumPy's DLPack has no bfloat16; the capsule is relabelled (NOTE [bfloat16 through
+    DLPack]), so torch reads ours and we read torch's, sharing memory."""
+    x = ag.tensor([1.5, 2.5, -3.0], dtype=ag.bfloat16)
+    t = torch.from_dlpack(x)
+    assert t.dtype == torch.bfloat16
+    t[0] = 7.0
+    assert x.tolist() == [7.0, 2.5, -3.0]
+    source = torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.bfloat16).t()
+    y = ag.from_dlpack(source)
+    assert y.dtype == ag.bfloat16 and y.tolist() == source.tolist()
+    source[0, 1] = 9.0
+    assert y.tolist() == [[1.0, 9.0], [2.0, 4.0]]
+    # a 16-bit integer capsule stays an integer one
+    assert ag.from_dlpack(torch.tensor([3], dtype=torch.int16)).dtype == ag.int16
