@@ -209,3 +209,22 @@ def test_mixed_dtype_product_error_as_torch():
     with pytest.raises(RuntimeError, match="expected m1 and m2 to have the same dtype, but got: "
                                            "c10::BFloat16 != float"):
         a @ ag.ones(2, 2)
+
+
+@pytest.mark.parametrize("dtypes", DTYPES, ids=DTYPE_IDS)
+def test_forward_ad_and_double_backward(dtypes):
+    """Tangents and second derivatives in the half types, as torch's."""
+    results = []
+    for T, dtype in ((ag, dtypes[0]), (torch, dtypes[1])):
+        forward_ad = T.autograd.forward_ad
+        with forward_ad.dual_level():
+            primal = T.tensor([0.5, 1.5, -0.7]).to(dtype)
+            dual = forward_ad.make_dual(primal, T.tensor([1.0, 2.0, -1.0]).to(dtype))
+            tangent = forward_ad.unpack_dual(T.tanh(dual * dual).sum()).tangent
+        x = T.tensor([0.5, 1.5, -0.7]).to(dtype).requires_grad_(True)
+        grad, = T.autograd.grad(T.sigmoid(x * x).sum(), x, create_graph=True)
+        second, = T.autograd.grad(grad.sum(), x)
+        results.append([tangent, grad, second])
+    for ours, theirs in zip(*results):
+        assert dtype_name(ours) == dtype_name(theirs)
+        np.testing.assert_allclose(as_numpy(ours), as_numpy(theirs), **TOLERANCES[dtypes[1]])
