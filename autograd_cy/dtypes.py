@@ -1,12 +1,14 @@
 """``autograd_cy.float32`` and friends: the dtype objects of the core (pyx/dtype.pyx).
 
-Kept as a module of the Python package so ``autograd_cy.dtypes`` still names them.
+Kept as a module of the Python package so ``autograd_cy.dtypes`` still names them; with
+torch's functions of dtypes: promote_types, result_type, can_cast, set_default_dtype.
 """
+from autograd_cy._C.promotion import _promote_types, _result_type
 from autograd_cy._C.dtype import (  # noqa: F401
     dtype, float16, bfloat16, float32, float64, complex64, complex128, int8, int16, int32, int64,
     uint8,
     bool, half, float, double, cfloat, cdouble, short, int, long,
-    get_default_dtype, _default_complex_dtype as default_complex_dtype,
+    get_default_dtype, set_default_dtype, _default_complex_dtype as default_complex_dtype,
     _from_numpy_dtype as from_numpy_dtype, _to_numpy_dtype as to_numpy_dtype,
     _is_supported,
 )
@@ -14,4 +16,38 @@ from autograd_cy._C.dtype import (  # noqa: F401
 __all__ = ["dtype", "float16", "bfloat16", "float32", "float64", "complex64", "complex128", "int8",
            "int16", "int32", "int64", "uint8", "bool", "half", "float", "double", "cfloat",
            "cdouble", "short", "int", "long",
-           "get_default_dtype", "from_numpy_dtype", "to_numpy_dtype"]
+           "get_default_dtype", "set_default_dtype", "promote_types", "result_type", "can_cast",
+           "from_numpy_dtype", "to_numpy_dtype"]
+
+
+def _check_dtype(function, value, argument, position):
+    if not isinstance(value, dtype):
+        raise TypeError(f"{function}(): argument '{argument}' (position {position}) must be "
+                        f"autograd_cy.dtype, not {type(value).__name__}")
+
+
+def promote_types(type1, type2):
+    """The smallest dtype both convert to without losing their category, as torch's
+    (bfloat16 with float16 is float32)."""
+    _check_dtype("promote_types", type1, "type1", 1)
+    _check_dtype("promote_types", type2, "type2", 2)
+    return from_numpy_dtype(_promote_types(type1.numpy, type2.numpy))
+
+
+def result_type(tensor, other):
+    """The dtype of an arithmetic op on ``tensor`` and ``other`` (tensors or numbers), with
+    torch's rules: dimensioned tensors before 0-dim ones before numbers."""
+    return from_numpy_dtype(_result_type(tensor, other))
+
+
+def can_cast(from_, to):
+    """Whether torch's casting rules allow ``from_`` to ``to`` where an op writes its result
+    (in place, ``out=``): never floating to integral, complex to real, or anything but bool
+    to bool."""
+    _check_dtype("can_cast", from_, "from_", 1)
+    _check_dtype("can_cast", to, "to", 2)
+    if from_.is_complex and not to.is_complex:
+        return False
+    if from_.is_floating_point and not (to.is_floating_point or to.is_complex):
+        return False
+    return from_ is bool or to is not bool

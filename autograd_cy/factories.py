@@ -163,6 +163,12 @@ def _make(array, requires_grad, device=None):
     return result
 
 
+def _default_float():
+    """The NumPy dtype of ``get_default_dtype()`` (float32 unless set_default_dtype changed
+    it)."""
+    return _dtypes.get_default_dtype().numpy
+
+
 def _numpy_dtype(dtype, default=None):
     if dtype is None:
         return default
@@ -174,8 +180,8 @@ def _numpy_dtype(dtype, default=None):
 
 
 def _infer_numpy(data, dtype):
-    """NumPy array for ``data`` with PyTorch's dtype inference (floats -> float32, complex
-    numbers -> complex64)."""
+    """NumPy array for ``data`` with PyTorch's dtype inference (floats -> the default dtype,
+    float32; complex numbers -> its complex dtype, complex64)."""
     if isinstance(data, Tensor):
         array = data.detach().numpy().copy()
     elif isinstance(data, np.ndarray):
@@ -190,17 +196,17 @@ def _infer_numpy(data, dtype):
         except ValueError:
             _check_nesting(values, _nested_shape(values), 0)    # torch's words, if ragged
             raise
+        if array.dtype.kind not in "biufc":
+            raise TypeError(f"Could not infer dtype of {type(data).__name__}")
         if dtype is None and _all_numpy_scalars(data):
             pass
         elif dtype is None and array.dtype.kind == "f":
             with _FloatingPointErrorsIgnored():
-                array = array.astype(np.float32)
+                array = array.astype(_default_float())
         elif dtype is None and array.dtype.kind == "c":
             array = array.astype(_dtypes.default_complex_dtype().numpy)
         elif dtype is None and array.dtype.kind in "iu":
             array = array.astype(np.int64)
-        if array.dtype.kind not in "biufc":
-            raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     with _FloatingPointErrorsIgnored():     # a float past the type's range is inf, quietly
         if dtype is not None:
             numpy_dtype = _numpy_dtype(dtype)
@@ -270,7 +276,8 @@ def _check_numpy(array):
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    """A new leaf holding a copy of ``data`` (Python floats become float32)."""
+    """A new leaf holding a copy of ``data`` (Python floats become the default dtype,
+    float32)."""
     return _make(_infer_numpy(data, dtype), requires_grad, device)
 
 
@@ -356,17 +363,17 @@ def _allocation_error(shape, numpy_dtype):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
-    return _make(_allocate(_size(size), _numpy_dtype(dtype, np.float32), _ZEROED),
+    return _make(_allocate(_size(size), _numpy_dtype(dtype, _default_float()), _ZEROED),
                  requires_grad, device)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
-    return _make(_allocate(_size(size), _numpy_dtype(dtype, np.float32), 1), requires_grad,
+    return _make(_allocate(_size(size), _numpy_dtype(dtype, _default_float()), 1), requires_grad,
                  device)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return _make(_allocate(_size(size), _numpy_dtype(dtype, np.float32)), requires_grad,
+    return _make(_allocate(_size(size), _numpy_dtype(dtype, _default_float())), requires_grad,
                  device)
 
 
@@ -383,7 +390,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
         dtype = (_dtypes.bool if isinstance(fill_value, builtins.bool) else
                  _dtypes.int64 if isinstance(fill_value, builtins.int) else
                  _dtypes.default_complex_dtype() if isinstance(fill_value, builtins.complex)
-                 else _dtypes.float32)
+                 else _dtypes.get_default_dtype())
     numpy_dtype = _numpy_dtype(dtype)
     shape = _size((size,))
     # PyTorch's one-element fill casts a float16 without the check.
@@ -477,13 +484,13 @@ def _random(kind, shape, numpy_dtype, generator, device, requires_grad):
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Uniform samples on [0, 1)."""
-    return _random("uniform", _size(size), _numpy_dtype(dtype, np.float32), generator, device,
+    return _random("uniform", _size(size), _numpy_dtype(dtype, _default_float()), generator, device,
                    requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Standard normal samples."""
-    return _random("normal", _size(size), _numpy_dtype(dtype, np.float32), generator, device,
+    return _random("normal", _size(size), _numpy_dtype(dtype, _default_float()), generator, device,
                    requires_grad)
 
 
@@ -544,7 +551,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     if (end - start) * step < 0:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     is_float = any(isinstance(v, builtins.float) for v in values)
-    default = np.float32 if is_float else np.int64
+    default = _default_float() if is_float else np.int64
     array = np.arange(*values, dtype=np.float64 if is_float else np.int64)
     return _make(array.astype(_numpy_dtype(dtype, default)), requires_grad, device)
 
@@ -554,7 +561,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     array = np.linspace(start, end, steps)
-    return _make(array.astype(_numpy_dtype(dtype, np.float32)), requires_grad, device)
+    return _make(array.astype(_numpy_dtype(dtype, _default_float())), requires_grad, device)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
@@ -563,7 +570,7 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is not None and m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
-    array = _allocate((n, n if m is None else m), _numpy_dtype(dtype, np.float32), _ZEROED)
+    array = _allocate((n, n if m is None else m), _numpy_dtype(dtype, _default_float()), _ZEROED)
     np.fill_diagonal(array, 1)
     return _make(array, requires_grad, device)
 

@@ -32,6 +32,8 @@ cdef inline bint half_precision(object numpy_dtype):
     return numpy_dtype.itemsize == 2 and kind_of(numpy_dtype) == "f"
 
 
+cdef object default_float()
+cdef object default_complex()
 cdef dtype from_numpy_dtype(object numpy_dtype)
 cdef object to_numpy_dtype(object value)
 cdef str tensor_type_name(object numpy_dtype)

@@ -11,7 +11,7 @@ import numpy as np
 
 __all__ = ["dtype", "float16", "bfloat16", "float32", "float64", "complex64", "complex128", "int8",
            "int16", "int32", "int64", "uint8", "bool", "half", "float", "double", "cfloat",
-           "cdouble", "short", "int", "long", "get_default_dtype"]
+           "cdouble", "short", "int", "long", "get_default_dtype", "set_default_dtype"]
 
 
 cdef class dtype:
@@ -122,15 +122,45 @@ def _by_name(name):
     return globals()[name]
 
 
+# The default dtype: what Python floats become (tensor([1.5]), x * 1.5 of an integer x), the
+# dtype of factories without one (zeros, randn), and what integer inputs of floating
+# functions compute in (exp, true division); its complex dtype is what Python complex
+# numbers become. float32 unless set_default_dtype changed it.
+cdef dtype DEFAULT = float32
+
+
+def set_default_dtype(d):
+    """Set the default floating dtype (float32 at start): float64, float32, float16 or
+    bfloat16, as torch.set_default_dtype."""
+    global DEFAULT
+    if not isinstance(d, dtype) or not (<dtype>d).is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    DEFAULT = d
+
+
 def get_default_dtype():
-    """The dtype of tensors made from Python floats (float32, as in PyTorch)."""
-    return float32
+    """The default floating dtype (float32 unless set_default_dtype changed it)."""
+    return DEFAULT
 
 
 def _default_complex_dtype():
     """The dtype of tensors made from Python complex numbers: the complex dtype of the
-    default dtype (complex64), as in PyTorch."""
-    return complex64
+    default dtype (complex64 for float32, complex128 for float64), as in PyTorch. There is no
+    complex32 here: a float16 default gives complex64; bfloat16 has no complex dtype, and a
+    complex number raises torch's error then."""
+    if DEFAULT is bfloat16:
+        raise RuntimeError("invalid default scalar type for complex")
+    return complex128 if DEFAULT is float64 else complex64
+
+
+cdef object default_float():
+    """The NumPy dtype of the default dtype, for the core."""
+    return DEFAULT.numpy
+
+
+cdef object default_complex():
+    """The NumPy dtype of the default complex dtype, for the core."""
+    return (<dtype>_default_complex_dtype()).numpy
 
 
 def _is_supported(numpy_dtype):

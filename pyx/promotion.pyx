@@ -11,19 +11,19 @@ import ml_dtypes
 import numpy as np
 cimport numpy as cnp
 
-from autograd_cy._C.dtype cimport kind_of
+from autograd_cy._C.dtype cimport kind_of, default_float, default_complex
 from autograd_cy._C.tensor cimport Tensor, make_tensor
 
 cnp.import_array()
 
 
 cdef object floating(Tensor t):
-    """Integer and bool inputs of float-valued functions compute in float32, as in PyTorch
-    (complex inputs stay complex)."""
+    """Integer and bool inputs of float-valued functions compute in the default dtype
+    (float32), as in PyTorch (complex inputs stay complex)."""
     if type(t._data) is cnp.ndarray and cnp.PyArray_ISFLOAT(<cnp.ndarray>t._data):
         return t._data
     if kind_of(t._data.dtype) not in "fc":
-        return t._data.astype(np.float32)
+        return t._data.astype(default_float())
     return t._data
 
 
@@ -84,9 +84,9 @@ cdef object result_type_of(tuple operands):
         elif isinstance(value, (int, np.integer)):
             scalars = promote(scalars, INT64)
         elif isinstance(value, (float, np.floating)):
-            scalars = promote(scalars, FLOAT32)
+            scalars = promote(scalars, default_float())
         elif isinstance(value, (complex, np.complexfloating)):
-            scalars = promote(scalars, COMPLEX64)
+            scalars = promote(scalars, default_complex())
         else:
             # A list, a string ...: PyTorch's argument parser refuses it.
             raise TypeError(f"argument 'other' must be Tensor or Number, not "
@@ -160,11 +160,15 @@ cdef object result_type(object a, object b):
 cdef object floating_result_type(object a, object b):
     """Like result_type, but integer results become float32 (true division)."""
     dtype = result_type(a, b)
-    return dtype if kind_of(dtype) in "fc" else FLOAT32
+    return dtype if kind_of(dtype) in "fc" else default_float()
 
 
 def _result_type(a, b):
     return result_type(a, b)
+
+
+def _promote_types(a, b):
+    return promote(a, b)
 
 
 cdef object operand_array(object value, object dtype):

@@ -16,7 +16,8 @@ cimport numpy as cnp
 from cpython.object cimport PyTypeObject
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, is_inference_mode_enabled
-from autograd_cy._C.dtype cimport from_numpy_dtype, scalar_name, c10_name, kind_of
+from autograd_cy._C.dtype cimport (
+    from_numpy_dtype, scalar_name, c10_name, kind_of, default_float)
 from autograd_cy._C.device cimport device, is_cuda_array, array_namespace, current_stream
 
 cnp.import_array()
@@ -218,9 +219,9 @@ cdef class Tensor:
 
     def __init__(self, *args):
         if len(args) == 1 and not isinstance(args[0], int):
-            self._data = np.asarray(args[0], dtype=np.float32)
+            self._data = np.asarray(args[0], dtype=default_float())
         else:
-            self._data = np.empty(args, dtype=np.float32)
+            self._data = np.empty(args, dtype=default_float())
         self._is_inference = is_inference_mode_enabled()
 
     # ------------------------------------------------------------------ data model

@@ -22,7 +22,7 @@ from autograd_cy._C.grad_mode cimport (
     is_grad_enabled, is_inference_mode_enabled, next_sequence_nr, forward_level,
     suspend_forward_level, resume_forward_level,
 )
-from autograd_cy._C.dtype cimport scalar_name, kind_of
+from autograd_cy._C.dtype cimport scalar_name, kind_of, default_float
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, bump_version, version_counter, get_grad_fn,
     tensor_operators, VIEW_DEFAULT, VIEW_NO_GRAD_MODE, VIEW_MULTI_OUTPUT_NODE,
@@ -417,7 +417,7 @@ cdef void ufunc_into(Tensor self, object ufunc, object operand) except *:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
     if ufunc is np.true_divide and kind_of(dtype) != "f":
-        dtype = np.dtype(np.float32)
+        dtype = default_float()
     if isinstance(operand, Tensor):
         shape = (<Tensor>operand)._data.shape
         if shape != self._data.shape:

@@ -228,3 +228,61 @@ def test_forward_ad_and_double_backward(dtypes):
     for ours, theirs in zip(*results):
         assert dtype_name(ours) == dtype_name(theirs)
         np.testing.assert_allclose(as_numpy(ours), as_numpy(theirs), **TOLERANCES[dtypes[1]])
+
+
+# ------------------------------------------------------------------ torch's dtype functions
+
+ALL_DTYPES = ["float16", "bfloat16", "float32", "float64", "complex64", "complex128", "int8",
+              "int16", "int32", "int64", "uint8", "bool"]
+
+
+@pytest.mark.parametrize("first", ALL_DTYPES)
+def test_promote_types_and_can_cast_as_torch(first):
+    for second in ALL_DTYPES:
+        ours_first, ours_second = getattr(ag, first), getattr(ag, second)
+        theirs_first, theirs_second = getattr(torch, first), getattr(torch, second)
+        assert (ag.promote_types(ours_first, ours_second).name
+                == str(torch.promote_types(theirs_first, theirs_second)).split(".")[-1])
+        assert (ag.can_cast(ours_first, ours_second)
+                == torch.can_cast(theirs_first, theirs_second))
+
+
+def test_result_type_as_torch():
+    cases = [lambda T: (T.ones(2), 1j), lambda T: (2, 3.5), lambda T: (T.ones(2, dtype=T.int32),
+             T.tensor(1.5, dtype=T.float64)), lambda T: (T.ones(2, dtype=T.bfloat16), 2.5)]
+    for case in cases:
+        assert ag.result_type(*case(ag)).name == str(torch.result_type(*case(torch))).split(".")[-1]
+
+
+@pytest.fixture
+def restore_default_dtype():
+    yield
+    ag.set_default_dtype(ag.float32)
+    torch.set_default_dtype(torch.float32)
+
+
+@pytest.mark.parametrize("name", ["float64", "float16", "bfloat16"])
+def test_set_default_dtype_as_torch(name, restore_default_dtype):
+    """Python floats, factories, integer inputs of floating ops and true division follow the
+    default dtype, and Python complex numbers its complex dtype."""
+    def dtypes(T):
+        return [T.tensor([1.5]).dtype, T.zeros(1).dtype, T.randn(2).dtype, T.arange(3.0).dtype,
+                T.full((1,), 2.0).dtype, (T.ones(1, dtype=T.int64) * 1.5).dtype,
+                T.tensor([1, 2]).exp().dtype, (T.tensor([1, 2]) / 2).dtype,
+                T.get_default_dtype()]
+    ag.set_default_dtype(getattr(ag, name))
+    torch.set_default_dtype(getattr(torch, name))
+    assert ([str(d).split(".")[-1] for d in dtypes(ag)]
+            == [str(d).split(".")[-1] for d in dtypes(torch)])
+    if name == "float64":
+        assert ag.tensor([1j]).dtype == ag.complex128
+        # a float32 tensor times a complex number stays 64-bit
+        assert (ag.ones(1, dtype=ag.float32) * 1j).dtype == ag.complex64
+    if name == "bfloat16":
+        with pytest.raises(RuntimeError, match="invalid default scalar type for complex"):
+            ag.tensor([1j])
+
+
+def test_set_default_dtype_refuses_other_types():
+    with pytest.raises(TypeError, match="only floating-point types are supported"):
+        ag.set_default_dtype(ag.int64)
