@@ -286,3 +286,34 @@ def test_set_default_dtype_as_torch(name, restore_default_dtype):
 def test_set_default_dtype_refuses_other_types():
     with pytest.raises(TypeError, match="only floating-point types are supported"):
         ag.set_default_dtype(ag.int64)
+
+
+# ------------------------------------------------------------------ every op of the op table
+
+def table_entries():
+    from autograd_cy._C.ops.op_table import unary_ops
+    return sorted(op.name for op in unary_ops())
+
+
+@pytest.mark.parametrize("dtypes", DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("name", table_entries())
+def test_every_table_op_in_half_precision(name, dtypes):
+    """Each elementwise op of the op table on its test domain (test_ops_pointwise.UNARY), in
+    the half types: result dtype, values and gradients as torch's."""
+    from test_ops_pointwise import UNARY
+    x = UNARY[name](4, 3).astype(np.float32)
+    results = []
+    for T, dtype in ((ag, dtypes[0]), (torch, dtypes[1])):
+        leaf = T.tensor(x).to(dtype).requires_grad_(True)
+        out = getattr(T, name)(leaf)
+        grad = T.tensor(np.linspace(-1, 1, x.size).reshape(x.shape).astype(np.float32))
+        grad, = T.autograd.grad(out, leaf, grad.to(out.dtype), allow_unused=True)
+        results.append((out, grad))
+    (out, grad), (expected_out, expected_grad) = results
+    assert dtype_name(out) == dtype_name(expected_out)
+    np.testing.assert_allclose(as_numpy(out), as_numpy(expected_out), **TOLERANCES[dtypes[1]])
+    assert (grad is None) == (expected_grad is None)
+    if expected_grad is not None:
+        assert dtype_name(grad) == dtype_name(expected_grad)
+        tolerance = dict(TOLERANCES[dtypes[1]], atol=4 * EPS[dtypes[1]])
+        np.testing.assert_allclose(as_numpy(grad), as_numpy(expected_grad), **tolerance)
