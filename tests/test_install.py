@@ -185,3 +185,17 @@ def test_a_backward_on_the_emulated_device_compiles_the_installed_kernels(venv, 
     read = {os.path.basename(p) for p in touched["opened"]
             if os.path.dirname(p) == kernel_dir and p.endswith(".cu")}
     assert {"elementwise.cu", "pointwise_backward.cu"} <= read, read
+
+
+def test_the_installed_package_brings_bfloat16(venv, tmp_path):
+    """ml_dtypes is a dependency of the wheel: a fresh environment has bfloat16, and its sum
+    accumulates in float32 as torch's."""
+    script = """
+        import autograd_cy as ag
+        x = ag.full((100_000,), 0.1, dtype=ag.bfloat16, requires_grad=True)
+        y = x.sum()
+        y.backward()
+        print(y.dtype, y.item(), x.grad.dtype)
+    """
+    lines, _ = run_installed(venv, script, tmp_path)
+    assert lines == ["autograd_cy.bfloat16 9984.0 autograd_cy.bfloat16"]
