@@ -22,7 +22,7 @@ except ImportError as _error:  # pragma: no cover - only without a build
 from autograd_cy.dtypes import (  # noqa: F401
     dtype, float16, bfloat16, float32, float64, complex64, complex128, int8, int16, int32, int64,
     uint8, bool, half, float, double, cfloat, cdouble, short, int, long, get_default_dtype,
-    set_default_dtype, promote_types, result_type, can_cast,
+    set_default_dtype, promote_types, result_type, can_cast, finfo, iinfo,
 )
 from autograd_cy.device import device  # noqa: F401
 from autograd_cy._C.tensor import Tensor, Size, _register_methods  # noqa: F401

@@ -317,3 +317,21 @@ def test_every_table_op_in_half_precision(name, dtypes):
         assert dtype_name(grad) == dtype_name(expected_grad)
         tolerance = dict(TOLERANCES[dtypes[1]], atol=4 * EPS[dtypes[1]])
         np.testing.assert_allclose(as_numpy(grad), as_numpy(expected_grad), **tolerance)
+
+
+@pytest.mark.parametrize("name", ALL_DTYPES)
+def test_finfo_and_iinfo_as_torch(name):
+    ours, theirs = getattr(ag, name), getattr(torch, name)
+    for info in ("finfo", "iinfo"):
+        try:
+            expected = getattr(torch, info)(theirs)
+        except TypeError as error:
+            with pytest.raises(TypeError) as raised:
+                getattr(ag, info)(ours)
+            assert str(raised.value) == str(error).replace("torch", "autograd_cy")
+            continue
+        result = getattr(ag, info)(ours)
+        assert repr(result) == repr(expected)
+        for attribute in ("bits", "max", "min", "eps", "tiny", "smallest_normal", "resolution"):
+            if hasattr(expected, attribute):
+                assert getattr(result, attribute) == getattr(expected, attribute), attribute
