@@ -15,7 +15,7 @@ such an operand is the scalar loop on the other operand; without this, every pro
 
 """
 cimport numpy as cnp
-from libc.math cimport tanh as libm_tanh
+from libc.math cimport tanh as libm_tanh, fma, fmaf
 
 from autograd_cy._C.device cimport backend_of
 
@@ -24,6 +24,11 @@ cnp.import_array()
 
 cdef enum:
     KERNEL_MAX_SIZE = 4096
+
+
+ctypedef fused real:
+    float
+    double
 
 
 cdef bint kernel_operand(object value, int typenum):
@@ -83,7 +88,7 @@ cdef object binary_kernel(int op, object x, object y):
         if (typenum >= 0 and op != KERNEL_SUB and expanded_scalar(x, typenum)
                 and cnp.PyArray_SAMESHAPE(<cnp.ndarray>x, <cnp.ndarray>y)):
             return scalar_kernel(op, y, scalar_value(<cnp.ndarray>x, typenum))
-        return None
+        return complex_binary_kernel(op, x, y)
     if not kernel_operand(y, typenum):
         if (expanded_scalar(y, typenum)
                 and cnp.PyArray_SAMESHAPE(<cnp.ndarray>x, <cnp.ndarray>y)):
@@ -102,6 +107,68 @@ cdef object binary_kernel(int op, object x, object y):
                     <double*>cnp.PyArray_DATA(<cnp.ndarray>y),
                     <double*>cnp.PyArray_DATA(out), n)
     return out
+
+
+# NOTE [Complex products]
+# NumPy's complex64/complex128 loops multiply (a + bi)(c + di) as (ac - bd) + (ad + bc)i with
+# each part one fused multiply-add, fma(a, c, -(b d)) and fma(a, d, b c), where the CPU has
+# FMA (its SIMD loops, on this VM); the plain formula rounds once more and differs in the
+# last bit for a quarter of the products. The complex loops here call fma() and fmaf(), which
+# libm rounds once on any CPU, so they give NumPy's bits where NumPy uses FMA.
+
+cdef inline int complex_kernel_type(object value):
+    """The NumPy type number of a complex64/complex128 kernel operand, or -1."""
+    cdef int typenum
+    if type(value) is not cnp.ndarray:
+        return -1
+    typenum = cnp.PyArray_TYPE(<cnp.ndarray>value)
+    if typenum != cnp.NPY_CFLOAT and typenum != cnp.NPY_CDOUBLE:
+        return -1
+    if not cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>value):
+        return -1
+    if cnp.PyArray_SIZE(<cnp.ndarray>value) > KERNEL_MAX_SIZE:
+        return -1
+    return typenum
+
+
+cdef object complex_binary_kernel(int op, object x, object y):
+    """binary_kernel for two complex arrays of one dtype and shape."""
+    cdef int typenum = complex_kernel_type(x)
+    if typenum < 0 or not kernel_operand(y, typenum):
+        return None
+    if not cnp.PyArray_SAMESHAPE(<cnp.ndarray>x, <cnp.ndarray>y):
+        return None
+    cdef cnp.ndarray out = empty_like_kernel(<cnp.ndarray>x, typenum)
+    cdef Py_ssize_t n = cnp.PyArray_SIZE(out)
+    if typenum == cnp.NPY_CFLOAT:
+        complex_binary(op, <float*>cnp.PyArray_DATA(<cnp.ndarray>x),
+                       <float*>cnp.PyArray_DATA(<cnp.ndarray>y),
+                       <float*>cnp.PyArray_DATA(out), n)
+    else:
+        complex_binary(op, <double*>cnp.PyArray_DATA(<cnp.ndarray>x),
+                       <double*>cnp.PyArray_DATA(<cnp.ndarray>y),
+                       <double*>cnp.PyArray_DATA(out), n)
+    return out
+
+
+cdef inline void complex_product(real a, real b, real c, real d, real* out) noexcept nogil:
+    """``out[0] + out[1] i = (a + bi)(c + di)``, as NumPy (NOTE [Complex products])."""
+    if real is float:
+        out[0] = fmaf(a, c, -(b * d))
+        out[1] = fmaf(a, d, b * c)
+    else:
+        out[0] = fma(a, c, -(b * d))
+        out[1] = fma(a, d, b * c)
+
+
+cdef void complex_binary(int op, real* a, real* b, real* out, Py_ssize_t n) noexcept nogil:
+    """real_binary for ``n`` complex numbers, each two reals (real part, imaginary part)."""
+    cdef Py_ssize_t i
+    if op != KERNEL_MUL:            # part by part
+        real_binary(op, a, b, out, 2 * n)
+        return
+    for i in range(n):
+        complex_product(a[2 * i], a[2 * i + 1], b[2 * i], b[2 * i + 1], out + 2 * i)
 
 
 cdef object scalar_kernel(int op, object x, double value):
@@ -147,11 +214,6 @@ cdef bint binary_kernel_into(int op, object x, object y) except -1:
     else:
         real_binary(op, <double*>x_start, <double*>y_start, <double*>x_start, n)
     return True
-
-
-ctypedef fused real:
-    float
-    double
 
 
 cdef void real_binary(int op, real* a, real* b, real* out, Py_ssize_t n) noexcept nogil:
@@ -219,7 +281,9 @@ cdef object tanh_backward_loop(object grad, object result):
     cdef double* od
     cdef float square_f
     cdef double square_d
-    if typenum < 0 or not kernel_operand(result, typenum):
+    if typenum < 0:
+        return complex_tanh_backward_loop(grad, result)
+    if not kernel_operand(result, typenum):
         return None
     if not cnp.PyArray_SAMESHAPE(<cnp.ndarray>grad, <cnp.ndarray>result):
         return None
@@ -242,6 +306,37 @@ cdef object tanh_backward_loop(object grad, object result):
             square_d = 1 - square_d
             od[i] = gd[i] * square_d
     return out
+
+
+cdef object complex_tanh_backward_loop(object grad, object result):
+    """tanh's backward for complex tensors, ``grad * conj(1 - result * result)`` (NOTE
+    [Complex gradients] in ops/conjugate.pyx) in one pass, each step as NumPy rounds it;
+    None unless both are complex kernel operands of one dtype and shape."""
+    cdef int typenum = complex_kernel_type(grad)
+    if typenum < 0 or not kernel_operand(result, typenum):
+        return None
+    if not cnp.PyArray_SAMESHAPE(<cnp.ndarray>grad, <cnp.ndarray>result):
+        return None
+    cdef cnp.ndarray out = empty_like_kernel(<cnp.ndarray>grad, typenum)
+    cdef Py_ssize_t n = cnp.PyArray_SIZE(out)
+    if typenum == cnp.NPY_CFLOAT:
+        complex_tanh_backward(<float*>cnp.PyArray_DATA(<cnp.ndarray>grad),
+                              <float*>cnp.PyArray_DATA(<cnp.ndarray>result),
+                              <float*>cnp.PyArray_DATA(out), n)
+    else:
+        complex_tanh_backward(<double*>cnp.PyArray_DATA(<cnp.ndarray>grad),
+                              <double*>cnp.PyArray_DATA(<cnp.ndarray>result),
+                              <double*>cnp.PyArray_DATA(out), n)
+    return out
+
+
+cdef void complex_tanh_backward(real* g, real* y, real* out, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef real square[2]
+    for i in range(n):
+        complex_product(y[2 * i], y[2 * i + 1], y[2 * i], y[2 * i + 1], square)
+        # 1 - y^2, conjugated: NumPy's 1 - z is (1 - re) + (0 - im) i, then the sign flips
+        complex_product(g[2 * i], g[2 * i + 1], 1 - square[0], -(0 - square[1]), out + 2 * i)
 
 
 cdef object threshold_backward_loop(object grad, object result):

@@ -322,3 +322,26 @@ GAPS = [
 @pytest.mark.parametrize("name, fn", GAPS, ids=[name for name, _ in GAPS])
 def test_formula_gaps(name, fn):
     check_op(fn, crandn(3, seed=5) + 0.5, double=False)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("size", [6, 5000], ids=["fused loop", "numpy"])
+def test_complex_products_and_tanh_backward_have_numpys_bits(size, dtype):
+    """Small complex arrays add, subtract and multiply, and tanh's backward runs, in fused
+    loops (NOTE [Complex products] in pyx/kernels.pyx): the same bits as NumPy's ufuncs (the
+    path of larger arrays), with special values among the operands; values and gradients as
+    torch's."""
+    rng = np.random.default_rng(5)
+    special = np.array([np.nan, np.inf, -0.0, 0.0, 1e30, -1.5], dtype=dtype)
+    a = np.resize(special, size) + (rng.standard_normal(size) * 1j).astype(dtype)
+    b = (rng.standard_normal(size) + 1j * rng.standard_normal(size)).astype(dtype)
+    x, y = ag.tensor(a), ag.tensor(b)
+    with np.errstate(all="ignore"):
+        expected = {"mul": a * b, "add": a + b, "sub": a - b,
+                    "tanh_backward": a * np.conjugate(1 - b * b)}
+    from autograd_cy._C.ops.activation_backward import tanh_backward
+    ours = {"mul": x * y, "add": x + y, "sub": x - y, "tanh_backward": tanh_backward(x, y)}
+    for name in expected:
+        np.testing.assert_array_equal(ours[name].numpy(), expected[name], err_msg=name)
+    finite = (rng.standard_normal(size) + 1j * rng.standard_normal(size)).astype(dtype)
+    check_op(lambda lib, x, y: lib.tanh(x * y + x), finite, b)
