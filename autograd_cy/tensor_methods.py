@@ -1,5 +1,5 @@
 """Tensor methods written in Python: the ``new_*`` factories (on ``self``'s device and
-dtype unless told otherwise).
+dtype unless told otherwise), and the questions ``is_signed`` and ``is_nonzero``.
 
 Ops with a backward live in pyx/ops; these only build tensors. Like the op modules, this
 module registers its functions as Tensor methods when it is imported.
@@ -8,6 +8,16 @@ from autograd_cy import factories as _factories
 from autograd_cy._C.tensor import _register_methods
 
 __all__ = []
+
+
+def is_signed(self):
+    """Whether the dtype holds negative numbers (every floating and complex dtype)."""
+    return self.dtype.is_signed
+
+
+def is_nonzero(self):
+    """The truth of a one-element tensor, with torch's errors for other sizes."""
+    return bool(self)
 
 
 def _device(self, device):
@@ -46,4 +56,4 @@ def new(self, *args):
 
 
 _register_methods({f.__name__: f for f in (
-    new_zeros, new_ones, new_full, new_empty, new_tensor, new)})
+    new_zeros, new_ones, new_full, new_empty, new_tensor, new, is_signed, is_nonzero)})

@@ -293,3 +293,25 @@ def test_refused_like_torch(call):
 
 def test_dropout_of_everything_is_zeros():
     check_op(lambda lib, z: lib.nn.functional.dropout(z, 1.0), crandn(3, seed=17))
+
+
+def test_isreal_conj_physical_inplace_and_the_negation_bit_as_torch():
+    results = []
+    for T in (torch, ag):
+        x = T.tensor([1 + 2j, 3 + 0j])
+        leaf = T.tensor([1.0, 2.0], requires_grad=True)
+        z = (leaf * 1).to(T.complex64)
+        z.conj_physical_()
+        (z.real * 2 + z.imag * 3).sum().backward()
+        y = x.clone()
+        y.conj_physical_()
+        results.append([
+            T.isreal(x).tolist(), T.isreal(T.tensor([1.0, 2.0])).tolist(),
+            T.isreal(T.tensor([1, 2])).tolist(), y.tolist(), type(z.grad_fn).__name__,
+            leaf.grad.tolist(), x.resolve_neg() is x, x.is_neg(), x.is_signed(),
+            T.tensor([1], dtype=T.uint8).is_signed(), T.tensor([2.0]).is_nonzero(),
+            T.absolute(x).tolist(), x.absolute().tolist()])
+    assert results[0] == results[1]
+    for T in (torch, ag):
+        with pytest.raises(RuntimeError, match="more than one value is ambiguous"):
+            T.tensor([1.0, 2.0]).is_nonzero()

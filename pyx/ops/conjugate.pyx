@@ -38,11 +38,14 @@ from autograd_cy._C.recording cimport (
     record1, record2, any_requires_grad2, view_records)
 from autograd_cy._C.dtype cimport scalar_name
 from autograd_cy._C.promotion cimport is_complex_array
+from autograd_cy._C.views cimport apply_inplace
 
 cnp.import_array()
 
-__all__ = ["conj", "conj_physical", "resolve_conj", "is_conj", "real", "imag", "complex"]
-__tensor_methods__ = ("conj", "conj_physical", "resolve_conj", "is_conj")
+__all__ = ["conj", "conj_physical", "conj_physical_", "resolve_conj", "is_conj", "resolve_neg",
+           "is_neg", "isreal", "real", "imag", "complex"]
+__tensor_methods__ = ("conj", "conj_physical", "conj_physical_", "resolve_conj", "is_conj",
+                      "resolve_neg", "is_neg", "isreal")
 
 
 cdef type PYTHON_COMPLEX = builtins.complex       # this module's ``complex`` is the op
@@ -71,6 +74,10 @@ cdef class ConjBackward0(Node):
 
 cdef class ConjPhysicalBackward0(ConjBackward0):
     pass
+
+
+cdef class ConjPhysicalBackward1(ConjBackward0):
+    """conj_physical_'s Node (torch numbers the in-place form's apart)."""
 
 
 cdef object conj_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
@@ -105,6 +112,15 @@ def conj(Tensor self):
     return conjugated(self, ConjBackward0.__new__(ConjBackward0))
 
 
+def conj_physical_(Tensor self):
+    """conj_physical in place; a real tensor is left as it is."""
+    if not is_complex_array(self._data):
+        return self
+    return apply_inplace(
+        self, lambda x: conjugated(x, ConjPhysicalBackward1.__new__(ConjPhysicalBackward1)),
+        (), False)
+
+
 def resolve_conj(Tensor self):
     """``self``: a conjugate here is never lazy, so there is nothing to resolve."""
     return self
@@ -113,6 +129,23 @@ def resolve_conj(Tensor self):
 def is_conj(Tensor self):
     """False: ``conj`` computes its result at once (no conjugate bit)."""
     return False
+
+
+def resolve_neg(Tensor self):
+    """``self``: no tensor here carries torch's lazy negation bit."""
+    return self
+
+
+def is_neg(Tensor self):
+    """False: no tensor here carries torch's lazy negation bit."""
+    return False
+
+
+def isreal(Tensor self):
+    """Where the imaginary part is zero; every element of a real tensor."""
+    if is_complex_array(self._data):
+        return make_tensor(self._data.imag == 0)
+    return make_tensor(array_module(self._data).ones(self._data.shape, dtype=np.bool_))
 
 
 # ------------------------------------------------------------------ complex(real, imag)

@@ -551,6 +551,10 @@ batch_binary(atan2_tangent, True)     # NOTE [Batched tangents]
 batch_binary(polar_tangent, True)
 
 export_unary_ops(globals())
+absolute = abs              # torch's alias (the same op, AbsBackward0)
+absolute_ = globals()["abs_"]   # made by export_unary_ops
+__all__ += ["absolute", "absolute_"]
+__tensor_methods__ += ("absolute", "absolute_")
 
 
 # NOTE [Complex tangents] in forward.pyx: these formulas are checked for complex tensors.
