@@ -3,7 +3,6 @@
 
 cimport numpy as cnp
 
-from autograd_cy._C.dtype cimport half_precision
 
 from autograd_cy._C.tensor cimport Tensor
 
@@ -12,7 +11,7 @@ cdef object result_type(object a, object b)
 cdef object result_type_of(tuple operands)
 cdef object floating_result_type(object a, object b)
 cdef object operand_array(object value, object dtype)
-cdef object opmath_operand(object value, object dtype, bint round_number)
+cdef object opmath_operand(object value, object other, object dtype, bint round_number)
 cdef object rounded(object array, object dtype)
 cdef object floating(Tensor t)
 cdef object broadcast_failure(object a, object b)
@@ -42,12 +41,11 @@ cdef inline bint is_complex_array(object array) except -1:
 
 
 cdef inline bint half_precision_array(object array) except -1:
-    """A float16 or bfloat16 array? Read from the array struct for a NumPy array (the op
-    table asks for every op; bfloat16 is the one user-defined NumPy type a tensor holds). A
-    module calling it cimports numpy and calls ``cnp.import_array()``, as for any of NumPy's
-    C API."""
-    if type(array) is cnp.ndarray:
-        return cnp.PyArray_ITEMSIZE(<cnp.ndarray>array) == 2 and (
-            cnp.PyArray_TYPE(<cnp.ndarray>array) == cnp.NPY_FLOAT16
-            or cnp.PyArray_ISUSERDEF(<cnp.ndarray>array))
-    return half_precision(array.dtype)
+    """A NumPy float16 or bfloat16 array: one that computes in float32 here (NOTE
+    [Half-precision products and reductions]). Read from the array struct (the op table asks
+    for every op; bfloat16 is the one user-defined NumPy type a tensor holds). A CUDA array
+    answers False: its kernels compute half types in float themselves. A module calling it
+    cimports numpy and calls ``cnp.import_array()``, as for any of NumPy's C API."""
+    return type(array) is cnp.ndarray and cnp.PyArray_ITEMSIZE(<cnp.ndarray>array) == 2 and (
+        cnp.PyArray_TYPE(<cnp.ndarray>array) == cnp.NPY_FLOAT16
+        or cnp.PyArray_ISUSERDEF(<cnp.ndarray>array))

@@ -194,14 +194,22 @@ cdef object BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 cdef object FLOAT16 = np.dtype(np.float16)
 
 
-cdef object opmath_operand(object value, object dtype, bint round_number):
-    """operand_array for the arithmetic ops, which PyTorch computes for float16 and bfloat16
-    in float32 (its "opmath" type), rounding the result once (``rounded``, by the caller): a
-    tensor's array is widened to float32, and a number becomes a float32 NumPy scalar,
-    rounded to ``dtype`` first if ``round_number`` (add and sub round it; mul and div take it
-    as it is). (NumPy's own float16 and ml_dtypes' bfloat16 loops compute the same elementwise
-    values at several times the cost of the two conversions.)"""
+cdef inline bint on_device(object value):
+    return isinstance(value, Tensor) and type((<Tensor>value)._data) is not cnp.ndarray
+
+
+cdef object opmath_operand(object value, object other, object dtype, bint round_number):
+    """operand_array of ``value`` (beside ``other``) for the arithmetic ops, which PyTorch
+    computes for float16 and bfloat16 in float32 (its "opmath" type), rounding the result
+    once (``rounded``, by the caller): a tensor's array is widened to float32, and a number
+    becomes a float32 NumPy scalar, rounded to ``dtype`` first if ``round_number`` (add and sub
+    round it; mul and div take it as it is). (NumPy's own float16 and ml_dtypes' bfloat16
+    loops compute the same elementwise values at several times the cost of the two
+    conversions.) On a CUDA device nothing changes: its kernels compute in float
+    themselves."""
     if dtype is not BFLOAT16 and dtype is not FLOAT16:
+        return operand_array(value, dtype)
+    if on_device(value) or on_device(other):
         return operand_array(value, dtype)
     if isinstance(value, Tensor):
         array = (<Tensor>value)._data

@@ -120,8 +120,8 @@ cdef object add_impl(object self, object other, object alpha):
         dtype = result_type(self, other)
         if type(alpha) is not int:
             check_alpha(dtype, alpha)
-        a = opmath_operand(self, dtype, True)
-        b = opmath_operand(other, dtype, True)
+        a = opmath_operand(self, other, dtype, True)
+        b = opmath_operand(other, self, dtype, True)
         try:
             with ignoring_fp_errors():      # float32 overflow is inf, without a warning
                 array = rounded(a + b if unit else alpha_combination(a, b, alpha, dtype, False),
@@ -143,8 +143,8 @@ cdef object alpha_combination(object a, object b, object alpha, object dtype, bi
     """``a + alpha * b`` (``a - alpha * b``); for float16 and bfloat16 (whose operands come
     in float32, ``opmath_operand``) ``alpha`` is rounded to the dtype first, as PyTorch's
     kernels do (NOTE [Half-precision products and reductions] in reduction.pyx)."""
-    if half_precision(dtype):
-        alpha = np.float32(np.asarray(alpha, dtype))
+    if half_precision(dtype) and (type(a) is NDARRAY or type(b) is NDARRAY):    # on the CPU
+        alpha = np.asarray(alpha, dtype).item()
     return a - alpha * b if subtract else a + alpha * b
 
 
@@ -154,6 +154,7 @@ cdef object add_op(object self, object other):
 
 
 cdef object FLOAT32 = np.dtype(np.float32)
+cdef type NDARRAY = np.ndarray
 cdef object ONE = 1
 
 
@@ -237,8 +238,8 @@ cdef object sub_impl(object self, object other, object alpha):
         check_bool_subtraction(self, other)
         if type(alpha) is not int:
             check_alpha(dtype, alpha)
-        a = opmath_operand(self, dtype, True)
-        b = opmath_operand(other, dtype, True)
+        a = opmath_operand(self, other, dtype, True)
+        b = opmath_operand(other, self, dtype, True)
         try:
             with ignoring_fp_errors():
                 array = rounded(a - b if unit else alpha_combination(a, b, alpha, dtype, True),
@@ -300,8 +301,8 @@ def rsub(Tensor self, other, *, alpha=1):
         check_alpha(dtype, alpha)
     try:
         with ignoring_fp_errors():      # 1e300 - float32 is -inf, without a cast warning
-            a = opmath_operand(self, dtype, True)
-            b = opmath_operand(other, dtype, True)
+            a = opmath_operand(self, other, dtype, True)
+            b = opmath_operand(other, self, dtype, True)
             array = rounded(b - a if unit else alpha_combination(b, a, alpha, dtype, True), dtype)
     except ValueError:
         raise_broadcast_error(self, other)
@@ -396,8 +397,8 @@ cdef object mul_impl(object self, object other):
         dtype = result_type(self, other)
         try:
             with ignoring_fp_errors():
-                array = rounded(opmath_operand(self, dtype, False)
-                                * opmath_operand(other, dtype, False), dtype)
+                array = rounded(opmath_operand(self, other, dtype, False)
+                                * opmath_operand(other, self, dtype, False), dtype)
         except ValueError:
             raise_broadcast_error(self, other)
     cdef Tensor out = wrap(array)
@@ -453,8 +454,8 @@ def div(self, other, *, rounding_mode=None, out=None):
         return _rounded_div(self, other, rounding_mode)
     dtype = floating_result_type(self, other)
     try:
-        array = rounded(quietly2(np.true_divide, opmath_operand(self, dtype, False),
-                                 opmath_operand(other, dtype, False)), dtype)
+        array = rounded(quietly2(np.true_divide, opmath_operand(self, other, dtype, False),
+                                 opmath_operand(other, self, dtype, False)), dtype)
     except ValueError:
         raise_broadcast_error(self, other)
     cdef Tensor result = wrap(array)

@@ -16,7 +16,7 @@ from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tens
 from autograd_cy._C.forward cimport (
     forward1, forward2, forward_n, linear_tangent, batch_binary, batch_nary, zero_tangent_of,
 )
-from autograd_cy._C.dtype cimport scalar_name, c10_name, half_precision
+from autograd_cy._C.dtype cimport scalar_name, c10_name
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, bump_version, tensor_operators, TensorOperators,
 )
@@ -24,7 +24,7 @@ from autograd_cy._C.batching cimport grads_batched, batched_shape
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record, record1, record2, gets_gradient
-from autograd_cy._C.promotion cimport wrap, is_complex_array
+from autograd_cy._C.promotion cimport wrap, is_complex_array, half_precision_array
 from autograd_cy._C.ops.conjugate cimport conj_of
 from autograd_cy._C.promotion import broadcast_error
 from autograd_cy._C.ops.shape cimport unsafe_view
@@ -216,7 +216,7 @@ cdef inline object matrix_product(object a, object b):
             and (cnp.PyArray_DIM(<cnp.ndarray>a, 0) * cnp.PyArray_DIM(<cnp.ndarray>b, 1)
                  * cnp.PyArray_ITEMSIZE(<cnp.ndarray>a) < LARGE_PRODUCT_BYTES)):
         return quiet_matrix_product(a, b)
-    if a.dtype == b.dtype and half_precision(a.dtype):
+    if half_precision_array(a) and a.dtype == b.dtype:
         # float32 products, rounded once (NOTE [Half-precision products and reductions] in
         # reduction.pyx)
         return quietly2(numpy_matmul, a.astype(FLOAT32), b.astype(FLOAT32)).astype(a.dtype)
@@ -617,7 +617,7 @@ cdef object addmm_array(Tensor self, Tensor mat1, Tensor mat2, alpha, beta):
     compute all of it in float32 and round once (NOTE [Half-precision products and
     reductions] in reduction.pyx)."""
     bias = self._data
-    if half_precision(mat1._data.dtype) and mat1._data.dtype == bias.dtype:
+    if half_precision_array(mat1._data) and mat1._data.dtype == bias.dtype:
         product = matrix_product(mat1._data.astype(FLOAT32), mat2._data.astype(FLOAT32))
         bias = bias.astype(FLOAT32)
     else:
