@@ -47,6 +47,7 @@ graphviz-dot:
 # those dtypes yet).
 DEVICE_SUITES := tests --ignore=tests/cuda --ignore=tests/gpu --ignore=tests/test_deep_graphs.py \
 	--ignore=tests/test_install.py --ignore=tests/test_complex.py \
+	--ignore=tests/test_complex_ops.py --ignore=tests/test_complex_autodiff.py \
 	--ignore=tests/test_half_precision.py
 
 # The linters, configured in pyproject.toml: ruff for the Python files, cython-lint for pyx/
