@@ -18,6 +18,7 @@ template <typename A> struct SameType<A, A> { static const bool value = true; };
 
 template <typename T> struct IsFloating { static const bool value = false; };
 template <> struct IsFloating<__half> { static const bool value = true; };
+template <> struct IsFloating<__nv_bfloat16> { static const bool value = true; };
 template <> struct IsFloating<float> { static const bool value = true; };
 template <> struct IsFloating<double> { static const bool value = true; };
 
@@ -334,11 +335,12 @@ __global__ void where(Layout L, long long n, T* out, const bool* cond, const T* 
     }
 }
 
-// The value parameter of fill<T>: T itself, except float for __half (a host passes a
-// float32 scalar; NumPy's float16 scalar would do too, but one rule for all launches is
+// The value parameter of fill<T>: T itself, except float for the half types (a host passes
+// a float32 scalar; NumPy's float16 scalar would do too, but one rule for all launches is
 // simpler: half-precision scalars always travel as float).
 template <typename T> struct FillValue { typedef T type; };
 template <> struct FillValue<__half> { typedef float type; };
+template <> struct FillValue<__nv_bfloat16> { typedef float type; };
 
 template <typename T>
 __global__ void fill(Layout L, long long n, T* out, typename FillValue<T>::type value) {
@@ -356,7 +358,8 @@ __global__ void fill(Layout L, long long n, T* out, typename FillValue<T>::type 
 // to an integer truncates toward zero through int64, then wraps to the narrower type (so a
 // negative float to uint8 is defined and wraps, as PyTorch makes it on every device; a value
 // outside int64's range is undefined in C++ and in PyTorch); integers wrap to narrower ones;
-// to __half goes through float (also from double, as PyTorch's Half(float) does). With
+// to __half and __nv_bfloat16 goes through float (also from double, as PyTorch's Half(float)
+// and BFloat16(float) do), rounding to nearest even (NOTE [Rounding to bfloat16]). With
 // Tin == Tout the element is copied bit for bit: the strided copy (contiguous(), copy_ into
 // a view, an in-place result written back into a non-contiguous view).
 template <typename To, typename From>
@@ -365,6 +368,8 @@ __device__ __forceinline__ To convert(From v) {
         return v != From(0);
     } else if constexpr (SameType<To, __half>::value) {
         return __float2half((float)v);
+    } else if constexpr (SameType<To, __nv_bfloat16>::value) {
+        return __float2bfloat16((float)v);
     } else if constexpr (IsFloating<From>::value && !IsFloating<To>::value) {
         return (To)(long long)v;
     } else {

@@ -15,6 +15,7 @@ silently, and ``numpy.asarray(device_array)`` refuses as ``Tensor.numpy()`` does
 """
 import operator
 
+import ml_dtypes  # noqa: F401  (registers the "bfloat16" dtype name the manifest uses)
 import numpy as np
 from numpy.lib.mixins import NDArrayOperatorsMixin
 
@@ -38,11 +39,15 @@ def register_operations(**functions):
 
 
 _CTYPES = {np.dtype(name): ctype for name, ctype in manifest.STORAGE_CTYPES.items()}
-_SCALAR_DTYPES = {np.dtype("float16"): np.float32, np.dtype("float32"): np.float32,
-                  np.dtype("float64"): np.float64, np.dtype("int64"): np.int64,
-                  np.dtype("int32"): np.int32, np.dtype("int16"): np.int16,
-                  np.dtype("int8"): np.int8, np.dtype("uint8"): np.uint8,
-                  np.dtype("bool"): np.bool_}
+_SCALAR_DTYPES = {np.dtype(name): np.dtype(manifest.scalar_param(name)).type
+                  for name in manifest.STORAGE_CTYPES}
+
+
+def floating(dtype):
+    """Whether the kernels treat ``dtype`` as a float: float16/32/64 and bfloat16 (whose kind
+    is "V" in ml_dtypes, so ``dtype.kind == "f"`` misses it: NOTE [bfloat16's kind] in
+    pyx/dtype.pxd)."""
+    return dtype.name in manifest.FLOAT_CTYPES
 
 
 def mixed_devices_error(first, second):

@@ -19,7 +19,7 @@ from autograd_cy.cuda.launch import elementwise_config
 from autograd_cy.cuda.layout import broadcast_strides, elementwise_layout
 from autograd_cy.cuda.array import (
     DeviceArray, check_same_device, copy_into, fill_array, resolve_shape, view_strides, empty,
-    empty_in_layout_of, empty_in_order, kernel_name,
+    empty_in_layout_of, empty_in_order, floating, kernel_name,
     launch_elementwise, mixed_devices_error, register_operations, require_kernel,
     scalar_operand,
 )
@@ -307,7 +307,7 @@ def reduce(op, x, axis, keepdims, dtype, out, **options):
     if op in ("amax", "amin"):
         # the extrema kernels cover the floats and int64; smaller ints and bools go through
         # int64 (exact), and come back in their own dtype below
-        source = x if x.dtype.kind == "f" or x.dtype == np.int64 else x.astype(np.int64)
+        source = x if floating(x.dtype) or x.dtype == np.int64 else x.astype(np.int64)
     else:
         source = x if x.dtype == result_dtype else x.astype(result_dtype)
     raw = reductions.reduce(x.device.seam, source.raw, dims, bool(keepdims), op, **options)
@@ -329,7 +329,7 @@ def _ufunc_reduce(func, x, out, axis=0, dtype=None, keepdims=False, initial=np._
 
 
 def argreduce(op, x, axis, keepdims):
-    if x.dtype.kind != "f" and x.dtype != np.int64:
+    if not floating(x.dtype) and x.dtype != np.int64:
         x = x.astype(np.int64)      # exact for the smaller ints and bools
     raw = reductions.argreduce(x.device.seam, x.raw,
                                None if axis is None else _axes(axis, x.ndim)[0], bool(keepdims), op)

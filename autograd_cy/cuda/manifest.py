@@ -16,9 +16,13 @@ from dataclasses import dataclass
 
 from autograd_cy._C.ops.op_table import cuda_unary_functors
 
-# The dtypes the kernels are templated over, with their C type and accumulate dtype.
-FLOAT_CTYPES = {"float16": "__half", "float32": "float", "float64": "double"}
-ACCUMULATE = {"float16": "float32", "float32": "float32", "float64": "float64"}
+# The dtypes the kernels are templated over, with their C type and accumulate dtype: the two
+# half types (bfloat16 is ml_dtypes' NumPy dtype) compute and accumulate in float32.
+FLOAT_CTYPES = {"float16": "__half", "bfloat16": "__nv_bfloat16", "float32": "float",
+                "float64": "double"}
+ACCUMULATE = {"float16": "float32", "bfloat16": "float32", "float32": "float32",
+              "float64": "float64"}
+HALF_TYPES = ("float16", "bfloat16")
 # Every dtype a CUDA tensor may hold, with its C type (casts and copies cover them all).
 STORAGE_CTYPES = {**FLOAT_CTYPES, "int64": "long long", "int32": "int", "int16": "short",
                   "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
@@ -84,7 +88,7 @@ VEC4_DTYPE = "float32"
 
 def scalar_param(dtype):
     """The parameter word of a number operand of a ``dtype`` kernel: the accumulate type for
-    floats (float32 for float16), the dtype itself otherwise."""
+    floats (float32 for float16 and bfloat16), the dtype itself otherwise."""
     return ACCUMULATE.get(dtype, dtype)
 
 
@@ -126,8 +130,8 @@ def _elementwise_kernels():
     for dt in WHERE_DTYPES:
         add(f"where<{STORAGE_CTYPES[dt]}>", ptr(dt), ptr("bool"), ptr(dt), ptr(dt))
     for dt, c in STORAGE_CTYPES.items():
-        # fill's value: float32 for float16 (half-precision scalars travel as float)
-        add(f"fill<{c}>", ptr(dt), "float32" if dt == "float16" else dt)
+        # fill's value: float32 for the half types (half-precision scalars travel as float)
+        add(f"fill<{c}>", ptr(dt), scalar_param(dt) if dt in HALF_TYPES else dt)
     for src, c_src in STORAGE_CTYPES.items():
         for dst, c_dst in STORAGE_CTYPES.items():
             add(f"cast<{c_src}, {c_dst}>", ptr(dst), ptr(src))
@@ -175,9 +179,10 @@ def _pointwise_backward_kernels():
 # prod and mean also widen a float input to a wider float output (their dtype= argument),
 # accumulating in the output's accumulate type. max and min are the ops with an index (and
 # argmax, argmin). A template of one dtype (Amax<T>) outputs its input dtype.
-_WIDENING = [("float16", "float16"), ("float32", "float32"), ("float64", "float64"),
-             ("float16", "float32"), ("float16", "float64"), ("float32", "float64")]
-_SAME_FLOAT = [("float16", "float16"), ("float32", "float32"), ("float64", "float64")]
+_SAME_FLOAT = [(dt, dt) for dt in FLOATS]
+_WIDENING = _SAME_FLOAT + [("float16", "float32"), ("float16", "float64"),
+                           ("bfloat16", "float32"), ("bfloat16", "float64"),
+                           ("float32", "float64")]
 _SAME_FLOAT_OR_INT = _SAME_FLOAT + [("int64", "int64")]
 REDUCTION_OPS = {
     # op: (template, takes the output dtype as a second parameter, [(input, output)])
@@ -214,7 +219,7 @@ def _reduction_kernels():
 
 
 #: dtypes with an atomicAdd on every GPU compiled for (cuda/indexing.cu, add_along_axis)
-ATOMIC_ADD_DTYPES = ("float16", "float32", "float64", "int64")
+ATOMIC_ADD_DTYPES = ("float16", "bfloat16", "float32", "float64", "int64")
 
 
 def _indexing_kernels():

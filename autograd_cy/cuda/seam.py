@@ -232,7 +232,10 @@ class EmulatedSeam(Seam):
         return np.array(raw, copy=True)
 
     def as_strided(self, raw, shape, strides, offset_bytes=0):
-        return np.asarray(_StridedView(raw, shape, strides, offset_bytes))
+        view = np.asarray(_StridedView(raw, shape, strides, offset_bytes))
+        # the interface's typestr names bfloat16 (an ml_dtypes dtype) as 2 raw bytes, "V2":
+        # the view takes the dtype back
+        return view if view.dtype == raw.dtype else view.view(raw.dtype)
 
     def matmul(self, a, b, out):
         np.matmul(a, b, out=out)
