@@ -8,9 +8,6 @@ import torch
 
 import autograd_cy as ag
 
-# the CUDA kernels are not instantiated for bfloat16 and float16 yet: the Makefile leaves this
-# file out of the device run
-pytestmark = pytest.mark.cpu_only
 
 DTYPES = [(ag.bfloat16, torch.bfloat16), (ag.float16, torch.float16)]
 DTYPE_IDS = ["bfloat16", "float16"]
@@ -30,7 +27,7 @@ def values(shape, seed, low=-2.0, high=2.0):
 
 
 def as_numpy(t):
-    return t.detach().float().numpy()
+    return t.detach().cpu().float().numpy()
 
 
 def dtype_name(t):
@@ -180,6 +177,7 @@ def test_numbers_keep_bfloat16():
         assert result.dtype == ag.bfloat16
 
 
+@pytest.mark.cpu_only      # the repr is compared with a CPU tensor's (no device= in it)
 def test_dtype_object_and_conversions():
     x = ag.tensor([[1.5, -2.25], [3.0, 0.1]], dtype=ag.bfloat16, requires_grad=True)
     t = torch.tensor([[1.5, -2.25], [3.0, 0.1]], dtype=torch.bfloat16, requires_grad=True)

@@ -329,19 +329,23 @@ def empty_in_order(shape, dtype, device, arrays):
     return result.transpose(tuple(np.argsort(order)))
 
 
-def require_storage(dtype):
-    """Refuse a dtype the CUDA kernels are not instantiated for (the complex dtypes),
-    where the array is made, rather than at the first kernel the array meets."""
+def require_storage(dtype, device):
+    """Refuse a dtype the CUDA kernels are not instantiated for (the complex dtypes), or
+    that the device's seam cannot hold, where the array is made, rather than at the first
+    kernel the array meets."""
     if dtype.kind == "c":
         raise NotImplementedError(
             f"autograd_cy's CUDA kernels are not instantiated for {dtype.name} yet: keep "
             f"{dtype.name} tensors on the CPU")
+    reason = device.seam.unsupported_dtypes.get(dtype.name)
+    if reason:
+        raise NotImplementedError(f"{dtype.name} tensors on cuda:{device.id}: {reason}")
 
 
 def empty(shape, dtype, device):
     """A new, contiguous, uninitialised DeviceArray."""
     dtype = np.dtype(dtype)
-    require_storage(dtype)
+    require_storage(dtype, device)
     return DeviceArray(device.seam.empty(tuple(shape), dtype), device)
 
 
@@ -368,7 +372,7 @@ def empty_in_layout_of(prototype, dtype=None):
 def from_host(array, device):
     """A DeviceArray holding a copy of the NumPy ``array``."""
     array = np.asarray(array)
-    require_storage(array.dtype)
+    require_storage(array.dtype, device)
     return DeviceArray(device.seam.from_host(array), device)
 
 

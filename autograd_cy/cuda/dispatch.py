@@ -188,6 +188,10 @@ def _binary(name, inputs, in_dtype, out_dtype, out, device):
     if scalar_a or scalar_b:
         array = (b if scalar_a else a).astype(in_dtype, copy=False)
         value = _scalar_value(a if scalar_a else b)
+        if in_dtype.name in manifest.HALF_TYPES:
+            # NumPy's loop reads the number in its own dtype: rounded to the half type, then
+            # widened to the kernel's float parameter (x - 0.7 subtracts float16(0.7))
+            value = in_dtype.type(value)
         shape = array.shape
         if template == "compare":       # s < b  is  b > s
             kernel = kernel_name("compare_scalar", in_dtype,
