@@ -15,6 +15,7 @@
 template <typename T> struct Acc { typedef T type; };
 template <> struct Acc<__half> { typedef float type; };
 template <> struct Acc<__nv_bfloat16> { typedef float type; };
+// (Complex<R>, complex.cuh, is its own accumulate type: complex64 sums in complex64, as torch.)
 
 // NOTE [Layout]
 // An elementwise launch covers n = size[0] * ... * size[ndim-1] elements, numbered row-major.
@@ -80,3 +81,6 @@ template <>
 __device__ __forceinline__ void atomic_accumulate<long long>(long long* address, long long value) {
     atomicAdd(reinterpret_cast<unsigned long long*>(address), (unsigned long long)value);
 }
+
+// complex64 and complex128 elements (NOTE [A complex type of our own])
+#include "complex.cuh"

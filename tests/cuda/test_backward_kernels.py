@@ -58,7 +58,8 @@ def assert_matches(got, want, dtype):
 
 def test_manifest_entries_resolve_with_their_parameter_types(module):
     entries = [k for k in manifest.KERNELS if k.file == FILE]
-    assert len(entries) == len(manifest.POINTWISE_BACKWARD_SIGNATURES) * len(FLOATS)
+    assert len(entries) == (len(manifest.POINTWISE_BACKWARD_SIGNATURES) * len(FLOATS)
+                            + len(manifest.COMPLEX_POINTWISE_BACKWARD) * len(manifest.COMPLEXES))
     for entry in entries:
         expected = [signature_code(p) for p in entry.params]
         assert module.get_function(entry.name).sig == expected, entry.name

@@ -7,7 +7,7 @@ import pytest
 
 from autograd_cy.cuda.emulator import load_kernel_file
 from autograd_cy.cuda.layout import GEMM_LAYOUT_DTYPE
-from autograd_cy.cuda.manifest import FLOAT_CTYPES, lookup
+from autograd_cy.cuda.manifest import FLOAT_CTYPES, STORAGE_CTYPES, lookup
 
 from launching import element_strides, signature_code
 
@@ -35,7 +35,7 @@ def run_gemm(module, a, b, bias=None, alpha=1.0, beta=1.0, column_sums=False,
         view = np.broadcast_to(bias, (m, n))
         layout["bias_stride"] = element_strides(view)
     scalar = np.float32 if dtype.itemsize == 2 else dtype.type   # the half types: float
-    name = f"gemm<{FLOAT_CTYPES[dtype.name]}>"
+    name = f"gemm<{STORAGE_CTYPES[dtype.name]}>"
     module.get_function(name)((grid,), (block,),
                               (out, sums, a, b, bias, layout[()], scalar(alpha), scalar(beta)))
     return out, sums
