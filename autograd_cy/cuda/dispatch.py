@@ -33,7 +33,7 @@ _REDUCE_UFUNCS = {"add": "sum", "multiply": "prod", "maximum": "amax", "minimum"
 
 
 def _is_scalar(value):
-    return isinstance(value, (bool, int, float, np.generic)) or (
+    return isinstance(value, (bool, int, float, complex, np.generic)) or (
         isinstance(value, np.ndarray) and value.ndim == 0)
 
 
@@ -132,6 +132,10 @@ def _finish(result, out):
 
 
 def _unary(name, x, in_dtype, out_dtype, out, device):
+    if in_dtype.kind == "c" and name == "absolute":
+        return _finish(_complex_abs(x.astype(in_dtype, copy=False), out_dtype, out), out)
+    if name == "conjugate" and in_dtype.kind != "c":
+        return _finish(x.astype(out_dtype), out)  # a real number is its own conjugate
     if name == "invert" and in_dtype == np.dtype(bool):
         name = "logical_not"                    # ~ on bools is logical not
     if name == "logical_not":
@@ -156,6 +160,17 @@ def _unary(name, x, in_dtype, out_dtype, out, device):
     if target_dtype != out_dtype:
         result = result.astype(out_dtype)
     return _finish(result, out)
+
+
+def _complex_abs(x, out_dtype, out):
+    """|z| of a complex array: ``complex_abs``, a real result (float32 for complex64)."""
+    kernel = kernel_name("complex_abs", x.dtype)
+    require_kernel(kernel, f"np.absolute of {x.dtype}")
+    real = np.dtype(manifest.REAL_OF_COMPLEX[x.dtype.name])
+    result = _output(out if out is not None and out.dtype == real else None, x.shape, real,
+                     x.device, (x,))
+    launch_elementwise(kernel, result, (x,))
+    return result if result.dtype == out_dtype else result.astype(out_dtype)
 
 
 _BITWISE_ON_BOOL = {"bitwise_and": "logical_and", "bitwise_or": "logical_or",
@@ -484,6 +499,17 @@ def _sum_like(op):
     return implementation
 
 
+def _angle(z, deg=False):
+    """np.angle: arctan2 of the imaginary and real parts (views of a complex array: NOTE
+    [Parts of a complex array] in array.py); a real array's is 0 or pi, from its sign."""
+    if z.dtype.kind != "c":
+        z = z if floating(z.dtype) else z.astype(np.float64)
+        angle = np.arctan2(np.zeros_like(z), z)
+    else:
+        angle = np.arctan2(z.imag, z.real)
+    return angle * (180 / np.pi) if deg else angle
+
+
 _FUNCTIONS = {
     np.zeros_like: lambda a, dtype=None, order="K", subok=True, shape=None, **kw:
         _like(a, dtype, shape, 0, order),
@@ -539,6 +565,8 @@ _FUNCTIONS = {
     np.shape: lambda a: a.shape,
     np.ndim: lambda a: a.ndim,
     np.size: lambda a, axis=None: a.size if axis is None else a.shape[axis],
+    np.iscomplexobj: lambda x: x.dtype.kind == "c",
+    np.angle: _angle,
     np.result_type: lambda *args: np.result_type(*[
         a.dtype if isinstance(a, DeviceArray) else a for a in args]),
 }
