@@ -249,3 +249,18 @@ def test_manifest_parameters_match_the_emulated_kernels(module):
             modules[kernel.file] = load_kernel_file(kernel.file)
         function = modules[kernel.file].get_function(kernel.name)
         assert function.sig == [signature_code(p) for p in kernel.params], kernel.name
+
+
+@pytest.mark.parametrize("dtype", COMPLEXES)
+def test_foreach_on_complex_tensors(dtype):
+    """The _foreach ops (one launch over a list: NOTE [Multi-tensor launch]) on complex
+    tensors, with a complex alpha, as on the CPU."""
+    import autograd_cy as ag
+    parts = [complex_values(dtype, (n,), seed=n) for n in (3, 70)]
+    others = [complex_values(dtype, (n,), seed=n + 1) for n in (3, 70)]
+    for device in ("cpu", "cuda"):
+        xs = [ag.tensor(p, device=device) for p in parts]
+        ys = [ag.tensor(p, device=device) for p in others]
+        results = ag._foreach_add(xs, ys, alpha=0.5 - 1j)
+        for got, a, b in zip(results, parts, others):
+            close(got.cpu().numpy(), a.astype(np.complex128) + (0.5 - 1j) * b, dtype, scale=4)
