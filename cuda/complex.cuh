@@ -1,7 +1,8 @@
 // complex.cuh: the complex numbers of the kernels. Complex<float> and Complex<double> hold
 // complex64 and complex128 elements as NumPy and PyTorch lay them out (the real part, then
 // the imaginary part), with the arithmetic and the functions the kernels are instantiated
-// for: + - * /, ==, exp, log, sqrt, abs, and the NaN/inf tests.
+// for (the manifest's COMPLEX_* lists): + - * / and pow, ==, exp, expm1, log, log2, log1p,
+// sqrt, sin, cos, tanh, sgn, abs, conj, and the NaN/inf tests.
 //
 // NOTE [A complex type of our own]
 // CUDA has cuComplex.h (float2 with functions, no operators) and libcu++'s
@@ -10,7 +11,8 @@
 // for float (`a + b`, `A(0)`, `A(1) / x`, `(A)n`) compile for complex unchanged. Its
 // alignment is its part's, not twice that: a complex128 partial state then fits the 8-byte
 // aligned slots of the two-pass reductions (NOTE [Two passes] in reduction.cu); a GPU loads it
-// as two words instead of one.
+// as two words instead of one. The emulator's launch guards know it by its two members
+// `re` and `im` (ComplexLike in cuda_cpu.h), and name it "c8" or "c16" as NumPy's dtypes.
 #pragma once
 #include "math.cuh"
 
