@@ -87,9 +87,9 @@ __global__ void add_at_offsets(Layout L, long long n, T* x, const long long* off
 // No tile depends on another's pass running first, so blocks may run in any order.
 #define AGCY_SCAN_MAX_THREADS 1024
 
-template <typename T> __device__ __forceinline__ bool is_nonzero(const T& v) { return v != T(0); }
-template <> __device__ __forceinline__ bool is_nonzero<__half>(const __half& v) {
-    return __half2float(v) != 0.0f;
+// read through the accumulate type: the half types compare as floats
+template <typename T> __device__ __forceinline__ bool is_nonzero(const T& v) {
+    return load(&v) != typename Acc<T>::type(0);
 }
 
 // Inclusive prefix sum over the block of one value per thread (Hillis-Steele, double

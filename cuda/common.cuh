@@ -3,13 +3,19 @@
 // in the CPU emulator (g++ with autograd_cy/cuda/emulator/cuda_cpu.h).
 #pragma once
 #include <cuda_fp16.h>
+#include <cuda_bf16.h>
 
 #define AGCY_MAX_DIMS 8
 #define AGCY_MAX_OPERANDS 4
 
-// Arithmetic of __half happens in float, as in PyTorch (opmath_type).
+// Arithmetic of the two half types happens in float, as in PyTorch (opmath_type): __half
+// (float16) and __nv_bfloat16 (bfloat16) are storage formats; a kernel loads them into float,
+// computes and accumulates there, and rounds once when it stores (NOTE [Half-precision
+// products and reductions] in pyx/ops/reduction.pyx says why a sum must not round per term).
 template <typename T> struct Acc { typedef T type; };
 template <> struct Acc<__half> { typedef float type; };
+template <> struct Acc<__nv_bfloat16> { typedef float type; };
+// (Complex<R>, complex.cuh, is its own accumulate type: complex64 sums in complex64, as torch.)
 
 // NOTE [Layout]
 // An elementwise launch covers n = size[0] * ... * size[ndim-1] elements, numbered row-major.
@@ -50,6 +56,15 @@ template <typename T, typename A> __device__ __forceinline__ void store(T* p, A 
 template <> __device__ __forceinline__ void store<__half, float>(__half* p, float v) { *p = __float2half(v); }
 template <> __device__ __forceinline__ void store<__half, double>(__half* p, double v) { *p = __float2half((float)v); }
 
+// NOTE [Rounding to bfloat16]
+// bfloat16 is float32's upper half: the same 8 exponent bits, 7 of its 23 mantissa bits. A
+// store rounds the float to nearest, ties to even (__float2bfloat16), as torch's BFloat16 and
+// ml_dtypes' bfloat16 (the CPU's) do, never truncating the low half away; a double goes
+// through float first, as torch's BFloat16(float) takes it.
+template <> __device__ __forceinline__ float load<__nv_bfloat16>(const __nv_bfloat16* p) { return __bfloat162float(*p); }
+template <> __device__ __forceinline__ void store<__nv_bfloat16, float>(__nv_bfloat16* p, float v) { *p = __float2bfloat16(v); }
+template <> __device__ __forceinline__ void store<__nv_bfloat16, double>(__nv_bfloat16* p, double v) { *p = __float2bfloat16((float)v); }
+
 // NOTE [Scatter-add with atomics]
 // Positions of the iteration may name the same element (a repeated index), and the threads
 // that hold them run at the same time: a plain `arr[k] += v` would lose all but one of the
@@ -66,3 +81,6 @@ template <>
 __device__ __forceinline__ void atomic_accumulate<long long>(long long* address, long long value) {
     atomicAdd(reinterpret_cast<unsigned long long*>(address), (unsigned long long)value);
 }
+
+// complex64 and complex128 elements (NOTE [A complex type of our own])
+#include "complex.cuh"

@@ -18,8 +18,12 @@ template <typename A> struct SameType<A, A> { static const bool value = true; };
 
 template <typename T> struct IsFloating { static const bool value = false; };
 template <> struct IsFloating<__half> { static const bool value = true; };
+template <> struct IsFloating<__nv_bfloat16> { static const bool value = true; };
 template <> struct IsFloating<float> { static const bool value = true; };
 template <> struct IsFloating<double> { static const bool value = true; };
+
+template <typename T> struct IsComplex { static const bool value = false; };
+template <typename R> struct IsComplex<Complex<R>> { static const bool value = true; };
 
 // ------------------------------------------------------------------ unary functors
 // Each maps an Acc value to an Acc value. Sign and Relu follow PyTorch: sign(NaN) is 0,
@@ -42,14 +46,15 @@ struct Sigmoid {
 };
 struct Relu { template <typename A> __device__ A operator()(A x) const { return x < A(0) ? A(0) : x; } };
 struct Abs { template <typename A> __device__ A operator()(A x) const { return agcy_abs(x); } };
-struct Sign {
-    template <typename A> __device__ A operator()(A x) const { return A((A(0) < x) - (x < A(0))); }
-};
+template <typename A> __device__ __forceinline__ A agcy_sign(A x) { return A((A(0) < x) - (x < A(0))); }
+struct Sign { template <typename A> __device__ A operator()(A x) const { return agcy_sign(x); } };
 struct Square { template <typename A> __device__ A operator()(A x) const { return x * x; } };
 struct BitNot { template <typename A> __device__ A operator()(A x) const { return ~x; } };
 struct Floor { template <typename A> __device__ A operator()(A x) const { return agcy_floor(x); } };
 struct Ceil { template <typename A> __device__ A operator()(A x) const { return agcy_ceil(x); } };
 struct Trunc { template <typename A> __device__ A operator()(A x) const { return agcy_trunc(x); } };
+// instantiated for the complex dtypes only (NumPy's conjugate of a real array is itself)
+struct Conj { template <typename A> __device__ A operator()(A x) const { return agcy_conj(x); } };
 
 // gelu(x) = x Phi(x), Phi the standard normal CDF = (1 + erf(x / sqrt 2)) / 2.
 struct Gelu {
@@ -309,6 +314,16 @@ __global__ void isfinite(Layout L, long long n, bool* out, const T* x) {
     }
 }
 
+// |z| of a complex tensor: a real result (float32 for complex64), as torch.abs and np.abs.
+template <typename T>
+__global__ void complex_abs(Layout L, long long n, typename T::value_type* out, const T* x) {
+    AGCY_GRID_STRIDE_LOOP(i, n) {
+        long long off[2];
+        layout_offsets<2>(L, i, off);
+        out[off[0]] = agcy_abs(x[off[1]]);
+    }
+}
+
 // torch.clamp with number bounds (has_lo / has_hi say which are given): NaN in x or in a
 // bound gives NaN, and lo > hi gives hi (the upper bound applies last), as PyTorch.
 template <typename T>
@@ -334,11 +349,12 @@ __global__ void where(Layout L, long long n, T* out, const bool* cond, const T* 
     }
 }
 
-// The value parameter of fill<T>: T itself, except float for __half (a host passes a
-// float32 scalar; NumPy's float16 scalar would do too, but one rule for all launches is
+// The value parameter of fill<T>: T itself, except float for the half types (a host passes
+// a float32 scalar; NumPy's float16 scalar would do too, but one rule for all launches is
 // simpler: half-precision scalars always travel as float).
 template <typename T> struct FillValue { typedef T type; };
 template <> struct FillValue<__half> { typedef float type; };
+template <> struct FillValue<__nv_bfloat16> { typedef float type; };
 
 template <typename T>
 __global__ void fill(Layout L, long long n, T* out, typename FillValue<T>::type value) {
@@ -356,15 +372,25 @@ __global__ void fill(Layout L, long long n, T* out, typename FillValue<T>::type 
 // to an integer truncates toward zero through int64, then wraps to the narrower type (so a
 // negative float to uint8 is defined and wraps, as PyTorch makes it on every device; a value
 // outside int64's range is undefined in C++ and in PyTorch); integers wrap to narrower ones;
-// to __half goes through float (also from double, as PyTorch's Half(float) does). With
+// to __half and __nv_bfloat16 goes through float (also from double, as PyTorch's Half(float)
+// and BFloat16(float) do), rounding to nearest even (NOTE [Rounding to bfloat16]); a real
+// number to a complex type is the real part, a complex number to a real type keeps its real
+// part (NumPy warns, torch too), to bool it is true unless both parts are 0. With
 // Tin == Tout the element is copied bit for bit: the strided copy (contiguous(), copy_ into
 // a view, an in-place result written back into a non-contiguous view).
 template <typename To, typename From>
 __device__ __forceinline__ To convert(From v) {
     if constexpr (SameType<To, bool>::value) {
         return v != From(0);
+    } else if constexpr (IsComplex<To>::value) {
+        if constexpr (IsComplex<From>::value) return To(v);
+        else return To((typename To::value_type)v);
+    } else if constexpr (IsComplex<From>::value) {
+        return convert<To>(v.re);
     } else if constexpr (SameType<To, __half>::value) {
         return __float2half((float)v);
+    } else if constexpr (SameType<To, __nv_bfloat16>::value) {
+        return __float2bfloat16((float)v);
     } else if constexpr (IsFloating<From>::value && !IsFloating<To>::value) {
         return (To)(long long)v;
     } else {

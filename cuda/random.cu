@@ -77,6 +77,12 @@ template <> struct UniformDraw<__half> {                    // half: 11 bits of 
         return (float)(r.w[j] >> 21) * (1.0f / 2048.0f);
     }
 };
+template <> struct UniformDraw<__nv_bfloat16> {             // bfloat16: 8 bits of one word
+    static constexpr int per_counter = 4;
+    __device__ static float value(const PhiloxWords& r, int j) {
+        return (float)(r.w[j] >> 24) * (1.0f / 256.0f);
+    }
+};
 template <> struct UniformDraw<double> {                    // double: 53 bits of two words
     static constexpr int per_counter = 2;
     __device__ static double value(const PhiloxWords& r, int j) {

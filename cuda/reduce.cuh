@@ -132,6 +132,12 @@ template <typename A>
 __device__ __forceinline__ A shfl_down_state(A v, int offset, int width) {
     return __shfl_down_sync(AGCY_FULL_MASK, v, offset, width);
 }
+// a complex number as its two parts (CUDA's shuffles move 4- and 8-byte words, not structs)
+template <typename R>
+__device__ __forceinline__ Complex<R> shfl_down_state(Complex<R> z, int offset, int width) {
+    return Complex<R>(__shfl_down_sync(AGCY_FULL_MASK, z.re, offset, width),
+                      __shfl_down_sync(AGCY_FULL_MASK, z.im, offset, width));
+}
 template <typename A>
 __device__ __forceinline__ WelfordState<A> shfl_down_state(WelfordState<A> s, int offset, int width) {
     WelfordState<A> r;

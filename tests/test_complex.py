@@ -6,7 +6,8 @@ gradients, double backward through the real part of the second-order total); err
 ``assert_same_error``. A formula not yet written for complex tensors raises
 NotImplementedError (NOTE [Complex formulas gate] in pyx/recording.pyx): those cases assert
 torch's result and are strict xfails naming the gap, so that each one fails loudly the day
-it is built. CPU only: the CUDA kernels are not instantiated for complex dtypes yet.
+it is built. The device run (AUTOGRAD_CY_TEST_DEVICE=cuda) runs it on the complex kernels
+of cuda/ (NOTE [A complex type of our own] in cuda/complex.cuh).
 """
 import warnings
 
@@ -16,8 +17,6 @@ import torch
 
 import autograd_cy as ag
 from oracle import LIBS, assert_same, assert_same_error, check_op, set_history
-
-pytestmark = pytest.mark.cpu_only     # and the Makefile leaves it out of the device run
 
 DTYPES = [np.float32, np.float64]       # check_op gives complex arrays the matching complex
 
@@ -57,6 +56,7 @@ def test_dtype_objects():
     lambda lib: lib.tensor(np.arange(2000) * (1 - 1j)),      # summarized
 ], ids=["vector", "matrix", "cdouble", "scalar", "scientific", "precision", "requires_grad",
         "from_real", "zeros", "from_numpy", "summarized"])
+@pytest.mark.cpu_only       # the repr is compared with a CPU tensor's (no device= in it)
 def test_creation_and_repr(make):
     """The dtype a complex literal or array gets (complex64 by default), and the repr,
     character for character."""
@@ -181,7 +181,7 @@ def test_abs_squared_gradient_is_twice_z():
     for lib in LIBS:
         z = lib.tensor([1 + 2j, -3 + 0.5j], requires_grad=True)
         (z.abs() ** 2).sum().backward() if lib is torch else (z * z.conj()).real.sum().backward()
-        np.testing.assert_allclose(z.grad.numpy(), 2 * z.detach().numpy(), rtol=1e-6)
+        np.testing.assert_allclose(z.grad.cpu().numpy(), 2 * z.detach().cpu().numpy(), rtol=1e-6)
 
 
 def test_gradient_descent_on_a_complex_parameter():
@@ -197,7 +197,7 @@ def test_gradient_descent_on_a_complex_parameter():
                 z -= 0.1 * z.grad
             z.grad = None
             losses.append(round(loss.item(), 5))
-        return losses, z.detach().numpy().round(5).tolist()
+        return losses, z.detach().cpu().numpy().round(5).tolist()
     assert_same(train)
 
 

@@ -4,7 +4,7 @@ Tangents follow PyTorch's convention (NOTE [Complex tangents] in pyx/forward.pyx
 holomorphic op's tangent is ``f'(z) dz``, a non-holomorphic one has its own formula; a
 formula nobody has checked for complex tensors raises NotImplementedError naming the op.
 gradcheck checks complex functions as real ones, as torch does (NOTE [gradcheck of complex
-functions] in autograd_cy/autograd/gradcheck.py). Small tensors, CPU only.
+functions] in autograd_cy/autograd/gradcheck.py). Small tensors.
 """
 import importlib
 
@@ -13,8 +13,6 @@ import pytest
 
 import autograd_cy as ag
 from oracle import LIBS, assert_close, check_jvp
-
-pytestmark = pytest.mark.cpu_only
 
 COMPLEX = [np.complex64, np.complex128]
 TOLERANCE = {np.complex64: (2e-4, 2e-5), np.complex128: (1e-7, 1e-9)}

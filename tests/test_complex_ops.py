@@ -5,7 +5,7 @@ pyx/ops/conjugate.pyx, NOTE [Complex views] in pyx/ops/shape.pyx).
 
 Values, dtypes and gradients (double backward included) go through ``check_op``; grad_fn
 names, memory sharing and versions through ``assert_same``; errors through
-``assert_same_error`` with torch's message compared whole. CPU only, as test_complex.py.
+``assert_same_error`` with torch's message compared whole.
 """
 import numpy as np
 import pytest
@@ -13,8 +13,6 @@ import torch
 
 import autograd_cy as ag
 from oracle import assert_same, assert_same_error, check_op
-
-pytestmark = pytest.mark.cpu_only
 
 DTYPES = [np.float32, np.float64]
 

@@ -2,15 +2,15 @@
 ops with torch's tolerances for these types, and the accumulation rules that make sums, means
 and matrix products equal to torch's to the bit (NOTE [Half-precision products and reductions]
 in pyx/ops/reduction.pyx)."""
+import inspect
+import os
+
 import numpy as np
 import pytest
 import torch
 
 import autograd_cy as ag
 
-# the CUDA kernels are not instantiated for bfloat16 and float16 yet: the Makefile leaves this
-# file out of the device run
-pytestmark = pytest.mark.cpu_only
 
 DTYPES = [(ag.bfloat16, torch.bfloat16), (ag.float16, torch.float16)]
 DTYPE_IDS = ["bfloat16", "float16"]
@@ -25,12 +25,29 @@ LOOSER = {"log_softmax": 8, "cross_entropy": 8, "rsqrt": 4}
 EPS = {torch.bfloat16: 2.0 ** -8, torch.float16: 2.0 ** -11}
 
 
+@pytest.fixture(autouse=True)
+def _device_holds_bfloat16(request):
+    """A real GPU's seam refuses bfloat16 tensors (CuPy's arrays have no bfloat16 dtype:
+    CupySeam.unsupported_dtypes in autograd_cy/cuda/seam.py): there a case with bfloat16
+    skips, naming why; the emulated device runs them all."""
+    if os.environ.get("AUTOGRAD_CY_TEST_DEVICE", "cpu") == "cpu" or request.node.get_closest_marker(
+            "cpu_only"):
+        return
+    reason = ag.cuda.devices.get(0).seam.unsupported_dtypes.get("bfloat16")
+    params = getattr(getattr(request.node, "callspec", None), "params", {})
+    uses = ("bfloat16" in inspect.getsource(request.function)
+            or any(v is ag.bfloat16 or (isinstance(v, tuple) and ag.bfloat16 in v)
+                   for v in params.values()))
+    if reason and uses:
+        pytest.skip(f"bfloat16 on this device: {reason}")
+
+
 def values(shape, seed, low=-2.0, high=2.0):
     return np.random.default_rng(seed).uniform(low, high, shape).astype(np.float32)
 
 
 def as_numpy(t):
-    return t.detach().float().numpy()
+    return t.detach().cpu().float().numpy()
 
 
 def dtype_name(t):
@@ -180,6 +197,7 @@ def test_numbers_keep_bfloat16():
         assert result.dtype == ag.bfloat16
 
 
+@pytest.mark.cpu_only      # the repr is compared with a CPU tensor's (no device= in it)
 def test_dtype_object_and_conversions():
     x = ag.tensor([[1.5, -2.25], [3.0, 0.1]], dtype=ag.bfloat16, requires_grad=True)
     t = torch.tensor([[1.5, -2.25], [3.0, 0.1]], dtype=torch.bfloat16, requires_grad=True)

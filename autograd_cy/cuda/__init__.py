@@ -141,6 +141,7 @@ class DeviceNamespace:
     zeros_like = staticmethod(np.zeros_like)
     ones_like = staticmethod(np.ones_like)
     full_like = staticmethod(np.full_like)
+    broadcast_to = staticmethod(np.broadcast_to)
 
 
 class _CoreBridge(CudaBackend):

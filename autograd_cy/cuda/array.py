@@ -15,6 +15,7 @@ silently, and ``numpy.asarray(device_array)`` refuses as ``Tensor.numpy()`` does
 """
 import operator
 
+import ml_dtypes  # noqa: F401  (registers the "bfloat16" dtype name the manifest uses)
 import numpy as np
 from numpy.lib.mixins import NDArrayOperatorsMixin
 
@@ -38,11 +39,15 @@ def register_operations(**functions):
 
 
 _CTYPES = {np.dtype(name): ctype for name, ctype in manifest.STORAGE_CTYPES.items()}
-_SCALAR_DTYPES = {np.dtype("float16"): np.float32, np.dtype("float32"): np.float32,
-                  np.dtype("float64"): np.float64, np.dtype("int64"): np.int64,
-                  np.dtype("int32"): np.int32, np.dtype("int16"): np.int16,
-                  np.dtype("int8"): np.int8, np.dtype("uint8"): np.uint8,
-                  np.dtype("bool"): np.bool_}
+_SCALAR_DTYPES = {np.dtype(name): np.dtype(manifest.scalar_param(name)).type
+                  for name in manifest.STORAGE_CTYPES}
+
+
+def floating(dtype):
+    """Whether the kernels treat ``dtype`` as a float: float16/32/64 and bfloat16 (whose kind
+    is "V" in ml_dtypes, so ``dtype.kind == "f"`` misses it: NOTE [bfloat16's kind] in
+    pyx/dtype.pxd)."""
+    return dtype.name in manifest.FLOAT_CTYPES
 
 
 def mixed_devices_error(first, second):
@@ -171,9 +176,45 @@ class DeviceArray(NDArrayOperatorsMixin):
         return self.reshape(-1)
 
     def view(self, dtype=None):
+        """A view of the same memory; with ``dtype``, read as that dtype, by NumPy's (and
+        CuPy's) rules: view_as_real and view_as_complex take complex numbers as pairs of
+        reals and back."""
         if dtype is not None and np.dtype(dtype) != self.dtype:
-            raise NotImplementedError("reinterpreting a CUDA array's dtype")
+            return self._view(self._raw.view(np.dtype(dtype)))
         return self._view(self._raw.view())
+
+    # NOTE [Parts of a complex array]
+    # A complex element is its real part, then its imaginary part, in memory: each part of a
+    # complex array is a strided view of the real dtype (twice the element stride, the
+    # imaginary part one real further on), as NumPy's and CuPy's .real and .imag are. A real
+    # array is its own real part, and its imaginary part is zeros (a new array here, where
+    # NumPy gives a read-only one).
+    @property
+    def real(self):
+        return self._view(self._raw.real) if self.dtype.kind == "c" else self
+
+    @real.setter
+    def real(self, value):
+        self.real[...] = value
+
+    @property
+    def imag(self):
+        if self.dtype.kind == "c":
+            return self._view(self._raw.imag)
+        result = empty(self.shape, self.dtype, self.device)
+        fill_array(result, 0)
+        return result
+
+    @imag.setter
+    def imag(self, value):
+        if self.dtype.kind != "c":
+            raise TypeError("array does not have imaginary part to set")
+        self.imag[...] = value
+
+    def conjugate(self):
+        return np.conjugate(self)
+
+    conj = conjugate
 
     def as_strided(self, shape, strides):
         """A view of this array's memory with ``shape`` and ``strides`` (bytes, from its
@@ -324,19 +365,18 @@ def empty_in_order(shape, dtype, device, arrays):
     return result.transpose(tuple(np.argsort(order)))
 
 
-def require_storage(dtype):
-    """Refuse a dtype the CUDA kernels are not instantiated for (the complex dtypes),
-    where the array is made, rather than at the first kernel the array meets."""
-    if dtype.kind == "c":
-        raise NotImplementedError(
-            f"autograd_cy's CUDA kernels are not instantiated for {dtype.name} yet: keep "
-            f"{dtype.name} tensors on the CPU")
+def require_storage(dtype, device):
+    """Refuse a dtype that the device's seam cannot hold, where the array is made, rather
+    than at the first kernel the array meets."""
+    reason = device.seam.unsupported_dtypes.get(dtype.name)
+    if reason:
+        raise NotImplementedError(f"{dtype.name} tensors on cuda:{device.id}: {reason}")
 
 
 def empty(shape, dtype, device):
     """A new, contiguous, uninitialised DeviceArray."""
     dtype = np.dtype(dtype)
-    require_storage(dtype)
+    require_storage(dtype, device)
     return DeviceArray(device.seam.empty(tuple(shape), dtype), device)
 
 
@@ -363,7 +403,7 @@ def empty_in_layout_of(prototype, dtype=None):
 def from_host(array, device):
     """A DeviceArray holding a copy of the NumPy ``array``."""
     array = np.asarray(array)
-    require_storage(array.dtype)
+    require_storage(array.dtype, device)
     return DeviceArray(device.seam.from_host(array), device)
 
 
@@ -471,12 +511,23 @@ def kernel_name(template, *args):
 
 
 def require_kernel(name, what):
-    """The manifest entry ``name``, or a TypeError that says which op lacks a kernel."""
+    """The manifest entry ``name``, or a TypeError that says which op lacks a kernel (for a
+    complex dtype, torch's words for an op its CUDA kernels lack: a NotImplementedError,
+    which is a RuntimeError as torch's is)."""
     try:
         return manifest.lookup(name)
     except KeyError:
+        for dtype, ctype in manifest.COMPLEX_CTYPES.items():
+            if ctype in name:
+                raise NotImplementedError(
+                    f'"{what}" not implemented for \'{_TORCH_NAMES[dtype]}\' on CUDA '
+                    f"(autograd_cy has no kernel {name} in autograd_cy/cuda/manifest.py; "
+                    "the CPU has it)") from None
         raise TypeError(f"autograd_cy's CUDA backend has no kernel for {what} "
                         f"(looked for {name} in autograd_cy/cuda/manifest.py)") from None
+
+
+_TORCH_NAMES = {"complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 
 
 def scalar_operand(value, dtype):

@@ -14,7 +14,7 @@ from autograd_cy._C.device import Backend
 from autograd_cy.cuda import foreach as _foreach
 from autograd_cy.cuda import gemm as _gemm
 from autograd_cy.cuda import rows as _rows
-from autograd_cy.cuda.array import DeviceArray
+from autograd_cy.cuda.array import DeviceArray, floating
 
 
 def _takes_shape_and_dtype(grad, operand):
@@ -23,7 +23,7 @@ def _takes_shape_and_dtype(grad, operand):
     only then."""
     if type(operand) is not DeviceArray or operand.dtype != grad.dtype:
         return False
-    if grad.dtype.kind != "f":
+    if not floating(grad.dtype):
         return False
     if operand.shape == grad.shape:
         return True

@@ -19,7 +19,7 @@ from autograd_cy.cuda.launch import elementwise_config
 from autograd_cy.cuda.layout import broadcast_strides, elementwise_layout
 from autograd_cy.cuda.array import (
     DeviceArray, check_same_device, copy_into, fill_array, resolve_shape, view_strides, empty,
-    empty_in_layout_of, empty_in_order, kernel_name,
+    empty_in_layout_of, empty_in_order, floating, kernel_name,
     launch_elementwise, mixed_devices_error, register_operations, require_kernel,
     scalar_operand,
 )
@@ -33,7 +33,7 @@ _REDUCE_UFUNCS = {"add": "sum", "multiply": "prod", "maximum": "amax", "minimum"
 
 
 def _is_scalar(value):
-    return isinstance(value, (bool, int, float, np.generic)) or (
+    return isinstance(value, (bool, int, float, complex, np.generic)) or (
         isinstance(value, np.ndarray) and value.ndim == 0)
 
 
@@ -132,6 +132,10 @@ def _finish(result, out):
 
 
 def _unary(name, x, in_dtype, out_dtype, out, device):
+    if in_dtype.kind == "c" and name == "absolute":
+        return _finish(_complex_abs(x.astype(in_dtype, copy=False), out_dtype, out), out)
+    if name == "conjugate" and in_dtype.kind != "c":
+        return _finish(x.astype(out_dtype), out)  # a real number is its own conjugate
     if name == "invert" and in_dtype == np.dtype(bool):
         name = "logical_not"                    # ~ on bools is logical not
     if name == "logical_not":
@@ -156,6 +160,17 @@ def _unary(name, x, in_dtype, out_dtype, out, device):
     if target_dtype != out_dtype:
         result = result.astype(out_dtype)
     return _finish(result, out)
+
+
+def _complex_abs(x, out_dtype, out):
+    """|z| of a complex array: ``complex_abs``, a real result (float32 for complex64)."""
+    kernel = kernel_name("complex_abs", x.dtype)
+    require_kernel(kernel, f"np.absolute of {x.dtype}")
+    real = np.dtype(manifest.REAL_OF_COMPLEX[x.dtype.name])
+    result = _output(out if out is not None and out.dtype == real else None, x.shape, real,
+                     x.device, (x,))
+    launch_elementwise(kernel, result, (x,))
+    return result if result.dtype == out_dtype else result.astype(out_dtype)
 
 
 _BITWISE_ON_BOOL = {"bitwise_and": "logical_and", "bitwise_or": "logical_or",
@@ -188,6 +203,10 @@ def _binary(name, inputs, in_dtype, out_dtype, out, device):
     if scalar_a or scalar_b:
         array = (b if scalar_a else a).astype(in_dtype, copy=False)
         value = _scalar_value(a if scalar_a else b)
+        if in_dtype.name in manifest.HALF_TYPES:
+            # NumPy's loop reads the number in its own dtype: rounded to the half type, then
+            # widened to the kernel's float parameter (x - 0.7 subtracts float16(0.7))
+            value = in_dtype.type(value)
         shape = array.shape
         if template == "compare":       # s < b  is  b > s
             kernel = kernel_name("compare_scalar", in_dtype,
@@ -307,7 +326,7 @@ def reduce(op, x, axis, keepdims, dtype, out, **options):
     if op in ("amax", "amin"):
         # the extrema kernels cover the floats and int64; smaller ints and bools go through
         # int64 (exact), and come back in their own dtype below
-        source = x if x.dtype.kind == "f" or x.dtype == np.int64 else x.astype(np.int64)
+        source = x if floating(x.dtype) or x.dtype == np.int64 else x.astype(np.int64)
     else:
         source = x if x.dtype == result_dtype else x.astype(result_dtype)
     raw = reductions.reduce(x.device.seam, source.raw, dims, bool(keepdims), op, **options)
@@ -329,7 +348,7 @@ def _ufunc_reduce(func, x, out, axis=0, dtype=None, keepdims=False, initial=np._
 
 
 def argreduce(op, x, axis, keepdims):
-    if x.dtype.kind != "f" and x.dtype != np.int64:
+    if not floating(x.dtype) and x.dtype != np.int64:
         x = x.astype(np.int64)      # exact for the smaller ints and bools
     raw = reductions.argreduce(x.device.seam, x.raw,
                                None if axis is None else _axes(axis, x.ndim)[0], bool(keepdims), op)
@@ -480,6 +499,17 @@ def _sum_like(op):
     return implementation
 
 
+def _angle(z, deg=False):
+    """np.angle: arctan2 of the imaginary and real parts (views of a complex array: NOTE
+    [Parts of a complex array] in array.py); a real array's is 0 or pi, from its sign."""
+    if z.dtype.kind != "c":
+        z = z if floating(z.dtype) else z.astype(np.float64)
+        angle = np.arctan2(np.zeros_like(z), z)
+    else:
+        angle = np.arctan2(z.imag, z.real)
+    return angle * (180 / np.pi) if deg else angle
+
+
 _FUNCTIONS = {
     np.zeros_like: lambda a, dtype=None, order="K", subok=True, shape=None, **kw:
         _like(a, dtype, shape, 0, order),
@@ -535,6 +565,8 @@ _FUNCTIONS = {
     np.shape: lambda a: a.shape,
     np.ndim: lambda a: a.ndim,
     np.size: lambda a, axis=None: a.size if axis is None else a.shape[axis],
+    np.iscomplexobj: lambda x: x.dtype.kind == "c",
+    np.angle: _angle,
     np.result_type: lambda *args: np.result_type(*[
         a.dtype if isinstance(a, DeviceArray) else a for a in args]),
 }

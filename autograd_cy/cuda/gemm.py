@@ -14,13 +14,15 @@ from autograd_cy.cuda.array import (
     check_same_device, empty, kernel_name, require_kernel, scalar_operand,
 )
 from autograd_cy.cuda.layout import GEMM_LAYOUT_DTYPE, broadcast_strides
-from autograd_cy.cuda.manifest import FLOAT_CTYPES
+from autograd_cy.cuda.manifest import COMPLEX_CTYPES, FLOAT_CTYPES
 
 #: outputs per tile side, as cuda/gemm.cu's AGCY_GEMM_TILE
 TILE = 32
 #: threads per block (each owns TILE * TILE / BLOCK_SIZE outputs of its tile)
 BLOCK_SIZE = 256
-GEMM_DTYPES = frozenset(np.dtype(name) for name in FLOAT_CTYPES)
+#: the float and complex dtypes (a complex addmm's backward takes the matmul path: its
+#: gradients conjugate the operands, NOTE [Complex gradients] in pyx/ops/conjugate.pyx)
+GEMM_DTYPES = frozenset(np.dtype(name) for name in {**FLOAT_CTYPES, **COMPLEX_CTYPES})
 
 
 def gemm(a, b, alpha=1, bias=None, beta=1, column_sums=False):

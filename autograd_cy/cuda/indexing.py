@@ -67,8 +67,8 @@ def put(array, key, values):
 
 def add_at(array, key, values):
     """``np.add.at(array, key, values)``, in place: every element named by ``key`` gets the
-    matching entry of ``values`` added, once per time it is named. float16/32/64 and int64
-    (the dtypes with an atomicAdd)."""
+    matching entry of ``values`` added, once per time it is named. float16/32/64, bfloat16
+    and int64 (the dtypes with an atomicAdd)."""
     view, indexed = _resolve(array, key)
     if indexed is None:                 # no index array: no duplicates, an ordinary add
         np.add(view, values, out=view)

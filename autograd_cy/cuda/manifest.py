@@ -16,12 +16,21 @@ from dataclasses import dataclass
 
 from autograd_cy._C.ops.op_table import cuda_unary_functors
 
-# The dtypes the kernels are templated over, with their C type and accumulate dtype.
-FLOAT_CTYPES = {"float16": "__half", "float32": "float", "float64": "double"}
-ACCUMULATE = {"float16": "float32", "float32": "float32", "float64": "float64"}
+# The dtypes the kernels are templated over, with their C type and accumulate dtype: the two
+# half types (bfloat16 is ml_dtypes' NumPy dtype) compute and accumulate in float32.
+FLOAT_CTYPES = {"float16": "__half", "bfloat16": "__nv_bfloat16", "float32": "float",
+                "float64": "double"}
+ACCUMULATE = {"float16": "float32", "bfloat16": "float32", "float32": "float32",
+              "float64": "float64"}
+HALF_TYPES = ("float16", "bfloat16")
+# complex64 and complex128: Complex<R> of cuda/complex.cuh (NOTE [A complex type of our own]),
+# instantiated for the ops COMPLEX_* below name; each computes in its own precision.
+COMPLEX_CTYPES = {"complex64": "Complex<float>", "complex128": "Complex<double>"}
+REAL_OF_COMPLEX = {"complex64": "float32", "complex128": "float64"}
 # Every dtype a CUDA tensor may hold, with its C type (casts and copies cover them all).
-STORAGE_CTYPES = {**FLOAT_CTYPES, "int64": "long long", "int32": "int", "int16": "short",
-                  "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+STORAGE_CTYPES = {**FLOAT_CTYPES, **COMPLEX_CTYPES, "int64": "long long", "int32": "int",
+                  "int16": "short", "int8": "signed char", "uint8": "unsigned char",
+                  "bool": "bool"}
 
 
 @dataclass(frozen=True)
@@ -39,19 +48,25 @@ class Kernel:
 # these tables: NumPy ufuncs by their ``__name__``, the ops NumPy has no ufunc for by their
 # PyTorch name. ``*_DTYPES[functor]`` names the dtypes instantiated for it.
 FLOATS = tuple(FLOAT_CTYPES)
+COMPLEXES = tuple(COMPLEX_CTYPES)
 SIGNED_INTEGERS = ("int64", "int32")
 # The ops of the op table (NOTE [The op table] in pyx/ops/op_table.pyx) name their functor in
 # their entry; the others are listed here.
 UNARY_FUNCTORS = {
     "negative": "Neg", "square": "Square", "floor": "Floor", "ceil": "Ceil", "trunc": "Trunc",
     "gelu": "Gelu", "gelu_tanh": "GeluTanh", "silu": "Silu", "invert": "BitNot",
-    **cuda_unary_functors(),
+    "conjugate": "Conj", **cuda_unary_functors(),
 }
+# the unary functors with complex instantiations (Conj has only those); np.absolute of a
+# complex array is the kernel complex_abs (a real result)
+COMPLEX_UNARY = ("Neg", "Square", "Reciprocal", "Exp", "Expm1", "Log", "Log2", "Log1p", "Sqrt",
+                 "Conj", "Sign", "Sin", "Cos", "Tanh", "Sigmoid")
 # ~ & | ^ on the integer dtypes (on bools NumPy's bitwise ufuncs are the logical ops)
 BITWISE_DTYPES = ("int64", "int32", "int16", "int8", "uint8")
 BITWISE = ("BitNot", "BitAnd", "BitOr", "BitXor")
-UNARY_DTYPES = {f: BITWISE_DTYPES if f in BITWISE else
+UNARY_DTYPES = {f: BITWISE_DTYPES if f in BITWISE else COMPLEXES if f == "Conj" else
                 FLOATS + (SIGNED_INTEGERS if f in ("Neg", "Abs", "Sign", "Square") else ())
+                + (COMPLEXES if f in COMPLEX_UNARY else ())
                 for f in UNARY_FUNCTORS.values()}
 BINARY_FUNCTORS = {
     "add": "Add", "subtract": "Sub", "multiply": "Mul", "divide": "Div", "power": "Pow",
@@ -59,20 +74,23 @@ BINARY_FUNCTORS = {
     "floor_divide": "FloorDivide", "remainder": "Remainder", "fmod": "Fmod",
     "bitwise_and": "BitAnd", "bitwise_or": "BitOr", "bitwise_xor": "BitXor",
 }
+COMPLEX_BINARY = ("Add", "Sub", "Mul", "Div", "Pow")
 BINARY_DTYPES = {f: BITWISE_DTYPES if f in BITWISE else
                  FLOATS + (() if f in ("Div", "Atan2") else SIGNED_INTEGERS)
+                 + (COMPLEXES if f in COMPLEX_BINARY else ())
                  for f in BINARY_FUNCTORS.values()}
 # scalar_binary<T, F> computes F(s, x): the operand orders a number can take on the left
 # that differ from F(x, s) (rsub, rdiv, rpow, 2 // x, 2 % x).
 REVERSED_SCALAR_FUNCTORS = ("Sub", "Div", "Pow", "FloorDivide", "Remainder", "Fmod")
 COMPARE_FUNCTORS = {"equal": "Eq", "not_equal": "Ne", "less": "Lt", "less_equal": "Le",
                     "greater": "Gt", "greater_equal": "Ge"}
-COMPARE_DTYPES = {f: FLOATS + SIGNED_INTEGERS + (("bool",) if f in ("Eq", "Ne") else ())
+COMPARE_DTYPES = {f: FLOATS + SIGNED_INTEGERS + (("bool",) + COMPLEXES if f in ("Eq", "Ne")
+                                                  else ())
                   for f in COMPARE_FUNCTORS.values()}
 LOGICAL_FUNCTORS = {"logical_and": "LogicalAnd", "logical_or": "LogicalOr",
                     "logical_xor": "LogicalXor"}
 CLASSIFY_KERNELS = ("isnan", "isinf", "isfinite")   # kernel templates over FLOATS, bool out
-WHERE_DTYPES = FLOATS + SIGNED_INTEGERS + ("bool",)
+WHERE_DTYPES = FLOATS + SIGNED_INTEGERS + ("bool",) + COMPLEXES
 CLAMP_DTYPES = FLOATS + ("int64",)
 # The vectorized fast path (NOTE [Vectorized contiguous path] in cuda/elementwise.cu), for
 # float32 and every unary and binary functor: unary_vec4<float, F>(n, out, x),
@@ -84,7 +102,7 @@ VEC4_DTYPE = "float32"
 
 def scalar_param(dtype):
     """The parameter word of a number operand of a ``dtype`` kernel: the accumulate type for
-    floats (float32 for float16), the dtype itself otherwise."""
+    floats (float32 for float16 and bfloat16), the dtype itself otherwise."""
     return ACCUMULATE.get(dtype, dtype)
 
 
@@ -118,16 +136,18 @@ def _elementwise_kernels():
         add(f"logical<{functor}>", ptr("bool"), ptr("bool"), ptr("bool"))
     add("logical_not", ptr("bool"), ptr("bool"))
     for name in CLASSIFY_KERNELS:
-        for dt in FLOATS:
+        for dt in FLOATS + COMPLEXES:
             add(f"{name}<{STORAGE_CTYPES[dt]}>", ptr("bool"), ptr(dt))
+    for dt in COMPLEXES:
+        add(f"complex_abs<{STORAGE_CTYPES[dt]}>", ptr(REAL_OF_COMPLEX[dt]), ptr(dt))
     for dt in CLAMP_DTYPES:
         add(f"clamp_scalar<{STORAGE_CTYPES[dt]}>", ptr(dt), ptr(dt),
             scalar_param(dt), scalar_param(dt), "int32", "int32")
     for dt in WHERE_DTYPES:
         add(f"where<{STORAGE_CTYPES[dt]}>", ptr(dt), ptr("bool"), ptr(dt), ptr(dt))
     for dt, c in STORAGE_CTYPES.items():
-        # fill's value: float32 for float16 (half-precision scalars travel as float)
-        add(f"fill<{c}>", ptr(dt), "float32" if dt == "float16" else dt)
+        # fill's value: float32 for the half types (half-precision scalars travel as float)
+        add(f"fill<{c}>", ptr(dt), scalar_param(dt) if dt in HALF_TYPES else dt)
     for src, c_src in STORAGE_CTYPES.items():
         for dst, c_dst in STORAGE_CTYPES.items():
             add(f"cast<{c_src}, {c_dst}>", ptr(dst), ptr(src))
@@ -162,12 +182,17 @@ POINTWISE_BACKWARD_SIGNATURES = {
 }
 
 
+# the fused formulas with complex instantiations: the core hands them the conjugated operands
+# (NOTE [Complex gradients] in pyx/ops/conjugate.pyx), so the real formula is the complex one
+COMPLEX_POINTWISE_BACKWARD = ("mul_backward", "div_backward")
+
+
 def _pointwise_backward_kernels():
     """cuda/pointwise_backward.cu: backward formulas fused into one launch each."""
-    return [Kernel("pointwise_backward.cu", f"{name}<{FLOAT_CTYPES[dt]}>",
+    return [Kernel("pointwise_backward.cu", f"{name}<{STORAGE_CTYPES[dt]}>",
                    ("Layout", "int64") + ("ptr:" + dt,) * pointers + (scalar_param(dt),) * numbers)
             for name, (pointers, numbers) in POINTWISE_BACKWARD_SIGNATURES.items()
-            for dt in FLOATS]
+            for dt in FLOATS + (COMPLEXES if name in COMPLEX_POINTWISE_BACKWARD else ())]
 
 
 # cuda/reduction.cu: the op templates of reduce<Op> and the (input, output) dtypes each is
@@ -175,15 +200,18 @@ def _pointwise_backward_kernels():
 # prod and mean also widen a float input to a wider float output (their dtype= argument),
 # accumulating in the output's accumulate type. max and min are the ops with an index (and
 # argmax, argmin). A template of one dtype (Amax<T>) outputs its input dtype.
-_WIDENING = [("float16", "float16"), ("float32", "float32"), ("float64", "float64"),
-             ("float16", "float32"), ("float16", "float64"), ("float32", "float64")]
-_SAME_FLOAT = [("float16", "float16"), ("float32", "float32"), ("float64", "float64")]
+_SAME_FLOAT = [(dt, dt) for dt in FLOATS]
+_COMPLEX = [("complex64", "complex64"), ("complex128", "complex128"),
+            ("complex64", "complex128")]
+_WIDENING = _SAME_FLOAT + [("float16", "float32"), ("float16", "float64"),
+                           ("bfloat16", "float32"), ("bfloat16", "float64"),
+                           ("float32", "float64")]
 _SAME_FLOAT_OR_INT = _SAME_FLOAT + [("int64", "int64")]
 REDUCTION_OPS = {
     # op: (template, takes the output dtype as a second parameter, [(input, output)])
-    "sum": ("Sum", True, _WIDENING + [("int64", "int64"), ("bool", "int64")]),
-    "prod": ("Prod", True, _WIDENING + [("int64", "int64"), ("bool", "int64")]),
-    "mean": ("Mean", True, _WIDENING),
+    "sum": ("Sum", True, _WIDENING + _COMPLEX + [("int64", "int64"), ("bool", "int64")]),
+    "prod": ("Prod", True, _WIDENING + _COMPLEX + [("int64", "int64"), ("bool", "int64")]),
+    "mean": ("Mean", True, _WIDENING + _COMPLEX),
     "amax": ("Amax", False, _SAME_FLOAT_OR_INT),
     "amin": ("Amin", False, _SAME_FLOAT_OR_INT),
     "var": ("Var", False, _SAME_FLOAT),
@@ -213,8 +241,10 @@ def _reduction_kernels():
             for op, (_, _, pairs) in REDUCTION_OPS.items() for i, o in pairs]
 
 
-#: dtypes with an atomicAdd on every GPU compiled for (cuda/indexing.cu, add_along_axis)
-ATOMIC_ADD_DTYPES = ("float16", "float32", "float64", "int64")
+#: dtypes with an atomicAdd on every GPU compiled for (cuda/indexing.cu, add_along_axis; complex:
+#: one per part, NOTE [Scatter-add of complex numbers] in cuda/complex.cuh)
+ATOMIC_ADD_DTYPES = ("float16", "bfloat16", "float32", "float64", "int64", "complex64",
+                     "complex128")
 
 
 def _indexing_kernels():
@@ -302,7 +332,7 @@ def _advanced_indexing_kernels():
 # cuda/foreach.cu: foreach_apply<T, Op>(ForeachTable, scalar) (NOTE [Multi-tensor launch]),
 # the functors by the _foreach op they serve, and the dtypes each is instantiated for.
 FOREACH_FUNCTORS = ("AddScaled", "MulList", "AddScalar", "MulScalar", "CopyList", "Fill")
-FOREACH_DTYPES = FLOATS + ("int64",)
+FOREACH_DTYPES = FLOATS + ("int64",) + COMPLEXES
 
 
 def _foreach_kernels():
@@ -348,7 +378,7 @@ def _gemm_kernels():
     tiled product with addmm's epilogues (NOTE [GEMM epilogues])."""
     return [Kernel("gemm.cu", f"gemm<{ctype}>", ("ptr:" + dt,) * 5 + ("GemmLayout",)
                    + (scalar_param(dt),) * 2)
-            for dt, ctype in FLOAT_CTYPES.items()]
+            for dt, ctype in {**FLOAT_CTYPES, **COMPLEX_CTYPES}.items()]
 
 
 KERNELS = tuple(_elementwise_kernels() + _pointwise_backward_kernels() + _reduction_kernels()

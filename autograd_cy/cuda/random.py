@@ -7,6 +7,7 @@ made on the host and copied.
 """
 import numpy as np
 
+from autograd_cy.cuda import manifest
 from autograd_cy.cuda.array import empty, kernel_name, launch_elementwise
 from autograd_cy.cuda.launch import elementwise_config
 
@@ -41,7 +42,13 @@ def bits(n, device):
 
 
 def _samples(template, shape, dtype, device):
-    out = empty(tuple(shape), np.dtype(dtype), device)
+    dtype = np.dtype(dtype)
+    if dtype.kind == "c":
+        # real samples with a zero imaginary part, as the CPU's factories draw them (the
+        # stream kernels are instantiated for the real dtypes)
+        real = np.dtype(manifest.REAL_OF_COMPLEX[dtype.name])
+        return _samples(template, shape, real, device).astype(dtype)
+    out = empty(tuple(shape), dtype, device)
     if out.size:
         _launch(kernel_name(template, out.dtype), out, _counters(out.size, out.dtype),
                 (out.raw, np.int64(out.size)))

@@ -180,7 +180,8 @@ def _indexed_name(op, x):
     """The kernel of max/min with index for x's dtype (its values keep that dtype)."""
     dtype = x.dtype.name
     if (dtype, dtype) not in REDUCTION_OPS[op][2]:
-        raise TypeError(f"the {op} kernels take float16/32/64 and int64 inputs, not {dtype}")
+        raise TypeError(f"the {op} kernels take float16/32/64, bfloat16 and int64 inputs, "
+                        f"not {dtype}")
     return reduction_name(op, dtype, dtype)
 
 

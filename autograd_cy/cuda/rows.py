@@ -276,7 +276,7 @@ def pointwise_loss_backward(loss, x, target, grad, divisor):
 
 
 def manifest_scalar(value, dtype):
-    """A number as the accumulate type a ``dtype`` kernel takes (float32 for float16)."""
+    """A number as the accumulate type a ``dtype`` kernel takes (float32 for the half types)."""
     return np.dtype(manifest.scalar_param(dtype.name)).type(value)
 
 

@@ -70,6 +70,8 @@ class Seam:
     #: cost time per thread, and grid-stride loops keep any configuration right)
     max_block_size = 1024
     max_grid_size = 65535
+    #: dtypes this seam's arrays cannot hold, with the reason (array.require_storage)
+    unsupported_dtypes = {}
 
     def __init__(self, index):
         self.index = index
@@ -88,6 +90,11 @@ class Seam:
 
 class CupySeam(Seam):
     """A real GPU, through CuPy."""
+
+    # The kernels are instantiated for __nv_bfloat16 (and run on the emulated device), but
+    # a cupy.ndarray has no bfloat16 dtype to hold ml_dtypes' bfloat16 in.
+    unsupported_dtypes = {"bfloat16": "CuPy's arrays have no bfloat16 dtype yet (the kernels "
+                                      "are instantiated; keep bfloat16 tensors on the CPU)"}
 
     def __init__(self, index):
         super().__init__(index)
@@ -232,7 +239,10 @@ class EmulatedSeam(Seam):
         return np.array(raw, copy=True)
 
     def as_strided(self, raw, shape, strides, offset_bytes=0):
-        return np.asarray(_StridedView(raw, shape, strides, offset_bytes))
+        view = np.asarray(_StridedView(raw, shape, strides, offset_bytes))
+        # the interface's typestr names bfloat16 (an ml_dtypes dtype) as 2 raw bytes, "V2":
+        # the view takes the dtype back
+        return view if view.dtype == raw.dtype else view.view(raw.dtype)
 
     def matmul(self, a, b, out):
         np.matmul(a, b, out=out)

@@ -106,7 +106,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if dtype.is_complex and p != 1:     # PyTorch draws the mask in the input's dtype
         raise NotImplementedError(f"\"bernoulli_scalar_cpu_\" not implemented for "
                                   f"'{dtype._scalar_name}'")
-    if input.is_cuda:
+    if input.is_cuda and not dtype.is_complex:    # (a complex one is p = 1: zeros, below)
         output = NativeDropout.apply(input, p)
         return input.copy_(output) if inplace else output
     if p == 1:

@@ -30,7 +30,7 @@ from autograd_cy._C.dtype cimport scalar_name
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
 from autograd_cy._C.forward cimport forward2, batch_binary, pointwise_tangent
 from autograd_cy._C.tensor cimport (
-    Tensor, make_tensor, requires_grad, tensor_operators,
+    Tensor, array_module, make_tensor, requires_grad, tensor_operators,
 )
 from autograd_cy._C.node cimport unpack_saved
 from autograd_cy._C.saved_tensor cimport save
@@ -529,7 +529,8 @@ def polar(Tensor abs, Tensor angle):
         if error is None:
             raise
         raise error from None
-    array = np.empty(shape, dtype=np.complex64 if a.dtype == np.float32 else np.complex128)
+    array = array_module(a).empty(shape, dtype=np.complex64 if a.dtype == np.float32
+                                  else np.complex128)     # on the parts' device
     array.real = a * np.cos(b)
     array.imag = a * np.sin(b)
     cdef Tensor out = make_tensor(array)

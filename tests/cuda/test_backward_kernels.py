@@ -13,7 +13,8 @@ from launching import signature_code
 FILE = "pointwise_backward.cu"
 FLOATS = manifest.FLOATS
 CTYPE = manifest.FLOAT_CTYPES
-TOLERANCE = {"float16": (3e-3, 2e-3), "float32": (1e-5, 1e-6), "float64": (1e-12, 1e-14)}
+TOLERANCE = {"float16": (3e-3, 2e-3), "bfloat16": (2.4e-2, 1.6e-2), "float32": (1e-5, 1e-6),
+             "float64": (1e-12, 1e-14)}
 SHAPE = (5, 7)
 aten = torch.ops.aten
 rng = np.random.default_rng(1)
@@ -57,7 +58,8 @@ def assert_matches(got, want, dtype):
 
 def test_manifest_entries_resolve_with_their_parameter_types(module):
     entries = [k for k in manifest.KERNELS if k.file == FILE]
-    assert len(entries) == len(manifest.POINTWISE_BACKWARD_SIGNATURES) * len(FLOATS)
+    assert len(entries) == (len(manifest.POINTWISE_BACKWARD_SIGNATURES) * len(FLOATS)
+                            + len(manifest.COMPLEX_POINTWISE_BACKWARD) * len(manifest.COMPLEXES))
     for entry in entries:
         expected = [signature_code(p) for p in entry.params]
         assert module.get_function(entry.name).sig == expected, entry.name

@@ -5,6 +5,7 @@ import pytest
 import torch
 
 import autograd_cy as ag
+from autograd_cy.cuda.array import from_host
 from tests.oracle import DEVICE  # noqa: F401  (the op suites' device knob)
 
 MIXED = ("Expected all tensors to be on the same device, but found at least two devices, "
@@ -41,15 +42,17 @@ def test_factories_take_a_device():
     assert not ag.zeros_like(ag.ones(2, device="cuda"), device="cpu").is_cuda
 
 
-def test_complex_tensors_are_refused_where_they_would_reach_the_device():
-    """The kernels are not instantiated for complex dtypes yet: a complex tensor is refused
-    when it is made on or moved to the device, with a message that says so, not by the first
-    kernel it meets."""
+def test_complex_tensors_live_on_the_device_and_missing_kernels_are_refused_as_torch():
+    """Complex tensors are made on and moved to the device; an op whose kernel is not
+    instantiated for complex dtypes raises torch's "not implemented for 'ComplexFloat'"
+    (a NotImplementedError, which is a RuntimeError as torch's is), naming the kernel."""
     for make in (lambda: ag.tensor([1 + 2j], device="cuda"),
                  lambda: ag.zeros(2, dtype=ag.cdouble, device="cuda"),
                  lambda: ag.tensor([1j]).cuda(), lambda: ag.ones(2, device="cuda") * 1j):
-        with pytest.raises(NotImplementedError, match="not instantiated for complex"):
-            make()
+        assert make().is_cuda and make().is_complex()
+    with pytest.raises(NotImplementedError, match="not implemented for 'ComplexFloat' on CUDA"
+                                                  ".*unary<Complex<float>, Gelu>"):
+        from_host(np.array([1 + 2j], np.complex64), ag.cuda.devices.get(0)).apply_functor("Gelu")
 
 
 def test_a_device_that_does_not_exist_is_refused():

@@ -7,11 +7,11 @@ import pytest
 
 from autograd_cy.cuda.emulator import load_kernel_file
 from autograd_cy.cuda.layout import GEMM_LAYOUT_DTYPE
-from autograd_cy.cuda.manifest import FLOAT_CTYPES, lookup
+from autograd_cy.cuda.manifest import FLOAT_CTYPES, STORAGE_CTYPES, lookup
 
 from launching import element_strides, signature_code
 
-RTOL = {"float16": 2e-3, "float32": 1e-5, "float64": 1e-12}
+RTOL = {"float16": 2e-3, "bfloat16": 1.6e-2, "float32": 1e-5, "float64": 1e-12}
 
 
 @pytest.fixture(scope="module")
@@ -34,8 +34,8 @@ def run_gemm(module, a, b, bias=None, alpha=1.0, beta=1.0, column_sums=False,
     if bias is not None:
         view = np.broadcast_to(bias, (m, n))
         layout["bias_stride"] = element_strides(view)
-    scalar = np.float32 if dtype == np.float16 else dtype.type
-    name = f"gemm<{FLOAT_CTYPES[dtype.name]}>"
+    scalar = np.float32 if dtype.itemsize == 2 else dtype.type   # the half types: float
+    name = f"gemm<{STORAGE_CTYPES[dtype.name]}>"
     module.get_function(name)((grid,), (block,),
                               (out, sums, a, b, bias, layout[()], scalar(alpha), scalar(beta)))
     return out, sums

@@ -14,7 +14,8 @@ from autograd_cy.cuda.emulator import load_kernel_file
 from autograd_cy.cuda.layout import elementwise_layout
 
 FILE = "random.cu"
-CTYPES = {"float16": "__half", "float32": "float", "float64": "double"}
+CTYPES = {"float16": "__half", "bfloat16": "__nv_bfloat16", "float32": "float",
+          "float64": "double"}
 MASK32 = 0xFFFFFFFF
 
 
@@ -83,7 +84,7 @@ def test_uniform_samples_are_the_stream_words_scaled(module, dtype):
         words = reference_words(seed, offset, 2 * n).astype(np.float64)
         want = ((words[0::2] // 32) * 2.0 ** 26 + words[1::2] // 64) * 2.0 ** -53
     else:
-        digits = 11 if dtype == "float16" else 24
+        digits = {"float16": 11, "bfloat16": 8}.get(dtype, 24)
         want = (reference_words(seed, offset, n) >> (32 - digits)) * 2.0 ** -digits
     np.testing.assert_array_equal(out.astype(np.float64), want)
     assert out.min() >= 0 and out.max() < 1

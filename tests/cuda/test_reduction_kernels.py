@@ -15,9 +15,9 @@ from autograd_cy.cuda.emulator import load_kernel_file
 from autograd_cy.cuda.layout import STRUCT_DTYPES
 from autograd_cy.cuda.manifest import lookup
 
-FLOATS = ("float16", "float32", "float64")
+FLOATS = ("float16", "bfloat16", "float32", "float64")
 # Tolerance of a result against the float64 oracle, by result dtype: a few roundings.
-RTOL = {"float16": 4e-3, "float32": 2e-5, "float64": 1e-12}
+RTOL = {"float16": 4e-3, "bfloat16": 3.2e-2, "float32": 2e-5, "float64": 1e-12}
 
 
 class EmulatedBackend:
@@ -277,6 +277,13 @@ def test_block_order_does_not_matter(monkeypatch):
     assert any(launch[3] for launch in backend.launches)
 
 
+def assert_same(got, want):
+    """Equal values, NaN where NaN, compared as float64 (NumPy's testing sees no NaN in a
+    bfloat16 array)."""
+    np.testing.assert_array_equal(np.asarray(got).astype(np.float64),
+                                  np.asarray(want).astype(np.float64))
+
+
 @pytest.mark.parametrize("dtype", FLOATS + ("int64",))
 def test_ties_and_nan_for_ops_with_an_index(dtype):
     """torch's CPU rule: the first of equal extremes, and NaN as the extremum, first NaN."""
@@ -287,24 +294,26 @@ def test_ties_and_nan_for_ops_with_an_index(dtype):
         x[1, [250, 40, 180]] = np.nan
         x[2, 299] = np.nan
         x[3, :] = -np.inf
-    t = torch.from_numpy(x)
+    # torch.from_numpy takes no bfloat16 (ml_dtypes'): it crosses as float32, exactly
+    t = torch.from_numpy(x.astype(np.float32) if dtype == "bfloat16" else x)
     for dim in (0, 1):
         for op in ("max", "min"):
             values, indices = R.reduce_with_indices(backend, x, dim, False, op)
             want = getattr(torch, op)(t, dim)
-            np.testing.assert_array_equal(values, want.values.numpy())
-            np.testing.assert_array_equal(indices, want.indices.numpy())
+            assert_same(values, want.values.numpy())
+            assert_same(indices, want.indices.numpy())
             got = R.argreduce(backend, x, dim, True, "arg" + op)
-            np.testing.assert_array_equal(got, getattr(torch, "arg" + op)(t, dim, True).numpy())
+            assert_same(got, getattr(torch, "arg" + op)(t, dim, True).numpy())
     for op in ("argmax", "argmin"):
         for y in (x, x[:, ::-1], x.T):
             got = R.argreduce(backend, y, None, False, op)
-            assert got == getattr(torch, op)(torch.from_numpy(np.ascontiguousarray(y)))
+            host = np.ascontiguousarray(y).astype(t.numpy().dtype)
+            assert got == getattr(torch, op)(torch.from_numpy(host))
         assert R.argreduce(backend, x, None, True, op).shape == (1, 1)
     if dtype != "int64":
         for op in ("amax", "amin"):  # NaN propagates through the plain extremes too
             got = R.reduce(backend, x, (1,), False, op)
-            np.testing.assert_array_equal(got, getattr(torch, op)(t, 1).numpy())
+            assert_same(got, getattr(torch, op)(t, 1).numpy())
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -323,7 +332,7 @@ def test_var_corrections(dtype):
         y = np.arange(n, dtype=dtype) if n > 1 else np.ones(1, dtype)
         got = R.reduce(backend, y, None, False, "var", correction=correction)
         want = torch_reduce(y, None, False, "var", correction=correction)
-        np.testing.assert_array_equal(got, want)
+        assert_same(got, want)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)

@@ -106,9 +106,12 @@ def _sanitize_default(sanitize):
 
 def dtype_code(dtype):
     """The emulator's name of a NumPy dtype, as cuda_cpu.h's type_code names a C++ type:
-    kind and size, e.g. "f4" for float32 and float, "V328" for a 328-byte struct."""
+    kind and size, e.g. "f4" for float32 and float, "c8" for complex64 and Complex<float>,
+    "V328" for a 328-byte struct, and "bf2" for bfloat16 and __nv_bfloat16."""
     dtype = np.dtype(dtype)
-    return {"f": "f", "i": "i", "u": "u", "b": "b", "V": "V"}.get(dtype.kind, "?") + \
+    if dtype.name == "bfloat16":    # ml_dtypes' bfloat16, kind "V": a struct, but named
+        return "bf2"
+    return {"f": "f", "i": "i", "u": "u", "b": "b", "c": "c", "V": "V"}.get(dtype.kind, "?") + \
         str(dtype.itemsize)
 
 
