@@ -324,6 +324,7 @@ def test_formula_gaps(name, fn):
     check_op(fn, crandn(3, seed=5) + 0.5, double=False)
 
 
+@pytest.mark.cpu_only      # the CPU's loops against NumPy's
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
 @pytest.mark.parametrize("size", [6, 5000], ids=["fused loop", "numpy"])
 def test_complex_products_and_tanh_backward_have_numpys_bits(size, dtype):
