@@ -289,7 +289,8 @@ cdef object relu_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra)
 def _relu_array(array):
     if array.dtype.kind == "b":
         raise RuntimeError("Boolean inputs not supported for relu")
-    return np.maximum(array, 0)
+    # x unless x < 0: -0.0 and NaN stay (NOTE [Ties keep the first operand] in selection.pyx)
+    return np.where(array < 0, array.dtype.type(0), array)
 
 
 relu = unary_op(
