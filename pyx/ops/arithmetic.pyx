@@ -415,7 +415,7 @@ cdef object mul_impl(object self, object other):
 
 
 cdef class DivBackward0(ElementwiseNode):
-    """``grad / conj(other)`` and ``-grad * conj(self) / conj(other)^2``."""
+    """``grad / conj(other)`` and ``-grad * (conj(self) / conj(other)) / conj(other)``."""
     saved_names = ("self", "other")
     complex_formulas = True
 
@@ -431,8 +431,9 @@ cdef class DivBackward0(ElementwiseNode):
         if self.should_compute_output(0):
             self_grad = div(grad, other)
         if self.should_compute_output(1):
-            # d(a/b)/db = -a / b^2
-            other_grad = neg(div(mul(grad, operand), mul(other, other)))
+            # d(a/b)/db = -a / b^2, in PyTorch's order -grad * ((a / b) / b): in float16 and
+            # bfloat16 every step rounds, and another order lands an ulp away
+            other_grad = mul(neg(grad), div(div(operand, other), other))
         return (self_grad, other_grad)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
 from autograd_cy._C.forward cimport forward1, forward2
-from autograd_cy._C.dtype cimport from_numpy_dtype, kind_of
+from autograd_cy._C.dtype cimport from_numpy_dtype, half_precision, kind_of
 from autograd_cy._C.device cimport as_array, backend_of
 from autograd_cy._C.tensor cimport Tensor, array_module, make_tensor, requires_grad
 from autograd_cy._C.node cimport Node, unpack_saved
@@ -46,13 +46,16 @@ cdef str scalar_name(object numpy_dtype):
 
 
 cdef object reduce_array(object loss, int reduction):
-    """Apply ``reduction`` to an elementwise loss array (mean of nothing is nan)."""
+    """Apply ``reduction`` to an elementwise loss array (mean of nothing is nan); float16
+    and bfloat16 accumulate in float32 and round once, as PyTorch's sum and mean (NOTE
+    [Half-precision products and reductions] in reduction.pyx)."""
     if reduction == NONE:
         return loss
+    work_dtype = np.dtype(np.float32) if half_precision(loss.dtype) else loss.dtype
     with ignoring_fp_errors():
-        total = loss.sum(dtype=loss.dtype)
+        total = loss.sum(dtype=work_dtype)
         if reduction == MEAN:
-            total = total / loss.dtype.type(loss.size)
+            total = total / work_dtype.type(loss.size)
     return as_array(total, loss.dtype)
 
 
@@ -523,23 +526,26 @@ def binary_cross_entropy_with_logits(Tensor input, Tensor target, weight=None,
                            f"{scalar_name(t.dtype)}")
     check_no_grad(weight, "weight", "binary_cross_entropy_with_logits")
     check_no_grad(pos_weight, "pos_weight", "binary_cross_entropy_with_logits")
-    dtype = result_type(input, target)
-    x = x.astype(dtype, copy=False)
+    result_type(input, target)      # refuses what PyTorch cannot promote
+    # PyTorch's steps, each rounded to the dtype PyTorch keeps it in (what float16 and
+    # bfloat16 operands show): log_sigmoid in the input's dtype, weighted in place by
+    # ``(pos_weight - 1) * target + 1``; then the loss built in place on ``1 - target``, so
+    # in the target's dtype: ``(1 - t) * x - log_sigmoid``, times ``weight``.
     log_sig = log_sigmoid_array(x)
     if pos_weight is not None:
         pw = (<Tensor>pos_weight)._data
         broadcast_shape(pw.shape, t.shape)
-        log_sig = ((pw - 1) * t + 1) * log_sig
-    loss = (1 - t) * x - log_sig
+        log_sig = (log_sig * ((pw - 1) * t + 1)).astype(log_sig.dtype, copy=False)
+    loss = ((1 - t) * x).astype(t.dtype, copy=False)
+    loss = (loss - log_sig).astype(t.dtype, copy=False)
     if weight is not None:
         w = (<Tensor>weight)._data
         shape = broadcast_shape(loss.shape, w.shape)
         if shape != loss.shape:
             raise RuntimeError(f"output with shape {list(loss.shape)} doesn't match the "
                                f"broadcast shape {list(shape)}")
-        loss = loss * w
-    # PyTorch builds the loss in place on ``1 - target``: the result has the target's dtype.
-    cdef Tensor out = wrap(reduce_array(loss.astype(t.dtype, copy=False), reduction))
+        loss = (loss * w).astype(t.dtype, copy=False)
+    cdef Tensor out = wrap(reduce_array(loss, reduction))
     if any_requires_grad2(input, target):
         node = BinaryCrossEntropyWithLogitsBackward0()
         node.saved_reduction = reduction

@@ -185,9 +185,21 @@ cdef object power_by_special_number(object base, object exponent):
         return quietly(np.square, base)
     if exponent == 1:
         return base.copy()
+    if exponent == -0.5 and base.dtype == np.float16:
+        # PyTorch's float16 kernel takes 1 / sqrt(x) in float32 and rounds once (bfloat16's
+        # scalar loop rounds the root first, as below)
+        root = quietly(np.sqrt, base.astype(np.float32))
+        return quietly(np.reciprocal, root).astype(base.dtype)
     if exponent == 0.5 or exponent == -0.5:
         root = quietly(np.sqrt, base)
         return quietly(np.reciprocal, root) if exponent < 0 else root
+    if (exponent == 3 or exponent == -2) and base.dtype.kind == "V":
+        # bfloat16 (NOTE [bfloat16's kind]): PyTorch's kernel computes x ** 3 as x * x * x and
+        # x ** -2 as 1 / (x * x), each step rounded to bfloat16 (float16 rounds once);
+        # ml_dtypes' ufuncs round each step the same way
+        square = quietly2(np.multiply, base, base)
+        return quietly2(np.multiply, square, base) if exponent == 3 else \
+            quietly(np.reciprocal, square)
     return None
 
 

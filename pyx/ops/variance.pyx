@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from autograd_cy._C.dtype cimport kind_of
+from autograd_cy._C.dtype cimport half_precision, kind_of
 from autograd_cy._C.device cimport as_array
 from autograd_cy._C.tensor cimport Tensor
 from autograd_cy._C.grad_mode cimport forward_level
@@ -160,6 +160,10 @@ cdef object var_std(Tensor self, object dim, bint keepdim, object correction, bi
                       UserWarning, stacklevel=3)
     # a complex input's var is real, the mean of |x - mean|^2
     real_dtype = np.finfo(array.dtype).dtype if array.dtype.kind == "c" else array.dtype
+    if half_precision(array.dtype):
+        # float16 and bfloat16 compute in float32 and round once, as PyTorch's var and std
+        # (NOTE [Half-precision products and reductions] in reduction.pyx)
+        array = array.astype(np.float32)
     with ignoring_fp_errors():
         kept_mean = np.mean(array, axis=dims, keepdims=True)
         if array.dtype.kind == "c":
@@ -175,6 +179,7 @@ cdef object var_std(Tensor self, object dim, bint keepdim, object correction, bi
     cdef Tensor out = contiguous_result(as_array(result, real_dtype))
     cdef Tensor mean_out = None
     if with_mean:
+        kept_mean = as_array(kept_mean, self._data.dtype)
         mean_out = contiguous_result(kept_mean if keepdim else kept_mean.reshape(out._data.shape))
     if records(self):
         if with_mean:
