@@ -310,15 +310,3 @@ def test_a_formula_not_written_for_complex_raises_instead_of_a_wrong_gradient():
                                                   "tensors"):
         set_history(NotComplexReadyBackward0(), (z,), (ag.zeros(2, dtype=ag.cfloat),))
     set_history(NotComplexReadyBackward0(), (z.real,), (ag.zeros(2),))   # real: recorded
-
-
-GAPS = [
-    ("silu", lambda lib, z: lib.nn.functional.silu(z)),
-]
-
-
-@pytest.mark.xfail(strict=True, raises=NotImplementedError,
-                   reason="backward formulas not yet written for complex tensors")
-@pytest.mark.parametrize("name, fn", GAPS, ids=[name for name, _ in GAPS])
-def test_formula_gaps(name, fn):
-    check_op(fn, crandn(3, seed=5) + 0.5, double=False)

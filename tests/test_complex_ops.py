@@ -293,3 +293,57 @@ def test_refused_like_torch(call):
 
 def test_dropout_of_everything_is_zeros():
     check_op(lambda lib, z: lib.nn.functional.dropout(z, 1.0), crandn(3, seed=17))
+
+
+# ------------------------------------------------------------------ what the fuzzer found
+
+def close_to_torch(fn, rtol=1e-5):
+    """``fn(lib)`` gives one tensor, of one dtype and close values, on both libraries."""
+    ours, theirs = fn(ag), fn(torch)
+    assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=rtol,
+                               atol=1e-6)
+
+
+def test_silu_computes_on_complex_tensors_as_torch():
+    """Forward as ``x / (1 + exp(-x))``; torch's reverse mode refuses it, its forward mode's
+    tangent is its backward kernel's formula conjugated around the tangent."""
+    z = [-0.875 - 0.5j, 0j, 30 + 2j, -1 + 1.5j]
+    close_to_torch(lambda lib: lib.nn.functional.silu(lib.tensor(z)))
+    assert_same_error(lambda lib: lib.nn.functional.silu(lib.tensor(z, requires_grad=True)),
+                      RuntimeError)
+
+    def tangent(lib):
+        fw = lib.autograd.forward_ad
+        with fw.dual_level():
+            dual = fw.make_dual(lib.tensor([1j, 0.5 - 1j]), lib.tensor([1 + 0j, 2j]))
+            return fw.unpack_dual(lib.nn.functional.silu(dual)).tangent
+    close_to_torch(tangent)
+
+
+def test_complex_reciprocal_of_zero_is_torch_s():
+    close_to_torch(lambda lib: lib.tensor([0j, 1 + 1j]).reciprocal())
+    close_to_torch(lambda lib: lib.tensor([0j, 1 + 1j]).rsqrt())
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.tensor([1j]).clamp(),
+    lambda lib: lib.tensor([], dtype=lib.complex128).amin(),
+    lambda lib: lib.tensor([1 + 1j]).abs_(),
+    lambda lib: lib.tensor([], dtype=lib.complex64, requires_grad=True).log_softmax(0),
+    lambda lib: lib.nn.functional.binary_cross_entropy(
+        lib.tensor([0.5 + 0j]), lib.tensor([0.25 + 0j]),
+        weight=lib.tensor([1 + 0j], requires_grad=True)),
+    lambda lib: lib.nn.functional.binary_cross_entropy_with_logits(
+        lib.tensor([0.5 + 1j]), lib.tensor([0.25])),
+], ids=["clamp_without_bounds", "amin_of_empty", "abs_", "log_softmax_requiring_grad",
+        "bce_weight_requiring_grad", "bce_with_logits_complex_input"])
+def test_refused_with_torch_s_first_error(call):
+    """torch checks these before the dtype: the same exception and message."""
+    assert_same_error(call, exact=True)
+
+
+def test_what_torch_computes_on_complex_operands():
+    close_to_torch(lambda lib: lib.tensor([], dtype=lib.complex64).softmax(0))
+    close_to_torch(lambda lib: lib.nn.functional.binary_cross_entropy_with_logits(
+        lib.tensor([0.5, -1.0]), lib.tensor([0.25 + 1j, 0.5])))

@@ -583,8 +583,16 @@ cdef object reciprocal_tangent(Tensor self_t, Tensor self, Tensor result, tuple 
     return mul(self_t, neg(mul(result, result)))
 
 
+def _reciprocal_array(array):
+    """``1 / array``. A complex zero's reciprocal is ``inf + nan j`` as PyTorch's complex
+    division gives it (NumPy's reciprocal loop gives ``nan + nan j``, its division inf)."""
+    if array.dtype.kind == "c":
+        return np.divide(array.dtype.type(1), array)
+    return np.reciprocal(array)
+
+
 reciprocal = unary_op(
-    "reciprocal", np.reciprocal, ReciprocalBackward0, reciprocal_tangent,
+    "reciprocal", _reciprocal_array, ReciprocalBackward0, reciprocal_tangent,
     cuda_functor="Reciprocal", gradient="self: g * -conj(r * r)",
     tangent_formula="self_t * -(r * r)",
     doc="``1 / self`` (integers give float32); backward ``-grad * result ** 2``.")

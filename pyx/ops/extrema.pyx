@@ -88,13 +88,13 @@ cdef class AminBackward0(AmaxBackward0):
 
 
 cdef Tensor extreme(Tensor self, object dim, bint keepdim, bint largest, str name):
-    refuse_complex(self, NotImplementedError,
-                   f'"{name[1:]}_values_cpu" not implemented for ' "'{dtype}'")
-    dims = normalize_dims(() if dim is None else dim, self._data.ndim)
     if self._data.size == 0 and (dim is None or dim == () or dim == []):
         raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
                            "input.numel() == 0. Specify the reduction dim with the 'dim' "
                            "argument.")
+    refuse_complex(self, NotImplementedError,
+                   f'"{name[1:]}_values_cpu" not implemented for ' "'{dtype}'")
+    dims = normalize_dims(() if dim is None else dim, self._data.ndim)
     check_nonempty(name, self._data.shape, dims if self._data.size == 0 else ())
     reduce = np.amax if largest else np.amin
     cdef Tensor out = contiguous_result(reduce(self._data, axis=dims, keepdims=keepdim))

@@ -415,13 +415,13 @@ cdef class BinaryCrossEntropyBackward0(Node):
 def binary_cross_entropy(Tensor input, Tensor target, weight=None, int reduction=MEAN):
     """``-w (t log x + (1 - t) log(1 - x))``, each log floored at -100 as in PyTorch."""
     x, t = input._data, target._data
+    check_no_grad(weight, "weight", "binary_cross_entropy")     # PyTorch's autograd, first
     if t.dtype != x.dtype:
         raise RuntimeError(f"Found dtype {scalar_name(t.dtype)} but expected "
                            f"{scalar_name(x.dtype)}")
     if kind_of(x.dtype) != "f":
         raise NotImplementedError("\"binary_cross_entropy\" not implemented for "
                                   f"'{scalar_name(x.dtype)}'")
-    check_no_grad(weight, "weight", "binary_cross_entropy")
     w_array = None if weight is None else (<Tensor>weight)._data
     # On a CUDA device the backend's loss is one launch, whose kernel flags an input outside
     # [0, 1] as torch's device-side assert does (NOTE [Device-side asserts] in cuda/loss.cu).
@@ -521,11 +521,14 @@ def binary_cross_entropy_with_logits(Tensor input, Tensor target, weight=None,
     ``(1 - t) x - l log sigmoid(x)`` with ``l = (pos_weight - 1) t + 1``, times ``weight``."""
     cdef BinaryCrossEntropyWithLogitsBackward0 node
     x, t = input._data, target._data
-    if kind_of(t.dtype) != "f":
-        raise RuntimeError(f"result type Float can't be cast to the desired output type "
-                           f"{scalar_name(t.dtype)}")
     check_no_grad(weight, "weight", "binary_cross_entropy_with_logits")
     check_no_grad(pos_weight, "pos_weight", "binary_cross_entropy_with_logits")
+    if kind_of(x.dtype) == "c":
+        raise NotImplementedError(f"\"log_sigmoid_cpu\" not implemented for "
+                                  f"'{scalar_name(x.dtype)}'")
+    if kind_of(t.dtype) not in "fc":       # the loss is built in place on 1 - target
+        raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                           f"{scalar_name(t.dtype)}")
     result_type(input, target)      # refuses what PyTorch cannot promote
     # PyTorch's steps, each rounded to the dtype PyTorch keeps it in (what float16 and
     # bfloat16 operands show): log_sigmoid in the input's dtype, weighted in place by

@@ -271,6 +271,8 @@ cdef class RsqrtBackward0(SavesResult):
 def _rsqrt_array(array):
     # An explicit buffer: NumPy would return a 0-dim result as a scalar, without ``out=``.
     result = np.sqrt(array, out=empty_result_like(array))
+    if result.dtype.kind == "c":        # a complex zero's is inf + nan j, as reciprocal's
+        return np.divide(result.dtype.type(1), result, out=result)
     return np.reciprocal(result, out=result)
 
 

@@ -194,10 +194,10 @@ def clamp(Tensor self, min=None, max=None):
     (tensor([0.0000, 0.5000, 1.0000], grad_fn=<ClampBackward1>), tensor([0., 1., 0.]))
     """
     cdef ClampBackward1 node1
+    if min is None and max is None:      # checked before the dtype, as PyTorch
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     refuse_complex(self, NotImplementedError, "clamp is not supported for complex types")
     min_is_tensor, max_is_tensor = isinstance(min, Tensor), isinstance(max, Tensor)
-    if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if (min_is_tensor and not max_is_tensor and max is not None) or (
             max_is_tensor and not min_is_tensor and min is not None):
         raise TypeError(
