@@ -347,3 +347,25 @@ def test_what_torch_computes_on_complex_operands():
     close_to_torch(lambda lib: lib.tensor([], dtype=lib.complex64).softmax(0))
     close_to_torch(lambda lib: lib.nn.functional.binary_cross_entropy_with_logits(
         lib.tensor([0.5, -1.0]), lib.tensor([0.25 + 1j, 0.5])))
+
+
+def test_power_of_a_complex_zero_is_torch_s():
+    """torch's complex pow is exp(y log x): 0 ** 0 is NaN, a negative real part inf + nan j."""
+    exponents = [0, -1.875, -0.5j, 0.5, 1 + 1j, -1 - 1j]
+    close_to_torch(lambda lib: lib.zeros(6, dtype=lib.complex64) ** lib.tensor(exponents))
+    for number in (0, -1.875, 0.5, 2.5, -1, 2, -2, -0.5, 1j):
+        close_to_torch(lambda lib: lib.tensor([0j, 1 - 2j]) ** number)
+
+
+def test_complex_add_and_sub_multiply_by_alpha_as_torch():
+    """``a + alpha * b`` with a complex multiply even for alpha 1: inf + 0j gives inf + nan j."""
+    inf = float("inf")
+    a = [1 + 2j, 0j, 1.5 - 0j]
+    b = [complex(inf, 0), complex(inf, inf), 0.25 - 0j]
+    for fn in (lambda lib, x, y: x + y, lambda lib, x, y: x - y,
+               lambda lib, x, y: lib.add(x, y, alpha=2), lambda lib, x, y: x - inf):
+        close_to_torch(lambda lib: fn(lib, lib.tensor(a), lib.tensor(b)))
+
+
+def test_amin_of_an_empty_dim_raises_torch_s_index_error():
+    assert_same_error(lambda lib: lib.tensor([], dtype=lib.complex64).amin(dim=0), exact=True)

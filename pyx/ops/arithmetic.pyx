@@ -124,7 +124,8 @@ cdef object add_impl(object self, object other, object alpha):
         b = operand_array(other, dtype)
         try:
             with ignoring_fp_errors():      # float32 overflow is inf, without a warning
-                array = a + b if unit else alpha_combination(a, b, alpha, dtype, False)
+                array = a + b if unit and dtype.kind != "c" else alpha_combination(
+                    a, b, alpha, dtype, False)
         except ValueError:
             raise_broadcast_error(self, other)
     cdef Tensor out = wrap(array)
@@ -141,7 +142,11 @@ cdef object add_impl(object self, object other, object alpha):
 cdef object alpha_combination(object a, object b, object alpha, object dtype, bint subtract):
     """``a + alpha * b`` (``a - alpha * b``). float16 and bfloat16 compute in float32 and
     round once, as PyTorch's kernels do (NOTE [Half-precision products and reductions] in
-    reduction.pyx)."""
+    reduction.pyx). Complex tensors multiply ``b`` by the complex ``alpha`` (``-alpha``)
+    even when it is 1, as PyTorch's kernel does: an infinite part of ``b`` then makes the
+    other part NaN (``(1 + 0j) * (inf + 0j)`` is ``inf + nan j``), as in PyTorch."""
+    if dtype.kind == "c":
+        return a + b * dtype.type(-alpha if subtract else alpha)
     if half_precision(dtype):           # alpha is rounded to the dtype, as PyTorch's
         scaled = np.multiply(np.asarray(alpha, dtype), b, dtype=FLOAT32)
         combined = np.subtract(a, scaled, dtype=FLOAT32) if subtract else np.add(
@@ -243,7 +248,8 @@ cdef object sub_impl(object self, object other, object alpha):
         b = operand_array(other, dtype)
         try:
             with ignoring_fp_errors():
-                array = a - b if unit else alpha_combination(a, b, alpha, dtype, True)
+                array = a - b if unit and dtype.kind != "c" else alpha_combination(
+                    a, b, alpha, dtype, True)
         except ValueError:
             raise_broadcast_error(self, other)
     cdef Tensor out = wrap(array)

@@ -162,6 +162,8 @@ def pow(self, exponent):
                 array = integer_power(base_array, exponent_array)
             else:
                 array = quietly2(np.power, base_array, exponent_array)
+                if dtype.kind == "c":
+                    array = complex_power_of_zero(array, base_array, exponent_array, exponent)
     except ValueError:
         raise_broadcast_error(self, exponent)
     out = wrap(array)
@@ -201,6 +203,23 @@ cdef object power_by_special_number(object base, object exponent):
         return quietly2(np.multiply, square, base) if exponent == 3 else \
             quietly(np.reciprocal, square)
     return None
+
+
+cdef object complex_power_of_zero(object array, object base, object exponent_array,
+                                  object exponent):
+    """``array`` (NumPy's complex ``base ** exponent``) with PyTorch's value where the base is
+    zero: PyTorch's complex pow is ``exp(exponent * log(base))``, and log(0) = -inf makes
+    it NaN for 0 ** 0 and inf + nan j for a negative real part, where NumPy special-cases
+    zero (1, and NaN). The numbers PyTorch computes with other functions (0, 1/2, 1, 2, 3)
+    give NumPy's values."""
+    if not isinstance(exponent, Tensor) and exponent in (0, 0.5, 1, 2, 3):
+        return array
+    zero = base == 0
+    if not zero.any():
+        return array
+    with ignoring_fp_errors():
+        torch_like = np.exp(exponent_array * np.log(base))
+    return np.where(zero, torch_like, array).astype(array.dtype, copy=False)
 
 
 cdef object integer_power(object base, object exponent):
