@@ -679,3 +679,4 @@ batch_nary(addmm_tangent, True)
 from autograd_cy._C.forward cimport complex_binary, complex_nary
 complex_binary(product_tangent)
 complex_nary(addmm_tangent)
+complex_binary(vdot_tangent)

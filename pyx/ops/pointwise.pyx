@@ -555,7 +555,8 @@ export_unary_ops(globals())
 
 
 # NOTE [Complex tangents] in forward.pyx: these formulas are checked for complex tensors.
-from autograd_cy._C.forward cimport complex_unary
+from autograd_cy._C.forward cimport complex_unary, complex_binary
+complex_binary(polar_tangent)
 complex_unary(exp_tangent)
 complex_unary(expm1_tangent)
 complex_unary(log_tangent)
@@ -567,3 +568,4 @@ complex_unary(tanh_tangent)
 complex_unary(sigmoid_tangent)
 complex_unary(abs_tangent)
 complex_unary(sgn_tangent)
+complex_unary(angle_tangent)

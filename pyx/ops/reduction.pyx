@@ -142,7 +142,9 @@ cdef object slice_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra
     """The tangent of a reduction whose every output reads only its own slice of ``self``
     (prod, norm, logsumexp): the partials d result / d self, which the backward formula
     ``node`` (a fresh instance) gives for a gradient of ones, times ``self_t``, summed over
-    the slice (``extra``: ``(node, dims, keepdim)``)."""
+    the slice (``extra``: ``(node, dims, keepdim)``). For complex tensors the formula's
+    partials are conjugated (NOTE [Complex gradients]): conjugated back, they are the
+    holomorphic derivative the tangent multiplies (NOTE [Complex tangents])."""
     cdef ReductionBackward node = extra[0]
     dims, keepdim = extra[1], extra[2]
     node.saved_dim, node.saved_keepdim = dims, keepdim
@@ -152,7 +154,7 @@ cdef object slice_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra
     partials = node.apply((make_tensor(array_module(result._data).ones_like(result._data)),))[0]
     if partials is None:
         return make_tensor(array_module(result._data).zeros_like(result._data))
-    return sum(mul(self_t, partials), dims, keepdim)
+    return sum(mul(self_t, conj_of(partials)), dims, keepdim)
 
 
 # NOTE [Half-precision products and reductions]
@@ -653,3 +655,4 @@ use_reductions(sum, sum_to_grad)
 from autograd_cy._C.forward cimport complex_unary
 complex_unary(sum_tangent)
 complex_unary(mean_tangent)
+complex_unary(slice_tangent)       # prod and logsumexp (norm takes the moduli first)

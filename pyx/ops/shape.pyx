@@ -729,3 +729,8 @@ tensor_operators().view_as_real = view_as_real_op
 tensor_operators().view_as_complex = view_as_complex_op
 batch_unary(view_as_real_tangent)
 batch_unary(view_as_complex_tangent)
+
+# NOTE [Complex tangents] in forward.pyx: these formulas are checked for complex tensors.
+from autograd_cy._C.forward cimport complex_unary
+complex_unary(view_as_real_tangent)
+complex_unary(view_as_complex_tangent)
