@@ -369,3 +369,17 @@ def test_complex_add_and_sub_multiply_by_alpha_as_torch():
 
 def test_amin_of_an_empty_dim_raises_torch_s_index_error():
     assert_same_error(lambda lib: lib.tensor([], dtype=lib.complex64).amin(dim=0), exact=True)
+
+
+def test_where_of_a_real_and_a_complex_operand_refuses_the_real_one_s_gradient():
+    """torch's where formula does not take the real part for a real operand (mul, cat ...
+    do): its engine refuses the complex gradient, and so does ours."""
+    def run(lib, fn):
+        x = lib.tensor([1.5, -2.0], requires_grad=True)
+        z = lib.tensor([1 + 1j, 2j], requires_grad=True)
+        fn(lib, x, z).abs().sum().backward()
+        return x.grad
+    assert_same_error(lambda lib: run(lib, lambda lib, x, z: lib.where(
+        lib.tensor([True, False]), z, x)), RuntimeError, r"^Expected isFloatingType\(grad")
+    for fn in (lambda lib, x, z: z * x, lambda lib, x, z: lib.cat([z, x])):
+        close_to_torch(lambda lib: run(lib, fn))
