@@ -383,3 +383,39 @@ def test_where_of_a_real_and_a_complex_operand_refuses_the_real_one_s_gradient()
         lib.tensor([True, False]), z, x)), RuntimeError, r"^Expected isFloatingType\(grad")
     for fn in (lambda lib, x, z: z * x, lambda lib, x, z: lib.cat([z, x])):
         close_to_torch(lambda lib: run(lib, fn))
+
+
+def test_complex_var_adds_the_variances_of_the_parts():
+    """With dof <= 0 a constant part's 0 / 0 is NaN, as torch's sum of the two variances."""
+    z = [[-3 + 0.5j, -1.375 + 0.25j], [0.75 - 0.375j, -1.375 - 1.25j]]
+    close_to_torch(lambda lib: lib.tensor(z, dtype=lib.complex128).var(0, correction=2))
+    close_to_torch(lambda lib: lib.tensor(z, dtype=lib.complex128).std(0, correction=3))
+    close_to_torch(lambda lib: lib.tensor(z).var(1))
+
+
+def test_complex_division_by_zero_divides_each_part():
+    z = [-2.25 + 2.5j, -1.75 - 1.25j, 0j, 3j]
+    close_to_torch(lambda lib: lib.tensor(z) / 0)
+    close_to_torch(lambda lib: lib.tensor(z) / lib.tensor([0j, 1 + 1j, 0j, -0.0 + 0j]))
+    close_to_torch(lambda lib: (2 - 1j) / lib.tensor([0j, 1 + 1j]))
+
+
+def test_a_number_base_of_zero_to_complex_powers():
+    exponents = [0.25 - 2.375j, 2.5 - 1.125j, -1.375 - 1.25j, 0j]
+    close_to_torch(lambda lib: (0 ** lib.tensor(exponents, dtype=lib.complex128)).tanh())
+    close_to_torch(lambda lib: 2 ** lib.tensor(exponents))
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.nn.functional.binary_cross_entropy_with_logits(
+        lib.tensor([0.5, 1.0]), lib.tensor([0.75, 0.25], dtype=lib.complex64,
+                                           requires_grad=True)),
+    lambda lib: lib.nn.functional.nll_loss(lib.tensor([[1 + 1j, 2j]]), lib.tensor([0]),
+                                           weight=lib.tensor([1 + 0j, 2], requires_grad=True)),
+], ids=["bce_with_logits_complex_output", "nll_loss_weight_requiring_grad"])
+def test_autograd_refusals_come_first_as_torch(call):
+    assert_same_error(call, exact=True)
+
+
+def test_amin_of_an_empty_complex_result_reaches_no_kernel():
+    close_to_torch(lambda lib: lib.zeros(1, 0, 1, dtype=lib.complex64).amin(dim=(0, 2)))

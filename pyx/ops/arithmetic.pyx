@@ -452,6 +452,21 @@ cdef object div_tangent(self_t, other_t, self, other, Tensor result, tuple extra
     return div(numerator, other)
 
 
+cdef object complex_division_by_zero(object array, object a, object b):
+    """``array`` (NumPy's complex ``a / b``) with PyTorch's value where ``b`` is 0: its
+    complex division divides each part by the zero, ``(a.real / 0) + (a.imag / 0) j``
+    (``1 / 0j`` is ``inf + nan j``; NumPy gives ``inf + nan j`` for any nonzero ``a``)."""
+    zero = b == 0
+    if not np.any(zero):
+        return array
+    a = np.broadcast_to(a, array.shape)
+    with ignoring_fp_errors():
+        parts = np.empty_like(array)
+        parts.real = a.real / 0.0
+        parts.imag = a.imag / 0.0
+    return np.where(zero, parts, array)
+
+
 def div(self, other, *, rounding_mode=None, out=None):
     """True division (integers give float32); ``rounding_mode`` 'trunc' or 'floor'."""
     if out is not None:
@@ -461,8 +476,10 @@ def div(self, other, *, rounding_mode=None, out=None):
         return _rounded_div(self, other, rounding_mode)
     dtype = floating_result_type(self, other)
     try:
-        array = rounded(quietly2(np.true_divide, opmath_operand(self, dtype),
-                                 opmath_operand(other, dtype)), dtype)
+        a, b = opmath_operand(self, dtype), opmath_operand(other, dtype)
+        array = rounded(quietly2(np.true_divide, a, b), dtype)
+        if dtype.kind == "c":
+            array = complex_division_by_zero(array, a, b)
     except ValueError:
         raise_broadcast_error(self, other)
     cdef Tensor result = wrap(array)

@@ -94,8 +94,9 @@ cdef Tensor extreme(Tensor self, object dim, bint keepdim, bint largest, str nam
                            "argument.")
     dims = normalize_dims(() if dim is None else dim, self._data.ndim)
     check_nonempty(name, self._data.shape, dims if self._data.size == 0 else ())
-    refuse_complex(self, NotImplementedError,       # after the shape checks, as PyTorch
-                   f'"{name[1:]}_values_cpu" not implemented for ' "'{dtype}'")
+    if self._data.size:     # after the shape checks; an empty input reaches no kernel
+        refuse_complex(self, NotImplementedError,
+                       f'"{name[1:]}_values_cpu" not implemented for ' "'{dtype}'")
     reduce = np.amax if largest else np.amin
     cdef Tensor out = contiguous_result(reduce(self._data, axis=dims, keepdims=keepdim))
     if records(self):

@@ -378,8 +378,8 @@ def nll_loss_nd(Tensor input, Tensor target, weight=None, int reduction=MEAN,
         expected = (x.shape[0],) + x.shape[2:]
         if t.shape != expected:
             raise RuntimeError(f"Expected target size {list(expected)}, got {list(t.shape)}")
+    check_no_grad(weight, "weight", "nll_loss_forward")     # PyTorch's autograd, first
     check_nll_target(input, target, weight)
-    check_no_grad(weight, "weight", "nll_loss_forward")
     return nll_loss_forward(input, target, weight, reduction, ignore_index)[0]
 
 
@@ -529,6 +529,9 @@ def binary_cross_entropy_with_logits(Tensor input, Tensor target, weight=None,
     if kind_of(t.dtype) not in "fc":       # the loss is built in place on 1 - target
         raise RuntimeError(f"result type Float can't be cast to the desired output type "
                            f"{scalar_name(t.dtype)}")
+    if kind_of(t.dtype) == "c" and is_grad_enabled() and any_requires_grad2(input, target):
+        raise RuntimeError("binary_cross_entropy_with_logits does not support automatic "
+                           "differentiation for outputs with complex dtype.")
     result_type(input, target)      # refuses what PyTorch cannot promote
     # PyTorch's steps, each rounded to the dtype PyTorch keeps it in (what float16 and
     # bfloat16 operands show): log_sigmoid in the input's dtype, weighted in place by

@@ -214,8 +214,10 @@ cdef object complex_power_of_zero(object array, object base, object exponent_arr
     give NumPy's values."""
     if not isinstance(exponent, Tensor) and exponent in (0, 0.5, 1, 2, 3):
         return array
+    if not hasattr(base, "dtype"):         # a number base (rpow)
+        base = np.asarray(base, dtype=array.dtype)
     zero = base == 0
-    if not zero.any():
+    if not np.any(zero):
         return array
     with ignoring_fp_errors():
         torch_like = np.exp(exponent_array * np.log(base))
@@ -240,7 +242,10 @@ def rpow(Tensor self, other):
     if dtype.kind in "iu" and np.any(exponent < 0):
         array = integer_power(np.full_like(exponent, other, dtype=dtype), exponent)
     else:
-        array = quietly2(np.power, operand_array(other, dtype), exponent)
+        base = operand_array(other, dtype)
+        array = quietly2(np.power, base, exponent)
+        if dtype.kind == "c":
+            array = complex_power_of_zero(array, base, exponent, self)
     if not array.flags.c_contiguous:        # PyTorch's Scalar ** Tensor is contiguous
         array = contiguous_array(array)
     cdef Tensor out = wrap(array)

@@ -179,14 +179,20 @@ cdef object var_std(Tensor self, object dim, bint keepdim, object correction, bi
         array = array.astype(np.float32)
     with ignoring_fp_errors():
         kept_mean = np.mean(array, axis=dims, keepdims=True)
+        divisor = dof if dof > 0 else 0
         if array.dtype.kind == "c":
+            # PyTorch adds the variances of the real and imaginary parts: with dof <= 0 a
+            # constant part's 0 / 0 makes the sum NaN, not inf
             centered = array - kept_mean
-            squares = centered.real * centered.real + centered.imag * centered.imag
+            result = (np.sum(centered.real * centered.real, axis=dims, keepdims=keepdim)
+                      / divisor +
+                      np.sum(centered.imag * centered.imag, axis=dims, keepdims=keepdim)
+                      / divisor)
         else:
             squares = np.empty_like(array)        # (x - mean)^2, computed in one buffer
             np.subtract(array, kept_mean, out=squares)
             np.multiply(squares, squares, out=squares)
-        result = np.sum(squares, axis=dims, keepdims=keepdim) / (dof if dof > 0 else 0)
+            result = np.sum(squares, axis=dims, keepdims=keepdim) / divisor
         if take_sqrt:
             result = np.sqrt(result)
     cdef Tensor out = contiguous_result(as_array(result, real_dtype))
