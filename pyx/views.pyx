@@ -150,6 +150,10 @@ cdef class CopySlices(Node):
     # (NOTE [Views of another dtype])
     cdef bint base_complex, view_complex
 
+    # It moves gradients, and the in-place op's node it runs passed the complex formulas gate
+    # when it was recorded: a real operand of that op gets the real part of its gradient.
+    complex_formulas = True
+
     cpdef tuple apply(self, tuple grads):
         # Written with Tensor methods (the ops register them), so that under create_graph
         # the gather and scatter are recorded and differentiate again.

@@ -419,3 +419,40 @@ def test_autograd_refusals_come_first_as_torch(call):
 
 def test_amin_of_an_empty_complex_result_reaches_no_kernel():
     close_to_torch(lambda lib: lib.zeros(1, 0, 1, dtype=lib.complex64).amin(dim=(0, 2)))
+
+
+def test_in_place_complex_add_sub_div_compute_as_their_out_of_place_ops():
+    inf = float("inf")
+
+    def run(lib, op):
+        a = lib.tensor([0.25 + 0.875j, 1 + 1j])
+        b = lib.tensor([complex(inf, 0), complex(inf, inf)])
+        return op(lib, a, b)
+
+    def isub(lib, a, b):
+        a -= b
+        return a
+    for op in (isub, lambda lib, a, b: a.add_(b, alpha=2),
+               lambda lib, a, b: a.div_(lib.tensor([0j, 2 + 0j]))):
+        close_to_torch(lambda lib: run(lib, op))
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.zeros(1, 0, dtype=lib.complex64).max(),
+    lambda lib: lib.zeros(0, dtype=lib.complex64).min(),
+    lambda lib: lib.zeros(2, 0, dtype=lib.complex64).max(1),
+], ids=["max_all", "min_all", "max_dim"])
+def test_max_min_of_an_empty_complex_tensor_raise_torch_s_shape_error(call):
+    assert_same_error(call, exact=True)
+
+
+def test_a_real_operand_of_an_in_place_op_on_a_complex_view_gets_a_real_gradient():
+    """CopySlices passes the in-place op's gradients through (it was refused)."""
+    def run(lib):
+        base = lib.tensor([1.75 - 1.75j, -2.875 + 2.875j])
+        x = lib.tensor([-2.625], requires_grad=True)
+        view = base.permute((0,))
+        view -= x
+        view.real.backward(gradient=lib.tensor([2.125, 1.25]))
+        return x.grad
+    close_to_torch(run)

@@ -187,11 +187,11 @@ cdef object max_or_min(Tensor self, object dim, object keepdim, bint largest):
     keepdim = keepdim is True or bool(keepdim)
     array = self._data
     if dim is None:
-        refuse_complex(self, NotImplementedError, f'"{name}_all" not implemented for ' "'{dtype}'")
-        if array.size == 0:
+        if array.size == 0:     # checked before the dtype, as PyTorch
             raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
                                "input.numel() == 0. Specify the reduction dim with the 'dim' "
                                "argument.")
+        refuse_complex(self, NotImplementedError, f'"{name}_all" not implemented for ' "'{dtype}'")
         out = contiguous_result(np.max(array) if largest else np.min(array))
         if records(self):
             record_reduction(MaxBackward1() if largest else MinBackward1(), self, out,
@@ -199,9 +199,9 @@ cdef object max_or_min(Tensor self, object dim, object keepdim, bint largest):
         if forward_level():
             forward1(out, self, shared_tangent, (normalize_dims(None, array.ndim), False))
         return out
-    refuse_complex(self, RuntimeError, f"{name}(): does not support complex input")
     dims = normalize_dims(dim, array.ndim)
-    check_nonempty(name, array.shape, dims)
+    check_nonempty(name, array.shape, dims)     # checked before the dtype, as PyTorch
+    refuse_complex(self, RuntimeError, f"{name}(): does not support complex input")
     axis = dims[0] if dims else None
     search = np.argmax if largest else np.argmin
     index_array = as_array(search(array, axis=axis, keepdims=True), INT64)
