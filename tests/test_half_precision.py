@@ -305,3 +305,21 @@ def test_div_gradient_of_the_divisor_in_torch_s_order(dtypes):
         T.exp(a.div(a)).sum().backward()
         return a.grad
     bits_equal(*both(fn, np.array([[-1.875, 2.625, 0.375]], np.float32), dtypes=dtypes))
+
+
+@pytest.mark.parametrize("dtypes", DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_bce_and_sigmoid_gradients_round_as_torch(reduction, dtypes):
+    """binary_cross_entropy's input gradient in torch's order (weight and mean after the
+    division; float16's floor 1e-12 is 0), and float16's sigmoid_backward rounding each
+    product: bit for bit."""
+    x, t, w = grid((3, 4), 6), np.abs(grid((3, 4), 7)) / 3, np.abs(grid((4,), 8)) + 0.125
+
+    def fn(T, a, b, c):
+        a.requires_grad_()
+        p = a.sigmoid()
+        p.retain_grad()
+        loss = T.nn.functional.binary_cross_entropy(p, b, weight=c, reduction=reduction)
+        (loss.sum() if reduction == "none" else loss).backward()
+        return T.cat([p.grad.reshape(-1), a.grad.reshape(-1)])
+    bits_equal(*both(fn, x * 3, t, w, dtypes=dtypes))

@@ -400,13 +400,18 @@ cdef class BinaryCrossEntropyBackward0(Node):
                                          self.saved_reduction)
             if grad_x is not None:
                 return (grad_x, None)
-        grad = scale_grad(grad, self.saved_reduction, (<Tensor>x)._data.size)
         if self.should_compute_output(0):
-            # (x - t) / (x (1 - x)), the denominator floored at BCE_EPSILON
-            denominator = mul(x, sub(1.0, x))
+            # PyTorch's order, each step rounded in float16/bfloat16: grad (x - t) divided by
+            # (1 - x) x floored at BCE_EPSILON (0 in float16: 1e-12 underflows), then times
+            # the weight, then divided by the count for 'mean'
+            denominator = mul(sub(1.0, x), x)
             floored = where(make_tensor((<Tensor>denominator)._data > BCE_EPSILON),
                             denominator, BCE_EPSILON)
-            grad_x = div(mul(grad, sub(x, target)), floored)
+            grad_x = div(mul(grads[0], sub(x, target)), floored)
+            if weight is not None:
+                grad_x = mul(grad_x, weight)
+            grad_x = scale_grad(grad_x, self.saved_reduction, (<Tensor>x)._data.size)
+        grad = scale_grad(grad, self.saved_reduction, (<Tensor>x)._data.size)
         if self.should_compute_output(1):
             grad_target = mul(grad, sub(log(sub(1.0, x)), log(x)))      # -logit(x)
         return (grad_x, grad_target)
