@@ -456,3 +456,8 @@ def test_a_real_operand_of_an_in_place_op_on_a_complex_view_gets_a_real_gradient
         view.real.backward(gradient=lib.tensor([2.125, 1.25]))
         return x.grad
     close_to_torch(run)
+
+
+def test_amax_of_an_empty_complex_result_requiring_grad_is_refused_as_torch():
+    assert_same_error(lambda lib: lib.tensor([[1j]], requires_grad=True)[
+        lib.tensor([False])].amax(dim=-1), exact=True)

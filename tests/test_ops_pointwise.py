@@ -946,3 +946,11 @@ def test_ties_keep_the_first_operand_as_torch(dtype):
                                 T.minimum(x, z), T.maximum(z, x), x.clone().clamp_(min=0))]
     for ours, theirs in zip(run(ag), run(torch)):
         np.testing.assert_array_equal(ours.float().numpy(), theirs.float().numpy())
+
+
+def test_relu_and_clamp_keep_the_input_s_memory_order():
+    """The -0.0 fix-up writes into NumPy's result, which follows the input's layout as
+    torch's does (a transposed input gives a transposed result)."""
+    for lib in LIBS:
+        x = lib.tensor([[-0.0, 1.0, -2.0], [2.0, -3.0, 0.0]]).t()
+        assert x.relu().stride() == (1, 3) and x.clamp(min=0).stride() == (1, 3)

@@ -10,6 +10,7 @@ derivative is zero almost everywhere. A reduced dim of size 0 is an error (no id
 from collections import namedtuple
 
 import numpy as np
+cimport numpy as cnp
 
 from autograd_cy._C.dtype cimport kind_of
 from autograd_cy._C.device cimport as_array
@@ -22,7 +23,7 @@ from autograd_cy._C.node cimport unpack_saved
 from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
-from autograd_cy._C.promotion cimport refuse_complex
+from autograd_cy._C.promotion cimport refuse_complex, is_complex_array
 from autograd_cy._C.ops.reduction cimport (
     ReductionBackward, normalize_dims, check_nonempty, record_reduction, constant, records,
     contiguous_result, kept_shape,
@@ -33,6 +34,8 @@ from autograd_cy._C.ops.arguments import NOT_GIVEN
 from autograd_cy._C.ops.selection import where, maximum, minimum
 from autograd_cy._C.ops.reduction import sum
 from autograd_cy._C.ops.gather_scatter import gather
+
+cnp.import_array()
 
 __all__ = ["amax", "amin", "max", "min", "argmax", "argmin", "median"]
 __tensor_methods__ = ("amax", "amin", "max", "min", "argmax", "argmin", "median")
@@ -97,6 +100,9 @@ cdef Tensor extreme(Tensor self, object dim, bint keepdim, bint largest, str nam
     if self._data.size:     # after the shape checks; an empty input reaches no kernel
         refuse_complex(self, NotImplementedError,
                        f'"{name[1:]}_values_cpu" not implemented for ' "'{dtype}'")
+    elif is_complex_array(self._data) and records(self):
+        raise RuntimeError(f"{name} does not support automatic differentiation for outputs "
+                           "with complex dtype.")
     reduce = np.amax if largest else np.amin
     cdef Tensor out = contiguous_result(reduce(self._data, axis=dims, keepdims=keepdim))
     if records(self):

@@ -289,8 +289,11 @@ cdef object relu_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra)
 def _relu_array(array):
     if array.dtype.kind == "b":
         raise RuntimeError("Boolean inputs not supported for relu")
-    # x unless x < 0: -0.0 and NaN stay (NOTE [Ties keep the first operand] in selection.pyx)
-    return np.where(array < 0, array.dtype.type(0), array)
+    # x unless x < 0: -0.0 stays -0.0 (NOTE [Ties keep the first operand] in selection.pyx),
+    # written into NumPy's result, which keeps the input's memory order as PyTorch's does
+    result = np.asarray(np.maximum(array, 0))
+    np.copyto(result, array, where=array == 0)
+    return result
 
 
 relu = unary_op(

@@ -165,9 +165,9 @@ cdef object first_on_ties(object result, object first):
         return result
     with ignoring_fp_errors():
         ties = (result == 0) & (first == 0)
-    if not ties.any():
-        return result
-    return np.where(ties, first, result).astype(result.dtype, copy=False)
+    if ties.any():      # in place: the result keeps the memory order NumPy gave it
+        np.copyto(result, first, where=ties, casting="unsafe")
+    return result
 
 
 def _clamp_arrays(x, low, high):
