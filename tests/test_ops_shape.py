@@ -656,3 +656,12 @@ def test_cat_gives_a_skipped_legacy_empty_input_an_empty_gradient():
     assert theirs is not None and ours is not None
     assert tuple(ours.shape) == tuple(theirs.shape) == (0,)
     assert str(ours.dtype).split(".")[-1] == "float64"
+
+
+def test_repeat_and_half_precision_products_are_contiguous_as_in_torch():
+    for lib in LIBS:
+        x = lib.tensor([[2.125, -2.0, 0.0], [0.125, 0.625, 0.0]]).swapaxes(-1, -2)
+        assert x.repeat(1, 1).is_contiguous()
+        for dtype in (lib.bfloat16, lib.float16):
+            a = lib.tensor([[[-1.5]], [[-1.625]], [[1.5]]], dtype=dtype).expand(2, 3, 3, 2)
+            assert (a @ lib.tensor([[-1.25], [3.0]], dtype=dtype)).is_contiguous()

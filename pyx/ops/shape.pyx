@@ -494,7 +494,9 @@ def repeat(Tensor self, *repeats_args, repeats=None):
         if n < 0:
             raise RuntimeError(
                 f"Trying to create tensor with negative dimension {n}: {target}")
-    cdef Tensor out = wrap(np.tile(self._data.reshape(padded), repeats))
+    # contiguous, as PyTorch's (np.tile copies a transposed input in its memory order when
+    # every repeat is 1)
+    cdef Tensor out = wrap(contiguous_array(np.tile(self._data.reshape(padded), repeats)))
     if is_grad_enabled() and requires_grad(self):
         node = RepeatBackward0()
         node.saved_repeats = tuple(repeats)
