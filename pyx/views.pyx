@@ -420,7 +420,7 @@ cdef void ufunc_into(Tensor self, object ufunc, object operand) except *:
     if dtype.kind == "b" and ufunc is SUBTRACT:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
-    if ufunc is np.true_divide and kind_of(dtype) != "f":
+    if ufunc is np.true_divide and kind_of(dtype) not in "fc":   # integers divide to float
         dtype = np.dtype(np.float32)
     if isinstance(operand, Tensor):
         shape = (<Tensor>operand)._data.shape

@@ -461,3 +461,8 @@ def test_a_real_operand_of_an_in_place_op_on_a_complex_view_gets_a_real_gradient
 def test_amax_of_an_empty_complex_result_requiring_grad_is_refused_as_torch():
     assert_same_error(lambda lib: lib.tensor([[1j]], requires_grad=True)[
         lib.tensor([False])].amax(dim=-1), exact=True)
+
+
+def test_in_place_division_of_a_real_tensor_by_a_complex_one_is_refused_as_torch():
+    assert_same_error(lambda lib: lib.tensor([[3.0]]).div_(lib.tensor([[-1.375 + 0j]])),
+                      exact=True)
