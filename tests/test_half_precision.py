@@ -239,7 +239,8 @@ def test_softmax_rounds_as_torch_along_every_dim(name, shape, dtypes):
     """NOTE [Half-precision softmax]: which intermediates torch rounds depends on whether the
     dim is the last one; the results are torch's to the bit."""
     for seed in range(20):
-        x = grid(shape, seed)
+        # grid values make x - max exact; uniform ones do not (torch does not round it)
+        x = grid(shape, seed) if seed % 2 else values(shape, seed, -3.0, 3.0)
         for dim in range(-len(shape), len(shape)):
             bits_equal(*both(lambda T, t: getattr(t, name)(dim), x, dtypes=dtypes))
 

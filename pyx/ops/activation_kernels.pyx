@@ -209,8 +209,8 @@ cdef object softmax_array(object x, Py_ssize_t dim, bint take_log):
 # NOTE [Half-precision softmax]
 # PyTorch's CPU softmax kernels for float16 and bfloat16 compute in float32 but keep some
 # intermediates in the tensor's own type, and which ones depends on the kernel: along the
-# last dim (torch's "lastdim" kernels, chosen by the dim alone), log_softmax rounds
-# ``x - max``, the sum of exponentials and its log to the type before subtracting (its result
+# last dim (torch's "lastdim" kernels, chosen by the dim alone), log_softmax rounds the sum
+# of exponentials and its log to the type before subtracting that from ``x - max`` (its result
 # can be a few units in the last place from the exact one, and then a log or reciprocal of it
 # is far from it); softmax there works in float32 throughout. Along another dim (even one
 # with only sizes 1 after it), softmax rounds each exponential before dividing by their
@@ -231,8 +231,7 @@ cdef object half_softmax_array(object x, object work, Py_ssize_t dim, bint take_
         exps = np.exp(shifted)
         total = np.add.reduce(exps, axis=dim, keepdims=True)
         if take_log and last:
-            result = rounded(shifted, x.dtype) - rounded(np.log(rounded(total, x.dtype)),
-                                                         x.dtype)
+            result = shifted - rounded(np.log(rounded(total, x.dtype)), x.dtype)
         elif take_log:
             result = shifted - np.log(total)
         elif last:
