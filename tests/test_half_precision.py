@@ -324,3 +324,11 @@ def test_bce_and_sigmoid_gradients_round_as_torch(reduction, dtypes):
         (loss.sum() if reduction == "none" else loss).backward()
         return T.cat([p.grad.reshape(-1), a.grad.reshape(-1)])
     bits_equal(*both(fn, x * 3, t, w, dtypes=dtypes))
+
+
+@pytest.mark.parametrize("dtypes", DTYPES, ids=DTYPE_IDS)
+def test_logsumexp_rounds_each_step_as_torch(dtypes):
+    """x - max, exp, log and + max rounded to the type, the sum accumulated in float32."""
+    for seed in range(10):
+        bits_equal(*both(lambda T, t: t.logsumexp(-1), values((4, 7), seed, -3.0, 3.0),
+                         dtypes=dtypes))

@@ -634,7 +634,11 @@ def logsumexp(Tensor self, dim=NOT_GIVEN, keepdim=False):
     else:
         shift = array_module(array).zeros(kept_shape(array.shape, dims), dtype=array.dtype)
     with ignoring_fp_errors():  # log(0) = -inf for empty slices
-        total = np.log(np.sum(np.exp(array - shift), axis=dims, keepdims=True))
+        # float16 and bfloat16: each step rounded to the type, as PyTorch's composite
+        # (x - max, exp, log, + max), and the sum accumulated in float32 (NOTE
+        # [Half-precision products and reductions])
+        total = accumulated(np.add.reduce, np.exp(array - shift), dims, True, None)
+        total = np.log(total)
     total += shift
     cdef Tensor out = contiguous_result(total if keepdim else np.squeeze(total, axis=dims))
     if records(self):
