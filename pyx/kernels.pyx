@@ -162,13 +162,24 @@ cdef inline void complex_product(real a, real b, real c, real d, real* out) noex
 
 
 cdef void complex_binary(int op, real* a, real* b, real* out, Py_ssize_t n) noexcept nogil:
-    """real_binary for ``n`` complex numbers, each two reals (real part, imaginary part)."""
+    """real_binary for ``n`` complex numbers, each two reals (real part, imaginary part).
+    ``a + b`` is ``a + b * (1 + 0i)``, as PyTorch's kernel computes ``a + alpha * b`` with
+    alpha 1: the same bits for finite numbers, and an infinite part of ``b`` makes the other
+    part NaN, as in PyTorch."""
     cdef Py_ssize_t i
-    if op != KERNEL_MUL:            # part by part
-        real_binary(op, a, b, out, 2 * n)
+    cdef real scaled[2]
+    if op == KERNEL_MUL:
+        for i in range(n):
+            complex_product(a[2 * i], a[2 * i + 1], b[2 * i], b[2 * i + 1], out + 2 * i)
         return
     for i in range(n):
-        complex_product(a[2 * i], a[2 * i + 1], b[2 * i], b[2 * i + 1], out + 2 * i)
+        complex_product(b[2 * i], b[2 * i + 1], 1, 0, scaled)
+        if op == KERNEL_ADD:
+            out[2 * i] = a[2 * i] + scaled[0]
+            out[2 * i + 1] = a[2 * i + 1] + scaled[1]
+        else:
+            out[2 * i] = a[2 * i] - scaled[0]
+            out[2 * i + 1] = a[2 * i + 1] - scaled[1]
 
 
 cdef object scalar_kernel(int op, object x, double value):

@@ -150,6 +150,10 @@ cdef class CopySlices(Node):
     # (NOTE [Views of another dtype])
     cdef bint base_complex, view_complex
 
+    # It moves gradients, and the in-place op's node it runs passed the complex formulas gate
+    # when it was recorded: a real operand of that op gets the real part of its gradient.
+    complex_formulas = True
+
     cpdef tuple apply(self, tuple grads):
         # Written with Tensor methods (the ops register them), so that under create_graph
         # the gather and scatter are recorded and differentiate again.
@@ -416,7 +420,7 @@ cdef void ufunc_into(Tensor self, object ufunc, object operand) except *:
     if dtype.kind == "b" and ufunc is SUBTRACT:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
-    if ufunc is np.true_divide and kind_of(dtype) != "f":
+    if ufunc is np.true_divide and kind_of(dtype) not in "fc":   # integers divide to float
         dtype = default_float()
     if isinstance(operand, Tensor):
         shape = (<Tensor>operand)._data.shape

@@ -312,18 +312,6 @@ def test_a_formula_not_written_for_complex_raises_instead_of_a_wrong_gradient():
     set_history(NotComplexReadyBackward0(), (z.real,), (ag.zeros(2),))   # real: recorded
 
 
-GAPS = [
-    ("silu", lambda lib, z: lib.nn.functional.silu(z)),
-]
-
-
-@pytest.mark.xfail(strict=True, raises=NotImplementedError,
-                   reason="backward formulas not yet written for complex tensors")
-@pytest.mark.parametrize("name, fn", GAPS, ids=[name for name, _ in GAPS])
-def test_formula_gaps(name, fn):
-    check_op(fn, crandn(3, seed=5) + 0.5, double=False)
-
-
 @pytest.mark.cpu_only      # the CPU's loops against NumPy's
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
 @pytest.mark.parametrize("size", [6, 5000], ids=["fused loop", "numpy"])
@@ -346,3 +334,5 @@ def test_complex_products_and_tanh_backward_have_numpys_bits(size, dtype):
         np.testing.assert_array_equal(ours[name].numpy(), expected[name], err_msg=name)
     finite = (rng.standard_normal(size) + 1j * rng.standard_normal(size)).astype(dtype)
     check_op(lambda lib, x, y: lib.tanh(x * y + x), finite, b)
+
+

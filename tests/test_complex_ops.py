@@ -313,3 +313,176 @@ def test_isreal_conj_physical_inplace_and_the_negation_bit_as_torch():
     for T in (torch, ag):
         with pytest.raises(RuntimeError, match="more than one value is ambiguous"):
             T.tensor([1.0, 2.0]).is_nonzero()
+
+
+# ------------------------------------------------------------------ what the fuzzer found
+
+def close_to_torch(fn, rtol=1e-5):
+    """``fn(lib)`` gives one tensor, of one dtype and close values, on both libraries."""
+    ours, theirs = fn(ag), fn(torch)
+    assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=rtol,
+                               atol=1e-6)
+
+
+def test_silu_computes_on_complex_tensors_as_torch():
+    """Forward as ``x / (1 + exp(-x))``; torch's reverse mode refuses it, its forward mode's
+    tangent is its backward kernel's formula conjugated around the tangent."""
+    z = [-0.875 - 0.5j, 0j, 30 + 2j, -1 + 1.5j]
+    close_to_torch(lambda lib: lib.nn.functional.silu(lib.tensor(z)))
+    assert_same_error(lambda lib: lib.nn.functional.silu(lib.tensor(z, requires_grad=True)),
+                      RuntimeError)
+
+    def tangent(lib):
+        fw = lib.autograd.forward_ad
+        with fw.dual_level():
+            dual = fw.make_dual(lib.tensor([1j, 0.5 - 1j]), lib.tensor([1 + 0j, 2j]))
+            return fw.unpack_dual(lib.nn.functional.silu(dual)).tangent
+    close_to_torch(tangent)
+
+
+def test_complex_reciprocal_of_zero_is_torch_s():
+    close_to_torch(lambda lib: lib.tensor([0j, 1 + 1j]).reciprocal())
+    close_to_torch(lambda lib: lib.tensor([0j, 1 + 1j]).rsqrt())
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.tensor([1j]).clamp(),
+    lambda lib: lib.tensor([], dtype=lib.complex128).amin(),
+    lambda lib: lib.tensor([1 + 1j]).abs_(),
+    lambda lib: lib.tensor([], dtype=lib.complex64, requires_grad=True).log_softmax(0),
+    lambda lib: lib.nn.functional.binary_cross_entropy(
+        lib.tensor([0.5 + 0j]), lib.tensor([0.25 + 0j]),
+        weight=lib.tensor([1 + 0j], requires_grad=True)),
+    lambda lib: lib.nn.functional.binary_cross_entropy_with_logits(
+        lib.tensor([0.5 + 1j]), lib.tensor([0.25])),
+], ids=["clamp_without_bounds", "amin_of_empty", "abs_", "log_softmax_requiring_grad",
+        "bce_weight_requiring_grad", "bce_with_logits_complex_input"])
+def test_refused_with_torch_s_first_error(call):
+    """torch checks these before the dtype: the same exception and message."""
+    assert_same_error(call, exact=True)
+
+
+def test_what_torch_computes_on_complex_operands():
+    close_to_torch(lambda lib: lib.tensor([], dtype=lib.complex64).softmax(0))
+    close_to_torch(lambda lib: lib.nn.functional.binary_cross_entropy_with_logits(
+        lib.tensor([0.5, -1.0]), lib.tensor([0.25 + 1j, 0.5])))
+
+
+def test_power_of_a_complex_zero_is_torch_s():
+    """torch's complex pow is exp(y log x): 0 ** 0 is NaN, a negative real part inf + nan j."""
+    exponents = [0, -1.875, -0.5j, 0.5, 1 + 1j, -1 - 1j]
+    close_to_torch(lambda lib: lib.zeros(6, dtype=lib.complex64) ** lib.tensor(exponents))
+    for number in (0, -1.875, 0.5, 2.5, -1, 2, -2, -0.5, 1j):
+        close_to_torch(lambda lib: lib.tensor([0j, 1 - 2j]) ** number)
+
+
+def test_complex_add_and_sub_multiply_by_alpha_as_torch():
+    """``a + alpha * b`` with a complex multiply even for alpha 1: inf + 0j gives inf + nan j."""
+    inf = float("inf")
+    a = [1 + 2j, 0j, 1.5 - 0j]
+    b = [complex(inf, 0), complex(inf, inf), 0.25 - 0j]
+    for fn in (lambda lib, x, y: x + y, lambda lib, x, y: x - y,
+               lambda lib, x, y: lib.add(x, y, alpha=2), lambda lib, x, y: x - inf):
+        close_to_torch(lambda lib: fn(lib, lib.tensor(a), lib.tensor(b)))
+
+
+def test_amin_of_an_empty_dim_raises_torch_s_index_error():
+    assert_same_error(lambda lib: lib.tensor([], dtype=lib.complex64).amin(dim=0), exact=True)
+
+
+def test_where_of_a_real_and_a_complex_operand_refuses_the_real_one_s_gradient():
+    """torch's where formula does not take the real part for a real operand (mul, cat ...
+    do): its engine refuses the complex gradient, and so does ours."""
+    def run(lib, fn):
+        x = lib.tensor([1.5, -2.0], requires_grad=True)
+        z = lib.tensor([1 + 1j, 2j], requires_grad=True)
+        fn(lib, x, z).abs().sum().backward()
+        return x.grad
+    assert_same_error(lambda lib: run(lib, lambda lib, x, z: lib.where(
+        lib.tensor([True, False]), z, x)), RuntimeError, r"^Expected isFloatingType\(grad")
+    for fn in (lambda lib, x, z: z * x, lambda lib, x, z: lib.cat([z, x])):
+        close_to_torch(lambda lib: run(lib, fn))
+
+
+def test_complex_var_adds_the_variances_of_the_parts():
+    """With dof <= 0 a constant part's 0 / 0 is NaN, as torch's sum of the two variances."""
+    z = [[-3 + 0.5j, -1.375 + 0.25j], [0.75 - 0.375j, -1.375 - 1.25j]]
+    close_to_torch(lambda lib: lib.tensor(z, dtype=lib.complex128).var(0, correction=2))
+    close_to_torch(lambda lib: lib.tensor(z, dtype=lib.complex128).std(0, correction=3))
+    close_to_torch(lambda lib: lib.tensor(z).var(1))
+
+
+def test_complex_division_by_zero_divides_each_part():
+    z = [-2.25 + 2.5j, -1.75 - 1.25j, 0j, 3j]
+    close_to_torch(lambda lib: lib.tensor(z) / 0)
+    close_to_torch(lambda lib: lib.tensor(z) / lib.tensor([0j, 1 + 1j, 0j, -0.0 + 0j]))
+    close_to_torch(lambda lib: (2 - 1j) / lib.tensor([0j, 1 + 1j]))
+
+
+def test_a_number_base_of_zero_to_complex_powers():
+    exponents = [0.25 - 2.375j, 2.5 - 1.125j, -1.375 - 1.25j, 0j]
+    close_to_torch(lambda lib: (0 ** lib.tensor(exponents, dtype=lib.complex128)).tanh())
+    close_to_torch(lambda lib: 2 ** lib.tensor(exponents))
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.nn.functional.binary_cross_entropy_with_logits(
+        lib.tensor([0.5, 1.0]), lib.tensor([0.75, 0.25], dtype=lib.complex64,
+                                           requires_grad=True)),
+    lambda lib: lib.nn.functional.nll_loss(lib.tensor([[1 + 1j, 2j]]), lib.tensor([0]),
+                                           weight=lib.tensor([1 + 0j, 2], requires_grad=True)),
+], ids=["bce_with_logits_complex_output", "nll_loss_weight_requiring_grad"])
+def test_autograd_refusals_come_first_as_torch(call):
+    assert_same_error(call, exact=True)
+
+
+def test_amin_of_an_empty_complex_result_reaches_no_kernel():
+    close_to_torch(lambda lib: lib.zeros(1, 0, 1, dtype=lib.complex64).amin(dim=(0, 2)))
+
+
+def test_in_place_complex_add_sub_div_compute_as_their_out_of_place_ops():
+    inf = float("inf")
+
+    def run(lib, op):
+        a = lib.tensor([0.25 + 0.875j, 1 + 1j])
+        b = lib.tensor([complex(inf, 0), complex(inf, inf)])
+        return op(lib, a, b)
+
+    def isub(lib, a, b):
+        a -= b
+        return a
+    for op in (isub, lambda lib, a, b: a.add_(b, alpha=2),
+               lambda lib, a, b: a.div_(lib.tensor([0j, 2 + 0j]))):
+        close_to_torch(lambda lib: run(lib, op))
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.zeros(1, 0, dtype=lib.complex64).max(),
+    lambda lib: lib.zeros(0, dtype=lib.complex64).min(),
+    lambda lib: lib.zeros(2, 0, dtype=lib.complex64).max(1),
+], ids=["max_all", "min_all", "max_dim"])
+def test_max_min_of_an_empty_complex_tensor_raise_torch_s_shape_error(call):
+    assert_same_error(call, exact=True)
+
+
+def test_a_real_operand_of_an_in_place_op_on_a_complex_view_gets_a_real_gradient():
+    """CopySlices passes the in-place op's gradients through (it was refused)."""
+    def run(lib):
+        base = lib.tensor([1.75 - 1.75j, -2.875 + 2.875j])
+        x = lib.tensor([-2.625], requires_grad=True)
+        view = base.permute((0,))
+        view -= x
+        view.real.backward(gradient=lib.tensor([2.125, 1.25]))
+        return x.grad
+    close_to_torch(run)
+
+
+def test_amax_of_an_empty_complex_result_requiring_grad_is_refused_as_torch():
+    assert_same_error(lambda lib: lib.tensor([[1j]], requires_grad=True)[
+        lib.tensor([False])].amax(dim=-1), exact=True)
+
+
+def test_in_place_division_of_a_real_tensor_by_a_complex_one_is_refused_as_torch():
+    assert_same_error(lambda lib: lib.tensor([[3.0]]).div_(lib.tensor([[-1.375 + 0j]])),
+                      exact=True)

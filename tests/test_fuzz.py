@@ -81,6 +81,47 @@ def test_complex_programs_leave_the_default_ones_unchanged(monkeypatch):
     assert [render_program(generate(seed)) for seed in range(5)] == default
 
 
+@pytest.mark.cpu_only      # bfloat16 and float16 have no CUDA kernels yet
+@pytest.mark.parametrize("family", ["bfloat16", "float16"])
+def test_half_precision_programs_leave_the_others_unchanged(monkeypatch, family):
+    """--bfloat16-share / --half-share make programs of that type that agree with torch within
+    its tolerances; the programs of the default and the complex-share runs stay the same."""
+    from tests.fuzz import generator
+    default = [render_program(generate(seed)) for seed in range(5)]
+    monkeypatch.setattr(generator, "COMPLEX_SHARE", 0.5)
+    complex_programs = {seed: render_program(generate(seed)) for seed in range(20)
+                        if generator.family_of(seed) == "complex"}
+    share = "BFLOAT16_SHARE" if family == "bfloat16" else "HALF_SHARE"
+    monkeypatch.setattr(generator, share, 0.5)
+    assert {seed: render_program(generate(seed)) for seed in complex_programs} == \
+        complex_programs
+    monkeypatch.setattr(generator, "COMPLEX_SHARE", 0.0)
+    monkeypatch.setattr(generator, share, 1.0)
+    programs = [generate(seed) for seed in range(20)]
+    assert all(generator.family_of(seed) == family for seed in range(20))
+    dtypes = {op.args[1] for program in programs for op in program.ops if op.kind == "leaf"}
+    assert family in dtypes
+    assert len([p for p in programs if run_program(p) is None]) >= 17
+    monkeypatch.setattr(generator, share, 0.0)
+    assert [render_program(generate(seed)) for seed in range(5)] == default
+
+
+def test_compare_tensor_uses_the_tolerances_of_half_precision_types():
+    import torch
+    import autograd_cy
+    for dtype, rel in (("bfloat16", 1e-2), ("float16", 5e-4)):
+        t = torch.tensor([1.0, 2.0], dtype=getattr(torch, dtype))
+        close = autograd_cy.tensor([1.0, 2.0 * (1 + rel)], dtype=getattr(autograd_cy, dtype))
+        far = autograd_cy.tensor([1.0, 2.0 * (1 + 8 * rel)], dtype=getattr(autograd_cy, dtype))
+        assert compare_tensor(close, t) is None
+        assert compare_tensor(far, t)[0] == "value mismatch"
+    # a float32 value of a bfloat16 program carries bfloat16's rounding
+    t = torch.tensor([1.0, 2.0])
+    near = autograd_cy.tensor([1.0, 2.02])
+    assert compare_tensor(near, t)[0] == "value mismatch"
+    assert compare_tensor(near, t, loose="bfloat16") is None
+
+
 def _forced_difference_program(extra_ops):
     """A leaf, ``extra_ops`` irrelevant ops, then ``leaf.__class__`` (torch.Tensor vs
     autograd_cy.Tensor): a difference the libraries always show."""

@@ -932,3 +932,25 @@ def test_result_strides_of_expanded_and_transposed_inputs_are_torchs(op, functio
     values = anywhere(2, 3, 4)
     strides = [function(lib, LAYOUTS[layout](lib.tensor(values))).stride() for lib in LIBS]
     assert strides[0] == strides[1]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_ties_keep_the_first_operand_as_torch(dtype):
+    """NOTE [Ties keep the first operand]: -0.0 through relu, clamp, maximum and minimum keeps
+    its sign as in torch (1 / result shows it: -inf, not inf)."""
+    def run(T):
+        x = T.tensor([-0.0, 0.0, -1.0, 2.0], dtype=getattr(T, dtype))
+        z = T.tensor([0.0, -0.0, 0.0, -0.0], dtype=getattr(T, dtype))
+        return [1 / r for r in (x.relu(), T.nn.functional.relu(x), x.clamp(min=0),
+                                x.clamp(max=0), x.clamp(-0.0, 0.0), T.maximum(x, z),
+                                T.minimum(x, z), T.maximum(z, x), x.clone().clamp_(min=0))]
+    for ours, theirs in zip(run(ag), run(torch)):
+        np.testing.assert_array_equal(ours.float().numpy(), theirs.float().numpy())
+
+
+def test_relu_and_clamp_keep_the_input_s_memory_order():
+    """The -0.0 fix-up writes into NumPy's result, which follows the input's layout as
+    torch's does (a transposed input gives a transposed result)."""
+    for lib in LIBS:
+        x = lib.tensor([[-0.0, 1.0, -2.0], [2.0, -3.0, 0.0]]).t()
+        assert x.relu().stride() == (1, 3) and x.clamp(min=0).stride() == (1, 3)

@@ -642,3 +642,26 @@ def test_cat_and_stack_results_are_contiguous_as_in_torch():
                 lib.cat([channels_last, lib.ones(2, 3, 4, 5)]).stride(),
                 tuple(lib.ones(4, 2).t().softmax(-2).view(-1, 2).shape))
     assert run(ag) == run(torch)
+
+
+def test_cat_gives_a_skipped_legacy_empty_input_an_empty_gradient():
+    """torch's CatBackward0 returns zeros of shape (0,) for a 1-d empty input it skipped."""
+    grads = []
+    for lib in LIBS:
+        empty = lib.tensor([], dtype=lib.float64, requires_grad=True)
+        x = lib.ones(2, 3, dtype=lib.float64, requires_grad=True)
+        (lib.cat([x, empty]) * 2).sum().backward()
+        grads.append(empty.grad)
+    ours, theirs = grads
+    assert theirs is not None and ours is not None
+    assert tuple(ours.shape) == tuple(theirs.shape) == (0,)
+    assert str(ours.dtype).split(".")[-1] == "float64"
+
+
+def test_repeat_and_half_precision_products_are_contiguous_as_in_torch():
+    for lib in LIBS:
+        x = lib.tensor([[2.125, -2.0, 0.0], [0.125, 0.625, 0.0]]).swapaxes(-1, -2)
+        assert x.repeat(1, 1).is_contiguous()
+        for dtype in (lib.bfloat16, lib.float16):
+            a = lib.tensor([[[-1.5]], [[-1.625]], [[1.5]]], dtype=dtype).expand(2, 3, 3, 2)
+            assert (a @ lib.tensor([[-1.25], [3.0]], dtype=dtype)).is_contiguous()

@@ -16,9 +16,10 @@ Tensor-level ops, so every order of derivative is available.
 ``__all__``: torch has no top-level logsigmoid.
 """
 import numpy as np
+cimport numpy as cnp
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
-from autograd_cy._C.forward cimport forward1, forward2, batch_unary
+from autograd_cy._C.forward cimport forward1, forward2, batch_unary, complex_unary
 from autograd_cy._C.dtype cimport from_numpy_dtype, kind_of
 from autograd_cy._C.device cimport contiguous_array, empty_result_like
 from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad
@@ -26,7 +27,8 @@ from autograd_cy._C.tensor cimport wrap_dim
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.ops.op_table cimport ElementwiseNode
 from autograd_cy._C.recording cimport record1, record2, any_requires_grad2
-from autograd_cy._C.promotion cimport wrap
+from autograd_cy._C.promotion cimport wrap, is_complex_array
+from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.ops.activation_kernels cimport (
     softmax_array, softmax_backward_array, gelu_array, silu_array, softplus_array,
@@ -38,6 +40,9 @@ from autograd_cy._C.ops.pointwise import exp, tanh, sigmoid
 from autograd_cy._C.ops.selection import where
 from autograd_cy._C.ops.reduction import sum as tensor_sum
 from autograd_cy._C.ops.conversion import to
+from autograd_cy._C.ops.conjugate cimport conj_of
+
+cnp.import_array()
 
 __all__ = ["softmax", "log_softmax"]
 __tensor_methods__ = ("softmax", "log_softmax")
@@ -84,6 +89,13 @@ cdef Tensor softmax_forward(Tensor input, object dim, object dtype, bint log):
     cdef Py_ssize_t d = wrap_dim(dim, input._data.ndim)
     name = "log_softmax" if log else "softmax"
     last = "lastdim_" if d == input._data.ndim - 1 or input._data.ndim == 0 else ""
+    if input._data.size == 0 and kind_of(input._data.dtype) != "f":
+        # PyTorch returns an empty input before its kernel checks the dtype (an empty
+        # complex tensor that requires grad: its autograd's refusal of complex outputs)
+        if is_complex_array(input._data) and is_grad_enabled() and requires_grad(input):
+            raise RuntimeError(f"_{name} does not support automatic differentiation for "
+                               "outputs with complex dtype.")
+        return wrap(input._data.copy())
     x = floating_data(input, f"{name}_{last}kernel_impl")
     # PyTorch's softmax output is contiguous whatever the input's layout.
     array = softmax_array(x, d, log)
@@ -314,8 +326,20 @@ cdef class SiluBackward0(ElementwiseNode):
 
 
 def silu(Tensor input):
-    """``x sigmoid(x)`` (also called swish)."""
-    cdef Tensor out = wrap(silu_array(floating_data(input, "silu_cpu"), None))
+    """``x sigmoid(x)`` (also called swish); on complex tensors ``x / (1 + exp(-x))``, as
+    PyTorch computes it, whose autograd refuses a complex silu but forward mode does not."""
+    cdef Tensor out
+    if is_complex_array(input._data):
+        if is_grad_enabled() and requires_grad(input):
+            raise RuntimeError("silu does not support automatic differentiation for outputs "
+                               "with complex dtype.")
+        x = input._data
+        with ignoring_fp_errors():
+            out = wrap(x / (1 + np.exp(-x)))
+        if forward_level():
+            forward1(out, input, silu_tangent)
+        return out
+    out = wrap(silu_array(floating_data(input, "silu_cpu"), None))
     if is_grad_enabled() and requires_grad(input):
         record1(SiluBackward0(), input, out, (input,))
     if forward_level():
@@ -324,9 +348,11 @@ def silu(Tensor input):
 
 
 cdef object silu_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
-    """``self_t * s (1 + self (1 - s))``, s = sigmoid(self)."""
+    """``self_t * s (1 + self (1 - s))``, s = sigmoid(self); for complex tensors the
+    derivative conjugated, as PyTorch's (its tangent is its backward kernel's formula,
+    which does not conjugate, applied to ``conj(self_t)`` and conjugated back)."""
     s = sigmoid(self)
-    return mul(self_t, mul(s, add(mul(self, sub(1.0, s)), 1.0)))
+    return mul(self_t, conj_of(mul(s, add(mul(self, sub(1.0, s)), 1.0))))
 
 
 def silu_(Tensor input):
@@ -545,3 +571,6 @@ cdef object log_sigmoid_tangent(Tensor self_t, Tensor self, Tensor result, tuple
 
 batch_unary(silu_tangent)           # NOTE [Batched tangents]: elementwise
 batch_unary(log_sigmoid_tangent)
+# torch's forward mode computes complex silu's tangent (silu_tangent's conjugated
+# derivative); its reverse mode refuses complex silu (NOTE [Complex tangents])
+complex_unary(silu_tangent)

@@ -202,8 +202,14 @@ def _sigmoid_backward_numpy(grad_output, output):
 def sigmoid_backward(Tensor grad_output, Tensor output):
     """``grad_output * (1 - output) * output``: sigmoid's gradient from its result, as one
     op (NOTE [Activation backwards are ops])."""
-    cdef Tensor out = wrap(kernel_or_numpy(sigmoid_backward_kernel, _sigmoid_backward_numpy,
-                                           grad_output, output))
+    cdef Tensor out
+    if grad_output._data.dtype == np.float16 and output._data.dtype == np.float16:
+        # PyTorch's float16 kernel rounds each product, (grad * (1 - y)) * y, where its
+        # bfloat16 one (and tanh_backward's of both) rounds once: NumPy's float16 ops do so
+        out = wrap(quietly2(_sigmoid_backward_numpy, grad_output._data, output._data))
+    else:
+        out = wrap(kernel_or_numpy(sigmoid_backward_kernel, _sigmoid_backward_numpy,
+                                   grad_output, output))
     if any_requires_grad2(grad_output, output):
         record2(SigmoidBackwardBackward0(), grad_output, output, out, (grad_output, output))
     if forward_level():

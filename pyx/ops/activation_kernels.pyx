@@ -12,6 +12,7 @@ cimport numpy as cnp
 from libc.math cimport exp, expf, log, logf, erf, erff
 
 from autograd_cy._C.device cimport backend_of, empty_result_like
+from autograd_cy._C.dtype cimport half_precision
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.kernels cimport kernel_type, kernel_operand
 
@@ -192,6 +193,8 @@ cdef object softmax_array(object x, Py_ssize_t dim, bint take_log):
     if x.size == 0:
         return x.copy()
     work = compute_array(x)
+    if half_precision(x.dtype):
+        return half_softmax_array(x, work, dim, take_log)
     # The ufuncs' own reduce: ndarray.max and .sum go through a Python-level wrapper.
     with ignoring_fp_errors():
         shifted = work - np.maximum.reduce(work, axis=dim, keepdims=True)
@@ -201,6 +204,41 @@ cdef object softmax_array(object x, Py_ssize_t dim, bint take_log):
             np.exp(shifted, out=shifted)
             shifted /= np.add.reduce(shifted, axis=dim, keepdims=True)
     return as_result(shifted, x)
+
+
+# NOTE [Half-precision softmax]
+# PyTorch's CPU softmax kernels for float16 and bfloat16 compute in float32 but keep some
+# intermediates in the tensor's own type, and which ones depends on the kernel: along the
+# last dim (torch's "lastdim" kernels, chosen by the dim alone), log_softmax rounds the sum
+# of exponentials and its log to the type before subtracting that from ``x - max`` (its result
+# can be a few units in the last place from the exact one, and then a log or reciprocal of it
+# is far from it); softmax there works in float32 throughout. Along another dim (even one
+# with only sizes 1 after it), softmax rounds each exponential before dividing by their
+# float32 sum, and log_softmax works in float32 throughout. half_softmax_array repeats those
+# roundings, so the result is torch's to the bit.
+
+cdef inline object rounded(object array, object dtype):
+    """``array`` rounded to ``dtype`` (float16 or bfloat16) and back to float32."""
+    return array.astype(dtype).astype(FLOAT32)
+
+
+cdef object half_softmax_array(object x, object work, Py_ssize_t dim, bint take_log):
+    """Softmax (log_softmax) of a float16 or bfloat16 ``x`` (``work``: its float32 values)
+    with PyTorch's roundings (NOTE [Half-precision softmax])."""
+    cdef bint last = dim == x.ndim - 1 or x.ndim == 0
+    with ignoring_fp_errors():
+        shifted = work - np.maximum.reduce(work, axis=dim, keepdims=True)
+        exps = np.exp(shifted)
+        total = np.add.reduce(exps, axis=dim, keepdims=True)
+        if take_log and last:
+            result = shifted - rounded(np.log(rounded(total, x.dtype)), x.dtype)
+        elif take_log:
+            result = shifted - np.log(total)
+        elif last:
+            result = exps / total
+        else:
+            result = rounded(exps, x.dtype) / total
+    return as_result(result, x)
 
 
 cdef object softmax_backward_array(object g, object y, Py_ssize_t dim, bint take_log):

@@ -124,8 +124,8 @@ cdef object add_impl(object self, object other, object alpha):
         b = opmath_operand(other, self, dtype, True)
         try:
             with ignoring_fp_errors():      # float32 overflow is inf, without a warning
-                array = rounded(a + b if unit else alpha_combination(a, b, alpha, dtype, False),
-                                dtype)
+                array = rounded(a + b if unit and dtype.kind != "c" else alpha_combination(
+                    a, b, alpha, dtype, False), dtype)
         except ValueError:
             raise_broadcast_error(self, other)
     cdef Tensor out = wrap(array)
@@ -140,9 +140,14 @@ cdef object add_impl(object self, object other, object alpha):
 
 
 cdef object alpha_combination(object a, object b, object alpha, object dtype, bint subtract):
-    """``a + alpha * b`` (``a - alpha * b``); for float16 and bfloat16 (whose operands come
-    in float32, ``opmath_operand``) ``alpha`` is rounded to the dtype first, as PyTorch's
-    kernels do (NOTE [Half-precision products and reductions] in reduction.pyx)."""
+    """``a + alpha * b`` (``a - alpha * b``). For float16 and bfloat16 (whose operands come
+    in float32 on the CPU, ``opmath_operand``) ``alpha`` is rounded to the dtype first, as
+    PyTorch's CPU kernels do (NOTE [Half-precision products and reductions] in
+    reduction.pyx). Complex tensors multiply ``b`` by the complex ``alpha`` (``-alpha``)
+    even when it is 1, as PyTorch's kernel does: an infinite part of ``b`` then makes the
+    other part NaN (``(1 + 0j) * (inf + 0j)`` is ``inf + nan j``), as in PyTorch."""
+    if dtype.kind == "c":
+        return a + b * dtype.type(-alpha if subtract else alpha)
     if half_precision(dtype) and (type(a) is NDARRAY or type(b) is NDARRAY):    # on the CPU
         alpha = np.asarray(alpha, dtype).item()
     return a - alpha * b if subtract else a + alpha * b
@@ -242,8 +247,8 @@ cdef object sub_impl(object self, object other, object alpha):
         b = opmath_operand(other, self, dtype, True)
         try:
             with ignoring_fp_errors():
-                array = rounded(a - b if unit else alpha_combination(a, b, alpha, dtype, True),
-                                dtype)
+                array = rounded(a - b if unit and dtype.kind != "c" else alpha_combination(
+                    a, b, alpha, dtype, True), dtype)
         except ValueError:
             raise_broadcast_error(self, other)
     cdef Tensor out = wrap(array)
@@ -415,7 +420,7 @@ cdef object mul_impl(object self, object other):
 
 
 cdef class DivBackward0(ElementwiseNode):
-    """``grad / conj(other)`` and ``-grad * conj(self) / conj(other)^2``."""
+    """``grad / conj(other)`` and ``-grad * (conj(self) / conj(other)) / conj(other)``."""
     saved_names = ("self", "other")
     complex_formulas = True
 
@@ -431,8 +436,9 @@ cdef class DivBackward0(ElementwiseNode):
         if self.should_compute_output(0):
             self_grad = div(grad, other)
         if self.should_compute_output(1):
-            # d(a/b)/db = -a / b^2
-            other_grad = neg(div(mul(grad, operand), mul(other, other)))
+            # d(a/b)/db = -a / b^2, in PyTorch's order -grad * ((a / b) / b): in float16 and
+            # bfloat16 every step rounds, and another order lands an ulp away
+            other_grad = mul(neg(grad), div(div(operand, other), other))
         return (self_grad, other_grad)
 
 
@@ -445,6 +451,21 @@ cdef object div_tangent(self_t, other_t, self, other, Tensor result, tuple extra
     return div(numerator, other)
 
 
+cdef object complex_division_by_zero(object array, object a, object b):
+    """``array`` (NumPy's complex ``a / b``) with PyTorch's value where ``b`` is 0: its
+    complex division divides each part by the zero, ``(a.real / 0) + (a.imag / 0) j``
+    (``1 / 0j`` is ``inf + nan j``; NumPy gives ``inf + nan j`` for any nonzero ``a``)."""
+    zero = b == 0
+    if not np.any(zero):
+        return array
+    a = np.broadcast_to(a, array.shape)
+    with ignoring_fp_errors():
+        parts = np.empty_like(array)
+        parts.real = a.real / 0.0
+        parts.imag = a.imag / 0.0
+    return np.where(zero, parts, array)
+
+
 def div(self, other, *, rounding_mode=None, out=None):
     """True division (integers give float32); ``rounding_mode`` 'trunc' or 'floor'."""
     if out is not None:
@@ -454,8 +475,11 @@ def div(self, other, *, rounding_mode=None, out=None):
         return _rounded_div(self, other, rounding_mode)
     dtype = floating_result_type(self, other)
     try:
-        array = rounded(quietly2(np.true_divide, opmath_operand(self, other, dtype, False),
-                                 opmath_operand(other, self, dtype, False)), dtype)
+        a = opmath_operand(self, other, dtype, False)
+        b = opmath_operand(other, self, dtype, False)
+        array = rounded(quietly2(np.true_divide, a, b), dtype)
+        if dtype.kind == "c":
+            array = complex_division_by_zero(array, a, b)
     except ValueError:
         raise_broadcast_error(self, other)
     cdef Tensor result = wrap(array)
@@ -582,8 +606,16 @@ cdef object reciprocal_tangent(Tensor self_t, Tensor self, Tensor result, tuple 
     return mul(self_t, neg(mul(result, result)))
 
 
+def _reciprocal_array(array):
+    """``1 / array``. A complex zero's reciprocal is ``inf + nan j`` as PyTorch's complex
+    division gives it (NumPy's reciprocal loop gives ``nan + nan j``, its division inf)."""
+    if array.dtype.kind == "c":
+        return np.divide(array.dtype.type(1), array)
+    return np.reciprocal(array)
+
+
 reciprocal = unary_op(
-    "reciprocal", np.reciprocal, ReciprocalBackward0, reciprocal_tangent,
+    "reciprocal", _reciprocal_array, ReciprocalBackward0, reciprocal_tangent,
     cuda_functor="Reciprocal", gradient="self: g * -conj(r * r)",
     tangent_formula="self_t * -(r * r)",
     doc="``1 / self`` (integers give float32); backward ``-grad * result ** 2``.")

@@ -6,15 +6,18 @@ Each runs its out-of-place op through the in-place machinery of views.pyx
 (``apply_inplace``), which also updates the tangent in place under forward AD.
 """
 import numpy as np
+cimport numpy as cnp
 
 from autograd_cy._C.grad_mode cimport needs_tensor_ops
 from autograd_cy._C.tensor cimport (
     Tensor, tensor_operators, TensorOperators,
 )
-from autograd_cy._C.promotion cimport raise_broadcast_error
+from autograd_cy._C.promotion cimport raise_broadcast_error, is_complex_array
 from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.ops.arithmetic import add, sub, mul, div, floor_divide, neg
 from autograd_cy._C.ops.arithmetic cimport is_tensor_requiring_grad
+
+cnp.import_array()
 
 __all__ = ["add_", "sub_", "mul_", "div_", "floor_divide_", "neg_"]
 __tensor_methods__ = tuple(__all__)
@@ -27,10 +30,17 @@ cdef object scaled(object other, object alpha):
     return mul(other, alpha) if isinstance(other, Tensor) else other * alpha
 
 
+cdef inline object ufunc_for(Tensor self, object ufunc):
+    """``ufunc`` for apply_inplace's direct path, or None for a complex ``self``: its
+    out-of-place op computes as PyTorch's kernels do where NumPy's ufunc does not (complex
+    add and sub multiply by alpha, complex division by zero divides each part)."""
+    return None if is_complex_array(self._data) else ufunc
+
+
 def add_(Tensor self, other, *, alpha=1):
     try:
         return apply_inplace(self, lambda x: add(x, other, alpha=alpha), (other,), False,
-                             np.add, scaled(other, alpha))
+                             ufunc_for(self, np.add), scaled(other, alpha))
     except ValueError:
         raise_broadcast_error(self, other)
 
@@ -38,7 +48,7 @@ def add_(Tensor self, other, *, alpha=1):
 def sub_(Tensor self, other, *, alpha=1):
     try:
         return apply_inplace(self, lambda x: sub(x, other, alpha=alpha), (other,), False,
-                             np.subtract, scaled(other, alpha))
+                             ufunc_for(self, np.subtract), scaled(other, alpha))
     except ValueError:
         raise_broadcast_error(self, other)
 
@@ -57,7 +67,8 @@ def div_(Tensor self, other, *, rounding_mode=None):
             return apply_inplace(self, lambda x: div(x, other, rounding_mode=rounding_mode),
                                  (other,), is_tensor_requiring_grad(other))
         return apply_inplace(self, lambda x: div(x, other), (other,),
-                             is_tensor_requiring_grad(other), np.true_divide, other)
+                             is_tensor_requiring_grad(other), ufunc_for(self, np.true_divide),
+                             other)
     except ValueError:
         raise_broadcast_error(self, other)
 
@@ -76,7 +87,7 @@ def neg_(Tensor self):
 cdef object iadd(object self, object other):
     """``self += other``: ``add_`` without its keyword arguments, and with grad mode off (an
     optimizer step) without the closure, which only a recorded op runs."""
-    if not needs_tensor_ops():
+    if not needs_tensor_ops() and not is_complex_array((<Tensor>self)._data):
         try:
             return apply_inplace(<Tensor>self, None, (other,), False, np.add, other)
         except ValueError:
@@ -86,7 +97,7 @@ cdef object iadd(object self, object other):
 
 cdef object isub(object self, object other):
     """``self -= other``, as ``iadd``."""
-    if not needs_tensor_ops():
+    if not needs_tensor_ops() and not is_complex_array((<Tensor>self)._data):
         try:
             return apply_inplace(<Tensor>self, None, (other,), False, np.subtract, other)
         except ValueError:

@@ -10,6 +10,7 @@ derivative is zero almost everywhere. A reduced dim of size 0 is an error (no id
 from collections import namedtuple
 
 import numpy as np
+cimport numpy as cnp
 
 from autograd_cy._C.dtype cimport kind_of
 from autograd_cy._C.device cimport as_array
@@ -22,7 +23,7 @@ from autograd_cy._C.node cimport unpack_saved
 from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
-from autograd_cy._C.promotion cimport refuse_complex
+from autograd_cy._C.promotion cimport refuse_complex, is_complex_array
 from autograd_cy._C.ops.reduction cimport (
     ReductionBackward, normalize_dims, check_nonempty, record_reduction, constant, records,
     contiguous_result, kept_shape,
@@ -33,6 +34,8 @@ from autograd_cy._C.ops.arguments import NOT_GIVEN
 from autograd_cy._C.ops.selection import where, maximum, minimum
 from autograd_cy._C.ops.reduction import sum
 from autograd_cy._C.ops.gather_scatter import gather
+
+cnp.import_array()
 
 __all__ = ["amax", "amin", "max", "min", "argmax", "argmin", "median"]
 __tensor_methods__ = ("amax", "amin", "max", "min", "argmax", "argmin", "median")
@@ -88,14 +91,18 @@ cdef class AminBackward0(AmaxBackward0):
 
 
 cdef Tensor extreme(Tensor self, object dim, bint keepdim, bint largest, str name):
-    refuse_complex(self, NotImplementedError,
-                   f'"{name[1:]}_values_cpu" not implemented for ' "'{dtype}'")
-    dims = normalize_dims(() if dim is None else dim, self._data.ndim)
     if self._data.size == 0 and (dim is None or dim == () or dim == []):
         raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
                            "input.numel() == 0. Specify the reduction dim with the 'dim' "
                            "argument.")
+    dims = normalize_dims(() if dim is None else dim, self._data.ndim)
     check_nonempty(name, self._data.shape, dims if self._data.size == 0 else ())
+    if self._data.size:     # after the shape checks; an empty input reaches no kernel
+        refuse_complex(self, NotImplementedError,
+                       f'"{name[1:]}_values_cpu" not implemented for ' "'{dtype}'")
+    elif is_complex_array(self._data) and records(self):
+        raise RuntimeError(f"{name} does not support automatic differentiation for outputs "
+                           "with complex dtype.")
     reduce = np.amax if largest else np.amin
     cdef Tensor out = contiguous_result(reduce(self._data, axis=dims, keepdims=keepdim))
     if records(self):
@@ -186,11 +193,11 @@ cdef object max_or_min(Tensor self, object dim, object keepdim, bint largest):
     keepdim = keepdim is True or bool(keepdim)
     array = self._data
     if dim is None:
-        refuse_complex(self, NotImplementedError, f'"{name}_all" not implemented for ' "'{dtype}'")
-        if array.size == 0:
+        if array.size == 0:     # checked before the dtype, as PyTorch
             raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
                                "input.numel() == 0. Specify the reduction dim with the 'dim' "
                                "argument.")
+        refuse_complex(self, NotImplementedError, f'"{name}_all" not implemented for ' "'{dtype}'")
         out = contiguous_result(np.max(array) if largest else np.min(array))
         if records(self):
             record_reduction(MaxBackward1() if largest else MinBackward1(), self, out,
@@ -198,9 +205,9 @@ cdef object max_or_min(Tensor self, object dim, object keepdim, bint largest):
         if forward_level():
             forward1(out, self, shared_tangent, (normalize_dims(None, array.ndim), False))
         return out
-    refuse_complex(self, RuntimeError, f"{name}(): does not support complex input")
     dims = normalize_dims(dim, array.ndim)
-    check_nonempty(name, array.shape, dims)
+    check_nonempty(name, array.shape, dims)     # checked before the dtype, as PyTorch
+    refuse_complex(self, RuntimeError, f"{name}(): does not support complex input")
     axis = dims[0] if dims else None
     search = np.argmax if largest else np.argmin
     index_array = as_array(search(array, axis=axis, keepdims=True), INT64)

@@ -14,7 +14,7 @@ import numpy as np
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
 from autograd_cy._C.forward cimport forward1, forward2
-from autograd_cy._C.dtype cimport from_numpy_dtype, kind_of
+from autograd_cy._C.dtype cimport from_numpy_dtype, half_precision, kind_of
 from autograd_cy._C.device cimport as_array, backend_of
 from autograd_cy._C.tensor cimport Tensor, array_module, make_tensor, requires_grad
 from autograd_cy._C.node cimport Node, unpack_saved
@@ -46,13 +46,16 @@ cdef str scalar_name(object numpy_dtype):
 
 
 cdef object reduce_array(object loss, int reduction):
-    """Apply ``reduction`` to an elementwise loss array (mean of nothing is nan)."""
+    """Apply ``reduction`` to an elementwise loss array (mean of nothing is nan); float16
+    and bfloat16 accumulate in float32 and round once, as PyTorch's sum and mean (NOTE
+    [Half-precision products and reductions] in reduction.pyx)."""
     if reduction == NONE:
         return loss
+    work_dtype = np.dtype(np.float32) if half_precision(loss.dtype) else loss.dtype
     with ignoring_fp_errors():
-        total = loss.sum(dtype=loss.dtype)
+        total = loss.sum(dtype=work_dtype)
         if reduction == MEAN:
-            total = total / loss.dtype.type(loss.size)
+            total = total / work_dtype.type(loss.size)
     return as_array(total, loss.dtype)
 
 
@@ -375,8 +378,8 @@ def nll_loss_nd(Tensor input, Tensor target, weight=None, int reduction=MEAN,
         expected = (x.shape[0],) + x.shape[2:]
         if t.shape != expected:
             raise RuntimeError(f"Expected target size {list(expected)}, got {list(t.shape)}")
+    check_no_grad(weight, "weight", "nll_loss_forward")     # PyTorch's autograd, first
     check_nll_target(input, target, weight)
-    check_no_grad(weight, "weight", "nll_loss_forward")
     return nll_loss_forward(input, target, weight, reduction, ignore_index)[0]
 
 
@@ -397,13 +400,18 @@ cdef class BinaryCrossEntropyBackward0(Node):
                                          self.saved_reduction)
             if grad_x is not None:
                 return (grad_x, None)
-        grad = scale_grad(grad, self.saved_reduction, (<Tensor>x)._data.size)
         if self.should_compute_output(0):
-            # (x - t) / (x (1 - x)), the denominator floored at BCE_EPSILON
-            denominator = mul(x, sub(1.0, x))
+            # PyTorch's order, each step rounded in float16/bfloat16: grad (x - t) divided by
+            # (1 - x) x floored at BCE_EPSILON (0 in float16: 1e-12 underflows), then times
+            # the weight, then divided by the count for 'mean'
+            denominator = mul(sub(1.0, x), x)
             floored = where(make_tensor((<Tensor>denominator)._data > BCE_EPSILON),
                             denominator, BCE_EPSILON)
-            grad_x = div(mul(grad, sub(x, target)), floored)
+            grad_x = div(mul(grads[0], sub(x, target)), floored)
+            if weight is not None:
+                grad_x = mul(grad_x, weight)
+            grad_x = scale_grad(grad_x, self.saved_reduction, (<Tensor>x)._data.size)
+        grad = scale_grad(grad, self.saved_reduction, (<Tensor>x)._data.size)
         if self.should_compute_output(1):
             grad_target = mul(grad, sub(log(sub(1.0, x)), log(x)))      # -logit(x)
         return (grad_x, grad_target)
@@ -412,13 +420,13 @@ cdef class BinaryCrossEntropyBackward0(Node):
 def binary_cross_entropy(Tensor input, Tensor target, weight=None, int reduction=MEAN):
     """``-w (t log x + (1 - t) log(1 - x))``, each log floored at -100 as in PyTorch."""
     x, t = input._data, target._data
+    check_no_grad(weight, "weight", "binary_cross_entropy")     # PyTorch's autograd, first
     if t.dtype != x.dtype:
         raise RuntimeError(f"Found dtype {scalar_name(t.dtype)} but expected "
                            f"{scalar_name(x.dtype)}")
     if kind_of(x.dtype) != "f":
         raise NotImplementedError("\"binary_cross_entropy\" not implemented for "
                                   f"'{scalar_name(x.dtype)}'")
-    check_no_grad(weight, "weight", "binary_cross_entropy")
     w_array = None if weight is None else (<Tensor>weight)._data
     # On a CUDA device the backend's loss is one launch, whose kernel flags an input outside
     # [0, 1] as torch's device-side assert does (NOTE [Device-side asserts] in cuda/loss.cu).
@@ -518,28 +526,37 @@ def binary_cross_entropy_with_logits(Tensor input, Tensor target, weight=None,
     ``(1 - t) x - l log sigmoid(x)`` with ``l = (pos_weight - 1) t + 1``, times ``weight``."""
     cdef BinaryCrossEntropyWithLogitsBackward0 node
     x, t = input._data, target._data
-    if kind_of(t.dtype) != "f":
-        raise RuntimeError(f"result type Float can't be cast to the desired output type "
-                           f"{scalar_name(t.dtype)}")
     check_no_grad(weight, "weight", "binary_cross_entropy_with_logits")
     check_no_grad(pos_weight, "pos_weight", "binary_cross_entropy_with_logits")
-    dtype = result_type(input, target)
-    x = x.astype(dtype, copy=False)
+    if kind_of(x.dtype) == "c":
+        raise NotImplementedError(f"\"log_sigmoid_cpu\" not implemented for "
+                                  f"'{scalar_name(x.dtype)}'")
+    if kind_of(t.dtype) not in "fc":       # the loss is built in place on 1 - target
+        raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                           f"{scalar_name(t.dtype)}")
+    if kind_of(t.dtype) == "c" and is_grad_enabled() and any_requires_grad2(input, target):
+        raise RuntimeError("binary_cross_entropy_with_logits does not support automatic "
+                           "differentiation for outputs with complex dtype.")
+    result_type(input, target)      # refuses what PyTorch cannot promote
+    # PyTorch's steps, each rounded to the dtype PyTorch keeps it in (what float16 and
+    # bfloat16 operands show): log_sigmoid in the input's dtype, weighted in place by
+    # ``(pos_weight - 1) * target + 1``; then the loss built in place on ``1 - target``, so
+    # in the target's dtype: ``(1 - t) * x - log_sigmoid``, times ``weight``.
     log_sig = log_sigmoid_array(x)
     if pos_weight is not None:
         pw = (<Tensor>pos_weight)._data
         broadcast_shape(pw.shape, t.shape)
-        log_sig = ((pw - 1) * t + 1) * log_sig
-    loss = (1 - t) * x - log_sig
+        log_sig = (log_sig * ((pw - 1) * t + 1)).astype(log_sig.dtype, copy=False)
+    loss = ((1 - t) * x).astype(t.dtype, copy=False)
+    loss = (loss - log_sig).astype(t.dtype, copy=False)
     if weight is not None:
         w = (<Tensor>weight)._data
         shape = broadcast_shape(loss.shape, w.shape)
         if shape != loss.shape:
             raise RuntimeError(f"output with shape {list(loss.shape)} doesn't match the "
                                f"broadcast shape {list(shape)}")
-        loss = loss * w
-    # PyTorch builds the loss in place on ``1 - target``: the result has the target's dtype.
-    cdef Tensor out = wrap(reduce_array(loss.astype(t.dtype, copy=False), reduction))
+        loss = (loss * w).astype(t.dtype, copy=False)
+    cdef Tensor out = wrap(reduce_array(loss, reduction))
     if any_requires_grad2(input, target):
         node = BinaryCrossEntropyWithLogitsBackward0()
         node.saved_reduction = reduction

@@ -219,7 +219,10 @@ cdef inline object matrix_product(object a, object b):
     if half_precision_array(a) and a.dtype == b.dtype:
         # float32 products, rounded once (NOTE [Half-precision products and reductions] in
         # reduction.pyx)
-        return quietly2(numpy_matmul, a.astype(FLOAT32), b.astype(FLOAT32)).astype(a.dtype)
+        # (C order: np.matmul lays out a product of the float32 copies of expanded operands
+        # as their strides go, where the product of the operands themselves is contiguous)
+        return quietly2(numpy_matmul, a.astype(FLOAT32), b.astype(FLOAT32)).astype(
+            a.dtype, order="C")
     return quietly2(numpy_matmul, a, b)
 
 
@@ -679,3 +682,4 @@ batch_nary(addmm_tangent, True)
 from autograd_cy._C.forward cimport complex_binary, complex_nary
 complex_binary(product_tangent)
 complex_nary(addmm_tangent)
+complex_binary(vdot_tangent)

@@ -18,7 +18,7 @@ from autograd_cy._C.node cimport Node
 from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record1
 from autograd_cy._C.promotion cimport (
-    floating as computed_in_float, refuse_complex, half_precision_array)
+    floating as computed_in_float, refuse_complex, half_precision_array, is_complex_array)
 from autograd_cy._C.fp_errors cimport quietly
 from autograd_cy._C.views cimport apply_inplace
 
@@ -164,6 +164,9 @@ def _inplace_function_of(UnaryOp op):
     needs_original = op.saves == SAVES_SELF or op.saves == SAVES_SELF_AND_RESULT
 
     def inplace(Tensor self):
+        if op.name == "abs" and is_complex_array(self._data):
+            # |z| is real: it cannot be written back into a complex tensor
+            raise RuntimeError("In-place abs is not supported for complex tensors.")
         return apply_inplace(self, op.function, (), needs_original)
     inplace.__name__ = inplace.__qualname__ = op.inplace
     inplace.__doc__ = f"In-place :func:`{op.name}`."

@@ -289,7 +289,11 @@ cdef object relu_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra)
 def _relu_array(array):
     if array.dtype.kind == "b":
         raise RuntimeError("Boolean inputs not supported for relu")
-    return np.maximum(array, 0)
+    # x unless x < 0: -0.0 stays -0.0 (NOTE [Ties keep the first operand] in selection.pyx),
+    # written into NumPy's result, which keeps the input's memory order as PyTorch's does
+    result = np.asarray(np.maximum(array, 0))
+    np.copyto(result, array, where=array == 0)
+    return result
 
 
 relu = unary_op(
@@ -559,7 +563,8 @@ __tensor_methods__ += ("absolute", "absolute_")
 
 
 # NOTE [Complex tangents] in forward.pyx: these formulas are checked for complex tensors.
-from autograd_cy._C.forward cimport complex_unary
+from autograd_cy._C.forward cimport complex_unary, complex_binary
+complex_binary(polar_tangent)
 complex_unary(exp_tangent)
 complex_unary(expm1_tangent)
 complex_unary(log_tangent)
@@ -571,3 +576,4 @@ complex_unary(tanh_tangent)
 complex_unary(sigmoid_tangent)
 complex_unary(abs_tangent)
 complex_unary(sgn_tangent)
+complex_unary(angle_tangent)

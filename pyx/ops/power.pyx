@@ -162,6 +162,8 @@ def pow(self, exponent):
                 array = integer_power(base_array, exponent_array)
             else:
                 array = quietly2(np.power, base_array, exponent_array)
+                if dtype.kind == "c":
+                    array = complex_power_of_zero(array, base_array, exponent_array, exponent)
     except ValueError:
         raise_broadcast_error(self, exponent)
     out = wrap(array)
@@ -185,10 +187,41 @@ cdef object power_by_special_number(object base, object exponent):
         return quietly(np.square, base)
     if exponent == 1:
         return base.copy()
+    if exponent == -0.5 and base.dtype == np.float16:
+        # PyTorch's float16 kernel takes 1 / sqrt(x) in float32 and rounds once (bfloat16's
+        # scalar loop rounds the root first, as below)
+        root = quietly(np.sqrt, base.astype(np.float32))
+        return quietly(np.reciprocal, root).astype(base.dtype)
     if exponent == 0.5 or exponent == -0.5:
         root = quietly(np.sqrt, base)
         return quietly(np.reciprocal, root) if exponent < 0 else root
+    if (exponent == 3 or exponent == -2) and base.dtype.kind == "V":
+        # bfloat16 (NOTE [bfloat16's kind]): PyTorch's kernel computes x ** 3 as x * x * x and
+        # x ** -2 as 1 / (x * x), each step rounded to bfloat16 (float16 rounds once);
+        # ml_dtypes' ufuncs round each step the same way
+        square = quietly2(np.multiply, base, base)
+        return quietly2(np.multiply, square, base) if exponent == 3 else \
+            quietly(np.reciprocal, square)
     return None
+
+
+cdef object complex_power_of_zero(object array, object base, object exponent_array,
+                                  object exponent):
+    """``array`` (NumPy's complex ``base ** exponent``) with PyTorch's value where the base is
+    zero: PyTorch's complex pow is ``exp(exponent * log(base))``, and log(0) = -inf makes
+    it NaN for 0 ** 0 and inf + nan j for a negative real part, where NumPy special-cases
+    zero (1, and NaN). The numbers PyTorch computes with other functions (0, 1/2, 1, 2, 3)
+    give NumPy's values."""
+    if not isinstance(exponent, Tensor) and exponent in (0, 0.5, 1, 2, 3):
+        return array
+    if not hasattr(base, "dtype"):         # a number base (rpow)
+        base = np.asarray(base, dtype=array.dtype)
+    zero = base == 0
+    if not np.any(zero):
+        return array
+    with ignoring_fp_errors():
+        torch_like = np.exp(exponent_array * np.log(base))
+    return np.where(zero, torch_like, array).astype(array.dtype, copy=False)
 
 
 cdef object integer_power(object base, object exponent):
@@ -209,7 +242,10 @@ def rpow(Tensor self, other):
     if dtype.kind in "iu" and np.any(exponent < 0):
         array = integer_power(np.full_like(exponent, other, dtype=dtype), exponent)
     else:
-        array = quietly2(np.power, operand_array(other, dtype), exponent)
+        base = operand_array(other, dtype)
+        array = quietly2(np.power, base, exponent)
+        if dtype.kind == "c":
+            array = complex_power_of_zero(array, base, exponent, self)
     if not array.flags.c_contiguous:        # PyTorch's Scalar ** Tensor is contiguous
         array = contiguous_array(array)
     cdef Tensor out = wrap(array)
@@ -259,6 +295,8 @@ cdef class RsqrtBackward0(SavesResult):
 def _rsqrt_array(array):
     # An explicit buffer: NumPy would return a 0-dim result as a scalar, without ``out=``.
     result = np.sqrt(array, out=empty_result_like(array))
+    if result.dtype.kind == "c":        # a complex zero's is inf + nan j, as reciprocal's
+        return np.divide(result.dtype.type(1), result, out=result)
     return np.reciprocal(result, out=result)
 
 

@@ -142,7 +142,9 @@ cdef object slice_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra
     """The tangent of a reduction whose every output reads only its own slice of ``self``
     (prod, norm, logsumexp): the partials d result / d self, which the backward formula
     ``node`` (a fresh instance) gives for a gradient of ones, times ``self_t``, summed over
-    the slice (``extra``: ``(node, dims, keepdim)``)."""
+    the slice (``extra``: ``(node, dims, keepdim)``). For complex tensors the formula's
+    partials are conjugated (NOTE [Complex gradients]): conjugated back, they are the
+    holomorphic derivative the tangent multiplies (NOTE [Complex tangents])."""
     cdef ReductionBackward node = extra[0]
     dims, keepdim = extra[1], extra[2]
     node.saved_dim, node.saved_keepdim = dims, keepdim
@@ -152,7 +154,7 @@ cdef object slice_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra
     partials = node.apply((make_tensor(array_module(result._data).ones_like(result._data)),))[0]
     if partials is None:
         return make_tensor(array_module(result._data).zeros_like(result._data))
-    return sum(mul(self_t, partials), dims, keepdim)
+    return sum(mul(self_t, conj_of(partials)), dims, keepdim)
 
 
 # NOTE [Half-precision products and reductions]
@@ -517,8 +519,12 @@ cdef class LinalgVectorNormBackward0(ReductionBackward):
 
 cdef object vector_norm(object array, object p, tuple dims, bint keepdim):
     """``sum(|x|^p)^(1/p)`` over ``dims``, with p = 0, 1, 2 and ±inf done directly (an
-    overflow is inf and 0 ** negative p inf, quietly, as in PyTorch)."""
+    overflow is inf and 0 ** negative p inf, quietly, as in PyTorch). float16 and bfloat16
+    compute in float32 and round once (NOTE [Half-precision products and reductions])."""
     with ignoring_fp_errors():
+        if half_precision_array(array):
+            return as_array(vector_norm_loud(array.astype(FLOAT32), p, dims, keepdim),
+                            array.dtype)
         return vector_norm_loud(array, p, dims, keepdim)
 
 
@@ -628,7 +634,11 @@ def logsumexp(Tensor self, dim=NOT_GIVEN, keepdim=False):
     else:
         shift = array_module(array).zeros(kept_shape(array.shape, dims), dtype=array.dtype)
     with ignoring_fp_errors():  # log(0) = -inf for empty slices
-        total = np.log(np.sum(np.exp(array - shift), axis=dims, keepdims=True))
+        # float16 and bfloat16: each step rounded to the type, as PyTorch's composite
+        # (x - max, exp, log, + max), and the sum accumulated in float32 (NOTE
+        # [Half-precision products and reductions])
+        total = accumulated(np.add.reduce, np.exp(array - shift), dims, True, None)
+        total = np.log(total)
     total += shift
     cdef Tensor out = contiguous_result(total if keepdim else np.squeeze(total, axis=dims))
     if records(self):
@@ -649,3 +659,4 @@ use_reductions(sum, sum_to_grad)
 from autograd_cy._C.forward cimport complex_unary
 complex_unary(sum_tangent)
 complex_unary(mean_tangent)
+complex_unary(slice_tangent)       # prod and logsumexp (norm takes the moduli first)

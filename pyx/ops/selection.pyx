@@ -13,6 +13,8 @@ gradient and a tensor ``min`` none; a missing tensor bound is saved as None, so
 """
 import numpy as np
 
+from autograd_cy._C.dtype cimport kind_of
+from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
 from autograd_cy._C.forward cimport forward2
 from autograd_cy._C.device cimport is_array
@@ -147,16 +149,36 @@ cdef object clamp_tangent(tuple tangents, tuple inputs, Tensor result, tuple ext
     return tangent.expand(result.shape) if tuple(tangent.shape) != result._data.shape else tangent
 
 
+# NOTE [Ties keep the first operand]
+# Where two operands compare equal, PyTorch's maximum, minimum and clamp (and relu, a clamp at
+# 0) return the first one: maximum(-0.0, 0.0) is -0.0 and clamp(-0.0, min=0) is -0.0, a sign
+# that 1 / x or rsqrt then shows. NumPy's maximum and minimum pick either operand of a tie
+# (the second for float32 and float64, the first for float16), so first_on_ties puts the
+# first operand's zero back where both were zeros (the only ties whose values differ).
+
+cdef object first_on_ties(object result, object first):
+    """``result`` of a maximum/minimum with ``first``'s value where both operands were zeros
+    (NOTE [Ties keep the first operand])."""
+    if isinstance(result, np.generic):      # NumPy gives a 0-dim result as a scalar
+        result = np.asarray(result)
+    if kind_of(result.dtype) != "f":
+        return result
+    with ignoring_fp_errors():
+        ties = (result == 0) & (first == 0)
+    if ties.any():      # in place: the result keeps the memory order NumPy gave it
+        np.copyto(result, first, where=ties, casting="unsafe")
+    return result
+
+
 def _clamp_arrays(x, low, high):
-    """``min(max(x, low), high)``, NaN-propagating, at most one new buffer."""
+    """``min(max(x, low), high)``, NaN-propagating; a tie keeps the first operand (NOTE
+    [Ties keep the first operand])."""
     if low is None:
-        return np.minimum(x, high)
-    result = np.maximum(x, low)
+        return first_on_ties(np.minimum(x, high), x)
+    result = first_on_ties(np.maximum(x, low), x)
     if high is None:
         return result
-    if isinstance(result, np.generic):  # NumPy gives a 0-dim result as a scalar
-        return np.minimum(result, high)
-    return np.minimum(result, high, out=result)
+    return first_on_ties(np.minimum(result, high), result)
 
 
 def clamp(Tensor self, min=None, max=None):
@@ -172,10 +194,10 @@ def clamp(Tensor self, min=None, max=None):
     (tensor([0.0000, 0.5000, 1.0000], grad_fn=<ClampBackward1>), tensor([0., 1., 0.]))
     """
     cdef ClampBackward1 node1
+    if min is None and max is None:      # checked before the dtype, as PyTorch
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     refuse_complex(self, NotImplementedError, "clamp is not supported for complex types")
     min_is_tensor, max_is_tensor = isinstance(min, Tensor), isinstance(max, Tensor)
-    if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if (min_is_tensor and not max_is_tensor and max is not None) or (
             max_is_tensor and not min_is_tensor and min is not None):
         raise TypeError(
@@ -250,7 +272,9 @@ cdef Tensor binary_extremum(object self, object other, str name, object ufunc,
     refuse_complex(a, RuntimeError, f"{name} not implemented for complex tensors.")
     refuse_complex(b, RuntimeError, f"{name} not implemented for complex tensors.")
     dtype = result_type(a, b)
-    out = wrap(broadcasting(ufunc, (a, b), (operand_array(a, dtype), operand_array(b, dtype))))
+    first = operand_array(a, dtype)
+    array = broadcasting(ufunc, (a, b), (first, operand_array(b, dtype)))
+    out = wrap(first_on_ties(array, first))      # NOTE [Ties keep the first operand]
     if is_grad_enabled() and (requires_grad(a) or requires_grad(b)):
         record2(node, a, b, out, (a, b))
     if forward_level():
@@ -299,6 +323,10 @@ cdef class WhereBackward0(ElementwiseNode):
     saved_names = ("condition",)
 
     complex_formulas = True     # linear: it only picks the gradient's elements
+    # PyTorch's formula does not take the real part for a real operand of a complex where,
+    # so its engine refuses that gradient (validate_outputs.pyx raises its error)
+    complex_gradient_for_real_inputs = True
+
     cpdef tuple apply(self, tuple grads):
         condition = unpack_saved(self, 0)
         grad = grads[0]

@@ -494,7 +494,9 @@ def repeat(Tensor self, *repeats_args, repeats=None):
         if n < 0:
             raise RuntimeError(
                 f"Trying to create tensor with negative dimension {n}: {target}")
-    cdef Tensor out = wrap(np.tile(self._data.reshape(padded), repeats))
+    # contiguous, as PyTorch's (np.tile copies a transposed input in its memory order when
+    # every repeat is 1)
+    cdef Tensor out = wrap(contiguous_array(np.tile(self._data.reshape(padded), repeats)))
     if is_grad_enabled() and requires_grad(self):
         node = RepeatBackward0()
         node.saved_repeats = tuple(repeats)
@@ -729,3 +731,8 @@ tensor_operators().view_as_real = view_as_real_op
 tensor_operators().view_as_complex = view_as_complex_op
 batch_unary(view_as_real_tangent)
 batch_unary(view_as_complex_tangent)
+
+# NOTE [Complex tangents] in forward.pyx: these formulas are checked for complex tensors.
+from autograd_cy._C.forward cimport complex_unary
+complex_unary(view_as_real_tangent)
+complex_unary(view_as_complex_tangent)

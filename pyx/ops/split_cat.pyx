@@ -230,7 +230,10 @@ cdef class CatBackward0(Node):
         grad = grads[0]
         for i, n in enumerate(self.sizes):
             if n is None:
-                result.append(None)
+                # a skipped 1-d empty input gets an empty gradient, as PyTorch's
+                result.append(make_tensor(array_module((<Tensor>grad)._data).zeros(
+                    batched_shape(grad, (0,)), dtype=(<Tensor>grad)._data.dtype))
+                    if self.should_compute_output(i) else None)
                 continue
             if self.should_compute_output(i):
                 result.append(narrow(grad, dim, offset, n))

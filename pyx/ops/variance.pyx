@@ -9,12 +9,16 @@ helpers are declared in reduction.pxd.
 import warnings
 
 import numpy as np
+cimport numpy as cnp
 
-from autograd_cy._C.dtype cimport kind_of
+from autograd_cy._C.dtype cimport half_precision, kind_of
 from autograd_cy._C.device cimport as_array
 from autograd_cy._C.tensor cimport Tensor
 from autograd_cy._C.grad_mode cimport forward_level
-from autograd_cy._C.forward cimport forward1
+from autograd_cy._C.forward cimport forward1, complex_unary
+from autograd_cy._C.promotion cimport is_complex_array
+from autograd_cy._C.ops.conjugate cimport conj_of
+from autograd_cy._C.ops.conjugate import real
 from autograd_cy._C.node cimport unpack_saved
 from autograd_cy._C.recording cimport record
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
@@ -27,6 +31,8 @@ from autograd_cy._C.ops.arguments cimport invalid_combination
 from autograd_cy._C.ops.arguments import NOT_GIVEN
 from autograd_cy._C.ops.arithmetic import add, mul, div, sub
 from autograd_cy._C.ops.selection import where
+
+cnp.import_array()
 
 __all__ = ["var", "std", "var_mean", "std_mean"]
 __tensor_methods__ = ("var", "std")
@@ -118,13 +124,20 @@ cdef object var_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     ``(dims, keepdim, dof, without_dim)``."""
     dims, keepdim = extra[0], extra[1]
     cdef double dof = extra[2]
+    cdef bint complex_input = is_complex_array(self._data)
     if dof <= 0 and extra[3]:
         array = self._data
         with ignoring_fp_errors():
             at_mean = array == np.mean(array)
         scale = constant(np.where(at_mean, np.nan, np.inf).astype(array.dtype))
-        return sum(mul(self_t, scale), dims, keepdim)
+        tangent = sum(mul(self_t, scale), dims, keepdim)
+        return real(tangent) if complex_input else tangent
     centered = sub(self, mean(self, dims, True))
+    if complex_input:
+        # |c|^2 moves by 2 Re(conj(c) dc), and the mean's share of dc sums to 0 against
+        # conj(c): the tangent is real, 2 / dof * Re(sum(conj(c) self_t))
+        return real(sum(mul(mul(self_t, 2.0 / dof if dof != 0 else INF), conj_of(centered)),
+                        dims, keepdim))
     return sum(mul(mul(self_t, 2.0 / dof if dof != 0 else INF), centered), dims, keepdim)
 
 
@@ -160,21 +173,32 @@ cdef object var_std(Tensor self, object dim, bint keepdim, object correction, bi
                       UserWarning, stacklevel=3)
     # a complex input's var is real, the mean of |x - mean|^2
     real_dtype = np.finfo(array.dtype).dtype if array.dtype.kind == "c" else array.dtype
+    if half_precision(array.dtype):
+        # float16 and bfloat16 compute in float32 and round once, as PyTorch's var and std
+        # (NOTE [Half-precision products and reductions] in reduction.pyx)
+        array = array.astype(np.float32)
     with ignoring_fp_errors():
         kept_mean = np.mean(array, axis=dims, keepdims=True)
+        divisor = dof if dof > 0 else 0
         if array.dtype.kind == "c":
+            # PyTorch adds the variances of the real and imaginary parts: with dof <= 0 a
+            # constant part's 0 / 0 makes the sum NaN, not inf
             centered = array - kept_mean
-            squares = centered.real * centered.real + centered.imag * centered.imag
+            result = (np.sum(centered.real * centered.real, axis=dims, keepdims=keepdim)
+                      / divisor +
+                      np.sum(centered.imag * centered.imag, axis=dims, keepdims=keepdim)
+                      / divisor)
         else:
             squares = np.empty_like(array)        # (x - mean)^2, computed in one buffer
             np.subtract(array, kept_mean, out=squares)
             np.multiply(squares, squares, out=squares)
-        result = np.sum(squares, axis=dims, keepdims=keepdim) / (dof if dof > 0 else 0)
+            result = np.sum(squares, axis=dims, keepdims=keepdim) / divisor
         if take_sqrt:
             result = np.sqrt(result)
     cdef Tensor out = contiguous_result(as_array(result, real_dtype))
     cdef Tensor mean_out = None
     if with_mean:
+        kept_mean = as_array(kept_mean, self._data.dtype)
         mean_out = contiguous_result(kept_mean if keepdim else kept_mean.reshape(out._data.shape))
     if records(self):
         if with_mean:
@@ -223,3 +247,9 @@ def std_mean(Tensor self, dim=NOT_GIVEN, unbiased=None, keepdim=None, *, correct
     """``(std, mean)`` over the same dims, as ``var_mean``."""
     dim, keepdim, correction = var_arguments("std_mean", dim, unbiased, keepdim, correction)
     return var_std(self, dim, keepdim, correction, True, True)
+
+
+# NOTE [Complex tangents] in forward.pyx: these formulas are checked for complex tensors.
+complex_unary(var_tangent)
+complex_unary(std_tangent)
+complex_unary(mean_tangent)

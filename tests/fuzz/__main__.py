@@ -11,6 +11,7 @@ import sys
 import time
 
 from tests.fuzz import Difference, check_seed, minimal_reproducer
+from tests.fuzz.generator import FAMILIES
 from tests.fuzz.pool import Crash, run_all
 
 
@@ -19,9 +20,10 @@ def _check(seed):
 
 
 def _family(seed):
-    """"complex" or "real": which dtypes the program of ``seed`` draws."""
-    from tests.fuzz.generator import Generator
-    return "complex" if Generator(seed).complex_program else "real"
+    """Which dtypes the program of ``seed`` draws: "real" (float32/float64), "complex",
+    "bfloat16" or "float16"."""
+    from tests.fuzz.generator import family_of
+    return family_of(seed)
 
 
 def _shrink(args):
@@ -45,12 +47,23 @@ def main(argv=None):
     parser.add_argument("--complex-share", type=float, default=0.0, metavar="P",
                         help="the share of seeds whose program uses complex tensors (default "
                              "0: the programs of every seed stay as they were)")
+    parser.add_argument("--bfloat16-share", type=float, default=0.0, metavar="P",
+                        help="the share of seeds whose program uses bfloat16 tensors "
+                             "(default 0)")
+    parser.add_argument("--half-share", type=float, default=0.0, metavar="P",
+                        help="the share of seeds whose program uses float16 tensors "
+                             "(default 0)")
     parser.add_argument("--known-differences", action="store_true",
                         help="print the KNOWN_DIFFERENCES dict of tests/test_fuzz.py for "
                              "these seeds instead of the report")
     args = parser.parse_args(argv)
     from tests.fuzz import generator
+    if min(args.complex_share, args.bfloat16_share, args.half_share) < 0 or \
+            args.complex_share + args.bfloat16_share + args.half_share > 1:
+        parser.error("the shares must be at least 0 and add up to at most 1")
     generator.COMPLEX_SHARE = args.complex_share     # read by the forked workers too
+    generator.BFLOAT16_SHARE = args.bfloat16_share
+    generator.HALF_SHARE = args.half_share
 
     if args.show is not None:
         from tests.fuzz.generator import generate
@@ -66,6 +79,7 @@ def main(argv=None):
     classes = collections.Counter()
     first_seed, details, per_seed = {}, {}, {}
     families = collections.Counter()            # programs by dtype family: (total, failing)
+    family_classes = collections.Counter()      # (family, difference class) -> programs
     for done, (seed, result) in enumerate(run_all(_check, seeds, args.jobs), 1):
         # A worker that died on a seed leaves a Crash instead of its (program, difference).
         if isinstance(result, Crash):
@@ -78,6 +92,7 @@ def main(argv=None):
         families[family, "failing"] += difference is not None
         if difference is not None:
             classes[difference.cls] += 1
+            family_classes[family, difference.cls] += 1
             if seed < first_seed.get(difference.cls, seed + 1):
                 first_seed[difference.cls] = seed
                 details[difference.cls] = difference.detail
@@ -103,17 +118,24 @@ def main(argv=None):
     print(f"seeds {args.seed}..{args.seed + args.count - 1}: {agree}/{args.count} programs "
           f"agree with torch ({100.0 * agree / max(args.count, 1):.1f}%); "
           f"{run_time:.1f} s to run, {total_time:.1f} s with shrinking, {args.jobs} jobs")
-    for family in ("real", "complex"):
+    mixed = families["real", "total"] < args.count
+    names = {"real": "float32/float64"}
+    for family in FAMILIES:
         total = families[family, "total"]
-        if total and args.complex_share > 0:
+        if total and mixed:
             good = total - families[family, "failing"]
-            print(f"  {family} programs: {good}/{total} agree ({100.0 * good / total:.1f}%)")
+            print(f"  {names.get(family, family):>15} programs: {good}/{total} agree "
+                  f"({100.0 * good / total:.1f}%)")
     if not classes:
         return 0
     print(f"\n{len(classes)} difference classes:\n")
-    print(f"{'count':>6}  {'first seed':>10}  class")
+    print(f"{'count':>6}  {'first seed':>10}  class" + ("  (programs per family)" if mixed
+                                                          else ""))
     for cls, count in classes.most_common():
-        print(f"{count:>6}  {first_seed[cls]:>10}  {cls}")
+        per_family = ", ".join(f"{f} {family_classes[f, cls]}" for f in FAMILIES
+                               if family_classes[f, cls]) if mixed else ""
+        print(f"{count:>6}  {first_seed[cls]:>10}  {cls}" +
+              (f"  ({per_family})" if per_family else ""))
     for number, (cls, count) in enumerate(classes.most_common(), 1):
         seed = first_seed[cls]
         print(f"\n{'=' * 78}\n[{number}] {cls}  ({count} programs; seed {seed})")

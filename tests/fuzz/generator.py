@@ -11,6 +11,12 @@ same op families (what torch refuses for complex numbers is dropped or kept as a
 must raise) and mostly differentiates a real part, modulus or imaginary part. At 0, the
 default, no seed's program changes.
 
+Half-precision programs: ``BFLOAT16_SHARE`` and ``HALF_SHARE`` (``--bfloat16-share P``,
+``--half-share P``) make those shares of the seeds bfloat16 or float16 programs: their
+leaves are mostly of that type (some float32, so promotion is exercised), and the runner
+compares them with the type's tolerances. The draw that picks them comes after the complex
+one and only when a share is set: the programs of every earlier command line stay the same.
+
 Not generated, because autograd_cy does not have them at all: random ops (dropout with
 p > 0, rand*), integer/half arithmetic chains, sparse tensors, forward-mode AD,
 custom Functions (tested by tests/test_function.py), hooks on Nodes, saved-tensor hooks.
@@ -40,6 +46,13 @@ MAX_NUMEL = 64
 
 #: the share of seeds whose program is complex (set by ``--complex-share``; workers are forked)
 COMPLEX_SHARE = 0.0
+#: the shares of seeds whose program is bfloat16 or float16 (``--bfloat16-share``,
+#: ``--half-share``)
+BFLOAT16_SHARE = 0.0
+HALF_SHARE = 0.0
+
+#: the dtype family of a program: what its leaves mostly are
+FAMILIES = ("real", "complex", "bfloat16", "float16")
 
 
 class Generator:
@@ -52,6 +65,14 @@ class Generator:
         self.min_ops, self.max_ops = min_ops, max_ops
         # drawn only when asked for, so that every program of the default run stays the same
         self.complex_program = COMPLEX_SHARE > 0 and self.rng.random() < COMPLEX_SHARE
+        self.family = "complex" if self.complex_program else "real"
+        if not self.complex_program and (BFLOAT16_SHARE > 0 or HALF_SHARE > 0):
+            # a share of all seeds: drawn among those the complex share left
+            r = self.rng.random() * (1.0 - COMPLEX_SHARE)
+            if r < BFLOAT16_SHARE:
+                self.family = "bfloat16"
+            elif r < BFLOAT16_SHARE + HALF_SHARE:
+                self.family = "float16"
 
     # ------------------------------------------------------------ slots and operands
 
@@ -94,6 +115,8 @@ class Generator:
             return str(self.value(ref).dtype).split(".")[-1]
         if self.complex_program:
             return self.rng.choice(["complex64", "complex128", "complex64", "float32"])
+        if self.family in ("bfloat16", "float16"):
+            return self.rng.choice([self.family] * 3 + ["float32"])
         return self.rng.choice(["float32", "float64"])
 
     def leaf(self, shape, dtype=None, requires_grad=None, positive=False):
@@ -588,8 +611,10 @@ class Generator:
         choice = rng.choice(["detach", "clone", "to", "double", "float", "type_as",
                              "requires_grad_", "detach_"])
         if choice == "to":
-            return Op("method", "to", (x, DType(rng.choice(["float32", "float64"]))),
-                      label="to")
+            targets = ["float32", "float64"]
+            if self.family in ("bfloat16", "float16"):
+                targets.append(self.family)
+            return Op("method", "to", (x, DType(rng.choice(targets))), label="to")
         if choice == "type_as":
             other = self.pick(recent=0.2)
             return Op("method", "type_as", (x, other), label="type_as")
@@ -961,6 +986,11 @@ def _numel(shape):
     for d in shape:
         n *= d
     return n
+
+
+def family_of(seed):
+    """The dtype family of the program of ``seed`` (one of FAMILIES)."""
+    return Generator(seed).family
 
 
 def generate(seed, **kwargs):

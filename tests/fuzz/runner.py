@@ -19,8 +19,18 @@ from tests.fuzz.program import Ref
 
 # rtol, and atol relative to the largest magnitude of the tensor (sums of many terms
 # in another order differ by a few ulps of the largest term, not of the smallest).
+# bfloat16 and float16: torch's own test tolerances for the types (torch.testing's rtol)
+# and one unit in the last place of the largest magnitude (2**-8, 2**-11): a result that
+# both libraries round to the type can land one ulp apart where their float32 values
+# straddle a rounding boundary, and an op that cancels turns that ulp of a large operand
+# into an error of a small result.
 TOLERANCES = {"float32": (2e-4, 2e-5), "float64": (1e-9, 1e-11),
-              "complex64": (2e-4, 2e-5), "complex128": (1e-9, 1e-11)}
+              "complex64": (2e-4, 2e-5), "complex128": (1e-9, 1e-11),
+              "bfloat16": (1.6e-2, 2.0 ** -8), "float16": (1e-3, 2.0 ** -11)}
+# The loosest precision first: a program compares every value with the tolerances of the
+# least precise floating type among its leaves (a float64 value computed from float32 ones
+# carries their rounding; a float32 one computed from bfloat16 ones carries theirs).
+LOOSEST = ("bfloat16", "float16", "float32", "complex64")
 
 
 @dataclass
@@ -39,8 +49,15 @@ def exception_name(exc):
 
 
 def _array(t):
-    return t.detach().cpu().numpy() if isinstance(t, autograd_cy.Tensor) else \
-        t.detach().numpy(force=True)
+    """The values of ``t`` as a NumPy array; bfloat16 and float16 as float32 (exactly: NumPy
+    has no bfloat16, and float32 comparisons do not overflow)."""
+    if isinstance(t, autograd_cy.Tensor):
+        a = t.detach().cpu().numpy()
+        return a.astype(np.float32) if a.dtype.itemsize == 2 and a.dtype.kind in "fV" else a
+    t = t.detach()
+    if t.dtype in (torch.bfloat16, torch.float16):
+        t = t.float()
+    return t.numpy(force=True)
 
 
 def _dtype_name(t):
@@ -57,9 +74,9 @@ def _flag(t, name):
     return value is not None if name == "grad_fn" else value
 
 
-def compare_tensor(ours, theirs, what="", loose=False):
-    """None if they agree, else (kind, detail). ``loose``: float32 tolerances for every
-    dtype (a float64 value computed from float32 ones carries their rounding)."""
+def compare_tensor(ours, theirs, what="", loose=None):
+    """None if they agree, else (kind, detail). ``loose``: the name of a dtype whose
+    tolerances hold for every dtype (True: float32's), see LOOSEST."""
     their_tensor = isinstance(theirs, torch.Tensor)
     our_tensor = isinstance(ours, autograd_cy.Tensor)
     if their_tensor != our_tensor:
@@ -90,7 +107,9 @@ def compare_tensor(ours, theirs, what="", loose=False):
     if a.tobytes() == b.tobytes() or a.size == 0:     # the common case, cheaply
         return None
     if a.dtype.kind in "fc":
-        rtol, atol = TOLERANCES["float32" if loose else a.dtype.name]
+        if loose is True:
+            loose = "float32"
+        rtol, atol = TOLERANCES[loose or _dtype_name(ours)]
         finite = np.abs(b[np.isfinite(b)])
         scale = float(finite.max()) if finite.size else 0.0
         close = np.isclose(a, b, rtol=rtol, atol=atol * (1.0 + scale), equal_nan=True)
@@ -114,8 +133,8 @@ class LockStep:
         self.program = program
         self.theirs = Executor(torch)
         self.ours = Executor(autograd_cy)
-        self.loose = any(op.kind == "leaf" and op.args[1] in ("float32", "complex64")
-                         for op in program.ops)
+        dtypes = {op.args[1] for op in program.ops if op.kind == "leaf"}
+        self.loose = next((name for name in LOOSEST if name in dtypes), None)
 
     def run(self):
         """The first Difference, or None if the libraries agree to the end."""
