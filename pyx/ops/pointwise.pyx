@@ -291,7 +291,10 @@ def _relu_array(array):
         raise RuntimeError("Boolean inputs not supported for relu")
     # x unless x < 0: -0.0 stays -0.0 (NOTE [Ties keep the first operand] in selection.pyx),
     # written into NumPy's result, which keeps the input's memory order as PyTorch's does
-    result = np.asarray(np.maximum(array, 0))
+    result = np.maximum(array, 0)
+    if type(array) is not np.ndarray:
+        return result       # a CUDA array: its kernel decides the tie itself
+    result = np.asarray(result)
     np.copyto(result, array, where=array == 0)
     return result
 

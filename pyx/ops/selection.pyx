@@ -161,8 +161,8 @@ cdef object first_on_ties(object result, object first):
     (NOTE [Ties keep the first operand])."""
     if isinstance(result, np.generic):      # NumPy gives a 0-dim result as a scalar
         result = np.asarray(result)
-    if kind_of(result.dtype) != "f":
-        return result
+    if type(result) is not np.ndarray or kind_of(result.dtype) != "f":
+        return result       # (a CUDA array: its kernels decide ties themselves)
     with ignoring_fp_errors():
         ties = (result == 0) & (first == 0)
     if ties.any():      # in place: the result keeps the memory order NumPy gave it
