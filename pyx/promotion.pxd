@@ -3,7 +3,6 @@
 
 cimport numpy as cnp
 
-
 from autograd_cy._C.tensor cimport Tensor
 
 cdef object promote(object a, object b)

@@ -46,6 +46,7 @@ cdef class UnaryOp:
     cdef ArrayKernel fast_forward         # NULL, or a fused loop tried first
     cdef readonly bint floating           # integer and bool inputs compute in float32
     cdef readonly str complex_error       # PyTorch's refusal of complex inputs, or None
+    cdef readonly str inplace_complex_error   # its refusal of the in-place form on them
     cdef readonly type node_type
     cdef readonly Saves saves
     cdef UnaryTangent tangent
@@ -63,5 +64,5 @@ cdef class UnaryOp:
 cdef object unary_op(str name, object forward, type node_type, UnaryTangent tangent,
                      str gradient, str tangent_formula, str doc, str cuda_functor=*,
                      bint floating=*, bint batched_tangent=*, str complex_error=*,
-                     bint has_inplace=*)
+                     bint has_inplace=*, str inplace_complex_error=*)
 cdef void set_fast_forward(object function, ArrayKernel kernel) except *

@@ -164,9 +164,8 @@ def _inplace_function_of(UnaryOp op):
     needs_original = op.saves == SAVES_SELF or op.saves == SAVES_SELF_AND_RESULT
 
     def inplace(Tensor self):
-        if op.name == "abs" and is_complex_array(self._data):
-            # |z| is real: it cannot be written back into a complex tensor
-            raise RuntimeError("In-place abs is not supported for complex tensors.")
+        if op.inplace_complex_error is not None and is_complex_array(self._data):
+            raise RuntimeError(op.inplace_complex_error)
         return apply_inplace(self, op.function, (), needs_original)
     inplace.__name__ = inplace.__qualname__ = op.inplace
     inplace.__doc__ = f"In-place :func:`{op.name}`."
@@ -176,7 +175,7 @@ def _inplace_function_of(UnaryOp op):
 cdef object unary_op(str name, object forward, type node_type, UnaryTangent tangent,
                      str gradient, str tangent_formula, str doc, str cuda_functor=None,
                      bint floating=True, bint batched_tangent=True, str complex_error=None,
-                     bint has_inplace=True):
+                     bint has_inplace=True, str inplace_complex_error=None):
     """Declare the op ``name`` (NOTE [The op table]) and return its public function; the
     family module's ``export_unary_ops(globals())`` exports it with its in-place form.
 
@@ -188,7 +187,9 @@ cdef object unary_op(str name, object forward, type node_type, UnaryTangent tang
     ``tangent``: the forward-mode formula, ``batched_tangent`` if it is right on a batch of
     tangents as it is; ``gradient``/``tangent_formula``: the formulas as
     docs/derivatives.md prints them; ``cuda_functor``: ``F`` of ``unary<T, F>``;
-    ``has_inplace``: False for an op PyTorch gives no in-place form (angle)."""
+    ``has_inplace``: False for an op PyTorch gives no in-place form (angle);
+    ``inplace_complex_error``: PyTorch's RuntimeError for the in-place form on a complex
+    tensor, for an op whose complex result is real (abs_)."""
     if not issubclass(node_type, ElementwiseNode):
         raise TypeError(f"{name}: {node_type!r} is not an ElementwiseNode class")
     cdef UnaryOp op = UnaryOp.__new__(UnaryOp)
@@ -197,6 +198,7 @@ cdef object unary_op(str name, object forward, type node_type, UnaryTangent tang
     op.fast_forward = NULL
     op.floating = floating
     op.complex_error = complex_error
+    op.inplace_complex_error = inplace_complex_error
     op.node_type = node_type
     op.saves = (SAVES_RESULT if issubclass(node_type, SavesResult) else
                 SAVES_SELF if issubclass(node_type, SavesSelf) else

@@ -336,7 +336,9 @@ def _abs_array(array):
 
 abs = unary_op(
     "abs", _abs_array, AbsBackward0, abs_tangent, cuda_functor="Abs",
-    floating=False, gradient="self: g * sign(self) (2); g * sgn(self) (complex)",
+    floating=False, batched_tangent=True, complex_error=None, has_inplace=True,
+    inplace_complex_error="In-place abs is not supported for complex tensors.",
+    gradient="self: g * sign(self) (2); g * sgn(self) (complex)",
     tangent_formula="self_t * sign(self); Re(conj(self_t) * sgn(self)) (complex)",
     doc="``|self|``; integers stay integers; backward ``grad * sign(self)`` (0 at 0).")
 
