@@ -183,7 +183,7 @@ def _infer_numpy(data, dtype):
     """NumPy array for ``data`` with PyTorch's dtype inference (floats -> the default dtype,
     float32; complex numbers -> its complex dtype, complex64)."""
     if isinstance(data, Tensor):
-        array = data.detach().numpy().copy()
+        array = data.detach().numpy(force=True).copy()   # force: a conjugate view resolved
     elif isinstance(data, np.ndarray):
         array = np.array(data, copy=True)
         _check_numpy(array)
@@ -260,7 +260,7 @@ def _check_nesting(data, shape, dim):
 def _unwrap(data):
     """Nested lists may hold 0-dim tensors (``tensor([x, y])``); take their values."""
     if isinstance(data, Tensor):
-        return data.detach().numpy()
+        return data.detach().numpy(force=True)
     if isinstance(data, (list, tuple)):
         return [_unwrap(item) for item in data]
     return data

@@ -11,6 +11,10 @@ cdef class VersionCounter:
     cdef unsigned long long version
     cdef object bumped_code           # where the last in-place write ran (NOTE [Provenance])
     cdef int bumped_lasti
+    # NOTE [Conjugate views] (tensor.pyx): the base's array and the storage that holds its
+    # conjugate (weakly: it lives as long as a conjugate view), or None for both.
+    cdef object conj_root
+    cdef object conj_storage
 
 
 # Why a view exists, for the rules on in-place ops through views.
@@ -38,6 +42,7 @@ cdef class Tensor:
     cdef object _accumulator             # weakref to this leaf's AccumulateGrad
     cdef bint _retains_grad
     cdef bint _is_inference
+    cdef bint _is_conj                   # memory in the conjugate mirror (NOTE [Conjugate views])
     cdef object _fw_grad                 # forward AD tangent (a Tensor) or None
     cdef unsigned long long _fw_level    # the dual level of _fw_grad (NOTE [Forward AD levels])
     cdef dict __dict__
@@ -62,6 +67,7 @@ cdef struct TensorOperators:
     unary_fn regenerate_view_grad_fn  # a view's grad_fn after an in-place op (views.pyx)
     binary_fn sum_to                # a gradient summed to a shape (reduction.pyx, below ops)
     unary_fn view_as_real, view_as_complex  # a view of another dtype's gradient (views.pyx)
+    unary_fn conj_node              # a new ConjBackward0, for a rebuilt conjugate view's grad_fn
 
 cdef TensorOperators* tensor_operators() noexcept
 cdef void register_methods(dict methods) except *
@@ -81,6 +87,8 @@ cdef object get_grad_fn(Tensor t)
 cdef object array_module(object array)
 cdef tuple gradient_metadata(Tensor t)
 cdef Py_ssize_t wrap_dim(Py_ssize_t dim, Py_ssize_t ndim) except -1
+cdef object conj_counterpart(Tensor t)
+cdef void sync_conj_mirror(Tensor t, VersionCounter counter) except *
 
 
 cdef inline bint requires_grad(Tensor t) noexcept:
@@ -104,5 +112,7 @@ cdef inline void bump_version(Tensor t) except *:
     """Count an in-place write into ``t``'s memory and, with provenance on, where it ran."""
     cdef VersionCounter counter = version_counter(t)
     counter.version += 1
+    if counter.conj_storage is not None:
+        sync_conj_mirror(t, counter)
     if recording_provenance():
         counter.bumped_code = caller_code(&counter.bumped_lasti)

@@ -9,6 +9,7 @@ themselves as Tensor's methods (NOTE [How Tensor gets its methods]).
 """
 import copy as copy_module    # __array__ has an argument named copy
 import warnings
+import weakref
 
 import numpy as np
 cimport cython
@@ -18,7 +19,8 @@ from cpython.object cimport PyTypeObject
 from autograd_cy._C.grad_mode cimport is_grad_enabled, is_inference_mode_enabled
 from autograd_cy._C.dtype cimport (
     from_numpy_dtype, scalar_name, c10_name, kind_of, default_float)
-from autograd_cy._C.device cimport device, is_cuda_array, array_namespace, current_stream
+from autograd_cy._C.device cimport (
+    device, is_cuda_array, array_namespace, current_stream, strided_view, data_address)
 
 cnp.import_array()
 
@@ -108,6 +110,99 @@ cdef class VersionCounter:
     pass
 
 
+# NOTE [Conjugate views]
+# ``z.conj()`` of a complex ``z`` is a view in PyTorch: the same memory read through a
+# conjugate bit, and every kernel that cannot read the bit resolves it first. NumPy has no
+# such bit, and every op here reads ``_data`` as it is, so a conjugate view instead holds its
+# values in a *mirror*: a conjugate copy of its base's whole array, with the same layout, so
+# that a view of the conjugate sits in the mirror exactly where the plain view would sit in
+# the base (``conj_counterpart`` moves an array between the two). ``_is_conj`` says that a
+# tensor's memory is the mirror: a complex one is a conjugate view (``is_conj()``), a real
+# one the imaginary part of one (``is_neg()``, as torch's negative bit).
+#
+# The two copies must read as one memory. Every in-place write ends in ``bump_version`` of
+# the counter the base and all its views share, which calls ``sync_conj_mirror``: a write
+# into the mirror conjugates it back into the base, any other write refreshes the mirror.
+# The counter holds the mirror weakly (for NumPy): once the last conjugate view dies, the
+# copy is freed and writes no longer pay for it. What escapes is a write that bumps no
+# counter of theirs, such as one through ``numpy()``: a conjugate view made after it reads it
+# (``conj()`` refreshes the mirror), one made before does not. The memory of a
+# ``view_as_complex`` is real numbers: its mirror negates every other one, the imaginary
+# parts (``conjugate_into``), and is made only for a contiguous base, where every other
+# element is an imaginary part.
+
+cdef object conj_storage_of(VersionCounter counter):
+    """The mirror's storage while a conjugate view holds it; clears the counter if none does."""
+    if counter.conj_storage is None:
+        return None
+    storage = counter.conj_storage()
+    if storage is None:
+        counter.conj_root = counter.conj_storage = None
+    return storage
+
+
+cdef object flat_storage(object root):
+    """``root``'s memory as one dimension, from its first element to its last."""
+    cdef Py_ssize_t span = 1
+    itemsize = root.itemsize
+    for n, stride in zip(root.shape, root.strides):
+        if n == 0:
+            span = 1
+            break
+        span += (n - 1) * (stride // itemsize)
+    return strided_view(root, (span,), (itemsize,))
+
+
+cdef object conj_counterpart(Tensor t):
+    """``t``'s array in the other memory: in the mirror for a plain tensor (made on first
+    use, for its base's whole array), in the base for a tensor in the mirror."""
+    cdef VersionCounter counter = version_counter(t)
+    storage = conj_storage_of(counter)
+    if storage is None:
+        root = (t._base if t._base is not None else t)._data
+        base_storage = flat_storage(root)
+        storage = base_storage.copy()
+        conjugate_into(base_storage, storage)
+        counter.conj_root = root
+        counter.conj_storage = (weakref.ref(storage) if type(storage) is cnp.ndarray
+                                else lambda: storage)   # a DeviceArray takes no weak reference
+    elif not t._is_conj:
+        # a new conjugate view reads the base as it is now, even after a write that bumped
+        # no counter (gradcheck's perturbations through numpy())
+        sync_conj_mirror(t, counter)
+    base_storage = flat_storage(counter.conj_root)
+    source, target = (storage, base_storage) if t._is_conj else (base_storage, storage)
+    array = t._data
+    if array.dtype != target.dtype:           # a real part of a complex storage
+        source, target = source.view(array.dtype), target.view(array.dtype)
+    offset = (data_address(array) - data_address(source)) // array.itemsize
+    return strided_view(target[offset:], array.shape, array.strides)
+
+
+cdef void sync_conj_mirror(Tensor t, VersionCounter counter) except *:
+    """After a write through ``t``: the base and its mirror read as conjugates again."""
+    storage = conj_storage_of(counter)
+    if storage is None:
+        return
+    root = counter.conj_root
+    mirror = strided_view(storage, root.shape, root.strides)
+    if t._is_conj:
+        conjugate_into(mirror, root)
+    else:
+        conjugate_into(root, mirror)
+
+
+cdef void conjugate_into(object source, object target) except *:
+    """``target = conj(source)``; of real numbers (the memory of a view_as_complex, one
+    contiguous run of real and imaginary parts), the odd elements negated."""
+    if source.dtype.kind == "c":
+        np.conjugate(source, out=target)
+        return
+    flat_source, flat_target = source.reshape(-1), target.reshape(-1)
+    flat_target[0::2] = flat_source[0::2]
+    np.negative(flat_source[1::2], out=flat_target[1::2])
+
+
 cdef Tensor make_tensor(object array):
     """Wrap an array (NumPy scalars become 0-d arrays) in a fresh leaf Tensor."""
     cdef Tensor t = Tensor.__new__(Tensor)
@@ -150,8 +245,10 @@ cdef Tensor make_view(object array, Tensor source):
     it records nothing, in or out of inference mode)."""
     cdef Tensor view = make_tensor(array)
     cdef int meta = VIEW_DEFAULT
+    view._is_conj = source._is_conj
     if source._is_inference:
         view._is_inference = True
+        view._version_counter = source._version_counter   # a conjugate mirror's, if any
         return view
     view._base = source._base if source._base is not None else source
     view._version_counter = version_counter(source)
@@ -174,6 +271,7 @@ cdef Tensor detached(Tensor t):
     cdef Tensor out = make_tensor(t._data)
     out._version_counter = version_counter(t)
     out._is_inference = t._is_inference
+    out._is_conj = t._is_conj
     return out
 
 
@@ -229,7 +327,14 @@ cdef class Tensor:
     def data(self):
         """The same memory as a tensor outside autograd (own version counter)."""
         cdef Tensor out = make_tensor(self._data)
+        cdef VersionCounter counter = self._version_counter
         out._is_inference = self._is_inference
+        out._is_conj = self._is_conj
+        if counter is not None and counter.conj_storage is not None:
+            # the same memory, so the same conjugate mirror (NOTE [Conjugate views])
+            out._version_counter = VersionCounter.__new__(VersionCounter)
+            out._version_counter.conj_root = counter.conj_root
+            out._version_counter.conj_storage = counter.conj_storage
         return out
 
     @data.setter
@@ -301,9 +406,10 @@ cdef class Tensor:
         return bool(self._data.flags.c_contiguous)
 
     def data_ptr(self):
-        if type(self._data) is cnp.ndarray:
-            return self._data.ctypes.data
-        return self._data.data_ptr()
+        array = conj_counterpart(self) if self._is_conj else self._data  # its base's memory
+        if type(array) is cnp.ndarray:
+            return array.ctypes.data
+        return array.data_ptr()
 
     def element_size(self):
         return self._data.itemsize
@@ -328,6 +434,14 @@ cdef class Tensor:
             raise TypeError(
                 f"can't convert cuda:{self._data.device.id} device type tensor to numpy. "
                 "Use Tensor.cpu() to copy the tensor to host memory first.")
+        if self._is_conj:       # the array is a mirror (NOTE [Conjugate views])
+            if force:
+                return self._data.copy()        # torch's force resolves the bit
+            if self._data.dtype.kind == "c":
+                raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. "
+                                   "Use tensor.resolve_conj().numpy() instead.")
+            raise RuntimeError("Can't call numpy() on Tensor that has negative bit set. "
+                               "Use tensor.resolve_neg().numpy() instead.")
         return self._data
 
     def __array__(self, dtype=None, copy=None):

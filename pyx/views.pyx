@@ -27,12 +27,12 @@ from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, bump_version, version_counter, get_grad_fn,
     tensor_operators, VIEW_DEFAULT, VIEW_NO_GRAD_MODE, VIEW_MULTI_OUTPUT_NODE,
     VIEW_INFERENCE_MODE,
-    gradient_metadata, array_module, make_view, tangent_of,
+    gradient_metadata, array_module, make_view, tangent_of, conj_counterpart,
 )
 from autograd_cy._C.device cimport strided_view, array_to_device, device_of, data_address
 from autograd_cy._C.forward cimport set_tangent, any_tangent, batch_unary, zero_tangent_of
 from autograd_cy._C.batching cimport tangent_batch
-from autograd_cy._C.node cimport Node, NodeExtras, Edge, set_edges, check_saved
+from autograd_cy._C.node cimport Node, NodeExtras, Edge, set_edges, make_edge, check_saved
 from autograd_cy._C.saved_tensor cimport SavedTensor, before_write, freed_message
 from autograd_cy._C.recording cimport gradient_edge, stamp
 from autograd_cy._C.overlap cimport elementwise_overlap_checks
@@ -129,6 +129,22 @@ cdef object strided(object storage, tuple geometry):
                       strides=tuple(s * itemsize for s in strides))
 
 
+cdef object mirror_gradient(object grad):
+    """A gradient across a conjugate view (NOTE [Conjugate views]): conj is its own adjoint,
+    and the imaginary part of a conjugate view holds the negated imaginary part."""
+    return grad.conj_physical() if is_complex_array((<Tensor>grad)._data) else -grad
+
+
+cdef tuple view_geometries(Tensor view, Tensor base, bint changes):
+    """The base's and the view's geometry, in real numbers where ``changes`` (a view of
+    another dtype); a view in the other memory than its base is measured at its counterpart
+    (NOTE [Conjugate views])."""
+    array = conj_counterpart(view) if view._is_conj != base._is_conj else view._data
+    if changes:
+        return real_geometry(base._data, base._data), real_geometry(array, base._data)
+    return base_geometry_of(base), geometry(array, base._data)
+
+
 # ------------------------------------------------------------------ nodes
 #
 # Both nodes express "the view's part of the base" as a gather/scatter with
@@ -149,6 +165,9 @@ cdef class CopySlices(Node):
     # The view's dtype is not the base's: geometries in real numbers, which side is complex
     # (NOTE [Views of another dtype])
     cdef bint base_complex, view_complex
+    # The view is in the conjugate mirror and the base is not, or the other way round: the
+    # gradient crosses it conjugated (negated for a real part, NOTE [Conjugate views])
+    cdef bint mirrored
 
     # It moves gradients, and the in-place op's node it runs passed the complex formulas gate
     # when it was recorded: a real operand of that op gets the real part of its gradient.
@@ -172,7 +191,8 @@ cdef class CopySlices(Node):
             self.fn.output_mask = (self.should_compute_output(0),) + self.output_mask[1:]
         try:
             check_saved(self.fn)
-            result = self.fn.apply((as_complex(flat[self.positions], self.view_complex),))
+            view_grad = as_complex(flat[self.positions], self.view_complex)
+            result = self.fn.apply((mirror_gradient(view_grad) if self.mirrored else view_grad,))
         finally:
             self.fn.output_mask = None
         if result[0] is not None and shares_memory(self.view_geometry):
@@ -183,7 +203,8 @@ cdef class CopySlices(Node):
             (<Tensor>self.positions)._data.shape, (<Tensor>flat)._data.dtype))
         flat = flat.index_put((self.positions,), zeros)
         if result[0] is not None:
-            view_grad = as_real(result[0], self.view_complex)
+            view_grad = mirror_gradient(result[0]) if self.mirrored else result[0]
+            view_grad = as_real(view_grad, self.view_complex)
             if (<Tensor>view_grad)._data.dtype != (<Tensor>flat)._data.dtype:
                 # PyTorch copy_s the view's gradient into the base's: a cast, as an in-place
                 # op with an operand of another dtype (x_view.div_(float64)) makes one
@@ -202,12 +223,14 @@ cdef class AsStridedBackward0(Node):
     cdef readonly tuple base_geometry
     cdef readonly tuple view_geometry
     cdef object positions
-    cdef bint base_complex, view_complex      # as CopySlices'
+    cdef bint base_complex, view_complex, mirrored      # as CopySlices'
 
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         if grad is None or not self.should_compute_output(0):
             return (None,)
+        if self.mirrored:
+            grad = mirror_gradient(grad)
         if self.positions is None:
             self.positions = make_tensor(view_positions(self.base_geometry, self.view_geometry))
         grad = as_real(grad, self.view_complex)
@@ -244,17 +267,29 @@ cdef void regenerate_view_grad_fn(Tensor view) except *:
     view._grad_fn_version = version_counter(view).version
     node = AsStridedBackward0()
     node.sequence_nr = next_sequence_nr()
-    if changes_dtype(view, base):
+    cdef bint changes = changes_dtype(view, base)
+    cdef bint conjugates = view._is_conj != base._is_conj and is_complex_array(view._data)
+    cdef Node conj_node
+    if changes:
         node.base_complex = is_complex_array(base._data)
         node.view_complex = not node.base_complex
-        node.base_geometry = real_geometry(base._data, base._data)
-        node.view_geometry = real_geometry(view._data, base._data)
-    else:
-        node.base_geometry = base_geometry_of(base)
-        node.view_geometry = geometry(view._data, base._data)
+    node.mirrored = view._is_conj != base._is_conj and not conjugates
+    node.base_geometry, node.view_geometry = view_geometries(view, base, changes)
     set_edges(node, (gradient_edge(base),))
     node.input_metadata = (gradient_metadata(view),)
-    take_history(view, node)
+    if not conjugates:
+        take_history(view, node)
+        return
+    # A conjugate view is rebuilt as torch replays it: ConjBackward0 of the plain view (of
+    # the base itself when the view covers all of it).
+    conj_node = <Node>tensor_operators().conj_node(None)
+    conj_node.sequence_nr = next_sequence_nr()
+    if not changes and node.view_geometry == node.base_geometry:
+        set_edges(conj_node, (gradient_edge(base),))
+    else:
+        set_edges(conj_node, (make_edge(node, 0),))
+    conj_node.input_metadata = (gradient_metadata(view),)
+    take_history(view, conj_node)
 
 
 cdef void take_history(Tensor t, Node node) except *:
@@ -280,14 +315,12 @@ cdef void rebase_history(Tensor self, Node node) except *:
         return
     copy_slices = CopySlices()
     stamp(copy_slices)          # its sequence_nr, and where the in-place op ran
-    if changes_dtype(self, base):
+    cdef bint changes = changes_dtype(self, base)
+    if changes:
         copy_slices.base_complex = is_complex_array(base._data)
         copy_slices.view_complex = not copy_slices.base_complex
-        copy_slices.base_geometry = real_geometry(base._data, base._data)
-        copy_slices.view_geometry = real_geometry(self._data, base._data)
-    else:
-        copy_slices.base_geometry = base_geometry_of(base)
-        copy_slices.view_geometry = geometry(self._data, base._data)
+    copy_slices.mirrored = self._is_conj != base._is_conj
+    copy_slices.base_geometry, copy_slices.view_geometry = view_geometries(self, base, changes)
     copy_slices.fn = node
     # The base takes the place of the view's first input; the op's other inputs stay.
     cdef Edge base_edge = gradient_edge(base)
@@ -646,6 +679,11 @@ cdef object fresh_tangent(Tensor self, unsigned long long level):
     base_t = tangent_of(base, level)
     if base_t is None:
         base_t = fresh_tangent(base, level)
+    if self._is_conj != base._is_conj:
+        # a conjugate view's tangent: the conjugate view of its counterpart's (NOTE
+        # [Conjugate views]); an imaginary part's, negated, is a copy
+        plain_t = view_tangent(base_t, base, make_tensor(conj_counterpart(self)), ())
+        return plain_t.conj() if is_complex_array(self._data) else -plain_t
     return view_tangent(base_t, base, self, ())
 
 

@@ -52,14 +52,14 @@ COMPLEX_OF = {np.float32: np.complex64, np.float64: np.complex128}
 
 def to_torch(value):
     if isinstance(value, ag.Tensor):
-        result = torch.from_numpy(value.detach().cpu().numpy().copy())
+        result = torch.from_numpy(value.detach().cpu().numpy(force=True).copy())
         return result.requires_grad_(value.requires_grad)
     return value
 
 
 def to_numpy(value):
     if isinstance(value, ag.Tensor):
-        return value.detach().cpu().numpy()
+        return value.detach().cpu().numpy(force=True)   # force: a conjugate view resolved
     if isinstance(value, torch.Tensor):
         return value.detach().numpy(force=True)     # force: torch's ZeroTensor gradients
     return np.asarray(value)

@@ -897,7 +897,7 @@ def _requires_grad(x):
 
 def _host(t):
     """``t``'s values as a NumPy array (a download from a CUDA device)."""
-    return t.detach().cpu().numpy()
+    return t.detach().cpu().numpy(force=True)   # force: a conjugate view resolved
 
 
 def _host_copy(array):

@@ -32,7 +32,8 @@ cimport numpy as cnp
 from autograd_cy._C.grad_mode cimport forward_level, is_grad_enabled
 from autograd_cy._C.forward cimport forward1, forward2, batch_unary, UnaryTangent
 from autograd_cy._C.tensor cimport (
-    Tensor, make_tensor, make_view, array_module, register_methods, requires_grad)
+    Tensor, make_tensor, make_view, array_module, register_methods, requires_grad,
+    conj_counterpart, tensor_operators)
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.recording cimport (
     record1, record2, any_requires_grad2, view_records)
@@ -72,6 +73,14 @@ cdef class ConjBackward0(Node):
         return (conj_of(grads[0]),)
 
 
+cdef object new_conj_node(object unused):
+    return ConjBackward0.__new__(ConjBackward0)
+
+
+# views.pyx rebuilds a conjugate view's grad_fn with it (NOTE [Conjugate views] in tensor.pyx)
+tensor_operators().conj_node = new_conj_node
+
+
 cdef class ConjPhysicalBackward0(ConjBackward0):
     pass
 
@@ -82,6 +91,12 @@ cdef class ConjPhysicalBackward1(ConjBackward0):
 
 cdef object conj_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
     return conj_of(self_t)
+
+
+cdef object conj_view_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    """A conjugate view's tangent is the conjugate view of its base's (NOTE [Tangents of
+    views and in-place ops] in views.pyx), so an in-place change of either shows in both."""
+    return conj(self_t)
 
 
 cdef Tensor conjugated(Tensor self, Node node):
@@ -101,15 +116,29 @@ def conj_physical(Tensor self):
     return conjugated(self, ConjPhysicalBackward0.__new__(ConjPhysicalBackward0))
 
 
-def conj(Tensor self):
-    """The complex conjugate (``ConjBackward0``); a real tensor is returned as it is.
+cdef bint has_mirror_layout(Tensor self):
+    """Can the memory under ``self`` have a conjugate mirror? Complex numbers can; the real
+    numbers under a view_as_complex only as one contiguous run (NOTE [Conjugate views])."""
+    cdef Tensor owner = self._base if self._base is not None else self
+    return is_complex_array(owner._data) or owner.is_contiguous()
 
-    PyTorch returns a lazy view with the conjugate bit set; here the conjugate is computed
-    at once, so ``is_conj()`` is False and a write into the result does not reach ``self``.
-    """
+
+def conj(Tensor self):
+    """The complex conjugate as a view (``ConjBackward0``): ``is_conj()`` is True, and writes
+    through either tensor show in the other (NOTE [Conjugate views] in tensor.pyx). The
+    conjugate of a conjugate view is a plain view of the memory again; a real tensor is
+    returned as it is."""
     if not is_complex_array(self._data):
         return self
-    return conjugated(self, ConjBackward0.__new__(ConjBackward0))
+    if not has_mirror_layout(self):
+        return conjugated(self, ConjBackward0.__new__(ConjBackward0))
+    cdef Tensor out = make_view(conj_counterpart(self), self)
+    out._is_conj = not self._is_conj
+    if view_records(self):
+        record1(ConjBackward0.__new__(ConjBackward0), self, out)
+    if forward_level():
+        forward1(out, self, conj_view_tangent)
+    return out
 
 
 def conj_physical_(Tensor self):
@@ -121,24 +150,25 @@ def conj_physical_(Tensor self):
         (), False)
 
 
-def resolve_conj(Tensor self):
-    """``self``: a conjugate here is never lazy, so there is nothing to resolve."""
-    return self
-
-
 def is_conj(Tensor self):
-    """False: ``conj`` computes its result at once (no conjugate bit)."""
-    return False
+    """Is this a conjugate view (``conj()`` of a complex tensor, or a view of one)?"""
+    return self._is_conj and is_complex_array(self._data)
 
 
-def resolve_neg(Tensor self):
-    """``self``: no tensor here carries torch's lazy negation bit."""
-    return self
+def resolve_conj(Tensor self):
+    """A conjugate view's values in memory of their own (a clone); any other tensor itself."""
+    return self.clone() if is_conj(self) else self
 
 
 def is_neg(Tensor self):
-    """False: no tensor here carries torch's lazy negation bit."""
-    return False
+    """Is this the imaginary part of a conjugate view, torch's tensor with the negative
+    bit (its memory holds the negated values, NOTE [Conjugate views])?"""
+    return self._is_conj and not is_complex_array(self._data)
+
+
+def resolve_neg(Tensor self):
+    """A negative-bit tensor's values in memory of their own (a clone); any other itself."""
+    return self.clone() if is_neg(self) else self
 
 
 def isreal(Tensor self):
@@ -242,9 +272,12 @@ cdef object imag_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra)
     return imag(self_t)
 
 
-cdef Tensor part_view(Tensor self, object array, Node node, UnaryTangent tangent):
-    """``array`` (the real or imaginary part of ``self``'s memory) as a view of ``self``."""
+cdef Tensor part_view(Tensor self, object array, bint in_mirror, Node node,
+                      UnaryTangent tangent):
+    """``array`` (the real or imaginary part of ``self``'s memory) as a view of ``self``;
+    ``in_mirror``: it is the imaginary part of a conjugate view (NOTE [Conjugate views])."""
     cdef Tensor out = make_view(array, self)
+    out._is_conj = in_mirror
     if view_records(self):
         record1(node, self, out)
     if forward_level():
@@ -253,17 +286,20 @@ cdef Tensor part_view(Tensor self, object array, Node node, UnaryTangent tangent
 
 
 def real(Tensor self):
-    """The real part of a complex tensor, a view of its memory; a real tensor itself."""
+    """The real part of a complex tensor, a view of its memory; a real tensor itself. A
+    conjugate view's real part is its base's (NOTE [Conjugate views])."""
     if not is_complex_array(self._data):
         return self
-    return part_view(self, self._data.real, RealBackward0.__new__(RealBackward0), real_tangent)
+    array = conj_counterpart(self) if self._is_conj else self._data
+    return part_view(self, array.real, False, RealBackward0.__new__(RealBackward0), real_tangent)
 
 
 def imag(Tensor self):
     """The imaginary part of a complex tensor, a view of its memory."""
     if not is_complex_array(self._data):
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return part_view(self, self._data.imag, ImagBackward0.__new__(ImagBackward0), imag_tangent)
+    return part_view(self, self._data.imag, self._is_conj,
+                     ImagBackward0.__new__(ImagBackward0), imag_tangent)
 
 
 def _set_real(Tensor self, value):
@@ -277,6 +313,7 @@ def _set_imag(Tensor self, value):
 batch_unary(real_tangent)
 batch_unary(imag_tangent)
 batch_unary(conj_tangent)
+batch_unary(conj_view_tangent)
 register_methods({"real": property(real, _set_real, doc=real.__doc__),
                   "imag": property(imag, _set_imag, doc=imag.__doc__)})
 
@@ -284,6 +321,7 @@ register_methods({"real": property(real, _set_real, doc=real.__doc__),
 # NOTE [Complex tangents] in forward.pyx: these formulas are checked for complex tensors.
 from autograd_cy._C.forward cimport complex_unary, complex_binary
 complex_unary(conj_tangent)
+complex_unary(conj_view_tangent)
 complex_unary(real_tangent)
 complex_unary(imag_tangent)
 complex_binary(complex_tangent)

@@ -679,6 +679,11 @@ def view_as_real(Tensor self):
     array = self._data
     if not is_complex_array(array):
         raise RuntimeError("view_as_real is only supported for complex tensors")
+    if self._is_conj:       # its memory is the mirror (NOTE [Conjugate views] in tensor.pyx)
+        raise RuntimeError(
+            "view_as_real doesn't work on unresolved conjugated tensors.  To resolve the "
+            "conjugate tensor so you can view it as real, use self.resolve_conj(); however, "
+            "be warned that the resulting tensor will NOT alias the original.")
     real_dtype = array.real.dtype
     return record_view(ViewAsRealBackward0.__new__(ViewAsRealBackward0), self,
                        array[..., None].view(real_dtype), view_as_real_tangent)
@@ -719,6 +724,8 @@ def view_as_complex(Tensor self):
 
 
 cdef object view_as_real_op(object self):
+    if (<Tensor>self)._is_conj:             # a gradient a hook returned as conj()
+        self = self.resolve_conj()
     return view_as_real(self)
 
 
