@@ -2,7 +2,8 @@
 // complex64 and complex128 elements as NumPy and PyTorch lay them out (the real part, then
 // the imaginary part), with the arithmetic and the functions the kernels are instantiated
 // for (the manifest's COMPLEX_* lists): + - * / and pow, ==, exp, expm1, log, log2, log1p,
-// sqrt, sin, cos, tanh, sgn, abs, conj, and the NaN/inf tests.
+// sqrt, the trigonometric and hyperbolic functions and their inverses, sgn, abs, conj, and
+// the NaN/inf tests.
 //
 // NOTE [A complex type of our own]
 // CUDA has cuComplex.h (float2 with functions, no operators) and libcu++'s
@@ -109,8 +110,10 @@ template <typename R> __device__ __forceinline__ Complex<R> agcy_expm1(Complex<R
                       agcy_exp(z.re) * agcy_sin(z.im));
 }
 // log(1 + z) without cancellation near 0: |1 + z|^2 = 1 + (2a + a^2 + b^2), so the real part
-// is log1p(2a + a^2 + b^2) / 2, the imaginary part atan2(b, 1 + a).
+// is log1p(2a + a^2 + b^2) / 2, the imaginary part atan2(b, 1 + a). Away from 0 that sum
+// cancels instead (to -1 near z = -1), and 1 + z, exact there, goes to log.
 template <typename R> __device__ __forceinline__ Complex<R> agcy_log1p(Complex<R> z) {
+    if (agcy_abs(z.re) + agcy_abs(z.im) > R(0.5)) return agcy_log(Complex<R>(R(1) + z.re, z.im));
     return Complex<R>(agcy_log1p(R(2) * z.re + z.re * z.re + z.im * z.im) / R(2),
                       agcy_atan2(z.im, R(1) + z.re));
 }
@@ -135,6 +138,55 @@ template <typename R> __device__ __forceinline__ Complex<R> agcy_tanh(Complex<R>
         return Complex<R>(agcy_copysign(R(1), z.re), agcy_copysign(R(0), agcy_sin(R(2) * z.im)));
     const R denominator = agcy_cosh(R(2) * z.re) + agcy_cos(R(2) * z.im);
     return Complex<R>(agcy_sinh(R(2) * z.re) / denominator, agcy_sin(R(2) * z.im) / denominator);
+}
+// sinh(a + ib) = sinh a cos b + i cosh a sin b;  cosh(a + ib) = cosh a cos b + i sinh a sin b
+template <typename R> __device__ __forceinline__ Complex<R> agcy_sinh(Complex<R> z) {
+    return Complex<R>(agcy_sinh(z.re) * agcy_cos(z.im), agcy_cosh(z.re) * agcy_sin(z.im));
+}
+template <typename R> __device__ __forceinline__ Complex<R> agcy_cosh(Complex<R> z) {
+    return Complex<R>(agcy_cosh(z.re) * agcy_cos(z.im), agcy_sinh(z.re) * agcy_sin(z.im));
+}
+// The circular functions from the hyperbolic ones: with iz = -b + ia, tan z = -i tanh(iz),
+// asin z = -i asinh(iz) and atan z = -i atanh(iz); -i (p + iq) is q - ip.
+template <typename R> __device__ __forceinline__ Complex<R> times_i(Complex<R> z) {
+    return Complex<R>(-z.im, z.re);
+}
+template <typename R> __device__ __forceinline__ Complex<R> times_minus_i(Complex<R> z) {
+    return Complex<R>(z.im, -z.re);
+}
+template <typename R> __device__ __forceinline__ Complex<R> agcy_tan(Complex<R> z) {
+    return times_minus_i(agcy_tanh(times_i(z)));
+}
+// The inverse functions on their principal branches, as NumPy and PyTorch cut them, each
+// through log1p so that it keeps its precision where the log's argument is near 1:
+// asinh z = log(z + sqrt(z^2 + 1)) = log1p(z + z^2 / (1 + sqrt(z^2 + 1))), taken for re >= 0
+// (asinh is odd: -asinh(-z) for re < 0, where z and the root would cancel);
+// acosh z = log(z + sqrt(z + 1) sqrt(z - 1)) = log1p((z - 1) + sqrt(z + 1) sqrt(z - 1));
+// atanh z = (log(1 + z) - log(1 - z)) / 2; acos z = pi / 2 - asin z.
+template <typename R> __device__ __forceinline__ Complex<R> agcy_asinh(Complex<R> z) {
+    const bool negative = z.re < R(0);
+    const Complex<R> w = negative ? -z : z, one = Complex<R>(R(1));
+    const Complex<R> square = w * w;
+    const Complex<R> result = agcy_log1p(w + square / (one + agcy_sqrt(square + one)));
+    return negative ? -result : result;
+}
+template <typename R> __device__ __forceinline__ Complex<R> agcy_acosh(Complex<R> z) {
+    const Complex<R> one = Complex<R>(R(1));
+    return agcy_log1p((z - one) + agcy_sqrt(z + one) * agcy_sqrt(z - one));
+}
+template <typename R> __device__ __forceinline__ Complex<R> agcy_atanh(Complex<R> z) {
+    const Complex<R> difference = agcy_log1p(z) - agcy_log1p(-z);
+    return Complex<R>(difference.re / R(2), difference.im / R(2));
+}
+template <typename R> __device__ __forceinline__ Complex<R> agcy_asin(Complex<R> z) {
+    return times_minus_i(agcy_asinh(times_i(z)));
+}
+template <typename R> __device__ __forceinline__ Complex<R> agcy_acos(Complex<R> z) {
+    const Complex<R> arcsine = agcy_asin(z);
+    return Complex<R>(R(1.57079632679489661923) - arcsine.re, -arcsine.im);
+}
+template <typename R> __device__ __forceinline__ Complex<R> agcy_atan(Complex<R> z) {
+    return times_minus_i(agcy_atanh(times_i(z)));
 }
 // a ** b = exp(b log a), the principal branch; 0 ** b is 0 for b.re > 0 and 1 for b = 0
 // (NaN otherwise, as log 0 = -inf makes it).

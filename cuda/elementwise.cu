@@ -41,6 +41,15 @@ struct Reciprocal { template <typename A> __device__ A operator()(A x) const { r
 struct Sin { template <typename A> __device__ A operator()(A x) const { return agcy_sin(x); } };
 struct Cos { template <typename A> __device__ A operator()(A x) const { return agcy_cos(x); } };
 struct Tanh { template <typename A> __device__ A operator()(A x) const { return agcy_tanh(x); } };
+struct Tan { template <typename A> __device__ A operator()(A x) const { return agcy_tan(x); } };
+struct Asin { template <typename A> __device__ A operator()(A x) const { return agcy_asin(x); } };
+struct Acos { template <typename A> __device__ A operator()(A x) const { return agcy_acos(x); } };
+struct Atan { template <typename A> __device__ A operator()(A x) const { return agcy_atan(x); } };
+struct Sinh { template <typename A> __device__ A operator()(A x) const { return agcy_sinh(x); } };
+struct Cosh { template <typename A> __device__ A operator()(A x) const { return agcy_cosh(x); } };
+struct Asinh { template <typename A> __device__ A operator()(A x) const { return agcy_asinh(x); } };
+struct Acosh { template <typename A> __device__ A operator()(A x) const { return agcy_acosh(x); } };
+struct Atanh { template <typename A> __device__ A operator()(A x) const { return agcy_atanh(x); } };
 struct Sigmoid {
     template <typename A> __device__ A operator()(A x) const { return A(1) / (A(1) + agcy_exp(-x)); }
 };

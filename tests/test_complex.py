@@ -132,9 +132,13 @@ def test_arithmetic(fn, dtype):
     lambda lib, z: z.abs(), lambda lib, z: z.sgn(), lambda lib, z: z.conj(),
     lambda lib, z: z.conj_physical(), lambda lib, z: z.real, lambda lib, z: z.imag,
     lambda lib, z: lib.real(z) * lib.imag(z), lambda lib, z: lib.tanh(z),
-    lambda lib, z: lib.sigmoid(z),
+    lambda lib, z: lib.sigmoid(z), lambda lib, z: lib.tan(z), lambda lib, z: lib.asin(z),
+    lambda lib, z: lib.acos(z), lambda lib, z: lib.atan(z), lambda lib, z: lib.sinh(z),
+    lambda lib, z: lib.cosh(z), lambda lib, z: lib.asinh(z), lambda lib, z: lib.acosh(z),
+    lambda lib, z: lib.atanh(z),
 ], ids=["exp", "expm1", "log", "log2", "log1p", "sin", "cos", "sqrt", "rsqrt", "abs", "sgn",
-        "conj", "conj_physical", "real", "imag", "real_times_imag", "tanh", "sigmoid"])
+        "conj", "conj_physical", "real", "imag", "real_times_imag", "tanh", "sigmoid", "tan",
+        "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh"])
 def test_pointwise(fn, dtype):
     """First order; test_double_backward differentiates the formulas again."""
     check_op(fn, crandn(3, 2, seed=3) + 0.5, dtype=dtype, double=False)
@@ -144,9 +148,10 @@ def test_pointwise(fn, dtype):
     lambda lib, z: lib.exp(z), lambda lib, z: lib.log(z), lambda lib, z: lib.sin(z),
     lambda lib, z: lib.cos(z), lambda lib, z: lib.sqrt(z), lambda lib, z: z.conj() * z,
     lambda lib, z: z.real * z.imag, lambda lib, z: z.sgn(), lambda lib, z: z.abs(),
-    lambda lib, z: lib.tanh(z), lambda lib, z: lib.sigmoid(z),
+    lambda lib, z: lib.tanh(z), lambda lib, z: lib.sigmoid(z), lambda lib, z: lib.tan(z),
+    lambda lib, z: lib.asin(z), lambda lib, z: lib.acosh(z), lambda lib, z: lib.atanh(z),
 ], ids=["exp", "log", "sin", "cos", "sqrt", "abs2", "real_imag", "sgn", "abs", "tanh",
-        "sigmoid"])
+        "sigmoid", "tan", "asin", "acosh", "atanh"])
 def test_double_backward(fn):
     check_op(fn, crandn(3, 2, seed=4) + 0.5)
 

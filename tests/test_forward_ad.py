@@ -116,6 +116,14 @@ UNARY = {
     "sin": lambda lib, x: lib.sin(x),
     "cos": lambda lib, x: lib.cos(x),
     "tanh": lambda lib, x: lib.tanh(x),
+    "tan": lambda lib, x: lib.tan(x * 0.4),
+    "asin": lambda lib, x: lib.asin(x * 0.3),
+    "acos": lambda lib, x: lib.acos(x * 0.3),
+    "atan": lambda lib, x: lib.atan(x),
+    "sinh": lambda lib, x: lib.sinh(x),
+    "cosh": lambda lib, x: lib.cosh(x),
+    "asinh": lambda lib, x: lib.asinh(x),
+    "atanh": lambda lib, x: lib.atanh(x * 0.3),
     "sigmoid": lambda lib, x: lib.sigmoid(x),
     "relu": lambda lib, x: lib.relu(x),
     "abs": lambda lib, x: lib.abs(x),
@@ -151,6 +159,7 @@ UNARY = {
 }
 UNARY_POSITIVE = {
     "log": lambda lib, x: lib.log(x),
+    "acosh": lambda lib, x: lib.acosh(x + 1.1),
     "log1p": lambda lib, x: lib.log1p(x),
     "sqrt": lambda lib, x: lib.sqrt(x),
     "rsqrt": lambda lib, x: lib.rsqrt(x),

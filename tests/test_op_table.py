@@ -17,7 +17,7 @@ import torch
 
 import autograd_cy as ag
 from autograd_cy._C.ops.op_table import unary_ops
-from oracle import DEVICE, check_jvp, check_op, to_numpy
+from oracle import DEVICE, assert_same, assert_same_error, check_jvp, check_op, to_numpy
 from test_ops_pointwise import UNARY, ZERO_SECOND_ORDER
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -80,8 +80,36 @@ def test_inplace_form_keeps_backward_right(name):
     the old value (so the gradient is right though ``self`` changed). (torch has no angle_:
     its entry has no in-place form.)"""
     inplace = ENTRIES[name].inplace
+    if ENTRIES[name].inplace_node_type is not None:
+        return      # test_inplace_form_without_derivative
     check_op(lambda lib, x: getattr(x * 1, inplace)(), UNARY[name](4, 3),
              double=name not in ZERO_SECOND_ORDER)
+
+
+@pytest.mark.parametrize("name", [name for name, op in ENTRIES.items()
+                                  if op.inplace_node_type is not None])
+def test_inplace_form_without_derivative(name):
+    """asinh_, acosh_, atanh_: torch records a Node of their own whose backward raises, and
+    refuses a dual tensor (NOTE [In-place forms without a derivative])."""
+    inplace, data = ENTRIES[name].inplace, UNARY[name](4, 3)
+
+    def recorded(lib):
+        x = lib.tensor(data, requires_grad=True) * 1
+        getattr(x, inplace)()
+        return type(x.grad_fn).__name__, x.detach().tolist()
+
+    def backward(lib):
+        x = lib.tensor(data, requires_grad=True) * 1
+        getattr(x, inplace)().sum().backward()
+
+    def dual(lib):
+        with lib.autograd.forward_ad.dual_level():
+            x = lib.autograd.forward_ad.make_dual(lib.tensor(data), lib.tensor(data))
+            getattr(x, inplace)()
+
+    assert_same(recorded)
+    assert_same_error(backward, NotImplementedError)
+    assert_same_error(dual, NotImplementedError)
 
 
 @pytest.mark.parametrize("name", ENTRIES)

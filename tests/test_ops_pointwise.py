@@ -30,6 +30,21 @@ def positive(*shape, seed=0):
     return randn(*shape, seed=seed, positive=True)
 
 
+def inside_unit(*shape, seed=0):
+    """Inside (-1, 1), away from its ends (asin, acos, atanh's domain)."""
+    return np.random.default_rng(seed).uniform(-0.9, 0.9, shape)
+
+
+def above_one(*shape, seed=0):
+    """Above 1, away from it (acosh's domain)."""
+    return 1.1 + positive(*shape, seed=seed)
+
+
+def moderate(*shape, seed=0):
+    """Inside (-1.2, 1.2): away from tan's poles at +-pi/2."""
+    return np.random.default_rng(seed).uniform(-1.2, 1.2, shape)
+
+
 def away_from_zero(*shape, seed=0, gap=0.1):
     """Normal samples pushed at least ``gap`` away from 0 (kinks of relu, abs, sign)."""
     x = randn(*shape, seed=seed)
@@ -84,6 +99,15 @@ UNARY = {
     "angle": away_from_zero,
     "reciprocal": away_from_zero,
     "square": anywhere,
+    "tan": moderate,
+    "asin": inside_unit,
+    "acos": inside_unit,
+    "atan": anywhere,
+    "sinh": anywhere,
+    "cosh": anywhere,
+    "asinh": anywhere,
+    "acosh": above_one,
+    "atanh": inside_unit,
 }
 
 # torch returns abs's second derivative as a ZeroTensor, which the oracle cannot read:

@@ -40,6 +40,10 @@ cdef class SavesSelfAndResult(ElementwiseNode):
     pass
 
 
+cdef class InplaceWithoutDerivative(Node):
+    pass
+
+
 cdef class UnaryOp:
     cdef readonly str name
     cdef readonly object forward          # the array function: np.exp, np.log, ...
@@ -55,6 +59,7 @@ cdef class UnaryOp:
     cdef readonly str gradient            # the formulas, as docs/derivatives.md prints them
     cdef readonly str tangent_formula
     cdef readonly str inplace             # the in-place form's name (None: PyTorch has none)
+    cdef readonly type inplace_node_type  # the in-place form's own Node, or None: node_type
     cdef readonly object function         # the op as autograd_cy exports it
     cdef readonly str module              # the family module that declared it
 
@@ -66,3 +71,4 @@ cdef object unary_op(str name, object forward, type node_type, UnaryTangent tang
                      bint floating=*, bint batched_tangent=*, str complex_error=*,
                      bint has_inplace=*, str inplace_complex_error=*)
 cdef void set_fast_forward(object function, ArrayKernel kernel) except *
+cdef void set_inplace_node(object function, type node_type) except *

@@ -11,8 +11,9 @@ cimport numpy as cnp
 
 from cpython.object cimport PyObject, PyTypeObject
 
-from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
-from autograd_cy._C.forward cimport forward1, batch_unary
+from autograd_cy._C.grad_mode cimport (
+    is_grad_enabled, set_grad_enabled, forward_level, needs_tensor_ops)
+from autograd_cy._C.forward cimport forward1, batch_unary, no_forward_formula
 from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.saved_tensor cimport SavedTensor
@@ -166,10 +167,48 @@ def _inplace_function_of(UnaryOp op):
     def inplace(Tensor self):
         if op.inplace_complex_error is not None and is_complex_array(self._data):
             raise RuntimeError(op.inplace_complex_error)
+        if op.inplace_node_type is not None:
+            return apply_inplace(self, lambda x: without_derivative(op, x), (), False)
         return apply_inplace(self, op.function, (), needs_original)
     inplace.__name__ = inplace.__qualname__ = op.inplace
     inplace.__doc__ = f"In-place :func:`{op.name}`."
     return inplace
+
+
+# NOTE [In-place forms without a derivative]
+# torch gives asinh_, acosh_ and atanh_ no formula: the in-place form records a Node of its
+# own (AsinhBackward1) whose backward raises, and refuses a dual tensor at once. The entry
+# names that Node (``inplace_node_type``); the value is computed as the out-of-place op's,
+# outside the graph, and written back by apply_inplace with its usual checks.
+FORWARD_NOT_IMPLEMENTED = (
+    " because it has not been implemented yet.\nPlease file an issue to PyTorch at "
+    "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that we can "
+    "prioritize its implementation.")
+
+
+cdef class InplaceWithoutDerivative(Node):
+    """The Node of such an in-place form; a subclass names the op (``op_name``)."""
+    complex_formulas = True
+    batches_gradients = True        # it raises whatever the gradient
+
+    cpdef tuple apply(self, tuple grads):
+        raise NotImplementedError(
+            f"the derivative for 'inplace version of {self.op_name}' is not implemented.")
+
+
+cdef Tensor without_derivative(UnaryOp op, Tensor x):
+    """``op``'s value of ``x``, recorded with the in-place form's own Node."""
+    no_forward_formula(op.inplace, (x,), FORWARD_NOT_IMPLEMENTED)
+    cdef bint enabled = is_grad_enabled()
+    cdef bint records = enabled and requires_grad(x)
+    set_grad_enabled(False)
+    try:
+        out = <Tensor>op.apply(x)
+    finally:
+        set_grad_enabled(enabled)
+    if records:
+        record1(op.inplace_node_type.__new__(op.inplace_node_type), x, out)
+    return out
 
 
 cdef object unary_op(str name, object forward, type node_type, UnaryTangent tangent,
@@ -210,6 +249,7 @@ cdef object unary_op(str name, object forward, type node_type, UnaryTangent tang
     op.gradient = gradient
     op.tangent_formula = tangent_formula
     op.inplace = name + "_" if has_inplace else None
+    op.inplace_node_type = None
     op.function = _function_of(op, doc)
     if batched_tangent:
         batch_unary(tangent)
@@ -220,12 +260,23 @@ cdef object unary_op(str name, object forward, type node_type, UnaryTangent tang
 cdef void set_fast_forward(object function, ArrayKernel kernel) except *:
     """Try ``kernel`` (a fused loop that may decline with None) before the NumPy forward of
     the op whose public function is ``function``."""
+    entry_of(function).fast_forward = kernel
+
+
+cdef UnaryOp entry_of(object function):
+    """The entry whose public function is ``function``."""
     cdef UnaryOp op
     for op in UNARY_OPS.values():
         if op.function is function:
-            op.fast_forward = kernel
-            return
+            return op
     raise ValueError(f"{function!r} is not the function of an op of the table")
+
+
+cdef void set_inplace_node(object function, type node_type) except *:
+    """Give the in-place form of the op whose public function is ``function`` the Node
+    ``node_type``, a subclass of InplaceWithoutDerivative (NOTE [In-place forms without a
+    derivative])."""
+    entry_of(function).inplace_node_type = node_type
 
 
 def export_unary_ops(dict namespace):
@@ -257,7 +308,7 @@ def cuda_unary_functors():
     functors = {}
     for op in UNARY_OPS.values():
         if op.cuda_functor is not None:
-            ufunc = getattr(np, op.name, None)
+            ufunc = op.forward if isinstance(op.forward, np.ufunc) else getattr(np, op.name, None)
             key = ufunc.__name__ if isinstance(ufunc, np.ufunc) else op.name
             functors[key] = op.cuda_functor
     return functors

@@ -49,7 +49,10 @@ UNARY_ORACLES = {"Neg": np.negative, "Square": np.square, "Reciprocal": np.recip
                  "Exp": np.exp, "Expm1": np.expm1, "Log": np.log, "Log2": np.log2,
                  "Log1p": np.log1p, "Sqrt": np.sqrt, "Conj": np.conjugate,
                  "Sign": lambda z: np.where(z == 0, 0, z / np.abs(z)), "Sin": np.sin,
-                 "Cos": np.cos, "Tanh": np.tanh, "Sigmoid": lambda z: 1 / (1 + np.exp(-z))}
+                 "Cos": np.cos, "Tanh": np.tanh, "Sigmoid": lambda z: 1 / (1 + np.exp(-z)),
+                 "Tan": np.tan, "Asin": np.arcsin, "Acos": np.arccos, "Atan": np.arctan,
+                 "Sinh": np.sinh, "Cosh": np.cosh, "Asinh": np.arcsinh, "Acosh": np.arccosh,
+                 "Atanh": np.arctanh}
 
 
 def test_every_complex_unary_functor_has_an_oracle():
@@ -80,6 +83,22 @@ def test_functions_near_zero_and_far_out(module, dtype):
         out = np.empty(z.shape, dtype)
         launch(module, f"unary<{CTYPE[dtype]}, {functor}>", out, (z,))
         close(out, oracle(z.astype(np.complex128)), dtype, scale=8)
+
+
+@pytest.mark.parametrize("dtype", COMPLEXES)
+@pytest.mark.parametrize("functor, oracle", [
+    ("Asinh", np.arcsinh), ("Asin", np.arcsin), ("Atanh", np.arctanh), ("Atan", np.arctan),
+    ("Tan", np.tan), ("Sinh", np.sinh), ("Acosh", np.arccosh), ("Acos", np.arccos)])
+def test_inverse_functions_near_zero_and_far_out(module, functor, oracle, dtype):
+    """Relative precision near 0 (no log(1 + tiny)), the inverse functions' branches on both
+    sides of the real and imaginary axes, and far from the origin."""
+    z = np.array([1e-9 + 2e-9j, -3e-10j, 2e-9 - 1e-9j, 0.5 + 0.25j, -0.5 - 0.25j, 3 - 2j,
+                  -3 + 2j, 1e-3 + 1.0001j, 30 + 1j, -20 - 2j, 0.2j, 1.0 + 1e-4j], dtype)
+    if functor == "Acosh":
+        z = z[3:]           # acosh near 0 is i pi / 2: the points near it test nothing new
+    out = np.empty(z.shape, dtype)
+    launch(module, f"unary<{CTYPE[dtype]}, {functor}>", out, (z,))
+    close(out, oracle(z.astype(np.complex128)), dtype, scale=8)
 
 
 @pytest.mark.parametrize("dtype", COMPLEXES)
