@@ -31,6 +31,10 @@ from tests.fuzz.program import DType, IndexTensor, MaskTensor, Op, Program, Ref
 
 UNARY = ["exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid",
          "relu", "abs", "sign", "reciprocal", "square", "neg"]
+# drawn only in the complex, bfloat16 and float16 programs, so that a float32/float64 seed
+# stays the program it always was (test_fuzz's KNOWN_DIFFERENCES name such seeds)
+TRIGONOMETRY = ["tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
+                "arctan"]
 UNARY_INPLACE = ["exp_", "log_", "log1p_", "expm1_", "sqrt_", "rsqrt_", "sin_", "cos_",
                  "tanh_", "sigmoid_", "relu_", "abs_", "sign_", "reciprocal_", "square_",
                  "neg_", "zero_"]
@@ -124,8 +128,12 @@ class Generator:
         if requires_grad is None:
             requires_grad = self.rng.random() < 0.5
         dtype = dtype or self.dtype_like()
-        op = Op("leaf", "tensor", (self.data(shape, positive, dtype), dtype, requires_grad),
-                label="tensor")
+        return self.run_now(Op("leaf", "tensor",
+                               (self.data(shape, positive, dtype), dtype, requires_grad),
+                               label="tensor"))
+
+    def run_now(self, op):
+        """Run ``op``, an operand of the op being made, now; kept or dropped with that op."""
         ref = Ref(len(self.ex.slots))
         self.ex.slots.extend(self.ex.call(op, len(self.ops) + len(self.pending)))
         self.pending.append(op)
@@ -179,7 +187,7 @@ class Generator:
 
     def op_unary(self):
         x = self.pick()
-        name = self.rng.choice(UNARY)
+        name = self.rng.choice(UNARY if self.family == "real" else UNARY + TRIGONOMETRY)
         if self.rng.random() < 0.5:
             return Op("method", name, (x,), label=name)
         return Op("fn", name, (x,), label=name)
@@ -331,10 +339,18 @@ class Generator:
         rng, x = self.rng, self.pick()
         v = self.value(x)
         nd, shape = v.dim(), tuple(v.shape)
-        choice = rng.choice(["view", "reshape", "transpose", "permute", "t", "mT", "squeeze",
-                             "unsqueeze", "expand", "repeat", "flatten", "unflatten",
-                             "select", "narrow", "movedim", "swapaxes", "contiguous",
-                             "expand_as", "view_as"])
+        choices = ["view", "reshape", "transpose", "permute", "t", "mT", "squeeze",
+                   "unsqueeze", "expand", "repeat", "flatten", "unflatten",
+                   "select", "narrow", "movedim", "swapaxes", "contiguous",
+                   "expand_as", "view_as"]
+        if v.is_complex():      # a conjugate view, or its imaginary part (the negative bit)
+            choices += ["conj", "conj", "conj_imag"]
+        choice = rng.choice(choices)
+        if choice == "conj":
+            return Op("method", "conj", (x,), label="conj")
+        if choice == "conj_imag":
+            conjugate = self.run_now(Op("method", "conj", (x,), label="conj"))
+            return Op("attr", "imag", (conjugate,), label="imag of conj")
         if choice in ("view", "reshape"):
             target = self.new_shape(shape)
             if rng.random() < 0.5:

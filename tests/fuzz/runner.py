@@ -52,7 +52,7 @@ def _array(t):
     """The values of ``t`` as a NumPy array; bfloat16 and float16 as float32 (exactly: NumPy
     has no bfloat16, and float32 comparisons do not overflow)."""
     if isinstance(t, autograd_cy.Tensor):
-        a = t.detach().cpu().numpy()
+        a = t.detach().cpu().numpy(force=True)    # force: a conjugate view resolved
         return a.astype(np.float32) if a.dtype.itemsize == 2 and a.dtype.kind in "fV" else a
     t = t.detach()
     if t.dtype in (torch.bfloat16, torch.float16):
