@@ -7,6 +7,8 @@ Values, dtypes and gradients (double backward included) go through ``check_op``;
 names, memory sharing and versions through ``assert_same``; errors through
 ``assert_same_error`` with torch's message compared whole.
 """
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -510,3 +512,30 @@ def test_amax_of_an_empty_complex_result_requiring_grad_is_refused_as_torch():
 def test_in_place_division_of_a_real_tensor_by_a_complex_one_is_refused_as_torch():
     assert_same_error(lambda lib: lib.tensor([[3.0]]).div_(lib.tensor([[-1.375 + 0j]])),
                       exact=True)
+
+
+@pytest.mark.parametrize("value", [
+    lambda T: T.tensor([1 - 1j]), lambda T: T.tensor(1 - 1j), lambda T: T.tensor([1 - 1j, 2j])],
+    ids=["one_element", "zero_dim", "two"])
+def test_a_complex_value_put_through_a_mask_into_a_real_tensor(value):
+    """x[mask] = v with one element reads v as a number (NOTE [index_put_ as masked_fill_]):
+    an imaginary part does not convert to float; with more elements the dtypes must match."""
+    def put(T):
+        x = T.zeros(2)
+        x[T.tensor([True, True])] = value(T)
+    assert_same_error(put, RuntimeError)
+
+
+def test_a_real_valued_complex_number_put_through_a_mask_converts_quietly():
+    def put(T):
+        x = T.zeros(2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            x[T.tensor([True, False])] = T.tensor([3 + 0j])
+        return x.tolist()
+    assert_same(put)
+
+
+def test_ordering_complex_tensors_of_mismatched_shapes_names_the_shapes():
+    assert_same_error(lambda T: T.ones(1, 4, 1, dtype=T.complex128).lt(
+        T.ones(2, 1, dtype=T.complex128)), RuntimeError, "must match the size")

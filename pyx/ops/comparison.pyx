@@ -13,7 +13,8 @@ from autograd_cy._C.device cimport as_array
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, tensor_operators, TensorOperators, wrap_dim,
 )
-from autograd_cy._C.promotion cimport result_type, operand_array, refuse_complex
+from autograd_cy._C.promotion cimport (
+    result_type, operand_array, refuse_complex, raise_broadcast_error)
 from autograd_cy._C.promotion import broadcast_error
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 
@@ -48,6 +49,12 @@ cdef Tensor compare(object ufunc, str name, object self, object other):
             " * (Tensor input, Tensor other, *, Tensor out = None)\n"
             " * (Tensor input, Number other, *, Tensor out = None)\n")
     if name in ORDERINGS:
+        if isinstance(other, Tensor):
+            # shapes first, as TensorIterator checks them before it picks a kernel
+            try:
+                np.broadcast_shapes((<Tensor>self)._data.shape, (<Tensor>other)._data.shape)
+            except ValueError:
+                raise_broadcast_error(self, other)
         refuse_complex(self, NotImplementedError, f'"{name}_cpu" not implemented for '
                                                   "'{dtype}'")
         refuse_complex(other, NotImplementedError, f'"{name}_cpu" not implemented for '

@@ -33,7 +33,7 @@ from autograd_cy._C.tensor cimport (
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record1, record
-from autograd_cy._C.promotion cimport wrap
+from autograd_cy._C.promotion cimport wrap, is_complex_array
 from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.overlap cimport warn_if_expanded, check_no_overlap, has_internal_overlap
 from autograd_cy._C.ops.gather_scatter cimport masked_fill_overlap_checks, tangent_or_zeros
@@ -475,6 +475,16 @@ cdef Tensor index_put_inplace(Tensor self, tuple indices, Tensor values, bint ac
     """``self[items] = values`` where ``indices`` are ``items`` resolved per dim."""
     mask = mask_of(items, values, accumulate)
     if mask is not None:
+        if is_complex_array(values._data) and not is_complex_array(self._data):
+            # masked_fill_ reads the value as a number: one with an imaginary part does not
+            # convert to a real dtype, one without converts quietly
+            check_convertible(values.item(), self._data.dtype, True)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+                return apply_inplace(
+                    self, lambda source: index_put_unchecked(source, indices, values, False,
+                                                             has_internal_overlap(source)),
+                    (values, mask), False, None, None, index_put_as_masked_fill_checks)
         return apply_inplace(
             self, lambda source: index_put_unchecked(source, indices, values, False,
                                                      has_internal_overlap(source)),
