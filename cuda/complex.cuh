@@ -93,8 +93,16 @@ template <typename R> __device__ __forceinline__ R agcy_angle(Complex<R> z) { re
 template <typename R> __device__ __forceinline__ Complex<R> agcy_conj(Complex<R> z) {
     return Complex<R>(z.re, -z.im);
 }
-// exp(a + ib) = e^a (cos b + i sin b)
+// exp(a + ib) = e^a (cos b + i sin b), with C99's values (NumPy's and PyTorch's) where that
+// product is 0 * inf or inf * NaN: a real argument stays real (inf + 0i, NaN + 0i), e^-inf
+// times an infinite or NaN angle is 0, e^inf times one is inf + NaN i. Complex pow reaches
+// these through exp(y log 0), log 0 being -inf.
 template <typename R> __device__ __forceinline__ Complex<R> agcy_exp(Complex<R> z) {
+    if (z.im == R(0)) return Complex<R>(agcy_exp(z.re), z.im);
+    if (agcy_isinf(z.re) && !agcy_isfinite(z.im)) {
+        if (z.re < R(0)) return Complex<R>(R(0), R(0));
+        return Complex<R>(z.re, z.im - z.im);       // inf + NaN i
+    }
     const R scale = agcy_exp(z.re);
     return Complex<R>(scale * agcy_cos(z.im), scale * agcy_sin(z.im));
 }

@@ -14,7 +14,7 @@ import pytest
 import torch
 
 import autograd_cy as ag
-from oracle import assert_same, assert_same_error, check_op
+from oracle import assert_same, assert_same_error, check_op, to_numpy
 
 DTYPES = [np.float32, np.float64]
 
@@ -323,12 +323,9 @@ def close_to_torch(fn, rtol=1e-5):
     """``fn(lib)`` gives one tensor, of one dtype and close values, on both libraries."""
     ours, theirs = fn(ag), fn(torch)
     assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
-    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=rtol,
-                               atol=1e-6)
+    np.testing.assert_allclose(to_numpy(ours), to_numpy(theirs), rtol=rtol, atol=1e-6)
 
 
-# CPU only: the CUDA kernels do not yet follow these torch special cases
-@pytest.mark.cpu_only
 def test_silu_computes_on_complex_tensors_as_torch():
     """Forward as ``x / (1 + exp(-x))``; torch's reverse mode refuses it, its forward mode's
     tangent is its backward kernel's formula conjugated around the tangent."""
@@ -345,8 +342,6 @@ def test_silu_computes_on_complex_tensors_as_torch():
     close_to_torch(tangent)
 
 
-# CPU only: the CUDA kernels do not yet follow these torch special cases
-@pytest.mark.cpu_only
 def test_complex_reciprocal_of_zero_is_torch_s():
     close_to_torch(lambda lib: lib.tensor([0j, 1 + 1j]).reciprocal())
     close_to_torch(lambda lib: lib.tensor([0j, 1 + 1j]).rsqrt())
@@ -369,16 +364,12 @@ def test_refused_with_torch_s_first_error(call):
     assert_same_error(call, exact=True)
 
 
-# CPU only: the CUDA kernels do not yet follow these torch special cases
-@pytest.mark.cpu_only
 def test_what_torch_computes_on_complex_operands():
     close_to_torch(lambda lib: lib.tensor([], dtype=lib.complex64).softmax(0))
     close_to_torch(lambda lib: lib.nn.functional.binary_cross_entropy_with_logits(
         lib.tensor([0.5, -1.0]), lib.tensor([0.25 + 1j, 0.5])))
 
 
-# CPU only: the CUDA kernels do not yet follow these torch special cases
-@pytest.mark.cpu_only
 def test_power_of_a_complex_zero_is_torch_s():
     """torch's complex pow is exp(y log x): 0 ** 0 is NaN, a negative real part inf + nan j."""
     exponents = [0, -1.875, -0.5j, 0.5, 1 + 1j, -1 - 1j]
@@ -387,8 +378,6 @@ def test_power_of_a_complex_zero_is_torch_s():
         close_to_torch(lambda lib: lib.tensor([0j, 1 - 2j]) ** number)
 
 
-# CPU only: the CUDA kernels do not yet follow these torch special cases
-@pytest.mark.cpu_only
 def test_complex_add_and_sub_multiply_by_alpha_as_torch():
     """``a + alpha * b`` with a complex multiply even for alpha 1: inf + 0j gives inf + nan j."""
     inf = float("inf")
@@ -403,8 +392,6 @@ def test_amin_of_an_empty_dim_raises_torch_s_index_error():
     assert_same_error(lambda lib: lib.tensor([], dtype=lib.complex64).amin(dim=0), exact=True)
 
 
-# CPU only: the CUDA kernels do not yet follow these torch special cases
-@pytest.mark.cpu_only
 def test_where_of_a_real_and_a_complex_operand_refuses_the_real_one_s_gradient():
     """torch's where formula does not take the real part for a real operand (mul, cat ...
     do): its engine refuses the complex gradient, and so does ours."""
@@ -419,8 +406,6 @@ def test_where_of_a_real_and_a_complex_operand_refuses_the_real_one_s_gradient()
         close_to_torch(lambda lib: run(lib, fn))
 
 
-# CPU only: the CUDA kernels do not yet follow these torch special cases
-@pytest.mark.cpu_only
 def test_complex_var_adds_the_variances_of_the_parts():
     """With dof <= 0 a constant part's 0 / 0 is NaN, as torch's sum of the two variances."""
     z = [[-3 + 0.5j, -1.375 + 0.25j], [0.75 - 0.375j, -1.375 - 1.25j]]
@@ -429,8 +414,6 @@ def test_complex_var_adds_the_variances_of_the_parts():
     close_to_torch(lambda lib: lib.tensor(z).var(1))
 
 
-# CPU only: the CUDA kernels do not yet follow these torch special cases
-@pytest.mark.cpu_only
 def test_complex_division_by_zero_divides_each_part():
     z = [-2.25 + 2.5j, -1.75 - 1.25j, 0j, 3j]
     close_to_torch(lambda lib: lib.tensor(z) / 0)
@@ -438,8 +421,6 @@ def test_complex_division_by_zero_divides_each_part():
     close_to_torch(lambda lib: (2 - 1j) / lib.tensor([0j, 1 + 1j]))
 
 
-# CPU only: the CUDA kernels do not yet follow these torch special cases
-@pytest.mark.cpu_only
 def test_a_number_base_of_zero_to_complex_powers():
     exponents = [0.25 - 2.375j, 2.5 - 1.125j, -1.375 - 1.25j, 0j]
     close_to_torch(lambda lib: (0 ** lib.tensor(exponents, dtype=lib.complex128)).tanh())
@@ -457,14 +438,10 @@ def test_autograd_refusals_come_first_as_torch(call):
     assert_same_error(call, exact=True)
 
 
-# CPU only: the CUDA kernels do not yet follow these torch special cases
-@pytest.mark.cpu_only
 def test_amin_of_an_empty_complex_result_reaches_no_kernel():
     close_to_torch(lambda lib: lib.zeros(1, 0, 1, dtype=lib.complex64).amin(dim=(0, 2)))
 
 
-# CPU only: the CUDA kernels do not yet follow these torch special cases
-@pytest.mark.cpu_only
 def test_in_place_complex_add_sub_div_compute_as_their_out_of_place_ops():
     inf = float("inf")
 
@@ -490,8 +467,6 @@ def test_max_min_of_an_empty_complex_tensor_raise_torch_s_shape_error(call):
     assert_same_error(call, exact=True)
 
 
-# CPU only: the CUDA kernels do not yet follow these torch special cases
-@pytest.mark.cpu_only
 def test_a_real_operand_of_an_in_place_op_on_a_complex_view_gets_a_real_gradient():
     """CopySlices passes the in-place op's gradients through (it was refused)."""
     def run(lib):

@@ -958,8 +958,6 @@ def test_result_strides_of_expanded_and_transposed_inputs_are_torchs(op, functio
     assert strides[0] == strides[1]
 
 
-# CPU only: the CUDA kernels still pick their own operand on ties
-@pytest.mark.cpu_only
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
 def test_ties_keep_the_first_operand_as_torch(dtype):
     """NOTE [Ties keep the first operand]: -0.0 through relu, clamp, maximum and minimum keeps
@@ -971,7 +969,7 @@ def test_ties_keep_the_first_operand_as_torch(dtype):
                                 x.clamp(max=0), x.clamp(-0.0, 0.0), T.maximum(x, z),
                                 T.minimum(x, z), T.maximum(z, x), x.clone().clamp_(min=0))]
     for ours, theirs in zip(run(ag), run(torch)):
-        np.testing.assert_array_equal(ours.float().numpy(), theirs.float().numpy())
+        np.testing.assert_array_equal(ours.float().cpu().numpy(), theirs.float().numpy())
 
 
 def test_relu_and_clamp_keep_the_input_s_memory_order():

@@ -455,6 +455,8 @@ cdef object complex_division_by_zero(object array, object a, object b):
     """``array`` (NumPy's complex ``a / b``) with PyTorch's value where ``b`` is 0: its
     complex division divides each part by the zero, ``(a.real / 0) + (a.imag / 0) j``
     (``1 / 0j`` is ``inf + nan j``; NumPy gives ``inf + nan j`` for any nonzero ``a``)."""
+    if type(array) is not np.ndarray:
+        return array        # the CUDA kernel divides each part so (NOTE [Complex division])
     zero = b == 0
     if not np.any(zero):
         return array

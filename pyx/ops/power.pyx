@@ -214,8 +214,12 @@ cdef object complex_power_of_zero(object array, object base, object exponent_arr
     give NumPy's values."""
     if not isinstance(exponent, Tensor) and exponent in (0, 0.5, 1, 2, 3):
         return array
-    if not hasattr(base, "dtype"):         # a number base (rpow)
-        base = np.asarray(base, dtype=array.dtype)
+    if not hasattr(base, "dtype"):         # a number base (rpow): every element's
+        if base != 0:
+            return array
+        with ignoring_fp_errors():
+            log_zero = complex(np.log(array.dtype.type(0)))
+            return np.exp(exponent_array * log_zero).astype(array.dtype, copy=False)
     zero = base == 0
     if not np.any(zero):
         return array

@@ -86,6 +86,20 @@ def test_functions_near_zero_and_far_out(module, dtype):
 
 
 @pytest.mark.parametrize("dtype", COMPLEXES)
+def test_exp_of_infinities_and_nans_is_c99_s(module, dtype):
+    """exp where e^a cis(b) would be 0 * inf or inf * NaN: NumPy's (C99's) values, which
+    complex pow reaches through exp(y log 0)."""
+    inf, nan = np.inf, np.nan
+    z = np.array([complex(-inf, nan), complex(-inf, inf), complex(-inf, 1), complex(inf, nan),
+                  complex(inf, 0), complex(nan, 0), complex(-inf, 0), complex(inf, 1)], dtype)
+    out = np.empty(z.shape, dtype)
+    launch(module, f"unary<{CTYPE[dtype]}, Exp>", out, (z,))
+    with np.errstate(all="ignore"):
+        want = np.exp(z)
+    np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.parametrize("dtype", COMPLEXES)
 @pytest.mark.parametrize("functor, oracle", [
     ("Asinh", np.arcsinh), ("Asin", np.arcsin), ("Atanh", np.arctanh), ("Atan", np.arctan),
     ("Tan", np.tan), ("Sinh", np.sinh), ("Acosh", np.arccosh), ("Acos", np.arccos)])
