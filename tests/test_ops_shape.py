@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import autograd_cy as ag
-from oracle import LIBS, assert_same_error, check_op, randn, to_numpy
+from oracle import LIBS, assert_same, assert_same_error, check_op, randn, to_numpy
 
 DTYPES = [np.float32, np.float64]
 MASK = np.array([[True, False, True], [False, False, True], [True, True, False],
@@ -665,3 +665,24 @@ def test_repeat_and_half_precision_products_are_contiguous_as_in_torch():
         for dtype in (lib.bfloat16, lib.float16):
             a = lib.tensor([[[-1.5]], [[-1.625]], [[1.5]]], dtype=dtype).expand(2, 3, 3, 2)
             assert (a @ lib.tensor([[-1.25], [3.0]], dtype=dtype)).is_contiguous()
+
+
+@pytest.mark.parametrize("squeeze", [
+    lambda x: x.squeeze(), lambda x: x.squeeze(1), lambda x: x.squeeze(2),
+    lambda x: x.squeeze((0, 1)), lambda x: x.squeeze(())], ids=["all", "dim", "dim_not_one",
+                                                              "dims", "no_dims"])
+def test_squeeze_backward_unsqueezes_as_torch(squeeze):
+    """torch's unsqueeze_to: one UnsqueezeBackward0 per squeezed dim under create_graph, and
+    the gradient itself when nothing was squeezed (fuzzer seed 87306483: autograd.grad then
+    returns the grad_outputs tensor, a leaf)."""
+    def fn(T):
+        x = T.tensor([[[0.375, -1.125]]], dtype=T.float64, requires_grad=True)
+        y = squeeze(x)
+        given = T.ones_like(y, requires_grad=True)
+        grad, = T.autograd.grad(y, x, given, create_graph=True)
+        names, node = [], grad.grad_fn
+        while node is not None:
+            names.append(type(node).__name__)
+            node = node.next_functions[0][0] if node.next_functions else None
+        return grad is given, grad.is_leaf, names, list(grad.shape)
+    assert_same(fn)

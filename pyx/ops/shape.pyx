@@ -357,11 +357,32 @@ cdef class SqueezeBackward0(Node):
     batches_gradients = True     # NOTE [Batched gradients]
     complex_formulas = True     # it only moves the gradient's elements
     cpdef tuple apply(self, tuple grads):
-        return (reshape(grads[0], batched_shape(grads[0], self.saved_self_sym_sizes)),)
+        # torch's unsqueeze_to: one unsqueeze per squeezed dim (UnsqueezeBackward0 nodes
+        # under create_graph), and the gradient itself when nothing was squeezed (so
+        # autograd.grad may hand back the very tensor given as grad_outputs)
+        grad = grads[0]
+        sizes = self.saved_self_sym_sizes
+        shape = batched_shape(grad, sizes)
+        if (<Tensor>grad)._data.shape == shape:
+            return (grad,)
+        if len(shape) != len(sizes):        # a batch of gradients: its dims come first
+            return (reshape(grad, shape),)
+        dims = self.squeezed_dims()
+        for d in range(len(sizes)):
+            if sizes[d] == 1 and (dims is None or d in dims):
+                grad = unsqueeze(grad, d)
+        return (grad,)
+
+    cdef tuple squeezed_dims(self):
+        """The dims the forward was asked to squeeze; None: all of size 1."""
+        return None
 
 
 cdef class SqueezeBackward1(SqueezeBackward0):
     cdef readonly object saved_dim
+
+    cdef tuple squeezed_dims(self):
+        return self.saved_dim if isinstance(self.saved_dim, tuple) else (self.saved_dim,)
 
 
 cdef class SqueezeBackward2(SqueezeBackward1):
