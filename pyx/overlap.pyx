@@ -64,6 +64,11 @@ cdef int overlap_status(Tensor written, object read) except -1:
         return OVERLAP_NO
     if read is written:
         return OVERLAP_FULL
+    if written._is_conj or (<Tensor>read)._is_conj:
+        # torch resolves a conjugate (or negative-bit) operand into memory of its own before
+        # the op (its conjugate fallback), so it overlaps nothing; here its memory is the
+        # mirror (NOTE [Conjugate views] in tensor.pyx), which the op reads as a copy anyway
+        return OVERLAP_NO
     if type(written._data) is not cnp.ndarray or type((<Tensor>read)._data) is not cnp.ndarray:
         return device_overlap_status(written._data, (<Tensor>read)._data)
     a = <cnp.ndarray>written._data

@@ -193,3 +193,16 @@ def test_a_new_conjugate_view_reads_writes_that_bumped_no_version():
     x.detach().numpy()[0] = 5 + 5j          # NumPy's write: no version counter moves
     assert x.conj().tolist() == [5 - 5j, -2j]
     assert kept.is_conj()
+
+
+def test_an_operand_with_a_conjugate_or_negative_bit_overlaps_nothing():
+    """torch resolves such an operand into memory of its own first (fuzzer seed 87300923:
+    no memory-overlap refusal for ``y += y.imag``)."""
+    def fn(T):
+        x = T.tensor([0.625 + 0.125j, -1 + 2j])
+        y = x.conj()
+        y += y.imag
+        z = T.tensor([1 + 1j, 2 - 1j, 3j])
+        z[1:] += z.conj()[:-1]
+        return x.tolist(), y.tolist(), z.tolist()
+    assert_same(fn)
