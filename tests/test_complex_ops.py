@@ -514,3 +514,18 @@ def test_a_real_valued_complex_number_put_through_a_mask_converts_quietly():
 def test_ordering_complex_tensors_of_mismatched_shapes_names_the_shapes():
     assert_same_error(lambda T: T.ones(1, 4, 1, dtype=T.complex128).lt(
         T.ones(2, 1, dtype=T.complex128)), RuntimeError, "must match the size")
+
+
+@pytest.mark.parametrize("shapes", [((1, 0, 2), (1, 2, 1)), ((1, 2, 2), (1, 2, 0)),
+                                    ((1, 2, 0), (1, 0, 3)), ((1, 1, 1), (1, 1, 1))],
+                         ids=["no_rows", "no_columns", "no_inner", "one_element"])
+def test_bmm_of_two_dtypes_is_empty_or_refused_as_torch(shapes):
+    """torch returns an empty product (zeros for an inner dim of 0) in the promoted dtype
+    before it compares the dtypes (fuzzer seed 87301253); any other product refuses them."""
+    def fn(T):
+        product = T.bmm(T.ones(*shapes[0]), T.ones(*shapes[1], dtype=T.complex128))
+        return str(product.dtype).split(".")[-1], list(product.shape), product.tolist()
+    if shapes[0] == (1, 1, 1):
+        assert_same_error(fn, RuntimeError, exact=True)
+    else:
+        assert_same(fn)

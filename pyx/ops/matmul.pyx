@@ -19,12 +19,14 @@ from autograd_cy._C.forward cimport (
 from autograd_cy._C.dtype cimport scalar_name, c10_name
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, bump_version, tensor_operators, TensorOperators,
+    array_module,
 )
 from autograd_cy._C.batching cimport grads_batched, batched_shape
 from autograd_cy._C.node cimport Node, unpack_saved
 from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record, record1, record2, gets_gradient
-from autograd_cy._C.promotion cimport wrap, is_complex_array, half_precision_array
+from autograd_cy._C.promotion cimport (
+    wrap, is_complex_array, half_precision_array, result_type)
 from autograd_cy._C.ops.conjugate cimport conj_of
 from autograd_cy._C.promotion import broadcast_error
 from autograd_cy._C.ops.shape cimport unsafe_view
@@ -292,6 +294,13 @@ def bmm(Tensor self, Tensor mat2, *, out=None):
         if a.dtype.kind == "b":
             raise NotImplementedError(not_implemented_for_bool("bmm"))
         if a.dtype != b.dtype:
+            if a.size == 0 or b.size == 0:
+                # torch returns an empty product (zeros when the inner dim is 0) before it
+                # compares the dtypes, in the promoted one
+                return _record_matmul(
+                    BmmBackward0.__new__(BmmBackward0), self, mat2,
+                    wrap(array_module(a).zeros((a.shape[0], a.shape[1], b.shape[2]),
+                                               result_type(self, mat2))))
             raise RuntimeError(f"expected scalar type {scalar_name(a.dtype)} but found "
                                f"{scalar_name(b.dtype)}")
     return _record_matmul(BmmBackward0.__new__(BmmBackward0), self, mat2,
