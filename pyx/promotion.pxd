@@ -18,7 +18,8 @@ cdef void raise_broadcast_error(object a, object b) except *
 cdef object broadcasting(object function, tuple operands, tuple arrays)
 cdef Tensor expect_tensor(object value, str function, str argument, int position)
 cdef Tensor wrap(object array)
-cdef void refuse_complex(object value, type error, str message) except *
+cdef void refuse_complex(object value, type error, str message,
+                         bint differentiable=*) except *
 
 
 cdef inline int category(object dtype):

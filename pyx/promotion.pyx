@@ -12,7 +12,8 @@ import numpy as np
 cimport numpy as cnp
 
 from autograd_cy._C.dtype cimport kind_of, default_float, default_complex
-from autograd_cy._C.tensor cimport Tensor, make_tensor
+from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad, get_grad_fn
+from autograd_cy._C.grad_mode cimport is_grad_enabled
 
 cnp.import_array()
 
@@ -240,11 +241,17 @@ cdef bint is_complex_device_array(object array) except -1:
     return array.dtype.kind == "c"
 
 
-cdef void refuse_complex(object value, type error, str message) except *:
+cdef void refuse_complex(object value, type error, str message,
+                         bint differentiable=True) except *:
     """PyTorch's ``error`` for an op it does not define on complex numbers (an ordering
     comparison, max, clamp ...), where NumPy would order them lexicographically.
-    ``message`` may name the dtype as ``{dtype}`` (``ComplexFloat``)."""
+    ``message`` may name the dtype as ``{dtype}`` (``ComplexFloat``); ``differentiable``:
+    torch records the op (not a comparison or argmax), so a stale view's error comes first."""
     if isinstance(value, Tensor) and is_complex_array((<Tensor>value)._data):
+        if differentiable and is_grad_enabled() and requires_grad(<Tensor>value):
+            # torch's autograd layer reads the input's grad_fn before its kernel refuses: a
+            # view whose base changed under it (a multi-output view) raises that error first
+            get_grad_fn(<Tensor>value)
         raise error(message.format(dtype="ComplexFloat"
                                    if (<Tensor>value)._data.dtype.itemsize == 8
                                    else "ComplexDouble"))

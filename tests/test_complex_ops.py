@@ -427,13 +427,24 @@ def test_a_number_base_of_zero_to_complex_powers():
     close_to_torch(lambda lib: 2 ** lib.tensor(exponents))
 
 
+def _modified_split_view(lib):
+    """The second output of a split whose base changed in place (fuzzer seed 88405949)."""
+    z = lib.tensor([1 + 2j, 0.5 - 1j, -2j], requires_grad=True) * 1
+    _, view = z.split([2, 1])
+    z.square_()
+    return view
+
+
 @pytest.mark.parametrize("call", [
     lambda lib: lib.nn.functional.binary_cross_entropy_with_logits(
         lib.tensor([0.5, 1.0]), lib.tensor([0.75, 0.25], dtype=lib.complex64,
                                            requires_grad=True)),
     lambda lib: lib.nn.functional.nll_loss(lib.tensor([[1 + 1j, 2j]]), lib.tensor([0]),
                                            weight=lib.tensor([1 + 0j, 2], requires_grad=True)),
-], ids=["bce_with_logits_complex_output", "nll_loss_weight_requiring_grad"])
+    lambda lib: _modified_split_view(lib).clip(max=1.125),
+    lambda lib: _modified_split_view(lib) < 1,
+], ids=["bce_with_logits_complex_output", "nll_loss_weight_requiring_grad",
+        "clip_of_a_stale_multi_output_view", "lt_of_a_stale_multi_output_view"])
 def test_autograd_refusals_come_first_as_torch(call):
     assert_same_error(call, exact=True)
 

@@ -56,9 +56,9 @@ cdef Tensor compare(object ufunc, str name, object self, object other):
             except ValueError:
                 raise_broadcast_error(self, other)
         refuse_complex(self, NotImplementedError, f'"{name}_cpu" not implemented for '
-                                                  "'{dtype}'")
+                                                  "'{dtype}'", False)
         refuse_complex(other, NotImplementedError, f'"{name}_cpu" not implemented for '
-                                                   "'{dtype}'")
+                                                   "'{dtype}'", False)
     dtype = result_type(self, other)
     return apply_binary(ufunc, <Tensor>self, other, operand_array(self, dtype),
                         operand_array(other, dtype))

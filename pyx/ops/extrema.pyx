@@ -250,7 +250,7 @@ def min(Tensor self, dim=NOT_GIVEN, keepdim=None):
 
 cdef Tensor arg_extreme(Tensor self, object dim, bint keepdim, bint largest):
     cdef str name = "argmax" if largest else "argmin"
-    refuse_complex(self, RuntimeError, f"{name}(): does not support complex input")
+    refuse_complex(self, RuntimeError, f"{name}(): does not support complex input", False)
     if self._data.dtype.kind == "b":
         raise RuntimeError(f"{name}(): does not support bool input")
     search = np.argmax if largest else np.argmin
