@@ -87,6 +87,7 @@ cdef object get_grad_fn(Tensor t)
 cdef object array_module(object array)
 cdef tuple gradient_metadata(Tensor t)
 cdef Py_ssize_t wrap_dim(Py_ssize_t dim, Py_ssize_t ndim) except -1
+cdef object flat_storage(object array)
 cdef object conj_counterpart(Tensor t)
 cdef void sync_conj_mirror(Tensor t, VersionCounter counter) except *
 

@@ -141,16 +141,17 @@ cdef object conj_storage_of(VersionCounter counter):
     return storage
 
 
-cdef object flat_storage(object root):
-    """``root``'s memory as one dimension, from its first element to its last."""
+cdef object flat_storage(object array):
+    """``array``'s memory as one dimension, from its first element to its last (nothing for
+    an empty array); strides of 0 or more."""
     cdef Py_ssize_t span = 1
-    itemsize = root.itemsize
-    for n, stride in zip(root.shape, root.strides):
-        if n == 0:
-            span = 1
-            break
-        span += (n - 1) * (stride // itemsize)
-    return strided_view(root, (span,), (itemsize,))
+    itemsize = array.itemsize
+    if array.size == 0:
+        span = 0
+    else:
+        for n, stride in zip(array.shape, array.strides):
+            span += (n - 1) * (stride // itemsize)
+    return strided_view(array, (span,), (itemsize,))
 
 
 cdef object conj_counterpart(Tensor t):
@@ -159,18 +160,18 @@ cdef object conj_counterpart(Tensor t):
     cdef VersionCounter counter = version_counter(t)
     storage = conj_storage_of(counter)
     if storage is None:
-        root = (t._base if t._base is not None else t)._data
-        base_storage = flat_storage(root)
+        counter.conj_root = (t._base if t._base is not None else t)._data
+        base_storage = flat_storage(counter.conj_root)
         storage = base_storage.copy()
         conjugate_into(base_storage, storage)
-        counter.conj_root = root
         counter.conj_storage = (weakref.ref(storage) if type(storage) is cnp.ndarray
                                 else lambda: storage)   # a DeviceArray takes no weak reference
-    elif not t._is_conj:
-        # a new conjugate view reads the base as it is now, even after a write that bumped
-        # no counter (gradcheck's perturbations through numpy())
-        sync_conj_mirror(t, counter)
-    base_storage = flat_storage(counter.conj_root)
+    else:
+        base_storage = flat_storage(counter.conj_root)
+        if not t._is_conj:
+            # a new conjugate view reads the base as it is now, even after a write that
+            # bumped no counter (gradcheck's perturbations through numpy())
+            sync_conj_mirror(t, counter)
     source, target = (storage, base_storage) if t._is_conj else (base_storage, storage)
     array = t._data
     if array.dtype != target.dtype:           # a real part of a complex storage

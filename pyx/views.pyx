@@ -27,7 +27,7 @@ from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, bump_version, version_counter, get_grad_fn,
     tensor_operators, VIEW_DEFAULT, VIEW_NO_GRAD_MODE, VIEW_MULTI_OUTPUT_NODE,
     VIEW_INFERENCE_MODE,
-    gradient_metadata, array_module, make_view, tangent_of, conj_counterpart,
+    gradient_metadata, array_module, make_view, tangent_of, conj_counterpart, flat_storage,
 )
 from autograd_cy._C.device cimport strided_view, array_to_device, device_of, data_address
 from autograd_cy._C.forward cimport set_tangent, any_tangent, batch_unary, zero_tangent_of
@@ -268,12 +268,15 @@ cdef void regenerate_view_grad_fn(Tensor view) except *:
     node = AsStridedBackward0()
     node.sequence_nr = next_sequence_nr()
     cdef bint changes = changes_dtype(view, base)
-    cdef bint conjugates = view._is_conj != base._is_conj and is_complex_array(view._data)
+    cdef bint crosses = view._is_conj != base._is_conj     # NOTE [Conjugate views]
+    # a complex view across is a conjugate view (ConjBackward0 below); a real one, a negated
+    # imaginary part (the node negates its gradient)
+    cdef bint conjugates = crosses and is_complex_array(view._data)
     cdef Node conj_node
     if changes:
         node.base_complex = is_complex_array(base._data)
         node.view_complex = not node.base_complex
-    node.mirrored = view._is_conj != base._is_conj and not conjugates
+    node.mirrored = crosses and not conjugates
     node.base_geometry, node.view_geometry = view_geometries(view, base, changes)
     set_edges(node, (gradient_edge(base),))
     node.input_metadata = (gradient_metadata(view),)
@@ -652,9 +655,8 @@ cdef object view_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra)
             own_offset = (data_address(tangent) - data_address(owner._data)) // tangent.itemsize
             return self_t.as_strided(shape, strides, own_offset + offset)
         itemsize = tangent.itemsize
-        span = sum([(n - 1) * s for n, s in zip(tangent.shape, tangent_strides)])
-        flat = strided_view(tangent, (span + 1 if tangent.size else 0,), (itemsize,), True)
-        array = strided_view(flat[offset:], shape, tuple([s * itemsize for s in strides]), True)
+        array = strided_view(flat_storage(tangent)[offset:], shape,
+                             tuple([s * itemsize for s in strides]), True)
         return make_view(array, self_t)
     # Another layout: gather the tangent's elements at the positions the view reads.
     self_positions = element_positions(self._data, self._data)
