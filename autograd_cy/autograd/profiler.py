@@ -15,9 +15,7 @@ results only (no frees); the Chrome trace has the trace-event fields, not kineto
 """
 import contextlib
 import functools
-import importlib
 import math
-import pkgutil
 import sqlite3
 import warnings
 from collections import defaultdict
@@ -25,6 +23,7 @@ from collections import defaultdict
 import numpy as np
 
 from autograd_cy._C import profiling as _profiling
+from autograd_cy.op_swap import OpSwap
 from autograd_cy._C.grad_mode import _is_profiler_enabled  # noqa: F401  (as torch's module has it)
 from autograd_cy.autograd.profiler_util import (
     EventList, FunctionEvent, FunctionEventAvg, Interval, Kernel, MemRecordsAcc,
@@ -50,24 +49,6 @@ _ATEN_NAMES = {"float": "to", "double": "to", "half": "to", "bfloat16": "to", "i
                "cross_entropy": "cross_entropy_loss"}
 
 
-def _op_functions():
-    """Every op function of pyx/ops and of ``nn.functional``, by identity:
-    ``{id(function): function}``."""
-    import autograd_cy._C.ops as ops_package
-    import autograd_cy.nn.functional as functional
-    modules = [importlib.import_module(f"autograd_cy._C.ops.{info.name}")
-               for info in pkgutil.iter_modules(ops_package.__path__)] + [functional]
-    functions = {}
-    for module in modules:
-        names = tuple(getattr(module, "__all__", ())) + tuple(
-            getattr(module, "__tensor_methods__", ()))
-        for name in names:
-            value = getattr(module, name, None)
-            if callable(value) and not isinstance(value, type):
-                functions[id(value)] = value
-    return functions
-
-
 def _recording(name, function):
     """``function``, recorded as torch's op for it, ``aten::<name>`` (NOTE [Profiling ops])."""
     op_name = "aten::" + _ATEN_NAMES.get(name, name)
@@ -79,59 +60,8 @@ def _recording(name, function):
     return recorded
 
 
-class _OpSwap:
-    """Puts recording wrappers in place of the ops (Tensor methods and the functions of
-    ``autograd_cy`` and ``autograd_cy.nn.functional``) and puts the originals back.
-
-    Made once, on the first profile: the wrappers are built then, so starting a profile
-    costs two dict updates per namespace. A name rebound since (``ag.mul = f``) is left
-    alone."""
-
-    def __init__(self):
-        import autograd_cy
-        import autograd_cy.nn.functional as functional
-        from autograd_cy import Tensor
-        functions = _op_functions()
-        wrappers = {}
-
-        def plan(items):
-            result = {}
-            for name, value in items:
-                if id(value) in functions and not name.startswith("_"):
-                    key = (name, id(value))
-                    if key not in wrappers:
-                        wrappers[key] = _recording(name, value)
-                    result[name] = (value, wrappers[key])
-            return result
-        self.namespace_plans = [(vars(namespace), plan(vars(namespace).items()))
-                                for namespace in (autograd_cy, functional)]
-        self.method_plan = plan(vars(Tensor).items())
-        self.tensor_dict = vars(Tensor)
-        self.swapped = []
-
-    def install(self):
-        for namespace, plan in self.namespace_plans:
-            swap = {name: wrapper for name, (original, wrapper) in plan.items()
-                    if namespace.get(name) is original}
-            namespace.update(swap)
-            self.swapped.append((namespace, plan, list(swap)))
-        methods = {name: wrapper for name, (original, wrapper) in self.method_plan.items()
-                   if self.tensor_dict.get(name) is original}
-        _profiling.replace_tensor_methods(methods)
-        self.swapped.append((None, self.method_plan, list(methods)))
-
-    def uninstall(self):
-        for namespace, plan, names in self.swapped:
-            originals = {name: plan[name][0] for name in names}
-            if namespace is None:
-                _profiling.replace_tensor_methods(originals)
-            else:
-                namespace.update(originals)
-        self.swapped = []
-
-
-_swap_maker = None      # the _OpSwap, made on first use
-_swap = None            # the installed _OpSwap while a profile (or emit_nvtx) is active
+_swap_maker = None      # the OpSwap of recording wrappers, made on first use
+_swap = None            # the installed OpSwap while a profile (or emit_nvtx) is active
 _active = None          # that profile
 
 
@@ -142,7 +72,7 @@ def _start(owner, record_shapes, profile_memory, push=None, pop=None):
     raw = _profiling.start(record_shapes, profile_memory, push, pop)
     if _swap is None:
         if _swap_maker is None:
-            _swap_maker = _OpSwap()
+            _swap_maker = OpSwap(_recording)
         _swap = _swap_maker
         _swap.install()
     _active = owner
