@@ -129,6 +129,11 @@ def _debug_only_display_vmap_fallback_warnings(bint enabled):
     display_fallback_warnings = enabled
 
 
+def _is_vmap_fallback_warning_enabled():
+    """Does an op run once per element warn? (autograd_cy.func's fallback asks too.)"""
+    return display_fallback_warnings
+
+
 def _grads_batched():
     """Python view of the switch (tests)."""
     return autograd_cy_grads_batched != 0

@@ -224,6 +224,12 @@ def _wrap_array(array):
     return make_tensor(array)
 
 
+def _hold_array(Tensor t, array):
+    """Make ``array`` the array ``t`` holds, as it is, without coercing it: a BatchedTensor
+    of autograd_cy.func holds a stand-in of its logical shape (NOTE [The batched tensor])."""
+    t._data = array
+
+
 def _rebuild_tensor(array, requires_grad):
     """Unpickle a tensor (``Tensor.__reduce__``): a leaf around the pickled array."""
     cdef Tensor t = make_tensor(array)

@@ -1,0 +1,581 @@
+"""Batching rules: how each op runs once on the physical tensors of a batch.
+
+A rule is ``rule(original, args, kwargs)``: it gets the op's original function and its
+arguments (some of them BatchedTensors), calls ``original`` once on physical tensors, and
+wraps the result (NOTE [The batched tensor]). The rules come in a few kinds, each a function
+below, and ``RULES`` says which kind each op is; an op missing from it runs once per batch
+element (dispatch.py's fallback). The kinds:
+
+- elementwise: the operands' physical tensors broadcast once lined up (``aligned``); an
+  in-place form needs ``self`` to carry every level the others do;
+- dims: the op names logical dims (transpose, sum, softmax, cat ...): each is wrapped
+  against the logical ndim, torch's IndexError if out of range, and moved past the batch
+  dims; a reduction over "all dims" becomes one over the logical dims;
+- shapes: view, reshape, expand, permute, repeat name a logical shape or order: the batch
+  dims go in front of it;
+- matrix products: a logical vector becomes a matrix and back, so that matmul broadcasts
+  over the batch dims as over any leading dims;
+- losses: computed unreduced on the physical tensors, then reduced over the logical dims;
+- indexing: the index gets one ``:`` per batch dim in front.
+"""
+import operator
+
+from autograd_cy._C.ops.op_table import unary_ops
+from autograd_cy._C.tensor import Tensor
+from autograd_cy.func.batched_tensor import (
+    batched, is_batched, levels_of, logical_ndim, union_levels, aligned, materialized,
+    wrap_result,
+)
+
+__all__ = ["RULES", "FALLBACK", "INPLACE_ERROR", "wrap_logical_dim", "elementwise",
+           "matmul_rule"]
+
+FALLBACK = object()      # what a rule returns to decline: the op runs once per element
+
+INPLACE_ERROR = (
+    "vmap: {name}(self, *extra_args) is not possible because there exists a Tensor `other` "
+    "in extra_args that has more elements than `self`. This happened due to `other` being "
+    "vmapped over but `self` not being vmapped over in a vmap. Please try to use "
+    "out-of-place operators instead of {name}. If said operator is being called inside the "
+    "PyTorch framework, please file a bug report instead.")
+
+
+def wrap_logical_dim(dim, ndim):
+    """``dim`` of a tensor of ``ndim`` logical dims as a non-negative dim, with torch's
+    IndexError outside ``[-ndim, ndim - 1]`` (a 0-dim tensor takes -1 and 0)."""
+    dim = operator.index(dim)
+    bound = max(ndim, 1)
+    if not -bound <= dim < bound:
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[{-bound}, {bound - 1}], but got {dim})")
+    return dim + bound if dim < 0 else dim
+
+
+def _tensors(args, kwargs):
+    found = [a for a in args if isinstance(a, Tensor)]
+    found += [v for v in kwargs.values() if isinstance(v, Tensor)]
+    return found
+
+
+# ------------------------------------------------------------------ elementwise
+
+def elementwise(original, args, kwargs):
+    """The op on the operands' physical tensors, lined up to broadcast."""
+    tensors = _tensors(args, kwargs)
+    levels = union_levels(tensors)
+    ndim = max(logical_ndim(t) for t in tensors)
+    args = [aligned(a, levels, ndim) if isinstance(a, Tensor) else a for a in args]
+    kwargs = {k: aligned(v, levels, ndim) if isinstance(v, Tensor) else v
+              for k, v in kwargs.items()}
+    return wrap_result(original(*args, **kwargs), levels)
+
+
+def elementwise_inplace(name):
+    """``self.op_(others)``: ``self`` must vary over every level the others vary over (it
+    cannot hold a batch of results otherwise)."""
+    def rule(original, args, kwargs):
+        self = args[0]
+        tensors = _tensors(args, kwargs)
+        levels = union_levels(tensors)
+        if levels_of(self) != levels:
+            raise RuntimeError(INPLACE_ERROR.format(name="inplace arithmetic"))
+        ndim = logical_ndim(self)
+        rest = [aligned(a, levels, min(ndim, logical_ndim(a))) if isinstance(a, Tensor) else a
+                for a in args[1:]]
+        kwargs = {k: aligned(v, levels, min(ndim, logical_ndim(v)))
+                  if isinstance(v, Tensor) else v for k, v in kwargs.items()}
+        original(self._physical, *rest, **kwargs)
+        return self
+    return rule
+
+
+# ------------------------------------------------------------------ dims
+
+_ALL = object()      # "every logical dim": a reduction's dim left out or None
+
+
+def _get(args, kwargs, position, keyword, default):
+    if len(args) > position:
+        return args[position]
+    return kwargs.get(keyword, default)
+
+
+def _put(args, kwargs, position, keyword, value):
+    if len(args) > position:
+        args[position] = value
+    else:
+        kwargs[keyword] = value
+
+
+def _shift(dim, ndim, nb):
+    if isinstance(dim, (tuple, list)):
+        return tuple(wrap_logical_dim(d, ndim) + nb for d in dim)
+    return wrap_logical_dim(dim, ndim) + nb
+
+
+def dims_rule(*specs, extra=0, index_like_self=False):
+    """A rule for an op whose arguments at ``specs`` (``(position, keyword, default)``)
+    are dims of the logical tensor ``args[0]`` (of ``ndim + extra`` dims: unsqueeze's and
+    stack's new dim counts). Another tensor argument gets the same batch when it has
+    ``self``'s dims (``index_like_self``: gather's index); otherwise it must not be batched
+    (index_select's index), or the op runs per element."""
+    def rule(original, args, kwargs):
+        args, kwargs = list(args), dict(kwargs)
+        self = args[0]
+        tensors = _tensors(args, kwargs)
+        if not index_like_self and any(is_batched(t) for t in tensors[1:]):
+            return FALLBACK
+        levels = union_levels(tensors)
+        nb, ndim = len(levels), logical_ndim(self) + extra
+        for position, keyword, default in specs:
+            dim = _get(args, kwargs, position, keyword, default)
+            _put(args, kwargs, position, keyword, _shift(dim, ndim, nb))
+        args = [materialized(self, levels)] + [
+            materialized(a, levels) if index_like_self and isinstance(a, Tensor) else a
+            for a in args[1:]]
+        kwargs = {k: materialized(v, levels) if index_like_self and isinstance(v, Tensor)
+                  else v for k, v in kwargs.items()}
+        return wrap_result(original(*args, **kwargs), levels)
+    return rule
+
+
+def reduction_rule(position=1, keyword="dim"):
+    """A reduction whose dim (int, tuple, or left out / None for all) is at ``position``."""
+    def rule(original, args, kwargs):
+        args, kwargs = list(args), dict(kwargs)
+        self = args[0]
+        levels = levels_of(self)
+        nb, ndim = len(levels), logical_ndim(self)
+        physical = self._physical
+        args[0] = physical
+        dim = _get(args, kwargs, position, keyword, _ALL)
+        if dim is _ALL or dim is None or (dim == () and original.__name__ in ("amax", "amin")):
+            # over every logical dim: over one dim holding them all
+            args[0] = physical.reshape(tuple(physical.shape)[:nb] + (-1,))
+            keepdim = _get(args, kwargs, position + 1, "keepdim", False)
+            if original.__name__ in ("max", "min", "median"):    # the value only
+                return wrap_result(original(args[0], nb)[0], levels)
+            _put(args, kwargs, position, keyword, nb)
+            result = original(*args, **kwargs)
+            if keepdim:     # one unit dim per logical dim
+                kept = tuple(physical.shape)[:nb] + (1,) * ndim
+                result = tuple(r.reshape(kept) for r in result) \
+                    if isinstance(result, tuple) else result.reshape(kept)
+            return wrap_result(result, levels)
+        else:
+            _put(args, kwargs, position, keyword, _shift(dim, ndim, nb))
+        return wrap_result(original(*args, **kwargs), levels)
+    return rule
+
+
+def softmax_rule(original, args, kwargs):
+    """softmax / log_softmax; ``nn.functional``'s ``dim=None`` picks the logical dim as torch
+    does (with its warning)."""
+    args, kwargs = list(args), dict(kwargs)
+    self = args[0]
+    dim = _get(args, kwargs, 1, "dim", None)
+    if dim is None:
+        from autograd_cy.nn.functional import _get_softmax_dim
+        dim = _get_softmax_dim(original.__name__, logical_ndim(self), 5)
+    levels = levels_of(self)
+    _put(args, kwargs, 1, "dim", _shift(dim, logical_ndim(self), len(levels)))
+    args[0] = self._physical
+    return wrap_result(original(*args, **kwargs), levels)
+
+
+def squeeze_rule(original, args, kwargs):
+    """squeeze(): only logical dims of size 1 go (a batch of one stays)."""
+    self = args[0]
+    dim = _get(args, kwargs, 1, "dim", _ALL)
+    levels = levels_of(self)
+    nb, ndim = len(levels), logical_ndim(self)
+    if dim is _ALL or dim is None:
+        shape = tuple(self.shape)
+        dims = tuple(nb + i for i, size in enumerate(shape) if size == 1)
+    else:
+        dims = _shift(dim, ndim, nb)
+    return batched(self._physical.squeeze(dims) if dims != () else self._physical, levels)
+
+
+def cat_rule(extra):
+    """cat and stack: every tensor gets the full batch, the dim moves past it."""
+    def rule(original, args, kwargs):
+        args, kwargs = list(args), dict(kwargs)
+        tensors = list(_get(args, kwargs, 0, "tensors", ()))
+        levels = union_levels(tensors)
+        ndims = [logical_ndim(t) for t in tensors if tuple(t.shape) != (0,)] or [1]
+        dim = _get(args, kwargs, 1, "dim", 0)
+        _put(args, kwargs, 1, "dim", _shift(dim, ndims[0] + extra, len(levels)))
+        _put(args, kwargs, 0, "tensors", [materialized(t, levels) for t in tensors])
+        return wrap_result(original(*args, **kwargs), levels)
+    return rule
+
+
+def trace_rule(original, args, kwargs):
+    self = args[0]
+    if logical_ndim(self) != 2:
+        raise RuntimeError("trace: expected a matrix, but got tensor with dim "
+                           f"{logical_ndim(self)}")
+    nb = len(self._levels)
+    return batched(self._physical.diagonal(0, nb, nb + 1).sum(-1), self._levels)
+
+
+# ------------------------------------------------------------------ shapes
+
+def _shape_argument(args, kwargs, keyword):
+    """The shape given as varargs (``view(2, 3)``), one sequence or a keyword."""
+    if keyword in kwargs:
+        return tuple(kwargs[keyword])
+    rest = args[1:]
+    if len(rest) == 1 and isinstance(rest[0], (tuple, list)):
+        return tuple(rest[0])
+    return tuple(rest)
+
+
+def _batch_shape(self):
+    return tuple(self._physical.shape)[:len(self._levels)]
+
+
+def reshape_rule(method, keyword):
+    def rule(original, args, kwargs):
+        self = args[0]
+        shape = _shape_argument(args, kwargs, keyword)
+        physical = getattr(self._physical, method)(_batch_shape(self) + shape)
+        return batched(physical, self._levels)
+    return rule
+
+
+def like_rule(method):
+    """view_as, reshape_as, expand_as: the shape is ``other``'s logical one."""
+    def rule(original, args, kwargs):
+        self, other = args[0], _get(args, kwargs, 1, "other", None)
+        if not is_batched(self):
+            # other batched only: the result does not vary over the batch
+            return getattr(self, method[:-3] if method != "expand_as" else "expand")(
+                tuple(other.shape))
+        return RULES[method[:-3] if method != "expand_as" else "expand"](
+            None, (self, tuple(other.shape)), {})
+    return rule
+
+
+def expand_rule(original, args, kwargs):
+    self = args[0]
+    sizes = _shape_argument(args, kwargs, "size")
+    levels, ndim = self._levels, logical_ndim(self)
+    if len(sizes) < ndim:       # torch's error, from a tensor of the logical shape
+        return self._physical.new_empty(tuple(self.shape)).expand(sizes)
+    physical = aligned(self, levels, len(sizes))
+    return batched(physical.expand(_batch_shape(self) + sizes), levels)
+
+
+def permute_rule(original, args, kwargs):
+    self = args[0]
+    dims = _shape_argument(args, kwargs, "dims")
+    nb, ndim = len(self._levels), logical_ndim(self)
+    order = tuple(range(nb)) + tuple(wrap_logical_dim(d, ndim) + nb for d in dims)
+    return batched(self._physical.permute(order), self._levels)
+
+
+def repeat_rule(original, args, kwargs):
+    self = args[0]
+    repeats = _shape_argument(args, kwargs, "repeats")
+    levels, nb = self._levels, len(self._levels)
+    physical = aligned(self, levels, max(len(repeats), logical_ndim(self)))
+    return batched(physical.repeat((1,) * nb + repeats), levels)
+
+
+def t_rule(original, args, kwargs):
+    self = args[0]
+    if logical_ndim(self) > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
+                           f"{logical_ndim(self)}D")
+    if logical_ndim(self) < 2:
+        return self
+    nb = len(self._levels)
+    return batched(self._physical.transpose(nb, nb + 1), self._levels)
+
+
+def movedim_rule(original, args, kwargs):
+    self = args[0]
+    source = _get(args, kwargs, 1, "source", None)
+    destination = _get(args, kwargs, 2, "destination", None)
+    nb, ndim = len(self._levels), logical_ndim(self)
+    return batched(self._physical.movedim(_shift(source, ndim, nb),
+                                          _shift(destination, ndim, nb)), self._levels)
+
+
+# ------------------------------------------------------------------ matrix products
+
+def matmul_rule(original, args, kwargs):
+    """matmul (and mm, bmm, mv, dot): vectors become matrices, matmul broadcasts over the
+    batch dims, the added dims go again."""
+    a, b = args[0], _get(args, kwargs, 1, "other", None)
+    levels = union_levels((a, b))
+    a_vector, b_vector = logical_ndim(a) == 1, logical_ndim(b) == 1
+    pa = _as_matrix(a, levels, -2 if a_vector else None)
+    pb = _as_matrix(b, levels, -1 if b_vector else None)
+    ndim = max(pa.dim(), pb.dim())
+    pa = pa.reshape((1,) * (ndim - pa.dim()) + tuple(pa.shape)) if pa.dim() < ndim else pa
+    pb = pb.reshape((1,) * (ndim - pb.dim()) + tuple(pb.shape)) if pb.dim() < ndim else pb
+    product = pa.matmul(pb)
+    if b_vector:
+        product = product.squeeze(-1)
+    if a_vector:
+        product = product.squeeze(-1 if b_vector else -2)
+    return batched(product, levels)
+
+
+def _as_matrix(value, levels, unsqueeze_at):
+    """``value``'s physical tensor with a batch dim per level (size 1 where it has none),
+    a vector made a row (-2) or a column (-1)."""
+    ndim = logical_ndim(value)
+    physical = aligned(value, levels, ndim) if is_batched(value) else value.reshape(
+        (1,) * len(levels) + tuple(value.shape))
+    if unsqueeze_at is not None:
+        physical = physical.unsqueeze(unsqueeze_at)
+    return physical
+
+
+def _checked_matmul(name, a_dims, b_dims):
+    def rule(original, args, kwargs):
+        a, b = args[0], _get(args, kwargs, 1, "mat2", None)
+        if b is None:
+            b = _get(args, kwargs, 1, "vec", _get(args, kwargs, 1, "other", None))
+        if logical_ndim(a) != a_dims or logical_ndim(b) != b_dims:
+            raise RuntimeError(f"{name}: expected {a_dims}-D and {b_dims}-D tensors, got "
+                               f"{logical_ndim(a)}-D and {logical_ndim(b)}-D")
+        return matmul_rule(original, (a, b), {})
+    return rule
+
+
+def linear_rule(original, args, kwargs):
+    """``input @ weight.mT + bias`` through the rules above."""
+    x = args[0]
+    weight = _get(args, kwargs, 1, "weight", None)
+    bias = _get(args, kwargs, 2, "bias", None)
+    transposed = RULES["mT"](None, (weight,), {}) if is_batched(weight) else weight.mT \
+        if weight.dim() >= 2 else weight
+    product = matmul_rule(None, (x, transposed), {})
+    if bias is None:
+        return product
+    return elementwise(operator.add, (product, bias), {})
+
+
+def addmm_rule(original, args, kwargs):
+    bias, m1, m2 = args[0], args[1], args[2]
+    beta, alpha = kwargs.get("beta", 1), kwargs.get("alpha", 1)
+    product = matmul_rule(None, (m1, m2), {})
+    if alpha != 1:
+        product = elementwise(operator.mul, (product, alpha), {})
+    scaled = bias if beta == 1 else elementwise(operator.mul, (bias, beta), {})
+    return elementwise(operator.add, (scaled, product), {})
+
+
+def mT_rule(original, args, kwargs):
+    self = args[0]
+    if logical_ndim(self) < 2:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
+                           f"Got {logical_ndim(self)}-D tensor.")
+    return batched(self._physical.mT, self._levels)
+
+
+def T_rule(original, args, kwargs):
+    self = args[0]
+    nb, ndim = len(self._levels), logical_ndim(self)
+    order = tuple(range(nb)) + tuple(range(nb + ndim - 1, nb - 1, -1))
+    return batched(self._physical.permute(order), self._levels)
+
+
+# ------------------------------------------------------------------ losses
+
+def _reduce_logical(loss, levels, reduction):
+    nb = len(levels)
+    if reduction == "none" or loss.dim() == nb:
+        return batched(loss, levels)
+    dims = tuple(range(nb, loss.dim()))
+    total = loss.sum(dims) if reduction == "sum" else loss.mean(dims)
+    return batched(total, levels)
+
+
+def pointwise_loss_rule(original, args, kwargs):
+    """mse, l1, binary cross entropy (with logits): elementwise, then the reduction over
+    the logical dims."""
+    kwargs = dict(kwargs)
+    reduction = kwargs.pop("reduction", "mean")
+    if kwargs.get("size_average") is not None or kwargs.get("reduce") is not None:
+        from autograd_cy.nn.functional import _legacy_reduction
+        reduction = _legacy_reduction(kwargs.pop("size_average", None),
+                                      kwargs.pop("reduce", None))
+    tensors = _tensors(args, kwargs)
+    levels = union_levels(tensors)
+    ndim = max(logical_ndim(t) for t in tensors)
+    args = [aligned(a, levels, ndim) if isinstance(a, Tensor) else a for a in args]
+    kwargs = {k: aligned(v, levels, ndim) if isinstance(v, Tensor) else v
+              for k, v in kwargs.items()}
+    loss = original(*args, reduction="none", **kwargs)
+    return _reduce_logical(loss, levels, reduction)
+
+
+def class_loss_rule(original, args, kwargs):
+    """nll_loss and cross_entropy: the batch dims fold into the examples dim N, the loss is
+    computed unreduced and unfolded, then reduced as torch reduces it (a weighted mean
+    divides by the weights of the targets that count)."""
+    kwargs = dict(kwargs)
+    x = args[0]
+    target = _get(args, kwargs, 1, "target", None)
+    reduction = kwargs.pop("reduction", "mean")
+    weight = kwargs.get("weight")
+    ignore_index = kwargs.get("ignore_index", -100)
+    if is_batched(weight) or kwargs.get("size_average") is not None \
+            or kwargs.get("reduce") is not None:
+        return FALLBACK
+    levels = union_levels((x, target))
+    px, pt = materialized(x, levels), materialized(target, levels)
+    nb = len(levels)
+    batch = tuple(px.shape)[:nb]
+    x_dims, t_dims = logical_ndim(x), logical_ndim(target)
+    if x_dims == 1:        # one example: classes only
+        flat_x, flat_t = px.reshape((-1,) + tuple(px.shape)[nb:]), pt.reshape(-1)
+        per_example = batch
+    else:
+        flat_x = px.reshape((-1,) + tuple(px.shape)[nb + 1:])
+        flat_t = pt.reshape((-1,) + tuple(pt.shape)[nb + 1:])
+        per_example = batch + tuple(pt.shape)[nb:]
+    if t_dims != x_dims - 1 or x.dtype == target.dtype:
+        return FALLBACK      # probabilities as targets, or a shape torch refuses
+    loss = original(flat_x, flat_t, reduction="none", **kwargs).reshape(per_example)
+    if reduction == "none":
+        return batched(loss, levels)
+    dims = tuple(range(nb, loss.dim()))
+    if reduction == "sum":
+        return batched(loss.sum(dims) if dims else loss, levels)
+    counts = (pt != ignore_index).to(loss.dtype)
+    if weight is not None:
+        counts = counts * weight[pt.clamp(0, weight.shape[0] - 1)]
+    total = loss.sum(dims) if dims else loss
+    count = counts.sum(dims) if dims else counts
+    return batched(total / count, levels)
+
+
+# ------------------------------------------------------------------ indexing
+
+def _index_tuple(index):
+    return index if type(index) is tuple else (index,)
+
+
+def _advanced_adjacent(entries):
+    """Are the tensor (or list) entries of an index next to each other? NumPy puts the
+    result dims of separated ones first, which would move the batch dims."""
+    positions = [i for i, e in enumerate(entries)
+                 if isinstance(e, (Tensor, list)) and not (isinstance(e, Tensor) and e.dim() == 0
+                                                            and e.dtype.is_floating_point)]
+    return not positions or positions[-1] - positions[0] + 1 == len(positions)
+
+
+def getitem_rule(original, args, kwargs):
+    self, index = args[0], args[1]
+    entries = _index_tuple(index)
+    if not is_batched(self) or any(is_batched(e) for e in entries) \
+            or not _advanced_adjacent(entries):
+        return FALLBACK
+    nb = len(self._levels)
+    return batched(self._physical[(slice(None),) * nb + entries], self._levels)
+
+
+def setitem_rule(original, args, kwargs):
+    self, index, value = args[0], args[1], args[2]
+    entries = _index_tuple(index)
+    if any(is_batched(e) for e in entries) or not _advanced_adjacent(entries):
+        return FALLBACK
+    if not set(levels_of(value)) <= set(levels_of(self)):
+        raise RuntimeError(INPLACE_ERROR.format(name="inplace arithmetic"))
+    levels = levels_of(self)
+    region = self._physical[(slice(None),) * len(levels) + entries]
+    if isinstance(value, Tensor):
+        value = aligned(value, levels, region.dim() - len(levels)) if is_batched(value) \
+            else value
+    self._physical[(slice(None),) * len(levels) + entries] = value
+    return None
+
+
+# ------------------------------------------------------------------ the table
+
+def _one(original, args, kwargs):
+    """An op of one tensor that does not care how many leading dims it has."""
+    self = args[0]
+    return wrap_result(original(self._physical, *args[1:], **kwargs), self._levels)
+
+
+_ELEMENTWISE = """
+abs absolute angle acos arccos acosh arccosh asin arcsin asinh arcsinh atan arctan atanh
+arctanh cos cosh exp expm1 log log1p log2 reciprocal relu rsqrt sgn sigmoid sign sin sinh sqrt
+tan tanh neg negative square add sub mul div true_divide floor_divide pow rpow rsub rdiv
+atan2 arctan2 maximum minimum clamp clip where eq ne lt le gt ge greater greater_equal less
+less_equal not_equal logical_and logical_or logical_xor logical_not bitwise_and bitwise_or
+bitwise_xor bitwise_not isfinite isinf isnan isreal isclose complex polar gelu silu softplus
+leaky_relu masked_fill type_as
+""".split()
+
+_ONE_TENSOR = """
+clone contiguous to float double half bfloat16 int long bool cpu cuda conj conj_physical
+resolve_conj resolve_neg real imag view_as_real view_as_complex
+""".split()
+
+_INPLACE = """
+abs_ absolute_ acos_ arccos_ acosh_ arccosh_ asin_ arcsin_ asinh_ arcsinh_ atan_ arctan_
+atanh_ arctanh_ cos_ cosh_ exp_ expm1_ log_ log1p_ log2_ reciprocal_ relu_ rsqrt_ sgn_
+sigmoid_ sign_ sin_ sinh_ sqrt_ tan_ tanh_ neg_ square_ add_ sub_ mul_ div_ floor_divide_
+pow_ clamp_ clip_ copy_ fill_ zero_ masked_fill_ conj_physical_
+""".split()
+
+RULES = {}
+RULES.update({name: elementwise for name in _ELEMENTWISE})
+RULES.update({name: _one for name in _ONE_TENSOR})
+RULES.update({name: elementwise_inplace(name) for name in _INPLACE})
+RULES.update({entry.name: elementwise for entry in unary_ops()})
+RULES.update({
+    # reductions
+    "sum": reduction_rule(), "mean": reduction_rule(), "prod": reduction_rule(),
+    "amax": reduction_rule(), "amin": reduction_rule(), "all": reduction_rule(),
+    "any": reduction_rule(), "count_nonzero": reduction_rule(),
+    "logsumexp": reduction_rule(), "norm": reduction_rule(2), "var": reduction_rule(),
+    "std": reduction_rule(), "var_mean": reduction_rule(), "std_mean": reduction_rule(),
+    "max": reduction_rule(), "min": reduction_rule(), "median": reduction_rule(),
+    "argmax": reduction_rule(), "argmin": reduction_rule(),
+    "trace": trace_rule,
+    # dims
+    "transpose": dims_rule((1, "dim0", None), (2, "dim1", None)),
+    "swapaxes": dims_rule((1, "axis0", None), (2, "axis1", None)),
+    "swapdims": dims_rule((1, "dim0", None), (2, "dim1", None)),
+    "movedim": movedim_rule, "moveaxis": movedim_rule,
+    "unsqueeze": dims_rule((1, "dim", None), extra=1),
+    "squeeze": squeeze_rule,
+    "select": dims_rule((1, "dim", None)), "narrow": dims_rule((1, "dim", None)),
+    "flatten": dims_rule((1, "start_dim", 0), (2, "end_dim", -1)),
+    "unflatten": dims_rule((1, "dim", None)),
+    "split": dims_rule((2, "dim", 0)), "split_with_sizes": dims_rule((2, "dim", 0)),
+    "chunk": dims_rule((2, "dim", 0)), "unbind": dims_rule((1, "dim", 0)),
+    "diagonal": dims_rule((2, "dim1", 0), (3, "dim2", 1)),
+    "gather": dims_rule((1, "dim", None), index_like_self=True),
+    "index_select": dims_rule((1, "dim", None)),
+    "softmax": softmax_rule, "log_softmax": softmax_rule,
+    "cat": cat_rule(0), "concat": cat_rule(0), "concatenate": cat_rule(0), "stack": cat_rule(1),
+    # shapes
+    "view": reshape_rule("view", "size"), "reshape": reshape_rule("reshape", "shape"),
+    "view_as": like_rule("view_as"), "reshape_as": like_rule("reshape_as"),
+    "expand": expand_rule, "expand_as": like_rule("expand_as"),
+    "permute": permute_rule, "repeat": repeat_rule, "t": t_rule, "mT": mT_rule, "T": T_rule,
+    # matrix products
+    "matmul": matmul_rule, "mm": _checked_matmul("mm", 2, 2),
+    "bmm": _checked_matmul("bmm", 3, 3), "mv": _checked_matmul("mv", 2, 1),
+    "dot": _checked_matmul("dot", 1, 1), "linear": linear_rule, "addmm": addmm_rule,
+    # losses
+    "mse_loss": pointwise_loss_rule, "l1_loss": pointwise_loss_rule,
+    "binary_cross_entropy": pointwise_loss_rule,
+    "binary_cross_entropy_with_logits": pointwise_loss_rule,
+    "nll_loss": class_loss_rule, "cross_entropy": class_loss_rule,
+    # indexing
+    "getitem": getitem_rule, "__getitem__": getitem_rule, "setitem": setitem_rule,
+    "__setitem__": setitem_rule,
+})
+

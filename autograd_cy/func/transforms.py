@@ -1,0 +1,355 @@
+"""The function transforms of ``torch.func``: grad, grad_and_value, vjp, jvp, jacrev, jacfwd,
+hessian, linearize, built on the engine, forward AD and vmap.
+
+NOTE [Transforms without levels]
+torch.func gives each transform a level, and a tensor carries one wrapper per level, so
+``grad(grad(f))`` keeps the two differentiations apart. Here a transform differentiates with
+respect to a fresh tensor of its own: ``grad`` and ``vjp`` make each input a new node (a view
+of it, or a new leaf when nothing outside differentiates it), so ``autograd.grad`` counts
+only the paths through that node, and record their backward (``create_graph``) whenever
+something outside may differentiate the result (another transform is running, an input
+requires grad, or a forward-AD level is open). Inside vmap the new node is batched over
+every active level (NOTE [autograd.grad inside vmap] in batched_autograd.py), so each
+example gets its own gradient. Forward AD has one level at a time (forward_ad.py), so
+``jvp`` does not nest in ``jvp`` (``jacfwd(jacfwd(f))``); ``hessian`` is
+``jacfwd(jacrev(f))``, which needs only one.
+"""
+import functools
+
+import autograd_cy
+from autograd_cy._C.backward import grad as _engine_grad
+from autograd_cy._C.tensor import Tensor
+from autograd_cy.autograd import forward_ad
+from autograd_cy.func.batched_tensor import (
+    batched, is_batched, levels_of, physical_of, materialized, union_levels, active_levels,
+)
+from autograd_cy.func.batched_autograd import batched_grad
+from autograd_cy.func.pytree import tree_flatten, tree_unflatten
+from autograd_cy.func.vmap import vmap
+from autograd_cy.grad_mode import enable_grad
+
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian",
+           "linearize"]
+
+_depth = 0       # transforms running now: their results may be differentiated again
+
+
+class _Running:
+    def __enter__(self):
+        global _depth
+        _depth += 1
+
+    def __exit__(self, *exc):
+        global _depth
+        _depth -= 1
+
+
+def _records_graph(inputs):
+    """Must the transform's backward be recorded (NOTE [Transforms without levels])?"""
+    return (_depth > 0 or forward_ad._current_level >= 0
+            or any(isinstance(t, Tensor) and t.requires_grad for t in inputs))
+
+
+def _differentiable(value, levels):
+    """A new node for ``value`` that a transform differentiates with respect to, batched
+    over ``levels``."""
+    if not isinstance(value, Tensor):
+        return value
+    physical = materialized(value, levels) if levels else physical_of(value)
+    if physical.requires_grad:
+        physical = physical.view_as(physical)       # a forward-AD tangent carries through
+    else:
+        tangent = forward_ad.unpack_dual(physical).tangent
+        physical = physical.detach().requires_grad_()
+        if tangent is not None:                     # jvp of a grad: keep the tangent
+            physical = forward_ad.make_dual(physical, tangent)
+    return batched(physical, levels)
+
+
+def _grad(outputs, inputs, cotangents, create_graph):
+    """Gradients of ``outputs`` with respect to ``inputs``, zeros where unused."""
+    if any(is_batched(t) for t in list(outputs) + list(inputs) + list(cotangents)):
+        grads = batched_grad(_engine_grad, outputs, inputs, cotangents,
+                             retain_graph=True, create_graph=create_graph, allow_unused=True,
+                             materialize_grads=False)
+    else:
+        grads = _engine_grad(
+            outputs, inputs, cotangents, retain_graph=True, create_graph=create_graph,
+            allow_unused=True)
+    return tuple(autograd_cy.zeros_like(t) if g is None else g for t, g in zip(inputs, grads))
+
+
+def _argnums_inputs(name, args, argnums):
+    if isinstance(argnums, int):
+        numbers = (argnums,)
+    elif isinstance(argnums, tuple) and argnums and all(isinstance(a, int) for a in argnums):
+        numbers = argnums
+    else:
+        raise RuntimeError(f"{name}: argnums must be int or Tuple[int, ...], got: "
+                           f"{type(argnums)}")
+    for number in numbers:
+        if not -len(args) <= number < len(args):
+            raise RuntimeError(f"Got argnum={number}, but only {len(args)} positional "
+                               "inputs")
+    return [n % len(args) for n in numbers]
+
+
+def grad_and_value(func, argnums=0, has_aux=False):
+    """``(gradient, value)`` of a function that returns a scalar tensor, as
+    ``torch.func.grad_and_value``: the gradient with respect to the ``argnums`` inputs."""
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        numbers = _argnums_inputs("grad_and_value(f)(*args)", args, argnums)
+        levels = tuple(level.number for level in active_levels())
+        args = list(args)
+        leaves, specs, originals = [], [], []
+        for number in numbers:
+            flat, spec = tree_flatten(args[number])
+            originals.extend(flat)
+            flat = [_differentiable(t, levels) for t in flat]
+            leaves.append(flat)
+            specs.append(spec)
+            args[number] = tree_unflatten(flat, spec)
+        create_graph = _records_graph(originals)
+        with enable_grad(), _Running():
+            output = func(*args, **kwargs)
+        aux = None
+        if has_aux:
+            if not (isinstance(output, tuple) and len(output) == 2):
+                raise RuntimeError("grad_and_value(f)(*args): output of function f should be "
+                                   "a tuple: (output, aux) if has_aux is True")
+            output, aux = output
+        if not isinstance(output, Tensor):
+            raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a "
+                               f"Tensor, got {type(output)}")
+        if output.dim() != 0:
+            raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a scalar "
+                               f"Tensor, got tensor with {output.dim()} dims. Maybe you wanted "
+                               "to use the vjp or jacrev APIs instead?")
+        flat_inputs = [t for flat in leaves for t in flat]
+        grads = iter(_grad((output,), flat_inputs, (None,), create_graph))
+        results = [tree_unflatten([next(grads) for _ in flat], spec)
+                   for flat, spec in zip(leaves, specs)]
+        gradient = results[0] if isinstance(argnums, int) else tuple(results)
+        if not create_graph:
+            output = output.detach()
+            aux = tree_unflatten([a.detach() if isinstance(a, Tensor) else a
+                                  for a in tree_flatten(aux)[0]], tree_flatten(aux)[1])
+        return (gradient, (output, aux)) if has_aux else (gradient, output)
+    return wrapper
+
+
+def grad(func, argnums=0, has_aux=False):
+    """The gradient of a function that returns a scalar tensor, as ``torch.func.grad``.
+
+    >>> x = ag.tensor([1.0, 2.0])
+    >>> ag.func.grad(lambda t: (t ** 3).sum())(x)
+    tensor([ 3., 12.])
+    """
+    inner = grad_and_value(func, argnums, has_aux)
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        gradient, value = inner(*args, **kwargs)
+        return (gradient, value[1]) if has_aux else gradient
+    return wrapper
+
+
+def vjp(func, *primals, has_aux=False):
+    """``(output, vjp_fn)``: ``vjp_fn(cotangents)`` is the vector-Jacobian product of
+    ``func`` at ``primals``, as ``torch.func.vjp`` (a tuple, one entry per primal)."""
+    levels = tuple(level.number for level in active_levels())
+    flat, spec = tree_flatten(list(primals))
+    originals = list(flat)
+    flat = [_differentiable(t, levels) for t in flat]
+    with enable_grad(), _Running():
+        output = func(*tree_unflatten(flat, spec))
+    aux = None
+    if has_aux:
+        if not (isinstance(output, tuple) and len(output) == 2):
+            raise RuntimeError("vjp(f, *primals): output of function f should be a tuple: "
+                               "(output, aux) if has_aux is True")
+        output, aux = output
+    flat_out, out_spec = tree_flatten(output)
+    for value in flat_out:
+        if not isinstance(value, Tensor):
+            raise RuntimeError("vjp(f, *primals): Expected f(*primals) to return only tensors, "
+                               f"got unsupported type {type(value)}")
+
+    def vjp_fn(cotangents, *rest):
+        if rest:
+            cotangents = (cotangents,) + rest
+        flat_cot, cot_spec = tree_flatten(cotangents)
+        if len(flat_cot) != len(flat_out):
+            raise RuntimeError("Expected pytree structure of cotangents to be the same as "
+                               "pytree structure of outputs to the function.")
+        for value, cot in zip(flat_out, flat_cot):
+            if tuple(value.shape) != tuple(cot.shape):
+                raise RuntimeError(
+                    "Mismatch in shape: grad_output[0] has a shape of "
+                    f"{tuple(cot.shape)} and output[0] has a shape of {tuple(value.shape)}.")
+        create_graph = _records_graph(originals + flat_cot)
+        grads = _grad(flat_out, flat, flat_cot, create_graph)
+        return tuple(tree_unflatten(list(grads), spec))
+
+    create_graph = _records_graph(originals)
+    shown = output if create_graph else tree_unflatten(
+        [value.detach() for value in flat_out], out_spec)
+    return (shown, vjp_fn, aux) if has_aux else (shown, vjp_fn)
+
+
+def jvp(func, primals, tangents, *, strict=False, has_aux=False):
+    """``(output, jvp_out)``: the Jacobian-vector product of ``func`` at ``primals``, by
+    forward AD, as ``torch.func.jvp``."""
+    if not isinstance(primals, (tuple, list)):
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it "
+                           "should be valid to call f(*primals).")
+    flat_p, spec = tree_flatten(list(primals))
+    flat_t, tspec = tree_flatten(list(tangents) if isinstance(tangents, (tuple, list))
+                                 else tangents)
+    if len(flat_p) != len(flat_t) or spec != tspec:
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have "
+                           "the same python structure. For example, if primals is a tuple of "
+                           "3 tensors, tangents also must be.")
+    for p, t in zip(flat_p, flat_t):
+        if tuple(p.shape) != tuple(t.shape):
+            raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to "
+                               f"have the same shape, got {tuple(p.shape)} and "
+                               f"{tuple(t.shape)}")
+    create_graph = _records_graph(flat_p + flat_t)
+    with forward_ad.dual_level(), _Running():
+        duals = [_make_dual(p, t) for p, t in zip(flat_p, flat_t)]
+        output = func(*tree_unflatten(duals, spec))
+        aux = None
+        if has_aux:
+            output, aux = output
+        flat_out, out_spec = tree_flatten(output)
+        pairs = [_unpack_dual(value) for value in flat_out]
+    if not create_graph:
+        pairs = [(p.detach(), t.detach()) for p, t in pairs]
+    primal_out = tree_unflatten([p for p, _ in pairs], out_spec)
+    tangent_out = tree_unflatten([t for _, t in pairs], out_spec)
+    return (primal_out, tangent_out, aux) if has_aux else (primal_out, tangent_out)
+
+
+def _make_dual(primal, tangent):
+    levels = union_levels((primal, tangent))
+    if not levels:
+        return forward_ad.make_dual(primal, tangent)
+    # a primal the batch does not vary over is expanded: contiguous, for forward AD lays a
+    # tangent out like its primal, and an expanded layout would hold one row of tangents
+    expanded = levels_of(primal) != levels
+    primal = materialized(primal, levels)
+    if expanded:
+        primal = primal.contiguous()
+    dual = forward_ad.make_dual(primal, materialized(tangent, levels).contiguous())
+    return batched(dual, levels)
+
+
+def _unpack_dual(value):
+    levels = levels_of(value)
+    primal, tangent = forward_ad.unpack_dual(physical_of(value))
+    if tangent is None:
+        tangent = autograd_cy.zeros_like(primal)
+    return batched(primal.detach() if not primal.requires_grad else primal, levels), \
+        batched(tangent, levels)
+
+
+def _basis(flat, dtype_of):
+    """Rows of the identity, split by the tensors of ``flat``: one batch of basis vectors
+    per tensor, shaped like it (``(N, *shape)``, N the total number of elements)."""
+    sizes = [t.numel() for t in flat]
+    total = sum(sizes)
+    eye = autograd_cy.eye(total, dtype=dtype_of.dtype, device=dtype_of.device)
+    pieces, start = [], 0
+    for t, size in zip(flat, sizes):
+        pieces.append(eye[:, start:start + size].reshape((total,) + tuple(t.shape)))
+        start += size
+    return pieces, sizes
+
+
+def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
+    """The Jacobian of ``func`` by reverse mode: one vjp per output element, batched with
+    vmap, as ``torch.func.jacrev``."""
+    @functools.wraps(func)
+    def wrapper(*args):
+        numbers = _argnums_inputs("jacrev", args, argnums)
+
+        def selected(*chosen):
+            full = list(args)
+            for n, value in zip(numbers, chosen):
+                full[n] = value
+            return func(*full)
+        result = vjp(selected, *[args[n] for n in numbers], has_aux=has_aux)
+        output, vjp_fn = result[0], result[1]
+        flat_out, out_spec = tree_flatten(output)
+        basis, sizes = _basis(flat_out, flat_out[0])
+        rows = vmap(vjp_fn, chunk_size=chunk_size)(tree_unflatten(basis, out_spec))
+        jacobians = []
+        for i, out in enumerate(flat_out):
+            start = sum(sizes[:i])
+            per_input = []
+            for n, rows_n in zip(numbers, rows):
+                flat_rows, in_spec = tree_flatten(rows_n)
+                per_input.append(tree_unflatten(
+                    [r[start:start + sizes[i]].reshape(tuple(out.shape) + tuple(r.shape)[1:])
+                     for r in flat_rows], in_spec))
+            jacobians.append(per_input[0] if isinstance(argnums, int) else tuple(per_input))
+        jacobian = tree_unflatten(jacobians, out_spec)
+        return (jacobian, result[2]) if has_aux else jacobian
+    return wrapper
+
+
+def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
+    """The Jacobian of ``func`` by forward mode: one jvp per input element, batched with
+    vmap, as ``torch.func.jacfwd``."""
+    @functools.wraps(func)
+    def wrapper(*args):
+        numbers = _argnums_inputs("jacfwd", args, argnums)
+        primals = [args[n] for n in numbers]
+        flat_p, p_spec = tree_flatten(primals)
+        basis, sizes = _basis(flat_p, flat_p[0])
+
+        def selected(*chosen):
+            full = list(args)
+            for n, value in zip(numbers, chosen):
+                full[n] = value
+            return func(*full)
+
+        def push(*tangents):
+            result = jvp(selected, tuple(primals), tuple(tangents), has_aux=has_aux)
+            return (result[1], result[2]) if has_aux else result[1]
+        pushed = vmap(push, randomness=randomness)(*tree_unflatten(basis, p_spec))
+        tangents_out, aux = pushed if has_aux else (pushed, None)
+        flat_out, out_spec = tree_flatten(tangents_out)
+        jacobians = []
+        for out in flat_out:
+            per_input, start = [], 0
+            for p, size in zip(flat_p, sizes):
+                rows = out[start:start + size]
+                start += size
+                moved = rows.movedim(0, -1) if rows.dim() > 1 else rows
+                per_input.append(moved.reshape(tuple(out.shape)[1:] + tuple(p.shape)))
+            grouped = tree_unflatten(per_input, p_spec)
+            jacobians.append(grouped[0] if isinstance(argnums, int) else tuple(grouped))
+        jacobian = tree_unflatten(jacobians, out_spec)
+        if has_aux:
+            return jacobian, tree_unflatten([a[0] for a in tree_flatten(aux)[0]],
+                                            tree_flatten(aux)[1])
+        return jacobian
+    return wrapper
+
+
+def hessian(func, argnums=0):
+    """The Hessian of a scalar function, ``jacfwd(jacrev(func))``, as ``torch.func.hessian``."""
+    return jacfwd(jacrev(func, argnums), argnums)
+
+
+def linearize(func, *primals):
+    """``(output, jvp_fn)``: ``jvp_fn(*tangents)`` is the Jacobian-vector product at
+    ``primals``, as ``torch.func.linearize`` (each call runs forward AD again)."""
+    output = func(*primals)
+
+    def jvp_fn(*tangents):
+        return jvp(func, primals, tangents)[1]
+    return output, jvp_fn
