@@ -156,3 +156,73 @@ def test_results_keep_an_outer_graph():
 ])
 def test_errors_in_torchs_words(case):
     assert_same_error(case)
+
+
+# ------------------------------------------------------------------ autograd.Function
+
+def functions(lib):
+    class Old(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    class New(lib.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x.sin() * 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+
+        @staticmethod
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            return g * 2 * x.cos()
+
+    class Generated(New):
+        generate_vmap_rule = True
+
+    class OwnRule(New):
+        @staticmethod
+        def vmap(info, in_dims, x):
+            return OwnRule.apply(x.movedim(in_dims[0], 0)) + info.batch_size, 0
+
+    return {"Old": Old, "New": New, "Generated": Generated, "OwnRule": OwnRule}
+
+
+def test_function_vmap_rules_and_generated_rules():
+    for name, in_dims in (("Generated", 0), ("OwnRule", 1)):
+        results = []
+        for lib in (ag, torch):
+            x = lib.tensor(M, requires_grad=True)
+            out = lib.vmap(functions(lib)[name].apply, in_dims=in_dims)(x)
+            results.append((out, lib.autograd.grad((out * out).sum(), x)[0]))
+        assert_same_tree(*results)
+
+
+def test_function_under_grad_and_vmap_of_grad():
+    check(lambda lib, x: lib.func.grad(lambda t: functions(lib)["New"].apply(t).sum())(x), A)
+    check(lambda lib, m: lib.vmap(lib.func.grad(
+        lambda t: functions(lib)["Generated"].apply(t).sum()))(m), M)
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib: lib.vmap(functions(lib)["Old"].apply)(lib.ones(2, 3)),
+    lambda lib: lib.vmap(functions(lib)["New"].apply)(lib.ones(2, 3)),
+    lambda lib: lib.func.grad(lambda t: functions(lib)["Old"].apply(t).sum())(lib.ones(3)),
+    lambda lib: lib.vmap(lambda t: functions(lib)["New"].apply(t) * 2)(lib.ones(2, 3)),
+])
+def test_functions_that_cannot_be_transformed(case):
+    assert_same_error(case)
+
+
+def test_function_apply_is_restored():
+    original = ag.autograd.Function.__dict__["apply"]
+    ag.vmap(lambda t: t * 2)(ag.ones(2, 2))
+    ag.func.grad(lambda t: t.sum())(ag.ones(2))
+    assert ag.autograd.Function.__dict__["apply"] is original

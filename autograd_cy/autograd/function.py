@@ -143,6 +143,18 @@ class _SingleLevelFunction(FunctionCtx, metaclass=FunctionMeta):
 
     vjp = backward
 
+    # vmap of the Function (autograd_cy/func/autograd_function.py): its own batching rule,
+    # or ``generate_vmap_rule = True`` to have one made from forward
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        """The Function's batching rule: ``info`` (batch_size, randomness), one in_dim per
+        argument (None: not batched); returns ``(outputs, out_dims)``."""
+        raise NotImplementedError(
+            "To use autograd.Function with vmap, you must either override the vmap "
+            "staticmethod or set generate_vmap_rule=True.")
+
     @staticmethod
     def jvp(ctx, *grad_inputs):
         """Forward-mode AD: the tangents of the outputs from those of the arguments."""
@@ -219,7 +231,7 @@ _set_argument_binder(_bind_arguments)
 
 # The engine tells an overridden backward/vjp/setup_context from these defaults by this mark.
 for _default in (_SingleLevelFunction.backward, _SingleLevelFunction.vjp,
-                 _SingleLevelFunction.setup_context):
+                 _SingleLevelFunction.setup_context, _SingleLevelFunction.vmap):
     _default._is_default_implementation = True
 del _default
 

@@ -29,6 +29,7 @@ from autograd_cy.func.batched_tensor import (
     BatchedTensor, batched, is_batched, levels_of, union_levels, materialized, level_size,
     active_levels,
 )
+from autograd_cy.func import autograd_function
 from autograd_cy.func.batching_rules import RULES, FALLBACK, INPLACE_ERROR
 
 __all__ = ["dispatched_call", "dispatching_version", "enter_vmap", "exit_vmap", "fallback"]
@@ -91,10 +92,10 @@ def _stacked(rows, level):
         "https://github.com/pytorch/pytorch/issues .")
 
 
-def fallback(name, function, args, kwargs):
+def fallback(name, function, args, kwargs, warn=True):
     """Run ``function`` once per element of the innermost level any argument varies over,
     and stack the results (torch's vmap fallback, with its warning when enabled)."""
-    if _batching._is_vmap_fallback_warning_enabled():
+    if warn and _batching._is_vmap_fallback_warning_enabled():
         warnings.warn(f"There is a performance drop because we have not yet implemented "
                       f"the batching rule for aten::{name}. Please file us an issue on "
                       f"GitHub so that we can prioritize its implementation.",
@@ -280,6 +281,10 @@ def dispatching_version(function):
     """The dispatcher of ``function`` when it is an op (``vmap(ag.dot)`` names the original,
     looked up before the swap), else ``function``."""
     global _swap
+    owner = getattr(function, "__self__", None)
+    if isinstance(owner, type) and getattr(function, "__func__", None) is getattr(
+            autograd_function.Function.apply, "__func__", None):    # SomeFunction.apply
+        return functools.partial(autograd_function.transformed_apply, owner)
     if _swap is None:
         _swap = _make_swap()
     return _swap.wrapper_of(function)
@@ -293,10 +298,12 @@ def enter_vmap():
             _swap = _make_swap()
         _swap.install()
     _depth += 1
+    autograd_function.enter_transform()
 
 
 def exit_vmap():
     global _depth
+    autograd_function.exit_transform()
     _depth -= 1
     if _depth == 0:
         _swap.uninstall()

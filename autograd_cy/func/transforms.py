@@ -23,6 +23,7 @@ from autograd_cy.autograd import forward_ad
 from autograd_cy.func.batched_tensor import (
     batched, is_batched, levels_of, physical_of, materialized, union_levels, active_levels,
 )
+from autograd_cy.func import autograd_function
 from autograd_cy.func.batched_autograd import batched_grad
 from autograd_cy.func.pytree import tree_flatten, tree_unflatten
 from autograd_cy.func.vmap import vmap
@@ -35,13 +36,17 @@ _depth = 0       # transforms running now: their results may be differentiated a
 
 
 class _Running:
+    """A transform runs: results may be differentiated again, and custom Functions take
+    their transform form (autograd_function.py)."""
     def __enter__(self):
         global _depth
         _depth += 1
+        autograd_function.enter_transform()
 
     def __exit__(self, *exc):
         global _depth
         _depth -= 1
+        autograd_function.exit_transform()
 
 
 def _records_graph(inputs):
