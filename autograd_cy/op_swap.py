@@ -66,27 +66,49 @@ class OpSwap:
         self.tensor_dict = vars(Tensor)
         self.swapped = []
         self.wrappers = {identity: wrapper for (_, identity), wrapper in wrappers.items()}
+        self.make_wrapper = make_wrapper
+        self.stacked = {}       # id(another swap's wrapper) -> (it, our wrapper of it)
 
     def wrapper_of(self, function):
         """The wrapper made for ``function``, or ``function`` if it is not an op."""
         return self.wrappers.get(id(function), function)
 
+    def _swap_for(self, name, current, original, wrapper):
+        """The wrapper to put in place of ``current``: ours, over the original; over another
+        swap's wrapper of it (a profile inside vmap, or vmap inside a profile), a wrapper of
+        that one, so both see the call; None for a name rebound since."""
+        if current is original:
+            return wrapper
+        if getattr(current, "__wrapped__", None) is original:
+            key = id(current)
+            if key not in self.stacked:
+                self.stacked[key] = (current, self.make_wrapper(name, current))
+            return self.stacked[key][1]
+        return None
+
+    def _plan_swap(self, plan, namespace):
+        swap, previous = {}, {}
+        for name, (original, wrapper) in plan.items():
+            current = namespace.get(name)
+            replacement = self._swap_for(name, current, original, wrapper)
+            if replacement is not None:
+                swap[name], previous[name] = replacement, current
+        return swap, previous
+
     def install(self):
         for namespace, plan in self.namespace_plans:
-            swap = {name: wrapper for name, (original, wrapper) in plan.items()
-                    if namespace.get(name) is original}
+            swap, previous = self._plan_swap(plan, namespace)
             namespace.update(swap)
-            self.swapped.append((namespace, plan, list(swap)))
-        methods = {name: wrapper for name, (original, wrapper) in self.method_plan.items()
-                   if self.tensor_dict.get(name) is original}
+            self.swapped.append((namespace, previous))
+        methods, previous = self._plan_swap(self.method_plan, self.tensor_dict)
         _profiling.replace_tensor_methods(methods)
-        self.swapped.append((None, self.method_plan, list(methods)))
+        self.swapped.append((None, previous))
 
     def uninstall(self):
-        for namespace, plan, names in self.swapped:
-            originals = {name: plan[name][0] for name in names}
+        """Put back what ``install`` replaced (the originals, or another swap's wrappers)."""
+        for namespace, previous in self.swapped:
             if namespace is None:
-                _profiling.replace_tensor_methods(originals)
+                _profiling.replace_tensor_methods(previous)
             else:
-                namespace.update(originals)
+                namespace.update(previous)
         self.swapped = []

@@ -502,6 +502,7 @@ def all_workloads():
     from benchmarks.profiler_workloads import profiler_workloads
     from benchmarks.forward_ad_workloads import forward_ad_workloads
     from benchmarks.anomaly_workloads import anomaly_workloads
+    from benchmarks.func_workloads import func_workloads
     return [
         Chain(function_form=True),
         Chain(name="complex_chain", function_form=True, complex_numbers=True),
@@ -522,6 +523,7 @@ def all_workloads():
         *profiler_workloads(),
         *forward_ad_workloads(),
         *anomaly_workloads(),
+        *func_workloads(),
     ]
 
 

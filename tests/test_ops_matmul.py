@@ -274,3 +274,20 @@ def test_shape_errors_match_torch(call):
 @pytest.mark.parametrize("call", as_params(DTYPE_ERRORS))
 def test_dtype_errors_match_torch(call):
     assert_same_error(call, RuntimeError)
+
+
+@pytest.mark.parametrize("complex_operands", [False, True], ids=["real", "complex"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shapes", [((5, 7, 1), (5, 1, 3)), ((2, 5, 4, 1), (1, 3)),
+                                    ((6, 1), (2, 1, 4))])
+def test_batches_of_outer_products(shapes, dtype, complex_operands):
+    """Batched products with an inner dim of 1 take einsum (NOTE [Batches of outer
+    products]): the same values, gradients and errors as torch's."""
+    a, b = randn(*shapes[0], seed=1), randn(*shapes[1], seed=2)
+    if complex_operands:
+        a, b = a + 1j * randn(*shapes[0], seed=3), b - 1j * randn(*shapes[1], seed=4)
+    check_op(lambda lib, x, y: lib.matmul(x, y), a, b, dtype=dtype)
+
+
+def test_an_outer_product_shape_error_is_torchs():
+    assert_same_error(lambda lib: lib.matmul(lib.ones(4, 3, 1), lib.ones(4, 2, 5)))
