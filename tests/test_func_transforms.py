@@ -226,3 +226,15 @@ def test_function_apply_is_restored():
     ag.vmap(lambda t: t * 2)(ag.ones(2, 2))
     ag.func.grad(lambda t: t.sum())(ag.ones(2))
     assert ag.autograd.Function.__dict__["apply"] is original
+
+
+def test_jacobians_under_vmap_and_with_aux():
+    """jacfwd of batched primals (vmap outside) takes the vmapped jvp; unbatched ones, forward
+    AD's batched tangents: both agree with torch."""
+    for transform in ("jacfwd", "jacrev", "hessian"):
+        check(lambda lib, m: lib.vmap(getattr(lib.func, transform)(
+            lambda a: (a.sin() * a).sum() if transform == "hessian" else a.sin() * a.sum()))(m),
+            M)
+    for transform in ("jacfwd", "jacrev"):
+        check(lambda lib, x: getattr(lib.func, transform)(
+            lambda a: (a.exp(), {"norm": a.norm()}), has_aux=True)(x), A)

@@ -71,6 +71,13 @@ def _differentiable(value, levels):
     return batched(physical, levels)
 
 
+def _detached(tree):
+    """``tree`` with its tensors detached: what a transform returns when nothing outside it
+    differentiates (torch's results of a finished transform do not require grad)."""
+    leaves, spec = tree_flatten(tree)
+    return tree_unflatten([t.detach() if isinstance(t, Tensor) else t for t in leaves], spec)
+
+
 def _grad(outputs, inputs, cotangents, create_graph):
     """Gradients of ``outputs`` with respect to ``inputs``, zeros where unused."""
     if any(is_batched(t) for t in list(outputs) + list(inputs) + list(cotangents)):
@@ -137,9 +144,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
                    for flat, spec in zip(leaves, specs)]
         gradient = results[0] if isinstance(argnums, int) else tuple(results)
         if not create_graph:
-            output = output.detach()
-            aux = tree_unflatten([a.detach() if isinstance(a, Tensor) else a
-                                  for a in tree_flatten(aux)[0]], tree_flatten(aux)[1])
+            output, aux = output.detach(), _detached(aux)
         return (gradient, (output, aux)) if has_aux else (gradient, output)
     return wrapper
 
@@ -197,10 +202,9 @@ def vjp(func, *primals, has_aux=False):
         grads = _grad(flat_out, flat, flat_cot, create_graph)
         return tuple(tree_unflatten(list(grads), spec))
 
-    create_graph = _records_graph(originals)
-    shown = output if create_graph else tree_unflatten(
-        [value.detach() for value in flat_out], out_spec)
-    return (shown, vjp_fn, aux) if has_aux else (shown, vjp_fn)
+    if not _records_graph(originals):
+        output, aux = _detached(output), _detached(aux)
+    return (output, vjp_fn, aux) if has_aux else (output, vjp_fn)
 
 
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):
@@ -232,6 +236,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
         pairs = [_unpack_dual(value) for value in flat_out]
     if not create_graph:
         pairs = [(p.detach(), t.detach()) for p, t in pairs]
+        aux = _detached(aux)
     primal_out = tree_unflatten([p for p, _ in pairs], out_spec)
     tangent_out = tree_unflatten([t for _, t in pairs], out_spec)
     return (primal_out, tangent_out, aux) if has_aux else (primal_out, tangent_out)
@@ -321,11 +326,19 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                 full[n] = value
             return func(*full)
 
-        def push(*tangents):
-            result = jvp(selected, tuple(primals), tuple(tangents), has_aux=has_aux)
-            return (result[1], result[2]) if has_aux else result[1]
-        pushed = vmap(push, randomness=randomness)(*tree_unflatten(basis, p_spec))
-        tangents_out, aux = pushed if has_aux else (pushed, None)
+        if not any(is_batched(p) for p in flat_p):
+            # the batch of basis tangents is forward AD's own (NOTE [Batched tangents] in
+            # pyx/forward.pyx): the primal computed once, every tangent formula on N rows
+            tangents_out, aux = _tangent_batch_jvp(selected, flat_p, p_spec, basis, has_aux)
+        else:
+            def push(*tangents):
+                result = jvp(selected, tuple(primals), tuple(tangents), has_aux=has_aux)
+                return (result[1], result[2]) if has_aux else result[1]
+            pushed = vmap(push, randomness=randomness)(*tree_unflatten(basis, p_spec))
+            tangents_out, aux = pushed if has_aux else (pushed, None)
+            if has_aux:
+                aux = tree_unflatten([a[0] for a in tree_flatten(aux)[0]],
+                                     tree_flatten(aux)[1])
         flat_out, out_spec = tree_flatten(tangents_out)
         jacobians = []
         for out in flat_out:
@@ -338,11 +351,30 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
             grouped = tree_unflatten(per_input, p_spec)
             jacobians.append(grouped[0] if isinstance(argnums, int) else tuple(grouped))
         jacobian = tree_unflatten(jacobians, out_spec)
-        if has_aux:
-            return jacobian, tree_unflatten([a[0] for a in tree_flatten(aux)[0]],
-                                            tree_flatten(aux)[1])
-        return jacobian
+        return (jacobian, aux) if has_aux else jacobian
     return wrapper
+
+
+def _tangent_batch_jvp(func, flat_primals, spec, basis, has_aux):
+    """The output tangents of ``func`` for a batch of input tangents (``basis``, each
+    ``(N, *shape)``), in one forward-AD pass with batched tangents."""
+    create_graph = _records_graph(flat_primals)
+    batch = basis[0].shape[0]
+    with forward_ad.dual_level(), forward_ad._batched_tangents(batch), _Running():
+        duals = [forward_ad.make_dual(p, t) for p, t in zip(flat_primals, basis)]
+        output = func(*tree_unflatten(duals, spec))
+        aux = None
+        if has_aux:
+            output, aux = output
+        flat_out, out_spec = tree_flatten(output)
+        tangents = []
+        for value in flat_out:
+            primal, tangent = forward_ad.unpack_dual(value)
+            if tangent is None:
+                tangent = autograd_cy.zeros((batch,) + tuple(primal.shape), dtype=primal.dtype,
+                                            device=primal.device)
+            tangents.append(tangent if create_graph else tangent.detach())
+    return tree_unflatten(tangents, out_spec), aux if create_graph else _detached(aux)
 
 
 def hessian(func, argnums=0):
