@@ -53,6 +53,8 @@ class OpSwap:
         def plan(items):
             result = {}
             for name, value in items:
+                while id(value) not in functions and hasattr(value, "__wrapped__"):
+                    value = value.__wrapped__        # made while another swap is installed
                 if id(value) in functions and (private or not name.startswith("_")):
                     key = (name, id(value))
                     if key not in wrappers:
@@ -68,6 +70,9 @@ class OpSwap:
         self.wrappers = {identity: wrapper for (_, identity), wrapper in wrappers.items()}
         self.make_wrapper = make_wrapper
         self.stacked = {}       # id(another swap's wrapper) -> (it, our wrapper of it)
+        # per plan: {name: original}, {name: wrapper}, for the usual install
+        self.fast = {id(p): ({n: o for n, (o, _) in p.items()}, {n: w for n, (_, w) in p.items()})
+                     for p in [plan for _, plan in self.namespace_plans] + [self.method_plan]}
 
     def wrapper_of(self, function):
         """The wrapper made for ``function``, or ``function`` if it is not an op."""
@@ -87,6 +92,9 @@ class OpSwap:
         return None
 
     def _plan_swap(self, plan, namespace):
+        originals, wrappers = self.fast[id(plan)]
+        if originals.items() <= namespace.items():      # every op is its original: no loop
+            return wrappers, originals
         swap, previous = {}, {}
         for name, (original, wrapper) in plan.items():
             current = namespace.get(name)

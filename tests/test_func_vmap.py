@@ -317,3 +317,25 @@ def test_no_warning_by_default():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ag.vmap(lambda r: ag.index_add(r, 0, ag.tensor([0]), r[:1]))(ag.ones(2, 3, 3))
+
+
+def test_a_profile_around_vmap_records_the_batched_ops():
+    """Both swaps at once: the profiler's wrappers wrap vmap's dispatchers (and the other
+    way round), so the ops are batched and recorded, and both put back what they found."""
+    originals = (ag.mul, ag.Tensor.sin)
+    x = ag.tensor(X)
+    with ag.autograd.profiler.profile() as prof:
+        out = ag.vmap(lambda t: t.sin() * 2)(x)
+    np.testing.assert_allclose(out.numpy(), np.sin(X) * 2)
+    names = {event.name for event in prof.function_events}
+    assert "aten::sin" in names and "aten::mul" in names
+    inside = ag.vmap(lambda t: _profiled_sin(t))(x)
+    np.testing.assert_allclose(inside.numpy(), np.sin(X))
+    assert (ag.mul, ag.Tensor.sin) == originals
+
+
+def _profiled_sin(t):
+    with ag.autograd.profiler.profile() as prof:
+        result = t.sin()
+    assert "aten::sin" in {event.name for event in prof.function_events}
+    return result

@@ -21,8 +21,8 @@ imaginary part of a complex input as two real inputs.
 ``(x, v) -> grad(f(x), x, v, create_graph=True)``, i.e. on the graph that a
 backward with ``create_graph=True`` records.
 
-Beyond the Jacobians: ``check_batched_grad`` compares ``autograd.grad(...,
-is_grads_batched=True)`` with one call per grad_output; ``check_undefined_grad``
+Beyond the Jacobians: ``check_batched_grad`` compares ``autograd.grad`` vmapped over a
+batch of grad_outputs with one call per grad_output; ``check_undefined_grad``
 feeds undefined (None) output gradients; ``check_forward_ad`` compares the Jacobian
 that forward-mode AD (``autograd.forward_ad``) computes with the numerical one.
 """
@@ -91,8 +91,8 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
 
     What is checked: the backward-mode Jacobians (``check_backward_ad``), then those of
     forward mode (``check_forward_ad``, through ``autograd.forward_ad``); with backward
-    mode, ``check_batched_grad`` (``is_grads_batched=True`` against one call per
-    grad_output), that zero grad_outputs give zero gradients (within tolerance with
+    mode, ``check_batched_grad`` (``autograd.grad`` vmapped over grad_outputs against one
+    call per grad_output), that zero grad_outputs give zero gradients (within tolerance with
     ``masked``), and ``check_undefined_grad``. ``fast_mode`` compares ``v^T J u``
     (``J u`` in forward mode) instead of whole Jacobians. ``check_batched_forward_grad``
     compares one forward-AD pass with a batch of tangents against one pass per tangent
@@ -626,25 +626,25 @@ def _check_backward_multiplies_grad_output(inputs, outputs, masked):
 
 
 def _check_batched_grad(inputs, output, output_index):
-    """``autograd.grad(..., is_grads_batched=True)`` over two random grad_outputs must
-    give what one call per grad_output gives (PyTorch vmaps the vector-Jacobian product;
-    here the public batched API is what is checked). Missing gradients count as zeros."""
+    """The vector-Jacobian product vmapped over two random grad_outputs must give what one
+    call per grad_output gives, as PyTorch checks it (vmap gives ``autograd.grad`` a batch of
+    grad_outputs as one ``is_grads_batched`` backward, NOTE [autograd.grad inside vmap]).
+    Missing gradients count as zeros."""
+    import autograd_cy
     from autograd_cy import randn_like, stack, zeros
-    from autograd_cy.autograd.backward import grad
     differentiable = [x for x in inputs if _requires_grad(x)]
 
-    def vjp(grad_output, batched):
-        grads = grad(output, differentiable, grad_output, retain_graph=True,
-                     allow_unused=True, is_grads_batched=batched)
-        batch = tuple(grad_output.shape[:1]) if batched else ()
-        return [g if g is not None else zeros(batch + tuple(x.shape), dtype=x.dtype,
-                                              device=x.device)
+    def vjp(grad_output):
+        # looked up when called: inside vmap, autograd.grad is vmap's
+        grads = autograd_cy.autograd.grad(output, differentiable, grad_output,
+                                          retain_graph=True, allow_unused=True)
+        return [g if g is not None else zeros(tuple(x.shape), dtype=x.dtype, device=x.device)
                 for g, x in zip(grads, differentiable)]
 
     grad_outputs = [randn_like(output) for _ in range(2)]
-    expected = [stack(rows) for rows in zip(*(vjp(v, False) for v in grad_outputs))]
+    expected = [stack(rows) for rows in zip(*(vjp(v) for v in grad_outputs))]
     try:
-        result = vjp(stack(grad_outputs), True)
+        result = autograd_cy.func.vmap(vjp)(stack(grad_outputs))
     except RuntimeError as error:
         raise GradcheckError(f"While computing batched gradients, got: {error}\n\n"
                              f"{FAILED_BATCHED_GRAD_MSG}") from error

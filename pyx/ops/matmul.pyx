@@ -234,7 +234,7 @@ cdef inline object matrix_product(object a, object b):
             and cnp.PyArray_NDIM(<cnp.ndarray>a) > 2 and cnp.PyArray_NDIM(<cnp.ndarray>b) >= 2
             and a.shape[-1] == 1 and b.shape[-2] == 1 and a.dtype == b.dtype
             and a.dtype.char in "fdFD"):
-        # NOTE [Batches of outer products]
+        # an outer product per batch row: NOTE [Batches of outer products] above
         return quietly2(outer_products, a, b)
     if half_precision_array(a) and a.dtype == b.dtype:
         # float32 products, rounded once (NOTE [Half-precision products and reductions] in
