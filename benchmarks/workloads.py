@@ -530,7 +530,8 @@ def all_workloads():
 # What ``make bench`` runs (a few minutes on 2 cores): the per-op overhead on small tensors,
 # the cost per node as the graph deepens, a BLAS-bound step. ``make bench-full`` runs them all.
 HEADLINE = ("chain", "complex_chain", "depth_100", "depth_1000", "depth_10000", "wide",
-            "mlp_small", "mlp", "mlp_bfloat16", "function", "hooks", "hvp", "no_grad")
+            "mlp_small", "mlp", "mlp_bfloat16", "function", "hooks", "hvp", "no_grad",
+            "per_sample_grads", "func_jacrev", "func_jacfwd", "func_hessian")
 
 
 def headline_workloads():
