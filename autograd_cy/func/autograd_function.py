@@ -14,7 +14,9 @@ While a transform runs (vmap, grad, vjp, jvp and those built on them), ``Functio
   graph) where torch runs forward and backward under vmap;
 - neither: torch's error.
 
-Outside the transforms ``Function.apply`` is the C function itself again.
+Outside the transforms ``Function.apply`` is the C function itself again. The library's own
+ops written as Functions (CUDA dropout: ``builtin_op = True``) are ops to the transforms, as
+torch's aten ops are: vmap reaches them through their op's rule, with physical tensors.
 """
 from autograd_cy.autograd.function import Function, _function_apply
 from autograd_cy.func.batched_tensor import (
@@ -69,6 +71,8 @@ def _rewrapped(value, out_dim, level):
 
 
 def transformed_apply(cls, *args, **kwargs):
+    if getattr(cls, "builtin_op", False):      # the library's own ops written as Functions
+        return _function_apply(cls, *args, **kwargs)
     if getattr(cls.setup_context, "_is_default_implementation", False):
         raise RuntimeError(SETUP_CONTEXT_ERROR)
     values = list(args) + list(kwargs.values())

@@ -29,7 +29,7 @@ import numpy as np
 from autograd_cy._C.tensor import Tensor, _array_of, _hold_array
 
 __all__ = ["BatchedTensor", "LogicalStandIn", "batched", "is_batched", "levels_of",
-           "physical_of", "logical_ndim", "union_levels", "aligned", "materialized",
+           "physical_of", "logical_ndim", "union_levels", "aligned", "materialized", "restand",
            "wrap_result", "level_size", "active_levels", "push_level", "pop_level"]
 
 VALUES_READ = (
@@ -208,6 +208,12 @@ class BatchedTensor(Tensor):
 
     def new_tensor(self, *args, **kwargs):
         return self._physical.new_tensor(*args, **kwargs)
+
+
+def restand(t):
+    """A new stand-in for ``t`` after an in-place op changed its physical tensor's shape."""
+    shape = tuple(t._physical.shape)[len(t._levels):]
+    _hold_array(t, LogicalStandIn(shape, _array_of(t._physical).dtype))
 
 
 def _physical_or_none(value):

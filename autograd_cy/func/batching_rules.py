@@ -24,7 +24,7 @@ from autograd_cy._C.ops.op_table import unary_ops
 from autograd_cy._C.tensor import Tensor
 from autograd_cy.func.batched_tensor import (
     batched, is_batched, levels_of, logical_ndim, union_levels, aligned, materialized,
-    wrap_result,
+    restand, wrap_result,
 )
 
 __all__ = ["RULES", "FALLBACK", "INPLACE_ERROR", "wrap_logical_dim", "elementwise",
@@ -498,6 +498,74 @@ def setitem_rule(original, args, kwargs):
     return None
 
 
+# ------------------------------------------------------------------ the rest
+
+def index_add_rule(original, args, kwargs):
+    """index_add(self, dim, index, source): self and source get the full batch, the index
+    stays one list of positions (a batched index runs per element)."""
+    args, kwargs = list(args), dict(kwargs)
+    index = _get(args, kwargs, 2, "index", None)
+    if is_batched(index):
+        return FALLBACK
+    self, source = args[0], _get(args, kwargs, 3, "source", None)
+    levels = union_levels((self, source))
+    _put(args, kwargs, 1, "dim", _shift(_get(args, kwargs, 1, "dim", None),
+                                        logical_ndim(self), len(levels)))
+    args[0] = materialized(self, levels)
+    _put(args, kwargs, 3, "source", materialized(source, levels))
+    return batched(original(*args, **kwargs), levels)
+
+
+def scatter_add_rule(original, args, kwargs):
+    """scatter_add(self, dim, index, src): the index has self's dims, so all three get the
+    full batch."""
+    args, kwargs = list(args), dict(kwargs)
+    levels = union_levels(_tensors(args, kwargs))
+    _put(args, kwargs, 1, "dim", _shift(_get(args, kwargs, 1, "dim", None),
+                                        logical_ndim(args[0]), len(levels)))
+    args = [materialized(a, levels) if isinstance(a, Tensor) else a for a in args]
+    kwargs = {k: materialized(v, levels) if isinstance(v, Tensor) else v
+              for k, v in kwargs.items()}
+    return batched(original(*args, **kwargs), levels)
+
+
+def sum_to_size_rule(original, args, kwargs):
+    self = args[0]
+    size = _shape_argument(args, kwargs, "size")
+    return batched(self._physical.sum_to_size(_batch_shape(self) + size), self._levels)
+
+
+def transpose_inplace_rule(original, args, kwargs):
+    """transpose_ changes the batched tensor's own shape: its stand-in follows."""
+    self = args[0]
+    nb, ndim = len(self._levels), logical_ndim(self)
+    self._physical.transpose_(_shift(_get(args, kwargs, 1, "dim0", None), ndim, nb),
+                              _shift(_get(args, kwargs, 2, "dim1", None), ndim, nb))
+    restand(self)
+    return self
+
+
+def vdot_rule(original, args, kwargs):
+    """vdot: the dot product of ``a``'s conjugate with ``b``."""
+    a, b = args[0], _get(args, kwargs, 1, "other", None)
+    conjugate = batched(a._physical.conj(), a._levels) if is_batched(a) else a.conj()
+    return _checked_matmul("vdot", 1, 1)(None, (conjugate, b), {})
+
+
+def refused(message):
+    """An op torch does not batch, with torch's error."""
+    def rule(original, args, kwargs):
+        raise RuntimeError(message)
+    return rule
+
+
+def metadata_rule(original, args, kwargs):
+    """is_conj, is_neg, is_same_size: about the logical tensors, the same for every element."""
+    if original.__name__ == "is_same_size":
+        return tuple(args[0].shape) == tuple(args[1].shape)
+    return original(args[0]._physical)
+
+
 # ------------------------------------------------------------------ the table
 
 def _one(original, args, kwargs):
@@ -574,6 +642,20 @@ RULES.update({
     "binary_cross_entropy": pointwise_loss_rule,
     "binary_cross_entropy_with_logits": pointwise_loss_rule,
     "nll_loss": class_loss_rule, "cross_entropy": class_loss_rule,
+    # the rest
+    "index_add": index_add_rule, "scatter_add": scatter_add_rule,
+    "sum_to_size": sum_to_size_rule, "transpose_": transpose_inplace_rule, "vdot": vdot_rule,
+    "_sum": reduction_rule(), "_mean": reduction_rule(),
+    "is_conj": metadata_rule, "is_neg": metadata_rule, "is_same_size": metadata_rule,
+    "equal": refused("Batching rule not implemented for aten::equal. We could not generate "
+                     "a fallback."),
+    "allclose": refused("vmap over torch.allclose isn't supported yet. Please file an issue "
+                        "at https://github.com/pytorch/pytorch/issues if you need this "
+                        "feature."),
+    "as_strided_": refused("Batching rule not implemented for aten::as_strided_; the "
+                           "fallback path doesn't work on out= or view ops."),
+    "resize_": refused("Batching rule not implemented for aten::resize_; the fallback path "
+                       "doesn't work on out= or view ops."),
     # indexing
     "getitem": getitem_rule, "__getitem__": getitem_rule, "setitem": setitem_rule,
     "__setitem__": setitem_rule,

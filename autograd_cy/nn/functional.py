@@ -121,7 +121,10 @@ def dropout(input, p=0.5, training=True, inplace=False):
 class NativeDropout(_ag.autograd.Function):
     """Dropout of a CUDA tensor: output and keep-mask in one launch from the device's
     Philox stream (autograd_cy/cuda/random.py); the backward is one launch of
-    ``grad * keep * scale`` with the same mask. The mask stays on the node (``keep``)."""
+    ``grad * keep * scale`` with the same mask. The mask stays on the node (``keep``).
+    An op of the library, as torch's aten::native_dropout: the transforms treat it as one
+    (``builtin_op``), not as a user's Function."""
+    builtin_op = True
 
     @staticmethod
     def forward(ctx, input, p):
@@ -143,6 +146,7 @@ class NativeDropout(_ag.autograd.Function):
 class NativeDropoutBackward(_ag.autograd.Function):
     """``grad * keep * scale``: dropout's backward, linear in ``grad``, so its own
     backward is itself (double backward through dropout)."""
+    builtin_op = True
 
     @staticmethod
     def forward(ctx, grad, keep, scale):
