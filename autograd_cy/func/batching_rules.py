@@ -127,6 +127,9 @@ def dims_rule(*specs, extra=0, index_like_self=False):
             return FALLBACK
         levels = union_levels(tensors)
         nb, ndim = len(levels), logical_ndim(self) + extra
+        if ndim == 0:
+            return _dims_of_a_0_dim_tensor(original, args, kwargs, specs, levels,
+                                           index_like_self)
         for position, keyword, default in specs:
             dim = _get(args, kwargs, position, keyword, default)
             _put(args, kwargs, position, keyword, _shift(dim, ndim, nb))
@@ -139,6 +142,27 @@ def dims_rule(*specs, extra=0, index_like_self=False):
     return rule
 
 
+def _dims_of_a_0_dim_tensor(original, args, kwargs, specs, levels, index_like_self):
+    """A dim op on a 0-dim logical tensor: torch lets it name dim 0 or -1 (a unit dim),
+    except narrow and select; flatten makes it one element long."""
+    name = original.__name__
+    if name in ("narrow", "select"):
+        raise RuntimeError(f"{name}() cannot be applied to a 0-dim tensor.")
+    nb = len(levels)
+    physical = materialized(args[0], levels)
+    if name == "flatten":
+        return batched(physical.reshape(tuple(physical.shape) + (1,)), levels)
+    for position, keyword, default in specs:
+        wrap_logical_dim(_get(args, kwargs, position, keyword, default), 0)
+        _put(args, kwargs, position, keyword, nb)
+    args = [physical.unsqueeze(-1)] + [
+        materialized(a, levels).unsqueeze(-1) if index_like_self and isinstance(a, Tensor)
+        else a for a in args[1:]]
+    result = original(*args, **kwargs)
+    return wrap_result(result.squeeze(-1) if isinstance(result, Tensor) and result.dim() > nb
+                       else result, levels)
+
+
 def reduction_rule(position=1, keyword="dim"):
     """A reduction whose dim (int, tuple, or left out / None for all) is at ``position``."""
     def rule(original, args, kwargs):
@@ -149,7 +173,7 @@ def reduction_rule(position=1, keyword="dim"):
         physical = self._physical
         args[0] = physical
         dim = _get(args, kwargs, position, keyword, _ALL)
-        if dim is _ALL or dim is None or (dim == () and original.__name__ in ("amax", "amin")):
+        if dim is _ALL or dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
             # over every logical dim: over one dim holding them all
             args[0] = physical.reshape(tuple(physical.shape)[:nb] + (-1,))
             keepdim = _get(args, kwargs, position + 1, "keepdim", False)
@@ -162,10 +186,29 @@ def reduction_rule(position=1, keyword="dim"):
                 result = tuple(r.reshape(kept) for r in result) \
                     if isinstance(result, tuple) else result.reshape(kept)
             return wrap_result(result, levels)
+        elif ndim == 0:
+            return _over_unit_dim(original, args, kwargs, position, keyword, dim, levels)
         else:
             _put(args, kwargs, position, keyword, _shift(dim, ndim, nb))
         return wrap_result(original(*args, **kwargs), levels)
     return rule
+
+
+def _over_unit_dim(original, args, kwargs, position, keyword, dim, levels):
+    """An op along the one dim torch lets a 0-dim tensor name (0 or -1): along a unit dim
+    added to the physical tensor, taken away again."""
+    for d in (dim if isinstance(dim, (tuple, list)) else (dim,)):
+        wrap_logical_dim(d, 0)
+    nb = len(levels)
+    args[0] = args[0].unsqueeze(-1)
+    _put(args, kwargs, position, keyword, nb)
+    result = original(*args, **kwargs)
+    if isinstance(result, tuple):
+        parts = [r.squeeze(-1) if r.dim() > nb else r for r in result]
+        result = type(result)(*parts) if hasattr(result, "_fields") else tuple(parts)
+    elif result.dim() > nb:
+        result = result.squeeze(-1)
+    return wrap_result(result, levels)
 
 
 def softmax_rule(original, args, kwargs):
@@ -178,8 +221,10 @@ def softmax_rule(original, args, kwargs):
         from autograd_cy.nn.functional import _get_softmax_dim
         dim = _get_softmax_dim(original.__name__, logical_ndim(self), 5)
     levels = levels_of(self)
-    _put(args, kwargs, 1, "dim", _shift(dim, logical_ndim(self), len(levels)))
     args[0] = self._physical
+    if logical_ndim(self) == 0:
+        return _over_unit_dim(original, args, kwargs, 1, "dim", dim, levels)
+    _put(args, kwargs, 1, "dim", _shift(dim, logical_ndim(self), len(levels)))
     return wrap_result(original(*args, **kwargs), levels)
 
 
@@ -192,6 +237,10 @@ def squeeze_rule(original, args, kwargs):
     if dim is _ALL or dim is None:
         shape = tuple(self.shape)
         dims = tuple(nb + i for i, size in enumerate(shape) if size == 1)
+    elif ndim == 0:         # its one unit dim: nothing to take away
+        for d in (dim if isinstance(dim, (tuple, list)) else (dim,)):
+            wrap_logical_dim(d, 0)
+        dims = ()
     else:
         dims = _shift(dim, ndim, nb)
     return batched(self._physical.squeeze(dims) if dims != () else self._physical, levels)
