@@ -85,6 +85,8 @@ CASES = {
     "matmul_vv": (lambda lib, t, u: t @ u, [X, Y]),
     "matmul_mv": (lambda lib, t, u: t @ u + u @ t, [SQUARE, X]),
     "matmul_mm": (lambda lib, t: t @ t.mT, [SQUARE]),
+    "matmul_broadcast": (lambda lib, t, u: t @ (u.unsqueeze(-1) * u).unsqueeze(0).expand(
+        2, 3, 3), [SQUARE, X]),
     "mm_mv_dot": (lambda lib, t, u: lib.mm(t, t) @ u + lib.mv(t, u) + lib.dot(u, u),
                   [SQUARE, X]),
     "linear": (lambda lib, t, w: lib.nn.functional.linear(t, w, w[0]), [X, SQUARE]),

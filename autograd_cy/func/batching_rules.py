@@ -364,14 +364,23 @@ def matmul_rule(original, args, kwargs):
     pa = _as_matrix(a, levels, -2 if a_vector else None)
     pb = _as_matrix(b, levels, -1 if b_vector else None)
     ndim = max(pa.dim(), pb.dim())
-    pa = pa.reshape((1,) * (ndim - pa.dim()) + tuple(pa.shape)) if pa.dim() < ndim else pa
-    pb = pb.reshape((1,) * (ndim - pb.dim()) + tuple(pb.shape)) if pb.dim() < ndim else pb
+    pa, pb = _padded(pa, len(levels), ndim), _padded(pb, len(levels), ndim)
     product = pa.matmul(pb)
     if b_vector:
         product = product.squeeze(-1)
     if a_vector:
         product = product.squeeze(-1 if b_vector else -2)
     return batched(product, levels)
+
+
+def _padded(physical, nb, ndim):
+    """``physical`` with size-1 dims after its ``nb`` batch dims, to ``ndim`` dims: its
+    matrix dims broadcast against another operand's leading (logical) dims."""
+    missing = ndim - physical.dim()
+    if missing == 0:
+        return physical
+    shape = tuple(physical.shape)
+    return physical.reshape(shape[:nb] + (1,) * missing + shape[nb:])
 
 
 def _as_matrix(value, levels, unsqueeze_at):
