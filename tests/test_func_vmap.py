@@ -179,7 +179,9 @@ def test_inplace_on_a_batched_tensor():
             row = row.clone()
             row.mul_(2).add_(other)
             row[0] = other[1]
-            return row
+            square = row.unsqueeze(0).repeat(3, 1)
+            square.mul_(other)          # an operand of fewer dims than self, batched
+            return square
         return lib.vmap(g)(t, u)
     compare(f, X, Y, grad=True)
 

@@ -80,13 +80,33 @@ def elementwise_inplace(name):
         if levels_of(self) != levels:
             raise RuntimeError(INPLACE_ERROR.format(name="inplace arithmetic"))
         ndim = logical_ndim(self)
-        rest = [aligned(a, levels, min(ndim, logical_ndim(a))) if isinstance(a, Tensor) else a
-                for a in args[1:]]
-        kwargs = {k: aligned(v, levels, min(ndim, logical_ndim(v)))
-                  if isinstance(v, Tensor) else v for k, v in kwargs.items()}
+        # an operand's leading size-1 dims beyond self's go, as torch's vmap lets them
+        rest = [_operand_of_inplace(a, levels, ndim) for a in args[1:]]
+        kwargs = {k: _operand_of_inplace(v, levels, ndim) for k, v in kwargs.items()}
         original(self._physical, *rest, **kwargs)
         return self
     return rule
+
+
+def _operand_of_inplace(value, levels, ndim):
+    if not is_batched(value):
+        return value
+    value = _without_leading_ones(value, ndim)
+    # padded to self's dims: a shorter operand must not broadcast against the batch dims
+    return aligned(value, levels, max(ndim, logical_ndim(value)))
+
+
+def _without_leading_ones(value, ndim):
+    """``value`` with the leading size-1 logical dims it has beyond ``ndim`` taken away (a
+    value written into a tensor of ``ndim`` dims broadcasts from the right, as torch lets
+    it)."""
+    logical = tuple(value.shape)
+    excess = len(logical) - ndim
+    if excess <= 0 or any(size != 1 for size in logical[:excess]):
+        return value
+    physical = value._physical
+    batch = tuple(physical.shape)[:len(value._levels)]
+    return batched(physical.reshape(batch + logical[excess:]), value._levels)
 
 
 # ------------------------------------------------------------------ dims
@@ -411,8 +431,10 @@ def linear_rule(original, args, kwargs):
     x = args[0]
     weight = _get(args, kwargs, 1, "weight", None)
     bias = _get(args, kwargs, 2, "bias", None)
-    transposed = RULES["mT"](None, (weight,), {}) if is_batched(weight) else weight.mT \
-        if weight.dim() >= 2 else weight
+    if logical_ndim(weight) < 2:        # a weight vector: input @ weight
+        transposed = weight
+    else:
+        transposed = RULES["mT"](None, (weight,), {}) if is_batched(weight) else weight.mT
     product = matmul_rule(None, (x, transposed), {})
     if bias is None:
         return product
@@ -549,9 +571,9 @@ def setitem_rule(original, args, kwargs):
         raise RuntimeError(INPLACE_ERROR.format(name="inplace arithmetic"))
     levels = levels_of(self)
     region = self._physical[(slice(None),) * len(levels) + entries]
-    if isinstance(value, Tensor):
-        value = aligned(value, levels, region.dim() - len(levels)) if is_batched(value) \
-            else value
+    if is_batched(value):
+        value = aligned(_without_leading_ones(value, region.dim() - len(levels)), levels,
+                        region.dim() - len(levels))
     self._physical[(slice(None),) * len(levels) + entries] = value
     return None
 

@@ -23,7 +23,9 @@ REDUCE = ["sum", "mean", "amax", "logsumexp", "softmax", "log_softmax", "var", "
           "prod"]
 SHAPE = ["transpose", "unsqueeze", "squeeze", "flatten", "reshape", "permute", "expand",
          "narrow", "select", "slice", "flip_view", "t"]
-OTHER = ["matmul", "cat", "stack", "where", "clamp", "index_select", "gather"]
+OTHER = ["matmul", "cat", "stack", "where", "clamp", "index_select", "gather", "inplace",
+         "setitem", "repeat", "split", "index_tensor", "mse", "expand_as", "masked_fill",
+         "unbind", "linear"]
 
 
 def draw_op(rng, ndim):
@@ -110,6 +112,32 @@ def apply_op(lib, op, value, other, index_seed):
         return value.clamp(min=-0.5, max=0.7)
     if name == "index_select":
         return value.index_select(dim, lib.tensor([0, 0]))
+    if name == "inplace":
+        result = value.clone()
+        result.mul_(other.detach() if not batched_other else 0.5).add_(1.5)
+        return result
+    if name == "setitem":
+        result = value.clone()
+        result[..., :1] = other[..., :1] if batched_other else 0.25
+        return result
+    if name == "repeat":
+        return value.repeat(*([2] + [1] * value.dim()))
+    if name == "split":
+        return value.split(1, dim)[0]
+    if name == "index_tensor":
+        return value[lib.tensor([0, 0])]
+    if name == "mse":
+        reduction = ("mean", "sum", "none")[index_seed % 3]
+        return lib.nn.functional.mse_loss(value, other, reduction=reduction)
+    if name == "expand_as":
+        return value.sum().expand_as(other) * other
+    if name == "masked_fill":
+        return value.masked_fill(other > 0, 0.5)
+    if name == "unbind":
+        return value.unbind(dim)[-1]
+    if name == "linear":
+        return lib.nn.functional.linear(value, other, other[..., 0] if other.dim() > 1
+                                        else None)
     index = lib.zeros(tuple(value.shape), dtype=lib.int64)
     return value.gather(dim, index)
 
