@@ -19,6 +19,7 @@ ops written as Functions (CUDA dropout: ``builtin_op = True``) are ops to the tr
 torch's aten ops are: vmap reaches them through their op's rule, with physical tensors.
 """
 from autograd_cy.autograd.function import Function, _function_apply
+from autograd_cy.func.fallback import fallback
 from autograd_cy.func.batched_tensor import (
     batched, levels_of, physical_of, union_levels, level_size, active_levels,
 )
@@ -90,8 +91,7 @@ def transformed_apply(cls, *args, **kwargs):
             return tuple(_rewrapped(o, d, level) for o, d in zip(outputs, dims))
         return _rewrapped(outputs, out_dims, level)
     if cls.generate_vmap_rule:
-        from autograd_cy.func import dispatch
-        return dispatch.fallback(cls.__name__, lambda *a, **k: _function_apply(cls, *a, **k),
+        return fallback(cls.__name__, lambda *a, **k: _function_apply(cls, *a, **k),
                                  args, kwargs, warn=False)
     raise RuntimeError(
         f"You tried to vmap over {cls.__name__}, but it does not have vmap support. Please "

@@ -12,9 +12,10 @@ batched tensor]), so one backward on the physical tensors gives every example's 
 - an input must vary over every level its outputs do, or its gradient would be summed over
   the examples: ``func.grad`` and ``func.vjp`` batch their inputs so; an unbatched input of
   a batched output (``autograd.grad(loss, w)`` of a weight shared by the examples) is
-  differentiated once per example, through dispatch.py's fallback.
+  differentiated once per example, through the fallback (fallback.py).
 """
 from autograd_cy._C.tensor import Tensor
+from autograd_cy.func.fallback import fallback
 from autograd_cy.func.batched_tensor import (
     batched, levels_of, physical_of, union_levels, materialized, level_size,
 )
@@ -25,7 +26,6 @@ __all__ = ["batched_grad"]
 def batched_grad(grad, outputs, inputs, grad_outputs, *, retain_graph, create_graph,
                  allow_unused, materialize_grads):
     """``grad`` (the original ``autograd.grad``) over batched arguments."""
-    from autograd_cy.func import dispatch
     output_levels = set(union_levels(outputs))
     input_levels = [set(levels_of(t)) for t in inputs]
     if not all(output_levels <= levels for levels in input_levels):
@@ -38,7 +38,7 @@ def batched_grad(grad, outputs, inputs, grad_outputs, *, retain_graph, create_gr
         def one_example(outs, ins, gos):
             return grad(outs, ins, gos, True, create_graph, True, allow_unused, False,
                         materialize_grads)
-        return dispatch.fallback("grad", one_example,
+        return fallback("grad", one_example,
                                  (tuple(outputs), tuple(inputs), tuple(grad_outputs)), {})
     extra = sorted(set(union_levels([g for g in grad_outputs if isinstance(g, Tensor)]))
                    - output_levels)

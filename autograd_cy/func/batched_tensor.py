@@ -90,6 +90,12 @@ def level_size(number):
 
 # ------------------------------------------------------------------ the tensor
 
+def _of_physical(name):
+    """A read-only attribute that is the physical tensor's."""
+    return property(lambda self: getattr(self._physical, name),
+                    doc=f"The physical tensor's ``{name}``.")
+
+
 class BatchedTensor(Tensor):
     """A tensor vmap batches over (NOTE [The batched tensor]); ``f`` sees its logical shape.
 
@@ -115,13 +121,12 @@ class BatchedTensor(Tensor):
         self._physical.requires_grad_(requires_grad)
         return self
 
-    @property
-    def is_leaf(self):
-        return self._physical.is_leaf
-
-    @property
-    def grad_fn(self):
-        return self._physical.grad_fn
+    is_leaf = _of_physical("is_leaf")
+    grad_fn = _of_physical("grad_fn")
+    _version = _of_physical("_version")
+    output_nr = _of_physical("output_nr")
+    device = _of_physical("device")
+    is_cuda = _of_physical("is_cuda")
 
     @property
     def grad(self):
@@ -131,22 +136,6 @@ class BatchedTensor(Tensor):
     @property
     def data(self):
         return batched(self._physical.data, self._levels)
-
-    @property
-    def _version(self):
-        return self._physical._version
-
-    @property
-    def output_nr(self):
-        return self._physical.output_nr
-
-    @property
-    def device(self):
-        return self._physical.device
-
-    @property
-    def is_cuda(self):
-        return self._physical.is_cuda
 
     def stride(self, dim=None):
         strides = self._physical.stride()[len(self._levels):]

@@ -4,7 +4,7 @@ A rule is ``rule(original, args, kwargs)``: it gets the op's original function a
 arguments (some of them BatchedTensors), calls ``original`` once on physical tensors, and
 wraps the result (NOTE [The batched tensor]). The rules come in a few kinds, each a function
 below, and ``RULES`` says which kind each op is; an op missing from it runs once per batch
-element (dispatch.py's fallback). The kinds:
+element (fallback.py). The kinds:
 
 - elementwise: the operands' physical tensors broadcast once lined up (``aligned``); an
   in-place form needs ``self`` to carry every level the others do;
@@ -22,9 +22,10 @@ import operator
 
 from autograd_cy._C.ops.op_table import unary_ops
 from autograd_cy._C.tensor import Tensor
+from autograd_cy.nn.functional import _get_softmax_dim, _legacy_reduction
 from autograd_cy.func.batched_tensor import (
-    batched, is_batched, levels_of, logical_ndim, union_levels, aligned, materialized,
-    restand, wrap_result,
+    batched, is_batched, levels_of, physical_of, logical_ndim, union_levels, aligned,
+    materialized, restand, wrap_result,
 )
 
 __all__ = ["RULES", "FALLBACK", "INPLACE_ERROR", "wrap_logical_dim", "elementwise",
@@ -238,7 +239,6 @@ def softmax_rule(original, args, kwargs):
     self = args[0]
     dim = _get(args, kwargs, 1, "dim", None)
     if dim is None:
-        from autograd_cy.nn.functional import _get_softmax_dim
         dim = _get_softmax_dim(original.__name__, logical_ndim(self), 5)
     levels = levels_of(self)
     args[0] = self._physical
@@ -483,17 +483,10 @@ def pointwise_loss_rule(original, args, kwargs):
     kwargs = dict(kwargs)
     reduction = kwargs.pop("reduction", "mean")
     if kwargs.get("size_average") is not None or kwargs.get("reduce") is not None:
-        from autograd_cy.nn.functional import _legacy_reduction
         reduction = _legacy_reduction(kwargs.pop("size_average", None),
                                       kwargs.pop("reduce", None))
-    tensors = _tensors(args, kwargs)
-    levels = union_levels(tensors)
-    ndim = max(logical_ndim(t) for t in tensors)
-    args = [aligned(a, levels, ndim) if isinstance(a, Tensor) else a for a in args]
-    kwargs = {k: aligned(v, levels, ndim) if isinstance(v, Tensor) else v
-              for k, v in kwargs.items()}
-    loss = original(*args, reduction="none", **kwargs)
-    return _reduce_logical(loss, levels, reduction)
+    unreduced = elementwise(lambda *a, **k: original(*a, reduction="none", **k), args, kwargs)
+    return _reduce_logical(physical_of(unreduced), levels_of(unreduced), reduction)
 
 
 def class_loss_rule(original, args, kwargs):

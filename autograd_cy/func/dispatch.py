@@ -19,111 +19,20 @@ tensor]), except the function vmap itself is given (``vmap(ag.dot)``), which vma
 """
 import functools
 import operator
-import warnings
 
-import autograd_cy
-from autograd_cy._C import batching as _batching
+import autograd_cy.autograd as autograd
+from autograd_cy import factories
 from autograd_cy._C.tensor import Tensor
 from autograd_cy.op_swap import OpSwap, op_functions
 from autograd_cy.func.batched_tensor import (
-    BatchedTensor, batched, is_batched, levels_of, union_levels, materialized, level_size,
-    active_levels,
+    BatchedTensor, batched, is_batched, materialized, active_levels,
 )
 from autograd_cy.func import autograd_function
-from autograd_cy.func.batching_rules import RULES, FALLBACK, INPLACE_ERROR
+from autograd_cy.func.batched_autograd import batched_grad
+from autograd_cy.func.batching_rules import RULES, FALLBACK
+from autograd_cy.func.fallback import dispatched_call, fallback, has_batched
 
-__all__ = ["dispatched_call", "dispatching_version", "enter_vmap", "exit_vmap", "fallback"]
-
-
-# ------------------------------------------------------------------ the fallback
-
-def _has_batched(args, kwargs):
-    for a in args:
-        if type(a) is BatchedTensor:
-            return True
-        if type(a) in (list, tuple) and any(type(b) is BatchedTensor for b in a):
-            return True
-    for v in kwargs.values():
-        if type(v) is BatchedTensor:
-            return True
-    return False
-
-
-def _all_batched(args, kwargs):
-    values = list(args) + list(kwargs.values())
-    for a in list(values):
-        if type(a) in (list, tuple):
-            values.extend(a)
-    return [v for v in values if type(v) is BatchedTensor]
-
-
-def _element(value, level, index):
-    """``value`` at ``index`` of ``level``'s batch dim (unchanged if it does not vary)."""
-    if type(value) is BatchedTensor:
-        levels = value._levels
-        if level not in levels:
-            return value
-        k = levels.index(level)
-        return batched(value._physical.select(k, index), levels[:k] + levels[k + 1:])
-    if type(value) in (list, tuple):
-        return type(value)(_element(v, level, index) for v in value)
-    return value
-
-
-def _stacked(rows, level):
-    """Per-element results as one result batched over ``level`` too."""
-    first = rows[0]
-    if isinstance(first, Tensor):
-        lower = union_levels(rows)
-        physicals = [materialized(r, lower) for r in rows]
-        levels = tuple(sorted(lower + (level,)))
-        position = levels.index(level)
-        return batched(autograd_cy._C.ops.split_cat.stack(physicals, position), levels)
-    if isinstance(first, tuple):
-        parts = [_stacked([r[i] for r in rows], level) for i in range(len(first))]
-        return type(first)(*parts) if hasattr(first, "_fields") else tuple(parts)
-    if isinstance(first, list):
-        return [_stacked([r[i] for r in rows], level) for i in range(len(first))]
-    if first is None or all(r == first for r in rows[1:]):
-        return first
-    raise RuntimeError(
-        "vmap: It looks like you're attempting to use a Tensor in some data-dependent "
-        "control flow. We don't support that yet, please file an issue at "
-        "https://github.com/pytorch/pytorch/issues .")
-
-
-def fallback(name, function, args, kwargs, warn=True):
-    """Run ``function`` once per element of the innermost level any argument varies over,
-    and stack the results (torch's vmap fallback, with its warning when enabled)."""
-    if warn and _batching._is_vmap_fallback_warning_enabled():
-        warnings.warn(f"There is a performance drop because we have not yet implemented "
-                      f"the batching rule for aten::{name}. Please file us an issue on "
-                      f"GitHub so that we can prioritize its implementation.",
-                      UserWarning, stacklevel=3)
-    level = union_levels(_all_batched(args, kwargs))[-1]
-    inplace = name.endswith("_") or name == "setitem" or name == "__setitem__"
-    if inplace and args and level not in levels_of(args[0]):
-        raise RuntimeError(INPLACE_ERROR.format(name="inplace arithmetic"))
-    rows = []
-    for index in range(level_size(level)):
-        row_args = [_element(a, level, index) for a in args]
-        row_kwargs = {k: _element(v, level, index) for k, v in kwargs.items()}
-        rows.append(dispatched_call(name, function, row_args, row_kwargs))
-    if inplace:
-        return args[0] if name.endswith("_") else None
-    return _stacked(rows, level)
-
-
-def dispatched_call(name, function, args, kwargs):
-    """``function(*args, **kwargs)`` through its batching rule if an argument is batched."""
-    if not _has_batched(args, kwargs):
-        return function(*args, **kwargs)
-    rule = RULES.get(name)
-    if rule is not None:
-        result = rule(function, args, kwargs)
-        if result is not FALLBACK:
-            return result
-    return fallback(name, function, args, kwargs)
+__all__ = ["dispatching_version", "enter_vmap", "exit_vmap"]
 
 
 def _dispatching(name, function):
@@ -131,7 +40,7 @@ def _dispatching(name, function):
 
     @functools.wraps(function)
     def dispatched(*args, **kwargs):
-        if not _has_batched(args, kwargs):
+        if not has_batched(args, kwargs):
             return function(*args, **kwargs)
         if rule is not None:
             result = rule(function, args, kwargs)
@@ -228,11 +137,10 @@ def _grad_inside_vmap(function):
             grads_seq = (grad_outputs,)
         else:
             grads_seq = tuple(grad_outputs)
-        if not (_has_batched(outputs_seq, {}) or _has_batched(inputs_seq, {})
-                or _has_batched(grads_seq, {})) or is_grads_batched:
+        if not (has_batched(outputs_seq, {}) or has_batched(inputs_seq, {})
+                or has_batched(grads_seq, {})) or is_grads_batched:
             return function(outputs, inputs, grad_outputs, retain_graph, create_graph,
                             only_inputs, allow_unused, is_grads_batched, materialize_grads)
-        from autograd_cy.func.batched_autograd import batched_grad
         return batched_grad(function, outputs_seq, inputs_seq, grads_seq,
                             retain_graph=retain_graph, create_graph=create_graph,
                             allow_unused=allow_unused, materialize_grads=materialize_grads)
@@ -242,7 +150,7 @@ def _grad_inside_vmap(function):
 def _backward_inside_vmap(function):
     @functools.wraps(function)
     def backward(tensors, *args, **kwargs):
-        if _has_batched((tensors,) if isinstance(tensors, Tensor) else tuple(tensors), {}):
+        if has_batched((tensors,) if isinstance(tensors, Tensor) else tuple(tensors), {}):
             BatchedTensor.backward(None)
         return function(tensors, *args, **kwargs)
     return backward
@@ -255,8 +163,6 @@ _depth = 0
 
 
 def _make_swap():
-    import autograd_cy.autograd as autograd
-    from autograd_cy import factories
     functions = op_functions()
     extras = {name: getattr(factories, name) for name in _RANDOM_FACTORIES + _RANDOM_LIKE
               if hasattr(factories, name)}

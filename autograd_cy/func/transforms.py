@@ -91,6 +91,16 @@ def _grad(outputs, inputs, cotangents, create_graph):
     return tuple(autograd_cy.zeros_like(t) if g is None else g for t, g in zip(inputs, grads))
 
 
+def _output_and_aux(output, has_aux, call):
+    """``(output, aux)`` of a function's result: with ``has_aux`` it must be that pair."""
+    if not has_aux:
+        return output, None
+    if not (isinstance(output, tuple) and len(output) == 2):
+        raise RuntimeError(f"{call}: output of function f should be a tuple: (output, aux) "
+                           "if has_aux is True")
+    return output
+
+
 def _argnums_inputs(name, args, argnums):
     if isinstance(argnums, int):
         numbers = (argnums,)
@@ -125,12 +135,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
         create_graph = _records_graph(originals)
         with enable_grad(), _Running():
             output = func(*args, **kwargs)
-        aux = None
-        if has_aux:
-            if not (isinstance(output, tuple) and len(output) == 2):
-                raise RuntimeError("grad_and_value(f)(*args): output of function f should be "
-                                   "a tuple: (output, aux) if has_aux is True")
-            output, aux = output
+        output, aux = _output_and_aux(output, has_aux, "grad_and_value(f)(*args)")
         if not isinstance(output, Tensor):
             raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a "
                                f"Tensor, got {type(output)}")
@@ -174,12 +179,7 @@ def vjp(func, *primals, has_aux=False):
     flat = [_differentiable(t, levels) for t in flat]
     with enable_grad(), _Running():
         output = func(*tree_unflatten(flat, spec))
-    aux = None
-    if has_aux:
-        if not (isinstance(output, tuple) and len(output) == 2):
-            raise RuntimeError("vjp(f, *primals): output of function f should be a tuple: "
-                               "(output, aux) if has_aux is True")
-        output, aux = output
+    output, aux = _output_and_aux(output, has_aux, "vjp(f, *primals)")
     flat_out, out_spec = tree_flatten(output)
     for value in flat_out:
         if not isinstance(value, Tensor):

@@ -8,6 +8,7 @@ place. Inputs and outputs are pytrees: tuples, lists and dicts of tensors.
 """
 import functools
 
+from autograd_cy._C.ops.split_cat import cat
 from autograd_cy._C.tensor import Tensor
 from autograd_cy.func import dispatch
 from autograd_cy.func.batched_tensor import (
@@ -159,7 +160,6 @@ def _vmap_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
 def _chunked(func, in_dims, out_dims, randomness, chunk_size, leaves, spec, dims, size,
              kwargs):
     """``chunk_size`` examples at a time, the outputs concatenated along their out_dims."""
-    from autograd_cy import cat
     pieces = []
     for start in range(0, size, chunk_size):
         length = min(chunk_size, size - start)
