@@ -202,6 +202,18 @@ def vjp(func, *primals, has_aux=False):
         grads = _grad(flat_out, flat, flat_cot, create_graph)
         return tuple(tree_unflatten(list(grads), spec))
 
+    def batch_of_cotangents(flat_batches):
+        """What ``vmap(vjp_fn)`` gives for cotangents with a leading batch dim, in one
+        batched backward without vmap's swap (jacrev of outputs vmap does not batch)."""
+        grads = _engine_grad(flat_out, flat, flat_batches, retain_graph=True,
+                             create_graph=_records_graph(originals), allow_unused=True,
+                             is_grads_batched=True)
+        batch = (flat_batches[0].shape[0],)
+        return tuple(tree_unflatten(
+            [autograd_cy.zeros(batch + tuple(t.shape), dtype=t.dtype, device=t.device)
+             if g is None else g for t, g in zip(flat, grads)], spec))
+    vjp_fn.batch_of_cotangents = batch_of_cotangents
+
     if not _records_graph(originals):
         output, aux = _detached(output), _detached(aux)
     return (output, vjp_fn, aux) if has_aux else (output, vjp_fn)
@@ -280,7 +292,8 @@ def _basis(flat, dtype_of):
 
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
     """The Jacobian of ``func`` by reverse mode: one vjp per output element, batched with
-    vmap, as ``torch.func.jacrev``."""
+    vmap, as ``torch.func.jacrev``. Outputs that vmap does not batch take the basis as one
+    batched backward directly (what vmap of the vjp would run, without its fixed cost)."""
     @functools.wraps(func)
     def wrapper(*args):
         numbers = _argnums_inputs("jacrev", args, argnums)
@@ -294,7 +307,10 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
         output, vjp_fn = result[0], result[1]
         flat_out, out_spec = tree_flatten(output)
         basis, sizes = _basis(flat_out, flat_out[0])
-        rows = vmap(vjp_fn, chunk_size=chunk_size)(tree_unflatten(basis, out_spec))
+        if chunk_size is None and not any(is_batched(t) for t in flat_out):
+            rows = vjp_fn.batch_of_cotangents(basis)
+        else:
+            rows = vmap(vjp_fn, chunk_size=chunk_size)(tree_unflatten(basis, out_spec))
         jacobians = []
         for i, out in enumerate(flat_out):
             start = sum(sizes[:i])
