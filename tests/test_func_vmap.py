@@ -191,6 +191,16 @@ def test_inplace_of_a_batched_value_into_an_unbatched_tensor_is_refused():
                       RuntimeError, "inplace arithmetic", "vmapped over but `self` not being")
     assert_same_error(lambda lib: lib.vmap(lambda t: lib.zeros(3).mul_(t))(lib.ones(4, 3)),
                       RuntimeError)
+    assert_same_error(lambda lib: lib.vmap(_write_into_unbatched(lib))(lib.ones(4, 3)),
+                      RuntimeError, "inplace arithmetic", "vmapped over but `self` not being")
+
+
+def _write_into_unbatched(lib):
+    def write(row):
+        plain = lib.zeros(3)
+        plain[0] = row[0]
+        return plain
+    return write
 
 
 def test_errors_in_torchs_words():

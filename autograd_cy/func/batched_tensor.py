@@ -32,11 +32,16 @@ __all__ = ["BatchedTensor", "LogicalStandIn", "batched", "is_batched", "levels_o
            "physical_of", "logical_ndim", "union_levels", "aligned", "materialized", "restand",
            "wrap_result", "level_size", "active_levels", "push_level", "pop_level"]
 
+# What reading a stand-in's values raises. The usual way to get there is torch's in-place
+# case (`plain += batched`, `plain[i] = batched`: Tensor's own operators, which vmap does not
+# swap, read the batched value), so the message starts with torch's words for it.
 VALUES_READ = (
-    "vmap: an operation read the values of a BatchedTensor directly, which vmap cannot "
-    "batch: an in-place write of a vmapped value into a tensor that is not vmapped over "
-    "(`x[i] = value` or `x += value` with only `value` batched), or a batched tensor used "
-    "after the vmap call that made it returned. Please use out-of-place operators instead.")
+    "vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a "
+    "Tensor `other` in extra_args that has more elements than `self`. This happened due to "
+    "`other` being vmapped over but `self` not being vmapped over in a vmap. Please try to "
+    "use out-of-place operators instead of inplace arithmetic. (autograd_cy: an operation "
+    "read the values of a BatchedTensor directly; a batched tensor used after the vmap call "
+    "that made it returned does too.)")
 
 
 class LogicalStandIn:
