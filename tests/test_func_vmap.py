@@ -230,6 +230,13 @@ def test_wrong_in_dims_structure():
                       ValueError, "in_dims is not compatible with the structure of `inputs`")
 
 
+def test_wrong_out_dims():
+    x = lambda lib: lib.ones(3, 2)      # noqa: E731
+    assert_same_error(lambda lib: lib.vmap(lambda t: (t, t), out_dims=(0, 0, 0))(x(lib)),
+                      ValueError, "out_dims is not compatible with the structure of `outputs`")
+    assert_same_error(lambda lib: lib.vmap(lambda t: t, out_dims="a")(x(lib)), exact=True)
+
+
 def test_randomness_modes():
     x = ag.ones(5, 3)
     different = ag.vmap(lambda t: t * ag.rand(3), randomness="different")(x)

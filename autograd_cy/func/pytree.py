@@ -30,9 +30,10 @@ def tree_unflatten(leaves, spec):
     return build(spec)
 
 
-def broadcast_prefix(prefix, tree, where):
+def broadcast_prefix(prefix, tree, where, what="in_dims", of="inputs"):
     """One entry of ``prefix`` per leaf of ``tree``: a leaf of ``prefix`` (an int or None)
-    covers the whole subtree at its place (``in_dims=0`` covers every input)."""
+    covers the whole subtree at its place (``in_dims=0`` covers every input). ``what`` and
+    ``of`` name the two in the error (in_dims and inputs, or out_dims and outputs)."""
     flat = []
 
     def walk(p, node):
@@ -46,8 +47,8 @@ def broadcast_prefix(prefix, tree, where):
             for key in node:
                 walk(p[key], node[key])
         else:
-            raise ValueError(f"{where}: in_dims is not compatible with the structure of "
-                             f"`inputs`. in_dims has structure {_structure(p)} but inputs has "
+            raise ValueError(f"{where}: {what} is not compatible with the structure of "
+                             f"`{of}`. {what} has structure {_structure(p)} but {of} has "
                              f"structure {_structure(node)}.")
     walk(prefix, tree)
     return flat

@@ -65,6 +65,16 @@ def _flat_in_dims(func, in_dims, args):
     return leaves, spec, dims
 
 
+def _flat_out_dims(func, out_dims, outputs):
+    """One out_dim (int or None) per leaf of ``outputs``, with torch's errors."""
+    where = f"vmap({_name(func)}, ..., out_dims={out_dims})"
+    if not (out_dims is None or isinstance(out_dims, (int, tuple, list, dict))):
+        raise ValueError(f"{where}: `out_dims` must be an int, None or a python collection of "
+                         "ints representing where in the outputs the vmapped dimension should "
+                         "appear.")
+    return broadcast_prefix(out_dims, outputs, where + "(<inputs>)", "out_dims", "outputs")
+
+
 def _batch_size(func, in_dims, leaves, dims):
     name = _name(func)
     sizes = []
@@ -148,7 +158,7 @@ def _vmap_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
                    for leaf, dim in zip(leaves, dims)]
         outputs = func(*tree_unflatten(wrapped, spec), **kwargs)
         flat_out, out_spec = tree_flatten(outputs)
-        flat_dims = broadcast_prefix(out_dims, outputs, f"vmap({_name(func)}, ...)")
+        flat_dims = _flat_out_dims(func, out_dims, outputs)
         results = [_unwrap_output(func, value, dim, level.number, size)
                    for value, dim in zip(flat_out, flat_dims)]
     finally:
@@ -169,7 +179,7 @@ def _chunked(func, in_dims, out_dims, randomness, chunk_size, leaves, spec, dims
                                  tree_unflatten(chunk, spec), kwargs))
     flat_pieces = [tree_flatten(p)[0] for p in pieces]
     out_spec = tree_flatten(pieces[0])[1]
-    flat_dims = broadcast_prefix(out_dims, pieces[0], f"vmap({_name(func)}, ...)")
+    flat_dims = _flat_out_dims(func, out_dims, pieces[0])
     joined = [cat([p[i] for p in flat_pieces], dim) if dim is not None else flat_pieces[0][i]
               for i, dim in enumerate(flat_dims)]
     return tree_unflatten(joined, out_spec)
