@@ -771,27 +771,30 @@ def _is_floating_tensor(x):
 
 
 def _check_batched_forward_grad(func, inputs):
-    """For each differentiable input, one forward-AD pass with a batch of two random
-    tangents must give what one pass per tangent gives (PyTorch vmaps the pass; here the
-    tangents carry the batch dim themselves: NOTE [Batched tangents] in pyx/forward.pyx).
-    An output without a tangent counts as zeros."""
+    """For each differentiable input, the jvp of a batch of two random tangents must give
+    what one jvp per tangent gives, as PyTorch checks it with vmap over the jvp (the batch of
+    tangents of one primal is vmap's forward-AD rule, autograd_cy.func's
+    ``jvp_of_tangent_batch``, as in jacfwd). An output without a tangent counts as zeros."""
+    import autograd_cy
     from autograd_cy import randn_like, stack, zeros
     fwAD = _forward_ad()
 
+    def with_input(index):
+        """``func`` of input ``index`` alone, the others fixed; the outputs that exist."""
+        def partial(x):
+            full = tuple(x if i == index else y.detach() if isinstance(y, Tensor) else y
+                         for i, y in enumerate(inputs))
+            return tuple(out for out in _as_tuple(func(*full)) if out is not None)
+        return partial
+
     def jvp(index, tangent):
         with fwAD.dual_level():
-            dual_inputs = tuple(
-                fwAD.make_dual(x.detach(), tangent) if i == index
-                else x.detach() if isinstance(x, Tensor) else x
-                for i, x in enumerate(inputs))
+            outputs = with_input(index)(fwAD.make_dual(inputs[index].detach(), tangent))
             tangents = []
-            for out in _as_tuple(func(*dual_inputs)):
-                if out is None:
-                    continue
+            for out in outputs:
                 primal, out_tangent = fwAD.unpack_dual(out)
-                batch = tuple(tangent.shape[:1]) if fwAD._tangent_batch() else ()
                 tangents.append(out_tangent if out_tangent is not None else
-                                zeros(batch + tuple(primal.shape), dtype=primal.dtype,
+                                zeros(tuple(primal.shape), dtype=primal.dtype,
                                       device=primal.device))
             return tangents
 
@@ -801,8 +804,8 @@ def _check_batched_forward_grad(func, inputs):
         tangents = [randn_like(x) for _ in range(2)]
         expected = [stack(rows) for rows in zip(*(jvp(index, t) for t in tangents))]
         try:
-            with fwAD._batched_tangents(len(tangents)):
-                result = jvp(index, stack(tangents))
+            result, _ = autograd_cy.func.transforms.jvp_of_tangent_batch(
+                with_input(index), [x.detach()], (list, [None]), [stack(tangents)], False)
         except RuntimeError as error:
             raise GradcheckError(f"While computing batched gradients, got: {error}\n\n"
                                  f"{FAILED_BATCHED_GRAD_MSG_FWD_AD}") from error

@@ -29,24 +29,20 @@ from autograd_cy.func.batched_tensor import (
 )
 from autograd_cy.func import autograd_function
 from autograd_cy.func.batched_autograd import batched_grad
-from autograd_cy.func.batching_rules import RULES, FALLBACK
-from autograd_cy.func.fallback import dispatched_call, fallback, has_batched
+from autograd_cy.func.batching_rules import RULES
+from autograd_cy.func.fallback import dispatched_call, has_batched
 
 __all__ = ["dispatching_version", "enter_vmap", "exit_vmap"]
 
 
 def _dispatching(name, function):
-    rule = RULES.get(name)
-
+    """``function`` as vmap swaps it in: the original at the cost of one scan when no
+    argument is batched, its rule (or the fallback) otherwise."""
     @functools.wraps(function)
     def dispatched(*args, **kwargs):
         if not has_batched(args, kwargs):
             return function(*args, **kwargs)
-        if rule is not None:
-            result = rule(function, args, kwargs)
-            if result is not FALLBACK:
-                return result
-        return fallback(name, function, args, kwargs)
+        return dispatched_call(name, function, args, kwargs)
     return dispatched
 
 

@@ -345,7 +345,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
         if not any(is_batched(p) for p in flat_p):
             # the batch of basis tangents is forward AD's own (NOTE [Batched tangents] in
             # pyx/forward.pyx): the primal computed once, every tangent formula on N rows
-            tangents_out, aux = _tangent_batch_jvp(selected, flat_p, p_spec, basis, has_aux)
+            tangents_out, aux = jvp_of_tangent_batch(selected, flat_p, p_spec, basis, has_aux)
         else:
             def push(*tangents):
                 result = jvp(selected, tuple(primals), tuple(tangents), has_aux=has_aux)
@@ -371,9 +371,10 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     return wrapper
 
 
-def _tangent_batch_jvp(func, flat_primals, spec, basis, has_aux):
+def jvp_of_tangent_batch(func, flat_primals, spec, basis, has_aux):
     """The output tangents of ``func`` for a batch of input tangents (``basis``, each
-    ``(N, *shape)``), in one forward-AD pass with batched tangents."""
+    ``(N, *shape)``), in one forward-AD pass with batched tangents: vmap's rule for a jvp
+    whose tangents alone are batched (jacfwd; gradcheck's check_batched_forward_grad)."""
     create_graph = _records_graph(flat_primals)
     batch = basis[0].shape[0]
     with forward_ad.dual_level(), forward_ad._batched_tangents(batch), _Running():
