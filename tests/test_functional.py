@@ -566,7 +566,7 @@ FORWARD_FUNCTIONS = {
 @pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning")
 @pytest.mark.parametrize("name", sorted(FORWARD_FUNCTIONS))
 def test_jacobian_forward_mode(name):
-    # one forward-AD run of func per input element (autograd_cy has no vmap)
+    # one forward-AD run of func with a batch of tangents, one per input element
     fn, arrays = FORWARD_FUNCTIONS[name]
     ours, theirs = compare(lambda lib: lib.autograd.functional.jacobian(
         fn, as_inputs(lib, arrays), vectorize=True, strategy="forward-mode"))

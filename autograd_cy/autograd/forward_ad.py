@@ -130,13 +130,29 @@ def _batched_tangents(batch_size):
     """Inside, every tangent carries a leading batch dim of ``batch_size`` (NOTE [Batched
     tangents] in pyx/forward.pyx): ``make_dual(x, v)`` takes ``v`` of shape ``(batch_size,
     *x.shape)``, each row a direction, and every formula computes all rows' tangents. What
-    PyTorch does with vmap over forward AD, for gradcheck's ``check_batched_forward_grad``;
-    private, as vmap is out of scope."""
+    PyTorch does with vmap over forward AD; reached through ``_jvp_of_tangent_batch``."""
     previous = _set_tangent_batch(batch_size)
     try:
         yield
     finally:
         _set_tangent_batch(previous)
+
+
+def _jvp_of_tangent_batch(func, primals, tangent_batches):
+    """``(outputs, tangents)``: ``func(*primals)`` (a tuple of tensors) and, per output, its
+    tangents for a batch of input tangents (one ``(N, *shape)`` per primal), in one forward
+    pass with batched tangents: what vmap over a jvp computes when only the tangents are
+    batched (autograd_cy.func's jacfwd, gradcheck's check_batched_forward_grad,
+    functional.jacobian's forward mode). An output without a tangent gets zeros."""
+    from autograd_cy.factories import zeros
+    batch = tangent_batches[0].shape[0]
+    with dual_level(), _batched_tangents(batch):
+        duals = [make_dual(p, t) for p, t in zip(primals, tangent_batches)]
+        pairs = [unpack_dual(out) for out in func(*duals)]
+    tangents = tuple(
+        t if t is not None else zeros((batch,) + tuple(p.shape), dtype=p.dtype, device=p.device)
+        for p, t in pairs)
+    return tuple(p for p, _ in pairs), tangents
 
 
 def _make_batched_dual(tensor, tangent):

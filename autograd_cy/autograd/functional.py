@@ -441,9 +441,9 @@ def _jacobian_batched(outputs, inputs, create_graph):
 
 
 def _jacobian_forward_mode(func, inputs, strict, vectorize):
-    """``jacobian(strategy="forward-mode")``: one forward-AD run of ``func`` per input
-    element, its tangent a unit vector (a row of the standard basis); the output tangents
-    are the columns of the Jacobian."""
+    """``jacobian(strategy="forward-mode")``: one forward-AD run of ``func`` whose tangents
+    are a batch, every row of the standard basis (a unit vector per input element): the
+    output tangents are the columns of the Jacobian."""
     if strict:
         raise RuntimeError(
             "torch.autograd.functional.jacobian: `strict=True` and "
@@ -455,23 +455,23 @@ def _jacobian_forward_mode(func, inputs, strict, vectorize):
             "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
             "only implemented for `vectorize=True`.")
     numels = tuple(input.numel() for input in inputs)
-    basis = _standard_basis(inputs, numels)
-    columns, outputs, outputs_were_tuple = [], None, False
-    for row in range(sum(numels)):
-        with forward_ad.dual_level():
-            duals = tuple(forward_ad.make_dual(input, block[row].view_as(input))
-                          for input, block in zip(inputs, basis))
-            outputs_were_tuple, dual_outputs = _as_tuple(func(*duals), "outputs", None)
-            unpacked = [forward_ad.unpack_dual(out) for out in dual_outputs]
-        outputs = tuple(primal for primal, _ in unpacked)
-        columns.append(tuple(zeros_like(primal) if tangent is None else tangent
-                             for primal, tangent in unpacked))
+    total = sum(numels)
+    basis = [block.reshape((total,) + tuple(input.shape))
+             for input, block in zip(inputs, _standard_basis(inputs, numels))]
+    found = {}
+
+    def outputs_of(*duals):
+        found["tuple"], dual_outputs = _as_tuple(func(*duals), "outputs", None)
+        return dual_outputs
+    # every input element's unit tangent at once: one forward pass with batched tangents
+    outputs, tangents = forward_ad._jvp_of_tangent_batch(outputs_of, inputs, basis)
+    outputs_were_tuple = found["tuple"]
     # Lists, not tuples, where torch's forward-mode jacobian returns lists (J[i] for a tuple
     # of inputs; the outer level when outputs and inputs were both tuples).
     blocks = []
     for i, output in enumerate(outputs):
-        # columns[r][i]: d output_i / d (flat input element r); split r per input
-        stacked = stack([column[i] for column in columns], dim=0)
+        # tangents[i][r]: d output_i / d (flat input element r); split r per input
+        stacked = tangents[i]
         blocks.append([
             part.permute(*range(1, part.ndim), 0).reshape(output.shape + input.shape)
             for part, input in zip(stacked.split(numels, dim=0), inputs)])

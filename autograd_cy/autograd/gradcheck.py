@@ -773,9 +773,8 @@ def _is_floating_tensor(x):
 def _check_batched_forward_grad(func, inputs):
     """For each differentiable input, the jvp of a batch of two random tangents must give
     what one jvp per tangent gives, as PyTorch checks it with vmap over the jvp (the batch of
-    tangents of one primal is vmap's forward-AD rule, autograd_cy.func's
-    ``jvp_of_tangent_batch``, as in jacfwd). An output without a tangent counts as zeros."""
-    import autograd_cy
+    tangents of one primal is vmap's forward-AD rule, ``forward_ad._jvp_of_tangent_batch``,
+    as in jacfwd). An output without a tangent counts as zeros."""
     from autograd_cy import randn_like, stack, zeros
     fwAD = _forward_ad()
 
@@ -804,8 +803,8 @@ def _check_batched_forward_grad(func, inputs):
         tangents = [randn_like(x) for _ in range(2)]
         expected = [stack(rows) for rows in zip(*(jvp(index, t) for t in tangents))]
         try:
-            result, _ = autograd_cy.func.transforms.jvp_of_tangent_batch(
-                with_input(index), [x.detach()], (list, [None]), [stack(tangents)], False)
+            _, result = fwAD._jvp_of_tangent_batch(with_input(index), [x.detach()],
+                                                   [stack(tangents)])
         except RuntimeError as error:
             raise GradcheckError(f"While computing batched gradients, got: {error}\n\n"
                                  f"{FAILED_BATCHED_GRAD_MSG_FWD_AD}") from error

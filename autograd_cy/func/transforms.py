@@ -372,26 +372,24 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
 
 
 def jvp_of_tangent_batch(func, flat_primals, spec, basis, has_aux):
-    """The output tangents of ``func`` for a batch of input tangents (``basis``, each
-    ``(N, *shape)``), in one forward-AD pass with batched tangents: vmap's rule for a jvp
-    whose tangents alone are batched (jacfwd; gradcheck's check_batched_forward_grad)."""
+    """The output tangents of ``func`` (a pytree, and its aux) for a batch of input tangents
+    (``basis``, each ``(N, *shape)``), in one forward-AD pass with batched tangents
+    (``forward_ad._jvp_of_tangent_batch``): vmap's rule for a jvp whose tangents alone are
+    batched."""
     create_graph = _records_graph(flat_primals)
-    batch = basis[0].shape[0]
-    with forward_ad.dual_level(), forward_ad._batched_tangents(batch), _Running():
-        duals = [forward_ad.make_dual(p, t) for p, t in zip(flat_primals, basis)]
-        output = func(*tree_unflatten(duals, spec))
-        aux = None
-        if has_aux:
-            output, aux = output
-        flat_out, out_spec = tree_flatten(output)
-        tangents = []
-        for value in flat_out:
-            primal, tangent = forward_ad.unpack_dual(value)
-            if tangent is None:
-                tangent = autograd_cy.zeros((batch,) + tuple(primal.shape), dtype=primal.dtype,
-                                            device=primal.device)
-            tangents.append(tangent if create_graph else tangent.detach())
-    return tree_unflatten(tangents, out_spec), aux if create_graph else _detached(aux)
+    found = {}
+
+    def flat_outputs(*duals):
+        output, found["aux"] = _output_and_aux(func(*tree_unflatten(list(duals), spec)),
+                                               has_aux, "jacfwd(f)(*args)")
+        flat_out, found["spec"] = tree_flatten(output)
+        return flat_out
+    with _Running():
+        _, tangents = forward_ad._jvp_of_tangent_batch(flat_outputs, flat_primals, basis)
+    if not create_graph:
+        tangents = [t.detach() for t in tangents]
+    aux = found["aux"]
+    return tree_unflatten(list(tangents), found["spec"]), aux if create_graph else _detached(aux)
 
 
 def hessian(func, argnums=0):
