@@ -28,20 +28,26 @@ import numpy as np
 
 from autograd_cy._C.tensor import Tensor, _array_of, _hold_array
 
-__all__ = ["BatchedTensor", "LogicalStandIn", "batched", "is_batched", "levels_of",
-           "physical_of", "logical_ndim", "union_levels", "aligned", "materialized", "restand",
-           "wrap_result", "level_size", "active_levels", "push_level", "pop_level"]
+__all__ = ["BatchedTensor", "LogicalStandIn", "INPLACE_ERROR", "batched", "is_batched",
+           "levels_of", "physical_of", "logical_ndim", "union_levels", "aligned",
+           "materialized", "restand", "wrap_result", "level_size", "active_levels",
+           "push_level", "pop_level"]
 
-# What reading a stand-in's values raises. The usual way to get there is torch's in-place
-# case (`plain += batched`, `plain[i] = batched`: Tensor's own operators, which vmap does not
-# swap, read the batched value), so the message starts with torch's words for it.
-VALUES_READ = (
+# torch's words for an in-place write of a vmapped value into a tensor vmap does not batch
+# (batching_rules.py's in-place rules raise it).
+INPLACE_ERROR = (
     "vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a "
     "Tensor `other` in extra_args that has more elements than `self`. This happened due to "
     "`other` being vmapped over but `self` not being vmapped over in a vmap. Please try to "
-    "use out-of-place operators instead of inplace arithmetic. (autograd_cy: an operation "
-    "read the values of a BatchedTensor directly; a batched tensor used after the vmap call "
-    "that made it returned does too.)")
+    "use out-of-place operators instead of inplace arithmetic. If said operator is being "
+    "called inside the PyTorch framework, please file a bug report instead.")
+
+# What reading a stand-in's values raises. The usual way to get there is that in-place case
+# (`plain += batched`, `plain[i] = batched`: Tensor's own operators, which vmap does not
+# swap, read the batched value), so the message is torch's for it.
+VALUES_READ = INPLACE_ERROR + (
+    " (autograd_cy: an operation read the values of a BatchedTensor directly; a batched "
+    "tensor used after the vmap call that made it returned does too.)")
 
 
 class LogicalStandIn:

@@ -24,21 +24,13 @@ from autograd_cy._C.ops.op_table import unary_ops
 from autograd_cy._C.tensor import Tensor
 from autograd_cy.nn.functional import _get_softmax_dim, _legacy_reduction
 from autograd_cy.func.batched_tensor import (
-    batched, is_batched, levels_of, physical_of, logical_ndim, union_levels, aligned,
-    materialized, restand, wrap_result,
+    INPLACE_ERROR, batched, is_batched, levels_of, physical_of, logical_ndim, union_levels,
+    aligned, materialized, restand, wrap_result,
 )
 
-__all__ = ["RULES", "FALLBACK", "INPLACE_ERROR", "wrap_logical_dim", "elementwise",
-           "matmul_rule"]
+__all__ = ["RULES", "FALLBACK", "wrap_logical_dim", "elementwise", "matmul_rule"]
 
 FALLBACK = object()      # what a rule returns to decline: the op runs once per element
-
-INPLACE_ERROR = (
-    "vmap: {name}(self, *extra_args) is not possible because there exists a Tensor `other` "
-    "in extra_args that has more elements than `self`. This happened due to `other` being "
-    "vmapped over but `self` not being vmapped over in a vmap. Please try to use "
-    "out-of-place operators instead of {name}. If said operator is being called inside the "
-    "PyTorch framework, please file a bug report instead.")
 
 
 def wrap_logical_dim(dim, ndim):
@@ -71,22 +63,19 @@ def elementwise(original, args, kwargs):
     return wrap_result(original(*args, **kwargs), levels)
 
 
-def elementwise_inplace(name):
+def elementwise_inplace(original, args, kwargs):
     """``self.op_(others)``: ``self`` must vary over every level the others vary over (it
     cannot hold a batch of results otherwise)."""
-    def rule(original, args, kwargs):
-        self = args[0]
-        tensors = _tensors(args, kwargs)
-        levels = union_levels(tensors)
-        if levels_of(self) != levels:
-            raise RuntimeError(INPLACE_ERROR.format(name="inplace arithmetic"))
-        ndim = logical_ndim(self)
-        # an operand's leading size-1 dims beyond self's go, as torch's vmap lets them
-        rest = [_operand_of_inplace(a, levels, ndim) for a in args[1:]]
-        kwargs = {k: _operand_of_inplace(v, levels, ndim) for k, v in kwargs.items()}
-        original(self._physical, *rest, **kwargs)
-        return self
-    return rule
+    self = args[0]
+    levels = union_levels(_tensors(args, kwargs))
+    if levels_of(self) != levels:
+        raise RuntimeError(INPLACE_ERROR)
+    ndim = logical_ndim(self)
+    # an operand's leading size-1 dims beyond self's go, as torch's vmap lets them
+    rest = [_operand_of_inplace(a, levels, ndim) for a in args[1:]]
+    kwargs = {k: _operand_of_inplace(v, levels, ndim) for k, v in kwargs.items()}
+    original(self._physical, *rest, **kwargs)
+    return self
 
 
 def _operand_of_inplace(value, levels, ndim):
@@ -169,19 +158,12 @@ def _dims_of_a_0_dim_tensor(original, args, kwargs, specs, levels, index_like_se
     name = original.__name__
     if name in ("narrow", "select"):
         raise RuntimeError(f"{name}() cannot be applied to a 0-dim tensor.")
-    nb = len(levels)
     physical = materialized(args[0], levels)
     if name == "flatten":
         return batched(physical.reshape(tuple(physical.shape) + (1,)), levels)
-    for position, keyword, default in specs:
-        wrap_logical_dim(_get(args, kwargs, position, keyword, default), 0)
-        _put(args, kwargs, position, keyword, nb)
-    args = [physical.unsqueeze(-1)] + [
-        materialized(a, levels).unsqueeze(-1) if index_like_self and isinstance(a, Tensor)
-        else a for a in args[1:]]
-    result = original(*args, **kwargs)
-    return wrap_result(result.squeeze(-1) if isinstance(result, Tensor) and result.dim() > nb
-                       else result, levels)
+    args = [physical] + [materialized(a, levels) if index_like_self and isinstance(a, Tensor)
+                         else a for a in args[1:]]
+    return _over_unit_dim(original, args, kwargs, specs, levels, index_like_self)
 
 
 def reduction_rule(position=1, keyword="dim"):
@@ -208,26 +190,36 @@ def reduction_rule(position=1, keyword="dim"):
                     if isinstance(result, tuple) else result.reshape(kept)
             return wrap_result(result, levels)
         elif ndim == 0:
-            return _over_unit_dim(original, args, kwargs, position, keyword, dim, levels)
+            return _over_unit_dim(original, args, kwargs, ((position, keyword, None),),
+                                  levels)
         else:
             _put(args, kwargs, position, keyword, _shift(dim, ndim, nb))
         return wrap_result(original(*args, **kwargs), levels)
     return rule
 
 
-def _over_unit_dim(original, args, kwargs, position, keyword, dim, levels):
-    """An op along the one dim torch lets a 0-dim tensor name (0 or -1): along a unit dim
-    added to the physical tensor, taken away again."""
+def _check_0_dim(dim):
+    """``dim`` (an int or several) names the one dim of a 0-dim tensor: 0 or -1."""
     for d in (dim if isinstance(dim, (tuple, list)) else (dim,)):
         wrap_logical_dim(d, 0)
+
+
+def _over_unit_dim(original, args, kwargs, specs, levels, index_too=False):
+    """An op along the one dim torch lets a 0-dim tensor name (0 or -1), ``specs`` saying
+    where its dims are: along a unit dim added to the physical tensor (and to an index with
+    the tensor's dims, ``index_too``), taken away again."""
     nb = len(levels)
-    args[0] = args[0].unsqueeze(-1)
-    _put(args, kwargs, position, keyword, nb)
+    args, kwargs = list(args), dict(kwargs)
+    for position, keyword, default in specs:
+        _check_0_dim(_get(args, kwargs, position, keyword, default))
+        _put(args, kwargs, position, keyword, nb)
+    args = [args[0].unsqueeze(-1)] + [a.unsqueeze(-1) if index_too and isinstance(a, Tensor)
+                                      else a for a in args[1:]]
     result = original(*args, **kwargs)
     if isinstance(result, tuple):
         parts = [r.squeeze(-1) if r.dim() > nb else r for r in result]
         result = type(result)(*parts) if hasattr(result, "_fields") else tuple(parts)
-    elif result.dim() > nb:
+    elif isinstance(result, Tensor) and result.dim() > nb:
         result = result.squeeze(-1)
     return wrap_result(result, levels)
 
@@ -242,8 +234,9 @@ def softmax_rule(original, args, kwargs):
         dim = _get_softmax_dim(original.__name__, logical_ndim(self), 5)
     levels = levels_of(self)
     args[0] = self._physical
+    _put(args, kwargs, 1, "dim", dim)
     if logical_ndim(self) == 0:
-        return _over_unit_dim(original, args, kwargs, 1, "dim", dim, levels)
+        return _over_unit_dim(original, args, kwargs, ((1, "dim", None),), levels)
     _put(args, kwargs, 1, "dim", _shift(dim, logical_ndim(self), len(levels)))
     return wrap_result(original(*args, **kwargs), levels)
 
@@ -258,8 +251,7 @@ def squeeze_rule(original, args, kwargs):
         shape = tuple(self.shape)
         dims = tuple(nb + i for i, size in enumerate(shape) if size == 1)
     elif ndim == 0:         # its one unit dim: nothing to take away
-        for d in (dim if isinstance(dim, (tuple, list)) else (dim,)):
-            wrap_logical_dim(d, 0)
+        _check_0_dim(dim)
         dims = ()
     else:
         dims = _shift(dim, ndim, nb)
@@ -315,15 +307,15 @@ def reshape_rule(method, keyword):
 
 
 def like_rule(method):
-    """view_as, reshape_as, expand_as: the shape is ``other``'s logical one."""
+    """view_as, reshape_as, expand_as: view, reshape, expand to ``other``'s logical shape."""
+    shaped = method[:-len("_as")]
+
     def rule(original, args, kwargs):
         self, other = args[0], _get(args, kwargs, 1, "other", None)
         if not is_batched(self):
             # other batched only: the result does not vary over the batch
-            return getattr(self, method[:-3] if method != "expand_as" else "expand")(
-                tuple(other.shape))
-        return RULES[method[:-3] if method != "expand_as" else "expand"](
-            None, (self, tuple(other.shape)), {})
+            return getattr(self, shaped)(tuple(other.shape))
+        return RULES[shaped](None, (self, tuple(other.shape)), {})
     return rule
 
 
@@ -502,11 +494,13 @@ def class_loss_rule(original, args, kwargs):
     if is_batched(weight) or kwargs.get("size_average") is not None \
             or kwargs.get("reduce") is not None:
         return FALLBACK
+    x_dims, t_dims = logical_ndim(x), logical_ndim(target)
+    if t_dims != x_dims - 1 or x.dtype == target.dtype:
+        return FALLBACK      # probabilities as targets, or a shape torch refuses
     levels = union_levels((x, target))
     px, pt = materialized(x, levels), materialized(target, levels)
     nb = len(levels)
     batch = tuple(px.shape)[:nb]
-    x_dims, t_dims = logical_ndim(x), logical_ndim(target)
     if x_dims == 1:        # one example: classes only
         flat_x, flat_t = px.reshape((-1,) + tuple(px.shape)[nb:]), pt.reshape(-1)
         per_example = batch
@@ -514,8 +508,6 @@ def class_loss_rule(original, args, kwargs):
         flat_x = px.reshape((-1,) + tuple(px.shape)[nb + 1:])
         flat_t = pt.reshape((-1,) + tuple(pt.shape)[nb + 1:])
         per_example = batch + tuple(pt.shape)[nb:]
-    if t_dims != x_dims - 1 or x.dtype == target.dtype:
-        return FALLBACK      # probabilities as targets, or a shape torch refuses
     loss = original(flat_x, flat_t, reduction="none", **kwargs).reshape(per_example)
     if reduction == "none":
         return batched(loss, levels)
@@ -539,9 +531,7 @@ def _index_tuple(index):
 def _advanced_adjacent(entries):
     """Are the tensor (or list) entries of an index next to each other? NumPy puts the
     result dims of separated ones first, which would move the batch dims."""
-    positions = [i for i, e in enumerate(entries)
-                 if isinstance(e, (Tensor, list)) and not (isinstance(e, Tensor) and e.dim() == 0
-                                                            and e.dtype.is_floating_point)]
+    positions = [i for i, e in enumerate(entries) if isinstance(e, (Tensor, list))]
     return not positions or positions[-1] - positions[0] + 1 == len(positions)
 
 
@@ -561,7 +551,7 @@ def setitem_rule(original, args, kwargs):
     if any(is_batched(e) for e in entries) or not _advanced_adjacent(entries):
         return FALLBACK
     if not set(levels_of(value)) <= set(levels_of(self)):
-        raise RuntimeError(INPLACE_ERROR.format(name="inplace arithmetic"))
+        raise RuntimeError(INPLACE_ERROR)
     levels = levels_of(self)
     region = self._physical[(slice(None),) * len(levels) + entries]
     if is_batched(value):
@@ -586,19 +576,6 @@ def index_add_rule(original, args, kwargs):
                                         logical_ndim(self), len(levels)))
     args[0] = materialized(self, levels)
     _put(args, kwargs, 3, "source", materialized(source, levels))
-    return batched(original(*args, **kwargs), levels)
-
-
-def scatter_add_rule(original, args, kwargs):
-    """scatter_add(self, dim, index, src): the index has self's dims, so all three get the
-    full batch."""
-    args, kwargs = list(args), dict(kwargs)
-    levels = union_levels(_tensors(args, kwargs))
-    _put(args, kwargs, 1, "dim", _shift(_get(args, kwargs, 1, "dim", None),
-                                        logical_ndim(args[0]), len(levels)))
-    args = [materialized(a, levels) if isinstance(a, Tensor) else a for a in args]
-    kwargs = {k: materialized(v, levels) if isinstance(v, Tensor) else v
-              for k, v in kwargs.items()}
     return batched(original(*args, **kwargs), levels)
 
 
@@ -647,14 +624,14 @@ def _one(original, args, kwargs):
     return wrap_result(original(self._physical, *args[1:], **kwargs), self._levels)
 
 
+# Besides the op table's entries (below, from the table itself): their torch aliases and
+# the elementwise ops of several tensors.
 _ELEMENTWISE = """
-abs absolute angle acos arccos acosh arccosh asin arcsin asinh arcsinh atan arctan atanh
-arctanh cos cosh exp expm1 log log1p log2 reciprocal relu rsqrt sgn sigmoid sign sin sinh sqrt
-tan tanh neg negative square add sub mul div true_divide floor_divide pow rpow rsub rdiv
-atan2 arctan2 maximum minimum clamp clip where eq ne lt le gt ge greater greater_equal less
-less_equal not_equal logical_and logical_or logical_xor logical_not bitwise_and bitwise_or
-bitwise_xor bitwise_not isfinite isinf isnan isreal isclose complex polar gelu silu softplus
-leaky_relu masked_fill type_as
+absolute arccos arccosh arcsin arcsinh arctan arctanh negative neg square add sub mul div
+true_divide floor_divide pow rpow rsub rdiv atan2 arctan2 maximum minimum clamp clip where eq
+ne lt le gt ge greater greater_equal less less_equal not_equal logical_and logical_or
+logical_xor logical_not bitwise_and bitwise_or bitwise_xor bitwise_not isfinite isinf isnan
+isreal isclose complex polar gelu silu softplus leaky_relu masked_fill type_as
 """.split()
 
 _ONE_TENSOR = """
@@ -663,17 +640,19 @@ resolve_conj resolve_neg real imag view_as_real view_as_complex
 """.split()
 
 _INPLACE = """
-abs_ absolute_ acos_ arccos_ acosh_ arccosh_ asin_ arcsin_ asinh_ arcsinh_ atan_ arctan_
-atanh_ arctanh_ cos_ cosh_ exp_ expm1_ log_ log1p_ log2_ reciprocal_ relu_ rsqrt_ sgn_
-sigmoid_ sign_ sin_ sinh_ sqrt_ tan_ tanh_ neg_ square_ add_ sub_ mul_ div_ floor_divide_
-pow_ clamp_ clip_ copy_ fill_ zero_ masked_fill_ conj_physical_
+absolute_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ neg_ square_ add_ sub_ mul_
+div_ floor_divide_ pow_ clamp_ clip_ copy_ fill_ zero_ masked_fill_ conj_physical_
 """.split()
 
 RULES = {}
 RULES.update({name: elementwise for name in _ELEMENTWISE})
 RULES.update({name: _one for name in _ONE_TENSOR})
-RULES.update({name: elementwise_inplace(name) for name in _INPLACE})
-RULES.update({entry.name: elementwise for entry in unary_ops()})
+RULES.update({name: elementwise_inplace for name in _INPLACE})
+for _entry in unary_ops():      # the op table's entries: elementwise by declaration
+    RULES[_entry.name] = elementwise
+    if _entry.inplace is not None:
+        RULES[_entry.inplace] = elementwise_inplace
+del _entry
 RULES.update({
     # reductions
     "sum": reduction_rule(), "mean": reduction_rule(), "prod": reduction_rule(),
@@ -716,7 +695,7 @@ RULES.update({
     "binary_cross_entropy_with_logits": pointwise_loss_rule,
     "nll_loss": class_loss_rule, "cross_entropy": class_loss_rule,
     # the rest
-    "index_add": index_add_rule, "scatter_add": scatter_add_rule,
+    "index_add": index_add_rule, "scatter_add": dims_rule((1, "dim", None), index_like_self=True),
     "sum_to_size": sum_to_size_rule, "transpose_": transpose_inplace_rule, "vdot": vdot_rule,
     "_sum": reduction_rule(), "_mean": reduction_rule(),
     "is_conj": metadata_rule, "is_neg": metadata_rule, "is_same_size": metadata_rule,

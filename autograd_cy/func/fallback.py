@@ -12,9 +12,9 @@ from autograd_cy._C import batching as _batching
 from autograd_cy._C.ops.split_cat import stack
 from autograd_cy._C.tensor import Tensor
 from autograd_cy.func.batched_tensor import (
-    BatchedTensor, batched, levels_of, union_levels, materialized, level_size,
+    INPLACE_ERROR, BatchedTensor, batched, levels_of, union_levels, materialized, level_size,
 )
-from autograd_cy.func.batching_rules import RULES, FALLBACK, INPLACE_ERROR
+from autograd_cy.func.batching_rules import RULES, FALLBACK
 
 __all__ = ["fallback", "dispatched_call", "has_batched"]
 
@@ -85,7 +85,7 @@ def fallback(name, function, args, kwargs, warn=True):
     level = union_levels(_all_batched(args, kwargs))[-1]
     inplace = name.endswith("_") or name == "setitem" or name == "__setitem__"
     if inplace and args and level not in levels_of(args[0]):
-        raise RuntimeError(INPLACE_ERROR.format(name="inplace arithmetic"))
+        raise RuntimeError(INPLACE_ERROR)
     rows = []
     for index in range(level_size(level)):
         row_args = [_element(a, level, index) for a in args]

@@ -273,8 +273,7 @@ def _unpack_dual(value):
     primal, tangent = forward_ad.unpack_dual(physical_of(value))
     if tangent is None:
         tangent = autograd_cy.zeros_like(primal)
-    return batched(primal.detach() if not primal.requires_grad else primal, levels), \
-        batched(tangent, levels)
+    return batched(primal, levels), batched(tangent, levels)
 
 
 def _basis(flat, dtype_of):
