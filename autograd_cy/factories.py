@@ -17,45 +17,59 @@ from autograd_cy._C.tensor import Tensor, Size, _wrap_array, _array_of
 from autograd_cy import cuda as _cuda
 from autograd_cy.cuda import random as _cuda_random
 from autograd_cy.rng_state import state_bytes, state_tensor
+from autograd_cy import cpu_random as _cpu_random
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint",
-           "rand_like", "randn_like", "arange", "linspace", "eye", "manual_seed", "Generator",
-           "initial_seed", "default_generator", "get_rng_state", "set_rng_state",
+           "rand_like", "randn_like", "randperm", "arange", "linspace", "eye", "manual_seed",
+           "Generator", "initial_seed", "default_generator", "get_rng_state", "set_rng_state",
            "set_default_device", "get_default_device", "is_inference", "FloatTensor",
            "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
            "ByteTensor", "BoolTensor"]
 
 
 class Generator:
-    """A random number generator (``torch.Generator``) over NumPy's PCG64."""
+    """A random number generator (``torch.Generator``): torch's MT19937, so the same seed
+    gives torch's numbers (NOTE [torch's CPU random numbers] in cpu_random.py)."""
 
     def __init__(self, device="cpu"):
-        self._seed = 67280421310721
-        self._rng = np.random.default_rng(self._seed)
         self._waiting = []      # who wants the state as it is before the next draw or change
+        self._reseed(67280421310721)
+
+    def _reseed(self, seed):
+        self._seed = seed
+        self._bits = np.random.MT19937()
+        self._bits._legacy_seeding(seed & 0xFFFFFFFF)     # torch seeds with the low 32 bits
+        self._rng = np.random.Generator(self._bits)       # draws torch has no rule for
+        self._next_normal = None        # the second value of a Box-Muller pair, if waiting
 
     def manual_seed(self, seed):
         self._before_change()
-        self._seed = builtins.int(seed)
-        self._rng = np.random.default_rng(self._seed)
+        self._reseed(builtins.int(seed))
         return self
+
+    def seed(self):
+        """Seed from the operating system's entropy; returns the seed."""
+        seed = builtins.int.from_bytes(np.random.SeedSequence().generate_state(2, np.uint32)
+                                       .tobytes(), "little")
+        self.manual_seed(seed)
+        return seed
 
     def initial_seed(self):
         return self._seed
 
     def _raw_state(self):
-        """(PCG64 state dict, seed): what ``get_state`` packs, cheap to take and compare."""
-        return self._rng.bit_generator.state, self._seed
+        """(MT19937 state, seed, waiting normal): what ``get_state`` packs."""
+        return self._bits.state, self._seed, self._next_normal
 
     def _set_raw_state(self, raw):
         self._before_change()
-        self._rng.bit_generator.state, self._seed = raw
+        self._bits.state, self._seed, self._next_normal = raw
 
     def _wait_for_state(self, waiter):
         """Give ``waiter.states`` the raw state this generator has just before its next draw
-        or change, not now: most checkpointed regions draw nothing, and reading PCG64's
-        state costs more than the rest of a region's bookkeeping (NOTE [Checkpoint RNG
+        or change, not now: most checkpointed regions draw nothing, and copying the 624
+        words costs more than the rest of a region's bookkeeping (NOTE [Checkpoint RNG
         state]). A waiter still waiting has seen the state unchanged."""
         self._waiting.append(waiter)
 
@@ -72,31 +86,33 @@ class Generator:
             self._waiting.clear()
 
     def get_state(self):
-        """The generator's state as a uint8 tensor (``torch.Generator.get_state``): PCG64's
-        128-bit state and increment, its buffered half-word, and the seed."""
-        state, seed = self._raw_state()
+        """The generator's state as a uint8 tensor (``torch.Generator.get_state``): the 624
+        MT19937 words and position, the seed, and the waiting normal value."""
+        state, seed, next_normal = self._raw_state()
         words = state["state"]
         packed = b"".join([
-            words["state"].to_bytes(16, "little"), words["inc"].to_bytes(16, "little"),
-            builtins.int(state["has_uint32"]).to_bytes(4, "little"),
-            builtins.int(state["uinteger"]).to_bytes(4, "little"),
-            (seed & 0xFFFFFFFFFFFFFFFF).to_bytes(8, "little")])
+            np.asarray(words["key"], np.uint32).tobytes(),
+            builtins.int(words["pos"]).to_bytes(4, "little"),
+            (seed & 0xFFFFFFFFFFFFFFFF).to_bytes(8, "little"),
+            builtins.int(next_normal is not None).to_bytes(4, "little"),
+            np.float64(next_normal or 0.0).tobytes()])
         return state_tensor(packed)
 
     def set_state(self, new_state):
         """Restore a state taken by ``get_state``: the same numbers are drawn again."""
         packed = state_bytes(new_state, _CPU_STATE_SIZE, "CPUGeneratorImplState")
-        self._set_raw_state(({
-            "bit_generator": "PCG64",
-            "state": {"state": builtins.int.from_bytes(packed[0:16], "little"),
-                      "inc": builtins.int.from_bytes(packed[16:32], "little")},
-            "has_uint32": builtins.int.from_bytes(packed[32:36], "little"),
-            "uinteger": builtins.int.from_bytes(packed[36:40], "little")},
-            builtins.int.from_bytes(packed[40:48], "little")))
+        key = np.frombuffer(packed[:2496], np.uint32).copy()
+        waiting = builtins.int.from_bytes(packed[2508:2512], "little")
+        self._set_raw_state((
+            {"bit_generator": "MT19937",
+             "state": {"key": key, "pos": builtins.int.from_bytes(packed[2496:2500], "little")}},
+            builtins.int.from_bytes(packed[2500:2508], "little"),
+            builtins.float(np.frombuffer(packed[2512:2520], np.float64)[0]) if waiting
+            else None))
         return self
 
 
-_CPU_STATE_SIZE = 48
+_CPU_STATE_SIZE = 2520
 
 
 default_generator = Generator()
@@ -123,11 +139,16 @@ def set_rng_state(new_state):
     default_generator.set_state(new_state)
 
 
-def _rng(generator):
-    """The NumPy generator to draw from (``generator`` or the default one)."""
+def _generator(generator):
+    """The Generator to draw from (``generator`` or the default one), about to change."""
     generator = generator or default_generator
     generator._before_change()
-    return generator._rng
+    return generator
+
+
+def _rng(generator):
+    """The NumPy generator over the same stream, for draws torch has no CPU rule for."""
+    return _generator(generator)._rng
 
 
 _default_device = None
@@ -474,11 +495,10 @@ def _random(kind, shape, numpy_dtype, generator, device, requires_grad):
     if cuda_device is not None:
         sample = _cuda_random.uniform if kind == "uniform" else _cuda_random.normal
         return _make(sample(shape, numpy_dtype, cuda_device), requires_grad, device)
-    rng = _rng(generator)
-    draw = rng.random if kind == "uniform" else rng.standard_normal
+    draw = _cpu_random.uniform if kind == "uniform" else _cpu_random.normal
 
     def fill(array):
-        array[...] = draw(shape)
+        array[...] = draw(_generator(generator), shape, array.dtype)
     return _make(_allocate(shape, numpy_dtype, fill), requires_grad, device)
 
 
@@ -507,11 +527,10 @@ def _random_like(kind, input, dtype, device, requires_grad):
         array = _empty_like(input, dtype)       # the samples, laid out like ``input``
         array[...] = _array_of(sample)
         return _make(array, requires_grad, device)
-    rng = _rng(None)
-    draw = rng.random if kind == "uniform" else rng.standard_normal
+    draw = _cpu_random.uniform if kind == "uniform" else _cpu_random.normal
 
     def fill(array):
-        array[...] = draw(array.shape)
+        array[...] = draw(_generator(None), array.shape, array.dtype)
     return _make(_empty_like(input, dtype, fill=fill), requires_grad, device)
 
 
@@ -536,8 +555,16 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
     shape = _size((size,))
 
     def fill(array):
-        array[...] = _rng(generator).integers(low, high, size=shape)
+        array[...] = _cpu_random.integers(_generator(generator), shape, array.dtype, low, high)
     return _make(_allocate(shape, _numpy_dtype(dtype, np.int64), fill), requires_grad, device)
+
+
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """A random permutation of ``0 .. n-1`` (int64 by default)."""
+    if n < 0:
+        raise RuntimeError(f"n must be non-negative, got{n}")
+    order = _cpu_random.permutation(_generator(generator), builtins.int(n))
+    return _make(order.astype(_numpy_dtype(dtype, np.int64)), requires_grad, device)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
