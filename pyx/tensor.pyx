@@ -282,6 +282,20 @@ cdef Tensor detached(Tensor t):
     return out
 
 
+def _make_subclass(cls, Tensor data, bint require_grad=False):
+    """An instance of the Tensor subclass ``cls`` over ``data``'s memory and version counter,
+    a leaf outside ``data``'s graph (``torch.Tensor._make_subclass``: how ``nn.Parameter``
+    wraps a tensor, so an in-place write to either is seen by both)."""
+    cdef Tensor out = Tensor.__new__(cls)
+    out._data = data._data
+    out._version_counter = version_counter(data)
+    out._is_inference = data._is_inference
+    out._is_conj = data._is_conj
+    if require_grad:
+        out.requires_grad_(True)
+    return out
+
+
 cdef VersionCounter version_counter(Tensor t):
     if t._version_counter is None:
         t._version_counter = VersionCounter.__new__(VersionCounter)

@@ -1,0 +1,728 @@
+"""``nn.Module``: the base class of every layer and model, as torch's.
+
+A Module holds three ordered tables, filled by plain attribute assignment
+(``Module.__setattr__``): ``_parameters`` (``nn.Parameter``s, which optimizers update),
+``_buffers`` (tensors that are state but not learned, such as BatchNorm's running mean) and
+``_modules`` (child Modules). Everything else follows from walking those tables: the
+``parameters()``/``named_modules()`` iterators, ``state_dict()`` with dotted names,
+``to()``/``half()``, ``train()``/``eval()`` and ``zero_grad()``.
+
+Calling a module runs ``forward`` between its hooks (NOTE [Calling a module]).
+"""
+import functools
+import itertools
+import warnings
+from collections import OrderedDict, namedtuple
+
+from autograd_cy._C.dtype import _from_numpy_dtype, _to_numpy_dtype
+from autograd_cy._C.node import RemovableHandle
+from autograd_cy._C.tensor import Tensor
+from autograd_cy.grad_mode import no_grad
+from autograd_cy.nn.modules.backward_hook import BackwardHook
+from autograd_cy.nn.parameter import Buffer, Parameter
+
+__all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
+           "register_module_full_backward_pre_hook", "register_module_full_backward_hook"]
+
+# Hooks every module runs (torch.nn.modules.module's global hooks), before its own.
+_global_forward_pre_hooks = {}
+_global_forward_hooks = {}
+_global_backward_pre_hooks = {}
+_global_backward_hooks = {}
+
+
+def register_module_forward_pre_hook(hook):
+    """``hook(module, args)`` before every module's forward."""
+    handle = RemovableHandle(_global_forward_pre_hooks)
+    _global_forward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_forward_hook(hook):
+    """``hook(module, args, output)`` after every module's forward."""
+    handle = RemovableHandle(_global_forward_hooks)
+    _global_forward_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_full_backward_pre_hook(hook):
+    """``hook(module, grad_output)`` when the gradients of any module's outputs are ready."""
+    handle = RemovableHandle(_global_backward_pre_hooks)
+    _global_backward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_full_backward_hook(hook):
+    """``hook(module, grad_input, grad_output)`` when any module's input gradients are ready."""
+    handle = RemovableHandle(_global_backward_hooks)
+    _global_backward_hooks[handle.id] = hook
+    return handle
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` returns: the keys it missed and the ones it did not expect."""
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+def _tensor_type(value):
+    """How torch's assignment errors name a value: ``autograd_cy.FloatTensor`` or ``int``."""
+    if isinstance(value, Tensor):
+        return "autograd_cy." + value.dtype._tensor_type
+    return type(value).__name__
+
+
+def _indented(text, spaces):
+    """Every line of ``text`` after the first indented by ``spaces`` (a child's repr)."""
+    lines = text.split("\n")
+    return "\n".join(lines[:1] + [" " * spaces + line for line in lines[1:]])
+
+
+def _add_hook(hooks, hook, prepend):
+    """Add ``hook`` to the table ``hooks`` (a plain dict: the handle removes from it at the
+    C level), last or first; its handle."""
+    handle = RemovableHandle(hooks)
+    if prepend:
+        others = list(hooks.items())
+        hooks.clear()
+        hooks[handle.id] = hook
+        hooks.update(others)
+    else:
+        hooks[handle.id] = hook
+    return handle
+
+
+class Module:
+    """Base class for all neural network modules; subclasses define ``forward``.
+
+    >>> class Affine(ag.nn.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.scale = ag.nn.Parameter(ag.ones(2))
+    ...     def forward(self, x):
+    ...         return x * self.scale
+    >>> model = Affine()
+    >>> [name for name, _ in model.named_parameters()]
+    ['scale']
+    >>> model(ag.tensor([1.0, 2.0]))
+    tensor([1., 2.], grad_fn=<MulBackward0>)
+    """
+
+    _version = 1          # the state dict's format version, kept in its _metadata
+    training: bool
+    call_super_init = False
+
+    def __init__(self, *args, **kwargs):
+        if kwargs and not self.call_super_init:
+            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword "
+                            f"argument '{next(iter(kwargs))}'")
+        if args and not self.call_super_init:
+            raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument "
+                            f"but {len(args) + 1} were given")
+        setattr_ = object.__setattr__
+        setattr_(self, "training", True)
+        setattr_(self, "_parameters", {})
+        setattr_(self, "_buffers", {})
+        setattr_(self, "_non_persistent_buffers_set", set())
+        setattr_(self, "_modules", {})
+        for table in ("_forward_pre_hooks", "_forward_hooks", "_backward_pre_hooks",
+                      "_backward_hooks", "_state_dict_hooks", "_state_dict_pre_hooks",
+                      "_load_state_dict_pre_hooks", "_load_state_dict_post_hooks"):
+            setattr_(self, table, {})
+        setattr_(self, "_forward_pre_hooks_with_kwargs", set())
+        setattr_(self, "_forward_hooks_with_kwargs", set())
+        setattr_(self, "_forward_hooks_always_called", set())
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+    # ------------------------------------------------------------------ registration
+
+    def _check_name(self, kind, name, table):
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string. Got {type(name).__name__}")
+        if "." in name:
+            raise KeyError(f'{kind} name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        if hasattr(self, name) and name not in table:
+            raise KeyError(f"attribute '{name}' already exists")
+
+    def register_buffer(self, name, tensor, persistent=True):
+        """A tensor of the module's state that is not a parameter (saved in the state dict
+        unless ``persistent=False``; moved by ``to()``)."""
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        self._check_name("buffer", name, self._buffers)
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{_tensor_type(tensor)}' object to buffer "
+                            f"'{name}' (torch Tensor or None required)")
+        if isinstance(tensor, Buffer):
+            persistent = tensor.persistent
+            tensor = tensor.data.requires_grad_(tensor.requires_grad)
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def register_parameter(self, name, param):
+        """Add ``param`` (an ``nn.Parameter`` or None) under ``name``."""
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        self._check_name("parameter", name, self._parameters)
+        if param is None:
+            self._parameters[name] = None
+            return
+        if not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{_tensor_type(param)}' object to parameter "
+                            f"'{name}' (torch.nn.Parameter or None required)")
+        if param.grad_fn is not None:
+            raise ValueError(
+                f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must "
+                f"be created explicitly. To express '{name}' as a function of another Tensor, "
+                f"compute the value in the forward() method.")
+        self._parameters[name] = param
+
+    def add_module(self, name, module):
+        """Add the child ``module`` (or None) under ``name``."""
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        self._check_name("module", name, self._modules)
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def _lookup(self, target, kind, table):
+        """The module, parameter or buffer at the dotted path ``target``."""
+        module_path, _, name = target.rpartition(".")
+        module = self.get_submodule(module_path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+        value = getattr(module, name)
+        if name not in getattr(module, table):
+            raise AttributeError(f"`{name}` is not {kind}")
+        return value
+
+    def get_submodule(self, target):
+        """The submodule at the dotted path ``target`` (``""`` is this module)."""
+        module = self
+        for item in target.split(".") if target else ():
+            if not hasattr(module, item):
+                raise AttributeError(f"{module._get_name()} has no attribute `{item}`")
+            module = getattr(module, item)
+            if not isinstance(module, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
+        return module
+
+    def get_parameter(self, target):
+        return self._lookup(target, "an nn.Parameter", "_parameters")
+
+    def get_buffer(self, target):
+        return self._lookup(target, "a buffer", "_buffers")
+
+    # ------------------------------------------------------------------ attributes
+
+    def __getattr__(self, name):
+        # Only reached when ordinary lookup fails: the three tables hold the registered names.
+        tables = self.__dict__
+        for table in ("_parameters", "_buffers", "_modules"):
+            entries = tables.get(table)
+            if entries is not None and name in entries:
+                return entries[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __setattr__(self, name, value):
+        def remove_from(*tables):
+            for table in tables:
+                if name in table:
+                    del table[name]
+            self._non_persistent_buffers_set.discard(name)
+
+        params = self.__dict__.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            remove_from(self.__dict__, self._buffers, self._modules)
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_tensor_type(value)}' as parameter "
+                                f"'{name}' (torch.nn.Parameter or None expected)")
+            self.register_parameter(name, value)
+        else:
+            modules = self.__dict__.get("_modules")
+            if isinstance(value, Module):
+                if modules is None:
+                    raise AttributeError(
+                        "cannot assign module before Module.__init__() call")
+                remove_from(self.__dict__, self._parameters, self._buffers)
+                modules[name] = value
+            elif modules is not None and name in modules:
+                if value is not None:
+                    raise TypeError(f"cannot assign '{_tensor_type(value)}' as child module "
+                                    f"'{name}' (torch.nn.Module or None expected)")
+                modules[name] = value
+            else:
+                buffers = self.__dict__.get("_buffers")
+                if isinstance(value, Buffer) or (buffers is not None and name in buffers):
+                    if value is not None and not isinstance(value, Tensor):
+                        raise TypeError(f"cannot assign '{_tensor_type(value)}' as buffer "
+                                        f"'{name}' (torch.nn.Buffer, torch.Tensor or None "
+                                        f"expected)")
+                    persistent = (value.persistent if isinstance(value, Buffer)
+                                  else name not in self._non_persistent_buffers_set)
+                    if isinstance(value, Buffer):
+                        remove_from(self.__dict__, self._parameters, self._modules)
+                    self.register_buffer(name, value, persistent)
+                else:
+                    object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        for table in (self._parameters, self._buffers, self._modules):
+            if name in table:
+                del table[name]
+                self._non_persistent_buffers_set.discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def __dir__(self):
+        names = set(dir(type(self))) | set(self.__dict__)
+        names |= set(self._parameters) | set(self._buffers) | set(self._modules)
+        return sorted(name for name in names if not name[:1].isdigit())
+
+    # ------------------------------------------------------------------ iteration
+
+    def _named_members(self, get_members, prefix="", recurse=True, remove_duplicate=True):
+        seen = set()
+        modules = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+                   if recurse else [(prefix, self)])
+        for module_prefix, module in modules:
+            for name, value in get_members(module):
+                if value is None or (remove_duplicate and id(value) in seen):
+                    continue
+                if remove_duplicate:
+                    seen.add(id(value))
+                yield (module_prefix + "." if module_prefix else "") + name, value
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        """``(dotted name, parameter)`` pairs, this module's first, then its children's."""
+        return self._named_members(lambda m: m._parameters.items(), prefix, recurse,
+                                   remove_duplicate)
+
+    def parameters(self, recurse=True):
+        for _, param in self.named_parameters(recurse=recurse):
+            yield param
+
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        return self._named_members(lambda m: m._buffers.items(), prefix, recurse,
+                                   remove_duplicate)
+
+    def buffers(self, recurse=True):
+        for _, buffer in self.named_buffers(recurse=recurse):
+            yield buffer
+
+    def named_children(self):
+        seen = set()
+        for name, module in self._modules.items():
+            if module is not None and id(module) not in seen:
+                seen.add(id(module))
+                yield name, module
+
+    def children(self):
+        for _, module in self.named_children():
+            yield module
+
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        """``(dotted name, module)`` for this module and every descendant, depth first;
+        a module reachable twice is listed once unless ``remove_duplicate=False``."""
+        if memo is None:
+            memo = set()
+        stack = [(prefix, self)]          # NOTE: a stack, not recursion: deep Sequentials
+        while stack:
+            name, module = stack.pop()
+            if remove_duplicate:
+                if id(module) in memo:
+                    continue
+                memo.add(id(module))
+            yield name, module
+            children = [(name + "." + key if name else key, child)
+                        for key, child in module._modules.items() if child is not None]
+            stack.extend(reversed(children))
+
+    def modules(self):
+        for _, module in self.named_modules():
+            yield module
+
+    # ------------------------------------------------------------------ modes and grads
+
+    def train(self, mode=True):
+        """Training mode (dropout drops, batch norm updates its running statistics)."""
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        for module in self.modules():
+            object.__setattr__(module, "training", mode)
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        for param in self.parameters():
+            param.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        """Reset every parameter's ``.grad``: to None (the default), or zero it in place."""
+        for param in self.parameters():
+            if param.grad is None:
+                continue
+            if set_to_none:
+                param.grad = None
+            else:
+                grad = param.grad
+                if grad.grad_fn is not None:
+                    grad.detach_()
+                else:
+                    grad.requires_grad_(False)
+                grad.zero_()
+
+    def apply(self, fn):
+        """``fn(module)`` for every descendant, children before their parent, as torch's
+        recursion (a module shared by two parents is visited under each); returns self."""
+        stack = [(self, False)]                 # (module, its children already pushed)
+        while stack:
+            module, expanded = stack.pop()
+            if expanded:
+                fn(module)
+                continue
+            stack.append((module, True))
+            stack.extend((child, False) for child in reversed(list(module.children())))
+        return self
+
+    def share_memory(self):
+        return self
+
+    # ------------------------------------------------------------------ conversions
+
+    def _apply(self, fn, recurse=True):
+        """``fn`` on every parameter, buffer and gradient, in place of each: the Parameter
+        object stays (its ``.data`` is replaced), so an optimizer that holds it still does."""
+        for module in (self.modules() if recurse else [self]):
+            for param in module._parameters.values():
+                if param is None:
+                    continue
+                with no_grad():
+                    converted = fn(param)
+                if converted is not param:
+                    param.data = converted
+                if param.grad is not None:
+                    with no_grad():
+                        grad = fn(param.grad)
+                    if grad is not param.grad:
+                        param.grad.data = grad
+            for name, buffer in module._buffers.items():
+                if buffer is not None:
+                    module._buffers[name] = fn(buffer)
+        return self
+
+    def to(self, *args, **kwargs):
+        """``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)``: moves every
+        parameter and buffer; a dtype applies to floating and complex ones only."""
+        device, dtype = kwargs.get("device"), kwargs.get("dtype")
+        for arg in args:
+            if isinstance(arg, Tensor):
+                device, dtype = arg.device, arg.dtype
+            elif isinstance(arg, str) or type(arg).__name__ == "device":
+                device = arg
+            elif arg is not None:
+                dtype = arg
+        if dtype is not None:
+            dtype = _from_numpy_dtype(_to_numpy_dtype(dtype))
+            if not (dtype.is_floating_point or dtype.is_complex):
+                raise TypeError("nn.Module.to only accepts floating point or complex dtypes, "
+                                f"but got desired dtype={dtype}")
+
+        def convert(t):
+            if dtype is not None and (t.is_floating_point() or t.is_complex()):
+                return t.to(device, dtype) if device is not None else t.to(dtype)
+            return t.to(device) if device is not None else t
+        return self._apply(convert)
+
+    def cuda(self, device=None):
+        return self._apply(lambda t: t.cuda(device))
+
+    def cpu(self):
+        return self._apply(lambda t: t.cpu())
+
+    def type(self, dst_type):
+        return self._apply(lambda t: t.to(dst_type))
+
+    def _floating(self, convert):
+        return self._apply(lambda t: convert(t) if t.is_floating_point() else t)
+
+    def float(self):
+        return self._floating(lambda t: t.float())
+
+    def double(self):
+        return self._floating(lambda t: t.double())
+
+    def half(self):
+        return self._floating(lambda t: t.half())
+
+    def bfloat16(self):
+        return self._floating(lambda t: t.bfloat16())
+
+    # ------------------------------------------------------------------ state dict
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        for name, param in self._parameters.items():
+            if param is not None:
+                destination[prefix + name] = param if keep_vars else param.detach()
+        for name, buffer in self._buffers.items():
+            if buffer is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = buffer if keep_vars else buffer.detach()
+
+    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+        """An OrderedDict of every parameter and persistent buffer by dotted name, detached
+        (``keep_vars=True`` keeps the tensors themselves)."""
+        if args:      # torch's deprecated positional form (destination, prefix, keep_vars)
+            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+                          "https://pytorch.org/docs/main/generated/torch.nn.Module.html"
+                          "#torch.nn.Module.state_dict for details.", FutureWarning,
+                          stacklevel=2)
+            destination, prefix, keep_vars = (list(args) + [destination, prefix,
+                                                            keep_vars][len(args):])[:3]
+        if destination is None:
+            destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        for name, module in self.named_modules(prefix=prefix.rstrip("."),
+                                               remove_duplicate=False):
+            if hasattr(destination, "_metadata"):
+                destination._metadata[name] = {"version": module._version}
+            for hook in module._state_dict_pre_hooks.values():
+                hook(module, name + "." if name else "", keep_vars)
+            module._save_to_state_dict(destination, name + "." if name else "", keep_vars)
+            for hook in module._state_dict_hooks.values():
+                result = hook(module, destination, name + "." if name else "", {})
+                if result is not None:
+                    destination = result
+        return destination
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict,
+                              missing_keys, unexpected_keys, error_msgs):
+        """Copy this module's own entries of ``state_dict`` (under ``prefix``) in place."""
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                 error_msgs)
+        persistent = {name: value for name, value in self._buffers.items()
+                      if name not in self._non_persistent_buffers_set}
+        local = {**{k: v for k, v in self._parameters.items()}, **persistent}
+        for name, param in local.items():
+            key = prefix + name
+            if param is None:
+                continue
+            if key not in state_dict:
+                if strict:
+                    missing_keys.append(key)
+                continue
+            value = state_dict[key]
+            if not isinstance(value, Tensor):
+                error_msgs.append(
+                    f'While copying the parameter named "{key}", expected torch.Tensor or '
+                    f"Tensor-like object from checkpoint but received {type(value)}")
+                continue
+            if tuple(value.shape) != tuple(param.shape):
+                error_msgs.append(
+                    f"size mismatch for {key}: copying a param with shape {value.shape} "
+                    f"from checkpoint, the shape in current model is {param.shape}.")
+                continue
+            try:
+                with no_grad():
+                    param.copy_(value)
+            except Exception as error:
+                error_msgs.append(
+                    f'While copying the parameter named "{key}", whose dimensions in the '
+                    f"model are {param.shape} and whose dimensions in the checkpoint are "
+                    f"{value.shape}, an exception occurred : {error.args}.")
+        if strict:
+            for key in state_dict:
+                if key.startswith(prefix):
+                    name = key[len(prefix):].split(".", 1)[0]
+                    if name not in self._modules and name not in local:
+                        unexpected_keys.append(key)
+
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """Copy ``state_dict``'s tensors into the parameters and buffers of the same name;
+        with ``strict``, missing and unexpected keys are an error, as in torch."""
+        if not hasattr(state_dict, "keys") or not hasattr(state_dict, "__getitem__"):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing_keys, unexpected_keys, error_msgs = [], [], []
+        metadata = getattr(state_dict, "_metadata", None)
+        for name, module in self.named_modules(remove_duplicate=False):
+            prefix = name + "." if name else ""
+            local_metadata = {} if metadata is None else metadata.get(name, {})
+            if assign:
+                self._assign_from(module, state_dict, prefix)
+            module._load_from_state_dict(state_dict, prefix, local_metadata, True,
+                                         missing_keys, unexpected_keys, error_msgs)
+            incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)
+            for hook in module._load_state_dict_post_hooks.values():
+                hook(module, incompatible)
+        if strict:
+            if unexpected_keys:
+                error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in unexpected_keys)))
+            if missing_keys:
+                error_msgs.insert(0, "Missing key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in missing_keys)))
+        if error_msgs:
+            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
+                type(self).__name__, "\n\t".join(error_msgs)))
+        return _IncompatibleKeys(missing_keys, unexpected_keys)
+
+    @staticmethod
+    def _assign_from(module, state_dict, prefix):
+        """``assign=True``: the checkpoint's tensors become the parameters (as Parameters,
+        keeping each one's requires_grad) instead of being copied into them."""
+        for name, param in list(module._parameters.items()):
+            value = state_dict.get(prefix + name)
+            if param is not None and isinstance(value, Tensor) and value.shape == param.shape:
+                module._parameters[name] = Parameter(value, param.requires_grad)
+
+    def register_state_dict_pre_hook(self, hook):
+        return _add_hook(self._state_dict_pre_hooks, hook, False)
+
+    def register_state_dict_post_hook(self, hook):
+        return _add_hook(self._state_dict_hooks, hook, False)
+
+    _register_state_dict_hook = register_state_dict_post_hook
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` before the module loads its entries."""
+        return _add_hook(self._load_state_dict_pre_hooks, functools.partial(hook, self),
+                         False)
+
+    def register_load_state_dict_post_hook(self, hook):
+        return _add_hook(self._load_state_dict_post_hooks, hook, False)
+
+    # ------------------------------------------------------------------ hooks
+
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """``hook(module, args)`` (or ``(module, args, kwargs)``) before ``forward``; what it
+        returns, if not None, replaces the arguments."""
+        handle = _add_hook(self._forward_pre_hooks, hook, prepend)
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs.add(handle.id)
+        return handle
+
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False,
+                              always_call=False):
+        """``hook(module, args, output)`` after ``forward``; what it returns, if not None,
+        replaces the output."""
+        handle = _add_hook(self._forward_hooks, hook, prepend)
+        if with_kwargs:
+            self._forward_hooks_with_kwargs.add(handle.id)
+        if always_call:
+            self._forward_hooks_always_called.add(handle.id)
+        return handle
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """``hook(module, grad_output)`` when the gradients of the module's outputs are
+        ready; may return new ones (NOTE [Module backward hooks])."""
+        return _add_hook(self._backward_pre_hooks, hook, prepend)
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """``hook(module, grad_input, grad_output)`` when the gradients of the module's
+        inputs are ready; may return new ``grad_input`` (NOTE [Module backward hooks])."""
+        return _add_hook(self._backward_hooks, hook, prepend)
+
+    # NOTE [Calling a module]
+    # ``module(*args)`` is ``forward(*args)`` between hooks, in torch's order: the global then
+    # the module's forward pre-hooks (each may replace the arguments), the backward hooks'
+    # identity Function around the tensor arguments, ``forward``, the global then the
+    # module's forward hooks (each may replace the output), and the identity Function around
+    # the outputs. A module without hooks (the common case) calls ``forward`` directly.
+    def __call__(self, *args, **kwargs):
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
+                or self._backward_pre_hooks or _global_forward_pre_hooks
+                or _global_forward_hooks or _global_backward_hooks
+                or _global_backward_pre_hooks):
+            return self.forward(*args, **kwargs)
+        return self._call_with_hooks(args, kwargs)
+
+    def _call_with_hooks(self, args, kwargs):
+        for hook_id, hook in itertools.chain(_global_forward_pre_hooks.items(),
+                                             self._forward_pre_hooks.items()):
+            if hook_id in self._forward_pre_hooks_with_kwargs:
+                result = hook(self, args, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                           f"(new_args, new_kwargs), but got {result}.")
+                    args, kwargs = result
+            else:
+                result = hook(self, args)
+                if result is not None:
+                    args = result if isinstance(result, tuple) else (result,)
+        backward_hook = None
+        user_hooks = [*_global_backward_hooks.values(), *self._backward_hooks.values()]
+        user_pre_hooks = [*_global_backward_pre_hooks.values(),
+                          *self._backward_pre_hooks.values()]
+        if user_hooks or user_pre_hooks:
+            backward_hook = BackwardHook(self, user_hooks, user_pre_hooks)
+            args = backward_hook.setup_input_hook(args)
+        try:
+            result = self.forward(*args, **kwargs)
+        except Exception:
+            for hook_id, hook in self._forward_hooks.items():
+                if hook_id in self._forward_hooks_always_called:
+                    hook(self, args, None)
+            raise
+        for hook_id, hook in itertools.chain(_global_forward_hooks.items(),
+                                             self._forward_hooks.items()):
+            if hook_id in self._forward_hooks_with_kwargs:
+                hook_result = hook(self, args, kwargs, result)
+            else:
+                hook_result = hook(self, args, result)
+            if hook_result is not None:
+                result = hook_result
+        if backward_hook is not None:
+            if not isinstance(result, (Tensor, tuple)):
+                warnings.warn("For backward hooks to be called, module output should be a "
+                              f"Tensor or a tuple of Tensors but received {type(result)}",
+                              stacklevel=2)
+            result = backward_hook.setup_output_hook(result)
+        return result
+
+    # ------------------------------------------------------------------ printing
+
+    def _get_name(self):
+        return type(self).__name__
+
+    def extra_repr(self):
+        """The module's own settings for its repr (``in_features=2, ...``)."""
+        return ""
+
+    def __repr__(self):
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [f"({key}): " + _indented(repr(module), 2)
+                       for key, module in self._modules.items()]
+        lines = extra_lines + child_lines
+        body = ""
+        if len(extra_lines) == 1 and not child_lines:
+            body = extra_lines[0]
+        elif lines:
+            body = "\n  " + "\n  ".join(lines) + "\n"
+        return self._get_name() + "(" + body + ")"
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)

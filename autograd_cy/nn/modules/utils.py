@@ -1,0 +1,17 @@
+"""``_single``/``_pair``: an int or a tuple as a tuple of n ints, as the layers store their
+sizes (``kernel_size=3`` is ``(3, 3)`` in a Conv2d)."""
+from itertools import repeat
+
+__all__ = ["_single", "_pair", "_ntuple"]
+
+
+def _ntuple(n):
+    def parse(x):
+        if isinstance(x, (list, tuple)):
+            return tuple(x)
+        return tuple(repeat(x, n))
+    return parse
+
+
+_single = _ntuple(1)
+_pair = _ntuple(2)
