@@ -393,8 +393,9 @@ def test_optimizer_ops_out_of_place_are_differentiable_as_in_torch(device):
             divided = tuple(torch.addcdiv(x, y, z, value=-2.0) for x, y, z in zip(a, b, c))
         else:
             divided = lib._foreach_addcdiv(a, b, c, -2.0)
-        outs = (lib._foreach_addcmul(a, b, c, 0.5) + divided + lib._foreach_lerp(a, b, 0.8) + lib._foreach_lerp(a, b, c)
-                + lib._foreach_sqrt(c) + lib._foreach_neg(b) + lib._foreach_div(a, c)
+        outs = (lib._foreach_addcmul(a, b, c, 0.5) + divided + lib._foreach_lerp(a, b, 0.8)
+                + lib._foreach_lerp(a, b, c) + lib._foreach_sqrt(c) + lib._foreach_neg(b)
+                + lib._foreach_div(a, c)
                 + lib._foreach_maximum(a, b))
         total = sum((o * o).sum() for o in outs)
         total.backward()

@@ -23,13 +23,18 @@ from autograd_cy._C.tensor import _array_of
 # the half array (``casting="unsafe"``); an op of several steps (addcmul, addcdiv, lerp)
 # keeps its intermediates in float32 scratch, and a tensor torch materialises between ops
 # (``grad.add(param, alpha=weight_decay)``, the ``denom``) is rounded to the half dtype.
+# Two of torch's ops round their number to the half dtype first, though: ``add``'s alpha
+# and a number added (``denom.add_(eps)``); the others (mul, div, lerp's weight, addcmul's
+# and addcdiv's value) keep it in float32.
 # A complex parameter is updated through its real view, as torch's Adam views it.
 #
 # Values agree with torch's to an ulp or so, not bit for bit: torch's vectorised kernels
-# use fused multiply-adds (``add`` with alpha, ``lerp``), which NumPy has no ufunc for.
+# use fused multiply-adds (``add`` with alpha, ``lerp``), which NumPy has no ufunc for, and
+# with AVX-512 a float32 sqrt that is not always correctly rounded.
 
 __all__ = ["on_numpy", "real_array", "compute_type", "Scratch", "checked_writes",
-           "bump_versions", "add_scaled_", "lerp_", "addcmul_", "addcdiv_", "materialised"]
+           "bump_versions", "add_scaled_", "added", "add_number_", "lerp_", "addcmul_",
+           "addcdiv_"]
 
 #: the casting of every ufunc call that writes a half array from its float32 loop
 UNSAFE = "unsafe"
@@ -101,9 +106,23 @@ def bump_versions(tensors):
 # ------------------------------------------------------------------ torch's in-place ops
 
 def add_scaled_(out, a, b, alpha, ct, tmp):
-    """``out = a + alpha * b`` (torch's ``add`` with ``alpha``), through ``tmp``."""
-    np.multiply(b, ct(alpha), out=tmp, dtype=ct)
+    """``out = a + alpha * b`` (torch's ``add`` with ``alpha``), through ``tmp``. torch
+    rounds ``alpha`` to the tensor's dtype, a half one included."""
+    np.multiply(b, ct(out.dtype.type(alpha)), out=tmp, dtype=ct)
     np.add(a, tmp, out=out, dtype=ct, casting=UNSAFE)
+
+
+def added(a, b, alpha, ct, tmp):
+    """``a + alpha * b`` as a new array of ``a``'s dtype (torch's ``a.add(b, alpha=...)``)."""
+    out = np.empty_like(a)
+    add_scaled_(out, a, b, alpha, ct, tmp)
+    return out
+
+
+def add_number_(out, value, ct):
+    """``out.add_(value)``: torch rounds the number to the tensor's dtype, a half one
+    included, before adding in ``ct``."""
+    np.add(out, ct(out.dtype.type(value)), out=out, dtype=ct, casting=UNSAFE)
 
 
 def lerp_(start, end, weight, ct, tmp):
@@ -131,8 +150,3 @@ def addcdiv_(out, t1, t2, value, ct, tmp):
     np.multiply(t1, ct(value), out=tmp, dtype=ct)
     np.divide(tmp, t2, out=tmp, dtype=ct)
     np.add(out, tmp, out=out, dtype=ct, casting=UNSAFE)
-
-
-def materialised(array, dtype):
-    """``array`` (computed in ``ct``) as the tensor torch would hold: of ``dtype``."""
-    return array if array.dtype == dtype else array.astype(dtype)

@@ -93,7 +93,7 @@ class Adam(Optimizer):
             grads.append(p.grad)
             state = self.state[p]
             if len(state) == 0:
-                state["step"] = _tensor(0.0, dtype=_step_dtype())
+                state["step"] = _tensor(0.0, dtype=_step_dtype(), device="cpu")
                 state["exp_avg"] = zeros_like(p)
                 state["exp_avg_sq"] = zeros_like(p)
                 if group["amsgrad"]:
@@ -134,40 +134,40 @@ def _adam_on_arrays(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps
     """torch's ``_single_tensor_adam`` on the tensors' arrays (the CPU path)."""
     written = params + exp_avgs + exp_avg_sqs + max_exp_avg_sqs + steps
     _arrays.checked_writes(written)
-    for i, param in enumerate(params):
-        p, g = _arrays.real_array(param), _arrays.real_array(grads[i])
-        m, v = _arrays.real_array(exp_avgs[i]), _arrays.real_array(exp_avg_sqs[i])
-        ct = _arrays.compute_type(p)
-        tmp = scratch.take(p.shape, ct, 0)
-        count = _array_of(steps[i])
-        np.add(count, 1, out=count)
-        step = float(count)
-        if maximize:
-            g = np.negative(g)
-        if weight_decay != 0:
-            if decoupled:
-                np.multiply(p, ct(1 - lr * weight_decay), out=p, dtype=ct,
-                            casting=_arrays.UNSAFE)
-            else:
-                g = _arrays.materialised(np.add(g, np.multiply(p, ct(weight_decay),
-                                                               dtype=ct), dtype=ct), p.dtype)
-        _arrays.lerp_(m, g, 1 - beta1, ct, tmp)
-        np.multiply(v, ct(beta2), out=v, dtype=ct, casting=_arrays.UNSAFE)
-        _arrays.addcmul_(v, g, g, 1 - beta2, ct, tmp)
-        bias_correction1 = 1 - beta1 ** step
-        bias_correction2 = 1 - beta2 ** step
-        step_size = lr / bias_correction1
-        bias_correction2_sqrt = bias_correction2 ** 0.5
-        if amsgrad:
-            v_max = _arrays.real_array(max_exp_avg_sqs[i])
-            np.maximum(v_max, v, out=v_max)
-            v = v_max
-        denom = scratch.take(p.shape, p.dtype, 1)
-        np.sqrt(v, out=denom, dtype=ct, casting=_arrays.UNSAFE)
-        np.divide(denom, ct(bias_correction2_sqrt), out=denom, dtype=ct,
-                  casting=_arrays.UNSAFE)
-        np.add(denom, ct(eps), out=denom, dtype=ct, casting=_arrays.UNSAFE)
-        _arrays.addcdiv_(p, m, denom, -step_size, ct, tmp)
+    with np.errstate(all="ignore"):     # torch warns of no overflow or 0/0
+        for i, param in enumerate(params):
+            p, g = _arrays.real_array(param), _arrays.real_array(grads[i])
+            m, v = _arrays.real_array(exp_avgs[i]), _arrays.real_array(exp_avg_sqs[i])
+            ct = _arrays.compute_type(p)
+            tmp = scratch.take(p.shape, ct, 0)
+            count = _array_of(steps[i])
+            np.add(count, 1, out=count)
+            step = float(count)
+            if maximize:
+                g = np.negative(g)
+            if weight_decay != 0:
+                if decoupled:
+                    np.multiply(p, ct(1 - lr * weight_decay), out=p, dtype=ct,
+                                casting=_arrays.UNSAFE)
+                else:
+                    g = _arrays.added(g, p, weight_decay, ct, tmp)
+            _arrays.lerp_(m, g, 1 - beta1, ct, tmp)
+            np.multiply(v, ct(beta2), out=v, dtype=ct, casting=_arrays.UNSAFE)
+            _arrays.addcmul_(v, g, g, 1 - beta2, ct, tmp)
+            bias_correction1 = 1 - beta1 ** step
+            bias_correction2 = 1 - beta2 ** step
+            step_size = lr / bias_correction1
+            bias_correction2_sqrt = bias_correction2 ** 0.5
+            if amsgrad:
+                v_max = _arrays.real_array(max_exp_avg_sqs[i])
+                np.maximum(v_max, v, out=v_max)
+                v = v_max
+            denom = scratch.take(p.shape, p.dtype, 1)
+            np.sqrt(v, out=denom, dtype=ct, casting=_arrays.UNSAFE)
+            np.divide(denom, ct(bias_correction2_sqrt), out=denom, dtype=ct,
+                      casting=_arrays.UNSAFE)
+            _arrays.add_number_(denom, eps, ct)
+            _arrays.addcdiv_(p, m, denom, -step_size, ct, tmp)
     _arrays.bump_versions(written)
 
 

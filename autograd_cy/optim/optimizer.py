@@ -49,9 +49,10 @@ def _typename(value):
 
 def _run_step_hooks(step):
     """``step`` wrapped so that the optimizer's step pre- and post-hooks run around it (a
-    pre-hook may return new ``(args, kwargs)``)."""
+    pre-hook may return new ``(args, kwargs)``, ``args`` starting with the optimizer)."""
     @functools.wraps(step)
-    def hooked_step(self, *args, **kwargs):
+    def hooked_step(*args, **kwargs):
+        self = args[0]          # the hooks see (and may replace) self among the args
         for hook in list(self._optimizer_step_pre_hooks.values()):
             result = hook(self, args, kwargs)
             if result is not None:
@@ -59,7 +60,7 @@ def _run_step_hooks(step):
                     raise RuntimeError(f"{step} must return None or a tuple of (new_args, "
                                        f"new_kwargs), but got {result}.")
                 args, kwargs = result
-        out = step(self, *args, **kwargs)
+        out = step(*args, **kwargs)
         for hook in list(self._optimizer_step_post_hooks.values()):
             hook(self, args, kwargs)
         return out
@@ -105,11 +106,12 @@ class Optimizer:
         self.__dict__.update(state)
 
     def __repr__(self):
-        lines = [f"{type(self).__name__} ("]
+        text = f"{type(self).__name__} ("
         for i, group in enumerate(self.param_groups):
-            lines.append(f"Parameter Group {i}")
-            lines.extend(f"    {key}: {group[key]}" for key in sorted(group) if key != "params")
-        return "\n".join(lines) + "\n)"
+            text += f"\nParameter Group {i}\n"
+            text += "".join(f"    {key}: {group[key]}\n" for key in sorted(group)
+                            if key != "params")
+        return text + ")"
 
     # -------------------------------------------------------------- parameter groups
 

@@ -95,30 +95,28 @@ def _sgd_on_arrays(params, grads, buffers, scratch, *, weight_decay, momentum, l
     step's momentum buffer is created into ``buffers``."""
     written = params + [b for b in buffers if b is not None]
     _arrays.checked_writes(written)
-    for i, param in enumerate(params):
-        p, g = _arrays.real_array(param), _arrays.real_array(grads[i])
-        ct = _arrays.compute_type(p)
-        tmp = scratch.take(p.shape, ct, 0)
-        if maximize:
-            g = np.negative(g)
-        if weight_decay != 0:
-            g = _arrays.materialised(np.add(g, np.multiply(p, ct(weight_decay), dtype=ct),
-                                            dtype=ct), p.dtype)
-        if momentum != 0:
-            if buffers[i] is None:
-                buffers[i] = _buffer_like(param, g)
-                buf = g
-            else:
-                buf = _arrays.real_array(buffers[i])
-                np.multiply(buf, ct(momentum), out=buf, dtype=ct, casting=_arrays.UNSAFE)
-                _arrays.add_scaled_(buf, buf, g, 1 - dampening, ct, tmp)
-            if nesterov:
-                looked_ahead = np.empty_like(g)
-                _arrays.add_scaled_(looked_ahead, g, buf, momentum, ct, tmp)
-                g = looked_ahead
-            else:
-                g = buf
-        _arrays.add_scaled_(p, p, g, -lr, ct, tmp)
+    with np.errstate(all="ignore"):     # torch warns of no overflow or 0/0
+        for i, param in enumerate(params):
+            p, g = _arrays.real_array(param), _arrays.real_array(grads[i])
+            ct = _arrays.compute_type(p)
+            tmp = scratch.take(p.shape, ct, 0)
+            if maximize:
+                g = np.negative(g)
+            if weight_decay != 0:
+                g = _arrays.added(g, p, weight_decay, ct, tmp)
+            if momentum != 0:
+                if buffers[i] is None:
+                    buffers[i] = _buffer_like(param, g)
+                    buf = g
+                else:
+                    buf = _arrays.real_array(buffers[i])
+                    np.multiply(buf, ct(momentum), out=buf, dtype=ct, casting=_arrays.UNSAFE)
+                    _arrays.add_scaled_(buf, buf, g, 1 - dampening, ct, tmp)
+                if nesterov:
+                    g = _arrays.added(g, buf, momentum, ct, tmp)
+                else:
+                    g = buf
+            _arrays.add_scaled_(p, p, g, -lr, ct, tmp)
     _arrays.bump_versions(written)
 
 
