@@ -1,6 +1,9 @@
 """What an optimizer's CPU step needs to update parameters in their NumPy arrays
 (NOTE [Optimizer steps on the arrays]).
 """
+import math
+
+import ml_dtypes
 import numpy as np
 
 from autograd_cy._C.ops.inplace import _check_write, _increment_version
@@ -39,7 +42,7 @@ __all__ = ["on_numpy", "real_array", "compute_type", "Scratch", "checked_writes"
 #: the casting of every ufunc call that writes a half array from its float32 loop
 UNSAFE = "unsafe"
 
-_HALF_KINDS = ("float16", "bfloat16")
+_HALF_DTYPES = frozenset({np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)})
 
 
 def on_numpy(tensors):
@@ -68,7 +71,7 @@ def real_array(t):
 def compute_type(array):
     """The NumPy scalar type the ops on ``array`` compute in: float32 for a half dtype
     (float16, bfloat16), the array's own otherwise."""
-    if array.dtype.name in _HALF_KINDS:
+    if array.dtype in _HALF_DTYPES:
         return np.float32
     return array.dtype.type
 
@@ -82,7 +85,7 @@ class Scratch:
         self._buffers = {}
 
     def take(self, shape, dtype, k):
-        size = int(np.prod(shape))
+        size = math.prod(shape)
         key = (np.dtype(dtype), k)
         buffer = self._buffers.get(key)
         if buffer is None or buffer.size < size:
