@@ -197,6 +197,9 @@ def _binary(name, tensor_op, functor, self, other, alpha, inplace, scalar_functo
     kind, operands = _other_operands(name, tensors, other, self, other)
     if alpha is not None and kind in ("scalar", "scalars"):
         raise _invalid_arguments(name, self, other)
+    if kind == "scalars" and all(type(o) is type(operands[0]) and o == operands[0]
+                                 for o in operands):
+        kind, other = "scalar", operands[0]     # one number for all: the fast path's
     if functor is None:
         fast = None
     elif kind == "tensors":
@@ -331,13 +334,15 @@ def _foreach_sqrt_(self):
 # NOTE [Ternary foreach ops as compositions]
 # lerp, addcmul and addcdiv read two lists besides the one they write: the multi-tensor
 # kernel's functors read at most two inputs (cuda/foreach.cu), and the library has no
-# per-tensor lerp/addcmul/addcdiv op. So each runs, per tensor, as the ops torch's kernel
-# computes in the same order: ``self + (value * t1) * t2``, ``self + (value * t1) / t2``,
-# and lerp's two formulas (``self + w * (end - self)`` for a weight under 0.5 in magnitude,
-# else ``end - (end - self) * (1 - w)``, exact at the end it is near). The number operands
-# are rounded to the tensors' dtype first, as torch's kernel rounds them (float32 for
-# float16/bfloat16, whose intermediate results here are rounded to the half dtype where
-# torch's kernel keeps them in float32).
+# per-tensor lerp/addcmul/addcdiv op. So each is composed of the binary list ops, in the
+# order torch's kernel computes: ``self + (value * t1) * t2``, ``self + (value * t1) / t2``,
+# and lerp's two formulas (``self + w * (end - self)`` for a weight under 0.5 in
+# magnitude, else ``end - (end - self) * (1 - w)``, exact at the end it is near). On CUDA
+# each binary op is then one launch for the list where the kernel has its functor (add,
+# sub, mul; division is one launch per tensor). The number operands are rounded to the
+# tensors' dtype first, as torch's kernel rounds them (float32 for float16/bfloat16, whose
+# intermediate results here are rounded to the half dtype where torch's kernel keeps them
+# in float32).
 
 def _scalar_of(t, value):
     """``value`` rounded as torch's kernels round a number operand of ``t``: to float32
@@ -347,37 +352,6 @@ def _scalar_of(t, value):
     if t.dtype in (float64, complex128):
         return float(value)
     return float(np.float32(value))
-
-
-def _lerp(t, end, weight):
-    diff = end - t
-    if isinstance(weight, Tensor):
-        from autograd_cy import where
-        return where(weight.abs() < 0.5, t + weight * diff, end - diff * (1 - weight))
-    w = _scalar_of(t, weight)
-    if abs(w) < 0.5:
-        return t + diff * w
-    return end - diff * _scalar_of(t, 1 - w)
-
-
-def _lerp_(t, end, weight):
-    return t.copy_(_lerp(t, end, weight))
-
-
-def _addcmul(t, t1, t2, value):
-    return t + t1 * _scalar_of(t, value) * t2
-
-
-def _addcmul_(t, t1, t2, value):
-    return t.add_(t1 * _scalar_of(t, value) * t2)
-
-
-def _addcdiv(t, t1, t2, value):
-    return t + t1 * _scalar_of(t, value) / t2
-
-
-def _addcdiv_(t, t1, t2, value):
-    return t.add_(t1 * _scalar_of(t, value) / t2)
 
 
 def _scalar_list(name, tensors, value, *args):
@@ -400,70 +374,94 @@ def _scalar_list(name, tensors, value, *args):
     raise _invalid_arguments(name, *args)
 
 
-def _ternary(name, tensor_op, self, tensor1, tensor2, value, inplace):
-    """``tensor_op(self[i], tensor1[i], tensor2[i], value[i])`` for every i."""
+def _tensor_lists(name, lists, *args):
+    """The Tensor-list arguments ``lists`` checked as torch checks them: each a list of
+    Tensors (argument i), all of one length."""
+    tensors = [_tensor_list(name, value, i, *args) for i, value in enumerate(lists)]
+    for others in tensors[1:]:
+        _same_length(tensors[0], others)
+    return tensors
+
+
+def _rounded(tensors, values):
+    return [_scalar_of(t, v) for t, v in zip(tensors, values)]
+
+
+def _addc(name, divide, self, tensor1, tensor2, value, inplace):
+    """addcmul/addcdiv over lists: ``self + (value * tensor1) * tensor2`` (or ``/``)."""
     args = (self, tensor1, tensor2, value)
-    tensors = _tensor_list(name, self, 0, *args)
-    firsts = _tensor_list(name, tensor1, 1, *args)
-    seconds = _tensor_list(name, tensor2, 2, *args)
-    _same_length(tensors, firsts)
-    _same_length(tensors, seconds)
-    values = _scalar_list(name, tensors, value, *args)
-    results = [tensor_op(*operands) for operands in zip(tensors, firsts, seconds, values)]
-    return self if inplace else tuple(results)
+    tensors, firsts, seconds = _tensor_lists(name, (self, tensor1, tensor2), *args)
+    values = _rounded(tensors, _scalar_list(name, tensors, value, *args))
+    scaled = _foreach_mul(firsts, values)
+    if divide:
+        scaled = _foreach_div_(list(scaled), seconds)
+    else:
+        scaled = _foreach_mul_(list(scaled), seconds)
+    return _foreach_add_(self, scaled) if inplace else _foreach_add(tensors, scaled)
 
 
 def _foreach_addcmul(self, tensor1, tensor2, value=1):
     """``self[i] + value * tensor1[i] * tensor2[i]`` (``value`` a number, a list of
     numbers or a 1-D Tensor of them) (NOTE [Ternary foreach ops as compositions])."""
-    return _ternary("_foreach_addcmul", _addcmul, self, tensor1, tensor2, value, False)
+    return _addc("_foreach_addcmul", False, self, tensor1, tensor2, value, False)
 
 
 def _foreach_addcmul_(self, tensor1, tensor2, value=1):
     """``self[i] += value * tensor1[i] * tensor2[i]``, in place; returns ``self``."""
-    return _ternary("_foreach_addcmul_", _addcmul_, self, tensor1, tensor2, value, True)
+    return _addc("_foreach_addcmul_", False, self, tensor1, tensor2, value, True)
 
 
 def _foreach_addcdiv(self, tensor1, tensor2, value=1):
     """``self[i] + value * tensor1[i] / tensor2[i]``."""
-    return _ternary("_foreach_addcdiv", _addcdiv, self, tensor1, tensor2, value, False)
+    return _addc("_foreach_addcdiv", True, self, tensor1, tensor2, value, False)
 
 
 def _foreach_addcdiv_(self, tensor1, tensor2, value=1):
     """``self[i] += value * tensor1[i] / tensor2[i]``, in place; returns ``self``."""
-    return _ternary("_foreach_addcdiv_", _addcdiv_, self, tensor1, tensor2, value, True)
+    return _addc("_foreach_addcdiv_", True, self, tensor1, tensor2, value, True)
 
 
-def _lerp_operands(name, tensors, weight, *args):
-    """lerp's per-tensor weights: a number, a list of numbers, or a list of Tensors."""
+def _lerp_with_tensor(t, end, weight):
+    """torch's lerp with a Tensor weight: its formula chosen per element."""
+    from autograd_cy import where
+    diff = end - t
+    return where(weight.abs() < 0.5, t + weight * diff, end - diff * (1 - weight))
+
+
+def _lerp(name, self, tensors1, weight, inplace):
+    """lerp over lists (NOTE [Ternary foreach ops as compositions]): with number weights
+    all on one side of 0.5, each step one list op; else tensor by tensor."""
+    args = (self, tensors1, weight)
+    tensors, ends = _tensor_lists(name, (self, tensors1), *args)
     if isinstance(weight, (list, tuple)) and weight and isinstance(weight[0], Tensor):
         weights = _tensor_list(name, weight, 2, *args)
         _same_length(tensors, weights)
-        return weights
-    return _scalar_list(name, tensors, weight, *args)
+        results = [_lerp_with_tensor(t, e, w) for t, e, w in zip(tensors, ends, weights)]
+        return _foreach_copy_(self, results) if inplace else tuple(results)
+    weights = _rounded(tensors, _scalar_list(name, tensors, weight, *args))
+    small = [abs(w) < 0.5 for w in weights]
+    if not (all(small) or not any(small)):     # weights on both sides of 0.5
+        results = [_lerp(name, [t], [e], [w], inplace)[0]
+                   for t, e, w in zip(tensors, ends, weights)]
+        return self if inplace else tuple(results)
+    diffs = list(_foreach_sub(ends, tensors))
+    if small[0]:
+        _foreach_mul_(diffs, weights)
+        return _foreach_add_(self, diffs) if inplace else _foreach_add(tensors, diffs)
+    _foreach_mul_(diffs, _rounded(tensors, [1 - w for w in weights]))
+    results = _foreach_sub(ends, diffs)
+    return _foreach_copy_(self, list(results)) if inplace else results
 
 
 def _foreach_lerp(self, tensors1, weight):
     """``self[i] + weight * (tensors1[i] - self[i])`` (``weight`` a number, a list of
     numbers or a list of Tensors) (NOTE [Ternary foreach ops as compositions])."""
-    args = (self, tensors1, weight)
-    tensors = _tensor_list("_foreach_lerp", self, 0, *args)
-    ends = _tensor_list("_foreach_lerp", tensors1, 1, *args)
-    _same_length(tensors, ends)
-    weights = _lerp_operands("_foreach_lerp", tensors, weight, *args)
-    return tuple(_lerp(t, e, w) for t, e, w in zip(tensors, ends, weights))
+    return _lerp("_foreach_lerp", self, tensors1, weight, False)
 
 
 def _foreach_lerp_(self, tensors1, weight):
     """``self[i].lerp_(tensors1[i], weight)`` in place; returns ``self``."""
-    args = (self, tensors1, weight)
-    tensors = _tensor_list("_foreach_lerp_", self, 0, *args)
-    ends = _tensor_list("_foreach_lerp_", tensors1, 1, *args)
-    _same_length(tensors, ends)
-    weights = _lerp_operands("_foreach_lerp_", tensors, weight, *args)
-    for t, e, w in zip(tensors, ends, weights):
-        _lerp_(t, e, w)
-    return self
+    return _lerp("_foreach_lerp_", self, tensors1, weight, True)
 
 
 def _foreach_zero_(self):

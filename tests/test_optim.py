@@ -507,3 +507,38 @@ def test_step_hooks_run_in_torch_order():
         return log
 
     assert run(ag) == run(torch)
+
+
+# ------------------------------------------------------------------ launches on CUDA
+
+def launches_of_a_step(name, count, **kwargs):
+    """The kernel launches of one step (after the first, which creates the state) over
+    ``count`` CUDA parameters of one dtype, by kernel."""
+    seam = ag.cuda.devices.get(0).seam
+    rng = np.random.default_rng(6)
+    params = [ag.tensor(rng.standard_normal(3 + k).astype(np.float32), device="cuda",
+                        requires_grad=True) for k in range(count)]
+    for p in params:
+        p.grad = ag.ones_like(p)
+    opt = getattr(ag.optim, name)(params, **kwargs)
+    opt.step()
+    seam.counters.reset()
+    opt.step()
+    return dict(seam.counters.by_kernel)
+
+
+def test_a_cuda_sgd_step_is_one_launch_per_op_for_the_list():
+    assert launches_of_a_step("SGD", 9, lr=0.1) == {"foreach_apply<float, AddScaled>": 1}
+    assert launches_of_a_step("SGD", 9, lr=0.1, momentum=0.9) == {
+        "foreach_apply<float, MulScalar>": 1, "foreach_apply<float, AddScaled>": 2}
+
+
+def test_a_cuda_adam_step_launches_per_tensor_only_what_the_kernel_lacks():
+    """Adam's multi-tensor ops are one launch for the list, except sqrt and the divisions
+    (cuda/foreach.cu has no functor for them): those are one launch per parameter."""
+    few, many = launches_of_a_step("Adam", 4), launches_of_a_step("Adam", 8)
+    per_tensor = {k: many[k] - few[k] for k in many if many[k] != few[k]}
+    assert sorted(per_tensor) == ["binary_scalar_vec4<float, Div>",
+                                  "binary_vec4<float, Div>", "unary_vec4<float, Sqrt>"]
+    assert set(per_tensor.values()) == {4}
+    assert sum(v for k, v in many.items() if k.startswith("foreach_apply")) == 10
