@@ -160,6 +160,9 @@ def test_a_scheduler_sets_initial_lr_and_resumes_from_last_epoch():
         lib.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
         groups = [dict((k, v) for k, v in g.items() if k != "params") for g in opt.param_groups]
         resumed = lib.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5, last_epoch=3)
-        return groups, resumed.base_lrs, resumed.last_epoch, resumed.get_last_lr()
+        cosine = lib.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=10, eta_min=0.01,
+                                                          last_epoch=3)
+        return (groups, resumed.base_lrs, resumed.last_epoch, resumed.get_last_lr(),
+                cosine.get_last_lr())
 
     assert run(ag) == run(torch)

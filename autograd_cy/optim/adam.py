@@ -11,7 +11,6 @@ from autograd_cy import foreach
 from autograd_cy._C.tensor import Tensor, _array_of
 from autograd_cy.dtypes import float32, float64, get_default_dtype
 from autograd_cy.factories import tensor as _tensor, zeros_like
-from autograd_cy.grad_mode import enable_grad, no_grad
 from autograd_cy.optim import _arrays
 from autograd_cy.optim._groups import by_device_and_dtype, real_views, wants_foreach
 from autograd_cy.optim.optimizer import Optimizer
@@ -40,6 +39,10 @@ class Adam(Optimizer):
     first. ``amsgrad`` normalises by the running maximum of ``exp_avg_sq``.
     """
 
+    _option_defaults = {"amsgrad": False, "maximize": False, "foreach": None,
+                        "capturable": False, "differentiable": False,
+                        "decoupled_weight_decay": False, "fused": None}
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):
@@ -66,21 +69,6 @@ class Adam(Optimizer):
                     "differentiable": differentiable, "fused": fused,
                     "decoupled_weight_decay": decoupled_weight_decay}
         super().__init__(params, defaults)
-        if fused and foreach:
-            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
-        self._scratch = _arrays.Scratch()
-
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("amsgrad", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            group.setdefault("fused", None)
-        self.__dict__.setdefault("_scratch", _arrays.Scratch())
 
     def _init_group(self, group):
         """The group's parameters that have a gradient, with their gradients and state
@@ -108,25 +96,20 @@ class Adam(Optimizer):
     def step(self, closure=None):
         """One Adam update of every parameter that has a ``.grad`` (a parameter whose
         ``.grad`` is None is skipped, its state untouched). Returns ``closure()``'s loss."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
-        with no_grad():
-            for group in self.param_groups:
-                lists = self._init_group(group)
-                if not lists[0]:
-                    continue
-                beta1, beta2 = group["betas"]
-                options = dict(amsgrad=group["amsgrad"], beta1=beta1, beta2=beta2,
-                               lr=group["lr"], weight_decay=group["weight_decay"],
-                               eps=group["eps"], maximize=group["maximize"],
-                               decoupled=group["decoupled_weight_decay"])
-                if wants_foreach(lists):
-                    _adam_foreach(*lists, **options)
-                else:
-                    _adam_on_arrays(*lists, self._scratch, **options)
-        return loss
+        return self._step_groups(closure, self._update_group)
+
+    def _update_group(self, group):
+        lists = self._init_group(group)
+        if not lists[0]:
+            return
+        beta1, beta2 = group["betas"]
+        options = dict(amsgrad=group["amsgrad"], beta1=beta1, beta2=beta2, lr=group["lr"],
+                       weight_decay=group["weight_decay"], eps=group["eps"],
+                       maximize=group["maximize"], decoupled=group["decoupled_weight_decay"])
+        if wants_foreach(lists):
+            _adam_foreach(*lists, **options)
+        else:
+            _adam_on_arrays(*lists, self._scratch, **options)
 
 
 def _adam_on_arrays(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, scratch,

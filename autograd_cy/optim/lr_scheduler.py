@@ -232,9 +232,7 @@ class CosineAnnealingLR(LRScheduler):
         if self._is_initial:
             return self._current_lrs()
         if self._step_count == 1 and self.last_epoch > 0:
-            return [self.eta_min + (base_lr - self.eta_min)
-                    * (1 + math.cos(self.last_epoch * math.pi / self.T_max)) / 2
-                    for base_lr in self.base_lrs]
+            return self._get_closed_form_lr()         # a scheduler resumed at last_epoch
         if (self.last_epoch - 1 - self.T_max) % (2 * self.T_max) == 0:
             return [group["lr"] + (base_lr - self.eta_min)
                     * (1 - math.cos(math.pi / self.T_max)) / 2

@@ -27,6 +27,8 @@ import warnings
 from autograd_cy._C.node import RemovableHandle
 from autograd_cy._C.tensor import Tensor
 from autograd_cy.foreach import _foreach_zero_
+from autograd_cy.grad_mode import enable_grad, no_grad
+from autograd_cy.optim._arrays import Scratch
 
 __all__ = ["Optimizer", "required"]
 
@@ -75,6 +77,10 @@ class Optimizer:
     ``"params"`` entry); ``defaults`` holds the hyperparameters a group may leave out.
     """
 
+    #: the options a subclass's groups take that a state of an older version may lack,
+    #: with their defaults (``__setstate__`` fills them in)
+    _option_defaults = {}
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         step = cls.__dict__.get("step")
@@ -97,6 +103,9 @@ class Optimizer:
             param_groups = [{"params": param_groups}]
         for param_group in param_groups:
             self.add_param_group(param_group)
+        if defaults.get("fused") and defaults.get("foreach"):
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        self._scratch = Scratch()       # the CPU step's (NOTE [Optimizer steps on the arrays])
 
     def __getstate__(self):
         return {"defaults": self.defaults, "state": self.state,
@@ -104,6 +113,10 @@ class Optimizer:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        for group in self.param_groups:
+            for key, value in self._option_defaults.items():
+                group.setdefault(key, value)
+        self.__dict__.setdefault("_scratch", Scratch())
 
     def __repr__(self):
         text = f"{type(self).__name__} ("
@@ -194,6 +207,18 @@ class Optimizer:
         """Update the parameters once from their ``.grad`` (each optimizer's rule).
         ``closure``, if given, re-evaluates the model and returns the loss."""
         raise NotImplementedError
+
+    def _step_groups(self, closure, update_group):
+        """A step: ``closure()`` with grad mode on (its loss is returned), then
+        ``update_group(group)`` for every group under ``no_grad``."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        with no_grad():
+            for group in self.param_groups:
+                update_group(group)
+        return loss
 
     def register_step_pre_hook(self, hook):
         """``hook(optimizer, args, kwargs)`` runs before each ``step``; it may return new

@@ -9,7 +9,6 @@ import numpy as np
 
 from autograd_cy import foreach
 from autograd_cy._C.tensor import Tensor, _array_of, _wrap_array
-from autograd_cy.grad_mode import enable_grad, no_grad
 from autograd_cy.optim import _arrays
 from autograd_cy.optim._groups import by_device_and_dtype, wants_foreach
 from autograd_cy.optim.optimizer import Optimizer
@@ -25,6 +24,9 @@ class SGD(Optimizer):
     buffer is the gradient itself) and the step follows ``buf``, or with ``nesterov``
     ``grad + momentum * buf``.
     """
+
+    _option_defaults = {"nesterov": False, "maximize": False, "foreach": None,
+                        "differentiable": False, "fused": False}
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
                  nesterov=False, *, maximize=False, foreach=None, differentiable=False,
@@ -46,47 +48,28 @@ class SGD(Optimizer):
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
-        if fused and foreach:
-            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
-        self._scratch = _arrays.Scratch()
-
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("nesterov", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", False)
-        self.__dict__.setdefault("_scratch", _arrays.Scratch())
 
     def step(self, closure=None):
         """One SGD update of every parameter that has a ``.grad``. Returns
         ``closure()``'s loss."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
-        with no_grad():
-            for group in self.param_groups:
-                params = [p for p in group["params"] if p.grad is not None]
-                if not params:
-                    continue
-                grads = [p.grad for p in params]
-                uses_momentum = group["momentum"] != 0
-                buffers = [self.state[p].get("momentum_buffer") for p in params] \
-                    if uses_momentum else []
-                options = dict(weight_decay=group["weight_decay"],
-                               momentum=group["momentum"], lr=group["lr"],
-                               dampening=group["dampening"], nesterov=group["nesterov"],
-                               maximize=group["maximize"])
-                if wants_foreach([params, grads, [b for b in buffers if b is not None]]):
-                    _sgd_foreach(params, grads, buffers, **options)
-                else:
-                    _sgd_on_arrays(params, grads, buffers, self._scratch, **options)
-                for p, buffer in zip(params, buffers):
-                    self.state[p]["momentum_buffer"] = buffer
-        return loss
+        return self._step_groups(closure, self._update_group)
+
+    def _update_group(self, group):
+        params = [p for p in group["params"] if p.grad is not None]
+        if not params:
+            return
+        grads = [p.grad for p in params]
+        buffers = [self.state[p].get("momentum_buffer") for p in params] \
+            if group["momentum"] != 0 else []
+        options = dict(weight_decay=group["weight_decay"], momentum=group["momentum"],
+                       lr=group["lr"], dampening=group["dampening"],
+                       nesterov=group["nesterov"], maximize=group["maximize"])
+        if wants_foreach([params, grads, [b for b in buffers if b is not None]]):
+            _sgd_foreach(params, grads, buffers, **options)
+        else:
+            _sgd_on_arrays(params, grads, buffers, self._scratch, **options)
+        for p, buffer in zip(params, buffers):
+            self.state[p]["momentum_buffer"] = buffer
 
 
 def _sgd_on_arrays(params, grads, buffers, scratch, *, weight_decay, momentum, lr,
