@@ -542,3 +542,19 @@ def test_a_cuda_adam_step_launches_per_tensor_only_what_the_kernel_lacks():
                                   "binary_vec4<float, Div>", "unary_vec4<float, Sqrt>"]
     assert set(per_tensor.values()) == {4}
     assert sum(v for k, v in many.items() if k.startswith("foreach_apply")) == 10
+
+
+def test_a_pickled_optimizer_steps_on():
+    """The pickle holds the groups, the state and the defaults (not the hooks), as torch's."""
+    import pickle
+    results = []
+    for lib in (ag, torch):
+        params, opt = train(lib, make_optimizer("Adam", {"lr": 0.01}), initial_values(),
+                            gradient_sequence()[:3])
+        copy = pickle.loads(pickle.dumps(opt))
+        for p in copy.param_groups[0]["params"]:
+            p.grad = lib.ones_like(p)
+        copy.step()
+        results.append((copy.param_groups[0]["params"], copy.state_dict()))
+    assert_close(results[0][0], results[1][0], *TOLERANCES[np.float64])
+    assert_same_state_dict(results[0][1], results[1][1])

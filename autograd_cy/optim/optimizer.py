@@ -113,6 +113,8 @@ class Optimizer:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        self.__dict__.setdefault("_optimizer_step_pre_hooks", {})     # not pickled
+        self.__dict__.setdefault("_optimizer_step_post_hooks", {})
         for group in self.param_groups:
             for key, value in self._option_defaults.items():
                 group.setdefault(key, value)
