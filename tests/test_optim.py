@@ -229,7 +229,7 @@ def test_closure_runs_with_grad_enabled_and_its_loss_is_returned():
 
         with lib.no_grad():
             loss = opt.step(closure)
-        return float(loss), seen, w.detach().tolist()
+        return float(loss.detach()), seen, w.detach().tolist()
 
     assert run(ag) == run(torch)
 
