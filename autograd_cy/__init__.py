@@ -60,4 +60,5 @@ from autograd_cy.dlpack import from_dlpack  # noqa: E402,F401  (and Tensor.__dlp
 from autograd_cy.foreach import *  # noqa: E402,F401,F403  (_foreach_add_ ...)
 from autograd_cy import utils  # noqa: E402,F401  (utils.checkpoint)
 from autograd_cy import func  # noqa: E402,F401  (vmap, grad, jacrev ...: torch.func)
+from autograd_cy import optim  # noqa: E402,F401  (SGD, Adam, AdamW, lr_scheduler: torch.optim)
 from autograd_cy.func import vmap  # noqa: E402,F401  (torch.vmap)

@@ -19,10 +19,14 @@ import numpy as np
 from autograd_cy._C.grad_mode import _forward_level
 from autograd_cy._C.ops.inplace import _check_write, _increment_version
 from autograd_cy._C.tensor import Tensor, _array_of, _wrap_array
+from autograd_cy.dtypes import complex128, float64
 from autograd_cy.grad_mode import is_grad_enabled
 
 __all__ = ["_foreach_add", "_foreach_add_", "_foreach_sub", "_foreach_sub_", "_foreach_mul",
-           "_foreach_mul_", "_foreach_zero_", "_foreach_copy_"]
+           "_foreach_mul_", "_foreach_div", "_foreach_div_", "_foreach_neg", "_foreach_neg_",
+           "_foreach_sqrt", "_foreach_sqrt_", "_foreach_maximum", "_foreach_maximum_",
+           "_foreach_lerp", "_foreach_lerp_", "_foreach_addcmul", "_foreach_addcmul_",
+           "_foreach_addcdiv", "_foreach_addcdiv_", "_foreach_zero_", "_foreach_copy_"]
 
 
 # ------------------------------------------------------------------ arguments
@@ -45,6 +49,13 @@ def _tensor_list(name, value, position, *args):
     return list(value)
 
 
+def _same_length(tensors, others):
+    """torch's error for two lists of Tensors of different lengths."""
+    if len(others) != len(tensors):
+        raise RuntimeError(f"Tensor lists must have the same number of tensors, got "
+                           f"{len(tensors)} and {len(others)}")
+
+
 _NUMBER_TYPES = (int, float, complex, np.number, np.bool_)   # bool is an int
 
 
@@ -63,9 +74,7 @@ def _other_operands(name, tensors, other, *args):
                                    "list.")
             return "scalars", list(other)
         others = _tensor_list(name, other, 1, *args)
-        if len(others) != len(tensors):
-            raise RuntimeError(f"Tensor lists must have the same number of tensors, got "
-                               f"{len(tensors)} and {len(others)}")
+        _same_length(tensors, others)
         return "tensors", others
     if isinstance(other, Tensor):
         if other.dim() != 0:
@@ -182,12 +191,18 @@ def _fast_binary(functor, tensors, kind, operands, scalar, inplace):
 
 def _binary(name, tensor_op, functor, self, other, alpha, inplace, scalar_functor,
             negate=False):
-    """add/sub/mul over lists: ``tensor_op(t, o, **kw)`` per tensor, or the fast path."""
+    """add/sub/mul/div over lists: ``tensor_op(t, o, **kw)`` per tensor, or the fast path
+    (none for a functor of None: the CUDA kernel has no such functor)."""
     tensors = _tensor_list(name, self, 0, self, other)
     kind, operands = _other_operands(name, tensors, other, self, other)
     if alpha is not None and kind in ("scalar", "scalars"):
         raise _invalid_arguments(name, self, other)
-    if kind == "tensors":
+    if kind == "scalars" and all(type(o) is type(operands[0]) and o == operands[0]
+                                 for o in operands):
+        kind, other = "scalar", operands[0]     # one number for all: the fast path's
+    if functor is None:
+        fast = None
+    elif kind == "tensors":
         value = 1 if alpha is None else alpha
         fast = _fast_binary(functor, tensors, kind, operands,
                             -value if negate else value, inplace)
@@ -239,6 +254,216 @@ def _foreach_mul_(self, other):
                    "MulScalar")
 
 
+def _foreach_div(self, other):
+    """``self[i] / other[i]`` (or ``/ other``); on CUDA one launch per tensor (the kernel
+    has no division functor)."""
+    return _binary("_foreach_div", Tensor.div, None, self, other, None, False, None)
+
+
+def _foreach_div_(self, other):
+    """``self[i] /= other[i]`` (or ``/= other``), in place; returns ``self``."""
+    return _binary("_foreach_div_", Tensor.div_, None, self, other, None, True, None)
+
+
+def _foreach_maximum(self, other):
+    """``maximum(self[i], other[i])`` (a number: ``clamp(self[i], min=other)``)."""
+    return _binary("_foreach_maximum", _maximum, None, self, other, None, False, None)
+
+
+def _foreach_maximum_(self, other):
+    """``self[i] = maximum(self[i], other[i])`` in place; returns ``self``."""
+    return _binary("_foreach_maximum_", _maximum_, None, self, other, None, True, None)
+
+
+def _maximum(t, other):
+    if isinstance(other, Tensor):
+        from autograd_cy import maximum
+        return maximum(t, other)
+    return t.clamp(min=other)
+
+
+def _maximum_(t, other):
+    if isinstance(other, Tensor):
+        return t.copy_(_maximum(t, other))
+    return t.clamp_(min=other)
+
+
+# ------------------------------------------------------------------ unary ops
+
+def _unary(name, tensor_op, self, inplace, fast=None):
+    """``tensor_op(t)`` for every tensor of ``self`` (or ``fast(tensors)``, the fast path,
+    when it does not return None)."""
+    tensors = _tensor_list(name, self, 0, self)
+    results = fast(tensors) if fast is not None else None
+    if results is None:
+        results = [tensor_op(t) for t in tensors]
+    return self if inplace else tuple(results)
+
+
+def _fast_neg(inplace):
+    """Negation as a multiplication by -1 (exact), for floating and complex lists."""
+    def fast(tensors):
+        if not all(t.is_floating_point() or t.is_complex() for t in tensors):
+            return None
+        return _fast_binary("MulScalar", tensors, "scalar", None, -1, inplace)
+    return fast
+
+
+def _foreach_neg(self):
+    """``-self[i]`` for every i."""
+    return _unary("_foreach_neg", Tensor.neg, self, False, _fast_neg(False))
+
+
+def _foreach_neg_(self):
+    """Negate every tensor of ``self`` in place; returns ``self``."""
+    return _unary("_foreach_neg_", Tensor.neg_, self, True, _fast_neg(True))
+
+
+def _foreach_sqrt(self):
+    """``sqrt(self[i])`` for every i (on CUDA one launch per tensor)."""
+    return _unary("_foreach_sqrt", Tensor.sqrt, self, False)
+
+
+def _foreach_sqrt_(self):
+    """``self[i].sqrt_()`` for every i; returns ``self``."""
+    return _unary("_foreach_sqrt_", Tensor.sqrt_, self, True)
+
+
+# ------------------------------------------------------------------ ternary ops
+
+# NOTE [Ternary foreach ops as compositions]
+# lerp, addcmul and addcdiv read two lists besides the one they write: the multi-tensor
+# kernel's functors read at most two inputs (cuda/foreach.cu), and the library has no
+# per-tensor lerp/addcmul/addcdiv op. So each is composed of the binary list ops, in the
+# order torch's kernel computes: ``self + (value * t1) * t2``, ``self + (value * t1) / t2``,
+# and lerp's two formulas (``self + w * (end - self)`` for a weight under 0.5 in
+# magnitude, else ``end - (end - self) * (1 - w)``, exact at the end it is near). On CUDA
+# each binary op is then one launch for the list where the kernel has its functor (add,
+# sub, mul; division is one launch per tensor). The number operands are rounded to the
+# tensors' dtype first, as torch's kernel rounds them (float32 for float16/bfloat16, whose
+# intermediate results here are rounded to the half dtype where torch's kernel keeps them
+# in float32).
+
+def _scalar_of(t, value):
+    """``value`` rounded as torch's kernels round a number operand of ``t``: to float32
+    unless ``t`` is double precision (a half dtype computes in float32)."""
+    if not (t.is_floating_point() or t.is_complex()):
+        return value
+    if t.dtype in (float64, complex128):
+        return float(value)
+    return float(np.float32(value))
+
+
+def _scalar_list(name, tensors, value, *args):
+    """The per-tensor numbers of ``value``: a number, a list of numbers, or a 1-D Tensor of
+    them (torch's ``Scalar``, ``ScalarList`` and ``Tensor`` overloads)."""
+    if isinstance(value, Tensor):
+        if value.dim() != 1 or value.numel() != len(tensors):
+            raise RuntimeError(f"Expected length of scalars to match input of length "
+                               f"{len(tensors)} but got {value.numel()} instead.")
+        return value.tolist()
+    if isinstance(value, (list, tuple)):
+        if not all(map(_is_number, value)):
+            raise _invalid_arguments(name, *args)
+        if len(value) != len(tensors):
+            raise RuntimeError("Tensor list must have same number of elements as scalar "
+                               "list.")
+        return list(value)
+    if _is_number(value):
+        return [value] * len(tensors)
+    raise _invalid_arguments(name, *args)
+
+
+def _tensor_lists(name, lists, *args):
+    """The Tensor-list arguments ``lists`` checked as torch checks them: each a list of
+    Tensors (argument i), all of one length."""
+    tensors = [_tensor_list(name, value, i, *args) for i, value in enumerate(lists)]
+    for others in tensors[1:]:
+        _same_length(tensors[0], others)
+    return tensors
+
+
+def _rounded(tensors, values):
+    return [_scalar_of(t, v) for t, v in zip(tensors, values)]
+
+
+def _addc(name, divide, self, tensor1, tensor2, value, inplace):
+    """addcmul/addcdiv over lists: ``self + (value * tensor1) * tensor2`` (or ``/``)."""
+    args = (self, tensor1, tensor2, value)
+    tensors, firsts, seconds = _tensor_lists(name, (self, tensor1, tensor2), *args)
+    values = _rounded(tensors, _scalar_list(name, tensors, value, *args))
+    scaled = _foreach_mul(firsts, values)
+    if divide:
+        scaled = _foreach_div_(list(scaled), seconds)
+    else:
+        scaled = _foreach_mul_(list(scaled), seconds)
+    return _foreach_add_(self, scaled) if inplace else _foreach_add(tensors, scaled)
+
+
+def _foreach_addcmul(self, tensor1, tensor2, value=1):
+    """``self[i] + value * tensor1[i] * tensor2[i]`` (``value`` a number, a list of
+    numbers or a 1-D Tensor of them) (NOTE [Ternary foreach ops as compositions])."""
+    return _addc("_foreach_addcmul", False, self, tensor1, tensor2, value, False)
+
+
+def _foreach_addcmul_(self, tensor1, tensor2, value=1):
+    """``self[i] += value * tensor1[i] * tensor2[i]``, in place; returns ``self``."""
+    return _addc("_foreach_addcmul_", False, self, tensor1, tensor2, value, True)
+
+
+def _foreach_addcdiv(self, tensor1, tensor2, value=1):
+    """``self[i] + value * tensor1[i] / tensor2[i]``."""
+    return _addc("_foreach_addcdiv", True, self, tensor1, tensor2, value, False)
+
+
+def _foreach_addcdiv_(self, tensor1, tensor2, value=1):
+    """``self[i] += value * tensor1[i] / tensor2[i]``, in place; returns ``self``."""
+    return _addc("_foreach_addcdiv_", True, self, tensor1, tensor2, value, True)
+
+
+def _lerp_with_tensor(t, end, weight):
+    """torch's lerp with a Tensor weight: its formula chosen per element."""
+    from autograd_cy import where
+    diff = end - t
+    return where(weight.abs() < 0.5, t + weight * diff, end - diff * (1 - weight))
+
+
+def _lerp(name, self, tensors1, weight, inplace):
+    """lerp over lists (NOTE [Ternary foreach ops as compositions]): with number weights
+    all on one side of 0.5, each step one list op; else tensor by tensor."""
+    args = (self, tensors1, weight)
+    tensors, ends = _tensor_lists(name, (self, tensors1), *args)
+    if isinstance(weight, (list, tuple)) and weight and isinstance(weight[0], Tensor):
+        weights = _tensor_list(name, weight, 2, *args)
+        _same_length(tensors, weights)
+        results = [_lerp_with_tensor(t, e, w) for t, e, w in zip(tensors, ends, weights)]
+        return _foreach_copy_(self, results) if inplace else tuple(results)
+    weights = _rounded(tensors, _scalar_list(name, tensors, weight, *args))
+    small = [abs(w) < 0.5 for w in weights]
+    if not (all(small) or not any(small)):     # weights on both sides of 0.5
+        results = [_lerp(name, [t], [e], [w], inplace)[0]
+                   for t, e, w in zip(tensors, ends, weights)]
+        return self if inplace else tuple(results)
+    diffs = list(_foreach_sub(ends, tensors))
+    if small[0]:
+        _foreach_mul_(diffs, weights)
+        return _foreach_add_(self, diffs) if inplace else _foreach_add(tensors, diffs)
+    _foreach_mul_(diffs, _rounded(tensors, [1 - w for w in weights]))
+    results = _foreach_sub(ends, diffs)
+    return _foreach_copy_(self, list(results)) if inplace else results
+
+
+def _foreach_lerp(self, tensors1, weight):
+    """``self[i] + weight * (tensors1[i] - self[i])`` (``weight`` a number, a list of
+    numbers or a list of Tensors) (NOTE [Ternary foreach ops as compositions])."""
+    return _lerp("_foreach_lerp", self, tensors1, weight, False)
+
+
+def _foreach_lerp_(self, tensors1, weight):
+    """``self[i].lerp_(tensors1[i], weight)`` in place; returns ``self``."""
+    return _lerp("_foreach_lerp_", self, tensors1, weight, True)
+
+
 def _foreach_zero_(self):
     """Zero every tensor of ``self`` in place; returns ``self``."""
     tensors = _tensor_list("_foreach_zero_", self, 0, self)
@@ -256,9 +481,7 @@ def _foreach_copy_(self, src, non_blocking=False):
     """``self[i].copy_(src[i])`` for every i; returns ``self``."""
     tensors = _tensor_list("_foreach_copy_", self, 0, self, src)
     sources = _tensor_list("_foreach_copy_", src, 1, self, src)
-    if len(sources) != len(tensors):
-        raise RuntimeError(f"Tensor lists must have the same number of tensors, got "
-                           f"{len(tensors)} and {len(sources)}")
+    _same_length(tensors, sources)
     groups = _cuda_groups(tensors, sources, None)
     if groups and _launch_groups("CopyList", groups, tensors, sources, None, 0):
         for t in tensors:

@@ -158,7 +158,7 @@ def table(results, env):
             format_time(timings["numpy"]["median"]),
             f"{ours['median'] / timings['torch']['median']:.2f}x",
             f"{ours['median'] / timings['numpy']['median']:.2f}x",
-            format_time(ours["median"] / result["nodes"]),
+            format_time(ours["median"] / result["nodes"]) if result["nodes"] else "-",
         ))
     widths = [max(len(str(row[i])) for row in rows + [columns]) for i in range(len(columns))]
 

@@ -503,6 +503,7 @@ def all_workloads():
     from benchmarks.forward_ad_workloads import forward_ad_workloads
     from benchmarks.anomaly_workloads import anomaly_workloads
     from benchmarks.func_workloads import func_workloads
+    from benchmarks.optim_workloads import optim_workloads
     return [
         Chain(function_form=True),
         Chain(name="complex_chain", function_form=True, complex_numbers=True),
@@ -524,6 +525,7 @@ def all_workloads():
         *forward_ad_workloads(),
         *anomaly_workloads(),
         *func_workloads(),
+        *optim_workloads(),
     ]
 
 
@@ -531,7 +533,7 @@ def all_workloads():
 # the cost per node as the graph deepens, a BLAS-bound step. ``make bench-full`` runs them all.
 HEADLINE = ("chain", "complex_chain", "depth_100", "depth_1000", "depth_10000", "wide",
             "mlp_small", "mlp", "mlp_bfloat16", "function", "hooks", "hvp", "no_grad",
-            "per_sample_grads", "func_jacrev", "func_jacfwd", "func_hessian")
+            "per_sample_grads", "func_jacrev", "func_jacfwd", "func_hessian", "optim_adam_step")
 
 
 def headline_workloads():

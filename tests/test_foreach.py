@@ -325,3 +325,114 @@ def test_foreach_ops_carry_forward_ad_tangents(device):
             lib._foreach_add_(duals, out)
             results.append([fwad.unpack_dual(d).tangent for d in duals])
     assert_lists_close(results[1], results[0])
+
+
+# ------------------------------------------------------------------ the optimizers' ops
+
+# (name, call(lib, a, b, c) where a, b, c are lists of tensors); c is positive, so that
+# sqrt and division by it are finite
+OPTIMIZER_CASES = [
+    ("neg", lambda lib, a, b, c: lib._foreach_neg(a)),
+    ("neg_", lambda lib, a, b, c: lib._foreach_neg_(a)),
+    ("div list", lambda lib, a, b, c: lib._foreach_div(a, c)),
+    ("div_ list", lambda lib, a, b, c: lib._foreach_div_(a, c)),
+    ("div_ number", lambda lib, a, b, c: lib._foreach_div_(a, 3.0)),
+    ("div scalar list", lambda lib, a, b, c: lib._foreach_div(a, [0.5, 2.0, 3.0, -1.5, 7.0])),
+    ("sqrt", lambda lib, a, b, c: lib._foreach_sqrt(c)),
+    ("sqrt_", lambda lib, a, b, c: lib._foreach_sqrt_(c)),
+    ("maximum list", lambda lib, a, b, c: lib._foreach_maximum(a, b)),
+    ("maximum_ list", lambda lib, a, b, c: lib._foreach_maximum_(a, b)),
+    ("maximum_ number", lambda lib, a, b, c: lib._foreach_maximum_(a, 0.25)),
+    ("lerp_ small weight", lambda lib, a, b, c: lib._foreach_lerp_(a, b, 0.1)),
+    ("lerp_ large weight", lambda lib, a, b, c: lib._foreach_lerp_(a, b, 0.9)),
+    ("lerp tensor weights", lambda lib, a, b, c: lib._foreach_lerp(a, b, c)),
+    ("lerp_ scalar list", lambda lib, a, b, c: lib._foreach_lerp_(a, b, [0.1, 0.7, 0.5, 0.2, 1.0])),
+    ("addcmul_", lambda lib, a, b, c: lib._foreach_addcmul_(a, b, c, 0.001)),
+    ("addcmul", lambda lib, a, b, c: lib._foreach_addcmul(a, b, b)),
+    ("addcmul_ scalar list", lambda lib, a, b, c: lib._foreach_addcmul_(a, b, c, [1, 2, 3, 4, 5])),
+    ("addcdiv_", lambda lib, a, b, c: lib._foreach_addcdiv_(a, b, c, -0.01)),
+    ("addcdiv scalar tensor",
+     lambda lib, a, b, c: lib._foreach_addcdiv(a, b, c, lib.tensor([0.5, 1.0, 2.0, 3.0, 4.0]))),
+]
+
+
+def positive(seed, dtype=np.float32, shapes=SHAPES):
+    return [np.abs(a) + 0.5 for a in arrays(seed, dtype, shapes)]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name, call", OPTIMIZER_CASES, ids=[c[0] for c in OPTIMIZER_CASES])
+def test_optimizer_ops_match_torch(device, dtype, name, call):
+    values = arrays(20, dtype), arrays(21, dtype), positive(22, dtype)
+    mine, yours = [ours(v, device) for v in values], [theirs(v) for v in values]
+    versions = [[t._version for t in tensors] for tensors in mine]
+    result = call(ag, *mine)
+    expected = call(torch, *yours)
+    if name.split()[0].endswith("_"):
+        written = 2 if name.startswith("sqrt") else 0
+        assert result is mine[written] and expected is yours[written]
+        assert all(t._version > v for t, v in zip(mine[written], versions[written]))
+    else:
+        assert isinstance(result, tuple) and isinstance(expected, tuple)
+        assert_lists_close(result, expected)
+    for got, want in zip(mine, yours):
+        assert_lists_close(got, want)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_optimizer_ops_out_of_place_are_differentiable_as_in_torch(device):
+    shapes = [(3, 4), (5,), (2, 1, 3)]  # torch's Foreach backward fails on a 0-dim tensor
+    values = (arrays(23, np.float64, shapes), arrays(24, np.float64, shapes),
+              positive(25, np.float64, shapes))
+    grads = []
+    for lib, where in ((torch, "cpu"), (ag, device)):
+        a, b, c = [[lib.tensor(v, device=where, requires_grad=True) for v in vs]
+                   for vs in values]
+        if lib is torch:    # torch 2.13's _foreach_addcdiv backward fails on these shapes
+            divided = tuple(torch.addcdiv(x, y, z, value=-2.0) for x, y, z in zip(a, b, c))
+        else:
+            divided = lib._foreach_addcdiv(a, b, c, -2.0)
+        outs = (lib._foreach_addcmul(a, b, c, 0.5) + divided + lib._foreach_lerp(a, b, 0.8)
+                + lib._foreach_lerp(a, b, c) + lib._foreach_sqrt(c) + lib._foreach_neg(b)
+                + lib._foreach_div(a, c)
+                + lib._foreach_maximum(a, b))
+        total = sum((o * o).sum() for o in outs)
+        total.backward()
+        grads.append([t.grad for t in a + b + c])
+    assert_lists_close(grads[1], grads[0])
+
+
+OPTIMIZER_ERROR_CASES = [
+    ("addcmul lengths", lambda lib, T: lib._foreach_addcmul_([T(3), T(2)], [T(3)], [T(3)]),
+     ("Tensor lists must have the same number of tensors", "got 2 and 1")),
+    ("addcdiv scalar list", lambda lib, T: lib._foreach_addcdiv_([T(3)], [T(3)], [T(3)],
+                                                                 [1.0, 2.0]),
+     ("same number of elements as scalar list",)),
+    ("lerp lengths", lambda lib, T: lib._foreach_lerp_([T(3)], [T(3), T(2)], 0.5),
+     ("Tensor lists must have the same number of tensors", "got 1 and 2")),
+    ("div lengths", lambda lib, T: lib._foreach_div_([T(3)], [T(3), T(2)]),
+     ("Tensor lists must have the same number of tensors", "got 1 and 2")),
+    ("sqrt empty", lambda lib, T: lib._foreach_sqrt([]),
+     ("Tensor list must have at least one tensor",)),
+    ("neg not a tensor", lambda lib, T: lib._foreach_neg([T(3), 2]),
+     ("expected Tensor as element 1 in argument 0",)),
+    ("neg_ leaf", lambda lib, T: lib._foreach_neg_([T(3).requires_grad_()]),
+     ("a leaf Variable that requires grad is being used in an in-place operation",)),
+]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name, call, words", OPTIMIZER_ERROR_CASES,
+                         ids=[c[0] for c in OPTIMIZER_ERROR_CASES])
+def test_optimizer_op_errors_match_torch(device, name, call, words):
+    same_error(lambda: call(ag, lambda n: ag.ones(n, device=device)),
+               lambda: call(torch, lambda n: torch.ones(n)), *words)
+
+
+def test_neg_is_one_launch(seam):
+    x = ours(arrays(26), "cuda")
+    seam.counters.reset()
+    result = ag._foreach_neg(x)
+    assert seam.counters.by_kernel == {"foreach_apply<float, MulScalar>": 1}
+    assert_lists_close(result, torch._foreach_neg(theirs(arrays(26))))

@@ -88,7 +88,9 @@ class DeviceArray(NDArrayOperatorsMixin):
 
     def data_ptr(self):
         raw = self._raw
-        return raw.data.ptr if hasattr(raw.data, "ptr") else raw.ctypes.data
+        if isinstance(raw, np.ndarray):     # the emulated device (raw.data, a memoryview,
+            return raw.ctypes.data          # refuses bfloat16)
+        return raw.data.ptr
 
     def __len__(self):
         if self._raw.ndim == 0:

@@ -1,0 +1,297 @@
+"""``Optimizer``: the base class of every optimizer, as ``torch.optim.Optimizer``.
+
+An optimizer holds ``param_groups``, a list of dicts each with its ``"params"`` (a list of
+leaf Tensors) and its hyperparameters (those the group does not give come from
+``defaults``), and ``state``, a dict from parameter to that parameter's buffers (Adam's
+moments, SGD's momentum). A subclass implements ``step``; the base class gives the
+bookkeeping every optimizer shares: building and checking groups, ``zero_grad``, step
+hooks, and ``state_dict``/``load_state_dict`` in torch's format, so that a checkpoint
+written by one library is read by the other::
+
+    >>> import autograd_cy as torch
+    >>> w = torch.zeros(2, requires_grad=True)
+    >>> opt = torch.optim.SGD([w], lr=0.5)
+    >>> w.grad = torch.ones(2)
+    >>> opt.step()
+    >>> w
+    tensor([-0.5000, -0.5000], requires_grad=True)
+    >>> opt.state_dict()["param_groups"][0]["params"]
+    [0]
+"""
+import functools
+from collections import defaultdict
+from copy import deepcopy
+from itertools import chain
+import warnings
+
+from autograd_cy._C.node import RemovableHandle
+from autograd_cy._C.tensor import Tensor
+from autograd_cy.foreach import _foreach_zero_
+from autograd_cy.grad_mode import enable_grad, no_grad
+from autograd_cy.optim._arrays import Scratch
+
+__all__ = ["Optimizer", "required"]
+
+
+class _RequiredParameter:
+    """The default of a hyperparameter that every group must give (torch's ``required``)."""
+
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+def _typename(value):
+    kind = type(value)
+    return kind.__qualname__ if kind.__module__ == "builtins" else \
+        f"{kind.__module__}.{kind.__qualname__}"
+
+
+def _run_step_hooks(step):
+    """``step`` wrapped so that the optimizer's step pre- and post-hooks run around it (a
+    pre-hook may return new ``(args, kwargs)``, ``args`` starting with the optimizer)."""
+    @functools.wraps(step)
+    def hooked_step(*args, **kwargs):
+        self = args[0]          # the hooks see (and may replace) self among the args
+        for hook in list(self._optimizer_step_pre_hooks.values()):
+            result = hook(self, args, kwargs)
+            if result is not None:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError(f"{step} must return None or a tuple of (new_args, "
+                                       f"new_kwargs), but got {result}.")
+                args, kwargs = result
+        out = step(*args, **kwargs)
+        for hook in list(self._optimizer_step_post_hooks.values()):
+            hook(self, args, kwargs)
+        return out
+    hooked_step.hooked = True
+    return hooked_step
+
+
+class Optimizer:
+    """Base class for all optimizers: ``Optimizer(params, defaults)``.
+
+    ``params`` is an iterable of Tensors, or of dicts (parameter groups, each with a
+    ``"params"`` entry); ``defaults`` holds the hyperparameters a group may leave out.
+    """
+
+    #: the options a subclass's groups take that a state of an older version may lack,
+    #: with their defaults (``__setstate__`` fills them in)
+    _option_defaults = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        step = cls.__dict__.get("step")
+        if step is not None and not getattr(step, "hooked", False):
+            cls.step = _run_step_hooks(step)
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        self._optimizer_step_pre_hooks = {}
+        self._optimizer_step_post_hooks = {}
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable "
+                            "of Tensors or dicts, but got " + _typename(params))
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for param_group in param_groups:
+            self.add_param_group(param_group)
+        if defaults.get("fused") and defaults.get("foreach"):
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        self._scratch = Scratch()       # the CPU step's (NOTE [Optimizer steps on the arrays])
+
+    def __getstate__(self):
+        return {"defaults": self.defaults, "state": self.state,
+                "param_groups": self.param_groups}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.__dict__.setdefault("_optimizer_step_pre_hooks", {})     # not pickled
+        self.__dict__.setdefault("_optimizer_step_post_hooks", {})
+        for group in self.param_groups:
+            for key, value in self._option_defaults.items():
+                group.setdefault(key, value)
+        self.__dict__.setdefault("_scratch", Scratch())
+
+    def __repr__(self):
+        text = f"{type(self).__name__} ("
+        for i, group in enumerate(self.param_groups):
+            text += f"\nParameter Group {i}\n"
+            text += "".join(f"    {key}: {group[key]}\n" for key in sorted(group)
+                            if key != "params")
+        return text + ")"
+
+    # -------------------------------------------------------------- parameter groups
+
+    def add_param_group(self, param_group):
+        """Add a group of parameters (a dict with ``"params"`` and any hyperparameters;
+        those it lacks are taken from ``defaults``). A parameter may be in one group only."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered "
+                            "collections, but the ordering of tensors in sets will change "
+                            "between runs. Please use a list instead.")
+        params = list(params)
+        named = [p for p in params if isinstance(p, tuple)]
+        if named:
+            if len(named) != len(params):
+                raise ValueError("all optimizer params should be with/without names. Some "
+                                 "param names are missing")
+            param_group["param_names"] = [name for name, _ in named]
+            params = [p for _, p in named]
+        param_group["params"] = params
+        for param in params:
+            if not isinstance(param, Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params "
+                                "is " + _typename(param))
+            if not self.defaults.get("differentiable", None) and \
+                    not (param.is_leaf or param.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError(f"parameter group didn't specify a value of required "
+                                 f"optimization parameter {name}")
+            param_group.setdefault(name, default)
+        if len(params) != len(set(params)):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; "
+                          "in future, this will cause an error; see "
+                          "github.com/pytorch/pytorch/issues/40967 for more information",
+                          stacklevel=3)
+        taken = set()
+        for group in self.param_groups:
+            taken.update(group["params"])
+            if ("param_names" in param_group) != ("param_names" in group):
+                kind = "with names" if "param_names" in param_group else "without names"
+                raise ValueError(f"all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {kind} to the optimizer")
+        if not taken.isdisjoint(params):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    # -------------------------------------------------------------- gradients and steps
+
+    def zero_grad(self, set_to_none=True):
+        """Reset every parameter's ``.grad``: to None (the default), or to zeros, in place
+        (a gradient recorded in a graph is detached first); the zeroing of CUDA gradients
+        is one ``_foreach_zero_`` per device and dtype."""
+        together = defaultdict(list)
+        for group in self.param_groups:
+            for p in group["params"]:
+                grad = p.grad
+                if grad is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                    continue
+                if grad.grad_fn is not None:
+                    grad.detach_()
+                else:
+                    grad.requires_grad_(False)
+                if grad.is_cuda:
+                    together[(grad.device, grad.dtype)].append(grad)
+                else:
+                    grad.zero_()
+        for grads in together.values():
+            _foreach_zero_(grads)
+
+    def step(self, closure=None):
+        """Update the parameters once from their ``.grad`` (each optimizer's rule).
+        ``closure``, if given, re-evaluates the model and returns the loss."""
+        raise NotImplementedError
+
+    def _step_groups(self, closure, update_group):
+        """A step: ``closure()`` with grad mode on (its loss is returned), then
+        ``update_group(group)`` for every group under ``no_grad``."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        with no_grad():
+            for group in self.param_groups:
+                update_group(group)
+        return loss
+
+    def register_step_pre_hook(self, hook):
+        """``hook(optimizer, args, kwargs)`` runs before each ``step``; it may return new
+        ``(args, kwargs)`` for the step. Returns a handle whose ``remove()`` unregisters it."""
+        handle = RemovableHandle(self._optimizer_step_pre_hooks)
+        self._optimizer_step_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_step_post_hook(self, hook):
+        """``hook(optimizer, args, kwargs)`` runs after each ``step``. Returns a handle."""
+        handle = RemovableHandle(self._optimizer_step_post_hooks)
+        self._optimizer_step_post_hooks[handle.id] = hook
+        return handle
+
+    # -------------------------------------------------------------- state dicts
+
+    def state_dict(self):
+        """``{"state": ..., "param_groups": ...}`` with every parameter replaced by its
+        index in the order of the groups (so the dict outlives the parameters' identity).
+        The state's tensors are the optimizer's own, not copies."""
+        index_of = {}
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for p in group["params"]:
+                index_of.setdefault(id(p), len(index_of))
+            packed["params"] = [index_of[id(p)] for p in group["params"]]
+            groups.append(packed)
+        state = {(index_of[id(k)] if isinstance(k, Tensor) else k): v
+                 for k, v in self.state.items()}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Take the state and the hyperparameters of ``state_dict`` (from ``state_dict()``
+        of an optimizer over parameters of the same shapes, in the same group layout).
+
+        State tensors are moved to their parameter's device, and floating ones cast to
+        its dtype, except ``"step"``, which keeps its own (NOTE [The step counter])."""
+        groups = self.param_groups
+        saved_groups = deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't "
+                             "match the size of optimizer's group")
+        param_of = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
+                            chain.from_iterable(g["params"] for g in groups)))
+        state = defaultdict(dict)
+        for key, value in state_dict["state"].items():
+            if key in param_of:
+                state[param_of[key]] = _cast_state(param_of[key], value)
+            else:
+                state[key] = value
+        for group, saved in zip(groups, saved_groups):
+            saved["params"] = group["params"]
+            if "param_names" in group and "param_names" not in saved:
+                saved["param_names"] = group["param_names"]
+        self.__setstate__({"state": state, "param_groups": saved_groups})
+
+
+def _cast_state(param, value, key=None):
+    """``value`` (a parameter's state, nested) with its tensors on ``param``'s device,
+    floating ones of ``param``'s dtype; a ``"step"`` tensor as it is."""
+    if isinstance(value, Tensor):
+        if key == "step":
+            return value
+        if param.is_floating_point():
+            return value.to(dtype=param.dtype, device=param.device)
+        return value.to(device=param.device)
+    if isinstance(value, dict):
+        return {k: _cast_state(param, v, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast_state(param, v) for v in value)
+    return value
