@@ -448,3 +448,20 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                          f"({input.size()})")
     return _loss.binary_cross_entropy_with_logits(input, target, weight, pos_weight,
                                                   reduction_enum)
+
+
+# ------------------------------------------------------------------ layers
+# The ops of the layers, each in a file of its own (autograd_cy/nn/*.py).
+from autograd_cy.nn.padding import pad  # noqa: E402
+from autograd_cy.nn.convolution import conv1d, conv2d  # noqa: E402
+from autograd_cy.nn.pooling import (  # noqa: E402
+    max_pool1d, max_pool2d, avg_pool1d, avg_pool2d, adaptive_avg_pool2d,
+)
+
+from autograd_cy.nn.normalization import layer_norm, batch_norm, group_norm  # noqa: E402
+from autograd_cy.nn.embedding import embedding, one_hot  # noqa: E402
+from autograd_cy.nn.attention import scaled_dot_product_attention  # noqa: E402
+
+__all__ += ["pad", "conv1d", "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
+            "adaptive_avg_pool2d", "layer_norm", "batch_norm", "group_norm", "embedding",
+            "one_hot", "scaled_dot_product_attention"]
