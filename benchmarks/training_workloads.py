@@ -107,18 +107,16 @@ def _mlp_setup(lib):
 
 
 def _mlp_numpy_step():
-    """The step by hand: forward, cross-entropy, backward and Adam (torch's update order)."""
+    """The step by hand: forward, cross-entropy, backward, and Adam as optim_adam_step's
+    floor updates."""
+    from benchmarks.optim_workloads import numpy_adam
     rng = np.random.default_rng(0)
     weights = [(rng.uniform(-1, 1, (n_in, n_out)) / np.sqrt(n_in)).astype(np.float32)
                for n_in, n_out in zip(MLP_SIZES[:-1], MLP_SIZES[1:])]
     biases = [np.zeros(n, np.float32) for n in MLP_SIZES[1:]]
-    params = weights + biases
-    first = [np.zeros_like(p) for p in params]
-    second = [np.zeros_like(p) for p in params]
-    beta1, beta2, eps = 0.9, 0.999, 1e-8
+    update = numpy_adam(weights + biases, LR)
     inputs, targets = _mlp_data()
     rows = np.arange(MLP_BATCH)
-    count = [0]
 
     def step():
         activations, h = [inputs], inputs
@@ -133,21 +131,13 @@ def _mlp_numpy_step():
         grad = probabilities
         grad[rows, targets] -= 1
         grad /= MLP_BATCH
-        grads = [None] * len(params)
+        grads = [None] * (2 * len(weights))
         for i in range(len(weights) - 1, -1, -1):
             grads[i] = activations[i].T @ grad
             grads[len(weights) + i] = grad.sum(axis=0)
             if i > 0:
                 grad = (grad @ weights[i].T) * (activations[i] > 0)
-        count[0] += 1
-        t = count[0]
-        bias1, bias2 = 1 - beta1 ** t, 1 - beta2 ** t
-        for p, g, m, v in zip(params, grads, first, second):
-            m *= beta1
-            m += (1 - beta1) * g
-            v *= beta2
-            v += (1 - beta2) * g * g
-            p -= (LR / bias1) * m / (np.sqrt(v) / np.sqrt(bias2) + eps)
+        update(grads)
     return step
 
 

@@ -8,6 +8,8 @@ first one on ties, a NaN if any: torch's rule); its backward adds each output gr
 that index. Average pooling's backward spreads each output gradient evenly over its window
 (``fold_windows``), divided by the same divisor as the forward.
 """
+import functools
+
 import numpy as np
 
 from autograd_cy import factories
@@ -51,6 +53,17 @@ def _padded(input, kernel, stride, padding, dilation, out, value):
     return pad(input, sides, value=value) if any(sides) else input
 
 
+@functools.lru_cache(maxsize=64)
+def _plane_indices(width, kernel, stride, padding, dilation, out, device):
+    """``(out_h, out_w, kh * kw)``: the flat index in the input plane of each window entry
+    (what max pooling returns for the entry that won); one table per configuration."""
+    rows = np.arange(out[0])[:, None, None] * stride[0] - padding[0] + \
+        (np.arange(kernel[0] * kernel[1]) // kernel[1]) * dilation[0]
+    cols = np.arange(out[1])[None, :, None] * stride[1] - padding[1] + \
+        (np.arange(kernel[0] * kernel[1]) % kernel[1]) * dilation[1]
+    return factories.tensor(rows * width + cols, device=device)
+
+
 class MaxPool2d(Function):
     """Max over each window of ``(N, C, H, W)``; the output and the argmax indices."""
 
@@ -62,15 +75,10 @@ class MaxPool2d(Function):
         padded = _padded(input, kernel, stride, padding, dilation, out, float("-inf"))
         windows = sliding_windows(padded, kernel, stride, dilation, out).reshape(
             n, c, out[0], out[1], kernel[0] * kernel[1])
-        position = windows.argmax(-1)                      # first maximum; NaN wins
-        output = windows.gather(-1, position.unsqueeze(-1)).squeeze(-1)
-        rows = (factories.arange(out[0], device=input.device) * stride[0] - padding[0])
-        cols = (factories.arange(out[1], device=input.device) * stride[1] - padding[1])
-        kernel_row = position // kernel[1]
-        kernel_col = position - kernel_row * kernel[1]
-        row = rows.reshape(-1, 1) + kernel_row * dilation[0]
-        col = cols.reshape(1, -1) + kernel_col * dilation[1]
-        indices = row * width + col
+        position = windows.argmax(-1, keepdim=True)         # first maximum; NaN wins
+        output = windows.gather(-1, position).squeeze(-1)
+        table = _plane_indices(width, kernel, stride, padding, dilation, out, input.device)
+        indices = table.expand(n, c, *table.shape).gather(-1, position).squeeze(-1)
         ctx.mark_non_differentiable(indices)
         ctx.save_for_backward(indices)
         ctx.save_for_forward(indices)

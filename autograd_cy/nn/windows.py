@@ -8,6 +8,8 @@ adjoint (col2im): it adds each window position's values back where they came fro
 strided slice per kernel offset, so overlapping windows sum as the chain rule wants.
 """
 from autograd_cy import factories
+from autograd_cy._C.tensor import _array_of
+from autograd_cy.grad_mode import is_grad_enabled
 
 __all__ = ["sliding_windows", "fold_windows", "output_size"]
 
@@ -40,11 +42,15 @@ def fold_windows(windows, size, stride, dilation):
     position holds the sum of the window entries taken from it."""
     *lead, out_h, out_w, kernel_h, kernel_w = windows.shape
     image = factories.zeros((*lead, *size), dtype=windows.dtype, device=windows.device)
+    # Recording (a double backward), the additions are ops on the tensors; otherwise the
+    # same additions run on the arrays, without the per-op bookkeeping of kh * kw ops.
+    recording = is_grad_enabled() and windows.requires_grad
+    target, source = (image, windows) if recording else (_array_of(image), _array_of(windows))
     for p in range(kernel_h):
         top = p * dilation[0]
         rows = slice(top, top + stride[0] * (out_h - 1) + 1, stride[0])
         for q in range(kernel_w):
             left = q * dilation[1]
             cols = slice(left, left + stride[1] * (out_w - 1) + 1, stride[1])
-            image[..., rows, cols] += windows[..., p, q]
+            target[..., rows, cols] += source[..., p, q]
     return image
