@@ -20,7 +20,7 @@ import subprocess
 import time
 
 from benchmarks.console import RoundProgress, captured_output, format_time
-from benchmarks.pictures import publish, write_picture
+from benchmarks.pictures import plt, publish, write_picture
 from benchmarks.training_workloads import split_report
 from benchmarks.workloads import IMPLEMENTATIONS, all_workloads, headline_workloads
 
@@ -267,7 +267,8 @@ def write_results(stem, env, results, report, publish_as=None):
             publish(stem + ".png", publish_as)
             written.append(publish_as)
     else:
-        print("(no picture: matplotlib is missing; `make bench` installs it)")
+        print("(no picture: " + ("matplotlib is missing; `make bench` installs it)"
+                                 if plt is None else "no workload with a NumPy floor)"))
     print("\nwrote " + ", ".join(written))
 
 
