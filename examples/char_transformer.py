@@ -70,16 +70,18 @@ def batch(torch, data, size):
     return x, y
 
 
-def train(torch, iterations=600, steps=None, dtype="float32", seed=0, log=print):
-    """AdamW on batches of 16 windows; returns every step's loss and a sample of text."""
+def train(torch, iterations=600, steps=None, dtype="float32", seed=0, log=print,
+          device="cpu"):
+    """AdamW on batches of 16 windows on ``device``; returns every step's loss and a sample
+    of text."""
     dtype = getattr(torch, dtype)
     torch.manual_seed(seed)
     data, alphabet = load_text(torch)
-    model = build_model(torch, len(alphabet)).to(dtype)
+    model = build_model(torch, len(alphabet)).to(device, dtype)
     optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.01)
     losses = []
     for step in range(steps if steps is not None else iterations):
-        x, y = batch(torch, data, 16)
+        x, y = (t.to(device) for t in batch(torch, data, 16))
         logits = model(x)
         loss = torch.nn.functional.cross_entropy(logits.reshape(-1, len(alphabet)),
                                                  y.reshape(-1))
@@ -99,7 +101,8 @@ def sample(torch, model, alphabet, length=200):
     tokens = [index[c] for c in "An autograd engine"]
     with torch.no_grad():
         for _ in range(length):
-            context = torch.tensor([tokens[-CONTEXT:]])
+            context = torch.tensor([tokens[-CONTEXT:]],
+                                   device=next(model.parameters()).device)
             tokens.append(int(model(context)[0, -1].argmax().item()))
     return "".join(alphabet[t] for t in tokens)
 
@@ -108,9 +111,10 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lib", choices=["autograd_cy", "torch"], default="autograd_cy")
     parser.add_argument("--iterations", type=int, default=600)
+    parser.add_argument("--device", default="cpu")
     args = parser.parse_args()
     torch = importlib.import_module(args.lib)
     alphabet_size = len(load_text(torch)[1])
     print(f"{sum(p.numel() for p in build_model(torch, alphabet_size).parameters())} "
           "parameters")
-    print(train(torch, iterations=args.iterations)[1])
+    print(train(torch, iterations=args.iterations, device=args.device)[1])

@@ -17,9 +17,9 @@ def build_model(torch):
         nn.Flatten(), nn.Linear(64, 10))
 
 
-def train(torch, epochs=8, steps=None, dtype="float32", seed=0, log=print):
-    """Train with Adam on mini-batches of 64 images of shape (1, 8, 8); returns the loss of
-    every step and the test accuracy."""
+def train(torch, epochs=8, steps=None, dtype="float32", seed=0, log=print, device="cpu"):
+    """Train with Adam on mini-batches of 64 images of shape (1, 8, 8) on ``device``;
+    returns the loss of every step and the test accuracy."""
     dtype = getattr(torch, dtype)
     torch.manual_seed(seed)
     (train_x, train_y), (test_x, test_y) = load_digits(torch, dtype)
@@ -27,12 +27,14 @@ def train(torch, epochs=8, steps=None, dtype="float32", seed=0, log=print):
     loader = torch.utils.data.DataLoader(
         torch.utils.data.TensorDataset(train_x, train_y), batch_size=64, shuffle=True,
         generator=torch.Generator().manual_seed(seed))
-    model = build_model(torch).to(dtype)
+    model = build_model(torch).to(device, dtype)
+    test_x, test_y = test_x.to(device), test_y.to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
     losses = []
     for epoch in range(epochs):
         model.train()
         for images, labels in loader:
+            images, labels = images.to(device), labels.to(device)
             optimizer.zero_grad()
             loss = torch.nn.functional.cross_entropy(model(images), labels)
             loss.backward()
@@ -50,5 +52,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lib", choices=["autograd_cy", "torch"], default="autograd_cy")
     parser.add_argument("--epochs", type=int, default=8)
+    parser.add_argument("--device", default="cpu")
     args = parser.parse_args()
-    train(importlib.import_module(args.lib), epochs=args.epochs)
+    train(importlib.import_module(args.lib), epochs=args.epochs, device=args.device)

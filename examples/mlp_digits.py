@@ -35,22 +35,25 @@ def accuracy(torch, model, images, labels):
         return (model(images).argmax(dim=1) == labels).double().mean().item()
 
 
-def train(torch, epochs=10, steps=None, dtype="float32", seed=0, log=print):
-    """Train with Adam on mini-batches of 64; returns the loss of every step and the test
-    accuracy. ``steps`` stops early (the test runs a few steps under both libraries)."""
+def train(torch, epochs=10, steps=None, dtype="float32", seed=0, log=print, device="cpu"):
+    """Train with Adam on mini-batches of 64 on ``device``; returns the loss of every step
+    and the test accuracy. ``steps`` stops early (the test runs a few steps under both
+    libraries)."""
     dtype = getattr(torch, dtype)
     torch.manual_seed(seed)
     (train_x, train_y), (test_x, test_y) = load_digits(torch, dtype)
     loader = torch.utils.data.DataLoader(
         torch.utils.data.TensorDataset(train_x, train_y), batch_size=64, shuffle=True,
         generator=torch.Generator().manual_seed(seed))
-    model = build_model(torch).to(dtype)
+    model = build_model(torch).to(device, dtype)
+    test_x, test_y = test_x.to(device), test_y.to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     loss_fn = torch.nn.CrossEntropyLoss()
     losses = []
     for epoch in range(epochs):
         model.train()
         for images, labels in loader:
+            images, labels = images.to(device), labels.to(device)
             optimizer.zero_grad()
             loss = loss_fn(model(images), labels)
             loss.backward()
@@ -68,5 +71,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lib", choices=["autograd_cy", "torch"], default="autograd_cy")
     parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--device", default="cpu")
     args = parser.parse_args()
-    train(importlib.import_module(args.lib), epochs=args.epochs)
+    train(importlib.import_module(args.lib), epochs=args.epochs, device=args.device)

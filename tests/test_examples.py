@@ -43,3 +43,15 @@ def test_per_sample_gradients_agree_with_torch_and_with_a_loop():
     for name in theirs:
         np.testing.assert_allclose(ours[name].numpy(), theirs[name].numpy(), rtol=1e-7,
                                    atol=1e-10)
+
+
+@pytest.mark.skipif(not ag.cuda.is_available(), reason="needs a (possibly emulated) device")
+@pytest.mark.parametrize("name, steps", [("mlp_digits", 3), ("cnn_digits", 2),
+                                         ("char_transformer", 2)])
+def test_examples_train_on_the_device(name, steps):
+    """Every layer, loss and optimizer of the examples on a CUDA device (emulated without a
+    GPU): the same losses as on the CPU."""
+    module = example(name)
+    on_cpu, _ = module.train(ag, steps=steps, log=lambda line: None)
+    on_device, _ = module.train(ag, steps=steps, log=lambda line: None, device="cuda")
+    np.testing.assert_allclose(on_device, on_cpu, rtol=1e-4)

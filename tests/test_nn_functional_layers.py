@@ -161,3 +161,45 @@ def test_one_hot_values():
         return F(lib).one_hot(lib.tensor([[1, 3], [0, 2]])).tolist(), \
             F(lib).one_hot(lib.tensor([1]), 4).tolist()
     assert run(ag) == run(torch)
+
+
+VMAP_CASES = {
+    "conv2d_batched_examples": (lambda lib, x, w: F(lib).conv2d(x, w, padding=1), (0, None),
+                                (3, 2, 2, 5, 5), (4, 2, 3, 3)),
+    "conv2d_unbatched_examples": (lambda lib, x, w: F(lib).conv2d(x, w), (0, None),
+                                  (3, 2, 5, 5), (4, 2, 3, 3)),
+    "conv2d_batched_weight": (lambda lib, x, w: F(lib).conv2d(x, w), (None, 0), (2, 2, 5, 5),
+                              (3, 4, 2, 3, 3)),
+    "max_pool2d_indices": (lambda lib, x: F(lib).max_pool2d(x, 2, return_indices=True), 0,
+                           (3, 2, 2, 4, 4)),
+    "avg_pool1d": (lambda lib, x: F(lib).avg_pool1d(x, 2), 0, (3, 2, 6)),
+    "layer_norm": (lambda lib, x: F(lib).layer_norm(x, (4,)), 0, (3, 2, 4)),
+    "group_norm": (lambda lib, x: F(lib).group_norm(x, 2), 0, (3, 2, 4, 5)),
+    "sdpa": (lambda lib, q, k, v: F(lib).scaled_dot_product_attention(q, k, v, is_causal=True),
+             (0, 0, None), (3, 2, 4, 5), (3, 2, 4, 5), (4, 5)),
+    "tril": (lambda lib, x: lib.tril(x, 1), 0, (3, 4, 5)),
+}
+
+
+@pytest.mark.parametrize("name", VMAP_CASES)
+def test_vmap_batching_rules_against_torch(name):
+    fn, in_dims, *shapes = VMAP_CASES[name]
+    arrays = [randn(*shape, seed=i) for i, shape in enumerate(shapes)]
+
+    def run(lib):
+        result = lib.vmap(lambda *xs: fn(lib, *xs), in_dims=in_dims)(
+            *[lib.tensor(a) for a in arrays])
+        return result if isinstance(result, tuple) else (result,)
+    for ours, theirs in zip(run(ag), run(torch)):
+        np.testing.assert_allclose(ours.cpu().numpy(), theirs.numpy(), rtol=1e-7, atol=1e-9)
+
+
+def test_per_example_gradients_of_a_convolution():
+    def run(lib):
+        weight = lib.tensor(randn(3, 2, 2, 2))
+        images = lib.tensor(randn(4, 2, 5, 5, seed=1))
+
+        def loss(w, image):
+            return F(lib).max_pool2d(F(lib).conv2d(image.unsqueeze(0), w), 2).tanh().sum()
+        return lib.func.vmap(lib.func.grad(loss), in_dims=(None, 0))(weight, images)
+    np.testing.assert_allclose(run(ag).cpu().numpy(), run(torch).numpy(), rtol=1e-7, atol=1e-9)
