@@ -33,30 +33,22 @@ _global_backward_hooks = {}
 
 def register_module_forward_pre_hook(hook):
     """``hook(module, args)`` before every module's forward."""
-    handle = RemovableHandle(_global_forward_pre_hooks)
-    _global_forward_pre_hooks[handle.id] = hook
-    return handle
+    return _add_hook(_global_forward_pre_hooks, hook, False)
 
 
 def register_module_forward_hook(hook):
     """``hook(module, args, output)`` after every module's forward."""
-    handle = RemovableHandle(_global_forward_hooks)
-    _global_forward_hooks[handle.id] = hook
-    return handle
+    return _add_hook(_global_forward_hooks, hook, False)
 
 
 def register_module_full_backward_pre_hook(hook):
     """``hook(module, grad_output)`` when the gradients of any module's outputs are ready."""
-    handle = RemovableHandle(_global_backward_pre_hooks)
-    _global_backward_pre_hooks[handle.id] = hook
-    return handle
+    return _add_hook(_global_backward_pre_hooks, hook, False)
 
 
 def register_module_full_backward_hook(hook):
     """``hook(module, grad_input, grad_output)`` when any module's input gradients are ready."""
-    handle = RemovableHandle(_global_backward_hooks)
-    _global_backward_hooks[handle.id] = hook
-    return handle
+    return _add_hook(_global_backward_hooks, hook, False)
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
