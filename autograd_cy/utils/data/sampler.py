@@ -12,9 +12,6 @@ __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler
 class Sampler:
     """An iterable of indices (or of lists of indices, for a batch sampler)."""
 
-    def __init__(self, data_source=None):
-        pass
-
     def __iter__(self):
         raise NotImplementedError
 
