@@ -2,7 +2,10 @@
 nested containers; the format NumPy reads; weights_only's refusal in torch's words;
 map_location; and a state dict saved by torch, loaded through NumPy."""
 import io
+import json
+import os
 import pickle
+import re
 from collections import OrderedDict
 
 import numpy as np
@@ -10,17 +13,39 @@ import pytest
 import torch
 
 import autograd_cy as ag
-from oracle import assert_close
+from oracle import assert_close, assert_same_error, both
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 DTYPES = ["float16", "bfloat16", "float32", "float64", "complex64", "complex128", "int8",
           "int16", "int32", "int64", "uint8", "bool"]
 
 
-def round_trip(obj, **load_options):
+def round_trip(obj, lib=ag, **load_options):
     buffer = io.BytesIO()
-    ag.save(obj, buffer)
+    lib.save(obj, buffer)
     buffer.seek(0)
-    return ag.load(buffer, **load_options)
+    return lib.load(buffer, **load_options)
+
+
+def described(value):
+    """Loaded data as plain values that keep the types apart (tuple, list, set, Size, bytes,
+    OrderedDict, dtype, device), library names left out."""
+    kind = type(value).__name__
+    if isinstance(value, (ag.Tensor, torch.Tensor)):
+        return ("tensor", kind, str(value.dtype).split(".")[-1], value.tolist(),
+                value.requires_grad, value.is_leaf)
+    if isinstance(value, dict):
+        return (kind, [(described(k), described(v)) for k, v in value.items()])
+    if isinstance(value, (list, tuple)):
+        return (kind, [described(v) for v in value])
+    if isinstance(value, set):
+        return (kind, sorted(described(v) for v in value))
+    if isinstance(value, (ag.dtype, torch.dtype)):
+        return ("dtype", str(value).split(".")[-1])
+    if isinstance(value, float) and value != value:
+        return "nan"
+    return (kind, str(value))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -62,6 +87,44 @@ def test_leaves_parameters_and_shared_tensors():
     assert back["view"].tolist() == [2, 3]
 
 
+def test_what_torchs_weights_only_load_accepts_round_trips():
+    """The plain data torch.load(weights_only=True) accepts comes back with its types."""
+    def run(lib):
+        x = lib.ones(2, requires_grad=True)
+        return described(round_trip(OrderedDict([
+            ("tuple key", {(1, "a"): 1, 2.5: "f", None: True, 3: [1 + 2j, float("-inf")]}),
+            ("bytes", [b"xy", bytearray(b"z")]), ("set", {1, 2}),
+            ("size", lib.Size([2, 3])), ("dtype", lib.bfloat16), ("device", lib.device("cpu")),
+            ("not a leaf", x * 2), ("view", x[1:]),
+            ("frozen", lib.nn.Parameter(lib.ones(1), requires_grad=False)),
+            ("nan", float("nan")), ("nested", (OrderedDict(a=[]), ()))]), lib))
+    ours, theirs = both(run)
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("make", [lambda: frozenset([1]), lambda: slice(1, 2), lambda: range(3)])
+def test_what_torchs_weights_only_load_refuses_is_refused(make):
+    ours, theirs = assert_same_error(lambda lib: round_trip({"x": make()}, lib),
+                                     pickle.UnpicklingError, "^Weights only load failed",
+                                     "weights_only` set to `False`",
+                                     "Unsupported global: GLOBAL ")
+    assert type(make()).__name__ in ours
+    assert type(round_trip(make(), weights_only=False)) is type(make())
+
+
+def test_the_documented_example_is_what_save_writes():
+    """docs/serialization.md's structure of a Linear's state dict is the file's."""
+    with open(os.path.join(ROOT, "docs", "serialization.md")) as handle:
+        documented = re.search(r"```json\n(.*?)```", handle.read(), re.S).group(1)
+    buffer = io.BytesIO()
+    ag.save(ag.nn.Linear(2, 1, device="cpu").state_dict(), buffer)
+    buffer.seek(0)
+    import zipfile
+    with zipfile.ZipFile(buffer) as archive:
+        assert json.loads(archive.read("structure.json")) == json.loads(documented)
+        assert sorted(archive.namelist()) == ["structure.json", "t0.npy", "t1.npy"]
+
+
 def test_numpy_reads_the_file():
     buffer = io.BytesIO()
     ag.save({"a": ag.arange(4.0)}, buffer)
@@ -96,6 +159,14 @@ def test_map_location():
     assert back["b"].is_cuda
     back = round_trip(saved, map_location=lambda tensor, location: tensor)
     assert not back["a"].is_cuda
+    back = round_trip(saved, map_location=lambda tensor, location: None)
+    assert back["a"].is_cuda and not back["b"].is_cuda      # None: where it was saved
+    back = round_trip(saved, map_location=ag.device("cuda:0"))
+    assert back["a"].is_cuda and back["b"].is_cuda
+    back = round_trip(saved, map_location="cuda")
+    assert str(back["b"].device) == "cuda:0"
+    back = round_trip(saved, map_location={"cuda:0": "cpu"})
+    assert not back["a"].is_cuda and not back["b"].is_cuda
 
 
 @pytest.mark.cpu_only         # NumPy arrays are host memory
