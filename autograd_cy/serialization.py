@@ -45,9 +45,11 @@ _STRUCTURE = "structure.json"
 class _Writer:
     """Turns an object into the tree and the members of NOTE [The checkpoint format]."""
 
-    def __init__(self):
+    def __init__(self, pickle_module, pickle_protocol):
         self.members = {}
         self.tensor_keys = {}          # id(tensor) -> its member's key
+        self.pickle_module = pickle_module
+        self.pickle_protocol = pickle_protocol
 
     def node(self, value):
         if isinstance(value, Tensor):
@@ -97,15 +99,17 @@ class _Writer:
 
     def pickled(self, value):
         key = f"p{sum(name.endswith('.pkl') for name in self.members)}"
-        self.members[key + ".pkl"] = pickle.dumps(value)
+        self.members[key + ".pkl"] = self.pickle_module.dumps(value,
+                                                             protocol=self.pickle_protocol)
         kind = type(value)
         return {"type": "pickled", "key": key, "global": f"{kind.__module__}.{kind.__qualname__}"}
 
 
-def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True):
+def save(obj, f, pickle_module=pickle, pickle_protocol=2, _use_new_zipfile_serialization=True):
     """Write ``obj`` (tensors, state dicts, optimizer states, nested containers) to ``f``, a
-    path or a binary file (NOTE [The checkpoint format])."""
-    writer = _Writer()
+    path or a binary file (NOTE [The checkpoint format]); ``pickle_module`` and
+    ``pickle_protocol`` (torch's defaults) pickle what the format does not hold."""
+    writer = _Writer(pickle_module, pickle_protocol)
     tree = writer.node(obj)
     if isinstance(f, (str, os.PathLike)):
         with open(f, "wb") as handle:
@@ -153,10 +157,10 @@ _SEQUENCES = {"list": list, "tuple": tuple, "set": set, "Size": Size}
 
 
 class _Reader:
-    def __init__(self, archive, map_location, weights_only):
+    def __init__(self, archive, map_location, unpickler):
         self.archive = archive
         self.map_location = map_location
-        self.weights_only = weights_only
+        self.unpickler = unpickler     # None: weights only, pickled members refused
         self.tensors = {}
 
     def node(self, tree):
@@ -184,9 +188,9 @@ class _Reader:
         if kind in _SEQUENCES:
             return _SEQUENCES[kind](self.node(value) for value in tree["items"])
         if kind == "pickled":
-            if self.weights_only:
+            if self.unpickler is None:
                 raise _refusal(tree["global"])
-            return pickle.loads(self.archive.read(tree["key"] + ".pkl"))
+            return self.unpickler.loads(self.archive.read(tree["key"] + ".pkl"))
         raise RuntimeError(f"unknown entry {kind!r} in the checkpoint's structure")
 
     def tensor(self, tree):
@@ -212,22 +216,30 @@ class _Reader:
         return value
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None,
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
          **pickle_load_args):
     """Read what ``save`` wrote. Tensors come back on the device they were saved from, or
     where ``map_location`` sends them (a device, a ``{saved: new}`` dict of device strings,
     or ``fn(tensor, saved_location)`` returning the tensor to use); objects that were
-    pickled are refused unless ``weights_only=False``."""
+    pickled are refused unless ``weights_only=False``. As torch's, ``weights_only`` left
+    unset means True, or False when a ``pickle_module`` is given (which it then unpickles
+    with), and an explicit True with a ``pickle_module`` is an error."""
+    if weights_only is None:
+        weights_only = pickle_module is None
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is "
+                           "specified")
+    unpickler = None if weights_only else pickle_module or pickle
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as handle:
-            return _read(handle, map_location, weights_only)
-    return _read(f, map_location, weights_only)
+            return _read(handle, map_location, unpickler)
+    return _read(f, map_location, unpickler)
 
 
-def _read(handle, map_location, weights_only):
+def _read(handle, map_location, unpickler):
     with zipfile.ZipFile(handle) as archive:
         if _STRUCTURE not in archive.namelist():
             raise RuntimeError("not a checkpoint written by autograd_cy.save: no "
                                f"{_STRUCTURE} in the archive")
         tree = json.loads(archive.read(_STRUCTURE))
-        return _Reader(archive, map_location, weights_only).node(tree)
+        return _Reader(archive, map_location, unpickler).node(tree)

@@ -112,6 +112,16 @@ def test_what_torchs_weights_only_load_refuses_is_refused(make):
     assert type(round_trip(make(), weights_only=False)) is type(make())
 
 
+def test_weights_only_unset_and_pickle_module_as_torch():
+    """Unset means True; a pickle_module turns it off; both together are an error."""
+    def run(lib, **options):
+        return round_trip({"x": range(2)}, lib, **options)["x"]
+    assert run(ag, weights_only=None, pickle_module=pickle) == run(torch, pickle_module=pickle)
+    assert_same_error(lambda lib: run(lib, weights_only=None), pickle.UnpicklingError,
+                      "Weights only load failed")
+    assert_same_error(lambda lib: run(lib, weights_only=True, pickle_module=pickle), exact=True)
+
+
 def test_the_documented_example_is_what_save_writes():
     """docs/serialization.md's structure of a Linear's state dict is the file's."""
     with open(os.path.join(ROOT, "docs", "serialization.md")) as handle:
@@ -125,12 +135,12 @@ def test_the_documented_example_is_what_save_writes():
         assert sorted(archive.namelist()) == ["structure.json", "t0.npy", "t1.npy"]
 
 
-def test_numpy_reads_the_file():
-    buffer = io.BytesIO()
-    ag.save({"a": ag.arange(4.0)}, buffer)
-    buffer.seek(0)
-    archive = np.load(buffer)
+def test_numpy_reads_the_file(tmp_path):
+    path = str(tmp_path / "a.pt")               # a str path, as well as os.PathLike
+    ag.save({"a": ag.arange(4.0)}, path)
+    archive = np.load(path)
     assert archive["t0"].tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert ag.load(path)["a"].tolist() == [0.0, 1.0, 2.0, 3.0]
 
 
 def test_pickled_objects_are_refused_unless_asked_for():
