@@ -174,6 +174,23 @@ def test_random_sampler_draws():
     assert_same(run)
 
 
+def test_generic_classes_and_worker_info():
+    """Annotations such as ``Dataset[tuple]`` work; outside workers there is no worker info."""
+    def run(lib):
+        data = lib.utils.data
+        class Pairs(data.Dataset[tuple]):
+            def __getitem__(self, index):
+                return (index, -index)
+
+            def __len__(self):
+                return 3
+        loader = data.DataLoader[tuple](Pairs(), batch_size=2)
+        aliases = (data.Sampler[int], data.IterableDataset[int])
+        return (batches(loader), data.get_worker_info(),
+                [alias.__origin__.__name__ for alias in aliases])
+    assert_same(run)
+
+
 def test_pin_memory_is_accepted():
     data = dataset(ag)
     pinned = ag.utils.data.DataLoader(data, batch_size=4, pin_memory=True)

@@ -11,15 +11,17 @@ loads in this process too, in the order torch's workers deliver. The arrays are 
 already and NumPy hands no work to other processes. One difference follows: torch gives each
 worker its own copy of an ``IterableDataset``, so with ``num_workers=2`` and no sharding in
 the dataset every sample comes twice; here it comes once."""
+from typing import Generic
+
 from autograd_cy import factories, int64
 from autograd_cy.utils.data.collate import default_collate, default_convert
-from autograd_cy.utils.data.dataset import IterableDataset
+from autograd_cy.utils.data.dataset import IterableDataset, T_co
 from autograd_cy.utils.data.sampler import BatchSampler, RandomSampler, SequentialSampler
 
-__all__ = ["DataLoader"]
+__all__ = ["DataLoader", "get_worker_info"]
 
 
-class DataLoader:
+class DataLoader(Generic[T_co]):
     """Iterates over ``dataset`` in batches of ``batch_size`` (``shuffle`` for a new random
     order each epoch; ``batch_size=None`` for samples without batching). ``pin_memory``,
     ``timeout`` and ``worker_init_fn`` are accepted; with the loading in this process they
@@ -144,6 +146,13 @@ class DataLoader:
                 batch = []
         if batch and not self.drop_last:
             yield self.collate_fn(batch)
+
+
+def get_worker_info():
+    """Information about the worker process running this code: always ``None``, as in
+    torch's main process, since every sample is loaded in this process. A dataset that
+    shards itself across workers (``if info is None: whole range``) reads it all here."""
+    return None
 
 
 def _check_worker_options(num_workers, prefetch_factor, persistent_workers, context):
