@@ -77,6 +77,32 @@ def test_module_and_optimizer_state_round_trip(tmp_path):
     assert type(back["model"]) is OrderedDict
 
 
+def skeleton(value):
+    """``described`` with each tensor as its type, dtype and shape only."""
+    if isinstance(value, (ag.Tensor, torch.Tensor)):
+        return ("tensor", str(value.dtype).split(".")[-1], list(value.shape))
+    if isinstance(value, dict):
+        return (type(value).__name__, [(k, skeleton(v)) for k, v in value.items()])
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, [skeleton(v) for v in value])
+    return described(value)
+
+
+def test_saved_states_load_as_torchs_do():
+    """A model's and an Adam's state dicts, saved and loaded by each library: the same
+    containers, keys, scalars and tensor dtypes and shapes."""
+    def run(lib):
+        model = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.BatchNorm1d(4))
+        optimizer = lib.optim.Adam(model.parameters(), lr=0.01, betas=(0.8, 0.9),
+                                   amsgrad=True)
+        model(lib.ones(2, 3)).sum().backward()
+        optimizer.step()
+        return skeleton(round_trip({"model": model.state_dict(),
+                                    "optimizer": optimizer.state_dict()}, lib))
+    ours, theirs = both(run)
+    assert ours == theirs
+
+
 def test_leaves_parameters_and_shared_tensors():
     weight = ag.nn.Parameter(ag.ones(2, 2))
     grad_leaf = ag.zeros(3, requires_grad=True)
@@ -186,7 +212,14 @@ def test_from_numpy_shares_memory_and_numpy_round_trips():
         tensor = lib.from_numpy(array)
         array[0] = 9.0
         tensor[1] = 7.0
-        return tensor.tolist(), array.tolist(), lib.tensor(array).numpy().tolist()
+        shared = tensor.numpy()                 # numpy() shares memory too
+        shared[2] = 5.0
+        copied = lib.tensor(array)              # tensor() copies
+        copied[3] = -1.0
+        ints = lib.from_numpy(np.arange(3, dtype=np.int16))
+        return (tensor.tolist(), array.tolist(), copied.numpy().tolist(),
+                np.shares_memory(shared, array), str(ints.dtype).split(".")[-1],
+                ints.numpy().dtype.name, lib.from_numpy(copied.numpy()).tolist())
     assert run(ag) == run(torch)
 
 
