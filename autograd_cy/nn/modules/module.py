@@ -15,6 +15,7 @@ import warnings
 from collections import OrderedDict, namedtuple
 
 from autograd_cy._C.dtype import _from_numpy_dtype, _to_numpy_dtype
+from autograd_cy.device import device as device_class
 from autograd_cy._C.node import RemovableHandle
 from autograd_cy._C.tensor import Tensor
 from autograd_cy.grad_mode import no_grad
@@ -431,7 +432,7 @@ class Module:
         for arg in args:
             if isinstance(arg, Tensor):
                 device, dtype = arg.device, arg.dtype
-            elif isinstance(arg, str) or type(arg).__name__ == "device":
+            elif isinstance(arg, (str, device_class)):
                 device = arg
             elif arg is not None:
                 dtype = arg
@@ -489,8 +490,10 @@ class Module:
                           "https://pytorch.org/docs/main/generated/torch.nn.Module.html"
                           "#torch.nn.Module.state_dict for details.", FutureWarning,
                           stacklevel=2)
-            destination, prefix, keep_vars = (list(args) + [destination, prefix,
-                                                            keep_vars][len(args):])[:3]
+            given = dict(zip(("destination", "prefix", "keep_vars"), args))
+            destination = given.get("destination", destination)
+            prefix = given.get("prefix", prefix)
+            keep_vars = given.get("keep_vars", keep_vars)
         if destination is None:
             destination = OrderedDict()
             destination._metadata = OrderedDict()
