@@ -1,7 +1,7 @@
 """The dataset protocol beyond ``__getitem__`` against torch.utils.data: ``__getitems__`` (a
 batch in one call) as the DataLoader, ``Subset`` and ``StackDataset`` use it, ``StackDataset``,
-``ChainDataset`` (``stream + stream``), ``get_worker_info``, the epoch iterator's ``len()`` and
-the ``pin_memory`` warning without an accelerator."""
+``ChainDataset`` (``stream + stream``), ``get_worker_info`` while loading, the epoch iterator's
+``len()``, the ``pin_memory`` warning without an accelerator and the options a loader keeps."""
 import pytest
 import torch
 
@@ -152,3 +152,14 @@ def test_pin_memory_without_an_accelerator_warns(monkeypatch):
                                                   "no accelerator is found")
     assert ours == theirs
     no_warning(lambda lib: list(lib.utils.data.DataLoader(range(3))), "pin_memory")
+
+
+def test_the_loader_keeps_its_options():
+    def run(lib):
+        loader = lib.utils.data.DataLoader(range(4), batch_size=3, pin_memory_device="",
+                                           in_order=False, timeout=0, num_workers=0)
+        return {name: getattr(loader, name) for name in (
+            "batch_size", "drop_last", "num_workers", "pin_memory", "pin_memory_device",
+            "in_order", "timeout", "worker_init_fn", "prefetch_factor", "persistent_workers",
+            "multiprocessing_context", "generator")}
+    assert_same(run)

@@ -96,6 +96,8 @@ class DataLoader(Generic[T_co]):
         self.prefetch_factor = prefetch_factor
         self.persistent_workers = persistent_workers
         self.multiprocessing_context = multiprocessing_context
+        self.pin_memory_device = pin_memory_device
+        self.in_order = in_order
         self._initialized = True
 
     def __setattr__(self, name, value):
