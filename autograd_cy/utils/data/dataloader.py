@@ -11,11 +11,12 @@ loads in this process too, in the order torch's workers deliver. The arrays are 
 already and NumPy hands no work to other processes. One difference follows: torch gives each
 worker its own copy of an ``IterableDataset``, so with ``num_workers=2`` and no sharding in
 the dataset every sample comes twice; here it comes once."""
+import warnings
 from typing import Generic
 
-from autograd_cy import factories, int64
+from autograd_cy import cuda, factories, int64
 from autograd_cy.utils.data.collate import default_collate, default_convert
-from autograd_cy.utils.data.dataset import IterableDataset, T_co
+from autograd_cy.utils.data.dataset import IterableDataset, T_co, _fetch
 from autograd_cy.utils.data.sampler import BatchSampler, RandomSampler, SequentialSampler
 
 __all__ = ["DataLoader", "get_worker_info"]
@@ -95,6 +96,8 @@ class DataLoader(Generic[T_co]):
         self.prefetch_factor = prefetch_factor
         self.persistent_workers = persistent_workers
         self.multiprocessing_context = multiprocessing_context
+        self.pin_memory_device = pin_memory_device
+        self.in_order = in_order
         self._initialized = True
 
     def __setattr__(self, name, value):
@@ -118,18 +121,21 @@ class DataLoader(Generic[T_co]):
         return len(self.batch_sampler if self._auto_collation else self.sampler)
 
     def __iter__(self):
+        if self.pin_memory and not cuda.is_available():
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
+                          "then device pinned memory won't be used.", stacklevel=2)
         # the sampler's iterator, then the base seed (see the module's doc)
         if self._iterable:
             factories.empty((), dtype=int64).random_(generator=self.generator)
-            return self._iterate_stream()
+            return _Epoch(self._iterate_stream(), self)
         indices = iter(self.batch_sampler if self._auto_collation else self.sampler)
         factories.empty((), dtype=int64).random_(generator=self.generator)
-        return self._iterate_map(indices)
+        return _Epoch(self._iterate_map(indices), self)
 
     def _iterate_map(self, indices):
         for index in indices:
             if self._auto_collation:
-                yield self.collate_fn([self.dataset[i] for i in index])
+                yield self.collate_fn(_fetch(self.dataset, index))
             else:
                 yield self.collate_fn(self.dataset[index])
 
@@ -153,6 +159,25 @@ def get_worker_info():
     torch's main process, since every sample is loaded in this process. A dataset that
     shards itself across workers (``if info is None: whole range``) reads it all here."""
     return None
+
+
+class _Epoch:
+    """One pass over a DataLoader; ``len()`` of it is the loader's number of batches, as of
+    torch's iterator (a progress bar may ask the iterator). Over an ``IterableDataset`` torch's
+    iterator has no length (TypeError); this one gives the loader's estimate."""
+
+    def __init__(self, batches, loader):
+        self._batches = batches
+        self._loader = loader
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._batches)
+
+    def __len__(self):
+        return len(self._loader)
 
 
 def _check_worker_options(num_workers, prefetch_factor, persistent_workers, context):

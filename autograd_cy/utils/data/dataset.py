@@ -1,14 +1,21 @@
 """Datasets, as ``torch.utils.data``: a map-style ``Dataset`` is anything with ``__getitem__``
 and ``__len__``; an ``IterableDataset`` is iterated. ``TensorDataset`` pairs tensors along
-their first dim, ``Subset``/``random_split`` pick indices, ``ConcatDataset`` chains."""
+their first dim, ``StackDataset`` pairs datasets, ``Subset``/``random_split`` pick indices,
+``ConcatDataset`` and ``ChainDataset`` put datasets one after another.
+
+A map-style dataset may also define ``__getitems__(indices)``, a whole batch of samples in one
+call: the DataLoader then asks for each batch with it (a dataset that can gather many rows at
+once saves a Python call per sample). ``Subset`` and ``StackDataset`` pass it on to the
+datasets they wrap.
+"""
 import bisect
 import itertools
 import math
 import warnings
 from typing import Generic, TypeVar
 
-__all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "Subset",
-           "random_split"]
+__all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",
+           "ChainDataset", "Subset", "random_split"]
 
 
 # what a dataset (a sampler, a loader) yields, so ``Dataset[tuple]`` annotates as in torch
@@ -31,6 +38,9 @@ class IterableDataset(Dataset[T_co]):
     def __iter__(self):
         raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
 
+    def __add__(self, other):
+        return ChainDataset([self, other])
+
 
 class TensorDataset(Dataset):
     """Sample ``i`` is ``tuple(t[i] for t in tensors)``; all share their first dim."""
@@ -45,6 +55,49 @@ class TensorDataset(Dataset):
 
     def __len__(self):
         return self.tensors[0].shape[0]
+
+
+class StackDataset(Dataset[T_co]):
+    """Sample ``i`` is ``tuple(d[i] for d in datasets)``, or ``{name: d[i]}`` for datasets
+    given by keyword; all have the same length."""
+
+    def __init__(self, *args, **kwargs):
+        if args and kwargs:
+            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via "
+                             "``kwargs``) like input/output, but both types are given.")
+        if not args and not kwargs:
+            raise ValueError("At least one dataset should be passed")
+        self.datasets = args or kwargs
+        lengths = [len(d) for d in (args or kwargs.values())]
+        if any(length != lengths[0] for length in lengths):
+            raise ValueError("Size mismatch between datasets")
+        self._length = lengths[0]
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {key: d[index] for key, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __getitems__(self, indices):
+        named = isinstance(self.datasets, dict)
+        keys = list(self.datasets) if named else range(len(self.datasets))
+        columns = [_fetch(self.datasets[key], indices) for key in keys]
+        for column in columns:
+            if len(column) != len(indices):
+                raise ValueError("Nested dataset's output size mismatch. Expected "
+                                 f"{len(indices)}, got {len(column)}")
+        if named:
+            return [dict(zip(keys, row)) for row in zip(*columns)]
+        return [tuple(row) for row in zip(*columns)]
+
+    def __len__(self):
+        return self._length
+
+
+def _fetch(dataset, indices):
+    """``[dataset[i] for i in indices]``, in one ``__getitems__`` call where it has one."""
+    getitems = getattr(dataset, "__getitems__", None)
+    return getitems(indices) if callable(getitems) else [dataset[i] for i in indices]
 
 
 class ConcatDataset(Dataset[T_co]):
@@ -72,17 +125,51 @@ class ConcatDataset(Dataset[T_co]):
         return self.datasets[which][index - start]
 
 
+class ChainDataset(IterableDataset[T_co]):
+    """The streams of the iterable ``datasets`` one after another (``stream + stream``)."""
+
+    def __init__(self, datasets):
+        self.datasets = datasets
+
+    def __iter__(self):
+        for d in self.datasets:
+            _check_iterable(d)
+            yield from d
+
+    def __len__(self):
+        total = 0
+        for d in self.datasets:
+            _check_iterable(d)
+            total += len(d)
+        return total
+
+
+def _check_iterable(dataset):
+    if not isinstance(dataset, IterableDataset):
+        raise AssertionError("ChainDataset only supports IterableDataset")
+
+
 class Subset(Dataset[T_co]):
-    """The samples of ``dataset`` at ``indices``, in that order."""
+    """The samples of ``dataset`` at ``indices``, in that order. A subclass that changes
+    ``__getitem__`` must change ``__getitems__`` too: the DataLoader reads batches through it."""
 
     def __init__(self, dataset, indices):
         self.dataset = dataset
         self.indices = indices
+        kind = type(self)
+        if kind.__getitem__ is not Subset.__getitem__ and kind.__getitems__ is Subset.__getitems__:
+            raise NotImplementedError(
+                f"{kind.__name__} overrides __getitem__ but not __getitems__. When subclassing "
+                "Subset and overriding __getitem__, you must also override __getitems__ to "
+                "ensure DataLoader works correctly with your custom logic.")
 
     def __getitem__(self, index):
         if isinstance(index, list):
             return self.dataset[[self.indices[i] for i in index]]
         return self.dataset[self.indices[index]]
+
+    def __getitems__(self, indices):
+        return _fetch(self.dataset, [self.indices[i] for i in indices])
 
     def __len__(self):
         return len(self.indices)
