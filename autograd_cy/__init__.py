@@ -51,6 +51,7 @@ from autograd_cy.grad_mode import (  # noqa: E402,F401
     is_inference_mode_enabled,
 )
 from autograd_cy import autograd  # noqa: E402,F401
+from autograd_cy.triangular import tril, triu  # noqa: E402,F401  (and Tensor.tril, .triu)
 from autograd_cy.autograd.anomaly_mode import (  # noqa: E402,F401
     is_anomaly_enabled, is_anomaly_check_nan_enabled,
 )

@@ -448,3 +448,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                          f"({input.size()})")
     return _loss.binary_cross_entropy_with_logits(input, target, weight, pos_weight,
                                                   reduction_enum)
+
+from autograd_cy.nn.normalization import layer_norm, batch_norm  # noqa: E402
+from autograd_cy.nn.embedding import embedding, one_hot  # noqa: E402
+from autograd_cy.nn.attention import scaled_dot_product_attention  # noqa: E402
+
+__all__ += ["layer_norm", "batch_norm", "embedding", "one_hot",
+            "scaled_dot_product_attention"]

@@ -1,0 +1,245 @@
+"""Normalization layers' functional forms: ``layer_norm`` and ``batch_norm``.
+
+Both compute ``xhat = (x - mean) * rstd`` with ``rstd = 1 / sqrt(var + eps)``, the
+variance biased (divided by the count), over some dims of ``x``, then an affine
+``xhat * weight + bias``. They differ only in which dims are reduced and which dims the
+affine parameters run along, so one forward, one backward and one jvp serve them all,
+each op a ``Function`` named as torch names its node (``NativeLayerNormBackward0``...).
+
+# NOTE [The normalization backward]
+With ``g = grad * weight`` and ``mean`` over the reduced dims, the gradient of the input is
+
+    dx = rstd * (g - mean(g) - xhat * mean(g * xhat))
+
+(the two means remove the parts of ``g`` that moving ``mean`` and scaling ``rstd``
+cancel); ``dweight`` and ``dbias`` are sums of ``grad * xhat`` and ``grad`` over every dim
+the parameters do not run along. The map ``t -> rstd * (t - mean(t) - xhat * mean(t *
+xhat))`` is symmetric, so the jvp uses the same formula on the tangent. For double
+backward the backward is written with Tensor ops, and under ``create_graph`` it recomputes
+``xhat`` and ``rstd`` from the saved input so that they depend on it in the new graph;
+without ``create_graph`` it reuses those kept by the forward.
+
+float16 and bfloat16 inputs are normalized in float32 and rounded once, as torch's CPU
+kernels do.
+
+>>> import autograd_cy as ag
+>>> import autograd_cy.nn.functional as F
+>>> x = ag.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
+>>> y = F.layer_norm(x, (3,))
+>>> [round(v, 4) for v in y.tolist()[0]]
+[-1.2247, 0.0, 1.2247]
+>>> y.grad_fn.name()
+'NativeLayerNormBackward0'
+"""
+import math
+
+import autograd_cy as _ag
+from autograd_cy.grad_mode import is_grad_enabled
+
+__all__ = ["layer_norm", "batch_norm"]
+
+
+def _compute_dtype(x):
+    """float32 for a half or bfloat16 tensor, else its own dtype."""
+    return _ag.float32 if x.dtype in (_ag.float16, _ag.bfloat16) else x.dtype
+
+
+def _normalized(x, dims, eps):
+    """``(xhat, rstd, mean, var)`` of ``x`` over ``dims`` (biased variance); the statistics
+    keep the reduced dims at size 1."""
+    var, mean = _ag.var_mean(x, dim=dims, correction=0, keepdim=True)
+    rstd = (var + eps).rsqrt()
+    return (x - mean) * rstd, rstd, mean, var
+
+
+def _input_gradient(g, xhat, rstd, dims):
+    """NOTE [The normalization backward]: ``rstd * (g - mean(g) - xhat * mean(g * xhat))``."""
+    centered = g - g.mean(dims, keepdim=True)
+    return (centered - xhat * (g * xhat).mean(dims, keepdim=True)) * rstd
+
+
+class _Normalization(_ag.autograd.Function):
+    """``normalize(input over dims) * weight + bias``.
+
+    ``layout`` is ``(dims, param_shape, param_dims)``: the reduced dims, the shape that makes
+    ``weight`` and ``bias`` broadcast against ``input``, and the dims their gradients are
+    summed over. ``stats`` fixes ``(mean, rstd)`` (batch_norm's eval mode, not
+    differentiated: torch's running statistics get no gradient); None computes them.
+    """
+    builtin_op = True
+
+    @staticmethod
+    def forward(ctx, input, weight, bias, layout, eps, stats, running):
+        dtype = _compute_dtype(input)
+        x = input.to(dtype)
+        if stats is None:
+            xhat, rstd, mean, var = _normalized(x, layout[0], eps)
+            if running is not None:
+                _update_running(running, mean, var, x.numel() // mean.numel())
+        else:
+            xhat = (x - stats[0]) * stats[1]
+            rstd = stats[1]
+        w = _param_view(weight, layout, dtype)
+        out = xhat if w is None else xhat * w
+        if bias is not None:
+            out = out + _param_view(bias, layout, dtype)
+        ctx.save_for_backward(input, weight)
+        ctx.xhat, ctx.rstd, ctx.layout, ctx.eps, ctx.stats = xhat, rstd, layout, eps, stats
+        ctx.weight_view = w
+        ctx.bias_dtype = None if bias is None else bias.dtype
+        return out.to(input.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, weight = ctx.saved_tensors
+        dims, _, param_dims = ctx.layout
+        dtype = _compute_dtype(input)
+        grad = grad.to(dtype)
+        xhat, rstd, w = ctx.xhat, ctx.rstd, ctx.weight_view
+        if is_grad_enabled():       # create_graph: xhat and weight as functions of inputs
+            if ctx.stats is None:
+                xhat, rstd = _normalized(input.to(dtype), dims, ctx.eps)[:2]
+            else:
+                xhat = (input.to(dtype) - ctx.stats[0]) * rstd
+            w = _param_view(weight, ctx.layout, dtype)
+        needs = ctx.needs_input_grad
+        grad_input = grad_weight = grad_bias = None
+        if needs[0]:
+            g = grad if w is None else grad * w
+            if ctx.stats is None:
+                grad_input = _input_gradient(g, xhat, rstd, dims)
+            else:
+                grad_input = g * rstd
+            grad_input = grad_input.to(input.dtype)
+        if needs[1]:
+            grad_weight = _param_grad(grad * xhat, param_dims, weight.dtype)
+        if needs[2]:
+            grad_bias = _param_grad(grad, param_dims, ctx.bias_dtype)
+        return grad_input, grad_weight, grad_bias, None, None, None, None
+
+    @staticmethod
+    def jvp(ctx, input_t, weight_t, bias_t, layout_t, eps_t, stats_t, running_t):
+        """Forward AD: the Jacobian of ``xhat`` is symmetric (NOTE [The normalization
+        backward]), so the input's tangent goes through the backward's formula."""
+        dtype = _compute_dtype(input_t)
+        t = input_t.to(dtype)
+        if ctx.stats is None:
+            xhat_t = _input_gradient(t, ctx.xhat, ctx.rstd, ctx.layout[0])
+        else:
+            xhat_t = t * ctx.rstd
+        w = ctx.weight_view
+        out_t = xhat_t if w is None else xhat_t * w
+        if weight_t is not None:
+            out_t = out_t + ctx.xhat * _param_view(weight_t, ctx.layout, dtype)
+        if bias_t is not None:
+            out_t = out_t + _param_view(bias_t, ctx.layout, dtype)
+        return out_t.to(input_t.dtype)
+
+
+def _param_view(param, layout, dtype):
+    """``param`` (None allowed) in ``dtype``, shaped to broadcast against the input."""
+    if param is None:
+        return None
+    param = param.to(dtype)
+    shape = layout[1]
+    return param if shape is None else param.reshape(shape)
+
+
+def _param_grad(product, param_dims, dtype):
+    """``product`` summed over ``param_dims``: the parameters' shape, in their dtype."""
+    return product.sum(param_dims).to(dtype)
+
+
+def _update_running(running, mean, var, count):
+    """``running = (1 - momentum) * running + momentum * batch``, with the batch's unbiased
+    variance (``var * n / (n - 1)``) for the running estimate: the biased one normalizes."""
+    running_mean, running_var, momentum = running
+    if running_mean is not None:
+        batch = mean.reshape(running_mean.shape).to(running_mean.dtype)
+        running_mean.copy_(batch * momentum + running_mean * (1 - momentum))
+    if running_var is not None:
+        unbiased = var.reshape(running_var.shape) * (count / (count - 1))
+        running_var.copy_(unbiased.to(running_var.dtype) * momentum
+                          + running_var * (1 - momentum))
+
+
+class NativeLayerNorm(_Normalization):
+    """``layer_norm``'s op: the last dims normalized, weight and bias along them."""
+
+
+class NativeBatchNorm(_Normalization):
+    """``batch_norm``'s op: every dim but the channels' (dim 1) normalized, weight and bias
+    per channel."""
+
+
+# The nodes named as torch's (a Function's node is otherwise <Function>Backward).
+NativeLayerNorm._backward_cls.__name__ = "NativeLayerNormBackward0"
+NativeBatchNorm._backward_cls.__name__ = "NativeBatchNormBackward0"
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalize over the last ``len(normalized_shape)`` dims (mean 0, biased variance 1),
+    then scale by ``weight`` and shift by ``bias`` (both of ``normalized_shape``)."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(
+        int(n) for n in normalized_shape)
+    _check_layer_norm(input, shape, weight, bias)
+    k = len(shape)
+    layout = (tuple(range(-k, 0)), None, tuple(range(input.dim() - k)))
+    return NativeLayerNorm.apply(input, weight, bias, layout, eps, None, None)
+
+
+def _check_layer_norm(input, shape, weight, bias):
+    if not shape:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
+    for name, param in (("weight", weight), ("bias", bias)):
+        if param is not None and tuple(param.shape) != shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
+                               f"got {name} of shape {list(param.shape)} and normalized_shape "
+                               f"= {list(shape)}")
+    if tuple(input.shape[input.dim() - len(shape):]) != shape or input.dim() < len(shape):
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*, {', '.join(str(n) for n in shape)}], but got input of size"
+                           f"{list(input.shape)}")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"LayerNormKernelImpl\" not implemented for "
+                                  f"'{input.dtype._scalar_name}'")
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Normalize each channel (dim 1) of ``input`` over the batch and the other dims.
+
+    In training the batch's statistics normalize (biased variance) and ``running_mean`` /
+    ``running_var``, when given, move towards them by ``momentum`` in place (unbiased
+    variance); in eval mode the running statistics normalize.
+    """
+    if training:
+        size = input.shape[0] * math.prod(input.shape[2:])
+        if size == 1:
+            raise ValueError("Expected more than 1 value per channel when training, got "
+                             f"input size {input.size()}")
+    channels = input.shape[1] if input.dim() > 1 else 0
+    _check_batch_norm(running_mean, running_var, weight, bias, channels, training)
+    dims = (0,) + tuple(range(2, input.dim()))
+    layout = (dims, (channels,) + (1,) * (input.dim() - 2), dims)
+    if training:
+        running = None if running_mean is None and running_var is None else (
+            running_mean, running_var, momentum)
+        return NativeBatchNorm.apply(input, weight, bias, layout, eps, None, running)
+    dtype = _compute_dtype(input)
+    mean = running_mean.to(dtype).reshape(layout[1])
+    rstd = (running_var.to(dtype) + eps).rsqrt().reshape(layout[1])
+    return NativeBatchNorm.apply(input, weight, bias, layout, eps, (mean, rstd), None)
+
+
+def _check_batch_norm(running_mean, running_var, weight, bias, channels, training):
+    for name, param in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
+                        ("running_var", running_var)):
+        if param is not None and param.numel() != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not "
+                               f"{param.numel()}")
+    if not training:
+        for name, param in (("running_mean", running_mean), ("running_var", running_var)):
+            if param is None:
+                raise RuntimeError(f"{name} must be defined in evaluation mode")
