@@ -34,6 +34,7 @@ kernels do.
 import math
 
 import autograd_cy as _ag
+from autograd_cy._C.tensor import _array_of
 from autograd_cy.grad_mode import is_grad_enabled
 
 __all__ = ["layer_norm", "batch_norm"]
@@ -147,20 +148,26 @@ def _param_view(param, layout, dtype):
 
 def _param_grad(product, param_dims, dtype):
     """``product`` summed over ``param_dims``: the parameters' shape, in their dtype."""
-    return product.sum(param_dims).to(dtype)
+    return (product.sum(param_dims) if param_dims else product).to(dtype)
 
 
 def _update_running(running, mean, var, count):
     """``running = (1 - momentum) * running + momentum * batch``, with the batch's unbiased
-    variance (``var * n / (n - 1)``) for the running estimate: the biased one normalizes."""
+    variance (``var * n / (n - 1)``) for the running estimate: the biased one normalizes.
+    Written into the buffers' arrays, as torch's kernel writes them: their version does not
+    change, so a graph that saved them stays usable."""
     running_mean, running_var, momentum = running
     if running_mean is not None:
         batch = mean.reshape(running_mean.shape).to(running_mean.dtype)
-        running_mean.copy_(batch * momentum + running_mean * (1 - momentum))
+        _overwrite(running_mean, batch * momentum + running_mean * (1 - momentum))
     if running_var is not None:
         unbiased = var.reshape(running_var.shape) * (count / (count - 1))
-        running_var.copy_(unbiased.to(running_var.dtype) * momentum
-                          + running_var * (1 - momentum))
+        _overwrite(running_var, unbiased.to(running_var.dtype) * momentum
+                   + running_var * (1 - momentum))
+
+
+def _overwrite(buffer, values):
+    _array_of(buffer)[...] = _array_of(values)
 
 
 class NativeLayerNorm(_Normalization):
@@ -180,8 +187,10 @@ NativeBatchNorm._backward_cls.__name__ = "NativeBatchNormBackward0"
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalize over the last ``len(normalized_shape)`` dims (mean 0, biased variance 1),
     then scale by ``weight`` and shift by ``bias`` (both of ``normalized_shape``)."""
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(
-        int(n) for n in normalized_shape)
+    if not isinstance(normalized_shape, (tuple, list, _ag.Size)):
+        raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple "
+                        f"of ints, not {type(normalized_shape).__name__}")
+    shape = tuple(int(n) for n in normalized_shape)
     _check_layer_norm(input, shape, weight, bias)
     k = len(shape)
     layout = (tuple(range(-k, 0)), None, tuple(range(input.dim() - k)))
@@ -219,8 +228,12 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if size == 1:
             raise ValueError("Expected more than 1 value per channel when training, got "
                              f"input size {input.size()}")
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
     channels = input.shape[1] if input.dim() > 1 else 0
-    _check_batch_norm(running_mean, running_var, weight, bias, channels, training)
+    _check_batch_norm(input, running_mean, running_var, weight, bias, channels, training)
     dims = (0,) + tuple(range(2, input.dim()))
     layout = (dims, (channels,) + (1,) * (input.dim() - 2), dims)
     if training:
@@ -233,12 +246,20 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     return NativeBatchNorm.apply(input, weight, bias, layout, eps, (mean, rstd), None)
 
 
-def _check_batch_norm(running_mean, running_var, weight, bias, channels, training):
+def _check_batch_norm(input, running_mean, running_var, weight, bias, channels, training):
+    params = [p for p in (weight, bias, running_mean, running_var) if p is not None]
     for name, param in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
                         ("running_var", running_var)):
         if param is not None and param.numel() != channels:
             raise RuntimeError(f"{name} should contain {channels} elements not "
                                f"{param.numel()}")
+    # torch's CPU kernel: parameters of the input's dtype, or float32 for a reduced one
+    if any(p.dtype != input.dtype for p in params):
+        if _compute_dtype(input) == input.dtype:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        if any(p.dtype != _ag.float32 for p in params):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of "
+                               "Float")
     if not training:
         for name, param in (("running_mean", running_mean), ("running_var", running_var)):
             if param is None:
