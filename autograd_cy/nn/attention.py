@@ -14,9 +14,10 @@ with 4-D query, key and value of one head dim, the same batch size and head coun
 not require grad, the CPU runs one fused kernel (node
 ``ScaledDotProductFlashAttentionForCpuBackward0``, edges to query, key and value only);
 otherwise it composes matmul, softmax and dropout (the "math" path: the output's node is
-then the last matmul's). Both are here: the fused op as one Function whose backward is
-the attention's gradient written out, the math path composed of the library's ops as
-torch composes it.
+then the last matmul's). Given both ``attn_mask`` and ``is_causal``, the fused kernel
+applies both and the math path refuses. Both paths are here: the fused op as one
+Function whose backward is the attention's gradient written out, the math path composed of
+the library's ops as torch composes it.
 
 The fused backward, with ``P`` the attention weights, ``S`` the scores and ``dO`` the
 output's gradient: ``dV = P^T dO``, ``dP = dO V^T``, ``dS = P * (dP - rowsum(dP * P))``
@@ -40,21 +41,25 @@ from autograd_cy.nn.functional import dropout
 __all__ = ["scaled_dot_product_attention"]
 
 
-def _scores_mask(query, key, attn_mask, is_causal):
-    """The mask as one tensor to add to the scores (float) or to keep by (bool), or None."""
+def _masks(query, key, attn_mask, is_causal):
+    """The masks to apply to the scores, in a tuple: ``attn_mask``, and for ``is_causal``
+    the lower-triangular boolean mask (torch's fused kernel applies both when given both)."""
+    masks = () if attn_mask is None else (attn_mask,)
     if is_causal:
         length, source = query.shape[-2], key.shape[-2]
-        return _ag.ones(length, source, dtype=_ag.bool, device=query.device).tril()
-    return attn_mask
+        masks += (_ag.ones(length, source, dtype=_ag.bool, device=query.device).tril(),)
+    return masks
 
 
-def _masked_scores(scores, mask):
-    """``scores`` with ``mask`` applied: -inf where a boolean mask is False, else added."""
-    if mask is None:
-        return scores
-    if mask.dtype == _ag.bool:
-        return scores.masked_fill(mask.logical_not(), -math.inf)
-    return scores + mask
+def _masked_scores(scores, masks):
+    """``scores`` with each mask applied: -inf where a boolean mask is False, a float mask
+    added."""
+    for mask in masks:
+        if mask.dtype == _ag.bool:
+            scores = scores.masked_fill(mask.logical_not(), -math.inf)
+        else:
+            scores = scores + mask
+    return scores
 
 
 def _safe_softmax(scores, masked):
@@ -86,25 +91,25 @@ def _sum_heads(tensor, groups):
     return split.sum(-3)
 
 
-def _attention_weights(query, key, mask, scale):
+def _attention_weights(query, key, masks, scale):
     """``P = safe_softmax(Q K^T * scale + mask)``."""
     scores = _ag.matmul(query, key.transpose(-2, -1)) * scale
-    return _safe_softmax(_masked_scores(scores, mask), mask is not None)
+    return _safe_softmax(_masked_scores(scores, masks), bool(masks))
 
 
 class ScaledDotProductFlashAttentionForCpu(_ag.autograd.Function):
-    """The fused attention op (NOTE [Which attention torch runs on the CPU]). ``mask`` is
-    passed inside a tuple: not an input of the graph (torch's node has edges to query, key
-    and value only). ``groups`` is the number of query heads per key/value head."""
+    """The fused attention op (NOTE [Which attention torch runs on the CPU]). ``masks`` is
+    a tuple, not an input of the graph (torch's node has edges to query, key and value
+    only). ``groups`` is the number of query heads per key/value head."""
     builtin_op = True
 
     @staticmethod
-    def forward(ctx, query, key, value, mask, scale, groups):
+    def forward(ctx, query, key, value, masks, scale, groups):
         key_wide, value_wide = _repeat_heads(key, groups), _repeat_heads(value, groups)
-        weights = _attention_weights(query, key_wide, mask[0], scale)
+        weights = _attention_weights(query, key_wide, masks, scale)
         ctx.save_for_backward(query, key, value)
         ctx.save_for_forward(query, key_wide, value_wide)
-        ctx.weights, ctx.mask, ctx.scale, ctx.groups = weights, mask[0], scale, groups
+        ctx.weights, ctx.masks, ctx.scale, ctx.groups = weights, masks, scale, groups
         return _ag.matmul(weights, value_wide)
 
     @staticmethod
@@ -114,7 +119,7 @@ class ScaledDotProductFlashAttentionForCpu(_ag.autograd.Function):
         key, value = _repeat_heads(key, groups), _repeat_heads(value, groups)
         weights = ctx.weights
         if is_grad_enabled():          # create_graph: the weights as a function of Q, K
-            weights = _attention_weights(query, key, ctx.mask, scale)
+            weights = _attention_weights(query, key, ctx.masks, scale)
         grad_weights = _ag.matmul(grad, value.transpose(-2, -1))
         grad_scores = weights * (grad_weights - (grad_weights * weights).sum(-1, keepdim=True))
         needs = ctx.needs_input_grad
@@ -128,7 +133,7 @@ class ScaledDotProductFlashAttentionForCpu(_ag.autograd.Function):
         return grad_query, grad_key, grad_value, None, None, None
 
     @staticmethod
-    def jvp(ctx, query_t, key_t, value_t, mask_t, scale_t, groups_t):
+    def jvp(ctx, query_t, key_t, value_t, masks_t, scale_t, groups_t):
         """Forward AD: the scores' tangent through softmax's Jacobian, then both factors of
         ``P V``."""
         query, key, value = ctx.saved_tensors        # key and value with repeated heads
@@ -154,25 +159,25 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     result is ``(..., L, Ev)``. ``enable_gqa`` lets key and value have fewer heads (dim -3)
     than the query, each shared by a group of query heads.
     """
-    _check_attention(query, key, value, attn_mask, is_causal)
+    _check_dtypes(query, key, value)
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     groups = _head_groups(query, key, value, enable_gqa)
-    mask = _scores_mask(query, key, attn_mask, is_causal)
+    masks = _masks(query, key, attn_mask, is_causal)
     if _takes_fused_path(query, key, value, attn_mask, dropout_p, groups):
-        return ScaledDotProductFlashAttentionForCpu.apply(query, key, value, (mask,), scale,
+        return ScaledDotProductFlashAttentionForCpu.apply(query, key, value, masks, scale,
                                                           groups)
-    return _math_attention(query, key, value, mask, dropout_p, scale, groups)
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
+                           "set when is_causal=True")
+    return _math_attention(query, key, value, masks, dropout_p, scale, groups)
 
 
-def _check_attention(query, key, value, attn_mask, is_causal):
+def _check_dtypes(query, key, value):
     if not query.dtype == key.dtype == value.dtype:
         raise RuntimeError(
             "Expected query, key, and value to have the same dtype, but got query.dtype: "
             f"{_c10_name(query.dtype)} key.dtype: {_c10_name(key.dtype)} and value.dtype: "
             f"{_c10_name(value.dtype)} instead.")
-    if is_causal and attn_mask is not None:
-        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
-                           "set when is_causal=True")
 
 
 def _head_groups(query, key, value, enable_gqa):
@@ -205,7 +210,7 @@ def _takes_fused_path(query, key, value, attn_mask, dropout_p, groups):
     return attn_mask is None or not attn_mask.requires_grad
 
 
-def _math_attention(query, key, value, mask, dropout_p, scale, groups):
+def _math_attention(query, key, value, masks, dropout_p, scale, groups):
     """torch's composite: query and key each scaled by ``sqrt(scale)``, matmul, the mask,
     safe softmax, dropout, matmul."""
     root = math.sqrt(abs(scale))
@@ -213,7 +218,7 @@ def _math_attention(query, key, value, mask, dropout_p, scale, groups):
     value = _repeat_heads(value, groups)
     scores = _ag.matmul(query * (root if scale >= 0 else -root),
                         key.transpose(-2, -1) * root)
-    weights = _safe_softmax(_masked_scores(scores, mask), mask is not None)
+    weights = _safe_softmax(_masked_scores(scores, masks), bool(masks))
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p)
     return _ag.matmul(weights, value)
