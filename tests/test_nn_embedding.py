@@ -6,6 +6,7 @@ import pytest
 import torch
 
 import autograd_cy as ag
+import autograd_cy.nn.embedding as embedding_module
 from oracle import DEVICE, assert_close, assert_same, assert_same_error, check_jvp, check_op, randn
 
 DTYPES = [np.float32, np.float64]
@@ -32,6 +33,15 @@ def test_embedding(dtype, options):
         assert out.grad_fn.name() == "EmbeddingBackward0"
         return out
     check_op(fn, INDICES, randn(5, 4), dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("options", [{}, {"padding_idx": 0, "scale_grad_by_freq": True}])
+def test_embedding_gradient_by_index_add(monkeypatch, dtype, options):
+    """The path of large vocabularies (NOTE [Embedding's gradient as a matrix product])."""
+    monkeypatch.setattr(embedding_module, "_SELECTION_ROWS", 0)
+    check_op(lambda lib, i, w: fn_of(lib).embedding(i, w, **options), INDICES, randn(5, 3),
+             dtype=dtype)
 
 
 @pytest.mark.parametrize("shape", [(), (4,), (2, 0)])

@@ -40,6 +40,9 @@ class Embedding(_ag.autograd.Function):
     @staticmethod
     def backward(ctx, grad):
         rows = grad.reshape(-1, grad.shape[-1])
+        if ctx.num_weights <= _SELECTION_ROWS and (
+                ctx.num_weights * rows.shape[0] <= _SELECTION_SIZE):
+            return None, _ag.matmul(_selection(ctx, rows.dtype), rows), None, None
         flat = ctx.flat
         if ctx.padding_idx >= 0:
             rows = rows * flat.ne(ctx.padding_idx).unsqueeze(1).to(rows.dtype)
@@ -54,6 +57,30 @@ class Embedding(_ag.autograd.Function):
     def jvp(ctx, indices_t, weight_t, padding_idx_t, scale_t):
         """Forward AD: the lookup is linear in the weight; the tangent's rows are picked."""
         return weight_t.index_select(0, ctx.flat).reshape(ctx.shape)
+
+
+# NOTE [Embedding's gradient as a matrix product]
+# The gradient of the weight is ``S @ rows``, with ``S`` the (num_embeddings, tokens)
+# selection matrix: ``S[v, n] = 1`` where token n is index v (0 in padding_idx's row, each
+# row divided by its count for scale_grad_by_freq). The product costs num_embeddings
+# multiply-adds per gradient element where ``index_add`` (NumPy's ``add.at`` on the CPU)
+# costs one slow scattered add: measured, the product is about 4x faster for 65 rows and
+# 1024 tokens (a character-level model) and breaks even near 250 rows. Beyond that, or when
+# ``S`` would be large, the rows are added with ``index_add``. Both are Tensor ops, linear
+# in the gradient, so either path records for double backward.
+_SELECTION_ROWS = 256
+_SELECTION_SIZE = 1 << 22
+
+
+def _selection(ctx, dtype):
+    """The selection matrix ``S`` of NOTE [Embedding's gradient as a matrix product]."""
+    classes = _ag.arange(ctx.num_weights, device=ctx.flat.device)
+    if ctx.padding_idx >= 0:
+        classes = classes.masked_fill(classes.eq(ctx.padding_idx), -1)    # matches no index
+    selection = ctx.flat.unsqueeze(0).eq(classes.unsqueeze(1)).to(dtype)
+    if ctx.scale_grad_by_freq:
+        selection = selection / selection.sum(1, keepdim=True).clamp(min=1)
+    return selection
 
 
 # The node named as torch's (a Function's node is otherwise <Function>Backward).

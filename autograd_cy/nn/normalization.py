@@ -31,6 +31,7 @@ kernels do.
 >>> y.grad_fn.name()
 'NativeLayerNormBackward0'
 """
+import functools
 import math
 
 import autograd_cy as _ag
@@ -45,36 +46,98 @@ def _compute_dtype(x):
     return _ag.float32 if x.dtype in (_ag.float16, _ag.bfloat16) else x.dtype
 
 
-def _normalized(x, dims, eps):
-    """``(xhat, rstd, mean, var)`` of ``x`` over ``dims`` (biased variance); the statistics
-    keep the reduced dims at size 1."""
-    var, mean = _ag.var_mean(x, dim=dims, correction=0, keepdim=True)
+class _Rows:
+    """layer_norm's layout: the input seen as a matrix ``(rows, D)``, each row normalized,
+    weight and bias of the normalized shape along the rows.
+
+    The row means are products with a column of ``1 / D`` and the parameters' sums over the
+    rows products with a row of ones: matrix products, fast on both backends, where NumPy's
+    reductions along a short last axis are slow.
+    """
+
+    def __init__(self, input, normalized_shape):
+        self.size = math.prod(normalized_shape)
+        self.normalized_shape = normalized_shape
+        self.rows = input.numel() // self.size if self.size else 0
+
+    def view(self, x):
+        return x.reshape(self.rows, self.size)
+
+    def unview(self, out, input):
+        return out.reshape(input.shape)
+
+    def mean(self, t):
+        return _ag.matmul(t, _constant((self.size, 1), 1.0 / self.size, t.dtype, t.device))
+
+    def param(self, param):
+        return param.reshape(self.size)
+
+    def param_sum(self, t):
+        ones = _constant((1, self.rows), 1.0, t.dtype, t.device)
+        return _ag.matmul(ones, t).reshape(self.normalized_shape)
+
+
+@functools.lru_cache(maxsize=32)
+def _constant(shape, value, dtype, device):
+    """A tensor full of ``value``, made once per shape, dtype and device (never written)."""
+    return _ag.full(shape, value, dtype=dtype, device=device)
+
+
+class _Channels:
+    """batch_norm's layout: each channel (dim 1) normalized over the batch and the other
+    dims, weight and bias one value per channel."""
+
+    def __init__(self, input):
+        self.dims = (0,) + tuple(range(2, input.dim()))
+        self.param_shape = (input.shape[1],) + (1,) * (input.dim() - 2)
+
+    def view(self, x):
+        return x
+
+    def unview(self, out, input):
+        return out
+
+    def mean(self, t):
+        return t.mean(self.dims, keepdim=True)
+
+    def param(self, param):
+        return param.reshape(self.param_shape)
+
+    def param_sum(self, t):
+        return t.sum(self.dims)
+
+
+def _normalized(x, layout, eps):
+    """``(xhat, rstd, mean, var)`` of ``x`` (biased variance); the statistics keep the
+    reduced dims at size 1."""
+    mean = layout.mean(x)
+    centered = x - mean
+    var = layout.mean(centered * centered)
     rstd = (var + eps).rsqrt()
-    return (x - mean) * rstd, rstd, mean, var
+    return centered * rstd, rstd, mean, var
 
 
-def _input_gradient(g, xhat, rstd, dims):
+def _input_gradient(g, xhat, rstd, layout):
     """NOTE [The normalization backward]: ``rstd * (g - mean(g) - xhat * mean(g * xhat))``."""
-    centered = g - g.mean(dims, keepdim=True)
-    return (centered - xhat * (g * xhat).mean(dims, keepdim=True)) * rstd
+    centered = g - layout.mean(g)
+    return (centered - xhat * layout.mean(g * xhat)) * rstd
 
 
 class _Normalization(_ag.autograd.Function):
-    """``normalize(input over dims) * weight + bias``.
-
-    ``layout`` is ``(dims, param_shape, param_dims)``: the reduced dims, the shape that makes
-    ``weight`` and ``bias`` broadcast against ``input``, and the dims their gradients are
-    summed over. ``stats`` fixes ``(mean, rstd)`` (batch_norm's eval mode, not
-    differentiated: torch's running statistics get no gradient); None computes them.
+    """``normalize(input) * weight + bias``, the dims as ``layout`` (``_Rows`` or
+    ``_Channels``) says. ``stats`` fixes ``(mean, rstd)`` (batch_norm's eval mode, not
+    differentiated: torch's running statistics get no gradient); None computes them, and
+    then ``running`` (``(running_mean, running_var, momentum)`` or None) is updated in
+    place with them, as torch's kernel does.
     """
     builtin_op = True
 
     @staticmethod
     def forward(ctx, input, weight, bias, layout, eps, stats, running):
         dtype = _compute_dtype(input)
-        x = input.to(dtype)
+        x = layout.view(input.to(dtype))
         if stats is None:
-            xhat, rstd, mean, var = _normalized(x, layout[0], eps)
+            xhat, rstd, mean, var = _normalized(x, layout, eps)
             if running is not None:
                 _update_running(running, mean, var, x.numel() // mean.numel())
         else:
@@ -82,73 +145,67 @@ class _Normalization(_ag.autograd.Function):
             rstd = stats[1]
         w = _param_view(weight, layout, dtype)
         out = xhat if w is None else xhat * w
-        if bias is not None:
-            out = out + _param_view(bias, layout, dtype)
+        if bias is not None:            # in place on a new product, never on xhat
+            b = _param_view(bias, layout, dtype)
+            out = out + b if w is None else out.add_(b)
         ctx.save_for_backward(input, weight)
         ctx.xhat, ctx.rstd, ctx.layout, ctx.eps, ctx.stats = xhat, rstd, layout, eps, stats
         ctx.weight_view = w
         ctx.bias_dtype = None if bias is None else bias.dtype
-        return out.to(input.dtype)
+        return layout.unview(out, input).to(input.dtype)
 
     @staticmethod
     def backward(ctx, grad):
         input, weight = ctx.saved_tensors
-        dims, _, param_dims = ctx.layout
+        layout = ctx.layout
         dtype = _compute_dtype(input)
-        grad = grad.to(dtype)
+        grad = layout.view(grad.to(dtype))
         xhat, rstd, w = ctx.xhat, ctx.rstd, ctx.weight_view
         if is_grad_enabled():       # create_graph: xhat and weight as functions of inputs
+            x = layout.view(input.to(dtype))
             if ctx.stats is None:
-                xhat, rstd = _normalized(input.to(dtype), dims, ctx.eps)[:2]
+                xhat, rstd = _normalized(x, layout, ctx.eps)[:2]
             else:
-                xhat = (input.to(dtype) - ctx.stats[0]) * rstd
-            w = _param_view(weight, ctx.layout, dtype)
+                xhat = (x - ctx.stats[0]) * rstd
+            w = _param_view(weight, layout, dtype)
         needs = ctx.needs_input_grad
         grad_input = grad_weight = grad_bias = None
         if needs[0]:
             g = grad if w is None else grad * w
             if ctx.stats is None:
-                grad_input = _input_gradient(g, xhat, rstd, dims)
+                grad_input = _input_gradient(g, xhat, rstd, layout)
             else:
                 grad_input = g * rstd
-            grad_input = grad_input.to(input.dtype)
+            grad_input = layout.unview(grad_input, input).to(input.dtype)
         if needs[1]:
-            grad_weight = _param_grad(grad * xhat, param_dims, weight.dtype)
+            grad_weight = layout.param_sum(grad * xhat).to(weight.dtype)
         if needs[2]:
-            grad_bias = _param_grad(grad, param_dims, ctx.bias_dtype)
+            grad_bias = layout.param_sum(grad).to(ctx.bias_dtype)
         return grad_input, grad_weight, grad_bias, None, None, None, None
 
     @staticmethod
     def jvp(ctx, input_t, weight_t, bias_t, layout_t, eps_t, stats_t, running_t):
         """Forward AD: the Jacobian of ``xhat`` is symmetric (NOTE [The normalization
         backward]), so the input's tangent goes through the backward's formula."""
+        layout = ctx.layout
         dtype = _compute_dtype(input_t)
-        t = input_t.to(dtype)
+        t = layout.view(input_t.to(dtype))
         if ctx.stats is None:
-            xhat_t = _input_gradient(t, ctx.xhat, ctx.rstd, ctx.layout[0])
+            xhat_t = _input_gradient(t, ctx.xhat, ctx.rstd, layout)
         else:
             xhat_t = t * ctx.rstd
         w = ctx.weight_view
         out_t = xhat_t if w is None else xhat_t * w
         if weight_t is not None:
-            out_t = out_t + ctx.xhat * _param_view(weight_t, ctx.layout, dtype)
+            out_t = out_t + ctx.xhat * _param_view(weight_t, layout, dtype)
         if bias_t is not None:
-            out_t = out_t + _param_view(bias_t, ctx.layout, dtype)
-        return out_t.to(input_t.dtype)
+            out_t = out_t + _param_view(bias_t, layout, dtype)
+        return layout.unview(out_t, input_t).to(input_t.dtype)
 
 
 def _param_view(param, layout, dtype):
     """``param`` (None allowed) in ``dtype``, shaped to broadcast against the input."""
-    if param is None:
-        return None
-    param = param.to(dtype)
-    shape = layout[1]
-    return param if shape is None else param.reshape(shape)
-
-
-def _param_grad(product, param_dims, dtype):
-    """``product`` summed over ``param_dims``: the parameters' shape, in their dtype."""
-    return (product.sum(param_dims) if param_dims else product).to(dtype)
+    return None if param is None else layout.param(param.to(dtype))
 
 
 def _update_running(running, mean, var, count):
@@ -192,9 +249,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
                         f"of ints, not {type(normalized_shape).__name__}")
     shape = tuple(int(n) for n in normalized_shape)
     _check_layer_norm(input, shape, weight, bias)
-    k = len(shape)
-    layout = (tuple(range(-k, 0)), None, tuple(range(input.dim() - k)))
-    return NativeLayerNorm.apply(input, weight, bias, layout, eps, None, None)
+    return NativeLayerNorm.apply(input, weight, bias, _Rows(input, shape), eps, None, None)
 
 
 def _check_layer_norm(input, shape, weight, bias):
@@ -234,15 +289,14 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
     channels = input.shape[1] if input.dim() > 1 else 0
     _check_batch_norm(input, running_mean, running_var, weight, bias, channels, training)
-    dims = (0,) + tuple(range(2, input.dim()))
-    layout = (dims, (channels,) + (1,) * (input.dim() - 2), dims)
+    layout = _Channels(input)
     if training:
         running = None if running_mean is None and running_var is None else (
             running_mean, running_var, momentum)
         return NativeBatchNorm.apply(input, weight, bias, layout, eps, None, running)
     dtype = _compute_dtype(input)
-    mean = running_mean.to(dtype).reshape(layout[1])
-    rstd = (running_var.to(dtype) + eps).rsqrt().reshape(layout[1])
+    mean = layout.param(running_mean.to(dtype))
+    rstd = layout.param((running_var.to(dtype) + eps).rsqrt())
     return NativeBatchNorm.apply(input, weight, bias, layout, eps, (mean, rstd), None)
 
 
