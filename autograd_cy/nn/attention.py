@@ -31,6 +31,7 @@ with Tensor ops and recomputes ``P`` from the inputs under ``create_graph``, so 
 >>> F.scaled_dot_product_attention(q, q, q, is_causal=True).grad_fn.name()
 'ScaledDotProductFlashAttentionForCpuBackward0'
 """
+import functools
 import math
 
 import autograd_cy as _ag
@@ -41,25 +42,28 @@ from autograd_cy.nn.functional import dropout
 __all__ = ["scaled_dot_product_attention"]
 
 
-def _masks(query, key, attn_mask, is_causal):
-    """The masks to apply to the scores, in a tuple: ``attn_mask``, and for ``is_causal``
-    the lower-triangular boolean mask (torch's fused kernel applies both when given both)."""
-    masks = () if attn_mask is None else (attn_mask,)
+def _additive_mask(query, key, attn_mask, is_causal):
+    """The masks as one tensor to add to the scores, or None: a boolean ``attn_mask`` as 0
+    where True and -inf where False, a float one as it is, and for ``is_causal`` -inf above
+    the diagonal (torch's fused kernel applies both when given both). Adding a mask the size
+    of one score matrix costs less than filling the scores where a boolean mask says."""
+    mask = None
+    if attn_mask is not None:
+        mask = attn_mask
+        if attn_mask.dtype == _ag.bool:
+            mask = _ag.zeros((), dtype=query.dtype, device=query.device).masked_fill(
+                attn_mask.logical_not(), -math.inf)
     if is_causal:
-        length, source = query.shape[-2], key.shape[-2]
-        masks += (_ag.ones(length, source, dtype=_ag.bool, device=query.device).tril(),)
-    return masks
+        causal = _causal_mask(query.shape[-2], key.shape[-2], query.dtype, query.device)
+        mask = causal if mask is None else mask + causal
+    return mask
 
 
-def _masked_scores(scores, masks):
-    """``scores`` with each mask applied: -inf where a boolean mask is False, a float mask
-    added."""
-    for mask in masks:
-        if mask.dtype == _ag.bool:
-            scores = scores.masked_fill(mask.logical_not(), -math.inf)
-        else:
-            scores = scores + mask
-    return scores
+@functools.lru_cache(maxsize=32)
+def _causal_mask(length, source, dtype, device):
+    """0 on and below the diagonal, -inf above: made once per size, dtype and device."""
+    above = _ag.ones(length, source, dtype=_ag.bool, device=device).triu(1)
+    return _ag.zeros(length, source, dtype=dtype, device=device).masked_fill(above, -math.inf)
 
 
 def _safe_softmax(scores, masked):
@@ -91,25 +95,31 @@ def _sum_heads(tensor, groups):
     return split.sum(-3)
 
 
-def _attention_weights(query, key, masks, scale):
-    """``P = safe_softmax(Q K^T * scale + mask)``."""
-    scores = _ag.matmul(query, key.transpose(-2, -1)) * scale
-    return _safe_softmax(_masked_scores(scores, masks), bool(masks))
+def _attention_weights(query, key, mask, scale):
+    """``P = safe_softmax(Q K^T * scale + mask)``; ``mask`` is ``(additive mask or None,
+    whether a row may be masked out entirely)``. The query is scaled rather than the scores:
+    one multiplication per query element instead of one per score."""
+    additive, may_empty = mask
+    scores = _ag.matmul(query * scale, key.transpose(-2, -1))
+    if additive is not None:
+        scores = scores + additive
+    return _safe_softmax(scores, may_empty)
 
 
 class ScaledDotProductFlashAttentionForCpu(_ag.autograd.Function):
-    """The fused attention op (NOTE [Which attention torch runs on the CPU]). ``masks`` is
-    a tuple, not an input of the graph (torch's node has edges to query, key and value
-    only). ``groups`` is the number of query heads per key/value head."""
+    """The fused attention op (NOTE [Which attention torch runs on the CPU]). ``mask`` is
+    the pair of ``_attention_weights``, not an input of the graph (torch's node has edges to
+    query, key and value only). ``groups`` is the number of query heads per key/value
+    head."""
     builtin_op = True
 
     @staticmethod
-    def forward(ctx, query, key, value, masks, scale, groups):
+    def forward(ctx, query, key, value, mask, scale, groups):
         key_wide, value_wide = _repeat_heads(key, groups), _repeat_heads(value, groups)
-        weights = _attention_weights(query, key_wide, masks, scale)
+        weights = _attention_weights(query, key_wide, mask, scale)
         ctx.save_for_backward(query, key, value)
         ctx.save_for_forward(query, key_wide, value_wide)
-        ctx.weights, ctx.masks, ctx.scale, ctx.groups = weights, masks, scale, groups
+        ctx.weights, ctx.mask, ctx.scale, ctx.groups = weights, mask, scale, groups
         return _ag.matmul(weights, value_wide)
 
     @staticmethod
@@ -119,7 +129,7 @@ class ScaledDotProductFlashAttentionForCpu(_ag.autograd.Function):
         key, value = _repeat_heads(key, groups), _repeat_heads(value, groups)
         weights = ctx.weights
         if is_grad_enabled():          # create_graph: the weights as a function of Q, K
-            weights = _attention_weights(query, key, ctx.masks, scale)
+            weights = _attention_weights(query, key, ctx.mask, scale)
         grad_weights = _ag.matmul(grad, value.transpose(-2, -1))
         grad_scores = weights * (grad_weights - (grad_weights * weights).sum(-1, keepdim=True))
         needs = ctx.needs_input_grad
@@ -133,7 +143,7 @@ class ScaledDotProductFlashAttentionForCpu(_ag.autograd.Function):
         return grad_query, grad_key, grad_value, None, None, None
 
     @staticmethod
-    def jvp(ctx, query_t, key_t, value_t, masks_t, scale_t, groups_t):
+    def jvp(ctx, query_t, key_t, value_t, mask_t, scale_t, groups_t):
         """Forward AD: the scores' tangent through softmax's Jacobian, then both factors of
         ``P V``."""
         query, key, value = ctx.saved_tensors        # key and value with repeated heads
@@ -162,14 +172,14 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     _check_dtypes(query, key, value)
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     groups = _head_groups(query, key, value, enable_gqa)
-    masks = _masks(query, key, attn_mask, is_causal)
+    mask = _additive_mask(query, key, attn_mask, is_causal)
     if _takes_fused_path(query, key, value, attn_mask, dropout_p, groups):
-        return ScaledDotProductFlashAttentionForCpu.apply(query, key, value, masks, scale,
-                                                          groups)
+        return ScaledDotProductFlashAttentionForCpu.apply(
+            query, key, value, (mask, attn_mask is not None), scale, groups)
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
                            "set when is_causal=True")
-    return _math_attention(query, key, value, masks, dropout_p, scale, groups)
+    return _math_attention(query, key, value, mask, dropout_p, scale, groups)
 
 
 def _check_dtypes(query, key, value):
@@ -210,7 +220,7 @@ def _takes_fused_path(query, key, value, attn_mask, dropout_p, groups):
     return attn_mask is None or not attn_mask.requires_grad
 
 
-def _math_attention(query, key, value, masks, dropout_p, scale, groups):
+def _math_attention(query, key, value, mask, dropout_p, scale, groups):
     """torch's composite: query and key each scaled by ``sqrt(scale)``, matmul, the mask,
     safe softmax, dropout, matmul."""
     root = math.sqrt(abs(scale))
@@ -218,7 +228,9 @@ def _math_attention(query, key, value, masks, dropout_p, scale, groups):
     value = _repeat_heads(value, groups)
     scores = _ag.matmul(query * (root if scale >= 0 else -root),
                         key.transpose(-2, -1) * root)
-    weights = _safe_softmax(_masked_scores(scores, masks), bool(masks))
+    if mask is not None:
+        scores = scores + mask
+    weights = _safe_softmax(scores, mask is not None)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p)
     return _ag.matmul(weights, value)
