@@ -188,3 +188,76 @@ def test_errors(call, words):
         q, k, v = (lib.tensor(a).float() for a in qkv())
         return call(lib, q, k, v)
     assert_same_error(run, words)
+
+
+# ------------------------------------------------------------------ multi_head_attention_forward
+
+E, HEADS = 4, 2
+
+
+def mha(lib, query, key, value, w_in, b_in, w_out, b_out, **kwargs):
+    kwargs.setdefault("dropout_p", 0.0)
+    return lib.nn.functional.multi_head_attention_forward(
+        query, key, value, E, HEADS, w_in, b_in, None, None, False,
+        out_proj_weight=w_out, out_proj_bias=b_out, **kwargs)
+
+
+def projections():
+    return randn(3 * E, E, seed=4), randn(3 * E, seed=5), randn(E, E, seed=6), randn(E, seed=7)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("kwargs", [
+    {}, {"need_weights": False}, {"average_attn_weights": False},
+    {"need_weights": False, "is_causal": True, "attn_mask": "causal"},
+    {"need_weights": True, "is_causal": True, "attn_mask": "causal"},
+    {"attn_mask": "float"}, {"key_padding_mask": "bool"},
+    {"need_weights": False, "key_padding_mask": "bool", "attn_mask": "causal"},
+])
+def test_self_attention(dtype, kwargs):
+    def fn(lib, x, w_in, b_in, w_out, b_out):
+        options = dict(kwargs)
+        if options.get("attn_mask") == "causal":
+            options["attn_mask"] = lib.ones(3, 3, dtype=lib.bool).triu(1)
+        elif options.get("attn_mask") == "float":
+            options["attn_mask"] = lib.tensor(randn(3, 3, seed=8)).to(x.dtype)
+        if options.get("key_padding_mask") == "bool":
+            options["key_padding_mask"] = lib.tensor([[False, False, True], [False] * 3])
+        return mha(lib, x, x, x, w_in, b_in, w_out, b_out, **options)
+    # without need_weights torch takes its fused attention, which has no double backward
+    # (float32's second order cancels to ~1e-5 in the bias of the value projection)
+    check_op(fn, randn(3, 2, E), *projections(), dtype=dtype,
+             double=kwargs.get("need_weights", True),
+             atol=1e-4 if dtype == np.float32 else None)
+
+
+@pytest.mark.parametrize("kind", ["key is value", "all distinct", "separate weights",
+                                  "unbatched"])
+def test_cross_attention(kind):
+    def fn(lib, q, kv, v, w_in, b_in, w_out, b_out):
+        if kind == "unbatched":
+            return mha(lib, q[:, 0], kv[:, 0], kv[:, 0], w_in, b_in, w_out, b_out)
+        if kind == "key is value":
+            return mha(lib, q, kv, kv, w_in, b_in, w_out, b_out)
+        if kind == "all distinct":
+            return mha(lib, q, kv, v, w_in, b_in, w_out, b_out, need_weights=False)
+        wq, wk, wv = w_in[:E], w_in[E:2 * E], w_in[2 * E:]
+        return mha(lib, q, kv, v, None, b_in, w_out, b_out, use_separate_proj_weight=True,
+                   q_proj_weight=wq, k_proj_weight=wk, v_proj_weight=wv)
+    check_op(fn, randn(3, 2, E), randn(5, 2, E, seed=2), randn(5, 2, E, seed=3),
+             *projections(), double=kind != "all distinct")
+
+
+@pytest.mark.parametrize("call, expected", [
+    (lambda lib, x, p: mha(lib, x, x, x, *p, is_causal=True),
+     ("^Need attn_mask if specifying the is_causal hint",)),
+    (lambda lib, x, p: mha(lib, x, x, x, *p, attn_mask=lib.zeros(2, 3)),
+     ("^The shape of the 2D attn_mask is",)),
+    (lambda lib, x, p: mha(lib, x[..., :3], x[..., :3], x[..., :3], *p),
+     (AssertionError, "^was expecting embedding dimension of 4, but got 3$")),
+])
+def test_multi_head_attention_errors(call, expected):
+    def run(lib):
+        x = lib.tensor(randn(3, 2, E))
+        return call(lib, x, [lib.tensor(a) for a in projections()])
+    assert_same_error(run, *expected)
