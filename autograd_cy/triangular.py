@@ -31,40 +31,35 @@ def _keep_mask(input, diagonal, lower):
     return offset.le(diagonal) if lower else offset.ge(diagonal)
 
 
-class Tril(Function):
-    """The lower triangle; its backward and jvp take the lower triangle of the gradient."""
+class _Triangle(Function):
+    """Keep a triangle (``lower``: tril, else triu); the backward and jvp keep the same
+    triangle of the gradient or tangent, through the same op."""
     builtin_op = True
 
     @staticmethod
-    def forward(ctx, input, diagonal):
-        ctx.diagonal = diagonal
-        return input.masked_fill(_keep_mask(input, diagonal, True).logical_not(), 0)
+    def forward(ctx, input, diagonal, lower):
+        ctx.diagonal, ctx.lower = diagonal, lower
+        return input.masked_fill(_keep_mask(input, diagonal, lower).logical_not(), 0)
 
     @staticmethod
     def backward(ctx, grad):
-        return Tril.apply(grad, ctx.diagonal), None
+        return _same_triangle(ctx, grad), None, None
 
     @staticmethod
-    def jvp(ctx, input_t, diagonal_t):
-        return Tril.apply(input_t, ctx.diagonal)
+    def jvp(ctx, input_t, diagonal_t, lower_t):
+        return _same_triangle(ctx, input_t)
 
 
-class Triu(Function):
-    """The upper triangle; its backward and jvp take the upper triangle of the gradient."""
-    builtin_op = True
+class Tril(_Triangle):
+    """``tril``'s op."""
 
-    @staticmethod
-    def forward(ctx, input, diagonal):
-        ctx.diagonal = diagonal
-        return input.masked_fill(_keep_mask(input, diagonal, False).logical_not(), 0)
 
-    @staticmethod
-    def backward(ctx, grad):
-        return Triu.apply(grad, ctx.diagonal), None
+class Triu(_Triangle):
+    """``triu``'s op."""
 
-    @staticmethod
-    def jvp(ctx, input_t, diagonal_t):
-        return Triu.apply(input_t, ctx.diagonal)
+
+def _same_triangle(ctx, tensor):
+    return (Tril if ctx.lower else Triu).apply(tensor, ctx.diagonal, ctx.lower)
 
 
 # The nodes named as torch's (a Function's node is otherwise <Function>Backward).
@@ -74,12 +69,12 @@ Triu._backward_cls.__name__ = "TriuBackward0"
 
 def tril(input, diagonal=0):
     """The entries on and below the ``diagonal``-th diagonal of the last two dims."""
-    return Tril.apply(input, diagonal)
+    return Tril.apply(input, diagonal, True)
 
 
 def triu(input, diagonal=0):
     """The entries on and above the ``diagonal``-th diagonal of the last two dims."""
-    return Triu.apply(input, diagonal)
+    return Triu.apply(input, diagonal, False)
 
 
 _register_methods({"tril": tril, "triu": triu})
