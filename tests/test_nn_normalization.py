@@ -1,6 +1,6 @@
-"""F.layer_norm and F.batch_norm against torch.nn.functional: values, gradients, double
-backward, forward AD, the nodes' names, the running statistics of training, eval mode,
-float16/bfloat16 computed in float32, and torch's errors."""
+"""F.layer_norm, F.batch_norm and F.group_norm against torch.nn.functional: values,
+gradients, double backward, forward AD, the nodes' names, the running statistics of
+training, eval mode, float16/bfloat16 computed in float32, and torch's errors."""
 import numpy as np
 import pytest
 import torch
@@ -221,6 +221,48 @@ def test_batch_norm_error_names_the_size():
         lambda lib: fn_of(lib).batch_norm(lib.ones(1, 2), None, None, training=True),
         "more than 1 value")
     assert ours.endswith("Size([1, 2])") and theirs.endswith("Size([1, 2])")
+
+
+# ------------------------------------------------------------------ group_norm
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape, groups, affine", [
+    ((2, 4, 3), 2, True), ((3, 6), 3, True), ((2, 4, 2, 2), 1, False), ((2, 4, 3), 4, True),
+])
+def test_group_norm(dtype, shape, groups, affine):
+    weight = randn(shape[1], seed=1) if affine else None
+    bias = randn(shape[1], seed=2) if affine else None
+
+    def fn(lib, x, w, b):
+        out = fn_of(lib).group_norm(x, groups, w, b, eps=1e-3)
+        assert out.grad_fn.name() == "NativeGroupNormBackward0"
+        return out
+    check_op(fn, randn(*shape), weight, bias, dtype=dtype)
+
+
+def test_group_norm_gradcheck():
+    inputs = [ag.tensor(randn(2, 4, 3, seed=s), requires_grad=True) for s in (0, 1, 2)]
+
+    def fn(x, w, b):
+        return fn_of(ag).group_norm(x, 2, w[0, :, 0], b[1, :, 1])
+    assert ag.autograd.gradcheck(fn, inputs, check_forward_ad=True)
+    assert ag.autograd.gradgradcheck(fn, inputs)
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda F, lib: F.group_norm(lib.ones(3), 1),
+     "^Expected at least 2 dimensions for input tensor but received 1$"),
+    (lambda F, lib: F.group_norm(lib.ones(2, 3, 4), 2),
+     r"^Expected number of channels in input to be divisible by num_groups, but got input of "
+     r"shape \[2, 3, 4\] and num_groups=2$"),
+    (lambda F, lib: F.group_norm(lib.ones(2, 4, 4), 2, lib.ones(3)),
+     r"^Expected weight to be a vector of size equal to the number of channels in input, but "
+     r"got weight of shape \[3\] and input of shape \[2, 4, 4\]$"),
+    (lambda F, lib: F.group_norm(lib.ones(1, 4), 4),
+     r"^Expected more than 1 value per channel when training, got input size \[1, 4\]$"),
+])
+def test_group_norm_errors(call, words):
+    assert_same_error(lambda lib: call(fn_of(lib), lib), words)
 
 
 def test_no_grad_gives_no_node():

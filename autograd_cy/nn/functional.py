@@ -449,10 +449,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     return _loss.binary_cross_entropy_with_logits(input, target, weight, pos_weight,
                                                   reduction_enum)
 
-from autograd_cy.nn.normalization import layer_norm, batch_norm  # noqa: E402
+from autograd_cy.nn.normalization import layer_norm, batch_norm, group_norm  # noqa: E402
 from autograd_cy.nn.embedding import embedding, one_hot  # noqa: E402
 from autograd_cy.nn.attention import scaled_dot_product_attention  # noqa: E402
 from autograd_cy.nn.multi_head_attention import multi_head_attention_forward  # noqa: E402
 
-__all__ += ["layer_norm", "batch_norm", "embedding", "one_hot",
+__all__ += ["layer_norm", "batch_norm", "group_norm", "embedding", "one_hot",
             "scaled_dot_product_attention", "multi_head_attention_forward"]

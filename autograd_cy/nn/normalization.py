@@ -1,10 +1,12 @@
-"""Normalization layers' functional forms: ``layer_norm`` and ``batch_norm``.
+"""Normalization layers' functional forms: ``layer_norm``, ``batch_norm`` and ``group_norm``.
 
-Both compute ``xhat = (x - mean) * rstd`` with ``rstd = 1 / sqrt(var + eps)``, the
+All three compute ``xhat = (x - mean) * rstd`` with ``rstd = 1 / sqrt(var + eps)``, the
 variance biased (divided by the count), over some dims of ``x``, then an affine
 ``xhat * weight + bias``. They differ only in which dims are reduced and which dims the
 affine parameters run along, so one forward, one backward and one jvp serve them all,
-each op a ``Function`` named as torch names its node (``NativeLayerNormBackward0``...).
+each op a ``Function`` named as torch names its node (``NativeLayerNormBackward0``...);
+a layout object (``_Rows``, ``_Channels``, ``_Groups``) says how the input is viewed, how
+its means are taken and how the parameters broadcast.
 
 # NOTE [The normalization backward]
 With ``g = grad * weight`` and ``mean`` over the reduced dims, the gradient of the input is
@@ -38,7 +40,7 @@ import autograd_cy as _ag
 from autograd_cy._C.tensor import _array_of
 from autograd_cy.grad_mode import is_grad_enabled
 
-__all__ = ["layer_norm", "batch_norm"]
+__all__ = ["layer_norm", "batch_norm", "group_norm"]
 
 
 def _compute_dtype(x):
@@ -105,6 +107,31 @@ class _Channels:
 
     def param_sum(self, t):
         return t.sum(self.dims)
+
+
+class _Groups:
+    """group_norm's layout: the channels (dim 1) split into groups, each group of each
+    sample normalized over its channels and the other dims, seen as ``(N, G, C / G, L)``;
+    weight and bias one value per channel."""
+
+    def __init__(self, input, groups):
+        self.shape = (input.shape[0], groups, input.shape[1] // groups, -1)
+        self.channels = input.shape[1]
+
+    def view(self, x):
+        return x.reshape(self.shape)
+
+    def unview(self, out, input):
+        return out.reshape(input.shape)
+
+    def mean(self, t):
+        return t.mean((2, 3), keepdim=True)
+
+    def param(self, param):
+        return param.reshape(1, self.shape[1], self.shape[2], 1)
+
+    def param_sum(self, t):
+        return t.sum((0, 3)).reshape(self.channels)
 
 
 def _normalized(x, layout, eps):
@@ -231,6 +258,11 @@ class NativeLayerNorm(_Normalization):
     """``layer_norm``'s op: the last dims normalized, weight and bias along them."""
 
 
+class NativeGroupNorm(_Normalization):
+    """``group_norm``'s op: groups of channels normalized per sample, weight and bias per
+    channel."""
+
+
 class NativeBatchNorm(_Normalization):
     """``batch_norm``'s op: every dim but the channels' (dim 1) normalized, weight and bias
     per channel."""
@@ -239,6 +271,7 @@ class NativeBatchNorm(_Normalization):
 # The nodes named as torch's (a Function's node is otherwise <Function>Backward).
 NativeLayerNorm._backward_cls.__name__ = "NativeLayerNormBackward0"
 NativeBatchNorm._backward_cls.__name__ = "NativeBatchNormBackward0"
+NativeGroupNorm._backward_cls.__name__ = "NativeGroupNormBackward0"
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
@@ -318,3 +351,27 @@ def _check_batch_norm(input, running_mean, running_var, weight, bias, channels, 
         for name, param in (("running_mean", running_mean), ("running_var", running_var)):
             if param is None:
                 raise RuntimeError(f"{name} must be defined in evaluation mode")
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Split the channels (dim 1) into ``num_groups`` groups and normalize each group of
+    each sample over its channels and the other dims; ``weight`` and ``bias`` per channel."""
+    if input.dim() < 2:
+        raise RuntimeError("Expected at least 2 dimensions for input tensor but received "
+                           f"{input.dim()}")
+    channels = input.shape[1]
+    size = [input.shape[0] * channels // num_groups, num_groups] + list(input.shape[2:])
+    if size[0] * math.prod(size[2:]) == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                         f"size {size}")
+    if channels % num_groups:
+        raise RuntimeError("Expected number of channels in input to be divisible by "
+                           f"num_groups, but got input of shape {list(input.shape)} and "
+                           f"num_groups={num_groups}")
+    for name, param in (("weight", weight), ("bias", bias)):
+        if param is not None and (param.dim() != 1 or param.numel() != channels):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape "
+                               f"{list(param.shape)} and input of shape {list(input.shape)}")
+    return NativeGroupNorm.apply(input, weight, bias, _Groups(input, num_groups), eps, None,
+                                 None)
