@@ -46,12 +46,12 @@ del hooks, tensor_repr, views
 
 from autograd_cy.factories import *  # noqa: E402,F401,F403
 from autograd_cy import tensor_methods as _tensor_methods  # noqa: E402,F401
+from autograd_cy.triangular import tril, triu  # noqa: E402,F401
 from autograd_cy.grad_mode import (  # noqa: E402,F401
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
     is_inference_mode_enabled,
 )
 from autograd_cy import autograd  # noqa: E402,F401
-from autograd_cy.triangular import tril, triu  # noqa: E402,F401  (and Tensor.tril, .triu)
 from autograd_cy.autograd.anomaly_mode import (  # noqa: E402,F401
     is_anomaly_enabled, is_anomaly_check_nan_enabled,
 )
@@ -59,7 +59,8 @@ from autograd_cy import nn  # noqa: E402,F401
 from autograd_cy import cuda  # noqa: E402,F401  (fills the core's CUDA backend slot)
 from autograd_cy.dlpack import from_dlpack  # noqa: E402,F401  (and Tensor.__dlpack__)
 from autograd_cy.foreach import *  # noqa: E402,F401,F403  (_foreach_add_ ...)
-from autograd_cy import utils  # noqa: E402,F401  (utils.checkpoint)
+from autograd_cy import utils  # noqa: E402,F401  (utils.checkpoint, utils.data)
+from autograd_cy.serialization import save, load  # noqa: E402,F401
 from autograd_cy import func  # noqa: E402,F401  (vmap, grad, jacrev ...: torch.func)
 from autograd_cy import optim  # noqa: E402,F401  (SGD, Adam, AdamW, lr_scheduler: torch.optim)
 from autograd_cy.func import vmap  # noqa: E402,F401  (torch.vmap)

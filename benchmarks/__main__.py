@@ -18,6 +18,9 @@ def parse_args(argv):
                              "profiler, forward-AD and anomaly variants (make bench-full)")
     parser.add_argument("--repeat", type=int, default=20,
                         help="timed rounds per workload (at least 20 for the table)")
+    parser.add_argument("--script", default=None, metavar="MY_STEP.PY",
+                        help="time your own step instead: the file defines setup(torch), "
+                             "run with torch and with autograd_cy (benchmarks/README.md)")
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument("--threads", type=int, default=1,
                         help="threads for every library (OpenMP, OpenBLAS, MKL, torch)")

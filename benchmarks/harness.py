@@ -20,7 +20,8 @@ import subprocess
 import time
 
 from benchmarks.console import RoundProgress, captured_output, format_time
-from benchmarks.pictures import publish, write_picture
+from benchmarks.pictures import plt, publish, write_picture
+from benchmarks.training_workloads import split_report
 from benchmarks.workloads import IMPLEMENTATIONS, all_workloads, headline_workloads
 
 TARGET_ROUND_SECONDS = 0.02     # short iterations are repeated inside one round
@@ -42,7 +43,8 @@ def measure(workload, repeat, progress=None):
     also the median, min and max of the per-round ratio to it. ``progress`` (a
     RoundProgress) hears of every round."""
     runs = {impl: workload.build(impl) for impl in IMPLEMENTATIONS}
-    slots = [(impl,) for impl in IMPLEMENTATIONS]
+    runs = {impl: run for impl, run in runs.items() if run is not None}   # (no floor)
+    slots = [(impl,) for impl in runs]
     if workload.baseline is not None:
         runs["baseline"] = workload.baseline.build("autograd_cy")
         slots[0] = ("autograd_cy", "baseline")
@@ -63,7 +65,8 @@ def measure(workload, repeat, progress=None):
                     samples[name].append(_time_round(runs[name], inner))
             if progress is not None:
                 progress.update(statistics.median(samples["autograd_cy"]),
-                                statistics.median(samples["numpy"]))
+                                statistics.median(samples["numpy"]) if "numpy" in samples
+                                else None)
     finally:
         gc.unfreeze()
     result = {"timings": {name: _summary(values) for name, values in samples.items()}}
@@ -150,14 +153,15 @@ def table(results, env):
     for result in results:
         timings = result["timings"]
         ours = timings["autograd_cy"]
+        floor = timings.get("numpy")           # a workload without a NumPy floor has none
         rows.append((
             result["name"],
             f"{format_time(ours['median'])} ({format_time(ours['min'])}-"
             f"{format_time(ours['max'])})",
             format_time(timings["torch"]["median"]),
-            format_time(timings["numpy"]["median"]),
+            format_time(floor["median"]) if floor else "-",
             f"{ours['median'] / timings['torch']['median']:.2f}x",
-            f"{ours['median'] / timings['numpy']['median']:.2f}x",
+            f"{ours['median'] / floor['median']:.2f}x" if floor else "-",
             format_time(ours["median"] / result["nodes"]) if result["nodes"] else "-",
         ))
     widths = [max(len(str(row[i])) for row in rows + [columns]) for i in range(len(columns))]
@@ -190,6 +194,9 @@ def targets_table(results):
 def select(args):
     """The workloads to run: ``--only`` names, all of them with ``--full``, else the headline
     ones (``make bench``)."""
+    if getattr(args, "script", None):
+        from benchmarks.training_workloads import ScriptWorkload
+        return [ScriptWorkload(args.script)]
     workloads = all_workloads() if args.full or args.only else headline_workloads()
     if args.only:
         unknown = set(args.only) - {w.name for w in workloads} - {"depth"}
@@ -229,6 +236,7 @@ def run_suite(args):
             results.append(result)
         # A workload may add a section of its own after the table (e.g. saved bytes).
         sections = "".join(w.report() + "\n" for w in workloads if hasattr(w, "report"))
+        sections += split_report(workloads, repeat)
     report = table(results, env) + targets_table(results) + sections
     print(f"\nmeasured in {time.perf_counter() - started:.0f} s\n")
     print(report)
@@ -240,7 +248,8 @@ def run_suite(args):
 def publishes(args):
     """Whether the run's picture becomes the README's (NOTE [The picture of the latest run]):
     only a ``make bench`` run, the headline workloads with enough rounds."""
-    return not args.only and not args.full and args.repeat >= MIN_PUBLISHED_ROUNDS
+    return (not args.only and not args.full and not getattr(args, "script", None)
+            and args.repeat >= MIN_PUBLISHED_ROUNDS)
 
 
 def write_results(stem, env, results, report, publish_as=None):
@@ -258,7 +267,8 @@ def write_results(stem, env, results, report, publish_as=None):
             publish(stem + ".png", publish_as)
             written.append(publish_as)
     else:
-        print("(no picture: matplotlib is missing; `make bench` installs it)")
+        print("(no picture: " + ("matplotlib is missing; `make bench` installs it)"
+                                 if plt is None else "no workload with a NumPy floor)"))
     print("\nwrote " + ", ".join(written))
 
 

@@ -41,34 +41,40 @@ class AdamStep(Workload):
 
     def _numpy_step(self):
         params = [v.copy() for v in self.values]
-        grads = self.grads
-        moments = [(np.zeros_like(v), np.zeros_like(v)) for v in self.values]
-        scratch = [(np.empty_like(v), np.empty_like(v)) for v in self.values]
-        lr, (beta1, beta2), eps = self.lr, self.betas, self.eps
-        f32 = np.float32
-        count = [0]
+        update = numpy_adam(params, self.lr, self.betas, self.eps)
+        return lambda: update(self.grads)
 
-        def step():
-            count[0] += 1
-            k = count[0]
-            step_size = f32(-lr / (1 - beta1 ** k))
-            bias_correction2_sqrt = f32((1 - beta2 ** k) ** 0.5)
-            for p, g, (m, v), (a, b) in zip(params, grads, moments, scratch):
-                np.subtract(g, m, out=a)                    # m.lerp_(g, 1 - beta1)
-                np.multiply(a, f32(1 - beta1), out=a)
-                np.add(m, a, out=m)
-                np.multiply(v, f32(beta2), out=v)           # v.mul_(beta2).addcmul_(g, g)
-                np.multiply(g, f32(1 - beta2), out=a)
-                np.multiply(a, g, out=a)
-                np.add(v, a, out=v)
-                np.sqrt(v, out=a)                           # denom
-                np.divide(a, bias_correction2_sqrt, out=a)
-                np.add(a, f32(eps), out=a)
-                np.multiply(m, step_size, out=b)            # p.addcdiv_(m, denom)
-                np.divide(b, a, out=b)
-                np.add(p, b, out=p)
 
-        return step
+def numpy_adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
+    """Adam by hand on the float32 arrays ``params``: ``update(grads)`` is one step, the
+    ufuncs of NOTE [Optimizer steps on the arrays] on preallocated scratch arrays (the floor
+    of ``optim_adam_step`` and of ``train_mlp``'s update)."""
+    moments = [(np.zeros_like(v), np.zeros_like(v)) for v in params]
+    scratch = [(np.empty_like(v), np.empty_like(v)) for v in params]
+    beta1, beta2 = betas
+    f32 = np.float32
+    count = [0]
+
+    def update(grads):
+        count[0] += 1
+        k = count[0]
+        step_size = f32(-lr / (1 - beta1 ** k))
+        bias_correction2_sqrt = f32((1 - beta2 ** k) ** 0.5)
+        for p, g, (m, v), (a, b) in zip(params, grads, moments, scratch):
+            np.subtract(g, m, out=a)                    # m.lerp_(g, 1 - beta1)
+            np.multiply(a, f32(1 - beta1), out=a)
+            np.add(m, a, out=m)
+            np.multiply(v, f32(beta2), out=v)           # v.mul_(beta2).addcmul_(g, g)
+            np.multiply(g, f32(1 - beta2), out=a)
+            np.multiply(a, g, out=a)
+            np.add(v, a, out=v)
+            np.sqrt(v, out=a)                           # denom
+            np.divide(a, bias_correction2_sqrt, out=a)
+            np.add(a, f32(eps), out=a)
+            np.multiply(m, step_size, out=b)            # p.addcdiv_(m, denom)
+            np.divide(b, a, out=b)
+            np.add(p, b, out=p)
+    return update
 
 
 def optim_workloads():

@@ -25,7 +25,8 @@ def write_picture(results, path, title):
     if plt is None:
         return False
     depth = [r for r in results if r["name"].startswith("depth_")]
-    bars = [r for r in results if not r["name"].startswith("depth_")]
+    bars = [r for r in results if not r["name"].startswith("depth_")
+            and "numpy" in r["timings"]]            # the bars are ratios to the floor
     panels = [panel for panel, rows in (("bars", bars), ("depth", depth)) if rows]
     if not panels:
         return False
@@ -48,7 +49,8 @@ def write_picture(results, path, title):
 
 
 def draw_bars(axis, results):
-    """Horizontal bars: each workload's median time over the NumPy floor's (1 = the floor)."""
+    """Horizontal bars: each workload's median time over the NumPy floor's (1 = the floor).
+    The workloads without a floor (a CNN, a transformer) are in the table only."""
     height = 0.27
     names = [r["name"] for r in results]
     for offset, (impl, (label, colour)) in enumerate(IMPLEMENTATION_STYLE.items()):

@@ -504,6 +504,7 @@ def all_workloads():
     from benchmarks.anomaly_workloads import anomaly_workloads
     from benchmarks.func_workloads import func_workloads
     from benchmarks.optim_workloads import optim_workloads
+    from benchmarks.training_workloads import training_workloads
     return [
         Chain(function_form=True),
         Chain(name="complex_chain", function_form=True, complex_numbers=True),
@@ -526,6 +527,7 @@ def all_workloads():
         *anomaly_workloads(),
         *func_workloads(),
         *optim_workloads(),
+        *training_workloads(),
     ]
 
 
@@ -533,7 +535,8 @@ def all_workloads():
 # the cost per node as the graph deepens, a BLAS-bound step. ``make bench-full`` runs them all.
 HEADLINE = ("chain", "complex_chain", "depth_100", "depth_1000", "depth_10000", "wide",
             "mlp_small", "mlp", "mlp_bfloat16", "function", "hooks", "hvp", "no_grad",
-            "per_sample_grads", "func_jacrev", "func_jacfwd", "func_hessian", "optim_adam_step")
+            "per_sample_grads", "func_jacrev", "func_jacfwd", "func_hessian", "optim_adam_step",
+            "train_mlp", "train_cnn", "train_transformer")
 
 
 def headline_workloads():

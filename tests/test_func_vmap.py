@@ -316,6 +316,8 @@ FALLBACK_OPS = {
     "index_put": lambda lib, t: lib.index_put(t, (lib.tensor([1]),), t[0]),
     "index_put_": lambda lib, t: t.clone().index_put_((lib.tensor([1]),), t[0] * 2),
     "as_strided": lambda lib, t: t.contiguous().as_strided((2, 2), (1, 2)),
+    # each example a batch of (N, C) = (3, 3): statistics over the example alone
+    "batch_norm": lambda lib, t: lib.nn.functional.batch_norm(t, None, None, training=True),
 }
 
 

@@ -88,8 +88,9 @@ def run_installed(python, script, tmp_path, **env):
     assert result.returncode == 0, result.stderr[-4000:]
     *lines, report = result.stdout.splitlines()
     touched = json.loads(report)
+    # (a relative path is the script's, under tmp_path)
     inside = [p for key in ("opened", "path", "files") for p in touched[key]
-              if os.path.abspath(p).startswith(ROOT + os.sep)]
+              if os.path.abspath(os.path.join(tmp_path, p)).startswith(ROOT + os.sep)]
     inside += [" ".join(args) for args in touched["started"] if ROOT + os.sep in " ".join(args)]
     assert not inside, f"the installed package used files of the checkout: {inside[:10]}"
     return lines, touched

@@ -2,6 +2,8 @@
 fused path and on the math path, the node torch records on each (NOTE [Which attention
 torch runs on the CPU]), masks, is_causal, scale, grouped-query attention, dropout, double
 backward and forward AD by finite differences, and torch's errors."""
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -261,3 +263,20 @@ def test_multi_head_attention_errors(call, expected):
         x = lib.tensor(randn(3, 2, E))
         return call(lib, x, [lib.tensor(a) for a in projections()])
     assert_same_error(run, *expected)
+
+
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_multi_head_attention_under_vmap(need_weights):
+    """A composite of nn.functional's ops, it batches through them."""
+    params = projections()
+
+    def run(lib):
+        w_in, b_in, w_out, b_out = (lib.tensor(a) for a in params)
+
+        def fn(x):
+            return mha(lib, x, x, x, w_in, b_in, w_out, b_out, need_weights=need_weights)[0]
+        return lib.vmap(fn)(lib.tensor(randn(3, 4, 2, E)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")         # torch: "performance drop" of its fallback
+        np.testing.assert_allclose(run(ag).cpu().numpy(), run(torch).numpy(), rtol=1e-7,
+                                   atol=1e-9)

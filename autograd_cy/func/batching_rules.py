@@ -616,6 +616,62 @@ def metadata_rule(original, args, kwargs):
     return original(args[0]._physical)
 
 
+# ------------------------------------------------------------------ layers
+
+def _only_first_batched(args, kwargs):
+    """The first argument, if it is the only batched tensor of the call (else None)."""
+    first = args[0]
+    others = [v for v in list(args[1:]) + list(kwargs.values()) if is_batched(v)]
+    return first if is_batched(first) and not others else None
+
+
+def leading_dims_rule(original, args, kwargs):
+    """An op that treats every dim before the ones it works on alike (layer_norm, pad,
+    embedding's indices, one_hot, tril/triu): the batch dims are more of them, as long as
+    only its first argument is batched."""
+    first = _only_first_batched(args, kwargs)
+    if first is None:
+        return FALLBACK
+    return wrap_result(original(first._physical, *args[1:], **kwargs), first._levels)
+
+
+def examples_dim_rule(spatial):
+    """An op on ``(N, C, *spatial)`` or unbatched ``(C, *spatial)`` inputs whose examples are
+    independent (convolution, pooling; group_norm, whose input always has N: ``spatial``
+    None): the batch dims fold into N (or become it), the op runs once, and N unfolds. Only
+    the input may be batched."""
+    def rule(original, args, kwargs):
+        first = _only_first_batched(args, kwargs)
+        if first is None:
+            return FALLBACK
+        physical, levels = first._physical, first._levels
+        batch = tuple(physical.shape)[:len(levels)]
+        logical = tuple(physical.shape)[len(levels):]
+        kept = len(logical) - 1 if spatial is None else spatial + 1     # C and the rest
+        folded = physical.reshape((-1,) + logical[len(logical) - kept:])
+        leading = batch + logical[:len(logical) - kept]
+
+        def unfold(result):
+            return result.reshape(leading + tuple(result.shape)[1:])
+        result = original(folded, *args[1:], **kwargs)
+        result = tuple(unfold(r) for r in result) if isinstance(result, tuple) \
+            else unfold(result)
+        return wrap_result(result, levels)
+    return rule
+
+
+def attention_rule(original, args, kwargs):
+    """scaled_dot_product_attention treats every dim before the last two as a batch dim:
+    query, key and value line up over the levels; a batched mask declines."""
+    mask = kwargs.get("attn_mask", args[3] if len(args) > 3 else None)
+    if is_batched(mask):
+        return FALLBACK
+    levels = union_levels(args[:3])
+    ndim = max(logical_ndim(t) for t in args[:3])
+    lined_up = [aligned(t, levels, ndim) for t in args[:3]]
+    return wrap_result(original(*lined_up, *args[3:], **kwargs), levels)
+
+
 # ------------------------------------------------------------------ the table
 
 def _one(original, args, kwargs):
@@ -708,6 +764,15 @@ RULES.update({
                            "fallback path doesn't work on out= or view ops."),
     "resize_": refused("Batching rule not implemented for aten::resize_; the fallback path "
                        "doesn't work on out= or view ops."),
+    # layers
+    "layer_norm": leading_dims_rule, "embedding": leading_dims_rule,
+    "one_hot": leading_dims_rule, "pad": leading_dims_rule, "tril": leading_dims_rule,
+    "triu": leading_dims_rule,
+    "conv1d": examples_dim_rule(1), "conv2d": examples_dim_rule(2),
+    "max_pool1d": examples_dim_rule(1), "max_pool2d": examples_dim_rule(2),
+    "avg_pool1d": examples_dim_rule(1), "avg_pool2d": examples_dim_rule(2),
+    "adaptive_avg_pool2d": examples_dim_rule(2), "group_norm": examples_dim_rule(None),
+    "scaled_dot_product_attention": attention_rule,
     # indexing
     "getitem": getitem_rule, "__getitem__": getitem_rule, "setitem": setitem_rule,
     "__setitem__": setitem_rule,

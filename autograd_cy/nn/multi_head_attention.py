@@ -11,12 +11,15 @@ Two ways, as torch's: with ``need_weights`` the attention weights are computed e
 (``bmm``, softmax, ``bmm``) and returned, averaged over the heads unless
 ``average_attn_weights=False``; without, the heads go through
 ``scaled_dot_product_attention`` and the weights are None.
+
+It is a composite of nn.functional's ops, looked up when called (``_F.linear``), so that
+under vmap, which swaps those ops for batching ones, it batches as they do; it is therefore
+not in nn.functional's ``__all__``, the list of ops vmap swaps.
 """
 import math
 
 import autograd_cy as _ag
-from autograd_cy.nn.attention import scaled_dot_product_attention
-from autograd_cy.nn.functional import dropout, linear, softmax
+from autograd_cy.nn import functional as _F
 
 __all__ = ["multi_head_attention_forward"]
 
@@ -78,9 +81,9 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         scores = _ag.bmm(q * math.sqrt(1.0 / head_dim), k.transpose(-2, -1))
         if attn_mask is not None:
             scores = scores + attn_mask
-        weights = softmax(scores, dim=-1)
+        weights = _F.softmax(scores, dim=-1)
         if dropout_p > 0.0:
-            weights = dropout(weights, p=dropout_p)
+            weights = _F.dropout(weights, p=dropout_p)
         heads = _ag.bmm(weights, v)
         output = _out_projection(heads.transpose(0, 1), length, batch, embed_dim,
                                  out_proj_weight, out_proj_bias)
@@ -97,7 +100,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     q = q.reshape(batch, num_heads, length, head_dim)
     k = k.reshape(batch, num_heads, source, head_dim)
     v = v.reshape(batch, num_heads, source, head_dim)
-    heads = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    heads = _F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
     # (N, heads, L, head_dim) -> (L, N, heads, head_dim)
     output = _out_projection(heads.permute(2, 0, 1, 3), length, batch, embed_dim,
                              out_proj_weight, out_proj_bias)
@@ -135,24 +138,24 @@ def _in_projection(query, key, value, in_proj_weight, in_proj_bias, separate, q_
     else one per distinct input."""
     if separate:
         biases = (None,) * 3 if in_proj_bias is None else in_proj_bias.chunk(3)
-        return tuple(linear(x, w, b) for x, w, b in
+        return tuple(_F.linear(x, w, b) for x, w, b in
                      zip((query, key, value), (q_weight, k_weight, v_weight), biases))
     embed_dim = query.shape[-1]
     if query is key and key is value:
-        packed = linear(query, in_proj_weight, in_proj_bias)
+        packed = _F.linear(query, in_proj_weight, in_proj_bias)
         return tuple(packed.unflatten(-1, (3, embed_dim)).unbind(-2))
     weights = in_proj_weight.split(embed_dim)
     biases = (None,) * 3 if in_proj_bias is None else in_proj_bias.split(embed_dim)
     if key is value:
         kv_weight = in_proj_weight[embed_dim:]
         kv_bias = None if in_proj_bias is None else in_proj_bias[embed_dim:]
-        k, v = linear(key, kv_weight, kv_bias).unflatten(-1, (2, embed_dim)).unbind(-2)
-        return linear(query, weights[0], biases[0]), k, v
-    return tuple(linear(x, w, b) for x, w, b in zip((query, key, value), weights, biases))
+        k, v = _F.linear(key, kv_weight, kv_bias).unflatten(-1, (2, embed_dim)).unbind(-2)
+        return _F.linear(query, weights[0], biases[0]), k, v
+    return tuple(_F.linear(x, w, b) for x, w, b in zip((query, key, value), weights, biases))
 
 
 def _out_projection(heads, length, batch, embed_dim, weight, bias):
     """``heads`` laid out ``(L, N, heads, head_dim)`` (any strides), concatenated per
     position and projected: ``(L, N, E)``."""
     flat = heads.reshape(length * batch, embed_dim)
-    return linear(flat, weight, bias).reshape(length, batch, embed_dim)
+    return _F.linear(flat, weight, bias).reshape(length, batch, embed_dim)

@@ -1,4 +1,5 @@
-"""``autograd_cy.utils``: as ``torch.utils``; here only ``checkpoint``."""
+"""``autograd_cy.utils``: as ``torch.utils``, ``checkpoint`` and ``data``."""
 from autograd_cy.utils import checkpoint  # noqa: F401
+from autograd_cy.utils import data  # noqa: F401
 
-__all__ = ["checkpoint"]
+__all__ = ["checkpoint", "data"]

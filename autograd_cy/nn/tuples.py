@@ -1,4 +1,4 @@
-"""``_single``/``_pair``: an int or a tuple as a tuple of n ints, as the layers store their
+"""``_single``/``_pair``: an int or a tuple as a tuple of n ints, as the layers and their ops take
 sizes (``kernel_size=3`` is ``(3, 3)`` in a Conv2d)."""
 from itertools import repeat
 

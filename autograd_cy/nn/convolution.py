@@ -1,0 +1,177 @@
+"""``conv1d`` and ``conv2d``: one op (``ConvolutionBackward0``, as torch names its node), its
+forward, backward and tangent side by side, over Tensor ops so one code serves every device.
+
+The forward is im2col and one matrix product per group: the zero-padded input's sliding
+windows (a strided view, ``windows.sliding_windows``) copied once into columns
+``(N, groups, C/groups * kh * kw, out_h * out_w)``, multiplied by the weight as
+``(groups, O/groups, C/groups * kh * kw)``. The backward is the same product transposed:
+the weight's gradient is gradient times columns, the input's is the weight times the
+gradient, folded back onto the image (``windows.fold_windows``, col2im) and unpadded.
+Convolution is linear in input and in weight, so its tangent is two convolutions.
+"""
+from autograd_cy.autograd.function import Function
+from autograd_cy.grad_mode import is_grad_enabled
+from autograd_cy.nn.tuples import _pair, _single
+from autograd_cy.nn.padding import pad
+from autograd_cy.nn.windows import fold_windows, sliding_windows
+
+__all__ = ["conv1d", "conv2d"]
+
+
+def _columns(padded, weight, stride, dilation, groups, out):
+    """``(N, groups, C/groups * kh * kw, L)``: the windows of ``padded``, one column each."""
+    n, channels = padded.shape[0], padded.shape[1]
+    kernel = tuple(weight.shape[2:])
+    windows = sliding_windows(padded, kernel, stride, dilation, out)   # N C oh ow kh kw
+    windows = windows.permute(0, 1, 4, 5, 2, 3)                         # N C kh kw oh ow
+    return windows.reshape(n, groups, channels // groups * kernel[0] * kernel[1],
+                           out[0] * out[1])
+
+
+def _output_shape(input, weight, stride, padding, dilation):
+    return tuple((input.shape[2 + d] + 2 * padding[d] - dilation[d] * (weight.shape[2 + d] - 1)
+                  - 1) // stride[d] + 1 for d in range(2))
+
+
+class Convolution(Function):
+    """A 2-D convolution of ``(N, C, H, W)`` inputs (conv1d is one with H = 1)."""
+
+    builtin_op = True
+
+    @staticmethod
+    def forward(ctx, input, weight, bias, stride, padding, dilation, groups):
+        out = _output_shape(input, weight, stride, padding, dilation)
+        padded = pad(input, (padding[1], padding[1], padding[0], padding[0]))
+        columns = _columns(padded, weight, stride, dilation, groups, out)
+        kernels = weight.reshape(groups, weight.shape[0] // groups, -1)
+        output = (kernels @ columns).reshape(input.shape[0], weight.shape[0], *out)
+        if bias is not None:
+            output += bias.reshape(1, -1, 1, 1)
+        ctx.save_for_backward(input, weight)
+        ctx.save_for_forward(input, weight)
+        ctx.columns = columns                # reused by a backward that records nothing
+        ctx.settings = (stride, padding, dilation, groups, out, bias is not None)
+        return output
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, weight = ctx.saved_tensors
+        stride, padding, dilation, groups, out, has_bias = ctx.settings
+        n, channels = input.shape[0], input.shape[1]
+        grad_rows = grad.reshape(n, groups, weight.shape[0] // groups, out[0] * out[1])
+        grad_input = grad_weight = grad_bias = None
+        if ctx.needs_input_grad[1]:
+            columns = ctx.columns
+            if is_grad_enabled():            # double backward: columns that record
+                columns = _columns(pad(input, (padding[1], padding[1], padding[0],
+                                               padding[0])), weight, stride, dilation,
+                                   groups, out)
+            grad_weight = (grad_rows @ columns.transpose(-1, -2)).sum(0).reshape(weight.shape)
+        if ctx.needs_input_grad[0]:
+            kernels = weight.reshape(groups, weight.shape[0] // groups, -1)
+            grad_columns = kernels.transpose(-1, -2) @ grad_rows     # N G Cg*kh*kw L
+            kernel = tuple(weight.shape[2:])
+            grad_windows = grad_columns.reshape(n, channels, *kernel, *out).permute(
+                0, 1, 4, 5, 2, 3)
+            size = (input.shape[2] + 2 * padding[0], input.shape[3] + 2 * padding[1])
+            grad_padded = fold_windows(grad_windows, size, stride, dilation)
+            grad_input = grad_padded[:, :, padding[0]:padding[0] + input.shape[2],
+                                     padding[1]:padding[1] + input.shape[3]]
+        if has_bias and ctx.needs_input_grad[2]:
+            grad_bias = grad.sum((0, 2, 3))
+        return grad_input, grad_weight, grad_bias, None, None, None, None
+
+    @staticmethod
+    def jvp(ctx, input_t, weight_t, bias_t, *settings):
+        """Bilinear: d(conv(x, w) + b) = conv(dx, w) + conv(x, dw) + db."""
+        input, weight = ctx.saved_tensors
+        stride, padding, dilation, groups, out, has_bias = ctx.settings
+        tangent = None
+        if input_t is not None:
+            tangent = Convolution.apply(input_t, weight, None, stride, padding, dilation,
+                                        groups)
+        if weight_t is not None:
+            term = Convolution.apply(input, weight_t, None, stride, padding, dilation, groups)
+            tangent = term if tangent is None else tangent + term
+        if bias_t is not None:
+            term = bias_t.reshape(1, -1, 1, 1).expand(input.shape[0], -1, *out)
+            tangent = term if tangent is None else tangent + term
+        return tangent
+
+
+Convolution._backward_cls.__name__ = "ConvolutionBackward0"
+
+
+def _same_padding(weight, dilation, dims):
+    """``padding='same'``: per dim the total ``dilation * (kernel - 1)``, as (left, right)."""
+    totals = [dilation[d] * (weight.shape[2 + d] - 1) for d in range(dims)]
+    return [(total // 2, total - total // 2) for total in totals]
+
+
+def _check(name, input, weight, bias, groups, dims):
+    if input.dim() not in (dims + 1, dims + 2):
+        raise RuntimeError(f"Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input "
+                           f"to {name}, but got input of size: {list(input.shape)}")
+    channels = input.shape[-dims - 1]
+    if channels != weight.shape[1] * groups:
+        batched = input if input.dim() == dims + 2 else input.unsqueeze(0)
+        raise RuntimeError(
+            f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
+            f"input{list(batched.shape)} to have {weight.shape[1] * groups} channels, but "
+            f"got {channels} channels instead")
+    if weight.shape[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by "
+                           f"{groups} at dimension 0, but got weight of size "
+                           f"{list(weight.shape)} instead")
+    if bias is not None and (bias.dim() != 1 or bias.shape[0] != weight.shape[0]):
+        raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be "
+                           f"1-dimensional with {weight.shape[0]} elements, but got bias of "
+                           f"size {list(bias.shape)} instead")
+
+
+def _convolve(name, input, weight, bias, stride, padding, dilation, groups, dims):
+    """The N-D convolution (dims 1 or 2) through the 2-D op."""
+    as_tuple = _pair if dims == 2 else _single
+    _check(name, input, weight, bias, groups, dims)
+    unbatched = input.dim() == dims + 1
+    if unbatched:
+        input = input.unsqueeze(0)
+    stride, dilation = as_tuple(stride), as_tuple(dilation)
+    if isinstance(padding, str):
+        if padding not in ("valid", "same"):
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+        if padding == "same" and any(s != 1 for s in stride):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+        sides = (_same_padding(weight, dilation, dims) if padding == "same"
+                 else [(0, 0)] * dims)
+        if any(left != right for left, right in sides):      # odd total: pad the right
+            flat = [amount for left, right in reversed(sides) for amount in (0, right - left)]
+            input = pad(input, flat)
+        padding = tuple(left for left, _ in sides)
+    padding = as_tuple(padding)
+    if dims == 1:             # a 1-D convolution is a 2-D one of height 1
+        input, weight = input.unsqueeze(2), weight.unsqueeze(2)
+        stride, padding, dilation = (1, *stride), (0, *padding), (1, *dilation)
+    size = [input.shape[2 + d] + 2 * padding[d] for d in range(2)]
+    kernel = [dilation[d] * (weight.shape[2 + d] - 1) + 1 for d in range(2)]
+    if any(k > s for k, s in zip(kernel, size)):
+        shown = size[1:] if dims == 1 else size
+        shown_kernel = list(weight.shape[2 + 2 - dims:])
+        raise RuntimeError(
+            f"Calculated padded input size per channel: ({' x '.join(map(str, shown))}). "
+            f"Kernel size: ({' x '.join(map(str, shown_kernel))}). Kernel size can't be "
+            "greater than actual input size")
+    output = Convolution.apply(input, weight, bias, stride, padding, dilation, groups)
+    if dims == 1:
+        output = output.squeeze(2)
+    return output.squeeze(0) if unbatched else output
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-D convolution of ``(N, C, H, W)`` (or ``(C, H, W)``) by ``(O, C/groups, kh, kw)``."""
+    return _convolve("conv2d", input, weight, bias, stride, padding, dilation, groups, 2)
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1-D convolution of ``(N, C, L)`` (or ``(C, L)``) by ``(O, C/groups, k)``."""
+    return _convolve("conv1d", input, weight, bias, stride, padding, dilation, groups, 1)

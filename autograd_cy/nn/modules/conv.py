@@ -1,0 +1,126 @@
+"""``Conv1d`` and ``Conv2d``: learned filters slid over the input (``F.conv1d``/``F.conv2d``),
+with torch's parameter shapes, initialisation, padding modes and repr."""
+import math
+
+from autograd_cy import factories
+from autograd_cy.nn import functional as F
+from autograd_cy.nn import init
+from autograd_cy.nn.modules.module import Module
+from autograd_cy.nn.tuples import _pair, _single
+from autograd_cy.nn.parameter import Parameter
+
+__all__ = ["Conv1d", "Conv2d"]
+
+_PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
+
+
+class _ConvNd(Module):
+    """What Conv1d and Conv2d share: the checks, the parameters, the repr."""
+
+    _dims = 0
+    _as_tuple = None
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 dilation=1, groups=1, bias=True, padding_mode="zeros", device=None,
+                 dtype=None):
+        super().__init__()
+        as_tuple = type(self)._as_tuple
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        if isinstance(padding, str):
+            if padding not in ("valid", "same"):
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of "
+                                 "{'valid', 'same'}")
+            if padding == "same" and any(s != 1 for s in as_tuple(stride)):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        if padding_mode not in _PADDING_MODES:
+            raise ValueError(f"padding_mode must be one of {sorted(_PADDING_MODES)!r}, "
+                             f"but got padding_mode='{padding_mode}'")
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = as_tuple(kernel_size)
+        self.stride = as_tuple(stride)
+        self.padding = padding if isinstance(padding, str) else as_tuple(padding)
+        self.dilation = as_tuple(dilation)
+        self.transposed = False
+        self.output_padding = as_tuple(0)
+        self.groups = groups
+        self.padding_mode = padding_mode
+        self._reversed_padding_repeated_twice = self._padding_for_pad()
+        self.weight = Parameter(factories.empty(
+            (out_channels, in_channels // groups, *self.kernel_size), device=device,
+            dtype=dtype))
+        if bias:
+            self.bias = Parameter(factories.empty(out_channels, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def _padding_for_pad(self):
+        """The padding as ``F.pad`` takes it (last dim first, both sides), for the padding
+        modes other than zeros; ``'same'`` splits an odd total with the extra on the right."""
+        if self.padding == "valid":
+            return [0, 0] * self._dims
+        result = []
+        for index in reversed(range(self._dims)):
+            if self.padding == "same":
+                total = self.dilation[index] * (self.kernel_size[index] - 1)
+                result += [total // 2, total - total // 2]
+            else:
+                result += [self.padding[index]] * 2
+        return result
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound)
+
+    def _conv_forward(self, input, weight, bias, convolve):
+        if self.padding_mode != "zeros":
+            padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            return convolve(padded, weight, bias, self.stride, type(self)._as_tuple(0),
+                            self.dilation, self.groups)
+        return convolve(input, weight, bias, self.stride, self.padding, self.dilation,
+                        self.groups)
+
+    def extra_repr(self):
+        text = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}")
+        if self.padding != (0,) * len(self.kernel_size):
+            text += f", padding={self.padding}"
+        if self.dilation != (1,) * len(self.dilation):
+            text += f", dilation={self.dilation}"
+        if self.groups != 1:
+            text += f", groups={self.groups}"
+        if self.bias is None:
+            text += ", bias=False"
+        if self.padding_mode != "zeros":
+            text += f", padding_mode={self.padding_mode}"
+        return text
+
+
+class Conv1d(_ConvNd):
+    """A 1-D convolution over ``(N, C_in, L)`` (or ``(C_in, L)``) inputs."""
+
+    _dims = 1
+    _as_tuple = staticmethod(_single)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias, F.conv1d)
+
+
+class Conv2d(_ConvNd):
+    """A 2-D convolution over ``(N, C_in, H, W)`` (or ``(C_in, H, W)``) inputs."""
+
+    _dims = 2
+    _as_tuple = staticmethod(_pair)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias, F.conv2d)

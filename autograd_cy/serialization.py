@@ -1,0 +1,205 @@
+"""``save`` and ``load``: tensors and containers of them (state dicts, optimizer states) in a
+file NumPy can read, as ``torch.save``/``torch.load`` are used.
+
+NOTE [The checkpoint format]
+A checkpoint is a zip archive, the same container as NumPy's ``.npz``:
+
+* ``structure.json``: the saved object as a tree of ``{"type": ...}`` nodes: ``tensor``
+  (its member ``key``, ``dtype``, ``shape``, ``device``, ``requires_grad``, ``parameter``),
+  ``dict`` (its items as ``[key, value]`` pairs, keys being str, int, float, bool or None,
+  and ``ordered`` for an OrderedDict), ``list``, ``tuple``, and the Python scalars ``int``,
+  ``float`` (``"inf"``, ``"nan"`` as strings), ``complex``, ``bool``, ``str``, ``None``;
+  ``pickled`` (its member ``key`` and ``global``, the class) for anything else.
+* one ``.npy`` member per tensor (``np.load(path)["t0"]`` reads it); a bfloat16 tensor is
+  stored as its uint16 bits, its ``dtype`` in the tree says so. A tensor saved twice (a tied
+  weight) is stored once and loaded as one tensor.
+* one ``.pkl`` member per pickled object, which ``load`` refuses unless
+  ``weights_only=False``, as torch refuses unknown globals: a checkpoint of data cannot run
+  code when it is loaded.
+"""
+import io
+import json
+import math
+import os
+import pickle
+import zipfile
+from collections import OrderedDict
+
+import numpy as np
+
+from autograd_cy._C.tensor import Tensor, _array_of
+
+__all__ = ["save", "load"]
+
+_STRUCTURE = "structure.json"
+
+
+# ------------------------------------------------------------------ save
+
+class _Writer:
+    """Turns an object into the tree and the members of NOTE [The checkpoint format]."""
+
+    def __init__(self):
+        self.members = {}
+        self.tensor_keys = {}          # id(tensor) -> its member's key
+
+    def node(self, value):
+        if isinstance(value, Tensor):
+            return self.tensor(value)
+        if value is None or isinstance(value, (bool, str)):
+            return {"type": type(value).__name__ if value is not None else "None",
+                    "value": value}
+        if isinstance(value, int):
+            return {"type": "int", "value": value}
+        if isinstance(value, float):
+            return {"type": "float", "value": value if math.isfinite(value) else repr(value)}
+        if isinstance(value, complex):
+            return {"type": "complex", "value": [value.real, value.imag]}
+        if type(value) in (dict, OrderedDict):
+            keys_ok = all(k is None or isinstance(k, (str, int, float, bool)) for k in value)
+            if keys_ok:
+                return {"type": "dict", "ordered": isinstance(value, OrderedDict),
+                        "items": [[k, self.node(v)] for k, v in value.items()]}
+        if type(value) in (list, tuple):
+            return {"type": type(value).__name__, "items": [self.node(v) for v in value]}
+        return self.pickled(value)
+
+    def tensor(self, value):
+        key = self.tensor_keys.get(id(value))
+        if key is None:
+            key = self.tensor_keys[id(value)] = f"t{len(self.tensor_keys)}"
+            array = np.array(_array_of(value.detach().cpu()), order="C")   # 0-dim stays 0-dim
+            if array.dtype.name == "bfloat16":
+                array = array.view(np.uint16)
+            self.members[key + ".npy"] = array
+        from autograd_cy.nn.parameter import Parameter
+        return {"type": "tensor", "key": key, "dtype": str(value.dtype).split(".")[-1],
+                "shape": list(value.shape), "device": str(value.device),
+                "requires_grad": value.requires_grad,
+                "parameter": isinstance(value, Parameter)}
+
+    def pickled(self, value):
+        key = f"p{sum(name.endswith('.pkl') for name in self.members)}"
+        self.members[key + ".pkl"] = pickle.dumps(value)
+        kind = type(value)
+        return {"type": "pickled", "key": key, "global": f"{kind.__module__}.{kind.__qualname__}"}
+
+
+def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True):
+    """Write ``obj`` (tensors, state dicts, optimizer states, nested containers) to ``f``, a
+    path or a binary file (NOTE [The checkpoint format])."""
+    writer = _Writer()
+    tree = writer.node(obj)
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "wb") as handle:
+            _write(handle, tree, writer.members)
+    else:
+        _write(f, tree, writer.members)
+
+
+def _write(handle, tree, members):
+    with zipfile.ZipFile(handle, "w", zipfile.ZIP_STORED) as archive:
+        archive.writestr(_STRUCTURE, json.dumps(tree))
+        for name, content in members.items():
+            if name.endswith(".npy"):
+                buffer = io.BytesIO()
+                np.save(buffer, content, allow_pickle=False)
+                content = buffer.getvalue()
+            archive.writestr(name, content)
+
+
+# ------------------------------------------------------------------ load
+
+def _refusal(global_name):
+    return pickle.UnpicklingError(
+        "Weights only load failed. This file can still be loaded, to do so you have two "
+        "options, do those steps only if you trust the source of the checkpoint. \n\t(1) "
+        "Re-running `torch.load` with `weights_only` set to `False` will likely succeed, but "
+        "it can result in arbitrary code execution. Do it only if you got the file from a "
+        "trusted source.\n\tWeightsUnpickler error: Unsupported global: GLOBAL "
+        f"{global_name} was not an allowed global by default.")
+
+
+def _target_device(location, map_location, tensor):
+    """Where a tensor saved on ``location`` goes under ``map_location``."""
+    if map_location is None:
+        return location
+    if callable(map_location):
+        moved = map_location(tensor, location)
+        return moved if isinstance(moved, Tensor) else location
+    if isinstance(map_location, dict):
+        return map_location.get(location, location)
+    return str(map_location)
+
+
+class _Reader:
+    def __init__(self, archive, map_location, weights_only):
+        self.archive = archive
+        self.map_location = map_location
+        self.weights_only = weights_only
+        self.tensors = {}
+
+    def node(self, tree):
+        kind = tree["type"]
+        if kind == "tensor":
+            return self.tensor(tree)
+        if kind in ("None", "bool", "str", "int"):
+            return tree["value"]
+        if kind == "float":
+            return float(tree["value"])
+        if kind == "complex":
+            return complex(*tree["value"])
+        if kind == "dict":
+            items = [(key, self.node(value)) for key, value in tree["items"]]
+            return OrderedDict(items) if tree["ordered"] else dict(items)
+        if kind in ("list", "tuple"):
+            items = [self.node(value) for value in tree["items"]]
+            return items if kind == "list" else tuple(items)
+        if kind == "pickled":
+            if self.weights_only:
+                raise _refusal(tree["global"])
+            return pickle.loads(self.archive.read(tree["key"] + ".pkl"))
+        raise RuntimeError(f"unknown entry {kind!r} in the checkpoint's structure")
+
+    def tensor(self, tree):
+        key = tree["key"]
+        if key in self.tensors:
+            return self.tensors[key]
+        import autograd_cy as ag
+        with self.archive.open(key + ".npy") as member:
+            array = np.load(io.BytesIO(member.read()), allow_pickle=False)
+        if tree["dtype"] == "bfloat16":
+            array = array.view(ag.bfloat16.numpy)
+        value = ag.from_numpy(array)
+        target = _target_device(tree["device"], self.map_location, value)
+        if isinstance(target, Tensor):
+            value = target
+        elif target != "cpu":
+            value = value.to(target)
+        if tree["parameter"]:
+            value = ag.nn.Parameter(value, requires_grad=tree["requires_grad"])
+        elif tree["requires_grad"]:
+            value.requires_grad_(True)
+        self.tensors[key] = value
+        return value
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None,
+         **pickle_load_args):
+    """Read what ``save`` wrote. Tensors come back on the device they were saved from, or
+    where ``map_location`` sends them (a device, a ``{saved: new}`` dict of device strings,
+    or ``fn(tensor, saved_location)`` returning the tensor to use); objects that were
+    pickled are refused unless ``weights_only=False``."""
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "rb") as handle:
+            return _read(handle, map_location, weights_only)
+    return _read(f, map_location, weights_only)
+
+
+def _read(handle, map_location, weights_only):
+    with zipfile.ZipFile(handle) as archive:
+        if _STRUCTURE not in archive.namelist():
+            raise RuntimeError("not a checkpoint written by autograd_cy.save: no "
+                               f"{_STRUCTURE} in the archive")
+        tree = json.loads(archive.read(_STRUCTURE))
+        return _Reader(archive, map_location, weights_only).node(tree)
