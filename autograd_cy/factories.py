@@ -59,12 +59,17 @@ class Generator:
         return self._seed
 
     def _raw_state(self):
-        """(MT19937 state, seed, waiting normal): what ``get_state`` packs."""
-        return self._bits.state, self._seed, self._next_normal
+        """(the 624 MT19937 words as bytes, position, seed, waiting normal): what
+        ``get_state`` packs; plain values, so that two states compare with ``==``."""
+        state = self._bits.state["state"]
+        return (np.asarray(state["key"], np.uint32).tobytes(), builtins.int(state["pos"]),
+                self._seed, self._next_normal)
 
     def _set_raw_state(self, raw):
         self._before_change()
-        self._bits.state, self._seed, self._next_normal = raw
+        words, position, self._seed, self._next_normal = raw
+        self._bits.state = {"bit_generator": "MT19937", "state": {
+            "key": np.frombuffer(words, np.uint32).copy(), "pos": position}}
 
     def _wait_for_state(self, waiter):
         """Give ``waiter.states`` the raw state this generator has just before its next draw
@@ -88,11 +93,9 @@ class Generator:
     def get_state(self):
         """The generator's state as a uint8 tensor (``torch.Generator.get_state``): the 624
         MT19937 words and position, the seed, and the waiting normal value."""
-        state, seed, next_normal = self._raw_state()
-        words = state["state"]
+        words, position, seed, next_normal = self._raw_state()
         packed = b"".join([
-            np.asarray(words["key"], np.uint32).tobytes(),
-            builtins.int(words["pos"]).to_bytes(4, "little"),
+            words, position.to_bytes(4, "little"),
             (seed & 0xFFFFFFFFFFFFFFFF).to_bytes(8, "little"),
             builtins.int(next_normal is not None).to_bytes(4, "little"),
             np.float64(next_normal or 0.0).tobytes()])
@@ -101,11 +104,9 @@ class Generator:
     def set_state(self, new_state):
         """Restore a state taken by ``get_state``: the same numbers are drawn again."""
         packed = state_bytes(new_state, _CPU_STATE_SIZE, "CPUGeneratorImplState")
-        key = np.frombuffer(packed[:2496], np.uint32).copy()
         waiting = builtins.int.from_bytes(packed[2508:2512], "little")
         self._set_raw_state((
-            {"bit_generator": "MT19937",
-             "state": {"key": key, "pos": builtins.int.from_bytes(packed[2496:2500], "little")}},
+            packed[:2496], builtins.int.from_bytes(packed[2496:2500], "little"),
             builtins.int.from_bytes(packed[2500:2508], "little"),
             builtins.float(np.frombuffer(packed[2512:2520], np.float64)[0]) if waiting
             else None))

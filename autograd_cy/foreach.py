@@ -255,24 +255,27 @@ def _foreach_mul_(self, other):
 
 
 def _foreach_div(self, other):
-    """``self[i] / other[i]`` (or ``/ other``); on CUDA one launch per tensor (the kernel
-    has no division functor)."""
-    return _binary("_foreach_div", Tensor.div, None, self, other, None, False, None)
+    """``self[i] / other[i]`` (or ``/ other``)."""
+    return _binary("_foreach_div", Tensor.div, "DivList", self, other, None, False,
+                   "DivScalar")
 
 
 def _foreach_div_(self, other):
     """``self[i] /= other[i]`` (or ``/= other``), in place; returns ``self``."""
-    return _binary("_foreach_div_", Tensor.div_, None, self, other, None, True, None)
+    return _binary("_foreach_div_", Tensor.div_, "DivList", self, other, None, True,
+                   "DivScalar")
 
 
 def _foreach_maximum(self, other):
     """``maximum(self[i], other[i])`` (a number: ``clamp(self[i], min=other)``)."""
-    return _binary("_foreach_maximum", _maximum, None, self, other, None, False, None)
+    return _binary("_foreach_maximum", _maximum, "MaxList", self, other, None, False,
+                   "MaxScalar")
 
 
 def _foreach_maximum_(self, other):
     """``self[i] = maximum(self[i], other[i])`` in place; returns ``self``."""
-    return _binary("_foreach_maximum_", _maximum_, None, self, other, None, True, None)
+    return _binary("_foreach_maximum_", _maximum_, "MaxList", self, other, None, True,
+                   "MaxScalar")
 
 
 def _maximum(t, other):
@@ -319,14 +322,23 @@ def _foreach_neg_(self):
     return _unary("_foreach_neg_", Tensor.neg_, self, True, _fast_neg(True))
 
 
+def _fast_sqrt(inplace):
+    """Square roots of a floating list in one launch per dtype (SqrtList)."""
+    def fast(tensors):
+        if not all(t.is_floating_point() for t in tensors):
+            return None
+        return _fast_binary("SqrtList", tensors, "scalar", None, 0, inplace)
+    return fast
+
+
 def _foreach_sqrt(self):
-    """``sqrt(self[i])`` for every i (on CUDA one launch per tensor)."""
-    return _unary("_foreach_sqrt", Tensor.sqrt, self, False)
+    """``sqrt(self[i])`` for every i."""
+    return _unary("_foreach_sqrt", Tensor.sqrt, self, False, _fast_sqrt(False))
 
 
 def _foreach_sqrt_(self):
     """``self[i].sqrt_()`` for every i; returns ``self``."""
-    return _unary("_foreach_sqrt_", Tensor.sqrt_, self, True)
+    return _unary("_foreach_sqrt_", Tensor.sqrt_, self, True, _fast_sqrt(True))
 
 
 # ------------------------------------------------------------------ ternary ops

@@ -6,10 +6,13 @@ A checkpoint is a zip archive, the same container as NumPy's ``.npz``:
 
 * ``structure.json``: the saved object as a tree of ``{"type": ...}`` nodes: ``tensor``
   (its member ``key``, ``dtype``, ``shape``, ``device``, ``requires_grad``, ``parameter``),
-  ``dict`` (its items as ``[key, value]`` pairs, keys being str, int, float, bool or None,
-  and ``ordered`` for an OrderedDict), ``list``, ``tuple``, and the Python scalars ``int``,
-  ``float`` (``"inf"``, ``"nan"`` as strings), ``complex``, ``bool``, ``str``, ``None``;
-  ``pickled`` (its member ``key`` and ``global``, the class) for anything else.
+  ``dict`` (its items as ``[key, value]`` pairs and ``ordered`` for an OrderedDict; a key
+  that is a str, int, bool, None or finite float is written as it is, any other key (a
+  tuple) as its node, a JSON object), ``list``, ``tuple``, ``set``, ``Size``, the Python
+  scalars ``int``, ``float`` (``"inf"``, ``"nan"`` as strings), ``complex``, ``bool``,
+  ``str``, ``None``, ``bytes`` and ``bytearray`` (base64), and ``dtype`` and ``device`` by
+  name: what torch's ``weights_only`` unpickler accepts besides tensors; ``pickled`` (its
+  member ``key`` and ``global``, the class) for anything else.
 * one ``.npy`` member per tensor (``np.load(path)["t0"]`` reads it); a bfloat16 tensor is
   stored as its uint16 bits, its ``dtype`` in the tree says so. A tensor saved twice (a tied
   weight) is stored once and loaded as one tensor.
@@ -17,6 +20,7 @@ A checkpoint is a zip archive, the same container as NumPy's ``.npz``:
   ``weights_only=False``, as torch refuses unknown globals: a checkpoint of data cannot run
   code when it is loaded.
 """
+import base64
 import io
 import json
 import math
@@ -27,7 +31,9 @@ from collections import OrderedDict
 
 import numpy as np
 
-from autograd_cy._C.tensor import Tensor, _array_of
+from autograd_cy._C.device import device as Device
+from autograd_cy._C.dtype import dtype as DType
+from autograd_cy._C.tensor import Size, Tensor, _array_of
 
 __all__ = ["save", "load"]
 
@@ -39,9 +45,11 @@ _STRUCTURE = "structure.json"
 class _Writer:
     """Turns an object into the tree and the members of NOTE [The checkpoint format]."""
 
-    def __init__(self):
+    def __init__(self, pickle_module, pickle_protocol):
         self.members = {}
         self.tensor_keys = {}          # id(tensor) -> its member's key
+        self.pickle_module = pickle_module
+        self.pickle_protocol = pickle_protocol
 
     def node(self, value):
         if isinstance(value, Tensor):
@@ -55,14 +63,25 @@ class _Writer:
             return {"type": "float", "value": value if math.isfinite(value) else repr(value)}
         if isinstance(value, complex):
             return {"type": "complex", "value": [value.real, value.imag]}
+        if isinstance(value, (bytes, bytearray)):
+            return {"type": type(value).__name__,
+                    "value": base64.b64encode(value).decode("ascii")}
+        if isinstance(value, (DType, Device)):
+            return {"type": type(value).__name__, "value": str(value).split(".")[-1]}
         if type(value) in (dict, OrderedDict):
-            keys_ok = all(k is None or isinstance(k, (str, int, float, bool)) for k in value)
-            if keys_ok:
-                return {"type": "dict", "ordered": isinstance(value, OrderedDict),
-                        "items": [[k, self.node(v)] for k, v in value.items()]}
-        if type(value) in (list, tuple):
+            return {"type": "dict", "ordered": isinstance(value, OrderedDict),
+                    "items": [[self.key(k), self.node(v)] for k, v in value.items()]}
+        if type(value) in (list, tuple, set, Size):
             return {"type": type(value).__name__, "items": [self.node(v) for v in value]}
         return self.pickled(value)
+
+    def key(self, key):
+        """A dict's key as it is where JSON keeps it exactly, else as its node."""
+        if key is None or isinstance(key, (str, int)):          # bool is an int
+            return key
+        if isinstance(key, float) and math.isfinite(key):
+            return key
+        return self.node(key)
 
     def tensor(self, value):
         key = self.tensor_keys.get(id(value))
@@ -80,15 +99,17 @@ class _Writer:
 
     def pickled(self, value):
         key = f"p{sum(name.endswith('.pkl') for name in self.members)}"
-        self.members[key + ".pkl"] = pickle.dumps(value)
+        self.members[key + ".pkl"] = self.pickle_module.dumps(value,
+                                                             protocol=self.pickle_protocol)
         kind = type(value)
         return {"type": "pickled", "key": key, "global": f"{kind.__module__}.{kind.__qualname__}"}
 
 
-def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True):
+def save(obj, f, pickle_module=pickle, pickle_protocol=2, _use_new_zipfile_serialization=True):
     """Write ``obj`` (tensors, state dicts, optimizer states, nested containers) to ``f``, a
-    path or a binary file (NOTE [The checkpoint format])."""
-    writer = _Writer()
+    path or a binary file (NOTE [The checkpoint format]); ``pickle_module`` and
+    ``pickle_protocol`` (torch's defaults) pickle what the format does not hold."""
+    writer = _Writer(pickle_module, pickle_protocol)
     tree = writer.node(obj)
     if isinstance(f, (str, os.PathLike)):
         with open(f, "wb") as handle:
@@ -132,14 +153,18 @@ def _target_device(location, map_location, tensor):
     return str(map_location)
 
 
+_SEQUENCES = {"list": list, "tuple": tuple, "set": set, "Size": Size}
+
+
 class _Reader:
-    def __init__(self, archive, map_location, weights_only):
+    def __init__(self, archive, map_location, unpickler):
         self.archive = archive
         self.map_location = map_location
-        self.weights_only = weights_only
+        self.unpickler = unpickler     # None: weights only, pickled members refused
         self.tensors = {}
 
     def node(self, tree):
+        import autograd_cy as ag
         kind = tree["type"]
         if kind == "tensor":
             return self.tensor(tree)
@@ -149,16 +174,23 @@ class _Reader:
             return float(tree["value"])
         if kind == "complex":
             return complex(*tree["value"])
+        if kind in ("bytes", "bytearray"):
+            value = base64.b64decode(tree["value"])
+            return value if kind == "bytes" else bytearray(value)
+        if kind == "dtype":
+            return getattr(ag, tree["value"])
+        if kind == "device":
+            return ag.device(tree["value"])
         if kind == "dict":
-            items = [(key, self.node(value)) for key, value in tree["items"]]
+            items = [(self.node(key) if isinstance(key, dict) else key, self.node(value))
+                     for key, value in tree["items"]]
             return OrderedDict(items) if tree["ordered"] else dict(items)
-        if kind in ("list", "tuple"):
-            items = [self.node(value) for value in tree["items"]]
-            return items if kind == "list" else tuple(items)
+        if kind in _SEQUENCES:
+            return _SEQUENCES[kind](self.node(value) for value in tree["items"])
         if kind == "pickled":
-            if self.weights_only:
+            if self.unpickler is None:
                 raise _refusal(tree["global"])
-            return pickle.loads(self.archive.read(tree["key"] + ".pkl"))
+            return self.unpickler.loads(self.archive.read(tree["key"] + ".pkl"))
         raise RuntimeError(f"unknown entry {kind!r} in the checkpoint's structure")
 
     def tensor(self, tree):
@@ -184,22 +216,30 @@ class _Reader:
         return value
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None,
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
          **pickle_load_args):
     """Read what ``save`` wrote. Tensors come back on the device they were saved from, or
     where ``map_location`` sends them (a device, a ``{saved: new}`` dict of device strings,
     or ``fn(tensor, saved_location)`` returning the tensor to use); objects that were
-    pickled are refused unless ``weights_only=False``."""
+    pickled are refused unless ``weights_only=False``. As torch's, ``weights_only`` left
+    unset means True, or False when a ``pickle_module`` is given (which it then unpickles
+    with), and an explicit True with a ``pickle_module`` is an error."""
+    if weights_only is None:
+        weights_only = pickle_module is None
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is "
+                           "specified")
+    unpickler = None if weights_only else pickle_module or pickle
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as handle:
-            return _read(handle, map_location, weights_only)
-    return _read(f, map_location, weights_only)
+            return _read(handle, map_location, unpickler)
+    return _read(f, map_location, unpickler)
 
 
-def _read(handle, map_location, weights_only):
+def _read(handle, map_location, unpickler):
     with zipfile.ZipFile(handle) as archive:
         if _STRUCTURE not in archive.namelist():
             raise RuntimeError("not a checkpoint written by autograd_cy.save: no "
                                f"{_STRUCTURE} in the archive")
         tree = json.loads(archive.read(_STRUCTURE))
-        return _Reader(archive, map_location, weights_only).node(tree)
+        return _Reader(archive, map_location, unpickler).node(tree)

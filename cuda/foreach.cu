@@ -1,6 +1,7 @@
 // foreach.cu: multi-tensor kernels, one launch for a whole list of tensors (the
 // `_foreach_*` ops: an optimizer's update of every parameter at once).
 #include "common.cuh"
+#include "math.cuh"
 
 // NOTE [Multi-tensor launch]
 // A list of N tensors updated one op at a time costs N launches; an optimizer step over
@@ -51,6 +52,32 @@ struct CopyList {       // a (copy_ from a list of the same dtype)
 struct Fill {           // s (zero_ passes 0: a multiply by 0 would keep NaN and inf)
     static constexpr int inputs = 0;
     template <typename A> __device__ static A apply(A, A, A s) { return s; }
+};
+
+// The optimizers' ops on real floating dtypes only (autograd_cy/cuda/manifest.py).
+struct DivList {        // a / b
+    static constexpr int inputs = 2;
+    template <typename A> __device__ static A apply(A a, A b, A) { return a / b; }
+};
+struct DivScalar {      // a / s
+    static constexpr int inputs = 1;
+    template <typename A> __device__ static A apply(A a, A, A s) { return a / s; }
+};
+struct SqrtList {       // sqrt(a)
+    static constexpr int inputs = 1;
+    template <typename A> __device__ static A apply(A a, A, A) { return agcy_sqrt(a); }
+};
+struct MaxList {        // maximum(a, b): a NaN on either side wins, as torch.maximum
+    static constexpr int inputs = 2;
+    template <typename A> __device__ static A apply(A a, A b, A) {
+        return (agcy_isnan(a) || a > b) ? a : b;
+    }
+};
+struct MaxScalar {      // clamp(a, min=s): a NaN stays NaN
+    static constexpr int inputs = 1;
+    template <typename A> __device__ static A apply(A a, A, A s) {
+        return (agcy_isnan(a) || a > s) ? a : s;
+    }
 };
 
 template <typename T, typename Op>

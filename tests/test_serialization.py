@@ -2,7 +2,10 @@
 nested containers; the format NumPy reads; weights_only's refusal in torch's words;
 map_location; and a state dict saved by torch, loaded through NumPy."""
 import io
+import json
+import os
 import pickle
+import re
 from collections import OrderedDict
 
 import numpy as np
@@ -10,17 +13,39 @@ import pytest
 import torch
 
 import autograd_cy as ag
-from oracle import assert_close
+from oracle import assert_close, assert_same_error, both
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 DTYPES = ["float16", "bfloat16", "float32", "float64", "complex64", "complex128", "int8",
           "int16", "int32", "int64", "uint8", "bool"]
 
 
-def round_trip(obj, **load_options):
+def round_trip(obj, lib=ag, **load_options):
     buffer = io.BytesIO()
-    ag.save(obj, buffer)
+    lib.save(obj, buffer)
     buffer.seek(0)
-    return ag.load(buffer, **load_options)
+    return lib.load(buffer, **load_options)
+
+
+def described(value):
+    """Loaded data as plain values that keep the types apart (tuple, list, set, Size, bytes,
+    OrderedDict, dtype, device), library names left out."""
+    kind = type(value).__name__
+    if isinstance(value, (ag.Tensor, torch.Tensor)):
+        return ("tensor", kind, str(value.dtype).split(".")[-1], value.tolist(),
+                value.requires_grad, value.is_leaf)
+    if isinstance(value, dict):
+        return (kind, [(described(k), described(v)) for k, v in value.items()])
+    if isinstance(value, (list, tuple)):
+        return (kind, [described(v) for v in value])
+    if isinstance(value, set):
+        return (kind, sorted(described(v) for v in value))
+    if isinstance(value, (ag.dtype, torch.dtype)):
+        return ("dtype", str(value).split(".")[-1])
+    if isinstance(value, float) and value != value:
+        return "nan"
+    return (kind, str(value))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -52,6 +77,32 @@ def test_module_and_optimizer_state_round_trip(tmp_path):
     assert type(back["model"]) is OrderedDict
 
 
+def skeleton(value):
+    """``described`` with each tensor as its type, dtype and shape only."""
+    if isinstance(value, (ag.Tensor, torch.Tensor)):
+        return ("tensor", str(value.dtype).split(".")[-1], list(value.shape))
+    if isinstance(value, dict):
+        return (type(value).__name__, [(k, skeleton(v)) for k, v in value.items()])
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, [skeleton(v) for v in value])
+    return described(value)
+
+
+def test_saved_states_load_as_torchs_do():
+    """A model's and an Adam's state dicts, saved and loaded by each library: the same
+    containers, keys, scalars and tensor dtypes and shapes."""
+    def run(lib):
+        model = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.BatchNorm1d(4))
+        optimizer = lib.optim.Adam(model.parameters(), lr=0.01, betas=(0.8, 0.9),
+                                   amsgrad=True)
+        model(lib.ones(2, 3)).sum().backward()
+        optimizer.step()
+        return skeleton(round_trip({"model": model.state_dict(),
+                                    "optimizer": optimizer.state_dict()}, lib))
+    ours, theirs = both(run)
+    assert ours == theirs
+
+
 def test_leaves_parameters_and_shared_tensors():
     weight = ag.nn.Parameter(ag.ones(2, 2))
     grad_leaf = ag.zeros(3, requires_grad=True)
@@ -62,12 +113,60 @@ def test_leaves_parameters_and_shared_tensors():
     assert back["view"].tolist() == [2, 3]
 
 
-def test_numpy_reads_the_file():
+def test_what_torchs_weights_only_load_accepts_round_trips():
+    """The plain data torch.load(weights_only=True) accepts comes back with its types."""
+    def run(lib):
+        x = lib.ones(2, requires_grad=True)
+        return described(round_trip(OrderedDict([
+            ("tuple key", {(1, "a"): 1, 2.5: "f", None: True, 3: [1 + 2j, float("-inf")]}),
+            ("bytes", [b"xy", bytearray(b"z")]), ("set", {1, 2}),
+            ("size", lib.Size([2, 3])), ("dtype", lib.bfloat16), ("device", lib.device("cpu")),
+            ("not a leaf", x * 2), ("view", x[1:]),
+            ("frozen", lib.nn.Parameter(lib.ones(1), requires_grad=False)),
+            ("nan", float("nan")), ("nested", (OrderedDict(a=[]), ()))]), lib))
+    ours, theirs = both(run)
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("make", [lambda: frozenset([1]), lambda: slice(1, 2), lambda: range(3)])
+def test_what_torchs_weights_only_load_refuses_is_refused(make):
+    ours, theirs = assert_same_error(lambda lib: round_trip({"x": make()}, lib),
+                                     pickle.UnpicklingError, "^Weights only load failed",
+                                     "weights_only` set to `False`",
+                                     "Unsupported global: GLOBAL ")
+    assert type(make()).__name__ in ours
+    assert type(round_trip(make(), weights_only=False)) is type(make())
+
+
+def test_weights_only_unset_and_pickle_module_as_torch():
+    """Unset means True; a pickle_module turns it off; both together are an error."""
+    def run(lib, **options):
+        return round_trip({"x": range(2)}, lib, **options)["x"]
+    assert run(ag, weights_only=None, pickle_module=pickle) == run(torch, pickle_module=pickle)
+    assert_same_error(lambda lib: run(lib, weights_only=None), pickle.UnpicklingError,
+                      "Weights only load failed")
+    assert_same_error(lambda lib: run(lib, weights_only=True, pickle_module=pickle), exact=True)
+
+
+def test_the_documented_example_is_what_save_writes():
+    """docs/serialization.md's structure of a Linear's state dict is the file's."""
+    with open(os.path.join(ROOT, "docs", "serialization.md")) as handle:
+        documented = re.search(r"```json\n(.*?)```", handle.read(), re.S).group(1)
     buffer = io.BytesIO()
-    ag.save({"a": ag.arange(4.0)}, buffer)
+    ag.save(ag.nn.Linear(2, 1, device="cpu").state_dict(), buffer)
     buffer.seek(0)
-    archive = np.load(buffer)
+    import zipfile
+    with zipfile.ZipFile(buffer) as archive:
+        assert json.loads(archive.read("structure.json")) == json.loads(documented)
+        assert sorted(archive.namelist()) == ["structure.json", "t0.npy", "t1.npy"]
+
+
+def test_numpy_reads_the_file(tmp_path):
+    path = str(tmp_path / "a.pt")               # a str path, as well as os.PathLike
+    ag.save({"a": ag.arange(4.0)}, path)
+    archive = np.load(path)
     assert archive["t0"].tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert ag.load(path)["a"].tolist() == [0.0, 1.0, 2.0, 3.0]
 
 
 def test_pickled_objects_are_refused_unless_asked_for():
@@ -96,6 +195,14 @@ def test_map_location():
     assert back["b"].is_cuda
     back = round_trip(saved, map_location=lambda tensor, location: tensor)
     assert not back["a"].is_cuda
+    back = round_trip(saved, map_location=lambda tensor, location: None)
+    assert back["a"].is_cuda and not back["b"].is_cuda      # None: where it was saved
+    back = round_trip(saved, map_location=ag.device("cuda:0"))
+    assert back["a"].is_cuda and back["b"].is_cuda
+    back = round_trip(saved, map_location="cuda")
+    assert str(back["b"].device) == "cuda:0"
+    back = round_trip(saved, map_location={"cuda:0": "cpu"})
+    assert not back["a"].is_cuda and not back["b"].is_cuda
 
 
 @pytest.mark.cpu_only         # NumPy arrays are host memory
@@ -105,7 +212,14 @@ def test_from_numpy_shares_memory_and_numpy_round_trips():
         tensor = lib.from_numpy(array)
         array[0] = 9.0
         tensor[1] = 7.0
-        return tensor.tolist(), array.tolist(), lib.tensor(array).numpy().tolist()
+        shared = tensor.numpy()                 # numpy() shares memory too
+        shared[2] = 5.0
+        copied = lib.tensor(array)              # tensor() copies
+        copied[3] = -1.0
+        ints = lib.from_numpy(np.arange(3, dtype=np.int16))
+        return (tensor.tolist(), array.tolist(), copied.numpy().tolist(),
+                np.shares_memory(shared, array), str(ints.dtype).split(".")[-1],
+                ints.numpy().dtype.name, lib.from_numpy(copied.numpy()).tolist())
     assert run(ag) == run(torch)
 
 

@@ -334,13 +334,16 @@ def _advanced_indexing_kernels():
 # the functors by the _foreach op they serve, and the dtypes each is instantiated for.
 FOREACH_FUNCTORS = ("AddScaled", "MulList", "AddScalar", "MulScalar", "CopyList", "Fill")
 FOREACH_DTYPES = FLOATS + ("int64",) + COMPLEXES
+# the optimizers' division, square root and maximum: real floating dtypes only
+FOREACH_REAL_FUNCTORS = ("DivList", "DivScalar", "SqrtList", "MaxList", "MaxScalar")
 
 
 def _foreach_kernels():
     """cuda/foreach.cu: one launch over a table of up to 64 tensors of one dtype."""
+    pairs = [(functor, dt) for functor in FOREACH_FUNCTORS for dt in FOREACH_DTYPES]
+    pairs += [(functor, dt) for functor in FOREACH_REAL_FUNCTORS for dt in FLOATS]
     return [Kernel("foreach.cu", f"foreach_apply<{STORAGE_CTYPES[dt]}, {functor}>",
-                   ("ForeachTable", scalar_param(dt)))
-            for functor in FOREACH_FUNCTORS for dt in FOREACH_DTYPES]
+                   ("ForeachTable", scalar_param(dt))) for functor, dt in pairs]
 
 
 # cuda/random.cu: the Philox4x32-10 stream (NOTE [Philox4x32-10]); every kernel takes the

@@ -7,9 +7,8 @@ cumulative average over the batches seen; ``track_running_stats=False`` always n
 with the batch's own statistics."""
 from autograd_cy import factories, int64
 from autograd_cy.nn import functional as F
-from autograd_cy.nn import init
 from autograd_cy.nn.modules.module import Module
-from autograd_cy.nn.parameter import Parameter
+from autograd_cy.nn.modules.normalization import add_affine_parameters, reset_affine_parameters
 
 __all__ = ["BatchNorm1d", "BatchNorm2d"]
 
@@ -25,16 +24,7 @@ class _BatchNorm(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(factories.empty(num_features, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(factories.empty(num_features, device=device,
-                                                      dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        add_affine_parameters(self, (num_features,), affine, bias, device, dtype)
         if track_running_stats:
             self.register_buffer("running_mean", factories.zeros(num_features, device=device,
                                                                  dtype=dtype))
@@ -56,10 +46,7 @@ class _BatchNorm(Module):
 
     def reset_parameters(self):
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine_parameters(self)
 
     def forward(self, input):
         self._check_input_dim(input)

@@ -1,10 +1,8 @@
 """``Conv1d`` and ``Conv2d``: learned filters slid over the input (``F.conv1d``/``F.conv2d``),
 with torch's parameter shapes, initialisation, padding modes and repr."""
-import math
-
 from autograd_cy import factories
 from autograd_cy.nn import functional as F
-from autograd_cy.nn import init
+from autograd_cy.nn.modules.linear import reset_weight_and_bias
 from autograd_cy.nn.modules.module import Module
 from autograd_cy.nn.tuples import _pair, _single
 from autograd_cy.nn.parameter import Parameter
@@ -75,12 +73,7 @@ class _ConvNd(Module):
         return result
 
     def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+        reset_weight_and_bias(self.weight, self.bias)
 
     def _conv_forward(self, input, weight, bias, convolve):
         if self.padding_mode != "zeros":

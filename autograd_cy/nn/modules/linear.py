@@ -11,6 +11,16 @@ from autograd_cy.nn.parameter import Parameter
 __all__ = ["Identity", "Linear", "Flatten", "Unflatten"]
 
 
+def reset_weight_and_bias(weight, bias):
+    """torch's initialisation of Linear and Conv: the weight from kaiming_uniform_ with
+    ``a = sqrt(5)`` (uniform on +-1/sqrt(fan_in)), the bias uniform on the same bound."""
+    init.kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in, _ = init._calculate_fan_in_and_fan_out(weight)
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        init.uniform_(bias, -bound, bound)
+
+
 class Identity(Module):
     """Returns its input; takes (and ignores) any arguments, as torch's."""
 
@@ -42,11 +52,7 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        reset_weight_and_bias(self.weight, self.bias)
 
     def forward(self, input):
         return F.linear(input, self.weight, self.bias)

@@ -15,6 +15,7 @@ import warnings
 from collections import OrderedDict, namedtuple
 
 from autograd_cy._C.dtype import _from_numpy_dtype, _to_numpy_dtype
+from autograd_cy.device import device as device_class
 from autograd_cy._C.node import RemovableHandle
 from autograd_cy._C.tensor import Tensor
 from autograd_cy.grad_mode import no_grad
@@ -33,30 +34,22 @@ _global_backward_hooks = {}
 
 def register_module_forward_pre_hook(hook):
     """``hook(module, args)`` before every module's forward."""
-    handle = RemovableHandle(_global_forward_pre_hooks)
-    _global_forward_pre_hooks[handle.id] = hook
-    return handle
+    return _add_hook(_global_forward_pre_hooks, hook, False)
 
 
 def register_module_forward_hook(hook):
     """``hook(module, args, output)`` after every module's forward."""
-    handle = RemovableHandle(_global_forward_hooks)
-    _global_forward_hooks[handle.id] = hook
-    return handle
+    return _add_hook(_global_forward_hooks, hook, False)
 
 
 def register_module_full_backward_pre_hook(hook):
     """``hook(module, grad_output)`` when the gradients of any module's outputs are ready."""
-    handle = RemovableHandle(_global_backward_pre_hooks)
-    _global_backward_pre_hooks[handle.id] = hook
-    return handle
+    return _add_hook(_global_backward_pre_hooks, hook, False)
 
 
 def register_module_full_backward_hook(hook):
     """``hook(module, grad_input, grad_output)`` when any module's input gradients are ready."""
-    handle = RemovableHandle(_global_backward_hooks)
-    _global_backward_hooks[handle.id] = hook
-    return handle
+    return _add_hook(_global_backward_hooks, hook, False)
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -439,7 +432,7 @@ class Module:
         for arg in args:
             if isinstance(arg, Tensor):
                 device, dtype = arg.device, arg.dtype
-            elif isinstance(arg, str) or type(arg).__name__ == "device":
+            elif isinstance(arg, (str, device_class)):
                 device = arg
             elif arg is not None:
                 dtype = arg
@@ -497,8 +490,10 @@ class Module:
                           "https://pytorch.org/docs/main/generated/torch.nn.Module.html"
                           "#torch.nn.Module.state_dict for details.", FutureWarning,
                           stacklevel=2)
-            destination, prefix, keep_vars = (list(args) + [destination, prefix,
-                                                            keep_vars][len(args):])[:3]
+            given = dict(zip(("destination", "prefix", "keep_vars"), args))
+            destination = given.get("destination", destination)
+            prefix = given.get("prefix", prefix)
+            keep_vars = given.get("keep_vars", keep_vars)
         if destination is None:
             destination = OrderedDict()
             destination._metadata = OrderedDict()

@@ -11,6 +11,23 @@ from autograd_cy.nn.parameter import Parameter
 __all__ = ["LayerNorm", "GroupNorm"]
 
 
+def add_affine_parameters(module, shape, affine, bias, device, dtype):
+    """A normalization layer's ``weight`` and ``bias`` of ``shape`` (or None where not
+    ``affine`` or without ``bias``), uninitialised: ``reset_affine_parameters`` sets them."""
+    def parameter():
+        return Parameter(factories.empty(shape, device=device, dtype=dtype))
+    module.register_parameter("weight", parameter() if affine else None)
+    module.register_parameter("bias", parameter() if affine and bias else None)
+
+
+def reset_affine_parameters(module):
+    """Weight ones, bias zeros: a normalization layer starts as the plain normalization."""
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
+
+
 class LayerNorm(Module):
     """``(x - mean) / sqrt(var + eps) * weight + bias`` over the last
     ``len(normalized_shape)`` dims; weight starts at ones and bias at zeros."""
@@ -23,24 +40,12 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(factories.empty(self.normalized_shape, device=device,
-                                                    dtype=dtype))
-            if bias:
-                self.bias = Parameter(factories.empty(self.normalized_shape, device=device,
-                                                      dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        add_affine_parameters(self, self.normalized_shape, elementwise_affine, bias, device,
+                              dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine_parameters(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -63,23 +68,11 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(factories.empty(num_channels, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(factories.empty(num_channels, device=device,
-                                                      dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        add_affine_parameters(self, (num_channels,), affine, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine_parameters(self)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)

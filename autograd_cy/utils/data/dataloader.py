@@ -1,21 +1,42 @@
 """``DataLoader``, as torch's: batches of a dataset in sampler order, collated.
 
-Iteration draws as torch's single-process loader does: starting an epoch takes one 64-bit
-draw from the loader's generator (torch's base seed for workers), then the sampler draws its
-order; so with the CPU generator giving torch's numbers, a seeded loader yields torch's
-batches. Data loading runs in this process (``num_workers`` is accepted and ignored: the
-arrays are already in memory, and NumPy releases no work to hand off)."""
+Iteration draws as torch's loader does: starting an epoch makes the sampler's iterator, then
+takes one 64-bit draw from the loader's generator (torch's base seed for workers), then the
+sampler draws its order as it is read; so with the CPU generator giving torch's numbers, a
+seeded loader yields torch's batches.
+
+Data loading always runs in this process: ``num_workers > 0`` is accepted (with torch's
+checks of ``prefetch_factor``, ``persistent_workers`` and ``multiprocessing_context``) and
+loads in this process too, in the order torch's workers deliver. The arrays are in memory
+already and NumPy hands no work to other processes. One difference follows: torch gives each
+worker its own copy of an ``IterableDataset``, so with ``num_workers=2`` and no sharding in
+the dataset every sample comes twice; here it comes once."""
+from typing import Generic
+
 from autograd_cy import factories, int64
 from autograd_cy.utils.data.collate import default_collate, default_convert
-from autograd_cy.utils.data.dataset import IterableDataset
+from autograd_cy.utils.data.dataset import IterableDataset, T_co
 from autograd_cy.utils.data.sampler import BatchSampler, RandomSampler, SequentialSampler
 
-__all__ = ["DataLoader"]
+__all__ = ["DataLoader", "get_worker_info"]
 
 
-class DataLoader:
+class DataLoader(Generic[T_co]):
     """Iterates over ``dataset`` in batches of ``batch_size`` (``shuffle`` for a new random
-    order each epoch; ``batch_size=None`` for samples without batching)."""
+    order each epoch; ``batch_size=None`` for samples without batching). ``pin_memory``,
+    ``timeout`` and ``worker_init_fn`` are accepted; with the loading in this process they
+    change nothing (``worker_init_fn`` is not called: there are no workers).
+
+    >>> import autograd_cy as ag
+    >>> data = ag.utils.data.TensorDataset(ag.arange(5))
+    >>> [batch[0].tolist() for batch in ag.utils.data.DataLoader(data, batch_size=2)]
+    [[0, 1], [2, 3], [4]]
+    """
+
+    # set once in __init__: changing them would leave the samplers built from them stale
+    _FROZEN = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset",
+               "persistent_workers")
+    _initialized = False
 
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
                  num_workers=0, collate_fn=None, pin_memory=False, drop_last=False,
@@ -27,6 +48,8 @@ class DataLoader:
                              "to disable multiprocessing.")
         if timeout < 0:
             raise ValueError("timeout option should be non-negative")
+        _check_worker_options(num_workers, prefetch_factor, persistent_workers,
+                              multiprocessing_context)
         self.dataset = dataset
         self.num_workers = num_workers
         self.pin_memory = pin_memory
@@ -67,6 +90,18 @@ class DataLoader:
         if collate_fn is None:
             collate_fn = default_collate if self._auto_collation else default_convert
         self.collate_fn = collate_fn
+        if num_workers > 0 and prefetch_factor is None:
+            prefetch_factor = 2                 # torch's default with workers
+        self.prefetch_factor = prefetch_factor
+        self.persistent_workers = persistent_workers
+        self.multiprocessing_context = multiprocessing_context
+        self._initialized = True
+
+    def __setattr__(self, name, value):
+        if self._initialized and name in self._FROZEN:
+            raise ValueError(f"{name} attribute should not be set after "
+                             f"{type(self).__name__} is initialized")
+        super().__setattr__(name, value)
 
     @property
     def _auto_collation(self):
@@ -83,18 +118,19 @@ class DataLoader:
         return len(self.batch_sampler if self._auto_collation else self.sampler)
 
     def __iter__(self):
-        # torch's single-process iterator draws its base seed first (see the module's doc)
-        factories.empty((), dtype=int64).random_(generator=self.generator)
+        # the sampler's iterator, then the base seed (see the module's doc)
         if self._iterable:
+            factories.empty((), dtype=int64).random_(generator=self.generator)
             return self._iterate_stream()
-        return self._iterate_map()
+        indices = iter(self.batch_sampler if self._auto_collation else self.sampler)
+        factories.empty((), dtype=int64).random_(generator=self.generator)
+        return self._iterate_map(indices)
 
-    def _iterate_map(self):
-        if self._auto_collation:
-            for indices in self.batch_sampler:
-                yield self.collate_fn([self.dataset[i] for i in indices])
-        else:
-            for index in self.sampler:
+    def _iterate_map(self, indices):
+        for index in indices:
+            if self._auto_collation:
+                yield self.collate_fn([self.dataset[i] for i in index])
+            else:
                 yield self.collate_fn(self.dataset[index])
 
     def _iterate_stream(self):
@@ -110,3 +146,25 @@ class DataLoader:
                 batch = []
         if batch and not self.drop_last:
             yield self.collate_fn(batch)
+
+
+def get_worker_info():
+    """Information about the worker process running this code: always ``None``, as in
+    torch's main process, since every sample is loaded in this process. A dataset that
+    shards itself across workers (``if info is None: whole range``) reads it all here."""
+    return None
+
+
+def _check_worker_options(num_workers, prefetch_factor, persistent_workers, context):
+    """torch's errors for the options that only mean something with workers."""
+    if num_workers == 0 and prefetch_factor is not None:
+        raise ValueError("prefetch_factor option could only be specified in multiprocessing."
+                         "let num_workers > 0 to enable multiprocessing, otherwise set "
+                         "prefetch_factor to None.")
+    if prefetch_factor is not None and prefetch_factor < 0:
+        raise ValueError("prefetch_factor option should be non-negative")
+    if persistent_workers and num_workers == 0:
+        raise ValueError("persistent_workers option needs num_workers > 0")
+    if context is not None and num_workers == 0:
+        raise ValueError("multiprocessing_context can only be used with multi-process "
+                         f"loading (num_workers > 0), but got num_workers={num_workers}")

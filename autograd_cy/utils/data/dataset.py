@@ -5,12 +5,17 @@ import bisect
 import itertools
 import math
 import warnings
+from typing import Generic, TypeVar
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "Subset",
            "random_split"]
 
 
-class Dataset:
+# what a dataset (a sampler, a loader) yields, so ``Dataset[tuple]`` annotates as in torch
+T_co = TypeVar("T_co", covariant=True)
+
+
+class Dataset(Generic[T_co]):
     """A map from indices to samples; ``dataset + other`` concatenates."""
 
     def __getitem__(self, index):
@@ -20,7 +25,7 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset[T_co]):
     """A stream of samples (``__iter__``), for data that cannot be indexed."""
 
     def __iter__(self):
@@ -42,7 +47,7 @@ class TensorDataset(Dataset):
         return self.tensors[0].shape[0]
 
 
-class ConcatDataset(Dataset):
+class ConcatDataset(Dataset[T_co]):
     """The datasets one after another."""
 
     def __init__(self, datasets):
@@ -67,7 +72,7 @@ class ConcatDataset(Dataset):
         return self.datasets[which][index - start]
 
 
-class Subset(Dataset):
+class Subset(Dataset[T_co]):
     """The samples of ``dataset`` at ``indices``, in that order."""
 
     def __init__(self, dataset, indices):

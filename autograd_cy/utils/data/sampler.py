@@ -3,17 +3,17 @@
 ``RandomSampler`` draws as torch's does (a seed from the default generator for a fresh
 Generator when none is given, then ``randperm``), so with the generator giving torch's
 numbers the epochs come in torch's order."""
+from typing import Generic
+
 from autograd_cy import factories, int64
+from autograd_cy.utils.data.dataset import T_co
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
            "BatchSampler"]
 
 
-class Sampler:
+class Sampler(Generic[T_co]):
     """An iterable of indices (or of lists of indices, for a batch sampler)."""
-
-    def __init__(self, data_source=None):
-        pass
 
     def __iter__(self):
         raise NotImplementedError
