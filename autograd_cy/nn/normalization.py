@@ -1,191 +1,377 @@
-"""``layer_norm``, ``batch_norm`` and ``group_norm``: normalise over some dims, then scale and
-shift. The first two are ops with their own nodes (``NativeLayerNormBackward0``,
-``NativeBatchNormBackward0``, as torch names them), forward, backward and tangent side by
-side; ``group_norm`` is composed of ops.
+"""Normalization layers' functional forms: ``layer_norm``, ``batch_norm`` and ``group_norm``.
 
-Both backwards are the standard closed form: with ``xhat = (x - mean) * rstd`` over ``m``
-normalised elements and ``g = grad * weight``,
-``grad_x = rstd * (g - mean(g) - xhat * mean(g * xhat))``; the weight's gradient is
-``sum(grad * xhat)`` and the bias's ``sum(grad)`` over the other dims. They are written with
-Tensor ops, so they record under ``create_graph`` and differentiate again.
+All three compute ``xhat = (x - mean) * rstd`` with ``rstd = 1 / sqrt(var + eps)``, the
+variance biased (divided by the count), over some dims of ``x``, then an affine
+``xhat * weight + bias``. They differ only in which dims are reduced and which dims the
+affine parameters run along, so one forward, one backward and one jvp serve them all,
+each op a ``Function`` named as torch names its node (``NativeLayerNormBackward0``...);
+a layout object (``_Rows``, ``_Channels``, ``_Groups``) says how the input is viewed, how
+its means are taken and how the parameters broadcast.
+
+# NOTE [The normalization backward]
+With ``g = grad * weight`` and ``mean`` over the reduced dims, the gradient of the input is
+
+    dx = rstd * (g - mean(g) - xhat * mean(g * xhat))
+
+(the two means remove the parts of ``g`` that moving ``mean`` and scaling ``rstd``
+cancel); ``dweight`` and ``dbias`` are sums of ``grad * xhat`` and ``grad`` over every dim
+the parameters do not run along. The map ``t -> rstd * (t - mean(t) - xhat * mean(t *
+xhat))`` is symmetric, so the jvp uses the same formula on the tangent. For double
+backward the backward is written with Tensor ops, and under ``create_graph`` it recomputes
+``xhat`` and ``rstd`` from the saved input so that they depend on it in the new graph;
+without ``create_graph`` it reuses those kept by the forward.
+
+float16 and bfloat16 inputs are normalized in float32 and rounded once, as torch's CPU
+kernels do.
+
+>>> import autograd_cy as ag
+>>> import autograd_cy.nn.functional as F
+>>> x = ag.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
+>>> y = F.layer_norm(x, (3,))
+>>> [round(v, 4) for v in y.tolist()[0]]
+[-1.2247, 0.0, 1.2247]
+>>> y.grad_fn.name()
+'NativeLayerNormBackward0'
 """
-from autograd_cy.autograd.function import Function
-from autograd_cy.grad_mode import no_grad
+import functools
+import math
+
+import autograd_cy as _ag
+from autograd_cy._C.tensor import _array_of
+from autograd_cy.grad_mode import is_grad_enabled
 
 __all__ = ["layer_norm", "batch_norm", "group_norm"]
 
 
-def _normalized(x, dims, eps):
-    """``(xhat, rstd, mean, variance)`` of ``x`` over ``dims`` (the biased variance, as
-    torch normalises with)."""
-    mean = x.mean(dims, keepdim=True)
-    centred = x - mean
-    variance = (centred * centred).mean(dims, keepdim=True)
-    rstd = (variance + eps).rsqrt()
-    return centred * rstd, rstd, mean, variance
+def _compute_dtype(x):
+    """float32 for a half or bfloat16 tensor, else its own dtype."""
+    return _ag.float32 if x.dtype in (_ag.float16, _ag.bfloat16) else x.dtype
 
 
-def _input_gradient(g, xhat, rstd, dims):
-    return rstd * (g - g.mean(dims, keepdim=True)
-                   - xhat * (g * xhat).mean(dims, keepdim=True))
+class _Rows:
+    """layer_norm's layout: the input seen as a matrix ``(rows, D)``, each row normalized,
+    weight and bias of the normalized shape along the rows.
+
+    The row means are products with a column of ``1 / D`` and the parameters' sums over the
+    rows products with a row of ones: matrix products, fast on both backends, where NumPy's
+    reductions along a short last axis are slow.
+    """
+
+    def __init__(self, input, normalized_shape):
+        self.size = math.prod(normalized_shape)
+        self.normalized_shape = normalized_shape
+        self.rows = input.numel() // self.size if self.size else 0
+
+    def view(self, x):
+        return x.reshape(self.rows, self.size)
+
+    def unview(self, out, input):
+        return out.reshape(input.shape)
+
+    def mean(self, t):
+        return _ag.matmul(t, _constant((self.size, 1), 1.0 / self.size, t.dtype, t.device))
+
+    def param(self, param):
+        return param.reshape(self.size)
+
+    def param_sum(self, t):
+        ones = _constant((1, self.rows), 1.0, t.dtype, t.device)
+        return _ag.matmul(ones, t).reshape(self.normalized_shape)
 
 
-class LayerNorm(Function):
-    """Normalisation over the last ``len(normalized_shape)`` dims of each example."""
+@functools.lru_cache(maxsize=32)
+def _constant(shape, value, dtype, device):
+    """A tensor full of ``value``, made once per shape, dtype and device (never written)."""
+    return _ag.full(shape, value, dtype=dtype, device=device)
 
+
+class _Channels:
+    """batch_norm's layout: each channel (dim 1) normalized over the batch and the other
+    dims, weight and bias one value per channel."""
+
+    def __init__(self, input):
+        self.dims = (0,) + tuple(range(2, input.dim()))
+        self.param_shape = (input.shape[1],) + (1,) * (input.dim() - 2)
+
+    def view(self, x):
+        return x
+
+    def unview(self, out, input):
+        return out
+
+    def mean(self, t):
+        return t.mean(self.dims, keepdim=True)
+
+    def param(self, param):
+        return param.reshape(self.param_shape)
+
+    def param_sum(self, t):
+        return t.sum(self.dims)
+
+
+class _Groups:
+    """group_norm's layout: the channels (dim 1) split into groups, each group of each
+    sample normalized over its channels and the other dims, seen as ``(N, G, C / G, L)``;
+    weight and bias one value per channel."""
+
+    def __init__(self, input, groups):
+        self.shape = (input.shape[0], groups, input.shape[1] // groups, -1)
+        self.channels = input.shape[1]
+
+    def view(self, x):
+        return x.reshape(self.shape)
+
+    def unview(self, out, input):
+        return out.reshape(input.shape)
+
+    def mean(self, t):
+        return t.mean((2, 3), keepdim=True)
+
+    def param(self, param):
+        return param.reshape(1, self.shape[1], self.shape[2], 1)
+
+    def param_sum(self, t):
+        return t.sum((0, 3)).reshape(self.channels)
+
+
+def _normalized(x, layout, eps):
+    """``(xhat, rstd, mean, var)`` of ``x`` (biased variance); the statistics keep the
+    reduced dims at size 1."""
+    mean = layout.mean(x)
+    centered = x - mean
+    var = layout.mean(centered * centered)
+    rstd = (var + eps).rsqrt()
+    return centered * rstd, rstd, mean, var
+
+
+def _input_gradient(g, xhat, rstd, layout):
+    """NOTE [The normalization backward]: ``rstd * (g - mean(g) - xhat * mean(g * xhat))``."""
+    centered = g - layout.mean(g)
+    return (centered - xhat * layout.mean(g * xhat)) * rstd
+
+
+class _Normalization(_ag.autograd.Function):
+    """``normalize(input) * weight + bias``, the dims as ``layout`` (``_Rows`` or
+    ``_Channels``) says. ``stats`` fixes ``(mean, rstd)`` (batch_norm's eval mode, not
+    differentiated: torch's running statistics get no gradient); None computes them, and
+    then ``running`` (``(running_mean, running_var, momentum)`` or None) is updated in
+    place with them, as torch's kernel does.
+    """
     builtin_op = True
 
     @staticmethod
-    def forward(ctx, input, normalized_dims, weight, bias, eps):
-        dims = tuple(range(input.dim() - normalized_dims, input.dim()))
-        xhat, rstd, _, _ = _normalized(input, dims, eps)
-        output = xhat
-        if weight is not None:
-            output = output * weight
-        if bias is not None:
-            output = output + bias
+    def forward(ctx, input, weight, bias, layout, eps, stats, running):
+        dtype = _compute_dtype(input)
+        x = layout.view(input.to(dtype))
+        if stats is None:
+            xhat, rstd, mean, var = _normalized(x, layout, eps)
+            if running is not None:
+                _update_running(running, mean, var, x.numel() // mean.numel())
+        else:
+            xhat = (x - stats[0]) * stats[1]
+            rstd = stats[1]
+        w = _param_view(weight, layout, dtype)
+        out = xhat if w is None else xhat * w
+        if bias is not None:            # in place on a new product, never on xhat
+            b = _param_view(bias, layout, dtype)
+            out = out + b if w is None else out.add_(b)
         ctx.save_for_backward(input, weight)
-        ctx.save_for_forward(input, weight)
-        ctx.settings = (dims, eps, bias is not None)
-        return output
+        ctx.xhat, ctx.rstd, ctx.layout, ctx.eps, ctx.stats = xhat, rstd, layout, eps, stats
+        ctx.weight_view = w
+        ctx.bias_dtype = None if bias is None else bias.dtype
+        return layout.unview(out, input).to(input.dtype)
 
     @staticmethod
     def backward(ctx, grad):
         input, weight = ctx.saved_tensors
-        dims, eps, has_bias = ctx.settings
-        xhat, rstd, _, _ = _normalized(input, dims, eps)
-        outer = tuple(range(input.dim() - len(dims)))
-        g = grad * weight if weight is not None else grad
-        grad_input = _input_gradient(g, xhat, rstd, dims) if ctx.needs_input_grad[0] else None
-        grad_weight = (grad * xhat).sum(outer) if (weight is not None
-                                                   and ctx.needs_input_grad[2]) else None
-        grad_bias = grad.sum(outer) if has_bias and ctx.needs_input_grad[3] else None
-        return grad_input, None, grad_weight, grad_bias, None
+        layout = ctx.layout
+        dtype = _compute_dtype(input)
+        grad = layout.view(grad.to(dtype))
+        xhat, rstd, w = ctx.xhat, ctx.rstd, ctx.weight_view
+        if is_grad_enabled():       # create_graph: xhat and weight as functions of inputs
+            x = layout.view(input.to(dtype))
+            if ctx.stats is None:
+                xhat, rstd = _normalized(x, layout, ctx.eps)[:2]
+            else:
+                xhat = (x - ctx.stats[0]) * rstd
+            w = _param_view(weight, layout, dtype)
+        needs = ctx.needs_input_grad
+        grad_input = grad_weight = grad_bias = None
+        if needs[0]:
+            g = grad if w is None else grad * w
+            if ctx.stats is None:
+                grad_input = _input_gradient(g, xhat, rstd, layout)
+            else:
+                grad_input = g * rstd
+            grad_input = layout.unview(grad_input, input).to(input.dtype)
+        if needs[1]:
+            grad_weight = layout.param_sum(grad * xhat).to(weight.dtype)
+        if needs[2]:
+            grad_bias = layout.param_sum(grad).to(ctx.bias_dtype)
+        return grad_input, grad_weight, grad_bias, None, None, None, None
 
     @staticmethod
-    def jvp(ctx, input_t, _, weight_t, bias_t, eps_t):
-        """``d(xhat) = rstd * (dx - mean(dx) - xhat * mean(dx * xhat))``, then the affine
-        part's product rule."""
-        input, weight = ctx.saved_tensors
-        dims, eps, _ = ctx.settings
-        xhat, rstd, _, _ = _normalized(input, dims, eps)
-        tangent = _input_gradient(input_t, xhat, rstd, dims) if input_t is not None else \
-            xhat * 0
-        if weight is not None:
-            tangent = tangent * weight
-            if weight_t is not None:
-                tangent = tangent + xhat * weight_t
+    def jvp(ctx, input_t, weight_t, bias_t, layout_t, eps_t, stats_t, running_t):
+        """Forward AD: the Jacobian of ``xhat`` is symmetric (NOTE [The normalization
+        backward]), so the input's tangent goes through the backward's formula."""
+        layout = ctx.layout
+        dtype = _compute_dtype(input_t)
+        t = layout.view(input_t.to(dtype))
+        if ctx.stats is None:
+            xhat_t = _input_gradient(t, ctx.xhat, ctx.rstd, layout)
+        else:
+            xhat_t = t * ctx.rstd
+        w = ctx.weight_view
+        out_t = xhat_t if w is None else xhat_t * w
+        if weight_t is not None:
+            out_t = out_t + ctx.xhat * _param_view(weight_t, layout, dtype)
         if bias_t is not None:
-            tangent = tangent + bias_t
-        return tangent
+            out_t = out_t + _param_view(bias_t, layout, dtype)
+        return layout.unview(out_t, input_t).to(input_t.dtype)
 
 
-LayerNorm._backward_cls.__name__ = "NativeLayerNormBackward0"
+def _param_view(param, layout, dtype):
+    """``param`` (None allowed) in ``dtype``, shaped to broadcast against the input."""
+    return None if param is None else layout.param(param.to(dtype))
+
+
+def _update_running(running, mean, var, count):
+    """``running = (1 - momentum) * running + momentum * batch``, with the batch's unbiased
+    variance (``var * n / (n - 1)``) for the running estimate: the biased one normalizes.
+    Written into the buffers' arrays, as torch's kernel writes them: their version does not
+    change, so a graph that saved them stays usable."""
+    running_mean, running_var, momentum = running
+    if running_mean is not None:
+        batch = mean.reshape(running_mean.shape).to(running_mean.dtype)
+        _overwrite(running_mean, batch * momentum + running_mean * (1 - momentum))
+    if running_var is not None:
+        unbiased = var.reshape(running_var.shape) * (count / (count - 1))
+        _overwrite(running_var, unbiased.to(running_var.dtype) * momentum
+                   + running_var * (1 - momentum))
+
+
+def _overwrite(buffer, values):
+    _array_of(buffer)[...] = _array_of(values)
+
+
+class NativeLayerNorm(_Normalization):
+    """``layer_norm``'s op: the last dims normalized, weight and bias along them."""
+
+
+class NativeGroupNorm(_Normalization):
+    """``group_norm``'s op: groups of channels normalized per sample, weight and bias per
+    channel."""
+
+
+class NativeBatchNorm(_Normalization):
+    """``batch_norm``'s op: every dim but the channels' (dim 1) normalized, weight and bias
+    per channel."""
+
+
+# The nodes named as torch's (a Function's node is otherwise <Function>Backward).
+NativeLayerNorm._backward_cls.__name__ = "NativeLayerNormBackward0"
+NativeBatchNorm._backward_cls.__name__ = "NativeBatchNormBackward0"
+NativeGroupNorm._backward_cls.__name__ = "NativeGroupNormBackward0"
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    """``(x - mean) / sqrt(var + eps) * weight + bias`` over the trailing
-    ``normalized_shape`` of ``input``."""
-    normalized_shape = tuple(normalized_shape) if hasattr(normalized_shape, "__len__") \
-        else (normalized_shape,)
-    count = len(normalized_shape)
-    if tuple(input.shape[input.dim() - count:]) != normalized_shape or count > input.dim():
-        raise RuntimeError(
-            f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
-            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size"
-            f"{list(input.shape)}")
-    for name, value in (("weight", weight), ("bias", bias)):
-        if value is not None and tuple(value.shape) != normalized_shape:
+    """Normalize over the last ``len(normalized_shape)`` dims (mean 0, biased variance 1),
+    then scale by ``weight`` and shift by ``bias`` (both of ``normalized_shape``)."""
+    if not isinstance(normalized_shape, (tuple, list, _ag.Size)):
+        raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple "
+                        f"of ints, not {type(normalized_shape).__name__}")
+    shape = tuple(int(n) for n in normalized_shape)
+    _check_layer_norm(input, shape, weight, bias)
+    return NativeLayerNorm.apply(input, weight, bias, _Rows(input, shape), eps, None, None)
+
+
+def _check_layer_norm(input, shape, weight, bias):
+    if not shape:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
+    for name, param in (("weight", weight), ("bias", bias)):
+        if param is not None and tuple(param.shape) != shape:
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
-                               f"got {name} of shape {list(value.shape)} and normalized_shape "
-                               f"= {list(normalized_shape)}")
-    return LayerNorm.apply(input, count, weight, bias, eps)
-
-
-class BatchNorm(Function):
-    """Normalisation of each channel (dim 1) over the batch and the spatial dims, with the
-    batch's statistics (``training``) or the running ones."""
-
-    builtin_op = True
-
-    @staticmethod
-    def forward(ctx, input, running_mean, running_var, weight, bias, training, momentum, eps):
-        dims = (0,) + tuple(range(2, input.dim()))
-        shape = (1, -1) + (1,) * (input.dim() - 2)
-        if training:
-            xhat, rstd, mean, variance = _normalized(input, dims, eps)
-            if running_mean is not None:
-                count = input.numel() // input.shape[1]
-                with no_grad():
-                    variance = variance.reshape(-1)
-                    running_mean.mul_(1 - momentum).add_(mean.reshape(-1) * momentum)
-                    running_var.mul_(1 - momentum).add_(
-                        variance * (momentum * count / max(count - 1, 1)))
-        else:
-            rstd = (running_var + eps).rsqrt().reshape(shape)
-            xhat = (input - running_mean.reshape(shape)) * rstd
-        output = xhat
-        if weight is not None:
-            output = output * weight.reshape(shape)
-        if bias is not None:
-            output = output + bias.reshape(shape)
-        ctx.save_for_backward(input, weight)
-        ctx.settings = (dims, shape, eps, training, bias is not None)
-        ctx.running = (running_mean, running_var) if not training else None
-        return output
-
-    @staticmethod
-    def backward(ctx, grad):
-        input, weight = ctx.saved_tensors
-        dims, shape, eps, training, has_bias = ctx.settings
-        if training:
-            xhat, rstd, _, _ = _normalized(input, dims, eps)
-        else:
-            running_mean, running_var = ctx.running
-            rstd = (running_var + eps).rsqrt().reshape(shape)
-            xhat = (input - running_mean.reshape(shape)) * rstd
-        g = grad * weight.reshape(shape) if weight is not None else grad
-        grad_input = None
-        if ctx.needs_input_grad[0]:
-            grad_input = _input_gradient(g, xhat, rstd, dims) if training else g * rstd
-        grad_weight = (grad * xhat).sum(dims) if (weight is not None
-                                                  and ctx.needs_input_grad[3]) else None
-        grad_bias = grad.sum(dims) if has_bias and ctx.needs_input_grad[4] else None
-        return grad_input, None, None, grad_weight, grad_bias, None, None, None
-
-
-BatchNorm._backward_cls.__name__ = "NativeBatchNormBackward0"
+                               f"got {name} of shape {list(param.shape)} and normalized_shape "
+                               f"= {list(shape)}")
+    if tuple(input.shape[input.dim() - len(shape):]) != shape or input.dim() < len(shape):
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*, {', '.join(str(n) for n in shape)}], but got input of size"
+                           f"{list(input.shape)}")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"LayerNormKernelImpl\" not implemented for "
+                                  f"'{input.dtype._scalar_name}'")
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-5):
-    """Batch normalisation of ``(N, C, ...)``: the batch's statistics while ``training``
-    (and the running ones updated in place: ``(1 - momentum) * running + momentum * batch``,
-    the variance unbiased), the running statistics otherwise."""
+    """Normalize each channel (dim 1) of ``input`` over the batch and the other dims.
+
+    In training the batch's statistics normalize (biased variance) and ``running_mean`` /
+    ``running_var``, when given, move towards them by ``momentum`` in place (unbiased
+    variance); in eval mode the running statistics normalize.
+    """
     if training:
-        per_channel = input.numel() // input.shape[1] if input.dim() > 1 else input.numel()
-        if per_channel <= 1:
-            raise ValueError(f"Expected more than 1 value per channel when training, got "
-                             f"input size {input.shape}")
-    elif running_mean is None or running_var is None:
-        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
-    return BatchNorm.apply(input, running_mean, running_var, weight, bias, training,
-                           momentum, eps)
+        size = input.shape[0] * math.prod(input.shape[2:])
+        if size == 1:
+            raise ValueError("Expected more than 1 value per channel when training, got "
+                             f"input size {input.size()}")
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    channels = input.shape[1] if input.dim() > 1 else 0
+    _check_batch_norm(input, running_mean, running_var, weight, bias, channels, training)
+    layout = _Channels(input)
+    if training:
+        running = None if running_mean is None and running_var is None else (
+            running_mean, running_var, momentum)
+        return NativeBatchNorm.apply(input, weight, bias, layout, eps, None, running)
+    dtype = _compute_dtype(input)
+    mean = layout.param(running_mean.to(dtype))
+    rstd = layout.param((running_var.to(dtype) + eps).rsqrt())
+    return NativeBatchNorm.apply(input, weight, bias, layout, eps, (mean, rstd), None)
+
+
+def _check_batch_norm(input, running_mean, running_var, weight, bias, channels, training):
+    params = [p for p in (weight, bias, running_mean, running_var) if p is not None]
+    for name, param in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
+                        ("running_var", running_var)):
+        if param is not None and param.numel() != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not "
+                               f"{param.numel()}")
+    # torch's CPU kernel: parameters of the input's dtype, or float32 for a reduced one
+    if any(p.dtype != input.dtype for p in params):
+        if _compute_dtype(input) == input.dtype:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        if any(p.dtype != _ag.float32 for p in params):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of "
+                               "Float")
+    if not training:
+        for name, param in (("running_mean", running_mean), ("running_var", running_var)):
+            if param is None:
+                raise RuntimeError(f"{name} must be defined in evaluation mode")
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
-    """Layer normalisation of each group of ``C / num_groups`` channels of each example."""
-    n, channels = input.shape[0], input.shape[1]
+    """Split the channels (dim 1) into ``num_groups`` groups and normalize each group of
+    each sample over its channels and the other dims; ``weight`` and ``bias`` per channel."""
+    if input.dim() < 2:
+        raise RuntimeError("Expected at least 2 dimensions for input tensor but received "
+                           f"{input.dim()}")
+    channels = input.shape[1]
+    size = [input.shape[0] * channels // num_groups, num_groups] + list(input.shape[2:])
+    if size[0] * math.prod(size[2:]) == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                         f"size {size}")
     if channels % num_groups:
-        raise RuntimeError(f"Expected number of channels in input to be divisible by "
-                           f"num_groups, but got input of shape {input.shape} and num_groups="
-                           f"{num_groups}")
-    grouped = input.reshape(n, num_groups, -1)
-    xhat = _normalized(grouped, (2,), eps)[0].reshape(input.shape)
-    shape = (1, -1) + (1,) * (input.dim() - 2)
-    if weight is not None:
-        xhat = xhat * weight.reshape(shape)
-    if bias is not None:
-        xhat = xhat + bias.reshape(shape)
-    return xhat
-
+        raise RuntimeError("Expected number of channels in input to be divisible by "
+                           f"num_groups, but got input of shape {list(input.shape)} and "
+                           f"num_groups={num_groups}")
+    for name, param in (("weight", weight), ("bias", bias)):
+        if param is not None and (param.dim() != 1 or param.numel() != channels):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape "
+                               f"{list(param.shape)} and input of shape {list(input.shape)}")
+    return NativeGroupNorm.apply(input, weight, bias, _Groups(input, num_groups), eps, None,
+                                 None)

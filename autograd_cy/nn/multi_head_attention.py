@@ -1,0 +1,161 @@
+"""``multi_head_attention_forward``: nn.MultiheadAttention's computation, with torch's
+signature, so that the module can call it as torch's does.
+
+Sequence-first inputs ``(L, N, E)`` (or unbatched ``(L, E)``) are projected to queries,
+keys and values (one packed ``in_proj_weight`` of shape ``(3E, E)``, or three separate
+weights), split into ``num_heads`` heads of ``E / num_heads`` dims, attended head by head,
+and the heads' outputs concatenated and projected by ``out_proj``. ``key_padding_mask``
+(``(N, S)``, True or -inf where a key is padding) is merged into ``attn_mask``.
+
+Two ways, as torch's: with ``need_weights`` the attention weights are computed explicitly
+(``bmm``, softmax, ``bmm``) and returned, averaged over the heads unless
+``average_attn_weights=False``; without, the heads go through
+``scaled_dot_product_attention`` and the weights are None.
+
+It is a composite of nn.functional's ops, looked up when called (``_F.linear``), so that
+under vmap, which swaps those ops for batching ones, it batches as they do; it is therefore
+not in nn.functional's ``__all__``, the list of ops vmap swaps.
+"""
+import math
+
+import autograd_cy as _ag
+from autograd_cy.nn import functional as _F
+
+__all__ = ["multi_head_attention_forward"]
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads,
+                                 in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
+                                 dropout_p, out_proj_weight, out_proj_bias, training=True,
+                                 key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None,
+                                 k_proj_weight=None, v_proj_weight=None, static_k=None,
+                                 static_v=None, average_attn_weights=True, is_causal=False):
+    """Multi-head attention of ``query`` over ``key``/``value``; returns ``(output,
+    weights)``, ``weights`` None unless ``need_weights``."""
+    if bias_k is not None or bias_v is not None or add_zero_attn or static_k is not None \
+            or static_v is not None:
+        raise NotImplementedError("multi_head_attention_forward: bias_k/bias_v, "
+                                  "add_zero_attn and static_k/static_v are not supported")
+    batched = query.dim() == 3
+    if not batched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    length, batch, embed_dim = query.shape
+    source = key.shape[0]
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, "
+                             f"but got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the "
+                           "Transformer module method `generate_square_subsequent_mask` to "
+                           "create this mask.")
+
+    key_padding_mask = _as_additive(key_padding_mask, query.dtype)
+    if is_causal and key_padding_mask is None and not need_weights:
+        attn_mask = None                # sdpa's is_causal says it
+    else:
+        attn_mask = _as_additive(attn_mask, query.dtype)
+        is_causal = False if key_padding_mask is not None else is_causal
+    attn_mask = _attention_mask_3d(attn_mask, length, source, batch * num_heads)
+
+    q, k, v = _in_projection(query, key, value, in_proj_weight, in_proj_bias,
+                             use_separate_proj_weight, q_proj_weight, k_proj_weight,
+                             v_proj_weight)
+    # (L, N, E) -> (N * heads, L, head_dim): each head of each sample a batch entry
+    q = q.reshape(length, batch * num_heads, head_dim).transpose(0, 1)
+    k = k.reshape(source, batch * num_heads, head_dim).transpose(0, 1)
+    v = v.reshape(source, batch * num_heads, head_dim).transpose(0, 1)
+    if key_padding_mask is not None:
+        padding = key_padding_mask.reshape(batch, 1, 1, source).expand(
+            batch, num_heads, 1, source).reshape(batch * num_heads, 1, source)
+        attn_mask = padding if attn_mask is None else attn_mask + padding
+    if not training:
+        dropout_p = 0.0
+
+    if need_weights:
+        scores = _ag.bmm(q * math.sqrt(1.0 / head_dim), k.transpose(-2, -1))
+        if attn_mask is not None:
+            scores = scores + attn_mask
+        weights = _F.softmax(scores, dim=-1)
+        if dropout_p > 0.0:
+            weights = _F.dropout(weights, p=dropout_p)
+        heads = _ag.bmm(weights, v)
+        output = _out_projection(heads.transpose(0, 1), length, batch, embed_dim,
+                                 out_proj_weight, out_proj_bias)
+        weights = weights.reshape(batch, num_heads, length, source)
+        if average_attn_weights:
+            weights = weights.mean(dim=1)
+        if not batched:
+            output, weights = output.squeeze(1), weights.squeeze(0)
+        return output, weights
+
+    if attn_mask is not None:
+        attn_mask = (attn_mask.unsqueeze(0) if attn_mask.shape[0] == 1
+                     else attn_mask.reshape(batch, num_heads, length, source))
+    q = q.reshape(batch, num_heads, length, head_dim)
+    k = k.reshape(batch, num_heads, source, head_dim)
+    v = v.reshape(batch, num_heads, source, head_dim)
+    heads = _F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    # (N, heads, L, head_dim) -> (L, N, heads, head_dim)
+    output = _out_projection(heads.permute(2, 0, 1, 3), length, batch, embed_dim,
+                             out_proj_weight, out_proj_bias)
+    return (output if batched else output.squeeze(1)), None
+
+
+def _as_additive(mask, dtype):
+    """A boolean mask as 0 where False and -inf where True (True masks out, here); a float
+    mask as it is."""
+    if mask is None or mask.dtype != _ag.bool:
+        return mask
+    return _ag.zeros(mask.shape, dtype=dtype, device=mask.device).masked_fill(mask, -math.inf)
+
+
+def _attention_mask_3d(mask, length, source, batch_heads):
+    """``attn_mask`` as ``(1 or N * heads, L, S)``, with torch's errors for other shapes."""
+    if mask is None:
+        return None
+    if mask.dim() == 2:
+        if tuple(mask.shape) != (length, source):
+            raise RuntimeError(f"The shape of the 2D attn_mask is {mask.shape}, but should be "
+                               f"{(length, source)}.")
+        return mask.unsqueeze(0)
+    if mask.dim() == 3:
+        if tuple(mask.shape) != (batch_heads, length, source):
+            raise RuntimeError(f"The shape of the 3D attn_mask is {mask.shape}, but should be "
+                               f"{(batch_heads, length, source)}.")
+        return mask
+    raise RuntimeError(f"attn_mask's dimension {mask.dim()} is not supported")
+
+
+def _in_projection(query, key, value, in_proj_weight, in_proj_bias, separate, q_weight,
+                   k_weight, v_weight):
+    """The queries, keys and values: one product for self-attention with the packed weight,
+    else one per distinct input."""
+    if separate:
+        biases = (None,) * 3 if in_proj_bias is None else in_proj_bias.chunk(3)
+        return tuple(_F.linear(x, w, b) for x, w, b in
+                     zip((query, key, value), (q_weight, k_weight, v_weight), biases))
+    embed_dim = query.shape[-1]
+    if query is key and key is value:
+        packed = _F.linear(query, in_proj_weight, in_proj_bias)
+        return tuple(packed.unflatten(-1, (3, embed_dim)).unbind(-2))
+    weights = in_proj_weight.split(embed_dim)
+    biases = (None,) * 3 if in_proj_bias is None else in_proj_bias.split(embed_dim)
+    if key is value:
+        kv_weight = in_proj_weight[embed_dim:]
+        kv_bias = None if in_proj_bias is None else in_proj_bias[embed_dim:]
+        k, v = _F.linear(key, kv_weight, kv_bias).unflatten(-1, (2, embed_dim)).unbind(-2)
+        return _F.linear(query, weights[0], biases[0]), k, v
+    return tuple(_F.linear(x, w, b) for x, w, b in zip((query, key, value), weights, biases))
+
+
+def _out_projection(heads, length, batch, embed_dim, weight, bias):
+    """``heads`` laid out ``(L, N, heads, head_dim)`` (any strides), concatenated per
+    position and projected: ``(L, N, E)``."""
+    flat = heads.reshape(length * batch, embed_dim)
+    return _F.linear(flat, weight, bias).reshape(length, batch, embed_dim)
