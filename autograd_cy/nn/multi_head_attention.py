@@ -95,8 +95,9 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         return output, weights
 
     if attn_mask is not None:
+        # (1 or N * heads, L or 1, S) -> broadcastable to (N, heads, L, S)
         attn_mask = (attn_mask.unsqueeze(0) if attn_mask.shape[0] == 1
-                     else attn_mask.reshape(batch, num_heads, length, source))
+                     else attn_mask.reshape(batch, num_heads, attn_mask.shape[-2], source))
     q = q.reshape(batch, num_heads, length, head_dim)
     k = k.reshape(batch, num_heads, source, head_dim)
     v = v.reshape(batch, num_heads, source, head_dim)
