@@ -571,10 +571,10 @@ cdef void wrap_outputs(object cls, _FunctionBase ctx, list outputs, tuple inputs
 cdef inline bint floating_or_complex(object array):
     """Can ``array`` carry a gradient (a floating or complex dtype)? Read from the array
     struct for a NumPy array."""
-    if type(array) is cnp.ndarray:
-        return (cnp.PyArray_ISFLOAT(<cnp.ndarray>array)
-                or cnp.PyArray_ISCOMPLEX(<cnp.ndarray>array))
-    return kind_of(array.dtype) in "fc"
+    if type(array) is cnp.ndarray and (cnp.PyArray_ISFLOAT(<cnp.ndarray>array)
+                                       or cnp.PyArray_ISCOMPLEX(<cnp.ndarray>array)):
+        return True
+    return kind_of(array.dtype) in "fc"     # bfloat16 too (NOTE [bfloat16's kind])
 
 
 cdef Tensor alias(Tensor var):

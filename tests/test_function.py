@@ -998,3 +998,22 @@ def test_ten_thousand_chained_functions_run_backward_without_recursion():
         assert node() is None                          # freed without overflowing the stack
     finally:
         sys.setrecursionlimit(limit)
+
+
+def test_a_bfloat16_output_joins_the_graph():
+    """ml_dtypes' bfloat16 is floating to autograd (NumPy does not call it a float): a
+    Function's bfloat16 output requires grad and differentiates, as torch's."""
+    def run(lib):
+        class Double(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad * 2
+        x = lib.ones(3, dtype=lib.bfloat16, requires_grad=True)
+        y = Double.apply(x)
+        y.sum().backward()
+        return y.requires_grad, x.grad.float().tolist()
+    assert run(ag) == run(torch)

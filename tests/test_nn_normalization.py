@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import autograd_cy as ag
-from oracle import DEVICE, LIBS, assert_close, assert_same_error, check_op, check_jvp, randn
+from oracle import LIBS, assert_close, assert_same_error, check_op, check_jvp, randn
 
 DTYPES = [np.float32, np.float64]
 
@@ -72,16 +72,7 @@ def test_layer_norm_forward_ad():
               randn(2, 3, 2), randn(3, 2, seed=1), randn(3, 2, seed=2))
 
 
-# A custom Function's bfloat16 output does not join the graph yet: floating_or_complex in
-# pyx/function.pyx asks NumPy, for which ml_dtypes' bfloat16 is not a float (a CuPy array's
-# dtype is read by kind_of, which knows it).
-BFLOAT16_FUNCTION_OUTPUTS = pytest.mark.xfail(
-    DEVICE == "cpu", strict=True,
-    reason="pyx/function.pyx: a Function's bfloat16 output is not differentiable")
-
-
-@pytest.mark.parametrize("dtype", ["float16",
-                                   pytest.param("bfloat16", marks=BFLOAT16_FUNCTION_OUTPUTS)])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_layer_norm_reduced_precision_computes_in_float32(dtype):
     """Normalized in float32, rounded once: torch's CPU result to the last bit."""
     def fn(lib):
