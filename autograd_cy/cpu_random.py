@@ -25,11 +25,15 @@ into values by a fixed rule, and doing the same here gives torch's numbers after
 ``bernoulli_`` (dropout's mask) has no torch counterpart here: torch's CPU kernel draws it
 through MKL. Those draws use the same stream, through NumPy.
 """
+import functools
 import math
 
 import numpy as np
 
-__all__ = ["uniform", "normal", "integers", "full_range", "permutation"]
+from autograd_cy._C.dtype import _c10_name
+
+__all__ = ["uniform", "normal", "integers", "full_range", "permutation", "in_memory_order",
+           "exponential", "check_uniform_bounds", "random_bounds"]
 
 _INTEGER_MAX = {"int64": 2 ** 63, "int32": 2 ** 31, "int16": 2 ** 15, "int8": 2 ** 7,
                 "uint8": 2 ** 8, "bool": 2, "float32": 2 ** 24 + 1, "float64": 2 ** 53 + 1,
@@ -60,18 +64,49 @@ def _unit_uniform(generator, count, double):
 def _as_real_pairs(draw):
     """A complex dtype draws its real and imaginary parts as a real tensor of twice the
     values, interleaved (torch's ``view_as_real``); a normal part has half the variance."""
-    def complex_aware(generator, shape, numpy_dtype, first=0.0, second=1.0):
+    def complex_aware(generator, shape, numpy_dtype, first=0.0, second=1.0, **options):
         numpy_dtype = np.dtype(numpy_dtype)
         if numpy_dtype.kind != "c":
-            return draw(generator, shape, numpy_dtype, first, second)
+            return draw(generator, shape, numpy_dtype, first, second, **options)
         real = np.float32 if numpy_dtype == np.complex64 else np.float64
         if draw is normal_real:                    # each part has half the variance
             second = second / np.sqrt(2.0)
-        pairs = draw(generator, tuple(shape) + (2,), real, first, second)
+        pairs = draw(generator, tuple(shape) + (2,), real, first, second, **options)
         return pairs.view(numpy_dtype).reshape(shape)
     complex_aware.__name__ = draw.__name__.replace("_real", "")
     complex_aware.__doc__ = draw.__doc__
     return complex_aware
+
+
+# NOTE [A fused multiply-add in NumPy]
+# torch's CPU kernels are compiled with fused multiply-adds: ``u * span + low`` is rounded
+# once, where NumPy rounds the product and then the sum, and differs in the last bit for
+# about one value in ten. In float32 the product of two float32 is exact in float64, so
+# one float64 sum and a cast suffice. In float64, Dekker's error-free product and Knuth's
+# error-free sum split ``a * b + c`` into a rounded value and its exact remainder; adding
+# the remainder once rounds the whole (wrong only where a remainder's own rounding crosses
+# a tie: never seen in torch's draws).
+
+def _split(x):
+    """``x`` as high + low halves of 26 bits each: their products are exact."""
+    scaled = 134217729.0 * x                # 2**27 + 1
+    high = scaled - (scaled - x)
+    return high, x - high
+
+
+def fused_multiply_add(a, b, c):
+    """``a * b + c`` (float64 arrays or numbers) rounded once (NOTE [A fused multiply-add
+    in NumPy])."""
+    a = np.asarray(a, np.float64)
+    product = a * b
+    a_high, a_low = _split(a)
+    b_high, b_low = _split(np.float64(b))
+    product_error = ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + \
+        a_low * b_low
+    total = product + c
+    part = total - product
+    sum_error = (product - (total - part)) + (c - part)
+    return total + (product_error + sum_error)
 
 
 def uniform_real(generator, shape, numpy_dtype, low=0.0, high=1.0):
@@ -80,10 +115,7 @@ def uniform_real(generator, shape, numpy_dtype, low=0.0, high=1.0):
     double = numpy_dtype == np.float64
     u = _unit_uniform(generator, count, double)
     if double:
-        # the fused multiply-add in x87's 64-bit mantissa: exact but for a rare double
-        # rounding (float64 alone would round the product first)
-        values = (u.astype(np.longdouble) * np.longdouble(float(high) - float(low))
-                  + np.longdouble(float(low))).astype(np.float64)
+        values = fused_multiply_add(u, float(high) - float(low), float(low))
     else:
         # float32 bounds, and ``u * span + low`` rounded once, as the fused multiply-add
         # torch's vectorized kernel compiles to (the product is exact in float64)
@@ -92,31 +124,80 @@ def uniform_real(generator, shape, numpy_dtype, low=0.0, high=1.0):
     return values.astype(numpy_dtype).reshape(shape)
 
 
+def _libm(function, values):
+    """``function`` of ``math`` (the C library's, as torch's scalar float64 code calls it)
+    over an array: NumPy's own vectorized log, cos and sin differ in the last bit."""
+    return np.fromiter(map(function, values.ravel().tolist()), np.float64,
+                       values.size).reshape(values.shape)
+
+
 def _box_muller_blocks(u):
-    """torch's normal_fill: ``u`` (a multiple of 16 uniforms) to normals, block by block."""
+    """torch's normal_fill: ``u`` (a multiple of 16 uniforms) to normals, block by block.
+    float64 goes through the C library's functions as torch's does, bit for bit; float32
+    through NumPy's, where torch's vectorized ones may differ in the last bit."""
     blocks = u.reshape(-1, 2, 8)
-    radius = np.sqrt(-2 * np.log(1 - blocks[:, 0]))
     theta = (2.0 * np.pi * blocks[:, 1]).astype(u.dtype)
-    return np.stack([radius * np.cos(theta), radius * np.sin(theta)], axis=1).reshape(-1)
-
-
-def normal_real(generator, shape, numpy_dtype, mean=0.0, std=1.0):
-    """Normal samples in ``numpy_dtype``, as torch's ``normal_`` (NOTE [torch's CPU random
-    numbers])."""
-    count = int(np.prod(shape, dtype=np.int64))
-    if count >= 16:
-        double = numpy_dtype == np.float64
-        work = np.float64 if double else np.float32
-        u = _unit_uniform(generator, count, double)
-        values = np.empty(count, work)
-        whole = count - count % 16
-        values[:whole] = _box_muller_blocks(u[:whole])
-        if count % 16:
-            values[count - 16:] = _box_muller_blocks(_unit_uniform(generator, 16, double))
-        values = values * work(std) + work(mean)
+    if u.dtype == np.float64:
+        log, cos, sin = (functools.partial(_libm, f) for f in (math.log, math.cos, math.sin))
     else:
-        values = np.array([_one_normal(generator) * std + mean for _ in range(count)])
+        log, cos, sin = np.log, np.cos, np.sin
+    radius = np.sqrt(-2 * log(1 - blocks[:, 0]))
+    return np.stack([radius * cos(theta), radius * sin(theta)], axis=1).reshape(-1)
+
+
+def _scaled(values, mean, std):
+    """``values * std + mean`` rounded once, as the fused multiply-add torch's compiled
+    kernels use: float32 through float64, where the product is exact."""
+    if values.dtype == np.float64:
+        return fused_multiply_add(values, float(std), float(mean))
+    exact = values.astype(np.float64) * np.float64(np.float32(std))
+    return (exact + np.float64(np.float32(mean))).astype(np.float32)
+
+
+def _normal_blocks(generator, count, double, interleaved):
+    """``count`` (>= 16) standard normals from uniforms transformed in blocks of 16, a
+    partial last block redrawn whole and written over the last 16 values. ``interleaved``:
+    each block's 16 uniforms are drawn just before it is transformed (torch's float16 and
+    bfloat16), else all ``count`` first and the redrawn block after them."""
+    whole = count - count % 16
+    if interleaved:
+        u = _unit_uniform(generator, whole + (16 if count % 16 else 0), double)
+        drawn = _box_muller_blocks(u)
+        tail = drawn[whole:]
+    else:
+        drawn = _box_muller_blocks(_unit_uniform(generator, count, double)[:whole])
+        tail = _box_muller_blocks(_unit_uniform(generator, 16, double)) if count % 16 \
+            else drawn[:0]
+    values = np.empty(count, drawn.dtype)
+    values[:whole] = drawn[:whole]
+    if count % 16:
+        values[count - 16:] = tail
+    return values
+
+
+def normal_real(generator, shape, numpy_dtype, mean=0.0, std=1.0, contiguous=True):
+    """Normal samples in ``numpy_dtype``, as torch's ``normal_`` (NOTE [torch's CPU random
+    numbers]); a tensor that is not ``contiguous`` takes torch's one-by-one path."""
+    count = int(np.prod(shape, dtype=np.int64))
+    numpy_dtype = np.dtype(numpy_dtype)
+    if count >= 16 and contiguous:
+        double = numpy_dtype == np.float64
+        standard = _normal_blocks(generator, count, double,
+                                  interleaved=numpy_dtype.itemsize == 2)
+        values = _scaled(standard, mean, std)
+    else:
+        values = _scaled(np.array([_one_normal(generator) for _ in range(count)], np.float64),
+                         mean, std)
     return values.astype(numpy_dtype, copy=False).reshape(shape)
+
+
+def in_memory_order(draw, shape, strides):
+    """The values of ``draw(shape)`` placed as torch's serial kernels write them into a
+    tensor of ``strides``: the n-th value drawn to the n-th lowest address, so a transposed
+    or sliced tensor gets the numbers its memory would get in torch."""
+    order = sorted(range(len(shape)), key=lambda dim: -strides[dim])
+    values = draw(tuple(shape[dim] for dim in order))
+    return np.transpose(values, np.argsort(order))
 
 
 uniform = _as_real_pairs(uniform_real)
@@ -134,6 +215,70 @@ def _one_normal(generator):
     theta = 2.0 * math.pi * u1
     generator._next_normal = radius * math.sin(theta)
     return radius * math.cos(theta)
+
+
+def exponential(generator, shape, numpy_dtype, rate):
+    """Exponential samples of rate ``rate`` (``exponential_``): ``-log1p(-u) / rate`` of a
+    float64 uniform, rounded to ``numpy_dtype``."""
+    count = int(np.prod(shape, dtype=np.int64))
+    u = _unit_uniform(generator, count, double=True)
+    return (-1.0 / rate * np.log1p(-u)).astype(numpy_dtype).reshape(shape)
+
+
+def _out_of_bounds(value, name, low, high, dtype):
+    if not low <= value <= high:
+        raise RuntimeError(f"{name} is out of bounds for {_c10_name(dtype)}")
+
+
+def _limits(dtype):
+    """The smallest and largest value of ``dtype`` (autograd_cy's dtype), as Python
+    numbers."""
+    if dtype.is_floating_point:
+        info = np.finfo(dtype.numpy)
+        return float(info.min), float(info.max)
+    if dtype.numpy == np.bool_:
+        return 0, 1
+    info = np.iinfo(dtype.numpy)
+    return int(info.min), int(info.max)
+
+
+def check_uniform_bounds(low, high, dtype):
+    """torch's checks of ``uniform_``'s bounds: finite in ``dtype``, ordered, and a span
+    the dtype holds."""
+    if dtype.is_complex:
+        return
+    smallest, largest = _limits(dtype)
+    _out_of_bounds(low, "from", smallest, largest, dtype)
+    _out_of_bounds(high, "to", smallest, largest, dtype)
+    if low > high:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
+                           f"from={low} > to={high}")
+    if high - low > largest:
+        raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<"
+                           f"{dtype._scalar_name}>::max(), but found to={high:g} and "
+                           f"from={low:g} which result in to-from to exceed the limit")
+
+
+def random_bounds(low, high, dtype):
+    """``random_(from, to)``'s range as [low, high), with torch's checks: ``to=None`` runs
+    to the dtype's largest value (for a floating dtype, its largest exact integer); both
+    must lie in the dtype."""
+    if high is not None:
+        if low >= high:
+            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
+                               f"from={low} >= to={high}")
+        last = high - 1
+    else:
+        digits = np.finfo(dtype.numpy).nmant + 1 if dtype.is_floating_point else None
+        last = 2 ** digits if digits else _limits(dtype)[1]
+        if digits and low >= last:
+            raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than or "
+                               f"equal to 'to_inc' casted to dtype, but got from={low} > "
+                               f"to_inc={last}")
+    smallest, largest = _limits(dtype)
+    _out_of_bounds(low, "from", smallest, largest, dtype)
+    _out_of_bounds(last, "to - 1", smallest, largest, dtype)
+    return int(low), int(last) + 1
 
 
 def integers(generator, shape, numpy_dtype, low, high):
@@ -156,8 +301,16 @@ def full_range(generator, shape, numpy_dtype):
     return (draws % np.uint64(modulus)).astype(numpy_dtype).reshape(shape)
 
 
+# torch shuffles with 32-bit words below this length, whose remainders are fair enough there
+_SMALL_PERMUTATION = (2 ** 32 - 1) // 20
+
+
 def permutation(generator, n):
-    """A random permutation of ``0 .. n-1`` (``randperm``), as torch's CPU kernel shuffles."""
+    """A random permutation of ``0 .. n-1`` (``randperm``), as torch's CPU kernel shuffles:
+    Fisher-Yates from the front with 32-bit words, or from ``_SMALL_PERMUTATION`` on the
+    "inside-out" shuffle with 64-bit numbers (one Python step per element: slow there)."""
+    if n >= _SMALL_PERMUTATION:
+        return _inside_out_permutation(generator, n)
     result = np.arange(n, dtype=np.int64)
     if n < 2:
         return result
@@ -167,3 +320,17 @@ def permutation(generator, n):
         j = i + offset
         order[i], order[j] = order[j], order[i]
     return np.array(order, dtype=np.int64)
+
+
+def _inside_out_permutation(generator, n):
+    """Element ``i`` goes to a place ``z`` uniform on [0, i], whose element moves to ``i``."""
+    result = np.empty(n, np.int64)
+    chunk = 2 ** 20                     # the 64-bit numbers drawn a chunk at a time
+    for start in range(0, n, chunk):
+        stop = min(start + chunk, n)
+        places = _wide_words(generator, stop - start) % np.arange(start + 1, stop + 1,
+                                                                   dtype=np.uint64)
+        for i, z in enumerate(places.tolist(), start):
+            result[i] = result[z]
+            result[z] = i
+    return result

@@ -37,11 +37,12 @@ class Generator:
         self._reseed(67280421310721)
 
     def _reseed(self, seed):
-        self._seed = seed
+        self._seed = seed & 0xFFFFFFFFFFFFFFFF            # torch keeps the seed as a uint64
         self._bits = np.random.MT19937()
-        self._bits._legacy_seeding(seed & 0xFFFFFFFF)     # torch seeds with the low 32 bits
+        self._bits._legacy_seeding(seed & 0xFFFFFFFF)     # and seeds with its low 32 bits
         self._rng = np.random.Generator(self._bits)       # draws torch has no rule for
         self._next_normal = None        # the second value of a Box-Muller pair, if waiting
+        self._fresh = True              # nothing drawn since seeding (get_state's ``next``)
 
     def manual_seed(self, seed):
         self._before_change()
@@ -59,15 +60,15 @@ class Generator:
         return self._seed
 
     def _raw_state(self):
-        """(the 624 MT19937 words as bytes, position, seed, waiting normal): what
+        """(the 624 MT19937 words as bytes, position, seed, waiting normal, fresh): what
         ``get_state`` packs; plain values, so that two states compare with ``==``."""
         state = self._bits.state["state"]
         return (np.asarray(state["key"], np.uint32).tobytes(), builtins.int(state["pos"]),
-                self._seed, self._next_normal)
+                self._seed, self._next_normal, self._fresh)
 
     def _set_raw_state(self, raw):
         self._before_change()
-        words, position, self._seed, self._next_normal = raw
+        words, position, self._seed, self._next_normal, self._fresh = raw
         self._bits.state = {"bit_generator": "MT19937", "state": {
             "key": np.frombuffer(words, np.uint32).copy(), "pos": position}}
 
@@ -89,31 +90,52 @@ class Generator:
             for waiter in self._waiting:
                 waiter.states = [raw]
             self._waiting.clear()
+        self._fresh = False
 
     def get_state(self):
-        """The generator's state as a uint8 tensor (``torch.Generator.get_state``): the 624
-        MT19937 words and position, the seed, and the waiting normal value."""
-        words, position, seed, next_normal = self._raw_state()
-        packed = b"".join([
-            words, position.to_bytes(4, "little"),
-            (seed & 0xFFFFFFFFFFFFFFFF).to_bytes(8, "little"),
-            builtins.int(next_normal is not None).to_bytes(4, "little"),
-            np.float64(next_normal or 0.0).tobytes()])
-        return state_tensor(packed)
+        """The generator's state as a uint8 tensor in torch's layout (NOTE [The CPU
+        generator's state bytes]), so torch's ``set_rng_state`` takes it and the reverse."""
+        words, position, seed, next_normal, fresh = self._raw_state()
+        state = np.zeros(1, _CPU_STATE)
+        state["seed"], state["seeded"] = seed, 1
+        state["left"] = _MT_WORDS + 1 - position
+        state["next"] = 0 if fresh else position
+        state["words"] = np.frombuffer(words, np.uint32)
+        if next_normal is not None:
+            state["normal_y"], state["normal_is_valid"] = next_normal, 1
+        return state_tensor(state.tobytes())
 
     def set_state(self, new_state):
-        """Restore a state taken by ``get_state``: the same numbers are drawn again."""
-        packed = state_bytes(new_state, _CPU_STATE_SIZE, "CPUGeneratorImplState")
-        waiting = builtins.int.from_bytes(packed[2508:2512], "little")
+        """Restore a state taken by ``get_state`` (ours or torch's): the same numbers are
+        drawn again."""
+        state = np.frombuffer(state_bytes(new_state, _CPU_STATE.itemsize,
+                                          "CPUGeneratorImplState"), _CPU_STATE)[0]
+        left, position = builtins.int(state["left"]), builtins.int(state["next"])
+        if not state["seeded"] or not 0 < left <= _MT_WORDS or position > _MT_WORDS:
+            raise RuntimeError("Invalid mt19937 state")
         self._set_raw_state((
-            packed[:2496], builtins.int.from_bytes(packed[2496:2500], "little"),
-            builtins.int.from_bytes(packed[2500:2508], "little"),
-            builtins.float(np.frombuffer(packed[2512:2520], np.float64)[0]) if waiting
-            else None))
+            state["words"].astype(np.uint32).tobytes(), _MT_WORDS + 1 - left,
+            builtins.int(state["seed"]),
+            builtins.float(state["normal_y"]) if state["normal_is_valid"] else None,
+            position == 0))
         return self
 
 
-_CPU_STATE_SIZE = 2520
+# NOTE [The CPU generator's state bytes]
+# torch's get_rng_state is a C struct copied byte for byte: the seed, MT19937's countdown
+# ``left`` to its next twist and its read position ``next``, the 624 words (each widened to
+# 64 bits), three doubles of which only ``normal_y`` is still used (the waiting second
+# value of a float64 Box-Muller pair), its flag, and a float32 equivalent torch no longer
+# fills. NumPy's MT19937 keeps one read position ``pos`` that twists at 624: ``left`` is
+# 625 - pos, and ``next`` is pos except right after seeding, where torch reads 0 (its first
+# draw twists, as NumPy's does at pos 624). The same layout makes either library's state
+# loadable by the other.
+_MT_WORDS = 624
+_CPU_STATE = np.dtype([
+    ("seed", "<u8"), ("left", "<i4"), ("seeded", "<i4"), ("next", "<u8"),
+    ("words", "<u8", (_MT_WORDS,)), ("normal_x", "<f8"), ("normal_y", "<f8"),
+    ("normal_rho", "<f8"), ("normal_is_valid", "<i4"), ("padding", "<i4"),
+    ("float_normal", "<f4"), ("float_normal_is_valid", "u1"), ("float_padding", "u1", (3,))])
 
 
 default_generator = Generator()
@@ -530,8 +552,11 @@ def _random_like(kind, input, dtype, device, requires_grad):
         return _make(array, requires_grad, device)
     draw = _cpu_random.uniform if kind == "uniform" else _cpu_random.normal
 
-    def fill(array):
-        array[...] = draw(_generator(None), array.shape, array.dtype)
+    def fill(array):        # torch fills the strided result as normal_/uniform_ do
+        options = {"contiguous": array.flags.c_contiguous} if kind == "normal" else {}
+        array[...] = _cpu_random.in_memory_order(
+            lambda shape: draw(_generator(None), shape, array.dtype, **options), array.shape,
+            array.strides)
     return _make(_empty_like(input, dtype, fill=fill), requires_grad, device)
 
 
@@ -546,26 +571,33 @@ def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_fo
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
             requires_grad=False):
     """Integers uniform on [low, high); ``randint(high, size)`` also works."""
-    if size is None:
-        low, high, size = 0, low, high
+    if size is None or high is None:        # randint(high, size) or randint(high, size=)
+        low, high, size = 0, low, high if size is None else size
     if high is None or size is None:
         raise TypeError("randint() missing required arguments: 'high' and 'size'")
-    if low >= high:
-        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
-                           f">= to={high}")
+    numpy_dtype = np.dtype(_numpy_dtype(dtype, np.int64))
+    low, high = _cpu_random.random_bounds(low, high, _dtypes.from_numpy_dtype(numpy_dtype))
     shape = _size((size,))
 
     def fill(array):
         array[...] = _cpu_random.integers(_generator(generator), shape, array.dtype, low, high)
-    return _make(_allocate(shape, _numpy_dtype(dtype, np.int64), fill), requires_grad, device)
+    return _make(_allocate(shape, numpy_dtype, fill), requires_grad, device)
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     """A random permutation of ``0 .. n-1`` (int64 by default)."""
-    if n < 0:
-        raise RuntimeError(f"n must be non-negative, got{n}")
+    numpy_dtype = np.dtype(_numpy_dtype(dtype, np.int64))
+    _size((n,))
+    kind = _dtypes.from_numpy_dtype(numpy_dtype)
+    if kind.is_complex or kind == _dtypes.bool:
+        raise NotImplementedError(f"\"randperm\" not implemented for '{kind._scalar_name}'")
+    if kind.is_floating_point and n > 2 ** (np.finfo(numpy_dtype).nmant + 1) + 1:
+        raise RuntimeError(f"n cannot be greater than {2 ** (np.finfo(numpy_dtype).nmant + 1) + 1}"
+                           f" for {kind._scalar_name} type.")
+    if not kind.is_floating_point:
+        _check_convertible(n - 1, numpy_dtype, True)
     order = _cpu_random.permutation(_generator(generator), builtins.int(n))
-    return _make(order.astype(_numpy_dtype(dtype, np.int64)), requires_grad, device)
+    return _make(order.astype(numpy_dtype), requires_grad, device)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):

@@ -1,6 +1,6 @@
 """Tensor methods written in Python: the ``new_*`` factories (on ``self``'s device and
 dtype unless told otherwise), the in-place random fills (``uniform_``, ``normal_``,
-``random_``), and the questions ``is_signed`` and ``is_nonzero``.
+``random_``, ``exponential_``), and the questions ``is_signed`` and ``is_nonzero``.
 
 Ops with a backward live in pyx/ops; these only build tensors. Like the op modules, this
 module registers its functions as Tensor methods when it is imported.
@@ -26,22 +26,30 @@ def is_nonzero(self):
 
 def _fill_with(self, draw_on_cpu, draw_on_device=None):
     """Write fresh random values into ``self`` (a version bump, as any in-place op): drawn by
-    ``draw_on_cpu(generator, shape, numpy_dtype)`` from torch's CPU stream, or for a CUDA
-    tensor by ``draw_on_device()`` when given."""
+    ``draw_on_cpu(shape, numpy_dtype)`` from torch's CPU stream in the order of ``self``'s
+    memory, as torch's kernels write them, or for a CUDA tensor by ``draw_on_device()``
+    when given."""
     if self.is_cuda and draw_on_device is not None:
         values = draw_on_device()
     else:
-        values = _wrap_array(np.asarray(draw_on_cpu(tuple(self.shape),
-                                                    _array_of(self).dtype)))
+        dtype = _array_of(self).dtype
+        values = _wrap_array(np.asarray(_cpu_random.in_memory_order(
+            lambda shape: draw_on_cpu(shape, dtype), tuple(self.shape), self.stride())))
     return self.copy_(values)
+
+
+def _floating_only(self, kernel):
+    """torch's refusal of a floating-point fill on an integer or bool tensor."""
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for "
+                                  f"'{self.dtype._scalar_name}'")
 
 
 def uniform_(self, from_=0.0, to=1.0, *, generator=None):
     """Fill with samples uniform on [from, to) (torch's numbers after the same seed on the
     CPU: NOTE [torch's CPU random numbers])."""
-    if from_ > to:
-        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
-                           f"from={from_} > to={to}")
+    _floating_only(self, "check_uniform_bounds")
+    _cpu_random.check_uniform_bounds(from_, to, self.dtype)
     return _fill_with(
         self, lambda shape, dtype: _cpu_random.uniform(_factories._generator(generator), shape,
                                                        dtype, from_, to),
@@ -51,30 +59,44 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None):
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """Fill with normal samples of mean ``mean`` and standard deviation ``std``."""
+    _floating_only(self, "normal_kernel_cpu")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    contiguous = self.is_contiguous()
     return _fill_with(
         self, lambda shape, dtype: _cpu_random.normal(_factories._generator(generator), shape,
-                                                      dtype, mean, std),
+                                                      dtype, mean, std, contiguous=contiguous),
         lambda: _factories.randn(*self.shape, dtype=self.dtype, device=self.device) * std
         + mean)
 
 
-def random_(self, from_=None, to=None, *, generator=None):
-    """Fill with integers: on [from, to), on [0, from) given one bound, or over the dtype's
-    range (its largest exact integer for floating dtypes) given none."""
-    if from_ is not None and to is None:
-        from_, to = 0, from_
-    if from_ is not None and from_ >= to:
-        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
-                           f"from={from_} >= to={to}")
+def exponential_(self, lambd=1.0, *, generator=None):
+    """Fill with samples of the exponential distribution of rate ``lambd``."""
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(f"Exponential distribution is a continuous probability "
+                           f"distribution. dtype must be a floating point but you specified "
+                           f"{self.dtype._scalar_name}")
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+    return _fill_with(self, lambda shape, dtype: _cpu_random.exponential(
+        _factories._generator(generator), shape, dtype, lambd))
 
-    def draw(shape, dtype):
-        source = _factories._generator(generator)
-        if from_ is None:
-            return _cpu_random.full_range(source, shape, dtype)
-        return _cpu_random.integers(source, shape, dtype, from_, to)
-    return _fill_with(self, draw)
+
+_ONE_BOUND = object()        # random_(to): only the upper bound given
+
+
+def random_(self, from_=None, to=_ONE_BOUND, *, generator=None):
+    """Fill with integers: on [from, to), on [0, from) given one bound, on [from, the
+    dtype's max] given ``to=None``, or over the dtype's range given none (for floating
+    dtypes, up to the largest integer they hold exactly)."""
+    if from_ is None:
+        return _fill_with(self, lambda shape, dtype: _cpu_random.full_range(
+            _factories._generator(generator), shape, dtype))
+    if to is _ONE_BOUND:
+        from_, to = 0, from_
+    low, high = _cpu_random.random_bounds(from_, to, self.dtype)
+    return _fill_with(self, lambda shape, dtype: _cpu_random.integers(
+        _factories._generator(generator), shape, dtype, low, high))
 
 
 def _device(self, device):
@@ -114,4 +136,4 @@ def new(self, *args):
 
 _register_methods({f.__name__: f for f in (
     new_zeros, new_ones, new_full, new_empty, new_tensor, new, is_signed, is_nonzero, uniform_,
-    normal_, random_)})
+    normal_, random_, exponential_)})
