@@ -14,7 +14,7 @@ from autograd_cy._C.tensor import _array_of, _wrap_array
 from autograd_cy.grad_mode import no_grad
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
-           "zeros_", "eye_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
+           "zeros_", "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
            "kaiming_normal_", "orthogonal_"]
 
 _LINEAR_FUNCTIONS = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
@@ -141,10 +141,31 @@ def eye_(tensor):
     return tensor
 
 
+def dirac_(tensor, groups=1):
+    """The Dirac delta in a 3-, 4- or 5-D convolution weight: a 1 at the centre of each
+    kernel whose output and input channels match (within each of ``groups``), so the
+    convolution passes its input channels through unchanged."""
+    if tensor.dim() not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tuple(tensor.shape)
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per_group = sizes[0] // groups
+    channels = np.arange(min(per_group, sizes[1]))
+    weight = np.zeros(sizes, _array_of(tensor).dtype)
+    centre = tuple(size // 2 for size in sizes[2:])
+    for group in range(groups):
+        weight[(group * per_group + channels, channels) + centre] = 1
+    with no_grad():
+        tensor.copy_(_wrap_array(weight))
+    return tensor
+
+
 def xavier_uniform_(tensor, gain=1.0, generator=None):
     """Uniform on +-``gain * sqrt(6 / (fan_in + fan_out))`` (Glorot and Bengio)."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    bound = math.sqrt(3.0) * gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    bound = math.sqrt(3.0) * std            # torch's order of products: the same bound
     return uniform_(tensor, -bound, bound, generator)
 
 
