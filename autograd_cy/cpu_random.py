@@ -9,18 +9,25 @@ into values by a fixed rule, and doing the same here gives torch's numbers after
 
 * uniform float (``rand``, ``uniform_``): the low 24 bits of a word times 2**-24, then
   ``u * (to - from) + from`` in float32 with one rounding (a fused multiply-add); float16
-  and bfloat16 round that float32 value;
-  float64 takes the low 53 bits of a 64-bit number times 2**-53.
+  and bfloat16 round that float32 value; float64 takes the low 53 bits of a 64-bit number
+  times 2**-53, also with a fused multiply-add (NOTE [A fused multiply-add in NumPy]).
 * integers (``randint``, ``random_(from, to)``): ``word % range + from`` (a 64-bit number
-  when the range is 2**32 or more); ``random_()`` without bounds: ``% (max + 1)`` of the
-  dtype (``2**24 + 1`` for float32, whose integers are exact up to 2**24).
-* ``randperm(n)``: Fisher-Yates from the front, swapping ``i`` with ``i + word % (n - i)``.
-* normal (``randn``, ``normal_``): 16 or more elements are filled with uniforms and
-  transformed by Box-Muller in blocks of 16 (the first 8 with the last 8 of each block; a
-  partial last block is redrawn as a whole block ending at the last element); fewer than 16
-  take a 64-bit Box-Muller pair per two values, the second value kept in the generator for
-  the next draw. torch's float32 blocks use vectorized log/sin/cos, which can differ from
-  NumPy's in the last bit.
+  when the range is 2**32 or more); ``random_(from, None)`` runs to the dtype's largest
+  value; ``random_()`` without bounds: ``% (max + 1)`` of the dtype (``2**24 + 1`` for
+  float32, whose integers are exact up to 2**24).
+* ``randperm(n)``: Fisher-Yates from the front, swapping ``i`` with ``i + word % (n - i)``;
+  from n = (2**32 - 1) // 20 on, the "inside-out" shuffle with 64-bit numbers.
+* normal (``randn``, ``normal_``): 16 or more elements of a contiguous tensor are filled
+  with uniforms and transformed by Box-Muller in blocks of 16 (the first 8 with the last 8
+  of each block; a partial last block is redrawn as a whole block ending at the last
+  element; float16 and bfloat16 draw each block's uniforms just before transforming it);
+  fewer elements, or a tensor that is not contiguous, take a float64 Box-Muller pair per two
+  values, the second value kept in the generator for the next draw. float64 uses the C
+  library's log/cos/sin as torch does, bit for bit; torch's float32 blocks use vectorized
+  log/sin/cos, which can differ from NumPy's in the last bit.
+* ``exponential_(rate)``: ``-log1p(-u) / rate`` of a float64 uniform.
+* every fill runs through the tensor's memory in address order (torch's serial kernels), so
+  a transposed or sliced tensor gets the values its memory would get in torch.
 
 ``bernoulli_`` (dropout's mask) has no torch counterpart here: torch's CPU kernel draws it
 through MKL. Those draws use the same stream, through NumPy.
@@ -222,7 +229,7 @@ def exponential(generator, shape, numpy_dtype, rate):
     float64 uniform, rounded to ``numpy_dtype``."""
     count = int(np.prod(shape, dtype=np.int64))
     u = _unit_uniform(generator, count, double=True)
-    return (-1.0 / rate * np.log1p(-u)).astype(numpy_dtype).reshape(shape)
+    return (-1.0 / rate * _libm(math.log1p, -u)).astype(numpy_dtype).reshape(shape)
 
 
 def _out_of_bounds(value, name, low, high, dtype):

@@ -99,6 +99,7 @@ FACTORIES = {
                                              for _ in range(3)],
     "exponential_": lambda lib: lib.empty(5, dtype=lib.float64).exponential_(2.0),
     "exponential_float32": lambda lib: lib.empty(9).exponential_(),
+    "exponential_many": lambda lib: lib.empty(3000, dtype=lib.float64).exponential_(0.7),
     "generator": lambda lib: lib.rand(4, generator=lib.Generator().manual_seed(7)),
     "large_seed": lambda lib: lib.randperm(8, generator=lib.Generator().manual_seed(2 ** 40 + 5)),
     "negative_seed": lambda lib: lib.rand(3, generator=lib.Generator().manual_seed(-1)),
