@@ -28,13 +28,15 @@ def _fill_with(self, draw_on_cpu, draw_on_device=None):
     """Write fresh random values into ``self`` (a version bump, as any in-place op): drawn by
     ``draw_on_cpu(shape, numpy_dtype)`` from torch's CPU stream in the order of ``self``'s
     memory, as torch's kernels write them, or for a CUDA tensor by ``draw_on_device()``
-    when given."""
+    when given (else drawn on the CPU and copied over)."""
     if self.is_cuda and draw_on_device is not None:
         values = draw_on_device()
     else:
-        dtype = _array_of(self).dtype
+        dtype = np.dtype(_array_of(self).dtype)
         values = _wrap_array(np.asarray(_cpu_random.in_memory_order(
             lambda shape: draw_on_cpu(shape, dtype), tuple(self.shape), self.stride())))
+        if self.is_cuda:
+            values = values.to(self.device)
     return self.copy_(values)
 
 

@@ -1,8 +1,8 @@
 """The CPU generator against torch: after the same manual_seed (or with the same explicit
 Generator), the random factories and the in-place random fills give torch's numbers, in
 the order torch writes them into strided tensors; the state bytes are torch's, and the
-errors are torch's. On the emulated device these tests keep their tensors on the CPU: the
-CUDA generator is Philox and makes no promise of torch's CUDA numbers."""
+errors are torch's. On the emulated device the tests of numbers keep their tensors on the
+CPU: the CUDA generator is Philox and makes no promise of torch's CUDA numbers."""
 import numpy as np
 import pytest
 import torch
@@ -11,7 +11,7 @@ import autograd_cy as ag
 from autograd_cy import cpu_random
 from oracle import assert_same_error
 
-pytestmark = pytest.mark.cpu_only       # the CPU generator's numbers
+cpu_only = pytest.mark.cpu_only         # the CPU generator's numbers
 
 
 def both_seeded(make, seed=0):
@@ -109,6 +109,7 @@ FACTORIES = {
 }
 
 
+@cpu_only
 @pytest.mark.parametrize("name", FACTORIES)
 def test_factories_give_torchs_numbers(name):
     ours, theirs = both_seeded(FACTORIES[name])
@@ -116,6 +117,7 @@ def test_factories_give_torchs_numbers(name):
     np.testing.assert_array_equal(ours, theirs)
 
 
+@cpu_only
 @pytest.mark.parametrize("count", [16, 37, 100])
 @pytest.mark.parametrize("mean,std", [(0.0, 1.0), (1.5, 0.25)])
 def test_float32_normal_blocks_within_an_ulp(count, mean, std):
@@ -124,6 +126,7 @@ def test_float32_normal_blocks_within_an_ulp(count, mean, std):
     np.testing.assert_array_max_ulp(ours, theirs, maxulp=2)
 
 
+@cpu_only
 def test_float64_uniform_with_bounds_to_the_last_bit():
     ours, theirs = both_seeded(lambda lib: lib.empty(500, dtype=lib.float64).uniform_(-0.3, 0.7))
     np.testing.assert_allclose(ours, theirs, rtol=2e-16, atol=0)
@@ -141,6 +144,7 @@ DRAWS_WITH_A_GENERATOR = {
 }
 
 
+@cpu_only
 @pytest.mark.parametrize("name", DRAWS_WITH_A_GENERATOR)
 def test_an_explicit_generator_leaves_the_default_alone(name):
     def run(lib):
@@ -154,6 +158,7 @@ def test_an_explicit_generator_leaves_the_default_alone(name):
     np.testing.assert_array_equal(ours_after, plain(ag.rand(3)))
 
 
+@cpu_only
 def test_state_round_trip_and_reseeding():
     def run(lib):
         lib.manual_seed(3)
@@ -167,6 +172,7 @@ def test_state_round_trip_and_reseeding():
     assert ours[0] == ours[1] and ours == theirs
 
 
+@cpu_only
 @pytest.mark.parametrize("draws", [0, 1, 623, 624, 700])
 def test_state_bytes_are_torchs(draws):
     """The state tensor is torch's byte for byte, a waiting normal value included, so
@@ -184,6 +190,7 @@ def test_state_bytes_are_torchs(draws):
                                   plain(torch.randn(3, dtype=torch.float64)))
 
 
+@cpu_only
 def test_generator_state_and_seeds():
     def run(lib):
         g = lib.Generator().manual_seed(2 ** 64 - 1)
@@ -201,6 +208,7 @@ def test_generator_state_and_seeds():
     assert ag.initial_seed() == torch.initial_seed()
 
 
+@cpu_only
 def test_inside_out_permutation_is_a_permutation():
     """torch's randperm from 2**32 // 20 on (too long to compare with torch in a test):
     every number once, from the stream."""
@@ -236,6 +244,29 @@ ERRORS = {
 }
 
 
+@cpu_only
 @pytest.mark.parametrize("name", ERRORS)
 def test_errors_are_torchs(name):
     assert_same_error(ERRORS[name], exact=True)
+
+
+FILLS = {
+    "uniform_": (lambda t: t.uniform_(2, 3), 2, 3),
+    "normal_": (lambda t: t.normal_(0, 1e-3), -1, 1),
+    "random_": (lambda t: t.random_(3, 7), 3, 6),
+    "exponential_": (lambda t: t.exponential_(4.0), 0, float("inf")),
+}
+
+
+@pytest.mark.parametrize("name", FILLS)
+def test_fills_stay_on_the_tensors_device(name):
+    """On the test device too (the emulated CUDA device in the device run), a fill writes
+    in place, through views, in the distribution's range."""
+    fill, low, high = FILLS[name]
+    dtype = ag.int64 if name == "random_" else ag.float32
+    base = ag.zeros(3, 5, dtype=dtype)
+    view = base.t()
+    assert fill(view) is view
+    values = plain(base.cpu()).ravel()
+    assert base.device.type == ag.get_default_device().type and base._version == 1
+    assert values.min() >= low and values.max() <= high and len(set(values.tolist())) > 1
