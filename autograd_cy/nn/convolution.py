@@ -9,9 +9,9 @@ the weight's gradient is gradient times columns, the input's is the weight times
 gradient, folded back onto the image (``windows.fold_windows``, col2im) and unpadded.
 Convolution is linear in input and in weight, so its tangent is two convolutions.
 """
+from autograd_cy._C.dtype import _c10_name
 from autograd_cy.autograd.function import Function
 from autograd_cy.grad_mode import is_grad_enabled
-from autograd_cy.nn.tuples import _pair, _single
 from autograd_cy.nn.padding import pad
 from autograd_cy.nn.windows import fold_windows, sliding_windows
 
@@ -108,59 +108,111 @@ def _same_padding(weight, dilation, dims):
     return [(total // 2, total - total // 2) for total in totals]
 
 
-def _check(name, input, weight, bias, groups, dims):
-    if input.dim() not in (dims + 1, dims + 2):
-        raise RuntimeError(f"Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input "
-                           f"to {name}, but got input of size: {list(input.shape)}")
-    channels = input.shape[-dims - 1]
-    if channels != weight.shape[1] * groups:
-        batched = input if input.dim() == dims + 2 else input.unsqueeze(0)
-        raise RuntimeError(
-            f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
-            f"input{list(batched.shape)} to have {weight.shape[1] * groups} channels, but "
-            f"got {channels} channels instead")
+def _expanded(name, value, dims, given_dims):
+    """``stride``/``padding``/``dilation`` as ``dims`` ints (the weight's spatial dims): an
+    int is first one per dim of the op (``given_dims``, as conv2d's signature reads it), a
+    list of one repeats, and any other length must be ``dims`` (torch's check)."""
+    values = list(value) if isinstance(value, (tuple, list)) else [value] * given_dims
+    if len(values) == 1:
+        return tuple(values * dims)
+    if len(values) != dims:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of "
+                           f"{dims} values to match the convolution dimensions, but got "
+                           f"{name}={values}")
+    return tuple(values)
+
+
+def _check_settings(stride, padding, dilation):
+    """torch's checks of the settings, in its order."""
+    if any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(d <= 0 for d in dilation):
+        # (torch shows the values, those of the 2-D op, only when one is zero)
+        shown = "" if any(d < 0 for d in dilation) else \
+            f", but got {[1] * (2 - len(dilation)) + list(dilation)}"
+        raise RuntimeError(f"dilation should be greater than zero{shown}")
+
+
+def _check_shapes(input, weight, bias, groups):
+    """torch's checks of the weight and bias against the (batched) input."""
+    if bias is not None and bias.dtype != input.dtype:
+        raise RuntimeError(f"Input type ({_c10_name(input.dtype)}) and bias type "
+                           f"({_c10_name(bias.dtype)}) should be the same")
+    if weight.dim() != input.dim():
+        raise RuntimeError(f"Expected {weight.dim()}-dimensional input for "
+                           f"{weight.dim()}-dimensional weight {list(weight.shape)}, but got "
+                           f"{input.dim()}-dimensional input of size {list(input.shape)} "
+                           "instead")
+    if weight.shape[0] == 0:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least 1 at "
+                           f"dimension 0, but got weight of size {list(weight.shape)} instead")
     if weight.shape[0] % groups:
+        # (torch's message shows the size in double brackets)
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by "
                            f"{groups} at dimension 0, but got weight of size "
-                           f"{list(weight.shape)} instead")
+                           f"[{list(weight.shape)}] instead")
+    channels = input.shape[1]
+    if channels != weight.shape[1] * groups:
+        raise RuntimeError(
+            f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
+            f"input{list(input.shape)} to have {weight.shape[1] * groups} channels, but "
+            f"got {channels} channels instead")
     if bias is not None and (bias.dim() != 1 or bias.shape[0] != weight.shape[0]):
         raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be "
                            f"1-dimensional with {weight.shape[0]} elements, but got bias of "
                            f"size {list(bias.shape)} instead")
+    if weight.dtype != input.dtype:
+        raise RuntimeError(f"expected scalar type {input.dtype._scalar_name} but found "
+                           f"{weight.dtype._scalar_name}")
+
+
+def _check_kernel_fits(input, weight, padding, dilation, dims):
+    """The dilated kernel must fit in the padded input, per spatial dim."""
+    size = [input.shape[-dims + d] + 2 * padding[d] for d in range(dims)]
+    kernel = [dilation[d] * (weight.shape[-dims + d] - 1) + 1 for d in range(dims)]
+    if any(k > s for k, s in zip(kernel, size)):
+        raise RuntimeError(
+            f"Calculated padded input size per channel: ({' x '.join(map(str, size))}). "
+            f"Kernel size: ({' x '.join(map(str, kernel))}). Kernel size can't be "
+            "greater than actual input size")
 
 
 def _convolve(name, input, weight, bias, stride, padding, dilation, groups, dims):
-    """The N-D convolution (dims 1 or 2) through the 2-D op."""
-    as_tuple = _pair if dims == 2 else _single
-    _check(name, input, weight, bias, groups, dims)
-    unbatched = input.dim() == dims + 1
-    if unbatched:
-        input = input.unsqueeze(0)
-    stride, dilation = as_tuple(stride), as_tuple(dilation)
+    """The N-D convolution (dims 1 or 2) through the 2-D op, after torch's checks in
+    torch's order (input rank, settings, weight and bias, kernel size)."""
+    if input.dim() not in (dims + 1, dims + 2):
+        raise RuntimeError(f"Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input "
+                           f"to {name}, but got input of size: {list(input.shape)}")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    spatial = weight.dim() - 2
+    stride = _expanded("stride", stride, spatial, dims)
+    dilation = _expanded("dilation", dilation, spatial, dims)
+    same = None
     if isinstance(padding, str):
         if padding not in ("valid", "same"):
             raise RuntimeError(f"Invalid padding string: '{padding}'")
         if padding == "same" and any(s != 1 for s in stride):
             raise RuntimeError("padding='same' is not supported for strided convolutions")
-        sides = (_same_padding(weight, dilation, dims) if padding == "same"
-                 else [(0, 0)] * dims)
+        same, padding = padding, (0,) * spatial
+    padding = _expanded("padding", padding, spatial, dims)
+    _check_settings(stride, padding, dilation)
+    unbatched = input.dim() == dims + 1
+    if unbatched:
+        input = input.unsqueeze(0)
+    _check_shapes(input, weight, bias, groups)
+    if same == "same":
+        sides = _same_padding(weight, dilation, dims)
         if any(left != right for left, right in sides):      # odd total: pad the right
             flat = [amount for left, right in reversed(sides) for amount in (0, right - left)]
             input = pad(input, flat)
         padding = tuple(left for left, _ in sides)
-    padding = as_tuple(padding)
+    _check_kernel_fits(input, weight, padding, dilation, dims)
     if dims == 1:             # a 1-D convolution is a 2-D one of height 1
         input, weight = input.unsqueeze(2), weight.unsqueeze(2)
         stride, padding, dilation = (1, *stride), (0, *padding), (1, *dilation)
-    size = [input.shape[2 + d] + 2 * padding[d] for d in range(2)]
-    kernel = [dilation[d] * (weight.shape[2 + d] - 1) + 1 for d in range(2)]
-    if any(k > s for k, s in zip(kernel, size)):
-        shown = size[1:] if dims == 1 else size
-        shown_kernel = list(weight.shape[2 + 2 - dims:])
-        raise RuntimeError(
-            f"Calculated padded input size per channel: ({' x '.join(map(str, shown))}). "
-            f"Kernel size: ({' x '.join(map(str, shown_kernel))}). Kernel size can't be "
-            "greater than actual input size")
     output = Convolution.apply(input, weight, bias, stride, padding, dilation, groups)
     if dims == 1:
         output = output.squeeze(2)
