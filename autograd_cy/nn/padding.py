@@ -16,8 +16,10 @@ def _source_index(size, left, right, mode):
     positions = np.arange(-left, size + right)
     if mode == "replicate":
         return np.clip(positions, 0, size - 1)
-    if mode == "circular":
-        return positions % size
+    if mode == "circular":      # the period is what is left after a negative amount crops
+        start, end = max(-left, 0), size - max(-right, 0)
+        return (np.arange(-max(left, 0), end - start + max(right, 0)) % (end - start)
+                + start)
     period = 2 * (size - 1)                                       # reflect
     folded = np.abs(positions) % period if period else np.zeros_like(positions)
     return np.where(folded >= size, period - folded, folded)
@@ -32,29 +34,11 @@ def pad(input, pad, mode="constant", value=None):
                            "input dimension but got padding length "
                            f"{len(pad)} and input of dimension {input.dim()}")
     pairs = [(pad[2 * i], pad[2 * i + 1]) for i in range(len(pad) // 2)]   # last dim first
-    if not any(left or right for left, right in pairs):
-        return input
     if mode == "constant":
-        shape = list(input.shape)
-        source = [slice(None)] * input.dim()
-        target = [slice(None)] * input.dim()
-        for i, (left, right) in enumerate(pairs):
-            dim = input.dim() - 1 - i
-            size = shape[dim]
-            shape[dim] = size + left + right
-            if shape[dim] < 0:
-                raise RuntimeError(f"The input size {size}, plus negative padding {left} and "
-                                   f"{right} resulted in a negative output size, which is "
-                                   "invalid. Check dimension "
-                                   f"{dim} of your input.")
-            source[dim] = slice(max(-left, 0), size - max(-right, 0))
-            target[dim] = slice(max(left, 0), shape[dim] - max(right, 0))
-        output = factories.full(tuple(shape), 0 if value is None else value,
-                                dtype=input.dtype, device=input.device)
-        output[tuple(target)] = input[tuple(source)]
-        return output
+        return _constant(input, pairs, value)
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    _check_edge_mode(input, pad, pairs, mode, value)
     output = input
     for i, (left, right) in enumerate(pairs):
         dim = input.dim() - 1 - i
@@ -66,3 +50,47 @@ def pad(input, pad, mode="constant", value=None):
         index = factories.tensor(_source_index(size, left, right, mode), device=input.device)
         output = output.index_select(dim, index)
     return output
+
+
+def _constant(input, pairs, value):
+    """The input written into a tensor filled with ``value`` (a negative amount crops)."""
+    if not any(left or right for left, right in pairs):
+        return input
+    shape = list(input.shape)
+    source = [slice(None)] * input.dim()
+    target = [slice(None)] * input.dim()
+    for i, (left, right) in enumerate(pairs):
+        dim = input.dim() - 1 - i
+        size = shape[dim]
+        if size + min(left, 0) + min(right, 0) < 0:         # torch crops first (narrow)
+            raise RuntimeError("narrow(): length must be non-negative.")
+        shape[dim] = size + left + right
+        source[dim] = slice(max(-left, 0), size - max(-right, 0))
+        target[dim] = slice(max(left, 0), shape[dim] - max(right, 0))
+    if not value:          # zeros skip full's conversion of the value
+        output = factories.zeros(tuple(shape), dtype=input.dtype, device=input.device)
+    else:
+        output = factories.full(tuple(shape), value, dtype=input.dtype, device=input.device)
+    output[tuple(target)] = input[tuple(source)]
+    return output
+
+
+def _check_edge_mode(input, pad, pairs, mode, value):
+    """torch's rules for reflect, replicate and circular: no fill value, ``k`` padded dims
+    of an input with ``k + 1`` or ``k + 2`` dims (k at most 3), non-empty padded and channel
+    dims (but circular), and circular wraps around at most once."""
+    if value is not None and value != 0:
+        raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
+    dims = len(pairs)
+    if dims > 3 or input.dim() not in (dims + 1, dims + 2):
+        raise NotImplementedError(f"Padding size {len(pad)} is not supported for "
+                                  f"{input.dim()}D input tensor.")
+    if mode == "circular":
+        for i, (left, right) in enumerate(pairs):
+            size = input.shape[input.dim() - 1 - i]
+            if left > size or right > size:
+                raise RuntimeError("Padding value causes wrapping around more than once.")
+    elif 0 in tuple(input.shape[input.dim() - dims - 1:]):
+        raise RuntimeError(f"Expected {dims + 1}D or {dims + 2}D (batch mode) tensor with "
+                           "possibly 0 batch size and other non-zero dimensions for input, "
+                           f"but got: {list(input.shape)}")
