@@ -33,13 +33,23 @@ def _output_shape(input, weight, stride, padding, dilation):
                   - 1) // stride[d] + 1 for d in range(2))
 
 
+def _planes(*tensors):
+    """3-D (1-D convolution) tensors as 4-D ones of height 1; others as they are."""
+    return [t.unsqueeze(2) if t is not None and t.dim() == 3 else t for t in tensors]
+
+
 class Convolution(Function):
-    """A 2-D convolution of ``(N, C, H, W)`` inputs (conv1d is one with H = 1)."""
+    """A 2-D convolution of ``(N, C, H, W)`` inputs; a 1-D one of ``(N, C, L)`` inputs runs
+    as one of height 1 inside the op (one node, as torch's)."""
 
     builtin_op = True
 
     @staticmethod
     def forward(ctx, input, weight, bias, stride, padding, dilation, groups):
+        ctx.save_for_backward(input, weight)
+        ctx.save_for_forward(input, weight)
+        one_dim = input.dim() == 3
+        input, weight = _planes(input, weight)
         out = _output_shape(input, weight, stride, padding, dilation)
         padded = pad(input, (padding[1], padding[1], padding[0], padding[0]))
         columns = _columns(padded, weight, stride, dilation, groups, out)
@@ -47,15 +57,14 @@ class Convolution(Function):
         output = (kernels @ columns).reshape(input.shape[0], weight.shape[0], *out)
         if bias is not None:
             output += bias.reshape(1, -1, 1, 1)
-        ctx.save_for_backward(input, weight)
-        ctx.save_for_forward(input, weight)
         ctx.columns = columns                # reused by a backward that records nothing
         ctx.settings = (stride, padding, dilation, groups, out, bias is not None)
-        return output
+        return output.squeeze(2) if one_dim else output
 
     @staticmethod
     def backward(ctx, grad):
-        input, weight = ctx.saved_tensors
+        one_dim = grad.dim() == 3
+        input, weight, grad = _planes(*ctx.saved_tensors, grad)
         stride, padding, dilation, groups, out, has_bias = ctx.settings
         n, channels = input.shape[0], input.shape[1]
         grad_rows = grad.reshape(n, groups, weight.shape[0] // groups, out[0] * out[1])
@@ -79,6 +88,9 @@ class Convolution(Function):
                                      padding[1]:padding[1] + input.shape[3]]
         if has_bias and ctx.needs_input_grad[2]:
             grad_bias = grad.sum((0, 2, 3))
+        if one_dim:
+            grad_input, grad_weight = [None if g is None else g.squeeze(2)
+                                       for g in (grad_input, grad_weight)]
         return grad_input, grad_weight, grad_bias, None, None, None, None
 
     @staticmethod
@@ -94,7 +106,8 @@ class Convolution(Function):
             term = Convolution.apply(input, weight_t, None, stride, padding, dilation, groups)
             tangent = term if tangent is None else tangent + term
         if bias_t is not None:
-            term = bias_t.reshape(1, -1, 1, 1).expand(input.shape[0], -1, *out)
+            term = bias_t.reshape(1, -1, *[1] * (input.dim() - 2)).expand(
+                input.shape[0], -1, *out[4 - input.dim():])
             tangent = term if tangent is None else tangent + term
         return tangent
 
@@ -211,11 +224,8 @@ def _convolve(name, input, weight, bias, stride, padding, dilation, groups, dims
         padding = tuple(left for left, _ in sides)
     _check_kernel_fits(input, weight, padding, dilation, dims)
     if dims == 1:             # a 1-D convolution is a 2-D one of height 1
-        input, weight = input.unsqueeze(2), weight.unsqueeze(2)
         stride, padding, dilation = (1, *stride), (0, *padding), (1, *dilation)
     output = Convolution.apply(input, weight, bias, stride, padding, dilation, groups)
-    if dims == 1:
-        output = output.squeeze(2)
     return output.squeeze(0) if unbatched else output
 
 
