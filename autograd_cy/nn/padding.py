@@ -83,8 +83,12 @@ def _check_edge_mode(input, pad, pairs, mode, value):
         raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
     dims = len(pairs)
     if dims > 3 or input.dim() not in (dims + 1, dims + 2):
-        raise NotImplementedError(f"Padding size {len(pad)} is not supported for "
-                                  f"{input.dim()}D input tensor.")
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {input.dim()}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
     if mode == "circular":
         for i, (left, right) in enumerate(pairs):
             size = input.shape[input.dim() - 1 - i]

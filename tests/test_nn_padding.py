@@ -1,0 +1,61 @@
+"""F.pad against torch.nn.functional.pad: constant (with a value, negative amounts that crop),
+reflect, replicate and circular over one to three dims, with values, gradients and double
+backward (check_op), and torch's errors. (The nodes' names differ from torch's: the modes
+are built from indexing ops, not ops of their own.)"""
+import pytest
+
+from oracle import assert_same_error, check_op, randn
+
+
+def F(lib):
+    return lib.nn.functional
+
+
+CASES = {
+    "constant_value": (lambda lib, x: F(lib).pad(x, (1, 2, 0, 1), value=0.5), (2, 3, 4)),
+    "constant_crop": (lambda lib, x: F(lib).pad(x, (-1, 2, 1, -2)), (2, 4, 5)),
+    "constant_crop_all": (lambda lib, x: F(lib).pad(x, (-3, 1)), (2, 3)),
+    "constant_three_dims": (lambda lib, x: F(lib).pad(x, (1, 0, 0, 1, 2, 1)), (2, 2, 3)),
+    "reflect_1d": (lambda lib, x: F(lib).pad(x, (2, 3), mode="reflect"), (2, 5)),
+    "reflect_2d": (lambda lib, x: F(lib).pad(x, (1, 2, 2, 1), mode="reflect"), (1, 2, 3, 4)),
+    "reflect_3d": (lambda lib, x: F(lib).pad(x, (1, 1, 0, 1, 1, 0), mode="reflect"),
+                   (2, 2, 3, 3)),
+    "reflect_crop": (lambda lib, x: F(lib).pad(x, (-1, 2), mode="reflect"), (1, 2, 5)),
+    "replicate_2d": (lambda lib, x: F(lib).pad(x, (3, 0, 1, 2), mode="replicate"), (2, 2, 3)),
+    "replicate_crop": (lambda lib, x: F(lib).pad(x, (2, -1), mode="replicate"), (1, 2, 4)),
+    "circular_1d": (lambda lib, x: F(lib).pad(x, (2, 3), mode="circular"), (1, 2, 4)),
+    "circular_2d": (lambda lib, x: F(lib).pad(x, (1, 1, 2, 0), mode="circular"), (1, 1, 3, 3)),
+    "circular_crop": (lambda lib, x: F(lib).pad(x, (-1, 2), mode="circular"), (1, 1, 5)),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_values_gradients_and_double_backward(name):
+    fn, shape = CASES[name]
+    check_op(fn, randn(*shape))
+
+
+def _ones(lib, *shape):
+    return lib.ones(*shape)
+
+
+ERRORS = [
+    lambda lib: F(lib).pad(_ones(lib, 2, 2), (1,)),
+    lambda lib: F(lib).pad(_ones(lib, 2, 2), (1, 1, 1, 1, 1, 1)),
+    lambda lib: F(lib).pad(_ones(lib, 2, 2), (-3, 0)),
+    lambda lib: F(lib).pad(_ones(lib, 1, 2, 2), (2, 0), mode="reflect"),
+    lambda lib: F(lib).pad(_ones(lib, 2), (1, 1), mode="reflect"),
+    lambda lib: F(lib).pad(_ones(lib, 1, 2, 3, 3), (1, 1), mode="replicate"),
+    lambda lib: F(lib).pad(_ones(lib, 2, 3, 3), (1, 1, 1, 1, 1, 1), mode="reflect"),
+    lambda lib: F(lib).pad(_ones(lib, 3), (1, 1), mode="circular"),
+    lambda lib: F(lib).pad(_ones(lib, 1, 1, 3), (4, 1), mode="circular"),
+    lambda lib: F(lib).pad(_ones(lib, 1, 1, 3), (1, 1), mode="wrap"),
+    lambda lib: F(lib).pad(_ones(lib, 1, 1, 3), (1, 1), mode="replicate", value=1.0),
+    lambda lib: F(lib).pad(_ones(lib, 1, 0, 3), (1, 1), mode="replicate"),
+    lambda lib: F(lib).pad(_ones(lib, 1, 2, 0), (1, 1), mode="reflect"),
+]
+
+
+@pytest.mark.parametrize("index", range(len(ERRORS)))
+def test_errors(index):
+    assert_same_error(ERRORS[index])
