@@ -10,6 +10,7 @@ gradient, folded back onto the image (``windows.fold_windows``, col2im) and unpa
 Convolution is linear in input and in weight, so its tangent is two convolutions.
 """
 from autograd_cy._C.dtype import _c10_name
+from autograd_cy import factories
 from autograd_cy.autograd.function import Function
 from autograd_cy.grad_mode import is_grad_enabled
 from autograd_cy.nn.padding import pad
@@ -26,6 +27,37 @@ def _columns(padded, weight, stride, dilation, groups, out):
     windows = windows.permute(0, 1, 4, 5, 2, 3)                         # N C kh kw oh ow
     return windows.reshape(n, groups, channels // groups * kernel[0] * kernel[1],
                            out[0] * out[1])
+
+
+def _input_grad(grad_rows, weight, size, stride, dilation, out):
+    """The padded input's gradient: the weight times the output's gradient, folded back
+    onto the image (col2im). See NOTE [Folding with the batch innermost]."""
+    n, groups, per_group, length = grad_rows.shape
+    kernel = tuple(weight.shape[2:])
+    channels = weight.shape[1] * groups
+    kernels = weight.reshape(groups, per_group, -1).transpose(-1, -2)   # G Cg*kh*kw Og
+    if is_grad_enabled():           # double backward: every step records
+        grad_windows = (kernels @ grad_rows).reshape(n, channels, *kernel, *out).permute(
+            0, 1, 4, 5, 2, 3)
+        return fold_windows(grad_windows, size, stride, dilation)
+    batch_last = grad_rows.permute(1, 2, 3, 0).reshape(groups, per_group, length * n)
+    grad_windows = (kernels @ batch_last).reshape(channels, *kernel, *out, n).permute(
+        5, 0, 3, 4, 1, 2)
+    image = factories.zeros((channels, *size, n), dtype=grad_rows.dtype,
+                            device=grad_rows.device).permute(3, 0, 1, 2)
+    return fold_windows(grad_windows, size, stride, dilation, image)
+
+
+# NOTE [Folding with the batch innermost]
+# col2im adds kh * kw strided slices of the columns into the image. In the natural layout
+# (N, C, kh, kw, oh, ow) each slice's innermost run is one output row (ow elements, 4 in a
+# small CNN), and NumPy pays its per-run overhead N * C * oh times per slice: most of the
+# backward. With the batch innermost, (C, kh, kw, oh, ow, N) for the columns and
+# (C, H, W, N) for the image, the runs are N long. One product of the weight with the
+# output's gradient, transposed to (G, O/G, oh * ow * N), makes the columns in that layout;
+# both are then handed to fold_windows as (N, ...) views, whose additions NumPy iterates in
+# memory order. The gradient comes back as a (N, C, H, W) view of the (C, H, W, N) image.
+# A backward that records keeps the natural layout (its additions are ops on tensors).
 
 
 def _output_shape(input, weight, stride, padding, dilation):
@@ -66,7 +98,7 @@ class Convolution(Function):
         one_dim = grad.dim() == 3
         input, weight, grad = _planes(*ctx.saved_tensors, grad)
         stride, padding, dilation, groups, out, has_bias = ctx.settings
-        n, channels = input.shape[0], input.shape[1]
+        n = input.shape[0]
         grad_rows = grad.reshape(n, groups, weight.shape[0] // groups, out[0] * out[1])
         grad_input = grad_weight = grad_bias = None
         if ctx.needs_input_grad[1]:
@@ -77,13 +109,8 @@ class Convolution(Function):
                                    groups, out)
             grad_weight = (grad_rows @ columns.transpose(-1, -2)).sum(0).reshape(weight.shape)
         if ctx.needs_input_grad[0]:
-            kernels = weight.reshape(groups, weight.shape[0] // groups, -1)
-            grad_columns = kernels.transpose(-1, -2) @ grad_rows     # N G Cg*kh*kw L
-            kernel = tuple(weight.shape[2:])
-            grad_windows = grad_columns.reshape(n, channels, *kernel, *out).permute(
-                0, 1, 4, 5, 2, 3)
             size = (input.shape[2] + 2 * padding[0], input.shape[3] + 2 * padding[1])
-            grad_padded = fold_windows(grad_windows, size, stride, dilation)
+            grad_padded = _input_grad(grad_rows, weight, size, stride, dilation, out)
             grad_input = grad_padded[:, :, padding[0]:padding[0] + input.shape[2],
                                      padding[1]:padding[1] + input.shape[3]]
         if has_bias and ctx.needs_input_grad[2]:

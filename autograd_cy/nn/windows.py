@@ -37,11 +37,13 @@ def sliding_windows(x, kernel, stride, dilation, out):
     return x.as_strided(shape, strides)
 
 
-def fold_windows(windows, size, stride, dilation):
+def fold_windows(windows, size, stride, dilation, image=None):
     """The adjoint of ``sliding_windows``: a tensor of ``size`` (the last two dims) where each
-    position holds the sum of the window entries taken from it."""
+    position holds the sum of the window entries taken from it. ``image``, zeros of that
+    shape in any layout, is what it adds into (NOTE [Folding with the batch innermost])."""
     *lead, out_h, out_w, kernel_h, kernel_w = windows.shape
-    image = factories.zeros((*lead, *size), dtype=windows.dtype, device=windows.device)
+    if image is None:
+        image = factories.zeros((*lead, *size), dtype=windows.dtype, device=windows.device)
     # Recording (a double backward), the additions are ops on the tensors; otherwise the
     # same additions run on the arrays, without the per-op bookkeeping of kh * kw ops.
     recording = is_grad_enabled() and windows.requires_grad
