@@ -274,6 +274,14 @@ def check_batched_grad(fn, *arrays, batch=3, create_graph=False, dtype=np.float6
     assert_close(our_second, their_second, rtol, atol, "double backward of batched gradient")
 
 
+def check_gradcheck(fn, *arrays):
+    """``ag.autograd.gradcheck`` and ``gradgradcheck`` (the library's own finite differences)
+    of ``fn(autograd_cy, *tensors)``, every array a float64 input that requires grad."""
+    inputs = [ag.tensor(np.asarray(a, dtype=np.float64), requires_grad=True) for a in arrays]
+    assert ag.autograd.gradcheck(lambda *xs: fn(ag, *xs), inputs)
+    assert ag.autograd.gradgradcheck(lambda *xs: fn(ag, *xs), inputs)
+
+
 # ------------------------------------------------------------------ forward AD
 
 def check_jvp(fn, *arrays, dtype=np.float64, tangents=None, rtol=None, atol=None, seed=0):
