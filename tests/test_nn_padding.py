@@ -1,9 +1,11 @@
 """F.pad against torch.nn.functional.pad: constant (with a value, negative amounts that crop),
 reflect, replicate and circular over one to three dims, with values, gradients and double
-backward (check_op), and torch's errors. (The nodes' names differ from torch's: the modes
-are built from indexing ops, not ops of their own.)"""
+backward (check_op), constant padding's node, and torch's errors. (The other modes' nodes
+are named otherwise than torch's: they are built from indexing ops, not ops of their own.)"""
 import pytest
+import torch
 
+import autograd_cy as ag
 from oracle import assert_same_error, check_op, randn
 
 
@@ -33,6 +35,16 @@ CASES = {
 def test_values_gradients_and_double_backward(name):
     fn, shape = CASES[name]
     check_op(fn, randn(*shape))
+
+
+def test_constant_padding_is_one_node():
+    def run(lib):
+        x = lib.ones(2, 3, requires_grad=True)
+        padded = F(lib).pad(x, (1, -1))
+        twice = lib.autograd.grad((padded * padded).sum(), x, create_graph=True)[0]
+        return [padded.grad_fn.name(), F(lib).pad(x, (0, 0)).grad_fn.name(),
+                twice.grad_fn.name()]
+    assert run(ag) == run(torch)
 
 
 def _ones(lib, *shape):

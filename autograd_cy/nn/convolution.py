@@ -83,7 +83,8 @@ class Convolution(Function):
         one_dim = input.dim() == 3
         input, weight = _planes(input, weight)
         out = _output_shape(input, weight, stride, padding, dilation)
-        padded = pad(input, (padding[1], padding[1], padding[0], padding[0]))
+        padded = pad(input, (padding[1], padding[1], padding[0], padding[0])) \
+            if any(padding) else input
         columns = _columns(padded, weight, stride, dilation, groups, out)
         kernels = weight.reshape(groups, weight.shape[0] // groups, -1)
         output = (kernels @ columns).reshape(input.shape[0], weight.shape[0], *out)
@@ -104,9 +105,8 @@ class Convolution(Function):
         if ctx.needs_input_grad[1]:
             columns = ctx.columns
             if is_grad_enabled():            # double backward: columns that record
-                columns = _columns(pad(input, (padding[1], padding[1], padding[0],
-                                               padding[0])), weight, stride, dilation,
-                                   groups, out)
+                padded = pad(input, (padding[1], padding[1], padding[0], padding[0]))
+                columns = _columns(padded, weight, stride, dilation, groups, out)
             grad_weight = (grad_rows @ columns.transpose(-1, -2)).sum(0).reshape(weight.shape)
         if ctx.needs_input_grad[0]:
             size = (input.shape[2] + 2 * padding[0], input.shape[3] + 2 * padding[1])

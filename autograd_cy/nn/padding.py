@@ -1,12 +1,13 @@
 """``F.pad``: widen (or, with negative amounts, crop) the last dims of a tensor.
 
 ``pad`` lists (left, right) amounts from the last dim backwards, as torch's. ``constant``
-writes the input into a tensor filled with ``value`` (its gradient is the matching slice);
-``reflect``, ``replicate`` and ``circular`` gather the input along each padded dim with a
-computed index (their gradients add back into the positions read)."""
+writes the input into a tensor filled with ``value``, one op (its gradient is the matching
+slice); ``reflect``, ``replicate`` and ``circular`` gather the input along each padded dim
+with a computed index (their gradients add back into the positions read)."""
 import numpy as np
 
 from autograd_cy import factories
+from autograd_cy.autograd.function import Function
 
 __all__ = ["pad"]
 
@@ -35,7 +36,7 @@ def pad(input, pad, mode="constant", value=None):
                            f"{len(pad)} and input of dimension {input.dim()}")
     pairs = [(pad[2 * i], pad[2 * i + 1]) for i in range(len(pad) // 2)]   # last dim first
     if mode == "constant":
-        return _constant(input, pairs, value)
+        return ConstantPad.apply(input, pairs, value)
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     _check_edge_mode(input, pad, pairs, mode, value)
@@ -54,8 +55,6 @@ def pad(input, pad, mode="constant", value=None):
 
 def _constant(input, pairs, value):
     """The input written into a tensor filled with ``value`` (a negative amount crops)."""
-    if not any(left or right for left, right in pairs):
-        return input
     shape = list(input.shape)
     source = [slice(None)] * input.dim()
     target = [slice(None)] * input.dim()
@@ -73,6 +72,32 @@ def _constant(input, pairs, value):
         output = factories.full(tuple(shape), value, dtype=input.dtype, device=input.device)
     output[tuple(target)] = input[tuple(source)]
     return output
+
+
+class ConstantPad(Function):
+    """Constant padding as one op (``ConstantPadNdBackward0``, torch's node). Its gradient
+    is the gradient padded by the negated amounts (the input's slice; zeros where the
+    input was cropped), so the backward is this op again and records for a double
+    backward; the tangent is padded with zeros."""
+
+    builtin_op = True
+
+    @staticmethod
+    def forward(ctx, input, pairs, value):
+        ctx.pairs = pairs
+        return _constant(input, pairs, value)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ConstantPad.apply(grad, [(-left, -right) for left, right in ctx.pairs],
+                                 None), None, None
+
+    @staticmethod
+    def jvp(ctx, input_t, pairs_t, value_t):
+        return ConstantPad.apply(input_t, ctx.pairs, None)
+
+
+ConstantPad._backward_cls.__name__ = "ConstantPadNdBackward0"
 
 
 def _check_edge_mode(input, pad, pairs, mode, value):
