@@ -564,3 +564,14 @@ def test_no_warning_on_plain_call():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         TwoLayer.build(ag)(ag.ones(2, 3))
+
+
+def test_load_state_dict_assign_takes_parameters_and_buffers():
+    def run(lib):
+        model = lib.nn.BatchNorm1d(2)
+        state = {k: v.clone() + 1 for k, v in model.state_dict().items()}
+        model.load_state_dict(state, assign=True)
+        return (type(model.weight).__name__, model.weight.requires_grad,
+                model.running_mean is state["running_mean"], model.weight.tolist(),
+                model.num_batches_tracked.item())
+    assert run(ag) == run(torch)

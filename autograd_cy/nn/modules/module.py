@@ -512,13 +512,16 @@ class Module:
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict,
                               missing_keys, unexpected_keys, error_msgs):
-        """Copy this module's own entries of ``state_dict`` (under ``prefix``) in place."""
+        """Copy this module's own entries of ``state_dict`` (under ``prefix``) in place, or
+        with ``local_metadata["assign_to_params_buffers"]`` (``load_state_dict(assign=True)``)
+        make them the parameters and buffers."""
         for hook in self._load_state_dict_pre_hooks.values():
             hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                  error_msgs)
+        assign = local_metadata.get("assign_to_params_buffers", False)
         persistent = {name: value for name, value in self._buffers.items()
                       if name not in self._non_persistent_buffers_set}
-        local = {**{k: v for k, v in self._parameters.items()}, **persistent}
+        local = {**self._parameters, **persistent}
         for name, param in local.items():
             key = prefix + name
             if param is None:
@@ -537,6 +540,12 @@ class Module:
                 error_msgs.append(
                     f"size mismatch for {key}: copying a param with shape {value.shape} "
                     f"from checkpoint, the shape in current model is {param.shape}.")
+                continue
+            if assign:           # a Parameter keeps its requires_grad
+                if name in self._parameters:
+                    self._parameters[name] = Parameter(value, param.requires_grad)
+                else:
+                    self._buffers[name] = value
                 continue
             try:
                 with no_grad():
@@ -562,9 +571,9 @@ class Module:
         metadata = getattr(state_dict, "_metadata", None)
         for name, module in self.named_modules(remove_duplicate=False):
             prefix = name + "." if name else ""
-            local_metadata = {} if metadata is None else metadata.get(name, {})
+            local_metadata = dict({} if metadata is None else metadata.get(name, {}))
             if assign:
-                self._assign_from(module, state_dict, prefix)
+                local_metadata["assign_to_params_buffers"] = True
             module._load_from_state_dict(state_dict, prefix, local_metadata, True,
                                          missing_keys, unexpected_keys, error_msgs)
             incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)
@@ -581,15 +590,6 @@ class Module:
             raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
                 type(self).__name__, "\n\t".join(error_msgs)))
         return _IncompatibleKeys(missing_keys, unexpected_keys)
-
-    @staticmethod
-    def _assign_from(module, state_dict, prefix):
-        """``assign=True``: the checkpoint's tensors become the parameters (as Parameters,
-        keeping each one's requires_grad) instead of being copied into them."""
-        for name, param in list(module._parameters.items()):
-            value = state_dict.get(prefix + name)
-            if param is not None and isinstance(value, Tensor) and value.shape == param.shape:
-                module._parameters[name] = Parameter(value, param.requires_grad)
 
     def register_state_dict_pre_hook(self, hook):
         return _add_hook(self._state_dict_pre_hooks, hook, False)
