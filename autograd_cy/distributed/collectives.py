@@ -82,14 +82,16 @@ def _finished(work, async_op):
     return None
 
 
-def _run(pg, call, start, async_op, tensors):
+def _run(pg, call, start, async_op, tensors, outputs):
     """Check the tensors' devices, agree with the other ranks, start, and wait unless
-    ``async_op``."""
+    ``async_op``. The Work's ``result()`` is ``outputs``."""
     backend = pg.backend
     for t in tensors:
         backend.check_device(t)
     what = backend.start(call)
-    return _finished(start(backend, what), async_op)
+    work = start(backend, what)
+    work._outputs = list(outputs)
+    return _finished(work, async_op)
 
 
 # -- the collectives ----------------------------------------------------------------------
@@ -108,7 +110,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     target, commit = pg.backend.target(tensor)
     call = Call("all_reduce", target.dtype, target.size, op=op)
     return _run(pg, call, lambda b, what: b.allreduce(target, op, what, then=commit),
-                async_op, [])
+                async_op, [], [tensor])
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
@@ -126,7 +128,7 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     target, commit = pg.backend.target(tensor)
     call = Call("reduce", target.dtype, target.size, root=root, op=op)
     return _run(pg, call, lambda b, what: b.reduce(target, root, op, what, then=commit),
-                async_op, [])
+                async_op, [], [tensor])
 
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
@@ -140,7 +142,7 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     target, commit = pg.backend.target(tensor)
     call = Call("broadcast", target.dtype, target.size, root=root)
     return _run(pg, call, lambda b, what: b.broadcast(target, root, what, then=commit),
-                async_op, [])
+                async_op, [], [tensor])
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
@@ -162,7 +164,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     call = Call("all_gather", send.dtype, send.size)
     return _run(pg, call, lambda b, what: b.allgather(send, receive, what,
                                                        then=write_outputs),
-                async_op, tensor_list + [tensor])
+                async_op, tensor_list + [tensor], tensor_list)
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
@@ -180,7 +182,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     receive, commit = backend.target(output_tensor)
     call = Call("all_gather_into_tensor", send.dtype, send.size)
     return _run(pg, call, lambda b, what: b.allgather(send, receive, what, then=commit),
-                async_op, [output_tensor, input_tensor])
+                async_op, [output_tensor, input_tensor], [output_tensor])
 
 
 def _sized(big, small, size, function_name, big_name, small_name):
@@ -212,7 +214,7 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     call = Call("reduce_scatter", receive.dtype, receive.size, op=op)
     return _run(pg, call, lambda b, what: b.reduce_scatter(send, receive, op, what,
                                                            then=commit),
-                async_op, input_list + [output])
+                async_op, input_list + [output], [output])
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
@@ -232,7 +234,7 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     call = Call("reduce_scatter_tensor", receive.dtype, receive.size, op=op)
     return _run(pg, call, lambda b, what: b.reduce_scatter(send, receive, op, what,
                                                            then=commit),
-                async_op, [input, output])
+                async_op, [input, output], [output])
 
 
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
@@ -266,7 +268,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     call = Call("gather", send.dtype, send.size, root=root)
     return _run(pg, call, lambda b, what: b.gather(
         send, receive, root, what, then=write_outputs if gather_list else None),
-        async_op, gather_list + [tensor])
+        async_op, gather_list + [tensor], gather_list)
 
 
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False,
@@ -295,7 +297,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False,
     receive, commit = backend.target(tensor)
     call = Call("scatter", receive.dtype, receive.size, root=root)
     return _run(pg, call, lambda b, what: b.scatter(send, receive, root, what, then=commit),
-                async_op, scatter_list + [tensor])
+                async_op, scatter_list + [tensor], [tensor])
 
 
 def barrier(group=None, async_op=False, device_ids=None):
@@ -303,6 +305,6 @@ def barrier(group=None, async_op=False, device_ids=None):
     pg = _group(group, "barrier")
     if pg is None:
         return None
-    return _run(pg, Call("barrier"), lambda b, what: b.barrier(what), async_op, [])
+    return _run(pg, Call("barrier"), lambda b, what: b.barrier(what), async_op, [], [])
 
 

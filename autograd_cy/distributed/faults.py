@@ -120,7 +120,7 @@ class FaultChannel:
             raise PeerFailure(*self.failure)
 
     def _while_waiting(self):
-        return f" (rank {self.rank} was waiting in {self.waiting_in})" if self.waiting_in \
+        return f" (while this rank waited in {self.waiting_in})" if self.waiting_in \
             else ""
 
     def _look_for_dead_processes(self):

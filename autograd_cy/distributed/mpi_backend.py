@@ -3,6 +3,8 @@ arrays (``collectives.py`` stages tensors into them). Every collective is nonblo
 and completes through the fault channel's wait loop (NOTE [When a rank fails]); before a
 user's collective the ranks check that they all called the same one with the same sizes
 (NOTE [Checking that the ranks agree])."""
+import contextlib
+
 import numpy as np
 
 from autograd_cy.distributed import staging
@@ -84,6 +86,12 @@ class MPIBackend:
                          RedOpType.PRODUCT: MPI.PROD, RedOpType.MIN: MPI.MIN,
                          RedOpType.MAX: MPI.MAX, RedOpType.BAND: MPI.BAND,
                          RedOpType.BOR: MPI.BOR, RedOpType.BXOR: MPI.BXOR}
+        self._half_ops = {}
+        #: False inside ``unchecked()``: the agreement check is skipped
+        self.checking = True
+        #: the bytes of every reduction's payload since the group was made (DDP's
+        #: statistics and the benchmark read it)
+        self.reduced_bytes = 0
 
     # -- tensors in and out: host arrays (a CUDA tensor goes through the host) -----------
 
@@ -120,7 +128,7 @@ class MPIBackend:
         sequence = self.sequence
         self.sequence += 1
         header = np.array(call.header(sequence), dtype=np.int64)
-        if check and self.size > 1:
+        if check and self.checking and self.size > 1:
             everyone = np.empty((self.size, header.size), dtype=np.int64)
             request = self.comm.Iallgather(header, everyone)
             self.wait_for([request], Call.describe(header))
@@ -131,12 +139,23 @@ class MPIBackend:
                                        + calls)
         return Call.describe(header)
 
+    @contextlib.contextmanager
+    def unchecked(self):
+        """Skip the agreement check of the collectives started inside: DDP's buckets, whose
+        layout the ranks agreed on once."""
+        previous, self.checking = self.checking, False
+        try:
+            yield
+        finally:
+            self.checking = previous
+
     # -- reductions ----------------------------------------------------------------------
 
     def _reduction(self, array, op, function_name):
-        """(the array MPI reduces, MPI's op, what to do once reduced) for ``array``: bool
-        reduces as bytes (SUM is OR, PRODUCT is AND), float16 and bfloat16 in float32 (MPI
-        has no such types), AVG as a SUM divided afterwards."""
+        """(the buffer MPI reduces, MPI's op, what to do once reduced) for ``array``: bool
+        reduces as bytes (SUM is OR, PRODUCT is AND), float16 and bfloat16 through an op of
+        ours (MPI has no such types: NOTE [Half-precision reductions over MPI]), AVG as a
+        SUM divided afterwards."""
         kind = "f" if array.dtype.kind == "V" else array.dtype.kind
         if op is RedOpType.PREMUL_SUM:
             raise ValueError(f"{function_name}: ReduceOp.PREMUL_SUM is not supported by "
@@ -144,6 +163,7 @@ class MPIBackend:
         if op in BITWISE and kind not in "iub":
             raise RuntimeError(f"Cannot use {op} with non-integral dtype {array.dtype}")
         mpi_op = self._mpi_ops[op]
+        wire = array
         if kind == "b":
             wire = array.view(np.uint8)
             if op in (RedOpType.SUM, RedOpType.AVG):
@@ -151,22 +171,26 @@ class MPIBackend:
             elif op is RedOpType.PRODUCT:
                 mpi_op = self.MPI.MIN
         elif array.dtype.itemsize == 2 and kind == "f":
-            wire = array.astype(np.float32)
-        else:
-            wire = array
+            wire = [array.view(np.uint16), self.MPI.UINT16_T]
+            mpi_op = self._half_op(array.dtype, op)
         size = self.size
-        upcast = wire is not array and kind != "b"
 
         def finish():
             if op is RedOpType.AVG and kind != "b":
-                np.divide(wire, size, out=wire, casting="unsafe")
-            if upcast:
-                array[...] = wire
+                np.divide(array, size, out=array, casting="unsafe")
         return wire, mpi_op, finish
+
+    def _half_op(self, dtype, op):
+        """The MPI op of our own that reduces ``dtype`` (float16 or bfloat16) values."""
+        key = (dtype.name, op)
+        if key not in self._half_ops:
+            self._half_ops[key] = self.MPI.Op.Create(_half_reduction(dtype, op), commute=True)
+        return self._half_ops[key]
 
     def allreduce(self, array, op, what, then=None):
         """Reduce ``array`` (contiguous) in place across the ranks."""
         wire, mpi_op, finish = self._reduction(array, op, "all_reduce")
+        self.reduced_bytes += array.nbytes
         request = self.comm.Iallreduce(self.MPI.IN_PLACE, wire, mpi_op)
         return self._work([request], what, _chain(finish, then))
 
@@ -213,7 +237,32 @@ class MPIBackend:
         return self._work([self.comm.Ibarrier()], what)
 
     def close(self):
+        for op in self._half_ops.values():
+            op.Free()
         self.comm.Free()
+
+
+# NOTE [Half-precision reductions over MPI]
+# MPI has no float16 or bfloat16 datatype. Rather than widen them to float32 on the wire
+# (twice the bytes, which is what a half-precision gradient hook exists to save), they travel
+# as 16-bit words and are reduced by an MPI op of ours, a Python function MPI calls on pairs
+# of buffers: it reads both as the half dtype, combines them in float32 and rounds once, as
+# torch's CPU kernels compute half values ("opmath").
+
+_HALF_COMBINE = {RedOpType.SUM: np.add, RedOpType.AVG: np.add,
+                 RedOpType.PRODUCT: np.multiply, RedOpType.MIN: np.minimum,
+                 RedOpType.MAX: np.maximum}
+
+
+def _half_reduction(dtype, op):
+    combine = _HALF_COMBINE[op]
+
+    def reduce_into(inbuf, inoutbuf, datatype):
+        incoming = np.frombuffer(inbuf, dtype=dtype)
+        accumulated = np.frombuffer(inoutbuf, dtype=dtype)
+        accumulated[...] = combine(incoming.astype(np.float32),
+                                   accumulated.astype(np.float32)).astype(dtype)
+    return reduce_into
 
 
 def _bytes(array):

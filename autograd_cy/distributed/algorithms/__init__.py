@@ -1,0 +1,1 @@
+"""``autograd_cy.distributed.algorithms``, as torch's: DDP's communication hooks."""
