@@ -23,9 +23,11 @@ __all__ = ["FaultChannel", "PeerFailure"]
 #   process exits. A rank waiting in a collective reads the notice, acknowledges it and raises
 #   ``DistBackendError`` naming the failed rank; its own exit does not send a notice again.
 # - A rank that dies without raising (killed, ``os._exit``) sends nothing; the ranks on its
-#   machine see its process gone (its pid, exchanged at init) and raise naming it. Under
-#   plain ``mpiexec`` MPICH kills them a moment later anyway; the run helper
-#   (``python -m autograd_cy.distributed.run``) asks it not to, so that they can say why.
+#   machine see its process gone (its pid, exchanged at init) and raise naming it. MPICH's
+#   mpiexec kills every rank the moment one is killed, though, before they can look; the run
+#   helper (``python -m autograd_cy.distributed.run``) starts each rank under a guard process
+#   that outlives it by a moment, so that the others see it gone and say so. Under plain
+#   ``mpiexec`` the others are killed with it: they fail, without a word of their own.
 # - A rank that waits past the timeout PINGs the others and gives, in its error, what each
 #   one is doing: waiting in which collective (a mismatch), or not answering at all (stuck
 #   outside any collective, or on another machine and gone).
@@ -33,7 +35,7 @@ __all__ = ["FaultChannel", "PeerFailure"]
 NOTICE, ACK, PING, PONG = 1, 2, 3, 4
 
 #: how long (seconds) between two looks at whether the other ranks' processes are alive
-LIVENESS_PERIOD = 0.2
+LIVENESS_PERIOD = 0.05
 #: how long a failing rank waits for the others to acknowledge its notice, at most
 NOTICE_GRACE = 10.0
 #: how long a timed-out rank waits for the others to say where they are

@@ -125,8 +125,8 @@ class MPIBackend:
     def start(self, call, check=True):
         """Number the next collective and, with ``check``, make sure every rank called the
         same one (NOTE [Checking that the ranks agree]). Returns its name for messages."""
-        sequence = self.sequence
         self.sequence += 1
+        sequence = self.sequence
         header = np.array(call.header(sequence), dtype=np.int64)
         if check and self.checking and self.size > 1:
             everyone = np.empty((self.size, header.size), dtype=np.int64)

@@ -24,8 +24,10 @@ def _from_bytes(array, size):
 
 
 def _tensor(array):
+    """A CPU tensor of ``array`` (the pickles travel through the host, whatever the default
+    device)."""
     from autograd_cy.factories import tensor
-    return tensor(array)
+    return tensor(array, device="cpu")
 
 
 def _pg(group):

@@ -3,9 +3,10 @@ several processes through ``mpiexec``, as ``mpiexec -n 4 python train.py [args]`
 
 It finds the ``mpiexec`` beside the Python running it (the one the `mpi` extra installs)
 or on PATH, adds what each MPI needs (Open MPI, run as root, refuses without
-``--allow-run-as-root``; more ranks than cores need ``--oversubscribe``), passes
-``--hostfile`` on for a run across machines, and asks MPICH not to kill the other ranks the
-moment one dies, so that they can report which one it was (NOTE [When a rank fails])."""
+``--allow-run-as-root``; more ranks than cores need ``--oversubscribe``) and passes
+``--hostfile`` on for a run across machines. Each rank runs under a guard
+(``autograd_cy.distributed.guard``) that outlives a killed rank by a moment, so that the
+other ranks can report which one died before mpiexec ends them (NOTE [When a rank fails])."""
 import argparse
 import os
 import shutil
@@ -39,11 +40,9 @@ def mpiexec_command(nproc, program, hostfile=None, mpiexec=None):
             command += ["--allow-run-as-root"]
         if hostfile:
             command += ["--hostfile", hostfile]
-    else:  # MPICH's Hydra
-        command += ["-disable-auto-cleanup"]
-        if hostfile:
-            command += ["-f", hostfile]
-    return command + [sys.executable] + list(program)
+    elif hostfile:  # MPICH's Hydra
+        command += ["-f", hostfile]
+    return command + [sys.executable, "-m", "autograd_cy.distributed.guard"] + list(program)
 
 
 def main(argv=None):

@@ -47,4 +47,4 @@ def assign(t, values):
         return
     from autograd_cy.factories import from_numpy
     with no_grad():
-        t.copy_(from_numpy(np.ascontiguousarray(values).reshape(tuple(t.shape))))
+        t.copy_(from_numpy(np.ascontiguousarray(values).reshape(tuple(t.shape))).to(t.device))
