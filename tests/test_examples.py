@@ -55,3 +55,23 @@ def test_examples_train_on_the_device(name, steps):
     on_cpu, _ = module.train(ag, steps=steps, log=lambda line: None)
     on_device, _ = module.train(ag, steps=steps, log=lambda line: None, device="cuda")
     np.testing.assert_allclose(on_device, on_cpu, rtol=1e-4)
+
+
+def test_data_parallel_example_agrees_with_torch_ddp():
+    """examples/mlp_digits_ddp.py on 2 ranks (mpiexec): autograd_cy's DDP and torch's (gloo)
+    print the same losses, which are also those of one autograd_cy process with the whole
+    batches."""
+    import subprocess
+    script = os.path.join(EXAMPLES, "mlp_digits_ddp.py")
+    mpiexec = os.path.join(os.path.dirname(sys.executable), "mpiexec")
+
+    def losses(lib, nproc):
+        command = ([mpiexec, "-n", str(nproc)] if nproc > 1 else []) + \
+            [sys.executable, script, "--lib", lib, "--steps", "6"]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return [float(v) for v in done.stdout.split()]
+    ours = losses("autograd_cy", 2)
+    np.testing.assert_allclose(ours, losses("torch", 2), rtol=1e-5)
+    np.testing.assert_allclose(ours, losses("autograd_cy", 1), rtol=1e-5)
+    assert len(ours) == 6 and ours[-1] < ours[0]
