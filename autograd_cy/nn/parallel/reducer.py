@@ -3,6 +3,7 @@
 import time
 
 from autograd_cy._C.graph_task import queue_callback
+from autograd_cy._C.ops.arithmetic import mul
 from autograd_cy.grad_mode import no_grad
 from autograd_cy.nn.parallel.buckets import (
     Bucket, GradBucket, compute_bucket_assignment_by_size)
@@ -141,12 +142,12 @@ class Reducer:
         with no_grad():
             if unused or param.grad is None:
                 view.zero_()
-            else:
+            elif self.comm_hook is None:  # divided as it is copied: one pass
+                mul(param.grad, 1.0 / self.process_group.size(), out=view)
+            else:  # the hook divides
                 view.copy_(param.grad)
-                if self.comm_hook is None:
-                    view.mul_(1.0 / self.process_group.size())
-                if self.gradient_as_bucket_view:
-                    param.grad = view
+            if not unused and param.grad is not None and self.gradient_as_bucket_view:
+                param.grad = view
         bucket.pending -= 1
         if bucket.pending == 0:
             self._launch_ready_buckets()

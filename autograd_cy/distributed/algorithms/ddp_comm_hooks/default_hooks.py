@@ -10,24 +10,28 @@ def _group(process_group):
     return dist.process_group._group_or_default(process_group)
 
 
-def _allreduce_average(process_group, tensor):
-    """A Future of ``tensor`` averaged over the group: divided first, then summed."""
-    group = _group(process_group)
-    tensor.div_(group.size())
+def _allreduce_sum(group, tensor):
+    """A Future of ``tensor`` summed over the group."""
     work = dist.all_reduce(tensor, group=group, async_op=True)
     return work.get_future().then(lambda future: future.value()[0])
 
 
 def allreduce_hook(process_group, bucket):
-    """Average the bucket with one allreduce, as DDP does without a hook."""
-    return _allreduce_average(process_group, bucket.buffer())
+    """Average the bucket with one allreduce, as DDP does without a hook: divided by the
+    world size, then summed."""
+    group = _group(process_group)
+    return _allreduce_sum(group, bucket.buffer().div_(group.size()))
 
 
 def _compress_hook(dtype):
     def hook(process_group, bucket):
+        # torch casts, then divides in the half type; dividing first gives the same values
+        # for a world size that is a power of two (an exact scaling), and is several times
+        # faster here (NumPy computes float16 one element at a time).
+        group = _group(process_group)
         buffer = bucket.buffer()
-        compressed = buffer.to(dtype)
-        future = _allreduce_average(process_group, compressed)
+        compressed = buffer.div_(group.size()).to(dtype)
+        future = _allreduce_sum(group, compressed)
 
         def decompress(future):
             buffer.copy_(future.value())
