@@ -7,6 +7,7 @@ import contextlib
 
 import numpy as np
 
+from autograd_cy._C.half_cast import float32_to_float16
 from autograd_cy.distributed import staging
 from autograd_cy.distributed.errors import DistBackendError
 from autograd_cy.distributed.reduce_op import BITWISE, RedOpType
@@ -247,7 +248,8 @@ class MPIBackend:
 # (twice the bytes, which is what a half-precision gradient hook exists to save), they travel
 # as 16-bit words and are reduced by an MPI op of ours, a Python function MPI calls on pairs
 # of buffers: it reads both as the half dtype, combines them in float32 and rounds once, as
-# torch's CPU kernels compute half values ("opmath").
+# torch's CPU kernels compute half values ("opmath"); float16 rounds in one C loop (NOTE
+# [Rounding to float16]).
 
 _HALF_COMBINE = {RedOpType.SUM: np.add, RedOpType.AVG: np.add,
                  RedOpType.PRODUCT: np.multiply, RedOpType.MIN: np.minimum,
@@ -256,12 +258,14 @@ _HALF_COMBINE = {RedOpType.SUM: np.add, RedOpType.AVG: np.add,
 
 def _half_reduction(dtype, op):
     combine = _HALF_COMBINE[op]
+    is_float16 = dtype == np.float16
 
     def reduce_into(inbuf, inoutbuf, datatype):
         incoming = np.frombuffer(inbuf, dtype=dtype)
         accumulated = np.frombuffer(inoutbuf, dtype=dtype)
-        accumulated[...] = combine(incoming.astype(np.float32),
-                                   accumulated.astype(np.float32)).astype(dtype)
+        result = combine(incoming.astype(np.float32), accumulated.astype(np.float32))
+        if not (is_float16 and float32_to_float16(result, out=accumulated) is not None):
+            accumulated[...] = result.astype(dtype)
     return reduce_into
 
 
