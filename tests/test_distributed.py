@@ -147,3 +147,13 @@ def test_run_helper_command():
     assert command[-6:] == [sys.executable, "-m", "autograd_cy.distributed.guard", "train.py",
                             "--lr", "0.1"]
     assert command[command.index("-f") + 1] == "hosts"
+
+
+@pytest.mark.cpu_only
+def test_the_benchmark_reports_bytes_and_overlap(capsys):
+    from benchmarks import distributed as benchmark
+    benchmark.main(["--steps", "3", "--libs", "autograd_cy"])
+    table = capsys.readouterr().out
+    rows = [line for line in table.splitlines() if line.startswith("| autograd_cy |")]
+    assert len(rows) == 2
+    assert "1,077,288 (1.00x of the gradients)" in rows[1] and "% (" in rows[1]
