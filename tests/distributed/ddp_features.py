@@ -77,6 +77,14 @@ ddp(local_batch()).pow(2).sum().backward()
 raises(RuntimeError, "Expected to have finished reduction in the prior iteration", ddp,
        local_batch())
 
+# -- static_graph: the unused parameter is unused every time, and that is fine --------------
+ag.manual_seed(0)
+model = TwoHeads(use_b=False).double()
+ddp = DDP(model, static_graph=True)
+for _ in range(2):
+    ddp(local_batch()).pow(2).sum().backward()
+assert model.head_b.weight.grad is None and model.body.weight.grad is not None
+
 # -- buckets: reverse order, launched in index order, the bytes of the gradients ----------
 ag.manual_seed(0)
 layers = nn.Sequential(*[nn.Linear(32, 32) for _ in range(5)])

@@ -64,10 +64,13 @@ class DistributedDataParallel(Module):
         self._verify_params_across_processes(module)
         if init_sync:
             self._broadcast_coalesced(list(module.parameters()) + list(module.buffers()))
+        # static_graph: the same parameters are used in every iteration, but not
+        # necessarily all of them; finding the unused ones each time is correct for it too
         self.reducer = Reducer(params, self.process_group, self.bucket_bytes_cap,
                                DEFAULT_FIRST_BUCKET_BYTES if bucket_cap_mb is None
                                else min(DEFAULT_FIRST_BUCKET_BYTES, self.bucket_bytes_cap),
-                               find_unused_parameters, gradient_as_bucket_view)
+                               find_unused_parameters or static_graph,
+                               gradient_as_bucket_view)
         self._comm_hook_name = None
 
     # -- construction -------------------------------------------------------------------
@@ -117,14 +120,15 @@ class DistributedDataParallel(Module):
     def forward(self, *inputs, **kwargs):
         grad_sync = is_grad_enabled() and self.require_backward_grad_sync
         if grad_sync and not self.reducer.has_rebuilt_buckets and \
-                self.reducer.ready_order and not self.find_unused_parameters:
+                self.reducer.ready_order and not self.reducer.find_unused_parameters:
             self._rebuild_buckets()
         buffers = list(self.module.buffers())
         if self.broadcast_buffers and self.require_forward_param_sync and buffers:
             self._broadcast_coalesced(buffers)
         outputs = self.module(*inputs, **kwargs)
         if grad_sync:
-            unused = self._unused_parameters(outputs) if self.find_unused_parameters else []
+            unused = (self._unused_parameters(outputs)
+                      if self.reducer.find_unused_parameters else [])
             self.reducer.prepare_for_backward(unused)
         return outputs
 
