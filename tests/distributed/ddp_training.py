@@ -5,6 +5,7 @@ import numpy as np
 
 from ranks import ag, dist, finish, start, values
 
+from autograd_cy.distributed.algorithms.ddp_comm_hooks import default_hooks
 from autograd_cy.nn.parallel import DistributedDataParallel as DDP
 
 rank, size = start()
@@ -85,10 +86,15 @@ for what, make_optimizer, options, step_fn in [
         ("a bucket per parameter, rebuilt", sgd, {"bucket_cap_mb": 1e-6}, plain_step),
         ("gradient_as_bucket_view, Adam", adam, {"gradient_as_bucket_view": True},
          plain_step),
-        ("no_sync accumulation", sgd, {"bucket_cap_mb": 1e-3}, accumulated_step)]:
+        ("no_sync accumulation", sgd, {"bucket_cap_mb": 1e-3}, accumulated_step),
+        ("the allreduce comm hook", sgd, {"hook": default_hooks.allreduce_hook},
+         plain_step)]:
     history = single_process(make_optimizer)
     model = make_model(rank)  # each rank starts elsewhere: DDP takes rank 0's parameters
+    hook = options.pop("hook", None)
     ddp = DDP(model, **options)
+    if hook is not None:
+        ddp.register_comm_hook(None, hook)
     check_against(history, ddp, make_optimizer(ddp.parameters()), step_fn, what)
     if options.get("gradient_as_bucket_view"):
         bucket_buffers = {id(b.buffer) for b in ddp.reducer.buckets}
