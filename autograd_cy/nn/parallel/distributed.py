@@ -3,7 +3,9 @@ module so that each rank's backward averages the gradients over all ranks, overl
 communication with the backward itself (NOTE [Data parallelism on the engine])."""
 import contextlib
 
+from autograd_cy import distributed as dist
 from autograd_cy._C.tensor import Tensor
+from autograd_cy._C.ops.split_cat import cat
 from autograd_cy.grad_mode import is_grad_enabled, no_grad
 from autograd_cy.nn.modules.module import Module
 from autograd_cy.nn.parallel.buckets import DEFAULT_BUCKET_CAP_MB, DEFAULT_FIRST_BUCKET_BYTES
@@ -32,7 +34,6 @@ class DistributedDataParallel(Module):
                  skip_all_reduce_unused_params=False, bucket_cap_mb_list=None,
                  batched_grad_copy=False, forward_sync_buffers=None):
         super().__init__()
-        from autograd_cy import distributed as dist
         self.module = module
         self.process_group = dist.process_group._group_or_default(process_group)
         params = [p for p in module.parameters() if p.requires_grad]
@@ -77,7 +78,6 @@ class DistributedDataParallel(Module):
 
     def _verify_params_across_processes(self, module):
         """Every rank must hold parameters of the same count, shapes and dtypes."""
-        from autograd_cy import distributed as dist
         mine = [(tuple(p.shape), str(p.dtype)) for p in module.parameters()]
         everyone = [None] * self.process_group.size()
         dist.all_gather_object(everyone, mine, group=self.process_group)
@@ -100,7 +100,6 @@ class DistributedDataParallel(Module):
     def _broadcast_coalesced(self, tensors):
         """Rank 0's values of ``tensors`` into every rank's, one broadcast per dtype and
         device (flattened together)."""
-        from autograd_cy import cat, distributed as dist
         groups = {}
         for t in tensors:
             groups.setdefault((t.dtype, str(t.device)), []).append(t)
@@ -135,7 +134,6 @@ class DistributedDataParallel(Module):
     def _rebuild_buckets(self):
         """Rebuild the buckets in the order gradients became ready in the first iteration,
         rank 0's order for every rank (NOTE [DDP's buckets])."""
-        from autograd_cy import distributed as dist
         order = [list(self.reducer.ready_order)]
         if len(order[0]) != len(self.reducer.params):
             order = [[]]

@@ -2,8 +2,11 @@
 (NOTE [Data parallelism on the engine])."""
 import time
 
+from autograd_cy import distributed as dist
 from autograd_cy._C.graph_task import queue_callback
 from autograd_cy._C.ops.arithmetic import mul
+from autograd_cy.dtypes import int32
+from autograd_cy.factories import tensor
 from autograd_cy.grad_mode import no_grad
 from autograd_cy.nn.parallel.buckets import (
     Bucket, GradBucket, compute_bucket_assignment_by_size)
@@ -161,7 +164,6 @@ class Reducer:
             queue_callback(self._finalize_backward)
 
     def _launch(self, bucket):
-        from autograd_cy import distributed as dist
         is_last = bucket.index == len(self.buckets) - 1
         self.last_step.launches.append((bucket.index, bucket.nbytes, len(self.used),
                                         time.perf_counter()))
@@ -194,10 +196,9 @@ class Reducer:
         globally_used = self._globally_used() if self.find_unused_parameters else None
         with no_grad():
             for bucket, result in zip(self.buckets, results):
+                result = result[0] if isinstance(result, list) else result  # Work.result()
                 if result is not bucket.buffer:
-                    result = result[0] if isinstance(result, list) else result
-                    if result is not bucket.buffer:
-                        bucket.buffer.copy_(result)
+                    bucket.buffer.copy_(result)
                 for i, view in zip(bucket.param_indices, bucket.views):
                     if globally_used is not None and not globally_used[i]:
                         continue
@@ -215,11 +216,8 @@ class Reducer:
     def _globally_used(self):
         """Which parameters some rank used in this iteration (an allreduce of the local
         flags)."""
-        from autograd_cy import distributed as dist
-        from autograd_cy.factories import zeros
-        flags = zeros(len(self.params), dtype=_int32())
-        for i in self.used:
-            flags[i] = 1
+        flags = tensor([int(i in self.used) for i in range(len(self.params))], dtype=int32,
+                       device="cpu")
         with self.process_group.backend.unchecked():
             dist.all_reduce(flags, op=dist.ReduceOp.MAX, group=self.process_group)
         return [bool(v) for v in flags.tolist()]
@@ -228,11 +226,6 @@ class Reducer:
         for handle in self._handles:
             handle.remove()
         self._handles = []
-
-
-def _int32():
-    from autograd_cy import int32
-    return int32
 
 
 class _StepRecord:
