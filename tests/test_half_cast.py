@@ -1,12 +1,13 @@
-"""float32 to float16 in one C loop (NOTE [Rounding to float16] in pyx/half_cast.pyx): the
-same bits as torch's conversion on random bit patterns (every class of float32: normal,
-subnormal, inf, NaN) and on the edges of float16's range."""
+"""float32 to float16 and back in one C loop each (NOTE [Rounding to float16] in
+pyx/half_cast.pyx): the same bits as torch's conversion on random bit patterns (every class
+of float32: normal, subnormal, inf, NaN) and on the edges of float16's range; every float16
+back to float32."""
 import numpy as np
 import pytest
 import torch
 
 import autograd_cy as ag
-from autograd_cy._C.half_cast import float32_to_float16
+from autograd_cy._C.half_cast import float16_to_float32, float32_to_float16
 
 pytestmark = pytest.mark.cpu_only
 
@@ -39,3 +40,19 @@ def test_nan_stays_nan_and_other_arrays_are_left_to_numpy():
     out = np.empty(4, np.float16)
     assert float32_to_float16(np.arange(4, dtype=np.float32), out=out) is out
     assert out.tolist() == [0, 1, 2, 3]
+
+
+def test_float16_to_float32_is_exact_on_every_value():
+    halves = np.arange(2 ** 16, dtype=np.uint16).view(np.float16)
+    ours = float16_to_float32(halves)
+    expected = halves.astype(np.float32)
+    assert np.array_equal(ours.view(np.uint32), expected.view(np.uint32))
+    theirs = torch.from_numpy(halves.copy()).to(torch.float32).numpy()
+    finite = ~np.isnan(expected)
+    assert np.array_equal(ours[finite], theirs[finite])
+    t = ag.from_numpy(halves.copy())
+    assert np.array_equal(t.to(ag.float32).numpy().view(np.uint32), expected.view(np.uint32))
+    into = ag.zeros(2 ** 16)
+    into.copy_(t)
+    assert np.array_equal(into.numpy().view(np.uint32), expected.view(np.uint32))
+    assert float16_to_float32(halves, out=np.empty(3, np.float32)) is None   # another shape

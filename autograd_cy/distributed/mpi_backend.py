@@ -7,7 +7,7 @@ import contextlib
 
 import numpy as np
 
-from autograd_cy._C.half_cast import float32_to_float16
+from autograd_cy._C.half_cast import float16_to_float32, float32_to_float16
 from autograd_cy.distributed import staging
 from autograd_cy.distributed.errors import DistBackendError
 from autograd_cy.distributed.reduce_op import BITWISE, RedOpType
@@ -258,14 +258,25 @@ _HALF_COMBINE = {RedOpType.SUM: np.add, RedOpType.AVG: np.add,
 
 def _half_reduction(dtype, op):
     combine = _HALF_COMBINE[op]
-    is_float16 = dtype == np.float16
+    if dtype == np.float16:
+        def widen(values):
+            return float16_to_float32(values)
+
+        def narrow(values, out):
+            if float32_to_float16(values, out=out) is None:
+                out[...] = values.astype(dtype)
+    else:
+        def widen(values):
+            return values.astype(np.float32)
+
+        def narrow(values, out):
+            out[...] = values.astype(dtype)
 
     def reduce_into(inbuf, inoutbuf, datatype):
-        incoming = np.frombuffer(inbuf, dtype=dtype)
         accumulated = np.frombuffer(inoutbuf, dtype=dtype)
-        result = combine(incoming.astype(np.float32), accumulated.astype(np.float32))
-        if not (is_float16 and float32_to_float16(result, out=accumulated) is not None):
-            accumulated[...] = result.astype(dtype)
+        widened = widen(accumulated)
+        combine(widen(np.frombuffer(inbuf, dtype=dtype)), widened, out=widened)
+        narrow(widened, accumulated)
     return reduce_into
 
 

@@ -15,7 +15,7 @@ from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
 from autograd_cy._C.forward cimport forward1
 from autograd_cy._C.dtype cimport to_numpy_dtype, kind_of
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
-from autograd_cy._C.half_cast cimport float32_to_float16
+from autograd_cy._C.half_cast cimport float32_to_float16, float16_to_float32
 from autograd_cy._C.device cimport (
     device as device_class, array_to_device, device_of, resolved_device,
 )
@@ -112,7 +112,8 @@ cdef Tensor _convert(Tensor self, object numpy_dtype, device_class target):
             warnings.warn("Casting complex values to real discards the imaginary part",
                           UserWarning, stacklevel=2)
             array = array.real
-        converted = float32_to_float16(array) if numpy_dtype == np.float16 else None
+        converted = (float32_to_float16(array) if numpy_dtype == np.float16
+                     else float16_to_float32(array) if numpy_dtype == np.float32 else None)
         if converted is not None:       # NOTE [Rounding to float16]
             array = converted
         else:

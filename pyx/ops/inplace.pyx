@@ -9,6 +9,7 @@ from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
 from autograd_cy._C.forward cimport forward2
 from autograd_cy._C.dtype cimport check_convertible
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
+from autograd_cy._C.half_cast cimport float16_to_float32
 from autograd_cy._C.device cimport empty_result_like
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, bump_version, version_counter,
@@ -163,7 +164,8 @@ def copy_(Tensor self, Tensor src, non_blocking=False):
 
     def compute(Tensor x):
         cdef Tensor out = make_tensor(np.empty_like(x._data))
-        out._data[...] = src._data
+        if float16_to_float32(src._data, out._data) is None:  # NOTE [Rounding to float16]
+            out._data[...] = src._data
         if is_grad_enabled() and (requires_grad(x) or requires_grad(src)):
             record(CopyBackwards(), (x, src), (out,))
         if forward_level():
