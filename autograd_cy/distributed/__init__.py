@@ -8,6 +8,7 @@ Nothing here imports mpi4py until ``init_process_group``: the package imports wi
 from autograd_cy.distributed.errors import *  # noqa: F401,F403
 from autograd_cy.distributed.reduce_op import ReduceOp  # noqa: F401
 from autograd_cy.distributed.work import Work  # noqa: F401
+from autograd_cy.distributed.grad_bucket import GradBucket  # noqa: F401
 from autograd_cy.distributed.process_group import (  # noqa: F401
     Backend, ProcessGroup, GroupMember, group, init_process_group, destroy_process_group,
     is_initialized, is_available, is_mpi_available, is_nccl_available, is_gloo_available,

@@ -3,7 +3,7 @@
 first ones can start while backward is still computing the rest (NOTE [DDP's buckets])."""
 from autograd_cy.factories import zeros
 
-__all__ = ["Bucket", "GradBucket", "compute_bucket_assignment_by_size",
+__all__ = ["Bucket", "compute_bucket_assignment_by_size",
            "DEFAULT_FIRST_BUCKET_BYTES", "DEFAULT_BUCKET_CAP_MB"]
 
 #: torch's cap of the first bucket: small, so that the first allreduce starts early
@@ -69,32 +69,3 @@ class Bucket:
     @property
     def nbytes(self):
         return self.buffer.numel() * self.buffer.element_size()
-
-
-class GradBucket:
-    """What a communication hook receives (as ``torch.distributed.GradBucket``): the
-    bucket's flat ``buffer()``, its ``index()``, its ``parameters()`` and their
-    ``gradients()`` (views of the buffer), and whether it ``is_last()``."""
-
-    def __init__(self, bucket, is_last):
-        self._bucket = bucket
-        self._is_last = is_last
-
-    def index(self):
-        return self._bucket.index
-
-    def buffer(self):
-        return self._bucket.buffer
-
-    def gradients(self):
-        return list(self._bucket.views)
-
-    def parameters(self):
-        return list(self._bucket.params)
-
-    def is_last(self):
-        return self._is_last
-
-    def set_buffer(self, buffer):
-        """Replace the bucket's flat buffer's values with ``buffer``'s."""
-        self._bucket.buffer.copy_(buffer)

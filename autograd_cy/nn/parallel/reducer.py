@@ -8,8 +8,8 @@ from autograd_cy._C.ops.arithmetic import mul
 from autograd_cy.dtypes import int32
 from autograd_cy.factories import tensor
 from autograd_cy.grad_mode import no_grad
-from autograd_cy.nn.parallel.buckets import (
-    Bucket, GradBucket, compute_bucket_assignment_by_size)
+from autograd_cy.distributed.grad_bucket import GradBucket
+from autograd_cy.nn.parallel.buckets import Bucket, compute_bucket_assignment_by_size
 
 __all__ = ["Reducer"]
 
