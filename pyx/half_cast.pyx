@@ -6,13 +6,12 @@ range (below 2**-14, about 6.1e-5: most gradients) raises the underflow flag thr
 floating-point operation on a subnormal, which costs about 60 ns on x86: a cast of 200,000
 gradients to float16 took 13 ms instead of 0.5. torch's CPU kernels convert with the F16C
 instruction. This loop gives NumPy's bits (round to nearest even, subnormals, overflow to
-inf, NaN payloads kept as NumPy keeps them) with integer arithmetic and one ``rint`` for the
-subnormals, so no flag is raised and no value is slow. The way back is exact; NumPy's is
+inf, NaN payloads kept as NumPy keeps them) with integer arithmetic, and one float addition
+for the subnormals, so no flag is raised and no value is slow. The way back is exact; NumPy's is
 slow on subnormals too (a loop that normalises the mantissa bit by bit, 8 ns a value), and
 here a subnormal is its mantissa times 2**-24, one float multiply.
 """
 cimport numpy as cnp
-from libc.math cimport rintf
 from libc.stdint cimport uint16_t, uint32_t
 from libc.string cimport memcpy
 
@@ -38,10 +37,14 @@ cdef inline uint16_t half_bits(float value) noexcept nogil:
         rebased = magnitude - 0x38000000
         rebased += 0xfff + ((rebased >> 13) & 1)
         return <uint16_t>(sign | (rebased >> 13))
-    # subnormal (or zero): a multiple of 2**-24, the multiple rounded to even; 1024 of
-    # them is the smallest normal, whose bits are 1024 too
-    value = (-value if value < 0 else value) * 16777216.0
-    return <uint16_t>(sign | <uint32_t>rintf(value))
+    # subnormal (or zero): a multiple of 2**-24, the multiple rounded to even. Adding 0.5
+    # (exponent 126) puts the bit of weight 2**-24 at the bottom of the sum's mantissa, so
+    # the addition itself rounds to nearest even; the sum's bits past 0.5's are the float16
+    # bits (1024 multiples, if it rounds up that far, being the smallest normal's bits)
+    memcpy(&value, &magnitude, 4)
+    value = value + <float>0.5
+    memcpy(&rebased, &value, 4)
+    return <uint16_t>(sign | (rebased - 0x3f000000))
 
 
 cdef inline float float_of_half(uint16_t half) noexcept nogil:
