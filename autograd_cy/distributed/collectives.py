@@ -82,12 +82,21 @@ def _finished(work, async_op):
     return None
 
 
-def _run(pg, call, start, async_op, tensors, outputs):
-    """Check the tensors' devices, agree with the other ranks, start, and wait unless
-    ``async_op``. The Work's ``result()`` is ``outputs``."""
-    backend = pg.backend
+def _on_device(pg, tensors):
+    """torch's error for a tensor on a device the group's backend does not serve."""
     for t in tensors:
-        backend.check_device(t)
+        pg.backend.check_device(t)
+
+
+def _call(name, t, **details):
+    """What this rank asks of the collective (for the agreement check), from ``t``."""
+    return Call(name, t.dtype.numpy, t.numel(), **details)
+
+
+def _run(pg, call, start, async_op, outputs):
+    """Agree with the other ranks, start, and wait unless ``async_op``. The Work's
+    ``result()`` is ``outputs``."""
+    backend = pg.backend
     what = backend.start(call)
     work = start(backend, what)
     work._outputs = list(outputs)
@@ -106,11 +115,10 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     op = as_red_op_type(op, "all_reduce")
     if tensor.is_complex() and not supports_complex(op):
         raise ValueError(f"all_reduce does not support {op} on complex tensors")
-    pg.backend.check_device(tensor)
+    _on_device(pg, [tensor])
     target, commit = pg.backend.target(tensor)
-    call = Call("all_reduce", target.dtype, target.size, op=op)
-    return _run(pg, call, lambda b, what: b.allreduce(target, op, what, then=commit),
-                async_op, [], [tensor])
+    return _run(pg, _call("all_reduce", tensor, op=op),
+                lambda b, what: b.allreduce(target, op, what, then=commit), async_op, [tensor])
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
@@ -124,11 +132,11 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     op = as_red_op_type(op, "reduce")
     if tensor.is_complex() and not supports_complex(op):
         raise ValueError(f"reduce does not support {op} on complex tensors")
-    pg.backend.check_device(tensor)
+    _on_device(pg, [tensor])
     target, commit = pg.backend.target(tensor)
-    call = Call("reduce", target.dtype, target.size, root=root, op=op)
-    return _run(pg, call, lambda b, what: b.reduce(target, root, op, what, then=commit),
-                async_op, [], [tensor])
+    return _run(pg, _call("reduce", tensor, root=root, op=op),
+                lambda b, what: b.reduce(target, root, op, what, then=commit), async_op,
+                [tensor])
 
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
@@ -138,11 +146,11 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     if pg is None:
         return None
     root = _group_rank(pg, src, group_src, "src")
-    pg.backend.check_device(tensor)
+    _on_device(pg, [tensor])
     target, commit = pg.backend.target(tensor)
-    call = Call("broadcast", target.dtype, target.size, root=root)
-    return _run(pg, call, lambda b, what: b.broadcast(target, root, what, then=commit),
-                async_op, [], [tensor])
+    return _run(pg, _call("broadcast", tensor, root=root),
+                lambda b, what: b.broadcast(target, root, what, then=commit), async_op,
+                [tensor])
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
@@ -154,17 +162,17 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
         return None
     _length(tensor_list, pg.size(), "all_gather", "tensor_list")
     _same_as(tensor_list, tensor, "all_gather", "tensor_list")
+    _on_device(pg, tensor_list + [tensor])
     backend = pg.backend
     send = backend.values(tensor)
-    receive = backend.empty((pg.size(),) + send.shape, send.dtype)
+    receive = backend.empty((pg.size(),) + tuple(send.shape), send.dtype)
 
     def write_outputs():
         for t, values in zip(tensor_list, receive):
             backend.assign(t, values)
-    call = Call("all_gather", send.dtype, send.size)
-    return _run(pg, call, lambda b, what: b.allgather(send, receive, what,
-                                                       then=write_outputs),
-                async_op, tensor_list + [tensor], tensor_list)
+    return _run(pg, _call("all_gather", tensor),
+                lambda b, what: b.allgather(send, receive, what, then=write_outputs),
+                async_op, tensor_list)
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
@@ -177,12 +185,13 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
         return None
     _sized(output_tensor, input_tensor, pg.size(), "all_gather_into_tensor",
            "output_tensor", "input_tensor")
+    _on_device(pg, [output_tensor, input_tensor])
     backend = pg.backend
     send = backend.values(input_tensor)
     receive, commit = backend.target(output_tensor)
-    call = Call("all_gather_into_tensor", send.dtype, send.size)
-    return _run(pg, call, lambda b, what: b.allgather(send, receive, what, then=commit),
-                async_op, [output_tensor, input_tensor], [output_tensor])
+    return _run(pg, _call("all_gather_into_tensor", input_tensor),
+                lambda b, what: b.allgather(send, receive, what, then=commit), async_op,
+                [output_tensor])
 
 
 def _sized(big, small, size, function_name, big_name, small_name):
@@ -208,13 +217,13 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     _same_as(input_list, output, "reduce_scatter", "input_list")
     if output.is_complex() and not supports_complex(op):
         raise ValueError(f"reduce_scatter does not support {op} on complex tensors")
+    _on_device(pg, input_list + [output])
     backend = pg.backend
     send = backend.concatenated([backend.values(t) for t in input_list])
     receive, commit = backend.target(output)
-    call = Call("reduce_scatter", receive.dtype, receive.size, op=op)
-    return _run(pg, call, lambda b, what: b.reduce_scatter(send, receive, op, what,
-                                                           then=commit),
-                async_op, input_list + [output], [output])
+    return _run(pg, _call("reduce_scatter", output, op=op),
+                lambda b, what: b.reduce_scatter(send, receive, op, what, then=commit),
+                async_op, [output])
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
@@ -228,13 +237,13 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     _sized(input, output, pg.size(), "reduce_scatter_tensor", "input", "output")
     if output.is_complex() and not supports_complex(op):
         raise ValueError(f"reduce_scatter_tensor does not support {op} on complex tensors")
+    _on_device(pg, [input, output])
     backend = pg.backend
     send = backend.values(input)
     receive, commit = backend.target(output)
-    call = Call("reduce_scatter_tensor", receive.dtype, receive.size, op=op)
-    return _run(pg, call, lambda b, what: b.reduce_scatter(send, receive, op, what,
-                                                           then=commit),
-                async_op, [input, output], [output])
+    return _run(pg, _call("reduce_scatter_tensor", output, op=op),
+                lambda b, what: b.reduce_scatter(send, receive, op, what, then=commit),
+                async_op, [output])
 
 
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
@@ -258,17 +267,18 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     elif gather_list:
         raise ValueError("Argument ``gather_list`` must NOT be specified on "
                          "non-destination ranks.")
+    _on_device(pg, gather_list + [tensor])
     backend = pg.backend
     send = backend.values(tensor)
-    receive = backend.empty((pg.size(),) + send.shape, send.dtype) if gather_list else None
+    receive = backend.empty((pg.size(),) + tuple(send.shape), send.dtype) \
+        if gather_list else None
 
     def write_outputs():
         for t, values in zip(gather_list, receive):
             backend.assign(t, values)
-    call = Call("gather", send.dtype, send.size, root=root)
-    return _run(pg, call, lambda b, what: b.gather(
+    return _run(pg, _call("gather", tensor, root=root), lambda b, what: b.gather(
         send, receive, root, what, then=write_outputs if gather_list else None),
-        async_op, gather_list + [tensor], gather_list)
+        async_op, gather_list)
 
 
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False,
@@ -291,13 +301,14 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False,
     elif scatter_list:
         raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source "
                          "ranks.")
+    _on_device(pg, scatter_list + [tensor])
     backend = pg.backend
     send = backend.concatenated([backend.values(t) for t in scatter_list]) \
         if scatter_list else None
     receive, commit = backend.target(tensor)
-    call = Call("scatter", receive.dtype, receive.size, root=root)
-    return _run(pg, call, lambda b, what: b.scatter(send, receive, root, what, then=commit),
-                async_op, scatter_list + [tensor], [tensor])
+    return _run(pg, _call("scatter", tensor, root=root),
+                lambda b, what: b.scatter(send, receive, root, what, then=commit), async_op,
+                [tensor])
 
 
 def barrier(group=None, async_op=False, device_ids=None):
@@ -305,6 +316,6 @@ def barrier(group=None, async_op=False, device_ids=None):
     pg = _group(group, "barrier")
     if pg is None:
         return None
-    return _run(pg, Call("barrier"), lambda b, what: b.barrier(what), async_op, [], [])
+    return _run(pg, Call("barrier"), lambda b, what: b.barrier(what), async_op, [])
 
 
