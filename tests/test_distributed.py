@@ -19,21 +19,37 @@ from autograd_cy.distributed.run import mpiexec_command
 SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "distributed")
 
 
-def run_ranks(script, *args, nproc=2, helper=False, timeout=120):
+def run_ranks(script, *args, nproc=2, helper=False, timeout=120, env=None):
     """Run a script of tests/distributed on ``nproc`` ranks (through the run helper when
-    ``helper``); (exit code, output, seconds)."""
+    ``helper``), with ``env`` added to the environment; (exit code, output, seconds)."""
     program = [os.path.join(SCRIPTS, script)] + list(args)
     command = (mpiexec_command(nproc, program) if helper
                else [os.path.join(os.path.dirname(sys.executable), "mpiexec"), "-n",
                      str(nproc), sys.executable] + program)
     started = time.monotonic()
-    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
+                          env=dict(os.environ, **(env or {})))
     return done.returncode, done.stdout + done.stderr, time.monotonic() - started
 
 
 @pytest.mark.parametrize("script", ["collectives.py", "ddp_training.py", "ddp_features.py"])
 def test_on_two_ranks(script):
     code, output, _ = run_ranks(script)
+    assert code == 0, output
+    assert "rank 0 passed" in output and "rank 1 passed" in output, output
+
+
+NCCL_ON_THE_EMULATED_DEVICE = {"AUTOGRAD_CY_CUDA": "emulate", "AUTOGRAD_CY_TEST_DEVICE": "cuda",
+                               "AUTOGRAD_CY_TEST_BACKEND": "nccl"}
+
+
+@pytest.mark.cpu_only     # the scripts put their tensors on the (emulated) device themselves
+@pytest.mark.parametrize("script", ["collectives.py", "ddp_training.py", "ddp_features.py",
+                                    "nccl_streams.py"])
+def test_nccl_on_two_ranks(script):
+    """The same scripts on the nccl backend (CuPy's NCCL stood in for by
+    autograd_cy/distributed/emulated_nccl.py), and what only NCCL does: its side stream."""
+    code, output, _ = run_ranks(script, env=NCCL_ON_THE_EMULATED_DEVICE)
     assert code == 0, output
     assert "rank 0 passed" in output and "rank 1 passed" in output, output
 

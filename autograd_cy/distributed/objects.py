@@ -23,11 +23,15 @@ def _from_bytes(array, size):
     return pickle.loads(array[:size].tobytes())
 
 
-def _tensor(array):
-    """A CPU tensor of ``array`` (the pickles travel through the host, whatever the default
-    device)."""
+def _tensor(array, pg):
+    """A tensor of ``array`` where ``pg``'s backend moves data: the host for MPI (whatever
+    the default device), the current CUDA device for NCCL."""
     from autograd_cy.factories import tensor
-    return tensor(array, device="cpu")
+    return tensor(array, device="cuda" if pg.name() == "nccl" else "cpu")
+
+
+def _host(t):
+    return t.cpu().numpy()
 
 
 def _pg(group):
@@ -42,16 +46,16 @@ def all_gather_object(object_list, obj, group=None):
     if pg is None:
         return
     data = _to_bytes(obj)
-    size = _tensor(np.array([data.size], dtype=np.int64))
-    sizes = [_tensor(np.zeros(1, dtype=np.int64)) for _ in range(pg.size())]
+    size = _tensor(np.array([data.size], dtype=np.int64), pg)
+    sizes = [_tensor(np.zeros(1, dtype=np.int64), pg) for _ in range(pg.size())]
     collectives.all_gather(sizes, size, group=group)
     longest = max(int(s.item()) for s in sizes)
     padded = np.zeros(longest, dtype=np.uint8)
     padded[:data.size] = data
-    gathered = [_tensor(np.zeros(longest, dtype=np.uint8)) for _ in range(pg.size())]
-    collectives.all_gather(gathered, _tensor(padded), group=group)
+    gathered = [_tensor(np.zeros(longest, dtype=np.uint8), pg) for _ in range(pg.size())]
+    collectives.all_gather(gathered, _tensor(padded, pg), group=group)
     for i, (t, s) in enumerate(zip(gathered, sizes)):
-        object_list[i] = _from_bytes(t.numpy(), int(s.item()))
+        object_list[i] = _from_bytes(_host(t), int(s.item()))
 
 
 def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=None):
@@ -82,14 +86,14 @@ def broadcast_object_list(object_list, src=None, group=None, device=None, group_
     me = pg.rank()
     pieces = [_to_bytes(o) for o in object_list] if me == root else []
     sizes = _tensor(np.array([p.size for p in pieces] if me == root
-                             else [0] * len(object_list), dtype=np.int64))
+                             else [0] * len(object_list), dtype=np.int64), pg)
     collectives.broadcast(sizes, group_src=root, group=group)
-    counts = [int(v) for v in sizes.numpy()]
+    counts = [int(v) for v in _host(sizes)]
     data = _tensor(np.concatenate(pieces) if me == root and pieces
-                   else np.zeros(sum(counts), dtype=np.uint8))
+                   else np.zeros(sum(counts), dtype=np.uint8), pg)
     collectives.broadcast(data, group_src=root, group=group)
     if me != root:
-        flat, offset = data.numpy(), 0
+        flat, offset = _host(data), 0
         for i, count in enumerate(counts):
             object_list[i] = _from_bytes(flat[offset:offset + count], count)
             offset += count

@@ -14,9 +14,10 @@ import autograd_cy.distributed as dist  # noqa: E402
 
 
 def start(timeout_s=60):
-    """Initialize the default group (MPI), put new tensors on the test device, and return
-    (rank, world size)."""
-    dist.init_process_group("mpi", timeout=datetime.timedelta(seconds=timeout_s))
+    """Initialize the default group (on AUTOGRAD_CY_TEST_BACKEND's backend, MPI by
+    default), put new tensors on the test device, and return (rank, world size)."""
+    backend = os.environ.get("AUTOGRAD_CY_TEST_BACKEND", "mpi")
+    dist.init_process_group(backend, timeout=datetime.timedelta(seconds=timeout_s))
     device = os.environ.get("AUTOGRAD_CY_TEST_DEVICE", "cpu")
     if device != "cpu":
         ag.set_default_device(device)

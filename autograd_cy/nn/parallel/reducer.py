@@ -217,7 +217,7 @@ class Reducer:
         """Which parameters some rank used in this iteration (an allreduce of the local
         flags)."""
         flags = tensor([int(i in self.used) for i in range(len(self.params))], dtype=int32,
-                       device="cpu")
+                       device=self.params[0].device)
         with self.process_group.backend.unchecked():
             dist.all_reduce(flags, op=dist.ReduceOp.MAX, group=self.process_group)
         return [bool(v) for v in flags.tolist()]

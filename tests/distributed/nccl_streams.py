@@ -1,0 +1,47 @@
+"""The nccl backend on the emulated CUDA device, under ``mpiexec -n 2``: what only it does
+(the values of every collective are checked by collectives.py run on it): a CPU tensor is
+refused with torch's words, and each collective runs on the group's side stream after an
+event recorded on the current stream, which waits for its end when the Work is waited for
+(NOTE [NCCL's side stream])."""
+import os
+
+import numpy as np
+
+os.environ["AUTOGRAD_CY_TEST_BACKEND"] = "nccl"
+os.environ["AUTOGRAD_CY_TEST_DEVICE"] = "cuda"
+
+from ranks import ag, dist, finish, raises, start, values  # noqa: E402
+
+from autograd_cy.nn.parallel import DistributedDataParallel as DDP  # noqa: E402
+
+rank, size = start()
+assert dist.get_backend() == "nccl"
+backend = dist.group.WORLD.backend
+side = backend.stream._raw
+
+raises(RuntimeError, "No backend type associated with device type cpu", dist.all_reduce,
+       ag.ones(3, device="cpu"))
+
+# ordered after the producer, on the side stream; the current stream waits for its end
+current = ag.cuda.current_stream()._raw
+x = ag.ones(1000) * (rank + 1)          # a kernel on the current stream
+launches_before = current.launches
+waited_before = len(side.waited)
+work = dist.all_reduce(x, async_op=True)
+ready = side.waited[-1]
+assert len(side.waited) == waited_before + 1
+assert ready.stream is current and ready.launches == launches_before, \
+    "the side stream waits for what the current stream queued before the collective"
+work.wait()
+end = current.waited[-1]
+assert end.stream is side, "the current stream waits for the collective's end"
+assert np.array_equal(values(x), np.full(1000, 3.0, np.float32))
+
+# DDP: one collective on the side stream for each bucket of a backward
+ag.manual_seed(0)
+model = ag.nn.Sequential(*[ag.nn.Linear(16, 16) for _ in range(3)])
+ddp = DDP(model, bucket_cap_mb=(16 * 16 + 16) * 4 / 2 ** 20)
+waited_before = len(side.waited)
+ddp(ag.ones(2, 16)).sum().backward()
+assert len(side.waited) - waited_before == len(ddp.reducer.buckets) == 3
+finish()
