@@ -7,7 +7,9 @@ count, the step's median time and the throughput (samples per second over all ra
 weak-scaling efficiency (throughput at N ranks against N times one rank's), and for
 autograd_cy the bytes reduced per step against the gradients' size and the overlap: the share
 of the communication hidden behind backward (time from the first bucket's launch to the end
-of backward, against that plus the wait after it). ``--hook fp16`` reduces in float16.
+of backward, against that plus the wait after it). ``--hook fp16`` reduces in float16;
+``--device cuda`` puts each rank's model on its own GPU (rank r on this machine takes GPU
+r modulo their number) and both libraries on NCCL.
 
 Every rank runs one thread (OMP_NUM_THREADS=1, torch.set_num_threads(1)), so that two ranks
 on two cores do not fight over them. On a 2-core machine two ranks share the cores with
@@ -16,6 +18,7 @@ what carries over to a cluster.
 
     python -m benchmarks.distributed [--steps 60] [--ranks 1 2] [--bucket-cap-mb 0.25]
                                      [--hook none|fp16|bf16] [--libs autograd_cy torch]
+                                     [--device cpu|cuda]
 """
 import argparse
 import json
@@ -33,7 +36,10 @@ WARMUP = 5
 
 # -- one rank (under mpiexec) ----------------------------------------------------------------
 
-def _init(lib):
+def _init(lib, device):
+    if device == "cuda":  # a GPU a rank, by the rank on this machine
+        local = int(os.environ.get("MPI_LOCALRANKID", os.environ.get("PMI_RANK", "0")))
+        lib.cuda.set_device(local % lib.cuda.device_count())
     if lib.__name__ == "torch":
         os.environ.setdefault("RANK", os.environ.get("PMI_RANK", "0"))
         os.environ.setdefault("WORLD_SIZE", os.environ.get("PMI_SIZE", "1"))
@@ -42,7 +48,7 @@ def _init(lib):
         lib.set_num_threads(1)
         import torch.distributed  # noqa: F401
         import torch.nn.parallel  # noqa: F401
-    lib.distributed.init_process_group("gloo")
+    lib.distributed.init_process_group("nccl" if device == "cuda" else "gloo")
 
 
 def _hook(lib, name):
@@ -55,11 +61,11 @@ def _hook(lib, name):
     return getattr(default_hooks, f"{name}_compress_hook")
 
 
-def worker(lib_name, steps, bucket_cap_mb, hook_name):
+def worker(lib_name, steps, bucket_cap_mb, hook_name, device):
     """Time ``steps`` DDP training steps on this rank; rank 0 prints a JSON line."""
     import importlib
     lib = importlib.import_module(lib_name)
-    _init(lib)
+    _init(lib, device)
     dist = lib.distributed
     rank = dist.get_rank()
     nn = lib.nn
@@ -67,14 +73,14 @@ def worker(lib_name, steps, bucket_cap_mb, hook_name):
     layers = []
     for n_in, n_out in zip(SIZES[:-1], SIZES[1:]):
         layers += [nn.Linear(n_in, n_out), nn.ReLU()]
-    model = nn.Sequential(*layers[:-1])
+    model = nn.Sequential(*layers[:-1]).to(device)
     ddp = nn.parallel.DistributedDataParallel(model, bucket_cap_mb=bucket_cap_mb)
     hook = _hook(lib, hook_name)
     if hook is not None:
         ddp.register_comm_hook(None, hook)
     rng = np.random.default_rng(5 + rank)
-    x = lib.tensor(rng.standard_normal((BATCH, SIZES[0])).astype(np.float32))
-    y = lib.tensor(rng.integers(0, SIZES[-1], BATCH))
+    x = lib.tensor(rng.standard_normal((BATCH, SIZES[0])).astype(np.float32), device=device)
+    y = lib.tensor(rng.integers(0, SIZES[-1], BATCH), device=device)
     loss_fn = nn.CrossEntropyLoss()
     optimizer = lib.optim.Adam(ddp.parameters(), lr=LR)
     times, overlaps, sent, hidden, waits = [], [], [], [], []
@@ -83,6 +89,8 @@ def worker(lib_name, steps, bucket_cap_mb, hook_name):
         optimizer.zero_grad()
         loss_fn(ddp(x), y).backward()
         optimizer.step()
+        if device == "cuda":
+            lib.cuda.synchronize()
         if step >= WARMUP:
             times.append(time.perf_counter() - started)
             record = getattr(getattr(ddp, "reducer", None), "last_step", None)
@@ -113,7 +121,7 @@ def run(lib, ranks, args):
     mpiexec = os.path.join(os.path.dirname(sys.executable), "mpiexec")
     command = [mpiexec, "-n", str(ranks), sys.executable, "-m", "benchmarks.distributed",
                "--worker", lib, "--steps", str(args.steps), "--bucket-cap-mb",
-               str(args.bucket_cap_mb), "--hook", args.hook]
+               str(args.bucket_cap_mb), "--hook", args.hook, "--device", args.device]
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
                MKL_NUM_THREADS="1")
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=900)
@@ -127,7 +135,8 @@ def report(results, args):
     by = {(r["lib"], r["ranks"]): r for r in results}
     lines = [f"DDP training step: MLP {'-'.join(map(str, SIZES))}, Adam, batch {BATCH} per "
              f"rank, bucket_cap_mb={args.bucket_cap_mb}, hook={args.hook}, {args.steps} "
-             "steps, one thread per rank", "",
+             f"steps, one thread per rank, on {args.device} "
+             f"({'nccl' if args.device == 'cuda' else 'autograd_cy: mpi, torch: gloo'})", "",
              "| library | ranks | step (median) | samples/s | weak scaling | bytes/step | "
              "overlap |", "| --- | --- | --- | --- | --- | --- | --- |"]
     for r in results:
@@ -156,10 +165,12 @@ def main(argv=None):
     parser.add_argument("--libs", nargs="+", default=["autograd_cy", "torch"])
     parser.add_argument("--bucket-cap-mb", type=float, default=0.25)
     parser.add_argument("--hook", choices=["none", "fp16", "bf16"], default="none")
+    parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu",
+                        help="cuda: the model on each rank's GPU, NCCL for both libraries")
     parser.add_argument("--out", default=None, help="also write the JSON results here")
     args = parser.parse_args(argv)
     if args.worker:
-        worker(args.worker, args.steps, args.bucket_cap_mb, args.hook)
+        worker(args.worker, args.steps, args.bucket_cap_mb, args.hook, args.device)
         return
     results = []
     for lib in args.libs:
