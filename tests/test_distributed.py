@@ -173,3 +173,13 @@ def test_the_benchmark_reports_bytes_and_overlap(capsys):
     rows = [line for line in table.splitlines() if line.startswith("| autograd_cy |")]
     assert len(rows) == 2
     assert "1,077,288 (1.00x of the gradients)" in rows[1] and "% (" in rows[1]
+
+
+@pytest.mark.cpu_only
+def test_the_guard_sets_torchruns_variables():
+    from autograd_cy.distributed.guard import torchrun_environment
+    mpich = {"PMI_RANK": "3", "PMI_SIZE": "4", "MPI_LOCALRANKID": "1", "MPI_LOCALNRANKS": "2"}
+    assert torchrun_environment(mpich) == {"RANK": "3", "WORLD_SIZE": "4", "LOCAL_RANK": "1",
+                                           "LOCAL_WORLD_SIZE": "2"}
+    open_mpi = {"OMPI_COMM_WORLD_RANK": "0", "OMPI_COMM_WORLD_SIZE": "2", "RANK": "7"}
+    assert torchrun_environment(open_mpi) == {"WORLD_SIZE": "2"}     # RANK already set: kept

@@ -1,7 +1,8 @@
 """``python -m autograd_cy.distributed.guard PROGRAM [args]``: run one rank's program as a
 child process and outlive it by a moment if it is killed, so that the other ranks see it
 gone and say which rank died before ``mpiexec`` ends them all (NOTE [When a rank fails]).
-The run helper starts every rank through it; nothing else needs it."""
+It also sets torchrun's variables (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE) from
+MPI's. The run helper starts every rank through it; nothing else needs it."""
 import ctypes
 import os
 import signal
@@ -21,7 +22,22 @@ def _die_with_parent():
         pass
 
 
+def torchrun_environment(environ):
+    """The variables torchrun sets for each rank (RANK, WORLD_SIZE, LOCAL_RANK,
+    LOCAL_WORLD_SIZE), from MPI's launcher's, so that a script that reads them runs
+    unchanged; those already set are kept."""
+    rank = environ.get("PMI_RANK", environ.get("OMPI_COMM_WORLD_RANK"))
+    size = environ.get("PMI_SIZE", environ.get("OMPI_COMM_WORLD_SIZE"))
+    local_rank = environ.get("MPI_LOCALRANKID", environ.get("OMPI_COMM_WORLD_LOCAL_RANK"))
+    local_size = environ.get("MPI_LOCALNRANKS", environ.get("OMPI_COMM_WORLD_LOCAL_SIZE"))
+    found = {"RANK": rank, "WORLD_SIZE": size, "LOCAL_RANK": local_rank,
+             "LOCAL_WORLD_SIZE": local_size}
+    return {name: value for name, value in found.items()
+            if value is not None and name not in environ}
+
+
 def main(argv):
+    os.environ.update(torchrun_environment(os.environ))
     pid = os.fork()
     if pid == 0:
         _die_with_parent()
