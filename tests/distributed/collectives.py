@@ -205,5 +205,18 @@ else:
         assert dist.all_reduce(ag.ones(2), group=solo) is None
     assert any("does not belong to the given group" in str(w.message) for w in caught)
 
+# -- init_process_group's checks, and a second default group after the first ----------------
+dist.destroy_process_group()
+assert not dist.is_initialized()
+raises(ValueError, "world_size=3, but MPI started 2 process(es)", dist.init_process_group,
+       "mpi", world_size=3)
+raises(ValueError, "rank=5, but MPI numbered this process", dist.init_process_group, "mpi",
+       rank=5)
+raises(ValueError, "Invalid backend: 'ucc'", dist.init_process_group, "ucc")
+start()
+t = ag.ones(2)
+dist.all_reduce(t)
+assert_close(t, np.full(2, float(size), np.float32), "after a new init_process_group")
+
 ml_dtypes  # noqa: B018 (bfloat16's NumPy dtype, which the inputs of DTYPES use)
 finish()
