@@ -66,20 +66,20 @@ cdef inline float float_of_half(uint16_t half) noexcept nogil:
     return value
 
 
-cdef object _target(object source, object out, object dtype):
-    """``out`` when it is a writable C-contiguous array of ``dtype`` and the source's shape
-    (else None), or a new array of the source's shape."""
-    if out is None:
-        return np.empty(source.shape, dtype=dtype)
-    if (type(out) is not cnp.ndarray or (<cnp.ndarray>out).dtype != dtype
-            or not cnp.PyArray_ISCARRAY(<cnp.ndarray>out) or out.shape != source.shape):
+cdef tuple _source_and_target(object array, object out, object source_dtype,
+                              object target_dtype):
+    """(source, target) of a conversion this module does: ``array``, a C-contiguous array of
+    ``source_dtype``, and ``out`` (a writable C-contiguous array of ``target_dtype`` and
+    ``array``'s shape) or a new array; None for anything else."""
+    if type(array) is not cnp.ndarray or (<cnp.ndarray>array).dtype != source_dtype \
+            or not cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>array):
         return None
-    return out
-
-
-cdef bint _is_c_array_of(object array, object dtype):
-    return (type(array) is cnp.ndarray and (<cnp.ndarray>array).dtype == dtype
-            and cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>array))
+    if out is None:
+        return array, np.empty(array.shape, dtype=target_dtype)
+    if (type(out) is not cnp.ndarray or (<cnp.ndarray>out).dtype != target_dtype
+            or not cnp.PyArray_ISCARRAY(<cnp.ndarray>out) or out.shape != array.shape):
+        return None
+    return array, out
 
 
 cpdef object float16_to_float32(object array, object out=None):
@@ -90,12 +90,10 @@ cpdef object float16_to_float32(object array, object out=None):
     cdef const uint16_t* halves
     cdef float* values
     cdef Py_ssize_t i, n
-    if not _is_c_array_of(array, np.float16):
+    arrays = _source_and_target(array, out, np.float16, np.float32)
+    if arrays is None:
         return None
-    source = <cnp.ndarray>array
-    target = _target(source, out, np.float32)
-    if target is None:
-        return None
+    source, target = arrays
     halves = <const uint16_t*>cnp.PyArray_DATA(source)
     values = <float*>cnp.PyArray_DATA(target)
     n = cnp.PyArray_SIZE(source)
@@ -113,12 +111,10 @@ cpdef object float32_to_float16(object array, object out=None):
     cdef const float* values
     cdef uint16_t* halves
     cdef Py_ssize_t i, n
-    if not _is_c_array_of(array, np.float32):
+    arrays = _source_and_target(array, out, np.float32, np.float16)
+    if arrays is None:
         return None
-    source = <cnp.ndarray>array
-    target = _target(source, out, np.float16)
-    if target is None:
-        return None
+    source, target = arrays
     values = <const float*>cnp.PyArray_DATA(source)
     halves = <uint16_t*>cnp.PyArray_DATA(target)
     n = cnp.PyArray_SIZE(source)
