@@ -38,14 +38,17 @@ def mirror_sources():
 # read on every op. In a shared library each read otherwise calls __tls_get_addr (1.7% of the
 # plain chain's instructions, 2.5% of the forward-AD chain's); initial-exec makes it one load.
 # The flags take a few dozen bytes of the static TLS block glibc keeps for dlopen'ed modules.
+# -fno-math-errno: nothing here reads errno, and a sqrt that may set it cannot be vectorised
+# (the fused optimizer loops of optim_steps.pyx, NOTE [Fused optimizer steps]).
 def extensions():
     return [
         Extension(
             ".".join(link.relative_to(MIRROR_ROOT).with_suffix("").parts),
             [str(link.relative_to(HERE))],
             include_dirs=[numpy.get_include()],
-            extra_compile_args=["-O2", "-fvect-cost-model=cheap", "-Wno-unused-function",
-                                "-Wno-unused-label", "-ftls-model=initial-exec"],
+            extra_compile_args=["-O2", "-fvect-cost-model=cheap", "-fno-math-errno",
+                                "-Wno-unused-function", "-Wno-unused-label",
+                                "-ftls-model=initial-exec"],
         )
         for link in mirror_sources()
     ]

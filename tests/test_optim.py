@@ -557,3 +557,32 @@ def test_a_pickled_optimizer_steps_on():
         results.append((copy.param_groups[0]["params"], copy.state_dict()))
     assert_close(results[0][0], results[1][0], *TOLERANCES[np.float64])
     assert_same_state_dict(results[0][1], results[1][1])
+
+
+ADAM_CONFIGS = [(n, k) for n, k in CONFIGS if n in ("Adam", "AdamW") and not k.get("amsgrad")]
+ADAM_CONFIGS.append(("Adam", {"lr": 0.01, "maximize": True, "weight_decay": 0.05}))
+
+
+@pytest.mark.cpu_only
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name, kwargs", ADAM_CONFIGS,
+                         ids=[f"{n}-{k}" for n, k in ADAM_CONFIGS])
+def test_fused_adam_loop_gives_the_numpy_paths_bits(name, kwargs, dtype):
+    """NOTE [Fused optimizer steps]: a contiguous parameter takes the fused C loop, a
+    transposed one the NumPy path; both give the same bits, step after step."""
+    rng = np.random.default_rng(3)
+    values = rng.standard_normal((6, 5)).astype(dtype)
+    grads = [rng.standard_normal((6, 5)).astype(dtype) for _ in range(4)]
+    from autograd_cy._C.optim_steps import adam_step
+    fused = ag.tensor(values, requires_grad=True)
+    strided = ag.from_numpy(np.asfortranarray(values)).requires_grad_()  # not C-contiguous
+    assert not adam_step(strided.detach().numpy(), grads[0], values, values, 0.9, 0.99, 1.0,
+                         1.0, 1e-8, 0.0, 0.1, False, False)
+    opt_fused = getattr(ag.optim, name)([fused], **kwargs)
+    opt_strided = getattr(ag.optim, name)([strided], **kwargs)
+    for g in grads:
+        fused.grad = ag.tensor(g)
+        strided.grad = ag.from_numpy(np.asfortranarray(g))
+        opt_fused.step()
+        opt_strided.step()
+        assert np.array_equal(fused.detach().numpy(), strided.detach().numpy())

@@ -8,6 +8,7 @@ path, through the ``_foreach_*`` ops, one launch per op per dtype where a kernel
 import numpy as np
 
 from autograd_cy import foreach
+from autograd_cy._C.optim_steps import adam_step
 from autograd_cy._C.tensor import Tensor, _array_of
 from autograd_cy.dtypes import float32, float64, get_default_dtype
 from autograd_cy.factories import tensor as _tensor, zeros_like
@@ -126,6 +127,14 @@ def _adam_on_arrays(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps
             count = _array_of(steps[i])
             np.add(count, 1, out=count)
             step = float(count)
+            bias_correction1 = 1 - beta1 ** step
+            bias_correction2 = 1 - beta2 ** step
+            step_size = lr / bias_correction1
+            bias_correction2_sqrt = bias_correction2 ** 0.5
+            if not amsgrad and adam_step(p, g, m, v, beta1, beta2, step_size,
+                                         bias_correction2_sqrt, eps, weight_decay, lr,
+                                         decoupled, maximize):
+                continue                # NOTE [Fused optimizer steps]: the same ops below
             if maximize:
                 g = np.negative(g)
             if weight_decay != 0:
@@ -137,10 +146,6 @@ def _adam_on_arrays(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps
             _arrays.lerp_(m, g, 1 - beta1, ct, tmp)
             np.multiply(v, ct(beta2), out=v, dtype=ct, casting=_arrays.UNSAFE)
             _arrays.addcmul_(v, g, g, 1 - beta2, ct, tmp)
-            bias_correction1 = 1 - beta1 ** step
-            bias_correction2 = 1 - beta2 ** step
-            step_size = lr / bias_correction1
-            bias_correction2_sqrt = bias_correction2 ** 0.5
             if amsgrad:
                 v_max = _arrays.real_array(max_exp_avg_sqs[i])
                 np.maximum(v_max, v, out=v_max)
