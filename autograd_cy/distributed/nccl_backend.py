@@ -31,6 +31,16 @@ __all__ = ["available", "nccl_module", "NCCLBackend"]
 # the same in the background). On the emulated device every launch has finished when it
 # returns; what a test can see there is which stream waited for which event.
 
+# NOTE [Keeping NCCL's buffers alive]
+# NCCL is given addresses, not tensors. A buffer the collective stages (the contiguous copy
+# of a strided input, all_gather's receive buffer, the barrier's byte) may lose its last
+# Python reference while the side stream still reads or writes it; CuPy's memory pool then
+# hands its memory to the next allocation on the current stream, whose kernels would race
+# with NCCL's. torch marks such tensors as used by the NCCL stream (``record_stream``) and
+# stashes them in the Work; here the backend holds them, with the end event, until a query
+# of that event (at a later launch, or when a Work is waited for) says the collective is
+# done.
+
 
 def available():
     """Whether CuPy has NCCL's library and a GPU is present."""
@@ -73,6 +83,8 @@ class NCCLBackend(MPIBackend):
             self.nccl.attach(unique_id, comm)
         self.communicator = self.nccl.NcclCommunicator(self.size, unique_id, self.rank)
         self.stream = cuda.Stream()
+        #: (end event, tensors) of the collectives that may still be running
+        self._in_flight = []
         nccl = self.nccl
         self._types = {np.dtype(np.int8): nccl.NCCL_INT8, np.dtype(np.uint8): nccl.NCCL_UINT8,
                        np.dtype(np.int32): nccl.NCCL_INT32, np.dtype(np.int64): nccl.NCCL_INT64,
@@ -117,13 +129,16 @@ class NCCLBackend(MPIBackend):
 
     # -- launching on the side stream -----------------------------------------------------
 
-    def _launch(self, what, run, then=None):
+    def _launch(self, what, run, buffers, then=None):
         """Run ``run(stream_handle)`` on the side stream after the current stream's work;
-        a Work whose wait orders the current stream after it."""
+        a Work whose wait orders the current stream after it. ``buffers`` (the tensors NCCL
+        reads or writes) are kept alive until the end event has completed (NOTE [Keeping
+        NCCL's buffers alive])."""
         current = self.cuda.current_stream()
         self.stream.wait_event(current.record_event())
         run(self.stream.cuda_stream)
         end = self.stream.record_event()
+        self._keep_alive(end, buffers)
 
         def wait_for(events, timeout):
             seconds = self.timeout if timeout is None else timeout.total_seconds()
@@ -133,7 +148,15 @@ class NCCLBackend(MPIBackend):
                 self.communicator.abort()  # NCCL's kernel would wait for the peer forever
                 raise
             self.cuda.current_stream().wait_event(end)
+            self._keep_alive()
         return Work([end], lambda events: all(e.query() for e in events), wait_for, then)
+
+    def _keep_alive(self, end=None, buffers=()):
+        """Drop the buffers of the collectives that have completed; hold ``buffers`` until
+        ``end`` has."""
+        self._in_flight = [(e, b) for e, b in self._in_flight if not e.query()]
+        if end is not None and buffers:
+            self._in_flight.append((end, tuple(b for b in buffers if b is not None)))
 
     @staticmethod
     def _address(t):
@@ -167,32 +190,32 @@ class NCCLBackend(MPIBackend):
         self.reduced_bytes += t.numel() * t.element_size()
         address = self._address(t)
         return self._launch(what, lambda stream: self.communicator.allReduce(
-            address, address, count, datatype, nccl_op, stream), then)
+            address, address, count, datatype, nccl_op, stream), (t,), then)
 
     def reduce(self, t, root, op, what, then=None):
         count, datatype, nccl_op = self._reduction(t, op, "reduce")
         address = self._address(t)
         return self._launch(what, lambda stream: self.communicator.reduce(
-            address, address, count, datatype, nccl_op, root, stream),
+            address, address, count, datatype, nccl_op, root, stream), (t,),
             then if self.rank == root else None)
 
     def reduce_scatter(self, send, receive, op, what, then=None):
         count, datatype, nccl_op = self._reduction(receive, op, "reduce_scatter")
         source, target = self._address(send), self._address(receive)
         return self._launch(what, lambda stream: self.communicator.reduceScatter(
-            source, target, count, datatype, nccl_op, stream), then)
+            source, target, count, datatype, nccl_op, stream), (send, receive), then)
 
     def broadcast(self, t, root, what, then=None):
         count, datatype = self._bytes(t)
         address = self._address(t)
         return self._launch(what, lambda stream: self.communicator.bcast(
-            address, count, datatype, root, stream), then)
+            address, count, datatype, root, stream), (t,), then)
 
     def allgather(self, send, receive, what, then=None):
         count, datatype = self._bytes(send)
         source, target = self._address(send), self._address(receive)
         return self._launch(what, lambda stream: self.communicator.allGather(
-            source, target, count, datatype, stream), then)
+            source, target, count, datatype, stream), (send, receive), then)
 
     def gather(self, send, receive, root, what, then=None):
         """NCCL has no gather: sends to the root, which receives from every rank (its own
@@ -208,7 +231,7 @@ class NCCLBackend(MPIBackend):
                 for r in range(self.size):
                     self.communicator.recv(target + r * count, count, datatype, r, stream)
             self.nccl.groupEnd()
-        return self._launch(what, run, then)
+        return self._launch(what, run, (send, receive), then)
 
     def scatter(self, send, receive, root, what, then=None):
         """NCCL has no scatter: the root sends each rank its block, in one group of
@@ -224,7 +247,7 @@ class NCCLBackend(MPIBackend):
                     self.communicator.send(source + r * count, count, datatype, r, stream)
             self.communicator.recv(target, count, datatype, root, stream)
             self.nccl.groupEnd()
-        return self._launch(what, run, then)
+        return self._launch(what, run, (send, receive), then)
 
     def barrier(self, what):
         """An allreduce of one byte on the device, as torch's NCCL barrier."""
@@ -232,7 +255,7 @@ class NCCLBackend(MPIBackend):
         address = self._address(token)
         return self._launch(what, lambda stream: self.communicator.allReduce(
             address, address, 1, self.nccl.NCCL_UINT8, self.nccl.NCCL_SUM, stream),
-            lambda: token)
+            (token,))
 
     def close(self):
         self.communicator.destroy()

@@ -37,6 +37,19 @@ end = current.waited[-1]
 assert end.stream is side, "the current stream waits for the collective's end"
 assert np.array_equal(values(x), np.full(1000, 3.0, np.float32))
 
+# the staged copy of a strided input lives until the collective is known to be done
+# (NOTE [Keeping NCCL's buffers alive])
+strided = (ag.arange(12.0) + rank).reshape(3, 4).t()
+outputs = [ag.zeros(4, 3) for _ in range(size)]
+work = dist.all_gather(outputs, strided, async_op=True)
+(end, (send, receive)), = backend._in_flight
+assert end is work._requests[0] and send.is_contiguous() and tuple(send.shape) == (4, 3)
+work.wait()
+assert backend._in_flight == []
+for r in range(size):
+    assert np.array_equal(values(outputs[r]), (np.arange(12.0, dtype=np.float32) + r)
+                          .reshape(3, 4).T)
+
 # DDP: one collective on the side stream for each bucket of a backward
 ag.manual_seed(0)
 model = ag.nn.Sequential(*[ag.nn.Linear(16, 16) for _ in range(3)])
