@@ -90,6 +90,7 @@ class NcclCommunicator:
         return widened, mpi_op
 
     def allReduce(self, sendbuf, recvbuf, count, datatype, op, stream):
+        self._usable()
         widened, mpi_op = self._reduce(_at(sendbuf, count, datatype), op)
         self.comm.Allreduce(self.MPI.IN_PLACE, widened, mpi_op)
         if op == NCCL_AVG:
@@ -97,6 +98,7 @@ class NcclCommunicator:
         _at(recvbuf, count, datatype)[...] = widened
 
     def reduce(self, sendbuf, recvbuf, count, datatype, op, root, stream):
+        self._usable()
         widened, mpi_op = self._reduce(_at(sendbuf, count, datatype), op)
         self.comm.Allreduce(self.MPI.IN_PLACE, widened, mpi_op)
         if self.comm.Get_rank() == root:
@@ -105,6 +107,7 @@ class NcclCommunicator:
             _at(recvbuf, count, datatype)[...] = widened
 
     def bcast(self, buff, count, datatype, root, stream):
+        self._usable()
         self.comm.Bcast(_at(buff, count, datatype).view(np.uint8), root=root)
 
     def broadcast(self, sendbuff, recvbuff, count, datatype, root, stream):
@@ -113,10 +116,12 @@ class NcclCommunicator:
         self.bcast(recvbuff, count, datatype, root, stream)
 
     def allGather(self, sendbuf, recvbuf, count, datatype, stream):
+        self._usable()
         self.comm.Allgather(_at(sendbuf, count, datatype).view(np.uint8),
                             _at(recvbuf, count * self.comm.Get_size(), datatype).view(np.uint8))
 
     def reduceScatter(self, sendbuf, recvbuf, recvcount, datatype, op, stream):
+        self._usable()
         size = self.comm.Get_size()
         widened, mpi_op = self._reduce(_at(sendbuf, recvcount * size, datatype), op)
         self.comm.Allreduce(self.MPI.IN_PLACE, widened, mpi_op)
@@ -127,12 +132,19 @@ class NcclCommunicator:
                                                          (rank + 1) * recvcount]
 
     def send(self, sendbuf, count, datatype, peer, stream):
+        self._usable()
         values = _at(sendbuf, count, datatype).view(np.uint8)
         _group.append(lambda: self.comm.Isend(values, dest=peer))
 
     def recv(self, recvbuf, count, datatype, peer, stream):
+        self._usable()
         values = _at(recvbuf, count, datatype).view(np.uint8)
         _group.append(lambda: self.comm.Irecv(values, source=peer))
+
+    def _usable(self):
+        """NCCL refuses a communicator that was aborted (its ranks may be out of step)."""
+        if self.aborted:
+            raise RuntimeError("NCCL error: invalid usage (the communicator was aborted)")
 
     def abort(self):
         self.aborted = True

@@ -2,7 +2,8 @@
 (the values of every collective are checked by collectives.py run on it): a CPU tensor is
 refused with torch's words, and each collective runs on the group's side stream after an
 event recorded on the current stream, which waits for its end when the Work is waited for
-(NOTE [NCCL's side stream])."""
+(NOTE [NCCL's side stream]); the buffers it uses live until it is done; a failure seen
+while waiting aborts the communicator."""
 import os
 
 import numpy as np
@@ -57,4 +58,21 @@ ddp = DDP(model, bucket_cap_mb=(16 * 16 + 16) * 4 / 2 ** 20)
 waited_before = len(side.waited)
 ddp(ag.ones(2, 16)).sum().backward()
 assert len(side.waited) - waited_before == len(ddp.reducer.buckets) == 3
+
+# a failure seen while waiting for the end event (a timeout, a failed peer) aborts the
+# communicator: NCCL's kernel would otherwise wait for the missing rank forever
+channel = backend.channel
+
+
+def failing(done, what, timeout):
+    raise dist.DistBackendError(f"{what}: timed out")
+
+
+channel.wait = failing
+with backend.unchecked():     # the agreement check waits in the same loop
+    work = dist.all_reduce(ag.ones(2), async_op=True)
+raises(dist.DistBackendError, "timed out", work.wait)
+del channel.wait
+assert backend.communicator.aborted and not work.is_success()
+raises(RuntimeError, "aborted", dist.barrier)    # NCCL's barrier is an allreduce
 finish()
