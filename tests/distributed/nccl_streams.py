@@ -38,6 +38,20 @@ end = current.waited[-1]
 assert end.stream is side, "the current stream waits for the collective's end"
 assert np.array_equal(values(x), np.full(1000, 3.0, np.float32))
 
+# on a stream of the user's: the side stream waits for that stream, which (current when
+# the Work is waited for) then waits for the end; the default stream is not involved
+mine = ag.cuda.Stream()
+with ag.cuda.stream(mine):
+    y = ag.ones(8) * (rank + 2)
+    before = mine._raw.launches
+    work = dist.broadcast(y, src=1, async_op=True)
+    ready = side.waited[-1]
+    assert ready.stream is mine._raw and ready.launches == before
+    waited_by_default = len(current.waited)
+    work.wait()
+    assert mine._raw.waited[-1].stream is side and len(current.waited) == waited_by_default
+assert np.array_equal(values(y), np.full(8, 3.0, np.float32))
+
 # the staged copy of a strided input lives until the collective is known to be done
 # (NOTE [Keeping NCCL's buffers alive])
 strided = (ag.arange(12.0) + rank).reshape(3, 4).t()
