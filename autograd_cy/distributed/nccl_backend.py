@@ -131,9 +131,9 @@ class NCCLBackend(MPIBackend):
 
     def _launch(self, what, run, buffers, then=None):
         """Run ``run(stream_handle)`` on the side stream after the current stream's work;
-        a Work whose wait orders the current stream after it. ``buffers`` (the tensors NCCL
-        reads or writes) are kept alive until the end event has completed (NOTE [Keeping
-        NCCL's buffers alive])."""
+        a Work whose wait orders the current stream after it. ``buffers``, the tensors NCCL
+        reads or writes, live until the end event has completed
+        (NOTE [Keeping NCCL's buffers alive])."""
         current = self.cuda.current_stream()
         self.stream.wait_event(current.record_event())
         run(self.stream.cuda_stream)
