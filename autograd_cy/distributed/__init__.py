@@ -15,4 +15,5 @@ from autograd_cy.distributed.process_group import (  # noqa: F401
     is_torchelastic_launched, new_group, get_rank, get_world_size, get_backend,
     get_process_group_ranks, get_global_rank, get_group_rank, default_pg_timeout)
 from autograd_cy.distributed.collectives import *  # noqa: F401,F403
+from autograd_cy.distributed.point_to_point import *  # noqa: F401,F403
 from autograd_cy.distributed.objects import *  # noqa: F401,F403

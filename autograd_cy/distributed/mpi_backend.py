@@ -237,6 +237,34 @@ class MPIBackend:
     def barrier(self, what):
         return self._work([self.comm.Ibarrier()], what)
 
+    # -- point to point (no agreement check: only two ranks take part) ----------------------
+
+    def send(self, array, dst, tag, what):
+        return self._work([self.comm.Isend(_bytes(array), dest=dst, tag=tag)], what)
+
+    def recv(self, array, src, tag, what, then=None):
+        """Receive into ``array`` from group rank ``src`` (any rank for None); the Work's
+        ``source`` is the sender's group rank once it has completed."""
+        MPI = self.MPI
+        status = MPI.Status()
+        request = self.comm.Irecv(_bytes(array), source=MPI.ANY_SOURCE if src is None else src,
+                                  tag=tag)
+
+        def test_all(requests):
+            return MPI.Request.Testall(requests, [status])
+
+        def wait_for(requests, timeout):
+            seconds = self.timeout if timeout is None else timeout.total_seconds()
+            self.channel.wait(lambda: test_all(requests), f"{what} on rank {self.rank}",
+                              seconds)
+
+        def finish():
+            work.source = status.Get_source()
+            if then is not None:
+                then()
+        work = Work([request], test_all, wait_for, finish)
+        return work
+
     def close(self):
         for op in self._half_ops.values():
             op.Free()

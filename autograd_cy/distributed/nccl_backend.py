@@ -249,6 +249,34 @@ class NCCLBackend(MPIBackend):
             self.nccl.groupEnd()
         return self._launch(what, run, (send, receive), then)
 
+    def send(self, t, dst, tag, what):
+        count, datatype = self._bytes(t)
+        address = self._address(t)
+
+        def run(stream):
+            self.nccl.groupStart()
+            self.communicator.send(address, count, datatype, dst, stream)
+            self.nccl.groupEnd()
+        return self._launch(what, run, (t,))
+
+    def recv(self, t, src, tag, what, then=None):
+        if src is None:
+            raise ValueError("the nccl backend receives from a given rank only: pass src")
+        count, datatype = self._bytes(t)
+        address = self._address(t)
+
+        def run(stream):
+            self.nccl.groupStart()
+            self.communicator.recv(address, count, datatype, src, stream)
+            self.nccl.groupEnd()
+
+        def finish():
+            work.source = src
+            if then is not None:
+                then()
+        work = self._launch(what, run, (t,), finish)
+        return work
+
     def barrier(self, what):
         """An allreduce of one byte on the device, as torch's NCCL barrier."""
         token = zeros(1, dtype=uint8, device="cuda")

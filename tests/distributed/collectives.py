@@ -191,6 +191,38 @@ raises(ValueError, "twice", dist.init_process_group, "mpi")
 assert dist.get_backend() in ("mpi", "nccl")
 assert dist.get_process_group_ranks(None) == list(range(size))
 
+# -- point to point, as the distributed tutorial uses it ----------------------------------
+other = 1 - rank
+t = ag.zeros(3)
+if rank == 0:
+    t += 1
+    dist.send(tensor=t, dst=1)
+else:
+    dist.recv(tensor=t, src=0)
+assert_close(t, np.ones(3, np.float32), "send/recv")
+out, back = ag.arange(4.0) * (rank + 1), ag.zeros(4)
+if MPI:      # both ranks send, then receive (on NCCL a send may wait for its receive)
+    sending = dist.isend(out, dst=other, tag=7)
+    receiving = dist.irecv(back, src=other, tag=7)
+    sending.wait()
+    receiving.wait()
+elif rank == 0:
+    dist.isend(out, dst=other).wait()
+    dist.irecv(back, src=other).wait()
+else:
+    dist.irecv(back, src=other).wait()
+    dist.isend(out, dst=other).wait()
+assert_close(back, np.arange(4.0, dtype=np.float32) * (other + 1), "isend/irecv")
+if MPI:      # NCCL receives from a named rank only
+    if rank == 1:
+        dist.send(ag.full((2,), 5.0), dst=0, tag=3)
+    else:
+        anyone = ag.zeros(2)
+        assert dist.recv(anyone, tag=3) == 1
+        assert_close(anyone, np.full(2, 5.0, np.float32), "recv from any rank")
+raises(ValueError, "dst rank should not be the same as the rank of the current process",
+       dist.send, ag.ones(1), dst=rank)
+
 # -- a group of some ranks ------------------------------------------------------------------
 solo = dist.new_group([0])
 if rank == 0:
