@@ -5,7 +5,7 @@ torch's single-tensor Adam is a dozen in-place ops per parameter; the NumPy path
 autograd_cy/optim runs them as a dozen ufunc passes over the parameter's arrays (NOTE
 [Optimizer steps on the arrays]). Memory, not arithmetic, bounds each pass, so one loop that
 reads param, grad, exp_avg and exp_avg_sq once and writes three of them once does the same
-work in about a fifth of the time. Each line of the loop below is one of those ops, in the
+work in a third of the time (an AVX2 build of the common case halves it again). Each line of the loop below is one of those ops, in the
 same order, each result rounded to the parameter's dtype as the op's output is (C's float
 arithmetic in float, double in double; this build has no fused multiply-add, so nothing is
 contracted): the values are those of the NumPy path, bit for bit. It takes float32 and
@@ -75,29 +75,46 @@ cdef void _adam_loop(real* p, const real* g, real* m, real* v, Py_ssize_t n, rea
         p[i] = p[i] + (m[i] * minus_step_size) / denom        # addcdiv_(m, denom, -size)
 
 
-cdef void _adam_loop_plain(real* p, const real* g, real* m, real* v, Py_ssize_t n,
-                           real beta2, real one_minus_beta1, real one_minus_beta2,
-                           real minus_step_size, real bias_correction2_sqrt, real eps,
-                           real decay_factor) noexcept nogil:
-    """The common case, without a branch so that the compiler vectorises it: no maximize,
-    no L2 weight decay, lerp's small-weight formula; AdamW's decay is a multiply (by
-    exactly 1 without decay: the same bits)."""
-    cdef Py_ssize_t i
-    cdef real grad, param, average, average_sq, denom
-    for i in range(n):
-        grad = g[i]
-        param = p[i] * decay_factor                           # param.mul_(1 - lr * wd)
-        average = m[i] + (grad - m[i]) * one_minus_beta1      # exp_avg.lerp_(grad, 1 - b1)
-        average_sq = v[i] * beta2                             # exp_avg_sq.mul_(b2)
-        average_sq = average_sq + (grad * one_minus_beta2) * grad   # .addcmul_(g, g, 1 - b2)
-        if real is float:                                     # exp_avg_sq.sqrt()
-            denom = sqrtf(average_sq)
-        else:
-            denom = sqrt(average_sq)
-        denom = denom / bias_correction2_sqrt + eps           # / bias_correction2_sqrt + eps
-        p[i] = param + (average * minus_step_size) / denom    # addcdiv_(m, denom, -size)
-        m[i] = average
-        v[i] = average_sq
+# The common case, without a branch, in C so that GCC can build it twice (target_clones):
+# for AVX2, whose 8-wide divisions and square roots double the SSE loop's speed, and for
+# any x86-64; the loader picks one for the CPU it runs on. FMA is not enabled in either, so
+# each product and sum is rounded on its own, as in the NumPy path.
+cdef extern from *:
+    """
+    #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    #define AGCY_CLONES __attribute__((target_clones("avx2", "default")))
+    #else
+    #define AGCY_CLONES
+    #endif
+    #define AGCY_ADAM_PLAIN(NAME, T, SQRT)                                              \
+    AGCY_CLONES static void NAME(T* p, const T* g, T* m, T* v, Py_ssize_t n, T beta2,    \
+                                 T one_minus_beta1, T one_minus_beta2,                   \
+                                 T minus_step_size, T bias_correction2_sqrt, T eps,      \
+                                 T decay_factor) {                                       \
+        for (Py_ssize_t i = 0; i < n; i++) {                                            \
+            T grad = g[i];                                                               \
+            T param = p[i] * decay_factor;                                               \
+            T average = m[i] + (grad - m[i]) * one_minus_beta1;                          \
+            T average_sq = v[i] * beta2;                                                 \
+            average_sq = average_sq + (grad * one_minus_beta2) * grad;                   \
+            T denom = SQRT(average_sq) / bias_correction2_sqrt + eps;                   \
+            p[i] = param + (average * minus_step_size) / denom;                          \
+            m[i] = average;                                                              \
+            v[i] = average_sq;                                                           \
+        }                                                                                \
+    }
+    AGCY_ADAM_PLAIN(agcy_adam_plain_float, float, sqrtf)
+    AGCY_ADAM_PLAIN(agcy_adam_plain_double, double, sqrt)
+    """
+    void agcy_adam_plain_float(float* p, const float* g, float* m, float* v, Py_ssize_t n,
+                               float beta2, float one_minus_beta1, float one_minus_beta2,
+                               float minus_step_size, float bias_correction2_sqrt, float eps,
+                               float decay_factor) nogil
+    void agcy_adam_plain_double(double* p, const double* g, double* m, double* v,
+                                Py_ssize_t n, double beta2, double one_minus_beta1,
+                                double one_minus_beta2, double minus_step_size,
+                                double bias_correction2_sqrt, double eps,
+                                double decay_factor) nogil
 
 
 cpdef bint adam_step(object param, object grad, object exp_avg, object exp_avg_sq,
@@ -121,7 +138,7 @@ cpdef bint adam_step(object param, object grad, object exp_avg, object exp_avg_s
     plain = not maximize and (weight_decay == 0 or decoupled) and abs(1 - beta1) < 0.5
     if plain and typenum == cnp.NPY_FLOAT:
         with nogil:
-            _adam_loop_plain[float](
+            agcy_adam_plain_float(
                 <float*>cnp.PyArray_DATA(<cnp.ndarray>param),
                 <const float*>cnp.PyArray_DATA(<cnp.ndarray>grad),
                 <float*>cnp.PyArray_DATA(<cnp.ndarray>exp_avg),
@@ -130,7 +147,7 @@ cpdef bint adam_step(object param, object grad, object exp_avg, object exp_avg_s
                 <float>bias_correction2_sqrt, <float>eps, <float>(1 - lr * weight_decay))
     elif plain:
         with nogil:
-            _adam_loop_plain[double](
+            agcy_adam_plain_double(
                 <double*>cnp.PyArray_DATA(<cnp.ndarray>param),
                 <const double*>cnp.PyArray_DATA(<cnp.ndarray>grad),
                 <double*>cnp.PyArray_DATA(<cnp.ndarray>exp_avg),
