@@ -46,6 +46,7 @@ del hooks, tensor_repr, views
 
 from autograd_cy.factories import *  # noqa: E402,F401,F403
 from autograd_cy import tensor_methods as _tensor_methods  # noqa: E402,F401
+from autograd_cy.tensor_methods import multinomial  # noqa: E402,F401
 from autograd_cy.triangular import tril, triu  # noqa: E402,F401
 from autograd_cy.grad_mode import (  # noqa: E402,F401
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,

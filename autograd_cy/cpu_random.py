@@ -40,7 +40,7 @@ import numpy as np
 from autograd_cy._C.dtype import _c10_name
 
 __all__ = ["uniform", "normal", "integers", "full_range", "permutation", "in_memory_order",
-           "exponential", "check_uniform_bounds", "random_bounds"]
+           "exponential", "check_uniform_bounds", "random_bounds", "categorical"]
 
 _INTEGER_MAX = {"int64": 2 ** 63, "int32": 2 ** 31, "int16": 2 ** 15, "int8": 2 ** 7,
                 "uint8": 2 ** 8, "bool": 2, "float32": 2 ** 24 + 1, "float64": 2 ** 53 + 1,
@@ -341,3 +341,20 @@ def _inside_out_permutation(generator, n):
             result[i] = result[z]
             result[z] = i
     return result
+
+
+def categorical(generator, probabilities, count):
+    """``count`` categories of each row of ``probabilities`` (2-D, non-negative, finite, each
+    row with a positive sum), drawn with replacement as torch's CPU ``multinomial``: the
+    row's cumulative sums in its dtype (float32 for a half dtype) divided by the total, the
+    last one set to 1, and for each sample a float64 uniform looked up by binary search (the
+    first category whose cumulative share is not below it)."""
+    dtype = np.float32 if probabilities.dtype.itemsize == 2 else probabilities.dtype
+    rows = []
+    for row in probabilities.astype(dtype):
+        cumulative = np.cumsum(row, dtype=dtype)
+        cumulative = cumulative / cumulative[-1]
+        cumulative[-1] = 1
+        u = _unit_uniform(generator, count, double=True)
+        rows.append(np.searchsorted(cumulative.astype(np.float64), u, side="left"))
+    return np.array(rows, dtype=np.int64).reshape(len(rows), count)

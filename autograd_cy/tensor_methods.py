@@ -1,6 +1,7 @@
 """Tensor methods written in Python: the ``new_*`` factories (on ``self``'s device and
 dtype unless told otherwise), the in-place random fills (``uniform_``, ``normal_``,
-``random_``, ``exponential_``), and the questions ``is_signed`` and ``is_nonzero``.
+``random_``, ``exponential_``), ``multinomial``, and the questions ``is_signed`` and
+``is_nonzero``.
 
 Ops with a backward live in pyx/ops; these only build tensors. Like the op modules, this
 module registers its functions as Tensor methods when it is imported.
@@ -84,6 +85,57 @@ def exponential_(self, lambd=1.0, *, generator=None):
         _factories._generator(generator), shape, dtype, lambd))
 
 
+def multinomial(input, num_samples, replacement=False, *, generator=None):
+    """``num_samples`` category indices from each row of ``input`` (1-D, or 2-D: one
+    distribution a row; weights, not necessarily normalised), as torch's CPU kernel draws
+    them: without replacement (or for one sample) the largest ``input / q`` with q
+    exponential, with replacement by binary search in the cumulative distribution."""
+    if not (input.dtype.is_floating_point):
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{input.dtype._scalar_name}")
+    if input.dim() not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    categories = input.shape[-1]
+    if not replacement and num_samples > categories:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                           "replacement")
+    if categories > 2 ** 24:
+        raise RuntimeError("number of categories cannot exceed 2^24")
+    weights = np.asarray(input.detach().cpu().numpy(), dtype=np.float64)
+    rows = weights.reshape(-1, categories)
+    generator = _factories._generator(generator)
+    if not replacement or num_samples == 1:
+        if not np.isfinite(rows).all() or (rows < 0).any():
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element "
+                               "< 0")
+        if not (rows.sum(axis=1) > 0).all():
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        values = input.detach().cpu()
+        q = _wrap_array(_cpu_random.exponential(generator, tuple(values.shape),
+                                                np.dtype(_array_of(values).dtype), 1.0))
+        scores = (values / q).numpy().astype(np.float64).reshape(-1, categories)
+        # the largest scores first (topk's order), the lower index first among equal ones
+        chosen = np.argsort(-scores, axis=1, kind="stable")[:, :num_samples]
+    else:
+        for row in rows:
+            if (row < 0).any():
+                raise RuntimeError("invalid multinomial distribution (encountering "
+                                   "probability entry < 0)")
+            if not np.isfinite(row).all():
+                raise RuntimeError("invalid multinomial distribution (encountering "
+                                   "probability entry = infinity or NaN)")
+            if not np.cumsum(row)[-1] > 0:
+                raise RuntimeError("invalid multinomial distribution (sum of probabilities "
+                                   "<= 0)")
+        chosen = _cpu_random.categorical(generator, _array_of(input.detach().cpu()).reshape(
+            -1, categories), num_samples)
+    result = _wrap_array(np.ascontiguousarray(
+        chosen.reshape(tuple(input.shape[:-1]) + (num_samples,)), dtype=np.int64))
+    return result.to(input.device) if input.is_cuda else result
+
+
 _ONE_BOUND = object()        # random_(to): only the upper bound given
 
 
@@ -138,4 +190,4 @@ def new(self, *args):
 
 _register_methods({f.__name__: f for f in (
     new_zeros, new_ones, new_full, new_empty, new_tensor, new, is_signed, is_nonzero, uniform_,
-    normal_, random_, exponential_)})
+    normal_, random_, exponential_, multinomial)})

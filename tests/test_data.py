@@ -273,3 +273,25 @@ def test_errors(index):
         assert_same_error(fn, exact=True)
     else:
         assert_same_error(fn, words)
+
+
+@pytest.mark.cpu_only             # the CPU generator's numbers decide the order
+@pytest.mark.parametrize("replacement", [True, False])
+def test_weighted_random_sampler_draws_torchs_indices(replacement):
+    import torch
+    weights = [0.1, 0.9, 0.4, 0.7, 3.0, 0.6]
+    theirs = torch.utils.data.WeightedRandomSampler(
+        weights, 5, replacement, generator=torch.Generator().manual_seed(1))
+    ours = ag.utils.data.WeightedRandomSampler(weights, 5, replacement,
+                                               generator=ag.Generator().manual_seed(1))
+    assert list(ours) == list(theirs) and list(ours) == list(theirs) and len(ours) == 5
+    torch.manual_seed(4)
+    ag.manual_seed(4)
+    assert list(ag.utils.data.WeightedRandomSampler([1.0, 2.0, 3.0], 10)) == \
+        list(torch.utils.data.WeightedRandomSampler([1.0, 2.0, 3.0], 10))
+
+
+@pytest.mark.parametrize("args", [([1.0, 2.0], 0), ([1.0, 2.0], True), ([1.0], 2, 1),
+                                  ([[1.0, 2.0]], 2)])
+def test_weighted_random_sampler_errors_as_torch(args):
+    assert_same_error(lambda lib: lib.utils.data.WeightedRandomSampler(*args))

@@ -270,3 +270,35 @@ def test_fills_stay_on_the_tensors_device(name):
     values = plain(base.cpu()).ravel()
     assert base.device.type == ag.get_default_device().type and base._version == 1
     assert values.min() >= low and values.max() <= high and len(set(values.tolist())) > 1
+
+
+MULTINOMIAL_CASES = [([1.0, 2.0, 3.0, 0.5], 6, True), ([1.0, 2.0, 3.0, 0.5], 1, True),
+                     ([[1.0, 2.0, 3.0, 0.5], [0.0, 1.0, 1.0, 1.0]], 3, False),
+                     ([1.0, 2.0, 3.0, 0.5], 1, False), ([1.0, 0.0], 2, False),
+                     ([[0.1] * 50, [float(i) for i in range(50)]], 20, True),
+                     ([float(i) for i in range(100)], 30, False)]
+
+
+@cpu_only
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("weights, n, replacement", MULTINOMIAL_CASES)
+def test_multinomial_draws_torchs_categories(weights, n, replacement, dtype):
+    theirs_generator = torch.Generator().manual_seed(3)
+    ours_generator = ag.Generator().manual_seed(3)
+    for _ in range(3):       # and leaves the generators in the same state
+        theirs = torch.multinomial(torch.tensor(weights, dtype=getattr(torch, dtype)), n,
+                                   replacement, generator=theirs_generator)
+        ours = ag.multinomial(ag.tensor(weights, dtype=getattr(ag, dtype)), n, replacement,
+                              generator=ours_generator)
+        assert ours.dtype == ag.int64 and ours.tolist() == theirs.tolist()
+    assert ag.tensor([1.0, 2.0]).multinomial(1).shape == (1,)
+
+
+@cpu_only
+@pytest.mark.parametrize("weights, n, replacement", [
+    ([1.0, 2.0], 0, False), ([1.0, 2.0], 3, False), ([1.0, -1.0], 1, False),
+    ([1.0, float("nan")], 1, False), ([0.0, 0.0], 1, False), ([[[1.0]]], 1, False),
+    ([1, 2], 1, False), ([1.0, -1.0], 2, True), ([0.0, 0.0], 2, True),
+    ([1.0, float("inf")], 2, True)])
+def test_multinomial_errors_as_torch(weights, n, replacement):
+    assert_same_error(lambda lib: lib.multinomial(lib.tensor(weights), n, replacement))
