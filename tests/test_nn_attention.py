@@ -280,3 +280,32 @@ def test_multi_head_attention_under_vmap(need_weights):
         warnings.simplefilter("ignore")         # torch: "performance drop" of its fallback
         np.testing.assert_allclose(run(ag).cpu().numpy(), run(torch).numpy(), rtol=1e-7,
                                    atol=1e-9)
+
+
+@pytest.mark.cpu_only             # torch's CPU generator gives both modules their weights
+@pytest.mark.parametrize("need_weights", [True, False])
+@pytest.mark.parametrize("options", [{"add_bias_kv": True}, {"add_zero_attn": True},
+                                     {"add_bias_kv": True, "add_zero_attn": True}])
+def test_appended_keys_as_torch(options, need_weights):
+    """add_bias_kv (a learned key and value appended to every sequence, initialised by
+    xavier_normal_) and add_zero_attn (a key and value of zeros): outputs, weights and
+    gradients as torch's, with both masks, which grow a column that masks nothing."""
+    x = randn(3, 2, E)
+    padding = [[False, False, True], [False] * 3]
+    causal = np.triu(np.ones((3, 3), bool), 1)
+    results = {}
+    for lib in (ag, torch):
+        lib.manual_seed(0)
+        module = lib.nn.MultiheadAttention(E, HEADS, **options).double()
+        inputs = lib.tensor(x)
+        output, weights = module(inputs, inputs, inputs, key_padding_mask=lib.tensor(padding),
+                                 attn_mask=lib.tensor(causal), need_weights=need_weights)
+        output.sum().backward()
+        results[lib] = ([output] + ([weights] if need_weights else [])
+                        + [p for p in module.parameters()]
+                        + [p.grad for p in module.parameters()], repr(module))
+    ours, theirs = results[ag], results[torch]
+    assert ours[1] == theirs[1]
+    for a, b in zip(ours[0], theirs[0]):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-10,
+                                   atol=1e-12)

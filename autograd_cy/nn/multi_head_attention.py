@@ -5,7 +5,9 @@ Sequence-first inputs ``(L, N, E)`` (or unbatched ``(L, E)``) are projected to q
 keys and values (one packed ``in_proj_weight`` of shape ``(3E, E)``, or three separate
 weights), split into ``num_heads`` heads of ``E / num_heads`` dims, attended head by head,
 and the heads' outputs concatenated and projected by ``out_proj``. ``key_padding_mask``
-(``(N, S)``, True or -inf where a key is padding) is merged into ``attn_mask``.
+(``(N, S)``, True or -inf where a key is padding) is merged into ``attn_mask``. With
+``bias_k``/``bias_v`` (``add_bias_kv``) a learned key and value are appended to every
+sequence, and with ``add_zero_attn`` a key and value of zeros after them.
 
 Two ways, as torch's: with ``need_weights`` the attention weights are computed explicitly
 (``bmm``, softmax, ``bmm``) and returned, averaged over the heads unless
@@ -33,10 +35,11 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                                  static_v=None, average_attn_weights=True, is_causal=False):
     """Multi-head attention of ``query`` over ``key``/``value``; returns ``(output,
     weights)``, ``weights`` None unless ``need_weights``."""
-    if bias_k is not None or bias_v is not None or add_zero_attn or static_k is not None \
-            or static_v is not None:
-        raise NotImplementedError("multi_head_attention_forward: bias_k/bias_v, "
-                                  "add_zero_attn and static_k/static_v are not supported")
+    if static_k is not None or static_v is not None:
+        raise NotImplementedError("multi_head_attention_forward: static_k/static_v are not "
+                                  "supported by autograd_cy")
+    if (bias_k is None) != (bias_v is None):
+        raise AssertionError("bias_k and bias_v are given together or not at all")
     batched = query.dim() == 3
     if not batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
@@ -66,10 +69,21 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     q, k, v = _in_projection(query, key, value, in_proj_weight, in_proj_bias,
                              use_separate_proj_weight, q_proj_weight, k_proj_weight,
                              v_proj_weight)
+    if bias_k is not None:      # one more key and value, learned, at the end of the sequence
+        k = _ag.cat([k, bias_k.repeat(1, batch, 1)])
+        v = _ag.cat([v, bias_v.repeat(1, batch, 1)])
+        attn_mask, key_padding_mask = _one_more_key(attn_mask, key_padding_mask)
+        source += 1
     # (L, N, E) -> (N * heads, L, head_dim): each head of each sample a batch entry
     q = q.reshape(length, batch * num_heads, head_dim).transpose(0, 1)
     k = k.reshape(source, batch * num_heads, head_dim).transpose(0, 1)
     v = v.reshape(source, batch * num_heads, head_dim).transpose(0, 1)
+    if add_zero_attn:           # and one of zeros, after them
+        zeros = _ag.zeros((batch * num_heads, 1, head_dim), dtype=k.dtype, device=k.device)
+        k = _ag.cat([k, zeros], dim=1)
+        v = _ag.cat([v, zeros], dim=1)
+        attn_mask, key_padding_mask = _one_more_key(attn_mask, key_padding_mask)
+        source += 1
     if key_padding_mask is not None:
         padding = key_padding_mask.reshape(batch, 1, 1, source).expand(
             batch, num_heads, 1, source).reshape(batch * num_heads, 1, source)
@@ -106,6 +120,13 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     output = _out_projection(heads.permute(2, 0, 1, 3), length, batch, embed_dim,
                              out_proj_weight, out_proj_bias)
     return (output if batched else output.squeeze(1)), None
+
+
+def _one_more_key(attn_mask, key_padding_mask):
+    """The masks of a key appended to the sequence (``add_bias_kv``, ``add_zero_attn``):
+    one more column of 0, which masks nothing."""
+    return tuple(None if mask is None else _F.pad(mask, (0, 1))
+                 for mask in (attn_mask, key_padding_mask))
 
 
 def _as_additive(mask, dtype):
