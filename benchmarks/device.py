@@ -9,8 +9,8 @@ in the tables: the SGD step of the 784-256-256-10 MLP at batch 64 in at most 20 
 step over two micro-batches with ``.grad`` kept (``mlp_accumulate``), whose additions into
 ``.grad`` are one launch per backward for all six parameters (NOTE [Deferred gradient
 accumulation]); the nn.Sequential training step with Adam (``train_mlp``, benchmarks/
-training_workloads.py) in at most 33: 17 for the forward and backward, 13 for Adam's
-multi-tensor ops (each one launch for all six parameters), 3 casts; no host copies inside
+training_workloads.py) in at most 21: 17 for the forward and backward, 1 for Adam's
+whole step (NOTE [Adam in one launch] in cuda/foreach.cu), 3 casts; no host copies inside
 an iteration; and each elementwise op's forward and
 backward moving at most 1.1x the bytes of reading its inputs and writing its outputs once
 (``kernel_bytes``, counted at the seam from the arrays each launch is given).
@@ -21,7 +21,7 @@ import numpy as np
 
 from benchmarks import workloads
 
-LAUNCH_BUDGETS = {"mlp": 20, "mlp_accumulate": 38, "train_mlp": 33}
+LAUNCH_BUDGETS = {"mlp": 20, "mlp_accumulate": 38, "train_mlp": 21}
 BYTES_BUDGET = 1.1
 
 # Each elementwise op: how it is called on (x, y), how many of them it takes, and the arrays

@@ -100,3 +100,65 @@ __global__ void foreach_apply(ForeachTable table, typename Acc<T>::type scalar) 
         }
     }
 }
+
+// NOTE [Adam in one launch]
+// Adam's multi-tensor step is a dozen _foreach ops, a launch each. adam_apply does the
+// whole update of up to AGCY_ADAM_MAX_TENSORS parameters in one launch: each thread reads
+// param, grad, exp_avg and exp_avg_sq once, runs torch's ops in their order (each rounded
+// to T's accumulate type, as each _foreach op rounds its result), and writes three of them.
+// Float32 and float64 only: a half dtype rounds every intermediate to itself between the
+// _foreach ops, which this kernel would not. The step size and bias correction of each
+// parameter (its own step count) travel in the table, the rest as scalars.
+#define AGCY_ADAM_MAX_TENSORS 32
+
+struct AdamTable {
+    unsigned long long address[4][AGCY_ADAM_MAX_TENSORS];   // param, grad, exp_avg, exp_avg_sq
+    long long numel[AGCY_ADAM_MAX_TENSORS];
+    long long first_chunk[AGCY_ADAM_MAX_TENSORS + 1];
+    double step_size[AGCY_ADAM_MAX_TENSORS];
+    double bias_correction2_sqrt[AGCY_ADAM_MAX_TENSORS];
+    long long chunk_size;
+    int count;
+};
+
+// options: bit 0 maximize, bit 1 L2 weight decay (added to the gradient), bit 2 decoupled
+// weight decay (AdamW: the parameter scaled by decay_factor first)
+template <typename T>
+__global__ void adam_apply(AdamTable table, double beta2, double one_minus_beta1,
+                           double one_minus_beta2, double eps, double weight_decay,
+                           double decay_factor, int options) {
+    typedef typename Acc<T>::type A;
+    const long long chunks = table.first_chunk[table.count];
+    const A b2 = (A)beta2, w = (A)one_minus_beta1, omb2 = (A)one_minus_beta2;
+    const A epsilon = (A)eps, decay = (A)weight_decay, factor = (A)decay_factor;
+    const bool small_weight = w < A(0.5) && w > A(-0.5);
+    for (long long chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x) {
+        int t = 0;
+        while (table.first_chunk[t + 1] <= chunk) ++t;
+        const long long begin = (chunk - table.first_chunk[t]) * table.chunk_size;
+        const long long end = begin + table.chunk_size < table.numel[t]
+                                  ? begin + table.chunk_size : table.numel[t];
+        T* p = reinterpret_cast<T*>(table.address[0][t]);
+        const T* g = reinterpret_cast<const T*>(table.address[1][t]);
+        T* m = reinterpret_cast<T*>(table.address[2][t]);
+        T* v = reinterpret_cast<T*>(table.address[3][t]);
+        const A minus_step_size = (A)(-table.step_size[t]);
+        const A correction = (A)table.bias_correction2_sqrt[t];
+        for (long long i = begin + threadIdx.x; i < end; i += blockDim.x) {
+            A grad = load(g + i);
+            A param = load(p + i);
+            if (options & 1) grad = -grad;                              // maximize
+            if (options & 4) param = param * factor;                    // param.mul_(1 - lr*wd)
+            else if (options & 2) grad = grad + param * decay;          // grad + wd * param
+            A average = load(m + i);
+            const A diff = grad - average;                              // lerp_(grad, 1 - b1)
+            average = small_weight ? average + diff * w : grad - diff * (A(1) - w);
+            A average_sq = load(v + i) * b2;                            // mul_(b2)
+            average_sq = average_sq + (grad * omb2) * grad;             // addcmul_(g, g, 1-b2)
+            A denom = agcy_sqrt(average_sq) / correction + epsilon;     // sqrt / bc2 + eps
+            store(p + i, param + (average * minus_step_size) / denom);  // addcdiv_
+            store(m + i, average);
+            store(v + i, average_sq);
+        }
+    }
+}

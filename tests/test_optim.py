@@ -533,14 +533,38 @@ def test_a_cuda_sgd_step_is_one_launch_per_op_for_the_list():
         "foreach_apply<float, MulScalar>": 1, "foreach_apply<float, AddScaled>": 2}
 
 
-def test_a_cuda_adam_step_launches_the_same_for_any_number_of_parameters():
-    """Every op of Adam's multi-tensor step is one launch for the whole list (sqrt, the
-    divisions and maximum have functors in cuda/foreach.cu): 13 launches for 4 parameters
-    or for 8."""
-    few, many = launches_of_a_step("Adam", 4), launches_of_a_step("Adam", 8)
-    assert few == many
-    assert all(k.startswith("foreach_apply") for k in many)
-    assert sum(many.values()) == 13
+def test_a_cuda_adam_step_is_one_launch():
+    """NOTE [Adam in one launch]: Adam's and AdamW's whole float32 step is one launch, for 4
+    parameters or for 40 (two tables of 32); with amsgrad, each op of the multi-tensor step
+    is one launch for the whole list (13, and one for the maximum)."""
+    assert launches_of_a_step("Adam", 4) == {"adam_apply<float>": 1}
+    assert launches_of_a_step("AdamW", 4, weight_decay=0.1) == {"adam_apply<float>": 1}
+    assert launches_of_a_step("Adam", 40) == {"adam_apply<float>": 2}
+    amsgrad = launches_of_a_step("Adam", 8, amsgrad=True)
+    assert all(k.startswith("foreach_apply") for k in amsgrad)
+    assert sum(amsgrad.values()) == 14
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name, kwargs", [(n, k) for n, k in CONFIGS if n != "SGD"],
+                         ids=[f"{n}-{k}" for n, k in CONFIGS if n != "SGD"])
+def test_cuda_adam_steps_match_torch(name, kwargs, dtype):
+    """The one-launch step (and amsgrad's multi-tensor one) on a CUDA device against torch's
+    single-tensor step on the CPU."""
+    values, grads = initial_values(dtype), gradient_sequence(dtype)
+    ours = [ag.tensor(v, device="cuda", requires_grad=True) for v in values]
+    theirs = [torch.tensor(v, requires_grad=True) for v in values]
+    our_opt = getattr(ag.optim, name)(ours, **kwargs)
+    their_opt = getattr(torch.optim, name)(theirs, **kwargs, foreach=False)
+    for step in grads:
+        for p, g in zip(ours, step):
+            p.grad = None if g is None else ag.tensor(g, device="cuda")
+        for p, g in zip(theirs, step):
+            p.grad = None if g is None else torch.tensor(g)
+        our_opt.step()
+        their_opt.step()
+    rtol, atol = TOLERANCES[dtype]
+    assert_close([p.cpu() for p in ours], theirs, rtol, atol, "parameters")
 
 
 def test_a_pickled_optimizer_steps_on():

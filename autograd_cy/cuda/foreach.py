@@ -2,7 +2,8 @@
 updated by one launch of ``foreach_apply<T, Op>`` per 64 tensors.
 
 ``launch_foreach(functor, outs, firsts, seconds, scalar)`` writes ``outs[t] =
-Op(firsts[t], seconds[t], scalar)`` for every t. The arrays are contiguous DeviceArrays of
+Op(firsts[t], seconds[t], scalar)`` for every t; ``launch_adam`` runs Adam's whole step
+(NOTE [Adam in one launch]). The arrays are contiguous DeviceArrays of
 one dtype on one device, ``outs[t]`` of the shape of the others' t-th (the caller,
 autograd_cy/foreach.py, checks and groups; an in-place op passes the same list as ``outs``
 and ``firsts``).
@@ -10,7 +11,8 @@ and ``firsts``).
 import numpy as np
 
 from autograd_cy.cuda.array import kernel_name, require_kernel, scalar_operand
-from autograd_cy.cuda.layout import FOREACH_MAX_TENSORS, FOREACH_TABLE_DTYPE
+from autograd_cy.cuda.layout import (
+    ADAM_MAX_TENSORS, ADAM_TABLE_DTYPE, FOREACH_MAX_TENSORS, FOREACH_TABLE_DTYPE)
 
 #: elements per chunk (one block's share of a tensor at a time): PyTorch's size on a GPU
 CHUNK_SIZE = 65536
@@ -55,6 +57,44 @@ def launch_foreach(functor, outs, firsts=None, seconds=None, scalar=0, chunk_siz
         grid = min(total, seam.max_grid_size)
         block = min(BLOCK_SIZE, seam.max_block_size)
         seam.launch(name, (grid,), (block,), (table[()], value))
+        launches += 1
+    return launches
+
+
+def launch_adam(params, grads, exp_avgs, exp_avg_sqs, step_sizes, bias_corrections2_sqrt,
+                *, beta2, one_minus_beta1, one_minus_beta2, eps, weight_decay, decay_factor,
+                maximize, coupled_decay, decoupled_decay, chunk_size=CHUNK_SIZE):
+    """Adam's whole step for every parameter (contiguous float32 or float64 DeviceArrays of
+    one dtype on one device, with their moments): one launch of ``adam_apply`` per 32
+    parameters (NOTE [Adam in one launch]); returns the number of launches."""
+    dtype = params[0].dtype
+    name = kernel_name("adam_apply", dtype)
+    require_kernel(name, f"Adam's step on {dtype}")
+    seam = params[0].device.seam
+    options = np.int32(int(maximize) | 2 * int(coupled_decay) | 4 * int(decoupled_decay))
+    scalars = tuple(np.float64(x) for x in (beta2, one_minus_beta1, one_minus_beta2, eps,
+                                            weight_decay, decay_factor))
+    lists = [params, grads, exp_avgs, exp_avg_sqs]
+    launches = 0
+    for start in range(0, len(params), ADAM_MAX_TENSORS):
+        stop = min(start + ADAM_MAX_TENSORS, len(params))
+        table = np.zeros((), ADAM_TABLE_DTYPE)
+        for k, arrays in enumerate(lists):
+            table["address"][k, :stop - start] = [a.data_ptr() for a in arrays[start:stop]]
+        numel = np.array([a.size for a in params[start:stop]], np.int64)
+        chunks = (numel + chunk_size - 1) // chunk_size
+        table["numel"][:stop - start] = numel
+        table["first_chunk"][1:stop - start + 1] = np.cumsum(chunks)
+        table["step_size"][:stop - start] = step_sizes[start:stop]
+        table["bias_correction2_sqrt"][:stop - start] = bias_corrections2_sqrt[start:stop]
+        table["chunk_size"] = chunk_size
+        table["count"] = stop - start
+        total = int(chunks.sum())
+        if total == 0:
+            continue
+        grid = min(total, seam.max_grid_size)
+        block = min(BLOCK_SIZE, seam.max_block_size)
+        seam.launch(name, (grid,), (block,), (table[()],) + scalars + (options,))
         launches += 1
     return launches
 

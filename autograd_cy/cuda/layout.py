@@ -111,6 +111,18 @@ FOREACH_TABLE_DTYPE = np.dtype([("address", np.uint64, (FOREACH_LISTS, FOREACH_M
                                 ("chunk_size", np.int64),
                                 ("count", np.int32)], align=True)
 
+# cuda/foreach.cu's AdamTable (NOTE [Adam in one launch]): the four lists (param, grad,
+# exp_avg, exp_avg_sq), element counts, first chunks, and each parameter's step size and
+# bias correction; autograd_cy/cuda/foreach.py fills it.
+ADAM_MAX_TENSORS = 32
+ADAM_TABLE_DTYPE = np.dtype([("address", np.uint64, (4, ADAM_MAX_TENSORS)),
+                             ("numel", np.int64, (ADAM_MAX_TENSORS,)),
+                             ("first_chunk", np.int64, (ADAM_MAX_TENSORS + 1,)),
+                             ("step_size", np.float64, (ADAM_MAX_TENSORS,)),
+                             ("bias_correction2_sqrt", np.float64, (ADAM_MAX_TENSORS,)),
+                             ("chunk_size", np.int64),
+                             ("count", np.int32)], align=True)
+
 # ---- matrix products -------------------------------------------------------------------
 # cuda/gemm.cu's GemmLayout, field for field: the sizes, then each operand's (row, column)
 # strides in elements (NOTE [GEMM epilogues]); autograd_cy/cuda/gemm.py fills it.
@@ -123,7 +135,8 @@ GEMM_LAYOUT_DTYPE = np.dtype([("m", np.int64), ("n", np.int64), ("k", np.int64),
 # The structs kernels take by value, by the name the manifest's parameter lists use.
 STRUCT_DTYPES = {"Layout": LAYOUT_DTYPE, "ReduceLayout": REDUCE_LAYOUT_DTYPE,
                  "RowLayout": ROW_LAYOUT_DTYPE, "NllLayout": NLL_LAYOUT_DTYPE,
-                 "ForeachTable": FOREACH_TABLE_DTYPE, "GemmLayout": GEMM_LAYOUT_DTYPE}
+                 "ForeachTable": FOREACH_TABLE_DTYPE, "AdamTable": ADAM_TABLE_DTYPE,
+                 "GemmLayout": GEMM_LAYOUT_DTYPE}
 
 
 def contiguous_strides(shape):

@@ -342,8 +342,13 @@ def _foreach_kernels():
     """cuda/foreach.cu: one launch over a table of up to 64 tensors of one dtype."""
     pairs = [(functor, dt) for functor in FOREACH_FUNCTORS for dt in FOREACH_DTYPES]
     pairs += [(functor, dt) for functor in FOREACH_REAL_FUNCTORS for dt in FLOATS]
-    return [Kernel("foreach.cu", f"foreach_apply<{STORAGE_CTYPES[dt]}, {functor}>",
-                   ("ForeachTable", scalar_param(dt))) for functor, dt in pairs]
+    kernels = [Kernel("foreach.cu", f"foreach_apply<{STORAGE_CTYPES[dt]}, {functor}>",
+                      ("ForeachTable", scalar_param(dt))) for functor, dt in pairs]
+    # Adam's whole step (NOTE [Adam in one launch]): float32 and float64
+    kernels += [Kernel("foreach.cu", f"adam_apply<{STORAGE_CTYPES[dt]}>",
+                       ("AdamTable",) + ("float64",) * 6 + ("int32",))
+                for dt in ("float32", "float64")]
+    return kernels
 
 
 # cuda/random.cu: the Philox4x32-10 stream (NOTE [Philox4x32-10]); every kernel takes the

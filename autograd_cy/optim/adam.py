@@ -167,6 +167,10 @@ def _adam_foreach(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, 
     for indices in by_device_and_dtype(params):
         p, g, m, v, *v_max = real_views([[t[i] for i in indices] for t in lists])
         counts = [steps[i] for i in indices]
+        if _adam_in_one_launch(p, g, m, v, counts, amsgrad=amsgrad, beta1=beta1,
+                               beta2=beta2, lr=lr, weight_decay=weight_decay, eps=eps,
+                               maximize=maximize, decoupled=decoupled):
+            continue
         if maximize:
             g = list(foreach._foreach_neg(g))
         foreach._foreach_add_(counts, 1)
@@ -190,3 +194,28 @@ def _adam_foreach(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, 
         foreach._foreach_div_(denoms, bias_correction2_sqrts)
         foreach._foreach_add_(denoms, eps)
         foreach._foreach_addcdiv_(p, m, denoms, step_sizes)
+
+
+def _adam_in_one_launch(p, g, m, v, counts, *, amsgrad, beta1, beta2, lr, weight_decay,
+                        eps, maximize, decoupled):
+    """The multi-tensor step as one launch on a CUDA device (NOTE [Adam in one launch]):
+    for contiguous float32 and float64 parameters without amsgrad; False, touching nothing,
+    otherwise."""
+    from autograd_cy.cuda import foreach as cuda_foreach
+    if amsgrad or not p[0].is_cuda or p[0].dtype not in (float32, float64):
+        return False
+    arrays = [[_array_of(t) for t in ts] for ts in (p, g, m, v)]
+    if not all(a.flags.c_contiguous for ts in arrays for a in ts):
+        return False
+    _arrays.checked_writes(p + m + v)
+    foreach._foreach_add_(counts, 1)
+    values = [c.item() for c in counts]
+    cuda_foreach.launch_adam(
+        *arrays, [lr / (1 - beta1 ** s) for s in values],
+        [(1 - beta2 ** s) ** 0.5 for s in values], beta2=beta2, one_minus_beta1=1 - beta1,
+        one_minus_beta2=1 - beta2, eps=eps, weight_decay=weight_decay,
+        decay_factor=1 - lr * weight_decay, maximize=maximize,
+        coupled_decay=weight_decay != 0 and not decoupled,
+        decoupled_decay=weight_decay != 0 and decoupled)
+    _arrays.bump_versions(p + m + v)
+    return True
