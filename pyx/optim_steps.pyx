@@ -5,10 +5,11 @@ torch's single-tensor Adam is a dozen in-place ops per parameter; the NumPy path
 autograd_cy/optim runs them as a dozen ufunc passes over the parameter's arrays (NOTE
 [Optimizer steps on the arrays]). Memory, not arithmetic, bounds each pass, so one loop that
 reads param, grad, exp_avg and exp_avg_sq once and writes three of them once does the same
-work in a third of the time (an AVX2 build of the common case halves it again). Each line of the loop below is one of those ops, in the
-same order, each result rounded to the parameter's dtype as the op's output is (C's float
-arithmetic in float, double in double; this build has no fused multiply-add, so nothing is
-contracted): the values are those of the NumPy path, bit for bit. It takes float32 and
+work in a third of the time (an AVX2 build of the common case halves it again). Each line
+of the loops below is one of those ops, in the same order, each result rounded to the
+parameter's dtype as the op's output is (C's float arithmetic in float, double in double;
+no fused multiply-add is enabled, so nothing is contracted): the values are those of the
+NumPy path, bit for bit. It takes float32 and
 float64 parameters whose four arrays are C-contiguous and of one shape; anything else
 (half dtypes, which compute in float32, complex views, amsgrad) stays on the NumPy path.
 """

@@ -29,36 +29,49 @@ def has_kernel(functor, dtype):
     return True
 
 
+def _tables(table_dtype, max_tensors, lists, chunk_size):
+    """The tables of a multi-tensor launch, ``max_tensors`` tensors each: for every slice
+    of the lists, (its first index, the table with the lists' addresses, element counts,
+    first chunks, chunk size and count filled, its number of chunks)."""
+    first = lists[0]
+    for start in range(0, len(first), max_tensors):
+        stop = min(start + max_tensors, len(first))
+        table = np.zeros((), table_dtype)
+        for k, arrays in enumerate(lists):
+            if arrays is not None:
+                table["address"][k, :stop - start] = [a.data_ptr() for a in arrays[start:stop]]
+        numel = np.array([a.size for a in first[start:stop]], np.int64)
+        chunks = (numel + chunk_size - 1) // chunk_size
+        table["numel"][:stop - start] = numel
+        table["first_chunk"][1:stop - start + 1] = np.cumsum(chunks)
+        table["chunk_size"] = chunk_size
+        table["count"] = stop - start
+        yield start, table, int(chunks.sum())
+
+
+def _launch_tables(seam, name, tables, scalars):
+    """One launch of ``name`` per table with chunks; returns the number of launches."""
+    launches = 0
+    for table, total in tables:
+        if total == 0:
+            continue
+        grid = min(total, seam.max_grid_size)
+        block = min(BLOCK_SIZE, seam.max_block_size)
+        seam.launch(name, (grid,), (block,), (table[()],) + scalars)
+        launches += 1
+    return launches
+
+
 def launch_foreach(functor, outs, firsts=None, seconds=None, scalar=0, chunk_size=CHUNK_SIZE):
     """One launch per FOREACH_MAX_TENSORS tensors (see the module docstring); returns the
     number of launches."""
     dtype = outs[0].dtype
     name = kernel_name("foreach_apply", dtype, functor)
     require_kernel(name, f"_foreach ops on {dtype} ({functor})")
-    seam = outs[0].device.seam
-    value = scalar_operand(scalar, dtype)
-    lists = [outs, firsts, seconds]
-    launches = 0
-    for start in range(0, len(outs), FOREACH_MAX_TENSORS):
-        stop = min(start + FOREACH_MAX_TENSORS, len(outs))
-        table = np.zeros((), FOREACH_TABLE_DTYPE)
-        for k, arrays in enumerate(lists):
-            if arrays is not None:
-                table["address"][k, :stop - start] = [a.data_ptr() for a in arrays[start:stop]]
-        numel = np.array([a.size for a in outs[start:stop]], np.int64)
-        chunks = (numel + chunk_size - 1) // chunk_size
-        table["numel"][:stop - start] = numel
-        table["first_chunk"][1:stop - start + 1] = np.cumsum(chunks)
-        table["chunk_size"] = chunk_size
-        table["count"] = stop - start
-        total = int(chunks.sum())
-        if total == 0:
-            continue
-        grid = min(total, seam.max_grid_size)
-        block = min(BLOCK_SIZE, seam.max_block_size)
-        seam.launch(name, (grid,), (block,), (table[()], value))
-        launches += 1
-    return launches
+    tables = ((table, total) for _, table, total in _tables(
+        FOREACH_TABLE_DTYPE, FOREACH_MAX_TENSORS, [outs, firsts, seconds], chunk_size))
+    return _launch_tables(outs[0].device.seam, name, tables,
+                          (scalar_operand(scalar, dtype),))
 
 
 def launch_adam(params, grads, exp_avgs, exp_avg_sqs, step_sizes, bias_corrections2_sqrt,
@@ -70,33 +83,20 @@ def launch_adam(params, grads, exp_avgs, exp_avg_sqs, step_sizes, bias_correctio
     dtype = params[0].dtype
     name = kernel_name("adam_apply", dtype)
     require_kernel(name, f"Adam's step on {dtype}")
-    seam = params[0].device.seam
     options = np.int32(int(maximize) | 2 * int(coupled_decay) | 4 * int(decoupled_decay))
     scalars = tuple(np.float64(x) for x in (beta2, one_minus_beta1, one_minus_beta2, eps,
                                             weight_decay, decay_factor))
-    lists = [params, grads, exp_avgs, exp_avg_sqs]
-    launches = 0
-    for start in range(0, len(params), ADAM_MAX_TENSORS):
-        stop = min(start + ADAM_MAX_TENSORS, len(params))
-        table = np.zeros((), ADAM_TABLE_DTYPE)
-        for k, arrays in enumerate(lists):
-            table["address"][k, :stop - start] = [a.data_ptr() for a in arrays[start:stop]]
-        numel = np.array([a.size for a in params[start:stop]], np.int64)
-        chunks = (numel + chunk_size - 1) // chunk_size
-        table["numel"][:stop - start] = numel
-        table["first_chunk"][1:stop - start + 1] = np.cumsum(chunks)
-        table["step_size"][:stop - start] = step_sizes[start:stop]
-        table["bias_correction2_sqrt"][:stop - start] = bias_corrections2_sqrt[start:stop]
-        table["chunk_size"] = chunk_size
-        table["count"] = stop - start
-        total = int(chunks.sum())
-        if total == 0:
-            continue
-        grid = min(total, seam.max_grid_size)
-        block = min(BLOCK_SIZE, seam.max_block_size)
-        seam.launch(name, (grid,), (block,), (table[()],) + scalars + (options,))
-        launches += 1
-    return launches
+
+    def with_steps():
+        for start, table, total in _tables(ADAM_TABLE_DTYPE, ADAM_MAX_TENSORS,
+                                           [params, grads, exp_avgs, exp_avg_sqs],
+                                           chunk_size):
+            count = int(table["count"])
+            table["step_size"][:count] = step_sizes[start:start + count]
+            table["bias_correction2_sqrt"][:count] = \
+                bias_corrections2_sqrt[start:start + count]
+            yield table, total
+    return _launch_tables(params[0].device.seam, name, with_steps(), scalars + (options,))
 
 
 def can_add_in_place_together(out, addend):
