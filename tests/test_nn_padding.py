@@ -47,6 +47,16 @@ def test_constant_padding_is_one_node():
     assert run(ag) == run(torch)
 
 
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+@pytest.mark.parametrize("shape, amounts", [((1, 2, 5), (2, 1)), ((1, 2, 5, 5), (2, 1, 1, 1)),
+                                            ((1, 1, 4, 4, 4), (1, 1, 1, 2, 0, 1))])
+def test_reflect_and_replicate_padding_are_torchs_nodes(mode, shape, amounts):
+    def run(lib):
+        x = lib.ones(*shape, requires_grad=True)
+        return F(lib).pad(x, amounts, mode=mode).grad_fn.name()
+    assert run(ag) == run(torch)
+
+
 def _ones(lib, *shape):
     return lib.ones(*shape)
 

@@ -3,7 +3,8 @@
 ``pad`` lists (left, right) amounts from the last dim backwards, as torch's. ``constant``
 writes the input into a tensor filled with ``value``, one op (its gradient is the matching
 slice); ``reflect``, ``replicate`` and ``circular`` gather the input along each padded dim
-with a computed index (their gradients add back into the positions read)."""
+with a computed index (their gradients add back into the positions read), the first two as
+one op named as torch's node (``ReflectionPad2DBackward0``)."""
 import numpy as np
 
 from autograd_cy import factories
@@ -40,7 +41,7 @@ def pad(input, pad, mode="constant", value=None):
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     _check_edge_mode(input, pad, pairs, mode, value)
-    output = input
+    indices = []
     for i, (left, right) in enumerate(pairs):
         dim = input.dim() - 1 - i
         size = input.shape[dim]
@@ -48,9 +49,60 @@ def pad(input, pad, mode="constant", value=None):
             raise RuntimeError(f"Argument #4: Padding size should be less than the "
                                f"corresponding input dimension, but got: padding ({left}, "
                                f"{right}) at dimension {dim} of input {list(input.shape)}")
-        index = factories.tensor(_source_index(size, left, right, mode), device=input.device)
-        output = output.index_select(dim, index)
-    return output
+        indices.append((dim, factories.tensor(_source_index(size, left, right, mode),
+                                              device=input.device)))
+    if mode == "circular":      # torch's is slice copies (CopySlices), not a node of its own
+        return _gathered(input, indices)
+    return _EDGE_PADS[mode, len(pairs)].apply(input, indices)
+
+
+def _gathered(input, indices):
+    """``input`` read along each padded dim at the positions ``indices`` give."""
+    for dim, index in indices:
+        input = input.index_select(dim, index)
+    return input
+
+
+class _EdgePad(Function):
+    """Reflect or replicate padding as one op, named as torch's node
+    (``ReflectionPad2DBackward0`` ...): a gather along each padded dim; its gradient adds
+    each output position's gradient back into the input position it read (index_add_, the
+    gather's adjoint), in ops that record for a double backward."""
+
+    builtin_op = True
+
+    @staticmethod
+    def forward(ctx, input, indices):
+        ctx.indices = indices
+        ctx.shape = tuple(input.shape)
+        return _gathered(input, indices)
+
+    @staticmethod
+    def backward(ctx, grad):
+        for dim, index in reversed(ctx.indices):
+            shape = list(grad.shape)
+            shape[dim] = ctx.shape[dim]
+            grad = factories.zeros(tuple(shape), dtype=grad.dtype,
+                                   device=grad.device).index_add(dim, index, grad)
+        return grad, None
+
+    @staticmethod
+    def jvp(ctx, input_t, indices_t):
+        return _gathered(input_t, ctx.indices)
+
+
+def _edge_pad_ops():
+    """One op per mode and number of padded dims, for torch's node names."""
+    ops = {}
+    for mode, name in (("reflect", "Reflection"), ("replicate", "Replication")):
+        for dims in (1, 2, 3):
+            op = type(f"{name}Pad{dims}D", (_EdgePad,), {"__doc__": _EdgePad.__doc__})
+            op._backward_cls.__name__ = f"{name}Pad{dims}DBackward0"
+            ops[mode, dims] = op
+    return ops
+
+
+_EDGE_PADS = _edge_pad_ops()
 
 
 def _constant(input, pairs, value):
