@@ -77,6 +77,13 @@ ddp(local_batch()).pow(2).sum().backward()
 raises(RuntimeError, "Expected to have finished reduction in the prior iteration", ddp,
        local_batch())
 
+# -- two forwards before one backward are fine (torch checks at a backward's first hook) ---
+ag.manual_seed(0)
+model = TwoHeads(use_b=True).double()
+ddp = DDP(model)
+(ddp(local_batch()).pow(2).sum() + ddp(local_batch(8)).pow(2).sum()).backward()
+assert all(p.grad is not None for p in model.parameters())
+
 # -- static_graph: the unused parameter is unused every time, and that is fine --------------
 ag.manual_seed(0)
 model = TwoHeads(use_b=False).double()

@@ -57,6 +57,9 @@ class Reducer:
         self.has_rebuilt_buckets = False
         self.ready_order = []
         self.expect_autograd_hooks = False
+        #: True from a backward's first hook until its final callback: a forward while it
+        #: is set means the previous iteration's reduction never finished
+        self.require_finalize = False
         self.next_bucket = 0
         self.unused = []
         self.used = set()
@@ -93,7 +96,7 @@ class Reducer:
     def prepare_for_backward(self, unused_indices):
         """Arm the hooks for the backward of the forward that just ran; ``unused_indices``
         are the parameters it did not reach (with ``find_unused_parameters``)."""
-        if self.expect_autograd_hooks:
+        if self.require_finalize:
             raise RuntimeError(
                 "Expected to have finished reduction in the prior iteration before starting "
                 "a new one. This error indicates that your module has parameters that were "
@@ -126,6 +129,7 @@ class Reducer:
             if not self.expect_autograd_hooks:
                 return
             step = self.last_step
+            self.require_finalize = True
             if step.first_hook is None:
                 step.first_hook = time.perf_counter()
                 for unused in self.unused:
@@ -191,6 +195,7 @@ class Reducer:
         step = self.last_step
         step.backward_end = time.perf_counter()
         self.expect_autograd_hooks = False
+        self.require_finalize = False
         results = [bucket.future.wait() for bucket in self.buckets]
         step.wait = time.perf_counter() - step.backward_end
         globally_used = self._globally_used() if self.find_unused_parameters else None
