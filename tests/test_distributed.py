@@ -6,7 +6,6 @@ torch where torch has the same function."""
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 import torch
@@ -19,22 +18,27 @@ from autograd_cy.distributed.run import mpiexec_command
 SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "distributed")
 
 
+#: the failure tests' bound: a rank that hangs instead of failing makes subprocess.run raise
+#: TimeoutExpired, which fails the test (the scripts' process groups time out after 60 s)
+NO_HANG = 90
+
+
 def run_ranks(script, *args, nproc=2, helper=False, timeout=120, env=None):
     """Run a script of tests/distributed on ``nproc`` ranks (through the run helper when
-    ``helper``), with ``env`` added to the environment; (exit code, output, seconds)."""
+    ``helper``), with ``env`` added to the environment; (exit code, output). A run longer
+    than ``timeout`` seconds raises ``subprocess.TimeoutExpired``."""
     program = [os.path.join(SCRIPTS, script)] + list(args)
     command = (mpiexec_command(nproc, program) if helper
                else [os.path.join(os.path.dirname(sys.executable), "mpiexec"), "-n",
                      str(nproc), sys.executable] + program)
-    started = time.monotonic()
     done = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
                           env=dict(os.environ, **(env or {})))
-    return done.returncode, done.stdout + done.stderr, time.monotonic() - started
+    return done.returncode, done.stdout + done.stderr
 
 
 @pytest.mark.parametrize("script", ["collectives.py", "ddp_training.py", "ddp_features.py"])
 def test_on_two_ranks(script):
-    code, output, _ = run_ranks(script)
+    code, output = run_ranks(script)
     assert code == 0, output
     assert "rank 0 passed" in output and "rank 1 passed" in output, output
 
@@ -49,47 +53,44 @@ NCCL_ON_THE_EMULATED_DEVICE = {"AUTOGRAD_CY_CUDA": "emulate", "AUTOGRAD_CY_TEST_
 def test_nccl_on_two_ranks(script):
     """The same scripts on the nccl backend (CuPy's NCCL stood in for by
     autograd_cy/distributed/emulated_nccl.py), and what only NCCL does: its side stream."""
-    code, output, _ = run_ranks(script, env=NCCL_ON_THE_EMULATED_DEVICE)
+    code, output = run_ranks(script, env=NCCL_ON_THE_EMULATED_DEVICE)
     assert code == 0, output
     assert "rank 0 passed" in output and "rank 1 passed" in output, output
 
 
 @pytest.mark.cpu_only
 def test_a_rank_that_raises_fails_the_others():
-    code, output, seconds = run_ranks("faults.py", "raise")
+    code, output = run_ranks("faults.py", "raise", timeout=NO_HANG)
     assert code != 0
     assert "ValueError: rank 1's data loader broke" in output
     assert "rank 1 failed: ValueError: rank 1's data loader broke" in output, output
     assert "finished the step" not in output
-    assert seconds < 30
 
 
 @pytest.mark.cpu_only
 def test_a_rank_that_dies_fails_the_others():
     # through the run helper, whose guard keeps MPICH from killing rank 0 at once
-    code, output, seconds = run_ranks("faults.py", "die", helper=True)
+    code, output = run_ranks("faults.py", "die", helper=True, timeout=NO_HANG)
     assert code != 0
     assert "rank 1 died (its process" in output, output
-    assert seconds < 30
     # plain mpiexec kills the others: a failure too, not a hang
-    code, output, seconds = run_ranks("faults.py", "die")
-    assert code != 0 and "finished the step" not in output and seconds < 30
+    code, output = run_ranks("faults.py", "die", timeout=NO_HANG)
+    assert code != 0 and "finished the step" not in output
 
 
 @pytest.mark.cpu_only
 def test_a_rank_that_does_not_join_times_out_naming_it():
-    code, output, seconds = run_ranks("faults.py", "stall", "1")
+    code, output = run_ranks("faults.py", "stall", "1", timeout=NO_HANG)
     assert code != 0
     assert "Timed out after 1 s on rank 0 waiting in all_reduce" in output, output
     assert "rank 1 did not answer" in output
     # rank 1, joining late, learns that rank 0 gave up
     assert "rank 0 failed: DistBackendError: Timed out" in output
-    assert seconds < 30
 
 
 @pytest.mark.cpu_only
 def test_mismatched_sizes_fail_on_every_rank():
-    code, output, _ = run_ranks("faults.py", "mismatch")
+    code, output = run_ranks("faults.py", "mismatch", timeout=NO_HANG)
     assert code != 0
     message = ("Detected mismatch between collectives on ranks: rank 0 is running "
                "collective: all_reduce (#2) with RedOpType.SUM of 3 float32 elements, rank 1 "

@@ -59,14 +59,12 @@ class Call:
 
 
 def _dtype_code(numpy_dtype):
-    name = np.dtype(numpy_dtype).name
-    if name not in _DTYPE_NAMES:
-        _DTYPE_NAMES.append(name)
-    return _DTYPE_NAMES.index(name)
+    """The dtype's number in the header: its place in a list every rank has alike."""
+    return _DTYPE_NAMES.index(np.dtype(numpy_dtype).name)
 
 
-_DTYPE_NAMES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
-                "float32", "float64", "complex64", "complex128"]
+_DTYPE_NAMES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
+                "float32", "float64", "complex64", "complex128")
 
 
 class MPIBackend:
@@ -113,9 +111,11 @@ class MPIBackend:
 
     # -- the wait loop and the agreement check -----------------------------------------
 
-    def wait_for(self, requests, what, timeout=None):
+    def wait_for(self, requests, what, timeout=None, test_all=None):
+        """Wait for ``requests`` (``test_all(requests)`` says when: MPI's Testall unless
+        given) in the fault channel's loop, with the group's timeout unless given."""
         seconds = self.timeout if timeout is None else timeout.total_seconds()
-        test_all = self.MPI.Request.Testall
+        test_all = self.MPI.Request.Testall if test_all is None else test_all
         self.channel.wait(lambda: test_all(requests), f"{what} on rank {self.rank}", seconds)
 
     def _work(self, requests, what, finish=None, outputs=()):
@@ -250,19 +250,16 @@ class MPIBackend:
         request = self.comm.Irecv(_bytes(array), source=MPI.ANY_SOURCE if src is None else src,
                                   tag=tag)
 
-        def test_all(requests):
+        def test_all(requests):         # keeps the status: who sent
             return MPI.Request.Testall(requests, [status])
-
-        def wait_for(requests, timeout):
-            seconds = self.timeout if timeout is None else timeout.total_seconds()
-            self.channel.wait(lambda: test_all(requests), f"{what} on rank {self.rank}",
-                              seconds)
 
         def finish():
             work.source = status.Get_source()
             if then is not None:
                 then()
-        work = Work([request], test_all, wait_for, finish)
+        work = Work([request], test_all,
+                    lambda requests, timeout: self.wait_for(requests, what, timeout,
+                                                            test_all), finish)
         return work
 
     def close(self):

@@ -7,7 +7,6 @@ import pickle
 import numpy as np
 
 from autograd_cy.distributed import collectives
-from autograd_cy.distributed.process_group import GroupMember, default_group
 
 __all__ = ["all_gather_object", "broadcast_object_list", "gather_object",
            "scatter_object_list"]
@@ -34,15 +33,9 @@ def _host(t):
     return t.cpu().numpy()
 
 
-def _pg(group):
-    if group is GroupMember.NON_GROUP_MEMBER:
-        return None
-    return default_group() if group is None or group is GroupMember.WORLD else group
-
-
 def all_gather_object(object_list, obj, group=None):
     """Every rank's ``obj`` into ``object_list`` (of world_size entries), in rank order."""
-    pg = _pg(group)
+    pg = collectives._group(group, "all_gather_object")
     if pg is None:
         return
     data = _to_bytes(obj)
@@ -60,7 +53,7 @@ def all_gather_object(object_list, obj, group=None):
 
 def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=None):
     """Every rank's ``obj`` into rank ``dst``'s ``object_gather_list``."""
-    pg = _pg(group)
+    pg = collectives._group(group, "gather_object")
     if pg is None:
         return
     root = collectives._group_rank(pg, dst, group_dst, "dst")
@@ -79,7 +72,7 @@ def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=
 def broadcast_object_list(object_list, src=None, group=None, device=None, group_src=None):
     """Rank ``src``'s ``object_list`` into every rank's ``object_list`` (in place; the
     lists have the same length on every rank)."""
-    pg = _pg(group)
+    pg = collectives._group(group, "broadcast_object_list")
     if pg is None:
         return
     root = collectives._group_rank(pg, src, group_src, "src")
@@ -103,7 +96,7 @@ def scatter_object_list(scatter_object_output_list, scatter_object_input_list=No
                         src=None, group=None, group_src=None):
     """Rank ``src``'s ``scatter_object_input_list[r]`` into rank r's
     ``scatter_object_output_list[0]``."""
-    pg = _pg(group)
+    pg = collectives._group(group, "scatter_object_list")
     if pg is None:
         return
     root = collectives._group_rank(pg, src, group_src, "src")

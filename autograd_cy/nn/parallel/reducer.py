@@ -112,6 +112,8 @@ class Reducer:
         self.next_bucket = 0
         self.unused = list(unused_indices)
         self.used = set()
+        if not self.has_rebuilt_buckets:
+            self.ready_order = []       # this backward's order only (NOTE [DDP's buckets])
         self.expect_autograd_hooks = True
         self.last_step = _StepRecord()
 
