@@ -5,28 +5,33 @@ takes one 64-bit draw from the loader's generator (torch's base seed for workers
 sampler draws its order as it is read; so with the CPU generator giving torch's numbers, a
 seeded loader yields torch's batches.
 
-Data loading always runs in this process: ``num_workers > 0`` is accepted (with torch's
-checks of ``prefetch_factor``, ``persistent_workers`` and ``multiprocessing_context``) and
-loads in this process too, in the order torch's workers deliver. The arrays are in memory
-already and NumPy hands no work to other processes. One difference follows: torch gives each
-worker its own copy of an ``IterableDataset``, so with ``num_workers=2`` and no sharding in
-the dataset every sample comes twice; here it comes once."""
+With ``num_workers=0`` the batches are loaded in this process, as they are asked for. With
+``num_workers > 0`` worker processes load them (``multiprocessing_iter.py``, ``worker.py``),
+seeded from the base seed as torch's workers are, and each with its own copy of the dataset:
+an ``IterableDataset`` that does not shard itself through ``get_worker_info()`` then yields
+every sample once per worker, as in torch. With ``persistent_workers=True`` the workers
+(and the base seed, drawn once) are kept from one epoch to the next."""
+import multiprocessing
 import warnings
 from typing import Generic
 
 from autograd_cy import cuda, factories, int64
 from autograd_cy.utils.data.collate import default_collate, default_convert
 from autograd_cy.utils.data.dataset import IterableDataset, T_co, _fetch
+from autograd_cy.utils.data.multiprocessing_iter import _MultiProcessingDataLoaderIter
 from autograd_cy.utils.data.sampler import BatchSampler, RandomSampler, SequentialSampler
+from autograd_cy.utils.data.worker import get_worker_info
 
 __all__ = ["DataLoader", "get_worker_info"]
 
 
 class DataLoader(Generic[T_co]):
     """Iterates over ``dataset`` in batches of ``batch_size`` (``shuffle`` for a new random
-    order each epoch; ``batch_size=None`` for samples without batching). ``pin_memory``,
-    ``timeout`` and ``worker_init_fn`` are accepted; with the loading in this process they
-    change nothing (``worker_init_fn`` is not called: there are no workers).
+    order each epoch; ``batch_size=None`` for samples without batching). ``num_workers``
+    processes load the batches in the background (0: this process does), each first calling
+    ``worker_init_fn(worker_id)``; ``timeout`` bounds the wait for a worker's batch.
+    ``pin_memory`` is accepted and, with no pinned memory on this library's devices,
+    changes nothing.
 
     >>> import autograd_cy as ag
     >>> data = ag.utils.data.TensorDataset(ag.arange(5))
@@ -38,6 +43,7 @@ class DataLoader(Generic[T_co]):
     _FROZEN = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset",
                "persistent_workers")
     _initialized = False
+    _iterator = None                # the persistent workers' iterator
 
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
                  num_workers=0, collate_fn=None, pin_memory=False, drop_last=False,
@@ -49,8 +55,7 @@ class DataLoader(Generic[T_co]):
                              "to disable multiprocessing.")
         if timeout < 0:
             raise ValueError("timeout option should be non-negative")
-        _check_worker_options(num_workers, prefetch_factor, persistent_workers,
-                              multiprocessing_context)
+        _check_worker_options(num_workers, prefetch_factor, persistent_workers)
         self.dataset = dataset
         self.num_workers = num_workers
         self.pin_memory = pin_memory
@@ -107,6 +112,31 @@ class DataLoader(Generic[T_co]):
         super().__setattr__(name, value)
 
     @property
+    def multiprocessing_context(self):
+        """The ``multiprocessing`` context the workers start from; ``None``: the default."""
+        return self._multiprocessing_context
+
+    @multiprocessing_context.setter
+    def multiprocessing_context(self, context):
+        if context is not None:
+            if self.num_workers == 0:
+                raise ValueError("multiprocessing_context can only be used with multi-process "
+                                 "loading (num_workers > 0), but got "
+                                 f"num_workers={self.num_workers}")
+            if isinstance(context, str):
+                methods = multiprocessing.get_all_start_methods()
+                if context not in methods:
+                    raise ValueError("multiprocessing_context option should specify a valid "
+                                     f"start method in {methods!r}, but got "
+                                     f"multiprocessing_context={context!r}")
+                context = multiprocessing.get_context(context)
+            if not isinstance(context, multiprocessing.context.BaseContext):
+                raise TypeError("multiprocessing_context option should be a valid context "
+                                "object or a string specifying the start method, but got "
+                                f"multiprocessing_context={context}")
+        self._multiprocessing_context = context
+
+    @property
     def _auto_collation(self):
         return self.batch_sampler is not None or (self._iterable and
                                                    self.batch_size is not None)
@@ -124,6 +154,14 @@ class DataLoader(Generic[T_co]):
         if self.pin_memory and not cuda.is_available():
             warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
                           "then device pinned memory won't be used.", stacklevel=2)
+        if self.num_workers > 0:
+            if not self.persistent_workers:
+                return _MultiProcessingDataLoaderIter(self)
+            if self._iterator is None:
+                self._iterator = _MultiProcessingDataLoaderIter(self)
+            else:
+                self._iterator._reset(self)     # the same workers; no new base seed
+            return self._iterator
         # the sampler's iterator, then the base seed (see the module's doc)
         if self._iterable:
             factories.empty((), dtype=int64).random_(generator=self.generator)
@@ -154,13 +192,6 @@ class DataLoader(Generic[T_co]):
             yield self.collate_fn(batch)
 
 
-def get_worker_info():
-    """Information about the worker process running this code: always ``None``, as in
-    torch's main process, since every sample is loaded in this process. A dataset that
-    shards itself across workers (``if info is None: whole range``) reads it all here."""
-    return None
-
-
 class _Epoch:
     """One pass over a DataLoader; ``len()`` of it is the loader's number of batches, as of
     torch's iterator (a progress bar may ask the iterator). Over an ``IterableDataset`` torch's
@@ -180,7 +211,7 @@ class _Epoch:
         return len(self._loader)
 
 
-def _check_worker_options(num_workers, prefetch_factor, persistent_workers, context):
+def _check_worker_options(num_workers, prefetch_factor, persistent_workers):
     """torch's errors for the options that only mean something with workers."""
     if num_workers == 0 and prefetch_factor is not None:
         raise ValueError("prefetch_factor option could only be specified in multiprocessing."
@@ -190,6 +221,3 @@ def _check_worker_options(num_workers, prefetch_factor, persistent_workers, cont
         raise ValueError("prefetch_factor option should be non-negative")
     if persistent_workers and num_workers == 0:
         raise ValueError("persistent_workers option needs num_workers > 0")
-    if context is not None and num_workers == 0:
-        raise ValueError("multiprocessing_context can only be used with multi-process "
-                         f"loading (num_workers > 0), but got num_workers={num_workers}")
