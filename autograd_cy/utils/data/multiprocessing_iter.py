@@ -36,6 +36,7 @@ import atexit
 import itertools
 import multiprocessing
 import queue
+import weakref
 
 from autograd_cy import factories, int64
 from autograd_cy.utils.data import worker as _worker
@@ -80,7 +81,7 @@ class _MultiProcessingDataLoaderIter:
     worker processes. See NOTE [DataLoader workers: result order and shutdown]."""
 
     def __init__(self, loader):
-        self._loader = loader
+        self._loader = weakref.ref(loader)     # for len(); no cycle with a persistent loader
         self._num_workers = loader.num_workers
         self._prefetch_factor = loader.prefetch_factor
         self._in_order = loader.in_order
@@ -136,7 +137,7 @@ class _MultiProcessingDataLoaderIter:
         return self
 
     def __len__(self):
-        return len(self._loader)
+        return len(self._loader())
 
     def __next__(self):
         while True:
