@@ -136,7 +136,7 @@ def test_loader_collates_a_map_dataset_of_dicts():
 
 @pytest.mark.cpu_only             # the CPU generator's numbers decide the order
 def test_workers_load_in_torchs_order():
-    """num_workers=2 loads in this process, in the order torch's workers deliver."""
+    """num_workers=2 delivers in torch's order, and draws the default generator as torch."""
     def run(lib):
         lib.manual_seed(4)
         loader = lib.utils.data.DataLoader(dataset(lib), batch_size=3, shuffle=True,
