@@ -271,3 +271,14 @@ def test_multiprocessing_context_is_checked():
         pairs(lib), num_workers=1, multiprocessing_context="nope"), exact=True)
     assert_same_error(lambda lib: lib.utils.data.DataLoader(
         pairs(lib), num_workers=1, multiprocessing_context=3), exact=True)
+
+
+def test_more_workers_than_cpus_warns(monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
+
+    def run(lib):
+        with pytest.warns(UserWarning) as caught:
+            lib.utils.data.DataLoader(pairs(lib), num_workers=2).check_worker_number_rationality()
+        return [str(warning.message) for warning in caught]
+    ours, theirs = both(run)
+    assert ours == theirs and "will create 2 worker processes" in ours[0]

@@ -12,6 +12,7 @@ an ``IterableDataset`` that does not shard itself through ``get_worker_info()`` 
 every sample once per worker, as in torch. With ``persistent_workers=True`` the workers
 (and the base seed, drawn once) are kept from one epoch to the next."""
 import multiprocessing
+import os
 import warnings
 from typing import Generic
 
@@ -104,6 +105,7 @@ class DataLoader(Generic[T_co]):
         self.pin_memory_device = pin_memory_device
         self.in_order = in_order
         self._initialized = True
+        self.check_worker_number_rationality()
 
     def __setattr__(self, name, value):
         if self._initialized and name in self._FROZEN:
@@ -156,8 +158,10 @@ class DataLoader(Generic[T_co]):
                           "then device pinned memory won't be used.", stacklevel=2)
         if self.num_workers > 0:
             if not self.persistent_workers:
+                self.check_worker_number_rationality()
                 return _MultiProcessingDataLoaderIter(self)
             if self._iterator is None:
+                self.check_worker_number_rationality()
                 self._iterator = _MultiProcessingDataLoaderIter(self)
             else:
                 self._iterator._reset(self)     # the same workers; no new base seed
@@ -169,6 +173,27 @@ class DataLoader(Generic[T_co]):
         indices = iter(self.batch_sampler if self._auto_collation else self.sampler)
         factories.empty((), dtype=int64).random_(generator=self.generator)
         return _Epoch(self._iterate_map(indices), self)
+
+    def check_worker_number_rationality(self):
+        """torch's warning when this loader would start more workers than the CPUs this
+        process may run on (``os.sched_getaffinity`` where there is one)."""
+        if not self.num_workers:
+            return
+        cpuset_checked = hasattr(os, "sched_getaffinity")
+        cpus = len(os.sched_getaffinity(0)) if cpuset_checked else os.cpu_count()
+        if cpus is not None and self.num_workers <= cpus:
+            return
+        if cpus is None:
+            suggestion = ("DataLoader is not able to compute a suggested max number of worker "
+                          "in current system.")
+        else:
+            suggestion = (f"Our suggested max number of worker in current system is {cpus}"
+                          f"{'' if cpuset_checked else ' (`cpuset` is not taken into account)'}"
+                          ", which is smaller than what this DataLoader is going to create.")
+        warnings.warn(f"This DataLoader will create {self.num_workers} worker processes in "
+                      f"total. {suggestion} Please be aware that excessive worker creation "
+                      "might get DataLoader running slow or even freeze, lower the worker "
+                      "number to avoid potential slowness/freeze if necessary.", stacklevel=2)
 
     def _iterate_map(self, indices):
         for index in indices:

@@ -35,6 +35,7 @@ previous epoch are still in the queue until every worker has acknowledged it."""
 import atexit
 import itertools
 import multiprocessing
+import os
 import queue
 import weakref
 
@@ -94,6 +95,7 @@ class _MultiProcessingDataLoaderIter:
         base_seed = factories.empty((), dtype=int64).random_(generator=loader.generator).item()
         context = loader.multiprocessing_context or multiprocessing.get_context()
         self._shutdown = False
+        self._owner_pid = os.getpid()
         self._workers_status = [True] * self._num_workers
         self._result_queue = context.Queue()
         self._done_event = context.Event()
@@ -263,5 +265,7 @@ class _MultiProcessingDataLoaderIter:
         raise NotImplementedError(f"{type(self).__name__} cannot be pickled")
 
     def __del__(self):
-        if getattr(self, "_workers", None) is not None:
+        # a forked worker inherits this object too: only the process that started the
+        # workers may stop them
+        if getattr(self, "_workers", None) is not None and os.getpid() == self._owner_pid:
             self._shutdown_workers()
