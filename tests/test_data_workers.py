@@ -11,6 +11,7 @@ import signal
 import time
 
 import numpy as np
+import autograd_cy as ag
 import pytest
 
 from oracle import assert_same_error, both
@@ -179,6 +180,19 @@ def test_an_error_in_a_worker_is_raised_again(error, expected):
                                 r"Original Traceback \(most recent call last\)",
                                 f"{name}: .*{str(error.args[0])}")
     assert "in __getitem__" in ours
+
+
+def test_an_error_of_a_local_class_is_raised_as_runtime_error():
+    """An exception class that cannot be pickled (defined in a function) cannot travel back
+    from the worker; it comes back as RuntimeError naming the type, instead of leaving the
+    main process waiting (the loader's timeout stops the test if it ever waits again)."""
+    class LocalError(Exception):
+        pass
+    loader = ag.utils.data.DataLoader(failing(ag, LocalError("local 3")), batch_size=None,
+                                      num_workers=1, timeout=60)
+    with pytest.raises(RuntimeError, match="(?s)^Caught RuntimeError in DataLoader worker "
+                                           "process 0.*LocalError: local 3"):
+        list(loader)
 
 
 def test_an_error_in_worker_init_fn_is_raised_again():

@@ -7,6 +7,7 @@ The main process's side, which starts the workers, hands out the tasks and puts 
 back into sampler order, is ``multiprocessing_iter.py``."""
 import dataclasses
 import os
+import pickle
 import queue
 import random
 import sys
@@ -75,8 +76,15 @@ class ExceptionWrapper:
 
     def __init__(self, where):
         exc_type, exc, tb = sys.exc_info()
-        self.exc_type = exc_type
         self.exc_msg = "".join(traceback.format_exception(exc_type, exc, tb))
+        try:
+            pickle.dumps(exc_type)
+        except Exception:
+            # a class that cannot travel (defined in a function, say) would be lost in the
+            # queue's feeder thread and leave the main process waiting: send RuntimeError
+            # and name the type in the message
+            exc_type = RuntimeError
+        self.exc_type = exc_type
         self.where = where
 
     def reraise(self):
