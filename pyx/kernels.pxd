@@ -13,6 +13,7 @@ cdef int kernel_type(object value)
 cdef bint kernel_operand(object value, int typenum)
 cdef object binary_kernel(int op, object x, object y)
 cdef object scalar_kernel(int op, object x, double value)
+cdef object leading_sum_kernel(object array, int leading, bint keepdim)
 cdef bint binary_kernel_into(int op, object x, object y) except -1
 cdef object tanh_backward_kernel(object grad, object result)
 cdef object tanh_kernel(object x)

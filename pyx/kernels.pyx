@@ -13,6 +13,16 @@ output's gradient expanded to the input's shape, as PyTorch expands it). A binar
 such an operand is the scalar loop on the other operand; without this, every product a
 ``sum().backward()`` gradient meets would take NumPy's strided path.
 
+Two broadcasts have loops of their own, because every layer makes them: a *row* operand
+whose shape is the other's trailing dims (a bias added to each row of a batch) and a
+*column* operand whose shape is the other's leading dims followed by ones (``x - x.max(-1,
+keepdim=True)``). Both are the same elementwise loop over rows, reading the small operand
+once per row or once per element. And the reverse of a row broadcast, the sum of a small
+array over its leading dims (a bias's gradient summed to its shape: ``sum_to``), is a loop
+adding the rows in order. NumPy's reduction over an outer axis adds the rows in that same
+order, so the bits agree; over an axis of one column NumPy sums pairwise, and there the loop
+declines unless the rows are fewer than NumPy's pairwise block (8).
+
 """
 cimport numpy as cnp
 from libc.math cimport tanh as libm_tanh, fma, fmaf
@@ -95,7 +105,7 @@ cdef object binary_kernel(int op, object x, object y):
             return scalar_kernel(op, x, scalar_value(<cnp.ndarray>y, typenum))
         return None
     if not cnp.PyArray_SAMESHAPE(<cnp.ndarray>x, <cnp.ndarray>y):
-        return None
+        return broadcast_kernel(op, <cnp.ndarray>x, <cnp.ndarray>y, typenum)
     cdef cnp.ndarray out = empty_like_kernel(<cnp.ndarray>x, typenum)
     n = cnp.PyArray_SIZE(out)
     if typenum == cnp.NPY_FLOAT:
@@ -181,6 +191,148 @@ cdef void complex_binary(int op, real* a, real* b, real* out, Py_ssize_t n) noex
             out[2 * i] = a[2 * i] - scaled[0]
             out[2 * i + 1] = a[2 * i + 1] - scaled[1]
 
+
+cdef enum:
+    NOT_BROADCAST = 0
+    BROADCAST_ROWS = 1      # the small operand is one row, repeated for every row
+    BROADCAST_COLUMNS = 2   # the small operand is one value per row, repeated along it
+
+
+cdef int broadcast_of(cnp.ndarray big, cnp.ndarray small, Py_ssize_t* rows) noexcept:
+    """How ``small`` broadcasts to ``big``'s shape (NOTE [Fused kernels]): as rows (its
+    shape, leading ones aside, is ``big``'s trailing dims) or as columns (``big``'s leading
+    dims, then ones); ``rows[0]`` is then the number of rows ``big`` is seen as."""
+    cdef int big_ndim = cnp.PyArray_NDIM(big), small_ndim = cnp.PyArray_NDIM(small)
+    cdef cnp.npy_intp* big_dims = cnp.PyArray_DIMS(big)
+    cdef cnp.npy_intp* small_dims = cnp.PyArray_DIMS(small)
+    cdef int axis, offset = big_ndim - small_ndim, split
+    if offset < 0 or cnp.PyArray_SIZE(small) == 0:
+        return NOT_BROADCAST
+    # rows: small's dims, aligned to big's trailing ones, are ones up to a split and equal
+    # to big's from there on
+    split = 0
+    while split < small_ndim and small_dims[split] == 1:
+        split += 1
+    for axis in range(split, small_ndim):
+        if small_dims[axis] != big_dims[offset + axis]:
+            break
+    else:
+        rows[0] = cnp.PyArray_SIZE(big) // cnp.PyArray_SIZE(small)
+        return BROADCAST_ROWS
+    # columns: the same rank, big's dims up to a split, ones from there on
+    if offset != 0:
+        return NOT_BROADCAST
+    split = small_ndim
+    while split > 0 and small_dims[split - 1] == 1:
+        split -= 1
+    for axis in range(split):
+        if small_dims[axis] != big_dims[axis]:
+            return NOT_BROADCAST
+    rows[0] = cnp.PyArray_SIZE(small)
+    return BROADCAST_COLUMNS
+
+
+cdef object broadcast_kernel(int op, cnp.ndarray x, cnp.ndarray y, int typenum):
+    """``x op y`` where one operand is a row or column broadcast of the other (NOTE [Fused
+    kernels]); None for any other pair of shapes."""
+    cdef Py_ssize_t rows
+    cdef bint small_first = cnp.PyArray_SIZE(x) < cnp.PyArray_SIZE(y)
+    cdef cnp.ndarray big = y if small_first else x
+    cdef cnp.ndarray small = x if small_first else y
+    if cnp.PyArray_SIZE(big) > KERNEL_MAX_SIZE:
+        return None
+    cdef int kind = broadcast_of(big, small, &rows)
+    if kind == NOT_BROADCAST:
+        return None
+    cdef cnp.ndarray out = empty_like_kernel(big, typenum)
+    cdef Py_ssize_t n = cnp.PyArray_SIZE(out)
+    if typenum == cnp.NPY_FLOAT:
+        broadcast_loop(op, <float*>cnp.PyArray_DATA(big), <float*>cnp.PyArray_DATA(small),
+                       <float*>cnp.PyArray_DATA(out), rows, n // rows,
+                       kind == BROADCAST_ROWS, small_first)
+    else:
+        broadcast_loop(op, <double*>cnp.PyArray_DATA(big), <double*>cnp.PyArray_DATA(small),
+                       <double*>cnp.PyArray_DATA(out), rows, n // rows,
+                       kind == BROADCAST_ROWS, small_first)
+    return out
+
+
+cdef void broadcast_loop(int op, real* big, real* small, real* out, Py_ssize_t rows,
+                         Py_ssize_t width, bint by_rows, bint small_first) noexcept nogil:
+    """Row after row: ``out[r] = big[r] op small`` (``small op big[r]`` when
+    ``small_first``), ``small`` being the repeated row, or row r's one value."""
+    cdef Py_ssize_t r
+    cdef real* row
+    for r in range(rows):
+        row = small if by_rows else small + r
+        if small_first:
+            broadcast_row(op, row, big + r * width, out + r * width, width, not by_rows,
+                          False)
+        else:
+            broadcast_row(op, big + r * width, row, out + r * width, width, False,
+                          not by_rows)
+
+
+cdef inline void broadcast_row(int op, real* a, real* b, real* out, Py_ssize_t n,
+                               bint a_one, bint b_one) noexcept nogil:
+    """One row of ``a op b``; an operand marked ``_one`` is a single value for the row."""
+    cdef Py_ssize_t i
+    if a_one and op == KERNEL_SUB:
+        for i in range(n):
+            out[i] = a[0] - b[i]
+    elif a_one:
+        real_scalar(op, b, a[0], out, n)
+    elif b_one:
+        real_scalar(op, a, b[0], out, n)
+    else:
+        real_binary(op, a, b, out, n)
+
+
+cdef object leading_sum_kernel(object array, int leading, bint keepdim):
+    """The sum of a small contiguous float32/float64 array over its first ``leading`` axes
+    (kept as ones with ``keepdim``), as ``np.add.reduce(array, axis=range(leading),
+    keepdims=keepdim)`` computes it (NOTE [Fused kernels]); None where the loop does not
+    apply."""
+    cdef int typenum = kernel_type(array)
+    cdef int axis
+    cdef Py_ssize_t rows = 1, width, n
+    if typenum < 0 or leading <= 0:
+        return None
+    n = cnp.PyArray_SIZE(<cnp.ndarray>array)
+    if n == 0:
+        return None
+    for axis in range(leading):
+        rows *= cnp.PyArray_DIMS(<cnp.ndarray>array)[axis]
+    width = n // rows
+    if width == 1 and rows >= 8:        # one column: NumPy sums it pairwise
+        return None
+    cdef int ndim = cnp.PyArray_NDIM(<cnp.ndarray>array)
+    cdef cnp.npy_intp* dims = cnp.PyArray_DIMS(<cnp.ndarray>array)
+    cdef cnp.npy_intp kept[cnp.NPY_MAXDIMS]
+    for axis in range(ndim):
+        kept[axis] = 1 if axis < leading else dims[axis]
+    cdef cnp.ndarray out
+    if keepdim:
+        out = <cnp.ndarray>cnp.PyArray_EMPTY(ndim, kept, typenum, 0)
+    else:
+        out = <cnp.ndarray>cnp.PyArray_EMPTY(ndim - leading, kept + leading, typenum, 0)
+    if typenum == cnp.NPY_FLOAT:
+        sum_rows(<float*>cnp.PyArray_DATA(<cnp.ndarray>array), <float*>cnp.PyArray_DATA(out),
+                 rows, width)
+    else:
+        sum_rows(<double*>cnp.PyArray_DATA(<cnp.ndarray>array),
+                 <double*>cnp.PyArray_DATA(out), rows, width)
+    return out
+
+
+cdef void sum_rows(real* a, real* out, Py_ssize_t rows, Py_ssize_t width) noexcept nogil:
+    """``out = a[0] + a[1] + ...``, row by row in order, as NumPy adds them."""
+    cdef Py_ssize_t r, i
+    for i in range(width):
+        out[i] = a[i]
+    for r in range(1, rows):
+        for i in range(width):
+            out[i] = out[i] + a[r * width + i]
 
 cdef object scalar_kernel(int op, object x, double value):
     """``x + value``, ``x - value`` or ``x * value`` for a Python float ``value``. As in

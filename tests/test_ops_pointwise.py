@@ -515,6 +515,34 @@ def test_expanded_scalar_operand(op, size, dtype):
     assert results[ag].dtype == results[torch].dtype
 
 
+BROADCASTS = [((8, 32), (32,)), ((8, 32), (1, 32)), ((8, 32), (8, 1)), ((2, 3, 4), (3, 4)),
+              ((2, 3, 4), (2, 1, 1)), ((2, 3, 4), (2, 3, 1)), ((2, 3, 4), ()),
+              ((4, 1, 3), (4, 1, 1)), ((2, 3, 4), (2, 1, 4)), ((3, 1), (1, 4))]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shapes", BROADCASTS, ids=str)
+@pytest.mark.parametrize("small_first", [False, True], ids=["big op small", "small op big"])
+@pytest.mark.parametrize("op", ["add", "sub", "mul"])
+def test_broadcast_operand(op, small_first, shapes, dtype):
+    # A row (a bias) or a column (a keepdim reduction) broadcast against a tensor: the fused
+    # loop takes the first eight pairs of shapes, NumPy the last two (NOTE [Fused kernels]);
+    # the bits are torch's either way, with special values among the elements, and so is the
+    # gradient (the row's or column's sum of it).
+    rng = np.random.default_rng(7)
+    big, small = (rng.standard_normal(shape).astype(dtype) * 100 for shape in shapes)
+    big.flat[:4] = [-0.0, math.inf, math.nan, 0.0]
+    operands = (small, big) if small_first else (big, small)
+    results = {}
+    for lib in LIBS:
+        x, y = (lib.tensor(array) for array in operands)
+        results[lib] = to_numpy(getattr(lib, op)(x, y))
+    np.testing.assert_array_equal(results[ag], results[torch])
+    assert results[ag].dtype == results[torch].dtype
+    finite = [np.nan_to_num(operand, posinf=1.0) / 100 for operand in operands]
+    check_op(lambda lib, x, y: getattr(lib, op)(x, y), *finite, dtype=dtype)
+
+
 def test_sum_gradient_meets_a_product():
     # sum's gradient is expanded; the product in MulBackward0 takes the scalar loop.
     x = randn(16, seed=3).astype(np.float32)

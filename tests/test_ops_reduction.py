@@ -422,3 +422,39 @@ def test_var_mean_is_one_node_with_two_outputs(name, kwargs):
         getattr(lib, name)(x, **kwargs)[1].sum().backward()
         return (type(v.grad_fn).__name__, v.grad_fn is m.grad_fn, seen, both_grads, x.grad, v, m)
     assert_same(run)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape, dims", [
+    ((8, 32), (0,)), ((3, 4, 5), (0, 1)), ((100, 3), (0,)), ((2, 1, 8), (0, 1)), ((7, 1), (0,)),
+    ((9, 1), (0,)), ((3, 4, 5), (0, 1, 2)), ((3, 4, 5), (1,))])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_sum_and_mean_over_leading_dims(shape, dims, keepdim, dtype):
+    # A sum over the leading dims of a small tensor (a bias's gradient summed to its shape)
+    # is a loop of ours that adds the rows in order (NOTE [Fused kernels]): its bits are
+    # NumPy's, the order NumPy adds an outer axis in, and its values torch's; one column of
+    # 8 rows or more, and a sum that is not over leading dims, stay with NumPy.
+    rng = np.random.default_rng(11)
+    array = (rng.standard_normal(shape) * 10.0 ** rng.uniform(-4, 4, shape)).astype(dtype)
+    array.flat[0] = -0.0
+    ours = ag.tensor(array).sum(dim=dims, keepdim=keepdim).numpy()
+    expected = np.add.reduce(array, axis=dims, keepdims=keepdim)
+    assert ours.shape == expected.shape and ours.dtype == expected.dtype
+    np.testing.assert_array_equal(np.atleast_1d(ours).view(np.uint8),
+                                  np.atleast_1d(expected).view(np.uint8))
+    check_op(lambda lib, x: x.sum(dim=dims, keepdim=keepdim), array, dtype=dtype)
+    check_op(lambda lib, x: x.mean(dim=dims, keepdim=keepdim), array, dtype=dtype)
+
+
+def test_bias_gradient_is_the_sum_of_the_rows():
+    # The engine sums a broadcast gradient down to the bias's shape (sum_to): the loop's
+    # result, a view of the keepdim sum, as torch's .grad of a bias
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal((8, 32)).astype(np.float32)
+    b = rng.standard_normal(32).astype(np.float32)
+    grads = {}
+    for lib in LIBS:
+        bias = lib.tensor(b, requires_grad=True)
+        ((lib.tensor(x) + bias) ** 2).sum().backward()
+        grads[lib] = to_numpy(bias.grad)
+    np.testing.assert_allclose(grads[ag], grads[torch], rtol=1e-6)

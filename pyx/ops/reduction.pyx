@@ -34,6 +34,7 @@ cdef Tensor contiguous_result(object array):
         array = contiguous_array(array)
     return wrap_array(array)
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors, quiet_reduce
+from autograd_cy._C.kernels cimport leading_sum_kernel
 from autograd_cy._C.ops.out_arguments cimport write_out
 from autograd_cy._C.ops.conjugate cimport conj_of
 from autograd_cy._C.ops.arguments cimport int_list, invalid_combination, missing_argument
@@ -171,14 +172,33 @@ cdef object slice_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra
 cdef object FLOAT32 = np.dtype(np.float32)
 
 
+cdef object ADD_REDUCE = np.add.reduce     # a bound method: one object, compared by identity
+
+
 cdef object accumulated(object function, object array, tuple dims, bint keepdim,
                         object dtype):
     """``function`` (np.add.reduce) over ``dims`` into ``dtype`` (None: the array's),
     accumulating float16 and bfloat16 in float32 (NOTE [Half-precision products and
     reductions])."""
+    cdef object summed
+    if dtype is None and function is ADD_REDUCE and leading_dims(dims):
+        summed = leading_sum_kernel(array, len(dims), keepdim)    # NOTE [Fused kernels]
+        if summed is not None:
+            return summed
     if dtype is None and half_precision_array(array):
         return quiet_reduce(function, array, dims, keepdim, FLOAT32).astype(array.dtype)
     return quiet_reduce(function, array, dims, keepdim, dtype)
+
+
+cdef bint leading_dims(tuple dims):
+    """Are ``dims`` the first ``len(dims)`` axes, in order?"""
+    cdef Py_ssize_t i
+    if not dims:
+        return False
+    for i in range(len(dims)):
+        if dims[i] != i:
+            return False
+    return True
 
 
 cdef object sum_dtype(object array, object dtype):
@@ -250,7 +270,7 @@ def sum(Tensor self, dim=NOT_GIVEN, keepdim=None, *, dtype=None, out=None):
     if out is not None:
         return write_out("sum", out, (self,), lambda: sum(self, dim, keepdim, dtype=dtype))
     dims = normalize_dims(dim, self._data.ndim)
-    cdef Tensor result = contiguous_result(accumulated(np.add.reduce, self._data, dims, keepdim,
+    cdef Tensor result = contiguous_result(accumulated(ADD_REDUCE, self._data, dims, keepdim,
                                            sum_dtype(self._data, dtype)))
     if records(self):
         record_reduction(SumBackward1() if by_dim else SumBackward0(), self, result, dims,
@@ -288,7 +308,7 @@ cdef object mean_array(object array, tuple dims, bint keepdim, object dtype):
         return mean_array(array, dims, keepdim, FLOAT32).astype(array.dtype)
     if type(array) is not cnp.ndarray:
         return np.mean(array, axis=dims, keepdims=keepdim, dtype=dtype)
-    total = quiet_reduce(np.add.reduce, array, dims, keepdim, dtype)
+    total = accumulated(ADD_REDUCE, array, dims, keepdim, dtype)
     count = reduced_numel(array.shape, dims)
     if count == 0:
         with ignoring_fp_errors():      # the mean of nothing is NaN, quietly, as in PyTorch
@@ -354,7 +374,7 @@ cpdef Tensor sum_to(Tensor grad, tuple shape):
         return reshape(summed, shape) if leading else summed
     # Nothing to record (the engine between nodes, no create_graph): the ufunc's own
     # reduce, without np.sum's Python-level wrapper.
-    summed = make_tensor(accumulated(np.add.reduce, array, tuple(dims), True,
+    summed = make_tensor(accumulated(ADD_REDUCE, array, tuple(dims), True,
                                      sum_dtype(array, None)))
     return make_view(summed._data.reshape(shape), summed) if leading else summed
 
@@ -637,7 +657,7 @@ def logsumexp(Tensor self, dim=NOT_GIVEN, keepdim=False):
         # float16 and bfloat16: each step rounded to the type, as PyTorch's composite
         # (x - max, exp, log, + max), and the sum accumulated in float32 (NOTE
         # [Half-precision products and reductions])
-        total = accumulated(np.add.reduce, np.exp(array - shift), dims, True, None)
+        total = accumulated(ADD_REDUCE, np.exp(array - shift), dims, True, None)
         total = np.log(total)
     total += shift
     cdef Tensor out = contiguous_result(total if keepdim else np.squeeze(total, axis=dims))
