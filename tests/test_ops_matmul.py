@@ -11,7 +11,9 @@ import warnings
 
 import numpy as np
 import pytest
+import torch
 
+import autograd_cy as ag
 from oracle import LIBS, assert_same, assert_same_error, check_op, node_name, randn
 
 DTYPES = [np.float32, np.float64]
@@ -291,3 +293,45 @@ def test_batches_of_outer_products(shapes, dtype, complex_operands):
 
 def test_an_outer_product_shape_error_is_torchs():
     assert_same_error(lambda lib: lib.matmul(lib.ones(4, 3, 1), lib.ones(4, 2, 5)))
+
+
+# Every layout a 2-D operand can reach gemm in (NOTE [Calling NumPy's BLAS directly]):
+# row-major, transposed, a row or column of a bigger matrix, every other row or column (a
+# leading dimension longer than the row), a single element; and one BLAS cannot read as it
+# is (a stride-0 expansion), which takes NumPy's path.
+LAYOUTS = {
+    "rows": lambda lib, x: x,
+    "transposed": lambda lib, x: x.t().contiguous().t(),
+    "every other row": lambda lib, x: lib.stack([x, x], 1).reshape(-1, x.shape[1])[::2],
+    "every other column": lambda lib, x: lib.stack([x, x], 2).reshape(x.shape[0], -1)[:, ::2],
+    "expanded": lambda lib, x: x[:1].expand(x.shape[0], -1) if x.shape[0] > 1 else x,
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shapes", [((8, 32), (32, 16)), ((8, 32), (32, 1)), ((1, 32), (32, 8)),
+                                    ((5, 1), (1, 7)), ((1, 1), (1, 1))], ids=str)
+@pytest.mark.parametrize("layout_b", LAYOUTS)
+@pytest.mark.parametrize("layout_a", LAYOUTS)
+def test_product_layouts(layout_a, layout_b, shapes, dtype):
+    a, b = operands(shapes)
+    check_op(lambda lib, x, y: lib.mm(LAYOUTS[layout_a](lib, x), LAYOUTS[layout_b](lib, y)),
+             a, b, dtype=dtype)
+
+
+@pytest.mark.cpu_only
+def test_products_call_numpys_gemm():
+    # NumPy's wheels ship OpenBLAS; with another BLAS the products take NumPy's own path
+    from autograd_cy._C import blas
+    if np.__config__.CONFIG["Build Dependencies"]["blas"]["name"] != "scipy-openblas":
+        pytest.skip("this NumPy is built against another BLAS")
+    assert blas.found()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_special_values_through_gemm(dtype):
+    # nan and inf in an operand reach every output they touch (0 * nan is nan); -0.0 stays
+    a = np.array([[0.0, np.nan, 1.0], [-0.0, 0.0, np.inf], [1.0, 2.0, 3.0]], dtype=dtype)
+    b = np.array([[0.0, 1.0], [0.0, -0.0], [2.0, 0.0]], dtype=dtype)
+    results = {lib: np.asarray((lib.tensor(a) @ lib.tensor(b)).tolist()) for lib in LIBS}
+    np.testing.assert_array_equal(results[ag], results[torch])

@@ -35,6 +35,7 @@ from autograd_cy._C.ops.out_arguments cimport write_out
 from autograd_cy._C.ops.arithmetic import add, mul
 from autograd_cy._C.device cimport Backend, backend_of
 from autograd_cy._C.fp_errors cimport quietly2, quiet_matrix_product
+from autograd_cy._C.blas cimport blas_product
 from autograd_cy._C.ops.conversion import contiguous
 
 __all__ = ["matmul", "mm", "bmm", "addmm", "dot", "vdot", "mv"]
@@ -220,7 +221,11 @@ cdef inline object matrix_product(object a, object b):
     C function behind the array's ``dot`` method (NOTE [Small and large matrix products]),
     unless one is 1-by-1 (NOTE [A 1-by-1 operand of dot]). (A batch, such as a batched
     gradient, takes np.matmul: ``dot`` does not broadcast.) float16 and bfloat16 multiply in
-    float32 and round once."""
+    float32 and round once. First of all, two float matrices that BLAS can read as they are
+    go straight to NumPy's gemm (NOTE [Calling NumPy's BLAS directly] in blas.pyx)."""
+    product = blas_product(a, b)
+    if product is not None:
+        return product
     if (type(a) is cnp.ndarray and type(b) is cnp.ndarray
             and cnp.PyArray_NDIM(<cnp.ndarray>a) == 2 and cnp.PyArray_NDIM(<cnp.ndarray>b) == 2
             and cnp.PyArray_TYPE(<cnp.ndarray>a) == cnp.PyArray_TYPE(<cnp.ndarray>b)
