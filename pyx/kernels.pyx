@@ -568,3 +568,31 @@ cdef object tanh_kernel(object x):
         for i in range(n):
             od[i] = libm_tanh(xd[i])
     return out
+
+
+cdef object relu_kernel(object x):
+    """``relu(x)`` of a contiguous float32/float64 array of any size, in one pass: 0 where
+    x < 0, else x itself, so -0.0 and nan pass through as in PyTorch. (NumPy has no such
+    ufunc: ``np.maximum(x, 0)`` turns -0.0 into 0.0 at random (NOTE [Ties keep the first
+    operand] in selection.pyx), and mending it costs a comparison and a masked copy.)
+    None for any other array."""
+    cdef int typenum
+    if type(x) is not cnp.ndarray or not cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>x):
+        return None
+    typenum = cnp.PyArray_TYPE(<cnp.ndarray>x)
+    if typenum != cnp.NPY_FLOAT and typenum != cnp.NPY_DOUBLE:
+        return None
+    cdef cnp.ndarray out = empty_like_kernel(<cnp.ndarray>x, typenum)
+    cdef Py_ssize_t n = cnp.PyArray_SIZE(out)
+    if typenum == cnp.NPY_FLOAT:
+        relu_loop(<float*>cnp.PyArray_DATA(<cnp.ndarray>x), <float*>cnp.PyArray_DATA(out), n)
+    else:
+        relu_loop(<double*>cnp.PyArray_DATA(<cnp.ndarray>x), <double*>cnp.PyArray_DATA(out),
+                  n)
+    return out
+
+
+cdef void relu_loop(real* x, real* out, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(n):
+        out[i] = 0 if x[i] < 0 else x[i]

@@ -1000,6 +1000,22 @@ def test_ties_keep_the_first_operand_as_torch(dtype):
         np.testing.assert_array_equal(ours.float().cpu().numpy(), theirs.float().numpy())
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("size", [7, 5000])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_relu_special_values(layout, size, dtype):
+    # One loop for contiguous float arrays of any size, NumPy (maximum, then -0.0 mended)
+    # for the rest: -0.0 and nan pass through, -inf is 0, the bits are torch's
+    x = np.resize(np.array([-1.0, -0.0, 0.0, math.nan, math.inf, -math.inf, 2.5]),
+                  (size, 2)).astype(dtype)
+    results = {}
+    for lib in LIBS:
+        tensor = lib.tensor(x)
+        results[lib] = to_numpy((tensor.t() if layout == "transposed" else tensor).relu())
+    np.testing.assert_array_equal(results[ag], results[torch])
+    np.testing.assert_array_equal(np.signbit(results[ag]), np.signbit(results[torch]))
+
+
 def test_relu_and_clamp_keep_the_input_s_memory_order():
     """The -0.0 fix-up writes into NumPy's result, which follows the input's layout as
     torch's does (a transposed input gives a transposed result)."""

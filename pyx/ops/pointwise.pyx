@@ -25,6 +25,7 @@ import numpy as np
 
 from autograd_cy._C.dtype cimport kind_of
 from autograd_cy._C.device cimport backend_of
+from autograd_cy._C.kernels cimport relu_kernel
 from autograd_cy._C.dtype cimport scalar_name
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
@@ -287,6 +288,9 @@ cdef object relu_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra)
 
 
 def _relu_array(array):
+    result = relu_kernel(array)
+    if result is not None:
+        return result
     if array.dtype.kind == "b":
         raise RuntimeError("Boolean inputs not supported for relu")
     # x unless x < 0: -0.0 stays -0.0 (NOTE [Ties keep the first operand] in selection.pyx),
