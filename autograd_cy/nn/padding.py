@@ -2,9 +2,10 @@
 
 ``pad`` lists (left, right) amounts from the last dim backwards, as torch's. ``constant``
 writes the input into a tensor filled with ``value``, one op (its gradient is the matching
-slice); ``reflect``, ``replicate`` and ``circular`` gather the input along each padded dim
-with a computed index (their gradients add back into the positions read), the first two as
-one op named as torch's node (``ReflectionPad2DBackward0``)."""
+slice); ``reflect`` and ``replicate`` gather the input along each padded dim with a computed
+index (their gradients add back into the positions read), one op named as torch's node
+(``ReflectionPad2DBackward0``); ``circular`` is slice copies into a new tensor, as torch
+builds it (``CopySlices`` nodes)."""
 import numpy as np
 
 from autograd_cy import factories
@@ -18,10 +19,6 @@ def _source_index(size, left, right, mode):
     positions = np.arange(-left, size + right)
     if mode == "replicate":
         return np.clip(positions, 0, size - 1)
-    if mode == "circular":      # the period is what is left after a negative amount crops
-        start, end = max(-left, 0), size - max(-right, 0)
-        return (np.arange(-max(left, 0), end - start + max(right, 0)) % (end - start)
-                + start)
     period = 2 * (size - 1)                                       # reflect
     folded = np.abs(positions) % period if period else np.zeros_like(positions)
     return np.where(folded >= size, period - folded, folded)
@@ -41,6 +38,8 @@ def pad(input, pad, mode="constant", value=None):
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     _check_edge_mode(input, pad, pairs, mode, value)
+    if mode == "circular":
+        return _circular(input, pairs)
     indices = []
     for i, (left, right) in enumerate(pairs):
         dim = input.dim() - 1 - i
@@ -51,8 +50,6 @@ def pad(input, pad, mode="constant", value=None):
                                f"{right}) at dimension {dim} of input {list(input.shape)}")
         indices.append((dim, factories.tensor(_source_index(size, left, right, mode),
                                               device=input.device)))
-    if mode == "circular":      # torch's is slice copies (CopySlices), not a node of its own
-        return _gathered(input, indices)
     return _EDGE_PADS[mode, len(pairs)].apply(input, indices)
 
 
@@ -61,6 +58,48 @@ def _gathered(input, indices):
     for dim, index in indices:
         input = input.index_select(dim, index)
     return input
+
+
+def _slice(input, dim, start, end):
+    """``input`` sliced along ``dim`` as torch's ``slice`` (negative bounds count from the
+    end, bounds are clamped), a view recorded as ``SliceBackward0`` even when whole."""
+    size = input.shape[dim]
+    start = min(max(start + size if start < 0 else start, 0), size)
+    end = min(max(end + size if end < 0 else end, start), size)
+    return input.narrow(dim, start, end - start)
+
+
+def _circular(input, pairs):
+    """Circular padding as torch builds it: the input (cropped where an amount is
+    negative) copied into the middle of an empty tensor, then, last dim first, each
+    positive amount's band copied from the opposite end of the output itself (corners are
+    written again by later dims). Its graph is torch's: ``CopySlices`` over ``CopySlices``
+    and ``SliceBackward0`` nodes."""
+    shape = list(input.shape)
+    for i, (left, right) in reversed(list(enumerate(pairs))):     # torch checks first dim first
+        dim = input.dim() - 1 - i
+        if left > shape[dim] or right > shape[dim]:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        shape[dim] += left + right
+        if shape[dim] < 0:
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
+    output = input.new_empty(tuple(shape))
+    middle, source = output, input
+    for i, (left, right) in enumerate(pairs):
+        dim = input.dim() - 1 - i
+        middle = _slice(middle, dim, max(left, 0), shape[dim] - max(right, 0))
+        source = _slice(source, dim, max(-left, 0), input.shape[dim] - max(-right, 0))
+    middle.copy_(source)
+    for i, (left, right) in enumerate(pairs):
+        dim = input.dim() - 1 - i
+        size, kept = shape[dim], shape[dim] - max(right, 0)
+        if left > 0:
+            _slice(output, dim, 0, left).copy_(_slice(output, dim, kept - left, kept))
+        if right > 0:
+            start = max(left, 0)
+            _slice(output, dim, size - right, size).copy_(
+                _slice(output, dim, start, start + right))
+    return output
 
 
 class _EdgePad(Function):
@@ -154,8 +193,8 @@ ConstantPad._backward_cls.__name__ = "ConstantPadNdBackward0"
 
 def _check_edge_mode(input, pad, pairs, mode, value):
     """torch's rules for reflect, replicate and circular: no fill value, ``k`` padded dims
-    of an input with ``k + 1`` or ``k + 2`` dims (k at most 3), non-empty padded and channel
-    dims (but circular), and circular wraps around at most once."""
+    of an input with ``k + 1`` or ``k + 2`` dims (k at most 3), and non-empty padded and
+    channel dims (but circular, whose own rules ``_circular`` checks)."""
     if value is not None and value != 0:
         raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
     dims = len(pairs)
@@ -166,12 +205,7 @@ def _check_edge_mode(input, pad, pairs, mode, value):
             "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
             "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
-    if mode == "circular":
-        for i, (left, right) in enumerate(pairs):
-            size = input.shape[input.dim() - 1 - i]
-            if left > size or right > size:
-                raise RuntimeError("Padding value causes wrapping around more than once.")
-    elif 0 in tuple(input.shape[input.dim() - dims - 1:]):
+    if mode != "circular" and 0 in tuple(input.shape[input.dim() - dims - 1:]):
         raise RuntimeError(f"Expected {dims + 1}D or {dims + 2}D (batch mode) tensor with "
                            "possibly 0 batch size and other non-zero dimensions for input, "
                            f"but got: {list(input.shape)}")
