@@ -458,3 +458,16 @@ def test_bias_gradient_is_the_sum_of_the_rows():
         ((lib.tensor(x) + bias) ** 2).sum().backward()
         grads[lib] = to_numpy(bias.grad)
     np.testing.assert_allclose(grads[ag], grads[torch], rtol=1e-6)
+
+
+@pytest.mark.parametrize("dim", [0, 1])
+def test_prod_over_one_element_with_zeros_hands_the_gradient_on(dim):
+    # torch's prod backward: without zeros grad * result / x; with zeros, over a dim of
+    # size 1 the gradient as it is (so under create_graph it does not require grad)
+    results = {}
+    for lib in LIBS:
+        x = lib.tensor([[1.5, 0.0]], requires_grad=True)
+        grad, = lib.autograd.grad(x.prod(dim=dim).sum(), [x], create_graph=True)
+        results[lib] = (grad.requires_grad, to_numpy(grad.detach()))
+    assert results[ag][0] == results[torch][0]
+    np.testing.assert_array_equal(results[ag][1], results[torch][1])

@@ -420,6 +420,11 @@ cdef class ProdBackward0(ReductionBackward):
         zeros = (<Tensor>x)._data == 0
         if not zeros.any():
             return (mul(grad, conj_of(div(self.keep(result), x))),)
+        if type(self) is ProdBackward1 and over_one_element(self):
+            # with zeros about, PyTorch hands the gradient of a product over one element
+            # on as it is, without the input (under create_graph it requires grad only if
+            # the gradient does)
+            return (grad,)
         if (type(self) is ProdBackward0 and not is_grad_enabled()
                 and np.count_nonzero(zeros) > 1):
             # The full product with two zeros or more: every product of the others holds a
@@ -431,6 +436,14 @@ cdef class ProdBackward0(ReductionBackward):
 
 cdef class ProdBackward1(ProdBackward0):
     pass
+
+
+cdef bint over_one_element(ReductionBackward node):
+    """Were the reduced dims all of size 1?"""
+    for dim in node.saved_dim:
+        if node.saved_self_sym_sizes[dim] != 1:
+            return False
+    return True
 
 
 cdef object product_of_others(Tensor x, object zeros, tuple dims):
