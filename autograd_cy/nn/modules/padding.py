@@ -6,6 +6,9 @@
 bottom, front, back)`` cut to the dims padded; it is stored as a tuple and not checked, so a
 wrong length or an input of the wrong rank meets ``F.pad``'s errors in ``forward``. Only
 the circular modules check the input's rank themselves (a ``ValueError``), as torch's do.
+Each layer has its own ``__init__``, as in torch, so that an argument missing or too many is
+reported under the layer's name (``ConstantPad1d.__init__() missing 1 required positional
+argument: 'value'``).
 """
 from autograd_cy.nn import functional as F
 from autograd_cy.nn.modules.module import Module
@@ -59,6 +62,9 @@ class ConstantPad1d(_ConstantPadNd):
 
     _dims = 1
 
+    def __init__(self, padding, value):
+        super().__init__(padding, value)
+
 
 class ConstantPad2d(_ConstantPadNd):
     """Pads the last 2 dims with ``value``: ``padding`` an int or ``(left, right, top,
@@ -66,12 +72,18 @@ class ConstantPad2d(_ConstantPadNd):
 
     _dims = 2
 
+    def __init__(self, padding, value):
+        super().__init__(padding, value)
+
 
 class ConstantPad3d(_ConstantPadNd):
     """Pads the last 3 dims with ``value``: ``padding`` an int or ``(left, right, top, bottom,
     front, back)``."""
 
     _dims = 3
+
+    def __init__(self, padding, value):
+        super().__init__(padding, value)
 
 
 class ZeroPad1d(ConstantPad1d):
@@ -119,17 +131,26 @@ class ReflectionPad1d(_ReflectionPadNd):
 
     _dims = 1
 
+    def __init__(self, padding):
+        super().__init__(padding)
+
 
 class ReflectionPad2d(_ReflectionPadNd):
     """Reflects the last 2 dims of a ``(C, H, W)`` or ``(N, C, H, W)`` input."""
 
     _dims = 2
 
+    def __init__(self, padding):
+        super().__init__(padding)
+
 
 class ReflectionPad3d(_ReflectionPadNd):
     """Reflects the last 3 dims of a ``(C, D, H, W)`` or ``(N, C, D, H, W)`` input."""
 
     _dims = 3
+
+    def __init__(self, padding):
+        super().__init__(padding)
 
 
 # ------------------------------------------------------------------ replication
@@ -145,11 +166,17 @@ class ReplicationPad1d(_ReplicationPadNd):
 
     _dims = 1
 
+    def __init__(self, padding):
+        super().__init__(padding)
+
 
 class ReplicationPad2d(_ReplicationPadNd):
     """Replicates the edges of the last 2 dims of a ``(C, H, W)`` or ``(N, C, H, W)`` input."""
 
     _dims = 2
+
+    def __init__(self, padding):
+        super().__init__(padding)
 
 
 class ReplicationPad3d(_ReplicationPadNd):
@@ -157,6 +184,9 @@ class ReplicationPad3d(_ReplicationPadNd):
     input."""
 
     _dims = 3
+
+    def __init__(self, padding):
+        super().__init__(padding)
 
 
 # ------------------------------------------------------------------ circular
@@ -183,14 +213,23 @@ class CircularPad1d(_CircularPadNd):
 
     _dims = 1
 
+    def __init__(self, padding):
+        super().__init__(padding)
+
 
 class CircularPad2d(_CircularPadNd):
     """Wraps the last 2 dims of a ``(C, H, W)`` or ``(N, C, H, W)`` input around."""
 
     _dims = 2
 
+    def __init__(self, padding):
+        super().__init__(padding)
+
 
 class CircularPad3d(_CircularPadNd):
     """Wraps the last 3 dims of a ``(C, D, H, W)`` or ``(N, C, D, H, W)`` input around."""
 
     _dims = 3
+
+    def __init__(self, padding):
+        super().__init__(padding)
