@@ -40,6 +40,10 @@ def mirror_sources():
 # The flags take a few dozen bytes of the static TLS block glibc keeps for dlopen'ed modules.
 # -fno-math-errno: nothing here reads errno, and a sqrt that may set it cannot be vectorised
 # (the fused optimizer loops of optim_steps.pyx, NOTE [Fused optimizer steps]).
+# -fno-trapping-math: nothing here runs with floating-point traps enabled, and a loop that
+# selects between two computed values (the float32 erf of activation_kernels.pyx, NOTE [A
+# float32 erf that vectorises]) can only be vectorised if both may be computed. It changes
+# no value: operations are neither reordered nor contracted.
 def extensions():
     return [
         Extension(
@@ -47,8 +51,8 @@ def extensions():
             [str(link.relative_to(HERE))],
             include_dirs=[numpy.get_include()],
             extra_compile_args=["-O2", "-fvect-cost-model=cheap", "-fno-math-errno",
-                                "-Wno-unused-function", "-Wno-unused-label",
-                                "-ftls-model=initial-exec"],
+                                "-fno-trapping-math", "-Wno-unused-function",
+                                "-Wno-unused-label", "-ftls-model=initial-exec"],
         )
         for link in mirror_sources()
     ]

@@ -9,7 +9,7 @@ they can.
 """
 import numpy as np
 cimport numpy as cnp
-from libc.math cimport exp, expf, log, logf, erf, erff
+from libc.math cimport exp, expf, log, logf, erf
 
 from autograd_cy._C.device cimport backend_of, empty_result_like
 from autograd_cy._C.dtype cimport half_precision
@@ -275,36 +275,129 @@ cdef object softmax_backward_array(object g, object y, Py_ssize_t dim, bint take
 # changes what follows (0 ** 0 is 1; a tiny base to a tiny power is nan). So the loops run
 # PyTorch's formulas, in float for float32.
 
-cdef inline real erf_of(real v) noexcept nogil:
-    if real is float:
-        return erff(v)
-    return erf(v)
-
-
-cdef void gelu_loop(const real* x, real* out, Py_ssize_t n) noexcept nogil:
-    """``x Phi(x)`` (NOTE [gelu's negative tail])."""
+cdef void gelu_double(const double* x, double* out, Py_ssize_t n) noexcept nogil:
+    """``x Phi(x)`` in float64 (NOTE [gelu's negative tail]); float32 runs agcy_gelu_float
+    (NOTE [A float32 erf that vectorises])."""
     cdef Py_ssize_t i
-    cdef real half = 0.5, one = 1, alpha = <real>SQRT1_2
-    cdef real h
     for i in range(n):
-        h = x[i] * half
-        if real is float:           # PyTorch's float32 loop: 0.5x + 0.5x erf, +0.0 in the tail
-            out[i] = h + h * erf_of(x[i] * alpha)
-        else:
-            out[i] = h * (one + erf_of(x[i] * alpha))
+        out[i] = x[i] * 0.5 * (1 + erf(x[i] * SQRT1_2))
 
 
-cdef void gelu_backward_loop(const real* g, const real* x, real* out,
-                             Py_ssize_t n) noexcept nogil:
-    """``g (Phi(x) + x phi(x))``."""
+cdef void gelu_backward_double(const double* g, const double* x, double* out,
+                               Py_ssize_t n) noexcept nogil:
+    """``g (Phi(x) + x phi(x))`` in float64."""
     cdef Py_ssize_t i
-    cdef real v, cdf, pdf
-    cdef real half = 0.5, one = 1, alpha = <real>SQRT1_2, beta = <real>INV_SQRT_2PI
+    cdef double v, cdf, pdf
     for i in range(n):
         v = x[i]
-        cdf = half * (one + erf_of(v * alpha))
-        pdf = beta * <real>exp(v * v * -half)
+        cdf = 0.5 * (1 + erf(v * SQRT1_2))
+        pdf = INV_SQRT_2PI * exp(v * v * -0.5)
         out[i] = g[i] * (cdf + v * pdf)
+
+
+# NOTE [A float32 erf that vectorises]
+# libm's erff is a branchy function the compiler cannot vectorise: float32 gelu over 32,768
+# elements took 270 us here against torch's 20 us, and a transformer's feed-forward layer
+# calls it (and its backward) every step. The loops below compute erf in double precision
+# from two polynomials and one exponential, all of them arithmetic the compiler turns into
+# vector instructions (built for AVX2 and for any x86-64, as optim_steps.pyx's loops):
+# - |x| < 0.921875: erf(x) = x P(x^2), P of degree 6;
+# - above: erf(|x|) = 1 - exp(-x^2) R(u), u = 1 / (1 + |x| / 2), R of degree 8 fitted to
+#   erfc(x) exp(x^2) on [0.921875, 4]; past 4, erf rounds to 1 in float32 and x is clamped;
+# - exp(y) for y <= 0 as 2^k p(r), y = k ln 2 + r, p the Taylor polynomial of degree 9
+#   (|r| <= ln2 / 2: relative error below 1e-11), 2^k built in the exponent bits.
+# Both branches are computed and one selected (no branch in the loop; -fno-trapping-math in
+# setup.py lets the compiler evaluate both). Rounded to float32, the result is within one
+# unit in the last place of the correctly rounded erf (3,001,001 values checked, 0.07% one
+# unit away); the gelu formulas around it are PyTorch's (NOTE [gelu's negative tail]).
+# nan stays nan through the formulas around erf. float64 keeps libm's erf.
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+    #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    #define AGCY_ERF_CLONES __attribute__((target_clones("avx2", "default")))
+    #else
+    #define AGCY_ERF_CLONES
+    #endif
+    #define AGCY_INLINE static inline __attribute__((always_inline))
+
+    AGCY_INLINE double agcy_exp_nonpositive(double y) {
+        y = y < -700.0 ? -700.0 : y;            /* exp(-700) is 0 in float32 */
+        const double shifter = 6755399441055744.0;    /* 1.5 2^52: rounds to an integer */
+        double k = (y * 1.4426950408889634 + shifter) - shifter;
+        double r = (y - k * 0.6931471803691238) - k * 1.9082149292705877e-10;
+        double p = 1.0 / 362880;
+        p = 1.0 / 40320 + r * p;
+        p = 1.0 / 5040 + r * p;
+        p = 1.0 / 720 + r * p;
+        p = 1.0 / 120 + r * p;
+        p = 1.0 / 24 + r * p;
+        p = 1.0 / 6 + r * p;
+        p = 0.5 + r * p;
+        p = 1.0 + r * p;
+        p = 1.0 + r * p;
+        double biased = k + 4503599627371519.0;       /* 2^52 + 1023 + k */
+        uint64_t bits;
+        memcpy(&bits, &biased, sizeof bits);
+        bits <<= 52;                                  /* (1023 + k) into the exponent */
+        double scale;
+        memcpy(&scale, &bits, sizeof scale);
+        return p * scale;
+    }
+
+    AGCY_INLINE double agcy_erf(double x) {
+        double ax = x < 0 ? -x : x;
+        ax = ax < 4.0 ? ax : 4.0;
+        double t = ax * ax;
+        double small = 8.438724980023471e-05;
+        small = -0.0008160774173056611 + t * small;
+        small = 0.00520283490391175 + t * small;
+        small = -0.026860240887938956 + t * small;
+        small = 0.11283713841715429 + t * small;
+        small = -0.3761263529960181 + t * small;
+        small = 1.1283791669248824 + t * small;
+        small = x * small;
+        double u = 1.0 / (1.0 + 0.5 * ax);
+        double big = 0.0077453221258515;
+        big = 0.08886365136003671 + u * big;
+        big = -0.419231348115379 + u * big;
+        big = 0.513155317264956 + u * big;
+        big = -0.07371249733375504 + u * big;
+        big = 0.3364990573837971 + u * big;
+        big = 0.2623328480956894 + u * big;
+        big = 0.2845621015558977 + u * big;
+        big = -0.00013405388489508402 + u * big;
+        big = 1.0 - agcy_exp_nonpositive(-t) * big;
+        big = x < 0 ? -big : big;
+        return ax < 0.921875 ? small : big;
+    }
+
+    /* PyTorch's float32 formulas: 0.5x + 0.5x erf (+0.0 in the tail), and its derivative */
+    AGCY_ERF_CLONES static void agcy_gelu_float(const float* restrict x, float* restrict out,
+                                                Py_ssize_t n) {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            float h = x[i] * 0.5f;
+            float e = (float)agcy_erf((double)(x[i] * 0.70710678118654752440f));
+            out[i] = h + h * e;
+        }
+    }
+
+    AGCY_ERF_CLONES static void agcy_gelu_backward_float(const float* restrict g,
+                                                         const float* restrict x,
+                                                         float* restrict out, Py_ssize_t n) {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            float v = x[i];
+            float cdf = 0.5f * (1.0f + (float)agcy_erf((double)(v * 0.70710678118654752440f)));
+            float pdf = 0.39894228040143267794f
+                        * (float)agcy_exp_nonpositive((double)(v * v * -0.5f));
+            out[i] = g[i] * (cdf + v * pdf);
+        }
+    }
+    """
+    void agcy_gelu_float(const float* x, float* out, Py_ssize_t n) nogil
+    void agcy_gelu_backward_float(const float* g, const float* x, float* out,
+                                  Py_ssize_t n) nogil
 
 
 cdef object gelu_exact(object x, object g):
@@ -318,19 +411,19 @@ cdef object gelu_exact(object x, object g):
     if g is None:
         if x.dtype == FLOAT64:
             with nogil:
-                gelu_loop[double](<double*>px, <double*>po, n)
+                gelu_double(<double*>px, <double*>po, n)
         else:
             with nogil:
-                gelu_loop[float](<float*>px, <float*>po, n)
+                agcy_gelu_float(<float*>px, <float*>po, n)
         return out
     g = np.ascontiguousarray(np.broadcast_to(g, x.shape))
     pg = cnp.PyArray_DATA(g)
     if x.dtype == FLOAT64:
         with nogil:
-            gelu_backward_loop[double](<double*>pg, <double*>px, <double*>po, n)
+            gelu_backward_double(<double*>pg, <double*>px, <double*>po, n)
     else:
         with nogil:
-            gelu_backward_loop[float](<float*>pg, <float*>px, <float*>po, n)
+            agcy_gelu_backward_float(<float*>pg, <float*>px, <float*>po, n)
     return out
 
 
