@@ -69,7 +69,8 @@ def test_data_parallel_example_agrees_with_torch_ddp():
         command = ([mpiexec, "-n", str(nproc)] if nproc > 1 else []) + \
             [sys.executable, script, "--lib", lib, "--steps", "6"]
         done = subprocess.run(command, capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, done.stdout + done.stderr
+        assert done.returncode == 0, (f"{lib} on {nproc} process(es) exited with "
+                                      f"{done.returncode}:\n{done.stdout}{done.stderr}")
         return [float(v) for v in done.stdout.split()]
     ours = losses("autograd_cy", 2)
     np.testing.assert_allclose(ours, losses("torch", 2), rtol=1e-5)
