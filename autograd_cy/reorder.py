@@ -22,6 +22,7 @@ tensor([[2, 5],
 import operator
 
 import autograd_cy as _ag
+from autograd_cy._C.ops.arguments import is_int
 from autograd_cy._C.tensor import _register_methods
 from autograd_cy.autograd.function import Function
 from autograd_cy.factories import arange
@@ -31,28 +32,17 @@ __all__ = ["flip", "fliplr", "flipud", "roll", "rot90"]
 
 # ------------------------------------------------------------------ arguments
 
-def _is_int(value):
-    """An int for torch's argument parser (a NumPy integer too, never a bool)."""
-    if isinstance(value, bool):
-        return False
-    try:
-        operator.index(value)
-    except TypeError:
-        return False
-    return True
-
-
 def _ints(name, argument, value, position, int_ok):
     """A "tuple of ints" argument as torch's parser reads it (a lone int where ``int_ok``),
     with its TypeErrors; ``position`` None for a keyword."""
     where = "" if position is None else f" (position {position})"
-    if int_ok and _is_int(value):
+    if int_ok and is_int(value):
         return (operator.index(value),)
     if not isinstance(value, (tuple, list)):
         raise TypeError(f"{name}(): argument '{argument}'{where} must be tuple of ints, not "
                         f"{type(value).__name__}")
     for i, item in enumerate(value):
-        if _is_int(item):
+        if is_int(item):
             continue
         if i == 0:
             raise TypeError(f"{name}(): argument '{argument}'{where} must be tuple of ints, "
@@ -222,7 +212,7 @@ def _flip_method(self, *dims, **kwargs):
         raise TypeError('flip() missing 1 required positional arguments: "dims"')
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
         return _flip(self, dims[0], 1)
-    if not _is_int(dims[0]):
+    if not is_int(dims[0]):
         if len(dims) > 1:
             raise TypeError(f"flip() takes 1 positional argument but {len(dims)} were given")
         return _flip(self, dims[0], 1)
@@ -268,7 +258,7 @@ def _roll_method(self, shifts, dims=None):
 
 
 def _rot90_arguments(input, k, dims, position):
-    if not _is_int(k):
+    if not is_int(k):
         where = "" if position is None else f" (position {position})"
         raise TypeError(f"rot90(): argument 'k'{where} must be int, not {type(k).__name__}")
     dims = _ints("rot90", "dims", dims, None if position is None else position + 1, False)

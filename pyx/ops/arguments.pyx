@@ -46,7 +46,7 @@ cdef object missing_argument(str name, str argument):
     return TypeError(f'{name}() missing 1 required positional arguments: "{argument}"')
 
 
-cdef bint is_int(object value):
+cpdef bint is_int(object value):
     """An int for the parser: int, a NumPy integer or a 0-d integer tensor; never a bool."""
     if type(value) is int:
         return True
