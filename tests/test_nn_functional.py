@@ -118,6 +118,24 @@ def test_softplus(dtype, beta, threshold, double):
              dtype=dtype, double=double)
 
 
+def test_softplus_second_derivative_at_the_threshold():
+    # torch's double backward masks with beta x < threshold (strict) while the forward is
+    # linear only past it: at beta x == threshold the second derivative is already 0, and
+    # a negative product with the mask is -0.0; both as torch, in the backward and in the
+    # forward-mode tangent of softplus's backward
+    x = np.array([-1.25, 0.5, -1.375, 3.0])
+    weights = np.array([1.625, -2.5, 1.25, -1.0])
+    results = {}
+    for lib in LIBS:
+        leaf = lib.tensor(x, requires_grad=True)
+        grad, = lib.autograd.grad(fn_of(lib).softplus(leaf, 2.0, 1.0).sum(), [leaf],
+                                  create_graph=True)
+        second, = lib.autograd.grad(grad, [leaf], lib.tensor(weights))
+        results[lib] = to_numpy(second)
+    np.testing.assert_array_equal(results[ag], results[torch])
+    np.testing.assert_array_equal(np.signbit(results[ag]), np.signbit(results[torch]))
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", ["softmax", "log_softmax"])
 @pytest.mark.parametrize("shape, dim", [((5,), 0), ((3, 4), 1), ((3, 4), 0), ((2, 3, 4), -1),

@@ -37,7 +37,6 @@ from autograd_cy._C.ops.activation_kernels cimport (
 from autograd_cy._C.ops.arithmetic import add, sub, mul, neg
 from autograd_cy._C.ops.gather_scatter cimport tangent_or_zeros
 from autograd_cy._C.ops.pointwise import exp, tanh, sigmoid
-from autograd_cy._C.ops.selection import where
 from autograd_cy._C.ops.reduction import sum as tensor_sum
 from autograd_cy._C.ops.conversion import to
 from autograd_cy._C.ops.conjugate cimport conj_of
@@ -406,12 +405,20 @@ cdef class SoftplusBackwardBackward0(Node):
         if self.should_compute_output(0):
             grad_grad = softplus_backward(gg, x, beta, threshold)
         if self.should_compute_output(1):
-            # d/dx sigmoid(beta x) = beta s (1 - s), zero on the linear part
-            s = sigmoid(mul(x, beta))
-            curvature = mul(mul(s, sub(1.0, s)), beta)
-            inside = make_tensor((<Tensor>x)._data * beta <= threshold)
-            grad_x = where(inside, mul(mul(gg, unpack_saved(self, 0)), curvature), 0.0)
+            grad_x = softplus_double_backward(mul(gg, unpack_saved(self, 0)), x, beta,
+                                              threshold)
         return (grad_grad, grad_x)
+
+
+cdef object softplus_double_backward(object grad, Tensor x, object beta, object threshold):
+    """d/dx of ``grad_output sigmoid(beta x)`` times ``grad``: ``grad (1 - s) s`` (s =
+    sigmoid(beta x)) times the mask ``beta x < threshold``, times ``beta``, in PyTorch's order.
+    The mask is a factor, so a negative product outside it is -0.0, as in PyTorch; and it
+    is strict, so at ``beta x == threshold``, where the forward is not yet linear, the second
+    derivative is already 0, as PyTorch's is."""
+    s = sigmoid(mul(x, beta))
+    inside = make_tensor(((<Tensor>x)._data * beta < threshold).astype(x._data.dtype))
+    return mul(mul(mul(mul(grad, sub(1.0, s)), s), inside), beta)
 
 
 def softplus_backward(Tensor grad_output, Tensor self, beta, threshold):
@@ -434,10 +441,7 @@ cdef object softplus_backward_tangent(g_t, x_t, g, x, Tensor result, tuple extra
     beta, threshold = extra
     tangent = None if g_t is None else softplus_backward(g_t, x, beta, threshold)
     if x_t is not None:
-        s = sigmoid(mul(x, beta))
-        curvature = mul(mul(s, sub(1.0, s)), beta)
-        inside = make_tensor((<Tensor>x)._data * beta <= threshold)
-        x_part = where(inside, mul(mul(x_t, g), curvature), 0.0)
+        x_part = softplus_double_backward(mul(x_t, g), x, beta, threshold)
         tangent = x_part if tangent is None else add(tangent, x_part)
     return tangent
 
