@@ -540,6 +540,22 @@ def test_nll_loss_ignore_index(reduction):
              x, np.array([0, 1, 2]), requires_grad=[False, False])
 
 
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
+def test_unbatched_loss_of_zero_is_positive_zero(reduction):
+    # torch accumulates an unbatched nll_loss from 0 (0 - w x), so a zero log-probability
+    # gives +0.0, not -0.0 (1 / loss is then inf, not -inf); cross_entropy of one class too
+    results = {}
+    for lib in LIBS:
+        functional = fn_of(lib)
+        results[lib] = [to_numpy(functional.nll_loss(lib.tensor([0.0, 1.0]), lib.tensor(0),
+                                                     reduction=reduction)),
+                        to_numpy(functional.cross_entropy(lib.tensor([-0.375]), lib.tensor(0),
+                                                          reduction=reduction))]
+    for ours, theirs in zip(results[ag], results[torch]):
+        np.testing.assert_array_equal(ours, theirs)
+        np.testing.assert_array_equal(np.signbit(ours), np.signbit(theirs))
+
+
 def test_nll_loss_node_names():
     for lib in LIBS:
         x = lib.tensor(randn(2, 3, 4), requires_grad=True)

@@ -230,7 +230,8 @@ cdef tuple nll_loss_array(object x, object target, object weight, int reduction,
     w = nll_weights(classes, ignored, w_array, x.dtype)
     picked = np.take_along_axis(x.reshape(layout), classes[:, None, :], axis=1)[:, 0, :]
     with ignoring_fp_errors():
-        losses = -w * picked
+        # an unbatched loss is torch's running total from 0: 0 - w x, +0.0 where w x is 0
+        losses = 0 - w * picked if x.ndim == 1 else -w * picked
     losses[ignored] = 0            # an ignored pick may be -inf: 0 * inf must not leak a nan
     if total_weight is None:
         total_weight = w.sum(dtype=x.dtype)
