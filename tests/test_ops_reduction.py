@@ -471,3 +471,20 @@ def test_prod_over_one_element_with_zeros_hands_the_gradient_on(dim):
         results[lib] = (grad.requires_grad, to_numpy(grad.detach()))
     assert results[ag][0] == results[torch][0]
     np.testing.assert_array_equal(results[ag][1], results[torch][1])
+
+
+@pytest.mark.parametrize("name", ["var", "std", "var_mean"])
+def test_float32_variance_accumulates_in_float64(name):
+    # torch's CPU var and std run Welford's algorithm in double for float32: the variance of
+    # equal values is exactly 0 (a float32 mean of three equal values need not be exact), and
+    # the other values are torch's to float32 rounding
+    rng = np.random.default_rng(13)
+    x = np.concatenate([np.full((3, 1), np.tanh(np.float32(1.0))),
+                        rng.standard_normal((3, 4)).astype(np.float32) * 1e3 + 1e4], axis=1)
+    results = {}
+    for lib in LIBS:
+        out = getattr(lib, name)(lib.tensor(x), 0)
+        results[lib] = [to_numpy(t) for t in (out if isinstance(out, tuple) else (out,))]
+    for ours, theirs in zip(results[ag], results[torch]):
+        assert ours[0] == theirs[0]
+        np.testing.assert_allclose(ours, theirs, rtol=1.2e-7)

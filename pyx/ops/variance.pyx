@@ -38,6 +38,7 @@ __all__ = ["var", "std", "var_mean", "std_mean"]
 __tensor_methods__ = ("var", "std")
 
 cdef double INF = float("inf")
+cdef object FLOAT32 = np.dtype(np.float32)
 
 
 cdef class VarBackward0(ReductionBackward):
@@ -173,10 +174,11 @@ cdef object var_std(Tensor self, object dim, bint keepdim, object correction, bi
                       UserWarning, stacklevel=3)
     # a complex input's var is real, the mean of |x - mean|^2
     real_dtype = np.finfo(array.dtype).dtype if array.dtype.kind == "c" else array.dtype
-    if half_precision(array.dtype):
-        # float16 and bfloat16 compute in float32 and round once, as PyTorch's var and std
-        # (NOTE [Half-precision products and reductions] in reduction.pyx)
-        array = array.astype(np.float32)
+    if half_precision(array.dtype) or array.dtype == FLOAT32:
+        # float32, float16 and bfloat16 accumulate in float64 and round once, as PyTorch's
+        # CPU var and std (Welford's algorithm in double): the mean of equal values is then
+        # exactly that value, and their variance exactly 0
+        array = array.astype(np.float64)
     with ignoring_fp_errors():
         kept_mean = np.mean(array, axis=dims, keepdims=True)
         divisor = dof if dof > 0 else 0
@@ -195,10 +197,12 @@ cdef object var_std(Tensor self, object dim, bint keepdim, object correction, bi
             result = np.sum(squares, axis=dims, keepdims=keepdim) / divisor
         if take_sqrt:
             result = np.sqrt(result)
-    cdef Tensor out = contiguous_result(as_array(result, real_dtype))
+        result = as_array(result, real_dtype)       # may overflow to inf, quietly
+    cdef Tensor out = contiguous_result(result)
     cdef Tensor mean_out = None
     if with_mean:
-        kept_mean = as_array(kept_mean, self._data.dtype)
+        with ignoring_fp_errors():
+            kept_mean = as_array(kept_mean, self._data.dtype)
         mean_out = contiguous_result(kept_mean if keepdim else kept_mean.reshape(out._data.shape))
     if records(self):
         if with_mean:
