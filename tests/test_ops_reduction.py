@@ -424,6 +424,7 @@ def test_var_mean_is_one_node_with_two_outputs(name, kwargs):
     assert_same(run)
 
 
+@pytest.mark.cpu_only       # the bits of the CPU's loop against NumPy's
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("shape, dims", [
     ((8, 32), (0,)), ((3, 4, 5), (0, 1)), ((100, 3), (0,)), ((2, 1, 8), (0, 1)), ((7, 1), (0,)),
@@ -457,7 +458,7 @@ def test_bias_gradient_is_the_sum_of_the_rows():
         bias = lib.tensor(b, requires_grad=True)
         ((lib.tensor(x) + bias) ** 2).sum().backward()
         grads[lib] = to_numpy(bias.grad)
-    np.testing.assert_allclose(grads[ag], grads[torch], rtol=1e-6)
+    np.testing.assert_allclose(grads[ag], grads[torch], rtol=1e-5)    # float32 sums of 8
 
 
 @pytest.mark.parametrize("dim", [0, 1])

@@ -234,7 +234,10 @@ class DeviceArray(NDArrayOperatorsMixin):
 
     # ---------------------------------------------------------------- copies and fills
     def copy(self, order="C"):
-        out = empty(self.shape, self.dtype, self.device)
+        """A copy in C order, or with ``order="K"`` in this array's memory order when it is
+        dense (torch's clone keeps a transposed tensor's strides)."""
+        out = (empty_in_order(self.shape, self.dtype, self.device, (self,)) if order == "K"
+               else empty(self.shape, self.dtype, self.device))
         copy_into(out, self)
         return out
 
