@@ -69,9 +69,17 @@ def test_data_parallel_example_agrees_with_torch_ddp():
         command = ([mpiexec, "-n", str(nproc)] if nproc > 1 else []) + \
             [sys.executable, script, "--lib", lib, "--steps", "6"]
         done = subprocess.run(command, capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, (f"{lib} on {nproc} process(es) exited with "
-                                      f"{done.returncode}:\n{done.stdout}{done.stderr}")
-        return [float(v) for v in done.stdout.split()]
+        # torch's gloo process group now and then aborts as its process exits, after the
+        # losses are printed ("terminate called without an active exception": a thread of
+        # gloo's outlives destroy_process_group; seen in three full suite runs, never
+        # alone). Only that abort, and only of the oracle's run, is let through; the
+        # losses' line (rank 0's, the first) is still compared in full.
+        teardown = (lib == "torch" and done.returncode != 0
+                    and "terminate called without an active exception" in done.stderr)
+        assert done.returncode == 0 or teardown, (
+            f"{lib} on {nproc} process(es) exited with {done.returncode}:\n"
+            f"{done.stdout}{done.stderr}")
+        return [float(v) for v in done.stdout.splitlines()[0].split()]
     ours = losses("autograd_cy", 2)
     np.testing.assert_allclose(ours, losses("torch", 2), rtol=1e-5)
     np.testing.assert_allclose(ours, losses("autograd_cy", 1), rtol=1e-5)
