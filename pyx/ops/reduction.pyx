@@ -163,7 +163,7 @@ cdef object slice_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra
 # addition, as NumPy's float16 (pairwise, in float16) and ml_dtypes' bfloat16 reductions do,
 # drifts far from the true sum (bfloat16's sum of 100,000 normal samples: -19.4 where it is
 # -10.7). PyTorch's CPU kernels accumulate both in float32 and round once, at the end; so do
-# sum and mean here (``accumulated``), and the matrix products of matmul.pyx multiply
+# sum and mean here (``sum_array``), and the matrix products of matmul.pyx multiply
 # in float32 (BLAS's sgemm) and round once. Single-threaded, torch's result is then the
 # same to the bit; with several threads torch rounds each thread's partial sum, and its
 # own results vary with the thread count. (Its prod is the exception: it rounds after every
@@ -172,22 +172,22 @@ cdef object slice_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra
 cdef object FLOAT32 = np.dtype(np.float32)
 
 
-cdef object ADD_REDUCE = np.add.reduce     # a bound method: one object, compared by identity
+cdef object ADD_REDUCE = np.add.reduce     # looked up once: summed is on the engine's path
 
 
-cdef object accumulated(object function, object array, tuple dims, bint keepdim,
-                        object dtype):
-    """``function`` (np.add.reduce) over ``dims`` into ``dtype`` (None: the array's),
+cdef object sum_array(object array, tuple dims, bint keepdim, object dtype):
+    """The sum over ``dims`` into ``dtype`` (None: the array's): small float arrays over
+    their leading dims in a loop of ours (NOTE [Fused kernels]), else ``np.add.reduce``,
     accumulating float16 and bfloat16 in float32 (NOTE [Half-precision products and
     reductions])."""
-    cdef object summed
-    if dtype is None and function is ADD_REDUCE and leading_dims(dims):
-        summed = leading_sum_kernel(array, len(dims), keepdim)    # NOTE [Fused kernels]
-        if summed is not None:
-            return summed
+    cdef object total
+    if dtype is None and leading_dims(dims):
+        total = leading_sum_kernel(array, len(dims), keepdim)
+        if total is not None:
+            return total
     if dtype is None and half_precision_array(array):
-        return quiet_reduce(function, array, dims, keepdim, FLOAT32).astype(array.dtype)
-    return quiet_reduce(function, array, dims, keepdim, dtype)
+        return quiet_reduce(ADD_REDUCE, array, dims, keepdim, FLOAT32).astype(array.dtype)
+    return quiet_reduce(ADD_REDUCE, array, dims, keepdim, dtype)
 
 
 cdef bint leading_dims(tuple dims):
@@ -270,8 +270,8 @@ def sum(Tensor self, dim=NOT_GIVEN, keepdim=None, *, dtype=None, out=None):
     if out is not None:
         return write_out("sum", out, (self,), lambda: sum(self, dim, keepdim, dtype=dtype))
     dims = normalize_dims(dim, self._data.ndim)
-    cdef Tensor result = contiguous_result(accumulated(ADD_REDUCE, self._data, dims, keepdim,
-                                           sum_dtype(self._data, dtype)))
+    cdef Tensor result = contiguous_result(sum_array(self._data, dims, keepdim,
+                                                     sum_dtype(self._data, dtype)))
     if records(self):
         record_reduction(SumBackward1() if by_dim else SumBackward0(), self, result, dims,
                          keepdim)
@@ -308,7 +308,7 @@ cdef object mean_array(object array, tuple dims, bint keepdim, object dtype):
         return mean_array(array, dims, keepdim, FLOAT32).astype(array.dtype)
     if type(array) is not cnp.ndarray:
         return np.mean(array, axis=dims, keepdims=keepdim, dtype=dtype)
-    total = accumulated(ADD_REDUCE, array, dims, keepdim, dtype)
+    total = sum_array(array, dims, keepdim, dtype)
     count = reduced_numel(array.shape, dims)
     if count == 0:
         with ignoring_fp_errors():      # the mean of nothing is NaN, quietly, as in PyTorch
@@ -374,8 +374,7 @@ cpdef Tensor sum_to(Tensor grad, tuple shape):
         return reshape(summed, shape) if leading else summed
     # Nothing to record (the engine between nodes, no create_graph): the ufunc's own
     # reduce, without np.sum's Python-level wrapper.
-    summed = make_tensor(accumulated(ADD_REDUCE, array, tuple(dims), True,
-                                     sum_dtype(array, None)))
+    summed = make_tensor(sum_array(array, tuple(dims), True, sum_dtype(array, None)))
     return make_view(summed._data.reshape(shape), summed) if leading else summed
 
 
@@ -670,7 +669,7 @@ def logsumexp(Tensor self, dim=NOT_GIVEN, keepdim=False):
         # float16 and bfloat16: each step rounded to the type, as PyTorch's composite
         # (x - max, exp, log, + max), and the sum accumulated in float32 (NOTE
         # [Half-precision products and reductions])
-        total = accumulated(ADD_REDUCE, np.exp(array - shift), dims, True, None)
+        total = sum_array(np.exp(array - shift), dims, True, None)
         total = np.log(total)
     total += shift
     cdef Tensor out = contiguous_result(total if keepdim else np.squeeze(total, axis=dims))
