@@ -442,6 +442,17 @@ def test_linear_dtype_errors():
         lib.ones(3, 4), lib.ones(5, 4, dtype=lib.float64)))
     assert_same_error(lambda lib: fn_of(lib).linear(
         lib.ones(3, 4), lib.ones(5, 4), lib.ones(5, dtype=lib.float64)))
+    assert_same_error(lambda lib: fn_of(lib).linear(
+        lib.ones(2, 3, 4, dtype=lib.float64), lib.ones(5, 4, dtype=lib.float64),
+        lib.ones(5)))
+
+
+def test_linear_of_a_non_contiguous_batch_promotes_the_bias():
+    # torch's third path (matmul, then add_ in place) takes a float32 bias of a float64
+    # product, where its two addmm paths refuse it (found by fuzzing fresh seeds)
+    check_op(lambda lib, x, w, b: fn_of(lib).linear(x.transpose(0, 1), w, b.float()),
+             randn(3, 2, 4), randn(5, 4, seed=1), randn(5, seed=2), dtype=np.float64,
+             requires_grad=[True, True, False])
 
 
 # ------------------------------------------------------------------ mse / l1

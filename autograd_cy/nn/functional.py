@@ -181,9 +181,6 @@ def linear(input, weight, bias=None):
     if input.dtype != weight.dtype:
         raise RuntimeError("expected m1 and m2 to have the same dtype, but got: "
                            f"{_c10_name(input.dtype)} != {_c10_name(weight.dtype)}")
-    if bias is not None and bias.dtype != weight.dtype:
-        raise RuntimeError("self and mat2 must have the same dtype, but got "
-                           f"{bias.dtype._scalar_name} and {weight.dtype._scalar_name}")
     weight_t = transpose(weight, 0, 1) if weight.dim() == 2 else weight
     # PyTorch's three paths, each with its own graph (and its own errors):
     if bias is not None and input.dim() == 2:
@@ -199,6 +196,8 @@ def linear(input, weight, bias=None):
         return out.view(leading + (out.shape[1],))
     out = matmul(input, weight_t)
     if bias is not None:
+        # in place, with type promotion: a float32 bias of a float64 product passes here,
+        # where the two addmm paths above refuse it with addmm's message, as torch's do
         out.add_(bias)                                            # AddBackward0, in place
     return out
 
