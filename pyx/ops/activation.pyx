@@ -20,7 +20,7 @@ cimport numpy as cnp
 
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
 from autograd_cy._C.forward cimport forward1, forward2, batch_unary, complex_unary
-from autograd_cy._C.dtype cimport from_numpy_dtype, kind_of
+from autograd_cy._C.dtype cimport from_numpy_dtype, kind_of, to_numpy_dtype
 from autograd_cy._C.device cimport contiguous_array, empty_result_like
 from autograd_cy._C.tensor cimport Tensor, make_tensor, requires_grad
 from autograd_cy._C.tensor cimport wrap_dim
@@ -31,8 +31,8 @@ from autograd_cy._C.promotion cimport wrap, is_complex_array
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.ops.activation_kernels cimport (
-    softmax_array, softmax_backward_array, gelu_array, silu_array, softplus_array,
-    leaky_relu_array, log_sigmoid_array,
+    softmax_array, softmax_backward_array, safe_softmax_array, gelu_array, silu_array,
+    softplus_array, leaky_relu_array, log_sigmoid_array,
 )
 from autograd_cy._C.ops.arithmetic import add, sub, mul, neg
 from autograd_cy._C.ops.gather_scatter cimport tangent_or_zeros
@@ -43,7 +43,7 @@ from autograd_cy._C.ops.conjugate cimport conj_of
 
 cnp.import_array()
 
-__all__ = ["softmax", "log_softmax"]
+__all__ = ["softmax", "log_softmax", "_safe_softmax"]
 __tensor_methods__ = ("softmax", "log_softmax")
 
 cdef double INV_SQRT_2PI = 0.39894228040143267794  # 1 / sqrt(2 pi)
@@ -81,9 +81,18 @@ cdef class LogSoftmaxBackward0(SoftmaxBackward0):
         return (softmax_backward(grads[0], unpack_saved(self, 0), self.saved_dim, True),)
 
 
-cdef Tensor softmax_forward(Tensor input, object dim, object dtype, bint log):
+cdef class SafeSoftmaxBackward0(SoftmaxBackward0):
+    """``_safe_softmax``'s backward: softmax's formula, which gives the zero rows of the
+    output a zero gradient."""
+
+
+cdef Tensor softmax_forward(Tensor input, object dim, object dtype, bint log,
+                            bint safe=False):
+    """softmax, log_softmax, or with ``safe`` PyTorch's ``_safe_softmax`` (the math
+    attention's: rows of -inf give zeros; ``dtype=`` converts inside the kernel, so no
+    ToCopyBackward0 in the graph)."""
     cdef SoftmaxBackward0 node
-    if dtype is not None:           # the input is converted first (ToCopyBackward0)
+    if dtype is not None and not safe:   # the input is converted first (ToCopyBackward0)
         input = to(input, dtype)
     cdef Py_ssize_t d = wrap_dim(dim, input._data.ndim)
     name = "log_softmax" if log else "softmax"
@@ -96,11 +105,17 @@ cdef Tensor softmax_forward(Tensor input, object dim, object dtype, bint log):
                                "outputs with complex dtype.")
         return wrap(input._data.copy())
     x = floating_data(input, f"{name}_{last}kernel_impl")
+    if safe:
+        if dtype is not None and x.dtype != to_numpy_dtype(dtype):
+            x = x.astype(to_numpy_dtype(dtype))
+        array = safe_softmax_array(x, d)
+    else:
+        array = softmax_array(x, d, log)
     # PyTorch's softmax output is contiguous whatever the input's layout.
-    array = softmax_array(x, d, log)
     cdef Tensor out = wrap(contiguous_array(array))
     if is_grad_enabled() and requires_grad(input):
-        node = LogSoftmaxBackward0() if log else SoftmaxBackward0()
+        node = (SafeSoftmaxBackward0() if safe else LogSoftmaxBackward0() if log
+                else SoftmaxBackward0())
         node.saved_dim = d
         record1(node, input, out, (out,))
     if forward_level():
@@ -127,6 +142,13 @@ def softmax(Tensor input, dim, dtype=None):
 def log_softmax(Tensor input, dim, dtype=None):
     """``x - log(sum(exp(x)))`` along ``dim``, computed without overflow."""
     return softmax_forward(input, dim, dtype, True)
+
+
+def _safe_softmax(Tensor input, dim, dtype=None):
+    """``softmax`` along ``dim``, except that a row whose every element is -inf gives zeros
+    instead of nan: PyTorch's op for attention weights, where a query may have every key
+    masked out."""
+    return softmax_forward(input, dim, dtype, False, True)
 
 
 cdef class SoftmaxBackwardDataBackward0(Node):
@@ -196,14 +218,14 @@ cdef object softmax_backward_tangent(g_t, y_t, g, y, Tensor result, tuple extra)
     return tangent
 
 
-def _softmax_backward_data(Tensor grad_output, Tensor output, Py_ssize_t dim):
+def _softmax_backward_data(Tensor grad_output, Tensor output, dim):
     """Softmax's input gradient ``y (g - sum(g y, dim))``, from its output ``y``."""
-    return softmax_backward(grad_output, output, dim, False)
+    return softmax_backward(grad_output, output, wrap_dim(dim, output._data.ndim), False)
 
 
-def _log_softmax_backward_data(Tensor grad_output, Tensor output, Py_ssize_t dim):
+def _log_softmax_backward_data(Tensor grad_output, Tensor output, dim):
     """log_softmax's input gradient ``g - exp(y) sum(g, dim)``, from its output ``y``."""
-    return softmax_backward(grad_output, output, dim, True)
+    return softmax_backward(grad_output, output, wrap_dim(dim, output._data.ndim), True)
 
 
 # ------------------------------------------------------------------ gelu

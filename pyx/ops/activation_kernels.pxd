@@ -10,11 +10,12 @@
 
 cdef object softmax_array(object x, Py_ssize_t dim, bint take_log)
 cdef object softmax_backward_array(object g, object y, Py_ssize_t dim, bint take_log)
+cdef object safe_softmax_array(object x, Py_ssize_t dim)
 cdef object gelu_array(object x, object g, str approximate)
 cdef object silu_array(object x, object g)
 cdef object softplus_array(object x, object g, double beta, double threshold)
 cdef object leaky_relu_array(object x, object g, double negative_slope)
 cdef object sigmoid_of(object x)
 cdef object log_sigmoid_array(object x)
-cdef object softmax_rows_kernel(object x, Py_ssize_t dim, bint take_log)
+cdef object softmax_rows_kernel(object x, Py_ssize_t dim, bint take_log, bint safe=*)
 cdef object softmax_backward_rows_kernel(object g, object y, Py_ssize_t dim, bint take_log)

@@ -53,13 +53,142 @@ cdef inline object grad_like(object g, object work):
     return g if g.dtype == work.dtype else g.astype(work.dtype)
 
 
+# ------------------------------------------------------------------ exp that vectorises
+
+# NOTE [A float32 exp that vectorises]
+# libm's expf is a function call per element that the compiler cannot vectorise, and
+# NumPy's SIMD exp is a pass of its own (then a sum, a division: one pass each). The float32
+# loops of softmax and gelu compute exp(y), y <= 0, in double precision from arithmetic the
+# compiler turns into vector instructions: y = k ln 2 + r (k an integer, |r| <= ln2 / 2),
+# exp(r) by its Taylor polynomial of degree 9 (relative error below 1e-11) and 2^k built in
+# the exponent bits. Rounded to float32 that is the correctly rounded exp but for a few
+# values in a million. y is clamped at -700, whose exp is 0 once rounded to float32; -inf
+# gives 0 and nan stays nan.
+# AGCY_VECTOR_CLONES builds each loop that uses it three times, for AVX-512 (x86-64-v4), for
+# AVX2 and for any x86-64, and the loader picks one by the CPU (GCC's target_clones): 32,768
+# exponentials take 57 us with SSE2's 2 doubles a vector, 31 us with AVX2's 4, 10 us with
+# AVX-512's 8 on this project's VM. In double precision the vector width is what decides.
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+    #include <math.h>
+    #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    #define AGCY_VECTOR_CLONES \
+        __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+    #else
+    #define AGCY_VECTOR_CLONES
+    #endif
+    #define AGCY_INLINE static inline __attribute__((always_inline))
+
+    AGCY_INLINE double agcy_exp_nonpositive(double y) {
+        y = y < -700.0 ? -700.0 : y;            /* exp(-700) is 0 in float32 */
+        const double shifter = 6755399441055744.0;    /* 1.5 2^52: rounds to an integer */
+        double k = (y * 1.4426950408889634 + shifter) - shifter;
+        double r = (y - k * 0.6931471803691238) - k * 1.9082149292705877e-10;
+        double p = 1.0 / 362880;
+        p = 1.0 / 40320 + r * p;
+        p = 1.0 / 5040 + r * p;
+        p = 1.0 / 720 + r * p;
+        p = 1.0 / 120 + r * p;
+        p = 1.0 / 24 + r * p;
+        p = 1.0 / 6 + r * p;
+        p = 0.5 + r * p;
+        p = 1.0 + r * p;
+        p = 1.0 + r * p;
+        double biased = k + 4503599627371519.0;       /* 2^52 + 1023 + k */
+        uint64_t bits;
+        memcpy(&bits, &biased, sizeof bits);
+        bits <<= 52;                                  /* (1023 + k) into the exponent */
+        double scale;
+        memcpy(&scale, &bits, sizeof scale);
+        return p * scale;
+    }
+
+    /* The largest of n >= 1 floats, in 8 lanes the compiler vectorises; a nan is skipped
+       here, and the exponentials that follow make its whole row nan. */
+    AGCY_INLINE float agcy_row_max_float(const float* row, Py_ssize_t n) {
+        float lane[8];
+        for (int k = 0; k < 8; k++) lane[k] = row[0];
+        Py_ssize_t j = 0;
+        for (; j + 8 <= n; j += 8)
+            for (int k = 0; k < 8; k++) lane[k] = row[j + k] > lane[k] ? row[j + k] : lane[k];
+        float top = lane[0];
+        for (int k = 1; k < 8; k++) top = lane[k] > top ? lane[k] : top;
+        for (; j < n; j++) top = row[j] > top ? row[j] : top;
+        return top;
+    }
+
+    /* The sum of n floats in double precision, in 8 lanes. */
+    AGCY_INLINE double agcy_row_sum_float(const float* row, Py_ssize_t n) {
+        double lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        Py_ssize_t j = 0;
+        for (; j + 8 <= n; j += 8)
+            for (int k = 0; k < 8; k++) lane[k] += row[j + k];
+        double total = ((lane[0] + lane[4]) + (lane[1] + lane[5]))
+                       + ((lane[2] + lane[6]) + (lane[3] + lane[7]));
+        for (; j < n; j++) total += row[j];
+        return total;
+    }
+
+    /* Softmax (take_log: log_softmax) of each row of cols floats: shifted by the row's max,
+       exponentials summed in double, then divided (or their log subtracted). safe: a row
+       whose max is -inf (every element masked out) gives zeros, not 0/0. */
+    AGCY_VECTOR_CLONES static void agcy_softmax_rows_float(
+            const float* restrict x, float* restrict out, Py_ssize_t rows, Py_ssize_t cols,
+            int take_log, int safe) {
+        for (Py_ssize_t r = 0; r < rows; r++) {
+            const float* row = x + r * cols;
+            float* result = out + r * cols;
+            float top = agcy_row_max_float(row, cols);
+            if (safe && top == -INFINITY) {
+                memset(result, 0, cols * sizeof(float));
+                continue;
+            }
+            for (Py_ssize_t j = 0; j < cols; j++)
+                result[j] = (float)agcy_exp_nonpositive((double)(row[j] - top));
+            double total = agcy_row_sum_float(result, cols);
+            if (take_log) {
+                float log_total = (float)log(total);
+                for (Py_ssize_t j = 0; j < cols; j++)
+                    result[j] = (row[j] - top) - log_total;
+            } else {
+                float sum = (float)total;
+                for (Py_ssize_t j = 0; j < cols; j++)
+                    result[j] = result[j] / sum;
+            }
+        }
+    }
+
+    /* Softmax's backward from its output y: g y - y sum(g y), per row. */
+    AGCY_VECTOR_CLONES static void agcy_softmax_backward_rows_float(
+            const float* restrict g, const float* restrict y, float* restrict out,
+            Py_ssize_t rows, Py_ssize_t cols) {
+        for (Py_ssize_t r = 0; r < rows; r++) {
+            Py_ssize_t start = r * cols;
+            for (Py_ssize_t j = start; j < start + cols; j++)
+                out[j] = g[j] * y[j];
+            float total = (float)agcy_row_sum_float(out + start, cols);
+            for (Py_ssize_t j = start; j < start + cols; j++)
+                out[j] -= y[j] * total;
+        }
+    }
+    """
+    void agcy_softmax_rows_float(const float* x, float* out, Py_ssize_t rows,
+                                 Py_ssize_t cols, int take_log, int safe) nogil
+    void agcy_softmax_backward_rows_float(const float* g, const float* y, float* out,
+                                          Py_ssize_t rows, Py_ssize_t cols) nogil
+
+
 # ------------------------------------------------------------------ softmax
 #
 # A softmax over rows of a few elements (a classifier's logits, before cross_entropy) is a
-# dozen NumPy calls of ~1 us each around almost no arithmetic. For an array the fused loops
-# take (NOTE [Fused kernels] in kernels.pyx: small, C-contiguous, float32/float64), along
-# its last dim, the typed loops below do it row by row in the same order of operations
-# (shift by the row max, exp, sum, log or divide); on larger arrays NumPy's SIMD exp wins.
+# dozen NumPy calls of ~1 us each around almost no arithmetic, and over larger rows
+# (attention's scores) NumPy's passes (max, subtract, exp, sum, divide) each read the whole
+# array. Along the last dim of a C-contiguous array, the loops here do it row by row (shift
+# by the row max, exp, sum, log or divide): for float32 of any size, vectorised (NOTE [A
+# float32 exp that vectorises]); for float64 the typed loops below, on the arrays the fused
+# loops take (NOTE [Fused kernels] in kernels.pyx: small), NumPy's SIMD exp otherwise.
 
 
 cdef inline real exp_of(real value) noexcept nogil:
@@ -124,12 +253,16 @@ cdef void softmax_backward_rows(const real* g, const real* y, real* out, Py_ssiz
 
 
 cdef inline int rows_kernel_type(object x, Py_ssize_t dim):
-    """``kernel_type(x)`` when ``dim`` is the last dim of ``x`` (not 0-dim, not empty), else
-    -1."""
+    """The NumPy type number of ``x`` for the row loops along ``dim``, or -1: ``dim`` must
+    be the last dim of a non-empty C-contiguous array, float32 of any size or float64 the
+    fused loops take (``kernel_type``)."""
     if type(x) is not cnp.ndarray or dim != cnp.PyArray_NDIM(<cnp.ndarray>x) - 1:
         return -1
     if cnp.PyArray_SIZE(<cnp.ndarray>x) == 0:
         return -1
+    if (cnp.PyArray_TYPE(<cnp.ndarray>x) == cnp.NPY_FLOAT
+            and cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>x)):
+        return cnp.NPY_FLOAT
     return kernel_type(x)
 
 
@@ -142,8 +275,9 @@ cdef cnp.ndarray rows_output(cnp.ndarray array, int typenum, Py_ssize_t* rows,
                                           typenum, 0)
 
 
-cdef object softmax_rows_kernel(object x, Py_ssize_t dim, bint take_log):
-    """softmax_array through the row loops, or None when they do not apply."""
+cdef object softmax_rows_kernel(object x, Py_ssize_t dim, bint take_log, bint safe=False):
+    """softmax_array through the row loops, or None when they do not apply. ``safe``:
+    rows of -inf give zeros (``safe_softmax_array``)."""
     cdef int typenum = rows_kernel_type(x, dim)
     cdef Py_ssize_t rows, cols
     if typenum < 0:
@@ -151,17 +285,19 @@ cdef object softmax_rows_kernel(object x, Py_ssize_t dim, bint take_log):
     cdef cnp.ndarray array = <cnp.ndarray>x
     cdef cnp.ndarray out = rows_output(array, typenum, &rows, &cols)
     if typenum == cnp.NPY_FLOAT:
-        softmax_rows(<float*>cnp.PyArray_DATA(array), <float*>cnp.PyArray_DATA(out),
-                     rows, cols, take_log)
-    else:
-        softmax_rows(<double*>cnp.PyArray_DATA(array), <double*>cnp.PyArray_DATA(out),
-                     rows, cols, take_log)
-    return out
+        with nogil:
+            agcy_softmax_rows_float(<float*>cnp.PyArray_DATA(array),
+                                    <float*>cnp.PyArray_DATA(out), rows, cols, take_log, safe)
+        return out
+    softmax_rows(<double*>cnp.PyArray_DATA(array), <double*>cnp.PyArray_DATA(out),
+                 rows, cols, take_log)
+    return zero_masked_rows(x, out, dim) if safe else out
 
 
 cdef object softmax_backward_rows_kernel(object g, object y, Py_ssize_t dim, bint take_log):
     """softmax_backward_array through the row loops, or None when they do not apply."""
-    cdef int typenum = rows_kernel_type(y, dim)
+    cdef int typenum = rows_kernel_type(y, dim) if not take_log else (
+        kernel_type(y) if rows_kernel_type(y, dim) >= 0 else -1)
     cdef Py_ssize_t rows, cols
     if typenum < 0 or not kernel_operand(g, typenum):
         return None
@@ -169,7 +305,12 @@ cdef object softmax_backward_rows_kernel(object g, object y, Py_ssize_t dim, bin
         return None
     cdef cnp.ndarray array = <cnp.ndarray>y
     cdef cnp.ndarray out = rows_output(array, typenum, &rows, &cols)
-    if typenum == cnp.NPY_FLOAT:
+    if typenum == cnp.NPY_FLOAT and not take_log:
+        with nogil:
+            agcy_softmax_backward_rows_float(<float*>cnp.PyArray_DATA(<cnp.ndarray>g),
+                                             <float*>cnp.PyArray_DATA(array),
+                                             <float*>cnp.PyArray_DATA(out), rows, cols)
+    elif typenum == cnp.NPY_FLOAT:
         softmax_backward_rows(<float*>cnp.PyArray_DATA(<cnp.ndarray>g),
                               <float*>cnp.PyArray_DATA(array),
                               <float*>cnp.PyArray_DATA(out), rows, cols, take_log)
@@ -205,6 +346,22 @@ cdef object softmax_array(object x, Py_ssize_t dim, bint take_log):
             shifted /= np.add.reduce(shifted, axis=dim, keepdims=True)
     return as_result(shifted, x)
 
+
+cdef object safe_softmax_array(object x, Py_ssize_t dim):
+    """PyTorch's ``_safe_softmax``: softmax along ``dim``, except that a row whose every
+    element is -inf (attention's scores, every key masked out) gives zeros, not 0/0."""
+    result = softmax_rows_kernel(x, dim, False, True)
+    if result is not None:
+        return result
+    return zero_masked_rows(x, softmax_array(x, dim, False), dim)
+
+
+cdef object zero_masked_rows(object x, object out, Py_ssize_t dim):
+    """``out`` with zeros along ``dim`` where the row of ``x`` is all -inf (its max is)."""
+    if x.size == 0:
+        return out
+    top = x if x.ndim == 0 else np.maximum.reduce(x, axis=dim, keepdims=True)
+    return np.where(top == -np.inf, np.zeros((), out.dtype), out)
 
 # NOTE [Half-precision softmax]
 # PyTorch's CPU softmax kernels for float16 and bfloat16 compute in float32 but keep some
@@ -300,12 +457,11 @@ cdef void gelu_backward_double(const double* g, const double* x, double* out,
 # elements took 270 us here against torch's 20 us, and a transformer's feed-forward layer
 # calls it (and its backward) every step. The loops below compute erf in double precision
 # from two polynomials and one exponential, all of them arithmetic the compiler turns into
-# vector instructions (built for AVX2 and for any x86-64, as optim_steps.pyx's loops):
+# vector instructions (built for AVX-512, AVX2 and any x86-64 by AGCY_VECTOR_CLONES):
 # - |x| < 0.921875: erf(x) = x P(x^2), P of degree 6;
 # - above: erf(|x|) = 1 - exp(-x^2) R(u), u = 1 / (1 + |x| / 2), R of degree 8 fitted to
 #   erfc(x) exp(x^2) on [0.921875, 4]; past 4, erf rounds to 1 in float32 and x is clamped;
-# - exp(y) for y <= 0 as 2^k p(r), y = k ln 2 + r, p the Taylor polynomial of degree 9
-#   (|r| <= ln2 / 2: relative error below 1e-11), 2^k built in the exponent bits.
+# - exp(-x^2) by agcy_exp_nonpositive (NOTE [A float32 exp that vectorises]).
 # Both branches are computed and one selected (no branch in the loop; -fno-trapping-math in
 # setup.py lets the compiler evaluate both). Rounded to float32, the result is within one
 # unit in the last place of the correctly rounded erf (3,001,001 values checked, 0.07% one
@@ -313,39 +469,6 @@ cdef void gelu_backward_double(const double* g, const double* x, double* out,
 # nan stays nan through the formulas around erf. float64 keeps libm's erf.
 cdef extern from *:
     """
-    #include <stdint.h>
-    #include <string.h>
-    #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-    #define AGCY_ERF_CLONES __attribute__((target_clones("avx2", "default")))
-    #else
-    #define AGCY_ERF_CLONES
-    #endif
-    #define AGCY_INLINE static inline __attribute__((always_inline))
-
-    AGCY_INLINE double agcy_exp_nonpositive(double y) {
-        y = y < -700.0 ? -700.0 : y;            /* exp(-700) is 0 in float32 */
-        const double shifter = 6755399441055744.0;    /* 1.5 2^52: rounds to an integer */
-        double k = (y * 1.4426950408889634 + shifter) - shifter;
-        double r = (y - k * 0.6931471803691238) - k * 1.9082149292705877e-10;
-        double p = 1.0 / 362880;
-        p = 1.0 / 40320 + r * p;
-        p = 1.0 / 5040 + r * p;
-        p = 1.0 / 720 + r * p;
-        p = 1.0 / 120 + r * p;
-        p = 1.0 / 24 + r * p;
-        p = 1.0 / 6 + r * p;
-        p = 0.5 + r * p;
-        p = 1.0 + r * p;
-        p = 1.0 + r * p;
-        double biased = k + 4503599627371519.0;       /* 2^52 + 1023 + k */
-        uint64_t bits;
-        memcpy(&bits, &biased, sizeof bits);
-        bits <<= 52;                                  /* (1023 + k) into the exponent */
-        double scale;
-        memcpy(&scale, &bits, sizeof scale);
-        return p * scale;
-    }
-
     AGCY_INLINE double agcy_erf(double x) {
         double ax = x < 0 ? -x : x;
         ax = ax < 4.0 ? ax : 4.0;
@@ -374,7 +497,7 @@ cdef extern from *:
     }
 
     /* PyTorch's float32 formulas: 0.5x + 0.5x erf (+0.0 in the tail), and its derivative */
-    AGCY_ERF_CLONES static void agcy_gelu_float(const float* restrict x, float* restrict out,
+    AGCY_VECTOR_CLONES static void agcy_gelu_float(const float* restrict x, float* restrict out,
                                                 Py_ssize_t n) {
         for (Py_ssize_t i = 0; i < n; i++) {
             float h = x[i] * 0.5f;
@@ -383,7 +506,7 @@ cdef extern from *:
         }
     }
 
-    AGCY_ERF_CLONES static void agcy_gelu_backward_float(const float* restrict g,
+    AGCY_VECTOR_CLONES static void agcy_gelu_backward_float(const float* restrict g,
                                                          const float* restrict x,
                                                          float* restrict out, Py_ssize_t n) {
         for (Py_ssize_t i = 0; i < n; i++) {
