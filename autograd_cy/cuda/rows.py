@@ -87,6 +87,7 @@ def rows(template, arrays, dim, scalars):
     if not shape:                        # 0-dim: one row of one element
         shape, dim = (1,), 0
         out, arrays = out.reshape(1), tuple(a.reshape(1) if a.ndim == 0 else a for a in arrays)
+    dim = dim % len(shape)               # a negative dim would misplace every row
     arrays = tuple(a.astype(dtype, copy=False) for a in arrays)
     layout = row_layout(shape, dim, (out,) + arrays)
     if layout is None:

@@ -36,6 +36,7 @@ import math
 
 import autograd_cy as _ag
 from autograd_cy._C.dtype import _c10_name
+from autograd_cy._C.ops.activation import _softmax_backward_data
 from autograd_cy.grad_mode import is_grad_enabled
 from autograd_cy.nn.functional import dropout
 
@@ -66,16 +67,6 @@ def _causal_mask(length, source, dtype, device):
     return _ag.zeros(length, source, dtype=dtype, device=device).masked_fill(above, -math.inf)
 
 
-def _safe_softmax(scores, masked):
-    """``softmax`` over the last dim; with a mask, rows masked out entirely give zeros
-    (softmax alone would give 0/0 there)."""
-    weights = scores.softmax(-1)
-    if not masked:
-        return weights
-    empty = scores.eq(-math.inf).all(-1, keepdim=True)
-    return weights.masked_fill(empty, 0)
-
-
 def _repeat_heads(tensor, groups):
     """``tensor`` (``(..., Hk, S, E)``) with each head repeated ``groups`` times in a row,
     as ``repeat_interleave(groups, dim=-3)``: query heads ``g * groups ... `` share head g."""
@@ -96,19 +87,19 @@ def _sum_heads(tensor, groups):
 
 
 def _attention_weights(query, key, mask, scale):
-    """``P = safe_softmax(Q K^T * scale + mask)``; ``mask`` is ``(additive mask or None,
-    whether a row may be masked out entirely)``. The query is scaled rather than the scores:
-    one multiplication per query element instead of one per score."""
-    additive, may_empty = mask
+    """``P = safe_softmax(Q K^T * scale + mask)``; ``mask`` is ``(additive mask or None,)``.
+    The query is scaled rather than the scores: one multiplication per query element
+    instead of one per score."""
+    additive, = mask
     scores = _ag.matmul(query * scale, key.transpose(-2, -1))
     if additive is not None:
         scores = scores + additive
-    return _safe_softmax(scores, may_empty)
+    return _ag._safe_softmax(scores, -1)
 
 
 class ScaledDotProductFlashAttentionForCpu(_ag.autograd.Function):
     """The fused attention op (NOTE [Which attention torch runs on the CPU]). ``mask`` is
-    the pair of ``_attention_weights``, not an input of the graph (torch's node has edges to
+    the one-tuple of ``_attention_weights``, not an input of the graph (torch's node has edges to
     query, key and value only). ``groups`` is the number of query heads per key/value
     head."""
     builtin_op = True
@@ -131,7 +122,7 @@ class ScaledDotProductFlashAttentionForCpu(_ag.autograd.Function):
         if is_grad_enabled():          # create_graph: the weights as a function of Q, K
             weights = _attention_weights(query, key, ctx.mask, scale)
         grad_weights = _ag.matmul(grad, value.transpose(-2, -1))
-        grad_scores = weights * (grad_weights - (grad_weights * weights).sum(-1, keepdim=True))
+        grad_scores = _softmax_backward_data(grad_weights, weights, -1)
         needs = ctx.needs_input_grad
         grad_query = _ag.matmul(grad_scores, key) * scale if needs[0] else None
         grad_key = grad_value = None
@@ -175,7 +166,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     mask = _additive_mask(query, key, attn_mask, is_causal)
     if _takes_fused_path(query, key, value, attn_mask, dropout_p, groups):
         return ScaledDotProductFlashAttentionForCpu.apply(
-            query, key, value, (mask, attn_mask is not None), scale, groups)
+            query, key, value, (mask,), scale, groups)
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
                            "set when is_causal=True")
@@ -230,7 +221,7 @@ def _math_attention(query, key, value, mask, dropout_p, scale, groups):
                         key.transpose(-2, -1) * root)
     if mask is not None:
         scores = scores + mask
-    weights = _safe_softmax(scores, mask is not None)
+    weights = _ag._safe_softmax(scores, -1)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p)
     return _ag.matmul(weights, value)
