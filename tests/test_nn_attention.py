@@ -142,6 +142,37 @@ def test_math_path(dtype, shapes, kwargs):
     assert node_of(ag, *shapes, **kwargs) == node_of(torch, *shapes, **kwargs)
 
 
+
+def graph_names(node):
+    """The names of every node of the graph below ``node``, in a breadth-first walk."""
+    names, seen, queue = [], [], [node]
+    while queue:
+        node = queue.pop(0)
+        if node is None or node in seen:     # torch's node objects are made per access
+            continue
+        seen.append(node)
+        names.append(node_name(node))
+        queue.extend(child for child, _ in node.next_functions)
+    return names
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"is_causal": True}, {"attn_mask": "float"}])
+def test_math_path_weights_are_a_safe_softmax(kwargs):
+    """torch's math path takes its weights from ``_safe_softmax`` (rows of -inf give
+    zeros), with or without a mask: the same node in both graphs."""
+    shapes = qkv(batch=())
+    if kwargs.get("attn_mask") == "float":
+        kwargs = {"attn_mask": randn(3, 4, seed=9)}
+    graphs = []
+    for lib in (ag, torch):
+        tensors = [lib.tensor(a, requires_grad=True) for a in shapes]
+        options = {k: lib.tensor(v) if isinstance(v, np.ndarray) else v
+                   for k, v in kwargs.items()}
+        graphs.append(graph_names(sdpa(lib, *tensors, **options).grad_fn))
+    assert "SafeSoftmaxBackward0" in graphs[1]
+    assert "SafeSoftmaxBackward0" in graphs[0]
+    assert "SoftmaxBackward0" not in graphs[0]
+
 def test_math_path_with_a_mask_that_requires_grad():
     def fn(lib, q, k, v, m):
         out = sdpa(lib, q, k, v, attn_mask=m)

@@ -8,7 +8,9 @@ import torch
 
 import autograd_cy as ag
 import autograd_cy.nn.functional as F
-from oracle import DEVICE, LIBS, assert_close, assert_same_error, check_op, randn, to_numpy
+from oracle import (
+    DEVICE, LIBS, assert_close, assert_same_error, check_jvp, check_op, randn, to_numpy,
+)
 
 CPU_ONLY = pytest.mark.cpu_only
 
@@ -211,8 +213,9 @@ def test_activation_layouts(name, kwargs):
 @pytest.mark.parametrize("name", ["softmax", "log_softmax"])
 @pytest.mark.parametrize("rows", [4, 80], ids=["row loops", "numpy"])
 def test_softmax_special_values_on_both_paths(dtype, name, rows):
-    # Small arrays along the last dim run typed row loops, large ones NumPy (4096 elements
-    # is the switch): both must give torch's NaN/inf rows, values and gradients.
+    # Along the last dim float32 runs the vectorised row loops at any size, float64 typed
+    # row loops on small arrays and NumPy on large ones (4096 elements is the switch): each
+    # must give torch's NaN/inf rows, values and gradients.
     x = randn(rows, 64) * 3
     x[0, 3] = np.nan
     x[1, :] = -np.inf
@@ -282,6 +285,62 @@ def test_softmax_node_names():
             (g,) = lib.autograd.grad((out * out).sum(), x, create_graph=True)
             assert type(g.grad_fn).__name__ == double_node
 
+
+
+def masked_scores(rows, cols, dtype=np.float64):
+    """Scores with some elements and whole rows at -inf, as attention masks them."""
+    x = randn(rows, cols) * 3
+    x[0, :] = -np.inf
+    x[1, ::2] = -np.inf
+    x[rows - 1, :] = -np.inf
+    return x.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("rows", [4, 80], ids=["small", "large"])
+def test_safe_softmax_gives_zero_rows_where_softmax_gives_nan(dtype, rows):
+    x = masked_scores(rows, 64)
+    check_op(lambda lib, x: lib._safe_softmax(x, -1), x, dtype=dtype)
+    check_op(lambda lib, x: lib._safe_softmax(x, 0), x[:, :5], dtype=dtype)
+    check_op(lambda lib, x: lib._safe_softmax(x.transpose(0, 1), -1), x[:6], dtype=dtype)
+    x[2, 7] = np.nan
+    x[3, 9] = np.inf
+    check_op(lambda lib, x: lib._safe_softmax(x, -1), x, dtype=dtype, requires_grad=[False])
+
+
+def test_safe_softmax_layouts_dtypes_and_graph():
+    check_op(lambda lib, x: lib._safe_softmax(x, 0), np.asarray(-np.inf), requires_grad=[False])
+    check_op(lambda lib, x: lib._safe_softmax(x, 0), np.asarray(1.5))
+    check_op(lambda lib, x: lib._safe_softmax(x, 1), np.zeros((2, 0)))
+    x = masked_scores(3, 5).astype(np.float16)
+    assert_close(ag._safe_softmax(ag.tensor(x), -1), torch._safe_softmax(torch.tensor(x), -1),
+                 rtol=2e-3, atol=2e-3)
+    for lib in LIBS:
+        leaf = lib.tensor(masked_scores(3, 4), requires_grad=True)
+        out = lib._safe_softmax(leaf, -1, dtype=lib.float32)
+        assert out.dtype == lib.float32
+        # the kernel converts: no ToCopyBackward0 between the node and the leaf
+        assert type(out.grad_fn).__name__ == "SafeSoftmaxBackward0"
+        assert "AccumulateGrad" in type(out.grad_fn.next_functions[0][0]).__name__
+        (g,) = lib.autograd.grad((out * out).sum(), leaf, create_graph=True)
+        assert g.dtype == lib.float64
+        assert type(g.grad_fn).__name__ == "ToCopyBackward0"
+    assert_same_error(lambda lib: lib._safe_softmax(lib.tensor([1, 2]), -1),
+                      NotImplementedError, "not implemented for 'Long'")
+
+
+def test_safe_softmax_forward_ad_and_double_backward():
+    x = masked_scores(3, 4)
+    check_jvp(lambda lib, x: lib._safe_softmax(x, -1), x[1:2])
+    results = []
+    for lib in LIBS:
+        leaf = lib.tensor(x[1:], requires_grad=True)
+        out = lib._safe_softmax(leaf, -1)
+        (g,) = lib.autograd.grad((out * lib.tensor(randn(2, 4, seed=3))).sum(), leaf,
+                                 create_graph=True)
+        (gg,) = lib.autograd.grad((g * g).sum(), leaf)
+        results.append((out, g, gg))
+    assert_close(results[0], results[1])
 
 def test_saved_attributes_match_torch():
     for lib in LIBS:
