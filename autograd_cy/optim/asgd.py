@@ -84,8 +84,12 @@ class ASGD(Optimizer):
             _asgd_on_arrays(*lists, self._scratch, **options)
 
 
-def _next_eta_and_mu(lr, lambd, alpha, t0, step):
-    return lr / ((1 + lambd * lr * step) ** alpha), 1 / max(1, step - t0)
+def _next_eta_and_mu(lr, lambd, alpha, t0, step, device):
+    """The next eta and mu as torch computes them: Python floats made tensors of the
+    default dtype (float32: rounded so even where the state is float64, as after a
+    ``load_state_dict`` has cast it to a float64 parameter's dtype)."""
+    return (_tensor(lr / ((1 + lambd * lr * step) ** alpha), device=device),
+            _tensor(1 / max(1, step - t0), device=device))
 
 
 def _asgd_on_arrays(params, grads, mus, axs, etas, steps, scratch, *, lr, lambd, alpha,
@@ -119,7 +123,8 @@ def _asgd_on_arrays(params, grads, mus, axs, etas, steps, scratch, *, lr, lambd,
                 np.add(ax, moved, out=ax, dtype=ct, casting=unsafe)
             else:
                 np.copyto(ax, p)
-            eta[...], mu[...] = _next_eta_and_mu(lr, lambd, alpha, t0, float(count))
+            next_eta, next_mu = _next_eta_and_mu(lr, lambd, alpha, t0, float(count), "cpu")
+            eta[...], mu[...] = _array_of(next_eta), _array_of(next_mu)
     _arrays.bump_versions(written)
 
 
@@ -140,6 +145,6 @@ def _asgd_on_tensors(params, grads, mus, axs, etas, steps, *, lr, lambd, alpha, 
             ax.add_(param.sub(ax).mul_(mu.item()))
         else:
             ax.copy_(param)
-        next_eta, next_mu = _next_eta_and_mu(lr, lambd, alpha, t0, step.item())
-        eta.fill_(next_eta)
-        mu.fill_(next_mu)
+        next_eta, next_mu = _next_eta_and_mu(lr, lambd, alpha, t0, step.item(), eta.device)
+        eta.copy_(next_eta)
+        mu.copy_(next_mu)
