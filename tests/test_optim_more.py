@@ -283,3 +283,129 @@ def test_each_step_bumps_the_parameter_version_as_torch(name):
         y.backward()
 
     assert_same_error(run, RuntimeError, "modified by an inplace operation")
+
+
+# ------------------------------------------------------------------ LBFGS
+
+def lbfgs_run(lib, dtype, steps=3, **kwargs):
+    """LBFGS on a least-squares problem with quartic terms (two parameters, one complex
+    when ``dtype`` is): each step's returned loss, the parameters, the state dict."""
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((6, 4)).astype(dtype), rng.standard_normal(6).astype(dtype)
+    x = lib.tensor(np.ones(4, dtype), requires_grad=True)
+    w = lib.tensor(np.ones(2, dtype), requires_grad=True)
+    a, b = lib.tensor(a), lib.tensor(b)
+    opt = lib.optim.LBFGS([x, w], **kwargs)
+    seen = []
+
+    def closure():
+        opt.zero_grad()
+        seen.append(lib.is_grad_enabled())
+        loss = ((a @ x - b) ** 2).sum() + ((w - 3) ** 4).sum() + 0.1 * (x ** 4).sum()
+        loss.backward()
+        return loss
+
+    with lib.no_grad():
+        losses = [float(opt.step(closure).detach()) for _ in range(steps)]
+    assert all(seen)
+    return losses, [x, w], opt.state_dict()
+
+
+def assert_same_lbfgs_state(ours, theirs, rtol, atol):
+    """The same entries; numbers (or 0-dim tensors, as torch has them) and tensors alike."""
+    assert ours["param_groups"] == theirs["param_groups"]
+    assert ours["state"].keys() == theirs["state"].keys() == {0}
+    ours, theirs = ours["state"][0], theirs["state"][0]
+    assert ours.keys() == theirs.keys()
+    for key, value in theirs.items():
+        mine = ours[key]
+        if isinstance(value, list):
+            assert len(mine) == len(value), key
+            pairs = [(m, v) for m, v in zip(mine, value) if v is not None]
+            assert all(m is not None for m, _ in pairs), key
+        else:
+            pairs = [(mine, value)]
+        for m, v in pairs:
+            assert isinstance(m, ag.Tensor) == isinstance(v, torch.Tensor), key
+            if isinstance(v, torch.Tensor):
+                assert_close(m, v, rtol, atol, key)
+            else:
+                assert type(m) is type(v) and np.isclose(m, v, rtol, atol), key
+
+
+LBFGS_CONFIGS = [{"max_iter": 4}, {"line_search_fn": "strong_wolfe", "max_iter": 4},
+                 {"history_size": 2, "max_iter": 4, "lr": 0.5},
+                 {"line_search_fn": "strong_wolfe", "history_size": 2, "max_iter": 3},
+                 {"max_iter": 4, "max_eval": 3, "tolerance_grad": 1e-3},
+                 {"tolerance_change": 1e-2, "history_size": 1, "max_iter": 4}]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("kwargs", LBFGS_CONFIGS, ids=str)
+def test_lbfgs_matches_torch(kwargs, dtype):
+    """Losses, parameters and the whole state (history, direction, step, counts), over
+    three steps (one in float32) of a few iterations each: still far from the optimum,
+    where the history would hold differences of nearly equal gradients, rounding noise."""
+    rtol, atol = TOLERANCES[dtype]
+    steps = 3 if dtype == np.float64 else 1     # float32's rounding grows with the history
+    our_losses, ours, our_state = lbfgs_run(ag, dtype, steps, **kwargs)
+    their_losses, theirs, their_state = lbfgs_run(torch, dtype, steps, **kwargs)
+    np.testing.assert_allclose(our_losses, their_losses, rtol, atol)
+    assert_close(ours, theirs, rtol, atol, "parameters")
+    assert_same_lbfgs_state(our_state, their_state, 10 * rtol, 10 * atol)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"line_search_fn": "strong_wolfe"},
+                                    {"line_search_fn": "strong_wolfe", "history_size": 2,
+                                     "max_iter": 30}], ids=str)
+def test_lbfgs_converges_as_torch(kwargs):
+    """Run to the optimum: the same losses, parameters and evaluation counts."""
+    our_losses, ours, our_state = lbfgs_run(ag, np.float64, **kwargs)
+    their_losses, theirs, their_state = lbfgs_run(torch, np.float64, **kwargs)
+    np.testing.assert_allclose(our_losses, their_losses, 1e-12, 1e-14)
+    assert_close(ours, theirs, 1e-11, 1e-13, "parameters")
+    for key in ("func_evals", "n_iter"):
+        assert our_state["state"][0][key] == their_state["state"][0][key]
+
+
+def test_lbfgs_on_complex_parameters_matches_torch():
+    """A complex parameter is two reals in the flat vector."""
+    def run(lib):
+        z = lib.tensor(np.array([1 + 2j, -0.5j]), requires_grad=True)
+        target = lib.tensor(np.array([0.3 - 1j, 2 + 0.5j]))
+        opt = lib.optim.LBFGS([z], line_search_fn="strong_wolfe")
+
+        def closure():
+            opt.zero_grad()
+            loss = ((z - target).abs() ** 2).sum() + (z.real ** 4).sum()
+            loss.backward()
+            return loss
+        opt.step(closure)
+        return z, opt.state_dict()["state"][0]["func_evals"]
+
+    (ours, our_evals), (theirs, their_evals) = run(ag), run(torch)
+    assert_close(ours, theirs, 1e-9, 1e-12)
+    assert our_evals == their_evals
+
+
+@pytest.mark.parametrize("fn, kind, words", [
+    (lambda lib: lib.optim.LBFGS([lib.ones(2)], lr=-1.0), ValueError,
+     "Invalid learning rate: -1.0"),
+    (lambda lib: lib.optim.LBFGS([{"params": [lib.ones(2)]}, {"params": [lib.ones(1)]}]),
+     ValueError, r"LBFGS doesn't support per-parameter options \(parameter groups\)"),
+    (lambda lib: (lambda w, opt: opt.step(lambda: (w * w).sum().backward() or
+                                          (w * w).sum()))(
+        *(lambda w: (w, lib.optim.LBFGS([w], line_search_fn="armijo")))(
+            lib.ones(2, requires_grad=True))),
+     RuntimeError, "only 'strong_wolfe' is supported"),
+])
+def test_lbfgs_errors_match_torch(fn, kind, words):
+    assert_same_error(fn, kind, words)
+
+
+def test_lbfgs_defaults_match_torch():
+    def run(lib):
+        opt = lib.optim.LBFGS([lib.ones(2, requires_grad=True)], max_iter=8)
+        return opt.defaults, repr(opt)
+
+    assert run(ag) == run(torch)

@@ -1,6 +1,6 @@
 """``autograd_cy.optim``, as ``torch.optim``: optimizers that update parameters from their
 ``.grad`` (``SGD``, ``Adam``, ``AdamW``, ``Adadelta``, ``Adagrad``, ``Adamax``, ``ASGD``,
-``NAdam``, ``RAdam``, ``RMSprop``, ``Rprop``, on the ``Optimizer`` base class) and
+``NAdam``, ``RAdam``, ``RMSprop``, ``Rprop``, ``LBFGS``, on the ``Optimizer`` base class) and
 learning-rate schedules (``optim.lr_scheduler``)."""
 from autograd_cy.optim.optimizer import Optimizer
 from autograd_cy.optim.sgd import SGD
@@ -14,7 +14,8 @@ from autograd_cy.optim.nadam import NAdam
 from autograd_cy.optim.radam import RAdam
 from autograd_cy.optim.rmsprop import RMSprop
 from autograd_cy.optim.rprop import Rprop
+from autograd_cy.optim.lbfgs import LBFGS
 from autograd_cy.optim import lr_scheduler
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adadelta", "Adagrad", "Adamax", "ASGD",
-           "NAdam", "RAdam", "RMSprop", "Rprop", "lr_scheduler"]
+           "NAdam", "RAdam", "RMSprop", "Rprop", "LBFGS", "lr_scheduler"]
