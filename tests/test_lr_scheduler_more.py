@@ -386,3 +386,14 @@ def test_every_schedule_is_an_lr_scheduler():
                           torch.optim.lr_scheduler.LRScheduler) for n in names)
     assert set(names) <= set(s.__all__)
     assert math.isclose(s.OneCycleLR._annealing_cos(1.0, 0.0, 0.5), 0.5)
+
+
+@pytest.mark.parametrize("name", sorted({s[0].split()[0] for s in SCHEDULES}
+                                        | {"ReduceLROnPlateau"}))
+def test_constructor_signatures_match_torch(name):
+    import inspect
+
+    def signature(cls):
+        return [(p.name, p.kind, p.default) for p in inspect.signature(cls).parameters.values()]
+    assert signature(getattr(ag.optim.lr_scheduler, name)) == \
+        signature(getattr(torch.optim.lr_scheduler, name))

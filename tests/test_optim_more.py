@@ -409,3 +409,15 @@ def test_lbfgs_defaults_match_torch():
         return opt.defaults, repr(opt)
 
     assert run(ag) == run(torch)
+
+
+def signature(fn):
+    import inspect
+    return [(p.name, p.kind, p.default) for p in inspect.signature(fn).parameters.values()]
+
+
+@pytest.mark.parametrize("name", NAMES + ["LBFGS"])
+def test_constructor_signatures_match_torch(name):
+    """The same arguments in the same order, keyword-only where torch's are, with the same
+    defaults."""
+    assert signature(getattr(ag.optim, name)) == signature(getattr(torch.optim, name))
