@@ -12,7 +12,8 @@ import torch
 import autograd_cy as ag
 from tests.oracle import assert_close, assert_same_error
 from tests.test_optim import (TOLERANCES, assert_same_state_dict, gradient_sequence,
-                              initial_values, make_optimizer, set_grads, train)
+                              initial_values, leaves, make_optimizer, set_grads, to_ours,
+                              train)
 
 CONFIGS = [
     ("RMSprop", {}),
@@ -135,6 +136,30 @@ def test_load_state_dict_then_steps_continue_as_torch(name):
         results.append((twins, twin_opt.state_dict()))
     assert_close(results[0][0], results[1][0], *TOLERANCES[np.float64])
     assert_same_state_dict(results[0][1], results[1][1])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_torch_state_dict_loads_and_continues(name):
+    """The format is torch's: a torch optimizer's state dict, its tensors converted through
+    NumPy, resumes here the training a torch optimizer resumes from it (loading casts
+    ASGD's eta and mu and NAdam's mu_product to the parameters' float64, in both)."""
+    values, grads = initial_values(), gradient_sequence()
+    make = make_optimizer(name, GROUP_OPTIONS[name][0])
+    trained, trained_opt = train(torch, make, values, grads[:4])
+    state_dict = trained_opt.state_dict()
+    theirs = [p.detach().clone().requires_grad_() for p in trained]
+    their_opt = make(torch, theirs)
+    their_opt.load_state_dict(deepcopy(state_dict))
+    ours = leaves(ag, [p.detach().numpy() for p in trained])
+    our_opt = make(ag, ours)
+    our_opt.load_state_dict(to_ours(state_dict))
+    for step_grads in grads[4:]:
+        set_grads(ag, ours, step_grads)
+        set_grads(torch, theirs, step_grads)
+        our_opt.step()
+        their_opt.step()
+    assert_close(ours, theirs, *TOLERANCES[np.float64])
+    assert_same_state_dict(our_opt.state_dict(), their_opt.state_dict())
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
