@@ -1,6 +1,8 @@
 """Learning-rate schedules, as ``torch.optim.lr_scheduler``: an ``LRScheduler`` rewrites
 each parameter group's ``"lr"`` at every ``scheduler.step()`` (once per epoch, after
-``optimizer.step()``).
+``optimizer.step()``). This module holds the base class and the first schedules; the other
+families (the decays, the cyclic schedules, the combined ones, ``ReduceLROnPlateau``) are
+in sibling modules and imported here, torch's one namespace for them all.
 
     >>> import autograd_cy as torch
     >>> w = torch.zeros(1, requires_grad=True)

@@ -3,8 +3,9 @@
 
 Like torch's, each computes the next rate from the group's current one (a recursion:
 another scheduler chained on the same optimizer composes with it), so the rates match
-torch's to the last bit only when the same float operations run in the same order; each
-also has the closed form of its epoch, which ``step(epoch)`` (deprecated) uses.
+torch's to the last bit only when the same float operations run in the same order. All
+but ``MultiplicativeLR`` also have the closed form of an epoch, which ``step(epoch)``
+(deprecated) uses.
 """
 from bisect import bisect_right
 from collections import Counter
