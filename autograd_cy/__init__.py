@@ -64,6 +64,6 @@ from autograd_cy.foreach import *  # noqa: E402,F401,F403  (_foreach_add_ ...)
 from autograd_cy import utils  # noqa: E402,F401  (utils.checkpoint, utils.data)
 from autograd_cy.serialization import save, load  # noqa: E402,F401
 from autograd_cy import func  # noqa: E402,F401  (vmap, grad, jacrev ...: torch.func)
-from autograd_cy import optim  # noqa: E402,F401  (SGD, Adam, AdamW, lr_scheduler: torch.optim)
+from autograd_cy import optim  # noqa: E402,F401  (the optimizers, lr_scheduler: torch.optim)
 from autograd_cy import distributed  # noqa: E402,F401  (process groups, collectives: torch.distributed)
 from autograd_cy.func import vmap  # noqa: E402,F401  (torch.vmap)

@@ -113,3 +113,43 @@ def test_gain_fans_errors_and_warnings():
     same_warning(lambda lib: lib.nn.init.kaiming_uniform_(lib.empty(0, 3)), UserWarning,
                  "zero-element tensors is a no-op")
     assert (ag.nn.init.eye_(ag.empty(2, 3)).numpy() == np.eye(2, 3)).all()
+
+
+@pytest.mark.parametrize("shape, sparsity, std", [((10, 4), 0.3, 0.01), ((7, 9), 0.5, 1.0),
+                                                  ((3, 5), 0.0, 0.2), ((4, 3), 1.0, 0.01)])
+def test_sparse_gives_torchs_numbers(shape, sparsity, std):
+    """The same normal draws, then the same ``randperm`` rows zeroed in each column."""
+    ours, theirs = both_seeded(lambda lib: plain(lib.nn.init.sparse_(
+        lib.empty(shape, dtype=lib.float64), sparsity, std)))
+    np.testing.assert_array_equal(ours, theirs)
+    assert (ours == 0).sum(axis=0).tolist() == [math.ceil(sparsity * shape[0])] * shape[1]
+    assert_same_error(lambda lib: lib.nn.init.sparse_(lib.empty(3), 0.1), ValueError,
+                      exact=True)
+
+
+DEPRECATED = {
+    "uniform": lambda init, t: init.uniform(t, -1.0, 2.0),
+    "normal": lambda init, t: init.normal(t, 0.5, 2.0),
+    "constant": lambda init, t: init.constant(t, 3.0),
+    "eye": lambda init, t: init.eye(t),
+    "dirac": lambda init, t: init.dirac(t.view(5, 2, 2)),
+    "xavier_uniform": lambda init, t: init.xavier_uniform(t, gain=2.0),
+    "xavier_normal": lambda init, t: init.xavier_normal(t),
+    "kaiming_uniform": lambda init, t: init.kaiming_uniform(t, a=1.0),
+    "kaiming_normal": lambda init, t: init.kaiming_normal(t, mode="fan_out"),
+    "orthogonal": lambda init, t: init.orthogonal(t),
+    "sparse": lambda init, t: init.sparse(t, 0.4),
+}
+
+
+@pytest.mark.parametrize("name", DEPRECATED)
+def test_deprecated_names_warn_and_initialize_as_the_new_ones(name):
+    def fill(lib):
+        with pytest.warns(FutureWarning, match=rf"`nn.init.{name}` is now deprecated in favor "
+                                               rf"of `nn.init.{name}_`\."):
+            return plain(DEPRECATED[name](lib.nn.init, lib.empty(5, 4, dtype=lib.float64)))
+
+    ours, theirs = both_seeded(fill)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-12)
+    assert getattr(ag.nn.init, name).__name__ == name
+    assert name in ag.nn.init.__all__ and f"{name}_" in ag.nn.init.__all__

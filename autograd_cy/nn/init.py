@@ -15,7 +15,10 @@ from autograd_cy.grad_mode import no_grad
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
            "zeros_", "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
-           "kaiming_normal_", "orthogonal_"]
+           "kaiming_normal_", "orthogonal_", "sparse_",
+           # the deprecated names without the underscore
+           "uniform", "normal", "constant", "eye", "dirac", "xavier_uniform", "xavier_normal",
+           "kaiming_uniform", "kaiming_normal", "orthogonal", "sparse"]
 
 _LINEAR_FUNCTIONS = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
                      "conv_transpose2d", "conv_transpose3d")
@@ -215,3 +218,48 @@ def orthogonal_(tensor, gain=1, generator=None):
         tensor.copy_(_wrap_array((q * gain).reshape(tuple(tensor.shape)).astype(
             _array_of(flat).dtype)))
     return tensor
+
+
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """A sparse 2-D matrix (Martens, 2010): normal values of std ``std``, with
+    ``ceil(sparsity * rows)`` of each column's rows zeroed. Like torch's, the values come
+    from ``generator`` but the rows to zero from a ``randperm`` of the default one."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    from autograd_cy import randperm
+    rows, cols = tensor.shape
+    num_zeros = math.ceil(sparsity * rows)
+    with no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for col in range(cols):
+            tensor[randperm(rows)[:num_zeros], col] = 0
+    return tensor
+
+
+def _deprecated(initializer):
+    """``initializer`` under its old name (without the trailing underscore), warning as
+    torch does at each call."""
+    new_name = initializer.__name__
+    old_name = new_name[:-1]
+
+    def deprecated_init(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of "
+                      f"`nn.init.{new_name}`.", FutureWarning, stacklevel=2)
+        return initializer(*args, **kwargs)
+
+    deprecated_init.__name__ = old_name
+    deprecated_init.__doc__ = f"Deprecated: use ``{new_name}``."
+    return deprecated_init
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)

@@ -1,6 +1,8 @@
 """Learning-rate schedules, as ``torch.optim.lr_scheduler``: an ``LRScheduler`` rewrites
 each parameter group's ``"lr"`` at every ``scheduler.step()`` (once per epoch, after
-``optimizer.step()``).
+``optimizer.step()``). This module holds the base class and the first schedules; the other
+families (the decays, the cyclic schedules, the combined ones, ``ReduceLROnPlateau``) are
+in sibling modules and imported here, torch's one namespace for them all.
 
     >>> import autograd_cy as torch
     >>> w = torch.zeros(1, requires_grad=True)
@@ -22,7 +24,10 @@ from weakref import ref
 
 from autograd_cy.optim.optimizer import Optimizer
 
-__all__ = ["LRScheduler", "LambdaLR", "StepLR", "CosineAnnealingLR"]
+__all__ = ["LRScheduler", "LambdaLR", "StepLR", "CosineAnnealingLR", "MultiplicativeLR",
+           "MultiStepLR", "ExponentialLR", "ConstantLR", "LinearLR", "PolynomialLR",
+           "SequentialLR", "ChainedScheduler", "ReduceLROnPlateau", "CyclicLR", "OneCycleLR",
+           "CosineAnnealingWarmRestarts"]
 
 _EPOCH_DEPRECATION_WARNING = (
     "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated "
@@ -83,6 +88,11 @@ class LRScheduler:
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
         _track_step_called(optimizer)
+        self._initial_step()
+
+    def _initial_step(self):
+        """Reset the step count and take the step that sets the initial rates (get_lr
+        sees ``_is_initial``)."""
         self._step_count = 0
         self._is_initial = True
         try:
@@ -129,6 +139,11 @@ class LRScheduler:
         self._step_count += 1
         if epoch is not None:
             warnings.warn(_EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch=None):
+        """The step without its bookkeeping: the next rates (of ``epoch``, by the closed
+        form where there is one), written into the groups."""
         self._get_lr_called_within_step = True
         try:
             if epoch is None:
@@ -246,3 +261,13 @@ class CosineAnnealingLR(LRScheduler):
         return [self.eta_min + (base_lr - self.eta_min)
                 * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
                 for base_lr in self.base_lrs]
+
+
+# The other families live in sibling modules, each built on LRScheduler above; they are
+# imported last so that this module, torch's namespace of every schedule, holds them all.
+from autograd_cy.optim.lr_schedules_decay import (  # noqa: E402
+    ConstantLR, ExponentialLR, LinearLR, MultiStepLR, MultiplicativeLR, PolynomialLR)
+from autograd_cy.optim.lr_schedules_combined import ChainedScheduler, SequentialLR  # noqa: E402
+from autograd_cy.optim.lr_plateau import ReduceLROnPlateau  # noqa: E402
+from autograd_cy.optim.lr_schedules_cyclic import (  # noqa: E402
+    CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR)
