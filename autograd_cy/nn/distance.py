@@ -26,6 +26,7 @@ import math
 import numpy as np
 
 import autograd_cy as _ag
+from autograd_cy.nn.functional import _broadcast_pair
 
 __all__ = ["pairwise_distance", "cosine_similarity", "normalize", "pdist", "cdist"]
 
@@ -62,6 +63,7 @@ class _Norm(_ag.autograd.Function):
         norm = input.norm(p, dim, keepdim=True)
         ctx.save_for_backward(input, norm)
         ctx.p, ctx.dim, ctx.keepdim = p, dim, keepdim
+        ctx.operands = input, norm        # for the jvp (saved tensors are for the backward)
         return norm if keepdim else norm.squeeze(dim)
 
     @staticmethod
@@ -75,7 +77,7 @@ class _Norm(_ag.autograd.Function):
 
     @staticmethod
     def jvp(ctx, input_t, p_t, dim_t, keepdim_t):
-        input, norm = ctx.saved_tensors
+        input, norm = ctx.operands
         out_t = (_norm_gradient(input, norm, ctx.p, ctx.dim) * input_t).sum(
             ctx.dim, keepdim=True)
         return out_t if ctx.keepdim else out_t.squeeze(ctx.dim)
@@ -99,20 +101,13 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
         common = _ag.promote_types(x1.dtype, x2.dtype)
         raise RuntimeError("expected common dtype to be floating point, yet common dtype is "
                            f"{common._scalar_name}")
-    x1, x2 = _broadcast(x1, x2)
+    x1, x2 = _broadcast_pair(x1, x2)
     x1_norm = x1.norm(2, dim, keepdim=True).clone()
     x2_norm = x2.norm(2, dim, keepdim=True).clone()
     with _ag.no_grad():
         x1_norm.clamp_(min=eps)
         x2_norm.clamp_(min=eps)
     return ((x1 / x1_norm) * (x2 / x2_norm)).sum(dim)
-
-
-def _broadcast(x1, x2):
-    if x1.shape == x2.shape:
-        return x1, x2
-    shape = _ag.broadcast_shapes(x1.shape, x2.shape)
-    return x1.expand(shape), x2.expand(shape)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
@@ -175,7 +170,7 @@ def pdist(input, p=2):
     if not input.is_contiguous():
         raise RuntimeError("pdist only supports contiguous inputs")
     if not input.dtype.is_floating_point:
-        raise RuntimeError(f"pdist only supports floating-point dtypes")
+        raise RuntimeError("pdist only supports floating-point dtypes")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
     return Pdist.apply(input, p)

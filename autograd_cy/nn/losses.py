@@ -119,6 +119,7 @@ class _PointwiseLoss(_ag.autograd.Function):
         x, t = input.to(dtype), target.to(dtype)
         ctx.save_for_backward(input, target)
         ctx.kind, ctx.reduction, ctx.dtype = kind, reduction, dtype
+        ctx.operands = x, t               # for the jvp (saved tensors are for the backward)
         return _F._apply_reduction(kind.value(x, t), reduction).to(input.dtype)
 
     @staticmethod
@@ -135,14 +136,13 @@ class _PointwiseLoss(_ag.autograd.Function):
 
     @staticmethod
     def jvp(ctx, input_t, target_t, reduction_t, kind_t):
-        input, target = ctx.saved_tensors
-        dx, dt = ctx.kind.partials(input.to(ctx.dtype), target.to(ctx.dtype))
+        dx, dt = ctx.kind.partials(*ctx.operands)
         out_t = 0
         if input_t is not None:
             out_t = dx * input_t.to(ctx.dtype)
         if target_t is not None and dt is not None:
             out_t = out_t + dt * target_t.to(ctx.dtype)
-        return _F._apply_reduction(out_t, ctx.reduction).to(input.dtype)
+        return _F._apply_reduction(out_t, ctx.reduction).to(input_t.dtype)
 
 
 def _compute_dtype(x):
@@ -184,20 +184,23 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
-    """Squared error (halved) below ``delta``, ``delta`` times the absolute error above."""
+    """Squared error (halved) below ``delta``, ``delta`` times the absolute error above;
+    a ``weight`` of the input's shape scales each term (and 'mean' is then the plain mean of
+    the weighted terms)."""
     _warn_target_size(input, target)
-    _F._reduction_enum(reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     input, target = _F._broadcast_pair(input, target)
     if weight is None:
+        _F._reduction_enum(reduction)
         return HuberLoss.apply(input, target, reduction, _Huber(delta))
     if weight.shape != input.shape:
         raise ValueError("Weights and input must have the same size.")
     loss = HuberLoss.apply(input, target, "none", _Huber(delta)) * weight
-    if reduction == "mean":
-        return loss.sum() / weight.sum()
-    return _reduce(loss, reduction)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', "
+                         "'mean', 'sum'.")
+    return _F._apply_reduction(loss, reduction)
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -327,7 +330,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     _F._reduction_enum(reduction)
     targ_dim = target.dim()
     if targ_dim not in (0, 1):
-        raise RuntimeError(f"0D or 1D target tensor expected, multi-target not supported")
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if targ_dim == 1:
         if input1.dim() != 2 or input2.dim() != 2:
             raise RuntimeError(f"1D target tensor expects 2D input tensors, but found inputs "
@@ -475,6 +478,7 @@ class _ClassMarginLoss(_ag.autograd.Function):
     def forward(ctx, input, kind, reduction, shape):
         ctx.save_for_backward(input)
         ctx.kind, ctx.reduction, ctx.shape = kind, reduction, shape
+        ctx.input = input                 # for the jvp (saved tensors are for the backward)
         loss = kind.loss(input)
         return _F._apply_reduction(loss, reduction) if reduction != "none" else \
             loss.reshape(shape)
@@ -492,7 +496,7 @@ class _ClassMarginLoss(_ag.autograd.Function):
 
     @staticmethod
     def jvp(ctx, input_t, kind_t, reduction_t, shape_t):
-        input = ctx.saved_tensors[0]
+        input = ctx.input
         ones = _ag.ones(input.shape[0], dtype=input.dtype, device=input.device)
         per_sample = (ctx.kind.gradient(input, ones) * input_t).sum(1)
         if ctx.reduction == "none":
@@ -549,7 +553,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if rows and bool(((flat_target < 0) | (flat_target >= classes)).any()):
         raise RuntimeError("target out of range")
     kind = _MultiMargin(flat_target, p, margin, weight)
-    shape = tuple(target.shape) if input.dim() == 2 else ()
+    shape = tuple(target.shape)
     return MultiMarginLoss.apply(input.reshape(rows, classes), kind, reduction, shape)
 
 
