@@ -11,8 +11,8 @@ composite losses and ``normalize`` are built from it. The gradient passes where
 >>> y
 tensor([0., 2.], grad_fn=<ClampMinBackward0>)
 """
-from autograd_cy._C.ops.selection import where
-from autograd_cy._C.tensor import _register_methods
+from autograd_cy._C.ops.selection import clamp, where
+from autograd_cy._C.tensor import Tensor, _register_methods
 from autograd_cy.autograd.function import Function
 
 __all__ = ["clamp_min"]
@@ -42,7 +42,11 @@ ClampMin._backward_cls.__name__ = "ClampMinBackward0"
 
 
 def clamp_min(input, min):
-    """``input`` with every entry below the number ``min`` raised to it."""
+    """``input`` with every entry below ``min`` raised to it. A tensor ``min`` (torch's
+    ``ClampMinBackward1``) goes through ``clamp``: the same values and gradients, recorded
+    as ``ClampBackward0``."""
+    if isinstance(min, Tensor):
+        return clamp(input, min=min)
     return ClampMin.apply(input, min)
 
 

@@ -113,6 +113,20 @@ def test_pointwise_gradcheck_and_jvp(name):
         check_gradcheck(lambda lib, x, y: getattr(F(lib), name)(x, y), x, randn(2, 3, seed=4))
 
 
+def test_pointwise_mixed_dtypes():
+    """smooth_l1_loss promotes; huber_loss and soft_margin_loss keep the input's dtype."""
+    for name in ("smooth_l1_loss", "huber_loss", "soft_margin_loss"):
+        for cast in ("input", "target"):
+            def fn(lib, x, t):
+                x, t = (x.float(), t) if cast == "input" else (x, t.float())
+                return getattr(F(lib), name)(x, t, reduction="none")
+            # torch's huber backward refuses a float32 input with a float64 target
+            torch_backward_fails = name == "huber_loss" and cast == "input"
+            check_op(fn, randn(3, 4), randn(3, 4, seed=1),
+                     requires_grad=[not torch_backward_fails, False], rtol=1e-5, atol=1e-6,
+                     double=False)
+
+
 def test_pointwise_target_broadcast_warns():
     for name in ("smooth_l1_loss", "huber_loss"):
         ours, theirs = same_warning(
@@ -536,6 +550,7 @@ def test_clamp_min():
     check_named(lambda lib, x: lib.clamp_min(x, 0.0), "ClampMinBackward0", x)
     check_named(lambda lib, x: x.clamp_min(-0.5), "ClampMinBackward0", x, dtype=np.float32)
     check_jvp(lambda lib, x: x.clamp_min(0.1), x)
+    check_op(lambda lib, x, m: lib.clamp_min(x, m), x, randn(4, seed=1))   # a tensor bound
 
 
 # ------------------------------------------------------------------ torch-level forms

@@ -167,8 +167,6 @@ def pdist(input, p=2):
     row-major order: the upper triangle of ``cdist(input, input)``, flattened."""
     if input.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
-    if not input.is_contiguous():
-        raise RuntimeError("pdist only supports contiguous inputs")
     if not input.dtype.is_floating_point:
         raise RuntimeError("pdist only supports floating-point dtypes")
     if p < 0:

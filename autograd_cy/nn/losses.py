@@ -58,12 +58,15 @@ def _warn_target_size(input, target):
 # ------------------------------------------------------------------ pointwise losses with a node
 
 class _Pointwise:
-    """What a pointwise loss with its own node computes: ``value(d)`` of ``d = input -
-    target`` (or of ``input`` and ``target``) and the partial derivatives."""
+    """What a pointwise loss with its own node computes: ``value(x, t)`` of the input and
+    the target and its partial derivatives; ``promotes``: whether the result takes the
+    promoted dtype of the two (torch's smooth_l1_loss) or the input's (huber, soft margin)."""
+    promotes = False
 
 
 class _SmoothL1(_Pointwise):
     """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta``."""
+    promotes = True
 
     def __init__(self, beta):
         self.beta = beta
@@ -115,12 +118,15 @@ class _PointwiseLoss(_ag.autograd.Function):
 
     @staticmethod
     def forward(ctx, input, target, reduction, kind):
-        dtype = _compute_dtype(input)
+        result_dtype = (_ag.promote_types(input.dtype, target.dtype) if kind.promotes
+                        else input.dtype)
+        dtype = _compute_dtype(result_dtype)
         x, t = input.to(dtype), target.to(dtype)
         ctx.save_for_backward(input, target)
         ctx.kind, ctx.reduction, ctx.dtype = kind, reduction, dtype
         ctx.operands = x, t               # for the jvp (saved tensors are for the backward)
-        return _F._apply_reduction(kind.value(x, t), reduction).to(input.dtype)
+        ctx.result_dtype = result_dtype
+        return _F._apply_reduction(kind.value(x, t), reduction).to(result_dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -142,12 +148,12 @@ class _PointwiseLoss(_ag.autograd.Function):
             out_t = dx * input_t.to(ctx.dtype)
         if target_t is not None and dt is not None:
             out_t = out_t + dt * target_t.to(ctx.dtype)
-        return _F._apply_reduction(out_t, ctx.reduction).to(input_t.dtype)
+        return _F._apply_reduction(out_t, ctx.reduction).to(ctx.result_dtype)
 
 
-def _compute_dtype(x):
-    """float32 for a half or bfloat16 tensor (torch computes these losses in float32)."""
-    return _ag.float32 if x.dtype in (_ag.float16, _ag.bfloat16) else x.dtype
+def _compute_dtype(dtype):
+    """float32 for half or bfloat16 (torch computes these losses in float32)."""
+    return _ag.float32 if dtype in (_ag.float16, _ag.bfloat16) else dtype
 
 
 class SmoothL1Loss(_PointwiseLoss):
