@@ -252,13 +252,20 @@ def _broadcast_pair(input, target):
     return expand(input, shape), expand(target, shape)
 
 
-def _pointwise_loss(elementwise, primitive, input, target, size_average, reduce,
-                    reduction, weight):
-    """mse_loss and l1_loss: broadcast, optional elementwise weight, reduce."""
+def _warn_target_size(input, target, stacklevel):
+    """torch's warning for a pointwise loss whose target broadcasts against the input;
+    ``stacklevel`` points it at the caller of the loss."""
     if target.shape != input.shape:
         warnings.warn(f"Using a target size ({target.size()}) that is different to the input "
                       f"size ({input.size()}). This will likely lead to incorrect results due "
-                      "to broadcasting. Please ensure they have the same size.", stacklevel=3)
+                      "to broadcasting. Please ensure they have the same size.",
+                      stacklevel=stacklevel)
+
+
+def _pointwise_loss(elementwise, primitive, input, target, size_average, reduce,
+                    reduction, weight):
+    """mse_loss and l1_loss: broadcast, optional elementwise weight, reduce."""
+    _warn_target_size(input, target, stacklevel=4)
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     input, target = _broadcast_pair(input, target)

@@ -48,13 +48,6 @@ def _reduce(loss, reduction):
     return _F._apply_reduction(loss, reduction)
 
 
-def _warn_target_size(input, target):
-    if target.shape != input.shape:
-        warnings.warn(f"Using a target size ({target.size()}) that is different to the input "
-                      f"size ({input.size()}). This will likely lead to incorrect results due "
-                      "to broadcasting. Please ensure they have the same size.", stacklevel=3)
-
-
 # ------------------------------------------------------------------ pointwise losses with a node
 
 class _Pointwise:
@@ -178,7 +171,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     """Squared error below ``beta`` (scaled by ``1 / beta``), absolute error above: L1's
     robustness to outliers with a gradient that goes to 0 at the target. ``beta = 0`` is
     the L1 loss (and its graph)."""
-    _warn_target_size(input, target)
+    _F._warn_target_size(input, target, stacklevel=3)
     reduction = _reduction(size_average, reduce, reduction)
     _F._reduction_enum(reduction)
     if beta < 0:
@@ -193,7 +186,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """Squared error (halved) below ``delta``, ``delta`` times the absolute error above;
     a ``weight`` of the input's shape scales each term (and 'mean' is then the plain mean of
     the weighted terms)."""
-    _warn_target_size(input, target)
+    _F._warn_target_size(input, target, stacklevel=3)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     input, target = _F._broadcast_pair(input, target)
