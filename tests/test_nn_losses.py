@@ -9,8 +9,8 @@ import pytest
 import torch
 
 import autograd_cy as ag
-from oracle import (LIBS, assert_close, assert_same, assert_same_error, check_gradcheck,
-                    check_jvp, check_op, no_warning, randn, same_warning)
+from oracle import (LIBS, assert_close, assert_same, assert_same_error, check_batched_grad,
+                    check_gradcheck, check_jvp, check_op, no_warning, randn, same_warning)
 
 DTYPES = [np.float32, np.float64]
 REDUCTIONS = ["none", "mean", "sum"]
@@ -577,6 +577,29 @@ def test_torch_level_forms():
              a, b)
     assert_same_error(lambda lib: lib.kl_div(lib.ones(2), lib.ones(2), "mean"), TypeError,
                       "must be int, not str")
+
+
+# ------------------------------------------------------------------ batched gradients
+
+BATCHED = [
+    (lambda lib, x, t: F(lib).smooth_l1_loss(x, t, reduction="none"), (3, 4), (3, 4)),
+    (lambda lib, x, t: F(lib).huber_loss(x, t), (3, 4), (3, 4)),
+    (lambda lib, x: F(lib).multi_margin_loss(x, lib.tensor([0, 1, 2]), reduction="none"),
+     (3, 4)),
+    (lambda lib, x: F(lib).multilabel_margin_loss(x, lib.tensor([[0, -1], [1, 0]])), (2, 2)),
+    (lambda lib, x: F(lib).pdist(x), (3, 4)),
+    (lambda lib, x, y: lib.cdist(x, y), (3, 4), (2, 4)),
+    (lambda lib, x, y: F(lib).pairwise_distance(x, y), (3, 4), (3, 4)),
+    (lambda lib, x, y, z: F(lib).triplet_margin_loss(x, y, z, reduction="none"), (3, 4),
+     (3, 4), (3, 4)),
+]
+
+
+@pytest.mark.parametrize("index", range(len(BATCHED)))
+def test_batched_gradients(index):
+    """``is_grads_batched``: a batch of output gradients through the Functions' backward."""
+    fn, *shapes = BATCHED[index]
+    check_batched_grad(fn, *[randn(*shape, seed=i) for i, shape in enumerate(shapes)])
 
 
 # ------------------------------------------------------------------ modules
