@@ -602,6 +602,29 @@ def test_batched_gradients(index):
     check_batched_grad(fn, *[randn(*shape, seed=i) for i, shape in enumerate(shapes)])
 
 
+VMAPPED = {
+    "smooth_l1_loss": lambda lib: lambda x, t: F(lib).smooth_l1_loss(x, t),
+    "soft_margin_loss": lambda lib: lambda x, t: F(lib).soft_margin_loss(x, t.sign()),
+    "multi_margin_loss": lambda lib: lambda x, t: F(lib).multi_margin_loss(
+        x, lib.tensor([1, 0]), p=2),
+    "kl_div": lambda lib: lambda x, t: F(lib).kl_div(x, t.exp(), reduction="batchmean"),
+    "cosine_similarity": lambda lib: lambda x, t: F(lib).cosine_similarity(x, t),
+    "pairwise_distance": lambda lib: lambda x, t: F(lib).pairwise_distance(x, t),
+    "triplet_margin_loss": lambda lib: lambda x, t: F(lib).triplet_margin_loss(x, t, x * 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VMAPPED))
+def test_vmap(name):
+    """``vmap`` over a batch of inputs: each sample's loss, as torch's vmap gives it."""
+    x, t = randn(5, 2, 3), randn(5, 2, 3, seed=1)
+    ours = ag.vmap(VMAPPED[name](ag))(ag.tensor(x), ag.tensor(t))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")       # torch: "no batching rule" for some
+        theirs = torch.vmap(VMAPPED[name](torch))(torch.tensor(x), torch.tensor(t))
+    assert_close(ours, theirs, 1e-7, 1e-9)
+
+
 # ------------------------------------------------------------------ modules
 
 MODULES = [

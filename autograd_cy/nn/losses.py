@@ -637,3 +637,5 @@ TORCH_LEVEL = {"kl_div": _aten_kl_div, "margin_ranking_loss": _aten_margin_ranki
                "cosine_embedding_loss": _aten_cosine_embedding_loss,
                "poisson_nll_loss": _aten_poisson_nll_loss,
                "triplet_margin_loss": _aten_triplet_margin_loss}
+for _name, _function in TORCH_LEVEL.items():
+    _function.__name__ = _function.__qualname__ = _name
