@@ -2,6 +2,7 @@
 modules and their torch-level forms, against torch: values, gradients, double backward,
 gradcheck and gradgradcheck, forward AD, node names, reductions (and the deprecated
 size_average/reduce), warnings, errors and reprs."""
+import inspect
 import warnings
 
 import numpy as np
@@ -540,6 +541,9 @@ def test_cdist_gradcheck_jvp_and_errors():
     assert_same_error(lambda lib: lib.cdist(lib.ones(3), lib.ones(3, 3)))
     assert_same_error(lambda lib: lib.cdist(lib.ones(3, 2), lib.ones(3, 3)))
     assert_same_error(lambda lib: lib.cdist(lib.ones(3, 2), lib.ones(3, 2), -1.0))
+    assert_same_error(lambda lib: lib.cdist(lib.ones(3, 2), lib.ones(3, 2), compute_mode=None))
+    check_op(lambda lib, a, b: lib.cdist(a, b, compute_mode="donot_use_mm_for_euclid_dist"),
+             randn(30, 3), randn(26, 3, seed=1), double=False)
 
 
 # ------------------------------------------------------------------ clamp_min
@@ -679,6 +683,24 @@ def test_module_reductions_weights_and_errors():
     assert_same_error(lambda lib: lib.nn.MultiMarginLoss(p=3))
     assert_same_error(lambda lib: lib.nn.TripletMarginLoss(margin=0.0))
     assert_same_error(lambda lib: lib.nn.TripletMarginWithDistanceLoss(margin=0.0))
+
+
+def _parameters(function):
+    return [(p.name, p.kind, p.default) for p in inspect.signature(function).parameters.values()]
+
+
+@pytest.mark.parametrize("name", ag.nn.losses.__all__ + ["normalize"])
+def test_functional_signatures(name):
+    """Parameter names, kinds and defaults as torch's (its Python-level functions)."""
+    ours, theirs = getattr(ag.nn.functional, name), getattr(torch.nn.functional, name)
+    assert _parameters(ours) == _parameters(theirs)
+
+
+@pytest.mark.parametrize("name", ag.nn.modules.loss.__all__ + ag.nn.modules.distance.__all__)
+def test_module_signatures(name):
+    ours, theirs = getattr(ag.nn, name), getattr(torch.nn, name)
+    assert _parameters(ours.__init__) == _parameters(theirs.__init__)
+    assert _parameters(ours.forward) == _parameters(theirs.forward)
 
 
 def test_top_level_names():

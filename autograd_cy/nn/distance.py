@@ -223,9 +223,17 @@ def _sum_to(grad, shape):
     return grad.sum(dims, keepdim=True) if dims else grad
 
 
+_COMPUTE_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+                  "donot_use_mm_for_euclid_dist")
+
+
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """The p-norm distance between each row of ``x1`` (``(..., P, M)``) and each row of
-    ``x2`` (``(..., R, M)``): ``(..., P, R)``, the batch dims broadcast."""
+    ``x2`` (``(..., R, M)``): ``(..., P, R)``, the batch dims broadcast. ``compute_mode``
+    chooses torch's algorithm for p = 2 (a matrix product or not); here every mode takes
+    the differences, torch's exact path."""
+    if compute_mode not in _COMPUTE_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     if x1.dim() < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D")
     if x2.dim() < 2:
