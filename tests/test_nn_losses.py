@@ -583,6 +583,49 @@ def test_torch_level_forms():
                       "must be int, not str")
 
 
+# ------------------------------------------------------------------ float16 and bfloat16
+
+HALF_CASES = {
+    "kl_div": lambda F, x, y, z, s: F.kl_div(x, z, reduction="batchmean"),
+    "poisson_nll_loss": lambda F, x, y, z, s: F.poisson_nll_loss(x, z),
+    "gaussian_nll_loss": lambda F, x, y, z, s: F.gaussian_nll_loss(x, y, z),
+    "margin_ranking_loss": lambda F, x, y, z, s: F.margin_ranking_loss(x, y, y.sign()),
+    "hinge_embedding_loss": lambda F, x, y, z, s: F.hinge_embedding_loss(x, y.sign()),
+    "cosine_embedding_loss": lambda F, x, y, z, s: F.cosine_embedding_loss(x, y, s),
+    "multilabel_soft_margin_loss": lambda F, x, y, z, s: F.multilabel_soft_margin_loss(
+        x, (y > 0).to(x.dtype)),
+    "triplet_margin_loss": lambda F, x, y, z, s: F.triplet_margin_loss(x, y, z),
+    "cosine_similarity": lambda F, x, y, z, s: F.cosine_similarity(x, y).sum(),
+    "pairwise_distance": lambda F, x, y, z, s: F.pairwise_distance(x, y).sum(),
+    "normalize": lambda F, x, y, z, s: F.normalize(x).sum(),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name", sorted(HALF_CASES))
+def test_composites_in_half_precision(dtype, name):
+    def run(lib):
+        half = getattr(lib, dtype)
+        x = lib.tensor(randn(3, 4), dtype=half, requires_grad=True)
+        y = lib.tensor(randn(3, 4, seed=1), dtype=half)
+        z = lib.tensor(randn(3, 4, seed=2, positive=True), dtype=half)
+        s = lib.tensor([1.0, -1.0, 1.0], dtype=half)
+        out = HALF_CASES[name](F(lib), x, y, z, s)
+        out.backward()
+        assert out.dtype == half
+        return out.float(), x.grad.float()
+    ours, theirs = run(ag), run(torch)
+    assert_close(ours, theirs, rtol=2e-2, atol=2e-2)
+
+
+@pytest.mark.cpu_only
+def test_pdist_and_cdist_refuse_half_precision_on_the_cpu():
+    for dtype in ("float16", "bfloat16"):
+        assert_same_error(lambda lib: F(lib).pdist(lib.ones(3, 2, dtype=getattr(lib, dtype))))
+        assert_same_error(lambda lib: lib.cdist(lib.ones(3, 2, dtype=getattr(lib, dtype)),
+                                                lib.ones(3, 2, dtype=getattr(lib, dtype))))
+
+
 # ------------------------------------------------------------------ batched gradients
 
 BATCHED = [

@@ -120,6 +120,13 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 # ------------------------------------------------------------------ pdist
 
+def _refuse_half_on_cpu(name, input):
+    """torch's CPU kernels of pdist and cdist have no float16 or bfloat16 (its CUDA ones do)."""
+    if input.dtype in (_ag.float16, _ag.bfloat16) and input.device.type == "cpu":
+        raise NotImplementedError(f"\"{name}\" not implemented for '{input.dtype._scalar_name}'")
+
+
+
 def _pair_matrix(n, dtype, device):
     """The ``(n (n - 1) / 2, n)`` matrix whose rows are ``e_i - e_j`` for ``i < j`` in
     row-major order: times the input, the differences of its rows' pairs."""
@@ -169,6 +176,7 @@ def pdist(input, p=2):
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
     if not input.dtype.is_floating_point:
         raise RuntimeError("pdist only supports floating-point dtypes")
+    _refuse_half_on_cpu("pdist", input)
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
     return Pdist.apply(input, p)
@@ -246,4 +254,5 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
                            f"{x1.dtype._scalar_name}")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
+    _refuse_half_on_cpu("cdist", x1)
     return Cdist.apply(x1, x2, p)
