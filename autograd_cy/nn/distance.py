@@ -127,14 +127,10 @@ def _refuse_half_on_cpu(name, input):
 
 
 
-def _pair_matrix(n, dtype, device):
-    """The ``(n (n - 1) / 2, n)`` matrix whose rows are ``e_i - e_j`` for ``i < j`` in
-    row-major order: times the input, the differences of its rows' pairs."""
+def _pairs(n, device):
+    """The row indices ``(i, j)`` of the pairs ``i < j`` of ``n`` rows, in row-major order."""
     rows, cols = np.triu_indices(n, 1)
-    pairs = np.zeros((len(rows), n))
-    pairs[np.arange(len(rows)), rows] = 1.0
-    pairs[np.arange(len(rows)), cols] = -1.0
-    return _ag.tensor(pairs, dtype=dtype, device=device)
+    return _ag.tensor(rows, device=device), _ag.tensor(cols, device=device)
 
 
 class Pdist(_ag.autograd.Function):
@@ -143,26 +139,30 @@ class Pdist(_ag.autograd.Function):
 
     @staticmethod
     def forward(ctx, input, p):
-        pairs = _pair_matrix(input.shape[0], input.dtype, input.device)
-        diffs = pairs.mm(input)
+        rows, cols = _pairs(input.shape[0], input.device)
+        diffs = input.index_select(0, rows) - input.index_select(0, cols)
         norm = diffs.norm(p, 1, keepdim=True)
         ctx.save_for_backward(input)
-        ctx.pairs, ctx.p, ctx.diffs, ctx.norm = pairs, p, diffs, norm
+        ctx.pairs, ctx.p, ctx.diffs, ctx.norm = (rows, cols), p, diffs, norm
         return norm.squeeze(1)
 
     @staticmethod
     def backward(ctx, grad):
         input, = ctx.saved_tensors
+        rows, cols = ctx.pairs
         diffs, norm = ctx.diffs, ctx.norm
         if _ag.is_grad_enabled():       # create_graph: as functions of the input
-            diffs = ctx.pairs.mm(input)
+            diffs = input.index_select(0, rows) - input.index_select(0, cols)
             norm = diffs.norm(ctx.p, 1, keepdim=True)
         grad_diffs = grad.unsqueeze(1) * _norm_gradient(diffs, norm, ctx.p, 1)
-        return ctx.pairs.t().mm(grad_diffs), None
+        # each pair's gradient added to its first row and taken from its second
+        return _ag.zeros_like(input).index_add(0, rows, grad_diffs).index_add(
+            0, cols, -grad_diffs), None
 
     @staticmethod
     def jvp(ctx, input_t, p_t):
-        diffs_t = ctx.pairs.mm(input_t)
+        rows, cols = ctx.pairs
+        diffs_t = input_t.index_select(0, rows) - input_t.index_select(0, cols)
         return (_norm_gradient(ctx.diffs, ctx.norm, ctx.p, 1) * diffs_t).sum(1)
 
 
