@@ -48,6 +48,7 @@ from autograd_cy.factories import *  # noqa: E402,F401,F403
 from autograd_cy import tensor_methods as _tensor_methods  # noqa: E402,F401
 from autograd_cy.tensor_methods import multinomial  # noqa: E402,F401
 from autograd_cy.triangular import tril, triu  # noqa: E402,F401
+from autograd_cy.clamp_min import clamp_min  # noqa: E402,F401
 from autograd_cy.reorder import flip, fliplr, flipud, roll, rot90  # noqa: E402,F401
 from autograd_cy.grad_mode import (  # noqa: E402,F401
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
@@ -58,6 +59,11 @@ from autograd_cy.autograd.anomaly_mode import (  # noqa: E402,F401
     is_anomaly_enabled, is_anomaly_check_nan_enabled,
 )
 from autograd_cy import nn  # noqa: E402,F401
+from autograd_cy.nn.distance import (  # noqa: E402,F401  (torch.cdist ...)
+    pairwise_distance, cosine_similarity, pdist, cdist,
+)
+from autograd_cy.nn.losses import TORCH_LEVEL as _torch_level_losses  # noqa: E402
+globals().update(_torch_level_losses)     # torch.kl_div ...: an int reduction, as ATen's
 from autograd_cy import cuda  # noqa: E402,F401  (fills the core's CUDA backend slot)
 from autograd_cy.dlpack import from_dlpack  # noqa: E402,F401  (and Tensor.__dlpack__)
 from autograd_cy.foreach import *  # noqa: E402,F401,F403  (_foreach_add_ ...)

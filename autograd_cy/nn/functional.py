@@ -252,13 +252,20 @@ def _broadcast_pair(input, target):
     return expand(input, shape), expand(target, shape)
 
 
-def _pointwise_loss(elementwise, primitive, input, target, size_average, reduce,
-                    reduction, weight):
-    """mse_loss and l1_loss: broadcast, optional elementwise weight, reduce."""
+def _warn_target_size(input, target, stacklevel):
+    """torch's warning for a pointwise loss whose target broadcasts against the input;
+    ``stacklevel`` points it at the caller of the loss."""
     if target.shape != input.shape:
         warnings.warn(f"Using a target size ({target.size()}) that is different to the input "
                       f"size ({input.size()}). This will likely lead to incorrect results due "
-                      "to broadcasting. Please ensure they have the same size.", stacklevel=3)
+                      "to broadcasting. Please ensure they have the same size.",
+                      stacklevel=stacklevel)
+
+
+def _pointwise_loss(elementwise, primitive, input, target, size_average, reduce,
+                    reduction, weight):
+    """mse_loss and l1_loss: broadcast, optional elementwise weight, reduce."""
+    _warn_target_size(input, target, stacklevel=4)
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     input, target = _broadcast_pair(input, target)
@@ -460,9 +467,23 @@ from autograd_cy.nn.pooling import (  # noqa: E402
 from autograd_cy.nn.normalization import layer_norm, batch_norm, group_norm  # noqa: E402
 from autograd_cy.nn.embedding import embedding, one_hot  # noqa: E402
 from autograd_cy.nn.attention import scaled_dot_product_attention  # noqa: E402
+from autograd_cy.nn.distance import (  # noqa: E402
+    pairwise_distance, cosine_similarity, normalize, pdist,
+)
+from autograd_cy.nn.losses import (  # noqa: E402
+    smooth_l1_loss, huber_loss, kl_div, poisson_nll_loss, gaussian_nll_loss,
+    margin_ranking_loss, hinge_embedding_loss, cosine_embedding_loss, soft_margin_loss,
+    multi_margin_loss, multilabel_margin_loss, multilabel_soft_margin_loss,
+    triplet_margin_loss, triplet_margin_with_distance_loss,
+)
 # a composite of the ops above, not an op (its module says why): outside __all__
 from autograd_cy.nn.multi_head_attention import multi_head_attention_forward  # noqa: E402,F401
 
 __all__ += ["pad", "conv1d", "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
             "adaptive_avg_pool2d", "layer_norm", "batch_norm", "group_norm", "embedding",
-            "one_hot", "scaled_dot_product_attention"]
+            "one_hot", "scaled_dot_product_attention", "pairwise_distance", "cosine_similarity",
+            "normalize", "pdist", "smooth_l1_loss", "huber_loss", "kl_div", "poisson_nll_loss",
+            "gaussian_nll_loss", "margin_ranking_loss", "hinge_embedding_loss",
+            "cosine_embedding_loss", "soft_margin_loss", "multi_margin_loss",
+            "multilabel_margin_loss", "multilabel_soft_margin_loss", "triplet_margin_loss",
+            "triplet_margin_with_distance_loss"]
