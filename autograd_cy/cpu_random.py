@@ -40,7 +40,7 @@ import numpy as np
 from autograd_cy._C.dtype import _c10_name
 
 __all__ = ["uniform", "normal", "integers", "full_range", "permutation", "in_memory_order",
-           "exponential", "check_uniform_bounds", "random_bounds", "categorical"]
+           "exponential", "bernoulli", "check_uniform_bounds", "random_bounds", "categorical"]
 
 _INTEGER_MAX = {"int64": 2 ** 63, "int32": 2 ** 31, "int16": 2 ** 15, "int8": 2 ** 7,
                 "uint8": 2 ** 8, "bool": 2, "float32": 2 ** 24 + 1, "float64": 2 ** 53 + 1,
@@ -198,12 +198,14 @@ def normal_real(generator, shape, numpy_dtype, mean=0.0, std=1.0, contiguous=Tru
     return values.astype(numpy_dtype, copy=False).reshape(shape)
 
 
-def in_memory_order(draw, shape, strides):
+def in_memory_order(draw, shape, strides, *operands):
     """The values of ``draw(shape)`` placed as torch's serial kernels write them into a
     tensor of ``strides``: the n-th value drawn to the n-th lowest address, so a transposed
-    or sliced tensor gets the numbers its memory would get in torch."""
+    or sliced tensor gets the numbers its memory would get in torch. ``operands`` (arrays
+    broadcast to ``shape``, bernoulli's probabilities) reach ``draw`` in the same order."""
     order = sorted(range(len(shape)), key=lambda dim: -strides[dim])
-    values = draw(tuple(shape[dim] for dim in order))
+    values = draw(tuple(shape[dim] for dim in order),
+                  *(np.transpose(np.broadcast_to(a, shape), order) for a in operands))
     return np.transpose(values, np.argsort(order))
 
 
@@ -231,6 +233,25 @@ def exponential(generator, shape, numpy_dtype, rate):
     u = _unit_uniform(generator, count, double=True)
     return (-1.0 / rate * _libm(math.log1p, -u)).astype(numpy_dtype).reshape(shape)
 
+
+
+# NOTE [Bernoulli draws]
+# torch's CPU ``bernoulli_`` with a probability ``p`` (a number: dropout's masks) compares a
+# float64 uniform of 53 bits with ``p``, one per element in memory order: ``u < p`` is 1.
+# With a tensor of probabilities the uniform is float64 for float64 probabilities and float32
+# (24 bits) for the others. That is torch's portable kernel; on a CPU whose vendor is Intel,
+# torch's wheels take MKL's generator for a number ``p`` instead (its own stream, seeded from
+# this one), whose draws these are not.
+
+def bernoulli(generator, shape, numpy_dtype, p):
+    """0/1 samples in ``numpy_dtype``, 1 with probability ``p`` (a number or an array of
+    ``shape``): NOTE [Bernoulli draws]."""
+    count = int(np.prod(shape, dtype=np.int64))
+    if isinstance(p, np.ndarray):
+        u = _unit_uniform(generator, count, double=p.dtype == np.float64).reshape(shape)
+        return (u < p.astype(u.dtype, copy=False)).astype(numpy_dtype)
+    u = _unit_uniform(generator, count, double=True).reshape(shape)
+    return (u < p).astype(numpy_dtype)
 
 def _out_of_bounds(value, name, low, high, dtype):
     if not low <= value <= high:

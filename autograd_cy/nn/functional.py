@@ -31,6 +31,7 @@ from autograd_cy._C.ops.selection import where
 from autograd_cy._C.ops.reduction import sum as _sum, mean as _mean
 from autograd_cy._C.ops.shape import reshape, transpose, expand
 from autograd_cy._C.tensor import _array_of, _wrap_array
+from autograd_cy import cpu_random as _cpu_random
 from autograd_cy import factories as _factories
 
 __all__ = ["relu", "leaky_relu", "gelu", "silu", "softplus", "softmax", "log_softmax",
@@ -112,8 +113,15 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if p == 1:
         noise = np.zeros((), dtype.numpy)
     else:
-        keep = _factories._rng(None).random(tuple(input.shape)) >= p
-        noise = keep.astype(dtype.numpy) / dtype.numpy.type(1 - p)
+        # torch's mask: bernoulli_(1 - p) into a tensor laid out as the input (its memory
+        # order), divided by 1 - p in the dtype's opmath (float32 for the half types): NOTE
+        # [Bernoulli draws]
+        opmath = np.float32 if dtype.numpy.itemsize < 4 else dtype.numpy.type
+        generator = _factories._generator(None)
+        keep = _cpu_random.in_memory_order(
+            lambda shape: _cpu_random.bernoulli(generator, shape, opmath, 1 - p),
+            tuple(input.shape), input.stride())
+        noise = (keep / opmath(1 - p)).astype(dtype.numpy, copy=False)
     noise = _wrap_array(noise)
     return input.mul_(noise) if inplace else mul(input, noise)
 
