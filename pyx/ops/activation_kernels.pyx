@@ -2,10 +2,11 @@
 
 NumPy runs exp, tanh, log1p, maximum ... as SIMD loops, so most activations are
 a few in-place NumPy passes over the array: measured 5-10x faster than a typed
-scalar loop around libm (a scalar exp and a sign branch per element). NumPy has
-no erf, so exact gelu is a typed loop over libm's erf. Masked selects
-(``np.where`` on a mixed mask) are slow as well, so blends use arithmetic where
-they can.
+scalar loop around libm (a scalar exp and a sign branch per element). Where one
+pass can do what several NumPy passes do (softmax's rows, gelu, whose erf NumPy
+lacks), float32 loops here compute exp and erf with arithmetic the compiler
+vectorises (NOTE [A float32 exp that vectorises]). Masked selects (``np.where``
+on a mixed mask) are slow as well, so blends use arithmetic where they can.
 """
 import numpy as np
 cimport numpy as cnp
