@@ -18,7 +18,9 @@ torch's ``TransformerEncoder`` in inference (eval mode, no gradient to record), 
 ``mask``, runs the sequences as a nested tensor without their padding and pads the result
 with zeros: the outputs at padded positions are 0 (before the final ``norm``), where the
 plain computation gives the attention's value there. There are no nested tensors here; the
-same conditions zero those positions instead, so the result equals torch's.
+same conditions zero those positions instead, so the result equals torch's. With
+``mask_check=False`` the mask is not checked, and torch's nested tensor keeps as many
+leading positions of each sequence as the mask keeps: so do we.
 """
 import copy
 import warnings
@@ -219,6 +221,13 @@ def _kept_positions(key_padding_mask):
     return key_padding_mask == 0
 
 
+def _leading_positions(kept):
+    """As many leading positions of each row as ``kept`` has True: the sequences torch's
+    nested tensor takes (it reads only their lengths)."""
+    lengths = kept.sum(1, keepdim=True)
+    return factories.arange(kept.shape[1], device=kept.device) < lengths
+
+
 def _left_aligned(kept):
     """Whether each row's kept positions come before all of its padded ones."""
     return not bool((kept[:, 1:] & ~kept[:, :-1]).any())
@@ -248,17 +257,18 @@ class TransformerEncoder(Module):
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
         first = self.layers[0]
-        pads_with_zeros = self._pads_with_zeros(src, mask, src_key_padding_mask)
-        is_causal = _detect_is_causal_mask(mask, is_causal,
-                                           _seq_len(src, first.self_attn.batch_first))
+        batch_first = first.self_attn.batch_first
+        kept = None
+        if self._pads_with_zeros(src, mask, src_key_padding_mask):
+            kept = _leading_positions(_kept_positions(src_key_padding_mask))
+            src_key_padding_mask = kept.logical_not()
+        is_causal = _detect_is_causal_mask(mask, is_causal, _seq_len(src, batch_first))
         output = src
         for layer in self.layers:
             output = layer(output, src_mask=mask, is_causal=is_causal,
                            src_key_padding_mask=src_key_padding_mask)
-        if pads_with_zeros:
-            kept = _kept_positions(src_key_padding_mask)
-            if not first.self_attn.batch_first:
-                kept = kept.transpose(0, 1)
+        if kept is not None:
+            kept = kept if batch_first else kept.transpose(0, 1)
             output = ag.where(kept.unsqueeze(-1), output, ag.zeros((), dtype=output.dtype,
                                                                    device=output.device))
         if self.norm is not None:
