@@ -57,13 +57,12 @@ def _dropout(input, p, train, inplace, feature, alpha):
 
 
 def _channel_dropout(input, p, training, inplace, batched):
-    """Feature dropout of ``input``, unbatched inputs given a batch dim of 1 for it."""
-    if not batched:
-        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
-    result = _dropout(input, p, training, inplace, feature=True, alpha=False)
-    if not batched:
-        result = result.squeeze_(0) if inplace else result.squeeze(0)
-    return result
+    """Feature dropout of ``input``, unbatched inputs given a batch dim of 1 for it (in
+    place: written through a view of ``input``, which is returned)."""
+    if batched:
+        return _dropout(input, p, training, inplace, feature=True, alpha=False)
+    result = _dropout(input.unsqueeze(0), p, training, inplace, feature=True, alpha=False)
+    return input if inplace else result.squeeze(0)
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):

@@ -37,8 +37,10 @@ kernels do.
 """
 import functools
 import math
+import warnings
 
 import autograd_cy as _ag
+from autograd_cy._C.dtype import _c10_name
 from autograd_cy._C.tensor import _array_of
 from autograd_cy.grad_mode import is_grad_enabled
 
@@ -388,10 +390,9 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     times; the running statistics then take the mean of their ``N`` updated copies.
     """
     if use_input_stats:
-        size = list(input.shape)
-        if math.prod(size[2:]) == 1:
+        if math.prod(input.shape[2:]) == 1:
             raise ValueError("Expected more than 1 spatial element when training, got input "
-                             f"size {size}")
+                             f"size {input.size()}")
     batch, channels = input.shape[0], input.shape[1]
 
     def repeated(t):
@@ -419,9 +420,14 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     the input's dtype at the end.
     """
     if not isinstance(normalized_shape, (tuple, list, _ag.Size)):
-        normalized_shape = (normalized_shape,)
+        raise TypeError("rms_norm(): argument 'normalized_shape' (position 2) must be tuple "
+                        f"of ints, not {type(normalized_shape).__name__}")
     shape = tuple(int(n) for n in normalized_shape)
     _check_rms_norm(input, shape, weight)
+    if weight is not None and weight.dtype != input.dtype:
+        warnings.warn(f"Mismatch dtype between input and weight: input dtype = "
+                      f"{_c10_name(input.dtype)}, weight dtype = {_c10_name(weight.dtype)}, "
+                      "Cannot dispatch to fused implementation.", stacklevel=2)
     x = input.to(_compute_dtype(input))
     if eps is None:
         eps = _ag.finfo(x.dtype).eps
