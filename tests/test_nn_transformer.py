@@ -326,3 +326,39 @@ def test_errors(call, expected):
         lib.manual_seed(0)
         return call(lib, quietly(lambda: lib.nn.Transformer(E, HEADS, 1, 1, FF)))
     assert_same_error(run, *expected)
+
+
+def test_mask_types():
+    """The layers pass masks on as float masks: an integer mask is refused, a boolean
+    padding mask with a float attention mask draws torch's deprecation warning."""
+    def layer(lib):
+        lib.manual_seed(0)
+        return lib.nn.TransformerEncoderLayer(E, HEADS, FF, 0.0)
+    assert_same_error(lambda lib: layer(lib)(lib.zeros(5, 2, E),
+                                             src_key_padding_mask=lib.zeros(2, 5).long()),
+                      AssertionError, "^only bool and floating types of src_key_padding_mask "
+                                      "are supported$")
+    assert_same_error(lambda lib: quietly(lambda: lib.nn.TransformerEncoder(layer(lib), 1))(
+        lib.zeros(5, 2, E), mask=lib.zeros(5, 5).int()),
+        AssertionError, "^only bool and floating types of mask are supported$")
+    same_warning(lambda lib: layer(lib)(lib.zeros(5, 2, E), src_mask=lib.zeros(5, 5),
+                                        src_key_padding_mask=lib.tensor(PADDING)),
+                 UserWarning, "^Support for mismatched src_key_padding_mask and src_mask is "
+                              "deprecated")
+
+
+@pytest.mark.parametrize("mask, expected", [
+    (CAUSAL, True), (np.where(CAUSAL, -np.inf, 0.0), True), (CAUSAL.T, False), (None, False)])
+def test_the_encoder_detects_a_causal_mask(mask, expected):
+    """The hint each layer's attention receives, the mask boolean or float, as torch's."""
+    for lib in (ag, torch):
+        lib.manual_seed(0)
+        encoder = quietly(lambda: lib.nn.TransformerEncoder(
+            lib.nn.TransformerEncoderLayer(E, HEADS, FF, 0.0), 2))
+        hints = []
+        for layer in encoder.layers:
+            layer.self_attn.register_forward_pre_hook(
+                lambda module, args, kwargs: hints.append(kwargs["is_causal"]),
+                with_kwargs=True)
+        encoder(lib.zeros(5, 2, E), mask=None if mask is None else lib.tensor(mask))
+        assert hints == [expected, expected], lib.__name__

@@ -37,6 +37,7 @@ from autograd_cy.nn.modules.dropout import Dropout
 from autograd_cy.nn.modules.linear import Linear
 from autograd_cy.nn.modules.module import Module
 from autograd_cy.nn.modules.normalization import LayerNorm
+from autograd_cy.nn.multi_head_attention import _as_additive
 
 __all__ = ["Transformer", "TransformerEncoder", "TransformerDecoder",
            "TransformerEncoderLayer", "TransformerDecoderLayer"]
@@ -64,6 +65,20 @@ def _detect_is_causal_mask(mask, is_causal=None, size=None):
         causal = _generate_square_subsequent_mask(size, device=mask.device, dtype=mask.dtype)
         make_causal = tuple(mask.shape) == tuple(causal.shape) and bool((mask == causal).all())
     return make_causal
+
+
+def _canonical_mask(mask, mask_name, other, other_name, target_type, check_other=True):
+    """``mask`` as an additive float mask of ``target_type`` (a boolean True becomes
+    ``-inf``), as torch's layers pass them on: only boolean and float masks are accepted,
+    and a mask whose dtype differs from ``other``'s draws torch's deprecation warning."""
+    if mask is None:
+        return None
+    if mask.dtype != ag.bool and not mask.dtype.is_floating_point:
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if check_other and other is not None and mask.dtype != other.dtype:
+        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. "
+                      "Use same type for both instead.", stacklevel=3)
+    return _as_additive(mask, target_type)
 
 
 def _get_clones(module, n):
@@ -123,6 +138,9 @@ class TransformerEncoderLayer(Module):
         self.activation = activation
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask",
+                                               src_mask, "src_mask", src.dtype)
+        src_mask = _canonical_mask(src_mask, "src_mask", None, "", src.dtype, False)
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
@@ -215,10 +233,8 @@ def _why_not_nested(layer):
 
 
 def _kept_positions(key_padding_mask):
-    """True where a key is not padding: False in a boolean mask, 0 in a float one."""
-    if key_padding_mask.dtype == ag.bool:
-        return key_padding_mask.logical_not()
-    return key_padding_mask == 0
+    """True where a key is not padding: 0 in a float mask (torch's ``logical_not``)."""
+    return key_padding_mask.logical_not()
 
 
 def _leading_positions(kept):
@@ -256,6 +272,9 @@ class TransformerEncoder(Module):
             self.use_nested_tensor = False
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask",
+                                               mask, "mask", src.dtype)
+        mask = _canonical_mask(mask, "mask", None, "", src.dtype, False)
         first = self.layers[0]
         batch_first = first.self_attn.batch_first
         kept = None
