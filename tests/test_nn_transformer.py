@@ -362,3 +362,14 @@ def test_the_encoder_detects_a_causal_mask(mask, expected):
                 with_kwargs=True)
         encoder(lib.zeros(5, 2, E), mask=None if mask is None else lib.tensor(mask))
         assert hints == [expected, expected], lib.__name__
+
+
+def test_dropout_acts_in_training_only():
+    layer = ag.nn.TransformerEncoderLayer(E, HEADS, FF, dropout=0.5)
+    x = ag.tensor(randn(5, 2, E)).float()
+    ag.manual_seed(1)
+    first, second = layer(x), layer(x)
+    assert not ag.allclose(first, second)
+    layer.eval()
+    assert ag.equal(layer(x), layer(x))
+    assert all(not m.training for m in layer.modules())

@@ -232,11 +232,6 @@ def _why_not_nested(layer):
     return ""
 
 
-def _kept_positions(key_padding_mask):
-    """True where a key is not padding: 0 in a float mask (torch's ``logical_not``)."""
-    return key_padding_mask.logical_not()
-
-
 def _leading_positions(kept):
     """As many leading positions of each row as ``kept`` has True: the sequences torch's
     nested tensor takes (it reads only their lengths)."""
@@ -279,15 +274,15 @@ class TransformerEncoder(Module):
         batch_first = first.self_attn.batch_first
         kept = None
         if self._pads_with_zeros(src, mask, src_key_padding_mask):
-            kept = _leading_positions(_kept_positions(src_key_padding_mask))
+            # (N, S), True where the (float, canonical) padding mask is 0
+            kept = _leading_positions(src_key_padding_mask.logical_not())
             src_key_padding_mask = kept.logical_not()
         is_causal = _detect_is_causal_mask(mask, is_causal, _seq_len(src, batch_first))
         output = src
         for layer in self.layers:
             output = layer(output, src_mask=mask, is_causal=is_causal,
                            src_key_padding_mask=src_key_padding_mask)
-        if kept is not None:
-            kept = kept if batch_first else kept.transpose(0, 1)
+        if kept is not None:            # batch first: torch's nested path requires it
             output = ag.where(kept.unsqueeze(-1), output, ag.zeros((), dtype=output.dtype,
                                                                    device=output.device))
         if self.norm is not None:
@@ -301,7 +296,7 @@ class TransformerEncoder(Module):
         if (not self.use_nested_tensor or first.training or src.dim() != 3
                 or src_key_padding_mask is None or mask is not None):
             return False
-        if self.mask_check and not _left_aligned(_kept_positions(src_key_padding_mask)):
+        if self.mask_check and not _left_aligned(src_key_padding_mask.logical_not()):
             return False
         attention = first.self_attn
         tensors = (src, attention.in_proj_weight, attention.in_proj_bias,
