@@ -190,6 +190,13 @@ def test_instance_norm_modules(cls, options, batched):
     (lambda lib: lib.nn.InstanceNorm1d(3, affine=True)(lib.zeros(2, 4, 5)),
      (ValueError, r"^expected input's size at dim=1 to match num_features \(3\), but got: "
                   r"4\.$")),
+    (lambda lib: lib.nn.functional.instance_norm(lib.ones(2, 3, 4), use_input_stats=False),
+     (RuntimeError, "^Expected running_mean and running_var to be defined when "
+                    "use_input_stats is false$")),
+    (lambda lib: lib.nn.functional.instance_norm(lib.ones(2, 3, 4), weight=lib.ones(4)),
+     (RuntimeError, "^weight should contain 6 elements not 8$")),
+    (lambda lib: lib.nn.functional.instance_norm(lib.ones(2, 3, 4).long()),
+     (NotImplementedError, "^\"batch_norm\" not implemented for 'Long'$")),
     (lambda lib: lib.nn.functional.instance_norm(lib.zeros(2, 3, 1)),
      (ValueError, r"^Expected more than 1 spatial element when training, got input size "
                   r"\w+\.Size\(\[2, 3, 1\]\)$")),

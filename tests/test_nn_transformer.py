@@ -373,3 +373,11 @@ def test_dropout_acts_in_training_only():
     layer.eval()
     assert ag.equal(layer(x), layer(x))
     assert all(not m.training for m in layer.modules())
+
+
+def test_factory_arguments_reach_every_parameter():
+    for lib in (ag, torch):
+        model = quietly(lambda: lib.nn.Transformer(E, HEADS, 1, 1, FF, dtype=lib.float64,
+                                                   device="cpu"))
+        assert {p.dtype for p in model.parameters()} == {lib.float64}
+        assert {str(p.device) for p in model.parameters()} == {"cpu"}

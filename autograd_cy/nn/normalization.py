@@ -393,6 +393,12 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         if math.prod(input.shape[2:]) == 1:
             raise ValueError("Expected more than 1 spatial element when training, got input "
                              f"size {input.size()}")
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when "
+                           "use_input_stats is false")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"batch_norm\" not implemented for "
+                                  f"'{input.dtype._scalar_name}'")
     batch, channels = input.shape[0], input.shape[1]
 
     def repeated(t):
