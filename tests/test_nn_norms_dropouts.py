@@ -12,8 +12,8 @@ import pytest
 import torch
 
 import autograd_cy as ag
-from oracle import (DEVICE, assert_close, assert_same_error, check_op, node_name, randn,
-                    same_warning, to_numpy)
+from oracle import (DEVICE, assert_close, assert_same_error, check_jvp, check_op, node_name,
+                    randn, same_warning, to_numpy)
 
 DTYPES = [np.float32, np.float64]
 
@@ -361,3 +361,12 @@ def test_dropout_modules(cls, shape):
     out = ours(ag.tensor(randn(*shape)))
     assert tuple(out.shape) == shape
     assert str(out.device) == ("cpu" if DEVICE == "cpu" else "cuda:0")
+
+
+# ------------------------------------------------------------------ forward AD
+
+def test_forward_ad_of_the_norms():
+    check_jvp(lambda lib, x, w: lib.nn.functional.rms_norm(x, (3, 4), w), randn(2, 3, 4),
+              randn(3, 4, seed=1))
+    check_jvp(lambda lib, x, w, b: lib.nn.functional.instance_norm(x, weight=w, bias=b),
+              randn(2, 3, 5), randn(3, seed=1), randn(3, seed=2))

@@ -269,8 +269,16 @@ def test_gradcheck_and_gradgradcheck_of_an_encoder_layer():
     layer = ag.nn.TransformerEncoderLayer(E, HEADS, FF, 0.0, norm_first=True).double()
     layer.eval()
     x = ag.tensor(randn(3, 2, E), requires_grad=True)
-    assert ag.autograd.gradcheck(layer, (x,))
+    assert ag.autograd.gradcheck(layer, (x,), check_forward_ad=True)
     assert ag.autograd.gradgradcheck(layer, (x,))
+
+
+def test_forward_ad_of_a_decoder_layer_by_finite_differences():
+    """torch's fused CPU attention has no forward AD to compare with; ours has."""
+    layer = ag.nn.TransformerDecoderLayer(E, HEADS, FF, 0.0, activation="gelu").double()
+    inputs = (ag.tensor(randn(3, 2, E), requires_grad=True),
+              ag.tensor(randn(4, 2, E, seed=1), requires_grad=True))
+    assert ag.autograd.gradcheck(layer, inputs, check_forward_ad=True, check_backward_ad=False)
 
 
 def test_grad_fn_of_the_output():
