@@ -370,3 +370,15 @@ def test_forward_ad_of_the_norms():
               randn(3, 4, seed=1))
     check_jvp(lambda lib, x, w, b: lib.nn.functional.instance_norm(x, weight=w, bias=b),
               randn(2, 3, 5), randn(3, seed=1), randn(3, seed=2))
+
+
+def test_instance_norm_refuses_running_stats_of_an_old_checkpoint():
+    """A state dict without version metadata carrying running statistics the module does
+    not track: torch's error, naming them."""
+    def load(lib):
+        state = {"running_mean": lib.zeros(3), "running_var": lib.ones(3)}
+        return lib.nn.InstanceNorm1d(3).load_state_dict(state)
+    assert_same_error(load, RuntimeError, r'Unexpected running stats buffer\(s\) '
+                      r'"running_mean" and "running_var" for InstanceNorm1d with '
+                      r"track_running_stats=False\. If state_dict is a checkpoint saved before "
+                      r"0\.4\.0", exact=True)

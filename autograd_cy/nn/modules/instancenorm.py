@@ -23,6 +23,29 @@ class _InstanceNorm(_BatchNorm):
         super().__init__(num_features, eps, momentum, affine, track_running_stats,
                          device=device, dtype=dtype, bias=bias)
 
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        """A state dict without a version (saved before running statistics became
+        optional) that has them, for a module that does not track them: torch's error
+        names the keys, and they are dropped."""
+        if local_metadata.get("version", None) is None and not self.track_running_stats:
+            keys = [prefix + name for name in ("running_mean", "running_var")
+                    if prefix + name in state_dict]
+            if keys:
+                klass = type(self).__name__
+                names = " and ".join(f'"{k}"' for k in keys)
+                error_msgs.append(
+                    f"Unexpected running stats buffer(s) {names} for {klass} with "
+                    "track_running_stats=False. If state_dict is a checkpoint saved before "
+                    f"0.4.0, this may be expected because {klass} does not track running stats "
+                    "by default since 0.4.0. Please remove these keys from state_dict. If the "
+                    "running stats are actually needed, instead set track_running_stats=True "
+                    f"in {klass} to enable them. See the documentation of {klass} for details.")
+                for key in keys:
+                    state_dict.pop(key)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict,
+                                      missing_keys, unexpected_keys, error_msgs)
+
     def _check_input_dim(self, input):
         dims = (self._no_batch_dim, self._no_batch_dim + 1)
         if input.dim() not in dims:
