@@ -41,6 +41,13 @@ def _dropout(input, p, train, inplace, feature, alpha):
         return input
     if feature and input.dim() < 2:
         raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    dtype = input.dtype
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                           f"{dtype._scalar_name}")
+    if dtype.is_complex and p != 1:     # torch draws the noise in the input's dtype
+        raise NotImplementedError(f"\"bernoulli_scalar_cpu_\" not implemented for "
+                                  f"'{dtype._scalar_name}'")
     if p == 1:
         zero = _ag.zeros((), dtype=input.dtype, device=input.device)
         return input.mul_(zero) if inplace else input * zero
