@@ -388,3 +388,14 @@ def test_instance_norm_refuses_running_stats_of_an_old_checkpoint():
                       r'"running_mean" and "running_var" for InstanceNorm1d with '
                       r"track_running_stats=False\. If state_dict is a checkpoint saved before "
                       r"0\.4\.0", exact=True)
+
+
+def test_vmap_batches_through_the_composites():
+    """rms_norm and instance_norm are composites, as in torch: under vmap their ops batch
+    them, each example normalized on its own."""
+    x = randn(3, 2, 4, 5)
+    results = [
+        [lib.vmap(lambda t: lib.nn.functional.rms_norm(t, (5,)))(lib.tensor(x)),
+         lib.vmap(lambda t: lib.nn.functional.instance_norm(t))(lib.tensor(x))]
+        for lib in (ag, torch)]
+    assert_close(results[0], results[1], 1e-7, 1e-9)

@@ -404,9 +404,10 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     def repeated(t):
         return None if t is None else t.repeat(batch)
     mean, var = repeated(running_mean), repeated(running_var)
-    out = batch_norm(input.contiguous().view((1, batch * channels) + tuple(input.shape[2:])),
-                     mean, var, repeated(weight), repeated(bias), use_input_stats, momentum,
-                     eps)
+    # looked up when called, as vmap may have swapped it (NOTE [How vmap reaches the ops])
+    view = input.contiguous().view((1, batch * channels) + tuple(input.shape[2:]))
+    out = _ag.nn.functional.batch_norm(view, mean, var, repeated(weight), repeated(bias),
+                                       use_input_stats, momentum, eps)
     with _ag.no_grad():
         for running, updated in ((running_mean, mean), (running_var, var)):
             if running is not None:

@@ -37,7 +37,7 @@ from autograd_cy.nn.modules.dropout import Dropout
 from autograd_cy.nn.modules.linear import Linear
 from autograd_cy.nn.modules.module import Module
 from autograd_cy.nn.modules.normalization import LayerNorm
-from autograd_cy.nn.multi_head_attention import _as_additive
+from autograd_cy.nn.multi_head_attention import _canonical_mask
 
 __all__ = ["Transformer", "TransformerEncoder", "TransformerDecoder",
            "TransformerEncoderLayer", "TransformerDecoderLayer"]
@@ -65,20 +65,6 @@ def _detect_is_causal_mask(mask, is_causal=None, size=None):
         causal = _generate_square_subsequent_mask(size, device=mask.device, dtype=mask.dtype)
         make_causal = tuple(mask.shape) == tuple(causal.shape) and bool((mask == causal).all())
     return make_causal
-
-
-def _canonical_mask(mask, mask_name, other, other_name, target_type, check_other=True):
-    """``mask`` as an additive float mask of ``target_type`` (a boolean True becomes
-    ``-inf``), as torch's layers pass them on: only boolean and float masks are accepted,
-    and a mask whose dtype differs from ``other``'s draws torch's deprecation warning."""
-    if mask is None:
-        return None
-    if mask.dtype != ag.bool and not mask.dtype.is_floating_point:
-        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
-    if check_other and other is not None and mask.dtype != other.dtype:
-        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. "
-                      "Use same type for both instead.", stacklevel=3)
-    return _as_additive(mask, target_type)
 
 
 def _get_clones(module, n):
