@@ -160,3 +160,25 @@ def test_dropout_module_in_a_seeded_training_step():
         results.append(losses)
     if PORTABLE:
         np.testing.assert_allclose(results[0], results[1], rtol=1e-5)
+
+
+@pytest.mark.parametrize("name, kwargs, shape, transpose", [
+    ("dropout1d", {"p": 0.5}, (2, 3, 4), False),
+    ("dropout2d", {"p": 0.4}, (2, 3, 4, 5), False),
+    ("dropout3d", {"p": 0.3}, (2, 3, 2, 2, 2), False),
+    ("alpha_dropout", {"p": 0.3, "training": True}, (2, 3, 4, 5), False),
+    ("alpha_dropout", {"p": 0.3, "training": True}, (2, 3, 4, 5), True),
+    ("feature_alpha_dropout", {"p": 0.5, "training": True}, (2, 3, 4, 5), False)])
+def test_dropout_variants_masks_are_torchs(name, kwargs, shape, transpose):
+    """Channel masks of shape (N, C, 1, ...) and alpha dropout's mask laid out as its
+    input, each bernoulli_(1 - p) as torch draws it."""
+    def fn(lib):
+        x = lib.arange(1.0, 1.0 + np.prod(shape), dtype=lib.float64).reshape(shape)
+        return getattr(lib.nn.functional, name)(x.transpose(1, -1) if transpose else x,
+                                                 **kwargs)
+    ag.manual_seed(0)
+    ours = values(fn(ag))
+    torch.manual_seed(0)
+    theirs = values(fn(torch))
+    if PORTABLE:
+        np.testing.assert_allclose(ours, theirs, rtol=1e-15, atol=1e-12)

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import autograd_cy as ag
-from oracle import assert_same_error, check_jvp, check_op, node_name, randn
+from oracle import assert_same_error, check_jvp, check_op, node_name, randn, same_warning
 
 DTYPES = [np.float32, np.float64]
 FUSED = "ScaledDotProductFlashAttentionForCpuBackward0"
@@ -340,3 +340,25 @@ def test_appended_keys_as_torch(options, need_weights):
     for a, b in zip(ours[0], theirs[0]):
         np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-10,
                                    atol=1e-12)
+
+
+def test_multi_head_attention_mask_types():
+    """Only boolean and float masks; a padding mask of another dtype than the attention
+    mask draws torch's deprecation warning (the values as torch's)."""
+    def run(lib, padding, attn_mask):
+        x = lib.tensor(randn(3, 2, E))
+        return mha(lib, x, x, x, *(lib.tensor(a) for a in projections()),
+                   key_padding_mask=padding(lib), attn_mask=attn_mask(lib))[0]
+    assert_same_error(lambda lib: run(lib, lambda lib: lib.zeros(2, 3).long(),
+                                      lambda lib: None),
+                      AssertionError, "^only bool and floating types of key_padding_mask are "
+                                      "supported$")
+    assert_same_error(lambda lib: run(lib, lambda lib: None,
+                                      lambda lib: lib.zeros(3, 3).int()),
+                      AssertionError, "^only bool and floating types of attn_mask are "
+                                      "supported$")
+    ours, theirs = same_warning(
+        lambda lib: run(lib, lambda lib: lib.tensor([[False, False, True], [False] * 3]),
+                        lambda lib: lib.tensor(randn(3, 3, seed=8))),
+        UserWarning, "^Support for mismatched key_padding_mask and attn_mask is deprecated")
+    np.testing.assert_allclose(ours.cpu().numpy(), theirs.numpy(), rtol=1e-7, atol=1e-9)

@@ -484,8 +484,13 @@ from autograd_cy.nn.losses import (  # noqa: E402
     multi_margin_loss, multilabel_margin_loss, multilabel_soft_margin_loss,
     triplet_margin_loss, triplet_margin_with_distance_loss,
 )
-# a composite of the ops above, not an op (its module says why): outside __all__
+# composites of the ops above, not ops (multi_head_attention's module says why): outside
+# __all__, so that vmap batches through their ops
 from autograd_cy.nn.multi_head_attention import multi_head_attention_forward  # noqa: E402,F401
+from autograd_cy.nn.normalization import instance_norm, rms_norm  # noqa: E402,F401
+from autograd_cy.nn.dropout_variants import (  # noqa: E402,F401
+    dropout1d, dropout2d, dropout3d, alpha_dropout, feature_alpha_dropout,
+)
 
 __all__ += ["pad", "conv1d", "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
             "adaptive_avg_pool2d", "layer_norm", "batch_norm", "group_norm", "embedding",

@@ -19,6 +19,7 @@ under vmap, which swaps those ops for batching ones, it batches as they do; it i
 not in nn.functional's ``__all__``, the list of ops vmap swaps.
 """
 import math
+import warnings
 
 import autograd_cy as _ag
 from autograd_cy.nn import functional as _F
@@ -58,11 +59,12 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                            "Transformer module method `generate_square_subsequent_mask` to "
                            "create this mask.")
 
-    key_padding_mask = _as_additive(key_padding_mask, query.dtype)
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", attn_mask,
+                                       "attn_mask", query.dtype)
     if is_causal and key_padding_mask is None and not need_weights:
         attn_mask = None                # sdpa's is_causal says it
     else:
-        attn_mask = _as_additive(attn_mask, query.dtype)
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, False)
         is_causal = False if key_padding_mask is not None else is_causal
     attn_mask = _attention_mask_3d(attn_mask, length, source, batch * num_heads)
 
@@ -127,6 +129,20 @@ def _one_more_key(attn_mask, key_padding_mask):
     one more column of 0, which masks nothing."""
     return tuple(None if mask is None else _F.pad(mask, (0, 1))
                  for mask in (attn_mask, key_padding_mask))
+
+
+def _canonical_mask(mask, mask_name, other, other_name, target_type, check_other=True):
+    """``mask`` as an additive float mask of ``target_type`` (``_as_additive``), as torch
+    passes masks on: only boolean and float masks are accepted, and a mask whose dtype
+    differs from ``other``'s draws torch's deprecation warning."""
+    if mask is None:
+        return None
+    if mask.dtype != _ag.bool and not mask.dtype.is_floating_point:
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if check_other and other is not None and mask.dtype != other.dtype:
+        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. "
+                      "Use same type for both instead.", stacklevel=3)
+    return _as_additive(mask, target_type)
 
 
 def _as_additive(mask, dtype):

@@ -1,4 +1,6 @@
-"""Normalization layers' functional forms: ``layer_norm``, ``batch_norm`` and ``group_norm``.
+"""Normalization layers' functional forms: ``layer_norm``, ``batch_norm`` and ``group_norm``,
+and two composites of other ops, as in torch: ``instance_norm`` (a batch_norm of the input
+seen as one example of ``N * C`` channels) and ``rms_norm`` (NOTE [RMSNorm's computation]).
 
 All three compute ``xhat = (x - mean) * rstd`` with ``rstd = 1 / sqrt(var + eps)``, the
 variance biased (divided by the count), over some dims of ``x``, then an affine
@@ -35,12 +37,14 @@ kernels do.
 """
 import functools
 import math
+import warnings
 
 import autograd_cy as _ag
+from autograd_cy._C.dtype import _c10_name
 from autograd_cy._C.tensor import _array_of
 from autograd_cy.grad_mode import is_grad_enabled
 
-__all__ = ["layer_norm", "batch_norm", "group_norm"]
+__all__ = ["layer_norm", "batch_norm", "group_norm", "instance_norm", "rms_norm"]
 
 
 def _compute_dtype(x):
@@ -375,3 +379,84 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
                                f"{list(param.shape)} and input of shape {list(input.shape)}")
     return NativeGroupNorm.apply(input, weight, bias, _Groups(input, num_groups), eps, None,
                                  None)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    """Normalize each channel of each example over its spatial dims.
+
+    As torch computes it: the input ``(N, C, *)`` viewed as ``(1, N * C, *)``, one
+    ``batch_norm`` over it with the parameters and running statistics repeated ``N``
+    times; the running statistics then take the mean of their ``N`` updated copies.
+    """
+    if use_input_stats:
+        if math.prod(input.shape[2:]) == 1:
+            raise ValueError("Expected more than 1 spatial element when training, got input "
+                             f"size {input.size()}")
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when "
+                           "use_input_stats is false")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"batch_norm\" not implemented for "
+                                  f"'{input.dtype._scalar_name}'")
+    batch, channels = input.shape[0], input.shape[1]
+
+    def repeated(t):
+        return None if t is None else t.repeat(batch)
+    mean, var = repeated(running_mean), repeated(running_var)
+    # looked up when called, as vmap may have swapped it (NOTE [How vmap reaches the ops])
+    view = input.contiguous().view((1, batch * channels) + tuple(input.shape[2:]))
+    out = _ag.nn.functional.batch_norm(view, mean, var, repeated(weight), repeated(bias),
+                                       use_input_stats, momentum, eps)
+    with _ag.no_grad():
+        for running, updated in ((running_mean, mean), (running_var, var)):
+            if running is not None:
+                running.copy_(updated.view(batch, channels).mean(0))
+    return out.view(input.shape)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """``input / sqrt(mean(input^2) + eps) * weight`` over the last
+    ``len(normalized_shape)`` dims; ``eps=None`` is the machine epsilon of the computation's
+    dtype.
+
+    # NOTE [RMSNorm's computation]
+    torch composes it of other ops (there is no RMSNorm node): half and bfloat16 inputs are
+    computed in float32, ``x * rsqrt(mean(x^2) + eps)`` (so ``eps=None`` is float32's
+    epsilon for them), times ``weight`` in the promoted dtype, and the result cast back to
+    the input's dtype at the end.
+    """
+    if not isinstance(normalized_shape, (tuple, list, _ag.Size)):
+        raise TypeError("rms_norm(): argument 'normalized_shape' (position 2) must be tuple "
+                        f"of ints, not {type(normalized_shape).__name__}")
+    shape = tuple(int(n) for n in normalized_shape)
+    _check_rms_norm(input, shape, weight)
+    if weight is not None and weight.dtype != input.dtype:
+        warnings.warn(f"Mismatch dtype between input and weight: input dtype = "
+                      f"{_c10_name(input.dtype)}, weight dtype = {_c10_name(weight.dtype)}, "
+                      "Cannot dispatch to fused implementation.", stacklevel=2)
+    x = input.to(_compute_dtype(input))
+    if eps is None:
+        eps = _ag.finfo(x.dtype).eps
+    dims = tuple(range(-len(shape), 0))
+    result = x * (x.pow(2).mean(dims, keepdim=True) + eps).rsqrt()
+    if weight is not None:
+        result = result * weight
+    return result.to(input.dtype)
+
+
+def _check_rms_norm(input, shape, weight):
+    if not shape:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
+    if weight is not None and tuple(weight.shape) != shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got "
+                           f"weight of shape {list(weight.shape)} and normalized_shape = "
+                           f"{list(shape)}")
+    if input.dim() < len(shape) or tuple(input.shape[input.dim() - len(shape):]) != shape:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*{', '.join(str(n) for n in shape)}], but got input of size"
+                           f"{list(input.shape)}")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"rms_norm\" not implemented for "
+                                  f"'{input.dtype._scalar_name}'")

@@ -1,5 +1,6 @@
-"""``LayerNorm`` and ``GroupNorm``: normalise each example over its last dims (or over groups
-of channels), then scale and shift by learned per-element parameters."""
+"""``LayerNorm``, ``GroupNorm`` and ``RMSNorm``: normalise each example over its last dims
+(or over groups of channels), then scale and shift by learned per-element parameters
+(``RMSNorm`` only scales: it divides by the root mean square, without centering)."""
 import numbers
 
 from autograd_cy import factories
@@ -8,7 +9,7 @@ from autograd_cy.nn import init
 from autograd_cy.nn.modules.module import Module
 from autograd_cy.nn.parameter import Parameter
 
-__all__ = ["LayerNorm", "GroupNorm"]
+__all__ = ["LayerNorm", "GroupNorm", "RMSNorm"]
 
 
 def add_affine_parameters(module, shape, affine, bias, device, dtype):
@@ -80,3 +81,30 @@ class GroupNorm(Module):
     def extra_repr(self):
         return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, "
                 f"affine={self.affine}, bias={self.bias is not None}")
+
+
+class RMSNorm(Module):
+    """``x / sqrt(mean(x^2) + eps) * weight`` over the last ``len(normalized_shape)`` dims;
+    ``eps=None`` is the dtype's machine epsilon; weight starts at ones."""
+
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None,
+                 dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        add_affine_parameters(self, self.normalized_shape, elementwise_affine, False, device,
+                              dtype)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        reset_affine_parameters(self)
+
+    def forward(self, x):
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}")
