@@ -1,9 +1,9 @@
 """RMSNorm / F.rms_norm, InstanceNorm1d/2d/3d / F.instance_norm, and the dropout variants
 (Dropout1d/2d/3d, AlphaDropout, FeatureAlphaDropout and their functional forms) against
 torch: values, gradients and second order, node names, running statistics, reprs, state
-dicts, warnings and errors. The dropouts' masks are not torch's numbers (torch draws them
-through MKL): their structure (whole channels), scales, alpha affine and gradients are
-checked instead, each against torch's formula."""
+dicts, warnings and errors. The dropouts' structure (whole channels), scales, alpha affine
+and gradients are checked here against torch's formulas; that their masks are torch's numbers
+after the same seed, in tests/test_bernoulli.py."""
 import math
 import warnings
 
