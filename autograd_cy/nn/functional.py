@@ -1,5 +1,8 @@
 """``autograd_cy.nn.functional``: activations, dropout, linear and losses, as in PyTorch.
 
+The activations beyond relu, leaky_relu, gelu, silu, softplus and the softmaxes live in
+autograd_cy/nn/activations.py, re-exported here with the layers' ops.
+
 A thin layer: PyTorch's signatures, defaults, argument checks and warnings live
 here; the computation is done by the primitives of pyx/ops/activation.pyx and
 pyx/ops/loss.pyx (each with its own backward Node) and by the Tensor-level ops,
@@ -460,9 +463,11 @@ from autograd_cy.nn.pooling import (  # noqa: E402
 from autograd_cy.nn.normalization import layer_norm, batch_norm, group_norm  # noqa: E402
 from autograd_cy.nn.embedding import embedding, one_hot  # noqa: E402
 from autograd_cy.nn.attention import scaled_dot_product_attention  # noqa: E402
+from autograd_cy.nn import activations as _activations  # noqa: E402
+from autograd_cy.nn.activations import *  # noqa: E402,F401,F403
 # a composite of the ops above, not an op (its module says why): outside __all__
 from autograd_cy.nn.multi_head_attention import multi_head_attention_forward  # noqa: E402,F401
 
 __all__ += ["pad", "conv1d", "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
             "adaptive_avg_pool2d", "layer_norm", "batch_norm", "group_norm", "embedding",
-            "one_hot", "scaled_dot_product_attention"]
+            "one_hot", "scaled_dot_product_attention"] + _activations.__all__
