@@ -58,6 +58,9 @@ from autograd_cy.autograd.anomaly_mode import (  # noqa: E402,F401
     is_anomaly_enabled, is_anomaly_check_nan_enabled,
 )
 from autograd_cy import nn  # noqa: E402,F401
+from autograd_cy.nn.activations import (  # noqa: E402,F401  (torch.selu ...; Tensor.prelu)
+    selu, selu_, celu, celu_, threshold, threshold_, hardshrink, prelu, rrelu, rrelu_,
+)
 from autograd_cy import cuda  # noqa: E402,F401  (fills the core's CUDA backend slot)
 from autograd_cy.dlpack import from_dlpack  # noqa: E402,F401  (and Tensor.__dlpack__)
 from autograd_cy.foreach import *  # noqa: E402,F401,F403  (_foreach_add_ ...)

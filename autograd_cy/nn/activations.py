@@ -1,7 +1,9 @@
 """The activations of ``nn.functional`` beyond relu, leaky_relu, gelu, silu and softplus:
 elu, selu, celu, hardtanh, relu6, hardsigmoid, hardswish, mish, logsigmoid, softsign,
 softshrink, hardshrink, tanhshrink, threshold, glu, prelu, rrelu, sigmoid, tanh, softmin,
-and their in-place forms.
+and their in-place forms. The package exports the ones torch has at its top level
+(``autograd_cy.selu``, ``celu``, ``threshold``, ``hardshrink``, ``prelu``, ``rrelu`` and
+the in-place forms), and Tensor gains ``hardshrink`` and ``prelu``.
 
 Where torch records an op of its own (``EluBackward0``, ``HardtanhBackward0`` ...) the
 activation here is an ``autograd.Function`` with that node's name, its value and its
@@ -41,8 +43,11 @@ import warnings
 import numpy as np
 
 import autograd_cy as _ag
+from autograd_cy import cpu_random as _cpu_random
+from autograd_cy import factories as _factories
 from autograd_cy._C.ops import activation as _activation
 from autograd_cy._C.ops.arithmetic import add, sub, div, neg
+from autograd_cy._C.tensor import _register_methods
 from autograd_cy.grad_mode import is_grad_enabled
 
 __all__ = ["elu", "elu_", "selu", "selu_", "celu", "celu_", "hardtanh", "hardtanh_", "relu6",
@@ -699,11 +704,14 @@ _named("RreluWithNoiseBackward1", RreluWithNoiseInplace)
 
 
 # NOTE [rrelu's random slopes]
-# In training torch draws one slope per element that is not positive, in the order of the
-# input's elements (row-major), each a float64 uniform on [lower, upper) from the
-# generator: 53 bits of a 64-bit draw times 2**-53, scaled as ``uniform_`` scales it. So a
-# float64 ``uniform_`` of as many values as there are non-positive elements gives torch's
-# slopes after the same ``manual_seed``; positive elements draw nothing.
+# In training torch's CPU kernel draws one slope per element that is not positive, in the
+# order of the input's elements (row-major), each a float64 uniform on [lower, upper) from
+# the generator: 53 bits of a 64-bit draw times 2**-53, then ``u * (upper - lower) +
+# lower`` in float64, rounded twice (no fused multiply-add, unlike ``uniform_``), with the
+# bounds first rounded to the input's compute type (float32 unless the input is float64),
+# then the slope rounded to the input's dtype. Drawn the same way
+# here, the slopes are torch's after the same ``manual_seed``; positive elements draw
+# nothing. A CUDA tensor draws its slopes with ``uniform_`` from its device's generator.
 
 def _rrelu_noise(input, lower, upper, training):
     """The slope of each element (NOTE [rrelu's random slopes]), in ``input``'s dtype."""
@@ -713,8 +721,18 @@ def _rrelu_noise(input, lower, upper, training):
         if not training or upper - lower <= 1e-6:
             slope = (lower + upper) / 2
             return _ag.where(positive, 1.0, slope).to(x.dtype)
+        if x.dtype == _ag.float16 and not x.is_cuda:
+            raise NotImplementedError("\"rrelu_with_noise_out_cpu\" not implemented for "
+                                      "'Half'")
         count = int((~positive).sum())
-        slopes = _ag.empty(count, dtype=_ag.float64, device=x.device).uniform_(lower, upper)
+        if x.is_cuda:
+            slopes = _ag.empty(count, dtype=_ag.float64, device=x.device).uniform_(lower,
+                                                                                  upper)
+        else:
+            compute = np.float64 if x.dtype == _ag.float64 else np.float32
+            low, high = float(compute(lower)), float(compute(upper))
+            u = _cpu_random._unit_uniform(_factories._generator(None), count, True)
+            slopes = _ag.tensor(u * (high - low) + low)
         noise = _ag.ones_like(x)
         noise[~positive] = slopes.to(x.dtype)
         return noise
@@ -736,3 +754,6 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
     """In-place rrelu (RreluWithNoiseBackward1)."""
     return rrelu(input, lower, upper, training, inplace=True)
 
+
+# The ones torch's Tensor has as methods (the package exports the torch-level names).
+_register_methods({"hardshrink": hardshrink, "prelu": prelu})
