@@ -28,11 +28,11 @@ take the exponential side at 0 (slope ``alpha * scale * input_scale``); rrelu in
 tests ``x > 0``, as leaky_relu.
 
 # NOTE [In-place activations]
-torch's in-place activations record one of two kinds of node. elu_, selu_, celu_,
-threshold_ and rrelu_ record ``*Backward1``, whose derivative reads the result, not the
-overwritten input (so threshold_'s gradient tests ``result > threshold``, and elu_ with a
-negative alpha cannot be differentiated). hardtanh_, hardsigmoid_, hardswish_ and mish_
-record the out-of-place node, whose derivative reads the input as it was: here a clone of
+torch's in-place activations record one of two kinds of node. elu_, selu_, celu_ and
+rrelu_ record a node whose derivative reads the result, not the overwritten input (so elu_
+with a negative alpha cannot be differentiated). threshold_, hardtanh_, hardsigmoid_,
+hardswish_ and mish_ record a node whose derivative reads the input as it was (the node
+of the out-of-place op, or ThresholdBackward1 for threshold_): here a clone of
 the input taken before the write is a second input of the node, so the gradient reaches
 the input through the clone and stays differentiable. Each is a Function that marks the
 input dirty; it bumps the input's version twice (the write, then ``mark_dirty``), where
@@ -217,11 +217,24 @@ class EluInplace(_EluMath, _PointwiseOfResult):
     """elu_ and selu_."""
 
 
-class Celu(_EluMath, _Pointwise):
-    """celu: elu with ``input_scale = 1 / alpha``, a node of its own."""
+class _CeluMath(_EluMath):
+    """elu with ``input_scale = 1 / alpha``. torch's derivative takes the reciprocal of
+    alpha rounded to float32 (its forward does not), and so does this one."""
+
+    @staticmethod
+    def derivative(x, alpha, scale, input_scale):
+        return _EluMath.derivative(x, alpha, scale, 1.0 / float(np.float32(alpha)))
+
+    @staticmethod
+    def result_derivative(result, alpha, scale, input_scale):
+        return _EluMath.result_derivative(result, alpha, scale, 1.0 / float(np.float32(alpha)))
 
 
-class CeluInplace(_EluMath, _PointwiseOfResult):
+class Celu(_CeluMath, _Pointwise):
+    """celu, a node of its own."""
+
+
+class CeluInplace(_CeluMath, _PointwiseOfResult):
     """celu_."""
 
 
@@ -493,17 +506,13 @@ class _ThresholdMath:
     def derivative(x, threshold, value):
         return _mask(x > threshold, x)
 
-    @staticmethod
-    def result_derivative(result, threshold, value):
-        return _mask(result > threshold, result)
-
 
 class Threshold(_ThresholdMath, _Pointwise):
     """threshold."""
 
 
-class ThresholdInplace(_ThresholdMath, _PointwiseOfResult):
-    """threshold_: its node tests the result (NOTE [In-place activations])."""
+class ThresholdInplace(_ThresholdMath, _PointwiseOfOriginal):
+    """threshold_: its node (ThresholdBackward1) tests the input as it was."""
 
 
 _named("SoftshrinkBackward0", Softshrink)
@@ -720,7 +729,7 @@ def _rrelu_noise(input, lower, upper, training):
         positive = x > 0
         if not training or upper - lower <= 1e-6:
             slope = (lower + upper) / 2
-            return _ag.where(positive, 1.0, slope).to(x.dtype)
+            return _ag.where(positive, _ag.ones_like(x), _ag.full_like(x, slope))
         if x.dtype == _ag.float16 and not x.is_cuda:
             raise NotImplementedError("\"rrelu_with_noise_out_cpu\" not implemented for "
                                       "'Half'")

@@ -253,6 +253,9 @@ class Mish(Module):
     def forward(self, input):
         return F.mish(input, inplace=self.inplace)
 
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
 
 class LogSigmoid(Module):
     """``log(sigmoid(x))``, computed stably."""
