@@ -220,21 +220,23 @@ def test_elu_in_place_with_a_negative_alpha_cannot_be_differentiated():
     lambda lib: F(lib).celu(lib.ones(3), 0.0),
     lambda lib: F(lib).rrelu(lib.ones(3), 0.5, 0.1),
     lambda lib: F(lib).rrelu(lib.ones(3), 0.5, 0.1, True),
-    lambda lib: F(lib).elu(lib.arange(3)),
-    lambda lib: F(lib).selu(lib.arange(3)),
-    lambda lib: F(lib).hardshrink(lib.arange(3)),
-    lambda lib: F(lib).hardsigmoid(lib.arange(3)),
-    lambda lib: F(lib).hardswish(lib.arange(3)),
-    lambda lib: F(lib).mish(lib.arange(3)),
-    lambda lib: F(lib).logsigmoid(lib.arange(3)),
-    lambda lib: F(lib).glu(lib.arange(4)),
-    lambda lib: F(lib).rrelu(lib.arange(4)),
     lambda lib: lib.nn.Softmax2d()(lib.ones(3, 4)),
     lambda lib: lib.nn.Softmax2d()(lib.ones(1, 2, 3, 4, 5)),
     lambda lib: lib.nn.Hardtanh(1.0, 1.0),
 ])
 def test_errors(fn):
     assert_same_error(fn)
+
+
+@pytest.mark.parametrize("name,kernel", [
+    ("elu", "elu"), ("selu", "elu"), ("celu", "elu"), ("hardshrink", "hardshrink"),
+    ("hardsigmoid", "hardsigmoid"), ("hardswish", "hardswish"), ("mish", "mish"),
+    ("logsigmoid", "log_sigmoid"), ("glu", "glu"), ("rrelu", "leaky_relu"),
+])
+def test_integer_inputs_are_refused(name, kernel):
+    """The kernel's name ends in the device (``elu_cpu``; ``elu_cuda`` on a CUDA tensor)."""
+    assert_same_error(lambda lib: getattr(F(lib), name)(lib.arange(4)), NotImplementedError,
+                      f"^\"{kernel}_(cpu|cuda)\" not implemented for 'Long'$")
 
 
 @pytest.mark.cpu_only
