@@ -170,6 +170,22 @@ def test_in_place_forms(name, fn, node, dtype):
     check_op(run, with_kinks(), dtype=dtype)
 
 
+@pytest.mark.parametrize("name,fn,node", [case for case in IN_PLACE if case[0] not in (
+    "rrelu_", "relu_", "leaky_relu_")], ids=[case[0] for case in IN_PLACE if case[0] not in (
+        "rrelu_", "relu_", "leaky_relu_")])
+def test_in_place_forward_ad(name, fn, node):
+    """The input's tangent is written in place with the output's (torch's rrelu_ has no
+    forward AD)."""
+    check_jvp(lambda lib, x: fn(lib, x * 1), with_kinks(seed=5))
+
+
+def test_in_place_forward_ad_of_a_dual_leaf():
+    """A dual tensor that needs no grad is written in place, its tangent with it: the
+    derivative reads a clone of its values as they were."""
+    check_jvp(lambda lib, x: F(lib).hardswish(x, inplace=True), with_kinks(seed=6))
+    check_jvp(lambda lib, x: F(lib).threshold_(x, 0.5, 2.0), with_kinks(seed=6))
+
+
 def test_in_place_hardsigmoid():
     check_op(named(lambda lib, x: F(lib).hardsigmoid(x * 1, inplace=True),
                    "HardsigmoidBackward0"), with_kinks(), double=False)

@@ -47,6 +47,7 @@ from autograd_cy import cpu_random as _cpu_random
 from autograd_cy import factories as _factories
 from autograd_cy._C.ops import activation as _activation
 from autograd_cy._C.ops.arithmetic import add, sub, div, neg
+from autograd_cy._C.forward import _tangent
 from autograd_cy._C.tensor import _register_methods
 from autograd_cy.grad_mode import is_grad_enabled
 
@@ -127,6 +128,7 @@ class _PointwiseOfResult(_ag.autograd.Function):
         ctx.mark_dirty(input)
         ctx.args = args
         ctx.save_for_backward(input)
+        ctx.save_for_forward(input)
         return input
 
     @staticmethod
@@ -134,6 +136,13 @@ class _PointwiseOfResult(_ag.autograd.Function):
         result, = ctx.saved_tensors
         slope = type(ctx)._forward_cls.result_derivative(result, *ctx.args)
         return (grad * slope,) + (None,) * len(ctx.args)
+
+    @staticmethod
+    def jvp(ctx, input_t, *args_t):
+        """Forward AD: the input's tangent, multiplied in place by the slope (an input
+        written in place has its tangent written in place)."""
+        result, = ctx.saved_tensors
+        return input_t.mul_(type(ctx)._forward_cls.result_derivative(result, *ctx.args))
 
 
 class _PointwiseOfOriginal(_ag.autograd.Function):
@@ -149,6 +158,7 @@ class _PointwiseOfOriginal(_ag.autograd.Function):
         ctx.mark_dirty(input)
         ctx.args = args
         ctx.save_for_backward(original)
+        ctx.save_for_forward(original)
         return input
 
     @staticmethod
@@ -157,13 +167,22 @@ class _PointwiseOfOriginal(_ag.autograd.Function):
         slope = type(ctx)._forward_cls.derivative(original, *ctx.args)
         return (None, grad * slope) + (None,) * len(ctx.args)
 
+    @staticmethod
+    def jvp(ctx, input_t, original_t, *args_t):
+        """Forward AD: the input's tangent overwritten with the clone's times the slope."""
+        original, = ctx.saved_tensors
+        slope = type(ctx)._forward_cls.derivative(original, *ctx.args)
+        return input_t.copy_(original_t * slope)
+
 
 def _in_place(op, input, *args):
     """``op`` (a ``_PointwiseOfResult`` or ``_PointwiseOfOriginal``) applied to ``input``
     in place, after torch's checks."""
     _check_inplace(input)
     if issubclass(op, _PointwiseOfOriginal):
-        original = input.clone() if is_grad_enabled() and input.requires_grad else input
+        # the input as it was, for a derivative to come (none without grad or tangent)
+        wanted = (is_grad_enabled() and input.requires_grad) or _tangent(input) is not None
+        original = input.clone() if wanted else input
         return op.apply(input, original, *args)
     return op.apply(input, *args)
 
