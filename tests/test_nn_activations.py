@@ -255,6 +255,23 @@ def test_integer_inputs_are_refused(name, kernel):
                       f"^\"{kernel}_(cpu|cuda)\" not implemented for 'Long'$")
 
 
+@pytest.mark.parametrize("fn", [
+    lambda lib, x: F(lib).hardtanh(x), lambda lib, x: F(lib).hardtanh(x, -2.5, 3.5),
+    lambda lib, x: F(lib).relu6(x), lambda lib, x: F(lib).threshold(x, 1, 20),
+    lambda lib, x: F(lib).softsign(x), lambda lib, x: F(lib).tanhshrink(x),
+    lambda lib, x: F(lib).hardtanh_(x.clone()), lambda lib, x: F(lib).threshold_(x.clone(), 1, 2),
+])
+def test_integer_inputs_where_torch_takes_them(fn):
+    check_op(fn, np.arange(-4, 8))
+
+
+def test_in_place_on_an_expanded_tensor_is_refused():
+    for name in ("elu_", "hardtanh_"):
+        assert_same_error(lambda lib: getattr(F(lib), name)(lib.ones(1, 3).expand(2, 3)),
+                          RuntimeError, "more than one element of the written-to tensor "
+                          "refers to a single memory location")
+
+
 @pytest.mark.cpu_only
 def test_rrelu_training_refuses_float16_on_the_cpu():
     assert_same_error(lambda lib: F(lib).rrelu(lib.ones(3, dtype=lib.float16), training=True))

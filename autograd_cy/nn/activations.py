@@ -317,7 +317,9 @@ class _HardtanhMath:
 
     @staticmethod
     def value(x, min_val, max_val):
-        return _ag.clamp(x, min_val, max_val)
+        """An integer input stays integer: torch casts the bounds to its dtype."""
+        out = _ag.clamp(x, min_val, max_val)
+        return out if out.dtype == x.dtype else out.to(x.dtype)
 
     @staticmethod
     def derivative(x, min_val, max_val):
