@@ -230,6 +230,7 @@ def test_elu_in_place_with_a_negative_alpha_cannot_be_differentiated():
     lambda lib: F(lib).prelu(lib.ones(3), lib.ones(3)),
     lambda lib: F(lib).prelu(lib.ones(2, 3), lib.ones(1, 1)),
     lambda lib: F(lib).prelu(lib.tensor(1.0), lib.ones(2)),
+    lambda lib: F(lib).prelu(lib.ones(2, 3, dtype=lib.float64), lib.ones(3)),
     lambda lib: F(lib).hardtanh(lib.ones(3), 2.0, 1.0),
     lambda lib: F(lib).softshrink(lib.ones(3), -1.0),
     lambda lib: F(lib).softshrink(lib.ones(3, dtype=lib.float64), -0.5),
@@ -497,3 +498,33 @@ def test_the_names_are_exported():
                  "Mish", "LogSigmoid", "Softsign", "Softshrink", "Hardshrink", "Tanhshrink",
                  "Threshold", "GLU", "PReLU", "RReLU", "Softmin", "Softmax2d"):
         assert name in ag.nn.modules.__all__ and hasattr(ag.nn, name), name
+
+
+# ------------------------------------------------------------------ vmap
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, x: F(lib).elu(x, 0.5), lambda lib, x: F(lib).selu(x),
+    lambda lib, x: F(lib).hardtanh(x, -0.5, 2.0), lambda lib, x: F(lib).hardswish(x),
+    lambda lib, x: F(lib).mish(x), lambda lib, x: F(lib).softshrink(x, 0.3),
+    lambda lib, x: F(lib).threshold(x, 0.1, 5.0), lambda lib, x: F(lib).softsign(x),
+    lambda lib, x: F(lib).glu(x), lambda lib, x: F(lib).glu(x, 0),
+    lambda lib, x: F(lib).softmin(x, 1), lambda lib, x: F(lib).softmin(x, -1),
+    lambda lib, x: F(lib).elu_(x * 1), lambda lib, x: F(lib).threshold_(x * 1, 0.1, 5.0),
+    lambda lib, x: F(lib).prelu(x, lib.tensor([0.1, -0.2, 0.3, 0.4, 0.5, 0.6],
+                                              dtype=lib.float64)),
+    lambda lib, x: x.hardshrink(0.2),
+])
+def test_vmap(fn):
+    """Per example (4, 6) of a batch of 3: the rules see the logical dims."""
+    x = with_kinks((3, 4, 6))
+    ours = ag.vmap(lambda t: fn(ag, t))(ag.tensor(x))
+    theirs = torch.vmap(lambda t: fn(torch, t))(torch.tensor(x))
+    assert_close(to_numpy(ours), to_numpy(theirs))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, x: F(lib).rrelu(x), lambda lib, x: F(lib).rrelu_(x * 1),
+])
+def test_vmap_refuses_rrelu(fn):
+    assert_same_error(lambda lib: lib.vmap(lambda t: fn(lib, t))(lib.ones(3, 4)), RuntimeError,
+                      "vmap: we do not yet support aten::rrelu")

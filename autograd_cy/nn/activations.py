@@ -696,6 +696,9 @@ def prelu(input, weight):
     if weight.dim() > 1:
         raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
                            f"ndim = {weight.dim()}")
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got "
+                           f"{input.dtype._scalar_name} and {weight.dtype._scalar_name}")
     if input.dim() != weight.dim():
         shape = [1] * input.dim()
         if input.dim() > 1:
