@@ -9,8 +9,8 @@ import pytest
 import torch
 
 import autograd_cy as ag
-from oracle import (assert_close, assert_same_error, check_gradcheck, check_jvp, check_op,
-                    node_name, same_warning, to_numpy)
+from oracle import (assert_close, assert_same_error, check_batched_grad, check_gradcheck,
+                    check_jvp, check_op, node_name, same_warning, to_numpy)
 
 DTYPES = [np.float32, np.float64]
 
@@ -314,6 +314,25 @@ def test_prelu(shape, weight, dtype):
     check_gradcheck(lambda lib, a, w: F(lib).prelu(a, w), x + 0.05, np.array(weight))
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_prelu_at_zero(dtype):
+    """NOTE [prelu's second derivative at 0]: zeros in the input, double backward too."""
+    x = with_kinks((2, 4, 3))
+    x[1, :, 0] = 0.0
+    check_op(lambda lib, a, w: F(lib).prelu(a, w), x, np.array([0.2, -0.4, 0.3, 1.5]),
+             dtype=dtype)
+
+
+def test_prelu_double_backward_node():
+    names = []
+    for lib in (ag, torch):
+        x = lib.tensor(with_kinks(), requires_grad=True)
+        w = lib.tensor([0.25], dtype=x.dtype, requires_grad=True)
+        grad, = lib.autograd.grad(F(lib).prelu(x, w).sum(), x, create_graph=True)
+        names.append(node_name(grad.grad_fn))
+    assert names == ["PreluKernelBackwardBackward0"] * 2
+
+
 @pytest.mark.parametrize("shape,weight", [((3, 4), 4), ((3, 4), 1), ((5,), 1), ((), 1)])
 def test_prelu_reshapes_the_weight_as_torch(shape, weight):
     """A weight of another rank than the input is viewed to broadcast along dim 1
@@ -498,6 +517,21 @@ def test_the_names_are_exported():
                  "Mish", "LogSigmoid", "Softsign", "Softshrink", "Hardshrink", "Tanhshrink",
                  "Threshold", "GLU", "PReLU", "RReLU", "Softmin", "Softmax2d"):
         assert name in ag.nn.modules.__all__ and hasattr(ag.nn, name), name
+
+
+# ------------------------------------------------------------------ batched gradients
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("fn,arrays", [
+    (lambda lib, x: F(lib).elu(x, 0.5), (with_kinks(),)),
+    (lambda lib, x: F(lib).mish(x), (with_kinks(),)),
+    (lambda lib, x: F(lib).glu(x, 0), (with_kinks(),)),
+    (lambda lib, x, w: F(lib).prelu(x, w), (with_kinks(), np.linspace(-0.5, 0.5, 8))),
+    (lambda lib, x: F(lib).celu_(x * 1, 0.5), (with_kinks(),)),
+    (lambda lib, x: F(lib).mish(x * 1, inplace=True), (with_kinks(),)),
+], ids=["elu", "mish", "glu", "prelu", "celu_", "mish_inplace"])
+def test_batched_gradients(fn, arrays, create_graph):
+    check_batched_grad(fn, *arrays, create_graph=create_graph)
 
 
 # ------------------------------------------------------------------ vmap

@@ -663,10 +663,7 @@ class PreluKernel(_ag.autograd.Function):
     @staticmethod
     def backward(ctx, grad):
         input, weight = ctx.saved_tensors
-        positive = input > 0
-        grad_input = _ag.where(positive, grad, weight * grad)
-        grad_weight = _ag.where(positive, 0.0, input * grad).to(grad.dtype)
-        return grad_input, grad_weight.sum_to_size(tuple(weight.shape))
+        return PreluKernelBackward.apply(grad, input, weight)
 
     @staticmethod
     def jvp(ctx, input_t, weight_t):
@@ -679,7 +676,45 @@ class PreluKernel(_ag.autograd.Function):
         return tangent
 
 
+class PreluKernelBackward(_ag.autograd.Function):
+    """prelu's backward as an op of its own, as torch's ``_prelu_kernel_backward``: its
+    derivative tests ``x >= 0`` where the backward tests ``x > 0`` (NOTE [prelu's second
+    derivative at 0])."""
+    builtin_op = True
+
+    @staticmethod
+    def forward(ctx, grad, input, weight):
+        ctx.save_for_backward(grad, input, weight)
+        positive = input > 0
+        grad_input = _ag.where(positive, grad, weight * grad)
+        grad_weight = _ag.where(positive, 0.0, input * grad).to(grad.dtype)
+        return grad_input, grad_weight.sum_to_size(tuple(weight.shape))
+
+    @staticmethod
+    def backward(ctx, grad_grad_input, grad_grad_weight):
+        grad, input, weight = ctx.saved_tensors
+        if grad_grad_input is None:
+            grad_grad_input = _ag.zeros_like(grad)
+        if grad_grad_weight is None:
+            grad_grad_weight = _ag.zeros_like(weight)
+        non_negative = input >= 0
+        zero = _ag.zeros((), dtype=grad.dtype, device=grad.device)
+        grad_of_grad = _ag.where(non_negative, grad_grad_input,
+                                 grad_grad_input * weight + grad_grad_weight * input)
+        grad_of_input = _ag.where(non_negative, zero, grad * grad_grad_weight)
+        grad_of_weight = _ag.where(non_negative, zero, grad * grad_grad_input)
+        return grad_of_grad, grad_of_input, grad_of_weight.sum_to_size(tuple(weight.shape))
+
+
+# NOTE [prelu's second derivative at 0]
+# torch's prelu backward gives ``weight * g`` at x = 0 (the test is ``x > 0``), but the
+# derivative of that backward tests ``x >= 0``: at 0 the gradient's own derivative with
+# respect to ``g`` is 1, and the terms of the second derivative in ``x`` and ``weight``
+# vanish. PreluKernelBackward follows it, so a double backward through a zero input is
+# torch's.
+
 _named("PreluKernelBackward0", PreluKernel)
+_named("PreluKernelBackwardBackward0", PreluKernelBackward)
 
 
 def prelu(input, weight):
