@@ -9,8 +9,9 @@ Where torch records an op of its own (``EluBackward0``, ``HardtanhBackward0`` ..
 activation here is an ``autograd.Function`` with that node's name, its value and its
 derivative written with Tensor ops, so the backward is differentiable again (the nodes of
 a double backward are those of the ops composing the derivative, not torch's
-``*BackwardBackward0``). Where torch composes other ops (softsign, tanhshrink, softmin), so
-does this module, and the graph shows the same nodes.
+``*BackwardBackward0``; prelu's backward alone is an op of its own, NOTE [prelu's second
+derivative at 0]). Where torch composes other ops (softsign, tanhshrink, softmin), so does
+this module, and the graph shows the same nodes.
 
 >>> import autograd_cy as ag
 >>> import autograd_cy.nn.functional as F
@@ -29,14 +30,14 @@ tests ``x > 0``, as leaky_relu.
 
 # NOTE [In-place activations]
 torch's in-place activations record one of two kinds of node. elu_, selu_, celu_ and
-rrelu_ record a node whose derivative reads the result, not the overwritten input (so elu_
-with a negative alpha cannot be differentiated). threshold_, hardtanh_, hardsigmoid_,
-hardswish_ and mish_ record a node whose derivative reads the input as it was (the node
-of the out-of-place op, or ThresholdBackward1 for threshold_): here a clone of
-the input taken before the write is a second input of the node, so the gradient reaches
-the input through the clone and stays differentiable. Each is a Function that marks the
-input dirty; it bumps the input's version twice (the write, then ``mark_dirty``), where
-torch's kernels bump it once.
+rrelu_ record a node whose derivative reads the result (and rrelu_'s noise), not the
+overwritten input (so elu_ with a negative alpha cannot be differentiated). threshold_,
+hardtanh_, hardsigmoid_, hardswish_ and mish_ record a node whose derivative reads the
+input as it was (the node of the out-of-place op, or ThresholdBackward1 for threshold_):
+here a clone of the input taken before the write is a second input of the node, so the
+gradient reaches the input through the clone and stays differentiable. Each is a Function
+that marks the input dirty; it bumps the input's version twice (the write, then
+``mark_dirty``), where torch's kernels bump it once.
 """
 import warnings
 
