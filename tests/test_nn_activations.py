@@ -102,6 +102,28 @@ def test_gradcheck_and_gradgradcheck(fn):
     check_gradcheck(fn, away_from_kinks())
 
 
+@pytest.mark.parametrize("fn", [
+    lambda lib, x: F(lib).hardtanh(x), lambda lib, x: F(lib).relu6(x),
+    lambda lib, x: F(lib).softshrink(x), lambda lib, x: F(lib).hardshrink(x),
+    lambda lib, x: F(lib).threshold(x, 0.1, 2.0), lambda lib, x: F(lib).rrelu(x),
+    lambda lib, x: F(lib).rrelu(x, training=True), lambda lib, x: F(lib).hardtanh_(x * 1),
+    lambda lib, x: F(lib).threshold_(x * 1, 0.1, 2.0), lambda lib, x: F(lib).rrelu_(x * 1),
+], ids=["hardtanh", "relu6", "softshrink", "hardshrink", "threshold", "rrelu",
+        "rrelu_training", "hardtanh_", "threshold_", "rrelu_"])
+def test_piecewise_linear_backward_is_an_op(fn):
+    """NOTE [The backward of a piecewise-linear activation]: under create_graph the gradient
+    requires grad through the input alone, with torch's node, and its derivative for the
+    input is zeros."""
+    results = []
+    for lib in (ag, torch):
+        x = lib.tensor(with_kinks(), requires_grad=True)
+        grad, = lib.autograd.grad(fn(lib, x).sum(), x, create_graph=True)
+        second, = lib.autograd.grad(grad.sum(), x)
+        results.append((node_name(grad.grad_fn), grad.requires_grad, to_numpy(second)))
+    assert results[0][:2] == results[1][:2]
+    assert_close(results[0][2], results[1][2])
+
+
 def test_the_kinks_pick_torchs_side():
     """Each gradient at its kink points, exactly (the first row of with_kinks)."""
     kinks = np.array([[-3.0, 3.0, -1.0, 1.0, 0.0, 0.5, -0.5, 6.0]] * 2)
@@ -529,7 +551,9 @@ def test_the_names_are_exported():
     (lambda lib, x, w: F(lib).prelu(x, w), (with_kinks(), np.linspace(-0.5, 0.5, 8))),
     (lambda lib, x: F(lib).celu_(x * 1, 0.5), (with_kinks(),)),
     (lambda lib, x: F(lib).mish(x * 1, inplace=True), (with_kinks(),)),
-], ids=["elu", "mish", "glu", "prelu", "celu_", "mish_inplace"])
+    (lambda lib, x: F(lib).hardtanh_(x * 1), (with_kinks(),)),
+    (lambda lib, x: F(lib).softshrink(x), (with_kinks(),)),
+], ids=["elu", "mish", "glu", "prelu", "celu_", "mish_inplace", "hardtanh_", "softshrink"])
 def test_batched_gradients(fn, arrays, create_graph):
     check_batched_grad(fn, *arrays, create_graph=create_graph)
 

@@ -9,8 +9,8 @@ Where torch records an op of its own (``EluBackward0``, ``HardtanhBackward0`` ..
 activation here is an ``autograd.Function`` with that node's name, its value and its
 derivative written with Tensor ops, so the backward is differentiable again (the nodes of
 a double backward are those of the ops composing the derivative, not torch's
-``*BackwardBackward0``; prelu's backward alone is an op of its own, NOTE [prelu's second
-derivative at 0]). Where torch composes other ops (softsign, tanhshrink, softmin), so does
+``*BackwardBackward0``, except where the backward is an op of its own: NOTE [The backward
+of a piecewise-linear activation], NOTE [prelu's second derivative at 0]). Where torch composes other ops (softsign, tanhshrink, softmin), so does
 this module, and the graph shows the same nodes.
 
 >>> import autograd_cy as ag
@@ -103,11 +103,15 @@ class _Pointwise(_ag.autograd.Function):
         ctx.save_for_forward(input)
         return type(ctx)._forward_cls.value(input, *args)
 
+    # a _PiecewiseLinearBackward subclass, for an activation whose slope is piecewise
+    # constant (NOTE [The backward of a piecewise-linear activation])
+    backward_op = None
+
     @staticmethod
     def backward(ctx, grad):
         input, = ctx.saved_tensors
-        slope = type(ctx)._forward_cls.derivative(input, *ctx.args)
-        return (grad * slope,) + (None,) * len(ctx.args)
+        return (_scaled(type(ctx)._forward_cls, grad, input, ctx.args),) + (None,) * len(
+            ctx.args)
 
     @staticmethod
     def jvp(ctx, input_t, *args_t):
@@ -132,11 +136,15 @@ class _PointwiseOfResult(_ag.autograd.Function):
         ctx.save_for_forward(input)
         return input
 
+    backward_op = None
+
     @staticmethod
     def backward(ctx, grad):
         result, = ctx.saved_tensors
-        slope = type(ctx)._forward_cls.result_derivative(result, *ctx.args)
-        return (grad * slope,) + (None,) * len(ctx.args)
+        op = type(ctx)._forward_cls
+        if op.backward_op is not None:
+            return (op.backward_op.apply(grad, result, *ctx.args),) + (None,) * len(ctx.args)
+        return (grad * op.result_derivative(result, *ctx.args),) + (None,) * len(ctx.args)
 
     @staticmethod
     def jvp(ctx, input_t, *args_t):
@@ -162,11 +170,13 @@ class _PointwiseOfOriginal(_ag.autograd.Function):
         ctx.save_for_forward(original)
         return input
 
+    backward_op = None
+
     @staticmethod
     def backward(ctx, grad):
         original, = ctx.saved_tensors
-        slope = type(ctx)._forward_cls.derivative(original, *ctx.args)
-        return (None, grad * slope) + (None,) * len(ctx.args)
+        return (None, _scaled(type(ctx)._forward_cls, grad, original, ctx.args)) + (
+            None,) * len(ctx.args)
 
     @staticmethod
     def jvp(ctx, input_t, original_t, *args_t):
@@ -174,6 +184,60 @@ class _PointwiseOfOriginal(_ag.autograd.Function):
         original, = ctx.saved_tensors
         slope = type(ctx)._forward_cls.derivative(original, *ctx.args)
         return input_t.copy_(original_t * slope)
+
+
+def _scaled(op, grad, input, args):
+    """``grad * op.derivative(input, *args)``: through ``op.backward_op`` when ``op`` has
+    one."""
+    if op.backward_op is not None:
+        return op.backward_op.apply(grad, input, *args)
+    return grad * op.derivative(input, *args)
+
+
+# NOTE [The backward of a piecewise-linear activation]
+# hardtanh, softshrink, hardshrink, threshold and rrelu have a piecewise-constant slope, so
+# ``grad * slope(x)`` written with Tensor ops would not depend on ``x`` in the graph: under
+# create_graph the gradient would not require grad when only the input does. torch's
+# backward is an op of its own there (HardtanhBackwardBackward0 ...) whose derivative for
+# the input is zeros; _PiecewiseLinearBackward is that op: ``grad * slope(x)`` with edges
+# to both, linear in ``grad`` (its own backward is itself with the same slope) and zeros
+# for ``x``.
+
+class _PiecewiseLinearBackward(_ag.autograd.Function):
+    """``grad * activation.derivative(input, *args)`` for a piecewise-constant slope (NOTE
+    [The backward of a piecewise-linear activation])."""
+    builtin_op = True
+    activation = None       # the _Pointwise subclass whose slope this is
+
+    @staticmethod
+    def forward(ctx, grad, input, *args):
+        ctx.args = args
+        ctx.save_for_backward(input)
+        ctx.save_for_forward(input)
+        return grad * type(ctx)._forward_cls.activation.derivative(input, *args)
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        input, = ctx.saved_tensors
+        slope = type(ctx)._forward_cls.activation.derivative(input, *ctx.args)
+        return (grad_grad * slope, _ag.zeros_like(input)) + (None,) * len(ctx.args)
+
+    @staticmethod
+    def jvp(ctx, grad_t, input_t, *args_t):
+        """Forward AD: linear in ``grad``; the slope's own tangent is zero."""
+        input, = ctx.saved_tensors
+        return grad_t * type(ctx)._forward_cls.activation.derivative(input, *ctx.args)
+
+
+def _piecewise_linear_backward(node_name, activation, *in_place_forms):
+    """The backward op of ``activation`` (and of its in-place forms), named as torch's."""
+    op = type(f"{activation.__name__}Backward", (_PiecewiseLinearBackward,),
+              {"activation": activation, "__doc__": f"The backward of {activation.__name__}, "
+               "an op (NOTE [The backward of a piecewise-linear activation])."})
+    op._backward_cls.__name__ = node_name
+    for function in (activation,) + in_place_forms:
+        function.backward_op = op
+    return op
 
 
 def _in_place(op, input, *args):
@@ -336,6 +400,7 @@ class HardtanhInplace(_HardtanhMath, _PointwiseOfOriginal):
 
 
 _named("HardtanhBackward0", Hardtanh, HardtanhInplace)
+_piecewise_linear_backward("HardtanhBackwardBackward0", Hardtanh, HardtanhInplace)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
@@ -541,6 +606,9 @@ _named("SoftshrinkBackward0", Softshrink)
 _named("HardshrinkBackward0", Hardshrink)
 _named("ThresholdBackward0", Threshold)
 _named("ThresholdBackward1", ThresholdInplace)
+_piecewise_linear_backward("SoftshrinkBackwardBackward0", Softshrink)
+_piecewise_linear_backward("HardshrinkBackwardBackward0", Hardshrink)
+_piecewise_linear_backward("ThresholdBackwardBackward0", Threshold, ThresholdInplace)
 
 
 def softshrink(input, lambd=0.5):
@@ -770,6 +838,8 @@ class RreluWithNoiseInplace(_RreluMath, _PointwiseOfResult):
 
 _named("RreluWithNoiseBackward0", RreluWithNoise)
 _named("RreluWithNoiseBackward1", RreluWithNoiseInplace)
+_piecewise_linear_backward("RreluWithNoiseBackwardBackward0", RreluWithNoise,
+                           RreluWithNoiseInplace)
 
 
 # NOTE [rrelu's random slopes]
