@@ -10,8 +10,9 @@ activation here is an ``autograd.Function`` with that node's name, its value and
 derivative written with Tensor ops, so the backward is differentiable again (the nodes of
 a double backward are those of the ops composing the derivative, not torch's
 ``*BackwardBackward0``, except where the backward is an op of its own: NOTE [The backward
-of a piecewise-linear activation], NOTE [prelu's second derivative at 0]). Where torch composes other ops (softsign, tanhshrink, softmin), so does
-this module, and the graph shows the same nodes.
+of a piecewise-linear activation], NOTE [prelu's second derivative at 0]). Where torch
+composes other ops (softsign, tanhshrink, softmin), so does this module, and the graph
+shows the same nodes.
 
 >>> import autograd_cy as ag
 >>> import autograd_cy.nn.functional as F
