@@ -343,6 +343,8 @@ def test_prelu_at_zero(dtype):
     x[1, :, 0] = 0.0
     check_op(lambda lib, a, w: F(lib).prelu(a, w), x, np.array([0.2, -0.4, 0.3, 1.5]),
              dtype=dtype)
+    check_jvp(lambda lib, a, w: F(lib).prelu(a, w), x, np.array([0.2, -0.4, 0.3, 1.5]),
+              dtype=dtype)
 
 
 def test_prelu_double_backward_node():
@@ -586,3 +588,22 @@ def test_vmap(fn):
 def test_vmap_refuses_rrelu(fn):
     assert_same_error(lambda lib: lib.vmap(lambda t: fn(lib, t))(lib.ones(3, 4)), RuntimeError,
                       "vmap: we do not yet support aten::rrelu")
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, x: F(lib).prelu(x, lib.tensor([0.2, -0.3, 0.5], dtype=x.dtype)),
+    lambda lib, x: F(lib).hardtanh(x), lambda lib, x: F(lib).elu(x, 0.5),
+    lambda lib, x: F(lib).softshrink(x), lambda lib, x: F(lib).mish(x),
+    lambda lib, x: F(lib).threshold_(x * 1, 0.1, 2.0), lambda lib, x: F(lib).glu(x, 0),
+], ids=["prelu", "hardtanh", "elu", "softshrink", "mish", "threshold_", "glu"])
+def test_forward_over_reverse(fn):
+    """func.jvp of func.grad: forward AD through the backward ops."""
+    x = with_kinks((4, 3), seed=7)
+    v = np.random.default_rng(8).standard_normal((4, 3))
+    results = []
+    for lib in (ag, torch):
+        def loss(t):
+            return fn(lib, t).pow(2).sum()
+        _, tangent = lib.func.jvp(lib.func.grad(loss), (lib.tensor(x),), (lib.tensor(v),))
+        results.append(to_numpy(tangent))
+    assert_close(results[0], results[1])

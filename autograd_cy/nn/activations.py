@@ -739,10 +739,11 @@ class PreluKernel(_ag.autograd.Function):
     def jvp(ctx, input_t, weight_t):
         """Forward AD: the backward's two terms, each with its tangent."""
         input, weight = ctx.saved_tensors
-        positive = input > 0
-        tangent = _ag.where(positive, input_t, weight * input_t)
+        non_negative = input >= 0       # NOTE [prelu's second derivative at 0]
+        tangent = _ag.where(non_negative, input_t, weight * input_t)
         if weight_t is not None:
-            tangent = tangent + _ag.where(positive, 0.0, input * weight_t).to(tangent.dtype)
+            tangent = tangent + _ag.where(non_negative, 0.0, input * weight_t).to(
+                tangent.dtype)
         return tangent
 
 
@@ -755,6 +756,7 @@ class PreluKernelBackward(_ag.autograd.Function):
     @staticmethod
     def forward(ctx, grad, input, weight):
         ctx.save_for_backward(grad, input, weight)
+        ctx.save_for_forward(grad, input, weight)
         positive = input > 0
         grad_input = _ag.where(positive, grad, weight * grad)
         grad_weight = _ag.where(positive, 0.0, input * grad).to(grad.dtype)
@@ -775,13 +777,28 @@ class PreluKernelBackward(_ag.autograd.Function):
         grad_of_weight = _ag.where(non_negative, zero, grad * grad_grad_input)
         return grad_of_grad, grad_of_input, grad_of_weight.sum_to_size(tuple(weight.shape))
 
+    @staticmethod
+    def jvp(ctx, grad_t, input_t, weight_t):
+        """Forward AD (forward over reverse): each output's derivative along the three
+        tangents, the slope's own derivative being zero."""
+        grad, input, weight = ctx.saved_tensors
+        grad_t = _ag.zeros_like(grad) if grad_t is None else grad_t
+        input_t = _ag.zeros_like(input) if input_t is None else input_t
+        weight_t = _ag.zeros_like(weight) if weight_t is None else weight_t
+        non_negative = input >= 0       # NOTE [prelu's second derivative at 0]
+        zero = _ag.zeros((), dtype=grad.dtype, device=grad.device)
+        grad_input_t = _ag.where(non_negative, grad_t, weight * grad_t + weight_t * grad)
+        grad_weight_t = _ag.where(non_negative, zero, input * grad_t + input_t * grad)
+        return grad_input_t, grad_weight_t.sum_to_size(tuple(weight.shape))
+
 
 # NOTE [prelu's second derivative at 0]
 # torch's prelu backward gives ``weight * g`` at x = 0 (the test is ``x > 0``), but the
 # derivative of that backward tests ``x >= 0``: at 0 the gradient's own derivative with
 # respect to ``g`` is 1, and the terms of the second derivative in ``x`` and ``weight``
-# vanish. PreluKernelBackward follows it, so a double backward through a zero input is
-# torch's.
+# vanish. Forward AD, of prelu and of its backward, tests ``x >= 0`` too (the tangent at 0
+# is the input's). PreluKernel and PreluKernelBackward follow both, so derivatives through
+# a zero input are torch's.
 
 _named("PreluKernelBackward0", PreluKernel)
 _named("PreluKernelBackwardBackward0", PreluKernelBackward)
