@@ -230,9 +230,20 @@ class _PiecewiseLinearBackward(_ag.autograd.Function):
         return grad_t * type(ctx)._forward_cls.activation.derivative(input, *ctx.args)
 
 
-def _piecewise_linear_backward(node_name, activation, *in_place_forms):
+class _BackwardWithoutDerivative(_PiecewiseLinearBackward):
+    """A backward op whose own derivative torch does not implement (hardsigmoid's): its
+    node refuses to run, with torch's message."""
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        name = type(ctx)._forward_cls.activation.__name__.lower()
+        raise RuntimeError(f"derivative for aten::{name}_backward is not implemented")
+
+
+def _piecewise_linear_backward(node_name, activation, *in_place_forms,
+                               base=_PiecewiseLinearBackward):
     """The backward op of ``activation`` (and of its in-place forms), named as torch's."""
-    op = type(f"{activation.__name__}Backward", (_PiecewiseLinearBackward,),
+    op = type(f"{activation.__name__}Backward", (base,),
               {"activation": activation, "__doc__": f"The backward of {activation.__name__}, "
                "an op (NOTE [The backward of a piecewise-linear activation])."})
     op._backward_cls.__name__ = node_name
@@ -482,6 +493,9 @@ class HardswishInplace(_HardswishMath, _PointwiseOfOriginal):
 
 
 _named("HardsigmoidBackward0", Hardsigmoid, HardsigmoidInplace)
+# torch's gradient of hardsigmoid has a node that refuses double backward
+_piecewise_linear_backward("NotImplemented", Hardsigmoid, HardsigmoidInplace,
+                           base=_BackwardWithoutDerivative)
 _named("HardswishBackward0", Hardswish, HardswishInplace)
 
 
