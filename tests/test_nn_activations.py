@@ -410,9 +410,9 @@ def test_prelu_module_and_the_tensor_method():
 @pytest.mark.parametrize("dtype", ["float64", "float32", "bfloat16"])
 @pytest.mark.parametrize("transpose", [False, True])
 def test_rrelu_training_draws_torchs_slopes(dtype, transpose):
-    """After the same seed, the same slopes (exactly, except bfloat16's rounding of the
-    product, which torch rounds once from float32), and the generator left in the same
-    state."""
+    """After the same seed, the same slopes, outputs and gradients, exactly (bfloat16's
+    product taken in float32 and rounded once, as torch's), and the generator left in the
+    same state."""
     x = with_kinks((5, 9))
     results = []
     for lib in (ag, torch):
@@ -424,12 +424,23 @@ def test_rrelu_training_draws_torchs_slopes(dtype, transpose):
         grad, = lib.autograd.grad(out, t, lib.ones_like(out))
         results.append((to_numpy(out.float()), to_numpy(grad.float()),
                         to_numpy(lib.rand(3))))
-    if dtype == "bfloat16":
-        assert_close(results[0][0], results[1][0], 1e-2, 1e-2)
-    else:
-        np.testing.assert_array_equal(results[0][0], results[1][0])
+    np.testing.assert_array_equal(results[0][0], results[1][0])
     np.testing.assert_array_equal(results[0][1], results[1][1])
     np.testing.assert_array_equal(results[0][2], results[1][2])
+
+
+@pytest.mark.cpu_only
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_rrelu_eval_in_reduced_precision_is_exact(dtype):
+    x = with_kinks((5, 9))
+    results = []
+    for lib in (ag, torch):
+        t = lib.tensor(x).to(getattr(lib, dtype)).requires_grad_()
+        out = F(lib).rrelu(t, 0.1, 0.45)
+        grad, = lib.autograd.grad(out, t, lib.ones_like(out))
+        results.append((to_numpy(out.float()), to_numpy(grad.float())))
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    np.testing.assert_array_equal(results[0][1], results[1][1])
 
 
 def test_rrelu_training_slopes_lie_in_the_bounds():

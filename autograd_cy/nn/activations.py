@@ -847,14 +847,19 @@ def prelu(input, weight):
 
 class _RreluMath:
     """``x * noise``: ``noise`` is 1 where ``x > 0`` and a slope elsewhere (random in
-    training, ``(lower + upper) / 2`` in eval); the slope is the noise itself."""
+    training, ``(lower + upper) / 2`` in eval); the slope is the noise itself. A float16 or
+    bfloat16 input is multiplied in float32 by the slopes before their rounding
+    (``exact``), then rounded once, as torch's kernels compute it; its noise, and so its
+    gradient, is in its own dtype as torch's."""
 
     @staticmethod
-    def value(x, noise):
-        return x * noise
+    def value(x, noise, exact):
+        if exact is None:
+            return x * noise
+        return (x.float() * exact).to(x.dtype)
 
     @staticmethod
-    def derivative(x, noise):
+    def derivative(x, noise, exact):
         return noise
 
     result_derivative = derivative
@@ -880,18 +885,24 @@ _piecewise_linear_backward("RreluWithNoiseBackwardBackward0", RreluWithNoise,
 # the generator: 53 bits of a 64-bit draw times 2**-53, then ``u * (upper - lower) +
 # lower`` in float64, rounded twice (no fused multiply-add, unlike ``uniform_``), with the
 # bounds first rounded to the input's compute type (float32 unless the input is float64),
-# then the slope rounded to the input's dtype. Drawn the same way
-# here, the slopes are torch's after the same ``manual_seed``; positive elements draw
-# nothing. A CUDA tensor draws its slopes with ``uniform_`` from its device's generator.
+# then the slope rounded to that compute type (the product's) and to the input's dtype (the
+# noise the backward reads). Drawn the same way here, the slopes are torch's after the same
+# ``manual_seed``; positive elements draw nothing. A CUDA tensor draws its slopes with
+# ``uniform_`` from its device's generator.
 
 def _rrelu_noise(input, lower, upper, training):
-    """The slope of each element (NOTE [rrelu's random slopes]), in ``input``'s dtype."""
+    """``(noise, exact)``: the slope of each element (NOTE [rrelu's random slopes]) in
+    ``input``'s dtype, and for a float16 or bfloat16 input the same slopes in float32
+    (None otherwise)."""
     with _ag.no_grad():
         x = input.detach()
+        reduced = x.dtype in (_ag.float16, _ag.bfloat16)
         positive = x > 0
         if not training or upper - lower <= 1e-6:
             slope = (lower + upper) / 2
-            return _ag.where(positive, _ag.ones_like(x), _ag.full_like(x, slope))
+            like = x.float() if reduced else x
+            exact = _ag.where(positive, _ag.ones_like(like), _ag.full_like(like, slope))
+            return (exact.to(x.dtype), exact) if reduced else (exact, None)
         if x.dtype == _ag.float16 and not x.is_cuda:
             raise NotImplementedError("\"rrelu_with_noise_out_cpu\" not implemented for "
                                       "'Half'")
@@ -904,9 +915,9 @@ def _rrelu_noise(input, lower, upper, training):
             low, high = float(compute(lower)), float(compute(upper))
             u = _cpu_random._unit_uniform(_factories._generator(None), count, True)
             slopes = _ag.tensor(u * (high - low) + low)
-        noise = _ag.ones_like(x)
-        noise[~positive] = slopes.to(x.dtype)
-        return noise
+        exact = _ag.ones_like(x, dtype=_ag.float32 if reduced else x.dtype)
+        exact[~positive] = slopes.to(exact.dtype)
+        return (exact.to(x.dtype), exact) if reduced else (exact, None)
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
@@ -915,10 +926,10 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     _require_floating(input, "leaky_relu")
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
-    noise = _rrelu_noise(input, lower, upper, training)
+    noise, exact = _rrelu_noise(input, lower, upper, training)
     if inplace:
-        return _in_place(RreluWithNoiseInplace, input, noise)
-    return RreluWithNoise.apply(input, noise)
+        return _in_place(RreluWithNoiseInplace, input, noise, exact)
+    return RreluWithNoise.apply(input, noise, exact)
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
