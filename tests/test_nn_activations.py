@@ -320,8 +320,12 @@ def test_rrelu_training_refuses_float16_on_the_cpu():
     ("prelu", lambda lib, x: F(lib).prelu(x, lib.full((8,), 0.25, dtype=x.dtype)), "")],
     ids=IDS + ["hardsigmoid", "prelu"])
 def test_reduced_precision(name, fn, node, dtype):
-    """float16 and bfloat16 keep their dtype and come within a few of their ulps of torch
-    (torch computes them in float32, rounding once)."""
+    """float16 and bfloat16 keep their dtype and, computed in float32 and rounded once as
+    torch's kernels compute them (NOTE [Activations in reduced precision]), give torch's
+    values and gradients bit for bit (mish's float16 gradient within a unit in the last
+    place: torch rounds its float32 intermediates differently). The composites and
+    sigmoid, tanh, softmin are the library's other ops, whose reduced-precision kernels
+    (the CUDA ones too) are not this module's: within a few units in the last place."""
     x = with_kinks()
     results = []
     for lib in (ag, torch):
@@ -330,9 +334,16 @@ def test_reduced_precision(name, fn, node, dtype):
         grad, = lib.autograd.grad(out.sum(), t)
         assert out.dtype == t.dtype and grad.dtype == t.dtype
         results.append((to_numpy(out.float()), to_numpy(grad.float())))
-    tolerance = 2e-2 if dtype == "bfloat16" else 4e-3
-    assert_close(results[0][0], results[1][0], tolerance, tolerance, "forward")
-    assert_close(results[0][1], results[1][1], tolerance, tolerance, "gradient")
+    if name in ("softsign", "tanhshrink", "sigmoid", "tanh", "softmin", "softmin_dim0"):
+        tolerance = 2e-2 if dtype == "bfloat16" else 4e-3
+        assert_close(results[0][0], results[1][0], tolerance, tolerance, "forward")
+        assert_close(results[0][1], results[1][1], tolerance, tolerance, "gradient")
+        return
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    if name == "mish":
+        assert_close(results[0][1], results[1][1], 2e-3, 2e-3, "gradient")
+    else:
+        np.testing.assert_array_equal(results[0][1], results[1][1])
 
 
 # ------------------------------------------------------------------ prelu

@@ -83,6 +83,19 @@ def _check_inplace(input):
                            "operation.")
 
 
+def _computed(tensor):
+    """``tensor`` in the dtype its activation computes in: float32 for float16 and bfloat16
+    (NOTE [Activations in reduced precision])."""
+    return tensor.float() if tensor.dtype in (_ag.float16, _ag.bfloat16) else tensor
+
+
+# NOTE [Activations in reduced precision]
+# torch's kernels compute a float16 or bfloat16 activation, and its backward, in float32
+# and round the result once. The Functions below do the same (``_computed``, then ``.to``
+# the input's dtype): computed in the input's own dtype, each intermediate op would round,
+# and elu's, mish's or glu's values would be a unit in the last place off torch's in about
+# one element in ten.
+
 def _mask(condition, like):
     """A boolean tensor as 0/1 values of ``like``'s dtype."""
     return condition.to(like.dtype)
@@ -102,7 +115,7 @@ class _Pointwise(_ag.autograd.Function):
         ctx.args = args
         ctx.save_for_backward(input)
         ctx.save_for_forward(input)
-        return type(ctx)._forward_cls.value(input, *args)
+        return type(ctx)._forward_cls.value(_computed(input), *args).to(input.dtype)
 
     # a _PiecewiseLinearBackward subclass, for an activation whose slope is piecewise
     # constant (NOTE [The backward of a piecewise-linear activation])
@@ -118,7 +131,8 @@ class _Pointwise(_ag.autograd.Function):
     def jvp(ctx, input_t, *args_t):
         """Forward AD: the tangent times the slope at the input."""
         input, = ctx.saved_tensors
-        return input_t * type(ctx)._forward_cls.derivative(input, *ctx.args)
+        slope = type(ctx)._forward_cls.derivative(_computed(input), *ctx.args)
+        return (_computed(input_t) * slope).to(input_t.dtype)
 
 
 class _PointwiseOfResult(_ag.autograd.Function):
@@ -130,7 +144,7 @@ class _PointwiseOfResult(_ag.autograd.Function):
     @staticmethod
     def forward(ctx, input, *args):
         op = type(ctx)._forward_cls
-        input.copy_(op.value(input, *args))
+        input.copy_(op.value(_computed(input), *args))
         ctx.mark_dirty(input)
         ctx.args = args
         ctx.save_for_backward(input)
@@ -145,14 +159,16 @@ class _PointwiseOfResult(_ag.autograd.Function):
         op = type(ctx)._forward_cls
         if op.backward_op is not None:
             return (op.backward_op.apply(grad, result, *ctx.args),) + (None,) * len(ctx.args)
-        return (grad * op.result_derivative(result, *ctx.args),) + (None,) * len(ctx.args)
+        slope = op.result_derivative(_computed(result), *ctx.args)
+        return ((_computed(grad) * slope).to(grad.dtype),) + (None,) * len(ctx.args)
 
     @staticmethod
     def jvp(ctx, input_t, *args_t):
         """Forward AD: the input's tangent, multiplied in place by the slope (an input
         written in place has its tangent written in place)."""
         result, = ctx.saved_tensors
-        return input_t.mul_(type(ctx)._forward_cls.result_derivative(result, *ctx.args))
+        slope = type(ctx)._forward_cls.result_derivative(_computed(result), *ctx.args)
+        return input_t.copy_(_computed(input_t) * slope)
 
 
 class _PointwiseOfOriginal(_ag.autograd.Function):
@@ -164,7 +180,7 @@ class _PointwiseOfOriginal(_ag.autograd.Function):
     @staticmethod
     def forward(ctx, input, original, *args):
         op = type(ctx)._forward_cls
-        input.copy_(op.value(original, *args))
+        input.copy_(op.value(_computed(original), *args))
         ctx.mark_dirty(input)
         ctx.args = args
         ctx.save_for_backward(original)
@@ -183,8 +199,8 @@ class _PointwiseOfOriginal(_ag.autograd.Function):
     def jvp(ctx, input_t, original_t, *args_t):
         """Forward AD: the input's tangent overwritten with the clone's times the slope."""
         original, = ctx.saved_tensors
-        slope = type(ctx)._forward_cls.derivative(original, *ctx.args)
-        return input_t.copy_(original_t * slope)
+        slope = type(ctx)._forward_cls.derivative(_computed(original), *ctx.args)
+        return input_t.copy_(_computed(original_t) * slope)
 
 
 def _scaled(op, grad, input, args):
@@ -192,7 +208,7 @@ def _scaled(op, grad, input, args):
     one."""
     if op.backward_op is not None:
         return op.backward_op.apply(grad, input, *args)
-    return grad * op.derivative(input, *args)
+    return (_computed(grad) * op.derivative(_computed(input), *args)).to(grad.dtype)
 
 
 # NOTE [The backward of a piecewise-linear activation]
@@ -541,15 +557,20 @@ class MishInplace(_MishMath, _PointwiseOfOriginal):
 
 class LogSigmoid(_Pointwise):
     """``log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|))``, which neither overflows nor
-    loses the small values; slope ``sigmoid(-x)``."""
+    loses the small values; slope ``sigmoid(-x)``, as torch computes it from the buffer
+    ``z = exp(-|x|)`` it keeps in the input's dtype (``dtype``): ``1 - z / (1 + z)`` below
+    0, ``z / (1 + z)`` elsewhere."""
 
     @staticmethod
-    def value(x):
+    def value(x, dtype):
         return _ag.clamp(x, max=0.0) - _ag.log1p(_ag.exp(-_ag.abs(x)))
 
     @staticmethod
-    def derivative(x):
-        return _ag.sigmoid(-x)
+    def derivative(x, dtype):
+        # -|x| as a where, whose derivative at 0 is the right side's (-1), not abs's 0
+        buffer = _ag.exp(_ag.where(x < 0, x, -x)).to(dtype).to(x.dtype)
+        fraction = buffer / (buffer + 1.0)
+        return _ag.where(x < 0, 1.0 - fraction, fraction)
 
 
 _named("MishBackward0", Mish, MishInplace)
@@ -567,7 +588,7 @@ def mish(input, inplace=False):
 def logsigmoid(input):
     """``log(1 / (1 + exp(-x)))``, computed stably."""
     _require_floating(input, "log_sigmoid")
-    return LogSigmoid.apply(input)
+    return LogSigmoid.apply(input, input.dtype)
 
 
 # ------------------------------------------------------------------ shrinks, threshold
@@ -694,15 +715,18 @@ class Glu(_ag.autograd.Function):
         ctx.dim = dim
         ctx.save_for_backward(input)
         ctx.save_for_forward(input)
-        first, second = input.chunk(2, dim)
-        return first * _ag.sigmoid(second)
+        first, second = _computed(input).chunk(2, dim)
+        return (first * _ag.sigmoid(second)).to(input.dtype)
 
     @staticmethod
     def backward(ctx, grad):
         input, = ctx.saved_tensors
-        first, second = input.chunk(2, ctx.dim)
-        gate = _ag.sigmoid(second)
-        return _ag.cat([grad * gate, grad * first * gate * (1.0 - gate)], ctx.dim), None
+        first, second = _computed(input).chunk(2, ctx.dim)
+        # torch keeps the gate in the input's dtype (NOTE [Activations in reduced precision])
+        gate = _computed(_ag.sigmoid(second).to(input.dtype))
+        grad = _computed(grad)
+        return _ag.cat([grad * gate, grad * first * gate * (1.0 - gate)], ctx.dim).to(
+            input.dtype), None
 
     @staticmethod
     def jvp(ctx, input_t, dim_t):
