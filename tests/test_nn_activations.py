@@ -643,3 +643,8 @@ def test_forward_over_reverse(fn):
         _, tangent = lib.func.jvp(lib.func.grad(loss), (lib.tensor(x),), (lib.tensor(v),))
         results.append(to_numpy(tangent))
     assert_close(results[0], results[1])
+
+
+def test_softmax2d_over_the_channels_of_a_3d_input():
+    check_op(named(lambda lib, x: lib.nn.Softmax2d()(x), "SoftmaxBackward0"),
+             with_kinks((4, 3, 2)))
