@@ -65,6 +65,9 @@ from autograd_cy.nn.distance import (  # noqa: E402,F401  (torch.cdist ...)
 )
 from autograd_cy.nn.losses import TORCH_LEVEL as _torch_level_losses  # noqa: E402
 globals().update(_torch_level_losses)     # torch.kl_div ...: an int reduction, as ATen's
+from autograd_cy.nn.activations import (  # noqa: E402,F401  (torch.selu ...; Tensor.prelu)
+    selu, selu_, celu, celu_, threshold, threshold_, hardshrink, prelu, rrelu, rrelu_,
+)
 from autograd_cy import cuda  # noqa: E402,F401  (fills the core's CUDA backend slot)
 from autograd_cy.dlpack import from_dlpack  # noqa: E402,F401  (and Tensor.__dlpack__)
 from autograd_cy.foreach import *  # noqa: E402,F401,F403  (_foreach_add_ ...)

@@ -318,6 +318,16 @@ FALLBACK_OPS = {
     "as_strided": lambda lib, t: t.contiguous().as_strided((2, 2), (1, 2)),
     # each example a batch of (N, C) = (3, 3): statistics over the example alone
     "batch_norm": lambda lib, t: lib.nn.functional.batch_norm(t, None, None, training=True),
+    # one slope per channel of the example (its dim 1)
+    "prelu": lambda lib, t: lib.nn.functional.prelu(t, lib.tensor([0.1, -0.2, 0.3],
+                                                                   dtype=t.dtype)),
+    # losses and distances torch.vmap runs per example too
+    "pdist": lambda lib, t: lib.nn.functional.pdist(t),
+    "soft_margin_loss": lambda lib, t: lib.nn.functional.soft_margin_loss(t, t.sign()),
+    "multi_margin_loss": lambda lib, t: lib.nn.functional.multi_margin_loss(
+        t, lib.tensor([1, 0, 2])),
+    "multilabel_margin_loss": lambda lib, t: lib.nn.functional.multilabel_margin_loss(
+        t, lib.tensor([[2, -1, 0], [0, 1, -1], [1, -1, 0]])),
 }
 
 

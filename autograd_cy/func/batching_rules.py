@@ -225,8 +225,8 @@ def _over_unit_dim(original, args, kwargs, specs, levels, index_too=False):
 
 
 def softmax_rule(original, args, kwargs):
-    """softmax / log_softmax; ``nn.functional``'s ``dim=None`` picks the logical dim as torch
-    does (with its warning)."""
+    """softmax / log_softmax / softmin; ``nn.functional``'s ``dim=None`` picks the logical
+    dim as torch does (with its warning)."""
     args, kwargs = list(args), dict(kwargs)
     self = args[0]
     dim = _get(args, kwargs, 1, "dim", None)
@@ -688,6 +688,8 @@ true_divide floor_divide pow rpow rsub rdiv atan2 arctan2 maximum minimum clamp 
 ne lt le gt ge greater greater_equal less less_equal not_equal logical_and logical_or
 logical_xor logical_not bitwise_and bitwise_or bitwise_xor bitwise_not isfinite isinf isnan
 isreal isclose complex polar gelu silu softplus leaky_relu masked_fill type_as
+elu selu celu hardtanh relu6 hardsigmoid hardswish mish logsigmoid softsign softshrink
+hardshrink tanhshrink threshold
 """.split()
 
 _ONE_TENSOR = """
@@ -698,6 +700,7 @@ resolve_conj resolve_neg real imag view_as_real view_as_complex
 _INPLACE = """
 absolute_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ neg_ square_ add_ sub_ mul_
 div_ floor_divide_ pow_ clamp_ clip_ copy_ fill_ zero_ masked_fill_ conj_physical_
+elu_ selu_ celu_ hardtanh_ threshold_ leaky_relu_
 """.split()
 
 RULES = {}
@@ -734,7 +737,9 @@ RULES.update({
     "diagonal": dims_rule((2, "dim1", 0), (3, "dim2", 1)),
     "gather": dims_rule((1, "dim", None), index_like_self=True),
     "index_select": dims_rule((1, "dim", None)),
-    "softmax": softmax_rule, "log_softmax": softmax_rule,
+    "softmax": softmax_rule, "log_softmax": softmax_rule, "softmin": softmax_rule,
+    "_safe_softmax": softmax_rule,
+    "glu": dims_rule((1, "dim", -1)),
     "cat": cat_rule(0), "concat": cat_rule(0), "concatenate": cat_rule(0), "stack": cat_rule(1),
     # shapes
     "view": reshape_rule("view", "size"), "reshape": reshape_rule("reshape", "shape"),
@@ -750,11 +755,15 @@ RULES.update({
     "binary_cross_entropy": pointwise_loss_rule,
     "binary_cross_entropy_with_logits": pointwise_loss_rule,
     "nll_loss": class_loss_rule, "cross_entropy": class_loss_rule,
+    "smooth_l1_loss": pointwise_loss_rule, "huber_loss": pointwise_loss_rule,
+    "pairwise_distance": leading_dims_rule,
     # the rest
     "index_add": index_add_rule, "scatter_add": dims_rule((1, "dim", None), index_like_self=True),
     "sum_to_size": sum_to_size_rule, "transpose_": transpose_inplace_rule, "vdot": vdot_rule,
     "_sum": reduction_rule(), "_mean": reduction_rule(),
     "is_conj": metadata_rule, "is_neg": metadata_rule, "is_same_size": metadata_rule,
+    "rrelu": refused("vmap: we do not yet support aten::rrelu. Please file an issue"),
+    "rrelu_": refused("vmap: we do not yet support aten::rrelu_. Please file an issue"),
     "equal": refused("Batching rule not implemented for aten::equal. We could not generate "
                      "a fallback."),
     "allclose": refused("vmap over torch.allclose isn't supported yet. Please file an issue "

@@ -1,5 +1,8 @@
 """``autograd_cy.nn.functional``: activations, dropout, linear and losses, as in PyTorch.
 
+The activations beyond relu, leaky_relu, gelu, silu, softplus and the softmaxes live in
+autograd_cy/nn/activations.py, re-exported here with the layers' ops.
+
 A thin layer: PyTorch's signatures, defaults, argument checks and warnings live
 here; the computation is done by the primitives of pyx/ops/activation.pyx and
 pyx/ops/loss.pyx (each with its own backward Node) and by the Tensor-level ops,
@@ -475,15 +478,17 @@ from autograd_cy.nn.pooling import (  # noqa: E402
 from autograd_cy.nn.normalization import layer_norm, batch_norm, group_norm  # noqa: E402
 from autograd_cy.nn.embedding import embedding, one_hot  # noqa: E402
 from autograd_cy.nn.attention import scaled_dot_product_attention  # noqa: E402
-from autograd_cy.nn.distance import (  # noqa: E402
+from autograd_cy.nn.distance import (  # noqa: E402,F401  (composites: see __all__)
     pairwise_distance, cosine_similarity, normalize, pdist,
 )
-from autograd_cy.nn.losses import (  # noqa: E402
+from autograd_cy.nn.losses import (  # noqa: E402,F401
     smooth_l1_loss, huber_loss, kl_div, poisson_nll_loss, gaussian_nll_loss,
     margin_ranking_loss, hinge_embedding_loss, cosine_embedding_loss, soft_margin_loss,
     multi_margin_loss, multilabel_margin_loss, multilabel_soft_margin_loss,
     triplet_margin_loss, triplet_margin_with_distance_loss,
 )
+from autograd_cy.nn import activations as _activations  # noqa: E402
+from autograd_cy.nn.activations import *  # noqa: E402,F401,F403
 # composites of the ops above, not ops (multi_head_attention's module says why): outside
 # __all__, so that vmap batches through their ops
 from autograd_cy.nn.multi_head_attention import multi_head_attention_forward  # noqa: E402,F401
@@ -494,9 +499,9 @@ from autograd_cy.nn.dropout_variants import (  # noqa: E402,F401
 
 __all__ += ["pad", "conv1d", "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
             "adaptive_avg_pool2d", "layer_norm", "batch_norm", "group_norm", "embedding",
-            "one_hot", "scaled_dot_product_attention", "pairwise_distance", "cosine_similarity",
-            "normalize", "pdist", "smooth_l1_loss", "huber_loss", "kl_div", "poisson_nll_loss",
-            "gaussian_nll_loss", "margin_ranking_loss", "hinge_embedding_loss",
-            "cosine_embedding_loss", "soft_margin_loss", "multi_margin_loss",
-            "multilabel_margin_loss", "multilabel_soft_margin_loss", "triplet_margin_loss",
-            "triplet_margin_with_distance_loss"]
+            "one_hot", "scaled_dot_product_attention", "pairwise_distance", "pdist",
+            "smooth_l1_loss", "huber_loss", "soft_margin_loss", "multi_margin_loss",
+            "multilabel_margin_loss"] + _activations.__all__
+# The composite losses and distances (kl_div ... triplet_margin_loss, cosine_similarity,
+# normalize) are importable here but not ops (outside __all__): vmap batches through the ops
+# they are made of, as torch's does.
