@@ -262,3 +262,38 @@ def test_no_grad_gives_no_node():
             x = lib.ones(2, 3, requires_grad=True)
             assert fn_of(lib).layer_norm(x, (3,)).grad_fn is None
             assert fn_of(lib).batch_norm(x, None, None, training=True).grad_fn is None
+
+
+@pytest.mark.cpu_only          # the row loops are the CPU's
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("affine", ["both", "weight", "bias", "none"])
+def test_layer_norm_row_loops_agree_with_torch(monkeypatch, dtype, affine):
+    """NOTE [Layer norm in rows]: the forward and the input gradient by the row loops (the
+    path a CPU float matrix takes without create_graph), against torch."""
+    import autograd_cy.nn.normalization as normalization
+    taken = []
+    for name in ("_rows_forward", "_rows_input_gradient"):
+        original = getattr(normalization, name)
+
+        def spy(*args, _original=original, _name=name):
+            result = _original(*args)
+            taken.append(_name if result is not None else None)
+            return result
+        monkeypatch.setattr(normalization, name, spy)
+    rng = np.random.default_rng(5)
+    x, grad = rng.standard_normal((2, 7, 19)) * 3 + 1, rng.standard_normal((2, 7, 19))
+    params = rng.standard_normal((2, 19))
+    results = []
+    for lib in (ag, torch):
+        leaf = lib.tensor(x.astype(dtype), requires_grad=True)
+        weight = lib.tensor(params[0].astype(dtype), requires_grad=True) \
+            if affine in ("both", "weight") else None
+        bias = lib.tensor(params[1].astype(dtype), requires_grad=True) \
+            if affine in ("both", "bias") else None
+        out = lib.nn.functional.layer_norm(leaf, (19,), weight, bias, eps=1e-3)
+        out.backward(lib.tensor(grad.astype(dtype)))
+        results.append([out, leaf.grad] + [p.grad for p in (weight, bias) if p is not None])
+    assert taken == ["_rows_forward", "_rows_input_gradient"]
+    tolerance = {"rtol": 1e-5, "atol": 1e-5} if dtype == np.float32 else {}
+    for ours, theirs in zip(*results):
+        assert_close(ours, theirs, **tolerance)

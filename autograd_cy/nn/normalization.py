@@ -41,7 +41,8 @@ import warnings
 
 import autograd_cy as _ag
 from autograd_cy._C.dtype import _c10_name
-from autograd_cy._C.tensor import _array_of
+from autograd_cy._C.ops import normalization_kernels as _row_kernels
+from autograd_cy._C.tensor import _array_of, _wrap_array
 from autograd_cy.grad_mode import is_grad_enabled
 
 __all__ = ["layer_norm", "batch_norm", "group_norm", "instance_norm", "rms_norm"]
@@ -167,16 +168,20 @@ class _Normalization(_ag.autograd.Function):
     def forward(ctx, input, weight, bias, layout, eps, stats, running):
         dtype = _compute_dtype(input)
         x = layout.view(input.to(dtype))
-        if stats is None:
+        w = _param_view(weight, layout, dtype)
+        fused = _rows_forward(x, w, bias, layout, eps) if stats is None else None
+        if fused is not None:
+            out, xhat, rstd = fused
+        elif stats is None:
             xhat, rstd, mean, var = _normalized(x, layout, eps)
             if running is not None:
                 _update_running(running, mean, var, x.numel() // mean.numel())
         else:
             xhat = (x - stats[0]) * stats[1]
             rstd = stats[1]
-        w = _param_view(weight, layout, dtype)
-        out = xhat if w is None else xhat * w
-        if bias is not None:            # in place on a new product, never on xhat
+        if fused is None:
+            out = xhat if w is None else xhat * w
+        if fused is None and bias is not None:    # in place on a new product, never on xhat
             b = _param_view(bias, layout, dtype)
             out = out + b if w is None else out.add_(b)
         ctx.save_for_backward(input, weight)
@@ -202,8 +207,11 @@ class _Normalization(_ag.autograd.Function):
         needs = ctx.needs_input_grad
         grad_input = grad_weight = grad_bias = None
         if needs[0]:
-            g = grad if w is None else grad * w
-            if ctx.stats is None:
+            grad_input = _rows_input_gradient(grad, xhat, rstd, w, layout)
+            g = grad if w is None or grad_input is not None else grad * w
+            if grad_input is not None:
+                pass
+            elif ctx.stats is None:
                 grad_input = _input_gradient(g, xhat, rstd, layout)
             else:
                 grad_input = g * rstd
@@ -232,6 +240,31 @@ class _Normalization(_ag.autograd.Function):
         if bias_t is not None:
             out_t = out_t + _param_view(bias_t, layout, dtype)
         return layout.unview(out_t, input_t).to(input_t.dtype)
+
+
+def _rows_forward(x, w, bias, layout, eps):
+    """``(out, xhat, rstd)`` of layer_norm by its row loops (NOTE [Layer norm in rows] in
+    pyx/ops/normalization_kernels.pyx), or None: for ``_Rows`` of a CPU float32/float64
+    input with parameters of its dtype, where nothing records (the Function's forward)."""
+    if type(layout) is not _Rows or is_grad_enabled():
+        return None
+    b = None if bias is None else _array_of(bias)
+    result = _row_kernels.normalize(_array_of(x), None if w is None else _array_of(w),
+                                    None if b is None else b.reshape(-1), eps)
+    if result is None:
+        return None
+    out, xhat, _, rstd, _ = result
+    return _wrap_array(out), _wrap_array(xhat), _wrap_array(rstd)
+
+
+def _rows_input_gradient(grad, xhat, rstd, w, layout):
+    """layer_norm's input gradient by the row loops, or None (as ``_rows_forward``; under
+    create_graph the backward records Tensor ops instead)."""
+    if type(layout) is not _Rows or is_grad_enabled():
+        return None
+    result = _row_kernels.input_gradient(_array_of(grad), _array_of(xhat), _array_of(rstd),
+                                         None if w is None else _array_of(w))
+    return None if result is None else _wrap_array(result)
 
 
 def _param_view(param, layout, dtype):
