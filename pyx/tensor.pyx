@@ -326,6 +326,20 @@ _NON_LEAF_GRAD_WARNING = (
     "instead. See github.com/pytorch/pytorch/pull/30531 for more information.")
 
 
+cdef bint warned_scalar_of_grad = False
+
+
+cdef void warn_scalar_of_grad(Tensor t) except *:
+    """torch's warning, once a process, when float() or complex() takes a tensor that
+    requires grad: the number it gives is outside the graph."""
+    global warned_scalar_of_grad
+    if not warned_scalar_of_grad and requires_grad(t):
+        warned_scalar_of_grad = True
+        warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
+                      "unexpected behavior.\nConsider using tensor.detach() first.",
+                      UserWarning, stacklevel=1)
+
+
 @cython.freelist(262144)
 cdef class Tensor:
     """A multi-dimensional array that records the operations applied to it.
@@ -477,12 +491,14 @@ cdef class Tensor:
 
     # float(t), int(t), complex(t): a ValueError, where t.item() raises a RuntimeError.
     def __float__(self):
+        warn_scalar_of_grad(self)
         return float(single_element(self))
 
     def __int__(self):
         return int(single_element(self))
 
     def __complex__(self):
+        warn_scalar_of_grad(self)
         return complex(single_element(self))
 
     def __index__(self):

@@ -2,6 +2,7 @@
 ops whose backward ignores the old value, in-place ops on views, and API corners.
 
 Each test runs the same code on autograd_cy and on torch (``lib``) and compares."""
+import os
 import threading
 
 import pytest
@@ -719,3 +720,28 @@ def test_grad_through_an_in_place_op_on_a_view_of_a_plain_base_asks_only_for_the
         (grad,) = lib.autograd.grad((view * 3).sum(), [w])
         results.append(grad.item())
     assert results[0] == results[1] == 18.0
+
+
+def test_float_of_a_tensor_that_requires_grad_warns_once_as_torch():
+    """torch warns (once a process) when float() or complex() takes a tensor that requires
+    grad; int(), bool(), item() and tolist() do not. Each library in a fresh process."""
+    import subprocess
+    import sys
+    source = """
+import warnings
+import {lib} as lib
+x = lib.tensor(1.5, requires_grad=True)
+counts = []
+for convert in (int, bool, lambda t: t.item(), lambda t: t.tolist(), float, float, complex):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        convert(x)
+    counts.append([str(w.message).split(chr(10))[0] for w in caught])
+print(counts)
+"""
+    outputs = [subprocess.run([sys.executable, "-c", source.format(lib=lib)], check=True,
+                              capture_output=True, text=True,
+                              cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                              ).stdout for lib in ("autograd_cy", "torch")]
+    assert outputs[0] == outputs[1]
+    assert "Converting a tensor with requires_grad=True to a scalar" in outputs[0]
