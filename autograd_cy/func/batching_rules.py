@@ -595,6 +595,48 @@ def transpose_inplace_rule(original, args, kwargs):
     return self
 
 
+def swapaxes_inplace_rule(original, args, kwargs):
+    """swapaxes_ (its arguments named axis0, axis1): transpose_'s rule."""
+    return transpose_inplace_rule(original, (args[0], _get(args, kwargs, 1, "axis0", None),
+                                             _get(args, kwargs, 2, "axis1", None)), {})
+
+
+def t_inplace_rule(original, args, kwargs):
+    """t_: the two logical dims of a matrix swap; fewer stay as they are."""
+    self = args[0]
+    ndim = logical_ndim(self)
+    if ndim > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {ndim}D")
+    return transpose_inplace_rule(original, (self, 0, 1), {}) if ndim == 2 else self
+
+
+def unsqueeze_inplace_rule(original, args, kwargs):
+    """unsqueeze_: the new unit dim among the logical dims, past the batch dims."""
+    self = args[0]
+    nb, ndim = len(self._levels), logical_ndim(self)
+    self._physical.unsqueeze_(_shift(_get(args, kwargs, 1, "dim", None), ndim + 1, nb))
+    restand(self)
+    return self
+
+
+def squeeze_inplace_rule(original, args, kwargs):
+    """squeeze_: squeeze's choice of dims, the batched tensor's own shape changing."""
+    self = args[0]
+    dim = _get(args, kwargs, 1, "dim", _ALL)
+    nb, ndim = len(self._levels), logical_ndim(self)
+    if dim is _ALL or dim is None:
+        dims = tuple(nb + i for i, size in enumerate(tuple(self.shape)) if size == 1)
+    elif ndim == 0:         # its one unit dim: nothing to take away
+        _check_0_dim(dim)
+        dims = ()
+    else:
+        dims = _shift(dim, ndim, nb)
+    if dims != ():
+        self._physical.squeeze_(dims)
+    restand(self)
+    return self
+
+
 def vdot_rule(original, args, kwargs):
     """vdot: the dot product of ``a``'s conjugate with ``b``."""
     a, b = args[0], _get(args, kwargs, 1, "other", None)
@@ -760,6 +802,9 @@ RULES.update({
     # the rest
     "index_add": index_add_rule, "scatter_add": dims_rule((1, "dim", None), index_like_self=True),
     "sum_to_size": sum_to_size_rule, "transpose_": transpose_inplace_rule, "vdot": vdot_rule,
+    "swapdims_": transpose_inplace_rule, "swapaxes_": swapaxes_inplace_rule,
+    "t_": t_inplace_rule, "unsqueeze_": unsqueeze_inplace_rule,
+    "squeeze_": squeeze_inplace_rule,
     "_sum": reduction_rule(), "_mean": reduction_rule(),
     "is_conj": metadata_rule, "is_neg": metadata_rule, "is_same_size": metadata_rule,
     "rrelu": refused("vmap: we do not yet support aten::rrelu. Please file an issue"),

@@ -1,5 +1,6 @@
 # cython: allow_none_for_extension_args=False
-"""Strided views and metadata-only in-place ops: as_strided, as_strided_, transpose_, resize_.
+"""Strided views and metadata-only in-place ops: as_strided, as_strided_, transpose_ (and
+swapdims_, swapaxes_, t_), unsqueeze_, squeeze_, resize_.
 
 ``as_strided`` reads the memory of the tensor that owns it (``_base``, or the tensor itself)
 as PyTorch reads a storage: sizes, strides and ``storage_offset`` count elements from the
@@ -7,7 +8,8 @@ start of that memory. Its backward scatters the gradient into a zero "storage" a
 positions the output read (adding where they overlap) and gathers the input's positions
 back, with index_add and index_select, so it is itself differentiable.
 
-``transpose_`` and ``as_strided_`` change only how ``self`` reads its memory: like other
+``transpose_``, ``unsqueeze_``, ``squeeze_`` and ``as_strided_`` change only how ``self``
+reads its memory: like other
 in-place ops they bump the version and make the new node ``self``'s grad_fn, with the old
 one as its input (on a view too: the base's history is untouched, as in PyTorch).
 """
@@ -27,11 +29,12 @@ from autograd_cy._C.node cimport Node
 from autograd_cy._C.recording cimport record1
 from autograd_cy._C.views cimport check_inplace, check_inference_inplace, view_tangent
 from autograd_cy._C.ops.shape cimport record_view
-from autograd_cy._C.ops.shape import transpose, reshape
+from autograd_cy._C.ops.shape import transpose, reshape, squeeze, t
 from autograd_cy._C.ops.gather_scatter import index_add, index_select
 
 __all__ = ["as_strided"]
-__tensor_methods__ = ("as_strided", "as_strided_", "transpose_", "resize_")
+__tensor_methods__ = ("as_strided", "as_strided_", "transpose_", "swapdims_", "swapaxes_",
+                      "t_", "unsqueeze_", "squeeze_", "resize_")
 
 
 cdef Tensor storage_owner(Tensor self):
@@ -184,6 +187,81 @@ def transpose_(Tensor self, dim0, dim1):
     node.saved_dim1 = wrap_dim(dim1, ndim)
     array = np.swapaxes(self._data, node.saved_dim0, node.saved_dim1) if ndim else self._data
     return restride_in_place(self, array, node)
+
+
+def swapdims_(Tensor self, dim0, dim1):
+    """``transpose_`` by another name, as torch's."""
+    return transpose_(self, dim0, dim1)
+
+
+def swapaxes_(Tensor self, axis0, axis1):
+    """``transpose_`` by NumPy's name, as torch's."""
+    return transpose_(self, axis0, axis1)
+
+
+cdef class TBackward1(Node):
+    cpdef tuple apply(self, tuple grads):
+        return (t(grads[0]),)
+
+
+def t_(Tensor self):
+    """In-place ``t()``: a matrix reads its memory transposed; fewer dims are unchanged."""
+    ndim = self._data.ndim
+    if ndim > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {ndim}D")
+    check_inplace(self, is_grad_enabled() and requires_grad(self))
+    return restride_in_place(self, self._data.T if ndim == 2 else self._data, TBackward1())
+
+
+cdef class UnsqueezeBackward1(Node):
+    cdef readonly Py_ssize_t saved_dim
+
+    cpdef tuple apply(self, tuple grads):
+        return (squeeze(grads[0], self.saved_dim),)
+
+
+def unsqueeze_(Tensor self, dim):
+    """In-place ``unsqueeze``: ``self`` gains a dim of size 1 at ``dim``."""
+    cdef UnsqueezeBackward1 node = UnsqueezeBackward1()
+    node.saved_dim = wrap_dim(dim, self._data.ndim + 1)
+    check_inplace(self, is_grad_enabled() and requires_grad(self))
+    return restride_in_place(self, np.expand_dims(self._data, node.saved_dim), node)
+
+
+cdef class SqueezeBackward3(Node):
+    """``squeeze_()``'s backward (SqueezeBackward4: of one dim, 5: of several): the
+    gradient reshaped to the input's sizes, the squeezed dims of size 1 back in place."""
+    cdef readonly tuple saved_self_sym_sizes
+
+    cpdef tuple apply(self, tuple grads):
+        return (reshape(grads[0], self.saved_self_sym_sizes),)
+
+
+cdef class SqueezeBackward4(SqueezeBackward3):
+    cdef readonly object saved_dim
+
+
+cdef class SqueezeBackward5(SqueezeBackward4):
+    pass
+
+
+def squeeze_(Tensor self, dim=None):
+    """In-place ``squeeze``: ``self`` loses its dims of size 1 (all, or those of ``dim``)."""
+    cdef SqueezeBackward3 node
+    shape = self._data.shape
+    if dim is None:
+        node = SqueezeBackward3()
+        axes = tuple(i for i, n in enumerate(shape) if n == 1)
+    else:
+        node = SqueezeBackward4() if isinstance(dim, int) else SqueezeBackward5()
+        dims = (dim,) if isinstance(dim, int) else tuple(dim)
+        wrapped = tuple(wrap_dim(d, self._data.ndim) for d in dims)
+        (<SqueezeBackward4>node).saved_dim = wrapped[0] if isinstance(dim, int) else wrapped
+        axes = tuple(d for d in wrapped if self._data.ndim and shape[d] == 1)
+    node.saved_self_sym_sizes = shape
+    check_inplace(self, is_grad_enabled() and requires_grad(self))
+    return restride_in_place(self, np.squeeze(self._data, axis=axes) if axes
+                             else self._data, node)
 
 
 def resize_(Tensor self, *sizes, memory_format=None):
