@@ -468,8 +468,18 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 # The ops of the layers, each in a file of its own (autograd_cy/nn/*.py).
 from autograd_cy.nn.padding import pad  # noqa: E402
 from autograd_cy.nn.convolution import conv1d, conv2d  # noqa: E402
+from autograd_cy.nn.conv_transpose import conv_transpose1d, conv_transpose2d  # noqa: E402
+from autograd_cy.nn.pixel_shuffle import (  # noqa: E402
+    pixel_shuffle, pixel_unshuffle, channel_shuffle,
+)
 from autograd_cy.nn.pooling import (  # noqa: E402
     max_pool1d, max_pool2d, avg_pool1d, avg_pool2d, adaptive_avg_pool2d,
+)
+from autograd_cy.nn.adaptive_pooling import (  # noqa: E402
+    adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d,
+)
+from autograd_cy.nn.upsampling import (  # noqa: E402
+    interpolate, upsample, upsample_nearest, upsample_bilinear,
 )
 
 from autograd_cy.nn.normalization import layer_norm, batch_norm, group_norm  # noqa: E402
@@ -487,8 +497,12 @@ from autograd_cy.nn.losses import (  # noqa: E402
 # a composite of the ops above, not an op (its module says why): outside __all__
 from autograd_cy.nn.multi_head_attention import multi_head_attention_forward  # noqa: E402,F401
 
-__all__ += ["pad", "conv1d", "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
-            "adaptive_avg_pool2d", "layer_norm", "batch_norm", "group_norm", "embedding",
+__all__ += ["pad", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d",
+            "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "max_pool1d", "max_pool2d",
+            "avg_pool1d", "avg_pool2d",
+            "adaptive_avg_pool2d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
+            "adaptive_max_pool2d", "interpolate", "upsample", "upsample_nearest",
+            "upsample_bilinear", "layer_norm", "batch_norm", "group_norm", "embedding",
             "one_hot", "scaled_dot_product_attention", "pairwise_distance", "cosine_similarity",
             "normalize", "pdist", "smooth_l1_loss", "huber_loss", "kl_div", "poisson_nll_loss",
             "gaussian_nll_loss", "margin_ranking_loss", "hinge_embedding_loss",
