@@ -247,7 +247,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise NotImplementedError(
             f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) "
             "for the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | "
-            "area | nearest-exact")
+            f"area | nearest-exact (got {mode})")
     sizes = tuple(input.shape[2:])
     if min(sizes) <= 0 or min(out) <= 0:
         names = ("D", "H", "W")[3 - dims:]

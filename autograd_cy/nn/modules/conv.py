@@ -92,10 +92,10 @@ class _ConvNd(Module):
                 f"stride={self.stride}")
         if self.padding != (0,) * len(self.kernel_size):
             text += f", padding={self.padding}"
-        if self.output_padding != (0,) * len(self.output_padding):
-            text += f", output_padding={self.output_padding}"
         if self.dilation != (1,) * len(self.dilation):
             text += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * len(self.output_padding):
+            text += f", output_padding={self.output_padding}"
         if self.groups != 1:
             text += f", groups={self.groups}"
         if self.bias is None:
@@ -149,7 +149,6 @@ class _ConvTransposeNd(_ConvNd):
             return self.output_padding
         dims = self._dims
         lead = 2 if input.dim() == dims + 2 else 1
-        output_size = list(output_size)
         if len(output_size) == lead + dims:
             output_size = output_size[lead:]
         if len(output_size) != dims:
