@@ -469,6 +469,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 from autograd_cy.nn.padding import pad  # noqa: E402
 from autograd_cy.nn.convolution import conv1d, conv2d  # noqa: E402
 from autograd_cy.nn.conv_transpose import conv_transpose1d, conv_transpose2d  # noqa: E402
+from autograd_cy.nn.fold import unfold, fold  # noqa: E402
 from autograd_cy.nn.pixel_shuffle import (  # noqa: E402
     pixel_shuffle, pixel_unshuffle, channel_shuffle,
 )
@@ -498,8 +499,8 @@ from autograd_cy.nn.losses import (  # noqa: E402
 from autograd_cy.nn.multi_head_attention import multi_head_attention_forward  # noqa: E402,F401
 
 __all__ += ["pad", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d",
-            "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "max_pool1d", "max_pool2d",
-            "avg_pool1d", "avg_pool2d",
+            "unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
+            "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
             "adaptive_avg_pool2d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
             "adaptive_max_pool2d", "interpolate", "upsample", "upsample_nearest",
             "upsample_bilinear", "layer_norm", "batch_norm", "group_norm", "embedding",
