@@ -78,6 +78,19 @@ CASES = {
     "pixel_unshuffle_unbatched": (lambda lib, x: F(lib).pixel_unshuffle(x, 3), (2, 3, 6)),
     "channel_shuffle": (lambda lib, x: F(lib).channel_shuffle(x, 3), (2, 6, 2, 3)),
     "channel_shuffle_3d": (lambda lib, x: F(lib).channel_shuffle(x, 2), (2, 4, 3)),
+    # unfold / fold / Tensor.unfold
+    "unfold": (lambda lib, x: F(lib).unfold(x, 2), (2, 3, 4, 3)),
+    "unfold_options": (lambda lib, x: F(lib).unfold(x, (3, 2), dilation=(1, 2), padding=1,
+                                                    stride=(2, 1)), (1, 2, 6, 5)),
+    "unfold_unbatched": (lambda lib, x: F(lib).unfold(x, 2, stride=2), (2, 4, 4)),
+    "fold": (lambda lib, x: F(lib).fold(x, (4, 3), 2), (2, 12, 6)),
+    "fold_options": (lambda lib, x: F(lib).fold(x, (6, 5), (3, 2), dilation=(1, 2), padding=1,
+                                                stride=(2, 1)), (1, 12, 15)),
+    "fold_unbatched": (lambda lib, x: F(lib).fold(x, 5, 3, stride=2), (9, 4)),
+    "tensor_unfold": (lambda lib, x: x.unfold(2, 2, 1), (2, 3, 4)),
+    "tensor_unfold_gaps": (lambda lib, x: x.unfold(-2, 2, 3), (2, 7, 2)),
+    "tensor_unfold_1d": (lambda lib, x: x.unfold(0, 3, 2), (8,)),
+    "tensor_unfold_scalar": (lambda lib, x: x.unfold(0, 1, 1), ()),
     # adaptive pooling
     "adaptive_avg_1d": (lambda lib, x: F(lib).adaptive_avg_pool1d(x, 3), (2, 3, 7)),
     "adaptive_avg_1d_unbatched": (lambda lib, x: F(lib).adaptive_avg_pool1d(x, [4]), (3, 5)),
@@ -120,7 +133,8 @@ def test_float32(name):
 
 @pytest.mark.parametrize("name", ["nearest_2d_size", "bilinear", "bicubic", "linear",
                                   "convT_2d_groups_dilation", "convT_1d", "pixel_shuffle",
-                                  "pixel_unshuffle", "channel_shuffle", "adaptive_max_2d"])
+                                  "pixel_unshuffle", "channel_shuffle", "adaptive_max_2d",
+                                  "unfold_options", "fold_options", "tensor_unfold_gaps"])
 def test_forward_ad(name):
     fn, *shapes = CASES[name]
     check_jvp(fn, *_arrays(shapes))
@@ -130,7 +144,8 @@ def test_forward_ad(name):
 @pytest.mark.parametrize("name", ["nearest_3d", "bilinear_corners", "bicubic", "trilinear",
                                   "convT_2d_groups_dilation", "convT_1d", "pixel_shuffle",
                                   "pixel_unshuffle", "channel_shuffle", "adaptive_max_2d",
-                                  "adaptive_avg_1d"])
+                                  "adaptive_avg_1d", "unfold_options", "fold_options",
+                                  "tensor_unfold"])
 def test_gradcheck_and_gradgradcheck(name):
     fn, *shapes = CASES[name]
     check_gradcheck(lambda lib, *xs: _outputs_first(fn(lib, *xs)), *_arrays(shapes))
@@ -160,6 +175,9 @@ NODES = {
     "adaptive_avg_1d": "SqueezeBackward1",
     "adaptive_max_2d": "AdaptiveMaxPool2DBackward0",
     "adaptive_max_1d_indices": "SqueezeBackward1",
+    "unfold": "Im2ColBackward0",
+    "fold": "Col2ImBackward0",
+    "tensor_unfold": "UnfoldBackward0",
 }
 
 
@@ -184,6 +202,25 @@ def test_indices_match_torch_on_ties():
         np.testing.assert_array_equal(to_numpy(o.cpu()), to_numpy(t))
 
 
+def test_tensor_unfold_is_a_view():
+    def run(lib):
+        x = lib.tensor(randn(3, 6))
+        view = x[1:].unfold(1, 4, 2)
+        x[2, 2] = 100.0                 # seen through the view
+        return (tuple(view.shape), view.stride(), view._base is not None,
+                to_numpy(view.cpu()).tolist())
+    assert run(ag) == run(torch)
+
+
+def test_unfold_then_fold_counts_each_pixel_s_blocks():
+    """fold(unfold(x)) multiplies each pixel by the number of blocks covering it."""
+    def run(lib):
+        x = lib.ones(1, 2, 5, 4)
+        return to_numpy(F(lib).fold(F(lib).unfold(x, 3, padding=1, stride=2), (5, 4), 3,
+                                    padding=1, stride=2).cpu()).tolist()
+    assert run(ag) == run(torch)
+
+
 def test_the_upsample_names_warn_as_torch():
     for name in ("upsample", "upsample_nearest", "upsample_bilinear"):
         caught = []
@@ -206,7 +243,9 @@ def test_layers_match_torch_and_their_reprs():
                   lib.nn.UpsamplingNearest2d(size=5), lib.nn.UpsamplingBilinear2d(
                       scale_factor=3), lib.nn.PixelShuffle(2), lib.nn.PixelUnshuffle(1),
                   lib.nn.ChannelShuffle(2), lib.nn.AdaptiveMaxPool2d((2, None)),
-                  lib.nn.AdaptiveMaxPool2d(2, return_indices=True)]
+                  lib.nn.AdaptiveMaxPool2d(2, return_indices=True),
+                  lib.nn.Sequential(lib.nn.Unfold((2, 3), padding=1),
+                                    lib.nn.Fold((3, 4), (2, 3), padding=1))]
         line_layers = [lib.nn.AdaptiveAvgPool1d(4), lib.nn.AdaptiveMaxPool1d(3),
                        lib.nn.AdaptiveMaxPool1d(5, True)]
         rows = []
@@ -299,6 +338,23 @@ ERRORS = [
     lambda lib: F(lib).channel_shuffle(_ones(lib, 1, 3, 2, 2), 2),
     lambda lib: F(lib).channel_shuffle(_ones(lib, 4, 3), 2),
     lambda lib: F(lib).channel_shuffle(_ones(lib, 1, 4, 2, 2), 0),
+    lambda lib: F(lib).unfold(_ones(lib, 2, 3), 2),
+    lambda lib: F(lib).unfold(_ones(lib, 4), 2),
+    lambda lib: F(lib).unfold(_ones(lib, 1, 1, 2, 4, 4), 2),
+    lambda lib: F(lib).unfold(_ones(lib, 1, 0, 4, 4), 2),
+    lambda lib: F(lib).unfold(_ones(lib, 1, 1, 2, 2), 3),
+    lambda lib: F(lib).unfold(_ones(lib, 1, 1, 4, 4), 0),
+    lambda lib: F(lib).unfold(_ones(lib, 1, 1, 4, 4), 2, stride=0),
+    lambda lib: F(lib).unfold(_ones(lib, 1, 1, 4, 4), 2, dilation=(1, 0)),
+    lambda lib: F(lib).unfold(_ones(lib, 1, 1, 4, 4), 2, padding=-1),
+    lambda lib: F(lib).fold(_ones(lib, 1, 7, 4), 3, 2),
+    lambda lib: F(lib).fold(_ones(lib, 1, 8, 5), 3, 2),
+    lambda lib: F(lib).fold(_ones(lib, 1, 8, 4), 1, 2),
+    lambda lib: F(lib).fold(_ones(lib, 8, 4, 2, 3), 3, 2),
+    lambda lib: _ones(lib, 3, 4).unfold(1, 5, 1),
+    lambda lib: _ones(lib, 3, 4).unfold(1, 2, 0),
+    lambda lib: _ones(lib, 3, 4).unfold(2, 2, 1),
+    lambda lib: _ones(lib, 3, 4).unfold(1, -1, 1),
     lambda lib: F(lib).adaptive_avg_pool1d(_ones(lib, 2), 3),
     lambda lib: F(lib).adaptive_avg_pool1d(_ones(lib, 1, 2, 5), (3, 2)),
     lambda lib: F(lib).adaptive_max_pool1d(_ones(lib, 1, 2, 5), (3, 2)),
