@@ -368,3 +368,30 @@ ERRORS = [
 @pytest.mark.parametrize("index", range(len(ERRORS)))
 def test_errors(index):
     assert_same_error(ERRORS[index])
+
+
+VMAPPED = {
+    "interpolate": lambda lib, t: F(lib).interpolate(t.unsqueeze(0), size=(3, 5),
+                                                     mode="bilinear"),
+    "interpolate_1d": lambda lib, t: F(lib).interpolate(t, scale_factor=1.5),
+    "conv_transpose2d": lambda lib, t: F(lib).conv_transpose2d(
+        t, lib.ones(2, 3, 2, 2, dtype=lib.float64), stride=2),
+    "unfold": lambda lib, t: F(lib).unfold(t, 2),
+    "fold": lambda lib, t: F(lib).fold(t.reshape(2, 4, 4), 3, 2),
+    "pixel_shuffle": lambda lib, t: F(lib).pixel_shuffle(t.reshape(1, 8, 2, 2), 2),
+    "channel_shuffle": lambda lib, t: F(lib).channel_shuffle(t, 2),
+    "adaptive_max_pool2d": lambda lib, t: F(lib).adaptive_max_pool2d(t, (3, 2), True),
+    "tensor_unfold": lambda lib, t: t.unfold(1, 2, 1),
+}
+
+
+@pytest.mark.parametrize("name", VMAPPED)
+def test_vmap(name):
+    """The examples of a vmapped batch are independent, as in torch.func.vmap."""
+    fn = VMAPPED[name]
+    x = randn(3, 2, 4, 4)
+    ours = ag.func.vmap(lambda t: fn(ag, t))(ag.tensor(x, device=DEVICE))
+    theirs = torch.func.vmap(lambda t: fn(torch, t))(torch.tensor(x))
+    ours, theirs = [r if isinstance(r, tuple) else (r,) for r in (ours, theirs)]
+    for o, t in zip(ours, theirs):
+        np.testing.assert_allclose(to_numpy(o.cpu()), to_numpy(t), rtol=1e-12, atol=1e-12)

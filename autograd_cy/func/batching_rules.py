@@ -772,6 +772,12 @@ RULES.update({
     "max_pool1d": examples_dim_rule(1), "max_pool2d": examples_dim_rule(2),
     "avg_pool1d": examples_dim_rule(1), "avg_pool2d": examples_dim_rule(2),
     "adaptive_avg_pool2d": examples_dim_rule(2), "group_norm": examples_dim_rule(None),
+    "conv_transpose1d": examples_dim_rule(1), "conv_transpose2d": examples_dim_rule(2),
+    "adaptive_avg_pool1d": examples_dim_rule(1), "adaptive_max_pool1d": examples_dim_rule(1),
+    "adaptive_max_pool2d": examples_dim_rule(2), "unfold": examples_dim_rule(2),
+    "fold": examples_dim_rule(1), "interpolate": examples_dim_rule(None),
+    "channel_shuffle": examples_dim_rule(None), "pixel_shuffle": leading_dims_rule,
+    "pixel_unshuffle": leading_dims_rule,
     "scaled_dot_product_attention": attention_rule,
     # indexing
     "getitem": getitem_rule, "__getitem__": getitem_rule, "setitem": setitem_rule,
