@@ -479,6 +479,8 @@ from autograd_cy.nn.pooling import (  # noqa: E402
 from autograd_cy.nn.adaptive_pooling import (  # noqa: E402
     adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d,
 )
+from autograd_cy.nn.lp_pooling import lp_pool1d, lp_pool2d  # noqa: E402
+from autograd_cy.nn.max_unpooling import max_unpool1d, max_unpool2d  # noqa: E402
 from autograd_cy.nn.upsampling import (  # noqa: E402
     interpolate, upsample, upsample_nearest, upsample_bilinear,
 )
@@ -502,7 +504,8 @@ __all__ += ["pad", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d",
             "unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
             "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
             "adaptive_avg_pool2d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
-            "adaptive_max_pool2d", "interpolate", "upsample", "upsample_nearest",
+            "adaptive_max_pool2d", "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d",
+            "interpolate", "upsample", "upsample_nearest",
             "upsample_bilinear", "layer_norm", "batch_norm", "group_norm", "embedding",
             "one_hot", "scaled_dot_product_attention", "pairwise_distance", "cosine_similarity",
             "normalize", "pdist", "smooth_l1_loss", "huber_loss", "kl_div", "poisson_nll_loss",
