@@ -91,6 +91,22 @@ CASES = {
     "tensor_unfold_gaps": (lambda lib, x: x.unfold(-2, 2, 3), (2, 7, 2)),
     "tensor_unfold_1d": (lambda lib, x: x.unfold(0, 3, 2), (8,)),
     "tensor_unfold_scalar": (lambda lib, x: x.unfold(0, 1, 1), ()),
+    # lp pooling (a composite) and max unpooling
+    "lp_pool2d": (lambda lib, x: F(lib).lp_pool2d(x.abs() + 0.5, 3, 2), (2, 2, 5, 4)),
+    "lp_pool2d_stride_ceil": (lambda lib, x: F(lib).lp_pool2d(
+        x.abs() + 0.5, 2.5, (2, 3), stride=(2, 1), ceil_mode=True), (1, 2, 5, 5)),
+    "lp_pool2d_inf": (lambda lib, x: F(lib).lp_pool2d(x, float("inf"), 2), (1, 2, 4, 4)),
+    "lp_pool1d": (lambda lib, x: F(lib).lp_pool1d(x.abs() + 0.5, 2, 3, stride=2), (2, 3, 7)),
+    "lp_pool1d_minus_inf": (lambda lib, x: F(lib).lp_pool1d(x, -float("inf"), 2), (2, 3, 6)),
+    "max_unpool2d": (lambda lib, x: F(lib).max_unpool2d(
+        *F(lib).max_pool2d(x, 2, return_indices=True), 2), (2, 3, 4, 6)),
+    "max_unpool2d_options": (lambda lib, x: F(lib).max_unpool2d(
+        *F(lib).max_pool2d(x, 3, 2, 1, return_indices=True), 3, 2, 1, output_size=(5, 6)),
+        (1, 2, 5, 6)),
+    "max_unpool2d_unbatched": (lambda lib, x: F(lib).max_unpool2d(
+        *F(lib).max_pool2d(x, 2, return_indices=True), 2, output_size=[5, 5]), (2, 5, 5)),
+    "max_unpool1d": (lambda lib, x: F(lib).max_unpool1d(
+        *F(lib).max_pool1d(x, 2, return_indices=True), 2, output_size=[7]), (2, 3, 7)),
     # adaptive pooling
     "adaptive_avg_1d": (lambda lib, x: F(lib).adaptive_avg_pool1d(x, 3), (2, 3, 7)),
     "adaptive_avg_1d_unbatched": (lambda lib, x: F(lib).adaptive_avg_pool1d(x, [4]), (3, 5)),
@@ -134,7 +150,8 @@ def test_float32(name):
 @pytest.mark.parametrize("name", ["nearest_2d_size", "bilinear", "bicubic", "linear",
                                   "convT_2d_groups_dilation", "convT_1d", "pixel_shuffle",
                                   "pixel_unshuffle", "channel_shuffle", "adaptive_max_2d",
-                                  "unfold_options", "fold_options", "tensor_unfold_gaps"])
+                                  "unfold_options", "fold_options", "tensor_unfold_gaps",
+                                  "max_unpool2d", "lp_pool2d"])
 def test_forward_ad(name):
     fn, *shapes = CASES[name]
     check_jvp(fn, *_arrays(shapes))
@@ -145,7 +162,7 @@ def test_forward_ad(name):
                                   "convT_2d_groups_dilation", "convT_1d", "pixel_shuffle",
                                   "pixel_unshuffle", "channel_shuffle", "adaptive_max_2d",
                                   "adaptive_avg_1d", "unfold_options", "fold_options",
-                                  "tensor_unfold"])
+                                  "tensor_unfold", "max_unpool2d", "lp_pool1d"])
 def test_gradcheck_and_gradgradcheck(name):
     fn, *shapes = CASES[name]
     check_gradcheck(lambda lib, *xs: _outputs_first(fn(lib, *xs)), *_arrays(shapes))
@@ -178,6 +195,11 @@ NODES = {
     "unfold": "Im2ColBackward0",
     "fold": "Col2ImBackward0",
     "tensor_unfold": "UnfoldBackward0",
+    "max_unpool2d": "MaxUnpool2DBackward0",
+    "max_unpool1d": "SqueezeBackward1",
+    "lp_pool2d": "PowBackward0",
+    "lp_pool1d": "PowBackward0",
+    "lp_pool2d_inf": "MaxPool2DWithIndicesBackward0",
 }
 
 
@@ -244,10 +266,11 @@ def test_layers_match_torch_and_their_reprs():
                       scale_factor=3), lib.nn.PixelShuffle(2), lib.nn.PixelUnshuffle(1),
                   lib.nn.ChannelShuffle(2), lib.nn.AdaptiveMaxPool2d((2, None)),
                   lib.nn.AdaptiveMaxPool2d(2, return_indices=True),
+                  lib.nn.LPPool2d(2, 2), lib.nn.LPPool2d(1.5, (2, 3), stride=1, ceil_mode=True),
                   lib.nn.Sequential(lib.nn.Unfold((2, 3), padding=1),
                                     lib.nn.Fold((3, 4), (2, 3), padding=1))]
         line_layers = [lib.nn.AdaptiveAvgPool1d(4), lib.nn.AdaptiveMaxPool1d(3),
-                       lib.nn.AdaptiveMaxPool1d(5, True)]
+                       lib.nn.AdaptiveMaxPool1d(5, True), lib.nn.LPPool1d(3, 2)]
         rows = []
         for layer, input in [(m, x) for m in layers] + [(m, line) for m in line_layers]:
             out = layer(input)
@@ -257,6 +280,17 @@ def test_layers_match_torch_and_their_reprs():
     for ours, theirs in zip(run(ag), run(torch)):
         assert ours[:2] == theirs[:2]
         np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-12)
+
+
+@pytest.mark.parametrize("dims", [1, 2])
+def test_max_unpool_layers(dims):
+    def run(lib):
+        x = lib.tensor(randn(2, 3, *(5, 6)[2 - dims:]))
+        pool = getattr(lib.nn, f"MaxPool{dims}d")(2, return_indices=True)
+        unpool = getattr(lib.nn, f"MaxUnpool{dims}d")(2)
+        out = unpool(*pool(x), output_size=x.shape)
+        return repr(unpool), to_numpy(out.cpu()).tolist()
+    assert run(ag) == run(torch)
 
 
 @pytest.mark.cpu_only          # the CPU generator's numbers
@@ -355,6 +389,18 @@ ERRORS = [
     lambda lib: _ones(lib, 3, 4).unfold(1, 2, 0),
     lambda lib: _ones(lib, 3, 4).unfold(2, 2, 1),
     lambda lib: _ones(lib, 3, 4).unfold(1, -1, 1),
+    lambda lib: F(lib).max_unpool2d(_ones(lib, 1, 2, 2, 2),
+                                    lib.zeros(1, 2, 2, 2, dtype=lib.int64) + 20, 2),
+    lambda lib: F(lib).max_unpool2d(_ones(lib, 1, 2, 2, 2), lib.zeros(1, 2, 2, 2), 2),
+    lambda lib: F(lib).max_unpool2d(_ones(lib, 1, 2, 2, 2),
+                                    lib.zeros(1, 2, 2, 3, dtype=lib.int64), 2),
+    lambda lib: F(lib).max_unpool2d(_ones(lib, 2, 2), lib.zeros(2, 2, dtype=lib.int64), 2),
+    lambda lib: F(lib).max_unpool2d(_ones(lib, 1, 2, 2, 2),
+                                    lib.zeros(1, 2, 2, 2, dtype=lib.int64), 2,
+                                    output_size=(9, 9)),
+    lambda lib: F(lib).max_unpool2d(_ones(lib, 1, 2, 2, 2),
+                                    lib.zeros(1, 2, 2, 2, dtype=lib.int64), 2,
+                                    output_size=(1, 2, 3)),
     lambda lib: F(lib).adaptive_avg_pool1d(_ones(lib, 2), 3),
     lambda lib: F(lib).adaptive_avg_pool1d(_ones(lib, 1, 2, 5), (3, 2)),
     lambda lib: F(lib).adaptive_max_pool1d(_ones(lib, 1, 2, 5), (3, 2)),
