@@ -318,6 +318,11 @@ FALLBACK_OPS = {
     "as_strided": lambda lib, t: t.contiguous().as_strided((2, 2), (1, 2)),
     # each example a batch of (N, C) = (3, 3): statistics over the example alone
     "batch_norm": lambda lib, t: lib.nn.functional.batch_norm(t, None, None, training=True),
+    # the indices are batched with the values, or shared by every example
+    "max_unpool1d": lambda lib, t: lib.nn.functional.max_unpool1d(
+        *lib.nn.functional.max_pool1d(t, 2, return_indices=True), 2),
+    "max_unpool2d": lambda lib, t: lib.nn.functional.max_unpool2d(
+        *lib.nn.functional.max_pool2d(t.unsqueeze(0), 2, return_indices=True), 2),
 }
 
 

@@ -428,6 +428,11 @@ VMAPPED = {
     "channel_shuffle": lambda lib, t: F(lib).channel_shuffle(t, 2),
     "adaptive_max_pool2d": lambda lib, t: F(lib).adaptive_max_pool2d(t, (3, 2), True),
     "tensor_unfold": lambda lib, t: t.unfold(1, 2, 1),
+    "lp_pool2d": lambda lib, t: F(lib).lp_pool2d(t.abs() + 0.5, 2, 2),
+    "max_unpool2d": lambda lib, t: F(lib).max_unpool2d(
+        *F(lib).max_pool2d(t, 2, return_indices=True), 2),
+    "max_unpool2d_shared_indices": lambda lib, t: F(lib).max_unpool2d(
+        t[:, :2, :2], lib.tensor([[[0, 3], [8, 15]]]).expand(2, 2, 2), 2),
 }
 
 

@@ -777,7 +777,9 @@ RULES.update({
     "adaptive_max_pool2d": examples_dim_rule(2), "unfold": examples_dim_rule(2),
     "fold": examples_dim_rule(1), "interpolate": examples_dim_rule(None),
     "channel_shuffle": examples_dim_rule(None), "pixel_shuffle": leading_dims_rule,
-    "pixel_unshuffle": leading_dims_rule,
+    "pixel_unshuffle": leading_dims_rule, "upsample": examples_dim_rule(None),
+    "upsample_nearest": examples_dim_rule(None), "upsample_bilinear": examples_dim_rule(None),
+    "lp_pool1d": examples_dim_rule(1), "lp_pool2d": examples_dim_rule(2),
     "scaled_dot_product_attention": attention_rule,
     # indexing
     "getitem": getitem_rule, "__getitem__": getitem_rule, "setitem": setitem_rule,
