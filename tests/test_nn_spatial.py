@@ -51,6 +51,9 @@ CASES = {
     "area_2d": (lambda lib, x: F(lib).interpolate(x, size=(3, 2), mode="area"), (1, 2, 5, 4)),
     "area_1d_scale": (lambda lib, x: F(lib).interpolate(x, scale_factor=0.6, mode="area"),
                       (1, 2, 7)),
+    "area_3d": (lambda lib, x: F(lib).interpolate(x, size=(2, 3, 2), mode="area"),
+                (1, 2, 3, 4, 5)),
+    "area_3d_mean": (lambda lib, x: F(lib).interpolate(x, size=1, mode="area"), (1, 1, 2, 3, 2)),
     "upsample_bilinear": (lambda lib, x: F(lib).upsample_bilinear(x, scale_factor=2),
                           (1, 2, 3, 3)),
     "upsample_nearest": (lambda lib, x: F(lib).upsample_nearest(x, size=5), (1, 2, 3, 2)),
@@ -158,11 +161,12 @@ def test_forward_ad(name):
 
 
 @pytest.mark.cpu_only             # gradcheck's many small evaluations: once is enough
-@pytest.mark.parametrize("name", ["nearest_3d", "bilinear_corners", "bicubic", "trilinear",
-                                  "convT_2d_groups_dilation", "convT_1d", "pixel_shuffle",
-                                  "pixel_unshuffle", "channel_shuffle", "adaptive_max_2d",
-                                  "adaptive_avg_1d", "unfold_options", "fold_options",
-                                  "tensor_unfold", "max_unpool2d", "lp_pool1d"])
+@pytest.mark.parametrize("name", ["nearest_3d", "bilinear_corners", "area_3d", "bicubic",
+                                  "trilinear", "convT_2d_groups_dilation", "convT_1d",
+                                  "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
+                                  "adaptive_max_2d", "adaptive_avg_1d", "unfold_options",
+                                  "fold_options", "tensor_unfold", "max_unpool2d",
+                                  "lp_pool1d"])
 def test_gradcheck_and_gradgradcheck(name):
     fn, *shapes = CASES[name]
     check_gradcheck(lambda lib, *xs: _outputs_first(fn(lib, *xs)), *_arrays(shapes))
@@ -184,6 +188,8 @@ NODES = {
     "bicubic": "UpsampleBicubic2DBackward0",
     "area_2d": "AdaptiveAvgPool2DBackward0",
     "area_1d_scale": "SqueezeBackward1",
+    "area_3d": "AdaptiveAvgPool3DBackward0",
+    "area_3d_mean": "MeanBackward1",
     "convT_2d_bias": "ConvolutionBackward0",
     "convT_1d": "ConvolutionBackward0",
     "pixel_shuffle": "PixelShuffleBackward0",
@@ -348,6 +354,8 @@ ERRORS = [
     lambda lib: F(lib).interpolate(_ones(lib, 1, 1, 4), size=3, mode="bicubic"),
     lambda lib: F(lib).interpolate(_ones(lib, 1, 4), size=3),
     lambda lib: F(lib).interpolate(_ones(lib, 1, 1, 4), size=0),
+    lambda lib: F(lib).interpolate(_ones(lib, 1, 1, 4), size=2, antialias=True),
+    lambda lib: F(lib).interpolate(_ones(lib, 1, 1, 4), size=2, mode="linear", antialias=True),
     lambda lib: F(lib).conv_transpose2d(_ones(lib, 1, 3, 2, 2), _ones(lib, 2, 2, 3, 3)),
     lambda lib: F(lib).conv_transpose2d(_ones(lib, 1, 4, 2, 2), _ones(lib, 4, 2, 3, 3),
                                         stride=2, output_padding=2),

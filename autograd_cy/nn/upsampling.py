@@ -10,7 +10,8 @@ entries: for the nearest modes a choice of one source index per output
 the interpolating ones a ``(out, in)`` matrix of weights (a product; its adjoint the
 transposed product). Both adjoints are ops on tensors, so the backward records. The op
 takes torch's node names (``UpsampleNearest2DBackward0``, ``UpsampleBilinear2DBackward0``,
-...). ``'area'`` is adaptive average pooling, as in torch.
+...). ``'area'`` is adaptive average pooling, as in torch; of a 5-D input it is the same
+separable resize with window means for weights (``AdaptiveAvgPool3DBackward0``).
 """
 import math
 import warnings
@@ -20,7 +21,7 @@ import numpy as np
 from autograd_cy import factories
 from autograd_cy.autograd.function import Function
 from autograd_cy.nn.adaptive_pooling import adaptive_avg_pool1d
-from autograd_cy.nn.pooling import adaptive_avg_pool2d
+from autograd_cy.nn.pooling import _window_means, adaptive_avg_pool2d
 
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear"]
 
@@ -146,6 +147,7 @@ _OPS = {(mode, dims): _op(f"Upsample{word}{dims}DBackward0")
                                   ("trilinear", "Trilinear", (3,)),
                                   ("bicubic", "Bicubic", (2,)))
         for dims in ranks}
+_OPS["area", 3] = _op("AdaptiveAvgPool3DBackward0")
 
 
 def _rules(input, mode, out, scales, align_corners):
@@ -210,7 +212,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     """Resize the spatial dims of ``(N, C, L)``, ``(N, C, H, W)`` or ``(N, C, D, H, W)`` to
     ``size``, or by ``scale_factor`` (output ``floor(in * scale_factor)``), with ``mode``
     'nearest', 'nearest-exact', 'linear' (3-D), 'bilinear' (4-D), 'trilinear' (5-D),
-    'bicubic' (4-D) or 'area' (adaptive average pooling; 3-D and 4-D here).
+    'bicubic' (4-D) or 'area' (adaptive average pooling). ``antialias`` is not supported.
     ``align_corners`` (interpolating modes only) maps the corner pixels' centres onto
     each other; ``recompute_scale_factor`` derives the scale from the rounded output size
     instead of using ``scale_factor`` itself."""
@@ -229,6 +231,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if recompute_scale_factor:
         out = [math.floor(float(input.shape[2 + d]) * scales[d]) for d in range(dims)]
         scales = None
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                         "modes and requires a 4-D tensor as input")
     if antialias:
         raise NotImplementedError("interpolate: antialias=True is not supported")
     if out is None:
@@ -240,6 +245,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             return adaptive_avg_pool1d(input, out)
         if dims == 2:
             return adaptive_avg_pool2d(input, out)
+        if dims == 3:
+            return _adaptive_avg_pool3d(input, out)
     if mode in _RANKS and input.dim() in (3, 4, 5) and input.dim() != _RANKS[mode]:
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs "
                                   f"{_RANKS[mode]}D input")
@@ -257,6 +264,17 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             + ", ".join(f"{n}: {o}" for n, o in zip(names, out)) + ")")
     kind, rules = _rules(input, mode, out, scales, align_corners)
     return _OPS[mode, dims].apply(input, kind, rules)
+
+
+def _adaptive_avg_pool3d(input, out):
+    """Adaptive average pooling of ``(N, C, D, H, W)``: a window's mean is the mean along
+    each dim in turn, so one ``(out, in)`` window-mean matrix per dim (torch: the mean
+    itself for a ``1x1x1`` output)."""
+    if tuple(out) == (1, 1, 1):
+        return input.mean((-3, -2, -1), keepdim=True)
+    rules = tuple(_window_means(size, o, input.dtype, input.device)
+                  for size, o in zip(tuple(input.shape[2:]), out))
+    return _OPS["area", 3].apply(input, "matrix", rules)
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
