@@ -85,7 +85,11 @@ class ConvTranspose(Function):
             term = ConvTranspose.apply(input, weight_t, None, *options)
             tangent = term if tangent is None else tangent + term
         if bias_t is not None:
-            shape = ConvTranspose.apply(input.detach(), weight.detach(), None, *options).shape
+            stride, padding, output_padding, dilation, groups = options
+            planes, kernels = _planes(input, weight)
+            out = _transposed_output_shape(tuple(planes.shape[2:]), tuple(kernels.shape[2:]),
+                                           stride, padding, output_padding, dilation)
+            shape = (input.shape[0], weight.shape[1] * groups, *out[4 - input.dim():])
             term = bias_t.reshape(1, -1, *[1] * (input.dim() - 2)).expand(shape)
             tangent = term if tangent is None else tangent + term
         return tangent

@@ -116,7 +116,7 @@ class _Upsample(Function):
         output = input
         for d, rule in enumerate(rules):
             output = _resize(output, 2 + d, kind, rule)
-        return output.contiguous() if output is input else output
+        return output
 
     @staticmethod
     def backward(ctx, grad):
