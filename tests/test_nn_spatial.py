@@ -419,6 +419,22 @@ ERRORS = [
 ]
 
 
+@pytest.mark.parametrize("mode,rank", [("nearest", 4), ("linear", 3), ("bilinear", 4),
+                                       ("bicubic", 4), ("trilinear", 5), ("area", 4)])
+def test_interpolate_refuses_integer_inputs(mode, rank):
+    assert_same_error(lambda lib: F(lib).interpolate(
+        lib.ones(*(1,) * rank, dtype=lib.int64), size=2, mode=mode), NotImplementedError,
+        "not implemented for 'Long'")
+
+
+def test_nearest_copies_uint8_values():
+    def run(lib):
+        x = lib.arange(12).reshape(1, 1, 3, 4).to(lib.uint8)
+        out = F(lib).interpolate(x, scale_factor=1.5)
+        return str(out.dtype).split(".")[-1], to_numpy(out.cpu()).tolist()
+    assert run(ag) == run(torch)
+
+
 @pytest.mark.parametrize("index", range(len(ERRORS)))
 def test_errors(index):
     assert_same_error(ERRORS[index])

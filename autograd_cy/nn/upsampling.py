@@ -262,8 +262,31 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             "Input and output sizes should be greater than 0, but got input ("
             + ", ".join(f"{n}: {s}" for n, s in zip(names, sizes)) + ") and output ("
             + ", ".join(f"{n}: {o}" for n, o in zip(names, out)) + ")")
+    _check_dtype(input, mode, dims)
     kind, rules = _rules(input, mode, out, scales, align_corners)
     return _OPS[mode, dims].apply(input, kind, rules)
+
+
+# the kernel torch names when it refuses a dtype, by mode
+_KERNELS = {"nearest": "upsample_nearest{dims}d_channels_last",
+            "nearest-exact": "upsample_nearest{dims}d_channels_last",
+            "linear": "compute_indices_weights_linear",
+            "bilinear": "upsample_bilinear2d_channels_last",
+            "trilinear": "compute_indices_weights_linear",
+            "bicubic": "compute_indices_weights_cubic"}
+
+
+def _check_dtype(input, mode, dims):
+    """Floating inputs, and uint8 ones in the nearest modes (whose values are copied, not
+    mixed: torch's uint8 interpolation rounds its own way, which is not done here)."""
+    dtype = input.dtype
+    if dtype.is_floating_point or (mode.startswith("nearest") and dtype._scalar_name == "Byte"):
+        return
+    if dtype._scalar_name == "Byte":
+        raise NotImplementedError(f"interpolate: mode '{mode}' of a uint8 input is not "
+                                  "supported")
+    raise NotImplementedError(f"\"{_KERNELS[mode].format(dims=dims)}\" not implemented for "
+                              f"'{dtype._scalar_name}'")
 
 
 def _adaptive_avg_pool3d(input, out):
