@@ -367,6 +367,8 @@ ERRORS = [
                                         padding=3),
     lambda lib: F(lib).conv_transpose2d(_ones(lib, 1, 4, 2, 2), _ones(lib, 4, 2, 3, 3),
                                         _ones(lib, 3)),
+    lambda lib: F(lib).conv_transpose2d(_ones(lib, 1, 2, 3, 3), _ones(lib, 2, 3, 3, 3),
+                                        padding="same"),
     lambda lib: lib.nn.ConvTranspose2d(2, 3, 3, padding_mode="reflect"),
     lambda lib: lib.nn.ConvTranspose2d(2, 3, 3, stride=2)(_ones(lib, 1, 2, 3, 3),
                                                           output_size=(9, 9)),

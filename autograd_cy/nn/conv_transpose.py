@@ -130,6 +130,10 @@ def _transpose_convolve(name, input, weight, bias, stride, padding, output_paddi
     if input.dim() not in (dims + 1, dims + 2):
         raise RuntimeError(f"Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input "
                            f"to {name}, but got input of size: {list(input.shape)}")
+    for what, value in (("stride", stride), ("padding", padding),
+                        ("output_padding", output_padding), ("dilation", dilation)):
+        if isinstance(value, str):          # no 'same' or 'valid' here
+            raise TypeError(f"{name}(): argument '{what}' must be tuple of ints, not str")
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
     spatial = weight.dim() - 2
