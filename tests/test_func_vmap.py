@@ -328,6 +328,11 @@ FALLBACK_OPS = {
         t, lib.tensor([1, 0, 2])),
     "multilabel_margin_loss": lambda lib, t: lib.nn.functional.multilabel_margin_loss(
         t, lib.tensor([[2, -1, 0], [0, 1, -1], [1, -1, 0]])),
+    # the indices are batched with the values, or shared by every example
+    "max_unpool1d": lambda lib, t: lib.nn.functional.max_unpool1d(
+        *lib.nn.functional.max_pool1d(t, 2, return_indices=True), 2),
+    "max_unpool2d": lambda lib, t: lib.nn.functional.max_unpool2d(
+        *lib.nn.functional.max_pool2d(t.unsqueeze(0), 2, return_indices=True), 2),
 }
 
 

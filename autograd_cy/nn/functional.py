@@ -471,8 +471,21 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 # The ops of the layers, each in a file of its own (autograd_cy/nn/*.py).
 from autograd_cy.nn.padding import pad  # noqa: E402
 from autograd_cy.nn.convolution import conv1d, conv2d  # noqa: E402
+from autograd_cy.nn.conv_transpose import conv_transpose1d, conv_transpose2d  # noqa: E402
+from autograd_cy.nn.fold import unfold, fold  # noqa: E402
+from autograd_cy.nn.pixel_shuffle import (  # noqa: E402
+    pixel_shuffle, pixel_unshuffle, channel_shuffle,
+)
 from autograd_cy.nn.pooling import (  # noqa: E402
     max_pool1d, max_pool2d, avg_pool1d, avg_pool2d, adaptive_avg_pool2d,
+)
+from autograd_cy.nn.adaptive_pooling import (  # noqa: E402
+    adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d,
+)
+from autograd_cy.nn.lp_pooling import lp_pool1d, lp_pool2d  # noqa: E402
+from autograd_cy.nn.max_unpooling import max_unpool1d, max_unpool2d  # noqa: E402
+from autograd_cy.nn.upsampling import (  # noqa: E402
+    interpolate, upsample, upsample_nearest, upsample_bilinear,
 )
 
 from autograd_cy.nn.normalization import layer_norm, batch_norm, group_norm  # noqa: E402
@@ -497,8 +510,13 @@ from autograd_cy.nn.dropout_variants import (  # noqa: E402,F401
     dropout1d, dropout2d, dropout3d, alpha_dropout, feature_alpha_dropout,
 )
 
-__all__ += ["pad", "conv1d", "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
-            "adaptive_avg_pool2d", "layer_norm", "batch_norm", "group_norm", "embedding",
+__all__ += ["pad", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d",
+            "unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
+            "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
+            "adaptive_avg_pool2d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
+            "adaptive_max_pool2d", "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d",
+            "interpolate", "upsample", "upsample_nearest",
+            "upsample_bilinear", "layer_norm", "batch_norm", "group_norm", "embedding",
             "one_hot", "scaled_dot_product_attention", "pairwise_distance", "pdist",
             "smooth_l1_loss", "huber_loss", "soft_margin_loss", "multi_margin_loss",
             "multilabel_margin_loss"] + _activations.__all__

@@ -1,7 +1,8 @@
 """The modules of ``autograd_cy.nn``: the Module base class, containers and layers."""
 from autograd_cy.nn.modules import (module, container, linear, activation, loss, dropout,
                                     conv, pooling, padding, normalization, batchnorm, sparse,
-                                    attention, distance, transformer, instancenorm)
+                                    attention, distance, transformer, instancenorm,
+                                    pixelshuffle, upsampling, fold)
 from autograd_cy.nn.modules.module import *  # noqa: F401,F403
 from autograd_cy.nn.modules.container import *  # noqa: F401,F403
 from autograd_cy.nn.modules.linear import *  # noqa: F401,F403
@@ -18,9 +19,13 @@ from autograd_cy.nn.modules.sparse import *  # noqa: F401,F403
 from autograd_cy.nn.modules.attention import *  # noqa: F401,F403
 from autograd_cy.nn.modules.distance import *  # noqa: F401,F403
 from autograd_cy.nn.modules.transformer import *  # noqa: F401,F403
+from autograd_cy.nn.modules.pixelshuffle import *  # noqa: F401,F403
+from autograd_cy.nn.modules.upsampling import *  # noqa: F401,F403
+from autograd_cy.nn.modules.fold import *  # noqa: F401,F403
 
 # What ``from autograd_cy.nn.modules import *`` gives: the layers, not the submodules.
 __all__ = [name for family in (module, container, linear, activation, loss, dropout, conv,
                                pooling, padding, normalization, batchnorm, sparse, attention,
-                               distance, transformer, instancenorm)
+                               distance, transformer, instancenorm, pixelshuffle,
+                               upsampling, fold)
            for name in family.__all__]

@@ -1,10 +1,13 @@
-"""Pooling layers: ``MaxPool1d/2d``, ``AvgPool1d/2d`` and ``AdaptiveAvgPool2d``, each the
+"""Pooling layers: ``MaxPool1d/2d``, ``AvgPool1d/2d``, ``AdaptiveAvgPool1d/2d``,
+``AdaptiveMaxPool1d/2d``, ``LPPool1d/2d`` and ``MaxUnpool1d/2d``, each the
 settings of its functional form (``F.max_pool2d`` ...), with torch's reprs."""
 from autograd_cy.nn import functional as F
 from autograd_cy.nn.modules.module import Module
-from autograd_cy.nn.tuples import _single
+from autograd_cy.nn.tuples import _pair, _single
 
-__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool2d"]
+__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
+           "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "LPPool1d",
+           "LPPool2d", "MaxUnpool1d", "MaxUnpool2d"]
 
 
 class _MaxPoolNd(Module):
@@ -92,3 +95,97 @@ class AdaptiveAvgPool2d(Module):
 
     def extra_repr(self):
         return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
+    """Averages over windows chosen so that the output's length is ``output_size``."""
+
+    def forward(self, input):
+        return F.adaptive_avg_pool1d(input, self.output_size)
+
+
+class _AdaptiveMaxPoolNd(Module):
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size = output_size
+        self.return_indices = return_indices
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    """Maxima over windows chosen so that the output's length is ``output_size``."""
+
+    def forward(self, input):
+        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    """Maxima over windows chosen so that the output is ``output_size``."""
+
+    def forward(self, input):
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class _LPPoolNd(Module):
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        super().__init__()
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.ceil_mode = ceil_mode
+
+    def extra_repr(self):
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}, ceil_mode={self.ceil_mode}")
+
+
+class LPPool1d(_LPPoolNd):
+    """The ``norm_type``-norm of each window of a ``(N, C, L)`` input."""
+
+    def forward(self, input):
+        return F.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride,
+                           self.ceil_mode)
+
+
+class LPPool2d(_LPPoolNd):
+    """The ``norm_type``-norm of each window of a ``(N, C, H, W)`` input."""
+
+    def forward(self, input):
+        return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride,
+                           self.ceil_mode)
+
+
+class _MaxUnpoolNd(Module):
+    _as_tuple = None
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        as_tuple = type(self)._as_tuple
+        self.kernel_size = as_tuple(kernel_size)
+        self.stride = as_tuple(stride if stride is not None else kernel_size)
+        self.padding = as_tuple(padding)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """Puts each value of a ``(N, C, L)`` input back at its ``MaxPool1d`` index."""
+
+    _as_tuple = staticmethod(_single)
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """Puts each value of a ``(N, C, H, W)`` input back at its ``MaxPool2d`` index."""
+
+    _as_tuple = staticmethod(_pair)
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)

@@ -1,0 +1,126 @@
+"""Adaptive pooling beyond ``adaptive_avg_pool2d`` (``pooling.py``): ``adaptive_max_pool2d``
+(its own node, ``AdaptiveMaxPool2DBackward0``), and the 1-D forms, which torch runs as the
+2-D ops on a height of one (their node is the final squeeze's).
+
+Adaptive windows along a dim of ``size`` entries pooled to ``out`` are
+``[floor(i * size / out), ceil((i + 1) * size / out))``: their lengths differ by at most
+one. Max pooling gathers each window's entries into a row of the longest window's length,
+a shorter window repeating its first entry (which changes neither the maximum nor which
+entry is first to hold it), then proceeds as ``max_pool2d``: the argmax of each row, the
+value and the flat index in the input plane, and a backward that adds each gradient at its
+index (``MaxPool2d``'s).
+"""
+import functools
+
+import numpy as np
+
+from autograd_cy import factories
+from autograd_cy.nn.pooling import MaxPool2d, _check_rank_1d, _one, adaptive_avg_pool2d
+
+__all__ = ["adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d"]
+
+
+def _bounds(size, out):
+    """The start and end of each adaptive window along one dim."""
+    i = np.arange(out)
+    return (i * size) // out, -(-((i + 1) * size) // out)
+
+
+@functools.lru_cache(maxsize=64)
+def _window_table(size, out, device):
+    """``(out_h * out_w, longest window's area)``: the flat plane index of each entry of
+    each window, a short window padded with its first entry."""
+    (top, bottom), (left, right) = _bounds(size[0], out[0]), _bounds(size[1], out[1])
+    height, width = int((bottom - top).max()), int((right - left).max())
+    rows, cols = top[:, None] + np.arange(height), left[:, None] + np.arange(width)
+    inside = ((rows < bottom[:, None])[:, None, :, None]
+              & (cols < right[:, None])[None, :, None, :])                    # oh ow kh kw
+    flat = rows[:, None, :, None] * size[1] + cols[None, :, None, :]
+    first = (top * size[1])[:, None] + left[None, :]
+    flat = np.where(inside, flat, first[:, :, None, None])
+    return factories.tensor(flat.reshape(out[0] * out[1], height * width), device=device)
+
+
+class AdaptiveMaxPool2d(MaxPool2d):
+    """The maximum of each adaptive window of ``(N, C, H, W)`` and its flat index; the
+    backward and tangent are ``MaxPool2d``'s (they read only the indices)."""
+
+    builtin_op = True
+
+    @staticmethod
+    def forward(ctx, input, out):
+        n, c, height, width = input.shape
+        table = _window_table((height, width), out, input.device)
+        windows, area = table.shape
+        planes = input.reshape(n * c, height * width)
+        rows = planes.index_select(1, table.reshape(-1)).reshape(-1, area)
+        position = rows.argmax(-1)                          # first maximum
+        starts = factories.arange(0, rows.shape[0] * area, area, device=input.device)
+        output = rows.reshape(-1).index_select(0, position + starts).reshape(n, c, *out)
+        window = factories.arange(windows, device=input.device).expand(n * c, -1).reshape(-1)
+        indices = table.reshape(-1).index_select(0, window * area + position).reshape(
+            n, c, *out)
+        ctx.mark_non_differentiable(indices)
+        ctx.save_for_backward(indices)
+        ctx.save_for_forward(indices)
+        ctx.input_shape = tuple(input.shape)
+        return output, indices
+
+    @staticmethod
+    def backward(ctx, grad, grad_indices):
+        return MaxPool2d.backward(ctx, grad, grad_indices)[:2]
+
+    @staticmethod
+    def jvp(ctx, input_t, out_t):
+        return MaxPool2d.jvp(ctx, input_t)
+
+
+AdaptiveMaxPool2d._backward_cls.__name__ = "AdaptiveMaxPool2DBackward0"
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """The maximum over windows chosen so that the output has ``output_size`` (``None``
+    keeps a dim's size); with ``return_indices``, also where each was (the flat index in
+    its input plane)."""
+    sizes = tuple(output_size) if isinstance(output_size, (tuple, list)) else \
+        (output_size, output_size)
+    if input.dim() not in (3, 4):
+        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
+                           f"{list(input.shape)}")
+    for dim in (input.dim() - 2, input.dim() - 1):
+        if input.shape[dim] == 0:
+            raise RuntimeError(
+                "adaptive_max_pool2d(): Expected input to have non-zero size for non-batch "
+                f"dimensions, but input has sizes {list(input.shape)} with dimension {dim} "
+                "being empty")
+    if len(sizes) != 2:
+        raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must "
+                           "be 2")
+    out = tuple(s if o is None else o for o, s in zip(sizes, tuple(input.shape[-2:])))
+    unbatched = input.dim() == 3
+    if unbatched:
+        input = input.unsqueeze(0)
+    output, indices = AdaptiveMaxPool2d.apply(input, out)
+    if unbatched:
+        output, indices = output.squeeze(0), indices.squeeze(0)
+    return (output, indices) if return_indices else output
+
+
+_ONE_INT = "{name}() argument '{what}' should contain one int (got {size})"
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """Adaptive average pooling of ``(N, C, L)``: ``adaptive_avg_pool2d`` on a height of
+    one."""
+    _check_rank_1d("adaptive_avg_pool1d", input)
+    out = _one("adaptive_avg_pool1d", "output_size", output_size, _ONE_INT)
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, out)).squeeze(-2)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """Adaptive max pooling of ``(N, C, L)``: ``adaptive_max_pool2d`` on a height of one."""
+    _check_rank_1d("adaptive_max_pool1d", input)
+    out = _one("adaptive_max_pool1d", "output_size", output_size, _ONE_INT)
+    output, indices = adaptive_max_pool2d(input.unsqueeze(-2), (1, out), True)
+    output, indices = output.squeeze(-2), indices.squeeze(-2)
+    return (output, indices) if return_indices else output

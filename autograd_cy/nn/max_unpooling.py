@@ -1,0 +1,122 @@
+"""``max_unpool1d`` and ``max_unpool2d``: the partial inverse of max pooling. Each value is
+written back at the index max pooling returned for it (its flat position in its input
+plane), every other entry of the output is zero. One op, named as torch's
+(``MaxUnpool2DBackward0``); the 1-D form is the 2-D op on a width of one, as in torch.
+
+The output's gradient is read back at the same indices (``index_select``), an op, so the
+backward records; the op is linear, so the tangent is unpooled alike.
+"""
+from autograd_cy import factories
+from autograd_cy.autograd.function import Function
+from autograd_cy.nn.tuples import _pair, _single
+
+__all__ = ["max_unpool1d", "max_unpool2d"]
+
+
+def _flat(indices, planes, area):
+    """The per-plane indices as indices into all ``planes`` flattened planes of ``area``."""
+    starts = factories.arange(0, planes * area, area, device=indices.device)
+    return (indices.reshape(planes, -1) + starts.reshape(-1, 1)).reshape(-1)
+
+
+def _unpooled(values, flat, shape):
+    """Zeros of ``shape`` with ``values`` written at the flat indices ``flat``."""
+    count = 1
+    for extent in shape:
+        count *= extent
+    output = factories.zeros((count,), dtype=values.dtype, device=values.device)
+    return output.index_put((flat,), values.reshape(-1)).reshape(shape)
+
+
+class MaxUnpool2d(Function):
+    """Values of ``(N, C, h, w)`` written into zeros ``(N, C, *size)`` at ``indices``."""
+
+    builtin_op = True
+
+    @staticmethod
+    def forward(ctx, input, indices, size):
+        n, c = input.shape[0], input.shape[1]
+        ctx.flat = _flat(indices, n * c, size[0] * size[1])
+        ctx.input_shape, ctx.output_shape = tuple(input.shape), (n, c, *size)
+        return _unpooled(input, ctx.flat, ctx.output_shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(-1).index_select(0, ctx.flat).reshape(ctx.input_shape), None, None
+
+    @staticmethod
+    def jvp(ctx, input_t, indices_t, size_t):
+        return _unpooled(input_t, ctx.flat, ctx.output_shape)
+
+
+MaxUnpool2d._backward_cls.__name__ = "MaxUnpool2DBackward0"
+
+
+def _output_size(input, kernel, stride, padding, output_size):
+    """torch's output size: ``(in - 1) * stride + kernel - 2 * padding`` per dim, or the
+    given ``output_size`` (its spatial dims, or all dims) if within a stride of that."""
+    dims = len(kernel)
+    default = [(input.shape[input.dim() - dims + d] - 1) * stride[d] + kernel[d]
+               - 2 * padding[d] for d in range(dims)]
+    if output_size is None:
+        size = default
+    else:
+        if len(output_size) == dims + 2:
+            output_size = output_size[2:]
+        if len(output_size) != dims:
+            raise ValueError(f"output_size should be a sequence containing {dims} or "
+                             f"{dims + 2} elements, but it has a length of "
+                             f"'{len(output_size)}'")
+        for d in range(dims):
+            low, high = default[d] - stride[d], default[d] + stride[d]
+            if not low < output_size[d] < high:
+                raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be '
+                                 f"between {low} and {high})")
+        size = output_size
+    for d in range(dims):
+        if size[d] < 0:
+            raise ValueError("max_unpooling: output_size must contain non-negative spatial "
+                             f"dimensions, but got output_size[{d}]={size[d]}")
+    return list(size)
+
+
+def _unpool(input, indices, size):
+    """The 2-D op after torch's checks of ranks, dtypes, shapes and index range."""
+    if indices.dtype._scalar_name != "Long":
+        raise RuntimeError(f"elements in indices should be type int64 but got: "
+                           f"{indices.dtype._scalar_name}")
+    if input.dim() not in (3, 4):
+        raise RuntimeError("Input to max_unpooling2d should be a 3d or 4d Tensor, but got a "
+                           f"tensor with {input.dim()} dimensions.")
+    if tuple(indices.shape) != tuple(input.shape):
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
+                           f"({list(input.shape)}) but got indices tensor with shape: "
+                           f"{list(indices.shape)}")
+    area = size[0] * size[1]
+    if indices.numel() and (int(indices.max()) >= area or int(indices.min()) < 0):
+        bad = int(indices.max()) if int(indices.max()) >= area else int(indices.min())
+        raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size "
+                           f"{size[0]}x{size[1]})")
+    unbatched = input.dim() == 3
+    if unbatched:
+        input, indices = input.unsqueeze(0), indices.unsqueeze(0)
+    output = MaxUnpool2d.apply(input, indices, tuple(size))
+    return output.squeeze(0) if unbatched else output
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """``(N, C, h, w)`` values put back at their ``max_pool2d`` indices in zeros of the
+    pooled input's size."""
+    kernel = _pair(kernel_size)
+    stride = kernel if stride is None else _pair(stride)
+    size = _output_size(input, kernel, stride, _pair(padding), output_size)
+    return _unpool(input, indices, size)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """``(N, C, l)`` values put back at their ``max_pool1d`` indices: ``max_unpool2d`` on a
+    width of one."""
+    kernel = _single(kernel_size)
+    stride = kernel if stride is None else _single(stride)
+    size = _output_size(input, kernel, stride, _single(padding), output_size)
+    return _unpool(input.unsqueeze(-1), indices.unsqueeze(-1), size + [1]).squeeze(-1)
