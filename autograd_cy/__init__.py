@@ -94,3 +94,5 @@ from autograd_cy import cpu  # noqa: E402,F401  (cpu.amp.autocast)
 import autograd_cy.cuda.amp  # noqa: E402,F401  (cuda.amp.autocast, cuda.amp.GradScaler)
 from autograd_cy.compiler import compile  # noqa: E402,F401
 from autograd_cy import jit  # noqa: E402,F401
+from autograd_cy.mode import mode  # noqa: E402,F401  (and Tensor.mode)
+from autograd_cy.triangle_indices import tril_indices, triu_indices  # noqa: E402,F401
