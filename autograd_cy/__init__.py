@@ -97,3 +97,4 @@ from autograd_cy import jit  # noqa: E402,F401
 from autograd_cy.mode import mode  # noqa: E402,F401  (and Tensor.mode)
 from autograd_cy.triangle_indices import tril_indices, triu_indices  # noqa: E402,F401
 from autograd_cy.normal import normal  # noqa: E402,F401
+from autograd_cy.printing import set_printoptions  # noqa: E402,F401
