@@ -86,7 +86,7 @@ def to(self, args, kwargs, memory_format):
     if _memory_format.keeps_layout(memory_format):
         return converted
     _memory_format.check_rank(self, memory_format)
-    if converted is self and _memory_format.is_laid_out(self, memory_format):
+    if converted is self and _memory_format.has_strides_of(self, memory_format):
         return self
     return _LayoutToCopy.apply(self, args, kwargs, memory_format)
 

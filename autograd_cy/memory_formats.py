@@ -70,18 +70,32 @@ def is_laid_out(tensor, format):
     return True
 
 
-def relaid(tensor, format):
-    """A copy of ``tensor`` laid out in ``format`` (no graph: called inside a Function or
-    on a new tensor)."""
+def has_strides_of(tensor, format):
+    """Whether ``tensor``'s strides are exactly those ``format`` gives a new tensor of its
+    shape (stricter than ``is_laid_out``, which lets dims of size 1 have any stride):
+    ``to`` returns ``self`` only then, as torch's does."""
     if format is contiguous_format:
-        copy = plain_contiguous(tensor)
-        return plain_clone(copy) if copy is tensor else copy
+        return plain_is_contiguous(tensor)
     order = _MEMORY_ORDER[format]
+    expected, stride = [0] * len(order), 1
+    for dim in reversed(order):
+        expected[dim] = stride
+        stride *= max(tensor.shape[dim], 1)
+    return tensor.stride() == tuple(expected)
+
+
+def relaid(tensor, format):
+    """A copy of ``tensor`` laid out in ``format``, with the strides a new tensor of that
+    format has (no graph: called inside a Function or on a new tensor): the elements
+    copied into a new row-major tensor of the permuted shape, permuted back."""
+    if format is contiguous_format:
+        order = tuple(range(tensor.dim()))
+    else:
+        order = _MEMORY_ORDER[format]
     inverse = tuple(sorted(range(len(order)), key=order.__getitem__))
     permuted = tensor.permute(order)
-    copy = plain_contiguous(permuted)
-    if copy is permuted:
-        copy = plain_clone(permuted)
+    copy = tensor.new_empty(tuple(permuted.shape))
+    copy.copy_(permuted)
     return copy.permute(inverse)
 
 
