@@ -1,5 +1,9 @@
 """amp.GradScaler against torch's on the CPU: scaled losses, unscaled gradients, skipped
 steps, the scale's growth and backoff, state_dict, errors, and the disabled pass-through."""
+import os
+import subprocess
+import sys
+import textwrap
 import warnings
 
 import numpy as np
@@ -140,10 +144,30 @@ def test_disabled_scaler_passes_through():
     assert results[0] == results[1] == ([0.0], 1.0, {}, False)
 
 
-@pytest.mark.skipif(ag.cuda.is_available(), reason="checks the scaler without a CUDA device")
 def test_cuda_scaler_without_cuda_disables_itself():
-    same_warning(lambda lib: lib.amp.GradScaler("cuda"), UserWarning,
-                 "CUDA is not available.  Disabling.")
+    """Without a CUDA device (AUTOGRAD_CY_CUDA=off, in a fresh interpreter) a "cuda" scaler
+    warns and passes through, as torch's does on a CPU-only build."""
+    script = textwrap.dedent("""
+        import warnings
+        import autograd_cy as ag
+        assert not ag.cuda.is_available()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            scaler = ag.amp.GradScaler("cuda")
+        print([str(w.message) for w in caught], scaler.is_enabled(), scaler.state_dict(),
+              scaler.get_scale())
+        """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env={**os.environ, "AUTOGRAD_CY_CUDA": "off"}, timeout=300,
+                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert done.returncode == 0, done.stderr
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        scaler = torch.amp.GradScaler("cuda")
+    expected = str([str(w.message) for w in caught if "CUDA" in str(w.message)])
+    assert done.stdout.split("] ")[0] + "]" == expected
+    assert done.stdout.strip().endswith("False {} 1.0")
+    assert not scaler.is_enabled()
 
 
 def test_legacy_cuda_scaler():
