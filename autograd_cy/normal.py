@@ -17,7 +17,7 @@ import numpy as np
 from autograd_cy import factories as _factories
 from autograd_cy._C.tensor import Tensor
 from autograd_cy.autograd.function import Function
-from autograd_cy.factories import empty, zeros_like
+from autograd_cy.factories import empty, zeros
 from autograd_cy.grad_mode import no_grad
 
 __all__ = ["normal"]
@@ -59,6 +59,21 @@ def _draw(output, mean, std, generator):
     return output.add_(mean)
 
 
+def _metadata(value):
+    """(shape, dtype, device) of a tensor argument; None for a number."""
+    if isinstance(value, Tensor):
+        return tuple(value.shape), value.dtype, value.device
+    return None
+
+
+def _zeros(metadata):
+    """The zero gradient of an argument with ``metadata`` (None for a number)."""
+    if metadata is None:
+        return None
+    shape, dtype, device = metadata
+    return zeros(shape, dtype=dtype, device=device)
+
+
 class _Normal(Function):
     """A draw with ``mean`` and ``std`` (either may be a number); zero gradients to the
     tensors among them."""
@@ -66,13 +81,14 @@ class _Normal(Function):
 
     @staticmethod
     def forward(ctx, mean, std, shape, dtype, device, generator):
-        ctx.mean_like = zeros_like(mean) if isinstance(mean, Tensor) else None
-        ctx.std_like = zeros_like(std) if isinstance(std, Tensor) else None
+        # what the zero gradients must look like (the tensors themselves are not kept)
+        ctx.mean_like = _metadata(mean)
+        ctx.std_like = _metadata(std)
         return _draw(empty(shape, dtype=dtype, device=device), mean, std, generator)
 
     @staticmethod
     def backward(ctx, grad):
-        return ctx.mean_like, ctx.std_like, None, None, None, None
+        return _zeros(ctx.mean_like), _zeros(ctx.std_like), None, None, None, None
 
 
 class NormalTensorFloat(_Normal):
