@@ -78,3 +78,31 @@ from autograd_cy import func  # noqa: E402,F401  (vmap, grad, jacrev ...: torch.
 from autograd_cy import optim  # noqa: E402,F401  (the optimizers, lr_scheduler: torch.optim)
 from autograd_cy import distributed  # noqa: E402,F401  (process groups, collectives: torch.distributed)
 from autograd_cy.func import vmap  # noqa: E402,F401  (torch.vmap)
+from autograd_cy.tensor_type import (  # noqa: E402,F401  (and Tensor.type)
+    is_tensor, is_storage, numel, is_floating_point, is_complex,
+)
+from autograd_cy.threads import (  # noqa: E402,F401
+    set_num_threads, get_num_threads, set_num_interop_threads, get_num_interop_threads,
+)
+from autograd_cy.determinism import (  # noqa: E402,F401
+    use_deterministic_algorithms, are_deterministic_algorithms_enabled,
+    is_deterministic_algorithms_warn_only_enabled,
+)
+from autograd_cy.matmul_precision import (  # noqa: E402,F401
+    set_float32_matmul_precision, get_float32_matmul_precision,
+)
+from autograd_cy import backends  # noqa: E402,F401  (backends.cudnn.benchmark ...)
+from autograd_cy import amp  # noqa: E402,F401  (amp.autocast, amp.GradScaler)
+from autograd_cy.amp import autocast  # noqa: E402,F401  (torch.autocast)
+from autograd_cy import cpu  # noqa: E402,F401  (cpu.amp.autocast)
+import autograd_cy.cuda.amp  # noqa: E402,F401  (cuda.amp.autocast, cuda.amp.GradScaler)
+from autograd_cy.compiler import compile  # noqa: E402,F401
+from autograd_cy import jit  # noqa: E402,F401
+from autograd_cy.mode import mode  # noqa: E402,F401  (and Tensor.mode)
+from autograd_cy.triangle_indices import tril_indices, triu_indices  # noqa: E402,F401
+from autograd_cy.normal import normal  # noqa: E402,F401
+from autograd_cy.printing import set_printoptions  # noqa: E402,F401
+from autograd_cy import layout_ops as _layout_ops  # noqa: E402,F401  (memory_format= of the ops)
+from autograd_cy.memory_formats import (  # noqa: E402,F401
+    memory_format, contiguous_format, preserve_format, channels_last, channels_last_3d,
+)

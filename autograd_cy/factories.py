@@ -18,6 +18,7 @@ from autograd_cy import cuda as _cuda
 from autograd_cy.cuda import random as _cuda_random
 from autograd_cy.rng_state import state_bytes, state_tensor
 from autograd_cy import cpu_random as _cpu_random
+from autograd_cy import memory_formats as _memory_format
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint",
@@ -417,8 +418,9 @@ def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return _make(_allocate(_size(size), _numpy_dtype(dtype, _default_float())), requires_grad,
-                 device)
+    return _memory_format.lay_out(
+        _make(_allocate(_size(size), _numpy_dtype(dtype, _default_float())), requires_grad,
+              device), memory_format)
 
 
 def _check_number(function, value, argument="fill_value", position=2):
@@ -477,17 +479,21 @@ def _empty_like(input, dtype, device=None, fill=None):
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     array = _empty_like(input, dtype, device)
     array.fill(0)
-    return _make(array, requires_grad, _like_device(input, device))
+    return _memory_format.lay_out(_make(array, requires_grad, _like_device(input, device)),
+                                  memory_format)
 
 
 def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     array = _empty_like(input, dtype, device)
     array.fill(1)
-    return _make(array, requires_grad, _like_device(input, device))
+    return _memory_format.lay_out(_make(array, requires_grad, _like_device(input, device)),
+                                  memory_format)
 
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return _make(_empty_like(input, dtype, device), requires_grad, _like_device(input, device))
+    return _memory_format.lay_out(
+        _make(_empty_like(input, dtype, device), requires_grad, _like_device(input, device)),
+        memory_format)
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
@@ -495,7 +501,8 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
     _check_number("full_like", fill_value)
     array = _empty_like(input, dtype, device)
     array.fill(fill_value)
-    return _make(array, requires_grad, _like_device(input, device))
+    return _memory_format.lay_out(_make(array, requires_grad, _like_device(input, device)),
+                                  memory_format)
 
 
 def _cuda_device(device):
@@ -560,12 +567,22 @@ def _random_like(kind, input, dtype, device, requires_grad):
     return _make(_empty_like(input, dtype, fill=fill), requires_grad, device)
 
 
+def _random_like_in(kind, input, dtype, device, requires_grad, memory_format):
+    """rand_like / randn_like with a memory format: the samples drawn in the memory order
+    of the laid-out result, as torch's fill draws them."""
+    if memory_format is None or memory_format is _memory_format.preserve_format:
+        return _random_like(kind, input, dtype, device, requires_grad)
+    result = empty_like(input, dtype=dtype, device=device, memory_format=memory_format)
+    (result.uniform_() if kind == "uniform" else result.normal_())
+    return result.requires_grad_() if requires_grad else result
+
+
 def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return _random_like("uniform", input, dtype, device, requires_grad)
+    return _random_like_in("uniform", input, dtype, device, requires_grad, memory_format)
 
 
 def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return _random_like("normal", input, dtype, device, requires_grad)
+    return _random_like_in("normal", input, dtype, device, requires_grad, memory_format)
 
 
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,

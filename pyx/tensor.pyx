@@ -61,6 +61,10 @@ cdef extern from "Python.h":
     void PyType_Modified(PyTypeObject* type)
 
 
+# is_contiguous(memory_format=...)'s check, put here by autograd_cy/layout_ops.py
+memory_format_check = None
+
+
 cdef void register_methods(dict methods) except *:
     """Make each entry of ``methods`` (a function or a property) an attribute of Tensor.
 
@@ -437,8 +441,12 @@ cdef class Tensor:
             return strides
         return strides[wrap_dim(dim, self._data.ndim)]
 
-    def is_contiguous(self):
-        return bool(self._data.flags.c_contiguous)
+    def is_contiguous(self, memory_format=None):
+        """Whether the elements lie in row-major order (or in ``memory_format``'s: NOTE
+        [Memory formats reach the ops through a slot] in ops/conversion.pyx)."""
+        if memory_format is None:
+            return bool(self._data.flags.c_contiguous)
+        return memory_format_check(self, memory_format)
 
     def data_ptr(self):
         array = conj_counterpart(self) if self._is_conj else self._data  # its base's memory

@@ -1,7 +1,8 @@
 """``repr(tensor)`` in PyTorch's format: ``tensor([ 0.1875, -1.0409,  3.9634])``.
 
-The rules (PyTorch's print options: precision 4, threshold 1000 elements,
-3 edge items, 80 columns):
+The rules (PyTorch's default print options: precision 4, threshold 1000 elements,
+3 edge items, 80 columns; ``autograd_cy.set_printoptions`` sets the module's
+options below, NOTE [Print options as module globals]):
 
 * One format for the whole tensor, chosen from its finite non-zero values:
   all integral -> ``1.`` (or scientific when max/min > 1000 or max > 1e8);
@@ -21,10 +22,16 @@ from autograd_cy._C.tensor cimport tensor_operators
 
 __all__ = ["tensor_repr"]
 
+# NOTE [Print options as module globals]
+# The options are plain module globals, read when a tensor is printed: set_printoptions
+# (autograd_cy/printing.py, above the core) writes them here, and printing pays one global
+# lookup per read, as it did when they were constants. _SCI_MODE is None (choose from the
+# values), True (always scientific) or False (never).
 _PRECISION = 4
 _THRESHOLD = 1000
 _EDGE_ITEMS = 3
 _LINE_WIDTH = 80
+_SCI_MODE = None
 _DEFAULT_DTYPES = ("float32", "int64", "bool", "complex64")
 
 
@@ -49,7 +56,9 @@ class _Format:
         smallest, largest = magnitudes.min(), magnitudes.max()
         self.integral = bool(np.all(values == np.ceil(values)))
         wide_range = largest / smallest > 1000.0 or largest > 1.0e8
-        if self.integral:
+        if _SCI_MODE is not None:
+            self.scientific = _SCI_MODE
+        elif self.integral:
             self.scientific = wide_range
         else:
             self.scientific = wide_range or smallest < 1.0e-4

@@ -30,6 +30,13 @@ __all__ = ["clone"]
 __tensor_methods__ = ("clone", "contiguous", "to", "type_as", "float", "double", "half",
                       "bfloat16", "int", "long", "bool", "cpu", "cuda")
 
+# NOTE [Memory formats reach the ops through a slot]
+# The memory formats (channels_last ...) and the layout copies they ask for are Python
+# objects above the core (autograd_cy/memory_formats.py, layout_ops.py). clone, contiguous
+# and to hand a call that names a memory_format to the functions layout_ops.py puts in this
+# dict at import ("clone", "contiguous", "to"); a call without one never reads it.
+memory_format_ops = {}
+
 
 cdef class CloneBackward0(ElementwiseNode):
     """The gradient passes through unchanged; nothing is saved."""
@@ -55,7 +62,10 @@ cdef object copy_like(object array):
 
 
 def clone(Tensor self, *, memory_format=None):
-    """A copy with its own memory, recorded (gradient passes through unchanged)."""
+    """A copy with its own memory, recorded (gradient passes through unchanged); laid out
+    in ``memory_format`` when given (NOTE [Memory formats reach the ops through a slot])."""
+    if memory_format is not None:
+        return memory_format_ops["clone"](self, memory_format)
     cdef Tensor out = wrap(copy_like(self._data))
     if is_grad_enabled() and requires_grad(self):
         record1(CloneBackward0(), self, out)
@@ -70,7 +80,10 @@ cdef object contiguous_tangent(Tensor self_t, Tensor self, Tensor result, tuple 
 
 
 def contiguous(Tensor self, memory_format=None):
-    """``self`` if already row-major contiguous, else a contiguous clone."""
+    """``self`` if already row-major contiguous (or laid out in ``memory_format``), else a
+    contiguous clone (NOTE [Memory formats reach the ops through a slot])."""
+    if memory_format is not None:
+        return memory_format_ops["contiguous"](self, memory_format)
     if self._data.flags.c_contiguous:
         return self
     cdef Tensor out = wrap(contiguous_array(self._data))
@@ -137,9 +150,16 @@ cdef object convert_tangent(Tensor self_t, Tensor self, Tensor result, tuple ext
     return clone(converted) if converted is self_t else converted
 
 
-def to(Tensor self, *args, dtype=None, device=None, copy=False, non_blocking=False):
+def to(Tensor self, *args, dtype=None, device=None, copy=False, non_blocking=False,
+       memory_format=None):
     """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``: the converted
-    tensor (self if unchanged); a move between devices copies and is recorded."""
+    tensor (self if unchanged); a move between devices copies and is recorded. With a
+    ``memory_format``: NOTE [Memory formats reach the ops through a slot]."""
+    if memory_format is not None:
+        return memory_format_ops["to"](self, args, {"dtype": dtype, "device": device,
+                                                    "copy": copy,
+                                                    "non_blocking": non_blocking},
+                                       memory_format)
     for arg in args:
         if isinstance(arg, Tensor):
             dtype = (<Tensor>arg)._data.dtype
