@@ -49,6 +49,9 @@ from autograd_cy import tensor_methods as _tensor_methods  # noqa: E402,F401
 from autograd_cy.tensor_methods import multinomial  # noqa: E402,F401
 from autograd_cy.triangular import tril, triu  # noqa: E402,F401
 from autograd_cy.reorder import flip, fliplr, flipud, roll, rot90  # noqa: E402,F401
+from autograd_cy.sorting import sort, argsort, msort, topk, kthvalue  # noqa: E402,F401
+from autograd_cy.scans import cumsum  # noqa: E402,F401
+from autograd_cy.rounding import floor, ceil, trunc, fix, round, frac  # noqa: E402,F401
 from autograd_cy.grad_mode import (  # noqa: E402,F401
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
     is_inference_mode_enabled,
