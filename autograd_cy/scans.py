@@ -7,7 +7,7 @@ same op, so a double backward records again; a tangent is summed as the input.
 
 Integer and bool inputs sum in int64, as torch's; ``dtype=`` converts the input first (and
 the backward converts the gradient back to the input's dtype). float16 and bfloat16 sum in
-float32 and round each output once, as torch's CPU kernel accumulates.
+float32, float32 in float64, each output rounded once, as torch's CPU kernel accumulates.
 
 # NOTE [A scan on a device]
 NumPy's ``cumsum`` is a loop over the host's memory. On a device array the sum is a scan
@@ -30,25 +30,29 @@ from autograd_cy.reorder import _wrap
 
 __all__ = ["cumsum"]
 
-_HALF_TYPES = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+# The dtype torch's CPU kernel accumulates each dtype in (its acc_type), where it is wider.
+_ACCUMULATE = {np.dtype(np.float16): np.float32, np.dtype(ml_dtypes.bfloat16): np.float32,
+               np.dtype(np.float32): np.float64}
 
 
 def _running_sum(array, axis):
-    """The cumulative sum of ``array`` along ``axis`` in its own dtype (NOTE [A scan on a
-    device])."""
+    """The cumulative sum of ``array`` along ``axis``, accumulated as torch's CPU kernel
+    does and rounded to ``array``'s dtype (NOTE [A scan on a device])."""
+    accumulate = _ACCUMULATE.get(array.dtype)
     if isinstance(array, np.ndarray):
-        if array.dtype in _HALF_TYPES:
-            return np.cumsum(array, axis=axis, dtype=np.float32).astype(array.dtype)
-        return np.cumsum(array, axis=axis)
+        if accumulate is None:
+            return np.cumsum(array, axis=axis)
+        return np.cumsum(array, axis=axis, dtype=accumulate).astype(array.dtype)
+    total = array if accumulate is None else array.astype(accumulate)
     size = array.shape[axis]
     before = (slice(None),) * axis
     shift = 1
     while shift < size:
-        head = array[before + (slice(0, shift),)]
-        tail = array[before + (slice(shift, None),)] + array[before + (slice(0, size - shift),)]
-        array = np.concatenate([head, tail], axis=axis)
+        head = total[before + (slice(0, shift),)]
+        tail = total[before + (slice(shift, None),)] + total[before + (slice(0, size - shift),)]
+        total = np.concatenate([head, tail], axis=axis)
         shift *= 2
-    return array
+    return total.astype(array.dtype, copy=False)
 
 
 class Cumsum(Function):
@@ -57,7 +61,7 @@ class Cumsum(Function):
 
     @staticmethod
     def forward(ctx, input, dim, dtype):
-        ctx.dim, ctx.input_dtype = dim, input.dtype
+        ctx.dim, ctx.dtype, ctx.input_dtype = dim, dtype, input.dtype
         converted = input if dtype is None else input.to(dtype)
         if not converted.is_floating_point() and not converted.is_complex():
             converted = converted.to(_ag.int64)
@@ -75,7 +79,7 @@ class Cumsum(Function):
 
     @staticmethod
     def jvp(ctx, input_t, dim_t, dtype_t):
-        return Cumsum.apply(input_t, ctx.dim, None)
+        return Cumsum.apply(input_t, ctx.dim, ctx.dtype)
 
 
 Cumsum._backward_cls.__name__ = "CumsumBackward0"
