@@ -11,7 +11,8 @@ integer tensor is already whole: the rounding ops return a copy of it, in its dt
 torch's ``round`` rounds a half to the even neighbour (``round(2.5) == 2``), as NumPy's
 ``np.round``. A device that has no such kernel gets it from ``floor``: with ``r =
 floor(x)`` and ``d = x - r``, round up where ``d > 0.5``, or ``d == 0.5`` and ``r`` is odd.
-``inf`` and ``nan`` stay as they are (``d`` is nan, so nothing is added).
+``inf`` and ``nan`` stay as they are (``d`` is nan, so nothing is added); a zero takes the
+input's sign (``x * 0``), as ``-0.3`` rounds to ``-0.0``.
 With ``decimals=d`` torch's CPU kernel rounds ``x * 10**d`` and divides by ``10**d`` (a
 negative ``d``: rounds ``x / 10**-d`` and multiplies), in the input's dtype.
 
@@ -36,7 +37,8 @@ def _round_half_even(array):
     whole = np.floor(array)
     rest = array - whole
     up = (rest > 0.5) | ((rest == 0.5) & (np.remainder(whole, 2) == 1))
-    return np.where(up, whole + 1, whole)
+    rounded = np.where(up, whole + 1, whole)
+    return np.where(rounded == 0, array * 0, rounded)      # -0.3 rounds to -0.0
 
 
 def _round_decimals(array, decimals):
