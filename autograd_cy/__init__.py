@@ -53,6 +53,7 @@ from autograd_cy.sorting import sort, argsort, msort, topk, kthvalue  # noqa: E4
 from autograd_cy.scans import cumsum  # noqa: E402,F401
 from autograd_cy.rounding import floor, ceil, trunc, fix, round, frac  # noqa: E402,F401
 from autograd_cy.one_sided_clamp import clamp_min, clamp_max  # noqa: E402,F401
+from autograd_cy.blends import lerp, addcmul, addcdiv  # noqa: E402,F401
 from autograd_cy.grad_mode import (  # noqa: E402,F401
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
     is_inference_mode_enabled,
