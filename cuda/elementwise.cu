@@ -34,6 +34,10 @@ struct Exp { template <typename A> __device__ A operator()(A x) const { return a
 struct Expm1 { template <typename A> __device__ A operator()(A x) const { return agcy_expm1(x); } };
 struct Log { template <typename A> __device__ A operator()(A x) const { return agcy_log(x); } };
 struct Log2 { template <typename A> __device__ A operator()(A x) const { return agcy_log2(x); } };
+struct Log10 { template <typename A> __device__ A operator()(A x) const { return agcy_log10(x); } };
+struct Exp2 { template <typename A> __device__ A operator()(A x) const { return agcy_exp2(x); } };
+struct Erf { template <typename A> __device__ A operator()(A x) const { return agcy_erf(x); } };
+struct Erfc { template <typename A> __device__ A operator()(A x) const { return agcy_erfc(x); } };
 struct Log1p { template <typename A> __device__ A operator()(A x) const { return agcy_log1p(x); } };
 struct Sqrt { template <typename A> __device__ A operator()(A x) const { return agcy_sqrt(x); } };
 struct Rsqrt { template <typename A> __device__ A operator()(A x) const { return agcy_rsqrt(x); } };
