@@ -54,6 +54,10 @@ from autograd_cy.scans import cumsum  # noqa: E402,F401
 from autograd_cy.rounding import floor, ceil, trunc, fix, round, frac  # noqa: E402,F401
 from autograd_cy.one_sided_clamp import clamp_min, clamp_max  # noqa: E402,F401
 from autograd_cy.blends import lerp, addcmul, addcdiv  # noqa: E402,F401
+from autograd_cy.repetition import tile, repeat_interleave, outer, ger  # noqa: E402,F401
+from autograd_cy.diagonals import diag_embed, diagflat, diag  # noqa: E402,F401
+from autograd_cy.finite_values import nan_to_num  # noqa: E402,F401
+from autograd_cy.log_add_exp import logaddexp, logaddexp2  # noqa: E402,F401
 from autograd_cy.grad_mode import (  # noqa: E402,F401
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
     is_inference_mode_enabled,
