@@ -24,13 +24,24 @@ from autograd_cy.autograd.function import Function
 __all__ = ["masked_select", "nonzero", "argwhere"]
 
 
+def _broadcast_shape(a, b):
+    """The shape ``a`` and ``b`` broadcast to, with torch's error where they do not."""
+    rank = max(len(a), len(b))
+    a, b = (1,) * (rank - len(a)) + a, (1,) * (rank - len(b)) + b
+    for k, (m, n) in enumerate(zip(a, b)):
+        if m != n and 1 not in (m, n):
+            raise RuntimeError(f"The size of tensor a ({m}) must match the size of tensor b "
+                               f"({n}) at non-singleton dimension {k}")
+    return tuple(n if m == 1 else m for m, n in zip(a, b))
+
+
 class MaskedSelect(Function):
     """``masked_select``'s op (``MaskedSelectBackward0``)."""
     builtin_op = True
 
     @staticmethod
     def forward(ctx, input, mask):
-        shape = tuple(np.broadcast_shapes(tuple(input.shape), tuple(mask.shape)))
+        shape = _broadcast_shape(tuple(mask.shape), tuple(input.shape))
         ctx.input_shape, ctx.shape = tuple(input.shape), shape
         mask = mask.expand(*shape)
         ctx.save_for_backward(mask)
