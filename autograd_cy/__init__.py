@@ -60,6 +60,12 @@ from autograd_cy.finite_values import nan_to_num  # noqa: E402,F401
 from autograd_cy.log_add_exp import logaddexp, logaddexp2  # noqa: E402,F401
 from autograd_cy.masked_selection import masked_select, nonzero, argwhere  # noqa: E402,F401
 from autograd_cy.einsum import einsum  # noqa: E402,F401
+from autograd_cy.stacking import (  # noqa: E402,F401
+    atleast_1d, atleast_2d, atleast_3d, hstack, vstack, dstack, column_stack, broadcast_to,
+    broadcast_tensors,
+)
+from autograd_cy.splitting import tensor_split, hsplit, vsplit, dsplit  # noqa: E402,F401
+from autograd_cy.differences import diff, take_along_dim  # noqa: E402,F401
 from autograd_cy.grad_mode import (  # noqa: E402,F401
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
     is_inference_mode_enabled,
