@@ -1,10 +1,11 @@
-"""einsum (autograd_cy/einsum.py) and masked_select, nonzero, argwhere
-(masked_selection.py) against torch's: values, gradients and double backward (check_op),
-gradcheck and gradgradcheck in float64, forward AD, the nodes where they are torch's
-(einsum's lone-operand permutes, masked_select's MaskedSelectBackward0), and errors.
+"""einsum (autograd_cy/einsum.py), masked_select, nonzero, argwhere (masked_selection.py),
+unique (uniqueness.py) and Tensor.where against torch's: values, gradients and double
+backward (check_op), gradcheck and gradgradcheck in float64, forward AD, the nodes where
+they are torch's (einsum's lone-operand permutes, MaskedSelectBackward0, Unique2Backward0),
+and errors.
 
-einsum's nodes differ from torch's where torch contracts with bmm (NOTE in the module's
-docstring): those cases check values and gradients only."""
+einsum's nodes differ from torch's where torch contracts with bmm (the module's docstring
+says why): those cases check values and gradients only."""
 import numpy as np
 import pytest
 
@@ -116,3 +117,32 @@ def test_masked_select_errors():
     assert_same_error(lambda lib: lib.masked_select(lib.zeros(3), lib.ones(3)))
     assert_same_error(lambda lib: lib.masked_select(lib.zeros(3), lib.ones(4).bool()),
                       RuntimeError, "must match")
+
+
+def test_unique():
+    values = np.array([[3.0, 1.0, 2.0], [1.0, np.nan, 3.0]])
+
+    def run(lib):
+        x = lib.tensor(values, requires_grad=True)
+        full = lib.unique(x, return_inverse=True, return_counts=True)
+        return [lib.unique(x), x.unique(return_counts=True), full,
+                node_name(full[0].grad_fn), full[1].requires_grad,
+                lib.unique(lib.tensor([[1, 2], [1, 2], [0, 5]]), dim=0, return_inverse=True),
+                node_name(lib.unique(x, dim=1).grad_fn), lib.unique(lib.tensor(5.0)),
+                lib.unique(lib.tensor(5.0), return_inverse=True),
+                lib.unique(lib.tensor([3, 1, 3, 2]), sorted=False).sort().values,
+                lib.unique(lib.tensor([True, False, True]), return_counts=True)]
+    assert_same(run)
+
+
+@pytest.mark.parametrize("dim", [None, 0])
+def test_unique_has_no_derivative(dim):
+    assert_same_error(lambda lib: lib.unique(lib.tensor([[1.0, 2.0]], requires_grad=True),
+                                             dim=dim).sum().backward(), NotImplementedError)
+
+
+def test_tensor_where():
+    check_op(lambda lib, x, y: x.where(x > 0, y), randn(2, 3), randn(2, 3, seed=4))
+    check_op(lambda lib, x: x.where(x < 0, 1.5), randn(2, 3))
+    assert_same(lambda lib: node_name(lib.tensor([1.0], requires_grad=True).where(
+        lib.tensor([True]), 0.0).grad_fn))
