@@ -20,6 +20,18 @@ from autograd_cy.autograd.function import Function
 __all__ = ["fmod", "remainder"]
 
 
+def _floored_remainder(a, b):
+    """torch's remainder: fmod's, moved by ``b`` where the signs differ, so a zero keeps
+    fmod's sign (NumPy's ``remainder`` gives it ``b``'s)."""
+    mod = np.fmod(a, b)
+    return np.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod)
+
+
+def _remainder_array(a, b, floored):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return _floored_remainder(a, b) if floored else np.fmod(a, b)
+
+
 def _reduced(grad, operand):
     return grad.sum_to_size(operand.shape) if grad.shape != operand.shape else grad
 
@@ -34,9 +46,8 @@ class _ByNumber(Function):
 
     @staticmethod
     def forward(ctx, input, other, floored):
-        function = np.remainder if floored else np.fmod
         array = _array_of(input)
-        return _wrap_array(function(array, array.dtype.type(other)))
+        return _wrap_array(_remainder_array(array, array.dtype.type(other), floored))
 
     @staticmethod
     def backward(ctx, grad):
@@ -56,8 +67,8 @@ class _ByTensor(Function):
         ctx.save_for_backward(input, other)
         ctx.save_for_forward(input, other)
         dtype = _ag.result_type(input, other)
-        function = np.remainder if floored else np.fmod
-        return _wrap_array(function(_array_of(input.to(dtype)), _array_of(other.to(dtype))))
+        return _wrap_array(_remainder_array(_array_of(input.to(dtype)),
+                                            _array_of(other.to(dtype)), floored))
 
     @staticmethod
     def backward(ctx, grad):
