@@ -181,6 +181,7 @@ __device__ __forceinline__ long long agcy_pow(long long a, long long b) { return
 __device__ __forceinline__ int agcy_pow(int a, int b) { return integer_pow(a, b); }
 struct Pow { template <typename A> __device__ A operator()(A a, A b) const { return agcy_pow(a, b); } };
 struct Atan2 { template <typename A> __device__ A operator()(A a, A b) const { return agcy_atan2(a, b); } };
+struct Hypot { template <typename A> __device__ A operator()(A a, A b) const { return agcy_hypot(a, b); } };
 // the bitwise ops, instantiated for the integer dtypes only
 struct BitAnd { template <typename A> __device__ A operator()(A a, A b) const { return a & b; } };
 struct BitOr { template <typename A> __device__ A operator()(A a, A b) const { return a | b; } };
