@@ -1,4 +1,8 @@
-"""``cumsum``: the running sum of a tensor's entries along a dim.
+"""``cumsum``, ``cummax`` and ``cummin``: running sums, maxima and minima along a dim.
+
+``cummax`` and ``cummin`` return the int64 index of each running extreme too (torch's
+nodes ``CummaxBackward0``, ``CumminBackward0``; the gradient goes to those entries,
+through ``scatter_add``, as sort's).
 
 One op with torch's node (``CumsumBackward0``). Each input entry adds to every output at
 or after it along the dim, so its gradient is the sum of the output gradients from its
@@ -20,6 +24,8 @@ every device has; float results may differ from the sequential sum in the last b
 >>> ag.arange(1, 5).cumsum(0)
 tensor([ 1,  3,  6, 10])
 """
+from collections import namedtuple
+
 import ml_dtypes
 import numpy as np
 
@@ -28,31 +34,40 @@ from autograd_cy._C.tensor import _array_of, _register_methods, _wrap_array
 from autograd_cy.autograd.function import Function
 from autograd_cy.reorder import _wrap
 
-__all__ = ["cumsum"]
+__all__ = ["cumsum", "cummax", "cummin"]
+
+cummax_result = namedtuple("cummax", ["values", "indices"])
+cummin_result = namedtuple("cummin", ["values", "indices"])
 
 # The dtype torch's CPU kernel accumulates each dtype in (its acc_type), where it is wider.
 _ACCUMULATE = {np.dtype(np.float16): np.float32, np.dtype(ml_dtypes.bfloat16): np.float32,
                np.dtype(np.float32): np.float64}
 
 
-def _running_sum(array, axis):
-    """The cumulative sum of ``array`` along ``axis``, accumulated as torch's CPU kernel
-    does and rounded to ``array``'s dtype (NOTE [A scan on a device])."""
-    accumulate = _ACCUMULATE.get(array.dtype)
+def _scan(array, axis, combine):
+    """``combine`` (an associative ufunc: add, maximum, minimum) accumulated along
+    ``axis``: NumPy's ``accumulate`` on the host, a scan of log2(n) steps on a device
+    (NOTE [A scan on a device])."""
     if isinstance(array, np.ndarray):
-        if accumulate is None:
-            return np.cumsum(array, axis=axis)
-        return np.cumsum(array, axis=axis, dtype=accumulate).astype(array.dtype)
-    total = array if accumulate is None else array.astype(accumulate)
+        return combine.accumulate(array, axis=axis)
     size = array.shape[axis]
     before = (slice(None),) * axis
     shift = 1
     while shift < size:
-        head = total[before + (slice(0, shift),)]
-        tail = total[before + (slice(shift, None),)] + total[before + (slice(0, size - shift),)]
-        total = np.concatenate([head, tail], axis=axis)
+        head = array[before + (slice(0, shift),)]
+        tail = combine(array[before + (slice(shift, None),)],
+                       array[before + (slice(0, size - shift),)])
+        array = np.concatenate([head, tail], axis=axis)
         shift *= 2
-    return total.astype(array.dtype, copy=False)
+    return array
+
+
+def _running_sum(array, axis):
+    """The cumulative sum of ``array`` along ``axis``, accumulated as torch's CPU kernel
+    does and rounded to ``array``'s dtype."""
+    accumulate = _ACCUMULATE.get(array.dtype)
+    total = array if accumulate is None else array.astype(accumulate)
+    return _scan(total, axis, np.add).astype(array.dtype, copy=False)
 
 
 class Cumsum(Function):
@@ -91,4 +106,82 @@ def cumsum(input, dim, *, dtype=None):
     return Cumsum.apply(input, _wrap(dim, input.dim()), dtype)
 
 
-_register_methods({"cumsum": cumsum})
+# NOTE [The index of a running maximum]
+# cummax's index at i is that of the entry the running maximum came from, the latest one on
+# a tie (torch's kernel takes x >= max). The running maximum only changes where an entry
+# equals it, so the index is the latest j <= i with x[j] == max[j] (or x[j] NaN, which
+# stays the maximum once met): a running maximum of j over those places.
+
+def _running_extreme(array, axis, largest, device):
+    """(values, int64 indices) of the running maximum (minimum) along ``axis`` of the
+    array of a tensor on ``device``."""
+    values = _scan(array, axis, np.maximum if largest else np.minimum)
+    shape = [1] * array.ndim
+    shape[axis] = array.shape[axis]
+    positions = np.arange(array.shape[axis], dtype=np.int64).reshape(shape)
+    if not isinstance(array, np.ndarray):
+        positions = _array_of(_ag.tensor(positions, device=device))
+    reached = array == values
+    if array.dtype.kind in "fc" or array.dtype in _ACCUMULATE:
+        reached = reached | np.isnan(array)
+    marked = np.where(reached, positions, np.zeros_like(positions))
+    return values, _scan(marked, axis, np.maximum)
+
+
+class _Cumextreme(Function):
+    builtin_op = True
+
+    @staticmethod
+    def forward(ctx, input, dim, largest):
+        ctx.dim, ctx.shape = dim, tuple(input.shape)
+        array = _array_of(input)
+        if array.ndim == 0:
+            values, indices = array.copy(), np.zeros_like(array, dtype=np.int64)
+        else:
+            values, indices = _running_extreme(array, dim, largest, input.device)
+        values, indices = _wrap_array(values), _wrap_array(indices)
+        ctx.mark_non_differentiable(indices)
+        ctx.save_for_backward(indices)
+        ctx.save_for_forward(indices)
+        return values, indices
+
+    @staticmethod
+    def backward(ctx, grad, grad_indices):
+        (indices,) = ctx.saved_tensors
+        if not ctx.shape:
+            return grad, None, None
+        base = _ag.zeros(ctx.shape, dtype=grad.dtype, device=grad.device)
+        return base.scatter_add(ctx.dim, indices, grad), None, None
+
+    @staticmethod
+    def jvp(ctx, input_t, dim_t, largest_t):
+        (indices,) = ctx.saved_tensors
+        if not ctx.shape:
+            return input_t.clone(), None
+        return input_t.gather(ctx.dim, indices), None
+
+
+class Cummax(_Cumextreme):
+    """``cummax``'s op (``CummaxBackward0``)."""
+
+
+class Cummin(_Cumextreme):
+    """``cummin``'s op (``CumminBackward0``)."""
+
+
+Cummax._backward_cls.__name__ = "CummaxBackward0"
+Cummin._backward_cls.__name__ = "CumminBackward0"
+
+
+def cummax(input, dim):
+    """The running maximum along ``dim`` and the int64 index each came from (NOTE [The
+    index of a running maximum]); its gradient goes to those entries."""
+    return cummax_result(*Cummax.apply(input, _wrap(dim, input.dim()), True))
+
+
+def cummin(input, dim):
+    """The running minimum along ``dim`` and the int64 index each came from."""
+    return cummin_result(*Cummin.apply(input, _wrap(dim, input.dim()), False))
+
+
+_register_methods({"cumsum": cumsum, "cummax": cummax, "cummin": cummin})

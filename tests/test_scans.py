@@ -1,4 +1,4 @@
-"""cumsum (autograd_cy/scans.py) against torch's: values, gradients and double backward
+"""cumsum, cummax and cummin (autograd_cy/scans.py) against torch's: values, gradients and double backward
 (check_op), gradcheck and gradgradcheck in float64, forward AD, the node (CumsumBackward0,
 also under create_graph), integer and bool inputs summed in int64, ``dtype=``, half precision,
 scalars and empty tensors, and torch's errors."""
@@ -84,3 +84,40 @@ def test_errors(fn):
 
 def test_missing_dim():
     assert_same_error(lambda lib: lib.zeros(2, 3).cumsum(), TypeError, "missing 1 required")
+
+
+EXTREMES = {
+    "cummax": lambda lib, x: lib.cummax(x, 1),
+    "cummax_dim0": lambda lib, x: x.cummax(0),
+    "cummin": lambda lib, x: lib.cummin(x, -1),
+    "cummin_dim0": lambda lib, x: x.cummin(dim=0),
+}
+
+
+@pytest.mark.parametrize("name", EXTREMES)
+def test_running_extremes(name):
+    check_op(EXTREMES[name], randn(3, 5))
+    check_jvp(EXTREMES[name], randn(3, 5))
+    x = ag.tensor(randn(3, 5), requires_grad=True)
+    assert ag.autograd.gradcheck(lambda t: EXTREMES[name](ag, t)[0], [x])
+    assert ag.autograd.gradgradcheck(lambda t: EXTREMES[name](ag, t)[0], [x])
+
+
+def test_running_extremes_ties_nan_nodes_and_integers():
+    values = np.array([1.0, 3.0, 3.0, 2.0, np.nan, 5.0, np.nan, 1.0])
+
+    def run(lib):
+        x = lib.tensor(values, requires_grad=True)
+        top, bottom = lib.cummax(x, 0), lib.cummin(x, 0)
+        grad, = lib.autograd.grad(top.values.sum() + bottom.values.sum(), x)
+        return [str(top.values.tolist()), top.indices, str(bottom.values.tolist()),
+                bottom.indices, grad, node_name(top.values.grad_fn),
+                node_name(bottom.values.grad_fn), top.indices.requires_grad,
+                tuple(lib.cummax(lib.tensor([[1, 3, 2], [4, 0, 4]]), 1)),
+                tuple(lib.cummin(lib.tensor(3.0), 0)),
+                tuple(lib.cummax(lib.tensor([True, False, True]), 0))]
+    assert_same(run)
+
+
+def test_running_extreme_errors():
+    assert_same_error(lambda lib: lib.cummax(lib.zeros(2, 3), 2))
