@@ -1,7 +1,8 @@
-"""cumsum, cummax and cummin (autograd_cy/scans.py) against torch's: values, gradients and double backward
-(check_op), gradcheck and gradgradcheck in float64, forward AD, the node (CumsumBackward0,
-also under create_graph), integer and bool inputs summed in int64, ``dtype=``, half precision,
-scalars and empty tensors, and torch's errors."""
+"""cumsum, cummax and cummin (autograd_cy/scans.py) against torch's: values, gradients and
+double backward (check_op), gradcheck and gradgradcheck in float64, forward AD, the nodes
+(CumsumBackward0, also under create_graph; CummaxBackward0, CumminBackward0), integer and
+bool inputs summed in int64, ``dtype=``, half precision, scalars and empty tensors, the
+index of a running extreme on ties and NaN, and torch's errors."""
 import numpy as np
 import pytest
 
