@@ -1,5 +1,6 @@
-"""scatter (of a tensor or a number) and the in-place forms scatter_, scatter_add_ and
-index_add_ (pyx/ops/gather_scatter.pyx) against torch's: values, gradients and double
+"""scatter (of a tensor or a number), the in-place forms scatter_, scatter_add_ and
+index_add_ (pyx/ops/gather_scatter.pyx), take, index_fill, index_copy (index_writes.py)
+against torch's: values, gradients and double
 backward (check_op), gradcheck and gradgradcheck in float64, forward AD, the nodes
 (ScatterBackward0/1, ScatterAddBackward0, IndexAddBackward0 on the written tensor), an
 index smaller than self, version counters, and torch's errors.
@@ -17,6 +18,7 @@ COLUMN_INDEX = np.array([[1, 0, 1], [0, 1, 0]])         # along dim 0 of a (2, 3
 
 
 def _index(lib, array, device_of):
+    """An int64 index tensor on the device of ``device_of``."""
     return lib.tensor(array).to(device_of.device)
 
 
@@ -103,3 +105,37 @@ def test_integers_and_no_grad():
 ])
 def test_errors(fn):
     assert_same_error(fn, exact=False)
+
+
+WRITES = {
+    "take": lambda lib, x, s: lib.take(x, _index(lib, [[0, 5], [5, -1]], x)),
+    "take_method": lambda lib, x, s: x.take(_index(lib, [7, 0, 2], x)),
+    "index_fill": lambda lib, x, s: x.index_fill(1, _index(lib, [0, 2], x), 1.5) * s,
+    "index_fill_tensor": lambda lib, x, s: lib.index_fill(x, 0, _index(lib, [1], x),
+                                                          s[0, 0]),
+    "index_copy": lambda lib, x, s: x.index_copy(1, _index(lib, [3, 0], x), s[:, :2]),
+    "index_copy_function": lambda lib, x, s: lib.index_copy(x, 0, _index(lib, [1, 0], x), s),
+}
+
+
+@pytest.mark.parametrize("name", WRITES)
+def test_index_writes(name):
+    check_op(WRITES[name], *INPUTS)
+    check_jvp(WRITES[name], *INPUTS)
+    inputs = [ag.tensor(a, requires_grad=True) for a in INPUTS]
+    assert ag.autograd.gradcheck(lambda *xs: WRITES[name](ag, *xs), inputs)
+    assert ag.autograd.gradgradcheck(lambda *xs: WRITES[name](ag, *xs), inputs)
+
+
+def test_index_write_nodes_and_errors():
+    def run(lib):
+        x, s = (lib.tensor(a, requires_grad=True) for a in INPUTS)
+        return [node_name(WRITES[name](lib, x, s).grad_fn) for name in (
+            "take", "index_fill_tensor", "index_copy")] + [
+            node_name(x.index_fill(1, lib.tensor([0]), 2.0).grad_fn),
+            lib.arange(6).view(2, 3).take(lib.tensor([4, 1])),
+            lib.arange(6).view(2, 3).index_fill(1, lib.tensor([1]), -1)]
+    assert_same(run)
+    assert_same_error(lambda lib: lib.take(lib.zeros(2, 3), lib.tensor([6])), IndexError)
+    assert_same_error(lambda lib: lib.zeros(2, 3).index_copy(1, lib.tensor([0]),
+                                                             lib.ones(2, 2)), IndexError)
