@@ -1,9 +1,9 @@
 """scatter (of a tensor or a number), the in-place forms scatter_, scatter_add_ and
 index_add_ (pyx/ops/gather_scatter.pyx), take, index_fill, index_copy (index_writes.py)
-against torch's: values, gradients and double
-backward (check_op), gradcheck and gradgradcheck in float64, forward AD, the nodes
-(ScatterBackward0/1, ScatterAddBackward0, IndexAddBackward0 on the written tensor), an
-index smaller than self, version counters, and torch's errors.
+against torch's: values, gradients and double backward (check_op), gradcheck and
+gradgradcheck in float64, forward AD, the nodes (ScatterBackward0/1, ScatterAddBackward0,
+IndexAddBackward0 on the written tensor, TakeBackward0, IndexFillBackward0/1,
+IndexCopyBackward0), an index smaller than self, version counters, and torch's errors.
 
 Indices written twice by scatter keep an unspecified one of the values in torch: every
 index here writes each place once."""
