@@ -1,7 +1,8 @@
-"""tensordot, inner and kron (autograd_cy/contractions.py) against torch's: values,
-gradients and double backward (check_op), gradcheck and gradgradcheck in float64, forward
-AD, tensordot's and inner's node (ViewBackward0, as torch's), and errors. kron's node is
-the reshape's (torch's an UnsafeViewBackward0): its nodes are not compared."""
+"""tensordot, inner, kron (autograd_cy/contractions.py) and cross (cross_product.py) against
+torch's: values, gradients and double backward (check_op), gradcheck and gradgradcheck in
+float64, forward AD, the nodes (ViewBackward0 of tensordot and inner, LinalgCrossBackward0,
+as torch's), and errors. kron's node is the reshape's (torch's an UnsafeViewBackward0): its
+nodes are not compared."""
 import pytest
 
 import autograd_cy as ag
@@ -70,3 +71,32 @@ def test_integers():
 ])
 def test_errors(fn):
     assert_same_error(fn, RuntimeError)
+
+
+CROSS = {
+    "cross_dim0": lambda lib, a, b: lib.cross(a, b, dim=0),
+    "cross_last": lambda lib, a, b: a.transpose(0, 1).cross(b.transpose(0, 1), dim=-1),
+    "cross_broadcast": lambda lib, a, b: lib.cross(a[:, :1], b, 0),
+}
+
+
+@pytest.mark.parametrize("name", CROSS)
+def test_cross(name):
+    inputs = _inputs([(3, 4), (3, 4)])
+    check_op(CROSS[name], *inputs)
+    check_jvp(CROSS[name], *inputs)
+    tensors = [ag.tensor(a, requires_grad=True) for a in inputs]
+    assert ag.autograd.gradcheck(lambda *xs: CROSS[name](ag, *xs), tensors)
+    assert ag.autograd.gradgradcheck(lambda *xs: CROSS[name](ag, *xs), tensors)
+    assert_same(lambda lib: node_name(CROSS[name](lib, *[
+        lib.tensor(a, requires_grad=True) for a in inputs]).grad_fn))
+
+
+def test_cross_default_dim_and_errors():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_same(lambda lib: lib.cross(lib.tensor([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]]),
+                                          lib.tensor([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])))
+    assert_same_error(lambda lib: lib.cross(lib.zeros(2, 2), lib.zeros(2, 2), dim=0))
+    assert_same_error(lambda lib: lib.cross(lib.zeros(3), lib.zeros(3).double(), dim=0))
