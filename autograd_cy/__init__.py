@@ -49,9 +49,34 @@ from autograd_cy import tensor_methods as _tensor_methods  # noqa: E402,F401
 from autograd_cy.tensor_methods import multinomial  # noqa: E402,F401
 from autograd_cy.bernoulli import bernoulli  # noqa: E402,F401
 from autograd_cy.triangular import tril, triu  # noqa: E402,F401
-from autograd_cy.clamp_min import clamp_min  # noqa: E402,F401
 from autograd_cy import unfold as _unfold  # noqa: E402,F401  (Tensor.unfold)
 from autograd_cy.reorder import flip, fliplr, flipud, roll, rot90  # noqa: E402,F401
+from autograd_cy.sorting import sort, argsort, msort, topk, kthvalue  # noqa: E402,F401
+from autograd_cy.scans import cumsum, cummax, cummin  # noqa: E402,F401
+from autograd_cy.rounding import floor, ceil, trunc, fix, round, frac  # noqa: E402,F401
+from autograd_cy.one_sided_clamp import clamp_min, clamp_max  # noqa: E402,F401
+from autograd_cy.blends import lerp, addcmul, addcdiv  # noqa: E402,F401
+from autograd_cy.repetition import tile, repeat_interleave, outer, ger  # noqa: E402,F401
+from autograd_cy.diagonals import diag_embed, diagflat, diag  # noqa: E402,F401
+from autograd_cy.finite_values import nan_to_num  # noqa: E402,F401
+from autograd_cy.log_add_exp import logaddexp, logaddexp2  # noqa: E402,F401
+from autograd_cy.masked_selection import masked_select, nonzero, argwhere  # noqa: E402,F401
+from autograd_cy.einsum import einsum  # noqa: E402,F401
+from autograd_cy.stacking import (  # noqa: E402,F401
+    atleast_1d, atleast_2d, atleast_3d, hstack, vstack, dstack, column_stack, broadcast_to,
+    broadcast_tensors,
+)
+from autograd_cy.splitting import tensor_split, hsplit, vsplit, dsplit  # noqa: E402,F401
+from autograd_cy.differences import diff, take_along_dim  # noqa: E402,F401
+from autograd_cy.uniqueness import unique  # noqa: E402,F401
+from autograd_cy.remainders import fmod, remainder  # noqa: E402,F401
+from autograd_cy.signs import copysign, signbit, isposinf, isneginf, heaviside  # noqa: E402,F401
+from autograd_cy.logarithmic import xlogy, logit  # noqa: E402,F401
+from autograd_cy.hypot_sinc import hypot, sinc, float_power  # noqa: E402,F401
+from autograd_cy.contractions import tensordot, inner, kron  # noqa: E402,F401
+from autograd_cy.binning import searchsorted, bucketize, bincount, histc  # noqa: E402,F401
+from autograd_cy.index_writes import take, index_fill, index_copy  # noqa: E402,F401
+from autograd_cy.cross_product import cross  # noqa: E402,F401
 from autograd_cy.grad_mode import (  # noqa: E402,F401
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
     is_inference_mode_enabled,

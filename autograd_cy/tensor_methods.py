@@ -1,7 +1,7 @@
 """Tensor methods written in Python: the ``new_*`` factories (on ``self``'s device and
 dtype unless told otherwise), the in-place random fills (``uniform_``, ``normal_``,
-``random_``, ``exponential_``), ``multinomial``, and the questions ``is_signed`` and
-``is_nonzero``.
+``random_``, ``exponential_``), ``multinomial``, the questions ``is_signed`` and
+``is_nonzero``, and ``where`` read from the tensor (``x.where(condition, y)``).
 
 Ops with a backward live in pyx/ops; these only build tensors. Like the op modules, this
 module registers its functions as Tensor methods when it is imported.
@@ -10,6 +10,7 @@ import numpy as np
 
 from autograd_cy import cpu_random as _cpu_random
 from autograd_cy import factories as _factories
+from autograd_cy._C.ops.selection import where as _where
 from autograd_cy._C.tensor import _array_of, _register_methods, _wrap_array
 
 __all__ = []
@@ -188,6 +189,12 @@ def new(self, *args):
     return _factories._legacy_new(self.dtype, args)
 
 
+def where(self, condition, y):
+    """``x.where(condition, y)``: ``where(condition, x, y)``, ``x`` where ``condition``
+    holds, else ``y`` (the op's argument order read from ``self``)."""
+    return _where(condition, self, y)
+
+
 _register_methods({f.__name__: f for f in (
-    new_zeros, new_ones, new_full, new_empty, new_tensor, new, is_signed, is_nonzero, uniform_,
-    normal_, random_, exponential_, multinomial)})
+    where, new_zeros, new_ones, new_full, new_empty, new_tensor, new, is_signed, is_nonzero,
+    uniform_, normal_, random_, exponential_, multinomial)})

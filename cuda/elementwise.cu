@@ -34,6 +34,10 @@ struct Exp { template <typename A> __device__ A operator()(A x) const { return a
 struct Expm1 { template <typename A> __device__ A operator()(A x) const { return agcy_expm1(x); } };
 struct Log { template <typename A> __device__ A operator()(A x) const { return agcy_log(x); } };
 struct Log2 { template <typename A> __device__ A operator()(A x) const { return agcy_log2(x); } };
+struct Log10 { template <typename A> __device__ A operator()(A x) const { return agcy_log10(x); } };
+struct Exp2 { template <typename A> __device__ A operator()(A x) const { return agcy_exp2(x); } };
+struct Erf { template <typename A> __device__ A operator()(A x) const { return agcy_erf(x); } };
+struct Erfc { template <typename A> __device__ A operator()(A x) const { return agcy_erfc(x); } };
 struct Log1p { template <typename A> __device__ A operator()(A x) const { return agcy_log1p(x); } };
 struct Sqrt { template <typename A> __device__ A operator()(A x) const { return agcy_sqrt(x); } };
 struct Rsqrt { template <typename A> __device__ A operator()(A x) const { return agcy_rsqrt(x); } };
@@ -177,6 +181,7 @@ __device__ __forceinline__ long long agcy_pow(long long a, long long b) { return
 __device__ __forceinline__ int agcy_pow(int a, int b) { return integer_pow(a, b); }
 struct Pow { template <typename A> __device__ A operator()(A a, A b) const { return agcy_pow(a, b); } };
 struct Atan2 { template <typename A> __device__ A operator()(A a, A b) const { return agcy_atan2(a, b); } };
+struct Hypot { template <typename A> __device__ A operator()(A a, A b) const { return agcy_hypot(a, b); } };
 // the bitwise ops, instantiated for the integer dtypes only
 struct BitAnd { template <typename A> __device__ A operator()(A a, A b) const { return a & b; } };
 struct BitOr { template <typename A> __device__ A operator()(A a, A b) const { return a | b; } };

@@ -42,8 +42,10 @@ PER_ROW_NODES = {
     "BinaryCrossEntropyWithLogitsBackward0",
     # indexing, views regenerated, in-place
     "IndexBackward0", "IndexPutBackward0", "IndexSelectBackward0", "IndexAddBackward0",
-    "GatherBackward0", "ScatterAddBackward0", "MaskedFillBackward0", "DiagonalBackward0",
-    "DiagonalBackwardBackward0", "AsStridedBackward0", "TransposeBackward1",
+    "GatherBackward0", "ScatterAddBackward0", "ScatterBackward0", "ScatterBackward1",
+    "MaskedFillBackward0", "DiagonalBackward0",
+    "DiagonalBackwardBackward0", "AsStridedBackward0", "TransposeBackward1", "TBackward1",
+    "UnsqueezeBackward1", "SqueezeBackward3",
     "CopySlices", "CopyBackwards", "FillBackward2", "FillBackward3", "ZeroBackward0",
 }
 

@@ -316,6 +316,10 @@ FALLBACK_OPS = {
     "index_put": lambda lib, t: lib.index_put(t, (lib.tensor([1]),), t[0]),
     "index_put_": lambda lib, t: t.clone().index_put_((lib.tensor([1]),), t[0] * 2),
     "as_strided": lambda lib, t: t.contiguous().as_strided((2, 2), (1, 2)),
+    "scatter": lambda lib, t: t.scatter(0, lib.tensor([[2, 0, 1]]), t[:1] * 2),
+    "scatter_": lambda lib, t: t.clone().scatter_(0, lib.tensor([[2, 0, 1]]), 5.0),
+    "scatter_add_": lambda lib, t: t.clone().scatter_add_(0, lib.tensor([[2, 0, 2]]), t[:1]),
+    "index_add_": lambda lib, t: t.clone().index_add_(0, lib.tensor([2, 2]), t[:2]),
     # each example a batch of (N, C) = (3, 3): statistics over the example alone
     "batch_norm": lambda lib, t: lib.nn.functional.batch_norm(t, None, None, training=True),
     # one slope per channel of the example (its dim 1)

@@ -85,7 +85,12 @@ UNARY = {
     "expm1": anywhere,
     "log": positive,
     "log2": positive,
+    "log10": positive,
+    "exp2": anywhere,
     "log1p": positive,
+    "erf": anywhere,
+    "erfc": anywhere,
+    "erfinv": inside_unit,
     "sqrt": positive,
     "rsqrt": positive,
     "sin": anywhere,
@@ -568,7 +573,8 @@ def test_no_numpy_floating_point_warnings():
 # name -> input generator; the out-of-place op is the name without "_".
 INPLACE = {
     "exp_": anywhere, "expm1_": anywhere, "log_": positive, "log2_": positive,
-    "log1p_": positive,
+    "log1p_": positive, "log10_": positive, "exp2_": anywhere, "erf_": anywhere,
+    "erfc_": anywhere, "erfinv_": inside_unit,
     "sqrt_": positive, "rsqrt_": positive, "sin_": anywhere, "cos_": anywhere,
     "tanh_": anywhere, "sigmoid_": anywhere, "relu_": away_from_zero, "abs_": away_from_zero,
     "sign_": away_from_zero, "reciprocal_": away_from_zero, "square_": anywhere,

@@ -71,13 +71,13 @@ UNARY_DTYPES = {f: BITWISE_DTYPES if f in BITWISE else COMPLEXES if f == "Conj" 
                 for f in UNARY_FUNCTORS.values()}
 BINARY_FUNCTORS = {
     "add": "Add", "subtract": "Sub", "multiply": "Mul", "divide": "Div", "power": "Pow",
-    "arctan2": "Atan2", "maximum": "Maximum", "minimum": "Minimum",
+    "arctan2": "Atan2", "hypot": "Hypot", "maximum": "Maximum", "minimum": "Minimum",
     "floor_divide": "FloorDivide", "remainder": "Remainder", "fmod": "Fmod",
     "bitwise_and": "BitAnd", "bitwise_or": "BitOr", "bitwise_xor": "BitXor",
 }
 COMPLEX_BINARY = ("Add", "Sub", "Mul", "Div", "Pow")
 BINARY_DTYPES = {f: BITWISE_DTYPES if f in BITWISE else
-                 FLOATS + (() if f in ("Div", "Atan2") else SIGNED_INTEGERS)
+                 FLOATS + (() if f in ("Div", "Atan2", "Hypot") else SIGNED_INTEGERS)
                  + (COMPLEXES if f in COMPLEX_BINARY else ())
                  for f in BINARY_FUNCTORS.values()}
 # scalar_binary<T, F> computes F(s, x): the operand orders a number can take on the left

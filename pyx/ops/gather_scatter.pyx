@@ -1,6 +1,7 @@
 # cython: allow_none_for_extension_args=False
 """Picking or writing elements by an index tensor along one dim (index_select and
-index_add, gather and scatter_add) or by a bool mask (masked_fill).
+index_add, gather, scatter and scatter_add, with the in-place forms index_add_, scatter_ and
+scatter_add_) or by a bool mask (masked_fill).
 
 Each pair is the other's backward: the gradient of ``index_select`` is an ``index_add``
 into zeros, the gradient of ``gather`` a ``scatter_add`` into zeros (and the other way
@@ -34,9 +35,9 @@ from autograd_cy._C.ops.conjugate cimport conj_of
 from autograd_cy._C.ops.selection import where
 from autograd_cy._C.ops.arithmetic import mul
 
-__all__ = ["index_select", "index_add", "gather", "scatter_add", "masked_fill"]
-__tensor_methods__ = ("index_select", "index_add", "gather", "scatter_add", "masked_fill",
-                      "masked_fill_")
+__all__ = ["index_select", "index_add", "gather", "scatter", "scatter_add", "masked_fill"]
+__tensor_methods__ = ("index_select", "index_add", "index_add_", "gather", "scatter",
+                      "scatter_", "scatter_add", "scatter_add_", "masked_fill", "masked_fill_")
 
 
 # NOTE [Tangents of index ops]
@@ -265,6 +266,25 @@ cdef class ScatterAddBackward0(Node):
         return (grad if self.should_compute_output(0) else None, src_grad)
 
 
+cdef object checked_scatter_index(Tensor self, Py_ssize_t d, Tensor index, object src_shape):
+    """The index array of a scatter into ``self`` along ``d``, its sizes checked against
+    ``self``'s and (a tensor source) ``src_shape``'s, and its bounds; None when empty."""
+    array = index._data
+    if not array.size:          # nothing to write (NOTE [An empty index])
+        return None
+    check_index_rank(self, index, "self")
+    shape = self._data.shape
+    for k in range(array.ndim):
+        if ((k != d and array.shape[k] > shape[k]) or (src_shape is not None and (
+                k >= len(src_shape) or array.shape[k] > src_shape[k]))):
+            raise RuntimeError(
+                f"Expected index {list(array.shape)} to be no larger than self "
+                f"{list(shape)} apart from dimension {d} and to be no larger size than "
+                f"src {list(src_shape)}")
+    check_index_bounds(self, d, array)
+    return array
+
+
 def scatter_add(Tensor self, dim, Tensor index, Tensor src):
     """A copy of ``self`` with ``src[i][j]`` added at ``[index[i][j]][j]`` (for ``dim=0``)."""
     cdef ScatterAddBackward0 node
@@ -273,19 +293,9 @@ def scatter_add(Tensor self, dim, Tensor index, Tensor src):
     check_index_dtype(index, "scatter")
     if src._data.dtype != self._data.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
-    array = index._data
     out_array = self._data.copy()
-    if array.size:              # else nothing to add (NOTE [An empty index])
-        check_index_rank(self, index, "self")
-        shape = self._data.shape
-        for k in range(array.ndim):
-            if ((k != d and array.shape[k] > shape[k]) or k >= src._data.ndim
-                    or array.shape[k] > src._data.shape[k]):
-                raise RuntimeError(
-                    f"Expected index {list(array.shape)} to be no larger than self "
-                    f"{list(shape)} apart from dimension {d} and to be no larger size than "
-                    f"src {list(src._data.shape)}")
-        check_index_bounds(self, d, array)
+    array = checked_scatter_index(self, d, index, src._data.shape)
+    if array is not None:
         values = src._data[tuple(slice(0, n) for n in array.shape)]
         np.add.at(out_array, index_grid(array, d), values)
     cdef Tensor out = wrap(out_array)
@@ -298,10 +308,117 @@ def scatter_add(Tensor self, dim, Tensor index, Tensor src):
     return out
 
 
+def scatter_add_(Tensor self, dim, Tensor index, Tensor src):
+    """In-place ``scatter_add``."""
+    return apply_inplace(self, lambda Tensor source: scatter_add(source, dim, index, src),
+                         (src,), False)
+
+
+def index_add_(Tensor self, dim, Tensor index, Tensor source, *, alpha=1):
+    """In-place ``index_add``."""
+    return apply_inplace(
+        self, lambda Tensor current: index_add(current, dim, index, source, alpha=alpha),
+        (source,), False)
+
+
 cdef object scatter_add_tangent(self_t, src_t, self, src, Tensor result, tuple extra):
     """``scatter_add(self_t, dim, index, src_t)``."""
     dim, index = extra
     return scatter_add(tangent_or_zeros(self_t, self), dim, index, tangent_or_zeros(src_t, src))
+
+
+# ------------------------------------------------------------------ scatter
+
+cdef class ScatterBackward0(Node):
+    """``scatter`` of a tensor ``src``: self's gradient is the gradient with zeros where
+    src was written, src's the gradient gathered from there."""
+    saved_names = ("index",)
+    cdef readonly Py_ssize_t saved_dim
+
+    complex_formulas = True     # linear: it only moves the gradient's elements
+    cpdef tuple apply(self, tuple grads):
+        grad = grads[0]
+        index = unpack_saved(self, 0)
+        self_grad = src_grad = None
+        if self.should_compute_output(0):
+            self_grad = scatter(grad, self.saved_dim, index, 0)
+        if self.should_compute_output(1):
+            src_grad = gather(grad, self.saved_dim, index)
+        return (self_grad, src_grad)
+
+
+cdef class ScatterBackward1(Node):
+    """``scatter`` of a number: self's gradient with zeros where the number was written."""
+    saved_names = ("index",)
+    cdef readonly Py_ssize_t saved_dim
+
+    complex_formulas = True
+    cpdef tuple apply(self, tuple grads):
+        return (scatter(grads[0], self.saved_dim, unpack_saved(self, 0), 0),)
+
+
+def scatter(Tensor self, dim, Tensor index, src=None, *, value=None, reduce=None):
+    """A copy of ``self`` with ``src[i][j]`` (or the number ``value``) written at
+    ``[index[i][j]][j]`` (for ``dim=0``); an index written twice keeps one of the values,
+    which one unspecified (as torch's)."""
+    cdef Node node
+    if reduce is not None:
+        raise NotImplementedError("scatter(): reduce= is not supported; use scatter_add or "
+                                  "scatter_reduce")
+    if src is None:
+        src = value
+    cdef Py_ssize_t d = wrap_dim(dim, self._data.ndim)
+    check_index_dtype(index, "scatter")
+    cdef bint from_tensor = isinstance(src, Tensor)
+    if from_tensor and (<Tensor>src)._data.dtype != self._data.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    out_array = self._data.copy()
+    array = checked_scatter_index(self, d, index,
+                                  (<Tensor>src)._data.shape if from_tensor else None)
+    if array is not None:
+        if from_tensor:
+            values = (<Tensor>src)._data[tuple(slice(0, n) for n in array.shape)]
+        else:
+            values = array_module(out_array).full(array.shape, src, dtype=out_array.dtype)
+        # the block the index covers (put_along_axis would broadcast it over the rest)
+        block = out_array[tuple(slice(None) if k == d else slice(0, n)
+                                for k, n in enumerate(array.shape))]
+        np.put_along_axis(block, array, values, axis=d)
+    cdef Tensor out = wrap(out_array)
+    if from_tensor and is_grad_enabled() and (requires_grad(self) or requires_grad(src)):
+        node = ScatterBackward0()
+        (<ScatterBackward0>node).saved_dim = d
+        record(node, (self, src), (out,), (index,))
+    elif not from_tensor and is_grad_enabled() and requires_grad(self):
+        node = ScatterBackward1()
+        (<ScatterBackward1>node).saved_dim = d
+        record1(node, self, out, (index,))
+    if forward_level():
+        if from_tensor:
+            forward2(out, self, src, scatter_tangent, (d, index))
+        else:
+            forward1(out, self, scatter_value_tangent, (d, index))
+    return out
+
+
+cdef object scatter_tangent(self_t, src_t, self, src, Tensor result, tuple extra):
+    """``scatter(self_t, dim, index, src_t)``."""
+    dim, index = extra
+    return scatter(tangent_or_zeros(self_t, self), dim, index, tangent_or_zeros(src_t, src))
+
+
+cdef object scatter_value_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    """``scatter(self_t, dim, index, 0)``: the written entries no longer depend on self."""
+    dim, index = extra
+    return scatter(self_t, dim, index, 0)
+
+
+def scatter_(Tensor self, dim, Tensor index, src=None, *, value=None, reduce=None):
+    """In-place ``scatter``."""
+    others = (src,) if isinstance(src, Tensor) else ()
+    return apply_inplace(
+        self, lambda Tensor current: scatter(current, dim, index, src, value=value,
+                                             reduce=reduce), others, False)
 
 
 # ------------------------------------------------------------------ masked_fill
@@ -402,4 +519,6 @@ complex_unary(index_select_tangent)
 complex_unary(gather_tangent)
 complex_binary(index_add_tangent)
 complex_binary(scatter_add_tangent)
+complex_binary(scatter_tangent)
+complex_unary(scatter_value_tangent)
 complex_binary(masked_fill_tangent)

@@ -1,7 +1,7 @@
-"""Pointwise ops of one tensor: exp, expm1, log, log2, log1p, sin, cos, tanh, sigmoid, relu,
-abs, sign, sgn, angle and their in-place forms (none for angle), and atan2 and polar (sqrt,
-rsqrt, square: power.pyx; reciprocal: arithmetic.pyx; clamp, maximum, minimum, where:
-selection.pyx).
+"""Pointwise ops of one tensor: exp, exp2, expm1, log, log2, log10, log1p, sin, cos, tanh,
+sigmoid, relu, abs, sign, sgn, angle and their in-place forms (none for angle), and atan2
+and polar (sqrt, rsqrt, square: power.pyx; reciprocal: arithmetic.pyx; clamp, maximum,
+minimum, where: selection.pyx; erf, erfc, erfinv: special.pyx).
 
 Each op is an entry of the op table (NOTE [The op table] in op_table.pyx): its backward Node
 (whose base, SavesSelf or SavesResult, says what it saves) and its tangent formula, then one
@@ -63,6 +63,7 @@ __tensor_methods__ = ("atan2", "arctan2")
 
 
 cdef double LN2 = 0.69314718055994530942
+cdef double LN10 = 2.30258509299404568402
 
 
 # ------------------------------------------------------------------ exp / log
@@ -110,6 +111,23 @@ expm1 = unary_op(
     doc="``exp(self) - 1``, accurate near 0; backward ``grad * (result + 1)``.")
 
 
+cdef class Exp2Backward0(SavesResult):
+    complex_formulas = True     # NOTE [Complex gradients] in conjugate.pyx
+
+    cpdef tuple apply(self, tuple grads):
+        return (mul(grads[0], mul(conj_of(unpack_saved(self, 0)), LN2)),)
+
+
+cdef object exp2_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    return mul(self_t, mul(result, LN2))
+
+
+exp2 = unary_op(
+    "exp2", np.exp2, Exp2Backward0, exp2_tangent, cuda_functor="Exp2",
+    gradient="result: g * conj(r) * ln 2", tangent_formula="self_t * r * ln 2",
+    doc="``2 ** self``; backward ``grad * result * ln 2`` (the node saves the result).")
+
+
 cdef class LogBackward0(SavesSelf):
     complex_formulas = True     # NOTE [Complex gradients] in conjugate.pyx
 
@@ -142,6 +160,23 @@ log2 = unary_op(
     "log2", np.log2, Log2Backward0, log2_tangent, cuda_functor="Log2",
     gradient="self: g / (conj(self) * ln 2)", tangent_formula="self_t / (self * ln 2)",
     doc="Base-2 logarithm; backward ``grad / (self * ln 2)``.")
+
+
+cdef class Log10Backward0(SavesSelf):
+    complex_formulas = True     # NOTE [Complex gradients] in conjugate.pyx
+
+    cpdef tuple apply(self, tuple grads):
+        return (div(grads[0], mul(conj_of(unpack_saved(self, 0)), LN10)),)
+
+
+cdef object log10_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
+    return div(self_t, mul(self, LN10))
+
+
+log10 = unary_op(
+    "log10", np.log10, Log10Backward0, log10_tangent, cuda_functor="Log10",
+    gradient="self: g / (conj(self) * ln 10)", tangent_formula="self_t / (self * ln 10)",
+    doc="Base-10 logarithm; backward ``grad / (self * ln 10)``.")
 
 
 cdef class Log1PBackward0(SavesSelf):

@@ -153,7 +153,7 @@ def test_unary_in_place_on_a_transposed_view(module, functor, dtype):
 
 BINARY_ORACLES = {
     "Add": torch.add, "Sub": torch.sub, "Mul": torch.mul, "Div": torch.div, "Pow": torch.pow,
-    "Atan2": torch.atan2, "Maximum": torch.maximum, "Minimum": torch.minimum,
+    "Atan2": torch.atan2, "Hypot": torch.hypot, "Maximum": torch.maximum, "Minimum": torch.minimum,
     "FloorDivide": torch.floor_divide, "Remainder": torch.remainder, "Fmod": torch.fmod,
     "BitAnd": torch.bitwise_and, "BitOr": torch.bitwise_or, "BitXor": torch.bitwise_xor,
 }

@@ -1,0 +1,100 @@
+"""``searchsorted``, ``bucketize``, ``bincount`` and ``histc``: where values fall among
+sorted boundaries, and how many fall in each bin. None of them is differentiable (int64
+positions and counts; histc's float counts record nothing either, as torch's).
+
+The searches and counts run on the host (a CUDA tensor's values are copied there and the
+result copied back: the output's size depends on the values, as torch's kernels
+synchronize to learn it).
+
+>>> import autograd_cy as ag
+>>> ag.bucketize(ag.tensor([0.5, 3.0, 9.0]), ag.tensor([1.0, 3.0, 5.0]))
+tensor([0, 1, 3])
+>>> ag.bincount(ag.tensor([0, 1, 1, 3]))
+tensor([1, 2, 0, 1])
+"""
+import numpy as np
+
+import autograd_cy as _ag
+from autograd_cy._C.tensor import Tensor, _register_methods
+
+__all__ = ["searchsorted", "bucketize", "bincount", "histc"]
+
+
+def _host(tensor):
+    return tensor.detach().cpu().numpy()
+
+
+def _positions(boundaries, values, right, out_int32):
+    """The insertion index of each value in the last dim of ``boundaries`` (each row of
+    ``boundaries`` for the matching row of ``values`` when both have rows)."""
+    side = "right" if right else "left"
+    if boundaries.ndim <= 1:
+        found = np.searchsorted(boundaries, values, side=side)
+    else:
+        rows_b = boundaries.reshape(-1, boundaries.shape[-1])
+        rows_v = values.reshape(-1, values.shape[-1])
+        found = np.stack([np.searchsorted(b, v, side=side) for b, v in zip(rows_b, rows_v)])
+        found = found.reshape(values.shape)
+    return np.asarray(found, dtype=np.int32 if out_int32 else np.int64)
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
+                 sorter=None):
+    """Where each value of ``input`` would be inserted into ``sorted_sequence`` (along its
+    last dim) to keep it sorted: the first such place, or the last with ``right``."""
+    right = right or side == "right"
+    sequence = _host(sorted_sequence)
+    if sorter is not None:
+        sequence = np.take_along_axis(sequence, _host(sorter), axis=-1)
+    values = _host(input) if isinstance(input, Tensor) else np.asarray(input)
+    found = _positions(sequence, values, right, out_int32)
+    return _ag.tensor(found, device=sorted_sequence.device)
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False):
+    """The index of the bucket of ``boundaries`` (1-D, sorted) each value falls in."""
+    if boundaries.dim() != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim("
+                           f"{boundaries.dim()})")
+    found = _positions(_host(boundaries), _host(input), right, out_int32)
+    return _ag.tensor(found, device=input.device)
+
+
+def bincount(input, weights=None, minlength=0):
+    """How often each value ``0 .. max`` occurs in a 1-D tensor of non-negative integers
+    (the summed ``weights`` of its occurrences, when given)."""
+    if input.is_floating_point() or input.is_complex():
+        raise NotImplementedError(
+            f"\"bincount_cpu\" not implemented for '{input.dtype._scalar_name}'")
+    values = _host(input)
+    if values.ndim != 1 or values.dtype.kind not in "iu" or (values.size and values.min() < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is None:
+        counts = np.bincount(values, minlength=minlength).astype(np.int64)
+        return _ag.tensor(counts, device=input.device)
+    weighted = np.bincount(values, weights=_host(weights).astype(np.float64),
+                           minlength=minlength)
+    dtype = weights.dtype if weights.dtype in (_ag.float32, _ag.float64) else _ag.float64
+    return _ag.tensor(weighted, dtype=dtype, device=input.device)
+
+
+def histc(input, bins=100, min=0, max=0):
+    """A histogram of ``input``: counts in ``bins`` equal bins between ``min`` and ``max``
+    (the data's own range when both are 0); values outside are left out."""
+    if not input.is_floating_point():
+        raise NotImplementedError(
+            f"\"histogram_cpu\" not implemented for '{input.dtype._scalar_name}'")
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for "
+                           f"dimension 0")
+    values = _host(input).astype(np.float64).reshape(-1)
+    low, high = float(min), float(max)
+    if low == high and values.size:
+        low, high = float(values.min()), float(values.max())
+    if low == high:
+        low, high = low - 1, high + 1
+    counts, _ = np.histogram(values, bins=bins, range=(low, high))
+    return _ag.tensor(counts, dtype=input.dtype, device=input.device)
+
+
+_register_methods({"bincount": bincount, "histc": histc})

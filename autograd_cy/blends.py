@@ -1,0 +1,229 @@
+"""``lerp``, ``addcmul`` and ``addcdiv``: pointwise ops that blend three tensors, the update
+steps of optimizers (an exponential moving average is ``avg.lerp(x, 1 - beta)``, Adam's
+step an ``addcdiv``).
+
+Each is one op with torch's node (``LerpBackward0`` with a number weight, ``LerpBackward1``
+with a tensor weight, ``AddcmulBackward0``, ``AddcdivBackward0``), not the products and
+sums it could be written as. Operands broadcast; each gradient is summed back to its
+operand's shape. Formulas (``g`` the output's gradient):
+
+- ``lerp(x, end, w) = x + w * (end - x)``: x gets ``g * (1 - w)``, end ``g * w``, a tensor
+  w ``g * (end - x)``;
+- ``addcmul(x, t1, t2, value=v) = x + v * t1 * t2``: x gets ``g``, t1 ``g * v * t2``, t2
+  ``g * v * t1``;
+- ``addcdiv(x, t1, t2, value=v) = x + v * t1 / t2``: x gets ``g``, t1 ``g * v / t2``, t2
+  ``-g * v * t1 / t2**2``.
+
+# NOTE [lerp from the nearer end]
+``x + w * (end - x)`` at ``w = 1`` is ``end`` only up to rounding. torch's kernel computes
+from the nearer end: ``x + w * (end - x)`` where ``|w| < 0.5``, else
+``end - (end - x) * (1 - w)``, so ``w = 1`` gives ``end`` exactly; so does this one.
+
+>>> import autograd_cy as ag
+>>> ag.tensor([0.0, 10.0]).lerp(ag.tensor([1.0, 20.0]), 0.25)
+tensor([ 0.2500, 12.5000])
+"""
+import autograd_cy as _ag
+from autograd_cy._C.tensor import Tensor, _register_methods
+from autograd_cy.autograd.function import Function
+
+__all__ = ["lerp", "addcmul", "addcdiv"]
+
+
+def _lerped(input, end, weight):
+    """NOTE [lerp from the nearer end]."""
+    difference = end - input
+    near_start = input + weight * difference
+    near_end = end - difference * (1 - weight)
+    if isinstance(weight, Tensor):
+        return _ag.where(weight.abs() < 0.5, near_start, near_end)
+    return near_start if abs(weight) < 0.5 else near_end
+
+
+def _reduced(grad, operand):
+    """``grad`` summed back to ``operand``'s shape (broadcast dims summed away)."""
+    return grad.sum_to_size(operand.shape) if grad.shape != operand.shape else grad
+
+
+class Lerp(Function):
+    """``lerp``'s op with a number weight (``LerpBackward0``)."""
+    builtin_op = True
+
+    @staticmethod
+    def forward(ctx, input, end, weight):
+        ctx.weight, ctx.shapes = weight, (input.shape, end.shape)
+        return _lerped(input, end, weight)
+
+    @staticmethod
+    def backward(ctx, grad):
+        input_shape, end_shape = ctx.shapes
+        grad_input = grad_end = None
+        if ctx.needs_input_grad[0]:
+            grad_input = (grad * (1 - ctx.weight)).sum_to_size(input_shape)
+        if ctx.needs_input_grad[1]:
+            grad_end = (grad * ctx.weight).sum_to_size(end_shape)
+        return grad_input, grad_end, None
+
+    @staticmethod
+    def jvp(ctx, input_t, end_t, weight_t):
+        tangent = 0
+        if input_t is not None:
+            tangent = input_t * (1 - ctx.weight)
+        if end_t is not None:
+            tangent = tangent + end_t * ctx.weight
+        return tangent
+
+
+class LerpTensor(Function):
+    """``lerp``'s op with a tensor weight (``LerpBackward1``)."""
+    builtin_op = True
+
+    @staticmethod
+    def forward(ctx, input, end, weight):
+        ctx.save_for_backward(input, end, weight)
+        ctx.save_for_forward(input, end, weight)
+        return _lerped(input, end, weight)
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, end, weight = ctx.saved_tensors
+        grads = [None, None, None]
+        if ctx.needs_input_grad[0]:
+            grads[0] = _reduced(grad * (1 - weight), input)
+        if ctx.needs_input_grad[1]:
+            grads[1] = _reduced(grad * weight, end)
+        if ctx.needs_input_grad[2]:
+            grads[2] = _reduced(grad * (end - input), weight)
+        return tuple(grads)
+
+    @staticmethod
+    def jvp(ctx, input_t, end_t, weight_t):
+        input, end, weight = ctx.saved_tensors
+        tangent = 0
+        if input_t is not None:
+            tangent = input_t * (1 - weight)
+        if end_t is not None:
+            tangent = tangent + end_t * weight
+        if weight_t is not None:
+            tangent = tangent + weight_t * (end - input)
+        return tangent
+
+
+class Addcmul(Function):
+    """``addcmul``'s op (``AddcmulBackward0``)."""
+    builtin_op = True
+
+    @staticmethod
+    def forward(ctx, input, tensor1, tensor2, value):
+        ctx.value = value
+        ctx.save_for_backward(input, tensor1, tensor2)
+        ctx.save_for_forward(tensor1, tensor2)
+        return input + tensor1 * value * tensor2
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, tensor1, tensor2 = ctx.saved_tensors
+        grads = [None, None, None, None]
+        if ctx.needs_input_grad[0]:
+            grads[0] = _reduced(grad, input)
+        if ctx.needs_input_grad[1]:
+            grads[1] = _reduced(grad * (tensor2 * ctx.value), tensor1)
+        if ctx.needs_input_grad[2]:
+            grads[2] = _reduced(grad * (tensor1 * ctx.value), tensor2)
+        return tuple(grads)
+
+    @staticmethod
+    def jvp(ctx, input_t, tensor1_t, tensor2_t, value_t):
+        tensor1, tensor2 = ctx.saved_tensors
+        tangent = 0 if input_t is None else input_t
+        if tensor1_t is not None:
+            tangent = tangent + tensor1_t * tensor2 * ctx.value
+        if tensor2_t is not None:
+            tangent = tangent + tensor2_t * tensor1 * ctx.value
+        return tangent
+
+
+class Addcdiv(Function):
+    """``addcdiv``'s op (``AddcdivBackward0``)."""
+    builtin_op = True
+
+    @staticmethod
+    def forward(ctx, input, tensor1, tensor2, value):
+        ctx.value = value
+        ctx.save_for_backward(input, tensor1, tensor2)
+        ctx.save_for_forward(tensor1, tensor2)
+        return input + tensor1 * value / tensor2
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, tensor1, tensor2 = ctx.saved_tensors
+        grads = [None, None, None, None]
+        if ctx.needs_input_grad[0]:
+            grads[0] = _reduced(grad, input)
+        if ctx.needs_input_grad[1]:
+            grads[1] = _reduced(grad * (ctx.value / tensor2), tensor1)
+        if ctx.needs_input_grad[2]:
+            grads[2] = _reduced(-grad * (ctx.value * tensor1 / (tensor2 * tensor2)), tensor2)
+        return tuple(grads)
+
+    @staticmethod
+    def jvp(ctx, input_t, tensor1_t, tensor2_t, value_t):
+        tensor1, tensor2 = ctx.saved_tensors
+        tangent = 0 if input_t is None else input_t
+        if tensor1_t is not None:
+            tangent = tangent + tensor1_t * (ctx.value / tensor2)
+        if tensor2_t is not None:
+            tangent = tangent - tensor2_t * (ctx.value * tensor1 / (tensor2 * tensor2))
+        return tangent
+
+
+Lerp._backward_cls.__name__ = "LerpBackward0"
+LerpTensor._backward_cls.__name__ = "LerpBackward1"
+Addcmul._backward_cls.__name__ = "AddcmulBackward0"
+Addcdiv._backward_cls.__name__ = "AddcdivBackward0"
+
+
+def lerp(input, end, weight):
+    """``input + weight * (end - input)``: from ``input`` (weight 0) to ``end`` (weight 1);
+    ``end`` of ``input``'s dtype (NOTE [lerp from the nearer end])."""
+    if end.dtype != input.dtype:
+        raise RuntimeError(f"expected dtype {_name(input.dtype)} for `end` but got dtype "
+                           f"{_name(end.dtype)}")
+    if isinstance(weight, Tensor) and weight.dim() and weight.dtype != input.dtype:
+        # (a 0-d weight is read as a number, any dtype)
+        raise RuntimeError(f"expected dtype {_name(input.dtype)} for `weight` but got dtype "
+                           f"{_name(weight.dtype)}")
+    if not input.is_floating_point() and not input.is_complex():
+        raise NotImplementedError(
+            f"\"lerp_kernel_{'tensor' if isinstance(weight, Tensor) else 'scalar'}\" not "
+            f"implemented for '{input.dtype._scalar_name}'")
+    if isinstance(weight, Tensor):
+        return LerpTensor.apply(input, end, weight)
+    return Lerp.apply(input, end, weight)
+
+
+def _name(dtype):
+    return str(dtype).split(".")[-1]
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):
+    """``input + value * tensor1 * tensor2``."""
+    return Addcmul.apply(input, tensor1, tensor2, value)
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    """``input + value * tensor1 / tensor2``; integer ``tensor1`` and ``tensor2`` are
+    refused, as torch's (it no longer divides them as integers)."""
+    if not (tensor1.is_floating_point() or tensor1.is_complex()) and not (
+            tensor2.is_floating_point() or tensor2.is_complex()):
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release "
+            "addcdiv will perform a true division of tensor1 and tensor2. The historic "
+            "addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / "
+            "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
+            "tensor2) for float inputs. The future addcdiv behavior is just the latter "
+            "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+    return Addcdiv.apply(input, tensor1, tensor2, value)
+
+
+_register_methods({"lerp": lerp, "addcmul": addcmul, "addcdiv": addcdiv})

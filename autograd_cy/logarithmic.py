@@ -1,0 +1,143 @@
+"""``xlogy`` and ``logit``: logarithms with the edge cases statistics needs.
+
+``xlogy(x, y) = x * log(y)``, but 0 where ``x`` is 0 (even for ``y = 0``), NaN where ``y``
+is NaN: the term of an entropy or a KL divergence. Its nodes are torch's: XlogyBackward0
+(two tensors), XlogyBackward1 (a number ``x``), XlogyBackward2 (a number ``y``); ``x`` gets
+``g * xlogy(x != 0, y)`` (``log y`` where x is nonzero), ``y`` gets ``g * x / y``.
+
+``logit(p, eps) = log(p / (1 - p))``, ``p`` first clamped to ``[eps, 1 - eps]`` when
+``eps`` is given (``LogitBackward0``): the gradient ``g / (p (1 - p))``, 0 where the clamp
+held ``p``, as torch's.
+
+>>> import autograd_cy as ag
+>>> ag.xlogy(ag.tensor([0.0, 2.0]), ag.tensor([0.0, 1.0]))
+tensor([0., 0.])
+"""
+import autograd_cy as _ag
+from autograd_cy._C.tensor import Tensor, _register_methods
+from autograd_cy.autograd.function import Function
+
+__all__ = ["xlogy", "logit"]
+
+
+def _xlogy(x, y):
+    """``x * log(y)``, 0 where ``x`` is 0, NaN where ``y`` is NaN (Tensor ops)."""
+    product = x * _ag.log(y)
+    return _ag.where((x == 0) & ~y.isnan(), product.new_zeros(()), product)
+
+
+def _reduced(grad, operand):
+    if not isinstance(operand, Tensor):
+        return None
+    return grad.sum_to_size(operand.shape) if grad.shape != operand.shape else grad
+
+
+def _as_tensor(value, like):
+    return value if isinstance(value, Tensor) else _ag.tensor(value, dtype=like.dtype,
+                                                              device=like.device)
+
+
+class _Xlogy(Function):
+    builtin_op = True
+
+    @staticmethod
+    def forward(ctx, x, y):
+        tensor = x if isinstance(x, Tensor) else y
+        dtype = _ag.result_type(x, y)
+        if not dtype.is_floating_point:
+            dtype = _ag.get_default_dtype()
+        xt = _as_tensor(x, tensor).to(dtype)
+        yt = _as_tensor(y, tensor).to(dtype)
+        ctx.inputs = (x, y)
+        ctx.save_for_backward(xt, yt)
+        ctx.save_for_forward(xt, yt)
+        return _xlogy(xt, yt)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        grads = [None, None]
+        if ctx.needs_input_grad[0]:
+            grads[0] = _reduced(grad * _xlogy((x != 0).to(grad.dtype), y), ctx.inputs[0])
+        if ctx.needs_input_grad[1]:
+            grads[1] = _reduced(grad * x / y, ctx.inputs[1])
+        return tuple(grads)
+
+    @staticmethod
+    def jvp(ctx, x_t, y_t):
+        x, y = ctx.saved_tensors
+        tangent = 0
+        if x_t is not None:
+            tangent = x_t * _xlogy((x != 0).to(x_t.dtype), y)
+        if y_t is not None:
+            tangent = tangent + y_t * x / y
+        return tangent
+
+
+class Xlogy(_Xlogy):
+    """``xlogy(tensor, tensor)`` (``XlogyBackward0``)."""
+
+
+class XlogyNumberSelf(_Xlogy):
+    """``xlogy(number, tensor)`` (``XlogyBackward1``)."""
+
+
+class XlogyNumberOther(_Xlogy):
+    """``xlogy(tensor, number)`` (``XlogyBackward2``)."""
+
+
+class Logit(Function):
+    """``logit``'s op (``LogitBackward0``)."""
+    builtin_op = True
+
+    @staticmethod
+    def forward(ctx, input, eps):
+        if not input.is_floating_point():
+            input = input.to(_ag.get_default_dtype())
+        ctx.eps = eps
+        ctx.save_for_backward(input)
+        ctx.save_for_forward(input)
+        p = input if eps is None else input.clamp(eps, 1 - eps)
+        return _ag.log(p / (1 - p))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (input,) = ctx.saved_tensors
+        return _logit_slope(grad, input, ctx.eps), None
+
+    @staticmethod
+    def jvp(ctx, input_t, eps_t):
+        (input,) = ctx.saved_tensors
+        return _logit_slope(input_t, input, ctx.eps)
+
+
+def _logit_slope(grad, p, eps):
+    slope = grad / (p * (1 - p))
+    if eps is None:
+        return slope
+    held = (p < eps) | (p > 1 - eps)
+    return _ag.where(held, slope.new_zeros(()), slope)
+
+
+Xlogy._backward_cls.__name__ = "XlogyBackward0"
+XlogyNumberSelf._backward_cls.__name__ = "XlogyBackward1"
+XlogyNumberOther._backward_cls.__name__ = "XlogyBackward2"
+Logit._backward_cls.__name__ = "LogitBackward0"
+
+
+def xlogy(input, other):
+    """``input * log(other)``, 0 where ``input`` is 0 (NaN where ``other`` is NaN)."""
+    if not isinstance(input, Tensor):
+        return XlogyNumberSelf.apply(input, other)
+    if not isinstance(other, Tensor):
+        return XlogyNumberOther.apply(input, other)
+    return Xlogy.apply(input, other)
+
+
+def logit(input, eps=None):
+    """``log(input / (1 - input))``, ``input`` clamped to ``[eps, 1 - eps]`` first when
+    ``eps`` is given."""
+    return Logit.apply(input, eps)
+
+
+_register_methods({"xlogy": xlogy, "logit": logit})

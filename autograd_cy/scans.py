@@ -1,0 +1,187 @@
+"""``cumsum``, ``cummax`` and ``cummin``: running sums, maxima and minima along a dim.
+
+``cummax`` and ``cummin`` return the int64 index of each running extreme too (torch's
+nodes ``CummaxBackward0``, ``CumminBackward0``; the gradient goes to those entries,
+through ``scatter_add``, as sort's).
+
+One op with torch's node (``CumsumBackward0``). Each input entry adds to every output at
+or after it along the dim, so its gradient is the sum of the output gradients from its
+place to the end: the gradient's cumsum in reverse order (flip, cumsum, flip), through the
+same op, so a double backward records again; a tangent is summed as the input.
+
+Integer and bool inputs sum in int64, as torch's; ``dtype=`` converts the input first (and
+the backward converts the gradient back to the input's dtype). float16 and bfloat16 sum in
+float32, float32 in float64, each output rounded once, as torch's CPU kernel accumulates.
+
+# NOTE [A scan on a device]
+NumPy's ``cumsum`` is a loop over the host's memory. On a device array the sum is a scan
+of ``log2(n)`` elementwise steps (Hillis and Steele): after the step of ``shift``, entry
+``i`` holds the sum of the ``2 * shift`` entries ending at ``i``, so the step adds to each
+entry the one ``shift`` places before it. Each step is one add and one concatenate, ops
+every device has; float results may differ from the sequential sum in the last bits.
+
+>>> import autograd_cy as ag
+>>> ag.arange(1, 5).cumsum(0)
+tensor([ 1,  3,  6, 10])
+"""
+from collections import namedtuple
+
+import ml_dtypes
+import numpy as np
+
+import autograd_cy as _ag
+from autograd_cy._C.tensor import _array_of, _register_methods, _wrap_array
+from autograd_cy.autograd.function import Function
+from autograd_cy.reorder import _wrap
+
+__all__ = ["cumsum", "cummax", "cummin"]
+
+cummax_result = namedtuple("cummax", ["values", "indices"])
+cummin_result = namedtuple("cummin", ["values", "indices"])
+
+# The dtype torch's CPU kernel accumulates each dtype in (its acc_type), where it is wider.
+_ACCUMULATE = {np.dtype(np.float16): np.float32, np.dtype(ml_dtypes.bfloat16): np.float32,
+               np.dtype(np.float32): np.float64}
+
+
+def _scan(array, axis, combine):
+    """``combine`` (an associative ufunc: add, maximum, minimum) accumulated along
+    ``axis``: NumPy's ``accumulate`` on the host, a scan of log2(n) steps on a device
+    (NOTE [A scan on a device])."""
+    if isinstance(array, np.ndarray):
+        return combine.accumulate(array, axis=axis)
+    size = array.shape[axis]
+    before = (slice(None),) * axis
+    shift = 1
+    while shift < size:
+        head = array[before + (slice(0, shift),)]
+        tail = combine(array[before + (slice(shift, None),)],
+                       array[before + (slice(0, size - shift),)])
+        array = np.concatenate([head, tail], axis=axis)
+        shift *= 2
+    return array
+
+
+def _running_sum(array, axis):
+    """The cumulative sum of ``array`` along ``axis``, accumulated as torch's CPU kernel
+    does and rounded to ``array``'s dtype."""
+    accumulate = _ACCUMULATE.get(array.dtype)
+    total = array if accumulate is None else array.astype(accumulate)
+    return _scan(total, axis, np.add).astype(array.dtype, copy=False)
+
+
+class Cumsum(Function):
+    """``cumsum``'s op (``CumsumBackward0``)."""
+    builtin_op = True
+
+    @staticmethod
+    def forward(ctx, input, dim, dtype):
+        ctx.dim, ctx.dtype, ctx.input_dtype = dim, dtype, input.dtype
+        converted = input if dtype is None else input.to(dtype)
+        if not converted.is_floating_point() and not converted.is_complex():
+            converted = converted.to(_ag.int64)
+        array = _array_of(converted)
+        if array.ndim == 0:
+            return _wrap_array(array.copy())
+        return _wrap_array(_running_sum(array, dim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        if grad.dim() == 0:
+            return grad.to(ctx.input_dtype), None, None
+        grad = grad.to(ctx.input_dtype).flip(ctx.dim)
+        return Cumsum.apply(grad, ctx.dim, None).flip(ctx.dim), None, None
+
+    @staticmethod
+    def jvp(ctx, input_t, dim_t, dtype_t):
+        return Cumsum.apply(input_t, ctx.dim, ctx.dtype)
+
+
+Cumsum._backward_cls.__name__ = "CumsumBackward0"
+
+
+def cumsum(input, dim, *, dtype=None):
+    """The running sum of ``input`` along ``dim``; integer and bool inputs give int64 (or
+    ``dtype``)."""
+    return Cumsum.apply(input, _wrap(dim, input.dim()), dtype)
+
+
+# NOTE [The index of a running maximum]
+# cummax's index at i is that of the entry the running maximum came from, the latest one on
+# a tie (torch's kernel takes x >= max). The running maximum only changes where an entry
+# equals it, so the index is the latest j <= i with x[j] == max[j] (or x[j] NaN, which
+# stays the maximum once met): a running maximum of j over those places.
+
+def _running_extreme(array, axis, largest, device):
+    """(values, int64 indices) of the running maximum (minimum) along ``axis`` of the
+    array of a tensor on ``device``."""
+    values = _scan(array, axis, np.maximum if largest else np.minimum)
+    shape = [1] * array.ndim
+    shape[axis] = array.shape[axis]
+    positions = np.arange(array.shape[axis], dtype=np.int64).reshape(shape)
+    if not isinstance(array, np.ndarray):
+        positions = _array_of(_ag.tensor(positions, device=device))
+    reached = array == values
+    if array.dtype.kind in "fc" or array.dtype in _ACCUMULATE:
+        reached = reached | np.isnan(array)
+    marked = np.where(reached, positions, np.zeros_like(positions))
+    return values, _scan(marked, axis, np.maximum)
+
+
+class _Cumextreme(Function):
+    builtin_op = True
+
+    @staticmethod
+    def forward(ctx, input, dim, largest):
+        ctx.dim, ctx.shape = dim, tuple(input.shape)
+        array = _array_of(input)
+        if array.ndim == 0:
+            values, indices = array.copy(), np.zeros_like(array, dtype=np.int64)
+        else:
+            values, indices = _running_extreme(array, dim, largest, input.device)
+        values, indices = _wrap_array(values), _wrap_array(indices)
+        ctx.mark_non_differentiable(indices)
+        ctx.save_for_backward(indices)
+        ctx.save_for_forward(indices)
+        return values, indices
+
+    @staticmethod
+    def backward(ctx, grad, grad_indices):
+        (indices,) = ctx.saved_tensors
+        if not ctx.shape:
+            return grad, None, None
+        base = _ag.zeros(ctx.shape, dtype=grad.dtype, device=grad.device)
+        return base.scatter_add(ctx.dim, indices, grad), None, None
+
+    @staticmethod
+    def jvp(ctx, input_t, dim_t, largest_t):
+        (indices,) = ctx.saved_tensors
+        if not ctx.shape:
+            return input_t.clone(), None
+        return input_t.gather(ctx.dim, indices), None
+
+
+class Cummax(_Cumextreme):
+    """``cummax``'s op (``CummaxBackward0``)."""
+
+
+class Cummin(_Cumextreme):
+    """``cummin``'s op (``CumminBackward0``)."""
+
+
+Cummax._backward_cls.__name__ = "CummaxBackward0"
+Cummin._backward_cls.__name__ = "CumminBackward0"
+
+
+def cummax(input, dim):
+    """The running maximum along ``dim`` and the int64 index each came from (NOTE [The
+    index of a running maximum]); its gradient goes to those entries."""
+    return cummax_result(*Cummax.apply(input, _wrap(dim, input.dim()), True))
+
+
+def cummin(input, dim):
+    """The running minimum along ``dim`` and the int64 index each came from."""
+    return cummin_result(*Cummin.apply(input, _wrap(dim, input.dim()), False))
+
+
+_register_methods({"cumsum": cumsum, "cummax": cummax, "cummin": cummin})

@@ -1,0 +1,83 @@
+"""lerp, addcmul and addcdiv (autograd_cy/blends.py) against torch's: values, gradients
+(summed back over broadcast dims) and double backward (check_op), gradcheck and
+gradgradcheck in float64, forward AD, the nodes (LerpBackward0/1, AddcmulBackward0,
+AddcdivBackward0), lerp's exact end at weight 1, type promotion, and torch's errors."""
+import numpy as np
+import pytest
+
+import autograd_cy as ag
+from oracle import assert_same, assert_same_error, check_jvp, check_op, node_name, randn
+
+CASES = {
+    "lerp_number": lambda lib, x, y, w: lib.lerp(x, y, 0.3),
+    "lerp_number_far": lambda lib, x, y, w: x.lerp(y, 0.8),
+    "lerp_tensor": lambda lib, x, y, w: lib.lerp(x, y, w),
+    "lerp_broadcast": lambda lib, x, y, w: x[:1].lerp(y, w[:, :1]),
+    "addcmul": lambda lib, x, y, w: lib.addcmul(x, y, w),
+    "addcmul_value": lambda lib, x, y, w: x.addcmul(y[0], w, value=-0.5),
+    "addcdiv": lambda lib, x, y, w: lib.addcdiv(x, y, w.exp()),
+    "addcdiv_value": lambda lib, x, y, w: x[:, :1].addcdiv(y, w.exp()[0], value=2.0),
+}
+
+INPUTS = (randn(3, 4), randn(3, 4, seed=1), randn(3, 4, seed=2))
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_values_gradients_and_double_backward(name):
+    check_op(CASES[name], *INPUTS)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_forward_ad(name):
+    check_jvp(CASES[name], *INPUTS)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_gradcheck(name):
+    inputs = [ag.tensor(a, requires_grad=True) for a in INPUTS]
+    assert ag.autograd.gradcheck(lambda *xs: CASES[name](ag, *xs), inputs,
+                                 check_forward_ad=True)
+    assert ag.autograd.gradgradcheck(lambda *xs: CASES[name](ag, *xs), inputs)
+
+
+def test_float32_values():
+    for name in CASES:
+        check_op(CASES[name], *INPUTS, dtype=np.float32)
+
+
+def test_nodes():
+    def run(lib):
+        x, y, w = (lib.tensor(a, requires_grad=True) for a in INPUTS)
+        outs = [x.lerp(y, 0.5), x.lerp(y, w), x.addcmul(y, w), x.addcdiv(y, w)]
+        return [node_name(out.grad_fn) for out in outs]
+    assert_same(run)
+
+
+def test_lerp_ends_and_large_weights():
+    x, y = randn(5) * 1e3, randn(5, seed=3) * 1e-3
+    assert_same(lambda lib: [lib.tensor(x).lerp(lib.tensor(y), w).tolist()
+                             for w in (0.0, 0.49, 0.5, 1.0, -2.0, 3.0)]
+                + [lib.tensor(x).lerp(lib.tensor(y), lib.tensor([0.0, 0.5, 1.0, -1.0, 2.0],
+                                                                  dtype=lib.float64))],
+                rtol=0, atol=0)
+
+
+def test_promotion():
+    def run(lib):
+        ints, floats = lib.arange(3), lib.tensor([1.0, 2.0, 4.0])
+        outs = [lib.addcmul(ints, floats, ints), lib.addcmul(ints, ints, ints, value=2),
+                lib.addcdiv(ints, floats, floats), lib.addcmul(floats.double(), floats, floats),
+                floats.lerp(floats * 2, lib.tensor(0.25, dtype=lib.float64))]
+        return [(out, str(out.dtype).split(".")[-1]) for out in outs]
+    assert_same(run)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib: lib.lerp(lib.zeros(3), lib.zeros(3, dtype=lib.float64), 0.5),
+    lambda lib: lib.lerp(lib.arange(3), lib.arange(3), 0.5),
+    lambda lib: lib.lerp(lib.zeros(3), lib.zeros(3), lib.zeros(3, dtype=lib.float64)),
+    lambda lib: lib.addcdiv(lib.arange(3), lib.arange(3), lib.arange(3)),
+    lambda lib: lib.addcmul(lib.zeros(3), lib.zeros(2), lib.zeros(3)),
+])
+def test_errors(fn):
+    assert_same_error(fn, exact=False)

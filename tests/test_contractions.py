@@ -1,0 +1,102 @@
+"""tensordot, inner, kron (autograd_cy/contractions.py) and cross (cross_product.py) against
+torch's: values, gradients and double backward (check_op), gradcheck and gradgradcheck in
+float64, forward AD, the nodes (ViewBackward0 of tensordot and inner, LinalgCrossBackward0,
+as torch's), and errors. kron's node is the reshape's (torch's an UnsafeViewBackward0): its
+nodes are not compared."""
+import pytest
+
+import autograd_cy as ag
+from oracle import assert_same, assert_same_error, check_jvp, check_op, node_name, randn
+
+CASES = {
+    "tensordot_two": (lambda lib, a, b: lib.tensordot(a, b.permute(1, 0, 2), 2),
+                      [(2, 3, 4), (4, 3, 5)]),
+    "tensordot_lists": (lambda lib, a, b: lib.tensordot(a, b, ([1, 2], [1, 0])),
+                        [(2, 3, 4), (4, 3, 5)]),
+    "tensordot_zero": (lambda lib, a, b: lib.tensordot(a, b, 0), [(2, 3), (4,)]),
+    "tensordot_one": (lambda lib, a, b: lib.tensordot(a, b, dims=1), [(2, 3), (3, 4)]),
+    "tensordot_one_each": (lambda lib, a, b: lib.tensordot(a, b, dims=([0], [1])),
+                           [(3, 2), (4, 3)]),
+    "inner": (lambda lib, a, b: lib.inner(a, b), [(2, 3, 4), (5, 4)]),
+    "inner_vectors": (lambda lib, a, b: a.inner(b), [(4,), (4,)]),
+    "inner_scalar": (lambda lib, a, b: lib.inner(a[0, 0], b), [(2, 3), (3,)]),
+    "kron": (lambda lib, a, b: lib.kron(a, b), [(2, 3), (4,)]),
+    "kron_matrices": (lambda lib, a, b: a.kron(b), [(2, 3), (3, 2)]),
+}
+SAME_NODES = [name for name in CASES if not name.startswith("kron")]
+
+
+def _inputs(shapes):
+    return [randn(*shape, seed=k) for k, shape in enumerate(shapes)]
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_values_gradients_and_double_backward(name):
+    fn, shapes = CASES[name]
+    check_op(fn, *_inputs(shapes))
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_forward_ad(name):
+    fn, shapes = CASES[name]
+    check_jvp(fn, *_inputs(shapes))
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_gradcheck(name):
+    fn, shapes = CASES[name]
+    inputs = [ag.tensor(a, requires_grad=True) for a in _inputs(shapes)]
+    assert ag.autograd.gradcheck(lambda *xs: fn(ag, *xs), inputs)
+    assert ag.autograd.gradgradcheck(lambda *xs: fn(ag, *xs), inputs)
+
+
+@pytest.mark.parametrize("name", SAME_NODES)
+def test_nodes(name):
+    fn, shapes = CASES[name]
+    assert_same(lambda lib: node_name(fn(lib, *[lib.tensor(a, requires_grad=True)
+                                                for a in _inputs(shapes)]).grad_fn))
+
+
+def test_integers():
+    assert_same(lambda lib: [lib.tensordot(lib.arange(6).view(2, 3), lib.arange(3), 1),
+                             lib.kron(lib.arange(2), lib.arange(3)),
+                             lib.inner(lib.arange(3), lib.arange(3))])
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib: lib.tensordot(lib.zeros(2, 3), lib.zeros(4, 3), 1),
+    lambda lib: lib.tensordot(lib.zeros(2, 3), lib.zeros(3), -1),
+    lambda lib: lib.tensordot(lib.zeros(2, 3), lib.zeros(3, 2), ([0, 1], [1])),
+    lambda lib: lib.inner(lib.zeros(2, 3), lib.zeros(2)),
+])
+def test_errors(fn):
+    assert_same_error(fn, RuntimeError)
+
+
+CROSS = {
+    "cross_dim0": lambda lib, a, b: lib.cross(a, b, dim=0),
+    "cross_last": lambda lib, a, b: a.transpose(0, 1).cross(b.transpose(0, 1), dim=-1),
+    "cross_broadcast": lambda lib, a, b: lib.cross(a[:, :1], b, 0),
+}
+
+
+@pytest.mark.parametrize("name", CROSS)
+def test_cross(name):
+    inputs = _inputs([(3, 4), (3, 4)])
+    check_op(CROSS[name], *inputs)
+    check_jvp(CROSS[name], *inputs)
+    tensors = [ag.tensor(a, requires_grad=True) for a in inputs]
+    assert ag.autograd.gradcheck(lambda *xs: CROSS[name](ag, *xs), tensors)
+    assert ag.autograd.gradgradcheck(lambda *xs: CROSS[name](ag, *xs), tensors)
+    assert_same(lambda lib: node_name(CROSS[name](lib, *[
+        lib.tensor(a, requires_grad=True) for a in inputs]).grad_fn))
+
+
+def test_cross_default_dim_and_errors():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_same(lambda lib: lib.cross(lib.tensor([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]]),
+                                          lib.tensor([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])))
+    assert_same_error(lambda lib: lib.cross(lib.zeros(2, 2), lib.zeros(2, 2), dim=0))
+    assert_same_error(lambda lib: lib.cross(lib.zeros(3), lib.zeros(3).double(), dim=0))

@@ -1,0 +1,164 @@
+"""fmod, remainder (autograd_cy/remainders.py), copysign, signbit, isposinf, isneginf,
+heaviside (signs.py), xlogy, logit (logarithmic.py), hypot, sinc, float_power (hypot_sinc.py)
+against torch's: values, gradients and double backward (check_op),
+gradcheck and gradgradcheck in float64, forward AD, the nodes, signed zeros, integer
+inputs, and errors."""
+import numpy as np
+import pytest
+
+import autograd_cy as ag
+from oracle import assert_same, assert_same_error, check_jvp, check_op, node_name, randn
+
+
+def _away_from_multiples(x, y):
+    """x / y kept away from whole numbers, where the quotient (and the gradient) jumps."""
+    q = x / y
+    return (np.floor(q) + 0.5 + 0.3 * np.tanh(q - np.floor(q) - 0.5)) * y
+
+
+Y = randn(3, 4, seed=3) + np.sign(randn(3, 4, seed=3)) * 0.5
+X = _away_from_multiples(randn(3, 4) * 3, Y)
+
+CASES = {
+    "fmod_number": lambda lib, x, y: lib.fmod(x, 0.7),
+    "fmod_tensor": lambda lib, x, y: x.fmod(y),
+    "fmod_broadcast": lambda lib, x, y: lib.fmod(x, y[0]),
+    "remainder_number": lambda lib, x, y: x.remainder(-0.7),
+    "remainder_tensor": lambda lib, x, y: lib.remainder(x, y),
+    "copysign_tensor": lambda lib, x, y: lib.copysign(x, y),
+    "copysign_number": lambda lib, x, y: x.copysign(-2.0) * y,
+    "copysign_broadcast": lambda lib, x, y: x[0].copysign(y),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_values_gradients_and_double_backward(name):
+    check_op(CASES[name], X, Y)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_forward_ad(name):
+    check_jvp(CASES[name], X, Y)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_gradcheck(name):
+    inputs = [ag.tensor(a, requires_grad=True) for a in (X, Y)]
+    assert ag.autograd.gradcheck(lambda *xs: CASES[name](ag, *xs), inputs,
+                                 check_forward_ad=True)
+    assert ag.autograd.gradgradcheck(lambda *xs: CASES[name](ag, *xs), inputs)
+
+
+def test_nodes():
+    def run(lib):
+        x, y = (lib.tensor(a, requires_grad=True) for a in (X, Y))
+        return [node_name(CASES[name](lib, x, y).grad_fn) for name in CASES] + [
+            node_name(lib.heaviside(x, y).grad_fn)]
+    assert_same(run)
+
+
+def test_signed_zeros_and_special_values():
+    x = np.array([0.0, -0.0, 2.0, -3.0, np.inf, -np.inf, np.nan, 5.5])
+    y = np.array([-1.0, 1.0, -0.0, 0.0, -2.0, 3.0, 1.0, np.inf])
+
+    def run(lib):
+        a, b = lib.tensor(x), lib.tensor(y)
+        return [str(t.tolist()) for t in (
+            lib.copysign(a, b), lib.copysign(a, -0.0), lib.copysign(a, 0.0), lib.signbit(a),
+            lib.signbit(b), lib.isposinf(a), lib.isneginf(a), lib.fmod(a, b),
+            lib.remainder(a, b), lib.fmod(a, 2.0), lib.remainder(a, -2.0),
+            lib.heaviside(a, lib.tensor([0.5], dtype=lib.float64)))]
+    assert_same(run)
+
+
+def test_copysign_gradient_at_zero():
+    check_op(lambda lib, x, y: lib.copysign(x, y), np.array([0.0, -0.0, 1.0]),
+             np.array([-1.0, 1.0, -1.0]))
+
+
+def test_integers():
+    assert_same(lambda lib: [lib.fmod(lib.tensor([-3, 3, 7]), 2),
+                             lib.remainder(lib.tensor([-3, 3, 7]), lib.tensor([2, -2, 4])),
+                             lib.remainder(lib.tensor([-3, 3]), 2.5),
+                             lib.copysign(lib.tensor([1, -2]), lib.tensor([-1, 1])),
+                             lib.copysign(lib.tensor([1, -2]), -1),
+                             lib.signbit(lib.tensor([1, -1])),
+                             lib.isposinf(lib.tensor([1, 2])), lib.signbit(lib.tensor([True]))])
+
+
+def test_heaviside_has_no_derivative():
+    def run(lib):
+        x = lib.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+        lib.heaviside(x, lib.tensor([0.5])).sum().backward()
+    assert_same_error(run, RuntimeError)
+    assert_same_error(lambda lib: lib.heaviside(lib.zeros(2), lib.zeros(2).double()))
+
+
+P = np.random.default_rng(7).uniform(0.05, 0.95, (3, 4))
+Q = np.abs(randn(3, 4, seed=9)) + 0.2
+
+MORE = {
+    "xlogy": lambda lib, p, q: lib.xlogy(p, q),
+    "xlogy_broadcast": lambda lib, p, q: p[0].xlogy(q),
+    "xlogy_number_self": lambda lib, p, q: lib.xlogy(2.0, q) * p,
+    "xlogy_number_other": lambda lib, p, q: lib.xlogy(p, 3.0) * q,
+    "logit": lambda lib, p, q: lib.logit(p) * q,
+    "logit_eps": lambda lib, p, q: p.logit(eps=0.2) + q,
+    "hypot": lambda lib, p, q: lib.hypot(p - 0.5, q),
+    "hypot_broadcast": lambda lib, p, q: (p - 0.5).hypot(q[:, :1]),
+    "sinc": lambda lib, p, q: lib.sinc((p - 0.5) * 5) * q,
+    "float_power": lambda lib, p, q: lib.float_power(q, p),
+    "float_power_number": lambda lib, p, q: q.float_power(2.5) + p,
+}
+
+
+@pytest.mark.parametrize("name", MORE)
+def test_more_values_gradients_and_double_backward(name):
+    check_op(MORE[name], P, Q)
+
+
+@pytest.mark.parametrize("name", MORE)
+def test_more_forward_ad(name):
+    check_jvp(MORE[name], P, Q)
+
+
+@pytest.mark.parametrize("name", MORE)
+def test_more_gradcheck(name):
+    inputs = [ag.tensor(a, requires_grad=True) for a in (P, Q)]
+    assert ag.autograd.gradcheck(lambda *xs: MORE[name](ag, *xs), inputs,
+                                 check_forward_ad=True)
+    assert ag.autograd.gradgradcheck(lambda *xs: MORE[name](ag, *xs), inputs)
+
+
+def test_more_nodes():
+    def run(lib):
+        p, q = (lib.tensor(a, requires_grad=True) for a in (P, Q))
+        return [node_name(lib.xlogy(p, q).grad_fn), node_name(lib.xlogy(2.0, q).grad_fn),
+                node_name(lib.xlogy(p, 2.0).grad_fn), node_name(lib.logit(p).grad_fn),
+                node_name(lib.logit(p, 0.1).grad_fn), node_name(lib.hypot(p, q).grad_fn),
+                node_name(lib.sinc(p).grad_fn), node_name(lib.float_power(p, 2).grad_fn),
+                node_name(lib.float_power(p, q).grad_fn)]
+    assert_same(run)
+
+
+def test_more_special_values():
+    x = np.array([0.0, -0.0, 1.0, 0.5, 2.0, np.nan, np.inf, -1.0])
+    y = np.array([0.0, np.nan, 0.0, 2.0, np.inf, 1.0, 3.0, 0.5])
+
+    def run(lib):
+        a, b = lib.tensor(x), lib.tensor(y)
+        return [str(t.tolist()) for t in (
+            lib.xlogy(a, b), lib.logit(a), lib.logit(a, 0.25), lib.hypot(a, b), lib.sinc(a),
+            lib.float_power(a, b), lib.xlogy(lib.tensor([0, 2]), lib.tensor([0, 3])),
+            lib.logit(lib.tensor([0, 1])), lib.sinc(lib.tensor([0, 1])),
+            lib.float_power(lib.tensor([2, 3]), 2))]
+    assert_same(run)
+
+
+def test_logit_gradient_outside_eps():
+    check_op(lambda lib, p: lib.logit(p, 0.2), np.array([0.05, 0.1, 0.5, 0.95]), double=False)
+
+
+def test_hypot_of_integers():
+    assert_same_error(lambda lib: lib.hypot(lib.tensor([3]), lib.tensor([4])),
+                      NotImplementedError)
