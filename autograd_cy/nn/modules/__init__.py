@@ -1,7 +1,7 @@
 """The modules of ``autograd_cy.nn``: the Module base class, containers and layers."""
 from autograd_cy.nn.modules import (module, container, linear, activation, loss, dropout,
                                     conv, pooling, padding, normalization, batchnorm, sparse,
-                                    attention)
+                                    attention, rnn)
 from autograd_cy.nn.modules.module import *  # noqa: F401,F403
 from autograd_cy.nn.modules.container import *  # noqa: F401,F403
 from autograd_cy.nn.modules.linear import *  # noqa: F401,F403
@@ -15,8 +15,9 @@ from autograd_cy.nn.modules.normalization import *  # noqa: F401,F403
 from autograd_cy.nn.modules.batchnorm import *  # noqa: F401,F403
 from autograd_cy.nn.modules.sparse import *  # noqa: F401,F403
 from autograd_cy.nn.modules.attention import *  # noqa: F401,F403
+from autograd_cy.nn.modules.rnn import *  # noqa: F401,F403
 
 # What ``from autograd_cy.nn.modules import *`` gives: the layers, not the submodules.
 __all__ = [name for family in (module, container, linear, activation, loss, dropout, conv,
-                               pooling, padding, normalization, batchnorm, sparse, attention)
+                               pooling, padding, normalization, batchnorm, sparse, attention, rnn)
            for name in family.__all__]

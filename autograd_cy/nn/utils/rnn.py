@@ -130,6 +130,9 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     ``sorted_indices``, so unpacking gives the sequences back in the original order."""
     lengths = _lengths_array(lengths)
     batch_dim = 0 if batch_first else 1
+    if lengths.size != input.shape[batch_dim]:
+        raise RuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got "
+                           f"{lengths.size} (batch_size={input.shape[batch_dim]})")
     sorted_indices = None
     if not enforce_sorted:
         # NOTE: a stable sort; torch's descending sort may order ties among equal lengths
@@ -138,9 +141,6 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
         lengths = lengths[order]
         sorted_indices = tensor(order, device=input.device)
         input = input.index_select(batch_dim, sorted_indices)
-    if lengths.size != input.shape[batch_dim]:
-        raise RuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got "
-                           f"{lengths.size} (batch_size={input.shape[batch_dim]})")
     if lengths.size and lengths[-1] <= 0:
         raise RuntimeError("Length of all samples has to be greater than 0, but found an "
                            "element in 'lengths' that is <= 0")
