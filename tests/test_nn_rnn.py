@@ -524,3 +524,28 @@ def test_packed_sequence_to_and_fields():
 ])
 def test_utils_errors(call):
     assert_same_error(lambda lib: call(lib.nn.utils.rnn, lib))
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_pack_padded_sequence_node_and_derivatives(batch_first):
+    """Packing is its own op in torch (PackPaddedSequenceBackward0, after the
+    IndexSelectBackward0 of the sorting); its gradient, second gradient and forward-mode
+    tangent check by finite differences."""
+    for lib in (ag, torch):
+        x = lib.zeros(3, 4, 2, requires_grad=True)
+        data = lib.nn.utils.rnn.pack_padded_sequence(x, [4, 2, 1] if batch_first else [3, 2, 2, 1],
+                                                     batch_first=batch_first).data
+        assert node_name(data.grad_fn) == "PackPaddedSequenceBackward0"
+        data = lib.nn.utils.rnn.pack_padded_sequence(x, [1, 4, 2] if batch_first else [1, 2, 3, 2],
+                                                     batch_first=batch_first,
+                                                     enforce_sorted=False).data
+        assert node_name(data.grad_fn) == "PackPaddedSequenceBackward0"
+        assert node_name(data.grad_fn.next_functions[0][0]) == "IndexSelectBackward0"
+    x = ag.tensor(randn(3, 4, 2), requires_grad=True)
+
+    def pack(x):
+        return ag.nn.utils.rnn.pack_padded_sequence(
+            x, [1, 4, 2] if batch_first else [1, 2, 3, 2], batch_first=batch_first,
+            enforce_sorted=False).data
+    assert ag.autograd.gradcheck(pack, [x], check_forward_ad=True)
+    assert ag.autograd.gradgradcheck(pack, [x])

@@ -10,6 +10,7 @@ from collections import namedtuple
 
 import numpy as np
 
+import autograd_cy as _ag
 from autograd_cy._C.tensor import Tensor
 from autograd_cy.factories import as_tensor, tensor
 from autograd_cy._C.ops.split_cat import cat, stack
@@ -150,13 +151,50 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
             "True. You can pass `enforce_sorted=False` to pack_padded_sequence and/or "
             "pack_sequence to sidestep this requirement if you do not need ONNX "
             "exportability.")
-    if batch_first:
-        input = input.transpose(0, 1)
-    steps, batch = int(lengths[0]), lengths.size
-    mask = _steps_mask(lengths, steps)
+    time_dim = 1 if batch_first else 0
+    mask = _steps_mask(lengths, input.shape[time_dim])
     rows = tensor(np.flatnonzero(mask), device=input.device)
-    data = input[:steps].reshape(steps * batch, *input.shape[2:])[rows]
-    return PackedSequence(data, _cpu_int64(mask.sum(axis=1)), sorted_indices, None)
+    data = PackPaddedSequence.apply(input, rows, batch_first)
+    return PackedSequence(data, _cpu_int64(mask.sum(axis=1)[:int(lengths[0])]),
+                          sorted_indices, None)
+
+
+def _gather_rows(padded, rows, batch_first):
+    """The packed rows of a padded batch (NOTE [Packing as one gather])."""
+    if batch_first:
+        padded = padded.transpose(0, 1)
+    return padded.reshape(padded.shape[0] * padded.shape[1], *padded.shape[2:])[rows]
+
+
+class PackPaddedSequence(_ag.autograd.Function):
+    """Packing, as torch's op ``_pack_padded_sequence`` with its own node
+    (``PackPaddedSequenceBackward0``): the backward puts each packed row's gradient back at
+    its step and sequence, zeros at the padding; the forward and its tangent are one
+    gather."""
+    builtin_op = True
+
+    @staticmethod
+    def forward(ctx, input, rows, batch_first):
+        ctx.shape, ctx.rows, ctx.batch_first = tuple(input.shape), rows, batch_first
+        return _gather_rows(input, rows, batch_first)
+
+    @staticmethod
+    def backward(ctx, grad):
+        shape = ctx.shape
+        if ctx.batch_first:
+            shape = (shape[1], shape[0], *shape[2:])
+        flat = grad.new_zeros((shape[0] * shape[1], *shape[2:])).index_add(0, ctx.rows, grad)
+        padded = flat.reshape(shape)
+        return (padded.transpose(0, 1) if ctx.batch_first else padded), None, None
+
+    @staticmethod
+    def jvp(ctx, input_t, rows_t, batch_first_t):
+        """Forward AD: packing is linear, the tangent is packed alike."""
+        return _gather_rows(input_t, ctx.rows, ctx.batch_first)
+
+
+# The node named as torch's (a Function's node is otherwise <Function>Backward).
+PackPaddedSequence._backward_cls.__name__ = "PackPaddedSequenceBackward0"
 
 
 def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_length=None):
