@@ -1,6 +1,7 @@
 """nn.RNN / LSTM / GRU, their cells and nn.utils.rnn against torch: parameter names, shapes,
 order and seeded initialisation, state dicts, values and gradients (input, initial states,
-every parameter) padded, unbatched and packed, grad_fn names, gradcheck and gradgradcheck,
+every parameter) padded, unbatched and packed, grad_fn names, gradcheck (forward mode too)
+and gradgradcheck,
 reprs, dropout, and torch's errors and warning."""
 import warnings
 
@@ -197,7 +198,8 @@ def test_packed_output_is_a_packed_sequence():
 @pytest.mark.parametrize("mode", ["RNN", "GRU", "LSTM"])
 def test_gradcheck_and_gradgradcheck(mode):
     """Finite differences through the recurrence, w.r.t. the input, h0 and every parameter
-    (passed in through functional_call), and again for the gradient."""
+    (passed in through functional_call): the gradient, the forward-mode tangent, and the
+    second gradient."""
     module = getattr(ag.nn, mode)(2, 3, num_layers=2, bidirectional=True, dtype=ag.float64)
     names = [n for n, _ in module.named_parameters()]
     arrays = [randn(3, 2, 2, seed=1)] + states(module, 2, np.float64)
@@ -210,7 +212,7 @@ def test_gradcheck_and_gradgradcheck(mode):
                                                  (x, hx))
         return (output,) + tuple(flat_hidden(hidden))
     inputs = [ag.tensor(a, requires_grad=True) for a in arrays]
-    assert ag.autograd.gradcheck(run, inputs)
+    assert ag.autograd.gradcheck(run, inputs, check_forward_ad=True)
     assert ag.autograd.gradgradcheck(run, inputs)
 
 
@@ -222,7 +224,7 @@ def test_gradcheck_packed():
         packed = ag.nn.utils.rnn.pack_padded_sequence(x, [2, 4, 1], enforce_sorted=False)
         output, (h, c) = module(packed)
         return ag.nn.utils.rnn.pad_packed_sequence(output)[0], h, c
-    assert ag.autograd.gradcheck(run, [x])
+    assert ag.autograd.gradcheck(run, [x], check_forward_ad=True)
     assert ag.autograd.gradgradcheck(run, [x])
 
 
