@@ -1,8 +1,7 @@
 """nn.RNN / LSTM / GRU, their cells and nn.utils.rnn against torch: parameter names, shapes,
 order and seeded initialisation, state dicts, values and gradients (input, initial states,
 every parameter) padded, unbatched and packed, grad_fn names, gradcheck (forward mode too)
-and gradgradcheck,
-reprs, dropout, and torch's errors and warning."""
+and gradgradcheck, reprs, dropout, and torch's errors and warning."""
 import warnings
 
 import numpy as np
