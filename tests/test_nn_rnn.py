@@ -512,6 +512,10 @@ def test_packed_sequence_to_and_fields():
     data, batch_sizes, sorted_indices, unsorted_indices = doubled
     assert sorted_indices is None and unsorted_indices is None
     assert ag.nn.utils.rnn.invert_permutation(ag.tensor([2, 0, 1])).tolist() == [1, 2, 0]
+    reprs = [repr(lib.nn.utils.rnn.pack_sequence(
+        [lib.tensor([1.0, 2.0], device="cpu"), lib.tensor([3.0], device="cpu")],
+        enforce_sorted=False)) for lib in (ag, torch)]
+    assert reprs[0] == reprs[1]
 
 
 @pytest.mark.parametrize("call", [
