@@ -464,11 +464,13 @@ def test_pad_packed_sequence(batch_first, total_length, padding_value):
             packed, batch_first=batch_first, padding_value=padding_value,
             total_length=total_length)
         weights = lib.tensor(randn(*tuple(padded.shape), seed=3))
-        results.append((padded, lengths, lib.autograd.grad((padded * weights).sum(), t)[0]))
+        results.append((padded, lengths, lib.autograd.grad((padded * weights).sum(), t)[0],
+                        node_name(padded.grad_fn)))
     assert_close(results[0][0], results[1][0])
     assert results[0][1].tolist() == results[1][1].tolist()
     assert results[0][1].dtype == ag.int64 and results[0][1].device.type == "cpu"
     assert_close(results[0][2], results[1][2])
+    assert results[0][3] == results[1][3]
 
 
 @pytest.mark.parametrize("batch_first", [False, True])
@@ -482,6 +484,7 @@ def test_pad_sequence_and_unpad(batch_first, padding_side):
                                                padding_value=7.0, padding_side=padding_side)
         grads = lib.autograd.grad((padded * lib.tensor(randn(*tuple(padded.shape)))).sum(),
                                   seqs)
+        assert node_name(padded.grad_fn) == "CopySlices"
         snapshot = padded.detach().clone()
         unpadded = (lib.nn.utils.rnn.unpad_sequence(padded, lib.tensor([2, 4, 1]),
                                                     batch_first=batch_first)
@@ -489,6 +492,18 @@ def test_pad_sequence_and_unpad(batch_first, padding_side):
         # (torch's unpad_sequence transposes a time-major batch in place; ours leaves it)
         results.append([snapshot, list(grads), unpadded])
     assert_close(results[0], results[1])
+
+
+def test_pad_sequence_of_mixed_sequences():
+    """The batch takes the first sequence's dtype (the others are copied in, cast), and
+    the trailing dims must agree."""
+    for lib in (ag, torch):
+        padded = lib.nn.utils.rnn.pad_sequence([lib.tensor([1, 2]), lib.tensor([0.5, 1.5, 2.5])])
+        assert padded.tolist() == [[1, 0], [2, 1], [0, 2]] and padded.dtype == lib.int64
+    assert_same_error(lambda lib: lib.nn.utils.rnn.pad_sequence([lib.zeros(2, 3),
+                                                                 lib.zeros(3, 4)]),
+                      RuntimeError, r"The size of tensor a \(3\) must match the size of tensor b "
+                      r"\(4\) at non-singleton dimension")
 
 
 def test_pack_sequence_and_unpack_sequence():

@@ -13,7 +13,6 @@ import numpy as np
 import autograd_cy as _ag
 from autograd_cy._C.tensor import Tensor
 from autograd_cy.factories import as_tensor, tensor
-from autograd_cy._C.ops.split_cat import cat, stack
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence",
            "pad_packed_sequence", "pad_sequence", "unpad_sequence", "pack_sequence",
@@ -119,10 +118,9 @@ def _steps_mask(lengths, steps):
 # A padded batch in time-major order, flattened to (T * B, *), holds the packed rows at
 # the positions where the step mask is true, read row by row: step 0 of every sequence,
 # then step 1 of those still running, ... since the sequences are sorted by decreasing
-# length, each mask row is a prefix of the batch. So packing is one index of the flat
-# batch, and unpacking one index the other way of the packed rows with a padding row
-# appended (every padded position reads that row). Both are ordinary differentiable
-# indexing, with no Python loop over steps or sequences.
+# length, each mask row is a prefix of the batch. So packing is one gather of those rows
+# from the flat batch, and unpacking one write of the packed rows into those positions of
+# a batch full of padding: no Python loop over steps or sequences.
 
 def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True):
     """Pack a padded batch ``(T, B, *)`` (``(B, T, *)`` with ``batch_first``) whose
@@ -214,12 +212,11 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     batch = int(batch_sizes[0])
     lengths = (batch_sizes[None, :] > np.arange(batch)[:, None]).sum(axis=1)
     data = sequence.data
-    # NOTE [Packing as one gather]: every padded position reads the appended padding row.
-    source = np.full(max_seq_length * batch, data.shape[0], dtype=np.int64)
-    source[np.flatnonzero(_steps_mask(lengths, max_seq_length))] = np.arange(data.shape[0])
-    with_padding = cat([data, data.new_full((1, *data.shape[1:]), padding_value)])
-    padded = with_padding[tensor(source, device=data.device)].reshape(
-        max_seq_length, batch, *data.shape[1:])
+    # NOTE [Packing as one gather]: the packed rows written at once into the padding (a
+    # write through a view, so the node is CopySlices as torch's)
+    padded = data.new_full((max_seq_length, batch, *data.shape[1:]), padding_value)
+    rows = np.flatnonzero(_steps_mask(lengths, max_seq_length))
+    padded.view(max_seq_length * batch, *data.shape[1:])[tensor(rows, device=data.device)] = data
     if batch_first:
         padded = padded.transpose(0, 1)
     lengths = _cpu_int64(lengths)
@@ -246,11 +243,14 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     if not sequences:
         raise RuntimeError("received an empty list of sequences")
     longest = max(s.shape[0] for s in sequences)
-    padded = []
-    for s in sequences:
-        filler = s.new_full((longest - s.shape[0], *s.shape[1:]), padding_value)
-        padded.append(cat([s, filler] if padding_side == "right" else [filler, s]))
-    return stack(padded, 0 if batch_first else 1)
+    first = sequences[0]
+    shape = ((len(sequences), longest) if batch_first else (longest, len(sequences)))
+    out = first.new_full((*shape, *first.shape[1:]), padding_value)
+    for index, s in enumerate(sequences):
+        start = 0 if padding_side == "right" else longest - s.shape[0]
+        steps = slice(start, start + s.shape[0])
+        out[(index, steps) if batch_first else (steps, index)].copy_(s)
+    return out
 
 
 def unpad_sequence(padded_sequences, lengths, batch_first=False):
