@@ -569,3 +569,43 @@ def test_pack_padded_sequence_node_and_derivatives(batch_first):
             enforce_sorted=False).data
     assert ag.autograd.gradcheck(pack, [x], check_forward_ad=True)
     assert ag.autograd.gradgradcheck(pack, [x])
+
+
+def test_training_steps_match_torch():
+    """A few optimizer steps of an embedding, a packed bidirectional LSTM and a linear head
+    from the same weights give torch's losses and parameters."""
+    tokens = np.random.default_rng(0).integers(0, 7, size=(4, 5))
+    lengths = [5, 2, 4, 3]
+    targets = np.array([0, 2, 1, 2])
+    losses, finals = [], []
+    for lib in (ag, torch):
+        torch.manual_seed(0)
+        model = torch.nn.ModuleDict({
+            "embedding": torch.nn.Embedding(7, 3), "lstm": torch.nn.LSTM(3, 4, bidirectional=True,
+                                                                         batch_first=True),
+            "head": torch.nn.Linear(8, 3)}).double()
+        if lib is ag:
+            state = {k: ag.tensor(v.numpy()) for k, v in model.state_dict().items()}
+            model = ag.nn.ModuleDict({
+                "embedding": ag.nn.Embedding(7, 3), "lstm": ag.nn.LSTM(3, 4, bidirectional=True,
+                                                                       batch_first=True),
+                "head": ag.nn.Linear(8, 3)}).double()
+            model.load_state_dict(state)
+        optimizer = lib.optim.Adam(model.parameters(), lr=0.05)
+        history = []
+        for _ in range(3):
+            packed = lib.nn.utils.rnn.pack_padded_sequence(
+                model["embedding"](lib.tensor(tokens)), lengths, batch_first=True,
+                enforce_sorted=False)
+            _, (h, _) = model["lstm"](packed)
+            logits = model["head"](lib.cat([h[0], h[1]], 1))
+            loss = lib.nn.functional.cross_entropy(logits, lib.tensor(targets))
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            history.append(loss.item())
+        losses.append(history)
+        finals.append([to_numpy(p) for p in model.parameters()])
+    np.testing.assert_allclose(losses[0], losses[1], rtol=1e-9)
+    for a, b in zip(*finals):
+        np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-10)
