@@ -382,6 +382,16 @@ def test_dtype_mismatch_error(mode):
                       r"model: model\.to\(\w+\.float64\)$")
 
 
+@pytest.mark.parametrize("mode", ["RNN", "GRU", "LSTM"])
+def test_hidden_dtype_mismatch_error(mode):
+    """An initial state of another dtype than the weights is refused (by the first matrix
+    product of the step: the words are the product's, torch's LSTM names oneDNN's)."""
+    def run(lib):
+        h = lib.zeros(1, 2, 4, dtype=lib.float64)
+        return getattr(lib.nn, mode)(3, 4)(lib.zeros(5, 2, 3), (h, h) if mode == "LSTM" else h)
+    assert_same_error(run, RuntimeError, r"d(ata )?type")
+
+
 def hidden(module, lib, shape):
     h = lib.zeros(*shape)
     return (h, h) if module.mode == "LSTM" else h
