@@ -368,6 +368,8 @@ def test_constructor_errors(make):
     lambda lib, m: m(lib.zeros(5, 2, 3), hidden(m, lib, (2, 4))),
     lambda lib, m: m(lib.zeros(5, 3), hidden(m, lib, (1, 1, 4))),
     lambda lib, m: m(lib.zeros(5, 3), hidden(m, lib, (1, 5))),
+    lambda lib, m: m(lib.zeros(0, 2, 3)),
+    lambda lib, m: m(lib.zeros(0, 3)),
 ])
 def test_forward_errors(mode, call):
     assert_same_error(lambda lib: call(lib, getattr(lib.nn, mode)(3, 4)))
@@ -395,6 +397,12 @@ def test_hidden_dtype_mismatch_error(mode):
 def hidden(module, lib, shape):
     h = lib.zeros(*shape)
     return (h, h) if module.mode == "LSTM" else h
+
+
+@pytest.mark.parametrize("mode", ["RNN", "GRU", "LSTM"])
+def test_empty_batch(mode):
+    ours, theirs = pair(mode, {"bidirectional": True})
+    compare_run(ours, theirs, randn(3, 0, 3), [], np.float64)
 
 
 def test_lstm_cell_state_size_error():

@@ -355,6 +355,8 @@ class RNNBase(Module):
         """``_recurrence`` on the padded input (time-major inside) or the packed rows."""
         if batch_sizes is not None:
             return self._recurrence(input, [int(b) for b in batch_sizes.tolist()], hidden)
+        if input.size(1 if self.batch_first else 0) == 0:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         if self.batch_first:
             output, hidden = self._recurrence(input.transpose(0, 1), None, hidden)
             return output.transpose(0, 1), hidden
