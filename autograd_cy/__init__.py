@@ -50,6 +50,10 @@ from autograd_cy.tensor_methods import multinomial  # noqa: E402,F401
 from autograd_cy.bernoulli import bernoulli  # noqa: E402,F401
 from autograd_cy.triangular import tril, triu  # noqa: E402,F401
 from autograd_cy.clamp_min import clamp_min  # noqa: E402,F401
+from autograd_cy import linalg  # noqa: E402,F401  (torch.linalg)
+from autograd_cy.linalg.torch_forms import (  # noqa: E402,F401  (torch.det ...)
+    det, logdet, slogdet, inverse, cholesky, svd,
+)
 from autograd_cy.reorder import flip, fliplr, flipud, roll, rot90  # noqa: E402,F401
 from autograd_cy.grad_mode import (  # noqa: E402,F401
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,

@@ -1,0 +1,397 @@
+"""autograd_cy.linalg against torch.linalg: values, gradients and double backward
+(``check_op``), gradcheck / gradgradcheck in float64, forward AD, the nodes' names, the
+named results, complex inputs (torch's conjugate gradients), batches, and torch's errors
+(``LinAlgError`` for singular and non-positive-definite matrices)."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import autograd_cy as ag
+from oracle import (
+    assert_close, assert_same_error, check_gradcheck, check_jvp, check_op, node_name, randn,
+    to_numpy, DEVICE,
+)
+
+DTYPES = [np.float32, np.float64]
+SHAPES = [(3, 3), (2, 4, 4), (2, 1, 3, 3)]
+
+
+def well_conditioned(*shape, seed=0):
+    """A random matrix (batch) with a dominant diagonal: invertible, well conditioned."""
+    n = shape[-1]
+    return randn(*shape, seed=seed) + 3 * np.eye(n)
+
+
+def spd(*shape, seed=0):
+    """A random symmetric positive-definite matrix (batch)."""
+    a = randn(*shape, seed=seed)
+    return a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])
+
+
+def complex_matrix(*shape, seed=0):
+    return (randn(*shape, seed=seed) + 1j * randn(*shape, seed=seed + 1)
+            + 3 * np.eye(shape[-1]))
+
+
+def hermitian(*shape, seed=0):
+    a = complex_matrix(*shape, seed=seed)
+    return a @ np.conj(np.swapaxes(a, -1, -2)) + shape[-1] * np.eye(shape[-1])
+
+
+def sym(lib, A):
+    """A symmetric (Hermitian) function of A, so every entry of A gets a gradient."""
+    return (A + A.mT.conj()) / 2
+
+
+# ------------------------------------------------------------------ norms
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("ord, dim", [
+    (2, None), (1, -1), (math.inf, (0, 1)), (-math.inf, 1), (3, 0), (0.5, None), (0, 1),
+])
+def test_vector_norm(dtype, ord, dim):
+    check_op(lambda lib, x: lib.linalg.vector_norm(x, ord, dim), randn(3, 4, seed=3),
+             dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("ord", ["fro", 1, -1, math.inf, -math.inf, "nuc", 2, -2])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_matrix_norm(dtype, ord, keepdim):
+    def fn(lib, A):
+        out = lib.linalg.matrix_norm(A, ord, keepdim=keepdim)
+        return out
+    check_op(fn, randn(2, 3, 4, seed=4), dtype=dtype)
+
+
+@pytest.mark.parametrize("ord, dim", [(1, (0, 2)), (math.inf, (2, 0)), ("fro", (1, 2))])
+def test_matrix_norm_dims(ord, dim):
+    check_op(lambda lib, A: lib.linalg.matrix_norm(A, ord, dim), randn(2, 3, 4, seed=5))
+
+
+@pytest.mark.parametrize("args", [
+    {}, {"ord": 3}, {"ord": "fro"}, {"ord": "nuc"}, {"ord": 1}, {"ord": None, "dim": (0, 1)},
+    {"dim": 1}, {"ord": math.inf, "dim": 0, "keepdim": True},
+])
+def test_norm(args):
+    check_op(lambda lib, A: lib.linalg.norm(A, **args), randn(3, 4, seed=6))
+
+
+def test_norm_node_names():
+    for ord, name in [("fro", "LinalgVectorNormBackward0"), (1, "AmaxBackward0"),
+                      (-math.inf, "AminBackward0")]:
+        A = ag.tensor(randn(3, 3), requires_grad=True)
+        assert node_name(ag.linalg.matrix_norm(A, ord).grad_fn) == name
+        assert node_name(torch.linalg.matrix_norm(torch.tensor(randn(3, 3), requires_grad=True),
+                                                  ord).grad_fn) == name
+
+
+def test_norm_errors():
+    assert_same_error(lambda lib: lib.linalg.norm(lib.ones(2, 2, 2), 2),
+                      RuntimeError, "If dim is not specified but ord is")
+    assert_same_error(lambda lib: lib.linalg.matrix_norm(lib.ones(2, 2), "abc"),
+                      RuntimeError, "Order abc not supported")
+    assert_same_error(lambda lib: lib.linalg.matrix_norm(lib.ones(2), "fro"), RuntimeError)
+
+
+# ------------------------------------------------------------------ det, slogdet, logdet
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_det(dtype, shape):
+    def fn(lib, A):
+        out = lib.linalg.det(A)
+        assert node_name(out.grad_fn) == "LinalgDetBackward0"
+        return out
+    check_op(fn, well_conditioned(*shape), dtype=dtype)
+    check_op(lambda lib, A: lib.det(A), well_conditioned(*shape, seed=1), dtype=dtype)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_slogdet(shape):
+    def fn(lib, A):
+        result = lib.linalg.slogdet(A)
+        assert node_name(result.logabsdet.grad_fn) == "LinalgSlogdetBackward0"
+        return result.sign, result.logabsdet
+    # a matrix with a negative determinant: the sign is -1
+    A = well_conditioned(*shape)
+    A[..., 0, :] *= -1
+    check_op(fn, A)
+
+
+def test_logdet():
+    check_op(lambda lib, A: lib.logdet(A), spd(2, 3, 3))
+    A = ag.tensor(spd(3, 3), requires_grad=True)
+    assert node_name(ag.logdet(A).grad_fn) == "WhereBackward0"
+    negative = np.diag([1.0, -2.0, 3.0])
+    assert math.isnan(ag.logdet(ag.tensor(negative)).item())
+    assert ag.logdet(ag.zeros(2, 2)).item() == -math.inf
+
+
+def test_det_complex():
+    check_op(lambda lib, A: lib.linalg.det(A), complex_matrix(3, 3))
+    check_op(lambda lib, A: lib.linalg.det(A), complex_matrix(2, 3, 3), dtype=np.float32)
+
+
+def test_slogdet_complex():
+    check_op(lambda lib, A: tuple(lib.linalg.slogdet(A)), complex_matrix(2, 3, 3))
+    check_op(lambda lib, A: lib.linalg.slogdet(A).sign, complex_matrix(3, 3, seed=2))
+    check_op(lambda lib, A: lib.logdet(A), complex_matrix(3, 3, seed=4))
+
+
+def test_det_gradcheck():
+    check_gradcheck(lambda lib, A: lib.linalg.det(A), well_conditioned(2, 3, 3))
+    check_gradcheck(lambda lib, A: lib.linalg.slogdet(A).logabsdet, well_conditioned(3, 3))
+
+
+def test_det_forward_ad():
+    check_jvp(lambda lib, A: lib.linalg.det(A), well_conditioned(2, 3, 3))
+    check_jvp(lambda lib, A: tuple(lib.linalg.slogdet(A)), well_conditioned(3, 3))
+
+
+def test_slogdet_result():
+    def fields(lib):
+        result = lib.linalg.slogdet(lib.tensor([[2.0, 0.0], [0.0, -3.0]]))
+        return type(result).__name__, result._fields, result.sign.item(), \
+            round(result.logabsdet.item(), 6)
+    assert fields(ag) == fields(torch)
+    assert type(ag.slogdet(ag.eye(2))).__name__ == type(torch.slogdet(torch.eye(2))).__name__
+    assert ag.linalg.slogdet(ag.zeros(2, 2)).logabsdet.item() == -math.inf
+
+
+def test_det_errors():
+    assert_same_error(lambda lib: lib.linalg.det(lib.ones(3)), RuntimeError,
+                      "linalg.det: The input tensor A must have at least 2 dimensions.")
+    assert_same_error(lambda lib: lib.linalg.det(lib.ones(3, 2)), RuntimeError,
+                      "linalg.det: A must be batches of square matrices, but they are 3 by 2 "
+                      "matrices")
+    assert_same_error(lambda lib: lib.linalg.det(lib.ones(2, 2, dtype=lib.int64)),
+                      RuntimeError, "Expected a floating point or complex tensor as input")
+
+
+# ------------------------------------------------------------------ inv, solve
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_inv(dtype, shape):
+    def fn(lib, A):
+        out = lib.linalg.inv(A)
+        assert node_name(out.grad_fn) == "LinalgInvExBackward0"
+        return out
+    check_op(fn, well_conditioned(*shape), dtype=dtype)
+    check_op(lambda lib, A: lib.inverse(A), well_conditioned(*shape, seed=2), dtype=dtype)
+
+
+def test_inv_ex():
+    def fn(lib, A):
+        result = lib.linalg.inv_ex(A)
+        assert result.info.dtype == lib.int32
+        return result.inverse, result.info
+    check_op(fn, well_conditioned(2, 3, 3))
+    singular = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 1.0, 1.0]])
+    for lib in (ag, torch):
+        info = lib.linalg.inv_ex(lib.tensor(np.stack([np.eye(3), singular]))).info
+        assert to_numpy(info).tolist() == [0, 3]
+
+
+def test_inv_complex():
+    check_op(lambda lib, A: lib.linalg.inv(A), complex_matrix(2, 3, 3))
+
+
+def test_inv_gradcheck_and_forward_ad():
+    check_gradcheck(lambda lib, A: lib.linalg.inv(A), well_conditioned(2, 3, 3))
+    check_jvp(lambda lib, A: lib.linalg.inv(A), well_conditioned(2, 3, 3))
+
+
+def test_inv_errors():
+    assert_same_error(lambda lib: lib.linalg.inv(lib.zeros(3, 3)), RuntimeError,
+                      exact="linalg.inv: The diagonal element 1 is zero, the inversion could "
+                      "not be completed because the input matrix is singular.")
+    singular = [[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 1.0, 1.0]]
+    assert_same_error(lambda lib: lib.linalg.inv(lib.tensor(singular)), RuntimeError,
+                      exact="linalg.inv: The diagonal element 3 is zero, the inversion could "
+                      "not be completed because the input matrix is singular.")
+    assert_same_error(lambda lib: lib.linalg.inv(lib.stack([lib.eye(2), lib.zeros(2, 2)])),
+                      RuntimeError, "(Batch element 1): The diagonal element 1 is zero")
+    assert_same_error(lambda lib: lib.linalg.inv(lib.zeros(3, 2)), RuntimeError,
+                      "A must be batches of square matrices, but they are 3 by 2 matrices")
+    assert_same_error(lambda lib: lib.linalg.inv(lib.zeros(3, 3, dtype=lib.int64)),
+                      RuntimeError, "Expected a floating point or complex tensor as input. "
+                      "Got Long")
+    assert issubclass(ag.linalg.LinAlgError, RuntimeError)
+    with pytest.raises(ag.linalg.LinAlgError):
+        ag.linalg.inv(ag.zeros(2, 2))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("A_shape, B_shape, left", [
+    ((3, 3), (3, 2), True), ((3, 3), (3,), True), ((2, 3, 3), (2, 3), True),
+    ((2, 3, 3), (3, 4), True), ((3, 3), (2, 3, 1), True), ((3, 3), (2, 3), False),
+    ((2, 3, 3), (3,), False), ((2, 1, 3, 3), (4, 3, 2), True),
+])
+def test_solve(dtype, A_shape, B_shape, left):
+    def fn(lib, A, B):
+        out = lib.linalg.solve(A, B, left=left)
+        assert node_name(out.grad_fn) == "LinalgSolveExBackward0"
+        return out
+    check_op(fn, well_conditioned(*A_shape), randn(*B_shape, seed=7), dtype=dtype)
+
+
+def test_solve_ex_complex_gradcheck_forward_ad():
+    check_op(lambda lib, A, B: tuple(lib.linalg.solve_ex(A, B)), complex_matrix(2, 3, 3),
+             randn(2, 3, 2, seed=8) + 1j * randn(2, 3, 2, seed=9))
+    check_gradcheck(lambda lib, A, B: lib.linalg.solve(A, B), well_conditioned(2, 3, 3),
+                    randn(3, 2, seed=1))
+    check_gradcheck(lambda lib, A, B: lib.linalg.solve(A, B, left=False),
+                    well_conditioned(3, 3), randn(3,))
+    check_jvp(lambda lib, A, B: lib.linalg.solve(A, B), well_conditioned(2, 3, 3),
+              randn(3, seed=2))
+
+
+def test_solve_errors():
+    assert_same_error(lambda lib: lib.linalg.solve(lib.zeros(3, 3), lib.ones(3)),
+                      RuntimeError, exact="torch.linalg.solve: The solver failed because the "
+                      "input matrix is singular.")
+    assert_same_error(lambda lib: lib.linalg.solve(lib.eye(3), lib.ones(2, 4)),
+                      RuntimeError, "Incompatible shapes of A and B for the equation AX = B")
+    assert_same_error(lambda lib: lib.linalg.solve(lib.eye(3), lib.ones(3, dtype=lib.float64)),
+                      RuntimeError, "Expected A and B to have the same dtype")
+    for lib in (ag, torch):
+        info = lib.linalg.solve_ex(lib.stack([lib.eye(2), lib.zeros(2, 2)]), lib.ones(2)).info
+        assert to_numpy(info).tolist() == [0, 1]
+
+
+# ------------------------------------------------------------------ cholesky
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky(dtype, shape, upper):
+    def fn(lib, A):
+        out = lib.linalg.cholesky(sym(lib, A), upper=upper)
+        assert node_name(out.grad_fn) == "LinalgCholeskyExBackward0"
+        return out
+    check_op(fn, spd(*shape), dtype=dtype)
+
+
+def test_cholesky_reads_one_triangle():
+    """Only the lower (upper with ``upper=True``) triangle is read, and differentiated."""
+    A = spd(3, 3) + np.triu(randn(3, 3, seed=9), 1)
+    check_op(lambda lib, A: lib.linalg.cholesky(A), A)
+    A = spd(3, 3) + np.tril(randn(3, 3, seed=9), -1)
+    check_op(lambda lib, A: lib.linalg.cholesky(A, upper=True), A)
+
+
+def test_cholesky_ex_complex_gradcheck_forward_ad():
+    def fn(lib, A):
+        result = lib.linalg.cholesky_ex(sym(lib, A))
+        return result.L, result.info
+    check_op(fn, hermitian(2, 3, 3))
+    check_gradcheck(lambda lib, A: lib.linalg.cholesky(sym(lib, A)), spd(2, 3, 3))
+    check_jvp(lambda lib, A: lib.linalg.cholesky(sym(lib, A)), spd(3, 3))
+    check_jvp(lambda lib, A: lib.linalg.cholesky(sym(lib, A), upper=True), spd(3, 3))
+
+
+def test_torch_cholesky():
+    def fn(lib, A):
+        out = lib.cholesky(sym(lib, A), upper=True)
+        assert node_name(out.grad_fn) == "CholeskyBackward0"
+        return out
+    with pytest.warns(UserWarning, match="torch.cholesky is deprecated"):
+        check_op(fn, spd(2, 3, 3))
+
+
+def test_cholesky_errors():
+    negative = np.diag([1.0, 1.0, -1.0])
+    assert_same_error(lambda lib: lib.linalg.cholesky(lib.tensor(negative)), RuntimeError,
+                      exact="linalg.cholesky: The factorization could not be completed "
+                      "because the input is not positive-definite (the leading minor of "
+                      "order 3 is not positive-definite).")
+    assert_same_error(lambda lib: lib.linalg.cholesky(lib.stack([lib.eye(2), -lib.eye(2)])),
+                      RuntimeError, "(Batch element 1): The factorization could not be "
+                      "completed")
+    assert_same_error(lambda lib: lib.linalg.cholesky(lib.ones(2, 3)), RuntimeError,
+                      "A must be batches of square matrices")
+    for lib in (ag, torch):
+        assert lib.linalg.cholesky_ex(lib.tensor(negative)).info.item() == 3
+
+
+# ------------------------------------------------------------------ eigh
+
+def gauge_free(lib, A, UPLO="L"):
+    """eigh's outputs as gauge-invariant quantities: the eigenvalues and the projectors
+    ``v v^H`` onto each eigenvector (unchanged by its sign or phase)."""
+    values, vectors = lib.linalg.eigh(A, UPLO)
+    assert node_name(values.grad_fn) == "LinalgEighBackward0"
+    projectors = vectors.unsqueeze(-1) * vectors.conj().unsqueeze(-2)
+    return values, projectors
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("UPLO", ["L", "U"])
+def test_eigh(dtype, shape, UPLO):
+    check_op(lambda lib, A: gauge_free(lib, A, UPLO), spd(*shape), dtype=dtype,
+             rtol=1e-3 if dtype == np.float32 else None,
+             atol=1e-4 if dtype == np.float32 else None)
+
+
+def test_eigh_complex():
+    check_op(lambda lib, A: gauge_free(lib, A), hermitian(2, 3, 3))
+
+
+def test_eigvalsh():
+    def fn(lib, A):
+        out = lib.linalg.eigvalsh(sym(lib, A), UPLO="U")
+        assert node_name(out.grad_fn) == "LinalgEighBackward0"
+        return out
+    check_op(fn, spd(2, 4, 4))
+    check_op(lambda lib, A: lib.linalg.eigvalsh(A), hermitian(3, 3))
+
+
+def test_eigh_gradcheck_forward_ad():
+    check_gradcheck(lambda lib, A: gauge_free(lib, sym(lib, A)), spd(3, 3))
+    check_jvp(lambda lib, A: gauge_free(lib, sym(lib, A)), spd(2, 3, 3))
+
+
+def test_eigh_gauge_dependent_loss():
+    """A loss that depends on the eigenvectors' phases: torch's error."""
+    def fn(lib):
+        A = lib.tensor(hermitian(3, 3), requires_grad=True)
+        lib.linalg.eigh(A).eigenvectors.real.sum().backward()
+    assert_same_error(fn, RuntimeError, exact="linalg_eigh_backward: The eigenvectors in "
+                      "the complex case are specified up to multiplication by e^{i phi}. The "
+                      "specified loss function depends on this quantity, so it is "
+                      "ill-defined.")
+
+
+def test_eigh_result_and_errors():
+    for lib in (ag, torch):
+        result = lib.linalg.eigh(lib.tensor(spd(3, 3)))
+        assert type(result).__name__ == "linalg_eigh"
+        assert result._fields == ("eigenvalues", "eigenvectors")
+    assert_same_error(lambda lib: lib.linalg.eigh(lib.ones(3, 2)), RuntimeError,
+                      "A must be batches of square matrices")
+    assert_same_error(lambda lib: lib.linalg.eigh(lib.eye(2), "X"), RuntimeError,
+                      "Expected UPLO argument to be 'L' or 'U'")
+
+
+# ------------------------------------------------------------------ methods, devices
+
+def test_tensor_methods():
+    A = well_conditioned(3, 3)
+    for name in ("det", "logdet", "inverse"):
+        ours = getattr(ag.tensor(spd(3, 3)), name)()
+        theirs = getattr(torch.tensor(spd(3, 3)), name)()
+        assert_close(ours, theirs, what=name)
+    assert_close(tuple(ag.tensor(A).slogdet()), tuple(torch.tensor(A).slogdet()))
+
+
+def test_results_on_the_input_device():
+    A = ag.tensor(spd(2, 3, 3), device=DEVICE)
+    for out in (ag.linalg.det(A), ag.linalg.inv(A), ag.linalg.cholesky(A),
+                ag.linalg.eigh(A).eigenvectors, ag.linalg.solve(A, A[0]),
+                ag.linalg.inv_ex(A).info):
+        assert out.device == A.device
