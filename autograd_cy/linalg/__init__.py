@@ -35,4 +35,5 @@ from autograd_cy.linalg.svd import svd, svdvals
 from autograd_cy.linalg import torch_forms as _torch_forms  # noqa: F401  (torch.det, A.det())
 
 __all__ = ["LinAlgError", "vector_norm", "matrix_norm", "norm", "inv", "inv_ex", "solve",
-           "solve_ex", "det", "slogdet", "cholesky", "cholesky_ex", "eigh", "eigvalsh", "svd", "svdvals"]
+           "solve_ex", "det", "slogdet", "cholesky", "cholesky_ex", "eigh", "eigvalsh", "svd",
+           "svdvals"]

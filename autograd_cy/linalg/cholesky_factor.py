@@ -81,6 +81,7 @@ class LinalgCholeskyEx(Function):
         out, info = tensor_like(factor, A), tensor_like(info, A)
         ctx.mark_non_differentiable(info)
         ctx.save_for_backward(out)
+        ctx.save_for_forward(out)
         ctx.upper = upper
         return out, info
 

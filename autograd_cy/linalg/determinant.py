@@ -6,7 +6,7 @@ Jacobi's formula, ``d det(A) = det(A) tr(A^{-1} dA)``, gives the gradients
 
     det:     gA = (g conj(det)) A^{-H}
     slogdet: gA = g A^{-H}, with g = g_logabsdet (real A), or for complex A
-             g = g_logabsdet - i Im(g_sign conj(sign))   (the phase moves the sign)
+             g = g_logabsdet + i Im(g_sign conj(sign))   (the phase moves the sign)
 
 written with ``linalg.inv`` so that they differentiate again. They need an invertible
 ``A`` (torch differentiates ``det`` at a singular matrix through its SVD; this package
@@ -45,6 +45,7 @@ class LinalgDet(Function):
         with np.errstate(all="ignore"):
             out = tensor_like(np.linalg.det(array_of(A)), A)
         ctx.save_for_backward(A, out)
+        ctx.save_for_forward(A, out)
         return out
 
     @staticmethod
@@ -78,6 +79,7 @@ class LinalgSlogdet(Function):
             sign, logabsdet = np.linalg.slogdet(array_of(A))
         sign, logabsdet = tensor_like(sign, A), tensor_like(logabsdet, A)
         ctx.save_for_backward(A, sign)
+        ctx.save_for_forward(A, sign)
         return sign, logabsdet
 
     @staticmethod
@@ -85,7 +87,7 @@ class LinalgSlogdet(Function):
         A, sign = ctx.saved_tensors
         g = grad_logabsdet
         if A.is_complex():
-            g = g - 1j * (grad_sign * sign.conj()).imag
+            g = g + 1j * (grad_sign * sign.conj()).imag
         return mH(inv(A)) * g.unsqueeze(-1).unsqueeze(-1)
 
     @staticmethod

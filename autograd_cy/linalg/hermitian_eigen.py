@@ -59,6 +59,7 @@ class LinalgEigh(Function):
         values, vectors = np.linalg.eigh(array_of(A), UPLO=UPLO)
         E, V = tensor_like(values, A), tensor_like(vectors, A)
         ctx.save_for_backward(E, V)
+        ctx.save_for_forward(E, V)
         return E, V
 
     @staticmethod

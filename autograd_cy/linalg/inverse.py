@@ -69,6 +69,7 @@ class LinalgInvEx(Function):
         info = tensor_like(info, A)
         ctx.mark_non_differentiable(info)
         ctx.save_for_backward(out)
+        ctx.save_for_forward(out)
         return out, info
 
     @staticmethod
@@ -122,7 +123,7 @@ class LinalgSolveEx(Function):
     @staticmethod
     def forward(ctx, A, B, left, check_errors, vector):
         a, b = array_of(A), array_of(B)
-        axis = -1 if left else -2            # where a vector B becomes a matrix
+        axis = -1                            # a vector B is a column, as in torch
         if vector:
             b = np.expand_dims(b, axis)
         dtype = np.result_type(a, b)
@@ -138,8 +139,9 @@ class LinalgSolveEx(Function):
         except np.linalg.LinAlgError:
             info = singular_pivots(a).reshape(batch)
             x = np.full(b.shape, np.nan, dtype=dtype)
-            for index in zip(*np.nonzero(info == 0)):
-                x[index] = np.linalg.solve(a[index], b[index])
+            for index in np.ndindex(*batch):
+                if info[index] == 0:
+                    x[index] = np.linalg.solve(a[index], b[index])
         if check_errors and info.any():
             raise LinAlgError("torch.linalg.solve_ex: The solver failed because the input "
                               "matrix is singular.")
@@ -149,6 +151,7 @@ class LinalgSolveEx(Function):
         info = tensor_like(info, A)
         ctx.mark_non_differentiable(info)
         ctx.save_for_backward(A, out)
+        ctx.save_for_forward(A, out)
         ctx.left, ctx.axis, ctx.vector = left, axis, vector
         ctx.shapes = (tuple(A.shape), tuple(B.shape))
         return out, info
@@ -192,10 +195,11 @@ def _check_solve(A, B, left, name):
                            f"A of type {_scalar_name(A)} and B of type {_scalar_name(B)} "
                            "instead")
     vector = _vector_case(A, B)
-    rows = B.shape[-1] if vector else (B.shape[-2] if left else B.shape[-1])
-    if rows != A.shape[-1]:
+    B_shape = tuple(B.shape) + (1,) if vector else tuple(B.shape)   # a vector is a column
+    if B_shape[-2 if left else -1] != A.shape[-1]:
         raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation "
-                           f"{'AX = B' if left else 'XA = B'} ({_dims(A)} and {_dims(B)})")
+                           f"{'AX = B' if left else 'XA = B'} ({_dims(A.shape)} and "
+                           f"{_dims(B_shape)})")
     return vector
 
 
@@ -205,8 +209,8 @@ def _scalar_name(tensor):
         str(tensor.dtype).split(".")[-1], _scalar_type(tensor.dtype))
 
 
-def _dims(tensor):
-    return "x".join(str(s) for s in tensor.shape)
+def _dims(shape):
+    return "x".join(str(s) for s in shape)
 
 
 def solve_ex(A, B, *, left=True, check_errors=False):
