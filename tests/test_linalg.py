@@ -413,3 +413,163 @@ def test_results_on_the_input_device():
                 ag.linalg.eigh(A).eigenvectors, ag.linalg.solve(A, A[0]),
                 ag.linalg.inv_ex(A).info):
         assert out.device == A.device
+
+
+# ------------------------------------------------------------------ svd
+
+def svd_gauge_free(lib, A, full_matrices=False):
+    """svd's outputs as gauge-invariant quantities: S, ``U Vh`` (each pair's common sign or
+    phase cancels) and the projectors onto the left singular vectors."""
+    U, S, Vh = lib.linalg.svd(A, full_matrices=full_matrices)
+    if S.grad_fn is not None:
+        assert node_name(S.grad_fn) == "LinalgSvdBackward0"
+    k = S.shape[-1]
+    U, Vh = U[..., :k], Vh[..., :k, :]
+    rows = U.mT
+    return S, U @ Vh, rows.unsqueeze(-1) * rows.conj().unsqueeze(-2)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(3, 3), (4, 2), (2, 2, 4), (2, 1, 3, 2)])
+@pytest.mark.parametrize("full_matrices", [False, True])
+def test_svd(dtype, shape, full_matrices):
+    tolerances = {"rtol": 1e-3, "atol": 1e-4} if dtype == np.float32 else {}
+    check_op(lambda lib, A: svd_gauge_free(lib, A, full_matrices), randn(*shape, seed=11),
+             dtype=dtype, **tolerances)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (4, 2), (2, 3)])
+def test_svd_complex(shape):
+    A = randn(*shape, seed=12) + 1j * randn(*shape, seed=13)
+    check_op(lambda lib, A: svd_gauge_free(lib, A), A)
+
+
+def test_svdvals():
+    def fn(lib, A):
+        out = lib.linalg.svdvals(A)
+        assert node_name(out.grad_fn) == "LinalgSvdBackward0"
+        return out
+    check_op(fn, randn(2, 3, 4, seed=14))
+    check_op(fn, randn(3, 3, seed=15) + 1j * randn(3, 3, seed=16))
+    # rank deficient: S alone is still differentiable (no division by S)
+    check_op(fn, np.outer(randn(3, seed=1), randn(4, seed=2)), double=False)
+
+
+def test_svd_gradcheck_forward_shapes():
+    check_gradcheck(lambda lib, A: svd_gauge_free(lib, A), randn(4, 3, seed=17))
+    check_gradcheck(lambda lib, A: svd_gauge_free(lib, A), randn(2, 4, seed=18))
+    for lib in (ag, torch):
+        U, S, Vh = lib.linalg.svd(lib.ones(2, 5, 3))
+        assert (tuple(U.shape), tuple(S.shape), tuple(Vh.shape)) == ((2, 5, 5), (2, 3), (2, 3, 3))
+
+
+def test_svd_gauge_dependent_loss():
+    def fn(lib):
+        A = lib.tensor(randn(3, 3, seed=1) + 1j * randn(3, 3, seed=2), requires_grad=True)
+        lib.linalg.svd(A).U.real.sum().backward()
+    assert_same_error(fn, RuntimeError, exact="svd_backward: The singular vectors in the "
+                      "complex case are specified up to multiplication by e^{i phi}. The "
+                      "specified loss function depends on this phase term, making it "
+                      "ill-defined.")
+
+
+@pytest.mark.parametrize("some", [True, False])
+def test_torch_svd(some):
+    def fn(lib, A):
+        U, S, V = lib.svd(A, some=some)
+        k = S.shape[-1]
+        return S, U[..., :k] @ V[..., :k].mT
+    check_op(fn, randn(2, 4, 3, seed=19))
+    for lib in (ag, torch):
+        result = lib.svd(lib.ones(4, 3), some=some, compute_uv=False)
+        assert type(result).__name__ == "svd"
+        assert tuple(result.U.shape) == (4, 4) and tuple(result.V.shape) == (3, 3)
+        assert not result.U.any()
+
+
+# ------------------------------------------------------------------ matrix_exp, cross
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape, scale", [((3, 3), 0.3), ((2, 4, 4), 2.0), ((1, 1), 5.0)])
+def test_matrix_exp(dtype, shape, scale):
+    def fn(lib, A):
+        out = lib.linalg.matrix_exp(A)
+        assert node_name(out.grad_fn) == "LinalgMatrixExpBackward0"
+        return out
+    check_op(fn, scale * randn(*shape, seed=20), dtype=dtype,
+             rtol=1e-3 if dtype == np.float32 else 1e-6)
+    check_op(lambda lib, A: lib.matrix_exp(A), randn(*shape, seed=21), dtype=dtype,
+             rtol=1e-3 if dtype == np.float32 else 1e-6)
+
+
+def test_matrix_exp_complex_gradcheck_forward_ad():
+    check_op(lambda lib, A: lib.linalg.matrix_exp(A), randn(3, 3, seed=1) + 1j * randn(3, 3))
+    check_gradcheck(lambda lib, A: lib.linalg.matrix_exp(A), randn(2, 3, 3, seed=22))
+    check_jvp(lambda lib, A: lib.linalg.matrix_exp(A), randn(2, 3, 3, seed=23))
+    assert_same_error(lambda lib: lib.linalg.matrix_exp(lib.ones(2, 2, dtype=lib.int64)),
+                      RuntimeError, "Expected a floating point or complex tensor as input. "
+                      "Got Long")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("a_shape, b_shape, dim", [
+    ((3,), (3,), -1), ((4, 3), (4, 3), -1), ((3, 4), (3, 4), 0), ((1, 3), (5, 3), -1),
+])
+def test_cross(dtype, a_shape, b_shape, dim):
+    def fn(lib, a, b):
+        out = lib.linalg.cross(a, b, dim=dim)
+        assert node_name(out.grad_fn) == "LinalgCrossBackward0"
+        return out
+    check_op(fn, randn(*a_shape, seed=24), randn(*b_shape, seed=25), dtype=dtype)
+
+
+def test_cross_torch_form_complex_gradcheck_errors():
+    check_op(lambda lib, a, b: lib.cross(a, b), randn(2, 3, 4, seed=1), randn(2, 3, 4, seed=2))
+    check_op(lambda lib, a, b: lib.cross(a, b, dim=1), randn(2, 3) + 1j * randn(2, 3, seed=3),
+             randn(2, 3, seed=4) + 1j * randn(2, 3, seed=5))
+    check_gradcheck(lambda lib, a, b: lib.linalg.cross(a, b), randn(2, 3), randn(2, 3, seed=6))
+    check_jvp(lambda lib, a, b: lib.linalg.cross(a, b), randn(2, 3), randn(2, 3, seed=7))
+    assert_same_error(lambda lib: lib.linalg.cross(lib.ones(3, 2), lib.ones(3, 2)),
+                      RuntimeError, exact="linalg.cross: inputs dimension -1 must have length "
+                      "3. Got 2 and 2")
+    assert_same_error(lambda lib: lib.linalg.cross(lib.ones(3), lib.ones(2, 3)), RuntimeError,
+                      exact="linalg.cross: inputs must have the same number of dimensions.")
+
+
+# ------------------------------------------------------------------ composites
+
+def test_vecdot_multi_dot_diagonal():
+    x = randn(2, 3, seed=26) + 1j * randn(2, 3, seed=27)
+    check_op(lambda lib, x, y: lib.linalg.vecdot(x, y), x, randn(3, seed=28) + 0j)
+    check_op(lambda lib, x, y: lib.linalg.vecdot(x, y, dim=0), randn(3, 2), randn(3, 2, seed=1))
+    check_op(lambda lib, a, b, c: lib.linalg.multi_dot([a, b, c]), randn(3, seed=1),
+             randn(3, 4, seed=2), randn(4, 2, seed=3))
+    check_op(lambda lib, A: lib.linalg.diagonal(A, offset=1), randn(2, 3, 4))
+    assert_same_error(lambda lib: lib.linalg.multi_dot([lib.ones(2, 2)]), RuntimeError,
+                      exact="multi_dot(): expected at least 2 tensors but got 1")
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 6, -1, -3])
+def test_matrix_power(n):
+    check_op(lambda lib, A: lib.linalg.matrix_power(A, n), well_conditioned(2, 3, 3) / 3)
+    check_op(lambda lib, A: A.matrix_power(n), well_conditioned(3, 3, seed=1) / 3)
+
+
+def test_matrix_power_graph_and_errors():
+    for lib in (ag, torch):
+        A = lib.tensor(randn(3, 3), requires_grad=True)
+        node = lib.linalg.matrix_power(A, 3).grad_fn
+        assert [node_name(n) for n, _ in node.next_functions] == [
+            "MmBackward0", "AccumulateGrad"]
+    assert_same_error(lambda lib: lib.linalg.matrix_power(lib.ones(3, 2), 2), RuntimeError,
+                      exact="linalg.matrix_power: A must be batches of square matrices, but "
+                      "they are 3 by 2 matrices")
+
+
+def test_matrix_rank():
+    low_rank = np.outer(randn(4, seed=1), randn(3, seed=2)) + np.outer(randn(4), randn(3))
+    for A in (randn(4, 3), low_rank, np.zeros((2, 2)), np.stack([np.eye(3), np.diag([1.0, 0, 0])])):
+        for kwargs in ({}, {"atol": 0.5}, {"rtol": 0.9}):
+            ours = ag.linalg.matrix_rank(ag.tensor(A), **kwargs)
+            theirs = torch.linalg.matrix_rank(torch.tensor(A), **kwargs)
+            assert_close(ours, theirs)

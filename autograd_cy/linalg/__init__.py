@@ -16,7 +16,10 @@ A matrix the factorization cannot handle raises ``linalg.LinAlgError`` (a
 | cholesky_factor | cholesky, cholesky_ex |
 | hermitian_eigen | eigh, eigvalsh |
 | svd | svd, svdvals (and torch.svd) |
-| torch_forms | torch.det, logdet, slogdet, inverse, cholesky and the Tensor methods |
+| matrix_exp | matrix_exp |
+| cross | cross (and torch.cross) |
+| products | vecdot, multi_dot, diagonal, matrix_power, matrix_rank (composites) |
+| torch_forms | torch.det, logdet, slogdet, inverse, cholesky, svd, cross ... and the methods |
 
 >>> import autograd_cy as ag
 >>> A = ag.tensor([[3.0, 1.0], [1.0, 2.0]], requires_grad=True)
@@ -32,8 +35,12 @@ from autograd_cy.linalg.determinant import det, slogdet
 from autograd_cy.linalg.cholesky_factor import cholesky, cholesky_ex
 from autograd_cy.linalg.hermitian_eigen import eigh, eigvalsh
 from autograd_cy.linalg.svd import svd, svdvals
+from autograd_cy.linalg.matrix_exp import matrix_exp
+from autograd_cy.linalg.cross import cross
+from autograd_cy.linalg.products import vecdot, multi_dot, diagonal, matrix_power, matrix_rank
 from autograd_cy.linalg import torch_forms as _torch_forms  # noqa: F401  (torch.det, A.det())
 
 __all__ = ["LinAlgError", "vector_norm", "matrix_norm", "norm", "inv", "inv_ex", "solve",
            "solve_ex", "det", "slogdet", "cholesky", "cholesky_ex", "eigh", "eigvalsh", "svd",
-           "svdvals"]
+           "svdvals", "matrix_exp", "cross", "vecdot", "multi_dot", "diagonal", "matrix_power",
+           "matrix_rank"]

@@ -1,5 +1,6 @@
 """The linalg ops as torch's own namespace and Tensor spell them: ``torch.det``,
-``torch.logdet``, ``torch.slogdet``, ``torch.inverse``, ``torch.cholesky``, ``torch.svd`` and the
+``torch.logdet``, ``torch.slogdet``, ``torch.inverse``, ``torch.cholesky``, ``torch.svd``,
+``torch.cross``, ``torch.matrix_exp``, ``torch.matrix_power`` and the
 methods ``A.det()``, ``A.inverse()`` ...
 
 They are ``linalg``'s ops under other names, except ``torch.cholesky``: deprecated in
@@ -16,8 +17,12 @@ from autograd_cy.linalg import determinant as _determinant
 from autograd_cy.linalg import inverse as _inverse
 from autograd_cy.linalg._lapack import array_of, check_matrix
 from autograd_cy.linalg.svd import torch_svd as svd
+from autograd_cy.linalg.cross import torch_cross as cross
+from autograd_cy.linalg.matrix_exp import matrix_exp
+from autograd_cy.linalg.products import matrix_power
 
-__all__ = ["det", "logdet", "slogdet", "inverse", "cholesky", "svd"]
+__all__ = ["det", "logdet", "slogdet", "inverse", "cholesky", "svd", "cross", "matrix_exp",
+           "matrix_power"]
 
 slogdet_result = namedtuple("slogdet", ["sign", "logabsdet"])
 
@@ -56,4 +61,5 @@ def cholesky(input, upper=False):
 
 
 _register_methods({"det": det, "logdet": logdet, "slogdet": slogdet, "inverse": inverse,
-                   "cholesky": cholesky, "svd": svd})
+                   "cholesky": cholesky, "svd": svd, "cross": cross, "matrix_exp": matrix_exp,
+                   "matrix_power": matrix_power})
