@@ -573,3 +573,36 @@ def test_matrix_rank():
             ours = ag.linalg.matrix_rank(ag.tensor(A), **kwargs)
             theirs = torch.linalg.matrix_rank(torch.tensor(A), **kwargs)
             assert_close(ours, theirs)
+
+
+# ------------------------------------------------------------------ solve_triangular
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("left", [False, True])
+@pytest.mark.parametrize("unitriangular", [False, True])
+def test_solve_triangular(dtype, upper, left, unitriangular):
+    def fn(lib, A, B):
+        out = lib.linalg.solve_triangular(A, B, upper=upper, left=left,
+                                          unitriangular=unitriangular)
+        assert node_name(out.grad_fn) == "LinalgSolveTriangularBackward0"
+        return out
+    B_shape = (2, 3, 2) if left else (2, 2, 3)
+    check_op(fn, well_conditioned(3, 3), randn(*B_shape, seed=29), dtype=dtype)
+
+
+def test_solve_triangular_complex_gradcheck_forward_ad_errors():
+    check_op(lambda lib, A, B: lib.linalg.solve_triangular(A, B, upper=False),
+             complex_matrix(2, 3, 3), randn(3, 2, seed=1) + 1j * randn(3, 2, seed=2))
+    check_gradcheck(lambda lib, A, B: lib.linalg.solve_triangular(A, B, upper=True),
+                    well_conditioned(3, 3), randn(3, 2, seed=3))
+    check_jvp(lambda lib, A, B: lib.linalg.solve_triangular(A, B, upper=True, left=False),
+              well_conditioned(2, 3, 3), randn(2, 3, seed=4))
+    assert_same_error(lambda lib: lib.linalg.solve_triangular(lib.eye(3), lib.ones(3),
+                                                              upper=True),
+                      RuntimeError, exact="linalg.solve_triangular: The input tensor B must "
+                      "have at least 2 dimensions.")
+    assert_same_error(lambda lib: lib.linalg.solve_triangular(lib.eye(3), lib.ones(2, 3),
+                                                              upper=True),
+                      RuntimeError, exact="linalg.solve_triangular: Incompatible shapes of A "
+                      "and B for the equation AX = B (3x3 and 2x3)")
