@@ -606,3 +606,67 @@ def test_solve_triangular_complex_gradcheck_forward_ad_errors():
                                                               upper=True),
                       RuntimeError, exact="linalg.solve_triangular: Incompatible shapes of A "
                       "and B for the equation AX = B (3x3 and 2x3)")
+
+
+# ------------------------------------------------------------------ qr
+
+def qr_gauge_free(lib, A, mode="reduced"):
+    """Q and R with R's diagonal made positive (the factorization is then unique): each
+    column of Q and row of R times the unit factor of R's diagonal entry."""
+    Q, R = lib.linalg.qr(A, mode)
+    if R.grad_fn is not None:
+        assert node_name(R.grad_fn) == "LinalgQrBackward0"
+    k = min(A.shape[-2], A.shape[-1])
+    phase = R.diagonal(0, -2, -1).sgn().detach()
+    Q_k = Q[..., :k] * phase.unsqueeze(-2)
+    R_k = R[..., :k, :] * phase.conj().unsqueeze(-1)
+    return Q_k, R_k
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(3, 3), (4, 2), (2, 4), (2, 1, 4, 3)])
+def test_qr(dtype, shape):
+    check_op(lambda lib, A: qr_gauge_free(lib, A), randn(*shape, seed=31), dtype=dtype)
+
+
+def test_qr_complete_complex_gradcheck():
+    check_op(lambda lib, A: qr_gauge_free(lib, A, "complete"), randn(2, 4, seed=32))
+    check_op(lambda lib, A: qr_gauge_free(lib, A), randn(4, 3) + 1j * randn(4, 3, seed=1))
+    check_op(lambda lib, A: qr_gauge_free(lib, A), randn(2, 3) + 1j * randn(2, 3, seed=2))
+    check_gradcheck(lambda lib, A: qr_gauge_free(lib, A), randn(4, 3, seed=33))
+    check_gradcheck(lambda lib, A: qr_gauge_free(lib, A), randn(2, 3, seed=34))
+
+
+def test_qr_modes_and_errors():
+    for lib in (ag, torch):
+        Q, R = lib.linalg.qr(lib.ones(2, 5, 3), mode="complete")
+        assert (tuple(Q.shape), tuple(R.shape)) == ((2, 5, 5), (2, 5, 3))
+        result = lib.linalg.qr(lib.ones(2, 5, 3), mode="r")
+        assert type(result).__name__ == "linalg_qr"
+        assert tuple(result.Q.shape) == (0,) and tuple(result.R.shape) == (2, 3, 3)
+    assert_close(ag.linalg.qr(ag.tensor(randn(4, 3)), mode="r").R.abs(),
+                 torch.linalg.qr(torch.tensor(randn(4, 3)), mode="r").R.abs())
+
+    def complete(lib):
+        A = lib.tensor(randn(4, 2), requires_grad=True)
+        lib.linalg.qr(A, mode="complete").Q.sum().backward()
+    assert_same_error(complete, RuntimeError, exact="The QR decomposition is not "
+                      "differentiable when mode='complete' and nrows > ncols.")
+
+    def r_only(lib):
+        A = lib.tensor(randn(3, 3), requires_grad=True)
+        lib.linalg.qr(A, mode="r").R.sum().backward()
+    assert_same_error(r_only, RuntimeError, "depends on Q, which is not computed when "
+                      "mode='r'")
+    assert_same_error(lambda lib: lib.linalg.qr(lib.ones(3, 3), mode="x"), RuntimeError,
+                      exact="qr received unrecognized mode 'x' but expected one of 'reduced' "
+                      "(default), 'r', or 'complete'")
+
+
+def test_torch_qr():
+    def fn(lib, A):
+        Q, R = lib.qr(A)
+        return Q @ R, R.abs()
+    with pytest.warns(UserWarning, match="torch.qr is deprecated"):
+        check_op(fn, randn(4, 3, seed=35))
+    assert type(ag.qr(ag.ones(3, 2))).__name__ == "qr"
