@@ -670,3 +670,55 @@ def test_torch_qr():
     with pytest.warns(UserWarning, match="torch.qr is deprecated"):
         check_op(fn, randn(4, 3, seed=35))
     assert type(ag.qr(ag.ones(3, 2))).__name__ == "qr"
+
+
+# ------------------------------------------------------------------ pinv, lstsq
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(3, 3), (4, 2), (2, 4), (2, 3, 5)])
+def test_pinv(dtype, shape):
+    def fn(lib, A):
+        out = lib.linalg.pinv(A)
+        assert node_name(out.grad_fn) == "LinalgPinvBackward0"
+        return out
+    check_op(fn, randn(*shape, seed=36), dtype=dtype,
+             rtol=1e-3 if dtype == np.float32 else None)
+
+
+def test_pinv_options_complex_gradcheck():
+    check_op(lambda lib, A: lib.linalg.pinv(A), randn(4, 3) + 1j * randn(4, 3, seed=1))
+    check_op(lambda lib, A: lib.linalg.pinv(sym(lib, A), hermitian=True), spd(3, 3))
+    check_op(lambda lib, A: lib.pinverse(A), randn(3, 4, seed=2))
+    check_op(lambda lib, A: A.pinverse(), randn(4, 3, seed=3))
+    check_gradcheck(lambda lib, A: lib.linalg.pinv(A), randn(4, 3, seed=37))
+    check_gradcheck(lambda lib, A: lib.linalg.pinv(A), randn(2, 3, seed=38))
+    # a tolerance that drops singular values
+    A = np.diag([3.0, 1.0, 1e-3])
+    for kwargs in ({"atol": 0.01}, {"rtol": 0.5}, {}):
+        assert_close(ag.linalg.pinv(ag.tensor(A), **kwargs),
+                     torch.linalg.pinv(torch.tensor(A), **kwargs))
+
+
+@pytest.mark.parametrize("driver", [None, "gels", "gelsy", "gelsd", "gelss"])
+def test_lstsq(driver):
+    def fn(lib, A, B):
+        result = lib.linalg.lstsq(A, B, driver=driver)
+        assert type(result).__name__ == "linalg_lstsq"
+        assert node_name(result.solution.grad_fn) == "LinalgLstsqBackward0"
+        return result.solution, result.residuals, result.rank, result.singular_values
+    check_op(fn, randn(2, 5, 3, seed=39), randn(2, 5, 2, seed=40))
+
+
+def test_lstsq_vector_wide_gradcheck_errors():
+    check_op(lambda lib, A, b: lib.linalg.lstsq(A, b).solution, randn(4, 3), randn(4, seed=1))
+    check_op(lambda lib, A, B: lib.linalg.lstsq(A, B, driver="gelsd")[:2], randn(3, 5),
+             randn(3, 2, seed=2))
+    check_gradcheck(lambda lib, A, B: lib.linalg.lstsq(A, B).solution, randn(4, 3),
+                    randn(4, 2, seed=3))
+    assert_same_error(lambda lib: lib.linalg.lstsq(lib.ones(4, 3), lib.ones(4, 2),
+                                                   driver="x"),
+                      RuntimeError, exact="torch.linalg.lstsq: parameter `driver` should be "
+                      "one of (gels, gelsy, gelsd, gelss)")
+    assert_same_error(lambda lib: lib.linalg.lstsq(lib.ones(4, 3), lib.ones(3, 2)),
+                      RuntimeError, exact="torch.linalg.lstsq: input.size(-2) should match "
+                      "other.size(-2)")

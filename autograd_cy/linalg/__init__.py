@@ -19,6 +19,8 @@ A matrix the factorization cannot handle raises ``linalg.LinAlgError`` (a
 | matrix_exp | matrix_exp |
 | triangular_solve | solve_triangular |
 | qr | qr (and torch.qr) |
+| pinv | pinv (and torch.pinverse) |
+| lstsq | lstsq |
 | cross | cross (and torch.cross) |
 | products | vecdot, multi_dot, diagonal, matrix_power, matrix_rank (composites) |
 | torch_forms | torch.det, logdet, slogdet, inverse, cholesky, svd, cross ... and the methods |
@@ -40,6 +42,8 @@ from autograd_cy.linalg.svd import svd, svdvals
 from autograd_cy.linalg.matrix_exp import matrix_exp
 from autograd_cy.linalg.triangular_solve import solve_triangular
 from autograd_cy.linalg.qr import qr
+from autograd_cy.linalg.pinv import pinv
+from autograd_cy.linalg.lstsq import lstsq
 from autograd_cy.linalg.cross import cross
 from autograd_cy.linalg.products import vecdot, multi_dot, diagonal, matrix_power, matrix_rank
 from autograd_cy.linalg import torch_forms as _torch_forms  # noqa: F401  (torch.det, A.det())
@@ -47,4 +51,4 @@ from autograd_cy.linalg import torch_forms as _torch_forms  # noqa: F401  (torch
 __all__ = ["LinAlgError", "vector_norm", "matrix_norm", "norm", "inv", "inv_ex", "solve",
            "solve_ex", "det", "slogdet", "cholesky", "cholesky_ex", "eigh", "eigvalsh", "svd",
            "svdvals", "matrix_exp", "cross", "vecdot", "multi_dot", "diagonal", "matrix_power",
-           "matrix_rank", "solve_triangular", "qr"]
+           "matrix_rank", "solve_triangular", "qr", "pinv", "lstsq"]
