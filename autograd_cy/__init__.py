@@ -53,7 +53,7 @@ from autograd_cy.clamp_min import clamp_min  # noqa: E402,F401
 from autograd_cy import linalg  # noqa: E402,F401  (torch.linalg)
 from autograd_cy.linalg.torch_forms import (  # noqa: E402,F401  (torch.det ...)
     det, logdet, slogdet, inverse, cholesky, svd, cross, matrix_exp, matrix_power, qr,
-    pinverse,
+    pinverse, cholesky_solve, cholesky_inverse,
 )
 from autograd_cy.reorder import flip, fliplr, flipud, roll, rot90  # noqa: E402,F401
 from autograd_cy.grad_mode import (  # noqa: E402,F401

@@ -722,3 +722,55 @@ def test_lstsq_vector_wide_gradcheck_errors():
     assert_same_error(lambda lib: lib.linalg.lstsq(lib.ones(4, 3), lib.ones(3, 2)),
                       RuntimeError, exact="torch.linalg.lstsq: input.size(-2) should match "
                       "other.size(-2)")
+
+
+# ------------------------------------------------------------------ cholesky_solve, _inverse
+
+def factor(upper, *shape, seed=0, complex=False):
+    """A well-conditioned triangular factor (and junk in the other triangle, never read);
+    a complex one with a real diagonal, as a Cholesky factor has."""
+    n = shape[-1]
+    a = randn(*shape, seed=seed) + 3 * np.eye(n)
+    if complex:
+        a = a + 1j * randn(*shape, seed=seed + 1) * (1 - np.eye(n))
+    return a
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("B_shape, L_shape", [((3, 2), (3, 3)), ((2, 3, 4), (3, 3)),
+                                              ((3, 1), (2, 3, 3))])
+def test_cholesky_solve(dtype, upper, B_shape, L_shape):
+    def fn(lib, B, L):
+        out = lib.cholesky_solve(B, L, upper)
+        assert node_name(out.grad_fn) == "CholeskySolveBackward0"
+        return out
+    check_op(fn, randn(*B_shape, seed=41), factor(upper, *L_shape), dtype=dtype,
+             rtol=1e-3 if dtype == np.float32 else None)
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_inverse(upper):
+    def fn(lib, L):
+        out = lib.cholesky_inverse(L, upper)
+        assert node_name(out.grad_fn) == "CholeskyInverseBackward0"
+        return out
+    check_op(fn, factor(upper, 2, 3, 3))
+    check_op(fn, factor(upper, 3, 3, seed=1, complex=True))
+    # torch's gradient, as ours, is not masked to the triangle read: gradcheck through one
+    check_gradcheck(lambda lib, L: lib.cholesky_inverse(L.triu() if upper else L.tril(),
+                                                        upper), factor(upper, 3, 3))
+
+
+def test_cholesky_solve_complex_gradcheck_methods_errors():
+    check_op(lambda lib, B, L: lib.cholesky_solve(B, L), randn(3, 2) + 1j * randn(3, 2, seed=1),
+             factor(False, 3, 3, complex=True))
+    check_gradcheck(lambda lib, B, L: lib.cholesky_solve(B, L.triu(), True), randn(3, 2),
+                    factor(True, 3, 3))
+    check_op(lambda lib, B, L: B.cholesky_solve(L), randn(3, 2), factor(False, 3, 3))
+    check_op(lambda lib, L: L.cholesky_inverse(), factor(False, 3, 3))
+    assert_same_error(lambda lib: lib.cholesky_solve(lib.ones(3), lib.eye(3)), RuntimeError,
+                      exact="b should have at least 2 dimensions, but has 1 dimensions instead")
+    assert_same_error(lambda lib: lib.cholesky_inverse(lib.ones(3)), RuntimeError,
+                      exact="cholesky_inverse: The input tensor A must have at least 2 "
+                      "dimensions.")

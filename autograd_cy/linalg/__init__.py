@@ -21,6 +21,7 @@ A matrix the factorization cannot handle raises ``linalg.LinAlgError`` (a
 | qr | qr (and torch.qr) |
 | pinv | pinv (and torch.pinverse) |
 | lstsq | lstsq |
+| cholesky_solve | torch.cholesky_solve, torch.cholesky_inverse |
 | cross | cross (and torch.cross) |
 | products | vecdot, multi_dot, diagonal, matrix_power, matrix_rank (composites) |
 | torch_forms | torch.det, logdet, slogdet, inverse, cholesky, svd, cross ... and the methods |

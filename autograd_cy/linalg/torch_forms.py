@@ -1,7 +1,8 @@
 """The linalg ops as torch's own namespace and Tensor spell them: ``torch.det``,
 ``torch.logdet``, ``torch.slogdet``, ``torch.inverse``, ``torch.cholesky``, ``torch.svd``,
 ``torch.cross``, ``torch.matrix_exp``, ``torch.matrix_power``, ``torch.qr``,
-``torch.pinverse`` and the methods ``A.det()``, ``A.inverse()`` ...
+``torch.pinverse``, ``torch.cholesky_solve``, ``torch.cholesky_inverse`` and the methods
+``A.det()``, ``A.inverse()`` ...
 
 They are ``linalg``'s ops under other names, except ``torch.cholesky``: deprecated in
 torch, its node is ``CholeskyBackward0`` (not ``LinalgCholeskyExBackward0``), and it
@@ -22,9 +23,10 @@ from autograd_cy.linalg.matrix_exp import matrix_exp
 from autograd_cy.linalg.products import matrix_power
 from autograd_cy.linalg.qr import torch_qr as qr
 from autograd_cy.linalg.pinv import pinverse
+from autograd_cy.linalg.cholesky_solve import cholesky_solve, cholesky_inverse
 
 __all__ = ["det", "logdet", "slogdet", "inverse", "cholesky", "svd", "cross", "matrix_exp",
-           "matrix_power", "qr", "pinverse"]
+           "matrix_power", "qr", "pinverse", "cholesky_solve", "cholesky_inverse"]
 
 slogdet_result = namedtuple("slogdet", ["sign", "logabsdet"])
 
@@ -64,4 +66,5 @@ def cholesky(input, upper=False):
 
 _register_methods({"det": det, "logdet": logdet, "slogdet": slogdet, "inverse": inverse,
                    "cholesky": cholesky, "svd": svd, "cross": cross, "matrix_exp": matrix_exp,
-                   "matrix_power": matrix_power, "qr": qr, "pinverse": pinverse})
+                   "matrix_power": matrix_power, "qr": qr, "pinverse": pinverse,
+                   "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse})
