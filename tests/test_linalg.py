@@ -144,6 +144,16 @@ def test_logdet():
     assert ag.logdet(ag.zeros(2, 2)).item() == -math.inf
 
 
+def test_det_singular():
+    """At a singular matrix the gradient (the cofactors) comes from the SVD, as torch's."""
+    singular = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]])
+    check_op(lambda lib, A: lib.linalg.det(A), singular)
+    check_op(lambda lib, A: lib.linalg.det(A), np.stack([singular, well_conditioned(3, 3)]))
+    # complex: the second derivative goes through the SVD's phases at a zero singular value,
+    # cancellations of huge terms that neither library computes stably
+    check_op(lambda lib, A: lib.linalg.det(A), singular * (1 + 1j), double=False)
+
+
 def test_det_complex():
     check_op(lambda lib, A: lib.linalg.det(A), complex_matrix(3, 3))
     check_op(lambda lib, A: lib.linalg.det(A), complex_matrix(2, 3, 3), dtype=np.float32)

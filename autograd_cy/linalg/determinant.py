@@ -8,10 +8,15 @@ Jacobi's formula, ``d det(A) = det(A) tr(A^{-1} dA)``, gives the gradients
     slogdet: gA = g A^{-H}, with g = g_logabsdet (real A), or for complex A
              g = g_logabsdet + i Im(g_sign conj(sign))   (the phase moves the sign)
 
-written with ``linalg.inv`` so that they differentiate again. They need an invertible
-``A`` (torch differentiates ``det`` at a singular matrix through its SVD; this package
-raises ``LinAlgError`` there). ``logdet`` is torch's composite: ``where(sign == -1, nan,
-logabsdet)`` (``log(sign) + logabsdet`` for complex A).
+written with ``linalg.inv`` so that they differentiate again. ``slogdet``'s needs an
+invertible ``A``; ``logdet`` is torch's composite: ``where(sign == -1, nan, logabsdet)``
+(``log(sign) + logabsdet`` for complex A).
+
+# NOTE [The determinant's gradient at a singular matrix]
+``det(A) A^{-H}`` is the matrix of cofactors, which stays finite where ``A`` is singular.
+As torch, a batch holding a singular matrix takes it from the SVD ``A = U diag(S) Vh``:
+``gA = U diag(g conj(det(U) det(Vh)) prod_{j != i} S_j) Vh`` (the products of all but one
+singular value, without dividing by a zero one).
 
 >>> import autograd_cy as ag
 >>> ag.linalg.det(ag.tensor([[2.0, 1.0], [1.0, 3.0]]))
@@ -51,6 +56,8 @@ class LinalgDet(Function):
     @staticmethod
     def backward(ctx, grad):
         A, det = ctx.saved_tensors
+        if (det == 0).any():
+            return _singular_gradient(grad, A)
         scale = (grad * det.conj()).unsqueeze(-1).unsqueeze(-1)
         return mH(inv(A)) * scale
 
@@ -61,6 +68,19 @@ class LinalgDet(Function):
 
 
 LinalgDet._backward_cls.__name__ = "LinalgDetBackward0"
+
+
+def _singular_gradient(grad, A):
+    """``det``'s gradient through the SVD (NOTE [The determinant's gradient at a singular
+    matrix])."""
+    from autograd_cy.linalg.svd import svd
+    U, S, Vh = svd(A)
+    n = S.shape[-1]
+    eye = _ag.eye(n, dtype=_ag.bool, device=S.device)
+    others = _ag.where(eye, 1.0, S.unsqueeze(-2).expand(S.shape[:-1] + (n, n))).prod(-1)
+    alpha = (det(U) * det(Vh)).conj()
+    D = (grad * alpha).unsqueeze(-1) * others
+    return _ag.matmul(U * D.unsqueeze(-2), Vh)
 
 
 def det(A):
