@@ -782,3 +782,46 @@ def test_cholesky_solve_complex_gradcheck_methods_errors():
     assert_same_error(lambda lib: lib.cholesky_inverse(lib.ones(3)), RuntimeError,
                       exact="cholesky_inverse: The input tensor A must have at least 2 "
                       "dimensions.")
+
+
+# ------------------------------------------------------------------ lu
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4), (2, 1, 3, 3)])
+def test_lu(dtype, shape):
+    def fn(lib, A):
+        P, L, U = lib.linalg.lu(A)
+        assert node_name(L.grad_fn) == "LinalgLuBackward0"
+        return P, L, U
+    check_op(fn, randn(*shape, seed=42), dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_lu_factor(dtype):
+    def fn(lib, A):
+        LU, pivots = lib.linalg.lu_factor(A)
+        assert node_name(LU.grad_fn) == "LinalgLuFactorExBackward0"
+        assert pivots.dtype == lib.int32
+        return LU, pivots
+    check_op(fn, randn(2, 4, 4, seed=43), dtype=dtype)
+
+
+def test_lu_rectangular_complex_gradcheck_results():
+    for shape in ((4, 2), (2, 4)):
+        ours, theirs = ag.linalg.lu(ag.tensor(randn(*shape))), torch.linalg.lu(
+            torch.tensor(randn(*shape)))
+        assert_close(tuple(ours), tuple(theirs))
+    check_op(lambda lib, A: tuple(lib.linalg.lu(A)), randn(3, 3) + 1j * randn(3, 3, seed=1))
+    check_gradcheck(lambda lib, A: lib.linalg.lu(A)[1:], randn(3, 3, seed=44))
+    check_gradcheck(lambda lib, A: lib.linalg.lu_factor(A).LU, randn(3, 3, seed=45))
+    singular = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 1.0, 1.0]])
+    for lib in (ag, torch):
+        result = lib.linalg.lu_factor_ex(lib.tensor(singular))
+        assert type(result).__name__ == "linalg_lu_factor_ex"
+        assert result.info.item() == 3 and to_numpy(result.pivots).tolist() == [2, 3, 3]
+        assert type(lib.linalg.lu(lib.eye(2))).__name__ == "linalg_lu"
+    assert_same_error(lambda lib: lib.linalg.lu_factor(lib.zeros(2, 3, 3)), RuntimeError,
+                      exact="torch.linalg.lu_factor: (Batch element 0): U[1,1] is zero and "
+                      "using it on lu_solve would result in a division by zero. If you still "
+                      "want to perform the factorization, consider calling linalg.lu(A, pivot) "
+                      "or linalg.lu_factor_ex(A, pivot)")

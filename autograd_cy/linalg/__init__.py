@@ -21,6 +21,7 @@ A matrix the factorization cannot handle raises ``linalg.LinAlgError`` (a
 | qr | qr (and torch.qr) |
 | pinv | pinv (and torch.pinverse) |
 | lstsq | lstsq |
+| lu | lu, lu_factor, lu_factor_ex |
 | cholesky_solve | torch.cholesky_solve, torch.cholesky_inverse |
 | cross | cross (and torch.cross) |
 | products | vecdot, multi_dot, diagonal, matrix_power, matrix_rank (composites) |
@@ -45,6 +46,7 @@ from autograd_cy.linalg.triangular_solve import solve_triangular
 from autograd_cy.linalg.qr import qr
 from autograd_cy.linalg.pinv import pinv
 from autograd_cy.linalg.lstsq import lstsq
+from autograd_cy.linalg.lu import lu, lu_factor, lu_factor_ex
 from autograd_cy.linalg.cross import cross
 from autograd_cy.linalg.products import vecdot, multi_dot, diagonal, matrix_power, matrix_rank
 from autograd_cy.linalg import torch_forms as _torch_forms  # noqa: F401  (torch.det, A.det())
@@ -52,4 +54,5 @@ from autograd_cy.linalg import torch_forms as _torch_forms  # noqa: F401  (torch
 __all__ = ["LinAlgError", "vector_norm", "matrix_norm", "norm", "inv", "inv_ex", "solve",
            "solve_ex", "det", "slogdet", "cholesky", "cholesky_ex", "eigh", "eigvalsh", "svd",
            "svdvals", "matrix_exp", "cross", "vecdot", "multi_dot", "diagonal", "matrix_power",
-           "matrix_rank", "solve_triangular", "qr", "pinv", "lstsq"]
+           "matrix_rank", "solve_triangular", "qr", "pinv", "lstsq", "lu",
+           "lu_factor", "lu_factor_ex"]
