@@ -825,3 +825,38 @@ def test_lu_rectangular_complex_gradcheck_results():
                       "using it on lu_solve would result in a division by zero. If you still "
                       "want to perform the factorization, consider calling linalg.lu(A, pivot) "
                       "or linalg.lu_factor_ex(A, pivot)")
+
+
+# ------------------------------------------------------------------ eig
+
+def eig_gauge_free(lib, A):
+    """The eigenvalues and each eigenvector's projector ``v v^H`` (of norm-1 vectors: free
+    of the phase)."""
+    values, vectors = lib.linalg.eig(A)
+    if values.grad_fn is not None:
+        assert node_name(values.grad_fn) == "LinalgEigBackward0"
+    rows = vectors.mT
+    return values, rows.unsqueeze(-1) * rows.conj().unsqueeze(-2)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4)])
+def test_eig(dtype, shape):
+    tolerances = {"rtol": 1e-3, "atol": 1e-4} if dtype == np.float32 else {}
+    check_op(eig_gauge_free, randn(*shape, seed=46), dtype=dtype, **tolerances)
+
+
+def test_eig_complex_eigvals_errors():
+    check_op(eig_gauge_free, randn(3, 3, seed=47) + 1j * randn(3, 3, seed=48))
+    check_op(lambda lib, A: lib.linalg.eigvals(A), randn(2, 3, 3, seed=49))
+    for lib in (ag, torch):
+        assert lib.linalg.eigvals(lib.eye(2)).dtype == lib.complex64
+        assert type(lib.linalg.eig(lib.eye(2))).__name__ == "linalg_eig"
+
+    def phase_dependent(lib):
+        A = lib.tensor(randn(3, 3, seed=50) + 1j * randn(3, 3, seed=51), requires_grad=True)
+        lib.linalg.eig(A).eigenvectors.real.sum().backward()
+    assert_same_error(phase_dependent, RuntimeError, "specified up to multiplication by "
+                      r"e\^\{i phi\}")
+    assert_same_error(lambda lib: lib.linalg.eig(lib.ones(2, 3)), RuntimeError,
+                      "A must be batches of square matrices")
