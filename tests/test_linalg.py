@@ -242,6 +242,12 @@ def test_inv_errors():
     assert_same_error(lambda lib: lib.linalg.inv(lib.zeros(3, 3, dtype=lib.int64)),
                       RuntimeError, "Expected a floating point or complex tensor as input. "
                       "Got Long")
+    assert_same_error(lambda lib: lib.linalg.inv(lib.eye(2, dtype=lib.float16)),
+                      RuntimeError, exact="linalg.inv: Low precision dtypes not supported. "
+                      "Got Half")
+    for lib in (ag, torch):         # empty matrices: an empty inverse, a determinant of 1
+        assert tuple(lib.linalg.inv(lib.ones(2, 0, 0)).shape) == (2, 0, 0)
+        assert lib.linalg.det(lib.ones(0, 0)).item() == 1.0
     assert issubclass(ag.linalg.LinAlgError, RuntimeError)
     with pytest.raises(ag.linalg.LinAlgError):
         ag.linalg.inv(ag.zeros(2, 2))
