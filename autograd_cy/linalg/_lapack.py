@@ -33,20 +33,21 @@ def check_matrix(A, name, square=True, arg="A"):
         raise RuntimeError(f"{name}: The input tensor {arg} must have at least 2 dimensions.")
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
-                           f"Got {_scalar_type(A.dtype)}")
+                           f"Got {scalar_type(A.dtype)}")
     if A.dtype in (_ag.float16, _ag.bfloat16):
         raise RuntimeError(f"{name}: Low precision dtypes not supported. "
-                           f"Got {_scalar_type(A.dtype)}")
+                           f"Got {scalar_type(A.dtype)}")
     if square and A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"{name}: {arg} must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
 
 
-def _scalar_type(dtype):
-    """ATen's name of a dtype in messages: Long, Int, Half ..."""
+def scalar_type(dtype):
+    """ATen's name of a dtype in messages: Long, Int, Half, ComplexFloat ..."""
     return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
             "uint8": "Byte", "bool": "Bool", "float16": "Half", "bfloat16": "BFloat16",
-            "float32": "Float", "float64": "Double"}.get(str(dtype).split(".")[-1], str(dtype))
+            "float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
+            "complex128": "ComplexDouble"}.get(str(dtype).split(".")[-1], str(dtype))
 
 
 def array_of(tensor):

@@ -30,6 +30,7 @@ import autograd_cy as _ag
 from autograd_cy.autograd.function import Function
 from autograd_cy.linalg._lapack import array_of, check_matrix, mH, tensor_like
 from autograd_cy.linalg.inverse import inv, solve
+from autograd_cy.linalg.svd import svd
 
 __all__ = ["det", "slogdet", "logdet"]
 
@@ -73,7 +74,6 @@ LinalgDet._backward_cls.__name__ = "LinalgDetBackward0"
 def _singular_gradient(grad, A):
     """``det``'s gradient through the SVD (NOTE [The determinant's gradient at a singular
     matrix])."""
-    from autograd_cy.linalg.svd import svd
     U, S, Vh = svd(A)
     n = S.shape[-1]
     eye = _ag.eye(n, dtype=_ag.bool, device=S.device)

@@ -24,7 +24,8 @@ import numpy as np
 import autograd_cy as _ag
 from autograd_cy.autograd.function import Function
 from autograd_cy.linalg._lapack import (
-    LinAlgError, array_of, batch_prefix, check_matrix, mH, singular_pivots, tensor_like,
+    LinAlgError, array_of, batch_prefix, check_matrix, mH, scalar_type, singular_pivots,
+    tensor_like,
 )
 
 __all__ = ["inv", "inv_ex", "solve", "solve_ex", "inverse"]
@@ -192,7 +193,7 @@ def _check_solve(A, B, left, name):
     check_matrix(A, name)
     if A.dtype != B.dtype:
         raise RuntimeError(f"{name}: Expected A and B to have the same dtype, but found "
-                           f"A of type {_scalar_name(A)} and B of type {_scalar_name(B)} "
+                           f"A of type {scalar_type(A.dtype)} and B of type {scalar_type(B.dtype)} "
                            "instead")
     vector = _vector_case(A, B)
     B_shape = tuple(B.shape) + (1,) if vector else tuple(B.shape)   # a vector is a column
@@ -201,12 +202,6 @@ def _check_solve(A, B, left, name):
                            f"{'AX = B' if left else 'XA = B'} ({_dims(A.shape)} and "
                            f"{_dims(B_shape)})")
     return vector
-
-
-def _scalar_name(tensor):
-    from autograd_cy.linalg._lapack import _scalar_type
-    return {"complex64": "ComplexFloat", "complex128": "ComplexDouble"}.get(
-        str(tensor.dtype).split(".")[-1], _scalar_type(tensor.dtype))
 
 
 def _dims(shape):

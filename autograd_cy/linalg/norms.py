@@ -13,6 +13,7 @@ tensor(6.)
 import math
 
 import autograd_cy as _ag
+from autograd_cy.linalg.svd import svdvals
 
 __all__ = ["vector_norm", "matrix_norm", "norm"]
 
@@ -49,7 +50,6 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if isinstance(ord, str) and ord != "nuc":
         raise RuntimeError(f"{name}: Order {ord} not supported.")
     if ord == "nuc" or abs(ord) == 2:
-        from autograd_cy.linalg.svd import svdvals
         if dtype is not None:
             A = A.to(dtype)
         # the two dims moved last, the singular values of the matrices there

@@ -11,6 +11,7 @@ tensor([[1., 3.],
 import autograd_cy as _ag
 from autograd_cy.linalg._lapack import check_matrix
 from autograd_cy.linalg.inverse import inv
+from autograd_cy.linalg.svd import svdvals
 
 __all__ = ["vecdot", "multi_dot", "diagonal", "matrix_power", "matrix_rank"]
 
@@ -65,7 +66,6 @@ def matrix_power(A, n):
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
     """The number of singular values above ``max(atol, rtol * S_max)`` (int64); ``rtol``
     defaults to ``eps * max(m, n)`` when no tolerance is given."""
-    from autograd_cy.linalg.svd import svdvals
     check_matrix(A, "linalg.matrix_rank", square=False)
     with _ag.no_grad():
         S = svdvals(A)
