@@ -50,6 +50,11 @@ from autograd_cy.tensor_methods import multinomial  # noqa: E402,F401
 from autograd_cy.bernoulli import bernoulli  # noqa: E402,F401
 from autograd_cy.triangular import tril, triu  # noqa: E402,F401
 from autograd_cy import unfold as _unfold  # noqa: E402,F401  (Tensor.unfold)
+from autograd_cy import linalg  # noqa: E402,F401  (torch.linalg)
+from autograd_cy.linalg.torch_forms import (  # noqa: E402,F401  (torch.det ...)
+    det, logdet, slogdet, inverse, cholesky, svd, matrix_exp, matrix_power, qr,
+    pinverse, cholesky_solve, cholesky_inverse,
+)
 from autograd_cy.reorder import flip, fliplr, flipud, roll, rot90  # noqa: E402,F401
 from autograd_cy.sorting import sort, argsort, msort, topk, kthvalue  # noqa: E402,F401
 from autograd_cy.scans import cumsum, cummax, cummin  # noqa: E402,F401

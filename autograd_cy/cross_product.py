@@ -45,10 +45,11 @@ class Cross(Function):
     def backward(ctx, grad):
         input, other = ctx.saved_tensors
         grads = [None, None, None]
+        # complex operands: the conjugates, as every product's gradient (torch's formula)
         if ctx.needs_input_grad[0]:
-            grads[0] = _reduced(Cross.apply(other, grad, ctx.dim), input)
+            grads[0] = _reduced(Cross.apply(other.conj(), grad, ctx.dim), input)
         if ctx.needs_input_grad[1]:
-            grads[1] = _reduced(Cross.apply(grad, input, ctx.dim), other)
+            grads[1] = _reduced(Cross.apply(grad, input.conj(), ctx.dim), other)
         return tuple(grads)
 
     @staticmethod

@@ -1,0 +1,77 @@
+"""The linalg ops that torch composes from others: ``vecdot``, ``multi_dot``,
+``diagonal``, ``matrix_power`` and ``matrix_rank``. Each is built from the package's ops,
+so its graph is torch's (``matrix_power(A, 3)`` is two ``MmBackward0``; a negative power
+goes through ``linalg.inv``).
+
+>>> import autograd_cy as ag
+>>> ag.linalg.matrix_power(ag.tensor([[1.0, 1.0], [0.0, 1.0]]), 3)
+tensor([[1., 3.],
+        [0., 1.]])
+"""
+import autograd_cy as _ag
+from autograd_cy.linalg._lapack import check_matrix
+from autograd_cy.linalg.inverse import inv
+from autograd_cy.linalg.svd import svdvals
+
+__all__ = ["vecdot", "multi_dot", "diagonal", "matrix_power", "matrix_rank"]
+
+
+def vecdot(x, y, *, dim=-1):
+    """``sum(conj(x) * y)`` along ``dim``, broadcast."""
+    return (x.conj() * y).sum(dim)
+
+
+def multi_dot(tensors):
+    """The product of a chain of matrices (the first and last may be vectors), left to
+    right."""
+    if len(tensors) < 2:
+        raise RuntimeError("multi_dot(): expected at least 2 tensors but got "
+                           f"{len(tensors)}")
+    out = tensors[0]
+    for tensor in tensors[1:]:
+        out = _ag.matmul(out, tensor)
+    return out
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """The ``offset``-th diagonal of the matrices of ``A`` (a view), by default of its last
+    two dims."""
+    return _ag.diagonal(A, offset, dim1, dim2)
+
+
+def matrix_power(A, n):
+    """``A^n`` for an integer ``n``: repeated squaring; ``A^0`` the identity, a negative
+    ``n`` a power of ``linalg.inv(A)``."""
+    if A.dim() < 2 or A.shape[-1] != A.shape[-2]:
+        raise RuntimeError("linalg.matrix_power: A must be batches of square matrices, but "
+                           f"they are {A.shape[-2] if A.dim() > 1 else 1} by "
+                           f"{A.shape[-1]} matrices")
+    if n == 0:     # torch's: the identity copied into a clone (a zero gradient, not none)
+        eye = _ag.eye(A.shape[-1], dtype=A.dtype, device=A.device)
+        return A.clone().copy_(eye.expand(A.shape))
+    if n < 0:
+        A, n = inv(A), -n
+    if n == 1:
+        return A.clone()
+    result, power = None, A
+    while n:
+        if n & 1:
+            result = power if result is None else _ag.matmul(power, result)
+        n >>= 1
+        if n:
+            power = _ag.matmul(power, power)
+    return result
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
+    """The number of singular values above ``max(atol, rtol * S_max)`` (int64); ``rtol``
+    defaults to ``eps * max(m, n)`` when no tolerance is given."""
+    check_matrix(A, "linalg.matrix_rank", square=False)
+    with _ag.no_grad():
+        S = svdvals(A)
+        if atol is None and rtol is None:
+            rtol = _ag.finfo(S.dtype).eps * max(A.shape[-2], A.shape[-1])
+        tolerance = S.amax(-1, keepdim=True) * (rtol or 0.0)
+        if atol is not None:
+            tolerance = _ag.clamp(tolerance, min=atol)
+        return (S > tolerance).sum(-1)
