@@ -332,6 +332,8 @@ FALLBACK_OPS = {
         t, lib.tensor([1, 0, 2])),
     "multilabel_margin_loss": lambda lib, t: lib.nn.functional.multilabel_margin_loss(
         t, lib.tensor([[2, -1, 0], [0, 1, -1], [1, -1, 0]])),
+    "ctc_loss": lambda lib, t: lib.nn.functional.ctc_loss(t.log_softmax(1), lib.tensor([1]),
+                                                          (3,), (1,)),
     # the indices are batched with the values, or shared by every example
     "max_unpool1d": lambda lib, t: lib.nn.functional.max_unpool1d(
         *lib.nn.functional.max_pool1d(t, 2, return_indices=True), 2),
