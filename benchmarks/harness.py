@@ -172,6 +172,39 @@ def table(results, env):
     return "\n".join([header, "", line(columns), rule] + [line(row) for row in rows])
 
 
+# The issues' speed targets, as ratios of the medians of one run: (against, at most).
+# "numpy": the hand-written NumPy floor; "torch": torch in the same rounds (torch.func for
+# the transforms, the foreach=False step for the optimizer).
+TARGETS = {
+    "chain": ("numpy", 1.0), "mlp_small": ("numpy", 1.5), "mlp": ("numpy", 1.0),
+    "hvp": ("numpy", 1.5), "function": ("numpy", 2.0), "wide": ("numpy", 1.2),
+    "hooks": ("numpy", 1.1), "complex_chain": ("torch", 0.5), "mlp_bfloat16": ("torch", 0.5),
+    "per_sample_grads": ("torch", 0.5), "func_jacrev": ("torch", 0.5),
+    "func_jacfwd": ("torch", 0.5), "func_hessian": ("torch", 0.5),
+    "optim_adam_step": ("torch", 0.5), "train_mlp": ("torch", 1.0),
+    "train_cnn": ("torch", 1.2), "train_transformer": ("torch", 0.8),
+}
+
+
+def issue_targets_table(results):
+    """Each measured workload that has a target in ``TARGETS``: its ratio in this run and
+    whether the target holds."""
+    lines = []
+    for r in results:
+        if r["name"] not in TARGETS or r["timings"].get(TARGETS[r["name"]][0]) is None:
+            continue
+        against, target = TARGETS[r["name"]]
+        ratio = r["timings"]["autograd_cy"]["median"] / r["timings"][against]["median"]
+        holds = "yes" if ratio <= target else "**no**"
+        lines.append(f"| {r['name']} | {'NumPy floor' if against == 'numpy' else 'torch'} | "
+                     f"{ratio:.2f}x | <= {target}x | {holds} |")
+    if not lines:
+        return ""
+    return "\n".join(["", "", "The speed targets (ratios of this run's medians):", "",
+                      "| workload | against | ratio | target | holds |",
+                      "|---|---|---|---|---|"] + lines) + "\n"
+
+
 def targets_table(results):
     """The workloads measured against a baseline of ours (NOTE [Ratios between our own
     workloads]): the per-round ratio against its target."""
@@ -237,7 +270,8 @@ def run_suite(args):
         # A workload may add a section of its own after the table (e.g. saved bytes).
         sections = "".join(w.report() + "\n" for w in workloads if hasattr(w, "report"))
         sections += split_report(workloads, repeat)
-    report = table(results, env) + targets_table(results) + sections
+    report = (table(results, env) + issue_targets_table(results) + targets_table(results)
+              + sections)
     print(f"\nmeasured in {time.perf_counter() - started:.0f} s\n")
     print(report)
     publish_as = LATEST_PICTURE if publishes(args) else None

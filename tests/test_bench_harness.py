@@ -138,3 +138,22 @@ def test_headline_and_full_selections():
                                       if n.startswith("depth_") or n == "hvp"]
     with pytest.raises(SystemExit, match="unknown workloads"):
         harness.select(arguments(".", only=["no_such_workload"]))
+
+
+def test_issue_targets_table_reports_each_target_once_measured():
+    from benchmarks.harness import TARGETS, issue_targets_table
+
+    def result(name, ours, torch_time, floor=None):
+        timings = {"autograd_cy": {"median": ours}, "torch": {"median": torch_time}}
+        if floor is not None:
+            timings["numpy"] = {"median": floor}
+        return {"name": name, "timings": timings}
+    assert TARGETS["train_transformer"] == ("torch", 0.8)
+    report = issue_targets_table([result("train_transformer", 1.9, 2.5),
+                                  result("mlp_small", 3.0, 9.0, 2.0),
+                                  result("train_cnn", 1.3, 1.0),
+                                  result("not_a_target", 1.0, 1.0)])
+    lines = [line for line in report.splitlines() if line.startswith("| ") and "ratio" not in line]
+    assert lines == ["| train_transformer | torch | 0.76x | <= 0.8x | yes |",
+                     "| mlp_small | NumPy floor | 1.50x | <= 1.5x | yes |",
+                     "| train_cnn | torch | 1.30x | <= 1.2x | **no** |"]
