@@ -194,6 +194,9 @@ def test_packed_output_is_a_packed_sequence():
     assert outs[0].unsorted_indices.tolist() == outs[1].unsorted_indices.tolist()
 
 
+# Finite differences of a composite of ops each tested on the device elsewhere: on the CPU
+# only (the emulated device takes six minutes for what the CPU checks in eight seconds).
+@pytest.mark.cpu_only
 @pytest.mark.parametrize("mode", ["RNN", "GRU", "LSTM"])
 def test_gradcheck_and_gradgradcheck(mode):
     """Finite differences through the recurrence, w.r.t. the input, h0 and every parameter
@@ -215,6 +218,7 @@ def test_gradcheck_and_gradgradcheck(mode):
     assert ag.autograd.gradgradcheck(run, inputs)
 
 
+@pytest.mark.cpu_only
 def test_gradcheck_packed():
     module = ag.nn.LSTM(2, 3, bidirectional=True, proj_size=2, dtype=ag.float64)
     x = ag.tensor(randn(4, 3, 2, seed=2), requires_grad=True)
