@@ -52,21 +52,9 @@ class Adadelta(Optimizer):
         super().__init__(params, defaults)
 
     def _init_group(self, group):
-        params, grads, square_avgs, acc_deltas, steps = [], [], [], [], []
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            params.append(p)
-            grads.append(p.grad)
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = _tensor(0.0, dtype=_step_dtype(), device="cpu")
-                state["square_avg"] = zeros_like(p)
-                state["acc_delta"] = zeros_like(p)
-            square_avgs.append(state["square_avg"])
-            acc_deltas.append(state["acc_delta"])
-            steps.append(state["step"])
-        return params, grads, square_avgs, acc_deltas, steps
+        return self._gather_state(group, ("square_avg", "acc_delta", "step"), lambda p: {
+            "step": _tensor(0.0, dtype=_step_dtype(), device="cpu"), "square_avg": zeros_like(p),
+            "acc_delta": zeros_like(p)})
 
     def step(self, closure=None):
         """One Adadelta update of every parameter that has a ``.grad``. Returns

@@ -75,18 +75,9 @@ class Adagrad(Optimizer):
                 "sum": full_like(p, complex(value, value) if p.is_complex() else value)}
 
     def _init_group(self, group):
-        params, grads, sums, steps = [], [], [], []
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            params.append(p)
-            grads.append(p.grad)
-            state = self.state[p]
-            if len(state) == 0:         # a group added after construction
-                state.update(self._fresh_state(p, group["fused"]))
-            sums.append(state["sum"])
-            steps.append(state["step"])
-        return params, grads, sums, steps
+        # a group added after construction gets its state at its first step
+        return self._gather_state(group, ("sum", "step"),
+                                  lambda p: self._fresh_state(p, group["fused"]))
 
     def step(self, closure=None):
         """One Adagrad update of every parameter that has a ``.grad``. Returns

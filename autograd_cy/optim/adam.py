@@ -74,25 +74,17 @@ class Adam(Optimizer):
     def _init_group(self, group):
         """The group's parameters that have a gradient, with their gradients and state
         (created, zeroed, at a parameter's first step)."""
-        params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps = [], [], [], [], [], []
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            params.append(p)
-            grads.append(p.grad)
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = _tensor(0.0, dtype=_step_dtype(), device="cpu")
-                state["exp_avg"] = zeros_like(p)
-                state["exp_avg_sq"] = zeros_like(p)
-                if group["amsgrad"]:
-                    state["max_exp_avg_sq"] = zeros_like(p)
-            exp_avgs.append(state["exp_avg"])
-            exp_avg_sqs.append(state["exp_avg_sq"])
-            if group["amsgrad"]:
-                max_exp_avg_sqs.append(state["max_exp_avg_sq"])
-            steps.append(state["step"])
-        return params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps
+        amsgrad = group["amsgrad"]
+
+        def fresh(p):
+            state = {"step": _tensor(0.0, dtype=_step_dtype(), device="cpu"),
+                     "exp_avg": zeros_like(p),
+                     "exp_avg_sq": zeros_like(p)}
+            if amsgrad:
+                state["max_exp_avg_sq"] = zeros_like(p)
+            return state
+        return self._gather_state(group, ("exp_avg", "exp_avg_sq",
+                                          "max_exp_avg_sq" if amsgrad else None, "step"), fresh)
 
     def step(self, closure=None):
         """One Adam update of every parameter that has a ``.grad`` (a parameter whose

@@ -48,23 +48,11 @@ class ASGD(Optimizer):
         super().__init__(params, defaults)
 
     def _init_group(self, group):
-        params, grads, mus, axs, etas, steps = [], [], [], [], [], []
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            params.append(p)
-            grads.append(p.grad)
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = _tensor(0.0, dtype=_step_dtype(), device=p.device)
-                state["eta"] = _tensor(group["lr"], dtype=_step_dtype(), device=p.device)
-                state["mu"] = _tensor(1.0, dtype=_step_dtype(), device=p.device)
-                state["ax"] = zeros_like(p)
-            mus.append(state["mu"])
-            axs.append(state["ax"])
-            etas.append(state["eta"])
-            steps.append(state["step"])
-        return params, grads, mus, axs, etas, steps
+        return self._gather_state(group, ("mu", "ax", "eta", "step"), lambda p: {
+            "step": _tensor(0.0, dtype=_step_dtype(), device=p.device),
+            "eta": _tensor(group["lr"], dtype=_step_dtype(), device=p.device),
+            "mu": _tensor(1.0, dtype=_step_dtype(), device=p.device),
+            "ax": zeros_like(p)})
 
     def step(self, closure=None):
         """One ASGD update of every parameter that has a ``.grad``. Returns

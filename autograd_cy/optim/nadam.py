@@ -61,23 +61,11 @@ class NAdam(Optimizer):
         super().__init__(params, defaults)
 
     def _init_group(self, group):
-        params, grads, exp_avgs, exp_avg_sqs, mu_products, steps = [], [], [], [], [], []
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            params.append(p)
-            grads.append(p.grad)
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = _tensor(0.0, dtype=_step_dtype(), device="cpu")
-                state["mu_product"] = _tensor(1.0, dtype=_step_dtype(), device="cpu")
-                state["exp_avg"] = zeros_like(p)
-                state["exp_avg_sq"] = zeros_like(p)
-            exp_avgs.append(state["exp_avg"])
-            exp_avg_sqs.append(state["exp_avg_sq"])
-            mu_products.append(state["mu_product"])
-            steps.append(state["step"])
-        return params, grads, exp_avgs, exp_avg_sqs, mu_products, steps
+        return self._gather_state(
+            group, ("exp_avg", "exp_avg_sq", "mu_product", "step"), lambda p: {
+                "step": _tensor(0.0, dtype=_step_dtype(), device="cpu"),
+                "mu_product": _tensor(1.0, dtype=_step_dtype(), device="cpu"),
+                "exp_avg": zeros_like(p), "exp_avg_sq": zeros_like(p)})
 
     def step(self, closure=None):
         """One NAdam update of every parameter that has a ``.grad``. Returns

@@ -222,6 +222,27 @@ class Optimizer:
                 update_group(group)
         return loss
 
+    def _gather_state(self, group, names, fresh):
+        """The group's parameters that have a gradient, their gradients, then for each of
+        ``names`` the list of that state entry of those parameters (None: an empty list,
+        for an entry the group's options leave out). ``fresh(p)`` is the state of a
+        parameter at its first step, as a dict in torch's order of keys (state_dict shows
+        it)."""
+        params, grads = [], []
+        columns = [[] for _ in names]
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            params.append(p)
+            grads.append(p.grad)
+            state = self.state[p]
+            if len(state) == 0:
+                state.update(fresh(p))
+            for column, name in zip(columns, names):
+                if name is not None:
+                    column.append(state[name])
+        return (params, grads, *columns)
+
     def register_step_pre_hook(self, hook):
         """``hook(optimizer, args, kwargs)`` runs before each ``step``; it may return new
         ``(args, kwargs)`` for the step. Returns a handle whose ``remove()`` unregisters it."""

@@ -60,27 +60,19 @@ class RMSprop(Optimizer):
     def _init_group(self, group):
         """The group's parameters that have a gradient, their gradients and state (created
         at a parameter's first step)."""
-        params, grads, square_avgs, grad_avgs, buffers, steps = [], [], [], [], [], []
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            params.append(p)
-            grads.append(p.grad)
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = _tensor(0.0, dtype=_step_dtype(), device="cpu")
-                state["square_avg"] = zeros_like(p)
-                if group["momentum"] > 0:
-                    state["momentum_buffer"] = zeros_like(p)
-                if group["centered"]:
-                    state["grad_avg"] = zeros_like(p)
-            square_avgs.append(state["square_avg"])
-            steps.append(state["step"])
-            if group["momentum"] > 0:
-                buffers.append(state["momentum_buffer"])
-            if group["centered"]:
-                grad_avgs.append(state["grad_avg"])
-        return params, grads, square_avgs, grad_avgs, buffers, steps
+        momentum, centered = group["momentum"] > 0, group["centered"]
+
+        def fresh(p):
+            state = {"step": _tensor(0.0, dtype=_step_dtype(), device="cpu"),
+                     "square_avg": zeros_like(p)}
+            if momentum:
+                state["momentum_buffer"] = zeros_like(p)
+            if centered:
+                state["grad_avg"] = zeros_like(p)
+            return state
+        return self._gather_state(group, ("square_avg", "grad_avg" if centered else None,
+                                          "momentum_buffer" if momentum else None, "step"),
+                                  fresh)
 
     def step(self, closure=None):
         """One RMSprop update of every parameter that has a ``.grad``. Returns

@@ -46,23 +46,10 @@ class Rprop(Optimizer):
         super().__init__(params, defaults)
 
     def _init_group(self, group):
-        params, grads, prevs, step_sizes, steps = [], [], [], [], []
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            params.append(p)
-            grads.append(p.grad)
-            state = self.state[p]
-            if len(state) == 0:
-                lr = group["lr"]
-                state["step"] = _tensor(0.0, dtype=_step_dtype(), device="cpu")
-                state["prev"] = zeros_like(p)
-                state["step_size"] = full_like(p.grad, complex(lr, lr) if p.is_complex()
-                                               else lr)
-            prevs.append(state["prev"])
-            step_sizes.append(state["step_size"])
-            steps.append(state["step"])
-        return params, grads, prevs, step_sizes, steps
+        lr = group["lr"]
+        return self._gather_state(group, ("prev", "step_size", "step"), lambda p: {
+            "step": _tensor(0.0, dtype=_step_dtype(), device="cpu"), "prev": zeros_like(p),
+            "step_size": full_like(p.grad, complex(lr, lr) if p.is_complex() else lr)})
 
     def step(self, closure=None):
         """One Rprop update of every parameter that has a ``.grad``. Returns
