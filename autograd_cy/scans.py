@@ -1,4 +1,5 @@
-"""``cumsum``, ``cummax`` and ``cummin``: running sums, maxima and minima along a dim.
+"""``cumsum``, ``cumprod``, ``cummax`` and ``cummin``: running sums, products, maxima and
+minima along a dim.
 
 ``cummax`` and ``cummin`` return the int64 index of each running extreme too (torch's
 nodes ``CummaxBackward0``, ``CumminBackward0``; the gradient goes to those entries,
@@ -34,7 +35,7 @@ from autograd_cy._C.tensor import _array_of, _register_methods, _wrap_array
 from autograd_cy.autograd.function import Function
 from autograd_cy.reorder import _wrap
 
-__all__ = ["cumsum", "cummax", "cummin"]
+__all__ = ["cumsum", "cumprod", "cummax", "cummin"]
 
 cummax_result = namedtuple("cummax", ["values", "indices"])
 cummin_result = namedtuple("cummin", ["values", "indices"])
@@ -104,6 +105,93 @@ def cumsum(input, dim, *, dtype=None):
     """The running sum of ``input`` along ``dim``; integer and bool inputs give int64 (or
     ``dtype``)."""
     return Cumsum.apply(input, _wrap(dim, input.dim()), dtype)
+
+
+# NOTE [cumprod's gradient with zeros]
+# Output j is the product of the inputs up to j, so input k's gradient is the sum over j >= k
+# of grad_j times the product of the inputs up to j but k. Without a zero in the row that is
+# ``sum_{j >= k} grad_j out_j / x_k``: a reversed cumsum divided by the input (one pass).
+# With a zero the division is 0/0, so those rows take the sum as it is written: for each k
+# the running product of the row with x_k replaced by 1, kept where j >= k, weighted by the
+# gradient and summed (n^2 values a row). Both are written with Tensor ops (cumprod itself
+# among them), so a double backward records again; complex inputs take the conjugates.
+
+def _running_product(array, axis):
+    """The cumulative product of ``array`` along ``axis``, accumulated as cumsum's."""
+    accumulate = _ACCUMULATE.get(array.dtype)
+    total = array if accumulate is None else array.astype(accumulate)
+    if isinstance(total, np.ndarray):
+        return np.multiply.accumulate(total, axis=axis).astype(array.dtype, copy=False)
+    return _scan(total, axis, np.multiply).astype(array.dtype, copy=False)
+
+
+class Cumprod(Function):
+    """``cumprod``'s op (``CumprodBackward0``; NOTE [cumprod's gradient with zeros])."""
+    builtin_op = True
+
+    @staticmethod
+    def forward(ctx, input, dim, dtype):
+        ctx.dim, ctx.dtype, ctx.input_dtype = dim, dtype, input.dtype
+        converted = input if dtype is None else input.to(dtype)
+        if not converted.is_floating_point() and not converted.is_complex():
+            converted = converted.to(_ag.int64)
+        ctx.save_for_backward(converted)
+        ctx.converted = converted       # the jvp's operand (saved tensors are for backward)
+        array = _array_of(converted)
+        if array.ndim == 0:
+            return _wrap_array(array.copy())
+        return _wrap_array(_running_product(array, dim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        if x.dim() == 0 or x.shape[ctx.dim] == 0:
+            return grad.to(ctx.input_dtype), None, None
+        dim = ctx.dim
+        out = Cumprod.apply(x, dim, None)
+        reversed_sum = Cumsum.apply((grad * out.conj()).flip(dim), dim, None).flip(dim)
+        nonzero = x != 0
+        if bool(nonzero.all()):
+            return (reversed_sum / x.conj()).to(ctx.input_dtype), None, None
+        # rows with a zero: the products written out (n^2 a row)
+        n = x.shape[dim]
+        rows = x.movedim(dim, -1).unsqueeze(-2).expand(*x.movedim(dim, -1).shape[:-1], n, n)
+        diagonal = _ag.eye(n, dtype=_ag.bool, device=x.device)
+        excluded = _ag.where(diagonal, _ag.ones((), dtype=x.dtype, device=x.device), rows)
+        products = Cumprod.apply(excluded, excluded.dim() - 1, None)
+        after = _ag.ones(n, n, dtype=_ag.bool, device=x.device).triu()
+        weighted = products.conj() * grad.movedim(dim, -1).unsqueeze(-2)
+        full = _ag.where(after, weighted, _ag.zeros((), dtype=weighted.dtype,
+                                                        device=x.device)).sum(-1)
+        result = full.movedim(-1, dim)
+        return result.to(ctx.input_dtype), None, None
+
+    @staticmethod
+    def jvp(ctx, input_t, dim_t, dtype_t):
+        """The tangent: output j's is the sum over k <= j of x_t[k] times the product of the
+        row's inputs up to j but k (the backward's products, summed the other way)."""
+        x = ctx.converted
+        t = input_t if ctx.dtype is None else input_t.to(ctx.dtype)
+        if x.dim() == 0:
+            return t
+        dim, n = ctx.dim, x.shape[ctx.dim]
+        rows = x.movedim(dim, -1).unsqueeze(-2).expand(*x.movedim(dim, -1).shape[:-1], n, n)
+        diagonal = _ag.eye(n, dtype=_ag.bool, device=x.device)
+        excluded = _ag.where(diagonal, _ag.ones((), dtype=x.dtype, device=x.device), rows)
+        products = Cumprod.apply(excluded, excluded.dim() - 1, None)    # [k, j]
+        after = _ag.ones(n, n, dtype=_ag.bool, device=x.device).triu()
+        terms = _ag.where(after, products * t.movedim(dim, -1).unsqueeze(-1),
+                          _ag.zeros((), dtype=products.dtype, device=x.device))
+        return terms.sum(-2).movedim(-1, dim)
+
+
+Cumprod._backward_cls.__name__ = "CumprodBackward0"
+
+
+def cumprod(input, dim, *, dtype=None):
+    """The running product of ``input`` along ``dim``; integer and bool inputs give int64
+    (or ``dtype``)."""
+    return Cumprod.apply(input, _wrap(dim, input.dim()), dtype)
 
 
 # NOTE [The index of a running maximum]
@@ -184,4 +272,4 @@ def cummin(input, dim):
     return cummin_result(*Cummin.apply(input, _wrap(dim, input.dim()), False))
 
 
-_register_methods({"cumsum": cumsum, "cummax": cummax, "cummin": cummin})
+_register_methods({"cumsum": cumsum, "cumprod": cumprod, "cummax": cummax, "cummin": cummin})
