@@ -168,8 +168,12 @@ class LRScheduler:
                           "use `get_last_lr()`.", UserWarning, stacklevel=3)
 
 
-class LambdaLR(LRScheduler):
-    """``lr = initial_lr * lr_lambda(epoch)``, with one function or one per group."""
+class _PerGroupLambdas(LRScheduler):
+    """A scheduler driven by functions of the epoch, one for every group (LambdaLR,
+    MultiplicativeLR): their checks, and their state (a callable object's ``__dict__``; a
+    function or a lambda is not saved: None)."""
+
+    _refuses_non_callables = False        # MultiplicativeLR checks them, LambdaLR does not
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         self.optimizer = optimizer
@@ -180,11 +184,13 @@ class LambdaLR(LRScheduler):
                 raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but "
                                  f"got {len(lr_lambda)}")
             self.lr_lambdas = list(lr_lambda)
+        for fn in self.lr_lambdas if self._refuses_non_callables else ():
+            if not callable(fn):
+                raise TypeError(f"lr_lambda should be a function, but got "
+                                f"{type(fn).__name__}")
         super().__init__(optimizer, last_epoch)
 
     def state_dict(self):
-        """As LRScheduler's, with each lambda's ``__dict__`` when it is a callable object
-        (a function or a lambda is not saved: None)."""
         state = {key: value for key, value in self.__dict__.items()
                  if key not in ("optimizer", "lr_lambdas")}
         state["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else
@@ -198,6 +204,10 @@ class LambdaLR(LRScheduler):
         for fn, saved in zip(self.lr_lambdas, lr_lambdas):
             if saved is not None:
                 fn.__dict__.update(saved)
+
+
+class LambdaLR(_PerGroupLambdas):
+    """``lr = initial_lr * lr_lambda(epoch)``, with one function or one per group."""
 
     def get_lr(self):
         self._warn_if_called_outside_step()

@@ -9,49 +9,18 @@ but ``MultiplicativeLR`` also have the closed form of an epoch, which ``step(epo
 """
 from bisect import bisect_right
 from collections import Counter
-import types
 
-from autograd_cy.optim.lr_scheduler import LRScheduler
+from autograd_cy.optim.lr_scheduler import LRScheduler, _PerGroupLambdas
 
 __all__ = ["MultiplicativeLR", "MultiStepLR", "ExponentialLR", "ConstantLR", "LinearLR",
            "PolynomialLR"]
 
 
-class MultiplicativeLR(LRScheduler):
+class MultiplicativeLR(_PerGroupLambdas):
     """Multiply each group's lr by ``lr_lambda(epoch)`` at every step (one function, or
     one per group)."""
 
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
-        self.optimizer = optimizer
-        if not isinstance(lr_lambda, (list, tuple)):
-            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
-        else:
-            if len(lr_lambda) != len(optimizer.param_groups):
-                raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but "
-                                 f"got {len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
-        for fn in self.lr_lambdas:
-            if not callable(fn):
-                raise TypeError(f"lr_lambda should be a function, but got "
-                                f"{type(fn).__name__}")
-        super().__init__(optimizer, last_epoch)
-
-    def state_dict(self):
-        """As LRScheduler's, with each lambda's ``__dict__`` when it is a callable object
-        (a function or a lambda is not saved: None)."""
-        state = {key: value for key, value in self.__dict__.items()
-                 if key not in ("optimizer", "lr_lambdas")}
-        state["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else
-                               fn.__dict__.copy() for fn in self.lr_lambdas]
-        return state
-
-    def load_state_dict(self, state_dict):
-        state = dict(state_dict)
-        lr_lambdas = state.pop("lr_lambdas")
-        self.__dict__.update(state)
-        for fn, saved in zip(self.lr_lambdas, lr_lambdas):
-            if saved is not None:
-                fn.__dict__.update(saved)
+    _refuses_non_callables = True
 
     def get_lr(self):
         self._warn_if_called_outside_step()
