@@ -238,3 +238,37 @@ def test_jacobians_under_vmap_and_with_aux():
     for transform in ("jacfwd", "jacrev"):
         check(lambda lib, x: getattr(lib.func, transform)(
             lambda a: (a.exp(), {"norm": a.norm()}), has_aux=True)(x), A)
+
+
+def test_per_example_gradients_are_laid_out_as_torch_funcs():
+    # a shared weight's per-example gradients come out contiguous (``.view(B, -1)`` works),
+    # from a bmm over the expanded weight (NOTE [Gradients in their operand's layout])
+    def fn(lib, w, x):
+        def loss(weight, row):
+            return lib.nn.functional.linear(row.unsqueeze(0), weight).tanh().sum()
+        grads = lib.func.vmap(lib.func.grad(loss), in_dims=(None, 0))(w, x)
+        return list(grads.stride()), grads.view(grads.shape[0], -1).tolist()
+    (ours_strides, ours), (theirs_strides, theirs) = on_both(fn, randn(3, 4, seed=4),
+                                                             randn(5, 4, seed=5))
+    assert ours_strides == theirs_strides
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
+
+
+def test_a_transform_frees_its_results_without_the_garbage_collector():
+    # nothing the transforms keep refers back to the results (NOTE [Pytree walks without
+    # closures]): a per-example gradient is freed as soon as the caller drops it
+    import gc
+    import weakref
+    w, x = ag.tensor(randn(3, 4, seed=4)), ag.tensor(randn(5, 4, seed=5))
+    per_example = ag.func.vmap(ag.func.grad(lambda weight, row: (row @ weight.t()).sum()),
+                               in_dims=(None, 0))
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        grads = per_example(w, x)
+        alive = weakref.ref(grads)
+        del grads
+        assert alive() is None
+    finally:
+        if enabled:
+            gc.enable()

@@ -335,3 +335,32 @@ def test_special_values_through_gemm(dtype):
     b = np.array([[0.0, 1.0], [0.0, -0.0], [2.0, 0.0]], dtype=dtype)
     results = {lib: np.asarray((lib.tensor(a) @ lib.tensor(b)).tolist()) for lib in LIBS}
     np.testing.assert_array_equal(results[ag], results[torch])
+
+
+# NOTE [Gradients in their operand's layout]: a column-major operand of mm and addmm gets its
+# gradient column-major, as PyTorch's mm_mat1_backward and mm_mat2_backward compute it; the
+# gradients below are those of the products' operands (the transposed views) and of the leaves
+GRADIENT_LAYOUT_CASES = {
+    "mm, mat2 = w.t()": lambda lib, x, w, b, wt, xt: lib.mm(x, wt),
+    "mm, mat1 column-major": lambda lib, x, w, b, wt, xt: lib.mm(xt, wt.contiguous()),
+    "addmm, mat2 = w.t()": lambda lib, x, w, b, wt, xt: lib.addmm(b, x, wt),
+    "addmm, both column-major": lambda lib, x, w, b, wt, xt: lib.addmm(b, xt, wt),
+    "matmul folded": lambda lib, x, w, b, wt, xt: lib.matmul(lib.stack([x, xt]), wt),
+    "row-major operands": lambda lib, x, w, b, wt, xt: lib.mm(x, wt.contiguous()),
+}
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("case", GRADIENT_LAYOUT_CASES)
+def test_gradients_take_their_operands_layout(case, create_graph):
+    def gradients(lib):
+        x = lib.tensor(randn(4, 3, seed=1), requires_grad=True)
+        w = lib.tensor(randn(5, 3, seed=2), requires_grad=True)
+        b = lib.tensor(randn(5, seed=3), requires_grad=True)
+        wt, xt = w.t(), x.t().contiguous().t()
+        out = GRADIENT_LAYOUT_CASES[case](lib, x, w, b, wt, xt)
+        grads = lib.autograd.grad((out * out).sum(), [x, w, wt, xt], allow_unused=True,
+                                  create_graph=create_graph)
+        return [None if g is None else (list(g.stride()), g.tolist()) for g in grads]
+    assert_same(gradients, rtol=1e-5, atol=1e-6)
+

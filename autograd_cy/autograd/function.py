@@ -283,18 +283,23 @@ def _iter_tensors_or_none(obj):
 def _unflatten(flat, proto):
     """Give the flat sequence ``flat`` the nesting of ``proto`` (lists and tuples whose
     leaves are taken from ``flat`` in order; None entries of ``proto`` stay None)."""
-    def take(flat, proto):
-        if not isinstance(proto, (list, tuple)):
-            return flat[0], flat[1:]
-        result = []
-        for entry in proto:
-            if entry is None:
-                result.append(None)
-            else:
-                value, flat = take(flat, entry)
-                result.append(value)
-        return type(proto)(result), flat
-    return take(flat, proto)[0]
+    return _take(flat, proto)[0]
+
+
+def _take(flat, proto):
+    """``_unflatten``'s walk: ``(proto's nesting filled from flat, what is left of flat)``
+    (a module function: a nested one calling itself is a reference cycle, NOTE [Pytree
+    walks without closures] in func/pytree.py)."""
+    if not isinstance(proto, (list, tuple)):
+        return flat[0], flat[1:]
+    result = []
+    for entry in proto:
+        if entry is None:
+            result.append(None)
+        else:
+            value, flat = _take(flat, entry)
+            result.append(value)
+    return type(proto)(result), flat
 
 
 def _detached_data(obj):

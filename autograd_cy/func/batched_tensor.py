@@ -24,7 +24,7 @@ computing with wrong numbers. Its autograd state (requires_grad, grad_fn) is its
 tensor's: the graph is recorded on the physical tensors, where each example's row is
 independent of the others'.
 """
-import numpy as np
+import math
 
 from autograd_cy._C.tensor import Tensor, _array_of, _hold_array
 
@@ -58,7 +58,7 @@ class LogicalStandIn:
         self.shape = shape
         self.dtype = dtype
         self.ndim = len(shape)
-        self.size = int(np.prod(shape, dtype=np.int64))
+        self.size = math.prod(shape)
         self.itemsize = dtype.itemsize
 
     def _refuse(self, *args, **kwargs):

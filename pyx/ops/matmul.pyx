@@ -51,6 +51,9 @@ cdef class MatmulBackward0(Node):
     unsaved operand does not break backward)."""
     saved_names = ("self", "other")
     cdef int a_dim, b_dim
+    # two matrices (mm) laid out column by column: their gradients are computed transposed
+    # (NOTE [Gradients in their operand's layout])
+    cdef bint a_column_major, b_column_major
 
     batches_gradients = True     # NOTE [Batched gradients]
     complex_formulas = True      # the other operand conjugated (NOTE [Complex gradients])
@@ -68,12 +71,16 @@ cdef class MatmulBackward0(Node):
                 b_array = (<SavedTensor>self.saved_tensors[1]).unpack_array(self)
                 if is_complex_array(b_array):
                     b_array = b_array.conj()
-                a_grad = make_tensor(matrix_product(g, b_array.T))
+                a_grad = make_tensor(
+                    matrix_product(b_array, g.swapaxes(-1, -2)).swapaxes(-1, -2)
+                    if self.a_column_major else matrix_product(g, b_array.T))
             if need_b:
                 a_array = (<SavedTensor>self.saved_tensors[0]).unpack_array(self)
                 if is_complex_array(a_array):
                     a_array = a_array.conj()
-                b_grad = make_tensor(matrix_product(a_array.T, g))
+                b_grad = make_tensor(
+                    matrix_product(g.swapaxes(-1, -2), a_array).swapaxes(-1, -2)
+                    if self.b_column_major else matrix_product(a_array.T, g))
             return (a_grad, b_grad)
         a = conj_of(unpack_saved(self, 0)) if need_b else None
         b = conj_of(unpack_saved(self, 1)) if need_a else None
@@ -91,21 +98,30 @@ cdef class MatmulBackward0(Node):
             # create_graph (or a dual level) on two matrices: mm and t, recorded, as
             # PyTorch's (TBackward0 nodes).
             if need_a:
-                a_grad = mm_impl(<Tensor>grad, t(b))
+                a_grad = (t(mm_impl(b, t(grad))) if self.a_column_major
+                          else mm_impl(<Tensor>grad, t(b)))
             if need_b:
-                b_grad = mm_impl(t(a), <Tensor>grad)
+                b_grad = (t(mm_impl(t(grad), a)) if self.b_column_major
+                          else mm_impl(t(a), <Tensor>grad))
             return (a_grad, b_grad)
         # Lift 1-D operands to matrices, use the matrix formulas, drop the extra dim.
         grad_m = unsqueeze(grad, -2) if a_dim == 1 else grad
         grad_m = unsqueeze(grad_m, -1) if b_dim == 1 else grad_m
+        # (a batch of gradients of mm: the same layout rule, over the batch dim)
         if need_a:
             b_m = unsqueeze(b, -1) if b_dim == 1 else b
-            a_grad = matmul(grad_m, transpose(b_m, -1, -2))
+            if self.a_column_major:
+                a_grad = transpose(matmul(b_m, transpose(grad_m, -1, -2)), -1, -2)
+            else:
+                a_grad = matmul(grad_m, transpose(b_m, -1, -2))
             if a_dim == 1:
                 a_grad = squeeze(a_grad, -2)
         if need_b:
             a_m = unsqueeze(a, 0) if a_dim == 1 else a
-            b_grad = matmul(transpose(a_m, -1, -2), grad_m)
+            if self.b_column_major:
+                b_grad = transpose(matmul(transpose(grad_m, -1, -2), a_m), -1, -2)
+            else:
+                b_grad = matmul(transpose(a_m, -1, -2), grad_m)
             if b_dim == 1:
                 b_grad = squeeze(b_grad, -1)
         return (a_grad, b_grad)
@@ -164,11 +180,53 @@ cdef object lifted_tangent(Tensor tangent, Py_ssize_t lift, Py_ssize_t rank):
     return reshape(tangent, shape[:1] + (1,) * (rank + 1 - len(shape)) + shape[1:])
 
 
+# NOTE [Gradients in their operand's layout]
+# A matrix laid out column by column (strides (1, rows): the transpose of a row-major one,
+# as nn.Linear's ``weight.t()`` is) gets its gradient from mm and addmm computed transposed:
+# ``(grad^T @ mat1)^T`` rather than ``mat1^T @ grad``, as PyTorch's mm_mat2_backward and
+# mm_mat1_backward do. The numbers are the same dot products; the result comes out column by
+# column too, so the ``t()`` that made the operand hands a row-major gradient to the weight
+# (no copy to meet the gradient layout contract in accumulate_grad.pyx), and a per-example
+# weight gradient under vmap comes out contiguous, as torch.func's does, from one product
+# that writes it in order. The strides of the gradients are PyTorch's.
+#
+# vmap records a shared weight's product on the physical tensors as a bmm whose operand is
+# that one column-major matrix expanded over the batch (batch stride 0), where PyTorch's
+# vmap differentiates the logical mm. bmm takes the rule for such an operand too, so that
+# the per-example gradients come out in torch.func's layout (contiguous: ``.view(B, -1)``
+# works on them). For an ordinary bmm the rule is PyTorch's only in this one case: torch's
+# bmm formula leaves the gradient of an expanded column-major operand row-major before its
+# ExpandBackward0 sums it, and ours column-major.
+cdef inline bint column_major(object array):
+    """Whether a matrix has strides ``(1, rows)`` in elements (PyTorch's test)."""
+    if array.ndim != 2:
+        return False
+    cdef Py_ssize_t itemsize = array.itemsize
+    strides = array.strides
+    return strides[0] == itemsize and strides[1] == array.shape[0] * itemsize
+
+
+cdef inline bint shared_column_major(object array):
+    """Whether a batch of matrices is one column-major matrix expanded (batch stride 0)."""
+    if array.ndim != 3:
+        return False
+    cdef Py_ssize_t itemsize = array.itemsize
+    strides = array.strides
+    return (strides[0] == 0 and strides[1] == itemsize
+            and strides[2] == array.shape[1] * itemsize)
+
+
 cdef Tensor _record_matmul(MatmulBackward0 node, Tensor a, Tensor b, Tensor out):
     cdef bint a_grad = requires_grad(a), b_grad = requires_grad(b)
     if is_grad_enabled() and (a_grad or b_grad):
         node.a_dim = a._data.ndim
         node.b_dim = b._data.ndim
+        if node.a_dim == 2 and node.b_dim == 2 and type(node) is MmBackward0:
+            node.a_column_major = column_major(a._data)
+            node.b_column_major = column_major(b._data)
+        elif type(node) is BmmBackward0:
+            node.a_column_major = shared_column_major(a._data)
+            node.b_column_major = shared_column_major(b._data)
         record2(node, a, b, out, (a if gets_gradient(b) else None,
                                   b if gets_gradient(a) else None))
     if forward_level():
@@ -181,7 +239,7 @@ cdef object numpy_matmul = np.matmul     # looked up once: matrix_product is hot
 
 def outer_products(a, b):
     """``a @ b`` for an inner dim of 1 (NOTE [Batches of outer products])."""
-    return np.einsum("...ik,...kj->...ij", a, b)
+    return np.einsum("...i,...j->...ij", a[..., 0], b[..., 0, :])
 
 
 # NOTE [Small and large matrix products]
@@ -208,7 +266,9 @@ def outer_products(a, b):
 # (a per-example weight gradient under vmap: (B, 784, 1) @ (B, 1, 128)) to its own loop, not
 # to BLAS, at 7.3 ms for that shape on the 2-core VM; einsum's loop for a product without a
 # sum writes the same numbers (one multiplication each: no summation order to differ) in
-# 1.8 ms. Batched NumPy products with an inner dim of 1 take einsum.
+# 1.8 ms. Batched NumPy products with an inner dim of 1 take einsum, written without the
+# summed index of length 1 (``...i,...j->...ij``): with it, einsum runs a reduction that
+# copies each operand's rows into a buffer first, a third slower again.
 cdef enum:
     LARGE_PRODUCT_BYTES = 524288
 
@@ -552,6 +612,8 @@ cdef class AddmmBackward0(Node):
     saved_names = ("mat1", "mat2")
     cdef readonly object saved_alpha, saved_beta
     cdef tuple self_sizes       # the bias's shape: whether gemm.cu can sum its gradient
+    # (NOTE [Gradients in their operand's layout] above)
+    cdef bint mat1_column_major, mat2_column_major
 
     batches_gradients = True     # NOTE [Batched gradients]
     complex_formulas = True      # the other matrix and the scalars conjugated
@@ -567,10 +629,14 @@ cdef class AddmmBackward0(Node):
         if self.should_compute_output(0):
             self_grad = grad if beta == 1 else mul(grad, beta)
         if self.should_compute_output(1):
-            mat1_grad = product(grad, t(conj_of(unpack_saved(self, 1))))
+            mat2 = conj_of(unpack_saved(self, 1))
+            mat1_grad = (matrix_transpose(product(mat2, matrix_transpose(grad)))
+                         if self.mat1_column_major else product(grad, t(mat2)))
             mat1_grad = mat1_grad if alpha == 1 else mul(mat1_grad, alpha)
         if self.should_compute_output(2):
-            mat2_grad = product(t(conj_of(unpack_saved(self, 0))), grad)
+            mat1 = conj_of(unpack_saved(self, 0))
+            mat2_grad = (matrix_transpose(product(matrix_transpose(grad), mat1))
+                         if self.mat2_column_major else product(t(mat1), grad))
             mat2_grad = mat2_grad if alpha == 1 else mul(mat2_grad, alpha)
         return (self_grad, mat1_grad, mat2_grad)
 
@@ -586,11 +652,15 @@ cdef class AddmmBackward0(Node):
         self_grad = mat1_grad = mat2_grad = None
         cdef bint need_self = self.should_compute_output(0)
         cdef bint need_mat2 = self.should_compute_output(2)
-        cdef bint sum_bias = (need_self and need_mat2
+        # (the column sums come from the product's second operand: g in mat1^T @ g only)
+        cdef bint sum_bias = (need_self and need_mat2 and not self.mat2_column_major
                               and self.self_sizes in ((g.shape[1],), (1, g.shape[1])))
         if need_mat2:
             mat1 = (<SavedTensor>self.saved_tensors[0]).unpack_array(self)
-            product, sums = backend.gemm(mat1.T, g, alpha, None, beta, sum_bias)
+            if self.mat2_column_major:
+                product = backend.gemm(g.T, mat1, alpha)[0].T
+            else:
+                product, sums = backend.gemm(mat1.T, g, alpha, None, beta, sum_bias)
             mat2_grad = make_tensor(product)
             if sum_bias:
                 self_grad = make_tensor(sums if len(self.self_sizes) == 1
@@ -599,8 +669,14 @@ cdef class AddmmBackward0(Node):
             self_grad = grad if beta == 1 else mul(grad, beta)
         if self.should_compute_output(1):
             mat2 = (<SavedTensor>self.saved_tensors[1]).unpack_array(self)
-            mat1_grad = make_tensor(backend.gemm(g, mat2.T, alpha)[0])
+            mat1_grad = make_tensor(backend.gemm(mat2, g.T, alpha)[0].T if self.mat1_column_major
+                                    else backend.gemm(g, mat2.T, alpha)[0])
         return (self_grad, mat1_grad, mat2_grad)
+
+
+cdef object matrix_transpose(object matrix):
+    """``t(matrix)``, or the last two dims swapped in a batch of gradients."""
+    return transpose(matrix, -1, -2) if grads_batched() else t(matrix)
 
 
 cdef object addmm_tangent(tuple tangents, tuple inputs, Tensor result, tuple extra):
@@ -639,6 +715,8 @@ def addmm(Tensor self, Tensor mat1, Tensor mat2, *, beta=1, alpha=1):
         node = AddmmBackward0()
         node.saved_alpha, node.saved_beta = alpha, beta
         node.self_sizes = self._data.shape
+        node.mat1_column_major = column_major(mat1._data)
+        node.mat2_column_major = column_major(mat2._data)
         record(node, (self, mat1, mat2), (out,),
                (mat1 if gets_gradient(mat2) else None, mat2 if gets_gradient(mat1) else None))
     if forward_level():
