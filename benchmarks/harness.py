@@ -120,7 +120,26 @@ def environment(threads):
         "cython": Cython.__version__,
         "threads": threads,
         "torch_threads": torch.get_num_threads(),
+        "blas_core": openblas_core(),
     }
+
+
+def openblas_core():
+    """The kernels NumPy's OpenBLAS chose for this CPU ("Haswell", "SkylakeX", ...), or
+    None for a NumPy without it. Every product of autograd_cy and of the NumPy floor runs
+    them; on AMD Zen 4 and 5 OpenBLAS picks its AVX2 (Haswell) kernels unless
+    ``OPENBLAS_CORETYPE=SkylakeX`` is set (benchmarks/NOTES.md, "NumPy's OpenBLAS on AMD
+    CPUs"), which changes the ratios against torch and not those against the floor."""
+    import ctypes
+    import glob
+    import numpy
+    folder = os.path.join(os.path.dirname(os.path.dirname(numpy.__file__)), "numpy.libs")
+    for path in glob.glob(os.path.join(folder, "libscipy_openblas64_*.so")):
+        corename = getattr(ctypes.CDLL(path), "scipy_openblas_get_corename64_", None)
+        if corename is not None:
+            corename.restype = ctypes.c_char_p
+            return corename().decode()
+    return None
 
 
 def checkout_commit():
@@ -146,7 +165,8 @@ def table(results, env):
               f"{env['machine']} | "
               f"Python {env['python']}, NumPy {env['numpy']}, torch {env['torch']}, "
               f"Cython {env['cython']} | threads: {env['threads']} "
-              f"(torch {env['torch_threads']})")
+              f"(torch {env['torch_threads']})"
+              + (f" | OpenBLAS {env['blas_core']}" if env.get("blas_core") else ""))
     columns = ("workload", "autograd_cy (min-max)", "torch", "numpy floor", "vs torch",
                "vs floor", "per node")
     rows = []

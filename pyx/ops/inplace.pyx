@@ -121,6 +121,39 @@ def zero_(Tensor self):
                          None, None, no_overlap_checks)
 
 
+cdef class ZeroGradientBackward(Node):
+    """The node of an in-place op through which no gradient flows (``x.lt_(y)``: x's old
+    value gets zeros, as PyTorch's LtBackward does), named as PyTorch names it."""
+    cdef str node_name
+
+    complex_formulas = True     # zeros
+    cpdef tuple apply(self, tuple grads):
+        return (zeros_for_old_value(self, grads[0]),)
+
+    def name(self):
+        return self.node_name
+
+
+def apply_in_place(Tensor self, object compute, tuple others=(), str zero_node=None):
+    """``compute(self)``, an out-of-place op written in Python (a composite of recorded ops),
+    made ``self``'s new value and history as PyTorch's in-place ops are: the leaf, view and
+    overlap checks, the result cast back to ``self``'s dtype (refused where it cannot be,
+    in torch's words), the version bump, CopySlices for a view, forward-AD tangents.
+    ``others``: the op's other tensor arguments. The composite reads a copy of ``self``'s
+    old value when it records (it may save ``self``). A result without a gradient (a
+    comparison) records ``zero_node``, a ZeroGradientBackward of that name."""
+    def recorded(Tensor source):
+        out = compute(source)
+        if (zero_node is not None and is_grad_enabled() and requires_grad(source)
+                and (<Tensor>out)._grad_fn is None):
+            node = ZeroGradientBackward()
+            node.node_name = zero_node
+            out = make_tensor((<Tensor>out)._data.astype(source._data.dtype))
+            record(node, (source,), (out,))
+        return out
+    return apply_inplace(self, recorded, others, True)
+
+
 cdef void fill_overlap_checks(Tensor self, tuple others) except *:
     """fill_ with a tensor is ``copy_`` from it (from a clone when it aliases ``self``),
     so only an ``expand`` is refused; a number is read once and refuses nothing."""
