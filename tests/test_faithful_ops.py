@@ -278,6 +278,20 @@ def test_pow_gradients_at_zero_base(name):
     np.testing.assert_equal(grads[0], grads[1])
 
 
+@pytest.mark.parametrize("base", ["number", "tensor"])
+def test_pow_complex_exponent_gradient_at_zero_base(base):
+    # the exponent's derivative is 0 at a zero base only where the exponent is real and
+    # >= 0; with an imaginary part it is result * log(0): NaN, as in torch
+    exponent = [2 + 1j, 2 + 0j, -1 + 0j, 0j, 0.5 - 2j]
+    grads = []
+    for lib in (T, torch):
+        e = lib.tensor(exponent, dtype=lib.complex128, requires_grad=True)
+        out = (0 ** e) if base == "number" else lib.zeros(5, dtype=lib.float64) ** e
+        got, = lib.autograd.grad(out.real.sum(), e)
+        grads.append(to_numpy(got).tolist())
+    np.testing.assert_equal(grads[0], grads[1])
+
+
 @pytest.mark.parametrize("exponent", [-1.0, 0.0, 0.5, 1.0, 2.0, -0.5])
 def test_pow_number_exponent_gradient_at_zero(exponent):
     grads = []

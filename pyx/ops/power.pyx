@@ -64,6 +64,15 @@ cdef class PowBackward0(ElementwiseNode):
         return (mul(grads[0], conj_of(mul(pow(base, exponent - 1), exponent))),)
 
 
+cdef object exponent_nonnegative(object exponent):
+    """Where PyTorch defines the exponent's derivative at a zero base as 0: a real exponent
+    ``>= 0`` (a complex one with no imaginary part); elsewhere ``result * log(0)`` stands,
+    NaN or infinite as in PyTorch."""
+    if exponent.dtype.kind == "c":
+        return (exponent.imag == 0) & (exponent.real >= 0)
+    return exponent >= 0
+
+
 cdef class PowBackward1(ElementwiseNode):
     """``self ** exponent`` with a tensor exponent (for complex tensors each factor
     conjugated, NOTE [Complex gradients])."""
@@ -84,9 +93,7 @@ cdef class PowBackward1(ElementwiseNode):
             # 0 ** e has no log; PyTorch defines that derivative as 0 where e >= 0 (then
             # multiplied by grad: a NaN grad stays NaN). The log is taken in the result's
             # dtype.
-            real_exponent = (exponent._data.real if exponent._data.dtype.kind == "c"
-                             else exponent._data)
-            at_zero = (base._data == 0) & (real_exponent >= 0)
+            at_zero = (base._data == 0) & exponent_nonnegative(exponent._data)
             if base._data.dtype != (<Tensor>result)._data.dtype:
                 base = base.to(result.dtype)
             exponent_grad = mul(grad, where(make_tensor(at_zero), 0.0,
@@ -101,7 +108,7 @@ cdef class PowBackward2(ElementwiseNode):
     complex_formulas = True     # ``grad * conj(result * log(base))``
 
     cpdef tuple apply(self, tuple grads):
-        unpack_saved(self, 0)               # checks the exponent's version, as PyTorch
+        cdef Tensor exponent = unpack_saved(self, 0)
         cdef Tensor result = unpack_saved(self, 1)
         cdef object log_base        # a Python float or complex, not a C complex
         base = self.saved_self
@@ -114,8 +121,8 @@ cdef class PowBackward2(ElementwiseNode):
         if base == 0:
             # 0 ** e has no log; PyTorch defines that derivative as 0 where e >= 0 (then
             # multiplied by grad: a NaN grad stays NaN).
-            exponent_nonnegative = make_tensor(np.isfinite(result._data))
-            return (mul(grads[0], where(exponent_nonnegative, 0.0, mul(result, log_base))),)
+            return (mul(grads[0], where(make_tensor(exponent_nonnegative(exponent._data)),
+                                        0.0, mul(result, log_base))),)
         return (mul(grads[0], mul(result, log_base)),)
 
 
