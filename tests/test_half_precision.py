@@ -489,3 +489,19 @@ def test_logsumexp_rounds_each_step_as_torch(dtypes):
     for seed in range(10):
         bits_equal(*both(lambda T, t: t.logsumexp(-1), values((4, 7), seed, -3.0, 3.0),
                          dtypes=dtypes))
+
+
+@pytest.mark.cpu_only
+@pytest.mark.parametrize("shape, dim", [((18,), None), ((2, 3, 3), None), ((2, 3, 3), 1),
+                                        ((5, 7), 0), ((4, 9), -1), ((3, 0, 2), 1), ((0,), None)])
+def test_float16_prod_rounds_after_every_factor(shape, dim):
+    # torch's CPU kernel multiplies a short row in float16 step by step; NumPy's float16 prod
+    # keeps a float32 running product (2256 where torch gives 2250 for the first case)
+    x = np.array([-2.25, -3.0, -1.25, -0.125, -2.375, 1.125, -2.875, -2.75, -2.5, -1.125,
+                  -2.5, -0.375, -1.625, -2.0, -2.625, -1.0, -2.0, 2.25] * 3)
+    x = x[:int(np.prod(shape))].reshape(shape).astype(np.float32)
+    ours = ag.tensor(x).half()
+    theirs = torch.tensor(x).half()
+    ours = ours.prod() if dim is None else ours.prod(dim)
+    theirs = theirs.prod() if dim is None else theirs.prod(dim)
+    np.testing.assert_array_equal(as_numpy(ours), as_numpy(theirs))

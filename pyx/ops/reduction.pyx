@@ -166,8 +166,9 @@ cdef object slice_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra
 # sum and mean here (``sum_array``), and the matrix products of matmul.pyx multiply
 # in float32 (BLAS's sgemm) and round once. Single-threaded, torch's result is then the
 # same to the bit; with several threads torch rounds each thread's partial sum, and its
-# own results vary with the thread count. (Its prod is the exception: it rounds after every
-# factor, as NumPy's does.)
+# own results vary with the thread count. (Its prod is the exception: a short row's product
+# rounds after every factor, ``float16_product``; longer rows take vector lanes in an order
+# of their own, which neither NumPy's float32 running product nor this follows.)
 
 cdef object FLOAT32 = np.dtype(np.float32)
 
@@ -468,13 +469,41 @@ cdef object product_of_others(Tensor x, object zeros, tuple dims):
 
 
 cdef Tensor prod_over(Tensor self, tuple dims, bint keepdim, ProdBackward0 node, dtype=None):
-    cdef Tensor out = contiguous_result(quiet_reduce(np.prod, self._data, dims, keepdim,
-                                        sum_dtype(self._data, dtype)))
+    cdef Tensor out
+    if (dtype is None and type(self._data) is cnp.ndarray
+            and cnp.PyArray_TYPE(<cnp.ndarray>self._data) == cnp.NPY_FLOAT16):
+        out = contiguous_result(float16_product(self._data, dims, keepdim))
+    else:
+        out = contiguous_result(quiet_reduce(np.prod, self._data, dims, keepdim,
+                                             sum_dtype(self._data, dtype)))
     if records(self):
         record_reduction(node, self, out, dims, keepdim, (self, out))
     if forward_level():
         forward1(out, self, slice_tangent, (type(node)(), dims, keepdim))
     return out
+
+
+cdef object float16_product(object array, tuple dims, bint keepdim):
+    """A float16 product rounded to float16 after every factor, the factors in memory order,
+    as PyTorch's CPU kernel multiplies a short row (NOTE [Half-precision products and
+    reductions]). NumPy's float16 prod keeps a float32 running product along a row;
+    ``multiply.accumulate`` stores, and so rounds, every step: the last step is the
+    product."""
+    cdef Py_ssize_t n = 1
+    kept = [d for d in range(array.ndim) if d not in dims]
+    for d in dims:
+        n *= array.shape[d]
+    kept_shape = tuple(array.shape[d] for d in kept)
+    rows = np.transpose(array, kept + list(dims)).reshape(kept_shape + (n,))
+    if n == 0:
+        product = np.ones(kept_shape, array.dtype)
+    else:
+        with ignoring_fp_errors():      # past float16's range is inf, quietly
+            product = np.multiply.accumulate(rows, axis=-1)[..., -1]
+    if keepdim:
+        product = product.reshape(tuple(1 if d in dims else array.shape[d]
+                                        for d in range(array.ndim)))
+    return np.asarray(product)
 
 
 cdef tuple PROD_SIGNATURES = (
