@@ -199,6 +199,16 @@ cdef inline bint on_device(object value):
     return isinstance(value, Tensor) and type((<Tensor>value)._data) is not cnp.ndarray
 
 
+cdef object widened(object array):
+    """A float16 or bfloat16 array in float32, for computing in PyTorch's opmath type: laid
+    out as it is (``order="K"``), except that an expanded array (a stride of 0) comes out
+    row-major. NumPy's "K" order puts the expanded dims of such an array last in memory;
+    PyTorch's result of an op on an expanded tensor is contiguous."""
+    if 0 in array.strides:
+        return array.astype(FLOAT32, order="C")
+    return array.astype(FLOAT32)
+
+
 cdef object opmath_operand(object value, object other, object dtype, bint round_number):
     """operand_array of ``value`` (beside ``other``) for the arithmetic ops, which PyTorch
     computes for float16 and bfloat16 in float32 (its "opmath" type), rounding the result
@@ -216,7 +226,7 @@ cdef object opmath_operand(object value, object other, object dtype, bint round_
         array = (<Tensor>value)._data
         if array.dtype is not dtype:
             array = array.astype(dtype)     # an integer tensor: to the dtype first
-        return array.astype(FLOAT32)
+        return widened(array)
     if isinstance(value, NUMPY_SCALAR):
         value = value.item()
     if isinstance(value, (bool, int, float)):

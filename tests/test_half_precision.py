@@ -505,3 +505,23 @@ def test_float16_prod_rounds_after_every_factor(shape, dim):
     ours = ours.prod() if dim is None else ours.prod(dim)
     theirs = theirs.prod() if dim is None else theirs.prod(dim)
     np.testing.assert_array_equal(as_numpy(ours), as_numpy(theirs))
+
+
+@pytest.mark.cpu_only
+@pytest.mark.parametrize("dtypes", DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("op", ["tanh", "exp", "sigmoid", "mul", "add", "gelu"])
+@pytest.mark.parametrize("layout", ["expanded", "transposed"])
+def test_half_precision_results_are_laid_out_as_torchs(dtypes, op, layout):
+    # computed in float32: the widened copy of an expanded operand is row-major, as torch's
+    # result of an op on an expanded tensor is (NumPy's "K" order put the expanded dims last)
+    def run(lib, dtype):
+        if layout == "expanded":
+            x = lib.tensor([[[0.5, -1.0, 2.0]]]).to(dtype).expand(2, 3, 3, 3)
+        else:
+            x = lib.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -2.0]]).to(dtype).t()
+        calls = {"tanh": lambda t: t.tanh(), "exp": lambda t: t.exp(),
+                 "sigmoid": lambda t: t.sigmoid(), "mul": lambda t: t * 2,
+                 "add": lambda t: t + t, "gelu": lambda t: lib.nn.functional.gelu(t)}
+        out = calls[op](x)
+        return out.stride(), out.is_contiguous()
+    assert run(ag, dtypes[0]) == run(torch, dtypes[1])

@@ -27,7 +27,8 @@ from autograd_cy._C.tensor cimport Tensor, make_tensor
 from autograd_cy._C.node cimport unpack_saved
 from autograd_cy._C.ops.op_table cimport ElementwiseNode
 from autograd_cy._C.recording cimport record2, any_requires_grad2
-from autograd_cy._C.promotion cimport wrap, is_complex_array, half_precision_array
+from autograd_cy._C.promotion cimport (
+    wrap, is_complex_array, half_precision_array, widened)
 from autograd_cy._C.ops.conjugate cimport conj_of
 from autograd_cy._C.fp_errors cimport quietly2, ignoring_fp_errors
 from autograd_cy._C.kernels cimport (
@@ -53,8 +54,8 @@ cdef object kernel_or_numpy(PairKernel kernel, object numpy_formula, Tensor grad
     grad_array = grad_output._data
     output_array = output._data
     if half_precision_array(grad_array) and grad_array.dtype == output_array.dtype:
-        return kernel_or_numpy(kernel, numpy_formula, make_tensor(grad_array.astype(FLOAT32)),
-                               make_tensor(output_array.astype(FLOAT32))).astype(grad_array.dtype)
+        return kernel_or_numpy(kernel, numpy_formula, make_tensor(widened(grad_array)),
+                               make_tensor(widened(output_array))).astype(grad_array.dtype)
     array = kernel(grad_array, output_array)
     if array is None:
         array = quietly2(numpy_formula, grad_array, output_array)

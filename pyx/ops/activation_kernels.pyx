@@ -15,6 +15,7 @@ from libc.math cimport exp, expf, log, logf, erf
 from autograd_cy._C.device cimport backend_of, empty_result_like
 from autograd_cy._C.dtype cimport half_precision
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
+from autograd_cy._C.promotion cimport widened
 from autograd_cy._C.kernels cimport kernel_type, kernel_operand
 
 cnp.import_array()
@@ -37,7 +38,7 @@ cdef inline object compute_array(object x):
     and 0-dim as 1-dim (NumPy turns a 0-dim result into a scalar, which has no ``out=``)."""
     if x.ndim == 0:
         x = x.reshape(1)
-    return x.astype(FLOAT32) if x.dtype.itemsize < 4 else x
+    return widened(x) if x.dtype.itemsize < 4 else x
 
 
 cdef inline object as_result(object result, object x):

@@ -126,6 +126,7 @@ cdef class ZeroGradientBackward(Node):
     value gets zeros, as PyTorch's LtBackward does), named as PyTorch names it."""
     cdef str node_name
 
+    batches_gradients = True     # zeros like the gradient, batch dim and all
     complex_formulas = True     # zeros
     cpdef tuple apply(self, tuple grads):
         return (zeros_for_old_value(self, grads[0]),)

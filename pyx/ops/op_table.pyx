@@ -19,7 +19,8 @@ from autograd_cy._C.node cimport Node
 from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record1
 from autograd_cy._C.promotion cimport (
-    floating as computed_in_float, refuse_complex, half_precision_array, is_complex_array)
+    floating as computed_in_float, refuse_complex, half_precision_array, is_complex_array,
+    widened)
 from autograd_cy._C.fp_errors cimport quietly
 from autograd_cy._C.views cimport apply_inplace
 
@@ -78,7 +79,7 @@ cdef class SavesResult(ElementwiseNode):
         grad_array = (<Tensor>grad)._data
         result = (<SavedTensor>self.saved_tensors[0]).unpack_array(self)
         if half_precision_array(grad_array):        # computed in float32, rounded once
-            array = kernel(grad_array.astype(FLOAT32), result.astype(FLOAT32))
+            array = kernel(widened(grad_array), widened(result))
             return None if array is None else make_tensor(array.astype(grad_array.dtype))
         array = kernel(grad_array, result)
         return None if array is None else make_tensor(array)
@@ -121,7 +122,7 @@ cdef class UnaryOp:
         if array is None and self.floating and half_precision_array(self_._data):
             # NOTE [Half-precision products and reductions]: a formula of several NumPy
             # calls (sigmoid's) rounds once, as PyTorch's kernel does
-            array = quietly(self.forward, self_._data.astype(FLOAT32)).astype(self_._data.dtype)
+            array = quietly(self.forward, widened(self_._data)).astype(self_._data.dtype)
         elif array is None:
             array = quietly(self.forward,
                             computed_in_float(self_) if self.floating else self_._data)
