@@ -36,6 +36,7 @@ from autograd_cy._C.recording cimport record1, record
 from autograd_cy._C.promotion cimport wrap, is_complex_array
 from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.overlap cimport warn_if_expanded, check_no_overlap, has_internal_overlap
+from autograd_cy._C.ops.conversion cimport copy_like
 from autograd_cy._C.ops.gather_scatter cimport masked_fill_overlap_checks, tangent_or_zeros
 from autograd_cy._C.ops.inplace import copy_, fill_
 from autograd_cy._C.ops.shape cimport alias, select_unchecked, slice_unchecked
@@ -377,7 +378,8 @@ cdef Tensor index_put_unchecked(Tensor self, tuple indices, Tensor values, bint 
     into an expand] in views.pyx)."""
     cdef IndexPutBackward0 node
     np_index = numpy_index(indices)
-    array = self._data if into_self else self._data.copy()
+    # a copy laid out as clone's (PyTorch's index_put is clone then index_put_)
+    array = self._data if into_self else copy_like(self._data)
     if accumulate:
         np.add.at(array, np_index, values._data)
     else:
