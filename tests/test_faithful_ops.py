@@ -335,9 +335,9 @@ LAYOUT_OPS = {
     "where": lambda lib, x: lib.where(x > 3, x, x * 0),
     "to_float32": lambda lib, x: x.to(lib.float32),
     "index_select": lambda lib, x: x.index_select(1, lib.tensor([0, 1])),
-    "index_put": lambda lib, x: x.index_put((lib.tensor([1, 0]),), lib.tensor(7.0)),
+    "index_put": lambda lib, x: x.index_put((lib.tensor([1, 0]),), lib.tensor(7.0).double()),
     "index_put_accumulate": lambda lib, x: x.index_put((lib.tensor([1, 1]),),
-                                                       lib.tensor(7.0), accumulate=True),
+                                                       lib.tensor(7.0).double(), accumulate=True),
     "mse_none": lambda lib, x: _f(lib).mse_loss(x, x, reduction="none"),
     "bce_logits_none": lambda lib, x: _f(lib).binary_cross_entropy_with_logits(
         x, x.sigmoid(), reduction="none"),
