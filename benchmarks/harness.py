@@ -126,10 +126,10 @@ def environment(threads):
 
 def openblas_core():
     """The kernels NumPy's OpenBLAS chose for this CPU ("Haswell", "SkylakeX", ...), or
-    None for a NumPy without it. Every product of autograd_cy and of the NumPy floor runs
-    them; on AMD Zen 4 and 5 OpenBLAS picks its AVX2 (Haswell) kernels unless
-    ``OPENBLAS_CORETYPE=SkylakeX`` is set (benchmarks/NOTES.md, "NumPy's OpenBLAS on AMD
-    CPUs"), which changes the ratios against torch and not those against the floor."""
+    None for a NumPy without it: the NumPy floor's products run them. On AMD Zen 4 and 5
+    OpenBLAS picks its AVX2 (Haswell) kernels, and autograd_cy's 2-D products call its
+    AVX-512 ones by name (NOTE [OpenBLAS's AVX-512 kernels on AMD CPUs] in pyx/blas.pyx):
+    there a product-bound workload runs faster than its floor."""
     import ctypes
     import glob
     import numpy

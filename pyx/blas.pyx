@@ -39,15 +39,51 @@ ctypedef void (*dgemm_function)(int order, int trans_a, int trans_b, int64_t m, 
                                 const double* b, int64_t ldb, double beta, double* c,
                                 int64_t ldc) noexcept nogil
 
+# OpenBLAS's AVX-512 kernels for products that need no packing, called by name (NOTE
+# [OpenBLAS's AVX-512 kernels on AMD CPUs]): column-major ``c = alpha * op(a) @ op(b)``,
+# ``c`` written, never read (the "b0" variants: beta = 0).
+ctypedef int (*small_sgemm_function)(int64_t m, int64_t n, int64_t k, const float* a,
+                                     int64_t lda, float alpha, const float* b, int64_t ldb,
+                                     float* c, int64_t ldc) noexcept nogil
+ctypedef int (*small_dgemm_function)(int64_t m, int64_t n, int64_t k, const double* a,
+                                     int64_t lda, double alpha, const double* b, int64_t ldb,
+                                     double* c, int64_t ldc) noexcept nogil
+ctypedef const char* (*name_function)() noexcept nogil
+ctypedef int (*threads_function)() noexcept nogil
+
+cdef extern from *:
+    """
+    /* Whether the CPU runs OpenBLAS's SkylakeX kernels (AVX-512 F, DQ, BW and VL). */
+    static int cpu_runs_skylakex_kernels(void) {
+    #if defined(__x86_64__) && defined(__GNUC__)
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")
+            && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+    #else
+        return 0;
+    #endif
+    }
+    """
+    int cpu_runs_skylakex_kernels() noexcept nogil
+
 cdef enum:
     ROW_MAJOR = 101         # CBLAS's enum values
     NO_TRANS = 111
     TRANS = 112
     # products with more multiply-adds than this let other threads run meanwhile
     RELEASE_GIL_MACS = 262144
+    # products with fewer multiply-adds than this stay with cblas (its call is cheaper)
+    SMALL_KERNEL_MIN_MACS = 32768
+    # and, where OpenBLAS runs several threads, products with more stay with cblas (whose
+    # threads they are worth)
+    SMALL_KERNEL_THREADED_MAX_MACS = 2097152
 
 cdef sgemm_function sgemm = NULL
 cdef dgemm_function dgemm = NULL
+# [first operand transposed][second operand transposed], column-major; NULL: not in use
+cdef small_sgemm_function small_sgemm[2][2]
+cdef small_dgemm_function small_dgemm[2][2]
+cdef threads_function blas_threads = NULL
 
 
 cdef void find_gemm():
@@ -62,8 +98,81 @@ cdef void find_gemm():
         sgemm = <sgemm_function>dlsym(library, b"scipy_cblas_sgemm64_")
         dgemm = <dgemm_function>dlsym(library, b"scipy_cblas_dgemm64_")
         if sgemm != NULL and dgemm != NULL:
+            find_skylakex_kernels(library)
             return
     sgemm, dgemm = NULL, NULL
+
+
+# NOTE [OpenBLAS's AVX-512 kernels on AMD CPUs]
+# OpenBLAS picks its kernels for the CPU once, when NumPy loads it. On AMD Zen 4 and Zen 5,
+# which have AVX-512, the OpenBLAS of NumPy's wheels (0.3.31 here) picks its AVX2 "Haswell"
+# kernels: a 64x784 by 784x256 float32 product takes 218 us on the project's Zen 5 VM, and
+# 139 us with ``OPENBLAS_CORETYPE=SkylakeX`` set before Python starts. That variable is a
+# process-wide choice a library cannot make after NumPy is loaded. But the library exports
+# its SkylakeX kernels by name, among them the "small matrix" kernels that multiply without
+# packing (``sgemm_small_kernel_b0_nn_SKYLAKEX`` ...: column-major, ``c = alpha * a @ b``).
+# Where the CPU runs AVX-512 and OpenBLAS chose Haswell (or Zen) for it, blas_product
+# calls those: 145 us for that product (nn), 105-127 us with a transposed operand, still
+# ahead of Haswell's packed kernels at 1024x1024x1024 on one thread (13-17 ms against 17).
+# Products below SMALL_KERNEL_MIN_MACS stay with cblas (8x32x32: its call is the cost), and
+# so do products above SMALL_KERNEL_THREADED_MAX_MACS when OpenBLAS runs several threads
+# (these kernels run on one). The kernels' signature is OpenBLAS's internal one: they are
+# used only after multiplying test matrices of every layout both ways at import and
+# finding the same numbers (``kernels_agree``); else everything takes cblas, as before.
+
+
+cdef void find_skylakex_kernels(void* library):
+    """Point small_sgemm/small_dgemm at OpenBLAS's SkylakeX kernels where NOTE [OpenBLAS's
+    AVX-512 kernels on AMD CPUs] says so; leave them NULL otherwise."""
+    global blas_threads
+    cdef name_function core_name = <name_function>dlsym(library,
+                                                        b"scipy_openblas_get_corename64_")
+    if core_name == NULL or not cpu_runs_skylakex_kernels():
+        return
+    if (<bytes>core_name()).decode() not in ("Haswell", "Zen"):
+        return          # OpenBLAS already runs its AVX-512 kernels (or none fit the CPU)
+    blas_threads = <threads_function>dlsym(library, b"scipy_openblas_get_num_threads64_")
+    for first in range(2):
+        for second in range(2):
+            variant = ("nt"[first] + "nt"[second]).encode()
+            small_sgemm[first][second] = <small_sgemm_function>dlsym(
+                library, b"sgemm_small_kernel_b0_" + variant + b"_SKYLAKEX")
+            small_dgemm[first][second] = <small_dgemm_function>dlsym(
+                library, b"dgemm_small_kernel_b0_" + variant + b"_SKYLAKEX")
+            if (small_sgemm[first][second] == NULL or small_dgemm[first][second] == NULL
+                    or blas_threads == NULL):
+                clear_small_kernels()
+                return
+    if not kernels_agree():
+        clear_small_kernels()
+
+
+cdef void clear_small_kernels():
+    for first in range(2):
+        for second in range(2):
+            small_sgemm[first][second] = NULL
+            small_dgemm[first][second] = NULL
+
+
+cdef bint kernels_agree():
+    """Do the small kernels compute what cblas computes, for every layout and dtype, on
+    shapes that take their vector loops and their tails?"""
+    rng = np.random.default_rng(0)
+    for dtype in (np.float32, np.float64):
+        for m, k, n in ((37, 45, 19), (70, 33, 5), (3, 40, 66)):
+            for a_transposed in (False, True):
+                for b_transposed in (False, True):
+                    a = rng.standard_normal((k, m) if a_transposed else (m, k)).astype(dtype)
+                    b = rng.standard_normal((n, k) if b_transposed else (k, n)).astype(dtype)
+                    a = a.T if a_transposed else a
+                    b = b.T if b_transposed else b
+                    ours = blas_product_with(a, b, True)
+                    theirs = blas_product_with(a, b, False)
+                    if ours is None or theirs is None or not np.allclose(
+                            ours, theirs, rtol=1e-4 if dtype == np.float32 else 1e-10,
+                            atol=1e-4 if dtype == np.float32 else 1e-10):
+                        return False
+    return True
 
 
 find_gemm()
@@ -72,6 +181,12 @@ find_gemm()
 def found():
     """Did this module find NumPy's gemm (else every product takes NumPy's own path)?"""
     return sgemm != NULL
+
+
+def uses_skylakex_kernels():
+    """Do products call OpenBLAS's SkylakeX kernels by name (NOTE [OpenBLAS's AVX-512
+    kernels on AMD CPUs])?"""
+    return small_sgemm[0][0] != NULL
 
 
 cdef bint blas_layout(cnp.ndarray matrix, int* trans, int64_t* leading) noexcept:
@@ -97,6 +212,12 @@ cdef bint blas_layout(cnp.ndarray matrix, int* trans, int64_t* leading) noexcept
 cdef object blas_product(object a, object b):
     """``a @ b`` of two float32 or float64 NumPy matrices of one dtype through NumPy's gemm
     (NOTE [Calling NumPy's BLAS directly]); None where it does not apply."""
+    return blas_product_with(a, b, True)
+
+
+cdef object blas_product_with(object a, object b, bint small_kernels):
+    """blas_product, the SkylakeX kernels allowed or not (NOTE [OpenBLAS's AVX-512 kernels
+    on AMD CPUs])."""
     cdef int typenum, trans_a, trans_b
     cdef int64_t m, k, n, lda, ldb
     cdef cnp.npy_intp dims[2]
@@ -121,12 +242,37 @@ cdef object blas_product(object a, object b):
     cdef void* a_data = cnp.PyArray_DATA(<cnp.ndarray>a)
     cdef void* b_data = cnp.PyArray_DATA(<cnp.ndarray>b)
     cdef void* out_data = cnp.PyArray_DATA(out)
-    if m * k * n > RELEASE_GIL_MACS:
+    cdef int64_t macs = m * k * n
+    cdef bint small = (small_kernels and small_sgemm[0][0] != NULL
+                       and macs >= SMALL_KERNEL_MIN_MACS
+                       and (macs <= SMALL_KERNEL_THREADED_MAX_MACS or blas_threads() == 1))
+    if macs > RELEASE_GIL_MACS:
         with nogil:
-            gemm(typenum, trans_a, trans_b, m, n, k, a_data, lda, b_data, ldb, out_data)
+            if small:
+                small_gemm(typenum, trans_a, trans_b, m, n, k, a_data, lda, b_data, ldb,
+                           out_data)
+            else:
+                gemm(typenum, trans_a, trans_b, m, n, k, a_data, lda, b_data, ldb, out_data)
+    elif small:
+        small_gemm(typenum, trans_a, trans_b, m, n, k, a_data, lda, b_data, ldb, out_data)
     else:
         gemm(typenum, trans_a, trans_b, m, n, k, a_data, lda, b_data, ldb, out_data)
     return out
+
+
+cdef inline void small_gemm(int typenum, int trans_a, int trans_b, int64_t m, int64_t n,
+                            int64_t k, void* a, int64_t lda, void* b, int64_t ldb,
+                            void* out) noexcept nogil:
+    """``out = a @ b`` (row-major, m by n) through a SkylakeX kernel: as column-major
+    arrays the product is ``out^T = b^T @ a^T``, so b goes first; a row-major operand is its
+    own transpose, column-major, and needs no transposing flag."""
+    cdef int first = trans_b == TRANS, second = trans_a == TRANS
+    if typenum == cnp.NPY_FLOAT:
+        small_sgemm[first][second](n, m, k, <float*>b, ldb, 1.0, <float*>a, lda,
+                                   <float*>out, n)
+    else:
+        small_dgemm[first][second](n, m, k, <double*>b, ldb, 1.0, <double*>a, lda,
+                                   <double*>out, n)
 
 
 cdef inline void gemm(int typenum, int trans_a, int trans_b, int64_t m, int64_t n, int64_t k,

@@ -7,6 +7,8 @@ method forms), node names, integer operands, and the shape and dtype errors
 from torch today the test asserts torch's behaviour and is a strict xfail naming
 the difference. Random operand shapes for ``matmul`` are in test_properties.
 """
+import glob
+import os
 import warnings
 
 import numpy as np
@@ -326,6 +328,43 @@ def test_products_call_numpys_gemm():
     if np.__config__.CONFIG["Build Dependencies"]["blas"]["name"] != "scipy-openblas":
         pytest.skip("this NumPy is built against another BLAS")
     assert blas.found()
+
+
+@pytest.mark.cpu_only
+def test_skylakex_kernels_where_openblas_chose_avx2_on_an_avx512_cpu():
+    # NOTE [OpenBLAS's AVX-512 kernels on AMD CPUs]: used exactly where the CPU has AVX-512
+    # and OpenBLAS picked its Haswell/Zen kernels; their products are cblas's to rounding
+    import ctypes
+    from autograd_cy._C import blas
+    if not blas.found():
+        pytest.skip("this NumPy is built against another BLAS")
+    flags = open("/proc/cpuinfo").read() if os.path.exists("/proc/cpuinfo") else ""
+    avx512 = all(f" {flag} " in flags for flag in ("avx512f", "avx512dq", "avx512bw",
+                                                   "avx512vl"))
+    folder = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
+    library = ctypes.CDLL(glob.glob(os.path.join(folder, "libscipy_openblas64_*.so"))[0])
+    library.scipy_openblas_get_corename64_.restype = ctypes.c_char_p
+    core = library.scipy_openblas_get_corename64_().decode()
+    assert blas.uses_skylakex_kernels() == (avx512 and core in ("Haswell", "Zen"))
+    rng = np.random.default_rng(5)
+    for dtype in (np.float32, np.float64):
+        for a_t in (False, True):
+            for b_t in (False, True):
+                a = rng.standard_normal((300, 64) if a_t else (64, 300)).astype(dtype)
+                b = rng.standard_normal((48, 300) if b_t else (300, 48)).astype(dtype)
+                a, b = (a.T if a_t else a), (b.T if b_t else b)
+                ours = (ag.tensor(a) @ ag.tensor(b)).numpy()
+                np.testing.assert_allclose(ours, a.astype(np.float64) @ b.astype(np.float64),
+                                           rtol=1e-4 if dtype == np.float32 else 1e-12,
+                                           atol=1e-3 if dtype == np.float32 else 1e-10)
+        # nan and inf reach every output they touch, 0 * nan included
+        a = np.zeros((64, 300), dtype)
+        b = rng.standard_normal((300, 48)).astype(dtype)
+        a[3, 7], a[5, 9], b[11, 2] = np.nan, np.inf, np.nan
+        ours = (ag.tensor(a) @ ag.tensor(b)).numpy()
+        with np.errstate(invalid="ignore"):
+            np.testing.assert_array_equal(np.isnan(ours), np.isnan(a @ b))
+            np.testing.assert_array_equal(np.isinf(ours), np.isinf(a @ b))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
