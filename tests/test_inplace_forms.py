@@ -332,3 +332,29 @@ def test_vmap_refuses_an_unbatched_self_with_a_batched_other():
         lib.vmap(lambda b: x.clone().hypot_(b))(lib.ones(3, 4, dtype=lib.float64))
     assert_same_error(run, RuntimeError, "is not possible because there exists a Tensor "
                       "`other` in extra_args that has more elements than `self`")
+
+
+@pytest.mark.parametrize("source", [
+    "lib.zeros(3).addcmul_(lib.ones(2, 3), lib.ones(3))",
+    "lib.zeros(3).lt_(lib.ones(2, 3))",
+    "lib.zeros(3).logical_and_(lib.ones(2, 3))",
+    "lib.zeros(3).clamp_min_(lib.zeros(2, 3))",
+    "lib.zeros(3).expand(2, 3).ceil_()",
+    "lib.zeros(2, 3).cumsum_(2)",
+    "lib.zeros(3, requires_grad=True).float_power_(2)",
+])
+def test_refusals_in_torch_words(source):
+    """A result that would not fit ``self`` (broadcast), an expanded ``self``, a dim out of
+    range, the dtype check of float_power_ before the leaf check."""
+    assert_same_error(lambda lib: eval(source), exact=True)
+
+
+@pytest.mark.parametrize("source", [
+    "lib.zeros(3, dtype=lib.bool).lt_(1)",
+    "lib.tensor([0, 3, -1]).logical_not_()",
+    "lib.tensor([1.5, -2.5], dtype=lib.float64).float_power_(lib.tensor([2, 3]))",
+])
+def test_casts_back_to_self_dtype(source):
+    ours, theirs = eval(source, {"lib": ag}), eval(source, {"lib": torch})
+    assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+    assert ours.tolist() == theirs.tolist()
