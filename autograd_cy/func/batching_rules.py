@@ -726,6 +726,7 @@ def _one(original, args, kwargs):
 # the elementwise ops of several tensors.
 _ELEMENTWISE = """
 absolute arccos arccosh arcsin arcsinh arctan arctanh negative neg square add sub mul div
+subtract multiply divide
 true_divide floor_divide pow rpow rsub rdiv atan2 arctan2 maximum minimum clamp clip where eq
 ne lt le gt ge greater greater_equal less less_equal not_equal logical_and logical_or
 logical_xor logical_not bitwise_and bitwise_or bitwise_xor bitwise_not isfinite isinf isnan
