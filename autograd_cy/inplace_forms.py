@@ -55,8 +55,9 @@ def _check_float_power(self, exponent):
             f"operation's result requires dtype {wanted._scalar_name}")
 
 
-def _check_bound(self, bound):
+def _check_bound(self, *args, **kwargs):
     """clamp_min_/clamp_max_ with a number: torch's check names ``self``'s C++ type."""
+    bound = (*args, *kwargs.values())[0]
     if not isinstance(bound, Tensor):
         result = result_type(self, bound)
         if not can_cast(result, self.dtype):

@@ -64,6 +64,10 @@ CASES = {
     "frac_": (lambda lib, y: y.frac_(), (R * 3,)),
     "clamp_min_": (lambda lib, y: y.clamp_min_(0.1), (R,)),
     "clamp_min_/tensor": (lambda lib, y, b: y.clamp_min_(b), (R, B)),
+    "clamp_min_/keyword": (lambda lib, y, b: lib.clamp_min_(y, min=b), (R, B)),
+    "clamp_max_/keyword": (lambda lib, y: y.clamp_max_(max=0.3), (R,)),
+    "float_power_/keyword": (lambda lib, y: y.float_power_(exponent=0.5), (POS,)),
+    "round_/torch_level": (lambda lib, y: lib.round_(y, decimals=-1), (R * 30,)),
     "clamp_max_": (lambda lib, y: y.clamp_max_(-0.2), (R,)),
     "clamp_max_/tensor": (lambda lib, y, b: y.clamp_max_(b), (R, B)),
     "cumsum_": (lambda lib, y: y.cumsum_(1), (R,)),
@@ -306,6 +310,8 @@ def test_comparison_zeros_the_tangent():
     "lib.ones(2, dtype=lib.int64).clamp_min_(0.5)",
     "lib.ones(2, dtype=lib.int32).clamp_max_(0.5)",
     "lib.ones(2, dtype=lib.int64).clamp_max_(lib.tensor(0.5))",
+    "lib.ones(2, dtype=lib.int64).clamp_max_(max=0.5)",
+    "lib.clamp_min_(lib.ones(2, dtype=lib.int64), min=0.5)",
 ])
 def test_dtype_errors_in_torch_words(source):
     assert_same_error(lambda lib: eval(source), exact=True)
@@ -358,3 +364,31 @@ def test_casts_back_to_self_dtype(source):
     ours, theirs = eval(source, {"lib": ag}), eval(source, {"lib": torch})
     assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
     assert ours.tolist() == theirs.tolist()
+
+
+KEYWORD_CALLS = [
+    "x.addcdiv_(tensor1=t, tensor2=t, value=2)", "x.addcmul_(tensor1=t, tensor2=t, value=2)",
+    "x.addmm_(mat1=t, mat2=t, beta=2, alpha=3)", "x.lerp_(end=t, weight=0.3)",
+    "x.divide_(other=t, rounding_mode='trunc')", "x.multiply_(other=t)",
+    "x.subtract_(other=t, alpha=2)", "x.true_divide_(other=t)", "x.float_power_(exponent=t)",
+    "x.fmod_(other=t)", "x.remainder_(other=t)", "x.atan2_(other=t)", "x.arctan2_(other=t)",
+    "x.hypot_(other=t)", "x.copysign_(other=t)", "x.heaviside_(values=t)",
+    "x.xlogy_(other=t)", "x.logit_(eps=0.1)", "x.nan_to_num_(nan=0.0, posinf=1.0, neginf=-1.0)",
+    "x.round_(decimals=1)", "x.clamp_min_(min=0.3)", "x.clamp_max_(max=t)",
+    "x.cumsum_(dim=0, dtype=lib.float64)", "x.cumprod_(dim=1)", "x.tril_(diagonal=-1)",
+    "x.triu_(diagonal=1)", "x.index_fill_(dim=0, index=lib.tensor([1]), value=1.0)",
+    "x.index_copy_(dim=1, index=lib.tensor([0]), source=t[:, :1])", "x.eq_(other=t)",
+    "x.lt_(other=0.4)", "x.greater_equal_(other=t)", "x.logical_and_(other=t)",
+    "lib.tensor([3]).bitwise_and_(other=lib.tensor([1]))", "lib.xlogy_(x, other=t)",
+    "lib.logit_(x, eps=0.1)", "lib.nan_to_num_(x, nan=1.0)", "lib.clamp_max_(x, max=0.1)",
+]
+
+
+@pytest.mark.parametrize("source", KEYWORD_CALLS)
+def test_keywords_as_torch_names_them(source):
+    results = []
+    for lib in (ag, torch):
+        x = lib.tensor([[0.5, 0.2], [0.3, 0.9]], dtype=lib.float64)
+        t = lib.tensor([[0.7, 0.1], [0.4, 0.6]], dtype=lib.float64)
+        results.append(eval(source, {"lib": lib, "x": x, "t": t}).tolist())
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-12)
