@@ -392,3 +392,30 @@ def test_keywords_as_torch_names_them(source):
         t = lib.tensor([[0.7, 0.1], [0.4, 0.6]], dtype=lib.float64)
         results.append(eval(source, {"lib": lib, "x": x, "t": t}).tolist())
     np.testing.assert_allclose(results[0], results[1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("source", [
+    "lib.ones(2, 3, requires_grad=True)[0].ceil_()",
+    "lib.ones(2, 3, requires_grad=True).t().lt_(0)",
+    "lib.ones(2, 3, requires_grad=True).unbind()[1].clamp_min_(0)",
+])
+def test_view_of_a_leaf_and_multi_output_views_are_refused(source):
+    assert_same_error(lambda lib: eval(source))
+
+
+def test_inference_tensor_outside_inference_mode_is_refused():
+    def run(lib):
+        with lib.inference_mode():
+            x = lib.ones(3)
+        x.addcmul_(lib.ones(3), lib.ones(3))
+    assert_same_error(run, exact=True)
+
+
+def test_inside_inference_mode():
+    results = []
+    for lib in (ag, torch):
+        with lib.inference_mode():
+            x = lib.tensor([1.5, -0.5])
+            x.round_().ge_(0)
+        results.append(x.tolist())
+    assert results[0] == results[1]
