@@ -146,6 +146,10 @@ def test_products(name, shapes):
 def test_addmm_and_linear():
     check_batched_grad(lambda lib, b, x, w: lib.addmm(b, x, w, beta=0.5, alpha=2.0),
                        *arrays_of([(3,), (2, 4), (4, 3)]), create_graph=True)
+    # without create_graph a CUDA device's AddmmBackward0 multiplies by one gemm per
+    # operand, for a single gradient only
+    check_batched_grad(lambda lib, b, x, w: lib.addmm(b, x, w, beta=0.5, alpha=2.0),
+                       *arrays_of([(2, 3), (2, 4), (4, 3)]))
     check_batched_grad(lambda lib, x, w, b: lib.nn.functional.linear(x, w, b),
                        *arrays_of([(2, 4), (3, 4), (3,)]), create_graph=True)
 

@@ -10,7 +10,7 @@ import torch
 import autograd_cy as ag
 from autograd_cy.inplace_forms import FORMS
 from oracle import (
-    DEVICE, assert_same_error, check_batched_grad, check_jvp, check_op, node_name, randn,
+    assert_same_error, check_batched_grad, check_jvp, check_op, node_name, randn,
 )
 
 R = randn(3, 4)
@@ -144,13 +144,9 @@ def test_forward_ad(case):
 @pytest.mark.parametrize("case", [c for c in CASES if _form(c) not in
                                   INTEGER_ONLY | NOT_DIFFERENTIABLE])
 @pytest.mark.parametrize("create_graph", [False, True])
-def test_batched_gradients(case, create_graph, request):
+def test_batched_gradients(case, create_graph):
     """``autograd.grad(..., is_grads_batched=True)`` through the form (vmap over the
     backward), and once more with ``create_graph``."""
-    if case == "addmm_" and DEVICE.startswith("cuda") and not create_graph:
-        # AddmmBackward0's gemm path (pyx/ops/matmul.pyx, gemm_gradients) is given a batch
-        # of gradients on a CUDA device: out-of-place addmm fails alike there
-        request.applymarker(pytest.mark.xfail(strict=True, reason="addmm's gemm path"))
     call, arrays = CASES[case]
     check_batched_grad(lambda lib, x, *others: _applied(call, lib, x, others), *arrays,
                        create_graph=create_graph)
