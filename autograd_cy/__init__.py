@@ -82,6 +82,8 @@ from autograd_cy.contractions import tensordot, inner, kron  # noqa: E402,F401
 from autograd_cy.binning import searchsorted, bucketize, bincount, histc  # noqa: E402,F401
 from autograd_cy.index_writes import take, index_fill, index_copy  # noqa: E402,F401
 from autograd_cy.cross_product import cross  # noqa: E402,F401
+from autograd_cy.arithmetic_aliases import multiply, divide, subtract  # noqa: E402,F401
+from autograd_cy.inplace_forms import *  # noqa: E402,F401,F403  (ceil_ ...; Tensor.lt_ ...)
 from autograd_cy.grad_mode import (  # noqa: E402,F401
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
     is_inference_mode_enabled,

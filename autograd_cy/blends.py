@@ -24,6 +24,7 @@ from the nearer end: ``x + w * (end - x)`` where ``|w| < 0.5``, else
 tensor([ 0.2500, 12.5000])
 """
 import autograd_cy as _ag
+from autograd_cy._C.dtype import _c10_name
 from autograd_cy._C.tensor import Tensor, _register_methods
 from autograd_cy.autograd.function import Function
 
@@ -187,12 +188,12 @@ def lerp(input, end, weight):
     """``input + weight * (end - input)``: from ``input`` (weight 0) to ``end`` (weight 1);
     ``end`` of ``input``'s dtype (NOTE [lerp from the nearer end])."""
     if end.dtype != input.dtype:
-        raise RuntimeError(f"expected dtype {_name(input.dtype)} for `end` but got dtype "
-                           f"{_name(end.dtype)}")
+        raise RuntimeError(f"expected dtype {_c10_name(input.dtype)} for `end` but got dtype "
+                           f"{_c10_name(end.dtype)}")
     if isinstance(weight, Tensor) and weight.dim() and weight.dtype != input.dtype:
         # (a 0-d weight is read as a number, any dtype)
-        raise RuntimeError(f"expected dtype {_name(input.dtype)} for `weight` but got dtype "
-                           f"{_name(weight.dtype)}")
+        raise RuntimeError(f"expected dtype {_c10_name(input.dtype)} for `weight` but got dtype "
+                           f"{_c10_name(weight.dtype)}")
     if not input.is_floating_point() and not input.is_complex():
         raise NotImplementedError(
             f"\"lerp_kernel_{'tensor' if isinstance(weight, Tensor) else 'scalar'}\" not "
@@ -200,10 +201,6 @@ def lerp(input, end, weight):
     if isinstance(weight, Tensor):
         return LerpTensor.apply(input, end, weight)
     return Lerp.apply(input, end, weight)
-
-
-def _name(dtype):
-    return str(dtype).split(".")[-1]
 
 
 def addcmul(input, tensor1, tensor2, *, value=1):

@@ -187,6 +187,10 @@ def index_fill(input, dim, index, value):
 def index_copy(input, dim, index, source):
     """A copy of ``input`` with ``source``'s slices written at the slices ``index`` of
     ``dim``."""
+    if source.dtype != input.dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, "
+                           f"but got (self) {input.dtype._scalar_name} and (source) "
+                           f"{source.dtype._scalar_name}")
     dim = _wrap(dim, input.dim())
     count = source.shape[dim] if source.dim() else 1
     if index.numel() != count:

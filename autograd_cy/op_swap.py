@@ -15,12 +15,14 @@ from autograd_cy._C import profiling as _profiling
 
 
 def op_functions():
-    """Every op function of pyx/ops and of ``nn.functional``, by identity:
-    ``{id(function): function}``."""
+    """Every op function of pyx/ops, of ``nn.functional`` and the in-place forms of
+    inplace_forms.py, by identity: ``{id(function): function}``."""
     import autograd_cy._C.ops as ops_package
+    import autograd_cy.inplace_forms as inplace_forms
     import autograd_cy.nn.functional as functional
     modules = [importlib.import_module(f"autograd_cy._C.ops.{info.name}")
-               for info in pkgutil.iter_modules(ops_package.__path__)] + [functional]
+               for info in pkgutil.iter_modules(ops_package.__path__)] + [
+                   functional, inplace_forms]
     functions = {}
     for module in modules:
         names = tuple(getattr(module, "__all__", ())) + tuple(

@@ -162,6 +162,9 @@ def round(input, *, decimals=0):
     """Each entry rounded to the nearest whole number, a half to the even one; with
     ``decimals``, to that many decimal places (NOTE [Rounding half to even])."""
     if decimals:
+        if not input.is_floating_point():
+            raise NotImplementedError(
+                f'"round_cpu" not implemented for \'{input.dtype._scalar_name}\'')
         return RoundDecimals.apply(input, int(decimals))
     return Round.apply(input)
 

@@ -47,6 +47,7 @@ PER_ROW_NODES = {
     "DiagonalBackwardBackward0", "AsStridedBackward0", "TransposeBackward1", "TBackward1",
     "UnsqueezeBackward1", "SqueezeBackward3",
     "CopySlices", "CopyBackwards", "FillBackward2", "FillBackward3", "ZeroBackward0",
+    "ZeroGradientBackward",
 }
 
 
@@ -145,6 +146,10 @@ def test_products(name, shapes):
 def test_addmm_and_linear():
     check_batched_grad(lambda lib, b, x, w: lib.addmm(b, x, w, beta=0.5, alpha=2.0),
                        *arrays_of([(3,), (2, 4), (4, 3)]), create_graph=True)
+    # without create_graph a CUDA device's AddmmBackward0 multiplies by one gemm per
+    # operand, for a single gradient only
+    check_batched_grad(lambda lib, b, x, w: lib.addmm(b, x, w, beta=0.5, alpha=2.0),
+                       *arrays_of([(2, 3), (2, 4), (4, 3)]))
     check_batched_grad(lambda lib, x, w, b: lib.nn.functional.linear(x, w, b),
                        *arrays_of([(2, 4), (3, 4), (3,)]), create_graph=True)
 

@@ -81,3 +81,17 @@ def test_promotion():
 ])
 def test_errors(fn):
     assert_same_error(fn, exact=False)
+
+
+@pytest.mark.parametrize("dtypes", [("float32", "float64", None), ("float64", "float16", None),
+                                    ("complex64", "complex64", "float32"),
+                                    ("bfloat16", "bfloat16", "float32")])
+def test_lerp_dtype_errors_name_the_cpp_types(dtypes):
+    """torch names the dtypes as C++ does: ``long int``, ``double``, ``c10::Half``."""
+    first, end, weight = dtypes
+
+    def run(lib):
+        w = 0.5 if weight is None else lib.ones(2, dtype=getattr(lib, weight))
+        lib.lerp(lib.ones(2, dtype=getattr(lib, first)), lib.ones(2, dtype=getattr(lib, end)),
+                 w)
+    assert_same_error(run, exact=True)

@@ -320,6 +320,14 @@ FALLBACK_OPS = {
     "scatter_": lambda lib, t: t.clone().scatter_(0, lib.tensor([[2, 0, 1]]), 5.0),
     "scatter_add_": lambda lib, t: t.clone().scatter_add_(0, lib.tensor([[2, 0, 2]]), t[:1]),
     "index_add_": lambda lib, t: t.clone().index_add_(0, lib.tensor([2, 2]), t[:2]),
+    # in-place forms of autograd_cy/inplace_forms.py that are not elementwise
+    "addmm_": lambda lib, t: t.clone().addmm_(t, t.t(), alpha=0.5),
+    "cumsum_": lambda lib, t: t.clone().cumsum_(1),
+    "cumprod_": lambda lib, t: t.clone().cumprod_(0),
+    "tril_": lambda lib, t: t.clone().tril_(),
+    "triu_": lambda lib, t: t.clone().triu_(1),
+    "index_fill_": lambda lib, t: t.clone().index_fill_(1, lib.tensor([2, 0]), -1.0),
+    "index_copy_": lambda lib, t: t.clone().index_copy_(0, lib.tensor([2]), t[:1] * 2),
     # each example a batch of (N, C) = (3, 3): statistics over the example alone
     "batch_norm": lambda lib, t: lib.nn.functional.batch_norm(t, None, None, training=True),
     # one slope per channel of the example (its dim 1)

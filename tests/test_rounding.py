@@ -78,3 +78,9 @@ def test_integers_and_half_precision():
 
 def test_frac_of_an_integer_tensor():
     assert_same_error(lambda lib: lib.frac(lib.arange(3)))
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "bool", "uint8"])
+def test_round_with_decimals_refuses_integers(dtype):
+    assert_same_error(lambda lib: lib.round(lib.ones(2, dtype=getattr(lib, dtype)),
+                                            decimals=1), exact=True)

@@ -139,3 +139,11 @@ def test_index_write_nodes_and_errors():
     assert_same_error(lambda lib: lib.take(lib.zeros(2, 3), lib.tensor([6])), IndexError)
     assert_same_error(lambda lib: lib.zeros(2, 3).index_copy(1, lib.tensor([0]),
                                                              lib.ones(2, 2)), IndexError)
+
+
+@pytest.mark.parametrize("dtypes", [("float32", "float64"), ("int64", "float32")])
+def test_index_copy_refuses_a_source_of_another_dtype(dtypes):
+    def run(lib):
+        x = lib.ones(2, 3, dtype=getattr(lib, dtypes[0]))
+        x.index_copy(0, lib.tensor([1]), lib.ones(1, 3, dtype=getattr(lib, dtypes[1])))
+    assert_same_error(run, exact=True)

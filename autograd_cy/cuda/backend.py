@@ -66,8 +66,10 @@ class CudaBackend(Backend):
         return _rows.loss(name, arrays, options)
 
     def has_gemm(self, array):
-        """gemm.cu is instantiated for the float dtypes."""
-        return type(array) is DeviceArray and array.dtype in _gemm.GEMM_DTYPES
+        """gemm.cu is instantiated for the float dtypes, and multiplies matrices: a batch of
+        gradients (``is_grads_batched``) takes AddmmBackward0's general formula."""
+        return (type(array) is DeviceArray and array.ndim == 2
+                and array.dtype in _gemm.GEMM_DTYPES)
 
     def gemm(self, a, b, alpha, bias=None, beta=1, column_sums=False):
         """One launch of cuda/gemm.cu with its epilogues (NOTE [GEMM epilogues]); None when

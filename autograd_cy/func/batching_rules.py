@@ -726,6 +726,7 @@ def _one(original, args, kwargs):
 # the elementwise ops of several tensors.
 _ELEMENTWISE = """
 absolute arccos arccosh arcsin arcsinh arctan arctanh negative neg square add sub mul div
+subtract multiply divide
 true_divide floor_divide pow rpow rsub rdiv atan2 arctan2 maximum minimum clamp clip where eq
 ne lt le gt ge greater greater_equal less less_equal not_equal logical_and logical_or
 logical_xor logical_not bitwise_and bitwise_or bitwise_xor bitwise_not isfinite isinf isnan
@@ -745,10 +746,19 @@ div_ floor_divide_ pow_ clamp_ clip_ copy_ fill_ zero_ masked_fill_ conj_physica
 elu_ selu_ celu_ hardtanh_ threshold_ leaky_relu_
 """.split()
 
+# the elementwise in-place forms of autograd_cy/inplace_forms.py (its others: fallback)
+_INPLACE_FORMS = """
+addcdiv_ addcmul_ lerp_ divide_ multiply_ subtract_ true_divide_ negative_ float_power_
+fmod_ remainder_ atan2_ arctan2_ hypot_ copysign_ heaviside_ xlogy_ logit_ sinc_
+nan_to_num_ ceil_ floor_ round_ trunc_ fix_ frac_ clamp_min_ clamp_max_ eq_ ne_ not_equal_
+lt_ less_ le_ less_equal_ gt_ greater_ ge_ greater_equal_ logical_and_ logical_or_
+logical_xor_ logical_not_ bitwise_and_ bitwise_or_ bitwise_xor_ bitwise_not_
+""".split()
+
 RULES = {}
 RULES.update({name: elementwise for name in _ELEMENTWISE})
 RULES.update({name: _one for name in _ONE_TENSOR})
-RULES.update({name: elementwise_inplace for name in _INPLACE})
+RULES.update({name: elementwise_inplace for name in _INPLACE + _INPLACE_FORMS})
 for _entry in unary_ops():      # the op table's entries: elementwise by declaration
     RULES[_entry.name] = elementwise
     if _entry.inplace is not None:

@@ -1,0 +1,167 @@
+"""The in-place forms ``x.name_(...)`` of out-of-place ops written in Python or in pyx/ops.
+
+Each form is one entry of ``FORMS``: the out-of-place method it runs and how torch treats
+it. ``x.name_(*args)`` is ``apply_in_place(x, lambda s: s.name(*args), tensors)``
+(pyx/ops/inplace.pyx): the result becomes ``x``'s new value and history as with torch's
+in-place ops (the leaf and view checks, the cast back to ``x``'s dtype and torch's error
+where it cannot be cast, the version bump, CopySlices for a view, the tangent). The tensor
+arguments are the ``others`` of the in-place op (whether it records, overlap, tangents).
+
+NOTE [In-place forms torch does not record]
+torch gives the comparisons (``x.lt_(0)``) a node of their own that passes zeros to the old
+``x`` (``LtBackward0`` with a number, ``LtBackward1`` with a tensor), and zeros ``x``'s
+tangent, where it has one: the form does both (``zero_node``, the node's prefix). The logical ops
+(``x.logical_not_()``) torch does not record at all: ``x`` keeps its grad_fn, a leaf that
+requires grad is written without complaint, and the gradient goes through as if the op
+were not there. Their forms (``untracked``) run under ``no_grad`` to do the same.
+
+>>> import autograd_cy as ag
+>>> x = ag.tensor([-1.5, 0.5, 2.25])
+>>> x.ceil_()
+tensor([-1.,  1.,  3.])
+>>> x._version
+1
+"""
+from typing import NamedTuple
+
+from autograd_cy._C.dtype import _c10_name
+from autograd_cy._C.forward import _run_suspended, _tangent
+from autograd_cy._C.ops.inplace import apply_in_place
+from autograd_cy._C.tensor import Tensor, _register_methods
+from autograd_cy.dtypes import can_cast, complex128, float64, result_type
+from autograd_cy.grad_mode import no_grad
+
+
+class Form(NamedTuple):
+    """How ``name_`` runs: ``method`` (the out-of-place Tensor method), ``torch_level``
+    (torch also has ``torch.name_``), ``zero_node`` (the name, less ``Backward0``/``1``, of
+    the node a comparison records, NOTE [In-place forms torch does not record]),
+    ``untracked`` (not recorded at all), ``check`` (called with the arguments first)."""
+    method: str
+    torch_level: bool = False
+    zero_node: str = None
+    untracked: bool = False
+    check: object = None
+
+
+def _check_float_power(self, exponent):
+    """torch computes float_power in float64 (complex128), and refuses another ``self``."""
+    is_complex = self.is_complex() or isinstance(exponent, complex) or (
+        isinstance(exponent, Tensor) and exponent.is_complex())
+    wanted = complex128 if is_complex else float64
+    if self.dtype != wanted:
+        raise RuntimeError(
+            f"the base given to float_power_ has dtype {self.dtype._scalar_name} but the "
+            f"operation's result requires dtype {wanted._scalar_name}")
+
+
+def _check_bound(self, *args, **kwargs):
+    """clamp_min_/clamp_max_ with a number: torch's check names ``self``'s C++ type."""
+    bound = (*args, *kwargs.values())[0]
+    if not isinstance(bound, Tensor):
+        result = result_type(self, bound)
+        if not can_cast(result, self.dtype):
+            raise RuntimeError(f"result type {result._scalar_name} can't be cast to the "
+                               f"desired output type {_c10_name(self.dtype)}")
+
+
+TORCH = True
+
+FORMS = {
+    # blends and products
+    "addcdiv_": Form("addcdiv"),
+    "addcmul_": Form("addcmul"),
+    "addmm_": Form("addmm"),
+    "lerp_": Form("lerp"),
+    # arithmetic (divide_, multiply_, subtract_: torch's aliases of div_, mul_, sub_)
+    "divide_": Form("div"),
+    "multiply_": Form("mul"),
+    "subtract_": Form("sub"),
+    "true_divide_": Form("true_divide"),
+    "negative_": Form("negative", TORCH),
+    "float_power_": Form("float_power", check=_check_float_power),
+    "fmod_": Form("fmod"),
+    "remainder_": Form("remainder"),
+    "atan2_": Form("atan2"),
+    "arctan2_": Form("arctan2"),
+    "hypot_": Form("hypot"),
+    "copysign_": Form("copysign"),
+    "heaviside_": Form("heaviside"),
+    "xlogy_": Form("xlogy", TORCH),
+    "logit_": Form("logit", TORCH),
+    "sinc_": Form("sinc", TORCH),
+    "nan_to_num_": Form("nan_to_num", TORCH),
+    # rounding and bounds
+    "ceil_": Form("ceil", TORCH),
+    "floor_": Form("floor", TORCH),
+    "round_": Form("round", TORCH),
+    "trunc_": Form("trunc", TORCH),
+    "fix_": Form("fix", TORCH),
+    "frac_": Form("frac", TORCH),
+    "clamp_min_": Form("clamp_min", TORCH, check=_check_bound),
+    "clamp_max_": Form("clamp_max", TORCH, check=_check_bound),
+    # scans, triangles, index writes
+    "cumsum_": Form("cumsum"),
+    "cumprod_": Form("cumprod"),
+    "tril_": Form("tril"),
+    "triu_": Form("triu"),
+    "index_fill_": Form("index_fill"),
+    "index_copy_": Form("index_copy"),
+    # comparisons: a node that passes zeros
+    "eq_": Form("eq", zero_node="Eq"),
+    "ne_": Form("ne", zero_node="Ne"),
+    "not_equal_": Form("not_equal", zero_node="Ne"),
+    "lt_": Form("lt", zero_node="Lt"),
+    "less_": Form("less", zero_node="Lt"),
+    "le_": Form("le", zero_node="Le"),
+    "less_equal_": Form("less_equal", zero_node="Le"),
+    "gt_": Form("gt", zero_node="Gt"),
+    "greater_": Form("greater", zero_node="Gt"),
+    "ge_": Form("ge", zero_node="Ge"),
+    "greater_equal_": Form("greater_equal", zero_node="Ge"),
+    # logical and bitwise ops: not recorded (bitwise ones take integers and bools only)
+    "logical_and_": Form("logical_and", untracked=True),
+    "logical_or_": Form("logical_or", untracked=True),
+    "logical_xor_": Form("logical_xor", untracked=True),
+    "logical_not_": Form("logical_not", untracked=True),
+    "bitwise_and_": Form("bitwise_and"),
+    "bitwise_or_": Form("bitwise_or"),
+    "bitwise_xor_": Form("bitwise_xor"),
+    "bitwise_not_": Form("bitwise_not"),
+}
+
+
+def _in_place_form(name, form):
+    method = form.method
+
+    def in_place(self, *args, **kwargs):
+        if form.check is not None:
+            form.check(self, *args, **kwargs)
+        others = tuple(a for a in (*args, *kwargs.values()) if isinstance(a, Tensor))
+
+        def compute(source):
+            return getattr(source, method)(*args, **kwargs)
+        if form.untracked:
+            with no_grad():
+                return apply_in_place(self, compute, others)
+        if form.zero_node is None:
+            return apply_in_place(self, compute, others)
+        node = form.zero_node + ("Backward1" if others else "Backward0")
+        apply_in_place(self, compute, others, node)
+        tangent = _tangent(self)
+        if tangent is not None:
+            _run_suspended(Tensor.zero_, tangent)
+        return self
+
+    in_place.__name__ = in_place.__qualname__ = name
+    in_place.__doc__ = f"In-place form of :meth:`Tensor.{method}`."
+    return in_place
+
+
+_functions = {name: _in_place_form(name, form) for name, form in FORMS.items()}
+globals().update(_functions)
+
+__tensor_methods__ = tuple(FORMS)
+__all__ = [name for name, form in FORMS.items() if form.torch_level]
+
+_register_methods(_functions)
