@@ -47,7 +47,6 @@ PER_ROW_NODES = {
     "DiagonalBackwardBackward0", "AsStridedBackward0", "TransposeBackward1", "TBackward1",
     "UnsqueezeBackward1", "SqueezeBackward3",
     "CopySlices", "CopyBackwards", "FillBackward2", "FillBackward3", "ZeroBackward0",
-    "ZeroGradientBackward",
 }
 
 
