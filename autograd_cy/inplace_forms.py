@@ -73,11 +73,8 @@ FORMS = {
     "addcmul_": Form("addcmul"),
     "addmm_": Form("addmm"),
     "lerp_": Form("lerp"),
-    # arithmetic (divide_, multiply_, subtract_: torch's aliases of div_, mul_, sub_)
-    "divide_": Form("div"),
-    "multiply_": Form("mul"),
-    "subtract_": Form("sub"),
-    "true_divide_": Form("true_divide"),
+    # (divide_, multiply_, subtract_ and true_divide_ are div_, mul_ and sub_ themselves:
+    # arithmetic_aliases.py)
     "negative_": Form("negative", TORCH),
     "float_power_": Form("float_power", check=_check_float_power),
     "fmod_": Form("fmod"),
