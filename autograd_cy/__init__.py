@@ -100,6 +100,7 @@ globals().update(_torch_level_losses)     # torch.kl_div ...: an int reduction, 
 from autograd_cy.nn.activations import (  # noqa: E402,F401  (torch.selu ...; Tensor.prelu)
     selu, selu_, celu, celu_, threshold, threshold_, hardshrink, prelu, rrelu, rrelu_,
 )
+from autograd_cy.functional_aliases import *  # noqa: E402,F401,F403  (torch.conv2d ...)
 from autograd_cy import cuda  # noqa: E402,F401  (fills the core's CUDA backend slot)
 from autograd_cy.dlpack import from_dlpack  # noqa: E402,F401  (and Tensor.__dlpack__)
 from autograd_cy.foreach import *  # noqa: E402,F401,F403  (_foreach_add_ ...)
