@@ -101,6 +101,11 @@ from autograd_cy.nn.activations import (  # noqa: E402,F401  (torch.selu ...; Te
     selu, selu_, celu, celu_, threshold, threshold_, hardshrink, prelu, rrelu, rrelu_,
 )
 from autograd_cy.functional_aliases import *  # noqa: E402,F401,F403  (torch.conv2d ...)
+from autograd_cy.grids import meshgrid  # noqa: E402,F401
+from autograd_cy.membership import isin  # noqa: E402,F401
+from autograd_cy.signal_windows import (  # noqa: E402,F401
+    hann_window, hamming_window, blackman_window, bartlett_window, kaiser_window,
+)
 from autograd_cy import cuda  # noqa: E402,F401  (fills the core's CUDA backend slot)
 from autograd_cy.dlpack import from_dlpack  # noqa: E402,F401  (and Tensor.__dlpack__)
 from autograd_cy.foreach import *  # noqa: E402,F401,F403  (_foreach_add_ ...)

@@ -81,6 +81,7 @@ def test_embedding():
         assert node_name(lib.embedding(w, lib.tensor(indices)).grad_fn) == "EmbeddingBackward0"
 
 
+@pytest.mark.cpu_only      # torch's CPU masks after the same seed; a CUDA generator differs
 @pytest.mark.parametrize("name", ["dropout", "alpha_dropout", "feature_dropout",
                                   "feature_alpha_dropout"])
 def test_dropouts(name):
