@@ -62,14 +62,14 @@ from autograd_cy.rounding import floor, ceil, trunc, fix, round, frac  # noqa: E
 from autograd_cy.one_sided_clamp import clamp_min, clamp_max  # noqa: E402,F401
 from autograd_cy.blends import lerp, addcmul, addcdiv  # noqa: E402,F401
 from autograd_cy.repetition import tile, repeat_interleave, outer, ger  # noqa: E402,F401
-from autograd_cy.diagonals import diag_embed, diagflat, diag  # noqa: E402,F401
+from autograd_cy.diagonals import diag_embed, diagflat, diag, block_diag  # noqa: E402,F401
 from autograd_cy.finite_values import nan_to_num  # noqa: E402,F401
 from autograd_cy.log_add_exp import logaddexp, logaddexp2  # noqa: E402,F401
 from autograd_cy.masked_selection import masked_select, nonzero, argwhere  # noqa: E402,F401
 from autograd_cy.einsum import einsum  # noqa: E402,F401
 from autograd_cy.stacking import (  # noqa: E402,F401
-    atleast_1d, atleast_2d, atleast_3d, hstack, vstack, dstack, column_stack, broadcast_to,
-    broadcast_tensors,
+    atleast_1d, atleast_2d, atleast_3d, hstack, vstack, row_stack, dstack, column_stack,
+    broadcast_to, broadcast_tensors, broadcast_shapes,
 )
 from autograd_cy.splitting import tensor_split, hsplit, vsplit, dsplit  # noqa: E402,F401
 from autograd_cy.differences import diff, take_along_dim  # noqa: E402,F401
@@ -103,6 +103,7 @@ from autograd_cy.nn.activations import (  # noqa: E402,F401  (torch.selu ...; Te
 from autograd_cy.functional_aliases import *  # noqa: E402,F401,F403  (torch.conv2d ...)
 from autograd_cy.grids import meshgrid  # noqa: E402,F401
 from autograd_cy.membership import isin  # noqa: E402,F401
+from autograd_cy.combinatorics import cartesian_prod, combinations  # noqa: E402,F401
 from autograd_cy.signal_windows import (  # noqa: E402,F401
     hann_window, hamming_window, blackman_window, bartlett_window, kaiser_window,
 )
