@@ -117,7 +117,7 @@ from autograd_cy import optim  # noqa: E402,F401  (the optimizers, lr_scheduler:
 from autograd_cy import distributed  # noqa: E402,F401  (process groups, collectives: torch.distributed)
 from autograd_cy.func import vmap  # noqa: E402,F401  (torch.vmap)
 from autograd_cy.tensor_type import (  # noqa: E402,F401  (and Tensor.type)
-    is_tensor, is_storage, numel, is_floating_point, is_complex,
+    is_tensor, is_storage, numel, is_floating_point, is_complex, is_signed, is_nonzero,
 )
 from autograd_cy.threads import (  # noqa: E402,F401
     set_num_threads, get_num_threads, set_num_interop_threads, get_num_interop_threads,
