@@ -53,7 +53,7 @@ from autograd_cy import unfold as _unfold  # noqa: E402,F401  (Tensor.unfold)
 from autograd_cy import linalg  # noqa: E402,F401  (torch.linalg)
 from autograd_cy.linalg.torch_forms import (  # noqa: E402,F401  (torch.det ...)
     det, logdet, slogdet, inverse, cholesky, svd, matrix_exp, matrix_power, qr,
-    pinverse, cholesky_solve, cholesky_inverse,
+    pinverse, cholesky_solve, cholesky_inverse, chain_matmul,
 )
 from autograd_cy.reorder import flip, fliplr, flipud, roll, rot90  # noqa: E402,F401
 from autograd_cy.sorting import sort, argsort, msort, topk, kthvalue  # noqa: E402,F401
@@ -72,14 +72,14 @@ from autograd_cy.stacking import (  # noqa: E402,F401
     broadcast_to, broadcast_tensors, broadcast_shapes,
 )
 from autograd_cy.splitting import tensor_split, hsplit, vsplit, dsplit  # noqa: E402,F401
-from autograd_cy.differences import diff, take_along_dim  # noqa: E402,F401
+from autograd_cy.differences import diff, take_along_dim, gradient  # noqa: E402,F401
 from autograd_cy.uniqueness import unique  # noqa: E402,F401
 from autograd_cy.remainders import fmod, remainder  # noqa: E402,F401
 from autograd_cy.signs import copysign, signbit, isposinf, isneginf, heaviside  # noqa: E402,F401
 from autograd_cy.logarithmic import xlogy, logit  # noqa: E402,F401
 from autograd_cy.hypot_sinc import hypot, sinc, float_power  # noqa: E402,F401
 from autograd_cy.contractions import tensordot, inner, kron  # noqa: E402,F401
-from autograd_cy.binning import searchsorted, bucketize, bincount, histc  # noqa: E402,F401
+from autograd_cy.binning import searchsorted, bucketize, bincount, histc, histogram  # noqa: E402,F401
 from autograd_cy.index_writes import take, index_fill, index_copy  # noqa: E402,F401
 from autograd_cy.cross_product import cross  # noqa: E402,F401
 from autograd_cy.grad_mode import (  # noqa: E402,F401
@@ -104,6 +104,7 @@ from autograd_cy.functional_aliases import *  # noqa: E402,F401,F403  (torch.con
 from autograd_cy.grids import meshgrid  # noqa: E402,F401
 from autograd_cy.membership import isin  # noqa: E402,F401
 from autograd_cy.combinatorics import cartesian_prod, combinations  # noqa: E402,F401
+from autograd_cy.integration import trapezoid, trapz, cumulative_trapezoid  # noqa: E402,F401
 from autograd_cy.signal_windows import (  # noqa: E402,F401
     hann_window, hamming_window, blackman_window, bartlett_window, kaiser_window,
 )

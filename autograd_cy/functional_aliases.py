@@ -3,9 +3,9 @@
 
 Where torch's signature is ``nn.functional``'s (``conv1d``, ``conv2d``,
 ``conv_transpose1d/2d``, ``avg_pool1d``, ``adaptive_avg_pool1d``, ``pixel_shuffle``,
-``pixel_unshuffle``, ``channel_shuffle``, ``rms_norm``) the torch-level name is the same
-function object. The others are ATen's forms, whose arguments differ from the Python ones
-and are spelled out below: every argument of ``torch.dropout(input, p, train)`` and of
+``pixel_unshuffle``, ``channel_shuffle``, ``rms_norm``, ``bilinear``) the torch-level name
+is the same function object. The others are ATen's forms, whose arguments differ from the
+Python ones and are spelled out below: every argument of ``torch.dropout(input, p, train)`` and of
 ``torch.batch_norm`` required (the weight and bias before the running statistics), the
 indices second in ``torch.embedding(weight, indices)`` with ``padding_idx=-1`` for none, an
 int ``reduction`` (0 none, 1 mean, 2 sum), ``(output, indices)`` from
@@ -36,10 +36,11 @@ pixel_shuffle = _F.pixel_shuffle
 pixel_unshuffle = _F.pixel_unshuffle
 channel_shuffle = _F.channel_shuffle
 rms_norm = _F.rms_norm
+bilinear = _F.bilinear
 
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "avg_pool1d",
            "adaptive_avg_pool1d", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
-           "rms_norm", "max_pool1d", "max_pool2d", "max_pool1d_with_indices",
+           "rms_norm", "bilinear", "max_pool1d", "max_pool2d", "max_pool1d_with_indices",
            "adaptive_max_pool1d", "batch_norm", "instance_norm", "layer_norm", "group_norm",
            "embedding", "dropout", "dropout_", "alpha_dropout", "alpha_dropout_",
            "feature_dropout", "feature_dropout_", "feature_alpha_dropout",
