@@ -1,13 +1,13 @@
 """``cartesian_prod`` and ``combinations``: the tuples of elements of 1-D tensors, one per
-row, composed of ``meshgrid``, ``masked_select`` and ``stack`` as torch composes them (the
-output's node is ``StackBackward0``; the gradient of an element adds up over the rows it
-appears in).
+row, composed of existing ops (``meshgrid`` and ``stack`` as torch composes
+``cartesian_prod``; ``combinations`` picks its columns by ``index_select`` where torch's
+``masked_select`` a grid, the same rows, batched by vmap's rule): the output's node is
+``StackBackward0``, and the gradient of an element adds up over the rows it appears in.
 
 ``cartesian_prod(a, b, ...)`` has a row for every choice of one element from each tensor,
 the last tensor varying fastest (the 'ij' grid, flattened). ``combinations(t, r)`` has a
 row for every ``r`` elements of ``t`` taken in order at increasing positions (at
-non-decreasing positions ``with_replacement``): the cells of ``t``'s ``r``-fold grid whose
-indices increase.
+non-decreasing positions ``with_replacement``), in lexicographic order of the positions.
 
 >>> import autograd_cy as ag
 >>> ag.combinations(ag.tensor([1, 2, 3]))
@@ -15,6 +15,8 @@ tensor([[1, 2],
         [1, 3],
         [2, 3]])
 """
+import itertools
+
 import numpy as np
 
 import autograd_cy as _ag
@@ -45,11 +47,8 @@ def combinations(input, r=2, with_replacement=False):
         raise RuntimeError(f"Expect a non-negative number, but got {r}")
     if r == 0:
         return _ag.empty(0, dtype=input.dtype, device=input.device)
-    n = input.shape[0]
-    indices = np.indices((n,) * r)
-    ordered = np.less_equal if with_replacement else np.less
-    mask = np.logical_and.reduce([ordered(indices[k], indices[k + 1]) for k in range(r - 1)],
-                                 axis=0) if r > 1 else np.ones((n,), bool)
-    mask = _ag.tensor(mask, device=input.device)
-    grids = _ag.meshgrid(*([input] * r), indexing="ij")
-    return _ag.stack([g.masked_select(mask) for g in grids], 1)
+    choose = (itertools.combinations_with_replacement if with_replacement
+              else itertools.combinations)
+    rows = np.array(list(choose(range(input.shape[0]), r)), dtype=np.int64).reshape(-1, r)
+    positions = _ag.tensor(rows, device=input.device)
+    return _ag.stack([input.index_select(0, positions[:, k]) for k in range(r)], 1)

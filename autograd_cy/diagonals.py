@@ -21,6 +21,7 @@ tensor([2])
 """
 import functools
 
+import autograd_cy as _ag
 from autograd_cy._C.tensor import _register_methods
 from autograd_cy.autograd.function import Function
 from autograd_cy.dtypes import get_default_dtype, promote_types, result_type
@@ -91,23 +92,34 @@ def _promoted(tensors):
     return result_type(*kinds) if len(kinds) == 2 else kinds[0].dtype
 
 
+def _joined_blocks(tensors):
+    """The block-diagonal matrix of ``tensors`` and where each block went: ``(top, left,
+    height, width, shape, dtype)``. Each block stands between zeros in its band of rows,
+    the bands stacked: out of place, so that vmap batches it (``cat`` looked up when called,
+    as vmap may have swapped it)."""
+    dtype = _promoted(tensors)
+    blocks = [t.reshape(1, -1) if t.dim() < 2 else t for t in tensors]
+    places, row, column = [], 0, 0
+    for t, block in zip(tensors, blocks):
+        places.append((row, column, block.shape[0], block.shape[1], tuple(t.shape), t.dtype))
+        row, column = row + block.shape[0], column + block.shape[1]
+    device = tensors[0].device
+    bands = []
+    for (_, left, height, width, _, _), block in zip(places, blocks):
+        before = zeros(height, left, dtype=dtype, device=device)
+        after = zeros(height, column - left - width, dtype=dtype, device=device)
+        bands.append(_ag.cat([before, block.to(dtype), after], 1))
+    return _ag.cat(bands, 0), places
+
+
 class BlockDiag(Function):
     """``block_diag``'s op (``BlockDiagBackward0``)."""
     builtin_op = True
 
     @staticmethod
     def forward(ctx, *tensors):
-        dtype = _promoted(tensors)
-        blocks = [t.reshape(1, -1) if t.dim() < 2 else t for t in tensors]
-        ctx.places, row, column = [], 0, 0
-        for t, block in zip(tensors, blocks):
-            ctx.places.append((row, column, block.shape[0], block.shape[1],
-                               tuple(t.shape), t.dtype))
-            row, column = row + block.shape[0], column + block.shape[1]
+        out, ctx.places = _joined_blocks(tensors)
         ctx.device = tensors[0].device
-        out = zeros(row, column, dtype=dtype, device=ctx.device)
-        for (top, left, height, width, _, _), block in zip(ctx.places, blocks):
-            out[top:top + height, left:left + width] = block.to(dtype)
         return out
 
     @staticmethod
@@ -118,9 +130,9 @@ class BlockDiag(Function):
 
     @staticmethod
     def jvp(ctx, *tangents):
-        return BlockDiag.apply(*(zeros(shape, dtype=dtype, device=ctx.device) if t is None
-                                 else t for t, (
-            *_, shape, dtype) in zip(tangents, ctx.places)))
+        return BlockDiag.apply(*(
+            zeros(shape, dtype=dtype, device=ctx.device) if t is None else t
+            for t, (*_, shape, dtype) in zip(tangents, ctx.places)))
 
 
 DiagEmbed._backward_cls.__name__ = "DiagEmbedBackward0"
@@ -166,6 +178,11 @@ def block_diag(*tensors):
                                f"{index} is on device {t.device}.")
     if not tensors:         # torch's: one row of no columns
         return zeros(1, 0)
+    from autograd_cy.func.batched_tensor import is_batched
+    if any(is_batched(t) for t in tensors):
+        # under vmap a Function of the library's records nothing (it is an op to vmap, with
+        # no rule of its own here): the composite, whose ops vmap batches and records
+        return _joined_blocks(tensors)[0]
     return BlockDiag.apply(*tensors)
 
 
