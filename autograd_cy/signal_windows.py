@@ -47,6 +47,23 @@ def _window(name, window_length, periodic, dtype, device, requires_grad, values)
     return _factories._make(array.astype(numpy_dtype), requires_grad, device)
 
 
+_UNSET = object()     # an argument left out: torch's overloads need those before it
+
+
+def _overload(name, window_length, *arguments):
+    """torch's overloads take the arguments in order, ``periodic`` first: one given while an
+    earlier one is left out is a TypeError."""
+    given = [a is not _UNSET for a in arguments]
+    if any(later and not earlier for earlier, later in zip(given, given[1:])):
+        kinds = [type(window_length).__name__] + [type(a).__name__ for a in arguments
+                                                  if a is not _UNSET]
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        f"({', '.join(kinds)}), but expected one of the overloads (int "
+                        "window_length, bool periodic, ...), each argument after those "
+                        "before it")
+    return [None if a is _UNSET else a for a in arguments]
+
+
 def _cosine_sum(n, m, *coefficients):
     """``sum_k (-1)^k a_k cos(2 pi k n / m)``: the generalized cosine window."""
     return sum((-1) ** k * a * np.cos(2 * np.pi * k * n / m) for k, a in enumerate(coefficients))
@@ -59,9 +76,14 @@ def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device
                    lambda n, m: _cosine_sum(n, m, 0.5, 0.5))
 
 
-def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None,
+def hamming_window(window_length, periodic=_UNSET, alpha=_UNSET, beta=_UNSET, *, dtype=None,
                    layout=None, device=None, requires_grad=False):
-    """``alpha - beta cos(2 pi n / (N - 1))``."""
+    """``alpha - beta cos(2 pi n / (N - 1))`` (``periodic`` True, ``alpha`` 0.54, ``beta``
+    0.46 by default; each given only after those before it, as torch's overloads)."""
+    periodic, alpha, beta = _overload("hamming_window", window_length, periodic, alpha, beta)
+    periodic = True if periodic is None else periodic
+    alpha = 0.54 if alpha is None else alpha
+    beta = 0.46 if beta is None else beta
     return _window("hamming_window", window_length, periodic, dtype, device, requires_grad,
                    lambda n, m: _cosine_sum(n, m, alpha, beta))
 
@@ -80,10 +102,14 @@ def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, de
                    lambda n, m: 1 - np.abs(2 * n / m - 1))
 
 
-def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None,
+def kaiser_window(window_length, periodic=_UNSET, beta=_UNSET, *, dtype=None, layout=None,
                   device=None, requires_grad=False):
     """``I0(beta sqrt(1 - (2 n / (N - 1) - 1)^2)) / I0(beta)``, ``I0`` the modified Bessel
-    function of the first kind, order 0."""
+    function of the first kind, order 0 (``periodic`` True and ``beta`` 12 by default;
+    ``beta`` given only with ``periodic``, as torch's overloads)."""
+    periodic, beta = _overload("kaiser_window", window_length, periodic, beta)
+    periodic = True if periodic is None else periodic
+    beta = 12.0 if beta is None else beta
     return _window("kaiser_window", window_length, periodic, dtype, device, requires_grad,
                    lambda n, m: np.i0(beta * np.sqrt(np.clip(1 - (2 * n / m - 1) ** 2, 0, None)))
                    / np.i0(beta))

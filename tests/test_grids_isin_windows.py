@@ -116,6 +116,13 @@ def test_window_parameters_and_default_dtype():
     assert str(ag.hann_window(3, device=DEVICE).device).startswith(DEVICE)
 
 
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.hamming_window(7, alpha=0.6), lambda lib: lib.hamming_window(7, True, beta=0.3),
+    lambda lib: lib.kaiser_window(7, beta=3.0)])
+def test_window_overloads_take_arguments_in_order(call):
+    assert_same_error(call, TypeError, "received an invalid combination of arguments")
+
+
 @pytest.mark.parametrize("name", WINDOWS)
 def test_window_errors(name):
     assert_same_error(lambda lib: getattr(lib, name)(-1), exact=True)
