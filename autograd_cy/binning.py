@@ -24,6 +24,7 @@ from collections import namedtuple
 import numpy as np
 
 import autograd_cy as _ag
+from autograd_cy._C.dtype import _c10_name
 from autograd_cy._C.tensor import Tensor, _register_methods
 
 __all__ = ["searchsorted", "bucketize", "bincount", "histc", "histogram"]
@@ -143,6 +144,19 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
     if not input.is_floating_point():
         raise NotImplementedError(
             f"\"histogramdd\" not implemented for '{input.dtype._scalar_name}'")
+    if isinstance(bins, Tensor) and range is not None:
+        raise TypeError("histogram() received an invalid combination of arguments: a range "
+                        "goes with a number of bins, not with a tensor of bin edges")
+    if isinstance(bins, Tensor) and bins.dtype != input.dtype:
+        raise RuntimeError(
+            "torch.histogramdd: input tensor and bins tensors should have the same dtype, but "
+            f"got input with dtype {_c10_name(input.dtype)} and bins for dimension 0 with "
+            f"dtype {_c10_name(bins.dtype)}")
+    if weight is not None and weight.dtype != input.dtype:
+        raise RuntimeError(
+            "torch.histogramdd: if weight tensor is provided, input tensor and weight tensor "
+            f"should have the same dtype, but got input({_c10_name(input.dtype)}), and "
+            f"weight({_c10_name(weight.dtype)})")
     if weight is not None and tuple(weight.shape) != tuple(input.shape):
         raise RuntimeError(
             "torch.histogramdd: if weight tensor is provided it should have the same shape as "

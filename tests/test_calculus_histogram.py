@@ -151,6 +151,13 @@ def test_histogram(bins, kwargs, dtype):
     assert_same(run, rtol=1e-6)
 
 
+def test_histogram_range_goes_with_a_count():
+    assert_same_error(lambda lib: lib.histogram(lib.ones(3), lib.tensor([0.0, 2.0]),
+                                                range=(0.0, 1.0)),
+                      TypeError, "received an invalid combination of arguments")
+    assert_same(lambda lib: tuple(lib.histogram(lib.tensor([1.0, 2.0, 3.0]), 2, range=(0, 4))))
+
+
 def test_histogram_forms():
     assert_same(lambda lib: tuple(lib.histogram(lib.ones(0), 2)))
     assert_same(lambda lib: tuple(lib.histogram(lib.ones(3), 2)))
@@ -170,6 +177,8 @@ def test_histogram_forms():
     lambda lib: lib.histogram(lib.ones(3), lib.tensor([[1.0, 2.0]])),
     lambda lib: lib.histogram(lib.ones(3), 2, range=(0.0, float("inf"))),
     lambda lib: lib.histogram(lib.tensor([1.0, float("nan")]), 2),
+    lambda lib: lib.histogram(lib.ones(3), lib.tensor([0.0, 2.0], dtype=lib.float64)),
+    lambda lib: lib.histogram(lib.ones(3), 2, weight=lib.ones(3, dtype=lib.float64)),
 ])
 def test_histogram_errors(call):
     assert_same_error(call, exact=True)
