@@ -162,6 +162,10 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
             "torch.histogramdd: if weight tensor is provided it should have the same shape as "
             "the input tensor excluding its innermost dimension, but got input with shape "
             f"[{input.numel()}, 1] and weight with shape {list(weight.shape)}")
+    from autograd_cy.func.fallback import fallback, has_batched
+    if has_batched((input, bins), {"weight": weight}):     # once per example, as torch's
+        return fallback("histogram", histogram, (input, bins),
+                        {"range": range, "weight": weight, "density": density})
     values = _host(input).astype(np.float64).reshape(-1)
     edges = _edges(input, values, bins, range)
     count = max(len(edges) - 1, 0)

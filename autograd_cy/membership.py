@@ -3,7 +3,8 @@
 Both are compared in their promoted dtype (``result_type``, as torch compares them); NaN is
 in no set. Either, not both, may be a Python number. The result is a bool tensor of the
 elements' shape, on their device, computed on the host (NumPy's ``isin``) and recording
-nothing for autograd.
+nothing for autograd; under vmap it runs once per example, as torch's (which has no
+batching rule for it either).
 
 >>> import autograd_cy as ag
 >>> ag.isin(ag.tensor([[1, 2], [3, 4]]), ag.tensor([2, 3]))
@@ -39,6 +40,10 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
         if kind == _ag.bool or kind.is_complex:
             raise RuntimeError(f"Unsupported input type encountered for isin(): "
                                f"{kind._scalar_name}")
+    from autograd_cy.func.fallback import fallback, has_batched
+    if has_batched((elements, test_elements), {}):
+        return fallback("isin", isin, (elements, test_elements),
+                        {"assume_unique": assume_unique, "invert": invert})
     device = (elements if isinstance(elements, Tensor) else test_elements).device
 
     def host(value):

@@ -1,9 +1,11 @@
 """The torch-level functions added with functional_aliases.py, grids.py, combinatorics.py,
 integration.py, nn/bilinear.py and block_diag, gradient under vmap, against torch.vmap:
-values and gradients through the batched ops they are composed of."""
+values and gradients through the batched ops they are composed of; isin and histogram once
+per example."""
+import numpy as np
 import pytest
 
-from oracle import check_op, randn
+from oracle import assert_same, check_op, randn
 
 CASES = {
     "conv1d": lambda lib, t: lib.conv1d(t.unsqueeze(0), lib.ones(2, 4, 3, dtype=t.dtype)),
@@ -30,3 +32,18 @@ CASES = {
 def test_vmap_matches_torch(name):
     fn = CASES[name]
     check_op(lambda lib, x: lib.vmap(lambda t: fn(lib, t))(x), randn(3, 4, 5), double=False)
+
+
+INTEGERS = np.random.default_rng(0).integers(0, 5, (3, 4))
+
+
+@pytest.mark.filterwarnings("ignore:There is a performance drop")
+@pytest.mark.parametrize("call", [
+    lambda lib, t: lib.isin(t, lib.tensor([1, 2])),
+    lambda lib, t: lib.isin(lib.tensor([1, 2, 7]), t, invert=True),
+    lambda lib, t: tuple(lib.histogram(t.float(), 2)),
+    lambda lib, t: lib.histogram(t.double(), 3, weight=t.double(), density=True)[0],
+])
+def test_host_functions_run_per_example(call):
+    """isin and histogram have no batching rule in torch either: once per example."""
+    assert_same(lambda lib: lib.vmap(lambda r: call(lib, r))(lib.tensor(INTEGERS)))
