@@ -112,6 +112,16 @@ def _joined_blocks(tensors):
     return _ag.cat(bands, 0), places
 
 
+# NOTE [block_diag under vmap]
+# BlockDiag is a Function of the library's (``builtin_op``): vmap takes such a Function for
+# an op and calls it on the batched tensors themselves, and as block_diag has no batching
+# rule, nothing would record the batched result for autograd. Given a batched tensor,
+# block_diag therefore runs as its composite, the blocks joined by ``cat`` between zeros
+# (_joined_blocks, which is also BlockDiag's forward): vmap batches ``cat`` by its rule, and
+# the graph records ``CatBackward0`` nodes where a plain call has one BlockDiagBackward0.
+# The values and gradients are the same.
+
+
 class BlockDiag(Function):
     """``block_diag``'s op (``BlockDiagBackward0``)."""
     builtin_op = True
@@ -179,9 +189,7 @@ def block_diag(*tensors):
     if not tensors:         # torch's: one row of no columns
         return zeros(1, 0)
     from autograd_cy.func.batched_tensor import is_batched
-    if any(is_batched(t) for t in tensors):
-        # under vmap a Function of the library's records nothing (it is an op to vmap, with
-        # no rule of its own here): the composite, whose ops vmap batches and records
+    if any(is_batched(t) for t in tensors):     # NOTE [block_diag under vmap]
         return _joined_blocks(tensors)[0]
     return BlockDiag.apply(*tensors)
 
