@@ -53,7 +53,7 @@ from autograd_cy import unfold as _unfold  # noqa: E402,F401  (Tensor.unfold)
 from autograd_cy import linalg  # noqa: E402,F401  (torch.linalg)
 from autograd_cy.linalg.torch_forms import (  # noqa: E402,F401  (torch.det ...)
     det, logdet, slogdet, inverse, cholesky, svd, matrix_exp, matrix_power, qr,
-    pinverse, cholesky_solve, cholesky_inverse,
+    pinverse, cholesky_solve, cholesky_inverse, chain_matmul,
 )
 from autograd_cy.reorder import flip, fliplr, flipud, roll, rot90  # noqa: E402,F401
 from autograd_cy.sorting import sort, argsort, msort, topk, kthvalue  # noqa: E402,F401
@@ -62,24 +62,24 @@ from autograd_cy.rounding import floor, ceil, trunc, fix, round, frac  # noqa: E
 from autograd_cy.one_sided_clamp import clamp_min, clamp_max  # noqa: E402,F401
 from autograd_cy.blends import lerp, addcmul, addcdiv  # noqa: E402,F401
 from autograd_cy.repetition import tile, repeat_interleave, outer, ger  # noqa: E402,F401
-from autograd_cy.diagonals import diag_embed, diagflat, diag  # noqa: E402,F401
+from autograd_cy.diagonals import diag_embed, diagflat, diag, block_diag  # noqa: E402,F401
 from autograd_cy.finite_values import nan_to_num  # noqa: E402,F401
 from autograd_cy.log_add_exp import logaddexp, logaddexp2  # noqa: E402,F401
 from autograd_cy.masked_selection import masked_select, nonzero, argwhere  # noqa: E402,F401
 from autograd_cy.einsum import einsum  # noqa: E402,F401
 from autograd_cy.stacking import (  # noqa: E402,F401
-    atleast_1d, atleast_2d, atleast_3d, hstack, vstack, dstack, column_stack, broadcast_to,
-    broadcast_tensors,
+    atleast_1d, atleast_2d, atleast_3d, hstack, vstack, row_stack, dstack, column_stack,
+    broadcast_to, broadcast_tensors, broadcast_shapes,
 )
 from autograd_cy.splitting import tensor_split, hsplit, vsplit, dsplit  # noqa: E402,F401
-from autograd_cy.differences import diff, take_along_dim  # noqa: E402,F401
+from autograd_cy.differences import diff, take_along_dim, gradient  # noqa: E402,F401
 from autograd_cy.uniqueness import unique  # noqa: E402,F401
 from autograd_cy.remainders import fmod, remainder  # noqa: E402,F401
 from autograd_cy.signs import copysign, signbit, isposinf, isneginf, heaviside  # noqa: E402,F401
 from autograd_cy.logarithmic import xlogy, logit  # noqa: E402,F401
 from autograd_cy.hypot_sinc import hypot, sinc, float_power  # noqa: E402,F401
 from autograd_cy.contractions import tensordot, inner, kron  # noqa: E402,F401
-from autograd_cy.binning import searchsorted, bucketize, bincount, histc  # noqa: E402,F401
+from autograd_cy.binning import searchsorted, bucketize, bincount, histc, histogram  # noqa: E402,F401
 from autograd_cy.index_writes import take, index_fill, index_copy  # noqa: E402,F401
 from autograd_cy.cross_product import cross  # noqa: E402,F401
 from autograd_cy.arithmetic_aliases import multiply, divide, subtract  # noqa: E402,F401
@@ -102,6 +102,14 @@ globals().update(_torch_level_losses)     # torch.kl_div ...: an int reduction, 
 from autograd_cy.nn.activations import (  # noqa: E402,F401  (torch.selu ...; Tensor.prelu)
     selu, selu_, celu, celu_, threshold, threshold_, hardshrink, prelu, rrelu, rrelu_,
 )
+from autograd_cy.functional_aliases import *  # noqa: E402,F401,F403  (torch.conv2d ...)
+from autograd_cy.grids import meshgrid  # noqa: E402,F401
+from autograd_cy.membership import isin  # noqa: E402,F401
+from autograd_cy.combinatorics import cartesian_prod, combinations  # noqa: E402,F401
+from autograd_cy.integration import trapezoid, trapz, cumulative_trapezoid  # noqa: E402,F401
+from autograd_cy.signal_windows import (  # noqa: E402,F401
+    hann_window, hamming_window, blackman_window, bartlett_window, kaiser_window,
+)
 from autograd_cy import cuda  # noqa: E402,F401  (fills the core's CUDA backend slot)
 from autograd_cy.dlpack import from_dlpack  # noqa: E402,F401  (and Tensor.__dlpack__)
 from autograd_cy.foreach import *  # noqa: E402,F401,F403  (_foreach_add_ ...)
@@ -112,7 +120,7 @@ from autograd_cy import optim  # noqa: E402,F401  (the optimizers, lr_scheduler:
 from autograd_cy import distributed  # noqa: E402,F401  (process groups, collectives: torch.distributed)
 from autograd_cy.func import vmap  # noqa: E402,F401  (torch.vmap)
 from autograd_cy.tensor_type import (  # noqa: E402,F401  (and Tensor.type)
-    is_tensor, is_storage, numel, is_floating_point, is_complex,
+    is_tensor, is_storage, numel, is_floating_point, is_complex, is_signed, is_nonzero,
 )
 from autograd_cy.threads import (  # noqa: E402,F401
     set_num_threads, get_num_threads, set_num_interop_threads, get_num_interop_threads,

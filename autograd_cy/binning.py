@@ -1,6 +1,13 @@
-"""``searchsorted``, ``bucketize``, ``bincount`` and ``histc``: where values fall among
-sorted boundaries, and how many fall in each bin. None of them is differentiable (int64
-positions and counts; histc's float counts record nothing either, as torch's).
+"""``searchsorted``, ``bucketize``, ``bincount``, ``histc`` and ``histogram``: where values
+fall among sorted boundaries, and how many fall in each bin. None of them is differentiable
+(int64 positions and counts; the float counts of histc and histogram record nothing
+either, as torch's).
+
+``histogram`` returns ``(hist, bin_edges)``: ``bins`` equal bins over ``range`` (the
+data's own range when None; a range of one value widened by 0.5 each side, of no values
+``[0, 1]``) or the given increasing edges. A bin holds the values from its left edge up to
+its right one, the last bin its right edge too; the counts are summed ``weight``s when
+given, and with ``density`` divided by the total and the bin's width.
 
 The searches and counts run on the host (a CUDA tensor's values are copied there and the
 result copied back: the output's size depends on the values, as torch's kernels
@@ -12,12 +19,17 @@ tensor([0, 1, 3])
 >>> ag.bincount(ag.tensor([0, 1, 1, 3]))
 tensor([1, 2, 0, 1])
 """
+from collections import namedtuple
+
 import numpy as np
 
 import autograd_cy as _ag
+from autograd_cy._C.dtype import _c10_name
 from autograd_cy._C.tensor import Tensor, _register_methods
 
-__all__ = ["searchsorted", "bucketize", "bincount", "histc"]
+__all__ = ["searchsorted", "bucketize", "bincount", "histc", "histogram"]
+
+histogram_result = namedtuple("histogram", ["hist", "bin_edges"])
 
 
 def _host(tensor):
@@ -97,4 +109,78 @@ def histc(input, bins=100, min=0, max=0):
     return _ag.tensor(counts, dtype=input.dtype, device=input.device)
 
 
-_register_methods({"bincount": bincount, "histc": histc})
+def _edges(input, values, bins, range):
+    """The bin edges, in float64, of ``histogram``'s ``bins`` and ``range``."""
+    if isinstance(bins, Tensor):
+        if bins.dim() != 1:
+            raise RuntimeError(f"torch.histogramdd: bins tensor should have one dimension, "
+                               f"but got {bins.dim()} dimensions in the bins tensor for "
+                               f"dimension 0")
+        return _host(bins).astype(np.float64)
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for "
+                           f"dimension 0")
+    if range is not None:
+        low, high = float(range[0]), float(range[1])
+    elif values.size:
+        low, high = float(values.min()), float(values.max())
+    else:
+        low, high = 0.0, 1.0
+    if low > high:
+        raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {low:g} "
+                           f"max {high:g} for dimension 0")
+    if not (np.isfinite(low) and np.isfinite(high)):
+        raise RuntimeError(f"torch.histogramdd: dimension 0's range [{low:g}, {high:g}] is "
+                           f"not finite")
+    if low == high:
+        low, high = low - 0.5, high + 0.5
+    # torch's edges: linspace in the input's dtype
+    return np.linspace(low, high, bins + 1).astype(input.dtype.numpy).astype(np.float64)
+
+
+def histogram(input, bins, *, range=None, weight=None, density=False):
+    """``(hist, bin_edges)``: how many of ``input``'s values (how much of their
+    ``weight``) fall in each bin; ``bins`` is a count of equal bins or the edges."""
+    if not input.is_floating_point():
+        raise NotImplementedError(
+            f"\"histogramdd\" not implemented for '{input.dtype._scalar_name}'")
+    if isinstance(bins, Tensor) and range is not None:
+        raise TypeError("histogram() received an invalid combination of arguments: a range "
+                        "goes with a number of bins, not with a tensor of bin edges")
+    if isinstance(bins, Tensor) and bins.dtype != input.dtype:
+        raise RuntimeError(
+            "torch.histogramdd: input tensor and bins tensors should have the same dtype, but "
+            f"got input with dtype {_c10_name(input.dtype)} and bins for dimension 0 with "
+            f"dtype {_c10_name(bins.dtype)}")
+    if weight is not None and weight.dtype != input.dtype:
+        raise RuntimeError(
+            "torch.histogramdd: if weight tensor is provided, input tensor and weight tensor "
+            f"should have the same dtype, but got input({_c10_name(input.dtype)}), and "
+            f"weight({_c10_name(weight.dtype)})")
+    if weight is not None and tuple(weight.shape) != tuple(input.shape):
+        raise RuntimeError(
+            "torch.histogramdd: if weight tensor is provided it should have the same shape as "
+            "the input tensor excluding its innermost dimension, but got input with shape "
+            f"[{input.numel()}, 1] and weight with shape {list(weight.shape)}")
+    from autograd_cy.func.fallback import fallback, has_batched
+    if has_batched((input, bins), {"weight": weight}):     # once per example, as torch's
+        return fallback("histogram", histogram, (input, bins),
+                        {"range": range, "weight": weight, "density": density})
+    values = _host(input).astype(np.float64).reshape(-1)
+    edges = _edges(input, values, bins, range)
+    count = max(len(edges) - 1, 0)
+    position = np.searchsorted(edges, values, side="right") - 1
+    position[values == edges[-1]] = count - 1       # the last bin holds its right edge
+    inside = (position >= 0) & (position < count) & (values >= edges[0]) & (
+        values <= edges[-1])
+    weights = None if weight is None else _host(weight).astype(np.float64).reshape(-1)[inside]
+    hist = np.bincount(position[inside], weights=weights, minlength=count)[:count]
+    if density:
+        total = hist.sum()
+        hist = hist / (total * np.diff(edges))
+    kind = input.dtype
+    return histogram_result(_ag.tensor(hist, dtype=kind, device=input.device),
+                            _ag.tensor(edges, dtype=kind, device=input.device))
+
+
+_register_methods({"bincount": bincount, "histc": histc, "histogram": histogram})

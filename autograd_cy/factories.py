@@ -6,6 +6,7 @@ Random factories draw from one module-level generator seeded by ``manual_seed``.
 """
 import builtins
 import math
+import warnings
 
 import numpy as np
 
@@ -22,7 +23,8 @@ from autograd_cy import memory_formats as _memory_format
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint",
-           "rand_like", "randn_like", "randperm", "arange", "linspace", "eye", "manual_seed",
+           "rand_like", "randn_like", "randint_like", "randperm", "arange", "range", "linspace",
+           "logspace", "eye", "empty_strided", "scalar_tensor", "manual_seed",
            "Generator", "initial_seed", "default_generator", "get_rng_state", "set_rng_state",
            "set_default_device", "get_default_device", "is_inference", "FloatTensor",
            "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
@@ -601,6 +603,17 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
     return _make(_allocate(shape, numpy_dtype, fill), requires_grad, device)
 
 
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None,
+                 device=None, requires_grad=False, memory_format=None):
+    """Integers uniform on [low, high) in a tensor like ``input`` (its dtype unless
+    ``dtype``); ``randint_like(input, high)`` also works. Drawn by ``random_``, as torch's."""
+    if high is None:
+        low, high = 0, low
+    result = empty_like(input, dtype=dtype, device=device, memory_format=memory_format)
+    result.random_(low, high, generator=generator)
+    return result.requires_grad_() if requires_grad else result
+
+
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     """A random permutation of ``0 .. n-1`` (int64 by default)."""
     numpy_dtype = np.dtype(_numpy_dtype(dtype, np.int64))
@@ -633,11 +646,43 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     return _make(array.astype(_numpy_dtype(dtype, default)), requires_grad, device)
 
 
+def range(start=0, end=None, step=1, *, dtype=None, layout=None, device=None,
+          requires_grad=False):
+    """Deprecated: values from ``start`` to ``end`` *inclusive* by ``step``, in the default
+    float dtype unless ``dtype`` (``arange`` excludes ``end``)."""
+    warnings.warn("torch.range is deprecated and will be removed in a future release because "
+                  "its behavior is inconsistent with Python's range builtin. Instead, use "
+                  "torch.arange, which produces values in [start, end).", UserWarning,
+                  stacklevel=2)
+    if end is None:
+        start, end = 0, start
+    start, end, step = (v.item() if isinstance(v, Tensor) else v for v in (start, end, step))
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    count = builtins.int((end - start) / step) + 1
+    array = start + np.arange(count, dtype=np.float64) * step
+    return _make(array.astype(_numpy_dtype(dtype, _default_float())), requires_grad, device)
+
+
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     array = np.linspace(start, end, steps)
+    return _make(array.astype(_numpy_dtype(dtype, _default_float())), requires_grad, device)
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None,
+             requires_grad=False):
+    """``steps`` values from ``base ** start`` to ``base ** end``, evenly spaced in the
+    exponent (computed in float64, cast to ``dtype``: an integer dtype truncates)."""
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
+    with _FloatingPointErrorsIgnored():
+        array = np.power(builtins.float(base), np.linspace(start, end, steps))
     return _make(array.astype(_numpy_dtype(dtype, _default_float())), requires_grad, device)
 
 
@@ -650,6 +695,33 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     array = _allocate((n, n if m is None else m), _numpy_dtype(dtype, _default_float()), _ZEROED)
     np.fill_diagonal(array, 1)
     return _make(array, requires_grad, device)
+
+
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
+                  pin_memory=False):
+    """An uninitialised tensor of ``size`` laid out with ``stride`` (in elements) over
+    storage just large enough for it."""
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality "
+                           f"of strides ({len(stride)})")
+    _size((size,))
+    extent = 0 if 0 in size else 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    storage = empty(extent, dtype=dtype, device=device)
+    result = storage.as_strided(size, stride).detach()
+    return result.requires_grad_() if requires_grad else result
+
+
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=False,
+                  pin_memory=False):
+    """A 0-d tensor holding the number ``s``, in the default float dtype unless ``dtype``."""
+    _check_number("scalar_tensor", s, "s", 1)
+    return full((), s, dtype=_default_float_dtype() if dtype is None else dtype, device=device,
+                requires_grad=requires_grad)
+
+
+def _default_float_dtype():
+    return _dtypes.get_default_dtype()
 
 
 def is_inference(input):

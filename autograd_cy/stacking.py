@@ -1,5 +1,6 @@
-"""``atleast_1d``, ``atleast_2d``, ``atleast_3d``, ``hstack``, ``vstack``, ``dstack``,
-``column_stack``, ``broadcast_to`` and ``broadcast_tensors``: tensors given the dims an op
+"""``atleast_1d``, ``atleast_2d``, ``atleast_3d``, ``hstack``, ``vstack`` (and its other
+name ``row_stack``), ``dstack``, ``column_stack``, ``broadcast_to``, ``broadcast_tensors``
+and ``broadcast_shapes``: tensors given the dims an op
 needs, and joined along the classic axes, composed of views and ``cat`` as torch composes
 them (their nodes are those ops': UnsqueezeBackward0, ViewBackward0, ExpandBackward0,
 CatBackward0).
@@ -19,10 +20,10 @@ tensor([[1, 3],
         [2, 4]])
 """
 import autograd_cy as _ag
-from autograd_cy._C.tensor import Tensor, _register_methods
+from autograd_cy._C.tensor import Size, Tensor, _register_methods
 
-__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "dstack",
-           "column_stack", "broadcast_to", "broadcast_tensors"]
+__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack",
+           "dstack", "column_stack", "broadcast_to", "broadcast_tensors", "broadcast_shapes"]
 
 
 def _each(function, tensors):
@@ -79,6 +80,9 @@ def vstack(tensors):
     return _ag.cat([_at_least_2d(t) for t in tensors], 0)
 
 
+row_stack = vstack
+
+
 def hstack(tensors):
     """The tensors joined along dim 1 (along dim 0 when they are 1-D)."""
     _check_nonempty("hstack", tensors)
@@ -119,6 +123,28 @@ def broadcast_tensors(*tensors):
                                    f"b ({n}) at non-singleton dimension {k}")
         shape = tuple(n if m == 1 else m for m, n in zip(a, b))
     return tuple(t if tuple(t.shape) == shape else t.expand(*shape) for t in tensors)
+
+
+def broadcast_shapes(*shapes):
+    """The shape that tensors of ``shapes`` broadcast to (an int is a 1-D shape), without
+    making tensors."""
+    rank = max((1 if isinstance(s, int) else len(s) for s in shapes), default=0)
+    result = [1] * rank
+    for index, shape in enumerate(shapes):
+        sizes = (shape,) if isinstance(shape, int) else tuple(shape)
+        for position in range(-1, -len(sizes) - 1, -1):
+            size = sizes[position]
+            if size < 0:
+                raise ValueError("Attempting to broadcast a dimension with negative length!")
+            if result[position] == 1:
+                result[position] = size
+            elif size not in (1, result[position]):
+                shown = (shape,) if isinstance(shape, int) else shape
+                raise RuntimeError(
+                    f"Attempting to broadcast a dimension of length {size} at {position}! "
+                    f"Mismatching argument at index {index} had {shown}; but expected shape "
+                    f"should be broadcastable to {result}")
+    return Size(result)
 
 
 _register_methods({"broadcast_to": broadcast_to})

@@ -1,6 +1,7 @@
 """Questions about what a value is, as functions of the ``torch`` namespace
-(``is_tensor``, ``is_storage``, ``numel``, ``is_floating_point``, ``is_complex``), and the
-legacy ``Tensor.type()``: the tensor's type string, or a conversion to another type.
+(``is_tensor``, ``is_storage``, ``numel``, ``is_floating_point``, ``is_complex``,
+``is_signed``, ``is_nonzero``), and the legacy ``Tensor.type()``: the tensor's type string,
+or a conversion to another type.
 
 NOTE [The type string says torch]
 ``x.type()`` returns ``'torch.FloatTensor'`` (``'torch.cuda.FloatTensor'`` on a CUDA
@@ -14,7 +15,8 @@ dtypes.
 from autograd_cy import dtypes as _dtypes
 from autograd_cy._C.tensor import Tensor, _register_methods
 
-__all__ = ["is_tensor", "is_storage", "numel", "is_floating_point", "is_complex"]
+__all__ = ["is_tensor", "is_storage", "numel", "is_floating_point", "is_complex", "is_signed",
+           "is_nonzero"]
 
 _DTYPES = (_dtypes.float16, _dtypes.bfloat16, _dtypes.float32, _dtypes.float64,
            _dtypes.complex64, _dtypes.complex128, _dtypes.int8, _dtypes.int16, _dtypes.int32,
@@ -55,6 +57,19 @@ def is_complex(input):
     """Whether ``input``'s dtype is complex64 or complex128."""
     _check_tensor("is_complex", input)
     return input.is_complex()
+
+
+def is_signed(input):
+    """Whether ``input``'s dtype holds negative numbers (every floating and complex dtype;
+    not uint8 or bool)."""
+    _check_tensor("is_signed", input)
+    return input.is_signed()
+
+
+def is_nonzero(input):
+    """The truth of a one-element tensor, with torch's errors for other sizes."""
+    _check_tensor("is_nonzero", input)
+    return input.is_nonzero()
 
 
 def _type_string(tensor):
