@@ -418,3 +418,41 @@ def _profiled_sin(t):
         result = t.sin()
     assert "aten::sin" in {event.name for event in prof.function_events}
     return result
+
+
+# NOTE [Ops written as Functions under vmap]: the ops of the Python modules run per example
+PYTHON_MODULE_OPS = {
+    "cumsum": lambda lib, t: t.cumsum(1),
+    "cumprod": lambda lib, t: t.cumprod(0),
+    "sort": lambda lib, t: lib.sort(t, dim=-1)[0],
+    "argsort": lambda lib, t: lib.argsort(t, dim=0),
+    "topk": lambda lib, t: lib.topk(t, 2)[0],
+    "round": lambda lib, t: lib.round(t * 3),
+    "lerp": lambda lib, t: lib.lerp(t, t * 2, 0.3),
+    "clamp_min": lambda lib, t: lib.clamp_min(t, 0.1),
+    "logaddexp": lambda lib, t: lib.logaddexp(t, t * 2),
+    "cummax": lambda lib, t: lib.cummax(t, 1)[0],
+    "diag_embed": lambda lib, t: lib.diag_embed(t),
+}
+
+
+@pytest.mark.parametrize("name", PYTHON_MODULE_OPS)
+def test_ops_of_python_modules_under_vmap(name):
+    x = np.random.default_rng(0).standard_normal((3, 4, 5)).astype(np.float32)
+    op = PYTHON_MODULE_OPS[name]
+    ours = ag.vmap(lambda t: op(ag, t))(ag.tensor(x))
+    theirs = torch.vmap(lambda t: op(torch, t))(torch.tensor(x))
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    np.testing.assert_allclose(np.asarray(ours.tolist()), theirs.numpy(), rtol=1e-6,
+                               atol=1e-6)
+
+
+def test_per_example_gradients_through_ops_of_python_modules():
+    x = np.random.default_rng(1).standard_normal((3, 5)).astype(np.float32)
+
+    def loss(lib, t):
+        return (lib.sort(t)[0] * lib.arange(5.0)).sum() + t.cumsum(0).pow(2).sum()
+    ours = ag.vmap(ag.func.grad(lambda t: loss(ag, t)))(ag.tensor(x))
+    theirs = torch.vmap(torch.func.grad(lambda t: loss(torch, t)))(torch.tensor(x))
+    np.testing.assert_allclose(np.asarray(ours.tolist()), theirs.numpy(), rtol=1e-5,
+                               atol=1e-5)

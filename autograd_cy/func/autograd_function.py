@@ -17,6 +17,14 @@ While a transform runs (vmap, grad, vjp, jvp and those built on them), ``Functio
 Outside the transforms ``Function.apply`` is the C function itself again. The library's own
 ops written as Functions (CUDA dropout: ``builtin_op = True``) are ops to the transforms, as
 torch's aten ops are: vmap reaches them through their op's rule, with physical tensors.
+
+NOTE [Ops written as Functions under vmap]
+Most of the ops of the Python modules (sorting.py, scans.py, blends.py ...) are
+``builtin_op`` Functions that vmap's op swap does not list, so a batched tensor reaches
+their ``apply`` as it is. Their forwards read arrays, which a BatchedTensor refuses; so a
+``builtin_op`` Function given a batched argument runs once per example and the results are
+stacked (the fallback's way, without its warning: torch has rules for these ops). Values
+and gradients are per example; the graph has one node per example.
 """
 from autograd_cy.autograd.function import Function, _function_apply
 from autograd_cy.func.fallback import fallback
@@ -73,6 +81,12 @@ def _rewrapped(value, out_dim, level):
 
 def transformed_apply(cls, *args, **kwargs):
     if getattr(cls, "builtin_op", False):      # the library's own ops written as Functions
+        if union_levels(list(args) + list(kwargs.values())):
+            # an op of a Python module (sort, cumsum, lerp ...) that vmap's op swap does not
+            # reach: batched tensors got here, so it runs once per example (NOTE [Ops
+            # written as Functions under vmap])
+            return fallback(cls.__name__, lambda *a, **k: _function_apply(cls, *a, **k),
+                            args, kwargs, warn=False)
         return _function_apply(cls, *args, **kwargs)
     if getattr(cls.setup_context, "_is_default_implementation", False):
         raise RuntimeError(SETUP_CONTEXT_ERROR)
