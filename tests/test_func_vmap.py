@@ -456,3 +456,13 @@ def test_per_example_gradients_through_ops_of_python_modules():
     theirs = torch.vmap(torch.func.grad(lambda t: loss(torch, t)))(torch.tensor(x))
     np.testing.assert_allclose(np.asarray(ours.tolist()), theirs.numpy(), rtol=1e-5,
                                atol=1e-5)
+
+
+def test_named_tuple_outputs_keep_their_type():
+    # torch's pytrees take a named tuple apart and build it again: sort's (values, indices)
+    x = np.random.default_rng(2).standard_normal((3, 4)).astype(np.float32)
+    for lib in (ag, torch):
+        result = lib.vmap(lambda t: lib.sort(t, descending=True))(lib.tensor(x))
+        assert type(result).__name__ == "sort"
+        np.testing.assert_allclose(np.asarray(result.values.tolist()), -np.sort(-x, axis=1))
+        assert result.indices.tolist() == np.argsort(-x, axis=1, kind="stable").tolist()

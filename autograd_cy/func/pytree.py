@@ -20,7 +20,7 @@ def tree_flatten(tree):
 
 
 def _flatten(node, leaves):
-    if isinstance(node, (tuple, list)) and not hasattr(node, "_fields"):
+    if isinstance(node, (tuple, list)):     # named tuples too (sort's (values, indices))
         return (type(node), [_flatten(child, leaves) for child in node])
     if isinstance(node, dict):
         return (dict, [(key, _flatten(node[key], leaves)) for key in node])
@@ -38,6 +38,8 @@ def _build(node, leaves):
     kind, children = node
     if kind is dict:
         return {key: _build(child, leaves) for key, child in children}
+    if hasattr(kind, "_fields"):
+        return kind(*[_build(child, leaves) for child in children])
     return kind(_build(child, leaves) for child in children)
 
 
