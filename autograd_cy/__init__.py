@@ -133,6 +133,9 @@ from autograd_cy.mode import mode  # noqa: E402,F401  (and Tensor.mode)
 from autograd_cy.triangle_indices import tril_indices, triu_indices  # noqa: E402,F401
 from autograd_cy.normal import normal  # noqa: E402,F401
 from autograd_cy.printing import set_printoptions  # noqa: E402,F401
+from autograd_cy.tensor_attributes import (  # noqa: E402,F401  (and Tensor.nbytes, .H ...)
+    layout, strided, positive, ravel, adjoint,
+)
 from autograd_cy import layout_ops as _layout_ops  # noqa: E402,F401  (memory_format= of the ops)
 from autograd_cy.memory_formats import (  # noqa: E402,F401
     memory_format, contiguous_format, preserve_format, channels_last, channels_last_3d,
