@@ -1,0 +1,123 @@
+"""Reductions that skip NaN: ``nansum``, ``nanmean``, ``nanmedian``.
+
+Each treats a NaN as absent: ``nansum`` as a zero (an integer or bool input sums as
+``sum``), ``nanmean`` divides by the count of the others (all NaN: NaN), ``nanmedian``
+takes the lower median of the others (all NaN: NaN). They are composed of recorded ops, so
+gradients, double backward and forward AD come from those ops: a NaN entry gets no gradient;
+``nanmedian`` over all elements shares the gradient evenly among the entries equal to the
+result (torch's ``evenly_distribute_backward``), over a dim gives it to the chosen entry.
+
+>>> import autograd_cy as ag
+>>> ag.tensor([1.0, float("nan"), 3.0]).nansum()
+tensor(4.)
+"""
+from collections import namedtuple
+
+import autograd_cy as _ag
+from autograd_cy._C.tensor import _register_methods
+from autograd_cy.autograd.function import Function
+from autograd_cy.reorder import _wrap
+
+__all__ = ["nansum", "nanmean", "nanmedian"]
+
+nanmedian_result = namedtuple("nanmedian", ["values", "indices"])
+
+
+def _without_nan(input):
+    """``input`` with each NaN replaced by a zero (a gradient of zero there)."""
+    if not (input.is_floating_point() or input.is_complex()):
+        return input
+    return _ag.where(_ag.isnan(input), _ag.zeros((), dtype=input.dtype, device=input.device),
+                     input)
+
+
+def _dims(dim):
+    return () if dim is None else dim
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    """The sum of the entries that are not NaN, over all dims or over ``dim`` (an int or a
+    tuple); integers and bools sum as int64, as ``sum``."""
+    if input.is_complex():
+        raise RuntimeError("nansum on CPU does not support complex inputs")
+    if dim is None:
+        return _without_nan(input).sum(dtype=dtype) if not keepdim else _without_nan(
+            input).sum(tuple(range(input.dim())), keepdim=True, dtype=dtype)
+    return _without_nan(input).sum(dim, keepdim=keepdim, dtype=dtype)
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """The mean of the entries that are not NaN (``nansum`` over their count)."""
+    if not (input.is_floating_point() or input.is_complex()):
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex "
+                           f"dtype but got {input.dtype._scalar_name}")
+    count = _ag.logical_not(_ag.isnan(input))
+    dims = tuple(range(input.dim())) if dim is None else dim
+    return nansum(input, dims, keepdim, dtype=dtype) / count.sum(dims, keepdim=keepdim)
+
+
+def _lower_median_of_rows(input):
+    """The lower median of the non-NaN entries of each row of a 2-D ``input`` (NaN where a
+    row has none) and its index in the row."""
+    values, order = input.sort(-1)                   # NaN sorts last
+    present = _ag.logical_not(_ag.isnan(values)).sum(-1, keepdim=True)
+    middle = ((present - 1).clamp_min(0)) // 2
+    return values.gather(-1, middle).squeeze(-1), order.gather(-1, middle).squeeze(-1)
+
+
+class _NanmedianAll(Function):
+    """``nanmedian(input)`` over all elements (``NanmedianBackward0``): the gradient shared
+    evenly among the entries equal to the result (the NaN entries, for a NaN result)."""
+    builtin_op = True
+
+    @staticmethod
+    def forward(ctx, input):
+        value = _lower_median_of_rows(input.reshape(1, -1))[0].reshape(())
+        ctx.save_for_backward(input, value)
+        ctx.save_for_forward(input, value)
+        return value
+
+    @staticmethod
+    def _share(ctx):
+        input, value = ctx.saved_tensors
+        chosen = _ag.isnan(input) if bool(_ag.isnan(value)) else input == value
+        chosen = chosen.to(input.dtype)
+        return chosen / chosen.sum()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * _NanmedianAll._share(ctx)
+
+    @staticmethod
+    def jvp(ctx, input_t):
+        return (input_t * _NanmedianAll._share(ctx)).sum()
+
+
+_NanmedianAll._backward_cls.__name__ = "NanmedianBackward0"
+
+
+def nanmedian(input, dim=None, keepdim=False):
+    """The lower median of the entries that are not NaN: a tensor over all elements, or
+    ``(values, indices)`` over ``dim``."""
+    if input.dtype is _ag.bool:
+        raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
+    if dim is None:
+        if input.numel() == 0:
+            return _ag.full((), float("nan"), dtype=input.dtype, device=input.device)
+        return _NanmedianAll.apply(input)
+    if input.dim() == 0:
+        return nanmedian_result(input.clone(), _ag.zeros((), dtype=_ag.int64,
+                                                         device=input.device))
+    dim = _wrap(dim, input.dim())
+    moved = input.movedim(dim, -1)
+    if moved.shape[-1] == 0:
+        raise IndexError(f"median(): Expected reduction dim {dim} to have non-zero size.")
+    values, indices = _lower_median_of_rows(moved.reshape(-1, moved.shape[-1]))
+    shape = tuple(moved.shape[:-1])
+    values, indices = values.reshape(shape), indices.reshape(shape)
+    if keepdim:
+        values, indices = values.unsqueeze(dim), indices.unsqueeze(dim)
+    return nanmedian_result(values, indices)
+
+
+_register_methods({"nansum": nansum, "nanmean": nanmean, "nanmedian": nanmedian})
