@@ -57,7 +57,7 @@ from autograd_cy.linalg.torch_forms import (  # noqa: E402,F401  (torch.det ...)
 )
 from autograd_cy.reorder import flip, fliplr, flipud, roll, rot90  # noqa: E402,F401
 from autograd_cy.sorting import sort, argsort, msort, topk, kthvalue  # noqa: E402,F401
-from autograd_cy.scans import cumsum, cumprod, cummax, cummin  # noqa: E402,F401
+from autograd_cy.scans import cumsum, cumprod, cummax, cummin, logcumsumexp  # noqa: E402,F401
 from autograd_cy.rounding import floor, ceil, trunc, fix, round, frac  # noqa: E402,F401
 from autograd_cy.one_sided_clamp import clamp_min, clamp_max  # noqa: E402,F401
 from autograd_cy.blends import lerp, addcmul, addcdiv  # noqa: E402,F401
