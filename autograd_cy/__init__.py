@@ -144,6 +144,9 @@ from autograd_cy.p_norms import dist, renorm  # noqa: E402,F401
 from autograd_cy.matrix_updates import addmv, addr, baddbmm, addbmm  # noqa: E402,F401
 from autograd_cy.covariance import cov, corrcoef  # noqa: E402,F401
 from autograd_cy.quantiles import quantile, nanquantile  # noqa: E402,F401
+from autograd_cy.slice_scatters import (  # noqa: E402,F401
+    diagonal_scatter, select_scatter, slice_scatter, masked_scatter,
+)
 from autograd_cy import layout_ops as _layout_ops  # noqa: E402,F401  (memory_format= of the ops)
 from autograd_cy.memory_formats import (  # noqa: E402,F401
     memory_format, contiguous_format, preserve_format, channels_last, channels_last_3d,
