@@ -144,6 +144,7 @@ from autograd_cy.p_norms import dist, renorm  # noqa: E402,F401
 from autograd_cy.matrix_updates import addmv, addr, baddbmm, addbmm  # noqa: E402,F401
 from autograd_cy.covariance import cov, corrcoef  # noqa: E402,F401
 from autograd_cy.quantiles import quantile, nanquantile  # noqa: E402,F401
+from autograd_cy.scatter_reduce import scatter_reduce  # noqa: E402,F401
 from autograd_cy.slice_scatters import (  # noqa: E402,F401
     diagonal_scatter, select_scatter, slice_scatter, masked_scatter,
 )
