@@ -73,7 +73,7 @@ from autograd_cy.stacking import (  # noqa: E402,F401
 )
 from autograd_cy.splitting import tensor_split, hsplit, vsplit, dsplit  # noqa: E402,F401
 from autograd_cy.differences import diff, take_along_dim  # noqa: E402,F401
-from autograd_cy.uniqueness import unique  # noqa: E402,F401
+from autograd_cy.uniqueness import unique, unique_consecutive  # noqa: E402,F401
 from autograd_cy.remainders import fmod, remainder  # noqa: E402,F401
 from autograd_cy.signs import copysign, signbit, isposinf, isneginf, heaviside  # noqa: E402,F401
 from autograd_cy.logarithmic import xlogy, logit  # noqa: E402,F401
