@@ -285,7 +285,7 @@ def cummin(input, dim):
 class Logcumsumexp(Function):
     """``logcumsumexp``'s op (``LogcumsumexpBackward0``; NOTE [logcumsumexp's gradient in
     log space]): a running ``logaddexp``, float32 accumulated in float64 as torch's CPU
-    kernel does."""
+    kernel does (a CUDA tensor's on the host)."""
     builtin_op = True
 
     @staticmethod
@@ -293,12 +293,13 @@ class Logcumsumexp(Function):
         ctx.dim = dim
         ctx.save_for_backward(input)
         ctx.input = input           # the jvp's operand (saved tensors are for backward)
-        array = _array_of(input)
+        array = _array_of(input.detach().cpu())     # a device's values through the host
         if array.ndim == 0:
-            return _wrap_array(array.copy())
+            return _wrap_array(array.copy()).to(input.device)
         accumulate = _ACCUMULATE.get(array.dtype)
         total = array if accumulate is None else array.astype(accumulate)
-        return _wrap_array(_scan(total, dim, np.logaddexp).astype(array.dtype, copy=False))
+        return _wrap_array(np.logaddexp.accumulate(total, axis=dim).astype(
+            array.dtype, copy=False)).to(input.device)
 
     @staticmethod
     def backward(ctx, grad):
