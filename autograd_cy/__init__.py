@@ -146,6 +146,7 @@ from autograd_cy.covariance import cov, corrcoef  # noqa: E402,F401
 from autograd_cy.quantiles import quantile, nanquantile  # noqa: E402,F401
 from autograd_cy.scatter_reduce import scatter_reduce  # noqa: E402,F401
 from autograd_cy.gamma_functions import lgamma, digamma, polygamma, mvlgamma  # noqa: E402,F401
+from autograd_cy.bessel import i0  # noqa: E402,F401
 from autograd_cy.slice_scatters import (  # noqa: E402,F401
     diagonal_scatter, select_scatter, slice_scatter, masked_scatter,
 )
