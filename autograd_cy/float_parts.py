@@ -3,10 +3,10 @@
 ``frexp(input)`` returns the named tuple ``(mantissa, exponent)`` with
 ``input = mantissa * 2 ** exponent``, ``0.5 <= |mantissa| < 1`` (zero, inf and NaN kept as
 they are, exponent 0), the exponent int32; the mantissa is ``input / 2 ** exponent`` (an
-exact division), so its gradient is ``grad / 2 ** exponent``. ``ldexp(input, other)`` is
-``input * 2.0 ** other`` (``pow``'s and ``mul``'s promotion: an integer input gives the
-default float dtype), its node ``LdexpBackward0`` (see ``Ldexp`` for torch's quirk with
-integer exponents).
+exact division), so its gradient is ``grad / 2 ** exponent`` (``FrexpBackward0``).
+``ldexp(input, other)`` is ``input * 2.0 ** other`` (``pow``'s and ``mul``'s promotion: an
+integer input gives the default float dtype), its node ``LdexpBackward0`` (see ``Ldexp``
+for torch's quirk with integer exponents).
 
 >>> import autograd_cy as ag
 >>> ag.frexp(ag.tensor([8.0]))
@@ -26,15 +26,37 @@ __all__ = ["frexp", "ldexp"]
 frexp_result = namedtuple("frexp", ["mantissa", "exponent"])
 
 
+class Frexp(Function):
+    """``frexp``'s op (``FrexpBackward0``: the mantissa's gradient ``grad / 2 ** exponent``;
+    the exponent has none)."""
+    builtin_op = True
+
+    @staticmethod
+    def forward(ctx, input):
+        values = input.detach().cpu()
+        exponent = np.frexp(np.asarray(_array_of(values), dtype=np.float64))[1]
+        exponent = _wrap_array(exponent.astype(np.int32)).to(input.device)
+        ctx.scale = _ag.pow(2.0, exponent.to(input.dtype))
+        ctx.mark_non_differentiable(exponent)
+        return input / ctx.scale, exponent
+
+    @staticmethod
+    def backward(ctx, grad_mantissa, grad_exponent):
+        return grad_mantissa / ctx.scale
+
+    @staticmethod
+    def jvp(ctx, input_t):
+        return input_t / ctx.scale, None
+
+
+Frexp._backward_cls.__name__ = "FrexpBackward0"
+
+
 def frexp(input):
     """The mantissa (in [0.5, 1) in magnitude) and the int32 exponent of each entry."""
     if not input.is_floating_point():
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
-    values = input.detach().cpu()
-    exponent = np.frexp(np.asarray(_array_of(values), dtype=np.float64))[1].astype(np.int32)
-    exponent = _wrap_array(exponent).to(input.device)
-    scale = _ag.pow(2.0, exponent.to(input.dtype))
-    return frexp_result(input / scale, exponent)
+    return frexp_result(*Frexp.apply(input))
 
 
 def _powers_of_two(other):

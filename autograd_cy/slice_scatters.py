@@ -5,16 +5,19 @@
 The first three are a clone with ``copy_`` into its view (``src`` cast to ``input``'s
 dtype), so the gradient is ``copy_``'s through CopySlices: ``input`` gets it outside the
 view, ``src`` the view's part. ``masked_scatter`` reads ``source`` at the running count of
-the mask (``gather``) and picks it with ``where``, so ``source`` gets the gradient of the
-masked entries in order, ``input`` the rest.
+the mask (``gather``) and picks it with ``where``; its op (``MaskedScatterBackward0``)
+gives ``source`` the gradient of the masked entries in order, ``input`` the rest.
 
 >>> import autograd_cy as ag
 >>> ag.select_scatter(ag.zeros(2, 2), ag.ones(2), 0, 0)
 tensor([[1., 1.],
         [0., 0.]])
 """
+import math
+
 import autograd_cy as _ag
 from autograd_cy._C.tensor import _register_methods
+from autograd_cy.autograd.function import Function
 
 __all__ = ["diagonal_scatter", "select_scatter", "slice_scatter", "masked_scatter"]
 
@@ -48,6 +51,57 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     return _write_into(input, src, view_of)
 
 
+def _scattered(input, mask, source):
+    """``masked_scatter``'s values (``input`` and ``mask`` already broadcast)."""
+    if source.numel() == 0:
+        return input.clone()
+    positions = (mask.reshape(-1).long().cumsum(0) - 1).clamp_min(0)
+    taken = source.reshape(-1).gather(0, positions).reshape(input.shape)
+    return _ag.where(mask, taken, input)
+
+
+class MaskedScatter(Function):
+    """``masked_scatter``'s op (``MaskedScatterBackward0``): ``input`` gets the gradient
+    where ``mask`` is False, summed to its shape; ``source`` the masked gradient in order,
+    zeros past the last one written."""
+    builtin_op = True
+
+    @staticmethod
+    def forward(ctx, input, mask, source):
+        base, mask = _ag.broadcast_tensors(input, mask)
+        if bool(mask.sum() > source.numel()):
+            raise RuntimeError("Number of elements of source < number of ones in mask")
+        ctx.input_shape, ctx.source_shape = tuple(input.shape), tuple(source.shape)
+        ctx.save_for_backward(mask)
+        ctx.mask = mask
+        return _scattered(base, mask, source)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (mask,) = ctx.saved_tensors
+        grad_input = grad_source = None
+        if ctx.needs_input_grad[0]:
+            grad_input = _ag.where(mask, grad.new_zeros(()), grad).sum_to_size(ctx.input_shape)
+        if ctx.needs_input_grad[2]:
+            written = grad.masked_select(mask)
+            size = math.prod(ctx.source_shape)
+            rest = grad.new_zeros(size - written.numel())
+            grad_source = _ag.cat([written, rest]).reshape(ctx.source_shape)
+        return grad_input, None, grad_source
+
+    @staticmethod
+    def jvp(ctx, input_t, mask_t, source_t):
+        shape = tuple(ctx.mask.shape)
+        if input_t is None:
+            input_t = source_t.new_zeros(shape)
+        if source_t is None:
+            return _ag.where(ctx.mask, input_t.new_zeros(()), input_t.expand(shape))
+        return _scattered(input_t.expand(shape), ctx.mask, source_t)
+
+
+MaskedScatter._backward_cls.__name__ = "MaskedScatterBackward0"
+
+
 def masked_scatter(input, mask, source):
     """``input`` (broadcast with ``mask``) with the entries of ``source``, in row-major
     order, written where ``mask`` is True."""
@@ -57,15 +111,7 @@ def masked_scatter(input, mask, source):
     if source.dtype is not input.dtype:
         raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but "
                            f"got{input.dtype._scalar_name} and {source.dtype._scalar_name}")
-    base, mask = _ag.broadcast_tensors(input, mask)
-    if bool(mask.sum() > source.numel()):
-        raise RuntimeError("Number of elements of source < number of ones in mask")
-    if source.numel() == 0:
-        return base.clone()
-    flat = mask.reshape(-1)
-    positions = (flat.long().cumsum(0) - 1).clamp_min(0)
-    taken = source.reshape(-1).gather(0, positions).reshape(base.shape)
-    return _ag.where(mask, taken, base)
+    return MaskedScatter.apply(input, mask, source)
 
 
 _register_methods({"diagonal_scatter": diagonal_scatter, "select_scatter": select_scatter,

@@ -4,7 +4,7 @@ and errors."""
 import numpy as np
 import pytest
 
-from oracle import assert_same, assert_same_error, check_jvp, check_op, randn
+from oracle import assert_same, assert_same_error, check_jvp, check_op, node_name, randn
 
 CASES = {
     "deg2rad": (lambda lib, x, y: lib.deg2rad(x), {}),
@@ -46,7 +46,10 @@ def test_types_and_specials():
                 str(lib.frexp(lib.ones(2, dtype=lib.float16))[1].dtype).split(".")[-1],
                 lib.ldexp(i, i), lib.ldexp(lib.ones(2, dtype=lib.float64), lib.tensor(3)),
                 lib.dist(lib.ones(2), lib.ones(2, dtype=lib.float64) * 3),
-                lib.dist(lib.ones(3), lib.zeros(3), 0), type(lib.frexp(lib.ones(1))).__name__]
+                lib.dist(lib.ones(3), lib.zeros(3), 0), type(lib.frexp(lib.ones(1))).__name__,
+                node_name(lib.frexp(lib.ones(2, requires_grad=True)).mantissa.grad_fn),
+                lib.frexp(lib.ones(2, requires_grad=True)).exponent.requires_grad,
+                node_name(lib.ldexp(lib.ones(2, requires_grad=True), i[0, :2]).grad_fn)]
     assert_same(run)
 
 

@@ -4,7 +4,7 @@ masks, gradients to both operands, double backward, forward AD, and errors."""
 import numpy as np
 import pytest
 
-from oracle import assert_same, assert_same_error, check_jvp, check_op, randn
+from oracle import assert_same, assert_same_error, check_jvp, check_op, node_name, randn
 
 MASK = np.array([True, False, True, False])
 CASES = {
@@ -35,6 +35,18 @@ def test_values_and_gradients(name):
 @pytest.mark.parametrize("name", CASES)
 def test_forward_ad(name):
     check_jvp(CASES[name][0], randn(3, 4), randn(3, 4, seed=1))
+
+
+@pytest.mark.parametrize("tangents", [(None, np.ones((3, 4))), (np.ones((3, 4)), None)])
+def test_masked_scatter_one_tangent(tangents):
+    check_jvp(CASES["masked"][0], randn(3, 4), randn(3, 4, seed=1), tangents=list(tangents))
+
+
+def test_nodes():
+    def run(lib):
+        x = lib.tensor(randn(3, 4), requires_grad=True)
+        return [node_name(x.masked_scatter(lib.tensor(MASK), x * 2).grad_fn)]
+    assert_same(run)
 
 
 def test_src_dtypes():

@@ -17,6 +17,13 @@ While a transform runs (vmap, grad, vjp, jvp and those built on them), ``Functio
 Outside the transforms ``Function.apply`` is the C function itself again. The library's own
 ops written as Functions (CUDA dropout: ``builtin_op = True``) are ops to the transforms, as
 torch's aten ops are: vmap reaches them through their op's rule, with physical tensors.
+
+NOTE [Python ops under vmap]
+The ops of the Python modules (autograd_cy/scans.py, sorting.py, scatter_reduce.py ...) are
+``builtin_op`` Functions that vmap's swap does not reach (it swaps pyx/ops and
+nn.functional), and most of their forwards read their arrays, which a BatchedTensor
+refuses. Given a batched argument such a Function runs once per batch element (the
+fallback, with its warning when those are on), as torch would run an op without a rule.
 """
 from autograd_cy.autograd.function import Function, _function_apply
 from autograd_cy.func.fallback import fallback
@@ -73,7 +80,11 @@ def _rewrapped(value, out_dim, level):
 
 def transformed_apply(cls, *args, **kwargs):
     if getattr(cls, "builtin_op", False):      # the library's own ops written as Functions
-        return _function_apply(cls, *args, **kwargs)
+        if not union_levels(list(args) + list(kwargs.values())):
+            return _function_apply(cls, *args, **kwargs)
+        # per element: NOTE [Python ops under vmap] above
+        return fallback(cls.__name__, lambda *a, **k: _function_apply(cls, *a, **k), args,
+                        kwargs)
     if getattr(cls.setup_context, "_is_default_implementation", False):
         raise RuntimeError(SETUP_CONTEXT_ERROR)
     values = list(args) + list(kwargs.values())
