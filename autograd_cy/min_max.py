@@ -1,12 +1,12 @@
 """Extrema composed of other ops: ``aminmax`` (``amin`` and ``amax`` at once) and the
 elementwise ``fmax`` / ``fmin``, which ignore a NaN operand.
 
-``aminmax`` returns the named tuple ``(min, max)``; each part shares its gradient among
-ties as ``amin`` / ``amax`` do. ``fmax(input, other)`` is the larger of the two where
-neither is NaN, the other one where one is NaN, NaN where both are; the gradient goes to
-the chosen operand: to ``input`` where ``input >= other`` or ``other`` is NaN (ties to
-``input``), to ``other`` elsewhere, summed back to each operand's shape (torch's
-``FmaxBackward0`` rule; ``fmin`` alike with ``<=``). Their tangents follow torch's
+``aminmax`` returns the named tuple ``(min, max)`` (``AminmaxBackward0``); each part shares
+its gradient among ties as ``amin`` / ``amax`` do. ``fmax(input, other)`` is the larger of
+the two where neither is NaN, the other one where one is NaN, NaN where both are; the
+gradient goes to the chosen operand: to ``input`` where ``input >= other`` or ``other`` is
+NaN (ties to ``input``), to ``other`` elsewhere, summed back to each operand's shape
+(torch's ``FmaxBackward0`` rule; ``fmin`` alike with ``<=``). Their tangents follow torch's
 formula, whose mask for ``fmax`` is strict: a tie takes ``other``'s tangent.
 
 >>> import autograd_cy as ag
@@ -25,6 +25,56 @@ __all__ = ["aminmax", "fmax", "fmin"]
 aminmax_result = namedtuple("aminmax", ["min", "max"])
 
 
+def _restored(value, dims, keepdim):
+    """A reduced result with its reduced dims back (size 1), to broadcast against input."""
+    if not keepdim:
+        for d in dims:
+            value = value.unsqueeze(d)
+    return value
+
+
+class Aminmax(Function):
+    """``aminmax``'s op (``AminmaxBackward0``): each part's gradient shared evenly among
+    the entries equal to it, as ``amin``'s and ``amax``'s; tangents alike."""
+    builtin_op = True
+
+    @staticmethod
+    def forward(ctx, input, dims, keepdim):
+        ctx.dims, ctx.keepdim = dims, keepdim
+        if not keepdim and len(dims) == input.dim():
+            low, high = _ag.amin(input), _ag.amax(input)
+        else:
+            low, high = _ag.amin(input, dims, keepdim), _ag.amax(input, dims, keepdim)
+        ctx.save_for_backward(input, low, high)
+        ctx.saved = (input, low, high)
+        return low, high
+
+    @staticmethod
+    def _shares(ctx, input, value):
+        chosen = (input == _restored(value, ctx.dims, ctx.keepdim)).to(input.dtype)
+        return chosen / chosen.sum(ctx.dims, keepdim=True)
+
+    @staticmethod
+    def backward(ctx, grad_min, grad_max):
+        input, low, high = ctx.saved_tensors
+        total = None
+        for grad, value in ((grad_min, low), (grad_max, high)):
+            if grad is None:
+                continue
+            part = Aminmax._shares(ctx, input, value) * _restored(grad, ctx.dims, ctx.keepdim)
+            total = part if total is None else total + part
+        return total, None, None
+
+    @staticmethod
+    def jvp(ctx, input_t, dims_t, keepdim_t):
+        input, low, high = ctx.saved
+        return tuple((input_t * Aminmax._shares(ctx, input, value)).sum(
+            ctx.dims, keepdim=ctx.keepdim) for value in (low, high))
+
+
+Aminmax._backward_cls.__name__ = "AminmaxBackward0"
+
+
 def aminmax(input, *, dim=None, keepdim=False):
     """The minimum and the maximum, over all elements or over ``dim``."""
     if dim is None:
@@ -32,13 +82,13 @@ def aminmax(input, *, dim=None, keepdim=False):
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as "
                                "the operation has no identity.")
         dims = tuple(range(input.dim()))
-        if not keepdim:
-            return aminmax_result(_ag.amin(input), _ag.amax(input))
-        return aminmax_result(_ag.amin(input, dims, True), _ag.amax(input, dims, True))
-    wrapped = _wrap(dim, input.dim())
-    if input.dim() and input.shape[wrapped] == 0:
-        raise IndexError(f"aminmax: Expected reduction dim {wrapped} to have non-zero size.")
-    return aminmax_result(_ag.amin(input, dim, keepdim), _ag.amax(input, dim, keepdim))
+    else:
+        wrapped = _wrap(dim, input.dim())
+        if input.dim() and input.shape[wrapped] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {wrapped} to have non-zero "
+                             f"size.")
+        dims = (wrapped,) if input.dim() else ()
+    return aminmax_result(*Aminmax.apply(input, dims, keepdim))
 
 
 def _chooses_input(input, other, name, strict=False):

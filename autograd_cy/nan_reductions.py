@@ -2,8 +2,8 @@
 
 Each treats a NaN as absent: ``nansum`` as a zero (an integer or bool input sums as
 ``sum``), ``nanmean`` divides by the count of the others (all NaN: NaN), ``nanmedian``
-takes the lower median of the others (all NaN: NaN). They are composed of recorded ops, so
-gradients, double backward and forward AD come from those ops: a NaN entry gets no gradient;
+takes the lower median of the others (all NaN: NaN). ``nansum`` is an op with torch's node
+(``NansumBackward0``), ``nanmean`` its quotient by the count; a NaN entry gets no gradient;
 ``nanmedian`` over all elements shares the gradient evenly among the entries equal to the
 result (torch's ``evenly_distribute_backward``), over a dim gives it to the chosen entry.
 
@@ -31,8 +31,46 @@ def _without_nan(input):
                      input)
 
 
-def _dims(dim):
-    return () if dim is None else dim
+def _reduced_dims(input, dim):
+    """``dim`` (an int, a tuple, or None for all) as a sorted tuple of wrapped dims."""
+    if dim is None:
+        return tuple(range(input.dim()))
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    return tuple(sorted(_wrap(d, input.dim()) for d in dims)) if dims else tuple(
+        range(input.dim()))
+
+
+class Nansum(Function):
+    """``nansum``'s op (``NansumBackward0``): the gradient broadcast back, zero at the NaN
+    entries; the tangent summed alike."""
+    builtin_op = True
+
+    @staticmethod
+    def forward(ctx, input, dims, keepdim, dtype):
+        ctx.dims, ctx.keepdim, ctx.dtype = dims, keepdim, dtype
+        ctx.save_for_backward(input)
+        ctx.input = input
+        if not keepdim and len(dims) == input.dim():
+            return _without_nan(input).sum(dtype=dtype)
+        return _without_nan(input).sum(dims, keepdim=keepdim, dtype=dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (input,) = ctx.saved_tensors
+        grad = grad.to(input.dtype)
+        if not ctx.keepdim:
+            for d in ctx.dims:
+                grad = grad.unsqueeze(d)
+        grad = grad.expand(input.shape)
+        return (_ag.where(_ag.isnan(input), grad.new_zeros(()), grad), None, None, None)
+
+    @staticmethod
+    def jvp(ctx, input_t, dims_t, keepdim_t, dtype_t):
+        return Nansum.apply(_ag.where(_ag.isnan(ctx.input), input_t.new_zeros(()), input_t),
+                            ctx.dims, ctx.keepdim, ctx.dtype)
+
+
+Nansum._backward_cls.__name__ = "NansumBackward0"
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
@@ -40,10 +78,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     tuple); integers and bools sum as int64, as ``sum``."""
     if input.is_complex():
         raise RuntimeError("nansum on CPU does not support complex inputs")
-    if dim is None:
-        return _without_nan(input).sum(dtype=dtype) if not keepdim else _without_nan(
-            input).sum(tuple(range(input.dim())), keepdim=True, dtype=dtype)
-    return _without_nan(input).sum(dim, keepdim=keepdim, dtype=dtype)
+    return Nansum.apply(input, _reduced_dims(input, dim), keepdim, dtype)
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):

@@ -3,10 +3,11 @@
 ``masked_scatter`` (the entries of ``source``, in order, written where ``mask`` is True).
 
 The first three are a clone with ``copy_`` into its view (``src`` cast to ``input``'s
-dtype), so the gradient is ``copy_``'s through CopySlices: ``input`` gets it outside the
-view, ``src`` the view's part. ``masked_scatter`` reads ``source`` at the running count of
-the mask (``gather``) and picks it with ``where``; its op (``MaskedScatterBackward0``)
-gives ``source`` the gradient of the masked entries in order, ``input`` the rest.
+dtype), ops with torch's nodes (``DiagonalScatterBackward0`` ...): ``input`` gets the
+gradient outside the view, ``src`` the view's part. ``masked_scatter`` reads ``source`` at
+the running count of the mask (``gather``) and picks it with ``where``; its op
+(``MaskedScatterBackward0``) gives ``source`` the gradient of the masked entries in order,
+``input`` the rest.
 
 >>> import autograd_cy as ag
 >>> ag.select_scatter(ag.zeros(2, 2), ag.ones(2), 0, 0)
@@ -24,22 +25,81 @@ __all__ = ["diagonal_scatter", "select_scatter", "slice_scatter", "masked_scatte
 
 def _write_into(input, src, view_of):
     out = input.clone()
-    view = view_of(out)
-    if tuple(src.shape) != tuple(view.shape):
-        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size "
-                           f"= {list(src.shape)}, slice size = {list(view.shape)}")
-    view.copy_(src)
+    view_of(out).copy_(src)
     return out
+
+
+class _ScatterIntoView(Function):
+    """``src`` written into a view (``view_of``) of a copy of ``input``: ``input``'s
+    gradient is ``grad`` with the view zeroed, ``src``'s the view of ``grad`` (cast to its
+    dtype); the tangent is the op applied to the tangents."""
+    builtin_op = True
+
+    @staticmethod
+    def forward(ctx, input, src, view_of):
+        ctx.view_of, ctx.src_dtype = view_of, src.dtype
+        view = view_of(input)
+        if tuple(src.shape) != tuple(view.shape):
+            raise RuntimeError(f"expected src to have a size equal to the slice of self. src "
+                               f"size = {list(src.shape)}, slice size = {list(view.shape)}")
+        return _write_into(input, src, view_of)
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad_input = grad_src = None
+        if ctx.needs_input_grad[0]:
+            grad_input = _write_into(grad, grad.new_zeros(()), ctx.view_of)
+        if ctx.needs_input_grad[1]:
+            grad_src = ctx.view_of(grad).to(ctx.src_dtype)
+        return grad_input, grad_src, None
+
+    @staticmethod
+    def jvp(ctx, input_t, src_t, view_of_t):
+        if input_t is None:
+            input_t = _ag.zeros(tuple(ctx.view_of.shape), dtype=src_t.dtype,
+                                device=src_t.device)
+        return _write_into(input_t, src_t if src_t is not None else input_t.new_zeros(()),
+                           ctx.view_of)
+
+
+class DiagonalScatter(_ScatterIntoView):
+    """``diagonal_scatter``'s op (``DiagonalScatterBackward0``)."""
+
+
+class SelectScatter(_ScatterIntoView):
+    """``select_scatter``'s op (``SelectScatterBackward0``)."""
+
+
+class SliceScatter(_ScatterIntoView):
+    """``slice_scatter``'s op (``SliceScatterBackward0``)."""
+
+
+DiagonalScatter._backward_cls.__name__ = "DiagonalScatterBackward0"
+SelectScatter._backward_cls.__name__ = "SelectScatterBackward0"
+SliceScatter._backward_cls.__name__ = "SliceScatterBackward0"
+
+
+class _View:
+    """A view of a tensor, named by its op and arguments, that knows the shape of the
+    tensor it was first taken of (a missing ``input`` tangent is zeros of it)."""
+
+    def __init__(self, take, shape):
+        self.take, self.shape = take, shape
+
+    def __call__(self, tensor):
+        return self.take(tensor)
 
 
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     """``input`` with ``src`` written into its diagonal (``diagonal(offset, dim1, dim2)``)."""
-    return _write_into(input, src, lambda out: out.diagonal(offset, dim1, dim2))
+    return DiagonalScatter.apply(input, src, _View(
+        lambda out: out.diagonal(offset, dim1, dim2), tuple(input.shape)))
 
 
 def select_scatter(input, src, dim, index):
     """``input`` with ``src`` written into ``input.select(dim, index)``."""
-    return _write_into(input, src, lambda out: out.select(dim, index))
+    return SelectScatter.apply(input, src, _View(lambda out: out.select(dim, index),
+                                                 tuple(input.shape)))
 
 
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
@@ -48,7 +108,7 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
         index = [slice(None)] * out.dim()
         index[dim] = slice(start, end, step)
         return out[tuple(index)]
-    return _write_into(input, src, view_of)
+    return SliceScatter.apply(input, src, _View(view_of, tuple(input.shape)))
 
 
 def _scattered(input, mask, source):

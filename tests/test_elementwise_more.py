@@ -49,7 +49,9 @@ def test_types_and_specials():
                 lib.dist(lib.ones(3), lib.zeros(3), 0), type(lib.frexp(lib.ones(1))).__name__,
                 node_name(lib.frexp(lib.ones(2, requires_grad=True)).mantissa.grad_fn),
                 lib.frexp(lib.ones(2, requires_grad=True)).exponent.requires_grad,
-                node_name(lib.ldexp(lib.ones(2, requires_grad=True), i[0, :2]).grad_fn)]
+                node_name(lib.ldexp(lib.ones(2, requires_grad=True), i[0, :2]).grad_fn),
+                node_name(lib.deg2rad(lib.ones(2, requires_grad=True)).grad_fn),
+                node_name(lib.ones(2, requires_grad=True).rad2deg().grad_fn)]
     assert_same(run)
 
 

@@ -51,7 +51,8 @@ def test_types_and_fields():
                 result.min, result.max, type(result).__name__,
                 tuple(lib.aminmax(lib.tensor([True]))), tuple(lib.aminmax(lib.tensor(1.0), dim=0)),
                 tuple(lib.aminmax(lib.empty(2, 0), dim=0)),
-                node_name(lib.fmax(x, x).grad_fn), node_name(lib.fmin(x, x).grad_fn)]
+                node_name(lib.fmax(x, x).grad_fn), node_name(lib.fmin(x, x).grad_fn),
+                node_name(lib.aminmax(x).min.grad_fn), node_name(x.aminmax(dim=0).max.grad_fn)]
     assert_same(run)
 
 

@@ -58,6 +58,7 @@ def test_integers_nodes_and_shapes():
         return [lib.nansum(i), lib.nansum(lib.tensor([True, False])), i.nanmedian(),
                 tuple(i.nanmedian(1)), str(lib.nansum(i).dtype).split(".")[-1],
                 node_name(x.nanmedian().grad_fn), node_name(x.nanmean().grad_fn),
+                node_name(x.nansum(0).grad_fn), lib.nansum(x.detach(), ()),
                 lib.nanmedian(lib.tensor([])), tuple(lib.nanmedian(lib.empty(0, 3), 1)),
                 tuple(lib.nanmedian(lib.tensor(2.0), 0)), lib.nanmean(lib.tensor([NAN]))]
     assert_same(run)

@@ -37,15 +37,19 @@ def test_forward_ad(name):
     check_jvp(CASES[name][0], randn(3, 4), randn(3, 4, seed=1))
 
 
+@pytest.mark.parametrize("name", ["masked", "select", "slice_step", "diagonal_offset"])
 @pytest.mark.parametrize("tangents", [(None, np.ones((3, 4))), (np.ones((3, 4)), None)])
-def test_masked_scatter_one_tangent(tangents):
-    check_jvp(CASES["masked"][0], randn(3, 4), randn(3, 4, seed=1), tangents=list(tangents))
+def test_one_tangent(name, tangents):
+    check_jvp(CASES[name][0], randn(3, 4), randn(3, 4, seed=1), tangents=list(tangents))
 
 
 def test_nodes():
     def run(lib):
         x = lib.tensor(randn(3, 4), requires_grad=True)
-        return [node_name(x.masked_scatter(lib.tensor(MASK), x * 2).grad_fn)]
+        return [node_name(x.masked_scatter(lib.tensor(MASK), x * 2).grad_fn),
+                node_name(lib.diagonal_scatter(x, x[0, :3]).grad_fn),
+                node_name(lib.select_scatter(x, x[0], 0, 1).grad_fn),
+                node_name(lib.slice_scatter(x, x[:1], 0, 2).grad_fn)]
     assert_same(run)
 
 
