@@ -4,7 +4,8 @@ ignoring NaN, gradients, double backward, forward AD, weights, complex, and erro
 import numpy as np
 import pytest
 
-from oracle import assert_same, assert_same_error, check_jvp, check_op, randn, same_warning
+from oracle import (assert_same, assert_same_error, check_jvp, check_op, node_name, randn,
+                    same_warning)
 
 UPDATES = {
     "addmv": (lambda lib, i, a, b: lib.addmv(i, a, b), ((3,), (3, 4), (4,))),
@@ -43,6 +44,24 @@ def test_beta_zero_ignores_nan(name):
     op = ops[name.split("_")[0]]
     check_op(lambda lib, i, a, b: getattr(lib, op)(i, a, b, beta=0, alpha=2), *values,
              requires_grad=[False, True, True])
+
+
+@pytest.mark.parametrize("name", ["addmv", "addr", "baddbmm", "addbmm"])
+def test_complex_updates(name):
+    shapes = UPDATES[name][1]
+    values = [a + 1j * np.flip(a) for a in arrays(shapes)]
+    check_op(lambda lib, i, a, b: getattr(lib, name)(i, a, b, beta=0.5 - 1j, alpha=2j),
+             *values)
+
+
+def test_nodes():
+    def run(lib):
+        names = []
+        for name, (fn, shapes) in UPDATES.items():
+            tensors = [lib.tensor(a, requires_grad=True) for a in arrays(shapes)]
+            names.append(node_name(fn(lib, *tensors).grad_fn))
+        return names
+    assert_same(run)
 
 
 def test_integers_and_bools():
