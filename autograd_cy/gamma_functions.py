@@ -9,7 +9,8 @@ complex inputs are refused, as torch's CPU kernels refuse them):
 - ``digamma`` (``polygamma(0, x)``), ``polygamma(1, x)`` and ``polygamma(n, x)`` for
   ``n >= 2``: NOTE [Computing the polygamma functions];
 - ``mvlgamma(x, p)``: ``sum_j lgamma(x - j / 2) + p (p - 1) / 4 log(pi)``, composed of
-  ``lgamma``.
+  ``lgamma`` under one node, ``MvlgammaBackward0`` (NOTE [An op that differentiates its
+  composition]).
 The ops are one family: ``LgammaBackward0`` gives ``grad * digamma(x)``,
 ``DigammaBackward0`` ``grad * polygamma(1, x)``, ``PolygammaBackward0`` ``grad *
 polygamma(n + 1, x)``, each through the next op, so every order of derivative records
@@ -42,6 +43,7 @@ import numpy as np
 import autograd_cy as _ag
 from autograd_cy._C.tensor import _array_of, _register_methods, _wrap_array
 from autograd_cy.autograd.function import Function
+from autograd_cy.composed_ops import ComposedOp
 
 __all__ = ["lgamma", "digamma", "polygamma", "mvlgamma"]
 
@@ -236,6 +238,13 @@ def polygamma(n, input):
     return Polygamma.apply(_floating(input, "polygamma"), n)
 
 
+class Mvlgamma(ComposedOp):
+    """``mvlgamma``'s op (``MvlgammaBackward0``)."""
+
+
+Mvlgamma._backward_cls.__name__ = "MvlgammaBackward0"
+
+
 def mvlgamma(input, p):
     """The log of the multivariate gamma function of dimension ``p``:
     ``sum_{j < p} lgamma(input - j / 2) + p (p - 1) / 4 log(pi)``."""
@@ -243,7 +252,9 @@ def mvlgamma(input, p):
         raise RuntimeError("p has to be greater than or equal to 1")
     input = _floating(input, "mvlgamma")
     offsets = _ag.arange(-p / 2 + 0.5, 0.5, 0.5, dtype=input.dtype, device=input.device)
-    return lgamma(offsets + input.unsqueeze(-1)).sum(-1) + p * (p - 1) * math.log(math.pi) / 4
+    constant = p * (p - 1) * math.log(math.pi) / 4
+    return Mvlgamma.apply(lambda x: lgamma(offsets + x.unsqueeze(-1)).sum(-1) + constant,
+                          input)
 
 
 def _polygamma_method(self, n):

@@ -5,7 +5,8 @@ Each treats a NaN as absent: ``nansum`` as a zero (an integer or bool input sums
 takes the lower median of the others (all NaN: NaN). ``nansum`` is an op with torch's node
 (``NansumBackward0``), ``nanmean`` its quotient by the count; a NaN entry gets no gradient;
 ``nanmedian`` over all elements shares the gradient evenly among the entries equal to the
-result (torch's ``evenly_distribute_backward``), over a dim gives it to the chosen entry.
+result (torch's ``evenly_distribute_backward``, ``NanmedianBackward0``), over a dim gives it
+to the chosen entry (``NanmedianBackward1``).
 
 >>> import autograd_cy as ag
 >>> ag.tensor([1.0, float("nan"), 3.0]).nansum()
@@ -140,19 +141,49 @@ def nanmedian(input, dim=None, keepdim=False):
         if input.numel() == 0:
             return _ag.full((), float("nan"), dtype=input.dtype, device=input.device)
         return _NanmedianAll.apply(input)
+    dim = _wrap(dim, input.dim())
     if input.dim() == 0:
         return nanmedian_result(input.clone(), _ag.zeros((), dtype=_ag.int64,
                                                          device=input.device))
-    dim = _wrap(dim, input.dim())
-    moved = input.movedim(dim, -1)
-    if moved.shape[-1] == 0:
+    if input.shape[dim] == 0:
         raise IndexError(f"median(): Expected reduction dim {dim} to have non-zero size.")
-    values, indices = _lower_median_of_rows(moved.reshape(-1, moved.shape[-1]))
-    shape = tuple(moved.shape[:-1])
-    values, indices = values.reshape(shape), indices.reshape(shape)
-    if keepdim:
-        values, indices = values.unsqueeze(dim), indices.unsqueeze(dim)
-    return nanmedian_result(values, indices)
+    return nanmedian_result(*NanmedianDim.apply(input, dim, keepdim))
+
+
+class NanmedianDim(Function):
+    """``nanmedian(input, dim)``'s op (``NanmedianBackward1``): the gradient goes to the
+    chosen entries (``scatter`` at the indices), the tangent is read there (``gather``)."""
+    builtin_op = True
+
+    @staticmethod
+    def forward(ctx, input, dim, keepdim):
+        moved = input.movedim(dim, -1)
+        values, indices = _lower_median_of_rows(moved.reshape(-1, moved.shape[-1]))
+        shape = tuple(moved.shape[:-1])
+        values, indices = values.reshape(shape), indices.reshape(shape)
+        if keepdim:
+            values, indices = values.unsqueeze(dim), indices.unsqueeze(dim)
+        ctx.dim, ctx.keepdim, ctx.shape = dim, keepdim, tuple(input.shape)
+        ctx.save_for_backward(indices)
+        ctx.indices = indices
+        ctx.mark_non_differentiable(indices)
+        return values, indices
+
+    @staticmethod
+    def backward(ctx, grad, grad_indices):
+        (indices,) = ctx.saved_tensors
+        if not ctx.keepdim:
+            grad, indices = grad.unsqueeze(ctx.dim), indices.unsqueeze(ctx.dim)
+        return grad.new_zeros(ctx.shape).scatter(ctx.dim, indices, grad), None, None
+
+    @staticmethod
+    def jvp(ctx, input_t, dim_t, keepdim_t):
+        indices = ctx.indices if ctx.keepdim else ctx.indices.unsqueeze(ctx.dim)
+        values = input_t.gather(ctx.dim, indices)
+        return (values if ctx.keepdim else values.squeeze(ctx.dim)), None
+
+
+NanmedianDim._backward_cls.__name__ = "NanmedianBackward1"
 
 
 _register_methods({"nansum": nansum, "nanmean": nanmean, "nanmedian": nanmedian})

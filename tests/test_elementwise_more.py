@@ -51,7 +51,9 @@ def test_types_and_specials():
                 lib.frexp(lib.ones(2, requires_grad=True)).exponent.requires_grad,
                 node_name(lib.ldexp(lib.ones(2, requires_grad=True), i[0, :2]).grad_fn),
                 node_name(lib.deg2rad(lib.ones(2, requires_grad=True)).grad_fn),
-                node_name(lib.ones(2, requires_grad=True).rad2deg().grad_fn)]
+                node_name(lib.ones(2, requires_grad=True).rad2deg().grad_fn),
+                node_name(lib.dist(lib.ones(2, requires_grad=True), lib.zeros(2)).grad_fn),
+                node_name(lib.ones(2, 2, requires_grad=True).renorm(2, 0, 1.0).grad_fn)]
     assert_same(run)
 
 

@@ -69,7 +69,8 @@ def test_integers_and_nodes():
                 lib.polygamma(1, lib.arange(3)), lib.mvlgamma(lib.arange(3, 5), 2),
                 lib.lgamma(lib.tensor([True])), lib.mvlgamma(x, 2),
                 [node_name(op(x).grad_fn) for op in (lib.lgamma, lib.digamma,
-                                                     lambda t: t.polygamma(2))]]
+                                                     lambda t: t.polygamma(2),
+                                                     lambda t: t.mvlgamma(1))]]
     assert_same(run, rtol=1e-6)
 
 

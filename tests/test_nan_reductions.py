@@ -59,6 +59,7 @@ def test_integers_nodes_and_shapes():
                 tuple(i.nanmedian(1)), str(lib.nansum(i).dtype).split(".")[-1],
                 node_name(x.nanmedian().grad_fn), node_name(x.nanmean().grad_fn),
                 node_name(x.nansum(0).grad_fn), lib.nansum(x.detach(), ()),
+                node_name(x.nanmedian(0).values.grad_fn),
                 lib.nanmedian(lib.tensor([])), tuple(lib.nanmedian(lib.empty(0, 3), 1)),
                 tuple(lib.nanmedian(lib.tensor(2.0), 0)), lib.nanmean(lib.tensor([NAN]))]
     assert_same(run)
@@ -69,6 +70,7 @@ def test_integers_nodes_and_shapes():
     lambda lib: lib.nansum(lib.tensor([1j])),
     lambda lib: lib.nanmedian(lib.empty(0, 3), 0),
     lambda lib: lib.nanmedian(lib.ones(2, 3), 2),
+    lambda lib: lib.nanmedian(lib.tensor(1.0), 1),
     lambda lib: lib.nanmedian(lib.tensor([True])),
 ])
 def test_errors(fn):
