@@ -8,7 +8,10 @@ the composition; its backward runs it again on the saved inputs with grad mode o
 ``autograd.grad`` of it (with ``create_graph`` when the backward itself records, so double
 backward holds); its tangent is the same vector-Jacobian product differentiated with
 respect to a zero cotangent ``v`` (``J t = d/dv <J^T v, t>``). The price is one more
-forward of the composition per backward, so it serves ops whose composition is cheap.
+forward of the composition per backward, so it serves ops whose composition is cheap. With
+``create_graph`` the composition runs on views of the saved inputs, where the nested
+``autograd.grad`` stops: on the inputs themselves, one computed from another would pass
+its gradient on a second time.
 Subclasses only name themselves: ``Dist.apply(composition, *inputs)``.
 """
 import autograd_cy as _ag
@@ -36,7 +39,9 @@ class ComposedOp(Function):
         wanted = [i for i in range(len(inputs)) if ctx.needs_input_grad[i + 1]]
         create = _ag.is_grad_enabled()
         with enable_grad():
-            leaves = list(inputs) if create else [
+            # with create_graph, views of the inputs: the nested grad stops at them, so an
+            # input computed from another (dist(x, 2 * x)) does not pass its gradient on
+            leaves = [x.view_as(x) for x in inputs] if create else [
                 x.detach().requires_grad_(i in wanted) for i, x in enumerate(inputs)]
             out = ctx.composition(*leaves)
         found = _ag.autograd.grad(out, [leaves[i] for i in wanted], grad, create_graph=create,

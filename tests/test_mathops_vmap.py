@@ -1,11 +1,13 @@
 """The math ops of the Python modules (tensor_attributes, nan_reductions, min_max, ...,
 gamma_functions, bessel) under vmap against torch.vmap: composites batch through their
-ops' rules, the Functions run per element (NOTE [Python ops under vmap])."""
+ops' rules, the Functions run per element (NOTE [Python ops under vmap]); and their
+batched gradients (is_grads_batched), once and differentiated again."""
 import numpy as np
 import pytest
 import torch
 
 import autograd_cy as ag
+from oracle import check_batched_grad, randn
 
 X = np.random.default_rng(0).standard_normal((3, 4, 5))
 CASES = {
@@ -54,3 +56,36 @@ def test_vmap(name):
     ours = ag.vmap(lambda t: fn(ag, t))(ag.tensor(X)).cpu().numpy()
     theirs = torch.vmap(lambda t: fn(torch, t))(torch.tensor(X)).numpy()
     np.testing.assert_allclose(ours, theirs, rtol=1e-7, atol=1e-9)
+
+
+BATCHED_GRAD = {
+    "nansum": lambda lib, x: lib.nansum(x, 1),
+    "aminmax": lambda lib, x: lib.aminmax(x, dim=0).max,
+    "fmax": lambda lib, x: lib.fmax(x, x.flip(0)),
+    "deg2rad": lambda lib, x: lib.deg2rad(x),
+    "frexp": lambda lib, x: lib.frexp(x).mantissa,
+    "ldexp": lambda lib, x: lib.ldexp(x, x),
+    # an operand computed from the other: the recomputed composition's grad stops at each
+    "dist_dependent": lambda lib, x: lib.dist(x, x * 2 + 1),
+    "renorm": lambda lib, x: lib.renorm(x, 2, 0, 1.0),
+    "logcumsumexp": lambda lib, x: lib.logcumsumexp(x, 1),
+    "cov": lambda lib, x: lib.cov(x),
+    "addmv": lambda lib, x: lib.addmv(x[:, 0], x, x[0]),
+    "addbmm": lambda lib, x: lib.addbmm(x[:, :3], x[None], x[None].mT[:, :, :3]),
+    "quantile": lambda lib, x: lib.quantile(x, 0.3, dim=1),
+    "nanmedian": lambda lib, x: lib.nanmedian(x),
+    "nanmedian_dim": lambda lib, x: lib.nanmedian(x, 1).values,
+    "diagonal_scatter": lambda lib, x: lib.diagonal_scatter(x, x[0, :3]),
+    "masked_scatter": lambda lib, x: x.masked_scatter(x > 0, x * 2),
+    "scatter_reduce": lambda lib, x: x.scatter_reduce(
+        0, lib.tensor([[0, 1, 0, 2], [2, 2, 1, 0]]), x[:2], "amax"),
+    "lgamma": lambda lib, x: lib.lgamma(x),
+    "mvlgamma": lambda lib, x: lib.mvlgamma(x.abs() + 2, 2),
+    "i0": lambda lib, x: lib.i0(x),
+}
+
+
+@pytest.mark.parametrize("name", BATCHED_GRAD)
+def test_batched_gradients(name):
+    check_batched_grad(BATCHED_GRAD[name], randn(3, 4))
+    check_batched_grad(BATCHED_GRAD[name], randn(3, 4), create_graph=True)
