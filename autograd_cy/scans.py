@@ -279,8 +279,37 @@ def cummin(input, dim):
 # gradients apart: exp(x_j + reversed_logcumsumexp(log(grad+) - out)) minus the same of
 # grad-, where an absent part is the dtype's lowest finite number (not -inf, whose
 # difference with an infinite output would be NaN). It is written with logcumsumexp
-# itself, so a double backward records again. The tangent is torch's:
-# cumsum(t * exp(x - max)) / cumsum(exp(x - max)), max over the dim.
+# itself, so a double backward records again. A complex input is holomorphic: its gradient
+# is conj(exp(x + reversed_logcumsumexp(log(conj(grad)) - out))). The tangent is torch's:
+# cumsum(t * exp(x - max)) / cumsum(exp(x - max)), max over the dim (of the real parts).
+
+def _complex_log_add_exp(accumulated, x):
+    """torch's complex ``_log_add_exp_helper(accumulated, x)``: ordered by the real parts
+    (a tie keeps ``accumulated`` as the smaller); NaN if the smaller has a NaN part; two
+    equal infinite real parts give the smaller (-inf) or ``log(exp(a) + exp(b))`` (+inf);
+    otherwise ``log1p(exp(min - max)) + max``."""
+    x_smaller = x.real < accumulated.real
+    low = np.where(x_smaller, x, accumulated)
+    high = np.where(x_smaller, accumulated, x)
+    general = np.log1p(np.exp(low - high)) + high
+    both_infinite = ~np.isfinite(low.real) & (low.real == high.real)
+    infinite = np.where(low.real < 0, low, np.log(np.exp(low) + np.exp(high)))
+    result = np.where(both_infinite, infinite, general)
+    return np.where(np.isnan(low.real) | np.isnan(low.imag), complex(np.nan, np.nan), result)
+
+
+def _complex_running_logaddexp(array, axis):
+    """logcumsumexp of a complex array along ``axis``, from an accumulator of -inf, as
+    torch's CPU kernel."""
+    moved = np.moveaxis(array, axis, 0)
+    out = np.empty_like(moved)
+    accumulated = np.full(moved.shape[1:], complex(-np.inf, 0), dtype=moved.dtype)
+    with np.errstate(all="ignore"):             # infinities and NaN are handled above
+        for index in range(moved.shape[0]):
+            accumulated = _complex_log_add_exp(accumulated, moved[index]).astype(moved.dtype)
+            out[index] = accumulated
+    return np.moveaxis(out, 0, axis)
+
 
 class Logcumsumexp(Function):
     """``logcumsumexp``'s op (``LogcumsumexpBackward0``; NOTE [logcumsumexp's gradient in
@@ -296,6 +325,8 @@ class Logcumsumexp(Function):
         array = _array_of(input.detach().cpu())     # a device's values through the host
         if array.ndim == 0:
             return _wrap_array(array.copy()).to(input.device)
+        if array.dtype.kind == "c":
+            return _wrap_array(_complex_running_logaddexp(array, dim)).to(input.device)
         accumulate = _ACCUMULATE.get(array.dtype)
         total = array if accumulate is None else array.astype(accumulate)
         return _wrap_array(np.logaddexp.accumulate(total, axis=dim).astype(
@@ -308,6 +339,10 @@ class Logcumsumexp(Function):
             return grad, None
         dim = ctx.dim
         result = Logcumsumexp.apply(x, dim)
+        if grad.is_complex():
+            # holomorphic: conj(exp(x + reversed_logcumsumexp(log(conj(g)) - out)))
+            logs = grad.conj().log() - result
+            return (Logcumsumexp.apply(logs.flip(dim), dim).flip(dim) + x).exp().conj(), None
         lowest = _ag.full((), _ag.finfo(grad.dtype).min, dtype=grad.dtype, device=grad.device)
         log_abs = grad.abs().log()
 
@@ -321,7 +356,8 @@ class Logcumsumexp(Function):
         x = ctx.input
         if x.dim() == 0:
             return input_t
-        exps = (x - x.amax(ctx.dim, keepdim=True)).exp()
+        real = x.real if x.is_complex() else x
+        exps = (x - real.amax(ctx.dim, keepdim=True)).exp()
         return (input_t * exps).cumsum(ctx.dim) / exps.cumsum(ctx.dim)
 
 
@@ -329,9 +365,9 @@ Logcumsumexp._backward_cls.__name__ = "LogcumsumexpBackward0"
 
 
 def logcumsumexp(input, dim):
-    """The running ``log(sum(exp(input)))`` along ``dim`` (floating inputs)."""
+    """The running ``log(sum(exp(input)))`` along ``dim`` (floating or complex inputs)."""
     dim = _wrap(dim, input.dim())
-    if not input.is_floating_point():
+    if not (input.is_floating_point() or input.is_complex()):
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for "
                                   f"'{input.dtype._scalar_name}'")
     return Logcumsumexp.apply(input, dim)
