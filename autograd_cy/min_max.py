@@ -1,4 +1,4 @@
-"""Extrema composed of other ops: ``aminmax`` (``amin`` and ``amax`` at once) and the
+"""Extrema of two kinds: ``aminmax`` (``amin`` and ``amax`` at once) and the
 elementwise ``fmax`` / ``fmin``, which ignore a NaN operand.
 
 ``aminmax`` returns the named tuple ``(min, max)`` (``AminmaxBackward0``); each part shares
