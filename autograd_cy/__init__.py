@@ -57,7 +57,7 @@ from autograd_cy.linalg.torch_forms import (  # noqa: E402,F401  (torch.det ...)
 )
 from autograd_cy.reorder import flip, fliplr, flipud, roll, rot90  # noqa: E402,F401
 from autograd_cy.sorting import sort, argsort, msort, topk, kthvalue  # noqa: E402,F401
-from autograd_cy.scans import cumsum, cumprod, cummax, cummin  # noqa: E402,F401
+from autograd_cy.scans import cumsum, cumprod, cummax, cummin, logcumsumexp  # noqa: E402,F401
 from autograd_cy.rounding import floor, ceil, trunc, fix, round, frac  # noqa: E402,F401
 from autograd_cy.one_sided_clamp import clamp_min, clamp_max  # noqa: E402,F401
 from autograd_cy.blends import lerp, addcmul, addcdiv  # noqa: E402,F401
@@ -73,7 +73,7 @@ from autograd_cy.stacking import (  # noqa: E402,F401
 )
 from autograd_cy.splitting import tensor_split, hsplit, vsplit, dsplit  # noqa: E402,F401
 from autograd_cy.differences import diff, take_along_dim, gradient  # noqa: E402,F401
-from autograd_cy.uniqueness import unique  # noqa: E402,F401
+from autograd_cy.uniqueness import unique, unique_consecutive  # noqa: E402,F401
 from autograd_cy.remainders import fmod, remainder  # noqa: E402,F401
 from autograd_cy.signs import copysign, signbit, isposinf, isneginf, heaviside  # noqa: E402,F401
 from autograd_cy.logarithmic import xlogy, logit  # noqa: E402,F401
@@ -143,6 +143,23 @@ from autograd_cy.mode import mode  # noqa: E402,F401  (and Tensor.mode)
 from autograd_cy.triangle_indices import tril_indices, triu_indices  # noqa: E402,F401
 from autograd_cy.normal import normal  # noqa: E402,F401
 from autograd_cy.printing import set_printoptions  # noqa: E402,F401
+from autograd_cy.tensor_attributes import (  # noqa: E402,F401  (and Tensor.nbytes, .H ...)
+    layout, strided, positive, ravel, adjoint,
+)
+from autograd_cy.nan_reductions import nansum, nanmean, nanmedian  # noqa: E402,F401
+from autograd_cy.min_max import aminmax, fmax, fmin  # noqa: E402,F401
+from autograd_cy.angle_units import deg2rad, rad2deg  # noqa: E402,F401
+from autograd_cy.float_parts import frexp, ldexp  # noqa: E402,F401
+from autograd_cy.p_norms import dist, renorm  # noqa: E402,F401
+from autograd_cy.matrix_updates import addmv, addr, baddbmm, addbmm  # noqa: E402,F401
+from autograd_cy.covariance import cov, corrcoef  # noqa: E402,F401
+from autograd_cy.quantiles import quantile, nanquantile  # noqa: E402,F401
+from autograd_cy.scatter_reduce import scatter_reduce  # noqa: E402,F401
+from autograd_cy.gamma_functions import lgamma, digamma, polygamma, mvlgamma  # noqa: E402,F401
+from autograd_cy.bessel import i0  # noqa: E402,F401
+from autograd_cy.slice_scatters import (  # noqa: E402,F401
+    diagonal_scatter, select_scatter, slice_scatter, masked_scatter,
+)
 from autograd_cy import layout_ops as _layout_ops  # noqa: E402,F401  (memory_format= of the ops)
 from autograd_cy.memory_formats import (  # noqa: E402,F401
     memory_format, contiguous_format, preserve_format, channels_last, channels_last_3d,

@@ -35,7 +35,7 @@ from autograd_cy._C.tensor import _array_of, _register_methods, _wrap_array
 from autograd_cy.autograd.function import Function
 from autograd_cy.reorder import _wrap
 
-__all__ = ["cumsum", "cumprod", "cummax", "cummin"]
+__all__ = ["cumsum", "cumprod", "cummax", "cummin", "logcumsumexp"]
 
 cummax_result = namedtuple("cummax", ["values", "indices"])
 cummin_result = namedtuple("cummin", ["values", "indices"])
@@ -272,4 +272,106 @@ def cummin(input, dim):
     return cummin_result(*Cummin.apply(input, _wrap(dim, input.dim()), False))
 
 
-_register_methods({"cumsum": cumsum, "cumprod": cumprod, "cummax": cummax, "cummin": cummin})
+# NOTE [logcumsumexp's gradient in log space]
+# Output i is log(sum_{j <= i} exp(x_j)), so input j's gradient is
+# sum_{i >= j} grad_i exp(x_j - out_i): a reversed running sum, which overflows if summed as
+# it is written. torch's formula sums in log space instead, the positive and the negative
+# gradients apart: exp(x_j + reversed_logcumsumexp(log(grad+) - out)) minus the same of
+# grad-, where an absent part is the dtype's lowest finite number (not -inf, whose
+# difference with an infinite output would be NaN). It is written with logcumsumexp
+# itself, so a double backward records again. A complex input is holomorphic: its gradient
+# is conj(exp(x + reversed_logcumsumexp(log(conj(grad)) - out))). The tangent is torch's:
+# cumsum(t * exp(x - max)) / cumsum(exp(x - max)), max over the dim (of the real parts).
+
+def _complex_log_add_exp(accumulated, x):
+    """torch's complex ``_log_add_exp_helper(accumulated, x)``: ordered by the real parts
+    (a tie keeps ``accumulated`` as the smaller); NaN if the smaller has a NaN part; two
+    equal infinite real parts give the smaller (-inf) or ``log(exp(a) + exp(b))`` (+inf);
+    otherwise ``log1p(exp(min - max)) + max``."""
+    x_smaller = x.real < accumulated.real
+    low = np.where(x_smaller, x, accumulated)
+    high = np.where(x_smaller, accumulated, x)
+    general = np.log1p(np.exp(low - high)) + high
+    both_infinite = ~np.isfinite(low.real) & (low.real == high.real)
+    infinite = np.where(low.real < 0, low, np.log(np.exp(low) + np.exp(high)))
+    result = np.where(both_infinite, infinite, general)
+    return np.where(np.isnan(low.real) | np.isnan(low.imag), complex(np.nan, np.nan), result)
+
+
+def _complex_running_logaddexp(array, axis):
+    """logcumsumexp of a complex array along ``axis``, from an accumulator of -inf, as
+    torch's CPU kernel."""
+    moved = np.moveaxis(array, axis, 0)
+    out = np.empty_like(moved)
+    accumulated = np.full(moved.shape[1:], complex(-np.inf, 0), dtype=moved.dtype)
+    with np.errstate(all="ignore"):             # infinities and NaN are handled above
+        for index in range(moved.shape[0]):
+            accumulated = _complex_log_add_exp(accumulated, moved[index]).astype(moved.dtype)
+            out[index] = accumulated
+    return np.moveaxis(out, 0, axis)
+
+
+class Logcumsumexp(Function):
+    """``logcumsumexp``'s op (``LogcumsumexpBackward0``; NOTE [logcumsumexp's gradient in
+    log space]): a running ``logaddexp``, float32 accumulated in float64 as torch's CPU
+    kernel does (a CUDA tensor's on the host)."""
+    builtin_op = True
+
+    @staticmethod
+    def forward(ctx, input, dim):
+        ctx.dim = dim
+        ctx.save_for_backward(input)
+        ctx.input = input           # the jvp's operand (saved tensors are for backward)
+        array = _array_of(input.detach().cpu())     # a device's values through the host
+        if array.ndim == 0:
+            return _wrap_array(array.copy()).to(input.device)
+        if array.dtype.kind == "c":
+            return _wrap_array(_complex_running_logaddexp(array, dim)).to(input.device)
+        accumulate = _ACCUMULATE.get(array.dtype)
+        total = array if accumulate is None else array.astype(accumulate)
+        return _wrap_array(np.logaddexp.accumulate(total, axis=dim).astype(
+            array.dtype, copy=False)).to(input.device)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        if grad.dim() == 0 or grad.numel() == 0:
+            return grad, None
+        dim = ctx.dim
+        result = Logcumsumexp.apply(x, dim)
+        if grad.is_complex():
+            # holomorphic: conj(exp(x + reversed_logcumsumexp(log(conj(g)) - out)))
+            logs = grad.conj().log() - result
+            return (Logcumsumexp.apply(logs.flip(dim), dim).flip(dim) + x).exp().conj(), None
+        lowest = _ag.full((), _ag.finfo(grad.dtype).min, dtype=grad.dtype, device=grad.device)
+        log_abs = grad.abs().log()
+
+        def part(mask):
+            logs = _ag.where(mask, log_abs, lowest) - result
+            return (Logcumsumexp.apply(logs.flip(dim), dim).flip(dim) + x).exp()
+        return part(grad > 0) - part(grad < 0), None
+
+    @staticmethod
+    def jvp(ctx, input_t, dim_t):
+        x = ctx.input
+        if x.dim() == 0:
+            return input_t
+        real = x.real if x.is_complex() else x
+        exps = (x - real.amax(ctx.dim, keepdim=True)).exp()
+        return (input_t * exps).cumsum(ctx.dim) / exps.cumsum(ctx.dim)
+
+
+Logcumsumexp._backward_cls.__name__ = "LogcumsumexpBackward0"
+
+
+def logcumsumexp(input, dim):
+    """The running ``log(sum(exp(input)))`` along ``dim`` (floating or complex inputs)."""
+    dim = _wrap(dim, input.dim())
+    if not (input.is_floating_point() or input.is_complex()):
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for "
+                                  f"'{input.dtype._scalar_name}'")
+    return Logcumsumexp.apply(input, dim)
+
+
+_register_methods({"cumsum": cumsum, "cumprod": cumprod, "cummax": cummax, "cummin": cummin,
+                   "logcumsumexp": logcumsumexp})

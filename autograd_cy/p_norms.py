@@ -1,0 +1,71 @@
+"""Ops defined by a vector p-norm: ``dist`` (the p-norm of a difference) and ``renorm``
+(sub-tensors scaled down to a largest p-norm).
+
+``dist(input, other, p=2)`` is ``vector_norm(input - other, p)`` over all elements, the
+operands broadcast. ``renorm(input, p, dim, maxnorm)`` scales each slice ``input.select(dim,
+i)`` whose p-norm exceeds ``maxnorm`` by ``maxnorm / (norm + 1e-7)`` (torch's factor); the
+others are kept. Each records torch's node (``DistBackward0``, ``RenormBackward0``) whose
+gradients, double backward and tangents are those of its composition (NOTE [An op that
+differentiates its composition]); renorm's go through the norm too, as torch's.
+
+>>> import autograd_cy as ag
+>>> ag.dist(ag.tensor([0.0, 0.0]), ag.tensor([3.0, 4.0]))
+tensor(5.)
+"""
+import autograd_cy as _ag
+from autograd_cy._C.tensor import _register_methods
+from autograd_cy.composed_ops import ComposedOp
+from autograd_cy.reorder import _wrap
+
+__all__ = ["dist", "renorm"]
+
+
+def _check_floating(dtype, op):
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError(f"{op}: input dtype should be either floating point or complex. "
+                           f"Got {dtype._scalar_name} instead.")
+
+
+class Dist(ComposedOp):
+    """``dist``'s op (``DistBackward0``)."""
+
+
+class Renorm(ComposedOp):
+    """``renorm``'s op (``RenormBackward0``)."""
+
+
+Dist._backward_cls.__name__ = "DistBackward0"
+Renorm._backward_cls.__name__ = "RenormBackward0"
+
+
+def dist(input, other, p=2):
+    """The p-norm of ``input - other``."""
+    _check_floating(_ag.promote_types(input.dtype, other.dtype), "norm()")
+    return Dist.apply(lambda a, b: _ag.linalg.vector_norm(a - b, p), input, other)
+
+
+def renorm(input, p, dim, maxnorm):
+    """``input`` with each slice along ``dim`` whose p-norm exceeds ``maxnorm`` scaled to
+    have that norm."""
+    if not p > 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if not maxnorm >= 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
+    if input.dim() <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} "
+                           f"dimensions")
+    dim = _wrap(dim, input.dim())
+    if not (input.is_floating_point() or input.is_complex()):
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor "
+                           f"as input. Got {input.dtype._scalar_name}")
+    others = tuple(d for d in range(input.dim()) if d != dim)
+
+    def composition(x):
+        norm = _ag.linalg.vector_norm(x, p, others, keepdim=True)
+        factor = _ag.where(norm > maxnorm, maxnorm / (norm + 1e-7),
+                           _ag.ones((), dtype=norm.dtype, device=norm.device))
+        return x * factor
+    return Renorm.apply(composition, input)
+
+
+_register_methods({"dist": dist, "renorm": renorm})

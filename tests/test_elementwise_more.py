@@ -1,0 +1,72 @@
+"""deg2rad, rad2deg (autograd_cy/angle_units.py), frexp, ldexp (float_parts.py), dist and
+renorm (p_norms.py) against torch's: values, dtypes, gradients, double backward, forward AD
+and errors."""
+import numpy as np
+import pytest
+
+from oracle import assert_same, assert_same_error, check_jvp, check_op, node_name, randn
+
+CASES = {
+    "deg2rad": (lambda lib, x, y: lib.deg2rad(x), {}),
+    "rad2deg": (lambda lib, x, y: x.rad2deg(), {}),
+    "frexp": (lambda lib, x, y: lib.frexp(x * 40), {"double": False}),
+    "ldexp": (lambda lib, x, y: lib.ldexp(x, lib.tensor([[1], [-2], [3]])), {}),
+    "ldexp_float_exponent": (lambda lib, x, y: x.ldexp(y), {}),
+    "ldexp_broadcast": (lambda lib, x, y: lib.ldexp(x[0], y * 2), {}),
+    "dist": (lambda lib, x, y: lib.dist(x, y), {}),
+    "dist_p3_broadcast": (lambda lib, x, y: x.dist(y[0], 3), {}),
+    "dist_inf": (lambda lib, x, y: lib.dist(x, y, float("inf")), {}),
+    "dist_p1": (lambda lib, x, y: lib.dist(x, y, 1), {}),
+    "renorm": (lambda lib, x, y: lib.renorm(x, 2, 0, 1.5), {}),
+    "renorm_p1_dim1": (lambda lib, x, y: x.renorm(1, -1, 1.0), {}),
+    "renorm_p_inf": (lambda lib, x, y: x.renorm(float("inf"), 1, 1.0), {}),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_values_and_gradients(name):
+    fn, options = CASES[name]
+    check_op(fn, randn(3, 4), randn(3, 4, seed=1), **options)
+    check_op(fn, randn(3, 4), randn(3, 4, seed=1), dtype=np.float32, **options)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_forward_ad(name):
+    check_jvp(CASES[name][0], randn(3, 4), randn(3, 4, seed=1))
+
+
+def test_types_and_specials():
+    def run(lib):
+        i = lib.arange(6).reshape(2, 3)
+        specials = lib.tensor([0.0, float("inf"), float("-inf"), float("nan"), -3.0, 1e-310],
+                              dtype=lib.float64)
+        mantissa, exponent = lib.frexp(specials)
+        return [lib.deg2rad(i), lib.rad2deg(lib.tensor([True])), mantissa, exponent,
+                str(exponent.dtype).split(".")[-1],
+                str(lib.frexp(lib.ones(2, dtype=lib.float16))[1].dtype).split(".")[-1],
+                lib.ldexp(i, i), lib.ldexp(lib.ones(2, dtype=lib.float64), lib.tensor(3)),
+                lib.dist(lib.ones(2), lib.ones(2, dtype=lib.float64) * 3),
+                lib.dist(lib.ones(3), lib.zeros(3), 0), type(lib.frexp(lib.ones(1))).__name__,
+                node_name(lib.frexp(lib.ones(2, requires_grad=True)).mantissa.grad_fn),
+                lib.frexp(lib.ones(2, requires_grad=True)).exponent.requires_grad,
+                node_name(lib.ldexp(lib.ones(2, requires_grad=True), i[0, :2]).grad_fn),
+                node_name(lib.deg2rad(lib.ones(2, requires_grad=True)).grad_fn),
+                node_name(lib.ones(2, requires_grad=True).rad2deg().grad_fn),
+                node_name(lib.dist(lib.ones(2, requires_grad=True), lib.zeros(2)).grad_fn),
+                node_name(lib.ones(2, 2, requires_grad=True).renorm(2, 0, 1.0).grad_fn)]
+    assert_same(run)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib: lib.deg2rad(lib.tensor([1j])),
+    lambda lib: lib.frexp(lib.arange(3)),
+    lambda lib: lib.ldexp(lib.ones(2), 2),
+    lambda lib: lib.dist(lib.arange(3), lib.arange(3)),
+    lambda lib: lib.renorm(lib.ones(2, 3), -1, 0, 1.0),
+    lambda lib: lib.renorm(lib.ones(2, 3), 2, 0, -1.0),
+    lambda lib: lib.renorm(lib.arange(6).reshape(2, 3), 2, 0, 1.0),
+    lambda lib: lib.renorm(lib.ones(3), 2, 0, 1.0),
+    lambda lib: lib.renorm(lib.ones(2, 3), 2, 2, 1.0),
+])
+def test_errors(fn):
+    assert_same_error(fn, exact=True)
