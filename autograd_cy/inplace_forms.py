@@ -65,6 +65,38 @@ def _check_bound(self, *args, **kwargs):
                                f"desired output type {_c10_name(self.dtype)}")
 
 
+def _check_ldexp(self, other):
+    """torch's ldexp_ (a ``mul_`` by ``2 ** other``) words its refusal of an integer self."""
+    if not (self.is_floating_point() or self.is_complex()):
+        raise RuntimeError(f"ldexp can't be cast to the desired output type "
+                           f"{self.dtype._scalar_name}")
+
+
+def _check_mvlgamma(self, p):
+    """torch's mvlgamma_ computes in the default float dtype and refuses to write it back
+    into an integer self, naming the two the other way round."""
+    if not (self.is_floating_point() or self.is_complex()):
+        from autograd_cy.dtypes import get_default_dtype
+        raise RuntimeError(f"mvlgamma: result type {self.dtype._scalar_name} can't be cast to "
+                           f"the desired output type {get_default_dtype()._scalar_name}")
+
+
+def _check_addr(self, vec1, vec2, **scalars):
+    """addr_ checks the cast back before the operands' dtypes."""
+    result = result_type(vec1, vec2)
+    if not can_cast(result, self.dtype):
+        raise RuntimeError(f"result type {result._scalar_name} can't be cast to the desired "
+                           f"output type {self.dtype._scalar_name}")
+
+
+def _check_baddbmm(self, batch1, batch2, **scalars):
+    """baddbmm_ wants one dtype for all three, in its own words."""
+    if not self.dtype == batch1.dtype == batch2.dtype:
+        raise RuntimeError(f"Input dtypes must be the same, got: input {_c10_name(self.dtype)}, "
+                           f"batch1: {_c10_name(batch1.dtype)}, batch2: "
+                           f"{_c10_name(batch2.dtype)}")
+
+
 TORCH = True
 
 FORMS = {
@@ -72,6 +104,10 @@ FORMS = {
     "addcdiv_": Form("addcdiv"),
     "addcmul_": Form("addcmul"),
     "addmm_": Form("addmm"),
+    "addmv_": Form("addmv", TORCH),
+    "addr_": Form("addr", check=_check_addr),
+    "baddbmm_": Form("baddbmm", check=_check_baddbmm),
+    "addbmm_": Form("addbmm"),
     "lerp_": Form("lerp"),
     # (divide_, multiply_, subtract_ and true_divide_ are div_, mul_ and sub_ themselves:
     # arithmetic_aliases.py)
@@ -88,6 +124,14 @@ FORMS = {
     "logit_": Form("logit", TORCH),
     "sinc_": Form("sinc", TORCH),
     "nan_to_num_": Form("nan_to_num", TORCH),
+    "deg2rad_": Form("deg2rad", TORCH),
+    "rad2deg_": Form("rad2deg", TORCH),
+    "ldexp_": Form("ldexp", TORCH, check=_check_ldexp),
+    "lgamma_": Form("lgamma"),
+    "digamma_": Form("digamma"),
+    "mvlgamma_": Form("mvlgamma", check=_check_mvlgamma),
+    "i0_": Form("i0", TORCH),
+    "renorm_": Form("renorm"),
     # rounding and bounds
     "ceil_": Form("ceil", TORCH),
     "floor_": Form("floor", TORCH),
@@ -104,6 +148,7 @@ FORMS = {
     "triu_": Form("triu"),
     "index_fill_": Form("index_fill"),
     "index_copy_": Form("index_copy"),
+    "masked_scatter_": Form("masked_scatter"),
     # comparisons: a node that passes zeros
     "eq_": Form("eq", zero_node="Eq"),
     "ne_": Form("ne", zero_node="Ne"),
