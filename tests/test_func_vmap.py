@@ -328,6 +328,12 @@ FALLBACK_OPS = {
     "triu_": lambda lib, t: t.clone().triu_(1),
     "index_fill_": lambda lib, t: t.clone().index_fill_(1, lib.tensor([2, 0]), -1.0),
     "index_copy_": lambda lib, t: t.clone().index_copy_(0, lib.tensor([2]), t[:1] * 2),
+    "addmv_": lambda lib, t: t[0].clone().addmv_(t, t[1], beta=0.5),
+    "addr_": lambda lib, t: t.clone().addr_(t[0], t[1]),
+    "baddbmm_": lambda lib, t: t[None].clone().baddbmm_(t[None], t.t()[None]),
+    "addbmm_": lambda lib, t: t.clone().addbmm_(t[None], t.t()[None], alpha=2),
+    "renorm_": lambda lib, t: t.clone().renorm_(2, 0, 1.0),
+    "masked_scatter_": lambda lib, t: t.clone().masked_scatter_(t > 0, t * 2),
     # each example a batch of (N, C) = (3, 3): statistics over the example alone
     "batch_norm": lambda lib, t: lib.nn.functional.batch_norm(t, None, None, training=True),
     # one slope per channel of the example (its dim 1)
