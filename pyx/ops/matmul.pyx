@@ -303,11 +303,14 @@ cdef inline object matrix_product(object a, object b):
         return quietly2(outer_products, a, b)
     if half_precision_array(a) and a.dtype == b.dtype:
         # float32 products, rounded once (NOTE [Half-precision products and reductions] in
-        # reduction.pyx)
+        # reduction.pyx), two matrices through gemm as any float32 pair
         # (C order: np.matmul lays out a product of the float32 copies of expanded operands
         # as their strides go, where the product of the operands themselves is contiguous)
-        return quietly2(numpy_matmul, a.astype(FLOAT32), b.astype(FLOAT32)).astype(
-            a.dtype, order="C")
+        wide_a, wide_b = a.astype(FLOAT32), b.astype(FLOAT32)
+        product = blas_product(wide_a, wide_b)
+        if product is None:
+            product = quietly2(numpy_matmul, wide_a, wide_b)
+        return product.astype(a.dtype, order="C")
     return quietly2(numpy_matmul, a, b)
 
 
