@@ -63,6 +63,7 @@ cdef list element_strides(object array)
 cdef bint is_dense(object array)
 cdef bint has_dense_layout(cnp.ndarray array) except -1
 cdef object empty_result_like(object x, object dtype=*)
+cdef object laid_out_as_pointwise(object result, object a, object b)
 cdef object current_stream(int index)
 cdef bint streams_in_use()
 cdef object backend()

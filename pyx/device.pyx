@@ -325,6 +325,88 @@ cdef list result_dim_order(object array):
     return order
 
 
+# NOTE [The layout of a result of several operands]
+# PyTorch's TensorIterator lays out the result of an elementwise op of several tensors by
+# sorting the dims by the operands' strides, the first operand that tells two dims apart
+# deciding (a broadcast dim, stride 0, tells nothing; equal strides put the smaller dim
+# inside): ``t.t() - u`` of a transposed ``t`` and a row-major ``u`` is transposed, ``u -
+# t.t()`` row-major. NumPy's "K" order gives both row-major. The difference shows in which
+# later op is a view and which a copy (``flatten``, ``contiguous``), so in what an in-place
+# write reaches. ``laid_out_as_pointwise`` gives a NumPy result PyTorch's layout, copying it
+# only when some operand is not row-major and the two orders differ.
+
+cdef object laid_out_as_pointwise(object result, object a, object b):
+    """``result``, the NumPy result of an elementwise op of ``a`` and ``b`` (arrays or
+    numbers), laid out as PyTorch's result (NOTE [The layout of a result of several
+    operands]): itself where it already is, else a copy."""
+    if type(result) is not cnp.ndarray or cnp.PyArray_NDIM(<cnp.ndarray>result) < 2:
+        return result
+    if row_major_or_number(a) and row_major_or_number(b):
+        return result       # every operand row-major: so are both results
+    cdef list order = pointwise_dim_order(result.shape, (a, b))
+    cdef Py_ssize_t stride = result.itemsize
+    cdef bint same = True
+    for dim in order:           # the strides of that order, dims of size 1 aside
+        if result.shape[dim] != 1 and result.strides[dim] != stride:
+            same = False
+            break
+        stride *= result.shape[dim]
+    if same:
+        return result
+    outer_first = order[::-1]
+    block = np.empty([result.shape[dim] for dim in outer_first], dtype=result.dtype)
+    laid_out = block.transpose(np.argsort(outer_first))
+    laid_out[...] = result
+    return laid_out
+
+
+cdef inline bint row_major_or_number(object value):
+    return type(value) is not cnp.ndarray or cnp.PyArray_NDIM(<cnp.ndarray>value) < 2 or (
+        cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>value))
+
+
+cdef list pointwise_dim_order(tuple shape, tuple operands):
+    """The dims of a result of ``shape`` from innermost to outermost, as TensorIterator's
+    ``reorder_dimensions`` sorts them for ``operands`` (an insertion sort from the last dim
+    to the first)."""
+    cdef Py_ssize_t ndim = len(shape), i, inner, outer, k
+    cdef list all_strides = []
+    for operand in operands:
+        if type(operand) is not cnp.ndarray:
+            continue
+        k = ndim - operand.ndim
+        all_strides.append([0] * k + [
+            0 if operand.shape[d] == 1 and shape[k + d] != 1 else abs(operand.strides[d])
+            for d in range(operand.ndim)])
+    cdef list order = list(range(ndim - 1, -1, -1))
+    for i in range(1, ndim):
+        outer = i
+        for inner in range(i - 1, -1, -1):
+            decision = swap_decision(all_strides, shape, order[inner], order[outer])
+            if decision > 0:
+                order[inner], order[outer] = order[outer], order[inner]
+                outer = inner
+            elif decision < 0:
+                break
+    return order
+
+
+cdef int swap_decision(list all_strides, tuple shape, Py_ssize_t dim0, Py_ssize_t dim1):
+    """TensorIterator's ``should_swap``: 1 to put ``dim1`` inside ``dim0``, -1 to keep them,
+    0 when no operand tells."""
+    for strides in all_strides:
+        stride0, stride1 = strides[dim0], strides[dim1]
+        if stride0 == 0 or stride1 == 0:
+            continue
+        if stride0 < stride1:
+            return -1
+        if stride0 > stride1:
+            return 1
+        if shape[dim0] > shape[dim1]:
+            return 1
+    return 0
+
+
 cdef object empty_result_like(object x, object dtype=None):
     """An uninitialized result of ``x``'s shape, laid out as PyTorch lays out a pointwise
     result: ``x``'s strides when ``x`` is non-overlapping and dense (a transposed input's

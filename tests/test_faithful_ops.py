@@ -824,3 +824,45 @@ def test_addmm_beta_zero_ignores_nan_and_errors():
                  lambda lib: lib.addmm(lib.ones(3, 4), lib.ones(3), lib.ones(3, 4))):
         theirs, ours = _raised(torch, case), _raised(T, case)
         assert theirs is not None and type(ours) is type(theirs), (ours, theirs)
+
+
+# NOTE [The layout of a result of several operands]: the first operand that tells two dims
+# apart lays the result out, as TensorIterator does
+BINARY_LAYOUTS = {
+    "transposed - rows": lambda lib, t, r: t - r,
+    "rows - transposed": lambda lib, t, r: r - t,
+    "transposed * rows": lambda lib, t, r: t * r,
+    "transposed + row vector": lambda lib, t, r: t + r[0],
+    "transposed / rows": lambda lib, t, r: t / r,
+    "transposed * number": lambda lib, t, r: t * 2,
+    "permuted 3-d + rows": lambda lib, t, r: t.reshape(3, 2, 2).permute(2, 0, 1) + r.reshape(
+        2, 3, 2),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+@pytest.mark.parametrize("name", BINARY_LAYOUTS)
+def test_binary_result_layout_follows_pytorch(name, dtype):
+    results = []
+    for lib in (T, torch):
+        t = lib.arange(12, dtype=getattr(lib, dtype)).reshape(4, 3).t()
+        r = lib.ones(3, 4, dtype=getattr(lib, dtype))
+        results.append(BINARY_LAYOUTS[name](lib, t, r))
+    ours, theirs = results
+    assert ours.is_contiguous() == theirs.is_contiguous()
+    assert ([s for s, n in zip(ours.stride(), ours.shape) if n != 1]
+            == [s for s, n in zip(theirs.stride(), theirs.shape) if n != 1])
+    np.testing.assert_allclose(to_numpy(ours).astype(np.float64),
+                               to_numpy(theirs).astype(np.float64))
+
+
+def test_an_in_place_write_reaches_what_torch_reaches():
+    # t.t() - u is transposed in torch: flatten copies, and the write to it stays there
+    def run(lib):
+        t = lib.tensor([[0.875, 2.75], [2.125, 0.5], [-1.25, 0.75], [2.75, 0.125]])
+        u = lib.tensor([[-0.125, 1.0, -1.375, -1.625], [-2.0, 0.125, -1.625, 0.125]])
+        v = t.t().sub(u)
+        flat = v.flatten(0, 1)
+        v[0, 0] = 0.5
+        return flat.tolist(), v.tolist()
+    assert run(T) == run(torch)

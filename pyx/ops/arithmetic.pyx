@@ -19,7 +19,7 @@ import numpy as np
 cimport numpy as cnp
 
 from autograd_cy._C.dtype cimport kind_of, half_precision
-from autograd_cy._C.device cimport as_array, backend_of
+from autograd_cy._C.device cimport as_array, backend_of, laid_out_as_pointwise
 from autograd_cy._C.dtype cimport scalar_name
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level, needs_tensor_ops
 from autograd_cy._C.tensor cimport (
@@ -111,6 +111,12 @@ def add(self, other, *, alpha=1, out=None):
     return add_impl(self, other, alpha)
 
 
+cdef inline object operand_data(object value):
+    """An operand's array (a tensor's), or the number itself: what decides a result's
+    layout (NOTE [The layout of a result of several operands] in device.pyx)."""
+    return (<Tensor>value)._data if isinstance(value, Tensor) else value
+
+
 cdef object add_impl(object self, object other, object alpha):
     cdef object array = None
     cdef bint unit = alpha == 1
@@ -128,6 +134,7 @@ cdef object add_impl(object self, object other, object alpha):
                     a, b, alpha, dtype, False), dtype)
         except ValueError:
             raise_broadcast_error(self, other)
+        array = laid_out_as_pointwise(array, operand_data(self), operand_data(other))
     cdef Tensor out = wrap(array)
     cdef AddBackward0 node
     if any_requires_grad2(self, other):
@@ -251,6 +258,7 @@ cdef object sub_impl(object self, object other, object alpha):
                     a, b, alpha, dtype, True), dtype)
         except ValueError:
             raise_broadcast_error(self, other)
+        array = laid_out_as_pointwise(array, operand_data(self), operand_data(other))
     cdef Tensor out = wrap(array)
     cdef SubBackward0 node
     if any_requires_grad2(self, other):
@@ -406,6 +414,7 @@ cdef object mul_impl(object self, object other):
                                 * opmath_operand(other, self, dtype, False), dtype)
         except ValueError:
             raise_broadcast_error(self, other)
+        array = laid_out_as_pointwise(array, operand_data(self), operand_data(other))
     cdef Tensor out = wrap(array)
     cdef MulBackward0 node
     if any_requires_grad2(self, other):
@@ -484,7 +493,8 @@ def div(self, other, *, rounding_mode=None, out=None):
             array = complex_division_by_zero(array, a, b)
     except ValueError:
         raise_broadcast_error(self, other)
-    cdef Tensor result = wrap(array)
+    cdef Tensor result = wrap(laid_out_as_pointwise(array, operand_data(self),
+                                                    operand_data(other)))
     if any_requires_grad2(self, other):
         # Both gradients read the divisor; only the divisor's reads the dividend.
         record2(DivBackward0(), self, other, result,
