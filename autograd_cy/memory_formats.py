@@ -14,9 +14,10 @@ __all__ = ["memory_format", "contiguous_format", "preserve_format", "channels_la
            "channels_last_3d"]
 
 
-class memory_format:
-    """A memory format; compared by identity, printed as torch prints it (with the
-    package's name, as dtypes are)."""
+class PackageConstant:
+    """A named constant of the package (a memory format, a layout): compared by identity,
+    printed as torch prints its own (with the package's name, as dtypes are), pickled as
+    the package's global of that name."""
     __slots__ = ("_name",)
 
     def __init__(self, name):
@@ -27,6 +28,11 @@ class memory_format:
 
     def __reduce__(self):
         return self._name          # pickled as the module's global of that name
+
+
+class memory_format(PackageConstant):
+    """A memory format."""
+    __slots__ = ()
 
 
 contiguous_format = memory_format("contiguous_format")

@@ -20,22 +20,14 @@ import numpy as np
 
 import autograd_cy as _ag
 from autograd_cy._C.tensor import _array_of, _register_methods
+from autograd_cy.memory_formats import PackageConstant
 
 __all__ = ["layout", "strided", "positive", "ravel", "adjoint"]
 
 
-class layout:
+class layout(PackageConstant):
     """A tensor layout; autograd_cy has one, ``strided`` (a dense array with strides)."""
-    __slots__ = ("_name",)
-
-    def __init__(self, name):
-        self._name = name
-
-    def __repr__(self):
-        return f"autograd_cy.{self._name}"
-
-    def __reduce__(self):
-        return self._name          # pickled as the module's global of that name
+    __slots__ = ()
 
 
 strided = layout("strided")
