@@ -22,7 +22,7 @@ count and buffer live while a task runs) are in graph_task.pyx. Nothing here rec
 graph can be a million nodes deep.
 """
 from cpython.object cimport PyObject, PyTypeObject, Py_TYPE
-from cpython.dict cimport PyDict_GetItem
+from cpython.dict cimport PyDict_GetItem, PyDict_Next
 import sys
 import threading
 import warnings
@@ -527,22 +527,36 @@ cdef tuple apply_per_row(Node node, tuple grads, Py_ssize_t batch):
 cdef list call_tensor_pre_hooks(Node node, list inputs):
     """Tensor hooks (registration order, each may replace the grad), then retains-grad."""
     cdef dict hooks_by_slot = node.tensor_hooks()
-    cdef Py_ssize_t slot
+    cdef Py_ssize_t slot, position
+    cdef PyObject* key
+    cdef PyObject* value
     if hooks_by_slot:
         for slot, hooks in hooks_by_slot.items():
-            for hook in list(hooks.values()):
-                if tracing_active[0]:
-                    trace_hook("tensor pre-hook", node, slot, hook)
-                grad = inputs[slot]
-                result = hook(grad)
-                if result is not None:
-                    inputs[slot] = check_hook_result(hook, result, grad)
+            if len(<dict>hooks) == 1:
+                # the common case, one hook: read it without copying the table (a copy
+                # guards against a hook that removes or adds hooks while they run)
+                position = 0
+                PyDict_Next(hooks, &position, &key, &value)
+                call_tensor_pre_hook(node, slot, <object>value, inputs)
+                continue
+            for hook in list((<dict>hooks).values()):
+                call_tensor_pre_hook(node, slot, hook, inputs)
     if node.extras is not None and node.extras.retains_grad_hooks:
         for slot, hook in list(node.extras.retains_grad_hooks.items()):
             if tracing_active[0]:
                 trace_hook("retains_grad", node, slot, hook)
             hook(inputs[slot])
     return inputs
+
+
+cdef inline void call_tensor_pre_hook(Node node, Py_ssize_t slot, object hook,
+                                      list inputs) except *:
+    if tracing_active[0]:
+        trace_hook("tensor pre-hook", node, slot, hook)
+    grad = inputs[slot]
+    result = hook(grad)
+    if result is not None:
+        inputs[slot] = check_hook_result(hook, result, grad)
 
 
 cdef bint passes_undefined_through(Node node, tuple grads):

@@ -66,7 +66,9 @@ def register_hook(Tensor t, hook):
     extras = (<Node>get_grad_fn(t)).get_extras()
     if extras.tensor_pre_hooks is None:
         extras.tensor_pre_hooks = {}
-    slot_hooks = extras.tensor_pre_hooks.setdefault(t._output_nr, {})
+    slot_hooks = extras.tensor_pre_hooks.get(t._output_nr)
+    if slot_hooks is None:
+        slot_hooks = extras.tensor_pre_hooks[t._output_nr] = {}
     return add_hook(slot_hooks, hook)
 
 

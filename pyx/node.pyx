@@ -73,15 +73,19 @@ cdef unsigned long long last_handle_id = 0   # ids count up; the GIL orders the 
 cdef class RemovableHandle:
     """Returned by every ``register_*hook``; ``remove()`` unregisters the hook."""
     cdef readonly object id
-    cdef tuple dicts              # the hook tables it is in (a hook may sit in several)
+    cdef dict table               # the hook table it is in
+    cdef tuple other_tables       # and any others (a hook may sit in several), or None
 
     def __init__(self, hooks_dict, extra_dicts=()):
         self.id = next_handle_id()
-        self.dicts = (hooks_dict,) + tuple(extra_dicts)
+        self.table = hooks_dict
+        self.other_tables = tuple(extra_dicts) or None
 
     def remove(self):
-        for hooks in self.dicts:
-            (<dict>hooks).pop(self.id, None)
+        self.table.pop(self.id, None)
+        if self.other_tables is not None:
+            for hooks in self.other_tables:
+                (<dict>hooks).pop(self.id, None)
 
     def __enter__(self):
         return self
@@ -100,7 +104,7 @@ cdef object add_hook(dict hooks, object fn):
     """Add ``fn`` to ``hooks`` under a new handle's id; the handle."""
     cdef RemovableHandle handle = RemovableHandle.__new__(RemovableHandle)
     handle.id = next_handle_id()
-    handle.dicts = (hooks,)
+    handle.table = hooks
     hooks[handle.id] = fn
     return handle
 
