@@ -274,11 +274,13 @@ def check_batched_grad(fn, *arrays, batch=3, create_graph=False, dtype=np.float6
     assert_close(our_second, their_second, rtol, atol, "double backward of batched gradient")
 
 
-def check_gradcheck(fn, *arrays):
-    """``ag.autograd.gradcheck`` and ``gradgradcheck`` (the library's own finite differences)
-    of ``fn(autograd_cy, *tensors)``, every array a float64 input that requires grad."""
+def check_gradcheck(fn, *arrays, check_forward_ad=False):
+    """``ag.autograd.gradcheck`` (with ``check_forward_ad``) and ``gradgradcheck`` (the
+    library's own finite differences) of ``fn(autograd_cy, *tensors)``, every array a
+    float64 input that requires grad."""
     inputs = [ag.tensor(np.asarray(a, dtype=np.float64), requires_grad=True) for a in arrays]
-    assert ag.autograd.gradcheck(lambda *xs: fn(ag, *xs), inputs)
+    assert ag.autograd.gradcheck(lambda *xs: fn(ag, *xs), inputs,
+                                 check_forward_ad=check_forward_ad)
     assert ag.autograd.gradgradcheck(lambda *xs: fn(ag, *xs), inputs)
 
 
