@@ -566,14 +566,18 @@ cdef object gelu_tanh(object x, object g):
         t *= x
         t *= 0.5
         return t
-    slope = x2 * (3 * GELU_C)
-    slope += 1
-    slope *= GELU_K
-    slope *= x
+    # torch's order: 0.5 x (1 - t^2) first, so that where t is 1 the huge x and x^2
+    # meet a zero and not each other (x (1 + 3 c x^2) overflows float32 from x ~ 1e13:
+    # inf * 0 would be NaN where torch's gradient is finite)
+    slope = x * 0.5
     slope *= 1 - t * t
+    inner = x2 * (3 * GELU_C)
+    inner += 1
+    inner *= GELU_K
+    slope *= inner
     t += 1
-    t += slope
     t *= 0.5
+    t += slope
     t *= g
     return t
 
