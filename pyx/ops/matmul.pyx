@@ -198,10 +198,20 @@ cdef object lifted_tangent(Tensor tangent, Py_ssize_t lift, Py_ssize_t rank):
 # bmm formula leaves the gradient of an expanded column-major operand row-major before its
 # ExpandBackward0 sums it, and ours column-major.
 cdef inline bint column_major(object array):
-    """Whether a matrix has strides ``(1, rows)`` in elements (PyTorch's test)."""
+    """Whether a matrix has strides ``(1, rows)`` in elements (PyTorch's test); read from
+    the array struct for a NumPy array (every recorded mm and addmm asks twice)."""
+    cdef cnp.ndarray a
+    cdef Py_ssize_t itemsize
+    if type(array) is cnp.ndarray:
+        a = <cnp.ndarray>array
+        if cnp.PyArray_NDIM(a) != 2:
+            return False
+        itemsize = cnp.PyArray_ITEMSIZE(a)
+        return (cnp.PyArray_STRIDE(a, 0) == itemsize
+                and cnp.PyArray_STRIDE(a, 1) == cnp.PyArray_DIM(a, 0) * itemsize)
     if array.ndim != 2:
         return False
-    cdef Py_ssize_t itemsize = array.itemsize
+    itemsize = array.itemsize
     strides = array.strides
     return strides[0] == itemsize and strides[1] == array.shape[0] * itemsize
 
