@@ -77,11 +77,12 @@ cdef inline bint overridden(object method):
 # [Attribute lookup of a Function's node]).
 
 cdef extern from "Python.h":
-    ctypedef object (*getattrofunc)(object, object)
+    ctypedef PyObject* (*getattrofunc)(PyObject*, PyObject*)
     ctypedef object (*newfunc)(PyObject*, PyObject*, PyObject*)
     ctypedef struct PyTypeObject:
         getattrofunc tp_getattro
         newfunc tp_new
+    PyObject* PyObject_GenericGetAttr(PyObject*, PyObject*)
 
 
 @cython.final
@@ -115,17 +116,19 @@ cdef FunctionMethods methods_of(object forward_cls):
 
 # NOTE [Attribute lookup of a Function's node]
 # ``<Class>Backward`` is a Python subclass of _FunctionBase, and Node defines ``__getattr__``
-# (for ``_saved_<name>``). CPython gives such a subclass a generic slot that goes through
-# Python-level ``__getattribute__`` and ``__getattr__`` wrappers for every attribute read, a
-# few hundred instructions each, and a ctx is read many times per call (``ctx.
-# save_for_backward``, ``ctx.saved_tensors``, the user's own attributes). The class is made
-# here and then given its base's C lookup, which already tries the instance dict and the
-# class before ``__getattr__``: the same answers without the wrappers.
+# (for a built-in node's ``_saved_<name>``). CPython gives such a subclass a generic slot
+# that goes through Python-level ``__getattribute__`` and ``__getattr__`` wrappers for every
+# attribute read, a few hundred instructions each, and a ctx is read many times per call
+# (``ctx.save_for_backward``, ``ctx.saved_tensors``, the user's own attributes). A custom
+# Function's node has no ``_saved_<name>`` fields to find (its saved values are
+# ``saved_tensors``), so the class is made here and then given CPython's own generic lookup:
+# the instance dict and the class, as for any Python object. With that slot the interpreter
+# also calls ``ctx.save_for_backward(...)`` without making a bound method first.
 
 def _make_node_class(str name, type base, object forward_cls):
     """``<name>``: the ctx / backward node class of the Function class ``forward_cls``."""
     node_class = type(name, (base,), {"_forward_cls": forward_cls})
-    (<PyTypeObject*>node_class).tp_getattro = (<PyTypeObject*>_FunctionBase).tp_getattro
+    (<PyTypeObject*>node_class).tp_getattro = PyObject_GenericGetAttr
     return node_class
 
 
@@ -213,6 +216,12 @@ cdef class _FunctionBase(Node):
             self.release_variables()
             self.cleared_on_access = True
         return result
+
+    @property
+    def _saved_tensors(self):
+        """``saved_tensors`` under the spelling of a built-in node's saved fields (the
+        property: ``self.saved_tensors`` in this class is Node's C field)."""
+        return getattr(self, "saved_tensors")
 
     @property
     def _raw_saved_tensors(self):
