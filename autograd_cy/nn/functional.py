@@ -483,6 +483,33 @@ from autograd_cy.nn.adaptive_pooling import (  # noqa: E402
     adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d,
 )
 from autograd_cy.nn.lp_pooling import lp_pool1d, lp_pool2d  # noqa: E402
+
+
+# The functions behind ``return_indices=True``, under the names torch also exports.
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """``max_pool1d`` and the flat index of each maximum, always."""
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode,
+                      return_indices=True)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """``max_pool2d`` and the flat index of each maximum, always."""
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode,
+                      return_indices=True)
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    """``adaptive_max_pool1d`` and the index of each maximum, always."""
+    return adaptive_max_pool1d(input, output_size, return_indices=True)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    """``adaptive_max_pool2d`` and the flat index of each maximum, always."""
+    return adaptive_max_pool2d(input, output_size, return_indices=True)
+
+
 from autograd_cy.nn.max_unpooling import max_unpool1d, max_unpool2d  # noqa: E402
 from autograd_cy.nn.upsampling import (  # noqa: E402
     interpolate, upsample, upsample_nearest, upsample_bilinear,
@@ -508,6 +535,7 @@ from autograd_cy.nn.activations import *  # noqa: E402,F401,F403
 from autograd_cy.nn.multi_head_attention import multi_head_attention_forward  # noqa: E402,F401
 from autograd_cy.nn.normalization import instance_norm, rms_norm  # noqa: E402,F401
 from autograd_cy.nn.bilinear import bilinear  # noqa: E402,F401
+from autograd_cy.nn.local_response_norm import local_response_norm  # noqa: E402,F401
 from autograd_cy.nn.dropout_variants import (  # noqa: E402,F401
     dropout1d, dropout2d, dropout3d, alpha_dropout, feature_alpha_dropout,
 )

@@ -1,6 +1,8 @@
 """``LayerNorm``, ``GroupNorm`` and ``RMSNorm``: normalise each example over its last dims
 (or over groups of channels), then scale and shift by learned per-element parameters
-(``RMSNorm`` only scales: it divides by the root mean square, without centering)."""
+(``RMSNorm`` only scales: it divides by the root mean square, without centering).
+``LocalResponseNorm`` divides by the mean square of neighbouring channels, without
+parameters."""
 import numbers
 
 from autograd_cy import factories
@@ -9,7 +11,7 @@ from autograd_cy.nn import init
 from autograd_cy.nn.modules.module import Module
 from autograd_cy.nn.parameter import Parameter
 
-__all__ = ["LayerNorm", "GroupNorm", "RMSNorm"]
+__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"]
 
 
 def add_affine_parameters(module, shape, affine, bias, device, dtype):
@@ -108,3 +110,17 @@ class RMSNorm(Module):
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, "
                 f"elementwise_affine={self.elementwise_affine}")
+
+
+class LocalResponseNorm(Module):
+    """``F.local_response_norm`` over ``size`` neighbouring channels."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
