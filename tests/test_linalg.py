@@ -11,8 +11,8 @@ import torch
 
 import autograd_cy as ag
 from oracle import (
-    PROVENANCE_TAIL, assert_close, assert_same_error, check_gradcheck, check_jvp, check_op,
-    node_name, randn, to_numpy, DEVICE,
+    PROVENANCE_TAIL, assert_close, assert_same, assert_same_error, check_gradcheck, check_jvp,
+    check_op, node_name, randn, to_numpy, DEVICE,
 )
 
 DTYPES = [np.float32, np.float64]
@@ -810,6 +810,25 @@ def test_lu_factor(dtype):
         assert pivots.dtype == lib.int32
         return LU, pivots
     check_op(fn, randn(2, 4, 4, seed=43), dtype=dtype)
+
+
+@pytest.mark.parametrize("shape", [(4, 2), (2, 4), (2, 3, 5), (2, 5, 3)])
+def test_lu_of_a_wide_or_tall_matrix(shape):
+    """NOTE [The LU backward of a non-square matrix]: gradients (and double backward) of L
+    and U, and of the packed LU, as torch's, real and complex."""
+    check_op(lambda lib, A: tuple(lib.linalg.lu(A))[1:], randn(*shape, seed=46))
+    check_op(lambda lib, A: lib.linalg.lu_factor(A).LU, randn(*shape, seed=47))
+    check_op(lambda lib, A: tuple(lib.linalg.lu(A))[1:],
+             randn(*shape, seed=48) + 1j * randn(*shape, seed=49))
+    check_gradcheck(lambda lib, A: lib.linalg.lu(A)[1:], randn(*shape, seed=50))
+
+
+def test_complex_pivots_are_lapack_s():
+    """getrf sizes a complex pivot by |Re| + |Im|: here row 0 (0.8 + 0.8j: 1.6, though its
+    modulus, 1.13, is below row 1's 1.2) stays the pivot."""
+    A = np.array([[0.8 + 0.8j, 1.0], [1.2 + 0j, 2.0]])
+    assert_same(lambda lib: lib.linalg.lu_factor(lib.tensor(A)).pivots.tolist())
+    check_op(lambda lib, A: lib.linalg.lu_factor(A).LU, A)
 
 
 def test_lu_rectangular_complex_gradcheck_results():

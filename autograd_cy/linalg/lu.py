@@ -3,16 +3,17 @@ partial pivoting, ``A = P L U`` (``L`` unit lower triangular, ``U`` upper triang
 
 NumPy has no LU, so the elimination is done here, batched over the leading dims, with
 LAPACK's ``getrf`` choices: at step ``j`` the row of the largest magnitude in column
-``j`` (the first on ties) is the pivot, ``pivots`` records it 1-based (int32, as torch),
-and a zero pivot leaves its column as it is (``info`` is then its 1-based index).
+``j`` (the first on ties; ``|Re| + |Im|`` for complex numbers, as BLAS sizes them) is the
+pivot, ``pivots`` records it 1-based (int32, as torch), and a zero pivot leaves its column
+as it is (``info`` is then its 1-based index).
 
 The gradient (torch's ``LinalgLuBackward0``, and ``LinalgLuFactorExBackward0`` through
 the packed ``LU``), for square ``A``:
 
     gA = P L^{-H} (tril(L^H gL, -1) + triu(gU U^H)) U^{-H}
 
-two triangular solves, so it differentiates again. (A non-square matrix's backward raises
-NotImplementedError here; torch has one.)
+two triangular solves, so it differentiates again; a wide or tall ``A`` adds the part of
+``U`` or ``L`` beyond the square (NOTE [The LU backward of a non-square matrix]).
 
 >>> import autograd_cy as ag
 >>> P, L, U = ag.linalg.lu(ag.tensor([[1.0, 2.0], [3.0, 4.0]]))
@@ -49,7 +50,7 @@ def _getrf(a):
     perm = np.tile(np.arange(m), (count, 1))
     rows = np.arange(count)
     for j in range(k):
-        p = j + np.argmax(np.abs(flat[:, j:, j]), axis=1)
+        p = j + np.argmax(_pivot_size(flat[:, j:, j]), axis=1)
         pivots[:, j] = p + 1
         _swap(flat, rows, j, p)
         _swap(perm, rows, j, p)
@@ -62,6 +63,14 @@ def _getrf(a):
         flat[:, j + 1:, j + 1:] -= multipliers[:, :, None] * flat[:, j, None, j + 1:]
     return (flat.reshape(lu.shape), pivots.reshape(batch + (k,)), info.reshape(batch),
             perm.reshape(batch + (m,)))
+
+
+def _pivot_size(column):
+    """How LAPACK's getrf sizes pivot candidates: ``|x|``, and for a complex ``x`` the
+    cheaper ``|Re x| + |Im x|`` (BLAS's i*amax), which may pick another row than ``|x|``."""
+    if np.iscomplexobj(column):
+        return np.abs(column.real) + np.abs(column.imag)
+    return np.abs(column)
 
 
 def _swap(array, rows, j, p):
@@ -82,23 +91,62 @@ def _unpack(lu, perm):
 
 
 def _lu_backward(gL, gU, P, L, U):
-    """The square case's formula; None gradients are zeros."""
+    """``A``'s gradient from those of ``L`` and ``U`` (NOTE [The LU backward of a
+    non-square matrix]); None gradients are zeros."""
     if gL is None and gU is None:
         return None
+    m, n = L.shape[-2], U.shape[-1]
+    if m == n:
+        return _ag.matmul(P, _square_lu_backward(gL, gU, L, U))
+    if m < n:
+        # wide: U = [U1 U2], and U2 = L^-1 P^T A2 passes its gradient to A2 and to L
+        U1, U2 = U[..., :m], U[..., m:]
+        gU1 = None if gU is None else gU[..., :m]
+        gU2 = None if gU is None else gU[..., m:]
+        gL_from_U2 = None if gU2 is None else -_unit_lower_solve_h(L, _ag.matmul(gU2, mH(U2)))
+        gL = gL_from_U2 if gL is None else (gL if gL_from_U2 is None else gL + gL_from_U2)
+        left = _square_lu_backward(gL, gU1, L, U1)
+        right = _ag.zeros_like(U2) if gU2 is None else _unit_lower_solve_h(L, gU2)
+        return _ag.matmul(P, _ag.cat([left, right], -1))
+    # tall: L = [L1; L2], and L2 = A2 U^-1 passes its gradient to A2 and to U
+    L1, L2 = L[..., :n, :], L[..., n:, :]
+    gL1 = None if gL is None else gL[..., :n, :]
+    gL2 = None if gL is None else gL[..., n:, :]
+    gU_from_L2 = None if gL2 is None else -_ag.matmul(mH(L2), _upper_solve_h_right(U, gL2))
+    gU = gU_from_L2 if gU is None else (gU if gU_from_L2 is None else gU + gU_from_L2)
+    top = _square_lu_backward(gL1, gU, L1, U)
+    bottom = _ag.zeros_like(L2) if gL2 is None else _upper_solve_h_right(U, gL2)
+    return _ag.matmul(P, _ag.cat([top, bottom], -2))
+
+
+# NOTE [The LU backward of a non-square matrix]
+# A wide A (m < n) is P L [U1 U2]: its first m columns are a square LU, and U2 = L^-1 P^T A2
+# is a function of A2 and of L. So gU2 reaches A2 as P L^-H gU2 and L as -L^-H gU2 U2^H,
+# added to gL before the square formula runs on (L, U1). A tall A (m > n) is P [L1; L2] U
+# with L2 = A2 U^-1: gL2 reaches A2 as gL2 U^-H and U as -L2^H gL2 U^-H. Every step is a
+# recorded op (products, triangular solves, cat), so the gradient differentiates again.
+
+def _square_lu_backward(gL, gU, L, U):
+    """``P^T gA`` of a square LU: ``L^-H (tril(L^H gL, -1) + triu(gU U^H)) U^-H``."""
     gR = None
     if gL is not None:
         gR = _ag.matmul(mH(L), gL).tril(-1)
     if gU is not None:
         term = _ag.matmul(gU, mH(U)).triu()
         gR = term if gR is None else gR + term
-    gA = solve_triangular(mH(L), gR, upper=True, unitriangular=True)
-    gA = solve_triangular(mH(U), gA, upper=False, left=False)
-    return _ag.matmul(P, gA)
+    if gR is None:
+        return _ag.zeros(L.shape[:-1] + U.shape[-1:], dtype=L.dtype, device=L.device)
+    return _upper_solve_h_right(U, _unit_lower_solve_h(L, gR))
 
 
-def _check_square_backward(L, U):
-    if L.shape[-2] != U.shape[-1]:
-        raise NotImplementedError("the LU backward of a non-square matrix is not supported")
+def _unit_lower_solve_h(L, X):
+    """``L^-H X`` for a unit lower triangular ``L``."""
+    return solve_triangular(mH(L), X, upper=True, unitriangular=True)
+
+
+def _upper_solve_h_right(U, X):
+    """``X U^-H`` for an upper triangular ``U``."""
+    return solve_triangular(mH(U), X, upper=False, left=False)
 
 
 class LinalgLu(Function):
@@ -117,7 +165,6 @@ class LinalgLu(Function):
     @staticmethod
     def backward(ctx, gP, gL, gU):
         P, L, U = ctx.saved_tensors
-        _check_square_backward(L, U)
         return _lu_backward(gL, gU, P, L, U)
 
 
@@ -140,12 +187,13 @@ class LinalgLuFactorEx(Function):
     @staticmethod
     def backward(ctx, gLU, gpivots, ginfo):
         (LU,) = ctx.saved_tensors
-        _check_square_backward(LU, LU)
-        n = LU.shape[-1]
+        m, n = LU.shape[-2:]
+        k = min(m, n)
         # L and U unpacked from the saved output, so that they depend on A in a new graph
-        L = LU.tril(-1) + _ag.eye(n, dtype=LU.dtype, device=LU.device)
-        U = LU.triu()
-        return _lu_backward(gLU.tril(-1), gLU.triu(), ctx.permutation, L, U)
+        L = LU[..., :, :k].tril(-1) + _ag.eye(m, k, dtype=LU.dtype, device=LU.device)
+        U = LU[..., :k, :].triu()
+        return _lu_backward(gLU[..., :, :k].tril(-1), gLU[..., :k, :].triu(),
+                            ctx.permutation, L, U)
 
 
 LinalgLuFactorEx._backward_cls.__name__ = "LinalgLuFactorExBackward0"
