@@ -55,6 +55,7 @@ from autograd_cy.linalg.torch_forms import (  # noqa: E402,F401  (torch.det ...)
     det, logdet, slogdet, inverse, cholesky, svd, matrix_exp, matrix_power, qr,
     pinverse, cholesky_solve, cholesky_inverse, chain_matmul,
 )
+from autograd_cy.linalg.lu_solve import lu_unpack  # noqa: E402,F401
 from autograd_cy.reorder import flip, fliplr, flipud, roll, rot90  # noqa: E402,F401
 from autograd_cy.sorting import sort, argsort, msort, topk, kthvalue  # noqa: E402,F401
 from autograd_cy.scans import cumsum, cumprod, cummax, cummin, logcumsumexp  # noqa: E402,F401

@@ -852,6 +852,42 @@ def test_lu_rectangular_complex_gradcheck_results():
                       "or linalg.lu_factor_ex(A, pivot)")
 
 
+# ------------------------------------------------------------------ lu_unpack, lu_solve
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4), (3, 5), (5, 3)])
+def test_lu_unpack(shape):
+    def fn(lib, A):
+        P, L, U = lib.lu_unpack(*lib.linalg.lu_factor(A))
+        assert node_name(L.grad_fn) == "LuUnpackBackward0" and not P.requires_grad
+        return P, L, U
+    check_op(fn, randn(*shape, seed=51))
+    check_op(fn, randn(*shape, seed=52) + 1j * randn(*shape, seed=53))
+    assert_same(lambda lib: [part.shape for part in lib.lu_unpack(
+        *lib.linalg.lu_factor(lib.tensor(randn(*shape))), unpack_data=False)])
+
+
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("adjoint", [False, True])
+def test_lu_solve(left, adjoint):
+    B = randn(2, 4, 3, seed=55) if left else randn(2, 3, 4, seed=55)
+
+    def fn(lib, A, B):
+        LU, pivots = lib.linalg.lu_factor(A)
+        return lib.linalg.lu_solve(LU, pivots, B, left=left, adjoint=adjoint)
+    check_op(fn, randn(2, 4, 4, seed=54), B)
+    check_op(fn, randn(4, 4, seed=56) + 1j * randn(4, 4, seed=57), B + 0j)
+    check_gradcheck(fn, randn(4, 4, seed=58), B[0])
+
+
+def test_lu_solve_errors():
+    assert_same_error(lambda lib: lib.linalg.lu_solve(
+        *lib.linalg.lu_factor(lib.eye(3)), lib.ones(2, 2)), RuntimeError,
+        r"Incompatible shapes of A and B for the equation AX = B \(3x3 and 2x2\)")
+    assert_same_error(lambda lib: lib.lu_unpack(lib.eye(3), lib.tensor([1, 2, 3])),
+                      RuntimeError, "LU_pivots is expected to be a contiguous tensor of "
+                      "torch.int32 dtype")
+
+
 # ------------------------------------------------------------------ eig
 
 def eig_gauge_free(lib, A):
