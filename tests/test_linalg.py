@@ -888,6 +888,52 @@ def test_lu_solve_errors():
                       "torch.int32 dtype")
 
 
+# ------------------------------------------------------------------ tensorinv ... cond
+
+@pytest.mark.parametrize("case", [
+    (lambda lib, A: lib.linalg.tensorinv(A, ind=2), (4, 6, 8, 3)),
+    (lambda lib, A: lib.linalg.tensorinv(A, ind=1), (6, 2, 3)),
+    (lambda lib, A: lib.linalg.tensorsolve(A, A.sum((2, 3))), (2, 3, 6, 1)),
+    (lambda lib, A: lib.linalg.tensorsolve(A, A.sum((1, 3)), dims=(1,)), (2, 3, 3, 2)),
+    (lambda lib, A: lib.linalg.vander(A[0, 0]), (2, 2, 4)),
+    (lambda lib, A: lib.linalg.vander(A, N=3), (2, 4)),
+    (lambda lib, A: lib.linalg.cond(A), (2, 3, 4)),
+    (lambda lib, A: lib.linalg.cond(A, -2), (3, 3)),
+    (lambda lib, A: lib.linalg.cond(A, "nuc"), (3, 3)),
+])
+def test_tensor_equations_vander_and_cond(case):
+    fn, shape = case
+    square = np.eye(shape[-1]) * 2 if shape[-1] == shape[-2] else 0
+    check_op(fn, randn(*shape, seed=60) + square)
+    check_op(fn, randn(*shape, seed=61) + 1j * randn(*shape, seed=62))
+
+
+@pytest.mark.parametrize("p", ["fro", 1, -math.inf])
+def test_cond_through_the_inverse(p):
+    """torch 2.13's backward of these orders fails (its inv_ex output is modified in place
+    by the op itself): values against torch, gradients by finite differences."""
+    A = randn(2, 3, 3, seed=63) + 2 * np.eye(3)
+    assert_same(lambda lib: lib.linalg.cond(lib.tensor(A), p).tolist())
+    check_gradcheck(lambda lib, A: lib.linalg.cond(A, p), A)
+
+
+def test_tensor_equations_vander_and_cond_edges():
+    assert_same(lambda lib: lib.linalg.vander(lib.tensor([1, 2, 3]), N=4).tolist())
+    assert_same(lambda lib: lib.linalg.cond(lib.zeros(2, 2), 1).item())
+    assert_same_error(lambda lib: lib.linalg.tensorinv(lib.ones(4, 6, 8, 2)), RuntimeError,
+                      exact="Expected self to satisfy the requirement prod(self.shape[ind:]) "
+                      "== prod(self.shape[:ind]), but got 16 != 24")
+    assert_same_error(lambda lib: lib.linalg.tensorinv(lib.ones(2, 2), ind=0), RuntimeError,
+                      "strictly positive integer for 'ind'")
+    assert_same_error(lambda lib: lib.linalg.vander(lib.ones(2), N=1), RuntimeError,
+                      "N must be greater than 1")
+    assert_same_error(lambda lib: lib.linalg.cond(lib.ones(2, 3), 1), RuntimeError,
+                      exact="linalg.cond(ord=1): A must be batches of square matrices, but "
+                      "they are 2 by 3 matrices")
+    assert_same_error(lambda lib: lib.linalg.cond(lib.eye(2), 3), RuntimeError,
+                      "invalid norm type: 3")
+
+
 # ------------------------------------------------------------------ eig
 
 def eig_gauge_free(lib, A):
