@@ -2,14 +2,16 @@
 ``fftshift`` / ``ifftshift``, which move the zero frequency to the centre and back.
 
 The frequencies are torch's: the integers ``0, 1, ..., -(n // 2), ..., -1`` (``rfftfreq``:
-``0 .. n // 2``) in the dtype, times ``1 / (n * d)`` in the dtype's arithmetic type
-(float32 for float16, bfloat16 and float32), rounded once. A shift is a ``roll`` of
+``0 .. n // 2``) in the dtype, times ``1 / (n * d)`` rounded to the dtype, the product
+taken in the dtype's arithmetic type (float32 for float16, bfloat16 and float32) and
+rounded once. A shift is a ``roll`` of
 ``size // 2`` (``ifftshift``: ``(size + 1) // 2``) along each dim, so its node is
 ``RollBackward0``.
 """
 import numpy as np
 
 import autograd_cy as _ag
+from autograd_cy import factories as _factories
 from autograd_cy.fft.arguments import ints_or_none, wrap_dim, write_out
 
 __all__ = ["fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -31,15 +33,14 @@ def _frequencies(name, integers, n, d, out, dtype, device, requires_grad):
         raise NotImplementedError(f"\"arange_cpu\" not implemented for '{dtype._scalar_name}'")
     arithmetic = np.float64 if dtype == _ag.float64 else np.float32
     with np.errstate(divide="ignore", invalid="ignore"):
-        scale = arithmetic(np.float64(1.0) / np.float64(n * float(d)))
+        scale = np.float64(1.0) / np.float64(n * float(d))
+        scale = np.asarray(scale).astype(dtype.numpy).astype(arithmetic)
         values = (integers(n).astype(dtype.numpy).astype(arithmetic) * scale).astype(
             dtype.numpy)
-    result = _ag.from_numpy(values)
-    if device is not None and _ag.device(device).type != "cpu":
-        result = result.to(device)
     if out is not None:
+        result = _factories._make(values, False, out.device)
         return write_out(name, name, out, result, result, True)
-    return result.requires_grad_(requires_grad)
+    return _factories._make(values, requires_grad, device)
 
 
 def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
