@@ -227,6 +227,14 @@ def test_out():
     for fn, kind, pattern in cases:
         assert_same_error(fn, kind, pattern)
 
+    def dual_into_out(lib):
+        with lib.autograd.forward_ad.dual_level():
+            dual = lib.autograd.forward_ad.make_dual(lib.tensor(x), lib.tensor(x))
+            return lib.fft.rfft(dual, out=lib.empty(0, dtype=lib.complex128))
+    assert_same_error(dual_into_out, NotImplementedError,
+                      "^Trying to use forward AD with _fft_r2c_out that does not support it "
+                      "because it is an out= function$")
+
 
 @pytest.mark.parametrize("n", [0, 1, 4, 7])
 def test_frequencies(n):

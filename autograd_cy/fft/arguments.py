@@ -9,6 +9,7 @@ import warnings
 import autograd_cy as _ag
 from autograd_cy._C.ops.arguments import is_int
 from autograd_cy._C.tensor import Tensor
+from autograd_cy.autograd import forward_ad as _fwad
 from autograd_cy.fft.kernels import BY_N, BY_ROOT_N, NONE
 
 __all__ = ["check_tensor", "int_or_none", "ints_or_none", "normalization", "promoted",
@@ -153,11 +154,15 @@ def resized(input, dims, sizes):
 def write_out(name, primitive, out, result, input, real):
     """``result`` written into ``out`` (torch's out= variant): out's dtype must be of the
     result's kind (complex, or real where ``real``); it may be narrower. Refused under grad
-    mode when ``input`` or ``out`` requires grad, naming the primitive as torch does."""
+    mode when ``input`` or ``out`` requires grad, and in forward AD when either has a tangent,
+naming the primitive as torch does."""
     if not (out.dtype.is_floating_point if real else out.dtype.is_complex):
         kind = "floating point" if real else "complex"
         raise RuntimeError(f"{name} expects a {kind} output tensor, but got "
                            f"{out.dtype._scalar_name}")
+    if any(_fwad.unpack_dual(t).tangent is not None for t in (input, out)):
+        raise NotImplementedError(f"Trying to use forward AD with {primitive}_out that does "
+                                  "not support it because it is an out= function")
     if _ag.is_grad_enabled() and (input.requires_grad or out.requires_grad):
         raise RuntimeError(
             f"{primitive}(): functions with out=... arguments don't support automatic "
