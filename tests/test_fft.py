@@ -126,6 +126,24 @@ def test_vmap():
         np.testing.assert_allclose(ours.cpu().numpy(), theirs.numpy(), atol=1e-12)
 
 
+@pytest.mark.parametrize("name", ["rfft", "hfft2", "ihfftn"])
+def test_function_transforms(name):
+    """jacrev, jacfwd and hessian (forward over reverse) through the primitives, against
+    torch.func; gradcheck's batched checks."""
+    x = randn(3, 4)
+    for transform in ("jacrev", "jacfwd", "hessian"):
+        results = []
+        for lib in (ag, torch):
+            fn = getattr(lib.fft, name)
+            loss = (lambda t: fn(t).abs().sum()) if transform == "hessian" else (
+                lambda t: fn(t).real)
+            results.append(getattr(lib.func, transform)(loss)(lib.tensor(x)).cpu().numpy())
+        np.testing.assert_allclose(results[0], results[1], atol=1e-10)
+    assert ag.autograd.gradcheck(getattr(ag.fft, name), (ag.tensor(x, requires_grad=True),),
+                                 check_batched_grad=True, check_forward_ad=True,
+                                 check_batched_forward_grad=True)
+
+
 def test_dtypes():
     for lib in (ag, torch):
         assert str(lib.fft.fft(lib.ones(4)).dtype).endswith("complex64")
