@@ -233,6 +233,12 @@ def test_out():
          RuntimeError, "irfft expects a floating point output tensor, but got ComplexFloat"),
         (lambda lib: lib.fft.hfftn(lib.tensor(z), out=lib.empty(0, dtype=lib.int64)),
          RuntimeError, "hfftn expects a floating point output tensor, but got Long"),
+        (lambda lib: lib.fft.irfft(lib.tensor(z), n=0, out=lib.empty(0, dtype=lib.complex64)),
+         RuntimeError, "irfft expects a floating point output tensor"),      # checked first
+        (lambda lib: lib.fft.rfft(lib.tensor(x), n=0, out=lib.empty(0)), RuntimeError,
+         "rfft expects a complex output tensor"),
+        (lambda lib: lib.fft.fft(lib.tensor(x), out=3), TypeError,
+         "argument 'out' must be Tensor, not int"),
         (lambda lib: lib.fft.rfft(lib.tensor(x, requires_grad=True),
                                   out=lib.empty(0, dtype=lib.complex128)),
          RuntimeError, r"_fft_r2c\(\): functions with out=\.\.\. arguments don't support"),
@@ -280,6 +286,8 @@ def test_frequency_errors():
     assert_same_error(lambda lib: lib.fft.fftfreq(-1), RuntimeError,
                       "Trying to create tensor with negative dimension -1")
     assert_same_error(lambda lib: lib.fft.fftfreq(4.0), TypeError, "'n'.*must be int, not float")
+    assert_same_error(lambda lib: lib.fft.rfftfreq(4, out=[]), TypeError,
+                      "argument 'out' must be Tensor, not list")
 
 
 @pytest.mark.parametrize("dim", [None, 0, 1, -1, (0, 1), [1, 0], (0, 0)])

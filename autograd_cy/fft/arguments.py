@@ -13,7 +13,8 @@ from autograd_cy.autograd import forward_ad as _fwad
 from autograd_cy.fft.kernels import BY_N, BY_ROOT_N, NONE
 
 __all__ = ["check_tensor", "int_or_none", "ints_or_none", "normalization", "promoted",
-           "wrap_dim", "check_size", "shape_and_dims", "c2r_shape_and_dims", "resized", "write_out"]
+           "wrap_dim", "check_size", "shape_and_dims", "c2r_shape_and_dims", "resized",
+           "check_out", "write_out"]
 
 
 def check_tensor(name, input):
@@ -151,15 +152,22 @@ def resized(input, dims, sizes):
     return _ag.nn.functional.pad(input, padding) if pad else input
 
 
-def write_out(name, primitive, out, result, input, real):
-    """``result`` written into ``out`` (torch's out= variant): out's dtype must be of the
-    result's kind (complex, or real where ``real``); it may be narrower. Refused under grad
-    mode when ``input`` or ``out`` requires grad, and in forward AD when either has a tangent,
-naming the primitive as torch does."""
+def check_out(name, out, real):
+    """``out``'s dtype must be of the result's kind (complex, or real where ``real``)."""
+    if not isinstance(out, Tensor):
+        raise TypeError(f"fft_{name}(): argument 'out' must be Tensor, not "
+                        f"{type(out).__name__}")
     if not (out.dtype.is_floating_point if real else out.dtype.is_complex):
         kind = "floating point" if real else "complex"
         raise RuntimeError(f"{name} expects a {kind} output tensor, but got "
                            f"{out.dtype._scalar_name}")
+
+
+def write_out(name, primitive, out, result, input, real):
+    """``result`` written into ``out`` (torch's out= variant), whose dtype may be narrower
+    (``check_out``). Refused under grad mode when ``input`` or ``out`` requires grad, and in
+    forward AD when either has a tangent, naming the primitive as torch does."""
+    check_out(name, out, real)
     if any(_fwad.unpack_dual(t).tangent is not None for t in (input, out)):
         raise NotImplementedError(f"Trying to use forward AD with {primitive}_out that does "
                                   "not support it because it is an out= function")

@@ -25,6 +25,9 @@ def _frequencies(name, integers, n, d, out, dtype, device, requires_grad):
         raise TypeError(f"fft_{name}(): argument 'd' must be float, not {type(d).__name__}")
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    if out is not None and not isinstance(out, _ag.Tensor):
+        raise TypeError(f"fft_{name}(): argument 'out' must be Tensor, not "
+                        f"{type(out).__name__}")
     if dtype is None:
         dtype = out.dtype if out is not None else _ag.get_default_dtype()
     if not (dtype.is_floating_point or dtype.is_complex):

@@ -10,8 +10,8 @@ forward ones do) or "ortho" (both by 1/sqrt(n)).
 """
 import autograd_cy as _ag
 from autograd_cy.fft.arguments import (
-    c2r_shape_and_dims, check_size, check_tensor, int_or_none, ints_or_none, normalization,
-    promoted, resized, shape_and_dims, wrap_dim, write_out,
+    c2r_shape_and_dims, check_out, check_size, check_tensor, int_or_none, ints_or_none,
+    normalization, promoted, resized, shape_and_dims, wrap_dim, write_out,
 )
 from autograd_cy.fft.primitives import fft_c2c, fft_c2r, fft_r2c
 
@@ -44,6 +44,8 @@ def _r2c(name, input, n, dim, norm, forward, onesided, out):
     if input.is_complex():
         raise RuntimeError(f"{name} expects a real input tensor, but got "
                            f"{input.dtype._scalar_name}")
+    if out is not None:     # torch checks out's kind before the arguments here
+        check_out(name, out, False)
     x = promoted(input, False)
     dim = wrap_dim(dim, x.dim())
     size = x.shape[dim] if n is None else n
@@ -57,6 +59,8 @@ def _r2c(name, input, n, dim, norm, forward, onesided, out):
 
 
 def _c2r(name, input, n, dim, norm, forward, out):
+    if out is not None:
+        check_out(name, out, True)
     x = promoted(input, True)
     dim = wrap_dim(dim, x.dim())
     size = 2 * (x.shape[dim] - 1) if n is None else n
