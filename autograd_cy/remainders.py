@@ -14,7 +14,9 @@ divisor's ``-g * q``: ``trunc(x / y)`` for fmod, ``floor(x / y)`` for remainder.
 import numpy as np
 
 import autograd_cy as _ag
-from autograd_cy._C.tensor import Tensor, _array_of, _register_methods, _wrap_array
+from autograd_cy._C.tensor import (
+    Tensor, _array_of, _register_methods, _register_operators, _wrap_array,
+)
 from autograd_cy.autograd.function import Function
 
 __all__ = ["fmod", "remainder"]
@@ -129,9 +131,32 @@ def fmod(input, other):
     return _divided(Fmod, FmodTensor, input, other, False)
 
 
+class RemainderOfNumber(Function):
+    """``remainder(number, tensor)`` (``3 % x``): torch records its ``NotImplemented``
+    node, whose backward raises."""
+    builtin_op = True
+
+    @staticmethod
+    def forward(ctx, number, other):
+        with _ag.no_grad():
+            return remainder(_ag.tensor(number, device=other.device), other)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for aten::remainder is not implemented")
+
+
+RemainderOfNumber._backward_cls.__name__ = "NotImplemented"
+
+
 def remainder(input, other):
-    """``input - floor(input / other) * other``: the remainder with ``other``'s sign."""
+    """``input - floor(input / other) * other``: the remainder with ``other``'s sign
+    (``input`` may be a number, as in ``3 % x``)."""
+    if not isinstance(input, Tensor):
+        return RemainderOfNumber.apply(input, other)
     return _divided(Remainder, RemainderTensor, input, other, True)
 
 
 _register_methods({"fmod": fmod, "remainder": remainder})
+_register_operators({"mod": remainder, "rmod": lambda self, other: remainder(other, self),
+                     "imod": lambda self, other: self.remainder_(other)})

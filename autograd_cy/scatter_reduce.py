@@ -67,8 +67,12 @@ def _host(tensor):
 
 
 def _reduced(input, dim, index, src, reduce, include_self):
-    """The values of ``scatter_reduce`` (a new tensor on ``input``'s device)."""
+    """The values of ``scatter_reduce`` (a new tensor on ``input``'s device). float16 and
+    bfloat16 accumulate in float32 and round once, as torch's CPU kernel does."""
     out = _host(input).copy()
+    dtype = out.dtype
+    if dtype.itemsize == 2 and input.dtype.is_floating_point:
+        out = out.astype(np.float32)
     positions = _host(index)
     values = _host(src)[tuple(slice(0, size) for size in positions.shape)]
     targets = _targets(positions, dim)
@@ -84,7 +88,7 @@ def _reduced(input, dim, index, src, reduce, include_self):
             out = (out / count).astype(out.dtype)
         else:
             out = np.floor_divide(out, count).astype(out.dtype)
-    return _wrap_array(out).to(input.device)
+    return _wrap_array(out.astype(dtype, copy=False)).to(input.device)
 
 
 class ScatterReduce(Function):

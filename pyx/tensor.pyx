@@ -80,6 +80,23 @@ cdef int ops_not_loaded() except -1:
     raise RuntimeError("autograd_cy's ops are not loaded: import the autograd_cy package first")
 
 
+# Operators whose op is written in Python, registered by its module when the package loads
+# (``%``: autograd_cy/remainders.py); the others' C functions are in TensorOperators.
+cdef dict python_operators = {}
+
+
+def _register_operators(dict operators):
+    """``{"mod": fn, "rmod": fn, "imod": fn}``: the ops behind ``%``, ``%=``."""
+    python_operators.update(operators)
+
+
+cdef object python_operator(str name):
+    found = python_operators.get(name)
+    if found is None:
+        ops_not_loaded()
+    return found
+
+
 def _register_methods(dict methods):
     """``register_methods`` for the Python package (the op modules' ``__tensor_methods__``,
     the ``new_*`` factories)."""
@@ -713,6 +730,9 @@ cdef class Tensor:
     def __ror__(self, other): return loaded(_operators.bitwise_or)(self, other)
     def __xor__(self, other): return loaded(_operators.bitwise_xor)(self, other)
     def __rxor__(self, other): return loaded(_operators.bitwise_xor)(self, other)
+    def __mod__(self, other): return python_operator("mod")(self, other)
+    def __rmod__(self, other): return python_operator("rmod")(self, other)
+    def __imod__(self, other): return python_operator("imod")(self, other)
     def __getitem__(self, index): return loaded(_operators.getitem)(self, index)
 
     def __setitem__(self, index, value):
