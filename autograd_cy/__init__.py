@@ -67,7 +67,9 @@ from autograd_cy.repetition import tile, repeat_interleave, outer, ger  # noqa: 
 from autograd_cy.diagonals import diag_embed, diagflat, diag, block_diag  # noqa: E402,F401
 from autograd_cy.finite_values import nan_to_num  # noqa: E402,F401
 from autograd_cy.log_add_exp import logaddexp, logaddexp2  # noqa: E402,F401
-from autograd_cy.masked_selection import masked_select, nonzero, argwhere  # noqa: E402,F401
+from autograd_cy.masked_selection import (  # noqa: E402,F401
+    masked_select, nonzero, argwhere, nonzero_static,
+)
 from autograd_cy.einsum import einsum  # noqa: E402,F401
 from autograd_cy.stacking import (  # noqa: E402,F401
     atleast_1d, atleast_2d, atleast_3d, hstack, vstack, row_stack, dstack, column_stack,

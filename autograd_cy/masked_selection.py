@@ -21,7 +21,7 @@ import autograd_cy as _ag
 from autograd_cy._C.tensor import _array_of, _register_methods, _wrap_array
 from autograd_cy.autograd.function import Function
 
-__all__ = ["masked_select", "nonzero", "argwhere"]
+__all__ = ["masked_select", "nonzero", "argwhere", "nonzero_static"]
 
 
 def _broadcast_shape(a, b):
@@ -94,4 +94,19 @@ def argwhere(input):
     return nonzero(input)
 
 
-_register_methods({"masked_select": masked_select, "nonzero": nonzero, "argwhere": argwhere})
+def nonzero_static(input, *, size, fill_value=-1):
+    """``nonzero`` with exactly ``size`` rows: the first ``size`` indices, padded with rows
+    of ``fill_value`` (a shape known before the data, as compilers want)."""
+    if not isinstance(size, int) or size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    found = nonzero(input)
+    rows = found.shape[0]
+    if rows >= size:
+        return found[:size].clone()
+    padding = _ag.full((size - rows, found.shape[1]), fill_value, dtype=_ag.int64,
+                       device=found.device)
+    return _ag.cat([found, padding])
+
+
+_register_methods({"masked_select": masked_select, "nonzero": nonzero, "argwhere": argwhere,
+                   "nonzero_static": nonzero_static})

@@ -113,6 +113,17 @@ def test_nonzero_and_argwhere():
                              str(lib.nonzero(lib.tensor(values)).dtype).split(".")[-1]])
 
 
+def test_nonzero_static():
+    values = np.array([[1.0, 0.0, -2.0], [0.0, 0.0, 3.0]])
+    assert_same(lambda lib: [lib.nonzero_static(lib.tensor(values), size=2).tolist(),
+                             lib.nonzero_static(lib.tensor(values), size=5).tolist(),
+                             lib.tensor(values).nonzero_static(size=4, fill_value=7).tolist(),
+                             lib.nonzero_static(lib.tensor(3.0), size=2).shape,
+                             lib.nonzero_static(lib.zeros(3), size=0).shape])
+    assert_same_error(lambda lib: lib.nonzero_static(lib.ones(2), size=-1), RuntimeError,
+                      "'size' must be an non-negative integer")
+
+
 def test_masked_select_errors():
     assert_same_error(lambda lib: lib.masked_select(lib.zeros(3), lib.ones(3)))
     assert_same_error(lambda lib: lib.masked_select(lib.zeros(3), lib.ones(4).bool()),
