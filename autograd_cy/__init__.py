@@ -83,6 +83,8 @@ from autograd_cy.binning import searchsorted, bucketize, bincount, histc, histog
 from autograd_cy.index_writes import take, index_fill, index_copy  # noqa: E402,F401
 from autograd_cy.cross_product import cross  # noqa: E402,F401
 from autograd_cy.arithmetic_aliases import multiply, divide, subtract  # noqa: E402,F401
+from autograd_cy.integer_ops import (  # noqa: E402,F401
+    bitwise_left_shift, bitwise_right_shift, gcd, lcm)
 from autograd_cy.inplace_forms import *  # noqa: E402,F401,F403  (ceil_ ...; Tensor.lt_ ...)
 from autograd_cy.grad_mode import (  # noqa: E402,F401
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
@@ -149,7 +151,7 @@ from autograd_cy.tensor_attributes import (  # noqa: E402,F401  (and Tensor.nbyt
 from autograd_cy.nan_reductions import nansum, nanmean, nanmedian  # noqa: E402,F401
 from autograd_cy.min_max import aminmax, fmax, fmin  # noqa: E402,F401
 from autograd_cy.angle_units import deg2rad, rad2deg  # noqa: E402,F401
-from autograd_cy.float_parts import frexp, ldexp  # noqa: E402,F401
+from autograd_cy.float_parts import frexp, ldexp, nextafter  # noqa: E402,F401
 from autograd_cy.p_norms import dist, renorm  # noqa: E402,F401
 from autograd_cy.matrix_updates import addmv, addr, baddbmm, addbmm  # noqa: E402,F401
 from autograd_cy.covariance import cov, corrcoef  # noqa: E402,F401
@@ -157,6 +159,9 @@ from autograd_cy.quantiles import quantile, nanquantile  # noqa: E402,F401
 from autograd_cy.scatter_reduce import scatter_reduce  # noqa: E402,F401
 from autograd_cy.gamma_functions import lgamma, digamma, polygamma, mvlgamma  # noqa: E402,F401
 from autograd_cy.bessel import i0  # noqa: E402,F401
+from autograd_cy.incomplete_gamma import igamma, igammac  # noqa: E402,F401
+from autograd_cy import special  # noqa: E402,F401  (torch.special)
+from autograd_cy import signal  # noqa: E402,F401  (torch.signal.windows)
 from autograd_cy.slice_scatters import (  # noqa: E402,F401
     diagonal_scatter, select_scatter, slice_scatter, masked_scatter,
 )

@@ -170,6 +170,15 @@ FORMS = {
     "bitwise_or_": Form("bitwise_or"),
     "bitwise_xor_": Form("bitwise_xor"),
     "bitwise_not_": Form("bitwise_not"),
+    "bitwise_left_shift_": Form("bitwise_left_shift"),
+    "bitwise_right_shift_": Form("bitwise_right_shift"),
+    # integer and float ops without a derivative (integer_ops.py, float_parts.py)
+    "gcd_": Form("gcd", TORCH),
+    "lcm_": Form("lcm", TORCH),
+    "nextafter_": Form("nextafter"),
+    # incomplete gamma functions (incomplete_gamma.py)
+    "igamma_": Form("igamma"),
+    "igammac_": Form("igammac"),
 }
 
 

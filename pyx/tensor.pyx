@@ -713,6 +713,13 @@ cdef class Tensor:
     def __ror__(self, other): return loaded(_operators.bitwise_or)(self, other)
     def __xor__(self, other): return loaded(_operators.bitwise_xor)(self, other)
     def __rxor__(self, other): return loaded(_operators.bitwise_xor)(self, other)
+    # the shifts are Python-level ops (autograd_cy/bit_shifts.py), found as methods
+    def __lshift__(self, other): return self.bitwise_left_shift(other)
+    def __rlshift__(self, other): return self._rlshift(other)
+    def __ilshift__(self, other): return self.bitwise_left_shift_(other)
+    def __rshift__(self, other): return self.bitwise_right_shift(other)
+    def __rrshift__(self, other): return self._rrshift(other)
+    def __irshift__(self, other): return self.bitwise_right_shift_(other)
     def __getitem__(self, index): return loaded(_operators.getitem)(self, index)
 
     def __setitem__(self, index, value):
