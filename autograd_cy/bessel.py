@@ -165,17 +165,17 @@ def i0(input):
 
 def i1(input):
     """The modified Bessel function of the first kind of order 1 of each entry."""
-    return I1.apply(_floating(input, "i1"))
+    return I1.apply(_floating(input, "i1_cpu"))
 
 
 def i0e(input):
     """The exponentially scaled modified Bessel function of order 0: ``exp(-|x|) i0(x)``."""
-    return I0e.apply(_floating(input, "i0e"))
+    return I0e.apply(_floating(input, "i0e_cpu"))
 
 
 def i1e(input):
     """The exponentially scaled modified Bessel function of order 1: ``exp(-|x|) i1(x)``."""
-    return I1e.apply(_floating(input, "i1e"))
+    return I1e.apply(_floating(input, "i1e_cpu"))
 
 
 _register_methods({"i0": i0})

@@ -10,7 +10,8 @@ implemented for 'Long'``).
 
 Their nodes are torch's ``IgammaBackward0`` and ``IgammacBackward0``: ``x`` gets
 ``+-g * exp((a - 1) log(x) - x - lgamma(a))`` (the gamma density); torch has no derivative
-for ``a``, and backward through it raises its NotImplementedError.
+for ``a``, and backward through it raises its NotImplementedError; nor a tangent formula
+(forward AD raises, as torch's).
 
 # NOTE [Computing the incomplete gamma functions]
 Below ``x = a + 1`` the series ``P = x^a e^-x / Gamma(a + 1) sum_n x^n / ((a + 1) ...
@@ -27,6 +28,7 @@ tensor([0.6321])
 import numpy as np
 
 import autograd_cy as _ag
+from autograd_cy._C.forward import NOT_IMPLEMENTED_YET
 from autograd_cy._C.tensor import Tensor, _register_methods
 from autograd_cy.autograd.function import Function
 from autograd_cy.gamma_functions import _lgamma
@@ -132,10 +134,8 @@ class _IncompleteGamma(Function):
 
     @classmethod
     def jvp(cls, ctx, input_t, other_t):
-        if input_t is not None:
-            raise NotImplementedError(f"the derivative for '{cls.op}: input' is not "
-                                      "implemented.")
-        return other_t * cls.density(*ctx.inputs)
+        raise NotImplementedError(f"Trying to use forward AD with {cls.op} that does not "
+                                  f"support it{NOT_IMPLEMENTED_YET}")
 
 
 class Igamma(_IncompleteGamma):

@@ -6,7 +6,7 @@ host) in the operands' promoted dtype, which must be an integer one (bools and f
 refused with torch's ``"lshift_cpu" not implemented for 'Float'``; a bool tensor shifted by
 a Python int is promoted to int64 first, as torch). Shifts past the dtype's width, or by a
 negative amount, are torch's: a left shift gives 0, a right shift the sign (0 or -1, the
-arithmetic shift by ``width - 1``). The shifts take a number for either operand;
+arithmetic shift by ``width - 1``; 0 for uint8). The shifts take a number for either operand;
 ``gcd`` and ``lcm`` two tensors. ``gcd`` is non-negative (0 for ``gcd(0, 0)``), ``lcm``
 ``|a / gcd(a, b) * b|`` (0 when either is 0), wrapping on overflow as torch's. None
 has a gradient (integer tensors never require grad).
@@ -51,7 +51,9 @@ def _shift(kernel, input, other, left):
     if left:
         result = np.where(inside, np.left_shift(a, amount), 0)
     else:
-        result = np.where(inside, np.right_shift(a, amount), np.right_shift(a, width - 1))
+        beyond = np.right_shift(a, width - 1) if np.issubdtype(a.dtype, np.signedinteger) \
+            else np.zeros_like(a)
+        result = np.where(inside, np.right_shift(a, amount), beyond)
     return _wrap_array(np.array(result.astype(a.dtype))).to(device)
 
 

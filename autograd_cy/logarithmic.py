@@ -122,6 +122,9 @@ class Entr(Function):
 
     @staticmethod
     def forward(ctx, input):
+        if input.is_complex():
+            raise NotImplementedError(f"\"entr_cpu\" not implemented for "
+                                      f"'{input.dtype._scalar_name}'")
         if not input.is_floating_point():
             input = input.to(_ag.get_default_dtype())
         ctx.save_for_backward(input)

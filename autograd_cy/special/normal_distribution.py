@@ -3,7 +3,8 @@
 ``exp(x^2) erfc(x)`` its tails are computed with).
 
 ``ndtr(x) = (1 + erf(x / sqrt 2)) / 2`` is composed of recorded ops, as torch composes it
-(its node is the last ``mul``'s). The others are computed on the host in float64
+(its node is the last ``mul``'s: torch's ``MulBackward1``, of a tensor and a number, is
+``MulBackward0`` here, where one node serves both). The others are computed on the host in float64
 (host_values.py) under one node each, with torch's formulas:
 ``SpecialErfcxBackward0`` ``g * (2 x erfcx(x) - 2 / sqrt(pi))``,
 ``SpecialLogNdtrBackward0`` ``g / sqrt(2 pi) * exp(-(log_ndtr(x) + x^2 / 2))``,

@@ -8,7 +8,7 @@ domain: ``x = 1`` is a pole (inf), ``x < 1`` NaN, ``q`` a non-positive integer a
 Its nodes are torch's: ``SpecialZetaBackward0`` (two tensors), ``SpecialZetaBackward1`` (a
 number ``x``), ``SpecialZetaBackward2`` (a number ``q``). ``q`` gets
 ``g * -x * zeta(x + 1, q)``; torch has no derivative for ``x``, and backward through it
-raises its NotImplementedError.
+raises its NotImplementedError; torch has no tangent formula either (forward AD raises).
 
 >>> import autograd_cy as ag
 >>> ag.special.zeta(ag.tensor([2.0]), ag.tensor([1.0]))
@@ -17,6 +17,7 @@ tensor([1.6449])
 import numpy as np
 
 import autograd_cy as _ag
+from autograd_cy._C.forward import NOT_IMPLEMENTED_YET
 from autograd_cy._C.tensor import Tensor
 from autograd_cy.autograd.function import Function
 from autograd_cy.gamma_functions import _hurwitz_zeta
@@ -63,9 +64,8 @@ class _Zeta(Function):
 
     @staticmethod
     def jvp(ctx, x_t, q_t):
-        if x_t is not None:
-            raise NotImplementedError("the derivative for 'zeta' is not implemented.")
-        return q_t * -ctx.x_value * zeta(ctx.x_value + 1.0, ctx.q)
+        raise NotImplementedError("Trying to use forward AD with special_zeta that does not "
+                                  f"support it{NOT_IMPLEMENTED_YET}")
 
 
 class Zeta(_Zeta):
@@ -90,8 +90,9 @@ def zeta(input, other):
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         raise TypeError(f"special_zeta() received an invalid combination of arguments - got "
                         f"({type(input).__name__}, {type(other).__name__}), but expected "
-                        "one of: (Tensor input, Tensor other), (Number self, Tensor other), "
-                        "(Tensor self, Number other)")
+                        "one of:\n * (Tensor input, Tensor other, *, Tensor out = None)\n"
+                        " * (Number self, Tensor other, *, Tensor out = None)\n"
+                        " * (Tensor input, Number other, *, Tensor out = None)\n")
     if not isinstance(input, Tensor):
         return ZetaNumberSelf.apply(input, other)
     if not isinstance(other, Tensor):
