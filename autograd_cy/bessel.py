@@ -29,6 +29,7 @@ import numpy as np
 import autograd_cy as _ag
 from autograd_cy._C.tensor import _array_of, _register_methods, _wrap_array
 from autograd_cy.autograd.function import Function
+from autograd_cy.host_values import require_tensor
 
 __all__ = ["i0"]     # i1, i0e, i1e: torch.special's (special/__init__.py)
 
@@ -165,16 +166,19 @@ def i0(input):
 
 def i1(input):
     """The modified Bessel function of the first kind of order 1 of each entry."""
+    require_tensor("special_i1", input)
     return I1.apply(_floating(input, "i1_cpu"))
 
 
 def i0e(input):
     """The exponentially scaled modified Bessel function of order 0: ``exp(-|x|) i0(x)``."""
+    require_tensor("special_i0e", input)
     return I0e.apply(_floating(input, "i0e_cpu"))
 
 
 def i1e(input):
     """The exponentially scaled modified Bessel function of order 1: ``exp(-|x|) i1(x)``."""
+    require_tensor("special_i1e", input)
     return I1e.apply(_floating(input, "i1e_cpu"))
 
 

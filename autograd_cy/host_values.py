@@ -14,6 +14,21 @@ import autograd_cy as _ag
 from autograd_cy._C.tensor import Tensor, _array_of, _wrap_array
 
 
+def require_tensor(op, value, argument="input"):
+    """torch's TypeError for a number where ``op`` (its ATen name) takes a tensor."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{op}(): argument '{argument}' (position 1) must be Tensor, not "
+                        f"{type(value).__name__}")
+
+
+def require_one_tensor(op, *operands):
+    """torch's TypeError for a binary op given two numbers."""
+    if not any(isinstance(o, Tensor) for o in operands):
+        kinds = ", ".join(type(o).__name__ for o in operands)
+        raise TypeError(f"{op}() received an invalid combination of arguments - got "
+                        f"({kinds}), but expected a Tensor for one of them")
+
+
 def floating_dtype(*operands, op):
     """The dtype torch's float op gives ``operands``."""
     if len(operands) == 1:

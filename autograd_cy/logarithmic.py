@@ -22,6 +22,7 @@ import math
 import autograd_cy as _ag
 from autograd_cy._C.tensor import Tensor, _register_methods
 from autograd_cy.autograd.function import Function
+from autograd_cy.host_values import require_one_tensor, require_tensor
 
 __all__ = ["xlogy", "logit"]     # xlog1py, entr: torch.special's (special/__init__.py)
 
@@ -198,6 +199,7 @@ def xlogy(input, other):
 
 def xlog1py(input, other):
     """``input * log1p(other)``, 0 where ``input`` is 0 (NaN where ``other`` is NaN)."""
+    require_one_tensor("special_xlog1py", input, other)
     if not isinstance(input, Tensor):
         return Xlog1pyNumberSelf.apply(input, other)
     if not isinstance(other, Tensor):
@@ -207,6 +209,7 @@ def xlog1py(input, other):
 
 def entr(input):
     """The elementwise entropy ``-x log(x)``: 0 at 0, ``-inf`` for negative ``x``."""
+    require_tensor("special_entr", input)
     return Entr.apply(input)
 
 

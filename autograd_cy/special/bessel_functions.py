@@ -40,7 +40,7 @@ import numpy as np
 
 from autograd_cy.bessel import _bessel
 from autograd_cy.grad_mode import no_grad
-from autograd_cy.host_values import host_values
+from autograd_cy.host_values import host_values, require_tensor
 
 __all__ = ["bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0",
            "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
@@ -231,6 +231,7 @@ _FUNCTIONS = {
 
 def _make(name, function):
     def op(input):
+        require_tensor(f"special_{name}", input, "x" if name == "airy_ai" else "input")
         with no_grad():
             return host_values(function, input, op=f"{name}_cpu")
     op.__name__ = op.__qualname__ = name

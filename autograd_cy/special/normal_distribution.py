@@ -34,7 +34,7 @@ import numpy as np
 import autograd_cy as _ag
 from autograd_cy._C.tensor import _array_of, _wrap_array
 from autograd_cy.autograd.function import Function
-from autograd_cy.host_values import host_values
+from autograd_cy.host_values import host_values, require_tensor
 
 __all__ = ["ndtr", "log_ndtr", "ndtri", "erfcx"]
 
@@ -147,19 +147,23 @@ Ndtri._backward_cls.__name__ = "SpecialNdtriBackward0"
 
 def ndtr(input):
     """The standard normal CDF: the area under the Gaussian from -inf to ``input``."""
+    require_tensor("special_ndtr", input)
     return (1 + _ag.erf(input * _SQRT1_2)) * 0.5
 
 
 def log_ndtr(input):
     """The log of the standard normal CDF, accurate in the far left tail."""
+    require_tensor("special_log_ndtr", input)
     return LogNdtr.apply(input)
 
 
 def ndtri(input):
     """The standard normal CDF's inverse: the ``x`` whose ``ndtr`` is ``input``."""
+    require_tensor("special_ndtri", input)
     return Ndtri.apply(input)
 
 
 def erfcx(input):
     """The scaled complementary error function ``exp(x^2) erfc(x)``."""
+    require_tensor("special_erfcx", input)
     return Erfcx.apply(input)

@@ -19,7 +19,7 @@ tensor([-1.])
 import numpy as np
 
 from autograd_cy.grad_mode import no_grad
-from autograd_cy.host_values import host_values
+from autograd_cy.host_values import host_values, require_one_tensor
 
 __all__ = ["chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
            "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
@@ -101,6 +101,7 @@ def _legendre(x, n):
 
 def _make(name, function, doc):
     def op(input, n):
+        require_one_tensor(f"special_{name}", input, n)
         with no_grad():
             return host_values(function, input, n, op=f"{name}_cpu")
     op.__name__ = op.__qualname__ = name
