@@ -29,13 +29,17 @@ __all__ = ["chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polyno
 
 
 def _recurrence(n, first, step):
-    """p_n for every entry: p_0 = 1, p_1 = ``first``, p_{k+1} = ``step(k, p_k, p_{k-1})``."""
+    """p_n for every entry: p_0 = 1, p_1 = ``first``, p_{k+1} = ``step(k, p_k, p_{k-1})``
+    (stopped once every entry still climbing is NaN: it stays so)."""
     previous, current = np.ones_like(first), first
     top = int(n.max()) if n.size else 0
     value = np.where(n == 0, previous, current)
     for k in range(1, top):
         previous, current = current, step(k, current, previous)
         value = np.where(n == k + 1, current, value)
+        climbing = n > k + 1
+        if np.isnan(current[climbing]).all():
+            return np.where(climbing, current, value)
     return value
 
 
@@ -48,8 +52,9 @@ def _degrees(n):
 def _chebyshev(kind, x, n):
     n = _degrees(n)
     first = {"t": x, "u": 2 * x, "v": 2 * x - 1, "w": 2 * x + 1}[kind]
-    value = _recurrence(np.maximum(n, 0), first, lambda k, p, q: 2 * x * p - q)
     inside = (np.abs(x) < 1) & (n > (6 if kind == "t" else 8))
+    value = _recurrence(np.where(inside, 0, np.maximum(n, 0)), first,
+                        lambda k, p, q: 2 * x * p - q)
     with np.errstate(all="ignore"):
         theta = np.arccos(np.clip(x, -1, 1))
         if kind == "t":
