@@ -139,9 +139,10 @@ _WEIGHTS = np.where(_STEPS == 0, 0.025, 0.05)
 
 def _scaled_k_integral(order, x):
     """exp(x) K_order(x) by the trapezoidal rule, x > 0 (order may be fractional)."""
-    t = _STEPS.reshape((-1,) + (1,) * x.ndim)
-    w = _WEIGHTS.reshape(t.shape)
-    return (w * np.exp(-x * (np.cosh(t) - 1)) * np.cosh(order * t)).sum(0)
+    total = np.zeros_like(x)
+    for t, w in zip(_STEPS, _WEIGHTS):       # one pass per node: memory of one x
+        total = total + w * math.cosh(order * t) * np.exp(-x * (math.cosh(t) - 1))
+    return total
 
 
 def _scaled_k_asymptotic(order, x):
