@@ -87,6 +87,8 @@ from autograd_cy.binning import searchsorted, bucketize, bincount, histc, histog
 from autograd_cy.index_writes import take, index_fill, index_copy  # noqa: E402,F401
 from autograd_cy.cross_product import cross  # noqa: E402,F401
 from autograd_cy.arithmetic_aliases import multiply, divide, subtract  # noqa: E402,F401
+from autograd_cy.integer_ops import (  # noqa: E402,F401
+    bitwise_left_shift, bitwise_right_shift, gcd, lcm)
 from autograd_cy.inplace_forms import *  # noqa: E402,F401,F403  (ceil_ ...; Tensor.lt_ ...)
 from autograd_cy.grad_mode import (  # noqa: E402,F401
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
@@ -153,7 +155,7 @@ from autograd_cy.tensor_attributes import (  # noqa: E402,F401  (and Tensor.nbyt
 from autograd_cy.nan_reductions import nansum, nanmean, nanmedian  # noqa: E402,F401
 from autograd_cy.min_max import aminmax, fmax, fmin  # noqa: E402,F401
 from autograd_cy.angle_units import deg2rad, rad2deg  # noqa: E402,F401
-from autograd_cy.float_parts import frexp, ldexp  # noqa: E402,F401
+from autograd_cy.float_parts import frexp, ldexp, nextafter  # noqa: E402,F401
 from autograd_cy.p_norms import dist, renorm  # noqa: E402,F401
 from autograd_cy.matrix_updates import addmv, addr, baddbmm, addbmm  # noqa: E402,F401
 from autograd_cy.covariance import cov, corrcoef  # noqa: E402,F401
@@ -168,6 +170,9 @@ from autograd_cy.view_copies import (  # noqa: E402,F401  (and Tensor.narrow_cop
     split_with_sizes_copy, split_copy, narrow_copy, unsafe_split, unsafe_chunk,
     unsafe_split_with_sizes,
 )
+from autograd_cy.incomplete_gamma import igamma, igammac  # noqa: E402,F401
+from autograd_cy import special  # noqa: E402,F401  (torch.special)
+from autograd_cy import signal  # noqa: E402,F401  (torch.signal.windows)
 from autograd_cy.slice_scatters import (  # noqa: E402,F401
     diagonal_scatter, select_scatter, slice_scatter, masked_scatter,
 )

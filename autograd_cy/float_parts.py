@@ -1,4 +1,5 @@
-"""``frexp`` and ``ldexp``: a float split into mantissa and exponent, and put back.
+"""``frexp`` and ``ldexp``: a float split into mantissa and exponent, and put back;
+``nextafter``: the next float after ``input`` towards ``other``.
 
 ``frexp(input)`` returns the named tuple ``(mantissa, exponent)`` with
 ``input = mantissa * 2 ** exponent``, ``0.5 <= |mantissa| < 1`` (zero, inf and NaN kept as
@@ -6,7 +7,11 @@ they are, exponent 0), the exponent int32; the mantissa is ``input / 2 ** expone
 exact division), so its gradient is ``grad / 2 ** exponent`` (``FrexpBackward0``).
 ``ldexp(input, other)`` is ``input * 2.0 ** other`` (``pow``'s and ``mul``'s promotion: an
 integer input gives the default float dtype), its node ``LdexpBackward0`` (see ``Ldexp``
-for torch's quirk with integer exponents).
+for torch's quirk with integer exponents). ``nextafter(input, other)`` takes two tensors
+of a floating promoted dtype (torch refuses integers: ``"nextafter_cpu" not implemented for
+'Long'``), NumPy's ``nextafter`` in that dtype (bfloat16's on the float32 values of its
+bits); its node ``NextafterBackward0`` passes the gradient to ``input`` where it moved
+(``input != other``; 0 where it is ``other`` already) and zeros to ``other``, as torch's.
 
 >>> import autograd_cy as ag
 >>> ag.frexp(ag.tensor([8.0]))
@@ -20,8 +25,9 @@ import numpy as np
 import autograd_cy as _ag
 from autograd_cy._C.tensor import Tensor, _array_of, _register_methods, _wrap_array
 from autograd_cy.autograd.function import Function
+from autograd_cy.host_values import broadcast_shape
 
-__all__ = ["frexp", "ldexp"]
+__all__ = ["frexp", "ldexp", "nextafter"]
 
 frexp_result = namedtuple("frexp", ["mantissa", "exponent"])
 
@@ -115,4 +121,67 @@ def ldexp(input, other):
     return Ldexp.apply(input, other)
 
 
-_register_methods({"frexp": frexp, "ldexp": ldexp})
+class Nextafter(Function):
+    """``nextafter``'s op (``NextafterBackward0``: ``grad * (input != other)`` for
+    ``input``, zeros for ``other``)."""
+    builtin_op = True
+
+    @staticmethod
+    def forward(ctx, input, other):
+        dtype = _ag.result_type(input, other)
+        if not dtype.is_floating_point:
+            raise NotImplementedError(f"\"nextafter_cpu\" not implemented for "
+                                      f"'{dtype._scalar_name}'")
+        broadcast_shape(input.shape, other.shape)
+        a = np.asarray(_array_of(input.detach().to(dtype).cpu()))
+        b = np.asarray(_array_of(other.detach().to(dtype).cpu()))
+        if a.dtype.itemsize == 2 and a.dtype != np.float16:     # bfloat16
+            result = _bfloat16_nextafter(a, b)
+        else:
+            result = np.nextafter(a, b)
+        ctx.shapes = (input.shape, other.shape)
+        ctx.moved = input != other
+        return _wrap_array(np.array(result)).to(input.device)
+
+    @staticmethod
+    def backward(ctx, grad):
+        input_shape, other_shape = ctx.shapes
+        grad = grad * ctx.moved.to(grad.dtype)
+        grad_input = grad.sum_to_size(input_shape) if grad.shape != input_shape else grad
+        return grad_input, grad.new_zeros(other_shape)
+
+    @staticmethod
+    def jvp(ctx, input_t, other_t):
+        if input_t is None:
+            return _ag.zeros_like(other_t) * ctx.moved
+        return input_t * ctx.moved.to(input_t.dtype)
+
+
+def _bfloat16_nextafter(a, b):
+    """The next bfloat16 after ``a`` towards ``b``: one step of the bits, as for any float
+    (from a zero, the smallest subnormal with ``b``'s sign)."""
+    a, b = np.broadcast_arrays(a, b)
+    bits = a.view(np.uint16).astype(np.int32)
+    wider_a, wider_b = a.astype(np.float32), b.astype(np.float32)
+    away = (wider_b > wider_a) == (wider_a >= 0)
+    stepped = np.where(away, bits + 1, bits - 1)
+    smallest = np.where(wider_b > 0, 1, 0x8001)
+    stepped = np.where(wider_a == 0, smallest, stepped).astype(np.uint16).view(a.dtype)
+    result = np.where(wider_a == wider_b, b, stepped)
+    return np.where(np.isnan(wider_a) | np.isnan(wider_b), wider_a + wider_b,
+                    result.astype(np.float32)).astype(a.dtype)
+
+
+Nextafter._backward_cls.__name__ = "NextafterBackward0"
+
+
+def nextafter(input, other):
+    """The next floating-point value after ``input`` towards ``other``, elementwise."""
+    for position, (argument, value) in enumerate((("input", input), ("other", other)), 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"nextafter(): argument '{argument}' (position {position}) must "
+                            f"be Tensor, not {type(value).__name__}")
+    return Nextafter.apply(input, other)
+
+
+_register_methods({"frexp": frexp, "ldexp": ldexp, "nextafter": nextafter})

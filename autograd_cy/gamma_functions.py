@@ -114,7 +114,8 @@ def _trigamma(x):
 
 
 def _hurwitz_zeta(s, q):
-    """zeta(s, q) for an integer s >= 2 (NOTE [Computing the polygamma functions])."""
+    """zeta(s, q) for s > 1, a number or an array broadcast with q (NOTE [Computing the
+    polygamma functions]; special/zeta.py adds the domain of a real s)."""
     q = np.asarray(q, dtype=np.float64)
     pole = (q <= 0) & (q == np.floor(q))
     steps = np.maximum(9, np.ceil(9 - np.nan_to_num(q, nan=9.0, posinf=9.0, neginf=9.0)))

@@ -65,6 +65,14 @@ def _check_bound(self, *args, **kwargs):
                                f"desired output type {_c10_name(self.dtype)}")
 
 
+def _check_cast(self, other):
+    """An integer op's in-place form (gcd_ ...): torch refuses the promoted dtype first."""
+    result = result_type(self, other)
+    if not can_cast(result, self.dtype):
+        raise RuntimeError(f"result type {result._scalar_name} can't be cast to the "
+                           f"desired output type {self.dtype._scalar_name}")
+
+
 def _check_ldexp(self, other):
     """torch's ldexp_ (a ``mul_`` by ``2 ** other``) words its refusal of an integer self."""
     if not (self.is_floating_point() or self.is_complex()):
@@ -170,6 +178,15 @@ FORMS = {
     "bitwise_or_": Form("bitwise_or"),
     "bitwise_xor_": Form("bitwise_xor"),
     "bitwise_not_": Form("bitwise_not"),
+    "bitwise_left_shift_": Form("bitwise_left_shift", check=_check_cast),
+    "bitwise_right_shift_": Form("bitwise_right_shift", check=_check_cast),
+    # integer and float ops without a derivative (integer_ops.py, float_parts.py)
+    "gcd_": Form("gcd", TORCH, check=_check_cast),
+    "lcm_": Form("lcm", TORCH, check=_check_cast),
+    "nextafter_": Form("nextafter"),
+    # incomplete gamma functions (incomplete_gamma.py)
+    "igamma_": Form("igamma"),
+    "igammac_": Form("igammac"),
 }
 
 

@@ -81,12 +81,13 @@ cdef int ops_not_loaded() except -1:
 
 
 # Operators whose op is written in Python, registered by its module when the package loads
-# (``%``: autograd_cy/remainders.py); the others' C functions are in TensorOperators.
+# (``%``: autograd_cy/remainders.py, ``<<`` and ``>>``: integer_ops.py); the others' C
+# functions are in TensorOperators.
 cdef dict python_operators = {}
 
 
 def _register_operators(dict operators):
-    """``{"mod": fn, "rmod": fn, "imod": fn}``: the ops behind ``%``, ``%=``."""
+    """``{"mod": fn, "rmod": fn, "imod": fn ...}``: the ops behind ``%``, ``%=`` ..."""
     python_operators.update(operators)
 
 
@@ -733,6 +734,12 @@ cdef class Tensor:
     def __mod__(self, other): return python_operator("mod")(self, other)
     def __rmod__(self, other): return python_operator("rmod")(self, other)
     def __imod__(self, other): return python_operator("imod")(self, other)
+    def __lshift__(self, other): return python_operator("lshift")(self, other)
+    def __rlshift__(self, other): return python_operator("rlshift")(self, other)
+    def __ilshift__(self, other): return python_operator("ilshift")(self, other)
+    def __rshift__(self, other): return python_operator("rshift")(self, other)
+    def __rrshift__(self, other): return python_operator("rrshift")(self, other)
+    def __irshift__(self, other): return python_operator("irshift")(self, other)
     def __getitem__(self, index): return loaded(_operators.getitem)(self, index)
 
     def __setitem__(self, index, value):

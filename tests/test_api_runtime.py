@@ -191,3 +191,32 @@ def test_autocast_device_type_errors():
     assert_same_error(lambda lib: lib.autocast(3, enabled=False), ValueError,
                       "Expected `device_type` of type `str`")
     assert ag.amp.is_autocast_available("cpu") and not ag.amp.is_autocast_available("tpu")
+
+
+# ------------------------------------------------------------------ namespaces
+
+@pytest.mark.parametrize("namespace", ["special", "signal.windows"])
+def test_namespaces_export_torchs_public_names(namespace):
+    """torch.special and torch.signal.windows: every public name, as an attribute; the
+    top-level ops that came with them too (torch.igamma, torch.gcd_, Tensor.__lshift__ ...)."""
+    theirs, ours = torch, ag
+    for part in namespace.split("."):
+        theirs, ours = getattr(theirs, part), getattr(ours, part)
+    assert set(theirs.__all__) <= set(ours.__all__), set(theirs.__all__) - set(ours.__all__)
+    for name in theirs.__all__:
+        assert callable(getattr(ours, name)), name
+
+
+@pytest.mark.parametrize("name", ["igamma", "igammac", "gcd", "lcm", "gcd_", "lcm_",
+                                  "nextafter", "bitwise_left_shift", "bitwise_right_shift"])
+def test_torch_level_names_of_the_special_ops(name):
+    assert hasattr(torch, name) and callable(getattr(ag, name))
+
+
+@pytest.mark.parametrize("name", [
+    "igamma", "igammac", "igamma_", "igammac_", "gcd", "gcd_", "lcm", "lcm_", "nextafter",
+    "nextafter_", "bitwise_left_shift", "bitwise_left_shift_", "bitwise_right_shift",
+    "bitwise_right_shift_", "__lshift__", "__rlshift__", "__ilshift__", "__rshift__",
+    "__rrshift__", "__irshift__"])
+def test_tensor_methods_of_the_special_ops(name):
+    assert hasattr(torch.Tensor, name) and callable(getattr(ag.Tensor, name))

@@ -118,11 +118,21 @@ CASES = {
     "bitwise_or_": (lambda lib, y, b: y.bitwise_or_(b), (INTS, INTS_B)),
     "bitwise_xor_": (lambda lib, y: y.bitwise_xor_(5), (INTS,)),
     "bitwise_not_": (lambda lib, y: y.bitwise_not_(), (INTS,)),
+    "bitwise_left_shift_": (lambda lib, y, b: y.bitwise_left_shift_(b), (INTS, INTS_B)),
+    "bitwise_right_shift_": (lambda lib, y: y.bitwise_right_shift_(1), (INTS,)),
+    "gcd_": (lambda lib, y, b: y.gcd_(b), (INTS, INTS_B)),
+    "gcd_/torch_level": (lambda lib, y, b: lib.gcd_(y, b), (INTS, INTS_B)),
+    "lcm_": (lambda lib, y, b: y.lcm_(b), (INTS, INTS_B)),
+    "nextafter_": (lambda lib, y, b: y.nextafter_(b), (np.where(R > 0, R, B), B)),
+    "igamma_": (lambda lib, y, b: y.igamma_(b), (POS, POS * 2)),
+    "igammac_": (lambda lib, y, b: y.igammac_(b), (POS, POS * 2)),
 }
 
 # torch has no derivative for these: the gradient through them is not compared
-NOT_DIFFERENTIABLE = {"heaviside_"}
-INTEGER_ONLY = {"bitwise_and_", "bitwise_or_", "bitwise_xor_", "bitwise_not_"}
+# (igamma_'s self is its first argument, which torch does not differentiate)
+NOT_DIFFERENTIABLE = {"heaviside_", "igamma_", "igammac_"}
+INTEGER_ONLY = {"bitwise_and_", "bitwise_or_", "bitwise_xor_", "bitwise_not_",
+                "bitwise_left_shift_", "bitwise_right_shift_", "gcd_", "lcm_"}
 UNTRACKED = {name for name, form in FORMS.items() if form.untracked}
 
 

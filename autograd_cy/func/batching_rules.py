@@ -753,7 +753,8 @@ fmod_ remainder_ atan2_ arctan2_ hypot_ copysign_ heaviside_ xlogy_ logit_ sinc_
 nan_to_num_ ceil_ floor_ round_ trunc_ fix_ frac_ clamp_min_ clamp_max_ eq_ ne_ not_equal_
 lt_ less_ le_ less_equal_ gt_ greater_ ge_ greater_equal_ logical_and_ logical_or_
 logical_xor_ logical_not_ bitwise_and_ bitwise_or_ bitwise_xor_ bitwise_not_
-deg2rad_ rad2deg_ ldexp_ lgamma_ digamma_ mvlgamma_ i0_
+deg2rad_ rad2deg_ ldexp_ lgamma_ digamma_ mvlgamma_ i0_ bitwise_left_shift_
+bitwise_right_shift_ gcd_ lcm_ nextafter_ igamma_ igammac_
 """.split()
 
 RULES = {}
