@@ -42,7 +42,7 @@ cummin_result = namedtuple("cummin", ["values", "indices"])
 
 # The dtype torch's CPU kernel accumulates each dtype in (its acc_type), where it is wider.
 _ACCUMULATE = {np.dtype(np.float16): np.float32, np.dtype(ml_dtypes.bfloat16): np.float32,
-               np.dtype(np.float32): np.float64}
+               np.dtype(np.float32): np.float64, np.dtype(np.complex64): np.complex128}
 
 
 def _scan(array, axis, combine):
@@ -300,13 +300,15 @@ def _complex_log_add_exp(accumulated, x):
 
 def _complex_running_logaddexp(array, axis):
     """logcumsumexp of a complex array along ``axis``, from an accumulator of -inf, as
-    torch's CPU kernel."""
+    torch's CPU kernel: complex64 accumulated in complex128, each output rounded."""
     moved = np.moveaxis(array, axis, 0)
     out = np.empty_like(moved)
-    accumulated = np.full(moved.shape[1:], complex(-np.inf, 0), dtype=moved.dtype)
+    wide = _ACCUMULATE.get(moved.dtype, moved.dtype)
+    accumulated = np.full(moved.shape[1:], complex(-np.inf, 0), dtype=wide)
     with np.errstate(all="ignore"):             # infinities and NaN are handled above
         for index in range(moved.shape[0]):
-            accumulated = _complex_log_add_exp(accumulated, moved[index]).astype(moved.dtype)
+            accumulated = _complex_log_add_exp(accumulated, moved[index].astype(wide)).astype(
+                wide)
             out[index] = accumulated
     return np.moveaxis(out, 0, axis)
 
