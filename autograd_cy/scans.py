@@ -33,6 +33,7 @@ import numpy as np
 import autograd_cy as _ag
 from autograd_cy._C.tensor import _array_of, _register_methods, _wrap_array
 from autograd_cy.autograd.function import Function
+from autograd_cy.log_add_exp import complex_log_add_exp
 from autograd_cy.reorder import _wrap
 
 __all__ = ["cumsum", "cumprod", "cummax", "cummin", "logcumsumexp"]
@@ -283,21 +284,6 @@ def cummin(input, dim):
 # is conj(exp(x + reversed_logcumsumexp(log(conj(grad)) - out))). The tangent is torch's:
 # cumsum(t * exp(x - max)) / cumsum(exp(x - max)), max over the dim (of the real parts).
 
-def _complex_log_add_exp(accumulated, x):
-    """torch's complex ``_log_add_exp_helper(accumulated, x)``: ordered by the real parts
-    (a tie keeps ``accumulated`` as the smaller); NaN if the smaller has a NaN part; two
-    equal infinite real parts give the smaller (-inf) or ``log(exp(a) + exp(b))`` (+inf);
-    otherwise ``log1p(exp(min - max)) + max``."""
-    x_smaller = x.real < accumulated.real
-    low = np.where(x_smaller, x, accumulated)
-    high = np.where(x_smaller, accumulated, x)
-    general = np.log1p(np.exp(low - high)) + high
-    both_infinite = ~np.isfinite(low.real) & (low.real == high.real)
-    infinite = np.where(low.real < 0, low, np.log(np.exp(low) + np.exp(high)))
-    result = np.where(both_infinite, infinite, general)
-    return np.where(np.isnan(low.real) | np.isnan(low.imag), complex(np.nan, np.nan), result)
-
-
 def _complex_running_logaddexp(array, axis):
     """logcumsumexp of a complex array along ``axis``, from an accumulator of -inf, as
     torch's CPU kernel: complex64 accumulated in complex128, each output rounded."""
@@ -307,7 +293,7 @@ def _complex_running_logaddexp(array, axis):
     accumulated = np.full(moved.shape[1:], complex(-np.inf, 0), dtype=wide)
     with np.errstate(all="ignore"):             # infinities and NaN are handled above
         for index in range(moved.shape[0]):
-            accumulated = _complex_log_add_exp(accumulated, moved[index].astype(wide)).astype(
+            accumulated = complex_log_add_exp(moved[index].astype(wide), accumulated).astype(
                 wide)
             out[index] = accumulated
     return np.moveaxis(out, 0, axis)
