@@ -114,8 +114,10 @@ class LerpTensor(Function):
 
 
 class Addcmul(Function):
-    """``addcmul``'s op (``AddcmulBackward0``)."""
+    """``addcmul``'s op (``AddcmulBackward0``); a real operand of a complex result gets the
+    real part of its gradient, as torch's (``complex_formulas``)."""
     builtin_op = True
+    complex_formulas = True
 
     @staticmethod
     def forward(ctx, input, tensor1, tensor2, value):
@@ -148,8 +150,10 @@ class Addcmul(Function):
 
 
 class Addcdiv(Function):
-    """``addcdiv``'s op (``AddcdivBackward0``)."""
+    """``addcdiv``'s op (``AddcdivBackward0``); a real operand of a complex result gets the
+    real part of its gradient, as torch's (``complex_formulas``)."""
     builtin_op = True
+    complex_formulas = True
 
     @staticmethod
     def forward(ctx, input, tensor1, tensor2, value):
