@@ -141,8 +141,7 @@ def test_conv_transpose_output_padding_beyond_the_stride(make):
     # output's gradient is a column longer than the input
     check_op(lambda lib, x, w, b: lib.nn.functional.conv_transpose2d(
         x, w, b, stride=(3, 2), padding=(1, 2), output_padding=(2, 3), groups=2,
-        dilation=(4, 4)), make(1, 2, 4, 4), make(2, 2, 4, 5, seed=1), make(4, seed=2),
-        double=False)
+        dilation=(4, 4)), make(1, 2, 4, 4), make(2, 2, 4, 5, seed=1), make(4, seed=2))
 
 
 # ------------------------------------------------------------------ complex64 scans
