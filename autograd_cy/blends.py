@@ -5,14 +5,17 @@ step an ``addcdiv``).
 Each is one op with torch's node (``LerpBackward0`` with a number weight, ``LerpBackward1``
 with a tensor weight, ``AddcmulBackward0``, ``AddcdivBackward0``), not the products and
 sums it could be written as. Operands broadcast; each gradient is summed back to its
-operand's shape. Formulas (``g`` the output's gradient):
+operand's shape. Formulas (``g`` the output's gradient; ``conj`` the conjugate that complex
+operands take, NOTE [Complex gradients] in pyx/ops/conjugate.pyx, a no-op for real ones):
 
-- ``lerp(x, end, w) = x + w * (end - x)``: x gets ``g * (1 - w)``, end ``g * w``, a tensor
-  w ``g * (end - x)``;
-- ``addcmul(x, t1, t2, value=v) = x + v * t1 * t2``: x gets ``g``, t1 ``g * v * t2``, t2
-  ``g * v * t1``;
-- ``addcdiv(x, t1, t2, value=v) = x + v * t1 / t2``: x gets ``g``, t1 ``g * v / t2``, t2
-  ``-g * v * t1 / t2**2``.
+- ``lerp(x, end, w) = x + w * (end - x)``: x gets ``g * conj(1 - w)``, end ``g * conj(w)``,
+  a tensor w ``g * conj(end - x)``;
+- ``addcmul(x, t1, t2, value=v) = x + v * t1 * t2``: x gets ``g``, t1 ``g * conj(v * t2)``,
+  t2 ``g * conj(v * t1)``;
+- ``addcdiv(x, t1, t2, value=v) = x + v * t1 / t2``: x gets ``g``, t1 ``g * conj(v / t2)``,
+  t2 ``-g * conj(v * t1 / t2**2)``.
+
+Tangents are the holomorphic derivatives, without conjugates.
 
 # NOTE [lerp from the nearer end]
 ``x + w * (end - x)`` at ``w = 1`` is ``end`` only up to rounding. torch's kernel computes
@@ -60,9 +63,9 @@ class Lerp(Function):
         input_shape, end_shape = ctx.shapes
         grad_input = grad_end = None
         if ctx.needs_input_grad[0]:
-            grad_input = (grad * (1 - ctx.weight)).sum_to_size(input_shape)
+            grad_input = (grad * (1 - ctx.weight).conjugate()).sum_to_size(input_shape)
         if ctx.needs_input_grad[1]:
-            grad_end = (grad * ctx.weight).sum_to_size(end_shape)
+            grad_end = (grad * ctx.weight.conjugate()).sum_to_size(end_shape)
         return grad_input, grad_end, None
 
     @staticmethod
@@ -90,11 +93,11 @@ class LerpTensor(Function):
         input, end, weight = ctx.saved_tensors
         grads = [None, None, None]
         if ctx.needs_input_grad[0]:
-            grads[0] = _reduced(grad * (1 - weight), input)
+            grads[0] = _reduced(grad * (1 - weight).conj(), input)
         if ctx.needs_input_grad[1]:
-            grads[1] = _reduced(grad * weight, end)
+            grads[1] = _reduced(grad * weight.conj(), end)
         if ctx.needs_input_grad[2]:
-            grads[2] = _reduced(grad * (end - input), weight)
+            grads[2] = _reduced(grad * (end - input).conj(), weight)
         return tuple(grads)
 
     @staticmethod
@@ -111,8 +114,10 @@ class LerpTensor(Function):
 
 
 class Addcmul(Function):
-    """``addcmul``'s op (``AddcmulBackward0``)."""
+    """``addcmul``'s op (``AddcmulBackward0``); a real operand of a complex result gets the
+    real part of its gradient, as torch's (``complex_formulas``)."""
     builtin_op = True
+    complex_formulas = True
 
     @staticmethod
     def forward(ctx, input, tensor1, tensor2, value):
@@ -128,9 +133,9 @@ class Addcmul(Function):
         if ctx.needs_input_grad[0]:
             grads[0] = _reduced(grad, input)
         if ctx.needs_input_grad[1]:
-            grads[1] = _reduced(grad * (tensor2 * ctx.value), tensor1)
+            grads[1] = _reduced(grad * (tensor2 * ctx.value).conj(), tensor1)
         if ctx.needs_input_grad[2]:
-            grads[2] = _reduced(grad * (tensor1 * ctx.value), tensor2)
+            grads[2] = _reduced(grad * (tensor1 * ctx.value).conj(), tensor2)
         return tuple(grads)
 
     @staticmethod
@@ -145,8 +150,10 @@ class Addcmul(Function):
 
 
 class Addcdiv(Function):
-    """``addcdiv``'s op (``AddcdivBackward0``)."""
+    """``addcdiv``'s op (``AddcdivBackward0``); a real operand of a complex result gets the
+    real part of its gradient, as torch's (``complex_formulas``)."""
     builtin_op = True
+    complex_formulas = True
 
     @staticmethod
     def forward(ctx, input, tensor1, tensor2, value):
@@ -162,9 +169,10 @@ class Addcdiv(Function):
         if ctx.needs_input_grad[0]:
             grads[0] = _reduced(grad, input)
         if ctx.needs_input_grad[1]:
-            grads[1] = _reduced(grad * (ctx.value / tensor2), tensor1)
+            grads[1] = _reduced(grad * (ctx.value / tensor2).conj(), tensor1)
         if ctx.needs_input_grad[2]:
-            grads[2] = _reduced(-grad * (ctx.value * tensor1 / (tensor2 * tensor2)), tensor2)
+            grads[2] = _reduced(-grad * (ctx.value * tensor1 / (tensor2 * tensor2)).conj(),
+                                tensor2)
         return tuple(grads)
 
     @staticmethod

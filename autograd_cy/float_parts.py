@@ -79,24 +79,26 @@ class Ldexp(Function):
     """``ldexp``'s op (``LdexpBackward0``): the value ``input * 2.0 ** other``; the gradient
     and tangent of ``input`` scaled by ``pow(2, other)`` as torch's formula computes it (in
     integers for an integer ``other``, so 0 for a negative power), ``other``'s by
-    ``input * 2 ** other * log(2)``."""
+    ``result * log(2)``; gradients take the conjugates of those factors
+    (NOTE [Complex gradients] in pyx/ops/conjugate.pyx), tangents do not."""
     builtin_op = True
 
     @staticmethod
     def forward(ctx, input, other):
-        ctx.save_for_backward(input, other)
+        result = input * _ag.pow(2.0, other)
+        ctx.save_for_backward(input, other, result)
         ctx.save_for_forward(input, other)
-        return input * _ag.pow(2.0, other)
+        return result
 
     @staticmethod
     def backward(ctx, grad):
-        input, other = ctx.saved_tensors
+        input, other, result = ctx.saved_tensors
         grad_input = grad_other = None
         if ctx.needs_input_grad[0]:
-            grad_input = (grad * _powers_of_two(other)).sum_to_size(input.shape)
+            grad_input = (grad * _powers_of_two(other).conj()).sum_to_size(input.shape)
         if ctx.needs_input_grad[1]:
-            grad_other = (grad * input * _ag.pow(2, other) * math.log(2)).sum_to_size(
-                other.shape)
+            # grad * conj(result) * log(2), in torch's order (float16's rounding)
+            grad_other = (grad * result.conj() * math.log(2)).sum_to_size(other.shape)
         return grad_input, grad_other
 
     @staticmethod

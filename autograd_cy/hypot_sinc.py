@@ -4,7 +4,9 @@ their own formulas.
 - ``hypot(x, y) = sqrt(x^2 + y^2)`` (``HypotBackward0``), without overflow of the squares
   (NumPy's ``hypot``); ``x`` gets ``g * x / result``, ``y`` ``g * y / result``.
 - ``sinc(x) = sin(pi x) / (pi x)``, 1 at 0 (``SincBackward0``); its derivative
-  ``(cos(pi x) pi x - sin(pi x)) / (pi x^2)``, 0 at 0.
+  ``(cos(pi x) pi x - sin(pi x)) / (pi x^2)``, 0 where ``pi x^2`` is (torch's test, so
+  also where the square underflows); a complex ``x`` keeps its dtype, its gradient
+  ``g * conj(derivative)`` (NOTE [Complex gradients] in pyx/ops/conjugate.pyx).
 - ``float_power(x, y)``: ``pow`` in float64 (both converted first; its nodes are pow's).
 
 >>> import autograd_cy as ag
@@ -60,10 +62,11 @@ class Hypot(Function):
 
 
 def _sinc_slope(x):
-    """``(cos(pi x) pi x - sin(pi x)) / (pi x^2)``, 0 at 0 (Tensor ops)."""
+    """``(cos(pi x) pi x - sin(pi x)) / (pi x^2)``, 0 where ``pi x^2`` is (Tensor ops)."""
     angle = x * math.pi
-    slope = (_ag.cos(angle) * angle - _ag.sin(angle)) / (angle * x)
-    return _ag.where(x == 0, slope.new_zeros(()), slope)
+    squared = angle * x
+    slope = (_ag.cos(angle) * angle - _ag.sin(angle)) / squared
+    return _ag.where(squared == 0, slope.new_zeros(()), slope)
 
 
 class Sinc(Function):
@@ -72,7 +75,7 @@ class Sinc(Function):
 
     @staticmethod
     def forward(ctx, input):
-        if not input.is_floating_point():
+        if not input.is_floating_point() and not input.is_complex():
             input = input.to(_ag.get_default_dtype())
         ctx.save_for_backward(input)
         ctx.save_for_forward(input)
@@ -82,7 +85,7 @@ class Sinc(Function):
     @staticmethod
     def backward(ctx, grad):
         (input,) = ctx.saved_tensors
-        return grad * _sinc_slope(input)
+        return grad * _sinc_slope(input).conj()
 
     @staticmethod
     def jvp(ctx, input_t):

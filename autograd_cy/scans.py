@@ -33,6 +33,7 @@ import numpy as np
 import autograd_cy as _ag
 from autograd_cy._C.tensor import _array_of, _register_methods, _wrap_array
 from autograd_cy.autograd.function import Function
+from autograd_cy.log_add_exp import complex_log_add_exp
 from autograd_cy.reorder import _wrap
 
 __all__ = ["cumsum", "cumprod", "cummax", "cummin", "logcumsumexp"]
@@ -42,7 +43,7 @@ cummin_result = namedtuple("cummin", ["values", "indices"])
 
 # The dtype torch's CPU kernel accumulates each dtype in (its acc_type), where it is wider.
 _ACCUMULATE = {np.dtype(np.float16): np.float32, np.dtype(ml_dtypes.bfloat16): np.float32,
-               np.dtype(np.float32): np.float64}
+               np.dtype(np.float32): np.float64, np.dtype(np.complex64): np.complex128}
 
 
 def _scan(array, axis, combine):
@@ -283,30 +284,17 @@ def cummin(input, dim):
 # is conj(exp(x + reversed_logcumsumexp(log(conj(grad)) - out))). The tangent is torch's:
 # cumsum(t * exp(x - max)) / cumsum(exp(x - max)), max over the dim (of the real parts).
 
-def _complex_log_add_exp(accumulated, x):
-    """torch's complex ``_log_add_exp_helper(accumulated, x)``: ordered by the real parts
-    (a tie keeps ``accumulated`` as the smaller); NaN if the smaller has a NaN part; two
-    equal infinite real parts give the smaller (-inf) or ``log(exp(a) + exp(b))`` (+inf);
-    otherwise ``log1p(exp(min - max)) + max``."""
-    x_smaller = x.real < accumulated.real
-    low = np.where(x_smaller, x, accumulated)
-    high = np.where(x_smaller, accumulated, x)
-    general = np.log1p(np.exp(low - high)) + high
-    both_infinite = ~np.isfinite(low.real) & (low.real == high.real)
-    infinite = np.where(low.real < 0, low, np.log(np.exp(low) + np.exp(high)))
-    result = np.where(both_infinite, infinite, general)
-    return np.where(np.isnan(low.real) | np.isnan(low.imag), complex(np.nan, np.nan), result)
-
-
 def _complex_running_logaddexp(array, axis):
     """logcumsumexp of a complex array along ``axis``, from an accumulator of -inf, as
-    torch's CPU kernel."""
+    torch's CPU kernel: complex64 accumulated in complex128, each output rounded."""
     moved = np.moveaxis(array, axis, 0)
     out = np.empty_like(moved)
-    accumulated = np.full(moved.shape[1:], complex(-np.inf, 0), dtype=moved.dtype)
+    wide = _ACCUMULATE.get(moved.dtype, moved.dtype)
+    accumulated = np.full(moved.shape[1:], complex(-np.inf, 0), dtype=wide)
     with np.errstate(all="ignore"):             # infinities and NaN are handled above
         for index in range(moved.shape[0]):
-            accumulated = _complex_log_add_exp(accumulated, moved[index]).astype(moved.dtype)
+            accumulated = complex_log_add_exp(moved[index].astype(wide), accumulated).astype(
+                wide)
             out[index] = accumulated
     return np.moveaxis(out, 0, axis)
 

@@ -117,6 +117,11 @@ class FunctionMeta(type):
 
     def __init__(cls, name, bases, attrs):
         cls._backward_cls = _make_node_class(name + "Backward", BackwardCFunction, cls)
+        if getattr(cls, "complex_formulas", False):
+            # a built-in op whose torch formulas give a real input the real part of its
+            # complex gradient (handle_r_to_c): validate_outputs takes it (NOTE [Complex
+            # formulas gate]); any other Function's is refused there, as torch's engine does
+            cls._backward_cls.complex_formulas = True
         super().__init__(name, bases, attrs)
 
 

@@ -6,11 +6,15 @@ is read: the lower one, or the upper one with ``upper=True``.
 # NOTE [The Cholesky backward]
 From ``dA = dL L^H + L dL^H``, ``L^{-1} dA L^{-H} = L^{-1} dL + (L^{-1} dL)^H`` with
 ``L^{-1} dL`` lower triangular, so ``dL = L Phi(L^{-1} dA L^{-H})``, where ``Phi`` keeps
-the lower triangle and halves the diagonal. ``Phi`` is its own adjoint, hence
+the lower triangle and halves the diagonal. Its adjoint on a lower triangular ``X`` is
+``Phi*(X) = (X + tril(X, -1)^H) / 2``, the off-diagonal half mirrored; hence, as torch's
+``cholesky_backward``,
 
-    gA = L^{-H} Phi(L^H gL) L^{-1},   symmetrized: (gA + gA^H) / 2
+    gA = L^{-H} Phi*(tril(L^H gL)) L^{-1}
 
-(the gradient of a function of a Hermitian matrix, as torch returns it). Both solves are
+Hermitian for real matrices. For complex ones it is not quite: the diagonal of ``L^H gL``
+may have an imaginary part, which ``Phi*`` halves and keeps, where symmetrizing afterwards,
+``(gA + gA^H) / 2``, would drop it; torch keeps it, so this does too. Both solves are
 ``linalg.solve``, so the formula differentiates again.
 
 >>> import autograd_cy as ag
@@ -64,6 +68,12 @@ def _phi(x):
     return x.tril() - 0.5 * x.tril().triu()
 
 
+def _phi_adjoint(x):
+    """``(x + tril(x, -1)^H) / 2`` of a lower triangular ``x``: ``_phi``'s adjoint (NOTE
+    [The Cholesky backward])."""
+    return 0.5 * (x + mH(x.tril(-1)))
+
+
 class LinalgCholeskyEx(Function):
     """``cholesky_ex``'s op: the factor (lower, or upper with ``upper``) and info."""
     builtin_op = True
@@ -90,9 +100,8 @@ class LinalgCholeskyEx(Function):
         (L,) = ctx.saved_tensors
         if ctx.upper:
             L, grad = mH(L), mH(grad)
-        phi = _phi(_ag.matmul(mH(L), grad))
-        gA = solve(L, solve(mH(L), phi), left=False)
-        return 0.5 * (gA + mH(gA)), None, None
+        phi = _phi_adjoint(_ag.matmul(mH(L), grad).tril())
+        return solve(L, solve(mH(L), phi), left=False), None, None
 
     @staticmethod
     def jvp(ctx, A_t, upper_t, check_errors_t):

@@ -9,6 +9,13 @@ is a convolution forward: the input's gradient is the convolution of the output'
 by the same weight, and the weight's gradient is the convolution's weight gradient with
 the roles of image and gradient swapped. The weight is ``(C_in, C_out / groups, kh, kw)``,
 as torch's. Its backward is made of ops (``Convolution`` and products), so it records.
+For complex tensors both gradients take the conjugate of the other operand, as the
+convolution's (see ``nn/convolution.py``).
+
+With an ``output_padding`` of at least the stride (allowed where it is below the dilation),
+the convolution of the output's gradient is longer than the input by
+``output_padding // stride`` rows or columns, which see only the padding: the input's
+gradient is its first ``H x W``.
 """
 from autograd_cy.autograd.function import Function
 from autograd_cy.nn.convolution import Convolution, _columns, _expanded, _input_grad, _planes
@@ -58,14 +65,17 @@ class ConvTranspose(Function):
         n, channels, height, width = input.shape
         grad_input = grad_weight = grad_bias = None
         if ctx.needs_input_grad[0]:
-            grad_input = Convolution.apply(grad, weight, None, stride, padding, dilation,
-                                           groups)
+            grad_input = Convolution.apply(grad, weight.conj(), None, stride, padding,
+                                           dilation, groups)
+            if tuple(grad_input.shape[2:]) != (height, width):
+                grad_input = grad_input[:, :, :height, :width]
         if ctx.needs_input_grad[1]:
             padded = pad(grad, (padding[1], padding[1], padding[0], padding[0])) \
                 if any(padding) else grad
             columns = _columns(padded, weight, stride, dilation, groups, (height, width))
             rows = input.reshape(n, groups, channels // groups, height * width)
-            grad_weight = (rows @ columns.transpose(-1, -2)).sum(0).reshape(weight.shape)
+            grad_weight = (rows.conj() @ columns.transpose(-1, -2)).sum(0).reshape(
+                weight.shape)
         if has_bias and ctx.needs_input_grad[2]:
             grad_bias = grad.sum((0, 2, 3))
         if one_dim:

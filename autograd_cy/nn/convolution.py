@@ -8,6 +8,11 @@ windows (a strided view, ``windows.sliding_windows``) copied once into columns
 the weight's gradient is gradient times columns, the input's is the weight times the
 gradient, folded back onto the image (``windows.fold_windows``, col2im) and unpadded.
 Convolution is linear in input and in weight, so its tangent is two convolutions.
+
+For complex tensors each gradient is the adjoint of a linear map, so the formulas take the
+conjugate of the other operand (NOTE [Complex gradients] in pyx/ops/conjugate.pyx): the
+weight's gradient is the gradient times the conjugated columns, the input's the conjugated
+weight times the gradient. ``conj()`` of a real tensor is the tensor itself.
 """
 from autograd_cy._C.dtype import _c10_name
 from autograd_cy import factories
@@ -107,10 +112,11 @@ class Convolution(Function):
             if is_grad_enabled():            # double backward: columns that record
                 padded = pad(input, (padding[1], padding[1], padding[0], padding[0]))
                 columns = _columns(padded, weight, stride, dilation, groups, out)
-            grad_weight = (grad_rows @ columns.transpose(-1, -2)).sum(0).reshape(weight.shape)
+            grad_weight = (grad_rows @ columns.conj().transpose(-1, -2)).sum(0).reshape(
+                weight.shape)
         if ctx.needs_input_grad[0]:
             size = (input.shape[2] + 2 * padding[0], input.shape[3] + 2 * padding[1])
-            grad_padded = _input_grad(grad_rows, weight, size, stride, dilation, out)
+            grad_padded = _input_grad(grad_rows, weight.conj(), size, stride, dilation, out)
             grad_input = grad_padded[:, :, padding[0]:padding[0] + input.shape[2],
                                      padding[1]:padding[1] + input.shape[3]]
         if has_bias and ctx.needs_input_grad[2]:

@@ -11,7 +11,8 @@ gradient (NOTE [The p-norm's gradient]) taken back through the differences.
 # NOTE [The p-norm's gradient]
 For ``n = (sum |x|^p)^(1/p)`` the gradient is ``sgn(x) |x|^(p-1) / n^(p-1)``: ``x / n``
 for p = 2, ``sgn(x)`` for p = 1, zero for p = 0 (a count), and for p = inf ``sgn(x)``
-shared among the entries that reach the maximum. Where ``n`` is 0 the gradient is 0, as
+shared among the entries that reach the maximum; ``sgn(x)`` is ``x / |x|``, the phase of
+a complex ``x`` (``sign`` refuses complex tensors). Where ``n`` is 0 the gradient is 0, as
 torch's. It is written with Tensor ops of ``x`` so that it can be differentiated again.
 
 >>> import autograd_cy as ag
@@ -36,11 +37,11 @@ def _norm_gradient(x, norm, p, dim):
     if p == 0:
         return _ag.zeros_like(x)
     if p == 1:
-        return x.sign()
+        return x.sgn()
     if math.isinf(p):
         hit = x.abs().eq(norm) | x.isnan()
         share = hit.to(x.dtype)
-        return x.sign() * (share / share.sum(dim, keepdim=True))
+        return x.sgn() * (share / share.sum(dim, keepdim=True))
     zero = norm.detach().eq(0)
     safe_norm = _ag.where(zero, 1.0, norm)
     if p == 2:
@@ -48,9 +49,9 @@ def _norm_gradient(x, norm, p, dim):
     magnitude = x.abs()
     if p < 1:
         at_zero = x.detach().eq(0)
-        powered = x.sign() * _ag.where(at_zero, 1.0, magnitude) ** (p - 1)
+        powered = x.sgn() * _ag.where(at_zero, 1.0, magnitude) ** (p - 1)
         return _ag.where(at_zero, 0.0, powered) * norm ** (1 - p)
-    powered = x.sign() * magnitude ** (p - 1) if p < 2 else x * magnitude ** (p - 2)
+    powered = x.sgn() * magnitude ** (p - 1) if p < 2 else x * magnitude ** (p - 2)
     return _ag.where(zero, 0.0, powered / safe_norm ** (p - 1))
 
 

@@ -457,7 +457,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     torch composes it of other ops (there is no RMSNorm node): half and bfloat16 inputs are
     computed in float32, ``x * rsqrt(mean(x^2) + eps)`` (so ``eps=None`` is float32's
     epsilon for them), times ``weight`` in the promoted dtype, and the result cast back to
-    the input's dtype at the end.
+    the input's dtype at the end. A complex input's ``x^2`` is the complex square, as
+    torch's (not ``|x|^2``), and ``eps=None`` its real dtype's epsilon.
     """
     if not isinstance(normalized_shape, (tuple, list, _ag.Size)):
         raise TypeError("rms_norm(): argument 'normalized_shape' (position 2) must be tuple "
@@ -490,6 +491,6 @@ def _check_rms_norm(input, shape, weight):
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
                            f"[*{', '.join(str(n) for n in shape)}], but got input of size"
                            f"{list(input.shape)}")
-    if not input.dtype.is_floating_point:
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise NotImplementedError(f"\"rms_norm\" not implemented for "
                                   f"'{input.dtype._scalar_name}'")
