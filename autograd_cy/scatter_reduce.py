@@ -68,9 +68,11 @@ def _host(tensor):
 
 def _reduced(input, dim, index, src, reduce, include_self):
     """The values of ``scatter_reduce`` (a new tensor on ``input``'s device)."""
-    out = _host(input).copy()
-    positions = _host(index)
-    values = _host(src)[tuple(slice(0, size) for size in positions.shape)]
+    # a 0-dim tensor is read as one element (NOTE [A 0-dim tensor as one element])
+    out = _host(input).copy().reshape(tuple(input.shape) or (1,))
+    positions = _host(index).reshape(tuple(index.shape) or (1,))
+    values = _host(src).reshape(tuple(src.shape) or (1,))
+    values = values[tuple(slice(0, size) for size in positions.shape)]
     targets = _targets(positions, dim)
     if not include_self:
         out[targets] = _identity(reduce, out.dtype)
@@ -84,7 +86,7 @@ def _reduced(input, dim, index, src, reduce, include_self):
             out = (out / count).astype(out.dtype)
         else:
             out = np.floor_divide(out, count).astype(out.dtype)
-    return _wrap_array(out).to(input.device)
+    return _wrap_array(out.reshape(tuple(input.shape))).to(input.device)
 
 
 class ScatterReduce(Function):

@@ -1,0 +1,71 @@
+"""Edge cases torch's OpInfo samples (tests/opinfo) found where autograd_cy raised or
+differed: 0-dim tensors in the index ops, empty inputs, negative indices, the argument
+forms torch accepts. Each against torch (values, gradients, double backward, errors)."""
+import numpy as np
+import pytest
+
+from oracle import assert_same, assert_same_error, check_op, node_name, randn
+
+S = np.array(-4.8)          # a 0-dim input
+T = np.array(-7.5)
+
+
+def index(lib, values):
+    return lib.tensor(values, dtype=lib.int64)
+
+
+# ------------------------------------------------------------------ a shape of ()
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, x: lib.broadcast_to(x, ()),
+    lambda lib, x: lib.tile(x, ()),
+    lambda lib, x: lib.masked_select(x, lib.tensor(True)),
+    lambda lib, x: lib.masked_select(x, lib.tensor(False)),
+], ids=["broadcast_to", "tile", "masked_select", "masked_select_none"])
+def test_empty_shape_of_a_0_dim_tensor(fn):
+    check_op(fn, S)
+
+
+def test_masked_select_double_backward_node():
+    def run(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = lib.masked_select(x, lib.tensor([True, False]))
+        (g,) = lib.autograd.grad(y.sum() * 1.0, x, create_graph=True)
+        gy = lib.ones(1, requires_grad=True)
+        (h,) = lib.autograd.grad(y, x, gy, create_graph=True)
+        return node_name(y.grad_fn), node_name(h.grad_fn)
+    assert_same(run)
+
+
+# ------------------------------------------------------------------ index ops, 0-dim
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, x, s: lib.gather(x, 0, index(lib, 0)),
+    lambda lib, x, s: lib.gather(x, -1, index(lib, [0, 0])),
+    lambda lib, x, s: lib.scatter(x, 0, index(lib, 0), s),
+    lambda lib, x, s: lib.scatter(x, 0, index(lib, [0]), s),
+    lambda lib, x, s: lib.scatter(x, 0, index(lib, 0), 2.5),
+    lambda lib, x, s: lib.scatter_add(x, 0, index(lib, 0), s),
+    lambda lib, x, s: lib.index_add(x, 0, index(lib, [0]), s, alpha=2),
+    lambda lib, x, s: lib.index_add(x, 0, index(lib, 0), s),
+    lambda lib, x, s: lib.index_copy(x, 0, index(lib, [0]), s),
+    lambda lib, x, s: lib.index_select(x, 0, index(lib, [0])),
+    lambda lib, x, s: lib.index_select(x, 0, index(lib, 0)),
+] + [
+    (lambda reduce, include_self: lambda lib, x, s: lib.scatter_reduce(
+        x, 0, index(lib, 0), s, reduce, include_self=include_self))(reduce, include_self)
+    for reduce in ("sum", "prod", "mean", "amin", "amax") for include_self in (True, False)
+])
+def test_index_ops_of_0_dim_tensors(fn):
+    check_op(fn, S, T)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib: lib.gather(lib.tensor(1.0), 0, index(lib, [[0]])),
+    lambda lib: lib.gather(lib.tensor(1.0), 0, index(lib, [1])),
+    lambda lib: lib.index_add(lib.tensor(1.0), 0, index(lib, [0]), lib.tensor([5.0])),
+    lambda lib: lib.index_add(lib.zeros(2), 0, index(lib, 0), lib.tensor(5.0)),
+    lambda lib: lib.index_select(lib.tensor(1.0), 0, index(lib, [0, 0])),
+])
+def test_index_ops_of_0_dim_tensors_errors(fn):
+    assert_same_error(fn, RuntimeError)
