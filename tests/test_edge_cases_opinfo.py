@@ -4,7 +4,7 @@ forms torch accepts. Each against torch (values, gradients, double backward, err
 import numpy as np
 import pytest
 
-from oracle import assert_same, assert_same_error, check_op, node_name, randn
+from oracle import assert_same, assert_same_error, check_op, node_name
 
 S = np.array(-4.8)          # a 0-dim input
 T = np.array(-7.5)
