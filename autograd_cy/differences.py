@@ -62,6 +62,8 @@ def take_along_dim(input, indices, dim=None):
                 raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor "
                                    f"b ({b}) at non-singleton dimension {k}")
             shape_input[k] = shape_indices[k] = max(a, b)
+    if input.shape[dim]:        # torch reads the indices modulo the size (-1 the last)
+        indices = indices.remainder(input.shape[dim])
     return input.expand(*shape_input).gather(dim, indices.expand(*shape_indices))
 
 

@@ -69,3 +69,45 @@ def test_index_ops_of_0_dim_tensors(fn):
 ])
 def test_index_ops_of_0_dim_tensors_errors(fn):
     assert_same_error(fn, RuntimeError)
+
+
+# ------------------------------------------------------------------ take_along_dim, tensordot
+
+def test_take_along_dim_reads_indices_modulo_the_size():
+    check_op(lambda lib, x: lib.take_along_dim(x, index(lib, [[5, -6, 12], [7, -1, -9]]), 1),
+             np.arange(10.0).reshape(2, 5))
+
+
+def test_take_along_dim_flattened_keeps_the_bounds_check():
+    assert_same_error(lambda lib: lib.take_along_dim(lib.arange(5.0), index(lib, [-1])),
+                      RuntimeError)
+
+
+@pytest.mark.parametrize("dims", [([0, 1], [2, 0]), "tensor", "tensor0", [[2], [0]]])
+def test_tensordot_dims_forms(dims):
+    def fn(lib, a, b):
+        given = dims
+        if dims == "tensor":
+            given = lib.tensor([[0, 1], [2, 0]])
+        elif dims == "tensor0":
+            given = lib.tensor(1)
+        return lib.tensordot(a, b, dims=given)
+    # a dim of one pairs with any size (the other operand summed over it)
+    check_op(fn, np.array([[[0.3]]]), np.array([[[-0.7, 0.4]], [[0.2, 0.1]]]))
+
+
+def test_tensordot_dims_of_another_type():
+    assert_same_error(lambda lib: lib.tensordot(lib.ones(2), lib.ones(2), dims=1.5),
+                      RuntimeError)
+
+
+# ------------------------------------------------------------------ 0-dim inputs
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, x: lib.lgamma(x),
+    lambda lib, x: lib.nansum(x, dim=-1),
+    lambda lib, x: lib.nanmean(x, dim=-1, keepdim=False),
+    lambda lib, x: lib.nanmean(x, dim=0, keepdim=True),
+], ids=["lgamma", "nansum", "nanmean", "nanmean_keepdim"])
+def test_0_dim_input(fn):
+    check_op(fn, S)
