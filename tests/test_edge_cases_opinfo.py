@@ -4,7 +4,7 @@ forms torch accepts. Each against torch (values, gradients, double backward, err
 import numpy as np
 import pytest
 
-from oracle import assert_same, assert_same_error, check_op, node_name
+from oracle import assert_same, assert_same_error, check_op, node_name, randn
 
 S = np.array(-4.8)          # a 0-dim input
 T = np.array(-7.5)
@@ -111,3 +111,42 @@ def test_tensordot_dims_of_another_type():
 ], ids=["lgamma", "nansum", "nanmean", "nanmean_keepdim"])
 def test_0_dim_input(fn):
     check_op(fn, S)
+
+
+# ------------------------------------------------------------------ empty inputs
+
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_of_an_empty_input(training):
+    check_op(lambda lib, x, w, b: lib.nn.functional.batch_norm(
+        x, None, None, w, b, training=training), np.zeros((0, 3)), randn(3), randn(3, seed=1))
+    check_op(lambda lib, x: lib.nn.functional.batch_norm(
+        x, lib.zeros(5), lib.ones(5), training=training), np.zeros(0))
+
+
+def test_group_norm_of_an_empty_batch():
+    check_op(lambda lib, x, w, b: lib.nn.functional.group_norm(x, 1, w, b),
+             np.zeros((0, 2)), randn(2), randn(2, seed=1))
+
+
+@pytest.mark.parametrize("shapes", [((0, 0), (0, 0)), ((0, 0, 0), (0, 0, 0)),
+                                    ((2, 0), (2, 3)), ((0, 3), (0, 2))])
+@pytest.mark.parametrize("right", [False, True])
+def test_searchsorted_of_empty_inputs(shapes, right):
+    def run(lib):
+        return lib.searchsorted(lib.zeros(shapes[0]), lib.zeros(shapes[1]), right=right)
+    assert_same(lambda lib: (list(run(lib).shape), run(lib).tolist()))
+
+
+# ------------------------------------------------------------------ diff
+
+@pytest.mark.parametrize("n,dim", [(0, 0), (0, 1), (2, 1)])
+def test_diff_with_prepend_and_append(n, dim):
+    check_op(lambda lib, x, p, a: lib.diff(x, n, dim, p, a), randn(3, 4),
+             randn(1, 4, seed=1) if dim == 0 else randn(3, 1, seed=1),
+             randn(2, 4, seed=2) if dim == 0 else randn(3, 2, seed=2))
+    assert_same(lambda lib: node_name(lib.diff(lib.ones(2, 3, requires_grad=True), 0).grad_fn))
+
+
+@pytest.mark.parametrize("other", [(1, 2), (2,)])
+def test_diff_prepend_of_another_shape(other):
+    assert_same_error(lambda lib: lib.diff(lib.ones(2, 3), 0, 0, lib.ones(other)), RuntimeError)
