@@ -150,3 +150,34 @@ def test_diff_with_prepend_and_append(n, dim):
 @pytest.mark.parametrize("other", [(1, 2), (2,)])
 def test_diff_prepend_of_another_shape(other):
     assert_same_error(lambda lib: lib.diff(lib.ones(2, 3), 0, 0, lib.ones(other)), RuntimeError)
+
+
+# ------------------------------------------------------------------ Tensor.to's forms
+
+@pytest.mark.parametrize("form", [
+    lambda lib, x: x.to("cpu", lib.float64, True, True),
+    lambda lib, x: x.to(lib.float64, False, True),
+    lambda lib, x: x.to(lib.float32, False, False),
+    lambda lib, x: x.to(x, False, True),
+    lambda lib, x: x.to(x, False, False),
+    lambda lib, x: x.to(None, lib.float32),
+    lambda lib, x: x.to("cpu", None, False, True),
+    lambda lib, x: x.to("cpu", lib.float64, False, True, memory_format=lib.channels_last),
+])
+def test_to_with_positional_non_blocking_and_copy(form):
+    def run(lib):
+        x = lib.ones(1, 2, 1, 1, dtype=lib.float64, requires_grad=True)
+        y = form(lib, x)
+        return y is x, str(y.dtype).split(".")[-1], node_name(y.grad_fn)
+    assert_same(run)
+    check_op(lambda lib, x: form(lib, x), randn(1, 2, 1, 1))
+
+
+@pytest.mark.parametrize("args,got", [(("float64", "cpu"), r"dtype, str"),
+                                      (("float64", False, True, 1), r"dtype, bool, bool, int")])
+def test_to_invalid_combinations(args, got):
+    def run(lib):
+        given = [getattr(lib, a) if a == "float64" else a for a in args]
+        lib.ones(2).to(*given)
+    assert_same_error(run, TypeError, r"^to\(\) received an invalid combination of arguments "
+                      r"- got \((torch|autograd_cy)\." + got + r"\), but expected one of")
