@@ -209,7 +209,7 @@ cdef void check_index_dtype(Tensor index, str op) except *:
 
 
 cdef void check_index_rank(Tensor self, Tensor index, str name) except *:
-    # NOTE [A 0-dim tensor as one element]
+    # max(dim, 1): NOTE [A 0-dim tensor as one element]
     if max(index._data.ndim, 1) != max(self._data.ndim, 1):
         raise RuntimeError(f"Index tensor must have the same number of dimensions as {name} "
                            f"tensor")
