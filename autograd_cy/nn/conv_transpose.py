@@ -57,9 +57,14 @@ class ConvTranspose(Function):
         stride, padding, output_padding, dilation, groups, has_bias = ctx.settings
         n, channels, height, width = input.shape
         grad_input = grad_weight = grad_bias = None
+        if grad.is_complex():       # linear in each: the adjoint takes the conjugates
+            input, weight = input.conj(), weight.conj()
         if ctx.needs_input_grad[0]:
             grad_input = Convolution.apply(grad, weight, None, stride, padding, dilation,
                                            groups)
+            if tuple(grad_input.shape[2:]) != (height, width):
+                # an output_padding of a stride or more adds rows no input entry reaches
+                grad_input = grad_input[:, :, :height, :width]
         if ctx.needs_input_grad[1]:
             padded = pad(grad, (padding[1], padding[1], padding[0], padding[0])) \
                 if any(padding) else grad

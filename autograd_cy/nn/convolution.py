@@ -102,11 +102,16 @@ class Convolution(Function):
         n = input.shape[0]
         grad_rows = grad.reshape(n, groups, weight.shape[0] // groups, out[0] * out[1])
         grad_input = grad_weight = grad_bias = None
+        conjugate = grad.is_complex()       # linear in each: the adjoint takes the conjugates
+        if conjugate:
+            weight = weight.conj()
         if ctx.needs_input_grad[1]:
             columns = ctx.columns
             if is_grad_enabled():            # double backward: columns that record
                 padded = pad(input, (padding[1], padding[1], padding[0], padding[0]))
                 columns = _columns(padded, weight, stride, dilation, groups, out)
+            if conjugate:
+                columns = columns.conj()
             grad_weight = (grad_rows @ columns.transpose(-1, -2)).sum(0).reshape(weight.shape)
         if ctx.needs_input_grad[0]:
             size = (input.shape[2] + 2 * padding[0], input.shape[3] + 2 * padding[1])
