@@ -154,23 +154,33 @@ def test_diff_prepend_of_another_shape(other):
 
 # ------------------------------------------------------------------ Tensor.to's forms
 
+def _to_form(lib, form):
+    x = lib.ones(1, 2, 1, 1, dtype=lib.float64, requires_grad=True)
+    y = form(lib, x)
+    (grad,) = lib.autograd.grad(y.sum(), x)
+    return y is x, str(y.dtype).split(".")[-1], node_name(y.grad_fn), grad.tolist()
+
+
 @pytest.mark.parametrize("form", [
-    lambda lib, x: x.to("cpu", lib.float64, True, True),
     lambda lib, x: x.to(lib.float64, False, True),
     lambda lib, x: x.to(lib.float32, False, False),
     lambda lib, x: x.to(x, False, True),
     lambda lib, x: x.to(x, False, False),
     lambda lib, x: x.to(None, lib.float32),
+])
+def test_to_with_positional_non_blocking_and_copy(form):
+    assert_same(lambda lib: _to_form(lib, form))
+    check_op(lambda lib, x: form(lib, x), randn(1, 2, 1, 1))
+
+
+@pytest.mark.cpu_only       # names the CPU
+@pytest.mark.parametrize("form", [
+    lambda lib, x: x.to("cpu", lib.float64, True, True),
     lambda lib, x: x.to("cpu", None, False, True),
     lambda lib, x: x.to("cpu", lib.float64, False, True, memory_format=lib.channels_last),
 ])
-def test_to_with_positional_non_blocking_and_copy(form):
-    def run(lib):
-        x = lib.ones(1, 2, 1, 1, dtype=lib.float64, requires_grad=True)
-        y = form(lib, x)
-        return y is x, str(y.dtype).split(".")[-1], node_name(y.grad_fn)
-    assert_same(run)
-    check_op(lambda lib, x: form(lib, x), randn(1, 2, 1, 1))
+def test_to_device_with_positional_non_blocking_and_copy(form):
+    assert_same(lambda lib: _to_form(lib, form))
 
 
 @pytest.mark.parametrize("args,got", [(("float64", "cpu"), r"dtype, str"),
