@@ -71,6 +71,25 @@ def test_index_ops_of_0_dim_tensors_errors(fn):
     assert_same_error(fn, RuntimeError)
 
 
+@pytest.mark.parametrize("fn", [
+    lambda lib, x, s: lib.index_copy(x, 0, index(lib, [0]), s.reshape(1)),
+    lambda lib, x, s: lib.index_copy(lib.stack([x, s]), 0, index(lib, [1]), x * 2),
+], ids=["vector_into_0_dim", "0_dim_into_vector"])
+def test_index_copy_between_0_dim_and_one_element(fn):
+    # index_copy compares the slices without dim: both empty
+    check_op(fn, S, T)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib: lib.index_copy(lib.zeros(2, 3), 0, index(lib, [0]), lib.zeros(1, 4)),
+    lambda lib: lib.index_copy(lib.zeros(2, 3), 0, index(lib, [0]), lib.zeros(1, 3, 1)),
+    lambda lib: lib.index_copy(lib.zeros(2), 0, index(lib, [0, 1]), lib.tensor(1.0)),
+    lambda lib: lib.index_copy(lib.zeros(2), 0, index(lib, [[0]]), lib.zeros(1)),
+])
+def test_index_copy_errors(fn):
+    assert_same_error(fn)
+
+
 # ------------------------------------------------------------------ take_along_dim, tensordot
 
 def test_take_along_dim_reads_indices_modulo_the_size():
