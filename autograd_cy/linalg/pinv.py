@@ -26,7 +26,7 @@ import autograd_cy as _ag
 from autograd_cy.autograd.function import Function
 from autograd_cy.linalg._lapack import array_of, check_matrix, mH, tensor_like
 
-__all__ = ["pinv", "pinverse", "pinv_array", "pinv_backward", "tolerances", "cutoff"]
+__all__ = ["pinv", "pinverse", "pinv_array", "pinv_backward"]
 
 
 def tolerances(A, atol, rtol, name):
