@@ -20,6 +20,7 @@ tensor([0, 1, 3])
 tensor([1, 2, 0, 1])
 """
 from collections import namedtuple
+import math
 
 import numpy as np
 
@@ -43,9 +44,12 @@ def _positions(boundaries, values, right, out_int32):
     if boundaries.ndim <= 1:
         found = np.searchsorted(boundaries, values, side=side)
     else:
-        rows_b = boundaries.reshape(-1, boundaries.shape[-1])
-        rows_v = values.reshape(-1, values.shape[-1])
-        found = np.stack([np.searchsorted(b, v, side=side) for b, v in zip(rows_b, rows_v)])
+        rows = math.prod(boundaries.shape[:-1])     # (spelled out: there may be none)
+        rows_b = boundaries.reshape(rows, boundaries.shape[-1])
+        rows_v = values.reshape(rows, values.shape[-1])
+        found = np.empty(rows_v.shape, dtype=np.int64)
+        for k in range(rows):
+            found[k] = np.searchsorted(rows_b[k], rows_v[k], side=side)
         found = found.reshape(values.shape)
     return np.asarray(found, dtype=np.int32 if out_int32 else np.int64)
 

@@ -14,7 +14,7 @@ tensor([3., 7.])
 import math
 
 from autograd_cy._C.ops.arguments import is_int
-from autograd_cy._C.tensor import _register_methods
+from autograd_cy._C.tensor import Tensor, _register_methods
 from autograd_cy.reorder import _wrap
 
 __all__ = ["tensordot", "inner", "kron"]
@@ -23,6 +23,17 @@ __all__ = ["tensordot", "inner", "kron"]
 def tensordot(a, b, dims=2):
     """The sum over ``a``'s and ``b``'s paired dims of their product: ``dims`` an int (the
     last ``dims`` of ``a`` with the first of ``b``) or two lists of dims."""
+    if not isinstance(dims, (tuple, list, Tensor)) and not is_int(dims):
+        raise RuntimeError(f"tensordot expects dims to be int or tuple[list[int], list[int]] "
+                           f"or list[list[int]] containing two lists, but got dims={dims}")
+    if isinstance(dims, Tensor):
+        if dims.numel() > 1:
+            dims = dims.tolist()
+        else:
+            dims = int(dims.item())
+            if dims < 0:
+                raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+            dims = (list(range(-dims, 0)), list(range(dims)))
     if is_int(dims):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
@@ -36,7 +47,11 @@ def tensordot(a, b, dims=2):
         if len(dims_a) != len(dims_b):
             raise RuntimeError("both dimension lists should have same length")
     for da, db in zip(dims_a, dims_b):      # (torch's message names the dims as given)
-        if a.shape[da] != b.shape[db]:
+        if b.shape[db] == 1:                # a dim of one broadcasts: the other is summed
+            a = a.sum(da, keepdim=True)
+        elif a.shape[da] == 1:
+            b = b.sum(db, keepdim=True)
+        elif a.shape[da] != b.shape[db]:
             raise RuntimeError(f"contracted dimensions need to match, but first has size "
                                f"{a.shape[da]} in dim {da} and second has size "
                                f"{b.shape[db]} in dim {db}")

@@ -28,6 +28,20 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     dim = _wrap(dim, input.dim())
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
+    for other in (prepend, append):
+        if other is None:
+            continue
+        if other.dim() != input.dim():
+            raise RuntimeError("diff expects prepend or append to be the same dimension as "
+                               "input")
+        for k in range(input.dim()):
+            if k != dim and other.shape[k] != input.shape[k]:
+                raise RuntimeError(
+                    "diff expects the shape of tensor to prepend or append to match that of "
+                    f"input except along the differencing dimension; input.size({k}) = "
+                    f"{input.shape[k]}, but got tensor.size({k}) = {other.shape[k]}")
+    if n == 0:      # torch's: a copy (CopyBackwards), prepend and append left out
+        return _ag.zeros_like(input).copy_(input)
     parts = [t for t in (prepend, input, append) if t is not None]
     if len(parts) > 1:
         input = _ag.cat(parts, dim)
@@ -62,6 +76,8 @@ def take_along_dim(input, indices, dim=None):
                 raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor "
                                    f"b ({b}) at non-singleton dimension {k}")
             shape_input[k] = shape_indices[k] = max(a, b)
+    if input.shape[dim]:        # torch reads the indices modulo the size (-1 the last)
+        indices = indices.remainder(input.shape[dim])
     return input.expand(*shape_input).gather(dim, indices.expand(*shape_indices))
 
 

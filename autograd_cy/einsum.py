@@ -1,6 +1,14 @@
 """``einsum``: sums of products of tensors' entries, named by subscript letters
 (``"ij,jk->ik"`` is a matrix product).
 
+An ellipsis (``"...ij"``) names the dims no letter names.
+
+NOTE [einsum's ellipsis]
+The ellipses of the operands cover their own counts of dims, which broadcast together
+aligned to the right (as NumPy's); the output puts them where its ``...`` is, first when
+the output is implicit, and sums them away when an explicit output has none. Each is
+named ``"...<k>"`` (k counted over the broadcast dims) and joins the letters.
+
 Composed of existing ops, so each step records its own node: a letter repeated within one
 operand takes that diagonal (``diagonal``); each operand is then permuted to one common
 order of letters, the output's first and the summed ones after, and viewed with size-1
@@ -21,38 +29,73 @@ import math
 __all__ = ["einsum"]
 
 
+_ELLIPSIS = "..."
+
+
+def _tokens(part, name):
+    """The subscripts of one operand (or the output) as a list: its letters, and
+    ``"..."`` where its ellipsis is, with torch's errors for a stray ``.``."""
+    tokens, k = [], 0
+    while k < len(part):
+        if part[k] != ".":
+            tokens.append(part[k])
+            k += 1
+            continue
+        if _ELLIPSIS in tokens:
+            raise RuntimeError(f"einsum(): found '.' for {name} for which an ellipsis was "
+                               f"already found")
+        if part[k:k + 3] != _ELLIPSIS:
+            raise RuntimeError(f"einsum(): found '.' for {name} that is not part of any "
+                               f"ellipsis" + (" (...)" if name == "output" else ""))
+        tokens.append(_ELLIPSIS)
+        k += 3
+    return tokens
+
+
 def _parse(equation, count):
-    """(the operands' subscripts, the output's), with torch's errors; the implicit output
-    is the letters used once, in alphabetical order."""
+    """(the operands' subscripts, the output's), each a list of letters and ``"..."``,
+    with torch's errors; the implicit output is the ellipsis, then the letters used once
+    in alphabetical order."""
     equation = equation.replace(" ", "")
-    if "." in equation:
-        raise NotImplementedError("einsum(): '...' (ellipsis) is not supported yet")
     inputs, arrow, output = equation.partition("->")
-    subscripts = inputs.split(",")
-    if len(subscripts) != count:
+    parts = inputs.split(",")
+    if len(parts) != count:
         raise RuntimeError("einsum(): more operands were provided than specified in the "
-                           "equation" if count > len(subscripts) else
+                           "equation" if count > len(parts) else
                            "einsum(): fewer operands were provided than specified in the "
                            "equation")
-    for letters in subscripts + [output]:
+    subscripts = [_tokens(part, f"operand {k}") for k, part in enumerate(parts)]
+    for letters in parts + [output]:
         for letter in letters:
-            if not letter.isalpha():
+            if not letter.isalpha() and letter != ".":
                 raise RuntimeError(f"einsum(): invalid subscript given at index "
                                    f"{equation.index(letter)} in the equation string, "
                                    f"subscripts must be in [a-zA-Z]")
-    if not arrow:
-        counts = {}
-        for letter in inputs.replace(",", ""):
-            counts[letter] = counts.get(letter, 0) + 1
-        output = "".join(sorted(letter for letter, n in counts.items() if n == 1))
+    used = [letter for tokens in subscripts for letter in tokens if letter != _ELLIPSIS]
+    if arrow:
+        output = _tokens(output, "output")
+    else:
+        output = ([_ELLIPSIS] if any(_ELLIPSIS in tokens for tokens in subscripts) else []) + (
+            sorted(letter for letter in set(used) if used.count(letter) == 1))
     for letter in output:
+        if letter == _ELLIPSIS:
+            continue
         if output.count(letter) > 1:
             raise RuntimeError(f"einsum(): output subscript {letter} appears more than once "
                                f"in the output")
-        if letter not in inputs:
+        if letter not in used:
             raise RuntimeError(f"einsum(): output subscript {letter} does not appear in the "
                                f"equation for any input operand")
     return subscripts, output
+
+
+def _ellipsis_expanded(tokens, dims, total):
+    """``tokens`` with its ``"..."`` replaced by the names of the ``dims`` broadcast dims it
+    covers, aligned to the right among ``total`` (NOTE [einsum's ellipsis])."""
+    if _ELLIPSIS not in tokens:
+        return tokens
+    k = tokens.index(_ELLIPSIS)
+    return tokens[:k] + [f"...{j}" for j in range(total - dims, total)] + tokens[k + 1:]
 
 
 def _diagonals_taken(operand, letters):
@@ -75,16 +118,32 @@ def einsum(equation, *operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     subscripts, output = _parse(equation, len(operands))
-    prepared, sizes = [], {}
-    for operand, letters in zip(operands, subscripts):
-        if len(letters) != operand.dim():
+    covered = []            # how many dims each operand's ellipsis covers
+    for k, (operand, letters) in enumerate(zip(operands, subscripts)):
+        named = len(letters) - (_ELLIPSIS in letters)
+        if _ELLIPSIS in letters and named > operand.dim():
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({named}) "
+                               f"is more than the number of dimensions ({operand.dim()}) for "
+                               f"operand {k}")
+        if _ELLIPSIS not in letters and named != operand.dim():
             raise RuntimeError(f"einsum(): the number of subscripts in the equation "
-                               f"({len(letters)}) does not match the number of dimensions "
-                               f"({operand.dim()}) for operand {len(prepared)} and no "
-                               f"ellipsis was given")
+                               f"({named}) does not match the number of dimensions "
+                               f"({operand.dim()}) for operand {k} and no ellipsis was given")
+        covered.append(operand.dim() - named)
+    total = max(covered, default=0)
+    output = _ellipsis_expanded(output, total, total)
+    prepared, sizes = [], {}
+    for operand, letters, dims in zip(operands, subscripts, covered):
+        letters = _ellipsis_expanded(letters, dims, total)
         operand, letters = _diagonals_taken(operand, letters)
         for letter, size in zip(letters, operand.shape):
             if sizes.get(letter, size) != size and 1 not in (size, sizes[letter]):
+                if letter.startswith(_ELLIPSIS):
+                    raise RuntimeError(
+                        f"einsum(): dimension {int(letter[3:]) - total + dims} covered by "
+                        f"ellipsis in operand {len(prepared)}has size {size} which does not "
+                        f"broadcast with previously seen ellipsis with size {sizes[letter]} "
+                        f"for the respective dimension")
                 raise RuntimeError(f"einsum(): subscript {letter} has size {size} for operand "
                                    f"{len(prepared)} which does not broadcast with "
                                    f"previously seen size {sizes[letter]}")
@@ -96,7 +155,7 @@ def einsum(equation, *operands):
     for operand, letters in prepared:
         permutation = sorted(range(len(letters)), key=lambda k: order.index(letters[k]))
         if permutation != list(range(len(letters))) or len(prepared) == 1:
-            operand = operand.permute(*permutation)     # (a lone operand: always, as torch)
+            operand = operand.permute(permutation)      # (a lone operand: always, as torch)
         present = [letters[k] for k in permutation]
         shape = [operand.shape[present.index(letter)] if letter in present else 1
                  for letter in order]

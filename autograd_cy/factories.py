@@ -668,10 +668,42 @@ def range(start=0, end=None, step=1, *, dtype=None, layout=None, device=None,
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    for name, value in (("start", start), ("end", end)):
+        if isinstance(value, Tensor) and value.dim():
+            raise RuntimeError(f"linspace only supports 0-dimensional start and end tensors, "
+                               f"but got {name} with {value.dim()} dimension(s).")
+    start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    array = np.linspace(start, end, steps)
-    return _make(array.astype(_numpy_dtype(dtype, _default_float())), requires_grad, device)
+    default = _default_float()
+    if isinstance(start, complex) or isinstance(end, complex):
+        default = np.result_type(default, np.complex64)
+    return _make(_spaced(start, end, steps, np.dtype(_numpy_dtype(dtype, default))),
+                 requires_grad, device)
+
+
+def _spaced(start, end, steps, dtype):
+    """linspace's values as torch's kernel computes them, in ``dtype`` (double for an
+    integer one): ``start + step * i`` for the first half, ``end - step * (steps - 1 - i)``
+    for the second, so both ends are exact."""
+    if steps <= 1:
+        return np.full(steps, start, dtype=dtype)
+    work = np.float64 if dtype.kind in "iub" else dtype.type
+    # the ends in dtype first (-3 as uint8 is 253), as torch's
+    first, last = (work(np.asarray(v).astype(dtype)) for v in (start, end))
+    step = (last - first) / work(steps - 1)
+    # torch's vectorized float kernel fuses the multiply-add (one rounding): a wider
+    # type's product and sum, rounded once, give its values (complex: not fused)
+    wide = _FUSED.get(np.dtype(work), work)
+    index = np.arange(steps)
+    first, last, step = wide(first), wide(last), wide(step)
+    with np.errstate(all="ignore"):
+        values = np.where(index < steps // 2, first + step * index.astype(wide),
+                          last - step * (steps - 1 - index).astype(wide))
+    return values.astype(work).astype(dtype)
+
+
+_FUSED = {np.dtype(np.float64): np.longdouble, np.dtype(np.float32): np.float64}
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None,

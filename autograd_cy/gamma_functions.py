@@ -71,7 +71,7 @@ def _lgamma(x):
         if value <= 0 and (math.isinf(value) or value == math.floor(value)):
             return math.inf
         return math.lgamma(value)
-    return np.frompyfunc(one, 1, 1)(x).astype(np.float64)
+    return np.asarray(np.frompyfunc(one, 1, 1)(x), dtype=np.float64)   # (0-dim: a float)
 
 
 def _digamma(x):

@@ -136,18 +136,19 @@ class IndexCopy(Function):
 
     @staticmethod
     def forward(ctx, input, dim, index, source):
-        ctx.dim = dim
+        ctx.dim, ctx.source_shape = dim, tuple(source.shape)
         mask, _ = _filled(input, dim, index, 0)
         kept = _ag.where(mask, input.new_zeros(()), input)
         ctx.save_for_backward(mask, index)
         ctx.save_for_forward(mask, index)
-        return kept.index_add(dim, index, source)
+        return kept.index_add(dim, index, _as_rank_of(source, input))
 
     @staticmethod
     def backward(ctx, grad):
         mask, index = ctx.saved_tensors
         grad_input = _ag.where(mask, grad.new_zeros(()), grad)
-        return grad_input, None, None, grad.index_select(ctx.dim, index)
+        return grad_input, None, None, grad.index_select(ctx.dim, index).reshape(
+            ctx.source_shape)
 
     @staticmethod
     def jvp(ctx, input_t, dim_t, index_t, source_t):
@@ -157,7 +158,15 @@ class IndexCopy(Function):
             return kept
         base = kept if isinstance(kept, Tensor) else _ag.zeros(
             mask.shape, dtype=source_t.dtype, device=source_t.device)
-        return base.index_add(ctx.dim, index, source_t)
+        return base.index_add(ctx.dim, index, _as_rank_of(source_t, base))
+
+
+def _as_rank_of(source, input):
+    """``source`` of ``input``'s rank: a 0-dim one and a one-element vector stand for each
+    other where either side is 0-dim (index_copy's slices are then both empty)."""
+    if source.dim() == input.dim():
+        return source
+    return source.reshape(()) if input.dim() == 0 else source.reshape(1)
 
 
 Take._backward_cls.__name__ = "TakeBackward0"
@@ -191,11 +200,27 @@ def index_copy(input, dim, index, source):
         raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, "
                            f"but got (self) {input.dtype._scalar_name} and (source) "
                            f"{source.dtype._scalar_name}")
+    count = index.numel()
+    if index.dim() > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got "
+                         f"{index.dim()})")
+    if source.dim() == 0 and count != 1:
+        raise IndexError(f"index_copy_(): When source is scalar, index should have one "
+                         f"element (got {count})")
+    if source.dim() != input.dim() and source.dim() and input.dim():
+        raise IndexError(f"index_copy_(): When source and destination are not scalars, their "
+                         f"dimensionality must match. Source dimensionality ({source.dim()}),"
+                         f" destination dimensionality ({input.dim()})")
     dim = _wrap(dim, input.dim())
-    count = source.shape[dim] if source.dim() else 1
-    if index.numel() != count:
-        raise IndexError(f"index_copy_(): Number of indices ({index.numel()}) should be "
-                         f"equal to source.size(dim) ({count})")
+    slices = [[n for k, n in enumerate(t.shape) if k != dim] for t in (input, source)]
+    if slices[0] != slices[1]:
+        raise RuntimeError(
+            f"index_copy_(): Source/destination tensor must have same slice shapes. "
+            f"Destination slice shape: {' '.join(map(str, slices[0]))} at dimension {dim} "
+            f"and source slice shape: {' '.join(map(str, slices[1]))} at dimension 0.")
+    if source.dim() and count != source.shape[dim]:
+        raise IndexError(f"index_copy_(): Number of indices ({count}) should be "
+                         f"equal to source.size(dim) ({source.shape[dim]})")
     return IndexCopy.apply(input, dim, index, source)
 
 

@@ -3,8 +3,9 @@ nonzero entries of a tensor are.
 
 ``masked_select`` is one op with torch's node ``MaskedSelectBackward0``: input and mask
 broadcast together, and the picked entries come out as a 1-D tensor in row-major order.
-Its gradient puts the gradient's entries back where they were picked (``index_put`` into
-zeros of the broadcast shape, which records, so a double backward differentiates it),
+Its gradient puts the gradient's entries back where they were picked (``masked_scatter``
+into zeros of the broadcast shape, as torch's, which records, so a double backward
+differentiates it),
 summed back to the input's shape where the mask broadcast it. ``nonzero`` and ``argwhere``
 return int64 indices: ``(count, ndim)``, or with ``as_tuple=True`` one index tensor per dim.
 
@@ -43,16 +44,15 @@ class MaskedSelect(Function):
     def forward(ctx, input, mask):
         shape = _broadcast_shape(tuple(mask.shape), tuple(input.shape))
         ctx.input_shape, ctx.shape = tuple(input.shape), shape
-        mask = mask.expand(*shape)
+        mask = mask.expand(shape)
         ctx.save_for_backward(mask)
         ctx.save_for_forward(mask)
-        return input.expand(*shape)[mask]
+        return input.expand(shape)[mask]
 
     @staticmethod
     def backward(ctx, grad):
         (mask,) = ctx.saved_tensors
-        placed = _ag.zeros(ctx.shape, dtype=grad.dtype, device=grad.device)
-        placed = _ag.index_put(placed, (mask,), grad)
+        placed = grad.new_zeros(ctx.shape).masked_scatter(mask, grad)
         if ctx.shape != ctx.input_shape:
             placed = placed.sum_to_size(ctx.input_shape)
         return placed, None
@@ -60,7 +60,7 @@ class MaskedSelect(Function):
     @staticmethod
     def jvp(ctx, input_t, mask_t):
         (mask,) = ctx.saved_tensors
-        return input_t.expand(*ctx.shape)[mask]
+        return input_t.expand(ctx.shape)[mask]
 
 
 MaskedSelect._backward_cls.__name__ = "MaskedSelectBackward0"

@@ -59,7 +59,7 @@ class Nansum(Function):
     def backward(ctx, grad):
         (input,) = ctx.saved_tensors
         grad = grad.to(input.dtype)
-        if not ctx.keepdim:
+        if not ctx.keepdim and input.dim():     # (a 0-dim input's dim 0 is no dim)
             for d in ctx.dims:
                 grad = grad.unsqueeze(d)
         grad = grad.expand(input.shape)

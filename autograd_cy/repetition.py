@@ -30,7 +30,7 @@ def tile(input, dims):
     to the input's rank; a longer ``dims`` adds leading dims)."""
     dims = _ints("tile", "dims", dims, 2, True)
     dims = (1,) * (input.dim() - len(dims)) + dims
-    return input.repeat(*dims)
+    return input.repeat(dims)
 
 
 def _tile_method(self, *dims):

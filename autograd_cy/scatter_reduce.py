@@ -46,7 +46,7 @@ def _identity(reduce, dtype):
         return 0
     if reduce == "prod":
         return 1
-    if dtype.kind == "f":
+    if dtype.kind in "fV":          # (ml_dtypes' bfloat16 is of kind "V")
         return -np.inf if reduce == "amax" else np.inf
     if dtype.kind == "b":
         return reduce == "amin"
@@ -69,12 +69,14 @@ def _host(tensor):
 def _reduced(input, dim, index, src, reduce, include_self):
     """The values of ``scatter_reduce`` (a new tensor on ``input``'s device). float16 and
     bfloat16 accumulate in float32 and round once, as torch's CPU kernel does."""
-    out = _host(input).copy()
+    # a 0-dim tensor is read as one element (NOTE [A 0-dim tensor as one element])
+    out = _host(input).copy().reshape(tuple(input.shape) or (1,))
     dtype = out.dtype
     if dtype.itemsize == 2 and input.dtype.is_floating_point:
         out = out.astype(np.float32)
-    positions = _host(index)
-    values = _host(src)[tuple(slice(0, size) for size in positions.shape)]
+    positions = _host(index).reshape(tuple(index.shape) or (1,))
+    values = _host(src).reshape(tuple(src.shape) or (1,))
+    values = values[tuple(slice(0, size) for size in positions.shape)]
     targets = _targets(positions, dim)
     if not include_self:
         out[targets] = _identity(reduce, out.dtype)
@@ -88,7 +90,8 @@ def _reduced(input, dim, index, src, reduce, include_self):
             out = (out / count).astype(out.dtype)
         else:
             out = np.floor_divide(out, count).astype(out.dtype)
-    return _wrap_array(out.astype(dtype, copy=False)).to(input.device)
+    return _wrap_array(out.astype(dtype, copy=False).reshape(tuple(input.shape))).to(
+        input.device)
 
 
 class ScatterReduce(Function):

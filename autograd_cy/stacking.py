@@ -104,7 +104,7 @@ def column_stack(tensors):
 
 def broadcast_to(input, size):
     """``input.expand(size)``: a view of ``input`` with the shape ``size``."""
-    return input.expand(*size) if isinstance(size, (tuple, list)) else input.expand(size)
+    return input.expand(tuple(size)) if isinstance(size, (tuple, list)) else input.expand(size)
 
 
 def broadcast_tensors(*tensors):

@@ -157,3 +157,34 @@ def test_tensor_where():
     check_op(lambda lib, x: x.where(x < 0, 1.5), randn(2, 3))
     assert_same(lambda lib: node_name(lib.tensor([1.0], requires_grad=True).where(
         lib.tensor([True]), 0.0).grad_fn))
+
+
+# ------------------------------------------- ellipsis (NOTE [einsum's ellipsis] in einsum.py)
+
+ELLIPSIS_CASES = {
+    "sum_first": ("i...->...", [(3, 3)]),
+    "summed_away": ("...ik, ...j -> ij", [(1, 2, 3), (3,)]),
+    "batched_matmul": ("...ij,...jk", [(4, 2, 3), (3, 5)]),
+    "broadcast_one": ("...i,...i", [(3, 1, 2), (4, 2)]),
+    "right_aligned": ("i...,j...", [(2, 3), (4, 2, 3)]),
+    "middle": ("a...b,b->...a", [(2, 3, 4, 5), (5,)]),
+    "explicit_only_output": ("ij->...ij", [(2, 3)]),
+    "scalar": ("...", [()]),
+    "diagonal": ("...ii->...i", [(2, 3, 3)]),
+}
+
+
+@pytest.mark.parametrize("name", ELLIPSIS_CASES)
+def test_ellipsis(name):
+    equation, shapes = ELLIPSIS_CASES[name]
+    check_op(lambda lib, *xs: lib.einsum(equation, *xs),
+             *[randn(*shape, seed=k) for k, shape in enumerate(shapes)])
+
+
+@pytest.mark.parametrize("equation,shapes", [
+    ("i..j", [(2, 3)]), ("....ij", [(2, 3)]), ("...ijk", [(2, 3)]), ("ij...->i..", [(2, 3)]),
+    ("...ij,...ij->...", [(4, 2, 3), (5, 2, 3)]),
+])
+def test_ellipsis_errors(equation, shapes):
+    assert_same_error(lambda lib: lib.einsum(equation, *[lib.ones(s) for s in shapes]),
+                      RuntimeError)

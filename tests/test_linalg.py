@@ -967,3 +967,47 @@ def test_eig_complex_eigvals_errors():
                       r"e\^\{i phi\}")
     assert_same_error(lambda lib: lib.linalg.eig(lib.ones(2, 3)), RuntimeError,
                       "A must be batches of square matrices")
+
+
+# ------------------------------------------------------------------ found by tests/opinfo
+
+@pytest.mark.parametrize("shape", [(0, 0), (0, 5, 5), (3, 0), (2, 0, 4)])
+@pytest.mark.parametrize("hermitian", [False, True])
+def test_matrix_rank_of_empty_matrices(shape, hermitian):
+    if hermitian and shape[-1] != shape[-2]:
+        return
+    assert_same(lambda lib: (lib.linalg.matrix_rank(lib.zeros(shape), hermitian=hermitian)
+                             .tolist(), lib.linalg.matrix_rank(lib.zeros(shape)).dtype
+                             == lib.int64))
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"rtol": [0.5, 0.01]}, {"atol": [1.0, 0.0]}, {"atol": 0.0}, {"atol": [0.1, 1.0], "rtol": [0.2]},
+    {"tol": 0.5}, {"hermitian": True}, {"hermitian": True, "atol": [2.0, 0.1]},
+])
+def test_matrix_rank_tolerances_and_hermitian(kwargs):
+    # singular values spread over decades; the upper triangle is not the lower's transpose
+    a = np.stack([np.diag([10.0, 1.0, 0.1, 0.001]), np.diag([3.0, 0.3, 0.03, 0.0])])
+    a = a + np.triu(randn(4, 4), 1)
+
+    def run(lib):
+        given = {k: lib.tensor(v, dtype=lib.float64) if isinstance(v, list) else v
+                 for k, v in kwargs.items()}
+        return lib.linalg.matrix_rank(lib.tensor(a), **given).tolist()
+    assert_same(run)
+
+
+def test_matrix_rank_complex_tolerance_error():
+    assert_same_error(lambda lib: lib.linalg.matrix_rank(lib.ones(3, 3),
+                                                         atol=lib.tensor(1j)),
+                      RuntimeError, "atol tensor of complex type is not supported")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_pinv_hermitian_reads_the_lower_triangle(dtype):
+    a = randn(2, 4, 4).astype(dtype)
+    if dtype == np.complex128:
+        a = a + 1j * randn(2, 4, 4, seed=3)
+    check_op(lambda lib, x: lib.linalg.pinv(x, hermitian=True), a)
+    check_op(lambda lib, x: lib.linalg.pinv(x, atol=lib.tensor([0.5, 0.1], dtype=lib.float64),
+                                            hermitian=True), a)

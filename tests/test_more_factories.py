@@ -99,3 +99,30 @@ def test_is_signed_and_is_nonzero():
     assert_same_error(lambda lib: lib.is_nonzero(3), exact=True)
     assert_same_error(lambda lib: lib.is_nonzero(lib.ones(2)), exact=True)
     assert_same_error(lambda lib: lib.is_nonzero(lib.ones(0)), exact=True)
+
+
+# ----------------------------------------------------------- linspace (found by tests/opinfo)
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "bfloat16", "complex128",
+                                   "int64", "uint8"])
+@pytest.mark.parametrize("ends", [(4.3, -3, 50), (0.1, 0.7, 7), (-3, 10, 7), (0, 1, 1),
+                                  (0, 1, 0)])
+def test_linspace_values_as_torch_computes_them(dtype, ends):
+    # both halves from their own end, multiply-add fused; the ends first cast to dtype (-3
+    # as uint8 is 253). Bit for bit, but complex: torch's complex kernel rounds otherwise
+    start, end, steps = ends
+    exact = {} if dtype == "complex128" else {"rtol": 0, "atol": 0}
+
+    def run(lib):
+        x = lib.linspace(start, end, steps, dtype=getattr(lib, dtype))
+        if x.is_complex():
+            return x.real.tolist(), x.imag.tolist()
+        return x.to(lib.float64).tolist()
+    assert_same(run, **exact)
+
+
+def test_linspace_tensor_ends():
+    # a float32 tensor's value, spaced in float64
+    assert_same(lambda lib: lib.linspace(lib.tensor(4.3), -3, 50, dtype=lib.float64).tolist(),
+                rtol=0, atol=0)
+    assert_same_error(lambda lib: lib.linspace(lib.ones(2), 3, 4), RuntimeError)

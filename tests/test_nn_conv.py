@@ -142,3 +142,25 @@ ERRORS = [
 @pytest.mark.parametrize("index", range(len(ERRORS)))
 def test_errors(index):
     assert_same_error(ERRORS[index])
+
+
+# ------------------------------------------------------------------ found by tests/opinfo
+
+def test_conv_transpose2d_output_padding_of_a_stride_or_more():
+    # output_padding 3 >= stride 2 (allowed: it is < dilation): the gradient's convolution
+    # covers one more column than the input has
+    check_op(lambda lib, x, w, b: F(lib).conv_transpose2d(
+        x, w, b, stride=(3, 2), padding=(1, 2), output_padding=(2, 3), groups=2,
+        dilation=(4, 4)), randn(2, 2, 4, 4), randn(2, 2, 4, 5, seed=1), randn(4, seed=2))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, x, w, b: F(lib).conv2d(x, w, b, stride=2, padding=1),
+    lambda lib, x, w, b: F(lib).conv_transpose2d(x, w, b, stride=2, padding=1,
+                                                 output_padding=1),
+], ids=["conv2d", "conv_transpose2d"])
+def test_complex_gradients_take_the_conjugates(fn):
+    def complex_randn(*shape, seed):
+        return randn(*shape, seed=seed) + 1j * randn(*shape, seed=seed + 10)
+    check_op(fn, complex_randn(1, 3, 4, 4, seed=0), complex_randn(3, 3, 3, 3, seed=1),
+             complex_randn(3, seed=2))

@@ -84,3 +84,14 @@ def test_in_place(reduce):
 ])
 def test_errors(fn):
     assert_same_error(fn, exact=True)
+
+
+@pytest.mark.parametrize("reduce", ["amax", "amin"])
+def test_bfloat16_extrema_without_self(reduce):
+    # the identity a place starts from is -inf or inf (bfloat16 is no integer type)
+    def run(lib):
+        x = lib.tensor([1.5, -2.0, 3.0], dtype=lib.bfloat16)
+        src = lib.tensor([0.5, 4.0, -1.0, 2.0], dtype=lib.bfloat16)
+        out = x.scatter_reduce(0, lib.tensor([0, 0, 2, 2]), src, reduce, include_self=False)
+        return out.float().tolist()
+    assert_same(run)

@@ -1,7 +1,9 @@
 """``linalg.pinv`` and ``torch.pinverse``: the Moore-Penrose pseudo-inverse, from the SVD
 (NumPy's LAPACK, NOTE [Linear algebra on the CPU's LAPACK]): the singular values above
 ``max(atol, rtol * S_max)`` inverted, the others dropped. ``rtol`` defaults to
-``eps * max(m, n)`` when neither tolerance is given.
+``eps * max(m, n)`` unless ``atol`` is above 0 (torch's get_atol_rtol, ``tolerances``,
+shared with ``matrix_rank``). A ``hermitian`` matrix's comes from the eigendecomposition of
+its lower triangle (the absolute eigenvalues as the singular values), as torch's.
 
 # NOTE [The pseudo-inverse's backward]
 With ``P = pinv(A)`` (torch's ``LinalgPinvBackward0``, for ``m <= n``; the other case is
@@ -27,14 +29,49 @@ from autograd_cy.linalg._lapack import array_of, check_matrix, mH, tensor_like
 __all__ = ["pinv", "pinverse", "pinv_array", "pinv_backward"]
 
 
-def pinv_array(a, atol, rtol):
-    """The pseudo-inverse of each matrix of ``a`` with the tolerances (NumPy floats)."""
+def tolerances(A, atol, rtol, name):
+    """``(atol, rtol)`` as float64 NumPy arrays, as torch's get_atol_rtol: numbers or
+    tensors (one per matrix of a batch, broadcast); atol 0 when not given, rtol
+    ``eps * max(m, n)`` when not given unless atol is above 0."""
+    def values(value):
+        if isinstance(value, _ag.Tensor):
+            return np.asarray(value.detach().cpu().numpy(), dtype=np.float64)
+        return np.asarray(value, dtype=np.float64)
+    for which, value in (("atol", atol), ("rtol", rtol)):
+        if isinstance(value, _ag.Tensor) and value.is_complex():
+            raise RuntimeError(f"{name}: {which} tensor of complex type is not supported. "
+                               f"Got {value.dtype._scalar_name}")
+    atol_values = values(0.0 if atol is None else atol)
+    if rtol is not None:
+        return atol_values, values(rtol)
+    default = np.float64(_ag.finfo(A.dtype).eps * max(A.shape[-2], A.shape[-1]))
+    if atol is None:
+        return atol_values, default
+    return atol_values, np.where(atol_values > 0, 0.0, default)
+
+
+def cutoff(atol, rtol, largest):
+    """``max(atol, rtol * largest)`` per matrix, ``largest`` its largest singular value
+    (or absolute eigenvalue) keeping a last dim of 1."""
+    return np.maximum(np.asarray(atol)[..., None], np.asarray(rtol)[..., None] * largest)
+
+
+def pinv_array(a, atol, rtol, hermitian=False):
+    """The pseudo-inverse of each matrix of ``a`` with the tolerances (NumPy floats or
+    arrays; ``rtol`` given when ``atol`` is not); a ``hermitian`` one from the
+    eigendecomposition of its lower triangle, as torch's."""
+    atol = 0.0 if atol is None else atol
+    if hermitian:
+        S, U = np.linalg.eigh(a, UPLO="L")
+        magnitude = np.abs(S)
+        largest = magnitude.max(-1, keepdims=True) if S.shape[-1] else magnitude
+        keep = magnitude > cutoff(atol, rtol, largest)
+        with np.errstate(all="ignore"):
+            inverse = np.where(keep, 1 / np.where(keep, S, 1), 0).astype(S.dtype)
+        return (U * inverse[..., None, :]) @ np.conj(np.swapaxes(U, -1, -2))
     U, S, Vh = np.linalg.svd(a, full_matrices=False)
-    if atol is None and rtol is None:
-        rtol = np.finfo(S.dtype).eps * max(a.shape[-2], a.shape[-1])
     s_max = S[..., :1] if S.shape[-1] else S
-    cutoff = np.maximum(atol or 0.0, (rtol or 0.0) * s_max)
-    keep = S > cutoff
+    keep = S > cutoff(atol, rtol, s_max)
     with np.errstate(all="ignore"):
         inverse = np.where(keep, 1 / np.where(keep, S, 1), 0).astype(S.dtype)
     return np.conj(np.swapaxes(Vh, -1, -2)) * inverse[..., None, :] @ np.conj(
@@ -62,31 +99,27 @@ class LinalgPinv(Function):
     builtin_op = True
 
     @staticmethod
-    def forward(ctx, A, atol, rtol):
-        out = tensor_like(pinv_array(array_of(A), atol, rtol), A)
+    def forward(ctx, A, atol, rtol, hermitian):
+        out = tensor_like(pinv_array(array_of(A), atol, rtol, hermitian).astype(
+            array_of(A).dtype, copy=False), A)
         ctx.save_for_backward(A, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         A, P = ctx.saved_tensors
-        return pinv_backward(grad, P, A), None, None
+        return pinv_backward(grad, P, A), None, None, None
 
 
 LinalgPinv._backward_cls.__name__ = "LinalgPinvBackward0"
 
 
-def _as_float(value):
-    if isinstance(value, _ag.Tensor):
-        return value.item()
-    return value
-
-
 def pinv(A, *, atol=None, rtol=None, hermitian=False):
-    """The pseudo-inverse of each matrix of ``A``; ``hermitian`` is accepted (the result
-    is the same, computed from the SVD)."""
+    """The pseudo-inverse of each matrix of ``A``; ``atol`` and ``rtol`` numbers or tensors
+    (one per matrix); a ``hermitian`` ``A`` is read from its lower triangle only."""
     check_matrix(A, "linalg.pinv", square=False)
-    return LinalgPinv.apply(A, _as_float(atol), _as_float(rtol))
+    atol, rtol = tolerances(A, atol, rtol, "torch.linalg.pinv")
+    return LinalgPinv.apply(A, atol, rtol, hermitian)
 
 
 def pinverse(input, rcond=1e-15):

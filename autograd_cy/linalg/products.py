@@ -8,10 +8,12 @@ goes through ``linalg.inv``).
 tensor([[1., 3.],
         [0., 1.]])
 """
+import numpy as np
+
 import autograd_cy as _ag
-from autograd_cy.linalg._lapack import check_matrix
+from autograd_cy.linalg._lapack import array_of, check_matrix, tensor_like
 from autograd_cy.linalg.inverse import inv
-from autograd_cy.linalg.svd import svdvals
+from autograd_cy.linalg.pinv import cutoff, tolerances
 
 __all__ = ["vecdot", "multi_dot", "diagonal", "matrix_power", "matrix_rank"]
 
@@ -63,15 +65,24 @@ def matrix_power(A, n):
     return result
 
 
-def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
-    """The number of singular values above ``max(atol, rtol * S_max)`` (int64); ``rtol``
-    defaults to ``eps * max(m, n)`` when no tolerance is given."""
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
+    """The number of singular values (absolute eigenvalues of the lower triangle, for a
+    ``hermitian`` ``A``) above ``max(atol, rtol * S_max)`` per matrix (int64); ``atol`` and
+    ``rtol`` numbers or tensors, as ``linalg.pinv``'s; ``tol`` is torch's older ``atol``
+    (with ``rtol`` 0); a matrix with no elements has rank 0."""
     check_matrix(A, "linalg.matrix_rank", square=False)
-    with _ag.no_grad():
-        S = svdvals(A)
-        if atol is None and rtol is None:
-            rtol = _ag.finfo(S.dtype).eps * max(A.shape[-2], A.shape[-1])
-        tolerance = S.amax(-1, keepdim=True) * (rtol or 0.0)
-        if atol is not None:
-            tolerance = _ag.clamp(tolerance, min=atol)
-        return (S > tolerance).sum(-1)
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    atol, rtol = tolerances(A, atol, rtol, "torch.linalg.matrix_rank")
+    batch = tuple(A.shape[:-2])
+    if A.numel() == 0:
+        return _ag.zeros(batch, dtype=_ag.int64, device=A.device)
+    a = array_of(A)
+    if hermitian:
+        S = np.abs(np.linalg.eigvalsh(a, UPLO="L"))
+        largest = S.max(-1, keepdims=True)
+    else:
+        S = np.linalg.svd(a, compute_uv=False)
+        largest = S[..., :1]
+    rank = (S > cutoff(atol, rtol, largest)).sum(-1).astype(np.int64)
+    return tensor_like(rank, A)

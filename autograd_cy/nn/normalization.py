@@ -120,7 +120,9 @@ class _Groups:
     weight and bias one value per channel."""
 
     def __init__(self, input, groups):
-        self.shape = (input.shape[0], groups, input.shape[1] // groups, -1)
+        # the last size spelled out: -1 is ambiguous in an empty batch
+        self.shape = (input.shape[0], groups, input.shape[1] // groups,
+                      math.prod(input.shape[2:]))
         self.channels = input.shape[1]
 
     def view(self, x):
@@ -357,6 +359,13 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     if eps < 0.0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    if input.numel() == 0:      # torch's: a copy (weight and bias indexed), nothing checked
+        out = input.clone()
+        if weight is not None:
+            out = out * weight[0]
+        if bias is not None:
+            out = out + bias[0]
+        return out
     channels = input.shape[1] if input.dim() > 1 else 0
     _check_batch_norm(input, running_mean, running_var, weight, bias, channels, training)
     layout = _Channels(input)

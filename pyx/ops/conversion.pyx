@@ -111,15 +111,17 @@ cdef Tensor _cast(Tensor self, object numpy_dtype):
     return _convert(self, numpy_dtype, None)
 
 
-cdef Tensor _convert(Tensor self, object numpy_dtype, device_class target):
+cdef Tensor _convert(Tensor self, object numpy_dtype, device_class target, bint copy=False):
     """``self`` in ``numpy_dtype`` on ``target`` (None: where it is), recorded between
-    floating dtypes; ``self`` itself when nothing changes."""
+    floating dtypes; ``self`` itself when nothing changes, unless ``copy``."""
     cdef ToCopyBackward0 node
     cdef device_class source = device_of(self._data)
     cdef bint moves = target is not None and not (target == source)
-    if self._data.dtype == numpy_dtype and not moves:
+    if self._data.dtype == numpy_dtype and not moves and not copy:
         return self
-    array = array_to_device(self._data, target) if moves else self._data
+    array = (array_to_device(self._data, target) if moves
+             else copy_like(self._data) if copy and self._data.dtype == numpy_dtype
+             else self._data)
     if array.dtype != numpy_dtype:
         if is_complex_array(array) and numpy_dtype.kind != "c":
             warnings.warn("Casting complex values to real discards the imaginary part",
@@ -150,6 +152,19 @@ cdef object convert_tangent(Tensor self_t, Tensor self, Tensor result, tuple ext
     return clone(converted) if converted is self_t else converted
 
 
+_BOOL, _INT = type(True), type(0)      # (this module's bool and int are Tensor methods)
+
+
+cdef str _argument_type(object arg):
+    """How torch's argument parser names an argument's type."""
+    if isinstance(arg, Tensor):
+        return "Tensor"
+    if isinstance(arg, device_class):
+        return "autograd_cy.device"
+    name = type(arg).__name__
+    return "autograd_cy.dtype" if name == "dtype" else name
+
+
 def to(Tensor self, *args, dtype=None, device=None, copy=False, non_blocking=False,
        memory_format=None):
     """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``: the converted
@@ -160,20 +175,39 @@ def to(Tensor self, *args, dtype=None, device=None, copy=False, non_blocking=Fal
                                                     "copy": copy,
                                                     "non_blocking": non_blocking},
                                        memory_format)
-    for arg in args:
-        if isinstance(arg, Tensor):
-            dtype = (<Tensor>arg)._data.dtype
-            device = device_of((<Tensor>arg)._data)
-        elif isinstance(arg, (str, device_class)):
-            device = arg
-        else:
-            dtype = arg
+    cdef list rest = list(args)
+    if len(rest) > 4:
+        raise TypeError(f"to() takes from 0 to 4 positional arguments but {len(rest)} were "
+                        f"given")
+    if rest and isinstance(rest[0], Tensor):                    # to(other, ...)
+        first = rest.pop(0)
+        dtype = (<Tensor>first)._data.dtype
+        device = device_of((<Tensor>first)._data)
+    elif rest and (rest[0] is None or isinstance(rest[0], (str, device_class))
+                   or type(rest[0]) is _INT):                   # to(device, dtype, ...)
+        device = rest.pop(0)
+        if rest and type(rest[0]) is not _BOOL:
+            dtype = rest.pop(0)
+    elif rest and type(rest[0]) is not _BOOL:                   # to(dtype, ...)
+        dtype = rest.pop(0)
+    if rest and type(rest[0]) is _BOOL:
+        non_blocking = rest.pop(0)
+    if rest and type(rest[0]) is _BOOL:
+        copy = rest.pop(0)
+    if rest:
+        raise TypeError(
+            f"to() received an invalid combination of arguments - got "
+            f"({', '.join(_argument_type(arg) for arg in args)}), but expected one of:\n"
+            " * (autograd_cy.device device = None, autograd_cy.dtype dtype = None, "
+            "bool non_blocking = False, bool copy = False, *, "
+            "autograd_cy.memory_format memory_format = None)\n"
+            " * (autograd_cy.dtype dtype, bool non_blocking = False, bool copy = False, *, "
+            "autograd_cy.memory_format memory_format = None)\n"
+            " * (Tensor tensor, bool non_blocking = False, bool copy = False, *, "
+            "autograd_cy.memory_format memory_format = None)\n")
     target = None if device is None else resolved_device(device)
     numpy_dtype = self._data.dtype if dtype is None else to_numpy_dtype(dtype)
-    out = _convert(self, numpy_dtype, target)
-    if copy and out is self:
-        return clone(self)
-    return out
+    return _convert(self, numpy_dtype, target, copy)
 
 
 def cuda(Tensor self, device=None, non_blocking=False, memory_format=None):

@@ -45,6 +45,20 @@ __tensor_methods__ = ("index_select", "index_add", "index_add_", "gather", "scat
 # the tangents (a missing tangent is zero): ``index_select(self_t, dim, index)``,
 # ``index_add(self_t, dim, index, source_t)``, ``masked_fill(self_t, mask, value_t)``...
 
+# NOTE [A 0-dim tensor as one element]
+# PyTorch's index kernels read a 0-dim self, index or src as a vector of one element
+# (ATen's ensure_nonempty_dim and ensure_nonempty_size): dim 0 and -1 name it, index 0
+# picks it, and a rank check compares ``max(dim, 1)``. The output keeps the shape it has
+# in PyTorch: gather's the index's, the scatters' and index_add's self's. Here the arrays
+# are reshaped to one element (``one_element``, a view), the kernel runs, and the result
+# is read back in its own shape.
+
+cdef object one_element(object array):
+    """``array``, or a 1-element view of it where it is 0-dim (NOTE [A 0-dim tensor as one
+    element])."""
+    return array if array.ndim else array.reshape(1)
+
+
 cdef object tangent_or_zeros(object tangent, Tensor primal):
     """``tangent``, or zeros shaped as ``primal`` where it has none."""
     if tangent is not None:
@@ -86,6 +100,9 @@ def index_select(Tensor self, dim, Tensor index):
     positions = index_vector(index, "index_select")
     cdef Py_ssize_t d = wrap_dim(dim, self._data.ndim)
     size = self._data.shape[d] if self._data.ndim else 1
+    if self._data.ndim == 0 and positions.size != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
+                           f"{positions.size} value(s)")
     if positions.size and (positions.min() < 0 or positions.max() >= size):
         raise IndexError("index out of range in self")
     if self._data.ndim == 0:
@@ -129,7 +146,7 @@ def index_add(Tensor self, dim, Tensor index, Tensor source, *, alpha=1):
     cdef IndexAddBackward0 node
     positions = index_vector(index, "index_add_")
     cdef Py_ssize_t d = wrap_dim(dim, self._data.ndim)
-    src = source._data if source._data.ndim else source._data.reshape(1)
+    src = one_element(source._data)
     if positions.size != (src.shape[d] if src.ndim > d else 1):
         raise RuntimeError(
             f"index_add_(): Number of indices ({positions.size}) should be equal to "
@@ -138,15 +155,17 @@ def index_add(Tensor self, dim, Tensor index, Tensor source, *, alpha=1):
         raise RuntimeError(f"index_add_(): self ({scalar_name(self._data.dtype)}) and source "
                            f"({scalar_name(source._data.dtype)}) must have the same scalar type")
     shape = self._data.shape
-    if src.ndim != self._data.ndim or any(
+    if source._data.ndim != self._data.ndim or any(
             src.shape[k] != shape[k] for k in range(src.ndim) if k != d):
         raise RuntimeError(
             "source tensor shape must match self tensor shape, excluding the specified "
-            f"dimension. Got self.shape = {list(shape)} source.shape = {list(src.shape)}")
-    if positions.size and (positions.min() < 0 or positions.max() >= shape[d]):
-        raise IndexError("index out of range in self")
+            f"dimension. Got self.shape = {list(shape)} source.shape = "
+            f"{list(source._data.shape)}")
     array = self._data.copy()
-    np.add.at(array, leading(d, positions), src if alpha == 1 else alpha * src)
+    target = one_element(array)     # NOTE [A 0-dim tensor as one element]
+    if positions.size and (positions.min() < 0 or positions.max() >= target.shape[d]):
+        raise IndexError("index out of range in self")
+    np.add.at(target, leading(d, positions), src if alpha == 1 else alpha * src)
     cdef Tensor out = wrap(array)
     if is_grad_enabled() and (requires_grad(self) or requires_grad(source)):
         node = IndexAddBackward0()
@@ -190,14 +209,15 @@ cdef void check_index_dtype(Tensor index, str op) except *:
 
 
 cdef void check_index_rank(Tensor self, Tensor index, str name) except *:
-    if index._data.ndim != self._data.ndim:
+    # max(dim, 1): NOTE [A 0-dim tensor as one element]
+    if max(index._data.ndim, 1) != max(self._data.ndim, 1):
         raise RuntimeError(f"Index tensor must have the same number of dimensions as {name} "
                            f"tensor")
 
 
 cdef void check_index_bounds(Tensor self, Py_ssize_t dim, object array) except *:
     """Every index within ``self``'s size along ``dim`` (the kernel's check, the last)."""
-    size = self._data.shape[dim]
+    size = self._data.shape[dim] if self._data.ndim else 1
     low, high = int(array.min()), int(array.max())       # read back (CUDA too)
     if low < 0 or high >= size:
         raise RuntimeError(f"index {low if low < 0 else high} is out of bounds for "
@@ -236,7 +256,8 @@ def gather(Tensor self, dim, Tensor index, *, sparse_grad=False):
                     f"Size does not match at dimension {k} expected index {list(array.shape)} "
                     f"to be no larger than self {list(shape)} apart from dimension {d}")
         check_index_bounds(self, d, array)
-        out = wrap(self._data[index_grid(array, d)])
+        picked = one_element(self._data)[index_grid(one_element(array), d)]
+        out = wrap(picked.reshape(array.shape) if array.ndim == 0 else picked)
     if is_grad_enabled() and requires_grad(self):
         node = GatherBackward0()
         node.saved_dim = d
@@ -273,7 +294,8 @@ cdef object checked_scatter_index(Tensor self, Py_ssize_t d, Tensor index, objec
     if not array.size:          # nothing to write (NOTE [An empty index])
         return None
     check_index_rank(self, index, "self")
-    shape = self._data.shape
+    shape = one_element(self._data).shape
+    array = one_element(array)
     for k in range(array.ndim):
         if ((k != d and array.shape[k] > shape[k]) or (src_shape is not None and (
                 k >= len(src_shape) or array.shape[k] > src_shape[k]))):
@@ -294,10 +316,10 @@ def scatter_add(Tensor self, dim, Tensor index, Tensor src):
     if src._data.dtype != self._data.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     out_array = self._data.copy()
-    array = checked_scatter_index(self, d, index, src._data.shape)
-    if array is not None:
-        values = src._data[tuple(slice(0, n) for n in array.shape)]
-        np.add.at(out_array, index_grid(array, d), values)
+    array = checked_scatter_index(self, d, index, one_element(src._data).shape)
+    if array is not None:       # NOTE [A 0-dim tensor as one element]
+        values = one_element(src._data)[tuple(slice(0, n) for n in array.shape)]
+        np.add.at(one_element(out_array), index_grid(array, d), values)
     cdef Tensor out = wrap(out_array)
     if is_grad_enabled() and (requires_grad(self) or requires_grad(src)):
         node = ScatterAddBackward0()
@@ -374,15 +396,16 @@ def scatter(Tensor self, dim, Tensor index, src=None, *, value=None, reduce=None
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     out_array = self._data.copy()
     array = checked_scatter_index(self, d, index,
-                                  (<Tensor>src)._data.shape if from_tensor else None)
-    if array is not None:
+                                  one_element((<Tensor>src)._data).shape if from_tensor
+                                  else None)
+    if array is not None:       # NOTE [A 0-dim tensor as one element]
         if from_tensor:
-            values = (<Tensor>src)._data[tuple(slice(0, n) for n in array.shape)]
+            values = one_element((<Tensor>src)._data)[tuple(slice(0, n) for n in array.shape)]
         else:
             values = array_module(out_array).full(array.shape, src, dtype=out_array.dtype)
         # the block the index covers (put_along_axis would broadcast it over the rest)
-        block = out_array[tuple(slice(None) if k == d else slice(0, n)
-                                for k, n in enumerate(array.shape))]
+        block = one_element(out_array)[tuple(slice(None) if k == d else slice(0, n)
+                                             for k, n in enumerate(array.shape))]
         np.put_along_axis(block, array, values, axis=d)
     cdef Tensor out = wrap(out_array)
     if from_tensor and is_grad_enabled() and (requires_grad(self) or requires_grad(src)):
