@@ -86,15 +86,36 @@ def _window_repr(window):
     return "None" if window is None else f"{_type_name(window)}{{{list(window.shape)}}}"
 
 
-def _int_arguments(name, arguments, optional):
-    """The int arguments as torch's parser reads them (a bool is not an int)."""
+def _is_int(value):
+    return is_int(value) and not isinstance(value, bool)   # a bool is not an int to torch
+
+
+def _check_stft_arguments(arguments):
+    """torch's parser on ``_VF.stft``'s arguments: with two overloads, a wrong type is an
+    "invalid combination"."""
+    input, n_fft, hop_length, win_length, window, *flags = arguments
+    if (_is_int(n_fft) and all(v is None or _is_int(v) for v in (hop_length, win_length))
+            and (window is None or isinstance(window, Tensor))):
+        return operator.index(n_fft), *(None if v is None else operator.index(v)
+                                         for v in (hop_length, win_length))
+    got = ", ".join("Tensor" if isinstance(v, Tensor) else type(v).__name__
+                    for v in arguments)
+    raise TypeError(f"stft() received an invalid combination of arguments - got ({got}), "
+                    "but expected one of: (Tensor input, int n_fft, int hop_length = None, "
+                    "int win_length = None, Tensor window = None, ...)")
+
+
+def _check_istft_arguments(n_fft, arguments):
+    """torch's parser on istft's int arguments."""
+    if not _is_int(n_fft):
+        raise TypeError(f"istft(): argument 'n_fft' (position 2) must be int, not "
+                        f"{type(n_fft).__name__}")
     for argument, value in arguments:
-        if value is None and argument in optional:
-            continue
-        if not is_int(value) or isinstance(value, bool):
-            raise TypeError(f"{name}(): argument '{argument}' must be int, not "
+        if value is not None and not _is_int(value):
+            raise TypeError(f"istft(): argument '{argument}' must be int, not "
                             f"{type(value).__name__}")
-    return [None if value is None else operator.index(value) for _, value in arguments]
+    return operator.index(n_fft), *(None if v is None else operator.index(v)
+                                    for _, v in arguments)
 
 
 def _check_window_device(name, input, window):
@@ -119,9 +140,9 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     if not isinstance(input, Tensor):
         raise TypeError(f"stft(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
-    n_fft, hop_length, win_length = _int_arguments(
-        "stft", [("n_fft", n_fft), ("hop_length", hop_length), ("win_length", win_length)],
-        ("hop_length", "win_length"))
+    n_fft, hop_length, win_length = _check_stft_arguments(
+        (input, n_fft, hop_length, win_length, window, normalized, onesided, return_complex,
+         align_to_window))
     if center and align_to_window is not None:
         raise RuntimeError("stft align_to_window should only be set when center = false")
     if center:      # torch.stft pads in Python, before the checks (which see the padded size)
@@ -221,9 +242,8 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     if not isinstance(input, Tensor):
         raise TypeError(f"istft(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
-    n_fft, hop_length, win_length, length = _int_arguments(
-        "istft", [("n_fft", n_fft), ("hop_length", hop_length), ("win_length", win_length),
-                  ("length", length)], ("hop_length", "win_length", "length"))
+    n_fft, hop_length, win_length, length = _check_istft_arguments(
+        n_fft, [("hop_length", hop_length), ("win_length", win_length), ("length", length)])
     self = input
     if window is None:
         _warn_once(_ISTFT_WINDOW)
@@ -246,19 +266,18 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     dims = self.dim() + 1           # torch counts the dims of view_as_real(input)
     if dims < 3:                    # torch reads the sizes at -2 and -3 of those dims
         raise IndexError(f"Dimension out of range (expected to be in range of [{-dims}, "
-                         f"{dims - 1}], but got {dims - 4})")
+                         f"{dims - 1}], but got {-2 if dims < 2 else -3})")
     frames, fft_size = spectrum.shape[-1], spectrum.shape[-2]
     expected_length = n_fft + hop_length * (frames - 1)
     if spectrum.numel() == 0:
         fail(": input tensor cannot be empty.")
     if dims not in (3, 4):
         fail(f": expected a tensor with 3 or 4 dimensions, but got {dims}")
-    if onesided is None:
-        onesided = fft_size != n_fft
-    if onesided and n_fft // 2 + 1 != fft_size:
+    one_sided = fft_size != n_fft if onesided is None else onesided
+    if one_sided and n_fft // 2 + 1 != fft_size:
         fail(": expected the frequency dimension (3rd to the last) of the input tensor to "
              f"match n_fft / 2 + 1 when onesided=True, but got {fft_size}")
-    if not onesided and n_fft != fft_size:
+    if not one_sided and n_fft != fft_size:
         fail(": expected the frequency dimension (3rd to the last) of the input tensor to "
              f"match n_fft when onesided=False, but got {fft_size}")
     if not 0 < hop_length <= win_length:
@@ -280,13 +299,13 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     spectrum = spectrum.transpose(1, 2)         # (batch, frames, fft_size)
     mode = BY_ROOT_N if normalized else BY_N    # an inverse transform: 1/n by default
     if return_complex:
-        if onesided:
+        if one_sided:
             raise RuntimeError("Cannot have onesided output if window or input is complex")
         frames_out = fft_c2c(spectrum, (2,), mode, False)
     else:
         if window.is_complex():
             raise RuntimeError("Complex windows are incompatible with return_complex=False")
-        if not onesided:
+        if not one_sided:
             spectrum = spectrum.narrow(-1, 0, n_fft // 2 + 1)
         frames_out = fft_c2r(spectrum, (2,), mode, n_fft)
 
