@@ -62,10 +62,11 @@ _PADDED = (
 _LEGACY = {"Float", "Double", "Half", "Byte", "Char", "Short", "Int", "Long"}
 
 
-def _warn_once(message):
+def _warn_once(message, stacklevel):
+    """``message``, the first time only; ``stacklevel`` counts from the caller of this."""
     if message not in _WARNED:
         _WARNED.add(message)
-        warnings.warn(message, UserWarning, stacklevel=3)
+        warnings.warn(message, UserWarning, stacklevel=stacklevel + 1)
 
 
 def _type_name(tensor):
@@ -159,7 +160,7 @@ def _framed_transform(self, n_fft, hop_length, win_length, window, normalized, o
                       return_complex, align_to_window):
     """torch's ``stft`` without ``center``: the checks, the frames, the window, the FFT."""
     if window is None:
-        _warn_once(_STFT_WINDOW)
+        _warn_once(_STFT_WINDOW, 3)      # the caller of stft
     _check_window_device("stft", self, window)
     hop_length = n_fft >> 2 if hop_length is None else hop_length
     win_length = n_fft if win_length is None else win_length
@@ -177,7 +178,7 @@ def _framed_transform(self, n_fft, hop_length, win_length, window, normalized, o
             "stft requires the return_complex parameter be given for real inputs, and will "
             "further require that return_complex=True in a future PyTorch release.")
     if return_complex is not None and not return_complex:
-        _warn_once(_REAL_RESULT)
+        _warn_once(_REAL_RESULT, 3)
     if not (self.is_floating_point() or self.is_complex()):
         fail("expected a tensor of floating point or complex values")
     if self.dim() not in (1, 2):
@@ -246,7 +247,7 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
         n_fft, [("hop_length", hop_length), ("win_length", win_length), ("length", length)])
     self = input
     if window is None:
-        _warn_once(_ISTFT_WINDOW)
+        _warn_once(_ISTFT_WINDOW, 2)
     _check_window_device("istft", self, window)
     hop_length = n_fft >> 2 if hop_length is None else hop_length
     win_length = n_fft if win_length is None else win_length
@@ -331,7 +332,7 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     if dims == 3:
         signal = signal.squeeze(0)
     if end > expected_length:
-        _warn_once(_PADDED)
+        _warn_once(_PADDED, 2)
         signal = _ag.nn.functional.pad(signal, [0, end - expected_length])
     return signal
 

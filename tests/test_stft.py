@@ -157,6 +157,21 @@ def test_gradcheck_and_forward_ad():
               randn(4, 4), randn(4, 4, seed=2))
 
 
+def test_under_vmap():
+    """vmap of one signal's stft and istft is the batched call (pad's rule folds the batch
+    into its N)."""
+    x = randn(3, 20)
+    for lib in (ag, torch):
+        w = lib.hann_window(8, dtype=lib.float64)
+        s = lib.vmap(lambda t: lib.stft(t, 8, 2, window=w, return_complex=True))(
+            lib.tensor(x))
+        np.testing.assert_allclose(s.numpy(), torch.stft(
+            torch.tensor(x), 8, 2, window=torch.hann_window(8, dtype=torch.float64),
+            return_complex=True).numpy(), atol=1e-12)
+        y = lib.vmap(lambda t: lib.istft(t, 8, 2, window=w))(s)
+        np.testing.assert_allclose(y.numpy(), x, atol=1e-12)
+
+
 def _fresh_torch_warnings():
     """The messages torch warns once per process, each triggered once in a new one."""
     script = textwrap.dedent("""
@@ -195,6 +210,7 @@ def test_warnings_once():
             ag.stft(x, 8, return_complex=False)
             ag.istft(s, 8, length=30)
         ours = [str(w.message) for w in caught]
+        assert all(w.filename == __file__ for w in caught)   # the caller's line
     finally:
         short_time_fourier._WARNED.update(saved)
     assert len(theirs) == 4
