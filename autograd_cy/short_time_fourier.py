@@ -205,6 +205,9 @@ def _framed_transform(self, n_fft, hop_length, win_length, window, normalized, o
         input = _ag.nn.functional.pad(input, [left, left])
     else:
         frames = 1 + (length - n_fft) // hop_length
+    # as_strided reads the memory under a conjugate (or negative) view as it is, without
+    # the view's conjugation: such an input is resolved first (the same values torch frames)
+    input = input.resolve_conj().resolve_neg()
     stride_batch, stride = input.stride()
     input = input.as_strided((batch, frames, n_fft),
                              (stride_batch, hop_length * stride, stride))

@@ -16,7 +16,8 @@ import torch
 import autograd_cy as ag
 from autograd_cy import short_time_fourier
 from oracle import (
-    assert_same_error, check_gradcheck, check_jvp, check_op, node_name, randn,
+    assert_same_error, check_batched_grad, check_gradcheck, check_jvp, check_op, node_name,
+    randn,
 )
 
 
@@ -79,7 +80,13 @@ def test_stft_mixed_dtypes():
 
 
 def test_stft_strided_input():
-    """The frames are an as_strided view of the input's own strides and offset."""
+    """The frames are an as_strided view of the input's own strides and offset; a
+    conjugate or negative view is framed with its values (as_strided would read the memory
+    under it unconjugated)."""
+    z = complex_randn(20)
+    check_op(lambda lib, x: lib.stft(x.conj(), 8, 2, center=False), z)
+    check_op(lambda lib, x: lib.stft(x.conj().imag, 8, 2, center=False, return_complex=True),
+             z)
     check_op(lambda lib, x: lib.stft(x[1:, ::2], 6, 2, center=False, return_complex=True),
              randn(3, 30))
     check_op(lambda lib, x: lib.stft(x.t(), 6, 2, center=False, return_complex=True),
@@ -155,6 +162,16 @@ def test_gradcheck_and_forward_ad():
               randn(2, 12), window(6))
     check_jvp(lambda lib, x, y: lib.istft(lib.complex(x, y), 6, 2, length=9),
               randn(4, 4), randn(4, 4, seed=2))
+
+
+def test_batched_gradients():
+    """``is_grads_batched``: a batch of output gradients through every node of both."""
+    check_batched_grad(lambda lib, x, w: lib.stft(x, 6, 2, window=w, return_complex=True),
+                       randn(2, 12), window(6))
+    check_batched_grad(lambda lib, x, w: lib.stft(x, 6, 2, window=w, return_complex=False),
+                       randn(12), window(6))
+    check_batched_grad(lambda lib, x, y: lib.istft(lib.complex(x, y), 6, 2, length=9),
+                       randn(4, 4), randn(4, 4, seed=2), create_graph=True)
 
 
 def test_under_vmap():
