@@ -94,7 +94,7 @@ def _is_int(value):
 def _check_stft_arguments(arguments):
     """torch's parser on ``_VF.stft``'s arguments: with two overloads, a wrong type is an
     "invalid combination"."""
-    input, n_fft, hop_length, win_length, window, *flags = arguments
+    n_fft, hop_length, win_length, window = arguments[1:5]
     if (_is_int(n_fft) and all(v is None or _is_int(v) for v in (hop_length, win_length))
             and (window is None or isinstance(window, Tensor))):
         return operator.index(n_fft), *(None if v is None else operator.index(v)
