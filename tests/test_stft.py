@@ -182,11 +182,11 @@ def test_under_vmap():
         w = lib.hann_window(8, dtype=lib.float64)
         s = lib.vmap(lambda t: lib.stft(t, 8, 2, window=w, return_complex=True))(
             lib.tensor(x))
-        np.testing.assert_allclose(s.numpy(), torch.stft(
+        np.testing.assert_allclose(s.cpu().numpy(), torch.stft(
             torch.tensor(x), 8, 2, window=torch.hann_window(8, dtype=torch.float64),
             return_complex=True).numpy(), atol=1e-12)
         y = lib.vmap(lambda t: lib.istft(t, 8, 2, window=w))(s)
-        np.testing.assert_allclose(y.numpy(), x, atol=1e-12)
+        np.testing.assert_allclose(y.cpu().numpy(), x, atol=1e-12)
 
 
 def _fresh_torch_warnings():
@@ -342,7 +342,9 @@ def test_on_the_cuda_device():
             np.testing.assert_allclose(a, b, rtol=1e-7, atol=1e-9)
     with pytest.raises(RuntimeError, match="^stft input and window must be on the same "
                        "device but got self on cpu and window on cuda:0$"):
-        ag.stft(ag.ones(20), 8, window=ag.ones(8, device="cuda"), return_complex=True)
+        ag.stft(ag.ones(20, device="cpu"), 8, window=ag.ones(8, device="cuda"),
+                return_complex=True)
     with pytest.raises(RuntimeError, match="^istft input and window must be on the same "
                        "device but got self on cuda:0 and window on cpu$"):
-        ag.istft(ag.ones(5, 9, dtype=ag.cdouble, device="cuda"), 8, window=ag.ones(8))
+        ag.istft(ag.ones(5, 9, dtype=ag.cdouble, device="cuda"), 8,
+                 window=ag.ones(8, device="cpu"))
