@@ -52,6 +52,7 @@ from autograd_cy.triangular import tril, triu  # noqa: E402,F401
 from autograd_cy import unfold as _unfold  # noqa: E402,F401  (Tensor.unfold)
 from autograd_cy import linalg  # noqa: E402,F401  (torch.linalg)
 from autograd_cy import fft  # noqa: E402,F401  (torch.fft)
+from autograd_cy.short_time_fourier import stft, istft  # noqa: E402,F401  (and Tensor.stft)
 from autograd_cy.linalg.torch_forms import (  # noqa: E402,F401  (torch.det ...)
     det, logdet, slogdet, inverse, cholesky, svd, matrix_exp, matrix_power, qr,
     pinverse, cholesky_solve, cholesky_inverse, chain_matmul,

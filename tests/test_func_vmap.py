@@ -108,6 +108,11 @@ CASES = {
     "sum_to_size": (lambda lib, t: t.sum_to_size(1, 3) + t.sum_to_size(3, 1).T, [SQUARE]),
     "transpose_": (lambda lib, t: t.clone().transpose_(0, 1) * 2, [SQUARE]),
     "vdot": (lambda lib, t, u: lib.vdot(t, u), [X, Y]),
+    "pad_constant": (lambda lib, t: lib.nn.functional.pad(t, [1, 2], value=0.5), [SQUARE]),
+    # the other modes take (C, L) or (N, C, L): the batch folds into N (stft pads so)
+    "pad_reflect": (lambda lib, t: lib.nn.functional.pad(t, [2, 1], "reflect"), [SQUARE]),
+    "pad_modes_with_n": (lambda lib, t: lib.nn.functional.pad(t[None], [1, 1], "replicate")
+                         + lib.nn.functional.pad(t[None], (2, 0), mode="circular"), [SQUARE]),
 }
 
 

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import autograd_cy as ag
-from oracle import assert_close, assert_same_error, node_name
+from oracle import assert_close, assert_same_error, check_op, node_name
 
 CASES = [
     ("unsqueeze_", lambda t: t.unsqueeze_(1), (2, 3), "UnsqueezeBackward1"),
@@ -38,6 +38,14 @@ def test_metadata_inplace_ops_as_torch(name, op, shape, node):
     assert results[0][:2] == results[1][:2]
     assert results[0][4] == results[1][4]
     assert_close(results[0][2:4], results[1][2:4])
+
+
+@pytest.mark.parametrize("name, op, shape, node", CASES, ids=[c[0] for c in CASES])
+def test_metadata_inplace_ops_on_complex_tensors(name, op, shape, node):
+    """Their nodes only move the gradient's elements, so they take complex ones (stft ends
+    with ``transpose_`` and ``squeeze_`` on its complex result)."""
+    x = np.arange(1.0, 1.0 + np.prod(shape)).reshape(shape)
+    check_op(lambda lib, t: op(t * 2), x + 1j * x[::-1])
 
 
 def test_metadata_inplace_ops_without_grad_and_on_views():

@@ -677,6 +677,26 @@ def leading_dims_rule(original, args, kwargs):
     return wrap_result(original(first._physical, *args[1:], **kwargs), first._levels)
 
 
+def pad_rule(original, args, kwargs):
+    """pad: a constant pad treats every leading dim alike (leading_dims_rule); the other
+    modes take only ``(C, *padded)`` or ``(N, C, *padded)``, so the batch dims and N fold
+    into one N, and unfold after."""
+    first = _only_first_batched(args, kwargs)
+    mode = args[2] if len(args) > 2 else kwargs.get("mode", "constant")
+    if first is None or mode == "constant":
+        return leading_dims_rule(original, args, kwargs)
+    pad = args[1] if len(args) > 1 else kwargs.get("pad")
+    kept = len(pad) // 2 + 1                        # C and the padded dims
+    physical, levels = first._physical, first._levels
+    shape = tuple(physical.shape)
+    if shape[len(levels):] and len(shape) - len(levels) not in (kept, kept + 1):
+        return FALLBACK                             # pad's own error, per example
+    result = original(physical.reshape((-1,) + shape[len(shape) - kept:]), *args[1:],
+                      **kwargs)
+    return wrap_result(result.reshape(shape[:len(shape) - kept] + tuple(result.shape)[1:]),
+                       levels)
+
+
 def examples_dim_rule(spatial):
     """An op on ``(N, C, *spatial)`` or unbatched ``(C, *spatial)`` inputs whose examples are
     independent (convolution, pooling; group_norm, whose input always has N: ``spatial``
@@ -832,7 +852,7 @@ RULES.update({
                        "doesn't work on out= or view ops."),
     # layers
     "layer_norm": leading_dims_rule, "embedding": leading_dims_rule,
-    "one_hot": leading_dims_rule, "pad": leading_dims_rule, "tril": leading_dims_rule,
+    "one_hot": leading_dims_rule, "pad": pad_rule, "tril": leading_dims_rule,
     "triu": leading_dims_rule,
     "conv1d": examples_dim_rule(1), "conv2d": examples_dim_rule(2),
     "max_pool1d": examples_dim_rule(1), "max_pool2d": examples_dim_rule(2),

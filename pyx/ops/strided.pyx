@@ -174,6 +174,8 @@ def as_strided_(Tensor self, size, stride, storage_offset=None):
 cdef class TransposeBackward1(Node):
     cdef readonly Py_ssize_t saved_dim0, saved_dim1
 
+    complex_formulas = True     # it only moves the gradient's elements
+
     cpdef tuple apply(self, tuple grads):
         return (transpose(grads[0], self.saved_dim0, self.saved_dim1),)
 
@@ -200,6 +202,8 @@ def swapaxes_(Tensor self, axis0, axis1):
 
 
 cdef class TBackward1(Node):
+    complex_formulas = True     # it only moves the gradient's elements
+
     cpdef tuple apply(self, tuple grads):
         return (t(grads[0]),)
 
@@ -215,6 +219,8 @@ def t_(Tensor self):
 
 cdef class UnsqueezeBackward1(Node):
     cdef readonly Py_ssize_t saved_dim
+
+    complex_formulas = True     # it only moves the gradient's elements
 
     cpdef tuple apply(self, tuple grads):
         return (squeeze(grads[0], self.saved_dim),)
@@ -232,6 +238,8 @@ cdef class SqueezeBackward3(Node):
     """``squeeze_()``'s backward (SqueezeBackward4: of one dim, 5: of several): the
     gradient reshaped to the input's sizes, the squeezed dims of size 1 back in place."""
     cdef readonly tuple saved_self_sym_sizes
+
+    complex_formulas = True     # it only moves the gradient's elements
 
     cpdef tuple apply(self, tuple grads):
         return (reshape(grads[0], self.saved_self_sym_sizes),)
