@@ -540,3 +540,12 @@ def test_bmm_of_two_dtypes_is_empty_or_refused_as_torch(shapes):
         assert_same_error(fn, RuntimeError, exact=True)
     else:
         assert_same(fn)
+
+
+def test_as_strided_of_a_conjugate_view():
+    """The geometry reads the base's memory and the result is conjugated: the elements of a
+    conjugate view live in a mirror of that memory, which as_strided once read as the base."""
+    z = np.array([1 + 2j, 3 - 1j, 2 + 0.5j, -1j])
+    check_op(lambda lib, z: z.conj().as_strided((2, 2), (1, 2), 0), z)
+    assert_same(lambda lib: [lib.tensor(z).conj().as_strided((3,), (1,), 1).tolist(),
+                             lib.tensor(z).conj().as_strided((2,), (2,)).is_conj()])

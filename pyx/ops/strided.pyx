@@ -127,6 +127,10 @@ cdef void describe(AsStridedBackward0 node, Tensor self, tuple size, tuple strid
 def as_strided(Tensor self, size, stride, storage_offset=None):
     """A view reading the owner's memory with the given sizes, strides and offset (in
     elements), as ``torch.as_strided``."""
+    if self._is_conj:
+        # A conjugate view's elements live in the conjugated mirror of its base's memory:
+        # the geometry reads the base's memory, and the result is its conjugate view.
+        return as_strided(self.conj(), size, stride, storage_offset).conj()
     size, stride = tuple(size), tuple(stride)
     flat, own_offset = storage_of(self)
     array, offset = strided_array(self, size, stride, storage_offset)
