@@ -9,6 +9,7 @@ Integer and bool tensors hold no NaN or inf and come back as a copy.
 >>> ag.tensor([float("nan"), 1.0, float("inf")]).nan_to_num(posinf=9.0)
 tensor([0., 1., 9.])
 """
+import ml_dtypes
 import numpy as np
 
 from autograd_cy._C.tensor import _array_of, _register_methods, _wrap_array
@@ -20,7 +21,7 @@ __all__ = ["nan_to_num"]
 def _replaced(array, nan, posinf, neginf):
     if array.dtype.kind in "iub":
         return array.copy()
-    info = np.finfo(array.dtype)
+    info = ml_dtypes.finfo(array.dtype)         # NumPy's finfo knows no bfloat16
     posinf = info.max if posinf is None else posinf
     neginf = info.min if neginf is None else neginf
     out = np.where(np.isnan(array), array.dtype.type(nan), array)

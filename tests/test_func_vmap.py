@@ -321,6 +321,7 @@ FALLBACK_OPS = {
     "index_put": lambda lib, t: lib.index_put(t, (lib.tensor([1]),), t[0]),
     "index_put_": lambda lib, t: t.clone().index_put_((lib.tensor([1]),), t[0] * 2),
     "as_strided": lambda lib, t: t.contiguous().as_strided((2, 2), (1, 2)),
+    "resize_as_": lambda lib, t: t.clone().resize_as_(t),
     "scatter": lambda lib, t: t.scatter(0, lib.tensor([[2, 0, 1]]), t[:1] * 2),
     "scatter_": lambda lib, t: t.clone().scatter_(0, lib.tensor([[2, 0, 1]]), 5.0),
     "scatter_add_": lambda lib, t: t.clone().scatter_add_(0, lib.tensor([[2, 0, 2]]), t[:1]),

@@ -78,7 +78,19 @@ def test_nan_to_num_values_and_gradient():
     check_op(lambda lib, x: x.nan_to_num(), values, dtype=np.float32)
     assert_same(lambda lib: [lib.nan_to_num(lib.tensor(values, dtype=lib.float16)).float(),
                              lib.nan_to_num(lib.tensor(values, dtype=lib.float32), posinf=1e300),
-                             lib.nan_to_num(lib.arange(3)), lib.tensor([True]).nan_to_num()])
+                             lib.nan_to_num(lib.arange(3)), lib.tensor([True]).nan_to_num(),
+                             lib.nan_to_num(lib.tensor(values, dtype=lib.bfloat16)).float()])
+
+
+def test_resize_as_():
+    def run(lib):
+        x = lib.arange(6.0)
+        y = lib.resize_as_(x, lib.ones(2, 3))
+        x.resize_as_(lib.ones(4))
+        return y is x, x.tolist()
+    assert_same(run)
+    assert_same_error(lambda lib: lib.zeros(2, requires_grad=True).resize_as_(lib.ones(3)),
+                      RuntimeError, "cannot resize variables that require grad")
 
 
 def test_logaddexp_special_values():

@@ -32,9 +32,9 @@ from autograd_cy._C.ops.shape cimport record_view
 from autograd_cy._C.ops.shape import transpose, reshape, squeeze, t
 from autograd_cy._C.ops.gather_scatter import index_add, index_select
 
-__all__ = ["as_strided"]
+__all__ = ["as_strided", "resize_as_"]
 __tensor_methods__ = ("as_strided", "as_strided_", "transpose_", "swapdims_", "swapaxes_",
-                      "t_", "unsqueeze_", "squeeze_", "resize_")
+                      "t_", "unsqueeze_", "squeeze_", "resize_", "resize_as_")
 
 
 cdef Tensor storage_owner(Tensor self):
@@ -274,6 +274,11 @@ def squeeze_(Tensor self, dim=None):
     check_inplace(self, is_grad_enabled() and requires_grad(self))
     return restride_in_place(self, np.squeeze(self._data, axis=axes) if axes
                              else self._data, node)
+
+
+def resize_as_(Tensor self, Tensor the_template, *, memory_format=None):
+    """``resize_`` to ``the_template``'s shape."""
+    return resize_(self, tuple(the_template._data.shape), memory_format=memory_format)
 
 
 def resize_(Tensor self, *sizes, memory_format=None):
