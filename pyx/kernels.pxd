@@ -17,6 +17,7 @@ cdef object leading_sum_kernel(object array, int leading, bint keepdim)
 cdef bint binary_kernel_into(int op, object x, object y) except -1
 cdef object tanh_backward_kernel(object grad, object result)
 cdef object tanh_kernel(object x)
+cdef object saturate_float_tanh(object x, object t)
 cdef object relu_kernel(object x)
 cdef object threshold_backward_kernel(object grad, object result)
 cdef object sigmoid_backward_kernel(object grad, object result)

@@ -24,6 +24,7 @@ order, so the bits agree; over an axis of one column NumPy sums pairwise, and th
 declines unless the rows are fewer than NumPy's pairwise block (8).
 
 """
+import numpy as np
 cimport numpy as cnp
 from libc.math cimport tanh as libm_tanh, fma, fmaf
 
@@ -541,19 +542,44 @@ cdef void real_threshold_backward(real* grad, real* result, real* out,
         out[i] = 0 if threshold_input <= 0 else value
 
 
+# NOTE [float32 tanh near saturation]
+# The correctly rounded float32 tanh is +-1 from |x| ~ 9.0109 (1 - tanh(x) below half an
+# ulp of 1); torch's vectorized tanh returns +-1 from 9.01084. NumPy's SIMD float32 loop
+# returns 1 - 2^-24 up to |x| = 10, so a formula that adds 1 to it (gelu's tanh
+# approximation: 0.5 x (1 + t)) got a tiny number where torch's gives exactly 0, and
+# anything raised to that power NaN instead of 1. Arrays computed by NumPy's loop are set
+# to +-1 there.
+cdef float TANH_SATURATES_FLOAT = 9.01084
+
+
+cdef object saturate_float_tanh(object x, object t):
+    """``t = tanh(x)`` (float32, from NumPy's loop) with +-1 where torch's is (NOTE
+    [float32 tanh near saturation]); ``t`` modified in place."""
+    with np.errstate(invalid="ignore"):
+        saturated = np.abs(x) >= TANH_SATURATES_FLOAT
+    if saturated.any():
+        np.copysign(np.float32(1), x, out=t, where=saturated)
+    return t
+
+
 cdef object tanh_kernel(object x):
-    """``tanh(x)``, or None where NumPy's own loop is faster: float32 arrays of more than
-    32 elements, which NumPy computes with SIMD (this loop calls libm once per element).
-    float32 goes through the double-precision tanh and rounds once, which is at least as
-    accurate as NumPy's float32 loop (it may differ from it in the last bit).
-    Like ``quietly(np.tanh, x)`` it raises no floating-point warnings."""
-    cdef int typenum = kernel_type(x)
+    """``tanh(x)``: float32 arrays of more than 32 elements with NumPy's SIMD loop (faster
+    than this one, which calls libm once per element) and torch's saturation (NOTE
+    [float32 tanh near saturation]). float32 goes through the double-precision tanh and
+    rounds once, which is at least as accurate as NumPy's float32 loop (it may differ
+    from it in the last bit). Like ``quietly(np.tanh, x)`` it raises no floating-point
+    warnings. None for arrays this kernel does not take."""
     cdef Py_ssize_t i, n
     cdef float* xf
     cdef float* of
     cdef double* xd
     cdef double* od
-    if typenum < 0 or (typenum == cnp.NPY_FLOAT and cnp.PyArray_SIZE(<cnp.ndarray>x) > 32):
+    if (type(x) is cnp.ndarray and cnp.PyArray_TYPE(<cnp.ndarray>x) == cnp.NPY_FLOAT
+            and cnp.PyArray_SIZE(<cnp.ndarray>x) > 32):
+        with np.errstate(all="ignore"):
+            return saturate_float_tanh(x, np.tanh(x))
+    cdef int typenum = kernel_type(x)
+    if typenum < 0:
         return None
     cdef cnp.ndarray out = empty_like_kernel(<cnp.ndarray>x, typenum)
     n = cnp.PyArray_SIZE(out)

@@ -15,7 +15,7 @@ import pytest
 import torch
 
 import autograd_cy as ag
-from oracle import LIBS, assert_close, assert_same_error, check_op, randn, to_numpy
+from oracle import LIBS, assert_close, assert_same, assert_same_error, check_op, randn, to_numpy
 
 DTYPES = [np.float32, np.float64]
 
@@ -1028,3 +1028,15 @@ def test_relu_and_clamp_keep_the_input_s_memory_order():
     for lib in LIBS:
         x = lib.tensor([[-0.0, 1.0, -2.0], [2.0, -3.0, 0.0]]).t()
         assert x.relu().stride() == (1, 3) and x.clamp(min=0).stride() == (1, 3)
+
+
+@pytest.mark.cpu_only      # torch's CPU tanh (a CUDA tanhf rounds as it rounds)
+def test_float32_tanh_saturates_as_torch_s():
+    """NOTE [float32 tanh near saturation]: +-1 from |x| = 9.01084 (NumPy's SIMD loop gives
+    1 - 2^-24 up to 10), in tanh of a large array and in gelu's tanh approximation, where
+    0.5 x (1 + t) must then be exactly zero."""
+    x = np.repeat(np.array([9.01083, 9.01084, 9.5, 9.99, -9.71, 8.9], dtype=np.float32), 10)
+    assert_same(lambda lib: lib.tanh(lib.tensor(x)).tolist(), rtol=0, atol=0)
+    assert_same(lambda lib: lib.nn.functional.gelu(
+        lib.tensor([-5.34375, -6.0], dtype=lib.float32), approximate="tanh").tolist(),
+        rtol=0, atol=0)

@@ -16,7 +16,7 @@ from autograd_cy._C.device cimport backend_of, empty_result_like
 from autograd_cy._C.dtype cimport half_precision
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.promotion cimport widened
-from autograd_cy._C.kernels cimport kernel_type, kernel_operand
+from autograd_cy._C.kernels cimport kernel_type, kernel_operand, saturate_float_tanh
 
 cnp.import_array()
 
@@ -560,7 +560,10 @@ cdef object gelu_tanh(object x, object g):
     t += 1
     t *= x
     t *= GELU_K
-    np.tanh(t, out=t)
+    if t.dtype == np.float32:       # NOTE [float32 tanh near saturation] in kernels.pyx
+        t = saturate_float_tanh(t, np.tanh(t))
+    else:
+        np.tanh(t, out=t)
     if g is None:
         t += 1
         t *= x
