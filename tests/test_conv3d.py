@@ -133,3 +133,13 @@ ERRORS = [
 @pytest.mark.parametrize("index", range(len(ERRORS)))
 def test_errors(index):
     assert_same_error(ERRORS[index])
+
+
+def test_vmap():
+    """vmap's rule: the examples of a vmapped batch are independent (unbatched and batched
+    examples), as in torch.func.vmap."""
+    def run(lib):
+        w, b = lib.tensor(randn(3, 2, 2, 2, 2, seed=1)), lib.tensor(randn(3, seed=2))
+        conv = lib.func.vmap(lambda t: F(lib).conv3d(t, w, b, padding=1))
+        return conv(lib.tensor(randn(2, 2, 3, 3, 4))), conv(lib.tensor(randn(2, 4, 2, 3, 3, 4)))
+    assert_same(run, rtol=1e-12, atol=1e-12)

@@ -235,3 +235,23 @@ ERRORS = [
 @pytest.mark.parametrize("index", range(len(ERRORS)))
 def test_errors(index):
     assert_same_error(ERRORS[index])
+
+
+VMAPPED = {
+    "max_pool3d": lambda lib, t: F(lib).max_pool3d(t, 2, 1, return_indices=True),
+    "avg_pool3d": lambda lib, t: F(lib).avg_pool3d(t, 2, 1, 1),
+    "adaptive_avg_pool3d": lambda lib, t: F(lib).adaptive_avg_pool3d(t, (2, 3, 2)),
+    "adaptive_max_pool3d": lambda lib, t: F(lib).adaptive_max_pool3d(t, 2, True),
+    "max_unpool3d": lambda lib, t: F(lib).max_unpool3d(*F(lib).max_pool3d(
+        t, 2, return_indices=True), 2),
+}
+
+
+@pytest.mark.parametrize("name", VMAPPED)
+@pytest.mark.parametrize("batched_input", [(3, 2, 3, 4, 4), (2, 3, 2, 3, 4, 4)])
+def test_vmap(name, batched_input):
+    """vmap's rules (or its per-example fallback, max_unpool3d) on unbatched and batched
+    examples, as torch.func.vmap."""
+    fn = VMAPPED[name]
+    assert_same(lambda lib: lib.func.vmap(lambda t: fn(lib, t))(
+        lib.tensor(randn(*batched_input))), rtol=1e-12, atol=1e-12)
