@@ -2,7 +2,7 @@
 ``torch.batch_norm``, ``torch.embedding``, ``torch.dropout`` ...
 
 Where torch's signature is ``nn.functional``'s (``conv1d``, ``conv2d``, ``conv3d``,
-``conv_transpose1d/2d``, ``avg_pool1d``, ``adaptive_avg_pool1d``, ``pixel_shuffle``,
+``conv_transpose1d/2d/3d``, ``avg_pool1d``, ``adaptive_avg_pool1d``, ``pixel_shuffle``,
 ``pixel_unshuffle``, ``channel_shuffle``, ``rms_norm``, ``bilinear``) the torch-level name
 is the same function object. The others are ATen's forms, whose arguments differ from the
 Python ones and are spelled out below: every argument of ``torch.dropout(input, p, train)`` and of
@@ -31,6 +31,7 @@ conv2d = _F.conv2d
 conv3d = _F.conv3d
 conv_transpose1d = _F.conv_transpose1d
 conv_transpose2d = _F.conv_transpose2d
+conv_transpose3d = _F.conv_transpose3d
 avg_pool1d = _F.avg_pool1d
 adaptive_avg_pool1d = _F.adaptive_avg_pool1d
 pixel_shuffle = _F.pixel_shuffle
@@ -39,7 +40,8 @@ channel_shuffle = _F.channel_shuffle
 rms_norm = _F.rms_norm
 bilinear = _F.bilinear
 
-__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "avg_pool1d",
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+           "conv_transpose3d", "avg_pool1d",
            "adaptive_avg_pool1d", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
            "rms_norm", "bilinear", "max_pool1d", "max_pool2d", "max_pool3d",
            "max_pool1d_with_indices",

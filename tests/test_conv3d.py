@@ -1,7 +1,8 @@
-"""F.conv3d and nn.Conv3d against torch: values, gradients and double backward (check_op)
-over stride, padding (ints, tuples, 'same', 'valid'), dilation, groups, bias and unbatched
-inputs, in float64 and float32; forward AD; gradcheck; the node's name; the module's
-parameters, padding modes and repr; torch's errors."""
+"""F.conv3d, F.conv_transpose3d, nn.Conv3d and nn.ConvTranspose3d against torch: values,
+gradients and double backward (check_op) over stride, padding (ints, tuples, 'same',
+'valid'), output_padding, dilation, groups, bias and unbatched inputs, in float64 and
+float32; forward AD; gradcheck; vmap; the node's name; the modules' parameters, padding
+modes, output_size and repr; torch's errors."""
 import numpy as np
 import pytest
 import torch
@@ -33,6 +34,14 @@ CASES = {
                   (2, 3, 2, 4), (3, 2, 2, 2, 2), (3,)),
     "stride_skips": (lambda lib, x, w: F(lib).conv3d(x, w, stride=3), (1, 1, 7, 5, 7),
                      (1, 1, 2, 2, 2)),
+    "transposed_bias": (lambda lib, x, w, b: F(lib).conv_transpose3d(x, w, b),
+                        (2, 2, 2, 3, 2), (2, 3, 2, 2, 3), (3,)),
+    "transposed_options": (lambda lib, x, w, b: F(lib).conv_transpose3d(
+        x, w, b, stride=(2, 1, 3), padding=(1, 0, 1), output_padding=(1, 0, 2),
+        dilation=(1, 2, 1), groups=2), (1, 4, 2, 3, 2), (4, 1, 2, 2, 3), (2,)),
+    "transposed_unbatched": (lambda lib, x, w: F(lib).conv_transpose3d(x, w, stride=2,
+                                                                       padding=1),
+                             (2, 2, 3, 2), (2, 2, 3, 2, 2)),
 }
 
 
@@ -46,7 +55,7 @@ def test_values_gradients_and_double_backward(name):
     check_op(fn, *_arrays(shapes))
 
 
-@pytest.mark.parametrize("name", ["bias", "groups_bias"])
+@pytest.mark.parametrize("name", ["bias", "groups_bias", "transposed_options"])
 def test_float32(name):
     fn, *shapes = CASES[name]
     check_op(fn, *_arrays(shapes), dtype=np.float32)
@@ -58,7 +67,7 @@ def test_only_the_input_or_only_the_weight_requires_grad():
     check_op(fn, *_arrays(shapes), requires_grad=[False, True, True])
 
 
-@pytest.mark.parametrize("name", ["bias", "stride_padding", "unbatched"])
+@pytest.mark.parametrize("name", ["bias", "stride_padding", "unbatched", "transposed_options"])
 def test_forward_ad(name):
     fn, *shapes = CASES[name]
     check_jvp(fn, *_arrays(shapes))
@@ -69,6 +78,7 @@ def test_gradcheck_and_gradgradcheck():
     check_gradcheck(lambda lib, x, w, b: F(lib).conv3d(x, w, b, stride=(1, 2, 1), padding=1,
                                                        groups=2),
                     randn(1, 2, 3, 3, 2), randn(2, 1, 2, 2, 2, seed=1), randn(2, seed=2))
+    check_gradcheck(CASES["transposed_options"][0], *_arrays(CASES["transposed_options"][1:]))
 
 
 def test_node_names_shapes_and_dtypes():
@@ -76,7 +86,8 @@ def test_node_names_shapes_and_dtypes():
         x = lib.tensor(randn(1, 2, 3, 4, 4), requires_grad=True)
         w = lib.tensor(randn(3, 2, 2, 3, 3), requires_grad=True)
         outs = [F(lib).conv3d(x, w), F(lib).conv3d(x.float(), w.float(), stride=2),
-                lib.conv3d(x, w, padding=1)]
+                lib.conv3d(x, w, padding=1), lib.conv_transpose3d(x, w.transpose(0, 1)),
+                F(lib).conv_transpose3d(x.float(), w.float().transpose(0, 1), stride=2)]
         return [(o.grad_fn.name(), tuple(o.shape), str(o.dtype).split(".")[-1]) for o in outs]
     assert run(ag) == run(torch)
 
@@ -96,6 +107,23 @@ def test_module(mode):
         out.sum().backward()
         return (repr(layer), tuple(layer.weight.shape), out, x.grad, layer.weight.grad,
                 layer(x[0]).shape, repr(lib.nn.Conv3d(2, 2, 3, padding="same", bias=False)))
+    assert_same(run, rtol=1e-5, atol=1e-5)
+
+
+def test_transposed_module():
+    """nn.ConvTranspose3d: its weight's shape, output, gradients, ``output_size`` and repr."""
+    def run(lib):
+        lib.manual_seed(0)
+        layer = lib.nn.ConvTranspose3d(2, 4, (2, 3, 2), stride=(2, 1, 2), padding=(0, 1, 1),
+                                       groups=2)
+        with lib.no_grad():
+            layer.weight.copy_(lib.tensor(randn(2, 2, 2, 3, 2), dtype=lib.float32))
+            layer.bias.copy_(lib.tensor(randn(4, seed=1), dtype=lib.float32))
+        x = lib.tensor(randn(1, 2, 2, 3, 3, seed=2), dtype=lib.float32, requires_grad=True)
+        out = layer(x, output_size=(5, 3, 5))
+        out.sum().backward()
+        return (repr(layer), tuple(layer.weight.shape), out, x.grad, layer.weight.grad,
+                layer.bias.grad, layer(x[0]).shape)
     assert_same(run, rtol=1e-5, atol=1e-5)
 
 
@@ -125,6 +153,21 @@ ERRORS = [
                               padding=(1, 1)),
     lambda lib: F(lib).conv3d(_ones(lib, 1, 2, 5, 5, 5),
                               _ones(lib, 3, 2, 3, 3, 3, dtype=lib.float64)),
+    lambda lib: F(lib).conv_transpose3d(_ones(lib, 1, 2, 3, 3, 3), _ones(lib, 2, 2, 2, 2, 2),
+                                        output_padding=1),
+    lambda lib: F(lib).conv_transpose3d(_ones(lib, 1, 2, 3, 3, 3), _ones(lib, 2, 2, 2, 2, 2),
+                                        stride=2, output_padding=(0, 2, 0)),
+    lambda lib: F(lib).conv_transpose3d(_ones(lib, 1, 2, 3, 3, 3), _ones(lib, 2, 2, 2, 2, 2),
+                                        dilation=0),
+    lambda lib: F(lib).conv_transpose3d(_ones(lib, 1, 2, 3, 3, 3), _ones(lib, 2, 2, 2, 2, 2),
+                                        padding=3),
+    lambda lib: F(lib).conv_transpose3d(_ones(lib, 2, 3, 3), _ones(lib, 2, 2, 2, 2, 2)),
+    lambda lib: F(lib).conv_transpose3d(_ones(lib, 1, 2, 3, 3, 3), _ones(lib, 2, 2, 2, 2, 2),
+                                        stride=(1, 1)),
+    lambda lib: F(lib).conv_transpose3d(_ones(lib, 1, 3, 3, 3, 3), _ones(lib, 2, 2, 2, 2, 2)),
+    lambda lib: lib.nn.ConvTranspose3d(2, 3, 2, padding_mode="reflect"),
+    lambda lib: lib.nn.ConvTranspose3d(2, 2, 2, stride=2)(_ones(lib, 1, 2, 2, 2, 2),
+                                                           output_size=(9, 4, 4)),
     lambda lib: lib.nn.Conv3d(3, 4, 3, groups=2),
     lambda lib: lib.nn.Conv3d(2, 4, 3, stride=2, padding="same"),
 ]
@@ -141,5 +184,8 @@ def test_vmap():
     def run(lib):
         w, b = lib.tensor(randn(3, 2, 2, 2, 2, seed=1)), lib.tensor(randn(3, seed=2))
         conv = lib.func.vmap(lambda t: F(lib).conv3d(t, w, b, padding=1))
-        return conv(lib.tensor(randn(2, 2, 3, 3, 4))), conv(lib.tensor(randn(2, 4, 2, 3, 3, 4)))
+        transposed = lib.func.vmap(lambda t: F(lib).conv_transpose3d(t, w.transpose(0, 1),
+                                                                     stride=2))
+        return (conv(lib.tensor(randn(2, 2, 3, 3, 4))), conv(lib.tensor(randn(2, 4, 2, 3, 3, 4))),
+                transposed(lib.tensor(randn(2, 2, 2, 2, 3))))
     assert_same(run, rtol=1e-12, atol=1e-12)

@@ -839,6 +839,7 @@ RULES.update({
     "avg_pool1d": examples_dim_rule(1), "avg_pool2d": examples_dim_rule(2),
     "adaptive_avg_pool2d": examples_dim_rule(2), "group_norm": examples_dim_rule(None),
     "conv_transpose1d": examples_dim_rule(1), "conv_transpose2d": examples_dim_rule(2),
+    "conv_transpose3d": examples_dim_rule(3),
     "adaptive_avg_pool1d": examples_dim_rule(1), "adaptive_max_pool1d": examples_dim_rule(1),
     "adaptive_max_pool2d": examples_dim_rule(2), "unfold": examples_dim_rule(2),
     "max_pool3d": examples_dim_rule(3), "avg_pool3d": examples_dim_rule(3),

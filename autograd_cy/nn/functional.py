@@ -471,7 +471,9 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 # The ops of the layers, each in a file of its own (autograd_cy/nn/*.py).
 from autograd_cy.nn.padding import pad  # noqa: E402
 from autograd_cy.nn.convolution import conv1d, conv2d, conv3d  # noqa: E402
-from autograd_cy.nn.conv_transpose import conv_transpose1d, conv_transpose2d  # noqa: E402
+from autograd_cy.nn.conv_transpose import (  # noqa: E402
+    conv_transpose1d, conv_transpose2d, conv_transpose3d,
+)
 from autograd_cy.nn.fold import unfold, fold  # noqa: E402
 from autograd_cy.nn.pixel_shuffle import (  # noqa: E402
     pixel_shuffle, pixel_unshuffle, channel_shuffle,
@@ -554,6 +556,7 @@ from autograd_cy.nn.dropout_variants import (  # noqa: E402,F401
 )
 
 __all__ += ["pad", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+            "conv_transpose3d",
             "unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
             "max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
             "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_avg_pool1d",

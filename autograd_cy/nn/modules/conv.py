@@ -1,6 +1,6 @@
 """``Conv1d``, ``Conv2d`` and ``Conv3d``: learned filters slid over the input (``F.conv1d``/
 ``F.conv2d``/``F.conv3d``),
-and ``ConvTranspose1d``/``ConvTranspose2d``, their adjoints (``F.conv_transpose1d``/``2d``),
+and ``ConvTranspose1d/2d/3d``, their adjoints (``F.conv_transpose1d/2d/3d``),
 with torch's parameter shapes, initialisation, padding modes and repr."""
 from autograd_cy import factories
 from autograd_cy._C.tensor import Size
@@ -10,7 +10,8 @@ from autograd_cy.nn.modules.module import Module
 from autograd_cy.nn.tuples import _ntuple, _pair, _single
 from autograd_cy.nn.parameter import Parameter
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+           "ConvTranspose3d"]
 
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 
@@ -200,3 +201,14 @@ class ConvTranspose2d(_ConvTransposeNd):
 
     def forward(self, input, output_size=None):
         return self._transpose_forward(input, output_size, F.conv_transpose2d)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """A 3-D transposed convolution over ``(N, C_in, D, H, W)`` (or ``(C_in, D, H, W)``)
+    inputs."""
+
+    _dims = 3
+    _as_tuple = staticmethod(_ntuple(3))
+
+    def forward(self, input, output_size=None):
+        return self._transpose_forward(input, output_size, F.conv_transpose3d)
