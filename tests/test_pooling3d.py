@@ -1,8 +1,9 @@
-"""F.max_pool3d, avg_pool3d, adaptive_avg_pool3d, adaptive_max_pool3d, max_unpool3d and their
-modules against torch: values, gradients and double backward (check_op) over kernel, stride,
-padding, dilation, ceil_mode, return_indices, count_include_pad and divisor_override, with
-ties and NaN; forward AD; gradcheck; node names and indices; integer inputs and empty
-batches; torch's errors (and the 2-D op's padding check the 3-D one shares)."""
+"""F.max_pool3d, avg_pool3d, adaptive_avg_pool3d, adaptive_max_pool3d, max_unpool3d,
+lp_pool3d and their modules against torch: values, gradients and double backward
+(check_op) over kernel, stride, padding, dilation, ceil_mode, return_indices,
+count_include_pad and divisor_override, with ties and NaN; forward AD; gradcheck; vmap;
+node names and indices; integer inputs and empty batches; torch's errors (and the 2-D
+op's padding check the 3-D one shares)."""
 import numpy as np
 import pytest
 import torch
@@ -72,6 +73,10 @@ CASES = {
     "unpool_options": (lambda lib, x: _unpooled(lib, x, (2, 1, 2), (2, 1, 2), (1, 0, 1),
                                                 (5, 3, 7)), randn(1, 2, 5, 3, 7)),
     "unpool_unbatched": (lambda lib, x: _unpooled(lib, x, 2, 1, 0), randn(2, 3, 3, 4)),
+    "lp_2": (lambda lib, x: F(lib).lp_pool3d(x, 2, (2, 1, 2), ceil_mode=True),
+             randn(1, 2, 3, 3, 5)),
+    "lp_3_stride": (lambda lib, x: F(lib).lp_pool3d(x, 3, 2, 1), randn(1, 2, 3, 3, 3)),
+    "lp_inf": (lambda lib, x: F(lib).lp_pool3d(x, float("inf"), 2), randn(2, 1, 2, 4, 4)),
 }
 
 
@@ -144,7 +149,8 @@ def test_modules():
                                 return_indices=True)
         out, indices = pool(x)
         layers = [lib.nn.AvgPool3d(3, 2, 1, ceil_mode=True, count_include_pad=False),
-                  lib.nn.AdaptiveAvgPool3d((2, None, 3)), lib.nn.AdaptiveMaxPool3d(2)]
+                  lib.nn.AdaptiveAvgPool3d((2, None, 3)), lib.nn.AdaptiveMaxPool3d(2),
+                  lib.nn.LPPool3d(2, (2, 3, 2), stride=1)]
         outs = [out, lib.nn.MaxUnpool3d((2, 2, 3), (1, 2, 2), (1, 0, 1))(
             out, indices, output_size=x.shape)] + [layer(x) for layer in layers]
         sum(o.sum() for o in outs).backward()
@@ -244,6 +250,7 @@ VMAPPED = {
     "adaptive_max_pool3d": lambda lib, t: F(lib).adaptive_max_pool3d(t, 2, True),
     "max_unpool3d": lambda lib, t: F(lib).max_unpool3d(*F(lib).max_pool3d(
         t, 2, return_indices=True), 2),
+    "lp_pool3d": lambda lib, t: F(lib).lp_pool3d(t, 2, 2, 1),
 }
 
 

@@ -849,6 +849,7 @@ RULES.update({
     "pixel_unshuffle": leading_dims_rule, "upsample": examples_dim_rule(None),
     "upsample_nearest": examples_dim_rule(None), "upsample_bilinear": examples_dim_rule(None),
     "lp_pool1d": examples_dim_rule(1), "lp_pool2d": examples_dim_rule(2),
+    "lp_pool3d": examples_dim_rule(3),
     "scaled_dot_product_attention": attention_rule,
     # indexing
     "getitem": getitem_rule, "__getitem__": getitem_rule, "setitem": setitem_rule,

@@ -1,5 +1,5 @@
 """Pooling layers: ``MaxPool1d/2d/3d``, ``AvgPool1d/2d/3d``, ``AdaptiveAvgPool1d/2d/3d``,
-``AdaptiveMaxPool1d/2d/3d``, ``LPPool1d/2d`` and ``MaxUnpool1d/2d/3d``, each the
+``AdaptiveMaxPool1d/2d/3d``, ``LPPool1d/2d/3d`` and ``MaxUnpool1d/2d/3d``, each the
 settings of its functional form (``F.max_pool2d`` ...), with torch's reprs."""
 from autograd_cy.nn import functional as F
 from autograd_cy.nn.modules.module import Module
@@ -7,8 +7,8 @@ from autograd_cy.nn.tuples import _ntuple, _pair, _single
 
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
            "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
-           "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "LPPool1d", "LPPool2d", "MaxUnpool1d",
-           "MaxUnpool2d", "MaxUnpool3d"]
+           "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "LPPool1d", "LPPool2d", "LPPool3d",
+           "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]
 
 
 class _MaxPoolNd(Module):
@@ -187,6 +187,14 @@ class LPPool2d(_LPPoolNd):
 
     def forward(self, input):
         return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride,
+                           self.ceil_mode)
+
+
+class LPPool3d(_LPPoolNd):
+    """The ``norm_type``-norm of each window of a ``(N, C, D, H, W)`` input."""
+
+    def forward(self, input):
+        return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride,
                            self.ceil_mode)
 
 
