@@ -23,15 +23,22 @@ from autograd_cy.nn.windows import fold_windows, sliding_windows
 __all__ = ["conv1d", "conv2d", "conv3d"]
 
 
+# The permutations of the windows' dims, per number of spatial dims: (N, C, *out, *kernel)
+# to (N, C, *kernel, *out) for the columns, and the other way for the natural layout of the
+# input's gradient; with the batch innermost, (C, *kernel, *out, N) to (N, C, *out, *kernel)
+# and the image (C, *size, N) to (N, C, *size).
+_KERNEL_FIRST = {2: (0, 1, 4, 5, 2, 3), 3: (0, 1, 5, 6, 7, 2, 3, 4)}
+_BATCH_LAST_WINDOWS = {2: (5, 0, 3, 4, 1, 2), 3: (7, 0, 4, 5, 6, 1, 2, 3)}
+_BATCH_LAST_IMAGE = {2: (3, 0, 1, 2), 3: (4, 0, 1, 2, 3)}
+
+
 def _columns(padded, weight, stride, dilation, groups, out):
     """``(N, groups, C/groups * kh * kw, L)``: the windows of ``padded``, one column each
     (``kd * kh * kw`` rows per channel in 3-D)."""
     n, channels = padded.shape[0], padded.shape[1]
     kernel = tuple(weight.shape[2:])
-    dims = len(kernel)
     windows = sliding_windows(padded, kernel, stride, dilation, out)   # N C oh ow kh kw
-    windows = windows.permute(0, 1, *range(2 + dims, 2 + 2 * dims),
-                              *range(2, 2 + dims))                      # N C kh kw oh ow
+    windows = windows.permute(_KERNEL_FIRST[len(kernel)])              # N C kh kw oh ow
     return windows.reshape(n, groups, channels // groups * math.prod(kernel), math.prod(out))
 
 
@@ -41,18 +48,17 @@ def _input_grad(grad_rows, weight, size, stride, dilation, out):
     n, groups, per_group, length = grad_rows.shape
     kernel = tuple(weight.shape[2:])
     dims = len(kernel)
-    kernel_dims, out_dims = range(1, 1 + dims), range(1 + dims, 1 + 2 * dims)
     channels = weight.shape[1] * groups
     kernels = weight.reshape(groups, per_group, -1).transpose(-1, -2)   # G Cg*kh*kw Og
     if is_grad_enabled():           # double backward: every step records
         grad_windows = (kernels @ grad_rows).reshape(n, channels, *kernel, *out).permute(
-            0, 1, *[d + 1 for d in out_dims], *[d + 1 for d in kernel_dims])
+            _KERNEL_FIRST[dims])    # the same swap of the two halves: N C oh ow kh kw
         return fold_windows(grad_windows, size, stride, dilation)
     batch_last = grad_rows.permute(1, 2, 3, 0).reshape(groups, per_group, length * n)
     grad_windows = (kernels @ batch_last).reshape(channels, *kernel, *out, n).permute(
-        1 + 2 * dims, 0, *out_dims, *kernel_dims)
+        _BATCH_LAST_WINDOWS[dims])
     image = factories.zeros((channels, *size, n), dtype=grad_rows.dtype,
-                            device=grad_rows.device).permute(1 + dims, 0, *kernel_dims)
+                            device=grad_rows.device).permute(_BATCH_LAST_IMAGE[dims])
     return fold_windows(grad_windows, size, stride, dilation, image)
 
 
@@ -102,7 +108,7 @@ class Convolution(Function):
         kernels = weight.reshape(groups, weight.shape[0] // groups, -1)
         output = (kernels @ columns).reshape(input.shape[0], weight.shape[0], *out)
         if bias is not None:
-            output += bias.reshape(1, -1, *[1] * len(out))
+            output += bias.reshape((1, -1) + (1,) * len(out))
         ctx.columns = columns                # reused by a backward that records nothing
         ctx.settings = (stride, padding, dilation, groups, out, bias is not None)
         return output.squeeze(2) if one_dim else output

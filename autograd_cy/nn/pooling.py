@@ -27,11 +27,13 @@ _COUNT = {2: "two", 3: "three"}
 _LETTERS = {2: "HW", 3: "THW"}
 
 
-def _dims_tuple(name, what, value, dims, words):
+def _dims_tuple(name, what, value, dims, words="must {either}be a single int, or a tuple of"):
     """One setting of a ``dims``-D pooling as ``dims`` ints, or torch's error for another
     length (``words`` ends with the count: "or a tuple of three ints")."""
     values = tuple(value) if isinstance(value, (tuple, list)) else (value,)
     if len(values) not in (1, dims):
+        # (avg_pool3d words them without "either")
+        words = words.format(either="" if name == "avg_pool3d" else "either ")
         raise RuntimeError(f"{name}: {what} {words} {_COUNT[dims]} ints")
     return values * dims if len(values) == 1 else values
 
@@ -51,17 +53,13 @@ def _settings(name, input, kernel_size, stride, padding, dilation, ceil_mode, di
     ``dims`` dims, after torch's checks in torch's order: the settings' lengths, the input's
     rank, each dim's output-size checks, then the settings' signs, empty dims, the padding
     against the kernel and the output size."""
-    # (avg_pool3d words them without "either")
-    either = "" if name == "avg_pool3d" else "either "
-    kernel = _dims_tuple(name, "kernel_size", kernel_size, dims,
-                         f"must {either}be a single int, or a tuple of")
+    kernel = _dims_tuple(name, "kernel_size", kernel_size, dims)
     if stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0):
         stride = kernel
     else:
         stride = _dims_tuple(name, "stride", stride, dims,
-                             f"must {either}be omitted, a single int, or a tuple of")
-    padding = _dims_tuple(name, "padding", padding, dims,
-                          f"must {either}be a single int, or a tuple of")
+                             "must {either}be omitted, a single int, or a tuple of")
+    padding = _dims_tuple(name, "padding", padding, dims)
     dilation = _dims_tuple(name, "dilation", dilation, dims,
                            "must be either a single int, or a tuple of")
     if input.dim() not in (dims + 1, dims + 2):
@@ -71,7 +69,9 @@ def _settings(name, input, kernel_size, stride, padding, dilation, ceil_mode, di
         if input.dim() < 3:       # avg_pool2d reads input.size(-3) first
             raise IndexError(f"Dimension out of range (expected to be in range of "
                              f"[{-max(input.dim(), 1)}, {max(input.dim(), 1) - 1}], but got -3)")
+    beyond_half = False                 # checked after the signs (torch's order)
     for d in range(dims):
+        beyond_half = beyond_half or padding[d] > kernel[d] // 2
         if stride[d] == 0:
             raise RuntimeError("stride should not be zero")
         if padding[d] < 0:
@@ -105,7 +105,7 @@ def _settings(name, input, kernel_size, stride, padding, dilation, ceil_mode, di
         if name == "avg_pool3d" and any(s < k for s, k in zip(size, kernel)):
             raise RuntimeError(f"input image (T: {size[0]} H: {size[1]} W: {size[2]}) "
                                f"smaller than kernel size ({_spelled('k', kernel, 3)})")
-    if any(p > k // 2 for p, k in zip(padding, kernel)):
+    if beyond_half:
         order = (1, 0) if dims == 2 else (0, 2, 1)       # torch's order: W before H
         raise RuntimeError(
             "pad should be smaller than or equal to half of kernel size, but got " + (
@@ -132,10 +132,12 @@ def _padded(input, kernel, stride, padding, dilation, out, value):
     """``input`` padded by ``padding`` with ``value``, and past the bottom and right (and
     back) as far as a ceil_mode window reaches."""
     dims = len(kernel)
-    extra = [max(0, (out[d] - 1) * stride[d] + dilation[d] * (kernel[d] - 1) + 1
-                 - input.shape[-dims + d] - 2 * padding[d]) for d in range(dims)]
-    sides = [amount for d in reversed(range(dims)) for amount in
-             (padding[d], padding[d] + extra[d])]
+    shape = input.shape
+    sides = []
+    for d in range(dims - 1, -1, -1):
+        extra = (out[d] - 1) * stride[d] + dilation[d] * (kernel[d] - 1) + 1 \
+            - shape[d - dims] - 2 * padding[d]
+        sides += (padding[d], padding[d] + extra if extra > 0 else padding[d])
     return pad(input, sides, value=value) if any(sides) else input
 
 

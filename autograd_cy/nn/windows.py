@@ -8,7 +8,9 @@ q * dilation_w)``. ``fold_windows`` is its adjoint (col2im): it adds each window
 values back where they came from, one strided slice per kernel offset, so overlapping
 windows sum as the chain rule wants.
 """
+import functools
 import itertools
+import operator
 
 from autograd_cy import factories
 from autograd_cy._C.tensor import _array_of
@@ -32,13 +34,12 @@ def output_size(size, kernel, stride, padding, dilation, ceil_mode=False):
 
 def sliding_windows(x, kernel, stride, dilation, out):
     """The view ``(..., *out, *kernel)`` of ``x``'s last ``len(kernel)`` dims."""
-    dims = len(kernel)
-    shape, strides = tuple(x.shape), x.stride()
-    lead, steps = len(shape) - dims, strides[len(shape) - dims:]
+    lead = x.dim() - len(kernel)
+    strides = x.stride()
+    steps = strides[lead:]
     return x.as_strided(
-        (*shape[:lead], *out, *kernel),
-        (*strides[:lead], *[steps[d] * stride[d] for d in range(dims)],
-         *[steps[d] * dilation[d] for d in range(dims)]))
+        (*x.shape[:lead], *out, *kernel),
+        (*strides[:lead], *map(operator.mul, steps, stride), *map(operator.mul, steps, dilation)))
 
 
 def fold_windows(windows, size, stride, dilation, image=None):
@@ -55,9 +56,17 @@ def fold_windows(windows, size, stride, dilation, image=None):
     # same additions run on the arrays, without the per-op bookkeeping of kh * kw ops.
     recording = is_grad_enabled() and windows.requires_grad
     target, source = (image, windows) if recording else (_array_of(image), _array_of(windows))
-    spans = [[slice(k * dilation[d], k * dilation[d] + stride[d] * (out[d] - 1) + 1, stride[d])
-              for k in range(kernel[d])] for d in range(dims)]
-    for offset in itertools.product(*[range(k) for k in kernel]):
-        target[(Ellipsis, *[spans[d][offset[d]] for d in range(dims)])] += \
-            source[(Ellipsis, *offset)]
+    for where, offset in _offsets(kernel, tuple(stride), tuple(dilation), out):
+        target[where] += source[offset]
     return image
+
+
+@functools.lru_cache(maxsize=128)
+def _offsets(kernel, stride, dilation, out):
+    """For each kernel offset, the image's strided slice its window entries go to and the
+    index of those entries in the windows: the keys of ``fold_windows``'s additions, made
+    once per configuration."""
+    spans = [[slice(k * dilation[d], k * dilation[d] + stride[d] * (out[d] - 1) + 1, stride[d])
+              for k in range(kernel[d])] for d in range(len(kernel))]
+    return tuple(((Ellipsis, *where), (Ellipsis, *offset)) for offset, where in
+                 zip(itertools.product(*map(range, kernel)), itertools.product(*spans)))
