@@ -125,6 +125,22 @@ def test_node_names_and_indices():
     assert run(ag) == run(torch)
 
 
+def test_unbatched_inputs_record_the_ops_node():
+    """An unbatched input (no N) is pooled by the op itself, as torch's: its node, not a
+    squeeze's (the 2-D ops too)."""
+    def run(lib):
+        plane = lib.tensor(randn(2, 4, 4), requires_grad=True)
+        volume = lib.tensor(randn(2, 4, 4, 4), requires_grad=True)
+        pooled, where = F(lib).max_pool2d(plane, 2, return_indices=True)
+        pooled3, where3 = F(lib).max_pool3d(volume, 2, return_indices=True)
+        outs = [pooled, F(lib).avg_pool2d(plane, 2), F(lib).adaptive_max_pool2d(plane, 3),
+                F(lib).max_unpool2d(pooled, where, 2), pooled3, F(lib).avg_pool3d(volume, 2),
+                F(lib).adaptive_max_pool3d(volume, 3), F(lib).adaptive_avg_pool3d(volume, 3),
+                F(lib).max_unpool3d(pooled3, where3, 2), F(lib).max_pool1d(plane, 2)]
+        return [out.grad_fn.name() for out in outs]
+    assert run(ag) == run(torch)
+
+
 def test_integer_inputs_and_empty_batches():
     def run(lib):
         ints = lib.arange(-30, 34).reshape(1, 1, 4, 4, 4)

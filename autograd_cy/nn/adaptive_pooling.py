@@ -50,29 +50,32 @@ def _window_table(size, out, device):
 
 
 class AdaptiveMaxPool2d(MaxPool2d):
-    """The maximum of each adaptive window of ``(N, C, H, W)`` (or ``(N, C, D, H, W)``) and
-    its flat index; the backward and tangent are ``MaxPool2d``'s (they read only the
+    """The maximum of each adaptive window of ``(N, C, H, W)`` or ``(C, H, W)`` (or of 3-D
+    volumes) and its flat index; the backward and tangent are ``MaxPool2d``'s (they read only the
     indices)."""
 
     builtin_op = True
 
     @staticmethod
     def forward(ctx, input, out):
-        n, c, *size = input.shape
-        table = _window_table(tuple(size), out, input.device)
+        lead = tuple(input.shape)[:input.dim() - len(out)]            # (N, C) or (C,)
+        size = tuple(input.shape)[len(lead):]
+        table = _window_table(size, out, input.device)
         windows, area = table.shape
-        planes = input.reshape(n * c, math.prod(size))
+        count = math.prod(lead)
+        planes = input.reshape(count, math.prod(size))
         rows = planes.index_select(1, table.reshape(-1)).reshape(-1, area)
         position = rows.argmax(-1)                          # first maximum
         starts = factories.arange(0, rows.shape[0] * area, area, device=input.device)
-        output = rows.reshape(-1).index_select(0, position + starts).reshape(n, c, *out)
-        window = factories.arange(windows, device=input.device).expand(n * c, -1).reshape(-1)
+        output = rows.reshape(-1).index_select(0, position + starts).reshape(*lead, *out)
+        window = factories.arange(windows, device=input.device).expand(count, -1).reshape(-1)
         indices = table.reshape(-1).index_select(0, window * area + position).reshape(
-            n, c, *out)
+            *lead, *out)
         ctx.mark_non_differentiable(indices)
         ctx.save_for_backward(indices)
         ctx.save_for_forward(indices)
         ctx.input_shape = tuple(input.shape)
+        ctx.planes = (count, math.prod(size))
         return output, indices
 
     @staticmethod
@@ -119,16 +122,11 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
 
 
 def _adaptive_max(input, out, op, return_indices):
-    """``op`` on a batched input (an unbatched one gets a batch dim of one for it)."""
+    """``op`` (batched or not) after the check of the output's size."""
     if min(out) < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: "
                            f"{[*input.shape[:-len(out)], *out]}")
-    unbatched = input.dim() == len(out) + 1
-    if unbatched:
-        input = input.unsqueeze(0)
     output, indices = op.apply(input, out)
-    if unbatched:
-        output, indices = output.squeeze(0), indices.squeeze(0)
     return (output, indices) if return_indices else output
 
 

@@ -32,16 +32,16 @@ def _unpooled(values, flat, shape):
 
 
 class MaxUnpool2d(Function):
-    """Values of ``(N, C, h, w)`` (or ``(N, C, d, h, w)``) written into zeros
-    ``(N, C, *size)`` at ``indices``."""
+    """Values of ``(N, C, h, w)`` or ``(C, h, w)`` (or of 3-D volumes) written into zeros
+    ``(N, C, *size)`` (or ``(C, *size)``) at ``indices``."""
 
     builtin_op = True
 
     @staticmethod
     def forward(ctx, input, indices, size):
-        n, c = input.shape[0], input.shape[1]
-        ctx.flat = _flat(indices, n * c, math.prod(size))
-        ctx.input_shape, ctx.output_shape = tuple(input.shape), (n, c, *size)
+        lead = tuple(input.shape)[:input.dim() - len(size)]           # (N, C) or (C,)
+        ctx.flat = _flat(indices, math.prod(lead), math.prod(size))
+        ctx.input_shape, ctx.output_shape = tuple(input.shape), (*lead, *size)
         return _unpooled(input, ctx.flat, ctx.output_shape)
 
     @staticmethod
@@ -116,12 +116,8 @@ def _unpool(input, indices, size, stride=None):
         bad = int(indices.max()) if int(indices.max()) >= area else int(indices.min())
         raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size "
                            f"{'x'.join(map(str, size))})")
-    unbatched = input.dim() == dims + 1
-    if unbatched:
-        input, indices = input.unsqueeze(0), indices.unsqueeze(0)
     op = MaxUnpool3d if dims == 3 else MaxUnpool2d
-    output = op.apply(input, indices, tuple(size))
-    return output.squeeze(0) if unbatched else output
+    return op.apply(input, indices, tuple(size))
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):

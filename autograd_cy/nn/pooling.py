@@ -167,8 +167,8 @@ def _row_starts(rows, length, device):
 
 
 class MaxPool2d(Function):
-    """Max over each window of ``(N, C, H, W)`` (or ``(N, C, D, H, W)``: the kernel's length
-    says); the output and the argmax indices.
+    """Max over each window of ``(N, C, H, W)`` or ``(C, H, W)`` (or of 3-D volumes: the
+    kernel's length says); the output and the argmax indices.
 
     The windows are copied once into rows of ``kh * kw``; the argmax of each row picks
     both outputs with ``index_select`` (a gather along a row costs several times more on
@@ -178,20 +178,22 @@ class MaxPool2d(Function):
 
     @staticmethod
     def forward(ctx, input, kernel, stride, padding, dilation, out):
-        n, c, *size = input.shape
+        lead = tuple(input.shape)[:input.dim() - len(kernel)]         # (N, C) or (C,)
+        size = tuple(input.shape)[len(lead):]
         padded = _padded(input, kernel, stride, padding, dilation, out, float("-inf"))
         area = math.prod(kernel)
         rows = sliding_windows(padded, kernel, stride, dilation, out).reshape(-1, area)
         position = rows.argmax(-1)                          # first maximum; NaN wins
         flat = position + _row_starts(rows.shape[0], area, input.device)
-        output = rows.reshape(-1).index_select(0, flat).reshape(n, c, *out)
-        starts, entries = _plane_indices(tuple(size), kernel, stride, padding, dilation, out,
+        output = rows.reshape(-1).index_select(0, flat).reshape(*lead, *out)
+        starts, entries = _plane_indices(size, kernel, stride, padding, dilation, out,
                                          input.device)
-        indices = entries.index_select(0, position).reshape(n, c, *out) + starts
+        indices = entries.index_select(0, position).reshape(*lead, *out) + starts
         ctx.mark_non_differentiable(indices)
         ctx.save_for_backward(indices)
         ctx.save_for_forward(indices)
         ctx.input_shape = tuple(input.shape)
+        ctx.planes = (math.prod(lead), math.prod(size))
         return output, indices
 
     @staticmethod
@@ -216,9 +218,9 @@ class MaxPool2d(Function):
 def _flat_indices(ctx):
     """The saved indices (per input plane) as indices into the whole flattened input."""
     (indices,) = ctx.saved_tensors
-    n, c, *size = ctx.input_shape
-    starts = _row_starts(n * c, math.prod(size), indices.device)
-    return (indices.reshape(n * c, -1) + starts.reshape(-1, 1)).reshape(-1)
+    planes, area = ctx.planes
+    starts = _row_starts(planes, area, indices.device)
+    return (indices.reshape(planes, -1) + starts.reshape(-1, 1)).reshape(-1)
 
 
 MaxPool2d._backward_cls.__name__ = "MaxPool2DWithIndicesBackward0"
@@ -249,8 +251,8 @@ def _average_divisors(size, kernel, stride, padding, out, count_include_pad, dev
 
 
 class AvgPool2d(Function):
-    """Mean over each window of ``(N, C, H, W)`` (or ``(N, C, D, H, W)``) with torch's
-    divisors."""
+    """Mean over each window of ``(N, C, H, W)`` or ``(C, H, W)`` (or of 3-D volumes) with
+    torch's divisors."""
 
     builtin_op = True
 
@@ -303,23 +305,13 @@ class AvgPool3d(AvgPool2d):
 AvgPool3d._backward_cls.__name__ = "AvgPool3DBackward0"
 
 
-def _batched(input, run, dims=2):
-    """``run`` on a batched input; an unbatched one gets a batch dim of one for it."""
-    if input.dim() == dims + 1:
-        result = run(input.unsqueeze(0))
-        return tuple(r.squeeze(0) for r in result) if isinstance(result, tuple) \
-            else result.squeeze(0)
-    return run(input)
-
-
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """The maximum of each window; with ``return_indices``, also where it was (the flat
     index in its input plane)."""
     kernel, stride, padding, dilation, out = _settings("max_pool2d", input, kernel_size,
                                                        stride, padding, dilation, ceil_mode)
-    output, indices = _batched(input, lambda x: MaxPool2d.apply(x, kernel, stride, padding,
-                                                                dilation, out))
+    output, indices = MaxPool2d.apply(input, kernel, stride, padding, dilation, out)
     return (output, indices) if return_indices else output
 
 
@@ -329,8 +321,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     it was (the flat index in its input volume)."""
     kernel, stride, padding, dilation, out = _settings("max_pool3d", input, kernel_size,
                                                        stride, padding, dilation, ceil_mode, 3)
-    output, indices = _batched(input, lambda x: MaxPool3d.apply(x, kernel, stride, padding,
-                                                                dilation, out), 3)
+    output, indices = MaxPool3d.apply(input, kernel, stride, padding, dilation, out)
     return (output, indices) if return_indices else output
 
 
@@ -341,8 +332,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         raise RuntimeError("divisor must be not zero")
     kernel, stride, padding, _, out = _settings("avg_pool2d", input, kernel_size, stride,
                                                 padding, 1, ceil_mode)
-    return _batched(input, lambda x: AvgPool2d.apply(x, kernel, stride, padding, out,
-                                                     count_include_pad, divisor_override))
+    return AvgPool2d.apply(input, kernel, stride, padding, out, count_include_pad,
+                           divisor_override)
 
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -352,8 +343,8 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         raise RuntimeError("divisor must be not zero")
     kernel, stride, padding, _, out = _settings("avg_pool3d", input, kernel_size, stride,
                                                 padding, 1, ceil_mode, 3)
-    return _batched(input, lambda x: AvgPool3d.apply(x, kernel, stride, padding, out,
-                                                     count_include_pad, divisor_override), 3)
+    return AvgPool3d.apply(input, kernel, stride, padding, out, count_include_pad,
+                           divisor_override)
 
 
 def _one(name, what, value, words):
