@@ -151,7 +151,9 @@ def test_integer_inputs_and_empty_batches():
                 tuple(F(lib).avg_pool3d(empty, 2).shape),
                 tuple(F(lib).adaptive_avg_pool3d(empty, 3).shape),
                 tuple(F(lib).adaptive_max_pool3d(empty, 3).shape),
-                tuple(F(lib).adaptive_avg_pool3d(lib.ones(1, 2, 4, 4, 4), 0).shape)]
+                tuple(F(lib).adaptive_avg_pool3d(lib.ones(1, 2, 4, 4, 4), 0).shape),
+                *F(lib).adaptive_max_pool3d(lib.ones(1, 2, 4, 4, 4), (2, 0, 1), True),
+                *F(lib).adaptive_max_pool2d(lib.ones(2, 4, 4), (0, 2), True)]
     ours, theirs = assert_same(run)
     assert [str(t.dtype).split(".")[-1] for t in ours[:3]] == \
         [str(t.dtype).split(".")[-1] for t in theirs[:3]]

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from autograd_cy import factories
+from autograd_cy import factories, int64
 from autograd_cy.nn.pooling import MaxPool2d, _check_rank_1d, _one, adaptive_avg_pool2d
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d",
@@ -60,6 +60,15 @@ class AdaptiveMaxPool2d(MaxPool2d):
     def forward(ctx, input, out):
         lead = tuple(input.shape)[:input.dim() - len(out)]            # (N, C) or (C,)
         size = tuple(input.shape)[len(lead):]
+        ctx.input_shape = tuple(input.shape)
+        ctx.planes = (math.prod(lead), math.prod(size))
+        if 0 in out:                     # no windows: empty results
+            output = factories.zeros((*lead, *out), dtype=input.dtype, device=input.device)
+            indices = factories.zeros((*lead, *out), dtype=int64, device=input.device)
+            ctx.mark_non_differentiable(indices)
+            ctx.save_for_backward(indices)
+            ctx.save_for_forward(indices)
+            return output, indices
         table = _window_table(size, out, input.device)
         windows, area = table.shape
         count = math.prod(lead)
@@ -74,8 +83,6 @@ class AdaptiveMaxPool2d(MaxPool2d):
         ctx.mark_non_differentiable(indices)
         ctx.save_for_backward(indices)
         ctx.save_for_forward(indices)
-        ctx.input_shape = tuple(input.shape)
-        ctx.planes = (count, math.prod(size))
         return output, indices
 
     @staticmethod
