@@ -8,7 +8,8 @@ import pytest
 import torch
 
 import autograd_cy as ag
-from oracle import assert_same, assert_same_error, check_gradcheck, check_jvp, check_op, randn
+from oracle import (assert_same, assert_same_error, check_batched_grad, check_gradcheck,
+                    check_jvp, check_op, randn)
 
 
 def F(lib):
@@ -79,6 +80,13 @@ def test_gradcheck_and_gradgradcheck():
                                                        groups=2),
                     randn(1, 2, 3, 3, 2), randn(2, 1, 2, 2, 2, seed=1), randn(2, seed=2))
     check_gradcheck(CASES["transposed_options"][0], *_arrays(CASES["transposed_options"][1:]))
+
+
+@pytest.mark.parametrize("name", ["groups_bias", "transposed_options"])
+def test_batched_gradients(name):
+    """``is_grads_batched``: a batch of output gradients at once, and its double backward."""
+    fn, *shapes = CASES[name]
+    check_batched_grad(fn, *_arrays(shapes), create_graph=True)
 
 
 def test_node_names_shapes_and_dtypes():

@@ -9,7 +9,8 @@ import pytest
 import torch
 
 import autograd_cy as ag
-from oracle import assert_same, assert_same_error, check_gradcheck, check_jvp, check_op, randn
+from oracle import (assert_same, assert_same_error, check_batched_grad, check_gradcheck,
+                    check_jvp, check_op, randn)
 
 
 def F(lib):
@@ -106,6 +107,16 @@ def test_forward_ad(name):
 def test_gradcheck_and_gradgradcheck(name):
     fn, values = CASES[name]
     check_gradcheck(fn, values)
+
+
+@pytest.mark.parametrize("name", ["max_options", "avg_ceil_exclude_pad", "adaptive_avg_uneven",
+                                  "adaptive_max_uneven", "unpool_options"])
+def test_batched_gradients(name):
+    """``is_grads_batched``: a batch of output gradients at once. (Not with create_graph: as
+    for the 2-D ops, a pooling gradient that does not depend on the input does not require
+    grad here, where torch's does, with zero second derivatives.)"""
+    fn, values = CASES[name]
+    check_batched_grad(fn, values)
 
 
 def test_node_names_and_indices():
