@@ -72,6 +72,7 @@ def _input_grad(grad_rows, weight, size, stride, dilation, out):
 # both are then handed to fold_windows as (N, ...) views, whose additions NumPy iterates in
 # memory order. The gradient comes back as a (N, C, H, W) view of the (C, H, W, N) image.
 # A backward that records keeps the natural layout (its additions are ops on tensors).
+# A 3-D convolution is the same with kd and od (D) ahead of kh and oh (H) throughout.
 
 
 def _output_shape(input, weight, stride, padding, dilation):
