@@ -76,8 +76,12 @@ def _input_grad(grad_rows, weight, size, stride, dilation, out):
 
 
 def _output_shape(input, weight, stride, padding, dilation):
-    return tuple((input.shape[2 + d] + 2 * padding[d] - dilation[d] * (weight.shape[2 + d] - 1)
-                  - 1) // stride[d] + 1 for d in range(input.dim() - 2))
+    size, kernel = input.shape, weight.shape
+    return tuple([(size[2 + d] + 2 * padding[d] - dilation[d] * (kernel[2 + d] - 1) - 1)
+                  // stride[d] + 1 for d in range(len(size) - 2)])
+
+
+_ALL = slice(None)
 
 
 def _pad_sides(padding):
@@ -129,10 +133,10 @@ class Convolution(Function):
                 columns = _columns(padded, weight, stride, dilation, groups, out)
             grad_weight = (grad_rows @ columns.transpose(-1, -2)).sum(0).reshape(weight.shape)
         if ctx.needs_input_grad[0]:
-            spatial = tuple(input.shape[2:])
-            size = tuple(extent + 2 * p for extent, p in zip(spatial, padding))
+            spatial = input.shape[2:]
+            size = tuple([extent + 2 * p for extent, p in zip(spatial, padding)])
             grad_padded = _input_grad(grad_rows, weight, size, stride, dilation, out)
-            grad_input = grad_padded[(slice(None), slice(None), *[
+            grad_input = grad_padded[(_ALL, _ALL, *[
                 slice(p, p + extent) for p, extent in zip(padding, spatial)])] \
                 if any(padding) else grad_padded
         if has_bias and ctx.needs_input_grad[2]:
