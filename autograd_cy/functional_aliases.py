@@ -1,8 +1,8 @@
 """The torch-level names of ``nn.functional``'s ops: ``torch.conv2d``, ``torch.max_pool1d``,
 ``torch.batch_norm``, ``torch.embedding``, ``torch.dropout`` ...
 
-Where torch's signature is ``nn.functional``'s (``conv1d``, ``conv2d``,
-``conv_transpose1d/2d``, ``avg_pool1d``, ``adaptive_avg_pool1d``, ``pixel_shuffle``,
+Where torch's signature is ``nn.functional``'s (``conv1d``, ``conv2d``, ``conv3d``,
+``conv_transpose1d/2d/3d``, ``avg_pool1d``, ``adaptive_avg_pool1d``, ``pixel_shuffle``,
 ``pixel_unshuffle``, ``channel_shuffle``, ``rms_norm``, ``bilinear``) the torch-level name
 is the same function object. The others are ATen's forms, whose arguments differ from the
 Python ones and are spelled out below: every argument of ``torch.dropout(input, p, train)`` and of
@@ -10,7 +10,7 @@ Python ones and are spelled out below: every argument of ``torch.dropout(input, 
 indices second in ``torch.embedding(weight, indices)`` with ``padding_idx=-1`` for none, an
 int ``reduction`` (0 none, 1 mean, 2 sum), ``(output, indices)`` from
 ``adaptive_max_pool1d`` and ``max_pool1d_with_indices``, and no ``return_indices`` in
-``max_pool1d/2d``. Each calls ``nn.functional``'s op through the module, looked up when
+``max_pool1d/2d/3d``. Each calls ``nn.functional``'s op through the module, looked up when
 called, so that vmap's and the profiler's swaps see it (NOTE [How vmap reaches the ops]).
 
 >>> import autograd_cy as ag
@@ -28,8 +28,10 @@ from autograd_cy.nn import dropout_variants as _dropout_variants
 # the same objects as nn.functional's: the signatures agree
 conv1d = _F.conv1d
 conv2d = _F.conv2d
+conv3d = _F.conv3d
 conv_transpose1d = _F.conv_transpose1d
 conv_transpose2d = _F.conv_transpose2d
+conv_transpose3d = _F.conv_transpose3d
 avg_pool1d = _F.avg_pool1d
 adaptive_avg_pool1d = _F.adaptive_avg_pool1d
 pixel_shuffle = _F.pixel_shuffle
@@ -38,9 +40,11 @@ channel_shuffle = _F.channel_shuffle
 rms_norm = _F.rms_norm
 bilinear = _F.bilinear
 
-__all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "avg_pool1d",
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+           "conv_transpose3d", "avg_pool1d",
            "adaptive_avg_pool1d", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
-           "rms_norm", "bilinear", "max_pool1d", "max_pool2d", "max_pool1d_with_indices",
+           "rms_norm", "bilinear", "max_pool1d", "max_pool2d", "max_pool3d",
+           "max_pool1d_with_indices",
            "adaptive_max_pool1d", "batch_norm", "instance_norm", "layer_norm", "group_norm",
            "embedding", "dropout", "dropout_", "alpha_dropout", "alpha_dropout_",
            "feature_dropout", "feature_dropout_", "feature_alpha_dropout",
@@ -58,6 +62,12 @@ def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=F
     """The maximum of each window over the last two dims (``stride`` empty:
     ``kernel_size``)."""
     return _F.max_pool2d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
+
+
+def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """The maximum of each window over the last three dims (``stride`` empty:
+    ``kernel_size``)."""
+    return _F.max_pool3d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
 
 
 def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1,

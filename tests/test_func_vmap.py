@@ -359,6 +359,9 @@ FALLBACK_OPS = {
         *lib.nn.functional.max_pool1d(t, 2, return_indices=True), 2),
     "max_unpool2d": lambda lib, t: lib.nn.functional.max_unpool2d(
         *lib.nn.functional.max_pool2d(t.unsqueeze(0), 2, return_indices=True), 2),
+    "max_unpool3d": lambda lib, t: lib.nn.functional.max_unpool3d(
+        *lib.nn.functional.max_pool3d(t[None, None], (1, 2, 2), return_indices=True),
+        (1, 2, 2)),
 }
 
 

@@ -1,5 +1,6 @@
-"""Adaptive pooling beyond ``adaptive_avg_pool2d`` (``pooling.py``): ``adaptive_max_pool2d``
-(its own node, ``AdaptiveMaxPool2DBackward0``), and the 1-D forms, which torch runs as the
+"""Adaptive pooling beyond ``adaptive_avg_pool2d/3d`` (``pooling.py``): ``adaptive_max_pool2d``
+and ``adaptive_max_pool3d`` (one code, each its own node, ``AdaptiveMaxPool2DBackward0``,
+``AdaptiveMaxPool3DBackward0``), and the 1-D forms, which torch runs as the
 2-D ops on a height of one (their node is the final squeeze's).
 
 Adaptive windows along a dim of ``size`` entries pooled to ``out`` are
@@ -11,13 +12,15 @@ value and the flat index in the input plane, and a backward that adds each gradi
 index (``MaxPool2d``'s).
 """
 import functools
+import math
 
 import numpy as np
 
-from autograd_cy import factories
+from autograd_cy import factories, int64
 from autograd_cy.nn.pooling import MaxPool2d, _check_rank_1d, _one, adaptive_avg_pool2d
 
-__all__ = ["adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d"]
+__all__ = ["adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d",
+           "adaptive_max_pool3d"]
 
 
 def _bounds(size, out):
@@ -29,41 +32,57 @@ def _bounds(size, out):
 @functools.lru_cache(maxsize=64)
 def _window_table(size, out, device):
     """``(out_h * out_w, longest window's area)``: the flat plane index of each entry of
-    each window, a short window padded with its first entry."""
-    (top, bottom), (left, right) = _bounds(size[0], out[0]), _bounds(size[1], out[1])
-    height, width = int((bottom - top).max()), int((right - left).max())
-    rows, cols = top[:, None] + np.arange(height), left[:, None] + np.arange(width)
-    inside = ((rows < bottom[:, None])[:, None, :, None]
-              & (cols < right[:, None])[None, :, None, :])                    # oh ow kh kw
-    flat = rows[:, None, :, None] * size[1] + cols[None, :, None, :]
-    first = (top * size[1])[:, None] + left[None, :]
-    flat = np.where(inside, flat, first[:, :, None, None])
-    return factories.tensor(flat.reshape(out[0] * out[1], height * width), device=device)
+    each window, a short window padded with its first entry (over ``len(size)`` dims: a
+    volume's windows in 3-D)."""
+    dims = len(size)
+    flat, inside, first = 0, True, 0
+    for d in range(dims):
+        start, end = _bounds(size[d], out[d])
+        entries = start[:, None] + np.arange(int((end - start).max()))      # out_d, k_d
+        step = math.prod(size[d + 1:])
+        shape = [1] * (2 * dims)                                            # *out, *k
+        shape[d], shape[dims + d] = entries.shape
+        flat = flat + (entries * step).reshape(shape)
+        inside = inside & (entries < end[:, None]).reshape(shape)
+        first = first + (start * step).reshape(shape[:dims] + [1] * dims)
+    flat = np.where(inside, flat, first)
+    return factories.tensor(flat.reshape(math.prod(out), -1), device=device)
 
 
 class AdaptiveMaxPool2d(MaxPool2d):
-    """The maximum of each adaptive window of ``(N, C, H, W)`` and its flat index; the
-    backward and tangent are ``MaxPool2d``'s (they read only the indices)."""
+    """The maximum of each adaptive window of ``(N, C, H, W)`` or ``(C, H, W)`` (or of 3-D
+    volumes) and its flat index; the backward and tangent are ``MaxPool2d``'s (they read only the
+    indices)."""
 
     builtin_op = True
 
     @staticmethod
     def forward(ctx, input, out):
-        n, c, height, width = input.shape
-        table = _window_table((height, width), out, input.device)
+        lead = tuple(input.shape)[:input.dim() - len(out)]            # (N, C) or (C,)
+        size = tuple(input.shape)[len(lead):]
+        ctx.input_shape = tuple(input.shape)
+        ctx.planes = (math.prod(lead), math.prod(size))
+        if 0 in out:                     # no windows: empty results
+            output = factories.zeros((*lead, *out), dtype=input.dtype, device=input.device)
+            indices = factories.zeros((*lead, *out), dtype=int64, device=input.device)
+            ctx.mark_non_differentiable(indices)
+            ctx.save_for_backward(indices)
+            ctx.save_for_forward(indices)
+            return output, indices
+        table = _window_table(size, out, input.device)
         windows, area = table.shape
-        planes = input.reshape(n * c, height * width)
+        count = math.prod(lead)
+        planes = input.reshape(count, math.prod(size))
         rows = planes.index_select(1, table.reshape(-1)).reshape(-1, area)
         position = rows.argmax(-1)                          # first maximum
         starts = factories.arange(0, rows.shape[0] * area, area, device=input.device)
-        output = rows.reshape(-1).index_select(0, position + starts).reshape(n, c, *out)
-        window = factories.arange(windows, device=input.device).expand(n * c, -1).reshape(-1)
+        output = rows.reshape(-1).index_select(0, position + starts).reshape(*lead, *out)
+        window = factories.arange(windows, device=input.device).expand(count, -1).reshape(-1)
         indices = table.reshape(-1).index_select(0, window * area + position).reshape(
-            n, c, *out)
+            *lead, *out)
         ctx.mark_non_differentiable(indices)
         ctx.save_for_backward(indices)
         ctx.save_for_forward(indices)
-        ctx.input_shape = tuple(input.shape)
         return output, indices
 
     @staticmethod
@@ -76,6 +95,15 @@ class AdaptiveMaxPool2d(MaxPool2d):
 
 
 AdaptiveMaxPool2d._backward_cls.__name__ = "AdaptiveMaxPool2DBackward0"
+
+
+class AdaptiveMaxPool3d(AdaptiveMaxPool2d):
+    """``AdaptiveMaxPool2d`` over ``(N, C, D, H, W)``, under torch's 3-D node name."""
+
+    builtin_op = True
+
+
+AdaptiveMaxPool3d._backward_cls.__name__ = "AdaptiveMaxPool3DBackward0"
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
@@ -97,13 +125,41 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
         raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must "
                            "be 2")
     out = tuple(s if o is None else o for o, s in zip(sizes, tuple(input.shape[-2:])))
-    unbatched = input.dim() == 3
-    if unbatched:
-        input = input.unsqueeze(0)
-    output, indices = AdaptiveMaxPool2d.apply(input, out)
-    if unbatched:
-        output, indices = output.squeeze(0), indices.squeeze(0)
+    return _adaptive_max(input, out, AdaptiveMaxPool2d, return_indices)
+
+
+def _adaptive_max(input, out, op, return_indices):
+    """``op`` (batched or not) after the check of the output's size."""
+    if min(out) < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: "
+                           f"{[*input.shape[:-len(out)], *out]}")
+    output, indices = op.apply(input, out)
     return (output, indices) if return_indices else output
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """The maximum over windows of ``(N, C, D, H, W)`` chosen so that the output has
+    ``output_size`` (``None`` keeps a dim's size); with ``return_indices``, also where each
+    was (the flat index in its input volume)."""
+    sizes = tuple(output_size) if isinstance(output_size, (tuple, list)) else \
+        (output_size,) * 3
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f"adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: "
+                           f"{list(input.shape)}")
+    for dim in range(input.dim() - 3, input.dim()):
+        if input.shape[dim] == 0:
+            raise RuntimeError(
+                "adaptive_max_pool3d(): Expected input to have non-zero size for non-batch "
+                f"dimensions, but input has sizes {list(input.shape)} with dimension {dim} "
+                "being empty")
+    if len(sizes) != 3:
+        raise RuntimeError("adaptive_max_pool3d(): internal error: output_size.size() must "
+                           "be 3")
+    out = tuple(s if o is None else o for o, s in zip(sizes, tuple(input.shape[-3:])))
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"adaptive_max_pool3d_cpu\" not implemented for "
+                                  f"'{input.dtype._scalar_name}'")
+    return _adaptive_max(input, out, AdaptiveMaxPool3d, return_indices)
 
 
 _ONE_INT = "{name}() argument '{what}' should contain one int (got {size})"

@@ -1,4 +1,5 @@
-"""``conv_transpose1d`` and ``conv_transpose2d``: the adjoint of a convolution, one op
+"""``conv_transpose1d``, ``conv_transpose2d`` and ``conv_transpose3d``: the adjoint of a
+convolution, one op over 2 or 3 spatial dims
 named as torch names it (``ConvolutionBackward0``: torch runs both through one
 ``convolution`` op with a ``transposed`` flag).
 
@@ -15,13 +16,16 @@ convolution's (see ``nn/convolution.py``).
 With an ``output_padding`` of at least the stride (allowed where it is below the dilation),
 the convolution of the output's gradient is longer than the input by
 ``output_padding // stride`` rows or columns, which see only the padding: the input's
-gradient is its first ``H x W``.
+gradient is its first ``H x W`` (``D x H x W``).
 """
+import math
+
 from autograd_cy.autograd.function import Function
-from autograd_cy.nn.convolution import Convolution, _columns, _expanded, _input_grad, _planes
+from autograd_cy.nn.convolution import (Convolution, _columns, _expanded, _input_grad,
+                                        _pad_sides, _planes)
 from autograd_cy.nn.padding import pad
 
-__all__ = ["conv_transpose1d", "conv_transpose2d"]
+__all__ = ["conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
 
 
 def _transposed_output_shape(size, kernel, stride, padding, output_padding, dilation):
@@ -32,8 +36,9 @@ def _transposed_output_shape(size, kernel, stride, padding, output_padding, dila
 
 
 class ConvTranspose(Function):
-    """A 2-D transposed convolution of ``(N, C_in, H, W)``; a 1-D one of ``(N, C_in, L)``
-    runs as one of height 1 inside the op."""
+    """A 2-D transposed convolution of ``(N, C_in, H, W)`` or a 3-D one of
+    ``(N, C_in, D, H, W)``; a 1-D one of ``(N, C_in, L)`` runs as one of height 1 inside
+    the op."""
 
     builtin_op = True
 
@@ -43,17 +48,17 @@ class ConvTranspose(Function):
         ctx.save_for_forward(input, weight)
         one_dim = input.dim() == 3
         input, weight = _planes(input, weight)
-        n, channels, height, width = input.shape
+        n, channels, *size = input.shape
         kernel = tuple(weight.shape[2:])
-        out = _transposed_output_shape((height, width), kernel, stride, padding,
-                                       output_padding, dilation)
-        rows = input.reshape(n, groups, channels // groups, height * width)
-        full = (out[0] + 2 * padding[0], out[1] + 2 * padding[1])
-        image = _input_grad(rows, weight, full, stride, dilation, (height, width))
-        output = image[:, :, padding[0]:padding[0] + out[0], padding[1]:padding[1] + out[1]]
+        out = _transposed_output_shape(size, kernel, stride, padding, output_padding, dilation)
+        rows = input.reshape(n, groups, channels // groups, math.prod(size))
+        full = tuple(o + 2 * p for o, p in zip(out, padding))
+        image = _input_grad(rows, weight, full, stride, dilation, tuple(size))
+        output = image[(slice(None), slice(None),
+                        *[slice(p, p + o) for p, o in zip(padding, out)])]
         output = output.contiguous()
         if bias is not None:
-            output += bias.reshape(1, -1, 1, 1)
+            output += bias.reshape(1, -1, *[1] * len(out))
         ctx.settings = (stride, padding, output_padding, dilation, groups, bias is not None)
         return output.squeeze(2) if one_dim else output
 
@@ -62,22 +67,23 @@ class ConvTranspose(Function):
         one_dim = grad.dim() == 3
         input, weight, grad = _planes(*ctx.saved_tensors, grad)
         stride, padding, output_padding, dilation, groups, has_bias = ctx.settings
-        n, channels, height, width = input.shape
+        n, channels, *size = input.shape
         grad_input = grad_weight = grad_bias = None
         if ctx.needs_input_grad[0]:
             grad_input = Convolution.apply(grad, weight.conj(), None, stride, padding,
                                            dilation, groups)
-            if tuple(grad_input.shape[2:]) != (height, width):
-                grad_input = grad_input[:, :, :height, :width]
+            if tuple(grad_input.shape[2:]) != tuple(size):
+                # an output_padding of a stride or more adds rows no input entry reaches
+                grad_input = grad_input[(slice(None), slice(None),
+                                         *[slice(0, extent) for extent in size])]
         if ctx.needs_input_grad[1]:
-            padded = pad(grad, (padding[1], padding[1], padding[0], padding[0])) \
-                if any(padding) else grad
-            columns = _columns(padded, weight, stride, dilation, groups, (height, width))
-            rows = input.reshape(n, groups, channels // groups, height * width)
+            padded = pad(grad, _pad_sides(padding)) if any(padding) else grad
+            columns = _columns(padded, weight, stride, dilation, groups, tuple(size))
+            rows = input.reshape(n, groups, channels // groups, math.prod(size))
             grad_weight = (rows.conj() @ columns.transpose(-1, -2)).sum(0).reshape(
                 weight.shape)
         if has_bias and ctx.needs_input_grad[2]:
-            grad_bias = grad.sum((0, 2, 3))
+            grad_bias = grad.sum((0, *range(2, grad.dim())))
         if one_dim:
             grad_input, grad_weight = [None if g is None else g.squeeze(2)
                                        for g in (grad_input, grad_weight)]
@@ -99,7 +105,8 @@ class ConvTranspose(Function):
             planes, kernels = _planes(input, weight)
             out = _transposed_output_shape(tuple(planes.shape[2:]), tuple(kernels.shape[2:]),
                                            stride, padding, output_padding, dilation)
-            shape = (input.shape[0], weight.shape[1] * groups, *out[4 - input.dim():])
+            shape = (input.shape[0], weight.shape[1] * groups,
+                     *out[len(out) + 2 - input.dim():])
             term = bias_t.reshape(1, -1, *[1] * (input.dim() - 2)).expand(shape)
             tangent = term if tangent is None else tangent + term
         return tangent
@@ -133,9 +140,12 @@ def _check_shapes(input, weight, bias, groups):
                            f"{weight.dtype._scalar_name}")
 
 
+_DIM_NAMES = ("depth", "height", "width")
+
+
 def _transpose_convolve(name, input, weight, bias, stride, padding, output_padding, groups,
                         dilation, dims):
-    """The N-D transposed convolution (dims 1 or 2) through the 2-D op, after torch's
+    """The N-D transposed convolution (dims 1, 2 or 3) through the op, after torch's
     checks."""
     if input.dim() not in (dims + 1, dims + 2):
         raise RuntimeError(f"Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input "
@@ -158,11 +168,21 @@ def _transpose_convolve(name, input, weight, bias, stride, padding, output_paddi
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
     if any(d <= 0 for d in dilation):
-        raise RuntimeError("dilation should be greater than zero")
+        raise RuntimeError("dilation should be greater than zero" + (
+            "" if dims < 3 else ", but got " + ", ".join(
+                f"dilation_{dim}: {d}" for dim, d in zip(_DIM_NAMES, dilation))))
     unbatched = input.dim() == dims + 1
     if unbatched:
         input = input.unsqueeze(0)
     _check_shapes(input, weight, bias, groups)
+    if dims == 3 and any(op >= s and op >= d
+                         for op, s, d in zip(output_padding, stride, dilation)):
+        raise RuntimeError(
+            "output padding must be smaller than either stride or dilation, but got " + " ".join(
+                f"{what}_{dim}: {v}" for what, values in (("output_padding", output_padding),
+                                                          ("stride", stride),
+                                                          ("dilation", dilation))
+                for dim, v in zip(_DIM_NAMES, values)))
     if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
         # (torch words it for the 2-D op: a 1-D one's height has 0, 1 and 1)
         lead = 2 - dims
@@ -195,6 +215,15 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     input, used to upsample (a "deconvolution")."""
     return _transpose_convolve("conv_transpose2d", input, weight, bias, stride, padding,
                                output_padding, groups, dilation, 2)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    """3-D transposed convolution of ``(N, C_in, D, H, W)`` (or ``(C_in, D, H, W)``) by
+    ``(C_in, C_out / groups, kd, kh, kw)``: the gradient of ``conv3d`` with respect to its
+    input."""
+    return _transpose_convolve("conv_transpose3d", input, weight, bias, stride, padding,
+                               output_padding, groups, dilation, 3)
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0,

@@ -1,10 +1,12 @@
-"""``conv1d`` and ``conv2d``: one op (``ConvolutionBackward0``, as torch names its node), its
-forward, backward and tangent side by side, over Tensor ops so one code serves every device.
+"""``conv1d``, ``conv2d`` and ``conv3d``: one op (``ConvolutionBackward0``, as torch names its
+node) over 2 or 3 spatial dims (a 1-D convolution is a 2-D one of height 1), its forward,
+backward and tangent side by side, over Tensor ops so one code serves every device.
 
 The forward is im2col and one matrix product per group: the zero-padded input's sliding
 windows (a strided view, ``windows.sliding_windows``) copied once into columns
-``(N, groups, C/groups * kh * kw, out_h * out_w)``, multiplied by the weight as
-``(groups, O/groups, C/groups * kh * kw)``. The backward is the same product transposed:
+``(N, groups, C/groups * kernel's volume, output's volume)`` (``kh * kw`` and
+``out_h * out_w`` in 2-D), multiplied by the weight as ``(groups, O/groups,
+C/groups * kernel's volume)``. The backward is the same product transposed:
 the weight's gradient is gradient times columns, the input's is the weight times the
 gradient, folded back onto the image (``windows.fold_windows``, col2im) and unpadded.
 Convolution is linear in input and in weight, so its tangent is two convolutions.
@@ -14,6 +16,8 @@ conjugate of the other operand (NOTE [Complex gradients] in pyx/ops/conjugate.py
 weight's gradient is the gradient times the conjugated columns, the input's the conjugated
 weight times the gradient. ``conj()`` of a real tensor is the tensor itself.
 """
+import math
+
 from autograd_cy._C.dtype import _c10_name
 from autograd_cy import factories
 from autograd_cy.autograd.function import Function
@@ -21,17 +25,26 @@ from autograd_cy.grad_mode import is_grad_enabled
 from autograd_cy.nn.padding import pad
 from autograd_cy.nn.windows import fold_windows, sliding_windows
 
-__all__ = ["conv1d", "conv2d"]
+__all__ = ["conv1d", "conv2d", "conv3d"]
+
+
+# The permutations of the windows' dims, per number of spatial dims: (N, C, *out, *kernel)
+# to (N, C, *kernel, *out) for the columns, and the other way for the natural layout of the
+# input's gradient; with the batch innermost, (C, *kernel, *out, N) to (N, C, *out, *kernel)
+# and the image (C, *size, N) to (N, C, *size).
+_KERNEL_FIRST = {2: (0, 1, 4, 5, 2, 3), 3: (0, 1, 5, 6, 7, 2, 3, 4)}
+_BATCH_LAST_WINDOWS = {2: (5, 0, 3, 4, 1, 2), 3: (7, 0, 4, 5, 6, 1, 2, 3)}
+_BATCH_LAST_IMAGE = {2: (3, 0, 1, 2), 3: (4, 0, 1, 2, 3)}
 
 
 def _columns(padded, weight, stride, dilation, groups, out):
-    """``(N, groups, C/groups * kh * kw, L)``: the windows of ``padded``, one column each."""
+    """``(N, groups, C/groups * kh * kw, L)``: the windows of ``padded``, one column each
+    (``kd * kh * kw`` rows per channel in 3-D)."""
     n, channels = padded.shape[0], padded.shape[1]
     kernel = tuple(weight.shape[2:])
     windows = sliding_windows(padded, kernel, stride, dilation, out)   # N C oh ow kh kw
-    windows = windows.permute(0, 1, 4, 5, 2, 3)                         # N C kh kw oh ow
-    return windows.reshape(n, groups, channels // groups * kernel[0] * kernel[1],
-                           out[0] * out[1])
+    windows = windows.permute(_KERNEL_FIRST[len(kernel)])              # N C kh kw oh ow
+    return windows.reshape(n, groups, channels // groups * math.prod(kernel), math.prod(out))
 
 
 def _input_grad(grad_rows, weight, size, stride, dilation, out):
@@ -39,17 +52,18 @@ def _input_grad(grad_rows, weight, size, stride, dilation, out):
     onto the image (col2im). See NOTE [Folding with the batch innermost]."""
     n, groups, per_group, length = grad_rows.shape
     kernel = tuple(weight.shape[2:])
+    dims = len(kernel)
     channels = weight.shape[1] * groups
     kernels = weight.reshape(groups, per_group, -1).transpose(-1, -2)   # G Cg*kh*kw Og
     if is_grad_enabled():           # double backward: every step records
         grad_windows = (kernels @ grad_rows).reshape(n, channels, *kernel, *out).permute(
-            0, 1, 4, 5, 2, 3)
+            _KERNEL_FIRST[dims])    # the same swap of the two halves: N C oh ow kh kw
         return fold_windows(grad_windows, size, stride, dilation)
     batch_last = grad_rows.permute(1, 2, 3, 0).reshape(groups, per_group, length * n)
     grad_windows = (kernels @ batch_last).reshape(channels, *kernel, *out, n).permute(
-        5, 0, 3, 4, 1, 2)
+        _BATCH_LAST_WINDOWS[dims])
     image = factories.zeros((channels, *size, n), dtype=grad_rows.dtype,
-                            device=grad_rows.device).permute(3, 0, 1, 2)
+                            device=grad_rows.device).permute(_BATCH_LAST_IMAGE[dims])
     return fold_windows(grad_windows, size, stride, dilation, image)
 
 
@@ -63,11 +77,21 @@ def _input_grad(grad_rows, weight, size, stride, dilation, out):
 # both are then handed to fold_windows as (N, ...) views, whose additions NumPy iterates in
 # memory order. The gradient comes back as a (N, C, H, W) view of the (C, H, W, N) image.
 # A backward that records keeps the natural layout (its additions are ops on tensors).
+# A 3-D convolution is the same with kd and od (D) ahead of kh and oh (H) throughout.
 
 
 def _output_shape(input, weight, stride, padding, dilation):
-    return tuple((input.shape[2 + d] + 2 * padding[d] - dilation[d] * (weight.shape[2 + d] - 1)
-                  - 1) // stride[d] + 1 for d in range(2))
+    size, kernel = input.shape, weight.shape
+    return tuple([(size[2 + d] + 2 * padding[d] - dilation[d] * (kernel[2 + d] - 1) - 1)
+                  // stride[d] + 1 for d in range(len(size) - 2)])
+
+
+_ALL = slice(None)
+
+
+def _pad_sides(padding):
+    """Zero padding of every spatial dim on both sides, as ``pad`` takes it."""
+    return [amount for p in reversed(padding) for amount in (p, p)]
 
 
 def _planes(*tensors):
@@ -76,8 +100,9 @@ def _planes(*tensors):
 
 
 class Convolution(Function):
-    """A 2-D convolution of ``(N, C, H, W)`` inputs; a 1-D one of ``(N, C, L)`` inputs runs
-    as one of height 1 inside the op (one node, as torch's)."""
+    """A 2-D convolution of ``(N, C, H, W)`` inputs or a 3-D one of ``(N, C, D, H, W)``
+    inputs; a 1-D one of ``(N, C, L)`` inputs runs as one of height 1 inside the op (one
+    node, as torch's)."""
 
     builtin_op = True
 
@@ -88,13 +113,12 @@ class Convolution(Function):
         one_dim = input.dim() == 3
         input, weight = _planes(input, weight)
         out = _output_shape(input, weight, stride, padding, dilation)
-        padded = pad(input, (padding[1], padding[1], padding[0], padding[0])) \
-            if any(padding) else input
+        padded = pad(input, _pad_sides(padding)) if any(padding) else input
         columns = _columns(padded, weight, stride, dilation, groups, out)
         kernels = weight.reshape(groups, weight.shape[0] // groups, -1)
         output = (kernels @ columns).reshape(input.shape[0], weight.shape[0], *out)
         if bias is not None:
-            output += bias.reshape(1, -1, 1, 1)
+            output += bias.reshape((1, -1) + (1,) * len(out))
         ctx.columns = columns                # reused by a backward that records nothing
         ctx.settings = (stride, padding, dilation, groups, out, bias is not None)
         return output.squeeze(2) if one_dim else output
@@ -105,22 +129,24 @@ class Convolution(Function):
         input, weight, grad = _planes(*ctx.saved_tensors, grad)
         stride, padding, dilation, groups, out, has_bias = ctx.settings
         n = input.shape[0]
-        grad_rows = grad.reshape(n, groups, weight.shape[0] // groups, out[0] * out[1])
+        grad_rows = grad.reshape(n, groups, weight.shape[0] // groups, math.prod(out))
         grad_input = grad_weight = grad_bias = None
         if ctx.needs_input_grad[1]:
             columns = ctx.columns
             if is_grad_enabled():            # double backward: columns that record
-                padded = pad(input, (padding[1], padding[1], padding[0], padding[0]))
+                padded = pad(input, _pad_sides(padding))
                 columns = _columns(padded, weight, stride, dilation, groups, out)
             grad_weight = (grad_rows @ columns.conj().transpose(-1, -2)).sum(0).reshape(
                 weight.shape)
         if ctx.needs_input_grad[0]:
-            size = (input.shape[2] + 2 * padding[0], input.shape[3] + 2 * padding[1])
+            spatial = input.shape[2:]
+            size = tuple([extent + 2 * p for extent, p in zip(spatial, padding)])
             grad_padded = _input_grad(grad_rows, weight.conj(), size, stride, dilation, out)
-            grad_input = grad_padded[:, :, padding[0]:padding[0] + input.shape[2],
-                                     padding[1]:padding[1] + input.shape[3]]
+            grad_input = grad_padded[(_ALL, _ALL, *[
+                slice(p, p + extent) for p, extent in zip(padding, spatial)])] \
+                if any(padding) else grad_padded
         if has_bias and ctx.needs_input_grad[2]:
-            grad_bias = grad.sum((0, 2, 3))
+            grad_bias = grad.sum((0, *range(2, grad.dim())))
         if one_dim:
             grad_input, grad_weight = [None if g is None else g.squeeze(2)
                                        for g in (grad_input, grad_weight)]
@@ -140,7 +166,7 @@ class Convolution(Function):
             tangent = term if tangent is None else tangent + term
         if bias_t is not None:
             term = bias_t.reshape(1, -1, *[1] * (input.dim() - 2)).expand(
-                input.shape[0], -1, *out[4 - input.dim():])
+                input.shape[0], -1, *out[len(out) + 2 - input.dim():])
             tangent = term if tangent is None else tangent + term
         return tangent
 
@@ -226,7 +252,7 @@ def _check_kernel_fits(input, weight, padding, dilation, dims):
 
 
 def _convolve(name, input, weight, bias, stride, padding, dilation, groups, dims):
-    """The N-D convolution (dims 1 or 2) through the 2-D op, after torch's checks in
+    """The N-D convolution (dims 1, 2 or 3) through the op, after torch's checks in
     torch's order (input rank, settings, weight and bias, kernel size)."""
     if input.dim() not in (dims + 1, dims + 2):
         raise RuntimeError(f"Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input "
@@ -265,6 +291,12 @@ def _convolve(name, input, weight, bias, stride, padding, dilation, groups, dims
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D convolution of ``(N, C, H, W)`` (or ``(C, H, W)``) by ``(O, C/groups, kh, kw)``."""
     return _convolve("conv2d", input, weight, bias, stride, padding, dilation, groups, 2)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-D convolution of ``(N, C, D, H, W)`` (or ``(C, D, H, W)``) by
+    ``(O, C/groups, kd, kh, kw)``."""
+    return _convolve("conv3d", input, weight, bias, stride, padding, dilation, groups, 3)
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):

@@ -470,19 +470,22 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 # ------------------------------------------------------------------ layers
 # The ops of the layers, each in a file of its own (autograd_cy/nn/*.py).
 from autograd_cy.nn.padding import pad  # noqa: E402
-from autograd_cy.nn.convolution import conv1d, conv2d  # noqa: E402
-from autograd_cy.nn.conv_transpose import conv_transpose1d, conv_transpose2d  # noqa: E402
+from autograd_cy.nn.convolution import conv1d, conv2d, conv3d  # noqa: E402
+from autograd_cy.nn.conv_transpose import (  # noqa: E402
+    conv_transpose1d, conv_transpose2d, conv_transpose3d,
+)
 from autograd_cy.nn.fold import unfold, fold  # noqa: E402
 from autograd_cy.nn.pixel_shuffle import (  # noqa: E402
     pixel_shuffle, pixel_unshuffle, channel_shuffle,
 )
 from autograd_cy.nn.pooling import (  # noqa: E402
-    max_pool1d, max_pool2d, avg_pool1d, avg_pool2d, adaptive_avg_pool2d,
+    max_pool1d, max_pool2d, max_pool3d, avg_pool1d, avg_pool2d, avg_pool3d,
+    adaptive_avg_pool2d, adaptive_avg_pool3d,
 )
 from autograd_cy.nn.adaptive_pooling import (  # noqa: E402
-    adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d,
+    adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d,
 )
-from autograd_cy.nn.lp_pooling import lp_pool1d, lp_pool2d  # noqa: E402
+from autograd_cy.nn.lp_pooling import lp_pool1d, lp_pool2d, lp_pool3d  # noqa: E402
 
 
 # The functions behind ``return_indices=True``, under the names torch also exports.
@@ -500,6 +503,13 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
                       return_indices=True)
 
 
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """``max_pool3d`` and the flat index of each maximum, always."""
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode,
+                      return_indices=True)
+
+
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
     """``adaptive_max_pool1d`` and the index of each maximum, always."""
     return adaptive_max_pool1d(input, output_size, return_indices=True)
@@ -510,7 +520,12 @@ def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
     return adaptive_max_pool2d(input, output_size, return_indices=True)
 
 
-from autograd_cy.nn.max_unpooling import max_unpool1d, max_unpool2d  # noqa: E402
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    """``adaptive_max_pool3d`` and the flat index of each maximum, always."""
+    return adaptive_max_pool3d(input, output_size, return_indices=True)
+
+
+from autograd_cy.nn.max_unpooling import max_unpool1d, max_unpool2d, max_unpool3d  # noqa: E402
 from autograd_cy.nn.upsampling import (  # noqa: E402
     interpolate, upsample, upsample_nearest, upsample_bilinear,
 )
@@ -540,11 +555,13 @@ from autograd_cy.nn.dropout_variants import (  # noqa: E402,F401
     dropout1d, dropout2d, dropout3d, alpha_dropout, feature_alpha_dropout,
 )
 
-__all__ += ["pad", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d",
+__all__ += ["pad", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+            "conv_transpose3d",
             "unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
-            "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
-            "adaptive_avg_pool2d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
-            "adaptive_max_pool2d", "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d",
+            "max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
+            "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_avg_pool1d",
+            "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "lp_pool1d",
+            "lp_pool2d", "lp_pool3d", "max_unpool1d", "max_unpool2d", "max_unpool3d",
             "interpolate", "upsample", "upsample_nearest",
             "upsample_bilinear", "layer_norm", "batch_norm", "group_norm", "embedding",
             "one_hot", "scaled_dot_product_attention", "pairwise_distance", "pdist",

@@ -1,13 +1,14 @@
-"""``lp_pool1d`` and ``lp_pool2d``: the p-norm of each window, ``(sum x^p)^(1/p)``. A
+"""``lp_pool1d``, ``lp_pool2d`` and ``lp_pool3d``: the p-norm of each window, ``(sum x^p)^(1/p)``. A
 composite in torch, so here too (its node is the final ``pow``'s): the average pool of
 ``x^p`` times the window's area is the sum; ``sign * relu(abs)`` keeps a negative sum
 (an odd ``p``) from reaching the root as the absolute value would. ``p = inf`` is the max
 pool of ``|x|`` and ``p = -inf`` minus the max pool of ``-|x|``.
 """
-from autograd_cy.nn.pooling import avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
-from autograd_cy.nn.tuples import _pair
+from autograd_cy.nn.pooling import (avg_pool1d, avg_pool2d, avg_pool3d, max_pool1d, max_pool2d,
+                                    max_pool3d)
+from autograd_cy.nn.tuples import _ntuple, _pair
 
-__all__ = ["lp_pool1d", "lp_pool2d"]
+__all__ = ["lp_pool1d", "lp_pool2d", "lp_pool3d"]
 
 
 def _root_of_sums(out, area, norm_type):
@@ -24,6 +25,17 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
         return -max_pool2d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
     out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     return _root_of_sums(out, kw * kh, norm_type)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """The ``norm_type``-norm of each window of ``(N, C, D, H, W)`` (no padding)."""
+    kd, kw, kh = _ntuple(3)(kernel_size)
+    if norm_type == float("inf"):
+        return max_pool3d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if norm_type == -float("inf"):
+        return -max_pool3d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    out = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return _root_of_sums(out, kd * kw * kh, norm_type)
 
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):

@@ -1,16 +1,19 @@
-"""``max_unpool1d`` and ``max_unpool2d``: the partial inverse of max pooling. Each value is
-written back at the index max pooling returned for it (its flat position in its input
-plane), every other entry of the output is zero. One op, named as torch's
-(``MaxUnpool2DBackward0``); the 1-D form is the 2-D op on a width of one, as in torch.
+"""``max_unpool1d``, ``max_unpool2d`` and ``max_unpool3d``: the partial inverse of max
+pooling. Each value is written back at the index max pooling returned for it (its flat
+position in its input plane or volume), every other entry of the output is zero. One op
+under torch's names (``MaxUnpool2DBackward0``, ``MaxUnpool3DBackward0``); the 1-D form is
+the 2-D op on a width of one, as in torch.
 
 The output's gradient is read back at the same indices (``index_select``), an op, so the
 backward records; the op is linear, so the tangent is unpooled alike.
 """
+import math
+
 from autograd_cy import factories
 from autograd_cy.autograd.function import Function
-from autograd_cy.nn.tuples import _pair, _single
+from autograd_cy.nn.tuples import _ntuple, _pair, _single
 
-__all__ = ["max_unpool1d", "max_unpool2d"]
+__all__ = ["max_unpool1d", "max_unpool2d", "max_unpool3d"]
 
 
 def _flat(indices, planes, area):
@@ -29,15 +32,16 @@ def _unpooled(values, flat, shape):
 
 
 class MaxUnpool2d(Function):
-    """Values of ``(N, C, h, w)`` written into zeros ``(N, C, *size)`` at ``indices``."""
+    """Values of ``(N, C, h, w)`` or ``(C, h, w)`` (or of 3-D volumes) written into zeros
+    ``(N, C, *size)`` (or ``(C, *size)``) at ``indices``."""
 
     builtin_op = True
 
     @staticmethod
     def forward(ctx, input, indices, size):
-        n, c = input.shape[0], input.shape[1]
-        ctx.flat = _flat(indices, n * c, size[0] * size[1])
-        ctx.input_shape, ctx.output_shape = tuple(input.shape), (n, c, *size)
+        lead = tuple(input.shape)[:input.dim() - len(size)]           # (N, C) or (C,)
+        ctx.flat = _flat(indices, math.prod(lead), math.prod(size))
+        ctx.input_shape, ctx.output_shape = tuple(input.shape), (*lead, *size)
         return _unpooled(input, ctx.flat, ctx.output_shape)
 
     @staticmethod
@@ -50,6 +54,15 @@ class MaxUnpool2d(Function):
 
 
 MaxUnpool2d._backward_cls.__name__ = "MaxUnpool2DBackward0"
+
+
+class MaxUnpool3d(MaxUnpool2d):
+    """``MaxUnpool2d`` into ``(N, C, D, H, W)``, under torch's 3-D node name."""
+
+    builtin_op = True
+
+
+MaxUnpool3d._backward_cls.__name__ = "MaxUnpool3DBackward0"
 
 
 def _output_size(input, kernel, stride, padding, output_size):
@@ -80,28 +93,31 @@ def _output_size(input, kernel, stride, padding, output_size):
     return list(size)
 
 
-def _unpool(input, indices, size):
-    """The 2-D op after torch's checks of ranks, dtypes, shapes and index range."""
+def _unpool(input, indices, size, stride=None):
+    """The 2-D (or, with a ``stride``, 3-D) op after torch's checks of ranks, dtypes,
+    shapes and index range."""
+    dims = len(size)
     if indices.dtype._scalar_name != "Long":
-        raise RuntimeError(f"elements in indices should be type int64 but got: "
-                           f"{indices.dtype._scalar_name}")
-    if input.dim() not in (3, 4):
-        raise RuntimeError("Input to max_unpooling2d should be a 3d or 4d Tensor, but got a "
-                           f"tensor with {input.dim()} dimensions.")
+        raise RuntimeError("elements in indices should be type int64" + (
+            f" but got: {indices.dtype._scalar_name}" if dims == 2 else ""))
+    if input.dim() not in (dims + 1, dims + 2):
+        raise RuntimeError(f"Input to max_unpooling{dims}d should be a {dims + 1}d or "
+                           f"{dims + 2}d Tensor, but got a tensor with {input.dim()} "
+                           "dimensions.")
     if tuple(indices.shape) != tuple(input.shape):
         raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
                            f"({list(input.shape)}) but got indices tensor with shape: "
                            f"{list(indices.shape)}")
-    area = size[0] * size[1]
+    if stride is not None and min(stride) <= 0:
+        raise RuntimeError(f"strides should be greater than zero, but got stride: "
+                           f"{list(stride)}")
+    area = math.prod(size)
     if indices.numel() and (int(indices.max()) >= area or int(indices.min()) < 0):
         bad = int(indices.max()) if int(indices.max()) >= area else int(indices.min())
         raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size "
-                           f"{size[0]}x{size[1]})")
-    unbatched = input.dim() == 3
-    if unbatched:
-        input, indices = input.unsqueeze(0), indices.unsqueeze(0)
-    output = MaxUnpool2d.apply(input, indices, tuple(size))
-    return output.squeeze(0) if unbatched else output
+                           f"{'x'.join(map(str, size))})")
+    op = MaxUnpool3d if dims == 3 else MaxUnpool2d
+    return op.apply(input, indices, tuple(size))
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
@@ -111,6 +127,16 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
     stride = kernel if stride is None else _pair(stride)
     size = _output_size(input, kernel, stride, _pair(padding), output_size)
     return _unpool(input, indices, size)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """``(N, C, d, h, w)`` values put back at their ``max_pool3d`` indices in zeros of the
+    pooled input's size."""
+    triple = _ntuple(3)
+    kernel = triple(kernel_size)
+    stride = kernel if stride is None else triple(stride)
+    size = _output_size(input, kernel, stride, triple(padding), output_size)
+    return _unpool(input, indices, size, stride)
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):

@@ -1,5 +1,6 @@
-"""``BatchNorm1d`` and ``BatchNorm2d``: normalise each channel over the batch (and the
-spatial dims) while training, and keep running estimates of its mean and variance for eval.
+"""``BatchNorm1d``, ``BatchNorm2d`` and ``BatchNorm3d``: normalise each channel over the batch
+(and the spatial dims) while training, and keep running estimates of its mean and variance
+for eval.
 
 As torch's, the running statistics are buffers (``running_mean``, ``running_var`` and the
 ``num_batches_tracked`` counter, in the state dict); ``momentum=None`` makes them a
@@ -10,7 +11,7 @@ from autograd_cy.nn import functional as F
 from autograd_cy.nn.modules.module import Module
 from autograd_cy.nn.modules.normalization import add_affine_parameters, reset_affine_parameters
 
-__all__ = ["BatchNorm1d", "BatchNorm2d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
 
 
 class _BatchNorm(Module):
@@ -83,3 +84,11 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input):
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation of ``(N, C, D, H, W)`` inputs."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")

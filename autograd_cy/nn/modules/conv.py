@@ -1,15 +1,17 @@
-"""``Conv1d`` and ``Conv2d``: learned filters slid over the input (``F.conv1d``/``F.conv2d``),
-and ``ConvTranspose1d``/``ConvTranspose2d``, their adjoints (``F.conv_transpose1d``/``2d``),
+"""``Conv1d``, ``Conv2d`` and ``Conv3d``: learned filters slid over the input (``F.conv1d``/
+``F.conv2d``/``F.conv3d``),
+and ``ConvTranspose1d/2d/3d``, their adjoints (``F.conv_transpose1d/2d/3d``),
 with torch's parameter shapes, initialisation, padding modes and repr."""
 from autograd_cy import factories
 from autograd_cy._C.tensor import Size
 from autograd_cy.nn import functional as F
 from autograd_cy.nn.modules.linear import reset_weight_and_bias
 from autograd_cy.nn.modules.module import Module
-from autograd_cy.nn.tuples import _pair, _single
+from autograd_cy.nn.tuples import _ntuple, _pair, _single
 from autograd_cy.nn.parameter import Parameter
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+           "ConvTranspose3d"]
 
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 
@@ -125,6 +127,16 @@ class Conv2d(_ConvNd):
         return self._conv_forward(input, self.weight, self.bias, F.conv2d)
 
 
+class Conv3d(_ConvNd):
+    """A 3-D convolution over ``(N, C_in, D, H, W)`` (or ``(C_in, D, H, W)``) inputs."""
+
+    _dims = 3
+    _as_tuple = staticmethod(_ntuple(3))
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias, F.conv3d)
+
+
 class _ConvTransposeNd(_ConvNd):
     """What ConvTranspose1d and ConvTranspose2d share: torch's signature (``output_padding``
     before ``groups``, ``dilation`` after ``bias``), zero padding only, and the
@@ -189,3 +201,14 @@ class ConvTranspose2d(_ConvTransposeNd):
 
     def forward(self, input, output_size=None):
         return self._transpose_forward(input, output_size, F.conv_transpose2d)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """A 3-D transposed convolution over ``(N, C_in, D, H, W)`` (or ``(C_in, D, H, W)``)
+    inputs."""
+
+    _dims = 3
+    _as_tuple = staticmethod(_ntuple(3))
+
+    def forward(self, input, output_size=None):
+        return self._transpose_forward(input, output_size, F.conv_transpose3d)
