@@ -165,6 +165,8 @@ from autograd_cy.scatter_reduce import scatter_reduce  # noqa: E402,F401
 from autograd_cy.gamma_functions import lgamma, digamma, polygamma, mvlgamma  # noqa: E402,F401
 from autograd_cy.bessel import i0  # noqa: E402,F401
 from autograd_cy.indexed_writes import index_reduce  # noqa: E402,F401  (and Tensor.put ...)
+from autograd_cy.flat_indices import unravel_index  # noqa: E402,F401
+from autograd_cy.fill import fill  # noqa: E402,F401
 from autograd_cy.view_copies import (  # noqa: E402,F401  (and Tensor.narrow_copy ...)
     alias_copy, as_strided_copy, diagonal_copy, expand_copy, permute_copy, squeeze_copy,
     t_copy, transpose_copy, unbind_copy, unfold_copy, unsqueeze_copy, view_copy,
