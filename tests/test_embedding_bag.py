@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import autograd_cy as ag
-from oracle import (assert_same, assert_same_error, check_op, node_name, randn,
-                    same_warning)
+from oracle import (assert_same, assert_same_error, check_batched_grad, check_op, node_name,
+                    randn, same_warning)
 
 DTYPES = [np.float32, np.float64]
 MODES = ["sum", "mean", "max"]
@@ -206,7 +206,13 @@ NOT_EXACT = {"first_offset": r"^offsets\[0\] has to be 0, i\.e\., the first sequ
              r"type <class '.*Tensor'>$"}
 
 
-@pytest.mark.parametrize("name", ERRORS)
+# messages that name the tensor type (torch.cuda.FloatTensor on the CUDA device)
+TYPE_NAMED = {"float_indices", "float_offsets", "integer_weight", "weights_dtype"}
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(name, marks=pytest.mark.cpu_only) if name in TYPE_NAMED else name
+    for name in ERRORS])
 def test_errors(name):
     def fn(lib):
         return ERRORS[name](fn_of(lib), lib.tensor, lib.ones(5, 3))
@@ -229,6 +235,7 @@ def test_old_argument_order_warns_and_swaps():
         UserWarning, "Argument order of nn.functional.embedding_bag was changed")
 
 
+@pytest.mark.cpu_only       # the weight drawn from torch's CPU stream
 def test_module():
     def run(lib):
         lib.manual_seed(0)
@@ -257,3 +264,12 @@ def test_module():
 ])
 def test_module_errors(make):
     assert_same_error(make, AssertionError, exact=True)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_batched_gradients(mode):
+    """``is_grads_batched``: the Function's backward runs once per gradient row."""
+    samples = (randn(7, seed=2),) if mode == "sum" else ()
+    check_batched_grad(lambda lib, w, *rest: fn_of(lib).embedding_bag(
+        lib.tensor(INDICES), w, lib.tensor(OFFSETS), mode=mode, padding_idx=4,
+        per_sample_weights=rest[0] if rest else None), randn(5, 3), *samples)

@@ -92,6 +92,13 @@ EmbeddingBag._backward_cls.__name__ = "EmbeddingBagBackward0"
 # the NaN-ignoring maximum and its first position, unless the bag's first value is NaN.
 # The chosen rows are numbered in the kept order, one past the last for an empty bag,
 # whose row is a row of zeros: the output is a gather, its gradient a ``scatter_add``.
+#
+# Two readings differ from torch 2.13's CPU kernels on purpose. With include_last_offset,
+# indices past the last offset belong to the last bag (torch's float64 kernel; its float32
+# kernel drops them from the sum but not from the mean's count, and leaves their rows'
+# gradient uninitialized). scale_grad_by_freq divides each row's gradient by its index's
+# count, as F.embedding does (torch's kernel divides the k-th distinct index's gradient by
+# the count of the k-th smallest index, repeats included).
 
 
 def _coefficients(ctx, per_sample_weights, dtype):
