@@ -273,3 +273,21 @@ def test_batched_gradients(mode):
     check_batched_grad(lambda lib, w, *rest: fn_of(lib).embedding_bag(
         lib.tensor(INDICES), w, lib.tensor(OFFSETS), mode=mode, padding_idx=4,
         per_sample_weights=rest[0] if rest else None), randn(5, 3), *samples)
+
+
+@pytest.mark.parametrize("requires_grad", [[True, False], [False, True]])
+def test_one_of_weight_and_per_sample_weights_requires_grad(requires_grad):
+    check_op(lambda lib, w, s: fn_of(lib).embedding_bag(
+        lib.tensor(INDICES), w, lib.tensor(OFFSETS), mode="sum", per_sample_weights=s,
+        padding_idx=1), randn(5, 3), randn(7, seed=4), requires_grad=requires_grad,
+        double=False)
+
+
+def test_forward_ad_is_refused():
+    """torch has no forward-mode formula for embedding_bag; neither has autograd_cy."""
+    def run(lib):
+        forward_ad = lib.autograd.forward_ad
+        with forward_ad.dual_level():
+            weight = forward_ad.make_dual(lib.ones(5, 3), lib.ones(5, 3))
+            fn_of(lib).embedding_bag(lib.tensor([0, 2]), weight, lib.tensor([0]))
+    assert_same_error(run, NotImplementedError, "forward (mode )?AD")
