@@ -35,12 +35,11 @@ class EmbeddingBag(_ag.autograd.Function):
     @staticmethod
     def forward(ctx, weight, per_sample_weights, kept, bags, num_bags, mode,
                 scale_grad_by_freq, indices):
-        positions, rows = kept
         ctx.save_for_backward(weight, per_sample_weights)
         ctx.kept, ctx.bags, ctx.num_bags, ctx.mode = kept, bags, num_bags, mode
         ctx.scale_grad_by_freq, ctx.indices = scale_grad_by_freq, indices
         ctx.num_indices = indices.shape[0]
-        picked = weight.index_select(0, rows)
+        picked = weight.index_select(0, kept[1])
         if mode == "max":
             ctx.argmax = _bag_argmax(picked, bags, num_bags)
             padded = _ag.cat([picked, picked.new_zeros((1, weight.shape[1]))])
@@ -54,21 +53,20 @@ class EmbeddingBag(_ag.autograd.Function):
         weight, per_sample_weights = ctx.saved_tensors
         positions, rows = ctx.kept
         grad_weight = grad_samples = None
-        if ctx.mode == "max":
+        if ctx.mode == "max":     # each chosen row gets its bag's gradient; others none
             picked_grad = grad.new_zeros((rows.shape[0] + 1, grad.shape[1]))
             picked_grad = picked_grad.scatter_add(0, ctx.argmax, grad)[:-1]
-        else:
+        else:                       # each kept row gets its bag's gradient
             picked_grad = grad.index_select(0, ctx.bags)
         if ctx.needs_input_grad[0]:
+            scaled = picked_grad
             if ctx.mode != "max":
                 coefficients = _coefficients(ctx, per_sample_weights, grad.dtype)
-                picked_grad_w = picked_grad * coefficients.unsqueeze(1)
-            else:
-                picked_grad_w = picked_grad
+                scaled = scaled * coefficients.unsqueeze(1)
             if ctx.scale_grad_by_freq:
-                picked_grad_w = picked_grad_w / _frequencies(ctx, weight, grad.dtype)
+                scaled = scaled / _frequencies(ctx, weight, grad.dtype)
             grad_weight = _ag.zeros(weight.shape, dtype=grad.dtype, device=grad.device)
-            grad_weight = grad_weight.index_add(0, rows, picked_grad_w)
+            grad_weight = grad_weight.index_add(0, rows, scaled)
         if per_sample_weights is not None and ctx.needs_input_grad[1]:
             products = (picked_grad * weight.index_select(0, rows)).sum(1)
             grad_samples = _ag.zeros(ctx.num_indices, dtype=grad.dtype, device=grad.device)
