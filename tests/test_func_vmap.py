@@ -355,6 +355,8 @@ FALLBACK_OPS = {
     "ctc_loss": lambda lib, t: lib.nn.functional.ctc_loss(t.log_softmax(1), lib.tensor([1]),
                                                           (3,), (1,)),
     # the indices are batched with the values, or shared by every example
+    "embedding_bag": lambda lib, t: lib.nn.functional.embedding_bag(
+        lib.tensor([0, 2, 2, 1]), t, lib.tensor([0, 1, 1]), mode="max", padding_idx=1),
     "max_unpool1d": lambda lib, t: lib.nn.functional.max_unpool1d(
         *lib.nn.functional.max_pool1d(t, 2, return_indices=True), 2),
     "max_unpool2d": lambda lib, t: lib.nn.functional.max_unpool2d(

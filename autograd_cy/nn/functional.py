@@ -532,6 +532,7 @@ from autograd_cy.nn.upsampling import (  # noqa: E402
 
 from autograd_cy.nn.normalization import layer_norm, batch_norm, group_norm  # noqa: E402
 from autograd_cy.nn.embedding import embedding, one_hot  # noqa: E402
+from autograd_cy.nn.embedding_bag import embedding_bag  # noqa: E402
 from autograd_cy.nn.attention import scaled_dot_product_attention  # noqa: E402
 from autograd_cy.nn.distance import (  # noqa: E402,F401  (composites: see __all__)
     pairwise_distance, cosine_similarity, normalize, pdist,
@@ -564,7 +565,8 @@ __all__ += ["pad", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_trans
             "lp_pool2d", "lp_pool3d", "max_unpool1d", "max_unpool2d", "max_unpool3d",
             "interpolate", "upsample", "upsample_nearest",
             "upsample_bilinear", "layer_norm", "batch_norm", "group_norm", "embedding",
-            "one_hot", "scaled_dot_product_attention", "pairwise_distance", "pdist",
+            "embedding_bag", "one_hot", "scaled_dot_product_attention", "pairwise_distance",
+            "pdist",
             "smooth_l1_loss", "huber_loss", "soft_margin_loss", "multi_margin_loss",
             "multilabel_margin_loss", "ctc_loss"] + _activations.__all__
 # The composite losses and distances (kl_div ... triplet_margin_loss, cosine_similarity,
