@@ -168,8 +168,6 @@ ERRORS = {
     "index_too_large": lambda F, t, w: F.embedding_bag(t([1, 5]), w, t([0])),
     "index_negative": lambda F, t, w: F.embedding_bag(t([1, -1]), w, t([0])),
     "first_offset": lambda F, t, w: F.embedding_bag(t([1, 2]), w, t([1, 2])),
-    "decreasing_offsets": lambda F, t, w: F.embedding_bag(t([1, 2, 1, 4, 0, 3]), w,
-                                                          t([0, 3, 2])),
     "last_offset": lambda F, t, w: F.embedding_bag(t([1, 2]), w, t([0, 3])),
     "last_offset_included": lambda F, t, w: F.embedding_bag(t([1, 2]), w, t([0, 3]),
                                                             include_last_offset=True),
@@ -308,3 +306,12 @@ def test_past_the_last_offset_in_float32(mode):
     theirs = torch.nn.functional.embedding_bag(torch.tensor(indices), torch.tensor(weight),
                                                torch.tensor(offsets), mode=mode, **options)
     np.testing.assert_allclose(ours.numpy(), theirs.float().numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_decreasing_offsets():
+    """torch 2.13 raises this when it runs alone, and in a long suite sometimes not: its
+    check reads past the bag's end. Ours always raises torch's message."""
+    with pytest.raises(RuntimeError, match=r"^Expected i < index_size to be true, but got "
+                       r"false\."):
+        ag.nn.functional.embedding_bag(ag.tensor([1, 2, 1, 4, 0, 3]), ag.ones(5, 3),
+                                       ag.tensor([0, 3, 2]))
