@@ -305,7 +305,8 @@ def test_past_the_last_offset_in_float32(mode):
         mode=mode, **options)
     theirs = torch.nn.functional.embedding_bag(torch.tensor(indices), torch.tensor(weight),
                                                torch.tensor(offsets), mode=mode, **options)
-    np.testing.assert_allclose(ours.numpy(), theirs.float().numpy(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(ours.detach().cpu().numpy(), theirs.float().numpy(), rtol=1e-6,
+                               atol=1e-6)
 
 
 def test_decreasing_offsets():

@@ -10,8 +10,11 @@ from tests.opinfo import run
 
 pytestmark = pytest.mark.cpu_only
 
-# The dtypes checked here: complex64 repeats complex128's code paths.
-DTYPES = ("float64", "float32", "complex128", "bfloat16", "float16")
+# The dtypes checked here, and at most SAMPLES samples of each OpInfo in each: complex64
+# and float32 mostly repeat complex128's and float64's code paths (with float32 rounding),
+# and a few OpInfos have hundreds of samples; `python -m tests.opinfo` runs them all.
+DTYPES = ("float64", "complex128", "bfloat16", "float16")
+SAMPLES = 24
 
 # OpInfos with no op of that name in autograd_cy.
 NOT_IMPLEMENTED = frozenset({
@@ -78,9 +81,18 @@ KNOWN_DIFFERENCES = {
 }
 
 
+# Known differences whose samples all come after the first SAMPLES: this suite cannot see
+# them, so it does not ask whether they still differ.
+BEYOND_SAMPLES = frozenset({
+    ("histc", "bfloat16"), ("histc", "float16"),
+    ("nn.functional.binary_cross_entropy_with_logits", "float16"),
+    ("nn.functional.nll_loss", "float16"),
+})
+
+
 @pytest.fixture(scope="module")
 def results():
-    return run(DTYPES)
+    return run(DTYPES, samples_per_op=SAMPLES)
 
 
 def differing(results, dtype):
@@ -98,7 +110,7 @@ def test_samples_agree_with_torch(results, dtype):
     new = {op: found[op][0] for op in found if op not in known}
     assert not new, "differences from torch:\n" + "\n".join(
         f"{op} sample {r.sample}: {r.outcome}: {r.message}" for op, r in sorted(new.items()))
-    fixed = sorted(known - set(found))
+    fixed = sorted(op for op in known - set(found) if (op, dtype) not in BEYOND_SAMPLES)
     assert not fixed, f"now agree with torch (take them off KNOWN_DIFFERENCES): {fixed}"
 
 
