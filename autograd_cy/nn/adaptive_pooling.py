@@ -17,7 +17,9 @@ import math
 import numpy as np
 
 from autograd_cy import factories, int64
-from autograd_cy.nn.pooling import MaxPool2d, _check_rank_1d, _one, adaptive_avg_pool2d
+from autograd_cy.nn.pooling import (
+    MaxPool2d, _check_rank_1d, _check_spatial_sizes, _one, adaptive_avg_pool2d,
+)
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d",
            "adaptive_max_pool3d"]
@@ -115,12 +117,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     if input.dim() not in (3, 4):
         raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
                            f"{list(input.shape)}")
-    for dim in (input.dim() - 2, input.dim() - 1):
-        if input.shape[dim] == 0:
-            raise RuntimeError(
-                "adaptive_max_pool2d(): Expected input to have non-zero size for non-batch "
-                f"dimensions, but input has sizes {list(input.shape)} with dimension {dim} "
-                "being empty")
+    _check_spatial_sizes("adaptive_max_pool2d", input, 2)
     if len(sizes) != 2:
         raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must "
                            "be 2")
@@ -146,12 +143,7 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
     if input.dim() not in (4, 5):
         raise RuntimeError(f"adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: "
                            f"{list(input.shape)}")
-    for dim in range(input.dim() - 3, input.dim()):
-        if input.shape[dim] == 0:
-            raise RuntimeError(
-                "adaptive_max_pool3d(): Expected input to have non-zero size for non-batch "
-                f"dimensions, but input has sizes {list(input.shape)} with dimension {dim} "
-                "being empty")
+    _check_spatial_sizes("adaptive_max_pool3d", input, 3)
     if len(sizes) != 3:
         raise RuntimeError("adaptive_max_pool3d(): internal error: output_size.size() must "
                            "be 3")

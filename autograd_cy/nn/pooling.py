@@ -498,6 +498,16 @@ class AdaptiveAvgPool3d(Function):
 AdaptiveAvgPool3d._backward_cls.__name__ = "AdaptiveAvgPool3DBackward0"
 
 
+def _check_spatial_sizes(name, input, dims):
+    """torch's check of an adaptive pooling's input: none of its last ``dims`` dims (the
+    spatial ones) is empty."""
+    for dim in range(input.dim() - dims, input.dim()):
+        if input.shape[dim] == 0:
+            raise RuntimeError(
+                f"{name}(): Expected input to have non-zero size for non-batch dimensions, "
+                f"but input has sizes {list(input.shape)} with dimension {dim} being empty")
+
+
 def adaptive_avg_pool2d(input, output_size):
     """Means over windows chosen so that the output has ``output_size``: window ``i`` spans
     ``[floor(i * H / out), ceil((i + 1) * H / out))``."""
@@ -508,12 +518,7 @@ def adaptive_avg_pool2d(input, output_size):
     if input.dim() not in (3, 4):
         raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
                            f"{list(input.shape)}")
-    for dim in (input.dim() - 2, input.dim() - 1):
-        if input.shape[dim] == 0:
-            raise RuntimeError(
-                "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch "
-                f"dimensions, but input has sizes {list(input.shape)} with dimension {dim} "
-                "being empty")
+    _check_spatial_sizes("adaptive_avg_pool2d", input, 2)
     out = tuple(s if o is None else o for o, s in zip(sizes, tuple(input.shape[-2:])))
     if min(out) < 0:
         raise RuntimeError("adaptive_avg_pool2d: elements of output_size must be greater "
@@ -536,12 +541,7 @@ def adaptive_avg_pool3d(input, output_size):
     if input.dim() not in (4, 5):
         raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got "
                            f"{list(input.shape)}")
-    for dim in range(input.dim() - 3, input.dim()):
-        if input.shape[dim] == 0:
-            raise RuntimeError(
-                "adaptive_avg_pool3d(): Expected input to have non-zero size for non-batch "
-                f"dimensions, but input has sizes {list(input.shape)} with dimension {dim} "
-                "being empty")
+    _check_spatial_sizes("adaptive_avg_pool3d", input, 3)
     out = tuple(s if o is None else o for o, s in zip(sizes, tuple(input.shape[-3:])))
     if min(out) < 0:
         raise RuntimeError("adaptive_avg_pool3d: elements of output_size must be greater "
