@@ -6,7 +6,9 @@ shares no memory with its input, as torch's functionalized programs need. Its gr
 the view op's: a view is linear in its input, so backward runs the view op on a zero input
 that requires grad and asks autograd for the vector-Jacobian product with the incoming
 gradient (recorded, so double backward works). The node is named as torch names it: the
-view's node with ``_copy`` after it (``TBackward0_copy``).
+view's node with ``_copy`` after it (``TBackward0_copy``). (Not a ``ComposedOp``, NOTE [An
+op that differentiates its composition]: a view is linear, so this backward needs neither
+the saved input nor a second forward, and the ops here may have several outputs.)
 
 ``unsafe_split`` / ``unsafe_chunk`` are ``split`` / ``chunk`` whose outputs share the
 input's memory but are not tracked as its views (no ``_base``, no view checks on in-place

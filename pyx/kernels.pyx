@@ -572,8 +572,7 @@ cdef object saturate_float_tanh(object x, object t):
                 elif xf[i] <= -TANH_SATURATES_FLOAT:
                     tf[i] = -1
         return t
-    with np.errstate(invalid="ignore"):
-        saturated = np.abs(x) >= TANH_SATURATES_FLOAT
+    saturated = np.abs(x) >= TANH_SATURATES_FLOAT
     if saturated.any():
         np.copysign(np.float32(1), x, out=t, where=saturated)
     return t
@@ -593,8 +592,8 @@ cdef object tanh_kernel(object x):
     cdef double* od
     if (type(x) is cnp.ndarray and cnp.PyArray_TYPE(<cnp.ndarray>x) == cnp.NPY_FLOAT
             and cnp.PyArray_SIZE(<cnp.ndarray>x) > 32):
-        with np.errstate(all="ignore"):
-            return saturate_float_tanh(x, np.tanh(x))
+        # (no errstate: NumPy's tanh sets no floating-point flag, for inf and NaN neither)
+        return saturate_float_tanh(x, np.tanh(x))
     cdef int typenum = kernel_type(x)
     if typenum < 0:
         return None

@@ -18,7 +18,8 @@ import numpy as np
 
 from autograd_cy import factories, int64
 from autograd_cy.nn.pooling import (
-    MaxPool2d, _check_rank_1d, _check_spatial_sizes, _one, adaptive_avg_pool2d,
+    MaxPool2d, _adaptive_output, _check_rank_1d, _check_spatial_sizes, _one,
+    adaptive_avg_pool2d,
 )
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d",
@@ -112,8 +113,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     """The maximum over windows chosen so that the output has ``output_size`` (``None``
     keeps a dim's size); with ``return_indices``, also where each was (the flat index in
     its input plane)."""
-    sizes = tuple(output_size) if isinstance(output_size, (tuple, list)) else \
-        (output_size, output_size)
+    sizes, out = _adaptive_output(output_size, input, 2)
     if input.dim() not in (3, 4):
         raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
                            f"{list(input.shape)}")
@@ -121,7 +121,6 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     if len(sizes) != 2:
         raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must "
                            "be 2")
-    out = tuple(s if o is None else o for o, s in zip(sizes, tuple(input.shape[-2:])))
     return _adaptive_max(input, out, AdaptiveMaxPool2d, return_indices)
 
 
@@ -138,8 +137,7 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
     """The maximum over windows of ``(N, C, D, H, W)`` chosen so that the output has
     ``output_size`` (``None`` keeps a dim's size); with ``return_indices``, also where each
     was (the flat index in its input volume)."""
-    sizes = tuple(output_size) if isinstance(output_size, (tuple, list)) else \
-        (output_size,) * 3
+    sizes, out = _adaptive_output(output_size, input, 3)
     if input.dim() not in (4, 5):
         raise RuntimeError(f"adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: "
                            f"{list(input.shape)}")
@@ -147,7 +145,6 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
     if len(sizes) != 3:
         raise RuntimeError("adaptive_max_pool3d(): internal error: output_size.size() must "
                            "be 3")
-    out = tuple(s if o is None else o for o, s in zip(sizes, tuple(input.shape[-3:])))
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"adaptive_max_pool3d_cpu\" not implemented for "
                                   f"'{input.dtype._scalar_name}'")

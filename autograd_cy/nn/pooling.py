@@ -508,18 +508,25 @@ def _check_spatial_sizes(name, input, dims):
                 f"but input has sizes {list(input.shape)} with dimension {dim} being empty")
 
 
+def _adaptive_output(output_size, input, dims):
+    """The output's spatial sizes of an adaptive pooling over the last ``dims`` dims: one
+    int for all, or one per dim (None keeps that dim's size); the given sizes first, for
+    the caller's check of their count."""
+    sizes = tuple(output_size) if isinstance(output_size, (tuple, list)) else \
+        (output_size,) * dims
+    return sizes, tuple(s if o is None else o for o, s in zip(sizes, tuple(input.shape[-dims:])))
+
+
 def adaptive_avg_pool2d(input, output_size):
     """Means over windows chosen so that the output has ``output_size``: window ``i`` spans
     ``[floor(i * H / out), ceil((i + 1) * H / out))``."""
-    sizes = tuple(output_size) if isinstance(output_size, (tuple, list)) else \
-        (output_size, output_size)
+    sizes, out = _adaptive_output(output_size, input, 2)
     if len(sizes) != 2:
         raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
     if input.dim() not in (3, 4):
         raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
                            f"{list(input.shape)}")
     _check_spatial_sizes("adaptive_avg_pool2d", input, 2)
-    out = tuple(s if o is None else o for o, s in zip(sizes, tuple(input.shape[-2:])))
     if min(out) < 0:
         raise RuntimeError("adaptive_avg_pool2d: elements of output_size must be greater "
                            f"than or equal to 0 but received {{{out[0]}, {out[1]}}}")
@@ -534,15 +541,13 @@ def adaptive_avg_pool2d(input, output_size):
 def adaptive_avg_pool3d(input, output_size):
     """Means over windows of ``(N, C, D, H, W)`` chosen so that the output has
     ``output_size`` (``None`` keeps a dim's size)."""
-    sizes = tuple(output_size) if isinstance(output_size, (tuple, list)) else \
-        (output_size,) * 3
+    sizes, out = _adaptive_output(output_size, input, 3)
     if len(sizes) != 3:
         raise RuntimeError("adaptive_avg_pool3d: output_size must be 3")
     if input.dim() not in (4, 5):
         raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got "
                            f"{list(input.shape)}")
     _check_spatial_sizes("adaptive_avg_pool3d", input, 3)
-    out = tuple(s if o is None else o for o, s in zip(sizes, tuple(input.shape[-3:])))
     if min(out) < 0:
         raise RuntimeError("adaptive_avg_pool3d: elements of output_size must be greater "
                            f"than or equal to 0 but received {{{out[0]}, {out[1]},{out[2]}}}")
