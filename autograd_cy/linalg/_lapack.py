@@ -26,15 +26,16 @@ class LinAlgError(RuntimeError):
 LinAlgError.__module__ = "autograd_cy.linalg"
 
 
-def check_matrix(A, name, square=True, arg="A"):
+def check_matrix(A, name, square=True, arg="A", low_precision=False):
     """torch's checks of a (batch of) matrix argument: at least 2 dims, floating or
-    complex, and square where ``square``."""
+    complex (float16 and bfloat16 only where ``low_precision``), and square where
+    ``square``."""
     if A.dim() < 2:
         raise RuntimeError(f"{name}: The input tensor {arg} must have at least 2 dimensions.")
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
                            f"Got {scalar_type(A.dtype)}")
-    if A.dtype in (_ag.float16, _ag.bfloat16):
+    if A.dtype in (_ag.float16, _ag.bfloat16) and not low_precision:
         raise RuntimeError(f"{name}: Low precision dtypes not supported. "
                            f"Got {scalar_type(A.dtype)}")
     if square and A.shape[-1] != A.shape[-2]:

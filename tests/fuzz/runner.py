@@ -64,12 +64,20 @@ def _dtype_name(t):
     return str(t.dtype).split(".")[-1]
 
 
+# What reading a flag gives where torch fails one of its own internal asserts (a bug of
+# torch's, e.g. is_leaf of a conjugate view whose base was detached in place and then
+# modified): nothing to agree with.
+TORCH_INTERNAL_ASSERT = "torch's internal assert"
+
+
 def _flag(t, name):
     """A flag of ``t`` (grad_fn: whether it has one), or the type of what reading it
     raised (a view of a multi-output op modified in place refuses to say)."""
     try:
         value = getattr(t, name)
     except Exception as exc:    # noqa: BLE001
+        if "INTERNAL ASSERT FAILED" in str(exc):
+            return TORCH_INTERNAL_ASSERT
         return f"raises {exception_name(exc)}"
     return value is not None if name == "grad_fn" else value
 
@@ -100,7 +108,7 @@ def compare_tensor(ours, theirs, what="", loose=None):
         return f"{what}dtype mismatch", f"torch {theirs.dtype}, ours {ours.dtype}"
     for flag in ("requires_grad", "is_leaf", "grad_fn"):
         a, b = _flag(ours, flag), _flag(theirs, flag)
-        if a != b:
+        if a != b and b != TORCH_INTERNAL_ASSERT:
             name = "grad_fn presence" if flag == "grad_fn" else flag
             return f"{what}{name} mismatch", f"torch {b}, ours {a}"
     a, b = _array(ours), _array(theirs)
