@@ -121,6 +121,8 @@ from autograd_cy import cuda  # noqa: E402,F401  (fills the core's CUDA backend 
 from autograd_cy.dlpack import from_dlpack  # noqa: E402,F401  (and Tensor.__dlpack__)
 from autograd_cy.foreach import *  # noqa: E402,F401,F403  (_foreach_add_ ...)
 from autograd_cy import utils  # noqa: E402,F401  (utils.checkpoint, utils.data)
+from autograd_cy import profiler  # noqa: E402,F401  (torch.profiler: schedules, activities)
+from autograd_cy import random  # noqa: E402,F401  (torch.random: fork_rng)
 from autograd_cy.serialization import save, load  # noqa: E402,F401
 from autograd_cy import func  # noqa: E402,F401  (vmap, grad, jacrev ...: torch.func)
 from autograd_cy import optim  # noqa: E402,F401  (the optimizers, lr_scheduler: torch.optim)

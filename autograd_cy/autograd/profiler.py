@@ -189,9 +189,14 @@ class profile:
         if self.entered:
             raise RuntimeError("Profiler context manager is not reentrant")
         self.entered = True
+        self._start_trace()
+        return self
+
+    def _start_trace(self):
+        """Start recording (torch.profiler.profile starts each cycle of a schedule here,
+        re-entering one profile when it accumulates events)."""
         self._raw = _start(self, self.record_shapes, self.profile_memory)
         self.profiling_start_time_ns = _profiling.now_ns()
-        return self
 
     def __exit__(self, exc_type, exc_val, exc_tb):
         if not self.enabled:
@@ -307,6 +312,8 @@ def _function_events(raw, start_ns, use_device, with_flops=False):
             enumerate(raw, 1):
         thread = thread_ids.setdefault(ident, len(thread_ids) + 1)
         backward = kind in (_KIND["node"], _KIND["evaluate"])
+        if name.startswith("ProfilerStep#"):
+            name = "ProfilerStep*"      # as torch names its step ranges in the results
         event = FunctionEvent(
             id=number, name=name, thread=thread, start_us=(start - start_ns) / 1000,
             end_us=(end - start_ns) / 1000,
