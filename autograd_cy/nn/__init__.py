@@ -7,3 +7,4 @@ from autograd_cy.nn.parameter import Parameter, Buffer  # noqa: F401
 from autograd_cy.nn.modules import *  # noqa: F401,F403
 from autograd_cy.nn import utils  # noqa: F401
 from autograd_cy.nn import parallel  # noqa: F401
+from autograd_cy.nn import grad  # noqa: F401  (conv gradients as functions: torch.nn.grad)
