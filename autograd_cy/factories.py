@@ -177,17 +177,14 @@ def _rng(generator):
     return _generator(generator)._rng
 
 
-_default_device = None
-
-
 def set_default_device(device):
-    """The device factories use when no ``device=`` is given (None: the CPU)."""
-    global _default_device
-    _default_device = None if device is None else _device_module.device(device)
+    """The device factories use when no ``device=`` is given (None: the CPU); ``with
+    autograd_cy.device(...):`` sets it for a block."""
+    _device_module.set_default_device(device)
 
 
 def get_default_device():
-    return _default_device or _device_module.device("cpu")
+    return _device_module.get_default_device() or _device_module.device("cpu")
 
 
 def _make(array, requires_grad, device=None):
@@ -199,7 +196,7 @@ def _make(array, requires_grad, device=None):
         raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                            "gradients")
     if device is None:
-        device = _default_device
+        device = _device_module.get_default_device()
     if device is not None:
         target = _device_module.resolved_device(device)
         if target != _device_module.device_of(array):
@@ -471,6 +468,12 @@ def _empty_like(input, dtype, device=None, fill=None):
     _check_like_input(input)
     array = _array_of(input)
     dtype = _numpy_dtype(dtype, array.dtype)
+    if input.is_meta or device is not None:     # NOTE [Meta tensors]: no data, no layout
+        target = _device_module.resolved_device(_like_device(input, device))
+        if target.type == "meta":
+            return _device_module.MetaArray(tuple(input.shape), dtype)
+        if input.is_meta:
+            return _allocate(tuple(input.shape), dtype, fill)
     if input.is_cuda:
         if _device_module.resolved_device(_like_device(input, device)) == input.device:
             return _cuda.DeviceNamespace(array.device).empty_like(array, dtype)
@@ -511,7 +514,7 @@ def _cuda_device(device):
     """The CUDA device (autograd_cy.cuda's) a factory's ``device=`` names, or None for the
     CPU: random factories draw a CUDA tensor on the device, from its Philox stream."""
     if device is None:
-        device = _default_device
+        device = _device_module.get_default_device()
     if device is None:
         return None
     target = _device_module.resolved_device(device)

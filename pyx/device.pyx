@@ -29,9 +29,10 @@ cdef class device:
         elif ":" in type:
             type, _, number = type.partition(":")
             index = int(number)
-        if type not in ("cpu", "cuda"):
+        if type not in ("cpu", "cuda", "meta"):
             raise RuntimeError(
-                f"Expected one of cpu, cuda device type at start of device string: {type}")
+                f"Expected one of cpu, cuda, meta device type at start of device string: "
+                f"{type}")
         self.type = type
         self.index = index
 
@@ -55,8 +56,93 @@ cdef class device:
     def __reduce__(self):
         return (device, (self.type, self.index))
 
+    # ``with device("meta"):`` makes it the factories' default device for the block (as
+    # ``set_default_device``), the previous default back afterwards; blocks nest.
+    def __enter__(self):
+        _entered_defaults.append(default_device)
+        set_default_device(self)
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        set_default_device(_entered_defaults.pop())
+
 
 CPU = device("cpu")
+
+
+# The device factories use when given none (None: the CPU): ``set_default_device``, and
+# ``with device(...)``. Kept here, below the factories, so that a device can be entered.
+cdef object default_device = None
+cdef list _entered_defaults = []
+
+
+def set_default_device(target):
+    """Make ``target`` (a device or its name; None: the CPU) the factories' default."""
+    global default_device
+    default_device = None if target is None else (
+        target if isinstance(target, device) else device(target))
+
+
+def get_default_device():
+    """The factories' default device, or None for the CPU (set_default_device)."""
+    return default_device
+
+
+META = device("meta")
+
+
+# NOTE [Meta tensors]
+# A tensor on the meta device has a shape and a dtype and no data: torch uses it to describe
+# a model without allocating it (``model.to("meta")`` as the stateless skeleton that
+# ``func.functional_call`` fills with real tensors; ``Module.to_empty`` gives it storage
+# later). Its array is a MetaArray, which has an array's metadata and no values. torch also
+# computes ops on meta tensors (the result's shape only); autograd_cy does not: anything that
+# reads values, an op included, raises, and only the copies that keep the metadata (``.to``
+# a dtype, ``copy``) make new meta arrays.
+_META_NO_OPS = ("autograd_cy runs no ops on meta tensors (a meta tensor has a shape and a "
+                "dtype but no data): give the module real tensors with func.functional_call, "
+                "or storage with Module.to_empty(device=...)")
+
+
+class MetaArray:
+    """A meta tensor's array: shape, dtype and row-major strides, no values (NOTE [Meta
+    tensors])."""
+    __slots__ = ("shape", "dtype", "ndim", "size", "itemsize", "strides")
+
+    def __init__(self, shape, dtype):
+        self.shape = tuple(int(n) for n in shape)
+        self.dtype = np.dtype(dtype)
+        self.ndim = len(self.shape)
+        self.itemsize = self.dtype.itemsize
+        size, strides = 1, []
+        for n in reversed(self.shape):
+            strides.append(size * self.itemsize)
+            size *= n
+        self.size = size
+        self.strides = tuple(reversed(strides))
+
+    def copy(self, order="C"):
+        return MetaArray(self.shape, self.dtype)
+
+    def astype(self, dtype, copy=True):
+        return MetaArray(self.shape, dtype)
+
+    def fill(self, value):
+        """A factory's fill: nothing to write."""
+
+    def _no_values(self, *args, **kwargs):
+        raise NotImplementedError(_META_NO_OPS)
+
+    __array__ = __array_ufunc__ = __array_function__ = __getitem__ = __setitem__ = _no_values
+    reshape = view = item = tolist = transpose = sum = __len__ = __iter__ = _no_values
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _no_values
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _no_values
+    __pow__ = __rpow__ = __matmul__ = __rmatmul__ = __neg__ = __pos__ = __abs__ = _no_values
+    __lt__ = __le__ = __gt__ = __ge__ = __and__ = __or__ = __xor__ = __invert__ = _no_values
+    __iadd__ = __isub__ = __imul__ = __itruediv__ = __bool__ = __float__ = __int__ = _no_values
+
+    def __getattr__(self, name):        # anything else an op would read
+        raise NotImplementedError(_META_NO_OPS)
 
 
 # NOTE [The CUDA backend slot]
@@ -192,6 +278,10 @@ cdef bint is_cuda_array(object array):
 
 cdef object array_to_device(object array, device target):
     """``array`` on ``target`` (the same object when it is already there)."""
+    if target.type == "meta":       # NOTE [Meta tensors]
+        return array if type(array) is MetaArray else MetaArray(array.shape, array.dtype)
+    if type(array) is MetaArray:
+        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
     if target.type == "cpu":
         if type(array) is cnp.ndarray:
             return array
@@ -210,6 +300,8 @@ cpdef device device_of(object array):
     """The device an array lives on: NumPy's on the CPU, a DeviceArray on its CUDA device."""
     if type(array) is cnp.ndarray:
         return CPU
+    if type(array) is MetaArray:
+        return META
     return device("cuda", array.device.id)
 
 

@@ -22,9 +22,12 @@ from autograd_cy._C.dtype cimport (
 from autograd_cy._C.device cimport (
     device, is_cuda_array, array_namespace, current_stream, strided_view, data_address)
 
+from autograd_cy._C.device import MetaArray      # NOTE [Meta tensors]
+
 cnp.import_array()
 
 cdef device CPU = device("cpu")
+cdef device META = device("meta")
 # NOTE [Deferred gradient accumulation] (pyx/accumulate_grad.pyx): while additions into a
 # .grad wait for the end of a backward, accumulate_grad sets this to their flush.
 cdef grad_flush_fn grad_flush = NULL
@@ -124,6 +127,8 @@ cdef tuple gradient_metadata(Tensor t):
     cdef object array = t._data
     if type(array) is cnp.ndarray:
         return (array.shape, array.dtype)
+    if type(array) is MetaArray:        # recorded, never run (NOTE [Meta tensors])
+        return (array.shape, array.dtype, META, None)
     cdef int index = array.device.id
     return (array.shape, array.dtype, device("cuda", index), current_stream(index))
 
@@ -263,7 +268,7 @@ def _rebuild_tensor(array, requires_grad):
 cdef object _coerce_array(object array):
     if isinstance(array, np.generic):
         return np.asarray(array)
-    if is_cuda_array(array):
+    if is_cuda_array(array) or type(array) is MetaArray:
         return array
     return np.asarray(array)
 
@@ -440,11 +445,18 @@ cdef class Tensor:
     def device(self):
         if type(self._data) is cnp.ndarray:
             return CPU
+        if type(self._data) is MetaArray:
+            return META
         return device("cuda", self._data.device.id)
 
     @property
     def is_cuda(self):
-        return type(self._data) is not cnp.ndarray
+        return type(self._data) is not cnp.ndarray and type(self._data) is not MetaArray
+
+    @property
+    def is_meta(self):
+        """Whether this is a meta tensor: a shape and a dtype, no data (NOTE [Meta tensors])."""
+        return type(self._data) is MetaArray
 
     def is_floating_point(self):
         return kind_of(self._data.dtype) == "f"
@@ -476,12 +488,16 @@ cdef class Tensor:
         return self._data.itemsize
 
     def item(self):
+        if type(self._data) is MetaArray:
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
         if self._data.size != 1:
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
         return self._data.reshape(()).item()
 
     def tolist(self):
+        if type(self._data) is MetaArray:
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         return self._data.tolist()
 
     def numpy(self, *, force=False):
@@ -493,7 +509,7 @@ cdef class Tensor:
                 "Use tensor.detach().numpy() instead.")
         if type(self._data) is not cnp.ndarray:
             raise TypeError(
-                f"can't convert cuda:{self._data.device.id} device type tensor to numpy. "
+                f"can't convert {self.device} device type tensor to numpy. "
                 "Use Tensor.cpu() to copy the tensor to host memory first.")
         if self._is_conj:       # the array is a mirror (NOTE [Conjugate views])
             if force:

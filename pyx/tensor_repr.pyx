@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from autograd_cy._C.dtype cimport kind_of
+from autograd_cy._C.dtype import get_default_dtype
 from autograd_cy._C.tensor cimport tensor_operators
 
 __all__ = ["tensor_repr"]
@@ -152,6 +153,11 @@ def tensor_repr(t):
     """``repr`` of a Tensor, character for character as PyTorch prints it."""
     prefix = "tensor("
     indent = len(prefix)
+    if t.is_meta:           # no values to print (NOTE [Meta tensors])
+        suffixes = ["device='meta'", f"size={tuple(t.shape)}"]
+        if t.dtype != get_default_dtype():  # int64 and bool too, unlike a tensor with values
+            suffixes.append(f"dtype={t.dtype!r}")
+        return _with_suffixes(prefix + "...", suffixes + _grad_suffixes(t), indent)
     cuda = t.is_cuda
     array = t.detach().cpu().numpy() if cuda else t.numpy(force=True)
     suffixes = [f"device='{t.device}'"] if cuda else []
@@ -168,6 +174,12 @@ def tensor_repr(t):
         body = _body(array, indent, summarize, fmt)
     if t.dtype.name not in _DEFAULT_DTYPES:
         suffixes.append(f"dtype={t.dtype!r}")
+    return _with_suffixes(prefix + body, suffixes + _grad_suffixes(t), indent)
+
+
+def _grad_suffixes(t):
+    """The ``grad_fn=<...>`` or ``requires_grad=True`` part of a repr."""
+    suffixes = []
     try:
         grad_fn = t.grad_fn
         name = grad_fn.name().rsplit('::', 1)[-1] if grad_fn is not None else None
@@ -179,7 +191,7 @@ def tensor_repr(t):
         suffixes.append(f"grad_fn=<{name}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
-    return _with_suffixes(prefix + body, suffixes, indent)
+    return suffixes
 
 
 cdef object repr_op(object t):

@@ -72,12 +72,16 @@ def _no_op_on_empty(tensor):
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """Fill with samples uniform on [a, b)."""
+    if tensor.is_meta:          # NOTE [Meta tensors]: nothing to fill
+        return tensor
     with no_grad():
         return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Fill with samples of a normal distribution."""
+    if tensor.is_meta:          # NOTE [Meta tensors]: nothing to fill
+        return tensor
     with no_grad():
         return tensor.normal_(mean, std, generator=generator)
 
@@ -86,6 +90,8 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     """Fill with a normal distribution truncated to [a, b], by rejection as torch draws it:
     when [a, b] holds more than 30% of the mass, normal samples redrawn where outside;
     otherwise uniform samples on [a, b], each kept with probability density / peak."""
+    if tensor.is_meta:          # NOTE [Meta tensors]: nothing to fill
+        return tensor
     def cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
     if mean < a - 2 * std or mean > b + 2 * std:
@@ -122,6 +128,8 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
 
 def constant_(tensor, val):
     """Fill with ``val``."""
+    if tensor.is_meta:          # NOTE [Meta tensors]: nothing to fill
+        return tensor
     with no_grad():
         return tensor.fill_(val)
 
@@ -131,12 +139,16 @@ def ones_(tensor):
 
 
 def zeros_(tensor):
+    if tensor.is_meta:          # NOTE [Meta tensors]: nothing to fill
+        return tensor
     with no_grad():
         return tensor.zero_()
 
 
 def eye_(tensor):
     """The identity matrix (ones on the diagonal) in a 2-D tensor."""
+    if tensor.is_meta:          # NOTE [Meta tensors]: nothing to fill
+        return tensor
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     with no_grad():
@@ -148,6 +160,8 @@ def dirac_(tensor, groups=1):
     """The Dirac delta in a 3-, 4- or 5-D convolution weight: a 1 at the centre of each
     kernel whose output and input channels match (within each of ``groups``), so the
     convolution passes its input channels through unchanged."""
+    if tensor.is_meta:          # NOTE [Meta tensors]: nothing to fill
+        return tensor
     if tensor.dim() not in (3, 4, 5):
         raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
     sizes = tuple(tensor.shape)
@@ -200,6 +214,8 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
 def orthogonal_(tensor, gain=1, generator=None):
     """A (semi-)orthogonal matrix, from the QR decomposition of a normal one with the signs
     of R's diagonal taken into Q (as torch); dims after the first are flattened."""
+    if tensor.is_meta:          # NOTE [Meta tensors]: nothing to fill
+        return tensor
     if tensor.dim() < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
@@ -224,6 +240,8 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     """A sparse 2-D matrix (Martens, 2010): normal values of std ``std``, with
     ``ceil(sparsity * rows)`` of each column's rows zeroed. Like torch's, the values come
     from ``generator`` but the rows to zero from a ``randperm`` of the default one."""
+    if tensor.is_meta:          # NOTE [Meta tensors]: nothing to fill
+        return tensor
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     from autograd_cy import randperm

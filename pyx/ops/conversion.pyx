@@ -19,7 +19,7 @@ from autograd_cy._C.half_cast cimport float32_to_float16, float16_to_float32
 from autograd_cy._C.device cimport (
     device as device_class, array_to_device, device_of, resolved_device,
 )
-from autograd_cy._C.device import CPU
+from autograd_cy._C.device import CPU, MetaArray
 from autograd_cy._C.device cimport contiguous_array, empty_result_like, has_dense_layout
 from autograd_cy._C.tensor cimport Tensor, requires_grad
 from autograd_cy._C.ops.op_table cimport ElementwiseNode
@@ -122,7 +122,9 @@ cdef Tensor _convert(Tensor self, object numpy_dtype, device_class target, bint 
     array = (array_to_device(self._data, target) if moves
              else copy_like(self._data) if copy and self._data.dtype == numpy_dtype
              else self._data)
-    if array.dtype != numpy_dtype:
+    if array.dtype != numpy_dtype and type(array) is MetaArray:
+        array = array.astype(numpy_dtype)       # NOTE [Meta tensors]: metadata only
+    elif array.dtype != numpy_dtype:
         if is_complex_array(array) and numpy_dtype.kind != "c":
             warnings.warn("Casting complex values to real discards the imaginary part",
                           UserWarning, stacklevel=2)

@@ -11,6 +11,7 @@ from autograd_cy._C.dtype cimport check_convertible
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.half_cast cimport float16_to_float32
 from autograd_cy._C.device cimport empty_result_like
+from autograd_cy._C.device import MetaArray
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, bump_version, version_counter,
     array_module,
@@ -117,6 +118,8 @@ def _filled(Tensor source, value, Node node):
 
 def zero_(Tensor self):
     """Fill with zeros, in place."""
+    if type(self._data) is MetaArray:       # NOTE [Meta tensors]: nothing to write
+        return self
     return apply_inplace(self, lambda x: _filled(x, 0, ZeroBackward0()), (), False,
                          None, None, no_overlap_checks)
 
@@ -172,6 +175,8 @@ def fill_(Tensor self, value):
         # PyTorch's one-element fill casts a float16 without the check.
         check_convertible(value, self._data.dtype,
                           self._data.size != 1 or self._data.dtype != np.float16)
+    if type(self._data) is MetaArray:
+        return self
     node_type = FillBackward3 if isinstance(value, Tensor) else FillBackward2
     return apply_inplace(self, lambda x: _filled(x, value, node_type()), (value,), False,
                          None, None, fill_overlap_checks)
@@ -186,6 +191,8 @@ cdef void copy_overlap_checks(Tensor self, tuple others) except *:
 
 def copy_(Tensor self, Tensor src, non_blocking=False):
     """Copy ``src`` (broadcast to ``self``'s shape, cast to its dtype) into ``self``."""
+    if type(src._data) is MetaArray and type(self._data) is not MetaArray:
+        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
     try:
         np.broadcast_shapes(src._data.shape, self._data.shape)
         if np.broadcast_shapes(src._data.shape, self._data.shape) != self._data.shape:
@@ -195,6 +202,8 @@ def copy_(Tensor self, Tensor src, non_blocking=False):
             f"The size of tensor a ({self._data.shape[-1] if self._data.ndim else 1}) must "
             f"match the size of tensor b ({src._data.shape[-1] if src._data.ndim else 1}) at "
             "non-singleton dimension") from None
+    if type(self._data) is MetaArray:
+        return self
 
     def compute(Tensor x):
         cdef Tensor out = make_tensor(np.empty_like(x._data))

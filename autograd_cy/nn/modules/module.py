@@ -448,6 +448,12 @@ class Module:
             return t.to(device) if device is not None else t
         return self._apply(convert)
 
+    def to_empty(self, *, device, recurse=True):
+        """Uninitialised parameters and buffers of the same shapes on ``device``: how a
+        module described on the meta device (NOTE [Meta tensors]) gets storage."""
+        from autograd_cy import empty_like
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
+
     def cuda(self, device=None):
         return self._apply(lambda t: t.cuda(device))
 
