@@ -1033,3 +1033,11 @@ def test_pinv_hermitian_reads_the_lower_triangle(dtype):
     check_op(lambda lib, x: lib.linalg.pinv(x, hermitian=True), a)
     check_op(lambda lib, x: lib.linalg.pinv(x, atol=lib.tensor([0.5, 0.1], dtype=lib.float64),
                                             hermitian=True), a)
+
+
+def test_torch_norm_nuclear():
+    """torch.norm(p='nuc'): linalg.matrix_norm over every dim when none is given."""
+    check_op(lambda lib, A: lib.norm(A, p="nuc"), randn(3, 4, seed=26))
+    check_op(lambda lib, A: A.norm(p="nuc", dim=(0, 2), keepdim=True), randn(3, 2, 4, seed=27))
+    assert_same_error(lambda lib: lib.norm(lib.ones(2, 2, 2), p="nuc"), RuntimeError,
+                      "dim must be a 2-tuple. Got 0 1 2")

@@ -52,9 +52,6 @@ KNOWN_DIFFERENCES = {
     ("view_as_complex", "float16"): _COMPLEX32,
     **{("to_sparse", dtype): "sparse tensors are not built"
        for dtype in ("float64", "float32", "bfloat16", "float16")},
-    **{("norm.nuc", dtype): ("torch.norm(p='nuc'), the deprecated spelling, is refused; "
-                             "linalg.matrix_norm(A, 'nuc') computes it")
-       for dtype in ("float64", "float32", "complex128")},
     **{("matrix_exp", dtype): ("torch 2.13's CPU matrix_exp of a half type overflows (inf or "
                                "NaN even for exp(0.1 I)); ours computes in float32 and rounds "
                                "once (tests/test_linalg.py)")

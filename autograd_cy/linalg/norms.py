@@ -13,6 +13,7 @@ tensor(6.)
 import math
 
 import autograd_cy as _ag
+from autograd_cy._C.ops import reduction as _reduction
 from autograd_cy.linalg.svd import svdvals
 
 __all__ = ["vector_norm", "matrix_norm", "norm"]
@@ -90,3 +91,6 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     if isinstance(ord, str) or len(dim) == 2:
         return matrix_norm(A, ord, dim, keepdim, dtype=dtype)
     return vector_norm(A, ord, dim, keepdim, dtype=dtype)
+
+
+_reduction._set_matrix_norm(matrix_norm)      # torch.norm(p="nuc") calls it

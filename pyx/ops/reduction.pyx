@@ -617,6 +617,17 @@ cdef void check_norm_identity(object p, object dim, tuple shape) except *:
                                "operation does not have an identity")
 
 
+# torch.norm's nuclear norm is linalg.matrix_norm(input, "nuc", dim), which lives in the
+# Python package above this layer (autograd_cy/linalg/norms.py): it fills this slot when
+# imported.
+cdef object matrix_norm_slot = None
+
+
+def _set_matrix_norm(matrix_norm):
+    global matrix_norm_slot
+    matrix_norm_slot = matrix_norm
+
+
 def norm(Tensor self, p="fro", dim=None, keepdim=False, dtype=None):
     """The vector p-norm over all elements or ``dim`` (int or tuple).
 
@@ -629,8 +640,9 @@ def norm(Tensor self, p="fro", dim=None, keepdim=False, dtype=None):
             if p == "fro":
                 raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
                                    + " ".join(str(d) for d in dim))
-            if p == "nuc":
-                raise NotImplementedError("norm(p='nuc') (the nuclear norm) is not supported")
+            if p == "nuc":      # over every dim when none is given, as torch.norm
+                dims = list(range(self._data.ndim)) if dim is None else dim
+                return matrix_norm_slot(self, p, dims, keepdim, dtype=dtype)
             raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
         p = 2
     elif p is None:
