@@ -157,20 +157,22 @@ class TriangularSolve(Function):
     @staticmethod
     def forward(ctx, b, A, upper, transpose, unitriangular):
         batch = tuple(np.broadcast_shapes(tuple(b.shape[:-2]), tuple(A.shape[:-2])))
-        A = A.expand(batch + tuple(A.shape[-2:]))
-        X = solve_triangular(A.mT if transpose else A, b.expand(batch + tuple(b.shape[-2:])),
-                             upper=upper != transpose, unitriangular=unitriangular)
-        ctx.save_for_backward(A, X)
+        ctx.shapes = (tuple(b.shape), tuple(A.shape), batch + tuple(A.shape[-2:]))
+        expanded = A.expand(ctx.shapes[2])
+        X = solve_triangular(expanded.mT if transpose else expanded,
+                             b.expand(batch + tuple(b.shape[-2:])), upper=upper != transpose,
+                             unitriangular=unitriangular)
+        ctx.save_for_backward(A, X)      # the input itself: its graph for double backward
         ctx.options = (upper, transpose, unitriangular)
-        ctx.shapes = (tuple(b.shape), tuple(A.shape))
         ctx.set_materialize_grads(False)
-        return X, A.clone()
+        return X, expanded.clone()
 
     @staticmethod
     def backward(ctx, gX, gM):
         A, X = ctx.saved_tensors
         upper, transpose, unitriangular = ctx.options
-        shape_b, shape_A = ctx.shapes
+        shape_b, shape_A, batch_A = ctx.shapes
+        A = A.expand(batch_A)
         gb = gA = None
         if gX is not None:
             op = A.mT if transpose else A
