@@ -24,6 +24,7 @@ A matrix the factorization cannot handle raises ``linalg.LinAlgError`` (a
 | lstsq | lstsq |
 | lu | lu, lu_factor, lu_factor_ex |
 | lu_solve | lu_solve, lu_unpack (torch.lu_unpack) |
+| ldl | ldl_factor, ldl_factor_ex, ldl_solve |
 | tensor_equations | tensorinv, tensorsolve, vander, cond (composites) |
 | eig | eig, eigvals |
 | cholesky_solve | torch.cholesky_solve, torch.cholesky_inverse |
@@ -54,6 +55,7 @@ from autograd_cy.linalg.pinv import pinv
 from autograd_cy.linalg.lstsq import lstsq
 from autograd_cy.linalg.lu import lu, lu_factor, lu_factor_ex
 from autograd_cy.linalg.lu_solve import lu_solve
+from autograd_cy.linalg.ldl import ldl_factor, ldl_factor_ex, ldl_solve
 from autograd_cy.linalg.tensor_equations import tensorinv, tensorsolve, vander, cond
 from autograd_cy.linalg.eig import eig, eigvals
 from autograd_cy.linalg.cross import cross
@@ -65,5 +67,6 @@ __all__ = ["LinAlgError", "vector_norm", "matrix_norm", "norm", "inv", "inv_ex",
            "solve_ex", "det", "slogdet", "cholesky", "cholesky_ex", "eigh", "eigvalsh", "svd",
            "svdvals", "matrix_exp", "cross", "vecdot", "multi_dot", "diagonal", "matrix_power",
            "matrix_rank", "solve_triangular", "qr", "householder_product", "pinv", "lstsq", "lu",
-           "lu_factor", "lu_factor_ex", "lu_solve", "eig", "eigvals", "tensorinv",
+           "lu_factor", "lu_factor_ex", "lu_solve", "ldl_factor", "ldl_factor_ex", "ldl_solve",
+           "eig", "eigvals", "tensorinv",
            "tensorsolve", "vander", "cond"]
