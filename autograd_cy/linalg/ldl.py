@@ -204,7 +204,7 @@ class LinalgLdlFactorEx(Function):
     def forward(ctx, A, hermitian):
         a = array_of(A)
         n = a.shape[-1]
-        flat = np.tril(a.reshape((-1, n, n)))
+        flat = np.tril(a.reshape((int(np.prod(a.shape[:-2])), n, n)))
         pivots = np.zeros(flat.shape[:2], dtype=np.int32)
         info = np.zeros(flat.shape[0], dtype=np.int32)
         for i, matrix in enumerate(flat):
@@ -232,9 +232,10 @@ class LinalgLdlSolve(Function):
         ld, piv, b = array_of(LD), array_of(pivots), array_of(B)
         n = ld.shape[-1]
         batch = np.broadcast_shapes(ld.shape[:-2], b.shape[:-2])
-        ld = np.broadcast_to(ld, batch + (n, n)).reshape((-1, n, n))
-        piv = np.broadcast_to(piv, batch + (n,)).reshape((-1, n))
-        b = np.broadcast_to(b, batch + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
+        count = int(np.prod(batch))
+        ld = np.broadcast_to(ld, batch + (n, n)).reshape((count, n, n))
+        piv = np.broadcast_to(piv, batch + (n,)).reshape((count, n))
+        b = np.broadcast_to(b, batch + b.shape[-2:]).reshape((count,) + b.shape[-2:])
         out = np.empty(b.shape, dtype=np.result_type(ld, b))
         for i in range(len(b)):
             out[i] = _sytrs(ld[i], piv[i], b[i], hermitian)

@@ -129,7 +129,8 @@ def lu(A, pivot=True, get_infos=False, out=None):
                            f"size: {list(A.shape)} instead")
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise NotImplementedError(f'"lu_cpu" not implemented for \'{scalar_type(A.dtype)}\'')
-    if not pivot and A.device.type == "cpu":
+    if not pivot:
+        # every device's LU runs on the CPU (NOTE [Linear algebra on the CPU's LAPACK])
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
     result = lu_with_info_result(*_lu_factor_ex(A))
     if out is not None:
