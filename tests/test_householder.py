@@ -45,7 +45,7 @@ def test_householder_product_of_geqrf_is_qr_and_node():
         a, tau = lib.geqrf(lib.tensor(A))
         Q = a.requires_grad_().orgqr(tau)
         assert node_name(Q.grad_fn) == "LinalgHouseholderProductBackward0"
-        np.testing.assert_allclose((Q @ a.triu()[:3]).detach().numpy(), A, atol=1e-12)
+        np.testing.assert_allclose((Q @ a.triu()[:3]).detach().cpu().numpy(), A, atol=1e-12)
 
 
 def test_householder_product_gradcheck():

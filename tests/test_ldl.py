@@ -118,3 +118,11 @@ def test_solve_errors(change, message):
         LD, pivots = lib.linalg.ldl_factor(lib.tensor(symmetric(4)))
         return lib.linalg.ldl_solve(*change(lib, LD, pivots, lib.tensor(randn(4, 2))))
     assert_same_error(run, message)
+
+
+def test_empty_matrices():
+    """A 0 x 0 matrix (OpInfo's sample): an empty batch reshaped by its count."""
+    check_op(lambda lib, A: tuple(lib.linalg.ldl_factor_ex(A)), np.zeros((0, 0)),
+             requires_grad=[False])
+    check_op(lambda lib, A, B: lib.linalg.ldl_solve(*lib.linalg.ldl_factor(A), B),
+             np.zeros((2, 0, 0)), np.zeros((2, 0, 3)), requires_grad=[False, False])
