@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import autograd_cy as ag
-from oracle import assert_same_error, check_gradcheck, check_op, node_name, randn
+from oracle import assert_same_error, check_gradcheck, check_jvp, check_op, node_name, randn
 
 pytestmark = pytest.mark.filterwarnings("ignore:torch.(lu|lu_solve|triangular_solve) is deprec")
 
@@ -121,3 +121,17 @@ def test_removed_names_raise_as_torch(name, args):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert not hasattr(ag.Tensor, "matrix_rank")
+
+
+def test_triangular_solve_forward_ad():
+    """torch's tangent is right for a tangent of A in the triangle read, without transpose:
+    its formula uses dA X, the whole dA and never its transpose (off from the finite
+    differences otherwise), so those cases are checked with gradcheck's finite
+    differences."""
+    A = randn(3, 3) + 3 * np.eye(3)
+    check_jvp(lambda lib, b, A: tuple(lib.triangular_solve(b, A, upper=False)),
+              randn(3, 2), A, tangents=[randn(3, 2, seed=1), np.tril(randn(3, 3, seed=2))])
+    for transpose, unitriangular in [(False, False), (True, True)]:
+        check_gradcheck(lambda lib, b, A: lib.triangular_solve(b, A, False, transpose,
+                                                               unitriangular)[0],
+                        randn(2, 3, 2), A, check_forward_ad=True)

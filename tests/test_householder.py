@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import autograd_cy as ag
-from oracle import assert_same_error, check_gradcheck, check_op, node_name, randn
+from oracle import assert_same_error, check_gradcheck, check_jvp, check_op, node_name, randn
 
 
 def cplx(*shape, seed=0):
@@ -50,7 +50,7 @@ def test_householder_product_of_geqrf_is_qr_and_node():
 
 def test_householder_product_gradcheck():
     check_gradcheck(lambda lib, A, tau: lib.linalg.householder_product(A, tau),
-                    randn(4, 3), randn(2, seed=1))
+                    randn(4, 3), randn(2, seed=1), check_forward_ad=True)
 
 
 @pytest.mark.parametrize("left", [True, False])
@@ -112,3 +112,11 @@ def test_householder_dtype_errors():
 ])
 def test_ormqr_shape_errors(shapes, left, message):
     assert_same_error(lambda lib: lib.ormqr(*(_t(lib, *s) for s in shapes), left), message)
+
+
+@pytest.mark.parametrize("make", [randn, cplx], ids=["real", "complex"])
+def test_householder_product_forward_ad(make):
+    check_jvp(lambda lib, A, tau: lib.linalg.householder_product(A, tau), make(4, 3),
+              make(2, seed=1), dtype=make(1).dtype, tangents=[make(4, 3, seed=2),
+                                                              make(2, seed=3)],
+              rtol=1e-7, atol=1e-9)

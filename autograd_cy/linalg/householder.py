@@ -94,6 +94,30 @@ def _householder_vjp(A, tau, E, gQ):
     return gV, _ag.stack(g_tau, -1)
 
 
+def _householder_jvp(A, tau, E, A_t, tau_t):
+    """The tangent of ``Q = H_1 ... H_k E``: ``sum_i L_i dH_i R_i`` (NOTE [The Householder
+    product's backward]), ``dH_i = -dtau_i v v^H - tau_i (dv v^H + v dv^H)``."""
+    m, k = A.shape[-2], tau.shape[-1]
+    V = _reflectors(A, k)
+    dV = _ag.zeros_like(V) if A_t is None else A_t[..., :, :k].tril(-1)
+    eye = _ag.eye(m, dtype=A.dtype, device=A.device)
+    H = [eye - tau[..., i, None, None] * _ag.matmul(V[..., :, i:i + 1], mH(V[..., :, i:i + 1]))
+         for i in range(k)]
+    suffix = [E] * (k + 1)
+    for i in reversed(range(k)):
+        suffix[i] = _ag.matmul(H[i], suffix[i + 1])
+    prefix, out = eye, None
+    for i in range(k):
+        v, dv = V[..., :, i:i + 1], dV[..., :, i:i + 1]
+        dH = -tau[..., i, None, None] * (_ag.matmul(dv, mH(v)) + _ag.matmul(v, mH(dv)))
+        if tau_t is not None:
+            dH = dH - tau_t[..., i, None, None] * _ag.matmul(v, mH(v))
+        term = _ag.matmul(prefix, _ag.matmul(dH, suffix[i + 1]))
+        out = term if out is None else out + term
+        prefix = _ag.matmul(prefix, H[i])
+    return out
+
+
 class LinalgHouseholderProduct(Function):
     """``householder_product``'s op."""
     builtin_op = True
@@ -105,7 +129,17 @@ class LinalgHouseholderProduct(Function):
         Q = _apply_reflectors(a, t, np.broadcast_to(np.eye(m, n, dtype=a.dtype),
                                                     a.shape[:-2] + (m, n)))
         ctx.save_for_backward(A, tau)
+        ctx.save_for_forward(A, tau)
         return tensor_like(Q, A)
+
+    @staticmethod
+    def jvp(ctx, A_t, tau_t):
+        A, tau = ctx.saved_tensors
+        m, n = A.shape[-2:]
+        if tau.shape[-1] == 0 or (A_t is None and tau_t is None):
+            return _ag.zeros(A.shape, dtype=A.dtype, device=A.device)
+        return _householder_jvp(A, tau, _ag.eye(m, n, dtype=A.dtype, device=A.device), A_t,
+                                tau_t)
 
     @staticmethod
     def backward(ctx, gQ):

@@ -164,6 +164,7 @@ class TriangularSolve(Function):
                              b.expand(batch + tuple(b.shape[-2:])), upper=upper != transpose,
                              unitriangular=unitriangular)
         ctx.save_for_backward(A, X)      # the input itself: its graph for double backward
+        ctx.save_for_forward(A, X)
         ctx.options = (upper, transpose, unitriangular)
         ctx.set_materialize_grads(False)
         return X, expanded.clone()
@@ -188,6 +189,22 @@ class TriangularSolve(Function):
         gb = None if gb is None or not ctx.needs_input_grad[0] else gb.sum_to_size(shape_b)
         gA = None if gA is None or not ctx.needs_input_grad[1] else gA.sum_to_size(shape_A)
         return gb, gA, None, None, None
+
+
+    @staticmethod
+    def jvp(ctx, b_t, A_t, upper_t, transpose_t, unitriangular_t):
+        A, X = ctx.saved_tensors
+        upper, transpose, unitriangular = ctx.options
+        A = A.expand(ctx.shapes[2])
+        op = A.mT if transpose else A
+        rhs = _ag.zeros_like(X) if b_t is None else b_t.expand(X.shape)
+        M_t = None
+        if A_t is not None:
+            M_t = A_t.expand(ctx.shapes[2])
+            triangle = M_t.triu(int(unitriangular)) if upper else M_t.tril(-int(unitriangular))
+            rhs = rhs - _ag.matmul(triangle.mT if transpose else triangle, X)
+        X_t = solve_triangular(op, rhs, upper=upper != transpose, unitriangular=unitriangular)
+        return X_t, (_ag.zeros_like(A) if M_t is None else M_t.clone())
 
 
 TriangularSolve._backward_cls.__name__ = "TriangularSolveBackward0"
