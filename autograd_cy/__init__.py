@@ -55,9 +55,13 @@ from autograd_cy import fft  # noqa: E402,F401  (torch.fft)
 from autograd_cy.short_time_fourier import stft, istft  # noqa: E402,F401  (and Tensor.stft)
 from autograd_cy.linalg.torch_forms import (  # noqa: E402,F401  (torch.det ...)
     det, logdet, slogdet, inverse, cholesky, svd, matrix_exp, matrix_power, qr,
-    pinverse, cholesky_solve, cholesky_inverse, chain_matmul,
+    pinverse, cholesky_solve, cholesky_inverse, chain_matmul, lu, lu_solve, triangular_solve,
 )
 from autograd_cy.linalg.lu_solve import lu_unpack  # noqa: E402,F401
+from autograd_cy.linalg.householder import geqrf, orgqr, ormqr  # noqa: E402,F401
+from autograd_cy.linalg.removed_forms import (  # noqa: E402,F401  (raise, as torch's)
+    solve, eig, symeig, lstsq, matrix_rank,
+)
 from autograd_cy.reorder import flip, fliplr, flipud, roll, rot90  # noqa: E402,F401
 from autograd_cy.sorting import sort, argsort, msort, topk, kthvalue  # noqa: E402,F401
 from autograd_cy.scans import cumsum, cumprod, cummax, cummin, logcumsumexp  # noqa: E402,F401

@@ -18,9 +18,6 @@ SAMPLES = 24
 
 # OpInfos with no op of that name in autograd_cy.
 NOT_IMPLEMENTED = frozenset({
-    # linear algebra not built yet: Householder products and LDL, and the deprecated forms
-    "geqrf", "ormqr", "linalg.householder_product", "linalg.ldl_factor",
-    "linalg.ldl_factor_ex", "linalg.ldl_solve", "lu", "lu_solve", "triangular_solve",
     # sampling grids (grid_sample) and multi-dimensional histograms
     "grid_sampler_2d", "grid_sampler_3d", "nn.functional.grid_sample", "histogramdd",
     # ATen-level ops torch's Python API does not name (native_*, slice), a fused loss of
@@ -72,6 +69,10 @@ KNOWN_DIFFERENCES = {
         "polygamma.polygamma_n_0", "polygamma.polygamma_n_1", "polygamma.polygamma_n_2",
         "polygamma.polygamma_n_3", "polygamma.polygamma_n_4",
         "special.polygamma.special_polygamma_n_0")},
+    ("linalg.householder_product", "float32"): (
+        "torch's float32 gradient is the farther from the float64 one: on sample 7 (tau not "
+        "a geqrf's, so the product is far from orthogonal and its gradient near 250) torch's "
+        "is off by 2.6e-3, ours by 4e-5"),
     ("nn.functional.soft_margin_loss", "float16"): (
         "torch's exp(-x y) overflows float16 to inf (a loss of inf); ours computes in float32"),
     **{(op, "float64"): ("torch's float64 Bessel functions are off by up to 6e-6 relative; "

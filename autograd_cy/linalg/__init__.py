@@ -19,16 +19,19 @@ A matrix the factorization cannot handle raises ``linalg.LinAlgError`` (a
 | matrix_exp | matrix_exp |
 | triangular_solve | solve_triangular |
 | qr | qr (and torch.qr) |
+| householder | householder_product (torch.orgqr), torch.geqrf, torch.ormqr |
 | pinv | pinv (and torch.pinverse) |
 | lstsq | lstsq |
 | lu | lu, lu_factor, lu_factor_ex |
 | lu_solve | lu_solve, lu_unpack (torch.lu_unpack) |
+| ldl | ldl_factor, ldl_factor_ex, ldl_solve |
 | tensor_equations | tensorinv, tensorsolve, vander, cond (composites) |
 | eig | eig, eigvals |
 | cholesky_solve | torch.cholesky_solve, torch.cholesky_inverse |
 | cross | cross (torch.cross is autograd_cy/cross_product.py) |
 | products | vecdot, multi_dot, diagonal, matrix_power, matrix_rank (composites) |
-| torch_forms | torch.det, logdet, slogdet, inverse, cholesky, svd ... and the methods |
+| torch_forms | torch.det, logdet, cholesky, svd, lu, lu_solve, triangular_solve ... (and methods) |
+| removed_forms | torch.solve, eig, symeig, lstsq, matrix_rank: they raise, as torch's |
 
 >>> import autograd_cy as ag
 >>> A = ag.tensor([[3.0, 1.0], [1.0, 2.0]], requires_grad=True)
@@ -47,19 +50,23 @@ from autograd_cy.linalg.svd import svd, svdvals
 from autograd_cy.linalg.matrix_exp import matrix_exp
 from autograd_cy.linalg.triangular_solve import solve_triangular
 from autograd_cy.linalg.qr import qr
+from autograd_cy.linalg.householder import householder_product
 from autograd_cy.linalg.pinv import pinv
 from autograd_cy.linalg.lstsq import lstsq
 from autograd_cy.linalg.lu import lu, lu_factor, lu_factor_ex
 from autograd_cy.linalg.lu_solve import lu_solve
+from autograd_cy.linalg.ldl import ldl_factor, ldl_factor_ex, ldl_solve
 from autograd_cy.linalg.tensor_equations import tensorinv, tensorsolve, vander, cond
 from autograd_cy.linalg.eig import eig, eigvals
 from autograd_cy.linalg.cross import cross
 from autograd_cy.linalg.products import vecdot, multi_dot, diagonal, matrix_power, matrix_rank
 from autograd_cy.linalg import torch_forms as _torch_forms  # noqa: F401  (torch.det, A.det())
+from autograd_cy.linalg import removed_forms as _removed_forms  # noqa: F401  (A.solve())
 
 __all__ = ["LinAlgError", "vector_norm", "matrix_norm", "norm", "inv", "inv_ex", "solve",
            "solve_ex", "det", "slogdet", "cholesky", "cholesky_ex", "eigh", "eigvalsh", "svd",
            "svdvals", "matrix_exp", "cross", "vecdot", "multi_dot", "diagonal", "matrix_power",
-           "matrix_rank", "solve_triangular", "qr", "pinv", "lstsq", "lu",
-           "lu_factor", "lu_factor_ex", "lu_solve", "eig", "eigvals", "tensorinv",
+           "matrix_rank", "solve_triangular", "qr", "householder_product", "pinv", "lstsq", "lu",
+           "lu_factor", "lu_factor_ex", "lu_solve", "ldl_factor", "ldl_factor_ex", "ldl_solve",
+           "eig", "eigvals", "tensorinv",
            "tensorsolve", "vander", "cond"]

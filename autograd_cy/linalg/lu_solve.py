@@ -118,7 +118,15 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
         shapes = (f"{n}x{n} and {B.shape[-2]}x{B.shape[-1]}")
         raise RuntimeError(f"linalg.lu_solve: Incompatible shapes of A and B for the equation "
                            f"{equation} ({shapes})")
-    _check_pivots(pivots, "linalg.lu_solve")
+    if pivots.dtype != _ag.int32:
+        raise RuntimeError("linalg.lu_solve: pivots should be a Tensor of scalar type "
+                           "torch.int32")
+    if pivots.shape[-1:] != (n,):
+        raise RuntimeError("linalg.lu_solve: Number of pivots per batch should be same as the "
+                           "dimension of the matrix")
+    if pivots.shape[:-1] != LU.shape[:-2]:
+        raise RuntimeError("linalg.lu_solve: Expected LU.shape[:-1] and pivots.shape to be the "
+                           f"same, but got pivots with shape {list(pivots.shape)} instead")
     P, L, U = lu_unpack(LU, pivots)
     if not left:
         # X A = B  <=>  A^H X^H = B^H
