@@ -5,3 +5,4 @@ from autograd_cy.nn.utils.convert_parameters import (  # noqa: F401
     parameters_to_vector, vector_to_parameters,
 )
 from autograd_cy.nn.utils import rnn  # noqa: F401
+from autograd_cy.nn.utils import parametrize  # noqa: F401
