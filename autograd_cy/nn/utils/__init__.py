@@ -6,3 +6,6 @@ from autograd_cy.nn.utils.convert_parameters import (  # noqa: F401
 )
 from autograd_cy.nn.utils import rnn  # noqa: F401
 from autograd_cy.nn.utils import parametrize  # noqa: F401
+from autograd_cy.nn.utils import parametrizations  # noqa: F401
+from autograd_cy.nn.utils.spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401
+from autograd_cy.nn.utils.weight_norm import remove_weight_norm, weight_norm  # noqa: F401
