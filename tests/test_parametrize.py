@@ -279,3 +279,17 @@ def test_errors():
                       r"state_dict\(\)")
     assert_same_error(lambda lib: P(lib).ParametrizationList([], lib.ones(2)), ValueError,
                       exact=True)
+
+
+@pytest.mark.parametrize("key", ["weight", "parametrizations.weight.original"])
+def test_functional_call_on_a_parametrized_module(key):
+    """The parametrized name is assigned through right_inverse for the call and assigned
+    back; the original's name replaces the original itself."""
+    def run(lib):
+        Symmetric = parametrizations(lib)[0]
+        layer = linear(lib)
+        P(lib).register_parametrization(layer, "weight", Symmetric())
+        given = lib.tensor([[0.0, 1.0, 2.0], [0.0, 3.0, 0.0], [0.0, 0.0, 1.0]])
+        out = lib.func.functional_call(layer, {key: given}, (x_of(lib),))
+        return out, layer.parametrizations.weight.original, layer.weight
+    assert_same(run)

@@ -39,7 +39,9 @@ def _householder_product(A, tau):
 
 def _geqrf(A):
     """LAPACK's geqrf of ``A`` (no gradient): R on and above the diagonal, the Householder
-    vectors below it, and their scales ``tau``."""
+    vectors below it, and their scales ``tau``; the library's ``geqrf`` where it has one."""
+    if hasattr(_ag, "geqrf"):
+        return _ag.geqrf(A)
     raw, tau = np.linalg.qr(A.detach().cpu().numpy(), mode="raw")
     reflectors = np.ascontiguousarray(np.swapaxes(raw, -1, -2))
     return (_ag.tensor(reflectors, device=A.device),
