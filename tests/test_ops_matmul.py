@@ -415,3 +415,4 @@ def test_tensor_times_parameter():
         y.sum().backward()
         return y, y.grad_fn.name(), x.grad, weight.grad
     assert_same(run)
+

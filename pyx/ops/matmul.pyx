@@ -790,11 +790,7 @@ cdef object matmul_op(object self, object other):
 
 
 cdef object rmatmul_op(object self, object other):
-    """``other @ self`` for a non-Tensor ``other`` (an array or nested lists), or for a
-    Tensor ``other`` when ``self`` is of a subclass (``x @ parameter``: Python asks the
-    subclass's reflected method first)."""
-    if isinstance(other, Tensor):
-        return matmul(other, self)
+    """``other @ self`` for a non-Tensor ``other`` (an array or nested lists)."""
     return matmul(make_tensor(np.asarray(other)), self)
 
 
