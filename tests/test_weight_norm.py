@@ -343,3 +343,16 @@ def test_hook_errors():
     assert_same_error(lambda lib: lib.nn.utils.spectral_norm(lib.nn.Linear(2, 2),
                                                              n_power_iterations=0),
                       ValueError, exact=True)
+
+
+def test_remove_spectral_norm_removes_its_load_hook():
+    """A difference: torch 2.13's remove_spectral_norm looks for its load_state_dict
+    pre-hook among wrapped hooks and leaves it, so the layer then refuses its own state
+    dict (missing weight_orig, weight_u); ours removes it and loads."""
+    layers = [lib.nn.utils.spectral_norm(lib.nn.Linear(3, 4)) for lib in (ag, torch)]
+    for lib, layer in zip((ag, torch), layers):
+        lib.nn.utils.remove_spectral_norm(layer)
+    assert str(layers[0].load_state_dict(layers[0].state_dict())) == (
+        "<All keys matched successfully>")
+    with pytest.raises(RuntimeError, match='Missing key.*"weight_orig", "weight_u"'):
+        layers[1].load_state_dict(layers[1].state_dict())
