@@ -210,6 +210,25 @@ def test_orthogonal(orthogonal_map, shape):
     assert_same(run, rtol=1e-6, atol=1e-9)
 
 
+def test_orthogonal_recurrent_kernel_under_cached():
+    """The tutorial's case: an RNN's recurrent kernel kept orthogonal, computed once per
+    forward under cached()."""
+    def run(lib):
+        rnn = lib.nn.RNN(3, 3, batch_first=True)
+        rng = np.random.default_rng(0)
+        with lib.no_grad():
+            for p in rnn.parameters():
+                p.copy_(lib.tensor(rng.standard_normal(tuple(p.shape)).astype(np.float32)))
+        lib.nn.utils.parametrizations.orthogonal(rnn, "weight_hh_l0")
+        x = lib.tensor(rng.standard_normal((2, 4, 3)).astype(np.float32))
+        with lib.nn.utils.parametrize.cached():
+            out, h = rnn(x)
+        out.sum().backward()
+        return (out, h, rnn.parametrizations.weight_hh_l0.original.grad,
+                [name for name, _ in rnn.named_parameters()])
+    assert_same(run, rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.filterwarnings("ignore:Complex modules")
 def test_orthogonal_default_map_assignment_and_errors():
     def run(lib):
