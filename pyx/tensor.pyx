@@ -113,6 +113,14 @@ cdef inline binary_fn loaded(binary_fn function) except NULL:
     return function
 
 
+cdef inline object reflected(binary_fn op, binary_fn reversed_op, object self, object other):
+    """``other <op> self`` for a reflected operator (NOTE [Reflected operators of a
+    subclass]): the ordinary op for a Tensor ``other``, else the reflected form."""
+    if isinstance(other, Tensor):
+        return loaded(op)(other, self)
+    return loaded(reversed_op)(self, other)
+
+
 cdef object array_module(object array):
     """NumPy, or the CUDA namespace of a DeviceArray's device: where new arrays are made."""
     if type(array) is cnp.ndarray:
@@ -710,20 +718,37 @@ cdef class Tensor:
     # converting the tensor to an array.
     __array_priority__ = 1000
 
+    # NOTE [Reflected operators of a subclass]
+    # Python asks the right operand's reflected method first when its type is a subclass of
+    # the left's (``x - parameter`` calls ``parameter.__rsub__(x)``). A Tensor ``other``
+    # there is the left operand of the ordinary op (``reflected``), so the node is torch's
+    # (SubBackward0, DivBackward0, not the reflected forms for a number on the left).
     def __add__(self, other): return loaded(_operators.add)(self, other)
-    def __radd__(self, other): return loaded(_operators.add)(self, other)
+    def __radd__(self, other): return reflected(_operators.add, _operators.add, self, other)
     def __sub__(self, other): return loaded(_operators.sub)(self, other)
-    def __rsub__(self, other): return loaded(_operators.rsub)(self, other)
+    def __rsub__(self, other): return reflected(_operators.sub, _operators.rsub, self, other)
     def __mul__(self, other): return loaded(_operators.mul)(self, other)
-    def __rmul__(self, other): return loaded(_operators.mul)(self, other)
+    def __rmul__(self, other): return reflected(_operators.mul, _operators.mul, self, other)
     def __truediv__(self, other): return loaded(_operators.div)(self, other)
-    def __rtruediv__(self, other): return loaded(_operators.rdiv)(self, other)
+
+    def __rtruediv__(self, other):
+        return reflected(_operators.div, _operators.rdiv, self, other)
+
     def __floordiv__(self, other): return loaded(_operators.floordiv)(self, other)
-    def __rfloordiv__(self, other): return loaded(_operators.rfloordiv)(self, other)
+
+    def __rfloordiv__(self, other):
+        return reflected(_operators.floordiv, _operators.rfloordiv, self, other)
+
     def __pow__(self, other, modulo=None): return loaded(_operators.pow)(self, other)
-    def __rpow__(self, other, modulo=None): return loaded(_operators.rpow)(self, other)
+
+    def __rpow__(self, other, modulo=None):
+        return reflected(_operators.pow, _operators.rpow, self, other)
+
     def __matmul__(self, other): return loaded(_operators.matmul)(self, other)
-    def __rmatmul__(self, other): return loaded(_operators.rmatmul)(self, other)
+
+    def __rmatmul__(self, other):
+        return reflected(_operators.matmul, _operators.rmatmul, self, other)
+
     def __iadd__(self, other): return loaded(_operators.iadd)(self, other)
     def __isub__(self, other): return loaded(_operators.isub)(self, other)
     def __imul__(self, other): return loaded(_operators.imul)(self, other)

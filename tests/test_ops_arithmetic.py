@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 import pytest
 
-from oracle import LIBS, assert_same_error, check_op, node_name, randn
+from oracle import LIBS, assert_same, assert_same_error, check_op, node_name, randn
 
 DTYPES = [np.float32, np.float64]
 ROUNDING_MODES = [None, "trunc", "floor"]
@@ -313,3 +313,15 @@ def test_number_minus_tensor_overflows_to_inf_silently():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         check_op(lambda lib, x: 1e300 - x, np.ones(3), dtype=np.float32, double=False)
+
+
+def test_binary_operators_with_a_parameter_on_the_right():
+    """NOTE [Reflected operators of a subclass]: torch's nodes, not the reflected forms."""
+    def run(lib):
+        x = lib.tensor([2.0, 5.0], requires_grad=True)
+        weight = lib.nn.Parameter(lib.tensor([3.0, 0.5]))
+        results = [x + weight, x - weight, x * weight, x / weight, x ** weight, x // weight]
+        sum(r.sum() for r in results[:5]).backward()
+        return ([r.detach() for r in results], [node_name(r.grad_fn) for r in results],
+                x.grad, weight.grad)
+    assert_same(run)

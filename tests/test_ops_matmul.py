@@ -403,3 +403,16 @@ def test_gradients_take_their_operands_layout(case, create_graph):
         return [None if g is None else (list(g.stride()), g.tolist()) for g in grads]
     assert_same(gradients, rtol=1e-5, atol=1e-6)
 
+
+
+def test_tensor_times_parameter():
+    """``x @ parameter``: Python asks the subclass's reflected ``__rmatmul__`` first, which
+    once took ``x`` for an array (an error when ``x`` requires grad or is on a device)."""
+    def run(lib):
+        x = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        weight = lib.nn.Parameter(lib.tensor([[0.5, -1.0], [2.0, 0.0]]))
+        y = (x * 2) @ weight
+        y.sum().backward()
+        return y, y.grad_fn.name(), x.grad, weight.grad
+    assert_same(run)
+

@@ -66,16 +66,19 @@ _ABSENT = object()
 @contextlib.contextmanager
 def _swapped(module, tensors):
     """The module's parameters and buffers replaced by ``tensors`` (by dotted name) inside
-    the ``with``; a name the module lacks becomes a plain attribute for the call."""
+    the ``with``; a name the module lacks becomes a plain attribute for the call, and a
+    parametrized one is assigned (through its ``right_inverse``) and assigned back, as in
+    torch."""
     swapped = []                   # (owner, table or None, name, original)
     try:
         for path, value in tensors.items():
             owner_path, _, name = path.rpartition(".")
             owner = module.get_submodule(owner_path)
             table = next((t for t in (owner._parameters, owner._buffers) if name in t), None)
-            if table is None:
-                swapped.append((owner, None, name, owner.__dict__.get(name, _ABSENT)))
-                object.__setattr__(owner, name, value)
+            if table is None:     # a plain attribute, or a parametrized tensor's property
+                original = getattr(owner, name) if hasattr(owner, name) else _ABSENT
+                swapped.append((owner, None, name, original))
+                setattr(owner, name, value)
             else:
                 swapped.append((owner, table, name, table[name]))
                 table[name] = value
@@ -85,9 +88,9 @@ def _swapped(module, tensors):
             if table is not None:
                 table[name] = original
             elif original is _ABSENT:
-                del owner.__dict__[name]
+                delattr(owner, name)
             else:
-                object.__setattr__(owner, name, original)
+                setattr(owner, name, original)
 
 
 def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *,

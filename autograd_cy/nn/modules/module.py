@@ -505,13 +505,14 @@ class Module:
             destination._metadata = OrderedDict()
         for name, module in self.named_modules(prefix=prefix.rstrip("."),
                                                remove_duplicate=False):
+            local_metadata = {"version": module._version}
             if hasattr(destination, "_metadata"):
-                destination._metadata[name] = {"version": module._version}
+                destination._metadata[name] = local_metadata
             for hook in module._state_dict_pre_hooks.values():
                 hook(module, name + "." if name else "", keep_vars)
             module._save_to_state_dict(destination, name + "." if name else "", keep_vars)
             for hook in module._state_dict_hooks.values():
-                result = hook(module, destination, name + "." if name else "", {})
+                result = hook(module, destination, name + "." if name else "", local_metadata)
                 if result is not None:
                     destination = result
         return destination
@@ -575,6 +576,7 @@ class Module:
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing_keys, unexpected_keys, error_msgs = [], [], []
         metadata = getattr(state_dict, "_metadata", None)
+        state_dict = OrderedDict(state_dict)        # the pre-hooks may rename entries
         for name, module in self.named_modules(remove_duplicate=False):
             prefix = name + "." if name else ""
             local_metadata = dict({} if metadata is None else metadata.get(name, {}))
@@ -610,6 +612,13 @@ class Module:
         unexpected_keys, error_msgs)`` before the module loads its entries."""
         return _add_hook(self._load_state_dict_pre_hooks, functools.partial(hook, self),
                          False)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        """torch's private form: ``hook(state_dict, prefix, local_metadata, strict,
+        missing_keys, unexpected_keys, error_msgs)``, the module first ``with_module``."""
+        if with_module:
+            hook = functools.partial(hook, self)
+        return _add_hook(self._load_state_dict_pre_hooks, hook, False)
 
     def register_load_state_dict_post_hook(self, hook):
         return _add_hook(self._load_state_dict_post_hooks, hook, False)

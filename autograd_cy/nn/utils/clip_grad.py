@@ -2,12 +2,15 @@
 rescale or clamp the ``.grad`` of every parameter in place, between ``backward()`` and the
 optimizer's ``step()``."""
 import math
+import types
+import warnings
 
 from autograd_cy._C.tensor import Tensor
 from autograd_cy.factories import tensor
 from autograd_cy.grad_mode import no_grad
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm"]
+__all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "clip_grads_with_norm_",
+           "get_total_norm"]
 
 
 def _tensors(parameters):
@@ -33,19 +36,40 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     return total
 
 
+def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
+    """Scale every gradient by ``max_norm / (total_norm + 1e-6)`` when that is below 1,
+    ``total_norm`` given (``get_total_norm``'s, maybe of more gradients than these)."""
+    grads = [p.grad for p in _tensors(parameters) if p.grad is not None]
+    if not grads:
+        return
+    with no_grad():
+        coefficient = (float(max_norm) / (total_norm + 1e-6)).clamp(max=1.0)
+        for grad in grads:
+            grad.mul_(coefficient.to(grad.device))
+
+
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False,
                     foreach=None):
     """Scale every gradient by ``max_norm / (total_norm + 1e-6)`` when that is below 1;
     returns the total norm of the gradients (before clipping)."""
-    grads = [p.grad for p in _tensors(parameters) if p.grad is not None]
+    if isinstance(parameters, types.GeneratorType):
+        parameters = list(parameters)
+        if not parameters:
+            warnings.warn("`parameters` is an empty generator, no gradient clipping will "
+                          "occur.", stacklevel=2)
+    parameters = _tensors(parameters)
+    grads = [p.grad for p in parameters if p.grad is not None]
     total = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
-    if not grads:
-        return total
-    with no_grad():
-        coefficient = (float(max_norm) / (total + 1e-6)).clamp(max=1.0)
-        for grad in grads:
-            grad.mul_(coefficient.to(grad.device))
+    clip_grads_with_norm_(parameters, max_norm, total, foreach)
     return total
+
+
+def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False,
+                   foreach=None):
+    """``clip_grad_norm_``'s deprecated name."""
+    warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
+                  "`torch.nn.utils.clip_grad_norm_`.", FutureWarning, stacklevel=2)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 
 def clip_grad_value_(parameters, clip_value, foreach=None):
