@@ -1,0 +1,179 @@
+"""Lazy modules (autograd_cy/nn/modules/lazy.py) and UninitializedParameter/Buffer against
+torch's: the reprs before and after, the class each becomes, the seeded initial values (the
+lazy layer draws what the non-lazy one draws), outputs and gradients, the state dict of a
+lazy module and loading one into it, optimizers over uninitialised parameters, and the
+errors."""
+import copy
+import pickle
+
+import pytest
+
+import autograd_cy as ag
+from oracle import assert_same, assert_same_error, randn
+
+LAYERS = {
+    "LazyLinear": (lambda nn: nn.LazyLinear(3), (2, 4)),
+    "LazyLinear_no_bias": (lambda nn: nn.LazyLinear(3, bias=False), (5,)),
+    "LazyConv1d": (lambda nn: nn.LazyConv1d(4, 3, padding=1), (2, 3, 6)),
+    "LazyConv2d": (lambda nn: nn.LazyConv2d(4, 2, groups=2, bias=False), (2, 6, 4, 4)),
+    "LazyConv2d_unbatched": (lambda nn: nn.LazyConv2d(2, 3), (3, 5, 5)),
+    "LazyConv3d": (lambda nn: nn.LazyConv3d(2, 2), (1, 2, 3, 3, 3)),
+    "LazyConvTranspose1d": (lambda nn: nn.LazyConvTranspose1d(2, 3, stride=2,
+                                                              output_padding=1), (2, 3, 4)),
+    "LazyConvTranspose2d": (lambda nn: nn.LazyConvTranspose2d(4, 3, groups=2), (1, 2, 3, 3)),
+    "LazyConvTranspose3d": (lambda nn: nn.LazyConvTranspose3d(2, 2), (1, 3, 2, 2, 2)),
+    "LazyBatchNorm1d": (lambda nn: nn.LazyBatchNorm1d(), (4, 3)),
+    "LazyBatchNorm2d": (lambda nn: nn.LazyBatchNorm2d(momentum=None, affine=False), (2, 3, 2, 2)),
+    "LazyBatchNorm3d": (lambda nn: nn.LazyBatchNorm3d(track_running_stats=False),
+                        (2, 2, 2, 2, 2)),
+    "LazyInstanceNorm1d": (lambda nn: nn.LazyInstanceNorm1d(), (2, 3, 5)),
+    "LazyInstanceNorm2d": (lambda nn: nn.LazyInstanceNorm2d(affine=False), (2, 3, 3, 3)),
+    "LazyInstanceNorm3d": (lambda nn: nn.LazyInstanceNorm3d(bias=False), (1, 2, 2, 3, 2)),
+}
+
+
+@pytest.mark.parametrize("name", LAYERS)
+def test_first_forward_infers_initialises_and_becomes_the_layer(name):
+    make, shape = LAYERS[name]
+
+    def run(lib):
+        lib.manual_seed(0)
+        layer = make(lib.nn)
+        before = [repr(layer), layer.has_uninitialized_params(),
+                  [(k, repr(v)) for k, v in layer.state_dict().items()],
+                  [type(p).__name__ for p in layer.parameters()]]
+        x = lib.tensor(randn(*shape), dtype=lib.float32, requires_grad=True)
+        y = layer(x)
+        y.pow(2).sum().backward()
+        after = [type(layer).__name__, repr(layer), layer.has_uninitialized_params()
+                 if hasattr(layer, "has_uninitialized_params") else None,
+                 hasattr(layer, "_initialize_hook"),
+                 [(k, type(v).__name__, v) for k, v in layer.state_dict().items()],
+                 [(type(p).__name__, p.grad) for p in layer.parameters()]]
+        return before, after, y, x.grad
+    assert_same(run, rtol=1e-5, atol=1e-5)     # float32 gradients that cancel
+
+
+def test_the_instance_becomes_the_non_lazy_class():
+    linear = ag.nn.LazyLinear(2)
+    linear(ag.ones(1, 3))
+    assert type(linear) is ag.nn.Linear
+    norm = ag.nn.LazyBatchNorm1d()
+    norm(ag.ones(2, 3))
+    assert type(norm) is ag.nn.BatchNorm1d and type(norm.running_mean) is ag.Tensor
+    assert type(norm.weight) is ag.nn.Parameter
+
+
+def test_load_state_dict_materialises_then_the_forward_keeps_it():
+    def run(lib):
+        lib.manual_seed(1)
+        source = lib.nn.Sequential(lib.nn.Linear(4, 3), lib.nn.BatchNorm1d(3))
+        source(lib.ones(2, 4))
+        target = lib.nn.Sequential(lib.nn.LazyLinear(3), lib.nn.LazyBatchNorm1d())
+        keys = target.load_state_dict(source.state_dict())
+        loaded = [[type(m).__name__ for m in target], target[0].has_uninitialized_params(),
+                  dict(target.state_dict()), list(keys.missing_keys)]
+        out = target(lib.tensor(randn(2, 4), dtype=lib.float32))
+        return loaded, [type(m).__name__ for m in target], out
+    assert_same(run, rtol=1e-5, atol=1e-6)
+
+
+def test_state_dict_of_a_lazy_module_into_another():
+    def run(lib):
+        target = lib.nn.LazyLinear(3)
+        target.load_state_dict(lib.nn.LazyLinear(3).state_dict())
+        return target.has_uninitialized_params(), type(target).__name__
+    assert_same(run)
+
+
+def test_optimizers_take_uninitialised_parameters():
+    def run(lib):
+        lib.manual_seed(2)
+        layer = lib.nn.LazyLinear(2)
+        optimizers = [lib.optim.SGD(layer.parameters(), lr=0.1, momentum=0.9),
+                      lib.optim.Adam(layer.parameters(), lr=0.1)]
+        layer(lib.ones(3, 4)).sum().backward()
+        for optimizer in optimizers:
+            optimizer.step()
+        return layer.weight, layer.bias
+    assert_same(run, rtol=1e-5, atol=1e-6)
+
+
+def test_module_conversions_before_the_forward():
+    def run(lib):
+        lib.manual_seed(3)
+        layer = lib.nn.LazyConv1d(2, 2).double()
+        dtype = str(layer.weight.dtype).split(".")[-1]
+        out = layer(lib.ones(1, 3, 4, dtype=lib.float64))
+        return dtype, out
+    assert_same(run)
+
+
+def test_uninitialized_parameter_and_buffer():
+    def run(lib):
+        p = lib.nn.UninitializedParameter(dtype=lib.float64)
+        b = lib.nn.UninitializedBuffer(persistent=False)
+        copied = copy.deepcopy(p)
+        facts = [repr(p), repr(b), list(p.size()), p.requires_grad, b.requires_grad,
+                 b.persistent, repr(copied), str(copied.dtype).split(".")[-1],
+                 isinstance(p, lib.nn.Parameter), repr(pickle.loads(pickle.dumps(p)))]
+        module = lib.nn.Module()
+        module.lazy = lib.nn.UninitializedBuffer(persistent=False)
+        facts += [list(module._buffers), sorted(module._non_persistent_buffers_set)]
+        p.materialize((2, 3))
+        b.materialize(4, dtype=lib.float64)
+        facts += [type(p).__name__, list(p.shape), str(p.dtype).split(".")[-1],
+                  p.requires_grad, list(b.shape), str(b.dtype).split(".")[-1]]
+        return facts
+    assert_same(run)
+    assert ag.nn.parameter.UninitializedParameter is ag.nn.UninitializedParameter
+    assert issubclass(ag.nn.modules.lazy.LazyModuleMixin, object)
+
+
+ERRORS = {
+    "shape": lambda lib: lib.nn.LazyLinear(2).weight.shape,
+    "buffer_shape": lambda lib: lib.nn.LazyBatchNorm1d().running_mean.shape,
+    "share_memory": lambda lib: lib.nn.UninitializedParameter().share_memory_(),
+    "operator": lambda lib: lib.nn.UninitializedParameter() + 1,
+    "method": lambda lib: lib.nn.UninitializedBuffer().dim(),
+    "lazy_into_initialised": lambda lib: lib.nn.Linear(2, 2).load_state_dict(
+        lib.nn.LazyLinear(2).state_dict()),
+    "second_input_size": lambda lib: _twice(lib),
+    "conv_rank": lambda lib: lib.nn.LazyConv2d(2, 1)(lib.ones(2, 2)),
+    "conv_groups": lambda lib: lib.nn.LazyConv1d(2, 1, groups=2)(lib.ones(1, 3, 4)),
+    "mixin_without_initialize": lambda lib: _bare_mixin(lib)(lib.ones(1)),
+}
+
+
+def _twice(lib):
+    layer = lib.nn.LazyLinear(2)
+    layer(lib.ones(1, 3))
+    layer(lib.ones(1, 4))
+
+
+def _bare_mixin(lib):
+    class Lazy(lib.nn.modules.lazy.LazyModuleMixin, lib.nn.Module):
+        def forward(self, x):
+            return x
+    return Lazy()
+
+
+@pytest.mark.parametrize("name", ERRORS)
+def test_errors(name):
+    patterns = {
+        "shape": [RuntimeError, r"^Can't access the shape of an uninitialized parameter or "
+                  r"buffer\. This error usually happens in `load_state_dict`"],
+        "buffer_shape": [RuntimeError, "Can't access the shape of an uninitialized"],
+        "share_memory": [],
+        "operator": [ValueError, r"^Attempted to use an uninitialized parameter in .*"
+                     r"`torch\.nn\.parameter\.UninitializedParameter` objects"],
+        "method": [ValueError, r"^Attempted to use an uninitialized parameter in .*dim.*"
+                   r"UninitializedBuffer"],
+        "lazy_into_initialised": [RuntimeError, "Can't access the shape"],
+        "second_input_size": [RuntimeError, "cannot be multiplied"],
+        "conv_rank": [RuntimeError, r"^Expected 3D \(unbatched\) or 4D \(batched\) input to "
+                      r"LazyConv2d, but got input of size: \w+\.Size\(\[2, 2\]\)$"],
+        "conv_groups": [],
+        "mixin_without_initialize": [],
+    }[name]
+    assert_same_error(ERRORS[name], *patterns)
