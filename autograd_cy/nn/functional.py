@@ -552,6 +552,7 @@ from autograd_cy.nn.multi_head_attention import multi_head_attention_forward  # 
 from autograd_cy.nn.normalization import instance_norm, rms_norm  # noqa: E402,F401
 from autograd_cy.nn.bilinear import bilinear  # noqa: E402,F401
 from autograd_cy.nn.local_response_norm import local_response_norm  # noqa: E402,F401
+from autograd_cy.nn.gumbel_softmax import gumbel_softmax  # noqa: E402,F401
 from autograd_cy.nn.dropout_variants import (  # noqa: E402,F401
     dropout1d, dropout2d, dropout3d, alpha_dropout, feature_alpha_dropout,
 )
