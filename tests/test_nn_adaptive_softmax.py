@@ -4,6 +4,7 @@ single row, rows in one cluster only), ``log_prob`` (whose exp sums to one), ``p
 (rows in the shortlist, in a cluster, both), the repr, the graph's nodes and the errors."""
 import numpy as np
 import pytest
+import torch
 
 from oracle import assert_same, assert_same_error, node_name, randn
 
@@ -15,10 +16,17 @@ TARGETS = {
 
 
 def _model(lib, **kwargs):
-    lib.manual_seed(0)
+    """The model with torch's seeded initial parameters (copied into ours, so that the
+    device run compares the same model)."""
     settings = dict(in_features=8, n_classes=10, cutoffs=[3, 5, 7], div_value=2.0)
     settings.update(kwargs)
-    return lib.nn.AdaptiveLogSoftmaxWithLoss(dtype=lib.float64, **settings)
+    torch.manual_seed(0)
+    theirs = torch.nn.AdaptiveLogSoftmaxWithLoss(dtype=torch.float64, **settings)
+    if lib is torch:
+        return theirs
+    ours = lib.nn.AdaptiveLogSoftmaxWithLoss(dtype=lib.float64, **settings)
+    ours.load_state_dict({k: lib.tensor(v.numpy()) for k, v in theirs.state_dict().items()})
+    return ours
 
 
 @pytest.mark.parametrize("head_bias", [False, True])
@@ -73,6 +81,7 @@ def test_repr_and_sizes():
     assert_same(run)
 
 
+@pytest.mark.cpu_only       # seeded: torch's CPU generator draws the weights
 def test_reset_parameters_draws_as_torch():
     def run(lib):
         model = _model(lib)
@@ -111,6 +120,6 @@ def test_output_is_the_target_log_prob():
     model = _model(ag)
     x = ag.tensor(randn(8, 8))
     target = ag.tensor(TARGETS["mixed"])
-    full = model.log_prob(x).detach().numpy()
-    np.testing.assert_allclose(model(x, target).output.detach().numpy(),
+    full = model.log_prob(x).detach().cpu().numpy()
+    np.testing.assert_allclose(model(x, target).output.detach().cpu().numpy(),
                                full[np.arange(8), TARGETS["mixed"]], rtol=1e-12)

@@ -2,15 +2,19 @@
 the deprecated aliases nn.NLLLoss2d and nn.Container (their FutureWarnings)."""
 import numpy as np
 import pytest
+import torch
 
 from oracle import assert_same, assert_same_error, randn, same_warning
 
 
 @pytest.mark.parametrize("bias", [True, False])
 def test_bilinear_module(bias):
-    def run(lib):
-        lib.manual_seed(0)
+    torch.manual_seed(0)
+    initial = torch.nn.Bilinear(3, 2, 4, bias=bias, dtype=torch.float64).state_dict()
+
+    def run(lib):                 # torch's initial parameters copied into ours
         layer = lib.nn.Bilinear(3, 2, 4, bias=bias, dtype=lib.float64)
+        layer.load_state_dict({k: lib.tensor(v.numpy()) for k, v in initial.items()})
         x1 = lib.tensor(randn(2, 5, 3), requires_grad=True)
         x2 = lib.tensor(randn(2, 5, 2, seed=1), requires_grad=True)
         y = layer(x1, x2)
@@ -20,6 +24,7 @@ def test_bilinear_module(bias):
     assert_same(run, rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.cpu_only       # seeded: torch's CPU generator draws the weights
 def test_bilinear_float32_default_and_reset():
     def run(lib):
         lib.manual_seed(5)

@@ -6,6 +6,7 @@ errors."""
 import copy
 import pickle
 
+import numpy as np
 import pytest
 
 import autograd_cy as ag
@@ -32,6 +33,7 @@ LAYERS = {
 }
 
 
+@pytest.mark.cpu_only       # seeded: torch's CPU generator draws the weights
 @pytest.mark.parametrize("name", LAYERS)
 def test_first_forward_infers_initialises_and_becomes_the_layer(name):
     make, shape = LAYERS[name]
@@ -54,6 +56,32 @@ def test_first_forward_infers_initialises_and_becomes_the_layer(name):
     assert_same(run, rtol=1e-5, atol=1e-5)     # float32 gradients that cancel
 
 
+@pytest.mark.parametrize("name", ["LazyLinear", "LazyConv2d", "LazyConvTranspose1d",
+                                  "LazyBatchNorm2d"])
+def test_the_lazy_layer_draws_what_the_layer_draws(name):
+    """On any device: a seeded lazy layer, once run, holds the seeded non-lazy layer's
+    parameters, and computes what it computes."""
+    make_lazy, shape = LAYERS[name]
+    x = ag.tensor(randn(*shape), dtype=ag.float32)
+    ag.manual_seed(5)
+    lazy = make_lazy(ag.nn)
+    lazy_out = lazy(x)
+    ag.manual_seed(5)
+    plain = {"LazyLinear": lambda: ag.nn.Linear(4, 3),
+             "LazyConv2d": lambda: ag.nn.Conv2d(6, 4, 2, groups=2, bias=False),
+             "LazyConvTranspose1d": lambda: ag.nn.ConvTranspose1d(3, 2, 3, stride=2,
+                                                                  output_padding=1),
+             "LazyBatchNorm2d": lambda: ag.nn.BatchNorm2d(3, momentum=None, affine=False)}[name]()
+    plain_out = plain(x)
+    assert repr(lazy) == repr(plain) and type(lazy) is type(plain)
+    for (name_a, a), (name_b, b) in zip(lazy.state_dict().items(),
+                                        plain.state_dict().items()):
+        assert name_a == name_b and a.device == x.device
+        np.testing.assert_array_equal(a.cpu().numpy(), b.cpu().numpy())
+    np.testing.assert_allclose(lazy_out.detach().cpu().numpy(),
+                               plain_out.detach().cpu().numpy(), rtol=1e-6, atol=1e-6)
+
+
 def test_the_instance_becomes_the_non_lazy_class():
     linear = ag.nn.LazyLinear(2)
     linear(ag.ones(1, 3))
@@ -64,6 +92,7 @@ def test_the_instance_becomes_the_non_lazy_class():
     assert type(norm.weight) is ag.nn.Parameter
 
 
+@pytest.mark.cpu_only       # seeded: torch's CPU generator draws the weights
 def test_load_state_dict_materialises_then_the_forward_keeps_it():
     def run(lib):
         lib.manual_seed(1)
@@ -86,6 +115,7 @@ def test_state_dict_of_a_lazy_module_into_another():
     assert_same(run)
 
 
+@pytest.mark.cpu_only       # seeded: torch's CPU generator draws the weights
 def test_optimizers_take_uninitialised_parameters():
     def run(lib):
         lib.manual_seed(2)
@@ -99,6 +129,7 @@ def test_optimizers_take_uninitialised_parameters():
     assert_same(run, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.cpu_only       # seeded: torch's CPU generator draws the weights
 def test_module_conversions_before_the_forward():
     def run(lib):
         lib.manual_seed(3)
