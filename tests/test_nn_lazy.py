@@ -4,6 +4,7 @@ lazy layer draws what the non-lazy one draws), outputs and gradients, the state 
 lazy module and loading one into it, optimizers over uninitialised parameters, and the
 errors."""
 import copy
+import io
 import pickle
 
 import numpy as np
@@ -159,6 +160,31 @@ def test_uninitialized_parameter_and_buffer():
     assert_same(run)
     assert ag.nn.parameter.UninitializedParameter is ag.nn.UninitializedParameter
     assert issubclass(ag.nn.modules.lazy.LazyModuleMixin, object)
+
+
+@pytest.mark.filterwarnings("ignore:.*weights_only")
+def test_deepcopy_save_and_load_before_the_forward():
+    """A lazy module deep-copies as lazy; its state dict saves its uninitialised entries
+    pickled (their class, as torch's), so that a weights-only load refuses them."""
+    def run(lib):
+        model = lib.nn.Sequential(lib.nn.LazyLinear(3), lib.nn.ReLU())
+        copied = copy.deepcopy(model)
+        copied(lib.ones(2, 4))
+        buffer = io.BytesIO()
+        lib.save(lib.nn.LazyBatchNorm1d(dtype=lib.float64).state_dict(), buffer)
+        buffer.seek(0)
+        loaded = lib.load(buffer, weights_only=False)
+        target = lib.nn.LazyBatchNorm1d()
+        target.load_state_dict(loaded)
+        return ([type(m).__name__ for m in copied], [type(m).__name__ for m in model],
+                [(k, repr(v), str(v.dtype).split(".")[-1], v.requires_grad)
+                 for k, v in loaded.items()], target.has_uninitialized_params())
+    assert_same(run)
+    buffer = io.BytesIO()
+    ag.save(ag.nn.LazyLinear(2).state_dict(), buffer)
+    buffer.seek(0)
+    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+        ag.load(buffer)
 
 
 ERRORS = {
