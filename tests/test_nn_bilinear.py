@@ -1,10 +1,11 @@
-"""nn.Bilinear against torch's (seeded initial values, outputs, gradients, repr, errors) and
-the deprecated aliases nn.NLLLoss2d and nn.Container (their FutureWarnings)."""
+"""nn.Bilinear against torch's (initial values, outputs, gradients, repr, errors) and the
+deprecated names nn.NLLLoss2d and nn.Container (their FutureWarnings) and nn.CrossMapLRN2d
+(the legacy forward and backward, NOTE [CrossMapLRN2d's legacy windows])."""
 import numpy as np
 import pytest
 import torch
 
-from oracle import assert_same, assert_same_error, randn, same_warning
+from oracle import assert_same, assert_same_error, check_op, node_name, randn, same_warning
 
 
 @pytest.mark.parametrize("bias", [True, False])
@@ -62,3 +63,23 @@ def test_container():
     same_warning(run, FutureWarning, r"^`nn\.Container` is deprecated\. All of its "
                  r"functionality is now implemented in `nn\.Module`")
     assert_same(run)
+
+
+@pytest.mark.parametrize("size, channels", [(2, 1), (2, 5), (3, 4), (4, 6), (5, 3)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_cross_map_lrn2d(size, channels, dtype):
+    check_op(lambda lib, x: lib.nn.CrossMapLRN2d(size, 0.1, 0.75, 1.5)(x),
+             randn(2, channels, 2, 3), dtype=dtype, double=False)
+
+
+def test_cross_map_lrn2d_module_and_errors():
+    def run(lib):
+        layer = lib.nn.CrossMapLRN2d(3)
+        y = layer(lib.tensor(randn(1, 2, 2, 2), requires_grad=True))
+        return repr(layer), node_name(y.grad_fn), repr(lib.nn.CrossMapLRN2d(4, 0.5, 1, 2.0))
+    assert_same(run)
+    assert_same_error(lambda lib: lib.nn.CrossMapLRN2d(3)(lib.ones(2, 3, 4)), ValueError,
+                      r"^CrossMapLRN2d: Expected input to be 4D, got 3D instead\.$")
+    assert_same_error(lambda lib: lib.nn.CrossMapLRN2d(1)(
+        lib.ones(1, 2, 2, 2, requires_grad=True)).sum().backward(), RuntimeError,
+        r"^start \(1\) \+ length \(2\) exceeds dimension size \(2\)\.$")
