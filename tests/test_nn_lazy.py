@@ -193,6 +193,9 @@ ERRORS = {
     "share_memory": lambda lib: lib.nn.UninitializedParameter().share_memory_(),
     "operator": lambda lib: lib.nn.UninitializedParameter() + 1,
     "method": lambda lib: lib.nn.UninitializedBuffer().dim(),
+    "len": lambda lib: len(lib.nn.LazyLinear(2).weight),
+    "init": lambda lib: lib.nn.init.xavier_uniform_(lib.nn.LazyLinear(2).weight),
+    "parameter_count": lambda lib: sum(p.numel() for p in lib.nn.LazyLinear(2).parameters()),
     "lazy_into_initialised": lambda lib: lib.nn.Linear(2, 2).load_state_dict(
         lib.nn.LazyLinear(2).state_dict()),
     "second_input_size": lambda lib: _twice(lib),
@@ -226,6 +229,10 @@ def test_errors(name):
                      r"`torch\.nn\.parameter\.UninitializedParameter` objects"],
         "method": [ValueError, r"^Attempted to use an uninitialized parameter in .*dim.*"
                    r"UninitializedBuffer"],
+        "len": [ValueError, "^Attempted to use an uninitialized parameter in .*__len__"],
+        "init": [ValueError, "^Attempted to use an uninitialized parameter in .*'dim'"],
+        "parameter_count": [ValueError, "^Attempted to use an uninitialized parameter in "
+                            ".*'numel'"],
         "lazy_into_initialised": [RuntimeError, "Can't access the shape"],
         "second_input_size": [RuntimeError, "cannot be multiplied"],
         "conv_rank": [RuntimeError, r"^Expected 3D \(unbatched\) or 4D \(batched\) input to "

@@ -85,7 +85,8 @@ _UNINITIALIZED_USE = ("Attempted to use an uninitialized parameter in {}. This e
 _REFUSED_METHODS = (
     "__add__", "__radd__", "__iadd__", "__sub__", "__rsub__", "__isub__", "__mul__",
     "__rmul__", "__imul__", "__truediv__", "__rtruediv__", "__itruediv__", "__matmul__",
-    "__rmatmul__", "__pow__", "__rpow__", "__neg__", "__getitem__", "__setitem__", "dim",
+    "__rmatmul__", "__pow__", "__rpow__", "__neg__", "__getitem__", "__setitem__", "__len__",
+    "__iter__", "dim",
     "numel", "add", "sub", "mul", "div", "matmul", "view", "reshape", "t", "sum", "mean",
     "fill_", "zero_", "normal_", "uniform_", "add_", "mul_", "clone", "detach", "numpy",
     "tolist", "item", "abs", "exp", "contiguous", "expand", "permute", "transpose")
