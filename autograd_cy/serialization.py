@@ -53,6 +53,8 @@ class _Writer:
 
     def node(self, value):
         if isinstance(value, Tensor):
+            if getattr(value, "cls_to_become", None) is not None:   # uninitialised: pickled
+                return self.pickled(value)                      # (its class, as torch's)
             return self.tensor(value)
         if value is None or isinstance(value, (bool, str)):
             return {"type": type(value).__name__ if value is not None else "None",

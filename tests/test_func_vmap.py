@@ -364,6 +364,19 @@ FALLBACK_OPS = {
     "max_unpool3d": lambda lib, t: lib.nn.functional.max_unpool3d(
         *lib.nn.functional.max_pool3d(t[None, None], (1, 2, 2), return_indices=True),
         (1, 2, 2)),
+    # random windows: one draw per call, so the examples of a batch do not fold into N
+    "fractional_max_pool2d": lambda lib, t: lib.nn.functional.fractional_max_pool2d(
+        t[None], 2, 2, _random_samples=lib.full((1, 1, 2), 0.4, dtype=t.dtype)),
+    "fractional_max_pool2d_with_indices": lambda lib, t:
+        lib.nn.functional.fractional_max_pool2d_with_indices(
+            t[None], 2, (2, 1), _random_samples=lib.full((1, 1, 2), 0.7, dtype=t.dtype))[0],
+    "fractional_max_pool3d": lambda lib, t: lib.nn.functional.fractional_max_pool3d(
+        t[None, :, :, None].expand(1, 3, 3, 2), 1, (2, 2, 1),
+        _random_samples=lib.full((1, 1, 3), 0.4, dtype=t.dtype)),
+    "fractional_max_pool3d_with_indices": lambda lib, t:
+        lib.nn.functional.fractional_max_pool3d_with_indices(
+            t[None, :, :, None].expand(1, 3, 3, 2), (2, 1, 1), (1, 2, 1),
+            _random_samples=lib.full((1, 1, 3), 0.2, dtype=t.dtype))[0],
 }
 
 

@@ -3,7 +3,9 @@ layers (``autograd_cy/nn/modules``), the functional forms (``nn.functional``), t
 initializers (``nn.init``), ``nn.utils`` and ``nn.parallel`` (DistributedDataParallel)."""
 from autograd_cy.nn import functional  # noqa: F401
 from autograd_cy.nn import init  # noqa: F401
-from autograd_cy.nn.parameter import Parameter, Buffer  # noqa: F401
+from autograd_cy.nn.parameter import (  # noqa: F401
+    Parameter, Buffer, UninitializedParameter, UninitializedBuffer,
+)
 from autograd_cy.nn.modules import *  # noqa: F401,F403
 from autograd_cy.nn import utils  # noqa: F401
 from autograd_cy.nn import parallel  # noqa: F401

@@ -486,6 +486,10 @@ from autograd_cy.nn.adaptive_pooling import (  # noqa: E402
     adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d,
 )
 from autograd_cy.nn.lp_pooling import lp_pool1d, lp_pool2d, lp_pool3d  # noqa: E402
+from autograd_cy.nn.fractional_max_pooling import (  # noqa: E402
+    fractional_max_pool2d, fractional_max_pool3d, fractional_max_pool2d_with_indices,
+    fractional_max_pool3d_with_indices,
+)
 
 
 # The functions behind ``return_indices=True``, under the names torch also exports.
@@ -552,6 +556,7 @@ from autograd_cy.nn.multi_head_attention import multi_head_attention_forward  # 
 from autograd_cy.nn.normalization import instance_norm, rms_norm  # noqa: E402,F401
 from autograd_cy.nn.bilinear import bilinear  # noqa: E402,F401
 from autograd_cy.nn.local_response_norm import local_response_norm  # noqa: E402,F401
+from autograd_cy.nn.gumbel_softmax import gumbel_softmax  # noqa: E402,F401
 from autograd_cy.nn.dropout_variants import (  # noqa: E402,F401
     dropout1d, dropout2d, dropout3d, alpha_dropout, feature_alpha_dropout,
 )
@@ -562,7 +567,9 @@ __all__ += ["pad", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_trans
             "max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
             "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_avg_pool1d",
             "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "lp_pool1d",
-            "lp_pool2d", "lp_pool3d", "max_unpool1d", "max_unpool2d", "max_unpool3d",
+            "lp_pool2d", "lp_pool3d", "fractional_max_pool2d", "fractional_max_pool3d",
+            "fractional_max_pool2d_with_indices", "fractional_max_pool3d_with_indices",
+            "max_unpool1d", "max_unpool2d", "max_unpool3d",
             "interpolate", "upsample", "upsample_nearest",
             "upsample_bilinear", "layer_norm", "batch_norm", "group_norm", "embedding",
             "embedding_bag", "one_hot", "scaled_dot_product_attention", "pairwise_distance",

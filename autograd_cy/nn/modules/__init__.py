@@ -2,7 +2,8 @@
 from autograd_cy.nn.modules import (module, container, linear, activation, loss, dropout,
                                     conv, pooling, padding, normalization, batchnorm, sparse,
                                     attention, distance, transformer, instancenorm,
-                                    pixelshuffle, upsampling, fold, rnn)
+                                    pixelshuffle, upsampling, fold, rnn, lazy,
+                                    adaptive)
 from autograd_cy.nn.modules.module import *  # noqa: F401,F403
 from autograd_cy.nn.modules.container import *  # noqa: F401,F403
 from autograd_cy.nn.modules.linear import *  # noqa: F401,F403
@@ -23,10 +24,12 @@ from autograd_cy.nn.modules.pixelshuffle import *  # noqa: F401,F403
 from autograd_cy.nn.modules.upsampling import *  # noqa: F401,F403
 from autograd_cy.nn.modules.fold import *  # noqa: F401,F403
 from autograd_cy.nn.modules.rnn import *  # noqa: F401,F403
+from autograd_cy.nn.modules.lazy import *  # noqa: F401,F403
+from autograd_cy.nn.modules.adaptive import *  # noqa: F401,F403
 
 # What ``from autograd_cy.nn.modules import *`` gives: the layers, not the submodules.
 __all__ = [name for family in (module, container, linear, activation, loss, dropout, conv,
                                pooling, padding, normalization, batchnorm, sparse, attention,
                                distance, transformer, instancenorm, pixelshuffle,
-                               upsampling, fold, rnn)
+                               upsampling, fold, rnn, lazy, adaptive)
            for name in family.__all__]

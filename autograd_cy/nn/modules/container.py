@@ -3,6 +3,7 @@ key, as torch's ``Sequential``, ``ModuleList``, ``ModuleDict``, ``ParameterList`
 ``ParameterDict``. Their entries are ordinary registered children (or parameters), so
 ``parameters()``, ``state_dict()`` and ``to()`` see through them."""
 import operator
+import warnings
 from collections import OrderedDict
 from itertools import islice
 
@@ -10,7 +11,21 @@ from autograd_cy._C.tensor import Tensor
 from autograd_cy.nn.modules.module import Module, _indented
 from autograd_cy.nn.parameter import Parameter
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
+           "ParameterDict"]
+
+
+class Container(Module):
+    """A Module holding the modules given as keywords; deprecated (a FutureWarning on
+    construction), as torch's: subclass ``Module`` instead."""
+
+    def __init__(self, **kwargs):
+        warnings.warn("`nn.Container` is deprecated. All of its functionality is now "
+                      "implemented in `nn.Module`. Subclass that instead.", FutureWarning,
+                      stacklevel=2)
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)
 
 
 def _position(index, length):

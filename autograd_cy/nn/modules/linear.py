@@ -1,5 +1,5 @@
-"""``Linear`` (``y = x W^T + b``), ``Identity``, and the shape modules ``Flatten`` and
-``Unflatten``."""
+"""``Linear`` (``y = x W^T + b``), ``Bilinear`` (``y = x1^T A x2 + b``), ``Identity``, and
+the shape modules ``Flatten`` and ``Unflatten``."""
 import math
 
 from autograd_cy import factories
@@ -8,7 +8,7 @@ from autograd_cy.nn import init
 from autograd_cy.nn.modules.module import Module
 from autograd_cy.nn.parameter import Parameter
 
-__all__ = ["Identity", "Linear", "Flatten", "Unflatten"]
+__all__ = ["Identity", "Linear", "Bilinear", "Flatten", "Unflatten"]
 
 
 def reset_weight_and_bias(weight, bias):
@@ -60,6 +60,44 @@ class Linear(Module):
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+class Bilinear(Module):
+    """``y[..., o] = x1 @ W[o] @ x2 + b[o]`` (``F.bilinear``) with ``W`` of shape
+    ``(out_features, in1_features, in2_features)``.
+
+    Initialised as torch's: ``W`` then ``b`` uniform on ``+-1/sqrt(in1_features)``.
+    """
+
+    def __init__(self, in1_features, in2_features, out_features, bias=True, device=None,
+                 dtype=None):
+        super().__init__()
+        self.in1_features = in1_features
+        self.in2_features = in2_features
+        self.out_features = out_features
+        self.weight = Parameter(factories.empty((out_features, in1_features, in2_features),
+                                                device=device, dtype=dtype))
+        if bias:
+            self.bias = Parameter(factories.empty(out_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.in1_features <= 0:
+            raise ValueError(f"in1_features must be > 0, but got (in1_features="
+                             f"{self.in1_features})")
+        bound = 1 / math.sqrt(self.weight.size(1))
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1, input2):
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
 
 
 class Flatten(Module):

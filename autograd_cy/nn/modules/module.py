@@ -20,7 +20,7 @@ from autograd_cy._C.node import RemovableHandle
 from autograd_cy._C.tensor import Tensor
 from autograd_cy.grad_mode import no_grad
 from autograd_cy.nn.modules.backward_hook import BackwardHook
-from autograd_cy.nn.parameter import Buffer, Parameter
+from autograd_cy.nn.parameter import Buffer, Parameter, is_lazy
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_full_backward_pre_hook", "register_module_full_backward_hook"]
@@ -264,14 +264,17 @@ class Module:
                 modules[name] = value
             else:
                 buffers = self.__dict__.get("_buffers")
-                if isinstance(value, Buffer) or (buffers is not None and name in buffers):
+                # a Buffer, or a tensor flagged as one (an UninitializedBuffer), as torch's
+                flagged = isinstance(value, Buffer) or (isinstance(value, Tensor) and getattr(
+                    value, "_is_buffer", False))
+                if flagged or (buffers is not None and name in buffers):
                     if value is not None and not isinstance(value, Tensor):
                         raise TypeError(f"cannot assign '{_tensor_type(value)}' as buffer "
                                         f"'{name}' (torch.nn.Buffer, torch.Tensor or None "
                                         f"expected)")
-                    persistent = (value.persistent if isinstance(value, Buffer)
+                    persistent = (getattr(value, "persistent", True) if flagged
                                   else name not in self._non_persistent_buffers_set)
-                    if isinstance(value, Buffer):
+                    if flagged:
                         remove_from(self.__dict__, self._parameters, self._modules)
                     self.register_buffer(name, value, persistent)
                 else:
@@ -543,7 +546,9 @@ class Module:
                     f'While copying the parameter named "{key}", expected torch.Tensor or '
                     f"Tensor-like object from checkpoint but received {type(value)}")
                 continue
-            if tuple(value.shape) != tuple(param.shape):
+            if is_lazy(param):           # NOTE [Uninitialized parameters]: no shape yet
+                pass
+            elif tuple(value.shape) != tuple(param.shape):
                 error_msgs.append(
                     f"size mismatch for {key}: copying a param with shape {value.shape} "
                     f"from checkpoint, the shape in current model is {param.shape}.")
@@ -669,8 +674,9 @@ class Module:
         return self._call_with_hooks(args, kwargs)
 
     def _call_with_hooks(self, args, kwargs):
-        for hook_id, hook in itertools.chain(_global_forward_pre_hooks.items(),
-                                             self._forward_pre_hooks.items()):
+        # a copy: a hook may remove itself (a lazy module's does)
+        for hook_id, hook in (*_global_forward_pre_hooks.items(),
+                              *self._forward_pre_hooks.items()):
             if hook_id in self._forward_pre_hooks_with_kwargs:
                 result = hook(self, args, kwargs)
                 if result is not None:

@@ -11,7 +11,7 @@ from autograd_cy.nn import init
 from autograd_cy.nn.modules.module import Module
 from autograd_cy.nn.parameter import Parameter
 
-__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"]
+__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm", "CrossMapLRN2d"]
 
 
 def add_affine_parameters(module, shape, affine, bias, device, dtype):
@@ -121,6 +121,22 @@ class LocalResponseNorm(Module):
 
     def forward(self, input):
         return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
+
+
+class CrossMapLRN2d(Module):
+    """The legacy cross-channel LRN of ``(N, C, H, W)`` inputs, with torch's forward and
+    backward (NOTE [CrossMapLRN2d's legacy windows])."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        from autograd_cy.nn.cross_map_lrn import CrossMapLRN2d as cross_map_lrn2d
+        return cross_map_lrn2d.apply(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self):
         return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
