@@ -183,3 +183,8 @@ from autograd_cy import layout_ops as _layout_ops  # noqa: E402,F401  (memory_fo
 from autograd_cy.memory_formats import (  # noqa: E402,F401
     memory_format, contiguous_format, preserve_format, channels_last, channels_last_3d,
 )
+from autograd_cy.tensor_type import typename  # noqa: E402,F401
+from autograd_cy.function_forms import detach, detach_, get_device, put  # noqa: E402,F401
+from autograd_cy.process_flags import (  # noqa: E402,F401
+    set_warn_always, is_warn_always_enabled, set_flush_denormal, set_default_tensor_type,
+)

@@ -25,7 +25,8 @@ __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty"
            "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint",
            "rand_like", "randn_like", "randint_like", "randperm", "arange", "range", "linspace",
            "logspace", "eye", "empty_strided", "scalar_tensor", "manual_seed",
-           "Generator", "initial_seed", "default_generator", "get_rng_state", "set_rng_state",
+           "Generator", "seed", "initial_seed", "default_generator", "get_rng_state",
+           "set_rng_state",
            "set_default_device", "get_default_device", "is_inference", "FloatTensor",
            "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
            "ByteTensor", "BoolTensor"]
@@ -149,6 +150,14 @@ def manual_seed(seed):
     returns the default generator."""
     _cuda.manual_seed_all(seed)
     return default_generator.manual_seed(seed)
+
+
+def seed():
+    """Seed the default generator, and every CUDA device's, from the operating system's
+    entropy (``torch.seed``); returns the seed, a 64-bit number."""
+    value = default_generator.seed()
+    _cuda.manual_seed_all(value)
+    return value
 
 
 def initial_seed():

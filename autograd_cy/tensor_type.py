@@ -1,6 +1,7 @@
 """Questions about what a value is, as functions of the ``torch`` namespace
 (``is_tensor``, ``is_storage``, ``numel``, ``is_floating_point``, ``is_complex``,
-``is_signed``, ``is_nonzero``), and the legacy ``Tensor.type()``: the tensor's type string,
+``is_signed``, ``is_nonzero``, ``typename``: a tensor's type string, else the object's
+module and qualified name), and the legacy ``Tensor.type()``: the tensor's type string,
 or a conversion to another type.
 
 NOTE [The type string says torch]
@@ -15,8 +16,8 @@ dtypes.
 from autograd_cy import dtypes as _dtypes
 from autograd_cy._C.tensor import Tensor, _register_methods
 
-__all__ = ["is_tensor", "is_storage", "numel", "is_floating_point", "is_complex", "is_signed",
-           "is_nonzero"]
+__all__ = ["typename", "is_tensor", "is_storage", "numel", "is_floating_point", "is_complex",
+           "is_signed", "is_nonzero"]
 
 _DTYPES = (_dtypes.float16, _dtypes.bfloat16, _dtypes.float32, _dtypes.float64,
            _dtypes.complex64, _dtypes.complex128, _dtypes.int8, _dtypes.int16, _dtypes.int32,
@@ -114,3 +115,19 @@ def type_(self, dtype=None, non_blocking=False, **kwargs):
 
 type_.__name__ = type_.__qualname__ = "type"
 _register_methods({"type": type_})
+
+
+def typename(obj):
+    """The type string of a tensor (``obj.type()``: NOTE [The type string says torch]);
+    for any other object its module and qualified name (the name alone for builtins)."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module = obj.__class__.__module__ or ""
+        qualname = obj.__class__.__qualname__
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
