@@ -188,3 +188,4 @@ from autograd_cy.function_forms import detach, detach_, get_device, put  # noqa:
 from autograd_cy.process_flags import (  # noqa: E402,F401
     set_warn_always, is_warn_always_enabled, set_flush_denormal, set_default_tensor_type,
 )
+from autograd_cy.count_distributions import poisson, binomial  # noqa: E402,F401
