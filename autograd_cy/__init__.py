@@ -189,3 +189,4 @@ from autograd_cy.process_flags import (  # noqa: E402,F401
     set_warn_always, is_warn_always_enabled, set_flush_denormal, set_default_tensor_type,
 )
 from autograd_cy.count_distributions import poisson, binomial  # noqa: E402,F401
+from autograd_cy import element_callables as _element_callables  # noqa: E402,F401  (Tensor.apply_ ...)
