@@ -24,7 +24,7 @@ from autograd_cy import memory_formats as _memory_format
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint",
            "rand_like", "randn_like", "randint_like", "randperm", "arange", "range", "linspace",
-           "logspace", "eye", "empty_strided", "scalar_tensor", "manual_seed",
+           "logspace", "eye", "empty_strided", "empty_permuted", "scalar_tensor", "manual_seed",
            "Generator", "seed", "initial_seed", "default_generator", "get_rng_state",
            "set_rng_state",
            "set_default_device", "get_default_device", "is_inference", "FloatTensor",
@@ -750,6 +750,37 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
     extent = 0 if 0 in size else 1 + sum((n - 1) * s for n, s in zip(size, stride))
     storage = empty(extent, dtype=dtype, device=device)
     result = storage.as_strided(size, stride).detach()
+    return result.requires_grad_() if requires_grad else result
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
+                   requires_grad=False, pin_memory=False):
+    """An uninitialised tensor of ``size`` whose dims lie in memory in the order
+    ``physical_layout`` names them, outermost first (a permutation of a row-major
+    tensor)."""
+    size, physical_layout = tuple(size), tuple(physical_layout)
+    ndim = len(size)
+    if len(physical_layout) != ndim:
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the "
+                           f"physical_layout; i.e. len(size) = {ndim} is not equal to "
+                           f"len(physical_layout) = {len(physical_layout)}")
+    seen = set()
+    for index, dim in enumerate(physical_layout):
+        if not 0 <= dim < ndim:
+            raise RuntimeError(f"Dimension out of range (expected to be between 0 and "
+                               f"{ndim - 1}, but got {dim} at index {index}).  NB: negative "
+                               f"dims not currently supported; file an issue if you want it.")
+        if dim in seen:
+            raise RuntimeError("Duplicate dim not allowed")
+        seen.add(dim)
+    physical = empty(*(size[dim] for dim in physical_layout), dtype=dtype, device=device)
+    if requires_grad and not (physical.dtype.is_floating_point or physical.dtype.is_complex):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                           "gradients")
+    inverse = [0] * ndim
+    for index, dim in enumerate(physical_layout):
+        inverse[dim] = index
+    result = physical.permute(*inverse) if ndim else physical
     return result.requires_grad_() if requires_grad else result
 
 
