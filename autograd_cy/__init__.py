@@ -193,3 +193,4 @@ from autograd_cy import element_callables as _element_callables  # noqa: E402,F4
 from autograd_cy import legacy_resize as _legacy_resize  # noqa: E402,F401  (Tensor.resize ...)
 from autograd_cy.vandermonde import vander  # noqa: E402,F401
 from autograd_cy.linalg.deprecated_norms import nuclear_norm, frobenius_norm  # noqa: E402,F401
+from autograd_cy.asarray import asarray, frombuffer  # noqa: E402,F401

@@ -253,7 +253,7 @@ def _infer_numpy(data, dtype):
             _check_nesting(values, _nested_shape(values), 0)    # torch's words, if ragged
             raise
         if array.dtype.kind not in "biufc":
-            raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+            _refuse_uninferable(data)
         if dtype is None and _all_numpy_scalars(data):
             pass
         elif dtype is None and array.dtype.kind == "f":
@@ -272,6 +272,25 @@ def _infer_numpy(data, dtype):
         elif not _dtypes._is_supported(array.dtype):
             array = array.astype(_dtypes.from_numpy_dtype(array.dtype).numpy)
     return array
+
+
+def _refuse_uninferable(data):
+    """torch's error for data whose dtype it cannot infer: a TypeError for a string, else a
+    RuntimeError naming the first element's type that is not a number."""
+    good = object()
+
+    def first_bad(value):
+        if isinstance(value, (list, tuple)):
+            return next((bad for bad in map(first_bad, value) if bad is not good), good)
+        if isinstance(value, (builtins.int, builtins.float, builtins.complex, np.generic,
+                              Tensor)):
+            return good
+        return value
+    bad = data if isinstance(data, str) else first_bad(data)
+    bad = data if bad is good else bad
+    if isinstance(bad, str):
+        raise TypeError(f"new(): invalid data type '{type(bad).__name__}'")
+    raise RuntimeError(f"Could not infer dtype of {type(bad).__name__}")
 
 
 def _all_numpy_scalars(data):

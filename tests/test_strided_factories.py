@@ -1,6 +1,6 @@
-"""torch.empty_permuted (autograd_cy/factories.py) and Tensor.new_empty_strided
+"""torch.empty_permuted (autograd_cy/factories.py), Tensor.new_empty_strided
 (autograd_cy/tensor_methods.py) against torch's: shapes, strides, dtypes, devices,
-requires_grad and the errors."""
+requires_grad and the errors, and the errors of data whose dtype tensor() cannot infer."""
 import pytest
 
 from oracle import assert_same, assert_same_error
@@ -42,3 +42,14 @@ def test_new_empty_strided():
     assert_same(run)
     assert_same_error(lambda lib: lib.zeros(2).new_empty_strided((2, 2), (1,)), RuntimeError,
                       exact=True)
+
+
+@pytest.mark.parametrize("data, kind", [
+    (None, RuntimeError), (object(), RuntimeError), ([None], RuntimeError),
+    ([[1], [None]], RuntimeError), ({1: 2}, RuntimeError), ("abc", TypeError),
+    ([1, "a"], TypeError),
+])
+def test_data_whose_dtype_cannot_be_inferred(data, kind):
+    """tensor()'s errors, which asarray's sequences reach (a RuntimeError naming the first
+    element that is not a number; a string is a TypeError)."""
+    assert_same_error(lambda lib: lib.tensor(data), kind, exact=True)
