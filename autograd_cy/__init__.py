@@ -84,7 +84,9 @@ from autograd_cy.signs import copysign, signbit, isposinf, isneginf, heaviside  
 from autograd_cy.logarithmic import xlogy, logit  # noqa: E402,F401
 from autograd_cy.hypot_sinc import hypot, sinc, float_power  # noqa: E402,F401
 from autograd_cy.contractions import tensordot, inner, kron  # noqa: E402,F401
-from autograd_cy.binning import searchsorted, bucketize, bincount, histc, histogram  # noqa: E402,F401
+from autograd_cy.binning import (  # noqa: E402,F401
+    searchsorted, bucketize, bincount, histc, histogram, histogramdd,
+)
 from autograd_cy.index_writes import take, index_fill, index_copy  # noqa: E402,F401
 from autograd_cy.cross_product import cross  # noqa: E402,F401
 from autograd_cy.arithmetic_aliases import multiply, divide, subtract  # noqa: E402,F401
@@ -177,7 +179,7 @@ from autograd_cy.incomplete_gamma import igamma, igammac  # noqa: E402,F401
 from autograd_cy import special  # noqa: E402,F401  (torch.special)
 from autograd_cy import signal  # noqa: E402,F401  (torch.signal.windows)
 from autograd_cy.slice_scatters import (  # noqa: E402,F401
-    diagonal_scatter, select_scatter, slice_scatter, masked_scatter,
+    diagonal_scatter, select_scatter, slice_scatter, masked_scatter, as_strided_scatter,
 )
 from autograd_cy import layout_ops as _layout_ops  # noqa: E402,F401  (memory_format= of the ops)
 from autograd_cy.memory_formats import (  # noqa: E402,F401
@@ -194,3 +196,4 @@ from autograd_cy import legacy_resize as _legacy_resize  # noqa: E402,F401  (Ten
 from autograd_cy.vandermonde import vander  # noqa: E402,F401
 from autograd_cy.linalg.deprecated_norms import nuclear_norm, frobenius_norm  # noqa: E402,F401
 from autograd_cy.asarray import asarray, frombuffer  # noqa: E402,F401
+from autograd_cy.linalg.low_rank import svd_lowrank, pca_lowrank  # noqa: E402,F401
