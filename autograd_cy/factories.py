@@ -335,7 +335,7 @@ def _check_nesting(data, shape, dim):
 def _unwrap(data):
     """Nested lists may hold 0-dim tensors (``tensor([x, y])``); take their values."""
     if isinstance(data, Tensor):
-        return data.detach().numpy(force=True)
+        return data.detach().cpu().numpy(force=True)
     if isinstance(data, (list, tuple)):
         return [_unwrap(item) for item in data]
     return data

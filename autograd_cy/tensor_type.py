@@ -2,8 +2,8 @@
 (``is_tensor``, ``is_storage``, ``numel``, ``is_floating_point``, ``is_complex``,
 ``is_signed``, ``is_nonzero``, ``typename``: a tensor's type string, else the object's
 module and qualified name), ``Tensor.as_subclass(cls)`` (the same memory as an instance of
-a Tensor subclass, in the graph through ``AliasBackward0``), and the legacy ``Tensor.type()``: the tensor's type string,
-or a conversion to another type.
+a Tensor subclass, in the graph through ``AliasBackward0``), and the legacy
+``Tensor.type()``: the tensor's type string, or a conversion to another type.
 
 NOTE [The type string says torch]
 ``x.type()`` returns ``'torch.FloatTensor'`` (``'torch.cuda.FloatTensor'`` on a CUDA

@@ -18,6 +18,7 @@ def test_detach_and_detach_():
                       RuntimeError, "Can't detach views in-place")
 
 
+@pytest.mark.cpu_only          # get_device of a CUDA tensor is its index
 def test_get_device_and_put():
     assert_same(lambda lib: [lib.get_device(lib.zeros(2)),
                              lib.put(lib.zeros(3), lib.tensor([1, -1]), lib.tensor([2.0, 3.0])),
@@ -36,6 +37,7 @@ def test_put_refuses_a_non_tensor():
                       TypeError, exact=True)
 
 
+@pytest.mark.cpu_only          # a CUDA tensor's type string names cuda
 def test_typename():
     class Local:
         pass

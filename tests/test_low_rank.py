@@ -56,6 +56,7 @@ def test_a_low_rank_matrix_is_recovered():
     np.testing.assert_allclose(to_numpy(U.mH @ U), np.eye(4), atol=1e-10)
 
 
+@pytest.mark.cpu_only          # the test matrix: torch's CPU randn
 @pytest.mark.parametrize("name", ["tall", "wide", "pca"])
 def test_gradients(name):
     fn, shape = CASES[name]
