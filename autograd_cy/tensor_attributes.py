@@ -7,7 +7,7 @@ memory its view was taken of; ``layout``, always ``strided``; ``is_sparse``, alw
 ``const_data_ptr()`` (``data_ptr()``), the backend questions ``is_meta``, ``is_mkldnn``,
 ``is_quantized``, ``is_nested``, ``is_sparse_csr``, ``is_xpu`` ... (always False here),
 ``is_pinned()`` (False) and ``pin_memory()`` (refused without an accelerator, as torch's
-on a machine without one); the casts ``short()``, ``char()``, ``byte()``, ``cfloat()``,
+on a machine without one, else a copy); the casts ``short()``, ``char()``, ``byte()``, ``cfloat()``,
 ``cdouble()`` (``to(dtype)``, ``ToCopyBackward0``); ``positive()`` (``input`` itself,
 refused for bool), ``ravel()`` (a flat view where one exists, else a flat copy), and the
 conjugate transposes ``H`` (a matrix), ``mH`` / ``adjoint()`` (the last two dims): a
@@ -24,6 +24,7 @@ import numpy as np
 
 import autograd_cy as _ag
 from autograd_cy._C.tensor import _array_of, _register_methods
+from autograd_cy.composed_ops import ComposedOp
 from autograd_cy.memory_formats import PackageConstant
 
 __all__ = ["layout", "strided", "positive", "ravel", "adjoint"]
@@ -69,13 +70,23 @@ def is_pinned(self, device=None):
     return False
 
 
+class PinMemory(ComposedOp):
+    """``pin_memory``'s op (torch's ``PinMemoryBackward0``): a copy."""
+
+
+PinMemory._backward_cls.__name__ = "PinMemoryBackward0"
+
+
 def pin_memory(self, device=None):
-    """A copy in page-locked host memory: refused without an accelerator (as torch's on a
-    machine without one), and with one too: page-locked memory is not modelled here."""
+    """A copy for fast transfers to an accelerator: refused without one (as torch's on a
+    machine without one); with one, a plain copy in the same layout (host memory is not
+    page-locked here, so ``is_pinned()`` stays False), recorded as torch's
+    ``PinMemoryBackward0``."""
     if not _ag.cuda.is_available():
         raise RuntimeError("Cannot access accelerator device when none is available.")
-    raise RuntimeError("pin_memory(): page-locked host memory is not modelled by "
-                       "autograd_cy")
+    if self.is_cuda:
+        raise RuntimeError(f"cannot pin '{self.type()}' only dense CPU tensors can be pinned")
+    return PinMemory.apply(lambda x: x.clone(), self)
 
 
 def _dims_by_stride(self, dim_a, dim_b):

@@ -29,10 +29,14 @@ def test_pin_memory_without_an_accelerator(monkeypatch):
     assert_same_error(lambda lib: lib.zeros(2).pin_memory(), RuntimeError, exact=True)
 
 
-def test_pin_memory_with_an_accelerator_is_refused(monkeypatch):
+def test_pin_memory_with_an_accelerator_is_a_copy(monkeypatch):
     monkeypatch.setattr(ag.cuda, "is_available", lambda: True)
-    with pytest.raises(RuntimeError, match="not modelled"):
-        ag.zeros(2).pin_memory()
+    x = ag.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True, device="cpu")
+    pinned = x.t().pin_memory()
+    assert pinned.tolist() == x.t().tolist() and pinned.data_ptr() != x.data_ptr()
+    assert pinned.grad_fn.name() == "PinMemoryBackward0" and not pinned.is_pinned()
+    (pinned * ag.tensor([[1.0, 2.0], [3.0, 4.0]], device="cpu")).sum().backward()
+    assert x.grad.tolist() == [[1.0, 3.0], [2.0, 4.0]]
 
 
 VIEWS = {
