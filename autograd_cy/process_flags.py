@@ -11,6 +11,7 @@
 """
 import builtins
 import ctypes
+import functools
 import platform
 import warnings
 
@@ -57,6 +58,7 @@ _DAZ_FTZ = (1 << 6) | (1 << 15)
 _FENV_SIZE, _MXCSR_AT = 32, 28
 
 
+@functools.lru_cache(maxsize=None)
 def _libc():
     if platform.machine() not in ("x86_64", "AMD64") or platform.libc_ver()[0] != "glibc":
         return None
