@@ -88,7 +88,9 @@ from autograd_cy.signs import copysign, signbit, isposinf, isneginf, heaviside  
 from autograd_cy.logarithmic import xlogy, logit  # noqa: E402,F401
 from autograd_cy.hypot_sinc import hypot, sinc, float_power  # noqa: E402,F401
 from autograd_cy.contractions import tensordot, inner, kron  # noqa: E402,F401
-from autograd_cy.binning import searchsorted, bucketize, bincount, histc, histogram  # noqa: E402,F401
+from autograd_cy.binning import (  # noqa: E402,F401
+    searchsorted, bucketize, bincount, histc, histogram, histogramdd,
+)
 from autograd_cy.index_writes import take, index_fill, index_copy  # noqa: E402,F401
 from autograd_cy.cross_product import cross  # noqa: E402,F401
 from autograd_cy.arithmetic_aliases import multiply, divide, subtract  # noqa: E402,F401
@@ -183,9 +185,22 @@ from autograd_cy.incomplete_gamma import igamma, igammac  # noqa: E402,F401
 from autograd_cy import special  # noqa: E402,F401  (torch.special)
 from autograd_cy import signal  # noqa: E402,F401  (torch.signal.windows)
 from autograd_cy.slice_scatters import (  # noqa: E402,F401
-    diagonal_scatter, select_scatter, slice_scatter, masked_scatter,
+    diagonal_scatter, select_scatter, slice_scatter, masked_scatter, as_strided_scatter,
 )
 from autograd_cy import layout_ops as _layout_ops  # noqa: E402,F401  (memory_format= of the ops)
 from autograd_cy.memory_formats import (  # noqa: E402,F401
     memory_format, contiguous_format, preserve_format, channels_last, channels_last_3d,
 )
+from autograd_cy.tensor_type import typename  # noqa: E402,F401
+from autograd_cy.function_forms import detach, detach_, get_device, put  # noqa: E402,F401
+from autograd_cy.process_flags import (  # noqa: E402,F401
+    set_warn_always, is_warn_always_enabled, set_flush_denormal, set_default_tensor_type,
+)
+from autograd_cy.count_distributions import poisson, binomial  # noqa: E402,F401
+from autograd_cy import element_callables as _element_callables  # noqa: E402,F401  (Tensor.apply_ ...)
+from autograd_cy import legacy_resize as _legacy_resize  # noqa: E402,F401  (Tensor.resize ...)
+from autograd_cy.vandermonde import vander  # noqa: E402,F401
+from autograd_cy.linalg.deprecated_norms import nuclear_norm, frobenius_norm  # noqa: E402,F401
+from autograd_cy.asarray import asarray, frombuffer  # noqa: E402,F401
+from autograd_cy.linalg.low_rank import svd_lowrank, pca_lowrank  # noqa: E402,F401
+from autograd_cy.nn.embedding_bag import torch_embedding_bag as embedding_bag  # noqa: E402,F401

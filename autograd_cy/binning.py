@@ -28,9 +28,10 @@ import autograd_cy as _ag
 from autograd_cy._C.dtype import _c10_name
 from autograd_cy._C.tensor import Tensor, _register_methods
 
-__all__ = ["searchsorted", "bucketize", "bincount", "histc", "histogram"]
+__all__ = ["searchsorted", "bucketize", "bincount", "histc", "histogram", "histogramdd"]
 
 histogram_result = namedtuple("histogram", ["hist", "bin_edges"])
+histogramdd_result = namedtuple("histogramdd", ["hist", "bin_edges"])
 
 
 def _host(tensor):
@@ -185,6 +186,113 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
     kind = input.dtype
     return histogram_result(_ag.tensor(hist, dtype=kind, device=input.device),
                             _ag.tensor(edges, dtype=kind, device=input.device))
+
+
+
+
+def _dd_edges(input, columns, bins, range):
+    """Per dim of a ``histogramdd``, its edges as float64 arrays, from counts of equal bins
+    over ``range`` (or the dim's min and max) in the input's dtype, or from given tensors."""
+    dims = columns.shape[1]
+    if isinstance(bins, int):
+        bins = [bins] * dims
+    if len(bins) != dims:
+        if bins and isinstance(bins[0], Tensor):
+            raise RuntimeError(f"torch.histogramdd: expected {dims} sequences of bin edges "
+                               f"for a {dims}-dimensional histogram but got {len(bins)}")
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost "
+                           "dimension of the input.")
+    if all(isinstance(b, Tensor) for b in bins):
+        edges = []
+        for dim, b in enumerate(bins):
+            if b.dim() != 1:
+                raise RuntimeError(f"torch.histogramdd: bins tensor should have one dimension, "
+                                   f"but got {b.dim()} dimensions in the bins tensor for "
+                                   f"dimension {dim}")
+            if b.dtype != input.dtype:
+                raise RuntimeError(
+                    f"torch.histogramdd: input tensor and bins tensors should have the same "
+                    f"dtype, but got input with dtype {_c10_name(input.dtype)} and bins for "
+                    f"dimension {dim} with dtype {_c10_name(b.dtype)}")
+            if b.numel() < 2:
+                raise RuntimeError(f"torch.histogram(): bins must be > 0, but got "
+                                   f"{b.numel() - 1} for dimension {dim}")
+            edges.append(_host(b).astype(np.float64))
+        return edges, tuple(bins)
+    if range is not None and len(range) != 2 * dims:
+        raise RuntimeError(f"torch.histogramdd: for a {dims}-dimensional histogram range should "
+                           f"have {2 * dims} elements, but got {len(range)}")
+    edges = []
+    for dim, count in enumerate(bins):
+        if count <= 0:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {count} for "
+                               f"dimension {dim}")
+        if range is not None:
+            low, high = float(range[2 * dim]), float(range[2 * dim + 1])
+        elif columns.shape[0]:
+            low, high = float(columns[:, dim].min()), float(columns[:, dim].max())
+        else:
+            low, high = 0.0, 1.0
+        if low > high:
+            raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min "
+                               f"{low:g} max {high:g} for dimension {dim}")
+        if not (np.isfinite(low) and np.isfinite(high)):
+            raise RuntimeError(f"torch.histogramdd: dimension {dim}'s range [{low:g}, "
+                               f"{high:g}] is not finite")
+        if low == high:
+            low, high = low - 0.5, high + 0.5
+        edges.append(np.linspace(low, high, count + 1).astype(input.dtype.numpy).astype(
+            np.float64))
+    kind = input.dtype
+    return edges, tuple(_ag.tensor(e, dtype=kind, device=input.device) for e in edges)
+
+
+def histogramdd(input, bins, *, range=None, weight=None, density=False):
+    """``(hist, bin_edges)``: the D-dimensional histogram of the points in the rows of
+    ``input`` (its last dim is D): how many (how much ``weight``) fall in each cell. ``bins``
+    is a count of equal bins for every dim, a count per dim, or a 1-D tensor of edges per
+    dim; ``range`` (min, max of each dim, flat) goes with counts. A point outside the edges,
+    or NaN, is left out; the last bin of a dim holds its right edge."""
+    if not input.is_floating_point():
+        raise NotImplementedError(
+            f"\"histogramdd\" not implemented for '{input.dtype._scalar_name}'")
+    if input.dim() < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    if weight is not None and weight.dtype != input.dtype:
+        raise RuntimeError(
+            "torch.histogramdd: if weight tensor is provided, input tensor and weight tensor "
+            f"should have the same dtype, but got input({_c10_name(input.dtype)}), and "
+            f"weight({_c10_name(weight.dtype)})")
+    if weight is not None and tuple(weight.shape) != tuple(input.shape[:-1]):
+        raise RuntimeError(
+            "torch.histogramdd: if weight tensor is provided it should have the same shape as "
+            "the input tensor excluding its innermost dimension, but got input with shape "
+            f"{list(input.shape)} and weight with shape {list(weight.shape)}")
+    dims = input.shape[-1]
+    columns = _host(input).astype(np.float64).reshape(-1, dims)
+    edges, bin_edges = _dd_edges(input, columns, bins, range)
+    counts = [len(e) - 1 for e in edges]
+    inside = np.ones(columns.shape[0], dtype=bool)
+    cells = np.zeros(columns.shape[0], dtype=np.int64)
+    for dim, e in enumerate(edges):
+        values = columns[:, dim]
+        inside &= (values >= e[0]) & (values <= e[-1])
+        position = np.searchsorted(e, values, side="right") - 1
+        position[position == counts[dim]] -= 1      # the last bin holds its right edge
+        cells = cells * counts[dim] + np.clip(position, 0, max(counts[dim] - 1, 0))
+    weights = None if weight is None else _host(weight).astype(np.float64).reshape(-1)[inside]
+    total = int(np.prod(counts))
+    hist = np.bincount(cells[inside], weights=weights, minlength=total)[:total]
+    hist = hist.astype(input.dtype.numpy).reshape(counts)
+    if density:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            hist = hist / hist.sum(dtype=hist.dtype)
+            for dim, e in enumerate(edges):
+                shape = [1] * dims
+                shape[dim] = counts[dim]
+                hist = hist / np.diff(e.astype(hist.dtype)).reshape(shape)
+    return histogramdd_result(_ag.tensor(hist, dtype=input.dtype, device=input.device),
+                              bin_edges)
 
 
 _register_methods({"bincount": bincount, "histc": histc, "histogram": histogram})

@@ -26,6 +26,11 @@ into values by a fixed rule, and doing the same here gives torch's numbers after
   library's log/cos/sin as torch does, bit for bit; torch's float32 blocks use vectorized
   log/sin/cos, which can differ from NumPy's in the last bit.
 * ``exponential_(rate)``: ``-log1p(-u) / rate`` of a float64 uniform.
+* ``cauchy_(median, sigma)``: ``median + sigma * tan(pi * (u - 0.5))``, ``geometric_(p)``:
+  ``ceil(log(u) / log1p(-p))``, of a float64 uniform each; ``log_normal_(mean, std)``:
+  ``exp`` of one float64 Box-Muller normal (``normal_``'s scalar path) per element.
+* ``poisson`` and ``binomial``: per element, torch's rejection samplers over float64
+  uniforms (NOTE [Poisson and binomial draws]).
 * every fill runs through the tensor's memory in address order (torch's serial kernels), so
   a transposed or sliced tensor gets the values its memory would get in torch.
 
@@ -40,7 +45,8 @@ import numpy as np
 from autograd_cy._C.dtype import _c10_name
 
 __all__ = ["uniform", "normal", "integers", "full_range", "permutation", "in_memory_order",
-           "exponential", "bernoulli", "check_uniform_bounds", "random_bounds", "categorical"]
+           "exponential", "cauchy", "log_normal", "geometric", "poisson", "binomial",
+           "bernoulli", "check_uniform_bounds", "random_bounds", "categorical"]
 
 _INTEGER_MAX = {"int64": 2 ** 63, "int32": 2 ** 31, "int16": 2 ** 15, "int8": 2 ** 7,
                 "uint8": 2 ** 8, "bool": 2, "float32": 2 ** 24 + 1, "float64": 2 ** 53 + 1,
@@ -233,6 +239,175 @@ def exponential(generator, shape, numpy_dtype, rate):
     u = _unit_uniform(generator, count, double=True)
     return (-1.0 / rate * _libm(math.log1p, -u)).astype(numpy_dtype).reshape(shape)
 
+
+
+def _float64_uniforms(generator, shape):
+    count = int(np.prod(shape, dtype=np.int64))
+    return _unit_uniform(generator, count, double=True).tolist()
+
+
+def cauchy(generator, shape, numpy_dtype, median, sigma):
+    """Cauchy samples (``cauchy_``): ``median + sigma * tan(pi * (u - 0.5))`` of float64
+    uniforms, rounded to ``numpy_dtype``."""
+    values = [median + sigma * math.tan(math.pi * (u - 0.5))
+              for u in _float64_uniforms(generator, shape)]
+    return np.array(values, np.float64).astype(numpy_dtype).reshape(shape)
+
+
+def geometric(generator, shape, numpy_dtype, p):
+    """Geometric samples on 1, 2, ... (``geometric_``): ``ceil(log(u) / log1p(-p))``."""
+    scale = math.log1p(-p)
+    values = [math.ceil(math.log(u) / scale) if u > 0 else math.inf
+              for u in _float64_uniforms(generator, shape)]
+    return np.array(values, np.float64).astype(numpy_dtype).reshape(shape)
+
+
+def log_normal(generator, shape, numpy_dtype, mean, std):
+    """Log-normal samples (``log_normal_``): ``exp(mean + std * z)``, one float64
+    Box-Muller normal ``z`` per element (the pair's second value kept for the next)."""
+    count = int(np.prod(shape, dtype=np.int64))
+    normals = np.array([_one_normal(generator) for _ in range(count)], np.float64)
+    values = _libm(math.exp, fused_multiply_add(normals, float(std), float(mean)))
+    return values.astype(numpy_dtype).reshape(shape)
+
+
+# NOTE [Poisson and binomial draws]
+# torch's CPU ``poisson`` and ``binomial`` sample one element at a time, in row-major
+# order of the result, each from float64 uniforms drawn as the sampler asks for them:
+# * poisson(rate): 0 for rate 0; below 10 the product of uniforms until it falls to
+#   exp(-rate) or under; from 10 on Hormann's transformed rejection (PTRS), each try
+#   taking two uniforms. A negative or NaN rate is refused.
+# * binomial(count, p): 0 for count <= 0 or p <= 0, count for p >= 1, NaN for a NaN p;
+#   with q = min(p, 1 - p), count * q below 10 sums geometric variables (inversion),
+#   else Hormann's BTRS, and p > 1/2 gives count minus the sample for q. The arithmetic on
+#   count and p is done in their dtype (float32 for float32 tensors), the rest in float64.
+
+def _to_int64(value):
+    """C's ``(int64_t)`` of a float: x86 gives the smallest int64 for what does not fit
+    (an infinite rate's NaN and infinities)."""
+    return math.floor(value) if abs(value) < 2.0 ** 63 else -2 ** 63
+
+
+def _poisson_one(next_uniform, rate):
+    if rate >= 10:
+        root, log_rate = math.sqrt(rate), math.log(rate)
+        b = 0.931 + 2.53 * root
+        a = -0.059 + 0.02483 * b
+        inverse_alpha = 1.1239 + 1.1328 / (b - 3.4)
+        v_r = 0.9277 - 3.6224 / (b - 2)
+        while True:
+            u = next_uniform() - 0.5
+            v = next_uniform()
+            us = 0.5 - abs(u)
+            k = _to_int64(np.floor((2 * a / us + b) * u + rate + 0.43))
+            if us >= 0.07 and v <= v_r:
+                return k
+            if k < 0 or (us < 0.013 and v > us):
+                continue
+            if (math.log(v) + math.log(inverse_alpha) - math.log(a / (us * us) + b)) <= (
+                    -rate + k * log_rate - math.lgamma(k + 1.0)):
+                return k
+    if rate == 0:
+        return 0
+    limit, product, k = math.exp(-rate), 1.0, 0
+    while True:
+        product *= next_uniform()
+        if product > limit:
+            k += 1
+        else:
+            return k
+
+
+def _next_uniform(generator):
+    return lambda: float(_unit_uniform(generator, 1, double=True)[0])
+
+
+def poisson(generator, rates, numpy_dtype):
+    """Poisson samples of the float64 ``rates`` (row-major), in ``numpy_dtype``."""
+    flat = np.ascontiguousarray(rates, np.float64).ravel().tolist()
+    if any(not rate >= 0 for rate in flat):
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    next_uniform = _next_uniform(generator)
+    values = [_poisson_one(next_uniform, rate) for rate in flat]
+    return np.array(values, np.float64).astype(numpy_dtype).reshape(np.shape(rates))
+
+
+_STIRLING_TAILS = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983,
+                   0.02079067210376509, 0.0166446911898211, 0.0138761288230707,
+                   0.0118967099458917, 0.0104112652619720, 0.00925546218271273,
+                   0.00833056343336287)
+
+
+def _stirling_tail(k):
+    """log(k!) less Stirling's approximation of it: a table to 9, a series beyond."""
+    if k <= 9:
+        return _STIRLING_TAILS[int(k)]
+    square = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / square) / square) / (k + 1)
+
+
+def _binomial_inversion(next_uniform, count, q, real):
+    log_q = float(real(np.log1p(-real(q))))
+    total, k = 0.0, real(0)
+    while True:
+        total += math.ceil(math.log(next_uniform()) / log_q)
+        if total > count:
+            return k
+        k = real(k + 1)
+
+
+def _btrs(next_uniform, count, q, real):
+    stddev = float(np.sqrt(real(count * q * real(1 - q))))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * float(q)
+    c = float(real(count * q)) + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = float(real(q / real(1 - q)))
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = math.floor(float(real(real(count + 1) * q)))
+    count = float(count)
+    while True:
+        u = next_uniform() - 0.5
+        v = next_uniform()
+        us = 0.5 - abs(u)
+        k = float(real(np.floor((2 * a / us + b) * u + c)))
+        if k < 0 or k > count:
+            continue
+        if us >= 0.07 and v <= v_r:
+            return k
+        v = math.log(v * alpha / (a / (us * us) + b))
+        bound = ((m + 0.5) * math.log((m + 1) / (r * (count - m + 1)))
+                 + (count + 1) * math.log((count - m + 1) / (count - k + 1))
+                 + (k + 0.5) * math.log(r * (count - k + 1) / (k + 1))
+                 + _stirling_tail(m) + _stirling_tail(count - m)
+                 - _stirling_tail(k) - _stirling_tail(count - k))
+        if v <= bound:
+            return k
+
+
+def _binomial_one(next_uniform, count, p, real):
+    if count <= 0 or p <= 0:
+        return 0.0
+    if p >= 1:
+        return float(count)
+    if p <= 0.5 or p > 0.5:
+        q = p if p <= 0.5 else real(1.0 - p)
+        if real(count * q) >= 10.0:
+            k = _btrs(next_uniform, count, q, real)
+        else:
+            k = float(_binomial_inversion(next_uniform, count, q, real))
+        return k if p <= 0.5 else float(real(count - real(k)))
+    return math.nan
+
+
+def binomial(generator, counts, probabilities, numpy_dtype):
+    """Binomial samples of ``counts`` trials of probabilities ``probabilities`` (arrays of
+    one shape, row-major), in ``numpy_dtype``, the arithmetic on them in that dtype."""
+    real = np.float32 if np.dtype(numpy_dtype) == np.float32 else np.float64
+    next_uniform = _next_uniform(generator)
+    values = [_binomial_one(next_uniform, real(n), real(p), real) for n, p in zip(
+        np.asarray(counts).ravel().tolist(), np.asarray(probabilities).ravel().tolist())]
+    return np.array(values, np.float64).astype(numpy_dtype).reshape(np.shape(counts))
 
 
 # NOTE [Bernoulli draws]

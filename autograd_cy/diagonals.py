@@ -10,7 +10,9 @@ double backward differentiates it). ``diag`` of a matrix copies the diagonal out
 zeros with the gradient written along that diagonal. ``block_diag`` is one op
 (``BlockDiagBackward0``): each input (a 0-d one as ``1 x 1``, a 1-D one as a row) written
 into zeros of the promoted dtype, its gradient the gradient's block, in the input's shape
-and dtype.
+and dtype. ``fill_diagonal_`` writes a number along the main diagonal in place (through a
+strided view of it, so the graph records ``CopySlices`` as torch's does); with ``wrap`` a
+tall matrix's diagonal starts again every ``width + 1`` rows.
 
 >>> import autograd_cy as ag
 >>> ag.diag(ag.tensor([1, 2]))
@@ -194,4 +196,24 @@ def block_diag(*tensors):
     return BlockDiag.apply(*tensors)
 
 
-_register_methods({"diag_embed": diag_embed, "diagflat": diagflat, "diag": diag})
+def fill_diagonal_(self, fill_value, wrap=False):
+    """Write ``fill_value`` along the main diagonal of ``self`` (2-D, or more dims all of
+    one length) in place; with ``wrap`` a matrix taller than wide continues its diagonal
+    ``width + 1`` rows further down."""
+    if self.dim() < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    height, width = self.shape[0], self.shape[1]
+    if self.dim() > 2 and any(n != height for n in self.shape[1:]):
+        raise RuntimeError("all dimensions of input must be of equal length")
+    step, offset = sum(self.stride()), self.storage_offset()
+    size = min(height, width)
+    self.as_strided((size,), (step,), offset).fill_(fill_value)
+    if wrap and self.dim() == 2 and height > width + 1:
+        count = (self.numel() + width) // (width + 1) - size
+        self.as_strided((count,), (step,), offset + self.stride(0) * (width + 1)).fill_(
+            fill_value)
+    return self
+
+
+_register_methods({"fill_diagonal_": fill_diagonal_, "diag_embed": diag_embed,
+                   "diagflat": diagflat, "diag": diag})

@@ -24,8 +24,9 @@ from autograd_cy import memory_formats as _memory_format
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "rand", "randn", "randint",
            "rand_like", "randn_like", "randint_like", "randperm", "arange", "range", "linspace",
-           "logspace", "eye", "empty_strided", "scalar_tensor", "manual_seed",
-           "Generator", "initial_seed", "default_generator", "get_rng_state", "set_rng_state",
+           "logspace", "eye", "empty_strided", "empty_permuted", "scalar_tensor", "manual_seed",
+           "Generator", "seed", "initial_seed", "default_generator", "get_rng_state",
+           "set_rng_state",
            "set_default_device", "get_default_device", "is_inference", "FloatTensor",
            "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
            "ByteTensor", "BoolTensor"]
@@ -151,6 +152,14 @@ def manual_seed(seed):
     return default_generator.manual_seed(seed)
 
 
+def seed():
+    """Seed the default generator, and every CUDA device's, from the operating system's
+    entropy (``torch.seed``); returns the seed, a 64-bit number."""
+    value = default_generator.seed()
+    _cuda.manual_seed_all(value)
+    return value
+
+
 def initial_seed():
     return default_generator.initial_seed()
 
@@ -241,7 +250,7 @@ def _infer_numpy(data, dtype):
             _check_nesting(values, _nested_shape(values), 0)    # torch's words, if ragged
             raise
         if array.dtype.kind not in "biufc":
-            raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+            _refuse_uninferable(data)
         if dtype is None and _all_numpy_scalars(data):
             pass
         elif dtype is None and array.dtype.kind == "f":
@@ -260,6 +269,25 @@ def _infer_numpy(data, dtype):
         elif not _dtypes._is_supported(array.dtype):
             array = array.astype(_dtypes.from_numpy_dtype(array.dtype).numpy)
     return array
+
+
+def _refuse_uninferable(data):
+    """torch's error for data whose dtype it cannot infer: a TypeError for a string, else a
+    RuntimeError naming the first element's type that is not a number."""
+    good = object()
+
+    def first_bad(value):
+        if isinstance(value, (list, tuple)):
+            return next((bad for bad in map(first_bad, value) if bad is not good), good)
+        if isinstance(value, (builtins.int, builtins.float, builtins.complex, np.generic,
+                              Tensor)):
+            return good
+        return value
+    bad = data if isinstance(data, str) else first_bad(data)
+    bad = data if bad is good else bad
+    if isinstance(bad, str):
+        raise TypeError(f"new(): invalid data type '{type(bad).__name__}'")
+    raise RuntimeError(f"Could not infer dtype of {type(bad).__name__}")
 
 
 def _all_numpy_scalars(data):
@@ -304,7 +332,7 @@ def _check_nesting(data, shape, dim):
 def _unwrap(data):
     """Nested lists may hold 0-dim tensors (``tensor([x, y])``); take their values."""
     if isinstance(data, Tensor):
-        return data.detach().numpy(force=True)
+        return data.detach().cpu().numpy(force=True)
     if isinstance(data, (list, tuple)):
         return [_unwrap(item) for item in data]
     return data
@@ -744,6 +772,37 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
     extent = 0 if 0 in size else 1 + sum((n - 1) * s for n, s in zip(size, stride))
     storage = empty(extent, dtype=dtype, device=device)
     result = storage.as_strided(size, stride).detach()
+    return result.requires_grad_() if requires_grad else result
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
+                   requires_grad=False, pin_memory=False):
+    """An uninitialised tensor of ``size`` whose dims lie in memory in the order
+    ``physical_layout`` names them, outermost first (a permutation of a row-major
+    tensor)."""
+    size, physical_layout = tuple(size), tuple(physical_layout)
+    ndim = len(size)
+    if len(physical_layout) != ndim:
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the "
+                           f"physical_layout; i.e. len(size) = {ndim} is not equal to "
+                           f"len(physical_layout) = {len(physical_layout)}")
+    seen = set()
+    for index, dim in enumerate(physical_layout):
+        if not 0 <= dim < ndim:
+            raise RuntimeError(f"Dimension out of range (expected to be between 0 and "
+                               f"{ndim - 1}, but got {dim} at index {index}).  NB: negative "
+                               f"dims not currently supported; file an issue if you want it.")
+        if dim in seen:
+            raise RuntimeError("Duplicate dim not allowed")
+        seen.add(dim)
+    physical = empty(*(size[dim] for dim in physical_layout), dtype=dtype, device=device)
+    if requires_grad and not (physical.dtype.is_floating_point or physical.dtype.is_complex):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                           "gradients")
+    inverse = [0] * ndim
+    for index, dim in enumerate(physical_layout):
+        inverse[dim] = index
+    result = physical.permute(*inverse) if ndim else physical
     return result.requires_grad_() if requires_grad else result
 
 

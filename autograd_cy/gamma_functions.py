@@ -14,7 +14,9 @@ complex inputs are refused, as torch's CPU kernels refuse them):
 The ops are one family: ``LgammaBackward0`` gives ``grad * digamma(x)``,
 ``DigammaBackward0`` ``grad * polygamma(1, x)``, ``PolygammaBackward0`` ``grad *
 polygamma(n + 1, x)``, each through the next op, so every order of derivative records
-again; tangents alike.
+again; tangents alike. ``Tensor.polygamma_(n)`` writes ``polygamma(n, x)`` into ``x`` under
+torch's node of the in-place form, ``PolygammaBackward1`` (NOTE [An op that differentiates
+its composition]).
 
 # NOTE [Computing the polygamma functions]
 The constants come from the Bernoulli numbers B_2k, computed here exactly (fractions).
@@ -263,5 +265,19 @@ def _polygamma_method(self, n):
     return polygamma(n, self)
 
 
+class PolygammaInPlace(ComposedOp):
+    """``polygamma_``'s op (torch's ``PolygammaBackward1``, the in-place form's node)."""
+
+
+PolygammaInPlace._backward_cls.__name__ = "PolygammaBackward1"
+
+
+def polygamma_(self, n):
+    """``polygamma(n, self)`` written into ``self``."""
+    from autograd_cy._C.ops.inplace import apply_in_place
+    return apply_in_place(self, lambda source: PolygammaInPlace.apply(
+        lambda x: polygamma(n, x), source), ())
+
+
 _register_methods({"lgamma": lgamma, "digamma": digamma, "polygamma": _polygamma_method,
-                   "mvlgamma": mvlgamma})
+                   "polygamma_": polygamma_, "mvlgamma": mvlgamma})

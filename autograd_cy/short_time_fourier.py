@@ -34,9 +34,12 @@ from autograd_cy.fft.kernels import BY_N, BY_ROOT_N, NONE
 from autograd_cy.fft.primitives import fft_c2c, fft_c2r, fft_r2c
 from autograd_cy.unfold import _unfold_backward
 
+from autograd_cy import process_flags as _process_flags
+
 __all__ = ["stft", "istft"]
 
-# torch warns each of these once per process (TORCH_WARN_ONCE)
+# torch warns each of these once per process (TORCH_WARN_ONCE; at every call while
+# set_warn_always(True) is in force)
 _WARNED = set()
 
 _STFT_WINDOW = (
@@ -63,8 +66,9 @@ _LEGACY = {"Float", "Double", "Half", "Byte", "Char", "Short", "Int", "Long"}
 
 
 def _warn_once(message, stacklevel):
-    """``message``, the first time only; ``stacklevel`` counts from the caller of this."""
-    if message not in _WARNED:
+    """``message``, the first time only (every time under ``set_warn_always(True)``);
+    ``stacklevel`` counts from the caller of this."""
+    if _process_flags.is_warn_always_enabled() or message not in _WARNED:
         _WARNED.add(message)
         warnings.warn(message, UserWarning, stacklevel=stacklevel + 1)
 

@@ -1,13 +1,18 @@
 """The out-of-place writes into a view: ``diagonal_scatter``, ``select_scatter``,
-``slice_scatter`` (``src`` written into that view of a copy of ``input``) and
-``masked_scatter`` (the entries of ``source``, in order, written where ``mask`` is True).
+``slice_scatter``, ``as_strided_scatter`` (``src`` written into that view of a copy of
+``input``) and ``masked_scatter`` (the entries of ``source``, in order, written where
+``mask`` is True).
 
-The first three are a clone with ``copy_`` into its view (``src`` cast to ``input``'s
+The first four are a clone with ``copy_`` into its view (``src`` cast to ``input``'s
 dtype), ops with torch's nodes (``DiagonalScatterBackward0`` ...): ``input`` gets the
 gradient outside the view, ``src`` the view's part. ``masked_scatter`` reads ``source`` at
 the running count of the mask (``gather``) and picks it with ``where``; its op
 (``MaskedScatterBackward0``) gives ``source`` the gradient of the masked entries in order,
 ``input`` the rest.
+
+``as_strided_scatter``'s ``input`` gets the gradient outside the view, as for the others;
+torch's formula gives it the gradient inside the view instead (its own gradcheck fails),
+the one difference from torch here.
 
 >>> import autograd_cy as ag
 >>> ag.select_scatter(ag.zeros(2, 2), ag.ones(2), 0, 0)
@@ -20,7 +25,8 @@ import autograd_cy as _ag
 from autograd_cy._C.tensor import _register_methods
 from autograd_cy.autograd.function import Function
 
-__all__ = ["diagonal_scatter", "select_scatter", "slice_scatter", "masked_scatter"]
+__all__ = ["diagonal_scatter", "select_scatter", "slice_scatter", "masked_scatter",
+           "as_strided_scatter"]
 
 
 def _write_into(input, src, view_of):
@@ -74,7 +80,17 @@ class SliceScatter(_ScatterIntoView):
     """``slice_scatter``'s op (``SliceScatterBackward0``)."""
 
 
+class AsStridedScatter(_ScatterIntoView):
+    """``as_strided_scatter``'s op (``AsStridedScatterBackward0``): the strided view is
+    read in a contiguous gradient, as torch's formula reads it."""
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _ScatterIntoView.backward(ctx, grad.contiguous())
+
+
 DiagonalScatter._backward_cls.__name__ = "DiagonalScatterBackward0"
+AsStridedScatter._backward_cls.__name__ = "AsStridedScatterBackward0"
 SelectScatter._backward_cls.__name__ = "SelectScatterBackward0"
 SliceScatter._backward_cls.__name__ = "SliceScatterBackward0"
 
@@ -109,6 +125,19 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
         index[dim] = slice(start, end, step)
         return out[tuple(index)]
     return SliceScatter.apply(input, src, _View(view_of, tuple(input.shape)))
+
+
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    """``input`` with ``src`` written into the strided view ``as_strided(size, stride,
+    storage_offset)`` of a copy of it; with autograd, ``input`` must be contiguous (as in
+    torch)."""
+    if input.requires_grad and not input.is_contiguous():
+        raise RuntimeError("!self.requires_grad() || self.is_contiguous() INTERNAL ASSERT "
+                           "FAILED: as_strided_scatter is currently only supported for "
+                           "contiguous inputs")
+    size, stride = tuple(size), tuple(stride)
+    return AsStridedScatter.apply(input, src, _View(
+        lambda out: out.as_strided(size, stride, storage_offset), tuple(input.shape)))
 
 
 def _scattered(input, mask, source):

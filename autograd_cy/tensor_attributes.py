@@ -3,11 +3,15 @@
 The sizes (``itemsize``, ``nbytes``), where it lives (``is_cpu``, ``get_device()``, -1 on the
 CPU), how it lies in its storage (``storage_offset()``, in elements from the start of the
 memory its view was taken of; ``layout``, always ``strided``; ``is_sparse``, always False),
-``ndimension()``; the casts ``short()``, ``char()``, ``byte()``, ``cfloat()``, ``cdouble()``
-(``to(dtype)``, ``ToCopyBackward0``); ``positive()`` (``input`` itself, refused for bool),
-``ravel()`` (a flat view where one exists, else a flat copy), and the conjugate transposes
-``H`` (a matrix), ``mH`` / ``adjoint()`` (the last two dims): a transpose, conjugated
-lazily for a complex tensor (``ConjBackward0``).
+``ndimension()``, ``dim_order()`` (the dims from outermost to innermost in memory),
+``const_data_ptr()`` (``data_ptr()``), the backend questions ``is_mkldnn``,
+``is_quantized``, ``is_nested``, ``is_sparse_csr``, ``is_xpu`` ... (always False here),
+``is_pinned()`` (False) and ``pin_memory()`` (refused without an accelerator, as torch's
+on a machine without one, else a copy); the casts ``short()``, ``char()``, ``byte()``, ``cfloat()``,
+``cdouble()`` (``to(dtype)``, ``ToCopyBackward0``); ``positive()`` (``input`` itself,
+refused for bool), ``ravel()`` (a flat view where one exists, else a flat copy), and the
+conjugate transposes ``H`` (a matrix), ``mH`` / ``adjoint()`` (the last two dims): a
+transpose, conjugated lazily for a complex tensor (``ConjBackward0``).
 
 >>> import autograd_cy as ag
 >>> x = ag.ones(2, 3)
@@ -20,6 +24,7 @@ import numpy as np
 
 import autograd_cy as _ag
 from autograd_cy._C.tensor import _array_of, _register_methods
+from autograd_cy.composed_ops import ComposedOp
 from autograd_cy.memory_formats import PackageConstant
 
 __all__ = ["layout", "strided", "positive", "ravel", "adjoint"]
@@ -53,6 +58,99 @@ def storage_offset(self):
 def get_device(self):
     """The CUDA device's index, -1 for a tensor on the CPU."""
     return self.device.index if self.is_cuda else -1
+
+
+def const_data_ptr(self):
+    """The address of the first element (``data_ptr()``: no tensor here is read-only)."""
+    return self.data_ptr()
+
+
+def is_pinned(self, device=None):
+    """Whether the tensor lives in page-locked host memory: never here."""
+    return False
+
+
+class PinMemory(ComposedOp):
+    """``pin_memory``'s op (torch's ``PinMemoryBackward0``): a copy."""
+
+
+PinMemory._backward_cls.__name__ = "PinMemoryBackward0"
+
+
+def pin_memory(self, device=None):
+    """A copy for fast transfers to an accelerator: refused without one (as torch's on a
+    machine without one); with one, a plain copy in the same layout (host memory is not
+    page-locked here, so ``is_pinned()`` stays False), recorded as torch's
+    ``PinMemoryBackward0``."""
+    if not _ag.cuda.is_available():
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    if self.is_cuda:
+        raise RuntimeError(f"cannot pin '{self.type()}' only dense CPU tensors can be pinned")
+    return PinMemory.apply(lambda x: x.clone(), self)
+
+
+def _dims_by_stride(self, dim_a, dim_b):
+    """torch's comparison of two dims for ``dim_order``: 1 puts ``dim_a`` inside, -1
+    outside, 0 undecided (a zero stride, or equal strides and sizes)."""
+    def at_least(a, b):
+        return b == 0 or (a != 0 and (a >= b or a % b == 0))
+    stride_a, stride_b = self.stride(dim_a), self.stride(dim_b)
+    if stride_a == 0 or stride_b == 0:
+        return 0
+    if stride_a == stride_b:
+        return 0 if at_least(self.shape[dim_b], self.shape[dim_a]) else 1
+    if at_least(stride_b, stride_a):
+        return -1
+    return 1 if at_least(stride_a, stride_b) else 0
+
+
+def _memory_order(self):
+    """The dims from outermost to innermost: an insertion sort of the dims by stride, from
+    the last dim to the first, in which an undecided comparison keeps the order."""
+    ndim = self.dim()
+    if ndim < 2:
+        return list(range(ndim))
+    is_contiguous = self.is_contiguous()
+    is_channels_last = ndim == 4 and self.is_contiguous(memory_format=_ag.channels_last)
+    if is_contiguous and not is_channels_last:
+        return list(range(ndim))
+    if is_channels_last and not is_contiguous:
+        return [0, 2, 3, 1]
+    perm = list(reversed(range(ndim)))
+    for i in range(1, ndim):
+        inner = i
+        for outer in reversed(range(i)):
+            decision = _dims_by_stride(self, perm[outer], perm[inner])
+            if decision > 0:
+                perm[outer], perm[inner] = perm[inner], perm[outer]
+                inner = outer
+            elif decision < 0:
+                break
+    return perm[::-1]
+
+
+def dim_order(self, *, ambiguity_check=False):
+    """The dims from the outermost to the innermost in memory. ``ambiguity_check=True``
+    refuses a tensor whose order is not unique (a size-1 dim, two equal strides); a list
+    of memory formats accepts such a tensor when exactly one of them describes it."""
+    if not isinstance(ambiguity_check, bool) and not (
+            isinstance(ambiguity_check, list) and all(
+                isinstance(f, _ag.memory_format) for f in ambiguity_check)):
+        raise TypeError("The ambiguity_check argument must be a bool or a list of memory "
+                        "formats.")
+    formats = ambiguity_check if isinstance(ambiguity_check, list) else []
+    check = ambiguity_check if isinstance(ambiguity_check, bool) else True
+    strides = self.stride()
+    several = any(a == b for a, b in zip(strides, strides[1:])) or 1 in self.shape
+    if check and several and sum(self.is_contiguous(memory_format=f) for f in formats) != 1:
+        raise RuntimeError("The tensor does not have unique dim order, or cannot map to "
+                           "exact one of the given memory formats.")
+    order = _memory_order(self)
+    if ambiguity_check and self.dim() > 1 and not all(
+            _dims_by_stride(self, inner, outer) == -1
+            for outer, inner in zip(order, order[1:])):
+        raise RuntimeError("The tensor does not have unique dim order.")
+    return tuple(order)
 
 
 def ndimension(self):
@@ -115,18 +213,38 @@ def _cast(dtype):
     return cast
 
 
+def _always_false(self):
+    return False
+
+
 _register_methods({
     "itemsize": property(lambda self: self.element_size(), doc="Bytes per element."),
     "nbytes": property(lambda self: self.numel() * self.element_size(),
                        doc="Bytes of the elements (numel times itemsize)."),
-    "is_cpu": property(lambda self: not self.is_cuda, doc="Whether the tensor is on the CPU."),
+    "is_cpu": property(lambda self: self.device.type == "cpu",
+                       doc="Whether the tensor is on the CPU."),
     "layout": property(lambda self: strided, doc="The layout: always ``strided``."),
     "is_sparse": property(lambda self: False, doc="Always False: every tensor is dense."),
+    "is_mkldnn": property(_always_false, doc="Always False here."),
+    "is_quantized": property(_always_false, doc="Always False here."),
+    "is_nested": property(_always_false, doc="Always False here."),
+    "is_sparse_csr": property(_always_false, doc="Always False here."),
+    "is_xpu": property(_always_false, doc="Always False here."),
+    "is_mps": property(_always_false, doc="Always False here."),
+    "is_vulkan": property(_always_false, doc="Always False here."),
+    "is_ipu": property(_always_false, doc="Always False here."),
+    "is_xla": property(_always_false, doc="Always False here."),
+    "is_mtia": property(_always_false, doc="Always False here."),
+    "is_maia": property(_always_false, doc="Always False here."),
     "H": property(_H, doc="The conjugate transpose of a matrix."),
     "mH": property(_mH, doc="The conjugate transpose of each matrix (the last two dims)."),
     "get_device": get_device,
     "storage_offset": storage_offset,
     "ndimension": ndimension,
+    "const_data_ptr": const_data_ptr,
+    "is_pinned": is_pinned,
+    "pin_memory": pin_memory,
+    "dim_order": dim_order,
     "positive": positive,
     "ravel": ravel,
     "adjoint": adjoint,

@@ -1,6 +1,7 @@
 """Tensor methods written in Python: the ``new_*`` factories (on ``self``'s device and
 dtype unless told otherwise), the in-place random fills (``uniform_``, ``normal_``,
-``random_``, ``exponential_``), ``multinomial``, the questions ``is_signed`` and
+``random_``, ``exponential_``, ``cauchy_``, ``geometric_``, ``log_normal_``),
+``multinomial``, ``new_empty_strided``, the questions ``is_signed`` and
 ``is_nonzero``, and ``where`` read from the tensor (``x.where(condition, y)``).
 
 Ops with a backward live in pyx/ops; these only build tensors. Like the op modules, this
@@ -10,6 +11,8 @@ import numpy as np
 
 from autograd_cy import cpu_random as _cpu_random
 from autograd_cy import factories as _factories
+from autograd_cy._C.dtype import _c10_name
+from autograd_cy._C.ops.inplace import apply_in_place
 from autograd_cy._C.ops.selection import where as _where
 from autograd_cy._C.tensor import _array_of, _register_methods, _wrap_array
 
@@ -84,6 +87,62 @@ def exponential_(self, lambd=1.0, *, generator=None):
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
     return _fill_with(self, lambda shape, dtype: _cpu_random.exponential(
         _factories._generator(generator), shape, dtype, lambd))
+
+
+def _fill_recorded(self, draw_on_cpu, node):
+    """Write fresh random values into ``self`` as ``_fill_with`` does, recorded as torch
+    records its random fills: a node of torch's name (``CauchyBackward0`` ...) whose
+    gradient is zeros, through ``apply_in_place`` (its leaf, view and version rules)."""
+    dtype = np.dtype(_array_of(self).dtype)
+    shape, strides = tuple(self.shape), self.stride()
+
+    def compute(source):
+        values = _wrap_array(np.asarray(_cpu_random.in_memory_order(
+            lambda shape: draw_on_cpu(shape, dtype), shape, strides)))
+        return values.to(self.device) if self.is_cuda else values
+    return apply_in_place(self, compute, (), node)
+
+
+def _not_implemented_for(self, kernel, kinds):
+    """torch's NotImplementedError for a dtype its kernel is not compiled for."""
+    if not any(getattr(self.dtype, kind) for kind in kinds):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for "
+                                  f"'{self.dtype._scalar_name}'")
+
+
+def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    """Fill with samples of the Cauchy distribution of ``median`` and scale ``sigma``
+    (torch's numbers after the same seed on the CPU)."""
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(f"Cauchy distribution is a continuous probability distribution. "
+                           f"dtype must be a floating point but you specified "
+                           f"{_c10_name(self.dtype)}")
+    return _fill_recorded(self, lambda shape, dtype: _cpu_random.cauchy(
+        _factories._generator(generator), shape, dtype, median, sigma), "CauchyBackward0")
+
+
+def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    """Fill with ``exp`` of normal samples of mean ``mean`` and standard deviation ``std``
+    (torch's numbers after the same seed on the CPU)."""
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
+    _not_implemented_for(self, "log_normal_cpu", ("is_floating_point",))
+    return _fill_recorded(self, lambda shape, dtype: _cpu_random.log_normal(
+        _factories._generator(generator), shape, dtype, mean, std), "LogNormalBackward0")
+
+
+def geometric_(self, p, *, generator=None):
+    """Fill with the number of Bernoulli(``p``) trials up to the first success (1, 2, ...),
+    in any real dtype (torch's numbers after the same seed on the CPU)."""
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+    if self.dtype.is_complex or self.dtype.numpy == np.bool_:
+        raise NotImplementedError(f"\"geometric_cpu\" not implemented for "
+                                  f"'{self.dtype._scalar_name}'")
+    return _fill_recorded(self, lambda shape, dtype: _cpu_random.geometric(
+        _factories._generator(generator), shape, dtype, p), "GeometricBackward0")
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None):
@@ -183,6 +242,13 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
                              device=_device(self, device))
 
 
+def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False):
+    """An uninitialised tensor of ``size`` laid out with ``stride`` (``empty_strided``),
+    with ``self``'s dtype and device unless told otherwise."""
+    return _factories.empty_strided(size, stride, dtype=dtype or self.dtype,
+                                    device=_device(self, device), requires_grad=requires_grad)
+
+
 def new(self, *args):
     """The legacy constructor: ``x.new(2, 3)`` (uninitialised), ``x.new([1, 2])`` (data) or
     ``x.new()`` (empty), all with ``x``'s dtype."""
@@ -197,4 +263,5 @@ def where(self, condition, y):
 
 _register_methods({f.__name__: f for f in (
     where, new_zeros, new_ones, new_full, new_empty, new_tensor, new, is_signed, is_nonzero,
-    uniform_, normal_, random_, exponential_, multinomial)})
+    uniform_, normal_, random_, exponential_, multinomial, cauchy_, log_normal_, geometric_,
+    new_empty_strided)})

@@ -1,7 +1,9 @@
 """Questions about what a value is, as functions of the ``torch`` namespace
 (``is_tensor``, ``is_storage``, ``numel``, ``is_floating_point``, ``is_complex``,
-``is_signed``, ``is_nonzero``), and the legacy ``Tensor.type()``: the tensor's type string,
-or a conversion to another type.
+``is_signed``, ``is_nonzero``, ``typename``: a tensor's type string, else the object's
+module and qualified name), ``Tensor.as_subclass(cls)`` (the same memory as an instance of
+a Tensor subclass, in the graph through ``AliasBackward0``), and the legacy
+``Tensor.type()``: the tensor's type string, or a conversion to another type.
 
 NOTE [The type string says torch]
 ``x.type()`` returns ``'torch.FloatTensor'`` (``'torch.cuda.FloatTensor'`` on a CUDA
@@ -13,10 +15,12 @@ spellings are accepted, and so are the legacy classes (``autograd_cy.DoubleTenso
 dtypes.
 """
 from autograd_cy import dtypes as _dtypes
-from autograd_cy._C.tensor import Tensor, _register_methods
+from autograd_cy import grad_mode as _grad_mode
+from autograd_cy._C.tensor import Tensor, _make_subclass, _register_methods
+from autograd_cy.autograd.function import Function
 
-__all__ = ["is_tensor", "is_storage", "numel", "is_floating_point", "is_complex", "is_signed",
-           "is_nonzero"]
+__all__ = ["typename", "is_tensor", "is_storage", "numel", "is_floating_point", "is_complex",
+           "is_signed", "is_nonzero"]
 
 _DTYPES = (_dtypes.float16, _dtypes.bfloat16, _dtypes.float32, _dtypes.float64,
            _dtypes.complex64, _dtypes.complex128, _dtypes.int8, _dtypes.int16, _dtypes.int32,
@@ -113,4 +117,56 @@ def type_(self, dtype=None, non_blocking=False, **kwargs):
 
 
 type_.__name__ = type_.__qualname__ = "type"
-_register_methods({"type": type_})
+class _Alias(Function):
+    """``as_subclass``'s op: ``cls`` over the input's memory and version counter, its
+    gradient passed through (torch's ``AliasBackward0``)."""
+    builtin_op = True
+
+    @staticmethod
+    def forward(ctx, input, cls):
+        return _make_subclass(cls, input)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+    @staticmethod
+    def jvp(ctx, input_t, cls_t):
+        return input_t
+
+
+_Alias._backward_cls.__name__ = "AliasBackward0"
+
+
+def as_subclass(self, cls):
+    """``self``'s memory (and version counter) as an instance of ``cls``, a subclass of
+    Tensor, attached to ``self``'s graph: its gradient flows back to ``self``. Unlike
+    torch's alias it is not a view in autograd's sense: an in-place write through it does
+    not rewrite ``self``'s history."""
+    if not isinstance(cls, type):
+        raise TypeError(f"cls must be a type (got {type(cls).__name__})")
+    if not issubclass(cls, Tensor):
+        raise TypeError("Creating a Tensor subclass from a class that does not inherit from "
+                        "Tensor is not possible. Make sure your class inherits from Tensor.")
+    if not _grad_mode.is_grad_enabled():
+        return _make_subclass(cls, self, self.requires_grad)
+    return _Alias.apply(self, cls)
+
+
+_register_methods({"type": type_, "as_subclass": as_subclass})
+
+
+def typename(obj):
+    """The type string of a tensor (``obj.type()``: NOTE [The type string says torch]);
+    for any other object its module and qualified name (the name alone for builtins)."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module = obj.__class__.__module__ or ""
+        qualname = obj.__class__.__qualname__
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"

@@ -25,6 +25,7 @@ def test_reprs_and_metadata():
         assert " ".join(repr(ours).replace("autograd_cy.", "torch.").split()) == " ".join(
             repr(theirs).split())
         assert ours.is_meta and str(ours.device) == "meta" and not ours.is_cuda
+        assert not ours.is_cpu and not theirs.is_cpu
         assert (tuple(ours.shape), ours.stride(), ours.numel(), ours.element_size()) == (
             tuple(theirs.shape), theirs.stride(), theirs.numel(), theirs.element_size())
     assert not ag.ones(1).is_meta

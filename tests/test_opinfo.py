@@ -18,13 +18,13 @@ SAMPLES = 24
 
 # OpInfos with no op of that name in autograd_cy.
 NOT_IMPLEMENTED = frozenset({
-    # sampling grids (grid_sample) and multi-dimensional histograms
-    "grid_sampler_2d", "grid_sampler_3d", "nn.functional.grid_sample", "histogramdd",
+    # sampling grids (grid_sample)
+    "grid_sampler_2d", "grid_sampler_3d", "nn.functional.grid_sample",
     # ATen-level ops torch's Python API does not name (native_*, slice), a fused loss of
-    # torch 2.13's, a hash, and the scatter form of as_strided
+    # torch 2.13's, and a hash
     "native_batch_norm", "native_group_norm", "native_layer_norm", "slice",
     "nn.functional.linear_cross_entropy", "nn.functional.linear_cross_entropy.chunked",
-    "nn.functional.linear_cross_entropy.chunked_none", "hash_tensor", "as_strided_scatter",
+    "nn.functional.linear_cross_entropy.chunked_none", "hash_tensor",
 })
 
 _HALF_ROUNDING = ("torch rounds to the half type after each step of the formula where ours "
@@ -45,6 +45,10 @@ KNOWN_DIFFERENCES = {
     ("topk", "bfloat16"): _TIES,
     **{("as_strided.partial_views", dtype): _STORAGE for dtype in DTYPES},
     **{("chalf", dtype): _COMPLEX32 for dtype in DTYPES},
+    **{("as_strided_scatter", dtype): (
+        "torch's formula gives input the gradient inside the strided view (zeros outside), "
+        "where the view is overwritten: torch's own gradcheck of it fails. Ours gives the "
+        "gradient outside the view (tests/test_as_strided_scatter.py)") for dtype in DTYPES},
     ("complex", "float16"): _COMPLEX32,
     ("view_as_complex", "float16"): _COMPLEX32,
     **{("to_sparse", dtype): "sparse tensors are not built"

@@ -45,6 +45,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """The matrix norm ``ord`` ('fro', 'nuc', 1, -1, 2, -2, inf, -inf) of the matrices
     spanned by the two dims ``dim`` of ``A``."""
     name = "linalg.matrix_norm"
+    if A.dim() >= 2 and not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
+                           f"Got {A.dtype._scalar_name}")
     rows, cols = _matrix_dims(A, dim, name)
     if ord == "fro":
         return _ag.norm(A, 2, (rows, cols), keepdim, dtype)

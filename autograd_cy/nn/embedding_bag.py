@@ -277,3 +277,86 @@ def _kept(indices, offsets, include_last_offset, padding_idx):
     positions = keep.nonzero().reshape(-1)
     bags = _ag.searchsorted(starts, positions, right=True) - 1
     return (positions, indices.index_select(0, positions)), bags, num_bags
+
+
+# NOTE [torch.embedding_bag's auxiliary outputs]
+# The ATen form returns, besides the output, three int tensors its backward reads; their
+# values are those of torch's CPU kernel:
+# - offset2bag: each index's bag (a cumulative sum of the bag starts), or nothing (size 0)
+#   for mode sum on the kernel's fast path (a float32/half weight, no padding_idx, and
+#   per_sample_weights, when given, contiguous);
+# - bag_size: for mean and max (or with a weight that requires grad) each bag's length
+#   from the offsets (the last bag runs to the end of the indices, whatever the last
+#   offset with include_last_offset), less its padding_idx entries for mean and max; zeros
+#   for sum (one per offset when no gradient is wanted);
+# - max_indices: for max, per bag and column, the weight row of the first maximum (0 for
+#   an empty bag); for sum and mean, a copy of bag_size.
+
+_MODE_NUMBERS = {0: "sum", 1: "mean", 2: "max"}
+
+
+def _auxiliary(weight, indices, offsets, mode, per_sample_weights, include_last_offset,
+               padding_idx, kind):
+    """offset2bag, bag_size and max_indices as torch's CPU kernel computes them."""
+    import numpy as np
+    index_list = np.asarray(indices.detach().cpu().tolist(), dtype=np.int64)
+    starts = np.asarray(offsets.detach().cpu().tolist(), dtype=np.int64)
+    count = index_list.shape[0]
+    num_bags = starts.shape[0] - (1 if include_last_offset else 0)
+    bag_starts = starts[:num_bags]
+    fast_sum = (weight.dtype in (_ag.float32, _ag.float16, _ag.bfloat16) and padding_idx < 0
+                and (per_sample_weights is None or per_sample_weights.is_contiguous()))
+    if mode != "sum" or not fast_sum:
+        marks = np.zeros(count + 1, dtype=np.int64)
+        np.add.at(marks, bag_starts, 1)
+        marks[0] -= 1
+        offset2bag = np.cumsum(marks)[:count]
+    else:
+        offset2bag = np.zeros(0, dtype=np.int64)
+    if weight.requires_grad or mode != "sum":
+        bag_size = np.zeros(num_bags, dtype=np.int64)
+        if num_bags:
+            bag_size[:-1] = np.diff(bag_starts)
+            bag_size[-1] = count - bag_starts[-1]
+    else:
+        bag_size = np.zeros(starts.shape[0], dtype=np.int64)
+    if mode == "sum":
+        bag_size[:] = 0
+    elif padding_idx >= 0:
+        for position in np.flatnonzero(index_list == padding_idx):
+            bag_size[offset2bag[position]] -= 1
+    if mode == "max":
+        values = np.asarray(weight.detach().cpu().double().tolist(), dtype=np.float64)
+        max_indices = np.zeros((num_bags, weight.shape[1]), dtype=np.int64)
+        best = np.zeros((num_bags, weight.shape[1]))
+        seen = np.zeros(num_bags, dtype=bool)
+        for position, row in enumerate(index_list):
+            if row == padding_idx:
+                continue
+            bag = offset2bag[position]
+            better = ~seen[bag] | (values[row] > best[bag])
+            best[bag][better] = values[row][better]
+            max_indices[bag][better] = row
+            seen[bag] = True
+    else:
+        max_indices = bag_size.copy()
+    return tuple(_ag.tensor(a, dtype=kind, device=indices.device)
+                 for a in (offset2bag, bag_size, max_indices))
+
+
+def torch_embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0,
+                        sparse=False, per_sample_weights=None, include_last_offset=False,
+                        padding_idx=None):
+    """``torch.embedding_bag``: ATen's form (``weight`` first, an int ``mode``: 0 sum, 1
+    mean, 2 max), returning ``(output, offset2bag, bag_size, max_indices)`` (NOTE
+    [torch.embedding_bag's auxiliary outputs]); the output is ``F.embedding_bag``'s."""
+    if mode not in _MODE_NUMBERS:
+        raise RuntimeError(f"Unknown mode for embedding_bag: {mode}")
+    name = _MODE_NUMBERS[mode]
+    output = embedding_bag(indices, weight, offsets, None, 2, scale_grad_by_freq, name, sparse,
+                           per_sample_weights, include_last_offset, padding_idx)
+    checked, checked_offsets, padding = _checked(indices, weight, offsets, per_sample_weights,
+                                                 include_last_offset, padding_idx)
+    kind = _ag.promote_types(indices.dtype, offsets.dtype)
+    return (output,) + _auxiliary(weight, checked, checked_offsets, name, per_sample_weights,
+                                  include_last_offset, padding, kind)
