@@ -183,3 +183,4 @@ from autograd_cy import layout_ops as _layout_ops  # noqa: E402,F401  (memory_fo
 from autograd_cy.memory_formats import (  # noqa: E402,F401
     memory_format, contiguous_format, preserve_format, channels_last, channels_last_3d,
 )
+from autograd_cy import distributions  # noqa: E402,F401  (torch.distributions)

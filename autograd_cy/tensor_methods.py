@@ -1,7 +1,8 @@
 """Tensor methods written in Python: the ``new_*`` factories (on ``self``'s device and
 dtype unless told otherwise), the in-place random fills (``uniform_``, ``normal_``,
 ``random_``, ``exponential_``), ``multinomial``, the questions ``is_signed`` and
-``is_nonzero``, and ``where`` read from the tensor (``x.where(condition, y)``).
+``is_nonzero``, ``__format__`` (a 0-dim tensor formats as its number), and ``where`` read
+from the tensor (``x.where(condition, y)``).
 
 Ops with a backward live in pyx/ops; these only build tensors. Like the op modules, this
 module registers its functions as Tensor methods when it is imported.
@@ -11,7 +12,7 @@ import numpy as np
 from autograd_cy import cpu_random as _cpu_random
 from autograd_cy import factories as _factories
 from autograd_cy._C.ops.selection import where as _where
-from autograd_cy._C.tensor import _array_of, _register_methods, _wrap_array
+from autograd_cy._C.tensor import Tensor as _Tensor, _array_of, _register_methods, _wrap_array
 
 __all__ = []
 
@@ -19,6 +20,14 @@ __all__ = []
 def is_signed(self):
     """Whether the dtype holds negative numbers (every floating and complex dtype)."""
     return self.dtype.is_signed
+
+
+def __format__(self, format_spec):
+    """A 0-dim tensor formats as its Python number (``f"{x}"`` is ``0.5``, as torch's);
+    any other tensor as ``str``."""
+    if self.dim() == 0 and type(self) is _Tensor:
+        return self.detach().item().__format__(format_spec)
+    return object.__format__(self, format_spec)
 
 
 def is_nonzero(self):
@@ -197,4 +206,4 @@ def where(self, condition, y):
 
 _register_methods({f.__name__: f for f in (
     where, new_zeros, new_ones, new_full, new_empty, new_tensor, new, is_signed, is_nonzero,
-    uniform_, normal_, random_, exponential_, multinomial)})
+    uniform_, normal_, random_, exponential_, multinomial, __format__)})

@@ -1,0 +1,53 @@
+"""torch.distributions: parameterizable probability distributions, their sampling
+(``sample``, reparameterized ``rsample``), scoring (``log_prob``, ``cdf``, ``entropy``),
+transforms, and ``kl_divergence``, written on autograd_cy's ops so that every score and
+every reparameterized sample is differentiable in the parameters.
+
+Samples come from autograd_cy's generator (``manual_seed`` repeats them); they agree with
+torch's in distribution, not bit for bit. Gamma, Dirichlet, Beta, Chi2 and StudentT draw
+their gamma variates through NumPy on that stream, with an implicit reparameterization
+gradient (NOTE [The gamma sample's gradient] in numpy_draws.py); Poisson and Binomial draw
+through NumPy too.
+"""
+from autograd_cy.distributions import constraints, transforms  # noqa: F401
+from autograd_cy.distributions.bernoulli import Bernoulli
+from autograd_cy.distributions.beta import Beta
+from autograd_cy.distributions.binomial import Binomial
+from autograd_cy.distributions.categorical import Categorical
+from autograd_cy.distributions.cauchy import Cauchy
+from autograd_cy.distributions.chi2 import Chi2
+from autograd_cy.distributions.dirichlet import Dirichlet
+from autograd_cy.distributions.distribution import Distribution
+from autograd_cy.distributions.exponential import Exponential
+from autograd_cy.distributions.gamma import Gamma
+from autograd_cy.distributions.geometric import Geometric
+from autograd_cy.distributions.gumbel import Gumbel
+from autograd_cy.distributions.independent import Independent
+from autograd_cy.distributions.kl import kl_divergence, register_kl
+from autograd_cy.distributions.laplace import Laplace
+from autograd_cy.distributions.log_normal import LogNormal
+from autograd_cy.distributions.mixture_same_family import MixtureSameFamily
+from autograd_cy.distributions.multivariate_normal import MultivariateNormal
+from autograd_cy.distributions.normal import Normal
+from autograd_cy.distributions.one_hot_categorical import OneHotCategorical
+from autograd_cy.distributions.poisson import Poisson
+from autograd_cy.distributions.relaxed_bernoulli import RelaxedBernoulli
+from autograd_cy.distributions.relaxed_categorical import RelaxedOneHotCategorical
+from autograd_cy.distributions.studentT import StudentT
+from autograd_cy.distributions.transformed_distribution import TransformedDistribution
+from autograd_cy.distributions.transforms import (
+    AbsTransform, AffineTransform, ComposeTransform, ExpTransform, IndependentTransform,
+    PowerTransform, ReshapeTransform, SigmoidTransform, SoftmaxTransform, SoftplusTransform,
+    TanhTransform, Transform, identity_transform)
+from autograd_cy.distributions.uniform import Uniform
+
+__all__ = [
+    "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
+    "Distribution", "Exponential", "Gamma", "Geometric", "Gumbel", "Independent", "Laplace",
+    "LogNormal", "MixtureSameFamily", "MultivariateNormal", "Normal", "OneHotCategorical",
+    "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT",
+    "TransformedDistribution", "Uniform", "kl_divergence", "register_kl",
+    "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
+    "IndependentTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
+    "SoftmaxTransform", "SoftplusTransform", "TanhTransform", "Transform",
+    "identity_transform"]
