@@ -184,3 +184,4 @@ from autograd_cy.memory_formats import (  # noqa: E402,F401
     memory_format, contiguous_format, preserve_format, channels_last, channels_last_3d,
 )
 from autograd_cy import distributions  # noqa: E402,F401  (torch.distributions)
+from autograd_cy import testing  # noqa: E402,F401  (torch.testing.assert_close)
