@@ -7,7 +7,17 @@ Samples come from autograd_cy's generator (``manual_seed`` repeats them); they a
 torch's in distribution, not bit for bit. Gamma, Dirichlet, Beta, Chi2 and StudentT draw
 their gamma variates through NumPy on that stream, with an implicit reparameterization
 gradient (NOTE [The gamma sample's gradient] in numpy_draws.py); Poisson and Binomial draw
-through NumPy too.
+through NumPy too. See docs/distributions.md.
+
+>>> import autograd_cy as ag
+>>> from autograd_cy.distributions import Normal, kl_divergence
+>>> p = Normal(ag.tensor([0.0, 1.0]), ag.tensor([1.0, 2.0]))
+>>> p
+Normal(loc: autograd_cy.Size([2]), scale: autograd_cy.Size([2]))
+>>> p.log_prob(ag.tensor([0.5, 0.5]))
+tensor([-1.0439, -1.6433])
+>>> kl_divergence(p, Normal(0.0, 1.0))
+tensor([0.0000, 1.3069])
 """
 from autograd_cy.distributions import constraints, transforms  # noqa: F401
 from autograd_cy.distributions.bernoulli import Bernoulli
