@@ -220,10 +220,10 @@ def test_sample_statistics(name):
     make, _ = SAMPLED[name]
     ag.manual_seed(1)
     dist = make(ag.distributions, ag)
-    samples = dist.sample((4000,)).double().numpy()
+    samples = dist.sample((4000,)).double().cpu().numpy()
     expected = make(torch.distributions, torch)
-    mean = expected.mean.double().numpy()
-    variance = expected.variance.double().numpy()
+    mean = expected.mean.double().cpu().numpy()
+    variance = expected.variance.double().cpu().numpy()
     error = np.sqrt(variance / 4000)
     np.testing.assert_array_less(np.abs(samples.mean(0) - mean), 5 * error + 1e-12)
     fourth = ((samples - mean) ** 4).mean(0)
@@ -248,7 +248,7 @@ def test_rsample_is_loc_plus_scale_times_noise():
     x = ag.distributions.Normal(loc, scale).rsample()
     x.sum().backward()
     assert loc.grad.tolist() == [1.0, 1.0]
-    np.testing.assert_allclose(scale.grad.numpy(), ((x - loc) / scale).detach().numpy(),
+    np.testing.assert_allclose(scale.grad.cpu().numpy(), ((x - loc) / scale).detach().cpu().numpy(),
                                rtol=1e-6)
     assert ag.distributions.Normal(loc, scale).sample().grad_fn is None
 
@@ -267,8 +267,8 @@ def test_rsample_of_a_location_scale_family_is_proportional_to_its_scale(make):
     values = []
     for step in (1e-6, -1e-6):
         ag.manual_seed(5)
-        values.append(make(ag.distributions, (a + step).detach()).rsample().numpy())
-    np.testing.assert_allclose(grad.numpy(), (values[0] - values[1]) / 2e-6, rtol=1e-5)
+        values.append(make(ag.distributions, (a + step).detach()).rsample().cpu().numpy())
+    np.testing.assert_allclose(grad.cpu().numpy(), (values[0] - values[1]) / 2e-6, rtol=1e-5)
 
 
 def test_gamma_rsample_gradient_against_torchs_standard_gamma_grad():
@@ -276,9 +276,9 @@ def test_gamma_rsample_gradient_against_torchs_standard_gamma_grad():
     ag.manual_seed(2)
     x = ag.distributions.Gamma(alpha, ag.ones(4, dtype=ag.float64)).rsample()
     (grad,) = ag.autograd.grad(x.sum(), alpha)
-    theirs = torch._standard_gamma_grad(torch.tensor(alpha.detach().numpy()),
-                                        torch.tensor(x.detach().numpy()))
-    np.testing.assert_allclose(grad.numpy(), theirs.numpy(), rtol=1e-3)
+    theirs = torch._standard_gamma_grad(torch.tensor(alpha.detach().cpu().numpy()),
+                                        torch.tensor(x.detach().cpu().numpy()))
+    np.testing.assert_allclose(grad.cpu().numpy(), theirs.cpu().numpy(), rtol=1e-3)
 
 
 def test_beta_and_dirichlet_rsample_gradients_are_unbiased():
@@ -378,6 +378,7 @@ def test_perplexity_enumerate_support_and_mode():
         lib.distributions.Normal(lib.zeros(2), lib.ones(2))),
     lambda lib: lib.distributions.Distribution.set_default_validate_args(2),
 ])
+@pytest.mark.cpu_only     # the messages print tensors, which name a CUDA device
 def test_errors(fn):
     assert_same_error(fn)
 
@@ -399,6 +400,7 @@ def test_validation_can_be_turned_off():
 
 # ------------------------------------------------------------------ reprs
 
+@pytest.mark.cpu_only     # a CUDA tensor's repr names its device
 def test_reprs():
     def run(lib):
         D, C = lib.distributions, lib.distributions.constraints

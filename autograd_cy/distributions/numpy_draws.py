@@ -33,8 +33,9 @@ def _as_tensor(values, like):
 def _gamma_sample_grad(alpha, x):
     """``dx/dalpha`` of a Gamma(alpha, 1) sample ``x`` (NOTE [The gamma sample's
     gradient])."""
-    a = torch.tensor(alpha, dtype=torch.float64)
-    v = torch.tensor(np.maximum(x, np.finfo(np.float64).tiny), dtype=torch.float64)
+    a = torch.tensor(alpha, dtype=torch.float64, device="cpu")
+    v = torch.tensor(np.maximum(x, np.finfo(np.float64).tiny), dtype=torch.float64,
+                     device="cpu")
     step = 1e-5 * a
     with torch.no_grad():
         dF_da = (torch.igamma(a + step, v) - torch.igamma(a - step, v)) / (2 * step)
