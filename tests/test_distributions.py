@@ -101,11 +101,39 @@ CASES = {
                                                       D.Normal(loc, scale)),
         (normal(2, 3), normal(2, 3), positive(2, 3)), normal(4, 2), None,
         ("log_prob", "mean", "variance", "cdf")),
+    "HalfNormal": (lambda D, s: D.HalfNormal(s), (positive(4),), positive(4), unit(4),
+                   SCORES + ("cdf", "icdf")),
+    "HalfCauchy": (lambda D, s: D.HalfCauchy(s), (positive(4),), positive(4), unit(4),
+                   ("log_prob", "entropy", "cdf", "icdf")),
+    "InverseGamma": (lambda D, c, r: D.InverseGamma(c + 2, r), (positive(4), positive(4)),
+                     positive(4), None, SCORES + ("mode",)),
+    "Weibull": (lambda D, s, c: D.Weibull(s, c), (positive(4), positive(4)), positive(4),
+                unit(4), SCORES + ("cdf", "icdf", "mode")),
+    "Pareto": (lambda D, s, a: D.Pareto(s, a + 2), (positive(4), positive(4)),
+               positive(4) + 2.5, unit(4), SCORES + ("cdf", "icdf")),
+    "Kumaraswamy": (lambda D, a, b: D.Kumaraswamy(a, b), (positive(4), positive(4)),
+                    unit(4), None, SCORES),
+    "ContinuousBernoulli": (lambda D, p: D.ContinuousBernoulli(p),
+                            (np.array([0.1, 0.4995, 0.5, 0.8]),), unit(4), unit(4),
+                            SCORES + ("cdf", "icdf")),
+    "ContinuousBernoulli_logits": (lambda D, lg: D.ContinuousBernoulli(logits=lg),
+                                   (normal(4),), unit(4), None, SCORES),
+    "Multinomial": (lambda D, p: D.Multinomial(5, probs=p), (positive(2, 3),),
+                    np.array([[1.0, 4.0, 0.0], [2.0, 2.0, 1.0]]), None, SCORES),
+    "NegativeBinomial": (lambda D, n, p: D.NegativeBinomial(n, probs=p),
+                         (positive(4), unit(4)), np.array([0.0, 1.0, 5.0, 2.0]), None,
+                         ("log_prob", "mean", "variance")),
+    "ExponentialFamily_entropy": (
+        lambda D, loc, scale: type("E", (), {"entropy": lambda self: (
+            D.ExponentialFamily.entropy(D.Normal(loc, scale)),
+            D.ExponentialFamily.entropy(D.Gamma(scale, scale + 1)),
+            D.ExponentialFamily.entropy(D.Exponential(scale)))})(),
+        (normal(3), positive(3)), None, None, ("entropy",)),
 }
 
 DISCRETE_VALUES = {"Bernoulli_probs", "Bernoulli_logits", "Categorical_probs",
                    "Categorical_logits", "OneHotCategorical", "Poisson", "Binomial",
-                   "Binomial_logits", "Geometric"}
+                   "Binomial_logits", "Geometric", "Multinomial", "NegativeBinomial"}
 
 
 def outputs(make, outputs_wanted, lib, *tensors):
@@ -193,6 +221,20 @@ SAMPLED = {
     "MixtureSameFamily": (lambda D, lib: D.MixtureSameFamily(
         D.Categorical(lib.tensor([0.3, 0.7])),
         D.Normal(lib.tensor([-2.0, 2.0]), lib.tensor([0.5, 1.0]))), False),
+    "HalfNormal": (lambda D, lib: D.HalfNormal(lib.tensor([0.5, 2.0])), True),
+    "InverseGamma": (lambda D, lib: D.InverseGamma(lib.tensor([10.0]), lib.tensor([2.0])),
+                     True),
+    "Weibull": (lambda D, lib: D.Weibull(lib.tensor([1.0, 2.0]), lib.tensor([0.8, 3.0])), True),
+    "Pareto": (lambda D, lib: D.Pareto(lib.tensor([1.0]), lib.tensor([9.0])), True),
+    "Kumaraswamy": (lambda D, lib: D.Kumaraswamy(lib.tensor([2.0, 0.5]),
+                                                 lib.tensor([3.0, 0.5])), True),
+    "ContinuousBernoulli": (lambda D, lib: D.ContinuousBernoulli(lib.tensor([0.2, 0.5, 0.9])),
+                            True),
+    "Multinomial": (lambda D, lib: D.Multinomial(6, lib.tensor([0.2, 0.5, 0.3])), False),
+    "NegativeBinomial": (lambda D, lib: D.NegativeBinomial(lib.tensor([3.0, 0.5]),
+                                                           lib.tensor([0.4, 0.7])), False),
+    "OneHotCategoricalStraightThrough": (
+        lambda D, lib: D.OneHotCategoricalStraightThrough(lib.tensor([0.2, 0.8])), True),
 }
 
 
@@ -503,10 +545,8 @@ def test_broadcast_all():
     assert_same(run)
     assert math.isclose(ag.distributions.utils.euler_constant, 0.5772156649015329)
     assert set(torch.distributions.__all__) - set(ag.distributions.__all__) <= {
-        "ContinuousBernoulli", "ExponentialFamily", "FisherSnedecor", "GeneralizedPareto",
-        "HalfCauchy", "HalfNormal", "InverseGamma", "Kumaraswamy", "LKJCholesky",
-        "LogisticNormal", "LowRankMultivariateNormal", "Multinomial", "NegativeBinomial",
-        "OneHotCategoricalStraightThrough", "Pareto", "VonMises", "Weibull", "Wishart",
+        "FisherSnedecor", "GeneralizedPareto", "LKJCholesky",
+        "LogisticNormal", "LowRankMultivariateNormal", "VonMises", "Wishart",
         "biject_to", "transform_to", "CatTransform", "CorrCholeskyTransform",
         "CumulativeDistributionTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
         "StackTransform", "StickBreakingTransform"}

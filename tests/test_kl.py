@@ -76,6 +76,77 @@ PAIRS = {
     "Uniform_Normal": (lambda D, low, w: D.Uniform(low, low + w),
                        lambda D, m, s: D.Normal(m, s),
                        (normal(4), positive(4)), (normal(4), positive(4))),
+    "HalfNormal": (lambda D, s: D.HalfNormal(s), lambda D, s: D.HalfNormal(s),
+                   (positive(4),), (positive(4),)),
+    "Pareto": (lambda D, s, a: D.Pareto(s, a), lambda D, s, a: D.Pareto(s * 0.5, a),
+               (positive(4), positive(4)), (positive(4) * 0.9, positive(4))),
+    "ContinuousBernoulli": (lambda D, p: D.ContinuousBernoulli(p),
+                            lambda D, lg: D.ContinuousBernoulli(logits=lg),
+                            (unit(4),), (normal(4),)),
+    "Bernoulli_Poisson": (lambda D, p: D.Bernoulli(p), lambda D, r: D.Poisson(r),
+                          (unit(4),), (positive(4),)),
+    "Beta_Exponential": (lambda D, a, b: D.Beta(a, b), lambda D, r: D.Exponential(r),
+                         (positive(4), positive(4)), (positive(4),)),
+    "Beta_Gamma": (lambda D, a, b: D.Beta(a, b), lambda D, c, r: D.Gamma(c, r),
+                   (positive(4), positive(4)), (positive(4), positive(4))),
+    "Beta_Normal": (lambda D, a, b: D.Beta(a, b), lambda D, m, s: D.Normal(m, s),
+                    (positive(4), positive(4)), (normal(4), positive(4))),
+    "Beta_Uniform": (lambda D, a, b: D.Beta(a, b), lambda D, lo, hi: D.Uniform(lo - 1, hi + 1),
+                     (positive(4), positive(4)), (unit(4), unit(4))),
+    "Beta_ContinuousBernoulli": (lambda D, a, b: D.Beta(a, b),
+                                 lambda D, p: D.ContinuousBernoulli(p),
+                                 (positive(4), positive(4)), (unit(4),)),
+    "ContinuousBernoulli_Exponential": (lambda D, p: D.ContinuousBernoulli(p),
+                                        lambda D, r: D.Exponential(r), (unit(4),),
+                                        (positive(4),)),
+    "ContinuousBernoulli_Normal": (lambda D, p: D.ContinuousBernoulli(p),
+                                   lambda D, m, s: D.Normal(m, s), (unit(4),),
+                                   (normal(4), positive(4))),
+    "ContinuousBernoulli_Uniform": (lambda D, p: D.ContinuousBernoulli(p),
+                                    lambda D, lo, w: D.Uniform(lo - 1, lo + w),
+                                    (unit(4),), (unit(4), positive(4))),
+    "Exponential_Gamma": (lambda D, r: D.Exponential(r), lambda D, c, r: D.Gamma(c, r),
+                          (positive(4),), (positive(4), positive(4))),
+    "Exponential_Gumbel": (lambda D, r: D.Exponential(r), lambda D, m, s: D.Gumbel(m, s),
+                           (positive(4),), (normal(4), positive(4))),
+    "Exponential_Normal": (lambda D, r: D.Exponential(r), lambda D, m, s: D.Normal(m, s),
+                           (positive(4),), (normal(4), positive(4))),
+    "Gamma_Exponential": (lambda D, c, r: D.Gamma(c, r), lambda D, r: D.Exponential(r),
+                          (positive(4), positive(4)), (positive(4),)),
+    "Gamma_Gumbel": (lambda D, c, r: D.Gamma(c, r), lambda D, m, s: D.Gumbel(m, s),
+                     (positive(4), positive(4)), (normal(4), positive(4))),
+    "Gamma_Normal": (lambda D, c, r: D.Gamma(c, r), lambda D, m, s: D.Normal(m, s),
+                     (positive(4), positive(4)), (normal(4), positive(4))),
+    "Gumbel_Normal": (lambda D, m, s: D.Gumbel(m, s), lambda D, m2, s2: D.Normal(m2, s2),
+                      (normal(4), positive(4)), (normal(4), positive(4))),
+    "Laplace_Normal": (lambda D, m, s: D.Laplace(m, s), lambda D, m2, s2: D.Normal(m2, s2),
+                       (normal(4), positive(4)), (normal(4), positive(4))),
+    "Normal_Gumbel": (lambda D, m, s: D.Normal(m, s), lambda D, m2, s2: D.Gumbel(m2, s2),
+                      (normal(4), positive(4)), (normal(4), positive(4))),
+    "Normal_Laplace": (lambda D, m, s: D.Normal(m, s), lambda D, m2, s2: D.Laplace(m2, s2),
+                       (normal(4), positive(4)), (normal(4), positive(4))),
+    "Pareto_Exponential": (lambda D, s, a: D.Pareto(s, a + 0.5), lambda D, r: D.Exponential(r),
+                           (positive(4), positive(4)), (positive(4),)),
+    "Pareto_Gamma": (lambda D, s, a: D.Pareto(s, a + 0.5), lambda D, c, r: D.Gamma(c, r),
+                     (positive(4), positive(4)), (positive(4), positive(4))),
+    "Pareto_Normal": (lambda D, s, a: D.Pareto(s, a + 1.5), lambda D, m, sc: D.Normal(m, sc),
+                      (positive(4), positive(4)), (normal(4), positive(4))),
+    "Uniform_Beta": (lambda D, lo, w: D.Uniform(lo * 0.4, lo * 0.4 + w * 0.2),
+                     lambda D, a, b: D.Beta(a, b), (unit(4), unit(4)),
+                     (positive(4), positive(4))),
+    "Uniform_ContinuousBernoulli": (lambda D, lo, w: D.Uniform(lo * 0.4, lo * 0.4 + w * 0.2),
+                                    lambda D, p: D.ContinuousBernoulli(p),
+                                    (unit(4), unit(4)), (unit(4),)),
+    "Uniform_Exponential": (lambda D, lo, w: D.Uniform(lo, lo + w),
+                            lambda D, r: D.Exponential(r), (unit(4), positive(4)),
+                            (positive(4),)),
+    "Uniform_Gamma": (lambda D, lo, w: D.Uniform(lo, lo + w), lambda D, c, r: D.Gamma(c, r),
+                      (unit(4), positive(4)), (positive(4), positive(4))),
+    "Uniform_Gumbel": (lambda D, lo, w: D.Uniform(lo, lo + w), lambda D, m, s: D.Gumbel(m, s),
+                       (normal(4), positive(4)), (normal(4), positive(4))),
+    "Uniform_Pareto": (lambda D, lo, w: D.Uniform(lo + 2, lo + 2 + w),
+                       lambda D, s, a: D.Pareto(s, a), (unit(4), positive(4)),
+                       (positive(4), positive(4))),
 }
 
 
@@ -90,6 +161,32 @@ def test_kl_values_and_gradients(name):
     check_op(run, *p_arrays, *q_arrays)
 
 
+BREGMAN = {
+    "Normal": (lambda D, a, b: D.Normal(a - 1, b), 2),
+    "Gamma": (lambda D, a, b: D.Gamma(a, b), 2),
+    "Beta": (lambda D, a, b: D.Beta(a, b), 2),
+    "Dirichlet": (lambda D, a: D.Dirichlet(a), 1),
+    "Poisson": (lambda D, a: D.Poisson(a), 1),
+    "Bernoulli": (lambda D, a: D.Bernoulli(a / 2.5), 1),
+    "Exponential": (lambda D, a: D.Exponential(a), 1),
+    "ContinuousBernoulli": (lambda D, a: D.ContinuousBernoulli(a / 2.5), 1),
+}
+
+
+@pytest.mark.parametrize("name", BREGMAN)
+def test_the_exponential_family_bregman_kl(name):
+    """KL through the log normalizer's gradient (what a same-family pair without a closed
+    form gets), called directly, as torch's _kl_expfamily_expfamily."""
+    make, count = BREGMAN[name]
+
+    def run(lib, *tensors):
+        D = lib.distributions
+        return D.kl._kl_expfamily_expfamily(make(D, *tensors[:count]),
+                                            make(D, *tensors[count:]))
+    shape = (2, 3) if name == "Dirichlet" else (3,)
+    check_op(run, *(positive(*shape) for _ in range(2 * count)))
+
+
 def test_infinite_kls():
     def run(lib):
         D = lib.distributions
@@ -98,7 +195,14 @@ def test_infinite_kls():
                                 D.Categorical(lib.tensor([0.0, 1.0, 1.0]))),
                 D.kl_divergence(D.Bernoulli(lib.tensor([0.0, 1.0, 0.5])),
                                 D.Bernoulli(lib.tensor([1.0, 0.0, 0.0]))),
-                D.kl_divergence(D.Normal(0.0, 1.0), D.Uniform(0.0, 1.0))]
+                D.kl_divergence(D.Normal(0.0, 1.0), D.Uniform(0.0, 1.0)),
+                D.kl_divergence(D.Poisson(lib.ones(2)), D.Binomial(3, lib.ones(2) * 0.5)),
+                D.kl_divergence(D.Gumbel(0.0, lib.ones(2)), D.Exponential(1.0)),
+                D.kl_divergence(D.Exponential(lib.ones(2)), D.Uniform(0.0, 1.0)),
+                D.kl_divergence(D.Pareto(lib.ones(2), 1.0), D.Normal(0.0, 1.0)),
+                D.kl_divergence(D.Uniform(lib.tensor([-1.0, 0.2]), 0.5), D.Exponential(1.0)),
+                D.kl_divergence(D.Pareto(lib.tensor([1.0, 2.0]), 2.0),
+                                D.Pareto(lib.tensor([1.5, 1.5]), 2.0))]
     assert_same(run)
 
 
@@ -150,6 +254,8 @@ def test_an_ambiguous_pair_warns():
 @pytest.mark.parametrize("fn", [
     lambda lib: lib.distributions.kl_divergence(
         lib.distributions.Categorical(lib.ones(2)), lib.distributions.Normal(0.0, 1.0)),
+    lambda lib: lib.distributions.kl_divergence(
+        lib.distributions.Normal(0.0, 1.0), lib.distributions.Bernoulli(0.3)),
     lambda lib: lib.distributions.kl_divergence(
         lib.distributions.MultivariateNormal(lib.zeros(2), lib.eye(2)),
         lib.distributions.MultivariateNormal(lib.zeros(3), lib.eye(3))),

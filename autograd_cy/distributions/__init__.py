@@ -26,20 +26,31 @@ from autograd_cy.distributions.binomial import Binomial
 from autograd_cy.distributions.categorical import Categorical
 from autograd_cy.distributions.cauchy import Cauchy
 from autograd_cy.distributions.chi2 import Chi2
+from autograd_cy.distributions.continuous_bernoulli import ContinuousBernoulli
 from autograd_cy.distributions.dirichlet import Dirichlet
 from autograd_cy.distributions.distribution import Distribution
+from autograd_cy.distributions.exp_family import ExponentialFamily
 from autograd_cy.distributions.exponential import Exponential
 from autograd_cy.distributions.gamma import Gamma
 from autograd_cy.distributions.geometric import Geometric
 from autograd_cy.distributions.gumbel import Gumbel
+from autograd_cy.distributions.half_cauchy import HalfCauchy
+from autograd_cy.distributions.half_normal import HalfNormal
 from autograd_cy.distributions.independent import Independent
+from autograd_cy.distributions.inverse_gamma import InverseGamma
 from autograd_cy.distributions.kl import kl_divergence, register_kl
+from autograd_cy.distributions import kl_cross_families  # noqa: F401  (registers the pairs)
+from autograd_cy.distributions.kumaraswamy import Kumaraswamy
 from autograd_cy.distributions.laplace import Laplace
 from autograd_cy.distributions.log_normal import LogNormal
 from autograd_cy.distributions.mixture_same_family import MixtureSameFamily
+from autograd_cy.distributions.multinomial import Multinomial
 from autograd_cy.distributions.multivariate_normal import MultivariateNormal
+from autograd_cy.distributions.negative_binomial import NegativeBinomial
 from autograd_cy.distributions.normal import Normal
-from autograd_cy.distributions.one_hot_categorical import OneHotCategorical
+from autograd_cy.distributions.one_hot_categorical import (
+    OneHotCategorical, OneHotCategoricalStraightThrough)
+from autograd_cy.distributions.pareto import Pareto
 from autograd_cy.distributions.poisson import Poisson
 from autograd_cy.distributions.relaxed_bernoulli import RelaxedBernoulli
 from autograd_cy.distributions.relaxed_categorical import RelaxedOneHotCategorical
@@ -50,13 +61,16 @@ from autograd_cy.distributions.transforms import (
     PowerTransform, ReshapeTransform, SigmoidTransform, SoftmaxTransform, SoftplusTransform,
     TanhTransform, Transform, identity_transform)
 from autograd_cy.distributions.uniform import Uniform
+from autograd_cy.distributions.weibull import Weibull
 
 __all__ = [
-    "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
-    "Distribution", "Exponential", "Gamma", "Geometric", "Gumbel", "Independent", "Laplace",
-    "LogNormal", "MixtureSameFamily", "MultivariateNormal", "Normal", "OneHotCategorical",
-    "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT",
-    "TransformedDistribution", "Uniform", "kl_divergence", "register_kl",
+    "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli",
+    "Dirichlet", "Distribution", "Exponential", "ExponentialFamily", "Gamma", "Geometric",
+    "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy",
+    "Laplace", "LogNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
+    "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
+    "Pareto", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT",
+    "TransformedDistribution", "Uniform", "Weibull", "kl_divergence", "register_kl",
     "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
     "IndependentTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
     "SoftmaxTransform", "SoftplusTransform", "TanhTransform", "Transform",

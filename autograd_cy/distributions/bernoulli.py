@@ -3,7 +3,7 @@ from numbers import Number
 
 import autograd_cy as torch
 from autograd_cy.distributions import constraints
-from autograd_cy.distributions.distribution import Distribution
+from autograd_cy.distributions.exp_family import ExponentialFamily
 from autograd_cy.distributions.utils import (
     broadcast_all, lazy_property, logits_to_probs, probs_to_logits)
 from autograd_cy.nn.functional import binary_cross_entropy_with_logits
@@ -11,7 +11,7 @@ from autograd_cy.nn.functional import binary_cross_entropy_with_logits
 __all__ = ["Bernoulli"]
 
 
-class Bernoulli(Distribution):
+class Bernoulli(ExponentialFamily):
     """A Bernoulli distribution given by ``probs`` (of 1) or ``logits`` (its log-odds)."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -91,3 +91,10 @@ class Bernoulli(Distribution):
         if expand:
             values = values.expand((-1,) + tuple(self._batch_shape))
         return values
+
+    @property
+    def _natural_params(self):
+        return (torch.logit(self.probs),)
+
+    def _log_normalizer(self, x):
+        return torch.log1p(torch.exp(x))

@@ -4,13 +4,13 @@ from numbers import Number, Real
 import autograd_cy as torch
 from autograd_cy.distributions import constraints
 from autograd_cy.distributions.dirichlet import Dirichlet
-from autograd_cy.distributions.distribution import Distribution
+from autograd_cy.distributions.exp_family import ExponentialFamily
 from autograd_cy.distributions.utils import broadcast_all
 
 __all__ = ["Beta"]
 
 
-class Beta(Distribution):
+class Beta(ExponentialFamily):
     """The beta distribution on [0, 1] with ``concentration1`` (alpha) and
     ``concentration0`` (beta)."""
 
@@ -70,3 +70,10 @@ class Beta(Distribution):
     def concentration0(self):
         result = self._dirichlet.concentration[..., 1]
         return torch.tensor([result]) if isinstance(result, Number) else result
+
+    @property
+    def _natural_params(self):
+        return (self.concentration1, self.concentration0)
+
+    def _log_normalizer(self, x, y):
+        return torch.lgamma(x) + torch.lgamma(y) - torch.lgamma(x + y)

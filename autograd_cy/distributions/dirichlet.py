@@ -1,14 +1,14 @@
 """Dirichlet(concentration): distributions over the simplex."""
 import autograd_cy as torch
 from autograd_cy.distributions import constraints
-from autograd_cy.distributions.distribution import Distribution
+from autograd_cy.distributions.exp_family import ExponentialFamily
 from autograd_cy.distributions.numpy_draws import standard_gamma
 from autograd_cy.nn.functional import one_hot
 
 __all__ = ["Dirichlet"]
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     """The Dirichlet distribution with ``concentration`` (its last dim is the event);
     ``rsample`` normalizes reparameterized gamma samples (NOTE [The gamma sample's
     gradient])."""
@@ -73,3 +73,10 @@ class Dirichlet(Distribution):
         return (torch.lgamma(self.concentration).sum(-1) - torch.lgamma(a0)
                 - (k - a0) * torch.digamma(a0)
                 - ((self.concentration - 1.0) * torch.digamma(self.concentration)).sum(-1))
+
+    @property
+    def _natural_params(self):
+        return (self.concentration,)
+
+    def _log_normalizer(self, x):
+        return x.lgamma().sum(-1) - torch.lgamma(x.sum(-1))

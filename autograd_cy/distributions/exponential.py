@@ -3,13 +3,13 @@ from numbers import Number
 
 import autograd_cy as torch
 from autograd_cy.distributions import constraints
-from autograd_cy.distributions.distribution import Distribution
+from autograd_cy.distributions.exp_family import ExponentialFamily
 from autograd_cy.distributions.utils import broadcast_all
 
 __all__ = ["Exponential"]
 
 
-class Exponential(Distribution):
+class Exponential(ExponentialFamily):
     """The exponential distribution with rate ``rate`` (mean ``1 / rate``)."""
 
     arg_constraints = {"rate": constraints.positive}
@@ -66,3 +66,10 @@ class Exponential(Distribution):
 
     def entropy(self):
         return 1.0 - torch.log(self.rate)
+
+    @property
+    def _natural_params(self):
+        return (-self.rate,)
+
+    def _log_normalizer(self, x):
+        return -torch.log(-x)

@@ -10,16 +10,19 @@ from autograd_cy.distributions.categorical import Categorical
 from autograd_cy.distributions.cauchy import Cauchy
 from autograd_cy.distributions.dirichlet import Dirichlet
 from autograd_cy.distributions.distribution import Distribution
+from autograd_cy.distributions.exp_family import ExponentialFamily
 from autograd_cy.distributions.exponential import Exponential
 from autograd_cy.distributions.gamma import Gamma
 from autograd_cy.distributions.geometric import Geometric
 from autograd_cy.distributions.gumbel import Gumbel
+from autograd_cy.distributions.half_normal import HalfNormal
 from autograd_cy.distributions.independent import Independent
 from autograd_cy.distributions.laplace import Laplace
 from autograd_cy.distributions.multivariate_normal import (
     MultivariateNormal, _batch_mahalanobis)
 from autograd_cy.distributions.normal import Normal
 from autograd_cy.distributions.one_hot_categorical import OneHotCategorical
+from autograd_cy.distributions.pareto import Pareto
 from autograd_cy.distributions.poisson import Poisson
 from autograd_cy.distributions.transformed_distribution import TransformedDistribution
 from autograd_cy.distributions.uniform import Uniform
@@ -145,6 +148,24 @@ def _kl_dirichlet_dirichlet(p, q):
     return t1 - t2 + (t3 * t4).sum(-1)
 
 
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p, q):
+    """Within one exponential family, the Bregman divergence of the log normalizer:
+    ``F(theta_q) - F(theta_p) - <theta_q - theta_p, grad F(theta_p)>``."""
+    if type(p) is not type(q):
+        raise NotImplementedError(
+            "The cross KL-divergence between different exponential families cannot"
+            + " " * 29 + "be computed using Bregman divergences")
+    p_nparams = [param.detach().requires_grad_() for param in p._natural_params]
+    q_nparams = q._natural_params
+    lg_normal = p._log_normalizer(*p_nparams)
+    gradients = torch.autograd.grad(lg_normal.sum(), p_nparams, create_graph=True)
+    result = q._log_normalizer(*q_nparams) - lg_normal
+    for pnp, qnp, grad in zip(p_nparams, q_nparams, gradients):
+        result = result - _sum_rightmost((qnp - pnp) * grad, len(q.event_shape))
+    return result
+
+
 @register_kl(Exponential, Exponential)
 def _kl_exponential_exponential(p, q):
     rate_ratio = q.rate / p.rate
@@ -175,6 +196,11 @@ def _kl_gumbel_gumbel(p, q):
 @register_kl(Geometric, Geometric)
 def _kl_geometric_geometric(p, q):
     return -p.entropy() - torch.log1p(-q.probs) / p.probs - q.logits
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p, q):
+    return _kl_normal_normal(p.base_dist, q.base_dist)
 
 
 @register_kl(Laplace, Laplace)
@@ -218,6 +244,17 @@ def _kl_onehotcategorical_onehotcategorical(p, q):
     return _kl_categorical_categorical(p._categorical, q._categorical)
 
 
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p, q):
+    scale_ratio = p.scale / q.scale
+    alpha_ratio = q.alpha / p.alpha
+    t1 = q.alpha * scale_ratio.log()
+    t2 = -alpha_ratio.log()
+    result = t1 + t2 + alpha_ratio - 1
+    result[p.support.lower_bound < q.support.lower_bound] = math.inf
+    return result
+
+
 @register_kl(Poisson, Poisson)
 def _kl_poisson_poisson(p, q):
     return p.rate * (torch.log(p.rate) - torch.log(q.rate)) - (p.rate - q.rate)
@@ -252,11 +289,6 @@ def _kl_independent_independent(p, q):
         raise NotImplementedError
     result = kl_divergence(p.base_dist, q.base_dist)
     return _sum_rightmost(result, p.reinterpreted_batch_ndims)
-
-
-@register_kl(Normal, Uniform)
-def _kl_normal_uniform(p, q):
-    return _infinite_like(p.loc)
 
 
 @register_kl(Uniform, Normal)

@@ -3,14 +3,14 @@ from numbers import Number
 
 import autograd_cy as torch
 from autograd_cy.distributions import constraints
-from autograd_cy.distributions.distribution import Distribution
+from autograd_cy.distributions.exp_family import ExponentialFamily
 from autograd_cy.distributions.numpy_draws import poisson
 from autograd_cy.distributions.utils import broadcast_all
 
 __all__ = ["Poisson"]
 
 
-class Poisson(Distribution):
+class Poisson(ExponentialFamily):
     """The Poisson distribution with rate ``rate``: counts, ``log_prob`` differentiable in
     ``rate``; samples through NumPy's generator (autograd_cy has no poisson kernel)."""
 
@@ -52,3 +52,10 @@ class Poisson(Distribution):
             self._validate_sample(value)
         rate, value = broadcast_all(self.rate, value)
         return torch.xlogy(value, rate) - rate - (value + 1).lgamma()
+
+    @property
+    def _natural_params(self):
+        return (torch.log(self.rate),)
+
+    def _log_normalizer(self, x):
+        return torch.exp(x)
