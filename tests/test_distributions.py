@@ -101,6 +101,10 @@ CASES = {
                                                       D.Normal(loc, scale)),
         (normal(2, 3), normal(2, 3), positive(2, 3)), normal(4, 2), None,
         ("log_prob", "mean", "variance", "cdf")),
+    "LowRankMultivariateNormal": (
+        lambda D, loc, W, d: D.LowRankMultivariateNormal(loc, W, d),
+        (normal(2, 3), normal(3, 2), positive(3)), normal(2, 3), None,
+        SCORES + ("covariance_matrix", "precision_matrix", "scale_tril")),
     "HalfNormal": (lambda D, s: D.HalfNormal(s), (positive(4),), positive(4), unit(4),
                    SCORES + ("cdf", "icdf")),
     "HalfCauchy": (lambda D, s: D.HalfCauchy(s), (positive(4),), positive(4), unit(4),
@@ -221,6 +225,8 @@ SAMPLED = {
     "MixtureSameFamily": (lambda D, lib: D.MixtureSameFamily(
         D.Categorical(lib.tensor([0.3, 0.7])),
         D.Normal(lib.tensor([-2.0, 2.0]), lib.tensor([0.5, 1.0]))), False),
+    "LowRankMultivariateNormal": (lambda D, lib: D.LowRankMultivariateNormal(
+        lib.tensor([1.0, -1.0]), lib.tensor([[1.0], [0.5]]), lib.tensor([0.5, 1.0])), True),
     "HalfNormal": (lambda D, lib: D.HalfNormal(lib.tensor([0.5, 2.0])), True),
     "InverseGamma": (lambda D, lib: D.InverseGamma(lib.tensor([10.0]), lib.tensor([2.0])),
                      True),
@@ -412,6 +418,12 @@ def test_perplexity_enumerate_support_and_mode():
     lambda lib: lib.distributions.MultivariateNormal(lib.tensor(0.0), lib.eye(2)),
     lambda lib: lib.distributions.MultivariateNormal(lib.zeros(2), lib.ones(2)),
     lambda lib: lib.distributions.Independent(lib.distributions.Normal(0.0, 1.0), 1),
+    lambda lib: lib.distributions.LowRankMultivariateNormal(lib.zeros(3), lib.ones(2, 1),
+                                                            lib.ones(3)),
+    lambda lib: lib.distributions.LowRankMultivariateNormal(lib.zeros(3), lib.ones(3, 1),
+                                                            lib.ones(2)),
+    lambda lib: lib.distributions.LowRankMultivariateNormal(lib.zeros(2, 3), lib.ones(3, 3, 1),
+                                                            lib.ones(3)),
     lambda lib: lib.distributions.Normal("a", 1.0),
     lambda lib: lib.distributions.TransformedDistribution(
         lib.distributions.Normal(0.0, 1.0), "exp"),
@@ -546,7 +558,7 @@ def test_broadcast_all():
     assert math.isclose(ag.distributions.utils.euler_constant, 0.5772156649015329)
     assert set(torch.distributions.__all__) - set(ag.distributions.__all__) <= {
         "FisherSnedecor", "GeneralizedPareto", "LKJCholesky",
-        "LogisticNormal", "LowRankMultivariateNormal", "VonMises", "Wishart",
+        "LogisticNormal", "VonMises", "Wishart",
         "biject_to", "transform_to", "CatTransform", "CorrCholeskyTransform",
         "CumulativeDistributionTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
         "StackTransform", "StickBreakingTransform"}

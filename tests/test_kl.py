@@ -76,6 +76,20 @@ PAIRS = {
     "Uniform_Normal": (lambda D, low, w: D.Uniform(low, low + w),
                        lambda D, m, s: D.Normal(m, s),
                        (normal(4), positive(4)), (normal(4), positive(4))),
+    "LowRank": (lambda D, m, W, d: D.LowRankMultivariateNormal(m, W, d),
+                lambda D, m, W, d: D.LowRankMultivariateNormal(m, W, d),
+                (normal(2, 3), normal(3, 2), positive(3)),
+                (normal(3), normal(2, 3, 1), positive(2, 3))),
+    "MultivariateNormal_LowRank": (
+        lambda D, m, raw, d: D.MultivariateNormal(m, scale_tril=tril(
+            ag if isinstance(m, ag.Tensor) else torch, raw, d)),
+        lambda D, m, W, d: D.LowRankMultivariateNormal(m, W, d),
+        (normal(2, 3), normal(3, 3), normal(3)), (normal(3), normal(3, 2), positive(3))),
+    "LowRank_MultivariateNormal": (
+        lambda D, m, W, d: D.LowRankMultivariateNormal(m, W, d),
+        lambda D, m, raw, d: D.MultivariateNormal(m, scale_tril=tril(
+            ag if isinstance(m, ag.Tensor) else torch, raw, d)),
+        (normal(2, 3), normal(3, 2), positive(3)), (normal(3), normal(3, 3), normal(3))),
     "HalfNormal": (lambda D, s: D.HalfNormal(s), lambda D, s: D.HalfNormal(s),
                    (positive(4),), (positive(4),)),
     "Pareto": (lambda D, s, a: D.Pareto(s, a), lambda D, s, a: D.Pareto(s * 0.5, a),
@@ -259,6 +273,13 @@ def test_an_ambiguous_pair_warns():
     lambda lib: lib.distributions.kl_divergence(
         lib.distributions.MultivariateNormal(lib.zeros(2), lib.eye(2)),
         lib.distributions.MultivariateNormal(lib.zeros(3), lib.eye(3))),
+    lambda lib: lib.distributions.kl_divergence(
+        lib.distributions.LowRankMultivariateNormal(lib.zeros(2), lib.ones(2, 1), lib.ones(2)),
+        lib.distributions.MultivariateNormal(lib.zeros(3), lib.eye(3))),
+    lambda lib: lib.distributions.kl_divergence(
+        lib.distributions.LowRankMultivariateNormal(lib.zeros(2), lib.ones(2, 1), lib.ones(2)),
+        lib.distributions.LowRankMultivariateNormal(lib.zeros(3), lib.ones(3, 1),
+                                                    lib.ones(3))),
     lambda lib: lib.distributions.kl_divergence(
         lib.distributions.Independent(lib.distributions.Normal(lib.zeros(2, 2), 1.0), 1),
         lib.distributions.Independent(lib.distributions.Normal(lib.zeros(2, 2), 1.0), 2)),

@@ -43,6 +43,8 @@ from autograd_cy.distributions import kl_cross_families  # noqa: F401  (register
 from autograd_cy.distributions.kumaraswamy import Kumaraswamy
 from autograd_cy.distributions.laplace import Laplace
 from autograd_cy.distributions.log_normal import LogNormal
+from autograd_cy.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
+from autograd_cy.distributions import kl_low_rank_normal  # noqa: F401  (registers the pairs)
 from autograd_cy.distributions.mixture_same_family import MixtureSameFamily
 from autograd_cy.distributions.multinomial import Multinomial
 from autograd_cy.distributions.multivariate_normal import MultivariateNormal
@@ -67,8 +69,9 @@ __all__ = [
     "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli",
     "Dirichlet", "Distribution", "Exponential", "ExponentialFamily", "Gamma", "Geometric",
     "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy",
-    "Laplace", "LogNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
-    "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
+    "Laplace", "LogNormal", "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial",
+    "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
+    "OneHotCategoricalStraightThrough",
     "Pareto", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT",
     "TransformedDistribution", "Uniform", "Weibull", "kl_divergence", "register_kl",
     "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
