@@ -105,6 +105,11 @@ CASES = {
         lambda D, loc, W, d: D.LowRankMultivariateNormal(loc, W, d),
         (normal(2, 3), normal(3, 2), positive(3)), normal(2, 3), None,
         SCORES + ("covariance_matrix", "precision_matrix", "scale_tril")),
+    "FisherSnedecor": (lambda D, d1, d2: D.FisherSnedecor(d1, d2 + 4),
+                       (positive(4), positive(4)), positive(4), None,
+                       ("log_prob", "mean", "variance", "mode")),
+    "LogisticNormal": (lambda D, loc, scale: D.LogisticNormal(loc, scale),
+                       (normal(2, 3), positive(2, 3)), simplex(2, 4), None, ("log_prob",)),
     "HalfNormal": (lambda D, s: D.HalfNormal(s), (positive(4),), positive(4), unit(4),
                    SCORES + ("cdf", "icdf")),
     "HalfCauchy": (lambda D, s: D.HalfCauchy(s), (positive(4),), positive(4), unit(4),
@@ -227,6 +232,8 @@ SAMPLED = {
         D.Normal(lib.tensor([-2.0, 2.0]), lib.tensor([0.5, 1.0]))), False),
     "LowRankMultivariateNormal": (lambda D, lib: D.LowRankMultivariateNormal(
         lib.tensor([1.0, -1.0]), lib.tensor([[1.0], [0.5]]), lib.tensor([0.5, 1.0])), True),
+    "FisherSnedecor": (lambda D, lib: D.FisherSnedecor(lib.tensor([3.0]), lib.tensor([12.0])),
+                       True),
     "HalfNormal": (lambda D, lib: D.HalfNormal(lib.tensor([0.5, 2.0])), True),
     "InverseGamma": (lambda D, lib: D.InverseGamma(lib.tensor([10.0]), lib.tensor([2.0])),
                      True),
@@ -506,13 +513,50 @@ def test_constraint_checks():
     lambda D: D.ExpTransform(), lambda D: D.SigmoidTransform(), lambda D: D.TanhTransform(),
     lambda D: D.SoftplusTransform(), lambda D: D.AffineTransform(1.0, -2.0),
     lambda D: D.ComposeTransform([D.AffineTransform(0.5, 3.0), D.TanhTransform()]),
-    lambda D: D.ExpTransform().inv, lambda D: D.PowerTransform(2.0)])
+    lambda D: D.ExpTransform().inv, lambda D: D.PowerTransform(2.0),
+    lambda D: D.StickBreakingTransform(),
+    lambda D: D.CatTransform([D.ExpTransform(), D.SigmoidTransform()], dim=-1, lengths=[2, 3]),
+    lambda D: D.StackTransform([D.ExpTransform(), D.TanhTransform()], dim=0),
+    lambda D: D.CumulativeDistributionTransform(D.Normal(0.0, 2.0)),
+    lambda D: D.biject_to(D.constraints.simplex),
+    lambda D: D.biject_to(D.constraints.interval(-1.0, 2.0)),
+    lambda D: D.transform_to(D.constraints.greater_than(1.0)),
+    lambda D: D.biject_to(D.constraints.unit_interval),
+    lambda D: D.biject_to(D.constraints.real_vector)])
 def test_transforms_values_inverses_and_jacobians(make):
     def run(lib, x):
         t = make(lib.distributions)
         y = t(x)
         return y, t.inv(y), t.log_abs_det_jacobian(x, y)
-    check_op(run, unit(5))
+    check_op(run, unit(2, 5))
+
+
+@pytest.mark.parametrize("name", ["LowerCholeskyTransform", "PositiveDefiniteTransform"])
+def test_matrix_transforms(name):
+    def run(lib, x):
+        t = getattr(lib.distributions, name)()
+        y = t(x)
+        return y, t.inv(y)
+    check_op(run, normal(2, 3, 3) * 0.3)
+
+
+def test_constraint_registry():
+    def run(lib):
+        D, C = lib.distributions, lib.distributions.constraints
+        made = [D.biject_to(c) for c in (C.real, C.positive, C.simplex, C.unit_interval,
+                                          C.interval(0.0, 2.0), C.less_than(1.0),
+                                          C.real_vector)]
+        made += [D.transform_to(c) for c in (C.simplex, C.lower_cholesky,
+                                             C.positive_definite, C.nonnegative)]
+        shapes = [tuple(D.biject_to(C.simplex).forward_shape((2, 3))),
+                  tuple(D.biject_to(C.simplex).inverse_shape((2, 3)))]
+        return [repr(t) for t in made] + shapes
+    assert_same(run)
+    assert_same_error(lambda lib: lib.distributions.biject_to(
+        lib.distributions.constraints.lower_cholesky), NotImplementedError,
+        "^Cannot transform _LowerCholesky constraints$")
+    assert_same_error(lambda lib: lib.distributions.transform_to.register(3, lambda c: c),
+                      TypeError, "^Expected constraint to be either a Constraint subclass")
 
 
 def test_transformed_distribution_of_a_tanh_squashed_normal():
@@ -557,9 +601,5 @@ def test_broadcast_all():
     assert_same(run)
     assert math.isclose(ag.distributions.utils.euler_constant, 0.5772156649015329)
     assert set(torch.distributions.__all__) - set(ag.distributions.__all__) <= {
-        "FisherSnedecor", "GeneralizedPareto", "LKJCholesky",
-        "LogisticNormal", "VonMises", "Wishart",
-        "biject_to", "transform_to", "CatTransform", "CorrCholeskyTransform",
-        "CumulativeDistributionTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
-        "StackTransform", "StickBreakingTransform"}
+        "GeneralizedPareto", "LKJCholesky", "VonMises", "Wishart", "CorrCholeskyTransform"}
     assert LIBS[0] is ag

@@ -31,6 +31,7 @@ from autograd_cy.distributions.dirichlet import Dirichlet
 from autograd_cy.distributions.distribution import Distribution
 from autograd_cy.distributions.exp_family import ExponentialFamily
 from autograd_cy.distributions.exponential import Exponential
+from autograd_cy.distributions.fishersnedecor import FisherSnedecor
 from autograd_cy.distributions.gamma import Gamma
 from autograd_cy.distributions.geometric import Geometric
 from autograd_cy.distributions.gumbel import Gumbel
@@ -43,6 +44,7 @@ from autograd_cy.distributions import kl_cross_families  # noqa: F401  (register
 from autograd_cy.distributions.kumaraswamy import Kumaraswamy
 from autograd_cy.distributions.laplace import Laplace
 from autograd_cy.distributions.log_normal import LogNormal
+from autograd_cy.distributions.logistic_normal import LogisticNormal
 from autograd_cy.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
 from autograd_cy.distributions import kl_low_rank_normal  # noqa: F401  (registers the pairs)
 from autograd_cy.distributions.mixture_same_family import MixtureSameFamily
@@ -56,6 +58,10 @@ from autograd_cy.distributions.pareto import Pareto
 from autograd_cy.distributions.poisson import Poisson
 from autograd_cy.distributions.relaxed_bernoulli import RelaxedBernoulli
 from autograd_cy.distributions.relaxed_categorical import RelaxedOneHotCategorical
+from autograd_cy.distributions.constraint_registry import biject_to, transform_to
+from autograd_cy.distributions.structured_transforms import (
+    CatTransform, CumulativeDistributionTransform, LowerCholeskyTransform,
+    PositiveDefiniteTransform, StackTransform, StickBreakingTransform)
 from autograd_cy.distributions.studentT import StudentT
 from autograd_cy.distributions.transformed_distribution import TransformedDistribution
 from autograd_cy.distributions.transforms import (
@@ -67,14 +73,15 @@ from autograd_cy.distributions.weibull import Weibull
 
 __all__ = [
     "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli",
-    "Dirichlet", "Distribution", "Exponential", "ExponentialFamily", "Gamma", "Geometric",
-    "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy",
-    "Laplace", "LogNormal", "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial",
-    "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
-    "OneHotCategoricalStraightThrough",
-    "Pareto", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT",
-    "TransformedDistribution", "Uniform", "Weibull", "kl_divergence", "register_kl",
-    "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
-    "IndependentTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
-    "SoftmaxTransform", "SoftplusTransform", "TanhTransform", "Transform",
-    "identity_transform"]
+    "Dirichlet", "Distribution", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma",
+    "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma",
+    "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal",
+    "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
+    "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson",
+    "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution",
+    "Uniform", "Weibull", "kl_divergence", "register_kl", "AbsTransform", "AffineTransform",
+    "ComposeTransform", "ExpTransform", "IndependentTransform", "PowerTransform",
+    "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
+    "TanhTransform", "Transform", "identity_transform", "biject_to", "transform_to",
+    "CatTransform", "CumulativeDistributionTransform", "LowerCholeskyTransform",
+    "PositiveDefiniteTransform", "StackTransform", "StickBreakingTransform"]

@@ -647,3 +647,13 @@ class SoftmaxTransform(Transform):
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
         return shape
+
+
+# torch.distributions.transforms holds these too (they live in structured_transforms.py,
+# which builds on this module)
+from autograd_cy.distributions.structured_transforms import (  # noqa: E402
+    CatTransform, CumulativeDistributionTransform, LowerCholeskyTransform,
+    PositiveDefiniteTransform, StackTransform, StickBreakingTransform)
+
+__all__ += ["CatTransform", "CumulativeDistributionTransform", "LowerCholeskyTransform",
+            "PositiveDefiniteTransform", "StackTransform", "StickBreakingTransform"]
