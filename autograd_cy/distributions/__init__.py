@@ -33,6 +33,7 @@ from autograd_cy.distributions.exp_family import ExponentialFamily
 from autograd_cy.distributions.exponential import Exponential
 from autograd_cy.distributions.fishersnedecor import FisherSnedecor
 from autograd_cy.distributions.gamma import Gamma
+from autograd_cy.distributions.generalized_pareto import GeneralizedPareto
 from autograd_cy.distributions.geometric import Geometric
 from autograd_cy.distributions.gumbel import Gumbel
 from autograd_cy.distributions.half_cauchy import HalfCauchy
@@ -69,19 +70,21 @@ from autograd_cy.distributions.transforms import (
     PowerTransform, ReshapeTransform, SigmoidTransform, SoftmaxTransform, SoftplusTransform,
     TanhTransform, Transform, identity_transform)
 from autograd_cy.distributions.uniform import Uniform
+from autograd_cy.distributions.von_mises import VonMises
 from autograd_cy.distributions.weibull import Weibull
 
 __all__ = [
     "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli",
     "Dirichlet", "Distribution", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma",
-    "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma",
-    "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal",
-    "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
-    "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson",
-    "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution",
-    "Uniform", "Weibull", "kl_divergence", "register_kl", "AbsTransform", "AffineTransform",
-    "ComposeTransform", "ExpTransform", "IndependentTransform", "PowerTransform",
-    "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
-    "TanhTransform", "Transform", "identity_transform", "biject_to", "transform_to",
-    "CatTransform", "CumulativeDistributionTransform", "LowerCholeskyTransform",
-    "PositiveDefiniteTransform", "StackTransform", "StickBreakingTransform"]
+    "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent",
+    "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal",
+    "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
+    "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
+    "Pareto", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT",
+    "TransformedDistribution", "Uniform", "VonMises", "Weibull", "kl_divergence", "register_kl",
+    "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
+    "IndependentTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
+    "SoftmaxTransform", "SoftplusTransform", "TanhTransform", "Transform", "identity_transform",
+    "biject_to", "transform_to", "CatTransform", "CumulativeDistributionTransform",
+    "LowerCholeskyTransform", "PositiveDefiniteTransform", "StackTransform",
+    "StickBreakingTransform"]
