@@ -118,6 +118,13 @@ CASES = {
                                   ("log_prob", "cdf", "icdf", "mean", "variance")),
     "VonMises": (lambda D, loc, k: D.VonMises(loc, k), (normal(4), positive(4) * 3),
                  normal(4), None, ("log_prob", "mean", "variance")),
+    "Wishart": (lambda D, df, raw, d: D.Wishart(df + 3, scale_tril=scale_tril(
+        ag if isinstance(raw, ag.Tensor) else torch, raw, d)),
+        (positive(2), normal(2, 2) * 0.3, normal(2) * 0.3), np.array([[2.0, 0.3], [0.3, 1.0]]),
+        None, SCORES + ("precision_matrix", "mode")),
+    "LKJCholesky": (lambda D, c: D.LKJCholesky(3, c), (positive(2),),
+                    torch.distributions.transforms.CorrCholeskyTransform()(
+                        torch.tensor(normal(2, 3))).numpy(), None, ("log_prob",)),
     "HalfNormal": (lambda D, s: D.HalfNormal(s), (positive(4),), positive(4), unit(4),
                    SCORES + ("cdf", "icdf")),
     "HalfCauchy": (lambda D, s: D.HalfCauchy(s), (positive(4),), positive(4), unit(4),
@@ -246,6 +253,8 @@ SAMPLED = {
                        True),
     "GeneralizedPareto": (lambda D, lib: D.GeneralizedPareto(
         lib.tensor([0.0, 1.0]), lib.tensor([1.0, 2.0]), lib.tensor([0.1, -0.2])), True),
+    "Wishart": (lambda D, lib: D.Wishart(lib.tensor(6.0),
+                                         lib.tensor([[1.0, 0.3], [0.3, 0.5]])), True),
     "HalfNormal": (lambda D, lib: D.HalfNormal(lib.tensor([0.5, 2.0])), True),
     "InverseGamma": (lambda D, lib: D.InverseGamma(lib.tensor([10.0]), lib.tensor([2.0])),
                      True),
@@ -556,6 +565,26 @@ def test_transforms_values_inverses_and_jacobians(make):
     check_op(run, unit(2, 5))
 
 
+def test_corr_cholesky_transform():
+    def run(lib, x):
+        t = lib.distributions.biject_to(lib.distributions.constraints.corr_cholesky)
+        y = t(x)
+        return y, t.inv(y), t.log_abs_det_jacobian(x, y)
+    check_op(run, normal(2, 3))
+
+
+def test_lkj_cholesky_samples_are_correlation_factors():
+    def run(lib):
+        lib.manual_seed(0)
+        D = lib.distributions
+        x = D.LKJCholesky(3, lib.tensor([0.5, 2.0])).sample((5,))
+        rows = (x * x).sum(-1)
+        return [tuple(x.shape), bool(D.constraints.corr_cholesky.check(x).all()),
+                bool(((rows - 1).abs() < 1e-5).all())]
+    assert_same(run)
+    assert_same_error(lambda lib: lib.distributions.LKJCholesky(1), ValueError, exact=True)
+
+
 @pytest.mark.parametrize("name", ["LowerCholeskyTransform", "PositiveDefiniteTransform"])
 def test_matrix_transforms(name):
     def run(lib, x):
@@ -625,6 +654,8 @@ def test_broadcast_all():
         return [(tuple(t.shape), str(t.dtype).split(".")[-1]) for t in out]
     assert_same(run)
     assert math.isclose(ag.distributions.utils.euler_constant, 0.5772156649015329)
-    assert set(torch.distributions.__all__) - set(ag.distributions.__all__) <= {
-        "LKJCholesky", "Wishart", "CorrCholeskyTransform"}
+    assert set(torch.distributions.__all__) <= set(ag.distributions.__all__)
+    for name in torch.distributions.__all__:
+        assert callable(getattr(ag.distributions, name)), name
+    assert set(torch.distributions.transforms.__all__) <= set(ag.distributions.transforms.__all__)
     assert LIBS[0] is ag

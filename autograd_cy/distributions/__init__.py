@@ -44,6 +44,7 @@ from autograd_cy.distributions.kl import kl_divergence, register_kl
 from autograd_cy.distributions import kl_cross_families  # noqa: F401  (registers the pairs)
 from autograd_cy.distributions.kumaraswamy import Kumaraswamy
 from autograd_cy.distributions.laplace import Laplace
+from autograd_cy.distributions.lkj_cholesky import LKJCholesky
 from autograd_cy.distributions.log_normal import LogNormal
 from autograd_cy.distributions.logistic_normal import LogisticNormal
 from autograd_cy.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
@@ -61,8 +62,8 @@ from autograd_cy.distributions.relaxed_bernoulli import RelaxedBernoulli
 from autograd_cy.distributions.relaxed_categorical import RelaxedOneHotCategorical
 from autograd_cy.distributions.constraint_registry import biject_to, transform_to
 from autograd_cy.distributions.structured_transforms import (
-    CatTransform, CumulativeDistributionTransform, LowerCholeskyTransform,
-    PositiveDefiniteTransform, StackTransform, StickBreakingTransform)
+    CatTransform, CorrCholeskyTransform, CumulativeDistributionTransform,
+    LowerCholeskyTransform, PositiveDefiniteTransform, StackTransform, StickBreakingTransform)
 from autograd_cy.distributions.studentT import StudentT
 from autograd_cy.distributions.transformed_distribution import TransformedDistribution
 from autograd_cy.distributions.transforms import (
@@ -72,19 +73,20 @@ from autograd_cy.distributions.transforms import (
 from autograd_cy.distributions.uniform import Uniform
 from autograd_cy.distributions.von_mises import VonMises
 from autograd_cy.distributions.weibull import Weibull
+from autograd_cy.distributions.wishart import Wishart
 
 __all__ = [
     "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli",
     "Dirichlet", "Distribution", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma",
     "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent",
-    "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal",
+    "InverseGamma", "Kumaraswamy", "LKJCholesky", "Laplace", "LogNormal", "LogisticNormal",
     "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
     "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
     "Pareto", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT",
-    "TransformedDistribution", "Uniform", "VonMises", "Weibull", "kl_divergence", "register_kl",
-    "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
+    "TransformedDistribution", "Uniform", "VonMises", "Weibull", "Wishart", "kl_divergence",
+    "register_kl", "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
     "IndependentTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
     "SoftmaxTransform", "SoftplusTransform", "TanhTransform", "Transform", "identity_transform",
     "biject_to", "transform_to", "CatTransform", "CumulativeDistributionTransform",
     "LowerCholeskyTransform", "PositiveDefiniteTransform", "StackTransform",
-    "StickBreakingTransform"]
+    "StickBreakingTransform", "CorrCholeskyTransform"]

@@ -5,8 +5,8 @@ from numbers import Number
 
 from autograd_cy.distributions import constraints, transforms
 from autograd_cy.distributions.structured_transforms import (
-    CatTransform, LowerCholeskyTransform, PositiveDefiniteTransform, StackTransform,
-    StickBreakingTransform)
+    CatTransform, CorrCholeskyTransform, LowerCholeskyTransform, PositiveDefiniteTransform,
+    StackTransform, StickBreakingTransform)
 
 __all__ = ["ConstraintRegistry", "biject_to", "transform_to"]
 
@@ -126,6 +126,11 @@ def _transform_to_lower_cholesky(constraint):
 @transform_to.register(constraints.positive_semidefinite)
 def _transform_to_positive_definite(constraint):
     return PositiveDefiniteTransform()
+
+
+@_both(constraints.corr_cholesky)
+def _transform_to_corr_cholesky(constraint):
+    return CorrCholeskyTransform()
 
 
 @biject_to.register(constraints.cat)

@@ -1,13 +1,18 @@
 """Transforms of vectors and matrices (stick-breaking to the simplex, to lower Cholesky
-factors, to positive-definite matrices), transforms applied by slices (CatTransform,
-StackTransform), and the transform by a distribution's cdf."""
+factors, to correlation Cholesky factors, to positive-definite matrices), transforms
+applied by slices (CatTransform, StackTransform), and the transform by a distribution's
+cdf."""
+import math
+
 import autograd_cy as torch
 from autograd_cy.distributions import constraints
 from autograd_cy.distributions.transforms import Transform, _clipped_sigmoid
-from autograd_cy.distributions.utils import _sum_rightmost, lazy_property
-from autograd_cy.nn.functional import logsigmoid, pad
+from autograd_cy.distributions.utils import (
+    _sum_rightmost, lazy_property, tril_matrix_to_vec, vec_to_tril_matrix)
+from autograd_cy.nn.functional import logsigmoid, pad, softplus
 
-__all__ = ["CatTransform", "CumulativeDistributionTransform", "LowerCholeskyTransform",
+__all__ = ["CatTransform", "CorrCholeskyTransform", "CumulativeDistributionTransform",
+           "LowerCholeskyTransform",
            "PositiveDefiniteTransform", "StackTransform", "StickBreakingTransform"]
 
 
@@ -263,3 +268,57 @@ class CumulativeDistributionTransform(Transform):
         if self._cache_size == cache_size:
             return self
         return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)
+
+
+class CorrCholeskyTransform(Transform):
+    """From R^(D(D-1)/2) to Cholesky factors of D x D correlation matrices (lower
+    triangular, positive diagonal, rows of unit norm): each row of the filled lower triangle
+    is squashed by tanh and broken like a stick, with signs kept."""
+
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def __eq__(self, other):
+        return isinstance(other, CorrCholeskyTransform)
+
+    def _call(self, x):
+        x = torch.tanh(x)
+        eps = torch.finfo(x.dtype).eps
+        x = x.clamp(min=-1 + eps, max=1 - eps)
+        r = vec_to_tril_matrix(x, diag=-1)
+        z1m_cumprod_sqrt = (1 - r ** 2).sqrt().cumprod(-1)
+        r = r + torch.eye(r.shape[-1], dtype=r.dtype, device=r.device)
+        return r * pad(z1m_cumprod_sqrt[..., :-1], [1, 0], value=1)
+
+    def _inverse(self, y):
+        y_cumsum = 1 - torch.cumsum(y * y, dim=-1)
+        y_cumsum_shifted = pad(y_cumsum[..., :-1], [1, 0], value=1)
+        y_vec = tril_matrix_to_vec(y, diag=-1)
+        y_cumsum_vec = tril_matrix_to_vec(y_cumsum_shifted, diag=-1)
+        t = y_vec / y_cumsum_vec.sqrt()
+        return (t.log1p() - t.neg().log1p()) / 2       # atanh
+
+    def log_abs_det_jacobian(self, x, y, intermediates=None):
+        y1m_cumsum = 1 - (y * y).cumsum(dim=-1)
+        y1m_cumsum_tril = tril_matrix_to_vec(y1m_cumsum, diag=-2)
+        stick_breaking_logdet = 0.5 * y1m_cumsum_tril.log().sum(-1)
+        tanh_logdet = -2 * (x + softplus(-2 * x) - math.log(2.0)).sum(dim=-1)
+        return stick_breaking_logdet + tanh_logdet
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        n = shape[-1]
+        d = round((0.25 + 2 * n) ** 0.5 + 0.5)
+        if d * (d - 1) // 2 != n:
+            raise ValueError("Input is not a flattened lower-diagonal number")
+        return torch.Size(tuple(shape)[:-1] + (d, d))
+
+    def inverse_shape(self, shape):
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        d = shape[-1]
+        return torch.Size(tuple(shape)[:-2] + (d * (d - 1) // 2,))

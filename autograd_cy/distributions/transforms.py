@@ -652,8 +652,9 @@ class SoftmaxTransform(Transform):
 # torch.distributions.transforms holds these too (they live in structured_transforms.py,
 # which builds on this module)
 from autograd_cy.distributions.structured_transforms import (  # noqa: E402
-    CatTransform, CumulativeDistributionTransform, LowerCholeskyTransform,
-    PositiveDefiniteTransform, StackTransform, StickBreakingTransform)
+    CatTransform, CorrCholeskyTransform, CumulativeDistributionTransform,
+    LowerCholeskyTransform, PositiveDefiniteTransform, StackTransform, StickBreakingTransform)
 
-__all__ += ["CatTransform", "CumulativeDistributionTransform", "LowerCholeskyTransform",
+__all__ += ["CatTransform", "CorrCholeskyTransform", "CumulativeDistributionTransform",
+            "LowerCholeskyTransform",
             "PositiveDefiniteTransform", "StackTransform", "StickBreakingTransform"]
