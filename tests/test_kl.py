@@ -90,6 +90,12 @@ PAIRS = {
         lambda D, m, raw, d: D.MultivariateNormal(m, scale_tril=tril(
             ag if isinstance(m, ag.Tensor) else torch, raw, d)),
         (normal(2, 3), normal(3, 2), positive(3)), (normal(3), normal(3, 3), normal(3))),
+    "Wishart": (lambda D, df, raw, d: D.Wishart(df + 2, scale_tril=tril(
+        ag if isinstance(raw, ag.Tensor) else torch, raw, d)),
+        lambda D, df, raw, d: D.Wishart(df + 2, scale_tril=tril(
+            ag if isinstance(raw, ag.Tensor) else torch, raw, d)),
+        (positive(3), normal(2, 2) * 0.3, normal(2) * 0.3),
+        (positive(3), normal(2, 2) * 0.3, normal(2) * 0.3)),
     "HalfNormal": (lambda D, s: D.HalfNormal(s), lambda D, s: D.HalfNormal(s),
                    (positive(4),), (positive(4),)),
     "Pareto": (lambda D, s, a: D.Pareto(s, a), lambda D, s, a: D.Pareto(s * 0.5, a),
