@@ -290,6 +290,21 @@ def test_sample_shapes_dtypes_and_has_rsample(name):
 
 
 @pytest.mark.parametrize("name", SAMPLED)
+def test_float64_parameters_give_float64_samples(name):
+    make, _ = SAMPLED[name]
+
+    def run(lib):
+        lib.set_default_dtype(lib.float64)
+        try:
+            dist = make(lib.distributions, lib)
+            draws = [dist.sample((2,))] + ([dist.rsample((2,))] if dist.has_rsample else [])
+            return [str(d.dtype).split(".")[-1] for d in draws]
+        finally:
+            lib.set_default_dtype(lib.float32)
+    assert_same(run)
+
+
+@pytest.mark.parametrize("name", SAMPLED)
 def test_sample_statistics(name):
     """Means and variances of 4000 draws within 5 standard errors of the exact ones
     (torch's ``mean`` and ``variance``); StudentT's variance needs df > 4 to settle."""
