@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import autograd_cy as ag
-from oracle import LIBS, assert_same, assert_same_error, check_op, plain
+from oracle import LIBS, assert_same, assert_same_error, check_op, node_name, plain
 
 RNG = np.random.default_rng(7)
 
@@ -401,6 +401,18 @@ def test_beta_and_dirichlet_rsample_gradients_are_unbiased():
     assert abs(grads[0].item() / 4000 - exact) < 0.01
     assert abs(dirichlet_grad[0].item() / 4000 - exact) < 0.01
     assert abs(dirichlet_grad[1].item() / 4000 + 2.0 / 25.0) < 0.01
+
+
+def test_node_names_of_rsample_and_log_prob():
+    def run(lib):
+        D = lib.distributions
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        made = [D.Normal(a, 1.0).rsample(), D.Gamma(a, 1.0).rsample(), D.Dirichlet(a).rsample(),
+                D.Beta(a, a).rsample(), D.Normal(a, 1.0).log_prob(lib.zeros(2)),
+                D.Categorical(logits=a).log_prob(lib.tensor(1)),
+                D.MultivariateNormal(a, lib.eye(2)).log_prob(lib.zeros(2))]
+        return [node_name(x.grad_fn) for x in made]
+    assert_same(run)
 
 
 def test_sample_has_no_graph_and_rsample_needs_has_rsample():

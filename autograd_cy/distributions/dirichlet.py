@@ -2,7 +2,7 @@
 import autograd_cy as torch
 from autograd_cy.distributions import constraints
 from autograd_cy.distributions.exp_family import ExponentialFamily
-from autograd_cy.distributions.numpy_draws import standard_gamma
+from autograd_cy.distributions.numpy_draws import dirichlet
 from autograd_cy.nn.functional import one_hot
 
 __all__ = ["Dirichlet"]
@@ -35,10 +35,7 @@ class Dirichlet(ExponentialFamily):
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        gammas = standard_gamma(self.concentration.expand(shape))
-        sample = gammas / gammas.sum(-1, keepdim=True)
-        finfo = torch.finfo(sample.dtype)
-        return sample.clamp(min=finfo.tiny, max=1 - finfo.eps)
+        return dirichlet(self.concentration.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:

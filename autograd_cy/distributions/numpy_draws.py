@@ -11,7 +11,8 @@ density ``x^(alpha-1) e^-x / Gamma(alpha)``; ``dF/dalpha`` has no closed form, a
 here by a central difference of ``igamma`` in float64 (step ``1e-5 * alpha``), about 1e-8
 relative, against torch's ``_standard_gamma_grad`` (a fitted approximation) which agrees to
 about 1e-4. Dirichlet and Beta samples are normalized gamma samples, so their gradients
-follow. Like torch's, the gradient has no derivative of its own.
+follow (``_Dirichlet``, torch's node name; torch's own ``_dirichlet_grad`` is another
+approximation). Like torch's, the gradient has no derivative of its own.
 """
 import numpy as np
 
@@ -19,7 +20,7 @@ import autograd_cy as torch
 from autograd_cy import factories as _factories
 from autograd_cy.autograd.function import Function, once_differentiable
 
-__all__ = ["standard_gamma", "poisson", "binomial"]
+__all__ = ["standard_gamma", "dirichlet", "poisson", "binomial"]
 
 
 def _values(tensor):
@@ -68,6 +69,36 @@ class StandardGamma(Function):
 def standard_gamma(concentration):
     """Samples of Gamma(concentration, 1), differentiable in ``concentration``."""
     return StandardGamma.apply(concentration)
+
+
+class _Dirichlet(Function):
+    """Dirichlet samples, normalized gamma samples ``x = g / sum(g)``, reparameterized:
+    ``dL/dalpha_j = dg_j/dalpha_j * (dL/dx_j - sum_i dL/dx_i x_i) / sum(g)`` (NOTE [The
+    gamma sample's gradient]). The node is torch's ``_DirichletBackward``."""
+
+    @staticmethod
+    def forward(ctx, concentration):
+        alpha = _values(concentration)
+        tiny = np.finfo(np.dtype(str(concentration.dtype).split(".")[-1])).tiny
+        gammas = np.maximum(_factories._rng(None).standard_gamma(alpha), tiny)
+        total = gammas.sum(-1, keepdims=True)
+        ctx.alpha, ctx.gammas, ctx.total = alpha, gammas, total
+        ctx.x = gammas / total
+        return _as_tensor(ctx.x, concentration)
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad):
+        g = _values(grad)
+        dg_da = _gamma_sample_grad(ctx.alpha, ctx.gammas)
+        inner = (g * ctx.x).sum(-1, keepdims=True)
+        return _as_tensor(dg_da * (g - inner) / ctx.total, grad)
+
+
+def dirichlet(concentration):
+    """Dirichlet samples with ``concentration`` (last dim: the categories), differentiable
+    in it."""
+    return _Dirichlet.apply(concentration)
 
 
 def poisson(rate):
