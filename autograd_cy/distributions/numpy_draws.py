@@ -66,6 +66,9 @@ class StandardGamma(Function):
         return grad * _as_tensor(dx_da, concentration)
 
 
+StandardGamma._backward_cls.__name__ = "StandardGammaBackward0"      # torch's node name
+
+
 def standard_gamma(concentration):
     """Samples of Gamma(concentration, 1), differentiable in ``concentration``."""
     return StandardGamma.apply(concentration)
