@@ -686,4 +686,6 @@ def test_broadcast_all():
     for name in torch.distributions.__all__:
         assert callable(getattr(ag.distributions, name)), name
     assert set(torch.distributions.transforms.__all__) <= set(ag.distributions.transforms.__all__)
+    assert set(torch.distributions.constraints.__all__) <= set(
+        ag.distributions.constraints.__all__)
     assert LIBS[0] is ag

@@ -5,7 +5,8 @@ A constraint's ``check(value)`` is a bool tensor over the value's batch dims (it
 """
 import autograd_cy as torch
 
-__all__ = ["Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property",
+__all__ = ["Constraint", "MixtureSameFamilyConstraint", "boolean", "cat", "corr_cholesky",
+           "dependent", "dependent_property",
            "greater_than", "greater_than_eq", "independent", "integer_interval", "interval",
            "half_open_interval", "is_dependent", "less_than", "lower_cholesky",
            "lower_triangular", "multinomial", "nonnegative", "nonnegative_integer", "one_hot",
@@ -346,6 +347,30 @@ class _Stack(Constraint):
     def check(self, value):
         parts = [value.select(self.dim, i) for i in range(value.size(self.dim))]
         return torch.stack([c.check(v) for v, c in zip(parts, self.cseq)], self.dim)
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """The component's support, checked on a value without the component dim."""
+
+    def __init__(self, base_constraint):
+        self.base_constraint = base_constraint
+        super().__init__()
+
+    @property
+    def is_discrete(self):
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self):
+        return self.base_constraint.event_dim
+
+    def check(self, value):
+        unsqueezed = value.unsqueeze(-1 - self.event_dim)
+        result = self.base_constraint.check(unsqueezed)
+        return result.squeeze(-1)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}({self.base_constraint!r})"
 
 
 dependent = _Dependent()

@@ -8,30 +8,6 @@ from autograd_cy.distributions.distribution import Distribution
 __all__ = ["MixtureSameFamily"]
 
 
-class MixtureSameFamilyConstraint(constraints.Constraint):
-    """The component's support, checked on a value without the component dim."""
-
-    def __init__(self, base_constraint):
-        self.base_constraint = base_constraint
-        super().__init__()
-
-    @property
-    def is_discrete(self):
-        return self.base_constraint.is_discrete
-
-    @property
-    def event_dim(self):
-        return self.base_constraint.event_dim
-
-    def check(self, value):
-        unsqueezed = value.unsqueeze(-1 - self.event_dim)
-        result = self.base_constraint.check(unsqueezed)
-        return result.squeeze(-1)
-
-    def __repr__(self):
-        return f"{self.__class__.__name__}({self.base_constraint!r})"
-
-
 class MixtureSameFamily(Distribution):
     """Draw a component index from ``mixture_distribution`` (a Categorical over the last
     batch dim of ``component_distribution``), then a sample of that component."""
@@ -80,7 +56,7 @@ class MixtureSameFamily(Distribution):
 
     @constraints.dependent_property
     def support(self):
-        return MixtureSameFamilyConstraint(self._component_distribution.support)
+        return constraints.MixtureSameFamilyConstraint(self._component_distribution.support)
 
     @property
     def mixture_distribution(self):
