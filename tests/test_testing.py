@@ -162,3 +162,21 @@ def test_make_tensor_low_equal_high_warns():
                  FutureWarning, "low==high")
     assert ag.testing.make_tensor(3, dtype=ag.float32, device="cpu").dtype == ag.float32
     assert not math.isnan(ag.testing.make_tensor(1, dtype=ag.float64, device="cpu").item())
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib: lib.testing.assert_allclose(lib.tensor([1.0, NAN]), [1.00001, NAN]),
+    lambda lib: lib.testing.assert_allclose(lib.tensor([1.0, 2.0]), [1.0, 2.1]),
+    lambda lib: lib.testing.assert_allclose(lib.tensor([1, 2]), lib.tensor([1.0, 2.5])),
+    lambda lib: lib.testing.assert_allclose(lib.tensor([1.0]), [1.2], msg="custom"),
+    lambda lib: lib.testing.assert_allclose(2.0, 2.5),
+])
+def test_deprecated_assert_allclose(fn):
+    def run(lib):
+        try:
+            fn(lib)
+        except AssertionError as error:
+            return str(error)
+        return None
+    ours, theirs = same_warning(run, FutureWarning, r"assert_allclose\(\)` is deprecated")
+    assert ours == theirs

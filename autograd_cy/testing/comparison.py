@@ -3,12 +3,13 @@ them compared as torch.testing does, with its default tolerances and its message
 import cmath
 import collections.abc
 import numbers
+import warnings
 
 import numpy as np
 
 import autograd_cy as torch
 
-__all__ = ["assert_close"]
+__all__ = ["assert_close", "assert_allclose"]
 
 # (rtol, atol) by dtype; every other dtype compares exactly
 _DTYPE_PRECISIONS = {
@@ -260,3 +261,28 @@ def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=Non
         _compare(actual, expected, (), options)
     except _Mismatch as mismatch:
         raise mismatch.error(msg) from None
+
+
+# assert_allclose's own defaults (before assert_close existed), by dtype
+_ALLCLOSE_PRECISIONS = {"float16": (1e-3, 1e-3), "float32": (1e-4, 1e-5),
+                        "float64": (1e-5, 1e-8)}
+
+
+def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=""):
+    """Deprecated (FutureWarning, as torch's): ``assert_close`` with NaNs equal, dtypes not
+    checked, numbers made tensors, and the older default tolerances."""
+    warnings.warn(
+        "`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a "
+        "future release. Please use `torch.testing.assert_close()` instead. You can find "
+        "detailed upgrade instructions in https://github.com/pytorch/pytorch/issues/61844.",
+        FutureWarning, stacklevel=2)
+    if not isinstance(actual, torch.Tensor):
+        actual = torch.tensor(actual)
+    if not isinstance(expected, torch.Tensor):
+        expected = torch.tensor(expected, dtype=actual.dtype)
+    if rtol is None and atol is None:
+        defaults = [_ALLCLOSE_PRECISIONS.get(_dtype_name(t.dtype), (0.0, 0.0))
+                    for t in (actual, expected)]
+        rtol, atol = max(r for r, _ in defaults), max(a for _, a in defaults)
+    assert_close(actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan,
+                 check_device=True, check_dtype=False, check_stride=False, msg=msg or None)
