@@ -5,7 +5,7 @@ import weakref
 
 import autograd_cy as torch
 from autograd_cy.distributions import constraints
-from autograd_cy.distributions.utils import _sum_rightmost
+from autograd_cy.distributions.utils import _sum_rightmost, broadcast_all
 from autograd_cy.nn.functional import softplus
 
 __all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
@@ -420,7 +420,7 @@ class PowerTransform(Transform):
 
     def __init__(self, exponent, cache_size=0):
         super().__init__(cache_size=cache_size)
-        (self.exponent,) = _broadcast_all(exponent)
+        (self.exponent,) = broadcast_all(exponent)
 
     def with_cache(self, cache_size=1):
         if self._cache_size == cache_size:
@@ -450,11 +450,6 @@ class PowerTransform(Transform):
 
     def inverse_shape(self, shape):
         return torch.Size(torch.broadcast_shapes(shape, getattr(self.exponent, "shape", ())))
-
-
-def _broadcast_all(*values):
-    from autograd_cy.distributions.utils import broadcast_all
-    return broadcast_all(*values)
 
 
 def _clipped_sigmoid(x):
