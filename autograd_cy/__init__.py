@@ -204,3 +204,5 @@ from autograd_cy.linalg.deprecated_norms import nuclear_norm, frobenius_norm  # 
 from autograd_cy.asarray import asarray, frombuffer  # noqa: E402,F401
 from autograd_cy.linalg.low_rank import svd_lowrank, pca_lowrank  # noqa: E402,F401
 from autograd_cy.nn.embedding_bag import torch_embedding_bag as embedding_bag  # noqa: E402,F401
+from autograd_cy import distributions  # noqa: E402,F401  (torch.distributions)
+from autograd_cy import testing  # noqa: E402,F401  (torch.testing.assert_close)

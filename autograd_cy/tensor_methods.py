@@ -2,7 +2,8 @@
 dtype unless told otherwise), the in-place random fills (``uniform_``, ``normal_``,
 ``random_``, ``exponential_``, ``cauchy_``, ``geometric_``, ``log_normal_``),
 ``multinomial``, ``new_empty_strided``, the questions ``is_signed`` and
-``is_nonzero``, and ``where`` read from the tensor (``x.where(condition, y)``).
+``is_nonzero``, ``__format__`` (a 0-dim tensor formats as its number), and ``where`` read
+from the tensor (``x.where(condition, y)``).
 
 Ops with a backward live in pyx/ops; these only build tensors. Like the op modules, this
 module registers its functions as Tensor methods when it is imported.
@@ -14,7 +15,7 @@ from autograd_cy import factories as _factories
 from autograd_cy._C.dtype import _c10_name
 from autograd_cy._C.ops.inplace import apply_in_place
 from autograd_cy._C.ops.selection import where as _where
-from autograd_cy._C.tensor import _array_of, _register_methods, _wrap_array
+from autograd_cy._C.tensor import Tensor as _Tensor, _array_of, _register_methods, _wrap_array
 
 __all__ = []
 
@@ -22,6 +23,14 @@ __all__ = []
 def is_signed(self):
     """Whether the dtype holds negative numbers (every floating and complex dtype)."""
     return self.dtype.is_signed
+
+
+def __format__(self, format_spec):
+    """A 0-dim tensor formats as its Python number (``f"{x}"`` is ``0.5``, as torch's);
+    any other tensor as ``str``."""
+    if self.dim() == 0 and type(self) is _Tensor:
+        return self.detach().item().__format__(format_spec)
+    return object.__format__(self, format_spec)
 
 
 def is_nonzero(self):
@@ -264,4 +273,4 @@ def where(self, condition, y):
 _register_methods({f.__name__: f for f in (
     where, new_zeros, new_ones, new_full, new_empty, new_tensor, new, is_signed, is_nonzero,
     uniform_, normal_, random_, exponential_, multinomial, cauchy_, log_normal_, geometric_,
-    new_empty_strided)})
+    new_empty_strided, __format__)})

@@ -9,7 +9,7 @@ import pytest
 import autograd_cy as ag
 import torch
 from autograd_cy import printing
-from oracle import LIBS, _torch_spelling
+from oracle import LIBS, _torch_spelling, assert_same
 
 
 @pytest.fixture(autouse=True)
@@ -88,3 +88,15 @@ def test_get_printoptions_and_the_context_manager():
     with printing.printoptions(precision=1), _tensor_str.printoptions(precision=1):
         assert repr(ag.tensor([1.25]).cpu()) == repr(torch.tensor([1.25])) == "tensor([1.2])"
     assert printing.get_printoptions() == _tensor_str.get_printoptions()
+
+
+@pytest.mark.cpu_only     # a CUDA tensor's str names its device
+def test_format_of_a_0_dim_tensor_is_its_number():
+    """``f"{t}"`` of a 0-dim tensor formats ``t.item()`` (format specs included), as torch's
+    Tensor.__format__; other tensors format as ``str``."""
+    def run(lib):
+        x = lib.tensor(0.3, requires_grad=True)
+        return [f"{x}", f"{x:.2f}", f"{lib.tensor(3)}", f"{lib.tensor(True)}",
+                "{:>8}".format(lib.tensor(2.5)), f"{lib.tensor([1.0, 2.0])}",
+                f"{lib.tensor([[1]])}"]
+    assert_same(run)
