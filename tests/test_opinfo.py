@@ -21,8 +21,8 @@ NOT_IMPLEMENTED = frozenset({
     # linear algebra not built yet: Householder products and LDL, and the deprecated forms
     "geqrf", "ormqr", "linalg.householder_product", "linalg.ldl_factor",
     "linalg.ldl_factor_ex", "linalg.ldl_solve", "lu", "lu_solve", "triangular_solve",
-    # sampling grids (grid_sample) and multi-dimensional histograms
-    "grid_sampler_2d", "grid_sampler_3d", "nn.functional.grid_sample", "histogramdd",
+    # multi-dimensional histograms
+    "histogramdd",
     # ATen-level ops torch's Python API does not name (native_*, slice), a fused loss of
     # torch 2.13's, a hash, and the scatter form of as_strided
     "native_batch_norm", "native_group_norm", "native_layer_norm", "slice",
@@ -62,10 +62,12 @@ KNOWN_DIFFERENCES = {
                           "lands in the next bin") for dtype in ("bfloat16", "float16")},
     **{(op, "float32"): _FLOAT32_ROUNDING for op in (
         "linalg.lstsq", "linalg.lstsq.grad_oriented", "matrix_exp", "nn.functional.ctc_loss",
-        "nn.functional.conv_transpose3d", "nn.functional.layer_norm", "pow")},
+        "nn.functional.conv_transpose3d", "nn.functional.layer_norm", "pow",
+        "grid_sampler_3d")},
     **{(op, dtype): _HALF_ROUNDING for op in (
         "nn.functional.batch_norm", "nn.functional.group_norm", "nn.functional.layer_norm",
-        "special.i0e", "remainder") for dtype in ("bfloat16", "float16")},
+        "special.i0e", "remainder", "grid_sampler_2d", "grid_sampler_3d")
+       for dtype in ("bfloat16", "float16")},
     **{(op, "float16"): _HALF_ROUNDING for op in (
         "addcmul", "nn.functional.binary_cross_entropy_with_logits",
         "nn.functional.nll_loss")},
