@@ -41,8 +41,15 @@ _CUBIC_A = -0.75
 # align_corners, else the image's borders half a pixel further out) and clips it. Each step
 # is piecewise linear, so the coordinate is locally ``mult * g + const``; ``mult`` (the
 # unnormalizing scale times 0 or +-1 from the padding; 0 at a clip, as torch's
-# clip_coordinates_set_grad) is all the backward needs of it. A coordinate that is not
-# finite or beyond int32 becomes -100, off the image, as torch's safe_downgrade_to_int_range.
+# clip_coordinates_set_grad) is all the backward needs of it.
+#
+# A grid that is not finite follows torch's two CPU kernels. 2-D (the vectorized kernel):
+# the clip takes NaN to 0, and a NaN or infinite coordinate makes NaN weights, so the
+# output is NaN (but for nearest, which has no weights). 3-D (the scalar kernel): the clip
+# takes NaN to ``n - 1``, then a coordinate not finite or beyond int32 becomes -100, off
+# the image (safe_downgrade_to_int_range). Its backward's clip keeps NaN (and reflecting an
+# infinity makes NaN), so a NaN point under 'border', a point not finite under
+# 'reflection', reads the edge in the forward but takes no gradient.
 #
 # The coordinate then gives a few taps along the dim, each an integer index, whether it
 # lies inside the input, and a weight that is a polynomial of the fraction ``t = x -
@@ -64,10 +71,11 @@ def _unnormalize(g, size, align_corners):
     return ((g + 1) * size - 1) / 2, size / 2
 
 
-def _clip(x, size):
-    """``x`` clipped to ``[0, size - 1]`` and its derivative (0 at or past an edge)."""
+def _clip(x, size, nan):
+    """``x`` clipped to ``[0, size - 1]``, NaN to ``nan``, and its derivative (0 at or past
+    an edge)."""
     inside = (x > 0) & (x < size - 1)
-    return np.minimum(np.maximum(x, 0), size - 1), inside
+    return np.where(np.isnan(x), nan, np.minimum(np.maximum(x, 0), size - 1)), inside
 
 
 def _reflect(x, twice_low, twice_high):
@@ -83,17 +91,17 @@ def _reflect(x, twice_low, twice_high):
     return np.where(even, extra + low, span - extra + low), np.where(even, sign, -sign)
 
 
-def _pad(x, size, padding, align_corners):
+def _pad(x, size, padding, align_corners, nan):
     """The padded coordinate and its derivative (NOTE [Grid sampling as taps])."""
     if padding == BORDER:
-        x, grad = _clip(x, size)
+        x, grad = _clip(x, size, nan)
         return x, grad * 1.0
     if padding == REFLECTION:
         if align_corners:
             x, grad = _reflect(x, 0, 2 * (size - 1))
         else:
             x, grad = _reflect(x, -1, 2 * size - 1)
-        x, inside = _clip(x, size)
+        x, inside = _clip(x, size, nan)
         return x, grad * inside
     return x, None
 
@@ -147,19 +155,21 @@ class _Axis:
     """One spatial dim's taps for every output point: ``indices`` and ``inside`` per tap,
     the fraction ``t`` and ``mult`` (NOTE [Grid sampling as taps])."""
 
-    def __init__(self, g, size, mode, padding, align_corners):
+    def __init__(self, g, size, mode, padding, align_corners, vectorized):
         x, scale = _unnormalize(g, size, align_corners)
         self.t = self.mult = None
+        nan = 0 if vectorized else size - 1
         if mode == BICUBIC:
             self.mult = np.zeros_like(x) + scale
-            x = _safe(x)
             first = np.floor(x)
             self.t = x - first
-            positions = [_pad(first + k, size, padding, align_corners)[0] for k in (-1, 0, 1, 2)]
+            positions = [_pad(first + k, size, padding, align_corners, nan)[0]
+                         for k in (-1, 0, 1, 2)]
         else:
-            x, grad = _pad(x, size, padding, align_corners)
+            x, grad = _pad(x, size, padding, align_corners, nan)
             self.mult = np.zeros_like(x) + (scale if grad is None else grad * scale)
-            x = _safe(x)
+            if not vectorized:
+                x = _safe(x)
             if mode == NEAREST:
                 positions = [_round_half_even(x)]
             else:
@@ -207,8 +217,9 @@ class _Sampling:
         grid_array = grid_array.astype(_compute_dtype(grid_array)).reshape(
             self.batch, points, dims)
         # grid's last dim is (x, y[, z]): x indexes the input's last dim
-        self.axes = [_Axis(grid_array[..., dims - 1 - d], self.sizes[d], mode, padding,
-                           align_corners) for d in range(dims)]
+        with np.errstate(invalid="ignore", over="ignore"):     # a grid not finite
+            self.axes = [_Axis(grid_array[..., dims - 1 - d], self.sizes[d], mode, padding,
+                               align_corners, dims == 2) for d in range(dims)]
         self.grid_array = grid_array
         self.corners = _corners(self.axes)
         base = _array_of(_ag.arange(self.batch * self.channels, device=input.device)
@@ -221,6 +232,14 @@ class _Sampling:
                 inside = inside & self.axes[d].inside[k]
             self.flat.append(base + index.reshape(self.batch, 1, points))
             self.inside.append(inside.reshape(self.batch, 1, points))
+        self.backward_inside = self.inside
+        if dims == 3 and padding != ZEROS:   # points torch's backward drops
+            lost = np.isnan if padding == BORDER else (lambda a: ~np.isfinite(a))
+            dropped = lost(grid_array[..., 0])
+            for d in range(1, dims):
+                dropped = dropped | lost(grid_array[..., d])
+            kept = ~dropped.reshape(self.batch, 1, points)
+            self.backward_inside = [inside & kept for inside in self.inside]
 
     def weights(self, fractions, slopes=False):
         """Per corner the product of its taps' weights (``fractions``: per dim ``t``, an
@@ -300,12 +319,14 @@ class GridSampler2d(Function):
                 continue
             g = grid.reshape(batch, points, dims)[..., dims - 1 - d]
             g_const = _wrap_array(s.grid_array[..., dims - 1 - d]).to(g.dtype)
-            fractions.append(_wrap_array(axis.t).to(g.dtype)
-                             + (g - g_const) * _wrap_array(axis.mult).to(g.dtype))
+            offset = (g - g_const) * _wrap_array(axis.mult).to(g.dtype)
+            if dims == 3:   # a point not finite has finite weights there (NOTE [Grid ...])
+                offset = _ag.where(g_const.isfinite(), offset, 0)
+            fractions.append(_wrap_array(axis.t).to(g.dtype) + offset)
         weights, slopes = s.weights(fractions, slopes=True)
         grad_input = grad_grid = None
         tensors = [(_wrap_array(index), _wrap_array(inside))
-                   for index, inside in zip(s.flat, s.inside)]
+                   for index, inside in zip(s.flat, s.backward_inside)]
         if ctx.needs_input_grad[0]:
             indices, values = [], []
             for (index, inside), weight in zip(tensors, weights):
@@ -347,18 +368,11 @@ GridSampler3d._backward_cls.__name__ = "GridSampler3DBackward0"
 
 
 def _check(input, grid, mode, dims=None):
-    """torch's checks (check_grid_sampler_common, _2d, _3d), in its order."""
-    rank = input.dim() if dims is None else dims + 2
+    """torch's checks: check_grid_sampler_common's, then check_grid_sampler_2d's or _3d's
+    (``dims``, or by the input's rank), in its order."""
     if input.device != grid.device:
         raise RuntimeError(f"grid_sampler(): expected input and grid to be on same device, "
                            f"but input is on {input.device} and grid is on {grid.device}")
-    if input.layout != grid.layout:
-        raise RuntimeError("grid_sampler(): expected input and grid to have torch.strided "
-                           "layout")
-    if input.dim() != grid.dim() or (dims is not None and input.dim() != rank):
-        raise RuntimeError(f"grid_sampler(): expected {rank}D input and grid with same number "
-                           f"of dimensions, but got input with sizes {list(input.shape)} and "
-                           f"grid with sizes {list(grid.shape)}")
     if input.shape[0] != grid.shape[0]:
         raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, "
                            f"but got input with sizes {list(input.shape)} and grid with "
@@ -371,12 +385,14 @@ def _check(input, grid, mode, dims=None):
             raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial "
                                f"dimensions, but input has sizes {list(input.shape)} with "
                                f"dimension {d} being empty")
-    if input.dim() == 5 and mode == BICUBIC:
-        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
-    if input.dim() not in (4, 5):
-        raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same "
+    if dims is None:
+        dims = 2 if input.dim() == 4 else 3
+    if input.dim() != dims + 2 or grid.dim() != dims + 2:
+        raise RuntimeError(f"grid_sampler(): expected {dims + 2}D input and grid with same "
                            f"number of dimensions, but got input with sizes "
                            f"{list(input.shape)} and grid with sizes {list(grid.shape)}")
+    if dims == 3 and mode == BICUBIC:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
 
 
 def _check_codes(mode, padding):
