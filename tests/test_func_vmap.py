@@ -364,6 +364,11 @@ FALLBACK_OPS = {
     "max_unpool3d": lambda lib, t: lib.nn.functional.max_unpool3d(
         *lib.nn.functional.max_pool3d(t[None, None], (1, 2, 2), return_indices=True),
         (1, 2, 2)),
+    # the example a (1, 1, 3, 3) image, read at its own first two columns as points
+    "grid_sample": lambda lib, t: lib.nn.functional.grid_sample(
+        t[None, None], t[:, :2].reshape(1, 1, 3, 2), mode="bicubic", align_corners=False),
+    "affine_grid": lambda lib, t: lib.nn.functional.affine_grid(
+        t[:2][None], (1, 1, 2, 3), align_corners=True),
 }
 
 

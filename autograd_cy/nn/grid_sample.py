@@ -320,7 +320,7 @@ class GridSampler2d(Function):
             g = grid.reshape(batch, points, dims)[..., dims - 1 - d]
             g_const = _wrap_array(s.grid_array[..., dims - 1 - d]).to(g.dtype)
             offset = (g - g_const) * _wrap_array(axis.mult).to(g.dtype)
-            if dims == 3:   # a point not finite has finite weights there (NOTE [Grid ...])
+            if dims == 3:   # finite weights at a point not finite (NOTE [Grid sampling as taps])
                 offset = _ag.where(g_const.isfinite(), offset, 0)
             fractions.append(_wrap_array(axis.t).to(g.dtype) + offset)
         weights, slopes = s.weights(fractions, slopes=True)
