@@ -334,7 +334,7 @@ class GridSampler2d(Function):
                 values.append(_ag.where(inside, term, 0).reshape(-1))
                 indices.append(index.expand(batch, channels, points).reshape(-1))
             grad_input = _ag.zeros(input.numel(), dtype=grad.dtype, device=grad.device)
-            if values:
+            if grad.numel():     # (index_add of no index fails on CUDA)
                 grad_input = grad_input.index_add(0, _ag.cat(indices), _ag.cat(values))
             grad_input = grad_input.reshape(input.shape)
         if ctx.needs_input_grad[1]:
