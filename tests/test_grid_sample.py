@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import autograd_cy as ag
-from oracle import assert_same, assert_same_error, check_op, node_name, randn, same_warning
+from oracle import (
+    assert_same, assert_same_error, check_jvp, check_op, node_name, randn, same_warning)
 
 MODES_2D = ("bilinear", "nearest", "bicubic")
 MODES_3D = ("bilinear", "nearest")
@@ -218,3 +219,20 @@ def test_spatial_transformer():
         return loss.detach(), warped.detach(), weight.grad, bias.grad, node_name(
             grid.grad_fn), node_name(warped.grad_fn)
     assert_same(run)
+
+
+def test_forward_ad():
+    """affine_grid has a tangent (linear in theta); torch's grid_sampler has none."""
+    check_jvp(lambda lib, t: lib.nn.functional.affine_grid(t, (2, 1, 2, 3), False),
+              randn(2, 2, 3))
+    check_jvp(lambda lib, t: lib.nn.functional.affine_grid(t, (1, 1, 2, 2, 3), True),
+              randn(1, 3, 4))
+
+    def dual(lib):
+        forward_ad = lib.autograd.forward_ad
+        x = lib.tensor(randn(1, 1, 3, 3))
+        with forward_ad.dual_level():
+            lib.nn.functional.grid_sample(forward_ad.make_dual(x, lib.ones_like(x)),
+                                          lib.tensor(_grid(1, 2, 2, 2)), align_corners=False)
+    assert_same_error(dual, NotImplementedError,
+                      "Trying to use forward AD with grid_sampler_2d that does not support it")

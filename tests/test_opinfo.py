@@ -68,6 +68,7 @@ KNOWN_DIFFERENCES = {
         "nn.functional.batch_norm", "nn.functional.group_norm", "nn.functional.layer_norm",
         "special.i0e", "remainder", "grid_sampler_2d", "grid_sampler_3d")
        for dtype in ("bfloat16", "float16")},
+    ("nn.functional.grid_sample", "bfloat16"): _HALF_ROUNDING,
     **{(op, "float16"): _HALF_ROUNDING for op in (
         "addcmul", "nn.functional.binary_cross_entropy_with_logits",
         "nn.functional.nll_loss")},

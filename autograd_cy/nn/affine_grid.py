@@ -59,14 +59,18 @@ class AffineGridGenerator(Function):
         base = _base_grid(theta, size, align_corners)
         dims = len(size) - 2
         ctx.base = base.reshape(size[0], -1, dims + 1)
-        grid = ctx.base.bmm(theta.transpose(1, 2))
-        return grid.reshape([size[0], *size[2:], dims])
+        ctx.shape = [size[0], *size[2:], dims]
+        return ctx.base.bmm(theta.transpose(1, 2)).reshape(ctx.shape)
 
     @staticmethod
     def backward(ctx, grad):
         base = ctx.base
         flat = grad.reshape(base.shape[0], base.shape[1], -1)
         return base.transpose(1, 2).bmm(flat).transpose(1, 2), None, None
+
+    @staticmethod
+    def jvp(ctx, theta_t, size_t, align_corners_t):
+        return ctx.base.bmm(theta_t.transpose(1, 2)).reshape(ctx.shape)
 
 
 AffineGridGenerator._backward_cls.__name__ = "AffineGridGeneratorBackward0"

@@ -190,12 +190,6 @@ def _corners(axes):
     return corners
 
 
-def _compute_dtype(array):
-    """The input's own dtype: torch's CPU kernels compute a half type's coordinates and
-    sums in that type, rounding at each step."""
-    return array.dtype
-
-
 class _Sampling:
     """What forward and backward share: the axes, the corners' flat indices into the input
     ``(N * C * area)`` and whether each lies inside, and the corner weights' factors."""
@@ -213,9 +207,9 @@ class _Sampling:
         area = 1
         for n in self.sizes:
             area *= n
-        grid_array = _array_of(grid.detach().contiguous())
-        grid_array = grid_array.astype(_compute_dtype(grid_array)).reshape(
-            self.batch, points, dims)
+        # in the grid's own dtype: torch's CPU kernels compute a half type's coordinates
+        # and sums in that type, rounding at each step
+        grid_array = _array_of(grid.detach().contiguous()).reshape(self.batch, points, dims)
         # grid's last dim is (x, y[, z]): x indexes the input's last dim
         with np.errstate(invalid="ignore", over="ignore"):     # a grid not finite
             self.axes = [_Axis(grid_array[..., dims - 1 - d], self.sizes[d], mode, padding,
@@ -272,7 +266,7 @@ def _sampled(sampling, input):
     """The forward's values ``(N, C, *out_sizes)`` as an array of the input's module."""
     array = _array_of(input.detach().contiguous())
     flat = array.reshape(-1)
-    picked = [np.where(inside, np.take(flat, index), 0).astype(_compute_dtype(array))
+    picked = [np.where(inside, np.take(flat, index), 0)
               for index, inside in zip(sampling.flat, sampling.inside)]
     shape = (sampling.batch, 1, sampling.points)
     if sampling.mode == BICUBIC:    # each row of four along x, then the rows along y
@@ -354,6 +348,12 @@ class GridSampler2d(Function):
                 grad_grid = _ag.stack([per_dim[d] * mults[d] for d in reversed(range(dims))],
                                       -1).reshape(grid.shape)
         return grad_input, grad_grid, None, None, None
+
+    @staticmethod
+    def jvp(ctx, *tangents):
+        name = "grid_sampler_3d" if len(ctx.sampling.sizes) == 3 else "grid_sampler_2d"
+        raise NotImplementedError(f"Trying to use forward AD with {name} that does not "
+                                  "support it because it has not been implemented yet.")
 
 
 GridSampler2d._backward_cls.__name__ = "GridSampler2DBackward0"
