@@ -182,6 +182,10 @@ AFFINE_ERRORS = {
                       "Expected theta to have floating point type"),
     "generator_size": (lambda lib: lib.affine_grid_generator(lib.zeros(1, 2, 3), (1, 1, 3),
                                                              False), None),
+    "generator_batch": (lambda lib: lib.affine_grid_generator(lib.zeros(2, 2, 3), (1, 1, 3, 3),
+                                                              False), None),
+    "generator_theta": (lambda lib: lib.affine_grid_generator(lib.zeros(1, 3, 3), (1, 1, 3, 3),
+                                                              False), None),
 }
 
 
