@@ -111,6 +111,9 @@ from autograd_cy.nn.distance import (  # noqa: E402,F401  (torch.cdist ...)
 )
 from autograd_cy.nn.losses import TORCH_LEVEL as _torch_level_losses  # noqa: E402
 from autograd_cy.nn.ctc_loss import torch_ctc_loss as ctc_loss  # noqa: E402,F401
+from autograd_cy.nn.grid_sample import (  # noqa: E402,F401  (ATen's names, torch.grid_sampler)
+    grid_sampler, grid_sampler_2d, grid_sampler_3d)
+from autograd_cy.nn.affine_grid import affine_grid_generator  # noqa: E402,F401
 globals().update(_torch_level_losses)     # torch.kl_div ...: an int reduction, as ATen's
 from autograd_cy.nn.activations import (  # noqa: E402,F401  (torch.selu ...; Tensor.prelu)
     selu, selu_, celu, celu_, threshold, threshold_, hardshrink, prelu, rrelu, rrelu_,

@@ -377,6 +377,11 @@ FALLBACK_OPS = {
         lib.nn.functional.fractional_max_pool3d_with_indices(
             t[None, :, :, None].expand(1, 3, 3, 2), (2, 1, 1), (1, 2, 1),
             _random_samples=lib.full((1, 1, 3), 0.2, dtype=t.dtype))[0],
+    # the example a (1, 1, 3, 3) image, read at its own first two columns as points
+    "grid_sample": lambda lib, t: lib.nn.functional.grid_sample(
+        t[None, None], t[:, :2].reshape(1, 1, 3, 2), mode="bicubic", align_corners=False),
+    "affine_grid": lambda lib, t: lib.nn.functional.affine_grid(
+        t[:2][None], (1, 1, 2, 3), align_corners=True),
 }
 
 

@@ -18,8 +18,6 @@ SAMPLES = 24
 
 # OpInfos with no op of that name in autograd_cy.
 NOT_IMPLEMENTED = frozenset({
-    # sampling grids (grid_sample)
-    "grid_sampler_2d", "grid_sampler_3d", "nn.functional.grid_sample",
     # ATen-level ops torch's Python API does not name (native_*, slice), a fused loss of
     # torch 2.13's, and a hash
     "native_batch_norm", "native_group_norm", "native_layer_norm", "slice",
@@ -62,10 +60,13 @@ KNOWN_DIFFERENCES = {
                           "lands in the next bin") for dtype in ("bfloat16", "float16")},
     **{(op, "float32"): _FLOAT32_ROUNDING for op in (
         "linalg.lstsq", "linalg.lstsq.grad_oriented", "matrix_exp", "nn.functional.ctc_loss",
-        "nn.functional.conv_transpose3d", "nn.functional.layer_norm", "pow")},
+        "nn.functional.conv_transpose3d", "nn.functional.layer_norm", "pow",
+        "grid_sampler_3d")},
     **{(op, dtype): _HALF_ROUNDING for op in (
         "nn.functional.batch_norm", "nn.functional.group_norm", "nn.functional.layer_norm",
-        "special.i0e", "remainder") for dtype in ("bfloat16", "float16")},
+        "special.i0e", "remainder", "grid_sampler_2d", "grid_sampler_3d")
+       for dtype in ("bfloat16", "float16")},
+    ("nn.functional.grid_sample", "bfloat16"): _HALF_ROUNDING,
     **{(op, "float16"): _HALF_ROUNDING for op in (
         "addcmul", "nn.functional.binary_cross_entropy_with_logits",
         "nn.functional.nll_loss")},

@@ -548,6 +548,8 @@ from autograd_cy.nn.losses import (  # noqa: E402,F401
     triplet_margin_loss, triplet_margin_with_distance_loss,
 )
 from autograd_cy.nn.ctc_loss import ctc_loss  # noqa: E402
+from autograd_cy.nn.grid_sample import grid_sample  # noqa: E402
+from autograd_cy.nn.affine_grid import affine_grid  # noqa: E402
 from autograd_cy.nn import activations as _activations  # noqa: E402
 from autograd_cy.nn.activations import *  # noqa: E402,F401,F403
 # composites of the ops above, not ops (multi_head_attention's module says why): outside
@@ -575,7 +577,8 @@ __all__ += ["pad", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_trans
             "embedding_bag", "one_hot", "scaled_dot_product_attention", "pairwise_distance",
             "pdist",
             "smooth_l1_loss", "huber_loss", "soft_margin_loss", "multi_margin_loss",
-            "multilabel_margin_loss", "ctc_loss"] + _activations.__all__
+            "multilabel_margin_loss", "ctc_loss", "grid_sample", "affine_grid",
+            ] + _activations.__all__
 # The composite losses and distances (kl_div ... triplet_margin_loss, cosine_similarity,
 # normalize) are importable here but not ops (outside __all__): vmap batches through the ops
 # they are made of, as torch's does.
