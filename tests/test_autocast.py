@@ -40,11 +40,13 @@ def run(lib, fn, arrays, cuda_cast=None):
     ``sum(output * weights)``. torch's side, on a CUDA run, casts the leaves by
     ``cuda_cast`` ("lower", "fp32" or None) itself, as CUDA's autocast would."""
     xs = leaves(lib, arrays)
-    inputs = xs
+    inputs, low = xs, LOW[lib]
     if lib is torch and ON_CUDA and cuda_cast == "lower":
         inputs = [x.to(torch.float16) for x in xs]
+    if lib is torch and ON_CUDA and cuda_cast == "fp32":
+        low = torch.float32               # the op's inputs as CUDA's autocast casts them
     with our_region(lib):
-        out = fn(lib, LOW[lib], *inputs)
+        out = fn(lib, low, *inputs)
     weights = np.linspace(-1, 1, int(np.prod(out.shape))).reshape(tuple(out.shape))
     w = lib.tensor(weights, dtype=out.dtype, device=out.device)
     grads = lib.autograd.grad((out * w).sum(), xs, allow_unused=True)
@@ -61,6 +63,8 @@ def close(ours, theirs, rtol, atol, what):
 
 
 def compare(fn, *arrays, cuda_cast=None, cuda_dtype=None, rtol=RTOL):
+    if cuda_dtype == "float32":
+        cuda_cast = "fp32"
     ours, their = (run(lib, fn, arrays, cuda_cast) for lib in (ag, torch))
     if ON_CUDA and cuda_dtype is not None:       # a CUDA float32 op: torch ran it as such
         assert str(ours[0].dtype).split(".")[-1] == cuda_dtype
@@ -270,7 +274,7 @@ def _train(lib, make, x, target, loss_fn, steps=3):
         scaler.scale(loss).backward()
         scaler.step(optimizer)
         scaler.update()
-        losses.append(float(loss))
+        losses.append(float(loss.detach()))
     return losses, [p.detach().cpu().numpy() for p in model.parameters()]
 
 
@@ -304,7 +308,7 @@ def test_training_steps_with_grad_scaler(kind):
 
 def test_state_nesting_and_enabled_false_inside():
     def states(lib):
-        device = DEVICE if lib is ag else "cpu"
+        device = "cpu"
         a = lib.ones(2, 2, device=device)
         seen = [lib.is_autocast_enabled("cpu")]
         with lib.autocast("cpu"):
@@ -429,7 +433,7 @@ def test_custom_function_fwd_bwd():
                 with lib.autocast("cpu"):
                     seen.append(("autocast in backward", str((grad @ grad).dtype)))
                 return grad
-        a = lib.ones(2, 2, requires_grad=True)
+        a = lib.ones(2, 2, requires_grad=True, device="cpu")
         with lib.autocast("cpu"):
             y = MyMM.apply(a.to(lib.bfloat16), a)
             z = Plain.apply(a)
@@ -438,19 +442,62 @@ def test_custom_function_fwd_bwd():
         (y.sum() + z.float().sum()).backward()
         return [tuple(str(v).split(".")[-1] for v in s) if isinstance(s, tuple)
                 else s.split(".")[-1] for s in seen]
-    with ag.device("cpu") if ON_CUDA else _nothing():
-        ours = run_custom(ag)
-    assert ours == run_custom(torch)
-
-
-class _nothing:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
+    assert run_custom(ag) == run_custom(torch)
 
 
 def test_custom_fwd_needs_a_device_type():
     assert_same_error(lambda lib: lib.amp.custom_fwd(lambda ctx: 0, device_type=3),
                       ValueError, "Expected `device_type` of type `str`")
+
+
+def test_legacy_custom_fwd_warns():
+    for lib in (ag, torch):
+        with pytest.warns(FutureWarning, match=r"torch.cuda.amp.custom_fwd\(args...\)` is "
+                          r"deprecated. Please use `torch.amp.custom_fwd\(args..., "
+                          r"device_type='cuda'\)"):
+            lib.cuda.amp.custom_fwd(lambda ctx, x: x)
+        with pytest.warns(FutureWarning, match=r"torch.cuda.amp.custom_bwd\(args...\)"):
+            lib.cuda.amp.custom_bwd(lambda ctx, g: g)
+
+
+@pytest.mark.cpu_only
+def test_cpu_pad_modes():
+    """F.pad is on the CPU's float32 list in reflect (1d, 2d) and replicate modes only."""
+    for mode, pad in (("reflect", (1, 1)), ("replicate", (1, 1, 1, 1)), ("constant", (1, 1)),
+                      ("reflect", (1, 1, 1, 1, 1, 1))):
+        shape = (1, 2) + (3,) * (len(pad) // 2)
+        out, _ = compare(lambda lib, low, a: fnl(lib).pad(a.to(low), pad, mode=mode),
+                         randn(*shape))
+        assert out.dtype == (ag.float32 if mode == "replicate" or len(pad) < 6
+                             and mode == "reflect" else ag.bfloat16), (mode, pad)
+
+
+@pytest.mark.skipif(not ON_CUDA, reason="CUDA's lists")
+def test_cuda_promote_and_upsample():
+    out, _ = compare(lambda lib, low, a, b, c: lib.addcmul(a.to(low), b.to(low), c),
+                     randn(3), randn(3, seed=1), randn(3, seed=2))
+    assert out.dtype == ag.float32
+    x = ag.randn(1, 1, 4, device=DEVICE).half()
+    with ag.autocast("cuda"):
+        assert ag.nn.functional.interpolate(x, scale_factor=2).dtype == ag.float32
+        assert ag.nn.functional.interpolate(x, size=2, mode="area").dtype == ag.float16
+        assert x.sum().dtype == ag.float32 and x.sum(dtype=ag.float64).dtype == ag.float64
+
+
+def test_profile_and_vmap_inside_a_region():
+    """The profiler's and vmap's swaps stack with autocast's, either way round."""
+    for lib in (ag,) if ON_CUDA else (ag, torch):
+        device = DEVICE if lib is ag else "cpu"
+        x = lib.randn(4, 3, device=device)
+        w = lib.randn(3, 2, device=device, requires_grad=True)
+        with our_region(lib):
+            with lib.autograd.profiler.profile() as prof:
+                y = lib.mm(x, w)
+            v = lib.vmap(lambda r: r @ w)(x)
+        names = {e.name for e in prof.function_events}
+        assert {"aten::mm", "aten::to"} <= names and y.dtype == v.dtype == LOW[lib]
+        with lib.autograd.profiler.profile():
+            with our_region(lib):
+                z = x @ w
+            assert z.dtype == LOW[lib] and (x @ w).dtype == lib.float32
+    assert ag.mm is ag.Tensor.mm
