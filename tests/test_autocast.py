@@ -501,3 +501,50 @@ def test_profile_and_vmap_inside_a_region():
                 z = x @ w
             assert z.dtype == LOW[lib] and (x @ w).dtype == lib.float32
     assert ag.mm is ag.Tensor.mm
+
+
+CPU_NATIVE_OPS = {   # one kernel in torch, composed of listed ops here: torch's dtype anyway
+    "addmv": (lambda lib, low, c, a, b: lib.addmv(c, a, b), [randn(3), randn(3, 4), randn(4)]),
+    "addr": (lambda lib, low, c, a, b: lib.addr(c, a, b), [randn(3, 2), randn(3), randn(2)]),
+    "bilinear": (lambda lib, low, a, b, w: fnl(lib).bilinear(a, b, w),
+                 [randn(2, 3), randn(2, 3, seed=1), randn(4, 3, 3)]),
+    "tensordot_all": (lambda lib, low, a, b: lib.tensordot(a, b), [randn(2, 3), randn(2, 3)]),
+    "inner_vectors": (lambda lib, low, a, b: lib.inner(a, b), [randn(3), randn(3, seed=1)]),
+    "interpolate": (lambda lib, low, a: fnl(lib).interpolate(a, scale_factor=2, mode="bilinear"),
+                    [randn(1, 1, 3, 3)]),
+    "adaptive_avg_pool1d": (lambda lib, low, a: fnl(lib).adaptive_avg_pool1d(a, 2),
+                            [randn(1, 2, 5)]),
+    "adaptive_avg_pool2d": (lambda lib, low, a: fnl(lib).adaptive_avg_pool2d(a, 2),
+                            [randn(1, 2, 5, 5)]),
+    "local_response_norm": (lambda lib, low, a: fnl(lib).local_response_norm(a.to(low), 2),
+                            [randn(1, 4, 3, 3)]),
+}
+
+
+@pytest.mark.cpu_only
+@pytest.mark.parametrize("name", list(CPU_NATIVE_OPS))
+def test_cpu_composites_keep_torchs_dtype(name):
+    fn, arrays = CPU_NATIVE_OPS[name]
+    out, _ = compare(fn, *arrays)
+    assert out.dtype == ag.float32
+
+
+@pytest.mark.cpu_only
+def test_tensordot_and_inner_of_matrices_are_matmuls():
+    out, _ = compare(lambda lib, low, a, b: lib.tensordot(a, b, dims=1), randn(2, 3),
+                     randn(3, 2))
+    assert out.dtype == ag.bfloat16
+    out, _ = compare(lambda lib, low, a, b: lib.inner(a, b), randn(2, 3), randn(4, 3))
+    assert out.dtype == ag.bfloat16
+
+
+@pytest.mark.cpu_only
+def test_promote_refuses_another_lower_precision():
+    assert_same_error(lambda lib: _in_region(lib, lambda: lib.cat(
+        [lib.ones(2, dtype=lib.float16), lib.ones(2, dtype=lib.bfloat16)])), RuntimeError,
+        "Unexpected floating ScalarType in at::autocast::prioritize", exact=True)
+
+
+def _in_region(lib, fn):
+    with lib.autocast("cpu"):
+        return fn()

@@ -94,13 +94,19 @@ def _cast(value, dtype, device_type):
 
 def _widest(args, kwargs, device_type):
     """The promote policy's dtype: float32 if any eligible input is, else the autocast
-    dtype (float64 inputs are not counted)."""
+    dtype (float64 inputs are not counted; another lower precision first refused, as
+    torch's ``prioritize``)."""
+    widest = state.dtypes[device_type]
     for value in args + tuple(kwargs.values()):
         items = value if isinstance(value, (list, tuple)) else (value,)
         for item in items:
-            if _eligible(item, device_type) and item.dtype == _dtypes.float32:
-                return _dtypes.float32
-    return state.dtypes[device_type]
+            if not _eligible(item, device_type) or widest == _dtypes.float32:
+                continue
+            if item.dtype == _dtypes.float32:
+                widest = _dtypes.float32
+            elif item.dtype != widest:
+                raise RuntimeError("Unexpected floating ScalarType in at::autocast::prioritize")
+    return widest
 
 
 def _has_dtype(args, kwargs):
@@ -125,34 +131,62 @@ def cast_inputs(policy, device_type, args, kwargs):
             {k: _cast(v, dtype, device_type) for k, v in kwargs.items()})
 
 
-def _fp32_pad(args, kwargs):
+def _pad_policy(args, kwargs):
     """F.pad is on the CPU's float32 list in its reflection (1d, 2d) and replication modes."""
     mode = args[2] if len(args) > 2 else kwargs.get("mode", "constant")
     pad = args[1] if len(args) > 1 else kwargs.get("pad", ())
-    return mode == "replicate" or (mode == "reflect" and len(pad) <= 4)
+    return "fp32" if mode == "replicate" or (mode == "reflect" and len(pad) <= 4) else None
 
 
-def _fp32_interpolate(args, kwargs):
+def _interpolate_policy(args, kwargs):
     """CUDA's upsample kernels are on its float32 list; ``area`` is adaptive pooling."""
     mode = args[3] if len(args) > 3 else kwargs.get("mode", "nearest")
-    return mode != "area"
+    return "native" if mode == "area" else "fp32"
 
 
-_CONDITIONAL = {"pad": ("cpu", _fp32_pad), "interpolate": ("cuda", _fp32_interpolate),
-                "upsample": ("cuda", _fp32_interpolate)}
+def _local_response_norm_policy(args, kwargs):
+    """torch's local_response_norm averages a 4-d or larger input with avg_pool3d, which is
+    on the CPU's float32 list."""
+    return "fp32" if args[0].dim() > 3 else None
 
 
-def _autocast_op(function, policies, condition=None):
+def _inner_policy(args, kwargs):
+    """torch's inner of vectors (or with a scalar) is a dot or a product, on no list; of
+    matrices, a matmul."""
+    a, b = (list(args) + list(kwargs.values()))[:2]
+    return "native" if min(a.dim(), b.dim()) == 0 or max(a.dim(), b.dim()) == 1 else None
+
+
+def _tensordot_policy(args, kwargs):
+    """torch's tensordot contracting every dimension is a dot, on no list."""
+    a, b = args[:2]
+    dims = args[2] if len(args) > 2 else kwargs.get("dims", 2)
+    count = dims if isinstance(dims, int) else len(dims[0]) if len(dims) else 0
+    return "native" if count == a.dim() == b.dim() else None
+
+
+# ops whose policy depends on their arguments: {name: {device type: policy(args, kwargs)}}
+_BY_ARGUMENTS = {"pad": {"cpu": _pad_policy},
+                 "local_response_norm": {"cpu": _local_response_norm_policy},
+                 "inner": {"cpu": _inner_policy, "cuda": _inner_policy},
+                 "tensordot": {"cpu": _tensordot_policy},
+                 "interpolate": {"cuda": _interpolate_policy},
+                 "upsample": {"cuda": _interpolate_policy}}
+
+
+def _autocast_op(function, policies):
     @functools.wraps(function)
     def autocast_op(*args, **kwargs):
         if state.inside or not state.enabled:
             return function(*args, **kwargs)
         device_type = _device_type(args, kwargs)
         policy = policies.get(device_type)
-        if policy is None or device_type not in state.enabled or (
-                condition is not None and not condition(args, kwargs)):
+        if callable(policy):
+            policy = policy(args, kwargs)
+        if policy is None or device_type not in state.enabled:
             return function(*args, **kwargs)
-        args, kwargs = cast_inputs(policy, device_type, args, kwargs)
+        if policy != "native":
+            args, kwargs = cast_inputs(policy, device_type, args, kwargs)
         state.inside = True
         try:
             return function(*args, **kwargs)
@@ -237,15 +271,14 @@ def _make_swap():
 
     def make_wrapper(name, function):
         policies = listed[id(function)][1] if id(function) in listed else {}
-        condition = None
-        if name in _CONDITIONAL:
-            device_type, condition = _CONDITIONAL[name]
-            policies = {device_type: "fp32"}
-        return _autocast_op(function, policies, condition)
+        policies = dict(policies, **_BY_ARGUMENTS.get(name, {}))
+        return _autocast_op(function, policies)
     functions = {key: function for key, (function, _) in listed.items()}
     import autograd_cy.nn.functional as functional
-    for name in _CONDITIONAL:
-        functions[id(getattr(functional, name))] = getattr(functional, name)
+    for name in _BY_ARGUMENTS:
+        for namespace in (autograd_cy, functional):
+            if callable(getattr(namespace, name, None)):
+                functions[id(getattr(namespace, name))] = getattr(namespace, name)
     namespaces = _namespaces()
     return OpSwap(make_wrapper, functions,
                   extra_namespaces=(namespaces["linalg"], namespaces["fft"]))

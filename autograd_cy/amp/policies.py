@@ -7,7 +7,9 @@
 - ``fp32_opt_dtype``: when the first input is eligible and no ``dtype`` is given, the op
   runs with ``dtype=float32`` (torch's fp32_set_opt_dtype; ``norm``'s fp32_append_dtype too);
 - ``promote``: floating inputs to the widest of them (float32 over the autocast dtype);
-- ``banned``: refused (binary_cross_entropy on CUDA).
+- ``banned``: refused (binary_cross_entropy on CUDA);
+- ``native``: not cast, and not casting inside: ops torch runs as one kernel that ours
+  compose of listed ones (``addmv`` of ``mv``s ...), so that they keep torch's dtype.
 A tensor is eligible when it is floating, on the device, and not float64. An op on no list
 runs in whatever dtype its inputs have.
 """
@@ -45,6 +47,9 @@ _CPU_FP32 = {
         lu_solve"""),
 }
 _CPU_PROMOTE = {"torch": _names("cat stack concat concatenate index_copy")}
+_CPU_NATIVE = {"torch": _names("addmv addr bilinear"),
+               "F": _names("""bilinear interpolate upsample adaptive_avg_pool1d
+                   adaptive_avg_pool2d""")}
 
 _CUDA_LOWER = {
     "torch": _names("""conv1d conv2d conv3d conv_tbc conv_transpose1d conv_transpose2d
@@ -77,13 +82,16 @@ _CUDA_PROMOTE = {
     "linalg": _names("cross"),
 }
 _CUDA_BANNED = {"F": _names("binary_cross_entropy")}
+_CUDA_NATIVE = {"torch": _names("adaptive_avg_pool1d"),
+                "F": _names("adaptive_avg_pool1d adaptive_avg_pool2d adaptive_avg_pool3d")}
 
 # {device type: [(policy, {namespace: names})]}
 POLICIES = {
-    "cpu": [("lower", _CPU_LOWER), ("fp32", _CPU_FP32), ("promote", _CPU_PROMOTE)],
+    "cpu": [("lower", _CPU_LOWER), ("fp32", _CPU_FP32), ("promote", _CPU_PROMOTE),
+            ("native", _CPU_NATIVE)],
     "cuda": [("lower", _CUDA_LOWER), ("fp32", _CUDA_FP32),
              ("fp32_opt_dtype", _CUDA_FP32_OPT_DTYPE), ("promote", _CUDA_PROMOTE),
-             ("banned", _CUDA_BANNED)],
+             ("banned", _CUDA_BANNED), ("native", _CUDA_NATIVE)],
 }
 
 BANNED_MESSAGE = (
