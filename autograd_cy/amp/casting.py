@@ -14,7 +14,9 @@ that gradients reach the parameters in their own dtype, and runs the op. An op o
 is not wrapped at all: it runs in its inputs' dtype, and a Python op built of listed ones
 (``multi_head_attention_forward`` of ``linear``s) reaches their wrappers through the
 namespaces. As with the profiler, a function looked up before the region (``f = ag.mm``)
-is the original and does not cast.
+is the original and does not cast. The swaps stack when nested (a profile or a vmap inside
+a region, or a region inside them); a profile started inside a region and stopped after it
+ends would put the wrappers back (they then only cost a state read per op).
 
 NOTE [The cast cache]
 With ``cache_enabled`` (the default), a float32 leaf that requires grad (a parameter) and is
