@@ -548,3 +548,12 @@ def test_promote_refuses_another_lower_precision():
 def _in_region(lib, fn):
     with lib.autocast("cpu"):
         return fn()
+
+
+def test_out_variants_are_not_autocast():
+    for lib in (ag,) if ON_CUDA else (ag, torch):
+        device = DEVICE if lib is ag else "cpu"
+        a, out = lib.ones(2, 2, device=device), lib.zeros(2, 2, device=device)
+        with our_region(lib):
+            result = lib.mm(a, a, out=out)
+        assert result is out and out.dtype == lib.float32 and float(out.sum()) == 8.0

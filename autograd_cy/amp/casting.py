@@ -179,7 +179,7 @@ _BY_ARGUMENTS = {"pad": {"cpu": _pad_policy},
 def _autocast_op(function, policies):
     @functools.wraps(function)
     def autocast_op(*args, **kwargs):
-        if state.inside or not state.enabled:
+        if state.inside or not state.enabled or "out" in kwargs:   # out=: not autocast
             return function(*args, **kwargs)
         device_type = _device_type(args, kwargs)
         policy = policies.get(device_type)
