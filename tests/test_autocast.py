@@ -229,6 +229,43 @@ def _modules(make):
     return ours.to(DEVICE), theirs
 
 
+CONV_MODULES = {"conv1d": ("Conv1d", 3), "conv3d": ("Conv3d", 5),
+                "conv_transpose1d": ("ConvTranspose1d", 3),
+                "conv_transpose2d": ("ConvTranspose2d", 4),
+                "conv_transpose3d": ("ConvTranspose3d", 5)}
+
+
+@pytest.mark.parametrize("kind", list(CONV_MODULES))
+def test_conv_modules(kind):
+    name, dims = CONV_MODULES[kind]
+    def fn(lib, low, x):
+        module = getattr(lib.nn, name)(2, 3, 2).to(x.device)
+        with lib.no_grad():
+            for p in module.parameters():
+                values = np.linspace(-0.5, 0.5, p.numel(), dtype=np.float32)
+                p.copy_(lib.tensor(values.reshape(tuple(p.shape)), device=x.device))
+        return module(x)
+    # on CUDA torch's side ran in float32: our float16 inputs' rounding on top
+    out, grads = compare(fn, randn(1, 2, *(3,) * (dims - 2)), cuda_dtype="float16",
+                         rtol=RTOL * 8 if ON_CUDA else RTOL)
+    assert out.dtype == LOW[ag] and grads[0].dtype == ag.float32
+
+
+LOSS_MODULES = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "SmoothL1Loss",
+                "BCEWithLogitsLoss", "KLDivLoss", "HuberLoss"]
+
+
+@pytest.mark.parametrize("name", LOSS_MODULES)
+def test_loss_modules_after_a_linear(name):
+    def fn(lib, low, x, w):
+        y = x @ w
+        target = (lib.tensor([0, 2], device=x.device) if name in ("CrossEntropyLoss", "NLLLoss")
+                  else lib.ones(2, 3, device=x.device) / 3)
+        return getattr(lib.nn, name)()(y, target)
+    out, grads = compare(fn, randn(2, 4), randn(4, 3))
+    assert out.dtype == ag.float32 and grads[1].dtype == ag.float32
+
+
 @pytest.mark.parametrize("kind", ["encoder", "encoder_eval", "mha", "lstm", "rnn", "gru",
                                   "lstm_cell", "gru_cell", "rnn_cell"])
 def test_module_forward_dtypes(kind):
