@@ -1,12 +1,13 @@
 """Putting wrappers in place of the ops for a while, and the originals back.
 
-Two features must see every op call without the ops testing a flag: the profiler records
-each op (NOTE [Profiling ops] in pyx/profiling.pyx) and ``func.vmap`` sends each op that
+Three features must see op calls without the ops testing a flag: the profiler records
+each op (NOTE [Profiling ops] in pyx/profiling.pyx), ``func.vmap`` sends each op that
 receives a batched tensor to its batching rule (NOTE [How vmap reaches the ops] in
-autograd_cy/func/dispatch.py). Both swap the ops: while they are active, the Tensor methods
-and the functions of the ``autograd_cy`` and ``autograd_cy.nn.functional`` namespaces are
-wrappers around the originals; afterwards every op is exactly the function it was, at
-exactly its cost.
+autograd_cy/func/dispatch.py), and autocast casts the inputs of the ops of its lists
+(NOTE [How autocast reaches the ops] in autograd_cy/amp/casting.py). All three swap the
+ops: while they are active, the Tensor methods and the functions of the ``autograd_cy``
+and ``autograd_cy.nn.functional`` namespaces are wrappers around the originals; afterwards
+every op is exactly the function it was, at exactly its cost.
 """
 import importlib
 import pkgutil

@@ -428,6 +428,10 @@ def test_state_is_per_thread():
     run_threads(inside, outside)
     assert seen == {"inside": LOW[ag], "outside": (ag.float32, False)}
     assert (x @ x).dtype == ag.float32
+    with ag.autocast(DEVICE_TYPE):           # another thread's region ends inside ours
+        run_threads(lambda: ag.autocast(DEVICE_TYPE).__enter__().__exit__(None, None, None))
+        assert ag.mm(x, x).dtype == LOW[ag]
+    assert ag.mm(x, x).dtype == ag.float32
 
 
 def test_ops_outside_a_region_are_the_originals():
