@@ -35,7 +35,7 @@ def our_region(lib):
     return torch.autocast("cpu", dtype=LOW[torch], enabled=not ON_CUDA)
 
 
-def run(lib, fn, arrays, cuda_cast=None):
+def run(lib, fn, arrays, cuda_cast=None, backward=False):
     """``fn(lib, low, *leaves)`` in the region; the output and the leaves' gradients of
     ``sum(output * weights)``. torch's side, on a CUDA run, casts the leaves by
     ``cuda_cast`` ("lower", "fp32" or None) itself, as CUDA's autocast would."""
@@ -49,6 +49,9 @@ def run(lib, fn, arrays, cuda_cast=None):
         out = fn(lib, low, *inputs)
     weights = np.linspace(-1, 1, int(np.prod(out.shape))).reshape(tuple(out.shape))
     w = lib.tensor(weights, dtype=out.dtype, device=out.device)
+    if backward:                          # .backward(), for the reentrant checkpoint
+        (out * w).sum().backward()
+        return out, [x.grad for x in xs]
     grads = lib.autograd.grad((out * w).sum(), xs, allow_unused=True)
     return out, grads
 
@@ -62,10 +65,10 @@ def close(ours, theirs, rtol, atol, what):
                                err_msg=what)
 
 
-def compare(fn, *arrays, cuda_cast=None, cuda_dtype=None, rtol=RTOL):
+def compare(fn, *arrays, cuda_cast=None, cuda_dtype=None, rtol=RTOL, backward=False):
     if cuda_dtype == "float32":
         cuda_cast = "fp32"
-    ours, their = (run(lib, fn, arrays, cuda_cast) for lib in (ag, torch))
+    ours, their = (run(lib, fn, arrays, cuda_cast, backward) for lib in (ag, torch))
     if ON_CUDA and cuda_dtype is not None:       # a CUDA float32 op: torch ran it as such
         assert str(ours[0].dtype).split(".")[-1] == cuda_dtype
         their = (their[0].to(getattr(torch, cuda_dtype)), their[1])
@@ -598,3 +601,22 @@ def test_out_variants_are_not_autocast():
         with our_region(lib):
             result = lib.mm(a, a, out=out)
         assert result is out and out.dtype == lib.float32 and float(out.sum()) == 8.0
+
+
+@pytest.mark.parametrize("use_reentrant", [False, True])
+def test_checkpoint_recomputes_in_the_forwards_autocast_state(use_reentrant):
+    """torch's checkpoint reruns the forward in the autocast state it ran in, so the
+    recomputed tensors have the forward's dtypes and the gradients are torch's."""
+    seen = []
+
+    def fn(lib, low, x, w1, w2):
+        def block(h):
+            hidden = h @ w1
+            seen.append((lib.__name__, str(hidden.dtype).split(".")[-1]))
+            return hidden.relu() @ w2
+        return lib.utils.checkpoint.checkpoint(block, x, use_reentrant=use_reentrant)
+    out, grads = compare(fn, randn(2, 3), randn(3, 4), randn(4, 2), cuda_cast="lower",
+                         backward=use_reentrant)
+    assert out.dtype == LOW[ag] and [g.dtype for g in grads] == [ag.float32] * 3
+    low = str(LOW[ag]).split(".")[-1]
+    assert [dtype for lib, dtype in seen if lib == "autograd_cy"] == [low, low]   # the rerun
