@@ -15,6 +15,18 @@ import pkgutil
 from autograd_cy._C import profiling as _profiling
 
 
+def unswapped(value):
+    """``value``, or the function under it when it is a swap's wrapper (one made here)."""
+    while getattr(value, "__op_swap__", False):
+        value = value.__wrapped__
+    return value
+
+
+def _made(wrapper):
+    wrapper.__op_swap__ = True          # what ``unswapped`` looks for
+    return wrapper
+
+
 def op_functions():
     """Every op function of pyx/ops, of ``nn.functional`` and the in-place forms of
     inplace_forms.py, by identity: ``{id(function): function}``."""
@@ -29,7 +41,7 @@ def op_functions():
         names = tuple(getattr(module, "__all__", ())) + tuple(
             getattr(module, "__tensor_methods__", ()))
         for name in names:
-            value = getattr(module, name, None)
+            value = unswapped(getattr(module, name, None))    # read while a swap is in
             if callable(value) and not isinstance(value, type):
                 functions[id(value)] = value
     return functions
@@ -61,7 +73,7 @@ class OpSwap:
                 if id(value) in functions and (private or not name.startswith("_")):
                     key = (name, id(value))
                     if key not in wrappers:
-                        wrappers[key] = make_wrapper(name, value)
+                        wrappers[key] = _made(make_wrapper(name, value))
                     result[name] = (value, wrappers[key])
             return result
         self.namespace_plans = [(vars(namespace), plan(vars(namespace).items()))
@@ -90,7 +102,7 @@ class OpSwap:
         if getattr(current, "__wrapped__", None) is original:
             key = id(current)
             if key not in self.stacked:
-                self.stacked[key] = (current, self.make_wrapper(name, current))
+                self.stacked[key] = (current, _made(self.make_wrapper(name, current)))
             return self.stacked[key][1]
         return None
 

@@ -620,3 +620,26 @@ def test_checkpoint_recomputes_in_the_forwards_autocast_state(use_reentrant):
     assert out.dtype == LOW[ag] and [g.dtype for g in grads] == [ag.float32] * 3
     low = str(LOW[ag]).split(".")[-1]
     assert [dtype for lib, dtype in seen if lib == "autograd_cy"] == [low, low]   # the rerun
+
+
+def test_swaps_made_while_another_is_in(monkeypatch):
+    """A swap first made inside another's (the profiler's inside a region, autocast's inside
+    a profile) plans for the ops themselves, not for the other swap's wrappers."""
+    import autograd_cy.autograd.profiler as profiler_module
+    from autograd_cy.amp import casting
+    x, w = ag.randn(2, 3, device=DEVICE), ag.randn(4, 3, device=DEVICE)
+    F_ = ag.nn.functional
+    monkeypatch.setattr(profiler_module, "_swap_maker", None)
+    with ag.autocast(DEVICE_TYPE):
+        with ag.autograd.profiler.profile():
+            F_.softmax(x, -1)
+    with ag.autograd.profiler.profile() as prof:
+        F_.softmax(F_.linear(x, w), -1)
+    assert {"aten::softmax", "aten::linear"} <= {e.name for e in prof.function_events}
+    monkeypatch.setattr(casting, "_swap", None)
+    monkeypatch.setattr(casting, "_recurrent_swap", None)
+    with ag.autograd.profiler.profile():
+        with ag.autocast(DEVICE_TYPE):
+            assert F_.linear(x, w).dtype == LOW[ag]
+    with ag.autocast(DEVICE_TYPE):
+        assert F_.linear(x, w).dtype == ag.mm(x, w.t()).dtype == LOW[ag]

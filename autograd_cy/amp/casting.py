@@ -31,6 +31,7 @@ from autograd_cy._C import profiling as _profiling
 from autograd_cy._C.tensor import Tensor
 from autograd_cy.amp.policies import BANNED_MESSAGE, POLICIES
 from autograd_cy.amp.state import state
+from autograd_cy.op_swap import unswapped
 
 __all__ = ["install", "uninstall", "cast_inputs"]
 
@@ -50,7 +51,7 @@ def _policies_by_function():
         for policy, names_by_namespace in lists:
             for key, names in names_by_namespace.items():
                 for name in names:
-                    function = getattr(namespaces[key], name, None)
+                    function = unswapped(getattr(namespaces[key], name, None))
                     if callable(function) and not isinstance(function, type):
                         entry = found.setdefault(id(function), (function, {}))
                         entry[1][device_type] = policy
@@ -269,18 +270,21 @@ def _make_swap():
     import autograd_cy
     listed = _policies_by_function()
     for name in ("matmul", "pow"):
-        _OPERATOR_POLICIES[name] = listed.get(id(getattr(autograd_cy, name)), (None, {}))[1]
+        _OPERATOR_POLICIES[name] = listed.get(id(unswapped(getattr(autograd_cy, name))),
+                                              (None, {}))[1]
 
-    def make_wrapper(name, function):
-        policies = listed[id(function)][1] if id(function) in listed else {}
+    def make_wrapper(name, function):        # function: an op, or another swap's wrapper
+        base = unswapped(function)
+        policies = listed[id(base)][1] if id(base) in listed else {}
         policies = dict(policies, **_BY_ARGUMENTS.get(name, {}))
         return _autocast_op(function, policies)
     functions = {key: function for key, (function, _) in listed.items()}
     import autograd_cy.nn.functional as functional
     for name in _BY_ARGUMENTS:
         for namespace in (autograd_cy, functional):
-            if callable(getattr(namespace, name, None)):
-                functions[id(getattr(namespace, name))] = getattr(namespace, name)
+            function = unswapped(getattr(namespace, name, None))
+            if callable(function):
+                functions[id(function)] = function
     namespaces = _namespaces()
     return OpSwap(make_wrapper, functions,
                   extra_namespaces=(namespaces["linalg"], namespaces["fft"]))
