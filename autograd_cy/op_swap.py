@@ -1,17 +1,30 @@
 """Putting wrappers in place of the ops for a while, and the originals back.
 
-Two features must see every op call without the ops testing a flag: the profiler records
-each op (NOTE [Profiling ops] in pyx/profiling.pyx) and ``func.vmap`` sends each op that
+Three features must see op calls without the ops testing a flag: the profiler records
+each op (NOTE [Profiling ops] in pyx/profiling.pyx), ``func.vmap`` sends each op that
 receives a batched tensor to its batching rule (NOTE [How vmap reaches the ops] in
-autograd_cy/func/dispatch.py). Both swap the ops: while they are active, the Tensor methods
-and the functions of the ``autograd_cy`` and ``autograd_cy.nn.functional`` namespaces are
-wrappers around the originals; afterwards every op is exactly the function it was, at
-exactly its cost.
+autograd_cy/func/dispatch.py), and autocast casts the inputs of the ops of its lists
+(NOTE [How autocast reaches the ops] in autograd_cy/amp/casting.py). All three swap the
+ops: while they are active, the Tensor methods and the functions of the ``autograd_cy``
+and ``autograd_cy.nn.functional`` namespaces are wrappers around the originals; afterwards
+every op is exactly the function it was, at exactly its cost.
 """
 import importlib
 import pkgutil
 
 from autograd_cy._C import profiling as _profiling
+
+
+def unswapped(value):
+    """``value``, or the function under it when it is a swap's wrapper (one made here)."""
+    while getattr(value, "__op_swap__", False):
+        value = value.__wrapped__
+    return value
+
+
+def _made(wrapper):
+    wrapper.__op_swap__ = True          # what ``unswapped`` looks for
+    return wrapper
 
 
 def op_functions():
@@ -28,7 +41,7 @@ def op_functions():
         names = tuple(getattr(module, "__all__", ())) + tuple(
             getattr(module, "__tensor_methods__", ()))
         for name in names:
-            value = getattr(module, name, None)
+            value = unswapped(getattr(module, name, None))    # read while a swap is in
             if callable(value) and not isinstance(value, type):
                 functions[id(value)] = value
     return functions
@@ -60,7 +73,7 @@ class OpSwap:
                 if id(value) in functions and (private or not name.startswith("_")):
                     key = (name, id(value))
                     if key not in wrappers:
-                        wrappers[key] = make_wrapper(name, value)
+                        wrappers[key] = _made(make_wrapper(name, value))
                     result[name] = (value, wrappers[key])
             return result
         self.namespace_plans = [(vars(namespace), plan(vars(namespace).items()))
@@ -89,7 +102,7 @@ class OpSwap:
         if getattr(current, "__wrapped__", None) is original:
             key = id(current)
             if key not in self.stacked:
-                self.stacked[key] = (current, self.make_wrapper(name, current))
+                self.stacked[key] = (current, _made(self.make_wrapper(name, current)))
             return self.stacked[key][1]
         return None
 

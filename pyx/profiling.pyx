@@ -341,3 +341,45 @@ def stop():
     tensor_operators()[0] = saved_operators
     set_profiler_enabled(False)
     sink = range_push = range_pop = None
+
+
+# ------------------------------------------------------------------ autocast's operators
+# NOTE [Autocast's operators]
+# Under autocast, ``x @ w`` casts as ``matmul`` does and ``x ** 2`` as ``pow`` (CUDA's float32
+# list). Those operators are entries of Tensor's C table, so ``set_autocast_operators(cast)``
+# puts wrappers there which call ``cast(name, a, b)`` for the operands and then the entry
+# they replaced; ``set_autocast_operators(None)`` puts the entries back. Outside autocast the
+# table is untouched. The wrappers sit below the profiler's: while a profile holds the table,
+# they go into (and come out of) the table it saved and restores.
+
+cdef object autocast_cast = None
+cdef TensorOperators autocast_saved
+
+
+cdef object a_matmul(object a, object b):
+    a, b = autocast_cast("matmul", a, b)
+    return autocast_saved.matmul(a, b)
+cdef object a_rmatmul(object a, object b):
+    a, b = autocast_cast("matmul", a, b)
+    return autocast_saved.rmatmul(a, b)
+cdef object a_pow(object a, object b):
+    a, b = autocast_cast("pow", a, b)
+    return autocast_saved.pow(a, b)
+cdef object a_rpow(object a, object b):
+    a, b = autocast_cast("pow", a, b)
+    return autocast_saved.rpow(a, b)
+
+
+def set_autocast_operators(cast):
+    """``cast(name, a, b) -> (a, b)`` runs before ``@`` and ``**`` (None: the entries back)."""
+    global autocast_cast
+    cdef TensorOperators* table = (&saved_operators if is_profiler_enabled()
+                                   else tensor_operators())
+    if cast is not None and autocast_cast is None:
+        autocast_saved.matmul, autocast_saved.rmatmul = table.matmul, table.rmatmul
+        autocast_saved.pow, autocast_saved.rpow = table.pow, table.rpow
+        table.matmul, table.rmatmul, table.pow, table.rpow = a_matmul, a_rmatmul, a_pow, a_rpow
+    elif cast is None and autocast_cast is not None:
+        table.matmul, table.rmatmul = autocast_saved.matmul, autocast_saved.rmatmul
+        table.pow, table.rpow = autocast_saved.pow, autocast_saved.rpow
+    autocast_cast = cast

@@ -218,6 +218,29 @@ def _replay(rng_states):
     return rng_states.replay() if rng_states is not None else _NO_CONTEXT
 
 
+def _autocast_state():
+    """The autocast state of the checkpointed forward (CUDA's and the CPU's), which its
+    recomputation runs in, as torch's checkpoint does; None when autocast is off."""
+    from autograd_cy.amp import state
+    if not state.state.enabled:
+        return None
+    cache = state.is_autocast_cache_enabled()
+    return [(device_type, {"enabled": state.is_autocast_enabled(device_type),
+                           "dtype": state.get_autocast_dtype(device_type),
+                           "cache_enabled": cache}) for device_type in ("cuda", "cpu")]
+
+
+def _in_autocast_state(saved):
+    """The context that puts ``saved`` (``_autocast_state()``) back for a recomputation."""
+    from autograd_cy.amp import autocast, state
+    if saved is None and not state.state.enabled:
+        return _NO_CONTEXT
+    stack = contextlib.ExitStack()
+    for device_type, kwargs in saved or [(t, {"enabled": False}) for t in ("cuda", "cpu")]:
+        stack.enter_context(autocast(device_type, **kwargs))
+    return stack
+
+
 # ------------------------------------------------------------------ reentrant checkpoint
 
 class CheckpointFunction(Function):
@@ -228,6 +251,7 @@ class CheckpointFunction(Function):
         check_backward_validity(args)
         ctx.run_function = run_function
         ctx.rng_states = _RngStates(args) if preserve_rng_state else None
+        ctx.autocast_state = _autocast_state()
         # Tensors are saved (version-checked); anything else is kept as it is.
         ctx.inputs = [None if isinstance(value, Tensor) else value for value in args]
         ctx.tensor_indices = [i for i, value in enumerate(args) if isinstance(value, Tensor)]
@@ -249,7 +273,7 @@ class CheckpointFunction(Function):
         inputs = list(ctx.inputs)
         for index, tensor in zip(ctx.tensor_indices, ctx.saved_tensors):
             inputs[index] = tensor
-        with _replay(ctx.rng_states):
+        with _replay(ctx.rng_states), _in_autocast_state(ctx.autocast_state):
             detached = detach_variable(tuple(inputs))
             with _ag.enable_grad():
                 outputs = ctx.run_function(*detached)
@@ -452,9 +476,10 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, context_fn, dete
         raise ValueError("debug=True is incompatible with non-default context_fn")
     forward_context, recompute_context = context_fn()
     rng_states = _RngStates(args) if preserve_rng_state else None
+    autocast_state = _autocast_state()
 
     def recompute_fn(rng_states, *inputs):
-        with _replay(rng_states), recompute_context:
+        with _replay(rng_states), _in_autocast_state(autocast_state), recompute_context:
             function(*inputs, **kwargs)
 
     frame = _CheckpointFrame(
