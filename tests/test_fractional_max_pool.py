@@ -8,7 +8,6 @@ import math
 import numpy as np
 import pytest
 import torch
-from torch.testing._internal.common_methods_invocations import op_db
 
 import autograd_cy as ag
 from oracle import assert_close, assert_same, assert_same_error, check_jvp, check_op, randn
@@ -106,6 +105,9 @@ def test_default_samples_are_torchs_draws():
 
 
 def _opinfo_samples(name, dtype):
+    # imported here, not at collection: importing torch.testing._internal freezes torch's
+    # backend flags (disable_global_flags), which test_api_runtime.py sets
+    from torch.testing._internal.common_methods_invocations import op_db
     (op,) = [op for op in op_db if op.name == name]
     return op, list(op.sample_inputs("cpu", dtype, requires_grad=dtype == torch.float64))
 
