@@ -95,6 +95,8 @@ from autograd_cy.grad_mode import (  # noqa: E402,F401
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
     is_inference_mode_enabled,
 )
+from autograd_cy.constants import inf, nan, e, pi, newaxis  # noqa: E402,F401
+from autograd_cy.warn_always import set_warn_always, is_warn_always_enabled  # noqa: E402,F401
 from autograd_cy import autograd  # noqa: E402,F401
 from autograd_cy.autograd.anomaly_mode import (  # noqa: E402,F401
     is_anomaly_enabled, is_anomaly_check_nan_enabled,

@@ -25,7 +25,6 @@ autograd_cy.Size([3, 5])
 tensor([0., 1., 2., 3., 4., 5., 6., 7.])
 """
 import operator
-import warnings
 
 import autograd_cy as _ag
 from autograd_cy._C.ops.arguments import is_int
@@ -33,11 +32,13 @@ from autograd_cy._C.tensor import Tensor, _register_methods
 from autograd_cy.fft.kernels import BY_N, BY_ROOT_N, NONE
 from autograd_cy.fft.primitives import fft_c2c, fft_c2r, fft_r2c
 from autograd_cy.unfold import _unfold_backward
+from autograd_cy.warn_always import _warned, warn_once
 
 __all__ = ["stft", "istft"]
 
-# torch warns each of these once per process (TORCH_WARN_ONCE)
-_WARNED = set()
+# torch warns each of these once per process (TORCH_WARN_ONCE): the set of the messages
+# given so far is warn_always's
+_WARNED = _warned
 
 _STFT_WINDOW = (
     "A window was not provided. A rectangular window will be applied,which is known to cause "
@@ -63,10 +64,9 @@ _LEGACY = {"Float", "Double", "Half", "Byte", "Char", "Short", "Int", "Long"}
 
 
 def _warn_once(message, stacklevel):
-    """``message``, the first time only; ``stacklevel`` counts from the caller of this."""
-    if message not in _WARNED:
-        _WARNED.add(message)
-        warnings.warn(message, UserWarning, stacklevel=stacklevel + 1)
+    """``message``, the first time only (every time under ``set_warn_always(True)``);
+    ``stacklevel`` counts from the caller of this."""
+    warn_once(message, UserWarning, stacklevel=stacklevel + 1)
 
 
 def _type_name(tensor):

@@ -1,0 +1,76 @@
+"""Differences from torch that running PyTorch's own autograd test suite over autograd_cy
+found (README, "PyTorch's test suite"): each test here is the smallest case of one, written
+here and checked against torch."""
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import autograd_cy as ag
+from oracle import assert_same, assert_same_error
+
+
+# ------------------------------------------------------------------ torch.inf, torch.nan ...
+
+def test_numeric_constants():
+    def run(lib):
+        x = lib.tensor([1.0, -2.0])
+        return [repr(lib.inf), repr(lib.nan), lib.e, lib.pi, lib.newaxis,
+                list(x[:, lib.newaxis].shape), (x ** -lib.inf).tolist()]
+    assert_same(run)
+
+
+# ------------------------------------------------------------------ set_warn_always
+
+@pytest.mark.cpu_only
+def test_set_warn_always_and_its_argument_check():
+    def run(lib):
+        before = lib.is_warn_always_enabled()
+        lib.set_warn_always(True)
+        during = lib.is_warn_always_enabled()
+        lib.set_warn_always(False)
+        return [before, during, lib.is_warn_always_enabled()]
+    assert_same(run)
+    assert_same_error(lambda lib: lib.set_warn_always(1), RuntimeError,
+                      "expects a bool, but got int")
+
+
+_COUNT_WARNINGS = textwrap.dedent("""
+    import sys, warnings
+    lib = __import__(sys.argv[1])
+    counts = []
+    def backward():
+        x = lib.ones(2, requires_grad=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            (x * x).sum().backward(create_graph=True)
+        counts.append(sum("create_graph=True" in str(w.message) for w in caught))
+    backward(); backward()
+    lib.set_warn_always(True)
+    backward(); backward()
+    print(counts)
+""")
+
+
+@pytest.mark.cpu_only
+def test_create_graph_warning_is_given_once_per_process_unless_warn_always():
+    """torch's TORCH_WARN_ONCE: the reference-cycle warning of backward(create_graph=True)
+    comes the first time only, and every time under set_warn_always(True)."""
+    def counts(name):
+        return subprocess.run([sys.executable, "-c", _COUNT_WARNINGS, name], check=True,
+                              capture_output=True, text=True).stdout.strip()
+    assert counts("autograd_cy") == counts("torch") == "[1, 0, 1, 1]"
+
+
+# ------------------------------------------------------------------ profiler
+
+def test_kineto_available_in_autograd_and_profiler():
+    """torch.autograd.kineto_available is a name torch's profiler scripts call; here it is
+    False (no Kineto), and the profile it configures still records."""
+    assert ag.autograd.kineto_available() is False
+    assert ag.profiler.kineto_available is ag.autograd.kineto_available
+    x = ag.ones(2, requires_grad=True)
+    with ag.autograd.profiler.profile(use_kineto=ag.autograd.kineto_available()) as prof:
+        (x * 2).sum().backward()
+    assert any(event.name == "aten::mul" for event in prof.function_events)
