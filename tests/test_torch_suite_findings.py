@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 import autograd_cy as ag
-from oracle import assert_same, assert_same_error
+from oracle import assert_same, assert_same_error, same_warning
 
 
 # ------------------------------------------------------------------ torch.inf, torch.nan ...
@@ -74,3 +74,33 @@ def test_kineto_available_in_autograd_and_profiler():
     with ag.autograd.profiler.profile(use_kineto=ag.autograd.kineto_available()) as prof:
         (x * 2).sum().backward()
     assert any(event.name == "aten::mul" for event in prof.function_events)
+
+
+# ------------------------------------------------------------------ Tensor.volatile, dir()
+
+def test_volatile_is_always_false_with_torchs_warnings():
+    def read(lib):
+        return lib.ones(2).volatile
+    assert same_warning(read, UserWarning,
+                        r"^volatile was removed \(Variable.volatile is always False\)$") == (
+        False, False)
+
+    def write(lib):
+        x = lib.ones(2, requires_grad=True)
+        x.volatile = True
+        return [x.requires_grad, x.volatile]
+    ours, theirs = same_warning(write, UserWarning, r"^volatile was removed and now has no "
+                                r"effect. Use `with torch.no_grad\(\):` instead.$")
+    assert ours == theirs == [True, False]
+
+
+def test_dir_lists_only_what_getattr_finds():
+    """torch's Tensor.__dir__ leaves out the removed ``volatile`` and, off CUDA,
+    ``__cuda_array_interface__`` (whose getter raises there)."""
+    def run(lib):
+        keys = dir(lib.ones(2, 2))
+        return ["volatile" in keys, "__cuda_array_interface__" in keys, "shape" in keys,
+                "grad_fn" in keys, keys == sorted(keys)]
+    assert_same(run)
+    x = ag.ones(2, 2)     # imag raises on a real tensor, in torch too
+    assert [key for key in dir(x) if key != "imag" and not hasattr(x, key)] == []
