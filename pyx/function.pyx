@@ -397,22 +397,32 @@ cdef object apply_function(object cls, FunctionMethods methods, tuple args):
         set_grad_enabled(previous)
         resume_forward_level(level)
     saved_for_forward = ctx.saved_for_forward
+    cdef tuple non_differentiable = (tuple(ctx.non_differentiable)
+                                     if forward_ad and ctx.non_differentiable is not None else ())
     result = process_outputs(cls, ctx, tensor_inputs, output, is_executable,
                              methods.separate_setup)
     if forward_ad:
-        set_output_tangents(cls, ctx, args, input_tangents, result, saved_for_forward, level)
+        set_output_tangents(cls, ctx, args, input_tangents, result, saved_for_forward, level,
+                            non_differentiable)
     return result
 
 
 cdef void set_output_tangents(object cls, _FunctionBase ctx, tuple args, tuple input_tangents,
                               object result, object saved_for_forward,
-                              unsigned long long level) except *:
+                              unsigned long long level, tuple non_differentiable) except *:
     """Run ``jvp`` and give each output its tangent (NOTE [Custom Functions in forward AD])."""
     cdef Py_ssize_t i, j
     cdef list tangents = list(input_tangents)
     for i in range(len(args)):
-        if tangents[i] is None and isinstance(args[i], Tensor) and ctx.materialize_grads:
+        # zeros for a tensor without a tangent, one of a floating or complex dtype only: an
+        # integer input's tangent is None (torch's isDifferentiableType)
+        if (tangents[i] is None and isinstance(args[i], Tensor) and ctx.materialize_grads
+                and floating_or_complex((<Tensor>args[i])._data)):
             tangents[i] = zero_tangent_of(<Tensor>args[i])
+    # the versions of the input tangents: jvp must modify a dirty input's tangent in place
+    # (per row, under batched tangents, the rows are written back: not checked there)
+    cdef list versions = [t._version if isinstance(t, Tensor) and not tangent_batch() else None
+                          for t in input_tangents]
     ctx.saved_for_forward = tuple(saved_for_forward) if saved_for_forward is not None else ()
     try:
         if tangent_batch():     # jvp sees one row at a time (NOTE [Batched tangents])
@@ -431,9 +441,17 @@ cdef void set_output_tangents(object cls, _FunctionBase ctx, tuple args, tuple i
         output, tangent = outputs[i], output_tangents[i]
         if not isinstance(output, Tensor) or tangent is None:
             continue
+        if (contains(non_differentiable, output)
+                or not floating_or_complex((<Tensor>output)._data)):
+            raise RuntimeError(
+                f"Function's jvp returned a gradient at position {i}, but  the corresponding "
+                "forward output is not a differentiable Tensor.You should return None at "
+                "that position instead.")
         for j in range(len(args)):
             if (args[j] is output and input_tangents[j] is not None
-                    and tangent is not input_tangents[j]):
+                    and (tangent is not input_tangents[j]
+                         or versions[j] is not None
+                         and (<Tensor>tangent)._version == versions[j])):
                 raise RuntimeError(
                     "An inplace custom Function is not modifying the forward mode gradients "
                     "inplace. If the forward is modifying an input inplace, then the jvp "

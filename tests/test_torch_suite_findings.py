@@ -104,3 +104,77 @@ def test_dir_lists_only_what_getattr_finds():
     assert_same(run)
     x = ag.ones(2, 2)     # imag raises on a real tensor, in torch too
     assert [key for key in dir(x) if key != "imag" and not hasattr(x, key)] == []
+
+
+# ------------------------------------------------------------------ custom Functions' jvp
+
+def _inplace_double(lib, modify_tangent):
+    class InplaceDouble(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.mark_dirty(x)
+            return x.mul_(2)
+
+        @staticmethod
+        def jvp(ctx, x_t):
+            return x_t.mul_(2) if modify_tangent else x_t
+    return InplaceDouble
+
+
+def test_jvp_of_a_dirty_input_must_modify_its_tangent_in_place():
+    """Returning the input's tangent object unchanged is refused (torch compares its
+    version before and after jvp); modifying it in place is accepted."""
+    def run(lib, modify_tangent):
+        fwAD = lib.autograd.forward_ad
+        with fwAD.dual_level():
+            x = fwAD.make_dual(lib.tensor(1.0), lib.tensor(1.0))
+            out = _inplace_double(lib, modify_tangent).apply(x)
+            return [out is x, fwAD.unpack_dual(out).tangent.item()]
+    assert_same(lambda lib: run(lib, True))
+    assert_same_error(lambda lib: run(lib, False), RuntimeError,
+                      "the jvp function must modify the corresponding gradient inplace")
+
+
+def _two_outputs(lib, mark, wrong, seen=None):
+    class TwoOutputs(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            out = y.clone()
+            if mark:
+                ctx.mark_non_differentiable(out)
+            return x.clone(), out
+
+        @staticmethod
+        def jvp(ctx, x_t, y_t):
+            if seen is not None:
+                seen.append(None if y_t is None else y_t.tolist())
+            return x_t, (x_t.clone() if wrong else None)
+    return TwoOutputs
+
+
+@pytest.mark.parametrize("y_dtype", ["float64", "int64"])
+def test_jvp_sees_none_for_an_integer_input_without_a_tangent(y_dtype):
+    """Tangents are materialized as zeros for floating inputs only: jvp gets None for an
+    integer one (and a non-differentiable output's tangent stays None)."""
+    def run(lib):
+        fwAD = lib.autograd.forward_ad
+        with fwAD.dual_level():
+            x = fwAD.make_dual(lib.tensor(2.0), lib.tensor(1.0))
+            y = lib.tensor(3, dtype=getattr(lib, y_dtype))
+            seen = []
+            first, second = _two_outputs(lib, y_dtype == "float64", False, seen).apply(x, y)
+            return [seen, fwAD.unpack_dual(first).tangent.item(),
+                    fwAD.unpack_dual(second).tangent]
+    assert_same(run)
+
+
+@pytest.mark.parametrize("y_dtype", ["float64", "int64"])
+def test_jvp_giving_a_tangent_to_a_non_differentiable_output_is_refused(y_dtype):
+    def run(lib):
+        fwAD = lib.autograd.forward_ad
+        with fwAD.dual_level():
+            x = fwAD.make_dual(lib.tensor(2.0), lib.tensor(1.0))
+            y = lib.tensor(3, dtype=getattr(lib, y_dtype))
+            _two_outputs(lib, True, True).apply(x, y)
+    assert_same_error(run, RuntimeError, exact=True)
+
