@@ -178,3 +178,22 @@ def test_jvp_giving_a_tangent_to_a_non_differentiable_output_is_refused(y_dtype)
             _two_outputs(lib, True, True).apply(x, y)
     assert_same_error(run, RuntimeError, exact=True)
 
+
+# ------------------------------------------------------------------ gradcheck
+
+@pytest.mark.parametrize("fast_mode", [True, False])
+@pytest.mark.parametrize("change", ["shape", "dtype"])
+def test_gradcheck_refuses_outputs_whose_shape_or_dtype_depends_on_the_values(change,
+                                                                              fast_mode):
+    """At x = 1, x - eps and x + eps give outputs of different shapes (or dtypes): no finite
+    difference exists, and gradcheck says so rather than broadcasting one against the other."""
+    def run(lib):
+        def fn(x):
+            if lib.all(x >= 1):
+                return lib.cat([x, x]) if change == "shape" else x.to(lib.float32)
+            return x
+        x = lib.ones(1, dtype=lib.float64, requires_grad=True)
+        lib.autograd.gradcheck(fn, (x,), fast_mode=fast_mode)
+    assert_same_error(run, AssertionError,
+                      f"^Expected `func` to return outputs with the same {change} when inputs "
+                      "are perturbed")
