@@ -256,6 +256,11 @@ cdef class SavedTensor:
             if not isinstance(value, Tensor):
                 raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but "
                                 f"got result of type {type(value).__name__}")
+            if (not self.saved_requires_grad and not requires_grad(<Tensor>value)
+                    and self.fw_grad is None):
+                # Nothing to attach: what the hook gave, itself (PyTorch avoids the detach;
+                # a non-reentrant checkpoint gives back the very input tensor it saved).
+                return value
             result = make_tensor((<Tensor>value)._data)
             self._restore_metadata(result, owner)
             # What the hook returned owns the memory now: share its version counter, not

@@ -197,3 +197,39 @@ def test_gradcheck_refuses_outputs_whose_shape_or_dtype_depends_on_the_values(ch
     assert_same_error(run, AssertionError,
                       f"^Expected `func` to return outputs with the same {change} when inputs "
                       "are perturbed")
+
+
+# ------------------------------------------------------------------ saved tensors under hooks
+
+def _saves_its_second_input(lib, seen):
+    class SaveY(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            ctx.save_for_backward(y)
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, grad):
+            seen.append(ctx.saved_tensors[0])
+            return grad, None
+    return SaveY
+
+
+@pytest.mark.parametrize("how", ["checkpoint", "hooks"])
+def test_a_saved_tensor_without_grad_unpacks_as_the_hooks_object(how):
+    """Unpacking through saved_tensors_hooks gives back what the unpack hook returned,
+    itself, when nothing requires grad (PyTorch skips the detach): a non-reentrant
+    checkpoint's backward sees the very input tensor."""
+    def run(lib):
+        seen = []
+        a = lib.tensor(1.0, requires_grad=True)
+        b = lib.tensor(2.0)
+        fn = _saves_its_second_input(lib, seen).apply
+        if how == "checkpoint":
+            lib.utils.checkpoint.checkpoint(fn, a, b, use_reentrant=False).backward()
+        else:
+            with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+                out = fn(a, b)
+            out.backward()
+        return [seen[0] is b, a.grad.item()]
+    assert_same(run)
