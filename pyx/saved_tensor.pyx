@@ -187,6 +187,10 @@ cdef class SavedTensor:
     each unpack, so that node -> output -> node is never a reference cycle.
     """
 
+    def __init__(self, *args, **kwargs):
+        # save() makes them with __new__, which skips this
+        raise RuntimeError("Trying to create a SavedTensor object from Python is forbidden.")
+
     def register_hooks(self, pack_hook, unpack_hook):
         """Replace how this value is stored: ``pack_hook`` now, ``unpack_hook`` on access."""
         if self.was_none:

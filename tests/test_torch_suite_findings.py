@@ -233,3 +233,7 @@ def test_a_saved_tensor_without_grad_unpacks_as_the_hooks_object(how):
             out.backward()
         return [seen[0] is b, a.grad.item()]
     assert_same(run)
+
+
+def test_creating_a_saved_tensor_from_python_is_refused():
+    assert_same_error(lambda lib: lib.autograd.SavedTensor(), RuntimeError, exact=True)
