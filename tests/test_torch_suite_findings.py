@@ -237,3 +237,26 @@ def test_a_saved_tensor_without_grad_unpacks_as_the_hooks_object(how):
 
 def test_creating_a_saved_tensor_from_python_is_refused():
     assert_same_error(lambda lib: lib.autograd.SavedTensor(), RuntimeError, exact=True)
+
+
+# ------------------------------------------------------------------ forward AD: dual tensors
+
+def test_a_dual_tensor_prints_its_tangent_at_the_current_level():
+    def run(lib):
+        fwAD = lib.autograd.forward_ad
+        x = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True) * 1
+        with fwAD.dual_level():
+            dual = fwAD.make_dual(x, lib.full((2, 2), 0.5))
+            primal, tangent = fwAD.unpack_dual(dual)
+            inside = [str(dual), "tangent=" in str(tangent), "tangent=" in str(x)]
+        return inside + [str(dual)]
+    assert_same(run)
+
+
+def test_a_tangent_with_its_own_tangent_at_the_same_level_is_refused():
+    def run(lib):
+        fwAD = lib.autograd.forward_ad
+        with fwAD.dual_level():
+            dual = fwAD.make_dual(lib.zeros(2), lib.ones(2))
+            fwAD.make_dual(lib.zeros(2), dual)
+    assert_same_error(run, RuntimeError, exact=True)
