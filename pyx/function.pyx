@@ -456,6 +456,8 @@ cdef void set_output_tangents(object cls, _FunctionBase ctx, tuple args, tuple i
                     "An inplace custom Function is not modifying the forward mode gradients "
                     "inplace. If the forward is modifying an input inplace, then the jvp "
                     "function must modify the corresponding gradient inplace.")
+        if not tangent_batch():
+            check_view_tangent(output, tangent, args, tangents)
         if (<Tensor>tangent)._data.shape != tangent_shape(<Tensor>output):
             raise RuntimeError(
                 "Trying to set a forward gradient that has a different size than that of the "
@@ -463,6 +465,33 @@ cdef void set_output_tangents(object cls, _FunctionBase ctx, tuple args, tuple i
                 f"{list((<Tensor>output)._data.shape)} while the given forward gradient is of "
                 f"size {list((<Tensor>tangent)._data.shape)}.")
         set_tangent(<Tensor>output, tangent, level)
+
+
+cdef void check_view_tangent(object output, object tangent, tuple args,
+                             list tangents) except *:
+    """An output that is a view of an input (an input returned as-is is one too) needs a
+    tangent that is the same view of that input's tangent: a view of it, or of its base."""
+    base = output._base
+    if base is None or contains(args, output):   # a dirty input: checked by the caller
+        return
+    for j in range(len(args)):
+        arg = args[j]
+        if not isinstance(arg, Tensor) or tangents[j] is None:
+            continue
+        if base is not (arg._base if arg._base is not None else arg):
+            continue
+        if tangent._base is None:
+            raise RuntimeError("A custom Function's forward is returning a view (or an input "
+                               "as-is) but the jvp is not returning a view.")
+        given = tangents[j]
+        if given._base is not None:
+            if tangent._base is not given._base:
+                raise RuntimeError("A custom Function is returning a view but the jvp is not "
+                                   "returning a view of the same base as the given grad input.")
+        elif tangent._base is not given:
+            raise RuntimeError("A custom Function is returning a view but the jvp is not "
+                               "returning a view of the given grad input.")
+        return
 
 
 cdef inline bint contains(tuple values, object value):

@@ -260,3 +260,64 @@ def test_a_tangent_with_its_own_tangent_at_the_same_level_is_refused():
             dual = fwAD.make_dual(lib.zeros(2), lib.ones(2))
             fwAD.make_dual(lib.zeros(2), dual)
     assert_same_error(run, RuntimeError, exact=True)
+
+
+def _narrowing(lib, jvp_kind):
+    class Narrow(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.narrow(0, 0, 2)
+
+        @staticmethod
+        def jvp(ctx, x_t):
+            out = x_t.narrow(0, 0, 2)
+            if jvp_kind == "copy":
+                return out.clone()
+            if jvp_kind == "view_of_copy":
+                return out.clone().view_as(out)
+            return out
+    return Narrow
+
+
+@pytest.mark.parametrize("jvp_kind", ["view", "copy", "view_of_copy"])
+@pytest.mark.parametrize("input_is_view", [False, True])
+def test_jvp_of_a_view_must_return_the_same_view_of_the_tangent(jvp_kind, input_is_view):
+    """A forward that returns a view of its input needs a jvp that returns a view of the
+    input's tangent (of its base, when the input is itself a view)."""
+    def run(lib):
+        fwAD = lib.autograd.forward_ad
+        with fwAD.dual_level():
+            x = fwAD.make_dual(lib.ones(4, 3), lib.full((4, 3), 2.0))
+            if input_is_view:
+                x = x.view_as(x)
+            out = _narrowing(lib, jvp_kind).apply(x)
+            return fwAD.unpack_dual(out).tangent.tolist()
+    if jvp_kind == "view":
+        assert_same(run)
+    else:
+        assert_same_error(run, RuntimeError, exact=True)
+
+
+@pytest.mark.parametrize("jvp_kind", ["view_as", "self", "times_two"])
+def test_jvp_of_an_input_returned_as_is_must_return_a_view_of_its_tangent(jvp_kind):
+    def run(lib):
+        class PassThrough(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y):
+                return x + y, x
+
+            @staticmethod
+            def jvp(ctx, x_t, y_t):
+                second = {"view_as": lambda t: t.view_as(t), "self": lambda t: t,
+                          "times_two": lambda t: t * 2}[jvp_kind](x_t)
+                return x_t + y_t, second
+        fwAD = lib.autograd.forward_ad
+        with fwAD.dual_level():
+            t = lib.tensor(1.0, dtype=lib.float64)
+            a = fwAD.make_dual(lib.tensor(1.0, dtype=lib.float64), t)
+            _, out = PassThrough.apply(a, lib.tensor(1.0, dtype=lib.float64))
+            return fwAD.unpack_dual(out).tangent._base is t
+    if jvp_kind == "view_as":
+        assert_same(run)
+    else:
+        assert_same_error(run, RuntimeError, exact=True)
