@@ -94,6 +94,7 @@ def test_volatile_is_always_false_with_torchs_warnings():
     assert ours == theirs == [True, False]
 
 
+@pytest.mark.cpu_only     # a CUDA tensor prints (and lists) its device's attributes
 def test_dir_lists_only_what_getattr_finds():
     """torch's Tensor.__dir__ leaves out the removed ``volatile`` and, off CUDA,
     ``__cuda_array_interface__`` (whose getter raises there)."""
@@ -241,6 +242,7 @@ def test_creating_a_saved_tensor_from_python_is_refused():
 
 # ------------------------------------------------------------------ forward AD: dual tensors
 
+@pytest.mark.cpu_only     # a CUDA tensor prints (and lists) its device's attributes
 def test_a_dual_tensor_prints_its_tangent_at_the_current_level():
     def run(lib):
         fwAD = lib.autograd.forward_ad
