@@ -323,3 +323,44 @@ def test_jvp_of_an_input_returned_as_is_must_return_a_view_of_its_tangent(jvp_ki
         assert_same(run)
     else:
         assert_same_error(run, RuntimeError, exact=True)
+
+
+# ------------------------------------------------------------------ out= of the unary ops
+
+UNARY_WITH_OUT = ["exp", "sin", "tanh", "sigmoid", "abs", "sqrt", "log1p", "erf", "angle"]
+
+
+@pytest.mark.parametrize("name", UNARY_WITH_OUT)
+def test_unary_ops_write_into_out(name):
+    """torch.sin(x, out=y) and the other unary ops' out= (test_autograd's
+    allow_mutation_on_saved_tensors test writes a saved tensor this way)."""
+    def run(lib):
+        x = lib.tensor([0.25, 0.5, 2.0])
+        out = lib.zeros(3)
+        version = out._version
+        result = getattr(lib, name)(x, out=out)
+        return [result is out, out.tolist(), out._version > version]
+    assert_same(run)
+
+
+@pytest.mark.parametrize("case", ["integer_out", "requires_grad", "relu"])
+def test_unary_out_refusals(case):
+    def run(lib):
+        x = lib.tensor([0.25, 0.5], requires_grad=case == "requires_grad")
+        if case == "relu":
+            return lib.relu(x, out=lib.zeros(2))
+        out = lib.zeros(2, dtype=lib.int64 if case == "integer_out" else lib.float32)
+        return lib.sin(x, out=out)
+    assert_same_error(run, exact=True)
+
+
+def test_unary_out_into_a_saved_tensor_under_allow_mutation_on_saved_tensors():
+    def run(lib):
+        with lib.autograd.graph.allow_mutation_on_saved_tensors():
+            a = lib.tensor([1.0], requires_grad=True)
+            b = lib.tensor([1.0])
+            out = a * b
+            lib.sin(lib.tensor([2.0]), out=b)
+            out.backward()
+        return [a.grad.tolist(), b.tolist()]
+    assert_same(run)
