@@ -126,7 +126,7 @@ def _set_volatile(self, value):
                   "instead.", UserWarning, stacklevel=2)
 
 
-def __dir__(self):
+def _dir(self):
     """The attributes, as torch lists them: without the removed ``volatile``, and without
     ``__cuda_array_interface__`` unless the tensor is on a CUDA device (where it exists)."""
     keys = set(object.__dir__(self)) - {"volatile"}
@@ -138,7 +138,7 @@ def __dir__(self):
 _register_methods({
     "volatile": property(_volatile, _set_volatile,
                          doc="Removed (PyTorch < 0.4): always False, with a warning."),
-    "__dir__": __dir__,
+    "__dir__": _dir,
     "itemsize": property(lambda self: self.element_size(), doc="Bytes per element."),
     "nbytes": property(lambda self: self.numel() * self.element_size(),
                        doc="Bytes of the elements (numel times itemsize)."),

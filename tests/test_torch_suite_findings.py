@@ -105,6 +105,8 @@ def test_dir_lists_only_what_getattr_finds():
     assert_same(run)
     x = ag.ones(2, 2)     # imag raises on a real tensor, in torch too
     assert [key for key in dir(x) if key != "imag" and not hasattr(x, key)] == []
+    from autograd_cy import tensor_attributes
+    assert "positive" in dir(tensor_attributes)      # the method is no module __dir__
 
 
 # ------------------------------------------------------------------ custom Functions' jvp
