@@ -26,9 +26,13 @@ does. PyTorch 2.13 keeps the static tuple (pytorch issue 56500 asks for this).
 When a tensor argument has a tangent (NOTE [Forward AD] in forward.pyx), ``forward`` runs
 with the level suspended (its ops compute no tangents) and then ``jvp(ctx, *tangents)``
 gives the outputs' tangents, one per output, from one tangent per argument (zeros for a
-tensor without one, unless ``ctx.set_materialize_grads(False)``; None for a non-tensor).
-In ``jvp``, ``ctx.saved_tensors`` are what ``ctx.save_for_forward`` kept. An input that
-forward modified in place (``mark_dirty``) must have its tangent modified in place too.
+floating or complex tensor without one, unless ``ctx.set_materialize_grads(False)``; None
+for an integer tensor and a non-tensor). In ``jvp``, ``ctx.saved_tensors`` are what
+``ctx.save_for_forward`` kept. As PyTorch, the tangents are checked: an input that forward
+modified in place (``mark_dirty``) must get back its own tangent, modified in place (its
+version moved); an output that is a view of an input (an input returned as-is is one) a
+view of that input's tangent, or of the same base; a non-differentiable output (marked so,
+or of an integer dtype) None.
 """
 cimport cython
 from cpython.object cimport PyObject

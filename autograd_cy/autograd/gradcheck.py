@@ -466,9 +466,9 @@ def _central_difference(func, inputs, array, direction, eps):
 
 
 def _check_same_dtype_and_shape(a, b, eps):
-    """``a`` and ``b``: ``(shape, dtype)`` of an output at the two perturbations."""
     """An output whose shape or dtype changes when an input moves by ``eps`` has no
-    finite difference (torch's assertion; its message without the element's index)."""
+    finite difference (torch's assertion; its message without the element's index). ``a``
+    and ``b``: the output's ``(shape, dtype)`` at the two perturbations."""
     assert a[0] == b[0], (
         "Expected `func` to return outputs with the same shape when inputs are perturbed by "
         f"{eps}, but got: shapes {a[0]} and {b[0]}.")
