@@ -101,6 +101,8 @@ from autograd_cy.grad_mode import (  # noqa: E402,F401
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
     is_inference_mode_enabled,
 )
+from autograd_cy.constants import inf, nan, e, pi, newaxis  # noqa: E402,F401
+from autograd_cy.warn_always import set_warn_always, is_warn_always_enabled  # noqa: E402,F401
 from autograd_cy import autograd  # noqa: E402,F401
 from autograd_cy.autograd.anomaly_mode import (  # noqa: E402,F401
     is_anomaly_enabled, is_anomaly_check_nan_enabled,
@@ -197,9 +199,7 @@ from autograd_cy.memory_formats import (  # noqa: E402,F401
 )
 from autograd_cy.tensor_type import typename  # noqa: E402,F401
 from autograd_cy.function_forms import detach, detach_, get_device, put  # noqa: E402,F401
-from autograd_cy.process_flags import (  # noqa: E402,F401
-    set_warn_always, is_warn_always_enabled, set_flush_denormal, set_default_tensor_type,
-)
+from autograd_cy.process_flags import set_flush_denormal, set_default_tensor_type  # noqa: E402,F401
 from autograd_cy.count_distributions import poisson, binomial  # noqa: E402,F401
 from autograd_cy import element_callables as _element_callables  # noqa: E402,F401  (Tensor.apply_ ...)
 from autograd_cy import legacy_resize as _legacy_resize  # noqa: E402,F401  (Tensor.resize ...)

@@ -28,7 +28,7 @@ from autograd_cy import dtypes as _dtypes
 from autograd_cy import factories as _factories
 from autograd_cy._C import device as _device_module
 from autograd_cy._C.tensor import Tensor
-from autograd_cy.process_flags import warn_once
+from autograd_cy.warn_always import warn_once
 
 __all__ = ["asarray", "frombuffer"]
 

@@ -1,7 +1,5 @@
 """Process-wide switches of the ``torch`` namespace without another home here.
 
-- ``set_warn_always(b)`` / ``is_warn_always_enabled()``: warnings torch gives once per
-  process (TORCH_WARN_ONCE: stft's) are given at every call while it is set.
 - ``set_flush_denormal(mode)``: subnormal floats read and written as zero by the CPU's
   vector unit of the calling thread (x86's DAZ and FTZ bits: NOTE [Flushing denormals]);
   True where it could be set, as torch's.
@@ -13,39 +11,11 @@ import builtins
 import ctypes
 import functools
 import platform
-import warnings
 
 from autograd_cy import dtypes as _dtypes
+from autograd_cy.warn_always import warn_once
 
-__all__ = ["set_warn_always", "is_warn_always_enabled", "set_flush_denormal",
-           "set_default_tensor_type"]
-
-_warn_always = False
-
-
-def set_warn_always(b):
-    """Give the warnings torch gives once per process at every call instead (a bool)."""
-    global _warn_always
-    if not isinstance(b, builtins.bool):
-        raise RuntimeError(f"setWarnOnlyOnce expects a bool, but got {type(b).__name__}")
-    _warn_always = b
-
-
-_WARNED = set()
-
-
-def warn_once(message, stacklevel):
-    """A UserWarning given once per process (torch's TORCH_WARN_ONCE), or at every call
-    while ``set_warn_always(True)`` is in force."""
-    if _warn_always or message not in _WARNED:
-        _WARNED.add(message)
-        warnings.warn(message, UserWarning, stacklevel=stacklevel + 1)
-
-
-def is_warn_always_enabled():
-    """Whether ``set_warn_always(True)`` is in force."""
-    return _warn_always
-
+__all__ = ["set_flush_denormal", "set_default_tensor_type"]
 
 # NOTE [Flushing denormals]
 # torch's set_flush_denormal sets two bits of the x86 MXCSR register of the calling thread:

@@ -25,7 +25,6 @@ autograd_cy.Size([3, 5])
 tensor([0., 1., 2., 3., 4., 5., 6., 7.])
 """
 import operator
-import warnings
 
 import autograd_cy as _ag
 from autograd_cy._C.ops.arguments import is_int
@@ -33,14 +32,10 @@ from autograd_cy._C.tensor import Tensor, _register_methods
 from autograd_cy.fft.kernels import BY_N, BY_ROOT_N, NONE
 from autograd_cy.fft.primitives import fft_c2c, fft_c2r, fft_r2c
 from autograd_cy.unfold import _unfold_backward
-
-from autograd_cy import process_flags as _process_flags
+from autograd_cy.warn_always import warn_once
 
 __all__ = ["stft", "istft"]
 
-# torch warns each of these once per process (TORCH_WARN_ONCE; at every call while
-# set_warn_always(True) is in force)
-_WARNED = set()
 
 _STFT_WINDOW = (
     "A window was not provided. A rectangular window will be applied,which is known to cause "
@@ -63,14 +58,6 @@ _PADDED = (
 # the dtypes whose tensors torch names by their legacy type ("torch.FloatTensor"); the
 # others by backend and scalar type ("CPUComplexFloatType")
 _LEGACY = {"Float", "Double", "Half", "Byte", "Char", "Short", "Int", "Long"}
-
-
-def _warn_once(message, stacklevel):
-    """``message``, the first time only (every time under ``set_warn_always(True)``);
-    ``stacklevel`` counts from the caller of this."""
-    if _process_flags.is_warn_always_enabled() or message not in _WARNED:
-        _WARNED.add(message)
-        warnings.warn(message, UserWarning, stacklevel=stacklevel + 1)
 
 
 def _type_name(tensor):
@@ -164,7 +151,7 @@ def _framed_transform(self, n_fft, hop_length, win_length, window, normalized, o
                       return_complex, align_to_window):
     """torch's ``stft`` without ``center``: the checks, the frames, the window, the FFT."""
     if window is None:
-        _warn_once(_STFT_WINDOW, 3)      # the caller of stft
+        warn_once(_STFT_WINDOW, 3)      # the caller of stft
     _check_window_device("stft", self, window)
     hop_length = n_fft >> 2 if hop_length is None else hop_length
     win_length = n_fft if win_length is None else win_length
@@ -182,7 +169,7 @@ def _framed_transform(self, n_fft, hop_length, win_length, window, normalized, o
             "stft requires the return_complex parameter be given for real inputs, and will "
             "further require that return_complex=True in a future PyTorch release.")
     if return_complex is not None and not return_complex:
-        _warn_once(_REAL_RESULT, 3)
+        warn_once(_REAL_RESULT, 3)
     if not (self.is_floating_point() or self.is_complex()):
         fail("expected a tensor of floating point or complex values")
     if self.dim() not in (1, 2):
@@ -254,7 +241,7 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
         n_fft, [("hop_length", hop_length), ("win_length", win_length), ("length", length)])
     self = input
     if window is None:
-        _warn_once(_ISTFT_WINDOW, 2)
+        warn_once(_ISTFT_WINDOW, 2)
     _check_window_device("istft", self, window)
     hop_length = n_fft >> 2 if hop_length is None else hop_length
     win_length = n_fft if win_length is None else win_length
@@ -339,7 +326,7 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     if dims == 3:
         signal = signal.squeeze(0)
     if end > expected_length:
-        _warn_once(_PADDED, 2)
+        warn_once(_PADDED, 2)
         signal = _ag.nn.functional.pad(signal, [0, end - expected_length])
     return signal
 

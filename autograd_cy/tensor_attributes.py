@@ -217,7 +217,30 @@ def _always_false(self):
     return False
 
 
+def _volatile(self):
+    warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
+                  stacklevel=2)
+    return False
+
+
+def _set_volatile(self, value):
+    warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` "
+                  "instead.", UserWarning, stacklevel=2)
+
+
+def _dir(self):
+    """The attributes, as torch lists them: without the removed ``volatile``, and without
+    ``__cuda_array_interface__`` unless the tensor is on a CUDA device (where it exists)."""
+    keys = set(object.__dir__(self)) - {"volatile"}
+    if not self.is_cuda:
+        keys.discard("__cuda_array_interface__")
+    return sorted(keys)
+
+
 _register_methods({
+    "volatile": property(_volatile, _set_volatile,
+                         doc="Removed (PyTorch < 0.4): always False, with a warning."),
+    "__dir__": _dir,
     "itemsize": property(lambda self: self.element_size(), doc="Bytes per element."),
     "nbytes": property(lambda self: self.numel() * self.element_size(),
                        doc="Bytes of the elements (numel times itemsize)."),

@@ -218,7 +218,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     if retain_graph is None:
         retain_graph = create_graph
     if create_graph:
-        warnings.warn(_CREATE_GRAPH_WARNING, UserWarning, stacklevel=2)
+        # once per process, as torch's TORCH_WARN_ONCE (every time under set_warn_always)
+        from autograd_cy.warn_always import warn_once
+        warn_once(_CREATE_GRAPH_WARNING, 2)
     grads = make_grads(tensors, grads, False)
     check_roots(tensors)
     input_edges = None

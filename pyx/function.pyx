@@ -26,9 +26,13 @@ does. PyTorch 2.13 keeps the static tuple (pytorch issue 56500 asks for this).
 When a tensor argument has a tangent (NOTE [Forward AD] in forward.pyx), ``forward`` runs
 with the level suspended (its ops compute no tangents) and then ``jvp(ctx, *tangents)``
 gives the outputs' tangents, one per output, from one tangent per argument (zeros for a
-tensor without one, unless ``ctx.set_materialize_grads(False)``; None for a non-tensor).
-In ``jvp``, ``ctx.saved_tensors`` are what ``ctx.save_for_forward`` kept. An input that
-forward modified in place (``mark_dirty``) must have its tangent modified in place too.
+floating or complex tensor without one, unless ``ctx.set_materialize_grads(False)``; None
+for an integer tensor and a non-tensor). In ``jvp``, ``ctx.saved_tensors`` are what
+``ctx.save_for_forward`` kept. As PyTorch, the tangents are checked: an input that forward
+modified in place (``mark_dirty``) must get back its own tangent, modified in place (its
+version moved); an output that is a view of an input (an input returned as-is is one) a
+view of that input's tangent, or of the same base; a non-differentiable output (marked so,
+or of an integer dtype) None.
 """
 cimport cython
 from cpython.object cimport PyObject
@@ -397,22 +401,32 @@ cdef object apply_function(object cls, FunctionMethods methods, tuple args):
         set_grad_enabled(previous)
         resume_forward_level(level)
     saved_for_forward = ctx.saved_for_forward
+    cdef tuple non_differentiable = (tuple(ctx.non_differentiable)
+                                     if forward_ad and ctx.non_differentiable is not None else ())
     result = process_outputs(cls, ctx, tensor_inputs, output, is_executable,
                              methods.separate_setup)
     if forward_ad:
-        set_output_tangents(cls, ctx, args, input_tangents, result, saved_for_forward, level)
+        set_output_tangents(cls, ctx, args, input_tangents, result, saved_for_forward, level,
+                            non_differentiable)
     return result
 
 
 cdef void set_output_tangents(object cls, _FunctionBase ctx, tuple args, tuple input_tangents,
                               object result, object saved_for_forward,
-                              unsigned long long level) except *:
+                              unsigned long long level, tuple non_differentiable) except *:
     """Run ``jvp`` and give each output its tangent (NOTE [Custom Functions in forward AD])."""
     cdef Py_ssize_t i, j
     cdef list tangents = list(input_tangents)
     for i in range(len(args)):
-        if tangents[i] is None and isinstance(args[i], Tensor) and ctx.materialize_grads:
+        # zeros for a tensor without a tangent, one of a floating or complex dtype only: an
+        # integer input's tangent is None (torch's isDifferentiableType)
+        if (tangents[i] is None and isinstance(args[i], Tensor) and ctx.materialize_grads
+                and floating_or_complex((<Tensor>args[i])._data)):
             tangents[i] = zero_tangent_of(<Tensor>args[i])
+    # the versions of the input tangents: jvp must modify a dirty input's tangent in place
+    # (per row, under batched tangents, the rows are written back: not checked there)
+    cdef list versions = [t._version if isinstance(t, Tensor) and not tangent_batch() else None
+                          for t in input_tangents]
     ctx.saved_for_forward = tuple(saved_for_forward) if saved_for_forward is not None else ()
     try:
         if tangent_batch():     # jvp sees one row at a time (NOTE [Batched tangents])
@@ -431,13 +445,23 @@ cdef void set_output_tangents(object cls, _FunctionBase ctx, tuple args, tuple i
         output, tangent = outputs[i], output_tangents[i]
         if not isinstance(output, Tensor) or tangent is None:
             continue
+        if (contains(non_differentiable, output)
+                or not floating_or_complex((<Tensor>output)._data)):
+            raise RuntimeError(
+                f"Function's jvp returned a gradient at position {i}, but  the corresponding "
+                "forward output is not a differentiable Tensor.You should return None at "
+                "that position instead.")
         for j in range(len(args)):
             if (args[j] is output and input_tangents[j] is not None
-                    and tangent is not input_tangents[j]):
+                    and (tangent is not input_tangents[j]
+                         or versions[j] is not None
+                         and (<Tensor>tangent)._version == versions[j])):
                 raise RuntimeError(
                     "An inplace custom Function is not modifying the forward mode gradients "
                     "inplace. If the forward is modifying an input inplace, then the jvp "
                     "function must modify the corresponding gradient inplace.")
+        if not tangent_batch():
+            check_view_tangent(output, tangent, args, tangents)
         if (<Tensor>tangent)._data.shape != tangent_shape(<Tensor>output):
             raise RuntimeError(
                 "Trying to set a forward gradient that has a different size than that of the "
@@ -445,6 +469,33 @@ cdef void set_output_tangents(object cls, _FunctionBase ctx, tuple args, tuple i
                 f"{list((<Tensor>output)._data.shape)} while the given forward gradient is of "
                 f"size {list((<Tensor>tangent)._data.shape)}.")
         set_tangent(<Tensor>output, tangent, level)
+
+
+cdef void check_view_tangent(object output, object tangent, tuple args,
+                             list tangents) except *:
+    """An output that is a view of an input (an input returned as-is is one too) needs a
+    tangent that is the same view of that input's tangent: a view of it, or of its base."""
+    base = output._base
+    if base is None or contains(args, output):   # a dirty input: checked by the caller
+        return
+    for j in range(len(args)):
+        arg = args[j]
+        if not isinstance(arg, Tensor) or tangents[j] is None:
+            continue
+        if base is not (arg._base if arg._base is not None else arg):
+            continue
+        if tangent._base is None:
+            raise RuntimeError("A custom Function's forward is returning a view (or an input "
+                               "as-is) but the jvp is not returning a view.")
+        given = tangents[j]
+        if given._base is not None:
+            if tangent._base is not given._base:
+                raise RuntimeError("A custom Function is returning a view but the jvp is not "
+                                   "returning a view of the same base as the given grad input.")
+        elif tangent._base is not given:
+            raise RuntimeError("A custom Function is returning a view but the jvp is not "
+                               "returning a view of the given grad input.")
+        return
 
 
 cdef inline bint contains(tuple values, object value):

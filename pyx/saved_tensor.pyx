@@ -187,6 +187,10 @@ cdef class SavedTensor:
     each unpack, so that node -> output -> node is never a reference cycle.
     """
 
+    def __init__(self, *args, **kwargs):
+        # save() makes them with __new__, which skips this
+        raise RuntimeError("Trying to create a SavedTensor object from Python is forbidden.")
+
     def register_hooks(self, pack_hook, unpack_hook):
         """Replace how this value is stored: ``pack_hook`` now, ``unpack_hook`` on access."""
         if self.was_none:
@@ -256,6 +260,11 @@ cdef class SavedTensor:
             if not isinstance(value, Tensor):
                 raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but "
                                 f"got result of type {type(value).__name__}")
+            if (not self.saved_requires_grad and not requires_grad(<Tensor>value)
+                    and self.fw_grad is None):
+                # Nothing to attach: what the hook gave, itself (PyTorch avoids the detach;
+                # a non-reentrant checkpoint gives back the very input tensor it saved).
+                return value
             result = make_tensor((<Tensor>value)._data)
             self._restore_metadata(result, owner)
             # What the hook returned owns the memory now: share its version counter, not

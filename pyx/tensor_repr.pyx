@@ -19,7 +19,8 @@ import numpy as np
 
 from autograd_cy._C.dtype cimport kind_of
 from autograd_cy._C.dtype import get_default_dtype
-from autograd_cy._C.tensor cimport tensor_operators
+from autograd_cy._C.tensor cimport tensor_operators, tangent_of
+from autograd_cy._C.grad_mode cimport forward_level
 
 __all__ = ["tensor_repr"]
 
@@ -178,7 +179,7 @@ def tensor_repr(t):
 
 
 def _grad_suffixes(t):
-    """The ``grad_fn=<...>`` or ``requires_grad=True`` part of a repr."""
+    """The ``grad_fn=<...>`` or ``requires_grad=True`` part of a repr, and ``tangent=...``."""
     suffixes = []
     try:
         grad_fn = t.grad_fn
@@ -191,6 +192,9 @@ def _grad_suffixes(t):
         suffixes.append(f"grad_fn=<{name}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
+    tangent = tangent_of(t, forward_level()) if forward_level() != 0 else None
+    if tangent is not None:     # a dual tensor at the current level prints its tangent too
+        suffixes.append(f"tangent={tangent}")
     return suffixes
 
 

@@ -144,8 +144,8 @@ def test_frombuffer_errors(fn, kind):
 
 
 def test_read_only_sources_warn_once():
-    from autograd_cy import process_flags
-    process_flags._WARNED.clear()
+    from autograd_cy import warn_always
+    warn_always._warned.clear()
     n = np.arange(3.0)
     n.flags.writeable = False
     for source, make in [(n, lambda: ag.asarray(n)),

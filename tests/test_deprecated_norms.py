@@ -5,7 +5,7 @@ import warnings
 
 import pytest
 
-from autograd_cy import process_flags
+from autograd_cy import warn_always
 from oracle import assert_same, assert_same_error, check_op, node_name, randn
 
 pytestmark = pytest.mark.filterwarnings("ignore:at::")
@@ -63,7 +63,7 @@ def test_dim_is_required_for_the_frobenius_norm():
 ])
 def test_warns_once(call, message):
     import autograd_cy as ag
-    process_flags._WARNED.clear()
+    warn_always._warned.clear()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         call(ag)

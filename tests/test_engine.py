@@ -406,10 +406,14 @@ def test_backward_with_create_graph_warns_of_a_reference_cycle():
               "print([str(m.message) for m in w])\n")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True).stdout
     assert "Using backward() with create_graph=True will create a reference cycle" in out
-    with pytest.warns(UserWarning, match=r"^Using backward\(\) with create_graph=True will "
-                      r"create a reference cycle between the parameter and its gradient which "
-                      r"can cause a memory leak\."):
-        grad = run(ag)
+    ag.set_warn_always(True)        # a warning given once per process: give it again
+    try:
+        with pytest.warns(UserWarning, match=r"^Using backward\(\) with create_graph=True "
+                          r"will create a reference cycle between the parameter and its "
+                          r"gradient which can cause a memory leak\."):
+            grad = run(ag)
+    finally:
+        ag.set_warn_always(False)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert plain(grad) == plain(run(torch))

@@ -5,7 +5,7 @@ import warnings
 import pytest
 
 import autograd_cy as ag
-from autograd_cy import process_flags
+from autograd_cy import warn_always
 from oracle import LIBS, assert_same, assert_same_error
 
 
@@ -51,7 +51,7 @@ def test_default_tensor_type_warns_once_unless_warn_always(restore):
 
 
 def test_the_first_call_warns():
-    process_flags._WARNED.clear()
+    warn_always._warned.clear()
     assert _count_warnings(ag, lambda lib: lib.set_default_tensor_type(lib.FloatTensor), 2) == 1
 
 

@@ -14,7 +14,7 @@ import pytest
 import torch
 
 import autograd_cy as ag
-from autograd_cy import short_time_fourier
+from autograd_cy import warn_always
 from oracle import (
     assert_same_error, check_batched_grad, check_gradcheck, check_jvp, check_op, node_name,
     randn,
@@ -215,8 +215,8 @@ def test_warnings_once():
     """torch's TORCH_WARN_ONCE: the missing windows, return_complex=False, and istft's
     zero-padding to length, each warned the first time only."""
     theirs = _fresh_torch_warnings()
-    saved = set(short_time_fourier._WARNED)
-    short_time_fourier._WARNED.clear()
+    saved = set(warn_always._warned)
+    warn_always._warned.clear()
     try:
         x = ag.ones(20, dtype=ag.float64)
         with warnings.catch_warnings(record=True) as caught:
@@ -229,7 +229,7 @@ def test_warnings_once():
         ours = [str(w.message) for w in caught]
         assert all(w.filename == __file__ for w in caught)   # the caller's line
     finally:
-        short_time_fourier._WARNED.update(saved)
+        warn_always._warned.update(saved)
     assert len(theirs) == 4
     assert ours == theirs
 

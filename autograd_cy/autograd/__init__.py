@@ -8,6 +8,7 @@ from autograd_cy.autograd.anomaly_mode import (
     detect_anomaly, set_detect_anomaly, is_anomaly_enabled, is_anomaly_check_nan_enabled,
 )
 from autograd_cy.autograd.function import Function
+from autograd_cy.autograd.profiler import kineto_available  # noqa: F401  (torch.autograd's too)
 from autograd_cy.autograd.provenance import set_provenance, is_provenance_enabled, forward_location
 from autograd_cy.autograd.gradcheck import gradcheck, gradgradcheck, is_tensor_like
 from autograd_cy._C.graph_task import _is_checkpoint_valid  # noqa: F401  (utils.checkpoint)

@@ -97,6 +97,9 @@ def make_dual(tensor, tangent, *, level=None):
     if _tangent(tensor) is not None:
         raise RuntimeError("Making a dual Tensor based on a Tensor that already has a forward "
                            f"gradient at the same level {level} is not supported.")
+    if _tangent(tangent) is not None:
+        raise RuntimeError("Setting a forward grad that itself has a forward gradient at the "
+                           f"same level{level} is not supported.")
     if _tangent_batch():
         return _make_batched_dual(tensor, tangent)
     if tuple(tangent.shape) != tuple(tensor.shape):

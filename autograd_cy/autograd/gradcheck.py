@@ -455,18 +455,37 @@ def _central_difference(func, inputs, array, direction, eps):
     original = _host_copy(array)
     try:
         _write_host_values(array, original - eps * direction)
-        before = _evaluate(func, inputs)
+        before = _evaluate(func, inputs, raw=True)
         _write_host_values(array, original + eps * direction)
-        after = _evaluate(func, inputs)
+        after = _evaluate(func, inputs, raw=True)
     finally:
         _write_host_values(array, original)
-    return [(b - a).reshape(-1) / (2 * eps) for a, b in zip(before, after)]
+    for (a, a_meta), (b, b_meta) in zip(before, after):
+        _check_same_dtype_and_shape(a_meta, b_meta, eps)
+    return [(b - a).reshape(-1) / (2 * eps) for (a, _), (b, _) in zip(before, after)]
 
 
-def _evaluate(func, inputs):
+def _check_same_dtype_and_shape(a, b, eps):
+    """An output whose shape or dtype changes when an input moves by ``eps`` has no
+    finite difference (torch's assertion; its message without the element's index). ``a``
+    and ``b``: the output's ``(shape, dtype)`` at the two perturbations."""
+    assert a[0] == b[0], (
+        "Expected `func` to return outputs with the same shape when inputs are perturbed by "
+        f"{eps}, but got: shapes {a[0]} and {b[0]}.")
+    assert a[1] == b[1], (
+        "Expected `func` to return outputs with the same dtype when inputs are perturbed by "
+        f"{eps}, but got: dtypes {a[1]} and {b[1]}.")
+
+
+def _evaluate(func, inputs, raw=False):
+    """The tensor outputs of ``func(*inputs)`` as float64 host arrays (copies: an output
+    may be a view of an input), each with its ``(shape, dtype)`` if ``raw``."""
     # Not under no_grad: gradgradcheck's function itself differentiates.
     out = func(*inputs)
-    return [_float64(_host(o)) for o in _as_tuple(out) if isinstance(o, Tensor)]
+    tensors = [o for o in _as_tuple(out) if isinstance(o, Tensor)]
+    if raw:
+        return [(_float64(_host(o)), (o.shape, o.dtype)) for o in tensors]
+    return [_float64(_host(o)) for o in tensors]
 
 
 def _float64(array):

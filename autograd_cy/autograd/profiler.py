@@ -92,6 +92,12 @@ def _stop(owner):
 
 # --------------------------------------------------------------------------- profile
 
+def kineto_available():
+    """False: this profiler records through autograd_cy's own hooks, not Kineto
+    (``torch.autograd.kineto_available`` and ``torch.profiler.kineto_available``)."""
+    return False
+
+
 class profile:
     """Context manager that profiles autograd_cy's ops and autograd's backward nodes, as
     ``torch.autograd.profiler.profile``.

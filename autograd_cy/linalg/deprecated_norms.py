@@ -14,7 +14,7 @@ nuclear norm (refused as two equal dims), ``[d]`` for the Frobenius norm.
 """
 from autograd_cy.composed_ops import ComposedOp
 from autograd_cy.linalg.norms import matrix_norm, vector_norm
-from autograd_cy.process_flags import warn_once
+from autograd_cy.warn_always import warn_once
 
 __all__ = ["nuclear_norm", "frobenius_norm"]
 

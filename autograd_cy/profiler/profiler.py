@@ -22,6 +22,7 @@ import warnings
 from functools import partial
 
 from autograd_cy.autograd import profiler as _autograd_profiler
+from autograd_cy.autograd.profiler import kineto_available  # noqa: F401  (in __all__)
 
 __all__ = ["profile", "schedule", "supported_activities", "tensorboard_trace_handler",
            "ProfilerAction", "ProfilerActivity", "kineto_available"]
@@ -50,11 +51,6 @@ class ProfilerAction(enum.Enum):
     RECORD = 2
     RECORD_AND_SAVE = 3
     DEVICE_STOPPED = 4
-
-
-def kineto_available():
-    """False: this profiler records through autograd_cy's own hooks, not Kineto."""
-    return False
 
 
 def supported_activities():

@@ -23,6 +23,7 @@ from autograd_cy._C.promotion cimport (
     widened)
 from autograd_cy._C.fp_errors cimport quietly
 from autograd_cy._C.views cimport apply_inplace
+from autograd_cy._C.ops.out_arguments cimport write_out
 
 cnp.import_array()
 
@@ -151,9 +152,18 @@ def unary_ops():
     return list(UNARY_OPS.values())
 
 
+# the entries whose torch function has no out= variant
+WITHOUT_OUT = frozenset({"relu"})
+
+
 def _function_of(UnaryOp op, str doc):
-    """The public function of ``op`` (``autograd_cy.exp``, ``Tensor.exp``)."""
-    def function(Tensor self):
+    """The public function of ``op`` (``autograd_cy.exp``, ``Tensor.exp``), with torch's
+    ``out=`` (which Tensor's method accepts too, where torch's takes no keyword)."""
+    def function(Tensor self, *, out=None):
+        if out is not None:
+            if op.name in WITHOUT_OUT:
+                raise TypeError(f"{op.name}() got an unexpected keyword argument 'out'")
+            return write_out(op.name, out, (self,), lambda: op.apply(self))
         return op.apply(self)
     function.__name__ = function.__qualname__ = op.name
     function.__doc__ = doc
