@@ -4,6 +4,8 @@ given here."""
 import builtins
 import warnings
 
+from autograd_cy._C import backward as _backward
+
 __all__ = ["set_warn_always", "is_warn_always_enabled"]
 
 _warn_always = False
@@ -30,3 +32,6 @@ def warn_once(message, stacklevel=1, category=UserWarning):
     if _warn_always or message not in _warned:
         _warned.add(message)
         warnings.warn(message, category, stacklevel=stacklevel + 1)
+
+
+_backward._set_warn_once(warn_once)     # backward(create_graph=True)'s warning gives it

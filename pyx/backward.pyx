@@ -43,6 +43,16 @@ _CREATE_GRAPH_WARNING = (
     "cycle and avoid the leak.")
 
 
+# warn_always.warn_once (TORCH_WARN_ONCE's rule under set_warn_always), from the Python package
+# above this layer: autograd_cy/warn_always.py fills the slot when imported.
+cdef object warn_once_slot = None
+
+
+def _set_warn_once(warn_once):
+    global warn_once_slot
+    warn_once_slot = warn_once
+
+
 cdef tuple as_tuple(value):
     if value is None:
         return None
@@ -219,8 +229,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         retain_graph = create_graph
     if create_graph:
         # once per process, as torch's TORCH_WARN_ONCE (every time under set_warn_always)
-        from autograd_cy.warn_always import warn_once
-        warn_once(_CREATE_GRAPH_WARNING, 2)
+        warn_once_slot(_CREATE_GRAPH_WARNING, 2)
     grads = make_grads(tensors, grads, False)
     check_roots(tensors)
     input_edges = None

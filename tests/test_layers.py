@@ -38,8 +38,9 @@ def layer_order():
 
 
 def op_layer_order():
-    """The op modules of the second list ("The op modules of `ops/*` are layered too")."""
-    return documented_order("op_table")
+    """The op modules of the second list ("The op modules of `ops/*` are layered too"), which
+    starts with argument parsing."""
+    return documented_order("arguments")
 
 
 def sources():
