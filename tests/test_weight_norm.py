@@ -261,17 +261,6 @@ def test_orthogonal_default_map_assignment_and_errors():
                       "shape")
 
 
-@pytest.mark.skipif(hasattr(ag.linalg, "householder_product"),
-                    reason="linalg.householder_product exists: the map is compared instead")
-def test_orthogonal_householder_needs_householder_product():
-    layer = ag.nn.utils.parametrizations.orthogonal(ag.nn.Linear(2, 3))  # its default map
-    assert layer.parametrizations.weight[0].orthogonal_map == "householder"
-    with pytest.raises(NotImplementedError, match="linalg.householder_product"):
-        layer.weight
-
-
-@pytest.mark.skipif(not hasattr(ag.linalg, "householder_product"),
-                    reason="needs linalg.householder_product")
 @pytest.mark.parametrize("use_trivialization", [True, False])
 def test_orthogonal_householder(use_trivialization):
     def run(lib):

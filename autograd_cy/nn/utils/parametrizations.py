@@ -12,7 +12,6 @@ orthogonal matrix that assignment sets to the value assigned (made orthogonal by
 with a positive diagonal of R, a rectangular one completed with random columns), while
 the original becomes ``-I``-like: zero, so that the map starts at the identity.
 """
-import numpy as np
 
 import autograd_cy as _ag
 from autograd_cy._C.tensor import Tensor
@@ -25,27 +24,6 @@ from autograd_cy.nn.weight_normalization import _weight_norm, norm_except_dim
 __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 
 _MAPS = ("matrix_exp", "cayley", "householder")
-
-
-def _householder_product(A, tau):
-    product = getattr(_ag.linalg, "householder_product", None)
-    if product is None:
-        raise NotImplementedError(
-            "orthogonal_map='householder' needs linalg.householder_product, which this "
-            "build of autograd_cy does not have; use orthogonal_map='matrix_exp' or "
-            "'cayley'")
-    return product(A, tau)
-
-
-def _geqrf(A):
-    """LAPACK's geqrf of ``A`` (no gradient): R on and above the diagonal, the Householder
-    vectors below it, and their scales ``tau``; the library's ``geqrf`` where it has one."""
-    if hasattr(_ag, "geqrf"):
-        return _ag.geqrf(A)
-    raw, tau = np.linalg.qr(A.detach().cpu().numpy(), mode="raw")
-    reflectors = np.ascontiguousarray(np.swapaxes(raw, -1, -2))
-    return (_ag.tensor(reflectors, device=A.device),
-            _ag.tensor(np.ascontiguousarray(tau), device=A.device))
 
 
 def _is_orthogonal(Q):
@@ -96,7 +74,7 @@ class _Orthogonal(Module):
         else:
             A = X.tril(diagonal=-1)
             tau = 2.0 / (1.0 + (A * A).sum(dim=-2))
-            Q = _householder_product(A, tau)
+            Q = _ag.linalg.householder_product(A, tau)
             # the diagonal of X (1s and -1s) picks the columns' signs, without a gradient
             Q = Q * X.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
         if hasattr(self, "base"):
@@ -122,7 +100,7 @@ class _Orthogonal(Module):
                 raise NotImplementedError(
                     "It is not possible to assign to the matrix exponential or the Cayley "
                     "parametrizations when use_trivialization=False.")
-            A, tau = _geqrf(Q)
+            A, tau = _ag.geqrf(Q)
             diagonal = A.diagonal(dim1=-2, dim2=-1)
             diagonal.sign_()
             diagonal.mul_(_ag.where(tau == 0.0, -1.0, 1.0).to(A.dtype))
