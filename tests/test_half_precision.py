@@ -525,3 +525,30 @@ def test_half_precision_results_are_laid_out_as_torchs(dtypes, op, layout):
         out = calls[op](x)
         return out.stride(), out.is_contiguous()
     assert run(ag, dtypes[0]) == run(torch, dtypes[1])
+
+
+@pytest.mark.cpu_only
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("shape, dim, index_dtype, alpha", [
+    ((2, 3), 1, "int64", 1),      # the last dim: scatter_add's float32 sum
+    ((3, 2), 0, "int64", 1),      # the first dim: the same
+    ((2, 3, 2), 1, "int64", 1),   # a middle dim: slice by slice, rounded each time
+    ((2, 3), 1, "int32", 1),      # int32 indices: slice by slice
+    ((2, 3), 1, "int64", 2),      # alpha != 1: slice by slice
+    ((3,), 0, "int64", 1),        # one dim: element by element
+])
+def test_index_add_half_types_round_as_torch(dtype, shape, dim, index_dtype, alpha):
+    """NOTE [index_add of the half types]: which of torch's two CPU kernels runs decides
+    whether repeated indices are summed in float32 or rounded at each addition."""
+    values = np.array([0.36328125, -12.0, -3.40625, 22.0, -0.408203125, -6.0, 3.796875,
+                       -2.59375, 1.0, 7.0, -0.04541015625, 5.5], dtype=np.float32)
+    source_shape = list(shape)
+    source_shape[dim] = 3
+    source = values[:int(np.prod(source_shape))].reshape(source_shape)
+    results = []
+    for lib in (ag, torch):
+        index = lib.tensor([shape[dim] - 1] * 3, dtype=getattr(lib, index_dtype))
+        base = lib.zeros(shape, dtype=getattr(lib, dtype))
+        src = lib.tensor(source).to(getattr(lib, dtype))
+        results.append(base.index_add(dim, index, src, alpha=alpha).float().numpy())
+    np.testing.assert_array_equal(*results)

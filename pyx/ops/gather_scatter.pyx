@@ -141,6 +141,24 @@ cdef class IndexAddBackward0(Node):
         return (grad if self.should_compute_output(0) else None, source_grad)
 
 
+# NOTE [index_add of the half types]
+# torch's CPU index_add takes one of two kernels. A tensor of two or more dims, added along its
+# first or last dim with alpha 1 and int64 indices, from a source of its sizes but that dim,
+# goes through scatter_add, which sums a float16 or bfloat16 destination in float32 and rounds
+# once; anything else adds slice by slice in the type itself, rounding after each addition.
+# The two differ by several units in the last place where indices repeat (index_select's
+# backward: three gradients into one bfloat16 entry), so index_add takes the same branch.
+cdef bint sums_in_float32(object array, object src, Py_ssize_t d, object alpha,
+                          Tensor index) except -1:
+    if type(array) is not np.ndarray or array.dtype.itemsize != 2 or array.ndim < 2:
+        return False
+    if array.dtype.kind not in "fV":       # float16, bfloat16 (NOTE [bfloat16's kind])
+        return False
+    if (d != 0 and d != array.ndim - 1) or alpha != 1 or index._data.dtype != np.int64:
+        return False
+    return all(src.shape[k] == array.shape[k] for k in range(array.ndim) if k != d)
+
+
 def index_add(Tensor self, dim, Tensor index, Tensor source, *, alpha=1):
     """A copy of ``self`` with ``alpha * source`` added at entries ``index`` of dim ``dim``."""
     cdef IndexAddBackward0 node
@@ -165,7 +183,12 @@ def index_add(Tensor self, dim, Tensor index, Tensor source, *, alpha=1):
     target = one_element(array)     # NOTE [A 0-dim tensor as one element]
     if positions.size and (positions.min() < 0 or positions.max() >= target.shape[d]):
         raise IndexError("index out of range in self")
-    np.add.at(target, leading(d, positions), src if alpha == 1 else alpha * src)
+    if sums_in_float32(array, src, d, alpha, index):
+        total = array.astype(np.float32)
+        np.add.at(total, leading(d, positions), src.astype(np.float32))
+        array[...] = total          # rounded once
+    else:
+        np.add.at(target, leading(d, positions), src if alpha == 1 else alpha * src)
     cdef Tensor out = wrap(array)
     if is_grad_enabled() and (requires_grad(self) or requires_grad(source)):
         node = IndexAddBackward0()
