@@ -67,6 +67,9 @@ class _Set(Function):
         raise RuntimeError("derivative for set_ is not implemented")
 
 
+_Set._backward_cls.__name__ = "NotImplemented"     # torch's node for set_ under autograd
+
+
 def set_(self, source=None, storage_offset=None, size=None, stride=None):
     """Make ``self`` use ``source``'s memory, shape and strides (or a window of it with
     ``storage_offset``, ``size``, ``stride``); with no ``source``, make it empty."""

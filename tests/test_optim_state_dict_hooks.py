@@ -124,4 +124,4 @@ def test_state_dict_still_loads_values():
     opt.register_state_dict_post_hook(lambda o, sd: None)
     sd = opt.state_dict()
     opt.load_state_dict(sd)
-    np.testing.assert_allclose(w.detach().numpy(), [0.95, 2.1])
+    np.testing.assert_allclose(w.detach().cpu().numpy(), [0.95, 2.1])
