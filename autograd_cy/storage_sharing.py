@@ -14,11 +14,9 @@ raises "derivative for set_ is not implemented".
 >>> b.set_(a).is_set_to(a)
 True
 """
-import numpy as np
-
 from autograd_cy._C.dtype import _c10_name
 from autograd_cy._C.ops.inplace import _check_write, _increment_version
-from autograd_cy._C.tensor import Tensor, _register_methods
+from autograd_cy._C.tensor import Tensor, _array_of, _register_methods
 from autograd_cy.autograd.function import Function
 from autograd_cy.grad_mode import is_grad_enabled, no_grad
 
@@ -34,9 +32,11 @@ _SIGNATURES = (
     "None)\n")
 
 
-def _memory_root(array):
-    """The array that owns the memory ``array`` views."""
-    while isinstance(getattr(array, "base", None), np.ndarray):
+def _memory_root(tensor):
+    """The array that owns the memory ``tensor`` views (a device array's raw one)."""
+    array = _array_of(tensor)
+    array = getattr(array, "raw", array)
+    while getattr(array, "base", None) is not None and hasattr(array.base, "dtype"):
         array = array.base
     return array
 
@@ -104,12 +104,8 @@ def is_set_to(self, tensor):
     if not isinstance(tensor, Tensor):
         raise TypeError(f"is_set_to(): argument 'tensor' (position 1) must be Tensor, not "
                         f"{type(tensor).__name__}")
-    mine, theirs = self.detach().numpy(force=True) if self.device.type == "cpu" else None, \
-        tensor.detach().numpy(force=True) if tensor.device.type == "cpu" else None
-    if mine is not None and theirs is not None and \
-            _memory_root(mine) is not _memory_root(theirs):
-        return False
-    return (self.device == tensor.device and self.data_ptr() == tensor.data_ptr()
+    return (self.device == tensor.device and _memory_root(self) is _memory_root(tensor)
+            and self.data_ptr() == tensor.data_ptr()
             and self.shape == tensor.shape and self.stride() == tensor.stride())
 
 
