@@ -133,3 +133,15 @@ def test_as_strided_scatter_method():
         warnings.simplefilter("error")
         check_op(lambda lib, x, s: x.detach().as_strided_scatter(s, (2,), (3,)),
                  randn(6), randn(2), requires_grad=(False, True))
+
+
+def test_set_on_views():
+    assert_same_error(lambda lib: lib.zeros(3, requires_grad=True)[:2].set_(lib.arange(4.0)),
+                      RuntimeError, exact=True)
+
+    def view_of_a_non_leaf(lib):
+        base = lib.zeros(3, requires_grad=True) * 1
+        view = base[:2]
+        view.set_(lib.arange(4.0))
+        return node_name(view.grad_fn), node_name(base.grad_fn), tuple(view.shape)
+    assert_same(view_of_a_non_leaf)
