@@ -204,4 +204,5 @@ def masked_scatter(input, mask, source):
 
 
 _register_methods({"diagonal_scatter": diagonal_scatter, "select_scatter": select_scatter,
-                   "slice_scatter": slice_scatter, "masked_scatter": masked_scatter})
+                   "slice_scatter": slice_scatter, "masked_scatter": masked_scatter,
+                   "as_strided_scatter": as_strided_scatter})

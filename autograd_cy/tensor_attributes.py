@@ -1,17 +1,20 @@
 """Tensor attributes read from its metadata, and the small methods torch defines from others.
 
-The sizes (``itemsize``, ``nbytes``), where it lives (``is_cpu``, ``get_device()``, -1 on the
-CPU), how it lies in its storage (``storage_offset()``, in elements from the start of the
-memory its view was taken of; ``layout``, always ``strided``; ``is_sparse``, always False),
-``ndimension()``, ``dim_order()`` (the dims from outermost to innermost in memory),
-``const_data_ptr()`` (``data_ptr()``), the backend questions ``is_mkldnn``,
+The sizes (``itemsize``, ``nbytes``), where it lives (``is_cpu``, ``get_device()``, -1 on
+the CPU), how it lies in its storage (``storage_offset()``, in elements from the start of
+the memory its view was taken of; ``layout``, always ``strided``; ``is_sparse``, always
+False), ``ndimension()``, ``dim_order()`` (the dims from outermost to innermost in
+memory), ``const_data_ptr()`` (``data_ptr()``), the backend questions ``is_mkldnn``,
 ``is_quantized``, ``is_nested``, ``is_sparse_csr``, ``is_xpu`` ... (always False here),
-``is_pinned()`` (False) and ``pin_memory()`` (refused without an accelerator, as torch's
-on a machine without one, else a copy); the casts ``short()``, ``char()``, ``byte()``, ``cfloat()``,
-``cdouble()`` (``to(dtype)``, ``ToCopyBackward0``); ``positive()`` (``input`` itself,
-refused for bool), ``ravel()`` (a flat view where one exists, else a flat copy), and the
-conjugate transposes ``H`` (a matrix), ``mH`` / ``adjoint()`` (the last two dims): a
-transpose, conjugated lazily for a complex tensor (``ConjBackward0``).
+``to_dense()`` (``self``: every tensor is strided; with another ``dtype``, ``to(dtype)``),
+``record_stream(stream)`` (a CUDA tensor's memory noted as in use on ``stream``; torch's
+error on the CPU), ``is_pinned()`` (False) and ``pin_memory()`` (refused without an
+accelerator, as torch's on a machine without one, else a copy); the casts ``short()``,
+``char()``, ``byte()``, ``cfloat()``, ``cdouble()`` (``to(dtype)``, ``ToCopyBackward0``);
+``positive()`` (``input`` itself, refused for bool), ``ravel()`` (a flat view where one
+exists, else a flat copy), and the conjugate transposes ``H`` (a matrix), ``mH`` /
+``adjoint()`` (the last two dims): a transpose, conjugated lazily for a complex tensor
+(``ConjBackward0``).
 
 >>> import autograd_cy as ag
 >>> x = ag.ones(2, 3)
@@ -204,6 +207,27 @@ def _H(self):
     return _conjugate_transpose(self)
 
 
+def to_dense(self, dtype=None, *, masked_grad=None):
+    """``self`` (a strided tensor already), or ``self.to(dtype)`` for another dtype."""
+    if dtype is not None and not isinstance(dtype, _ag.dtype):
+        raise TypeError(f"to_dense(): argument 'dtype' (position 1) must be torch.dtype, "
+                        f"not {type(dtype).__name__}")
+    if masked_grad is not None and not isinstance(masked_grad, bool):
+        raise TypeError(f"to_dense(): argument 'masked_grad' must be bool, not "
+                        f"{type(masked_grad).__name__}")
+    return self if dtype is None or dtype is self.dtype else self.to(dtype)
+
+
+def record_stream(self, stream):
+    """Note that ``stream`` (a ``cuda.Stream``) uses this CUDA tensor's memory, so that the
+    allocator would not reuse it before the stream's work is done (kept in
+    ``_recorded_streams``; the emulated device finishes every launch at once)."""
+    from autograd_cy.cuda.streams import Stream     # the CUDA package sits above
+    if not isinstance(stream, Stream) or not self.is_cuda:
+        raise RuntimeError("unknown parameter type")
+    self.__dict__.setdefault("_recorded_streams", []).append(stream)
+
+
 def _cast(dtype):
     def cast(self, memory_format=None):
         if memory_format is None:
@@ -267,6 +291,8 @@ _register_methods({
     "const_data_ptr": const_data_ptr,
     "is_pinned": is_pinned,
     "pin_memory": pin_memory,
+    "to_dense": to_dense,
+    "record_stream": record_stream,
     "dim_order": dim_order,
     "positive": positive,
     "ravel": ravel,

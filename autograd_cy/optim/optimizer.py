@@ -22,6 +22,7 @@ import functools
 from collections import defaultdict
 from copy import deepcopy
 from itertools import chain
+from typing import Callable, Optional
 import warnings
 
 from autograd_cy._C.node import RemovableHandle
@@ -51,23 +52,45 @@ def _typename(value):
 
 def _run_step_hooks(step):
     """``step`` wrapped so that the optimizer's step pre- and post-hooks run around it (a
-    pre-hook may return new ``(args, kwargs)``, ``args`` starting with the optimizer)."""
+    pre-hook may return new ``(args, kwargs)``, ``args`` starting with the optimizer),
+    inside a profiler range ``Optimizer.step#<class>.step`` as torch's."""
     @functools.wraps(step)
     def hooked_step(*args, **kwargs):
         self = args[0]          # the hooks see (and may replace) self among the args
-        for hook in list(self._optimizer_step_pre_hooks.values()):
-            result = hook(self, args, kwargs)
-            if result is not None:
-                if not (isinstance(result, tuple) and len(result) == 2):
-                    raise RuntimeError(f"{step} must return None or a tuple of (new_args, "
-                                       f"new_kwargs), but got {result}.")
-                args, kwargs = result
-        out = step(*args, **kwargs)
-        for hook in list(self._optimizer_step_post_hooks.values()):
-            hook(self, args, kwargs)
-        return out
-    hooked_step.hooked = True
+        with _record_function(f"Optimizer.step#{type(self).__name__}.step"):
+            for hook in list(self._optimizer_step_pre_hooks.values()):
+                result = hook(self, args, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError(f"{step} must return None or a tuple of "
+                                           f"(new_args, new_kwargs), but got {result}.")
+                    args, kwargs = result
+            out = step(*args, **kwargs)
+            for hook in list(self._optimizer_step_post_hooks.values()):
+                hook(self, args, kwargs)
+            return out
     return hooked_step
+
+
+def _record_function(name):
+    from autograd_cy.autograd.profiler import record_function   # the profiler sits above
+    return record_function(name)
+
+
+_HOOK_TABLES = ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks",
+                "_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks",
+                "_optimizer_load_state_dict_pre_hooks", "_optimizer_load_state_dict_post_hooks")
+
+
+def _add_hook(hooks, hook, prepend):
+    """Add ``hook`` to the table ``hooks``, last or (``prepend``) first; its handle."""
+    handle = RemovableHandle(hooks)
+    others = list(hooks.items()) if prepend else []
+    if prepend:
+        hooks.clear()
+    hooks[handle.id] = hook
+    hooks.update(others)
+    return handle
 
 
 class Optimizer:
@@ -81,16 +104,28 @@ class Optimizer:
     #: with their defaults (``__setstate__`` fills them in)
     _option_defaults = {}
 
+    #: a step pre-hook: ``hook(optimizer, args, kwargs) -> (args, kwargs) or None``
+    OptimizerPreHook = Callable[["Optimizer", tuple, dict], Optional[tuple]]
+    #: a step post-hook: ``hook(optimizer, args, kwargs) -> None``
+    OptimizerPostHook = Callable[["Optimizer", tuple, dict], None]
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         step = cls.__dict__.get("step")
         if step is not None and not getattr(step, "hooked", False):
-            cls.step = _run_step_hooks(step)
+            cls.step = Optimizer.profile_hook_step(step)
+            cls.step.hooked = True
+
+    @staticmethod
+    def profile_hook_step(func):
+        """``func`` (a ``step``) wrapped so that the optimizer's step pre- and post-hooks
+        run around it, in a profiler range named ``Optimizer.step#<class>.step``."""
+        return _run_step_hooks(func)
 
     def __init__(self, params, defaults):
         self.defaults = defaults
-        self._optimizer_step_pre_hooks = {}
-        self._optimizer_step_post_hooks = {}
+        for table in _HOOK_TABLES:
+            setattr(self, table, {})
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable "
                             "of Tensors or dicts, but got " + _typename(params))
@@ -113,8 +148,8 @@ class Optimizer:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        self.__dict__.setdefault("_optimizer_step_pre_hooks", {})     # not pickled
-        self.__dict__.setdefault("_optimizer_step_post_hooks", {})
+        for table in _HOOK_TABLES:                  # not pickled
+            self.__dict__.setdefault(table, {})
         for group in self.param_groups:
             for key, value in self._option_defaults.items():
                 group.setdefault(key, value)
@@ -258,10 +293,33 @@ class Optimizer:
 
     # -------------------------------------------------------------- state dicts
 
+    def register_state_dict_pre_hook(self, hook, prepend=False):
+        """``hook(optimizer)`` runs at the start of ``state_dict()`` (first of all with
+        ``prepend=True``). Returns a handle whose ``remove()`` unregisters it."""
+        return _add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend=False):
+        """``hook(optimizer, state_dict)`` runs on the dict ``state_dict()`` made; it may
+        change it in place or return a new one. Returns a handle."""
+        return _add_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend=False):
+        """``hook(optimizer, state_dict)`` runs before ``load_state_dict`` on a shallow
+        copy of the dict given; it may return a new dict, which is loaded instead."""
+        return _add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook, prepend=False):
+        """``hook(optimizer)`` runs after ``load_state_dict`` has loaded. Returns a
+        handle."""
+        return _add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+
     def state_dict(self):
         """``{"state": ..., "param_groups": ...}`` with every parameter replaced by its
         index in the order of the groups (so the dict outlives the parameters' identity).
-        The state's tensors are the optimizer's own, not copies."""
+        The state's tensors are the optimizer's own, not copies. State-dict pre-hooks run
+        first, post-hooks on the result (one may return a new dict)."""
+        for hook in list(self._optimizer_state_dict_pre_hooks.values()):
+            hook(self)
         index_of = {}
         groups = []
         for group in self.param_groups:
@@ -272,14 +330,26 @@ class Optimizer:
             groups.append(packed)
         state = {(index_of[id(k)] if isinstance(k, Tensor) else k): v
                  for k, v in self.state.items()}
-        return {"state": state, "param_groups": groups}
+        state_dict = {"state": state, "param_groups": groups}
+        for hook in list(self._optimizer_state_dict_post_hooks.values()):
+            result = hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        return state_dict
 
     def load_state_dict(self, state_dict):
         """Take the state and the hyperparameters of ``state_dict`` (from ``state_dict()``
         of an optimizer over parameters of the same shapes, in the same group layout).
 
         State tensors are moved to their parameter's device, and floating ones cast to
-        its dtype, except ``"step"``, which keeps its own (NOTE [The step counter])."""
+        its dtype, except ``"step"``, which keeps its own (NOTE [The step counter]).
+        Load pre-hooks see (and may replace) a shallow copy of ``state_dict``; post-hooks
+        run after."""
+        state_dict = state_dict.copy()
+        for hook in list(self._optimizer_load_state_dict_pre_hooks.values()):
+            result = hook(self, state_dict)
+            if result is not None:
+                state_dict = result
         groups = self.param_groups
         saved_groups = deepcopy(state_dict["param_groups"])
         if len(groups) != len(saved_groups):
@@ -300,6 +370,8 @@ class Optimizer:
             if "param_names" in group and "param_names" not in saved:
                 saved["param_names"] = group["param_names"]
         self.__setstate__({"state": state, "param_groups": saved_groups})
+        for hook in list(self._optimizer_load_state_dict_post_hooks.values()):
+            hook(self)
 
 
 def _cast_state(param, value, key=None):
