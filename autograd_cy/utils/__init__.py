@@ -1,5 +1,6 @@
-"""``autograd_cy.utils``: as ``torch.utils``, ``checkpoint`` and ``data``."""
+"""``autograd_cy.utils``: as ``torch.utils``, ``checkpoint``, ``data`` and ``dlpack``."""
 from autograd_cy.utils import checkpoint  # noqa: F401
 from autograd_cy.utils import data  # noqa: F401
+from autograd_cy.utils import dlpack  # noqa: F401
 
-__all__ = ["checkpoint", "data"]
+__all__ = ["checkpoint", "data", "dlpack"]
