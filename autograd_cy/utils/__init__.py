@@ -1,6 +1,7 @@
-"""``autograd_cy.utils``: as ``torch.utils``, ``checkpoint``, ``data`` and ``dlpack``."""
+"""``autograd_cy.utils``: as ``torch.utils``, ``checkpoint``, ``data``, ``dlpack``, ``hooks``."""
 from autograd_cy.utils import checkpoint  # noqa: F401
 from autograd_cy.utils import data  # noqa: F401
 from autograd_cy.utils import dlpack  # noqa: F401
+from autograd_cy.utils import hooks  # noqa: F401
 
-__all__ = ["checkpoint", "data", "dlpack"]
+__all__ = ["checkpoint", "data", "dlpack", "hooks"]
