@@ -1,7 +1,9 @@
-"""``autograd_cy.utils``: as ``torch.utils``, ``checkpoint``, ``data``, ``dlpack``, ``hooks``."""
+"""``autograd_cy.utils``: as ``torch.utils``, ``checkpoint``, ``data``, ``dlpack``,
+``hooks``, ``_pytree``."""
 from autograd_cy.utils import checkpoint  # noqa: F401
 from autograd_cy.utils import data  # noqa: F401
 from autograd_cy.utils import dlpack  # noqa: F401
 from autograd_cy.utils import hooks  # noqa: F401
+from autograd_cy.utils import _pytree  # noqa: F401
 
-__all__ = ["checkpoint", "data", "dlpack", "hooks"]
+__all__ = ["checkpoint", "data", "dlpack", "hooks", "_pytree"]
