@@ -128,15 +128,57 @@ def _cuda_array_interface(self):
     return _raw(self).__cuda_array_interface__
 
 
-def from_dlpack(ext_tensor):
-    """A leaf tensor sharing the memory of ``ext_tensor`` (anything with ``__dlpack__``):
-    NumPy reads a CPU one, CuPy a CUDA one."""
+class _Capsule:
+    """A DLPack producer over a legacy capsule (``to_dlpack``'s): NumPy and CuPy read
+    producers, not capsules."""
+
+    def __init__(self, capsule):
+        name = _capsule_name(capsule) if type(capsule).__name__ == "PyCapsule" else None
+        if name not in _TENSOR_OFFSET:
+            raise RuntimeError("from_dlpack received an invalid capsule. Note that DLTensor "
+                               "capsules can be consumed only once, so you might have "
+                               "already constructed a tensor from it once.")
+        self.capsule = capsule
+        self.tensor = _capsule_pointer(capsule, name) + _TENSOR_OFFSET[name]
+
+    def __dlpack_device__(self):
+        # DLTensor.device: two int32 (type, id) after the 8-byte data pointer
+        return (ctypes.c_int32.from_address(self.tensor + 8).value,
+                ctypes.c_int32.from_address(self.tensor + 12).value)
+
+    def __dlpack__(self, **kwargs):
+        return self.capsule
+
+
+class _Writeable:
+    """A writeable array over a read-only one's memory, keeping it (and so the capsule's
+    owner) alive: NumPy reads a legacy capsule as read-only (it has no read-only flag), but
+    torch writes through one."""
+
+    def __init__(self, array):
+        self.array = array
+        self.__array_interface__ = dict(array.__array_interface__,
+                                        data=(array.__array_interface__["data"][0], False))
+
+
+def from_dlpack(ext_tensor, *, device=None, copy=None):
+    """A leaf tensor sharing the memory of ``ext_tensor`` (anything with ``__dlpack__``, or
+    a DLPack capsule, which is consumed): NumPy reads a CPU one, CuPy a CUDA one.
+    ``copy=True`` gives a copy; ``device`` moves it there (a copy when it is elsewhere)."""
     if not hasattr(ext_tensor, "__dlpack_device__"):
-        raise TypeError(f"from_dlpack: {type(ext_tensor).__name__} has no __dlpack__")
+        ext_tensor = _Capsule(ext_tensor)
+    tensor = _shared(ext_tensor)
+    moved = tensor if device is None else tensor.to(device)    # itself on its own device
+    return moved.clone() if copy and moved is tensor else moved
+
+
+def _shared(ext_tensor):
     device_type, index = ext_tensor.__dlpack_device__()
     if int(device_type) == _KDL_CPU:
         producer = _Relabelled(ext_tensor)
         array = np.from_dlpack(producer)
+        if isinstance(ext_tensor, _Capsule):
+            array = np.asarray(_Writeable(array))
         return _wrap_array(array.view(_BFLOAT16) if producer.bfloat16 else array)
     if int(device_type) == _KDL_CUDA:
         import cupy     # optional (a CPU install has none): only a CUDA capsule needs it

@@ -71,21 +71,29 @@ cdef unsigned long long last_handle_id = 0   # ids count up; the GIL orders the 
 
 
 cdef class RemovableHandle:
-    """Returned by every ``register_*hook``; ``remove()`` unregisters the hook."""
+    """Returned by every ``register_*hook``; ``remove()`` unregisters the hook from
+    ``hooks_dict`` and from ``extra_dict`` (a dict or a list of them), as
+    torch.utils.hooks.RemovableHandle. It holds its tables strongly (torch's holds weak
+    references, which a plain dict, the core's hook table, does not take)."""
     cdef readonly object id
-    cdef dict table               # the hook table it is in
+    cdef object table             # the hook table it is in (a dict, or an OrderedDict)
     cdef tuple other_tables       # and any others (a hook may sit in several), or None
 
-    def __init__(self, hooks_dict, extra_dicts=()):
+    def __init__(self, hooks_dict, *, extra_dict=None):
         self.id = next_handle_id()
         self.table = hooks_dict
-        self.other_tables = tuple(extra_dicts) or None
+        self.other_tables = (extra_dict,) if isinstance(extra_dict, dict) else \
+            (tuple(extra_dict) if extra_dict else None)
+
+    def hooks_dict_ref(self):
+        """The hook table (torch's is a weak reference, called to get the table)."""
+        return self.table
 
     def remove(self):
         self.table.pop(self.id, None)
         if self.other_tables is not None:
             for hooks in self.other_tables:
-                (<dict>hooks).pop(self.id, None)
+                hooks.pop(self.id, None)
 
     def __enter__(self):
         return self

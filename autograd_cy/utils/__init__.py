@@ -1,5 +1,10 @@
-"""``autograd_cy.utils``: as ``torch.utils``, ``checkpoint`` and ``data``."""
+"""``autograd_cy.utils``: as ``torch.utils``, ``checkpoint``, ``data``, ``dlpack``,
+``hooks``, ``_pytree``, ``benchmark``."""
 from autograd_cy.utils import checkpoint  # noqa: F401
 from autograd_cy.utils import data  # noqa: F401
+from autograd_cy.utils import dlpack  # noqa: F401
+from autograd_cy.utils import hooks  # noqa: F401
+from autograd_cy.utils import _pytree  # noqa: F401
+from autograd_cy.utils import benchmark  # noqa: F401
 
-__all__ = ["checkpoint", "data"]
+__all__ = ["checkpoint", "data", "dlpack", "hooks", "_pytree", "benchmark"]
