@@ -532,9 +532,9 @@ def test_matrix_exp_half_types(half):
     expected.backward(torch.tensor(g))
     assert out.dtype == getattr(ag, half) and ours.grad.dtype == getattr(ag, half)
     rounded = getattr(torch, half)
-    np.testing.assert_array_equal(out.detach().float().numpy(),
+    np.testing.assert_array_equal(out.detach().float().cpu().numpy(),
                                   expected.detach().to(rounded).float().numpy())
-    np.testing.assert_allclose(ours.grad.float().numpy(), ref.grad.numpy(),
+    np.testing.assert_allclose(ours.grad.float().cpu().numpy(), ref.grad.numpy(),
                                rtol=2e-2, atol=2e-2 * float(ref.grad.abs().max()))
 
 

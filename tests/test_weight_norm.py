@@ -261,6 +261,7 @@ def test_orthogonal_default_map_assignment_and_errors():
                       "shape")
 
 
+@pytest.mark.cpu_only      # the CPU generator (torch's) draws the layer's weights
 @pytest.mark.parametrize("use_trivialization", [True, False])
 def test_orthogonal_householder(use_trivialization):
     def run(lib):
