@@ -549,3 +549,17 @@ def test_as_strided_of_a_conjugate_view():
     check_op(lambda lib, z: z.conj().as_strided((2, 2), (1, 2), 0), z)
     assert_same(lambda lib: [lib.tensor(z).conj().as_strided((3,), (1,), 1).tolist(),
                              lib.tensor(z).conj().as_strided((2,), (2,)).is_conj()])
+
+
+def test_sgn_of_complex_infinities_as_torch():
+    """torch's sgn is self / |self| (0 at 0): an infinite part gives NaN, where NumPy's
+    complex sign gives a unit number; abs's gradient is that sgn (fuzz seed 847004248)."""
+    values = [complex(np.inf, np.nan), complex(np.inf, 0), complex(-np.inf, 1),
+              complex(np.nan, 1), complex(np.inf, np.inf), 0j, 3 + 4j, -1e-30j]
+    results = []
+    for lib in (ag, torch):
+        z = lib.tensor(values, dtype=lib.complex64, requires_grad=True)
+        z.abs().sum().backward()
+        results.append((lib.sgn(z.detach()).cpu().numpy(), z.grad.cpu().numpy()))
+    for ours, theirs in zip(*results):
+        np.testing.assert_array_equal(ours, theirs)

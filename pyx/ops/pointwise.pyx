@@ -24,6 +24,7 @@ warning, as in PyTorch.
 import numpy as np
 
 from autograd_cy._C.dtype cimport kind_of
+from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.device cimport backend_of
 from autograd_cy._C.kernels cimport relu_kernel
 from autograd_cy._C.dtype cimport scalar_name
@@ -394,6 +395,12 @@ cdef object sign_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra)
 def _sign_array(array):
     if array.dtype.kind == "b":
         return array.copy()
+    if array.dtype.kind == "c":
+        # torch's sgn: self / |self|, 0 at 0, so that an infinite part gives NaN (inf / inf)
+        # where NumPy's complex sign gives a unit number
+        with ignoring_fp_errors():
+            magnitude = np.abs(array)
+            return np.where(magnitude == 0, 0, array / magnitude).astype(array.dtype)
     result = np.sign(array)
     if kind_of(array.dtype) == "f":
         nans = np.isnan(result)
