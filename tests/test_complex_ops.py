@@ -563,3 +563,14 @@ def test_sgn_of_complex_infinities_as_torch():
         results.append((lib.sgn(z.detach()).cpu().numpy(), z.grad.cpu().numpy()))
     for ours, theirs in zip(*results):
         np.testing.assert_array_equal(ours, theirs)
+
+
+def test_log1p_of_complex_special_values_as_torch():
+    """torch's CPU log1p of a complex x is log(u) * (x / (u - 1)), u = 1 + x: an infinite
+    part with a NaN gives NaN where NumPy's complex log1p gives inf (fuzz seed 847004832)."""
+    values = [complex(np.inf, np.nan), complex(np.nan, np.inf), complex(np.nan, np.nan),
+              complex(np.inf, 0), complex(-np.inf, 1), complex(-1, 0), 0j, 1e30 + 1e30j]
+    for dtype in ("complex64", "complex128"):
+        ours = ag.log1p(ag.tensor(values, dtype=getattr(ag, dtype))).cpu().numpy()
+        theirs = torch.log1p(torch.tensor(values, dtype=getattr(torch, dtype))).numpy()
+        np.testing.assert_array_equal(ours, theirs)

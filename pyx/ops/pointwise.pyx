@@ -191,8 +191,24 @@ cdef object log1p_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra
     return div(self_t, add(self, 1))
 
 
+def _log1p_array(array):
+    """``log(1 + x)``; for a complex ``x`` as torch's CPU kernel computes it: with ``u = 1 + x``,
+    ``x`` where ``u`` is 1, ``log(u)`` where ``u - 1`` is ``x`` exactly, else ``log(u) * (x /
+    (u - 1))`` (the rounding of ``1 + x`` undone). NumPy's complex log1p rounds otherwise and
+    gives ``inf`` where torch's gives NaN for an infinite part with a NaN."""
+    if array.dtype.kind != "c":
+        return np.log1p(array)
+    one = array.dtype.type(1)
+    with ignoring_fp_errors():
+        u = array + one
+        log_u = np.log(u)
+        u_minus_one = u - one
+        return np.where(u == one, array,
+                        np.where(u_minus_one == array, log_u, log_u * (array / u_minus_one)))
+
+
 log1p = unary_op(
-    "log1p", np.log1p, Log1PBackward0, log1p_tangent, cuda_functor="Log1p",
+    "log1p", _log1p_array, Log1PBackward0, log1p_tangent, cuda_functor="Log1p",
     gradient="self: g / (conj(self) + 1)", tangent_formula="self_t / (self + 1)",
     doc="``log(1 + self)``, accurate near 0; backward ``grad / (self + 1)``.")
 
