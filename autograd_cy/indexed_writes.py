@@ -22,6 +22,7 @@ from autograd_cy._C.ops.inplace import apply_in_place
 from autograd_cy._C.tensor import _register_methods
 from autograd_cy.composed_ops import ComposedOp
 from autograd_cy.reorder import _wrap
+from autograd_cy.scatter_reduce import ScatterReduce
 
 __all__ = ["index_reduce"]
 __tensor_methods__ = ["put", "put_", "index_reduce", "index_reduce_"]
@@ -107,8 +108,8 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
         shape = [1] * source.dim()
         shape[dim] = -1
         spread = (index % input.shape[dim]).reshape(shape).expand(source.shape)
-    return IndexReduce.apply(lambda values, sources: values.scatter_reduce(
-        dim, spread, sources, reduce, include_self=include_self), input, source)
+    return IndexReduce.apply(lambda values, sources: ScatterReduce.apply(
+        values, dim, spread, sources, reduce, include_self, "index_reduce"), input, source)
 
 
 def index_reduce_(self, dim, index, source, reduce, *, include_self=True):

@@ -19,8 +19,9 @@ torch's formulas, written with Tensor ops (so a double backward records again):
 - prod: input gets ``grad * result / input`` with its zeros read as ones (the product of
   the rest); src the same, except an entry that is the only zero reduced into its place,
   which gets ``grad`` times the product of the others (the op run again with that zero made
-  a one). Two zeros in one place have no double backward in torch; here the formula is
-  differentiated as written.
+  a one). Two zeros in one place have no double backward in torch: src's gradient is then
+  routed through an Error node (torch's DelayedError), so differentiating it raises
+  instead of returning the wrong zeros of the formula's derivative.
 Without ``include_self``, input's gradient is zero where anything was scattered.
 
 >>> import autograd_cy as ag
@@ -30,6 +31,7 @@ tensor([2., 0., 3.])
 import numpy as np
 
 import autograd_cy as _ag
+from autograd_cy._C.function import delayed_error as _delayed_error
 from autograd_cy._C.ops.inplace import apply_in_place
 from autograd_cy._C.tensor import _array_of, _register_methods, _wrap_array
 from autograd_cy.autograd.function import Function
@@ -100,8 +102,9 @@ class ScatterReduce(Function):
     builtin_op = True
 
     @staticmethod
-    def forward(ctx, input, dim, index, src, reduce, include_self):
-        ctx.dim, ctx.reduce, ctx.include_self = dim, reduce, include_self
+    def forward(ctx, input, dim, index, src, reduce, include_self, op_name="scatter_reduce"):
+        # op_name: the public op this node computes, for its double backward's error
+        ctx.dim, ctx.reduce, ctx.include_self, ctx.op_name = dim, reduce, include_self, op_name
         ctx.save_for_backward(input, index, src)
         return _reduced(input, dim, index, src, reduce, include_self)
 
@@ -130,24 +133,30 @@ class ScatterReduce(Function):
                                                                     src)
         if not include_self:
             grad_input = grad_input.scatter(dim, index, 0)
-        return grad_input, None, None, grad_src, None, None
+        return grad_input, None, None, grad_src, None, None, None
 
     @staticmethod
     def _product_gradients(ctx, grad, input, index, src):
-        dim, include_self = ctx.dim, ctx.include_self
+        dim, include_self, op_name = ctx.dim, ctx.include_self, ctx.op_name
         one = _ag.ones((), dtype=input.dtype, device=input.device)
-        result = ScatterReduce.apply(input, dim, index, src, "prod", include_self)
+        result = ScatterReduce.apply(input, dim, index, src, "prod", include_self, op_name)
         input_ones = _ag.where(input == 0, one, input)
         grad_input = grad * ScatterReduce.apply(input_ones, dim, index, src, "prod",
-                                                include_self) / input_ones
+                                                include_self, op_name) / input_ones
         src_zero = src == 0
         zeros_at = _ag.zeros_like(input).scatter_add(dim, index, src_zero.to(input.dtype))
         single_zero = _ag.logical_and(src_zero, zeros_at.gather(dim, index) == 1)
         others = ScatterReduce.apply(input, dim, index, _ag.where(single_zero, one, src),
-                                     "prod", include_self)
+                                     "prod", include_self, op_name)
         grad_src = _ag.where(single_zero, (grad * others).gather(dim, index),
                              (grad * result).gather(dim, index) / _ag.where(src_zero, one,
                                                                              src))
+        if grad_src.requires_grad and bool((zeros_at > 1).any()):
+            name = "src" if op_name == "scatter_reduce" else "source"
+            (grad_src,) = _delayed_error(
+                f"{op_name}(): Double backward is unsupported for {name} when >1 zeros in "
+                f"{name} are scattered to the same position in self", (grad_src,),
+                keep_history=True)
         return grad_input, grad_src
 
 

@@ -708,11 +708,14 @@ cdef class Error(Node):
         raise RuntimeError(self.msg)
 
 
-def delayed_error(str msg, tuple values):
+def delayed_error(str msg, tuple values, bint keep_history=False):
     """``values`` re-attached to an Error node, so that differentiating them raises ``msg``.
 
-    Each tensor is routed through a fresh leaf that requires grad (PyTorch's
-    DelayedError): the results require grad, and their backward fails with ``msg``.
+    Each tensor is routed through a fresh leaf that requires grad (once_differentiable's
+    DelayedError): the results require grad, and their backward fails with ``msg``. With
+    ``keep_history``, a tensor that requires grad keeps its own edge instead (a formula's
+    DelayedError in torch): the inputs it was computed from stay reachable, so a double
+    backward towards them reaches the Error node and raises.
     """
     cdef Error node = Error()
     cdef Tensor leaf, out
@@ -727,9 +730,12 @@ def delayed_error(str msg, tuple values):
             metadata.append(None)
             results.append(value)
             continue
-        leaf = make_tensor((<Tensor>value)._data)
-        leaf._requires_grad = True
-        edges.append(gradient_edge(leaf))
+        if keep_history and requires_grad(<Tensor>value):
+            edges.append(gradient_edge(<Tensor>value))
+        else:
+            leaf = make_tensor((<Tensor>value)._data)
+            leaf._requires_grad = True
+            edges.append(gradient_edge(leaf))
         out = make_tensor((<Tensor>value)._data)
         out._grad_fn = node
         out._output_nr = i

@@ -177,7 +177,14 @@ cdef class Node:
         return type(self).__name__
 
     def __repr__(self):
-        return f"<{self.name()} object at {id(self):#x}>"
+        # torch's: a built-in node by its class name (``<AccumulateGrad object at ..>``, where
+        # name() says torch::autograd::AccumulateGrad), a custom Function's node with the
+        # module its class was made in (``<autograd_cy.autograd.function.FBackward ..>``)
+        cls = type(self)
+        forward_cls = getattr(cls, "_forward_cls", None)
+        if forward_cls is not None and not getattr(forward_cls, "builtin_op", False):
+            return f"<{cls.__module__}.{cls.__qualname__} object at {id(self):#x}>"
+        return f"<{cls.__name__} object at {id(self):#x}>"
 
     def __call__(self, *grads):
         if self.input_metadata is not None and len(grads) != len(self.input_metadata):

@@ -366,3 +366,61 @@ def test_unary_out_into_a_saved_tensor_under_allow_mutation_on_saved_tensors():
             out.backward()
         return [a.grad.tolist(), b.tolist()]
     assert_same(run)
+
+
+# ------------------------------------------------------------------ resize_ bumps the version
+
+def test_resize_bumps_the_version_only_when_the_shape_changes():
+    def run(lib):
+        x, y = lib.zeros(1), lib.zeros(3)
+        versions = []
+        for resize in (lambda: x.resize_((1, 2)), lambda: x.resize_as_(y),
+                       lambda: x.resize_((3,)), lambda: x.resize_as_(y)):
+            resize()
+            versions.append(x._version)
+        return versions
+    assert_same(run)        # [1, 2, 2, 2]
+
+
+# ------------------------------------------------------------------ prod's double backward
+
+@pytest.mark.parametrize("op, name", [("scatter_reduce", "src"), ("index_reduce", "source")])
+def test_prod_with_two_zeros_in_one_place_refuses_double_backward(op, name):
+    def grads(lib, values):
+        input_ = lib.tensor([1.0], dtype=lib.float64, requires_grad=True)
+        src = lib.tensor(values, dtype=lib.float64, requires_grad=True)
+        out = getattr(lib, op)(input_, 0, lib.tensor([0, 0]), src, "prod")
+        return src, lib.autograd.grad(out.sum(), (input_, src), create_graph=True)
+
+    def second_order(lib, values):
+        src, (_, grad_src) = grads(lib, values)
+        return lib.autograd.grad(grad_src.sum(), src)[0].tolist()
+
+    # the first-order gradients are computed; src's is the Error node's output
+    assert_same(lambda lib: [g.tolist() for g in grads(lib, [0.0, 0.0])[1]])
+    assert_same(lambda lib: grads(lib, [0.0, 0.0])[1][1].grad_fn.name())
+    # differentiating it again raises torch's words (the formula's derivative would be 0)
+    assert_same_error(lambda lib: second_order(lib, [0.0, 0.0]), RuntimeError,
+                      f"{op}\\(\\): Double backward is unsupported for {name} when >1 "
+                      f"zeros in {name} are scattered to the same position in self")
+    # one zero in the place: differentiable twice
+    assert_same(lambda lib: second_order(lib, [0.0, 2.0]))
+
+
+# ------------------------------------------------------------------ a node's repr
+
+def test_node_repr_names_the_class_as_torch_does():
+    def run(lib):
+        class Double(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad * 2
+        x = lib.ones(2, requires_grad=True)
+        nodes = [(x * 2).grad_fn, (x * 2).grad_fn.next_functions[0][0], Double.apply(x).grad_fn]
+        return [repr(node).split(" object at ")[0].replace("torch.", "autograd_cy.")
+                for node in nodes]
+    assert_same(run)

@@ -301,4 +301,6 @@ def resize_(Tensor self, *sizes, memory_format=None):
     kept = min(old.size, new.size)
     new.reshape(-1)[:kept] = old.reshape(-1)[:kept]
     self._data = new
+    # A new shape is a write (saved values of self would be stale); the same shape is not.
+    bump_version(self)
     return self
