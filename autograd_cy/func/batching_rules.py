@@ -21,6 +21,7 @@ element (fallback.py). The kinds:
 import operator
 
 from autograd_cy._C.ops.op_table import unary_ops
+from autograd_cy._C.dtype import dtype as _dtype
 from autograd_cy._C.tensor import Tensor
 from autograd_cy.nn.functional import _get_softmax_dim, _legacy_reduction
 from autograd_cy.func.batched_tensor import (
@@ -304,6 +305,21 @@ def reshape_rule(method, keyword):
         physical = getattr(self._physical, method)(_batch_shape(self) + shape)
         return batched(physical, self._levels)
     return rule
+
+
+def view_rule(original, args, kwargs):
+    """``view(shape)`` as ``reshape_rule``; ``view(dtype)`` on the physical tensor, whose
+    batch dims lead, so the last dim that the element size rescales is a logical one."""
+    target = args[1] if len(args) == 2 else kwargs.get("dtype")
+    if not isinstance(target, _dtype):
+        return _view_shape(original, args, kwargs)
+    self = args[0]
+    if logical_ndim(self) == 0:     # torch's check, on a tensor of the logical shape
+        self._physical.new_empty(()).view(target)
+    return batched(self._physical.view(target), self._levels)
+
+
+_view_shape = reshape_rule("view", "size")
 
 
 def like_rule(method):
@@ -816,7 +832,7 @@ RULES.update({
     "glu": dims_rule((1, "dim", -1)),
     "cat": cat_rule(0), "concat": cat_rule(0), "concatenate": cat_rule(0), "stack": cat_rule(1),
     # shapes
-    "view": reshape_rule("view", "size"), "reshape": reshape_rule("reshape", "shape"),
+    "view": view_rule, "reshape": reshape_rule("reshape", "shape"),
     "view_as": like_rule("view_as"), "reshape_as": like_rule("reshape_as"),
     "expand": expand_rule, "expand_as": like_rule("expand_as"),
     "permute": permute_rule, "repeat": repeat_rule, "t": t_rule, "mT": mT_rule, "T": T_rule,

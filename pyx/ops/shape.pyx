@@ -21,7 +21,7 @@ from autograd_cy._C.dtype cimport dtype, from_numpy_dtype, scalar_name
 from autograd_cy._C.device cimport contiguous_array, strided_view, data_address
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, make_view, requires_grad, array_module, wrap_dim,
-    VIEW_DEFAULT, tensor_operators)
+    VIEW_DEFAULT, tensor_operators, version_counter)
 from autograd_cy._C.batching cimport grads_batched, batched_shape, batched_dim, batched_dims
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.provenance cimport forward_op_name
@@ -141,10 +141,54 @@ cdef ViewBackward0 view_node(Tensor self):
     return node
 
 
-def view(Tensor self, *shape, size=None):
-    """The same memory seen with another shape; fails where a copy would be needed."""
+cdef Tensor view_as_dtype(Tensor self, dtype target):
+    """``self.view(dtype)``: the same bytes read as ``target``. With another element size
+    the last dim (which must be contiguous) shrinks or grows by the ratio of the sizes, the
+    other strides scale with it. Not differentiable (torch's view.dtype has no derivative):
+    the result shares the memory and version counter, without a history."""
+    cdef object array = self._data
+    cdef Tensor out
+    if self._is_conj:
+        raise RuntimeError("torch.Tensor.view is not supported for conjugate view tensors "
+                           "when converting to a different dtype.")
+    old, new = array.dtype.itemsize, target.itemsize
+    if old != new:
+        what = (f"to view {scalar_name(array.dtype)} as {target._scalar_name} (different "
+                f"element sizes)")
+        if array.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        strides = [step // old for step in array.strides]
+        if strides[-1] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+        if new > old:
+            ratio = new // old
+            if array.shape[-1] % ratio:
+                raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but "
+                                   f"got {array.shape[-1]}")
+            offset = self.storage_offset()
+            if offset % ratio:
+                raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} "
+                                   f"{what}, but got {offset}")
+            for i, step in enumerate(strides[:-1]):
+                if step % ratio:
+                    raise RuntimeError(f"self.stride({i}) must be divisible by {ratio} "
+                                       f"{what}, but got {step}")
+    out = make_tensor(array.view(target.numpy))
+    out._version_counter = version_counter(self)
+    out._is_inference = self._is_inference
+    return out
+
+
+def view(Tensor self, *shape, size=None, **dtype_keyword):
+    """The same memory seen with another shape (fails where a copy would be needed), or,
+    given a dtype, the same bytes read as that dtype."""
     if len(shape) == 1 and isinstance(shape[0], dtype):
-        raise RuntimeError("view(dtype) is not supported")
+        return view_as_dtype(self, shape[0])
+    if dtype_keyword:
+        if list(dtype_keyword) != ["dtype"] or shape or size is not None:
+            raise TypeError(f"view() got an unexpected keyword argument "
+                            f"'{next(iter(dtype_keyword))}'")
+        return view_as_dtype(self, dtype_keyword["dtype"])
     shape = infer_size(int_list("view", "size", shape, size, VIEW_SIGNATURES), self._data.size)
     array = viewed(self._data, shape)
     if array is None:
