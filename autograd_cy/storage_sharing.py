@@ -16,7 +16,9 @@ True
 """
 from autograd_cy._C.dtype import _c10_name
 from autograd_cy._C.ops.inplace import _check_write, _increment_version
-from autograd_cy._C.tensor import Tensor, _array_of, _register_methods
+from autograd_cy._C.tensor import (
+    Tensor, _array_of, _register_methods, _reset_grad_accumulator,
+)
 from autograd_cy.autograd.function import Function
 from autograd_cy.grad_mode import is_grad_enabled, no_grad
 
@@ -94,6 +96,7 @@ def set_(self, source=None, storage_offset=None, size=None, stride=None):
         return _Set.apply(self, source)
     with no_grad():
         self.data = source
+    _reset_grad_accumulator(self)
     _increment_version(self)
     return self
 

@@ -317,6 +317,13 @@ cdef Tensor detached(Tensor t):
     return out
 
 
+def _reset_grad_accumulator(Tensor leaf):
+    """Forget ``leaf``'s AccumulateGrad, as torch does after ``set_``: a graph recorded
+    before holds the old node, so gradients it computes no longer reach ``leaf`` (only its
+    GradientEdge taken before)."""
+    leaf._accumulator = None
+
+
 def _make_subclass(cls, Tensor data, bint require_grad=False):
     """An instance of the Tensor subclass ``cls`` over ``data``'s memory and version counter,
     a leaf outside ``data``'s graph (``torch.Tensor._make_subclass``: how ``nn.Parameter``

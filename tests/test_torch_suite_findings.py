@@ -424,3 +424,29 @@ def test_node_repr_names_the_class_as_torch_does():
         return [repr(node).split(" object at ")[0].replace("torch.", "autograd_cy.")
                 for node in nodes]
     assert_same(run)
+
+
+# ------------------------------------------------------------------ set_ and the accumulator
+
+def test_set_gives_the_leaf_a_new_accumulator():
+    def run(lib):
+        x = lib.rand(2, requires_grad=True)
+        edge = lib.autograd.graph.get_gradient_edge(x)
+        out = x.clone()
+        with lib.no_grad():
+            x.set_(lib.ones(2))
+        through_edge = lib.autograd.grad(out.sum(), edge, retain_graph=True)[0]
+        out.sum().backward()            # the old node still accumulates into x.grad
+        (x * 2).sum().backward()
+        return [through_edge, x.grad]
+    assert_same(run)
+    assert_same_error(lambda lib: _grad_after_set(lib), RuntimeError,
+                      "appears to not have been used in the graph")
+
+
+def _grad_after_set(lib):
+    x = lib.rand(2, requires_grad=True)
+    out = x.clone()
+    with lib.no_grad():
+        x.set_(lib.ones(2))
+    return lib.autograd.grad(out.sum(), x)
