@@ -50,6 +50,9 @@ from autograd_cy.tensor_methods import multinomial  # noqa: E402,F401
 from autograd_cy.bernoulli import bernoulli  # noqa: E402,F401
 from autograd_cy.triangular import tril, triu  # noqa: E402,F401
 from autograd_cy import unfold as _unfold  # noqa: E402,F401  (Tensor.unfold)
+from autograd_cy.storage import UntypedStorage, TypedStorage  # noqa: E402,F401  (and .storage())
+from autograd_cy.storage import LEGACY_STORAGES as _LEGACY_STORAGES  # noqa: E402
+globals().update(_LEGACY_STORAGES)      # FloatStorage ...
 from autograd_cy import storage_sharing as _storage_sharing  # noqa: E402,F401  (Tensor.set_)
 from autograd_cy import linalg  # noqa: E402,F401  (torch.linalg)
 from autograd_cy import fft  # noqa: E402,F401  (torch.fft)

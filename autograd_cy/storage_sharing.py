@@ -2,10 +2,12 @@
 the test of whether two tensors use the same memory with the same metadata.
 
 ``t.set_(source)`` makes ``t`` see ``source``'s elements (its shape, strides and offset
-too, as torch's); ``t.set_(source, storage_offset, size, stride)`` a strided window of
-the memory ``source`` views (offset and strides in elements, from the start of that
-memory); ``t.set_()`` makes ``t`` empty (shape ``(0,)``). The version of ``t`` goes up by
-one. As torch: a leaf that requires grad refuses it with grad mode on, and a result that
+too, as torch's; a storage's elements as a flat tensor); ``t.set_(source, storage_offset,
+size, stride)`` a strided window of the memory ``source`` (a tensor or a storage) views
+(offset and strides in elements, from the start of that memory); ``t.set_()`` makes ``t``
+empty (shape ``(0,)``). The version of ``t`` goes up by one and ``t``, a leaf, gets a new
+AccumulateGrad (torch resets it). As torch: a leaf that requires grad refuses it with grad
+mode on, and a result that
 requires grad (``source`` does, or ``t`` is not a leaf) has a node whose backward
 raises "derivative for set_ is not implemented".
 
@@ -17,10 +19,11 @@ True
 from autograd_cy._C.dtype import _c10_name
 from autograd_cy._C.ops.inplace import _check_write, _increment_version
 from autograd_cy._C.tensor import (
-    Tensor, _array_of, _register_methods, _reset_grad_accumulator,
+    Tensor, _register_methods, _reset_grad_accumulator,
 )
 from autograd_cy.autograd.function import Function
 from autograd_cy.grad_mode import is_grad_enabled, no_grad
+from autograd_cy.storage import TypedStorage, UntypedStorage, memory_root
 
 __all__ = []
 
@@ -34,15 +37,6 @@ _SIGNATURES = (
     "None)\n")
 
 
-def _memory_root(tensor):
-    """The array that owns the memory ``tensor`` views (a device array's raw one)."""
-    array = _array_of(tensor)
-    array = getattr(array, "raw", array)
-    while getattr(array, "base", None) is not None and hasattr(array.base, "dtype"):
-        array = array.base
-    return array
-
-
 def _window(source, storage_offset, size, stride):
     """The strided window of the memory ``source`` views (``storage_offset`` and
     ``stride`` in elements from the start of that memory), as a tensor."""
@@ -53,6 +47,18 @@ def _window(source, storage_offset, size, stride):
             stride.insert(0, step)
             step *= max(n, 1)
     return source.detach().as_strided(size, tuple(stride), storage_offset)
+
+
+def _storage_elements(self, storage):
+    """A storage's memory as a flat tensor of ``self``'s dtype (torch's errors for a
+    TypedStorage of another dtype)."""
+    if isinstance(storage, TypedStorage):
+        if storage.dtype is not self.dtype:
+            raise RuntimeError(f"Expected a Storage of type {_c10_name(self.dtype)} or an "
+                               f"UntypedStorage, but got type {storage.dtype._scalar_name} "
+                               f"for argument 1 'storage'")
+        storage = storage.untyped()
+    return storage._bytes.view(self.dtype)
 
 
 class _Set(Function):
@@ -75,6 +81,10 @@ _Set._backward_cls.__name__ = "NotImplemented"     # torch's node for set_ under
 def set_(self, source=None, storage_offset=None, size=None, stride=None):
     """Make ``self`` use ``source``'s memory, shape and strides (or a window of it with
     ``storage_offset``, ``size``, ``stride``); with no ``source``, make it empty."""
+    if isinstance(source, (UntypedStorage, TypedStorage)):
+        source = _storage_elements(self, source)
+        if storage_offset is None:
+            storage_offset, size, stride = 0, (source.numel(),), None
     if source is not None and not isinstance(source, Tensor) or \
             source is None and storage_offset is not None:
         got = ", ".join(type(a).__name__ for a in (source, storage_offset, size, stride)
@@ -107,7 +117,7 @@ def is_set_to(self, tensor):
     if not isinstance(tensor, Tensor):
         raise TypeError(f"is_set_to(): argument 'tensor' (position 1) must be Tensor, not "
                         f"{type(tensor).__name__}")
-    return (self.device == tensor.device and _memory_root(self) is _memory_root(tensor)
+    return (self.device == tensor.device and memory_root(self) is memory_root(tensor)
             and self.data_ptr() == tensor.data_ptr()
             and self.shape == tensor.shape and self.stride() == tensor.stride())
 

@@ -29,6 +29,7 @@ import autograd_cy as _ag
 from autograd_cy._C.tensor import _array_of, _register_methods
 from autograd_cy.composed_ops import ComposedOp
 from autograd_cy.memory_formats import PackageConstant
+from autograd_cy.storage import memory_root
 
 __all__ = ["layout", "strided", "positive", "ravel", "adjoint"]
 
@@ -52,10 +53,7 @@ def storage_offset(self):
     """Where the tensor starts in its storage, in elements: the distance from the start
     of the memory its view was taken of."""
     array = _array_of(self)
-    root = getattr(array, "raw", array)
-    while getattr(root, "base", None) is not None and hasattr(root.base, "dtype"):
-        root = root.base
-    return (_pointer(array) - _pointer(root)) // array.itemsize
+    return (_pointer(array) - _pointer(memory_root(self))) // array.itemsize
 
 
 def get_device(self):

@@ -16,7 +16,9 @@ dtypes.
 """
 from autograd_cy import dtypes as _dtypes
 from autograd_cy import grad_mode as _grad_mode
-from autograd_cy._C.tensor import Tensor, _make_subclass, _register_methods
+from autograd_cy._C.tensor import (
+    Tensor, _make_subclass as _make_leaf_subclass, _register_methods,
+)
 from autograd_cy.autograd.function import Function
 
 __all__ = ["typename", "is_tensor", "is_storage", "numel", "is_floating_point", "is_complex",
@@ -41,8 +43,9 @@ def is_tensor(obj):
 
 
 def is_storage(obj):
-    """Always False: autograd_cy has no storage objects (a tensor owns an array)."""
-    return False
+    """Whether ``obj`` is a storage (``UntypedStorage`` or ``TypedStorage``)."""
+    from autograd_cy.storage import TypedStorage, UntypedStorage
+    return isinstance(obj, (TypedStorage, UntypedStorage))
 
 
 def numel(input):
@@ -124,7 +127,7 @@ class _Alias(Function):
 
     @staticmethod
     def forward(ctx, input, cls):
-        return _make_subclass(cls, input)
+        return _make_leaf_subclass(cls, input)
 
     @staticmethod
     def backward(ctx, grad):
@@ -149,11 +152,24 @@ def as_subclass(self, cls):
         raise TypeError("Creating a Tensor subclass from a class that does not inherit from "
                         "Tensor is not possible. Make sure your class inherits from Tensor.")
     if not _grad_mode.is_grad_enabled():
-        return _make_subclass(cls, self, self.requires_grad)
+        return _make_leaf_subclass(cls, self, self.requires_grad)
     return _Alias.apply(self, cls)
 
 
-_register_methods({"type": type_, "as_subclass": as_subclass})
+def _make_subclass(cls, data, require_grad=False, **backend_options):
+    """``Tensor._make_subclass``: an instance of the Tensor subclass ``cls`` over ``data``'s
+    memory and version counter, a leaf (how ``nn.Parameter``-like classes wrap a tensor)."""
+    if not isinstance(cls, type) or not issubclass(cls, Tensor):
+        raise TypeError("Creating a Tensor subclass from a class that does not inherit from "
+                        "Tensor is not possible. Make sure your class inherits from Tensor.")
+    if not isinstance(data, Tensor):
+        raise TypeError(f"_make_subclass(): argument 'data' (position 2) must be Tensor, not "
+                        f"{type(data).__name__}")
+    return _make_leaf_subclass(cls, data, require_grad)
+
+
+_register_methods({"type": type_, "as_subclass": as_subclass,
+                   "_make_subclass": staticmethod(_make_subclass)})
 
 
 def typename(obj):
