@@ -4,7 +4,7 @@ the test of whether two tensors use the same memory with the same metadata.
 ``t.set_(source)`` makes ``t`` see ``source``'s elements (its shape, strides and offset
 too, as torch's; a storage's elements as a flat tensor); ``t.set_(source, storage_offset,
 size, stride)`` a strided window of the memory ``source`` (a tensor or a storage) views
-(offset and strides in elements, from the start of that memory); ``t.set_()`` makes ``t``
+(in elements; a tensor's offset counted from its first element); ``t.set_()`` makes ``t``
 empty (shape ``(0,)``). The version of ``t`` goes up by one and ``t``, a leaf, gets a new
 AccumulateGrad (torch resets it). As torch: a leaf that requires grad refuses it with grad
 mode on, and a result that
@@ -38,15 +38,17 @@ _SIGNATURES = (
 
 
 def _window(source, storage_offset, size, stride):
-    """The strided window of the memory ``source`` views (``storage_offset`` and
-    ``stride`` in elements from the start of that memory), as a tensor."""
+    """The strided window of the memory ``source`` views (``storage_offset`` in elements
+    from ``source``'s first element, as torch counts it for a tensor source; ``stride``
+    in elements), as a tensor."""
     size = tuple(size)
     if stride is None:
         stride, step = [], 1
         for n in reversed(size):
             stride.insert(0, step)
             step *= max(n, 1)
-    return source.detach().as_strided(size, tuple(stride), storage_offset)
+    return source.detach().as_strided(size, tuple(stride),
+                                      source.storage_offset() + storage_offset)
 
 
 def _storage_elements(self, storage):

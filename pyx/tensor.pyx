@@ -717,6 +717,7 @@ cdef class Tensor:
         self._grad_fn = None
         self._output_nr = 0
         self._requires_grad = False
+        self._fw_grad = None        # as detach(): no tangent either
         return self
 
     # ------------------------------------------- operators (NOTE [How Tensor gets its methods])

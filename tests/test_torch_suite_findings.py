@@ -450,3 +450,31 @@ def _grad_after_set(lib):
     with lib.no_grad():
         x.set_(lib.ones(2))
     return lib.autograd.grad(out.sum(), x)
+
+
+# ------------------------------------------------------------------ as_strided's storage
+
+def test_as_strided_reads_the_whole_allocation_of_a_detached_slice():
+    def run(lib):
+        x = lib.arange(5.0)
+        leaf = x.detach()[2:].requires_grad_()
+        window = leaf.as_strided((3,), (1,), 1)
+        window.sum().backward()
+        return [x[:4].detach().as_strided((5,), (1,), 0), x[3:].as_strided((2,), (1,), 0),
+                window, leaf.grad,
+                lib.zeros(1).set_(x[2:], 1, (2,), (1,)),
+                lib.zeros(1).set_(x[1:], 1, (2,), (2,))]
+    assert_same(run)
+
+
+# ------------------------------------------------------------------ detach_ and forward AD
+
+def test_detach_in_place_drops_the_tangent():
+    def run(lib):
+        forward_ad = lib.autograd.forward_ad
+        with forward_ad.dual_level():
+            dual = forward_ad.make_dual(lib.ones(2), lib.ones(2)).clone()
+            dual.detach_()
+            return [forward_ad.unpack_dual(dual).tangent is None,
+                    forward_ad.unpack_dual(dual * 2).tangent is None]
+    assert_same(run)

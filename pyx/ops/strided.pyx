@@ -2,11 +2,12 @@
 """Strided views and metadata-only in-place ops: as_strided, as_strided_, transpose_ (and
 swapdims_, swapaxes_, t_), unsqueeze_, squeeze_, resize_.
 
-``as_strided`` reads the memory of the tensor that owns it (``_base``, or the tensor itself)
-as PyTorch reads a storage: sizes, strides and ``storage_offset`` count elements from the
-start of that memory. Its backward scatters the gradient into a zero "storage" at the
-positions the output read (adding where they overlap) and gathers the input's positions
-back, with index_add and index_select, so it is itself differentiable.
+``as_strided`` reads the memory the tensor views (the array that owns it, else the autograd
+``_base``'s, or the tensor's own) as PyTorch reads a storage: sizes, strides and
+``storage_offset`` count elements from the start of that memory. Its backward scatters the
+gradient into a zero "storage" at the positions the output read (adding where they
+overlap) and gathers the input's positions back, with index_add and index_select, so it is
+itself differentiable.
 
 ``transpose_``, ``unsqueeze_``, ``squeeze_`` and ``as_strided_`` change only how ``self``
 reads its memory: like other
@@ -14,6 +15,7 @@ in-place ops they bump the version and make the new node ``self``'s grad_fn, wit
 one as its input (on a view too: the base's history is untouched, as in PyTorch).
 """
 import numpy as np
+cimport numpy as cnp
 
 from autograd_cy._C.grad_mode cimport (
     is_grad_enabled, is_inference_mode_enabled, forward_level, suspend_forward_level,
@@ -41,9 +43,29 @@ cdef Tensor storage_owner(Tensor self):
     return self._base if self._base is not None else self
 
 
+cdef object memory_owner(Tensor self):
+    """The array whose memory ``self`` reads, as torch's storage: the NumPy array at the end
+    of the ``.base`` chain when it holds elements of ``self``'s dtype in C order (so a
+    detached slice still reads the whole allocation), else the autograd base's array."""
+    array = self._data
+    if type(array) is cnp.ndarray:
+        root = array
+        while type(root.base) is cnp.ndarray:
+            root = root.base
+        if root.dtype == array.dtype and root.flags.c_contiguous:
+            return root
+    elif hasattr(type(array), "raw"):        # a DeviceArray: the chain of its seam's arrays
+        raw = root = array.raw
+        while type(root.base) is type(raw):
+            root = root.base
+        if root is not raw and root.dtype == raw.dtype and root.flags.c_contiguous:
+            return type(array)(root, array.device)
+    return storage_owner(self)._data
+
+
 cdef tuple storage_of(Tensor self):
     """(the owner's memory as a 1-D element array, ``self``'s storage offset in elements)."""
-    owner = storage_owner(self)._data
+    owner = memory_owner(self)
     itemsize = owner.itemsize
     length = 1 + sum([(n - 1) * s // itemsize for n, s in zip(owner.shape, owner.strides)]) \
         if owner.size else 0
