@@ -259,7 +259,20 @@ def _dir(self):
     return sorted(keys)
 
 
+def _set_grad_fn(self, value):
+    """torch's private ``_grad_fn``: only None may be assigned, which detaches in place."""
+    if value is not None:
+        raise RuntimeError("_grad_fn can be only set to None")
+    self.detach_()
+
+
+def _refuse_grad_fn_deletion(self):
+    raise RuntimeError("Deletion of _grad_fn not allowed. Detach tensor instead!")
+
+
 _register_methods({
+    "_grad_fn": property(lambda self: self.grad_fn, _set_grad_fn, _refuse_grad_fn_deletion,
+                         doc="``grad_fn`` (torch's private alias; None detaches)."),
     "volatile": property(_volatile, _set_volatile,
                          doc="Removed (PyTorch < 0.4): always False, with a warning."),
     "__dir__": _dir,

@@ -92,6 +92,10 @@ def _backward_hooks(Tensor t):
     return None if tables is None else tables.get(t._output_nr)
 
 
+def _refuse_hooks_deletion(Tensor t):
+    raise RuntimeError("Deletion of _backwards_hooks not allowed!")
+
+
 def _post_accumulate_grad_hooks(Tensor t):
     """PyTorch's ``tensor._post_accumulate_grad_hooks`` (handle id -> hook), or None."""
     return t._post_accumulate_grad_hooks
@@ -101,7 +105,7 @@ register_methods({
     "retain_grad": retain_grad,
     "register_hook": register_hook,
     "register_post_accumulate_grad_hook": register_post_accumulate_grad_hook,
-    "_backward_hooks": property(_backward_hooks),
+    "_backward_hooks": property(_backward_hooks, None, _refuse_hooks_deletion),
     "_post_accumulate_grad_hooks": property(_post_accumulate_grad_hooks),
 })
 

@@ -426,6 +426,10 @@ cdef class Tensor:
             self._accumulator = None      # its metadata describes the old data
         self._data = new_data
 
+    @data.deleter
+    def data(self):
+        raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
+
     @property
     def shape(self):
         return Size(self._data.shape)
@@ -605,11 +609,20 @@ cdef class Tensor:
         return requires_grad(self)
 
     @requires_grad.setter
-    def requires_grad(self, bint value):
+    def requires_grad(self, value):
+        if not isinstance(value, bool):
+            raise RuntimeError("requires_grad must be a bool")
         self._set_requires_grad(value, "only Tensors of floating point and complex dtype "
                                        "can require gradients")
 
-    def requires_grad_(self, bint requires_grad=True):
+    @requires_grad.deleter
+    def requires_grad(self):
+        raise RuntimeError("requires_grad must be a bool")
+
+    def requires_grad_(self, requires_grad=True):
+        if not isinstance(requires_grad, bool):
+            raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be "
+                            f"bool, not {type(requires_grad).__name__}")
         self._set_requires_grad(requires_grad,
                                 "only Tensors of floating point dtype can require gradients")
         return self

@@ -478,3 +478,36 @@ def test_detach_in_place_drops_the_tangent():
             return [forward_ad.unpack_dual(dual).tangent is None,
                     forward_ad.unpack_dual(dual * 2).tangent is None]
     assert_same(run)
+
+
+# ------------------------------------------------------------------ deleting and setting flags
+
+@pytest.mark.parametrize("name, words", [
+    ("data", "Deleting tensor data is not allowed. Delete tensor instead!"),
+    ("requires_grad", "requires_grad must be a bool"),
+    ("_grad_fn", "Deletion of _grad_fn not allowed. Detach tensor instead!"),
+    ("_backward_hooks", "Deletion of _backwards_hooks not allowed!"),
+])
+def test_deleting_autograd_attributes_is_refused(name, words):
+    assert_same_error(lambda lib: delattr(lib.ones(2, requires_grad=True), name),
+                      RuntimeError, words, exact=True)
+
+
+@pytest.mark.parametrize("value", [1, None, 0.0])
+def test_requires_grad_takes_only_a_bool(value):
+    assert_same_error(lambda lib: setattr(lib.ones(2), "requires_grad", value), RuntimeError,
+                      "requires_grad must be a bool", exact=True)
+    # the same words: requires_grad_(): argument 'requires_grad' (position 1) must be bool
+    assert_same_error(lambda lib: lib.ones(2).requires_grad_(value), TypeError)
+
+
+def test_assigning_none_to_the_private_grad_fn_detaches():
+    def run(lib):
+        x = lib.ones(2, requires_grad=True)
+        y = x * 2
+        before = [y._grad_fn.name(), x._grad_fn]
+        y._grad_fn = None
+        return before + [y.grad_fn, y.requires_grad, y.is_leaf]
+    assert_same(run)
+    assert_same_error(lambda lib: setattr(lib.ones(2, requires_grad=True) * 2, "_grad_fn", 3),
+                      RuntimeError, "_grad_fn can be only set to None", exact=True)
