@@ -183,6 +183,9 @@ def dispatching_version(function):
     """The dispatcher of ``function`` when it is an op (``vmap(ag.dot)`` names the original,
     looked up before the swap), else ``function``."""
     global _swap
+    if type(function) is functools.partial:     # vmap(functools.partial(ag.mul, x))
+        return functools.partial(dispatching_version(function.func), *function.args,
+                                 **function.keywords)
     owner = getattr(function, "__self__", None)
     if isinstance(owner, type) and getattr(function, "__func__", None) is getattr(
             autograd_function.Function.apply, "__func__", None):    # SomeFunction.apply
