@@ -25,12 +25,13 @@ from autograd_cy import factories
 from autograd_cy._C.tensor import Tensor
 from autograd_cy.op_swap import OpSwap, op_functions
 from autograd_cy.func.batched_tensor import (
-    BatchedTensor, batched, is_batched, materialized, active_levels,
+    BatchedTensor, batched,
 )
 from autograd_cy.func import autograd_function
 from autograd_cy.func.batched_autograd import batched_grad
 from autograd_cy.func.batching_rules import RULES
 from autograd_cy.func.fallback import dispatched_call, has_batched
+from autograd_cy.func.randomness import RANDOM_KINDS, random_wrapper
 
 __all__ = ["dispatching_version", "enter_vmap", "exit_vmap"]
 
@@ -44,76 +45,6 @@ def _dispatching(name, function):
             return function(*args, **kwargs)
         return dispatched_call(name, function, args, kwargs)
     return dispatched
-
-
-# ------------------------------------------------------------------ randomness
-
-RANDOMNESS_ERROR = (
-    "vmap: called random operation while in randomness error mode. Please either use the "
-    "'same' or 'different' randomness flags on vmap or perform the randomness operation out "
-    "of vmap")
-
-
-def _random_factory(name, function):
-    """rand, randn, randint: 'different' gives each element its own numbers (a batch dim
-    per active level), 'same' one draw for all."""
-    @functools.wraps(function)
-    def dispatched(*args, **kwargs):
-        levels = active_levels()
-        mode = _randomness()
-        if mode == "error":
-            raise RuntimeError(RANDOMNESS_ERROR)
-        if mode == "same":
-            return function(*args, **kwargs)
-        batch = tuple(level.size for level in levels)
-        numbers = tuple(level.number for level in levels)
-        if name == "randint":
-            *bounds, size = args
-            return batched(function(*bounds, batch + tuple(size), **kwargs), numbers)
-        size = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
-        return batched(function(batch + tuple(size), **kwargs), numbers)
-    return dispatched
-
-
-def _random_like(name, function):
-    """rand_like, randn_like, dropout: 'same' draws for one element's shape and lets it
-    broadcast; 'different' draws for every element of every active level."""
-    @functools.wraps(function)
-    def dispatched(*args, **kwargs):
-        if name == "dropout" and (not _get_training(args, kwargs) or _get_p(args, kwargs) == 0):
-            return dispatched_call(name, function, args, kwargs)
-        mode = _randomness()
-        if mode == "error":
-            raise RuntimeError(RANDOMNESS_ERROR)
-        x = args[0]
-        if not is_batched(x) and mode == "same":
-            return function(*args, **kwargs)
-        levels = tuple(level.number for level in active_levels())
-        if mode == "same":
-            if name == "dropout":
-                mask = function(x._physical.new_ones(tuple(x.shape)), *args[1:], **kwargs)
-                return RULES["mul"](operator.mul, (x, mask), {})
-            return function(x._physical.new_empty(tuple(x.shape)), *args[1:], **kwargs)
-        physical = materialized(x, levels)
-        return batched(function(physical, *args[1:], **kwargs), levels)
-    return dispatched
-
-
-def _get_training(args, kwargs):
-    return args[2] if len(args) > 2 else kwargs.get("training", True)
-
-
-def _get_p(args, kwargs):
-    return args[1] if len(args) > 1 else kwargs.get("p", 0.5)
-
-
-def _randomness():
-    levels = active_levels()
-    return levels[-1].randomness if levels else "same"
-
-
-_RANDOM_FACTORIES = ("rand", "randn", "randint")
-_RANDOM_LIKE = ("rand_like", "randn_like", "dropout")
 
 
 # ------------------------------------------------------------------ autograd inside vmap
@@ -158,19 +89,34 @@ _swap = None
 _depth = 0
 
 
+_LIKE_FACTORIES = ("zeros_like", "ones_like", "empty_like", "full_like")
+
+
+def _random_functions():
+    """The random ops by identity (NOTE [Random ops under vmap]): the functions of
+    ``autograd_cy`` and ``nn.functional`` and the Tensor methods of those names."""
+    import autograd_cy
+    import autograd_cy.nn.functional as functional
+    found = {}
+    for namespace in (vars(autograd_cy), vars(functional), vars(Tensor), vars(factories)):
+        for name in RANDOM_KINDS:
+            value = namespace.get(name)
+            if callable(value) and not isinstance(value, type):
+                found[id(value)] = value
+    return found
+
+
 def _make_swap():
     functions = op_functions()
-    extras = {name: getattr(factories, name) for name in _RANDOM_FACTORIES + _RANDOM_LIKE
-              if hasattr(factories, name)}
-    functions.update({id(f): f for f in extras.values()})
+    functions.update(_random_functions())
+    for name in _LIKE_FACTORIES:      # zeros_like(x): batched as x (RULES)
+        functions[id(getattr(factories, name))] = getattr(factories, name)
     functions[id(autograd.grad)] = autograd.grad
     functions[id(autograd.backward)] = autograd.backward
 
     def make_wrapper(name, function):
-        if name in _RANDOM_FACTORIES:
-            return _random_factory(name, function)
-        if name in _RANDOM_LIKE:
-            return _random_like(name, function)
+        if name in RANDOM_KINDS:
+            return random_wrapper(name, function, dispatched_call)
         if function is autograd.grad:
             return _grad_inside_vmap(function)
         if function is autograd.backward:
