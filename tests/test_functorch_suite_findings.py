@@ -1,9 +1,11 @@
 """What running PyTorch's test/functorch/test_vmap.py over autograd_cy found (the runner
 stays outside the repository; these are our own cases, checked against torch): vmap's
 argument checks, the identity of an in-place op's result, ``functools.partial`` of an op,
-``out=`` inside vmap, and batches of size 0 through the per-element fallback."""
+``out=`` inside vmap, batches of size 0 through the per-element fallback, the random ops
+under each ``randomness`` mode, and ``zeros_like`` of a batched tensor."""
 import collections
 import functools
+import warnings
 
 import numpy as np
 import pytest
@@ -128,3 +130,114 @@ def test_size_zero_batch_through_the_fallback(in_dims):
         args = (y, x) if in_dims == (None, 0) else (x, y)
         outs.append(lib.func.vmap(lib.copysign, in_dims)(*args))
     assert_close(*outs)
+
+
+# ------------------------------------------------------------------ randomness
+
+# One example's function of a (2, 4) tensor of probabilities: each random op family
+# (NOTE [Random ops under vmap]).
+RANDOM_CASES = {
+    "bernoulli": lambda lib, x: lib.bernoulli(x),
+    "normal": lambda lib, x: lib.normal(x, x.abs()),
+    "normal_sized": lambda lib, x: lib.normal(0., 1., (3,)) + x.sum(),
+    "poisson": lambda lib, x: lib.poisson(x * 3),
+    "multinomial_1d": lambda lib, x: lib.multinomial(x[0], 3),
+    "multinomial_2d": lambda lib, x: lib.multinomial(x, 2, replacement=True),
+    "randperm": lambda lib, x: lib.randperm(5) + x.sum().long(),
+    "uniform_": lambda lib, x: x.clone().uniform_(),
+    "normal_": lambda lib, x: x.clone().normal_(2., 3.),
+    "bernoulli_p": lambda lib, x: x.clone().bernoulli_(x),
+    "random_": lambda lib, x: x.clone().random_(0, 10),
+    "randint_like": lambda lib, x: lib.randint_like(x, 10),
+    "alpha_dropout": lambda lib, x: lib.nn.functional.alpha_dropout(x, 0.5, True),
+    "feature_alpha_dropout": lambda lib, x: lib.nn.functional.feature_alpha_dropout(
+        x, 0.5, True),
+    "dropout1d": lambda lib, x: lib.nn.functional.dropout1d(x, 0.5),
+    "dropout2d_ncl": lambda lib, x: lib.nn.functional.dropout2d(x[None], 0.5),
+    "dropout3d": lambda lib, x: lib.nn.functional.dropout3d(x[None, None], 0.5),
+}
+PROBS = np.random.default_rng(0).uniform(0.1, 0.9, (3, 2, 4)).astype(np.float32)
+# 'same' on a batched input: torch has no rule for an op that samples from it
+SAME_REFUSED = {"bernoulli", "normal", "poisson", "multinomial_1d", "multinomial_2d",
+                "bernoulli_p"}
+
+
+def vmapped_random(lib, name, randomness):
+    lib.manual_seed(0)
+    fn = RANDOM_CASES[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # dropout2d's (N, C, L) warning
+        return lib.func.vmap(lambda x: fn(lib, x), randomness=randomness)(
+            lib.tensor(PROBS))
+
+
+@pytest.mark.parametrize("name", sorted(RANDOM_CASES))
+def test_random_op_raises_in_error_mode(name):
+    """The default randomness: every random op raises, batched input or not."""
+    assert_same_error(lambda lib: vmapped_random(lib, name, "error"), RuntimeError,
+                      exact=True)
+
+
+@pytest.mark.parametrize("name", sorted(RANDOM_CASES))
+def test_random_op_different(name):
+    """Each example its own numbers, the same numbers as torch's from the same seed (the op
+    runs once on the batch)."""
+    ours, theirs = (vmapped_random(lib, name, "different") for lib in (ag, torch))
+    assert_close(ours, theirs, rtol=1e-6, atol=1e-6)
+    assert not bool((theirs[0] == theirs[1]).all()) or name == "dropout3d"
+
+
+@pytest.mark.parametrize("name", sorted(RANDOM_CASES))
+def test_random_op_same(name):
+    if name in SAME_REFUSED:
+        assert_same_error(lambda lib: vmapped_random(lib, name, "same"), RuntimeError,
+                          exact=True)
+        return
+    ours, theirs = (vmapped_random(lib, name, "same") for lib in (ag, torch))
+    assert_close(ours, theirs, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("case", ["unbatched_self", "batched_p", "unbatched_self_batched_p"])
+def test_inplace_random_errors(case):
+    def run(lib):
+        x = lib.tensor(PROBS)
+        plain = lib.tensor(PROBS[0])
+        if case == "unbatched_self":       # its numbers could not differ
+            return lib.func.vmap(lambda v: plain.clone().uniform_() + v,
+                                 randomness="different")(x)
+        if case == "batched_p":
+            return lib.func.vmap(lambda v: v.clone().bernoulli_(v), randomness="same")(x)
+        return lib.func.vmap(lambda v: plain.clone().bernoulli_(v), randomness="different")(x)
+    assert_same_error(run, RuntimeError, exact=True)
+
+
+@pytest.mark.parametrize("case", ["rrelu", "out"])
+def test_random_ops_vmap_refuses(case):
+    def run(lib):
+        y = lib.zeros(3)
+        if case == "rrelu":
+            return lib.func.vmap(lambda v: lib.rrelu(y) + v, randomness="same")(lib.ones(2))
+        return lib.func.vmap(lambda v: lib.randn(3, out=y) + v, randomness="same")(lib.ones(2))
+    assert_same_error(run, RuntimeError, exact=True)
+
+
+def test_dropout_not_training_is_not_random():
+    """alpha_dropout's training defaults to False: no error in the default mode."""
+    outs = [lib.func.vmap(lambda v: lib.nn.functional.alpha_dropout(v) +
+                          lib.nn.functional.dropout(v, 0.0))(lib.tensor(PROBS))
+            for lib in (ag, torch)]
+    assert_close(*outs)
+
+
+@pytest.mark.parametrize("op", ["zeros_like", "ones_like", "empty_like", "full_like"])
+def test_like_factories_of_a_batched_tensor(op):
+    """zeros_like(x) inside vmap is batched as x (it was refused: the op was not swapped)."""
+    outs = []
+    for lib in (ag, torch):
+        args = (2.5,) if op == "full_like" else ()
+        out = lib.func.vmap(lambda v: getattr(lib, op)(v, *args))(lib.tensor(PROBS))
+        outs.append(out if op != "empty_like" else out.shape)
+    if op == "empty_like":
+        assert tuple(outs[0]) == tuple(outs[1])
+    else:
+        assert_close(*outs)

@@ -758,6 +758,7 @@ hardshrink tanhshrink threshold
 _ONE_TENSOR = """
 clone contiguous to float double half bfloat16 int long bool cpu cuda conj conj_physical
 resolve_conj resolve_neg real imag view_as_real view_as_complex
+zeros_like ones_like empty_like full_like
 """.split()
 
 _INPLACE = """
