@@ -132,6 +132,24 @@ def test_size_zero_batch_through_the_fallback(in_dims):
     assert_close(*outs)
 
 
+@pytest.mark.parametrize("op", ["add", "mul", "lt", "pow", "maximum"])
+@pytest.mark.parametrize("dtypes", [("float32", "float64"), ("int64", "float64"),
+                                    ("float64", "float32")])
+def test_batched_0_dim_operand_promotes_as_0_dim(op, dtypes):
+    """float32[2] + (batched) float64[] is float32 inside vmap as outside: the 0-dim
+    operand's physical tensor has a batch dim, but it promotes as a 0-dim tensor."""
+    outs = []
+    for lib in (ag, torch):
+        a = lib.tensor(np.arange(1, 7).reshape(3, 2), dtype=getattr(lib, dtypes[0]))
+        b = lib.tensor([1.5, 2.0, 0.5], dtype=getattr(lib, dtypes[1]), requires_grad=True)
+        both = lib.func.vmap(lambda x, y: getattr(lib, op)(x, y))(a, b)
+        flipped = lib.func.vmap(lambda x, y: getattr(lib, op)(y, x))(a, b)
+        unbatched = lib.func.vmap(lambda y: getattr(lib, op)(a[0], y))(b)
+        outs.append((both, flipped, unbatched))
+    for ours, theirs in zip(*outs):
+        assert_close(ours.detach(), theirs.detach())
+
+
 # ------------------------------------------------------------------ randomness
 
 # One example's function of a (2, 4) tensor of probabilities: each random op family

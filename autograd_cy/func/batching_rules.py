@@ -22,6 +22,7 @@ import operator
 
 from autograd_cy._C.ops.op_table import unary_ops
 from autograd_cy._C.tensor import Tensor
+from autograd_cy.dtypes import result_type
 from autograd_cy.nn.functional import _get_softmax_dim, _legacy_reduction
 from autograd_cy.func.batched_tensor import (
     INPLACE_ERROR, batched, is_batched, levels_of, physical_of, logical_ndim, union_levels,
@@ -778,6 +779,34 @@ deg2rad_ rad2deg_ ldexp_ lgamma_ digamma_ mvlgamma_ i0_ bitwise_left_shift_
 bitwise_right_shift_ gcd_ lcm_ nextafter_ igamma_ igammac_
 """.split()
 
+# binary ops whose batched 0-dim operand promotes as the 0-dim tensor it is logically
+_BINARY = """
+add sub mul div subtract multiply divide true_divide floor_divide pow rsub atan2 arctan2
+maximum minimum eq ne lt le gt ge greater greater_equal less less_equal not_equal
+""".split()
+
+
+def _logical_promotion(rule):
+    """``rule`` with torch's type promotion for a batched operand that is 0-dim logically
+    and an operand that is not: its physical tensor has the batch dims, which would make it
+    a dimensioned tensor to the op (``float32[2] + float64[]`` is float32 in torch, not
+    float64), so it is first cast to the logical result type."""
+    def promoting(original, args, kwargs):
+        if len(args) >= 2 and isinstance(args[0], Tensor) and isinstance(args[1], Tensor):
+            a, b = args[0], args[1]
+            a_zero = is_batched(a) and logical_ndim(a) == 0 and logical_ndim(b) > 0
+            b_zero = is_batched(b) and logical_ndim(b) == 0 and logical_ndim(a) > 0
+            if a_zero or b_zero:
+                dtype = result_type(a, b)
+                if a_zero and a.dtype != dtype:
+                    a = batched(a._physical.to(dtype), a._levels)
+                if b_zero and b.dtype != dtype:
+                    b = batched(b._physical.to(dtype), b._levels)
+                args = (a, b) + tuple(args[2:])
+        return rule(original, args, kwargs)
+    return promoting
+
+
 RULES = {}
 RULES.update({name: elementwise for name in _ELEMENTWISE})
 RULES.update({name: _one for name in _ONE_TENSOR})
@@ -878,3 +907,5 @@ RULES.update({
     "__setitem__": setitem_rule,
 })
 
+
+RULES.update({name: _logical_promotion(RULES[name]) for name in _BINARY})
