@@ -178,17 +178,25 @@ def _vmap_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
 
 def _chunked(func, in_dims, out_dims, randomness, chunk_size, leaves, spec, dims, size,
              kwargs):
-    """``chunk_size`` examples at a time, the outputs concatenated along their out_dims."""
+    """``chunk_size`` examples at a time, the outputs concatenated along their out_dims.
+    Under randomness 'same' every chunk draws the same numbers (the generator's state is
+    restored before each), as torch's."""
+    from autograd_cy.factories import get_rng_state, set_rng_state
+    from autograd_cy.func.fallback import dispatched_call
+    state = get_rng_state() if randomness == "same" else None
     pieces = []
     for start in range(0, size, chunk_size):
         length = min(chunk_size, size - start)
         chunk = [leaf if dim is None else leaf.narrow(dim, start, length)
                  for leaf, dim in zip(leaves, dims)]
+        if state is not None:
+            set_rng_state(state)
         pieces.append(_vmap_call(func, in_dims, out_dims, randomness, None,
                                  tree_unflatten(chunk, spec), kwargs))
     flat_pieces = [tree_flatten(p)[0] for p in pieces]
     out_spec = tree_flatten(pieces[0])[1]
     flat_dims = _flat_out_dims(func, out_dims, pieces[0])
-    joined = [cat([p[i] for p in flat_pieces], dim) if dim is not None else flat_pieces[0][i]
-              for i, dim in enumerate(flat_dims)]
+    # an outer vmap's batched chunks: cat through its rule
+    joined = [dispatched_call("cat", cat, ([p[i] for p in flat_pieces], dim), {})
+              if dim is not None else flat_pieces[0][i] for i, dim in enumerate(flat_dims)]
     return tree_unflatten(joined, out_spec)
