@@ -150,6 +150,72 @@ def test_batched_0_dim_operand_promotes_as_0_dim(op, dtypes):
         assert_close(ours.detach(), theirs.detach())
 
 
+@pytest.mark.parametrize("in_dims", [(0, 0), (-1, 0), (1, None)])
+def test_fill_with_a_batched_value(in_dims):
+    """Tensor.fill_(batched 0-dim value): each example its own value."""
+    outs = []
+    for lib in (ag, torch):
+        self = lib.zeros(2, 3) if in_dims[0] == -1 else lib.zeros(3, 2)
+        value = lib.arange(3.) if in_dims[1] == 0 else lib.tensor(7.)
+        if in_dims == (1, None):
+            self = lib.zeros(2, 3)
+        outs.append(lib.func.vmap(lib.Tensor.fill_, in_dims)(self, value))
+    assert_close(*outs)
+
+
+def test_fill_of_an_unbatched_tensor_with_a_batched_value():
+    assert_same_error(lambda lib: lib.func.vmap(lib.Tensor.fill_, (None, 0))(
+        lib.zeros(3), lib.arange(2.)), RuntimeError, exact=True)
+
+
+@pytest.mark.parametrize("case", ["clone_channels_last", "clone_channels_last_3d",
+                                  "contiguous_channels_last", "is_contiguous_channels_last",
+                                  "where_one_argument", "mm_shapes", "one_hot_no_classes"])
+def test_vmap_refusals_in_torchs_words(case):
+    def run(lib):
+        x = lib.ones(3, 2, 2, 2)
+        fn = {
+            "clone_channels_last": lambda v: v.clone(memory_format=lib.channels_last),
+            "clone_channels_last_3d": lambda v: v.clone(memory_format=lib.channels_last_3d),
+            "contiguous_channels_last": lambda v: v.contiguous(memory_format=lib.channels_last),
+            "is_contiguous_channels_last": lambda v: v.is_contiguous(
+                memory_format=lib.channels_last) and v,
+            "where_one_argument": lambda v: lib.where(v),
+            "mm_shapes": lambda v: lib.mm(v, v[0, 0]),
+            "one_hot_no_classes": lambda v: lib.nn.functional.one_hot(v.long()),
+        }[case]
+        return lib.func.vmap(fn)(x)
+    assert_same_error(run, RuntimeError, exact=True)
+
+
+def test_contiguous_format_queries_still_work():
+    outs = [lib.func.vmap(lambda v: v.clone(memory_format=lib.contiguous_format) *
+                          float(v.is_contiguous(memory_format=lib.contiguous_format)))(
+        lib.tensor(X)) for lib in (ag, torch)]
+    assert_close(*outs)
+
+
+@pytest.mark.parametrize("chunk_size", [1, 2, 3])
+def test_chunk_size_same_randomness_draws_once_per_chunk(chunk_size):
+    """randomness='same' with chunk_size: every chunk draws the same numbers (the
+    generator restored before each), so the result is vmap's without chunks."""
+    outs = []
+    for lib in (ag, torch):
+        lib.manual_seed(0)
+        out = lib.func.vmap(lambda v: v + lib.rand_like(v), randomness="same",
+                            chunk_size=chunk_size)(lib.tensor(PROBS))
+        outs.append((out, lib.rand(2)))
+    assert_close(outs[0][0], outs[1][0])
+    assert_close(outs[0][1], outs[1][1])
+
+
+def test_chunk_size_inside_an_outer_vmap():
+    """The chunks of an inner vmap are batched over the outer level: joined by its rule."""
+    outs = [lib.func.vmap(lib.func.vmap(lambda v: v.sin() * 2, chunk_size=2), chunk_size=2)(
+        lib.tensor(PROBS)) for lib in (ag, torch)]
+    assert_close(*outs)
+
+
 # ------------------------------------------------------------------ randomness
 
 # One example's function of a (2, 4) tensor of probabilities: each random op family

@@ -413,6 +413,11 @@ def _checked_matmul(name, a_dims, b_dims):
         if b is None:
             b = _get(args, kwargs, 1, "vec", _get(args, kwargs, 1, "other", None))
         if logical_ndim(a) != a_dims or logical_ndim(b) != b_dims:
+            if name == "mm":    # torch's words (its spaces too)
+                raise RuntimeError(
+                    f"Shape mismatch: Got incorrect dims for mm(a, b). a has dim "
+                    f"{logical_ndim(a)}and b has dim {logical_ndim(b)}but expected them to "
+                    "have dim 2 and dim 2")
             raise RuntimeError(f"{name}: expected {a_dims}-D and {b_dims}-D tensors, got "
                                f"{logical_ndim(a)}-D and {logical_ndim(b)}-D")
         return matmul_rule(original, (a, b), {})
@@ -779,6 +784,65 @@ deg2rad_ rad2deg_ ldexp_ lgamma_ digamma_ mvlgamma_ i0_ bitwise_left_shift_
 bitwise_right_shift_ gcd_ lcm_ nextafter_ igamma_ igammac_
 """.split()
 
+def fill_rule(original, args, kwargs):
+    """``self.fill_(value)`` with a batched 0-dim value: each example's own value."""
+    self, value = args[0], _get(args, kwargs, 1, "value", None)
+    if not is_batched(value):
+        return elementwise_inplace(original, args, kwargs)
+    if not set(levels_of(value)) <= set(levels_of(self)):
+        raise RuntimeError(INPLACE_ERROR.replace("inplace arithmetic", "fill_"))
+    if logical_ndim(value) != 0:
+        return original(self._physical, value._physical)    # torch's 0-dim error
+    self._physical.copy_(aligned(value, self._levels, logical_ndim(self)))
+    return self
+
+
+_MEMORY_FORMAT_NAMES = {"channels_last": "ChannelsLast", "channels_last_3d": "ChannelsLast3d"}
+
+
+def _format_checked(name, rule):
+    """clone and contiguous of a batched tensor only in the contiguous (or preserved)
+    format: a per-example strides format is not something vmap batches, as in torch."""
+    def checked(original, args, kwargs):
+        memory_format = kwargs.get("memory_format")
+        fmt = str(memory_format).rsplit(".", 1)[-1]
+        if fmt in _MEMORY_FORMAT_NAMES:
+            if name == "clone":
+                raise RuntimeError(
+                    "NYI: Tensor.clone(memory_format) inside vmap is only supported with "
+                    "memory_format torch.preserve_format or torch.contiguous_format (got "
+                    f"{_MEMORY_FORMAT_NAMES[fmt]})")
+            raise RuntimeError(NYI_IS_CONTIGUOUS)
+        return rule(original, args, kwargs)
+    return checked
+
+
+NYI_IS_CONTIGUOUS = ("NYI: querying is_contiguous inside of vmap for memory_format other "
+                     "than torch.contiguous_format")
+
+
+def _refuse_dynamic_shape(name, rule, refused):
+    """An op whose result's shape depends on the values (``where(condition)``): torch's
+    vmap refuses it."""
+    def checked(original, args, kwargs):
+        if refused(args, kwargs):
+            raise RuntimeError(
+                "vmap: We do not support batching operators that can output dynamic shape. "
+                f"Attempted to vmap over aten::{name}. Please file an issue at "
+                "https://github.com/pytorch/pytorch/issues if you need this feature.")
+        return rule(original, args, kwargs)
+    return checked
+
+
+def _one_hot_checked(rule):
+    def checked(original, args, kwargs):
+        if _get(args, kwargs, 1, "num_classes", -1) <= 0:
+            raise RuntimeError("When vmap-ing torch.nn.functional.one_hot, please provide an "
+                               "explicit positive num_classes argument.")
+        return rule(original, args, kwargs)
+    return checked
+
+
 # binary ops whose batched 0-dim operand promotes as the 0-dim tensor it is logically
 _BINARY = """
 add sub mul div subtract multiply divide true_divide floor_divide pow rsub atan2 arctan2
@@ -909,3 +973,9 @@ RULES.update({
 
 
 RULES.update({name: _logical_promotion(RULES[name]) for name in _BINARY})
+RULES["fill_"] = fill_rule
+RULES["clone"] = _format_checked("clone", RULES["clone"])
+RULES["contiguous"] = _format_checked("contiguous", RULES["contiguous"])
+RULES["where"] = _refuse_dynamic_shape(
+    "where", RULES["where"], lambda args, kwargs: len(args) + len(kwargs) == 1)
+RULES["one_hot"] = _one_hot_checked(RULES["one_hot"])
