@@ -216,6 +216,30 @@ def test_chunk_size_inside_an_outer_vmap():
     assert_close(*outs)
 
 
+@pytest.mark.parametrize("case", ["unbatched_empty", "batched_empty", "empty_first"])
+def test_cat_skips_a_1_d_empty_tensor(case):
+    """cat's legacy rule (a 1-D empty tensor beside tensors of another rank is skipped)
+    holds for the logical shapes inside vmap."""
+    outs = []
+    for lib in (ag, torch):
+        x = lib.tensor(PROBS)
+        if case == "unbatched_empty":
+            out = lib.func.vmap(lambda v, e: lib.cat((v, e), 1), (0, None))(x, lib.zeros(0))
+        elif case == "batched_empty":
+            out = lib.func.vmap(lambda v, e: lib.cat((v, e), 0))(x, lib.zeros(3, 0))
+        else:
+            out = lib.func.vmap(lambda e, v: lib.cat((e, v), -1), (None, 0))(lib.zeros(0), x)
+        outs.append(out)
+    assert_close(*outs)
+
+
+@pytest.mark.parametrize("shape", [(3,), (3, 2, 4)])
+def test_squeeze_with_nothing_to_squeeze_is_a_view(shape):
+    for lib in (ag, torch):
+        x = lib.ones(*shape)
+        assert lib.func.vmap(lib.squeeze)(x)._base is x, lib.__name__
+
+
 # ------------------------------------------------------------------ randomness
 
 # One example's function of a (2, 4) tensor of probabilities: each random op family

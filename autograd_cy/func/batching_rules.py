@@ -256,7 +256,10 @@ def squeeze_rule(original, args, kwargs):
         dims = ()
     else:
         dims = _shift(dim, ndim, nb)
-    return batched(self._physical.squeeze(dims) if dims != () else self._physical, levels)
+    physical = self._physical
+    # nothing to squeeze: still a view of the input, as torch's squeeze always is
+    return batched(physical.squeeze(dims) if dims != () else physical.view(physical.shape),
+                   levels)
 
 
 def cat_rule(extra):
@@ -266,6 +269,10 @@ def cat_rule(extra):
         tensors = list(_get(args, kwargs, 0, "tensors", ()))
         levels = union_levels(tensors)
         ndims = [logical_ndim(t) for t in tensors if tuple(t.shape) != (0,)] or [1]
+        if extra == 0 and ndims[0] != 1:
+            # cat skips a 1-D empty tensor beside tensors of other ranks (torch's legacy
+            # rule); materialized it would have the batch dims and not be skipped
+            tensors = [t for t in tensors if tuple(t.shape) != (0,)]
         dim = _get(args, kwargs, 1, "dim", 0)
         _put(args, kwargs, 1, "dim", _shift(dim, ndims[0] + extra, len(levels)))
         _put(args, kwargs, 0, "tensors", [materialized(t, levels) for t in tensors])
