@@ -240,6 +240,33 @@ def test_squeeze_with_nothing_to_squeeze_is_a_view(shape):
         assert lib.func.vmap(lib.squeeze)(x)._base is x, lib.__name__
 
 
+@pytest.mark.parametrize("dim", [1, (0, 1), -1, (-1,)])
+def test_squeeze_of_a_0_dim_example_refuses_other_dims(dim):
+    """torch's squeeze rule for a 0-dim example takes dim 0 only (-1 too is refused, a
+    RuntimeError, where squeeze outside vmap takes -1)."""
+    assert_same_error(lambda lib: lib.func.vmap(lambda v: lib.squeeze(v, dim=dim))(
+        lib.ones(3)), RuntimeError, exact=True)
+
+
+def test_squeeze_of_a_0_dim_example_dim_0():
+    outs = [lib.func.vmap(lambda v: lib.squeeze(v, dim=0))(lib.tensor(X[0]))
+            for lib in (ag, torch)]
+    assert_close(*outs)
+
+
+def test_view_as_complex_of_a_0_dim_example():
+    assert_same_error(lambda lib: lib.func.vmap(lib.view_as_complex)(lib.ones(2)),
+                      RuntimeError, exact=True)
+
+
+@pytest.mark.parametrize("in_dims", [(0, 0), (0, None)])
+def test_to_a_batched_tensors_dtype(in_dims):
+    """x.to(other) with other batched: other's dtype and device (its stand-in was read)."""
+    outs = [lib.func.vmap(lambda a, o: a.to(o), in_dims)(
+        lib.tensor(X), lib.tensor(X).double()) for lib in (ag, torch)]
+    assert_close(*outs)
+
+
 # ------------------------------------------------------------------ randomness
 
 # One example's function of a (2, 4) tensor of probabilities: each random op family

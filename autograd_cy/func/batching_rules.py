@@ -252,7 +252,10 @@ def squeeze_rule(original, args, kwargs):
         shape = tuple(self.shape)
         dims = tuple(nb + i for i, size in enumerate(shape) if size == 1)
     elif ndim == 0:         # its one unit dim: nothing to take away
-        _check_0_dim(dim)
+        given = list(dim) if isinstance(dim, (tuple, list)) else [dim]
+        if given not in ([], [0]):      # torch's rule for a 0-dim example (-1 included)
+            raise RuntimeError("Dimension is out of range (expected to be in range of "
+                               f"[-1, 0], but got [{', '.join(map(str, given))}]")
         dims = ()
     else:
         dims = _shift(dim, ndim, nb)
@@ -640,7 +643,10 @@ def squeeze_inplace_rule(original, args, kwargs):
     if dim is _ALL or dim is None:
         dims = tuple(nb + i for i, size in enumerate(tuple(self.shape)) if size == 1)
     elif ndim == 0:         # its one unit dim: nothing to take away
-        _check_0_dim(dim)
+        given = list(dim) if isinstance(dim, (tuple, list)) else [dim]
+        if given not in ([], [0]):      # torch's rule for a 0-dim example (-1 included)
+            raise RuntimeError("Dimension is out of range (expected to be in range of "
+                               f"[-1, 0], but got [{', '.join(map(str, given))}]")
         dims = ()
     else:
         dims = _shift(dim, ndim, nb)
@@ -981,6 +987,25 @@ RULES.update({
 
 RULES.update({name: _logical_promotion(RULES[name]) for name in _BINARY})
 RULES["fill_"] = fill_rule
+
+
+def to_rule(original, args, kwargs):
+    """``x.to(other)``: other's dtype and device, whether or not other is batched."""
+    other = args[1] if len(args) > 1 else kwargs.get("other")
+    if is_batched(other):
+        args = (args[0], other.device, other.dtype) + tuple(args[2:])
+        kwargs = {k: v for k, v in kwargs.items() if k != "other"}
+    return _one(original, args, kwargs)
+
+
+def view_as_complex_rule(original, args, kwargs):
+    if logical_ndim(args[0]) == 0:
+        raise RuntimeError("Input tensor must have one or more dimensions")
+    return _one(original, args, kwargs)
+
+
+RULES["to"] = to_rule
+RULES["view_as_complex"] = view_as_complex_rule
 RULES["clone"] = _format_checked("clone", RULES["clone"])
 RULES["contiguous"] = _format_checked("contiguous", RULES["contiguous"])
 RULES["where"] = _refuse_dynamic_shape(
