@@ -267,6 +267,13 @@ def test_to_a_batched_tensors_dtype(in_dims):
     assert_close(*outs)
 
 
+@pytest.mark.parametrize("dims", [(0, 0), (0, -1), (-1, -1)])
+def test_transpose_of_a_0_dim_example_is_the_input(dims):
+    for lib in (ag, torch):
+        x = lib.ones(3)
+        assert lib.func.vmap(lambda v: lib.transpose(v, *dims))(x) is x, lib.__name__
+
+
 # ------------------------------------------------------------------ randomness
 
 # One example's function of a (2, 4) tensor of probabilities: each random op family

@@ -1005,6 +1005,22 @@ def view_as_complex_rule(original, args, kwargs):
 
 
 RULES["to"] = to_rule
+
+
+def _transpose_of_0_dim(rule):
+    """transpose of a 0-dim example (dims 0 and -1 are its one unit dim) is the input
+    itself, as torch's rule returns it."""
+    def transposed(original, args, kwargs):
+        self = args[0]
+        if is_batched(self) and logical_ndim(self) == 0:
+            dims = (_get(args, kwargs, 1, "dim0", 0), _get(args, kwargs, 2, "dim1", 0))
+            if all(d in (0, -1) for d in dims):
+                return self
+        return rule(original, args, kwargs)
+    return transposed
+
+
+RULES["transpose"] = _transpose_of_0_dim(RULES["transpose"])
 RULES["view_as_complex"] = view_as_complex_rule
 RULES["clone"] = _format_checked("clone", RULES["clone"])
 RULES["contiguous"] = _format_checked("contiguous", RULES["contiguous"])
