@@ -274,6 +274,30 @@ def test_transpose_of_a_0_dim_example_is_the_input(dims):
         assert lib.func.vmap(lambda v: lib.transpose(v, *dims))(x) is x, lib.__name__
 
 
+SPD = (np.eye(3) * 3 + randn(4, 3, 3, seed=5) * 0.3).astype(np.float64)
+SPD = SPD @ np.swapaxes(SPD, -1, -2)
+
+
+@pytest.mark.parametrize("name", ["linalg.inv", "linalg.solve", "linalg.cholesky",
+                                  "linalg.lu_factor", "linalg.matrix_rank", "inverse",
+                                  "method_inverse", "special.bessel_j0", "special.i1e",
+                                  "linalg.det"])
+def test_linalg_special_ops_inside_vmap(name):
+    """linalg's, special's and fft's Python ops inside vmap: composed of ops with rules, or,
+    where they read values (a pivot check), once per example."""
+    def call(lib, v):
+        if name == "method_inverse":
+            return v.inverse()
+        if name == "linalg.solve":
+            return lib.linalg.solve(v, v[0])
+        fn = lib
+        for part in name.split("."):
+            fn = getattr(fn, part)
+        return fn(v)
+    outs = [lib.func.vmap(lambda v: call(lib, v))(lib.tensor(SPD)) for lib in (ag, torch)]
+    assert_close(*outs, rtol=1e-6, atol=1e-6)
+
+
 # ------------------------------------------------------------------ randomness
 
 # One example's function of a (2, 4) tensor of probabilities: each random op family

@@ -19,6 +19,7 @@ tensor]), except the function vmap itself is given (``vmap(ag.dot)``), which vma
 """
 import functools
 import operator
+import warnings
 
 import autograd_cy.autograd as autograd
 from autograd_cy import factories
@@ -30,7 +31,7 @@ from autograd_cy.func.batched_tensor import (
 from autograd_cy.func import autograd_function
 from autograd_cy.func.batched_autograd import batched_grad
 from autograd_cy.func.batching_rules import RULES
-from autograd_cy.func.fallback import dispatched_call, has_batched
+from autograd_cy.func.fallback import dispatched_call, fallback, has_batched
 from autograd_cy.func.randomness import RANDOM_KINDS, random_wrapper
 
 __all__ = ["dispatching_version", "enter_vmap", "exit_vmap"]
@@ -91,6 +92,65 @@ _depth = 0
 
 _LIKE_FACTORIES = ("zeros_like", "ones_like", "empty_like", "full_like")
 
+# ------------------------------------------------------------------ composite ops
+
+# torch's namespaces of Python ops over the core here (the op modules' functions have rules
+# or the fallback), and the top-level names of theirs and of the linalg modules (inverse,
+# det, cholesky ...). Each swapped name costs every outermost vmap call a little, so the
+# top level's other Python ops, which mostly compose ops that have rules, are not swapped.
+_COMPOSITE_NAMESPACES = ("linalg", "special", "fft")
+_COMPOSITE_MODULES = ("autograd_cy.linalg", "autograd_cy.special", "autograd_cy.fft")
+
+# what an op reading a batched tensor's values raises (NOTE [The batched tensor])
+_READS_VALUES = ("an operation read the values of a BatchedTensor", "LogicalStandIn",
+                 "data-dependent control flow", "calling .item() on a Tensor",
+                 "_data_dependent")
+
+
+def _composite_functions(known):
+    """``{id: (name, function)}``: the ops of linalg, special and fft that are not op
+    functions (``known``) already, and their top-level names."""
+    import importlib
+    import types
+    import autograd_cy
+    found = {}
+    for space in _COMPOSITE_NAMESPACES:
+        module = importlib.import_module(f"autograd_cy.{space}")
+        for name, value in vars(module).items():
+            if (not name.startswith("_") and callable(value) and id(value) not in known
+                    and not isinstance(value, (type, types.ModuleType))
+                    and (getattr(value, "__module__", None) or "").startswith("autograd_cy")):
+                found[id(value)] = (f"{space}.{name}", value)
+    for name, value in vars(autograd_cy).items():
+        if (not name.startswith("_") and callable(value) and id(value) not in known
+                and not isinstance(value, (type, types.ModuleType))
+                and (getattr(value, "__module__", None) or "").startswith(_COMPOSITE_MODULES)):
+            found.setdefault(id(value), (name, value))
+    return found
+
+
+def _composite(name, function):
+    """A Python op over the core: it runs as it is, its inner ops batched through their
+    rules; if it reads a batched tensor's values (a check of a pivot, an ``item()``), it
+    runs once per example instead (the fallback), as torch's vmap falls back for an op
+    without a rule. These ops do not write to their inputs, so the second run is safe."""
+    @functools.wraps(function)
+    def dispatched(*args, **kwargs):
+        if not has_batched(args, kwargs):
+            return function(*args, **kwargs)
+        try:
+            with warnings.catch_warnings(record=True) as given:    # once, from one of the runs
+                warnings.simplefilter("always")
+                result = function(*args, **kwargs)
+        except (RuntimeError, TypeError, AttributeError) as error:
+            if not any(words in str(error) for words in _READS_VALUES):
+                raise
+            return fallback(name, function, args, kwargs)
+        for w in given:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        return result
+    return dispatched
+
 
 def _random_functions():
     """The random ops by identity (NOTE [Random ops under vmap]): the functions of
@@ -107,22 +167,30 @@ def _random_functions():
 
 
 def _make_swap():
+    import autograd_cy.linalg
+    import autograd_cy.special
+    import autograd_cy.fft
     functions = op_functions()
     functions.update(_random_functions())
     for name in _LIKE_FACTORIES:      # zeros_like(x): batched as x (RULES)
         functions[id(getattr(factories, name))] = getattr(factories, name)
+    composite = _composite_functions(functions)
+    functions.update({identity: function for identity, (_, function) in composite.items()})
     functions[id(autograd.grad)] = autograd.grad
     functions[id(autograd.backward)] = autograd.backward
 
     def make_wrapper(name, function):
         if name in RANDOM_KINDS:
             return random_wrapper(name, function, dispatched_call)
+        if id(function) in composite:
+            return _composite(composite[id(function)][0], function)
         if function is autograd.grad:
             return _grad_inside_vmap(function)
         if function is autograd.backward:
             return _backward_inside_vmap(function)
         return _dispatching(name, function)
-    return OpSwap(make_wrapper, functions, private=True, extra_namespaces=(autograd,))
+    return OpSwap(make_wrapper, functions, private=True, extra_namespaces=(
+        autograd, autograd_cy.linalg, autograd_cy.special, autograd_cy.fft))
 
 
 def dispatching_version(function):
