@@ -298,6 +298,40 @@ def test_linalg_special_ops_inside_vmap(name):
     assert_close(*outs, rtol=1e-6, atol=1e-6)
 
 
+@pytest.mark.parametrize("case", ["var_unbiased", "std_method", "var_mean", "max_binary",
+                                  "min_plain_other", "max_plain_self"])
+def test_reductions_second_argument_not_a_dim(case):
+    """var(x, False) / std(x, True): the bool is unbiased (it was read as dim 1: wrong
+    values); max(x, other) / min(x, other): elementwise (it was read as a dim)."""
+    def run(lib):
+        t, o = lib.tensor(X), lib.tensor(X[::-1].copy())
+        fn = {
+            "var_unbiased": lambda a: lib.var(a, False),
+            "std_method": lambda a: a.std(True),
+            "var_mean": lambda a: lib.stack(lib.var_mean(a, False)),
+            "max_binary": lambda a: lib.max(a, a.flip(0)),
+            "min_plain_other": lambda a: lib.min(a, o[0]),
+            "max_plain_self": lambda a: lib.max(o[1], a),
+        }[case]
+        return lib.func.vmap(fn)(t)
+    assert_close(run(ag), run(torch))
+
+
+@pytest.mark.parametrize("case", ["batched_value", "batched_value_plain_self",
+                                  "inplace_batched_value"])
+def test_masked_fill_with_a_batched_value(case):
+    mask = X > 0
+
+    def run(lib):
+        t, m, values = lib.tensor(X), lib.tensor(mask), lib.tensor([1.5, -2.0])
+        if case == "batched_value":
+            return lib.func.vmap(lambda a, k, w: a.masked_fill(k, w))(t, m, values)
+        if case == "batched_value_plain_self":
+            return lib.func.vmap(lambda k, w: t[0].masked_fill(k, w))(m, values)
+        return lib.func.vmap(lambda a, w: a.clone().masked_fill_(m[0], w))(t, values)
+    assert_close(run(ag), run(torch))
+
+
 # ------------------------------------------------------------------ randomness
 
 # One example's function of a (2, 4) tensor of probabilities: each random op family

@@ -171,6 +171,12 @@ def reduction_rule(position=1, keyword="dim"):
     """A reduction whose dim (int, tuple, or left out / None for all) is at ``position``."""
     def rule(original, args, kwargs):
         args, kwargs = list(args), dict(kwargs)
+        second = args[position] if len(args) > position else kwargs.get("other")
+        if isinstance(second, Tensor):      # max(input, other), min(...): elementwise
+            return elementwise(original, tuple(args), kwargs)
+        if isinstance(second, bool) and len(args) > position:
+            # var(input, unbiased), std(...): the bool is unbiased, not a dim
+            kwargs["unbiased"] = args.pop(position)
         self = args[0]
         levels = levels_of(self)
         nb, ndim = len(levels), logical_ndim(self)
@@ -1005,6 +1011,38 @@ def view_as_complex_rule(original, args, kwargs):
 
 
 RULES["to"] = to_rule
+
+
+def _masked_fill_rule(inplace):
+    """masked_fill with a batched 0-dim value tensor: each example's own value (the op
+    itself takes a 0-dim value only), as ``where(mask, value, self)``."""
+    plain = elementwise_inplace if inplace else elementwise
+
+    def rule(original, args, kwargs):
+        value = _get(args, kwargs, 2, "value", None)
+        if not is_batched(value):
+            return plain(original, args, kwargs)
+        self, mask = args[0], _get(args, kwargs, 1, "mask", None)
+        if logical_ndim(value) != 0:
+            raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but "
+                               f"got tensor with {logical_ndim(value)} dimension(s).")
+        levels = union_levels((self, mask, value))
+        if inplace and levels_of(self) != levels:
+            raise RuntimeError(INPLACE_ERROR)
+        ndim = max(logical_ndim(self), logical_ndim(mask))
+        import autograd_cy
+        x = aligned(self, levels, ndim)
+        filled = autograd_cy.where(aligned(mask, levels, ndim),
+                                   aligned(value, levels, ndim).to(x.dtype), x)
+        if inplace:
+            self._physical.copy_(filled)
+            return self
+        return batched(filled, levels)
+    return rule
+
+
+RULES["masked_fill"] = _masked_fill_rule(False)
+RULES["masked_fill_"] = _masked_fill_rule(True)
 
 
 def _transpose_of_0_dim(rule):
