@@ -99,7 +99,13 @@ _LIKE_FACTORIES = ("zeros_like", "ones_like", "empty_like", "full_like")
 # det, cholesky ...). Each swapped name costs every outermost vmap call a little, so the
 # top level's other Python ops, which mostly compose ops that have rules, are not swapped.
 _COMPOSITE_NAMESPACES = ("linalg", "special", "fft")
-_COMPOSITE_MODULES = ("autograd_cy.linalg", "autograd_cy.special", "autograd_cy.fft")
+_COMPOSITE_MODULES = ("autograd_cy.linalg", "autograd_cy.special", "autograd_cy.fft",
+                      # and the top level's that read values (found by test_vmap.py's
+                      # OpInfo sweep): fmod, signbit, bucketize, take, put, index_reduce
+                      "autograd_cy.remainders", "autograd_cy.signs", "autograd_cy.binning",
+                      "autograd_cy.index_writes", "autograd_cy.indexed_writes",
+                      "autograd_cy.function_forms")
+_COMPOSITE_NAMES = ("linspace", "logspace")     # of tensors start and end
 
 # what an op reading a batched tensor's values raises (NOTE [The batched tensor])
 _READS_VALUES = ("an operation read the values of a BatchedTensor", "LogicalStandIn",
@@ -124,7 +130,8 @@ def _composite_functions(known):
     for name, value in vars(autograd_cy).items():
         if (not name.startswith("_") and callable(value) and id(value) not in known
                 and not isinstance(value, (type, types.ModuleType))
-                and (getattr(value, "__module__", None) or "").startswith(_COMPOSITE_MODULES)):
+                and ((getattr(value, "__module__", None) or "").startswith(_COMPOSITE_MODULES)
+                     or name in _COMPOSITE_NAMES)):
             found.setdefault(id(value), (name, value))
     return found
 
