@@ -317,6 +317,7 @@ def test_reductions_second_argument_not_a_dim(case):
     assert_close(run(ag), run(torch))
 
 
+@pytest.mark.filterwarnings("ignore:There is a performance drop")    # torch's own fallback
 @pytest.mark.parametrize("case", ["batched_value", "batched_value_plain_self",
                                   "inplace_batched_value"])
 def test_masked_fill_with_a_batched_value(case):
@@ -329,6 +330,39 @@ def test_masked_fill_with_a_batched_value(case):
         if case == "batched_value_plain_self":
             return lib.func.vmap(lambda k, w: t[0].masked_fill(k, w))(m, values)
         return lib.func.vmap(lambda a, w: a.clone().masked_fill_(m[0], w))(t, values)
+    assert_close(run(ag), run(torch))
+
+
+@pytest.mark.filterwarnings("ignore:There is a performance drop")    # torch's own fallback
+@pytest.mark.filterwarnings("ignore:index_reduce\\(\\) is in beta")
+@pytest.mark.parametrize("case", ["bce_unbatched_target", "bce_logits_unbatched_target",
+                                  "mse_broadcast_target", "index_add_0_dim", "norm_nuc",
+                                  "fmod", "remainder", "signbit", "bucketize", "take",
+                                  "index_reduce", "put"])
+def test_ops_that_failed_in_the_opinfo_sweep(case):
+    """Found by running torch's OpInfo samples through test_vmap.py's vmap-against-loop check
+    (each a small sample with the first argument batched)."""
+    def run(lib):
+        f = lib.nn.functional
+        probs = lib.tensor(np.abs(X[:, 0]) / 3)        # (2,), in (0, 1)
+        fn, args = {
+            "bce_unbatched_target": (lambda a: f.binary_cross_entropy(a, probs[0]), probs),
+            "bce_logits_unbatched_target": (
+                lambda a: f.binary_cross_entropy_with_logits(a, probs[0]), probs),
+            "mse_broadcast_target": (lambda a: f.mse_loss(a, lib.tensor(X[0])), lib.tensor(X)),
+            "index_add_0_dim": (lambda a: lib.index_add(a, 0, lib.tensor([0]), a * 2,
+                                                        alpha=-1), probs),
+            "norm_nuc": (lambda a: lib.norm(a, "nuc"), lib.tensor(SPD)),
+            "fmod": (lambda a: lib.fmod(a, a[0] + 3), lib.tensor(X)),
+            "remainder": (lambda a: a.remainder(lib.tensor(0.7)), lib.tensor(X)),
+            "signbit": (lambda a: lib.signbit(a), lib.tensor(X)),
+            "bucketize": (lambda a: lib.bucketize(a, lib.tensor([-1.0, 0.0, 1.0])), lib.tensor(X)),
+            "take": (lambda a: lib.take(a, lib.tensor([0, 2])), lib.tensor(X)),
+            "index_reduce": (lambda a: a.index_reduce(0, lib.tensor([0, 0, 1]), a * 2, "amax"),
+                             lib.tensor(SPD)),
+            "put": (lambda a: lib.put(a, lib.tensor([0, 2]), a[:2] * 2), lib.tensor(X)),
+        }[case]
+        return lib.func.vmap(fn)(args)
     assert_close(run(ag), run(torch))
 
 

@@ -25,7 +25,7 @@ from autograd_cy._C.tensor import Tensor
 from autograd_cy.dtypes import result_type
 from autograd_cy.nn.functional import _get_softmax_dim, _legacy_reduction
 from autograd_cy.func.batched_tensor import (
-    INPLACE_ERROR, batched, is_batched, levels_of, physical_of, logical_ndim, union_levels,
+    INPLACE_ERROR, batched, is_batched, levels_of, logical_ndim, union_levels,
     aligned, materialized, restand, wrap_result,
 )
 
@@ -499,8 +499,19 @@ def pointwise_loss_rule(original, args, kwargs):
     if kwargs.get("size_average") is not None or kwargs.get("reduce") is not None:
         reduction = _legacy_reduction(kwargs.pop("size_average", None),
                                       kwargs.pop("reduce", None))
-    unreduced = elementwise(lambda *a, **k: original(*a, reduction="none", **k), args, kwargs)
-    return _reduce_logical(physical_of(unreduced), levels_of(unreduced), reduction)
+    # every tensor with the whole batch: binary cross entropy wants equal sizes, so an
+    # unbatched target does not broadcast against the batch dims
+    tensors = _tensors(args, kwargs)
+    levels = union_levels(tensors)
+    ndim = max(logical_ndim(t) for t in tensors)
+
+    def full(value):
+        if not isinstance(value, Tensor):
+            return value
+        return aligned(batched(materialized(value, levels), levels), levels, ndim)
+    loss = original(*[full(a) for a in args], reduction="none",
+                    **{k: full(v) for k, v in kwargs.items()})
+    return _reduce_logical(loss, levels, reduction)
 
 
 def class_loss_rule(original, args, kwargs):
@@ -590,9 +601,9 @@ def index_add_rule(original, args, kwargs):
     stays one list of positions (a batched index runs per element)."""
     args, kwargs = list(args), dict(kwargs)
     index = _get(args, kwargs, 2, "index", None)
-    if is_batched(index):
-        return FALLBACK
     self, source = args[0], _get(args, kwargs, 3, "source", None)
+    if is_batched(index) or logical_ndim(self) == 0:     # a 0-dim self: its dim 0 is unit
+        return FALLBACK
     levels = union_levels((self, source))
     _put(args, kwargs, 1, "dim", _shift(_get(args, kwargs, 1, "dim", None),
                                         logical_ndim(self), len(levels)))
@@ -1011,6 +1022,19 @@ def view_as_complex_rule(original, args, kwargs):
 
 
 RULES["to"] = to_rule
+
+
+def _nuclear_per_example(rule):
+    """norm(x, 'nuc') of every logical dim is a matrix norm, not one over a flattening."""
+    def checked(original, args, kwargs):
+        dim = _get(args, kwargs, 2, "dim", None)
+        if _get(args, kwargs, 1, "p", "fro") == "nuc" and dim is None:
+            return FALLBACK
+        return rule(original, args, kwargs)
+    return checked
+
+
+RULES["norm"] = _nuclear_per_example(RULES["norm"])
 
 
 def _masked_fill_rule(inplace):
