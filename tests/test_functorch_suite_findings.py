@@ -195,6 +195,7 @@ def test_contiguous_format_queries_still_work():
     assert_close(*outs)
 
 
+@pytest.mark.cpu_only     # the CPU generator's numbers, torch's
 @pytest.mark.parametrize("chunk_size", [1, 2, 3])
 def test_chunk_size_same_randomness_draws_once_per_chunk(chunk_size):
     """randomness='same' with chunk_size: every chunk draws the same numbers (the
@@ -412,6 +413,7 @@ def test_random_op_raises_in_error_mode(name):
                       exact=True)
 
 
+@pytest.mark.cpu_only     # the CPU generator's numbers, torch's
 @pytest.mark.parametrize("name", sorted(RANDOM_CASES))
 def test_random_op_different(name):
     """Each example its own numbers, the same numbers as torch's from the same seed (the op
@@ -421,6 +423,7 @@ def test_random_op_different(name):
     assert not bool((theirs[0] == theirs[1]).all()) or name == "dropout3d"
 
 
+@pytest.mark.cpu_only     # the CPU generator's numbers, torch's
 @pytest.mark.parametrize("name", sorted(RANDOM_CASES))
 def test_random_op_same(name):
     if name in SAME_REFUSED:
