@@ -367,6 +367,25 @@ def test_ops_that_failed_in_the_opinfo_sweep(case):
     assert_close(run(ag), run(torch))
 
 
+def test_return_types_names_torchs_named_tuples():
+    """torch.return_types: every named tuple type by torch's name; vmap keeps the type."""
+    theirs = {name for name in dir(torch.return_types) if not name.startswith("_")
+              and not name.endswith("_out") and name != "SequenceKey"
+              and isinstance(getattr(torch.return_types, name), type)}
+    assert theirs <= set(ag.return_types.__all__), theirs - set(ag.return_types.__all__)
+    for lib in (ag, torch):
+        t = lib.tensor(randn(3, 2, 2, seed=4))
+        assert isinstance(lib.func.vmap(lib.min, (0, None))(t, 0), lib.return_types.min)
+        assert isinstance(lib.func.vmap(lib.topk, (0, None, None))(t, 1, 0),
+                          lib.return_types.topk)
+        assert isinstance(lib.linalg.eig(t[0]), lib.return_types.linalg_eig)
+    import pickle
+    result = ag.max(ag.tensor(X), 0)
+    again = pickle.loads(pickle.dumps(result))
+    assert type(again) is ag.return_types.max
+    assert_close(again.values, result.values)
+
+
 # ------------------------------------------------------------------ randomness
 
 # One example's function of a (2, 4) tensor of probabilities: each random op family
