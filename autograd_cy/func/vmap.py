@@ -182,7 +182,6 @@ def _chunked(func, in_dims, out_dims, randomness, chunk_size, leaves, spec, dims
     Under randomness 'same' every chunk draws the same numbers (the generator's state is
     restored before each), as torch's."""
     from autograd_cy.factories import get_rng_state, set_rng_state
-    from autograd_cy.func.fallback import dispatched_call
     state = get_rng_state() if randomness == "same" else None
     pieces = []
     for start in range(0, size, chunk_size):
@@ -196,7 +195,7 @@ def _chunked(func, in_dims, out_dims, randomness, chunk_size, leaves, spec, dims
     flat_pieces = [tree_flatten(p)[0] for p in pieces]
     out_spec = tree_flatten(pieces[0])[1]
     flat_dims = _flat_out_dims(func, out_dims, pieces[0])
-    # an outer vmap's batched chunks: cat through its rule
-    joined = [dispatched_call("cat", cat, ([p[i] for p in flat_pieces], dim), {})
-              if dim is not None else flat_pieces[0][i] for i, dim in enumerate(flat_dims)]
+    join = dispatch.dispatching_version(cat)    # the pieces are batched in an outer vmap
+    joined = [join([p[i] for p in flat_pieces], dim) if dim is not None else flat_pieces[0][i]
+              for i, dim in enumerate(flat_dims)]
     return tree_unflatten(joined, out_spec)
