@@ -386,6 +386,28 @@ def test_return_types_names_torchs_named_tuples():
     assert_close(again.values, result.values)
 
 
+@pytest.mark.parametrize("case", ["first", "in_dims_1", "last_dim", "nested", "0_dim"])
+def test_tensor_unfold_is_a_batched_view(case):
+    """Tensor.unfold inside vmap: its rule (a view of the input, as torch's), not the
+    per-example fallback (copies); nn.functional.unfold keeps its own."""
+    outs = []
+    for lib in (ag, torch):
+        x = lib.tensor(randn(3, 7, 5, seed=9))
+        if case == "first":
+            out = lib.func.vmap(lambda v: v.unfold(0, 2, 1))(x)
+            assert out._base is x, lib.__name__
+        elif case == "in_dims_1":
+            out = lib.func.vmap(lambda v: v.unfold(1, 2, 2), in_dims=1)(x)
+        elif case == "last_dim":
+            out = lib.func.vmap(lambda v: v.unfold(-1, 3, 1))(x)
+        elif case == "nested":
+            out = lib.func.vmap(lib.func.vmap(lambda v: v.unfold(0, 2, 2)))(x)
+        else:
+            out = lib.func.vmap(lambda v: v.unfold(0, 1, 1))(x[:, 0, 0])
+        outs.append(out)
+    assert_close(*outs)
+
+
 # ------------------------------------------------------------------ randomness
 
 # One example's function of a (2, 4) tensor of probabilities: each random op family

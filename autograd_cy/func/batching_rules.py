@@ -1022,6 +1022,8 @@ def view_as_complex_rule(original, args, kwargs):
 
 
 RULES["to"] = to_rule
+# Tensor.unfold(dimension, size, step): a view, its windows in a new last dim
+RULES["Tensor.unfold"] = dims_rule((1, "dimension", None))
 
 
 def _nuclear_per_example(rule):

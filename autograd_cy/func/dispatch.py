@@ -183,6 +183,8 @@ def _make_swap():
         functions[id(getattr(factories, name))] = getattr(factories, name)
     composite = _composite_functions(functions)
     functions.update({identity: function for identity, (_, function) in composite.items()})
+    from autograd_cy.unfold import unfold as tensor_unfold     # a view, with its own rule
+    functions[id(tensor_unfold)] = tensor_unfold
     functions[id(autograd.grad)] = autograd.grad
     functions[id(autograd.backward)] = autograd.backward
 
@@ -191,6 +193,8 @@ def _make_swap():
             return random_wrapper(name, function, dispatched_call)
         if id(function) in composite:
             return _composite(composite[id(function)][0], function)
+        if function is tensor_unfold:       # nn.functional.unfold (im2col) has the name
+            return _dispatching("Tensor.unfold", function)
         if function is autograd.grad:
             return _grad_inside_vmap(function)
         if function is autograd.backward:
