@@ -408,6 +408,23 @@ def test_tensor_unfold_is_a_batched_view(case):
     assert_close(*outs)
 
 
+@pytest.mark.parametrize("shapes", [[(3,)], [(2, 2, 3), (3, 3)], [(3, 3), (3, 3, 3)],
+                                    [(3, 3), (3,), (3, 3)], [(), (3,)]])
+def test_multi_dot_checks_its_tensors_ranks(shapes):
+    """linalg.multi_dot's checks as torch's (first and last 1-D or 2-D, the others 2-D):
+    inside vmap they read the examples' ranks."""
+    assert_same_error(lambda lib: lib.linalg.multi_dot([lib.ones(s) for s in shapes]),
+                      RuntimeError, exact=True)
+    if len(shapes) == 3:
+        assert_same_error(lambda lib: lib.func.vmap(lib.linalg.multi_dot)(
+            [lib.ones((2,) + s) for s in shapes]), RuntimeError, exact=True)
+
+
+def test_multi_dot_dtypes_must_agree():
+    assert_same_error(lambda lib: lib.linalg.multi_dot(
+        [lib.ones(3, 3), lib.ones(3, 3, dtype=lib.float64)]), RuntimeError, exact=True)
+
+
 # ------------------------------------------------------------------ randomness
 
 # One example's function of a (2, 4) tensor of probabilities: each random op family
