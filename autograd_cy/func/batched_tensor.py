@@ -152,7 +152,11 @@ class BatchedTensor(Tensor):
         strides = self._physical.stride()[len(self._levels):]
         return strides if dim is None else strides[dim]
 
-    def is_contiguous(self):
+    def is_contiguous(self, memory_format=None):
+        if memory_format is not None and str(memory_format).rsplit(".", 1)[-1] != \
+                "contiguous_format":
+            raise RuntimeError("NYI: querying is_contiguous inside of vmap for memory_format "
+                               "other than torch.contiguous_format")
         return self._physical[(0,) * len(self._levels)].is_contiguous()
 
     def detach(self):

@@ -23,9 +23,10 @@ import operator
 from autograd_cy._C.ops.op_table import unary_ops
 from autograd_cy._C.dtype import dtype as _dtype
 from autograd_cy._C.tensor import Tensor
+from autograd_cy.dtypes import result_type
 from autograd_cy.nn.functional import _get_softmax_dim, _legacy_reduction
 from autograd_cy.func.batched_tensor import (
-    INPLACE_ERROR, batched, is_batched, levels_of, physical_of, logical_ndim, union_levels,
+    INPLACE_ERROR, batched, is_batched, levels_of, logical_ndim, union_levels,
     aligned, materialized, restand, wrap_result,
 )
 
@@ -171,6 +172,12 @@ def reduction_rule(position=1, keyword="dim"):
     """A reduction whose dim (int, tuple, or left out / None for all) is at ``position``."""
     def rule(original, args, kwargs):
         args, kwargs = list(args), dict(kwargs)
+        second = args[position] if len(args) > position else kwargs.get("other")
+        if isinstance(second, Tensor):      # max(input, other), min(...): elementwise
+            return elementwise(original, tuple(args), kwargs)
+        if isinstance(second, bool) and len(args) > position:
+            # var(input, unbiased), std(...): the bool is unbiased, not a dim
+            kwargs["unbiased"] = args.pop(position)
         self = args[0]
         levels = levels_of(self)
         nb, ndim = len(levels), logical_ndim(self)
@@ -252,11 +259,17 @@ def squeeze_rule(original, args, kwargs):
         shape = tuple(self.shape)
         dims = tuple(nb + i for i, size in enumerate(shape) if size == 1)
     elif ndim == 0:         # its one unit dim: nothing to take away
-        _check_0_dim(dim)
+        given = list(dim) if isinstance(dim, (tuple, list)) else [dim]
+        if given not in ([], [0]):      # torch's rule for a 0-dim example (-1 included)
+            raise RuntimeError("Dimension is out of range (expected to be in range of "
+                               f"[-1, 0], but got [{', '.join(map(str, given))}]")
         dims = ()
     else:
         dims = _shift(dim, ndim, nb)
-    return batched(self._physical.squeeze(dims) if dims != () else self._physical, levels)
+    physical = self._physical
+    # nothing to squeeze: still a view of the input, as torch's squeeze always is
+    return batched(physical.squeeze(dims) if dims != () else physical.view(physical.shape),
+                   levels)
 
 
 def cat_rule(extra):
@@ -266,6 +279,10 @@ def cat_rule(extra):
         tensors = list(_get(args, kwargs, 0, "tensors", ()))
         levels = union_levels(tensors)
         ndims = [logical_ndim(t) for t in tensors if tuple(t.shape) != (0,)] or [1]
+        if extra == 0 and ndims[0] != 1:
+            # cat skips a 1-D empty tensor beside tensors of other ranks (torch's legacy
+            # rule); materialized it would have the batch dims and not be skipped
+            tensors = [t for t in tensors if tuple(t.shape) != (0,)]
         dim = _get(args, kwargs, 1, "dim", 0)
         _put(args, kwargs, 1, "dim", _shift(dim, ndims[0] + extra, len(levels)))
         _put(args, kwargs, 0, "tensors", [materialized(t, levels) for t in tensors])
@@ -428,6 +445,11 @@ def _checked_matmul(name, a_dims, b_dims):
         if b is None:
             b = _get(args, kwargs, 1, "vec", _get(args, kwargs, 1, "other", None))
         if logical_ndim(a) != a_dims or logical_ndim(b) != b_dims:
+            if name == "mm":    # torch's words (its spaces too)
+                raise RuntimeError(
+                    f"Shape mismatch: Got incorrect dims for mm(a, b). a has dim "
+                    f"{logical_ndim(a)}and b has dim {logical_ndim(b)}but expected them to "
+                    "have dim 2 and dim 2")
             raise RuntimeError(f"{name}: expected {a_dims}-D and {b_dims}-D tensors, got "
                                f"{logical_ndim(a)}-D and {logical_ndim(b)}-D")
         return matmul_rule(original, (a, b), {})
@@ -493,8 +515,19 @@ def pointwise_loss_rule(original, args, kwargs):
     if kwargs.get("size_average") is not None or kwargs.get("reduce") is not None:
         reduction = _legacy_reduction(kwargs.pop("size_average", None),
                                       kwargs.pop("reduce", None))
-    unreduced = elementwise(lambda *a, **k: original(*a, reduction="none", **k), args, kwargs)
-    return _reduce_logical(physical_of(unreduced), levels_of(unreduced), reduction)
+    # every tensor with the whole batch: binary cross entropy wants equal sizes, so an
+    # unbatched target does not broadcast against the batch dims
+    tensors = _tensors(args, kwargs)
+    levels = union_levels(tensors)
+    ndim = max(logical_ndim(t) for t in tensors)
+
+    def full(value):
+        if not isinstance(value, Tensor):
+            return value
+        return aligned(batched(materialized(value, levels), levels), levels, ndim)
+    loss = original(*[full(a) for a in args], reduction="none",
+                    **{k: full(v) for k, v in kwargs.items()})
+    return _reduce_logical(loss, levels, reduction)
 
 
 def class_loss_rule(original, args, kwargs):
@@ -584,9 +617,9 @@ def index_add_rule(original, args, kwargs):
     stays one list of positions (a batched index runs per element)."""
     args, kwargs = list(args), dict(kwargs)
     index = _get(args, kwargs, 2, "index", None)
-    if is_batched(index):
-        return FALLBACK
     self, source = args[0], _get(args, kwargs, 3, "source", None)
+    if is_batched(index) or logical_ndim(self) == 0:     # a 0-dim self: its dim 0 is unit
+        return FALLBACK
     levels = union_levels((self, source))
     _put(args, kwargs, 1, "dim", _shift(_get(args, kwargs, 1, "dim", None),
                                         logical_ndim(self), len(levels)))
@@ -643,7 +676,10 @@ def squeeze_inplace_rule(original, args, kwargs):
     if dim is _ALL or dim is None:
         dims = tuple(nb + i for i, size in enumerate(tuple(self.shape)) if size == 1)
     elif ndim == 0:         # its one unit dim: nothing to take away
-        _check_0_dim(dim)
+        given = list(dim) if isinstance(dim, (tuple, list)) else [dim]
+        if given not in ([], [0]):      # torch's rule for a 0-dim example (-1 included)
+            raise RuntimeError("Dimension is out of range (expected to be in range of "
+                               f"[-1, 0], but got [{', '.join(map(str, given))}]")
         dims = ()
     else:
         dims = _shift(dim, ndim, nb)
@@ -774,6 +810,7 @@ hardshrink tanhshrink threshold
 _ONE_TENSOR = """
 clone contiguous to float double half bfloat16 int long bool cpu cuda conj conj_physical
 resolve_conj resolve_neg real imag view_as_real view_as_complex
+zeros_like ones_like empty_like full_like
 """.split()
 
 _INPLACE = """
@@ -792,6 +829,93 @@ logical_xor_ logical_not_ bitwise_and_ bitwise_or_ bitwise_xor_ bitwise_not_
 deg2rad_ rad2deg_ ldexp_ lgamma_ digamma_ mvlgamma_ i0_ bitwise_left_shift_
 bitwise_right_shift_ gcd_ lcm_ nextafter_ igamma_ igammac_
 """.split()
+
+def fill_rule(original, args, kwargs):
+    """``self.fill_(value)`` with a batched 0-dim value: each example's own value."""
+    self, value = args[0], _get(args, kwargs, 1, "value", None)
+    if not is_batched(value):
+        return elementwise_inplace(original, args, kwargs)
+    if not set(levels_of(value)) <= set(levels_of(self)):
+        raise RuntimeError(INPLACE_ERROR.replace("inplace arithmetic", "fill_"))
+    if logical_ndim(value) != 0:
+        return original(self._physical, value._physical)    # torch's 0-dim error
+    self._physical.copy_(aligned(value, self._levels, logical_ndim(self)))
+    return self
+
+
+_MEMORY_FORMAT_NAMES = {"channels_last": "ChannelsLast", "channels_last_3d": "ChannelsLast3d"}
+
+
+def _format_checked(name, rule):
+    """clone and contiguous of a batched tensor only in the contiguous (or preserved)
+    format: a per-example strides format is not something vmap batches, as in torch."""
+    def checked(original, args, kwargs):
+        memory_format = kwargs.get("memory_format")
+        fmt = str(memory_format).rsplit(".", 1)[-1]
+        if fmt in _MEMORY_FORMAT_NAMES:
+            if name == "clone":
+                raise RuntimeError(
+                    "NYI: Tensor.clone(memory_format) inside vmap is only supported with "
+                    "memory_format torch.preserve_format or torch.contiguous_format (got "
+                    f"{_MEMORY_FORMAT_NAMES[fmt]})")
+            raise RuntimeError(NYI_IS_CONTIGUOUS)
+        return rule(original, args, kwargs)
+    return checked
+
+
+NYI_IS_CONTIGUOUS = ("NYI: querying is_contiguous inside of vmap for memory_format other "
+                     "than torch.contiguous_format")
+
+
+def _refuse_dynamic_shape(name, rule, refused):
+    """An op whose result's shape depends on the values (``where(condition)``): torch's
+    vmap refuses it."""
+    def checked(original, args, kwargs):
+        if refused(args, kwargs):
+            raise RuntimeError(
+                "vmap: We do not support batching operators that can output dynamic shape. "
+                f"Attempted to vmap over aten::{name}. Please file an issue at "
+                "https://github.com/pytorch/pytorch/issues if you need this feature.")
+        return rule(original, args, kwargs)
+    return checked
+
+
+def _one_hot_checked(rule):
+    def checked(original, args, kwargs):
+        if _get(args, kwargs, 1, "num_classes", -1) <= 0:
+            raise RuntimeError("When vmap-ing torch.nn.functional.one_hot, please provide an "
+                               "explicit positive num_classes argument.")
+        return rule(original, args, kwargs)
+    return checked
+
+
+# binary ops whose batched 0-dim operand promotes as the 0-dim tensor it is logically
+_BINARY = """
+add sub mul div subtract multiply divide true_divide floor_divide pow rsub atan2 arctan2
+maximum minimum eq ne lt le gt ge greater greater_equal less less_equal not_equal
+""".split()
+
+
+def _logical_promotion(rule):
+    """``rule`` with torch's type promotion for a batched operand that is 0-dim logically
+    and an operand that is not: its physical tensor has the batch dims, which would make it
+    a dimensioned tensor to the op (``float32[2] + float64[]`` is float32 in torch, not
+    float64), so it is first cast to the logical result type."""
+    def promoting(original, args, kwargs):
+        if len(args) >= 2 and isinstance(args[0], Tensor) and isinstance(args[1], Tensor):
+            a, b = args[0], args[1]
+            a_zero = is_batched(a) and logical_ndim(a) == 0 and logical_ndim(b) > 0
+            b_zero = is_batched(b) and logical_ndim(b) == 0 and logical_ndim(a) > 0
+            if a_zero or b_zero:
+                dtype = result_type(a, b)
+                if a_zero and a.dtype != dtype:
+                    a = batched(a._physical.to(dtype), a._levels)
+                if b_zero and b.dtype != dtype:
+                    b = batched(b._physical.to(dtype), b._levels)
+                args = (a, b) + tuple(args[2:])
+        return rule(original, args, kwargs)
+    return promoting
+
 
 RULES = {}
 RULES.update({name: elementwise for name in _ELEMENTWISE})
@@ -893,3 +1017,93 @@ RULES.update({
     "__setitem__": setitem_rule,
 })
 
+
+RULES.update({name: _logical_promotion(RULES[name]) for name in _BINARY})
+RULES["fill_"] = fill_rule
+
+
+def to_rule(original, args, kwargs):
+    """``x.to(other)``: other's dtype and device, whether or not other is batched."""
+    other = args[1] if len(args) > 1 else kwargs.get("other")
+    if is_batched(other):
+        args = (args[0], other.device, other.dtype) + tuple(args[2:])
+        kwargs = {k: v for k, v in kwargs.items() if k != "other"}
+    return _one(original, args, kwargs)
+
+
+def view_as_complex_rule(original, args, kwargs):
+    if logical_ndim(args[0]) == 0:
+        raise RuntimeError("Input tensor must have one or more dimensions")
+    return _one(original, args, kwargs)
+
+
+RULES["to"] = to_rule
+# Tensor.unfold(dimension, size, step): a view, its windows in a new last dim
+RULES["Tensor.unfold"] = dims_rule((1, "dimension", None))
+
+
+def _nuclear_per_example(rule):
+    """norm(x, 'nuc') of every logical dim is a matrix norm, not one over a flattening."""
+    def checked(original, args, kwargs):
+        dim = _get(args, kwargs, 2, "dim", None)
+        if _get(args, kwargs, 1, "p", "fro") == "nuc" and dim is None:
+            return FALLBACK
+        return rule(original, args, kwargs)
+    return checked
+
+
+RULES["norm"] = _nuclear_per_example(RULES["norm"])
+
+
+def _masked_fill_rule(inplace):
+    """masked_fill with a batched 0-dim value tensor: each example's own value (the op
+    itself takes a 0-dim value only), as ``where(mask, value, self)``."""
+    plain = elementwise_inplace if inplace else elementwise
+
+    def rule(original, args, kwargs):
+        value = _get(args, kwargs, 2, "value", None)
+        if not is_batched(value):
+            return plain(original, args, kwargs)
+        self, mask = args[0], _get(args, kwargs, 1, "mask", None)
+        if logical_ndim(value) != 0:
+            raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but "
+                               f"got tensor with {logical_ndim(value)} dimension(s).")
+        levels = union_levels((self, mask, value))
+        if inplace and levels_of(self) != levels:
+            raise RuntimeError(INPLACE_ERROR)
+        ndim = max(logical_ndim(self), logical_ndim(mask))
+        import autograd_cy
+        x = aligned(self, levels, ndim)
+        filled = autograd_cy.where(aligned(mask, levels, ndim),
+                                   aligned(value, levels, ndim).to(x.dtype), x)
+        if inplace:
+            self._physical.copy_(filled)
+            return self
+        return batched(filled, levels)
+    return rule
+
+
+RULES["masked_fill"] = _masked_fill_rule(False)
+RULES["masked_fill_"] = _masked_fill_rule(True)
+
+
+def _transpose_of_0_dim(rule):
+    """transpose of a 0-dim example (dims 0 and -1 are its one unit dim) is the input
+    itself, as torch's rule returns it."""
+    def transposed(original, args, kwargs):
+        self = args[0]
+        if is_batched(self) and logical_ndim(self) == 0:
+            dims = (_get(args, kwargs, 1, "dim0", 0), _get(args, kwargs, 2, "dim1", 0))
+            if all(d in (0, -1) for d in dims):
+                return self
+        return rule(original, args, kwargs)
+    return transposed
+
+
+RULES["transpose"] = _transpose_of_0_dim(RULES["transpose"])
+RULES["view_as_complex"] = view_as_complex_rule
+RULES["clone"] = _format_checked("clone", RULES["clone"])
+RULES["contiguous"] = _format_checked("contiguous", RULES["contiguous"])
+RULES["where"] = _refuse_dynamic_shape(
+    "where", RULES["where"], lambda args, kwargs: len(args) + len(kwargs) == 1)
+RULES["one_hot"] = _one_hot_checked(RULES["one_hot"])

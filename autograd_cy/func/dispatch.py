@@ -19,18 +19,20 @@ tensor]), except the function vmap itself is given (``vmap(ag.dot)``), which vma
 """
 import functools
 import operator
+import warnings
 
 import autograd_cy.autograd as autograd
 from autograd_cy import factories
 from autograd_cy._C.tensor import Tensor
 from autograd_cy.op_swap import OpSwap, op_functions
 from autograd_cy.func.batched_tensor import (
-    BatchedTensor, batched, is_batched, materialized, active_levels,
+    BatchedTensor, batched,
 )
 from autograd_cy.func import autograd_function
 from autograd_cy.func.batched_autograd import batched_grad
 from autograd_cy.func.batching_rules import RULES
-from autograd_cy.func.fallback import dispatched_call, has_batched
+from autograd_cy.func.fallback import dispatched_call, fallback, has_batched
+from autograd_cy.func.randomness import RANDOM_KINDS, random_wrapper
 
 __all__ = ["dispatching_version", "enter_vmap", "exit_vmap"]
 
@@ -44,76 +46,6 @@ def _dispatching(name, function):
             return function(*args, **kwargs)
         return dispatched_call(name, function, args, kwargs)
     return dispatched
-
-
-# ------------------------------------------------------------------ randomness
-
-RANDOMNESS_ERROR = (
-    "vmap: called random operation while in randomness error mode. Please either use the "
-    "'same' or 'different' randomness flags on vmap or perform the randomness operation out "
-    "of vmap")
-
-
-def _random_factory(name, function):
-    """rand, randn, randint: 'different' gives each element its own numbers (a batch dim
-    per active level), 'same' one draw for all."""
-    @functools.wraps(function)
-    def dispatched(*args, **kwargs):
-        levels = active_levels()
-        mode = _randomness()
-        if mode == "error":
-            raise RuntimeError(RANDOMNESS_ERROR)
-        if mode == "same":
-            return function(*args, **kwargs)
-        batch = tuple(level.size for level in levels)
-        numbers = tuple(level.number for level in levels)
-        if name == "randint":
-            *bounds, size = args
-            return batched(function(*bounds, batch + tuple(size), **kwargs), numbers)
-        size = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
-        return batched(function(batch + tuple(size), **kwargs), numbers)
-    return dispatched
-
-
-def _random_like(name, function):
-    """rand_like, randn_like, dropout: 'same' draws for one element's shape and lets it
-    broadcast; 'different' draws for every element of every active level."""
-    @functools.wraps(function)
-    def dispatched(*args, **kwargs):
-        if name == "dropout" and (not _get_training(args, kwargs) or _get_p(args, kwargs) == 0):
-            return dispatched_call(name, function, args, kwargs)
-        mode = _randomness()
-        if mode == "error":
-            raise RuntimeError(RANDOMNESS_ERROR)
-        x = args[0]
-        if not is_batched(x) and mode == "same":
-            return function(*args, **kwargs)
-        levels = tuple(level.number for level in active_levels())
-        if mode == "same":
-            if name == "dropout":
-                mask = function(x._physical.new_ones(tuple(x.shape)), *args[1:], **kwargs)
-                return RULES["mul"](operator.mul, (x, mask), {})
-            return function(x._physical.new_empty(tuple(x.shape)), *args[1:], **kwargs)
-        physical = materialized(x, levels)
-        return batched(function(physical, *args[1:], **kwargs), levels)
-    return dispatched
-
-
-def _get_training(args, kwargs):
-    return args[2] if len(args) > 2 else kwargs.get("training", True)
-
-
-def _get_p(args, kwargs):
-    return args[1] if len(args) > 1 else kwargs.get("p", 0.5)
-
-
-def _randomness():
-    levels = active_levels()
-    return levels[-1].randomness if levels else "same"
-
-
-_RANDOM_FACTORIES = ("rand", "randn", "randint")
-_RANDOM_LIKE = ("rand_like", "randn_like", "dropout")
 
 
 # ------------------------------------------------------------------ autograd inside vmap
@@ -158,31 +90,127 @@ _swap = None
 _depth = 0
 
 
+_LIKE_FACTORIES = ("zeros_like", "ones_like", "empty_like", "full_like")
+
+# ------------------------------------------------------------------ composite ops
+
+# torch's namespaces of Python ops over the core here (the op modules' functions have rules
+# or the fallback), and the top-level names of theirs and of the linalg modules (inverse,
+# det, cholesky ...). Each swapped name costs every outermost vmap call a little, so the
+# top level's other Python ops, which mostly compose ops that have rules, are not swapped.
+_COMPOSITE_NAMESPACES = ("linalg", "special", "fft")
+_COMPOSITE_MODULES = ("autograd_cy.linalg", "autograd_cy.special", "autograd_cy.fft",
+                      # and the top level's that read values (found by test_vmap.py's
+                      # OpInfo sweep): fmod, signbit, bucketize, take, put, index_reduce
+                      "autograd_cy.remainders", "autograd_cy.signs", "autograd_cy.binning",
+                      "autograd_cy.index_writes", "autograd_cy.indexed_writes",
+                      "autograd_cy.function_forms")
+_COMPOSITE_NAMES = ("linspace", "logspace")     # of tensors start and end
+
+# what an op reading a batched tensor's values raises (NOTE [The batched tensor])
+_READS_VALUES = ("an operation read the values of a BatchedTensor", "LogicalStandIn",
+                 "data-dependent control flow", "calling .item() on a Tensor",
+                 "_data_dependent")
+
+
+def _composite_functions(known):
+    """``{id: (name, function)}``: the ops of linalg, special and fft that are not op
+    functions (``known``) already, and their top-level names."""
+    import importlib
+    import types
+    import autograd_cy
+    found = {}
+    for space in _COMPOSITE_NAMESPACES:
+        module = importlib.import_module(f"autograd_cy.{space}")
+        for name, value in vars(module).items():
+            if (not name.startswith("_") and callable(value) and id(value) not in known
+                    and not isinstance(value, (type, types.ModuleType))
+                    and (getattr(value, "__module__", None) or "").startswith("autograd_cy")):
+                found[id(value)] = (f"{space}.{name}", value)
+    for name, value in vars(autograd_cy).items():
+        if (not name.startswith("_") and callable(value) and id(value) not in known
+                and not isinstance(value, (type, types.ModuleType))
+                and ((getattr(value, "__module__", None) or "").startswith(_COMPOSITE_MODULES)
+                     or name in _COMPOSITE_NAMES)):
+            found.setdefault(id(value), (name, value))
+    return found
+
+
+def _composite(name, function):
+    """A Python op over the core: it runs as it is, its inner ops batched through their
+    rules; if it reads a batched tensor's values (a check of a pivot, an ``item()``), it
+    runs once per example instead (the fallback), as torch's vmap falls back for an op
+    without a rule. These ops do not write to their inputs, so the second run is safe."""
+    @functools.wraps(function)
+    def dispatched(*args, **kwargs):
+        if not has_batched(args, kwargs):
+            return function(*args, **kwargs)
+        try:
+            with warnings.catch_warnings(record=True) as given:    # once, from one of the runs
+                warnings.simplefilter("always")
+                result = function(*args, **kwargs)
+        except (RuntimeError, TypeError, AttributeError) as error:
+            if not any(words in str(error) for words in _READS_VALUES):
+                raise
+            return fallback(name, function, args, kwargs)
+        for w in given:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        return result
+    return dispatched
+
+
+def _random_functions():
+    """The random ops by identity (NOTE [Random ops under vmap]): the functions of
+    ``autograd_cy`` and ``nn.functional`` and the Tensor methods of those names."""
+    import autograd_cy
+    import autograd_cy.nn.functional as functional
+    found = {}
+    for namespace in (vars(autograd_cy), vars(functional), vars(Tensor), vars(factories)):
+        for name in RANDOM_KINDS:
+            value = namespace.get(name)
+            if callable(value) and not isinstance(value, type):
+                found[id(value)] = value
+    return found
+
+
 def _make_swap():
+    import autograd_cy.linalg
+    import autograd_cy.special
+    import autograd_cy.fft
     functions = op_functions()
-    extras = {name: getattr(factories, name) for name in _RANDOM_FACTORIES + _RANDOM_LIKE
-              if hasattr(factories, name)}
-    functions.update({id(f): f for f in extras.values()})
+    functions.update(_random_functions())
+    for name in _LIKE_FACTORIES:      # zeros_like(x): batched as x (RULES)
+        functions[id(getattr(factories, name))] = getattr(factories, name)
+    composite = _composite_functions(functions)
+    functions.update({identity: function for identity, (_, function) in composite.items()})
+    from autograd_cy.unfold import unfold as tensor_unfold     # a view, with its own rule
+    functions[id(tensor_unfold)] = tensor_unfold
     functions[id(autograd.grad)] = autograd.grad
     functions[id(autograd.backward)] = autograd.backward
 
     def make_wrapper(name, function):
-        if name in _RANDOM_FACTORIES:
-            return _random_factory(name, function)
-        if name in _RANDOM_LIKE:
-            return _random_like(name, function)
+        if name in RANDOM_KINDS:
+            return random_wrapper(name, function, dispatched_call)
+        if id(function) in composite:
+            return _composite(composite[id(function)][0], function)
+        if function is tensor_unfold:       # nn.functional.unfold (im2col) has the name
+            return _dispatching("Tensor.unfold", function)
         if function is autograd.grad:
             return _grad_inside_vmap(function)
         if function is autograd.backward:
             return _backward_inside_vmap(function)
         return _dispatching(name, function)
-    return OpSwap(make_wrapper, functions, private=True, extra_namespaces=(autograd,))
+    return OpSwap(make_wrapper, functions, private=True, extra_namespaces=(
+        autograd, autograd_cy.linalg, autograd_cy.special, autograd_cy.fft))
 
 
 def dispatching_version(function):
     """The dispatcher of ``function`` when it is an op (``vmap(ag.dot)`` names the original,
     looked up before the swap), else ``function``."""
     global _swap
+    if type(function) is functools.partial:     # vmap(functools.partial(ag.mul, x))
+        return functools.partial(dispatching_version(function.func), *function.args,
+                                 **function.keywords)
     owner = getattr(function, "__self__", None)
     if isinstance(owner, type) and getattr(function, "__func__", None) is getattr(
             autograd_function.Function.apply, "__func__", None):    # SomeFunction.apply

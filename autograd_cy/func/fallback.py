@@ -86,8 +86,11 @@ def fallback(name, function, args, kwargs, warn=True):
     inplace = name.endswith("_") or name == "setitem" or name == "__setitem__"
     if inplace and args and level not in levels_of(args[0]):
         raise RuntimeError(INPLACE_ERROR)
+    size = level_size(level)
+    if size == 0:
+        return _empty_batch(name, function, args, kwargs, level, inplace)
     rows = []
-    for index in range(level_size(level)):
+    for index in range(size):
         row_args = [_element(a, level, index) for a in args]
         row_kwargs = {k: _element(v, level, index) for k, v in kwargs.items()}
         rows.append(dispatched_call(name, function, row_args, row_kwargs))
@@ -96,10 +99,56 @@ def fallback(name, function, args, kwargs, warn=True):
     return _stacked(rows, level)
 
 
+def _zero_element(value, level):
+    """One example of ``value`` along ``level``, of zeros: for a batch of size 0."""
+    if type(value) is BatchedTensor:
+        levels = value._levels
+        if level not in levels:
+            return value
+        k = levels.index(level)
+        shape = list(value._physical.shape)
+        del shape[k]
+        return batched(value._physical.new_zeros(shape), levels[:k] + levels[k + 1:])
+    if type(value) in (list, tuple):
+        return type(value)(_zero_element(v, level) for v in value)
+    return value
+
+
+def _empty_batch(name, function, args, kwargs, level, inplace):
+    """A batch of size 0: the op runs once on an example of zeros, for the shapes and
+    dtypes of its results, which keep none of its rows (torch's batching rules give these
+    empty results)."""
+    if inplace:
+        return args[0] if name.endswith("_") else None
+    try:
+        row = dispatched_call(name, function, [_zero_element(a, level) for a in args],
+                              {k: _zero_element(v, level) for k, v in kwargs.items()})
+    except Exception as error:
+        raise RuntimeError("vmap: The fallback path does not support vmap over dims of "
+                           f"size 0 (aten::{name}: {error})") from error
+    return _none_of(_stacked([row], level), level)
+
+
+def _none_of(result, level):
+    """``result`` (stacked from one example) with no examples along ``level``."""
+    if type(result) is BatchedTensor:
+        k = result._levels.index(level)
+        return batched(result._physical.narrow(k, 0, 0), result._levels)
+    if isinstance(result, tuple):
+        parts = [_none_of(r, level) for r in result]
+        return type(result)(*parts) if hasattr(result, "_fields") else tuple(parts)
+    if isinstance(result, list):
+        return [_none_of(r, level) for r in result]
+    return result
+
+
 def dispatched_call(name, function, args, kwargs):
     """``function(*args, **kwargs)`` through its batching rule if an argument is batched."""
     if not has_batched(args, kwargs):
         return function(*args, **kwargs)
+    if kwargs.get("out") is not None:
+        raise RuntimeError(f"Batching rule not implemented for aten::{name}.out; the "
+                           "fallback path doesn't work on out= or view ops.")
     rule = RULES.get(name)
     if rule is not None:
         result = rule(function, args, kwargs)

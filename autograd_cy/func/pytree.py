@@ -255,11 +255,10 @@ def broadcast_prefix(prefix, tree, where, what="in_dims", of="inputs"):
 def _broadcast(p, node, flat, naming):
     if p is None or isinstance(p, int):
         flat.extend([p] * len(tree_flatten(node)[0]))
-    elif isinstance(p, (tuple, list)) and isinstance(node, (tuple, list)) \
-            and len(p) == len(node):
-        for pc, nc in zip(p, node):
+    elif isinstance(p, (tuple, list)) and type(p) is type(node) and len(p) == len(node):
+        for pc, nc in zip(p, node):    # a tuple is not a list (nor a named tuple), as torch's
             _broadcast(pc, nc, flat, naming)
-    elif isinstance(p, dict) and isinstance(node, dict) and set(p) == set(node):
+    elif isinstance(p, dict) and type(p) is type(node) and set(p) == set(node):
         for key in node:
             _broadcast(p[key], node[key], flat, naming)
     else:

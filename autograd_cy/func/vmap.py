@@ -65,13 +65,22 @@ def _flat_in_dims(func, in_dims, args):
     return leaves, spec, dims
 
 
+def _check_out_dims(func, out_dims):
+    """``out_dims`` is an int, None, or a pytree of them (checked before ``func`` runs)."""
+    if isinstance(out_dims, int) or all(
+            dim is None or isinstance(dim, int) for dim in tree_flatten(out_dims)[0]):
+        return
+    raise ValueError(f"vmap({_name(func)}, ..., out_dims={out_dims}): `out_dims` must be an "
+                     "int, None or a python collection of ints representing where in the "
+                     "outputs the vmapped dimension should appear.")
+
+
 def _flat_out_dims(func, out_dims, outputs):
-    """One out_dim (int or None) per leaf of ``outputs``, with torch's errors."""
+    """One out_dim (int or None) per leaf of ``outputs``, with torch's errors. A function
+    returning one tensor takes ``out_dims=(d,)`` as ``d``, as torch's vmap does."""
     where = f"vmap({_name(func)}, ..., out_dims={out_dims})"
-    if not (out_dims is None or isinstance(out_dims, (int, tuple, list, dict))):
-        raise ValueError(f"{where}: `out_dims` must be an int, None or a python collection of "
-                         "ints representing where in the outputs the vmapped dimension should "
-                         "appear.")
+    if isinstance(outputs, Tensor) and type(out_dims) is tuple and len(out_dims) == 1:
+        out_dims = out_dims[0]
     return broadcast_prefix(out_dims, outputs, where + "(<inputs>)", "out_dims", "outputs")
 
 
@@ -98,9 +107,7 @@ def _batch_size(func, in_dims, leaves, dims):
                              f"in_dim < {ndim}.")
         sizes.append(leaf.shape[dim])
     if not sizes:
-        raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): at least one input "
-                         "must be batched, i.e. in_dims must not be None for all inputs "
-                         "(got in_dims=" f"{in_dims}).")
+        raise ValueError("vmap: Expected at least one Tensor to vmap over")
     if any(size != sizes[0] for size in sizes):
         raise ValueError("vmap: Expected all tensors to have the same size in the mapped "
                          f"dimension, got sizes {sizes} for the mapped dimension")
@@ -135,7 +142,8 @@ def _unwrap_output(func, value, out_dim, level, size):
     ndim = physical.dim() - len(levels) + (1 if level in levels else 0)
     position = len(rest) + wrap_logical_dim(out_dim, ndim + (0 if level in levels else 1))
     if level in levels:
-        physical = physical.movedim(levels.index(level), position)
+        if levels.index(level) != position:   # else the input itself (in-place ops), as torch's
+            physical = physical.movedim(levels.index(level), position)
     else:
         physical = physical.unsqueeze(position)
         shape = list(physical.shape)
@@ -145,6 +153,7 @@ def _unwrap_output(func, value, out_dim, level, size):
 
 
 def _vmap_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
+    _check_out_dims(func, out_dims)
     leaves, spec, dims = _flat_in_dims(func, in_dims, args)
     size = _batch_size(func, in_dims, leaves, dims)
     if chunk_size is not None and chunk_size < size:
@@ -169,17 +178,24 @@ def _vmap_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
 
 def _chunked(func, in_dims, out_dims, randomness, chunk_size, leaves, spec, dims, size,
              kwargs):
-    """``chunk_size`` examples at a time, the outputs concatenated along their out_dims."""
+    """``chunk_size`` examples at a time, the outputs concatenated along their out_dims.
+    Under randomness 'same' every chunk draws the same numbers (the generator's state is
+    restored before each), as torch's."""
+    from autograd_cy.factories import get_rng_state, set_rng_state
+    state = get_rng_state() if randomness == "same" else None
     pieces = []
     for start in range(0, size, chunk_size):
         length = min(chunk_size, size - start)
         chunk = [leaf if dim is None else leaf.narrow(dim, start, length)
                  for leaf, dim in zip(leaves, dims)]
+        if state is not None:
+            set_rng_state(state)
         pieces.append(_vmap_call(func, in_dims, out_dims, randomness, None,
                                  tree_unflatten(chunk, spec), kwargs))
     flat_pieces = [tree_flatten(p)[0] for p in pieces]
     out_spec = tree_flatten(pieces[0])[1]
     flat_dims = _flat_out_dims(func, out_dims, pieces[0])
-    joined = [cat([p[i] for p in flat_pieces], dim) if dim is not None else flat_pieces[0][i]
+    join = dispatch.dispatching_version(cat)    # the pieces are batched in an outer vmap
+    joined = [join([p[i] for p in flat_pieces], dim) if dim is not None else flat_pieces[0][i]
               for i, dim in enumerate(flat_dims)]
     return tree_unflatten(joined, out_spec)

@@ -29,10 +29,33 @@ def multi_dot(tensors):
     if len(tensors) < 2:
         raise RuntimeError("multi_dot(): expected at least 2 tensors but got "
                            f"{len(tensors)}")
+    last = len(tensors) - 1
+    for i, tensor in enumerate(tensors):       # torch's checks, in its order
+        if i == 0 and tensor.dim() not in (1, 2):
+            raise RuntimeError("multi_dot(): the first tensor must be 1D or 2D but got "
+                               f"{tensor.dim()}D")
+        if i == last and tensor.dim() not in (1, 2):
+            raise RuntimeError("multi_dot(): the last tensor must be 1D or 2D but got "
+                               f"{tensor.dim()}D")
+        if 0 < i < last and tensor.dim() != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {tensor.dim()}D")
+        if tensor.dtype != tensors[0].dtype:
+            raise RuntimeError("multi_dot(): all tensors must have be the same dtype but tensor "
+                               f"0 is {_type_name(tensors[0].dtype)} and tensor {i} "
+                               f"{_type_name(tensor.dtype)}")
     out = tensors[0]
     for tensor in tensors[1:]:
         out = _ag.matmul(out, tensor)
     return out
+
+
+def _type_name(dtype):
+    """The C++ type's name, as torch's multi_dot message says it."""
+    name = str(dtype).split(".")[-1]
+    return {"float32": "float", "float64": "double", "float16": "c10::Half",
+            "bfloat16": "c10::BFloat16", "complex64": "c10::complex<float>",
+            "complex128": "c10::complex<double>", "int64": "long int", "int32": "int",
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char"}.get(name, name)
 
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
