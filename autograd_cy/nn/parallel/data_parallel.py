@@ -24,6 +24,7 @@ from autograd_cy import cuda
 from autograd_cy._C.device import device as make_device
 from autograd_cy._C.tensor import Tensor
 from autograd_cy._C.ops.split_cat import cat
+from autograd_cy.autograd.profiler import record_function
 from autograd_cy.func import functional_call
 from autograd_cy.nn.modules.module import Module
 
@@ -170,10 +171,11 @@ class DataParallel(Module):
             self.module.to(self.src_device_obj)
 
     def forward(self, *inputs, **kwargs):
-        if not self.device_ids:
-            return self.module(*inputs, **kwargs)
-        return _parallel_forward(self.module, inputs, kwargs, self.device_ids,
-                                 self.output_device, self.dim)
+        with record_function("DataParallel.forward"):      # a profiler range, as torch's
+            if not self.device_ids:
+                return self.module(*inputs, **kwargs)
+            return _parallel_forward(self.module, inputs, kwargs, self.device_ids,
+                                     self.output_device, self.dim)
 
 
 def data_parallel(module, inputs, device_ids=None, output_device=None, dim=0,
