@@ -27,10 +27,18 @@ from autograd_cy.func import autograd_function
 from autograd_cy.func.batched_autograd import batched_grad
 from autograd_cy.func.pytree import tree_flatten, tree_unflatten
 from autograd_cy.func.vmap import vmap
-from autograd_cy.grad_mode import enable_grad
+from autograd_cy.grad_mode import enable_grad, is_grad_enabled
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian",
            "linearize"]
+
+# NOTE [Grad mode around a transform]
+# As torch.func: grad mode off around a transform (``with no_grad(): grad(f)(x)``) stops only
+# the outer differentiation, for the transform differentiates at a level of its own. So the
+# transform's nodes are made and ``f`` runs with grad mode on, and whether the result records
+# a graph for the outside (``create_graph``) is decided by grad mode where the transform, or
+# ``vjp_fn``, is called: a ``vjp`` made under no_grad returns an output that does not require
+# grad, yet its ``vjp_fn`` called later with grad mode on gives gradients that do.
 
 _depth = 0       # transforms running now: their results may be differentiated again
 
@@ -57,12 +65,14 @@ def _records_graph(inputs):
 
 def _differentiable(value, levels):
     """A new node for ``value`` that a transform differentiates with respect to, batched
-    over ``levels``."""
+    over ``levels`` (made with grad mode on: the transform records even under an outer
+    no_grad, NOTE [Grad mode around a transform])."""
     if not isinstance(value, Tensor):
         return value
     physical = materialized(value, levels) if levels else physical_of(value)
     if physical.requires_grad:
-        physical = physical.view_as(physical)       # a forward-AD tangent carries through
+        with enable_grad():
+            physical = physical.view_as(physical)   # a forward-AD tangent carries through
     else:
         tangent = forward_ad.unpack_dual(physical).tangent
         physical = physical.detach().requires_grad_()
@@ -78,8 +88,22 @@ def _detached(tree):
     return tree_unflatten([t.detach() if isinstance(t, Tensor) else t for t in leaves], spec)
 
 
+def _op_of_vmap(func):
+    """``func`` as vmap swaps it when a vmap is running: ``vmap(grad(ag.sin))`` names the
+    op looked up before the swap (NOTE [How vmap reaches the ops])."""
+    if not active_levels():
+        return func
+    from autograd_cy.func import dispatch
+    return dispatch.dispatching_version(func)
+
+
 def _grad(outputs, inputs, cotangents, create_graph):
-    """Gradients of ``outputs`` with respect to ``inputs``, zeros where unused."""
+    """Gradients of ``outputs`` with respect to ``inputs``, zeros where unused (an output
+    that does not depend on any input, as torch.func: its gradient is zero, not an error)."""
+    pairs = [(o, c) for o, c in zip(outputs, cotangents) if physical_of(o).requires_grad]
+    if not pairs:
+        return tuple(autograd_cy.zeros_like(t) for t in inputs)
+    outputs, cotangents = [o for o, _ in pairs], [c for _, c in pairs]
     if any(is_batched(t) for t in list(outputs) + list(inputs) + list(cotangents)):
         grads = batched_grad(_engine_grad, outputs, inputs, cotangents,
                              retain_graph=True, create_graph=create_graph, allow_unused=True,
@@ -123,6 +147,8 @@ def grad_and_value(func, argnums=0, has_aux=False):
     def wrapper(*args, **kwargs):
         numbers = _argnums_inputs("grad_and_value(f)(*args)", args, argnums)
         levels = tuple(level.number for level in active_levels())
+        outer = is_grad_enabled()
+        call = _op_of_vmap(func)
         args = list(args)
         leaves, specs, originals = [], [], []
         for number in numbers:
@@ -132,9 +158,9 @@ def grad_and_value(func, argnums=0, has_aux=False):
             leaves.append(flat)
             specs.append(spec)
             args[number] = tree_unflatten(flat, spec)
-        create_graph = _records_graph(originals)
+        create_graph = outer and _records_graph(originals)
         with enable_grad(), _Running():
-            output = func(*args, **kwargs)
+            output = call(*args, **kwargs)
         output, aux = _output_and_aux(output, has_aux, "grad_and_value(f)(*args)")
         if not isinstance(output, Tensor):
             raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a "
@@ -174,11 +200,12 @@ def vjp(func, *primals, has_aux=False):
     """``(output, vjp_fn)``: ``vjp_fn(cotangents)`` is the vector-Jacobian product of
     ``func`` at ``primals``, as ``torch.func.vjp`` (a tuple, one entry per primal)."""
     levels = tuple(level.number for level in active_levels())
+    outer = is_grad_enabled()
     flat, spec = tree_flatten(list(primals))
     originals = list(flat)
     flat = [_differentiable(t, levels) for t in flat]
     with enable_grad(), _Running():
-        output = func(*tree_unflatten(flat, spec))
+        output = _op_of_vmap(func)(*tree_unflatten(flat, spec))
     output, aux = _output_and_aux(output, has_aux, "vjp(f, *primals)")
     flat_out, out_spec = tree_flatten(output)
     for value in flat_out:
@@ -198,23 +225,25 @@ def vjp(func, *primals, has_aux=False):
                 raise RuntimeError(
                     "Mismatch in shape: grad_output[0] has a shape of "
                     f"{tuple(cot.shape)} and output[0] has a shape of {tuple(value.shape)}.")
-        create_graph = _records_graph(originals + flat_cot)
+        create_graph = is_grad_enabled() and _records_graph(originals + flat_cot)
         grads = _grad(flat_out, flat, flat_cot, create_graph)
         return tuple(tree_unflatten(list(grads), spec))
 
     def batch_of_cotangents(flat_batches):
         """What ``vmap(vjp_fn)`` gives for cotangents with a leading batch dim, in one
         batched backward without vmap's swap (jacrev of outputs vmap does not batch)."""
-        grads = _engine_grad(flat_out, flat, flat_batches, retain_graph=True,
-                             create_graph=_records_graph(originals), allow_unused=True,
-                             is_grads_batched=True)
+        pairs = [(o, c) for o, c in zip(flat_out, flat_batches) if o.requires_grad]
+        grads = _engine_grad([o for o, _ in pairs], flat, [c for _, c in pairs],
+                             retain_graph=True, allow_unused=True, is_grads_batched=True,
+                             create_graph=is_grad_enabled() and _records_graph(originals)
+                             ) if pairs else [None] * len(flat)
         batch = (flat_batches[0].shape[0],)
         return tuple(tree_unflatten(
             [autograd_cy.zeros(batch + tuple(t.shape), dtype=t.dtype, device=t.device)
              if g is None else g for t, g in zip(flat, grads)], spec))
     vjp_fn.batch_of_cotangents = batch_of_cotangents
 
-    if not _records_graph(originals):
+    if not (outer and _records_graph(originals)):
         output, aux = _detached(output), _detached(aux)
     return (output, vjp_fn, aux) if has_aux else (output, vjp_fn)
 
@@ -240,7 +269,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     create_graph = _records_graph(flat_p + flat_t)
     with forward_ad.dual_level(), _Running():
         duals = [_make_dual(p, t) for p, t in zip(flat_p, flat_t)]
-        output = func(*tree_unflatten(duals, spec))
+        output = _op_of_vmap(func)(*tree_unflatten(duals, spec))
         aux = None
         if has_aux:
             output, aux = output
@@ -301,7 +330,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
             full = list(args)
             for n, value in zip(numbers, chosen):
                 full[n] = value
-            return func(*full)
+            return _op_of_vmap(func)(*full)
         result = vjp(selected, *[args[n] for n in numbers], has_aux=has_aux)
         output, vjp_fn = result[0], result[1]
         flat_out, out_spec = tree_flatten(output)
@@ -339,7 +368,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
             full = list(args)
             for n, value in zip(numbers, chosen):
                 full[n] = value
-            return func(*full)
+            return _op_of_vmap(func)(*full)
 
         if not any(is_batched(p) for p in flat_p):
             # the batch of basis tangents is forward AD's own (NOTE [Batched tangents] in
