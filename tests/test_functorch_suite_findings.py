@@ -3,7 +3,7 @@ stays outside the repository): each test here is our own smallest case of one di
 against torch.func as the oracle."""
 import pytest
 
-from tests.oracle import randn
+from tests.oracle import assert_same_error, randn
 from tests.test_func_transforms import check
 
 A = randn(3, seed=11)
@@ -86,3 +86,63 @@ def test_no_grad_around_a_transform_stops_only_the_outer_level(case):
         g = F.grad(inner)(x)
         return g, lib.autograd.grad(g.sum(), x)
     check(fn, A)
+
+
+# ------------------------------------------------------------------ the transforms' checks
+
+def _x(lib):
+    return lib.arange(3.0)
+
+
+ERRORS = {
+    # argnums, checked as torch.func's _slice_argnums
+    "argnums_list": lambda lib: lib.func.grad(lib.mul, argnums=[0])(_x(lib), _x(lib)),
+    "argnums_not_int": lambda lib: lib.func.grad(lib.mul, argnums=("0",))(_x(lib), _x(lib)),
+    "argnums_repeated": lambda lib: lib.func.jacrev(lib.mul, argnums=(0, -2))(_x(lib), _x(lib)),
+    "argnums_empty": lambda lib: lib.func.jacfwd(lib.sin, argnums=())(_x(lib)),
+    "argnums_out_of_range": lambda lib: lib.func.grad(lib.mul, argnums=-3)(_x(lib), _x(lib)),
+    "not_a_tensor": lambda lib: lib.func.vjp(lambda a: a, 1.0),
+    # aux must hold tensors only
+    "grad_aux": lambda lib: lib.func.grad(lambda a: (a.sum(), [a, 1]), has_aux=True)(_x(lib)),
+    "vjp_aux": lambda lib: lib.func.vjp(lambda a: (a, "abc"), _x(lib), has_aux=True),
+    "jacrev_aux": lambda lib: lib.func.jacrev(lambda a: (a, 1.0), has_aux=True)(_x(lib)),
+    "jacfwd_aux": lambda lib: lib.func.jacfwd(lambda a: (a, [1]), has_aux=True)(_x(lib)),
+    "jvp_aux": lambda lib: lib.func.jvp(lambda a: (a, 1), (_x(lib),), (_x(lib),),
+                                        has_aux=True),
+    "jvp_aux_not_a_pair": lambda lib: lib.func.jvp(lambda a: [a, a], (_x(lib),), (_x(lib),),
+                                                   has_aux=True),
+    # outputs: a non-empty pytree of tensors
+    "vjp_no_output": lambda lib: lib.func.vjp(lambda a: (), _x(lib)),
+    "vjp_none_output": lambda lib: lib.func.vjp(lambda a: None, _x(lib)),
+    "vjp_number_output": lambda lib: lib.func.vjp(lambda a: 1, _x(lib)),
+    "jacrev_no_output": lambda lib: lib.func.jacrev(lambda a: ())(_x(lib)),
+    "jacfwd_no_output": lambda lib: lib.func.jacfwd(lambda a: ())(_x(lib)),
+    "jacfwd_number_output": lambda lib: lib.func.jacfwd(lambda a: True)(_x(lib)),
+    "jvp_none_output": lambda lib: lib.func.jvp(lambda a: None, (_x(lib),), (_x(lib),)),
+    # cotangents must have the outputs' structure
+    "vjp_fn_structure": lambda lib: lib.func.vjp(lambda a: (a, (a, a)), _x(lib))[1](
+        ((_x(lib), (_x(lib), _x(lib))),)),
+    # jacrev and jacfwd are for real functions
+    "jacrev_complex_input": lambda lib: lib.func.jacrev(lib.conj)(_x(lib) * 1j),
+    "jacfwd_complex_output": lambda lib: lib.func.jacfwd(lambda a: a * 0.5j)(_x(lib)),
+    # jvp's primals and tangents
+    "jvp_list_tangents": lambda lib: lib.func.jvp(lib.sin, (_x(lib),), [_x(lib)]),
+    "jvp_number_tangent": lambda lib: lib.func.jvp(lib.sin, (_x(lib),), (1.0,)),
+    "jvp_no_primals": lambda lib: lib.func.jvp(lib.sin, (), ()),
+    "jvp_strict": lambda lib: lib.func.jvp(lambda a: (a, lib.ones(3)), (_x(lib),), (_x(lib),),
+                                           strict=True),
+    # linearize's jvp_fn checks its tangents against the primals
+    "linearize_structure": lambda lib: lib.func.linearize(lib.sin, _x(lib))[1]((_x(lib),)),
+    "linearize_shape": lambda lib: lib.func.linearize(lib.sin, _x(lib))[1](lib.ones(1, 3)),
+    "linearize_dtype": lambda lib: lib.func.linearize(lib.sin, _x(lib))[1](_x(lib).double()),
+}
+
+
+# where torch's message names its dtypes (torch.float64): the key words
+PATTERNS = {"linearize_dtype": (r"^tangent:0 with dtype \S+float64 in flattened pytree "
+                                r"doesn't match the dtype \S+float32 of the corresponding")}
+
+
+@pytest.mark.parametrize("case", sorted(ERRORS))
+def test_transform_refuses_as_torch_func(case):
+    assert_same_error(ERRORS[case], *([PATTERNS[case]] if case in PATTERNS else []))

@@ -68,7 +68,7 @@ def _differentiable(value, levels):
     over ``levels`` (made with grad mode on: the transform records even under an outer
     no_grad, NOTE [Grad mode around a transform])."""
     if not isinstance(value, Tensor):
-        return value
+        raise ValueError(f"Thing passed to transform API must be Tensor, got {type(value)}")
     physical = materialized(value, levels) if levels else physical_of(value)
     if physical.requires_grad:
         with enable_grad():
@@ -97,7 +97,7 @@ def _op_of_vmap(func):
     return dispatch.dispatching_version(func)
 
 
-def _grad(outputs, inputs, cotangents, create_graph):
+def _grad(outputs, inputs, cotangents, create_graph, retain_graph=True):
     """Gradients of ``outputs`` with respect to ``inputs``, zeros where unused (an output
     that does not depend on any input, as torch.func: its gradient is zero, not an error)."""
     pairs = [(o, c) for o, c in zip(outputs, cotangents) if physical_of(o).requires_grad]
@@ -106,11 +106,12 @@ def _grad(outputs, inputs, cotangents, create_graph):
     outputs, cotangents = [o for o, _ in pairs], [c for _, c in pairs]
     if any(is_batched(t) for t in list(outputs) + list(inputs) + list(cotangents)):
         grads = batched_grad(_engine_grad, outputs, inputs, cotangents,
-                             retain_graph=True, create_graph=create_graph, allow_unused=True,
+                             retain_graph=retain_graph, create_graph=create_graph,
+                             allow_unused=True,
                              materialize_grads=False)
     else:
         grads = _engine_grad(
-            outputs, inputs, cotangents, retain_graph=True, create_graph=create_graph,
+            outputs, inputs, cotangents, retain_graph=retain_graph, create_graph=create_graph,
             allow_unused=True)
     return tuple(autograd_cy.zeros_like(t) if g is None else g for t, g in zip(inputs, grads))
 
@@ -122,22 +123,66 @@ def _output_and_aux(output, has_aux, call):
     if not (isinstance(output, tuple) and len(output) == 2):
         raise RuntimeError(f"{call}: output of function f should be a tuple: (output, aux) "
                            "if has_aux is True")
+    for value in tree_flatten(output[1])[0]:
+        if not isinstance(value, Tensor):
+            raise RuntimeError(f"Expected tensors, got unsupported type {type(value)}")
     return output
 
 
+def _tensor_outputs(output, call):
+    """The flattened outputs of ``f``, which must be a non-empty pytree of tensors."""
+    flat, spec = tree_flatten(output)
+    if not flat or flat == [None]:
+        raise RuntimeError(f"{call}: Expected f to be a function that has non-empty output "
+                           f"(got output = {flat})")
+    for value in flat:
+        if not isinstance(value, Tensor):
+            raise RuntimeError(f"{call}: expected f(*primals) to return only tensors, got "
+                               f"unsupported type {type(value)}")
+    return flat, spec
+
+
+def _check_real(name, flat, what):
+    """jacrev and jacfwd refuse complex inputs and outputs, as torch.func's."""
+    for index, value in enumerate(flat):
+        if isinstance(value, Tensor) and value.is_complex():
+            raise RuntimeError(f"{name}: Expected all {what} to be real but received complex "
+                               f"tensor at flattened input idx: {index}")
+
+
+def _spec_str(spec):
+    """A pytree structure written as torch's ``treespec_pprint``: ``((*, (*, *)),)``."""
+    if spec.is_leaf():
+        return "*"
+    inner = [_spec_str(child) for child in spec.children_specs]
+    if spec.type is tuple:
+        return "(" + ", ".join(inner) + (",)" if len(inner) == 1 else ")")
+    if spec.type is list:
+        return "[" + ", ".join(inner) + "]"
+    if spec.type is dict:
+        return "{" + ", ".join(f"{k!r}: {v}" for k, v in zip(spec.context, inner)) + "}"
+    return f"{spec.type.__name__}(" + ", ".join(inner) + ")"
+
+
 def _argnums_inputs(name, args, argnums):
-    if isinstance(argnums, int):
-        numbers = (argnums,)
-    elif isinstance(argnums, tuple) and argnums and all(isinstance(a, int) for a in argnums):
-        numbers = argnums
-    else:
-        raise RuntimeError(f"{name}: argnums must be int or Tuple[int, ...], got: "
-                           f"{type(argnums)}")
+    """The positions ``argnums`` selects, checked as torch.func checks them."""
+    if not isinstance(argnums, (int, tuple)):
+        raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+    numbers = (argnums,) if isinstance(argnums, int) else argnums
+    wrapped = []
     for number in numbers:
+        if not isinstance(number, int):
+            raise RuntimeError(f"argnum must be int, got: {type(number)}")
         if not -len(args) <= number < len(args):
             raise RuntimeError(f"Got argnum={number}, but only {len(args)} positional "
                                "inputs")
-    return [n % len(args) for n in numbers]
+        wrapped.append(number % len(args))
+    if isinstance(argnums, tuple):
+        if not wrapped:
+            raise RuntimeError("argnums must be non-empty")
+        if len(set(wrapped)) != len(wrapped):
+            raise RuntimeError(f"argnums elements must be unique, got {tuple(wrapped)}")
+    return wrapped
 
 
 def grad_and_value(func, argnums=0, has_aux=False):
@@ -207,26 +252,22 @@ def vjp(func, *primals, has_aux=False):
     with enable_grad(), _Running():
         output = _op_of_vmap(func)(*tree_unflatten(flat, spec))
     output, aux = _output_and_aux(output, has_aux, "vjp(f, *primals)")
-    flat_out, out_spec = tree_flatten(output)
-    for value in flat_out:
-        if not isinstance(value, Tensor):
-            raise RuntimeError("vjp(f, *primals): Expected f(*primals) to return only tensors, "
-                               f"got unsupported type {type(value)}")
+    flat_out, out_spec = _tensor_outputs(output, "vjp(f, *primals)")
 
-    def vjp_fn(cotangents, *rest):
-        if rest:
-            cotangents = (cotangents,) + rest
+    def vjp_fn(cotangents, retain_graph=True, create_graph=None):
         flat_cot, cot_spec = tree_flatten(cotangents)
-        if len(flat_cot) != len(flat_out):
+        if cot_spec != out_spec:
             raise RuntimeError("Expected pytree structure of cotangents to be the same as "
-                               "pytree structure of outputs to the function.")
+                               "pytree structure of outputs to the function. cotangents: "
+                               f"{_spec_str(cot_spec)}, primal output: {_spec_str(out_spec)}")
         for value, cot in zip(flat_out, flat_cot):
             if tuple(value.shape) != tuple(cot.shape):
                 raise RuntimeError(
                     "Mismatch in shape: grad_output[0] has a shape of "
                     f"{tuple(cot.shape)} and output[0] has a shape of {tuple(value.shape)}.")
-        create_graph = is_grad_enabled() and _records_graph(originals + flat_cot)
-        grads = _grad(flat_out, flat, flat_cot, create_graph)
+        if create_graph is None:
+            create_graph = is_grad_enabled() and _records_graph(originals + flat_cot)
+        grads = _grad(flat_out, flat, flat_cot, create_graph, retain_graph)
         return tuple(tree_unflatten(list(grads), spec))
 
     def batch_of_cotangents(flat_batches):
@@ -251,29 +292,41 @@ def vjp(func, *primals, has_aux=False):
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     """``(output, jvp_out)``: the Jacobian-vector product of ``func`` at ``primals``, by
     forward AD, as ``torch.func.jvp``."""
-    if not isinstance(primals, (tuple, list)):
-        raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it "
-                           "should be valid to call f(*primals).")
-    flat_p, spec = tree_flatten(list(primals))
-    flat_t, tspec = tree_flatten(list(tangents) if isinstance(tangents, (tuple, list))
-                                 else tangents)
-    if len(flat_p) != len(flat_t) or spec != tspec:
-        raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have "
-                           "the same python structure. For example, if primals is a tuple of "
-                           "3 tensors, tangents also must be.")
+    call = "jvp(f, primals, tangents)"
+    if not isinstance(primals, tuple):
+        raise RuntimeError(f"{call}: Expected primals to be a tuple. E.g. it should be valid "
+                           "to call f(*primals).")
+    flat_p, spec = tree_flatten(primals)
+    flat_t, tspec = tree_flatten(tangents)
+    if spec != tspec:
+        raise RuntimeError(f"{call}: Expected primals and tangents to have the same python "
+                           "structure. For example, if primals is a tuple of 3 tensors, "
+                           "tangents also must be. Got primals with structure "
+                           f"{spec} and tangents with structure {tspec}")
+    for what, flat in (("primals", flat_p), ("tangents", flat_t)):
+        if not flat:
+            raise RuntimeError(f"{call}: Expected {what} to contain at least one Tensor.")
+        for value in flat:
+            if not isinstance(value, Tensor):
+                raise RuntimeError(f"{call}: Expected {what} to only contain Tensors, got "
+                                   f"{type(value)}")
     for p, t in zip(flat_p, flat_t):
         if tuple(p.shape) != tuple(t.shape):
-            raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to "
-                               f"have the same shape, got {tuple(p.shape)} and "
-                               f"{tuple(t.shape)}")
+            raise RuntimeError(
+                "Trying to set a forward gradient that has a different size than that of the "
+                "original Tensor, this is not supported. Tensor is of size "
+                f"{list(p.shape)} while the given forward gradient is of size "
+                f"{list(t.shape)}.")
     create_graph = _records_graph(flat_p + flat_t)
     with forward_ad.dual_level(), _Running():
         duals = [_make_dual(p, t) for p, t in zip(flat_p, flat_t)]
         output = _op_of_vmap(func)(*tree_unflatten(duals, spec))
-        aux = None
-        if has_aux:
-            output, aux = output
-        flat_out, out_spec = tree_flatten(output)
+        output, aux = _output_and_aux(output, has_aux, call)
+        flat_out, out_spec = _tensor_outputs(output, call)
+        if strict and any(forward_ad.unpack_dual(physical_of(value)).tangent is None
+                          for value in flat_out):
+            raise RuntimeError(f"{call[:-1]}, strict=True): The output of f is independent "
+                               "of the inputs. This is not allowed with strict=True.")
         pairs = [_unpack_dual(value) for value in flat_out]
     if not create_graph:
         pairs = [(p.detach(), t.detach()) for p, t in pairs]
@@ -331,9 +384,11 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
             for n, value in zip(numbers, chosen):
                 full[n] = value
             return _op_of_vmap(func)(*full)
+        _check_real("jacrev", tree_flatten([args[n] for n in numbers])[0], "inputs")
         result = vjp(selected, *[args[n] for n in numbers], has_aux=has_aux)
         output, vjp_fn = result[0], result[1]
         flat_out, out_spec = tree_flatten(output)
+        _check_real("jacrev", flat_out, "outputs")
         basis, sizes = _basis(flat_out, flat_out[0])
         if chunk_size is None and not any(is_batched(t) for t in flat_out):
             rows = vjp_fn.batch_of_cotangents(basis)
@@ -362,6 +417,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
         numbers = _argnums_inputs("jacfwd", args, argnums)
         primals = [args[n] for n in numbers]
         flat_p, p_spec = tree_flatten(primals)
+        _check_real("jacfwd", flat_p, "inputs")
         basis, sizes = _basis(flat_p, flat_p[0])
 
         def selected(*chosen):
@@ -384,6 +440,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                 aux = tree_unflatten([a[0] for a in tree_flatten(aux)[0]],
                                      tree_flatten(aux)[1])
         flat_out, out_spec = tree_flatten(tangents_out)
+        _check_real("jacfwd", flat_out, "outputs")
         jacobians = []
         for out in flat_out:
             per_input, start = [], 0
@@ -410,7 +467,7 @@ def jvp_of_tangent_batch(func, flat_primals, spec, basis, has_aux):
     def flat_outputs(*duals):
         output, found["aux"] = _output_and_aux(func(*tree_unflatten(list(duals), spec)),
                                                has_aux, "jacfwd(f)(*args)")
-        flat_out, found["spec"] = tree_flatten(output)
+        flat_out, found["spec"] = _tensor_outputs(output, "jvp(f, primals, tangents)")
         return flat_out
     with _Running():
         _, tangents = forward_ad._jvp_of_tangent_batch(flat_outputs, flat_primals, basis)
@@ -429,7 +486,19 @@ def linearize(func, *primals):
     """``(output, jvp_fn)``: ``jvp_fn(*tangents)`` is the Jacobian-vector product at
     ``primals``, as ``torch.func.linearize`` (each call runs forward AD again)."""
     output = func(*primals)
+    flat_p, p_spec = tree_flatten(primals)
 
     def jvp_fn(*tangents):
+        flat_t, t_spec = tree_flatten(tangents)
+        if t_spec != p_spec:
+            raise RuntimeError(f"Expected the tangents {t_spec} to have the same argspec as "
+                               f"the primals {p_spec}")
+        for index, (p, t) in enumerate(zip(flat_p, flat_t)):
+            for what in ("shape", "device", "dtype"):
+                if getattr(t, what) != getattr(p, what):
+                    raise RuntimeError(
+                        f"tangent:{index} with {what} {getattr(t, what)} in flattened pytree "
+                        f"doesn't match the {what} {getattr(p, what)} of the corresponding "
+                        "primal.")
         return jvp(func, primals, tangents)[1]
     return output, jvp_fn
