@@ -146,3 +146,32 @@ PATTERNS = {"linearize_dtype": (r"^tangent:0 with dtype \S+float64 in flattened 
 @pytest.mark.parametrize("case", sorted(ERRORS))
 def test_transform_refuses_as_torch_func(case):
     assert_same_error(ERRORS[case], *([PATTERNS[case]] if case in PATTERNS else []))
+
+
+# ------------------------------------------------------------------ Parameter op batched
+
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "truediv", "pow", "matmul"])
+def test_parameter_on_the_left_of_a_batched_tensor(op):
+    import operator
+
+    def fn(lib, x, w):
+        w = lib.nn.Parameter(w.abs() + 0.5)
+        return lib.func.vmap(lambda t: getattr(operator, op)(w, t))(x), w - x  # and after
+    check(fn, M.__abs__(), A)
+
+
+def test_maml_step_inside_vmap():
+    """A gradient step of a module's Parameters taken per task inside vmap."""
+    def fn(lib, xs, ys):
+        lib.manual_seed(0)
+        model = lib.nn.Linear(3, 1).double()
+        params = dict(model.named_parameters())
+
+        def task_loss(x, y):
+            def loss(p):
+                return ((lib.func.functional_call(model, p, (x,)) - y) ** 2).mean()
+            grads = lib.func.grad(loss)(params)
+            stepped = {k: params[k] - 0.1 * grads[k] for k in params}
+            return loss(stepped)
+        return lib.func.vmap(task_loss)(xs, ys)
+    check(fn, randn(2, 4, 3, seed=13), randn(2, 4, 1, seed=14))
