@@ -135,7 +135,29 @@ ERRORS = {
     "linearize_structure": lambda lib: lib.func.linearize(lib.sin, _x(lib))[1]((_x(lib),)),
     "linearize_shape": lambda lib: lib.func.linearize(lib.sin, _x(lib))[1](lib.ones(1, 3)),
     "linearize_dtype": lambda lib: lib.func.linearize(lib.sin, _x(lib))[1](_x(lib).double()),
+    # jacrev's chunk_size
+    "jacrev_chunk_size": lambda lib: lib.func.jacrev(lib.sin, chunk_size=0),
+    # saved tensor hooks around or inside grad, vjp, jacrev, hessian
+    "hooks_around_grad": lambda lib: _with_hooks(lib, lambda: lib.func.grad(_sum_sin(lib))(
+        _x(lib))),
+    "hooks_inside_vjp": lambda lib: lib.func.vjp(_hooked(lib, _sum_sin(lib)), _x(lib)),
+    "hooks_around_jacrev": lambda lib: _with_hooks(lib, lambda: lib.func.jacrev(lib.sin)(
+        _x(lib))),
+    "hooks_inside_hessian": lambda lib: lib.func.hessian(_hooked(lib, _sum_sin(lib)))(_x(lib)),
 }
+
+
+def _sum_sin(lib):
+    return lambda t: t.sin().sum()
+
+
+def _with_hooks(lib, run):
+    with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        return run()
+
+
+def _hooked(lib, fn):
+    return lambda t: _with_hooks(lib, lambda: fn(t))
 
 
 # where torch's message names its dtypes (torch.float64): the key words
@@ -175,3 +197,21 @@ def test_maml_step_inside_vmap():
             return loss(stepped)
         return lib.func.vmap(task_loss)(xs, ys)
     check(fn, randn(2, 4, 3, seed=13), randn(2, 4, 1, seed=14))
+
+
+@pytest.mark.parametrize("where", ["around", "inside"])
+def test_forward_transforms_allow_saved_tensor_hooks(where):
+    def fn(lib, x):
+        f = _sum_sin(lib)
+        if where == "around":
+            return _with_hooks(lib, lambda: lib.func.jvp(f, (x,), (x,)))
+        return lib.func.jacfwd(_hooked(lib, f))(x), lib.func.vmap(_hooked(lib, f))(x[None])
+    check(fn, A)
+
+
+@pytest.mark.parametrize("preallocate", [False, True])
+def test_jacrev_takes_preallocate_and_copy(preallocate):
+    def fn(lib, x):
+        return lib.func.jacrev(lambda t: t.sin() * t.sum(), chunk_size=2,
+                               _preallocate_and_copy=preallocate)(x)
+    check(fn, A)

@@ -20,6 +20,7 @@ import autograd_cy
 from autograd_cy._C.backward import grad as _engine_grad
 from autograd_cy._C.tensor import Tensor
 from autograd_cy.autograd import forward_ad
+from autograd_cy.autograd.graph import disable_saved_tensors_hooks
 from autograd_cy.func.batched_tensor import (
     batched, is_batched, levels_of, physical_of, materialized, union_levels, active_levels,
 )
@@ -55,6 +56,18 @@ class _Running:
         global _depth
         _depth -= 1
         autograd_function.exit_transform()
+
+
+def _no_saved_tensor_hooks(function):
+    """``function`` refusing saved_tensors_hooks around it and inside it, as torch.func's
+    grad, vjp, jacrev and hessian do."""
+    @functools.wraps(function)
+    def refusing(*args, **kwargs):
+        with disable_saved_tensors_hooks(
+                "torch.func.{grad, vjp, jacrev, hessian} don't yet support saved tensor hooks. "
+                "Please open an issue with your use case."):
+            return function(*args, **kwargs)
+    return refusing
 
 
 def _records_graph(inputs):
@@ -189,6 +202,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
     """``(gradient, value)`` of a function that returns a scalar tensor, as
     ``torch.func.grad_and_value``: the gradient with respect to the ``argnums`` inputs."""
     @functools.wraps(func)
+    @_no_saved_tensor_hooks
     def wrapper(*args, **kwargs):
         numbers = _argnums_inputs("grad_and_value(f)(*args)", args, argnums)
         levels = tuple(level.number for level in active_levels())
@@ -241,6 +255,7 @@ def grad(func, argnums=0, has_aux=False):
     return wrapper
 
 
+@_no_saved_tensor_hooks
 def vjp(func, *primals, has_aux=False):
     """``(output, vjp_fn)``: ``vjp_fn(cotangents)`` is the vector-Jacobian product of
     ``func`` at ``primals``, as ``torch.func.vjp`` (a tuple, one entry per primal)."""
@@ -371,10 +386,14 @@ def _basis(flat, dtype_of):
     return pieces, sizes
 
 
-def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
+def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
     """The Jacobian of ``func`` by reverse mode: one vjp per output element, batched with
     vmap, as ``torch.func.jacrev``. Outputs that vmap does not batch take the basis as one
-    batched backward directly (what vmap of the vjp would run, without its fixed cost)."""
+    batched backward directly (what vmap of the vjp would run, without its fixed cost).
+    ``_preallocate_and_copy`` (how torch lays out the chunks of ``chunk_size``) gives the same
+    values, so it is accepted and changes nothing here."""
+    if not (chunk_size is None or chunk_size > 0):
+        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
     @functools.wraps(func)
     def wrapper(*args):
         numbers = _argnums_inputs("jacrev", args, argnums)
