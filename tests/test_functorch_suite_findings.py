@@ -2,7 +2,9 @@
 stays outside the repository): each test here is our own smallest case of one difference,
 against torch.func as the oracle."""
 import pytest
+import torch
 
+import autograd_cy as ag
 from tests.oracle import assert_same_error, randn
 from tests.test_func_transforms import check
 
@@ -215,3 +217,152 @@ def test_jacrev_takes_preallocate_and_copy(preallocate):
         return lib.func.jacrev(lambda t: t.sin() * t.sum(), chunk_size=2,
                                _preallocate_and_copy=preallocate)(x)
     check(fn, A)
+
+
+# ------------------------------------------------------------------ custom Functions
+
+def _old_style_sin(lib):
+    class OldSin(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.sin()
+
+        @staticmethod
+        def backward(ctx, gy):
+            (x,) = ctx.saved_tensors
+            return gy * x.cos()
+    return OldSin
+
+
+@pytest.mark.parametrize("transform", ["grad", "vjp", "jvp", "jacrev", "jacfwd", "hessian",
+                                       "functionalize"])
+def test_function_given_to_a_transform_needs_setup_context(transform):
+    def fn(lib):
+        apply, x, F = _old_style_sin(lib).apply, _x(lib), lib.func
+        if transform == "vjp":
+            return F.vjp(apply, x)
+        if transform == "jvp":
+            return F.jvp(apply, (x,), (x,))
+        if transform == "grad":
+            return F.grad(apply)(x[0])
+        return getattr(F, transform)(apply)(x)
+    assert_same_error(fn)
+
+
+def _vmap_rule_function(lib, rule, forward=None, generate=False):
+    class WithRule(lib.autograd.Function):
+        generate_vmap_rule = generate
+
+        @staticmethod
+        def forward(x):
+            return forward(x) if forward else x * 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+        vmap = staticmethod(rule)
+    return WithRule
+
+
+VMAP_RULE_ERRORS = {
+    "rule_and_generate": dict(rule=lambda info, dims, x: (x * 2, 0), generate=True),
+    "one_return": dict(rule=lambda info, dims, x: x * 2),
+    "four_returns": dict(rule=lambda info, dims, x: (x, x, 0, 0)),
+    "out_dims_tuple_for_a_tensor": dict(rule=lambda info, dims, x: (x * 2, (None,))),
+    "out_dims_tuple_for_a_list": dict(rule=lambda info, dims, x: ([x * 2], (0,)),
+                                      forward=lambda x: [x * 2]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(VMAP_RULE_ERRORS))
+def test_function_vmap_rule_errors(case):
+    def fn(lib):
+        function = _vmap_rule_function(lib, **VMAP_RULE_ERRORS[case])
+        return lib.func.vmap(function.apply)(lib.ones(2, 3))
+    if case == "one_return":    # the message names the Tensor class
+        assert_same_error(fn, RuntimeError, r"^Expected the vmap staticmethod to have two "
+                          r"returns, an output and out_dims .* Got a <class '\S+Tensor'>")
+    else:
+        assert_same_error(fn)
+
+
+def test_function_vmap_refuses_kwarg_only_tensors():
+    def fn(lib):
+        class KwargOnly(lib.autograd.Function):
+            @staticmethod
+            def forward(x, *, y):
+                return x + y
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                pass
+
+            @staticmethod
+            def vmap(info, in_dims, x, *, y):
+                return x + y, 0
+        x = lib.ones(2, 3)
+        return lib.func.vmap(KwargOnly.apply)(x, y=x)
+    assert_same_error(fn, NotImplementedError, r"^Run vmap on autograd.Function with kwarg-only "
+                      r"Tensor args. Please do not pass kwarg-only Tensors to autograd.Function."
+                      r" Got: \{'y': tensor")
+
+
+def test_function_vmap_rule_in_dims_follow_the_arguments_pytree():
+    def fn(lib):
+        seen = []
+
+        class Pair(lib.autograd.Function):
+            @staticmethod
+            def forward(x, ys):
+                return x + ys[0] * ys[1]
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                pass
+
+            @staticmethod
+            def vmap(info, in_dims, x, ys):
+                seen.append(in_dims)
+                return x + ys[0] * ys[1], 0
+        v, w = lib.arange(2.0), lib.ones(2)
+        out = lib.func.vmap(Pair.apply, in_dims=(0, [0, None]))(v, [v, w])
+        return out, repr(seen)
+    ours, theirs = [fn(lib) for lib in (ag, torch)]
+    assert ours[1] == theirs[1] == "[(0, [0, None])]"
+    assert ours[0].tolist() == theirs[0].tolist()
+
+
+@pytest.mark.parametrize("transform", ["grad", "vjp"])
+def test_function_node_under_a_transform_is_generated(transform):
+    def fn(lib):
+        names = []
+
+        class FooBar(lib.autograd.Function):
+            @staticmethod
+            def forward(x):
+                return x.clone()
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                pass
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+        def f(x):
+            y = FooBar.apply(x)
+            names.append((type(y.grad_fn).__name__, y.grad_fn.name()))
+            return y
+        x = lib.tensor(1.0)
+        lib.func.grad(f)(x) if transform == "grad" else lib.func.vjp(f, x)
+        plain = FooBar.apply(x.requires_grad_())
+        names.append((type(plain.grad_fn).__name__, plain.grad_fn.name()))
+        return names
+    assert fn(ag) == fn(torch)

@@ -102,12 +102,19 @@ def _detached(tree):
 
 
 def _op_of_vmap(func):
-    """``func`` as vmap swaps it when a vmap is running: ``vmap(grad(ag.sin))`` names the
-    op looked up before the swap (NOTE [How vmap reaches the ops])."""
+    """``func`` as the transforms swap it: ``grad(MyFunction.apply)`` and ``vmap(grad(ag.sin))``
+    name what was looked up before the swap (a Function's plain apply, NOTE [How vmap reaches
+    the ops])."""
+    owner = getattr(func, "__self__", None)
+    if isinstance(owner, type) and getattr(func, "__func__", None) is _PLAIN_APPLY:
+        return functools.partial(autograd_function.transformed_apply, owner)
     if not active_levels():
         return func
     from autograd_cy.func import dispatch
     return dispatch.dispatching_version(func)
+
+
+_PLAIN_APPLY = autograd_function._ORIGINAL.__func__
 
 
 def _grad(outputs, inputs, cotangents, create_graph, retain_graph=True):
