@@ -366,3 +366,15 @@ def test_function_node_under_a_transform_is_generated(transform):
         names.append((type(plain.grad_fn).__name__, plain.grad_fn.name()))
         return names
     assert fn(ag) == fn(torch)
+
+
+# ------------------------------------------------------------------ chunks inside vmap
+
+@pytest.mark.parametrize("inner", ["vmap", "jacrev"])
+def test_chunked_transform_inside_vmap(inner):
+    def fn(lib, x):
+        F = lib.func
+        if inner == "vmap":
+            return F.vmap(lambda t: F.vmap(lambda u: u.sin() * 2, chunk_size=2)(t))(x)
+        return F.vmap(F.jacrev(lambda t: (t.sin(), t.sum()), chunk_size=2))(x)
+    check(fn, M)

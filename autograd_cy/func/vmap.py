@@ -180,6 +180,7 @@ def _chunked(func, in_dims, out_dims, randomness, chunk_size, leaves, spec, dims
     flat_pieces = [tree_flatten(p)[0] for p in pieces]
     out_spec = tree_flatten(pieces[0])[1]
     flat_dims = _flat_out_dims(func, out_dims, pieces[0])
-    joined = [cat([p[i] for p in flat_pieces], dim) if dim is not None else flat_pieces[0][i]
+    join = dispatch.dispatching_version(cat)    # the pieces are batched in an outer vmap
+    joined = [join([p[i] for p in flat_pieces], dim) if dim is not None else flat_pieces[0][i]
               for i, dim in enumerate(flat_dims)]
     return tree_unflatten(joined, out_spec)
