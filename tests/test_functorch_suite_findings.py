@@ -378,3 +378,25 @@ def test_chunked_transform_inside_vmap(inner):
             return F.vmap(lambda t: F.vmap(lambda u: u.sin() * 2, chunk_size=2)(t))(x)
         return F.vmap(F.jacrev(lambda t: (t.sin(), t.sum()), chunk_size=2))(x)
     check(fn, M)
+
+
+# ------------------------------------------------------------------ autograd.functional inside
+
+@pytest.mark.parametrize("case", ["vmap_jacobian", "vmap_vjp", "grad_vjp", "grad_jvp",
+                                  "grad_hessian", "jvp_vhp"])
+def test_autograd_functional_inside_a_transform(case):
+    def fn(lib):
+        F, AF = lib.func, lib.autograd.functional
+        f = _sum_sin(lib)
+        if case == "vmap_jacobian":
+            return F.vmap(lambda a: AF.jacobian(f, a))(lib.ones(2, 3))
+        if case == "vmap_vjp":
+            return F.vmap(lambda a: AF.vjp(f, a))(lib.ones(2, 3))
+        if case == "grad_vjp":
+            return F.grad(lambda a: AF.vjp(f, a)[0])(lib.tensor(1.0))
+        if case == "grad_jvp":
+            return F.grad(lambda a: AF.jvp(f, a, a)[1])(lib.tensor(1.0))
+        if case == "grad_hessian":
+            return F.grad(lambda a: AF.hessian(f, a))(lib.tensor(1.0))
+        return F.jvp(lambda a: AF.vhp(f, a, a)[1], (lib.ones(3),), (lib.ones(3),))
+    assert_same_error(fn)
