@@ -400,3 +400,34 @@ def test_autograd_functional_inside_a_transform(case):
             return F.grad(lambda a: AF.hessian(f, a))(lib.tensor(1.0))
         return F.jvp(lambda a: AF.vhp(f, a, a)[1], (lib.ones(3),), (lib.ones(3),))
     assert_same_error(fn)
+
+
+# ------------------------------------------------------------------ factories of a batched tensor
+
+FACTORIES = {
+    "new_zeros": lambda lib, t: t.new_zeros(3),
+    "new_ones": lambda lib, t: t.new_ones((3,)),
+    "new_empty": lambda lib, t: t.new_empty([3]),
+    "new_full": lambda lib, t: t.new_full((3,), 2.0),
+    "zeros_like": lambda lib, t: lib.zeros_like(t),
+    "ones_like": lambda lib, t: lib.ones_like(t),
+    "empty_like": lambda lib, t: lib.empty_like(t),
+    "full_like": lambda lib, t: lib.full_like(t, 2.0),
+}
+
+
+@pytest.mark.parametrize("factory", sorted(FACTORIES))
+def test_factory_of_a_batched_tensor_is_batched(factory):
+    """One new tensor per example: a batched value copied into it in place works."""
+    def fn(lib, x):
+        def f(t):
+            made = FACTORIES[factory](lib, t)
+            return made.copy_(t * 3), made.sum()
+        return lib.func.vmap(f)(x), lib.func.vmap(lib.func.vmap(f))(x[None])
+    check(fn, M)
+
+
+def test_vmap_of_grad_of_an_unrelated_output():
+    def fn(lib, x):
+        return lib.func.vmap(lib.func.grad(lambda t: lib.tensor(2.0)))(x)
+    check(fn, M)

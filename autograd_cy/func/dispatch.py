@@ -114,6 +114,18 @@ def _randomness():
 
 _RANDOM_FACTORIES = ("rand", "randn", "randint")
 _RANDOM_LIKE = ("rand_like", "randn_like", "dropout")
+_LIKE = ("zeros_like", "ones_like", "empty_like", "full_like")
+
+
+def _like_factory(function):
+    """zeros_like, ones_like, empty_like, full_like of a batched tensor: one per example,
+    batched as it is (as torch's rules)."""
+    @functools.wraps(function)
+    def dispatched(input, *args, **kwargs):
+        if not is_batched(input):
+            return function(input, *args, **kwargs)
+        return batched(function(input._physical, *args, **kwargs), input._levels)
+    return dispatched
 
 
 # ------------------------------------------------------------------ autograd inside vmap
@@ -161,7 +173,7 @@ _depth = 0
 def _make_swap():
     functions = op_functions()
     extras = {name: getattr(factories, name) for name in _RANDOM_FACTORIES + _RANDOM_LIKE
-              if hasattr(factories, name)}
+              + _LIKE if hasattr(factories, name)}
     functions.update({id(f): f for f in extras.values()})
     functions[id(autograd.grad)] = autograd.grad
     functions[id(autograd.backward)] = autograd.backward
@@ -171,6 +183,8 @@ def _make_swap():
             return _random_factory(name, function)
         if name in _RANDOM_LIKE:
             return _random_like(name, function)
+        if name in _LIKE:
+            return _like_factory(function)
         if function is autograd.grad:
             return _grad_inside_vmap(function)
         if function is autograd.backward:
