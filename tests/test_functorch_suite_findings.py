@@ -431,3 +431,28 @@ def test_vmap_of_grad_of_an_unrelated_output():
     def fn(lib, x):
         return lib.func.vmap(lib.func.grad(lambda t: lib.tensor(2.0)))(x)
     check(fn, M)
+
+
+# ------------------------------------------------------------------ forward AD: a view's base
+
+@pytest.mark.parametrize("layout", ["transposed", "contiguous"])
+def test_inplace_dual_into_a_view_reaches_its_base_tangent(layout):
+    """The base's fresh tangent has the base's layout, so its view's tangent is a view of it."""
+    def fn(lib, x, y, yt):
+        fwAD = lib.autograd.forward_ad
+        with fwAD.dual_level():
+            base = (x.movedim(1, 0) if layout == "transposed" else x).clone()
+            base[:, 0].copy_(fwAD.make_dual(y, yt))
+            return fwAD.unpack_dual(base).tangent
+    check(fn, randn(2, 2, 3, seed=15), randn(2, 3, seed=16), randn(2, 3, seed=17))
+
+
+def test_vmap_of_jvp_writing_a_dual_into_a_view():
+    def fn(lib, x, y, yt):
+        def f(x, y):
+            x = x.clone()
+            x[0].copy_(y)
+            return x
+        return lib.func.vmap(lambda a, b, bt: lib.func.jvp(lambda b: f(a, b), (b,), (bt,)),
+                             in_dims=(1, 1, 1))(x, y, yt)
+    check(fn, randn(2, 2, 3, seed=15), randn(3, 2, seed=16), randn(3, 2, seed=17))
