@@ -55,10 +55,16 @@ def test_vmap_of_a_transform_of_an_op_looked_up_before_vmap(transform):
 # ------------------------------------------------------------------ grad mode around a transform
 
 @pytest.mark.parametrize("case", ["grad", "grad_and_value", "vjp_all_inside", "vjp_fn_outside",
-                                  "vjp_fn_inside", "nested"])
+                                  "vjp_fn_inside", "nested", "jvp_of_grad", "hessian"])
 def test_no_grad_around_a_transform_stops_only_the_outer_level(case):
     def fn(lib, x):
         F = lib.func
+        if case == "jvp_of_grad":       # forward AD is not grad mode's
+            with lib.no_grad():
+                return F.jvp(F.grad(lambda t: (t ** 3).sum()), (x,), (x.cos(),))
+        if case == "hessian":
+            with lib.no_grad():
+                return F.hessian(lambda t: (t ** 3).sum())(x)
         x = x.requires_grad_()
         if case == "grad":
             with lib.no_grad():

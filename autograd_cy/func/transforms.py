@@ -83,14 +83,14 @@ def _differentiable(value, levels):
     if not isinstance(value, Tensor):
         raise ValueError(f"Thing passed to transform API must be Tensor, got {type(value)}")
     physical = materialized(value, levels) if levels else physical_of(value)
-    if physical.requires_grad:
-        with enable_grad():
+    with enable_grad():
+        if physical.requires_grad:
             physical = physical.view_as(physical)   # a forward-AD tangent carries through
-    else:
-        tangent = forward_ad.unpack_dual(physical).tangent
-        physical = physical.detach().requires_grad_()
-        if tangent is not None:                     # jvp of a grad: keep the tangent
-            physical = forward_ad.make_dual(physical, tangent)
+        else:
+            tangent = forward_ad.unpack_dual(physical).tangent
+            physical = physical.detach().requires_grad_()
+            if tangent is not None:                 # jvp of a grad: keep the tangent
+                physical = forward_ad.make_dual(physical, tangent)
     return batched(physical, levels)
 
 
