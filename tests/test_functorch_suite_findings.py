@@ -462,3 +462,26 @@ def test_vmap_of_jvp_writing_a_dual_into_a_view():
         return lib.func.vmap(lambda a, b, bt: lib.func.jvp(lambda b: f(a, b), (b,), (bt,)),
                              in_dims=(1, 1, 1))(x, y, yt)
     check(fn, randn(2, 2, 3, seed=15), randn(3, 2, seed=16), randn(3, 2, seed=17))
+
+
+# ------------------------------------------------------------------ jacfwd inside forward AD
+
+@pytest.mark.parametrize("case", ["jacfwd_jacfwd", "jvp_jacfwd", "argnums", "aux",
+                                  "vmap_jacfwd_jacfwd"])
+def test_jacfwd_inside_an_open_forward_level(case):
+    def fn(lib, x, y):
+        F = lib.func
+
+        def f(a):
+            return a.sin() * a.sum()
+        if case == "jacfwd_jacfwd":
+            return F.jacfwd(F.jacfwd(f))(x)
+        if case == "jvp_jacfwd":
+            return F.jvp(F.jacfwd(f), (x,), (y,))
+        if case == "argnums":
+            return F.jacfwd(F.jacfwd(lambda a, b: (a * b).sin(), argnums=1), argnums=(0, 1))(x, y)
+        if case == "aux":
+            return F.jacfwd(F.jacfwd(lambda a: (a.sin(), a.cos().sum()), has_aux=True),
+                            has_aux=True)(x)
+        return F.vmap(F.jacfwd(F.jacfwd(f)))(lib.stack([x, y]))
+    check(fn, A, randn(3, seed=18))

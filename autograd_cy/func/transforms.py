@@ -11,8 +11,9 @@ something outside may differentiate the result (another transform is running, an
 requires grad, or a forward-AD level is open). Inside vmap the new node is batched over
 every active level (NOTE [autograd.grad inside vmap] in batched_autograd.py), so each
 example gets its own gradient. Forward AD has one level at a time (forward_ad.py), so
-``jvp`` does not nest in ``jvp`` (``jacfwd(jacfwd(f))``); ``hessian`` is
-``jacfwd(jacrev(f))``, which needs only one.
+``jvp`` does not nest in ``jvp``; ``hessian`` is ``jacfwd(jacrev(f))``, which needs only one,
+and a ``jacfwd`` inside an open level (``jacfwd(jacfwd(f))``) gives the same Jacobian by
+reverse mode.
 """
 import functools
 
@@ -440,6 +441,11 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     vmap, as ``torch.func.jacfwd``."""
     @functools.wraps(func)
     def wrapper(*args):
+        if forward_ad._current_level >= 0:
+            # forward AD has one level here (NOTE [Transforms without levels]): inside a jvp
+            # or jacfwd (jacfwd(jacfwd(f))) the same Jacobian comes by reverse mode, which the
+            # open level differentiates as it does hessian's jacfwd(jacrev(f))
+            return jacrev(func, argnums, has_aux=has_aux)(*args)
         numbers = _argnums_inputs("jacfwd", args, argnums)
         primals = [args[n] for n in numbers]
         flat_p, p_spec = tree_flatten(primals)
