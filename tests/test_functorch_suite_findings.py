@@ -192,9 +192,11 @@ def test_parameter_on_the_left_of_a_batched_tensor(op):
 
 def test_maml_step_inside_vmap():
     """A gradient step of a module's Parameters taken per task inside vmap."""
-    def fn(lib, xs, ys):
-        lib.manual_seed(0)
+    def fn(lib, xs, ys, w, b):
         model = lib.nn.Linear(3, 1).double()
+        with lib.no_grad():
+            model.weight.copy_(w)
+            model.bias.copy_(b)
         params = dict(model.named_parameters())
 
         def task_loss(x, y):
@@ -204,7 +206,8 @@ def test_maml_step_inside_vmap():
             stepped = {k: params[k] - 0.1 * grads[k] for k in params}
             return loss(stepped)
         return lib.func.vmap(task_loss)(xs, ys)
-    check(fn, randn(2, 4, 3, seed=13), randn(2, 4, 1, seed=14))
+    check(fn, randn(2, 4, 3, seed=13), randn(2, 4, 1, seed=14), randn(1, 3, seed=19),
+          randn(1, seed=20))
 
 
 @pytest.mark.parametrize("where", ["around", "inside"])
