@@ -488,3 +488,34 @@ def test_jacfwd_inside_an_open_forward_level(case):
                             has_aux=True)(x)
         return F.vmap(F.jacfwd(F.jacfwd(f)))(lib.stack([x, y]))
     check(fn, A, randn(3, seed=18))
+
+
+# ------------------------------------------------------------------ inference_mode around
+
+INFERENCE = {
+    "grad": lambda F, lib, x: F.grad(lambda a: (a ** 2).sum())(x),
+    "vjp": lambda F, lib, x: F.vjp(lambda a: a ** 2, x)[1](lib.ones(3)),
+    "jvp": lambda F, lib, x: F.jvp(lambda a: (a ** 2).sum(), (x,), (lib.ones(3),)),
+    "jacrev": lambda F, lib, x: F.jacrev(lambda a: a ** 2)(x),
+    "jacfwd": lambda F, lib, x: F.jacfwd(lambda a: a ** 2)(x),
+    "hessian": lambda F, lib, x: F.hessian(lambda a: (a ** 3).sum())(x),
+    "vmap_grad": lambda F, lib, x: F.vmap(F.grad(lambda a: (a ** 2).sum()))(x[None]),
+    "inference_inside": lambda F, lib, x: F.grad(lambda a: (a - _inferred(lib, a)).sum())(x),
+}
+
+
+def _inferred(lib, a):
+    with lib.inference_mode():
+        return a ** 2
+
+
+@pytest.mark.parametrize("case", sorted(INFERENCE))
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_transform_under_inference_mode(case, requires_grad):
+    """The transform still differentiates; its results record nothing."""
+    def fn(lib, x):
+        x = x.requires_grad_(requires_grad)
+        with lib.inference_mode():
+            result = INFERENCE[case](lib.func, lib, x)
+            return result, lib.is_inference_mode_enabled()
+    check(fn, A)

@@ -29,7 +29,9 @@ from autograd_cy.func import autograd_function
 from autograd_cy.func.batched_autograd import batched_grad
 from autograd_cy.func.pytree import tree_flatten, tree_unflatten
 from autograd_cy.func.vmap import vmap
-from autograd_cy.grad_mode import enable_grad, is_grad_enabled
+from autograd_cy.grad_mode import (
+    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+)
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian",
            "linearize"]
@@ -69,6 +71,19 @@ def _no_saved_tensor_hooks(function):
                 "Please open an issue with your use case."):
             return function(*args, **kwargs)
     return refusing
+
+
+def _outside_inference_mode(function):
+    """``function`` run with inference mode off and grad mode off for the outside, as torch's
+    transforms under ``inference_mode()``: they still differentiate, and give results that
+    record nothing (inference mode made every graph empty: every gradient was zero)."""
+    @functools.wraps(function)
+    def run(*args, **kwargs):
+        if not is_inference_mode_enabled():
+            return function(*args, **kwargs)
+        with inference_mode(False), no_grad():
+            return function(*args, **kwargs)
+    return run
 
 
 def _records_graph(inputs):
@@ -210,6 +225,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
     """``(gradient, value)`` of a function that returns a scalar tensor, as
     ``torch.func.grad_and_value``: the gradient with respect to the ``argnums`` inputs."""
     @functools.wraps(func)
+    @_outside_inference_mode
     @_no_saved_tensor_hooks
     def wrapper(*args, **kwargs):
         numbers = _argnums_inputs("grad_and_value(f)(*args)", args, argnums)
@@ -263,6 +279,7 @@ def grad(func, argnums=0, has_aux=False):
     return wrapper
 
 
+@_outside_inference_mode
 @_no_saved_tensor_hooks
 def vjp(func, *primals, has_aux=False):
     """``(output, vjp_fn)``: ``vjp_fn(cotangents)`` is the vector-Jacobian product of
@@ -277,6 +294,7 @@ def vjp(func, *primals, has_aux=False):
     output, aux = _output_and_aux(output, has_aux, "vjp(f, *primals)")
     flat_out, out_spec = _tensor_outputs(output, "vjp(f, *primals)")
 
+    @_outside_inference_mode
     def vjp_fn(cotangents, retain_graph=True, create_graph=None):
         flat_cot, cot_spec = tree_flatten(cotangents)
         if cot_spec != out_spec:
@@ -312,6 +330,7 @@ def vjp(func, *primals, has_aux=False):
     return (output, vjp_fn, aux) if has_aux else (output, vjp_fn)
 
 
+@_outside_inference_mode
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     """``(output, jvp_out)``: the Jacobian-vector product of ``func`` at ``primals``, by
     forward AD, as ``torch.func.jvp``."""
@@ -403,6 +422,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
     if not (chunk_size is None or chunk_size > 0):
         raise ValueError("jacrev: `chunk_size` should be greater than 0.")
     @functools.wraps(func)
+    @_outside_inference_mode
     def wrapper(*args):
         numbers = _argnums_inputs("jacrev", args, argnums)
 
@@ -440,6 +460,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     """The Jacobian of ``func`` by forward mode: one jvp per input element, batched with
     vmap, as ``torch.func.jacfwd``."""
     @functools.wraps(func)
+    @_outside_inference_mode
     def wrapper(*args):
         if forward_ad._current_level >= 0:
             # forward AD has one level here (NOTE [Transforms without levels]): inside a jvp
