@@ -385,6 +385,11 @@ cdef Tensor apply_inplace(Tensor self, object compute, tuple others, bint needs_
         source._output_nr = self._output_nr
         source._requires_grad = self._requires_grad
         source._fw_grad, source._fw_level = self._fw_grad, self._fw_level
+        if self._fw_grad is not None:
+            # a copy of the old tangent too: inplace_tangent writes the new one into self's
+            # in place, and the saved old value keeps the old one (a Hessian through
+            # x.clone().mul_(x) read the new tangent for the old value)
+            source._fw_grad = self._fw_grad.clone()
     out = compute(source)
     write_back(self, out)
     bump_version(self)

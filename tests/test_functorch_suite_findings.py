@@ -519,3 +519,22 @@ def test_transform_under_inference_mode(case, requires_grad):
             result = INFERENCE[case](lib.func, lib, x)
             return result, lib.is_inference_mode_enabled()
     check(fn, A)
+
+
+@pytest.mark.parametrize("case", ["hessian", "jvp_of_grad", "forward_over_reverse"])
+def test_inplace_op_keeps_the_old_tangent_for_its_backward(case):
+    """x.clone().mul_(x) saves the old value for its backward; under forward AD the old value
+    keeps the old tangent (the in-place op writes the new one into self's)."""
+    def fn(lib, x):
+        def f(a):
+            return a.clone().mul_(a).sum()
+        if case == "hessian":
+            return lib.func.hessian(f)(x)
+        if case == "jvp_of_grad":
+            return lib.func.jvp(lib.func.grad(f), (x,), (x.cos(),))
+        fwAD = lib.autograd.forward_ad
+        with fwAD.dual_level():
+            d = fwAD.make_dual(x.clone().requires_grad_(), x.cos())
+            (g,) = lib.autograd.grad(f(d), d, create_graph=True)
+            return fwAD.unpack_dual(g).tangent.detach()
+    check(fn, A)
