@@ -75,8 +75,8 @@ def _no_saved_tensor_hooks(function):
 
 def _outside_inference_mode(function):
     """``function`` run with inference mode off and grad mode off for the outside, as torch's
-    transforms under ``inference_mode()``: they still differentiate, and give results that
-    record nothing (inference mode made every graph empty: every gradient was zero)."""
+    transforms under ``inference_mode()``: they still differentiate (inference mode would
+    record no graph to differentiate), and give results that record nothing."""
     @functools.wraps(function)
     def run(*args, **kwargs):
         if not is_inference_mode_enabled():
