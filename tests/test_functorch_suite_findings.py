@@ -210,6 +210,8 @@ def test_maml_step_inside_vmap():
           randn(1, seed=20))
 
 
+# ------------------------------------------------------------------ saved tensor hooks, chunks
+
 @pytest.mark.parametrize("where", ["around", "inside"])
 def test_forward_transforms_allow_saved_tensor_hooks(where):
     def fn(lib, x):
@@ -520,6 +522,8 @@ def test_transform_under_inference_mode(case, requires_grad):
             return result, lib.is_inference_mode_enabled()
     check(fn, A)
 
+
+# ------------------------------------------------------------------ forward AD: in-place
 
 @pytest.mark.parametrize("case", ["hessian", "jvp_of_grad", "forward_over_reverse"])
 def test_inplace_op_keeps_the_old_tangent_for_its_backward(case):
