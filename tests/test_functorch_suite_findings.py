@@ -413,6 +413,19 @@ def test_autograd_functional_inside_a_transform(case):
     assert_same_error(fn)
 
 
+@pytest.mark.parametrize("case", ["requires_grad_", "requires_grad_false", "of_a_detach"])
+def test_requires_grad_of_a_batched_tensor_refused(case):
+    def fn(lib):
+        def f(a):
+            if case == "requires_grad_":
+                return a.requires_grad_()
+            if case == "requires_grad_false":
+                return a.requires_grad_(False)
+            return a.detach().requires_grad_()
+        return lib.func.vmap(f)(lib.ones(2, 3))
+    assert_same_error(fn)
+
+
 # ------------------------------------------------------------------ factories of a batched tensor
 
 FACTORIES = {

@@ -129,8 +129,10 @@ class BatchedTensor(Tensor):
         self._physical.requires_grad = value
 
     def requires_grad_(self, requires_grad=True):
-        self._physical.requires_grad_(requires_grad)
-        return self
+        # torch refuses it inside a transform: requires_grad_ on a batched tensor, only
+        # there, always is (autograd.functional's inside a transform too, functional.py)
+        from autograd_cy.autograd.functional import _INSIDE_TRANSFORM
+        raise RuntimeError(_INSIDE_TRANSFORM)
 
     is_leaf = _of_physical("is_leaf")
     grad_fn = _of_physical("grad_fn")
