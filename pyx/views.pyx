@@ -30,7 +30,9 @@ from autograd_cy._C.tensor cimport (
     gradient_metadata, array_module, make_view, tangent_of, conj_counterpart, flat_storage,
 )
 from autograd_cy._C.device cimport strided_view, array_to_device, device_of, data_address
-from autograd_cy._C.forward cimport set_tangent, any_tangent, batch_unary, zero_tangent_of
+from autograd_cy._C.forward cimport (
+    set_tangent, any_tangent, batch_unary, zero_tangent_of, tangent_shape,
+)
 from autograd_cy._C.batching cimport tangent_batch
 from autograd_cy._C.node cimport Node, NodeExtras, Edge, set_edges, make_edge, check_saved
 from autograd_cy._C.saved_tensor cimport SavedTensor, before_write, freed_message
@@ -383,6 +385,11 @@ cdef Tensor apply_inplace(Tensor self, object compute, tuple others, bint needs_
         source._output_nr = self._output_nr
         source._requires_grad = self._requires_grad
         source._fw_grad, source._fw_level = self._fw_grad, self._fw_level
+        if self._fw_grad is not None:
+            # a copy of the old tangent too: inplace_tangent writes the new one into self's
+            # in place, and the saved old value keeps the old one (a Hessian through
+            # x.clone().mul_(x) read the new tangent for the old value)
+            source._fw_grad = self._fw_grad.clone()
     out = compute(source)
     write_back(self, out)
     bump_version(self)
@@ -673,10 +680,17 @@ batch_unary(view_tangent)
 
 
 cdef object fresh_tangent(Tensor self, unsigned long long level):
-    """A zero tangent for ``self``; a view's is the view of its base's (zero if none)."""
+    """A zero tangent for ``self``; a view's is the view of its base's (zero if none). A base's
+    has the base's layout, so that its views' tangents are views of it (a base laid out as a
+    transpose, ``x.t().clone()``, got a C-order tangent: a view's was a copy, and an in-place
+    op on the view did not reach the base's tangent)."""
     cdef Tensor base = self._base
     if base is None:
-        set_tangent(self, zero_tangent_of(self), level)
+        if tangent_shape(self) == self._data.shape:
+            set_tangent(self, make_tensor(array_module(self._data).zeros_like(self._data)),
+                        level)
+        else:
+            set_tangent(self, zero_tangent_of(self), level)
         return self._fw_grad
     base_t = tangent_of(base, level)
     if base_t is None:

@@ -26,6 +26,8 @@ were tuples (lists where torch's forward-mode jacobian returns lists). Without
 tensor([[2., 0.],
         [0., 4.]])
 """
+import sys
+
 from autograd_cy._C.grad_mode import _GradMode
 from autograd_cy._C.ops.split_cat import stack
 from autograd_cy._C.tensor import Tensor
@@ -69,14 +71,33 @@ def _as_given_nested(results, outer_was_tuple, inner_was_tuple):
     return _as_given(results, outer_was_tuple)
 
 
+_INSIDE_TRANSFORM = (
+    "You are attempting to call Tensor.requires_grad_() (or perhaps using "
+    "torch.autograd.functional.* APIs) inside of a function being transformed by a functorch "
+    "transform. This is unsupported, please attempt to use the functorch transforms (e.g. "
+    "grad, vjp, jacrev, jacfwd, hessian) or call requires_grad_() outside of a function being "
+    "transformed instead.")
+
+
+def _refuse_inside_transform():
+    """torch's error where its autograd.functional calls ``requires_grad_`` inside a
+    torch.func transform (vmap, grad, jvp ...), which torch refuses there."""
+    transforms = sys.modules.get("autograd_cy.func.autograd_function")
+    if transforms is not None and transforms._depth:
+        raise RuntimeError(_INSIDE_TRANSFORM)
+
+
 def _graph_roots(tensors, create_graph, need_graph):
     """The tensors ``func`` is run on: new graph roots, so the engine is asked about them.
 
     With ``create_graph`` an input that requires grad is passed as a view of itself: the
     results stay connected to the caller's graph (and can be differentiated again). Any
     other input is detached (no copy: the storage is shared) and then requires grad when
-    ``need_graph`` (the inputs), not when it is only a given vector ``v``.
+    ``need_graph`` (the inputs), not when it is only a given vector ``v`` (torch calls
+    ``requires_grad_`` either way: inside a transform, its error).
     """
+    if not all(create_graph and t.requires_grad for t in tensors):
+        _refuse_inside_transform()
     if not need_graph and not create_graph:
         return tuple([t.detach() for t in tensors])
     return tuple([t.view_as(t) if create_graph and t.requires_grad
@@ -517,6 +538,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
 
     def gradient(*args):
         if outer_jacobian_strategy == "forward-mode":
+            _refuse_inside_transform()
             args = tuple(arg.requires_grad_(True) for arg in args)
         if create_graph or outer_jacobian_strategy == "forward-mode":
             gradients = jacobian(scalar_func, args, create_graph=True)

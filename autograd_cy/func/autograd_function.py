@@ -12,7 +12,10 @@ While a transform runs (vmap, grad, vjp, jvp and those built on them), ``Functio
 - ``generate_vmap_rule = True`` asks for a rule made from ``forward``: here the Function runs
   once per batch element (the fallback's way, correct for any forward, B nodes in the
   graph) where torch runs forward and backward under vmap;
-- neither: torch's error.
+- neither: torch's error (and torch's errors for both, for a rule that does not return
+  ``(outputs, out_dims)`` of matching structure, and for kwarg-only tensors);
+- without a batched argument it runs as ``<Class>Generated``, a subclass, so its outputs'
+  nodes are named ``<Class>GeneratedBackward`` as torch's under a transform.
 
 Outside the transforms ``Function.apply`` is the C function itself again. The library's own
 ops written as Functions (CUDA dropout: ``builtin_op = True``) are ops to the transforms, as
@@ -26,8 +29,10 @@ their ``apply`` as it is. Their forwards read arrays, which a BatchedTensor refu
 stacked (the fallback's way, without its warning: torch has rules for these ops). Values
 and gradients are per example; the graph has one node per example.
 """
+from autograd_cy._C.tensor import Tensor
 from autograd_cy.autograd.function import Function, _function_apply
 from autograd_cy.func.fallback import fallback
+from autograd_cy.func.pytree import broadcast_prefix, tree_flatten, tree_unflatten
 from autograd_cy.func.batched_tensor import (
     batched, levels_of, physical_of, union_levels, level_size, active_levels,
 )
@@ -63,6 +68,67 @@ def _peeled(value, level):
     return batched(physical, rest), 0
 
 
+def _peeled_tree(arg, level):
+    """``_peeled`` of each tensor of ``arg`` (a pytree): the peeled value and its in_dims,
+    which mirror ``arg`` (``[0, 0]`` for a list of two batched tensors), as torch's."""
+    if not isinstance(arg, (tuple, list, dict)):
+        return _peeled(arg, level)
+    leaves, spec = tree_flatten(arg)
+    pairs = [_peeled(leaf, level) for leaf in leaves]
+    return (tree_unflatten([v for v, _ in pairs], spec),
+            tree_unflatten([d for _, d in pairs], spec))
+
+
+def _vmap_rule_result(cls, result, level):
+    """The outputs of a ``vmap`` staticmethod's ``(output, out_dims)``, batched over
+    ``level``; torch's errors for any other return."""
+    if not isinstance(result, tuple) or len(result) != 2:
+        got = f"{len(result)} returns" if isinstance(result, tuple) else f"a {type(result)}"
+        raise RuntimeError("Expected the vmap staticmethod to have two returns, an output and "
+                           "out_dims with pytree structure compatible with the output. Got "
+                           f"{got} instead")
+    outputs, out_dims = result
+    try:
+        if not _same_containers(out_dims, outputs):
+            raise ValueError
+        dims = broadcast_prefix(out_dims, outputs, "vmap", "out_dims", "output")
+    except ValueError:
+        raise RuntimeError(
+            "The autograd.Function's vmap staticmethod returned an incompatible (output, "
+            f"out_dims) tuple. Expected out_dims={out_dims} to be compatible with the "
+            "structure of `output`. out_dims has structure "
+            f"{tree_flatten(out_dims)[1]} but output has structure "
+            f"{tree_flatten(outputs)[1]}. For more details, please see "
+            "https://pytorch.org/docs/main/notes/extending.func.html") from None
+    leaves, spec = tree_flatten(outputs)
+    return tree_unflatten([_rewrapped(o, d, level) for o, d in zip(leaves, dims)], spec)
+
+
+def _same_containers(prefix, tree):
+    """Do the containers of ``prefix`` have the types of ``tree``'s at their places (a tuple
+    of out_dims does not fit a list of outputs)?"""
+    if prefix is None or isinstance(prefix, int):
+        return True
+    if type(prefix) is not type(tree):
+        return False
+    if isinstance(prefix, dict):
+        return prefix.keys() == tree.keys() and all(
+            _same_containers(prefix[k], tree[k]) for k in prefix)
+    return len(prefix) == len(tree) and all(map(_same_containers, prefix, tree))
+
+
+def _generated(cls):
+    """The Function torch.func runs in place of ``cls``: ``<Class>Generated``, so outputs'
+    nodes are ``<Class>GeneratedBackward`` as torch's."""
+    made = cls.__dict__.get("_func_generated")
+    if made is None:
+        made = type(cls)(cls.__name__ + "Generated", (cls,),
+                         {"__module__": cls.__module__, "_func_generated": None})
+        made._func_generated = made
+        cls._func_generated = made
+    return made
+
+
 def _rewrapped(value, out_dim, level):
     """An output of the ``vmap`` staticmethod, batched over ``level`` along ``out_dim``."""
     if out_dim is None:
@@ -91,19 +157,27 @@ def transformed_apply(cls, *args, **kwargs):
     if getattr(cls.setup_context, "_is_default_implementation", False):
         raise RuntimeError(SETUP_CONTEXT_ERROR)
     values = list(args) + list(kwargs.values())
-    levels = union_levels(values)
+    levels = union_levels(tree_flatten(values)[0])
     if not levels:
-        return _function_apply(cls, *args, **kwargs)
+        return _function_apply(_generated(cls), *args, **kwargs)
     level = levels[-1]
-    if not getattr(cls.vmap, "_is_default_implementation", False):
-        peeled = [_peeled(a, level) for a in args]
+    has_rule = not getattr(cls.vmap, "_is_default_implementation", False)
+    if has_rule and cls.generate_vmap_rule:
+        raise RuntimeError(
+            f"You tried to vmap over {cls.__name__}, but it has both generate_vmap_rule=True "
+            "and an overridden vmap staticmethod. Please set generate_vmap_rule=False or "
+            "delete the overridden vmap staticmethod to avoid ambiguity. For more details, "
+            "please see https://pytorch.org/docs/main/notes/extending.func.html")
+    if any(isinstance(v, Tensor) for v in kwargs.values()):
+        raise NotImplementedError(
+            "Run vmap on autograd.Function with kwarg-only Tensor args. Please do not pass "
+            f"kwarg-only Tensors to autograd.Function. Got: {kwargs}")
+    if has_rule:
+        peeled = [_peeled_tree(a, level) for a in args]
         info = VmapInfo(level_size(level), active_levels()[level - 1].randomness)
-        outputs, out_dims = cls.vmap(info, tuple(d for _, d in peeled),
-                                     *[p for p, _ in peeled], **kwargs)
-        if isinstance(outputs, tuple):
-            dims = out_dims if isinstance(out_dims, tuple) else (out_dims,) * len(outputs)
-            return tuple(_rewrapped(o, d, level) for o, d in zip(outputs, dims))
-        return _rewrapped(outputs, out_dims, level)
+        result = cls.vmap(info, tuple(d for _, d in peeled), *[p for p, _ in peeled],
+                          **kwargs)
+        return _vmap_rule_result(cls, result, level)
     if cls.generate_vmap_rule:
         return fallback(cls.__name__, lambda *a, **k: _function_apply(cls, *a, **k),
                                  args, kwargs, warn=False)

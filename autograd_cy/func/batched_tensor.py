@@ -129,8 +129,10 @@ class BatchedTensor(Tensor):
         self._physical.requires_grad = value
 
     def requires_grad_(self, requires_grad=True):
-        self._physical.requires_grad_(requires_grad)
-        return self
+        # torch refuses it inside a transform: requires_grad_ on a batched tensor, only
+        # there, always is (autograd.functional's inside a transform too, functional.py)
+        from autograd_cy.autograd.functional import _INSIDE_TRANSFORM
+        raise RuntimeError(_INSIDE_TRANSFORM)
 
     is_leaf = _of_physical("is_leaf")
     grad_fn = _of_physical("grad_fn")
@@ -197,18 +199,28 @@ class BatchedTensor(Tensor):
     __bool__ = __float__ = __int__ = __complex__ = __index__ = _data_dependent
     is_nonzero = tolist = numpy = data_ptr = _data_dependent
 
-    # factories of the same dtype and device make ordinary tensors, as torch's
-    def new_zeros(self, *args, **kwargs):
-        return self._physical.new_zeros(*args, **kwargs)
+    # factories of the same dtype and device: batched over this tensor's levels (one new
+    # tensor per example, as torch's rules make them, so an in-place copy of a batched value
+    # into one works); new_tensor copies its data and is an ordinary tensor, as torch's
+    def _new_batched(self, method, size, *args, **kwargs):
+        if len(size) == 1 and isinstance(size[0], (tuple, list)):
+            size = size[0]
+        physical = self._physical
+        batch = tuple(physical.shape)[:len(self._levels)]
+        return batched(getattr(physical, method)(batch + tuple(size), *args, **kwargs),
+                       self._levels)
 
-    def new_ones(self, *args, **kwargs):
-        return self._physical.new_ones(*args, **kwargs)
+    def new_zeros(self, *size, **kwargs):
+        return self._new_batched("new_zeros", kwargs.pop("size", size), **kwargs)
 
-    def new_full(self, *args, **kwargs):
-        return self._physical.new_full(*args, **kwargs)
+    def new_ones(self, *size, **kwargs):
+        return self._new_batched("new_ones", kwargs.pop("size", size), **kwargs)
 
-    def new_empty(self, *args, **kwargs):
-        return self._physical.new_empty(*args, **kwargs)
+    def new_empty(self, *size, **kwargs):
+        return self._new_batched("new_empty", kwargs.pop("size", size), **kwargs)
+
+    def new_full(self, size, fill_value, **kwargs):
+        return self._new_batched("new_full", (size,), fill_value, **kwargs)
 
     def new_tensor(self, *args, **kwargs):
         return self._physical.new_tensor(*args, **kwargs)

@@ -227,6 +227,7 @@ def enter_vmap():
         if _swap is None:
             _swap = _make_swap()
         _swap.install()
+        _install_subclass_operators()
     _depth += 1
     autograd_function.enter_transform()
 
@@ -237,6 +238,7 @@ def exit_vmap():
     _depth -= 1
     if _depth == 0:
         _swap.uninstall()
+        _uninstall_subclass_operators()
 
 
 # ------------------------------------------------------------------ the operators
@@ -280,3 +282,44 @@ def _install_operators():
 
 
 _install_operators()
+
+
+# NOTE [A Tensor subclass on the left of a batched tensor]
+# ``plain - batched`` reaches BatchedTensor.__rsub__ because Python asks a subclass's
+# reflected operator first; ``parameter - batched`` does not (BatchedTensor is no subclass
+# of Parameter), and Tensor's operator would read the batched tensor's values (MAML's
+# ``params[k] - alpha * grads[k]`` inside vmap). So while a vmap runs, Parameter and Buffer
+# get operators that hand a batched right operand to its reflected operator.
+_ARITHMETIC = ("add", "sub", "mul", "truediv", "floordiv", "pow", "matmul")
+
+
+def _subclass_operator(short):
+    forward = getattr(Tensor, f"__{short}__")
+    reflected = f"__r{short}__"
+
+    def method(self, other):
+        if type(other) is BatchedTensor:
+            return getattr(BatchedTensor, reflected)(other, self)
+        return forward(self, other)
+    method.__name__ = f"__{short}__"
+    return method
+
+
+_SUBCLASS_OPERATORS = {f"__{short}__": _subclass_operator(short) for short in _ARITHMETIC}
+
+
+def _subclasses():
+    from autograd_cy.nn.parameter import Parameter, Buffer
+    return (Parameter, Buffer)
+
+
+def _install_subclass_operators():
+    for cls in _subclasses():
+        for name, method in _SUBCLASS_OPERATORS.items():
+            setattr(cls, name, method)
+
+
+def _uninstall_subclass_operators():
+    for cls in _subclasses():
+        for name in _SUBCLASS_OPERATORS:
+            delattr(cls, name)

@@ -10,6 +10,7 @@ batch dims first; NOTE [The batched tensor]).
 """
 import functools
 
+from autograd_cy.func import autograd_function
 from autograd_cy.func.batched_tensor import is_batched, physical_of
 
 __all__ = ["functionalize", "debug_unwrap"]
@@ -28,7 +29,13 @@ def functionalize(func, *, remove="mutations"):
 
     @functools.wraps(func)
     def functionalized(*args, **kwargs):
-        return func(*args, **kwargs)
+        # a transform all the same: custom Functions need torch.func's setup_context form
+        from autograd_cy.func.transforms import _op_of_vmap
+        autograd_function.enter_transform()
+        try:
+            return _op_of_vmap(func)(*args, **kwargs)
+        finally:
+            autograd_function.exit_transform()
     return functionalized
 
 
