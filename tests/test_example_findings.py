@@ -1,0 +1,48 @@
+"""Differences from torch found by running pytorch/examples' training scripts (mnist, dcgan,
+word_language_model, time_sequence_prediction, ...) with autograd_cy in torch's place; one
+test per finding, against torch."""
+import numpy as np
+import pytest
+
+from oracle import check_op, randn
+
+# Library ops written as Functions that return a reshape of a tensor made in their forward
+# (NOTE [Views a library op makes inside its forward]); an in-place op after them, as
+# nn.LeakyReLU(inplace=True) after a Conv2d, raised "is a view and is being modified".
+INPLACE_AFTER = {
+    "conv2d": (lambda lib, x, w: lib.nn.functional.conv2d(x, w, padding=1), (2, 3, 5, 5),
+               (4, 3, 3, 3)),
+    "conv1d": (lambda lib, x, w: lib.nn.functional.conv1d(x, w), (2, 3, 5), (4, 3, 3)),
+    "conv_transpose3d": (lambda lib, x, w: lib.nn.functional.conv_transpose3d(x, w),
+                         (1, 3, 2, 2, 2), (3, 2, 2, 2, 2)),
+    "max_pool2d": (lambda lib, x, w: lib.nn.functional.max_pool2d(x, 2) * w, (2, 3, 4, 4), (1,)),
+    "layer_norm": (lambda lib, x, w: lib.nn.functional.layer_norm(x, (3,), w), (2, 3), (3,)),
+    "group_norm": (lambda lib, x, w: lib.nn.functional.group_norm(x, 1, w), (2, 3, 4), (3,)),
+    "embedding": (lambda lib, x, w: lib.nn.functional.embedding(lib.tensor([[0, 2], [1, 1]]), x),
+                  (3, 2), (1,)),
+    "fold": (lambda lib, x, w: lib.nn.functional.fold(x, (3, 3), 2), (1, 4, 4), (1,)),
+    "bicubic": (lambda lib, x, w: lib.nn.functional.interpolate(x, size=(3, 3), mode="bicubic"),
+                (1, 1, 2, 2), (1,)),
+}
+
+
+@pytest.mark.parametrize("name", INPLACE_AFTER)
+def test_an_op_output_is_no_view_and_takes_an_inplace_op(name):
+    op, x_shape, w_shape = INPLACE_AFTER[name]
+
+    def fn(lib, x, w):
+        y = op(lib, x, w)
+        assert y._is_view() is False
+        return lib.nn.functional.leaky_relu_(y, 0.2)
+
+    check_op(fn, randn(*x_shape), randn(*w_shape, seed=1) + 0.5)
+
+
+def test_an_op_output_is_still_a_plain_tensor_under_no_grad():
+    import autograd_cy as ag
+    with ag.no_grad():
+        y = ag.nn.functional.conv2d(ag.ones(1, 1, 3, 3), ag.ones(1, 1, 2, 2))
+    assert not y._is_view()
+    assert y._version == 0
+    y.add_(1)
+    np.testing.assert_array_equal(y.numpy(), np.full((1, 1, 2, 2), 5.0))
