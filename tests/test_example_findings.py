@@ -46,3 +46,32 @@ def test_an_op_output_is_still_a_plain_tensor_under_no_grad():
     assert y._version == 0
     y.add_(1)
     np.testing.assert_array_equal(y.numpy(), np.full((1, 1, 2, 2), 5.0))
+
+
+RANGE_INDEXING = {
+    "get_range": lambda lib, x: x[range(1, 3)],
+    "get_range_and_tensor": lambda lib, x: x[range(3), lib.tensor([0, 3, 1])],
+    "get_range_step": lambda lib, x: x[:, range(0, 4, 2)],
+    "get_empty_range": lambda lib, x: x[range(0)],
+    # mnist_forward_forward's overlay of the label: x_[range(n), y] = x.max()
+    "set_range_and_tensor": lambda lib, x: _set(x, (range(3), lib.tensor([0, 2, 1])), x.max()),
+    "set_range": lambda lib, x: _set(x, range(2), x[2] * 3),
+}
+
+
+def _set(x, index, value):
+    y = x.clone()
+    y[index] = value
+    return y
+
+
+@pytest.mark.parametrize("name", RANGE_INDEXING)
+def test_a_range_indexes_as_a_list(name):
+    check_op(RANGE_INDEXING[name], randn(3, 4))
+
+
+def test_a_list_holding_a_range_is_a_tuple_index_with_the_warning():
+    from oracle import assert_close, same_warning
+    ours, theirs = same_warning(lambda lib: lib.arange(12.).view(3, 4)[[range(2)]],
+                                UserWarning, "non-tuple sequence")
+    assert_close(ours, theirs)
