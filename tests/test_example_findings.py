@@ -75,3 +75,48 @@ def test_a_list_holding_a_range_is_a_tuple_index_with_the_warning():
     ours, theirs = same_warning(lambda lib: lib.arange(12.).view(3, 4)[[range(2)]],
                                 UserWarning, "non-tuple sequence")
     assert_close(ours, theirs)
+
+
+ACCELERATOR_CALLS = {
+    "is_available": lambda lib: lib.accelerator.is_available(),
+    "device_count": lambda lib: lib.accelerator.device_count(),
+    "current_accelerator": lambda lib: str(lib.accelerator.current_accelerator()),
+    "checked": lambda lib: str(lib.accelerator.current_accelerator(check_available=True)),
+    "index_context_none": lambda lib: lib.accelerator.device_index(None).__enter__(),
+}
+
+
+@pytest.fixture
+def no_cuda_device(monkeypatch):
+    """autograd_cy as on a machine without a GPU, torch's (the tests run on an emulated
+    device otherwise)."""
+    from autograd_cy.cuda import devices
+    monkeypatch.setattr(devices, "_devices", [])
+
+
+@pytest.mark.cpu_only
+@pytest.mark.parametrize("name", ACCELERATOR_CALLS)
+def test_accelerator_without_a_device(name, no_cuda_device):
+    from oracle import assert_same
+    assert_same(ACCELERATOR_CALLS[name])
+
+
+@pytest.mark.cpu_only
+@pytest.mark.parametrize("call", ["current_device_index", "synchronize", "current_stream"])
+def test_accelerator_calls_that_need_a_device_raise_without_one(call, no_cuda_device):
+    from oracle import assert_same_error
+    assert_same_error(lambda lib: getattr(lib.accelerator, call)(), RuntimeError,
+                      "Cannot access accelerator device when none is available")
+
+
+def test_accelerator_is_cuda_when_a_device_is_there():
+    import autograd_cy as ag
+    if not ag.cuda.is_available():
+        pytest.skip("no CUDA device (real or emulated)")
+    assert ag.accelerator.current_accelerator() == ag.device("cuda")
+    assert ag.accelerator.device_count() == ag.cuda.device_count()
+    with ag.accelerator.device_index(0):
+        assert ag.accelerator.current_device_index() == 0
+    ag.accelerator.synchronize()
+    x = ag.ones(2, device=ag.accelerator.current_accelerator())
+    assert x.device.type == "cuda"
