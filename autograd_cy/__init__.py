@@ -140,6 +140,7 @@ from autograd_cy.serialization import save, load  # noqa: E402,F401
 from autograd_cy import func  # noqa: E402,F401  (vmap, grad, jacrev ...: torch.func)
 from autograd_cy import optim  # noqa: E402,F401  (the optimizers, lr_scheduler: torch.optim)
 from autograd_cy import distributed  # noqa: E402,F401  (process groups, collectives: torch.distributed)
+from autograd_cy import multiprocessing  # noqa: E402,F401  (share_memory_, spawn)
 from autograd_cy.func import vmap  # noqa: E402,F401  (torch.vmap)
 from autograd_cy.tensor_type import (  # noqa: E402,F401  (and Tensor.type)
     is_tensor, is_storage, numel, is_floating_point, is_complex, is_signed, is_nonzero,
