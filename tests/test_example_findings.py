@@ -120,3 +120,16 @@ def test_accelerator_is_cuda_when_a_device_is_there():
     ag.accelerator.synchronize()
     x = ag.ones(2, device=ag.accelerator.current_accelerator())
     assert x.device.type == "cuda"
+
+
+def test_copy_slices_is_named_as_torchs_cpp_node():
+    """differentiable_physics' mass-spring writes rows of a tensor that requires grad
+    (``positions[0] = ...``); the base's grad_fn is torch's C++ CopySlices."""
+    from oracle import assert_same
+
+    def run(lib):
+        x = lib.ones(3, requires_grad=True)
+        y = x * 2
+        y[0] = 5.0
+        return y.grad_fn.name(), type(y.grad_fn).__name__
+    assert_same(run)
