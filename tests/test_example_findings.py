@@ -133,3 +133,28 @@ def test_copy_slices_is_named_as_torchs_cpp_node():
         y[0] = 5.0
         return y.grad_fn.name(), type(y.grad_fn).__name__
     assert_same(run)
+
+
+def test_copy_from_a_cuda_tensor_into_a_cpu_one():
+    """A checkpoint saved from a model on the GPU loads into a model on the CPU
+    (``load_state_dict`` copies each tensor in); the gradient goes back to the GPU."""
+    import autograd_cy as ag
+    import torch
+    from oracle import assert_close
+    if not ag.cuda.is_available():
+        pytest.skip("no CUDA device (real or emulated)")
+    model = ag.nn.Linear(3, 2)
+    state = {k: v.to("cuda") * 2 for k, v in model.state_dict().items()}
+    model.load_state_dict(state)
+    assert model.weight.device.type == "cpu"
+    assert_close(model.weight, state["weight"].cpu())
+
+    def run(lib, device):
+        src = lib.tensor([1.0, 2.0, 3.0], device=device, requires_grad=True)
+        dst = lib.zeros(3, requires_grad=True) * 1
+        dst.copy_(src * 2)
+        (dst * lib.tensor([1.0, 2.0, 3.0])).sum().backward()
+        return dst, src.grad
+    ours, theirs = run(ag, "cuda"), run(torch, "cpu")
+    assert ours[1].device.type == "cuda"
+    assert_close([ours[0], ours[1].cpu()], list(theirs))

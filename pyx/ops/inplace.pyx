@@ -204,6 +204,10 @@ def copy_(Tensor self, Tensor src, non_blocking=False):
             "non-singleton dimension") from None
     if type(self._data) is MetaArray:
         return self
+    if type(self._data) is np.ndarray and type(src._data) is not np.ndarray:
+        # From a CUDA tensor into a CPU one (load_state_dict of a checkpoint saved on the
+        # GPU): the values come to the host first, the gradient goes back through ``to``.
+        src = src.to(device="cpu")
 
     def compute(Tensor x):
         cdef Tensor out = make_tensor(np.empty_like(x._data))
