@@ -135,9 +135,10 @@ def test_copy_slices_is_named_as_torchs_cpp_node():
     assert_same(run)
 
 
-def test_copy_from_a_cuda_tensor_into_a_cpu_one():
-    """A checkpoint saved from a model on the GPU loads into a model on the CPU
-    (``load_state_dict`` copies each tensor in); the gradient goes back to the GPU."""
+def test_copy_across_devices():
+    """A checkpoint saved from a model on the GPU loads into a model on the CPU and the
+    other way (``load_state_dict`` copies each tensor in; fast_neural_style), orthogonal_
+    fills a CUDA weight (super_resolution); the gradient goes back to the source's device."""
     import autograd_cy as ag
     import torch
     from oracle import assert_close
@@ -148,6 +149,14 @@ def test_copy_from_a_cuda_tensor_into_a_cpu_one():
     model.load_state_dict(state)
     assert model.weight.device.type == "cpu"
     assert_close(model.weight, state["weight"].cpu())
+    on_gpu = ag.nn.Linear(3, 2).to("cuda")
+    on_gpu.load_state_dict(model.state_dict())
+    assert on_gpu.weight.device.type == "cuda"
+    assert_close(on_gpu.weight.cpu(), model.weight)
+    weight = ag.nn.init.orthogonal_(ag.empty(4, 3, device="cuda"))
+    assert_close((weight.T @ weight).cpu(), ag.eye(3), atol=1e-6)
+    scalar_into = ag.zeros(2, device="cuda").copy_(ag.tensor(2.0))
+    assert scalar_into.device.type == "cuda" and scalar_into.tolist() == [2.0, 2.0]
 
     def run(lib, device):
         src = lib.tensor([1.0, 2.0, 3.0], device=device, requires_grad=True)
