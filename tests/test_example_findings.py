@@ -45,7 +45,7 @@ def test_an_op_output_is_still_a_plain_tensor_under_no_grad():
     assert not y._is_view()
     assert y._version == 0
     y.add_(1)
-    np.testing.assert_array_equal(y.numpy(), np.full((1, 1, 2, 2), 5.0))
+    np.testing.assert_array_equal(y.cpu().numpy(), np.full((1, 1, 2, 2), 5.0))
 
 
 RANGE_INDEXING = {
@@ -144,7 +144,7 @@ def test_copy_across_devices():
     from oracle import assert_close
     if not ag.cuda.is_available():
         pytest.skip("no CUDA device (real or emulated)")
-    model = ag.nn.Linear(3, 2)
+    model = ag.nn.Linear(3, 2, device="cpu")      # the device run makes CUDA tensors by default
     state = {k: v.to("cuda") * 2 for k, v in model.state_dict().items()}
     model.load_state_dict(state)
     assert model.weight.device.type == "cpu"
@@ -154,15 +154,15 @@ def test_copy_across_devices():
     assert on_gpu.weight.device.type == "cuda"
     assert_close(on_gpu.weight.cpu(), model.weight)
     weight = ag.nn.init.orthogonal_(ag.empty(4, 3, device="cuda"))
-    assert_close((weight.T @ weight).cpu(), ag.eye(3), atol=1e-6)
-    scalar_into = ag.zeros(2, device="cuda").copy_(ag.tensor(2.0))
+    assert_close((weight.T @ weight).cpu(), ag.eye(3, device="cpu"), atol=1e-6)
+    scalar_into = ag.zeros(2, device="cuda").copy_(ag.tensor(2.0, device="cpu"))
     assert scalar_into.device.type == "cuda" and scalar_into.tolist() == [2.0, 2.0]
 
     def run(lib, device):
         src = lib.tensor([1.0, 2.0, 3.0], device=device, requires_grad=True)
-        dst = lib.zeros(3, requires_grad=True) * 1
+        dst = lib.zeros(3, requires_grad=True, device="cpu") * 1
         dst.copy_(src * 2)
-        (dst * lib.tensor([1.0, 2.0, 3.0])).sum().backward()
+        (dst * lib.tensor([1.0, 2.0, 3.0], device="cpu")).sum().backward()
         return dst, src.grad
     ours, theirs = run(ag, "cuda"), run(torch, "cpu")
     assert ours[1].device.type == "cuda"
