@@ -133,6 +133,7 @@ from autograd_cy.signal_windows import (  # noqa: E402,F401
     hann_window, hamming_window, blackman_window, bartlett_window, kaiser_window,
 )
 from autograd_cy import cuda  # noqa: E402,F401  (fills the core's CUDA backend slot)
+from autograd_cy import accelerator  # noqa: E402,F401  (torch.accelerator over cuda)
 from autograd_cy.dlpack import from_dlpack  # noqa: E402,F401  (and Tensor.__dlpack__)
 from autograd_cy.foreach import *  # noqa: E402,F401,F403  (_foreach_add_ ...)
 from autograd_cy import utils  # noqa: E402,F401  (utils.checkpoint, utils.data)
@@ -142,6 +143,7 @@ from autograd_cy.serialization import save, load  # noqa: E402,F401
 from autograd_cy import func  # noqa: E402,F401  (vmap, grad, jacrev ...: torch.func)
 from autograd_cy import optim  # noqa: E402,F401  (the optimizers, lr_scheduler: torch.optim)
 from autograd_cy import distributed  # noqa: E402,F401  (process groups, collectives: torch.distributed)
+from autograd_cy import multiprocessing  # noqa: E402,F401  (share_memory_, spawn)
 from autograd_cy.func import vmap  # noqa: E402,F401  (torch.vmap)
 from autograd_cy import return_types  # noqa: E402,F401  (torch.return_types: named tuples)
 from autograd_cy.tensor_type import (  # noqa: E402,F401  (and Tensor.type)

@@ -9,8 +9,8 @@ storages' ``data_ptr()`` agree; a write through a storage is seen by the tensors
 
 ``UntypedStorage(n)`` / ``TypedStorage(n)`` and the legacy ``FloatStorage(n)`` ... make new
 memory (uninitialised), or copy a sequence of numbers; ``Tensor.set_(storage, offset,
-size, stride)`` makes a tensor view one. What torch does with storages for sharing memory
-between processes (``share_memory_``, file descriptors) is not here.
+size, stride)`` makes a tensor view one. Memory shared between processes is a tensor's
+(``Tensor.share_memory_``, autograd_cy/multiprocessing); a storage tells ``is_shared()``.
 
 >>> import autograd_cy as ag
 >>> x = ag.arange(4.0)
@@ -136,7 +136,8 @@ class UntypedStorage:
         return self._bytes.is_meta
 
     def is_shared(self):
-        return False
+        """Whether the memory is shared with other processes (``Tensor.share_memory_``)."""
+        return self._bytes.is_shared()
 
     def is_pinned(self, device="cuda"):
         return False
@@ -264,7 +265,7 @@ class TypedStorage:
         return self._untyped_storage.is_cuda
 
     def is_shared(self):
-        return False
+        return self._untyped_storage.is_shared()
 
     def is_pinned(self, device="cuda"):
         return False
@@ -351,10 +352,4 @@ def storage(self):
                         _internal=True)
 
 
-def is_shared(self):
-    """Whether the memory is in shared memory for other processes: never here."""
-    return False
-
-
-_register_methods({"untyped_storage": untyped_storage, "storage": storage,
-                   "is_shared": is_shared})
+_register_methods({"untyped_storage": untyped_storage, "storage": storage})

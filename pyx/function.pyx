@@ -558,6 +558,27 @@ cdef tuple mark_dirty_inputs(object dirty_tensors):
     return dirty
 
 
+# NOTE [Views a library op makes inside its forward]
+# An op of the library's written as a Function (``builtin_op``) often returns a reshape of a
+# tensor it made in forward (conv2d's ``(kernels @ columns).reshape(...)``). That is a view
+# to the tensor type, and a view leaving a custom Function may not be modified in place:
+# ``nn.LeakyReLU(inplace=True)`` after a ``Conv2d`` (DCGAN) raised where torch's native op
+# gives a plain tensor. So such an output stops being a view (same memory, its own version
+# counter): nothing else holds the tensor it was cut from. A view of an input stays one.
+
+
+cdef void untrack_internal_view(Tensor var, tuple inputs) except *:
+    """Make ``var``, a view of a tensor a builtin op made in forward, a plain tensor."""
+    cdef Tensor base = var._base
+    for value in inputs:
+        if value is base or (<Tensor>value)._base is base:
+            return
+    var._base = None
+    var._creation_meta = 0
+    var._view_op_name = None
+    var._version_counter = None
+
+
 cdef void wrap_outputs(object cls, _FunctionBase ctx, list outputs, tuple inputs, tuple dirty,
                        tuple non_differentiable, tuple saved_for_setup,
                        bint is_executable) except *:
@@ -578,12 +599,15 @@ cdef void wrap_outputs(object cls, _FunctionBase ctx, list outputs, tuple inputs
             set_item(metadata, i, None)
         ctx.output_info = <tuple>output_info
         ctx.input_metadata = <tuple>metadata
+    cdef bint builtin = getattr(cls, "builtin_op", False)
     for i in range(count):
         value = outputs[i]
         if not isinstance(value, Tensor):
             continue
         var = value
         is_input = contains(inputs, var)
+        if builtin and not is_input and var._base is not None:
+            untrack_internal_view(var, inputs)
         is_modified = contains(dirty, var)
         is_differentiable = (is_executable and not contains(non_differentiable, var)
                              and floating_or_complex(var._data))

@@ -196,7 +196,8 @@ def created_sentence(node):
     location = node_location(node)
     if location is None:
         return ""
-    return f" The node {node.name()} was created by the forward op at {location}."
+    name = node.name().rsplit("::", 1)[-1]         # CopySlices, not torch::autograd::CopySlices
+    return f" The node {name} was created by the forward op at {location}."
 
 
 def bumped_sentence(code, int lasti):

@@ -373,9 +373,10 @@ cdef bint warned_scalar_of_grad = False
 
 cdef void warn_scalar_of_grad(Tensor t) except *:
     """torch's warning, once a process, when float() or complex() takes a tensor that
-    requires grad: the number it gives is outside the graph."""
+    requires grad while grad mode is on (the number it gives is outside the graph); under
+    no_grad, as in LBFGS's step, it stays silent."""
     global warned_scalar_of_grad
-    if not warned_scalar_of_grad and requires_grad(t):
+    if not warned_scalar_of_grad and requires_grad(t) and is_grad_enabled():
         warned_scalar_of_grad = True
         warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
                       "unexpected behavior.\nConsider using tensor.detach() first.",

@@ -160,6 +160,9 @@ cdef class CopySlices(Node):
     slice, which is replaced by what the in-place op's node makes of it.
     """
     cdef readonly tuple base_geometry
+
+    def name(self):
+        return "torch::autograd::CopySlices"      # a node of torch's C++, as AccumulateGrad
     cdef readonly tuple view_geometry
     cdef readonly Node fn
     cdef object positions

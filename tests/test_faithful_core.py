@@ -745,3 +745,28 @@ print(counts)
                               ).stdout for lib in ("autograd_cy", "torch")]
     assert outputs[0] == outputs[1]
     assert "Converting a tensor with requires_grad=True to a scalar" in outputs[0]
+
+
+def test_float_of_a_tensor_that_requires_grad_is_silent_under_no_grad():
+    """torch's warning checks grad mode: float() under no_grad (as LBFGS's step takes its
+    closure's loss) stays silent and leaves the one warning for a later float() with grad
+    mode on. Each library in a fresh process."""
+    import subprocess
+    import sys
+    source = """
+import warnings
+import {lib} as lib
+x = lib.tensor(1.5, requires_grad=True)
+counts = []
+for mode in (lib.no_grad, lib.inference_mode, lib.enable_grad, lib.enable_grad):
+    with warnings.catch_warnings(record=True) as caught, mode():
+        warnings.simplefilter("always")
+        float(x)
+    counts.append(len(caught))
+print(counts)
+"""
+    outputs = [subprocess.run([sys.executable, "-c", source.format(lib=lib)], check=True,
+                              capture_output=True, text=True,
+                              cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                              ).stdout for lib in ("autograd_cy", "torch")]
+    assert outputs[0] == outputs[1] == "[0, 0, 1, 0]\n"

@@ -68,7 +68,7 @@ cdef tuple index_tuple(object index):
     if type(index) is list and len(index) < 32:
         for item in index:
             if (item is None or item is Ellipsis or isinstance(item, slice)
-                    or isinstance(item, (list, tuple, Tensor))):
+                    or isinstance(item, (list, tuple, range, Tensor))):
                 warnings.warn(_SEQUENCE_WARNING, UserWarning, stacklevel=3)
                 return tuple(index)
     return (index,)
@@ -82,8 +82,8 @@ cdef object index_entry(object item):
         return int(item)
     if isinstance(item, Tensor):
         array = (<Tensor>item)._data
-    elif isinstance(item, (list, tuple, cnp.ndarray, np.bool_)):
-        array = np.asarray(item)
+    elif isinstance(item, (list, tuple, range, cnp.ndarray, np.bool_)):
+        array = np.asarray(item)                 # a range is a sequence, as a list
         if array.size == 0 and kind_of(array.dtype) == "f":
             array = array.astype(INT64)          # x[[]] selects nothing
     else:

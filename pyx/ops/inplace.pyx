@@ -204,6 +204,12 @@ def copy_(Tensor self, Tensor src, non_blocking=False):
             "non-singleton dimension") from None
     if type(self._data) is MetaArray:
         return self
+    if (type(self._data) is not type(src._data) and type(src._data) is not MetaArray
+            and (type(self._data) is np.ndarray or src._data.ndim != 0)):
+        # Across devices (load_state_dict of a checkpoint saved on the GPU into a model on
+        # the CPU, or the other way): the values move to self's device first, the gradient
+        # goes back through ``to``. A CPU scalar into a CUDA tensor needs no move.
+        src = src.to(device=self.device)
 
     def compute(Tensor x):
         cdef Tensor out = make_tensor(np.empty_like(x._data))

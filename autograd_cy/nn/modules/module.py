@@ -497,6 +497,14 @@ class Module:
         return self
 
     def share_memory(self):
+        """Move every parameter, buffer and gradient to memory shared between processes
+        (``Tensor.share_memory_``, autograd_cy.multiprocessing); returns ``self``."""
+        for module in self.modules():
+            for tensor in [*module._parameters.values(), *module._buffers.values()]:
+                if tensor is not None:
+                    tensor.share_memory_()
+                    if getattr(tensor, "grad", None) is not None:
+                        tensor.grad.share_memory_()
         return self
 
     # ------------------------------------------------------------------ conversions
