@@ -46,6 +46,8 @@ del hooks, tensor_repr, views
 
 from autograd_cy.factories import *  # noqa: E402,F401,F403
 from autograd_cy import tensor_methods as _tensor_methods  # noqa: E402,F401
+from autograd_cy import version  # noqa: E402,F401  (torch.version)
+from autograd_cy.version import __version__  # noqa: E402,F401
 from autograd_cy.tensor_methods import multinomial  # noqa: E402,F401
 from autograd_cy.bernoulli import bernoulli  # noqa: E402,F401
 from autograd_cy.triangular import tril, triu  # noqa: E402,F401
