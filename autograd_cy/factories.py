@@ -142,7 +142,10 @@ _CPU_STATE = np.dtype([
     ("float_normal", "<f4"), ("float_normal_is_valid", "u1"), ("float_padding", "u1", (3,))])
 
 
+# A new Generator starts from torch's fixed seed; the default one, as torch 2.13's, from the
+# system's entropy at import, so that runs that never call manual_seed differ.
 default_generator = Generator()
+default_generator.seed()
 
 
 def manual_seed(seed):

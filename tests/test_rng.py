@@ -302,3 +302,21 @@ def test_multinomial_draws_torchs_categories(weights, n, replacement, dtype):
     ([1.0, float("inf")], 2, True)])
 def test_multinomial_errors_as_torch(weights, n, replacement):
     assert_same_error(lambda lib: lib.multinomial(lib.tensor(weights), n, replacement))
+
+
+def test_the_default_generator_starts_from_entropy_as_torchs():
+    """torch 2.13 seeds its default generator from the system at start (two unseeded runs
+    differ), while a new Generator starts from the fixed seed 67280421310721."""
+    import subprocess
+    import sys
+    script = "import {0} as lib; print(lib.initial_seed(), lib.Generator().initial_seed())"
+
+    def fresh_seeds(name):
+        runs = [subprocess.run([sys.executable, "-c", script.format(name)], capture_output=True,
+                               text=True, check=True, timeout=300).stdout.split()
+                for _ in range(2)]
+        return [int(run[0]) for run in runs], [int(run[1]) for run in runs]
+    for name in ("torch", "autograd_cy"):
+        defaults, new = fresh_seeds(name)
+        assert defaults[0] != defaults[1], name
+        assert new == [67280421310721, 67280421310721], name
