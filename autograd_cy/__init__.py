@@ -130,6 +130,7 @@ from autograd_cy.signal_windows import (  # noqa: E402,F401
     hann_window, hamming_window, blackman_window, bartlett_window, kaiser_window,
 )
 from autograd_cy import cuda  # noqa: E402,F401  (fills the core's CUDA backend slot)
+from autograd_cy import accelerator  # noqa: E402,F401  (torch.accelerator: cuda's face)
 from autograd_cy.dlpack import from_dlpack  # noqa: E402,F401  (and Tensor.__dlpack__)
 from autograd_cy.foreach import *  # noqa: E402,F401,F403  (_foreach_add_ ...)
 from autograd_cy import utils  # noqa: E402,F401  (utils.checkpoint, utils.data)
