@@ -177,7 +177,9 @@ cdef class Node:
         return type(self).__name__
 
     def __repr__(self):
-        return f"<{self.name()} object at {id(self):#x}>"
+        # torch's C++ nodes print their class name: ``<AccumulateGrad object at ...>`` for
+        # the node whose name() is "torch::autograd::AccumulateGrad"
+        return f"<{self.name().rpartition('::')[2]} object at {id(self):#x}>"
 
     def __call__(self, *grads):
         if self.input_metadata is not None and len(grads) != len(self.input_metadata):

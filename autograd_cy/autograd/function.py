@@ -111,6 +111,15 @@ class BackwardCFunction(_FunctionBase, FunctionCtx):
     def apply_jvp(self, *tangents):
         return self._forward_cls.jvp(self, *tangents)
 
+    def __repr__(self):
+        # A user's Function's node is a Python class and prints as one (module and name, as
+        # torch's ``<torch.autograd.function.MyFnBackward object at ...>``); the library's
+        # own ops print as torch's C++ nodes (``<CumprodBackward0 object at ...>``).
+        if self._forward_cls.__module__.startswith("autograd_cy."):
+            return super().__repr__()
+        cls = type(self)
+        return f"<{cls.__module__}.{cls.__qualname__} object at {id(self):#x}>"
+
 
 class FunctionMeta(type):
     """Gives each Function subclass its node class ``<Class>Backward``."""
