@@ -10,6 +10,7 @@ import pytest
 import torch
 
 import autograd_cy as ag
+from autograd_cy.autograd.function import _own_outputs
 from tests.oracle import assert_close, both
 
 
@@ -96,3 +97,41 @@ def test_data_parallel_on_cuda_gives_the_module_values():
     with pytest.raises(RuntimeError, match=r"module must have its parameters and buffers on "
                        r"device cuda:0 \(device_ids\[0\]\) but found one of them on device: cpu"):
         net(ag.from_numpy(x))
+
+
+def test_inplace_on_outputs_of_the_library_functions():
+    """A conv or pool followed by an in-place activation (``nn.ReLU(inplace=True)``, as the
+    custom conv-bn tutorial's ``F.relu_``): the outputs are tensors of their own, and what
+    backward reads is not changed by the in-place op (batch_norm without weight)."""
+    def run(lib):
+        F = lib.nn.functional
+        x = lib.tensor(np.sin(np.arange(64.0)).reshape(2, 2, 4, 4), requires_grad=True)
+        w = lib.tensor(np.linspace(-1, 1, 18).reshape(1, 2, 3, 3), requires_grad=True)
+        outs = [F.relu_(F.conv2d(x, w)), F.relu_(F.max_pool2d(x * 1, 2)),
+                F.relu_(F.layer_norm(x * 1, (4,))), F.relu_(F.embedding(lib.tensor([1]), w[0, 0])),
+                F.batch_norm(x * 1, None, None, training=True).mul_(3),
+                F.instance_norm(x * 1).mul_(3)]
+        total = sum((out * out * (1 + out.abs())).sum() for out in outs)
+        total.backward()
+        return [out._is_view() for out in outs], total.item(), x.grad.abs().sum().item()
+    ours, theirs = both(run)
+    assert ours[0] == [False] * 5 + [True]
+    assert ours[0] == theirs[0]
+    assert_close(np.array(ours[1:]), np.array(theirs[1:]))
+
+
+def test_a_library_function_keeps_a_view_of_its_input():
+    """An output that views an input is left a view (its aliasing is kept)."""
+    class Head(ag.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x[:2]
+
+        @staticmethod
+        def backward(ctx, grad):
+            return ag.cat([grad, grad.new_zeros(2)])
+    x = ag.arange(4.0)
+    assert _own_outputs(Head.forward)(None, x)._base is x
+    assert _own_outputs(Head.forward)(None, x * 1)._base is not None
+    assert _own_outputs(lambda ctx, x: (x * 1)[:2])(None, x)._base is None
+

@@ -27,7 +27,7 @@ from autograd_cy._C.function import (
     _FunctionBase, function_apply as _function_apply, delayed_error as _delayed_error,
     _make_node_class, _set_argument_binder,
 )
-from autograd_cy._C.tensor import Tensor
+from autograd_cy._C.tensor import Tensor, _array_of, _wrap_array
 
 __all__ = ["FunctionCtx", "BackwardCFunction", "FunctionMeta", "Function",
            "once_differentiable", "InplaceFunction", "NestedIOFunction"]
@@ -121,11 +121,76 @@ class BackwardCFunction(_FunctionBase, FunctionCtx):
         return f"<{cls.__module__}.{cls.__qualname__} object at {id(self):#x}>"
 
 
+# NOTE [The library's Functions return tensors of their own]
+# Many of the library's ops are Functions (``builtin_op``), and torch's ops return tensors
+# of their own, which the caller may modify in place (``nn.ReLU(inplace=True)`` after a
+# conv or a batch norm). Two things stood in the way, and the forwards of the library's
+# Functions are wrapped (``_own_outputs``) to remove them:
+#
+# - a forward that ends with a reshape or a slice of an array made inside returns a view of
+#   a tensor nobody else sees, and a custom Function's view output may not be modified in
+#   place (torch's rule, applied by wrap_outputs in pyx/function.pyx): ``relu_(conv2d(x))``
+#   raised. Such an output becomes a tensor of its own over the same memory;
+# - a forward may keep for backward, as a ``ctx`` attribute (not saved, so not version
+#   checked), the very memory it returns: batch_norm without weight returns its normalized
+#   input, which backward reads, so an in-place op on the output changed the gradient
+#   silently. Such an output (or a view of a saved tensor's memory) is copied.
+#
+# An output that is an input, or views one, is left as it is (a copy would cut its aliasing),
+# and so is one that is itself saved: its version counter guards it, as torch's saved result.
+
+
+def _own_outputs(forward):
+    """``forward`` whose tensor outputs are tensors of their own (NOTE [The library's
+    Functions return tensors of their own])."""
+    @functools.wraps(forward)
+    def owning(*args):
+        output = forward(*args)
+        if isinstance(output, tuple):
+            return tuple([_owned(out, args) for out in output])
+        return _owned(output, args)
+    return owning
+
+
+def _memory_of(value):
+    """The array that owns the memory ``value`` (a tensor or an array) views."""
+    array = _array_of(value) if isinstance(value, Tensor) else value
+    array = getattr(array, "raw", array)
+    while getattr(array, "base", None) is not None and hasattr(array.base, "dtype"):
+        array = array.base
+    return array
+
+
+def _owned(output, args):
+    if type(output) is not Tensor:
+        return output
+    base = output._base
+    for arg in args:
+        if isinstance(arg, Tensor) and (arg is output or base is not None
+                                        and (arg is base or arg._base is base)):
+            return output
+    ctx = args[0] if args and isinstance(args[0], FunctionCtx) else None
+    if ctx is not None:
+        kept = [value for value in vars(ctx).values() if hasattr(value, "dtype")]
+        if base is not None:        # a saved tensor's counter does not guard this new tensor
+            kept.extend(getattr(ctx, "to_save", None) or ())
+            kept.extend(getattr(ctx, "saved_for_forward", None) or ())
+        if kept:
+            memory = _memory_of(output)
+            if any(value is not None and _memory_of(value) is memory for value in kept):
+                return output.clone()
+    return output if base is None else _wrap_array(_array_of(output))
+
+
 class FunctionMeta(type):
-    """Gives each Function subclass its node class ``<Class>Backward``."""
+    """Gives each Function subclass its node class ``<Class>Backward``; wraps the forward of
+    the library's own (NOTE [The library's Functions return tensors of their own])."""
 
     def __init__(cls, name, bases, attrs):
         cls._backward_cls = _make_node_class(name + "Backward", BackwardCFunction, cls)
+        forward = attrs.get("forward")
+        if isinstance(forward, staticmethod) and cls.__module__.startswith("autograd_cy."):
+            cls.forward = staticmethod(_own_outputs(forward.__func__))
         if getattr(cls, "complex_formulas", False):
             # a built-in op whose torch formulas give a real input the real part of its
             # complex gradient (handle_r_to_c): validate_outputs takes it (NOTE [Complex
