@@ -388,6 +388,8 @@ cdef class Tensor:
     def __init__(self, *args):
         if len(args) == 1 and not isinstance(args[0], int):
             self._data = np.asarray(args[0], dtype=default_float())
+        elif not args:          # Tensor(): an empty vector, as torch's
+            self._data = np.empty((0,), dtype=default_float())
         else:
             self._data = np.empty(args, dtype=default_float())
         self._is_inference = is_inference_mode_enabled()

@@ -148,3 +148,33 @@ def test_vmap_of_linear_rounds_as_linear():
         batched = lib.func.vmap(lambda row: F.linear(row, w, b))(x)
         return (batched - F.linear(x, w, b)).abs().max().item()
     assert both(run) == (0.0, 0.0)
+
+
+def test_a_range_indexes_as_a_tensor():
+    """What is torch.nn really: ``-input[range(n), target].mean()``."""
+    def run(lib):
+        x = lib.tensor(np.arange(12.0).reshape(3, 4), requires_grad=True)
+        picked = x[range(3), lib.tensor([0, 3, 1])]
+        picked.sum().backward()
+        return (picked.tolist(), x[range(1, 3)].tolist(), x[:, range(2)].tolist(),
+                x.grad.tolist())
+    ours, theirs = both(run)
+    assert ours == theirs
+
+
+def test_empty_legacy_constructor():
+    """``torch.Tensor()`` (the char-RNN tutorial's ``torch.Tensor([0])`` and friends) is an
+    empty vector."""
+    def run(lib):
+        return [tuple(t.shape) for t in (lib.Tensor(), lib.Tensor([0]), lib.Tensor(2, 3))]
+    ours, theirs = both(run)
+    assert ours == theirs == [(0,), (1,), (2, 3)]
+
+
+def test_saved_tensor_repr():
+    """The saved-tensors-hooks tutorial prints ``grad_fn._raw_saved_self``."""
+    def run(lib):
+        x = lib.ones(2, requires_grad=True)
+        return _without_address(repr(x.pow(2).grad_fn._raw_saved_self))
+    ours, theirs = both(run)
+    assert ours == theirs
