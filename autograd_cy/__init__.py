@@ -209,6 +209,7 @@ from autograd_cy import legacy_resize as _legacy_resize  # noqa: E402,F401  (Ten
 from autograd_cy.vandermonde import vander  # noqa: E402,F401
 from autograd_cy.linalg.deprecated_norms import nuclear_norm, frobenius_norm  # noqa: E402,F401
 from autograd_cy.asarray import asarray, frombuffer  # noqa: E402,F401
+from autograd_cy.untyped_storage import UntypedStorage  # noqa: E402,F401  (and Tensor.untyped_storage)
 from autograd_cy.linalg.low_rank import svd_lowrank, pca_lowrank  # noqa: E402,F401
 from autograd_cy.nn.embedding_bag import torch_embedding_bag as embedding_bag  # noqa: E402,F401
 from autograd_cy import distributions  # noqa: E402,F401  (torch.distributions)
