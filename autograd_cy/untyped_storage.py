@@ -9,23 +9,15 @@ one from a size (``UntypedStorage(n)``) allocates ``n`` bytes on the CPU.
 """
 import numpy as np
 
-from autograd_cy._C.tensor import _array_of, _register_methods
+from autograd_cy._C.tensor import _register_methods
+from autograd_cy.autograd.function import _memory_of
 
 __all__ = ["UntypedStorage"]
 
 
-def _base_most(array):
-    while getattr(array, "base", None) is not None and hasattr(array.base, "dtype"):
-        array = array.base
-    return array
-
-
 def _owner(tensor):
-    """The array that owns the memory ``tensor`` views: the root of its device arrays'
-    view chain (a DeviceArray's raw array is not linked to its base's), then of the arrays
-    under it."""
-    array = _base_most(_array_of(tensor))
-    return _base_most(getattr(array, "raw", array))
+    """The array that owns the memory ``tensor`` views."""
+    return _memory_of(tensor)
 
 
 class UntypedStorage:

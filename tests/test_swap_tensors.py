@@ -37,8 +37,8 @@ def test_module_conversion_flags(flag):
         getter = getattr(lib.__future__, f"get_{flag}_module_params_on_conversion")
         before = getter()
         lib.manual_seed(0)
-        m = lib.nn.Linear(2, 3)
-        m(lib.ones(1, 2)).sum().backward()
+        m = lib.nn.Linear(2, 3, device="cpu")
+        m(lib.ones(1, 2, device="cpu")).sum().backward()
         w, g = m.weight, m.weight.grad
         setter(True)
         try:

@@ -81,7 +81,7 @@ def test_data_parallel_without_cuda_is_its_module():
 def test_data_parallel_on_cuda_gives_the_module_values():
     ag.manual_seed(0)
     torch.manual_seed(0)
-    ours, theirs = ag.nn.Linear(3, 2), torch.nn.Linear(3, 2)
+    ours, theirs = ag.nn.Linear(3, 2, device="cpu"), torch.nn.Linear(3, 2)
     net = ag.nn.DataParallel(ours)
     assert net.device_ids == list(range(ag.cuda.device_count()))
     assert ours.weight.device == ag.device("cuda", 0)
@@ -178,3 +178,26 @@ def test_saved_tensor_repr():
         return _without_address(repr(x.pow(2).grad_fn._raw_saved_self))
     ours, theirs = both(run)
     assert ours == theirs
+
+
+def test_pack_hooks_see_the_factors_in_torchs_order():
+    """The saved-tensors-hooks tutorial prints "Packing" for ``a * b``: torch packs ``b``
+    first (mul and div save ``other`` before ``self``); ``_saved_self`` is still ``a``."""
+    def run(lib):
+        a = lib.tensor([1.0, 1.5], requires_grad=True)
+        b = lib.tensor([2.0, 3.0], requires_grad=True)
+        packed = []
+
+        def pack(t):
+            packed.append(t.tolist())
+            return t
+        with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            y = a * b
+            z = a / b
+            w = a.detach() * b
+        saved = y.grad_fn._saved_self.tolist(), z.grad_fn._saved_other.tolist()
+        (y + z + w).sum().backward()
+        return packed, saved, a.grad.tolist(), b.grad.tolist()
+    ours, theirs = both(run)
+    assert ours == theirs
+    assert ours[0][:2] == [[2.0, 3.0], [1.0, 1.5]]

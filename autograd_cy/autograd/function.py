@@ -153,12 +153,21 @@ def _own_outputs(forward):
 
 
 def _memory_of(value):
-    """The array that owns the memory ``value`` (a tensor or an array) views."""
+    """The array that owns the memory ``value`` (a tensor or an array) views: down the
+    ``base`` chain, through a device array's host array (``raw``) and an emulated device's
+    strided views of it (their ``raw``)."""
     array = _array_of(value) if isinstance(value, Tensor) else value
     array = getattr(array, "raw", array)
-    while getattr(array, "base", None) is not None and hasattr(array.base, "dtype"):
-        array = array.base
-    return array
+    while True:
+        base = getattr(array, "base", None)
+        if base is None:
+            return array
+        if hasattr(base, "dtype"):
+            array = base
+        elif hasattr(base, "raw"):
+            array = base.raw
+        else:
+            return array
 
 
 def _owned(output, args):
