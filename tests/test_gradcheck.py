@@ -278,7 +278,7 @@ def test_mismatch_message_shows_the_jacobians_in_the_tensors_dtype():
     """A float32 input's Jacobians print without a dtype, as torch's are float32 tensors
     (the double-backward tutorial's wrong gradient, checked in float32)."""
     def run(lib):
-        x = lib.tensor([2.0], requires_grad=True)
+        x = lib.tensor([2.0], requires_grad=True, device="cpu")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:

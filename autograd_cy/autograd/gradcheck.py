@@ -408,24 +408,24 @@ def _slow_check(func, inputs, outputs, positions, eps, atol, rtol, nondet_tol,
             n = numerical[j][positions[i]]
             if not np.allclose(a, n, rtol=rtol, atol=atol):
                 raise GradcheckError(_part_prefix(part, i) + _mismatch_message(
-                    a, n, i, j, differentiable[j].dtype, out.dtype))
+                    a, n, i, j, differentiable[j], out))
 
 
-def _mismatch_message(analytical, numerical, output_index, input_index, input_dtype=None,
-                      output_dtype=None):
-    """torch's message; its Jacobians are tensors of the input's dtype (numerical) and the
-    output's (analytical), computed here in float64."""
+def _mismatch_message(analytical, numerical, output_index, input_index, inp=None, out=None):
+    """torch's message; its Jacobians are tensors like the input (numerical) and the output
+    (analytical): their dtype and device, though computed here in float64 on the host."""
     from autograd_cy import tensor
 
-    def shown(jacobian, dtype):
-        jacobian = tensor(jacobian)
-        if dtype is not None and jacobian.dtype != dtype and not (
-                jacobian.is_complex() or dtype.is_complex):
-            jacobian = jacobian.to(dtype)
+    def shown(jacobian, like):
+        if like is None:
+            return tensor(jacobian)
+        jacobian = tensor(jacobian, device=like.device)
+        if jacobian.dtype != like.dtype and not (jacobian.is_complex() or like.is_complex()):
+            jacobian = jacobian.to(like.dtype)
         return jacobian
     return (f"Jacobian mismatch for output {output_index:d} with respect to input "
-            f"{input_index:d},\nnumerical:{shown(numerical, input_dtype)!r}\n"
-            f"analytical:{shown(analytical, output_dtype)!r}\n")
+            f"{input_index:d},\nnumerical:{shown(numerical, inp)!r}\n"
+            f"analytical:{shown(analytical, out)!r}\n")
 
 
 def _numerical_jacobian(func, inputs, eps, target=None):
