@@ -558,8 +558,10 @@ class Module:
 
     def to(self, *args, **kwargs):
         """``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)``: moves every
-        parameter and buffer; a dtype applies to floating and complex ones only."""
+        parameter and buffer; a dtype applies to floating and complex ones only, a
+        ``memory_format=`` (``channels_last``) to the 4-D and 5-D ones."""
         device, dtype = kwargs.get("device"), kwargs.get("dtype")
+        memory_format = kwargs.get("memory_format")
         for arg in args:
             if isinstance(arg, Tensor):
                 device, dtype = arg.device, arg.dtype
@@ -575,8 +577,12 @@ class Module:
 
         def convert(t):
             if dtype is not None and (t.is_floating_point() or t.is_complex()):
-                return t.to(device, dtype) if device is not None else t.to(dtype)
-            return t.to(device) if device is not None else t
+                t = t.to(device, dtype) if device is not None else t.to(dtype)
+            elif device is not None:
+                t = t.to(device)
+            if memory_format is not None and t.dim() in (4, 5):    # as torch's: 4-D/5-D only
+                t = t.to(memory_format=memory_format)
+            return t
         return self._apply(convert)
 
     def to_empty(self, *, device, recurse=True):
