@@ -163,6 +163,7 @@ from autograd_cy.matmul_precision import (  # noqa: E402,F401
 )
 from autograd_cy import backends  # noqa: E402,F401  (backends.cudnn.benchmark ...)
 from autograd_cy import amp  # noqa: E402,F401  (amp.autocast, amp.GradScaler)
+from autograd_cy import __future__  # noqa: E402,F401  (module conversion flags)
 from autograd_cy.amp import autocast  # noqa: E402,F401  (torch.autocast)
 from autograd_cy.amp.state import *  # noqa: E402,F401,F403  (torch.is_autocast_enabled ...)
 from autograd_cy import cpu  # noqa: E402,F401  (cpu.amp.autocast)

@@ -45,8 +45,10 @@ def _lerped(input, end, weight):
 
 
 def _reduced(grad, operand):
-    """``grad`` summed back to ``operand``'s shape (broadcast dims summed away)."""
-    return grad.sum_to_size(operand.shape) if grad.shape != operand.shape else grad
+    """``grad`` summed back to ``operand``'s shape, or to ``operand`` if it is a shape
+    (broadcast dims summed away)."""
+    shape = getattr(operand, "shape", operand)
+    return grad.sum_to_size(shape) if grad.shape != shape else grad
 
 
 class Lerp(Function):
@@ -122,16 +124,17 @@ class Addcmul(Function):
     @staticmethod
     def forward(ctx, input, tensor1, tensor2, value):
         ctx.value = value
-        ctx.save_for_backward(input, tensor1, tensor2)
+        ctx.input_shape = input.shape       # only its shape: torch saves tensor1, tensor2
+        ctx.save_for_backward(tensor1, tensor2)
         ctx.save_for_forward(tensor1, tensor2)
         return input + tensor1 * value * tensor2
 
     @staticmethod
     def backward(ctx, grad):
-        input, tensor1, tensor2 = ctx.saved_tensors
+        tensor1, tensor2 = ctx.saved_tensors
         grads = [None, None, None, None]
         if ctx.needs_input_grad[0]:
-            grads[0] = _reduced(grad, input)
+            grads[0] = _reduced(grad, ctx.input_shape)
         if ctx.needs_input_grad[1]:
             grads[1] = _reduced(grad * (tensor2 * ctx.value).conj(), tensor1)
         if ctx.needs_input_grad[2]:
@@ -158,16 +161,17 @@ class Addcdiv(Function):
     @staticmethod
     def forward(ctx, input, tensor1, tensor2, value):
         ctx.value = value
-        ctx.save_for_backward(input, tensor1, tensor2)
+        ctx.input_shape = input.shape       # only its shape: torch saves tensor1, tensor2
+        ctx.save_for_backward(tensor1, tensor2)
         ctx.save_for_forward(tensor1, tensor2)
         return input + tensor1 * value / tensor2
 
     @staticmethod
     def backward(ctx, grad):
-        input, tensor1, tensor2 = ctx.saved_tensors
+        tensor1, tensor2 = ctx.saved_tensors
         grads = [None, None, None, None]
         if ctx.needs_input_grad[0]:
-            grads[0] = _reduced(grad, input)
+            grads[0] = _reduced(grad, ctx.input_shape)
         if ctx.needs_input_grad[1]:
             grads[1] = _reduced(grad * (ctx.value / tensor2).conj(), tensor1)
         if ctx.needs_input_grad[2]:

@@ -16,6 +16,10 @@ A checkpoint is a zip archive, the same container as NumPy's ``.npz``:
 * one ``.npy`` member per tensor (``np.load(path)["t0"]`` reads it); a bfloat16 tensor is
   stored as its uint16 bits, its ``dtype`` in the tree says so. A tensor saved twice (a tied
   weight) is stored once and loaded as one tensor.
+* CPU tensors that view one memory (a tensor and its views, as torch keeps one storage
+  for them) are stored as that memory, once (``s<n>.npy``, flat), each tensor's node naming
+  it (``storage``) with where the tensor starts in it (``offset``) and its ``stride``, in
+  elements: loaded, they share memory again.
 * one ``.pkl`` member per pickled object, which ``load`` refuses unless
   ``weights_only=False``, as torch refuses unknown globals: a checkpoint of data cannot run
   code when it is loaded.
@@ -48,6 +52,7 @@ class _Writer:
     def __init__(self, pickle_module, pickle_protocol):
         self.members = {}
         self.tensor_keys = {}          # id(tensor) -> its member's key
+        self.by_memory = {}            # id(root array) -> (root, [(node, array)]): CPU tensors
         self.pickle_module = pickle_module
         self.pickle_protocol = pickle_protocol
 
@@ -94,10 +99,32 @@ class _Writer:
                 array = array.view(np.uint16)
             self.members[key + ".npy"] = array
         from autograd_cy.nn.parameter import Parameter
-        return {"type": "tensor", "key": key, "dtype": str(value.dtype).split(".")[-1],
+        node = {"type": "tensor", "key": key, "dtype": str(value.dtype).split(".")[-1],
                 "shape": list(value.shape), "device": str(value.device),
                 "requires_grad": value.requires_grad,
                 "parameter": isinstance(value, Parameter)}
+        array = _array_of(value)
+        if (isinstance(array, np.ndarray) and array.dtype.name != "bfloat16" and array.size
+                and min(array.strides, default=0) >= 0):
+            root = _memory_owner(array)
+            if root.dtype == array.dtype and root.flags.c_contiguous:
+                self.by_memory.setdefault(id(root), (root, []))[1].append((node, array))
+        return node
+
+    def share_memory(self):
+        """Tensors that view one memory (NOTE [The checkpoint format]) are written as that
+        memory, once, and where each starts in it, with its strides."""
+        for number, (root, users) in enumerate(self.by_memory.values()):
+            if len({node["key"] for node, _ in users}) < 2:
+                continue
+            storage = f"s{number}"
+            self.members[storage + ".npy"] = root.reshape(-1)
+            start, size = root.ctypes.data, root.itemsize
+            for node, array in users:
+                self.members.pop(node["key"] + ".npy", None)
+                node["storage"] = storage
+                node["offset"] = (array.ctypes.data - start) // size
+                node["stride"] = [step // size for step in array.strides]
 
     def pickled(self, value):
         key = f"p{sum(name.endswith('.pkl') for name in self.members)}"
@@ -107,12 +134,20 @@ class _Writer:
         return {"type": "pickled", "key": key, "global": f"{kind.__module__}.{kind.__qualname__}"}
 
 
+def _memory_owner(array):
+    """The array that owns the memory ``array`` views."""
+    while isinstance(array.base, np.ndarray):
+        array = array.base
+    return array
+
+
 def save(obj, f, pickle_module=pickle, pickle_protocol=2, _use_new_zipfile_serialization=True):
     """Write ``obj`` (tensors, state dicts, optimizer states, nested containers) to ``f``, a
     path or a binary file (NOTE [The checkpoint format]); ``pickle_module`` and
     ``pickle_protocol`` (torch's defaults) pickle what the format does not hold."""
     writer = _Writer(pickle_module, pickle_protocol)
     tree = writer.node(obj)
+    writer.share_memory()
     if isinstance(f, (str, os.PathLike)):
         with open(f, "wb") as handle:
             _write(handle, tree, writer.members)
@@ -164,6 +199,7 @@ class _Reader:
         self.map_location = map_location
         self.unpickler = unpickler     # None: weights only, pickled members refused
         self.tensors = {}
+        self.storages = {}             # a shared memory's member -> its array
 
     def node(self, tree):
         import autograd_cy as ag
@@ -200,8 +236,15 @@ class _Reader:
         if key in self.tensors:
             return self.tensors[key]
         import autograd_cy as ag
-        with self.archive.open(key + ".npy") as member:
-            array = np.load(io.BytesIO(member.read()), allow_pickle=False)
+        if "storage" in tree:           # a view of a memory other tensors view too
+            memory = self.storages.get(tree["storage"])
+            if memory is None:
+                memory = self.storages[tree["storage"]] = self.array(tree["storage"])
+            array = np.ndarray(tree["shape"], memory.dtype, buffer=memory,
+                               offset=tree["offset"] * memory.itemsize,
+                               strides=[step * memory.itemsize for step in tree["stride"]])
+        else:
+            array = self.array(key)
         if tree["dtype"] == "bfloat16":
             array = array.view(ag.bfloat16.numpy)
         value = ag.from_numpy(array)
@@ -216,6 +259,10 @@ class _Reader:
             value.requires_grad_(True)
         self.tensors[key] = value
         return value
+
+    def array(self, key):
+        with self.archive.open(key + ".npy") as member:
+            return np.load(io.BytesIO(member.read()), allow_pickle=False)
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,

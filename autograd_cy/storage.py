@@ -41,9 +41,14 @@ def memory_root(tensor):
     if type(array) is MetaArray:    # no memory: its own shape and dtype
         return array
     array = getattr(array, "raw", array)
-    while getattr(array, "base", None) is not None and hasattr(array.base, "dtype"):
-        array = array.base
-    return array
+    while True:                 # down the base chain, through an emulated device's views
+        base = getattr(array, "base", None)
+        if getattr(base, "raw", None) is not None:    # a device array, a seam's view
+            array = base.raw
+        elif base is not None and hasattr(base, "dtype"):
+            array = base
+        else:
+            return array
 
 
 def _whole_memory(tensor):

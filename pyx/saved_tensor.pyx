@@ -395,7 +395,7 @@ cdef class SavedTensor:
         }
 
     def __repr__(self):
-        return "<autograd_cy._C._autograd.SavedTensor object>"
+        return f"<autograd_cy._C._autograd.SavedTensor object at {id(self):#x}>"
 
 
 _DETACHED_MESSAGE = (

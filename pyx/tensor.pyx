@@ -259,6 +259,32 @@ def _wrap_array(array):
     return make_tensor(array)
 
 
+def _swap_contents(Tensor a, Tensor b):
+    """Exchange everything two tensors hold but their Python class and ``__dict__``
+    (``utils.swap_tensors`` swaps those): data, autograd history, views, grad, hooks,
+    version counter. Each gets a new AccumulateGrad on next use: the old node belongs to
+    the other tensor's history."""
+    a._data, b._data = b._data, a._data
+    a._requires_grad, b._requires_grad = b._requires_grad, a._requires_grad
+    a._grad, b._grad = b._grad, a._grad
+    a._grad_fn, b._grad_fn = b._grad_fn, a._grad_fn
+    a._output_nr, b._output_nr = b._output_nr, a._output_nr
+    a._version_counter, b._version_counter = b._version_counter, a._version_counter
+    a._base, b._base = b._base, a._base
+    a._creation_meta, b._creation_meta = b._creation_meta, a._creation_meta
+    a._view_op_name, b._view_op_name = b._view_op_name, a._view_op_name
+    a._grad_fn_version, b._grad_fn_version = b._grad_fn_version, a._grad_fn_version
+    a._hooks, b._hooks = b._hooks, a._hooks
+    a._post_accumulate_grad_hooks, b._post_accumulate_grad_hooks = (
+        b._post_accumulate_grad_hooks, a._post_accumulate_grad_hooks)
+    a._accumulator = b._accumulator = None
+    a._retains_grad, b._retains_grad = b._retains_grad, a._retains_grad
+    a._is_inference, b._is_inference = b._is_inference, a._is_inference
+    a._is_conj, b._is_conj = b._is_conj, a._is_conj
+    a._fw_grad, b._fw_grad = b._fw_grad, a._fw_grad
+    a._fw_level, b._fw_level = b._fw_level, a._fw_level
+
+
 def _hold_array(Tensor t, array):
     """Make ``array`` the array ``t`` holds, as it is, without coercing it: a BatchedTensor
     of autograd_cy.func holds a stand-in of its logical shape (NOTE [The batched tensor])."""
@@ -396,6 +422,8 @@ cdef class Tensor:
     def __init__(self, *args):
         if len(args) == 1 and not isinstance(args[0], int):
             self._data = np.asarray(args[0], dtype=default_float())
+        elif not args:          # Tensor(): an empty vector, as torch's
+            self._data = np.empty((0,), dtype=default_float())
         else:
             self._data = np.empty(args, dtype=default_float())
         self._is_inference = is_inference_mode_enabled()

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from oracle import (
-    assert_same, assert_same_error, check_gradcheck, check_jvp, check_op, node_name, randn,
+    assert_same, assert_same_error, both, check_gradcheck, check_jvp, check_op, node_name, randn,
 )
 
 CASES = {
@@ -93,3 +93,22 @@ def test_lerp_dtype_errors_name_the_cpp_types(dtypes):
         lib.lerp(lib.ones(2, dtype=getattr(lib, first)), lib.ones(2, dtype=getattr(lib, end)),
                  w)
     assert_same_error(run, exact=True)
+
+
+@pytest.mark.parametrize("op", ["addcmul", "addcdiv"])
+def test_saves_only_the_factors(op):
+    """As torch's, only tensor1 and tensor2 are saved (packed in that order): input's memory
+    is not held by the graph (found by the saved-tensors-hooks tutorial's pack hooks)."""
+    def run(lib):
+        packed = []
+
+        def pack(t):
+            packed.append(t.tolist())
+            return t
+        a = lib.tensor([1.5, 2.0], requires_grad=True)
+        with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            out = getattr(lib, op)(a.reshape(2, 1), a * 2, a * 3)
+        out.sum().backward()
+        return packed, a.grad.tolist()
+    ours, theirs = both(run)
+    assert ours == theirs

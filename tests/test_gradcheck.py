@@ -1,5 +1,7 @@
 """gradcheck / gradgradcheck: pass on correct gradients, fail (raise or return False) on
 wrong ones, with the same verdicts and key words as torch.autograd.gradcheck."""
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -8,7 +10,7 @@ from torch.autograd.gradcheck import GradcheckError as TorchGradcheckError
 import autograd_cy as ag
 from autograd_cy.autograd.gradcheck import GradcheckError
 
-from oracle import LIBS, assert_same_error, randn, to_numpy
+from oracle import LIBS, assert_same_error, both, randn, to_numpy
 
 ERRORS = {ag: GradcheckError, torch: TorchGradcheckError}
 
@@ -270,3 +272,18 @@ def test_namespace():
     assert isinstance(ag.autograd.gradcheck, types.FunctionType)
     assert isinstance(ag.autograd.gradgradcheck, types.FunctionType)
     assert issubclass(GradcheckError, RuntimeError)
+
+
+def test_mismatch_message_shows_the_jacobians_in_the_tensors_dtype():
+    """A float32 input's Jacobians print without a dtype, as torch's are float32 tensors
+    (the double-backward tutorial's wrong gradient, checked in float32)."""
+    def run(lib):
+        x = lib.tensor([2.0], requires_grad=True, device="cpu")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                lib.autograd.gradcheck(lambda t: t.sin() * 1.0001, x)
+            except Exception as error:      # each library's GradcheckError
+                return str(error)
+    ours, theirs = both(run)
+    assert ours == theirs

@@ -575,3 +575,17 @@ def test_load_state_dict_assign_takes_parameters_and_buffers():
                 model.running_mean is state["running_mean"], model.weight.tolist(),
                 model.num_batches_tracked.item())
     assert run(ag) == run(torch)
+
+
+def test_to_memory_format_converts_4d_and_5d_tensors():
+    """The performance-tuning recipe: ``model.to(memory_format=torch.channels_last)``
+    lays out the conv weight (4-D) channels-last and leaves the others alone."""
+    def run(lib):
+        model = lib.nn.Sequential(lib.nn.Conv2d(3, 8, 3), lib.nn.BatchNorm2d(8),
+                                  lib.nn.Linear(4, 2)).to("cpu")
+        weight = model[0].weight
+        model.to(memory_format=lib.channels_last)
+        out = model[0](lib.ones(1, 3, 5, 5, device="cpu").to(memory_format=lib.channels_last))
+        return (model[0].weight is weight, model[0].weight.stride(), model[1].weight.stride(),
+                model[2].weight.stride(), out.is_contiguous(memory_format=lib.channels_last))
+    assert_same(run)

@@ -234,3 +234,24 @@ def test_a_torch_state_dict_through_numpy(tmp_path):
     model.load_state_dict({k: ag.from_numpy(v) for k, v in np.load(path).items()})
     x = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
     assert_close(model(ag.tensor(x)), torch_model(torch.tensor(x)))
+
+
+@pytest.mark.cpu_only      # CUDA tensors are stored one by one
+def test_views_share_memory_after_load():
+    """A tensor and its views (the save/load tutorial saves a dict of a tensor and a row of
+    it) come back sharing one memory, as torch keeps one storage for them; others do not."""
+    def run(lib):
+        t = lib.arange(10.0).reshape(2, 5)
+        buffer = io.BytesIO()
+        lib.save({"t": t, "row": t[1], "column": t[:, 2], "copy": t.clone(), "again": t},
+                 buffer)
+        buffer.seek(0)
+        r = lib.load(buffer)
+        pointer = r["t"].untyped_storage().data_ptr()
+        shares = [r[k].untyped_storage().data_ptr() == pointer for k in ("row", "column", "copy")]
+        r["row"].add_(100)
+        return (shares, r["again"] is r["t"], r["t"].tolist(), r["column"].tolist(),
+                r["column"].stride(), r["column"].storage_offset(), r["row"]._is_view())
+    ours, theirs = both(run)
+    assert ours == theirs
+    assert ours[0] == [True, True, False]

@@ -4,6 +4,7 @@ real timings are checked for shape only."""
 import itertools
 import re
 
+import numpy as np
 import pytest
 import torch.utils.benchmark
 
@@ -84,3 +85,48 @@ def test_real_timing_has_the_shape_of_torchs():
     before = ag.get_num_threads()
     benchmark.Timer("pass", num_threads=3).timeit(5)
     assert ag.get_num_threads() == before
+
+
+def _measurements(lib_benchmark, seed):
+    """The same made-up measurements for both libraries: two labels, two thread counts,
+    two envs, cells missing, some noisy."""
+    common = torch.utils.benchmark.utils.common
+    make, spec = ((benchmark.Measurement, benchmark.TaskSpec) if lib_benchmark is benchmark
+                  else (common.Measurement, common.TaskSpec))
+    rng = np.random.default_rng(seed)
+    out = []
+    for label, threads, env, row, description in itertools.product(
+            ["ops", None], [1, 4], ["A", "B"], ["4x4", "64x64", None], ["mm", "add"]):
+        if rng.random() < 0.2:
+            continue
+        base = 10 ** rng.uniform(-7, -2)
+        times = list(base * (1 + rng.uniform(0, 0.5 if rng.random() < 0.3 else 0.02, 7)))
+        out.append(make(1, times, spec(stmt="x @ y", setup="pass", label=label, sub_label=row,
+                                       description=description, env=env if label else None,
+                                       num_threads=threads)))
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_compare_prints_torchs_tables(seed):
+    """The timer quick-start recipe prints ``Compare`` tables: plain, trimmed, colourized by
+    column and by row with the noisy cells marked."""
+    def tables(lib_benchmark):
+        compare = lib_benchmark.Compare(_measurements(lib_benchmark, seed))
+        out = [str(compare)]
+        compare.trim_significant_figures()
+        out.append(str(compare))
+        compare.colorize()
+        out.append(str(compare))
+        compare.colorize(rowwise=True)
+        compare.highlight_warnings()
+        out.append(str(compare))
+        return out
+    assert tables(benchmark) == tables(torch.utils.benchmark)
+
+
+def test_compare_takes_measurements_only():
+    for lib_benchmark in (benchmark, torch.utils.benchmark):
+        with pytest.raises(ValueError, match="Expected an instance of `Measurement`, got "
+                           "<class 'int'> instead."):
+            lib_benchmark.Compare([1])

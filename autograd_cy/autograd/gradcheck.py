@@ -401,19 +401,31 @@ def _slow_check(func, inputs, outputs, positions, eps, atol, rtol, nondet_tol,
     """Compare the full Jacobians, one (output, input) pair at a time (``part``: which part
     of a complex function ``func`` is, NOTE [gradcheck of complex functions])."""
     numerical = _numerical_jacobian(func, inputs, eps)   # [input][tensor output]
+    differentiable = [inp for inp in inputs if _requires_grad(inp)]
     for i, out in enumerate(outputs):
         analytical = _analytical_jacobian(inputs, out, nondet_tol, check_grad_dtypes)
         for j, a in enumerate(analytical):
             n = numerical[j][positions[i]]
             if not np.allclose(a, n, rtol=rtol, atol=atol):
-                raise GradcheckError(_part_prefix(part, i) + _mismatch_message(a, n, i, j))
+                raise GradcheckError(_part_prefix(part, i) + _mismatch_message(
+                    a, n, i, j, differentiable[j], out))
 
 
-def _mismatch_message(analytical, numerical, output_index, input_index):
+def _mismatch_message(analytical, numerical, output_index, input_index, inp=None, out=None):
+    """torch's message; its Jacobians are tensors like the input (numerical) and the output
+    (analytical): their dtype and device, though computed here in float64 on the host."""
     from autograd_cy import tensor
+
+    def shown(jacobian, like):
+        if like is None:
+            return tensor(jacobian)
+        jacobian = tensor(jacobian, device=like.device)
+        if jacobian.dtype != like.dtype and not (jacobian.is_complex() or like.is_complex()):
+            jacobian = jacobian.to(like.dtype)
+        return jacobian
     return (f"Jacobian mismatch for output {output_index:d} with respect to input "
-            f"{input_index:d},\nnumerical:{tensor(numerical)!r}\n"
-            f"analytical:{tensor(analytical)!r}\n")
+            f"{input_index:d},\nnumerical:{shown(numerical, inp)!r}\n"
+            f"analytical:{shown(analytical, out)!r}\n")
 
 
 def _numerical_jacobian(func, inputs, eps, target=None):

@@ -46,9 +46,11 @@ def current_device():
 
 def set_device(device):
     """Make ``device`` (an index, ``"cuda:N"`` or a device) the default for ``"cuda"``; None
-    changes nothing."""
+    or a negative index changes nothing, as torch's."""
     if device is not None:
-        devices.set_current(devices.index_of(device))
+        index = devices.index_of(device)
+        if index >= 0:
+            devices.set_current(index)
 
 
 def get_device_name(device=None):

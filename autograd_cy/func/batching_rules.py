@@ -457,10 +457,15 @@ def _checked_matmul(name, a_dims, b_dims):
 
 
 def linear_rule(original, args, kwargs):
-    """``input @ weight.mT + bias`` through the rules above."""
+    """``input @ weight.mT + bias`` through the rules above; an input batched alone is one
+    linear over its physical tensor (the batch dims lead), so each row rounds as unbatched
+    (the bias added in the product, as torch's addmm)."""
     x = args[0]
     weight = _get(args, kwargs, 1, "weight", None)
     bias = _get(args, kwargs, 2, "bias", None)
+    if (original is not None and is_batched(x) and not is_batched(weight)
+            and not is_batched(bias) and logical_ndim(x) >= 1 and logical_ndim(weight) == 2):
+        return batched(original(x._physical, weight, bias), x._levels)
     if logical_ndim(weight) < 2:        # a weight vector: input @ weight
         transposed = weight
     else:

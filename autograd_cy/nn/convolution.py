@@ -22,6 +22,7 @@ from autograd_cy._C.dtype import _c10_name
 from autograd_cy import factories
 from autograd_cy.autograd.function import Function
 from autograd_cy.grad_mode import is_grad_enabled
+from autograd_cy.memory_formats import channels_last
 from autograd_cy.nn.padding import pad
 from autograd_cy.nn.windows import fold_windows, sliding_windows
 
@@ -99,6 +100,13 @@ def _planes(*tensors):
     return [t.unsqueeze(2) if t is not None and t.dim() == 3 else t for t in tensors]
 
 
+def _channels_last(t):
+    """Whether ``t`` is laid out channels-last and not also row-major (torch's
+    suggest_memory_format): a 2-D convolution's output follows its input or weight."""
+    return t.dim() == 4 and not t.is_contiguous() and t.is_contiguous(
+        memory_format=channels_last)
+
+
 class Convolution(Function):
     """A 2-D convolution of ``(N, C, H, W)`` inputs or a 3-D one of ``(N, C, D, H, W)``
     inputs; a 1-D one of ``(N, C, L)`` inputs runs as one of height 1 inside the op (one
@@ -121,7 +129,12 @@ class Convolution(Function):
             output += bias.reshape((1, -1) + (1,) * len(out))
         ctx.columns = columns                # reused by a backward that records nothing
         ctx.settings = (stride, padding, dilation, groups, out, bias is not None)
-        return output.squeeze(2) if one_dim else output
+        if one_dim:
+            return output.squeeze(2)
+        if output.dim() == 4 and (_channels_last(ctx.saved_for_forward[0])
+                                  or _channels_last(ctx.saved_for_forward[1])):
+            return output.contiguous(memory_format=channels_last)    # as torch's CPU conv
+        return output
 
     @staticmethod
     def backward(ctx, grad):

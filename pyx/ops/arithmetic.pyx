@@ -366,23 +366,24 @@ cdef tuple fused_pair(str formula, Node node, Tensor grad, object a, object b):
 
 
 cdef class MulBackward0(ElementwiseNode):
-    """``grad * conj(other)`` and ``grad * conj(self)`` (NOTE [Complex gradients])."""
-    saved_names = ("self", "other")
+    """``grad * conj(other)`` and ``grad * conj(self)`` (NOTE [Complex gradients]). Saved
+    as torch's, ``other`` first: pack hooks see the factors in torch's order."""
+    saved_names = ("other", "self")
     complex_formulas = True
 
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         self_grad = other_grad = None
         if self.should_compute_output(0) and self.should_compute_output(1):
-            other, operand = conj_of(unpack_saved(self, 1)), conj_of(unpack_saved(self, 0))
+            other, operand = conj_of(unpack_saved(self, 0)), conj_of(unpack_saved(self, 1))
             pair = fused_pair("mul_backward", self, <Tensor>grad, operand, other)
             if pair is not None:
                 return pair
             return (mul_impl(grad, other), mul_impl(grad, operand))
         if self.should_compute_output(0):
-            self_grad = mul_impl(grad, conj_of(unpack_saved(self, 1)))
+            self_grad = mul_impl(grad, conj_of(unpack_saved(self, 0)))
         if self.should_compute_output(1):
-            other_grad = mul_impl(grad, conj_of(unpack_saved(self, 0)))
+            other_grad = mul_impl(grad, conj_of(unpack_saved(self, 1)))
         return (self_grad, other_grad)
 
 
@@ -421,24 +422,25 @@ cdef object mul_impl(object self, object other):
         node = MulBackward0.__new__(MulBackward0)
         # Each side's gradient reads the other operand: save each only if that gradient is needed.
         record2(node, self, other, out,
-                (self if gets_gradient(other) else None,
-                 other if gets_gradient(self) else None))
+                (other if gets_gradient(self) else None,
+                 self if gets_gradient(other) else None))
     if forward_level():
         forward2(out, self, other, mul_tangent)
     return out
 
 
 cdef class DivBackward0(ElementwiseNode):
-    """``grad / conj(other)`` and ``-grad * (conj(self) / conj(other)) / conj(other)``."""
-    saved_names = ("self", "other")
+    """``grad / conj(other)`` and ``-grad * (conj(self) / conj(other)) / conj(other)``.
+    Saved as torch's, ``other`` first."""
+    saved_names = ("other", "self")
     complex_formulas = True
 
     cpdef tuple apply(self, tuple grads):
         grad = grads[0]
         self_grad = other_grad = operand = None
-        other = conj_of(unpack_saved(self, 1))
+        other = conj_of(unpack_saved(self, 0))
         if self.should_compute_output(1):
-            operand = conj_of(unpack_saved(self, 0))
+            operand = conj_of(unpack_saved(self, 1))
             pair = fused_pair("div_backward", self, <Tensor>grad, operand, other)
             if pair is not None:
                 return pair
@@ -498,7 +500,7 @@ def div(self, other, *, rounding_mode=None, out=None):
     if any_requires_grad2(self, other):
         # Both gradients read the divisor; only the divisor's reads the dividend.
         record2(DivBackward0(), self, other, result,
-                (self if gets_gradient(other) else None, other))
+                (other, self if gets_gradient(other) else None))
     if forward_level():
         forward2(result, self, other, div_tangent)
     return result

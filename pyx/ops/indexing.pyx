@@ -18,6 +18,7 @@ remain. Both are in-place ops (apply_inplace): the version counter is bumped,
 and when the target is a view the base's history becomes CopySlices.
 """
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 cimport numpy as cnp
@@ -82,8 +83,9 @@ cdef object index_entry(object item):
         return int(item)
     if isinstance(item, Tensor):
         array = (<Tensor>item)._data
-    elif isinstance(item, (list, tuple, range, cnp.ndarray, np.bool_)):
-        array = np.asarray(item)                 # a range is a sequence, as a list
+    elif isinstance(item, (list, tuple, cnp.ndarray, np.bool_, range)) or (
+            isinstance(item, Sequence) and not isinstance(item, (str, bytes))):
+        array = np.asarray(item)          # any sequence is a tensor index (x[range(n), y])
         if array.size == 0 and kind_of(array.dtype) == "f":
             array = array.astype(INT64)          # x[[]] selects nothing
     else:

@@ -18,10 +18,12 @@ from typing import Any, TypeVar
 from autograd_cy._C.dtype import _from_numpy_dtype, _to_numpy_dtype
 from autograd_cy.device import device as device_class
 from autograd_cy._C.node import RemovableHandle
+from autograd_cy import __future__ as _future
 from autograd_cy._C.tensor import Tensor
 from autograd_cy.grad_mode import no_grad
 from autograd_cy.nn.modules.backward_hook import BackwardHook
 from autograd_cy.nn.parameter import Buffer, Parameter, is_lazy
+from autograd_cy.utils.swap import swap_tensors
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_full_backward_pre_hook", "register_module_full_backward_hook"]
@@ -511,20 +513,52 @@ class Module:
 
     def _apply(self, fn, recurse=True):
         """``fn`` on every parameter, buffer and gradient, in place of each: the Parameter
-        object stays (its ``.data`` is replaced), so an optimizer that holds it still does."""
+        object stays (its ``.data`` is replaced, or the converted Parameter is swapped into
+        it under ``__future__.set_swap_module_params_on_conversion(True)``), so an optimizer
+        that holds it still does; ``set_overwrite_module_params_on_conversion(True)`` puts
+        new Parameters in the module instead."""
+        swap = _future.get_swap_module_params_on_conversion()
+        overwrite = _future.get_overwrite_module_params_on_conversion()
         for module in (self.modules() if recurse else [self]):
-            for param in module._parameters.values():
+            for key, param in list(module._parameters.items()):
                 if param is None:
                     continue
                 with no_grad():
                     converted = fn(param)
-                if converted is not param:
-                    param.data = converted
-                if param.grad is not None:
-                    with no_grad():
-                        grad = fn(param.grad)
-                    if grad is not param.grad:
-                        param.grad.data = grad
+                grad = param.grad
+                if swap:
+                    param.grad = None
+                    try:
+                        swap_tensors(param, Parameter(converted,
+                                                      requires_grad=param.requires_grad))
+                    except Exception as error:
+                        param.grad = grad
+                        raise RuntimeError(f"_apply(): Couldn't swap {module._get_name()}."
+                                           f"{key}") from error
+                    out = param
+                elif not overwrite:
+                    if converted is not param:
+                        param.data = converted
+                    out = param
+                else:
+                    out = module._parameters[key] = Parameter(converted, param.requires_grad)
+                if grad is None:
+                    continue
+                with no_grad():
+                    grad_converted = fn(grad)
+                if swap:
+                    grad_converted.requires_grad_(grad.requires_grad)
+                    try:
+                        swap_tensors(grad, grad_converted)
+                    except Exception as error:
+                        raise RuntimeError(f"_apply(): Couldn't swap {module._get_name()}."
+                                           f"{key}.grad") from error
+                    out.grad = grad
+                elif not overwrite:
+                    if grad_converted is not grad:
+                        grad.data = grad_converted
+                else:
+                    out.grad = grad_converted.requires_grad_(grad.requires_grad)
             for name, buffer in module._buffers.items():
                 if buffer is not None:
                     module._buffers[name] = fn(buffer)
@@ -532,8 +566,10 @@ class Module:
 
     def to(self, *args, **kwargs):
         """``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)``: moves every
-        parameter and buffer; a dtype applies to floating and complex ones only."""
+        parameter and buffer; a dtype applies to floating and complex ones only, a
+        ``memory_format=`` (``channels_last``) to the 4-D and 5-D ones."""
         device, dtype = kwargs.get("device"), kwargs.get("dtype")
+        memory_format = kwargs.get("memory_format")
         for arg in args:
             if isinstance(arg, Tensor):
                 device, dtype = arg.device, arg.dtype
@@ -549,8 +585,12 @@ class Module:
 
         def convert(t):
             if dtype is not None and (t.is_floating_point() or t.is_complex()):
-                return t.to(device, dtype) if device is not None else t.to(dtype)
-            return t.to(device) if device is not None else t
+                t = t.to(device, dtype) if device is not None else t.to(dtype)
+            elif device is not None:
+                t = t.to(device)
+            if memory_format is not None and t.dim() in (4, 5):    # as torch's: 4-D/5-D only
+                t = t.to(memory_format=memory_format)
+            return t
         return self._apply(convert)
 
     def to_empty(self, *, device, recurse=True):
