@@ -598,11 +598,14 @@ class Softshrink(_Pointwise):
 
     @staticmethod
     def value(x, lambd):
-        return _ag.where(x > lambd, x - lambd, _ag.where(x < -lambd, x + lambd, 0.0)).to(
+        # ``x - x`` in the middle: 0, but NaN stays NaN, as in torch's kernel
+        return _ag.where(x > lambd, x - lambd, _ag.where(x < -lambd, x + lambd, x - x)).to(
             x.dtype)
 
     @staticmethod
     def derivative(x, lambd):
+        # 0 at NaN, as the vectorized body of torch's backward kernel (its scalar tail
+        # passes the gradient: torch's own answer depends on the position)
         return _mask(_ag.abs(x) > lambd, x)
 
 
@@ -611,7 +614,7 @@ class Hardshrink(_Pointwise):
 
     @staticmethod
     def value(x, lambd):
-        return x * Hardshrink.derivative(x, lambd)
+        return _ag.where((x >= -lambd) & (x <= lambd), 0.0, x)
 
     @staticmethod
     def derivative(x, lambd):
@@ -619,15 +622,16 @@ class Hardshrink(_Pointwise):
 
 
 class _ThresholdMath:
-    """``x`` where ``x > threshold``, else ``value``; slope 1 where ``x > threshold``."""
+    """``value`` where ``x <= threshold``, else ``x`` (NaN stays NaN, as torch's kernel
+    tests ``x <= threshold``); slope 1 where not ``x <= threshold``."""
 
     @staticmethod
     def value(x, threshold, value):
-        return _ag.where(x > threshold, x, _ag.full_like(x, value))
+        return _ag.where(x <= threshold, _ag.full_like(x, value), x)
 
     @staticmethod
     def derivative(x, threshold, value):
-        return _mask(x > threshold, x)
+        return _mask(~(x <= threshold), x)
 
 
 class Threshold(_ThresholdMath, _Pointwise):
