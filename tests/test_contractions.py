@@ -15,6 +15,9 @@ CASES = {
     "tensordot_lists": (lambda lib, a, b: lib.tensordot(a, b, ([1, 2], [1, 0])),
                         [(2, 3, 4), (4, 3, 5)]),
     "tensordot_zero": (lambda lib, a, b: lib.tensordot(a, b, 0), [(2, 3), (4,)]),
+    # a 0-d operand: permute(()) (fuzz seed 953000077)
+    "tensordot_zero_scalar": (lambda lib, a, b: lib.tensordot(a, b, dims=0), [(), (3,)]),
+    "tensordot_zero_scalars": (lambda lib, a, b: lib.tensordot(b, a, dims=0), [(), ()]),
     "tensordot_one": (lambda lib, a, b: lib.tensordot(a, b, dims=1), [(2, 3), (3, 4)]),
     "tensordot_one_each": (lambda lib, a, b: lib.tensordot(a, b, dims=([0], [1])),
                            [(3, 2), (4, 3)]),
