@@ -190,7 +190,7 @@ class _Normalization(_ag.autograd.Function):
         ctx.xhat, ctx.rstd, ctx.layout, ctx.eps, ctx.stats = xhat, rstd, layout, eps, stats
         ctx.weight_view = w
         ctx.bias_dtype = None if bias is None else bias.dtype
-        return layout.unview(out, input).to(input.dtype)
+        return _fresh_output(layout.unview(out, input).to(input.dtype), xhat)
 
     @staticmethod
     def backward(ctx, grad):
@@ -256,6 +256,8 @@ def _rows_forward(x, w, bias, layout, eps):
     if result is None:
         return None
     out, xhat, _, rstd, _ = result
+    if out is xhat:         # no weight, no bias: the output is a copy (the backward keeps xhat)
+        out = out.copy()
     return _wrap_array(out), _wrap_array(xhat), _wrap_array(rstd)
 
 
@@ -267,6 +269,15 @@ def _rows_input_gradient(grad, xhat, rstd, w, layout):
     result = _row_kernels.input_gradient(_array_of(grad), _array_of(xhat), _array_of(rstd),
                                          None if w is None else _array_of(w))
     return None if result is None else _wrap_array(result)
+
+
+def _fresh_output(out, xhat):
+    """``out`` as a tensor of its own, as torch's kernels return it: a copy where it is
+    ``xhat`` or a view of it (no weight, no bias), which the backward keeps, and no view
+    (of the 2-D or grouped form it was computed in), so that an in-place op may write it."""
+    if out is xhat or out._base is not None and (out._base is xhat or out._base is xhat._base):
+        return out.clone()
+    return _wrap_array(_array_of(out)) if out._base is not None else out
 
 
 def _param_view(param, layout, dtype):
