@@ -23,6 +23,7 @@ import math
 import warnings
 
 import autograd_cy as _ag
+from autograd_cy._C.tensor import _array_of, _wrap_array
 from autograd_cy.nn import functional as _F
 from autograd_cy.nn.distance import pairwise_distance
 
@@ -479,8 +480,9 @@ class _ClassMarginLoss(_ag.autograd.Function):
         ctx.kind, ctx.reduction, ctx.shape = kind, reduction, shape
         ctx.input = input                 # for the jvp (saved tensors are for the backward)
         loss = kind.loss(input)
-        return _F._apply_reduction(loss, reduction) if reduction != "none" else \
-            loss.reshape(shape)
+        if reduction != "none":
+            return _F._apply_reduction(loss, reduction)
+        return _wrap_array(_array_of(loss.reshape(shape)))      # no view: it may be written
 
     @staticmethod
     def backward(ctx, grad):
