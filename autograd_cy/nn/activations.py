@@ -272,6 +272,11 @@ def _in_place(op, input, *args):
     """``op`` (a ``_PointwiseOfResult`` or ``_PointwiseOfOriginal``) applied to ``input``
     in place, after torch's checks."""
     _check_inplace(input)
+    if not is_grad_enabled() and _tangent(input) is None:
+        # nothing to record: written as torch's in-place kernel writes, ``input`` returned
+        # (a Function would return a detached alias of an input that requires grad)
+        input.copy_(op.value(_computed(input), *args))
+        return input
     if issubclass(op, _PointwiseOfOriginal):
         # the input as it was, for a derivative to come (none without grad or tangent)
         wanted = (is_grad_enabled() and input.requires_grad) or _tangent(input) is not None
