@@ -46,7 +46,11 @@ def _lerped(input, end, weight):
 
 def _reduced(grad, operand):
     """``grad`` summed back to ``operand``'s shape (broadcast dims summed away)."""
-    return grad.sum_to_size(operand.shape) if grad.shape != operand.shape else grad
+    return _reduced_to(grad, operand.shape)
+
+
+def _reduced_to(grad, shape):
+    return grad.sum_to_size(shape) if grad.shape != shape else grad
 
 
 class Lerp(Function):
@@ -121,21 +125,23 @@ class Addcmul(Function):
 
     @staticmethod
     def forward(ctx, input, tensor1, tensor2, value):
-        ctx.value = value
-        ctx.save_for_backward(input, tensor1, tensor2)
+        ctx.value, ctx.shapes = value, (input.shape, tensor1.shape, tensor2.shape)
+        # what a wanted gradient reads, as torch's node saves it (``input`` never)
+        needs = ctx.needs_input_grad
+        ctx.save_for_backward(tensor1 if needs[2] else None, tensor2 if needs[1] else None)
         ctx.save_for_forward(tensor1, tensor2)
         return input + tensor1 * value * tensor2
 
     @staticmethod
     def backward(ctx, grad):
-        input, tensor1, tensor2 = ctx.saved_tensors
+        tensor1, tensor2 = ctx.saved_tensors
         grads = [None, None, None, None]
         if ctx.needs_input_grad[0]:
-            grads[0] = _reduced(grad, input)
+            grads[0] = _reduced_to(grad, ctx.shapes[0])
         if ctx.needs_input_grad[1]:
-            grads[1] = _reduced(grad * (tensor2 * ctx.value).conj(), tensor1)
+            grads[1] = _reduced_to(grad * (tensor2 * ctx.value).conj(), ctx.shapes[1])
         if ctx.needs_input_grad[2]:
-            grads[2] = _reduced(grad * (tensor1 * ctx.value).conj(), tensor2)
+            grads[2] = _reduced_to(grad * (tensor1 * ctx.value).conj(), ctx.shapes[2])
         return tuple(grads)
 
     @staticmethod
@@ -157,22 +163,24 @@ class Addcdiv(Function):
 
     @staticmethod
     def forward(ctx, input, tensor1, tensor2, value):
-        ctx.value = value
-        ctx.save_for_backward(input, tensor1, tensor2)
+        ctx.value, ctx.shapes = value, (input.shape, tensor1.shape, tensor2.shape)
+        needs = ctx.needs_input_grad     # as Addcmul's
+        ctx.save_for_backward(tensor1 if needs[2] else None,
+                              tensor2 if needs[1] or needs[2] else None)
         ctx.save_for_forward(tensor1, tensor2)
         return input + tensor1 * value / tensor2
 
     @staticmethod
     def backward(ctx, grad):
-        input, tensor1, tensor2 = ctx.saved_tensors
+        tensor1, tensor2 = ctx.saved_tensors
         grads = [None, None, None, None]
         if ctx.needs_input_grad[0]:
-            grads[0] = _reduced(grad, input)
+            grads[0] = _reduced_to(grad, ctx.shapes[0])
         if ctx.needs_input_grad[1]:
-            grads[1] = _reduced(grad * (ctx.value / tensor2).conj(), tensor1)
+            grads[1] = _reduced_to(grad * (ctx.value / tensor2).conj(), ctx.shapes[1])
         if ctx.needs_input_grad[2]:
-            grads[2] = _reduced(-grad * (ctx.value * tensor1 / (tensor2 * tensor2)).conj(),
-                                tensor2)
+            grads[2] = _reduced_to(
+                -grad * (ctx.value * tensor1 / (tensor2 * tensor2)).conj(), ctx.shapes[2])
         return tuple(grads)
 
     @staticmethod
