@@ -88,7 +88,12 @@ class LerpTensor(Function):
 
     @staticmethod
     def forward(ctx, input, end, weight):
-        ctx.save_for_backward(input, end, weight)
+        # what a wanted gradient reads, as torch's node saves it: input and end only for
+        # the weight's gradient
+        needs = ctx.needs_input_grad
+        ctx.shapes = (input.shape, end.shape, weight.shape)
+        ctx.save_for_backward(input if needs[2] else None, end if needs[2] else None,
+                              weight if needs[0] or needs[1] else None)
         ctx.save_for_forward(input, end, weight)
         return _lerped(input, end, weight)
 
@@ -97,11 +102,11 @@ class LerpTensor(Function):
         input, end, weight = ctx.saved_tensors
         grads = [None, None, None]
         if ctx.needs_input_grad[0]:
-            grads[0] = _reduced(grad * (1 - weight).conj(), input)
+            grads[0] = _reduced_to(grad * (1 - weight).conj(), ctx.shapes[0])
         if ctx.needs_input_grad[1]:
-            grads[1] = _reduced(grad * weight.conj(), end)
+            grads[1] = _reduced_to(grad * weight.conj(), ctx.shapes[1])
         if ctx.needs_input_grad[2]:
-            grads[2] = _reduced(grad * (end - input).conj(), weight)
+            grads[2] = _reduced_to(grad * (end - input).conj(), ctx.shapes[2])
         return tuple(grads)
 
     @staticmethod

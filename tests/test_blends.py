@@ -112,11 +112,11 @@ def _written_after(lib, name, written, needs):
     return True
 
 
-@pytest.mark.parametrize("name", ["addcmul", "addcdiv"])
+@pytest.mark.parametrize("name", ["addcmul", "addcdiv", "lerp"])
 @pytest.mark.parametrize("written", [0, 1, 2])
 @pytest.mark.parametrize("needs", [(True, False), (False, True), (True, True)])
 def test_saves_what_the_wanted_gradients_read(name, written, needs):
     """As torch's nodes: ``input`` is never saved, and each of ``tensor1``/``tensor2`` only
     where a wanted gradient reads it, so writing another operand leaves the backward
-    working (fuzz seed 953000060)."""
+    working (fuzz seeds 953000060, 953001864; lerp with a tensor weight)."""
     assert_same(lambda lib: _written_after(lib, name, written, needs))
