@@ -627,6 +627,20 @@ def test_solve_triangular(dtype, upper, left, unitriangular):
     check_op(fn, well_conditioned(3, 3), randn(*B_shape, seed=29), dtype=dtype)
 
 
+@pytest.mark.parametrize("dtypes", [("float32", "float64"), ("float64", "float32")])
+def test_solve_triangular_result_has_the_dtype_of_A(dtypes):
+    """B is read in A's dtype, as torch's: the result and A's gradient are of A's dtype,
+    B's gradient of B's (fuzz seed 953000192)."""
+    def fn(lib):
+        A = lib.tensor([[2.0, 1.0], [0.0, 4.0]], dtype=getattr(lib, dtypes[0]),
+                       requires_grad=True)
+        B = lib.tensor([[1.0], [3.0]], dtype=getattr(lib, dtypes[1]), requires_grad=True)
+        X = lib.linalg.solve_triangular(A, B, upper=True)
+        X.sum().backward()
+        return [str(t.dtype).split(".")[-1] for t in (X, A.grad, B.grad)], X, A.grad, B.grad
+    assert_same(fn)
+
+
 def test_solve_triangular_complex_gradcheck_forward_ad_errors():
     check_op(lambda lib, A, B: lib.linalg.solve_triangular(A, B, upper=False),
              complex_matrix(2, 3, 3), randn(3, 2, seed=1) + 1j * randn(3, 2, seed=2))
