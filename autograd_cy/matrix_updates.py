@@ -39,7 +39,11 @@ def _value(kind, input, a, b, beta, alpha):
         bias = input.expand(a.shape[0]).unsqueeze(1)
         return _ag.addmm(bias, a, b.unsqueeze(1), beta=beta, alpha=alpha).squeeze(1)
     if kind == "addr":
-        bias = input.expand(a.shape[0], b.shape[0])
+        # torch's addr is elementwise: its operands promote (its backward's mv then
+        # refuses mixed dtypes, as here)
+        dtype = _ag.promote_types(input.dtype, _ag.promote_types(a.dtype, b.dtype))
+        a, b = a.to(dtype), b.to(dtype)
+        bias = input.to(dtype).expand(a.shape[0], b.shape[0])
         return _ag.addmm(bias, a.unsqueeze(1), b.unsqueeze(0), beta=beta, alpha=alpha)
     if kind == "addbmm":
         batches, rows, inner = a.shape
