@@ -230,13 +230,15 @@ class _Cumextreme(Function):
             values, indices = _running_extreme(array, dim, largest, input.device)
         values, indices = _wrap_array(values), _wrap_array(indices)
         ctx.mark_non_differentiable(indices)
-        ctx.save_for_backward(indices)
+        # the input too, unread, as torch's node saves self: writing it in place afterwards
+        # makes the backward refuse
+        ctx.save_for_backward(indices, input)
         ctx.save_for_forward(indices)
         return values, indices
 
     @staticmethod
     def backward(ctx, grad, grad_indices):
-        (indices,) = ctx.saved_tensors
+        indices = ctx.saved_tensors[0]
         if not ctx.shape:
             return grad, None, None
         base = _ag.zeros(ctx.shape, dtype=grad.dtype, device=grad.device)
@@ -244,7 +246,7 @@ class _Cumextreme(Function):
 
     @staticmethod
     def jvp(ctx, input_t, dim_t, largest_t):
-        (indices,) = ctx.saved_tensors
+        indices = ctx.saved_tensors[0]
         if not ctx.shape:
             return input_t.clone(), None
         return input_t.gather(ctx.dim, indices), None
