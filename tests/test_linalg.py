@@ -627,6 +627,30 @@ def test_solve_triangular(dtype, upper, left, unitriangular):
     check_op(fn, well_conditioned(3, 3), randn(*B_shape, seed=29), dtype=dtype)
 
 
+def test_slogdet_sign_of_a_real_matrix_gives_no_gradient():
+    """Only the real sign differentiated: A gets no gradient (None), as torch's (it got
+    zeros); with logabsdet too, the usual one (fuzz seed 953000241)."""
+    def fn(lib):
+        A = lib.tensor([[-1.875, 2.125], [1.375, -1.0]], dtype=lib.float64,
+                       requires_grad=True)
+        sign, logabsdet = lib.linalg.slogdet(A)
+        sign.backward(retain_graph=True)
+        alone = A.grad
+        (sign + logabsdet).backward()
+        return alone, A.grad
+    assert_same(fn)
+
+
+def test_det_of_1x1_matrices_has_a_gradient_free_of_A():
+    """det(a) = a: the gradient is the incoming one, which does not require grad under
+    create_graph, as torch's (fuzz seed 953000798)."""
+    def fn(lib):
+        A = lib.tensor([[[1.625]], [[-2.0]]], dtype=lib.float64, requires_grad=True)
+        (grad,) = lib.autograd.grad(lib.linalg.det(A).sum(), A, create_graph=True)
+        return grad.requires_grad, grad
+    assert_same(fn)
+
+
 @pytest.mark.parametrize("dtypes", [("float32", "float64"), ("float64", "float32")])
 def test_solve_triangular_result_has_the_dtype_of_A(dtypes):
     """B is read in A's dtype, as torch's: the result and A's gradient are of A's dtype,
