@@ -310,25 +310,29 @@ class Logcumsumexp(Function):
     @staticmethod
     def forward(ctx, input, dim):
         ctx.dim = dim
-        ctx.save_for_backward(input)
         ctx.input = input           # the jvp's operand (saved tensors are for backward)
         array = _array_of(input.detach().cpu())     # a device's values through the host
         if array.ndim == 0:
-            return _wrap_array(array.copy()).to(input.device)
-        if array.dtype.kind == "c":
-            return _wrap_array(_complex_running_logaddexp(array, dim)).to(input.device)
-        accumulate = _ACCUMULATE.get(array.dtype)
-        total = array if accumulate is None else array.astype(accumulate)
-        return _wrap_array(np.logaddexp.accumulate(total, axis=dim).astype(
-            array.dtype, copy=False)).to(input.device)
+            out = array.copy()
+        elif array.dtype.kind == "c":
+            out = _complex_running_logaddexp(array, dim)
+        else:
+            accumulate = _ACCUMULATE.get(array.dtype)
+            total = array if accumulate is None else array.astype(accumulate)
+            out = np.logaddexp.accumulate(total, axis=dim).astype(array.dtype, copy=False)
+        out = _wrap_array(out).to(input.device)
+        # the result too, as torch's node saves it: writing it in place makes backward refuse
+        ctx.save_for_backward(input, out)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
-        x, = ctx.saved_tensors
+        x, result = ctx.saved_tensors
         if grad.dim() == 0 or grad.numel() == 0:
             return grad, None
         dim = ctx.dim
-        result = Logcumsumexp.apply(x, dim)
+        if _ag.is_grad_enabled():   # create_graph: the result as a function of the input
+            result = Logcumsumexp.apply(x, dim)
         if grad.is_complex():
             # holomorphic: conj(exp(x + reversed_logcumsumexp(log(conj(g)) - out)))
             logs = grad.conj().log() - result

@@ -134,3 +134,14 @@ def test_cummax_saves_its_input(name):
         x.masked_fill_(lib.tensor([False, False]), -1.25)
         values.sum().backward()
     assert_same_error(fn, "modified by an inplace operation")
+
+
+def test_logcumsumexp_saves_its_result():
+    """LogcumsumexpBackward0 saves its result, as torch's: writing it in place makes the
+    backward refuse (fuzz seed 954002994)."""
+    def fn(lib):
+        x = lib.tensor([-0.25, 1.0], requires_grad=True)
+        out = x.logcumsumexp(dim=0)
+        out.neg_()
+        out.sum().backward()
+    assert_same_error(fn, "modified by an inplace operation")
