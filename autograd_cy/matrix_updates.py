@@ -14,7 +14,7 @@ checks its operands first, with torch's messages.
 tensor([5., 5.])
 """
 import autograd_cy as _ag
-from autograd_cy._C.tensor import _register_methods
+from autograd_cy._C.tensor import _array_of, _register_methods, _wrap_array
 from autograd_cy.autograd.function import Function
 
 __all__ = ["addmv", "addr", "baddbmm", "addbmm"]
@@ -91,6 +91,8 @@ class Update(Function):
         ctx.save_for_backward(a, b)
         ctx.operands = (a, b)
         out = _value(kind, input, a, b, beta, alpha)
+        if out._base is not None:       # (addmv's squeeze) no view: it may be written
+            out = _wrap_array(_array_of(out))
         ctx.out_shape = tuple(out.shape)
         return out
 
