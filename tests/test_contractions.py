@@ -100,3 +100,12 @@ def test_cross_default_dim_and_errors():
                                           lib.tensor([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])))
     assert_same_error(lambda lib: lib.cross(lib.zeros(2, 2), lib.zeros(2, 2), dim=0))
     assert_same_error(lambda lib: lib.cross(lib.zeros(3), lib.zeros(3).double(), dim=0))
+
+
+@pytest.mark.parametrize("dtypes", [("float64", "float32"), ("float32", "complex64"),
+                                    ("int64", "float32")])
+def test_linalg_cross_refuses_mixed_dtypes(dtypes):
+    """linalg.cross does not promote, as torch's kernel (fuzz seed 954004530)."""
+    assert_same_error(lambda lib: lib.linalg.cross(
+        lib.ones(3, dtype=getattr(lib, dtypes[0])), lib.ones(3, dtype=getattr(lib, dtypes[1]))),
+        exact=True)
