@@ -323,3 +323,25 @@ def test_the_output_is_a_new_tensor(name, dtype):
         y.mul_(2)
         return y * w
     check_op(fn, randn(2, 2, 3), randn(2, 2, 3, seed=1), dtype=dtype, double=False)
+
+
+@pytest.mark.cpu_only
+@pytest.mark.parametrize("dtypes", [("float32", None, "float64"), ("float32", "float64", None),
+                                    ("float64", "float32", "float32"),
+                                    ("float32", "float16", None),
+                                    ("float32", "float32", "float64"),
+                                    ("bfloat16", "bfloat16", "float32"),
+                                    ("bfloat16", "float32", "float32")])
+def test_layer_norm_parameter_dtypes(dtypes):
+    """torch's CPU rule: float16/bfloat16 input may take float32 parameters, otherwise the
+    parameters share the input's dtype, refused with torch's words (fuzz seed 954004571)."""
+    def fn(lib):
+        x = lib.ones(2, 3, dtype=getattr(lib, dtypes[0]))
+        weight, bias = (None if d is None else lib.ones(3, dtype=getattr(lib, d))
+                        for d in dtypes[1:])
+        return fn_of(lib).layer_norm(x, (3,), weight=weight, bias=bias)
+    if dtypes == ("bfloat16", "float32", "float32"):
+        ours, theirs = fn(ag), fn(torch)
+        assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+    else:
+        assert_same_error(fn, exact=True)

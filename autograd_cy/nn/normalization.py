@@ -351,6 +351,26 @@ def _check_layer_norm(input, shape, weight, bias):
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"LayerNormKernelImpl\" not implemented for "
                                   f"'{input.dtype._scalar_name}'")
+    _check_parameter_dtypes(input, weight, bias)
+
+
+def _check_parameter_dtypes(input, *params):
+    """torch's CPU rule for the parameters' dtypes: float16/bfloat16 input may take float32
+    parameters ("mixed"); otherwise all share the input's dtype."""
+    given = [p.dtype for p in params if p is not None]
+    if not given:
+        return
+    if given[0] != input.dtype:
+        if given[0] != _ag.float32:
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of "
+                               "Float")
+        if input.dtype not in (_ag.float16, _ag.bfloat16):
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        return
+    for dtype in given[1:]:
+        if dtype != input.dtype:
+            raise RuntimeError(f"expected scalar type {input.dtype._scalar_name} but found "
+                               f"{dtype._scalar_name}")
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
