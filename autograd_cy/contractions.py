@@ -89,7 +89,11 @@ def kron(input, other):
         interleaved_a += [m, 1]
         interleaved_b += [1, n]
         shape.append(m * n)
-    return (a.reshape(interleaved_a) * b.reshape(interleaved_b)).reshape(shape)
+    product = a.reshape(interleaved_a) * b.reshape(interleaved_b)
+    # torch's _unsafe_view: the product's memory as a tensor that is no view
+    from autograd_cy.view_copies import _copying
+    return _copying("UnsafeViewBackward0", lambda t, size: t.reshape(size), product,
+                    tuple(shape), untracked=True)
 
 
 _register_methods({"inner": inner, "kron": kron})

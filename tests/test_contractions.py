@@ -1,8 +1,7 @@
 """tensordot, inner, kron (autograd_cy/contractions.py) and cross (cross_product.py) against
 torch's: values, gradients and double backward (check_op), gradcheck and gradgradcheck in
 float64, forward AD, the nodes (ViewBackward0 of tensordot and inner, LinalgCrossBackward0,
-as torch's), and errors. kron's node is the reshape's (torch's an UnsafeViewBackward0): its
-nodes are not compared."""
+as torch's; kron's UnsafeViewBackward0, a tensor that is no view), and errors."""
 import pytest
 
 from oracle import (
@@ -27,7 +26,7 @@ CASES = {
     "kron": (lambda lib, a, b: lib.kron(a, b), [(2, 3), (4,)]),
     "kron_matrices": (lambda lib, a, b: a.kron(b), [(2, 3), (3, 2)]),
 }
-SAME_NODES = [name for name in CASES if not name.startswith("kron")]
+SAME_NODES = list(CASES)
 
 
 def _inputs(shapes):
@@ -109,3 +108,18 @@ def test_linalg_cross_refuses_mixed_dtypes(dtypes):
     assert_same_error(lambda lib: lib.linalg.cross(
         lib.ones(3, dtype=getattr(lib, dtypes[0])), lib.ones(3, dtype=getattr(lib, dtypes[1]))),
         exact=True)
+
+
+def test_kron_is_no_view():
+    """kron's result is torch's _unsafe_view of the product: detach_ and in-place ops take
+    it as a tensor of its own (fuzz seed 954004106)."""
+    def fn(lib):
+        x = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        y = lib.tensor([1.0, -2.0, 0.5], requires_grad=True)
+        out = lib.kron(x, y)
+        out.mul_(2)
+        (out * out).sum().backward()
+        with lib.no_grad():
+            lib.kron(x, y).detach_()
+        return out._is_view(), x.grad, y.grad
+    assert_same(fn)
