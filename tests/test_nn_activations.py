@@ -687,3 +687,19 @@ def test_in_place_under_no_grad_returns_the_input(name):
     ours, theirs = run(ag), run(torch)
     assert ours[:5] == theirs[:5]
     assert_close(ours[5], theirs[5])
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, x: F(lib).relu6(x), lambda lib, x: F(lib).hardtanh(x),
+    lambda lib, x: F(lib).hardsigmoid(x), lambda lib, x: F(lib).threshold(x, 0.5, 1.0),
+    lambda lib, x: F(lib).softshrink(x), lambda lib, x: F(lib).hardshrink(x),
+], ids=["relu6", "hardtanh", "hardsigmoid", "threshold", "softshrink", "hardshrink"])
+def test_a_nan_gradient_where_the_slope_is_zero_gives_zero(fn):
+    """torch's backward kernels of the piecewise-linear activations select 0 where the
+    slope is 0 (``x <= min ? 0 : grad``): a NaN or infinite incoming gradient gives 0
+    there, where ``grad * 0`` gave NaN (fuzz seed 963001454)."""
+    def run(lib):
+        x = lib.tensor([-1.5, 0.25, 7.0, -4.0], requires_grad=True)
+        fn(lib, x).backward(lib.tensor([float("nan"), float("inf"), float("nan"), 1.0]))
+        return to_numpy(x.grad)
+    assert_close(run(ag), run(torch))

@@ -231,19 +231,26 @@ class _PiecewiseLinearBackward(_ag.autograd.Function):
         ctx.args = args
         ctx.save_for_backward(input)
         ctx.save_for_forward(input)
-        return grad * type(ctx)._forward_cls.activation.derivative(input, *args)
+        return _sloped(grad, type(ctx)._forward_cls.activation.derivative(input, *args))
 
     @staticmethod
     def backward(ctx, grad_grad):
         input, = ctx.saved_tensors
         slope = type(ctx)._forward_cls.activation.derivative(input, *ctx.args)
-        return (grad_grad * slope, _ag.zeros_like(input)) + (None,) * len(ctx.args)
+        return (_sloped(grad_grad, slope), _ag.zeros_like(input)) + (None,) * len(ctx.args)
 
     @staticmethod
     def jvp(ctx, grad_t, input_t, *args_t):
         """Forward AD: linear in ``grad``; the slope's own tangent is zero."""
         input, = ctx.saved_tensors
-        return grad_t * type(ctx)._forward_cls.activation.derivative(input, *ctx.args)
+        return _sloped(grad_t, type(ctx)._forward_cls.activation.derivative(input, *ctx.args))
+
+
+def _sloped(grad, slope):
+    """``grad * slope``, but 0 where the slope is 0, NaN and infinite gradients included:
+    torch's backward kernels of these activations select 0 there (``x <= min ? 0 : grad``)
+    rather than multiply."""
+    return _ag.where(slope == 0, 0.0, grad * slope)
 
 
 class _BackwardWithoutDerivative(_PiecewiseLinearBackward):
