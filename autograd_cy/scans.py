@@ -33,6 +33,7 @@ import numpy as np
 import autograd_cy as _ag
 from autograd_cy._C.tensor import _array_of, _register_methods, _wrap_array
 from autograd_cy.autograd.function import Function
+from autograd_cy.dtypes import _refuse_complex
 from autograd_cy.log_add_exp import complex_log_add_exp
 from autograd_cy.reorder import _wrap
 
@@ -267,11 +268,15 @@ Cummin._backward_cls.__name__ = "CumminBackward0"
 def cummax(input, dim):
     """The running maximum along ``dim`` and the int64 index each came from (NOTE [The
     index of a running maximum]); its gradient goes to those entries."""
+    if input.dim():
+        _refuse_complex(input.dtype, "cummax_cpu")
     return cummax_result(*Cummax.apply(input, _wrap(dim, input.dim()), True))
 
 
 def cummin(input, dim):
     """The running minimum along ``dim`` and the int64 index each came from."""
+    if input.dim():
+        _refuse_complex(input.dtype, "cummin_cpu")
     return cummin_result(*Cummin.apply(input, _wrap(dim, input.dim()), False))
 
 

@@ -24,6 +24,7 @@ import warnings
 
 import autograd_cy as _ag
 from autograd_cy._C.tensor import _array_of, _wrap_array
+from autograd_cy.dtypes import _refuse_complex
 from autograd_cy.nn import functional as _F
 from autograd_cy.nn.distance import pairwise_distance
 
@@ -183,6 +184,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     if beta == 0.0:
         return _F.l1_loss(input, target, reduction=reduction)
     input, target = _F._broadcast_pair(input, target)
+    _refuse_complex(_ag.promote_types(input.dtype, target.dtype), "smooth_l1_cpu")
     return SmoothL1Loss.apply(input, target, reduction, _SmoothL1(beta))
 
 
@@ -194,6 +196,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     input, target = _F._broadcast_pair(input, target)
+    _refuse_complex(_ag.promote_types(input.dtype, target.dtype), "huber_cpu")
     if weight is None:
         _F._reduction_enum(reduction)
         return HuberLoss.apply(input, target, reduction, _Huber(delta))
