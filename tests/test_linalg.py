@@ -1079,3 +1079,28 @@ def test_torch_norm_nuclear():
     check_op(lambda lib, A: A.norm(p="nuc", dim=(0, 2), keepdim=True), randn(3, 2, 4, seed=27))
     assert_same_error(lambda lib: lib.norm(lib.ones(2, 2, 2), p="nuc"), RuntimeError,
                       "dim must be a 2-tuple. Got 0 1 2")
+
+
+LOW_PRECISION_OPS = {
+    "det": lambda lib, a: lib.linalg.det(a), "solve": lambda lib, a: lib.linalg.solve(a, a),
+    "lu_factor": lambda lib, a: lib.linalg.lu_factor(a),
+    "cholesky": lambda lib, a: lib.linalg.cholesky(a),
+    "eigh": lambda lib, a: lib.linalg.eigh(a), "eigvalsh": lambda lib, a: lib.linalg.eigvalsh(a),
+    "qr": lambda lib, a: lib.linalg.qr(a), "svd": lambda lib, a: lib.linalg.svd(a),
+    "svdvals": lambda lib, a: lib.linalg.svdvals(a), "cond": lambda lib, a: lib.linalg.cond(a),
+    "solve_triangular": lambda lib, a: lib.linalg.solve_triangular(a, a, upper=True),
+    "eigvals": lambda lib, a: lib.linalg.eigvals(a),
+    "matrix_norm_2": lambda lib, a: lib.linalg.matrix_norm(a, 2),
+    "matrix_norm_nuc": lambda lib, a: lib.linalg.matrix_norm(a, "nuc"),
+}
+
+
+@pytest.mark.cpu_only
+@pytest.mark.parametrize("name", LOW_PRECISION_OPS)
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_low_precision_refused_as_torch_cpu_kernels(name, dtype):
+    """float16/bfloat16 matrices reach torch's LAPACK-backed CPU kernels, which refuse them
+    with a NotImplementedError naming the kernel (matrix_norm refuses them itself); ours
+    raised a RuntimeError (fuzz seeds 963001522, 963002004, 963002732)."""
+    assert_same_error(lambda lib: LOW_PRECISION_OPS[name](
+        lib, lib.eye(2, dtype=getattr(lib, dtype)) * 2), exact=True)

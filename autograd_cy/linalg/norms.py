@@ -56,6 +56,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if ord == "nuc" or abs(ord) == 2:
         if dtype is not None:
             A = A.to(dtype)
+        if A.dtype in (_ag.float16, _ag.bfloat16):
+            raise RuntimeError(f"{name}: Low precision dtypes not supported. Got "
+                               f"{A.dtype._scalar_name}")
         # the two dims moved last, the singular values of the matrices there
         values = svdvals(A.movedim((rows, cols), (-2, -1)))
         if ord == "nuc":
