@@ -1104,3 +1104,14 @@ def test_low_precision_refused_as_torch_cpu_kernels(name, dtype):
     raised a RuntimeError (fuzz seeds 963001522, 963002004, 963002732)."""
     assert_same_error(lambda lib: LOW_PRECISION_OPS[name](
         lib, lib.eye(2, dtype=getattr(lib, dtype)) * 2), exact=True)
+
+
+def test_svd_and_pinv_of_an_infinite_matrix():
+    """A matrix with an infinite entry has NaN singular values and a zero pseudo-inverse,
+    as torch's; NumPy's gesdd looped forever on it (fuzz seed 954001299 hung)."""
+    def fn(lib):
+        A = lib.tensor([[[-math.inf, 0.0, 0.0], [1.0, 2.0, 3.0], [0.0, 1.0, 4.0]],
+                        [[2.0, 0.0, 0.0], [1.0, 2.0, 3.0], [0.0, 1.0, 4.0]]],
+                       dtype=lib.float64)
+        return lib.linalg.svdvals(A), lib.linalg.svd(A)[1], lib.linalg.pinv(A)
+    assert_same(fn)

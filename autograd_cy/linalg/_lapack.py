@@ -121,3 +121,15 @@ def singular_pivots(a):
     matrix is invertible, else its first zero pivot (``first_zero_pivot``)."""
     flat = a.reshape((-1,) + a.shape[-2:])
     return np.array([first_zero_pivot(m) for m in flat], dtype=np.int32)
+
+
+def svd_of_finite(a, full_matrices=True):
+    """``np.linalg.svd(a)`` (U, S, Vh) where LAPACK's gesdd cannot hang: a matrix with an
+    infinite or NaN entry is decomposed as zeros and gets NaN singular values (torch's
+    singular values of such a matrix are NaN; gesdd may loop forever on it)."""
+    bad = ~np.isfinite(a).all(axis=(-2, -1))
+    if not bad.any():
+        return np.linalg.svd(a, full_matrices=full_matrices)
+    U, S, Vh = np.linalg.svd(np.where(bad[..., None, None], 0, a), full_matrices=full_matrices)
+    S = np.where(bad[..., None], np.nan, S)
+    return U, S, Vh
