@@ -26,6 +26,7 @@ tensor([1, 2])
 """
 from collections import namedtuple
 
+import ml_dtypes
 import numpy as np
 
 from autograd_cy._C.tensor import _array_of, _register_methods, _wrap_array
@@ -46,6 +47,10 @@ kthvalue_result = namedtuple("kthvalue", ["values", "indices"])
 def _order(array, axis, descending):
     """The int64 indices that sort ``array`` along ``axis`` (NOTE [A stable sort in both
     directions])."""
+    if array.dtype == ml_dtypes.bfloat16:
+        # NumPy's sort of ml_dtypes' bfloat16 does not put NaN last: sorted by the exact
+        # float32 values instead
+        array = array.astype(np.float32)
     if not descending:
         return np.argsort(array, axis=axis, kind="stable")
     backwards = (slice(None),) * axis + (slice(None, None, -1),)
