@@ -1115,3 +1115,15 @@ def test_svd_and_pinv_of_an_infinite_matrix():
                        dtype=lib.float64)
         return lib.linalg.svdvals(A), lib.linalg.svd(A)[1], lib.linalg.pinv(A)
     assert_same(fn)
+
+
+@pytest.mark.parametrize("shape", [(1, 0), (0, 2), (2, 0, 3)])
+@pytest.mark.parametrize("ord", [1, 2, "nuc", math.inf])
+def test_matrix_norm_of_empty_matrices_is_zero(shape, ord):
+    """The largest of no column sums (or singular values) is 0, as torch's (ours raised
+    amax's IndexError; the smallest still raises, as torch's) (fuzz seed 954000807)."""
+    for keepdim in (False, True):
+        assert_same(lambda lib: lib.linalg.matrix_norm(lib.zeros(*shape), ord=ord,
+                                                       keepdim=keepdim))
+    if shape == (1, 0):
+        assert_same_error(lambda lib: lib.linalg.matrix_norm(lib.zeros(*shape), ord=-1))
