@@ -81,3 +81,21 @@ def test_errors(fn):
 ])
 def test_index_and_broadcast_errors(fn):
     assert_same_error(fn, r"out of range|must match the size")
+
+
+@pytest.mark.parametrize("name", ["slice_scatter", "select_scatter"])
+@pytest.mark.parametrize("which", [0, 1])
+def test_complex_outputs_are_not_recorded(name, which):
+    """torch's slice_scatter and select_scatter have no complex derivative: a complex
+    result that would record is refused; under no_grad it is computed (fuzz seed
+    963000622)."""
+    def fn(lib):
+        x = lib.tensor([1 + 2j, 0.5j], requires_grad=which == 0)
+        src = lib.tensor([3 + 1j, 1.0 + 0j], requires_grad=which == 1)
+        op = (lambda: lib.slice_scatter(x, src)) if name == "slice_scatter" else (
+            lambda: lib.select_scatter(x, src[0], 0, 1))
+        with lib.no_grad():
+            op()
+        return op()
+    assert_same_error(fn, "does not support automatic differentiation for outputs with "
+                          "complex dtype")
