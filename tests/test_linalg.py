@@ -1127,3 +1127,16 @@ def test_matrix_norm_of_empty_matrices_is_zero(shape, ord):
                                                        keepdim=keepdim))
     if shape == (1, 0):
         assert_same_error(lambda lib: lib.linalg.matrix_norm(lib.zeros(*shape), ord=-1))
+
+
+def test_eigvalsh_gradient_at_repeated_eigenvalues():
+    """Only the eigenvalues differentiated: ``V diag(g) V^H``, no division by their gaps,
+    so a repeated eigenvalue gives torch's finite gradient (it gave NaN: the unused
+    eigenvectors' zero gradient was divided by zero gaps) (fuzz seed 955000158)."""
+    def fn(lib):
+        A = lib.tensor([[1.0, 0.0], [0.0, 1.0]], dtype=lib.float64, requires_grad=True)
+        lib.linalg.eigvalsh(A).backward(lib.tensor([-1.25, 0.5], dtype=lib.float64))
+        B = lib.eye(3, dtype=lib.float64).requires_grad_()
+        lib.linalg.eigh(B).eigenvalues.sum().backward()
+        return A.grad, B.grad
+    assert_same(fn)
