@@ -116,7 +116,7 @@ def _refuse_complex_autograd(name, input, src):
     """torch's select_scatter and slice_scatter have no complex derivative formula: they
     refuse to record a complex output."""
     if (_ag.is_grad_enabled() and (input.requires_grad or src.requires_grad)
-            and _ag.promote_types(input.dtype, src.dtype).is_complex):
+            and input.is_complex()):            # (the result has input's dtype)
         raise RuntimeError(f"{name} does not support automatic differentiation for outputs "
                            "with complex dtype.")
 

@@ -99,3 +99,17 @@ def test_complex_outputs_are_not_recorded(name, which):
         return op()
     assert_same_error(fn, "does not support automatic differentiation for outputs with "
                           "complex dtype")
+
+
+def test_complex_src_into_a_real_input_records():
+    """The result has the input's dtype: a complex src written into a real input records
+    (fuzz seed 964001264)."""
+    import warnings
+
+    def fn(lib):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")     # torch's: casting complex values to real
+            src = lib.tensor([1 + 2j, 2j], dtype=lib.complex128, requires_grad=True)
+            out = lib.slice_scatter(lib.tensor([0.25, 1.0, 2.0]), src, 0, 1)
+            return out.dtype.is_complex, out.requires_grad, out
+    assert_same(fn)
