@@ -14,7 +14,8 @@ not): 0-300 (tests/test_fuzz.py's SEEDS), 410M-416M, 520680000, 607453000, 731M,
 909845000-909849999; with the op vocabulary before ``vocabulary``: 951000000-951004999
 (plain) and 962000000-962004999 (``--complex-share .25 --bfloat16-share .2 --half-share
 .2``); with it: 953000000-953001999 (plain, rerun after each fix), 954000000-954004999
-(plain) and 963000000-963004999 (the same dtype shares).
+and 955000000-955002999 (plain), 963000000-963004999 and 964000000-964002999 (the same
+dtype shares); tests/test_fuzz.py's seeds 0-299 run with it too.
 """
 from tests.fuzz.generator import generate
 from tests.fuzz.program import render_program

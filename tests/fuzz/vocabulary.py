@@ -628,14 +628,16 @@ class MoreOps:
                 t2 = self.leaf(self.broadcast_shape(shape), dtype, positive=True)
             return Op("fn", name, (x, self.partner(x), t2), kwargs, label=name)
         if name in ("clamp_min", "clamp_max"):
-            bound = self.number() if rng.random() < 0.4 else self.partner(x)
+            bound = self.number() if rng.random() < 0.4 else self.partner(x, grow=False)
             return Op("method", name, (x, bound), label=f"{name}")
         if name == "clamp_tensor":
+            # bounds that do not grow the result: torch's clamp backward fails where they do
+            # ("output with shape [6, 1] doesn't match the broadcast shape [6, 2]")
             kwargs = {}
             if rng.random() < 0.8:
-                kwargs["min"] = self.partner(x)
+                kwargs["min"] = self.partner(x, grow=False)
             if rng.random() < 0.8 or not kwargs:
-                kwargs["max"] = self.partner(x)
+                kwargs["max"] = self.partner(x, grow=False)
             return Op("fn", "clamp", (x,), kwargs, label="clamp (tensor bounds)")
         cond = self.mask(self.broadcast_shape(shape))
         other = self.leaf(self.broadcast_shape(shape), dtype)
