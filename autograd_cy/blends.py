@@ -45,9 +45,11 @@ def _lerped(input, end, weight):
 
 
 def _reduced(grad, operand):
-    """``grad`` summed back to ``operand``'s shape, or to ``operand`` if it is a shape
-    (broadcast dims summed away)."""
-    shape = getattr(operand, "shape", operand)
+    """``grad`` summed back to ``operand``'s shape (broadcast dims summed away)."""
+    return _reduced_to(grad, operand.shape)
+
+
+def _reduced_to(grad, shape):
     return grad.sum_to_size(shape) if grad.shape != shape else grad
 
 
@@ -86,7 +88,12 @@ class LerpTensor(Function):
 
     @staticmethod
     def forward(ctx, input, end, weight):
-        ctx.save_for_backward(input, end, weight)
+        # what a wanted gradient reads, as torch's node saves it: input and end only for
+        # the weight's gradient
+        needs = ctx.needs_input_grad
+        ctx.shapes = (input.shape, end.shape, weight.shape)
+        ctx.save_for_backward(input if needs[2] else None, end if needs[2] else None,
+                              weight if needs[0] or needs[1] else None)
         ctx.save_for_forward(input, end, weight)
         return _lerped(input, end, weight)
 
@@ -95,11 +102,11 @@ class LerpTensor(Function):
         input, end, weight = ctx.saved_tensors
         grads = [None, None, None]
         if ctx.needs_input_grad[0]:
-            grads[0] = _reduced(grad * (1 - weight).conj(), input)
+            grads[0] = _reduced_to(grad * (1 - weight).conj(), ctx.shapes[0])
         if ctx.needs_input_grad[1]:
-            grads[1] = _reduced(grad * weight.conj(), end)
+            grads[1] = _reduced_to(grad * weight.conj(), ctx.shapes[1])
         if ctx.needs_input_grad[2]:
-            grads[2] = _reduced(grad * (end - input).conj(), weight)
+            grads[2] = _reduced_to(grad * (end - input).conj(), ctx.shapes[2])
         return tuple(grads)
 
     @staticmethod
@@ -123,9 +130,10 @@ class Addcmul(Function):
 
     @staticmethod
     def forward(ctx, input, tensor1, tensor2, value):
-        ctx.value = value
-        ctx.input_shape = input.shape       # only its shape: torch saves tensor1, tensor2
-        ctx.save_for_backward(tensor1, tensor2)
+        ctx.value, ctx.shapes = value, (input.shape, tensor1.shape, tensor2.shape)
+        # what a wanted gradient reads, as torch's node saves it (``input`` never)
+        needs = ctx.needs_input_grad
+        ctx.save_for_backward(tensor1 if needs[2] else None, tensor2 if needs[1] else None)
         ctx.save_for_forward(tensor1, tensor2)
         return input + tensor1 * value * tensor2
 
@@ -134,11 +142,11 @@ class Addcmul(Function):
         tensor1, tensor2 = ctx.saved_tensors
         grads = [None, None, None, None]
         if ctx.needs_input_grad[0]:
-            grads[0] = _reduced(grad, ctx.input_shape)
+            grads[0] = _reduced_to(grad, ctx.shapes[0])
         if ctx.needs_input_grad[1]:
-            grads[1] = _reduced(grad * (tensor2 * ctx.value).conj(), tensor1)
+            grads[1] = _reduced_to(grad * (tensor2 * ctx.value).conj(), ctx.shapes[1])
         if ctx.needs_input_grad[2]:
-            grads[2] = _reduced(grad * (tensor1 * ctx.value).conj(), tensor2)
+            grads[2] = _reduced_to(grad * (tensor1 * ctx.value).conj(), ctx.shapes[2])
         return tuple(grads)
 
     @staticmethod
@@ -160,9 +168,10 @@ class Addcdiv(Function):
 
     @staticmethod
     def forward(ctx, input, tensor1, tensor2, value):
-        ctx.value = value
-        ctx.input_shape = input.shape       # only its shape: torch saves tensor1, tensor2
-        ctx.save_for_backward(tensor1, tensor2)
+        ctx.value, ctx.shapes = value, (input.shape, tensor1.shape, tensor2.shape)
+        needs = ctx.needs_input_grad     # as Addcmul's
+        ctx.save_for_backward(tensor1 if needs[2] else None,
+                              tensor2 if needs[1] or needs[2] else None)
         ctx.save_for_forward(tensor1, tensor2)
         return input + tensor1 * value / tensor2
 
@@ -171,12 +180,12 @@ class Addcdiv(Function):
         tensor1, tensor2 = ctx.saved_tensors
         grads = [None, None, None, None]
         if ctx.needs_input_grad[0]:
-            grads[0] = _reduced(grad, ctx.input_shape)
+            grads[0] = _reduced_to(grad, ctx.shapes[0])
         if ctx.needs_input_grad[1]:
-            grads[1] = _reduced(grad * (ctx.value / tensor2).conj(), tensor1)
+            grads[1] = _reduced_to(grad * (ctx.value / tensor2).conj(), ctx.shapes[1])
         if ctx.needs_input_grad[2]:
-            grads[2] = _reduced(-grad * (ctx.value * tensor1 / (tensor2 * tensor2)).conj(),
-                                tensor2)
+            grads[2] = _reduced_to(
+                -grad * (ctx.value * tensor1 / (tensor2 * tensor2)).conj(), ctx.shapes[2])
         return tuple(grads)
 
     @staticmethod

@@ -12,7 +12,9 @@ forward of the composition per backward, so it serves ops whose composition is c
 ``create_graph`` the composition runs on views of the saved inputs, where the nested
 ``autograd.grad`` stops: on the inputs themselves, one computed from another would pass
 its gradient on a second time.
-Subclasses only name themselves: ``Dist.apply(composition, *inputs)``.
+Subclasses only name themselves: ``Dist.apply(composition, *inputs)``; one whose torch
+node saves its result says ``saves_result = True``: the output is saved too, unused, so that
+an in-place write of it makes the backward refuse as torch's.
 """
 import autograd_cy as _ag
 from autograd_cy.autograd.function import Function
@@ -25,17 +27,19 @@ class ComposedOp(Function):
     """One node for ``composition(*inputs)`` (NOTE [An op that differentiates its
     composition])."""
     builtin_op = True
+    saves_result = False
 
     @staticmethod
     def forward(ctx, composition, *inputs):
         ctx.composition = composition
-        ctx.save_for_backward(*inputs)
+        out = composition(*inputs)
+        ctx.save_for_backward(*inputs, *((out,) if type(ctx)._forward_cls.saves_result else ()))
         ctx.inputs = inputs
-        return composition(*inputs)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
-        inputs = ctx.saved_tensors
+        inputs = ctx.saved_tensors[:len(ctx.inputs)]
         wanted = [i for i in range(len(inputs)) if ctx.needs_input_grad[i + 1]]
         create = _ag.is_grad_enabled()
         with enable_grad():

@@ -60,9 +60,9 @@ def tensordot(a, b, dims=2):
     free_a = [d for d in range(a.dim()) if d not in dims_a]
     free_b = [d for d in range(b.dim()) if d not in dims_b]
     summed = math.prod(a.shape[d] for d in dims_a)
-    left = a.permute(*(free_a + dims_a)).reshape(
+    left = a.permute(tuple(free_a + dims_a)).reshape(     # a tuple: () for a 0-d tensor
         math.prod(a.shape[d] for d in free_a), summed)
-    right = b.permute(*(dims_b + free_b)).reshape(
+    right = b.permute(tuple(dims_b + free_b)).reshape(
         summed, math.prod(b.shape[d] for d in free_b))
     shape = [a.shape[d] for d in free_a] + [b.shape[d] for d in free_b]
     return left.matmul(right).reshape(shape)
@@ -89,7 +89,11 @@ def kron(input, other):
         interleaved_a += [m, 1]
         interleaved_b += [1, n]
         shape.append(m * n)
-    return (a.reshape(interleaved_a) * b.reshape(interleaved_b)).reshape(shape)
+    product = a.reshape(interleaved_a) * b.reshape(interleaved_b)
+    # torch's _unsafe_view: the product's memory as a tensor that is no view
+    from autograd_cy.view_copies import _copying
+    return _copying("UnsafeViewBackward0", lambda t, size: t.reshape(size), product,
+                    tuple(shape), untracked=True)
 
 
 _register_methods({"inner": inner, "kron": kron})

@@ -101,3 +101,9 @@ class iinfo:
 
     def __repr__(self):
         return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
+
+
+def _refuse_complex(dtype, kernel):
+    """torch's NotImplementedError of a CPU kernel not compiled for complex dtypes."""
+    if dtype.is_complex:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{dtype._scalar_name}'")

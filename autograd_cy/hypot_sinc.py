@@ -24,8 +24,8 @@ from autograd_cy.autograd.function import Function
 __all__ = ["hypot", "sinc", "float_power"]
 
 
-def _reduced(grad, operand):
-    return grad.sum_to_size(operand.shape) if grad.shape != operand.shape else grad
+def _reduced_to(grad, shape):
+    return grad.sum_to_size(shape) if grad.shape != shape else grad
 
 
 class Hypot(Function):
@@ -36,7 +36,10 @@ class Hypot(Function):
     def forward(ctx, input, other):
         dtype = _ag.result_type(input, other)
         result = _wrap_array(np.hypot(_array_of(input.to(dtype)), _array_of(other.to(dtype))))
-        ctx.save_for_backward(input, other, result)
+        # each operand only for its own gradient, as torch's node saves them
+        needs = ctx.needs_input_grad
+        ctx.shapes = (input.shape, other.shape)
+        ctx.save_for_backward(input if needs[0] else None, other if needs[1] else None, result)
         ctx.save_for_forward(input, other, result)
         return result
 
@@ -45,9 +48,9 @@ class Hypot(Function):
         input, other, result = ctx.saved_tensors
         grads = [None, None]
         if ctx.needs_input_grad[0]:
-            grads[0] = _reduced(grad * (input / result), input)
+            grads[0] = _reduced_to(grad * (input / result), ctx.shapes[0])
         if ctx.needs_input_grad[1]:
-            grads[1] = _reduced(grad * (other / result), other)
+            grads[1] = _reduced_to(grad * (other / result), ctx.shapes[1])
         return tuple(grads)
 
     @staticmethod

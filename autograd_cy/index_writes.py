@@ -18,7 +18,7 @@ a double backward differentiates them.
 tensor([1, 4])
 """
 import autograd_cy as _ag
-from autograd_cy._C.tensor import Tensor, _register_methods
+from autograd_cy._C.tensor import Tensor, _array_of, _register_methods, _wrap_array
 from autograd_cy.autograd.function import Function
 from autograd_cy.reorder import _wrap
 
@@ -34,7 +34,8 @@ class Take(Function):
         ctx.shape = tuple(input.shape)
         ctx.save_for_backward(index)
         ctx.save_for_forward(index)
-        return input.reshape(-1).index_select(0, index.reshape(-1)).reshape(index.shape)
+        taken = input.reshape(-1).index_select(0, index.reshape(-1)).reshape(index.shape)
+        return _wrap_array(_array_of(taken))      # no view: an in-place op may write it
 
     @staticmethod
     def backward(ctx, grad):

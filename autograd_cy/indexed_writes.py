@@ -33,7 +33,8 @@ class Put(ComposedOp):
 
 
 class IndexReduce(ComposedOp):
-    """``index_reduce``'s op (``IndexReduceBackward0``)."""
+    """``index_reduce``'s op (``IndexReduceBackward0``, which saves its result)."""
+    saves_result = True
 
 
 Put._backward_cls.__name__ = "PutBackward0"

@@ -22,6 +22,7 @@ tensor([-1.,  1.,  3.])
 >>> x._version
 1
 """
+import warnings
 from typing import NamedTuple
 
 from autograd_cy._C.dtype import _c10_name
@@ -42,6 +43,25 @@ class Form(NamedTuple):
     zero_node: str = None
     untracked: bool = False
     check: object = None
+    redirect: object = None     # (self, *args) -> the result, or None: the form runs
+
+
+def _index_fill_into_expand(self, dim, index, value):
+    """index_fill_ of a tensor whose elements share memory (an expand): torch's kernel
+    writes the value into that memory without refusing it, as masked_fill_ does here (NOTE
+    [Writing into an expand] in views.pyx); None for any other tensor."""
+    if not any(stride == 0 and size > 1 for stride, size in zip(self.stride(), self.shape)):
+        return None
+    from autograd_cy.index_writes import _filled
+    from autograd_cy.reorder import _wrap
+    mask, _ = _filled(self, _wrap(dim, self.dim()), index, value)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # masked_fill_'s words: torch's are index_fill_'s
+        result = self.masked_fill_(mask, value)
+    warnings.warn("Use of index_fill_ on expanded tensors is deprecated. Please clone() the "
+                  "tensor before performing this operation. This also applies to advanced "
+                  "indexing e.g. tensor[mask] = scalar", UserWarning, stacklevel=3)
+    return result
 
 
 def _check_float_power(self, exponent):
@@ -154,7 +174,7 @@ FORMS = {
     "cumprod_": Form("cumprod"),
     "tril_": Form("tril"),
     "triu_": Form("triu"),
-    "index_fill_": Form("index_fill"),
+    "index_fill_": Form("index_fill", redirect=_index_fill_into_expand),
     "index_copy_": Form("index_copy"),
     "masked_scatter_": Form("masked_scatter"),
     # comparisons: a node that passes zeros
@@ -196,6 +216,10 @@ def _in_place_form(name, form):
     def in_place(self, *args, **kwargs):
         if form.check is not None:
             form.check(self, *args, **kwargs)
+        if form.redirect is not None:
+            result = form.redirect(self, *args, **kwargs)
+            if result is not None:
+                return result
         others = tuple(a for a in (*args, *kwargs.values()) if isinstance(a, Tensor))
 
         def compute(source):

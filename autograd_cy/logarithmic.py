@@ -22,6 +22,7 @@ import math
 import autograd_cy as _ag
 from autograd_cy._C.tensor import Tensor, _register_methods
 from autograd_cy.autograd.function import Function
+from autograd_cy.dtypes import _refuse_complex
 from autograd_cy.host_values import require_one_tensor, require_tensor
 
 __all__ = ["xlogy", "logit"]     # xlog1py, entr: torch.special's (special/__init__.py)
@@ -190,6 +191,7 @@ Entr._backward_cls.__name__ = "SpecialEntrBackward0"
 
 def xlogy(input, other):
     """``input * log(other)``, 0 where ``input`` is 0 (NaN where ``other`` is NaN)."""
+    _refuse_complex(_ag.result_type(input, other), "xlogy_cpu")
     if not isinstance(input, Tensor):
         return XlogyNumberSelf.apply(input, other)
     if not isinstance(other, Tensor):

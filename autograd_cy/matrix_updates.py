@@ -14,7 +14,7 @@ checks its operands first, with torch's messages.
 tensor([5., 5.])
 """
 import autograd_cy as _ag
-from autograd_cy._C.tensor import _register_methods
+from autograd_cy._C.tensor import _array_of, _register_methods, _wrap_array
 from autograd_cy.autograd.function import Function
 
 __all__ = ["addmv", "addr", "baddbmm", "addbmm"]
@@ -39,7 +39,11 @@ def _value(kind, input, a, b, beta, alpha):
         bias = input.expand(a.shape[0]).unsqueeze(1)
         return _ag.addmm(bias, a, b.unsqueeze(1), beta=beta, alpha=alpha).squeeze(1)
     if kind == "addr":
-        bias = input.expand(a.shape[0], b.shape[0])
+        # torch's addr is elementwise: its operands promote (its backward's mv then
+        # refuses mixed dtypes, as here)
+        dtype = _ag.promote_types(input.dtype, _ag.promote_types(a.dtype, b.dtype))
+        a, b = a.to(dtype), b.to(dtype)
+        bias = input.to(dtype).expand(a.shape[0], b.shape[0])
         return _ag.addmm(bias, a.unsqueeze(1), b.unsqueeze(0), beta=beta, alpha=alpha)
     if kind == "addbmm":
         batches, rows, inner = a.shape
@@ -87,6 +91,8 @@ class Update(Function):
         ctx.save_for_backward(a, b)
         ctx.operands = (a, b)
         out = _value(kind, input, a, b, beta, alpha)
+        if out._base is not None:       # (addmv's squeeze) no view: it may be written
+            out = _wrap_array(_array_of(out))
         ctx.out_shape = tuple(out.shape)
         return out
 

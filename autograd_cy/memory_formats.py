@@ -7,7 +7,7 @@ only the strides say the format. ``clone``, ``contiguous``, ``to``, ``is_contigu
 (layout_ops.py) and the ``*_like`` factories take ``memory_format=``. This module holds the
 formats and the layout copy that all of them make.
 """
-from autograd_cy._C.tensor import Tensor
+from autograd_cy._C.tensor import Tensor, _array_of, _wrap_array
 from autograd_cy.grad_mode import no_grad
 
 __all__ = ["memory_format", "contiguous_format", "preserve_format", "channels_last",
@@ -93,7 +93,8 @@ def has_strides_of(tensor, format):
 def relaid(tensor, format):
     """A copy of ``tensor`` laid out in ``format``, with the strides a new tensor of that
     format has (no graph: called inside a Function or on a new tensor): the elements
-    copied into a new row-major tensor of the permuted shape, permuted back."""
+    copied into a new row-major tensor of the permuted shape, permuted back. The result is
+    no view (a Function's output that is one could not be written in place)."""
     if format is contiguous_format:
         order = tuple(range(tensor.dim()))
     else:
@@ -102,7 +103,7 @@ def relaid(tensor, format):
     permuted = tensor.permute(order)
     copy = tensor.new_empty(tuple(permuted.shape))
     copy.copy_(permuted)
-    return copy.permute(inverse)
+    return _wrap_array(_array_of(copy.permute(inverse)))
 
 
 def keeps_layout(format):

@@ -27,7 +27,8 @@ def _check_floating(dtype, op):
 
 
 class Dist(ComposedOp):
-    """``dist``'s op (``DistBackward0``)."""
+    """``dist``'s op (``DistBackward0``, which saves its result)."""
+    saves_result = True
 
 
 class Renorm(ComposedOp):

@@ -18,6 +18,7 @@ from autograd_cy._C.tensor import (
     Tensor, _array_of, _register_methods, _register_operators, _wrap_array,
 )
 from autograd_cy.autograd.function import Function
+from autograd_cy.dtypes import _refuse_complex
 
 __all__ = ["fmod", "remainder"]
 
@@ -128,6 +129,7 @@ def _divided(by_number, by_tensor, input, other, floored):
 
 def fmod(input, other):
     """``input - trunc(input / other) * other``: the remainder with ``input``'s sign."""
+    _refuse_complex(_ag.result_type(input, other), "fmod_cpu")
     return _divided(Fmod, FmodTensor, input, other, False)
 
 
@@ -152,6 +154,7 @@ RemainderOfNumber._backward_cls.__name__ = "NotImplemented"
 def remainder(input, other):
     """``input - floor(input / other) * other``: the remainder with ``other``'s sign
     (``input`` may be a number, as in ``3 % x``)."""
+    _refuse_complex(_ag.result_type(input, other), "remainder_cpu")
     if not isinstance(input, Tensor):
         return RemainderOfNumber.apply(input, other)
     return _divided(Remainder, RemainderTensor, input, other, True)

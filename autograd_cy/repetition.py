@@ -5,7 +5,8 @@ entries, written with existing ops as torch writes them, so their nodes are torc
   (``RepeatBackward0``);
 - ``repeat_interleave(n)`` repeats each entry ``n`` times in place: an ``unsqueeze``, an
   ``expand`` along the new dim, a contiguous copy and a ``view`` merging the two dims
-  (``ViewBackward0``); with a tensor of counts it is an ``index_select`` of each index
+  (``ViewBackward0``; the copy is a ``clone``, as torch's, so that ``n = 1`` makes a new
+  tensor too); with a tensor of counts it is an ``index_select`` of each index
   repeated its count (``IndexSelectBackward0``);
 - ``outer(a, b)`` is ``a.reshape(-1, 1) * b`` (``MulBackward0``).
 
@@ -18,6 +19,7 @@ tensor([1, 2, 1, 2])
 import numpy as np
 
 from autograd_cy._C.ops.arguments import is_int
+from autograd_cy.memory_formats import contiguous_format as _contiguous
 from autograd_cy._C.tensor import Tensor, _register_methods
 from autograd_cy.factories import tensor as _tensor
 from autograd_cy.reorder import _ints, _wrap
@@ -64,7 +66,8 @@ def repeat_interleave(input, repeats, dim=None, *, output_size=None):
     expanded = list(shape)
     expanded.insert(dim + 1, count)
     merged = shape[:dim] + [shape[dim] * count] + shape[dim + 1:]
-    return input.unsqueeze(dim + 1).expand(*expanded).contiguous().view(*merged)
+    copied = input.unsqueeze(dim + 1).expand(*expanded).clone(memory_format=_contiguous)
+    return copied.view(*merged)
 
 
 def outer(input, vec2):

@@ -33,6 +33,7 @@ import numpy as np
 import autograd_cy as _ag
 from autograd_cy._C.tensor import _array_of, _register_methods, _wrap_array
 from autograd_cy.autograd.function import Function
+from autograd_cy.dtypes import _refuse_complex
 from autograd_cy.log_add_exp import complex_log_add_exp
 from autograd_cy.reorder import _wrap
 
@@ -230,13 +231,15 @@ class _Cumextreme(Function):
             values, indices = _running_extreme(array, dim, largest, input.device)
         values, indices = _wrap_array(values), _wrap_array(indices)
         ctx.mark_non_differentiable(indices)
-        ctx.save_for_backward(indices)
+        # the input too, unread, as torch's node saves self: writing it in place afterwards
+        # makes the backward refuse
+        ctx.save_for_backward(indices, input)
         ctx.save_for_forward(indices)
         return values, indices
 
     @staticmethod
     def backward(ctx, grad, grad_indices):
-        (indices,) = ctx.saved_tensors
+        indices = ctx.saved_tensors[0]
         if not ctx.shape:
             return grad, None, None
         base = _ag.zeros(ctx.shape, dtype=grad.dtype, device=grad.device)
@@ -244,7 +247,7 @@ class _Cumextreme(Function):
 
     @staticmethod
     def jvp(ctx, input_t, dim_t, largest_t):
-        (indices,) = ctx.saved_tensors
+        indices = ctx.saved_tensors[0]
         if not ctx.shape:
             return input_t.clone(), None
         return input_t.gather(ctx.dim, indices), None
@@ -265,11 +268,15 @@ Cummin._backward_cls.__name__ = "CumminBackward0"
 def cummax(input, dim):
     """The running maximum along ``dim`` and the int64 index each came from (NOTE [The
     index of a running maximum]); its gradient goes to those entries."""
+    if input.dim():
+        _refuse_complex(input.dtype, "cummax_cpu")
     return cummax_result(*Cummax.apply(input, _wrap(dim, input.dim()), True))
 
 
 def cummin(input, dim):
     """The running minimum along ``dim`` and the int64 index each came from."""
+    if input.dim():
+        _refuse_complex(input.dtype, "cummin_cpu")
     return cummin_result(*Cummin.apply(input, _wrap(dim, input.dim()), False))
 
 
@@ -308,25 +315,29 @@ class Logcumsumexp(Function):
     @staticmethod
     def forward(ctx, input, dim):
         ctx.dim = dim
-        ctx.save_for_backward(input)
         ctx.input = input           # the jvp's operand (saved tensors are for backward)
         array = _array_of(input.detach().cpu())     # a device's values through the host
         if array.ndim == 0:
-            return _wrap_array(array.copy()).to(input.device)
-        if array.dtype.kind == "c":
-            return _wrap_array(_complex_running_logaddexp(array, dim)).to(input.device)
-        accumulate = _ACCUMULATE.get(array.dtype)
-        total = array if accumulate is None else array.astype(accumulate)
-        return _wrap_array(np.logaddexp.accumulate(total, axis=dim).astype(
-            array.dtype, copy=False)).to(input.device)
+            out = array.copy()
+        elif array.dtype.kind == "c":
+            out = _complex_running_logaddexp(array, dim)
+        else:
+            accumulate = _ACCUMULATE.get(array.dtype)
+            total = array if accumulate is None else array.astype(accumulate)
+            out = np.logaddexp.accumulate(total, axis=dim).astype(array.dtype, copy=False)
+        out = _wrap_array(out).to(input.device)
+        # the result too, as torch's node saves it: writing it in place makes backward refuse
+        ctx.save_for_backward(input, out)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
-        x, = ctx.saved_tensors
+        x, result = ctx.saved_tensors
         if grad.dim() == 0 or grad.numel() == 0:
             return grad, None
         dim = ctx.dim
-        result = Logcumsumexp.apply(x, dim)
+        if _ag.is_grad_enabled():   # create_graph: the result as a function of the input
+            result = Logcumsumexp.apply(x, dim)
         if grad.is_complex():
             # holomorphic: conj(exp(x + reversed_logcumsumexp(log(conj(g)) - out)))
             logs = grad.conj().log() - result

@@ -112,14 +112,26 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
         lambda out: out.diagonal(offset, dim1, dim2), tuple(input.shape)))
 
 
+def _refuse_complex_autograd(name, input, src):
+    """torch's select_scatter and slice_scatter have no complex derivative formula: they
+    refuse to record a complex output."""
+    if (_ag.is_grad_enabled() and (input.requires_grad or src.requires_grad)
+            and input.is_complex()):            # (the result has input's dtype)
+        raise RuntimeError(f"{name} does not support automatic differentiation for outputs "
+                           "with complex dtype.")
+
+
 def select_scatter(input, src, dim, index):
     """``input`` with ``src`` written into ``input.select(dim, index)``."""
+    _refuse_complex_autograd("select_scatter", input, src)
     return SelectScatter.apply(input, src, _View(lambda out: out.select(dim, index),
                                                  tuple(input.shape)))
 
 
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     """``input`` with ``src`` written into the slice ``start:end:step`` of ``dim``."""
+    _refuse_complex_autograd("slice_scatter", input, src)
+
     def view_of(out):
         index = [slice(None)] * out.dim()
         index[dim] = slice(start, end, step)

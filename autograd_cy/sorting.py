@@ -26,10 +26,12 @@ tensor([1, 2])
 """
 from collections import namedtuple
 
+import ml_dtypes
 import numpy as np
 
 from autograd_cy._C.tensor import _array_of, _register_methods, _wrap_array
 from autograd_cy.autograd.function import Function
+from autograd_cy.dtypes import _refuse_complex
 from autograd_cy.factories import zeros
 from autograd_cy.reorder import _wrap
 
@@ -45,6 +47,10 @@ kthvalue_result = namedtuple("kthvalue", ["values", "indices"])
 def _order(array, axis, descending):
     """The int64 indices that sort ``array`` along ``axis`` (NOTE [A stable sort in both
     directions])."""
+    if array.dtype == ml_dtypes.bfloat16:
+        # NumPy's sort of ml_dtypes' bfloat16 does not put NaN last: sorted by the exact
+        # float32 values instead
+        array = array.astype(np.float32)
     if not descending:
         return np.argsort(array, axis=axis, kind="stable")
     backwards = (slice(None),) * axis + (slice(None, None, -1),)
@@ -149,6 +155,8 @@ def sort(input, dim=-1, descending=False, *, stable=False):
     """``input``'s entries in ascending (or descending) order along ``dim``, and the int64
     indices they came from; equal entries keep their order (NOTE [A stable sort in both
     directions])."""
+    if input.is_complex():
+        raise RuntimeError(" Sort does not support complex dtypes on CPU")
     values, indices = Sort.apply(input, _wrap(dim, input.dim()), bool(descending))
     return sort_result(values, indices)
 
@@ -166,6 +174,8 @@ def msort(input):
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """The ``k`` largest (or smallest) entries along ``dim``, in order, and their int64
     indices; ``sorted=False`` returns them in that order too."""
+    if input.is_complex():
+        raise RuntimeError(" topk does not support complex dtypes on CPU")
     dim = _wrap(dim, input.dim())
     size = input.shape[dim] if input.dim() else 1
     if not 0 <= k <= size:
@@ -176,6 +186,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 def kthvalue(input, k, dim=-1, keepdim=False):
     """The ``k``-th smallest entry along ``dim`` (``k`` counts from 1) and its int64 index,
     the dim removed unless ``keepdim``."""
+    if input.dim():
+        _refuse_complex(input.dtype, "kthvalue_cpu")
     dim = _wrap(dim, input.dim())
     size = input.shape[dim] if input.dim() else 1
     if not 1 <= k <= size:

@@ -54,14 +54,14 @@ from autograd_cy._C.batching cimport tangent_batch
 from autograd_cy._C.provenance cimport recording_provenance, caller_code
 from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, make_view, version_counter, bump_version, requires_grad,
-    VIEW_IN_CUSTOM_FUNCTION, VIEW_MULTI_OUTPUT_NODE, gradient_metadata,
+    VIEW_DEFAULT, VIEW_IN_CUSTOM_FUNCTION, VIEW_MULTI_OUTPUT_NODE, gradient_metadata,
     tangent_of,
 )
 from autograd_cy._C.node cimport Node, Edge, set_edges
 from autograd_cy._C.device cimport zeros_for_metadata
 from autograd_cy._C.saved_tensor cimport SavedTensor, save, freed_message
 from autograd_cy._C.recording cimport gradient_edge, set_next_edges, output_metadata
-from autograd_cy._C.views cimport move_retains_grad_hook, rebase_history
+from autograd_cy._C.views cimport move_retains_grad_hook, rebase_history, view_error_message
 
 cdef inline bint overridden(object method):
     """Does a Function subclass define ``method`` itself? The base class's ``backward``,
@@ -689,6 +689,10 @@ cdef void rebase_dirty(_FunctionBase ctx, Tensor var, Py_ssize_t output_nr, bint
                            "in-place operation.")
     if base is not None and output_count > 1:
         raise RuntimeError(_DIRTY_VIEW_MULTIPLE_OUTPUTS)
+    if base is not None and var._creation_meta != VIEW_DEFAULT:
+        # PyTorch's handle_view_on_rebase: a view of a multi-output op, or made in no_grad
+        # mode or by a custom Function, may not be written in place
+        raise RuntimeError(view_error_message(var, False))
     var._grad = None
     if base is not None:
         # The base takes a CopySlices grad_fn, the view's own grad_fn is rebuilt lazily.

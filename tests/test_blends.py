@@ -112,3 +112,30 @@ def test_saves_only_the_factors(op):
         return packed, a.grad.tolist()
     ours, theirs = both(run)
     assert ours == theirs
+
+
+def _written_after(lib, name, written, needs):
+    """``name(input, tensor1, tensor2)``, then operand ``written`` modified in place (not
+    recorded), then backward: True where it goes through, False where it is refused."""
+    operands = [lib.tensor([0.25, 1.0], requires_grad=True) * 1,
+                lib.tensor(-0.625, requires_grad=needs[0]) * 1,
+                lib.tensor(2.25, requires_grad=needs[1]) * 1]
+    out = getattr(lib, name)(*operands)
+    with lib.no_grad():
+        operands[written].add_(1)
+    try:
+        out.sum().backward()
+    except RuntimeError as error:
+        assert "modified by an inplace operation" in str(error)
+        return False
+    return True
+
+
+@pytest.mark.parametrize("name", ["addcmul", "addcdiv", "lerp"])
+@pytest.mark.parametrize("written", [0, 1, 2])
+@pytest.mark.parametrize("needs", [(True, False), (False, True), (True, True)])
+def test_saves_what_the_wanted_gradients_read(name, written, needs):
+    """As torch's nodes: ``input`` is never saved, and each of ``tensor1``/``tensor2`` only
+    where a wanted gradient reads it, so writing another operand leaves the backward
+    working (fuzz seeds 953000060, 953001864; lerp with a tensor weight)."""
+    assert_same(lambda lib: _written_after(lib, name, written, needs))

@@ -1,8 +1,7 @@
 """tensordot, inner, kron (autograd_cy/contractions.py) and cross (cross_product.py) against
 torch's: values, gradients and double backward (check_op), gradcheck and gradgradcheck in
 float64, forward AD, the nodes (ViewBackward0 of tensordot and inner, LinalgCrossBackward0,
-as torch's), and errors. kron's node is the reshape's (torch's an UnsafeViewBackward0): its
-nodes are not compared."""
+as torch's; kron's UnsafeViewBackward0, a tensor that is no view), and errors."""
 import pytest
 
 from oracle import (
@@ -15,6 +14,9 @@ CASES = {
     "tensordot_lists": (lambda lib, a, b: lib.tensordot(a, b, ([1, 2], [1, 0])),
                         [(2, 3, 4), (4, 3, 5)]),
     "tensordot_zero": (lambda lib, a, b: lib.tensordot(a, b, 0), [(2, 3), (4,)]),
+    # a 0-d operand: permute(()) (fuzz seed 953000077)
+    "tensordot_zero_scalar": (lambda lib, a, b: lib.tensordot(a, b, dims=0), [(), (3,)]),
+    "tensordot_zero_scalars": (lambda lib, a, b: lib.tensordot(b, a, dims=0), [(), ()]),
     "tensordot_one": (lambda lib, a, b: lib.tensordot(a, b, dims=1), [(2, 3), (3, 4)]),
     "tensordot_one_each": (lambda lib, a, b: lib.tensordot(a, b, dims=([0], [1])),
                            [(3, 2), (4, 3)]),
@@ -24,7 +26,7 @@ CASES = {
     "kron": (lambda lib, a, b: lib.kron(a, b), [(2, 3), (4,)]),
     "kron_matrices": (lambda lib, a, b: a.kron(b), [(2, 3), (3, 2)]),
 }
-SAME_NODES = [name for name in CASES if not name.startswith("kron")]
+SAME_NODES = list(CASES)
 
 
 def _inputs(shapes):
@@ -97,3 +99,27 @@ def test_cross_default_dim_and_errors():
                                           lib.tensor([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])))
     assert_same_error(lambda lib: lib.cross(lib.zeros(2, 2), lib.zeros(2, 2), dim=0))
     assert_same_error(lambda lib: lib.cross(lib.zeros(3), lib.zeros(3).double(), dim=0))
+
+
+@pytest.mark.parametrize("dtypes", [("float64", "float32"), ("float32", "complex64"),
+                                    ("int64", "float32")])
+def test_linalg_cross_refuses_mixed_dtypes(dtypes):
+    """linalg.cross does not promote, as torch's kernel (fuzz seed 954004530)."""
+    assert_same_error(lambda lib: lib.linalg.cross(
+        lib.ones(3, dtype=getattr(lib, dtypes[0])), lib.ones(3, dtype=getattr(lib, dtypes[1]))),
+        exact=True)
+
+
+def test_kron_is_no_view():
+    """kron's result is torch's _unsafe_view of the product: detach_ and in-place ops take
+    it as a tensor of its own (fuzz seed 954004106)."""
+    def fn(lib):
+        x = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        y = lib.tensor([1.0, -2.0, 0.5], requires_grad=True)
+        out = lib.kron(x, y)
+        out.mul_(2)
+        (out * out).sum().backward()
+        with lib.no_grad():
+            lib.kron(x, y).detach_()
+        return out._is_view(), x.grad, y.grad
+    assert_same(fn)

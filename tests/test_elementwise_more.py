@@ -70,3 +70,13 @@ def test_types_and_specials():
 ])
 def test_errors(fn):
     assert_same_error(fn, exact=True)
+
+
+def test_dist_saves_its_result():
+    """DistBackward0 saves its result, as torch's: writing it in place makes the backward
+    refuse (fuzz seed 953000116)."""
+    def fn(lib):
+        out = lib.dist(lib.tensor([1.0, 2.0], requires_grad=True), lib.zeros(2))
+        out.masked_fill_(lib.tensor(False), -0.5)
+        out.backward()
+    assert_same_error(fn, "modified by an inplace operation")

@@ -1017,3 +1017,28 @@ def test_a_bfloat16_output_joins_the_graph():
         y.sum().backward()
         return y.requires_grad, x.grad.float().tolist()
     assert run(ag) == run(torch)
+
+
+@pytest.mark.parametrize("view", ["unbind", "split"])
+def test_mark_dirty_on_a_view_of_a_multi_output_op_is_refused(view):
+    """PyTorch's handle_view_on_rebase: a Function that writes a view of a multi-output op
+    in place (mark_dirty) is refused with the view's words, as an in-place op on it is; the
+    library's in-place activations are such Functions (fuzz seed 953001942)."""
+    def fn(lib):
+        class Double(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x.mul_(2)
+                ctx.mark_dirty(x)
+                return x
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad * 2
+        x = lib.tensor([[1.5], [2.0]], requires_grad=True) * 1
+        part = x.unbind(0)[1] if view == "unbind" else x.split(1)[1]
+        return Double.apply(part)
+    assert_same_error(fn, "is a view and is being modified inplace")
+    assert_same_error(lambda lib: lib.nn.functional.selu(
+        (lib.tensor([[1.5], [2.0]], requires_grad=True) * 1).unbind(0)[1], inplace=True),
+        "Output 1 of Unbind is a view and is being modified inplace")

@@ -91,3 +91,15 @@ def test_remainder_operator():
     assert_same(in_place)
     assert_same_error(lambda lib: (3 % lib.tensor([5.0], requires_grad=True)).sum().backward(),
                       RuntimeError, "derivative for aten::remainder is not implemented")
+
+
+def test_index_reduce_saves_its_result():
+    """IndexReduceBackward0 saves its result, as torch's: writing it in place makes the
+    backward refuse (fuzz seed 953000254)."""
+    def fn(lib):
+        source = lib.tensor([[-0.25], [1.5]], requires_grad=True)
+        out = lib.tensor([[2.0, -1.5], [1.25, 3.0]]).index_reduce(
+            -1, lib.tensor([1]), source, "amin")
+        out.copy_(lib.tensor([[0.25]]))
+        out.backward(lib.ones(2, 2))
+    assert_same_error(fn, "modified by an inplace operation")

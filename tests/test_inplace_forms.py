@@ -10,7 +10,7 @@ import torch
 import autograd_cy as ag
 from autograd_cy.inplace_forms import FORMS
 from oracle import (
-    assert_same_error, check_batched_grad, check_jvp, check_op, node_name, randn,
+    assert_same_error, check_batched_grad, check_jvp, check_op, node_name, randn, same_warning,
 )
 
 R = randn(3, 4)
@@ -467,3 +467,18 @@ def test_inside_inference_mode():
             x.round_().ge_(0)
         results.append(x.tolist())
     assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("dim, index", [(3, [0]), (0, [1]), (1, [1]), (-1, [0, 1])])
+def test_index_fill_into_an_expand(dim, index):
+    """index_fill_ of an expanded tensor writes the value into the shared memory, as
+    torch's kernel (with its deprecation warning), where it was refused as an internal
+    overlap (fuzz seed 954000342)."""
+    def fn(lib):
+        base = lib.tensor([[[[1.0, 2.0]]]])
+        expanded = base.expand(2, 3, 1, 2)
+        out = expanded.index_fill_(dim, lib.tensor(index), -0.75)
+        return [base, out]
+    ours, theirs = same_warning(fn, UserWarning, "index_fill_ on expanded tensors")
+    for a, b in zip(ours, theirs):
+        assert a.tolist() == b.tolist()

@@ -627,6 +627,44 @@ def test_solve_triangular(dtype, upper, left, unitriangular):
     check_op(fn, well_conditioned(3, 3), randn(*B_shape, seed=29), dtype=dtype)
 
 
+def test_slogdet_sign_of_a_real_matrix_gives_no_gradient():
+    """Only the real sign differentiated: A gets no gradient (None), as torch's (it got
+    zeros); with logabsdet too, the usual one (fuzz seed 953000241)."""
+    def fn(lib):
+        A = lib.tensor([[-1.875, 2.125], [1.375, -1.0]], dtype=lib.float64,
+                       requires_grad=True)
+        sign, logabsdet = lib.linalg.slogdet(A)
+        sign.backward(retain_graph=True)
+        alone = A.grad
+        (sign + logabsdet).backward()
+        return alone, A.grad
+    assert_same(fn)
+
+
+def test_det_of_1x1_matrices_has_a_gradient_free_of_A():
+    """det(a) = a: the gradient is the incoming one, which does not require grad under
+    create_graph, as torch's (fuzz seed 953000798)."""
+    def fn(lib):
+        A = lib.tensor([[[1.625]], [[-2.0]]], dtype=lib.float64, requires_grad=True)
+        (grad,) = lib.autograd.grad(lib.linalg.det(A).sum(), A, create_graph=True)
+        return grad.requires_grad, grad
+    assert_same(fn)
+
+
+@pytest.mark.parametrize("dtypes", [("float32", "float64"), ("float64", "float32")])
+def test_solve_triangular_result_has_the_dtype_of_A(dtypes):
+    """B is read in A's dtype, as torch's: the result and A's gradient are of A's dtype,
+    B's gradient of B's (fuzz seed 953000192)."""
+    def fn(lib):
+        A = lib.tensor([[2.0, 1.0], [0.0, 4.0]], dtype=getattr(lib, dtypes[0]),
+                       requires_grad=True)
+        B = lib.tensor([[1.0], [3.0]], dtype=getattr(lib, dtypes[1]), requires_grad=True)
+        X = lib.linalg.solve_triangular(A, B, upper=True)
+        X.sum().backward()
+        return [str(t.dtype).split(".")[-1] for t in (X, A.grad, B.grad)], X, A.grad, B.grad
+    assert_same(fn)
+
+
 def test_solve_triangular_complex_gradcheck_forward_ad_errors():
     check_op(lambda lib, A, B: lib.linalg.solve_triangular(A, B, upper=False),
              complex_matrix(2, 3, 3), randn(3, 2, seed=1) + 1j * randn(3, 2, seed=2))
@@ -1041,3 +1079,64 @@ def test_torch_norm_nuclear():
     check_op(lambda lib, A: A.norm(p="nuc", dim=(0, 2), keepdim=True), randn(3, 2, 4, seed=27))
     assert_same_error(lambda lib: lib.norm(lib.ones(2, 2, 2), p="nuc"), RuntimeError,
                       "dim must be a 2-tuple. Got 0 1 2")
+
+
+LOW_PRECISION_OPS = {
+    "det": lambda lib, a: lib.linalg.det(a), "solve": lambda lib, a: lib.linalg.solve(a, a),
+    "lu_factor": lambda lib, a: lib.linalg.lu_factor(a),
+    "cholesky": lambda lib, a: lib.linalg.cholesky(a),
+    "eigh": lambda lib, a: lib.linalg.eigh(a), "eigvalsh": lambda lib, a: lib.linalg.eigvalsh(a),
+    "qr": lambda lib, a: lib.linalg.qr(a), "svd": lambda lib, a: lib.linalg.svd(a),
+    "svdvals": lambda lib, a: lib.linalg.svdvals(a), "cond": lambda lib, a: lib.linalg.cond(a),
+    "solve_triangular": lambda lib, a: lib.linalg.solve_triangular(a, a, upper=True),
+    "eigvals": lambda lib, a: lib.linalg.eigvals(a),
+    "matrix_norm_2": lambda lib, a: lib.linalg.matrix_norm(a, 2),
+    "matrix_norm_nuc": lambda lib, a: lib.linalg.matrix_norm(a, "nuc"),
+}
+
+
+@pytest.mark.cpu_only
+@pytest.mark.parametrize("name", LOW_PRECISION_OPS)
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_low_precision_refused_as_torch_cpu_kernels(name, dtype):
+    """float16/bfloat16 matrices reach torch's LAPACK-backed CPU kernels, which refuse them
+    with a NotImplementedError naming the kernel (matrix_norm refuses them itself); ours
+    raised a RuntimeError (fuzz seeds 963001522, 963002004, 963002732)."""
+    assert_same_error(lambda lib: LOW_PRECISION_OPS[name](
+        lib, lib.eye(2, dtype=getattr(lib, dtype)) * 2), exact=True)
+
+
+def test_svd_and_pinv_of_an_infinite_matrix():
+    """A matrix with an infinite entry has NaN singular values and a zero pseudo-inverse,
+    as torch's; NumPy's gesdd looped forever on it (fuzz seed 954001299 hung)."""
+    def fn(lib):
+        A = lib.tensor([[[-math.inf, 0.0, 0.0], [1.0, 2.0, 3.0], [0.0, 1.0, 4.0]],
+                        [[2.0, 0.0, 0.0], [1.0, 2.0, 3.0], [0.0, 1.0, 4.0]]],
+                       dtype=lib.float64)
+        return lib.linalg.svdvals(A), lib.linalg.svd(A)[1], lib.linalg.pinv(A)
+    assert_same(fn)
+
+
+@pytest.mark.parametrize("shape", [(1, 0), (0, 2), (2, 0, 3)])
+@pytest.mark.parametrize("ord", [1, 2, "nuc", math.inf])
+def test_matrix_norm_of_empty_matrices_is_zero(shape, ord):
+    """The largest of no column sums (or singular values) is 0, as torch's (ours raised
+    amax's IndexError; the smallest still raises, as torch's) (fuzz seed 954000807)."""
+    for keepdim in (False, True):
+        assert_same(lambda lib: lib.linalg.matrix_norm(lib.zeros(*shape), ord=ord,
+                                                       keepdim=keepdim))
+    if shape == (1, 0):
+        assert_same_error(lambda lib: lib.linalg.matrix_norm(lib.zeros(*shape), ord=-1))
+
+
+def test_eigvalsh_gradient_at_repeated_eigenvalues():
+    """Only the eigenvalues differentiated: ``V diag(g) V^H``, no division by their gaps,
+    so a repeated eigenvalue gives torch's finite gradient (it gave NaN: the unused
+    eigenvectors' zero gradient was divided by zero gaps) (fuzz seed 955000158)."""
+    def fn(lib):
+        A = lib.tensor([[1.0, 0.0], [0.0, 1.0]], dtype=lib.float64, requires_grad=True)
+        lib.linalg.eigvalsh(A).backward(lib.tensor([-1.25, 0.5], dtype=lib.float64))
+        B = lib.eye(3, dtype=lib.float64).requires_grad_()
+        lib.linalg.eigh(B).eigenvalues.sum().backward()
+        return A.grad, B.grad
+    assert_same(fn)

@@ -143,3 +143,19 @@ def test_covariance_integers_and_warning():
 ])
 def test_covariance_errors(fn):
     assert_same_error(fn, exact=True)
+
+
+@pytest.mark.parametrize("dtypes", [("float64", "float32", "float64"),
+                                    ("float32", "float32", "float64"),
+                                    ("int64", "float32", "float32")])
+def test_addr_promotes(dtypes):
+    """addr's operands promote, as torch's elementwise addr: a float32 vector with float64
+    ones was refused by the product (fuzz seed 953001147)."""
+    def fn(lib):
+        M = lib.ones(2, 2, dtype=getattr(lib, dtypes[0]))
+        a = lib.tensor([1.0, 2.0], dtype=getattr(lib, dtypes[1]), requires_grad=True)
+        b = lib.tensor([3.0, 2.0], dtype=getattr(lib, dtypes[2]))
+        out = lib.addr(M, a, b, beta=2)
+        out.sum().backward()
+        return str(out.dtype).split(".")[-1], out, a.grad
+    assert_same(fn)

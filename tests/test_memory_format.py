@@ -151,3 +151,18 @@ def test_errors():
                       RuntimeError, exact=True)
     assert_same_error(lambda lib: lib.zeros(2, 3, 4, 5).clone(
         memory_format=lib.channels_last_3d), RuntimeError, exact=True)
+
+
+@pytest.mark.parametrize("shape, name", [((2, 3), "contiguous_format"),
+                                         ((2, 3, 2, 2), "channels_last")])
+def test_a_layout_clone_is_no_view(shape, name):
+    """``clone(memory_format=...)`` is a new tensor that can be written in place (it was a
+    view of the Function's copy, refused as a custom Function's view); the input stays."""
+    for lib in LIBS:
+        x = lib.ones(*shape, requires_grad=True)
+        y = x.clone(memory_format=getattr(lib, name))
+        assert not y._is_view()
+        y.mul_(2)
+        y.sum().backward()
+        assert x.grad.eq(2).all() and x.eq(1).all()
+        assert node_name(y.grad_fn) == "MulBackward0"

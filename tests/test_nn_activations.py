@@ -648,3 +648,58 @@ def test_forward_over_reverse(fn):
 def test_softmax2d_over_the_channels_of_a_3d_input():
     check_op(named(lambda lib, x: lib.nn.Softmax2d()(x), "SoftmaxBackward0"),
              with_kinks((4, 3, 2)))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, x: F(lib).softshrink(x), lambda lib, x: F(lib).hardshrink(x, 0.5),
+    lambda lib, x: F(lib).threshold(x, -0.125, 1.25),
+    lambda lib, x: F(lib).threshold_(x * 1, 0.5, 1.25),
+], ids=["softshrink", "hardshrink", "threshold", "threshold_"])
+def test_shrinks_and_threshold_keep_nan(fn):
+    """NaN stays NaN, as torch's kernels test ``x <= threshold`` and inside ``[-lambd,
+    lambd]`` (fuzz seeds 953000146, 953001821). threshold's
+    gradient passes at NaN; the shrinks' is 0 there in the vectorized body of torch's
+    backward and the gradient in its scalar tail, so only their values are compared."""
+    x = np.array([np.nan, -0.25, 0.25, np.inf, -np.inf, -1.0, 0.5, -0.5, 0.0] * 5)
+    if "threshold" in fn.__code__.co_names:
+        check_op(fn, x, double=False)
+    else:
+        ours = fn(ag, ag.tensor(x))
+        theirs = fn(torch, torch.tensor(x))
+        assert_close(ours, theirs)
+
+
+@pytest.mark.parametrize("name", ["elu", "celu", "selu", "hardtanh", "relu6", "hardswish",
+                                  "hardsigmoid", "mish", "threshold", "rrelu"])
+def test_in_place_under_no_grad_returns_the_input(name):
+    """Under no_grad an in-place activation writes and returns its input, which keeps
+    requires_grad (a leaf, or a view of one), as torch's in-place kernels; it returned a
+    detached alias (fuzz seeds 953000509, 953001182, 953001590)."""
+    def run(lib):
+        leaf = lib.tensor([[0.375, -1.0], [2.0, -0.25]], requires_grad=True)
+        args = (0.1, 2.0) if name == "threshold" else ()
+        with lib.no_grad():
+            out = getattr(F(lib), name)(leaf, *args, inplace=True)
+            row = leaf[1]
+            out_view = getattr(F(lib), name)(row, *args, inplace=True)
+        return [out is leaf, out.requires_grad, out_view is row, out_view.requires_grad,
+                leaf._version, to_numpy(leaf.detach())]
+    ours, theirs = run(ag), run(torch)
+    assert ours[:5] == theirs[:5]
+    assert_close(ours[5], theirs[5])
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, x: F(lib).relu6(x), lambda lib, x: F(lib).hardtanh(x),
+    lambda lib, x: F(lib).hardsigmoid(x), lambda lib, x: F(lib).threshold(x, 0.5, 1.0),
+    lambda lib, x: F(lib).softshrink(x), lambda lib, x: F(lib).hardshrink(x),
+], ids=["relu6", "hardtanh", "hardsigmoid", "threshold", "softshrink", "hardshrink"])
+def test_a_nan_gradient_where_the_slope_is_zero_gives_zero(fn):
+    """torch's backward kernels of the piecewise-linear activations select 0 where the
+    slope is 0 (``x <= min ? 0 : grad``): a NaN or infinite incoming gradient gives 0
+    there, where ``grad * 0`` gave NaN (fuzz seed 963001454)."""
+    def run(lib):
+        x = lib.tensor([-1.5, 0.25, 7.0, -4.0], requires_grad=True)
+        fn(lib, x).backward(lib.tensor([float("nan"), float("inf"), float("nan"), 1.0]))
+        return to_numpy(x.grad)
+    assert_close(run(ag), run(torch))

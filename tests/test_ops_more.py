@@ -124,3 +124,19 @@ def test_integers_and_promotion():
 ])
 def test_errors(fn):
     assert_same_error(fn, exact=False)
+
+
+@pytest.mark.parametrize("dim", [None, 0, -1])
+def test_repeat_interleave_once_is_a_new_tensor(dim):
+    """``repeat_interleave(1)`` copies (torch's clone): writing into it leaves the input as
+    it was, also a leaf that requires grad (fuzz seed 953000408)."""
+    def fn(lib):
+        x = lib.tensor([[-0.875, 2.0]])
+        y = x.repeat_interleave(1, dim=dim)
+        y.square_()
+        leaf = lib.tensor([-1.5, 0.5], requires_grad=True)
+        z = leaf.repeat_interleave(1, dim=dim if dim is None else 0)
+        z.neg_()
+        z.sum().backward()
+        return [x, y, z, leaf.grad]
+    assert_same(fn)

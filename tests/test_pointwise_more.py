@@ -157,3 +157,18 @@ def test_logit_gradient_outside_eps():
 def test_hypot_of_integers():
     assert_same_error(lambda lib: lib.hypot(lib.tensor([3]), lib.tensor([4])),
                       NotImplementedError)
+
+
+@pytest.mark.parametrize("written", [0, 1])
+def test_hypot_saves_each_operand_for_its_own_gradient(written):
+    """HypotBackward0 saves an operand only where its gradient is wanted: writing the other
+    (which needs none) in place leaves the backward working (fuzz seed 954003175)."""
+    def fn(lib):
+        x = lib.tensor([1.875], requires_grad=written == 1) * 1
+        y = lib.tensor([[-0.875]], requires_grad=written == 0) * 1
+        out = lib.hypot(x, y)
+        with lib.no_grad():
+            (x, y)[written].add_(1)
+        out.sum().backward()
+        return "ok"
+    assert_same(fn)

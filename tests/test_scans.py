@@ -122,3 +122,26 @@ def test_running_extremes_ties_nan_nodes_and_integers():
 
 def test_running_extreme_errors():
     assert_same_error(lambda lib: lib.cummax(lib.zeros(2, 3), 2))
+
+
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
+def test_cummax_saves_its_input(name):
+    """CummaxBackward0 / CumminBackward0 save self, as torch's: writing the input in place
+    after the op makes the backward refuse (fuzz seed 85 with the widened vocabulary)."""
+    def fn(lib):
+        x = lib.tensor([[0.625, 0.375]], dtype=lib.float64, requires_grad=True) * 1
+        values, _ = getattr(x, name)(-2)
+        x.masked_fill_(lib.tensor([False, False]), -1.25)
+        values.sum().backward()
+    assert_same_error(fn, "modified by an inplace operation")
+
+
+def test_logcumsumexp_saves_its_result():
+    """LogcumsumexpBackward0 saves its result, as torch's: writing it in place makes the
+    backward refuse (fuzz seed 954002994)."""
+    def fn(lib):
+        x = lib.tensor([-0.25, 1.0], requires_grad=True)
+        out = x.logcumsumexp(dim=0)
+        out.neg_()
+        out.sum().backward()
+    assert_same_error(fn, "modified by an inplace operation")

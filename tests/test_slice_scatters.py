@@ -81,3 +81,35 @@ def test_errors(fn):
 ])
 def test_index_and_broadcast_errors(fn):
     assert_same_error(fn, r"out of range|must match the size")
+
+
+@pytest.mark.parametrize("name", ["slice_scatter", "select_scatter"])
+@pytest.mark.parametrize("which", [0, 1])
+def test_complex_outputs_are_not_recorded(name, which):
+    """torch's slice_scatter and select_scatter have no complex derivative: a complex
+    result that would record is refused; under no_grad it is computed (fuzz seed
+    963000622)."""
+    def fn(lib):
+        x = lib.tensor([1 + 2j, 0.5j], requires_grad=which == 0)
+        src = lib.tensor([3 + 1j, 1.0 + 0j], requires_grad=which == 1)
+        op = (lambda: lib.slice_scatter(x, src)) if name == "slice_scatter" else (
+            lambda: lib.select_scatter(x, src[0], 0, 1))
+        with lib.no_grad():
+            op()
+        return op()
+    assert_same_error(fn, "does not support automatic differentiation for outputs with "
+                          "complex dtype")
+
+
+def test_complex_src_into_a_real_input_records():
+    """The result has the input's dtype: a complex src written into a real input records
+    (fuzz seed 964001264)."""
+    import warnings
+
+    def fn(lib):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")     # torch's: casting complex values to real
+            src = lib.tensor([1 + 2j, 2j], dtype=lib.complex128, requires_grad=True)
+            out = lib.slice_scatter(lib.tensor([0.25, 1.0, 2.0]), src, 0, 1)
+            return out.dtype.is_complex, out.requires_grad, out
+    assert_same(fn)

@@ -131,3 +131,15 @@ def test_sorted_false_selects_the_same_entries():
 ])
 def test_errors(fn):
     assert_same_error(fn)
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_bfloat16_nan_sorts_as_the_largest(descending):
+    """bfloat16 NaN sorts as the largest value, as torch's (and as float16/float32 do here):
+    NumPy's sort of ml_dtypes' bfloat16 left it in place (fuzz seed 963000566)."""
+    def fn(lib):
+        x = lib.tensor([0.0, -0.98, float("nan"), 1.0, -float("inf")], dtype=lib.bfloat16)
+        values, indices = x.sort(descending=descending, stable=True)
+        return [values.float(), indices, x.argsort(descending=descending, stable=True),
+                x.msort().float()]
+    assert_same(fn)

@@ -35,12 +35,26 @@ def check_matrix(A, name, square=True, arg="A", low_precision=False):
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
                            f"Got {scalar_type(A.dtype)}")
-    if A.dtype in (_ag.float16, _ag.bfloat16) and not low_precision:
+    low = A.dtype in (_ag.float16, _ag.bfloat16) and not low_precision
+    kernel = _CPU_KERNELS.get(name) if low and A.device.type == "cpu" else None
+    if low and kernel is None:
         raise RuntimeError(f"{name}: Low precision dtypes not supported. "
                            f"Got {scalar_type(A.dtype)}")
     if square and A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"{name}: {arg} must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
+    if kernel is not None:      # the checks pass; torch's CPU kernel has no such dtype
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type(A.dtype)}'")
+
+
+# The LAPACK-backed CPU kernels torch dispatches to (after its own checks), which refuse
+# float16 and bfloat16 with a NotImplementedError that names them.
+_CPU_KERNELS = {"linalg.det": "lu_cpu", "linalg.solve": "lu_cpu", "linalg.lu_factor": "lu_cpu",
+                "linalg.cholesky": "cholesky_cpu", "linalg.eigh": "linalg_eigh_cpu",
+                "linalg.eigvalsh": "linalg_eigh_cpu", "linalg.qr": "geqrf_cpu",
+                "linalg.svd": "linalg_svd_cpu", "linalg.svdvals": "linalg_svd_cpu",
+                "linalg.solve_triangular": "triangular_solve_cpu",
+                "linalg.eigvals": "linalg_eig_out_cpu"}
 
 
 def scalar_type(dtype):
@@ -107,3 +121,15 @@ def singular_pivots(a):
     matrix is invertible, else its first zero pivot (``first_zero_pivot``)."""
     flat = a.reshape((-1,) + a.shape[-2:])
     return np.array([first_zero_pivot(m) for m in flat], dtype=np.int32)
+
+
+def svd_of_finite(a, full_matrices=True):
+    """``np.linalg.svd(a)`` (U, S, Vh) where LAPACK's gesdd cannot hang: a matrix with an
+    infinite or NaN entry is decomposed as zeros and gets NaN singular values (torch's
+    singular values of such a matrix are NaN; gesdd may loop forever on it)."""
+    bad = ~np.isfinite(a).all(axis=(-2, -1))
+    if not bad.any():
+        return np.linalg.svd(a, full_matrices=full_matrices)
+    U, S, Vh = np.linalg.svd(np.where(bad[..., None, None], 0, a), full_matrices=full_matrices)
+    S = np.where(bad[..., None], np.nan, S)
+    return U, S, Vh

@@ -62,6 +62,9 @@ def cross(input, other, *, dim=-1):
         if tensor.shape[dim] != 3:
             raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. "
                                f"Got {input.shape[dim]} and {other.shape[dim]}")
+    if input.dtype != other.dtype:          # torch's kernel takes one dtype, no promotion
+        raise RuntimeError(f"expected scalar type {input.dtype._scalar_name} but found "
+                           f"{other.dtype._scalar_name}")
     wrapped = dim % input.dim()
     return LinalgCross.apply(input, other, wrapped - input.dim())
 

@@ -57,6 +57,8 @@ class LinalgDet(Function):
     @staticmethod
     def backward(ctx, grad):
         A, det = ctx.saved_tensors
+        if A.shape[-1] == 1:        # det(a) = a: the gradient itself, free of A (as torch's)
+            return grad.unsqueeze(-1).unsqueeze(-1).to(A.dtype)
         if (det == 0).any():
             return _singular_gradient(grad, A)
         scale = (grad * det.conj()).unsqueeze(-1).unsqueeze(-1)
@@ -100,14 +102,19 @@ class LinalgSlogdet(Function):
         sign, logabsdet = tensor_like(sign, A), tensor_like(logabsdet, A)
         ctx.save_for_backward(A, sign)
         ctx.save_for_forward(A, sign)
+        ctx.set_materialize_grads(False)
         return sign, logabsdet
 
     @staticmethod
     def backward(ctx, grad_sign, grad_logabsdet):
         A, sign = ctx.saved_tensors
-        g = grad_logabsdet
-        if A.is_complex():
-            g = g + 1j * (grad_sign * sign.conj()).imag
+        if A.is_complex() and grad_sign is not None:
+            g = 1j * (grad_sign * sign.conj()).imag
+            g = g if grad_logabsdet is None else g + grad_logabsdet
+        elif grad_logabsdet is None:
+            return None         # a real sign has no gradient: A gets none, as torch's
+        else:
+            g = grad_logabsdet
         return mH(inv(A)) * g.unsqueeze(-1).unsqueeze(-1)
 
     @staticmethod

@@ -60,11 +60,16 @@ class LinalgEigh(Function):
         E, V = tensor_like(values, A), tensor_like(vectors, A)
         ctx.save_for_backward(E, V)
         ctx.save_for_forward(E, V)
+        ctx.set_materialize_grads(False)
         return E, V
 
     @staticmethod
     def backward(ctx, gE, gV):
         E, V = ctx.saved_tensors
+        if gV is None:      # eigenvalues only (eigvalsh): no division by their gaps, as torch's
+            if gE is None:
+                return None, None
+            return _ag.matmul(V, _ag.matmul(diag_embed(gE.to(V.dtype)), mH(V))), None
         X = _ag.matmul(mH(V), gV)
         if V.is_complex():
             phases = X.diagonal(0, -2, -1).imag
@@ -73,7 +78,9 @@ class LinalgEigh(Function):
                     "linalg_eigh_backward: The eigenvectors in the complex case are "
                     "specified up to multiplication by e^{i phi}. The specified loss "
                     "function depends on this quantity, so it is ill-defined.")
-        inner = _off_diagonal(0.5 * (X - mH(X)) / _differences(E)) + diag_embed(gE)
+        inner = _off_diagonal(0.5 * (X - mH(X)) / _differences(E))
+        if gE is not None:
+            inner = inner + diag_embed(gE)
         return _ag.matmul(V, _ag.matmul(inner, mH(V))), None
 
     @staticmethod

@@ -56,10 +56,13 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if ord == "nuc" or abs(ord) == 2:
         if dtype is not None:
             A = A.to(dtype)
+        if A.dtype in (_ag.float16, _ag.bfloat16):
+            raise RuntimeError(f"{name}: Low precision dtypes not supported. Got "
+                               f"{A.dtype._scalar_name}")
         # the two dims moved last, the singular values of the matrices there
         values = svdvals(A.movedim((rows, cols), (-2, -1)))
-        if ord == "nuc":
-            out = values.sum(-1)
+        if ord == "nuc" or ord > 0 and not values.shape[-1]:
+            out = values.sum(-1)        # (a largest of no values: 0, as torch's)
         else:
             out = values.amax(-1) if ord > 0 else values.amin(-1)
         if keepdim:
@@ -73,6 +76,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     sums = _ag.norm(A, 1, summed, keepdim, dtype)
     if not keepdim and summed < reduced:
         reduced -= 1                    # the summed dim is gone
+    if ord > 0 and not sums.shape[reduced]:
+        return sums.sum(reduced, keepdim)   # the largest of no sums: 0, as torch's
     return sums.amax(reduced, keepdim) if ord > 0 else sums.amin(reduced, keepdim)
 
 

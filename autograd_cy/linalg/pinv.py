@@ -24,7 +24,7 @@ import numpy as np
 
 import autograd_cy as _ag
 from autograd_cy.autograd.function import Function
-from autograd_cy.linalg._lapack import array_of, check_matrix, mH, tensor_like
+from autograd_cy.linalg._lapack import array_of, check_matrix, mH, svd_of_finite, tensor_like
 
 __all__ = ["pinv", "pinverse", "pinv_array", "pinv_backward"]
 
@@ -69,7 +69,7 @@ def pinv_array(a, atol, rtol, hermitian=False):
         with np.errstate(all="ignore"):
             inverse = np.where(keep, 1 / np.where(keep, S, 1), 0).astype(S.dtype)
         return (U * inverse[..., None, :]) @ np.conj(np.swapaxes(U, -1, -2))
-    U, S, Vh = np.linalg.svd(a, full_matrices=False)
+    U, S, Vh = svd_of_finite(a, full_matrices=False)
     s_max = S[..., :1] if S.shape[-1] else S
     keep = S > cutoff(atol, rtol, s_max)
     with np.errstate(all="ignore"):

@@ -24,11 +24,11 @@ tensor([4., 3.])
 """
 from collections import namedtuple
 
-import numpy as np
-
 import autograd_cy as _ag
 from autograd_cy.autograd.function import Function
-from autograd_cy.linalg._lapack import array_of, check_matrix, diag_embed, mH, tensor_like
+from autograd_cy.linalg._lapack import (
+    array_of, check_matrix, diag_embed, mH, svd_of_finite, tensor_like,
+)
 
 __all__ = ["svd", "svdvals"]
 
@@ -86,7 +86,7 @@ class LinalgSvd(Function):
 
     @staticmethod
     def forward(ctx, A, full_matrices):
-        U, S, Vh = np.linalg.svd(array_of(A), full_matrices=full_matrices)
+        U, S, Vh = svd_of_finite(array_of(A), full_matrices=full_matrices)
         U, S, Vh = tensor_like(U, A), tensor_like(S, A), tensor_like(Vh, A)
         ctx.save_for_backward(U, S, Vh)
         ctx.set_materialize_grads(False)      # an unused output's gradient stays None

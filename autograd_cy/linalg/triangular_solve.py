@@ -45,7 +45,7 @@ class LinalgSolveTriangular(Function):
     @staticmethod
     def forward(ctx, A, B, upper, left, unitriangular):
         a = _triangle(array_of(A), upper, unitriangular)
-        b = array_of(B)
+        b = array_of(B).astype(a.dtype, copy=False)     # the result is of A's dtype, as torch's
         if not left:                                 # X A = B  <=>  A^T X^T = B^T
             a, b = np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2)
         batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])

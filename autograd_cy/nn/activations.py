@@ -231,19 +231,26 @@ class _PiecewiseLinearBackward(_ag.autograd.Function):
         ctx.args = args
         ctx.save_for_backward(input)
         ctx.save_for_forward(input)
-        return grad * type(ctx)._forward_cls.activation.derivative(input, *args)
+        return _sloped(grad, type(ctx)._forward_cls.activation.derivative(input, *args))
 
     @staticmethod
     def backward(ctx, grad_grad):
         input, = ctx.saved_tensors
         slope = type(ctx)._forward_cls.activation.derivative(input, *ctx.args)
-        return (grad_grad * slope, _ag.zeros_like(input)) + (None,) * len(ctx.args)
+        return (_sloped(grad_grad, slope), _ag.zeros_like(input)) + (None,) * len(ctx.args)
 
     @staticmethod
     def jvp(ctx, grad_t, input_t, *args_t):
         """Forward AD: linear in ``grad``; the slope's own tangent is zero."""
         input, = ctx.saved_tensors
-        return grad_t * type(ctx)._forward_cls.activation.derivative(input, *ctx.args)
+        return _sloped(grad_t, type(ctx)._forward_cls.activation.derivative(input, *ctx.args))
+
+
+def _sloped(grad, slope):
+    """``grad * slope``, but 0 where the slope is 0, NaN and infinite gradients included:
+    torch's backward kernels of these activations select 0 there (``x <= min ? 0 : grad``)
+    rather than multiply."""
+    return _ag.where(slope == 0, 0.0, grad * slope)
 
 
 class _BackwardWithoutDerivative(_PiecewiseLinearBackward):
@@ -272,6 +279,11 @@ def _in_place(op, input, *args):
     """``op`` (a ``_PointwiseOfResult`` or ``_PointwiseOfOriginal``) applied to ``input``
     in place, after torch's checks."""
     _check_inplace(input)
+    if not is_grad_enabled() and _tangent(input) is None:
+        # nothing to record: written as torch's in-place kernel writes, ``input`` returned
+        # (a Function would return a detached alias of an input that requires grad)
+        input.copy_(op.value(_computed(input), *args))
+        return input
     if issubclass(op, _PointwiseOfOriginal):
         # the input as it was, for a derivative to come (none without grad or tangent)
         wanted = (is_grad_enabled() and input.requires_grad) or _tangent(input) is not None
@@ -598,11 +610,14 @@ class Softshrink(_Pointwise):
 
     @staticmethod
     def value(x, lambd):
-        return _ag.where(x > lambd, x - lambd, _ag.where(x < -lambd, x + lambd, 0.0)).to(
+        # ``x - x`` in the middle: 0, but NaN stays NaN, as in torch's kernel
+        return _ag.where(x > lambd, x - lambd, _ag.where(x < -lambd, x + lambd, x - x)).to(
             x.dtype)
 
     @staticmethod
     def derivative(x, lambd):
+        # 0 at NaN, as the vectorized body of torch's backward kernel (its scalar tail
+        # passes the gradient: torch's own answer depends on the position)
         return _mask(_ag.abs(x) > lambd, x)
 
 
@@ -611,7 +626,7 @@ class Hardshrink(_Pointwise):
 
     @staticmethod
     def value(x, lambd):
-        return x * Hardshrink.derivative(x, lambd)
+        return _ag.where((x >= -lambd) & (x <= lambd), 0.0, x)
 
     @staticmethod
     def derivative(x, lambd):
@@ -619,15 +634,16 @@ class Hardshrink(_Pointwise):
 
 
 class _ThresholdMath:
-    """``x`` where ``x > threshold``, else ``value``; slope 1 where ``x > threshold``."""
+    """``value`` where ``x <= threshold``, else ``x`` (NaN stays NaN, as torch's kernel
+    tests ``x <= threshold``); slope 1 where not ``x <= threshold``."""
 
     @staticmethod
     def value(x, threshold, value):
-        return _ag.where(x > threshold, x, _ag.full_like(x, value))
+        return _ag.where(x <= threshold, _ag.full_like(x, value), x)
 
     @staticmethod
     def derivative(x, threshold, value):
-        return _mask(x > threshold, x)
+        return _mask(~(x <= threshold), x)
 
 
 class Threshold(_ThresholdMath, _Pointwise):

@@ -27,6 +27,7 @@ import math
 import numpy as np
 
 import autograd_cy as _ag
+from autograd_cy._C.tensor import _array_of, _wrap_array
 from autograd_cy.nn.functional import _broadcast_pair
 
 __all__ = ["pairwise_distance", "cosine_similarity", "normalize", "pdist", "cdist"]
@@ -62,16 +63,21 @@ class _Norm(_ag.autograd.Function):
     @staticmethod
     def forward(ctx, input, p, dim, keepdim):
         norm = input.norm(p, dim, keepdim=True)
-        ctx.save_for_backward(input, norm)
+        # the output is no view (an in-place op may write it) and is what is saved, as
+        # torch's node saves its result: writing it makes the backward refuse
+        out = norm if keepdim else _wrap_array(_array_of(norm.squeeze(dim)))
+        ctx.save_for_backward(input, out)
         ctx.p, ctx.dim, ctx.keepdim = p, dim, keepdim
         ctx.operands = input, norm        # for the jvp (saved tensors are for the backward)
-        return norm if keepdim else norm.squeeze(dim)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
         input, norm = ctx.saved_tensors
         if _ag.is_grad_enabled():       # create_graph: the norm as a function of the input
             norm = input.norm(ctx.p, ctx.dim, keepdim=True)
+        elif not ctx.keepdim:
+            norm = norm.unsqueeze(ctx.dim)
         if not ctx.keepdim:
             grad = grad.unsqueeze(ctx.dim)
         return grad * _norm_gradient(input, norm, ctx.p, ctx.dim), None, None, None

@@ -23,6 +23,8 @@ import math
 import warnings
 
 import autograd_cy as _ag
+from autograd_cy._C.tensor import _array_of, _wrap_array
+from autograd_cy.dtypes import _refuse_complex
 from autograd_cy.nn import functional as _F
 from autograd_cy.nn.distance import pairwise_distance
 
@@ -70,7 +72,10 @@ class _SmoothL1(_Pointwise):
 
     def partials(self, x, t):
         d = x - t
-        dx = _ag.where(d.abs() < self.beta, d / self.beta, d.sign())
+        if self.beta == 0:      # l1_loss's
+            dx = d.sign()
+        else:                   # torch's tests, so that NaN takes the middle (d / beta)
+            dx = _ag.where(d < -self.beta, -1.0, _ag.where(d > self.beta, 1.0, d / self.beta))
         return dx, -dx
 
 
@@ -179,6 +184,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     if beta == 0.0:
         return _F.l1_loss(input, target, reduction=reduction)
     input, target = _F._broadcast_pair(input, target)
+    _refuse_complex(_ag.promote_types(input.dtype, target.dtype), "smooth_l1_cpu")
     return SmoothL1Loss.apply(input, target, reduction, _SmoothL1(beta))
 
 
@@ -190,6 +196,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     input, target = _F._broadcast_pair(input, target)
+    _refuse_complex(_ag.promote_types(input.dtype, target.dtype), "huber_cpu")
     if weight is None:
         _F._reduction_enum(reduction)
         return HuberLoss.apply(input, target, reduction, _Huber(delta))
@@ -479,8 +486,9 @@ class _ClassMarginLoss(_ag.autograd.Function):
         ctx.kind, ctx.reduction, ctx.shape = kind, reduction, shape
         ctx.input = input                 # for the jvp (saved tensors are for the backward)
         loss = kind.loss(input)
-        return _F._apply_reduction(loss, reduction) if reduction != "none" else \
-            loss.reshape(shape)
+        if reduction != "none":
+            return _F._apply_reduction(loss, reduction)
+        return _wrap_array(_array_of(loss.reshape(shape)))      # no view: it may be written
 
     @staticmethod
     def backward(ctx, grad):

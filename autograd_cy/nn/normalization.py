@@ -190,7 +190,7 @@ class _Normalization(_ag.autograd.Function):
         ctx.xhat, ctx.rstd, ctx.layout, ctx.eps, ctx.stats = xhat, rstd, layout, eps, stats
         ctx.weight_view = w
         ctx.bias_dtype = None if bias is None else bias.dtype
-        return layout.unview(out, input).to(input.dtype)
+        return _fresh_output(layout.unview(out, input).to(input.dtype), xhat)
 
     @staticmethod
     def backward(ctx, grad):
@@ -256,6 +256,8 @@ def _rows_forward(x, w, bias, layout, eps):
     if result is None:
         return None
     out, xhat, _, rstd, _ = result
+    if out is xhat:         # no weight, no bias: the output is a copy (the backward keeps xhat)
+        out = out.copy()
     return _wrap_array(out), _wrap_array(xhat), _wrap_array(rstd)
 
 
@@ -267,6 +269,15 @@ def _rows_input_gradient(grad, xhat, rstd, w, layout):
     result = _row_kernels.input_gradient(_array_of(grad), _array_of(xhat), _array_of(rstd),
                                          None if w is None else _array_of(w))
     return None if result is None else _wrap_array(result)
+
+
+def _fresh_output(out, xhat):
+    """``out`` as a tensor of its own, as torch's kernels return it: a copy where it is
+    ``xhat`` or a view of it (no weight, no bias), which the backward keeps, and no view
+    (of the 2-D or grouped form it was computed in), so that an in-place op may write it."""
+    if out is xhat or out._base is not None and (out._base is xhat or out._base is xhat._base):
+        return out.clone()
+    return _wrap_array(_array_of(out)) if out._base is not None else out
 
 
 def _param_view(param, layout, dtype):
@@ -340,6 +351,26 @@ def _check_layer_norm(input, shape, weight, bias):
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"LayerNormKernelImpl\" not implemented for "
                                   f"'{input.dtype._scalar_name}'")
+    _check_parameter_dtypes(input, weight, bias)
+
+
+def _check_parameter_dtypes(input, *params):
+    """torch's CPU rule for the parameters' dtypes: float16/bfloat16 input may take float32
+    parameters ("mixed"); otherwise all share the input's dtype."""
+    given = [p.dtype for p in params if p is not None]
+    if not given:
+        return
+    if given[0] != input.dtype:
+        if given[0] != _ag.float32:
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of "
+                               "Float")
+        if input.dtype not in (_ag.float16, _ag.bfloat16):
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        return
+    for dtype in given[1:]:
+        if dtype != input.dtype:
+            raise RuntimeError(f"expected scalar type {input.dtype._scalar_name} but found "
+                               f"{dtype._scalar_name}")
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,

@@ -4,7 +4,18 @@
   double backward), as data (``program``: a list of op records);
 - ``runner``: executes one program on both libraries and returns the first difference;
 - ``shrinker``: reduces a failing program to a minimal one with the same difference class;
-- ``python -m tests.fuzz --seed S --count N`` (``make fuzz N=...``): the report.
+- ``python -m tests.fuzz --seed S --count N`` (``make fuzz N=...``): the report;
+- ``vocabulary``: the wider op families (activations, losses, normalisations, scans,
+  sorts, scatters, linalg, pad/einsum, blends, in-place ops on views, norms).
+
+Seed ranges already used (pick fresh ones, so that a run finds what the earlier ones could
+not): 0-300 (tests/test_fuzz.py's SEEDS), 410M-416M, 520680000, 607453000, 731M, 733M,
+29384000-29388999, 845000000-845004999, 846000000-846004999, 847000000-847004999,
+909845000-909849999; with the op vocabulary before ``vocabulary``: 951000000-951004999
+(plain) and 962000000-962004999 (``--complex-share .25 --bfloat16-share .2 --half-share
+.2``); with it: 953000000-953001999 (plain, rerun after each fix), 954000000-954004999
+and 955000000-955002999 (plain), 963000000-963004999 and 964000000-964002999 (the same
+dtype shares); tests/test_fuzz.py's seeds 0-299 run with it too.
 """
 from tests.fuzz.generator import generate
 from tests.fuzz.program import render_program

@@ -59,6 +59,8 @@ class Executor:
             result = getattr(lib, op.name)(*args, **kwargs)
         elif kind == "F":
             result = getattr(self.F, op.name)(*args, **kwargs)
+        elif kind == "linalg":
+            result = getattr(lib.linalg, op.name)(*args, **kwargs)
         elif kind == "method":
             result = getattr(args[0], op.name)(*args[1:], **kwargs)
         elif kind == "attr":

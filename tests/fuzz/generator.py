@@ -17,6 +17,11 @@ leaves are mostly of that type (some float32, so promotion is exercised), and th
 compares them with the type's tolerances. The draw that picks them comes after the complex
 one and only when a share is set: the programs of every earlier command line stay the same.
 
+The wider vocabulary (``vocabulary.py``: activations, losses, normalisations, scans, sorts,
+scatters, linalg, pad/einsum, blends, in-place ops on views, norms) is drawn as further op
+families (``MORE_FAMILIES``); adding it changed every seed's program, so the seed ranges
+fuzzed before it (tests/fuzz/__init__.py) ran the older vocabulary.
+
 Not generated, because autograd_cy does not have them at all: random ops (dropout with
 p > 0, rand*), integer/half arithmetic chains, sparse tensors, forward-mode AD,
 custom Functions (tested by tests/test_function.py), hooks on Nodes, saved-tensor hooks.
@@ -28,6 +33,7 @@ import torch
 
 from tests.fuzz.executor import Executor
 from tests.fuzz.program import DType, IndexTensor, MaskTensor, Op, Program, Ref
+from tests.fuzz.vocabulary import MORE_FAMILIES, MoreOps
 
 UNARY = ["exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid",
          "relu", "abs", "sign", "reciprocal", "square", "neg"]
@@ -59,7 +65,7 @@ HALF_SHARE = 0.0
 FAMILIES = ("real", "complex", "bfloat16", "float16")
 
 
-class Generator:
+class Generator(MoreOps):
     def __init__(self, seed, min_ops=5, max_ops=40):
         self.seed = seed
         self.rng = random.Random(seed)
@@ -785,7 +791,7 @@ class Generator:
                 ("op_clamp", 2), ("op_compare", 2), ("op_where", 3), ("op_reduce", 8),
                 ("op_shape", 12), ("op_split_cat", 4), ("op_getitem", 5), ("op_setitem", 3),
                 ("op_gather", 3), ("op_inplace", 8), ("op_detach", 3), ("op_hook", 3),
-                ("op_matmul", 5), ("op_functional", 6)]
+                ("op_matmul", 5), ("op_functional", 6)] + MORE_FAMILIES
 
     # ------------------------------------------------------------ the run
 

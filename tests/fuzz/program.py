@@ -45,9 +45,10 @@ class Op:
     """One record: ``kind`` says how to call, ``name`` what, on ``args``/``kwargs``.
 
     kinds: leaf (args = data, dtype name, requires_grad), fn (``lib.name``), method
-    (``args[0].name``), F (``lib.nn.functional.name``), op (``operator.name``), setitem,
-    attr (``args[0].name``), hook (a tensor hook: ``kwargs['scale']`` scales the
-    gradient, None records it), backward, grad (``autograd.grad``).
+    (``args[0].name``), F (``lib.nn.functional.name``), linalg (``lib.linalg.name``), op
+    (``operator.name``), setitem, attr (``args[0].name``), hook (a tensor hook:
+    ``kwargs['scale']`` scales the gradient, None records it), backward, grad
+    (``autograd.grad``).
     ``label`` names the op in difference classes; ``mutates`` marks ops that can change
     values or flags of earlier slots (in-place ops, backward).
     """
@@ -170,6 +171,8 @@ def render_op(op, first):
         return f"{lhs}T.{op.name}({_call(a, kw)})"
     if op.kind == "F":
         return f"{lhs}F.{op.name}({_call(a, kw)})"
+    if op.kind == "linalg":
+        return f"{lhs}T.linalg.{op.name}({_call(a, kw)})"
     if op.kind == "method":
         return f"{lhs}{render_value(a[0])}.{op.name}({_call(a[1:], kw)})"
     if op.kind == "attr":
