@@ -19,7 +19,7 @@ What the picture shows, for each Node reachable from the tensors' ``grad_fn``:
 ...     print(line.strip())
 node0 [label=SumBackward0]
 node1 [label=MulBackward0]
-node1_saved0 [label="saved self\n(2,) float32\nversion 0" fillcolor=orange shape=note]
+node1_saved0 [label="saved other\n(2,) float32\nversion 0" fillcolor=orange shape=note]
 node1_saved0 -> node1 [arrowhead=none color=black style=dashed]
 >>> svg = dot.pipe(format="svg").decode()          # Graphviz's dot draws it
 >>> "MulBackward0" in svg
