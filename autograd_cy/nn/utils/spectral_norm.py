@@ -167,6 +167,7 @@ def remove_spectral_norm(module, name="weight"):
     for table, kind in ((module._state_dict_hooks, SpectralNormStateDictHook),
                         (module._load_state_dict_pre_hooks, SpectralNormLoadStateDictPreHook)):
         for key, hook in table.items():
+            hook = getattr(hook, "hook", hook)      # a load pre-hook sits in a _WrappedHook
             if isinstance(hook, kind) and hook.fn.name == name:
                 del table[key]
                 break

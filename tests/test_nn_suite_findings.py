@@ -1,0 +1,250 @@
+"""Differences from torch.nn that PyTorch's own test/nn/*.py files found (module hooks, state
+dict hooks, ...), each checked against torch with the smallest snippet that showed it."""
+import gc
+import pickle
+import weakref
+
+import pytest
+
+from oracle import assert_same, assert_same_error, same_warning
+
+
+def _global(lib, name):
+    return getattr(lib.nn.modules.module, name)
+
+
+def test_global_forward_hook_may_remove_itself_while_running():
+    def run(lib):
+        calls = []
+        handles = []
+
+        def hook(module, args, output):
+            calls.append("hook")
+            handles[0].remove()
+            handles.append(_global(lib, "register_module_forward_hook")(
+                lambda *a: calls.append("new")))
+        handles.append(_global(lib, "register_module_forward_hook")(hook))
+        try:
+            m = lib.nn.Sigmoid()
+            m(lib.ones(2))
+            m(lib.ones(2))
+        finally:
+            for h in handles:
+                h.remove()
+        return calls
+    assert_same(run)
+
+
+def test_global_forward_hook_with_kwargs_and_always_call():
+    def run(lib):
+        seen = []
+
+        class M(lib.nn.Module):
+            def forward(self, x, fail=False):
+                if fail:
+                    raise RuntimeError("failing in forward")
+                return x * 2
+
+        h1 = _global(lib, "register_module_forward_hook")(
+            lambda m, a, k, out: seen.append(("kw", sorted(k))), with_kwargs=True)
+        h2 = _global(lib, "register_module_forward_hook")(
+            lambda m, a, out: seen.append(("always", out is None)), always_call=True)
+        try:
+            M()(lib.ones(1), fail=False)
+            with pytest.raises(RuntimeError, match="failing in forward"):
+                M()(lib.ones(1), fail=True)
+        finally:
+            h1.remove()
+            h2.remove()
+        M()(lib.ones(1))
+        return seen
+    assert_same(run)
+
+
+def test_always_called_hook_runs_when_a_pre_hook_raises():
+    def run(lib):
+        seen = []
+        m = lib.nn.Identity()
+
+        def bad_pre_hook(module, args):
+            raise RuntimeError("failing in pre hook")
+        m.register_forward_pre_hook(bad_pre_hook)
+        m.register_forward_hook(lambda mod, a, out: seen.append("always"), always_call=True)
+        m.register_forward_hook(lambda mod, a, out: seen.append("plain"))
+        with pytest.raises(RuntimeError, match="failing in pre hook"):
+            m(lib.ones(1))
+        return seen
+    assert_same(run)
+
+
+def test_failing_always_called_hook_only_warns_after_another_error():
+    def run(lib):
+        m = lib.nn.Identity()
+
+        def bad_pre_hook(module, args):
+            raise RuntimeError("first")
+
+        def bad_hook(module, args, out):
+            raise ValueError("second")
+        m.register_forward_pre_hook(bad_pre_hook)
+        m.register_forward_hook(bad_hook, always_call=True)
+        with pytest.raises(RuntimeError, match="first"):
+            m(lib.ones(1))
+    same_warning(run, UserWarning, r"always_call=True.*silenced.*second")
+
+
+def test_removed_kwarg_hook_leaves_the_kwargs_tables():
+    def run(lib):
+        m = lib.nn.Identity()
+        h1 = m.register_forward_hook(lambda *a: None, with_kwargs=True, always_call=True)
+        h2 = m.register_forward_pre_hook(lambda *a: None, with_kwargs=True)
+        before = (h1.id in m._forward_hooks_with_kwargs, h1.id in m._forward_hooks_always_called,
+                  h2.id in m._forward_pre_hooks_with_kwargs)
+        h1.remove()
+        h2.remove()
+        return before, (h1.id in m._forward_hooks_with_kwargs,
+                        h1.id in m._forward_hooks_always_called,
+                        h2.id in m._forward_pre_hooks_with_kwargs)
+    assert_same(run)
+
+
+def test_global_non_full_backward_hook():
+    def run(lib):
+        grads = []
+
+        def hook(module, grad_input, grad_output):
+            grads.append(len(grad_input))
+            return tuple(g * 2 for g in grad_input)
+        handle = _global(lib, "register_module_backward_hook")(hook)
+        try:
+            x = lib.tensor([0.5, -1.0], requires_grad=True)
+            m = lib.nn.Sigmoid()
+            m(x).sum().backward()
+        finally:
+            handle.remove()
+            lib.nn.modules.module._global_is_full_backward_hook = None
+        return grads, x.grad
+    assert_same(run)
+
+
+def test_non_full_backward_hook_of_a_dead_module():
+    def run(lib):
+        x = lib.tensor([0.5, -1.0], requires_grad=True)
+        m = lib.nn.Sigmoid()
+        m.register_backward_hook(lambda *a: None)
+        y = m(x)
+        del m
+        y.sum().backward()
+    assert_same_error(run, RuntimeError, "You are trying to call the hook of a dead Module!")
+
+
+def test_global_full_and_non_full_backward_hooks_do_not_mix():
+    def run(lib):
+        mod = lib.nn.modules.module
+        handle = mod.register_module_backward_hook(lambda *a: None)
+        try:
+            mod.register_module_full_backward_hook(lambda *a: None)
+        finally:
+            handle.remove()
+            mod._global_is_full_backward_hook = None
+    assert_same_error(run, RuntimeError, "Cannot use both regular backward hooks and full "
+                                         "backward hooks as a global Module hook")
+
+
+@pytest.mark.parametrize("kind", ["buffer", "parameter", "module"])
+@pytest.mark.parametrize("replace", [False, True])
+def test_global_registration_hooks(kind, replace):
+    def run(lib):
+        seen = []
+
+        def hook(module, name, value):
+            seen.append((type(module).__name__, name, type(value).__name__))
+            if replace and kind == "buffer":
+                return value + 1
+            if replace and kind == "module":
+                return lib.nn.Tanh()
+            if replace:
+                return lib.nn.Parameter(value.detach() + 1)
+        handle = _global(lib, f"register_module_{kind}_registration_hook")(hook)
+        try:
+            m = lib.nn.Module()
+            m.register_buffer("b", lib.zeros(2))
+            m.p = lib.nn.Parameter(lib.zeros(2))
+            m.child = lib.nn.ReLU()
+            m.add_module("other", lib.nn.ReLU())
+        finally:
+            handle.remove()
+        return seen, m.b, m.p, type(m.child).__name__, type(m.other).__name__
+    assert_same(run)
+
+
+def test_state_dict_post_hooks_run_after_the_children():
+    def run(lib):
+        order = []
+        m = lib.nn.Sequential(lib.nn.Linear(1, 1))
+        m.register_state_dict_post_hook(lambda mod, sd, prefix, meta: order.append(sorted(sd)))
+        m[0].register_state_dict_pre_hook(lambda mod, prefix, keep: order.append(prefix))
+        m.state_dict()
+        return order
+    assert_same(run)
+
+
+def test_public_state_dict_post_hook_must_return_none():
+    def run(lib):
+        m = lib.nn.Linear(1, 1)
+
+        def hook(module, state_dict, prefix, local_metadata):
+            return {}
+        m.register_state_dict_post_hook(hook)
+        m.state_dict()
+    assert_same_error(run, RuntimeError, "state_dict post-hook must return None")
+
+
+def test_private_state_dict_hook_result_counts_only_at_the_root():
+    def run(lib):
+        m = lib.nn.Sequential(lib.nn.Linear(1, 1))
+
+        def hook(module, state_dict, prefix, local_metadata):
+            return {"replaced": lib.zeros(1)}
+        m[0]._register_state_dict_hook(hook)
+        child_only = sorted(m.state_dict())
+        m._register_state_dict_hook(hook)
+        return child_only, sorted(m.state_dict()), hasattr(hook, "_from_public_api")
+    assert_same(run)
+
+
+def test_load_state_dict_post_hook_of_the_root_sees_the_children_keys():
+    def run(lib):
+        seen = []
+        m = lib.nn.Sequential(lib.nn.Linear(1, 1))
+        m.register_load_state_dict_post_hook(
+            lambda mod, keys: seen.append((list(keys.missing_keys), list(keys.unexpected_keys))))
+        m.load_state_dict({"0.weight": lib.zeros(1, 1), "x": lib.zeros(1)}, strict=False)
+        return seen
+    assert_same(run)
+
+
+def test_load_state_dict_pre_hook_holds_its_module_weakly():
+    def run(lib):
+        gc.disable()
+        try:
+            m = lib.nn.Linear(1, 1)
+            m._register_load_state_dict_pre_hook(print, True)
+            ref = weakref.ref(m)
+            del m
+            return ref() is None
+        finally:
+            gc.enable()
+    assert_same(run)
+
+
+def test_module_pickled_without_newer_hook_tables_still_works():
+    def run(lib):
+        m = lib.nn.Linear(1, 1)
+        for table in ("_state_dict_pre_hooks", "_load_state_dict_post_hooks",
+                      "_forward_hooks_always_called"):
+            delattr(m, table)
+        m = pickle.loads(pickle.dumps(m))
+        m.load_state_dict(m.state_dict())
+        return sorted(m.state_dict()), len(m._forward_hooks_always_called)
+    assert_same(run)
