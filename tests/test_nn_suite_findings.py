@@ -248,3 +248,79 @@ def test_module_pickled_without_newer_hook_tables_still_works():
         m.load_state_dict(m.state_dict())
         return sorted(m.state_dict()), len(m._forward_hooks_always_called)
     assert_same(run)
+
+
+def test_consume_prefix_in_state_dict_if_present():
+    def run(lib):
+        m = lib.nn.Sequential(lib.nn.Linear(1, 1))
+        sd = m.state_dict()
+        wrapped = type(sd)((("module." + k), v) for k, v in sd.items())
+        wrapped._metadata = type(sd._metadata)(
+            (("module." + k if k else "module"), v) for k, v in sd._metadata.items())
+        wrapped._metadata[""] = {"version": 1}
+        lib.nn.modules.utils.consume_prefix_in_state_dict_if_present(wrapped, "module.")
+        return sorted(wrapped), sorted(wrapped._metadata)
+    assert_same(run)
+
+
+@pytest.mark.parametrize("version", [None, 1])
+def test_batch_norm_loads_a_state_dict_from_before_num_batches_tracked(version):
+    def run(lib):
+        bn = lib.nn.BatchNorm1d(2)
+        with lib.no_grad():
+            bn.num_batches_tracked.fill_(3)
+        sd = bn.state_dict()
+        del sd["num_batches_tracked"]
+        if version is None:
+            del sd._metadata[""]["version"]
+        else:
+            sd._metadata[""]["version"] = version
+        bn.load_state_dict(sd)
+        return bn.num_batches_tracked
+    assert_same(run)
+
+
+def test_dotted_key_under_a_parameter_is_unexpected():
+    def run(lib):
+        m = lib.nn.Sequential(lib.nn.Linear(1, 1))
+        sd = m.state_dict()
+        sd["0.weight.bad_suffix"] = lib.zeros(1)
+        return m.load_state_dict(sd, strict=False).unexpected_keys
+    assert_same(run)
+    assert_same_error(lambda lib: lib.nn.Linear(1, 1).load_state_dict(
+        {**lib.nn.Linear(1, 1).state_dict(), "weight.x": lib.zeros(1)}), RuntimeError,
+        'Unexpected key\\(s\\) in state_dict: "weight.x"')
+
+
+def test_load_state_dict_leaves_no_reference_cycle():
+    def run(lib):
+        m = lib.nn.Sequential(lib.nn.Linear(1, 1))
+        sd = m.state_dict()
+        gc.collect()
+        m.load_state_dict(sd)
+        return gc.collect()
+    assert_same(run)
+
+
+@pytest.mark.parametrize("cast", ["short", "char", "byte", "int", "long", "double"])
+def test_packed_sequence_casts(cast):
+    def run(lib):
+        padded = lib.tensor([[1.5, 2.0], [3.0, 0.0]])
+        packed = lib.nn.utils.rnn.pack_padded_sequence(padded, [2, 1])
+        out = getattr(packed, cast)()
+        return out.data, str(out.data.dtype).split(".")[-1]
+    assert_same(run)
+
+
+@pytest.mark.parametrize("shape, lengths", [((0, 0), []), ((0, 1, 10), [3])])
+def test_pack_padded_sequence_of_an_empty_tensor(shape, lengths):
+    assert_same_error(lambda lib: lib.nn.utils.rnn.pack_padded_sequence(
+        lib.zeros(*shape), lengths), RuntimeError, "^Cannot pack empty tensors.$")
+
+
+def test_module_to_memory_format():
+    def run(lib):
+        m = lib.nn.Conv2d(2, 3, 2).to(memory_format=lib.channels_last)
+        return [(p.dim(), p.is_contiguous(memory_format=lib.channels_last),
+                 p.is_contiguous()) for p in m.parameters()]
+    assert_same(run)

@@ -625,9 +625,11 @@ class Module:
         return self
 
     def to(self, *args, **kwargs):
-        """``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)``: moves every
-        parameter and buffer; a dtype applies to floating and complex ones only."""
+        """``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)``,
+        ``to(memory_format=...)``: moves every parameter and buffer; a dtype applies to
+        floating and complex ones only, a memory format to the 4-d and 5-d ones."""
         device, dtype = kwargs.get("device"), kwargs.get("dtype")
+        memory_format = kwargs.get("memory_format")
         for arg in args:
             if isinstance(arg, Tensor):
                 device, dtype = arg.device, arg.dtype
@@ -642,9 +644,11 @@ class Module:
                                 f"but got desired dtype={dtype}")
 
         def convert(t):
+            fmt = {"memory_format": memory_format} \
+                if memory_format is not None and t.dim() in (4, 5) else {}
             if dtype is not None and (t.is_floating_point() or t.is_complex()):
-                return t.to(device, dtype) if device is not None else t.to(dtype)
-            return t.to(device) if device is not None else t
+                return t.to(device, dtype, **fmt) if device is not None else t.to(dtype, **fmt)
+            return t.to(device, **fmt) if device is not None else t.to(**fmt) if fmt else t
         return self._apply(convert)
 
     def to_empty(self, *, device, recurse=True):
@@ -800,8 +804,9 @@ class Module:
         if strict:
             for key in state_dict:
                 if key.startswith(prefix) and key != extra_key:
-                    name = key[len(prefix):].split(".", 1)[0]
-                    if name not in self._modules and name not in local:
+                    # a dotted name must be a child's ("weight.x" is unexpected)
+                    name, *rest = key[len(prefix):].split(".", 1)
+                    if name not in (self._modules if rest else local):
                         unexpected_keys.append(key)
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
@@ -824,7 +829,7 @@ class Module:
             for name, child in module._modules.items():
                 if child is not None:
                     child_prefix = prefix + name + "."
-                    load(child, {key: value for key, value in local_state_dict.items()
+                    load(child, {key: value for key, value in local_state_dict.items()  # noqa: F821
                                  if key.startswith(child_prefix)}, child_prefix)
             incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)
             for hook in module._load_state_dict_post_hooks.values():
@@ -835,6 +840,7 @@ class Module:
                     "it should be done inplace.")
 
         load(self, state_dict)
+        del load        # a recursive closure is a reference cycle
         if strict:
             if unexpected_keys:
                 error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
