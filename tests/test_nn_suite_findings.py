@@ -324,3 +324,23 @@ def test_module_to_memory_format():
         return [(p.dim(), p.is_contiguous(memory_format=lib.channels_last),
                  p.is_contiguous()) for p in m.parameters()]
     assert_same(run)
+
+
+@pytest.mark.parametrize("amount, size", [(0.34, 10), (3, 10), (0, 0), (0.5, 0), (1.0, 7)])
+def test_prune_amount_helpers(amount, size):
+    def run(lib):
+        prune = lib.nn.utils.prune
+        prune._validate_pruning_amount_init(amount)
+        prune._validate_pruning_amount(amount, size)
+        return prune._compute_nparams_toprune(amount, size)
+    assert_same(run)
+
+
+@pytest.mark.parametrize("call", [
+    lambda p: p._validate_pruning_amount_init("0.5"),
+    lambda p: p._validate_pruning_amount_init(1.5),
+    lambda p: p._validate_pruning_amount_init(-1),
+    lambda p: p._validate_pruning_amount(20, 19),
+])
+def test_prune_amount_helpers_errors(call):
+    assert_same_error(lambda lib: call(lib.nn.utils.prune), exact=True)
