@@ -5,7 +5,9 @@ import pickle
 import weakref
 
 import pytest
+import torch.nn.utils.prune  # noqa: F401  (torch imports it only on request)
 
+import autograd_cy.nn.utils.prune  # noqa: F401
 from oracle import assert_same, assert_same_error, same_warning
 
 
@@ -344,3 +346,31 @@ def test_prune_amount_helpers(amount, size):
 ])
 def test_prune_amount_helpers_errors(call):
     assert_same_error(lambda lib: call(lib.nn.utils.prune), exact=True)
+
+
+@pytest.mark.parametrize("mode, padding_idx, dtype", [
+    ("sum", None, "float32"), ("mean", None, "float32"), ("max", None, "float32"),
+    ("sum", 0, "float32"), ("mean", None, "float64"), ("sum", None, "float16")])
+@pytest.mark.parametrize("index", [-1, 11])
+def test_embedding_bag_out_of_range_index_message(mode, padding_idx, dtype, index):
+    assert_same_error(lambda lib: lib.nn.functional.embedding_bag(
+        lib.tensor([[1, index]]), lib.ones(10, 2, dtype=getattr(lib, dtype)), mode=mode,
+        padding_idx=padding_idx), RuntimeError, exact=True)
+
+
+def test_aten_embedding_bag_of_5d_indices():
+    assert_same_error(lambda lib: lib.embedding_bag(
+        lib.zeros(2, 6, dtype=lib.float64), lib.full((2, 0, 0, 6, 6), 2),
+        lib.full((2, 0, 0, 6, 6), 0)), RuntimeError, exact=True)
+
+
+def test_embedding_max_norm_leaves_the_tangent():
+    def run(lib):
+        fwAD = lib.autograd.forward_ad
+        weight = lib.tensor([[3.0, 4.0], [0.3, 0.4], [6.0, 8.0]])
+        with fwAD.dual_level():
+            dual = fwAD.make_dual(weight, lib.ones(3, 2))
+            out = lib.nn.functional.embedding(lib.tensor([0, 1, 2]), dual, max_norm=1.0)
+            tangent = fwAD.unpack_dual(out).tangent
+        return tangent, weight, weight._version
+    assert_same(run)
