@@ -374,3 +374,9 @@ def test_embedding_max_norm_leaves_the_tangent():
             tangent = fwAD.unpack_dual(out).tangent
         return tangent, weight, weight._version
     assert_same(run)
+
+
+@pytest.mark.parametrize("wrap", ["weight_norm", "spectral_norm"])
+def test_old_style_norms_refuse_a_lazy_module(wrap):
+    assert_same_error(lambda lib: getattr(lib.nn.utils, wrap)(lib.nn.LazyLinear(3)),
+                      ValueError, exact=True)
