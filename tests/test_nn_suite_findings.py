@@ -358,10 +358,13 @@ def test_embedding_bag_out_of_range_index_message(mode, padding_idx, dtype, inde
         padding_idx=padding_idx), RuntimeError, exact=True)
 
 
-def test_aten_embedding_bag_of_5d_indices():
+@pytest.mark.parametrize("weight, indices, offsets", [
+    ((2, 6), (2, 0, 0, 6, 6), (2, 0, 0, 6, 6)), ((2, 2), (2,), (2, 0, 0, 6, 6)),
+    ((2, 2, 2), (2,), (2,)), ((2, 2, 2), (2, 3), (2, 3))])
+def test_aten_embedding_bag_rank_errors(weight, indices, offsets):
     assert_same_error(lambda lib: lib.embedding_bag(
-        lib.zeros(2, 6, dtype=lib.float64), lib.full((2, 0, 0, 6, 6), 2),
-        lib.full((2, 0, 0, 6, 6), 0)), RuntimeError, exact=True)
+        lib.zeros(*weight, dtype=lib.float64), lib.ones(*indices, dtype=lib.int64),
+        lib.zeros(*offsets, dtype=lib.int64)), RuntimeError, exact=True)
 
 
 def test_embedding_max_norm_leaves_the_tangent():
@@ -380,3 +383,25 @@ def test_embedding_max_norm_leaves_the_tangent():
 def test_old_style_norms_refuse_a_lazy_module(wrap):
     assert_same_error(lambda lib: getattr(lib.nn.utils, wrap)(lib.nn.LazyLinear(3)),
                       ValueError, exact=True)
+
+
+@pytest.mark.parametrize("shapes", [
+    dict(q=(4, 4, 4), k=(4, 4), v=(4, 4, 4)),
+    dict(q=(4, 4, 4), k=(4, 4, 4), v=(4, 4)),
+    dict(q=(4, 4, 4), k=(4, 4, 4), v=(4, 4, 4), kpm=(4,)),
+    dict(q=(4, 4, 4), k=(4, 4, 4), v=(4, 4, 4), mask=(4,)),
+    dict(q=(4, 4), k=(4, 4, 4), v=(4, 4)),
+    dict(q=(4, 4), k=(4, 4), v=(4, 4), kpm=(4, 4)),
+    dict(q=(4, 4), k=(4, 4), v=(4, 4), mask=(4,)),
+    dict(q=(4, 4), k=(4, 4), v=(4, 4), mask=(3, 4, 4)),
+    dict(q=(4,), k=(4,), v=(4,)),
+])
+def test_multihead_attention_rank_errors(shapes):
+    def run(lib):
+        mha = lib.nn.MultiheadAttention(4, 4)
+        mask = shapes.get("mask")
+        kpm = shapes.get("kpm")
+        mha(lib.ones(*shapes["q"]), lib.ones(*shapes["k"]), lib.ones(*shapes["v"]),
+            attn_mask=None if mask is None else lib.zeros(*mask, dtype=lib.bool),
+            key_padding_mask=None if kpm is None else lib.zeros(*kpm, dtype=lib.bool))
+    assert_same_error(run, AssertionError, exact=True)

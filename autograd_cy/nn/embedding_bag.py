@@ -358,9 +358,16 @@ def torch_embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode
     if mode not in _MODE_NUMBERS:
         raise RuntimeError(f"Unknown mode for embedding_bag: {mode}")
     name = _MODE_NUMBERS[mode]
+    # ATen's rank checks (RuntimeErrors; F.embedding_bag's are ValueErrors)
     if indices.dim() not in (1, 2):
         raise RuntimeError(f"input has to be a 1D or 2D Tensor, but got Tensor of dimension "
                            f"{indices.dim()}")
+    if weight.dim() != 2:
+        raise RuntimeError(f"weight has to be a 2D Tensor, but got Tensor of dimension "
+                           f"{weight.dim()}")
+    if offsets.dim() != 1:
+        raise RuntimeError(f"offsets has to be a 1D Tensor, but got Tensor of dimension "
+                           f"{offsets.dim()}")
     output = embedding_bag(indices, weight, offsets, None, 2, scale_grad_by_freq, name, sparse,
                            per_sample_weights, include_last_offset, padding_idx)
     checked, checked_offsets, padding = _checked(indices, weight, offsets, per_sample_weights,

@@ -27,6 +27,32 @@ from autograd_cy.nn import functional as _F
 __all__ = ["multi_head_attention_forward"]
 
 
+def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
+    """torch's checks of the ranks of ``multi_head_attention_forward``'s arguments
+    (AssertionErrors); whether ``query`` is batched (3-D) rather than unbatched (2-D)."""
+    if query.dim() not in (2, 3):
+        raise AssertionError("query should be unbatched 2D or batched 3D tensor but received "
+                             f"{query.dim()}-D query tensor")
+    batched = query.dim() == 3
+    kind, rank = ("batched (3-D)", 3) if batched else ("unbatched (2-D)", 2)
+    if key.dim() != rank or value.dim() != rank:
+        raise AssertionError(f"For {kind} `query`, expected `key` and `value` to be {rank}-D "
+                             f"but found {key.dim()}-D and {value.dim()}-D tensors respectively")
+    if key_padding_mask is not None and key_padding_mask.dim() != rank - 1:
+        raise AssertionError(f"For {kind} `query`, expected `key_padding_mask` to be `None` or "
+                             f"{rank - 1}-D but found {key_padding_mask.dim()}-D tensor instead")
+    if attn_mask is not None:
+        if attn_mask.dim() not in (2, 3):
+            raise AssertionError(f"For {kind} `query`, expected `attn_mask` to be `None`, 2-D "
+                                 f"or 3-D but found {attn_mask.dim()}-D tensor instead")
+        if not batched and attn_mask.dim() == 3:
+            expected = (num_heads, query.shape[0], key.shape[0])
+            if tuple(attn_mask.shape) != expected:
+                raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got "
+                                     f"{attn_mask.shape}")
+    return batched
+
+
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads,
                                  in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
                                  dropout_p, out_proj_weight, out_proj_bias, training=True,
@@ -36,12 +62,12 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                                  static_v=None, average_attn_weights=True, is_causal=False):
     """Multi-head attention of ``query`` over ``key``/``value``; returns ``(output,
     weights)``, ``weights`` None unless ``need_weights``."""
+    batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if static_k is not None or static_v is not None:
         raise NotImplementedError("multi_head_attention_forward: static_k/static_v are not "
                                   "supported by autograd_cy")
     if (bias_k is None) != (bias_v is None):
         raise AssertionError("bias_k and bias_v are given together or not at all")
-    batched = query.dim() == 3
     if not batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
         if key_padding_mask is not None:
