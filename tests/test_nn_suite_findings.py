@@ -405,3 +405,38 @@ def test_multihead_attention_rank_errors(shapes):
             attn_mask=None if mask is None else lib.zeros(*mask, dtype=lib.bool),
             key_padding_mask=None if kpm is None else lib.zeros(*kpm, dtype=lib.bool))
     assert_same_error(run, AssertionError, exact=True)
+
+
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_multi_head_attention_forward_static_kv(need_weights):
+    def run(lib):
+        gen = lib.Generator().manual_seed(0)
+        E, H, L, S, N = 4, 2, 3, 5, 2
+
+        def rand(*shape):
+            return lib.rand(*shape, generator=gen, dtype=lib.float64)
+        q = rand(L, N, E).requires_grad_()
+        key = rand(L, N, E)
+        static_k = rand(N * H, S, E // H).requires_grad_()
+        static_v = rand(N * H, S, E // H).requires_grad_()
+        in_w, in_b, out_w, out_b = rand(3 * E, E), rand(3 * E), rand(E, E), rand(E)
+        out, weights = lib.nn.functional.multi_head_attention_forward(
+            q, key, key, E, H, in_w, in_b, None, None, False, 0.0, out_w, out_b,
+            need_weights=need_weights, static_k=static_k, static_v=static_v)
+        out.sum().backward()
+        return out, weights, q.grad, static_k.grad, static_v.grad
+    assert_same(run, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("static_k_shape, bias", [((3, 5, 2), False), ((4, 5, 3), False),
+                                                  ((4, 5, 2), True)])
+def test_multi_head_attention_forward_static_kv_errors(static_k_shape, bias):
+    def run(lib):
+        E, H = 4, 2
+        x = lib.ones(3, 2, E)
+        biases = (lib.ones(1, 1, E), lib.ones(1, 1, E)) if bias else (None, None)
+        lib.nn.functional.multi_head_attention_forward(
+            x, x, x, E, H, lib.ones(3 * E, E), lib.ones(3 * E), *biases, False, 0.0,
+            lib.ones(E, E), lib.ones(E), static_k=lib.ones(*static_k_shape),
+            static_v=lib.ones(4, 5, 2))
+    assert_same_error(run, AssertionError, exact=True)
