@@ -440,3 +440,14 @@ def test_multi_head_attention_forward_static_kv_errors(static_k_shape, bias):
             lib.ones(E, E), lib.ones(E), static_k=lib.ones(*static_k_shape),
             static_v=lib.ones(4, 5, 2))
     assert_same_error(run, AssertionError, exact=True)
+
+
+def test_loading_into_a_meta_parameter_warns():
+    def run(lib):
+        with lib.device("meta"):
+            m = lib.nn.Linear(2, 1)
+        m.load_state_dict({"weight": lib.ones(1, 2), "bias": lib.ones(1)})
+        return m.weight.is_meta
+    same_warning(run, UserWarning, r"^for weight: copying from a non-meta parameter in the "
+                                   r"checkpoint to a meta parameter .* which is a no-op")
+    assert_same(run)

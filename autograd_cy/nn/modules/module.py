@@ -779,6 +779,13 @@ class Module:
                     f"size mismatch for {key}: copying a param with shape {value.shape} "
                     f"from checkpoint, the shape in current model is {param.shape}.")
                 continue
+            if param.is_meta and not value.is_meta and not assign:
+                warnings.warn(
+                    f"for {key}: copying from a non-meta parameter in the checkpoint to a meta "
+                    "parameter in the current model, which is a no-op. (Did you mean to "
+                    "pass `assign=True` to assign items in the state dictionary to their "
+                    "corresponding key in the module instead of copying them in place?)",
+                    stacklevel=2)
             if assign:           # a Parameter keeps its requires_grad
                 if name in self._parameters:
                     self._parameters[name] = Parameter(value, param.requires_grad)
