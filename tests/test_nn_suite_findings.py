@@ -456,3 +456,13 @@ def test_loading_into_a_meta_parameter_warns():
     same_warning(run, UserWarning, r"^for weight: copying from a non-meta parameter in the "
                                    r"checkpoint to a meta parameter .* which is a no-op")
     assert_same(run)
+
+
+def test_load_state_dict_takes_one_element_for_a_0_dim_entry():
+    def run(lib):
+        m = lib.nn.Module()
+        m.p = lib.nn.Parameter(lib.tensor(1.0))
+        m.register_buffer("b", lib.tensor(2.0))
+        m.load_state_dict({"p": lib.tensor([5.0]), "b": lib.tensor([7.0])})
+        return m.p, m.b, m.p.shape, m.b.shape
+    assert_same(run)

@@ -772,6 +772,8 @@ class Module:
                     f'While copying the parameter named "{key}", expected torch.Tensor or '
                     f"Tensor-like object from checkpoint but received {type(value)}")
                 continue
+            if not is_lazy(param) and param.dim() == 0 and tuple(value.shape) == (1,):
+                value = value[0]         # a 0-dim entry saved as one element (older torch)
             if is_lazy(param):           # NOTE [Uninitialized parameters]: no shape yet
                 pass
             elif tuple(value.shape) != tuple(param.shape):
