@@ -466,3 +466,50 @@ def test_load_state_dict_takes_one_element_for_a_0_dim_entry():
         m.load_state_dict({"p": lib.tensor([5.0]), "b": lib.tensor([7.0])})
         return m.p, m.b, m.p.shape, m.b.shape
     assert_same(run)
+
+
+def _with_future_flag(lib, name, value, fn):
+    fut = lib.__future__
+    old = getattr(fut, "get_" + name)()
+    getattr(fut, "set_" + name)(value)
+    try:
+        return fn()
+    finally:
+        getattr(fut, "set_" + name)(old)
+
+
+def test_future_flags_default_off():
+    assert_same(lambda lib: (lib.__future__.get_swap_module_params_on_conversion(),
+                             lib.__future__.get_overwrite_module_params_on_conversion()))
+
+
+@pytest.mark.parametrize("swap", [False, True])
+@pytest.mark.parametrize("keep_vars", [False, True])
+def test_load_state_dict_assign_identity(swap, keep_vars):
+    def run(lib):
+        def body():
+            src = lib.nn.Linear(2, 1)
+            sd = src.state_dict(keep_vars=keep_vars)
+            with lib.device("meta"):
+                m = lib.nn.Linear(2, 1)
+            old = m.weight
+            m.load_state_dict(sd, assign=True)
+            return (m.weight is old, m.weight is sd["weight"], type(m.weight).__name__,
+                    m.weight.requires_grad, m.weight.is_meta,
+                    bool((m.weight.detach() == sd["weight"].detach()).all()))
+        return _with_future_flag(lib, "swap_module_params_on_conversion", swap, body)
+    assert_same(run)
+
+
+@pytest.mark.parametrize("overwrite", [False, True])
+def test_module_conversion_overwrite_flag(overwrite):
+    def run(lib):
+        def body():
+            m = lib.nn.Linear(2, 1)
+            m.weight.grad = lib.ones(1, 2)
+            old = m.weight
+            m.double()
+            return (m.weight is old, type(m.weight).__name__, m.weight.dtype == lib.float64,
+                    m.weight.grad.dtype == lib.float64, m.weight.requires_grad)
+        return _with_future_flag(lib, "overwrite_module_params_on_conversion", overwrite, body)
+    assert_same(run)

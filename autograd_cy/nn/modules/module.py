@@ -15,6 +15,7 @@ import weakref
 from collections import OrderedDict, namedtuple
 from typing import Any, TypeVar
 
+from autograd_cy import __future__ as _future
 from autograd_cy._C.dtype import _from_numpy_dtype, _to_numpy_dtype
 from autograd_cy.device import device as device_class
 from autograd_cy._C.node import RemovableHandle
@@ -606,12 +607,21 @@ class Module:
     def _apply(self, fn, recurse=True):
         """``fn`` on every parameter, buffer and gradient, in place of each: the Parameter
         object stays (its ``.data`` is replaced), so an optimizer that holds it still does."""
+        overwrite = _future.get_overwrite_module_params_on_conversion() and \
+            not _future.get_swap_module_params_on_conversion()
         for module in (self.modules() if recurse else [self]):
-            for param in module._parameters.values():
+            for key, param in list(module._parameters.items()):
                 if param is None:
                     continue
                 with no_grad():
                     converted = fn(param)
+                if overwrite:        # torch.__future__: a new Parameter object
+                    grad = param.grad
+                    param = module._parameters[key] = Parameter(converted, param.requires_grad)
+                    if grad is not None:
+                        with no_grad():
+                            param.grad = fn(grad).requires_grad_(grad.requires_grad)
+                    continue
                 if converted is not param:
                     param.data = converted
                 if param.grad is not None:
@@ -788,9 +798,16 @@ class Module:
                     "pass `assign=True` to assign items in the state dictionary to their "
                     "corresponding key in the module instead of copying them in place?)",
                     stacklevel=2)
+            if assign and _future.get_swap_module_params_on_conversion():
+                with no_grad():      # the object stays, with the entry's tensor as its data
+                    param.data = value.detach()
+                continue
             if assign:           # a Parameter keeps its requires_grad
                 if name in self._parameters:
-                    self._parameters[name] = Parameter(value, param.requires_grad)
+                    if isinstance(value, Parameter):
+                        self._parameters[name] = value.requires_grad_(param.requires_grad)
+                    else:
+                        self._parameters[name] = Parameter(value, param.requires_grad)
                 else:
                     self._buffers[name] = value
                 continue
