@@ -56,6 +56,7 @@ from autograd_cy.storage import UntypedStorage, TypedStorage  # noqa: E402,F401 
 from autograd_cy.storage import LEGACY_STORAGES as _LEGACY_STORAGES  # noqa: E402
 globals().update(_LEGACY_STORAGES)      # FloatStorage ...
 from autograd_cy import storage_sharing as _storage_sharing  # noqa: E402,F401  (Tensor.set_)
+from autograd_cy import __future__  # noqa: E402,F401  (torch.__future__)
 from autograd_cy import linalg  # noqa: E402,F401  (torch.linalg)
 from autograd_cy import fft  # noqa: E402,F401  (torch.fft)
 from autograd_cy.short_time_fourier import stft, istft  # noqa: E402,F401  (and Tensor.stft)
@@ -163,7 +164,6 @@ from autograd_cy.matmul_precision import (  # noqa: E402,F401
 )
 from autograd_cy import backends  # noqa: E402,F401  (backends.cudnn.benchmark ...)
 from autograd_cy import amp  # noqa: E402,F401  (amp.autocast, amp.GradScaler)
-from autograd_cy import __future__  # noqa: E402,F401  (module conversion flags)
 from autograd_cy.amp import autocast  # noqa: E402,F401  (torch.autocast)
 from autograd_cy.amp.state import *  # noqa: E402,F401,F403  (torch.is_autocast_enabled ...)
 from autograd_cy import cpu  # noqa: E402,F401  (cpu.amp.autocast)

@@ -135,6 +135,9 @@ def _renorm_rows(weight, indices, max_norm, norm_type):
     """``embedding_renorm_``: the picked rows whose norm exceeds ``max_norm`` scaled in place
     to norm ``max_norm`` (1e-7 added to the norm, as torch does), without autograd."""
     with _ag.no_grad():
+        # through a detached alias: the same memory and version counter, but no tangent
+        # (a dual weight's tangent is left as it is, as torch's embedding_renorm_ leaves it)
+        weight = weight.detach()
         rows = weight.index_select(0, indices)
         norms = rows.norm(p=norm_type, dim=1)
         scale = _ag.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)

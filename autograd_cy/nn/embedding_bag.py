@@ -205,14 +205,14 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
             f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
             "on GitHub.")
     indices, offsets, padding_idx = _checked(input, weight, offsets, per_sample_weights,
-                                             include_last_offset, padding_idx)
+                                             include_last_offset, padding_idx, mode)
     kept, bags, num_bags = _kept(indices, offsets, include_last_offset, padding_idx)
     return EmbeddingBag.apply(weight, per_sample_weights, kept, bags, num_bags, mode,
                               scale_grad_by_freq, indices)
 
 
 def _checked(indices, weight, offsets, per_sample_weights, include_last_offset,
-             padding_idx):
+             padding_idx, mode="sum"):
     """ATen's checks of ``embedding_bag``'s arguments; the indices and offsets as int64,
     ``padding_idx`` as a row number (-1 for none)."""
     common = _ag.promote_types(indices.dtype, offsets.dtype)
@@ -260,9 +260,14 @@ def _checked(indices, weight, offsets, per_sample_weights, include_last_offset,
         bad = (indices.lt(0) | indices.ge(num_weights)).nonzero().reshape(-1)
         if bad.numel():
             position = int(bad[0])
-            raise RuntimeError(f"Index {position} of input takes value "
-                               f"{int(indices[position])} which is not in the valid range "
-                               f"[0, {num_weights})")
+            value = int(indices[position])
+            # ATen's CPU kernels word it two ways: its index-select fast path (sum or mean
+            # over float/half/bfloat16 rows, no padding_idx) and every other path
+            if mode == "max" or padding_idx >= 0 or weight.dtype == _ag.float64:
+                raise RuntimeError("embedding_bag: Expected idx >= 0 && idx < num_embeddings "
+                                   f"but found idx to be {value}")
+            raise RuntimeError(f"Index {position} of input takes value {value} which is not "
+                               f"in the valid range [0, {num_weights})")
     return indices, offsets.to(_ag.int64), padding_idx
 
 
@@ -353,10 +358,20 @@ def torch_embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode
     if mode not in _MODE_NUMBERS:
         raise RuntimeError(f"Unknown mode for embedding_bag: {mode}")
     name = _MODE_NUMBERS[mode]
+    # ATen's rank checks (RuntimeErrors; F.embedding_bag's are ValueErrors)
+    if indices.dim() not in (1, 2):
+        raise RuntimeError(f"input has to be a 1D or 2D Tensor, but got Tensor of dimension "
+                           f"{indices.dim()}")
+    if weight.dim() != 2:
+        raise RuntimeError(f"weight has to be a 2D Tensor, but got Tensor of dimension "
+                           f"{weight.dim()}")
+    if offsets.dim() != 1:
+        raise RuntimeError(f"offsets has to be a 1D Tensor, but got Tensor of dimension "
+                           f"{offsets.dim()}")
     output = embedding_bag(indices, weight, offsets, None, 2, scale_grad_by_freq, name, sparse,
                            per_sample_weights, include_last_offset, padding_idx)
     checked, checked_offsets, padding = _checked(indices, weight, offsets, per_sample_weights,
-                                                 include_last_offset, padding_idx)
+                                                 include_last_offset, padding_idx, name)
     kind = _ag.promote_types(indices.dtype, offsets.dtype)
     return (output,) + _auxiliary(weight, checked, checked_offsets, name, per_sample_weights,
                                   include_last_offset, padding, kind)

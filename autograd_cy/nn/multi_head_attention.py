@@ -27,6 +27,42 @@ from autograd_cy.nn import functional as _F
 __all__ = ["multi_head_attention_forward"]
 
 
+def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
+    """torch's checks of the ranks of ``multi_head_attention_forward``'s arguments
+    (AssertionErrors); whether ``query`` is batched (3-D) rather than unbatched (2-D)."""
+    if query.dim() not in (2, 3):
+        raise AssertionError("query should be unbatched 2D or batched 3D tensor but received "
+                             f"{query.dim()}-D query tensor")
+    batched = query.dim() == 3
+    kind, rank = ("batched (3-D)", 3) if batched else ("unbatched (2-D)", 2)
+    if key.dim() != rank or value.dim() != rank:
+        raise AssertionError(f"For {kind} `query`, expected `key` and `value` to be {rank}-D "
+                             f"but found {key.dim()}-D and {value.dim()}-D tensors respectively")
+    if key_padding_mask is not None and key_padding_mask.dim() != rank - 1:
+        raise AssertionError(f"For {kind} `query`, expected `key_padding_mask` to be `None` or "
+                             f"{rank - 1}-D but found {key_padding_mask.dim()}-D tensor instead")
+    if attn_mask is not None:
+        if attn_mask.dim() not in (2, 3):
+            raise AssertionError(f"For {kind} `query`, expected `attn_mask` to be `None`, 2-D "
+                                 f"or 3-D but found {attn_mask.dim()}-D tensor instead")
+        if not batched and attn_mask.dim() == 3:
+            expected = (num_heads, query.shape[0], key.shape[0])
+            if tuple(attn_mask.shape) != expected:
+                raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got "
+                                     f"{attn_mask.shape}")
+    return batched
+
+
+def _static(tensor, name, rows, head_dim):
+    """``static_k`` or ``static_v`` after torch's checks of its size."""
+    if tensor.size(0) != rows:
+        raise AssertionError(f"expecting {name}.size(0) of {rows}, but got {tensor.size(0)}")
+    if tensor.size(2) != head_dim:
+        raise AssertionError(f"expecting {name}.size(2) of {head_dim}, but got "
+                             f"{tensor.size(2)}")
+    return tensor
+
+
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads,
                                  in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
                                  dropout_p, out_proj_weight, out_proj_bias, training=True,
@@ -36,12 +72,9 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                                  static_v=None, average_attn_weights=True, is_causal=False):
     """Multi-head attention of ``query`` over ``key``/``value``; returns ``(output,
     weights)``, ``weights`` None unless ``need_weights``."""
-    if static_k is not None or static_v is not None:
-        raise NotImplementedError("multi_head_attention_forward: static_k/static_v are not "
-                                  "supported by autograd_cy")
+    batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if (bias_k is None) != (bias_v is None):
         raise AssertionError("bias_k and bias_v are given together or not at all")
-    batched = query.dim() == 3
     if not batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
         if key_padding_mask is not None:
@@ -72,14 +105,22 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                              use_separate_proj_weight, q_proj_weight, k_proj_weight,
                              v_proj_weight)
     if bias_k is not None:      # one more key and value, learned, at the end of the sequence
+        if static_k is not None:
+            raise AssertionError("bias cannot be added to static key.")
+        if static_v is not None:
+            raise AssertionError("bias cannot be added to static value.")
         k = _ag.cat([k, bias_k.repeat(1, batch, 1)])
         v = _ag.cat([v, bias_v.repeat(1, batch, 1)])
         attn_mask, key_padding_mask = _one_more_key(attn_mask, key_padding_mask)
         source += 1
     # (L, N, E) -> (N * heads, L, head_dim): each head of each sample a batch entry
     q = q.reshape(length, batch * num_heads, head_dim).transpose(0, 1)
-    k = k.reshape(source, batch * num_heads, head_dim).transpose(0, 1)
-    v = v.reshape(source, batch * num_heads, head_dim).transpose(0, 1)
+    # static_k/static_v: given keys and values, already (N * heads, S, head_dim)
+    k = _static(static_k, "static_k", batch * num_heads, head_dim) if static_k is not None \
+        else k.reshape(source, batch * num_heads, head_dim).transpose(0, 1)
+    v = _static(static_v, "static_v", batch * num_heads, head_dim) if static_v is not None \
+        else v.reshape(source, batch * num_heads, head_dim).transpose(0, 1)
+    source = k.shape[1]
     if add_zero_attn:           # and one of zeros, after them
         zeros = _ag.zeros((batch * num_heads, 1, head_dim), dtype=k.dtype, device=k.device)
         k = _ag.cat([k, zeros], dim=1)

@@ -4,6 +4,7 @@ from autograd_cy.nn.modules import (module, container, linear, activation, loss,
                                     attention, distance, transformer, instancenorm,
                                     pixelshuffle, upsampling, fold, rnn, lazy,
                                     adaptive)
+from autograd_cy.nn.modules import utils  # noqa: F401  (torch.nn.modules.utils)
 from autograd_cy.nn.modules.module import *  # noqa: F401,F403
 from autograd_cy.nn.modules.container import *  # noqa: F401,F403
 from autograd_cy.nn.modules.linear import *  # noqa: F401,F403

@@ -39,6 +39,19 @@ class _BatchNorm(Module):
             self.register_buffer("num_batches_tracked", None)
         self.reset_parameters()
 
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict,
+                              missing_keys, unexpected_keys, error_msgs):
+        # a state dict from before version 2 has no num_batches_tracked: it counts from 0
+        version = local_metadata.get("version", None)
+        key = prefix + "num_batches_tracked"
+        if (version is None or version < 2) and self.track_running_stats \
+                and key not in state_dict:
+            tracked = self.num_batches_tracked
+            state_dict[key] = tracked if tracked is not None and tracked.device.type != "meta" \
+                else factories.tensor(0, dtype=int64)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict,
+                                      missing_keys, unexpected_keys, error_msgs)
+
     def reset_running_stats(self):
         if self.track_running_stats:
             self.running_mean.zero_()

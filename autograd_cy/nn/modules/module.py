@@ -10,23 +10,26 @@ A Module holds three ordered tables, filled by plain attribute assignment
 Calling a module runs ``forward`` between its hooks (NOTE [Calling a module]).
 """
 import functools
-import itertools
 import warnings
+import weakref
 from collections import OrderedDict, namedtuple
 from typing import Any, TypeVar
 
+from autograd_cy import __future__ as _future
 from autograd_cy._C.dtype import _from_numpy_dtype, _to_numpy_dtype
 from autograd_cy.device import device as device_class
 from autograd_cy._C.node import RemovableHandle
-from autograd_cy import __future__ as _future
 from autograd_cy._C.tensor import Tensor
 from autograd_cy.grad_mode import no_grad
 from autograd_cy.nn.modules.backward_hook import BackwardHook
 from autograd_cy.nn.parameter import Buffer, Parameter, is_lazy
 from autograd_cy.utils.swap import swap_tensors
 
-__all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
-           "register_module_full_backward_pre_hook", "register_module_full_backward_hook"]
+__all__ = ["register_module_forward_pre_hook", "register_module_forward_hook",
+           "register_module_full_backward_pre_hook", "register_module_backward_hook",
+           "register_module_full_backward_hook", "register_module_buffer_registration_hook",
+           "register_module_module_registration_hook",
+           "register_module_parameter_registration_hook", "Module"]
 
 #: the state-dict key, under a module's prefix, of what ``get_extra_state`` returns
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
@@ -34,8 +37,16 @@ _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 # Hooks every module runs (torch.nn.modules.module's global hooks), before its own.
 _global_forward_pre_hooks = {}
 _global_forward_hooks = {}
+_global_forward_hooks_with_kwargs = {}
+_global_forward_hooks_always_called = {}
 _global_backward_pre_hooks = {}
 _global_backward_hooks = {}
+#: None until a global backward hook is registered: True for full ones, False for the
+#: deprecated ``register_module_backward_hook`` ones (only one kind at a time)
+_global_is_full_backward_hook = None
+_global_buffer_registration_hooks = {}
+_global_parameter_registration_hooks = {}
+_global_module_registration_hooks = {}
 
 
 def register_module_forward_pre_hook(hook):
@@ -43,9 +54,17 @@ def register_module_forward_pre_hook(hook):
     return _add_hook(_global_forward_pre_hooks, hook, False)
 
 
-def register_module_forward_hook(hook):
-    """``hook(module, args, output)`` after every module's forward."""
-    return _add_hook(_global_forward_hooks, hook, False)
+def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
+    """``hook(module, args, output)`` (or ``(module, args, kwargs, output)``) after every
+    module's forward; ``always_call``: also when the call raises."""
+    handle = RemovableHandle(_global_forward_hooks, extra_dict=[
+        _global_forward_hooks_with_kwargs, _global_forward_hooks_always_called])
+    _global_forward_hooks[handle.id] = hook
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs[handle.id] = True
+    if always_call:
+        _global_forward_hooks_always_called[handle.id] = True
+    return handle
 
 
 def register_module_full_backward_pre_hook(hook):
@@ -53,9 +72,86 @@ def register_module_full_backward_pre_hook(hook):
     return _add_hook(_global_backward_pre_hooks, hook, False)
 
 
+def _set_global_backward_kind(full):
+    global _global_is_full_backward_hook
+    if _global_is_full_backward_hook is (not full):
+        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a "
+                           "global Module hook. Please use only one of them.")
+    _global_is_full_backward_hook = full
+
+
 def register_module_full_backward_hook(hook):
     """``hook(module, grad_input, grad_output)`` when any module's input gradients are ready."""
+    _set_global_backward_kind(True)
     return _add_hook(_global_backward_hooks, hook, False)
+
+
+def register_module_backward_hook(hook):
+    """Deprecated (``register_module_full_backward_hook`` is the documented behaviour): the
+    non-full hook of every module (NOTE [Non-full module backward hooks])."""
+    _set_global_backward_kind(False)
+    return _add_hook(_global_backward_hooks, hook, False)
+
+
+def register_module_buffer_registration_hook(hook):
+    """``hook(module, name, buffer)`` whenever a module registers a buffer; what it returns,
+    if not None, is registered instead."""
+    return _add_hook(_global_buffer_registration_hooks, hook, False)
+
+
+def register_module_parameter_registration_hook(hook):
+    """``hook(module, name, param)`` whenever a module registers a parameter; what it returns,
+    if not None, is registered instead."""
+    return _add_hook(_global_parameter_registration_hooks, hook, False)
+
+
+def register_module_module_registration_hook(hook):
+    """``hook(module, name, submodule)`` whenever a module registers a child; what it returns,
+    if not None, is registered instead."""
+    return _add_hook(_global_module_registration_hooks, hook, False)
+
+
+def _registration_hooks(hooks, module, name, value):
+    """``value`` after the registration ``hooks`` (each may replace it)."""
+    for hook in list(hooks.values()):
+        output = hook(module, name, value)
+        if output is not None:
+            value = output
+    return value
+
+
+class _WrappedHook:
+    """A hook called with its module first, holding the module weakly (a module's hook
+    tables keep no reference cycle to it); pickles with the module."""
+
+    def __init__(self, hook, module=None):
+        self.hook = hook
+        functools.update_wrapper(self, hook)
+        self.with_module = module is not None
+        if self.with_module:
+            self.module = weakref.ref(module)
+
+    def __call__(self, *args, **kwargs):
+        if self.with_module:
+            module = self.module()
+            if module is None:
+                raise RuntimeError("You are trying to call the hook of a dead Module!")
+            return self.hook(module, *args, **kwargs)
+        return self.hook(*args, **kwargs)
+
+    def __getstate__(self):
+        state = {"hook": self.hook, "with_module": self.with_module}
+        if self.with_module:
+            state["module"] = self.module()
+        return state
+
+    def __setstate__(self, state):
+        self.hook = state["hook"]
+        self.with_module = state["with_module"]
+        if self.with_module:
+            if state["module"] is None:
+                raise RuntimeError("You are trying to revive the hook of a dead Module!")
+            self.module = weakref.ref(state["module"])
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -82,10 +178,10 @@ def _indented(text, spaces):
     return "\n".join(lines[:1] + [" " * spaces + line for line in lines[1:]])
 
 
-def _add_hook(hooks, hook, prepend):
+def _add_hook(hooks, hook, prepend, extra_dict=None):
     """Add ``hook`` to the table ``hooks`` (a plain dict: the handle removes from it at the
-    C level), last or first; its handle."""
-    handle = RemovableHandle(hooks)
+    C level), last or first; its handle (which also removes its id from ``extra_dict``)."""
+    handle = RemovableHandle(hooks, extra_dict=extra_dict)
     if prepend:
         others = list(hooks.items())
         hooks.clear()
@@ -102,7 +198,8 @@ def _add_hook(hooks, hook, prepend):
 # nested tuples, lists and dicts), so ``grad_input`` is that node's gradients with respect
 # to its own inputs and ``grad_output`` the gradients of its outputs. For a module of one
 # op these are the module's; for more ops, the last op's only (torch warns, FutureWarning,
-# in the cases it can see). What the hook returns replaces the node's grad_input.
+# in the cases it can see). What the hook returns replaces the node's grad_input. The node
+# holds the module weakly: a hook of a module that is gone raises.
 def _register_non_full_backward_hooks(module, hooks, inputs, result):
     var = result
     while not isinstance(var, Tensor):
@@ -112,7 +209,7 @@ def _register_non_full_backward_hooks(module, hooks, inputs, result):
     if grad_fn is None:
         return
     for hook in hooks:
-        grad_fn.register_hook(functools.partial(hook, module))
+        grad_fn.register_hook(_WrappedHook(hook, module))
     _warn_non_full_backward_hook(inputs, result, grad_fn)
 
 
@@ -207,9 +304,9 @@ class Module:
                       "_backward_hooks", "_state_dict_hooks", "_state_dict_pre_hooks",
                       "_load_state_dict_pre_hooks", "_load_state_dict_post_hooks"):
             setattr_(self, table, {})
-        setattr_(self, "_forward_pre_hooks_with_kwargs", set())
-        setattr_(self, "_forward_hooks_with_kwargs", set())
-        setattr_(self, "_forward_hooks_always_called", set())
+        for table in ("_forward_pre_hooks_with_kwargs", "_forward_hooks_with_kwargs",
+                      "_forward_hooks_always_called"):
+            setattr_(self, table, {})
         setattr_(self, "_is_full_backward_hook", None)
 
     def forward(self, *args, **kwargs):
@@ -240,6 +337,7 @@ class Module:
         if isinstance(tensor, Buffer):
             persistent = tensor.persistent
             tensor = tensor.data.requires_grad_(tensor.requires_grad)
+        tensor = _registration_hooks(_global_buffer_registration_hooks, self, name, tensor)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -262,6 +360,7 @@ class Module:
                 f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must "
                 f"be created explicitly. To express '{name}' as a function of another Tensor, "
                 f"compute the value in the forward() method.")
+        param = _registration_hooks(_global_parameter_registration_hooks, self, name, param)
         self._parameters[name] = param
 
     def add_module(self, name, module):
@@ -269,6 +368,7 @@ class Module:
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{type(module).__name__} is not a Module subclass")
         self._check_name("module", name, self._modules)
+        module = _registration_hooks(_global_module_registration_hooks, self, name, module)
         self._modules[name] = module
 
     register_module = add_module
@@ -352,12 +452,14 @@ class Module:
                     raise AttributeError(
                         "cannot assign module before Module.__init__() call")
                 remove_from(self.__dict__, self._parameters, self._buffers)
-                modules[name] = value
+                modules[name] = _registration_hooks(_global_module_registration_hooks, self,
+                                                    name, value)
             elif modules is not None and name in modules:
                 if value is not None:
                     raise TypeError(f"cannot assign '{_tensor_type(value)}' as child module "
                                     f"'{name}' (torch.nn.Module or None expected)")
-                modules[name] = value
+                modules[name] = _registration_hooks(_global_module_registration_hooks, self,
+                                                    name, value)
             else:
                 buffers = self.__dict__.get("_buffers")
                 # a Buffer, or a tensor flagged as one (an UninitializedBuffer), as torch's
@@ -667,18 +769,25 @@ class Module:
         if destination is None:
             destination = OrderedDict()
             destination._metadata = OrderedDict()
-        for name, module in self.named_modules(prefix=prefix.rstrip("."),
-                                               remove_duplicate=False):
-            local_metadata = {"version": module._version}
-            if hasattr(destination, "_metadata"):
-                destination._metadata[name] = local_metadata
-            for hook in module._state_dict_pre_hooks.values():
-                hook(module, name + "." if name else "", keep_vars)
-            module._save_to_state_dict(destination, name + "." if name else "", keep_vars)
-            for hook in module._state_dict_hooks.values():
-                result = hook(module, destination, name + "." if name else "", local_metadata)
-                if result is not None:
-                    destination = result
+        local_metadata = {"version": self._version}
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self, prefix, keep_vars)
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, module in self._modules.items():
+            if module is not None:
+                module.state_dict(destination=destination, prefix=prefix + name + ".",
+                                  keep_vars=keep_vars)
+        # a private hook's result replaces the root's dict (a child's result is dropped by
+        # the recursion); a public hook must return None
+        for hook in self._state_dict_hooks.values():
+            hook_result = hook(self, destination, prefix, local_metadata)
+            if not getattr(hook, "_from_public_api", False):
+                if hook_result is not None:
+                    destination = hook_result
+            elif hook_result is not None:
+                raise RuntimeError("state_dict post-hook must return None")
         return destination
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict,
@@ -707,6 +816,8 @@ class Module:
                     f'While copying the parameter named "{key}", expected torch.Tensor or '
                     f"Tensor-like object from checkpoint but received {type(value)}")
                 continue
+            if not is_lazy(param) and param.dim() == 0 and tuple(value.shape) == (1,):
+                value = value[0]         # a 0-dim entry saved as one element (older torch)
             if is_lazy(param):           # NOTE [Uninitialized parameters]: no shape yet
                 pass
             elif tuple(value.shape) != tuple(param.shape):
@@ -714,9 +825,23 @@ class Module:
                     f"size mismatch for {key}: copying a param with shape {value.shape} "
                     f"from checkpoint, the shape in current model is {param.shape}.")
                 continue
+            if param.is_meta and not value.is_meta and not assign:
+                warnings.warn(
+                    f"for {key}: copying from a non-meta parameter in the checkpoint to a meta "
+                    "parameter in the current model, which is a no-op. (Did you mean to "
+                    "pass `assign=True` to assign items in the state dictionary to their "
+                    "corresponding key in the module instead of copying them in place?)",
+                    stacklevel=2)
+            if assign and _future.get_swap_module_params_on_conversion():
+                with no_grad():      # the object stays, with the entry's tensor as its data
+                    param.data = value.detach()
+                continue
             if assign:           # a Parameter keeps its requires_grad
                 if name in self._parameters:
-                    self._parameters[name] = Parameter(value, param.requires_grad)
+                    if isinstance(value, Parameter):
+                        self._parameters[name] = value.requires_grad_(param.requires_grad)
+                    else:
+                        self._parameters[name] = Parameter(value, param.requires_grad)
                 else:
                     self._buffers[name] = value
                 continue
@@ -739,8 +864,9 @@ class Module:
         if strict:
             for key in state_dict:
                 if key.startswith(prefix) and key != extra_key:
-                    name = key[len(prefix):].split(".", 1)[0]
-                    if name not in self._modules and name not in local:
+                    # a dotted name must be a child's ("weight.x" is unexpected)
+                    name, *rest = key[len(prefix):].split(".", 1)
+                    if name not in (self._modules if rest else local):
                         unexpected_keys.append(key)
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
@@ -751,16 +877,30 @@ class Module:
         missing_keys, unexpected_keys, error_msgs = [], [], []
         metadata = getattr(state_dict, "_metadata", None)
         state_dict = OrderedDict(state_dict)        # the pre-hooks may rename entries
-        for name, module in self.named_modules(remove_duplicate=False):
-            prefix = name + "." if name else ""
-            local_metadata = dict({} if metadata is None else metadata.get(name, {}))
+
+        def load(module, local_state_dict, prefix=""):
+            # each child sees the entries under its prefix; its post-hooks run after its
+            # children are loaded, with the keys missed and unexpected so far
+            local_metadata = dict({} if metadata is None else metadata.get(prefix[:-1], {}))
             if assign:
                 local_metadata["assign_to_params_buffers"] = True
-            module._load_from_state_dict(state_dict, prefix, local_metadata, True,
+            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True,
                                          missing_keys, unexpected_keys, error_msgs)
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    load(child, {key: value for key, value in local_state_dict.items()  # noqa: F821
+                                 if key.startswith(child_prefix)}, child_prefix)
             incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)
             for hook in module._load_state_dict_post_hooks.values():
-                hook(module, incompatible)
+                out = hook(module, incompatible)
+                assert out is None, (
+                    "Hooks registered with ``register_load_state_dict_post_hook`` are not"
+                    "expected to return new values, if incompatible_keys need to be modified,"
+                    "it should be done inplace.")
+
+        load(self, state_dict)
+        del load        # a recursive closure is a reference cycle
         if strict:
             if unexpected_keys:
                 error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
@@ -777,22 +917,29 @@ class Module:
         return _add_hook(self._state_dict_pre_hooks, hook, False)
 
     def register_state_dict_post_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata)`` after the module's entries
+        are saved; it edits ``state_dict`` in place (it must return None)."""
+        hook._from_public_api = True
         return _add_hook(self._state_dict_hooks, hook, False)
 
-    _register_state_dict_hook = register_state_dict_post_hook
+    def _register_state_dict_hook(self, hook):
+        """torch's private form: what the root module's hook returns, if not None, is the
+        ``state_dict`` returned."""
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError("Cannot register the same function as the state dict post hook "
+                               "that was previously registered via register_state_dict_post_hook")
+        return _add_hook(self._state_dict_hooks, hook, False)
 
     def register_load_state_dict_pre_hook(self, hook):
         """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
         unexpected_keys, error_msgs)`` before the module loads its entries."""
-        return _add_hook(self._load_state_dict_pre_hooks, functools.partial(hook, self),
-                         False)
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
 
     def _register_load_state_dict_pre_hook(self, hook, with_module=False):
         """torch's private form: ``hook(state_dict, prefix, local_metadata, strict,
         missing_keys, unexpected_keys, error_msgs)``, the module first ``with_module``."""
-        if with_module:
-            hook = functools.partial(hook, self)
-        return _add_hook(self._load_state_dict_pre_hooks, hook, False)
+        return _add_hook(self._load_state_dict_pre_hooks,
+                         _WrappedHook(hook, self if with_module else None), False)
 
     def register_load_state_dict_post_hook(self, hook):
         return _add_hook(self._load_state_dict_post_hooks, hook, False)
@@ -802,20 +949,22 @@ class Module:
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """``hook(module, args)`` (or ``(module, args, kwargs)``) before ``forward``; what it
         returns, if not None, replaces the arguments."""
-        handle = _add_hook(self._forward_pre_hooks, hook, prepend)
+        handle = _add_hook(self._forward_pre_hooks, hook, prepend,
+                           extra_dict=self._forward_pre_hooks_with_kwargs)
         if with_kwargs:
-            self._forward_pre_hooks_with_kwargs.add(handle.id)
+            self._forward_pre_hooks_with_kwargs[handle.id] = True
         return handle
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False,
                               always_call=False):
         """``hook(module, args, output)`` after ``forward``; what it returns, if not None,
         replaces the output."""
-        handle = _add_hook(self._forward_hooks, hook, prepend)
+        handle = _add_hook(self._forward_hooks, hook, prepend, extra_dict=[
+            self._forward_hooks_with_kwargs, self._forward_hooks_always_called])
         if with_kwargs:
-            self._forward_hooks_with_kwargs.add(handle.id)
+            self._forward_hooks_with_kwargs[handle.id] = True
         if always_call:
-            self._forward_hooks_always_called.add(handle.id)
+            self._forward_hooks_always_called[handle.id] = True
         return handle
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
@@ -844,12 +993,16 @@ class Module:
 
     def _get_backward_hooks(self):
         """``(full_backward_hooks, non_full_backward_hooks)``: the hooks a call sets up,
-        the global (always full) ones first."""
-        full = list(_global_backward_hooks.values())
+        the global ones first."""
+        full, non_full = [], []
+        if _global_is_full_backward_hook is True:
+            full += _global_backward_hooks.values()
         if self._is_full_backward_hook is True:
             full += self._backward_hooks.values()
-        non_full = list(self._backward_hooks.values()) \
-            if self._is_full_backward_hook is False else []
+        if _global_is_full_backward_hook is False:
+            non_full += _global_backward_hooks.values()
+        if self._is_full_backward_hook is False:
+            non_full += self._backward_hooks.values()
         return full, non_full
 
     def compile(self, *args, **kwargs):
@@ -873,47 +1026,77 @@ class Module:
         return self._call_with_hooks(args, kwargs)
 
     def _call_with_hooks(self, args, kwargs):
-        # a copy: a hook may remove itself (a lazy module's does)
+        # NOTE [Always-called forward hooks]
+        # A forward hook registered with ``always_call=True`` runs even when the call raises
+        # (in a pre-hook, ``forward`` or another forward hook): after the error, every such
+        # hook (global, then the module's) that has not run yet is called with the output
+        # so far (None), an exception of its own only warned, and the error re-raised.
+        state = {"args": args, "kwargs": kwargs, "result": None, "called": set()}
+        try:
+            return self._call_hooks_and_forward(state)
+        except Exception:
+            args, kwargs, result = state["args"], state["kwargs"], state["result"]
+            for table, with_kwargs, always, where in (
+                    (_global_forward_hooks, _global_forward_hooks_with_kwargs,
+                     _global_forward_hooks_always_called, "global module forward hook"),
+                    (self._forward_hooks, self._forward_hooks_with_kwargs,
+                     self._forward_hooks_always_called, "module forward hook")):
+                for hook_id, hook in tuple(table.items()):
+                    if hook_id not in always or hook_id in state["called"]:
+                        continue
+                    try:
+                        hook_result = (hook(self, args, kwargs, result) if hook_id in with_kwargs
+                                       else hook(self, args, result))
+                    except Exception as error:
+                        warnings.warn(f"{where} with ``always_call=True`` raised an exception "
+                                      f"that was silenced as another error was raised in "
+                                      f"forward: {error}", stacklevel=2)
+                        continue
+                    if hook_result is not None:
+                        result = hook_result
+            raise
+
+    def _call_hooks_and_forward(self, state):
+        """The body of a call with hooks (NOTE [Calling a module]); ``state`` keeps the
+        arguments, the output and the always-called hooks that ran, for the error path."""
+        full_hooks, non_full_hooks = self._get_backward_hooks()
+        pre_hooks = [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
+        # a snapshot: a hook may remove itself (a lazy module's does) or register others
         for hook_id, hook in (*_global_forward_pre_hooks.items(),
                               *self._forward_pre_hooks.items()):
             if hook_id in self._forward_pre_hooks_with_kwargs:
-                result = hook(self, args, kwargs)
+                result = hook(self, state["args"], state["kwargs"])
                 if result is not None:
                     if not (isinstance(result, tuple) and len(result) == 2):
                         raise RuntimeError("forward pre-hook must return None or a tuple of "
                                            f"(new_args, new_kwargs), but got {result}.")
-                    args, kwargs = result
+                    state["args"], state["kwargs"] = result
             else:
-                result = hook(self, args)
+                result = hook(self, state["args"])
                 if result is not None:
-                    args = result if isinstance(result, tuple) else (result,)
+                    state["args"] = result if isinstance(result, tuple) else (result,)
         backward_hook = None
-        user_hooks, non_full_hooks = self._get_backward_hooks()
-        user_pre_hooks = [*_global_backward_pre_hooks.values(),
-                          *self._backward_pre_hooks.values()]
-        if user_hooks or user_pre_hooks:
-            backward_hook = BackwardHook(self, user_hooks, user_pre_hooks)
-            args = backward_hook.setup_input_hook(args)
-        try:
-            result = self.forward(*args, **kwargs)
-        except Exception:
-            for hook_id, hook in self._forward_hooks.items():
-                if hook_id in self._forward_hooks_always_called:
-                    hook(self, args, None)
-            raise
-        for hook_id, hook in itertools.chain(_global_forward_hooks.items(),
-                                             self._forward_hooks.items()):
-            if hook_id in self._forward_hooks_with_kwargs:
+        if full_hooks or pre_hooks:
+            backward_hook = BackwardHook(self, full_hooks, pre_hooks)
+            state["args"] = backward_hook.setup_input_hook(state["args"])
+        args, kwargs = state["args"], state["kwargs"]
+        result = state["result"] = self.forward(*args, **kwargs)
+        for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
+            if hook_id in self._forward_hooks_always_called or \
+                    hook_id in _global_forward_hooks_always_called:
+                state["called"].add(hook_id)
+            if hook_id in self._forward_hooks_with_kwargs or \
+                    hook_id in _global_forward_hooks_with_kwargs:
                 hook_result = hook(self, args, kwargs, result)
             else:
                 hook_result = hook(self, args, result)
             if hook_result is not None:
-                result = hook_result
+                result = state["result"] = hook_result
         if backward_hook is not None:
             if not isinstance(result, (Tensor, tuple)):
                 warnings.warn("For backward hooks to be called, module output should be a "
                               f"Tensor or a tuple of Tensors but received {type(result)}",
-                              stacklevel=2)
+                              stacklevel=3)
             result = backward_hook.setup_output_hook(result)
         if non_full_hooks:
             _register_non_full_backward_hooks(self, non_full_hooks, args, result)
@@ -943,3 +1126,11 @@ class Module:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        # modules pickled before a table existed get an empty one, as torch's do
+        for table in ("_forward_pre_hooks", "_forward_pre_hooks_with_kwargs",
+                      "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
+                      "_state_dict_hooks", "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
+                      "_load_state_dict_post_hooks", "_backward_pre_hooks"):
+            self.__dict__.setdefault(table, OrderedDict())
+        self.__dict__.setdefault("_non_persistent_buffers_set", set())
+        self.__dict__.setdefault("_is_full_backward_hook", None)

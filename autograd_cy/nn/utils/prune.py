@@ -210,7 +210,7 @@ class RandomUnstructured(BasePruningMethod):
     PRUNING_TYPE = "unstructured"
 
     def __init__(self, amount):
-        _check_amount(amount)
+        _validate_pruning_amount_init(amount)
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
@@ -231,7 +231,7 @@ class L1Unstructured(BasePruningMethod):
     PRUNING_TYPE = "unstructured"
 
     def __init__(self, amount):
-        _check_amount(amount)
+        _validate_pruning_amount_init(amount)
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
@@ -252,7 +252,7 @@ class RandomStructured(BasePruningMethod):
     PRUNING_TYPE = "structured"
 
     def __init__(self, amount, dim=-1):
-        _check_amount(amount)
+        _validate_pruning_amount_init(amount)
         self.amount = amount
         self.dim = dim
 
@@ -278,7 +278,7 @@ class LnStructured(BasePruningMethod):
     PRUNING_TYPE = "structured"
 
     def __init__(self, amount, n, dim=-1):
-        _check_amount(amount)
+        _validate_pruning_amount_init(amount)
         self.amount = amount
         self.n = n
         self.dim = dim
@@ -328,7 +328,7 @@ def _channel_mask(t, dim, channels):
     return mask
 
 
-def _check_amount(amount):
+def _validate_pruning_amount_init(amount):
     """torch's check of ``amount`` when a method is made: a count >= 0 or a fraction."""
     if not isinstance(amount, numbers.Real):
         raise TypeError(f"Invalid type for amount: {amount}. Must be int or float.")
@@ -339,14 +339,25 @@ def _check_amount(amount):
                          "non-negative integer")
 
 
+def _validate_pruning_amount(amount, tensor_size):
+    """A count of entries or channels to prune must not be above ``tensor_size``."""
+    if isinstance(amount, numbers.Integral) and amount > tensor_size:
+        raise ValueError(f"amount={amount} should be smaller than the number of "
+                         f"parameters to prune={tensor_size}")
+
+
+def _compute_nparams_toprune(amount, tensor_size):
+    """How many of ``tensor_size`` entries or channels ``amount`` (a count or a fraction)
+    prunes."""
+    if isinstance(amount, numbers.Integral):
+        return amount
+    return round(amount * tensor_size)
+
+
 def _count_to_prune(amount, size):
     """How many of ``size`` entries or channels to prune; a count above ``size`` raises."""
-    if isinstance(amount, numbers.Integral):
-        if amount > size:
-            raise ValueError(f"amount={amount} should be smaller than the number of "
-                             f"parameters to prune={size}")
-        return amount
-    return round(amount * size)
+    _validate_pruning_amount(amount, size)
+    return _compute_nparams_toprune(amount, size)
 
 
 def _check_structured(t, dim):

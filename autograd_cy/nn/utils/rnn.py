@@ -99,6 +99,15 @@ class PackedSequence(namedtuple("PackedSequence_",
     def int(self):
         return self.to(dtype=_dtype("int32"))
 
+    def short(self):
+        return self.to(dtype=_dtype("int16"))
+
+    def char(self):
+        return self.to(dtype=_dtype("int8"))
+
+    def byte(self):
+        return self.to(dtype=_dtype("uint8"))
+
     @property
     def is_cuda(self):
         return self.data.is_cuda
@@ -127,6 +136,8 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     sequence ``b`` is ``lengths[b]`` long. With ``enforce_sorted`` the lengths must be in
     decreasing order; otherwise the batch is sorted here and the order kept in
     ``sorted_indices``, so unpacking gives the sequences back in the original order."""
+    if input.numel() == 0:
+        raise RuntimeError("Cannot pack empty tensors.")
     lengths = _lengths_array(lengths)
     batch_dim = 0 if batch_first else 1
     if lengths.size != input.shape[batch_dim]:

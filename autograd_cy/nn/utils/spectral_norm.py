@@ -9,7 +9,7 @@ from autograd_cy import dot, mv
 from autograd_cy.grad_mode import no_grad
 from autograd_cy.linalg import multi_dot
 from autograd_cy.nn.distance import normalize
-from autograd_cy.nn.parameter import Parameter
+from autograd_cy.nn.parameter import Parameter, is_lazy
 
 __all__ = ["SpectralNorm", "SpectralNormLoadStateDictPreHook", "SpectralNormStateDictHook",
            "spectral_norm", "remove_spectral_norm"]
@@ -82,6 +82,10 @@ class SpectralNorm:
         weight = module._parameters[name]
         if weight is None:
             raise ValueError(f"`SpectralNorm` cannot be applied as parameter `{name}` is None")
+        if is_lazy(weight):
+            raise ValueError("The module passed to `SpectralNorm` can't have uninitialized "
+                             "parameters. Make sure to run the dummy forward before applying "
+                             "spectral normalization")
         with no_grad():
             matrix = fn.reshape_weight_to_matrix(weight)
             rows, cols = matrix.shape
@@ -167,6 +171,7 @@ def remove_spectral_norm(module, name="weight"):
     for table, kind in ((module._state_dict_hooks, SpectralNormStateDictHook),
                         (module._load_state_dict_pre_hooks, SpectralNormLoadStateDictPreHook)):
         for key, hook in table.items():
+            hook = getattr(hook, "hook", hook)      # a load pre-hook sits in a _WrappedHook
             if isinstance(hook, kind) and hook.fn.name == name:
                 del table[key]
                 break

@@ -5,7 +5,7 @@ direction ``<name>_v`` become the parameters, and a forward pre-hook recomputes
 ``<name> = g * v / ||v||`` (a plain attribute) before every forward."""
 import warnings
 
-from autograd_cy.nn.parameter import Parameter
+from autograd_cy.nn.parameter import Parameter, is_lazy
 from autograd_cy.nn.weight_normalization import _weight_norm, norm_except_dim
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm"]
@@ -34,6 +34,10 @@ class WeightNorm:
                                    f"parameter {name}")
         fn = WeightNorm(name, dim)
         weight = getattr(module, name)
+        if is_lazy(weight):
+            raise ValueError("The module passed to `WeightNorm` can't have uninitialized "
+                             "parameters. Make sure to run the dummy forward before applying "
+                             "weight normalization")
         del module._parameters[name]
         module.register_parameter(name + "_g",
                                   Parameter(norm_except_dim(weight, 2, fn.dim).data))
