@@ -28,6 +28,8 @@ class ASGD(Optimizer):
     ``eta = lr / (1 + lambd * lr * step) ** alpha`` and ``mu = 1 / max(1, step - t0)``.
     """
 
+    _scalar_state = ("step", "eta", "mu")
+    _scalar_state_on_device = True
     _option_defaults = {"foreach": None, "maximize": False, "differentiable": False,
                         "capturable": False}
 

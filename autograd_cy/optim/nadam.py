@@ -30,6 +30,7 @@ class NAdam(Optimizer):
     ``decoupled_weight_decay`` shrinks the parameter (as AdamW) instead of adding L2.
     """
 
+    _scalar_state = ("step", "mu_product")
     _option_defaults = {"maximize": False, "foreach": None, "capturable": False,
                         "differentiable": False, "decoupled_weight_decay": False}
 

@@ -1,0 +1,94 @@
+"""What running torch's test/optim tests over autograd_cy found, each against torch's:
+a state_dict whose scalar state (``"step"``, ASGD's ``"eta"``/``"mu"``, NAdam's
+``"mu_product"``) holds Python numbers loads and steps, as tensors again; the step hooks
+common to all optimizers (``optim.optimizer.register_optimizer_step_pre_hook`` /
+``_post_hook``) and their order around an optimizer's own."""
+import numpy as np
+import pytest
+
+from tests.oracle import assert_same, assert_same_error
+
+OPTIMIZERS = [
+    ("Adam", {"lr": 0.1, "amsgrad": True}),
+    ("AdamW", {"lr": 0.1}),
+    ("Adadelta", {}),
+    ("Adagrad", {"lr": 0.1}),
+    ("Adamax", {"lr": 0.1}),
+    ("ASGD", {"lr": 0.1, "t0": 1}),
+    ("NAdam", {"lr": 0.1}),
+    ("RAdam", {"lr": 0.1}),
+    ("RMSprop", {"lr": 0.1}),
+    ("Rprop", {"lr": 0.1}),
+]
+
+
+def _grad(lib, w, k):
+    w.grad = lib.tensor(np.cos(np.arange(3.0) + k), dtype=w.dtype)
+
+
+@pytest.mark.parametrize("name,kwargs", OPTIMIZERS, ids=[n for n, _ in OPTIMIZERS])
+def test_load_state_dict_with_number_state(name, kwargs):
+    def run(lib):
+        w = lib.tensor([1.0, -2.0, 0.5], requires_grad=True)
+        opt = getattr(lib.optim, name)([w], **kwargs)
+        _grad(lib, w, 0)
+        opt.step()
+        state_dict = opt.state_dict()
+        for state in state_dict["state"].values():
+            for key, value in state.items():
+                if lib.is_tensor(value) and value.dim() == 0:
+                    state[key] = value.item()
+        opt.load_state_dict(state_dict)
+        loaded = {k: (str(v.dtype).split(".")[-1], v.item())
+                  for k, v in opt.state[w].items() if v.dim() == 0}
+        # ASGD keeps them on the parameter's device, the others on the CPU
+        where = {k: v.device == (w.device if name == "ASGD" else lib.device("cpu"))
+                 for k, v in opt.state[w].items() if v.dim() == 0}
+        assert all(where.values()), where
+        _grad(lib, w, 1)
+        opt.step()
+        return loaded, w.tolist()
+    assert_same(run, rtol=1e-6, atol=1e-7)
+
+
+def _hooked_run(lib):
+    from importlib import import_module
+    optimizer_module = import_module(lib.__name__ + ".optim.optimizer")
+    calls = []
+    w = lib.zeros(2, requires_grad=True)
+    opt = lib.optim.SGD([w], lr=0.5)
+    opt.register_step_pre_hook(lambda o, a, k: calls.append("own pre"))
+    opt.register_step_post_hook(lambda o, a, k: calls.append("own post"))
+    handles = [
+        optimizer_module.register_optimizer_step_pre_hook(
+            lambda o, a, k: calls.append(("global pre", type(o).__name__, len(a)))),
+        optimizer_module.register_optimizer_step_post_hook(
+            lambda o, a, k: calls.append("global post")),
+    ]
+    try:
+        w.grad = lib.ones(2)
+        opt.step()
+    finally:
+        for handle in handles:
+            handle.remove()
+    opt.step()
+    return calls, w.tolist()
+
+
+def test_global_step_hooks_order_and_removal():
+    assert_same(_hooked_run)
+
+
+def test_global_pre_hook_bad_result():
+    def run(lib):
+        from importlib import import_module
+        optimizer_module = import_module(lib.__name__ + ".optim.optimizer")
+        w = lib.zeros(2, requires_grad=True)
+        opt = lib.optim.SGD([w], lr=0.5)
+        handle = optimizer_module.register_optimizer_step_pre_hook(lambda o, a, k: 3)
+        try:
+            opt.step()
+        finally:
+            handle.remove()
+    assert_same_error(run, RuntimeError, r"must return None or a tuple of \(new_args, "
+                      r"new_kwargs\), but got 3\.")
