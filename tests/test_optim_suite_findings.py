@@ -92,3 +92,34 @@ def test_global_pre_hook_bad_result():
             handle.remove()
     assert_same_error(run, RuntimeError, r"must return None or a tuple of \(new_args, "
                       r"new_kwargs\), but got 3\.")
+
+
+TENSOR_LR = [(name, kwargs) for name, kwargs in OPTIMIZERS] + [("SGD", {"momentum": 0.9})]
+
+
+@pytest.mark.parametrize("name,kwargs", TENSOR_LR, ids=[n for n, _ in TENSOR_LR])
+def test_tensor_lr(name, kwargs):
+    """A 0-dim float32 lr steps as torch's (its arithmetic in float32); the group keeps
+    the tensor."""
+    def run(lib):
+        w = lib.tensor([1.0, -2.0, 0.5], dtype=lib.float64, requires_grad=True)
+        opt = getattr(lib.optim, name)([w], **{**kwargs, "lr": lib.tensor(0.0123)})
+        for k in range(3):
+            _grad(lib, w, k)
+            opt.step()
+        lr = opt.state_dict()["param_groups"][0]["lr"]
+        return w.tolist(), lib.is_tensor(lr), str(lr.dtype).split(".")[-1]
+    assert_same(run, rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("name", [n for n, _ in TENSOR_LR])
+def test_tensor_lr_not_one_element(name):
+    assert_same_error(lambda lib: getattr(lib.optim, name)(
+        [lib.zeros(1, requires_grad=True)], lr=lib.tensor([0.1, 0.2])), ValueError, exact=True)
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW"])
+def test_tensor_lr_with_foreach(name):
+    assert_same_error(lambda lib: getattr(lib.optim, name)(
+        [lib.zeros(1, requires_grad=True)], lr=lib.tensor(0.1), foreach=True), ValueError,
+        exact=True)

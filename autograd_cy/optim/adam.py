@@ -48,7 +48,11 @@ class Adam(Optimizer):
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):
         if isinstance(lr, Tensor):
-            raise NotImplementedError("autograd_cy's Adam takes lr as a number")
+            if foreach and not capturable:
+                raise ValueError("lr as a Tensor is not supported for capturable=False "
+                                 "and foreach=True")
+            if lr.numel() != 1:
+                raise ValueError("Tensor lr must be 1-element")
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= eps:
@@ -123,9 +127,10 @@ def _adam_on_arrays(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps
             bias_correction2 = 1 - beta2 ** step
             step_size = lr / bias_correction1
             bias_correction2_sqrt = bias_correction2 ** 0.5
-            if not amsgrad and adam_step(p, g, m, v, beta1, beta2, step_size,
-                                         bias_correction2_sqrt, eps, weight_decay, lr,
-                                         decoupled, maximize):
+            # the one-loop step computes in double; a Tensor lr's arithmetic is in its dtype
+            if not amsgrad and not isinstance(lr, np.generic) and adam_step(
+                    p, g, m, v, beta1, beta2, step_size, bias_correction2_sqrt, eps,
+                    weight_decay, lr, decoupled, maximize):
                 continue                # NOTE [Fused optimizer steps]: the same ops below
             if maximize:
                 g = np.negative(g)

@@ -305,6 +305,9 @@ class Optimizer:
                 loss = closure()
         with no_grad():
             for group in self.param_groups:
+                lr = group.get("lr")
+                if isinstance(lr, Tensor):      # NOTE [A Tensor lr]
+                    group = {**group, "lr": _host_scalar(lr)}
                 update_group(group)
         return loss
 
@@ -423,6 +426,19 @@ class Optimizer:
         self.__setstate__({"state": state, "param_groups": saved_groups})
         for hook in list(self._optimizer_load_state_dict_post_hooks.values()):
             hook(self)
+
+
+# NOTE [A Tensor lr]
+# torch's optimizers take lr as a 1-element Tensor too (an LR scheduler then writes into
+# it). The step reads it as a NumPy scalar of its dtype, on a shallow copy of the group
+# (the group keeps the tensor): the arithmetic on it (lr / bias_correction, 1 - lr *
+# weight_decay) is then in that dtype, as torch's on the 0-dim tensor (float32 for
+# torch.tensor(1e-3)), and Adam's one-loop step, which computes in double, is skipped.
+
+
+def _host_scalar(t):
+    """A 1-element tensor's value as a NumPy scalar of its dtype."""
+    return t.detach().cpu().numpy().reshape(())[()]
 
 
 def _cast_state(param, value, key=None):
