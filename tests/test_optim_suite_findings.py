@@ -123,3 +123,39 @@ def test_tensor_lr_with_foreach(name):
     assert_same_error(lambda lib: getattr(lib.optim, name)(
         [lib.zeros(1, requires_grad=True)], lr=lib.tensor(0.1), foreach=True), ValueError,
         exact=True)
+
+
+DIFFERENTIABLE = [
+    ("SGD", {"lr": 0.9, "momentum": 0.5, "weight_decay": 0.1}, ("momentum_buffer",)),
+    ("Adam", {"lr": 0.9, "amsgrad": True}, ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")),
+    ("AdamW", {"lr": 0.9, "amsgrad": True, "maximize": True},
+     ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")),
+    ("ASGD", {"lr": 0.9, "t0": 1, "weight_decay": 0.1}, ("ax",)),
+]
+
+
+@pytest.mark.parametrize("name,kwargs,names", DIFFERENTIABLE,
+                         ids=[n for n, _, _ in DIFFERENTIABLE])
+def test_differentiable_step(name, kwargs, names):
+    """``differentiable=True``: the step is recorded, so the updated parameter and state
+    have gradients with respect to the parameter, its ``.grad`` and the state before."""
+    def run(lib):
+        leaves = [lib.tensor(np.sin(np.arange(3.0) * (k + 1)) + 1.5, dtype=lib.float64,
+                             requires_grad=True) for k in range(2 + len(names))]
+        p = leaves[0].clone()
+        p.grad = leaves[1]
+        opt = getattr(lib.optim, name)([p], differentiable=True, **kwargs)
+        opt.state[p].update({key: t.clone() for key, t in zip(names, leaves[2:])})
+        if name in ("Adam", "AdamW"):
+            opt.state[p]["step"] = lib.tensor(4.0, dtype=lib.float64)
+        if name == "ASGD":
+            opt.state[p].update(step=lib.tensor(4.0, dtype=lib.float64),
+                                eta=lib.tensor(0.9, dtype=lib.float64),
+                                mu=lib.tensor(1.0, dtype=lib.float64))
+        opt.step()
+        outputs = [p] + [opt.state[p][key] for key in names]
+        total = sum(((o * (k + 1)) ** 2).sum() for k, o in enumerate(outputs))
+        grads = lib.autograd.grad(total, leaves, allow_unused=True)
+        return [o.tolist() for o in outputs], [None if g is None else g.tolist()
+                                               for g in grads]
+    assert_same(run, rtol=1e-10, atol=1e-12)

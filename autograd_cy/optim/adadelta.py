@@ -43,9 +43,10 @@ class Adadelta(Optimizer):
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if capturable or differentiable:
-            raise NotImplementedError("autograd_cy's Adadelta has no capturable or "
-                                      "differentiable mode")
+        if differentiable:
+            raise NotImplementedError("autograd_cy's Adadelta has no differentiable mode")
+        if capturable:
+            raise NotImplementedError("autograd_cy's Adadelta has no capturable mode")
         defaults = {"lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay,
                     "maximize": maximize, "capturable": capturable, "foreach": foreach,
                     "differentiable": differentiable}

@@ -12,6 +12,7 @@ from autograd_cy._C.optim_steps import adam_step
 from autograd_cy._C.tensor import Tensor, _array_of
 from autograd_cy.dtypes import float32, float64, get_default_dtype
 from autograd_cy.factories import tensor as _tensor, zeros_like
+from autograd_cy.grad_mode import is_grad_enabled
 from autograd_cy.optim import _arrays
 from autograd_cy.optim._groups import by_device_and_dtype, real_views, wants_foreach
 from autograd_cy.optim.optimizer import Optimizer
@@ -65,9 +66,8 @@ class Adam(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if not (isinstance(betas[0], float) and isinstance(betas[1], float)):
             raise ValueError("betas must be either both floats or both Tensors")
-        if capturable or differentiable:
-            raise NotImplementedError("autograd_cy's Adam has no capturable or "
-                                      "differentiable mode")
+        if capturable:
+            raise NotImplementedError("autograd_cy's Adam has no capturable mode")
         defaults = {"lr": lr, "betas": tuple(betas), "eps": eps,
                     "weight_decay": weight_decay, "amsgrad": amsgrad, "maximize": maximize,
                     "foreach": foreach, "capturable": capturable,
@@ -103,7 +103,7 @@ class Adam(Optimizer):
         options = dict(amsgrad=group["amsgrad"], beta1=beta1, beta2=beta2, lr=group["lr"],
                        weight_decay=group["weight_decay"], eps=group["eps"],
                        maximize=group["maximize"], decoupled=group["decoupled_weight_decay"])
-        if wants_foreach(lists):
+        if group["differentiable"] or wants_foreach(lists):
             _adam_foreach(*lists, **options)
         else:
             _adam_on_arrays(*lists, self._scratch, **options)
@@ -185,10 +185,14 @@ def _adam_foreach(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, 
         step_sizes = [(lr / (1 - beta1 ** s)) * -1 for s in values]
         bias_correction2_sqrts = [(1 - beta2 ** s) ** 0.5 for s in values]
         if amsgrad:
-            foreach._foreach_maximum_(v_max[0], v)
+            if is_grad_enabled():       # differentiable: maximum's backward needs the old
+                foreach._foreach_copy_(v_max[0], foreach._foreach_maximum(
+                    [t.clone() for t in v_max[0]], v))
+            else:
+                foreach._foreach_maximum_(v_max[0], v)
             v = v_max[0]
-        denoms = list(foreach._foreach_sqrt(v))
-        foreach._foreach_div_(denoms, bias_correction2_sqrts)
+        # out of place: sqrt's backward needs its result (a differentiable step records)
+        denoms = list(foreach._foreach_div(foreach._foreach_sqrt(v), bias_correction2_sqrts))
         foreach._foreach_add_(denoms, eps)
         foreach._foreach_addcdiv_(p, m, denoms, step_sizes)
 
@@ -199,8 +203,9 @@ def _adam_in_one_launch(p, g, m, v, counts, *, amsgrad, beta1, beta2, lr, weight
     for contiguous float32 and float64 parameters without amsgrad; False, touching nothing,
     otherwise."""
     from autograd_cy.cuda import foreach as cuda_foreach
-    if amsgrad or not p[0].is_cuda or p[0].dtype not in (float32, float64):
-        return False
+    if amsgrad or is_grad_enabled() or not p[0].is_cuda or \
+            p[0].dtype not in (float32, float64):
+        return False            # (grad mode: a differentiable step, recorded op by op)
     arrays = [[_array_of(t) for t in ts] for ts in (p, g, m, v)]
     if not all(a.flags.c_contiguous for ts in arrays for a in ts):
         return False

@@ -43,9 +43,10 @@ class Adamax(Optimizer):
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if capturable or differentiable:
-            raise NotImplementedError("autograd_cy's Adamax has no capturable or "
-                                      "differentiable mode")
+        if differentiable:
+            raise NotImplementedError("autograd_cy's Adamax has no differentiable mode")
+        if capturable:
+            raise NotImplementedError("autograd_cy's Adamax has no capturable mode")
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "foreach": foreach, "maximize": maximize,
                     "differentiable": differentiable, "capturable": capturable}

@@ -41,9 +41,8 @@ class ASGD(Optimizer):
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if capturable or differentiable:
-            raise NotImplementedError("autograd_cy's ASGD has no capturable or "
-                                      "differentiable mode")
+        if capturable:
+            raise NotImplementedError("autograd_cy's ASGD has no capturable mode")
         defaults = {"lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0,
                     "weight_decay": weight_decay, "foreach": foreach, "maximize": maximize,
                     "differentiable": differentiable, "capturable": capturable}
@@ -68,7 +67,7 @@ class ASGD(Optimizer):
         options = dict(lr=group["lr"], lambd=group["lambd"], alpha=group["alpha"],
                        t0=group["t0"], weight_decay=group["weight_decay"],
                        maximize=group["maximize"])
-        if wants_foreach(lists):
+        if group["differentiable"] or wants_foreach(lists):
             _asgd_on_tensors(*lists, **options)
         else:
             _asgd_on_arrays(*lists, self._scratch, **options)

@@ -51,9 +51,10 @@ class NAdam(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if not 0.0 <= momentum_decay:
             raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
-        if capturable or differentiable:
-            raise NotImplementedError("autograd_cy's NAdam has no capturable or "
-                                      "differentiable mode")
+        if differentiable:
+            raise NotImplementedError("autograd_cy's NAdam has no differentiable mode")
+        if capturable:
+            raise NotImplementedError("autograd_cy's NAdam has no capturable mode")
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "momentum_decay": momentum_decay,
                     "decoupled_weight_decay": decoupled_weight_decay, "maximize": maximize,

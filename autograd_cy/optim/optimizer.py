@@ -28,7 +28,7 @@ import warnings
 from autograd_cy._C.node import RemovableHandle
 from autograd_cy._C.tensor import Tensor
 from autograd_cy.foreach import _foreach_zero_
-from autograd_cy.grad_mode import enable_grad, no_grad
+from autograd_cy.grad_mode import enable_grad, set_grad_enabled
 from autograd_cy.optim._arrays import Scratch
 
 __all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook",
@@ -298,12 +298,13 @@ class Optimizer:
 
     def _step_groups(self, closure, update_group):
         """A step: ``closure()`` with grad mode on (its loss is returned), then
-        ``update_group(group)`` for every group under ``no_grad``."""
+        ``update_group(group)`` for every group under ``no_grad`` (with grad mode on for a
+        ``differentiable`` optimizer, whose groups take the Tensor-ops path, recorded)."""
         loss = None
         if closure is not None:
             with enable_grad():
                 loss = closure()
-        with no_grad():
+        with set_grad_enabled(bool(self.defaults.get("differentiable"))):
             for group in self.param_groups:
                 lr = group.get("lr")
                 if isinstance(lr, Tensor):      # NOTE [A Tensor lr]

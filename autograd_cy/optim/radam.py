@@ -42,9 +42,10 @@ class RAdam(Optimizer):
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if capturable or differentiable:
-            raise NotImplementedError("autograd_cy's RAdam has no capturable or "
-                                      "differentiable mode")
+        if differentiable:
+            raise NotImplementedError("autograd_cy's RAdam has no differentiable mode")
+        if capturable:
+            raise NotImplementedError("autograd_cy's RAdam has no capturable mode")
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "maximize": maximize, "foreach": foreach, "capturable": capturable,
                     "decoupled_weight_decay": decoupled_weight_decay,

@@ -48,9 +48,10 @@ class RMSprop(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if not 0.0 <= alpha:
             raise ValueError(f"Invalid alpha value: {alpha}")
-        if capturable or differentiable:
-            raise NotImplementedError("autograd_cy's RMSprop has no capturable or "
-                                      "differentiable mode")
+        if differentiable:
+            raise NotImplementedError("autograd_cy's RMSprop has no differentiable mode")
+        if capturable:
+            raise NotImplementedError("autograd_cy's RMSprop has no capturable mode")
         defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps,
                     "centered": centered, "weight_decay": weight_decay,
                     "capturable": capturable, "foreach": foreach, "maximize": maximize,

@@ -37,9 +37,10 @@ class Rprop(Optimizer):
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
-        if capturable or differentiable:
-            raise NotImplementedError("autograd_cy's Rprop has no capturable or "
-                                      "differentiable mode")
+        if differentiable:
+            raise NotImplementedError("autograd_cy's Rprop has no differentiable mode")
+        if capturable:
+            raise NotImplementedError("autograd_cy's Rprop has no capturable mode")
         defaults = {"lr": lr, "etas": etas, "step_sizes": step_sizes, "foreach": foreach,
                     "maximize": maximize, "differentiable": differentiable,
                     "capturable": capturable}
