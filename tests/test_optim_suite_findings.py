@@ -131,26 +131,37 @@ DIFFERENTIABLE = [
     ("AdamW", {"lr": 0.9, "amsgrad": True, "maximize": True},
      ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")),
     ("ASGD", {"lr": 0.9, "t0": 1, "weight_decay": 0.1}, ("ax",)),
+    ("Adadelta", {"lr": 0.9, "weight_decay": 0.1}, ("square_avg", "acc_delta")),
+    ("Adagrad", {"lr": 0.9, "lr_decay": 0.1}, ("sum",)),
+    ("Adamax", {"lr": 0.9, "weight_decay": 0.1}, ("exp_avg", "exp_inf")),
+    ("NAdam", {"lr": 0.9}, ("exp_avg", "exp_avg_sq", "mu_product")),
+    ("NAdam", {"lr": 0.9, "decoupled_weight_decay": True, "weight_decay": 0.1},
+     ("exp_avg", "exp_avg_sq", "mu_product")),
+    ("RAdam", {"lr": 0.9, "weight_decay": 0.1}, ("exp_avg", "exp_avg_sq")),
+    ("RMSprop", {"lr": 0.9, "momentum": 0.5, "centered": True},
+     ("square_avg", "momentum_buffer", "grad_avg")),
+    ("Rprop", {"lr": 0.9}, ("prev", "step_size")),
 ]
 
 
 @pytest.mark.parametrize("name,kwargs,names", DIFFERENTIABLE,
-                         ids=[n for n, _, _ in DIFFERENTIABLE])
+                         ids=[f"{n}-{len(k)}" for n, k, _ in DIFFERENTIABLE])
 def test_differentiable_step(name, kwargs, names):
     """``differentiable=True``: the step is recorded, so the updated parameter and state
     have gradients with respect to the parameter, its ``.grad`` and the state before."""
     def run(lib):
         leaves = [lib.tensor(np.sin(np.arange(3.0) * (k + 1)) + 1.5, dtype=lib.float64,
                              requires_grad=True) for k in range(2 + len(names))]
+        if "mu_product" in names:
+            leaves[-1] = lib.tensor(0.8, dtype=lib.float64, requires_grad=True)
         p = leaves[0].clone()
         p.grad = leaves[1]
         opt = getattr(lib.optim, name)([p], differentiable=True, **kwargs)
         opt.state[p].update({key: t.clone() for key, t in zip(names, leaves[2:])})
-        if name in ("Adam", "AdamW"):
+        if name != "SGD":
             opt.state[p]["step"] = lib.tensor(4.0, dtype=lib.float64)
         if name == "ASGD":
-            opt.state[p].update(step=lib.tensor(4.0, dtype=lib.float64),
-                                eta=lib.tensor(0.9, dtype=lib.float64),
+            opt.state[p].update(eta=lib.tensor(0.9, dtype=lib.float64),
                                 mu=lib.tensor(1.0, dtype=lib.float64))
         opt.step()
         outputs = [p] + [opt.state[p][key] for key in names]

@@ -43,8 +43,6 @@ class Adadelta(Optimizer):
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if differentiable:
-            raise NotImplementedError("autograd_cy's Adadelta has no differentiable mode")
         if capturable:
             raise NotImplementedError("autograd_cy's Adadelta has no capturable mode")
         defaults = {"lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay,
@@ -68,7 +66,7 @@ class Adadelta(Optimizer):
             return
         options = dict(lr=group["lr"], rho=group["rho"], eps=group["eps"],
                        weight_decay=group["weight_decay"], maximize=group["maximize"])
-        if wants_foreach(lists):
+        if group["differentiable"] or wants_foreach(lists):
             _adadelta_on_tensors(*lists, **options)
         else:
             _adadelta_on_arrays(*lists, self._scratch, **options)
@@ -125,6 +123,7 @@ def _adadelta_on_tensors(params, grads, square_avgs, acc_deltas, steps, *, lr, r
         square_avg, acc_delta = real(square_avg), real(acc_delta)
         _tensor_ops.addcmul_(square_avg.mul_(rho), grad, grad, 1 - rho)
         std = square_avg.add(eps).sqrt_()
-        delta = acc_delta.add(eps).sqrt_().div_(std).mul_(grad)
+        # a copy: sqrt_'s backward needs its result
+        delta = acc_delta.add(eps).sqrt_().clone().div_(std).mul_(grad)
         _tensor_ops.addcmul_(acc_delta.mul_(rho), delta, delta, 1 - rho)
         param.add_(delta, alpha=-lr)

@@ -43,8 +43,6 @@ class Adamax(Optimizer):
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if differentiable:
-            raise NotImplementedError("autograd_cy's Adamax has no differentiable mode")
         if capturable:
             raise NotImplementedError("autograd_cy's Adamax has no capturable mode")
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
@@ -69,7 +67,7 @@ class Adamax(Optimizer):
         beta1, beta2 = group["betas"]
         options = dict(lr=group["lr"], beta1=beta1, beta2=beta2, eps=group["eps"],
                        weight_decay=group["weight_decay"], maximize=group["maximize"])
-        if wants_foreach(lists):
+        if group["differentiable"] or wants_foreach(lists):
             _adamax_on_tensors(*lists, **options)
         else:
             _adamax_on_arrays(*lists, self._scratch, **options)
@@ -116,6 +114,7 @@ def _adamax_on_tensors(params, grads, exp_avgs, exp_infs, steps, *, lr, beta1, b
             grad = grad.add(param, alpha=weight_decay)
         param, grad, exp_avg, exp_inf = real(param), real(grad), real(exp_avg), real(exp_inf)
         _tensor_ops.lerp_(exp_avg, grad, 1 - beta1)
-        exp_inf.copy_(maximum(exp_inf.mul_(beta2), grad.abs().add_(eps)))
+        # of a copy: maximum's backward needs the values copy_ overwrites
+        exp_inf.copy_(maximum(exp_inf.mul_(beta2).clone(), grad.abs().add_(eps)))
         clr = lr / (1 - beta1 ** step.item())
         _tensor_ops.addcdiv_(param, exp_avg, exp_inf, -clr)

@@ -11,6 +11,7 @@ import numpy as np
 
 from autograd_cy._C.tensor import Tensor, _array_of
 from autograd_cy.factories import tensor as _tensor, zeros_like
+from autograd_cy.grad_mode import is_grad_enabled
 from autograd_cy.optim import _arrays, _tensor_ops
 from autograd_cy.optim._groups import wants_foreach
 from autograd_cy.optim.adam import _step_dtype
@@ -51,8 +52,6 @@ class NAdam(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if not 0.0 <= momentum_decay:
             raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
-        if differentiable:
-            raise NotImplementedError("autograd_cy's NAdam has no differentiable mode")
         if capturable:
             raise NotImplementedError("autograd_cy's NAdam has no capturable mode")
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
@@ -83,7 +82,7 @@ class NAdam(Optimizer):
                        weight_decay=group["weight_decay"],
                        momentum_decay=group["momentum_decay"],
                        decoupled=group["decoupled_weight_decay"], maximize=group["maximize"])
-        if wants_foreach(lists):
+        if group["differentiable"] or wants_foreach(lists):
             _nadam_on_tensors(*lists, **options)
         else:
             _nadam_on_arrays(*lists, self._scratch, **options)
@@ -159,7 +158,14 @@ def _nadam_on_tensors(params, grads, exp_avgs, exp_avg_sqs, mu_products, steps, 
         mu_products[i].mul_(mu)
         _tensor_ops.lerp_(exp_avg, grad, 1 - beta1)
         _tensor_ops.addcmul_(exp_avg_sq.mul_(beta2), grad, grad, 1 - beta2)
-        denom = exp_avg_sq.div(bias_correction2).sqrt().add_(eps)
+        denom = exp_avg_sq.div(bias_correction2).sqrt().add(eps)   # (sqrt's result is saved)
+        if is_grad_enabled():
+            # differentiable: the coefficients are tensors of mu_product, recorded
+            product = mu_products[i]
+            _tensor_ops.addcdiv_(param, grad * (-lr * (1.0 - mu) / (1.0 - product)), denom)
+            _tensor_ops.addcdiv_(param, exp_avg * (-lr * mu_next / (1.0 - product * mu_next)),
+                                 denom)
+            continue
         product = mu_products[i].item()
         mu_product_next = product * mu_next
         _tensor_ops.addcdiv_(param, grad, denom, -lr * (1.0 - mu) / (1.0 - product))

@@ -42,8 +42,6 @@ class RAdam(Optimizer):
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if differentiable:
-            raise NotImplementedError("autograd_cy's RAdam has no differentiable mode")
         if capturable:
             raise NotImplementedError("autograd_cy's RAdam has no capturable mode")
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
@@ -70,7 +68,7 @@ class RAdam(Optimizer):
         options = dict(lr=group["lr"], beta1=beta1, beta2=beta2, eps=group["eps"],
                        weight_decay=group["weight_decay"],
                        decoupled=group["decoupled_weight_decay"], maximize=group["maximize"])
-        if wants_foreach(lists):
+        if group["differentiable"] or wants_foreach(lists):
             _radam_on_tensors(*lists, **options)
         else:
             _radam_on_arrays(*lists, self._scratch, **options)
@@ -156,6 +154,6 @@ def _radam_on_tensors(params, grads, exp_avgs, exp_avg_sqs, steps, *, lr, beta1,
         update = exp_avg / bias_correction1 * lr
         _, rect = _rectification(beta2, step)
         if rect is not None:
-            adaptive = exp_avg_sq.sqrt().add_(eps).reciprocal() * bias_correction2 ** 0.5
+            adaptive = exp_avg_sq.sqrt().add(eps).reciprocal() * bias_correction2 ** 0.5
             update = update * adaptive * rect
         param.add_(update, alpha=-1.0)

@@ -48,8 +48,6 @@ class RMSprop(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if not 0.0 <= alpha:
             raise ValueError(f"Invalid alpha value: {alpha}")
-        if differentiable:
-            raise NotImplementedError("autograd_cy's RMSprop has no differentiable mode")
         if capturable:
             raise NotImplementedError("autograd_cy's RMSprop has no capturable mode")
         defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps,
@@ -87,7 +85,7 @@ class RMSprop(Optimizer):
         options = dict(lr=group["lr"], alpha=group["alpha"], eps=group["eps"],
                        weight_decay=group["weight_decay"], momentum=group["momentum"],
                        centered=group["centered"], maximize=group["maximize"])
-        if wants_foreach(lists):
+        if group["differentiable"] or wants_foreach(lists):
             _rmsprop_on_tensors(*lists, **options)
         else:
             _rmsprop_on_arrays(*lists, self._scratch, **options)
@@ -149,7 +147,7 @@ def _rmsprop_on_tensors(params, grads, square_avgs, grad_avgs, buffers, steps, *
             avg = _tensor_ops.addcmul_(square_avg.clone(), grad_avg, grad_avg, -1).sqrt_()
         else:
             avg = square_avg.sqrt()
-        avg.add_(eps)
+        avg = avg.add(eps)                    # (sqrt's result is saved)
         if momentum > 0:
             buf = _tensor_ops.addcdiv_(real(buffers[i]).mul_(momentum), grad, avg)
             param.add_(buf, alpha=-lr)

@@ -37,8 +37,6 @@ class Rprop(Optimizer):
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
-        if differentiable:
-            raise NotImplementedError("autograd_cy's Rprop has no differentiable mode")
         if capturable:
             raise NotImplementedError("autograd_cy's Rprop has no capturable mode")
         defaults = {"lr": lr, "etas": etas, "step_sizes": step_sizes, "foreach": foreach,
@@ -65,7 +63,7 @@ class Rprop(Optimizer):
         step_size_min, step_size_max = group["step_sizes"]
         options = dict(step_size_min=step_size_min, step_size_max=step_size_max,
                        etaminus=etaminus, etaplus=etaplus, maximize=group["maximize"])
-        if wants_foreach(lists):
+        if group["differentiable"] or wants_foreach(lists):
             _rprop_on_tensors(*lists, **options)
         else:
             _rprop_on_arrays(*lists, self._scratch, **options)
@@ -113,7 +111,7 @@ def _rprop_on_tensors(params, grads, prevs, step_sizes, steps, *, step_size_min,
         grad = -grad if maximize else grad
         step.add_(1)
         param, grad, prev, step_size = real(param), real(grad), real(prev), real(step_size)
-        sign = grad.mul(prev).sign()
+        sign = grad.mul(prev.clone()).sign()   # (prev is overwritten below)
         sign.masked_fill_(sign.gt(0), etaplus)
         sign.masked_fill_(sign.lt(0), etaminus)
         sign.masked_fill_(sign.eq(0), 1)
