@@ -170,3 +170,22 @@ def test_differentiable_step(name, kwargs, names):
         return [o.tolist() for o in outputs], [None if g is None else g.tolist()
                                                for g in grads]
     assert_same(run, rtol=1e-10, atol=1e-12)
+
+
+def test_lbfgs_tensor_lr():
+    def run(lib):
+        w = lib.tensor([1.0, -2.0, 0.5], dtype=lib.float64, requires_grad=True)
+        opt = lib.optim.LBFGS([w], lr=lib.tensor(0.3), max_iter=4)
+
+        def closure():
+            opt.zero_grad()
+            loss = ((w - 0.25) ** 4).sum() + (w * w).sum()
+            loss.backward()
+            return loss
+        for _ in range(2):
+            opt.step(closure)
+        return w.tolist()
+    assert_same(run, rtol=1e-12, atol=1e-14)
+    assert_same_error(lambda lib: lib.optim.LBFGS([lib.zeros(1, requires_grad=True)],
+                                                  lr=lib.tensor([0.1, 0.2])),
+                      ValueError, exact=True)
