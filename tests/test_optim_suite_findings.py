@@ -189,3 +189,46 @@ def test_lbfgs_tensor_lr():
     assert_same_error(lambda lib: lib.optim.LBFGS([lib.zeros(1, requires_grad=True)],
                                                   lr=lib.tensor([0.1, 0.2])),
                       ValueError, exact=True)
+
+
+ADAFACTOR = [
+    {},
+    {"lr": 0.05, "weight_decay": 0.1, "maximize": True},
+    {"lr": 0.3, "beta2_decay": -0.5, "eps": (1e-4, 1e-2), "d": 1.5},
+    {"lr": "tensor"},
+]
+
+
+@pytest.mark.parametrize("kwargs", ADAFACTOR, ids=range(len(ADAFACTOR)))
+def test_adafactor_steps(kwargs):
+    """A batch of matrices (factored second moment), a matrix and a vector, in two groups."""
+    def run(lib):
+        options = {**kwargs, "lr": lib.tensor(0.02)} if kwargs.get("lr") == "tensor" else kwargs
+        shapes = [(2, 3, 4), (4, 3), (5,)]
+        params = [lib.tensor(np.sin(np.arange(float(np.prod(s))) + k).reshape(s),
+                             dtype=lib.float64, requires_grad=True)
+                  for k, s in enumerate(shapes)]
+        opt = lib.optim.Adafactor([{"params": params[:2]}, {"params": params[2:]}], **options)
+        for step in range(4):
+            for k, p in enumerate(params):
+                p.grad = lib.tensor(np.cos(np.arange(float(p.numel())) * (step + 1) + k)
+                                    .reshape(tuple(p.shape)), dtype=lib.float64)
+            opt.step()
+        state = [{key: v.tolist() for key, v in opt.state[p].items()} for p in params]
+        return [p.tolist() for p in params], state
+    assert_same(run, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("kwargs", [{"lr": -1.0}, {"beta2_decay": 0.5}, {"eps": (-1.0, 1e-3)},
+                                    {"eps": (None, -1.0)}, {"d": 0.5}, {"weight_decay": -1.0}])
+def test_adafactor_errors(kwargs):
+    assert_same_error(lambda lib: lib.optim.Adafactor([lib.zeros(2, requires_grad=True)],
+                                                      **kwargs), ValueError, exact=True)
+
+
+def test_adafactor_refuses_complex():
+    def run(lib):
+        w = lib.zeros(2, dtype=lib.complex64, requires_grad=True)
+        w.grad = lib.ones(2, dtype=lib.complex64)
+        lib.optim.Adafactor([w]).step()
+    assert_same_error(run, RuntimeError, exact=True)
