@@ -6,7 +6,7 @@ common to all optimizers (``optim.optimizer.register_optimizer_step_pre_hook`` /
 import numpy as np
 import pytest
 
-from tests.oracle import assert_same, assert_same_error
+from tests.oracle import DEVICE, assert_same, assert_same_error
 
 OPTIMIZERS = [
     ("Adam", {"lr": 0.1, "amsgrad": True}),
@@ -232,3 +232,59 @@ def test_adafactor_refuses_complex():
         w.grad = lib.ones(2, dtype=lib.complex64)
         lib.optim.Adafactor([w]).step()
     assert_same_error(run, RuntimeError, exact=True)
+
+
+@pytest.mark.parametrize("method", ["add_", "sub_"])
+@pytest.mark.parametrize("other_dtype", ["bfloat16", "float32"])
+def test_inplace_add_alpha_scales_in_result_dtype(method, other_dtype):
+    """``float64.add_(other, alpha=a)`` with a lower-precision ``other``: ``a * other`` in
+    float64 (Muon's update), not rounded to ``other``'s dtype."""
+    def run(lib):
+        p = lib.tensor([0.3, 0.2, -1.5], dtype=lib.float64)
+        u = lib.tensor([0.625, 0.2, 3.0], dtype=lib.float64).to(getattr(lib, other_dtype))
+        getattr(p, method)(u, alpha=-1.2247e-3)
+        return p.tolist()
+    assert_same(run, rtol=1e-15, atol=1e-17)
+
+
+MUON = [
+    ((3, 2), {}),
+    ((2, 5), {"lr": 0.02, "nesterov": False, "momentum": 0.5}),
+    ((4, 3), {"adjust_lr_fn": "match_rms_adamw", "weight_decay": 0.0, "ns_steps": 3}),
+    ((3, 3), {"lr": "tensor", "ns_coefficients": (2.0, -1.5, 0.5), "eps": 1e-5}),
+]
+
+
+@pytest.mark.parametrize("shape,kwargs", MUON, ids=range(len(MUON)))
+def test_muon_steps(shape, kwargs):
+    def run(lib):
+        options = {**kwargs, "lr": lib.tensor(0.01)} if kwargs.get("lr") == "tensor" else kwargs
+        w = lib.tensor(np.sin(np.arange(float(np.prod(shape)))).reshape(shape) + 0.3,
+                       dtype=lib.float64, requires_grad=True)
+        opt = lib.optim.Muon([w], **options)
+        for step in range(3):
+            w.grad = lib.tensor(np.cos(np.arange(float(np.prod(shape))) * (step + 1))
+                                .reshape(shape), dtype=lib.float64)
+            opt.step()
+        return w.tolist(), opt.state[w]["momentum_buffer"].tolist()
+    # a CUDA device's bfloat16 matmuls sum in another order than the CPU's (torch's too)
+    tight = DEVICE == "cpu"
+    assert_same(run, rtol=1e-13 if tight else 1e-3, atol=1e-15 if tight else 1e-4)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib: lib.optim.Muon([lib.zeros(3, requires_grad=True)]),
+    lambda lib: lib.optim.Muon([lib.zeros(2, 2, requires_grad=True)], adjust_lr_fn="x"),
+    lambda lib: lib.optim.Muon([lib.zeros(2, 2, requires_grad=True)], momentum=-1.0),
+    lambda lib: lib.optim.Muon([lib.zeros(2, 2, requires_grad=True)], lr=-1.0),
+], ids=range(4))
+def test_muon_errors(fn):
+    assert_same_error(fn, ValueError, exact=True)
+
+
+def test_muon_too_many_newton_schulz_steps():
+    def run(lib):
+        w = lib.zeros(2, 2, requires_grad=True)
+        w.grad = lib.ones(2, 2)
+        lib.optim.Muon([w], ns_steps=100).step()
+    assert_same_error(run, ValueError, exact=True)
