@@ -288,3 +288,34 @@ def test_muon_too_many_newton_schulz_steps():
         w.grad = lib.ones(2, 2)
         lib.optim.Muon([w], ns_steps=100).step()
     assert_same_error(run, ValueError, exact=True)
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW"])
+@pytest.mark.parametrize("kwargs", [{}, {"amsgrad": True}, {"weight_decay": 0.1}])
+def test_tensor_betas(name, kwargs):
+    """Tensor betas step as torch's; their float32 powers (beta ** step) may differ in the
+    last float32 bit from torch's pow kernel, hence the tolerance."""
+    def run(lib):
+        w = lib.tensor([1.0, -2.0, 0.5], dtype=lib.float64, requires_grad=True)
+        opt = getattr(lib.optim, name)([w], lr=0.1, betas=(lib.tensor(0.8),
+                                                            lib.tensor([0.95])), **kwargs)
+        for k in range(3):
+            _grad(lib, w, k)
+            opt.step()
+        betas = opt.param_groups[0]["betas"]
+        return w.tolist(), [b.dim() for b in betas]
+    assert_same(run, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("betas,kwargs", [
+    ("tensors", {"foreach": True}),
+    ("two elements", {}),
+    ("mixed", {}),
+])
+def test_tensor_betas_errors(betas, kwargs):
+    def make(lib):
+        value = {"tensors": (lib.tensor(0.9), lib.tensor(0.99)),
+                 "two elements": (lib.tensor([0.9, 0.8]), lib.tensor(0.99)),
+                 "mixed": (0.9, lib.tensor(0.99))}[betas]
+        return lib.optim.Adam([lib.zeros(1, requires_grad=True)], betas=value, **kwargs)
+    assert_same_error(make, exact=True)       # (two elements: torch's RuntimeError)

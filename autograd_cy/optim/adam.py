@@ -15,7 +15,7 @@ from autograd_cy.factories import tensor as _tensor, zeros_like
 from autograd_cy.grad_mode import is_grad_enabled
 from autograd_cy.optim import _arrays
 from autograd_cy.optim._groups import by_device_and_dtype, real_views, wants_foreach
-from autograd_cy.optim.optimizer import Optimizer
+from autograd_cy.optim.optimizer import Optimizer, _host_scalar
 
 __all__ = ["Adam"]
 
@@ -64,8 +64,18 @@ class Adam(Optimizer):
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not (isinstance(betas[0], float) and isinstance(betas[1], float)):
+        if not ((isinstance(betas[0], float) and isinstance(betas[1], float))
+                or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))):
             raise ValueError("betas must be either both floats or both Tensors")
+        for i, beta in enumerate(betas[:2]):
+            if isinstance(beta, Tensor):
+                if not capturable and foreach:
+                    raise ValueError(f"betas[{i}] as a Tensor is not supported for "
+                                     f"capturable=False and foreach=True")
+                if beta.numel() != 1:
+                    raise ValueError(f"Tensor betas[{i}] must be 1-element")
+        betas = tuple(b.squeeze() if isinstance(b, Tensor) and b.dim() != 0 else b
+                      for b in betas)
         if capturable:
             raise NotImplementedError("autograd_cy's Adam has no capturable mode")
         defaults = {"lr": lr, "betas": tuple(betas), "eps": eps,
@@ -99,7 +109,10 @@ class Adam(Optimizer):
         lists = self._init_group(group)
         if not lists[0]:
             return
-        beta1, beta2 = group["betas"]
+        # Tensor betas are read as NumPy scalars of their dtype, as a Tensor lr is
+        # (NOTE [A Tensor lr])
+        beta1, beta2 = (_host_scalar(b) if isinstance(b, Tensor) else b
+                        for b in group["betas"])
         options = dict(amsgrad=group["amsgrad"], beta1=beta1, beta2=beta2, lr=group["lr"],
                        weight_decay=group["weight_decay"], eps=group["eps"],
                        maximize=group["maximize"], decoupled=group["decoupled_weight_decay"])
@@ -128,7 +141,8 @@ def _adam_on_arrays(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps
             step_size = lr / bias_correction1
             bias_correction2_sqrt = bias_correction2 ** 0.5
             # the one-loop step computes in double; a Tensor lr's arithmetic is in its dtype
-            if not amsgrad and not isinstance(lr, np.generic) and adam_step(
+            if not amsgrad and not isinstance(lr, np.generic) and not isinstance(
+                    beta1, np.generic) and not isinstance(beta2, np.generic) and adam_step(
                     p, g, m, v, beta1, beta2, step_size, bias_correction2_sqrt, eps,
                     weight_decay, lr, decoupled, maximize):
                 continue                # NOTE [Fused optimizer steps]: the same ops below
