@@ -319,3 +319,19 @@ def test_tensor_betas_errors(betas, kwargs):
                  "mixed": (0.9, lib.tensor(0.99))}[betas]
         return lib.optim.Adam([lib.zeros(1, requires_grad=True)], betas=value, **kwargs)
     assert_same_error(make, exact=True)       # (two elements: torch's RuntimeError)
+
+
+CAPTURABLE = ["Adam", "AdamW", "Adadelta", "Adamax", "ASGD", "NAdam", "RAdam", "RMSprop",
+              "Rprop"]
+
+
+@pytest.mark.cpu_only
+@pytest.mark.parametrize("name", CAPTURABLE)
+def test_capturable_refused_at_the_step_on_the_cpu(name):
+    """``capturable=True`` constructs; the step refuses CPU parameters, as torch's."""
+    def run(lib):
+        w = lib.zeros(2, requires_grad=True)
+        opt = getattr(lib.optim, name)([w], capturable=True)
+        w.grad = lib.ones(2)
+        opt.step()
+    assert_same_error(run, AssertionError, exact=True)

@@ -41,6 +41,8 @@ class Adam(Optimizer):
     first. ``amsgrad`` normalises by the running maximum of ``exp_avg_sq``.
     """
 
+    _capturable_error = ("If capturable=True, params and state_steps must be on supported "
+                         "devices: ['cuda', 'xpu', 'hpu', 'privateuseone', 'xla'].")
     _option_defaults = {"amsgrad": False, "maximize": False, "foreach": None,
                         "capturable": False, "differentiable": False,
                         "decoupled_weight_decay": False, "fused": None}
@@ -76,8 +78,6 @@ class Adam(Optimizer):
                     raise ValueError(f"Tensor betas[{i}] must be 1-element")
         betas = tuple(b.squeeze() if isinstance(b, Tensor) and b.dim() != 0 else b
                       for b in betas)
-        if capturable:
-            raise NotImplementedError("autograd_cy's Adam has no capturable mode")
         defaults = {"lr": lr, "betas": tuple(betas), "eps": eps,
                     "weight_decay": weight_decay, "amsgrad": amsgrad, "maximize": maximize,
                     "foreach": foreach, "capturable": capturable,

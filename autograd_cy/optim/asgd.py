@@ -30,6 +30,8 @@ class ASGD(Optimizer):
 
     _scalar_state = ("step", "eta", "mu")
     _scalar_state_on_device = True
+    _capturable_error = ("If capturable=True, params, mus, etas, and state_steps must be on "
+                         "supported devices: ['cuda', 'xpu', 'hpu', 'privateuseone', 'xla'].")
     _option_defaults = {"foreach": None, "maximize": False, "differentiable": False,
                         "capturable": False}
 
@@ -41,8 +43,6 @@ class ASGD(Optimizer):
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if capturable:
-            raise NotImplementedError("autograd_cy's ASGD has no capturable mode")
         defaults = {"lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0,
                     "weight_decay": weight_decay, "foreach": foreach, "maximize": maximize,
                     "differentiable": differentiable, "capturable": capturable}

@@ -32,6 +32,8 @@ class NAdam(Optimizer):
     """
 
     _scalar_state = ("step", "mu_product")
+    _capturable_error = ("If capturable=True, params, mu_products and state_steps must be on "
+                         "supported devices: ['cuda', 'xpu', 'hpu', 'privateuseone', 'xla'].")
     _option_defaults = {"maximize": False, "foreach": None, "capturable": False,
                         "differentiable": False, "decoupled_weight_decay": False}
 
@@ -52,8 +54,6 @@ class NAdam(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if not 0.0 <= momentum_decay:
             raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
-        if capturable:
-            raise NotImplementedError("autograd_cy's NAdam has no capturable mode")
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "momentum_decay": momentum_decay,
                     "decoupled_weight_decay": decoupled_weight_decay, "maximize": maximize,

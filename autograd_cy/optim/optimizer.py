@@ -203,6 +203,19 @@ class Optimizer:
                         else "cpu"
                     state[key] = tensor(float(state[key]), dtype=dtype, device=device)
 
+    #: torch's refusal of ``capturable=True`` for parameters on the CPU (at the step)
+    _capturable_error = None
+
+    def _check_capturable(self, group):
+        """``capturable=True`` (CUDA graphs): refused at the step as torch refuses it on the
+        CPU; on a CUDA device, autograd_cy has no capturable step."""
+        if not group.get("capturable") or self._capturable_error is None:
+            return
+        if any(not p.is_cuda for p in group["params"] if p.grad is not None):
+            raise AssertionError(self._capturable_error)
+        raise NotImplementedError(f"autograd_cy's {type(self).__name__} has no capturable "
+                                  f"mode")
+
     #: whether those tensors live on the parameter's device whatever the options (ASGD)
     _scalar_state_on_device = False
 
@@ -307,6 +320,7 @@ class Optimizer:
         with set_grad_enabled(bool(self.defaults.get("differentiable"))):
             for group in self.param_groups:
                 lr = group.get("lr")
+                self._check_capturable(group)
                 if isinstance(lr, Tensor):      # NOTE [A Tensor lr]
                     group = {**group, "lr": _host_scalar(lr)}
                 update_group(group)

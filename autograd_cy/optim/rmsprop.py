@@ -30,6 +30,8 @@ class RMSprop(Optimizer):
     ratio.
     """
 
+    _capturable_error = ("If capturable=True, params and state_steps must be on supported "
+                         "devices: ['cuda', 'xpu', 'hpu', 'privateuseone', 'xla'].")
     _option_defaults = {"momentum": 0, "centered": False, "foreach": None,
                         "maximize": False, "differentiable": False, "capturable": False}
 
@@ -48,8 +50,6 @@ class RMSprop(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if not 0.0 <= alpha:
             raise ValueError(f"Invalid alpha value: {alpha}")
-        if capturable:
-            raise NotImplementedError("autograd_cy's RMSprop has no capturable mode")
         defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps,
                     "centered": centered, "weight_decay": weight_decay,
                     "capturable": capturable, "foreach": foreach, "maximize": maximize,
