@@ -335,3 +335,18 @@ def test_capturable_refused_at_the_step_on_the_cpu(name):
         w.grad = lib.ones(2)
         opt.step()
     assert_same_error(run, AssertionError, exact=True)
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "Adagrad", "RMSprop", "Rprop"])
+def test_differentiable_with_foreach(name):
+    """torch refuses ``differentiable`` with ``foreach=True`` at the step, but for SGD."""
+    def run(lib):
+        w = lib.zeros(2, requires_grad=True).clone()
+        opt = getattr(lib.optim, name)([w], lr=0.1, differentiable=True, foreach=True)
+        w.grad = lib.ones(2)
+        opt.step()
+        return w.grad_fn is not None
+    if name == "SGD":
+        assert_same(run)
+    else:
+        assert_same_error(run, AssertionError, exact=True)

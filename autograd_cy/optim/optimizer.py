@@ -206,9 +206,16 @@ class Optimizer:
     #: torch's refusal of ``capturable=True`` for parameters on the CPU (at the step)
     _capturable_error = None
 
+    #: whether a ``differentiable`` step may also ask for ``foreach`` (torch's SGD)
+    _foreach_differentiable = False
+
     def _check_capturable(self, group):
         """``capturable=True`` (CUDA graphs): refused at the step as torch refuses it on the
-        CPU; on a CUDA device, autograd_cy has no capturable step."""
+        CPU; on a CUDA device, autograd_cy has no capturable step. Also torch's refusal of
+        ``differentiable`` with ``foreach=True``."""
+        if group.get("differentiable") and group.get("foreach") and \
+                not self._foreach_differentiable:
+            raise AssertionError("_foreach ops don't support autograd")
         if not group.get("capturable") or self._capturable_error is None:
             return
         if any(not p.is_cuda for p in group["params"] if p.grad is not None):

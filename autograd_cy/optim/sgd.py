@@ -25,6 +25,7 @@ class SGD(Optimizer):
     ``grad + momentum * buf``.
     """
 
+    _foreach_differentiable = True
     _option_defaults = {"nesterov": False, "maximize": False, "foreach": None,
                         "differentiable": False, "fused": False}
 
