@@ -28,13 +28,15 @@ class Adadelta(Optimizer):
     ``acc_delta = rho * acc_delta + (1 - rho) * delta**2``, and ``param -= lr * delta``.
     """
 
+    _capturable_error = ("If capturable=True, params and state_steps must be on supported "
+                         "devices: ['cuda', 'xpu', 'hpu', 'privateuseone'].")
     _option_defaults = {"foreach": None, "maximize": False, "differentiable": False,
                         "capturable": False}
 
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
                  capturable=False, maximize=False, differentiable=False):
-        if isinstance(lr, Tensor):
-            raise NotImplementedError("autograd_cy's Adadelta takes lr as a number")
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= rho <= 1.0:
@@ -43,9 +45,6 @@ class Adadelta(Optimizer):
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if capturable or differentiable:
-            raise NotImplementedError("autograd_cy's Adadelta has no capturable or "
-                                      "differentiable mode")
         defaults = {"lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay,
                     "maximize": maximize, "capturable": capturable, "foreach": foreach,
                     "differentiable": differentiable}
@@ -67,7 +66,7 @@ class Adadelta(Optimizer):
             return
         options = dict(lr=group["lr"], rho=group["rho"], eps=group["eps"],
                        weight_decay=group["weight_decay"], maximize=group["maximize"])
-        if wants_foreach(lists):
+        if group["differentiable"] or wants_foreach(lists):
             _adadelta_on_tensors(*lists, **options)
         else:
             _adadelta_on_arrays(*lists, self._scratch, **options)
@@ -124,6 +123,7 @@ def _adadelta_on_tensors(params, grads, square_avgs, acc_deltas, steps, *, lr, r
         square_avg, acc_delta = real(square_avg), real(acc_delta)
         _tensor_ops.addcmul_(square_avg.mul_(rho), grad, grad, 1 - rho)
         std = square_avg.add(eps).sqrt_()
-        delta = acc_delta.add(eps).sqrt_().div_(std).mul_(grad)
+        # a copy: sqrt_'s backward needs its result
+        delta = acc_delta.add(eps).sqrt_().clone().div_(std).mul_(grad)
         _tensor_ops.addcmul_(acc_delta.mul_(rho), delta, delta, 1 - rho)
         param.add_(delta, alpha=-lr)

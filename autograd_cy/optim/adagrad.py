@@ -35,8 +35,8 @@ class Adagrad(Optimizer):
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0,
                  initial_accumulator_value=0, eps=1e-10, foreach=None, *, maximize=False,
                  differentiable=False, fused=None):
-        if isinstance(lr, Tensor):
-            raise NotImplementedError("autograd_cy's Adagrad takes lr as a number")
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= lr_decay:
@@ -58,8 +58,6 @@ class Adagrad(Optimizer):
                 raise RuntimeError("`fused` does not support `differentiable`")
             if foreach:
                 raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
-        if differentiable:
-            raise NotImplementedError("autograd_cy's Adagrad has no differentiable mode")
         for group in self.param_groups:
             for p in group["params"]:
                 self.state[p].update(self._fresh_state(p, group["fused"]))
@@ -91,7 +89,7 @@ class Adagrad(Optimizer):
         options = dict(lr=group["lr"], weight_decay=group["weight_decay"],
                        lr_decay=group["lr_decay"], eps=group["eps"],
                        maximize=group["maximize"])
-        if wants_foreach(lists):
+        if group["differentiable"] or wants_foreach(lists):
             _adagrad_on_tensors(*lists, **options)
         else:
             _adagrad_on_arrays(*lists, self._scratch, **options)
@@ -137,5 +135,5 @@ def _adagrad_on_tensors(params, grads, sums, steps, *, lr, weight_decay, lr_deca
         clr = lr / (1 + (step - 1) * lr_decay)
         param, grad, state_sum = real(param), real(grad), real(state_sum)
         _tensor_ops.addcmul_(state_sum, grad, grad, 1)
-        std = state_sum.sqrt().add_(eps)
+        std = state_sum.sqrt().add(eps)        # (sqrt's result is saved)
         _tensor_ops.addcdiv_(param, grad, std, -clr)

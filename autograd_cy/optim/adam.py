@@ -12,9 +12,10 @@ from autograd_cy._C.optim_steps import adam_step
 from autograd_cy._C.tensor import Tensor, _array_of
 from autograd_cy.dtypes import float32, float64, get_default_dtype
 from autograd_cy.factories import tensor as _tensor, zeros_like
+from autograd_cy.grad_mode import is_grad_enabled
 from autograd_cy.optim import _arrays
 from autograd_cy.optim._groups import by_device_and_dtype, real_views, wants_foreach
-from autograd_cy.optim.optimizer import Optimizer
+from autograd_cy.optim.optimizer import Optimizer, _host_scalar
 
 __all__ = ["Adam"]
 
@@ -40,6 +41,8 @@ class Adam(Optimizer):
     first. ``amsgrad`` normalises by the running maximum of ``exp_avg_sq``.
     """
 
+    _capturable_error = ("If capturable=True, params and state_steps must be on supported "
+                         "devices: ['cuda', 'xpu', 'hpu', 'privateuseone', 'xla'].")
     _option_defaults = {"amsgrad": False, "maximize": False, "foreach": None,
                         "capturable": False, "differentiable": False,
                         "decoupled_weight_decay": False, "fused": None}
@@ -48,7 +51,11 @@ class Adam(Optimizer):
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):
         if isinstance(lr, Tensor):
-            raise NotImplementedError("autograd_cy's Adam takes lr as a number")
+            if foreach and not capturable:
+                raise ValueError("lr as a Tensor is not supported for capturable=False "
+                                 "and foreach=True")
+            if lr.numel() != 1:
+                raise ValueError("Tensor lr must be 1-element")
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= eps:
@@ -59,11 +66,18 @@ class Adam(Optimizer):
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not (isinstance(betas[0], float) and isinstance(betas[1], float)):
+        if not ((isinstance(betas[0], float) and isinstance(betas[1], float))
+                or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))):
             raise ValueError("betas must be either both floats or both Tensors")
-        if capturable or differentiable:
-            raise NotImplementedError("autograd_cy's Adam has no capturable or "
-                                      "differentiable mode")
+        for i, beta in enumerate(betas[:2]):
+            if isinstance(beta, Tensor):
+                if not capturable and foreach:
+                    raise ValueError(f"betas[{i}] as a Tensor is not supported for "
+                                     f"capturable=False and foreach=True")
+                if beta.numel() != 1:
+                    raise ValueError(f"Tensor betas[{i}] must be 1-element")
+        betas = tuple(b.squeeze() if isinstance(b, Tensor) and b.dim() != 0 else b
+                      for b in betas)
         defaults = {"lr": lr, "betas": tuple(betas), "eps": eps,
                     "weight_decay": weight_decay, "amsgrad": amsgrad, "maximize": maximize,
                     "foreach": foreach, "capturable": capturable,
@@ -95,11 +109,14 @@ class Adam(Optimizer):
         lists = self._init_group(group)
         if not lists[0]:
             return
-        beta1, beta2 = group["betas"]
+        # Tensor betas are read as NumPy scalars of their dtype, as a Tensor lr is
+        # (NOTE [A Tensor lr])
+        beta1, beta2 = (_host_scalar(b) if isinstance(b, Tensor) else b
+                        for b in group["betas"])
         options = dict(amsgrad=group["amsgrad"], beta1=beta1, beta2=beta2, lr=group["lr"],
                        weight_decay=group["weight_decay"], eps=group["eps"],
                        maximize=group["maximize"], decoupled=group["decoupled_weight_decay"])
-        if wants_foreach(lists):
+        if group["differentiable"] or wants_foreach(lists):
             _adam_foreach(*lists, **options)
         else:
             _adam_on_arrays(*lists, self._scratch, **options)
@@ -123,9 +140,11 @@ def _adam_on_arrays(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps
             bias_correction2 = 1 - beta2 ** step
             step_size = lr / bias_correction1
             bias_correction2_sqrt = bias_correction2 ** 0.5
-            if not amsgrad and adam_step(p, g, m, v, beta1, beta2, step_size,
-                                         bias_correction2_sqrt, eps, weight_decay, lr,
-                                         decoupled, maximize):
+            # the one-loop step computes in double; a Tensor lr's arithmetic is in its dtype
+            if not amsgrad and not isinstance(lr, np.generic) and not isinstance(
+                    beta1, np.generic) and not isinstance(beta2, np.generic) and adam_step(
+                    p, g, m, v, beta1, beta2, step_size, bias_correction2_sqrt, eps,
+                    weight_decay, lr, decoupled, maximize):
                 continue                # NOTE [Fused optimizer steps]: the same ops below
             if maximize:
                 g = np.negative(g)
@@ -180,10 +199,14 @@ def _adam_foreach(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, 
         step_sizes = [(lr / (1 - beta1 ** s)) * -1 for s in values]
         bias_correction2_sqrts = [(1 - beta2 ** s) ** 0.5 for s in values]
         if amsgrad:
-            foreach._foreach_maximum_(v_max[0], v)
+            if is_grad_enabled():       # differentiable: maximum's backward needs the old
+                foreach._foreach_copy_(v_max[0], foreach._foreach_maximum(
+                    [t.clone() for t in v_max[0]], v))
+            else:
+                foreach._foreach_maximum_(v_max[0], v)
             v = v_max[0]
-        denoms = list(foreach._foreach_sqrt(v))
-        foreach._foreach_div_(denoms, bias_correction2_sqrts)
+        # out of place: sqrt's backward needs its result (a differentiable step records)
+        denoms = list(foreach._foreach_div(foreach._foreach_sqrt(v), bias_correction2_sqrts))
         foreach._foreach_add_(denoms, eps)
         foreach._foreach_addcdiv_(p, m, denoms, step_sizes)
 
@@ -194,8 +217,9 @@ def _adam_in_one_launch(p, g, m, v, counts, *, amsgrad, beta1, beta2, lr, weight
     for contiguous float32 and float64 parameters without amsgrad; False, touching nothing,
     otherwise."""
     from autograd_cy.cuda import foreach as cuda_foreach
-    if amsgrad or not p[0].is_cuda or p[0].dtype not in (float32, float64):
-        return False
+    if amsgrad or is_grad_enabled() or not p[0].is_cuda or \
+            p[0].dtype not in (float32, float64):
+        return False            # (grad mode: a differentiable step, recorded op by op)
     arrays = [[_array_of(t) for t in ts] for ts in (p, g, m, v)]
     if not all(a.flags.c_contiguous for ts in arrays for a in ts):
         return False

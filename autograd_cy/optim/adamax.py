@@ -26,13 +26,15 @@ class Adamax(Optimizer):
     ``lr / (1 - beta1**step) * exp_avg / exp_inf``.
     """
 
+    _capturable_error = ("If capturable=True, params and state_steps must be on supported "
+                         "devices: ['cuda', 'xpu', 'hpu', 'privateuseone', 'xla'].")
     _option_defaults = {"foreach": None, "maximize": False, "differentiable": False,
                         "capturable": False}
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  foreach=None, *, maximize=False, differentiable=False, capturable=False):
-        if isinstance(lr, Tensor):
-            raise NotImplementedError("autograd_cy's Adamax takes lr as a number")
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= eps:
@@ -43,9 +45,6 @@ class Adamax(Optimizer):
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if capturable or differentiable:
-            raise NotImplementedError("autograd_cy's Adamax has no capturable or "
-                                      "differentiable mode")
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "foreach": foreach, "maximize": maximize,
                     "differentiable": differentiable, "capturable": capturable}
@@ -68,7 +67,7 @@ class Adamax(Optimizer):
         beta1, beta2 = group["betas"]
         options = dict(lr=group["lr"], beta1=beta1, beta2=beta2, eps=group["eps"],
                        weight_decay=group["weight_decay"], maximize=group["maximize"])
-        if wants_foreach(lists):
+        if group["differentiable"] or wants_foreach(lists):
             _adamax_on_tensors(*lists, **options)
         else:
             _adamax_on_arrays(*lists, self._scratch, **options)
@@ -115,6 +114,7 @@ def _adamax_on_tensors(params, grads, exp_avgs, exp_infs, steps, *, lr, beta1, b
             grad = grad.add(param, alpha=weight_decay)
         param, grad, exp_avg, exp_inf = real(param), real(grad), real(exp_avg), real(exp_inf)
         _tensor_ops.lerp_(exp_avg, grad, 1 - beta1)
-        exp_inf.copy_(maximum(exp_inf.mul_(beta2), grad.abs().add_(eps)))
+        # of a copy: maximum's backward needs the values copy_ overwrites
+        exp_inf.copy_(maximum(exp_inf.mul_(beta2).clone(), grad.abs().add_(eps)))
         clr = lr / (1 - beta1 ** step.item())
         _tensor_ops.addcdiv_(param, exp_avg, exp_inf, -clr)

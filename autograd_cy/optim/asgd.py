@@ -28,20 +28,21 @@ class ASGD(Optimizer):
     ``eta = lr / (1 + lambd * lr * step) ** alpha`` and ``mu = 1 / max(1, step - t0)``.
     """
 
+    _scalar_state = ("step", "eta", "mu")
+    _scalar_state_on_device = True
+    _capturable_error = ("If capturable=True, params, mus, etas, and state_steps must be on "
+                         "supported devices: ['cuda', 'xpu', 'hpu', 'privateuseone', 'xla'].")
     _option_defaults = {"foreach": None, "maximize": False, "differentiable": False,
                         "capturable": False}
 
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0,
                  foreach=None, maximize=False, differentiable=False, capturable=False):
-        if isinstance(lr, Tensor):
-            raise NotImplementedError("autograd_cy's ASGD takes lr as a number")
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if capturable or differentiable:
-            raise NotImplementedError("autograd_cy's ASGD has no capturable or "
-                                      "differentiable mode")
         defaults = {"lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0,
                     "weight_decay": weight_decay, "foreach": foreach, "maximize": maximize,
                     "differentiable": differentiable, "capturable": capturable}
@@ -66,7 +67,7 @@ class ASGD(Optimizer):
         options = dict(lr=group["lr"], lambd=group["lambd"], alpha=group["alpha"],
                        t0=group["t0"], weight_decay=group["weight_decay"],
                        maximize=group["maximize"])
-        if wants_foreach(lists):
+        if group["differentiable"] or wants_foreach(lists):
             _asgd_on_tensors(*lists, **options)
         else:
             _asgd_on_arrays(*lists, self._scratch, **options)

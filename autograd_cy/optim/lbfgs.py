@@ -14,7 +14,7 @@ device; the scalars it derives (``ys``, ``ro``, ``H_diag``, ``gtd``) stay 0-dim 
 """
 from autograd_cy._C.tensor import Tensor
 from autograd_cy.grad_mode import enable_grad, no_grad
-from autograd_cy.optim.optimizer import Optimizer
+from autograd_cy.optim.optimizer import Optimizer, _host_scalar
 
 __all__ = ["LBFGS"]
 
@@ -130,8 +130,8 @@ class LBFGS(Optimizer):
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7,
                  tolerance_change=1e-9, history_size=100, line_search_fn=None):
-        if isinstance(lr, Tensor):
-            raise NotImplementedError("autograd_cy's LBFGS takes lr as a number")
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if max_eval is None:
@@ -210,6 +210,8 @@ class LBFGS(Optimizer):
                 return closure()
         group = self.param_groups[0]
         lr, max_iter, max_eval = group["lr"], group["max_iter"], group["max_eval"]
+        if isinstance(lr, Tensor):
+            lr = _host_scalar(lr)           # NOTE [A Tensor lr]
         tolerance_grad, tolerance_change = group["tolerance_grad"], group["tolerance_change"]
         line_search_fn, history_size = group["line_search_fn"], group["history_size"]
 

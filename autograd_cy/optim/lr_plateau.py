@@ -8,7 +8,7 @@ than ``patience`` of them it multiplies every group's lr by ``factor`` (not belo
 from math import inf
 import warnings
 
-from autograd_cy.optim.lr_scheduler import _EPOCH_DEPRECATION_WARNING, LRScheduler
+from autograd_cy.optim.lr_scheduler import EPOCH_DEPRECATION_WARNING, LRScheduler
 from autograd_cy.optim.optimizer import Optimizer
 
 __all__ = ["ReduceLROnPlateau"]
@@ -55,7 +55,7 @@ class ReduceLROnPlateau(LRScheduler):
         if epoch is None:
             epoch = self.last_epoch + 1
         else:
-            warnings.warn(_EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
         self.last_epoch = epoch
         if self._is_better(current, self.best):
             self.best = current

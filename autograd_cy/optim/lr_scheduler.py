@@ -29,7 +29,7 @@ __all__ = ["LRScheduler", "LambdaLR", "StepLR", "CosineAnnealingLR", "Multiplica
            "SequentialLR", "ChainedScheduler", "ReduceLROnPlateau", "CyclicLR", "OneCycleLR",
            "CosineAnnealingWarmRestarts"]
 
-_EPOCH_DEPRECATION_WARNING = (
+EPOCH_DEPRECATION_WARNING = (
     "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated "
     "where possible. Please use `scheduler.step()` to step the scheduler. During the "
     "deprecation, if epoch is different from None, the closed form is used instead of the "
@@ -138,7 +138,7 @@ class LRScheduler:
                     UserWarning, stacklevel=2)
         self._step_count += 1
         if epoch is not None:
-            warnings.warn(_EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
         self._update_lr(epoch)
 
     def _update_lr(self, epoch=None):

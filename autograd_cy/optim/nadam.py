@@ -11,6 +11,7 @@ import numpy as np
 
 from autograd_cy._C.tensor import Tensor, _array_of
 from autograd_cy.factories import tensor as _tensor, zeros_like
+from autograd_cy.grad_mode import is_grad_enabled
 from autograd_cy.optim import _arrays, _tensor_ops
 from autograd_cy.optim._groups import wants_foreach
 from autograd_cy.optim.adam import _step_dtype
@@ -30,14 +31,17 @@ class NAdam(Optimizer):
     ``decoupled_weight_decay`` shrinks the parameter (as AdamW) instead of adding L2.
     """
 
+    _scalar_state = ("step", "mu_product")
+    _capturable_error = ("If capturable=True, params, mu_products and state_steps must be on "
+                         "supported devices: ['cuda', 'xpu', 'hpu', 'privateuseone', 'xla'].")
     _option_defaults = {"maximize": False, "foreach": None, "capturable": False,
                         "differentiable": False, "decoupled_weight_decay": False}
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
                  maximize=False, capturable=False, differentiable=False):
-        if isinstance(lr, Tensor):
-            raise NotImplementedError("autograd_cy's NAdam takes lr as a number")
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= eps:
@@ -50,9 +54,6 @@ class NAdam(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if not 0.0 <= momentum_decay:
             raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
-        if capturable or differentiable:
-            raise NotImplementedError("autograd_cy's NAdam has no capturable or "
-                                      "differentiable mode")
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "momentum_decay": momentum_decay,
                     "decoupled_weight_decay": decoupled_weight_decay, "maximize": maximize,
@@ -81,7 +82,7 @@ class NAdam(Optimizer):
                        weight_decay=group["weight_decay"],
                        momentum_decay=group["momentum_decay"],
                        decoupled=group["decoupled_weight_decay"], maximize=group["maximize"])
-        if wants_foreach(lists):
+        if group["differentiable"] or wants_foreach(lists):
             _nadam_on_tensors(*lists, **options)
         else:
             _nadam_on_arrays(*lists, self._scratch, **options)
@@ -157,7 +158,14 @@ def _nadam_on_tensors(params, grads, exp_avgs, exp_avg_sqs, mu_products, steps, 
         mu_products[i].mul_(mu)
         _tensor_ops.lerp_(exp_avg, grad, 1 - beta1)
         _tensor_ops.addcmul_(exp_avg_sq.mul_(beta2), grad, grad, 1 - beta2)
-        denom = exp_avg_sq.div(bias_correction2).sqrt().add_(eps)
+        denom = exp_avg_sq.div(bias_correction2).sqrt().add(eps)   # (sqrt's result is saved)
+        if is_grad_enabled():
+            # differentiable: the coefficients are tensors of mu_product, recorded
+            product = mu_products[i]
+            _tensor_ops.addcdiv_(param, grad * (-lr * (1.0 - mu) / (1.0 - product)), denom)
+            _tensor_ops.addcdiv_(param, exp_avg * (-lr * mu_next / (1.0 - product * mu_next)),
+                                 denom)
+            continue
         product = mu_products[i].item()
         mu_product_next = product * mu_next
         _tensor_ops.addcdiv_(param, grad, denom, -lr * (1.0 - mu) / (1.0 - product))

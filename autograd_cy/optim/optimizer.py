@@ -28,10 +28,11 @@ import warnings
 from autograd_cy._C.node import RemovableHandle
 from autograd_cy._C.tensor import Tensor
 from autograd_cy.foreach import _foreach_zero_
-from autograd_cy.grad_mode import enable_grad, no_grad
+from autograd_cy.grad_mode import enable_grad, set_grad_enabled
 from autograd_cy.optim._arrays import Scratch
 
-__all__ = ["Optimizer", "required"]
+__all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook",
+           "register_optimizer_step_post_hook"]
 
 
 class _RequiredParameter:
@@ -50,15 +51,37 @@ def _typename(value):
         f"{kind.__module__}.{kind.__qualname__}"
 
 
+#: the step hooks of every optimizer: pre-hooks run before an optimizer's own, post-hooks
+#: after its own
+_global_optimizer_pre_hooks = {}
+_global_optimizer_post_hooks = {}
+
+
+def register_optimizer_step_pre_hook(hook):
+    """Register ``hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs)`` to run
+    before every optimizer's ``step`` (before its own pre-hooks). Returns a handle whose
+    ``remove()`` takes it off."""
+    return _add_hook(_global_optimizer_pre_hooks, hook, False)
+
+
+def register_optimizer_step_post_hook(hook):
+    """Register ``hook(optimizer, args, kwargs) -> None`` to run after every optimizer's
+    ``step`` (after its own post-hooks). Returns a handle whose ``remove()`` takes it
+    off."""
+    return _add_hook(_global_optimizer_post_hooks, hook, False)
+
+
 def _run_step_hooks(step):
-    """``step`` wrapped so that the optimizer's step pre- and post-hooks run around it (a
-    pre-hook may return new ``(args, kwargs)``, ``args`` starting with the optimizer),
-    inside a profiler range ``Optimizer.step#<class>.step`` as torch's."""
+    """``step`` wrapped so that the step pre- and post-hooks run around it (the global
+    ones first for pre-hooks, last for post-hooks; a pre-hook may return new
+    ``(args, kwargs)``, ``args`` starting with the optimizer), inside a profiler range
+    ``Optimizer.step#<class>.step`` as torch's."""
     @functools.wraps(step)
     def hooked_step(*args, **kwargs):
         self = args[0]          # the hooks see (and may replace) self among the args
         with _record_function(f"Optimizer.step#{type(self).__name__}.step"):
-            for hook in list(self._optimizer_step_pre_hooks.values()):
+            for hook in [*_global_optimizer_pre_hooks.values(),
+                         *self._optimizer_step_pre_hooks.values()]:
                 result = hook(self, args, kwargs)
                 if result is not None:
                     if not (isinstance(result, tuple) and len(result) == 2):
@@ -66,7 +89,8 @@ def _run_step_hooks(step):
                                            f"(new_args, new_kwargs), but got {result}.")
                     args, kwargs = result
             out = step(*args, **kwargs)
-            for hook in list(self._optimizer_step_post_hooks.values()):
+            for hook in [*self._optimizer_step_post_hooks.values(),
+                         *_global_optimizer_post_hooks.values()]:
                 hook(self, args, kwargs)
             return out
     return hooked_step
@@ -103,6 +127,10 @@ class Optimizer:
     #: the options a subclass's groups take that a state of an older version may lack,
     #: with their defaults (``__setstate__`` fills them in)
     _option_defaults = {}
+
+    #: the per-parameter state entries that are 0-dim tensors, which an older state may
+    #: hold as Python numbers (``__setstate__`` turns them back into tensors)
+    _scalar_state = ("step",)
 
     #: a step pre-hook: ``hook(optimizer, args, kwargs) -> (args, kwargs) or None``
     OptimizerPreHook = Callable[["Optimizer", tuple, dict], Optional[tuple]]
@@ -153,7 +181,50 @@ class Optimizer:
         for group in self.param_groups:
             for key, value in self._option_defaults.items():
                 group.setdefault(key, value)
+            self._scalar_state_as_tensors(group)
         self.__dict__.setdefault("_scratch", Scratch())
+
+    def _scalar_state_as_tensors(self, group):
+        """A state whose ``"step"`` (and ASGD's ``"eta"``/``"mu"``, NAdam's
+        ``"mu_product"``) is a number, as a state_dict edited or saved by an older version
+        may hold, gets it back as the tensor a step keeps (NOTE [The step counter]):
+        float32 on the parameter's device with ``fused``, the default scalar dtype there
+        with ``capturable``, else the default scalar dtype on the CPU."""
+        from autograd_cy import float32, float64, get_default_dtype, tensor
+        fused, capturable = group.get("fused"), group.get("capturable")
+        dtype = float32 if fused or get_default_dtype() != float64 else float64
+        for p in group["params"]:
+            state = self.state.get(p)
+            if not state:
+                continue
+            for key in self._scalar_state:
+                if key in state and not isinstance(state[key], Tensor):
+                    device = p.device if fused or capturable or self._scalar_state_on_device \
+                        else "cpu"
+                    state[key] = tensor(float(state[key]), dtype=dtype, device=device)
+
+    #: torch's refusal of ``capturable=True`` for parameters on the CPU (at the step)
+    _capturable_error = None
+
+    #: whether a ``differentiable`` step may also ask for ``foreach`` (torch's SGD)
+    _foreach_differentiable = False
+
+    def _check_capturable(self, group):
+        """``capturable=True`` (CUDA graphs): refused at the step as torch refuses it on the
+        CPU; on a CUDA device, autograd_cy has no capturable step. Also torch's refusal of
+        ``differentiable`` with ``foreach=True``."""
+        if group.get("differentiable") and group.get("foreach") and \
+                not self._foreach_differentiable:
+            raise AssertionError("_foreach ops don't support autograd")
+        if not group.get("capturable") or self._capturable_error is None:
+            return
+        if any(not p.is_cuda for p in group["params"] if p.grad is not None):
+            raise AssertionError(self._capturable_error)
+        raise NotImplementedError(f"autograd_cy's {type(self).__name__} has no capturable "
+                                  f"mode")
+
+    #: whether those tensors live on the parameter's device whatever the options (ASGD)
+    _scalar_state_on_device = False
 
     def __repr__(self):
         text = f"{type(self).__name__} ("
@@ -247,13 +318,18 @@ class Optimizer:
 
     def _step_groups(self, closure, update_group):
         """A step: ``closure()`` with grad mode on (its loss is returned), then
-        ``update_group(group)`` for every group under ``no_grad``."""
+        ``update_group(group)`` for every group under ``no_grad`` (with grad mode on for a
+        ``differentiable`` optimizer, whose groups take the Tensor-ops path, recorded)."""
         loss = None
         if closure is not None:
             with enable_grad():
                 loss = closure()
-        with no_grad():
+        with set_grad_enabled(bool(self.defaults.get("differentiable"))):
             for group in self.param_groups:
+                lr = group.get("lr")
+                self._check_capturable(group)
+                if isinstance(lr, Tensor):      # NOTE [A Tensor lr]
+                    group = {**group, "lr": _host_scalar(lr)}
                 update_group(group)
         return loss
 
@@ -372,6 +448,19 @@ class Optimizer:
         self.__setstate__({"state": state, "param_groups": saved_groups})
         for hook in list(self._optimizer_load_state_dict_post_hooks.values()):
             hook(self)
+
+
+# NOTE [A Tensor lr]
+# torch's optimizers take lr as a 1-element Tensor too (an LR scheduler then writes into
+# it). The step reads it as a NumPy scalar of its dtype, on a shallow copy of the group
+# (the group keeps the tensor): the arithmetic on it (lr / bias_correction, 1 - lr *
+# weight_decay) is then in that dtype, as torch's on the 0-dim tensor (float32 for
+# torch.tensor(1e-3)), and Adam's one-loop step, which computes in double, is skipped.
+
+
+def _host_scalar(t):
+    """A 1-element tensor's value as a NumPy scalar of its dtype."""
+    return t.detach().cpu().numpy().reshape(())[()]
 
 
 def _cast_state(param, value, key=None):

@@ -24,14 +24,16 @@ class RAdam(Optimizer):
     decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
     differentiable=False)``."""
 
+    _capturable_error = ("If capturable=True, params and state_steps must be on supported "
+                         "devices: ['cuda', 'xpu', 'hpu', 'privateuseone', 'xla'].")
     _option_defaults = {"foreach": None, "maximize": False, "differentiable": False,
                         "decoupled_weight_decay": False, "capturable": False}
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False,
                  capturable=False, differentiable=False):
-        if isinstance(lr, Tensor):
-            raise NotImplementedError("autograd_cy's RAdam takes lr as a number")
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= eps:
@@ -42,9 +44,6 @@ class RAdam(Optimizer):
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if capturable or differentiable:
-            raise NotImplementedError("autograd_cy's RAdam has no capturable or "
-                                      "differentiable mode")
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "maximize": maximize, "foreach": foreach, "capturable": capturable,
                     "decoupled_weight_decay": decoupled_weight_decay,
@@ -69,7 +68,7 @@ class RAdam(Optimizer):
         options = dict(lr=group["lr"], beta1=beta1, beta2=beta2, eps=group["eps"],
                        weight_decay=group["weight_decay"],
                        decoupled=group["decoupled_weight_decay"], maximize=group["maximize"])
-        if wants_foreach(lists):
+        if group["differentiable"] or wants_foreach(lists):
             _radam_on_tensors(*lists, **options)
         else:
             _radam_on_arrays(*lists, self._scratch, **options)
@@ -155,6 +154,6 @@ def _radam_on_tensors(params, grads, exp_avgs, exp_avg_sqs, steps, *, lr, beta1,
         update = exp_avg / bias_correction1 * lr
         _, rect = _rectification(beta2, step)
         if rect is not None:
-            adaptive = exp_avg_sq.sqrt().add_(eps).reciprocal() * bias_correction2 ** 0.5
+            adaptive = exp_avg_sq.sqrt().add(eps).reciprocal() * bias_correction2 ** 0.5
             update = update * adaptive * rect
         param.add_(update, alpha=-1.0)

@@ -30,14 +30,16 @@ class RMSprop(Optimizer):
     ratio.
     """
 
+    _capturable_error = ("If capturable=True, params and state_steps must be on supported "
+                         "devices: ['cuda', 'xpu', 'hpu', 'privateuseone', 'xla'].")
     _option_defaults = {"momentum": 0, "centered": False, "foreach": None,
                         "maximize": False, "differentiable": False, "capturable": False}
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
                  centered=False, capturable=False, foreach=None, maximize=False,
                  differentiable=False):
-        if isinstance(lr, Tensor):
-            raise NotImplementedError("autograd_cy's RMSprop takes lr as a number")
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= eps:
@@ -48,9 +50,6 @@ class RMSprop(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if not 0.0 <= alpha:
             raise ValueError(f"Invalid alpha value: {alpha}")
-        if capturable or differentiable:
-            raise NotImplementedError("autograd_cy's RMSprop has no capturable or "
-                                      "differentiable mode")
         defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps,
                     "centered": centered, "weight_decay": weight_decay,
                     "capturable": capturable, "foreach": foreach, "maximize": maximize,
@@ -86,7 +85,7 @@ class RMSprop(Optimizer):
         options = dict(lr=group["lr"], alpha=group["alpha"], eps=group["eps"],
                        weight_decay=group["weight_decay"], momentum=group["momentum"],
                        centered=group["centered"], maximize=group["maximize"])
-        if wants_foreach(lists):
+        if group["differentiable"] or wants_foreach(lists):
             _rmsprop_on_tensors(*lists, **options)
         else:
             _rmsprop_on_arrays(*lists, self._scratch, **options)
@@ -148,7 +147,7 @@ def _rmsprop_on_tensors(params, grads, square_avgs, grad_avgs, buffers, steps, *
             avg = _tensor_ops.addcmul_(square_avg.clone(), grad_avg, grad_avg, -1).sqrt_()
         else:
             avg = square_avg.sqrt()
-        avg.add_(eps)
+        avg = avg.add(eps)                    # (sqrt's result is saved)
         if momentum > 0:
             buf = _tensor_ops.addcdiv_(real(buffers[i]).mul_(momentum), grad, avg)
             param.add_(buf, alpha=-lr)

@@ -26,20 +26,19 @@ class Rprop(Optimizer):
     ``lr`` is every element's first step size; ``step_sizes`` bound them.
     """
 
+    _capturable_error = ("If capturable=True, params and state_steps must be on supported "
+                         "devices: ['cuda', 'xpu', 'hpu', 'privateuseone', 'xla'].")
     _option_defaults = {"foreach": None, "maximize": False, "differentiable": False,
                         "capturable": False}
 
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
-        if isinstance(lr, Tensor):
-            raise NotImplementedError("autograd_cy's Rprop takes lr as a number")
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
-        if capturable or differentiable:
-            raise NotImplementedError("autograd_cy's Rprop has no capturable or "
-                                      "differentiable mode")
         defaults = {"lr": lr, "etas": etas, "step_sizes": step_sizes, "foreach": foreach,
                     "maximize": maximize, "differentiable": differentiable,
                     "capturable": capturable}
@@ -64,7 +63,7 @@ class Rprop(Optimizer):
         step_size_min, step_size_max = group["step_sizes"]
         options = dict(step_size_min=step_size_min, step_size_max=step_size_max,
                        etaminus=etaminus, etaplus=etaplus, maximize=group["maximize"])
-        if wants_foreach(lists):
+        if group["differentiable"] or wants_foreach(lists):
             _rprop_on_tensors(*lists, **options)
         else:
             _rprop_on_arrays(*lists, self._scratch, **options)
@@ -112,7 +111,7 @@ def _rprop_on_tensors(params, grads, prevs, step_sizes, steps, *, step_size_min,
         grad = -grad if maximize else grad
         step.add_(1)
         param, grad, prev, step_size = real(param), real(grad), real(prev), real(step_size)
-        sign = grad.mul(prev).sign()
+        sign = grad.mul(prev.clone()).sign()   # (prev is overwritten below)
         sign.masked_fill_(sign.gt(0), etaplus)
         sign.masked_fill_(sign.lt(0), etaminus)
         sign.masked_fill_(sign.eq(0), 1)

@@ -25,22 +25,21 @@ class SGD(Optimizer):
     ``grad + momentum * buf``.
     """
 
+    _foreach_differentiable = True
     _option_defaults = {"nesterov": False, "maximize": False, "foreach": None,
                         "differentiable": False, "fused": False}
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
                  nesterov=False, *, maximize=False, foreach=None, differentiable=False,
                  fused=None):
-        if isinstance(lr, Tensor):
-            raise NotImplementedError("autograd_cy's SGD takes lr as a number")
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
             raise ValueError(f"Invalid momentum value: {momentum}")
         if weight_decay < 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if differentiable:
-            raise NotImplementedError("autograd_cy's SGD has no differentiable mode")
         defaults = {"lr": lr, "momentum": momentum, "dampening": dampening,
                     "weight_decay": weight_decay, "nesterov": nesterov,
                     "maximize": maximize, "foreach": foreach,
@@ -64,7 +63,8 @@ class SGD(Optimizer):
         options = dict(weight_decay=group["weight_decay"], momentum=group["momentum"],
                        lr=group["lr"], dampening=group["dampening"],
                        nesterov=group["nesterov"], maximize=group["maximize"])
-        if wants_foreach([params, grads, [b for b in buffers if b is not None]]):
+        if group["differentiable"] or wants_foreach(
+                [params, grads, [b for b in buffers if b is not None]]):
             _sgd_foreach(params, grads, buffers, **options)
         else:
             _sgd_on_arrays(params, grads, buffers, self._scratch, **options)

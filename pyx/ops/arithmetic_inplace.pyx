@@ -30,6 +30,16 @@ cdef object scaled(object other, object alpha):
     return mul(other, alpha) if isinstance(other, Tensor) else other * alpha
 
 
+cdef inline object scaled_ufunc(Tensor self, object other, object alpha, object ufunc):
+    """``ufunc_for``, or None (the out-of-place op) when ``other`` is a Tensor of another
+    dtype scaled by ``alpha``: torch scales it in the result's dtype, not in its own (a
+    float64 ``add_`` of a bfloat16 tensor times 1e-3 keeps the product's float64 digits)."""
+    if alpha != 1 and isinstance(other, Tensor) and (<Tensor>other)._data.dtype != \
+            self._data.dtype:
+        return None
+    return ufunc_for(self, ufunc)
+
+
 cdef inline object ufunc_for(Tensor self, object ufunc):
     """``ufunc`` for apply_inplace's direct path, or None for a complex ``self``: its
     out-of-place op computes as PyTorch's kernels do where NumPy's ufunc does not (complex
@@ -40,7 +50,7 @@ cdef inline object ufunc_for(Tensor self, object ufunc):
 def add_(Tensor self, other, *, alpha=1):
     try:
         return apply_inplace(self, lambda x: add(x, other, alpha=alpha), (other,), False,
-                             ufunc_for(self, np.add), scaled(other, alpha))
+                             scaled_ufunc(self, other, alpha, np.add), scaled(other, alpha))
     except ValueError:
         raise_broadcast_error(self, other)
 
@@ -48,7 +58,8 @@ def add_(Tensor self, other, *, alpha=1):
 def sub_(Tensor self, other, *, alpha=1):
     try:
         return apply_inplace(self, lambda x: sub(x, other, alpha=alpha), (other,), False,
-                             ufunc_for(self, np.subtract), scaled(other, alpha))
+                             scaled_ufunc(self, other, alpha, np.subtract),
+                             scaled(other, alpha))
     except ValueError:
         raise_broadcast_error(self, other)
 
