@@ -54,6 +54,8 @@ def _scan(array, axis, combine):
     if isinstance(array, np.ndarray):
         return combine.accumulate(array, axis=axis)
     size = array.shape[axis]
+    if size <= 1:               # nothing to combine: a copy, never the input's memory
+        return array.copy()
     before = (slice(None),) * axis
     shift = 1
     while shift < size:

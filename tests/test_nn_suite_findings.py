@@ -9,7 +9,7 @@ import pytest
 import torch.nn.utils.prune  # noqa: F401  (torch imports it only on request)
 
 import autograd_cy.nn.utils.prune  # noqa: F401
-from oracle import assert_same, assert_same_error, same_warning
+from oracle import assert_same, assert_same_error, node_name, same_warning
 
 
 def _global(lib, name):
@@ -512,4 +512,27 @@ def test_module_conversion_overwrite_flag(overwrite):
             return (m.weight is old, type(m.weight).__name__, m.weight.dtype == lib.float64,
                     m.weight.grad.dtype == lib.float64, m.weight.requires_grad)
         return _with_future_flag(lib, "overwrite_module_params_on_conversion", overwrite, body)
+    assert_same(run)
+
+
+def test_layer_norm_of_an_empty_normalized_shape():
+    """normalized_shape (0,): an empty result and gradient, no ZeroDivisionError (fuzz seed
+    88 on the emulated device)."""
+    def run(lib):
+        x = lib.ones(3, 0, requires_grad=True)
+        out = lib.nn.functional.layer_norm(x, (0,))
+        out.sum().backward()
+        return list(out.shape), list(x.grad.shape)
+    assert_same(run)
+
+
+def test_median_of_an_empty_tensor():
+    """NaN (an integer's lowest value) on the tensor's device, recorded (MedianBackward0),
+    its gradient empty (fuzz seed 15 on the emulated device: a CPU NaN met a device op)."""
+    def run(lib):
+        x = lib.ones(4, 0, requires_grad=True)
+        m = x.median()
+        (m * lib.ones(1)).sum().backward()
+        return [m, node_name(m.grad_fn), list(x.grad.shape),
+                lib.tensor([], dtype=lib.int64).median()]
     assert_same(run)

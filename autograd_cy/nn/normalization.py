@@ -74,7 +74,8 @@ class _Rows:
         return out.reshape(input.shape)
 
     def mean(self, t):
-        return _ag.matmul(t, _constant((self.size, 1), 1.0 / self.size, t.dtype, t.device))
+        scale = 1.0 / self.size if self.size else math.nan     # the mean of no values
+        return _ag.matmul(t, _constant((self.size, 1), scale, t.dtype, t.device))
 
     def param(self, param):
         return param.reshape(self.size)

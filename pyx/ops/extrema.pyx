@@ -314,10 +314,12 @@ def median(Tensor self, dim=NOT_GIVEN, keepdim=None):
                    "'{dtype}'")
     nan = np.isnan(array) if kind_of(array.dtype) == "f" else None
     if dim is None:
-        if array.size == 0:
-            return contiguous_result(np.asarray(np.nan, dtype=array.dtype))
         flat = array.reshape(-1)
-        if nan is not None and nan.any():
+        if array.size == 0:     # NaN (an integer's lowest value), on the tensor's device
+            value = array_module(array).full(
+                (), np.nan if kind_of(array.dtype) in "fc" else np.iinfo(array.dtype).min,
+                dtype=array.dtype)
+        elif nan is not None and nan.any():
             value = flat[np.argmax(nan.reshape(-1))]
         else:
             value = np.partition(flat, (flat.size - 1) // 2)[(flat.size - 1) // 2]
