@@ -126,6 +126,10 @@ class FunctionMeta(type):
 
 
 class _SingleLevelFunction(FunctionCtx, metaclass=FunctionMeta):
+    # True on the library's own ops (NOTE [Views a library op makes inside its forward]);
+    # declared here so that wrap_outputs finds it without raising an AttributeError
+    builtin_op = False
+
     @staticmethod
     def forward(*args, **kwargs):
         """The computation: ``forward(ctx, *args)``, or ``forward(*args)`` together with
