@@ -179,16 +179,19 @@ cdef Tensor view_as_dtype(Tensor self, dtype target):
     return out
 
 
-def view(Tensor self, *shape, size=None, **dtype_keyword):
+cdef object DTYPE = dtype      # the dtype class, under a name view's ``dtype=`` leaves free
+
+
+def view(Tensor self, *shape, size=None, dtype=None):  # no-cython-lint (torch's name)
     """The same memory seen with another shape (fails where a copy would be needed), or,
     given a dtype, the same bytes read as that dtype."""
-    if len(shape) == 1 and isinstance(shape[0], dtype):
+    if dtype is not None:
+        if shape or size is not None:
+            raise TypeError("view() received an invalid combination of arguments: a dtype "
+                            "or a size, not both")
+        return view_as_dtype(self, dtype)
+    if len(shape) == 1 and isinstance(shape[0], DTYPE):
         return view_as_dtype(self, shape[0])
-    if dtype_keyword:
-        if list(dtype_keyword) != ["dtype"] or shape or size is not None:
-            raise TypeError(f"view() got an unexpected keyword argument "
-                            f"'{next(iter(dtype_keyword))}'")
-        return view_as_dtype(self, dtype_keyword["dtype"])
     shape = infer_size(int_list("view", "size", shape, size, VIEW_SIGNATURES), self._data.size)
     array = viewed(self._data, shape)
     if array is None:
