@@ -204,17 +204,19 @@ cdef class CopySlices(Node):
             # PyTorch copies the view's gradient into the view's layout of the base's
             # gradient, and copy_ refuses to write into an expand.
             raise RuntimeError(_INTERNAL_OVERLAP_ERROR)
-        zeros = make_tensor(array_module((<Tensor>grad)._data).zeros(
-            (<Tensor>self.positions)._data.shape, (<Tensor>flat)._data.dtype))
-        flat = flat.index_put((self.positions,), zeros)
-        if result[0] is not None:
+        if result[0] is None:
+            view_grad = make_tensor(array_module((<Tensor>grad)._data).zeros(
+                (<Tensor>self.positions)._data.shape, (<Tensor>flat)._data.dtype))
+        else:
             view_grad = mirror_gradient(result[0]) if self.mirrored else result[0]
             view_grad = as_real(view_grad, self.view_complex)
             if (<Tensor>view_grad)._data.dtype != (<Tensor>flat)._data.dtype:
                 # PyTorch copy_s the view's gradient into the base's: a cast, as an in-place
                 # op with an operand of another dtype (x_view.div_(float64)) makes one
                 view_grad = view_grad.to((<Tensor>flat).dtype)
-            flat = flat.index_put((self.positions,), view_grad, accumulate=True)
+        # A copy into the view's places (no overlap: refused above), not a sum into zeros:
+        # a -0.0 of the view's gradient stays -0.0, as PyTorch's copy_ keeps it.
+        flat = flat.index_put((self.positions,), view_grad)
         return ((as_complex(flat.reshape(self.base_geometry[0]), self.base_complex),)
                 + tuple(result[1:]))
 
@@ -249,7 +251,10 @@ cdef class AsStridedBackward0(Node):
             # An empty view: zeros that do not depend on the gradient, as PyTorch's
             # as_strided_backward returns (no graph under create_graph).
             return (as_complex(zeros.reshape(shape), self.base_complex),)
-        flat = zeros.index_put((self.positions,), grad, accumulate=True)
+        # PyTorch's as_strided_backward sums into zeros only where the view overlaps itself
+        # (an expand); otherwise it copies, and a -0.0 of the gradient stays -0.0.
+        flat = zeros.index_put((self.positions,), grad,
+                               accumulate=shares_memory(self.view_geometry))
         return (as_complex(flat.reshape(shape), self.base_complex),)
 
 

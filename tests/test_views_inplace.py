@@ -8,7 +8,8 @@ import pytest
 
 import autograd_cy as ag
 from oracle import (
-    DEVICE_NAME, LIBS, assert_same, assert_same_error, check_op, node_name, randn, to_numpy,
+    DEVICE_NAME, LIBS, assert_same, assert_same_error, both, check_op, node_name, randn,
+    to_numpy,
 )
 
 
@@ -581,3 +582,28 @@ def test_repr_of_a_view_whose_grad_fn_cannot_be_rebuilt():
     # torch writes a CUDA tensor's device as the first suffix
     device = "" if DEVICE_NAME == "cpu" else f"device='{DEVICE_NAME}', "
     assert ours == f"T([2.], {device}grad_fn=<Invalid>)"
+
+
+def test_a_negative_zero_of_the_view_gradient_survives_copyslices_and_as_strided():
+    """Both nodes copy the view's gradient into the base's (a sum into zeros would turn
+    -0.0 into 0.0): an in-place multiply by a negative factor on a view, and a view read
+    after its base changed."""
+    def through_copyslices(lib):
+        x = lib.tensor([[0.5, 0.13, -0.8], [-0.04, -0.02, 0.94]], requires_grad=True)
+        y = (x * 1).movedim(0, -2)
+        y.mul_(lib.tensor([-1.04], dtype=lib.float64))
+        (y * 2).max().backward()
+        return x.grad
+
+    def through_as_strided(lib):
+        x = lib.tensor([0.5, 0.13, -0.8, 0.2], requires_grad=True)
+        y = x * 1
+        v = y[1:]
+        y.mul_(-1.0)
+        (v * -0.0).sum().backward()
+        return x.grad
+
+    for fn in (through_copyslices, through_as_strided):
+        ours, theirs = both(fn)
+        np.testing.assert_array_equal(np.signbit(to_numpy(ours)), np.signbit(to_numpy(theirs)))
+        np.testing.assert_array_equal(to_numpy(ours), to_numpy(theirs))
