@@ -135,10 +135,10 @@ def test_arithmetic(fn, dtype):
     lambda lib, z: lib.sigmoid(z), lambda lib, z: lib.tan(z), lambda lib, z: lib.asin(z),
     lambda lib, z: lib.acos(z), lambda lib, z: lib.atan(z), lambda lib, z: lib.sinh(z),
     lambda lib, z: lib.cosh(z), lambda lib, z: lib.asinh(z), lambda lib, z: lib.acosh(z),
-    lambda lib, z: lib.atanh(z),
+    lambda lib, z: lib.atanh(z), lambda lib, z: lib.exp2(z), lambda lib, z: lib.log10(z),
 ], ids=["exp", "expm1", "log", "log2", "log1p", "sin", "cos", "sqrt", "rsqrt", "abs", "sgn",
         "conj", "conj_physical", "real", "imag", "real_times_imag", "tanh", "sigmoid", "tan",
-        "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh"])
+        "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "exp2", "log10"])
 def test_pointwise(fn, dtype):
     """First order; test_double_backward differentiates the formulas again."""
     check_op(fn, crandn(3, 2, seed=3) + 0.5, dtype=dtype, double=False)

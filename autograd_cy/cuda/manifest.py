@@ -59,9 +59,9 @@ UNARY_FUNCTORS = {
 }
 # the unary functors with complex instantiations (Conj has only those); np.absolute of a
 # complex array is the kernel complex_abs (a real result)
-COMPLEX_UNARY = ("Neg", "Square", "Reciprocal", "Exp", "Expm1", "Log", "Log2", "Log1p", "Sqrt",
-                 "Conj", "Sign", "Sin", "Cos", "Tanh", "Sigmoid", "Tan", "Asin", "Acos", "Atan",
-                 "Sinh", "Cosh", "Asinh", "Acosh", "Atanh")
+COMPLEX_UNARY = ("Neg", "Square", "Reciprocal", "Exp", "Exp2", "Expm1", "Log", "Log2", "Log10",
+                 "Log1p", "Sqrt", "Conj", "Sign", "Sin", "Cos", "Tanh", "Sigmoid", "Tan", "Asin",
+                 "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh")
 # ~ & | ^ on the integer dtypes (on bools NumPy's bitwise ufuncs are the logical ops)
 BITWISE_DTYPES = ("int64", "int32", "int16", "int8", "uint8")
 BITWISE = ("BitNot", "BitAnd", "BitOr", "BitXor")

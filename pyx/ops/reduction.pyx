@@ -581,9 +581,11 @@ cdef class LinalgVectorNormBackward0(ReductionBackward):
 cdef object vector_norm(object array, object p, tuple dims, bint keepdim):
     """``sum(|x|^p)^(1/p)`` over ``dims``, with p = 0, 1, 2 and ±inf done directly (an
     overflow is inf and 0 ** negative p inf, quietly, as in PyTorch). float16 and bfloat16
-    compute in float32 and round once (NOTE [Half-precision products and reductions])."""
+    compute in float32 and round once (NOTE [Half-precision products and reductions]), on
+    a device too: its kernels accumulate half types in float, and a half type's power by a
+    Python number is float32 in NumPy's promotion."""
     with ignoring_fp_errors():
-        if half_precision_array(array):
+        if array.dtype.itemsize == 2:        # float16 or bfloat16 (ints became floats)
             return as_array(vector_norm_loud(array.astype(FLOAT32), p, dims, keepdim),
                             array.dtype)
         return vector_norm_loud(array, p, dims, keepdim)

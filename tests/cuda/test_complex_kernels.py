@@ -46,7 +46,8 @@ def close(got, want, dtype, scale=1.0):
 
 
 UNARY_ORACLES = {"Neg": np.negative, "Square": np.square, "Reciprocal": np.reciprocal,
-                 "Exp": np.exp, "Expm1": np.expm1, "Log": np.log, "Log2": np.log2,
+                 "Exp": np.exp, "Exp2": np.exp2, "Expm1": np.expm1, "Log": np.log,
+                 "Log2": np.log2, "Log10": np.log10,
                  "Log1p": np.log1p, "Sqrt": np.sqrt, "Conj": np.conjugate,
                  "Sign": lambda z: np.where(z == 0, 0, z / np.abs(z)), "Sin": np.sin,
                  "Cos": np.cos, "Tanh": np.tanh, "Sigmoid": lambda z: 1 / (1 + np.exp(-z)),
@@ -71,6 +72,23 @@ def test_unary(module, functor, dtype):
     if functor in ("Log", "Log2", "Reciprocal"):       # at 0: -inf / inf parts
         out, want = out.reshape(-1)[1:], want.reshape(-1)[1:]
     close(out, want, dtype, scale=8)
+
+
+@pytest.mark.parametrize("dtype", COMPLEXES)
+@pytest.mark.parametrize("functor", ["Asin", "Acos", "Asinh", "Acosh", "Atan", "Atanh"])
+def test_inverse_functions_on_their_branch_cuts(module, functor, dtype):
+    """On a cut the sign of the zero part picks the side, as NumPy's (C99's) functions pick
+    it: acos(3 + 0i) is -1.76i, acos(3 - 0i) +1.76i."""
+    parts = [(x, zero) for x in (3.0, -3.0, 0.5, -0.5, 1.0, -1.0) for zero in (0.0, -0.0)]
+    points = [complex(x, zero) for x, zero in parts] + [complex(zero, x) for x, zero in parts]
+    x = np.array(points, dtype)
+    out = np.empty(x.shape, dtype)
+    launch(module, f"unary<{CTYPE[dtype]}, {functor}>", out, (x,))
+    with np.errstate(divide="ignore"):          # atanh(+-1) is inf
+        want = UNARY_ORACLES[functor](x.astype(np.complex128))
+    close(out, want, dtype)
+    np.testing.assert_array_equal(np.signbit(out.imag), np.signbit(want.imag))
+    np.testing.assert_array_equal(np.signbit(out.real), np.signbit(want.real))
 
 
 @pytest.mark.parametrize("dtype", COMPLEXES)
