@@ -26,6 +26,8 @@ tensor(5.)
 """
 import math
 
+import autograd_cy as _ag
+
 __all__ = ["einsum"]
 
 
@@ -112,6 +114,25 @@ def _diagonals_taken(operand, letters):
         letters.append(repeated)
 
 
+def _check_contraction_dtypes(prepared, output):
+    """torch's refusal of operands of two dtypes that a step contracts: it takes the
+    operands left to right, and a step where a letter leaves (summed, in neither the output
+    nor a later operand) with a size above 1 on both sides is a ``bmm``, which takes one
+    dtype; a step without one is a promoting multiply."""
+    dtype, seen = None, {}          # the running product's dtype and letter sizes
+    for k, (operand, letters) in enumerate(prepared):
+        own = dict(zip(letters, operand.shape))
+        if dtype is not None and operand.dtype != dtype:
+            later = set().union(*(set(other) for _, other in prepared[k + 1:]))
+            if any(seen.get(letter, 1) > 1 and size > 1 for letter, size in own.items()
+                   if letter not in output and letter not in later):
+                raise RuntimeError(f"expected scalar type {dtype._scalar_name} but found "
+                                   f"{operand.dtype._scalar_name}")
+        dtype = operand.dtype if dtype is None else _ag.promote_types(dtype, operand.dtype)
+        for letter, size in own.items():
+            seen[letter] = max(size, seen.get(letter, 1))
+
+
 def einsum(equation, *operands):
     """The sum over the letters not in the output of the product of the operands' entries
     named by the letters (``einsum("ij,jk->ik", a, b)`` is ``a @ b``)."""
@@ -150,6 +171,7 @@ def einsum(equation, *operands):
             sizes[letter] = max(size, sizes.get(letter, size))
         prepared.append((operand, letters))
     summed = [letter for letter in sizes if letter not in output]
+    _check_contraction_dtypes(prepared, output)
     order = list(output) + summed
     product = None
     for operand, letters in prepared:

@@ -82,6 +82,31 @@ def test_einsum_errors(fn):
     assert_same_error(fn, RuntimeError)
 
 
+# (equation, dtypes of the operands): torch contracts pairs left to right, and a pair with a
+# letter leaving on both sides is a bmm, which takes one dtype; a pair without is a promoting
+# multiply (mixed dtypes pass).
+MIXED = [("a,az->z", ("float32", "float64")), ("za,a->z", ("float64", "float32")),
+         ("a,a->", ("float32", "bfloat16")), ("a,a,a->", ("float64", "float64", "float32")),
+         ("a,a->a", ("float32", "float64")), ("a,b->ab", ("float32", "bfloat16")),
+         ("a,a,a->", ("float32", "float64", "float64")), ("i,j->", ("float32", "float64"))]
+
+
+@pytest.mark.parametrize("equation,dtypes", MIXED)
+def test_einsum_of_two_dtypes_as_torch(equation, dtypes):
+    def fn(lib):
+        operands = [lib.ones(*((2, 2) if "z" in letters else (2,)),
+                             dtype=getattr(lib, dtype))
+                    for letters, dtype in zip(equation.split("->")[0].split(","), dtypes)]
+        return lib.einsum(equation, *operands)
+
+    try:
+        ours, theirs = assert_same(fn)
+    except RuntimeError:
+        assert_same_error(fn, RuntimeError, "expected scalar type")
+    else:
+        assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+
+
 MASKED = {
     "same_shape": (lambda lib, x: lib.masked_select(x, x > 0)),
     "broadcast_mask": (lambda lib, x: x.masked_select(lib.tensor([True, False, True]).to(
