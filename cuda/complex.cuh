@@ -131,6 +131,17 @@ template <typename R> __device__ __forceinline__ Complex<R> agcy_log2(Complex<R>
     const R inverse_ln2 = R(1.44269504088896340736);
     return Complex<R>(l.re * inverse_ln2, l.im * inverse_ln2);
 }
+// log10 z = log z * log10(e), as NumPy's complex log10
+template <typename R> __device__ __forceinline__ Complex<R> agcy_log10(Complex<R> z) {
+    const Complex<R> l = agcy_log(z);
+    const R log10_e = R(0.434294481903251827651);
+    return Complex<R>(l.re * log10_e, l.im * log10_e);
+}
+// 2^z = exp(z ln 2), as NumPy's complex exp2
+template <typename R> __device__ __forceinline__ Complex<R> agcy_exp2(Complex<R> z) {
+    const R ln2 = R(0.693147180559945309417);
+    return agcy_exp(Complex<R>(z.re * ln2, z.im * ln2));
+}
 // sin(a + ib) = sin a cosh b + i cos a sinh b;  cos(a + ib) = cos a cosh b - i sin a sinh b
 template <typename R> __device__ __forceinline__ Complex<R> agcy_sin(Complex<R> z) {
     return Complex<R>(agcy_sin(z.re) * agcy_cosh(z.im), agcy_cos(z.re) * agcy_sinh(z.im));
@@ -171,7 +182,20 @@ template <typename R> __device__ __forceinline__ Complex<R> agcy_tan(Complex<R> 
 // (asinh is odd: -asinh(-z) for re < 0, where z and the root would cancel);
 // acosh z = log(z + sqrt(z + 1) sqrt(z - 1)) = log1p((z - 1) + sqrt(z + 1) sqrt(z - 1));
 // atanh z = (log(1 + z) - log(1 - z)) / 2; acos z = pi / 2 - asin z.
+//
+// On a branch cut the sign of the zero part picks the side, as C99's casinh and cacosh (NumPy
+// and PyTorch) pick it: the general formulas square that zero or add 1 to it and lose its
+// sign, so the points on the axes are taken directly: asinh(+-0 + iy) is +-0 + i asin y for
+// |y| <= 1 and +-acosh|y| + i copysign(pi / 2, y) beyond; acosh(x +- 0i) is acosh x +- 0i for
+// x >= 1, acosh|x| +- i pi below -1 and 0 +- i acos x between; atanh(+-0 + iy) is
+// +-0 + i atan y. asin, acos and atan, written through asinh and atanh, inherit them.
 template <typename R> __device__ __forceinline__ Complex<R> agcy_asinh(Complex<R> z) {
+    if (z.re == R(0) && !agcy_isnan(z.im)) {
+        const R magnitude = agcy_abs(z.im);
+        if (magnitude <= R(1)) return Complex<R>(z.re, agcy_asin(z.im));
+        return Complex<R>(agcy_copysign(agcy_acosh(magnitude), z.re),
+                          agcy_copysign(R(1.57079632679489661923), z.im));
+    }
     const bool negative = z.re < R(0);
     const Complex<R> w = negative ? -z : z, one = Complex<R>(R(1));
     const Complex<R> square = w * w;
@@ -179,10 +203,18 @@ template <typename R> __device__ __forceinline__ Complex<R> agcy_asinh(Complex<R
     return negative ? -result : result;
 }
 template <typename R> __device__ __forceinline__ Complex<R> agcy_acosh(Complex<R> z) {
+    if (z.im == R(0) && !agcy_isnan(z.re)) {
+        if (z.re >= R(1)) return Complex<R>(agcy_acosh(z.re), z.im);
+        if (z.re <= R(-1))
+            return Complex<R>(agcy_acosh(-z.re), agcy_copysign(R(3.14159265358979323846), z.im));
+        return Complex<R>(R(0), agcy_copysign(agcy_acos(z.re), z.im));
+    }
     const Complex<R> one = Complex<R>(R(1));
     return agcy_log1p((z - one) + agcy_sqrt(z + one) * agcy_sqrt(z - one));
 }
 template <typename R> __device__ __forceinline__ Complex<R> agcy_atanh(Complex<R> z) {
+    // atanh(+-0 + iy) is +-0 + i atan y: the difference below would make the zero +0
+    if (z.re == R(0) && !agcy_isnan(z.im)) return Complex<R>(z.re, agcy_atan(z.im));
     const Complex<R> difference = agcy_log1p(z) - agcy_log1p(-z);
     return Complex<R>(difference.re / R(2), difference.im / R(2));
 }
