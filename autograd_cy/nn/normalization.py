@@ -98,7 +98,6 @@ class _Channels:
     def __init__(self, input):
         self.dims = (0,) + tuple(range(2, input.dim()))
         self.param_shape = (input.shape[1],) + (1,) * (input.dim() - 2)
-        self.stats_dtype = None     # NOTE [Batch norm's statistics in the input's dtype]
 
     def view(self, x):
         return x
@@ -145,31 +144,12 @@ class _Groups:
 
 def _normalized(x, layout, eps):
     """``(xhat, rstd, mean, var)`` of ``x`` (biased variance); the statistics keep the
-    reduced dims at size 1.
-
-    NOTE [Batch norm's statistics in the input's dtype]
-    torch's CPU batch_norm saves the batch's mean and 1 / std in the dtype of its parameters
-    (the input's, unless a float16/bfloat16 input comes with float32 parameters) and
-    normalizes with those saved values: for a half input they are rounded to half before
-    ``(x - mean) * rstd`` is computed in float32 (the bfloat16 kernel rounds the sum of
-    squares and the variance too). ``layout.stats_dtype`` says so (batch_norm sets it); the
-    running statistics move by the unrounded ones."""
+    reduced dims at size 1."""
     mean = layout.mean(x)
     centered = x - mean
     var = layout.mean(centered * centered)
     rstd = (var + eps).rsqrt()
-    saved = getattr(layout, "stats_dtype", None)     # batch_norm's layout has one
-    if saved is None or saved == x.dtype:
-        return centered * rstd, rstd, mean, var
-    if saved == _ag.bfloat16:
-        # the bfloat16 kernel also stores the sum of squares in bfloat16 and divides it by
-        # the count in bfloat16 before taking 1 / std
-        count = x.numel() // mean.numel()
-        rounded_count = float(_ag.tensor(count, dtype=saved))
-        var_rounded = ((var * count).to(saved) / rounded_count).to(saved).to(x.dtype)
-        rstd = (var_rounded + eps).rsqrt()
-    rstd = rstd.to(saved).to(x.dtype)
-    return (x - mean.to(saved).to(x.dtype)) * rstd, rstd, mean, var
+    return centered * rstd, rstd, mean, var
 
 
 def _input_gradient(g, xhat, rstd, layout):
@@ -421,10 +401,6 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     channels = input.shape[1] if input.dim() > 1 else 0
     _check_batch_norm(input, running_mean, running_var, weight, bias, channels, training)
     layout = _Channels(input)
-    mixed = any(p is not None and p.dtype != input.dtype
-                for p in (weight, bias, running_mean, running_var))
-    if not mixed and input.device.type == "cpu":    # a GPU's kernel keeps them in float
-        layout.stats_dtype = input.dtype     # NOTE [Batch norm's statistics in the input's dtype]
     if training:
         running = None if running_mean is None and running_var is None else (
             running_mean, running_var, momentum)
