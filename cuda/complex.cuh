@@ -159,10 +159,14 @@ template <typename R> __device__ __forceinline__ Complex<R> agcy_tanh(Complex<R>
     return Complex<R>(agcy_sinh(R(2) * z.re) / denominator, agcy_sin(R(2) * z.im) / denominator);
 }
 // sinh(a + ib) = sinh a cos b + i cosh a sin b;  cosh(a + ib) = cosh a cos b + i sinh a sin b
+// On the real axis the imaginary part is an exact signed zero (C99's csinh and ccosh): the
+// products would make inf * 0 = NaN of it at a = +-inf.
 template <typename R> __device__ __forceinline__ Complex<R> agcy_sinh(Complex<R> z) {
+    if (z.im == R(0)) return Complex<R>(agcy_sinh(z.re), z.im);
     return Complex<R>(agcy_sinh(z.re) * agcy_cos(z.im), agcy_cosh(z.re) * agcy_sin(z.im));
 }
 template <typename R> __device__ __forceinline__ Complex<R> agcy_cosh(Complex<R> z) {
+    if (z.im == R(0)) return Complex<R>(agcy_cosh(z.re), agcy_copysign(R(0), z.re) * z.im);
     return Complex<R>(agcy_cosh(z.re) * agcy_cos(z.im), agcy_sinh(z.re) * agcy_sin(z.im));
 }
 // The circular functions from the hyperbolic ones: with iz = -b + ia, tan z = -i tanh(iz),
