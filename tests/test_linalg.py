@@ -665,6 +665,23 @@ def test_solve_triangular_result_has_the_dtype_of_A(dtypes):
     assert_same(fn)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "complex128"])
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("left", [False, True])
+def test_solve_triangular_of_a_singular_triangle_substitutes(dtype, upper, left):
+    """A zero on the diagonal: torch's trsm substitutes through it, ``b / 0`` is inf and
+    ``inf * 0``, ``0 / 0`` NaN further on (a complex ``s / 0`` NaN in both parts); no
+    LinAlgError and not NaN everywhere (fuzz seeds 986000555, 985000365)."""
+    def fn(lib):
+        A = lib.tensor([[2.375, 0.0, 0.0], [-1.0, 0.0, 0.0], [0.375, 1.25, 0.875]],
+                       dtype=getattr(lib, dtype))
+        B = lib.tensor([[-0.25, 0.0], [-2.875, 0.0], [2.25, 1.0]], dtype=getattr(lib, dtype))
+        A = A if not upper else A.mT
+        X = lib.linalg.solve_triangular(A, B if left else B.mT, upper=upper, left=left)
+        return lib.view_as_real(X) if X.is_complex() else X
+    assert_same(fn)
+
+
 def test_solve_triangular_complex_gradcheck_forward_ad_errors():
     check_op(lambda lib, A, B: lib.linalg.solve_triangular(A, B, upper=False),
              complex_matrix(2, 3, 3), randn(3, 2, seed=1) + 1j * randn(3, 2, seed=2))
