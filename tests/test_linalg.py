@@ -1163,6 +1163,21 @@ def test_matrix_norm_of_empty_matrices_is_zero(shape, ord):
         assert_same_error(lambda lib: lib.linalg.matrix_norm(lib.zeros(*shape), ord=-1))
 
 
+@pytest.mark.parametrize("ord", [1, 2, math.inf, "nuc"])
+@pytest.mark.parametrize("shape", [(1, 0), (0, 1)])
+def test_matrix_norm_of_no_entries_is_not_recorded(shape, ord):
+    """The 0 that is the largest of an empty dim has no grad_fn and does not require grad,
+    as torch's (ord 1 and 2 of a 1x0 matrix, inf of a 0x1); the sums of a non-empty dim
+    ('nuc', ord 1 of 0x1) are recorded as usual (fuzz seeds 986000252, 986003939,
+    985003004)."""
+    def fn(lib):
+        A = lib.tensor([[-3.0]], requires_grad=True).narrow(*((1, 1, 0) if shape == (1, 0)
+                                                               else (0, 0, 0)))
+        out = lib.linalg.matrix_norm(A, ord=ord)
+        return out, out.requires_grad, out.grad_fn is None
+    assert_same(fn)
+
+
 def test_eigvalsh_gradient_at_repeated_eigenvalues():
     """Only the eigenvalues differentiated: ``V diag(g) V^H``, no division by their gaps,
     so a repeated eigenvalue gives torch's finite gradient (it gave NaN: the unused
