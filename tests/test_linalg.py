@@ -602,6 +602,29 @@ def test_vecdot_multi_dot_diagonal():
                       exact="multi_dot(): expected at least 2 tensors but got 1")
 
 
+@pytest.mark.parametrize("shapes", [[(3, 2), (2, 2), (2, 1)], [(2,), (2, 3), (3, 3), (3, 1)],
+                                    [(1, 3), (3, 2), (2, 4), (4, 2), (2,)]])
+def test_multi_dot_multiplies_in_torchs_order(shapes):
+    """torch multiplies by ``mm`` in the cheapest order (three matrices by its cost rule,
+    more by dynamic programming) and views the result: the order decides where an inf meets
+    a zero (NaN) or another inf, and how the half types round (fuzz seeds 986000442,
+    985001365); the node is ViewBackward0."""
+    arrays = [randn(*shape, seed=i) for i, shape in enumerate(shapes)]
+    arrays[0].flat[0] = np.inf
+    arrays[-1].flat[-1] = 0.0
+
+    def fn(lib):
+        tensors = [lib.tensor(a, requires_grad=True) for a in arrays]
+        out = lib.linalg.multi_dot(tensors)
+        half = lib.linalg.multi_dot([lib.tensor(a).to(lib.bfloat16) for a in arrays[1:]]
+                                    if len(arrays) > 2 else [lib.tensor(arrays[1])] * 2)
+        return out, node_name(out.grad_fn), half.float()
+    assert_same(fn)
+    assert_same_error(lambda lib: lib.linalg.multi_dot([lib.ones(2, 3), lib.ones(2, 2)]),
+                      RuntimeError, exact="multi_dot(): tensors 0 and 1 with shapes [2, 3] "
+                      "and [2, 2] cannot be multiplied")
+
+
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 6, -1, -3])
 def test_matrix_power(n):
     check_op(lambda lib, A: lib.linalg.matrix_power(A, n), well_conditioned(2, 3, 3) / 3)
