@@ -166,3 +166,20 @@ def test_compare_tensor_sees_values_flags_and_dtypes():
     assert compare_tensor(autograd_cy.tensor([1.0, 2.0], dtype=autograd_cy.float64,
                                              requires_grad=True), t)[0] == "dtype mismatch"
     assert compare_tensor(None, t)[0] == "type mismatch"
+
+
+def test_cholesky_of_a_numerically_singular_matrix_is_not_compared():
+    """``[[a, a], [a, a]]`` (``x x^T + I`` with the identity lost to rounding): torch's MKL
+    factors it, NumPy's OpenBLAS refuses it; the runner lets that pass (the program ends),
+    and well-conditioned matrices compare as before (fuzz seed 986002197)."""
+    import torch
+    a = 332914.65871017275
+    singular = [[a, a], [a, a]]
+    assert torch.linalg.cholesky_ex(torch.tensor(singular, dtype=torch.float64)).info == 0
+
+    def program(data):
+        return Program([Op("leaf", "tensor", (data, "float64", False)),
+                        Op("linalg", "cholesky", (Ref(0),), label="linalg.cholesky")])
+    assert run_program(program(singular)) is None
+    assert run_program(program([[2.0, 1.0], [1.0, 2.0]])) is None
+    assert run_program(program([[1.0, 2.0], [2.0, 1.0]])) is None    # both refuse
