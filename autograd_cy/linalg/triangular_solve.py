@@ -1,9 +1,10 @@
 """``linalg.solve_triangular``: ``X = A^{-1} B`` (``B A^{-1}`` unless ``left``) for
 triangular ``A``: only its ``upper`` (or lower) triangle is read, and with
-``unitriangular`` its diagonal is taken to be ones. The forward is substitution, row
-by row, as BLAS ``trsm`` (torch's kernel) does it: an exactly singular triangle gives
-torch's infinities (``b / 0``) and the NaNs they make further on (``inf * 0``, ``inf -
-inf``), where a LAPACK solve would refuse the matrix.
+``unitriangular`` its diagonal is taken to be ones. The forward solves with NumPy's
+LAPACK (NOTE [Linear algebra on the CPU's LAPACK]) when the triangle is finite with no zero
+on its diagonal; otherwise it substitutes row by row, as BLAS ``trsm`` (torch's kernel)
+does: an exactly singular triangle gives torch's infinities (``b / 0``) and the NaNs they
+make further on (``inf * 0``, ``inf - inf``), where the LAPACK solve refuses the matrix.
 
 The gradient is ``solve``'s, kept to the triangle that was read (torch's
 ``LinalgSolveTriangularBackward0``):
@@ -70,7 +71,10 @@ class LinalgSolveTriangular(Function):
         a = np.broadcast_to(a, batch + a.shape[-2:])
         b = np.broadcast_to(b, batch + b.shape[-2:])
         with np.errstate(all="ignore"):
-            x = _substitute(a, b, upper if left else not upper)
+            regular = (np.isfinite(a).all() and np.isfinite(b).all()
+                       and np.diagonal(a, axis1=-2, axis2=-1).all())
+            x = np.linalg.solve(a, b) if regular else _substitute(a, b, upper if left else
+                                                                  not upper)
         if not left:
             x = np.swapaxes(x, -1, -2)
         out = tensor_like(x, A)
