@@ -768,6 +768,18 @@ def test_qr_complete_complex_gradcheck():
     check_gradcheck(lambda lib, A: qr_gauge_free(lib, A), randn(2, 3, seed=34))
 
 
+@pytest.mark.parametrize("mode", ["reduced", "complete", "r"])
+@pytest.mark.parametrize("shape", [(3, 2), (2, 3, 4)])
+def test_qr_results_are_column_major(shape, mode):
+    """Q and R have LAPACK's column-major layout, as torch's (strides ``(..., 1, rows)``),
+    so that what depends on it (``view``, kron's view of a product) behaves as torch's
+    (fuzz seed 986003644)."""
+    def fn(lib):
+        Q, R = lib.linalg.qr(lib.tensor(randn(*shape, seed=35)), mode=mode)
+        return R.stride(), R.is_contiguous(), Q.stride() if Q.dim() == len(shape) else None
+    assert_same(fn)
+
+
 def test_qr_modes_and_errors():
     for lib in (ag, torch):
         Q, R = lib.linalg.qr(lib.ones(2, 5, 3), mode="complete")
