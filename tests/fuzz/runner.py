@@ -155,6 +155,36 @@ def _singular_cholesky(op, exc, theirs):
     return bool(np.any(values[..., -1] <= values[..., 0] * matrix.shape[-1] * eps))
 
 
+# cummax/cummin's index is the last position of the running extreme: of two inputs that
+# differ by rounding (an earlier op's last bit, e.g. group_norm's), which is larger is that
+# rounding, and so is the index. Where the indices differ, the op's input at both positions
+# is compared: close (the tolerances) and unequal on either side is such a near tie, not a
+# difference; a tie both sides see exactly is still reported (the tie rule is torch's).
+def _near_tie(op, ours, theirs, our_slots, their_slots, loose):
+    if (op.label or op.name) not in ("cummax", "cummin") or not isinstance(op.args[0], Ref):
+        return False
+    dim = op.args[1] if len(op.args) > 1 else op.kwargs.get("dim")
+    x_ours, x_theirs = _array(our_slots[op.args[0].slot]), _array(their_slots[op.args[0].slot])
+    if x_theirs.ndim == 0 or x_ours.shape != x_theirs.shape:
+        return False
+    i_ours, i_theirs = _array(ours).astype(np.int64), _array(theirs).astype(np.int64)
+    if i_ours.shape != i_theirs.shape or i_ours.min(initial=0) < 0 or \
+            i_ours.max(initial=0) >= x_theirs.shape[dim]:
+        return False
+    wrong = i_ours != i_theirs
+    rtol, atol = TOLERANCES[loose or _dtype_name(their_slots[op.args[0].slot])]
+    pairs = []
+    for x in (x_theirs, x_ours):
+        at_ours = np.take_along_axis(x, i_ours, dim)[wrong]
+        at_theirs = np.take_along_axis(x, i_theirs, dim)[wrong]
+        pairs.append((at_ours, at_theirs))
+    (a, b), (c, d) = pairs
+    finite = np.abs(x_theirs[np.isfinite(x_theirs)])
+    scale = float(finite.max()) if finite.size else 0.0
+    close = np.isclose(a, b, rtol=rtol, atol=atol * (1.0 + scale))
+    return bool(np.all(close & ((a != b) | (c != d))))
+
+
 class LockStep:
     def __init__(self, program):
         self.program = program
@@ -162,6 +192,7 @@ class LockStep:
         self.ours = Executor(autograd_cy)
         dtypes = {op.args[1] for op in program.ops if op.kind == "leaf"}
         self.loose = next((name for name in LOOSEST if name in dtypes), None)
+        self.near_ties = set()      # slots of indices that _near_tie let pass
 
     def run(self):
         """The first Difference, or None if the libraries agree to the end."""
@@ -210,6 +241,10 @@ class LockStep:
             self.ours.slots.extend(ours)
             for k, (o, t) in enumerate(zip(ours, theirs)):
                 found = compare_tensor(o, t, loose=self.loose)
+                if found and found[0] == "value mismatch" and k == 1 and _near_tie(
+                        op, o, t, self.ours.slots, self.theirs.slots, self.loose):
+                    found = None
+                    self.near_ties.add(first + k)       # not compared again either
                 if found:
                     return Difference(index, f"{found[0]} after {label}",
                                       f"output {k} (v{first + k}): {found[1]}")
@@ -234,7 +269,8 @@ class LockStep:
         for slot in range(first):
             t, o = self.theirs.slots[slot], self.ours.slots[slot]
             found = compare_tensor(o, t, loose=self.loose)
-            if found and slot in given and found[0] == "value mismatch":
+            if found and (slot in given or slot in self.near_ties) and \
+                    found[0] == "value mismatch":
                 found = None
             if found:
                 return Difference(index, f"{found[0]} of an earlier tensor after {label}",
