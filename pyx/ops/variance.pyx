@@ -167,7 +167,7 @@ cdef object mean_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra)
 cdef object running_mean_infinities(object array, tuple dims, object kept_mean):
     """``kept_mean`` (keepdims over ``dims``) with the groups that hold an infinity set to
     the running mean's answer (NOTE [The mean of var_mean with infinities])."""
-    if not isinstance(array, np.ndarray) or np.isfinite(kept_mean).all():
+    if not isinstance(array, np.ndarray) or array.size == 0 or np.isfinite(kept_mean).all():
         return kept_mean
     if array.ndim == 0:         # the one value (a complex inf / 1 is NaN in both parts)
         return array.copy()
