@@ -125,6 +125,7 @@ def test_kron_is_no_view():
     assert_same(fn)
 
 
+@pytest.mark.cpu_only     # torch's CPU kernel's choice; ours on the CPU
 def test_kron_of_a_column_major_input_raises_views_error():
     """kron views the product with torch's _unsafe_view: a product that keeps a column-major
     input's layout (linalg.qr's R, a transposed copy or view) cannot be viewed, and torch
