@@ -90,9 +90,11 @@ def kron(input, other):
         interleaved_b += [1, n]
         shape.append(m * n)
     product = a.reshape(interleaved_a) * b.reshape(interleaved_b)
-    # torch's _unsafe_view: the product's memory as a tensor that is no view
+    # torch's _unsafe_view: the product's memory as a tensor that is no view; a product
+    # that keeps a column-major input's layout (linalg.qr's R) cannot be viewed so, and
+    # raises view's error, as torch's
     from autograd_cy.view_copies import _copying
-    return _copying("UnsafeViewBackward0", lambda t, size: t.reshape(size), product,
+    return _copying("UnsafeViewBackward0", lambda t, size: t.view(size), product,
                     tuple(shape), untracked=True)
 
 

@@ -34,6 +34,7 @@ from autograd_cy.autograd.function import Function
 from autograd_cy.dtypes import _refuse_complex
 from autograd_cy.factories import zeros
 from autograd_cy.reorder import _wrap
+from autograd_cy.selection_order import kth_index, tied_rows, top_pairs
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue"]
 
@@ -65,6 +66,39 @@ def _sorted(input, dim, descending):
         return array.copy(), np.zeros_like(array, dtype=np.int64)
     indices = _order(array, dim, descending)
     return np.take_along_axis(array, indices, dim), indices
+
+
+def _replay_ties(input_array, values, indices, dim, first, last, pick):
+    """``indices`` (of the ``values`` sorted along ``dim``, cut to the selected positions)
+    with each row that holds equal values among the sorted positions ``first .. last``
+    answered by ``pick(row)`` (a list of indices) instead, and ``values`` gathered again:
+    torch's CPU choice among equal entries (NOTE [The order of equal entries in kthvalue and
+    topk]). A device's arrays are left as they are."""
+    if not isinstance(input_array, np.ndarray) or input_array.size == 0:
+        return values, indices
+    full = np.moveaxis(_order_values(input_array, dim), dim, -1)
+    n = full.shape[-1]
+    rows = full.reshape(-1, n)
+    tied = np.flatnonzero(tied_rows(rows, first, last))
+    if not len(tied):
+        return values, indices
+    chosen = np.moveaxis(indices, dim, -1).copy()
+    flat = chosen.reshape(-1, chosen.shape[-1])
+    plain = np.moveaxis(input_array, dim, -1).reshape(-1, n)
+    if plain.dtype == ml_dtypes.bfloat16:
+        plain = plain.astype(np.float32)
+    for row in tied:
+        flat[row] = pick(plain[row].tolist())
+    indices = np.moveaxis(flat.reshape(chosen.shape), -1, dim)
+    return np.take_along_axis(input_array, indices, dim), indices
+
+
+def _order_values(array, dim):
+    """``array`` sorted ascending along ``dim`` (NaN last), for the search for equal
+    neighbours."""
+    if array.dtype == ml_dtypes.bfloat16:
+        array = array.astype(np.float32)
+    return np.sort(array, axis=dim)
 
 
 # ------------------------------------------------------------------ the ops
@@ -127,6 +161,11 @@ class Topk(_Selection):
         if values.ndim:
             first = (slice(None),) * dim + (slice(0, k),)
             values, indices = values[first].copy(), indices[first].copy()
+            if k:
+                n = input.shape[dim]      # positions 0 .. k of the order, from its top
+                span = (0, k) if not largest else (n - 1 - k, n - 1)
+                values, indices = _replay_ties(_array_of(input), values, indices, dim, *span,
+                                               lambda row: top_pairs(row, k, largest))
         return _Selection._outputs(ctx, input, dim, values, indices, 3)
 
 
@@ -139,8 +178,12 @@ class Kthvalue(_Selection):
         values, indices = _sorted(input, dim, False)
         squeezed = values.ndim > 0 and not keepdim
         if values.ndim:
-            kth = (slice(None),) * dim + ((k - 1) if squeezed else slice(k - 1, k),)
+            kth = (slice(None),) * dim + (slice(k - 1, k),)
             values, indices = values[kth].copy(), indices[kth].copy()
+            values, indices = _replay_ties(_array_of(input), values, indices, dim, k - 2, k,
+                                           lambda row: [kth_index(row, k - 1)])
+            if squeezed:
+                values, indices = values.squeeze(dim), indices.squeeze(dim)
         return _Selection._outputs(ctx, input, dim, values, indices, 3, squeezed)
 
 
@@ -190,6 +233,8 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         _refuse_complex(input.dtype, "kthvalue_cpu")
     dim = _wrap(dim, input.dim())
     size = input.shape[dim] if input.dim() else 1
+    if size == 0:       # torch checks the dim before k
+        raise IndexError(f"kthvalue(): Expected reduction dim {dim} to have non-zero size.")
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
     return kthvalue_result(*Kthvalue.apply(input, k, dim, bool(keepdim)))

@@ -123,3 +123,19 @@ def test_kron_is_no_view():
             lib.kron(x, y).detach_()
         return out._is_view(), x.grad, y.grad
     assert_same(fn)
+
+
+@pytest.mark.cpu_only     # torch's CPU kernel's choice; ours on the CPU
+def test_kron_of_a_column_major_input_raises_views_error():
+    """kron views the product with torch's _unsafe_view: a product that keeps a column-major
+    input's layout (linalg.qr's R, a transposed copy or view) cannot be viewed, and torch
+    raises view's RuntimeError; a row-major input works (fuzz seed 986003644)."""
+    def fn(lib, kind):
+        x = lib.tensor([[0.0, 1.625], [2.0, 0.75]], dtype=lib.float64)
+        x = {"qr": lambda: lib.linalg.qr(x)[1], "copy": lambda: x.mT.contiguous().mT,
+             "view": lambda: x.mT, "plain": lambda: x}[kind]()
+        return lib.kron(x, lib.tensor([[-2.75, -1.125]], dtype=lib.float64))
+    for kind in ("qr", "copy", "view"):
+        assert_same_error(lambda lib: fn(lib, kind), RuntimeError,
+                          "view size is not compatible with input tensor's size and stride")
+    assert_same(lambda lib: fn(lib, "plain"))

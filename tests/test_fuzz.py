@@ -166,3 +166,40 @@ def test_compare_tensor_sees_values_flags_and_dtypes():
     assert compare_tensor(autograd_cy.tensor([1.0, 2.0], dtype=autograd_cy.float64,
                                              requires_grad=True), t)[0] == "dtype mismatch"
     assert compare_tensor(None, t)[0] == "type mismatch"
+
+
+def test_cholesky_of_a_numerically_singular_matrix_is_not_compared():
+    """``[[a, a], [a, a]]`` (``x x^T + I`` with the identity lost to rounding): torch's MKL
+    factors it, NumPy's OpenBLAS refuses it; the runner lets that pass (the program ends),
+    and well-conditioned matrices compare as before (fuzz seed 986002197)."""
+    import torch
+    a = 332914.65871017275
+    singular = [[a, a], [a, a]]
+    assert torch.linalg.cholesky_ex(torch.tensor(singular, dtype=torch.float64)).info == 0
+
+    def program(data):
+        return Program([Op("leaf", "tensor", (data, "float64", False)),
+                        Op("linalg", "cholesky", (Ref(0),), label="linalg.cholesky")])
+    assert run_program(program(singular)) is None
+    assert run_program(program([[2.0, 1.0], [1.0, 2.0]])) is None
+    assert run_program(program([[1.0, 2.0], [2.0, 1.0]])) is None    # both refuse
+
+
+def test_cummax_index_of_a_near_tie_is_not_compared():
+    """Two group_norm outputs one ulp apart on torch's side and equal on ours: cummax's
+    index is that rounding's, so the runner lets it pass (fuzz seed 986002425); an index
+    among inputs that are exactly equal on both sides is still a difference."""
+    import torch
+    import autograd_cy
+    from tests.fuzz.runner import _near_tie
+    ops = [Op("leaf", "tensor", ([[-2.25, 2.25, 2.25, 1.25], [-2.125, 3.0, -1.0, 2.875],
+                                  [-1.25, 0.0, 0.375, 2.0]], "float32", False)),
+           Op("F", "group_norm", (Ref(0), 2), label="F.group_norm"),
+           Op("leaf", "tensor", ([-0.875, 1.125, -1.5, 1.25], "float32", False)),
+           Op("F", "group_norm", (Ref(1), 2), {"weight": Ref(2)}, label="F.group_norm"),
+           Op("method", "cummax", (Ref(3), 0), nout=2, label="cummax")]
+    assert run_program(Program(ops)) is None
+    op = ops[-1]
+    x_t, x_o = torch.tensor([[1.0], [1.0]]), autograd_cy.tensor([[1.0], [1.0]])
+    assert not _near_tie(op, autograd_cy.tensor([[0], [0]]), torch.tensor([[0], [1]]),
+                         {3: x_o}, {3: x_t}, None)

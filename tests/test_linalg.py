@@ -11,8 +11,8 @@ import torch
 
 import autograd_cy as ag
 from oracle import (
-    PROVENANCE_TAIL, assert_close, assert_same, assert_same_error, check_gradcheck, check_jvp,
-    check_op, node_name, randn, to_numpy, DEVICE,
+    PROVENANCE_TAIL, assert_close, assert_same, assert_same_error, both, check_gradcheck,
+    check_jvp, check_op, node_name, randn, to_numpy, DEVICE,
 )
 
 DTYPES = [np.float32, np.float64]
@@ -517,25 +517,42 @@ def test_matrix_exp(dtype, shape, scale):
 
 
 @pytest.mark.parametrize("half", ["float16", "bfloat16"])
-def test_matrix_exp_half_types(half):
-    """torch 2.13's CPU kernel accepts the half types but overflows (exp(0.1 I) is inf in
-    bfloat16, NaN in float16); ours computes in float32 and rounds once, so the oracle is
-    torch's float32 result (and gradient) rounded to the half type."""
-    # values the half type holds exactly, so that both sides start from the same matrix
-    A = torch.tensor(0.5 * randn(3, 3, seed=24)).to(getattr(torch, half)).float().numpy()
-    g = torch.tensor(randn(3, 3, seed=25)).to(getattr(torch, half)).float().numpy()
-    ours = ag.tensor(A).to(getattr(ag, half)).requires_grad_()
-    out = ag.linalg.matrix_exp(ours)
-    out.backward(ag.tensor(g).to(getattr(ag, half)))
-    ref = torch.tensor(A).requires_grad_()
-    expected = torch.linalg.matrix_exp(ref)
-    expected.backward(torch.tensor(g))
-    assert out.dtype == getattr(ag, half) and ours.grad.dtype == getattr(ag, half)
-    rounded = getattr(torch, half)
-    np.testing.assert_array_equal(out.detach().float().cpu().numpy(),
-                                  expected.detach().to(rounded).float().numpy())
-    np.testing.assert_allclose(ours.grad.float().cpu().numpy(), ref.grad.numpy(),
-                               rtol=2e-2, atol=2e-2 * float(ref.grad.abs().max()))
+@pytest.mark.parametrize("scale", [0.0, 1e-5, 0.01, 0.05, 0.2, 0.5, 3.0])
+def test_matrix_exp_half_types_follow_torchs_kernel(half, scale):
+    """torch 2.13 computes float16/bfloat16 in the type itself with its float64 thresholds
+    and float64 coefficients read as 2-byte words (NOTE [matrix_exp in the half types]):
+    zeros, huge values, inf and NaN by the norm's degree, a batch of two by degree 18;
+    ours follows it, NaN and inf where torch's are, the gradient too (fuzz seeds
+    985000050, 985003563)."""
+    A = scale * randn(2, 3, 3, seed=24)
+
+    def fn(lib):
+        X = lib.tensor(A).to(getattr(lib, half)).requires_grad_()
+        one = lib.linalg.matrix_exp(X[0])
+        both = lib.linalg.matrix_exp(X)
+        one.backward(lib.ones_like(one))
+        return [one.float(), both.float(), X.grad.float()]
+    ours, theirs = both(fn)
+    for a, b in zip(ours, theirs):
+        a, b = to_numpy(a), to_numpy(b)
+        np.testing.assert_array_equal(np.isnan(a), np.isnan(b))
+        np.testing.assert_array_equal(np.isinf(a) * np.sign(a), np.isinf(b) * np.sign(b))
+        finite = np.isfinite(b)
+        np.testing.assert_allclose(a[finite], b[finite], rtol=2e-2,
+                                   atol=1e-2 * (1 + np.abs(b[finite]).max(initial=0)))
+
+
+def test_matrix_exp_of_infinities_and_1x1_matrices():
+    """A 1x1 matrix is exp of its entry (inf stays inf, no OverflowError; fuzz seed
+    986004671); a matrix with an infinite norm is NaN, the rest of its batch as usual."""
+    def fn(lib):
+        inf = float("inf")
+        one = lib.tensor([[[2.25]], [[-inf]]], dtype=lib.float64) / 0.0
+        batch = lib.tensor([[[1.0, inf], [0.0, 1.0]], [[0.5, 0.0], [0.0, 1.0]]])
+        out = lib.linalg.matrix_exp(batch.to(lib.complex64))
+        return [lib.linalg.matrix_exp(one), lib.linalg.matrix_exp(batch),
+                lib.view_as_real(out)]
+    assert_same(fn)
 
 
 def test_matrix_exp_complex_gradcheck_forward_ad():
@@ -583,6 +600,29 @@ def test_vecdot_multi_dot_diagonal():
     check_op(lambda lib, A: lib.linalg.diagonal(A, offset=1), randn(2, 3, 4))
     assert_same_error(lambda lib: lib.linalg.multi_dot([lib.ones(2, 2)]), RuntimeError,
                       exact="multi_dot(): expected at least 2 tensors but got 1")
+
+
+@pytest.mark.parametrize("shapes", [[(3, 2), (2, 2), (2, 1)], [(2,), (2, 3), (3, 3), (3, 1)],
+                                    [(1, 3), (3, 2), (2, 4), (4, 2), (2,)]])
+def test_multi_dot_multiplies_in_torchs_order(shapes):
+    """torch multiplies by ``mm`` in the cheapest order (three matrices by its cost rule,
+    more by dynamic programming) and views the result: the order decides where an inf meets
+    a zero (NaN) or another inf, and how the half types round (fuzz seeds 986000442,
+    985001365); the node is ViewBackward0."""
+    arrays = [randn(*shape, seed=i) for i, shape in enumerate(shapes)]
+    arrays[0].flat[0] = np.inf
+    arrays[-1].flat[-1] = 0.0
+
+    def fn(lib):
+        tensors = [lib.tensor(a, requires_grad=True) for a in arrays]
+        out = lib.linalg.multi_dot(tensors)
+        half = lib.linalg.multi_dot([lib.tensor(a).to(lib.bfloat16) for a in arrays[1:]]
+                                    if len(arrays) > 2 else [lib.tensor(arrays[1])] * 2)
+        return out, node_name(out.grad_fn), half.float()
+    assert_same(fn)
+    assert_same_error(lambda lib: lib.linalg.multi_dot([lib.ones(2, 3), lib.ones(2, 2)]),
+                      RuntimeError, exact="multi_dot(): tensors 0 and 1 with shapes [2, 3] "
+                      "and [2, 2] cannot be multiplied")
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 6, -1, -3])
@@ -665,6 +705,23 @@ def test_solve_triangular_result_has_the_dtype_of_A(dtypes):
     assert_same(fn)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "complex128"])
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("left", [False, True])
+def test_solve_triangular_of_a_singular_triangle_substitutes(dtype, upper, left):
+    """A zero on the diagonal: torch's trsm substitutes through it, ``b / 0`` is inf and
+    ``inf * 0``, ``0 / 0`` NaN further on (a complex ``s / 0`` NaN in both parts); no
+    LinAlgError and not NaN everywhere (fuzz seeds 986000555, 985000365)."""
+    def fn(lib):
+        A = lib.tensor([[2.375, 0.0, 0.0], [-1.0, 0.0, 0.0], [0.375, 1.25, 0.875]],
+                       dtype=getattr(lib, dtype))
+        B = lib.tensor([[-0.25, 0.0], [-2.875, 0.0], [2.25, 1.0]], dtype=getattr(lib, dtype))
+        A = A if not upper else A.mT
+        X = lib.linalg.solve_triangular(A, B if left else B.mT, upper=upper, left=left)
+        return lib.view_as_real(X) if X.is_complex() else X
+    assert_same(fn)
+
+
 def test_solve_triangular_complex_gradcheck_forward_ad_errors():
     check_op(lambda lib, A, B: lib.linalg.solve_triangular(A, B, upper=False),
              complex_matrix(2, 3, 3), randn(3, 2, seed=1) + 1j * randn(3, 2, seed=2))
@@ -709,6 +766,19 @@ def test_qr_complete_complex_gradcheck():
     check_op(lambda lib, A: qr_gauge_free(lib, A), randn(2, 3) + 1j * randn(2, 3, seed=2))
     check_gradcheck(lambda lib, A: qr_gauge_free(lib, A), randn(4, 3, seed=33))
     check_gradcheck(lambda lib, A: qr_gauge_free(lib, A), randn(2, 3, seed=34))
+
+
+@pytest.mark.cpu_only     # the layout of the CPU's LAPACK results
+@pytest.mark.parametrize("mode", ["reduced", "complete", "r"])
+@pytest.mark.parametrize("shape", [(3, 2), (2, 3, 4)])
+def test_qr_results_are_column_major(shape, mode):
+    """Q and R have LAPACK's column-major layout, as torch's (strides ``(..., 1, rows)``),
+    so that what depends on it (``view``, kron's view of a product) behaves as torch's
+    (fuzz seed 986003644)."""
+    def fn(lib):
+        Q, R = lib.linalg.qr(lib.tensor(randn(*shape, seed=35)), mode=mode)
+        return R.stride(), R.is_contiguous(), Q.stride() if Q.dim() == len(shape) else None
+    assert_same(fn)
 
 
 def test_qr_modes_and_errors():
@@ -1127,6 +1197,21 @@ def test_matrix_norm_of_empty_matrices_is_zero(shape, ord):
                                                        keepdim=keepdim))
     if shape == (1, 0):
         assert_same_error(lambda lib: lib.linalg.matrix_norm(lib.zeros(*shape), ord=-1))
+
+
+@pytest.mark.parametrize("ord", [1, 2, math.inf, "nuc"])
+@pytest.mark.parametrize("shape", [(1, 0), (0, 1)])
+def test_matrix_norm_of_no_entries_is_not_recorded(shape, ord):
+    """The 0 that is the largest of an empty dim has no grad_fn and does not require grad,
+    as torch's (ord 1 and 2 of a 1x0 matrix, inf of a 0x1); the sums of a non-empty dim
+    ('nuc', ord 1 of 0x1) are recorded as usual (fuzz seeds 986000252, 986003939,
+    985003004)."""
+    def fn(lib):
+        A = lib.tensor([[-3.0]], requires_grad=True).narrow(*((1, 1, 0) if shape == (1, 0)
+                                                               else (0, 0, 0)))
+        out = lib.linalg.matrix_norm(A, ord=ord)
+        return out, out.requires_grad, out.grad_fn is None
+    assert_same(fn)
 
 
 def test_eigvalsh_gradient_at_repeated_eigenvalues():

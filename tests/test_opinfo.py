@@ -40,7 +40,6 @@ _STORAGE = ("the sample reads, through as_strided, storage outside its view, whi
 KNOWN_DIFFERENCES = {
     **{(op, dtype): _TIES for op in ("sort", "argsort", "msort", "mode")
        for dtype in ("bfloat16", "float16")},
-    ("topk", "bfloat16"): _TIES,
     **{("as_strided.partial_views", dtype): _STORAGE for dtype in DTYPES},
     **{("chalf", dtype): _COMPLEX32 for dtype in DTYPES},
     **{("as_strided_scatter", dtype): (
@@ -51,10 +50,6 @@ KNOWN_DIFFERENCES = {
     ("view_as_complex", "float16"): _COMPLEX32,
     **{("to_sparse", dtype): "sparse tensors are not built"
        for dtype in ("float64", "float32", "bfloat16", "float16")},
-    **{("matrix_exp", dtype): ("torch 2.13's CPU matrix_exp of a half type overflows (inf or "
-                               "NaN even for exp(0.1 I)); ours computes in float32 and rounds "
-                               "once (tests/test_linalg.py)")
-       for dtype in ("bfloat16", "float16")},
     **{("histc", dtype): ("torch computes the bin of a half value with half arithmetic, "
                           "rounding at each step; ours in float64, so a value on a bin edge "
                           "lands in the next bin") for dtype in ("bfloat16", "float16")},

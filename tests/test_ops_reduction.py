@@ -253,6 +253,29 @@ def test_var_std_no_degrees_of_freedom(method):
         assert np.isinf(float(value))
 
 
+@pytest.mark.cpu_only     # torch's CPU kernel's choice; ours on the CPU
+@pytest.mark.parametrize("name", ["var_mean", "std_mean"])
+def test_var_mean_mean_of_infinities_is_the_running_means(name):
+    """The mean of var_mean/std_mean is torch's running (Welford) mean: an infinity followed
+    by anything is NaN, one infinity last stays; the parts of a complex input apart (fuzz
+    seeds 986000559, 986004218); an empty input's NaN mean keeps its shape (987000240,
+    987001624)."""
+    inf = np.inf
+
+    def fn(lib):
+        op = getattr(lib, name)
+        real = lib.tensor([[inf, inf], [1.0, inf], [inf, 1.0], [-inf, -inf]],
+                          dtype=lib.float64)
+        cplx = lib.tensor([complex(inf, 1), complex(1, inf)])
+        empty = lib.zeros(1, 3).narrow(-1, 2, 0)       # NaN of the kept shape, no error
+        return [op(real, 1)[1], op(real)[1], op(real, 0)[1], lib.view_as_real(op(cplx)[1]),
+                lib.view_as_real(op(cplx[0])[1]), op(lib.tensor([]))[1],
+                op(empty, keepdim=True)[1], op(empty, 1)[1]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_same(fn)
+
+
 # ------------------------------------------------------------------ results and graph
 
 def test_max_with_dim_returns_values_and_indices():

@@ -3,8 +3,9 @@ int64 indices, gradients and double backward (check_op), gradcheck and gradgradc
 float64, forward AD, the nodes (SortBackward0, TopkBackward0, KthvalueBackward0), the stable
 order of equal entries in both directions, NaN's place, half precision, and torch's errors.
 
-Values are distinct wherever the order of equal entries is not promised (``stable=False``,
-topk, kthvalue)."""
+Values are distinct wherever the order of equal entries is not promised (``stable=False``),
+except in the tests of which of equal entries torch's CPU topk and kthvalue pick (NOTE [The
+order of equal entries in kthvalue and topk])."""
 import numpy as np
 import pytest
 
@@ -128,6 +129,9 @@ def test_sorted_false_selects_the_same_entries():
     lambda lib: lib.zeros(2, 3).kthvalue(4),
     lambda lib: lib.zeros(2, 3).kthvalue(0, 0),
     lambda lib: lib.zeros(2, 3).kthvalue(1, 5),
+    lambda lib: lib.zeros(2, 0).kthvalue(3, 1),       # the empty dim before k
+    lambda lib: lib.zeros(0, 3).kthvalue(1, 0),
+    lambda lib: lib.zeros(2, 0).kthvalue(0, 0),
 ])
 def test_errors(fn):
     assert_same_error(fn)
@@ -143,3 +147,43 @@ def test_bfloat16_nan_sorts_as_the_largest(descending):
         return [values.float(), indices, x.argsort(descending=descending, stable=True),
                 x.msort().float()]
     assert_same(fn)
+
+
+# ------------------------------------------------------------------ equal entries
+
+TIES = {
+    # NaNs of a negative base to a fractional power (fuzz seed 986001793)
+    "kthvalue_nan": (lambda lib, x: x.kthvalue(1, 2),
+                     [[[0.16, np.inf, 1.0], [0.675, np.nan, np.nan], [1.21, 4.43, 0.203]],
+                      [[0.529, 0.327, 16.0], [0.776, 0.648, 1.087], [np.nan, np.nan, np.nan]]]),
+    # infinities of x / 0 (fuzz seed 986000161)
+    "topk_inf": (lambda lib, x: x.topk(1, dim=-3),
+                 [[[-0.4], [-np.inf], [-0.4], [10.0]], [[1.6], [np.inf], [-0.8], [1.0]],
+                  [[-2.3], [np.inf], [1.2], [11.5]], [[0.1], [np.inf], [2.3], [-10.0]]]),
+    # equal sums (fuzz seed 985000016)
+    "topk_equal": (lambda lib, x: x.topk(2), [0.005859375, 0.001953125, 0.001953125,
+                                              0.001953125]),
+    "kthvalue_zeros": (lambda lib, x: x.kthvalue(3, 1),
+                       [[0.0, -0.0, 0.0, 1.0, 2.0, 2.0], [0.0, np.inf, -0.0, np.inf, 0.0, -0.0]]),
+    # the insertion sort of the k - 1 first (k > 17) and the heap (64 k <= n)
+    "topk_long": (lambda lib, x: x.topk(20, largest=False), np.arange(40) % 3),
+    "topk_heap": (lambda lib, x: x.topk(2), np.arange(130) % 4),
+}
+
+
+@pytest.mark.cpu_only     # torch's CPU kernel's choice; ours on the CPU
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("name", TIES)
+def test_equal_entries_pick_torchs_index(name, dtype):
+    """Of equal entries (NaNs, infinities, zeros of either sign), torch's quickselect
+    (kthvalue) and its nth_element/sort/partial_sort (topk) pick one by their swaps, not the
+    first: the index, the value's sign and where the gradient goes are torch's."""
+    fn, data = TIES[name]
+
+    def run(lib):
+        x = lib.tensor(np.asarray(data, dtype=np.float32)).to(getattr(lib, dtype))
+        x.requires_grad_()
+        values, indices = fn(lib, x)
+        values.backward(lib.ones_like(values))
+        return [indices, values.float(), lib.signbit(values) & ~values.isnan(), x.grad.float()]
+    assert_same(run)

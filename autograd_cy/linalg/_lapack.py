@@ -71,6 +71,18 @@ def array_of(tensor):
     return tensor.detach().cpu().numpy(force=True)
 
 
+def column_major_like(array, like):
+    """``array`` as a new tensor on ``like``'s device with each matrix column-major (strides
+    ``(..., 1, rows)``), the layout of torch's LAPACK results (a ``view`` that merges their
+    last two dims fails, as torch's)."""
+    array = np.asarray(array)
+    if array.ndim < 2:
+        return tensor_like(array, like)
+    array = np.swapaxes(np.ascontiguousarray(np.swapaxes(array, -1, -2)), -1, -2)
+    out = _ag.from_numpy(array)
+    return out if like.device.type == "cpu" else out.to(like.device)
+
+
 def tensor_like(array, like, dtype=None):
     """``array`` as a new tensor on ``like``'s device (of ``dtype``, else the array's)."""
     array = np.asarray(array, order="C")      # a 0-d result stays 0-d

@@ -4,7 +4,9 @@
 torch). The matrix norms are torch's composites of it: 'fro' is the vector 2-norm over
 both dims; ord 1 / -1 the largest / smallest column sum of ``|A|`` (``amax`` / ``amin`` of
 a vector 1-norm), ord inf / -inf the same of the row sums; 'nuc' and ord 2 / -2 the sum,
-largest and smallest singular values (``linalg.svdvals``).
+largest and smallest singular values (``linalg.svdvals``). The largest of an empty dim
+(ord 1, inf or 2 of a matrix with no columns, rows or singular values) is 0 and, as torch's,
+not recorded: no ``grad_fn``, ``requires_grad`` False.
 
 >>> import autograd_cy as ag
 >>> ag.linalg.matrix_norm(ag.tensor([[1.0, -2.0], [3.0, 4.0]]), 1)
@@ -61,8 +63,10 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
                                f"{A.dtype._scalar_name}")
         # the two dims moved last, the singular values of the matrices there
         values = svdvals(A.movedim((rows, cols), (-2, -1)))
-        if ord == "nuc" or ord > 0 and not values.shape[-1]:
-            out = values.sum(-1)        # (a largest of no values: 0, as torch's)
+        if ord == "nuc":
+            out = values.sum(-1)
+        elif ord > 0 and not values.shape[-1]:
+            out = values.sum(-1).detach()   # the largest of no values: 0, not recorded
         else:
             out = values.amax(-1) if ord > 0 else values.amin(-1)
         if keepdim:
@@ -77,7 +81,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if not keepdim and summed < reduced:
         reduced -= 1                    # the summed dim is gone
     if ord > 0 and not sums.shape[reduced]:
-        return sums.sum(reduced, keepdim)   # the largest of no sums: 0, as torch's
+        return sums.sum(reduced, keepdim).detach()  # the largest of no sums: 0, not recorded
     return sums.amax(reduced, keepdim) if ord > 0 else sums.amin(reduced, keepdim)
 
 

@@ -24,8 +24,9 @@ def vecdot(x, y, *, dim=-1):
 
 
 def multi_dot(tensors):
-    """The product of a chain of matrices (the first and last may be vectors), left to
-    right."""
+    """The product of a chain of matrices (the first and last may be vectors) by ``mm``, in
+    torch's order (the cheapest, by its count of multiplications), viewed to the result's
+    shape."""
     if len(tensors) < 2:
         raise RuntimeError("multi_dot(): expected at least 2 tensors but got "
                            f"{len(tensors)}")
@@ -43,10 +44,55 @@ def multi_dot(tensors):
             raise RuntimeError("multi_dot(): all tensors must have be the same dtype but tensor "
                                f"0 is {_type_name(tensors[0].dtype)} and tensor {i} "
                                f"{_type_name(tensor.dtype)}")
-    out = tensors[0]
-    for tensor in tensors[1:]:
-        out = _ag.matmul(out, tensor)
-    return out
+    shape = [n for n in (tensors[0].shape[0] if tensors[0].dim() == 2 else None,
+                         tensors[-1].shape[-1] if tensors[-1].dim() == 2 else None)
+             if n is not None]
+    matrices = list(tensors)
+    if matrices[0].dim() == 1:
+        matrices[0] = matrices[0].unsqueeze(0)
+    if matrices[-1].dim() == 1:
+        matrices[-1] = matrices[-1].unsqueeze(-1)
+    for i in range(1, len(matrices)):
+        if matrices[i - 1].shape[-1] != matrices[i].shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {i - 1} and {i} with shapes "
+                               f"{list(tensors[i - 1].shape)} and {list(tensors[i].shape)} "
+                               "cannot be multiplied")
+    return _chain(matrices, _chain_order(matrices), 0, len(matrices) - 1).view(shape)
+
+
+def _chain_order(matrices):
+    """torch's order of the products: for three matrices (a x b)(b x c)(c x d), ``A(BC)``
+    when ``ac(b + d) > bd(a + c)``; for more, the cheapest split of each sub-chain by
+    dynamic programming, the first of equal costs. ``split[i][j]``: the last matrix of the
+    left factor of ``i .. j``."""
+    n = len(matrices)
+    split = [[i] * n for i in range(n)]
+    if n == 3:
+        a, b = matrices[0].shape
+        c, d = matrices[2].shape
+        split[0][2] = 0 if a * c * (b + d) > b * d * (a + c) else 1
+        split[1][2] = 1
+        split[0][1] = 0
+        return split
+    dims = [m.shape[0] for m in matrices] + [matrices[-1].shape[1]]
+    cost = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = None
+            for k in range(i, j):
+                q = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if cost[i][j] is None or q < cost[i][j]:
+                    cost[i][j], split[i][j] = q, k
+    return split
+
+
+def _chain(matrices, split, i, j):
+    """The product of ``matrices[i .. j]`` in the order ``split`` gives, by ``mm``."""
+    if i == j:
+        return matrices[i]
+    k = split[i][j]
+    return _ag.mm(_chain(matrices, split, i, k), _chain(matrices, split, k + 1, j))
 
 
 def _type_name(dtype):

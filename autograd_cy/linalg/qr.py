@@ -29,7 +29,7 @@ import numpy as np
 
 import autograd_cy as _ag
 from autograd_cy.autograd.function import Function
-from autograd_cy.linalg._lapack import array_of, check_matrix, mH, tensor_like
+from autograd_cy.linalg._lapack import array_of, check_matrix, column_major_like, mH
 from autograd_cy.linalg.triangular_solve import solve_triangular
 
 __all__ = ["qr", "torch_qr"]
@@ -73,7 +73,7 @@ class LinalgQr(Function):
             Q = np.zeros((0,), dtype=a.dtype)
         else:
             Q, R = np.linalg.qr(a, mode=mode)
-        Q, R = tensor_like(Q, A), tensor_like(R, A)
+        Q, R = column_major_like(Q, A), column_major_like(R, A)
         ctx.save_for_backward(Q, R)
         ctx.mode = mode
         ctx.set_materialize_grads(False)

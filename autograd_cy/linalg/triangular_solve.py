@@ -1,8 +1,10 @@
 """``linalg.solve_triangular``: ``X = A^{-1} B`` (``B A^{-1}`` unless ``left``) for
 triangular ``A``: only its ``upper`` (or lower) triangle is read, and with
 ``unitriangular`` its diagonal is taken to be ones. The forward solves with NumPy's
-LAPACK (NOTE [Linear algebra on the CPU's LAPACK]); an exactly singular triangle gives
-NaN rather than torch's infinities.
+LAPACK (NOTE [Linear algebra on the CPU's LAPACK]) when the triangle is finite with no zero
+on its diagonal; otherwise it substitutes row by row, as BLAS ``trsm`` (torch's kernel)
+does: an exactly singular triangle gives torch's infinities (``b / 0``) and the NaNs they
+make further on (``inf * 0``, ``inf - inf``), where the LAPACK solve refuses the matrix.
 
 The gradient is ``solve``'s, kept to the triangle that was read (torch's
 ``LinalgSolveTriangularBackward0``):
@@ -34,6 +36,23 @@ def _triangle(a, upper, unitriangular):
     return out
 
 
+def _substitute(a, b, upper):
+    """``x`` with ``a x = b`` for the triangular (batch of) ``a``: forward substitution
+    (backward when ``upper``), one row at a time over the whole batch; the products are
+    summed elementwise, so that ``inf * 0`` is NaN as in ``trsm`` (a BLAS ``gemv`` may skip
+    zeros). A complex ``s / 0`` is NaN in both parts as in ``ztrsm`` (NumPy's is ``inf``
+    in one)."""
+    n = a.shape[-1]
+    x = np.empty(b.shape, dtype=np.result_type(a, b))
+    complex_zero = x.dtype.kind == "c" and not np.all(np.diagonal(a, axis1=-2, axis2=-1))
+    for i in (range(n - 1, -1, -1) if upper else range(n)):
+        done = slice(i + 1, n) if upper else slice(0, i)
+        s = b[..., i, :] - (a[..., i, done, None] * x[..., done, :]).sum(-2)
+        d = a[..., i, i, None]
+        x[..., i, :] = np.where(d == 0, complex(np.nan, np.nan), s / d) if complex_zero else s / d
+    return x
+
+
 def _keep_triangle(gA, upper, unitriangular):
     return gA.triu(int(unitriangular)) if upper else gA.tril(-int(unitriangular))
 
@@ -52,10 +71,10 @@ class LinalgSolveTriangular(Function):
         a = np.broadcast_to(a, batch + a.shape[-2:])
         b = np.broadcast_to(b, batch + b.shape[-2:])
         with np.errstate(all="ignore"):
-            try:
-                x = np.linalg.solve(a, b)
-            except np.linalg.LinAlgError:
-                x = np.full(b.shape, np.nan, dtype=np.result_type(a, b))
+            regular = (np.isfinite(a).all() and np.isfinite(b).all()
+                       and np.diagonal(a, axis1=-2, axis2=-1).all())
+            x = np.linalg.solve(a, b) if regular else _substitute(a, b, upper if left else
+                                                                  not upper)
         if not left:
             x = np.swapaxes(x, -1, -2)
         out = tensor_like(x, A)

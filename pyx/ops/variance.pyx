@@ -157,6 +157,35 @@ cdef object mean_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra)
     return mean(self_t, *extra)
 
 
+# NOTE [The mean of var_mean with infinities]
+# torch's var_mean and std_mean take the mean from the same pass as the variance: Welford's
+# running mean in float64, ``m += (x - m) / k`` in the order of the reduced elements (of
+# the real and imaginary parts apart). An infinity followed by anything gives ``inf - inf``:
+# the mean of a group is NaN unless its only infinity is its last element (then that
+# infinity), where the mean of a sum is inf. For CPU inputs of one pass (torch combines the
+# running means of parallel chunks above 32768 elements, which this does not follow).
+cdef object running_mean_infinities(object array, tuple dims, object kept_mean):
+    """``kept_mean`` (keepdims over ``dims``) with the groups that hold an infinity set to
+    the running mean's answer (NOTE [The mean of var_mean with infinities])."""
+    if not isinstance(array, np.ndarray) or array.size == 0 or np.isfinite(kept_mean).all():
+        return kept_mean
+    if array.ndim == 0:         # the one value (a complex inf / 1 is NaN in both parts)
+        return array.copy()
+    if array.dtype.kind == "c":
+        out = np.empty_like(kept_mean)      # each part's own mean (a complex division
+        for part in ("real", "imag"):        # by the count spreads an inf to both)
+            values = getattr(array, part)
+            setattr(out, part, running_mean_infinities(
+                values, dims, np.mean(values, axis=dims, keepdims=True)))
+        return out
+    infinities = np.isinf(array).sum(axis=dims, keepdims=True)
+    last = array[tuple(slice(-1, None) if axis in dims else slice(None)
+                       for axis in range(array.ndim))]
+    nans = np.isnan(array).any(axis=dims, keepdims=True)
+    only_last = (infinities == 1) & np.isinf(last) & ~nans
+    return np.where(infinities > 0, np.where(only_last, last, np.nan), kept_mean)
+
+
 cdef object var_std(Tensor self, object dim, bint keepdim, object correction, bint take_sqrt,
                     bint with_mean=False):
     """var or std; with ``with_mean``, the pair ``(var or std, mean)`` recorded as one node."""
@@ -202,6 +231,7 @@ cdef object var_std(Tensor self, object dim, bint keepdim, object correction, bi
     cdef Tensor mean_out = None
     if with_mean:
         with ignoring_fp_errors():
+            kept_mean = running_mean_infinities(array, dims, kept_mean)
             kept_mean = as_array(kept_mean, self._data.dtype)
         mean_out = contiguous_result(kept_mean if keepdim else kept_mean.reshape(out._data.shape))
     if records(self):
