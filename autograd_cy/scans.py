@@ -270,14 +270,14 @@ Cummin._backward_cls.__name__ = "CumminBackward0"
 def cummax(input, dim):
     """The running maximum along ``dim`` and the int64 index each came from (NOTE [The
     index of a running maximum]); its gradient goes to those entries."""
-    if input.dim():
+    if input.dim() and input.numel():        # torch's kernel runs on neither
         _refuse_complex(input.dtype, "cummax_cpu")
     return cummax_result(*Cummax.apply(input, _wrap(dim, input.dim()), True))
 
 
 def cummin(input, dim):
     """The running minimum along ``dim`` and the int64 index each came from."""
-    if input.dim():
+    if input.dim() and input.numel():        # torch's kernel runs on neither
         _refuse_complex(input.dtype, "cummin_cpu")
     return cummin_result(*Cummin.apply(input, _wrap(dim, input.dim()), False))
 
