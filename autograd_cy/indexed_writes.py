@@ -95,6 +95,14 @@ def _check_index_reduce(self, dim, index, source, reduce):
         raise IndexError("index out of range in self")
 
 
+def _refuse_index_reduce_dtype(dtype, include_self):
+    """torch's CPU kernels of index_reduce (an initialisation without ``include_self``,
+    then the reduction) are not compiled for complex or bool tensors."""
+    if dtype.is_complex or dtype.itemsize == 1 and dtype._scalar_name == "Bool":
+        kernel = "index_func_" if include_self else "index_reduce_func_exclude_input_init"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{dtype._scalar_name}'")
+
+
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     """``input`` with each slice ``i`` of ``source`` along ``dim`` reduced into slice
     ``index[i]`` ("prod", "mean", "amax" or "amin"; ``input``'s own values taking part
@@ -103,6 +111,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
                   UserWarning, stacklevel=2)
     dim = _wrap(dim, input.dim())
     _check_index_reduce(input, dim, index, source, reduce)
+    _refuse_index_reduce_dtype(input.dtype, include_self)
     if input.dim() == 0:
         spread = index.reshape(source.shape)
     else:

@@ -103,3 +103,14 @@ def test_index_reduce_saves_its_result():
         out.copy_(lib.tensor([[0.25]]))
         out.backward(lib.ones(2, 2))
     assert_same_error(fn, "modified by an inplace operation")
+
+
+@pytest.mark.filterwarnings("ignore:index_reduce")
+@pytest.mark.parametrize("dtype", ["complex64", "bool"])
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("length", [0, 1])
+def test_index_reduce_refuses_complex_and_bool(dtype, include_self, length):
+    # fuzz seeds 985000694, 985002243, 985004030: no CPU kernel, even for an empty index
+    assert_same_error(lambda lib: lib.ones(2, dtype=getattr(lib, dtype)).index_reduce(
+        0, lib.zeros(length, dtype=lib.int64), lib.ones(length, dtype=getattr(lib, dtype)),
+        "amin", include_self=include_self), NotImplementedError, exact=True)
