@@ -31,6 +31,7 @@ from autograd_cy._C.ops.inplace import apply_in_place
 from autograd_cy._C.tensor import Tensor, _register_methods
 from autograd_cy.dtypes import can_cast, complex128, float64, result_type
 from autograd_cy.grad_mode import no_grad
+from autograd_cy.one_sided_clamp import refuse_complex_bound
 
 
 class Form(NamedTuple):
@@ -75,14 +76,25 @@ def _check_float_power(self, exponent):
             f"operation's result requires dtype {wanted._scalar_name}")
 
 
-def _check_bound(self, *args, **kwargs):
-    """clamp_min_/clamp_max_ with a number: torch's check names ``self``'s C++ type."""
-    bound = (*args, *kwargs.values())[0]
-    if not isinstance(bound, Tensor):
+def _check_bound(lower):
+    """clamp_min_ (``lower``) or clamp_max_'s checks with a number, before the in-place
+    ones: a complex operand refused as the out-of-place op refuses it, then torch's refusal
+    to cast the result type to ``self``'s, which names ``self``'s C++ type. With a tensor
+    bound the cast is refused after the overlap check of an expanded ``self`` and before
+    the kernel's refusal of a complex result type."""
+    def check(self, *args, **kwargs):
+        bound = (*args, *kwargs.values())[0]
         result = result_type(self, bound)
-        if not can_cast(result, self.dtype):
+        if not isinstance(bound, Tensor):
+            refuse_complex_bound(self, bound, lower)
+            if not can_cast(result, self.dtype):
+                raise RuntimeError(f"result type {result._scalar_name} can't be cast to the "
+                                   f"desired output type {_c10_name(self.dtype)}")
+        elif not can_cast(result, self.dtype) and not any(
+                stride == 0 and size > 1 for stride, size in zip(self.stride(), self.shape)):
             raise RuntimeError(f"result type {result._scalar_name} can't be cast to the "
-                               f"desired output type {_c10_name(self.dtype)}")
+                               f"desired output type {self.dtype._scalar_name}")
+    return check
 
 
 def _check_cast(self, other):
@@ -167,8 +179,8 @@ FORMS = {
     "trunc_": Form("trunc", TORCH),
     "fix_": Form("fix", TORCH),
     "frac_": Form("frac", TORCH),
-    "clamp_min_": Form("clamp_min", TORCH, check=_check_bound),
-    "clamp_max_": Form("clamp_max", TORCH, check=_check_bound),
+    "clamp_min_": Form("clamp_min", TORCH, check=_check_bound(True)),
+    "clamp_max_": Form("clamp_max", TORCH, check=_check_bound(False)),
     # scans, triangles, index writes
     "cumsum_": Form("cumsum"),
     "cumprod_": Form("cumprod"),
