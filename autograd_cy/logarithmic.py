@@ -218,6 +218,7 @@ def entr(input):
 def logit(input, eps=None):
     """``log(input / (1 - input))``, ``input`` clamped to ``[eps, 1 - eps]`` first when
     ``eps`` is given."""
+    _refuse_complex(input.dtype, "logit_cpu")
     return Logit.apply(input, eps)
 
 

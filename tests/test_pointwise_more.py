@@ -172,3 +172,11 @@ def test_hypot_saves_each_operand_for_its_own_gradient(written):
         out.sum().backward()
         return "ok"
     assert_same(fn)
+
+
+@pytest.mark.parametrize("call", [lambda lib, x: lib.logit(x), lambda lib, x: x.logit_(eps=0.1),
+                                  lambda lib, x: lib.special.logit(x[:0])])
+def test_logit_refuses_complex_tensors(call):
+    # fuzz seed 988003763
+    assert_same_error(lambda lib: call(lib, lib.ones(2, dtype=lib.complex128)),
+                      NotImplementedError, exact=True)
