@@ -134,16 +134,25 @@ def copysign(input, other):
 
 def signbit(input):
     """Where the sign bit is set: negative numbers and -0.0."""
+    if input.is_complex():
+        raise NotImplementedError("signbit is not implemented for complex tensors.")
     return _wrap_array(_sign_bits(_array_of(input)))
+
+
+def _refuse_complex_infinity(input, name):
+    if input.is_complex():
+        raise RuntimeError(f"{name} does not support complex inputs.")
 
 
 def isposinf(input):
     """Where the entries are +inf."""
+    _refuse_complex_infinity(input, "isposinf")
     return input == float("inf") if input.is_floating_point() else input != input
 
 
 def isneginf(input):
     """Where the entries are -inf."""
+    _refuse_complex_infinity(input, "isneginf")
     return input == float("-inf") if input.is_floating_point() else input != input
 
 

@@ -180,3 +180,9 @@ def test_logit_refuses_complex_tensors(call):
     # fuzz seed 988003763
     assert_same_error(lambda lib: call(lib, lib.ones(2, dtype=lib.complex128)),
                       NotImplementedError, exact=True)
+
+
+@pytest.mark.parametrize("name", ["signbit", "isposinf", "isneginf"])
+def test_sign_and_infinity_tests_refuse_complex_tensors(name):
+    assert_same_error(lambda lib: getattr(lib, name)(lib.ones(0, dtype=lib.complex64)),
+                      exact=True)
