@@ -1092,6 +1092,14 @@ LOW_PRECISION_OPS = {
     "eigvals": lambda lib, a: lib.linalg.eigvals(a),
     "matrix_norm_2": lambda lib, a: lib.linalg.matrix_norm(a, 2),
     "matrix_norm_nuc": lambda lib, a: lib.linalg.matrix_norm(a, "nuc"),
+    "eig": lambda lib, a: lib.linalg.eig(a), "lu": lambda lib, a: lib.linalg.lu(a),
+    "lu_factor_ex": lambda lib, a: lib.linalg.lu_factor_ex(a), "torch.lu": lambda lib, a: a.lu(),
+    "cholesky_ex": lambda lib, a: lib.linalg.cholesky_ex(a),
+    "torch.cholesky": lambda lib, a: lib.cholesky(a),
+    "cholesky_inverse": lambda lib, a: lib.cholesky_inverse(a),
+    "ldl_factor": lambda lib, a: lib.linalg.ldl_factor(a), "geqrf": lambda lib, a: lib.geqrf(a),
+    "householder_product": lambda lib, a: lib.linalg.householder_product(a, a[0]),
+    "vander": lambda lib, a: lib.linalg.vander(a[0]),
 }
 
 

@@ -198,7 +198,8 @@ Ormqr._backward_cls.__name__ = "OrmqrBackward0"
 
 
 def _not_implemented(kernel, dtype):
-    if not (dtype.is_floating_point or dtype.is_complex):
+    """torch's LAPACK kernels: float32, float64 and the complex dtypes only."""
+    if not (dtype.is_floating_point or dtype.is_complex) or dtype.itemsize == 2:
         raise NotImplementedError(f'"{kernel}" not implemented for \'{scalar_type(dtype)}\'')
 
 
