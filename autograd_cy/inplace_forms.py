@@ -97,6 +97,15 @@ def _check_bound(lower):
     return check
 
 
+def _nan_to_num_of_complex(self, *args, **kwargs):
+    """nan_to_num_ of a complex tensor: recorded, where nan_to_num refuses to record."""
+    if not self.is_complex():
+        return None
+    from autograd_cy.finite_values import recorded_nan_to_num
+    return apply_in_place(self, lambda source: recorded_nan_to_num(source, *args, **kwargs),
+                          ())
+
+
 def _check_cast(self, other):
     """An integer op's in-place form (gcd_ ...): torch refuses the promoted dtype first."""
     result = result_type(self, other)
@@ -163,7 +172,7 @@ FORMS = {
     "xlogy_": Form("xlogy", TORCH),
     "logit_": Form("logit", TORCH),
     "sinc_": Form("sinc", TORCH),
-    "nan_to_num_": Form("nan_to_num", TORCH),
+    "nan_to_num_": Form("nan_to_num", TORCH, redirect=_nan_to_num_of_complex),
     "deg2rad_": Form("deg2rad", TORCH),
     "rad2deg_": Form("rad2deg", TORCH),
     "ldexp_": Form("ldexp", TORCH, check=_check_ldexp),

@@ -226,6 +226,9 @@ def geqrf(input, *, out=None):
     if input.dim() < 2:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
     _not_implemented("geqrf_cpu", input.dtype)
+    if input.is_complex() and _ag.is_grad_enabled() and input.requires_grad:
+        raise RuntimeError("geqrf does not support automatic differentiation for outputs with "
+                           "complex dtype.")
     result = geqrf_result(*Geqrf.apply(input))
     if out is not None:
         for target, value in zip(out, result):
