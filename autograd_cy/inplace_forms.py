@@ -83,6 +83,8 @@ def _check_bound(lower):
     bound the cast is refused after the overlap check of an expanded ``self`` and before
     the kernel's refusal of a complex result type."""
     def check(self, *args, **kwargs):
+        if not (args or kwargs):
+            return                  # the out-of-place op's TypeError
         bound = (*args, *kwargs.values())[0]
         result = result_type(self, bound)
         if not isinstance(bound, Tensor):
@@ -167,9 +169,9 @@ FORMS = {
     "atan2_": Form("atan2"),
     "arctan2_": Form("arctan2"),
     "hypot_": Form("hypot"),
-    "copysign_": Form("copysign"),
+    "copysign_": Form("copysign", check=_check_cast),
     "heaviside_": Form("heaviside"),
-    "xlogy_": Form("xlogy", TORCH),
+    "xlogy_": Form("xlogy", TORCH, check=_check_cast),
     "logit_": Form("logit", TORCH),
     "sinc_": Form("sinc", TORCH),
     "nan_to_num_": Form("nan_to_num", TORCH, redirect=_nan_to_num_of_complex),

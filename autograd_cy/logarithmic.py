@@ -202,6 +202,7 @@ def xlogy(input, other):
 def xlog1py(input, other):
     """``input * log1p(other)``, 0 where ``input`` is 0 (NaN where ``other`` is NaN)."""
     require_one_tensor("special_xlog1py", input, other)
+    _refuse_complex(_ag.result_type(input, other), "xlog1py_cpu")
     if not isinstance(input, Tensor):
         return Xlog1pyNumberSelf.apply(input, other)
     if not isinstance(other, Tensor):

@@ -127,6 +127,9 @@ Heaviside._backward_cls.__name__ = "NotImplemented"
 def copysign(input, other):
     """``input``'s magnitudes with ``other``'s signs (a zero's sign bit counts: NOTE [The
     sign bit of a zero])."""
+    dtype = _ag.result_type(input, other)
+    if dtype.is_complex:
+        raise NotImplementedError(f"\"copysign_cpu\" not implemented for '{dtype._scalar_name}'")
     if isinstance(other, Tensor):
         return Copysign.apply(input, other)
     return CopysignNumber.apply(input, other)
@@ -158,6 +161,8 @@ def isneginf(input):
 
 def heaviside(input, values):
     """The step function: 0 below zero, 1 above, ``values`` at zero."""
+    if input.is_complex() or values.is_complex():
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     if input.dtype != values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different "
                            "dtypes.")

@@ -186,3 +186,22 @@ def test_logit_refuses_complex_tensors(call):
 def test_sign_and_infinity_tests_refuse_complex_tensors(name):
     assert_same_error(lambda lib: getattr(lib, name)(lib.ones(0, dtype=lib.complex64)),
                       exact=True)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, f, c: lib.copysign(f, c), lambda lib, f, c: lib.copysign(c[:0], 1.0),
+    lambda lib, f, c: lib.heaviside(c, f), lambda lib, f, c: lib.heaviside(c[:0], c[:0]),
+    lambda lib, f, c: lib.special.xlog1py(2.0, c), lambda lib, f, c: lib.searchsorted(f, c),
+    lambda lib, f, c: lib.searchsorted(c, 1.0),
+    lambda lib, f, c: lib.nn.functional.cosine_similarity(f, c, dim=0),
+    # the in-place forms refuse the cast of the complex result type first
+    lambda lib, f, c: f.clone().xlogy_(c), lambda lib, f, c: f.clone().copysign_(c),
+])
+def test_binary_ops_torch_refuses_for_complex_operands(call):
+    assert_same_error(lambda lib: call(lib, lib.ones(2), lib.ones(2, dtype=lib.complex64)),
+                      exact=True)
+
+
+def test_searchsorted_of_no_complex_values():
+    assert_same(lambda lib: lib.searchsorted(lib.ones(0, dtype=lib.complex64),
+                                             lib.ones(0, dtype=lib.complex64)))
