@@ -728,3 +728,11 @@ def test_glu_checks_the_halving_dim_before_the_dtype():
     # fuzz seed 988004333
     assert_same_error(lambda lib: lib.nn.functional.glu(lib.ones(1, 1, dtype=lib.complex128)),
                       RuntimeError, exact=True)
+
+
+@pytest.mark.parametrize("weight", ["float32", "complex64 of two"])
+def test_prelu_checks_the_weight_before_the_dtype(weight):
+    def run(lib):
+        w = lib.ones(1) if weight == "float32" else lib.ones(2, dtype=lib.complex64)
+        return lib.nn.functional.prelu(lib.ones(2, 3, dtype=lib.complex64), w)
+    assert_same_error(run, RuntimeError, exact=True)

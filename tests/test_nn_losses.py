@@ -782,3 +782,8 @@ def test_smooth_l1_gradient_keeps_nan(beta):
 ])
 def test_dtypes_torch_s_kernels_refuse(call):
     assert_same_error(lambda lib: call(lib.nn.functional, lib), exact=True)
+
+
+def test_multi_margin_loss_checks_the_target_shape_before_the_dtype():
+    assert_same_error(lambda lib: lib.nn.functional.multi_margin_loss(
+        lib.ones(2, 3, dtype=lib.complex64), lib.tensor([0, 1, 1])), RuntimeError, exact=True)

@@ -873,7 +873,6 @@ _named("PreluKernelBackwardBackward0", PreluKernelBackward)
 
 def prelu(input, weight):
     """leaky_relu with a learned slope: one for all channels, or one per channel (dim 1)."""
-    _require_floating(input, "prelu")
     count = weight.numel()
     if count != 1:
         if input.dim() == 0:
@@ -888,6 +887,7 @@ def prelu(input, weight):
     if input.dtype != weight.dtype:
         raise RuntimeError(f"prelu: Type promoting not supported. Got "
                            f"{input.dtype._scalar_name} and {weight.dtype._scalar_name}")
+    _require_floating(input, "prelu")       # the kernel's dispatch, after the checks
     if input.dim() != weight.dim():
         shape = [1] * input.dim()
         if input.dim() > 1:

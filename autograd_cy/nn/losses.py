@@ -555,7 +555,6 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1:
         raise ValueError("weight must be one-dimensional")
-    _check_class_scores(input, target, "multi_margin_loss_cpu_kernel")
     rows = input.shape[0] if input.dim() == 2 else 1
     classes = input.shape[-1] if input.dim() else 1
     if input.dim() > 2 or (input.dim() and classes == 0):
@@ -569,6 +568,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if weight is not None and weight.numel() != classes:
         raise RuntimeError(f"inconsistent weight size, expected {classes} but got "
                            f"{list(weight.shape)}")
+    _check_class_scores(input, target, "multi_margin_loss_cpu_kernel")     # after the shapes
     if weight is not None and weight.dtype != input.dtype:     # the kernel reads it so
         raise RuntimeError(f"expected scalar type {input.dtype._scalar_name} but found "
                            f"{weight.dtype._scalar_name}")
