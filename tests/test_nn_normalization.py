@@ -388,3 +388,14 @@ def test_batch_norm_running_statistics_both_or_neither():
     assert_same_error(lambda lib: fn_of(lib).batch_norm(
         lib.ones(2, 4, dtype=lib.complex64), None, lib.ones(4), training=True), ValueError,
         exact=True)
+
+
+def test_a_stale_view_is_refused_before_the_dtype():
+    # torch's autograd reads the input's grad_fn before the kernel refuses the complex dtype
+    # (fuzz seed 988005983)
+    def run(lib):
+        x = lib.tensor([1.125 - 2.75j, 0.5j, 1.0, 2.0], requires_grad=True) * 1
+        first, _ = x.chunk(2, 0)
+        x.cumsum_(-1)
+        return fn_of(lib).layer_norm(first, (2,))
+    assert_same_error(run, RuntimeError, "modified inplace")

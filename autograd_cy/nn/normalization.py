@@ -374,6 +374,8 @@ def _check_parameter_dtypes(input, kernel, *params):
             raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
         return
     if not input.dtype.is_floating_point:
+        if _ag.is_grad_enabled() and input.requires_grad:
+            input.grad_fn       # torch's autograd reads it first: a stale view's error
         raise NotImplementedError(f"\"{kernel}\" not implemented for "
                                   f"'{input.dtype._scalar_name}'")
     for dtype in given[1:]:
