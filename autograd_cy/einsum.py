@@ -26,6 +26,8 @@ tensor(5.)
 """
 import math
 
+from autograd_cy.dtypes import promote_types
+
 __all__ = ["einsum"]
 
 
@@ -112,6 +114,22 @@ def _diagonals_taken(operand, letters):
         letters.append(repeated)
 
 
+def _refuse_mixed_contractions(prepared, output, sizes):
+    """torch contracts the operands left to right, multiplying where nothing is summed and
+    calling bmm where a letter (of size above 1) of both sides is summed for good: bmm wants
+    one dtype, so there an operand of another dtype than the product so far is refused."""
+    dtype, seen = None, set()
+    for k, (operand, letters) in enumerate(prepared):
+        if dtype is not None and operand.dtype != dtype:
+            later = {letter for _, rest in prepared[k + 1:] for letter in rest}
+            if any(letter in seen and letter not in output and letter not in later
+                   and sizes[letter] > 1 for letter in letters):
+                raise RuntimeError(f"expected scalar type {dtype._scalar_name} but found "
+                                   f"{operand.dtype._scalar_name}")
+        dtype = operand.dtype if dtype is None else promote_types(dtype, operand.dtype)
+        seen.update(letters)
+
+
 def einsum(equation, *operands):
     """The sum over the letters not in the output of the product of the operands' entries
     named by the letters (``einsum("ij,jk->ik", a, b)`` is ``a @ b``)."""
@@ -149,6 +167,7 @@ def einsum(equation, *operands):
                                    f"previously seen size {sizes[letter]}")
             sizes[letter] = max(size, sizes.get(letter, size))
         prepared.append((operand, letters))
+    _refuse_mixed_contractions(prepared, output, sizes)
     summed = [letter for letter in sizes if letter not in output]
     order = list(output) + summed
     product = None
