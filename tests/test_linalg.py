@@ -1114,6 +1114,13 @@ def test_low_precision_refused_as_torch_cpu_kernels(name, dtype):
         lib, lib.eye(2, dtype=getattr(lib, dtype)) * 2), exact=True)
 
 
+@pytest.mark.cpu_only
+def test_solve_checks_the_dtypes_before_its_kernel_refuses_bfloat16():
+    # fuzz seed 988014021
+    assert_same_error(lambda lib: lib.linalg.solve(lib.ones(1, 3, 3, dtype=lib.bfloat16),
+                                                   lib.ones(1, 1)), RuntimeError, exact=True)
+
+
 def test_svd_and_pinv_of_an_infinite_matrix():
     """A matrix with an infinite entry has NaN singular values and a zero pseudo-inverse,
     as torch's; NumPy's gesdd looped forever on it (fuzz seed 954001299 hung)."""

@@ -787,3 +787,10 @@ def test_dtypes_torch_s_kernels_refuse(call):
 def test_multi_margin_loss_checks_the_target_shape_before_the_dtype():
     assert_same_error(lambda lib: lib.nn.functional.multi_margin_loss(
         lib.ones(2, 3, dtype=lib.complex64), lib.tensor([0, 1, 1])), RuntimeError, exact=True)
+
+
+def test_multi_margin_loss_weight_that_requires_grad():
+    # fuzz seed 988013034: torch has no derivative for the weight, and says so first
+    assert_same_error(lambda lib: lib.nn.functional.multi_margin_loss(
+        lib.ones(3, 4), lib.tensor([3, 1, 2, 1]), weight=lib.ones(4, requires_grad=True)),
+        RuntimeError, exact=True)

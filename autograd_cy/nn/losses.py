@@ -555,6 +555,10 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1:
         raise ValueError("weight must be one-dimensional")
+    if weight is not None and weight.requires_grad and _ag.is_grad_enabled():
+        raise RuntimeError("The function 'multi_margin_loss' is not differentiable with "
+                           "respect to argument 'weight'. This input cannot have "
+                           "requires_grad True.")
     rows = input.shape[0] if input.dim() == 2 else 1
     classes = input.shape[-1] if input.dim() else 1
     if input.dim() > 2 or (input.dim() and classes == 0):
