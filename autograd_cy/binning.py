@@ -60,6 +60,12 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     """Where each value of ``input`` would be inserted into ``sorted_sequence`` (along its
     last dim) to keep it sorted: the first such place, or the last with ``right``."""
     right = right or side == "right"
+    values_dtype = input.dtype if isinstance(input, Tensor) else _ag.result_type(
+        sorted_sequence, input)
+    dtype = _ag.promote_types(sorted_sequence.dtype, values_dtype)
+    if dtype.is_complex and (not isinstance(input, Tensor) or input.numel()):
+        raise NotImplementedError(f"\"searchsorted_out_cpu\" not implemented for "
+                                  f"'{dtype._scalar_name}'")
     sequence = _host(sorted_sequence)
     if sorter is not None:
         sequence = np.take_along_axis(sequence, _host(sorter), axis=-1)

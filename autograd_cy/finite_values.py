@@ -14,6 +14,7 @@ import numpy as np
 
 from autograd_cy._C.tensor import _array_of, _register_methods, _wrap_array
 from autograd_cy.autograd.function import Function
+from autograd_cy.grad_mode import is_grad_enabled
 
 __all__ = ["nan_to_num"]
 
@@ -56,6 +57,15 @@ NanToNum._backward_cls.__name__ = "NanToNumBackward0"
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """``input`` with NaN as ``nan``, +inf as ``posinf`` and -inf as ``neginf`` (None: the
     dtype's largest and smallest finite values)."""
+    if input.is_complex() and is_grad_enabled() and input.requires_grad:
+        raise RuntimeError("nan_to_num does not support automatic differentiation for outputs "
+                           "with complex dtype.")
+    return NanToNum.apply(input, nan, posinf, neginf)
+
+
+def recorded_nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    """nan_to_num without the refusal of a recorded complex result: nan_to_num_'s, which
+    torch records on a complex tensor all the same."""
     return NanToNum.apply(input, nan, posinf, neginf)
 
 

@@ -29,13 +29,15 @@ def require_one_tensor(op, *operands):
                         f"({kinds}), but expected a Tensor for one of them")
 
 
-def floating_dtype(*operands, op):
-    """The dtype torch's float op gives ``operands``."""
+def floating_dtype(*operands, op, half=False):
+    """The dtype torch's float op gives ``operands``: its CPU kernel refuses a complex one,
+    and a float16 or bfloat16 one unless ``half`` (igamma has those kernels, the Bessel,
+    Airy, normal-distribution, zeta and orthogonal-polynomial functions have not)."""
     if len(operands) == 1:
         dtype = operands[0].dtype
     else:
         dtype = _ag.result_type(*operands)
-    if dtype.is_complex:
+    if dtype.is_complex or not half and dtype in (_ag.float16, _ag.bfloat16):
         raise NotImplementedError(f"\"{op}\" not implemented for '{dtype._scalar_name}'")
     return dtype if dtype.is_floating_point else _ag.get_default_dtype()
 
@@ -52,9 +54,10 @@ def broadcast_shape(a, b):
     return _ag.Size(max(m, n) if m != 1 and n != 1 else m * n for m, n in zip(a, b))
 
 
-def host_values(function, *operands, op):
-    """``function`` of the operands' float64 values, as a tensor of their promoted dtype."""
-    dtype = floating_dtype(*operands, op=op)
+def host_values(function, *operands, op, half=False):
+    """``function`` of the operands' float64 values, as a tensor of their promoted dtype
+    (float16 and bfloat16 refused unless ``half``)."""
+    dtype = floating_dtype(*operands, op=op, half=half)
     tensors = [o for o in operands if isinstance(o, Tensor)]
     shape = tensors[0].shape
     for other in tensors[1:]:

@@ -110,7 +110,7 @@ class _IncompleteGamma(Function):
             raise NotImplementedError(f"\"{cls.op}_cpu\" not implemented for "
                                       f"'{dtype._scalar_name}'")
         result = host_values(lambda a, x: _incomplete_gamma(a, x, cls.upper), input, other,
-                             op=f"{cls.op}_cpu")
+                             op=f"{cls.op}_cpu", half=True)
         input, other = input.to(result.dtype), other.to(result.dtype)
         ctx.save_for_backward(input, other)
         ctx.inputs = (input, other)

@@ -95,6 +95,28 @@ def _check_index_reduce(self, dim, index, source, reduce):
         raise IndexError("index out of range in self")
 
 
+def _refuse_index_reduce_dtype(input, index, reduce, include_self):
+    """torch's CPU refusals of complex and bool tensors: the initialisation without
+    ``include_self`` refuses both; then a tensor of more than one dim is reduced slice by
+    slice with maximum/minimum/div (complex amax/amin and a bool mean refused where any
+    slice is), one of at most one dim by a kernel that refuses both."""
+    dtype = input.dtype
+    is_bool = dtype.itemsize == 1 and dtype._scalar_name == "Bool"
+    if not (dtype.is_complex or is_bool):
+        return
+    kernel = None
+    if not include_self:
+        kernel = "index_reduce_func_exclude_input_init"
+    elif input.dim() <= 1:
+        kernel = "index_func_"
+    elif index.numel() and dtype.is_complex and reduce in ("amax", "amin"):
+        kernel = "maximum_cpu" if reduce == "amax" else "minimum_cpu"
+    elif index.numel() and is_bool and reduce == "mean":
+        kernel = "div_floor_cpu"
+    if kernel is not None:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{dtype._scalar_name}'")
+
+
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     """``input`` with each slice ``i`` of ``source`` along ``dim`` reduced into slice
     ``index[i]`` ("prod", "mean", "amax" or "amin"; ``input``'s own values taking part
@@ -103,6 +125,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
                   UserWarning, stacklevel=2)
     dim = _wrap(dim, input.dim())
     _check_index_reduce(input, dim, index, source, reduce)
+    _refuse_index_reduce_dtype(input, index, reduce, include_self)
     if input.dim() == 0:
         spread = index.reshape(source.shape)
     else:

@@ -31,6 +31,7 @@ from autograd_cy._C.ops.inplace import apply_in_place
 from autograd_cy._C.tensor import Tensor, _register_methods
 from autograd_cy.dtypes import can_cast, complex128, float64, result_type
 from autograd_cy.grad_mode import no_grad
+from autograd_cy.one_sided_clamp import refuse_complex_bound
 
 
 class Form(NamedTuple):
@@ -75,14 +76,36 @@ def _check_float_power(self, exponent):
             f"operation's result requires dtype {wanted._scalar_name}")
 
 
-def _check_bound(self, *args, **kwargs):
-    """clamp_min_/clamp_max_ with a number: torch's check names ``self``'s C++ type."""
-    bound = (*args, *kwargs.values())[0]
-    if not isinstance(bound, Tensor):
+def _check_bound(lower):
+    """clamp_min_ (``lower``) or clamp_max_'s checks with a number, before the in-place
+    ones: a complex operand refused as the out-of-place op refuses it, then torch's refusal
+    to cast the result type to ``self``'s, which names ``self``'s C++ type. With a tensor
+    bound the cast is refused after the overlap check of an expanded ``self`` and before
+    the kernel's refusal of a complex result type."""
+    def check(self, *args, **kwargs):
+        if not (args or kwargs):
+            return                  # the out-of-place op's TypeError
+        bound = (*args, *kwargs.values())[0]
         result = result_type(self, bound)
-        if not can_cast(result, self.dtype):
+        if not isinstance(bound, Tensor):
+            refuse_complex_bound(self, bound, lower)
+            if not can_cast(result, self.dtype):
+                raise RuntimeError(f"result type {result._scalar_name} can't be cast to the "
+                                   f"desired output type {_c10_name(self.dtype)}")
+        elif not can_cast(result, self.dtype) and not any(
+                stride == 0 and size > 1 for stride, size in zip(self.stride(), self.shape)):
             raise RuntimeError(f"result type {result._scalar_name} can't be cast to the "
-                               f"desired output type {_c10_name(self.dtype)}")
+                               f"desired output type {self.dtype._scalar_name}")
+    return check
+
+
+def _nan_to_num_of_complex(self, *args, **kwargs):
+    """nan_to_num_ of a complex tensor: recorded, where nan_to_num refuses to record."""
+    if not self.is_complex():
+        return None
+    from autograd_cy.finite_values import recorded_nan_to_num
+    return apply_in_place(self, lambda source: recorded_nan_to_num(source, *args, **kwargs),
+                          ())
 
 
 def _check_cast(self, other):
@@ -146,12 +169,12 @@ FORMS = {
     "atan2_": Form("atan2"),
     "arctan2_": Form("arctan2"),
     "hypot_": Form("hypot"),
-    "copysign_": Form("copysign"),
+    "copysign_": Form("copysign", check=_check_cast),
     "heaviside_": Form("heaviside"),
-    "xlogy_": Form("xlogy", TORCH),
+    "xlogy_": Form("xlogy", TORCH, check=_check_cast),
     "logit_": Form("logit", TORCH),
     "sinc_": Form("sinc", TORCH),
-    "nan_to_num_": Form("nan_to_num", TORCH),
+    "nan_to_num_": Form("nan_to_num", TORCH, redirect=_nan_to_num_of_complex),
     "deg2rad_": Form("deg2rad", TORCH),
     "rad2deg_": Form("rad2deg", TORCH),
     "ldexp_": Form("ldexp", TORCH, check=_check_ldexp),
@@ -167,8 +190,8 @@ FORMS = {
     "trunc_": Form("trunc", TORCH),
     "fix_": Form("fix", TORCH),
     "frac_": Form("frac", TORCH),
-    "clamp_min_": Form("clamp_min", TORCH, check=_check_bound),
-    "clamp_max_": Form("clamp_max", TORCH, check=_check_bound),
+    "clamp_min_": Form("clamp_min", TORCH, check=_check_bound(True)),
+    "clamp_max_": Form("clamp_max", TORCH, check=_check_bound(False)),
     # scans, triangles, index writes
     "cumsum_": Form("cumsum"),
     "cumprod_": Form("cumprod"),

@@ -202,6 +202,7 @@ def xlogy(input, other):
 def xlog1py(input, other):
     """``input * log1p(other)``, 0 where ``input`` is 0 (NaN where ``other`` is NaN)."""
     require_one_tensor("special_xlog1py", input, other)
+    _refuse_complex(_ag.result_type(input, other), "xlog1py_cpu")
     if not isinstance(input, Tensor):
         return Xlog1pyNumberSelf.apply(input, other)
     if not isinstance(other, Tensor):
@@ -218,6 +219,7 @@ def entr(input):
 def logit(input, eps=None):
     """``log(input / (1 - input))``, ``input`` clamped to ``[eps, 1 - eps]`` first when
     ``eps`` is given."""
+    _refuse_complex(input.dtype, "logit_cpu")
     return Logit.apply(input, eps)
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from autograd_cy._C.tensor import _register_methods, _wrap_array
 from autograd_cy.autograd.function import Function
-from autograd_cy.dtypes import int64
+from autograd_cy.dtypes import _refuse_complex, int64
 from autograd_cy.factories import zeros
 from autograd_cy.reorder import _wrap
 
@@ -93,6 +93,8 @@ def mode(input, dim=-1, keepdim=False):
     """``(values, indices)``: the most frequent value along ``dim`` and its index (NOTE
     [Which mode, which index])."""
     dim = _wrap(dim, input.dim())
+    if input.dim() and input.numel():       # (no kernel runs for a 0-dim or empty tensor)
+        _refuse_complex(input.dtype, "mode_cpu")
     values, indices = Mode.apply(input, dim, keepdim)
     return mode_result(values, indices)
 

@@ -17,6 +17,7 @@ from collections import namedtuple
 import autograd_cy as _ag
 from autograd_cy._C.tensor import _register_methods
 from autograd_cy.autograd.function import Function
+from autograd_cy.dtypes import _refuse_complex
 from autograd_cy.reorder import _wrap
 
 __all__ = ["nansum", "nanmean", "nanmedian"]
@@ -140,13 +141,15 @@ def nanmedian(input, dim=None, keepdim=False):
     if dim is None:
         if input.numel() == 0:
             return _ag.full((), float("nan"), dtype=input.dtype, device=input.device)
+        _refuse_complex(input.dtype, "median_cpu")
         return _NanmedianAll.apply(input)
     dim = _wrap(dim, input.dim())
+    if input.dim() and input.shape[dim] == 0:
+        raise IndexError(f"median(): Expected reduction dim {dim} to have non-zero size.")
+    _refuse_complex(input.dtype, "median_out")
     if input.dim() == 0:
         return nanmedian_result(input.clone(), _ag.zeros((), dtype=_ag.int64,
                                                          device=input.device))
-    if input.shape[dim] == 0:
-        raise IndexError(f"median(): Expected reduction dim {dim} to have non-zero size.")
     return nanmedian_result(*NanmedianDim.apply(input, dim, keepdim))
 
 

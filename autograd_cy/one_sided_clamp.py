@@ -107,8 +107,21 @@ ClampMinTensor._backward_cls.__name__ = "ClampMinBackward1"
 ClampMaxTensor._backward_cls.__name__ = "ClampMaxBackward1"
 
 
+def refuse_complex_bound(input, bound, lower):
+    """torch's refusal of a complex clamp_min/clamp_max: with a number bound, clamp's own;
+    with a tensor bound, that of the maximum/minimum kernel of the promoted dtype."""
+    if isinstance(bound, Tensor):
+        if input.is_complex() or bound.is_complex():
+            kernel = "maximum_cpu" if lower else "minimum_cpu"
+            raise NotImplementedError(f"\"{kernel}\" not implemented for "
+                                      f"'{_ag.result_type(input, bound)._scalar_name}'")
+    elif input.is_complex() or isinstance(bound, complex):
+        raise NotImplementedError("clamp is not supported for complex types")
+
+
 def clamp_min(input, min):
     """``input`` with every entry below ``min`` raised to it (``clamp(input, min=min)``)."""
+    refuse_complex_bound(input, min, True)
     if isinstance(min, Tensor):
         return ClampMinTensor.apply(input, min, True)
     return ClampMin.apply(input, min, True)
@@ -116,6 +129,7 @@ def clamp_min(input, min):
 
 def clamp_max(input, max):
     """``input`` with every entry above ``max`` lowered to it (``clamp(input, max=max)``)."""
+    refuse_complex_bound(input, max, False)
     if isinstance(max, Tensor):
         return ClampMaxTensor.apply(input, max, False)
     return ClampMax.apply(input, max, False)

@@ -26,6 +26,7 @@ import numpy as np
 
 from autograd_cy._C.tensor import _array_of, _register_methods, _wrap_array
 from autograd_cy.autograd.function import Function
+from autograd_cy.dtypes import _refuse_complex
 
 __all__ = ["floor", "ceil", "trunc", "fix", "round", "frac"]
 
@@ -138,23 +139,33 @@ RoundDecimals._backward_cls.__name__ = "RoundBackward1"
 Frac._backward_cls.__name__ = "FracBackward0"
 
 
+def _refuse_complex_input(input, name):
+    """torch's NotImplementedError of floor, ceil and trunc for a complex tensor."""
+    if input.is_complex():
+        raise NotImplementedError(f"{name} is not supported for complex inputs")
+
+
 def floor(input):
     """The largest whole number at or below each entry."""
+    _refuse_complex_input(input, "floor")
     return Floor.apply(input)
 
 
 def ceil(input):
     """The smallest whole number at or above each entry."""
+    _refuse_complex_input(input, "ceil")
     return Ceil.apply(input)
 
 
 def trunc(input):
     """Each entry rounded towards zero."""
+    _refuse_complex_input(input, "trunc")
     return Trunc.apply(input)
 
 
 def fix(input):
     """``trunc``'s other name."""
+    _refuse_complex_input(input, "trunc")
     return Trunc.apply(input)
 
 
@@ -166,6 +177,7 @@ def round(input, *, decimals=0):
             raise NotImplementedError(
                 f'"round_cpu" not implemented for \'{input.dtype._scalar_name}\'')
         return RoundDecimals.apply(input, int(decimals))
+    _refuse_complex(input.dtype, "round_vml_cpu")
     return Round.apply(input)
 
 

@@ -267,18 +267,28 @@ Cummax._backward_cls.__name__ = "CummaxBackward0"
 Cummin._backward_cls.__name__ = "CumminBackward0"
 
 
+def _refuse_complex_extreme(input, name):
+    """A complex tensor: refused by torch's kernel, which runs on neither a 0-dim nor an
+    empty one; those are refused by its autograd where the result would record."""
+    if not input.is_complex():
+        return
+    if input.dim() and input.numel():
+        _refuse_complex(input.dtype, f"{name}_cpu")
+    if _ag.is_grad_enabled() and input.requires_grad:
+        raise RuntimeError(f"{name} does not support automatic differentiation for outputs "
+                           "with complex dtype.")
+
+
 def cummax(input, dim):
     """The running maximum along ``dim`` and the int64 index each came from (NOTE [The
     index of a running maximum]); its gradient goes to those entries."""
-    if input.dim():
-        _refuse_complex(input.dtype, "cummax_cpu")
+    _refuse_complex_extreme(input, "cummax")
     return cummax_result(*Cummax.apply(input, _wrap(dim, input.dim()), True))
 
 
 def cummin(input, dim):
     """The running minimum along ``dim`` and the int64 index each came from."""
-    if input.dim():
-        _refuse_complex(input.dtype, "cummin_cpu")
+    _refuse_complex_extreme(input, "cummin")
     return cummin_result(*Cummin.apply(input, _wrap(dim, input.dim()), False))
 
 

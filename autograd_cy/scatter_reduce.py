@@ -36,6 +36,7 @@ from autograd_cy._C.ops.inplace import apply_in_place
 from autograd_cy._C.tensor import _array_of, _register_methods, _wrap_array
 from autograd_cy.autograd.function import Function
 from autograd_cy.reorder import _wrap
+from autograd_cy.slice_scatters import _refuse_complex_autograd
 
 __all__ = ["scatter_reduce"]
 
@@ -80,7 +81,7 @@ def _reduced(input, dim, index, src, reduce, include_self):
     values = _host(src).reshape(tuple(src.shape) or (1,))
     values = values[tuple(slice(0, size) for size in positions.shape)]
     targets = _targets(positions, dim)
-    if not include_self:
+    if not include_self and positions.size:
         out[targets] = _identity(reduce, out.dtype)
     with np.errstate(all="ignore"):             # NaN propagates silently, as torch's
         _UFUNCS[reduce].at(out, targets, values)
@@ -171,7 +172,23 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
                            f"got {reduce}")
     dim = _wrap(dim, input.dim())
     _ag.scatter_add(input.detach(), dim, index, src.detach())    # its checks and messages
-    return ScatterReduce.apply(input, dim, index, src, reduce, include_self)
+    _refuse_dtype(input, index, reduce)
+    out = ScatterReduce.apply(input, dim, index, src, reduce, include_self)
+    _refuse_complex_autograd("scatter_reduce", input, src)     # (after torch's kernel)
+    return out
+
+
+def _refuse_dtype(input, index, reduce):
+    """torch's CPU kernel has no amax/amin of complex numbers and no mean of bools (an
+    empty index reaches no kernel, but the mean's division refuses bools still)."""
+    dtype = input.dtype
+    if (reduce in ("amax", "amin") and dtype.is_complex or reduce == "mean"
+            and dtype.itemsize == 1 and dtype._scalar_name == "Bool"):
+        kernel = (f"scatter_gather_tensor_cpu_reduce_{reduce}" if index.numel()
+                  else "div_floor_cpu")
+        if index.numel() or reduce == "mean":
+            raise NotImplementedError(f"\"{kernel}\" not implemented for "
+                                      f"'{dtype._scalar_name}'")
 
 
 def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):

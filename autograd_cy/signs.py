@@ -127,6 +127,9 @@ Heaviside._backward_cls.__name__ = "NotImplemented"
 def copysign(input, other):
     """``input``'s magnitudes with ``other``'s signs (a zero's sign bit counts: NOTE [The
     sign bit of a zero])."""
+    dtype = _ag.result_type(input, other)
+    if dtype.is_complex:
+        raise NotImplementedError(f"\"copysign_cpu\" not implemented for '{dtype._scalar_name}'")
     if isinstance(other, Tensor):
         return Copysign.apply(input, other)
     return CopysignNumber.apply(input, other)
@@ -134,21 +137,32 @@ def copysign(input, other):
 
 def signbit(input):
     """Where the sign bit is set: negative numbers and -0.0."""
+    if input.is_complex():
+        raise NotImplementedError("signbit is not implemented for complex tensors.")
     return _wrap_array(_sign_bits(_array_of(input)))
+
+
+def _refuse_complex_infinity(input, name):
+    if input.is_complex():
+        raise RuntimeError(f"{name} does not support complex inputs.")
 
 
 def isposinf(input):
     """Where the entries are +inf."""
+    _refuse_complex_infinity(input, "isposinf")
     return input == float("inf") if input.is_floating_point() else input != input
 
 
 def isneginf(input):
     """Where the entries are -inf."""
+    _refuse_complex_infinity(input, "isneginf")
     return input == float("-inf") if input.is_floating_point() else input != input
 
 
 def heaviside(input, values):
     """The step function: 0 below zero, 1 above, ``values`` at zero."""
+    if input.is_complex() or values.is_complex():
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     if input.dtype != values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different "
                            "dtypes.")

@@ -17,6 +17,7 @@ import numpy as np
 
 from autograd_cy._C.tensor import _register_methods
 from autograd_cy.autograd.function import Function
+from autograd_cy.dtypes import _refuse_complex
 from autograd_cy.factories import tensor as _tensor
 from autograd_cy.reorder import _wrap
 
@@ -68,6 +69,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     """The distinct entries of ``input`` in ascending order (``dim``: its distinct slices
     along ``dim``), with the int64 index of each entry's value (``return_inverse``) and the
     count of each value (``return_counts``)."""
+    _refuse_complex(input.dtype, "unique" if dim is None else "unique_dim")
     if dim is None:
         values, inverse, counts = Unique.apply(input, None)
     else:
@@ -121,6 +123,9 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     """Each run of equal consecutive entries of ``input`` (``dim``: of its slices along
     ``dim``) once, in order, with the int64 run of each entry (``return_inverse``) and the
     length of each run (``return_counts``)."""
+    # (torch leaves dim 0 of a 1-D tensor, as given, to its kernel of runs of entries)
+    _refuse_complex(input.dtype, "unique" if dim is None or dim == 0 and input.dim() == 1
+                    else "unique_dim")
     values, inverse, counts = UniqueConsecutive.apply(
         input, None if dim is None else _wrap(dim, input.dim()))
     if not return_inverse and not return_counts:

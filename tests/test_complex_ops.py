@@ -342,6 +342,18 @@ def test_silu_computes_on_complex_tensors_as_torch():
     close_to_torch(tangent)
 
 
+def test_in_place_silu_of_a_complex_tensor_records():
+    """torch's silu_ records SiluBackward0 on a complex tensor where silu refuses to, with
+    its formula unconjugated (fuzz seed 985004280)."""
+    def run(lib):
+        x = lib.tensor([[2.25 + 2.625j, -1 + 0.5j]], dtype=lib.complex128, requires_grad=True)
+        y = lib.nn.functional.silu(x * 1, inplace=True)
+        grad, = lib.autograd.grad(y.abs().sum(), x, create_graph=True)
+        second, = lib.autograd.grad(grad.real.sum(), x)
+        return [y.grad_fn.name()] + [lib.view_as_real(t.detach()) for t in (y, grad, second)]
+    assert_same(run)
+
+
 def test_complex_reciprocal_of_zero_is_torch_s():
     close_to_torch(lambda lib: lib.tensor([0j, 1 + 1j]).reciprocal())
     close_to_torch(lambda lib: lib.tensor([0j, 1 + 1j]).rsqrt())

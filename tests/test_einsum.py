@@ -213,3 +213,23 @@ def test_ellipsis(name):
 def test_ellipsis_errors(equation, shapes):
     assert_same_error(lambda lib: lib.einsum(equation, *[lib.ones(s) for s in shapes]),
                       RuntimeError)
+
+
+@pytest.mark.parametrize("equation, dtypes, refused", [
+    ("abcd,dz->abcz", ("complex128", "complex64"), True),      # fuzz seed 988006333
+    ("ij,j->i", ("float32", "float64"), True), ("ij,ij->ij", ("float64", "float32"), False),
+    ("ij,kl->", ("float64", "float32"), False),
+    ("i,j,j->", ("float32", "float64", "float32"), True),
+    ("i,j,i->i", ("float64", "float32", "float32"), False)])
+def test_operands_of_different_dtypes(equation, dtypes, refused):
+    # torch's contraction of a summed letter is a bmm, which wants one dtype; its products
+    # promote
+    def run(lib):
+        shapes = [(1, 1, 1, 2), (2, 1)] if equation.startswith("abcd") else [
+            (2,) * len(letters) for letters in equation.split("->")[0].split(",")]
+        return lib.einsum(equation, *[lib.ones(shape, dtype=getattr(lib, dtype))
+                                      for shape, dtype in zip(shapes, dtypes)])
+    if refused:
+        assert_same_error(run, RuntimeError, exact=True)
+    else:
+        assert_same(run)

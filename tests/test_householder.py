@@ -120,3 +120,8 @@ def test_householder_product_forward_ad(make):
               make(2, seed=1), dtype=make(1).dtype, tangents=[make(4, 3, seed=2),
                                                               make(2, seed=3)],
               rtol=1e-7, atol=1e-9)
+
+
+def test_geqrf_of_a_complex_tensor_that_requires_grad():
+    assert_same_error(lambda lib: lib.geqrf(lib.ones(2, 2, dtype=lib.complex64,
+                                                     requires_grad=True)), exact=True)

@@ -1162,6 +1162,14 @@ LOW_PRECISION_OPS = {
     "eigvals": lambda lib, a: lib.linalg.eigvals(a),
     "matrix_norm_2": lambda lib, a: lib.linalg.matrix_norm(a, 2),
     "matrix_norm_nuc": lambda lib, a: lib.linalg.matrix_norm(a, "nuc"),
+    "eig": lambda lib, a: lib.linalg.eig(a), "lu": lambda lib, a: lib.linalg.lu(a),
+    "lu_factor_ex": lambda lib, a: lib.linalg.lu_factor_ex(a), "torch.lu": lambda lib, a: a.lu(),
+    "cholesky_ex": lambda lib, a: lib.linalg.cholesky_ex(a),
+    "torch.cholesky": lambda lib, a: lib.cholesky(a),
+    "cholesky_inverse": lambda lib, a: lib.cholesky_inverse(a),
+    "ldl_factor": lambda lib, a: lib.linalg.ldl_factor(a), "geqrf": lambda lib, a: lib.geqrf(a),
+    "householder_product": lambda lib, a: lib.linalg.householder_product(a, a[0]),
+    "vander": lambda lib, a: lib.linalg.vander(a[0]),
 }
 
 
@@ -1174,6 +1182,13 @@ def test_low_precision_refused_as_torch_cpu_kernels(name, dtype):
     raised a RuntimeError (fuzz seeds 963001522, 963002004, 963002732)."""
     assert_same_error(lambda lib: LOW_PRECISION_OPS[name](
         lib, lib.eye(2, dtype=getattr(lib, dtype)) * 2), exact=True)
+
+
+@pytest.mark.cpu_only
+def test_solve_checks_the_dtypes_before_its_kernel_refuses_bfloat16():
+    # fuzz seed 988014021
+    assert_same_error(lambda lib: lib.linalg.solve(lib.ones(1, 3, 3, dtype=lib.bfloat16),
+                                                   lib.ones(1, 1)), RuntimeError, exact=True)
 
 
 def test_svd_and_pinv_of_an_infinite_matrix():

@@ -45,3 +45,18 @@ def test_module_repr():
 def test_pooling_with_indices(call):
     check_op(lambda lib, x: call(lib, x)[0], randn(2, 3, 4, 4))
     assert_same(lambda lib: [part.tolist() for part in call(lib, lib.tensor(randn(2, 3, 4, 4)))])
+
+
+@pytest.mark.parametrize("shape,dtype", [
+    ((1, 1, 1, 1), "float16"), ((1, 2, 1, 1, 2), "bfloat16"), ((1, 2, 2), "complex64"),
+    ((1, 2, 2, 1), "complex128"), ((1, 2, 2), "bool")])
+def test_dtypes_torch_s_average_pooling_refuses(shape, dtype):
+    # a 3-D input is averaged by avg_pool2d (float16 allowed), more dims by avg_pool3d,
+    # which has no float16 kernel (fuzz seed 985002363)
+    assert_same_error(lambda lib: lib.nn.functional.local_response_norm(
+        lib.ones(shape, dtype=getattr(lib, dtype)), 2), NotImplementedError, exact=True)
+
+
+def test_half_precision_of_a_3d_input():
+    assert_same(lambda lib: lib.nn.functional.local_response_norm(
+        lib.tensor([[[-0.25, 2.0], [1.5, 3.0]]], dtype=lib.float16), 2))

@@ -84,3 +84,16 @@ def test_triangle_indices_dtype_and_device():
 def test_triangle_indices_errors():
     assert_same_error(lambda lib: lib.tril_indices(-1, 3), RuntimeError, exact=True)
     assert_same_error(lambda lib: lib.triu_indices(3, -2), RuntimeError, exact=True)
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (0, 3), ()])
+def test_complex_tensors(shape):
+    # torch's kernel refuses them; a 0-dim or an empty tensor reaches none
+    def run(lib):
+        values, indices = lib.mode(lib.ones(shape, dtype=lib.complex64), -1)
+        return values.shape, indices.tolist()
+    if shape == (2, 3):
+        assert_same_error(run, NotImplementedError, exact=True)
+    else:
+        assert [str(part) for part in run(ag)] == [str(part).replace("torch", "autograd_cy")
+                                                   for part in run(torch)]

@@ -75,3 +75,19 @@ def test_integers_nodes_and_shapes():
 ])
 def test_errors(fn):
     assert_same_error(fn, exact=True)
+
+
+@pytest.mark.parametrize("name", ["median", "nanmedian"])
+@pytest.mark.parametrize("shape, dim", [((2, 3), None), ((2, 3), 0), ((0, 3), 1), ((), 0)])
+def test_medians_refuse_complex_tensors(name, shape, dim):
+    # with a dim after the empty-dim check, without one unless the tensor is empty
+    args = () if dim is None else (dim,)
+    assert_same_error(lambda lib: getattr(lib, name)(lib.ones(shape, dtype=lib.complex64),
+                                                     *args), NotImplementedError, exact=True)
+
+
+@pytest.mark.parametrize("name", ["median", "nanmedian"])
+def test_medians_of_empty_complex_tensors(name):
+    assert_same(lambda lib: getattr(lib, name)(lib.ones(0, dtype=lib.complex128)).isnan())
+    assert_same_error(lambda lib: getattr(lib, name)(lib.ones(0, dtype=lib.complex64), 0),
+                      IndexError, exact=True)

@@ -703,3 +703,36 @@ def test_a_nan_gradient_where_the_slope_is_zero_gives_zero(fn):
         fn(lib, x).backward(lib.tensor([float("nan"), float("inf"), float("nan"), 1.0]))
         return to_numpy(x.grad)
     assert_close(run(ag), run(torch))
+
+
+@pytest.mark.parametrize("name", ["elu", "selu", "celu", "hardsigmoid", "hardswish", "mish",
+                                  "rrelu", "hardtanh", "relu6", "threshold"])
+@pytest.mark.parametrize("view", [False, True])
+def test_in_place_leaf_checks_come_before_the_dtype(name, view):
+    # torch's autograd refuses a (view of a) leaf before the kernel sees the complex dtype
+    # (fuzz seed 985004088)
+    def run(lib):
+        x = lib.ones(2, dtype=lib.complex128, requires_grad=True)
+        x = x[:1] if view else x
+        args = (0.5, 0.0) if name == "threshold" else ()
+        return getattr(lib.nn.functional, name)(x, *args, inplace=True)
+    assert_same_error(run, RuntimeError, exact=True)
+
+
+def test_threshold_of_a_complex_tensor():
+    assert_same_error(lambda lib: lib.nn.functional.threshold(
+        lib.ones(2, dtype=lib.complex64), 0.5, 0.0), NotImplementedError, exact=True)
+
+
+def test_glu_checks_the_halving_dim_before_the_dtype():
+    # fuzz seed 988004333
+    assert_same_error(lambda lib: lib.nn.functional.glu(lib.ones(1, 1, dtype=lib.complex128)),
+                      RuntimeError, exact=True)
+
+
+@pytest.mark.parametrize("weight", ["float32", "complex64 of two"])
+def test_prelu_checks_the_weight_before_the_dtype(weight):
+    def run(lib):
+        w = lib.ones(1) if weight == "float32" else lib.ones(2, dtype=lib.complex64)
+        return lib.nn.functional.prelu(lib.ones(2, 3, dtype=lib.complex64), w)
+    assert_same_error(run, RuntimeError, exact=True)

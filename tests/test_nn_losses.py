@@ -763,3 +763,34 @@ def test_smooth_l1_gradient_keeps_nan(beta):
     check_op(lambda lib, x, t: lib.nn.functional.smooth_l1_loss(x, t, beta=beta),
              np.array([np.nan, 0.25, -2.0, 2.0, 0.0]), np.array([0.5, 0.5, 0.5, 0.5, 0.5]),
              double=False)
+
+
+@pytest.mark.filterwarnings("ignore:reduction")
+@pytest.mark.parametrize("call", [
+    # kl_div refuses complex operands (fuzz seed 985001393)
+    lambda F, lib: F.kl_div(lib.ones(2, dtype=lib.complex64), lib.ones(2)),
+    lambda F, lib: F.kl_div(lib.ones(2), lib.ones(2, dtype=lib.complex64), log_target=True),
+    # soft_margin_loss computes into a tensor of the input's dtype (988001094)
+    lambda F, lib: F.soft_margin_loss(lib.ones(1), lib.ones(1, dtype=lib.complex64)),
+    # multi_margin_loss's kernel reads the weight as the input's dtype (985001287, 988004964)
+    lambda F, lib: F.multi_margin_loss(lib.ones(2), lib.tensor(1),
+                                       weight=lib.ones(2, dtype=lib.bfloat16)),
+    lambda F, lib: F.multi_margin_loss(lib.ones(2, dtype=lib.float64), lib.tensor(1), p=2,
+                                       weight=lib.ones(2, dtype=lib.complex64)),
+    lambda F, lib: F.multilabel_soft_margin_loss(lib.ones(1, 2, dtype=lib.complex64),
+                                                 lib.ones(1, 2)),
+])
+def test_dtypes_torch_s_kernels_refuse(call):
+    assert_same_error(lambda lib: call(lib.nn.functional, lib), exact=True)
+
+
+def test_multi_margin_loss_checks_the_target_shape_before_the_dtype():
+    assert_same_error(lambda lib: lib.nn.functional.multi_margin_loss(
+        lib.ones(2, 3, dtype=lib.complex64), lib.tensor([0, 1, 1])), RuntimeError, exact=True)
+
+
+def test_multi_margin_loss_weight_that_requires_grad():
+    # fuzz seed 988013034: torch has no derivative for the weight, and says so first
+    assert_same_error(lambda lib: lib.nn.functional.multi_margin_loss(
+        lib.ones(3, 4), lib.tensor([3, 1, 2, 1]), weight=lib.ones(4, requires_grad=True)),
+        RuntimeError, exact=True)

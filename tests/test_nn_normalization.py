@@ -1,6 +1,8 @@
 """F.layer_norm, F.batch_norm and F.group_norm against torch.nn.functional: values,
 gradients, double backward, forward AD, the nodes' names, the running statistics of
 training, eval mode, float16/bfloat16 computed in float32, and torch's errors."""
+import functools
+
 import numpy as np
 import pytest
 import torch
@@ -345,3 +347,55 @@ def test_layer_norm_parameter_dtypes(dtypes):
         assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
     else:
         assert_same_error(fn, exact=True)
+
+
+# ------------------------------------------------------------------ dtypes on the CPU
+
+def _dtype_call(op, lib, dtype, first, second):
+    # NOTE [Mixed dtypes of a normalization on the CPU]; a parameter dtype of "x" is the input's
+    def param(name):
+        return None if name is None else lib.ones(4, dtype=getattr(lib, dtype if name == "x"
+                                                                   else name))
+    x, F = lib.ones(2, 4, dtype=getattr(lib, dtype)), fn_of(lib)
+    if op == "group_norm":
+        return F.group_norm(x, 2, param(first), param(second))
+    if op == "layer_norm":
+        return F.layer_norm(x, (4,), param(first), param(second))
+    if op == "batch_norm (weight, bias)":
+        return F.batch_norm(x, None, None, param(first), param(second), training=True)
+    return F.batch_norm(x, param(first), param(second))        # the running statistics
+
+
+@pytest.mark.parametrize("op", ["group_norm", "layer_norm", "batch_norm (weight, bias)",
+                                "batch_norm (running statistics)"])
+@pytest.mark.parametrize("dtype", ["float64", "float16", "complex64"])
+@pytest.mark.parametrize("first, second", [
+    (None, None), ("float32", None), (None, "float64"), ("x", "float64"), ("float64", "x"),
+    ("float32", "float32"), ("float32", "float16")])
+def test_dtypes_of_the_input_and_the_parameters(op, dtype, first, second):
+    # fuzz seeds 985003470, 985000853 (a complex input: no CPU kernel), 986000788 (a float64
+    # bias of a float32 input's group_norm), 988003989 (layer_norm's mixed check comes first)
+    call = functools.partial(_dtype_call, op, dtype=dtype, first=first, second=second)
+    try:
+        call(torch)
+    except Exception:       # noqa: BLE001 - then autograd_cy raises the same
+        assert_same_error(lambda lib: call(lib), exact=True)
+        return
+    assert_close(call(ag), call(torch), rtol=1e-3, atol=1e-3)
+
+
+def test_batch_norm_running_statistics_both_or_neither():
+    assert_same_error(lambda lib: fn_of(lib).batch_norm(
+        lib.ones(2, 4, dtype=lib.complex64), None, lib.ones(4), training=True), ValueError,
+        exact=True)
+
+
+def test_a_stale_view_is_refused_before_the_dtype():
+    # torch's autograd reads the input's grad_fn before the kernel refuses the complex dtype
+    # (fuzz seed 988005983)
+    def run(lib):
+        x = lib.tensor([1.125 - 2.75j, 0.5j, 1.0, 2.0], requires_grad=True) * 1
+        first, _ = x.chunk(2, 0)
+        x.cumsum_(-1)
+        return fn_of(lib).layer_norm(first, (2,))
+    assert_same_error(run, RuntimeError, "modified inplace")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import autograd_cy as ag
-from oracle import assert_same, check_jvp, check_op, node_name, randn
+from oracle import assert_same, assert_same_error, check_jvp, check_op, node_name, randn
 
 CASES = {
     "min_number": (lambda lib, x, b: lib.clamp_min(x, 0.2), False),
@@ -58,3 +58,21 @@ def test_nodes_and_promotion():
             str(lib.clamp_max(lib.arange(4), 1.5).dtype).split(".")[-1],
             lib.clamp_min(lib.arange(4), lib.tensor([2.0]))]
     assert_same(run)
+
+
+@pytest.mark.parametrize("name", ["clamp_min", "clamp_max", "clamp_min_", "clamp_max_"])
+@pytest.mark.parametrize("input, bound", [
+    ("float32", "complex64"), ("complex64", "float32"), ("complex64", "number"),
+    ("float32", "complex number")])
+@pytest.mark.parametrize("expanded", [False, True])
+def test_complex_operands_are_refused(name, input, bound, expanded):
+    # a tensor bound: the kernel of maximum/minimum refuses the complex result type (fuzz
+    # seed 985003162), after an in-place form's overlap and cast checks; a number: clamp's
+    # own refusal, before them (985002857)
+    def run(lib):
+        x = lib.ones(1, dtype=getattr(lib, input))
+        x = x.expand(2, 3) if expanded else x
+        other = {"number": 0.5, "complex number": 0.5j}.get(bound)
+        return getattr(x, name)(other if other is not None else
+                                lib.ones(1, dtype=getattr(lib, bound)))
+    assert_same_error(run, exact=True)

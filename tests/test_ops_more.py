@@ -140,3 +140,16 @@ def test_repeat_interleave_once_is_a_new_tensor(dim):
         z.sum().backward()
         return [x, y, z, leaf.grad]
     assert_same(fn)
+
+
+def test_nan_to_num_of_a_complex_tensor_that_requires_grad():
+    """torch refuses to record nan_to_num on a complex tensor, but records nan_to_num_."""
+    assert_same_error(lambda lib: lib.nan_to_num(lib.ones(2, dtype=lib.complex64,
+                                                          requires_grad=True)), exact=True)
+
+    def run(lib):
+        x = lib.tensor([1 + 1j, float("nan")], requires_grad=True)
+        y = (x * 1).nan_to_num_()
+        grad, = lib.autograd.grad(y.real.sum() + y.imag.sum(), x)
+        return lib.view_as_real(y.detach()), y.grad_fn.name(), lib.view_as_real(grad)
+    assert_same(run)

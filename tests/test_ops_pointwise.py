@@ -218,6 +218,26 @@ def test_clamp_at_the_bounds():
     check_op(lambda lib, x, hi: lib.clamp(x, max=hi), x, np.ones(5))
 
 
+@pytest.mark.parametrize("call", [
+    # a complex tensor bound of a real tensor: the promoted dtype's kernel refuses it
+    lambda lib, x, c: x.clamp(min=c), lambda lib, x, c: x.clamp(max=c),
+    lambda lib, x, c: x.clamp(x, c),
+    # a complex number: it cannot become a double (unless it is real)
+    lambda lib, x, c: x.clamp(max=1j), lambda lib, x, c: x.clone().clamp_(0.5, 1j),
+    # clamp_: a complex self is refused before an expand's overlap (fuzz seed 985002857),
+    # a real self's cast to complex after it and before the kernel
+    lambda lib, x, c: c[:1].expand(2, 2).clamp_(min=0.5),
+    lambda lib, x, c: x.clone().clamp_(max=c), lambda lib, x, c: x[:1].expand(2, 2).clamp_(c),
+])
+def test_clamp_of_complex_operands(call):
+    assert_same_error(lambda lib: call(lib, lib.ones(2), lib.ones(2, dtype=lib.complex64)),
+                      exact=True)
+
+
+def test_clamp_by_a_real_complex_number():
+    assert_same(lambda lib: lib.tensor([0.25, 2.0]).clamp(min=0.5 + 0j))
+
+
 def test_clamp_min_above_max():
     # The output is max everywhere: max gets the whole gradient, min and x none.
     x = np.array([-1.0, 0.5, 3.0])

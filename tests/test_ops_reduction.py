@@ -425,6 +425,9 @@ def test_norm_matrix_orders_rejected():
         ag.zeros(2, 2, 2).norm("fro", dim=(0, 1, 2))
     assert_same_error(lambda lib: lib.zeros(2, 2, 2).norm("nuc"), RuntimeError,
                       "dim must be a 2-tuple")
+    # one int dim of the nuclear norm is a list of one (fuzz seed 985000203)
+    assert_same_error(lambda lib: lib.norm(lib.ones(1, 1, dtype=lib.complex64), p="nuc",
+                                           dim=-1), RuntimeError, exact=True)
 
 
 @pytest.mark.parametrize("name", ["var_mean", "std_mean"])

@@ -172,3 +172,36 @@ def test_hypot_saves_each_operand_for_its_own_gradient(written):
         out.sum().backward()
         return "ok"
     assert_same(fn)
+
+
+@pytest.mark.parametrize("call", [lambda lib, x: lib.logit(x), lambda lib, x: x.logit_(eps=0.1),
+                                  lambda lib, x: lib.special.logit(x[:0])])
+def test_logit_refuses_complex_tensors(call):
+    # fuzz seed 988003763
+    assert_same_error(lambda lib: call(lib, lib.ones(2, dtype=lib.complex128)),
+                      NotImplementedError, exact=True)
+
+
+@pytest.mark.parametrize("name", ["signbit", "isposinf", "isneginf"])
+def test_sign_and_infinity_tests_refuse_complex_tensors(name):
+    assert_same_error(lambda lib: getattr(lib, name)(lib.ones(0, dtype=lib.complex64)),
+                      exact=True)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, f, c: lib.copysign(f, c), lambda lib, f, c: lib.copysign(c[:0], 1.0),
+    lambda lib, f, c: lib.heaviside(c, f), lambda lib, f, c: lib.heaviside(c[:0], c[:0]),
+    lambda lib, f, c: lib.special.xlog1py(2.0, c), lambda lib, f, c: lib.searchsorted(f, c),
+    lambda lib, f, c: lib.searchsorted(c, 1.0),
+    lambda lib, f, c: lib.nn.functional.cosine_similarity(f, c, dim=0),
+    # the in-place forms refuse the cast of the complex result type first
+    lambda lib, f, c: f.clone().xlogy_(c), lambda lib, f, c: f.clone().copysign_(c),
+])
+def test_binary_ops_torch_refuses_for_complex_operands(call):
+    assert_same_error(lambda lib: call(lib, lib.ones(2), lib.ones(2, dtype=lib.complex64)),
+                      exact=True)
+
+
+def test_searchsorted_of_no_complex_values():
+    assert_same(lambda lib: lib.searchsorted(lib.ones(0, dtype=lib.complex64),
+                                             lib.ones(0, dtype=lib.complex64)))

@@ -84,3 +84,10 @@ def test_frac_of_an_integer_tensor():
 def test_round_with_decimals_refuses_integers(dtype):
     assert_same_error(lambda lib: lib.round(lib.ones(2, dtype=getattr(lib, dtype)),
                                             decimals=1), exact=True)
+
+
+@pytest.mark.parametrize("name", ["floor", "ceil", "trunc", "fix", "round", "floor_", "round_"])
+def test_complex_tensors_are_refused(name):
+    # fuzz seed 985001171: floor of a complex tensor raised NumPy's TypeError
+    assert_same_error(lambda lib: getattr(lib.tensor([3 + 3j]), name)(), NotImplementedError,
+                      exact=True)

@@ -125,6 +125,20 @@ def test_running_extreme_errors():
 
 
 @pytest.mark.parametrize("name", ["cummax", "cummin"])
+def test_running_extremes_of_complex_tensors(name):
+    # refused unless torch's kernel does not run: a 0-d or an empty tensor (fuzz seeds
+    # 985001906, 985000588)
+    assert_same_error(lambda lib: getattr(lib, name)(lib.tensor([[1j], [2j]]), 1),
+                      NotImplementedError, exact=True)
+    assert_same(lambda lib: [tuple(getattr(lib, name)(x, 0)) for x in (
+        lib.tensor(1j), lib.zeros(1, 0, dtype=lib.complex64),
+        lib.zeros(0, 2, dtype=lib.complex128))])
+    # without a kernel, torch's autograd refuses to record them (fuzz seed 988007131)
+    assert_same_error(lambda lib: getattr(lib, name)(lib.tensor(1j, requires_grad=True), 0),
+                      RuntimeError, exact=True)
+
+
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
 def test_cummax_saves_its_input(name):
     """CummaxBackward0 / CumminBackward0 save self, as torch's: writing the input in place
     after the op makes the backward refuse (fuzz seed 85 with the widened vocabulary)."""

@@ -436,3 +436,23 @@ def test_polynomials_of_a_high_degree(name):
     Chebyshev ones use their trigonometric forms."""
     assert_same(lambda lib: getattr(lib.special, name)(lib.tensor(X), 3000).tolist(),
                 rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", ["bessel_j0", "modified_bessel_k1", "airy_ai",
+                                  "spherical_bessel_j0", "erfcx", "log_ndtr", "ndtri"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_precision_has_no_kernel(name, dtype):
+    # torch compiles these CPU kernels for float32 and float64 only
+    assert_same_error(lambda lib: getattr(lib.special, name)(lib.ones(2, dtype=getattr(
+        lib, dtype))), NotImplementedError, exact=True)
+
+
+@pytest.mark.parametrize("name", ["zeta", "chebyshev_polynomial_t", "hermite_polynomial_h"])
+def test_half_precision_of_the_promoted_dtype(name):
+    # refused when the promoted dtype is float16; a float32 operand promotes past it
+    assert_same_error(lambda lib: getattr(lib.special, name)(lib.ones(2, dtype=lib.float16), 2),
+                      NotImplementedError, exact=True)
+    assert_same(lambda lib: getattr(lib.special, name)(lib.ones(2, dtype=lib.float16),
+                                                      lib.full((2,), 2.0)))
+    assert_same(lambda lib: lib.special.gammainc(lib.ones(2, dtype=lib.bfloat16),
+                                                 lib.ones(2, dtype=lib.bfloat16)).float())

@@ -47,3 +47,15 @@ def test_node_and_backward_refused():
 
 def test_dim_out_of_range():
     assert_same_error(lambda lib: lib.unique_consecutive(lib.ones(2, 2), dim=2), exact=True)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, x: lib.unique(x), lambda lib, x: lib.unique(x[:0], sorted=False),
+    lambda lib, x: lib.unique(x, dim=0), lambda lib, x: lib.unique_consecutive(x),
+    lambda lib, x: lib.unique_consecutive(x, dim=1),
+    lambda lib, x: lib.unique_consecutive(x[0, :0], dim=0),
+    lambda lib, x: lib.unique_consecutive(x[0], dim=-1)])
+def test_complex_tensors_are_refused(call):
+    # even an empty one; dim 0 of a 1-D tensor is torch's runs of entries, dim -1 is not
+    assert_same_error(lambda lib: call(lib, lib.ones(2, 3, dtype=lib.complex64)),
+                      NotImplementedError, exact=True)

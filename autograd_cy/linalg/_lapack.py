@@ -54,7 +54,11 @@ _CPU_KERNELS = {"linalg.det": "lu_cpu", "linalg.solve": "lu_cpu", "linalg.lu_fac
                 "linalg.eigvalsh": "linalg_eigh_cpu", "linalg.qr": "geqrf_cpu",
                 "linalg.svd": "linalg_svd_cpu", "linalg.svdvals": "linalg_svd_cpu",
                 "linalg.solve_triangular": "triangular_solve_cpu",
-                "linalg.eigvals": "linalg_eig_out_cpu"}
+                "linalg.eigvals": "linalg_eig_out_cpu", "linalg.eig": "linalg_eig_out_cpu",
+                "linalg.lu": "lu_cpu", "linalg.lu_factor_ex": "lu_cpu",
+                "cholesky": "cholesky_cpu", "linalg.cholesky_ex": "cholesky_cpu",
+                "cholesky_inverse": "cholesky_inverse_out_cpu",
+                "torch.linalg.ldl_factor_ex": "ldl_factor_kernel_cpu"}
 
 
 def scalar_type(dtype):

@@ -198,7 +198,8 @@ Ormqr._backward_cls.__name__ = "OrmqrBackward0"
 
 
 def _not_implemented(kernel, dtype):
-    if not (dtype.is_floating_point or dtype.is_complex):
+    """torch's LAPACK kernels: float32, float64 and the complex dtypes only."""
+    if not (dtype.is_floating_point or dtype.is_complex) or dtype.itemsize == 2:
         raise NotImplementedError(f'"{kernel}" not implemented for \'{scalar_type(dtype)}\'')
 
 
@@ -225,6 +226,9 @@ def geqrf(input, *, out=None):
     if input.dim() < 2:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
     _not_implemented("geqrf_cpu", input.dtype)
+    if input.is_complex() and _ag.is_grad_enabled() and input.requires_grad:
+        raise RuntimeError("geqrf does not support automatic differentiation for outputs with "
+                           "complex dtype.")
     result = geqrf_result(*Geqrf.apply(input))
     if out is not None:
         for target, value in zip(out, result):

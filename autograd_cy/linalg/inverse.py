@@ -189,12 +189,20 @@ class LinalgSolveEx(Function):
 LinalgSolveEx._backward_cls.__name__ = "LinalgSolveExBackward0"
 
 
-def _check_solve(A, B, left, name):
-    check_matrix(A, name)
+def _check_same_dtype(A, B, name):
     if A.dtype != B.dtype:
         raise RuntimeError(f"{name}: Expected A and B to have the same dtype, but found "
                            f"A of type {scalar_type(A.dtype)} and B of type {scalar_type(B.dtype)} "
                            "instead")
+
+
+def _check_solve(A, B, left, name):
+    try:
+        check_matrix(A, name)
+    except NotImplementedError:     # the kernel's refusal of a dtype comes after this check
+        _check_same_dtype(A, B, name)
+        raise
+    _check_same_dtype(A, B, name)
     vector = _vector_case(A, B)
     B_shape = tuple(B.shape) + (1,) if vector else tuple(B.shape)   # a vector is a column
     if B_shape[-2 if left else -1] != A.shape[-1]:

@@ -105,4 +105,11 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     return vector_norm(A, ord, dim, keepdim, dtype=dtype)
 
 
-_reduction._set_matrix_norm(matrix_norm)      # torch.norm(p="nuc") calls it
+def _norm_matrix_norm(A, ord, dim, keepdim=False, *, dtype=None):
+    """matrix_norm as torch.norm(p="nuc") calls it: one int ``dim`` is a list of one
+    (refused in torch's words), where linalg.matrix_norm's own argument parser wants a
+    tuple."""
+    return matrix_norm(A, ord, (dim,) if isinstance(dim, int) else dim, keepdim, dtype=dtype)
+
+
+_reduction._set_matrix_norm(_norm_matrix_norm)      # torch.norm(p="nuc") calls it

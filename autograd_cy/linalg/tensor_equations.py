@@ -59,6 +59,9 @@ def tensorsolve(A, B, dims=None, *, out=None):
 
 def vander(x, *, N=None):
     """The Vandermonde matrix of ``x`` (batched over its leading dims): powers 0 .. N-1."""
+    if x.dtype in (_ag.bool, _ag.float16, _ag.bfloat16):
+        raise RuntimeError("linalg.vander supports floating point, complex, and integer "
+                           f"tensors, but got {x.dtype._scalar_name}")
     count = x.shape[-1] if x.dim() else 1
     N = count if N is None else N
     if N <= 1:

@@ -51,6 +51,7 @@ from autograd_cy._C.ops import activation as _activation
 from autograd_cy._C.ops.arithmetic import add, sub, div, neg
 from autograd_cy._C.forward import _tangent
 from autograd_cy._C.tensor import _register_methods
+from autograd_cy.dtypes import _refuse_complex
 from autograd_cy.grad_mode import is_grad_enabled
 
 __all__ = ["elu", "elu_", "selu", "selu_", "celu", "celu_", "hardtanh", "hardtanh_", "relu6",
@@ -65,8 +66,12 @@ SELU_SCALE = 1.0507009873554804934193349852946
 
 # ------------------------------------------------------------------ checks
 
-def _require_floating(input, kernel):
-    """torch's refusal of an integer (or bool) input by a floating-point kernel."""
+def _require_floating(input, kernel, inplace=False):
+    """torch's refusal of an integer (or bool, or complex) input by a floating-point kernel;
+    an in-place form's leaf checks come first, as torch's autograd makes them before the
+    kernel runs."""
+    if inplace:
+        _check_inplace(input)
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"{kernel}_{input.device.type}\" not implemented for "
                                   f"'{input.dtype._scalar_name}'")
@@ -75,10 +80,13 @@ def _require_floating(input, kernel):
 def _check_inplace(input):
     """The leaf checks of torch's in-place ops, with their words (a Function's own check
     words them as a custom Function's)."""
-    if is_grad_enabled() and input.requires_grad and input.grad_fn is None:
-        if input._base is not None:
-            raise RuntimeError("a view of a leaf Variable that requires grad is being used "
-                               "in an in-place operation.")
+    if not (is_grad_enabled() and input.requires_grad):
+        return
+    base = input._base
+    if base is not None and base.requires_grad and base.grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used "
+                           "in an in-place operation.")
+    if input.grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
 
@@ -370,7 +378,7 @@ _named("CeluBackward1", CeluInplace)
 
 def elu(input, alpha=1.0, inplace=False):
     """``x`` for ``x > 0``, else ``alpha * (exp(x) - 1)``."""
-    _require_floating(input, "elu")
+    _require_floating(input, "elu", inplace)
     if inplace:
         return _in_place(EluInplace, input, alpha, 1.0, 1.0)
     return Elu.apply(input, alpha, 1.0, 1.0)
@@ -383,7 +391,7 @@ def elu_(input, alpha=1.0):
 
 def selu(input, inplace=False):
     """``scale * elu(x, alpha)`` with the self-normalizing constants."""
-    _require_floating(input, "elu")
+    _require_floating(input, "elu", inplace)
     if inplace:
         return _in_place(EluInplace, input, SELU_ALPHA, SELU_SCALE, 1.0)
     return Elu.apply(input, SELU_ALPHA, SELU_SCALE, 1.0)
@@ -402,7 +410,7 @@ def _celu_settings(alpha):
 
 def celu(input, alpha=1.0, inplace=False):
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
-    _require_floating(input, "elu")
+    _require_floating(input, "elu", inplace)
     settings = _celu_settings(alpha)
     if inplace:
         return _in_place(CeluInplace, input, *settings)
@@ -529,7 +537,7 @@ _named("HardswishBackward0", Hardswish, HardswishInplace)
 
 def hardsigmoid(input, inplace=False):
     """``relu6(x + 3) / 6``: a piecewise-linear sigmoid."""
-    _require_floating(input, "hardsigmoid")
+    _require_floating(input, "hardsigmoid", inplace)
     if inplace:
         return _in_place(HardsigmoidInplace, input)
     return Hardsigmoid.apply(input)
@@ -537,7 +545,7 @@ def hardsigmoid(input, inplace=False):
 
 def hardswish(input, inplace=False):
     """``x * relu6(x + 3) / 6``: a piecewise swish."""
-    _require_floating(input, "hardswish")
+    _require_floating(input, "hardswish", inplace)
     if inplace:
         return _in_place(HardswishInplace, input)
     return Hardswish.apply(input)
@@ -591,7 +599,7 @@ _named("LogSigmoidBackward0", LogSigmoid)
 
 def mish(input, inplace=False):
     """``x * tanh(softplus(x))``."""
-    _require_floating(input, "mish")
+    _require_floating(input, "mish", inplace)
     if inplace:
         return _in_place(MishInplace, input)
     return Mish.apply(input)
@@ -682,12 +690,17 @@ def hardshrink(input, lambd=0.5):
 def threshold(input, threshold, value, inplace=False):
     """``x`` where ``x > threshold``, else ``value``."""
     if inplace:
+        _check_inplace(input)
+    _refuse_complex(input.dtype, "threshold_cpu")
+    if inplace:
         return _in_place(ThresholdInplace, input, threshold, value)
     return Threshold.apply(input, threshold, value)
 
 
 def threshold_(input, threshold, value):
     """In-place threshold (ThresholdBackward1)."""
+    _check_inplace(input)
+    _refuse_complex(input.dtype, "threshold_cpu")
     return _in_place(ThresholdInplace, input, threshold, value)
 
 
@@ -762,12 +775,12 @@ def glu(input, dim=-1):
     of the second."""
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
-    _require_floating(input, "glu")
     wrapped = dim + input.dim() if dim < 0 else dim
     size = input.shape[dim]
     if size % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {wrapped} is size "
                            f"{size}")
+    _require_floating(input, "glu")
     return Glu.apply(input, wrapped)
 
 
@@ -860,7 +873,6 @@ _named("PreluKernelBackwardBackward0", PreluKernelBackward)
 
 def prelu(input, weight):
     """leaky_relu with a learned slope: one for all channels, or one per channel (dim 1)."""
-    _require_floating(input, "prelu")
     count = weight.numel()
     if count != 1:
         if input.dim() == 0:
@@ -875,6 +887,7 @@ def prelu(input, weight):
     if input.dtype != weight.dtype:
         raise RuntimeError(f"prelu: Type promoting not supported. Got "
                            f"{input.dtype._scalar_name} and {weight.dtype._scalar_name}")
+    _require_floating(input, "prelu")       # the kernel's dispatch, after the checks
     if input.dim() != weight.dim():
         shape = [1] * input.dim()
         if input.dim() > 1:
@@ -963,7 +976,7 @@ def _rrelu_noise(input, lower, upper, training):
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """leaky_relu with a random slope in ``[lower, upper]`` per element in training, and
     the mean slope ``(lower + upper) / 2`` in eval."""
-    _require_floating(input, "leaky_relu")
+    _require_floating(input, "leaky_relu", inplace)
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     noise, exact = _rrelu_noise(input, lower, upper, training)

@@ -104,8 +104,8 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """``x1 . x2 / (max(||x1||, eps) max(||x2||, eps))`` along ``dim`` (the inputs
     broadcast). Each input is divided by its norm before the product, which keeps the
     result within [-1, 1]; the floor at ``eps`` is not differentiated."""
-    if not (x1.dtype.is_floating_point or x2.dtype.is_floating_point):
-        common = _ag.promote_types(x1.dtype, x2.dtype)
+    common = _ag.promote_types(x1.dtype, x2.dtype)
+    if not common.is_floating_point:        # (integers or complex numbers)
         raise RuntimeError("expected common dtype to be floating point, yet common dtype is "
                            f"{common._scalar_name}")
     x1, x2 = _broadcast_pair(x1, x2)

@@ -8,6 +8,7 @@ recorded ops (the squares, a zero-padded ``unfold`` over the channel dim, ``mean
 the gradient, double backward and forward AD are theirs.
 """
 import autograd_cy as _ag
+from autograd_cy.nn.pooling import refuse_avg_pool_dtype
 
 __all__ = ["local_response_norm"]
 
@@ -19,6 +20,8 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
                          f"dimensions)")
     if input.numel() == 0:
         return input
+    # torch averages the squares with avg_pool2d (a 3-D input) or avg_pool3d
+    refuse_avg_pool_dtype("avg_pool2d" if input.dim() == 3 else "avg_pool3d", input.dtype)
     squares = input * input
     before, after = size // 2, (size - 1) // 2
     shape = list(squares.shape)

@@ -217,7 +217,17 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
         raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect "
                            "to argument 'target'. This input cannot have requires_grad True.")
     input, target = _F._broadcast_pair(input, target)
+    _check_written_into_input(input, target)
     return SoftMarginLoss.apply(input, target, reduction, _SoftMargin())
+
+
+def _check_written_into_input(input, target):
+    """torch computes the loss into a tensor of ``input``'s dtype (``mul_(target)``): a
+    complex target of a real input is refused as the in-place cast is."""
+    result = _ag.promote_types(input.dtype, target.dtype)
+    if not _ag.can_cast(result, input.dtype):
+        raise RuntimeError(f"result type {result._scalar_name} can't be cast to the desired "
+                           f"output type {input.dtype._scalar_name}")
 
 
 # ------------------------------------------------------------------ composite regression losses
@@ -236,6 +246,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                       "'batchmean' in the next major release.", stacklevel=2)
     summed = "sum" if reduction == "batchmean" else reduction
     _F._reduction_enum(summed)
+    if input.is_complex() or target.is_complex():
+        raise RuntimeError("kl_div: Complex inputs not supported.")
     if log_target:
         loss = target.exp() * (target - input)
     else:
@@ -359,6 +371,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     """Binary cross entropy of ``sigmoid(input)`` per class, averaged over the classes
     (the last dim): one loss per sample, for targets of several labels."""
     reduction = _reduction(size_average, reduce, reduction)
+    _refuse_complex(input.dtype, "log_sigmoid_cpu")
     log_sig, log_sig_neg = -_F.softplus(-input), -_F.softplus(input)
     loss = -(target * log_sig + (1 - target) * log_sig_neg)
     if weight is not None:
@@ -542,7 +555,10 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1:
         raise ValueError("weight must be one-dimensional")
-    _check_class_scores(input, target, "multi_margin_loss_cpu_kernel")
+    if weight is not None and weight.requires_grad and _ag.is_grad_enabled():
+        raise RuntimeError("The function 'multi_margin_loss' is not differentiable with "
+                           "respect to argument 'weight'. This input cannot have "
+                           "requires_grad True.")
     rows = input.shape[0] if input.dim() == 2 else 1
     classes = input.shape[-1] if input.dim() else 1
     if input.dim() > 2 or (input.dim() and classes == 0):
@@ -556,6 +572,10 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if weight is not None and weight.numel() != classes:
         raise RuntimeError(f"inconsistent weight size, expected {classes} but got "
                            f"{list(weight.shape)}")
+    _check_class_scores(input, target, "multi_margin_loss_cpu_kernel")     # after the shapes
+    if weight is not None and weight.dtype != input.dtype:     # the kernel reads it so
+        raise RuntimeError(f"expected scalar type {input.dtype._scalar_name} but found "
+                           f"{weight.dtype._scalar_name}")
     flat_target = target.reshape(rows)
     if rows and bool(((flat_target < 0) | (flat_target >= classes)).any()):
         raise RuntimeError("target out of range")

@@ -349,25 +349,35 @@ def _check_layer_norm(input, shape, weight, bias):
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
                            f"[*, {', '.join(str(n) for n in shape)}], but got input of size"
                            f"{list(input.shape)}")
-    if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"\"LayerNormKernelImpl\" not implemented for "
-                                  f"'{input.dtype._scalar_name}'")
-    _check_parameter_dtypes(input, weight, bias)
+    _check_parameter_dtypes(input, "LayerNormKernelImpl", weight, bias)
 
 
-def _check_parameter_dtypes(input, *params):
-    """torch's CPU rule for the parameters' dtypes: float16/bfloat16 input may take float32
-    parameters ("mixed"); otherwise all share the input's dtype."""
+# NOTE [Mixed dtypes of a normalization on the CPU]
+# torch's CPU layer_norm, group_norm and batch_norm call their parameters "mixed" when the
+# first one given (in the order of the call: weight, bias, then running_mean, running_var)
+# is not of the input's dtype. Mixed parameters must all be float32 ("expect parameter to
+# have scalar type of Float"), and then the input float16 or bfloat16 ("all inputs must
+# share same datatype"): both checked before the kernel's dispatch on the input's dtype,
+# which refuses anything but a floating dtype (a complex one too). Parameters that are not
+# mixed are read as the input's dtype by the kernel: one of another dtype is refused after
+# the dispatch ("expected scalar type Half but found Double").
+
+def _check_parameter_dtypes(input, kernel, *params):
+    """torch's CPU checks of the input's and the parameters' dtypes, in its order (NOTE
+    [Mixed dtypes of a normalization on the CPU]); ``kernel`` names the dispatch."""
     given = [p.dtype for p in params if p is not None]
-    if not given:
-        return
-    if given[0] != input.dtype:
-        if given[0] != _ag.float32:
+    if given and given[0] != input.dtype:
+        if any(dtype != _ag.float32 for dtype in given):
             raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of "
                                "Float")
         if input.dtype not in (_ag.float16, _ag.bfloat16):
             raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
         return
+    if not input.dtype.is_floating_point:
+        if _ag.is_grad_enabled() and input.requires_grad:
+            input.grad_fn       # torch's autograd reads it first: a stale view's error
+        raise NotImplementedError(f"\"{kernel}\" not implemented for "
+                                  f"'{input.dtype._scalar_name}'")
     for dtype in given[1:]:
         if dtype != input.dtype:
             raise RuntimeError(f"expected scalar type {input.dtype._scalar_name} but found "
@@ -418,17 +428,17 @@ def _check_batch_norm(input, running_mean, running_var, weight, bias, channels, 
         if param is not None and param.numel() != channels:
             raise RuntimeError(f"{name} should contain {channels} elements not "
                                f"{param.numel()}")
-    # torch's CPU kernel: parameters of the input's dtype, or float32 for a reduced one
-    if any(p.dtype != input.dtype for p in params):
-        if _compute_dtype(input) == input.dtype:
-            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
-        if any(p.dtype != _ag.float32 for p in params):
-            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of "
-                               "Float")
+    if training and (running_mean is None) != (running_var is None):
+        raise ValueError("running_mean and running_var must either both be None or neither "
+                         "be None")
     if not training:
         for name, param in (("running_mean", running_mean), ("running_var", running_var)):
             if param is None:
                 raise RuntimeError(f"{name} must be defined in evaluation mode")
+    # the dispatch on the input's dtype comes first here (NOTE [Mixed dtypes of a
+    # normalization on the CPU])
+    _check_parameter_dtypes(input, "batch_norm")
+    _check_parameter_dtypes(input, "batch_norm", *params)
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
@@ -451,6 +461,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
                                f"channels in input, but got {name} of shape "
                                f"{list(param.shape)} and input of shape {list(input.shape)}")
+    _check_parameter_dtypes(input, "GroupNormKernelImpl", weight, bias)
     return NativeGroupNorm.apply(input, weight, bias, _Groups(input, num_groups), eps, None,
                                  None)
 

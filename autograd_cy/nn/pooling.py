@@ -27,6 +27,16 @@ _COUNT = {2: "two", 3: "three"}
 _LETTERS = {2: "HW", 3: "THW"}
 
 
+def refuse_avg_pool_dtype(name, dtype):
+    """torch's NotImplementedError of a dtype its CPU kernel is not compiled for:
+    ``avg_pool2d``'s (also ``avg_pool1d``'s) takes the floating dtypes and the integers,
+    ``avg_pool3d``'s neither float16 nor bfloat16; neither takes bool or complex."""
+    if dtype.is_complex or dtype.itemsize == 1 and dtype._scalar_name == "Bool" or (
+            name == "avg_pool3d" and dtype.is_floating_point and dtype.itemsize == 2):
+        kernel = "avg_pool3d_out_frame" if name == "avg_pool3d" else name
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{dtype._scalar_name}'")
+
+
 def _dims_tuple(name, what, value, dims, words="must {either}be a single int, or a tuple of"):
     """One setting of a ``dims``-D pooling as ``dims`` ints, or torch's error for another
     length (``words`` ends with the count: "or a tuple of three ints")."""
@@ -115,9 +125,10 @@ def _settings(name, input, kernel_size, stride, padding, dilation, ceil_mode, di
                 if dims == 2 else
                 " ".join(f"k{'TWH'[i]}: {kernel[d]}" for i, d in enumerate(order)) + " "
                 + " ".join(f"pad{'TWH'[i]}: {padding[d]}" for i, d in enumerate(order))))
-    if input.dtype._scalar_name == "Bool":
-        kernel_name = "avg_pool3d_out_frame" if name == "avg_pool3d" else name
-        raise NotImplementedError(f"\"{kernel_name}\" not implemented for 'Bool'")
+    if name.startswith("avg_pool"):
+        refuse_avg_pool_dtype(name, input.dtype)
+    elif input.dtype._scalar_name == "Bool":
+        raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
     out = tuple(output_size(size[d], kernel[d], stride[d], padding[d], dilation[d], ceil_mode)
                 for d in range(dims))
     if min(out) < 1:

@@ -335,8 +335,10 @@ cdef object gelu_backward_tangent(g_t, x_t, g, x, Tensor result, tuple extra):
 
 cdef class SiluBackward0(ElementwiseNode):
     """``grad s (1 + x (1 - s))``, s = sigmoid(x): one kernel, or recorded ops under
-    ``create_graph=True`` (grad mode on), as PyTorch does."""
+    ``create_graph=True`` (grad mode on), as PyTorch does. Only silu_ records it on complex
+    tensors, where torch's kernel, as this formula, does not conjugate the derivative."""
     saved_names = ("self",)
+    complex_formulas = True
 
     cpdef tuple apply(self, tuple grads):
         x = unpack_saved(self, 0)
@@ -349,14 +351,22 @@ cdef class SiluBackward0(ElementwiseNode):
 def silu(Tensor input):
     """``x sigmoid(x)`` (also called swish); on complex tensors ``x / (1 + exp(-x))``, as
     PyTorch computes it, whose autograd refuses a complex silu but forward mode does not."""
+    return silu_of(input, False)
+
+
+cdef Tensor silu_of(Tensor input, bint in_place):
+    """silu; ``in_place``: silu_'s, whose complex result torch's autograd records (with
+    SiluBackward0's formula, which does not conjugate) where silu's refuses it."""
     cdef Tensor out
     if is_complex_array(input._data):
-        if is_grad_enabled() and requires_grad(input):
+        if is_grad_enabled() and requires_grad(input) and not in_place:
             raise RuntimeError("silu does not support automatic differentiation for outputs "
                                "with complex dtype.")
         x = input._data
         with ignoring_fp_errors():
             out = wrap(x / (1 + np.exp(-x)))
+        if is_grad_enabled() and requires_grad(input):
+            record1(SiluBackward0(), input, out, (input,))
         if forward_level():
             forward1(out, input, silu_tangent)
         return out
@@ -378,7 +388,7 @@ cdef object silu_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra)
 
 def silu_(Tensor input):
     """In-place silu (its node keeps a copy of the original values)."""
-    return apply_inplace(input, silu, (), True)
+    return apply_inplace(input, lambda x: silu_of(x, True), (), True)
 
 
 # ------------------------------------------------------------------ softplus

@@ -309,9 +309,9 @@ def median(Tensor self, dim=NOT_GIVEN, keepdim=None):
     array = self._data
     if array.dtype.kind == "b":
         raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
-    refuse_complex(self, NotImplementedError,
-                   ('"median_cpu"' if dim is None else '"median_out"') + " not implemented for "
-                   "'{dtype}'")
+    if dim is None and array.size:      # (an empty tensor's median is NaN, without a kernel)
+        refuse_complex(self, NotImplementedError,
+                       "\"median_cpu\" not implemented for '{dtype}'")
     nan = np.isnan(array) if kind_of(array.dtype) == "f" else None
     if dim is None:
         flat = array.reshape(-1)
@@ -334,6 +334,7 @@ def median(Tensor self, dim=NOT_GIVEN, keepdim=None):
     work = array if array.ndim else array.reshape(1)
     axis = d if array.ndim else 0
     check_nonempty("median", work.shape, (axis,))
+    refuse_complex(self, NotImplementedError, "\"median_out\" not implemented for '{dtype}'")
     order = np.argsort(work, axis=axis, kind="stable")
     middle = (work.shape[axis] - 1) // 2
     index_array = np.take(order, [middle], axis=axis)

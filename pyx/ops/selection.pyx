@@ -30,6 +30,7 @@ from autograd_cy._C.promotion cimport (
     refuse_complex,
 )
 from autograd_cy._C.views cimport apply_inplace
+from autograd_cy._C.overlap cimport elementwise_overlap_checks
 from autograd_cy._C.ops.arithmetic import mul
 
 __all__ = ["clamp", "clip", "maximum", "minimum", "where", "clamp_", "clip_"]
@@ -181,6 +182,27 @@ def _clamp_arrays(x, low, high):
     return first_on_ties(np.minimum(result, high), result)
 
 
+cdef void refuse_complex_bounds(Tensor self, object min, object max) except *:
+    """A complex tensor bound of a real ``self``: torch's kernel of the promoted dtype
+    refuses it (maximum's for ``min`` alone, minimum's for ``max`` alone, clamp's for both)."""
+    dtype = result_type_of((self, min, max))
+    if dtype.kind == "c":
+        kernel = ("clamp_cpu" if min is not None and max is not None
+                  else "maximum_cpu" if min is not None else "minimum_cpu")
+        name = "ComplexFloat" if dtype.itemsize == 8 else "ComplexDouble"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
+
+
+cdef object real_bound(object bound):
+    """A Python complex number bound of a real tensor, as torch reads it: a number without
+    an imaginary part is its real part; another one cannot become a double."""
+    if isinstance(bound, complex):
+        if bound.imag:
+            raise RuntimeError("value cannot be converted to type double without overflow")
+        return bound.real
+    return bound
+
+
 def clamp(Tensor self, min=None, max=None):
     """Limit ``self`` to ``[min, max]``; bounds are numbers or tensors (broadcast), or None.
 
@@ -205,6 +227,10 @@ def clamp(Tensor self, min=None, max=None):
             f"{type(min).__name__}, {type(max).__name__}), but expected one of:\n"
             " * (Tensor input, Tensor min = None, Tensor max = None)\n"
             " * (Tensor input, Number min = None, Number max = None)")
+    if min_is_tensor or max_is_tensor:
+        refuse_complex_bounds(self, min, max)
+    else:
+        min, max = real_bound(min), real_bound(max)
     dtype = result_type_of((self, min, max))
     x = operand_array(self, dtype)
     if not (min_is_tensor or max_is_tensor):
@@ -384,9 +410,26 @@ def where(Tensor condition, input=_MISSING, other=_MISSING):
 
 # ------------------------------------------------------------------ in-place
 
+cdef void clamp_checks(Tensor self, tuple others) except *:
+    """clamp_'s refusal of a complex ``self`` comes after the leaf checks and before the
+    overlap checks, as torch's (its kernel's meta function checks the dtype first)."""
+    if others[0] is not None or others[1] is not None:
+        refuse_complex(self, NotImplementedError, "clamp is not supported for complex types",
+                       False)
+    elementwise_overlap_checks(self, others)
+    if not (isinstance(others[0], Tensor) or isinstance(others[1], Tensor)):
+        return
+    dtype = result_type_of((self,) + others)
+    if dtype.kind == "c":       # (a real self: the cast is refused before the bound's kernel)
+        name = "ComplexFloat" if dtype.itemsize == 8 else "ComplexDouble"
+        raise RuntimeError(f"result type {name} can't be cast to the desired output type "
+                           f"{self.dtype._scalar_name}")
+
+
 def clamp_(Tensor self, min=None, max=None):
     """In-place :func:`clamp`."""
-    return apply_inplace(self, lambda x: clamp(x, min, max), (min, max), True)
+    return apply_inplace(self, lambda x: clamp(x, min, max), (min, max), True, None, None,
+                         clamp_checks)
 
 
 clip_ = clamp_
