@@ -139,16 +139,17 @@ class Cumprod(Function):
         converted = input if dtype is None else input.to(dtype)
         if not converted.is_floating_point() and not converted.is_complex():
             converted = converted.to(_ag.int64)
-        ctx.save_for_backward(converted)
         ctx.converted = converted       # the jvp's operand (saved tensors are for backward)
         array = _array_of(converted)
-        if array.ndim == 0:
-            return _wrap_array(array.copy())
-        return _wrap_array(_running_product(array, dim))
+        out = _wrap_array(array.copy() if array.ndim == 0 else _running_product(array, dim))
+        # the result too, unread, as torch's node saves it: writing it in place afterwards
+        # makes the backward refuse
+        ctx.save_for_backward(converted, out)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
-        x, = ctx.saved_tensors
+        x, _ = ctx.saved_tensors
         if x.dim() == 0 or x.shape[ctx.dim] == 0:
             return grad.to(ctx.input_dtype), None, None
         dim = ctx.dim

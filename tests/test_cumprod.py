@@ -48,3 +48,15 @@ def test_cumprod_dtypes():
 def test_cumprod_errors():
     assert_same_error(lambda lib: lib.cumprod(lib.ones(2, 3), 2), IndexError,
                       "Dimension out of range")
+
+
+def test_cumprod_saves_its_result():
+    """torch's node saves the result: an in-place write on it (even of one element) makes
+    the backward refuse (fuzzer seed 986000122)."""
+    def write_then_backward(lib):
+        x = lib.tensor([-0.875], requires_grad=True)
+        y = x.cumprod(-1)
+        y.clamp_(max=0.75)
+        y.sum().backward()
+    assert_same_error(write_then_backward, RuntimeError,
+                      r"which is output 0 of Cumprod, is at version 1; expected version 0")
