@@ -26,9 +26,28 @@ def _check_floating(dtype, op):
                            f"Got {dtype._scalar_name} instead.")
 
 
+class _DifferenceNorm:
+    """``dist``'s composition: the p-norm of ``a - b``."""
+
+    def __init__(self, p):
+        self.p = p
+
+    def __call__(self, a, b):
+        return _ag.linalg.vector_norm(a - b, self.p)
+
+
 class Dist(ComposedOp):
     """``dist``'s op (``DistBackward0``, which saves its result)."""
     saves_result = True
+
+    @staticmethod
+    def backward(ctx, grad):
+        # p = 0 counts non-zeros: no gradient, as torch's norm_backward (an undefined
+        # tensor), whose formula for ``other`` then negates that undefined tensor
+        if ctx.composition.p == 0 and ctx.needs_input_grad[2] and grad is not None:
+            raise RuntimeError("Expected a proper Tensor but got None (or an undefined "
+                               "Tensor in C++) for argument #0 'self'")
+        return ComposedOp.backward(ctx, grad)
 
 
 class Renorm(ComposedOp):
@@ -42,7 +61,7 @@ Renorm._backward_cls.__name__ = "RenormBackward0"
 def dist(input, other, p=2):
     """The p-norm of ``input - other``."""
     _check_floating(_ag.promote_types(input.dtype, other.dtype), "norm()")
-    return Dist.apply(lambda a, b: _ag.linalg.vector_norm(a - b, p), input, other)
+    return Dist.apply(_DifferenceNorm(p), input, other)
 
 
 def renorm(input, p, dim, maxnorm):
