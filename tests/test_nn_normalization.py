@@ -345,3 +345,17 @@ def test_layer_norm_parameter_dtypes(dtypes):
         assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
     else:
         assert_same_error(fn, exact=True)
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_saves_the_running_statistics(training):
+    """torch's node saves running_mean and running_var in either mode: writing one in place
+    afterwards makes the backward refuse (fuzz seed 989001390)."""
+    def fn(lib):
+        x = lib.tensor([[-2.75, 0.875], [0.5, -1.625], [-1.0, -2.625]], requires_grad=True)
+        running_mean, running_var = lib.tensor([0.0, 1.25]), lib.tensor([0.9375, 0.1875])
+        out = lib.nn.functional.batch_norm(x, running_mean, running_var, training=training)
+        running_mean.tanh_()
+        lib.autograd.grad(out.sum(), [x])
+    assert_same_error(fn, RuntimeError, r"\[\w+\.FloatTensor \[2\]\] is at version 1; "
+                                        r"expected version 0")

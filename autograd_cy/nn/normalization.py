@@ -163,7 +163,7 @@ class _Normalization(_ag.autograd.Function):
     ``_Channels``) says. ``stats`` fixes ``(mean, rstd)`` (batch_norm's eval mode, not
     differentiated: torch's running statistics get no gradient); None computes them, and
     then ``running`` (``(running_mean, running_var, momentum)`` or None) is updated in
-    place with them, as torch's kernel does.
+    place with them, as torch's kernel does. The running statistics given are saved.
     """
     builtin_op = True
 
@@ -187,7 +187,10 @@ class _Normalization(_ag.autograd.Function):
         if fused is None and bias is not None:    # in place on a new product, never on xhat
             b = _param_view(bias, layout, dtype)
             out = out + b if w is None else out.add_(b)
-        ctx.save_for_backward(input, weight)
+        # the running statistics too, unread, as torch's node saves them (in either mode):
+        # writing one in place afterwards makes the backward refuse
+        buffers = () if running is None else tuple(b for b in running[:2] if b is not None)
+        ctx.save_for_backward(input, weight, *buffers)
         ctx.xhat, ctx.rstd, ctx.layout, ctx.eps, ctx.stats = xhat, rstd, layout, eps, stats
         ctx.weight_view = w
         ctx.bias_dtype = None if bias is None else bias.dtype
@@ -195,7 +198,7 @@ class _Normalization(_ag.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad):
-        input, weight = ctx.saved_tensors
+        input, weight = ctx.saved_tensors[:2]
         layout = ctx.layout
         dtype = _compute_dtype(input)
         grad = layout.view(grad.to(dtype))
@@ -408,7 +411,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     dtype = _compute_dtype(input)
     mean = layout.param(running_mean.to(dtype))
     rstd = layout.param((running_var.to(dtype) + eps).rsqrt())
-    return NativeBatchNorm.apply(input, weight, bias, layout, eps, (mean, rstd), None)
+    return NativeBatchNorm.apply(input, weight, bias, layout, eps, (mean, rstd),
+                                 (running_mean, running_var, None))
 
 
 def _check_batch_norm(input, running_mean, running_var, weight, bias, channels, training):
