@@ -703,3 +703,16 @@ def test_a_nan_gradient_where_the_slope_is_zero_gives_zero(fn):
         fn(lib, x).backward(lib.tensor([float("nan"), float("inf"), float("nan"), 1.0]))
         return to_numpy(x.grad)
     assert_close(run(ag), run(torch))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("n", [1, 20])
+def test_hardtanh_gradient_at_nan(dtype, n):
+    """NOTE [NaN in hardtanh's backward]: a NaN passes its gradient where torch's kernel
+    takes its scalar loop (a 0-d input: fuzz seed 985001127), 0 in its vectorized body."""
+    def run(lib):
+        x = lib.full((n,), float("nan"), dtype=getattr(lib, dtype), requires_grad=True)
+        out = lib.nn.functional.hardtanh(x)
+        return lib.autograd.grad(out, x, lib.ones_like(out))[0].tolist()
+    ours, theirs = run(ag), run(torch)
+    assert ours == theirs
