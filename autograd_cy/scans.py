@@ -242,7 +242,9 @@ class _Cumextreme(Function):
 
     @staticmethod
     def backward(ctx, grad, grad_indices):
-        indices = ctx.saved_tensors[0]
+        indices, input = ctx.saved_tensors
+        if input.numel() == 0:
+            return input, None, None    # torch's formula returns the saved input itself
         if not ctx.shape:
             return grad, None, None
         base = _ag.zeros(ctx.shape, dtype=grad.dtype, device=grad.device)
