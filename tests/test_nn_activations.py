@@ -716,3 +716,15 @@ def test_hardtanh_gradient_at_nan(dtype, n):
         return lib.autograd.grad(out, x, lib.ones_like(out))[0].tolist()
     ours, theirs = run(ag), run(torch)
     assert ours == theirs
+
+
+def test_logsigmoid_of_a_transposed_input_is_contiguous():
+    """torch's kernel writes a contiguous result whatever the input's strides (not a
+    pointwise op's layout), so ``view`` of it works (fuzz seed 986002807)."""
+    def run(lib):
+        x = lib.tensor([[-0.75, 1.125, 2.5], [-1.375, -0.5, -1.125]]).t()
+        out = lib.nn.functional.logsigmoid(x)
+        return out.stride(), out.view(6)
+    (ours_strides, ours), (theirs_strides, theirs) = run(ag), run(torch)
+    assert ours_strides == theirs_strides
+    assert_close(ours, theirs)

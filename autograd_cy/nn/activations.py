@@ -598,7 +598,8 @@ class LogSigmoid(_Pointwise):
 
     @staticmethod
     def value(x, dtype):
-        return _ag.clamp(x, max=0.0) - _ag.log1p(_ag.exp(-_ag.abs(x)))
+        # contiguous whatever the input's strides, as torch's kernel writes its result
+        return (_ag.clamp(x, max=0.0) - _ag.log1p(_ag.exp(-_ag.abs(x)))).contiguous()
 
     @staticmethod
     def derivative(x, dtype):
