@@ -172,3 +172,24 @@ def test_hypot_saves_each_operand_for_its_own_gradient(written):
         out.sum().backward()
         return "ok"
     assert_same(fn)
+
+
+@pytest.mark.parametrize("name", ["fmod", "remainder"])
+@pytest.mark.parametrize("needs", [(True, False), (False, True)])
+def test_tensor_divisor_saves_only_for_its_gradient(name, needs):
+    """torch's node saves input and other only where other needs a gradient: with input's
+    alone a second backward goes through and a write of either operand does not refuse
+    (fuzz seed 981005491)."""
+    def run(lib):
+        a = lib.tensor([1.0, -2.5], requires_grad=needs[0]) * 1
+        b = lib.tensor([[0.75], [2.0]], requires_grad=needs[1]) * 1
+        out = getattr(lib, name)(a, b).sum()
+        out.backward()
+        with lib.no_grad():
+            b.add_(1)
+        try:
+            out.backward()
+        except RuntimeError as error:
+            return str(error)[:40]
+        return "went through"
+    assert_same(run)
