@@ -23,9 +23,6 @@ KNOWN_DIFFERENCES = {
     # group_norm's weight gradient under create_graph: torch's double-backward node takes
     # the weight as an input, so the gradient requires grad though it does not depend on it
     17: '.grad requires_grad mismatch after backward',
-    # huber_loss of a float64 input and a float32 target: torch's own backward refuses
-    # ("Found dtype Float but expected Double")
-    295: 'torch raised RuntimeError, ours did not, in backward',
 }
 
 

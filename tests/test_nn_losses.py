@@ -121,11 +121,23 @@ def test_pointwise_mixed_dtypes():
             def fn(lib, x, t):
                 x, t = (x.float(), t) if cast == "input" else (x, t.float())
                 return getattr(F(lib), name)(x, t, reduction="none")
-            # torch's huber backward refuses inputs of two dtypes (ours differentiates them)
+            # torch's huber backward refuses inputs of two dtypes (test below)
             torch_backward_fails = name == "huber_loss"
             check_op(fn, randn(3, 4), randn(3, 4, seed=1),
                      requires_grad=[not torch_backward_fails, False], rtol=1e-5, atol=1e-6,
                      double=False)
+
+
+@pytest.mark.parametrize("dtypes", [("float64", "float32"), ("float32", "float64"),
+                                    ("float16", "float32")])
+def test_huber_backward_refuses_two_dtypes(dtypes):
+    """torch's huber backward kernel takes the target in the input's dtype only (fuzz seeds
+    295, 989100042)."""
+    def fn(lib):
+        x = lib.tensor([0.3, 0.6], dtype=getattr(lib, dtypes[0]), requires_grad=True)
+        t = lib.tensor([0.5, 0.25], dtype=getattr(lib, dtypes[1]))
+        F(lib).huber_loss(x, t).backward()
+    assert_same_error(fn, RuntimeError, r"^Found dtype \w+ but expected \w+$", exact=True)
 
 
 def test_pointwise_target_broadcast_warns():

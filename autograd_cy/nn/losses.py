@@ -55,8 +55,10 @@ def _reduce(loss, reduction):
 class _Pointwise:
     """What a pointwise loss with its own node computes: ``value(x, t)`` of the input and
     the target and its partial derivatives; ``promotes``: whether the result takes the
-    promoted dtype of the two (torch's smooth_l1_loss) or the input's (huber, soft margin)."""
+    promoted dtype of the two (torch's smooth_l1_loss) or the input's (huber, soft margin);
+    ``same_dtype_backward``: whether the backward refuses a target of another dtype."""
     promotes = False
+    same_dtype_backward = False
 
 
 class _SmoothL1(_Pointwise):
@@ -82,6 +84,10 @@ class _SmoothL1(_Pointwise):
 class _Huber(_Pointwise):
     """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``: smooth L1
     scaled by ``delta``."""
+
+    # torch's backward kernel takes the target in the input's dtype only (its forward
+    # converts it)
+    same_dtype_backward = True
 
     def __init__(self, delta):
         self.delta = delta
@@ -129,6 +135,9 @@ class _PointwiseLoss(_ag.autograd.Function):
     @staticmethod
     def backward(ctx, grad):
         input, target = ctx.saved_tensors
+        if ctx.kind.same_dtype_backward and target.dtype != input.dtype:
+            raise RuntimeError(f"Found dtype {target.dtype._scalar_name} but expected "
+                               f"{input.dtype._scalar_name}")
         dx, dt = ctx.kind.partials(input.to(ctx.dtype), target.to(ctx.dtype))
         scale = grad.to(ctx.dtype)
         if ctx.reduction == "mean":
