@@ -438,3 +438,32 @@ def test_the_gradient_through_an_empty_view_rebuilt_after_an_inplace_op_is_plain
     ours, theirs = run(ag), run(torch)
     assert ours[1] is theirs[1] is False
     assert_close(ours[0], theirs[0])
+
+
+NORMALIZATIONS = {
+    "layer_norm": lambda F, x, w, b: F.layer_norm(x, (3,), weight=w, bias=b),
+    "layer_norm_bias": lambda F, x, w, b: F.layer_norm(x, (3,), bias=b),
+    "group_norm": lambda F, x, w, b: F.group_norm(x.reshape(1, 3, 2), 1, weight=w, bias=b),
+    "batch_norm": lambda F, x, w, b: F.batch_norm(x, None, None, weight=w, bias=b,
+                                                  training=True),
+    "batch_norm_eval": lambda F, x, w, b: F.batch_norm(x, x.new_zeros(3), x.new_ones(3),
+                                                       weight=w, bias=b),
+    "layer_norm_empty": lambda F, x, w, b: F.layer_norm(x[:, :0], (0,), weight=w[:0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NORMALIZATIONS))
+def test_normalization_gradients_require_grad_like_torch(name):
+    """NOTE [Normalization gradients that require grad]: torch's layer_norm and batch_norm
+    backward is one op whose every gradient requires grad under create_graph, a bias's too;
+    group_norm's weight's only (fuzz seeds 17, 986001210, 985000013, 989100068)."""
+    def run(lib):
+        x = lib.tensor([[1.0, 2.0, 4.0], [0.5, -1.0, 3.0]])
+        w = lib.tensor([1.5, 0.5, 2.0], requires_grad=True)
+        b = lib.tensor([0.1, 0.2, 0.3], requires_grad=True)
+        NORMALIZATIONS[name](lib.nn.functional, x, w, b).sum().backward(create_graph=True)
+        return w.grad, b.grad
+
+    ours, theirs = both(run)
+    assert [node_name(g.grad_fn) for g in ours if g is not None] == [
+        node_name(g.grad_fn) for g in theirs if g is not None]

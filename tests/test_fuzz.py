@@ -20,9 +20,6 @@ from tests.fuzz.runner import compare_tensor
 SEEDS = range(300)
 
 KNOWN_DIFFERENCES = {
-    # group_norm's weight gradient under create_graph: torch's double-backward node takes
-    # the weight as an input, so the gradient requires grad though it does not depend on it
-    17: '.grad requires_grad mismatch after backward',
 }
 
 

@@ -194,6 +194,7 @@ class _Normalization(_ag.autograd.Function):
         ctx.xhat, ctx.rstd, ctx.layout, ctx.eps, ctx.stats = xhat, rstd, layout, eps, stats
         ctx.weight_view = w
         ctx.bias_dtype = None if bias is None else bias.dtype
+        ctx.bias = bias if bias is not None and bias.requires_grad else None
         return _fresh_output(layout.unview(out, input).to(input.dtype), xhat)
 
     @staticmethod
@@ -226,6 +227,11 @@ class _Normalization(_ag.autograd.Function):
             grad_weight = layout.param_sum(grad * xhat).to(weight.dtype)
         if needs[2]:
             grad_bias = layout.param_sum(grad).to(ctx.bias_dtype)
+        if is_grad_enabled():       # NOTE [Normalization gradients that require grad]
+            attached = type(ctx)._forward_cls.attached
+            grad_input, grad_weight, grad_bias = (
+                _attach(g, ctx, attached) if kind in attached else g
+                for kind, g in zip("iwb", (grad_input, grad_weight, grad_bias)))
         return grad_input, grad_weight, grad_bias, None, None, None, None
 
     @staticmethod
@@ -308,18 +314,71 @@ def _overwrite(buffer, values):
     _array_of(buffer)[...] = _array_of(values)
 
 
+# NOTE [Normalization gradients that require grad]
+# Under create_graph torch's layer_norm and batch_norm backward is one op
+# (native_layer_norm_backward, batch_norm_backward) whose inputs include the forward's
+# mean and rstd outputs, which require grad wherever the node exists: every gradient it
+# returns requires grad, that of a bias too, though it is a sum of ``grad`` alone (and its
+# own derivative with respect to the other inputs is undefined). group_norm's is written
+# with Tensor ops, where only the weight's gradient reads mean and rstd. Ours recomputes
+# the statistics from the input, so a gradient that does not depend on an input requiring
+# grad is passed through ``_Attached``, a node named as torch's double-backward node that
+# ties it to the op's inputs requiring grad and gives them no gradient.
+
+class _Attached(_ag.autograd.Function):
+    """``value`` (copied), recorded as depending on ``inputs``, which get no gradient."""
+    builtin_op = True
+
+    @staticmethod
+    def forward(ctx, value, *inputs):
+        return value.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (grad,) + (None,) * (len(ctx.needs_input_grad) - 1)
+
+
+def _attached_node(name):
+    op = type(f"_Attached{name}", (_Attached,), {"__doc__": _Attached.__doc__})
+    op._backward_cls.__name__ = name
+    return op
+
+
+def _attach(gradient, ctx, attached):
+    """``gradient`` requiring grad as torch's (NOTE [Normalization gradients that require
+    grad]): through ``attached`` (an ``_Attached`` op) where it does not already."""
+    if gradient is None or gradient.requires_grad:
+        return gradient
+    inputs = [t for t in ctx.saved_tensors[:2] + (ctx.bias,) if t is not None
+              and t.requires_grad]
+    return attached.op.apply(gradient, *inputs) if inputs else gradient
+
+
+class _AttachedGradients(str):
+    """Which gradients (of "iwb": input, weight, bias) torch's backward gives a history,
+    and the ``_Attached`` op that records it."""
+
+    def __new__(cls, kinds, node_name):
+        self = super().__new__(cls, kinds)
+        self.op = _attached_node(node_name)
+        return self
+
+
 class NativeLayerNorm(_Normalization):
     """``layer_norm``'s op: the last dims normalized, weight and bias along them."""
+    attached = _AttachedGradients("iwb", "NativeLayerNormBackwardBackward0")
 
 
 class NativeGroupNorm(_Normalization):
     """``group_norm``'s op: groups of channels normalized per sample, weight and bias per
     channel."""
+    attached = _AttachedGradients("w", "ViewBackward0")     # torch reshapes it last
 
 
 class NativeBatchNorm(_Normalization):
     """``batch_norm``'s op: every dim but the channels' (dim 1) normalized, weight and bias
     per channel."""
+    attached = _AttachedGradients("iwb", "NativeBatchNormBackwardBackward0")
 
 
 # The nodes named as torch's (a Function's node is otherwise <Function>Backward).
