@@ -152,6 +152,16 @@ def _normalized(x, layout, eps):
     return centered * rstd, rstd, mean, var
 
 
+def _as_saved(x, xhat, rstd, mean, input_dtype):
+    """``(xhat, rstd)`` as torch's backward reads them: for a half or bfloat16 input its
+    forward saves mean and rstd rounded to the input's dtype (computing in float32 all the
+    same), so the backward's come from the rounded statistics."""
+    if x.dtype == input_dtype:
+        return xhat, rstd
+    rstd = rstd.to(input_dtype).to(x.dtype)
+    return (x - mean.to(input_dtype).to(x.dtype)) * rstd, rstd
+
+
 def _input_gradient(g, xhat, rstd, layout):
     """NOTE [The normalization backward]: ``rstd * (g - mean(g) - xhat * mean(g * xhat))``."""
     centered = g - layout.mean(g)
@@ -172,7 +182,9 @@ class _Normalization(_ag.autograd.Function):
         dtype = _compute_dtype(input)
         x = layout.view(input.to(dtype))
         w = _param_view(weight, layout, dtype)
-        fused = _rows_forward(x, w, bias, layout, eps) if stats is None else None
+        # (not for a half input, whose backward reads rounded statistics: _as_saved)
+        fused = (_rows_forward(x, w, bias, layout, eps) if stats is None and x.dtype == input.dtype
+                 else None)
         if fused is not None:
             out, xhat, rstd = fused
         elif stats is None:
@@ -187,6 +199,8 @@ class _Normalization(_ag.autograd.Function):
         if fused is None and bias is not None:    # in place on a new product, never on xhat
             b = _param_view(bias, layout, dtype)
             out = out + b if w is None else out.add_(b)
+        if fused is None and stats is None:
+            xhat, rstd = _as_saved(x, xhat, rstd, mean, input.dtype)
         # the running statistics too, unread, as torch's node saves them (in either mode):
         # writing one in place afterwards makes the backward refuse
         buffers = () if running is None else tuple(b for b in running[:2] if b is not None)
@@ -207,7 +221,8 @@ class _Normalization(_ag.autograd.Function):
         if is_grad_enabled():       # create_graph: xhat and weight as functions of inputs
             x = layout.view(input.to(dtype))
             if ctx.stats is None:
-                xhat, rstd = _normalized(x, layout, ctx.eps)[:2]
+                xhat, rstd, mean, _ = _normalized(x, layout, ctx.eps)
+                xhat, rstd = _as_saved(x, xhat, rstd, mean, input.dtype)
             else:
                 xhat = (x - ctx.stats[0]) * rstd
             w = _param_view(weight, layout, dtype)
