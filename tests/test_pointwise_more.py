@@ -193,3 +193,17 @@ def test_tensor_divisor_saves_only_for_its_gradient(name, needs):
             return str(error)[:40]
         return "went through"
     assert_same(run)
+
+
+@pytest.mark.parametrize("name", ["xlogy", "special.xlog1py"])
+def test_xlogy_input_gradient_is_torchs_xlogy_of_the_gradient(name):
+    """torch's formula is xlogy(grad, other) with 0 where self is 0 and other is out of
+    log's domain: 0 where the gradient is 0 (whatever log(other) is: fuzz seed 989004135),
+    log(other) where self is 0 inside the domain."""
+    def run(lib):
+        fn = lib.xlogy if name == "xlogy" else lib.special.xlog1py
+        x = lib.tensor([0.0, 0.0, 0.0, 1.0, 2.0, 0.0, 1.5], requires_grad=True)
+        y = lib.tensor([2.0, -1.0, 0.0, -0.5, float("nan"), -2.0, 3.0], dtype=lib.float64)
+        grad = lib.tensor([1.0, 1.0, 1.0, 0.0, 0.0, 1.0, 2.0], dtype=lib.float64)
+        return lib.autograd.grad(fn(x, y), x, grad)[0]
+    assert_same(run)
