@@ -110,3 +110,12 @@ def test_dist_under_backward_inputs():
         out.backward(inputs=[out, other, out])
         return out.grad, other.grad, x.grad
     assert_same(fn)
+
+
+def test_renorm_gradient_where_a_norm_is_nan():
+    """torch's formula ends in a where: a slice whose norm is NaN (or at most maxnorm)
+    passes the gradient through, whatever the norm's gradient is (fuzz seeds 989004656,
+    989003921)."""
+    check_op(lambda lib, x: (x ** x).renorm(2, 2, 1.0), np.array([[[0.5], [-1.125]]]))
+    check_op(lambda lib, x: x.renorm(1.5, 0, 1.0),
+             np.array([[0.5, float("nan")], [0.25, 2.0], [0.125, 0.25]]), double=False)
