@@ -75,3 +75,12 @@ def test_integers_nodes_and_shapes():
 ])
 def test_errors(fn):
     assert_same_error(fn, exact=True)
+
+
+def test_nanmean_of_all_nan_has_a_nan_gradient():
+    """torch's nansum backward multiplies the gradient by the mask: the infinite gradient
+    of an all-NaN nanmean's quotient makes NaN there, not 0 (fuzz seed 989003289)."""
+    def run(lib):
+        x = lib.tensor([[float("nan"), float("nan")], [float("nan"), 1.0]], requires_grad=True)
+        return lib.autograd.grad(lib.nanmean(x, 1).sum(), x)[0]
+    assert_same(run)
