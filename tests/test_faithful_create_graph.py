@@ -467,3 +467,18 @@ def test_normalization_gradients_require_grad_like_torch(name):
     ours, theirs = both(run)
     assert [node_name(g.grad_fn) for g in ours if g is not None] == [
         node_name(g.grad_fn) for g in theirs if g is not None]
+
+
+@pytest.mark.parametrize("mode", ["replicate", "reflect", "circular"])
+def test_edge_pad_gradient_requires_grad_like_torch(mode):
+    """NOTE [Gradients attached to the inputs of torch's backward op]: torch's reflect and
+    replicate pads' backward op takes the input, so under create_graph the gradient
+    requires grad (circular's is a slice: it does not) (fuzz seed 989003208)."""
+    def run(lib):
+        x = lib.tensor([[1.0, 2.75, 3.0]], requires_grad=True)
+        (g,) = lib.autograd.grad(lib.nn.functional.pad(x, (2, 1), mode=mode).sum(), x,
+                                 create_graph=True)
+        return g
+
+    ours, theirs = both(run)
+    assert node_name(ours.grad_fn) == node_name(theirs.grad_fn)

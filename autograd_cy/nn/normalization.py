@@ -43,6 +43,7 @@ import autograd_cy as _ag
 from autograd_cy._C.dtype import _c10_name
 from autograd_cy._C.ops import normalization_kernels as _row_kernels
 from autograd_cy._C.tensor import _array_of, _wrap_array
+from autograd_cy.attached_gradients import attach, attached_op
 from autograd_cy.grad_mode import is_grad_enabled
 
 __all__ = ["layer_norm", "batch_norm", "group_norm", "instance_norm", "rms_norm"]
@@ -244,8 +245,9 @@ class _Normalization(_ag.autograd.Function):
             grad_bias = layout.param_sum(grad).to(ctx.bias_dtype)
         if is_grad_enabled():       # NOTE [Normalization gradients that require grad]
             attached = type(ctx)._forward_cls.attached
+            inputs = ctx.saved_tensors[:2] + (ctx.bias,)
             grad_input, grad_weight, grad_bias = (
-                _attach(g, ctx, attached) if kind in attached else g
+                attach(g, attached.op, *inputs) if kind in attached else g
                 for kind, g in zip("iwb", (grad_input, grad_weight, grad_bias)))
         return grad_input, grad_weight, grad_bias, None, None, None, None
 
@@ -333,49 +335,19 @@ def _overwrite(buffer, values):
 # Under create_graph torch's layer_norm and batch_norm backward is one op
 # (native_layer_norm_backward, batch_norm_backward) whose inputs include the forward's
 # mean and rstd outputs, which require grad wherever the node exists: every gradient it
-# returns requires grad, that of a bias too, though it is a sum of ``grad`` alone (and its
-# own derivative with respect to the other inputs is undefined). group_norm's is written
-# with Tensor ops, where only the weight's gradient reads mean and rstd. Ours recomputes
-# the statistics from the input, so a gradient that does not depend on an input requiring
-# grad is passed through ``_Attached``, a node named as torch's double-backward node that
-# ties it to the op's inputs requiring grad and gives them no gradient.
-
-class _Attached(_ag.autograd.Function):
-    """``value`` (copied), recorded as depending on ``inputs``, which get no gradient."""
-    builtin_op = True
-
-    @staticmethod
-    def forward(ctx, value, *inputs):
-        return value.clone()
-
-    @staticmethod
-    def backward(ctx, grad):
-        return (grad,) + (None,) * (len(ctx.needs_input_grad) - 1)
-
-
-def _attached_node(name):
-    op = type(f"_Attached{name}", (_Attached,), {"__doc__": _Attached.__doc__})
-    op._backward_cls.__name__ = name
-    return op
-
-
-def _attach(gradient, ctx, attached):
-    """``gradient`` requiring grad as torch's (NOTE [Normalization gradients that require
-    grad]): through ``attached`` (an ``_Attached`` op) where it does not already."""
-    if gradient is None or gradient.requires_grad:
-        return gradient
-    inputs = [t for t in ctx.saved_tensors[:2] + (ctx.bias,) if t is not None
-              and t.requires_grad]
-    return attached.op.apply(gradient, *inputs) if inputs else gradient
-
+# returns requires grad, that of a bias too, though it is a sum of ``grad`` alone.
+# group_norm's is written with Tensor ops, where only the weight's gradient reads mean and
+# rstd. Ours recomputes the statistics from the input, so a gradient that does not depend
+# on an input requiring grad is attached to the op's inputs (NOTE [Gradients attached to
+# the inputs of torch's backward op]).
 
 class _AttachedGradients(str):
     """Which gradients (of "iwb": input, weight, bias) torch's backward gives a history,
-    and the ``_Attached`` op that records it."""
+    and the op (``attached_op``) that records it."""
 
     def __new__(cls, kinds, node_name):
         self = super().__new__(cls, kinds)
-        self.op = _attached_node(node_name)
+        self.op = attached_op(node_name)
         return self
 
 
