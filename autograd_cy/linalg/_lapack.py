@@ -86,9 +86,12 @@ def column_major_like(array, like):
     ``contiguous()`` of it is a copy."""
     if array.ndim < 2:
         return tensor_like(array, like)
-    laid = np.swapaxes(np.ascontiguousarray(np.swapaxes(array, -1, -2)), -1, -2)
-    out = _ag.from_numpy(laid)
-    return out if like.device.type == "cpu" else out.to(like.device)
+    if like.device.type == "cpu":
+        return _ag.from_numpy(np.swapaxes(np.ascontiguousarray(np.swapaxes(array, -1, -2)),
+                                          -1, -2))
+    # on a device: the transposed matrices copied there, then a clone of their transposed
+    # view (a clone keeps a dense layout)
+    return tensor_like(np.swapaxes(array, -1, -2), like).mT.clone()
 
 
 def mH(x):
