@@ -66,30 +66,29 @@ class _Renormed:
 
 
 # The dtype torch's renorm_backward computes the norms in (its accumulate type on the CPU).
-_ACCUMULATE = {"float32": "float64", "float16": "float32", "bfloat16": "float32",
-               "complex64": "complex128"}
+_ACCUMULATE = {"float32": "float64", "float16": "float32", "bfloat16": "float32"}
 
 
 class Renorm(ComposedOp):
-    """``renorm``'s op (``RenormBackward0``), differentiated as torch's formula: a where at
-    the end passes the gradient through unchanged wherever a slice is not scaled (its norm
-    at most ``maxnorm``, or NaN), whatever the norm's own gradient is there."""
+    """``renorm``'s op (``RenormBackward0``), a real input's gradient torch's formula: a
+    where at the end passes the gradient through unchanged wherever a slice is not scaled
+    (its norm at most ``maxnorm``, or NaN), whatever the norm's own gradient is there. A
+    complex input's is its composition's."""
 
     @staticmethod
     def backward(ctx, grad):
         if not ctx.needs_input_grad[1]:
             return None, None
         x = ctx.saved_tensors[0]
+        if x.is_complex():      # (the norm's double backward is real only: the composition's)
+            return ComposedOp.backward(ctx, grad)
         r = ctx.composition
         create = _ag.is_grad_enabled()
         accumulate = getattr(_ag, _ACCUMULATE.get(str(x.dtype).split(".")[-1], ""), x.dtype)
         with enable_grad():
             leaf = x.view_as(x) if create else x.detach().requires_grad_(True)
             norm = _ag.linalg.vector_norm(leaf, r.p, r.others, keepdim=True, dtype=accumulate)
-        products = x.conj() * grad
-        if products.is_complex():
-            products = products.real
-        summed = products.sum(r.others, keepdim=True, dtype=norm.dtype)
+        summed = (x * grad).sum(r.others, keepdim=True, dtype=norm.dtype)
         (through_norm,) = _ag.autograd.grad(norm, leaf, summed, create_graph=create)
         if not create:
             norm = norm.detach()
