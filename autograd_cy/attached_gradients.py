@@ -10,7 +10,8 @@ pad's, a scatter of ``grad``). Ours compute such a gradient from ``grad`` alone.
 records it through one more node, named as torch's backward-of-the-backward node
 (``NativeLayerNormBackwardBackward0``, ``ReplicationPad1DBackwardBackward0``), that ties it
 to those inputs: its value is the gradient's (a copy), it passes its own gradient on
-unchanged, and the inputs get none from it (as torch's formulas give them none).
+unchanged, and the inputs get none from it (as torch's formulas give them none: a
+second backward still reaches them, and their tensor hooks are called with None).
 """
 from autograd_cy.autograd.function import Function
 from autograd_cy.grad_mode import is_grad_enabled
@@ -40,9 +41,10 @@ def attached_op(node_name):
 
 def attach(gradient, op, *inputs):
     """``gradient`` through ``op`` (from ``attached_op``) where a backward records
-    (``create_graph``), it does not require grad and one of ``inputs`` (None allowed) does
-    (NOTE [Gradients attached to the inputs of torch's backward op])."""
-    if gradient is None or gradient.requires_grad or not is_grad_enabled():
+    (``create_graph``) and one of ``inputs`` (None allowed) requires grad (NOTE [Gradients
+    attached to the inputs of torch's backward op]), even where the gradient requires grad
+    already: a second backward reaches those inputs, as torch's, their hooks seeing None."""
+    if gradient is None or not is_grad_enabled():
         return gradient
     wanted = [t for t in inputs if t is not None and t.requires_grad]
     return op.apply(gradient, *wanted) if wanted else gradient

@@ -245,7 +245,8 @@ class _Normalization(_ag.autograd.Function):
             grad_bias = layout.param_sum(grad).to(ctx.bias_dtype)
         if is_grad_enabled():       # NOTE [Normalization gradients that require grad]
             attached = type(ctx)._forward_cls.attached
-            inputs = ctx.saved_tensors[:2] + (ctx.bias,)
+            inputs = [t for kind, t in zip("iwb", ctx.saved_tensors[:2] + (ctx.bias,))
+                      if kind in attached.tied]
             grad_input, grad_weight, grad_bias = (
                 attach(g, attached.op, *inputs) if kind in attached else g
                 for kind, g in zip("iwb", (grad_input, grad_weight, grad_bias)))
@@ -343,11 +344,12 @@ def _overwrite(buffer, values):
 
 class _AttachedGradients(str):
     """Which gradients (of "iwb": input, weight, bias) torch's backward gives a history,
-    and the op (``attached_op``) that records it."""
+    the op (``attached_op``) that records it and which of the op's inputs (``tied``, of
+    "iwb") torch's backward-of-the-backward reaches (batch_norm's not the bias)."""
 
-    def __new__(cls, kinds, node_name):
+    def __new__(cls, kinds, node_name, tied="iwb"):
         self = super().__new__(cls, kinds)
-        self.op = attached_op(node_name)
+        self.op, self.tied = attached_op(node_name), tied
         return self
 
 
@@ -365,7 +367,7 @@ class NativeGroupNorm(_Normalization):
 class NativeBatchNorm(_Normalization):
     """``batch_norm``'s op: every dim but the channels' (dim 1) normalized, weight and bias
     per channel."""
-    attached = _AttachedGradients("iwb", "NativeBatchNormBackwardBackward0")
+    attached = _AttachedGradients("iwb", "NativeBatchNormBackwardBackward0", tied="iw")
 
 
 # The nodes named as torch's (a Function's node is otherwise <Function>Backward).
