@@ -71,6 +71,8 @@ class _Xlogy(Function):
     @classmethod
     def backward(cls, ctx, grad):
         x, y = ctx.saved_tensors
+        if _ag.is_grad_enabled():   # create_graph: the operands as functions of the inputs
+            x, y = (_as_tensor(v, x).to(x.dtype) for v in ctx.inputs)
         grads = [None, None]
         if ctx.needs_input_grad[0]:
             # torch's xlogy(grad, y): 0 where the gradient is 0 (a NaN log(y) too), and

@@ -507,3 +507,15 @@ def test_a_second_backward_reaches_the_normalization_parameters_hooks(name):
         (gw.sum() + gx.sum()).backward()
         return sorted(seen)
     assert run(ag) == run(torch)
+
+
+def test_xlogy_of_two_dtypes_gradient_requires_grad_like_torch():
+    """xlogy's operands are converted to the result's dtype in its forward; under
+    create_graph the backward converts the inputs again, so other's gradient depends on
+    other (fuzz seed 989102367)."""
+    def run(lib):
+        y = lib.tensor(2.0, dtype=lib.float16, requires_grad=True)
+        lib.xlogy(lib.tensor(-1.875), y).backward(create_graph=True)
+        return y.grad
+
+    both(run)
