@@ -144,17 +144,24 @@ class Cumprod(Function):
         out = _wrap_array(array.copy() if array.ndim == 0 else _running_product(array, dim))
         # the result too, unread, as torch's node saves it: writing it in place afterwards
         # makes the backward refuse
-        ctx.save_for_backward(converted, out)
+        # (and the input, where dtype= converted it: torch's formula reads self)
+        ctx.save_for_backward(converted, out, *(() if converted is input else (input,)))
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        x, _ = ctx.saved_tensors
+        saved = ctx.saved_tensors
+        x, self = saved[0], saved[2] if len(saved) > 2 else saved[0]
         if x.dim() == 0 or x.shape[ctx.dim] == 0:
             return grad.to(ctx.input_dtype), None, None
         dim = ctx.dim
         out = Cumprod.apply(x, dim, None)
+        # torch's: the gradient in self's dtype, divided by self (a complex self converted
+        # to a real dtype= gets a complex gradient)
+        grad = grad.to(self.dtype) if self.is_complex() and not x.is_complex() else grad
         reversed_sum = Cumsum.apply((grad * out.conj()).flip(dim), dim, None).flip(dim)
+        if bool((self != 0).all()):
+            return (reversed_sum / self.conj()).to(ctx.input_dtype), None, None
         nonzero = x != 0
         if bool(nonzero.all()):
             return (reversed_sum / x.conj()).to(ctx.input_dtype), None, None

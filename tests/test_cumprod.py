@@ -1,12 +1,14 @@
 """cumprod against torch: values (integer inputs in int64, half precision accumulated in
 float32, the dtype argument), gradients with and without zeros in a row (NOTE [cumprod's
 gradient with zeros]), double backward, forward AD, complex inputs, node, errors."""
+import warnings
+
 import numpy as np
 import pytest
 import torch
 
 import autograd_cy as ag
-from oracle import assert_same_error, check_jvp, check_op, node_name, randn
+from oracle import assert_same, assert_same_error, check_jvp, check_op, node_name, randn
 
 
 def with_zeros(*shape, seed=0):
@@ -60,3 +62,17 @@ def test_cumprod_saves_its_result():
         y.sum().backward()
     assert_same_error(write_then_backward, RuntimeError,
                       r"which is output 0 of Cumprod, is at version 1; expected version 0")
+
+
+def test_cumprod_gradient_of_a_complex_input_converted_by_dtype():
+    """torch's formula converts the gradient to self's dtype and divides by self: a complex
+    input converted to a real dtype= gets a complex gradient (fuzz seed 989103698)."""
+    def run(lib):
+        x = lib.tensor([[1 + 0j, -3 - 1j], [2.5 + 3j, 2.875 + 1.125j]], dtype=lib.complex128,
+                       requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")     # the imaginary part discarded
+            out = lib.cumprod(x, 1, dtype=lib.float32)
+        out.backward(lib.tensor([[2.625, 2.375], [-2.75, -1.25]]))
+        return x.grad
+    assert_same(run)
