@@ -775,3 +775,17 @@ def test_smooth_l1_gradient_keeps_nan(beta):
     check_op(lambda lib, x, t: lib.nn.functional.smooth_l1_loss(x, t, beta=beta),
              np.array([np.nan, 0.25, -2.0, 2.0, 0.0]), np.array([0.5, 0.5, 0.5, 0.5, 0.5]),
              double=False)
+
+
+@pytest.mark.parametrize("written", ["weight", "target"])
+def test_multi_margin_loss_saves_weight_and_target(written):
+    """torch's node saves target and weight: writing one in place afterwards makes the
+    backward refuse (fuzz seed 989102039)."""
+    def fn(lib):
+        x = lib.tensor([[-1.5, 2.0]], dtype=lib.float64, requires_grad=True)
+        target = lib.tensor([1])
+        weight = lib.tensor([0.75, 0.0625], dtype=lib.float64)
+        loss = F(lib).multi_margin_loss(x, target, weight=weight)
+        (weight.mul_(-1) if written == "weight" else target.zero_())
+        loss.backward()
+    assert_same_error(fn, RuntimeError, r"is at version 1; expected version 0")

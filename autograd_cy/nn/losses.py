@@ -418,7 +418,10 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
 
 class _ClassMargin:
     """What a class-margin loss computes on ``(N, C)`` scores: the per-sample loss and its
-    gradient, both from the ``margins``: scores against each sample's target scores."""
+    gradient, both from the ``margins``: scores against each sample's target scores;
+    ``saved``: the other tensors torch's node saves (unread: writing one in place
+    afterwards makes the backward refuse)."""
+    saved = ()
 
 
 class _MultiMargin(_ClassMargin):
@@ -491,7 +494,7 @@ class _ClassMarginLoss(_ag.autograd.Function):
 
     @staticmethod
     def forward(ctx, input, kind, reduction, shape):
-        ctx.save_for_backward(input)
+        ctx.save_for_backward(input, *kind.saved)
         ctx.kind, ctx.reduction, ctx.shape = kind, reduction, shape
         ctx.input = input                 # for the jvp (saved tensors are for the backward)
         loss = kind.loss(input)
@@ -501,7 +504,7 @@ class _ClassMarginLoss(_ag.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad):
-        input, = ctx.saved_tensors
+        input = ctx.saved_tensors[0]
         rows = input.shape[0]
         if ctx.reduction == "none":
             per_sample = grad.reshape(rows)
@@ -569,6 +572,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if rows and bool(((flat_target < 0) | (flat_target >= classes)).any()):
         raise RuntimeError("target out of range")
     kind = _MultiMargin(flat_target, p, margin, weight)
+    kind.saved = (target,) if weight is None else (target, weight)     # as torch's node
     shape = tuple(target.shape)
     return MultiMarginLoss.apply(input.reshape(rows, classes), kind, reduction, shape)
 
