@@ -188,3 +188,14 @@ def test_ellipsis(name):
 def test_ellipsis_errors(equation, shapes):
     assert_same_error(lambda lib: lib.einsum(equation, *[lib.ones(s) for s in shapes]),
                       RuntimeError)
+
+
+def test_masked_select_saves_its_input():
+    """torch's node saves self and the mask: writing the input in place afterwards makes the
+    backward refuse (fuzz seed 989102865)."""
+    def fn(lib):
+        x = lib.tensor([[[2.875]]], requires_grad=True) * 1
+        out = x.masked_select(lib.tensor([[[False, True], [True, False]]]))
+        x.masked_fill_(lib.tensor([[[True]]]), 1.25)
+        out.backward(lib.ones(2))
+    assert_same_error(fn, RuntimeError, r"which is output 0 of MaskedFill, is at version 1")
