@@ -169,9 +169,9 @@ class Addcdiv(Function):
     @staticmethod
     def forward(ctx, input, tensor1, tensor2, value):
         ctx.value, ctx.shapes = value, (input.shape, tensor1.shape, tensor2.shape)
-        needs = ctx.needs_input_grad     # as Addcmul's
-        ctx.save_for_backward(tensor1 if needs[2] else None,
-                              tensor2 if needs[1] or needs[2] else None)
+        # as Addcmul's, but torch's node saves tensor2 whatever is wanted (its version is
+        # checked even when only ``input`` needs a gradient)
+        ctx.save_for_backward(tensor1 if ctx.needs_input_grad[2] else None, tensor2)
         ctx.save_for_forward(tensor1, tensor2)
         return input + tensor1 * value / tensor2
 

@@ -41,6 +41,8 @@ class ComposedOp(Function):
     def backward(ctx, grad):
         inputs = ctx.saved_tensors[:len(ctx.inputs)]
         wanted = [i for i in range(len(inputs)) if ctx.needs_input_grad[i + 1]]
+        if not wanted:      # the node runs for none of its inputs (backward(inputs=...))
+            return (None,) * (len(inputs) + 1)
         create = _ag.is_grad_enabled()
         with enable_grad():
             # with create_graph, views of the inputs: the nested grad stops at them, so an

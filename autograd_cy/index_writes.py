@@ -32,14 +32,16 @@ class Take(Function):
     @staticmethod
     def forward(ctx, input, index):
         ctx.shape = tuple(input.shape)
-        ctx.save_for_backward(index)
+        # the input too, unread, as torch's node saves self: writing it in place afterwards
+        # makes the backward refuse
+        ctx.save_for_backward(index, input)
         ctx.save_for_forward(index)
         taken = input.reshape(-1).index_select(0, index.reshape(-1)).reshape(index.shape)
         return _wrap_array(_array_of(taken))      # no view: an in-place op may write it
 
     @staticmethod
     def backward(ctx, grad):
-        (index,) = ctx.saved_tensors
+        index = ctx.saved_tensors[0]
         flat = _ag.zeros(_numel(ctx.shape), dtype=grad.dtype, device=grad.device)
         flat = flat.index_add(0, index.reshape(-1), grad.reshape(-1))
         return flat.reshape(ctx.shape), None

@@ -71,9 +71,14 @@ class _Xlogy(Function):
     @classmethod
     def backward(cls, ctx, grad):
         x, y = ctx.saved_tensors
+        if _ag.is_grad_enabled():   # create_graph: the operands as functions of the inputs
+            x, y = (_as_tensor(v, x).to(x.dtype) for v in ctx.inputs)
         grads = [None, None]
         if ctx.needs_input_grad[0]:
-            grads[0] = _reduced(grad * cls.value((x != 0).to(grad.dtype), y), ctx.inputs[0])
+            # torch's xlogy(grad, y): 0 where the gradient is 0 (a NaN log(y) too), and
+            # log(y) where x is 0, but 0 there where y is out of log's domain
+            at_pole = (x == 0) & (y <= -cls.shift)
+            grads[0] = _reduced(cls.value(grad, y).masked_fill(at_pole, 0.0), ctx.inputs[0])
         if ctx.needs_input_grad[1]:
             grads[1] = _reduced(grad * x / (y + cls.shift if cls.shift else y), ctx.inputs[1])
         return tuple(grads)

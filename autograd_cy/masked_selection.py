@@ -44,14 +44,16 @@ class MaskedSelect(Function):
     def forward(ctx, input, mask):
         shape = _broadcast_shape(tuple(mask.shape), tuple(input.shape))
         ctx.input_shape, ctx.shape = tuple(input.shape), shape
-        mask = mask.expand(shape)
-        ctx.save_for_backward(mask)
-        ctx.save_for_forward(mask)
-        return input.expand(shape)[mask]
+        expanded = mask.expand(shape)
+        # the input and the mask too, unread, as torch's node saves them: writing one in
+        # place afterwards makes the backward refuse
+        ctx.save_for_backward(expanded, input, mask)
+        ctx.save_for_forward(expanded)
+        return input.expand(shape)[expanded]
 
     @staticmethod
     def backward(ctx, grad):
-        (mask,) = ctx.saved_tensors
+        mask = ctx.saved_tensors[0]
         placed = grad.new_zeros(ctx.shape).masked_scatter(mask, grad)
         if ctx.shape != ctx.input_shape:
             placed = placed.sum_to_size(ctx.input_shape)
@@ -59,7 +61,7 @@ class MaskedSelect(Function):
 
     @staticmethod
     def jvp(ctx, input_t, mask_t):
-        (mask,) = ctx.saved_tensors
+        mask = ctx.saved_tensors[0]
         return input_t.expand(ctx.shape)[mask]
 
 

@@ -3,7 +3,8 @@
 Each treats a NaN as absent: ``nansum`` as a zero (an integer or bool input sums as
 ``sum``), ``nanmean`` divides by the count of the others (all NaN: NaN), ``nanmedian``
 takes the lower median of the others (all NaN: NaN). ``nansum`` is an op with torch's node
-(``NansumBackward0``), ``nanmean`` its quotient by the count; a NaN entry gets no gradient;
+(``NansumBackward0``), ``nanmean`` its quotient by the count; a NaN entry gets none of a
+finite gradient (the gradient times the mask, as torch's);
 ``nanmedian`` over all elements shares the gradient evenly among the entries equal to the
 result (torch's ``evenly_distribute_backward``, ``NanmedianBackward0``), over a dim gives it
 to the chosen entry (``NanmedianBackward1``).
@@ -63,8 +64,10 @@ class Nansum(Function):
         if not ctx.keepdim and input.dim():     # (a 0-dim input's dim 0 is no dim)
             for d in ctx.dims:
                 grad = grad.unsqueeze(d)
-        grad = grad.expand(input.shape)
-        return (_ag.where(_ag.isnan(input), grad.new_zeros(()), grad), None, None, None)
+        # times the mask, as torch's formula: a NaN or infinite gradient (the quotient of
+        # an all-NaN nanmean) makes the NaN entries' NaN, not 0
+        return (grad.expand(input.shape) * _ag.logical_not(_ag.isnan(input)), None, None,
+                None)
 
     @staticmethod
     def jvp(ctx, input_t, dims_t, keepdim_t, dtype_t):

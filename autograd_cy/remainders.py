@@ -35,8 +35,8 @@ def _remainder_array(a, b, floored):
         return _floored_remainder(a, b) if floored else np.fmod(a, b)
 
 
-def _reduced(grad, operand):
-    return grad.sum_to_size(operand.shape) if grad.shape != operand.shape else grad
+def _reduced(grad, shape):
+    return grad.sum_to_size(shape) if grad.shape != shape else grad
 
 
 def _quotient(input, other, floored):
@@ -66,8 +66,9 @@ class _ByTensor(Function):
 
     @staticmethod
     def forward(ctx, input, other, floored):
-        ctx.floored = floored
-        ctx.save_for_backward(input, other)
+        ctx.floored, ctx.input_shape = floored, input.shape
+        if ctx.needs_input_grad[1]:     # only for other's gradient, as torch's node saves
+            ctx.save_for_backward(input, other)
         ctx.save_for_forward(input, other)
         dtype = _ag.result_type(input, other)
         return _wrap_array(_remainder_array(_array_of(input.to(dtype)),
@@ -75,12 +76,12 @@ class _ByTensor(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        input, other = ctx.saved_tensors
         grads = [None, None, None]
         if ctx.needs_input_grad[0]:
-            grads[0] = _reduced(grad, input)
+            grads[0] = _reduced(grad, ctx.input_shape)
         if ctx.needs_input_grad[1]:
-            grads[1] = _reduced(-grad * _quotient(input, other, ctx.floored), other)
+            input, other = ctx.saved_tensors
+            grads[1] = _reduced(-grad * _quotient(input, other, ctx.floored), other.shape)
         return tuple(grads)
 
     @staticmethod

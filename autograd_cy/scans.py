@@ -139,21 +139,29 @@ class Cumprod(Function):
         converted = input if dtype is None else input.to(dtype)
         if not converted.is_floating_point() and not converted.is_complex():
             converted = converted.to(_ag.int64)
-        ctx.save_for_backward(converted)
         ctx.converted = converted       # the jvp's operand (saved tensors are for backward)
         array = _array_of(converted)
-        if array.ndim == 0:
-            return _wrap_array(array.copy())
-        return _wrap_array(_running_product(array, dim))
+        out = _wrap_array(array.copy() if array.ndim == 0 else _running_product(array, dim))
+        # the result too, unread, as torch's node saves it: writing it in place afterwards
+        # makes the backward refuse
+        # (and the input, where dtype= converted it: torch's formula reads self)
+        ctx.save_for_backward(converted, out, *(() if converted is input else (input,)))
+        return out
 
     @staticmethod
     def backward(ctx, grad):
-        x, = ctx.saved_tensors
+        saved = ctx.saved_tensors
+        x, self = saved[0], saved[2] if len(saved) > 2 else saved[0]
         if x.dim() == 0 or x.shape[ctx.dim] == 0:
             return grad.to(ctx.input_dtype), None, None
         dim = ctx.dim
         out = Cumprod.apply(x, dim, None)
+        # torch's: the gradient in self's dtype, divided by self (a complex self converted
+        # to a real dtype= gets a complex gradient)
+        grad = grad.to(self.dtype) if self.is_complex() and not x.is_complex() else grad
         reversed_sum = Cumsum.apply((grad * out.conj()).flip(dim), dim, None).flip(dim)
+        if bool((self != 0).all()):
+            return (reversed_sum / self.conj()).to(ctx.input_dtype), None, None
         nonzero = x != 0
         if bool(nonzero.all()):
             return (reversed_sum / x.conj()).to(ctx.input_dtype), None, None
@@ -241,7 +249,9 @@ class _Cumextreme(Function):
 
     @staticmethod
     def backward(ctx, grad, grad_indices):
-        indices = ctx.saved_tensors[0]
+        indices, input = ctx.saved_tensors
+        if input.numel() == 0:
+            return input, None, None    # torch's formula returns the saved input itself
         if not ctx.shape:
             return grad, None, None
         base = _ag.zeros(ctx.shape, dtype=grad.dtype, device=grad.device)

@@ -106,12 +106,15 @@ class ScatterReduce(Function):
     def forward(ctx, input, dim, index, src, reduce, include_self, op_name="scatter_reduce"):
         # op_name: the public op this node computes, for its double backward's error
         ctx.dim, ctx.reduce, ctx.include_self, ctx.op_name = dim, reduce, include_self, op_name
-        ctx.save_for_backward(input, index, src)
-        return _reduced(input, dim, index, src, reduce, include_self)
+        out = _reduced(input, dim, index, src, reduce, include_self)
+        # the result too, unread, as torch's node saves it (whatever the reduction): writing
+        # it in place afterwards makes the backward refuse
+        ctx.save_for_backward(input, index, src, out)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
-        input, index, src = ctx.saved_tensors
+        input, index, src, _ = ctx.saved_tensors
         dim, reduce, include_self = ctx.dim, ctx.reduce, ctx.include_self
         if reduce == "sum":
             grad_input, grad_src = grad, grad.gather(dim, index)

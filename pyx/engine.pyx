@@ -562,9 +562,10 @@ cdef inline void call_tensor_pre_hook(Node node, Py_ssize_t slot, object hook,
 cdef bint passes_undefined_through(Node node, tuple grads):
     """Are all incoming gradients undefined, and is ``node`` a built-in formula?
 
-    Built-in nodes are Cython classes (static types); custom Functions are Python
-    classes (heap types) and decide for themselves (``set_materialize_grads``), and
-    AccumulateGrad must still run its post-accumulate hooks.
+    Built-in nodes are Cython classes (static types) or the nodes of the library's ops
+    written as Functions (``builtin_op``); custom Functions are Python classes (heap types)
+    and decide for themselves (``set_materialize_grads``), and AccumulateGrad must still
+    run its post-accumulate hooks.
     """
     if not grads:
         return False
@@ -573,7 +574,9 @@ cdef bint passes_undefined_through(Node node, tuple grads):
             return False
     if isinstance(node, AccumulateGrad):
         return False
-    return not PyType_HasFeature(Py_TYPE(node), Py_TPFLAGS_HEAPTYPE)
+    if not PyType_HasFeature(Py_TYPE(node), Py_TPFLAGS_HEAPTYPE):
+        return True
+    return getattr(getattr(type(node), "_forward_cls", None), "builtin_op", False)
 
 
 # ============================================================================= anomalies

@@ -133,9 +133,10 @@ def _written_after(lib, name, written, needs):
 
 @pytest.mark.parametrize("name", ["addcmul", "addcdiv", "lerp"])
 @pytest.mark.parametrize("written", [0, 1, 2])
-@pytest.mark.parametrize("needs", [(True, False), (False, True), (True, True)])
+@pytest.mark.parametrize("needs", [(True, False), (False, True), (True, True), (False, False)])
 def test_saves_what_the_wanted_gradients_read(name, written, needs):
     """As torch's nodes: ``input`` is never saved, and each of ``tensor1``/``tensor2`` only
     where a wanted gradient reads it, so writing another operand leaves the backward
-    working (fuzz seeds 953000060, 953001864; lerp with a tensor weight)."""
+    working (fuzz seeds 953000060, 953001864; lerp with a tensor weight); but addcdiv's
+    saves tensor2 even where only ``input`` needs a gradient (fuzz seed 986000586)."""
     assert_same(lambda lib: _written_after(lib, name, written, needs))

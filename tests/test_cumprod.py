@@ -1,6 +1,8 @@
 """cumprod against torch: values (integer inputs in int64, half precision accumulated in
 float32, the dtype argument), gradients with and without zeros in a row (NOTE [cumprod's
 gradient with zeros]), double backward, forward AD, complex inputs, node, errors."""
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -48,3 +50,29 @@ def test_cumprod_dtypes():
 def test_cumprod_errors():
     assert_same_error(lambda lib: lib.cumprod(lib.ones(2, 3), 2), IndexError,
                       "Dimension out of range")
+
+
+def test_cumprod_saves_its_result():
+    """torch's node saves the result: an in-place write on it (even of one element) makes
+    the backward refuse (fuzzer seed 986000122)."""
+    def write_then_backward(lib):
+        x = lib.tensor([-0.875], requires_grad=True)
+        y = x.cumprod(-1)
+        y.clamp_(max=0.75)
+        y.sum().backward()
+    assert_same_error(write_then_backward, RuntimeError,
+                      r"which is output 0 of Cumprod, is at version 1; expected version 0")
+
+
+def test_cumprod_gradient_of_a_complex_input_converted_by_dtype():
+    """torch's formula converts the gradient to self's dtype and divides by self: a complex
+    input converted to a real dtype= gets a complex gradient (fuzz seed 989103698)."""
+    def run(lib):
+        x = lib.tensor([[1 + 0j, -3 - 1j], [2.5 + 3j, 2.875 + 1.125j]], dtype=lib.complex128,
+                       requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")     # the imaginary part discarded
+            out = lib.cumprod(x, 1, dtype=lib.float32)
+        out.backward(lib.tensor([[2.625, 2.375], [-2.75, -1.25]]))
+        return x.grad.detach().cpu().numpy()
+    np.testing.assert_allclose(run(ag), run(torch), rtol=1e-12)

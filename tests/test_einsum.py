@@ -233,3 +233,14 @@ def test_operands_of_different_dtypes(equation, dtypes, refused):
         assert_same_error(run, RuntimeError, exact=True)
     else:
         assert_same(run)
+
+
+def test_masked_select_saves_its_input():
+    """torch's node saves self and the mask: writing the input in place afterwards makes the
+    backward refuse (fuzz seed 989102865)."""
+    def fn(lib):
+        x = lib.tensor([[[2.875]]], requires_grad=True) * 1
+        out = x.masked_select(lib.tensor([[[False, True], [True, False]]]))
+        x.masked_fill_(lib.tensor([[[True]]]), 1.25)
+        out.backward(lib.ones(2))
+    assert_same_error(fn, RuntimeError, r"which is output 0 of MaskedFill, is at version 1")

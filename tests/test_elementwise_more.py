@@ -4,7 +4,7 @@ and errors."""
 import numpy as np
 import pytest
 
-from oracle import assert_same, assert_same_error, check_jvp, check_op, node_name, randn
+from oracle import assert_same, assert_same_error, both, check_jvp, check_op, node_name, randn
 
 CASES = {
     "deg2rad": (lambda lib, x, y: lib.deg2rad(x), {}),
@@ -80,3 +80,42 @@ def test_dist_saves_its_result():
         out.masked_fill_(lib.tensor(False), -0.5)
         out.backward()
     assert_same_error(fn, "modified by an inplace operation")
+
+
+def test_dist_p0_backward():
+    """p = 0 has no gradient (torch's norm_backward: undefined): ``input`` gets none, and
+    ``other``'s negation of it raises, before any hook runs (fuzz seeds 985000240,
+    985004211)."""
+    def input_only(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        lib.dist(x, lib.tensor([3.0, 0.0]), 0).backward()
+        return x.grad
+    assert both(input_only) == (None, None)
+
+    def other_too(lib):
+        x = lib.tensor([[1.625, -3.0]], requires_grad=True)
+        x.register_hook(lambda g: g * -1.0)
+        lib.minimum(x, lib.dist(x, x, 0)).sum().backward()
+    assert_same_error(other_too, RuntimeError,
+                      r"^Expected a proper Tensor but got None \(or an undefined Tensor")
+
+
+def test_dist_under_backward_inputs():
+    """``backward(inputs=)`` naming dist's output itself does not run DistBackward0 for
+    nothing (fuzz seed 986003082)."""
+    def fn(lib):
+        x = lib.tensor([-2.875], dtype=lib.float64, requires_grad=True)
+        out = lib.dist(x, x, 0)
+        other = lib.tensor([2.125], dtype=lib.float64).clamp_max(x)
+        out.backward(inputs=[out, other, out])
+        return out.grad, other.grad, x.grad
+    assert_same(fn)
+
+
+def test_renorm_gradient_where_a_norm_is_nan():
+    """torch's formula ends in a where: a slice whose norm is NaN (or at most maxnorm)
+    passes the gradient through, whatever the norm's gradient is (fuzz seeds 989004656,
+    989003921)."""
+    check_op(lambda lib, x: (x ** x).renorm(2, 2, 1.0), np.array([[[0.5], [-1.125]]]))
+    check_op(lambda lib, x: x.renorm(1.5, 0, 1.0),
+             np.array([[0.5, float("nan")], [0.25, 2.0], [0.125, 0.25]]), double=False)

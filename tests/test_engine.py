@@ -1269,3 +1269,14 @@ def test_a_read_only_view_gradient_is_copied_not_taken_as_grad():
         g.backward(gradient=v)
         return x.grad.tolist()
     assert_same(run)
+
+
+def test_builtin_function_node_passes_undefined_through():
+    """A node of the library's ops written as a Function (cumsum's) given no gradient at
+    all gives none, as torch's generated nodes: vector_norm's ord 0 has no gradient, so
+    the leaf's .grad stays None (fuzz seed 985000858)."""
+    def run(lib):
+        x = lib.tensor([[2.25 + 0.75j]], requires_grad=True)
+        lib.linalg.vector_norm(x.cumsum(-2), 0).backward()
+        return x.grad
+    assert both(run) == (None, None)

@@ -438,3 +438,84 @@ def test_the_gradient_through_an_empty_view_rebuilt_after_an_inplace_op_is_plain
     ours, theirs = run(ag), run(torch)
     assert ours[1] is theirs[1] is False
     assert_close(ours[0], theirs[0])
+
+
+NORMALIZATIONS = {
+    "layer_norm": lambda F, x, w, b: F.layer_norm(x, (3,), weight=w, bias=b),
+    "layer_norm_bias": lambda F, x, w, b: F.layer_norm(x, (3,), bias=b),
+    "group_norm": lambda F, x, w, b: F.group_norm(x.reshape(1, 3, 2), 1, weight=w, bias=b),
+    "batch_norm": lambda F, x, w, b: F.batch_norm(x, None, None, weight=w, bias=b,
+                                                  training=True),
+    "batch_norm_eval": lambda F, x, w, b: F.batch_norm(x, x.new_zeros(3), x.new_ones(3),
+                                                       weight=w, bias=b),
+    "layer_norm_empty": lambda F, x, w, b: F.layer_norm(x[:, :0], (0,), weight=w[:0]),
+    "batch_norm_bias": lambda F, x, w, b: F.batch_norm(x, None, None, bias=b, training=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NORMALIZATIONS))
+def test_normalization_gradients_require_grad_like_torch(name):
+    """NOTE [Normalization gradients that require grad]: torch's layer_norm and batch_norm
+    backward is one op whose every gradient requires grad under create_graph, a bias's too
+    (batch_norm's only where the input or the weight requires grad); group_norm's
+    weight's only (fuzz seeds 17, 986001210, 985000013, 989100068)."""
+    def run(lib):
+        x = lib.tensor([[1.0, 2.0, 4.0], [0.5, -1.0, 3.0]])
+        w = lib.tensor([1.5, 0.5, 2.0], requires_grad=True)
+        b = lib.tensor([0.1, 0.2, 0.3], requires_grad=True)
+        NORMALIZATIONS[name](lib.nn.functional, x, w, b).sum().backward(create_graph=True)
+        return w.grad, b.grad
+
+    ours, theirs = both(run)
+    assert [node_name(g.grad_fn) for g in ours if g is not None] == [
+        node_name(g.grad_fn) for g in theirs if g is not None]
+
+
+@pytest.mark.parametrize("mode", ["replicate", "reflect", "circular"])
+def test_edge_pad_gradient_requires_grad_like_torch(mode):
+    """NOTE [Gradients attached to the inputs of torch's backward op]: torch's reflect and
+    replicate pads' backward op takes the input, so under create_graph the gradient
+    requires grad (circular's is a slice: it does not) (fuzz seed 989003208)."""
+    def run(lib):
+        x = lib.tensor([[1.0, 2.75, 3.0]], requires_grad=True)
+        (g,) = lib.autograd.grad(lib.nn.functional.pad(x, (2, 1), mode=mode).sum(), x,
+                                 create_graph=True)
+        return g
+
+    ours, theirs = both(run)
+    assert node_name(ours.grad_fn) == node_name(theirs.grad_fn)
+
+
+@pytest.mark.parametrize("name", ["layer_norm", "batch_norm", "group_norm"])
+def test_a_second_backward_reaches_the_normalization_parameters_hooks(name):
+    """torch's backward-of-the-backward node has edges to the op's inputs (batch_norm's not
+    the bias), so a backward of a gradient calls their tensor hooks, with None (fuzz seed
+    989102150: a hook ``g * 3.0`` raised TypeError in torch only)."""
+    def run(lib):
+        F = lib.nn.functional
+        x = lib.tensor([[1.0, 2.0, 4.0], [0.5, -1.0, 3.0]], requires_grad=True)
+        w = lib.tensor([1.5, 0.5, 2.0], requires_grad=True)
+        b = lib.tensor([0.1, 0.2, 0.3], requires_grad=True)
+        out = {"layer_norm": lambda: F.layer_norm(x, (3,), weight=w, bias=b),
+               "batch_norm": lambda: F.batch_norm(x, None, None, weight=w, bias=b,
+                                                  training=True),
+               "group_norm": lambda: F.group_norm(x.reshape(1, 3, 2), 1, weight=w, bias=b)}
+        gx, gw, gb = lib.autograd.grad(out[name]().sum(), [x, w, b], create_graph=True)
+        seen = []
+        w.register_hook(lambda g: seen.append(("w", g is None)))
+        b.register_hook(lambda g: seen.append(("b", g is None)))
+        (gw.sum() + gx.sum()).backward()
+        return sorted(seen)
+    assert run(ag) == run(torch)
+
+
+def test_xlogy_of_two_dtypes_gradient_requires_grad_like_torch():
+    """xlogy's operands are converted to the result's dtype in its forward; under
+    create_graph the backward converts the inputs again, so other's gradient depends on
+    other (fuzz seed 989102367)."""
+    def run(lib):
+        y = lib.tensor(2.0, dtype=lib.float16, requires_grad=True)
+        lib.xlogy(lib.tensor(-1.875), y).backward(create_graph=True)
+        return y.grad
+
+    both(run)

@@ -226,6 +226,19 @@ def test_inv_gradcheck_and_forward_ad():
     check_jvp(lambda lib, A: lib.linalg.inv(A), well_conditioned(2, 3, 3))
 
 
+def test_inv_is_column_major():
+    """torch returns LAPACK's layout: each inverse column-major, so ``contiguous()`` of it
+    copies and a write into that copy leaves the inverse alone (fuzz seed 986001420)."""
+    def run(lib):
+        inverse = lib.linalg.inv(lib.tensor([[-1.625, 1.5, 1.375], [2.625, 1.75, -3.0],
+                                             [-1.375, 2.625, -2.875]], dtype=lib.float64))
+        copy = inverse.contiguous()
+        copy[0:-1, 1] = -2.5
+        batched = lib.linalg.inv_ex(lib.eye(2).expand(3, 2, 2))[0]
+        return inverse.stride(), batched.stride(), inverse[0, 1].item()
+    assert run(ag) == run(torch)
+
+
 def test_inv_errors():
     assert_linalg_error(lambda lib: lib.linalg.inv(lib.zeros(3, 3)),
                         "linalg.inv: The diagonal element 1 is zero, the inversion could not "

@@ -166,3 +166,17 @@ def test_a_layout_clone_is_no_view(shape, name):
         y.sum().backward()
         assert x.grad.eq(2).all() and x.eq(1).all()
         assert node_name(y.grad_fn) == "MulBackward0"
+
+
+@pytest.mark.parametrize("convert", [lambda lib, x: x.to(lib.float64), lambda lib, x: x.half(),
+                                     lambda lib, x: x.type_as(lib.zeros(1, dtype=lib.float64))],
+                         ids=["to", "half", "type_as"])
+@pytest.mark.parametrize("expanded", [lambda x: x.expand(3, 2),
+                                      lambda x: x.reshape(2, 1).expand(2, 3).t()],
+                         ids=["expand", "expand_t"])
+def test_a_dtype_conversion_of_an_expanded_tensor_is_contiguous(convert, expanded):
+    """preserve_format of a tensor that is not dense: contiguous, as torch's _to_copy, so
+    that a view of the result works (fuzz seed 981003423)."""
+    results = [convert(lib, expanded(lib.tensor([1.0, 2.0]))) for lib in LIBS]
+    assert results[0].stride() == results[1].stride()
+    assert results[0].view(-1).tolist() == results[1].view(-1).tolist()

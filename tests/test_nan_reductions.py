@@ -91,3 +91,12 @@ def test_medians_of_empty_complex_tensors(name):
     assert_same(lambda lib: getattr(lib, name)(lib.ones(0, dtype=lib.complex128)).isnan())
     assert_same_error(lambda lib: getattr(lib, name)(lib.ones(0, dtype=lib.complex64), 0),
                       IndexError, exact=True)
+
+
+def test_nanmean_of_all_nan_has_a_nan_gradient():
+    """torch's nansum backward multiplies the gradient by the mask: the infinite gradient
+    of an all-NaN nanmean's quotient makes NaN there, not 0 (fuzz seed 989003289)."""
+    def run(lib):
+        x = lib.tensor([[float("nan"), float("nan")], [float("nan"), 1.0]], requires_grad=True)
+        return lib.autograd.grad(lib.nanmean(x, 1).sum(), x)[0]
+    assert_same(run)

@@ -736,3 +736,28 @@ def test_prelu_checks_the_weight_before_the_dtype(weight):
         w = lib.ones(1) if weight == "float32" else lib.ones(2, dtype=lib.complex64)
         return lib.nn.functional.prelu(lib.ones(2, 3, dtype=lib.complex64), w)
     assert_same_error(run, RuntimeError, exact=True)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("n", [1, 20])
+def test_hardtanh_gradient_at_nan(dtype, n):
+    """NOTE [NaN in hardtanh's backward]: a NaN passes its gradient where torch's kernel
+    takes its scalar loop (a 0-d input: fuzz seed 985001127), 0 in its vectorized body."""
+    def run(lib):
+        x = lib.full((n,), float("nan"), dtype=getattr(lib, dtype), requires_grad=True)
+        out = lib.nn.functional.hardtanh(x)
+        return lib.autograd.grad(out, x, lib.ones_like(out))[0].tolist()
+    ours, theirs = run(ag), run(torch)
+    assert ours == theirs
+
+
+def test_logsigmoid_of_a_transposed_input_is_contiguous():
+    """torch's kernel writes a contiguous result whatever the input's strides (not a
+    pointwise op's layout), so ``view`` of it works (fuzz seed 986002807)."""
+    def run(lib):
+        x = lib.tensor([[-0.75, 1.125, 2.5], [-1.375, -0.5, -1.125]]).t()
+        out = lib.nn.functional.logsigmoid(x)
+        return out.stride(), out.view(6)
+    (ours_strides, ours), (theirs_strides, theirs) = run(ag), run(torch)
+    assert ours_strides == theirs_strides
+    assert_close(ours, theirs)

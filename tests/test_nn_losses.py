@@ -121,11 +121,23 @@ def test_pointwise_mixed_dtypes():
             def fn(lib, x, t):
                 x, t = (x.float(), t) if cast == "input" else (x, t.float())
                 return getattr(F(lib), name)(x, t, reduction="none")
-            # torch's huber backward refuses inputs of two dtypes (ours differentiates them)
+            # torch's huber backward refuses inputs of two dtypes (test below)
             torch_backward_fails = name == "huber_loss"
             check_op(fn, randn(3, 4), randn(3, 4, seed=1),
                      requires_grad=[not torch_backward_fails, False], rtol=1e-5, atol=1e-6,
                      double=False)
+
+
+@pytest.mark.parametrize("dtypes", [("float64", "float32"), ("float32", "float64"),
+                                    ("float16", "float32")])
+def test_huber_backward_refuses_two_dtypes(dtypes):
+    """torch's huber backward kernel takes the target in the input's dtype only (fuzz seeds
+    295, 989100042)."""
+    def fn(lib):
+        x = lib.tensor([0.3, 0.6], dtype=getattr(lib, dtypes[0]), requires_grad=True)
+        t = lib.tensor([0.5, 0.25], dtype=getattr(lib, dtypes[1]))
+        F(lib).huber_loss(x, t).backward()
+    assert_same_error(fn, RuntimeError, r"^Found dtype \w+ but expected \w+$", exact=True)
 
 
 def test_pointwise_target_broadcast_warns():
@@ -794,3 +806,17 @@ def test_multi_margin_loss_weight_that_requires_grad():
     assert_same_error(lambda lib: lib.nn.functional.multi_margin_loss(
         lib.ones(3, 4), lib.tensor([3, 1, 2, 1]), weight=lib.ones(4, requires_grad=True)),
         RuntimeError, exact=True)
+
+
+@pytest.mark.parametrize("written", ["weight", "target"])
+def test_multi_margin_loss_saves_weight_and_target(written):
+    """torch's node saves target and weight: writing one in place afterwards makes the
+    backward refuse (fuzz seed 989102039)."""
+    def fn(lib):
+        x = lib.tensor([[-1.5, 2.0]], dtype=lib.float64, requires_grad=True)
+        target = lib.tensor([1])
+        weight = lib.tensor([0.75, 0.0625], dtype=lib.float64)
+        loss = F(lib).multi_margin_loss(x, target, weight=weight)
+        (weight.mul_(-1) if written == "weight" else target.zero_())
+        loss.backward()
+    assert_same_error(fn, RuntimeError, r"is at version 1; expected version 0")

@@ -205,3 +205,38 @@ def test_binary_ops_torch_refuses_for_complex_operands(call):
 def test_searchsorted_of_no_complex_values():
     assert_same(lambda lib: lib.searchsorted(lib.ones(0, dtype=lib.complex64),
                                              lib.ones(0, dtype=lib.complex64)))
+
+
+@pytest.mark.parametrize("name", ["fmod", "remainder"])
+@pytest.mark.parametrize("needs", [(True, False), (False, True)])
+def test_tensor_divisor_saves_only_for_its_gradient(name, needs):
+    """torch's node saves input and other only where other needs a gradient: with input's
+    alone a second backward goes through and a write of either operand does not refuse
+    (fuzz seed 981005491)."""
+    def run(lib):
+        a = lib.tensor([1.0, -2.5], requires_grad=needs[0]) * 1
+        b = lib.tensor([[0.75], [2.0]], requires_grad=needs[1]) * 1
+        out = getattr(lib, name)(a, b).sum()
+        out.backward()
+        with lib.no_grad():
+            b.add_(1)
+        try:
+            out.backward()
+        except RuntimeError as error:
+            return str(error)[:40]
+        return "went through"
+    assert_same(run)
+
+
+@pytest.mark.parametrize("name", ["xlogy", "special.xlog1py"])
+def test_xlogy_input_gradient_is_torchs_xlogy_of_the_gradient(name):
+    """torch's formula is xlogy(grad, other) with 0 where self is 0 and other is out of
+    log's domain: 0 where the gradient is 0 (whatever log(other) is: fuzz seed 989004135),
+    log(other) where self is 0 inside the domain."""
+    def run(lib):
+        fn = lib.xlogy if name == "xlogy" else lib.special.xlog1py
+        x = lib.tensor([0.0, 0.0, 0.0, 1.0, 2.0, 0.0, 1.5], requires_grad=True)
+        y = lib.tensor([2.0, -1.0, 0.0, -0.5, float("nan"), -2.0, 3.0], dtype=lib.float64)
+        grad = lib.tensor([1.0, 1.0, 1.0, 0.0, 0.0, 1.0, 2.0], dtype=lib.float64)
+        return lib.autograd.grad(fn(x, y), x, grad)[0]
+    assert_same(run)

@@ -5,6 +5,7 @@ bool inputs summed in int64, ``dtype=``, half precision, scalars and empty tenso
 index of a running extreme on ties and NaN, and torch's errors."""
 import numpy as np
 import pytest
+import torch
 
 import autograd_cy as ag
 from oracle import assert_same, assert_same_error, check_jvp, check_op, node_name, randn
@@ -173,3 +174,15 @@ def test_a_scan_over_one_element_is_a_new_tensor(op):
             out.sub_(-1)
         return x, out
     assert_same(run)
+
+
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
+def test_cummax_gradient_of_an_empty_input_is_the_input(name):
+    """torch's formula returns the saved input itself when it is empty: autograd.grad gives
+    back the leaf, which requires grad (fuzz seed 985002494)."""
+    def run(lib):
+        x = lib.zeros(2, 2, 0, requires_grad=True)
+        values = getattr(x, name)(-1)[0]
+        (g,) = lib.autograd.grad(values, [x], grad_outputs=lib.zeros(2, 2, 0))
+        return g is x, g.requires_grad
+    assert run(ag) == run(torch) == (True, True)

@@ -146,3 +146,14 @@ def test_index_copy_refuses_a_source_of_another_dtype(dtypes):
         x = lib.ones(2, 3, dtype=getattr(lib, dtypes[0]))
         x.index_copy(0, lib.tensor([1]), lib.ones(1, 3, dtype=getattr(lib, dtypes[1])))
     assert_same_error(run, exact=True)
+
+
+def test_take_saves_its_input():
+    """torch's TakeBackward0 saves self: writing it in place afterwards makes the backward
+    refuse (fuzz seed 989101331)."""
+    def fn(lib):
+        x = lib.nn.functional.gelu(lib.tensor([-2.5, 1.0], requires_grad=True))
+        out = lib.take(x, lib.tensor([1]))
+        x.reciprocal_()
+        out.backward()
+    assert_same_error(fn, RuntimeError, r"which is output 0 of Reciprocal, is at version 1")

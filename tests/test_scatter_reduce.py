@@ -121,3 +121,16 @@ def test_mean_of_bools(length):
     assert_same_error(lambda lib: lib.zeros(2, dtype=lib.bool).scatter_reduce(
         0, lib.zeros(length, dtype=lib.int64), lib.ones(length, dtype=lib.bool), "mean"),
         NotImplementedError, exact=True)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "amin"])
+def test_saves_its_result(reduce):
+    """torch's node saves the result whatever the reduction: writing it in place makes the
+    backward refuse (fuzz seed 985000437)."""
+    def fn(lib):
+        src = lib.tensor([-1.75], dtype=lib.float64, requires_grad=True)
+        out = lib.tensor([-0.25, -1.5], dtype=lib.float64).scatter_reduce(
+            0, lib.tensor([0]), src, reduce)
+        out.div_(-1.625)
+        lib.autograd.grad(out.sum(), [src])
+    assert_same_error(fn, RuntimeError, r"which is output 0 of ScatterReduce, is at version 1")

@@ -96,6 +96,20 @@ def tensor_like(array, like, dtype=None):
     return out if like.device.type == "cpu" else out.to(like.device)
 
 
+def column_major_like(array, like):
+    """``array`` as ``tensor_like`` makes it, each matrix laid out column-major (the last
+    two dims' strides swapped), as LAPACK writes a result and torch returns it: a
+    ``contiguous()`` of it is a copy."""
+    if array.ndim < 2:
+        return tensor_like(array, like)
+    if like.device.type == "cpu":
+        return _ag.from_numpy(np.swapaxes(np.ascontiguousarray(np.swapaxes(array, -1, -2)),
+                                          -1, -2))
+    # on a device: the transposed matrices copied there, then a clone of their transposed
+    # view (a clone keeps a dense layout)
+    return tensor_like(np.swapaxes(array, -1, -2), like).mT.clone()
+
+
 def mH(x):
     """The conjugate transpose of the last two dims (``x.mT`` for a real tensor)."""
     return x.mT.conj() if x.is_complex() else x.mT

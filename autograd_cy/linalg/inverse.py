@@ -24,8 +24,8 @@ import numpy as np
 import autograd_cy as _ag
 from autograd_cy.autograd.function import Function
 from autograd_cy.linalg._lapack import (
-    LinAlgError, array_of, batch_prefix, check_matrix, mH, scalar_type, singular_pivots,
-    tensor_like,
+    LinAlgError, array_of, batch_prefix, check_matrix, column_major_like, mH, scalar_type,
+    singular_pivots, tensor_like,
 )
 
 __all__ = ["inv", "inv_ex", "solve", "solve_ex", "inverse"]
@@ -66,7 +66,7 @@ class LinalgInvEx(Function):
         inverse, info = _inverse_arrays(array_of(A))
         if check_errors and info.any():
             _raise_singular(info, "linalg.inv_ex", A.dim() > 2)
-        out = tensor_like(inverse, A)
+        out = column_major_like(inverse, A)
         info = tensor_like(info, A)
         ctx.mark_non_differentiable(info)
         ctx.save_for_backward(out)

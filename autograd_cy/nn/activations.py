@@ -436,7 +436,30 @@ class _HardtanhMath:
 
     @staticmethod
     def derivative(x, min_val, max_val):
-        return _mask((x > min_val).logical_and(x < max_val), x)
+        inside = (x > min_val).logical_and(x < max_val)
+        nan = x.isnan()
+        if bool(nan.any()):         # NOTE [NaN in hardtanh's backward]
+            inside = inside.logical_or(nan.logical_and(_scalar_tail(x)))
+        return _mask(inside, x)
+
+
+# NOTE [NaN in hardtanh's backward]
+# torch's CPU kernel has two bodies: the scalar one zeroes the gradient where
+# ``x <= min_val || x >= max_val``, so a NaN input passes its gradient; the vectorized one
+# keeps it where ``x > min_val & x < max_val``, so a NaN gets 0. A contiguous tensor of n
+# elements runs the vectorized body over blocks of two 32-byte vectors (16 float32, 8
+# float64, 32 float16 / bfloat16 elements: the AVX2 kernels torch dispatches this op to)
+# and the scalar one over the last ``n % block``; a strided one runs the scalar body
+# throughout. ``_scalar_tail`` marks the elements the scalar body reaches.
+
+def _scalar_tail(x):
+    """A boolean tensor: True where torch's CPU kernel reaches ``x``'s element by its
+    scalar loop (NOTE [NaN in hardtanh's backward])."""
+    if not x.is_contiguous():
+        return _ag.ones(x.shape, dtype=_ag.bool, device=x.device)
+    block = 64 // x.element_size()
+    n = x.numel()
+    return (_ag.arange(n, device=x.device) >= n - n % block).reshape(x.shape)
 
 
 class Hardtanh(_HardtanhMath, _Pointwise):
@@ -583,7 +606,8 @@ class LogSigmoid(_Pointwise):
 
     @staticmethod
     def value(x, dtype):
-        return _ag.clamp(x, max=0.0) - _ag.log1p(_ag.exp(-_ag.abs(x)))
+        # contiguous whatever the input's strides, as torch's kernel writes its result
+        return (_ag.clamp(x, max=0.0) - _ag.log1p(_ag.exp(-_ag.abs(x)))).contiguous()
 
     @staticmethod
     def derivative(x, dtype):

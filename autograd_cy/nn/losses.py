@@ -55,8 +55,10 @@ def _reduce(loss, reduction):
 class _Pointwise:
     """What a pointwise loss with its own node computes: ``value(x, t)`` of the input and
     the target and its partial derivatives; ``promotes``: whether the result takes the
-    promoted dtype of the two (torch's smooth_l1_loss) or the input's (huber, soft margin)."""
+    promoted dtype of the two (torch's smooth_l1_loss) or the input's (huber, soft margin);
+    ``same_dtype_backward``: whether the backward refuses a target of another dtype."""
     promotes = False
+    same_dtype_backward = False
 
 
 class _SmoothL1(_Pointwise):
@@ -82,6 +84,10 @@ class _SmoothL1(_Pointwise):
 class _Huber(_Pointwise):
     """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``: smooth L1
     scaled by ``delta``."""
+
+    # torch's backward kernel takes the target in the input's dtype only (its forward
+    # converts it)
+    same_dtype_backward = True
 
     def __init__(self, delta):
         self.delta = delta
@@ -129,6 +135,9 @@ class _PointwiseLoss(_ag.autograd.Function):
     @staticmethod
     def backward(ctx, grad):
         input, target = ctx.saved_tensors
+        if ctx.kind.same_dtype_backward and target.dtype != input.dtype:
+            raise RuntimeError(f"Found dtype {target.dtype._scalar_name} but expected "
+                               f"{input.dtype._scalar_name}")
         dx, dt = ctx.kind.partials(input.to(ctx.dtype), target.to(ctx.dtype))
         scale = grad.to(ctx.dtype)
         if ctx.reduction == "mean":
@@ -422,7 +431,10 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
 
 class _ClassMargin:
     """What a class-margin loss computes on ``(N, C)`` scores: the per-sample loss and its
-    gradient, both from the ``margins``: scores against each sample's target scores."""
+    gradient, both from the ``margins``: scores against each sample's target scores;
+    ``saved``: the other tensors torch's node saves (unread: writing one in place
+    afterwards makes the backward refuse)."""
+    saved = ()
 
 
 class _MultiMargin(_ClassMargin):
@@ -495,7 +507,7 @@ class _ClassMarginLoss(_ag.autograd.Function):
 
     @staticmethod
     def forward(ctx, input, kind, reduction, shape):
-        ctx.save_for_backward(input)
+        ctx.save_for_backward(input, *kind.saved)
         ctx.kind, ctx.reduction, ctx.shape = kind, reduction, shape
         ctx.input = input                 # for the jvp (saved tensors are for the backward)
         loss = kind.loss(input)
@@ -505,7 +517,7 @@ class _ClassMarginLoss(_ag.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad):
-        input, = ctx.saved_tensors
+        input = ctx.saved_tensors[0]
         rows = input.shape[0]
         if ctx.reduction == "none":
             per_sample = grad.reshape(rows)
@@ -580,6 +592,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if rows and bool(((flat_target < 0) | (flat_target >= classes)).any()):
         raise RuntimeError("target out of range")
     kind = _MultiMargin(flat_target, p, margin, weight)
+    kind.saved = (target,) if weight is None else (target, weight)     # as torch's node
     shape = tuple(target.shape)
     return MultiMarginLoss.apply(input.reshape(rows, classes), kind, reduction, shape)
 

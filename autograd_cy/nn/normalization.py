@@ -43,6 +43,7 @@ import autograd_cy as _ag
 from autograd_cy._C.dtype import _c10_name
 from autograd_cy._C.ops import normalization_kernels as _row_kernels
 from autograd_cy._C.tensor import _array_of, _wrap_array
+from autograd_cy.attached_gradients import attach, attached_op
 from autograd_cy.grad_mode import is_grad_enabled
 
 __all__ = ["layer_norm", "batch_norm", "group_norm", "instance_norm", "rms_norm"]
@@ -152,6 +153,16 @@ def _normalized(x, layout, eps):
     return centered * rstd, rstd, mean, var
 
 
+def _as_saved(x, xhat, rstd, mean, input_dtype):
+    """``(xhat, rstd)`` as torch's backward reads them: for a half or bfloat16 input its
+    forward saves mean and rstd rounded to the input's dtype (computing in float32 all the
+    same), so the backward's come from the rounded statistics."""
+    if x.dtype == input_dtype:
+        return xhat, rstd
+    rstd = rstd.to(input_dtype).to(x.dtype)
+    return (x - mean.to(input_dtype).to(x.dtype)) * rstd, rstd
+
+
 def _input_gradient(g, xhat, rstd, layout):
     """NOTE [The normalization backward]: ``rstd * (g - mean(g) - xhat * mean(g * xhat))``."""
     centered = g - layout.mean(g)
@@ -163,7 +174,7 @@ class _Normalization(_ag.autograd.Function):
     ``_Channels``) says. ``stats`` fixes ``(mean, rstd)`` (batch_norm's eval mode, not
     differentiated: torch's running statistics get no gradient); None computes them, and
     then ``running`` (``(running_mean, running_var, momentum)`` or None) is updated in
-    place with them, as torch's kernel does.
+    place with them, as torch's kernel does. The running statistics given are saved.
     """
     builtin_op = True
 
@@ -172,7 +183,9 @@ class _Normalization(_ag.autograd.Function):
         dtype = _compute_dtype(input)
         x = layout.view(input.to(dtype))
         w = _param_view(weight, layout, dtype)
-        fused = _rows_forward(x, w, bias, layout, eps) if stats is None else None
+        # (not for a half input, whose backward reads rounded statistics: _as_saved)
+        fused = (_rows_forward(x, w, bias, layout, eps) if stats is None and x.dtype == input.dtype
+                 else None)
         if fused is not None:
             out, xhat, rstd = fused
         elif stats is None:
@@ -187,15 +200,21 @@ class _Normalization(_ag.autograd.Function):
         if fused is None and bias is not None:    # in place on a new product, never on xhat
             b = _param_view(bias, layout, dtype)
             out = out + b if w is None else out.add_(b)
-        ctx.save_for_backward(input, weight)
+        if fused is None and stats is None:
+            xhat, rstd = _as_saved(x, xhat, rstd, mean, input.dtype)
+        # the running statistics too, unread, as torch's node saves them (in either mode):
+        # writing one in place afterwards makes the backward refuse
+        buffers = () if running is None else tuple(b for b in running[:2] if b is not None)
+        ctx.save_for_backward(input, weight, *buffers)
         ctx.xhat, ctx.rstd, ctx.layout, ctx.eps, ctx.stats = xhat, rstd, layout, eps, stats
         ctx.weight_view = w
         ctx.bias_dtype = None if bias is None else bias.dtype
+        ctx.bias = bias if bias is not None and bias.requires_grad else None
         return _fresh_output(layout.unview(out, input).to(input.dtype), xhat)
 
     @staticmethod
     def backward(ctx, grad):
-        input, weight = ctx.saved_tensors
+        input, weight = ctx.saved_tensors[:2]
         layout = ctx.layout
         dtype = _compute_dtype(input)
         grad = layout.view(grad.to(dtype))
@@ -203,7 +222,8 @@ class _Normalization(_ag.autograd.Function):
         if is_grad_enabled():       # create_graph: xhat and weight as functions of inputs
             x = layout.view(input.to(dtype))
             if ctx.stats is None:
-                xhat, rstd = _normalized(x, layout, ctx.eps)[:2]
+                xhat, rstd, mean, _ = _normalized(x, layout, ctx.eps)
+                xhat, rstd = _as_saved(x, xhat, rstd, mean, input.dtype)
             else:
                 xhat = (x - ctx.stats[0]) * rstd
             w = _param_view(weight, layout, dtype)
@@ -223,6 +243,13 @@ class _Normalization(_ag.autograd.Function):
             grad_weight = layout.param_sum(grad * xhat).to(weight.dtype)
         if needs[2]:
             grad_bias = layout.param_sum(grad).to(ctx.bias_dtype)
+        if is_grad_enabled():       # NOTE [Normalization gradients that require grad]
+            attached = type(ctx)._forward_cls.attached
+            inputs = [t for kind, t in zip("iwb", ctx.saved_tensors[:2] + (ctx.bias,))
+                      if kind in attached.tied]
+            grad_input, grad_weight, grad_bias = (
+                attach(g, attached.op, *inputs) if kind in attached else g
+                for kind, g in zip("iwb", (grad_input, grad_weight, grad_bias)))
         return grad_input, grad_weight, grad_bias, None, None, None, None
 
     @staticmethod
@@ -305,18 +332,42 @@ def _overwrite(buffer, values):
     _array_of(buffer)[...] = _array_of(values)
 
 
+# NOTE [Normalization gradients that require grad]
+# Under create_graph torch's layer_norm and batch_norm backward is one op
+# (native_layer_norm_backward, batch_norm_backward) whose inputs include the forward's
+# mean and rstd outputs, which require grad wherever the node exists: every gradient it
+# returns requires grad, that of a bias too, though it is a sum of ``grad`` alone.
+# group_norm's is written with Tensor ops, where only the weight's gradient reads mean and
+# rstd. Ours recomputes the statistics from the input, so a gradient that does not depend
+# on an input requiring grad is attached to the op's inputs (NOTE [Gradients attached to
+# the inputs of torch's backward op]).
+
+class _AttachedGradients(str):
+    """Which gradients (of "iwb": input, weight, bias) torch's backward gives a history,
+    the op (``attached_op``) that records it and which of the op's inputs (``tied``, of
+    "iwb") torch's backward-of-the-backward reaches (batch_norm's not the bias)."""
+
+    def __new__(cls, kinds, node_name, tied="iwb"):
+        self = super().__new__(cls, kinds)
+        self.op, self.tied = attached_op(node_name), tied
+        return self
+
+
 class NativeLayerNorm(_Normalization):
     """``layer_norm``'s op: the last dims normalized, weight and bias along them."""
+    attached = _AttachedGradients("iwb", "NativeLayerNormBackwardBackward0")
 
 
 class NativeGroupNorm(_Normalization):
     """``group_norm``'s op: groups of channels normalized per sample, weight and bias per
     channel."""
+    attached = _AttachedGradients("w", "ViewBackward0")     # torch reshapes it last
 
 
 class NativeBatchNorm(_Normalization):
     """``batch_norm``'s op: every dim but the channels' (dim 1) normalized, weight and bias
     per channel."""
+    attached = _AttachedGradients("iwb", "NativeBatchNormBackwardBackward0", tied="iw")
 
 
 # The nodes named as torch's (a Function's node is otherwise <Function>Backward).
@@ -418,7 +469,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     dtype = _compute_dtype(input)
     mean = layout.param(running_mean.to(dtype))
     rstd = layout.param((running_var.to(dtype) + eps).rsqrt())
-    return NativeBatchNorm.apply(input, weight, bias, layout, eps, (mean, rstd), None)
+    return NativeBatchNorm.apply(input, weight, bias, layout, eps, (mean, rstd),
+                                 (running_mean, running_var, None))
 
 
 def _check_batch_norm(input, running_mean, running_var, weight, bias, channels, training):

@@ -9,6 +9,7 @@ builds it (``CopySlices`` nodes)."""
 import numpy as np
 
 from autograd_cy import factories
+from autograd_cy.attached_gradients import attach, attached_op
 from autograd_cy.autograd.function import Function
 
 __all__ = ["pad"]
@@ -114,6 +115,7 @@ class _EdgePad(Function):
     def forward(ctx, input, indices):
         ctx.indices = indices
         ctx.shape = tuple(input.shape)
+        ctx.input = input           # torch's backward op takes it: attach
         return _gathered(input, indices)
 
     @staticmethod
@@ -123,7 +125,8 @@ class _EdgePad(Function):
             shape[dim] = ctx.shape[dim]
             grad = factories.zeros(tuple(shape), dtype=grad.dtype,
                                    device=grad.device).index_add(dim, index, grad)
-        return grad, None
+        # as torch's (NOTE [Gradients attached to the inputs of torch's backward op])
+        return attach(grad, type(ctx)._forward_cls.backward_op, ctx.input), None
 
     @staticmethod
     def jvp(ctx, input_t, indices_t):
@@ -137,6 +140,7 @@ def _edge_pad_ops():
         for dims in (1, 2, 3):
             op = type(f"{name}Pad{dims}D", (_EdgePad,), {"__doc__": _EdgePad.__doc__})
             op._backward_cls.__name__ = f"{name}Pad{dims}DBackward0"
+            op.backward_op = attached_op(f"{name}Pad{dims}DBackwardBackward0")
             ops[mode, dims] = op
     return ops
 

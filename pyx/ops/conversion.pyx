@@ -125,6 +125,7 @@ cdef Tensor _convert(Tensor self, object numpy_dtype, device_class target, bint 
     if array.dtype != numpy_dtype and type(array) is MetaArray:
         array = array.astype(numpy_dtype)       # NOTE [Meta tensors]: metadata only
     elif array.dtype != numpy_dtype:
+        original = array
         if is_complex_array(array) and numpy_dtype.kind != "c":
             warnings.warn("Casting complex values to real discards the imaginary part",
                           UserWarning, stacklevel=2)
@@ -136,6 +137,12 @@ cdef Tensor _convert(Tensor self, object numpy_dtype, device_class target, bint 
         else:
             with ignoring_fp_errors():  # past the type's range: inf (or any int), quietly
                 array = array.astype(numpy_dtype)
+        if type(original) is cnp.ndarray and not has_dense_layout(<cnp.ndarray>original):
+            # preserve_format of an expanded or overlapping input: contiguous, as torch's
+            # _to_copy (its suggested memory format), never NumPy's order of the strides
+            laid = np.empty(original.shape, dtype=numpy_dtype)
+            laid[...] = array
+            array = laid
     cdef Tensor out = wrap(array)
     if is_grad_enabled() and requires_grad(self) and kind_of(numpy_dtype) in "fc":
         node = ToCopyBackward0()
