@@ -10,7 +10,7 @@ import torch
 
 import autograd_cy as ag
 from oracle import (assert_close, assert_same_error, check_batched_grad, check_gradcheck,
-                    check_jvp, check_op, node_name, same_warning, to_numpy)
+                    assert_same, check_jvp, check_op, node_name, same_warning, to_numpy)
 
 DTYPES = [np.float32, np.float64]
 
@@ -703,3 +703,13 @@ def test_a_nan_gradient_where_the_slope_is_zero_gives_zero(fn):
         fn(lib, x).backward(lib.tensor([float("nan"), float("inf"), float("nan"), 1.0]))
         return to_numpy(x.grad)
     assert_close(run(ag), run(torch))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "bfloat16"])
+def test_softshrink_is_negative_zero_below_zero(dtype):
+    """torch's kernel gives ``x * 0`` within ``[-lambd, lambd]``: -0.0 for a negative x, which
+    1 / x or rsqrt then turn into -inf (fuzz seeds 985001475, 986001267)."""
+    def fn(lib):
+        x = lib.tensor([-0.375, 0.25, -0.0, 0.0, -1.0, float("nan")], dtype=getattr(lib, dtype))
+        return [repr(v) for v in (1 / F(lib).softshrink(x)).float().tolist()]
+    assert_same(fn)

@@ -763,3 +763,22 @@ def test_smooth_l1_gradient_keeps_nan(beta):
     check_op(lambda lib, x, t: lib.nn.functional.smooth_l1_loss(x, t, beta=beta),
              np.array([np.nan, 0.25, -2.0, 2.0, 0.0]), np.array([0.5, 0.5, 0.5, 0.5, 0.5]),
              double=False)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "none"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_soft_margin_loss_computes_in_its_own_dtype(dtype, reduction):
+    """torch composes soft_margin_loss of ops in the input's dtype: exp(12.78) overflows
+    float16 to inf, and so does the loss (fuzz seed 985001827); the gradient is
+    ``t z (-norm) / (1 + z) * grad`` in that dtype too."""
+    def fn(lib):
+        half = getattr(lib, dtype)
+        x = lib.tensor([[12.78, -0.5, 3.0], [0.25, -11.5, 1.0]], dtype=half,
+                       requires_grad=True)
+        t = lib.tensor([[-1.0, 1, 1], [-1, 1, -1]], dtype=half)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)     # NumPy's overflow
+            out = F(lib).soft_margin_loss(x, t, reduction=reduction)
+            out.sum().backward()
+        return [repr(v) for v in out.float().flatten().tolist() + x.grad.float().flatten().tolist()]
+    assert_same(fn)

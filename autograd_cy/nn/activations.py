@@ -610,8 +610,8 @@ class Softshrink(_Pointwise):
 
     @staticmethod
     def value(x, lambd):
-        # ``x - x`` in the middle: 0, but NaN stays NaN, as in torch's kernel
-        return _ag.where(x > lambd, x - lambd, _ag.where(x < -lambd, x + lambd, x - x)).to(
+        # ``x * 0`` in the middle, as torch's kernel: -0.0 for a negative x, NaN stays NaN
+        return _ag.where(x > lambd, x - lambd, _ag.where(x < -lambd, x + lambd, x * 0)).to(
             x.dtype)
 
     @staticmethod

@@ -55,8 +55,10 @@ def _reduce(loss, reduction):
 class _Pointwise:
     """What a pointwise loss with its own node computes: ``value(x, t)`` of the input and
     the target and its partial derivatives; ``promotes``: whether the result takes the
-    promoted dtype of the two (torch's smooth_l1_loss) or the input's (huber, soft margin)."""
+    promoted dtype of the two (torch's smooth_l1_loss) or the input's (huber, soft margin);
+    ``own_dtype``: computed in that dtype even for float16 and bfloat16 (else in float32)."""
     promotes = False
+    own_dtype = False
 
 
 class _SmoothL1(_Pointwise):
@@ -97,13 +99,21 @@ class _Huber(_Pointwise):
 
 
 class _SoftMargin(_Pointwise):
-    """``log(1 + exp(-target * input))``; torch has no derivative for the target."""
+    """``log(1 + exp(-target * input))``; torch has no derivative for the target. Composed
+    of ops in the input's own dtype, as torch's (a float16 ``exp`` overflows to inf)."""
+    own_dtype = True
 
     def value(self, x, t):
         return (-(x * t)).exp().log1p()
 
     def partials(self, x, t):
-        return t * ((t * x).sigmoid() - 1), None
+        z = (-(t * x)).exp()
+        return -(t * z) / (z + 1), None
+
+    def input_gradient(self, x, t, grad, norm):
+        """torch's order: ``t z (-norm) / (1 + z) * grad``, ``z = exp(-t x)``."""
+        z = (-(t * x)).exp()
+        return t * z * -norm / (z + 1) * grad
 
 
 class _PointwiseLoss(_ag.autograd.Function):
@@ -118,7 +128,7 @@ class _PointwiseLoss(_ag.autograd.Function):
     def forward(ctx, input, target, reduction, kind):
         result_dtype = (_ag.promote_types(input.dtype, target.dtype) if kind.promotes
                         else input.dtype)
-        dtype = _compute_dtype(result_dtype)
+        dtype = result_dtype if kind.own_dtype else _compute_dtype(result_dtype)
         x, t = input.to(dtype), target.to(dtype)
         ctx.save_for_backward(input, target)
         ctx.kind, ctx.reduction, ctx.dtype = kind, reduction, dtype
@@ -129,6 +139,10 @@ class _PointwiseLoss(_ag.autograd.Function):
     @staticmethod
     def backward(ctx, grad):
         input, target = ctx.saved_tensors
+        if ctx.kind.own_dtype:
+            norm = 1.0 / input.numel() if ctx.reduction == "mean" else 1.0
+            grad_input = ctx.kind.input_gradient(input, target, grad, norm)
+            return grad_input if ctx.needs_input_grad[0] else None, None, None, None
         dx, dt = ctx.kind.partials(input.to(ctx.dtype), target.to(ctx.dtype))
         scale = grad.to(ctx.dtype)
         if ctx.reduction == "mean":
