@@ -713,3 +713,14 @@ def test_softshrink_is_negative_zero_below_zero(dtype):
         x = lib.tensor([-0.375, 0.25, -0.0, 0.0, -1.0, float("nan")], dtype=getattr(lib, dtype))
         return [repr(v) for v in (1 / F(lib).softshrink(x)).float().tolist()]
     assert_same(fn)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16"])
+def test_gelu_of_infinities(dtype):
+    """torch's float32 and bfloat16 gelu give NaN at +inf, its float64 and float16 inf; -inf
+    is NaN in all (fuzz seed 986002176; NOTE [gelu of +inf])."""
+    def fn(lib):
+        inf = float("inf")
+        x = lib.tensor([inf, -inf, 1.0, -1.0] * 5, dtype=getattr(lib, dtype))
+        return [repr(v) for v in F(lib).gelu(x).float().tolist()]
+    assert_same(fn)

@@ -201,6 +201,7 @@ def _log1p_array(array):
     one = array.dtype.type(1)
     with ignoring_fp_errors():
         u = array + one
+        u.imag = array.imag     # 1 + x keeps the sign of a zero imaginary part (log's branch)
         log_u = np.log(u)
         u_minus_one = u - one
         return np.where(u == one, array,
