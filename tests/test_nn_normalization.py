@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import autograd_cy as ag
-from oracle import LIBS, assert_close, assert_same_error, check_op, check_jvp, randn
+from oracle import LIBS, assert_close, assert_same, assert_same_error, check_op, check_jvp, randn
 
 DTYPES = [np.float32, np.float64]
 
@@ -345,3 +345,26 @@ def test_layer_norm_parameter_dtypes(dtypes):
         assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
     else:
         assert_same_error(fn, exact=True)
+
+
+@pytest.mark.parametrize("params", [True, False])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_batch_norm_statistics_in_half_precision_round_as_torch(dtype, params):
+    """NOTE [Saved statistics in the parameters' dtype]: the batch's mean and 1 / std are
+    saved in the input's dtype and the output computed from them (fuzz seeds 985002639
+    and, through instance_norm, 985002185); bfloat16 rounds the variance too and updates
+    the running statistics in bfloat16 arithmetic."""
+    x = randn(2, 3, 5) * 2 + randn(1, 3, 1, seed=1)
+
+    def fn(lib):
+        half = getattr(lib, dtype)
+        input = lib.tensor(x, dtype=half, requires_grad=True)
+        extra = [lib.tensor(v, dtype=half) for v in (
+            randn(3, seed=2), randn(3, seed=3), randn(3, seed=4), randn(3, seed=5) ** 2 + 0.5)]
+        w, b, mean, var = extra if params else (None,) * 4
+        out = lib.nn.functional.batch_norm(input, mean, var, w, b, training=True)
+        inst = lib.nn.functional.instance_norm(input, None, None, w, b)
+        out.backward(lib.tensor(np.linspace(-1, 1, 30).reshape(2, 3, 5), dtype=half))
+        return [[repr(v) for v in t.detach().float().flatten().tolist()]
+                for t in [out, inst] + ([mean, var] if params else [])]
+    assert_same(fn)
