@@ -200,3 +200,16 @@ def test_logaddexp_of_half_precision_rounds_once(name, dtype):
         half = getattr(lib, dtype)
         return _bits(getattr(lib, name)(lib.tensor(a, dtype=half), lib.tensor(b, dtype=half)))
     assert_same(fn)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16"])
+def test_signbit_and_copysign_read_the_sign_of_a_nan(dtype):
+    """pow of a negative base to a fractional power is a NaN with its sign bit set (x86's
+    default NaN); torch's signbit and copysign read that bit (fuzz seed 986004387)."""
+    def fn(lib):
+        nan = lib.pow(lib.tensor([-0.5, 0.5, -0.0, 0.0, -1.0]), lib.tensor([2.5, 1, 1, 1, 1]))
+        nan = nan.to(getattr(lib, dtype))
+        ones = lib.ones(5, dtype=nan.dtype)
+        return (lib.signbit(nan).tolist(), lib.copysign(ones, nan).float().tolist(),
+                lib.copysign(ones, -float("nan")).float().tolist())
+    assert_same(fn)
