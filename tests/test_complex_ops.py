@@ -585,3 +585,6 @@ def test_log1p_keeps_the_sign_of_a_zero_imaginary_part(dtype):
     theirs = torch.log1p(torch.tensor(values, dtype=getattr(torch, dtype))).numpy()
     np.testing.assert_array_equal(ours, theirs)
     np.testing.assert_array_equal(np.signbit(ours.imag), np.signbit(theirs.imag))
+    # a 0-d tensor too (NumPy's 1 + x of it is a scalar, whose parts cannot be written)
+    assert_same(lambda lib: repr(lib.log1p(lib.tensor(values[0], dtype=getattr(lib, dtype)))
+                                 .item().imag))

@@ -200,7 +200,7 @@ def _log1p_array(array):
         return np.log1p(array)
     one = array.dtype.type(1)
     with ignoring_fp_errors():
-        u = array + one
+        u = np.add(array, one, out=np.empty_like(array))    # an array also for a 0-d x
         u.imag = array.imag     # 1 + x keeps the sign of a zero imaginary part (log's branch)
         log_u = np.log(u)
         u_minus_one = u - one
