@@ -782,3 +782,18 @@ def test_soft_margin_loss_computes_in_its_own_dtype(dtype, reduction):
             out.sum().backward()
         return [repr(v) for v in out.float().flatten().tolist() + x.grad.float().flatten().tolist()]
     assert_same(fn)
+
+
+def test_soft_margin_loss_errors_as_torch():
+    """torch's kernel writes ``-input * target`` into a tensor of the input's shape: a target
+    that broadcasts the input to a larger shape is refused (fuzz seed 990002846); a complex
+    input that requires grad is refused too (990502518)."""
+    for a, b in [((0, 1, 1), (0, 1, 0)), ((3,), (2, 3)), ((2, 1), (2, 3))]:
+        assert_same_error(lambda lib: F(lib).soft_margin_loss(lib.ones(a), lib.ones(b)),
+                          RuntimeError, "doesn't match the broadcast shape")
+    assert_same_error(lambda lib: F(lib).soft_margin_loss(
+        lib.ones(2, dtype=lib.complex64, requires_grad=True), lib.ones(2, dtype=lib.complex64)),
+        RuntimeError, "does not support automatic differentiation")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_same(lambda lib: F(lib).soft_margin_loss(lib.ones(2, 3), lib.ones(3)).item())

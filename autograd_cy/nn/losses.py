@@ -230,6 +230,13 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     if target.requires_grad:
         raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect "
                            "to argument 'target'. This input cannot have requires_grad True.")
+    if input.is_complex() and input.requires_grad and _ag.is_grad_enabled():
+        raise RuntimeError("soft_margin_loss does not support automatic differentiation for "
+                           "outputs with complex dtype.")
+    shape = _ag.broadcast_shapes(input.shape, target.shape)
+    if shape != input.shape:     # torch's kernel writes -input * target into input's shape
+        raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the "
+                           f"broadcast shape {list(shape)}")
     input, target = _F._broadcast_pair(input, target)
     return SoftMarginLoss.apply(input, target, reduction, _SoftMargin())
 
