@@ -134,7 +134,10 @@ class _PointwiseLoss(_ag.autograd.Function):
         ctx.kind, ctx.reduction, ctx.dtype = kind, reduction, dtype
         ctx.operands = x, t               # for the jvp (saved tensors are for the backward)
         ctx.result_dtype = result_dtype
-        return _F._apply_reduction(kind.value(x, t), reduction).to(result_dtype)
+        value = kind.value(x, t)
+        if dtype != result_dtype:   # torch's kernel rounds each loss to float16/bfloat16 first
+            value = value.to(result_dtype).to(dtype)
+        return _F._apply_reduction(value, reduction).to(result_dtype)
 
     @staticmethod
     def backward(ctx, grad):
