@@ -716,6 +716,18 @@ def test_softshrink_is_negative_zero_below_zero(dtype):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16"])
+@pytest.mark.parametrize("size", [9, 12, 20, 50])
+def test_softshrink_zero_of_the_vectorized_body(dtype, size):
+    """NOTE [softshrink's zero]: torch's vectorized body gives +0.0 where its scalar tail
+    gives -0.0; which elements each takes depends on the vector width of torch's CPU
+    capability (fuzz seeds 986001267, 990001432: 12 and 9 float64 elements)."""
+    def fn(lib):
+        x = lib.full((size,), -0.25, dtype=getattr(lib, dtype))
+        return lib.signbit(F(lib).softshrink(x)).tolist()
+    assert_same(fn)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16"])
 def test_gelu_of_infinities(dtype):
     """torch's float32 and bfloat16 gelu give NaN at +inf, its float64 and float16 inf; -inf
     is NaN in all (fuzz seed 986002176; NOTE [gelu of +inf])."""
