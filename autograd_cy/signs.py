@@ -32,10 +32,11 @@ def _sign_bits(array):
         return np.zeros_like(array, dtype=bool)
     if array.dtype.kind == "i":
         return array < 0
-    if array.dtype.kind == "f":
+    if type(array) is np.ndarray and array.dtype.kind == "f":
         return np.signbit(array)
-    if array.dtype.itemsize == 2:         # bfloat16: float32 holds it exactly, sign and all
+    if type(array) is np.ndarray and array.dtype.itemsize == 2:   # bfloat16, exactly in float32
         return np.signbit(array.astype(np.float32))
+    # (a device's array: the comparisons below, a NaN's sign not read)
     with np.errstate(divide="ignore"):
         return (array < 0) | ((array == 0) & (np.ones_like(array) / array < 0))
 

@@ -576,6 +576,7 @@ def test_log1p_of_complex_special_values_as_torch():
         np.testing.assert_array_equal(ours, theirs)
 
 
+@pytest.mark.cpu_only
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
 def test_log1p_keeps_the_sign_of_a_zero_imaginary_part(dtype):
     """``1 + x`` keeps ``x``'s imaginary -0.0, so log1p of a real part below -1 lies on the

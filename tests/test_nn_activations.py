@@ -715,6 +715,7 @@ def test_softshrink_is_negative_zero_below_zero(dtype):
     assert_same(fn)
 
 
+@pytest.mark.cpu_only
 @pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16"])
 @pytest.mark.parametrize("size", [9, 12, 20, 50])
 def test_softshrink_zero_of_the_vectorized_body(dtype, size):
@@ -727,6 +728,7 @@ def test_softshrink_zero_of_the_vectorized_body(dtype, size):
     assert_same(fn)
 
 
+@pytest.mark.cpu_only
 @pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16"])
 def test_gelu_of_infinities(dtype):
     """torch's float32 and bfloat16 gelu give NaN at +inf, its float64 and float16 inf; -inf

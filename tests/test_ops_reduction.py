@@ -492,6 +492,7 @@ def test_float32_variance_accumulates_in_float64(name):
         np.testing.assert_allclose(ours, theirs, rtol=1.2e-7)
 
 
+@pytest.mark.cpu_only
 @pytest.mark.parametrize("name", ["var", "std"])
 @pytest.mark.parametrize("shape", [(3,), (2, 4), (1, 10)])
 def test_float32_variance_of_a_whole_tensor_takes_two_passes(name, shape):

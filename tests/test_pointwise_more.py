@@ -202,6 +202,7 @@ def test_logaddexp_of_half_precision_rounds_once(name, dtype):
     assert_same(fn)
 
 
+@pytest.mark.cpu_only
 @pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16"])
 def test_signbit_and_copysign_read_the_sign_of_a_nan(dtype):
     """pow of a negative base to a fractional power is a NaN with its sign bit set (x86's
@@ -215,6 +216,7 @@ def test_signbit_and_copysign_read_the_sign_of_a_nan(dtype):
     assert_same(fn)
 
 
+@pytest.mark.cpu_only
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
 def test_nan_of_a_negative_number_is_positive_as_torch(dtype):
     """NOTE [The sign of a NaN]: torch's sqrt, log, log2, log10 and pow(x, 0.5) of a negative

@@ -638,7 +638,7 @@ def _in_vector_body(x, itemsize):
     float32 copy of a half-precision input)."""
     width = _vector_bytes() // itemsize
     n = x.numel()
-    if not width or n < width or not x.is_contiguous():
+    if not width or n < width or not x.is_contiguous() or x.device.type != "cpu":
         return None
     return (_ag.arange(n, device=x.device) < n - n % width).reshape(x.shape)
 

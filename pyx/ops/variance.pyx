@@ -181,7 +181,8 @@ cdef object var_std(Tensor self, object dim, bint keepdim, object correction, bi
     # them have a tiny variance, not 0 (fuzz seed 985004040: std ** -1.75 was inf). The sum
     # is taken in memory order, one element after another, as torch's for a short tensor.
     float32_mean = None
-    if array.dtype == FLOAT32 and not with_mean and count == array.size and count > 0:
+    if (array.dtype == FLOAT32 and not with_mean and count == array.size and count > 0
+            and type(array) is np.ndarray):     # (torch's CPU kernel; a device's as before)
         with ignoring_fp_errors():
             total = np.add.accumulate(array.ravel(order="K"), dtype=np.float32)[-1]
             float32_mean = np.full((1,) * array.ndim, total / np.float32(count), np.float64)
