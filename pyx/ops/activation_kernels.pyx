@@ -457,9 +457,10 @@ cdef void gelu_backward_double(const double* g, const double* x, double* out,
 
 # NOTE [gelu of +inf]
 # torch's float32 gelu (oneDNN's, which bfloat16 shares through float32) gives NaN at +inf,
-# where its float64 and float16 kernels give inf (x Phi(x) at the limit); -inf is NaN in
-# every dtype (-inf * 0). The float32 loop returns NaN there; float16, computed in the same
-# loop, takes its inf back.
+# where its float64 and float16 kernels give inf (x Phi(x) at the limit), and so does a
+# tensor of one element in any dtype (it takes another path); -inf is NaN in every dtype
+# (-inf * 0). The float32 loop returns NaN there; float16 and a single element, computed in
+# the same loop, take their inf back.
 
 # NOTE [A float32 erf that vectorises]
 # libm's erff is a branchy function the compiler cannot vectorise: float32 gelu over 32,768
@@ -615,7 +616,7 @@ cdef object gelu_array(object x, object g, str approximate):
         with ignoring_fp_errors():  # x = +-inf: inf * 0
             return as_result(gelu_tanh(work, g), x)
     result = as_result(gelu_exact(work, g), x)
-    if g is None and x.dtype == FLOAT16:    # NOTE [gelu of +inf]: float16 keeps inf
+    if g is None and (x.dtype == FLOAT16 or x.size == 1):     # NOTE [gelu of +inf]
         np.copyto(result, x, where=np.isposinf(x))
     return result
 
