@@ -814,3 +814,13 @@ def test_pointwise_loss_rounds_each_loss_before_the_mean(name, dtype):
                                            lib.tensor(t, dtype=half)).float().item())
                 for x, t in cases]
     assert_same(fn)
+
+
+def test_soft_margin_loss_of_an_empty_input_backward():
+    """The mean's 1 / numel of an empty input is no ZeroDivisionError (fuzz seed 986000616)."""
+    def fn(lib):
+        x = lib.ones(0, requires_grad=True)
+        out = F(lib).soft_margin_loss(x, lib.ones(0))
+        out.backward()
+        return repr(out.item()), x.grad.tolist()
+    assert_same(fn)

@@ -143,7 +143,9 @@ class _PointwiseLoss(_ag.autograd.Function):
     def backward(ctx, grad):
         input, target = ctx.saved_tensors
         if ctx.kind.own_dtype:
-            norm = 1.0 / input.numel() if ctx.reduction == "mean" else 1.0
+            # (torch's 1. / numel: inf for an empty input, whose gradient is empty anyway)
+            norm = (1.0 / input.numel() if input.numel() else math.inf) \
+                if ctx.reduction == "mean" else 1.0
             grad_input = ctx.kind.input_gradient(input, target, grad, norm)
             return grad_input if ctx.needs_input_grad[0] else None, None, None, None
         dx, dt = ctx.kind.partials(input.to(ctx.dtype), target.to(ctx.dtype))
