@@ -44,6 +44,13 @@ def _lerped(input, end, weight):
     return near_start if abs(weight) < 0.5 else near_end
 
 
+def _reduced_result(input, tensor1, tensor2):
+    """float16 or bfloat16 where that is the dtype of ``addcmul``/``addcdiv``'s result (torch's
+    kernel computes those in float32 and rounds once), else None."""
+    dtype = _ag.promote_types(_ag.result_type(input, tensor1), _ag.result_type(input, tensor2))
+    return dtype if dtype in (_ag.float16, _ag.bfloat16) else None
+
+
 def _reduced(grad, operand):
     """``grad`` summed back to ``operand``'s shape (broadcast dims summed away)."""
     return _reduced_to(grad, operand.shape)
@@ -135,6 +142,9 @@ class Addcmul(Function):
         needs = ctx.needs_input_grad
         ctx.save_for_backward(tensor1 if needs[2] else None, tensor2 if needs[1] else None)
         ctx.save_for_forward(tensor1, tensor2)
+        reduced = _reduced_result(input, tensor1, tensor2)
+        if reduced:
+            return (input.float() + tensor1.float() * value * tensor2.float()).to(reduced)
         return input + tensor1 * value * tensor2
 
     @staticmethod
@@ -173,6 +183,9 @@ class Addcdiv(Function):
         # checked even when only ``input`` needs a gradient)
         ctx.save_for_backward(tensor1 if ctx.needs_input_grad[2] else None, tensor2)
         ctx.save_for_forward(tensor1, tensor2)
+        reduced = _reduced_result(input, tensor1, tensor2)
+        if reduced:
+            return (input.float() + tensor1.float() * value / tensor2.float()).to(reduced)
         return input + tensor1 * value / tensor2
 
     @staticmethod

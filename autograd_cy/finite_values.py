@@ -22,6 +22,11 @@ __all__ = ["nan_to_num"]
 def _replaced(array, nan, posinf, neginf):
     if array.dtype.kind in "iub":
         return array.copy()
+    if array.dtype.kind == "c":     # each part on its own, as torch's kernel
+        out = np.empty_like(array)
+        out.real = _replaced(array.real, nan, posinf, neginf)
+        out.imag = _replaced(array.imag, nan, posinf, neginf)
+        return out
     info = ml_dtypes.finfo(array.dtype)         # NumPy's finfo knows no bfloat16
     posinf = info.max if posinf is None else posinf
     neginf = info.min if neginf is None else neginf

@@ -82,8 +82,10 @@ class Sinc(Function):
             input = input.to(_ag.get_default_dtype())
         ctx.save_for_backward(input)
         ctx.save_for_forward(input)
-        angle = input * math.pi
-        return _ag.where(input == 0, input.new_ones(()), _ag.sin(angle) / angle)
+        # float16 and bfloat16 in float32, rounded once, as torch's kernel (its opmath type)
+        x = input.float() if input.dtype in (_ag.float16, _ag.bfloat16) else input
+        angle = x * math.pi
+        return _ag.where(x == 0, x.new_ones(()), _ag.sin(angle) / angle).to(input.dtype)
 
     @staticmethod
     def backward(ctx, grad):

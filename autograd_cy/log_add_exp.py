@@ -55,6 +55,9 @@ def _summed(a, b, base2):
     if a.is_complex() or b.is_complex():
         dtype = _ag.result_type(a, b)
         return _wrap_array(complex_log_add_exp(_array_of(a.to(dtype)), _array_of(b.to(dtype))))
+    dtype = _ag.result_type(a, b)
+    if dtype in (_ag.float16, _ag.bfloat16):    # in float32, rounded once, as torch's kernel
+        return _summed(a.float(), b.float(), base2).to(dtype)
     larger = _ag.maximum(a, b)
     gap = -(a - b).abs()
     if base2:

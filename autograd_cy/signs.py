@@ -8,8 +8,10 @@ Integer inputs give floats. ``heaviside`` records torch's ``NotImplemented`` nod
 backward raises: torch gives it no derivative.
 
 # NOTE [The sign bit of a zero]
-``-0.0 < 0`` is False, so ``signbit`` cannot compare with 0; ``1 / -0.0`` is ``-inf``, so a
-zero's sign bit is the sign of its reciprocal. ``copysign`` reads the sign that way too.
+``-0.0 < 0`` is False, so ``signbit`` cannot compare with 0, and a NaN has a sign bit too
+(x86's NaN of an invalid operation, such as pow's of a negative base, has it set): the bit
+itself is read (``np.signbit``), as torch's ``std::signbit`` and ``std::copysign`` read it.
+``copysign`` reads the sign that way too.
 
 >>> import autograd_cy as ag
 >>> ag.copysign(ag.tensor([1.0, 2.0]), -0.0)
@@ -30,6 +32,11 @@ def _sign_bits(array):
         return np.zeros_like(array, dtype=bool)
     if array.dtype.kind == "i":
         return array < 0
+    if type(array) is np.ndarray and array.dtype.kind == "f":
+        return np.signbit(array)
+    if type(array) is np.ndarray and array.dtype.itemsize == 2:   # bfloat16, exactly in float32
+        return np.signbit(array.astype(np.float32))
+    # (a device's array: the comparisons below, a NaN's sign not read)
     with np.errstate(divide="ignore"):
         return (array < 0) | ((array == 0) & (np.ones_like(array) / array < 0))
 
@@ -87,7 +94,9 @@ class CopysignNumber(Function):
         if not input.is_floating_point():
             input = input.to(_ag.get_default_dtype())
         magnitude = np.abs(_array_of(input))
-        negative = bool(_sign_bits(np.array(float(other))))
+        # c10's float -> bfloat16 conversion of a number makes every NaN a positive one
+        negative = bool(_sign_bits(np.array(float(other)))) and not (
+            input.dtype == _ag.bfloat16 and np.isnan(other))
         result = _wrap_array(-magnitude if negative else magnitude)
         ctx.save_for_backward(input, result)
         ctx.save_for_forward(input, result)

@@ -124,3 +124,38 @@ cdef object quiet_matrix_product(object a, object b):
         return cnp.PyArray_MatrixProduct(a, b)
     finally:
         restore_fp_errors(token)
+
+
+# NOTE [The sign of a NaN]
+# A NaN carries a sign bit, which signbit and copysign read (as torch's std::signbit and
+# std::copysign do). x86's default NaN of an invalid operation (0/0, inf - inf, NumPy's
+# sqrt(-1) and log(-1)) has it set; torch's CPU sqrt, log, log2, log10 and pow(x, 0.5) of
+# float32 and float64 return a NaN without it, and pass a NaN given to them through, sign
+# and all (NumPy's log drops it); float64 log1p makes every NaN positive. Their float16 and
+# bfloat16 kernels keep x86's sign, so the half-precision path of the op table calls the
+# function unwrapped (``__wrapped__``).
+
+def positive_nan(function, every=False):
+    """``function`` of a float32/float64 array with torch's NaN signs (NOTE [The sign of a
+    NaN]): a NaN made from a number positive, one passed in as it was (``every``: every NaN
+    positive); other arrays (complex, a device's) as ``function`` returns them."""
+    def forward(array):
+        result = function(array)
+        if isinstance(result, np.floating):         # of a 0-d array
+            if result != result:
+                given = np.asarray(array)[()]
+                return given if given != given and not every else np.copysign(result, 1)
+            return result
+        if type(result) is np.ndarray and result.dtype.kind == "f":
+            made = np.isnan(result)
+            if made.any():
+                if every:
+                    np.copysign(result, 1, out=result, where=made)
+                    return result
+                given = np.isnan(array)
+                np.copysign(result, 1, out=result, where=made & ~given)
+                np.copyto(result, array, where=given)
+        return result
+    forward.__name__ = function.__name__
+    forward.__wrapped__ = function
+    return forward

@@ -140,3 +140,20 @@ def test_saves_what_the_wanted_gradients_read(name, written, needs):
     working (fuzz seeds 953000060, 953001864; lerp with a tensor weight); but addcdiv's
     saves tensor2 even where only ``input`` needs a gradient (fuzz seed 986000586)."""
     assert_same(lambda lib: _written_after(lib, name, written, needs))
+
+
+@pytest.mark.parametrize("name", ["addcmul", "addcdiv"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_precision_rounds_once(name, dtype):
+    """torch's kernel computes ``input + value * t1 (* or /) t2`` of float16/bfloat16 in
+    float32 and rounds once (fuzz seed 985002121: addcdiv(-3, -1.875, 0.6875) in bfloat16
+    is -5.71875, not -5.75)."""
+    def fn(lib):
+        half = getattr(lib, dtype)
+        x, a, b = (lib.tensor(v, dtype=half) for v in (
+            [-3.0, 1.0, 2.5, -0.80859375, -1.1953125, 0.36328125],
+            [-1.875, 2.3, -0.7, -1.7109375, 2.203125, -2.140625],
+            [0.6875, 3.0, 0.3, 0.2451171875, -1.1328125, 0.74609375]))
+        return [repr(v) for v in getattr(lib, name)(x, a, b, value=0.3).float().tolist()] + \
+            [repr(v) for v in getattr(lib, name)(x, a, b).float().tolist()]
+    assert_same(fn)

@@ -586,3 +586,18 @@ def test_log1p_of_complex_special_values_as_torch():
         ours = ag.log1p(ag.tensor(values, dtype=getattr(ag, dtype))).cpu().numpy()
         theirs = torch.log1p(torch.tensor(values, dtype=getattr(torch, dtype))).numpy()
         np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.cpu_only
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_log1p_keeps_the_sign_of_a_zero_imaginary_part(dtype):
+    """``1 + x`` keeps ``x``'s imaginary -0.0, so log1p of a real part below -1 lies on the
+    lower side of the branch cut, -pi i, as torch's (fuzz seed 985003571)."""
+    values = [complex(-1.75, -0.0), complex(-1.75, 0.0), complex(0.5, -0.0), complex(-1, -0.0)]
+    ours = ag.log1p(ag.tensor(values, dtype=getattr(ag, dtype))).cpu().numpy()
+    theirs = torch.log1p(torch.tensor(values, dtype=getattr(torch, dtype))).numpy()
+    np.testing.assert_array_equal(ours, theirs)
+    np.testing.assert_array_equal(np.signbit(ours.imag), np.signbit(theirs.imag))
+    # a 0-d tensor too (NumPy's 1 + x of it is a scalar, whose parts cannot be written)
+    assert_same(lambda lib: repr(lib.log1p(lib.tensor(values[0], dtype=getattr(lib, dtype)))
+                                 .item().imag))

@@ -10,7 +10,7 @@ import torch
 
 import autograd_cy as ag
 from oracle import (assert_close, assert_same_error, check_batched_grad, check_gradcheck,
-                    check_jvp, check_op, node_name, same_warning, to_numpy)
+                    assert_same, check_jvp, check_op, node_name, same_warning, to_numpy)
 
 DTYPES = [np.float32, np.float64]
 
@@ -761,3 +761,40 @@ def test_logsigmoid_of_a_transposed_input_is_contiguous():
     (ours_strides, ours), (theirs_strides, theirs) = run(ag), run(torch)
     assert ours_strides == theirs_strides
     assert_close(ours, theirs)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "bfloat16"])
+def test_softshrink_is_negative_zero_below_zero(dtype):
+    """torch's kernel gives ``x * 0`` within ``[-lambd, lambd]``: -0.0 for a negative x, which
+    1 / x or rsqrt then turn into -inf (fuzz seeds 985001475, 986001267)."""
+    def fn(lib):
+        x = lib.tensor([-0.375, 0.25, -0.0, 0.0, -1.0, float("nan")], dtype=getattr(lib, dtype))
+        return [repr(v) for v in (1 / F(lib).softshrink(x)).float().tolist()]
+    assert_same(fn)
+
+
+@pytest.mark.cpu_only
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16"])
+@pytest.mark.parametrize("size", [9, 12, 20, 50])
+def test_softshrink_zero_of_the_vectorized_body(dtype, size):
+    """NOTE [softshrink's zero]: torch's vectorized body gives +0.0 where its scalar tail
+    gives -0.0; which elements each takes depends on the vector width of torch's CPU
+    capability (fuzz seeds 986001267, 990001432: 12 and 9 float64 elements)."""
+    def fn(lib):
+        x = lib.full((size,), -0.25, dtype=getattr(lib, dtype))
+        return lib.signbit(F(lib).softshrink(x)).tolist()
+    assert_same(fn)
+
+
+@pytest.mark.cpu_only
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16"])
+def test_gelu_of_infinities(dtype):
+    """torch's float32 and bfloat16 gelu give NaN at +inf, its float64 and float16 inf; -inf
+    is NaN in all (fuzz seed 986002176; NOTE [gelu of +inf])."""
+    def fn(lib):
+        inf = float("inf")
+        x = lib.tensor([inf, -inf, 1.0, -1.0] * 5, dtype=getattr(lib, dtype))
+        one = lib.tensor([inf], dtype=x.dtype)      # one element: inf (fuzz seed 985002888)
+        return [repr(v) for v in F(lib).gelu(x).float().tolist() + F(lib).gelu(one).float()
+                .tolist() + [F(lib).gelu(one[0]).float().item()]]
+    assert_same(fn)

@@ -820,3 +820,64 @@ def test_multi_margin_loss_saves_weight_and_target(written):
         (weight.mul_(-1) if written == "weight" else target.zero_())
         loss.backward()
     assert_same_error(fn, RuntimeError, r"is at version 1; expected version 0")
+
+
+@pytest.mark.parametrize("reduction", ["mean", "none"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_soft_margin_loss_computes_in_its_own_dtype(dtype, reduction):
+    """torch composes soft_margin_loss of ops in the input's dtype: exp(12.78) overflows
+    float16 to inf, and so does the loss (fuzz seed 985001827); the gradient is
+    ``t z (-norm) / (1 + z) * grad`` in that dtype too."""
+    def fn(lib):
+        half = getattr(lib, dtype)
+        x = lib.tensor([[12.78, -0.5, 3.0], [0.25, -11.5, 1.0]], dtype=half,
+                       requires_grad=True)
+        t = lib.tensor([[-1.0, 1, 1], [-1, 1, -1]], dtype=half)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)     # NumPy's overflow
+            out = F(lib).soft_margin_loss(x, t, reduction=reduction)
+            out.sum().backward()
+        return [repr(v) for v in out.float().flatten().tolist() + x.grad.float().flatten().tolist()]
+    assert_same(fn)
+
+
+def test_soft_margin_loss_errors_as_torch():
+    """torch's kernel writes ``-input * target`` into a tensor of the input's shape: a target
+    that broadcasts the input to a larger shape is refused (fuzz seed 990002846); a complex
+    input that requires grad is refused too (990502518)."""
+    for a, b in [((0, 1, 1), (0, 1, 0)), ((3,), (2, 3)), ((2, 1), (2, 3))]:
+        assert_same_error(lambda lib: F(lib).soft_margin_loss(lib.ones(a), lib.ones(b)),
+                          RuntimeError, "doesn't match the broadcast shape")
+    assert_same_error(lambda lib: F(lib).soft_margin_loss(
+        lib.ones(2, dtype=lib.complex64, requires_grad=True), lib.ones(2, dtype=lib.complex64)),
+        RuntimeError, "does not support automatic differentiation")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_same(lambda lib: F(lib).soft_margin_loss(lib.ones(2, 3), lib.ones(3)).item())
+
+
+@pytest.mark.parametrize("name, dtype", [("smooth_l1_loss", "bfloat16"),
+                                         ("huber_loss", "float16")])
+def test_pointwise_loss_rounds_each_loss_before_the_mean(name, dtype):
+    """torch's kernel writes each element's loss in the input's dtype and reduces those: the
+    mean of the unrounded float32 losses was a unit in the last place off (fuzz seed
+    990503964, huber_loss of bfloat16)."""
+    rng = np.random.default_rng(0)
+    cases = [(rng.standard_normal(7) * 3, rng.standard_normal(7) * 3) for _ in range(20)]
+
+    def fn(lib):
+        half = getattr(lib, dtype)
+        return [repr(getattr(F(lib), name)(lib.tensor(x, dtype=half),
+                                           lib.tensor(t, dtype=half)).float().item())
+                for x, t in cases]
+    assert_same(fn)
+
+
+def test_soft_margin_loss_of_an_empty_input_backward():
+    """The mean's 1 / numel of an empty input is no ZeroDivisionError (fuzz seed 986000616)."""
+    def fn(lib):
+        x = lib.ones(0, requires_grad=True)
+        out = F(lib).soft_margin_loss(x, lib.ones(0))
+        out.backward()
+        return repr(out.item()), x.grad.tolist()
+    assert_same(fn)

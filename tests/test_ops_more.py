@@ -153,3 +153,18 @@ def test_nan_to_num_of_a_complex_tensor_that_requires_grad():
         grad, = lib.autograd.grad(y.real.sum() + y.imag.sum(), x)
         return lib.view_as_real(y.detach()), y.grad_fn.name(), lib.view_as_real(grad)
     assert_same(run)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_nan_to_num_of_complex_replaces_each_part(dtype):
+    """torch's kernel replaces NaN and infinities in the real and imaginary parts on their
+    own: inf + nan j is max + 0j, not 0 (fuzz seed 990503916)."""
+    inf, nan = float("inf"), float("nan")
+    values = [complex(inf, 0), complex(-inf, 1), complex(nan, inf), complex(1, -inf),
+              complex(nan, nan)]
+
+    def fn(lib):
+        x = lib.tensor(values, dtype=getattr(lib, dtype))
+        return (lib.nan_to_num(x).tolist(), lib.nan_to_num(x, 1.0, 2.0, -3.0).tolist(),
+                lib.nan_to_num(x[2]).item())
+    assert_same(fn)

@@ -1,4 +1,5 @@
 """Reductions vs PyTorch: values, dtypes, gradients, double backward, ties, zeros, errors."""
+import math
 import warnings
 
 import numpy as np
@@ -515,3 +516,20 @@ def test_float32_variance_accumulates_in_float64(name):
     for ours, theirs in zip(results[ag], results[torch]):
         assert ours[0] == theirs[0]
         np.testing.assert_allclose(ours, theirs, rtol=1.2e-7)
+
+
+@pytest.mark.cpu_only
+@pytest.mark.parametrize("name", ["var", "std"])
+@pytest.mark.parametrize("shape", [(3,), (2, 4), (1, 10)])
+def test_float32_variance_of_a_whole_tensor_takes_two_passes(name, shape):
+    """NOTE [var and std of a whole float32 tensor]: with one output element torch takes the
+    float32 mean first, so equal values whose float32 mean is not exact (8 times -2.3250308)
+    have a tiny variance (fuzz seed 985004040); a dim reduced to one element does the same."""
+    value = {3: np.float32(np.tanh(np.float32(1.0))), 8: np.float32(-2.3250308),
+             10: np.float32(-0.43278584)}[math.prod(shape)]
+
+    def fn(lib):
+        x = lib.full(shape, float(value), dtype=lib.float32)
+        return [repr(getattr(lib, name)(x).item()), repr(getattr(lib, name)(x, -1).sum().item()),
+                repr(getattr(lib, name)(x * lib.tensor([1.0] * shape[-1]) + 0.5).item())]
+    assert_same(fn)

@@ -240,3 +240,63 @@ def test_xlogy_input_gradient_is_torchs_xlogy_of_the_gradient(name):
         grad = lib.tensor([1.0, 1.0, 1.0, 0.0, 0.0, 1.0, 2.0], dtype=lib.float64)
         return lib.autograd.grad(fn(x, y), x, grad)[0]
     assert_same(run)
+
+
+def _bits(t):
+    """A float16/bfloat16 tensor's values exactly (the sign of zero included)."""
+    return [repr(v) for v in t.detach().float().flatten().tolist()]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_sinc_of_half_precision_computes_in_float32(dtype):
+    """torch's kernel forms pi x in float32 and rounds sin(pi x) / (pi x) once: near a
+    whole number a half-precision pi x would leave a residue a thousand times too large
+    (fuzz seed 985003246: sinc(-2) is 2.8e-08, not -3.1e-04)."""
+    assert_same(lambda lib: _bits(lib.sinc(lib.tensor([-2.0, 0.5, 3.0, 0.0],
+                                                      dtype=getattr(lib, dtype)))))
+
+
+@pytest.mark.parametrize("name", ["logaddexp", "logaddexp2"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_logaddexp_of_half_precision_rounds_once(name, dtype):
+    """Computed in float32 and rounded once, as torch's kernel: each op rounding to the
+    half type put logaddexp(-1.5, 3.9) 26 units in the last place off (fuzz seed
+    985001827)."""
+    a, b = randn(40, seed=1) * 3, randn(40, seed=2) * 3
+
+    def fn(lib):
+        half = getattr(lib, dtype)
+        return _bits(getattr(lib, name)(lib.tensor(a, dtype=half), lib.tensor(b, dtype=half)))
+    assert_same(fn)
+
+
+@pytest.mark.cpu_only
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16"])
+def test_signbit_and_copysign_read_the_sign_of_a_nan(dtype):
+    """pow of a negative base to a fractional power is a NaN with its sign bit set (x86's
+    default NaN); torch's signbit and copysign read that bit (fuzz seed 986004387)."""
+    def fn(lib):
+        nan = lib.pow(lib.tensor([-0.5, 0.5, -0.0, 0.0, -1.0]), lib.tensor([2.5, 1, 1, 1, 1]))
+        nan = nan.to(getattr(lib, dtype))
+        ones = lib.ones(5, dtype=nan.dtype)
+        return (lib.signbit(nan).tolist(), lib.copysign(ones, nan).float().tolist(),
+                lib.copysign(ones, -float("nan")).float().tolist())
+    assert_same(fn)
+
+
+@pytest.mark.cpu_only
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_nan_of_a_negative_number_is_positive_as_torch(dtype):
+    """NOTE [The sign of a NaN]: torch's sqrt, log, log2, log10 and pow(x, 0.5) of a negative
+    number give a NaN without its sign bit (NumPy's has it), which copysign then reads (fuzz
+    seed 990000668, a 0-d tensor); a NaN passed in keeps its sign. float16 keeps x86's
+    negative NaN (a NaN given to its log is not compared: NumPy's drops its sign)."""
+    def fn(lib):
+        values = [-2.0, 4.0] + ([-float("nan")] if dtype != "float16" else [])
+        x = lib.tensor(values, dtype=getattr(lib, dtype))
+        outs = [lib.sqrt(x), lib.log(x), lib.log2(x), lib.log10(x), lib.pow(x, 0.5),
+                lib.sqrt(x[0]), lib.log(x[0])]
+        if dtype == "float64":
+            outs.append(lib.log1p(x - 5))
+        return [lib.signbit(out).tolist() for out in outs]
+    assert_same(fn)

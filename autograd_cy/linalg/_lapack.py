@@ -75,18 +75,6 @@ def array_of(tensor):
     return tensor.detach().cpu().numpy(force=True)
 
 
-def column_major_like(array, like):
-    """``array`` as a new tensor on ``like``'s device with each matrix column-major (strides
-    ``(..., 1, rows)``), the layout of torch's LAPACK results (a ``view`` that merges their
-    last two dims fails, as torch's)."""
-    array = np.asarray(array)
-    if array.ndim < 2:
-        return tensor_like(array, like)
-    array = np.swapaxes(np.ascontiguousarray(np.swapaxes(array, -1, -2)), -1, -2)
-    out = _ag.from_numpy(array)
-    return out if like.device.type == "cpu" else out.to(like.device)
-
-
 def tensor_like(array, like, dtype=None):
     """``array`` as a new tensor on ``like``'s device (of ``dtype``, else the array's)."""
     array = np.asarray(array, order="C")      # a 0-d result stays 0-d
@@ -99,7 +87,9 @@ def tensor_like(array, like, dtype=None):
 def column_major_like(array, like):
     """``array`` as ``tensor_like`` makes it, each matrix laid out column-major (the last
     two dims' strides swapped), as LAPACK writes a result and torch returns it: a
-    ``contiguous()`` of it is a copy."""
+    ``contiguous()`` of it is a copy, and a ``view`` that merges the last two dims fails, as
+    torch's."""
+    array = np.asarray(array)
     if array.ndim < 2:
         return tensor_like(array, like)
     if like.device.type == "cpu":

@@ -40,6 +40,8 @@ gradient reaches the input through the clone and stays differentiable. Each is a
 that marks the input dirty; it bumps the input's version twice (the write, then
 ``mark_dirty``), where torch's kernels bump it once.
 """
+import functools
+import os
 import warnings
 
 import numpy as np
@@ -637,17 +639,57 @@ def logsigmoid(input):
 
 # ------------------------------------------------------------------ shrinks, threshold
 
+# NOTE [softshrink's zero]
+# torch's CPU softshrink gives 0 in the middle two ways: its vectorized body +0.0 (x - x,
+# NaN staying NaN), its scalar tail x * 0, -0.0 for a negative x. Which elements the body
+# takes depends on the machine: for a contiguous input, the first n - n % w of n, with w
+# the elements of one vector register of torch's CPU capability (64 bytes with AVX-512, 32
+# with AVX2; float16 and bfloat16 run on their own 2-byte vectors). Softshrink follows that
+# for a contiguous input (the sign of zero reaches 1 / x and rsqrt: fuzz seeds 985001475,
+# 986001267, 990001432) and takes the tail's rule for any other.
+
+@functools.lru_cache(maxsize=1)
+def _vector_bytes():
+    """The byte width of torch's CPU vector loops: its ``ATEN_CPU_CAPABILITY`` override,
+    else AVX-512 where the CPU has the four extensions torch requires, else AVX2."""
+    chosen = os.environ.get("ATEN_CPU_CAPABILITY", "").lower()
+    if chosen in ("avx512", "avx2", "default"):
+        return {"avx512": 64, "avx2": 32, "default": 0}[chosen]
+    try:
+        with open("/proc/cpuinfo") as info:
+            flags = next((line.split() for line in info if line.startswith("flags")), [])
+    except OSError:
+        flags = []
+    wanted = ("avx512f", "avx512bw", "avx512vl", "avx512dq")
+    return 64 if all(flag in flags for flag in wanted) else 32 if "avx2" in flags else 0
+
+
+def _in_vector_body(x, itemsize):
+    """Where torch's vectorized loop computes ``x`` (NOTE [softshrink's zero]), or None
+    for nowhere; ``itemsize``: the bytes of an element of the input's dtype (``x`` may be a
+    float32 copy of a half-precision input)."""
+    width = _vector_bytes() // itemsize
+    n = x.numel()
+    if not width or n < width or not x.is_contiguous() or x.device.type != "cpu":
+        return None
+    return (_ag.arange(n, device=x.device) < n - n % width).reshape(x.shape)
+
+
 class Softshrink(_Pointwise):
-    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0 (NOTE
+    [softshrink's zero])."""
 
     @staticmethod
-    def value(x, lambd):
-        # ``x - x`` in the middle: 0, but NaN stays NaN, as in torch's kernel
-        return _ag.where(x > lambd, x - lambd, _ag.where(x < -lambd, x + lambd, x - x)).to(
+    def value(x, lambd, itemsize=4):
+        middle = x * 0
+        body = _in_vector_body(x, itemsize)
+        if body is not None:
+            middle = _ag.where(body, x - x, middle)
+        return _ag.where(x > lambd, x - lambd, _ag.where(x < -lambd, x + lambd, middle)).to(
             x.dtype)
 
     @staticmethod
-    def derivative(x, lambd):
+    def derivative(x, lambd, itemsize=4):
         # 0 at NaN, as the vectorized body of torch's backward kernel (its scalar tail
         # passes the gradient: torch's own answer depends on the position)
         return _mask(_ag.abs(x) > lambd, x)
@@ -702,7 +744,7 @@ def softshrink(input, lambd=0.5):
     if not 0 <= lambd <= largest:
         raise RuntimeError(f"lambda must be in range [0, {largest:g}] for input dtype "
                            f"{input.dtype._scalar_name}, but found {lambd:g}")
-    return Softshrink.apply(input, lambd)
+    return Softshrink.apply(input, lambd, input.element_size())
 
 
 def hardshrink(input, lambd=0.5):

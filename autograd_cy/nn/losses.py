@@ -56,9 +56,11 @@ class _Pointwise:
     """What a pointwise loss with its own node computes: ``value(x, t)`` of the input and
     the target and its partial derivatives; ``promotes``: whether the result takes the
     promoted dtype of the two (torch's smooth_l1_loss) or the input's (huber, soft margin);
-    ``same_dtype_backward``: whether the backward refuses a target of another dtype."""
+    ``same_dtype_backward``: whether the backward refuses a target of another dtype;
+    ``own_dtype``: computed in that dtype even for float16 and bfloat16 (else in float32)."""
     promotes = False
     same_dtype_backward = False
+    own_dtype = False
 
 
 class _SmoothL1(_Pointwise):
@@ -103,13 +105,21 @@ class _Huber(_Pointwise):
 
 
 class _SoftMargin(_Pointwise):
-    """``log(1 + exp(-target * input))``; torch has no derivative for the target."""
+    """``log(1 + exp(-target * input))``; torch has no derivative for the target. Composed
+    of ops in the input's own dtype, as torch's (a float16 ``exp`` overflows to inf)."""
+    own_dtype = True
 
     def value(self, x, t):
         return (-(x * t)).exp().log1p()
 
     def partials(self, x, t):
-        return t * ((t * x).sigmoid() - 1), None
+        z = (-(t * x)).exp()
+        return -(t * z) / (z + 1), None
+
+    def input_gradient(self, x, t, grad, norm):
+        """torch's order: ``t z (-norm) / (1 + z) * grad``, ``z = exp(-t x)``."""
+        z = (-(t * x)).exp()
+        return t * z * -norm / (z + 1) * grad
 
 
 class _PointwiseLoss(_ag.autograd.Function):
@@ -124,13 +134,16 @@ class _PointwiseLoss(_ag.autograd.Function):
     def forward(ctx, input, target, reduction, kind):
         result_dtype = (_ag.promote_types(input.dtype, target.dtype) if kind.promotes
                         else input.dtype)
-        dtype = _compute_dtype(result_dtype)
+        dtype = result_dtype if kind.own_dtype else _compute_dtype(result_dtype)
         x, t = input.to(dtype), target.to(dtype)
         ctx.save_for_backward(input, target)
         ctx.kind, ctx.reduction, ctx.dtype = kind, reduction, dtype
         ctx.operands = x, t               # for the jvp (saved tensors are for the backward)
         ctx.result_dtype = result_dtype
-        return _F._apply_reduction(kind.value(x, t), reduction).to(result_dtype)
+        value = kind.value(x, t)
+        if dtype != result_dtype:   # torch's kernel rounds each loss to float16/bfloat16 first
+            value = value.to(result_dtype).to(dtype)
+        return _F._apply_reduction(value, reduction).to(result_dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -138,6 +151,12 @@ class _PointwiseLoss(_ag.autograd.Function):
         if ctx.kind.same_dtype_backward and target.dtype != input.dtype:
             raise RuntimeError(f"Found dtype {target.dtype._scalar_name} but expected "
                                f"{input.dtype._scalar_name}")
+        if ctx.kind.own_dtype:
+            # (torch's 1. / numel: inf for an empty input, whose gradient is empty anyway)
+            norm = (1.0 / input.numel() if input.numel() else math.inf) \
+                if ctx.reduction == "mean" else 1.0
+            grad_input = ctx.kind.input_gradient(input, target, grad, norm)
+            return grad_input if ctx.needs_input_grad[0] else None, None, None, None
         dx, dt = ctx.kind.partials(input.to(ctx.dtype), target.to(ctx.dtype))
         scale = grad.to(ctx.dtype)
         if ctx.reduction == "mean":
@@ -225,6 +244,13 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     if target.requires_grad:
         raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect "
                            "to argument 'target'. This input cannot have requires_grad True.")
+    if input.is_complex() and input.requires_grad and _ag.is_grad_enabled():
+        raise RuntimeError("soft_margin_loss does not support automatic differentiation for "
+                           "outputs with complex dtype.")
+    shape = _ag.broadcast_shapes(input.shape, target.shape)
+    if shape != input.shape:     # torch's kernel writes -input * target into input's shape
+        raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the "
+                           f"broadcast shape {list(shape)}")
     input, target = _F._broadcast_pair(input, target)
     _check_written_into_input(input, target)
     return SoftMarginLoss.apply(input, target, reduction, _SoftMargin())

@@ -94,7 +94,22 @@ def _constant(shape, value, dtype, device):
 
 class _Channels:
     """batch_norm's layout: each channel (dim 1) normalized over the batch and the other
-    dims, weight and bias one value per channel."""
+    dims, weight and bias one value per channel; ``stats_dtype``: the dtype the batch's
+    statistics are rounded to (NOTE [Saved statistics in the parameters' dtype]).
+
+    # NOTE [Saved statistics in the parameters' dtype]
+    torch's CPU batch_norm of a float16 or bfloat16 input computes the batch's mean and
+    1 / std in float32 but saves them in the parameters' dtype: the input's own where the
+    weight, bias and running statistics are of it (or absent, as instance_norm's), float32
+    where they are float32 (its "mixed type"). The output is then computed in float32 from
+    the rounded statistics (``x * alpha + beta``, ``alpha = rstd * weight``, ``beta = bias -
+    mean * alpha``), so a normalized value moves by up to the rounding of the mean (four
+    units in the last place of a bfloat16 result, fuzz seed 985002639). bfloat16 also rounds
+    the sum of squares and the variance (its ``BFloat16 / int64`` is a bfloat16), and updates
+    the running statistics in bfloat16 arithmetic; float16 updates them from the unrounded
+    float32 statistics, in double. ``_rounded_statistics`` does the same.
+    """
+    stats_dtype = None
 
     def __init__(self, input):
         self.dims = (0,) + tuple(range(2, input.dim()))
@@ -163,6 +178,45 @@ def _as_saved(x, xhat, rstd, mean, input_dtype):
     return (x - mean.to(input_dtype).to(x.dtype)) * rstd, rstd
 
 
+def _rounded_statistics(x, w, bias, layout, eps, running, dtype):
+    """``(xhat, rstd, out)`` of a batch_norm whose statistics round to ``layout.stats_dtype``
+    (NOTE [Saved statistics in the parameters' dtype]), ``running`` updated as torch's
+    kernel updates it."""
+    low = layout.stats_dtype
+    count = x.numel() // x.shape[1]
+    mean = layout.mean(x)
+    var_sum = ((x - mean) * (x - mean)).sum(layout.dims, keepdim=True)
+    if low == _ag.bfloat16:     # the sum and its quotient by the count round to bfloat16
+        var_sum = var_sum.to(low).to(dtype)
+        var = (var_sum / count).to(low).to(dtype)
+    else:
+        var = var_sum / count
+    rstd = (var.double() + eps).rsqrt().to(dtype).to(low).to(dtype)
+    if running is not None and low == _ag.float16:      # from the unrounded statistics
+        _update_running(running, mean, var, count)
+        running = None
+    mean_low = mean.to(low)
+    mean = mean_low.to(dtype)
+    xhat = (x - mean) * rstd
+    alpha = rstd if w is None else rstd * w      # torch's x * alpha + beta
+    beta = -(mean * alpha)
+    if bias is not None:
+        beta = _param_view(bias, layout, dtype) + beta
+    out = x * alpha + beta
+    if running is not None:
+        running_mean, running_var, momentum = running
+        momentum = _ag.tensor(momentum, dtype=low)
+        keep = 1 - momentum                  # each op of the low dtype rounds to it
+        if running_mean is not None:
+            _overwrite(running_mean, momentum * mean_low.reshape(running_mean.shape)
+                       + keep * running_mean)
+        if running_var is not None:
+            unbiased = (var_sum / (count - 1)).to(low).to(dtype)
+            _overwrite(running_var, (momentum.to(dtype) * unbiased.reshape(running_var.shape)
+                                     + (keep * running_var).to(dtype)).to(low))
+    return xhat, rstd, out
+
+
 def _input_gradient(g, xhat, rstd, layout):
     """NOTE [The normalization backward]: ``rstd * (g - mean(g) - xhat * mean(g * xhat))``."""
     centered = g - layout.mean(g)
@@ -188,6 +242,9 @@ class _Normalization(_ag.autograd.Function):
                  else None)
         if fused is not None:
             out, xhat, rstd = fused
+        elif stats is None and getattr(layout, "stats_dtype", None) is not None:
+            xhat, rstd, out = _rounded_statistics(x, w, bias, layout, eps, running, dtype)
+            fused = (out, xhat, rstd)       # the output is complete
         elif stats is None:
             xhat, rstd, mean, var = _normalized(x, layout, eps)
             if running is not None:
@@ -319,6 +376,13 @@ def _update_running(running, mean, var, count):
     Written into the buffers' arrays, as torch's kernel writes them: their version does not
     change, so a graph that saved them stays usable."""
     running_mean, running_var, momentum = running
+    if any(r is not None and r.dtype == _ag.float16 for r in (running_mean, running_var)):
+        # torch's float16 kernel: the float32 statistics, in double, rounded once
+        for buffer, batch in ((running_mean, mean), (running_var, var * (count / (count - 1)))):
+            if buffer is not None:
+                _overwrite(buffer, (batch.reshape(buffer.shape).double() * momentum
+                                    + buffer.double() * (1 - momentum)).to(buffer.dtype))
+        return
     if running_mean is not None:
         batch = mean.reshape(running_mean.shape).to(running_mean.dtype)
         _overwrite(running_mean, batch * momentum + running_mean * (1 - momentum))
@@ -463,6 +527,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     _check_batch_norm(input, running_mean, running_var, weight, bias, channels, training)
     layout = _Channels(input)
     if training:
+        if _compute_dtype(input) != input.dtype and all(
+                p is None or p.dtype == input.dtype
+                for p in (weight, bias, running_mean, running_var)):
+            layout.stats_dtype = input.dtype
         running = None if running_mean is None and running_var is None else (
             running_mean, running_var, momentum)
         return NativeBatchNorm.apply(input, weight, bias, layout, eps, None, running)

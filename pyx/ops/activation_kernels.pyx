@@ -22,6 +22,7 @@ cnp.import_array()
 
 cdef object FLOAT32 = np.dtype(np.float32)
 cdef object FLOAT64 = np.dtype(np.float64)
+cdef object FLOAT16 = np.dtype(np.float16)
 
 cdef double SQRT1_2 = 0.70710678118654752440       # 1 / sqrt(2)
 cdef double INV_SQRT_2PI = 0.39894228040143267794  # 1 / sqrt(2 pi)
@@ -454,6 +455,13 @@ cdef void gelu_backward_double(const double* g, const double* x, double* out,
         out[i] = g[i] * (cdf + v * pdf)
 
 
+# NOTE [gelu of +inf]
+# torch's float32 gelu (oneDNN's, which bfloat16 shares through float32) gives NaN at +inf,
+# where its float64 and float16 kernels give inf (x Phi(x) at the limit), and so does a
+# tensor of one element in any dtype (it takes another path); -inf is NaN in every dtype
+# (-inf * 0). The float32 loop returns NaN there; float16 and a single element, computed in
+# the same loop, take their inf back.
+
 # NOTE [A float32 erf that vectorises]
 # libm's erff is a branchy function the compiler cannot vectorise: float32 gelu over 32,768
 # elements took 270 us here against torch's 20 us, and a transformer's feed-forward layer
@@ -504,7 +512,7 @@ cdef extern from *:
         for (Py_ssize_t i = 0; i < n; i++) {
             float h = x[i] * 0.5f;
             float e = (float)agcy_erf((double)(x[i] * 0.70710678118654752440f));
-            out[i] = h + h * e;
+            out[i] = x[i] == INFINITY ? NAN : h + h * e;     /* NOTE [gelu of +inf] */
         }
     }
 
@@ -607,7 +615,10 @@ cdef object gelu_array(object x, object g, str approximate):
     if approximate == "tanh":
         with ignoring_fp_errors():  # x = +-inf: inf * 0
             return as_result(gelu_tanh(work, g), x)
-    return as_result(gelu_exact(work, g), x)
+    result = as_result(gelu_exact(work, g), x)
+    if g is None and (x.dtype == FLOAT16 or x.size == 1):     # NOTE [gelu of +inf]
+        np.copyto(result, x, where=np.isposinf(x))
+    return result
 
 
 # ------------------------------------------------------------------ sigmoid family

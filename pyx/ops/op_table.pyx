@@ -123,7 +123,10 @@ cdef class UnaryOp:
         if array is None and self.floating and half_precision_array(self_._data):
             # NOTE [Half-precision products and reductions]: a formula of several NumPy
             # calls (sigmoid's) rounds once, as PyTorch's kernel does
-            array = quietly(self.forward, widened(self_._data)).astype(self_._data.dtype)
+            # (a forward adjusted for float32 and float64 alone runs as it was: NOTE [The sign
+            # of a NaN] in fp_errors.pyx)
+            array = quietly(getattr(self.forward, "__wrapped__", self.forward),
+                            widened(self_._data)).astype(self_._data.dtype)
         elif array is None:
             array = quietly(self.forward,
                             computed_in_float(self_) if self.floating else self_._data)

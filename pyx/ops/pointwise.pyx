@@ -41,6 +41,7 @@ from autograd_cy._C.promotion cimport (
     wrap, floating_result_type, operand_array, broadcast_failure, expect_tensor, is_complex_array,
 )
 from autograd_cy._C.fp_errors cimport quietly2
+from autograd_cy._C.fp_errors import positive_nan
 from autograd_cy._C.kernels cimport (
     sigmoid_backward_kernel, tanh_backward_kernel, tanh_kernel, threshold_backward_kernel,
 )
@@ -141,7 +142,7 @@ cdef object log_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra):
 
 
 log = unary_op(
-    "log", np.log, LogBackward0, log_tangent, cuda_functor="Log",
+    "log", positive_nan(np.log), LogBackward0, log_tangent, cuda_functor="Log",
     gradient="self: g / conj(self)", tangent_formula="self_t / self",
     doc="Natural logarithm (``-inf`` at 0, ``nan`` below); backward ``grad / self``.")
 
@@ -158,7 +159,7 @@ cdef object log2_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra)
 
 
 log2 = unary_op(
-    "log2", np.log2, Log2Backward0, log2_tangent, cuda_functor="Log2",
+    "log2", positive_nan(np.log2), Log2Backward0, log2_tangent, cuda_functor="Log2",
     gradient="self: g / (conj(self) * ln 2)", tangent_formula="self_t / (self * ln 2)",
     doc="Base-2 logarithm; backward ``grad / (self * ln 2)``.")
 
@@ -175,7 +176,7 @@ cdef object log10_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra
 
 
 log10 = unary_op(
-    "log10", np.log10, Log10Backward0, log10_tangent, cuda_functor="Log10",
+    "log10", positive_nan(np.log10), Log10Backward0, log10_tangent, cuda_functor="Log10",
     gradient="self: g / (conj(self) * ln 10)", tangent_formula="self_t / (self * ln 10)",
     doc="Base-10 logarithm; backward ``grad / (self * ln 10)``.")
 
@@ -191,16 +192,21 @@ cdef object log1p_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra
     return div(self_t, add(self, 1))
 
 
+LOG1P_64 = positive_nan(np.log1p, every=True)
+
+
 def _log1p_array(array):
     """``log(1 + x)``; for a complex ``x`` as torch's CPU kernel computes it: with ``u = 1 + x``,
     ``x`` where ``u`` is 1, ``log(u)`` where ``u - 1`` is ``x`` exactly, else ``log(u) * (x /
     (u - 1))`` (the rounding of ``1 + x`` undone). NumPy's complex log1p rounds otherwise and
     gives ``inf`` where torch's gives NaN for an infinite part with a NaN."""
     if array.dtype.kind != "c":
-        return np.log1p(array)
+        # float64's NaN of x < -1 is positive, float32's not (NOTE [The sign of a NaN])
+        return LOG1P_64(array) if array.dtype == np.float64 else np.log1p(array)
     one = array.dtype.type(1)
     with ignoring_fp_errors():
-        u = array + one
+        u = np.add(array, one, out=np.empty_like(array))    # an array also for a 0-d x
+        u.imag = array.imag     # 1 + x keeps the sign of a zero imaginary part (log's branch)
         log_u = np.log(u)
         u_minus_one = u - one
         return np.where(u == one, array,

@@ -25,6 +25,7 @@ from autograd_cy._C.ops.conjugate cimport conj_of
 from autograd_cy._C.recording cimport record1, record2, any_requires_grad2
 from autograd_cy._C.promotion cimport result_type, operand_array, wrap, raise_broadcast_error
 from autograd_cy._C.fp_errors cimport quietly, quietly2, ignoring_fp_errors
+from autograd_cy._C.fp_errors import positive_nan
 from autograd_cy._C.views cimport apply_inplace
 from autograd_cy._C.ops.arithmetic import mul, sub, div
 from autograd_cy._C.ops.selection import where
@@ -32,6 +33,8 @@ from autograd_cy._C.ops.pointwise import log
 
 __all__ = ["pow", "rpow", "pow_", "square", "square_"]
 __tensor_methods__ = ("pow", "pow_", "square", "square_")
+
+SQRT = positive_nan(np.sqrt)     # NOTE [The sign of a NaN] in fp_errors.pyx
 
 
 cdef class PowBackward0(ElementwiseNode):
@@ -200,7 +203,7 @@ cdef object power_by_special_number(object base, object exponent):
         root = quietly(np.sqrt, base.astype(np.float32))
         return quietly(np.reciprocal, root).astype(base.dtype)
     if exponent == 0.5 or exponent == -0.5:
-        root = quietly(np.sqrt, base)
+        root = quietly(SQRT if exponent > 0 and base.dtype.itemsize >= 4 else np.sqrt, base)
         return quietly(np.reciprocal, root) if exponent < 0 else root
     if (exponent == 3 or exponent == -2) and base.dtype.kind == "V":
         # bfloat16 (NOTE [bfloat16's kind]): PyTorch's kernel computes x ** 3 as x * x * x and
@@ -290,7 +293,7 @@ cdef object sqrt_tangent(Tensor self_t, Tensor self, Tensor result, tuple extra)
 
 
 sqrt = unary_op(
-    "sqrt", np.sqrt, SqrtBackward0, sqrt_tangent, cuda_functor="Sqrt",
+    "sqrt", SQRT, SqrtBackward0, sqrt_tangent, cuda_functor="Sqrt",
     gradient="self: g / (conj(r) * 2)", tangent_formula="self_t / (r * 2)",
     doc="Square root; backward ``grad / (2 * result)``.")
 

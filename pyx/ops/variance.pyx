@@ -203,13 +203,26 @@ cdef object var_std(Tensor self, object dim, bint keepdim, object correction, bi
                       UserWarning, stacklevel=3)
     # a complex input's var is real, the mean of |x - mean|^2
     real_dtype = np.finfo(array.dtype).dtype if array.dtype.kind == "c" else array.dtype
+    # NOTE [var and std of a whole float32 tensor]
+    # Where the result has one element (every element reduced), PyTorch's CPU var and std of
+    # a float32 tensor take two passes instead: the float32 mean, then the squares of the
+    # differences from it summed in double. Equal values whose float32 mean rounds away from
+    # them have a tiny variance, not 0 (fuzz seed 985004040: std ** -1.75 was inf). The sum
+    # is taken in memory order, one element after another, as torch's for a short tensor.
+    float32_mean = None
+    if (array.dtype == FLOAT32 and not with_mean and count == array.size and count > 0
+            and type(array) is np.ndarray):     # (torch's CPU kernel; a device's as before)
+        with ignoring_fp_errors():
+            total = np.add.accumulate(array.ravel(order="K"), dtype=np.float32)[-1]
+            float32_mean = np.full((1,) * array.ndim, total / np.float32(count), np.float64)
     if half_precision(array.dtype) or array.dtype == FLOAT32:
         # float32, float16 and bfloat16 accumulate in float64 and round once, as PyTorch's
         # CPU var and std (Welford's algorithm in double): the mean of equal values is then
         # exactly that value, and their variance exactly 0
         array = array.astype(np.float64)
     with ignoring_fp_errors():
-        kept_mean = np.mean(array, axis=dims, keepdims=True)
+        kept_mean = np.mean(array, axis=dims, keepdims=True) if float32_mean is None else \
+            float32_mean
         divisor = dof if dof > 0 else 0
         if array.dtype.kind == "c":
             # PyTorch adds the variances of the real and imaginary parts: with dof <= 0 a
