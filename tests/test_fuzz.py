@@ -220,3 +220,18 @@ def test_gradients_read_from_a_gradient_argument_torch_changed_are_not_compared(
         return Program(ops)
     assert run_program(program(False)) is None
     assert run_program(program(True)) is None
+
+
+def test_values_of_a_torch_gradient_whose_numpy_crashes():
+    """torch 2.13's numpy() of this gradient (diag's backward of a 0-d input under
+    create_graph, a one-element view of stride 3) kills the process; the runner reads a copy
+    (fuzz seed 991009966 with the dtype shares)."""
+    import numpy as np
+    import torch
+    from tests.fuzz.runner import _array
+    x = torch.tensor(-0.5, requires_grad=True)
+    row = x[None]
+    out = torch.sgn(torch.diag(row, 1))
+    _, grad = torch.autograd.grad(out, [out, row], torch.tensor([[2.0, 2.5], [0.625, -2.625]]),
+                                  create_graph=True)
+    np.testing.assert_array_equal(_array(grad), [0.0])

@@ -54,7 +54,10 @@ def _array(t):
     if isinstance(t, autograd_cy.Tensor):
         a = t.detach().cpu().numpy(force=True)    # force: a conjugate view resolved
         return a.astype(np.float32) if a.dtype.itemsize == 2 and a.dtype.kind in "fV" else a
-    t = t.detach()
+    # a copy first: torch 2.13's numpy() and tolist() of some gradients autograd.grad
+    # returns crash the process (diag's backward of a 0-d input under create_graph: a
+    # one-element view of stride 3; fuzz seed 991009966 with the dtype shares)
+    t = t.detach().clone()
     if t.dtype in (torch.bfloat16, torch.float16):
         t = t.float()
     return t.numpy(force=True)
