@@ -58,7 +58,6 @@ KNOWN_DIFFERENCES = {
         "nn.functional.conv_transpose3d", "nn.functional.layer_norm", "pow",
         "grid_sampler_3d")},
     **{(op, dtype): _HALF_ROUNDING for op in (
-        "nn.functional.group_norm", "nn.functional.layer_norm",
         "special.i0e", "remainder", "grid_sampler_2d", "grid_sampler_3d")
        for dtype in ("bfloat16", "float16")},
     ("nn.functional.grid_sample", "bfloat16"): _HALF_ROUNDING,
