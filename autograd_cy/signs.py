@@ -63,15 +63,18 @@ class Copysign(Function):
         input, other = input.to(dtype), other.to(dtype)
         result = _wrap_array(_copysign_array(_array_of(input), _array_of(other)))
         ctx.shapes = (input.shape, other.shape)
-        ctx.save_for_backward(input, result)
+        # saved for input's gradient only, as torch's node: other's is zeros, so an in-place
+        # write of input does not stop a backward that wants other's alone
+        if ctx.needs_input_grad[0]:
+            ctx.save_for_backward(input, result)
         ctx.save_for_forward(input, result)
         return result
 
     @staticmethod
     def backward(ctx, grad):
-        input, result = ctx.saved_tensors
         grad_input = grad_other = None
         if ctx.needs_input_grad[0]:
+            input, result = ctx.saved_tensors
             grad_input = _copysign_gradient(grad, input, result).sum_to_size(ctx.shapes[0])
         if ctx.needs_input_grad[1]:
             grad_other = grad.new_zeros(ctx.shapes[1])

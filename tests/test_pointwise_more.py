@@ -300,3 +300,24 @@ def test_nan_of_a_negative_number_is_positive_as_torch(dtype):
             outs.append(lib.log1p(x - 5))
         return [lib.signbit(out).tolist() for out in outs]
     assert_same(fn)
+
+
+def test_copysign_saves_its_input_for_the_input_gradient_only():
+    """torch's node saves input and result for input's gradient alone (other's is zeros): an
+    in-place write of input stops only a backward that wants input's gradient (fuzz seed
+    991500647)."""
+    def other_only(lib):
+        x = lib.tensor([[-0.75], [2.25]], dtype=lib.float64)
+        sign = lib.tensor([[1.375, -2.0]], dtype=lib.float64, requires_grad=True)
+        out = lib.copysign(x, sign)
+        x.clamp_(max=1.0)
+        out.backward(lib.ones(2, 2, dtype=lib.float64))
+        return sign.grad
+
+    def both_inputs(lib):
+        x = lib.tensor([[-0.75], [2.25]], dtype=lib.float64, requires_grad=True) * 1
+        out = lib.copysign(x, lib.tensor([[1.375, -2.0]], dtype=lib.float64))
+        x.clamp_(max=1.0)
+        out.backward(lib.ones(2, 2, dtype=lib.float64))
+    assert_same(other_only)
+    assert_same_error(both_inputs, RuntimeError, "modified by an inplace operation")
