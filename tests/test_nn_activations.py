@@ -798,3 +798,13 @@ def test_gelu_of_infinities(dtype):
         return [repr(v) for v in F(lib).gelu(x).float().tolist() + F(lib).gelu(one).float()
                 .tolist() + [F(lib).gelu(one[0]).float().item()]]
     assert_same(fn)
+
+
+def test_rrelu_of_a_transposed_input_is_contiguous():
+    """torch's rrelu writes into a contiguous tensor of its own, so view(-1) of it works where
+    leaky_relu keeps the input's layout (fuzz seed 991001339)."""
+    def run(lib):
+        x = lib.tensor([[2.875, 0.375], [-2.375, -2.625]], dtype=lib.float64)
+        out = lib.nn.functional.rrelu(x.rot90(-1, (0, 1)))
+        return out.stride(), out.view(-1), lib.nn.functional.leaky_relu(x.t()).stride()
+    assert_same(run)

@@ -119,13 +119,18 @@ class _Pointwise(_ag.autograd.Function):
     ops, so the backward ``grad * derivative(x)`` records a graph under ``create_graph``
     and the tangent of forward AD is ``tangent * derivative(x)``."""
     builtin_op = True
+    # the result laid out contiguous whatever the input's strides (torch's kernel writes
+    # into a contiguous tensor of its own), not in the input's layout
+    contiguous_result = False
 
     @staticmethod
     def forward(ctx, input, *args):
         ctx.args = args
         ctx.save_for_backward(input)
         ctx.save_for_forward(input)
-        return type(ctx)._forward_cls.value(_computed(input), *args).to(input.dtype)
+        op = type(ctx)._forward_cls
+        out = op.value(_computed(input), *args).to(input.dtype)
+        return out.contiguous() if op.contiguous_result else out
 
     # a _PiecewiseLinearBackward subclass, for an activation whose slope is piecewise
     # constant (NOTE [The backward of a piecewise-linear activation])
@@ -986,6 +991,7 @@ class _RreluMath:
 
 class RreluWithNoise(_RreluMath, _Pointwise):
     """rrelu."""
+    contiguous_result = True       # torch's rrelu_with_noise allocates its output
 
 
 class RreluWithNoiseInplace(_RreluMath, _PointwiseOfResult):
