@@ -686,3 +686,25 @@ def test_squeeze_backward_unsqueezes_as_torch(squeeze):
             node = node.next_functions[0][0] if node.next_functions else None
         return grad is given, grad.is_leaf, names, list(grad.shape)
     assert_same(fn)
+
+
+def test_advanced_indexing_results_are_contiguous():
+    """torch allocates the result of an index with tensors contiguous, where NumPy lays
+    ``[..., i, j]`` out in its own order: contiguous() of an unsqueeze of it is then an alias
+    in both, so an in-place write through it reaches what min() saved (fuzz seed
+    991500154)."""
+    def layouts(lib):
+        x = lib.zeros(4, 4, 3)
+        i, j = lib.tensor([0, 1, 1, 2]), lib.tensor([0, 0, 1, 0])
+        return [x[..., i, j].stride(), x[:, i].stride(), x[i, :, j].stride(),
+                x[..., i].stride()]
+
+    def saved_then_written(lib):
+        v = lib.zeros(4, 4, 3, requires_grad=True) * 1
+        picked = v[..., lib.tensor([0, 1, 1, 2]), lib.tensor([0, 0, 1, 0])]
+        alias = picked.unsqueeze(-2).contiguous()
+        smallest = picked.min()
+        alias.clamp_(max=1.375)
+        (alias + smallest).sum().backward()
+    assert_same(layouts)
+    assert_same_error(saved_then_written, RuntimeError, "modified by an inplace operation")

@@ -31,6 +31,7 @@ from autograd_cy._C.tensor cimport (
     Tensor, make_tensor, requires_grad, array_module, tensor_operators,
     TensorOperators,
 )
+from autograd_cy._C.device cimport contiguous_array
 from autograd_cy._C.node cimport Node
 from autograd_cy._C.saved_tensor cimport SavedTensor
 from autograd_cy._C.recording cimport record1, record
@@ -307,9 +308,11 @@ cdef class IndexBackward0(Node):
 
 
 cdef Tensor index_unchecked(Tensor self, tuple indices):
-    """``self[indices]`` for per-dim index arrays already checked (a copy)."""
+    """``self[indices]`` for per-dim index arrays already checked (a copy, contiguous as
+    torch allocates it: NumPy lays out an ``[..., i, j]`` result in its own order, and a
+    ``view`` or a later ``contiguous()`` alias of it would differ)."""
     cdef IndexBackward0 node
-    cdef Tensor out = wrap(self._data[numpy_index(indices)])
+    cdef Tensor out = wrap(contiguous_array(self._data[numpy_index(indices)]))
     if is_grad_enabled() and requires_grad(self):
         node = IndexBackward0()
         node.saved_self_sym_sizes = self._data.shape
