@@ -15,7 +15,12 @@ not): 0-300 (tests/test_fuzz.py's SEEDS), 410M-416M, 520680000, 607453000, 731M,
 (plain) and 962000000-962004999 (``--complex-share .25 --bfloat16-share .2 --half-share
 .2``); with it: 953000000-953001999 (plain, rerun after each fix), 954000000-954004999
 and 955000000-955002999 (plain), 963000000-963004999 and 964000000-964002999 (the same
-dtype shares); tests/test_fuzz.py's seeds 0-299 run with it too.
+dtype shares); tests/test_fuzz.py's seeds 0-299 run with it too. Later: 981003000-981005999,
+985000000-985004999, 988000000-988014999, 989100000-989104999, 990500000-990504999 and
+991000000-991009999 (dtype shares); 986000000-986004999, 987000000-987004999,
+989000000-989004999, 990000000-990004999 and 991500000-991504999 (plain);
+987500000-987504999 (dtype shares); on the emulated CUDA device 992000000-992000299,
+992100000-992102999 and 992200000-992202999.
 """
 from tests.fuzz.generator import generate
 from tests.fuzz.program import render_program
