@@ -808,3 +808,16 @@ def test_rrelu_of_a_transposed_input_is_contiguous():
         out = lib.nn.functional.rrelu(x.rot90(-1, (0, 1)))
         return out.stride(), out.view(-1), lib.nn.functional.leaky_relu(x.t()).stride()
     assert_same(run)
+
+
+@pytest.mark.parametrize("name", ["elu", "selu", "celu"])
+@pytest.mark.parametrize("inplace", [False, True])
+def test_elu_family_gradient_at_nan_is_the_linear_side(name, inplace):
+    """torch's kernel picks the exponential side by x <= 0 (of the result, in place): a NaN
+    gets the linear slope (fuzz seed 991004898: the in-place form gave alpha)."""
+    def run(lib):
+        x = lib.tensor([float("nan"), -1.0, 0.0, 2.0], requires_grad=True)
+        kwargs = {} if name == "selu" else {"alpha": 2.0}
+        out = getattr(lib.nn.functional, name)(x * 1, inplace=inplace, **kwargs)
+        return lib.autograd.grad(out.sum(), x)[0]
+    assert_same(run)

@@ -332,7 +332,9 @@ class _EluMath:
         coefficient = alpha * scale * input_scale
         negative = _ag.where(x < 0, _ag.exp(x * input_scale) * coefficient,
                              _ag.full_like(x, coefficient))
-        return _ag.where(x > 0, _mask(x > 0, x) * scale, negative)
+        # torch's kernel tests x <= 0 for the exponential side: a NaN takes the linear one
+        linear = ~(x <= 0)
+        return _ag.where(linear, _mask(linear, x) * scale, negative)
 
     @staticmethod
     def result_derivative(result, alpha, scale, input_scale):
@@ -345,7 +347,8 @@ class _EluMath:
                 "a negative slope, please call out-of-place version instead.")
         negative = _ag.where(result < 0, (result + alpha * scale) * input_scale,
                              _ag.full_like(result, alpha * scale * input_scale))
-        return _ag.where(result > 0, _mask(result > 0, result) * scale, negative)
+        linear = ~(result <= 0)         # a NaN result too, as torch's kernel
+        return _ag.where(linear, _mask(linear, result) * scale, negative)
 
 
 class Elu(_EluMath, _Pointwise):
