@@ -35,13 +35,20 @@ __all__ = ["lerp", "addcmul", "addcdiv"]
 
 
 def _lerped(input, end, weight):
-    """NOTE [lerp from the nearer end]."""
+    """NOTE [lerp from the nearer end]; float16 and bfloat16 computed in float32 and
+    rounded once, as torch's kernel computes them."""
+    reduced = input.dtype if input.dtype in (_ag.float16, _ag.bfloat16) else None
+    if reduced is not None:
+        input, end = input.float(), end.float()
+        weight = weight.float() if isinstance(weight, Tensor) else weight
     difference = end - input
     near_start = input + weight * difference
     near_end = end - difference * (1 - weight)
     if isinstance(weight, Tensor):
-        return _ag.where(weight.abs() < 0.5, near_start, near_end)
-    return near_start if abs(weight) < 0.5 else near_end
+        out = _ag.where(weight.abs() < 0.5, near_start, near_end)
+    else:
+        out = near_start if abs(weight) < 0.5 else near_end
+    return out if reduced is None else out.to(reduced)
 
 
 def _reduced_result(input, tensor1, tensor2):

@@ -7,6 +7,7 @@ import pytest
 
 from oracle import (
     assert_same, assert_same_error, both, check_gradcheck, check_jvp, check_op, node_name, randn,
+    to_numpy,
 )
 
 CASES = {
@@ -157,3 +158,18 @@ def test_half_precision_rounds_once(name, dtype):
         return [repr(v) for v in getattr(lib, name)(x, a, b, value=0.3).float().tolist()] + \
             [repr(v) for v in getattr(lib, name)(x, a, b).float().tolist()]
     assert_same(fn)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_lerp_of_the_half_types_rounds_once(dtype):
+    """torch's kernel computes a float16/bfloat16 lerp in float32 and rounds once (the
+    half-type steps were an ulp away: fuzz seed 991005723)."""
+    def run(lib):
+        start = lib.tensor([-0.1887, 1.5, -2.25, 0.703125], dtype=getattr(lib, dtype))
+        end = lib.tensor([-2.625, 0.375, 1.875, -1.0], dtype=getattr(lib, dtype))
+        weight = lib.tensor([-2.375, 0.3125, 0.75, 1.5], dtype=getattr(lib, dtype))
+        return (start.lerp(end, weight).float(), start.lerp(end, -2.375).float(),
+                start.clone().lerp_(end, weight).float())
+    ours, theirs = both(run)
+    for mine, expected in zip(ours, theirs):
+        np.testing.assert_array_equal(to_numpy(mine), to_numpy(expected))
