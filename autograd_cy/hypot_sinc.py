@@ -20,6 +20,7 @@ import numpy as np
 import autograd_cy as _ag
 from autograd_cy._C.tensor import Tensor, _array_of, _register_methods, _wrap_array
 from autograd_cy.autograd.function import Function
+from autograd_cy.host_values import broadcast_shape
 
 __all__ = ["hypot", "sinc", "float_power"]
 
@@ -107,6 +108,8 @@ def hypot(input, other):
     dtype = _ag.result_type(input, other)
     if not dtype.is_floating_point:
         raise NotImplementedError(f"\"hypot_cpu\" not implemented for '{dtype._scalar_name}'")
+    if isinstance(input, Tensor) and isinstance(other, Tensor):
+        broadcast_shape(input.shape, other.shape)       # torch's words, not NumPy's
     return Hypot.apply(input, other)
 
 

@@ -321,3 +321,10 @@ def test_copysign_saves_its_input_for_the_input_gradient_only():
         out.backward(lib.ones(2, 2, dtype=lib.float64))
     assert_same(other_only)
     assert_same_error(both_inputs, RuntimeError, "modified by an inplace operation")
+
+
+def test_hypot_of_shapes_that_do_not_broadcast():
+    """torch's RuntimeError and words, not NumPy's ValueError (fuzz seed 991001452)."""
+    assert_same_error(lambda lib: lib.hypot(lib.tensor([-0.875, 0.75, 2.75]),
+                                            lib.tensor([1.625, -1.625])),
+                      RuntimeError, exact=True)
