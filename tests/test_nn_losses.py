@@ -881,3 +881,13 @@ def test_soft_margin_loss_of_an_empty_input_backward():
         out.backward()
         return repr(out.item()), x.grad.tolist()
     assert_same(fn)
+
+
+@pytest.mark.parametrize("dtypes", [("float32", "complex64"), ("complex64", "float32"),
+                                    ("complex64", "complex64")])
+def test_huber_loss_refuses_complex_in_torch_s_order(dtypes):
+    """A complex target of a real input is refused as the cast into the input's dtype first,
+    a complex input by the kernel (fuzz seed 991003402)."""
+    assert_same_error(lambda lib: lib.nn.functional.huber_loss(
+        lib.ones(1, dtype=getattr(lib, dtypes[0])), lib.ones(1, dtype=getattr(lib, dtypes[1]))),
+        exact=True)

@@ -224,6 +224,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     input, target = _F._broadcast_pair(input, target)
+    _check_written_into_input(input, target)    # before the kernel's dtype refusal, as torch
     _refuse_complex(_ag.promote_types(input.dtype, target.dtype), "huber_cpu")
     if weight is None:
         _F._reduction_enum(reduction)
