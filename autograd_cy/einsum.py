@@ -168,7 +168,8 @@ def einsum(equation, *operands):
                 raise RuntimeError(f"einsum(): subscript {letter} has size {size} for operand "
                                    f"{len(prepared)} which does not broadcast with "
                                    f"previously seen size {sizes[letter]}")
-            sizes[letter] = max(size, sizes.get(letter, size))
+            # broadcast: a size of 1 gives way to the other (an empty dim too)
+            sizes[letter] = size if sizes.get(letter, 1) == 1 else sizes[letter]
         prepared.append((operand, letters))
     summed = [letter for letter in sizes if letter not in output]
     _check_contraction_dtypes(prepared, output)

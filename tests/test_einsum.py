@@ -244,3 +244,11 @@ def test_masked_select_saves_its_input():
         x.masked_fill_(lib.tensor([[[True]]]), 1.25)
         out.backward(lib.ones(2))
     assert_same_error(fn, RuntimeError, r"which is output 0 of MaskedFill, is at version 1")
+
+
+def test_einsum_ellipsis_of_an_empty_dim_broadcasts_to_empty():
+    """A dim of size 1 broadcast against one of size 0 is 0, as torch's (the larger of the
+    two was taken: fuzz seed 991004108)."""
+    assert_same(lambda lib: lib.einsum("...c,...z->...cz", lib.zeros(1, 0, 1),
+                                       lib.zeros(1, 0)).shape)
+    assert_same(lambda lib: lib.einsum("ij,j->i", lib.ones(2, 1), lib.ones(0)))
