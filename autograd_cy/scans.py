@@ -152,7 +152,9 @@ class Cumprod(Function):
     def backward(ctx, grad):
         saved = ctx.saved_tensors
         x, self = saved[0], saved[2] if len(saved) > 2 else saved[0]
-        if x.dim() == 0 or x.shape[ctx.dim] == 0:
+        if x.dim() == 0 or x.shape[ctx.dim] <= 1:
+            # torch's formula returns the gradient itself for a dim of one element (or none):
+            # under create_graph it depends on nothing the forward saved
             return grad.to(ctx.input_dtype), None, None
         dim = ctx.dim
         out = Cumprod.apply(x, dim, None)

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import autograd_cy as ag
-from oracle import assert_same_error, check_jvp, check_op, node_name, randn
+from oracle import assert_same, assert_same_error, check_jvp, check_op, node_name, randn
 
 
 def with_zeros(*shape, seed=0):
@@ -76,3 +76,13 @@ def test_cumprod_gradient_of_a_complex_input_converted_by_dtype():
         out.backward(lib.tensor([[2.625, 2.375], [-2.75, -1.25]]))
         return x.grad.detach().cpu().numpy()
     np.testing.assert_allclose(run(ag), run(torch), rtol=1e-12)
+
+
+def test_gradient_over_a_dim_of_one_element_is_the_incoming_gradient():
+    """torch's formula returns the gradient itself there: under create_graph it does not
+    require grad (fuzz seed 991004610)."""
+    def run(lib):
+        x = lib.tensor([[-2.5], [0.75]], requires_grad=True)
+        grad, = lib.autograd.grad(x.cumprod(dim=1).sum(), x, create_graph=True)
+        return grad, grad.requires_grad
+    assert_same(run)
