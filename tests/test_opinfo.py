@@ -12,9 +12,10 @@ pytestmark = pytest.mark.cpu_only
 
 # The dtypes checked here, and at most SAMPLES samples of each OpInfo in each: complex64
 # and float32 mostly repeat complex128's and float64's code paths (with float32 rounding),
-# and a few OpInfos have hundreds of samples; `python -m tests.opinfo` runs them all.
+# and a few OpInfos have hundreds of samples; `python -m tests.opinfo` runs them all (12
+# keeps `make test` under its 20 minutes: 24 took twice as long).
 DTYPES = ("float64", "complex128", "bfloat16", "float16")
-SAMPLES = 24
+SAMPLES = 12
 
 # OpInfos with no op of that name in autograd_cy.
 NOT_IMPLEMENTED = frozenset({
@@ -81,6 +82,8 @@ KNOWN_DIFFERENCES = {
 # them, so it does not ask whether they still differ.
 BEYOND_SAMPLES = frozenset({
     ("histc", "bfloat16"), ("histc", "float16"),
+    ("grid_sampler_2d", "bfloat16"), ("grid_sampler_2d", "float16"),
+    ("grid_sampler_3d", "bfloat16"), ("nn.functional.grid_sample", "bfloat16"),
     ("nn.functional.binary_cross_entropy_with_logits", "float16"),
     ("nn.functional.nll_loss", "float16"),
 })
