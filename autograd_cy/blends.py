@@ -38,6 +38,8 @@ def _lerped(input, end, weight):
     """NOTE [lerp from the nearer end]; float16 and bfloat16 computed in float32 and
     rounded once, as torch's kernel computes them."""
     reduced = input.dtype if input.dtype in (_ag.float16, _ag.bfloat16) else None
+    if isinstance(weight, Tensor) and weight.dtype != input.dtype:
+        reduced = None      # a 0-d weight of another dtype takes part in the promotion
     if reduced is not None:
         input, end = input.float(), end.float()
         weight = weight.float() if isinstance(weight, Tensor) else weight

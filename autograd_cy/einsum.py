@@ -119,6 +119,8 @@ def _check_contraction_dtypes(prepared, output):
     operands left to right, and a step where a letter leaves (summed, in neither the output
     nor a later operand) with a size above 1 on both sides is a ``bmm``, which takes one
     dtype; a step without one is a promoting multiply."""
+    if any(operand.numel() == 0 for operand, _ in prepared):
+        return          # torch's products of empty operands promote, nothing is refused
     dtype, seen = None, {}          # the running product's dtype and letter sizes
     for k, (operand, letters) in enumerate(prepared):
         own = dict(zip(letters, operand.shape))

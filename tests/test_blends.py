@@ -173,3 +173,12 @@ def test_lerp_of_the_half_types_rounds_once(dtype):
     ours, theirs = both(run)
     for mine, expected in zip(ours, theirs):
         np.testing.assert_array_equal(to_numpy(mine), to_numpy(expected))
+
+
+def test_lerp_of_0d_half_tensors_with_a_float_weight_promotes():
+    """A 0-d float32 weight takes part in the promotion of 0-d operands: the result is
+    float32, not the half type computed in float32 (fuzz seed 993004232)."""
+    assert_same(lambda lib: lib.tensor(0.875, dtype=lib.float16).lerp(
+        lib.tensor(-0.375, dtype=lib.float16), lib.tensor(1.375)))
+    assert_same(lambda lib: str(lib.tensor(0.875, dtype=lib.float16).lerp(
+        lib.tensor(-0.375, dtype=lib.float16), lib.tensor(1.375)).dtype).split(".")[-1])

@@ -252,3 +252,11 @@ def test_einsum_ellipsis_of_an_empty_dim_broadcasts_to_empty():
     assert_same(lambda lib: lib.einsum("...c,...z->...cz", lib.zeros(1, 0, 1),
                                        lib.zeros(1, 0)).shape)
     assert_same(lambda lib: lib.einsum("ij,j->i", lib.ones(2, 1), lib.ones(0)))
+
+
+def test_einsum_of_an_empty_operand_promotes_two_dtypes():
+    """torch refuses two dtypes in a contraction's bmm, but not where an operand is empty:
+    the result takes the promoted dtype (fuzz seed 993003248)."""
+    assert_same(lambda lib: str(lib.einsum("abc,cz->abz", lib.zeros(0, 1, 3, dtype=lib.bfloat16),
+                                           lib.ones(3, 1)).dtype).split(".")[-1])
+    assert_same(lambda lib: lib.einsum("i,i->", lib.zeros(0, dtype=lib.bfloat16), lib.zeros(0)))
