@@ -239,6 +239,20 @@ def test_inv_is_column_major():
     assert run(ag) == run(torch)
 
 
+def test_cholesky_is_column_major():
+    """torch returns LAPACK's layout for the factor (upper too): reshape of it copies, so an
+    in-place write into the reshaped tensor leaves the factor alone (fuzz seed 993005850)."""
+    def run(lib):
+        a = lib.tensor([[1.0, -1.625, 2.5], [-2.75, -2.5, 1.75], [-2.125, 1.375, 2.875]],
+                       dtype=lib.float64)
+        factor = lib.linalg.cholesky(a @ a.mT)
+        factor.reshape(-1, 9).mul_(-1.875)
+        return (factor.stride(), lib.linalg.cholesky(a @ a.mT, upper=True).stride(),
+                lib.linalg.cholesky_ex(lib.eye(2).expand(3, 2, 2)).L.stride(),
+                factor[1, 0].item())
+    assert run(ag) == run(torch)
+
+
 def test_inv_errors():
     assert_linalg_error(lambda lib: lib.linalg.inv(lib.zeros(3, 3)),
                         "linalg.inv: The diagonal element 1 is zero, the inversion could not "

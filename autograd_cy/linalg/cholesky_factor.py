@@ -29,7 +29,7 @@ import numpy as np
 import autograd_cy as _ag
 from autograd_cy.autograd.function import Function
 from autograd_cy.linalg._lapack import (
-    LinAlgError, array_of, batch_prefix, check_matrix, mH, tensor_like,
+    LinAlgError, array_of, batch_prefix, check_matrix, column_major_like, mH, tensor_like,
 )
 from autograd_cy.linalg.inverse import solve
 
@@ -88,7 +88,8 @@ class LinalgCholeskyEx(Function):
             _raise_not_positive(info, "linalg.cholesky_ex", A.dim() > 2)
         if upper:
             factor = np.conj(np.swapaxes(factor, -1, -2))
-        out, info = tensor_like(factor, A), tensor_like(info, A)
+        # column-major, as LAPACK writes the factor and torch returns it (upper too)
+        out, info = column_major_like(factor, A), tensor_like(info, A)
         ctx.mark_non_differentiable(info)
         ctx.save_for_backward(out)
         ctx.save_for_forward(out)
