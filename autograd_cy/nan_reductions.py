@@ -143,6 +143,9 @@ def nanmedian(input, dim=None, keepdim=False):
         raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
     if dim is None:
         if input.numel() == 0:
+            if input.is_complex() and input.requires_grad and _ag.is_grad_enabled():
+                raise RuntimeError("nanmedian does not support automatic differentiation "
+                                   "for outputs with complex dtype.")
             return _ag.full((), float("nan"), dtype=input.dtype, device=input.device)
         _refuse_complex(input.dtype, "median_cpu")
         return _NanmedianAll.apply(input)

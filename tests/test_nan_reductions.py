@@ -100,3 +100,12 @@ def test_nanmean_of_all_nan_has_a_nan_gradient():
         x = lib.tensor([[float("nan"), float("nan")], [float("nan"), 1.0]], requires_grad=True)
         return lib.autograd.grad(lib.nanmean(x, 1).sum(), x)[0]
     assert_same(run)
+
+
+@pytest.mark.parametrize("name", ["median", "nanmedian"])
+def test_median_of_an_empty_complex_tensor_that_requires_grad(name):
+    """No kernel runs to refuse the dtype, so torch's autograd refuses the complex result
+    (fuzz seed 993007156)."""
+    assert_same_error(lambda lib: getattr(lib.ones(1, 0, dtype=lib.complex64,
+                                                   requires_grad=True), name)(),
+                      RuntimeError, exact=True)

@@ -316,6 +316,9 @@ def median(Tensor self, dim=NOT_GIVEN, keepdim=None):
     if dim is None:
         flat = array.reshape(-1)
         if array.size == 0:     # NaN (an integer's lowest value), on the tensor's device
+            if is_complex_array(array) and records(self):   # no kernel ran to refuse it
+                raise RuntimeError("median does not support automatic differentiation for "
+                                   "outputs with complex dtype.")
             value = array_module(array).full(
                 (), np.nan if kind_of(array.dtype) in "fc" else np.iinfo(array.dtype).min,
                 dtype=array.dtype)
