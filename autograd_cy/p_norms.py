@@ -49,6 +49,14 @@ class Dist(ComposedOp):
         if ctx.composition.p == 0 and ctx.needs_input_grad[2] and grad is not None:
             raise RuntimeError("Expected a proper Tensor but got None (or an undefined "
                                "Tensor in C++) for argument #0 'self'")
+        inputs = ctx.saved_tensors[:2]
+        if any(x.is_complex() for x in inputs) and any(
+                ctx.needs_input_grad[i + 1] and not x.is_complex() for i, x in enumerate(inputs)):
+            # torch's formula does not take the real part for a real operand of a complex
+            # dist: its engine refuses the complex gradient (validate_outputs.pyx's words)
+            raise RuntimeError("Expected isFloatingType(grad.scalar_type()) || "
+                               "(input_is_complex == grad_is_complex) to be true, but got "
+                               "false.")
         return ComposedOp.backward(ctx, grad)
 
 

@@ -119,3 +119,18 @@ def test_renorm_gradient_where_a_norm_is_nan():
     check_op(lambda lib, x: (x ** x).renorm(2, 2, 1.0), np.array([[[0.5], [-1.125]]]))
     check_op(lambda lib, x: x.renorm(1.5, 0, 1.0),
              np.array([[0.5, float("nan")], [0.25, 2.0], [0.125, 0.25]]), double=False)
+
+
+@pytest.mark.parametrize("p", [2.0, float("inf")])
+def test_dist_of_a_real_and_a_complex_tensor_refuses_the_real_gradient(p):
+    """torch's formula gives the real operand a complex gradient, which its engine refuses
+    (fuzz seed 993000351); the complex operand's gradient is computed."""
+    def real_wanted(lib):
+        lib.dist(lib.tensor(1.25 + 2.5j), lib.tensor(-3.0, requires_grad=True), p).backward()
+
+    def complex_wanted(lib):
+        z = lib.tensor(1.25 + 2.5j, requires_grad=True)
+        lib.dist(z, lib.tensor(-3.0), p).backward()
+        return z.grad
+    assert_same_error(real_wanted, RuntimeError, r"input_is_complex == grad_is_complex")
+    assert_same(complex_wanted)
