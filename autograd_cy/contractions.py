@@ -81,21 +81,27 @@ def inner(input, other):
 
 def kron(input, other):
     """The Kronecker product: blocks of ``other`` scaled by each entry of ``input``."""
+    from autograd_cy.view_copies import _copying
+
+    def unsafe_view(tensor, size):
+        # torch's _unsafe_view: the tensor's memory as a tensor that is no view (a version
+        # counter of its own: the product's node reads an operand written in place after
+        # kron without refusing, as torch's does)
+        return _copying("UnsafeViewBackward0", lambda t, shape: t.view(shape), tensor,
+                        tuple(size), untracked=True)
+
     rank = max(input.dim(), other.dim())
-    a = input.reshape((1,) * (rank - input.dim()) + tuple(input.shape))
-    b = other.reshape((1,) * (rank - other.dim()) + tuple(other.shape))
+    shape_a = (1,) * (rank - input.dim()) + tuple(input.shape)
+    shape_b = (1,) * (rank - other.dim()) + tuple(other.shape)
     interleaved_a, interleaved_b, shape = [], [], []
-    for m, n in zip(a.shape, b.shape):
+    for m, n in zip(shape_a, shape_b):
         interleaved_a += [m, 1]
         interleaved_b += [1, n]
         shape.append(m * n)
-    product = a.reshape(interleaved_a) * b.reshape(interleaved_b)
-    # torch's _unsafe_view: the product's memory as a tensor that is no view; a product
-    # that keeps a column-major input's layout (linalg.qr's R) cannot be viewed so, and
-    # raises view's error, as torch's
-    from autograd_cy.view_copies import _copying
-    return _copying("UnsafeViewBackward0", lambda t, size: t.view(size), product,
-                    tuple(shape), untracked=True)
+    product = unsafe_view(input, interleaved_a) * unsafe_view(other, interleaved_b)
+    # a product that keeps a column-major input's layout (linalg.qr's R) cannot be viewed
+    # so, and raises view's error, as torch's
+    return unsafe_view(product, shape)
 
 
 _register_methods({"inner": inner, "kron": kron})

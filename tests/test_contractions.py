@@ -139,3 +139,19 @@ def test_kron_of_a_column_major_input_raises_views_error():
         assert_same_error(lambda lib: fn(lib, kind), RuntimeError,
                           "view size is not compatible with input tensor's size and stride")
     assert_same(lambda lib: fn(lib, "plain"))
+
+
+def test_kron_reads_its_operands_through_unsafe_views():
+    """torch's kron multiplies _unsafe_views of its operands (nodes UnsafeViewBackward0, no
+    shared version counter): writing an operand in place after kron does not stop the
+    backward, which reads the written values (fuzz seed 993008913)."""
+    def run(lib):
+        scale = lib.tensor([[2.0, -1.0]])
+        block = lib.tensor([[-1.625, -0.25]], requires_grad=True)
+        out = lib.kron(scale, block)
+        scale.tanh_()
+        out.backward(lib.tensor([[1.0, 2.0, -3.0, 0.5]]))
+        node = lib.kron(scale, block).grad_fn
+        names = [node_name(n) for n, _ in node.next_functions[0][0].next_functions]
+        return block.grad, node_name(node), names
+    assert_same(run)
