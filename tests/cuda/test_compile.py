@@ -49,9 +49,13 @@ def test_manifest_file_compiles(file, arch):
     assert result.cubin_size > 0
 
 
-@pytest.mark.parametrize("file, arch", manifest_cases())
+@pytest.mark.parametrize("file, arch", [case for case in manifest_cases()
+                                        if case.values[1] == ARCHS[-1]])
 def test_manifest_file_compiles_with_nvcc(file, arch):
-    """With the host's C++ headers in view (NOTE [nvcc beside NVRTC])."""
+    """With the host's C++ headers in view (NOTE [nvcc beside NVRTC]), for the newest
+    architecture: what the headers change does not depend on it, and NVRTC compiles every
+    file for every architecture above (each file's nvcc compile takes as long as NVRTC's, a
+    third of make test's compile time)."""
     if file is None:
         return
     result = compile_with_nvcc(kernel_path(file), name_expressions_by_file()[file], arch)
