@@ -13,7 +13,7 @@ gradient and a tensor ``min`` none; a missing tensor bound is saved as None, so
 """
 import numpy as np
 
-from autograd_cy._C.dtype cimport kind_of
+from autograd_cy._C.dtype cimport kind_of, scalar_name
 from autograd_cy._C.fp_errors cimport ignoring_fp_errors
 from autograd_cy._C.grad_mode cimport is_grad_enabled, forward_level
 from autograd_cy._C.forward cimport forward2
@@ -182,15 +182,14 @@ def _clamp_arrays(x, low, high):
     return first_on_ties(np.minimum(result, high), result)
 
 
-cdef void refuse_complex_bounds(Tensor self, object min, object max) except *:
-    """A complex tensor bound of a real ``self``: torch's kernel of the promoted dtype
-    refuses it (maximum's for ``min`` alone, minimum's for ``max`` alone, clamp's for both)."""
-    dtype = result_type_of((self, min, max))
+cdef void refuse_complex_bounds(object dtype, object min, object max) except *:
+    """A complex tensor bound of a real tensor (``dtype``, the promoted one, complex):
+    torch's kernel of that dtype refuses it (maximum's for ``min`` alone, minimum's for
+    ``max`` alone, clamp's for both)."""
     if dtype.kind == "c":
         kernel = ("clamp_cpu" if min is not None and max is not None
                   else "maximum_cpu" if min is not None else "minimum_cpu")
-        name = "ComplexFloat" if dtype.itemsize == 8 else "ComplexDouble"
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(dtype)}'")
 
 
 cdef object real_bound(object bound):
@@ -227,11 +226,11 @@ def clamp(Tensor self, min=None, max=None):
             f"{type(min).__name__}, {type(max).__name__}), but expected one of:\n"
             " * (Tensor input, Tensor min = None, Tensor max = None)\n"
             " * (Tensor input, Number min = None, Number max = None)")
-    if min_is_tensor or max_is_tensor:
-        refuse_complex_bounds(self, min, max)
-    else:
+    if not (min_is_tensor or max_is_tensor):
         min, max = real_bound(min), real_bound(max)
     dtype = result_type_of((self, min, max))
+    if min_is_tensor or max_is_tensor:
+        refuse_complex_bounds(dtype, min, max)
     x = operand_array(self, dtype)
     if not (min_is_tensor or max_is_tensor):
         # (operand_array: a bound as bfloat16 wants it, NOTE [bfloat16's kind])
@@ -421,9 +420,8 @@ cdef void clamp_checks(Tensor self, tuple others) except *:
         return
     dtype = result_type_of((self,) + others)
     if dtype.kind == "c":       # (a real self: the cast is refused before the bound's kernel)
-        name = "ComplexFloat" if dtype.itemsize == 8 else "ComplexDouble"
-        raise RuntimeError(f"result type {name} can't be cast to the desired output type "
-                           f"{self.dtype._scalar_name}")
+        raise RuntimeError(f"result type {scalar_name(dtype)} can't be cast to the desired "
+                           f"output type {self.dtype._scalar_name}")
 
 
 def clamp_(Tensor self, min=None, max=None):
