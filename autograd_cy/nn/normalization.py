@@ -278,7 +278,11 @@ class _Normalization(_ag.autograd.Function):
         xhat, rstd, w = ctx.xhat, ctx.rstd, ctx.weight_view
         if is_grad_enabled():       # create_graph: xhat and weight as functions of inputs
             x = layout.view(input.to(dtype))
-            if ctx.stats is None:
+            if ctx.stats is None and getattr(layout, "stats_dtype", None) is not None:
+                # the forward's own rounding (bfloat16's variance included)
+                xhat, rstd, _ = _rounded_statistics(x, None, None, layout, ctx.eps, None,
+                                                    dtype)
+            elif ctx.stats is None:
                 xhat, rstd, mean, _ = _normalized(x, layout, ctx.eps)
                 xhat, rstd = _as_saved(x, xhat, rstd, mean, input.dtype)
             else:
